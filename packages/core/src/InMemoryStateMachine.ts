@@ -1,0 +1,133 @@
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
+import { StorageError } from './errors.js';
+import type { StateMachine } from './ports.js';
+import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
+import { validateContextEntryInput, validateTaskInput } from './stateMachineInput.js';
+import { assertNonEmptyString, assertTaskStatus } from './validate.js';
+
+/** Options of {@link InMemoryStateMachine}. */
+export interface InMemoryStateMachineOptions {
+  /** Source of timestamps. @default systemClock */
+  clock?: Clock;
+}
+
+/**
+ * The state machine kept in memory: the default for tests and for embedding without a database.
+ * Returned objects are frozen copies; callers cannot change stored state by mutating them.
+ *
+ * @example
+ * const sm = new InMemoryStateMachine();
+ * sm.upsertTask({ id: 'T1', title: 'Build the login page' });
+ * sm.transition('T1', 'in_progress', 'picked by autopilot');
+ */
+export class InMemoryStateMachine implements StateMachine {
+  private readonly clock: Clock;
+  private readonly tasks = new Map<string, Task>();
+  private readonly events = new Map<string, TaskEvent[]>();
+  private readonly entries: ContextEntry[] = [];
+  private readonly entriesByTask = new Map<string, ContextEntry[]>();
+  private nextEntryId = 1;
+
+  /** @param options - see {@link InMemoryStateMachineOptions}. */
+  constructor(options: InMemoryStateMachineOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  getTask(taskId: string): Task | undefined {
+    return this.tasks.get(taskId);
+  }
+
+  listTasks(filter: { statuses?: readonly TaskStatus[] } = {}): Task[] {
+    const all = [...this.tasks.values()];
+    return filter.statuses ? all.filter((task) => filter.statuses?.includes(task.status)) : all;
+  }
+
+  upsertTask(input: TaskInput): Task {
+    validateTaskInput(input);
+    const now = this.clock.now();
+    const existing = this.tasks.get(input.id);
+    const task: Task = Object.freeze({
+      id: input.id,
+      title: input.title ?? existing?.title ?? '',
+      status: existing?.status ?? input.status ?? 'pending',
+      blockedReason: existing?.blockedReason ?? null,
+      metadata: Object.freeze(structuredClone(input.metadata ?? existing?.metadata ?? {})),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    });
+    this.tasks.set(task.id, task);
+    if (!existing) this.appendEvent({ taskId: task.id, fromStatus: null, toStatus: task.status, reason: 'created', timestamp: now });
+    return task;
+  }
+
+  transition(taskId: string, status: TaskStatus, reason: string): Task {
+    assertNonEmptyString(taskId, 'taskId');
+    assertTaskStatus(status, 'status');
+    assertNonEmptyString(reason, 'reason');
+    const existing = this.tasks.get(taskId);
+    if (!existing) throw new StorageError('task_not_found', `transition: task ${JSON.stringify(taskId)} does not exist`);
+    const now = this.clock.now();
+    const task: Task = Object.freeze({
+      ...existing,
+      status,
+      blockedReason: status === 'blocked' ? reason : null,
+      updatedAt: now,
+    });
+    this.tasks.set(taskId, task);
+    this.appendEvent({ taskId, fromStatus: existing.status, toStatus: status, reason, timestamp: now });
+    return task;
+  }
+
+  listTaskEvents(taskId: string): TaskEvent[] {
+    return [...(this.events.get(taskId) ?? [])];
+  }
+
+  addContextEntry(input: ContextEntryInput): ContextEntry {
+    validateContextEntryInput(input);
+    const entry: ContextEntry = Object.freeze({
+      id: String(this.nextEntryId++),
+      timestamp: this.clock.now(),
+      entryType: input.entryType,
+      topic: input.topic,
+      content: input.content,
+      relatedTasks: Object.freeze([...(input.relatedTasks ?? [])]),
+      confidence: input.confidence ?? 1,
+      metadata: Object.freeze(structuredClone(input.metadata ?? {})),
+    });
+    this.entries.push(entry);
+    for (const taskId of new Set(entry.relatedTasks)) {
+      const list = this.entriesByTask.get(taskId);
+      if (list) list.push(entry);
+      else this.entriesByTask.set(taskId, [entry]);
+    }
+    return entry;
+  }
+
+  listContextEntries(query: ContextEntryQuery = {}): ContextEntry[] {
+    const source = query.taskId === undefined ? this.entries : (this.entriesByTask.get(query.taskId) ?? []);
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    const result: ContextEntry[] = [];
+    // newest first; entries are appended in time order, ids break ties
+    for (let i = source.length - 1; i >= 0 && result.length < limit; i--) {
+      const entry = source[i] as ContextEntry;
+      if (query.since !== undefined && entry.timestamp < query.since) continue;
+      if (query.topics && !query.topics.includes(entry.topic)) continue;
+      result.push(entry);
+    }
+    return result;
+  }
+
+  /** Runs `fn`. Memory writes cannot fail half-way once their input is validated, so no rollback is kept. */
+  transaction<T>(fn: () => T): T {
+    return fn();
+  }
+
+  private appendEvent(event: TaskEvent): void {
+    const list = this.events.get(event.taskId);
+    const frozen = Object.freeze(event);
+    if (list) list.push(frozen);
+    else this.events.set(event.taskId, [frozen]);
+  }
+}

@@ -1,0 +1,59 @@
+/** Kinds of context entry: `decision | constraint | hypothesis | learning`. */
+export const CONTEXT_ENTRY_TYPES = ['decision', 'constraint', 'hypothesis', 'learning'] as const;
+
+/** One of {@link CONTEXT_ENTRY_TYPES}. */
+export type ContextEntryType = (typeof CONTEXT_ENTRY_TYPES)[number];
+
+/** Topics loopguard writes its recoveries under (the seed's SQL queries these). */
+export const RECOVERY_TOPICS = ['loop_recovery', 'unblock_authority', 'loop_escalation'] as const;
+
+/** One of {@link RECOVERY_TOPICS}. */
+export type RecoveryTopic = (typeof RECOVERY_TOPICS)[number];
+
+/** A record in the shared context: every recovery is one. */
+export interface ContextEntry {
+  /** Unique id assigned by the state machine. */
+  readonly id: string;
+  /** When it was written, epoch ms. */
+  readonly timestamp: number;
+  /** Kind of entry. */
+  readonly entryType: ContextEntryType;
+  /** Topic, for example `loop_recovery`. */
+  readonly topic: string;
+  /** The text the autopilot reads (markdown). */
+  readonly content: string;
+  /** Task ids the entry concerns. */
+  readonly relatedTasks: readonly string[];
+  /** Confidence 0..1. */
+  readonly confidence: number;
+  /** JSON metadata; recoveries store their evidence here. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** What a caller gives to add a context entry; the state machine assigns `id` and `timestamp`. */
+export interface ContextEntryInput {
+  /** Kind of entry. */
+  entryType: ContextEntryType;
+  /** Topic. */
+  topic: string;
+  /** Text. */
+  content: string;
+  /** Task ids the entry concerns. @default [] */
+  relatedTasks?: readonly string[];
+  /** Confidence 0..1. @default 1 */
+  confidence?: number;
+  /** JSON metadata. @default {} */
+  metadata?: Record<string, unknown>;
+}
+
+/** Filter for listing context entries; all fields optional, results newest first. */
+export interface ContextEntryQuery {
+  /** Only these topics. */
+  topics?: readonly string[];
+  /** Only entries whose `relatedTasks` contain this task id. */
+  taskId?: string;
+  /** Only entries at or after this time, epoch ms. */
+  since?: number;
+  /** At most this many entries. */
+  limit?: number;
+}

@@ -1,0 +1,108 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Clock } from './clock.js';
+import type { AttemptStore } from './ports.js';
+
+/** Options of {@link LoopDetector}; the first four are the seed's. */
+export interface LoopDetectorOptions {
+  /**
+   * Attempts in a row (inside the window) before they count as a loop. Integer ≥ 2.
+   * @default 3
+   */
+  maxAttempts?: number;
+  /**
+   * Width of the attempt window in ms; older attempts are pruned and never count. Positive, finite.
+   * @default 3_600_000 (one hour)
+   */
+  attemptWindow?: number;
+  /**
+   * Grant unblock authority on a blocked spin; when `false`, a blocked spin escalates to a human.
+   * @default true
+   */
+  enableAutoUnblock?: boolean;
+  /**
+   * From this many attempts of identical completed work, `no_progress_repeat` recommends
+   * `force_next` instead of `escalate`. Integer ≥ `maxAttempts`.
+   * @default 5
+   */
+  maxAttemptsBeforeForceNext?: number;
+  /**
+   * At most this many attempts (the newest) are returned as evidence and stored in a recovery's metadata.
+   * @default 50
+   */
+  maxEvidence?: number;
+  /**
+   * Every this many `recordAttempt` calls, one bounded batch of expired attempts is pruned from storage.
+   * @default 1000
+   */
+  pruneEvery?: number;
+  /**
+   * Most attempts deleted by one prune batch.
+   * @default 1000
+   */
+  pruneBatchSize?: number;
+  /** Where attempts are persisted. @default new InMemoryAttemptStore() */
+  attemptStore?: AttemptStore;
+  /** Source of time. @default systemClock */
+  clock?: Clock;
+  /** pino logger; the detector logs through `logger.child({ component: 'LoopDetector' })`. @default silent */
+  logger?: Logger;
+}
+
+const positiveInt = z.number().int().positive();
+
+/** zod schema of {@link LoopDetectorOptions}; unknown keys are rejected so that typos surface. */
+export const loopDetectorOptionsSchema = z
+  .strictObject({
+    maxAttempts: z.number().int().min(2).default(3),
+    attemptWindow: z.number().positive().finite().default(3_600_000),
+    enableAutoUnblock: z.boolean().default(true),
+    maxAttemptsBeforeForceNext: z.number().int().min(2).default(5),
+    maxEvidence: positiveInt.default(50),
+    pruneEvery: positiveInt.default(1000),
+    pruneBatchSize: positiveInt.default(1000),
+    attemptStore: z.custom<AttemptStore>((v) => typeof (v as AttemptStore | undefined)?.append === 'function', {
+      message: 'must implement AttemptStore',
+    }).optional(),
+    clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
+      message: 'must have a now() method',
+    }).optional(),
+    logger: z.custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
+      message: 'must be a pino logger',
+    }).optional(),
+  })
+  .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
+    message: 'must be at least maxAttempts',
+    path: ['maxAttemptsBeforeForceNext'],
+  });
+
+/** The seed's "conservative (slow but safe)" tuning: always escalate blocked spins. */
+export const CONSERVATIVE_PRESET = Object.freeze({
+  maxAttempts: 5,
+  maxAttemptsBeforeForceNext: 8,
+  enableAutoUnblock: false,
+}) satisfies LoopDetectorOptions;
+
+/** The seed's "aggressive (fast but risky)" tuning. */
+export const AGGRESSIVE_PRESET = Object.freeze({
+  maxAttempts: 2,
+  maxAttemptsBeforeForceNext: 3,
+  enableAutoUnblock: true,
+}) satisfies LoopDetectorOptions;
+
+/** The seed's "recommended (balanced)" tuning; equal to the defaults. */
+export const RECOMMENDED_PRESET = Object.freeze({
+  maxAttempts: 3,
+  maxAttemptsBeforeForceNext: 5,
+  enableAutoUnblock: true,
+}) satisfies LoopDetectorOptions;
+
+/**
+ * The three presets by name.
+ * @example new LoopDetector(stateMachine, { ...LOOP_DETECTOR_PRESETS.conservative, clock })
+ */
+export const LOOP_DETECTOR_PRESETS = Object.freeze({
+  conservative: CONSERVATIVE_PRESET,
+  aggressive: AGGRESSIVE_PRESET,
+  recommended: RECOMMENDED_PRESET,
+});

@@ -1,0 +1,141 @@
+import type { Attempt } from './attempt.js';
+import type { TaskStatus } from './task.js';
+
+/** The three kinds of loop the detector recognises. */
+export type LoopType = 'completed_task_revisit' | 'blocked_task_spin' | 'no_progress_repeat';
+
+/** The recovery a detection recommends. */
+export type Recommendation = 'force_next' | 'unblock_authority' | 'escalate';
+
+/** The thresholds the rules read. */
+export interface LoopThresholds {
+  /** Attempts in a run before it counts as a loop. */
+  maxAttempts: number;
+  /** Attempts of no progress from which `force_next` replaces `escalate`. */
+  maxAttemptsBeforeForceNext: number;
+  /** Whether a blocked spin earns unblock authority (else it escalates). */
+  enableAutoUnblock: boolean;
+}
+
+/**
+ * Lengths of the runs that end at the newest attempt, kept incrementally so that judging costs
+ * the same whatever the length of the history.
+ */
+export interface RunState {
+  /** Status of the newest attempt. */
+  status: TaskStatus;
+  /** Order-insensitive key of the newest attempt's blockers. */
+  blockersKey: string;
+  /** Order-insensitive key of the newest attempt's completed work. */
+  workKey: string;
+  /** Newest attempts in a row with status `done`. */
+  doneRun: number;
+  /** Newest attempts in a row with status `blocked` and the same blockers. */
+  blockRun: number;
+  /** Newest attempts in a row with the same status and the same completed work. */
+  workRun: number;
+}
+
+/** A judged loop, before evidence is attached. */
+export interface LoopVerdict {
+  loopType: LoopType;
+  recommendation: Recommendation;
+  /** Attempts in the run that makes the loop. */
+  attemptCount: number;
+  /** Why escalation was chosen; `null` for other recommendations. */
+  reason: string | null;
+}
+
+/**
+ * A key equal for two arrays exactly when they hold the same strings in any order. The caller's
+ * array is never reordered: a copy is sorted.
+ */
+export function orderInsensitiveKey(values: readonly string[]): string {
+  if (values.length === 0) return '0:';
+  if (values.length === 1) return `1:${values[0]}`;
+  return `${values.length}:${[...values].sort().join('\u0000')}`;
+}
+
+/** The run state after `attempt`, given the state after the attempt before it. */
+export function stepRuns(previous: RunState | undefined, attempt: Attempt): RunState {
+  const blockersKey = orderInsensitiveKey(attempt.blockers);
+  const workKey = orderInsensitiveKey(attempt.completedWork);
+  const sameStatus = previous !== undefined && previous.status === attempt.status;
+  const isDone = attempt.status === 'done';
+  const isBlocked = attempt.status === 'blocked';
+  return {
+    status: attempt.status,
+    blockersKey,
+    workKey,
+    doneRun: isDone ? (sameStatus ? (previous?.doneRun ?? 0) + 1 : 1) : 0,
+    blockRun: isBlocked ? (sameStatus && previous?.blockersKey === blockersKey ? (previous?.blockRun ?? 0) + 1 : 1) : 0,
+    workRun: sameStatus && previous?.workKey === workKey ? (previous?.workRun ?? 0) + 1 : 1,
+  };
+}
+
+/** Run state over `attempts` (oldest first); `undefined` when there are none. */
+export function runsOf(attempts: readonly Attempt[]): RunState | undefined {
+  let runs: RunState | undefined;
+  for (const attempt of attempts) runs = stepRuns(runs, attempt);
+  return runs;
+}
+
+/**
+ * Judges the runs. Checks in order: completed task revisited, blocked spin on the same blockers,
+ * the same completed work repeated. Runs are clipped to the `windowCount` attempts inside the window.
+ *
+ * @param grantActive - unblock authority was granted for the task and no recovery has followed.
+ */
+export function judgeRuns(
+  runs: RunState | undefined,
+  windowCount: number,
+  grantActive: boolean,
+  thresholds: LoopThresholds,
+): LoopVerdict | null {
+  if (runs === undefined || windowCount < thresholds.maxAttempts) return null;
+  const doneRun = Math.min(runs.doneRun, windowCount);
+  if (doneRun >= thresholds.maxAttempts) {
+    return { loopType: 'completed_task_revisit', recommendation: 'force_next', attemptCount: doneRun, reason: null };
+  }
+  const blockRun = Math.min(runs.blockRun, windowCount);
+  if (blockRun >= thresholds.maxAttempts) {
+    if (grantActive) {
+      return {
+        loopType: 'blocked_task_spin',
+        recommendation: 'escalate',
+        attemptCount: blockRun,
+        reason: 'Loop persists after unblock authority granted.',
+      };
+    }
+    if (!thresholds.enableAutoUnblock) {
+      return {
+        loopType: 'blocked_task_spin',
+        recommendation: 'escalate',
+        attemptCount: blockRun,
+        reason: 'Auto-unblock disabled; the same blockers were hit on every attempt.',
+      };
+    }
+    return { loopType: 'blocked_task_spin', recommendation: 'unblock_authority', attemptCount: blockRun, reason: null };
+  }
+  const workRun = Math.min(runs.workRun, windowCount);
+  if (workRun >= thresholds.maxAttempts) {
+    if (grantActive) {
+      return {
+        loopType: 'no_progress_repeat',
+        recommendation: 'escalate',
+        attemptCount: workRun,
+        reason: 'No progress despite unblock authority.',
+      };
+    }
+    if (workRun >= thresholds.maxAttemptsBeforeForceNext) {
+      return { loopType: 'no_progress_repeat', recommendation: 'force_next', attemptCount: workRun, reason: null };
+    }
+    return {
+      loopType: 'no_progress_repeat',
+      recommendation: 'escalate',
+      attemptCount: workRun,
+      reason: `No progress: the same completed work in ${workRun} attempts in a row.`,
+    };
+  }
+  return null;
+}
