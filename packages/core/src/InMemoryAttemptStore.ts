@@ -1,19 +1,29 @@
 import type { Attempt, AttemptSummary } from './attempt.js';
 import type { AttemptStore } from './ports.js';
 
+/** A task's attempts, oldest first; `items[head..]` are live. */
+interface TaskAttempts {
+  items: Attempt[];
+  head: number;
+}
+
 /**
  * Attempts kept in memory, per task in time order: the default {@link AttemptStore}.
+ * A global arrival queue makes `prune` cost what it deletes, not the number of tasks.
  *
  * @example
  * const detector = new LoopDetector(new InMemoryStateMachine(), { attemptStore: new InMemoryAttemptStore() });
  */
 export class InMemoryAttemptStore implements AttemptStore {
-  private readonly byTask = new Map<string, Attempt[]>();
+  private readonly byTask = new Map<string, TaskAttempts>();
+  private readonly arrivals: Attempt[] = [];
+  private arrivalsHead = 0;
 
   append(attempt: Attempt): void {
     const list = this.byTask.get(attempt.taskId);
-    if (list) list.push(attempt);
-    else this.byTask.set(attempt.taskId, [attempt]);
+    if (list) list.items.push(attempt);
+    else this.byTask.set(attempt.taskId, { items: [attempt], head: 0 });
+    this.arrivals.push(attempt);
   }
 
   appendMany(attempts: readonly Attempt[]): void {
@@ -23,26 +33,40 @@ export class InMemoryAttemptStore implements AttemptStore {
   listSince(taskId: string, since: number): Attempt[] {
     const list = this.byTask.get(taskId);
     if (!list) return [];
-    return list.filter((attempt) => attempt.timestamp >= since);
+    const result: Attempt[] = [];
+    for (let i = list.head; i < list.items.length; i++) {
+      const attempt = list.items[i] as Attempt;
+      if (attempt.timestamp >= since) result.push(attempt);
+    }
+    return result;
   }
 
   clear(taskId: string): number {
-    const count = this.byTask.get(taskId)?.length ?? 0;
+    const list = this.byTask.get(taskId);
     this.byTask.delete(taskId);
-    return count;
+    return list ? list.items.length - list.head : 0;
   }
 
   prune(before: number, limit: number): number {
     let deleted = 0;
-    for (const [taskId, list] of this.byTask) {
-      if (deleted >= limit) break;
-      let cut = 0;
-      while (cut < list.length && deleted < limit && (list[cut] as Attempt).timestamp < before) {
-        cut++;
-        deleted++;
+    while (deleted < limit && this.arrivalsHead < this.arrivals.length) {
+      const oldest = this.arrivals[this.arrivalsHead] as Attempt;
+      if (oldest.timestamp >= before) break;
+      this.arrivalsHead++;
+      const list = this.byTask.get(oldest.taskId);
+      // an attempt of a cleared task is no longer the head of its task's list: nothing to delete
+      if (list === undefined || list.items[list.head] !== oldest) continue;
+      list.head++;
+      deleted++;
+      if (list.head === list.items.length) this.byTask.delete(oldest.taskId);
+      else if (list.head > 64 && list.head * 2 > list.items.length) {
+        list.items.splice(0, list.head);
+        list.head = 0;
       }
-      if (cut === list.length) this.byTask.delete(taskId);
-      else if (cut > 0) list.splice(0, cut);
+    }
+    if (this.arrivalsHead > 1024 && this.arrivalsHead * 2 > this.arrivals.length) {
+      this.arrivals.splice(0, this.arrivalsHead);
+      this.arrivalsHead = 0;
     }
     return deleted;
   }
@@ -52,7 +76,8 @@ export class InMemoryAttemptStore implements AttemptStore {
     for (const [taskId, list] of this.byTask) {
       let attemptCount = 0;
       let lastAttempt = Number.NEGATIVE_INFINITY;
-      for (const attempt of list) {
+      for (let i = list.head; i < list.items.length; i++) {
+        const attempt = list.items[i] as Attempt;
         if (attempt.timestamp < since) continue;
         attemptCount++;
         if (attempt.timestamp > lastAttempt) lastAttempt = attempt.timestamp;

@@ -3,8 +3,8 @@ import { systemClock } from './clock.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
 import { StorageError } from './errors.js';
 import type { StateMachine } from './ports.js';
-import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
 import { validateContextEntryInput, validateTaskInput } from './stateMachineInput.js';
+import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
 import { assertNonEmptyString, assertTaskStatus } from './validate.js';
 
 /** Options of {@link InMemoryStateMachine}. */
@@ -58,7 +58,14 @@ export class InMemoryStateMachine implements StateMachine {
       updatedAt: now,
     });
     this.tasks.set(task.id, task);
-    if (!existing) this.appendEvent({ taskId: task.id, fromStatus: null, toStatus: task.status, reason: 'created', timestamp: now });
+    if (!existing)
+      this.appendEvent({
+        taskId: task.id,
+        fromStatus: null,
+        toStatus: task.status,
+        reason: 'created',
+        timestamp: now,
+      });
     return task;
   }
 
@@ -67,7 +74,8 @@ export class InMemoryStateMachine implements StateMachine {
     assertTaskStatus(status, 'status');
     assertNonEmptyString(reason, 'reason');
     const existing = this.tasks.get(taskId);
-    if (!existing) throw new StorageError('task_not_found', `transition: task ${JSON.stringify(taskId)} does not exist`);
+    if (!existing)
+      throw new StorageError('task_not_found', `transition: task ${JSON.stringify(taskId)} does not exist`);
     const now = this.clock.now();
     const task: Task = Object.freeze({
       ...existing,

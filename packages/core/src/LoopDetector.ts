@@ -3,7 +3,6 @@ import type { Attempt, AttemptSummary } from './attempt.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { InvalidInputError } from './errors.js';
-import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { silentLogger } from './logger.js';
 import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetectorOptions.js';
 import {
@@ -18,7 +17,12 @@ import {
 } from './loopRules.js';
 import { parseOptions } from './parseOptions.js';
 import type { AttemptStore, StateMachine } from './ports.js';
-import { escalationContent, forceNextContent, UNBLOCK_PERMISSIONS, unblockAuthorityContent } from './recoveryContent.js';
+import {
+  escalationContent,
+  forceNextContent,
+  UNBLOCK_PERMISSIONS,
+  unblockAuthorityContent,
+} from './recoveryContent.js';
 import { SafeEmitter } from './SafeEmitter.js';
 import type { Task } from './task.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
@@ -35,11 +39,11 @@ export interface LoopDetectionResult {
   attemptCount: number;
   /** The recovery to apply; `null` when not looping. */
   recommendation: Recommendation | null;
-  /** Blockers of the newest attempt (for a blocked spin: the blockers spun on). */
+  /** Blockers of the newest attempt of the loop (for a blocked spin: the blockers spun on); empty when not looping. */
   blockers: string[];
   /** Why `escalate` was chosen; `null` otherwise. */
   reason: string | null;
-  /** The newest attempts judged (at most `maxEvidence`), oldest first. */
+  /** The attempts that make the loop (the newest `maxEvidence` of them), oldest first; empty when not looping. */
   evidence: Attempt[];
 }
 
@@ -80,8 +84,17 @@ interface TaskTrack {
   attempts: Attempt[];
   /** Index of the oldest attempt still inside the window. */
   head: number;
+  /** Timestamp of `attempts[head]` (Infinity when none), kept so that the window check touches no attempt. */
+  oldest: number;
   runs: RunState | undefined;
   grantActive: boolean;
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+/** A frozen copy of `values`; empty arrays share one frozen instance. */
+function frozenCopy(values: readonly string[]): readonly string[] {
+  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
 }
 
 const TOPIC_OF: Record<Recommendation, (typeof RECOVERY_TOPICS)[number]> = {
@@ -108,7 +121,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   /** The options in force, defaults applied. */
   readonly options: Readonly<Required<Omit<LoopDetectorOptions, 'attemptStore' | 'clock' | 'logger'>>>;
   private readonly thresholds: LoopThresholds;
-  private readonly attemptStore: AttemptStore;
+  /** `null`: attempts live only in this detector's memory. */
+  private readonly attemptStore: AttemptStore | null;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly tracks = new Map<string, TaskTrack>();
@@ -128,11 +142,13 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     const log = (parsed.logger ?? silentLogger()).child({ component: 'LoopDetector' });
     super(log);
     if (typeof stateMachine?.addContextEntry !== 'function') {
-      throw new InvalidInputError(`stateMachine must implement StateMachine, got ${describeValue(stateMachine)}`);
+      throw new InvalidInputError(
+        `stateMachine must implement StateMachine, got ${describeValue(stateMachine)}`,
+      );
     }
     this.log = log;
     this.clock = parsed.clock ?? systemClock;
-    this.attemptStore = parsed.attemptStore ?? new InMemoryAttemptStore();
+    this.attemptStore = parsed.attemptStore ?? null;
     this.options = Object.freeze({
       maxAttempts: parsed.maxAttempts,
       attemptWindow: parsed.attemptWindow,
@@ -175,12 +191,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       taskId,
       timestamp: now,
       status,
-      blockers: Object.freeze(blockers.slice()),
-      completedWork: Object.freeze(completedWork.slice()),
+      blockers: frozenCopy(blockers),
+      completedWork: frozenCopy(completedWork),
       sessionId,
     });
-    this.attemptStore.append(attempt);
-    track.attempts.push(attempt);
+    this.attemptStore?.append(attempt);
+    if (track.attempts.push(attempt) - track.head === 1) track.oldest = now;
     track.runs = stepRuns(track.runs, attempt);
     if (++this.recordsSincePrune >= this.options.pruneEvery) this.prune();
     this.emit('attemptRecorded', attempt);
@@ -199,7 +215,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     const result = this.resultOf(taskId, track.attempts, track.head, verdict);
     if (result.isLooping) {
       this.log.warn(
-        { taskId, loopType: result.loopType, attemptCount: result.attemptCount, recommendation: result.recommendation },
+        {
+          taskId,
+          loopType: result.loopType,
+          attemptCount: result.attemptCount,
+          recommendation: result.recommendation,
+        },
         `Loop detected: ${result.loopType}, taskId=${taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
       );
       this.emit('loopDetected', result);
@@ -229,14 +250,23 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
 
     const now = this.clock.now();
     const outcome = this.stateMachine.transaction((): RecoveryOutcome => {
-      const attempts = this.attemptStore.listSince(taskId, now - this.options.attemptWindow);
-      const verdict = judgeRuns(runsOf(attempts), attempts.length, this.grantActiveInStorage(taskId), this.thresholds);
+      const attempts = this.listSince(taskId, now - this.options.attemptWindow);
+      const verdict = judgeRuns(
+        runsOf(attempts),
+        attempts.length,
+        this.grantActiveInStorage(taskId),
+        this.thresholds,
+      );
       if (verdict === null) {
-        return { applied: false, taskId, reason: 'The loop no longer holds in storage (already recovered?).' };
+        return {
+          applied: false,
+          taskId,
+          reason: 'The loop no longer holds in storage (already recovered?).',
+        };
       }
       const fresh = this.resultOf(taskId, attempts, 0, verdict);
       const written = this.writeRecovery(fresh, verdict);
-      this.attemptStore.clear(taskId);
+      this.attemptStore?.clear(taskId);
       return written;
     });
 
@@ -245,10 +275,14 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     this.tracks.set(taskId, {
       attempts: [],
       head: 0,
+      oldest: Number.POSITIVE_INFINITY,
       runs: undefined,
       grantActive: outcome.action === 'unblock_authority',
     });
-    this.log.info({ taskId, action: outcome.action, entryId: outcome.entry.id }, `Loop recovery applied: ${outcome.action}`);
+    this.log.info(
+      { taskId, action: outcome.action, entryId: outcome.entry.id },
+      `Loop recovery applied: ${outcome.action}`,
+    );
     this.emit('recoveryApplied', outcome);
     return outcome;
   }
@@ -257,8 +291,15 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * Per task with attempts inside the window: `{ attemptCount, lastAttempt }` (the seed's dashboard shape).
    */
   getStatus(): Record<string, AttemptSummary> {
-    const summary = this.attemptStore.summarize(this.clock.now() - this.options.attemptWindow);
-    return Object.fromEntries(summary);
+    const since = this.clock.now() - this.options.attemptWindow;
+    if (this.attemptStore) return Object.fromEntries(this.attemptStore.summarize(since));
+    const status: Record<string, AttemptSummary> = {};
+    for (const [taskId, track] of this.tracks) {
+      const inWindow = track.attempts.filter((a, i) => i >= track.head && a.timestamp >= since);
+      const newest = inWindow[inWindow.length - 1];
+      if (newest) status[taskId] = { attemptCount: inWindow.length, lastAttempt: newest.timestamp };
+    }
+    return status;
   }
 
   /**
@@ -267,20 +308,25 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   clearTask(taskId: string): number {
     assertNonEmptyString(taskId, 'taskId');
-    const deleted = this.attemptStore.clear(taskId);
+    const track = this.tracks.get(taskId);
+    const deleted = this.attemptStore
+      ? this.attemptStore.clear(taskId)
+      : track
+        ? track.attempts.length - track.head
+        : 0;
     this.tracks.delete(taskId);
     return deleted;
   }
 
   /**
-   * Prunes one bounded batch of expired attempts from storage and forgets a bounded number of idle
-   * tasks from memory. `recordAttempt` calls it every `pruneEvery` records.
-   * @returns how many stored attempts were deleted.
+   * Prunes one bounded batch of expired attempts from the attempt store and forgets a bounded number
+   * of idle tasks from memory. `recordAttempt` calls it every `pruneEvery` records.
+   * @returns how many stored attempts were deleted (0 without an attempt store).
    */
   prune(): number {
     this.recordsSincePrune = 0;
     const cutoff = this.clock.now() - this.options.attemptWindow;
-    const deleted = this.attemptStore.prune(cutoff, this.options.pruneBatchSize);
+    const deleted = this.attemptStore?.prune(cutoff, this.options.pruneBatchSize) ?? 0;
     for (let i = 0; i < 64; i++) {
       this.sweep ??= this.tracks.entries();
       const next = this.sweep.next();
@@ -290,7 +336,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       }
       const [taskId, track] = next.value;
       const newest = track.attempts[track.attempts.length - 1];
-      if (!track.grantActive && (newest === undefined || newest.timestamp < cutoff)) this.tracks.delete(taskId);
+      if (!track.grantActive && (newest === undefined || newest.timestamp < cutoff))
+        this.tracks.delete(taskId);
     }
     return deleted;
   }
@@ -299,18 +346,37 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     let track = this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
     if (track === undefined) {
-      const attempts = this.attemptStore.listSince(taskId, cutoff);
-      track = { attempts, head: 0, runs: runsOf(attempts), grantActive: this.grantActiveInStorage(taskId) };
+      const attempts = this.attemptStore?.listSince(taskId, cutoff) ?? [];
+      track = {
+        attempts,
+        head: 0,
+        oldest: attempts[0]?.timestamp ?? Number.POSITIVE_INFINITY,
+        runs: runsOf(attempts),
+        grantActive: this.grantActiveInStorage(taskId),
+      };
       this.tracks.set(taskId, track);
-      return track;
+    } else if (track.oldest < cutoff) {
+      this.expire(track, cutoff);
     }
+    return track;
+  }
+
+  /** Drops the track's attempts older than `cutoff`. */
+  private expire(track: TaskTrack, cutoff: number): void {
     const { attempts } = track;
     while (track.head < attempts.length && (attempts[track.head] as Attempt).timestamp < cutoff) track.head++;
     if (track.head > 1024 && track.head * 2 > attempts.length) {
       attempts.splice(0, track.head);
       track.head = 0;
     }
-    return track;
+    track.oldest = attempts[track.head]?.timestamp ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The task's attempts at or after `since`, from the store, or from memory when there is none. */
+  private listSince(taskId: string, since: number): Attempt[] {
+    if (this.attemptStore) return this.attemptStore.listSince(taskId, since);
+    const track = this.tracks.get(taskId);
+    return track ? track.attempts.filter((a, i) => i >= track.head && a.timestamp >= since) : [];
   }
 
   /** Whether the newest recovery entry of the task granted unblock authority. */
@@ -325,9 +391,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     head: number,
     verdict: LoopVerdict | null,
   ): LoopDetectionResult {
-    const windowCount = attempts.length - head;
-    const attemptCount = verdict?.attemptCount ?? windowCount;
-    const evidenceCount = Math.min(attemptCount, this.options.maxEvidence);
+    const attemptCount = verdict?.attemptCount ?? attempts.length - head;
+    const evidenceCount = verdict ? Math.min(attemptCount, this.options.maxEvidence) : 0;
     const newest = attempts[attempts.length - 1];
     return {
       taskId,
@@ -335,9 +400,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       loopType: verdict?.loopType ?? null,
       attemptCount,
       recommendation: verdict?.recommendation ?? null,
-      blockers: newest ? newest.blockers.slice() : [],
+      blockers: verdict && newest ? newest.blockers.slice() : [],
       reason: verdict?.reason ?? null,
-      evidence: attempts.slice(attempts.length - evidenceCount),
+      evidence: evidenceCount === 0 ? [] : attempts.slice(attempts.length - evidenceCount),
     };
   }
 
@@ -364,7 +429,11 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     if (action === 'force_next') {
       content = forceNextContent(taskId, verdict);
       if (known && task?.status !== 'done') {
-        task = this.stateMachine.transition(taskId, 'done', `Loop recovery (${verdict.loopType}): force next task`);
+        task = this.stateMachine.transition(
+          taskId,
+          'done',
+          `Loop recovery (${verdict.loopType}): force next task`,
+        );
       }
     } else if (action === 'unblock_authority') {
       this.log.info({ taskId, blockers: result.blockers }, `Granting unblock authority for ${taskId}`);

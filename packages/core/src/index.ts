@@ -20,11 +20,12 @@ export {
 export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
 export {
-  LoopDetector,
   type LoopDetectionResult,
+  LoopDetector,
   type LoopDetectorEvents,
   type RecoveryOutcome,
 } from './LoopDetector.js';
+export { type Logger, silentLogger } from './logger.js';
 export {
   AGGRESSIVE_PRESET,
   CONSERVATIVE_PRESET,
@@ -33,7 +34,6 @@ export {
   loopDetectorOptionsSchema,
   RECOMMENDED_PRESET,
 } from './loopDetectorOptions.js';
-export { type Logger, silentLogger } from './logger.js';
 export {
   judgeRuns,
   type LoopThresholds,

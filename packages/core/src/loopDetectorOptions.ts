@@ -41,7 +41,11 @@ export interface LoopDetectorOptions {
    * @default 1000
    */
   pruneBatchSize?: number;
-  /** Where attempts are persisted. @default new InMemoryAttemptStore() */
+  /**
+   * Where attempts are persisted (for example `SqliteAttemptStore` from `@loopguard/sqlite`, so that a
+   * restarted process resumes). Without one, attempts live only in the detector's memory.
+   * @default undefined (memory only)
+   */
   attemptStore?: AttemptStore;
   /** Source of time. @default systemClock */
   clock?: Clock;
@@ -61,15 +65,21 @@ export const loopDetectorOptionsSchema = z
     maxEvidence: positiveInt.default(50),
     pruneEvery: positiveInt.default(1000),
     pruneBatchSize: positiveInt.default(1000),
-    attemptStore: z.custom<AttemptStore>((v) => typeof (v as AttemptStore | undefined)?.append === 'function', {
-      message: 'must implement AttemptStore',
-    }).optional(),
-    clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
-      message: 'must have a now() method',
-    }).optional(),
-    logger: z.custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
-      message: 'must be a pino logger',
-    }).optional(),
+    attemptStore: z
+      .custom<AttemptStore>((v) => typeof (v as AttemptStore | undefined)?.append === 'function', {
+        message: 'must implement AttemptStore',
+      })
+      .optional(),
+    clock: z
+      .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
+        message: 'must have a now() method',
+      })
+      .optional(),
+    logger: z
+      .custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
+        message: 'must be a pino logger',
+      })
+      .optional(),
   })
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',

@@ -24,10 +24,14 @@ export interface LoopThresholds {
 export interface RunState {
   /** Status of the newest attempt. */
   status: TaskStatus;
-  /** Order-insensitive key of the newest attempt's blockers. */
+  /** Order-insensitive key of the newest attempt's blockers (see {@link orderInsensitiveKey}). */
   blockersKey: string;
+  /** Number of the newest attempt's blockers. */
+  blockersCount: number;
   /** Order-insensitive key of the newest attempt's completed work. */
   workKey: string;
+  /** Number of items of the newest attempt's completed work. */
+  workCount: number;
   /** Newest attempts in a row with status `done`. */
   doneRun: number;
   /** Newest attempts in a row with status `blocked` and the same blockers. */
@@ -47,30 +51,49 @@ export interface LoopVerdict {
 }
 
 /**
- * A key equal for two arrays exactly when they hold the same strings in any order. The caller's
- * array is never reordered: a copy is sorted.
+ * A key that, together with the array's length, is equal for two arrays exactly when they hold the
+ * same strings in any order. The caller's array is never reordered: a copy is sorted. Arrays of
+ * zero or one item allocate nothing.
  */
 export function orderInsensitiveKey(values: readonly string[]): string {
-  if (values.length === 0) return '0:';
-  if (values.length === 1) return `1:${values[0]}`;
-  return `${values.length}:${[...values].sort().join('\u0000')}`;
+  if (values.length === 0) return '';
+  if (values.length === 1) return values[0] as string;
+  return values.slice().sort().join('\u0000');
 }
 
-/** The run state after `attempt`, given the state after the attempt before it. */
-export function stepRuns(previous: RunState | undefined, attempt: Attempt): RunState {
+/**
+ * Advances `runs` past `attempt`, in place when given (the hot path allocates nothing), and returns it.
+ * @param runs - the state after the attempt before `attempt`, or `undefined` for the first attempt.
+ */
+export function stepRuns(runs: RunState | undefined, attempt: Attempt): RunState {
   const blockersKey = orderInsensitiveKey(attempt.blockers);
+  const blockersCount = attempt.blockers.length;
   const workKey = orderInsensitiveKey(attempt.completedWork);
-  const sameStatus = previous !== undefined && previous.status === attempt.status;
-  const isDone = attempt.status === 'done';
-  const isBlocked = attempt.status === 'blocked';
-  return {
-    status: attempt.status,
-    blockersKey,
-    workKey,
-    doneRun: isDone ? (sameStatus ? (previous?.doneRun ?? 0) + 1 : 1) : 0,
-    blockRun: isBlocked ? (sameStatus && previous?.blockersKey === blockersKey ? (previous?.blockRun ?? 0) + 1 : 1) : 0,
-    workRun: sameStatus && previous?.workKey === workKey ? (previous?.workRun ?? 0) + 1 : 1,
-  };
+  const workCount = attempt.completedWork.length;
+  if (runs === undefined) {
+    return {
+      status: attempt.status,
+      blockersKey,
+      blockersCount,
+      workKey,
+      workCount,
+      doneRun: attempt.status === 'done' ? 1 : 0,
+      blockRun: attempt.status === 'blocked' ? 1 : 0,
+      workRun: 1,
+    };
+  }
+  const sameStatus = runs.status === attempt.status;
+  const sameBlockers = runs.blockersCount === blockersCount && runs.blockersKey === blockersKey;
+  const sameWork = runs.workCount === workCount && runs.workKey === workKey;
+  runs.doneRun = attempt.status === 'done' ? (sameStatus ? runs.doneRun + 1 : 1) : 0;
+  runs.blockRun = attempt.status === 'blocked' ? (sameStatus && sameBlockers ? runs.blockRun + 1 : 1) : 0;
+  runs.workRun = sameStatus && sameWork ? runs.workRun + 1 : 1;
+  runs.status = attempt.status;
+  runs.blockersKey = blockersKey;
+  runs.blockersCount = blockersCount;
+  runs.workKey = workKey;
+  runs.workCount = workCount;
+  return runs;
 }
 
 /** Run state over `attempts` (oldest first); `undefined` when there are none. */
@@ -95,7 +118,12 @@ export function judgeRuns(
   if (runs === undefined || windowCount < thresholds.maxAttempts) return null;
   const doneRun = Math.min(runs.doneRun, windowCount);
   if (doneRun >= thresholds.maxAttempts) {
-    return { loopType: 'completed_task_revisit', recommendation: 'force_next', attemptCount: doneRun, reason: null };
+    return {
+      loopType: 'completed_task_revisit',
+      recommendation: 'force_next',
+      attemptCount: doneRun,
+      reason: null,
+    };
   }
   const blockRun = Math.min(runs.blockRun, windowCount);
   if (blockRun >= thresholds.maxAttempts) {
@@ -115,7 +143,12 @@ export function judgeRuns(
         reason: 'Auto-unblock disabled; the same blockers were hit on every attempt.',
       };
     }
-    return { loopType: 'blocked_task_spin', recommendation: 'unblock_authority', attemptCount: blockRun, reason: null };
+    return {
+      loopType: 'blocked_task_spin',
+      recommendation: 'unblock_authority',
+      attemptCount: blockRun,
+      reason: null,
+    };
   }
   const workRun = Math.min(runs.workRun, windowCount);
   if (workRun >= thresholds.maxAttempts) {
@@ -128,7 +161,12 @@ export function judgeRuns(
       };
     }
     if (workRun >= thresholds.maxAttemptsBeforeForceNext) {
-      return { loopType: 'no_progress_repeat', recommendation: 'force_next', attemptCount: workRun, reason: null };
+      return {
+        loopType: 'no_progress_repeat',
+        recommendation: 'force_next',
+        attemptCount: workRun,
+        reason: null,
+      };
     }
     return {
       loopType: 'no_progress_repeat',

@@ -14,7 +14,8 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, wha
   const path = issue?.path.map(String).join('.') ?? '';
   let value: unknown = input;
   for (const key of issue?.path ?? []) {
-    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+    value =
+      value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   }
   throw new ConfigurationError(
     `${what}: ${path === '' ? 'value' : `"${path}"`} ${issue?.message ?? 'is invalid'} (got ${describeValue(value)})`,

@@ -19,7 +19,11 @@ export function forceNextContent(taskId: string, verdict: LoopVerdict): string {
 }
 
 /** The markdown of an `unblock_authority` entry (topic `unblock_authority`). */
-export function unblockAuthorityContent(taskId: string, blockers: readonly string[], attemptCount: number): string {
+export function unblockAuthorityContent(
+  taskId: string,
+  blockers: readonly string[],
+  attemptCount: number,
+): string {
   const permissions = UNBLOCK_PERMISSIONS.map((p, i) => `${i + 1}. ${p}`).join('\n');
   return (
     `UNBLOCK AUTHORITY GRANTED: Task ${taskId} blocked by [${blockers.join(', ')}] after ${attemptCount} attempts.\n\n` +

@@ -34,7 +34,9 @@ export function validateContextEntryInput(input: ContextEntryInput): void {
   }
   if (input.relatedTasks !== undefined) assertStringArray(input.relatedTasks, 'entry.relatedTasks');
   if (input.confidence !== undefined && !(input.confidence >= 0 && input.confidence <= 1)) {
-    throw new InvalidInputError(`entry.confidence must be a number in 0..1, got ${describeValue(input.confidence)}`);
+    throw new InvalidInputError(
+      `entry.confidence must be a number in 0..1, got ${describeValue(input.confidence)}`,
+    );
   }
   if (input.metadata !== undefined) assertPlainObject(input.metadata, 'entry.metadata');
 }
