@@ -1,0 +1,19 @@
+export { type BusyRetryPolicy, DEFAULT_BUSY_RETRY } from './busyRetry.js';
+export {
+  assertSchemaCurrent,
+  MIGRATIONS,
+  type MigrateOptions,
+  type Migration,
+  type MigrationResult,
+  migrate,
+  SCHEMA_VERSION,
+} from './migrations.js';
+export {
+  type LoopGuardDatabase,
+  type OpenLoopGuardDatabaseOptions,
+  openLoopGuardDatabase,
+} from './openLoopGuardDatabase.js';
+export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
+export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
+export { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
+export { isBusyError, sqliteCodeOf, toStorageError } from './sqliteErrors.js';

@@ -1,0 +1,136 @@
+import { ConfigurationError, StorageError } from '@loopguard/core';
+import type BetterSqlite3 from 'better-sqlite3';
+import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+import { up001Initial } from './schema/001_initial.js';
+import { isBusyError, toStorageError } from './sqliteErrors.js';
+
+/** One step of the schema: applied once, in order, inside the migration transaction. */
+export interface Migration {
+  /** The `PRAGMA user_version` the database has after this step; versions are 1, 2, 3, … in order. */
+  readonly version: number;
+  /** A short name, for messages and docs. */
+  readonly name: string;
+  /** Applies the step (DDL and data changes); runs inside a transaction, must not commit. */
+  up(db: BetterSqlite3.Database): void;
+}
+
+/**
+ * Every migration, in order. To change the schema, append one entry (and its file under
+ * `src/schema/`); never edit an entry that has shipped.
+ *
+ * @example
+ * // src/migrations.ts
+ * export const MIGRATIONS = [
+ *   { version: 1, name: 'initial', up: up001Initial },
+ *   { version: 2, name: 'iteration checkpoints', up: up002Checkpoints },
+ * ];
+ */
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  { version: 1, name: 'initial', up: up001Initial },
+]);
+
+/** The schema version this build of `@loopguard/sqlite` writes: the last migration's version. */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
+
+/** What {@link migrate} did. */
+export interface MigrationResult {
+  /** `user_version` before. */
+  from: number;
+  /** `user_version` after (equals {@link SCHEMA_VERSION}). */
+  to: number;
+  /** Names of the migrations applied, oldest first (empty when the schema was current). */
+  applied: string[];
+}
+
+function userVersion(db: BetterSqlite3.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function tooNew(path: string, version: number): StorageError {
+  return new StorageError(
+    'schema_too_new',
+    `database ${JSON.stringify(path)} has schema version ${version}, newer than the version this @loopguard/sqlite knows (${SCHEMA_VERSION}); upgrade @loopguard/sqlite to open it`,
+  );
+}
+
+/** Options of {@link migrate}. */
+export interface MigrateOptions {
+  /** The migrations to apply (tests use shorter lists). @default MIGRATIONS */
+  migrations?: readonly Migration[];
+  /** Retry policy when `SQLITE_BUSY` escapes the busy timeout. @default { retries: 5, initialDelayMs: 25 } */
+  busyRetry?: BusyRetryPolicy;
+}
+
+/**
+ * Brings the database to the last migration's version: applies every pending migration and sets
+ * `PRAGMA user_version` in one `BEGIN IMMEDIATE` transaction, so that a crash leaves the old
+ * schema and concurrent openers migrate once. `openLoopGuardDatabase` calls it.
+ *
+ * @throws StorageError `schema_too_new` when the database's version is newer than known;
+ * `storage_unavailable` when the file is not a database, read-only or a migration fails.
+ * @example
+ * const { from, to } = migrate(new Database('loopguard.db'));
+ */
+export function migrate(db: BetterSqlite3.Database, options: MigrateOptions = {}): MigrationResult {
+  const migrations = options.migrations ?? MIGRATIONS;
+  const path = db.name;
+  const latest = migrations.length;
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) {
+      throw new ConfigurationError(
+        `migrations[${i}] (${m.name}) has version ${m.version}; expected ${i + 1}`,
+      );
+    }
+  });
+  const operation = `migrating to schema version ${latest}`;
+  try {
+    return runStorageOp(db, options.busyRetry ?? DEFAULT_BUSY_RETRY, operation, () => {
+      const before = userVersion(db);
+      if (before > latest) throw tooNew(path, before);
+      if (before === latest) return { from: before, to: before, applied: [] };
+      return db
+        .transaction((): MigrationResult => {
+          const from = userVersion(db); // another process may have migrated meanwhile
+          if (from > latest) throw tooNew(path, from);
+          const applied: string[] = [];
+          for (const migration of migrations.slice(from)) {
+            migration.up(db);
+            applied.push(migration.name);
+          }
+          db.pragma(`user_version = ${latest | 0}`);
+          return { from, to: latest, applied };
+        })
+        .immediate();
+    });
+  } catch (error) {
+    const converted = toStorageError(error, path, operation);
+    if (
+      converted instanceof StorageError &&
+      converted.code === 'storage_error' &&
+      !isBusyError(converted.cause)
+    ) {
+      throw new StorageError('storage_unavailable', converted.message, { cause: converted.cause });
+    }
+    throw converted;
+  }
+}
+
+/**
+ * Checks, without writing, that the database is at {@link SCHEMA_VERSION} (for read-only opens).
+ * @throws StorageError `schema_too_new` or `storage_unavailable`.
+ */
+export function assertSchemaCurrent(db: BetterSqlite3.Database): void {
+  let version: number;
+  try {
+    version = userVersion(db);
+  } catch (error) {
+    throw toStorageError(error, db.name, 'reading the schema version');
+  }
+  if (version > SCHEMA_VERSION) throw tooNew(db.name, version);
+  if (version < SCHEMA_VERSION) {
+    throw new StorageError(
+      'storage_unavailable',
+      `database ${JSON.stringify(db.name)} has schema version ${version}, older than ${SCHEMA_VERSION}; open it once without readonly to migrate it`,
+    );
+  }
+}

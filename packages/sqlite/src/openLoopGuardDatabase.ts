@@ -1,0 +1,267 @@
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  type Clock,
+  ConfigurationError,
+  describeValue,
+  InvalidInputError,
+  StorageError,
+  systemClock,
+} from '@loopguard/core';
+import Database from 'better-sqlite3';
+import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+import { assertSchemaCurrent, type MigrationResult, migrate } from './migrations.js';
+import { SqliteAttemptStore } from './SqliteAttemptStore.js';
+import { SqliteStateMachine } from './SqliteStateMachine.js';
+import { toStorageError } from './sqliteErrors.js';
+
+/** Options of {@link openLoopGuardDatabase}. */
+export interface OpenLoopGuardDatabaseOptions {
+  /**
+   * `PRAGMA synchronous`. With WAL, `NORMAL` never corrupts the database and loses no committed
+   * transaction when a process crashes; only a power loss or OS crash may roll back the last
+   * commits. `FULL` also survives those, at the cost of an fsync per commit.
+   * @default 'NORMAL'
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * How long a write waits for another connection's lock before SQLite gives up (`busy_timeout`).
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+  /**
+   * What the adapters do when `SQLITE_BUSY` still escapes the busy timeout: retry with exponential
+   * backoff, then throw `StorageError('storage_error')`.
+   * @default { retries: 5, initialDelayMs: 25 }
+   */
+  busyRetry?: BusyRetryPolicy;
+  /** Source of task and context-entry timestamps. @default systemClock */
+  clock?: Clock;
+  /**
+   * Open read-only: no migration, no writes (a write throws `StorageError('storage_unavailable')`).
+   * The schema must already be current. Only for a path.
+   * @default false
+   */
+  readonly?: boolean;
+  /**
+   * Create the file's directory (recursively) when it is missing, instead of throwing.
+   * @default false
+   */
+  createDirectory?: boolean;
+}
+
+/** What {@link openLoopGuardDatabase} returns. */
+export interface LoopGuardDatabase {
+  /** The better-sqlite3 connection, for plain SQL. */
+  readonly db: Database.Database;
+  /** The state-machine port on `db`. */
+  readonly stateMachine: SqliteStateMachine;
+  /** The attempt-store port on the same connection (covered by `stateMachine.transaction`). */
+  readonly attemptStore: SqliteAttemptStore;
+  /** What the migration step did on open (`applied` is empty when the schema was current or read-only). */
+  readonly migration: MigrationResult;
+  /**
+   * Closes the connection when `openLoopGuardDatabase` opened it (a `Database` you passed in stays
+   * open: you own it). Idempotent.
+   */
+  close(): void;
+}
+
+function validateOptions(options: OpenLoopGuardDatabaseOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError(`options must be an object, got ${describeValue(options)}`);
+  }
+  const { synchronous, busyTimeoutMs, busyRetry, clock } = options;
+  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    throw new ConfigurationError(
+      `options.synchronous must be 'NORMAL' or 'FULL', got ${describeValue(synchronous)}`,
+    );
+  }
+  if (busyTimeoutMs !== undefined && !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
+    throw new ConfigurationError(
+      `options.busyTimeoutMs must be a non-negative integer, got ${describeValue(busyTimeoutMs)}`,
+    );
+  }
+  if (busyRetry !== undefined) {
+    if (
+      busyRetry === null ||
+      typeof busyRetry !== 'object' ||
+      !(Number.isInteger(busyRetry.retries) && busyRetry.retries >= 0) ||
+      !(Number.isFinite(busyRetry.initialDelayMs) && busyRetry.initialDelayMs >= 0)
+    ) {
+      throw new ConfigurationError(
+        'options.busyRetry must be { retries: non-negative integer, initialDelayMs: non-negative number }',
+      );
+    }
+  }
+  if (clock !== undefined && typeof clock?.now !== 'function') {
+    throw new ConfigurationError(`options.clock must have a now() method, got ${describeValue(clock)}`);
+  }
+}
+
+function unavailable(path: string, problem: string, cause?: unknown): StorageError {
+  return new StorageError(
+    'storage_unavailable',
+    `cannot open loopguard database ${JSON.stringify(path)}: ${problem}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** Checks a file path before SQLite sees it, so that the common failures get a clear message. */
+function checkPath(path: string, options: OpenLoopGuardDatabaseOptions): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir)) {
+    if (options.createDirectory === true && options.readonly !== true) {
+      try {
+        mkdirSync(dir, { recursive: true });
+      } catch (error) {
+        throw unavailable(path, `its directory ${JSON.stringify(dir)} cannot be created`, error);
+      }
+    } else {
+      throw unavailable(
+        path,
+        `the directory ${JSON.stringify(dir)} does not exist (create it, or pass createDirectory: true)`,
+      );
+    }
+  }
+  if (!existsSync(path)) {
+    if (options.readonly === true)
+      throw unavailable(path, 'the file does not exist (readonly: true never creates it)');
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch (error) {
+      throw unavailable(
+        path,
+        `the file does not exist and the directory ${JSON.stringify(dir)} is not writable`,
+        error,
+      );
+    }
+    return;
+  }
+  if (statSync(path).isDirectory()) throw unavailable(path, 'it is a directory, not a database file');
+  if (options.readonly === true) return;
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    throw unavailable(
+      path,
+      'the file is read-only for this process (pass readonly: true to only read it)',
+      error,
+    );
+  }
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw unavailable(
+      path,
+      `its directory ${JSON.stringify(dir)} is not writable (SQLite needs to create the -wal and -shm files there)`,
+      error,
+    );
+  }
+}
+
+/**
+ * Opens (or creates) a loopguard database and returns the storage ports on one shared connection.
+ *
+ * On open: `busy_timeout`, `foreign_keys = ON`, `journal_mode = WAL` (files only), `synchronous`,
+ * then pending migrations in one transaction (see `migrate`). Several processes may open the same
+ * file: writes serialise on SQLite's write lock, and none is lost.
+ *
+ * @param pathOrDb - a file path, `':memory:'`, or an open better-sqlite3 `Database` (configured and
+ * migrated the same way; `close()` then leaves it open).
+ * @param options - see {@link OpenLoopGuardDatabaseOptions}.
+ * @throws StorageError `storage_unavailable` (missing directory, not a SQLite file, read-only file or
+ * directory) or `schema_too_new` (written by a newer loopguard), naming the path.
+ * @throws ConfigurationError when an option is invalid.
+ * @example
+ * import { LoopDetector } from '@loopguard/core';
+ * import { openLoopGuardDatabase } from '@loopguard/sqlite';
+ *
+ * const store = openLoopGuardDatabase('.loopguard/state.db', { createDirectory: true });
+ * const detector = new LoopDetector(store.stateMachine, { attemptStore: store.attemptStore });
+ * // … on shutdown
+ * store.close();
+ */
+export function openLoopGuardDatabase(
+  pathOrDb: string | Database.Database,
+  options: OpenLoopGuardDatabaseOptions = {},
+): LoopGuardDatabase {
+  validateOptions(options);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
+  const readonly = options.readonly === true;
+  let db: Database.Database;
+  let owned: boolean;
+  if (typeof pathOrDb === 'string') {
+    if (pathOrDb.length === 0)
+      throw new InvalidInputError('pathOrDb must be a file path or ":memory:", got an empty string');
+    const memory = pathOrDb === ':memory:';
+    if (memory && readonly) throw new ConfigurationError('options.readonly cannot be used with ":memory:"');
+    if (!memory) checkPath(pathOrDb, options);
+    try {
+      db = new Database(pathOrDb, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
+    } catch (error) {
+      const converted = toStorageError(error, pathOrDb, 'opening');
+      throw converted instanceof StorageError ? converted : unavailable(pathOrDb, String(error), error);
+    }
+    owned = true;
+  } else if (pathOrDb instanceof Database) {
+    if (!pathOrDb.open) throw new InvalidInputError('pathOrDb is a closed Database');
+    db = pathOrDb;
+    owned = false;
+  } else {
+    throw new InvalidInputError(
+      `pathOrDb must be a path or a better-sqlite3 Database, got ${describeValue(pathOrDb)}`,
+    );
+  }
+
+  try {
+    const migration = configure(db, options, busyTimeoutMs, busyRetry, readonly);
+    const clock = options.clock ?? systemClock;
+    const stateMachine = new SqliteStateMachine({ db, clock, busyRetry });
+    const attemptStore = new SqliteAttemptStore({ db, busyRetry });
+    let closed = false;
+    return {
+      db,
+      stateMachine,
+      attemptStore,
+      migration,
+      close() {
+        if (closed) return;
+        closed = true;
+        if (owned && db.open) db.close();
+      },
+    };
+  } catch (error) {
+    if (owned && db.open) db.close();
+    throw error;
+  }
+}
+
+function configure(
+  db: Database.Database,
+  options: OpenLoopGuardDatabaseOptions,
+  busyTimeoutMs: number,
+  busyRetry: Readonly<BusyRetryPolicy>,
+  readonly: boolean,
+): MigrationResult {
+  const path = db.name;
+  runStorageOp(db, busyRetry, 'configuring the connection', () => {
+    db.pragma(`busy_timeout = ${busyTimeoutMs | 0}`);
+    db.pragma('foreign_keys = ON');
+    // The first real read: a file that is not SQLite fails here with SQLITE_NOTADB.
+    db.pragma('user_version', { simple: true });
+    if (!readonly && !db.memory) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal')
+        throw unavailable(path, `it cannot be switched to WAL journal mode (got ${String(mode)})`);
+    }
+    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+  });
+  if (readonly) {
+    assertSchemaCurrent(db);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    return { from: version, to: version, applied: [] };
+  }
+  return migrate(db, { busyRetry });
+}
