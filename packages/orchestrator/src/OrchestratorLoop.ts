@@ -1,0 +1,484 @@
+import {
+  type AttemptSummary,
+  type Clock,
+  type Logger,
+  LoopDetector,
+  LoopGuardError,
+  parseOptions,
+  RunError,
+  SafeEmitter,
+  type StateMachine,
+  StorageError,
+  silentLogger,
+  systemClock,
+} from '@loopguard/core';
+import { validateDecision } from './decision.js';
+import type { ExecutionResult, TickDetails } from './executionResult.js';
+import type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';
+import type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
+import { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';
+import type {
+  ActionDecision,
+  ActionHandler,
+  Decision,
+  Executor,
+  ExecutorReport,
+  Policy,
+  QualityMonitor,
+  RunTaskDecision,
+  TaskScheduler,
+} from './ports.js';
+import { runExecutor } from './runExecutor.js';
+import { clampInterval, type StopReason, type TickOutcome, TickScheduler } from './tickScheduler.js';
+import { systemTimer, type Timer } from './timer.js';
+
+/**
+ * What {@link OrchestratorLoop.getStatus} returns: the seed's status with the dashboard's
+ * `loopDetection` map.
+ *
+ * @example
+ * { running: true, tickCount: 45, loopDetection: { 'T3.4.2': { attemptCount: 2, lastAttempt: 1760825000000 } }, breaker: null, … }
+ */
+export interface OrchestratorLoopStatus {
+  /** Whether ticks are being scheduled (`start()` called and not stopped). */
+  running: boolean;
+  /** Ticks run so far (scheduled and direct). */
+  tickCount: number;
+  /** Whether a tick is in progress. */
+  ticking: boolean;
+  /** When the last finished tick started, epoch ms; `null` before the first. */
+  lastTickAt: number | null;
+  /** The last finished tick's result; `null` before the first. */
+  lastResult: ExecutionResult | null;
+  /** Why scheduling last stopped; `null` when it never stopped. */
+  lastStopReason: StopReason | null;
+  /** The interval until the next timed tick, ms (grows while idle). */
+  currentInterval: number;
+  /** Idle ticks in a row. */
+  idleTicks: number;
+  /** Per task with attempts in the detector's window: `{ attemptCount, lastAttempt }` (the seed's dashboard). */
+  loopDetection: Record<string, AttemptSummary>;
+  /** Iteration guard statistics; `null` without a `guardStatistics` source. */
+  guards: GuardStatistics | null;
+  /** Reserved for the stagnation circuit breaker's state; `null` for now. */
+  breaker: null;
+}
+
+/** Thrown inside a tick to carry a storage failure out of the generic fault handling. */
+function storageErrorOf(error: unknown): StorageError | undefined {
+  return error instanceof StorageError ? error : undefined;
+}
+
+/**
+ * The orchestrator's loop with loop detection wired in (the seed's integration, steps 1–3).
+ *
+ * Each tick: read the state, decide, and for a `run_task` decision check the task for a loop
+ * **before** executing (on a loop, apply the recovery and skip execution), execute under a timeout
+ * and an abort signal, then record the attempt **after** executing with the executor's reported
+ * status, blockers and completed work and the session id `session_<tickNumber>`.
+ *
+ * Scheduling (`start()` / `stop()`): a tick runs at once on `notify()` or a scheduler's
+ * `taskQueued` event, otherwise after the interval; idle ticks back the interval off and, after
+ * `maxIdleTicks` in a row, stop the loop. Ticks never overlap.
+ *
+ * Faults: an executor that throws, times out or returns an invalid report fails the tick (event
+ * `tickFailed`, an error attempt recorded with status `blocked` and the error as its blocker) and
+ * the loop goes on. A `StorageError` from the ports is emitted as `error`, logged, makes `tick()`
+ * reject, and (by default) stops the scheduled loop: without storage, attempts would be lost and
+ * loops would go unseen.
+ *
+ * @typeParam State - what the policy's `getSystemState()` returns.
+ * @example
+ * const loop = new OrchestratorLoop({ stateMachine, policy, executor, detectorOptions: { maxAttempts: 3 } });
+ * loop.on('tickFailed', (result, error) => log.warn({ error }, 'tick failed'));
+ * loop.start();
+ * queue.on('taskQueued', () => loop.notify());
+ * // ...
+ * await loop.stop();
+ */
+export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorLoopEvents> {
+  /** The loop detector (created by the loop or injected). */
+  readonly detector: LoopDetector;
+  private readonly stateMachine: StateMachine;
+  private readonly policy: Policy<State>;
+  private readonly executor: Executor;
+  private readonly scheduler: TaskScheduler | undefined;
+  private readonly qualityMonitor: QualityMonitor | undefined;
+  private readonly actionHandler: ActionHandler | undefined;
+  private readonly guardSource: GuardStatisticsSource | undefined;
+  private readonly clock: Clock;
+  private readonly timer: Timer;
+  private readonly log: Logger;
+  private readonly executorTimeout: number;
+  private readonly applyReportedStatus: boolean;
+  private readonly stopOnStorageError: boolean;
+  private readonly ticks: TickScheduler;
+  private readonly onTaskQueued = (): void => this.notify();
+  private tickCount = 0;
+  private lastResult: ExecutionResult | null = null;
+  private lastStopReason: StopReason | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+  private ticking = false;
+  private currentAbort: AbortController | null = null;
+  private stopping: Promise<void> | null = null;
+
+  /**
+   * @param options - see {@link OrchestratorLoopOptions}.
+   * @throws ConfigurationError naming the first invalid option.
+   */
+  constructor(options: OrchestratorLoopOptions<State>) {
+    const parsed = parseOptions(orchestratorLoopOptionsSchema, options, 'OrchestratorLoop options');
+    const baseLogger = parsed.logger ?? silentLogger();
+    const log = baseLogger.child({ component: 'OrchestratorLoop' });
+    super(log);
+    this.log = log;
+    this.stateMachine = parsed.stateMachine;
+    this.policy = parsed.policy as Policy<State>;
+    this.executor = parsed.executor;
+    this.scheduler = parsed.scheduler;
+    this.qualityMonitor = parsed.qualityMonitor;
+    this.actionHandler = parsed.actionHandler;
+    this.guardSource = parsed.guardStatistics;
+    this.clock = parsed.clock ?? systemClock;
+    this.timer = parsed.timer ?? systemTimer;
+    this.executorTimeout = parsed.executorTimeout;
+    this.applyReportedStatus = parsed.applyReportedStatus;
+    this.stopOnStorageError = parsed.stopOnStorageError;
+    this.detector =
+      parsed.detector ??
+      new LoopDetector(parsed.stateMachine, {
+        clock: this.clock,
+        logger: baseLogger,
+        ...parsed.detectorOptions,
+      });
+    this.detector.on('loopDetected', (result) => this.emit('loopDetected', result));
+    this.detector.on('recoveryApplied', (outcome) => this.emit('recoveryApplied', outcome));
+    this.detector.on('attemptRecorded', (attempt) => this.emit('attemptRecorded', attempt));
+
+    const interval = clampInterval(parsed.interval);
+    const maxInterval = Math.max(interval, clampInterval(parsed.maxIdleInterval));
+    if (interval !== parsed.interval || maxInterval !== parsed.maxIdleInterval) {
+      this.log.warn(
+        {
+          interval: parsed.interval,
+          maxIdleInterval: parsed.maxIdleInterval,
+          clamped: { interval, maxInterval },
+        },
+        'Tick intervals clamped to 5 s – 5 min',
+      );
+    }
+    this.ticks = new TickScheduler(() => this.scheduledTick(), {
+      interval,
+      maxInterval,
+      backoffFactor: parsed.idleBackoffFactor,
+      maxIdleTicks: parsed.maxIdleTicks,
+      timer: this.timer,
+      logger: this.log,
+      onSelfStop: (reason) => this.afterSelfStop(reason),
+    });
+  }
+
+  /** Whether ticks are being scheduled. */
+  get running(): boolean {
+    return this.ticks.running;
+  }
+
+  /**
+   * Starts scheduling: a tick runs at once, then on events and intervals. Subscribes to the
+   * scheduler's `taskQueued`. Does nothing when already running.
+   */
+  start(): void {
+    if (this.ticks.running) return;
+    this.scheduler?.on('taskQueued', this.onTaskQueued);
+    this.log.info('Orchestrator loop started');
+    this.emit('started', { at: this.clock.now() });
+    this.ticks.start();
+  }
+
+  /**
+   * Stops scheduling, aborts the executor of the tick in flight through its `AbortSignal`, and
+   * resolves once that tick (and any tick queued by `tick()`) has finished. Emits `stopped` with
+   * reason `requested` when the loop was running. Safe to call repeatedly.
+   */
+  stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const wasRunning = this.ticks.running;
+    this.currentAbort?.abort(new RunError('aborted', 'The orchestrator loop is stopping'));
+    this.stopping = (async () => {
+      try {
+        this.scheduler?.off('taskQueued', this.onTaskQueued);
+        await this.ticks.stop();
+        await this.whenIdle();
+        if (wasRunning) {
+          this.lastStopReason = 'requested';
+          this.log.info('Orchestrator loop stopped');
+          this.emit('stopped', { at: this.clock.now(), reason: 'requested' });
+        }
+      } finally {
+        this.stopping = null;
+      }
+    })();
+    return this.stopping;
+  }
+
+  /**
+   * A task or queue event: runs a tick at once, or once after the tick in flight (many
+   * notifications during one tick give one extra tick). Ignored while stopped.
+   */
+  notify(): void {
+    this.ticks.request();
+  }
+
+  /** Resolves when no tick is running or queued (scheduled or direct). For tests and shutdown. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const tail = this.tail;
+      await this.ticks.settled();
+      await tail;
+      if (!this.ticks.busy && tail === this.tail) return;
+    }
+  }
+
+  /**
+   * Runs one tick now (after the tick in flight, if any: ticks never overlap).
+   * @returns the tick's result; executor faults resolve with `success: false`.
+   * @throws StorageError when a storage port fails (after emitting `error`).
+   */
+  tick(): Promise<ExecutionResult> {
+    const run = this.tail.then(() => this.runTick());
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The loop's status, with the detector's `loopDetection` map (the seed's dashboard shape). */
+  getStatus(): OrchestratorLoopStatus {
+    return {
+      running: this.ticks.running,
+      tickCount: this.tickCount,
+      ticking: this.ticking,
+      lastTickAt: this.lastResult?.startedAt ?? null,
+      lastResult: this.lastResult,
+      lastStopReason: this.lastStopReason,
+      currentInterval: this.ticks.currentInterval,
+      idleTicks: this.ticks.idleTicks,
+      loopDetection: this.detector.getStatus(),
+      guards: this.guardSource?.getGuardStatistics() ?? null,
+      breaker: null,
+    };
+  }
+
+  private async scheduledTick(): Promise<TickOutcome> {
+    try {
+      const result = await this.tick();
+      return result.success && result.action?.type === 'idle' ? 'idle' : 'work';
+    } catch (error) {
+      if (error instanceof StorageError && this.stopOnStorageError) return 'halt';
+      return 'work';
+    }
+  }
+
+  private afterSelfStop(reason: Exclude<StopReason, 'requested'>): void {
+    this.scheduler?.off('taskQueued', this.onTaskQueued);
+    this.lastStopReason = reason;
+    this.log.warn({ reason }, `Orchestrator loop stopped itself (${reason})`);
+    this.emit('stopped', { at: this.clock.now(), reason });
+  }
+
+  private async runTick(): Promise<ExecutionResult> {
+    const startedAt = this.clock.now();
+    const tickNumber = ++this.tickCount;
+    const sessionId = `session_${tickNumber}`;
+    const controller = new AbortController();
+    this.currentAbort = controller;
+    this.ticking = true;
+    let decision: Decision | null = null;
+    try {
+      const state = await this.policy.getSystemState();
+      decision = validateDecision(await this.policy.decide(state));
+      if (decision.type === 'idle') {
+        const details: TickDetails = decision.reason === undefined ? {} : { idleReason: decision.reason };
+        return this.finish(startedAt, tickNumber, decision, details);
+      }
+      if (decision.type === 'action') {
+        await this.runAction(decision, controller.signal);
+        return this.finish(startedAt, tickNumber, decision, {});
+      }
+      return await this.runTask(decision, { startedAt, tickNumber, sessionId, signal: controller.signal });
+    } catch (error) {
+      const storage = storageErrorOf(error);
+      if (storage) {
+        this.fail(startedAt, tickNumber, decision, storage, {});
+        this.log.error(
+          { err: storage, tickNumber },
+          `Storage error in tick ${tickNumber}: ${storage.message}`,
+        );
+        this.emit('error', storage);
+        throw storage;
+      }
+      return this.fail(startedAt, tickNumber, decision, this.asLoopGuardError(error), {});
+    } finally {
+      this.ticking = false;
+      if (this.currentAbort === controller) this.currentAbort = null;
+    }
+  }
+
+  private async runTask(
+    decision: RunTaskDecision,
+    tick: { startedAt: number; tickNumber: number; sessionId: string; signal: AbortSignal },
+  ): Promise<ExecutionResult> {
+    const { task } = decision;
+    const { startedAt, tickNumber, sessionId, signal } = tick;
+
+    // 3. check for a loop BEFORE executing
+    const loopDetection = this.detector.detectLoop(task.id);
+    if (loopDetection.isLooping) {
+      this.log.warn({ loopResult: loopDetection }, 'Loop detected, applying recovery');
+      const recovery = await this.detector.applyRecovery(loopDetection);
+      if (recovery.applied) {
+        // skip execution: the recovery handles the task
+        return this.finish(startedAt, tickNumber, decision, {
+          loopRecoveryApplied: true,
+          loopDetection,
+          recovery,
+        });
+      }
+      this.log.info({ taskId: task.id, reason: recovery.reason }, 'Loop no longer holds; executing');
+    }
+
+    // 4. execute
+    let report: ExecutorReport;
+    try {
+      report = await runExecutor(this.executor, task, {
+        signal,
+        timeout: this.executorTimeout,
+        timer: this.timer,
+        sessionId,
+        tickNumber,
+      });
+    } catch (error) {
+      const runError = this.asLoopGuardError(error);
+      if (runError.code === 'aborted') {
+        // stopped by the loop: not the task's fault, no attempt
+        return this.fail(startedAt, tickNumber, decision, runError, { sessionId });
+      }
+      const blocker = `${runError.code}: ${runError.message}`;
+      const attempt = this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
+      return this.fail(startedAt, tickNumber, decision, runError, { sessionId, attempt });
+    }
+
+    // 5. record the attempt AFTER executing, with the executor's reported status
+    const attempt = this.stateMachine.transaction(() => {
+      if (this.applyReportedStatus) {
+        const current = this.stateMachine.getTask(task.id);
+        if (current !== undefined && current.status !== report.status) {
+          const reason =
+            report.status === 'blocked' && report.blockers.length > 0
+              ? report.blockers.join('; ')
+              : `Executor reported ${report.status} (${sessionId})`;
+          this.stateMachine.transition(task.id, report.status, reason);
+        }
+      }
+      return this.detector.recordAttempt(
+        task.id,
+        report.status,
+        report.blockers,
+        report.completedWork,
+        sessionId,
+      );
+    });
+
+    const details: TickDetails = {
+      sessionId,
+      status: report.status,
+      completedWork: report.completedWork,
+      blockers: report.blockers,
+      attempt,
+    };
+    if (report.details !== undefined) details.executorDetails = report.details;
+    if (this.qualityMonitor) {
+      try {
+        const verdict = await this.qualityMonitor.review(task, report);
+        details.quality = verdict;
+        this.emit('qualityReviewed', task.id, verdict);
+      } catch (error) {
+        if (error instanceof StorageError) throw error;
+        const failure = new RunError(
+          'run_error',
+          `Quality monitor failed on task ${task.id}: ${String(error)}`,
+          {
+            cause: error,
+          },
+        );
+        return this.fail(startedAt, tickNumber, decision, failure, details);
+      }
+    }
+    return this.finish(startedAt, tickNumber, decision, details);
+  }
+
+  private async runAction(decision: ActionDecision, signal: AbortSignal): Promise<void> {
+    if (!this.actionHandler) {
+      throw new RunError(
+        'run_error',
+        `No actionHandler configured for action ${JSON.stringify(decision.name)}`,
+      );
+    }
+    try {
+      await this.actionHandler(decision, { signal });
+    } catch (error) {
+      if (error instanceof LoopGuardError) throw error;
+      throw new RunError('run_error', `Action ${JSON.stringify(decision.name)} failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  private asLoopGuardError(error: unknown): LoopGuardError {
+    if (error instanceof LoopGuardError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new RunError('run_error', `Tick failed: ${message}`, { cause: error });
+  }
+
+  private finish(
+    startedAt: number,
+    tickNumber: number,
+    action: Decision,
+    details: TickDetails,
+  ): ExecutionResult {
+    const result: ExecutionResult = {
+      success: true,
+      action,
+      duration: this.clock.now() - startedAt,
+      tickNumber,
+      startedAt,
+      details,
+    };
+    this.lastResult = result;
+    this.log.debug({ tickNumber, action: action.type, duration: result.duration }, 'Tick completed');
+    this.emit('tickCompleted', result);
+    return result;
+  }
+
+  private fail(
+    startedAt: number,
+    tickNumber: number,
+    action: Decision | null,
+    error: LoopGuardError,
+    details: TickDetails,
+  ): ExecutionResult {
+    const result: ExecutionResult = {
+      success: false,
+      action,
+      duration: this.clock.now() - startedAt,
+      tickNumber,
+      startedAt,
+      details: { ...details, error },
+    };
+    this.lastResult = result;
+    this.log.warn(
+      { tickNumber, code: error.code, err: error },
+      `Tick ${tickNumber} failed: ${error.message}`,
+    );
+    this.emit('tickFailed', result, error);
+    return result;
+  }
+}

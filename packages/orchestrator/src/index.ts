@@ -1,0 +1,33 @@
+export { validateDecision } from './decision.js';
+export type { ExecutionResult, TickDetails } from './executionResult.js';
+export { executorReportSchema, validateExecutorReport } from './executorReport.js';
+export type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';
+export { OrchestratorLoop, type OrchestratorLoopStatus } from './OrchestratorLoop.js';
+export type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
+export { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';
+export type {
+  ActionDecision,
+  ActionHandler,
+  Decision,
+  Executor,
+  ExecutorContext,
+  ExecutorReport,
+  IdleDecision,
+  OrchestratorTask,
+  Policy,
+  QualityMonitor,
+  QualityVerdict,
+  RunTaskDecision,
+  TaskScheduler,
+} from './ports.js';
+export { type RunExecutorOptions, runExecutor } from './runExecutor.js';
+export {
+  clampInterval,
+  MAX_TICK_INTERVAL,
+  MIN_TICK_INTERVAL,
+  type StopReason,
+  type TickOutcome,
+  TickScheduler,
+  type TickSchedulerOptions,
+} from './tickScheduler.js';
+export { ManualTimer, systemTimer, type Timer, type TimerHandle } from './timer.js';

@@ -1,0 +1,145 @@
+import type { Clock, Logger, LoopDetector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
+import { z } from 'zod';
+import type { GuardStatisticsSource } from './guardStatistics.js';
+import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
+import type { Timer } from './timer.js';
+
+/**
+ * Options of {@link OrchestratorLoop}: the ports, then scheduling and fault handling.
+ *
+ * @example
+ * new OrchestratorLoop({
+ *   stateMachine,
+ *   policy,
+ *   executor,
+ *   detectorOptions: { maxAttempts: 3, enableAutoUnblock: true },
+ *   interval: 30_000,
+ *   maxIdleTicks: 10,
+ * });
+ */
+export interface OrchestratorLoopOptions<State = unknown> {
+  /** The core state machine: tasks, transitions, context entries (recoveries are written there). */
+  stateMachine: StateMachine;
+  /** Reads the system state and decides each tick. */
+  policy: Policy<State>;
+  /** Runs a task. */
+  executor: Executor;
+  /** A source of `taskQueued` events; each triggers a tick at once. @default none (interval ticks and `notify()` only) */
+  scheduler?: TaskScheduler;
+  /** Reviews each run after its attempt is recorded. @default none */
+  qualityMonitor?: QualityMonitor;
+  /** Handles `{ type: 'action' }` decisions. @default none (an action tick fails) */
+  actionHandler?: ActionHandler;
+  /**
+   * A detector to use instead of creating one (it must write to the same state machine). Its
+   * `loopDetected`, `recoveryApplied` and `attemptRecorded` events are re-emitted by the loop.
+   * Mutually exclusive with `detectorOptions`.
+   * @default new LoopDetector(stateMachine, { clock, logger, ...detectorOptions })
+   */
+  detector?: LoopDetector;
+  /** Options of the detector the loop creates (see core's `LoopDetectorOptions`). @default {} (the seed's recommended tuning) */
+  detectorOptions?: LoopDetectorOptions;
+  /** Where `getStatus().guards` comes from, for example an `IterationSessions` manager. @default none (`guards: null`) */
+  guardStatistics?: GuardStatisticsSource;
+  /** Source of time for durations and tick times. @default systemClock */
+  clock?: Clock;
+  /** Schedules interval ticks and executor timeouts. @default systemTimer */
+  timer?: Timer;
+  /** pino logger; the loop logs through `logger.child({ component: 'OrchestratorLoop' })`. @default silent */
+  logger?: Logger;
+  /**
+   * Base interval between ticks when no event arrives, ms; clamped to 5 000 – 300 000.
+   * @default 30_000
+   */
+  interval?: number;
+  /**
+   * Longest interval the idle back-off reaches, ms; clamped to 5 000 – 300 000 and to at least `interval`.
+   * @default 300_000
+   */
+  maxIdleInterval?: number;
+  /** Factor the interval is multiplied by after each idle tick (1 disables back-off). @default 2 */
+  idleBackoffFactor?: number;
+  /**
+   * Idle ticks in a row after which the loop stops itself (event `stopped` with reason `idle`);
+   * `null` never stops.
+   * @default 10
+   */
+  maxIdleTicks?: number | null;
+  /**
+   * Longest executor run, ms. Past it the executor's signal is aborted, the tick fails with code
+   * `timeout` and an error attempt is recorded.
+   * @default 600_000 (10 minutes)
+   */
+  executorTimeout?: number;
+  /**
+   * Apply the executor's reported status to the task in the state machine (when the task is known
+   * and its status differs), in one transaction with the attempt.
+   * @default true
+   */
+  applyReportedStatus?: boolean;
+  /**
+   * Stop the scheduled loop when a storage error surfaces (event `stopped` with reason
+   * `storage_error`). The error is always emitted as `error` and `tick()` always rejects with it.
+   * @default true
+   */
+  stopOnStorageError?: boolean;
+}
+
+const hasMethods =
+  (...names: string[]) =>
+  (value: unknown): boolean =>
+    value !== null &&
+    typeof value === 'object' &&
+    names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+
+const port = <T>(message: string, ...methods: string[]) => z.custom<T>(hasMethods(...methods), { message });
+
+/** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
+export const orchestratorLoopOptionsSchema = z
+  .strictObject({
+    stateMachine: port<StateMachine>(
+      'must implement StateMachine',
+      'getTask',
+      'transition',
+      'addContextEntry',
+      'listContextEntries',
+      'transaction',
+    ),
+    policy: port<Policy<unknown>>('must have getSystemState() and decide()', 'getSystemState', 'decide'),
+    executor: z.custom<Executor>((v) => typeof v === 'function', { message: 'must be a function' }),
+    scheduler: port<TaskScheduler>('must have on() and off()', 'on', 'off').optional(),
+    qualityMonitor: port<QualityMonitor>('must have review()', 'review').optional(),
+    actionHandler: z
+      .custom<ActionHandler>((v) => typeof v === 'function', { message: 'must be a function' })
+      .optional(),
+    detector: port<LoopDetector>(
+      'must be a LoopDetector',
+      'detectLoop',
+      'applyRecovery',
+      'recordAttempt',
+      'getStatus',
+    ).optional(),
+    detectorOptions: z
+      .custom<LoopDetectorOptions>((v) => v !== null && typeof v === 'object', {
+        message: 'must be an object',
+      })
+      .optional(),
+    guardStatistics: port<GuardStatisticsSource>(
+      'must have getGuardStatistics()',
+      'getGuardStatistics',
+    ).optional(),
+    clock: port<Clock>('must have a now() method', 'now').optional(),
+    timer: port<Timer>('must have setTimeout() and clearTimeout()', 'setTimeout', 'clearTimeout').optional(),
+    logger: port<Logger>('must be a pino logger', 'child').optional(),
+    interval: z.number().finite().positive().default(30_000),
+    maxIdleInterval: z.number().finite().positive().default(300_000),
+    idleBackoffFactor: z.number().finite().min(1).default(2),
+    maxIdleTicks: z.number().int().positive().nullable().default(10),
+    executorTimeout: z.number().finite().positive().default(600_000),
+    applyReportedStatus: z.boolean().default(true),
+    stopOnStorageError: z.boolean().default(true),
+  })
+  .refine((o) => o.detector === undefined || o.detectorOptions === undefined, {
+    message: 'cannot be combined with detector (configure the injected detector instead)',
+    path: ['detectorOptions'],
+  });
