@@ -1,7 +1,9 @@
 // Benchmark of LoopDetector.recordAttempt + detectLoop, against a reference implementation of the
 // seed's naive algorithm (filter, sort and join over the task's attempts on every call).
 // Run: pnpm run bench   (or: npx tsc -b && node scripts/bench-detector.mjs)
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { InMemoryStateMachine, LoopDetector, ManualClock } from '../packages/core/dist/index.js';
 
 const BATCH = 1000;
@@ -99,33 +101,62 @@ const makeFast = (clock, options = {}) =>
   new LoopDetector(new InMemoryStateMachine({ clock }), { clock, ...options });
 const makeNaive = (clock, options = {}) => new NaiveDetector(clock, options);
 
-const rows = [];
-const row = (scenario, fast, naive) => {
-  rows.push({ scenario, loopguard: fast, naive, ratio: naive / fast });
-  console.error(`${scenario}: loopguard ${fast.toFixed(0)} ns, naive ${naive.toFixed(0)} ns`);
+const SCENARIOS = {
+  tasks: { label: '100,000 tasks', run: (make, naive) => manyTasks(make, 100_000, naive ? 100 : 300) },
+  h10: {
+    label: '1 task, 10 attempts in window',
+    run: (make, naive) => longHistory(make, 10, naive ? 50 : 300),
+  },
+  h1000: {
+    label: '1 task, 1,000 attempts in window',
+    run: (make, naive) => longHistory(make, 1_000, naive ? 50 : 300),
+  },
+  h10000: {
+    label: '1 task, 10,000 attempts in window',
+    run: (make, naive) => longHistory(make, 10_000, naive ? 5 : 300),
+  },
 };
+const ROUNDS = 3;
 
-row('100,000 tasks', manyTasks(makeFast, 100_000, 300), manyTasks(makeNaive, 100_000, 300));
-for (const history of [10, 1_000, 10_000]) {
-  const naiveBatches = history >= 10_000 ? 5 : 50;
-  row(
-    `1 task, ${history.toLocaleString('en')} attempts in window`,
-    longHistory(makeFast, history, 200),
-    longHistory(makeNaive, history, naiveBatches),
-  );
+// Child mode: one scenario, one implementation, in a fresh heap; prints the median ns per call.
+const [, , scenarioArg, implArg] = process.argv;
+if (scenarioArg) {
+  const naive = implArg === 'naive';
+  console.log(SCENARIOS[scenarioArg].run(naive ? makeNaive : makeFast, naive));
+  process.exit(0);
+}
+
+/** Median over ROUNDS fresh processes, rounds interleaved across scenarios to spread machine noise. */
+const results = {};
+for (let round = 0; round < ROUNDS; round++) {
+  for (const key of Object.keys(SCENARIOS)) {
+    for (const impl of ['loopguard', 'naive']) {
+      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), key, impl], {
+        encoding: 'utf8',
+      });
+      const entry = (results[key] ??= { loopguard: [], naive: [] });
+      entry[impl].push(Number(out.trim()));
+    }
+  }
 }
 
 const fmt = (ns) => (ns >= 1000 ? `${(ns / 1000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
+const cpus = os.cpus();
 console.log(
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 );
-console.log('Median time per recordAttempt + detectLoop call (batches of 1,000 calls):\n');
+console.log(
+  `Median ns per recordAttempt + detectLoop call (batches of ${BATCH} calls; median of ${ROUNDS} fresh processes):\n`,
+);
 console.log('| scenario | loopguard | naive (seed algorithm) | naive / loopguard |');
 console.log('| --- | ---: | ---: | ---: |');
-for (const r of rows)
-  console.log(`| ${r.scenario} | ${fmt(r.loopguard)} | ${fmt(r.naive)} | ${r.ratio.toFixed(1)}× |`);
-const hist = rows.slice(1).map((r) => r.loopguard);
+const fast = {};
+for (const [key, { label }] of Object.entries(SCENARIOS)) {
+  fast[key] = median(results[key].loopguard);
+  const naive = median(results[key].naive);
+  console.log(`| ${label} | ${fmt(fast[key])} | ${fmt(naive)} | ${(naive / fast[key]).toFixed(1)}× |`);
+}
 console.log(
-  `\nHistory independence: 10,000 vs 10 attempts = ${(hist[2] / hist[0]).toFixed(2)}× (target ≤ 1.5×)`,
+  `\nHistory independence: 10,000 vs 10 attempts = ${(fast.h10000 / fast.h10).toFixed(2)}× (target ≤ 1.5×)`,
 );
-console.log(`100,000 tasks: ${fmt(rows[0].loopguard)} per call (target ≤ 1 µs)`);
+console.log(`100,000 tasks: ${fmt(fast.tasks)} per call (target ≤ 1 µs)`);
