@@ -17,6 +17,73 @@ export {
   RunError,
   StorageError,
 } from './errors.js';
+export { ConsecutiveFailuresGuard } from './guards/ConsecutiveFailuresGuard.js';
+// --- iteration safety guards, error signatures, iteration control (issue 4) ---
+export { checkCircuitBreaker, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './guards/checkCircuitBreaker.js';
+export { checkMaxIterations } from './guards/checkMaxIterations.js';
+export {
+  checkQualityRegression,
+  QUALITY_REGRESSION_WINDOW,
+  qualityScore,
+  trailingDeclines,
+} from './guards/checkQualityRegression.js';
+export {
+  checkThrashing,
+  DEFAULT_THRASHING_THRESHOLD,
+  filesModifiedAtLeast,
+  filesOf,
+} from './guards/checkThrashing.js';
+export {
+  type AnalysedIteration,
+  GUARD_ORDER,
+  type Guard,
+  type GuardIteration,
+  type GuardName,
+  type GuardState,
+  type GuardVerdict,
+} from './guards/Guard.js';
+export {
+  type GuardCheckInput,
+  GuardSet,
+  type GuardSetEvents,
+  type GuardSetResult,
+  type GuardTrigger,
+} from './guards/GuardSet.js';
+export {
+  type GuardSetOptions,
+  guardSetOptionsSchema,
+  type ResolvedGuardSetOptions,
+} from './guards/guardSetOptions.js';
+export type {
+  IterationConfig,
+  IterationHistoryEntry,
+  ValidationFlag,
+  ValidationResult,
+} from './guards/iterationHistory.js';
+export { MaxIterationsGuard } from './guards/MaxIterationsGuard.js';
+export { MaxRuntimeGuard } from './guards/MaxRuntimeGuard.js';
+export { QualityRegressionGuard } from './guards/QualityRegressionGuard.js';
+export { RepeatedOutputGuard } from './guards/RepeatedOutputGuard.js';
+export { runSafetyChecks } from './guards/runSafetyChecks.js';
+export {
+  DEFAULT_CONFIG,
+  LOOP_THRESHOLD,
+  MAX_ITERATIONS_CAP,
+  MAX_RUNTIME_MINUTES_CAP,
+  resolveSafetyConfig,
+  type SafetyConfig,
+  safetyConfigSchema,
+} from './guards/safetyConfig.js';
+export type {
+  CircuitBreakerResult,
+  CombinedSafetyResult,
+  QualityRegressionResult,
+  SafetyBlocker,
+  SafetyCheckResult,
+  ThrashingResult,
+} from './guards/safetyResults.js';
+export { isExempt, type SignatureExemption } from './guards/signatureExemption.js';
+export { ThrashingGuard } from './guards/ThrashingGuard.js';
 export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
 export {
@@ -49,6 +116,15 @@ export { parseOptions } from './parseOptions.js';
 export type { AttemptStore, StateMachine } from './ports.js';
 export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
 export { SafeEmitter } from './SafeEmitter.js';
+export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
+export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
+export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
+export {
+  type OutputSignature,
+  type OutputSignatureBasis,
+  outputSignature,
+} from './signatures/outputSignature.js';
+export { failingTestNames } from './signatures/testNames.js';
 export { validateContextEntryInput, validateTaskInput } from './stateMachineInput.js';
 export {
   isTaskStatus,
