@@ -18,7 +18,7 @@ export function isBusyError(error: unknown): boolean {
  * error thrown inside a transaction keeps its code; errors that are not SQLite's pass through too
  * (a bug in a caller's transaction function is not a storage failure).
  *
- * - `SQLITE_NOTADB`, `SQLITE_CORRUPT`, `SQLITE_READONLY*`, `SQLITE_CANTOPEN*`, `SQLITE_PERM`,
+ * - a closed connection, `SQLITE_NOTADB`, `SQLITE_CORRUPT`, `SQLITE_READONLY*`, `SQLITE_CANTOPEN*`, `SQLITE_PERM`,
  *   `SQLITE_AUTH`: code `storage_unavailable`;
  * - any other SQLite error (`SQLITE_BUSY` after retries, `SQLITE_FULL`, `SQLITE_IOERR*`,
  *   `SQLITE_CONSTRAINT*`, …): code `storage_error`.
@@ -31,6 +31,13 @@ export function isBusyError(error: unknown): boolean {
  */
 export function toStorageError(error: unknown, path: string, operation: string): unknown {
   if (error instanceof LoopGuardError) return error;
+  if (error instanceof TypeError && /database connection is not open/i.test(error.message)) {
+    return new StorageError(
+      'storage_unavailable',
+      `${operation} on database ${JSON.stringify(path)} failed: the connection is closed`,
+      { cause: error },
+    );
+  }
   const code = sqliteCodeOf(error);
   if (code === undefined) return error;
   const message = error instanceof Error ? error.message : String(error);
