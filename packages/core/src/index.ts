@@ -141,3 +141,21 @@ export {
   assertTaskStatus,
   describeValue,
 } from './validate.js';
+// --- iteration-store port (issue 5) ---
+export { InMemoryIterationStore } from './InMemoryIterationStore.js';
+export {
+  CHECKPOINT_TRIGGERS,
+  type CheckpointTrigger,
+  ITERATION_SESSION_STATUSES,
+  type IterationCheckpoint,
+  type IterationCheckpointInput,
+  type IterationRecord,
+  type IterationRecordInput,
+  type IterationSessionInput,
+  type IterationSessionRecord,
+  type IterationSessionStatus,
+  type IterationStore,
+  validateIterationCheckpointInput,
+  validateIterationRecordInput,
+  validateIterationSessionInput,
+} from './iterationStore.js';

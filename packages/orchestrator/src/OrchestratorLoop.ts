@@ -154,6 +154,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     this.detector.on('loopDetected', (result) => this.emit('loopDetected', result));
     this.detector.on('recoveryApplied', (outcome) => this.emit('recoveryApplied', outcome));
     this.detector.on('attemptRecorded', (attempt) => this.emit('attemptRecorded', attempt));
+    this.guardSource?.on?.('guardTriggered', (trigger) => this.emit('guardTriggered', trigger));
 
     const interval = clampInterval(parsed.interval);
     const maxInterval = Math.max(interval, clampInterval(parsed.maxIdleInterval));

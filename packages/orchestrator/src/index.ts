@@ -1,7 +1,22 @@
+export {
+  BLOCKED_PROMISE,
+  COMPLETE_PROMISE,
+  type CompletionPromiseMatch,
+  detectCompletionPromise,
+} from './completionPromise.js';
 export { validateDecision } from './decision.js';
 export type { ExecutionResult, TickDetails } from './executionResult.js';
 export { executorReportSchema, validateExecutorReport } from './executorReport.js';
-export type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';
+export type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';
+export {
+  IterationSessions,
+  type IterationSessionsEvents,
+  type IterationSessionsOptions,
+  type IterationSessionView,
+  type IterationStartResult,
+  type NextIterationResult,
+  type RecordValidationResult,
+} from './IterationSessions.js';
 export { OrchestratorLoop, type OrchestratorLoopStatus } from './OrchestratorLoop.js';
 export type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
 export { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';

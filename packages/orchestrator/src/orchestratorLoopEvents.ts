@@ -6,6 +6,7 @@ import type {
   StorageError,
 } from '@loopguard/core';
 import type { ExecutionResult } from './executionResult.js';
+import type { IterationGuardTrigger } from './guardStatistics.js';
 import type { QualityVerdict } from './ports.js';
 import type { StopReason } from './tickScheduler.js';
 
@@ -32,6 +33,8 @@ export interface OrchestratorLoopEvents {
   recoveryApplied: [outcome: Extract<RecoveryOutcome, { applied: true }>];
   /** An attempt was recorded (passthrough from `LoopDetector`). */
   attemptRecorded: [attempt: Attempt];
+  /** An iteration safety guard stopped a session (passthrough from the `guardStatistics` source). */
+  guardTriggered: [trigger: IterationGuardTrigger];
   /** The quality monitor reviewed a run. */
   qualityReviewed: [taskId: string, verdict: QualityVerdict];
   /** A storage adapter failed. Never swallowed: also logged, and `tick()` rejects with it. */

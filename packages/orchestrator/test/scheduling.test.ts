@@ -29,7 +29,10 @@ describe('OrchestratorLoop scheduling', () => {
 
   it('a notify() or a scheduler taskQueued event triggers a tick at once', async () => {
     const queue = new EventEmitter();
-    const h = makeLoop({ policy: { getSystemState: () => 0, decide: () => runTask('T1') }, scheduler: queue });
+    const h = makeLoop({
+      policy: { getSystemState: () => 0, decide: () => runTask('T1') },
+      scheduler: queue,
+    });
     h.loop.notify(); // ignored while stopped
     queue.emit('taskQueued');
     await h.loop.whenIdle();
@@ -114,7 +117,7 @@ describe('OrchestratorLoop scheduling', () => {
     const stopping = h.loop.stop();
     expect(signal?.aborted).toBe(true);
     expect(signal?.reason).toBeInstanceOf(RunError);
-    expect((signal?.reason as RunError).code).toBe('aborted');
+    expect(signal?.reason).toMatchObject({ code: 'aborted' });
     expect(finished).toBe(false);
     await stopping;
     expect(finished).toBe(true);
@@ -129,7 +132,10 @@ describe('OrchestratorLoop scheduling', () => {
 
   it('stop() waits for an executor that ignores the abort and keeps its report', async () => {
     const gate = deferred<ExecutorReport>();
-    const h = makeLoop({ policy: { getSystemState: () => 0, decide: () => runTask('T1') }, executor: () => gate.promise });
+    const h = makeLoop({
+      policy: { getSystemState: () => 0, decide: () => runTask('T1') },
+      executor: () => gate.promise,
+    });
     h.loop.start();
     await until(() => h.executorCalls.length === 1);
     let resolved = false;
@@ -161,7 +167,12 @@ describe('OrchestratorLoop scheduling', () => {
       await h.loop.whenIdle();
     }
     expect(gaps).toEqual([60_000, 120_000, 240_000, 300_000, 300_000, 300_000]);
-    expect(h.loop.getStatus()).toMatchObject({ running: false, tickCount: 7, idleTicks: 7, lastStopReason: 'idle' });
+    expect(h.loop.getStatus()).toMatchObject({
+      running: false,
+      tickCount: 7,
+      idleTicks: 7,
+      lastStopReason: 'idle',
+    });
     expect(stopped).toEqual(['idle']);
     expect(h.timer.pendingCount).toBe(0);
   });
@@ -182,7 +193,13 @@ describe('OrchestratorLoop scheduling', () => {
   });
 
   it('honours idleBackoffFactor and maxIdleInterval', async () => {
-    const h = makeLoop({ policy: idlePolicy(), idleBackoffFactor: 3, interval: 10_000, maxIdleInterval: 50_000, maxIdleTicks: null });
+    const h = makeLoop({
+      policy: idlePolicy(),
+      idleBackoffFactor: 3,
+      interval: 10_000,
+      maxIdleInterval: 50_000,
+      maxIdleTicks: null,
+    });
     h.loop.start();
     await h.loop.whenIdle();
     const intervals: number[] = [h.loop.getStatus().currentInterval];
@@ -211,7 +228,12 @@ describe('OrchestratorLoop scheduling', () => {
   });
 
   it('clamps maxIdleInterval too, and never below interval', async () => {
-    const h = makeLoop({ policy: idlePolicy(), interval: 60_000, maxIdleInterval: 1_000, maxIdleTicks: null });
+    const h = makeLoop({
+      policy: idlePolicy(),
+      interval: 60_000,
+      maxIdleInterval: 1_000,
+      maxIdleTicks: null,
+    });
     h.loop.start();
     await h.loop.whenIdle();
     expect(h.loop.getStatus().currentInterval).toBe(60_000);

@@ -1,0 +1,437 @@
+import {
+  assertNonEmptyString,
+  type Clock,
+  describeValue,
+  InMemoryIterationStore,
+  InvalidInputError,
+  type IterationCheckpoint,
+  type IterationConfig,
+  type IterationHistoryEntry,
+  type IterationRecord,
+  type IterationSessionRecord,
+  type IterationStore,
+  type Logger,
+  parseOptions,
+  runSafetyChecks,
+  SafeEmitter,
+  type SafetyBlocker,
+  type StateMachine,
+  silentLogger,
+  systemClock,
+  type ValidationResult,
+} from '@loopguard/core';
+import { z } from 'zod';
+import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
+import type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';
+
+/**
+ * Options of {@link IterationSessions}.
+ * @example new IterationSessions({ stateMachine, store: new SqliteIterationStore({ db }), clock })
+ */
+export interface IterationSessionsOptions {
+  /** The core state machine: the task is moved to `in_progress`, `blocked` or `done` through it. */
+  stateMachine: StateMachine;
+  /** Where sessions, checkpoints and iteration history are kept. @default new InMemoryIterationStore() */
+  store?: IterationStore;
+  /** Source of time for checkpoints and history. @default systemClock */
+  clock?: Clock;
+  /** pino logger; logs through `logger.child({ component: 'IterationSessions' })`. @default silent */
+  logger?: Logger;
+  /**
+   * Move the task to `in_progress` when a session starts (unless it already is).
+   * @default true
+   */
+  markInProgress?: boolean;
+}
+
+/** What {@link IterationSessions.startIteration} returns. */
+export interface IterationStartResult {
+  /** The new session (status `active`). */
+  session: IterationSessionRecord;
+  /** The checkpoint stored at the start: iteration 0, trigger `start`. */
+  checkpoint: IterationCheckpoint;
+}
+
+/** What {@link IterationSessions.nextIteration} returns: the iteration may run, or a guard stopped the session. */
+export type NextIterationResult =
+  | {
+      /** The iteration may run. */
+      ok: true;
+      /** The iteration to run now (1-based). */
+      iteration: number;
+      /** The checkpoint stored for it (trigger `iteration`). */
+      checkpoint: IterationCheckpoint;
+      /** The session. */
+      session: IterationSessionRecord;
+    }
+  | {
+      /** A safety guard stopped the session. */
+      ok: false;
+      /** The guard's message (seed 000's `error`). */
+      error: string;
+      /** The guard (seed 000's `blockedBy`). */
+      blockedBy: SafetyBlocker;
+      /** The final checkpoint (trigger `error`, `agentContext: { safetyGuardTriggered, message }`). */
+      checkpoint: IterationCheckpoint;
+      /** The session, now `blocked`. */
+      session: IterationSessionRecord;
+    };
+
+/** What {@link IterationSessions.recordValidation} returns. */
+export interface RecordValidationResult {
+  /** The history entry stored. */
+  record: IterationRecord;
+  /** The completion promise found in the output; `null` when none. */
+  completion: CompletionPromiseMatch | null;
+  /**
+   * Whether the promise ended the session: `BLOCKED` always does; `COMPLETE` (or a configured
+   * promise) only when validation did not fail. `false` when there was no promise.
+   */
+  completionAccepted: boolean;
+  /** The session after the record (completed or blocked when the promise was accepted). */
+  session: IterationSessionRecord;
+}
+
+/** A session with everything stored about it. */
+export interface IterationSessionView {
+  /** The session. */
+  session: IterationSessionRecord;
+  /** Its checkpoints, oldest first. */
+  checkpoints: IterationCheckpoint[];
+  /** Its iteration history, by iteration. */
+  history: IterationRecord[];
+}
+
+/** Events of {@link IterationSessions} (eventemitter3). */
+export interface IterationSessionsEvents {
+  /** A session started. */
+  sessionStarted: [session: IterationSessionRecord, checkpoint: IterationCheckpoint];
+  /** The safety checks passed and an iteration may run. */
+  iterationStarted: [session: IterationSessionRecord, checkpoint: IterationCheckpoint];
+  /** A validation was recorded. */
+  validationRecorded: [record: IterationRecord, completion: CompletionPromiseMatch | null];
+  /** A safety guard stopped a session. */
+  guardTriggered: [trigger: IterationGuardTrigger];
+  /** A session ended on an accepted completion promise. */
+  sessionCompleted: [session: IterationSessionRecord];
+  /** A session ended blocked (by a guard or by `<promise>BLOCKED</promise>`). */
+  sessionBlocked: [session: IterationSessionRecord];
+}
+
+const optionsSchema = z.strictObject({
+  stateMachine: z.custom<StateMachine>(
+    (v) => typeof (v as StateMachine | undefined)?.transition === 'function',
+    { message: 'must implement StateMachine' },
+  ),
+  store: z
+    .custom<IterationStore>((v) => typeof (v as IterationStore | undefined)?.addCheckpoint === 'function', {
+      message: 'must implement IterationStore',
+    })
+    .optional(),
+  clock: z
+    .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
+      message: 'must have a now() method',
+    })
+    .optional(),
+  logger: z
+    .custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
+      message: 'must be a pino logger',
+    })
+    .optional(),
+  markInProgress: z.boolean().default(true),
+});
+
+const iterationConfigSchema = z.looseObject({
+  maxIterations: z.number().int().min(1),
+  completionPromises: z.array(z.string()),
+  validationRules: z.array(z.unknown()).optional(),
+  circuitBreakerThreshold: z.number().int().min(1).optional(),
+});
+
+function plainObjectOrUndefined(value: unknown, name: string): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidInputError(`${name} must be a plain object, got ${describeValue(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Guarded iteration sessions (seed 000's iteration tools, the Ralph Wiggum pattern): an agent
+ * iterates on one task; before each iteration seed 000's `runSafetyChecks` (max iterations,
+ * circuit breaker, quality regression, thrashing) runs over the session's history, and a guard that
+ * blocks stops the session: the task goes to `blocked` with reason
+ * `Iteration safety guard: <guard>`, a final checkpoint with trigger `error` and
+ * `agentContext: { safetyGuardTriggered, message }` is stored, and `{ error, blockedBy }` is returned.
+ *
+ * Checkpoints and history go through the {@link IterationStore} port (in memory, or SQLite with
+ * `SqliteIterationStore`); the state-machine writes and the store writes of one step run in one
+ * `stateMachine.transaction`, atomic when both share a SQLite connection.
+ *
+ * @example
+ * const sessions = new IterationSessions({ stateMachine, store });
+ * const { session } = sessions.startIteration('T1', { maxIterations: 5, completionPromises: ['All tests pass'] });
+ * for (;;) {
+ *   const next = sessions.nextIteration(session.id);
+ *   if (!next.ok) { console.error(next.error); break; } // { error, blockedBy }
+ *   const { output, passed } = await runAgentOnce('T1');
+ *   const { completionAccepted } = sessions.recordValidation(session.id, { passed }, { output });
+ *   if (completionAccepted) break;
+ * }
+ */
+export class IterationSessions extends SafeEmitter<IterationSessionsEvents> implements GuardStatisticsSource {
+  /** The store in use. */
+  readonly store: IterationStore;
+  private readonly stateMachine: StateMachine;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly markInProgress: boolean;
+  private readonly stats: GuardStatistics = { checks: 0, blocked: 0, byGuard: {}, lastBlock: null };
+
+  /**
+   * @param options - see {@link IterationSessionsOptions}.
+   * @throws ConfigurationError naming the first invalid option.
+   */
+  constructor(options: IterationSessionsOptions) {
+    const parsed = parseOptions(optionsSchema, options, 'IterationSessions options');
+    const log = (parsed.logger ?? silentLogger()).child({ component: 'IterationSessions' });
+    super(log);
+    this.log = log;
+    this.stateMachine = parsed.stateMachine;
+    this.store = parsed.store ?? new InMemoryIterationStore();
+    this.clock = parsed.clock ?? systemClock;
+    this.markInProgress = parsed.markInProgress;
+  }
+
+  /**
+   * Starts a session for a task the state machine knows: stores the session and a checkpoint
+   * (iteration 0, trigger `start`), and moves the task to `in_progress`.
+   *
+   * @param taskId - the task.
+   * @param config - seed 000's `IterationConfig` (`maxIterations`, `completionPromises`, `circuitBreakerThreshold`...).
+   * @param options - `agentContext`: JSON stored in the start checkpoint.
+   * @throws InvalidInputError when the task is unknown or already has an active session;
+   * ConfigurationError when `config` is malformed.
+   */
+  startIteration(
+    taskId: string,
+    config: IterationConfig,
+    options: { agentContext?: Record<string, unknown> } = {},
+  ): IterationStartResult {
+    assertNonEmptyString(taskId, 'taskId');
+    parseOptions(iterationConfigSchema, config, 'config (IterationConfig)');
+    const agentContext = plainObjectOrUndefined(options?.agentContext, 'options.agentContext');
+    const task = this.stateMachine.getTask(taskId);
+    if (task === undefined) {
+      throw new InvalidInputError(`taskId ${JSON.stringify(taskId)} is not a task the state machine knows`);
+    }
+    const [active] = this.store.listSessions({ taskId, status: 'active' });
+    if (active !== undefined) {
+      throw new InvalidInputError(
+        `taskId ${JSON.stringify(taskId)} already has an active iteration session ${JSON.stringify(active.id)}`,
+      );
+    }
+    const now = this.clock.now();
+    const result = this.stateMachine.transaction(() => {
+      const session = this.store.createSession({ taskId, config, createdAt: now });
+      const checkpoint = this.store.addCheckpoint({
+        sessionId: session.id,
+        taskId,
+        iterationNumber: 0,
+        trigger: 'start',
+        agentContext: agentContext ?? null,
+        createdAt: now,
+      });
+      if (this.markInProgress && task.status !== 'in_progress') {
+        this.stateMachine.transition(taskId, 'in_progress', `Iteration session ${session.id} started`);
+      }
+      return { session, checkpoint };
+    });
+    this.log.info(
+      { taskId, sessionId: result.session.id, maxIterations: config.maxIterations },
+      'Iteration session started',
+    );
+    this.emit('sessionStarted', result.session, result.checkpoint);
+    return result;
+  }
+
+  /**
+   * Before the next iteration: runs `runSafetyChecks(checkpoint.iteration_number + 1, config, history)`.
+   * When it passes, stores a checkpoint (trigger `iteration`) and returns the iteration to run.
+   * When a guard blocks: the task goes to `blocked` with reason `Iteration safety guard: <guard>`,
+   * a final checkpoint (trigger `error`, `agentContext: { safetyGuardTriggered, message }`) is
+   * stored, the session ends `blocked`, `guardTriggered` is emitted and `{ error, blockedBy }` returned.
+   *
+   * @param options - `agentContext`: JSON stored in the iteration's checkpoint.
+   * @throws InvalidInputError when the session is unknown or not active.
+   */
+  nextIteration(
+    sessionId: string,
+    options: { agentContext?: Record<string, unknown> } = {},
+  ): NextIterationResult {
+    const session = this.activeSession(sessionId);
+    const agentContext = plainObjectOrUndefined(options?.agentContext, 'options.agentContext');
+    const latest = this.store.latestCheckpoint(sessionId);
+    const current = latest?.iterationNumber ?? 0;
+    const history: IterationHistoryEntry[] = this.store
+      .listHistory(sessionId)
+      .map((r) => ({ iteration: r.iteration, validationResult: r.validationResult }));
+    const safety = runSafetyChecks(current + 1, session.config, history);
+    this.stats.checks++;
+    const now = this.clock.now();
+
+    if (safety.canContinue) {
+      const checkpoint = this.store.addCheckpoint({
+        sessionId,
+        taskId: session.taskId,
+        iterationNumber: current + 1,
+        trigger: 'iteration',
+        agentContext: agentContext ?? null,
+        createdAt: now,
+      });
+      this.emit('iterationStarted', session, checkpoint);
+      return { ok: true, iteration: current + 1, checkpoint, session };
+    }
+
+    const blockedBy = safety.blockedBy as SafetyBlocker;
+    const message = safety.message ?? blockedBy;
+    this.log.error({ taskId: session.taskId, sessionId, blockedBy }, `Safety guard triggered: ${blockedBy}`);
+    this.log.error({ taskId: session.taskId, sessionId, blockedBy }, message);
+    const reason = `Iteration safety guard: ${blockedBy}`;
+    const { checkpoint, ended } = this.stateMachine.transaction(() => {
+      this.stateMachine.transition(session.taskId, 'blocked', reason);
+      const checkpoint = this.store.addCheckpoint({
+        sessionId,
+        taskId: session.taskId,
+        iterationNumber: current,
+        trigger: 'error',
+        agentContext: { safetyGuardTriggered: blockedBy, message },
+        createdAt: now,
+      });
+      const ended = this.store.endSession(sessionId, 'blocked', reason, now);
+      return { checkpoint, ended };
+    });
+    const trigger: IterationGuardTrigger = {
+      sessionId,
+      taskId: session.taskId,
+      guard: blockedBy,
+      message,
+      iteration: current + 1,
+      at: now,
+    };
+    this.stats.blocked++;
+    this.stats.byGuard[blockedBy] = (this.stats.byGuard[blockedBy] ?? 0) + 1;
+    this.stats.lastBlock = trigger;
+    this.emit('guardTriggered', trigger);
+    this.emit('sessionBlocked', ended);
+    return { ok: false, error: message, blockedBy, checkpoint, session: ended };
+  }
+
+  /**
+   * Records the validation of the iteration in progress (the latest checkpoint's) into the
+   * session's history, and recognises a completion promise in `options.output`
+   * (`<promise>COMPLETE</promise>`, `<promise>BLOCKED</promise>`, or one of the config's
+   * `completionPromises` inside `<promise>` tags):
+   * - COMPLETE (or a configured promise) with validation not failed: the task goes to `done`, a
+   *   checkpoint with trigger `complete` is stored and the session ends `completed`;
+   * - BLOCKED: the task goes to `blocked`, a checkpoint with trigger `blocked` is stored and the session ends `blocked`.
+   *
+   * @param validation - `passed`, `score` (0..1), `flags` (seed 000's `validationResult`).
+   * @param options - `output`: the agent's output for the iteration.
+   * @throws InvalidInputError when the session is unknown or not active, no iteration is in
+   * progress (call `nextIteration` first), the iteration already has a validation, or `validation` is malformed.
+   */
+  recordValidation(
+    sessionId: string,
+    validation: ValidationResult,
+    options: { output?: string } = {},
+  ): RecordValidationResult {
+    const session = this.activeSession(sessionId);
+    const output = options?.output;
+    if (output !== undefined && typeof output !== 'string') {
+      throw new InvalidInputError(`options.output must be a string, got ${describeValue(output)}`);
+    }
+    const latest = this.store.latestCheckpoint(sessionId);
+    const iteration = latest?.iterationNumber ?? 0;
+    if (iteration < 1) {
+      throw new InvalidInputError(
+        `sessionId ${JSON.stringify(sessionId)} has no iteration in progress: call nextIteration first`,
+      );
+    }
+    const completion =
+      output === undefined ? null : detectCompletionPromise(output, session.config.completionPromises);
+    const accepted = completion !== null && (completion.kind === 'blocked' || validation?.passed !== false);
+    const now = this.clock.now();
+
+    const { record, ended } = this.stateMachine.transaction(() => {
+      const record = this.store.appendHistory({
+        sessionId,
+        taskId: session.taskId,
+        iteration,
+        validationResult: validation,
+        output: output ?? null,
+        completionPromise: completion?.promise ?? null,
+        recordedAt: now,
+      });
+      if (!accepted || completion === null) return { record, ended: null };
+      const complete = completion.kind === 'complete';
+      const reason = complete
+        ? `Iteration session ${sessionId}: completion promise ${completion.promise} kept at iteration ${iteration}`
+        : `Agent reported ${completion.promise} at iteration ${iteration}`;
+      this.stateMachine.transition(session.taskId, complete ? 'done' : 'blocked', reason);
+      this.store.addCheckpoint({
+        sessionId,
+        taskId: session.taskId,
+        iterationNumber: iteration,
+        trigger: complete ? 'complete' : 'blocked',
+        agentContext: { completionPromise: completion.promise, validation: { ...validation } },
+        createdAt: now,
+      });
+      return {
+        record,
+        ended: this.store.endSession(sessionId, complete ? 'completed' : 'blocked', reason, now),
+      };
+    });
+
+    this.emit('validationRecorded', record, completion);
+    if (ended?.status === 'completed') this.emit('sessionCompleted', ended);
+    if (ended?.status === 'blocked') this.emit('sessionBlocked', ended);
+    return { record, completion, completionAccepted: accepted, session: ended ?? session };
+  }
+
+  /** The session with its checkpoints and history, or `undefined` when unknown. */
+  getSession(sessionId: string): IterationSessionView | undefined {
+    assertNonEmptyString(sessionId, 'sessionId');
+    const session = this.store.getSession(sessionId);
+    if (session === undefined) return undefined;
+    return {
+      session,
+      checkpoints: this.store.listCheckpoints(sessionId),
+      history: this.store.listHistory(sessionId),
+    };
+  }
+
+  /** Counts of safety checks and blocks since this object was created. */
+  getGuardStatistics(): GuardStatistics {
+    return {
+      checks: this.stats.checks,
+      blocked: this.stats.blocked,
+      byGuard: { ...this.stats.byGuard },
+      lastBlock: this.stats.lastBlock ? { ...this.stats.lastBlock } : null,
+    };
+  }
+
+  private activeSession(sessionId: string): IterationSessionRecord {
+    assertNonEmptyString(sessionId, 'sessionId');
+    const session = this.store.getSession(sessionId);
+    if (session === undefined) {
+      throw new InvalidInputError(`sessionId ${JSON.stringify(sessionId)} is not a known iteration session`);
+    }
+    if (session.status !== 'active') {
+      throw new InvalidInputError(
+        `sessionId ${JSON.stringify(sessionId)} is ${session.status} (${session.endReason ?? 'no reason'}), not active`,
+      );
+    }
+    return session;
+  }
+}
