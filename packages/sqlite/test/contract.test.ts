@@ -1,5 +1,6 @@
 import {
   type Attempt,
+  type ContextEntry,
   InvalidInputError,
   LoopDetector,
   type LoopDetectorOptions,
@@ -297,10 +298,10 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
         content: 'c',
         relatedTasks: ['T1'],
       });
-      const [entry] = a.stateMachine.listContextEntries();
+      const entry = a.stateMachine.listContextEntries()[0] as ContextEntry;
       expect(Object.isFrozen(entry)).toBe(true);
       expect(() => {
-        (entry?.relatedTasks as string[]).push('T2');
+        (entry.relatedTasks as string[]).push('T2');
       }).toThrow(TypeError);
       expect(a.stateMachine.listContextEntries({ taskId: 'T2' })).toEqual([]);
     });
@@ -508,7 +509,7 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
         attemptCount: 5,
         taskKnown: false,
       });
-      expect((entry?.metadata.evidence as unknown[]).length).toBe(5);
+      expect(entry?.metadata.evidence).toHaveLength(5);
     });
 
     it('a second detector on the same storage resumes: attempts in the window and the grant state', async () => {
