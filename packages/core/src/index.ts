@@ -28,11 +28,26 @@ export {
   trailingDeclines,
 } from './guards/checkQualityRegression.js';
 export {
+  checkSafetyGuards,
+  elapsedMinutes,
+  type SafetyGuardName,
+  type SafetyGuardResult,
+} from './guards/checkSafetyGuards.js';
+export {
   checkThrashing,
   DEFAULT_THRASHING_THRESHOLD,
   filesModifiedAtLeast,
   filesOf,
 } from './guards/checkThrashing.js';
+export { countConsecutiveErrors, detectLoop } from './guards/detectLoop.js';
+export {
+  type EscalationContext,
+  type EscalationReportInput,
+  escalationReportFor,
+  formatEscalationReport,
+  summarizeOutput,
+} from './guards/escalationReport.js';
+export { type BudgetExtension, extendBudget, remainingIterationExtension } from './guards/extendBudget.js';
 export {
   type AnalysedIteration,
   GUARD_ORDER,
@@ -42,6 +57,7 @@ export {
   type GuardState,
   type GuardVerdict,
 } from './guards/Guard.js';
+export { GuardMonitor, type GuardMonitorSnapshot, type MonitoredGuard } from './guards/GuardMonitor.js';
 export {
   type GuardCheckInput,
   GuardSet,
@@ -85,7 +101,25 @@ export type {
 export { isExempt, type SignatureExemption } from './guards/signatureExemption.js';
 export { ThrashingGuard } from './guards/ThrashingGuard.js';
 export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
+// --- iteration-store port (issue 5) ---
+export { InMemoryIterationStore } from './InMemoryIterationStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
+export {
+  CHECKPOINT_TRIGGERS,
+  type CheckpointTrigger,
+  ITERATION_SESSION_STATUSES,
+  type IterationCheckpoint,
+  type IterationCheckpointInput,
+  type IterationRecord,
+  type IterationRecordInput,
+  type IterationSessionInput,
+  type IterationSessionRecord,
+  type IterationSessionStatus,
+  type IterationStore,
+  validateIterationCheckpointInput,
+  validateIterationRecordInput,
+  validateIterationSessionInput,
+} from './iterationStore.js';
 export {
   type LoopDetectionResult,
   LoopDetector,
@@ -141,21 +175,3 @@ export {
   assertTaskStatus,
   describeValue,
 } from './validate.js';
-// --- iteration-store port (issue 5) ---
-export { InMemoryIterationStore } from './InMemoryIterationStore.js';
-export {
-  CHECKPOINT_TRIGGERS,
-  type CheckpointTrigger,
-  ITERATION_SESSION_STATUSES,
-  type IterationCheckpoint,
-  type IterationCheckpointInput,
-  type IterationRecord,
-  type IterationRecordInput,
-  type IterationSessionInput,
-  type IterationSessionRecord,
-  type IterationSessionStatus,
-  type IterationStore,
-  validateIterationCheckpointInput,
-  validateIterationRecordInput,
-  validateIterationSessionInput,
-} from './iterationStore.js';

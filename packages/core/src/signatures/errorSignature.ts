@@ -36,7 +36,8 @@ const ERROR_LINE =
   /(?:\b[A-Z][\w.]*(?:Error|Exception)\b|^Error\b|\bFAIL(?:ED)?\b|\bFailed\b|^panic:|\berror(?:\s+TS\d+|\[E\d+\])?:|\berror TS\d+\b|\bERR!|^E\s{2,}\S)/;
 /** Headers that announce errors without naming one (pytest's traceback, vitest's `⎯⎯ Failed Tests 1 ⎯⎯`, go's bare `FAIL`). */
 const SKIPPED_LINE = /^(?:Traceback \(most recent call last\):|FAIL\s*$|[⎯=_─]{3,})/;
-const TYPED_ERROR = /\b([A-Z][\w.]*(?:Error|Exception))\b|\berror (TS\d+)\b|\berror\[(E\d+)\]|^(panic):/;
+const TYPED_ERROR =
+  /\b((?:[a-z_]\w*\.)*[A-Z][\w.]*(?:Error|Exception))\b|\berror (TS\d+)\b|\berror\[(E\d+)\]|^(panic):/;
 const SOURCE_PATH =
   /(?:[A-Za-z]:[/\\]|\/)?(?:[\w@.\-~]+[/\\])*[\w@\-~][\w@.\-~]*\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|cpp|cc|c|hpp|h|swift|vue|svelte)(?=[:(),\s"'\]]|$)/;
 
