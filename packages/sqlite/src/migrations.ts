@@ -2,6 +2,7 @@ import { ConfigurationError, StorageError } from '@loopguard/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { up001Initial } from './schema/001_initial.js';
+import { up002Iterations } from './schema/002_iterations.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /** One step of the schema: applied once, in order, inside the migration transaction. */
@@ -27,6 +28,7 @@ export interface Migration {
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 1, name: 'initial', up: up001Initial },
+  { version: 2, name: 'iteration sessions', up: up002Iterations },
 ]);
 
 /** The schema version this build of `@loopguard/sqlite` writes: the last migration's version. */
