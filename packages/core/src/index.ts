@@ -104,6 +104,36 @@ export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 // --- iteration-store port (issue 5) ---
 export { InMemoryIterationStore } from './InMemoryIterationStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
+export { type Decision, decide } from './iteration/decide.js';
+export { type AttemptPattern, detectPattern } from './iteration/detectPattern.js';
+export {
+  type AttemptRecord,
+  type IterationCheck,
+  iterationCheckSchema,
+  parseIterationCheck,
+  type ReviewResult,
+  type TestResult,
+} from './iteration/iterationCheck.js';
+export {
+  DEFAULT_ITERATION_CONTROL,
+  type IterationControlOptions,
+  iterationControlOptionsSchema,
+  type ResolvedIterationControlOptions,
+  resolveIterationControlOptions,
+} from './iteration/iterationControlOptions.js';
+export {
+  formatDecisionYaml,
+  parseIterationCheckYaml,
+  parseIterationControlYaml,
+} from './iteration/iterationYaml.js';
+export {
+  type FeedbackPriority,
+  priorityOf,
+  type ReviewItem,
+  reviewItems,
+} from './iteration/reviewFindings.js';
+export { describeFailure, type Feedback, synthesizeFeedback } from './iteration/synthesizeFeedback.js';
+export { type TestFindings, testFindings } from './iteration/testFindings.js';
 export {
   CHECKPOINT_TRIGGERS,
   type CheckpointTrigger,
