@@ -2,6 +2,7 @@ import {
   assertNonEmptyString,
   type Clock,
   describeValue,
+  GuardMonitor,
   InMemoryIterationStore,
   InvalidInputError,
   type IterationCheckpoint,
@@ -11,6 +12,7 @@ import {
   type IterationSessionRecord,
   type IterationStore,
   type Logger,
+  type MonitoredGuard,
   parseOptions,
   runSafetyChecks,
   SafeEmitter,
@@ -42,6 +44,14 @@ export interface IterationSessionsOptions {
    * @default true
    */
   markInProgress?: boolean;
+  /**
+   * Core's `GuardMonitor`, fed with every guard block (`recordTrigger`), every recorded validation
+   * (`recordIteration`, the time since the iteration's checkpoint) and every accepted completion
+   * (`recordCompletion`); its snapshot is `getGuardStatistics().monitor`. Share one monitor with a
+   * `GuardSet` to see both in one place.
+   * @default new GuardMonitor()
+   */
+  monitor?: GuardMonitor;
 }
 
 /** What {@link IterationSessions.startIteration} returns. */
@@ -139,6 +149,11 @@ const optionsSchema = z.strictObject({
     })
     .optional(),
   markInProgress: z.boolean().default(true),
+  monitor: z
+    .custom<GuardMonitor>((v) => typeof (v as GuardMonitor | undefined)?.snapshot === 'function', {
+      message: 'must be a GuardMonitor',
+    })
+    .optional(),
 });
 
 const iterationConfigSchema = z.looseObject({
@@ -182,11 +197,18 @@ function plainObjectOrUndefined(value: unknown, name: string): Record<string, un
 export class IterationSessions extends SafeEmitter<IterationSessionsEvents> implements GuardStatisticsSource {
   /** The store in use. */
   readonly store: IterationStore;
+  /** The guard monitor fed by the sessions. */
+  readonly monitor: GuardMonitor;
   private readonly stateMachine: StateMachine;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly markInProgress: boolean;
-  private readonly stats: GuardStatistics = { checks: 0, blocked: 0, byGuard: {}, lastBlock: null };
+  private readonly stats: Omit<GuardStatistics, 'monitor'> = {
+    checks: 0,
+    blocked: 0,
+    byGuard: {},
+    lastBlock: null,
+  };
 
   /**
    * @param options - see {@link IterationSessionsOptions}.
@@ -201,6 +223,7 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
     this.store = parsed.store ?? new InMemoryIterationStore();
     this.clock = parsed.clock ?? systemClock;
     this.markInProgress = parsed.markInProgress;
+    this.monitor = parsed.monitor ?? new GuardMonitor();
   }
 
   /**
@@ -322,6 +345,8 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
     this.stats.blocked++;
     this.stats.byGuard[blockedBy] = (this.stats.byGuard[blockedBy] ?? 0) + 1;
     this.stats.lastBlock = trigger;
+    // seed 000's names (circuit_breaker...) are counted under their own keys
+    this.monitor.recordTrigger(blockedBy as MonitoredGuard);
     this.emit('guardTriggered', trigger);
     this.emit('sessionBlocked', ended);
     return { ok: false, error: message, blockedBy, checkpoint, session: ended };
@@ -393,6 +418,8 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
       };
     });
 
+    if (latest !== undefined) this.monitor.recordIteration(Math.max(0, now - latest.createdAt));
+    if (ended?.status === 'completed') this.monitor.recordCompletion(iteration);
     this.emit('validationRecorded', record, completion);
     if (ended?.status === 'completed') this.emit('sessionCompleted', ended);
     if (ended?.status === 'blocked') this.emit('sessionBlocked', ended);
@@ -418,6 +445,7 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
       blocked: this.stats.blocked,
       byGuard: { ...this.stats.byGuard },
       lastBlock: this.stats.lastBlock ? { ...this.stats.lastBlock } : null,
+      monitor: this.monitor.snapshot(),
     };
   }
 

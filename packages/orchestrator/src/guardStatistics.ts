@@ -1,3 +1,5 @@
+import type { GuardMonitorSnapshot } from '@loopguard/core';
+
 /**
  * A safety guard that stopped an iteration session (event `guardTriggered`).
  * @example { sessionId: '1', taskId: 'T1', guard: 'circuit_breaker', message: 'Circuit breaker OPEN: …', iteration: 4, at: 1760825000000 }
@@ -20,7 +22,7 @@ export interface IterationGuardTrigger {
 /**
  * Counts of iteration safety checks, for `OrchestratorLoop.getStatus().guards` and dashboards.
  *
- * @example { checks: 12, blocked: 1, byGuard: { circuit_breaker: 1 }, lastBlock: { sessionId: '1', taskId: 'T1', guard: 'circuit_breaker', message: '…', iteration: 4, at: 1760825000000 } }
+ * @example { checks: 12, blocked: 1, byGuard: { circuit_breaker: 1 }, lastBlock: { sessionId: '1', taskId: 'T1', guard: 'circuit_breaker', message: '…', iteration: 4, at: 1760825000000 }, monitor: { runs: 3, … } }
  */
 export interface GuardStatistics {
   /** Safety checks run. */
@@ -31,6 +33,11 @@ export interface GuardStatistics {
   byGuard: Record<string, number>;
   /** The newest block; `null` when none happened. */
   lastBlock: IterationGuardTrigger | null;
+  /**
+   * Seed 001's tuning metrics from core's `GuardMonitor` (average iterations to completion, guard
+   * trigger frequency, time per iteration...); `null` when the source keeps none.
+   */
+  monitor: GuardMonitorSnapshot | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   ConfigurationError,
+  GuardMonitor,
   InMemoryIterationStore,
   InMemoryStateMachine,
   InvalidInputError,
@@ -62,6 +63,25 @@ describe('IterationSessions', () => {
     });
     expect(s.stateMachine.getTask('T1')?.status).toBe('in_progress');
     expect(started).toHaveBeenCalledWith(session, checkpoint);
+  });
+
+  it('markInProgress: false leaves the task status alone; an injected GuardMonitor is fed', () => {
+    const clock = new ManualClock(T0);
+    const stateMachine = new InMemoryStateMachine({ clock });
+    stateMachine.upsertTask({ id: 'T1' });
+    const monitor = new GuardMonitor();
+    const sessions = new IterationSessions({ stateMachine, clock, markInProgress: false, monitor });
+    const { session } = sessions.startIteration('T1', config({ maxIterations: 1 }));
+    expect(stateMachine.getTask('T1')?.status).toBe('pending');
+    sessions.nextIteration(session.id);
+    sessions.recordValidation(session.id, { passed: true });
+    sessions.nextIteration(session.id);
+    expect(monitor.snapshot()).toMatchObject({
+      iterations: 1,
+      blockedRuns: 1,
+      guardTriggers: { max_iterations: 1 },
+    });
+    expect(sessions.store).toBeInstanceOf(InMemoryIterationStore);
   });
 
   it('rejects bad input naming the argument', () => {
@@ -127,7 +147,12 @@ describe('IterationSessions', () => {
         completionPromise: null,
       }),
     ]);
-    expect(s.sessions.getGuardStatistics()).toEqual({ checks: 2, blocked: 0, byGuard: {}, lastBlock: null });
+    expect(s.sessions.getGuardStatistics()).toMatchObject({
+      checks: 2,
+      blocked: 0,
+      byGuard: {},
+      lastBlock: null,
+    });
   });
 
   it('max_iterations: blocks the task, stores the error checkpoint and returns { error, blockedBy }', () => {
@@ -183,6 +208,7 @@ describe('IterationSessions', () => {
       },
     ]);
     expect(s.log.messages()).toContain('Safety guard triggered: max_iterations');
+    expect(s.sessions.monitor.snapshot().guardTriggers).toMatchObject({ max_iterations: 1 });
     expect(() => s.sessions.nextIteration(session.id)).toThrow(
       /is blocked \(Iteration safety guard: max_iterations\), not active/,
     );
@@ -279,6 +305,10 @@ describe('IterationSessions', () => {
     expect(s.stateMachine.getTask('T1')?.status).toBe('done');
     expect(s.store.latestCheckpoint(session.id)).toMatchObject({ trigger: 'complete', iterationNumber: 1 });
     expect(completed).toHaveBeenCalledOnce();
+    expect(s.sessions.getGuardStatistics().monitor).toMatchObject({
+      completedRuns: 1,
+      averageIterationsToCompletion: 1,
+    });
     expect(() => s.sessions.nextIteration(session.id)).toThrow(/is completed/);
   });
 
