@@ -46,6 +46,8 @@ export type GuardSetResult =
   | {
       /** The iteration may run. */
       canContinue: true;
+      /** Never set when the iteration may run; present so that `result.blockedBy` reads without narrowing. */
+      blockedBy?: undefined;
       /** The newest iteration's output was an infrastructure error: back off before running. */
       infrastructureError: InfrastructureKind | null;
     }
