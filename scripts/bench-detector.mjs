@@ -134,8 +134,8 @@ for (let round = 0; round < ROUNDS; round++) {
       const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), key, impl], {
         encoding: 'utf8',
       });
-      const entry = (results[key] ??= { loopguard: [], naive: [] });
-      entry[impl].push(Number(out.trim()));
+      results[key] ??= { loopguard: [], naive: [] };
+      results[key][impl].push(Number(out.trim()));
     }
   }
 }
