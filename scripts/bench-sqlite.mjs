@@ -84,12 +84,13 @@ function benchRecordAttempt(n) {
 }
 
 /** Attempts per second with appendMany in batches. */
-function benchBatched(n, batch) {
+function benchBatched(n, batch, tasks = 1000) {
   const rates = [];
   for (let run = 0; run < RUNS; run++) {
     const path = join(dir, `batched-${run}.db`);
     const store = openLoopGuardDatabase(path);
-    const all = Array.from({ length: n }, (_, i) => attempt(`T${i % 1000}`, T0 + i, i));
+    // tasks round-robin: with 1,000 tasks every attempt of a batch of 1,000 is for a different task
+    const all = Array.from({ length: n }, (_, i) => attempt(`T${i % tasks}`, T0 + i, i));
     const start = performance.now();
     for (let i = 0; i < n; i += batch) store.attemptStore.appendMany(all.slice(i, i + batch));
     rates.push(n / ((performance.now() - start) / 1000));

@@ -57,12 +57,14 @@ describe('openLoopGuardDatabase', () => {
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('busy_timeout', { simple: true })).toBe(1234);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     store.close();
     store.close(); // idempotent
-    const again = openLoopGuardDatabase(path, { synchronous: 'FULL' });
+    const again = openLoopGuardDatabase(path, { synchronous: 'FULL', walAutocheckpointPages: 1000 });
     expect(again.migration.applied).toEqual([]);
     expect(again.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(again.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     again.close();
   });
 
@@ -132,6 +134,9 @@ describe('openLoopGuardDatabase', () => {
       ConfigurationError,
     );
     expect(() => openLoopGuardDatabase(':memory:', { busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+    expect(() => openLoopGuardDatabase(':memory:', { walAutocheckpointPages: 0.5 })).toThrow(
+      /walAutocheckpointPages/,
+    );
     expect(() =>
       openLoopGuardDatabase(':memory:', { busyRetry: { retries: 1.5, initialDelayMs: 1 } }),
     ).toThrow(/busyRetry/);
