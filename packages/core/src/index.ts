@@ -176,6 +176,7 @@ export {
   runsOf,
   stepRuns,
 } from './loopRules.js';
+export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
 export { parseOptions } from './parseOptions.js';
 export type { AttemptStore, StateMachine } from './ports.js';
 export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';

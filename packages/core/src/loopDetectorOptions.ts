@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
+import { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
 import type { AttemptStore } from './ports.js';
 
 /** Options of {@link LoopDetector}; the first four are the seed's. */
@@ -65,21 +66,14 @@ export const loopDetectorOptionsSchema = z
     maxEvidence: positiveInt.default(50),
     pruneEvery: positiveInt.default(1000),
     pruneBatchSize: positiveInt.default(1000),
-    attemptStore: z
-      .custom<AttemptStore>((v) => typeof (v as AttemptStore | undefined)?.append === 'function', {
-        message: 'must implement AttemptStore',
-      })
-      .optional(),
-    clock: z
-      .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
-        message: 'must have a now() method',
-      })
-      .optional(),
-    logger: z
-      .custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
-        message: 'must be a pino logger',
-      })
-      .optional(),
+    attemptStore: portSchema<AttemptStore>(
+      'must implement AttemptStore',
+      'append',
+      'listSince',
+      'clear',
+    ).optional(),
+    clock: clockSchema.optional(),
+    logger: loggerSchema.optional(),
   })
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',

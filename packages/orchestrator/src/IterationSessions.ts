@@ -1,6 +1,7 @@
 import {
   assertNonEmptyString,
   type Clock,
+  clockSchema,
   describeValue,
   GuardMonitor,
   InMemoryIterationStore,
@@ -12,8 +13,10 @@ import {
   type IterationSessionRecord,
   type IterationStore,
   type Logger,
+  loggerSchema,
   type MonitoredGuard,
   parseOptions,
+  portSchema,
   runSafetyChecks,
   SafeEmitter,
   type SafetyBlocker,
@@ -129,31 +132,12 @@ export interface IterationSessionsEvents {
 }
 
 const optionsSchema = z.strictObject({
-  stateMachine: z.custom<StateMachine>(
-    (v) => typeof (v as StateMachine | undefined)?.transition === 'function',
-    { message: 'must implement StateMachine' },
-  ),
-  store: z
-    .custom<IterationStore>((v) => typeof (v as IterationStore | undefined)?.addCheckpoint === 'function', {
-      message: 'must implement IterationStore',
-    })
-    .optional(),
-  clock: z
-    .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
-      message: 'must have a now() method',
-    })
-    .optional(),
-  logger: z
-    .custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
-      message: 'must be a pino logger',
-    })
-    .optional(),
+  stateMachine: portSchema<StateMachine>('must implement StateMachine', 'transition', 'transaction'),
+  store: portSchema<IterationStore>('must implement IterationStore', 'addCheckpoint').optional(),
+  clock: clockSchema.optional(),
+  logger: loggerSchema.optional(),
   markInProgress: z.boolean().default(true),
-  monitor: z
-    .custom<GuardMonitor>((v) => typeof (v as GuardMonitor | undefined)?.snapshot === 'function', {
-      message: 'must be a GuardMonitor',
-    })
-    .optional(),
+  monitor: portSchema<GuardMonitor>('must be a GuardMonitor', 'snapshot').optional(),
 });
 
 const iterationConfigSchema = z.looseObject({

@@ -1,4 +1,13 @@
-import type { Clock, Logger, LoopDetector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
+import {
+  type Clock,
+  clockSchema,
+  type Logger,
+  type LoopDetector,
+  type LoopDetectorOptions,
+  loggerSchema,
+  portSchema,
+  type StateMachine,
+} from '@loopguard/core';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
@@ -85,19 +94,10 @@ export interface OrchestratorLoopOptions<State = unknown> {
   stopOnStorageError?: boolean;
 }
 
-const hasMethods =
-  (...names: string[]) =>
-  (value: unknown): boolean =>
-    value !== null &&
-    typeof value === 'object' &&
-    names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
-
-const port = <T>(message: string, ...methods: string[]) => z.custom<T>(hasMethods(...methods), { message });
-
 /** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
 export const orchestratorLoopOptionsSchema = z
   .strictObject({
-    stateMachine: port<StateMachine>(
+    stateMachine: portSchema<StateMachine>(
       'must implement StateMachine',
       'getTask',
       'transition',
@@ -105,14 +105,18 @@ export const orchestratorLoopOptionsSchema = z
       'listContextEntries',
       'transaction',
     ),
-    policy: port<Policy<unknown>>('must have getSystemState() and decide()', 'getSystemState', 'decide'),
+    policy: portSchema<Policy<unknown>>(
+      'must have getSystemState() and decide()',
+      'getSystemState',
+      'decide',
+    ),
     executor: z.custom<Executor>((v) => typeof v === 'function', { message: 'must be a function' }),
-    scheduler: port<TaskScheduler>('must have on() and off()', 'on', 'off').optional(),
-    qualityMonitor: port<QualityMonitor>('must have review()', 'review').optional(),
+    scheduler: portSchema<TaskScheduler>('must have on() and off()', 'on', 'off').optional(),
+    qualityMonitor: portSchema<QualityMonitor>('must have review()', 'review').optional(),
     actionHandler: z
       .custom<ActionHandler>((v) => typeof v === 'function', { message: 'must be a function' })
       .optional(),
-    detector: port<LoopDetector>(
+    detector: portSchema<LoopDetector>(
       'must be a LoopDetector',
       'detectLoop',
       'applyRecovery',
@@ -124,13 +128,17 @@ export const orchestratorLoopOptionsSchema = z
         message: 'must be an object',
       })
       .optional(),
-    guardStatistics: port<GuardStatisticsSource>(
+    guardStatistics: portSchema<GuardStatisticsSource>(
       'must have getGuardStatistics()',
       'getGuardStatistics',
     ).optional(),
-    clock: port<Clock>('must have a now() method', 'now').optional(),
-    timer: port<Timer>('must have setTimeout() and clearTimeout()', 'setTimeout', 'clearTimeout').optional(),
-    logger: port<Logger>('must be a pino logger', 'child').optional(),
+    clock: clockSchema.optional(),
+    timer: portSchema<Timer>(
+      'must have setTimeout() and clearTimeout()',
+      'setTimeout',
+      'clearTimeout',
+    ).optional(),
+    logger: loggerSchema.optional(),
     interval: z.number().finite().positive().default(30_000),
     maxIdleInterval: z.number().finite().positive().default(300_000),
     idleBackoffFactor: z.number().finite().min(1).default(2),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
+import { clockSchema, loggerSchema } from '../optionSchemas.js';
 import { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './checkCircuitBreaker.js';
 import { DEFAULT_THRASHING_THRESHOLD } from './checkThrashing.js';
 import { LOOP_THRESHOLD, MAX_ITERATIONS_CAP, MAX_RUNTIME_MINUTES_CAP } from './safetyConfig.js';
@@ -76,16 +77,8 @@ export const guardSetOptionsSchema = z.strictObject({
     .array(z.union([z.string().min(1, 'must not be empty'), z.instanceof(RegExp)]))
     .readonly()
     .default([]),
-  clock: z
-    .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', {
-      message: 'must have a now() method',
-    })
-    .optional(),
-  logger: z
-    .custom<Logger>((v) => typeof (v as Logger | undefined)?.child === 'function', {
-      message: 'must be a pino logger',
-    })
-    .optional(),
+  clock: clockSchema.optional(),
+  logger: loggerSchema.optional(),
 });
 
 /** {@link GuardSetOptions} after defaults. */
