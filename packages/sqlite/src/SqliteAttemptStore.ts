@@ -14,7 +14,11 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { toStorageError } from './sqliteErrors.js';
 
-/** Options of {@link SqliteAttemptStore}. */
+/**
+ * Options of {@link SqliteAttemptStore}.
+ * @example
+ * new SqliteAttemptStore({ db }); // db migrated with migrate(db)
+ */
 export interface SqliteAttemptStoreOptions {
   /**
    * An open better-sqlite3 connection whose schema is current (see `migrate`). Share it with the

@@ -25,7 +25,11 @@ import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRe
 import { type EntryQueryShape, entryQuerySql, shapeKey, topicClassOf } from './contextEntrySql.js';
 import { toStorageError } from './sqliteErrors.js';
 
-/** Options of {@link SqliteStateMachine}. */
+/**
+ * Options of {@link SqliteStateMachine}.
+ * @example
+ * new SqliteStateMachine({ db, clock: new ManualClock(0) }); // db migrated with migrate(db)
+ */
 export interface SqliteStateMachineOptions {
   /**
    * An open better-sqlite3 connection whose schema is current (see `migrate`). Share it with the

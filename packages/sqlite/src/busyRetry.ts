@@ -1,7 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
-/** How a write reacts to `SQLITE_BUSY` that escaped SQLite's own busy timeout. */
+/**
+ * How a write reacts to `SQLITE_BUSY` that escaped SQLite's own busy timeout.
+ * @example
+ * openLoopGuardDatabase('state.db', { busyRetry: { retries: 10, initialDelayMs: 10 } });
+ */
 export interface BusyRetryPolicy {
   /** Retries after the first failure. @default 5 */
   retries: number;
@@ -9,7 +13,11 @@ export interface BusyRetryPolicy {
   initialDelayMs: number;
 }
 
-/** The default {@link BusyRetryPolicy}: 5 retries starting at 25 ms. */
+/**
+ * The default {@link BusyRetryPolicy}: 5 retries starting at 25 ms.
+ * @example
+ * openLoopGuardDatabase('state.db', { busyRetry: { ...DEFAULT_BUSY_RETRY, retries: 10 } });
+ */
 export const DEFAULT_BUSY_RETRY: Readonly<BusyRetryPolicy> = Object.freeze({
   retries: 5,
   initialDelayMs: 25,

@@ -5,7 +5,11 @@ import { up001Initial } from './schema/001_initial.js';
 import { up002Iterations } from './schema/002_iterations.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
-/** One step of the schema: applied once, in order, inside the migration transaction. */
+/**
+ * One step of the schema: applied once, in order, inside the migration transaction.
+ * @example
+ * const step: Migration = { version: 2, name: 'checkpoints', up: (db) => db.exec('CREATE TABLE …') };
+ */
 export interface Migration {
   /** The `PRAGMA user_version` the database has after this step; versions are 1, 2, 3, … in order. */
   readonly version: number;
@@ -31,10 +35,18 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 2, name: 'iteration sessions', up: up002Iterations },
 ]);
 
-/** The schema version this build of `@loopguard/sqlite` writes: the last migration's version. */
+/**
+ * The schema version this build of `@loopguard/sqlite` writes: the last migration's version.
+ * @example
+ * db.pragma('user_version', { simple: true }) === SCHEMA_VERSION; // after openLoopGuardDatabase(db)
+ */
 export const SCHEMA_VERSION: number = MIGRATIONS.length;
 
-/** What {@link migrate} did. */
+/**
+ * What {@link migrate} did.
+ * @example
+ * const { applied } = openLoopGuardDatabase('state.db').migration; // ['initial'] on a new file
+ */
 export interface MigrationResult {
   /** `user_version` before. */
   from: number;
@@ -55,7 +67,11 @@ function tooNew(path: string, version: number): StorageError {
   );
 }
 
-/** Options of {@link migrate}. */
+/**
+ * Options of {@link migrate}.
+ * @example
+ * migrate(db, { migrations: [...MIGRATIONS, myTestMigration] });
+ */
 export interface MigrateOptions {
   /** The migrations to apply (tests use shorter lists). @default MIGRATIONS */
   migrations?: readonly Migration[];
@@ -120,6 +136,8 @@ export function migrate(db: BetterSqlite3.Database, options: MigrateOptions = {}
 /**
  * Checks, without writing, that the database is at {@link SCHEMA_VERSION} (for read-only opens).
  * @throws StorageError `schema_too_new` or `storage_unavailable`.
+ * @example
+ * assertSchemaCurrent(new Database('state.db', { readonly: true }));
  */
 export function assertSchemaCurrent(db: BetterSqlite3.Database): void {
   let version: number;

@@ -15,7 +15,11 @@ import { SqliteAttemptStore } from './SqliteAttemptStore.js';
 import { SqliteStateMachine } from './SqliteStateMachine.js';
 import { toStorageError } from './sqliteErrors.js';
 
-/** Options of {@link openLoopGuardDatabase}. */
+/**
+ * Options of {@link openLoopGuardDatabase}.
+ * @example
+ * openLoopGuardDatabase('state.db', { synchronous: 'FULL', busyTimeoutMs: 10_000 });
+ */
 export interface OpenLoopGuardDatabaseOptions {
   /**
    * `PRAGMA synchronous`. With WAL, `NORMAL` never corrupts the database and loses no committed
@@ -57,7 +61,11 @@ export interface OpenLoopGuardDatabaseOptions {
   createDirectory?: boolean;
 }
 
-/** What {@link openLoopGuardDatabase} returns. */
+/**
+ * What {@link openLoopGuardDatabase} returns.
+ * @example
+ * const { db, stateMachine, attemptStore, close } = openLoopGuardDatabase(':memory:');
+ */
 export interface LoopGuardDatabase {
   /** The better-sqlite3 connection, for plain SQL. */
   readonly db: Database.Database;
@@ -206,7 +214,7 @@ export function openLoopGuardDatabase(
   validateOptions(options);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
-  const readonly = options.readonly === true;
+  let readonly = options.readonly === true;
   let db: Database.Database;
   let owned: boolean;
   if (typeof pathOrDb === 'string') {
@@ -226,6 +234,7 @@ export function openLoopGuardDatabase(
     if (!pathOrDb.open) throw new InvalidInputError('pathOrDb is a closed Database');
     db = pathOrDb;
     owned = false;
+    readonly ||= db.readonly;
   } else {
     throw new InvalidInputError(
       `pathOrDb must be a path or a better-sqlite3 Database, got ${describeValue(pathOrDb)}`,

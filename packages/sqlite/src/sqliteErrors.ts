@@ -1,13 +1,21 @@
 import { LoopGuardError, StorageError } from '@loopguard/core';
 
-/** The SQLite result code carried by a better-sqlite3 `SqliteError` (e.g. `SQLITE_BUSY`), if any. */
+/**
+ * The SQLite result code carried by a better-sqlite3 `SqliteError` (e.g. `SQLITE_BUSY`), if any.
+ * @example
+ * sqliteCodeOf(error) === 'SQLITE_CONSTRAINT_CHECK'
+ */
 export function sqliteCodeOf(error: unknown): string | undefined {
   if (error === null || typeof error !== 'object') return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
 }
 
-/** Whether `error` is SQLite's "database is locked" (`SQLITE_BUSY` and its extended codes). */
+/**
+ * Whether `error` is SQLite's "database is locked" (`SQLITE_BUSY` and its extended codes).
+ * @example
+ * if (isBusyError(error.cause)) console.warn('another process held the write lock too long');
+ */
 export function isBusyError(error: unknown): boolean {
   return sqliteCodeOf(error)?.startsWith('SQLITE_BUSY') === true;
 }

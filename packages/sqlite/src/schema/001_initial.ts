@@ -7,6 +7,8 @@ const RECOVERY = "('loop_recovery', 'unblock_authority', 'loop_escalation')";
 /**
  * Schema version 1: tasks and their history, context entries (with a task link table), attempts.
  * Documented column by column in `docs/sql.md`.
+ * @example
+ * new Database(':memory:').exec(INITIAL_SCHEMA_SQL); // what migration 1 runs
  */
 export const INITIAL_SCHEMA_SQL = `
 CREATE TABLE tasks (
@@ -83,7 +85,11 @@ CREATE INDEX attempts_task_time ON attempts (task_id, timestamp);
 CREATE INDEX attempts_time ON attempts (timestamp);
 `;
 
-/** Applies schema version 1. */
+/**
+ * Applies schema version 1 (migration 1 in `MIGRATIONS`).
+ * @example
+ * up001Initial(db);
+ */
 export function up001Initial(db: BetterSqlite3.Database): void {
   db.exec(INITIAL_SCHEMA_SQL);
 }
