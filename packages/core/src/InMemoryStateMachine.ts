@@ -3,7 +3,11 @@ import { systemClock } from './clock.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
 import { StorageError } from './errors.js';
 import type { StateMachine } from './ports.js';
-import { validateContextEntryInput, validateTaskInput } from './stateMachineInput.js';
+import {
+  validateContextEntryInput,
+  validateContextEntryQuery,
+  validateTaskInput,
+} from './stateMachineInput.js';
 import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
 import { assertNonEmptyString, assertTaskStatus } from './validate.js';
 
@@ -36,6 +40,7 @@ export class InMemoryStateMachine implements StateMachine {
   }
 
   getTask(taskId: string): Task | undefined {
+    assertNonEmptyString(taskId, 'taskId');
     return this.tasks.get(taskId);
   }
 
@@ -114,6 +119,7 @@ export class InMemoryStateMachine implements StateMachine {
   }
 
   listContextEntries(query: ContextEntryQuery = {}): ContextEntry[] {
+    validateContextEntryQuery(query);
     const source = query.taskId === undefined ? this.entries : (this.entriesByTask.get(query.taskId) ?? []);
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     const result: ContextEntry[] = [];

@@ -190,7 +190,11 @@ export {
   outputSignature,
 } from './signatures/outputSignature.js';
 export { failingTestNames } from './signatures/testNames.js';
-export { validateContextEntryInput, validateTaskInput } from './stateMachineInput.js';
+export {
+  validateContextEntryInput,
+  validateContextEntryQuery,
+  validateTaskInput,
+} from './stateMachineInput.js';
 export {
   isTaskStatus,
   TASK_STATUSES,

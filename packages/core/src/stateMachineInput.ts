@@ -1,7 +1,13 @@
-import { CONTEXT_ENTRY_TYPES, type ContextEntryInput } from './contextEntry.js';
+import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
 import { InvalidInputError } from './errors.js';
 import type { TaskInput } from './task.js';
-import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
+import {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
+} from './validate.js';
 
 function assertPlainObject(value: unknown, name: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -39,4 +45,17 @@ export function validateContextEntryInput(input: ContextEntryInput): void {
     );
   }
   if (input.metadata !== undefined) assertPlainObject(input.metadata, 'entry.metadata');
+}
+
+/** Validates a {@link ContextEntryQuery}; every state-machine adapter calls it before reading. */
+export function validateContextEntryQuery(query: ContextEntryQuery): void {
+  assertPlainObject(query, 'query');
+  if (query.topics !== undefined) assertStringArray(query.topics, 'query.topics');
+  if (query.taskId !== undefined) assertNonEmptyString(query.taskId, 'query.taskId');
+  if (query.since !== undefined) assertFiniteNumber(query.since, 'query.since');
+  if (query.limit !== undefined && !(Number.isInteger(query.limit) && query.limit >= 0)) {
+    throw new InvalidInputError(
+      `query.limit must be a non-negative integer, got ${describeValue(query.limit)}`,
+    );
+  }
 }

@@ -1,5 +1,4 @@
 import {
-  assertFiniteNumber,
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
@@ -18,6 +17,7 @@ import {
   type TaskInput,
   type TaskStatus,
   validateContextEntryInput,
+  validateContextEntryQuery,
   validateTaskInput,
 } from '@loopguard/core';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -107,20 +107,6 @@ function entryOf(row: EntryRow): ContextEntry {
     confidence: row.confidence,
     metadata: Object.freeze(JSON.parse(row.metadata) as Record<string, unknown>),
   });
-}
-
-function validateQuery(query: ContextEntryQuery): void {
-  if (query === null || typeof query !== 'object' || Array.isArray(query)) {
-    throw new InvalidInputError(`query must be a plain object, got ${describeValue(query)}`);
-  }
-  if (query.topics !== undefined) assertStringArray(query.topics, 'query.topics');
-  if (query.taskId !== undefined) assertNonEmptyString(query.taskId, 'query.taskId');
-  if (query.since !== undefined) assertFiniteNumber(query.since, 'query.since');
-  if (query.limit !== undefined && !(Number.isInteger(query.limit) && query.limit >= 0)) {
-    throw new InvalidInputError(
-      `query.limit must be a non-negative integer, got ${describeValue(query.limit)}`,
-    );
-  }
 }
 
 /**
@@ -279,7 +265,7 @@ export class SqliteStateMachine implements StateMachine {
   }
 
   listContextEntries(query: ContextEntryQuery = {}): ContextEntry[] {
-    validateQuery(query);
+    validateContextEntryQuery(query);
     const { topics, taskId, since, limit } = query;
     if (topics !== undefined && topics.length === 0) return [];
     const shape: EntryQueryShape = {

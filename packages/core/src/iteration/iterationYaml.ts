@@ -91,7 +91,8 @@ function parseYaml(
 ): unknown {
   if (typeof text !== 'string') throw new InvalidInputError(`${what} must be a string, got ${typeof text}`);
   try {
-    return parse(text);
+    // logLevel 'error': core writes nothing to stderr; yaml's warnings (unknown tags) would go there
+    return parse(text, { logLevel: 'error' });
   } catch (error) {
     throw new ErrorClass(`${what} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, {
       cause: error,
