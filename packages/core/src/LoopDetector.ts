@@ -81,6 +81,7 @@ export interface LoopDetectorEvents {
 
 /** The detector's view of one task: the attempts inside the window and the runs they end with. */
 interface TaskTrack {
+  taskId: string;
   attempts: Attempt[];
   /** Index of the oldest attempt still inside the window. */
   head: number;
@@ -126,6 +127,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly tracks = new Map<string, TaskTrack>();
+  /** The track used last: `detectLoop` right after `recordAttempt` of the same task skips a lookup. */
+  private lastTrack: TaskTrack | undefined;
   private sweep: Iterator<[string, TaskTrack]> | undefined;
   private recordsSincePrune = 0;
 
@@ -270,9 +273,10 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       return written;
     });
 
-    this.tracks.delete(taskId);
+    this.forget(taskId);
     if (!outcome.applied) return outcome;
     this.tracks.set(taskId, {
+      taskId,
       attempts: [],
       head: 0,
       oldest: Number.POSITIVE_INFINITY,
@@ -314,7 +318,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       : track
         ? track.attempts.length - track.head
         : 0;
-    this.tracks.delete(taskId);
+    this.forget(taskId);
     return deleted;
   }
 
@@ -336,18 +340,18 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       }
       const [taskId, track] = next.value;
       const newest = track.attempts[track.attempts.length - 1];
-      if (!track.grantActive && (newest === undefined || newest.timestamp < cutoff))
-        this.tracks.delete(taskId);
+      if (!track.grantActive && (newest === undefined || newest.timestamp < cutoff)) this.forget(taskId);
     }
     return deleted;
   }
 
   private trackFor(taskId: string, now: number): TaskTrack {
-    let track = this.tracks.get(taskId);
+    let track = this.lastTrack?.taskId === taskId ? this.lastTrack : this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
     if (track === undefined) {
       const attempts = this.attemptStore?.listSince(taskId, cutoff) ?? [];
       track = {
+        taskId,
         attempts,
         head: 0,
         oldest: attempts[0]?.timestamp ?? Number.POSITIVE_INFINITY,
@@ -358,6 +362,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     } else if (track.oldest < cutoff) {
       this.expire(track, cutoff);
     }
+    this.lastTrack = track;
     return track;
   }
 
@@ -370,6 +375,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       track.head = 0;
     }
     track.oldest = attempts[track.head]?.timestamp ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Drops the task's track from memory. */
+  private forget(taskId: string): void {
+    this.tracks.delete(taskId);
+    if (this.lastTrack?.taskId === taskId) this.lastTrack = undefined;
   }
 
   /** The task's attempts at or after `since`, from the store, or from memory when there is none. */
