@@ -11,8 +11,9 @@ import {
   validateIterationCheckpointInput,
   validateIterationRecordInput,
   validateIterationSessionInput,
+  validateSessionEnd,
 } from './iterationStore.js';
-import { assertNonEmptyString, describeValue } from './validate.js';
+import { assertNonEmptyString } from './validate.js';
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -72,10 +73,7 @@ export class InMemoryIterationStore implements IterationStore {
     at: number,
   ): IterationSessionRecord {
     const existing = this.requireSession(sessionId, 'sessionId');
-    if (status !== 'completed' && status !== 'blocked') {
-      throw new InvalidInputError(`status must be completed or blocked, got ${describeValue(status)}`);
-    }
-    assertNonEmptyString(reason, 'reason');
+    validateSessionEnd(status, reason, at);
     const session: IterationSessionRecord = Object.freeze({
       ...existing,
       status,

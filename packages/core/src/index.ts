@@ -149,6 +149,7 @@ export {
   validateIterationCheckpointInput,
   validateIterationRecordInput,
   validateIterationSessionInput,
+  validateSessionEnd,
 } from './iterationStore.js';
 export {
   type LoopDetectionResult,

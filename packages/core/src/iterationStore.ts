@@ -195,6 +195,15 @@ export function validateIterationSessionInput(input: IterationSessionInput): voi
   assertFiniteNumber(input.createdAt, 'session.createdAt');
 }
 
+/** Validates the arguments of `endSession`; every iteration-store adapter calls it before writing. */
+export function validateSessionEnd(status: unknown, reason: unknown, at: unknown): void {
+  if (status !== 'completed' && status !== 'blocked') {
+    throw new InvalidInputError(`status must be completed or blocked, got ${describeValue(status)}`);
+  }
+  assertNonEmptyString(reason, 'reason');
+  assertFiniteNumber(at, 'at');
+}
+
 /** Validates an {@link IterationCheckpointInput}; every iteration-store adapter calls it before writing. */
 export function validateIterationCheckpointInput(input: IterationCheckpointInput): void {
   assertObject(input, 'checkpoint');

@@ -1,6 +1,5 @@
 import {
   assertNonEmptyString,
-  describeValue,
   InvalidInputError,
   type IterationCheckpoint,
   type IterationCheckpointInput,
@@ -16,6 +15,7 @@ import {
   validateIterationCheckpointInput,
   validateIterationRecordInput,
   validateIterationSessionInput,
+  validateSessionEnd,
 } from '@loopguard/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -242,10 +242,7 @@ export class SqliteIterationStore implements IterationStore {
     at: number,
   ): IterationSessionRecord {
     const rowId = this.requireSession(sessionId, 'sessionId');
-    if (status !== 'completed' && status !== 'blocked') {
-      throw new InvalidInputError(`status must be completed or blocked, got ${describeValue(status)}`);
-    }
-    assertNonEmptyString(reason, 'reason');
+    validateSessionEnd(status, reason, at);
     return runStorageOp(this.db, this.busyRetry, 'SqliteIterationStore.endSession', () => {
       this.stmts.endSession.run(status, reason, at, rowId);
       return sessionOf(this.stmts.getSession.get(rowId) as SessionRow);

@@ -4,7 +4,13 @@ import type { Clock } from '../clock.js';
 import { clockSchema, loggerSchema } from '../optionSchemas.js';
 import { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './checkCircuitBreaker.js';
 import { DEFAULT_THRASHING_THRESHOLD } from './checkThrashing.js';
-import { LOOP_THRESHOLD, MAX_ITERATIONS_CAP, MAX_RUNTIME_MINUTES_CAP } from './safetyConfig.js';
+import {
+  DEFAULT_CONFIG,
+  loopThresholdSchema,
+  maxIterationsSchema,
+  maxRuntimeMinutesSchema,
+  positiveCountSchema,
+} from './safetyConfig.js';
 import type { SignatureExemption } from './signatureExemption.js';
 
 /** Options of {@link GuardSet}: one configuration for every guard. */
@@ -49,30 +55,11 @@ export interface GuardSetOptions {
 
 /** zod schema of {@link GuardSetOptions}; unknown keys are rejected so that typos surface. */
 export const guardSetOptionsSchema = z.strictObject({
-  maxIterations: z
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(MAX_ITERATIONS_CAP, `cannot exceed the cap of ${MAX_ITERATIONS_CAP}`)
-    .default(10),
-  maxRuntimeMinutes: z
-    .number()
-    .positive('must be positive')
-    .max(MAX_RUNTIME_MINUTES_CAP, `cannot exceed the cap of ${MAX_RUNTIME_MINUTES_CAP} minutes`)
-    .default(15),
-  consecutiveFailureLimit: z
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .default(DEFAULT_CIRCUIT_BREAKER_THRESHOLD),
-  loopThreshold: z
-    .literal(LOOP_THRESHOLD, `is fixed at ${LOOP_THRESHOLD} and cannot be overridden`)
-    .default(LOOP_THRESHOLD),
-  thrashingThreshold: z
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .default(DEFAULT_THRASHING_THRESHOLD),
+  maxIterations: maxIterationsSchema.default(DEFAULT_CONFIG.max_iterations),
+  maxRuntimeMinutes: maxRuntimeMinutesSchema.default(DEFAULT_CONFIG.max_runtime_minutes),
+  consecutiveFailureLimit: positiveCountSchema.default(DEFAULT_CIRCUIT_BREAKER_THRESHOLD),
+  loopThreshold: loopThresholdSchema,
+  thrashingThreshold: positiveCountSchema.default(DEFAULT_THRASHING_THRESHOLD),
   exemptSignatures: z
     .array(z.union([z.string().min(1, 'must not be empty'), z.instanceof(RegExp)]))
     .readonly()

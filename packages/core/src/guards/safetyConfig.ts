@@ -43,27 +43,33 @@ export const DEFAULT_CONFIG: Readonly<SafetyConfig> = Object.freeze({
   loop_threshold: LOOP_THRESHOLD,
 });
 
+/** An iteration budget: an integer from 1 to the cap of {@link MAX_ITERATIONS_CAP}. */
+export const maxIterationsSchema = z
+  .number()
+  .int('must be an integer')
+  .min(1, 'must be at least 1')
+  .max(MAX_ITERATIONS_CAP, `cannot exceed the cap of ${MAX_ITERATIONS_CAP}`);
+
+/** A runtime budget in minutes: positive, at most {@link MAX_RUNTIME_MINUTES_CAP}. */
+export const maxRuntimeMinutesSchema = z
+  .number()
+  .positive('must be positive')
+  .max(MAX_RUNTIME_MINUTES_CAP, `cannot exceed the cap of ${MAX_RUNTIME_MINUTES_CAP} minutes`);
+
+/** A count threshold: an integer ≥ 1. */
+export const positiveCountSchema = z.number().int('must be an integer').min(1, 'must be at least 1');
+
+/** The loop threshold: fixed at {@link LOOP_THRESHOLD}; any other value is rejected. */
+export const loopThresholdSchema = z
+  .literal(LOOP_THRESHOLD, `is fixed at ${LOOP_THRESHOLD} and cannot be overridden`)
+  .default(LOOP_THRESHOLD);
+
 /** zod schema of {@link SafetyConfig} with seed 001's caps and the fixed loop threshold. */
 export const safetyConfigSchema = z.strictObject({
-  max_iterations: z
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(MAX_ITERATIONS_CAP, `cannot exceed the cap of ${MAX_ITERATIONS_CAP}`)
-    .default(DEFAULT_CONFIG.max_iterations),
-  max_runtime_minutes: z
-    .number()
-    .positive('must be positive')
-    .max(MAX_RUNTIME_MINUTES_CAP, `cannot exceed the cap of ${MAX_RUNTIME_MINUTES_CAP} minutes`)
-    .default(DEFAULT_CONFIG.max_runtime_minutes),
-  consecutive_error_limit: z
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .default(DEFAULT_CONFIG.consecutive_error_limit),
-  loop_threshold: z
-    .literal(LOOP_THRESHOLD, `is fixed at ${LOOP_THRESHOLD} and cannot be overridden`)
-    .default(LOOP_THRESHOLD),
+  max_iterations: maxIterationsSchema.default(DEFAULT_CONFIG.max_iterations),
+  max_runtime_minutes: maxRuntimeMinutesSchema.default(DEFAULT_CONFIG.max_runtime_minutes),
+  consecutive_error_limit: positiveCountSchema.default(DEFAULT_CONFIG.consecutive_error_limit),
+  loop_threshold: loopThresholdSchema,
 });
 
 /**
