@@ -160,6 +160,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       maxEvidence: parsed.maxEvidence,
       pruneEvery: parsed.pruneEvery,
       pruneBatchSize: parsed.pruneBatchSize,
+      sharedStorage: parsed.sharedStorage,
     });
     this.thresholds = {
       maxAttempts: parsed.maxAttempts,
@@ -348,7 +349,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   private trackFor(taskId: string, now: number): TaskTrack {
     let track = this.lastTrack?.taskId === taskId ? this.lastTrack : this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
-    if (track === undefined) {
+    if (track === undefined || this.options.sharedStorage) {
       const attempts = this.attemptStore?.listSince(taskId, cutoff) ?? [];
       track = {
         taskId,

@@ -48,6 +48,15 @@ export interface LoopDetectorOptions {
    * @default undefined (memory only)
    */
   attemptStore?: AttemptStore;
+  /**
+   * Other processes write to the same attempt store (several autopilots on one SQLite file): every
+   * `recordAttempt` and `detectLoop` re-reads the task's attempts and unblock grant from storage, so
+   * loops made of attempts from several processes are seen at once. Costs one storage read per call.
+   * Without it, a detector sees what it recorded plus what was stored when it first met the task;
+   * `applyRecovery` always re-judges against storage either way. Needs `attemptStore`.
+   * @default false
+   */
+  sharedStorage?: boolean;
   /** Source of time. @default systemClock */
   clock?: Clock;
   /** pino logger; the detector logs through `logger.child({ component: 'LoopDetector' })`. @default silent */
@@ -66,6 +75,7 @@ export const loopDetectorOptionsSchema = z
     maxEvidence: positiveInt.default(50),
     pruneEvery: positiveInt.default(1000),
     pruneBatchSize: positiveInt.default(1000),
+    sharedStorage: z.boolean().default(false),
     attemptStore: portSchema<AttemptStore>(
       'must implement AttemptStore',
       'append',
@@ -78,6 +88,10 @@ export const loopDetectorOptionsSchema = z
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',
     path: ['maxAttemptsBeforeForceNext'],
+  })
+  .refine((o) => !o.sharedStorage || o.attemptStore !== undefined, {
+    message: 'needs an attemptStore to share',
+    path: ['sharedStorage'],
   });
 
 /** The seed's "conservative (slow but safe)" tuning: always escalate blocked spins. */

@@ -329,6 +329,36 @@ describe('LoopDetector recoveries', () => {
     expect(restarted.detectLoop('T1')).toMatchObject({ isLooping: true, recommendation: 'escalate' });
   });
 
+  it('sharedStorage: a detector sees attempts another detector stored after it first met the task', () => {
+    const ctx = makeDetector();
+    const other = new LoopDetector(ctx.stateMachine, { clock: ctx.clock, attemptStore: ctx.attemptStore });
+    const shared = new LoopDetector(ctx.stateMachine, {
+      clock: ctx.clock,
+      attemptStore: ctx.attemptStore,
+      sharedStorage: true,
+    });
+    const isolated = ctx.detector;
+    for (const detector of [shared, isolated]) expect(detector.detectLoop('T1').attemptCount).toBe(0);
+    other.recordAttempt('T1', 'blocked', ['b'], [], 'process-2');
+    other.recordAttempt('T1', 'blocked', ['b'], [], 'process-2');
+    shared.recordAttempt('T1', 'blocked', ['b'], [], 'process-1');
+    expect(shared.detectLoop('T1')).toMatchObject({ isLooping: true, attemptCount: 3 });
+    expect(isolated.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 0 });
+  });
+
+  it('sharedStorage: a recovery applied by another detector is seen at once', async () => {
+    const ctx = makeDetector();
+    const options = { clock: ctx.clock, attemptStore: ctx.attemptStore, sharedStorage: true };
+    const first = new LoopDetector(ctx.stateMachine, options);
+    const second = new LoopDetector(ctx.stateMachine, options);
+    for (let i = 0; i < 3; i++) first.recordAttempt('T1', 'blocked', ['b'], [], 's');
+    expect(second.detectLoop('T1').recommendation).toBe('unblock_authority');
+    await first.applyRecovery(first.detectLoop('T1'));
+    expect(second.detectLoop('T1').isLooping).toBe(false);
+    for (let i = 0; i < 3; i++) second.recordAttempt('T1', 'blocked', ['b'], [], 's');
+    expect(second.detectLoop('T1')).toMatchObject({ recommendation: 'escalate' });
+  });
+
   it('clearTask forgets a task', () => {
     const { detector } = makeDetector();
     for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'done', [], [], 's');
@@ -453,6 +483,7 @@ describe('LoopDetector input errors', () => {
     [{ maxEvidence: 0 }, /"maxEvidence"/],
     [{ clock: {} }, /"clock" must have a now\(\) method/],
     [{ maxAtempts: 3 }, /maxAtempts/],
+    [{ sharedStorage: true }, /"sharedStorage" needs an attemptStore to share/],
   ];
   it.each(badOptions)('option %o is a ConfigurationError naming it', (options, message) => {
     expect(() => new LoopDetector(new InMemoryStateMachine(), options as never)).toThrow(ConfigurationError);
