@@ -190,6 +190,8 @@ export {
   type OutputSignatureBasis,
   outputSignature,
 } from './signatures/outputSignature.js';
+// --- linear-time parsing of agent output (issue 9) ---
+export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
 export { failingTestNames } from './signatures/testNames.js';
 export {
   validateContextEntryInput,

@@ -1,5 +1,5 @@
 import { errorSignature } from '../signatures/errorSignature.js';
-import { stripAnsi } from '../signatures/normalizeVolatile.js';
+import { parsedLines } from '../signatures/parsedLines.js';
 
 /** What one test output says went wrong, for feedback. */
 export interface TestFindings {
@@ -15,50 +15,106 @@ export interface TestFindings {
   location: string | null;
 }
 
-const EXPECTED_LINE = /^\s*[-]?\s*Expected(?: value| substring| string| pattern)?:\s*(.+?)\s*$/im;
-const RECEIVED_LINE = /^\s*[+]?\s*Received(?: value| string)?:\s*(.+?)\s*$/im;
-const EXPECT_SENTENCE =
-  /\bexpected (.+?) to (?:be|equal|deeply equal|strictly equal|eql|deep equal) (.+?)(?:\s+\/\/.*)?$/im;
-const PYTEST_ASSERT = /^E\s+(?:AssertionError: )?assert (.+?) == (.+?)\s*$/m;
-const GO_WANT = /(?:\bgot:?|=)\s*(.+?),\s*want:?\s+(.+?)\s*$/m;
-const ASSERTION_MESSAGE = /^\s*(?:E\s+)?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:?.*?)\s*(?:\/\/.*)?$/m;
+// Every pattern is applied to one line and runs in time linear in its length: no lazy group is
+// followed by an optional suffix, and no two quantifiers compete for the same characters.
+const EXPECTED_LINE = /^\s*(?:-\s*)?Expected(?: value| substring| string| pattern)?:\s*(\S(?:.*\S)?)/i;
+const RECEIVED_LINE = /^\s*(?:\+\s*)?Received(?: value| string)?:\s*(\S(?:.*\S)?)/i;
+const EXPECT_START = /\bexpected /i;
+const EXPECT_VERB = / to (?:be|equal|deeply equal|strictly equal|eql|deep equal) /gi;
+const PYTEST_ASSERT = /^E\s+(?:AssertionError: )?assert (.+?) == (.+)/;
+const GO_WANT = /,\s*want:?\s+(\S(?:.*\S)?)/;
+const GO_GOT = /(?:\bgot:?|=)\s*/;
+const ASSERTION_MESSAGE = /^\s*(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b.*)/;
+const FAILING_FILE = /^\s*FAIL\s+(\S+)$/;
+const DEPENDENCY = /node_modules|node:internal|site-packages/;
+/** A source path and line; may start only where a path can start, which keeps the search linear. */
 const LOCATION =
-  /((?:[A-Za-z]:[/\\]|\/)?(?:[\w@.\-~]+[/\\])*[\w@\-~][\w@.\-~]*\.(?:[cm]?[jt]sx?|py|go|rs|java|rb|php|cs))(?::|\()(\d+)/;
+  /(?<![\w@.\-~/\\])(?:\/\/(?=\/))?((?:[A-Za-z]:[/\\]|\/)?(?:[\w@.\-~]+[/\\])*[\w@\-~][\w@.\-~]*\.(?:[cm]?[jt]sx?|py|go|rs|java|rb|php|cs))(?::|\()(\d+)/;
 
 /**
  * Reads expected/received values, the assertion message, the failing tests and the `file:line`
- * of the failure from the output of vitest, jest, pytest, go test, tsc or node.
+ * of the failure from the output of vitest, jest, pytest, go test, tsc or node. Runs in time linear
+ * in the output's size; each line is read up to `MAX_PARSED_LINE_LENGTH` characters.
  * @example
  * testFindings('FAIL src/auth/login.test.ts\nExpected: token to contain userId\nReceived: undefined');
  * // { tests: ['src/auth/login.test.ts'], expected: 'token to contain userId', received: 'undefined', message: null, location: null }
  */
 export function testFindings(output: string): TestFindings {
-  const text = stripAnsi(output);
-  const [expected, received] = expectation(text);
-  const error = errorSignature(text);
-  const failingFile = /^\s*FAIL\s+(\S+)\s*$/m.exec(text)?.[1];
+  const lines = parsedLines(output);
+  const [expected, received] = expectation(lines);
+  const error = errorSignature(output);
+  const failingFile = firstCapture(lines, FAILING_FILE);
   const tests =
     error.failingTests.length > 0 ? error.failingTests : failingFile === undefined ? [] : [failingFile];
-  const message = ASSERTION_MESSAGE.exec(text)?.[1]?.trim() ?? null;
-  return { tests, expected, received, message, location: locationOf(text) };
+  const message = firstCapture(lines, ASSERTION_MESSAGE);
+  return {
+    tests,
+    expected,
+    received,
+    message: message === undefined ? null : beforeComment(message),
+    location: locationOf(lines),
+  };
 }
 
-function expectation(text: string): [string | null, string | null] {
-  const expectedLine = EXPECTED_LINE.exec(text)?.[1];
-  const receivedLine = RECEIVED_LINE.exec(text)?.[1];
+function expectation(lines: readonly string[]): [string | null, string | null] {
+  const expectedLine = firstCapture(lines, EXPECTED_LINE);
+  const receivedLine = firstCapture(lines, RECEIVED_LINE);
   if (expectedLine !== undefined && receivedLine !== undefined) return [expectedLine, receivedLine];
-  const sentence = EXPECT_SENTENCE.exec(text);
-  if (sentence?.[1] !== undefined && sentence[2] !== undefined) return [sentence[2], sentence[1]];
-  const pytest = PYTEST_ASSERT.exec(text);
-  if (pytest?.[1] !== undefined && pytest[2] !== undefined) return [pytest[2], pytest[1]];
-  const go = GO_WANT.exec(text);
-  if (go?.[1] !== undefined && go[2] !== undefined) return [go[2], go[1]];
+  for (const line of lines) {
+    const sentence = expectSentence(line);
+    if (sentence) return sentence;
+  }
+  for (const line of lines) {
+    const pytest = PYTEST_ASSERT.exec(line);
+    if (pytest?.[1] !== undefined && pytest[2] !== undefined) return [pytest[2].trim(), pytest[1]];
+  }
+  for (const line of lines) {
+    const go = goWant(line);
+    if (go) return go;
+  }
   return [expectedLine ?? null, receivedLine ?? null];
 }
 
-function locationOf(text: string): string | null {
-  for (const line of text.split(/\r?\n/)) {
-    if (/node_modules|node:internal|site-packages/.test(line)) continue;
+/** `expected X to be Y` → `[Y, X]`; a trailing `// comment` is dropped. */
+function expectSentence(line: string): [string, string] | null {
+  const start = EXPECT_START.exec(line);
+  if (start === null) return null;
+  const from = start.index + start[0].length;
+  EXPECT_VERB.lastIndex = from + 1;
+  const verb = EXPECT_VERB.exec(line);
+  if (verb === null) return null;
+  const expected = beforeComment(line.slice(verb.index + verb[0].length));
+  if (expected === '') return null;
+  return [expected, line.slice(from, verb.index)];
+}
+
+/** `got X, want Y` (or `= X, want Y`) → `[Y, X]`. */
+function goWant(line: string): [string, string] | null {
+  const got = GO_GOT.exec(line);
+  if (got === null) return null;
+  const rest = line.slice(got.index + got[0].length);
+  const want = GO_WANT.exec(rest.slice(1));
+  if (want?.[1] === undefined) return null;
+  return [want[1], rest.slice(0, want.index + 1)];
+}
+
+/** The text before a `//` comment that follows whitespace, trimmed. */
+function beforeComment(text: string): string {
+  const comment = /\s\/\//.exec(text);
+  return (comment === null ? text : text.slice(0, comment.index)).trim();
+}
+
+function firstCapture(lines: readonly string[], pattern: RegExp): string | undefined {
+  for (const line of lines) {
+    const value = pattern.exec(line)?.[1];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function locationOf(lines: readonly string[]): string | null {
+  for (const line of lines) {
+    if (DEPENDENCY.test(line)) continue;
     const match = LOCATION.exec(line);
     if (match?.[1] !== undefined) return `${match[1]}:${match[2]}`;
   }

@@ -1,5 +1,6 @@
 import { type InfrastructureKind, infrastructureKindOf } from './infrastructure.js';
-import { normalizeVolatile, stripAnsi } from './normalizeVolatile.js';
+import { normalizeVolatile } from './normalizeVolatile.js';
+import { parsedLines } from './parsedLines.js';
 import { failingTestNames } from './testNames.js';
 
 /**
@@ -32,14 +33,23 @@ export interface ErrorSignature {
   infrastructure: InfrastructureKind | null;
 }
 
+/**
+ * A line that reports an error. Like every pattern here it runs in linear time: a dotted name may
+ * start only where no word character or dot precedes it, so a run like `A.A.A.…` is tried once.
+ */
 const ERROR_LINE =
-  /(?:\b[A-Z][\w.]*(?:Error|Exception)\b|^Error\b|\bFAIL(?:ED)?\b|\bFailed\b|^panic:|\berror(?:\s+TS\d+|\[E\d+\])?:|\berror TS\d+\b|\bERR!|^E\s{2,}\S)/;
+  /(?:(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|^Error\b|\bFAIL(?:ED)?\b|\bFailed\b|^panic:|\berror(?:\s+TS\d+|\[E\d+\])?:|\berror TS\d+\b|\bERR!|^E\s{2,}\S)/;
 /** Headers that announce errors without naming one (pytest's traceback, vitest's `⎯⎯ Failed Tests 1 ⎯⎯`, go's bare `FAIL`). */
 const SKIPPED_LINE = /^(?:Traceback \(most recent call last\):|FAIL\s*$|[⎯=_─]{3,})/;
 const TYPED_ERROR =
-  /\b((?:[a-z_]\w*\.)*[A-Z][\w.]*(?:Error|Exception))\b|\berror (TS\d+)\b|\berror\[(E\d+)\]|^(panic):/;
+  /(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\b|\berror (TS\d+)\b|\berror\[(E\d+)\]|^(panic):/;
+/**
+ * A source file path. The lookbehind lets a match start only where a path can start (never inside
+ * a run of path characters), which keeps the search linear in the line's length; the extra slashes
+ * of a `file:///` URL are skipped. Group 1 is the path.
+ */
 const SOURCE_PATH =
-  /(?:[A-Za-z]:[/\\]|\/)?(?:[\w@.\-~]+[/\\])*[\w@\-~][\w@.\-~]*\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|cpp|cc|c|hpp|h|swift|vue|svelte)(?=[:(),\s"'\]]|$)/;
+  /(?<![\w@.\-~/\\])(?:\/\/(?=\/))?((?:[A-Za-z]:[/\\]|\/)?(?:[\w@.\-~]+[/\\])*[\w@\-~][\w@.\-~]*\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|cpp|cc|c|hpp|h|swift|vue|svelte))(?=[:(),\s"'\]]|$)/;
 
 /** A source path followed by a line number: `a.ts:12`, `a.ts(12,5)`, `File "a.py", line 12`. */
 const SOURCE_POSITION = new RegExp(`${SOURCE_PATH.source}(?=:\\d|\\(\\d|", line \\d)`);
@@ -48,7 +58,8 @@ const SOURCE_POSITION = new RegExp(`${SOURCE_PATH.source}(?=:\\d|\\(\\d|", line 
  * Classifies one output of an agent, a test runner or a compiler and extracts the normalised
  * signature of its first error. Recognises the forms printed by vitest, jest, pytest, go test,
  * tsc and node (uncaught exceptions with stack traces), plus any `Error`, `Exception`, `Failed`
- * or `FAIL` line.
+ * or `FAIL` line. Runs in time linear in the output's size; each line is read up to
+ * {@link MAX_PARSED_LINE_LENGTH} characters.
  *
  * @example
  * errorSignature('src/a.ts(12,5): error TS2345: Argument of type ...').signature;
@@ -56,9 +67,7 @@ const SOURCE_POSITION = new RegExp(`${SOURCE_PATH.source}(?=:\\d|\\(\\d|", line 
  * errorSignature('Error: 429 Too Many Requests').kind; // 'infrastructure'
  */
 export function errorSignature(output: string): ErrorSignature {
-  const lines = stripAnsi(output)
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd());
+  const lines = parsedLines(output);
   const errorLine = lines.find((line) => ERROR_LINE.test(line.trim()) && !SKIPPED_LINE.test(line.trim()));
   const infrastructure = classifyInfrastructure(lines, errorLine);
   if (infrastructure !== null) {
@@ -125,11 +134,11 @@ function errorTypeOf(lines: readonly string[], first: string): string {
 
 /** The source file named by the error line, else by the first stack frame or `file:line` outside dependencies. */
 function locationOf(lines: readonly string[], first: string): string | null {
-  const own = SOURCE_PATH.exec(first)?.[0];
+  const own = SOURCE_PATH.exec(first)?.[1];
   if (own !== undefined) return normalizeVolatile(own);
   for (const line of lines) {
     if (/node_modules|node:internal|\(node:|site-packages|\/usr\/lib\/|GOROOT/.test(line)) continue;
-    const path = SOURCE_POSITION.exec(line)?.[0];
+    const path = SOURCE_POSITION.exec(line)?.[1];
     if (path !== undefined) return normalizeVolatile(path);
   }
   return null;

@@ -1,5 +1,6 @@
 import { type ErrorKind, type ErrorSignature, errorSignature } from './errorSignature.js';
 import { normalizeVolatile } from './normalizeVolatile.js';
+import { MAX_PARSED_LINE_LENGTH } from './parsedLines.js';
 
 /** What an {@link OutputSignature} key was built from, most specific first. */
 export type OutputSignatureBasis = 'infrastructure' | 'tests' | 'error' | 'edit' | 'text';
@@ -58,7 +59,10 @@ export function outputSignature(output: string): OutputSignature {
   }
   const edits = editsOf(output);
   if (edits.length > 0) return { kind: error.kind, key: `edit:${edits.join(' | ')}`, basis: 'edit', error };
-  const text = normalizeVolatile(output).toLowerCase().slice(0, TEXT_PREFIX_LENGTH);
+  // only a bounded prefix can reach the key, so only a bounded prefix is normalised
+  const text = normalizeVolatile(output.slice(0, MAX_PARSED_LINE_LENGTH))
+    .toLowerCase()
+    .slice(0, TEXT_PREFIX_LENGTH);
   return { kind: error.kind, key: `text:${text}`, basis: 'text', error };
 }
 
