@@ -1,15 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkSafetyGuards, decide, errorSignature } from '../../src/index.js';
 import {
-  checkSafetyGuards,
-  decide,
-  errorSignature,
   failingTestNames,
   MAX_PARSED_LINE_LENGTH,
   MAX_PARSED_LINES_PER_END,
   parsedLines,
   testFindings,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 const MB = 1 << 20;
 const fill = (prefix: string, unit: string, size: number) =>
