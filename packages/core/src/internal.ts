@@ -88,9 +88,9 @@ export {
   type OutputSignatureBasis,
   outputSignature,
 } from './signatures/outputSignature.js';
-export { failingTestNames } from './signatures/testNames.js';
 // --- linear-time parsing of agent output (issue 9) ---
 export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
+export { failingTestNames } from './signatures/testNames.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,

@@ -52,13 +52,15 @@ export interface LoopVerdict {
 
 /**
  * A key that, together with the array's length, is equal for two arrays exactly when they hold the
- * same strings in any order. The caller's array is never reordered: a copy is sorted. Arrays of
- * zero or one item allocate nothing.
+ * same strings in any order. Items are JSON-encoded, so no separator inside an item can make two
+ * different lists collide (`['a\0b', 'c']` and `['a', 'b\0c']` differ). The caller's array is never
+ * reordered: a copy is sorted. Arrays of zero or one item allocate nothing.
+ * @example orderInsensitiveKey(['b', 'a']) === orderInsensitiveKey(['a', 'b']); // true
  */
 export function orderInsensitiveKey(values: readonly string[]): string {
   if (values.length === 0) return '';
   if (values.length === 1) return values[0] as string;
-  return values.slice().sort().join('\u0000');
+  return JSON.stringify(values.slice().sort());
 }
 
 /**

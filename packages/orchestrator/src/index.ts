@@ -45,4 +45,4 @@ export {
   TickScheduler,
   type TickSchedulerOptions,
 } from './tickScheduler.js';
-export { ManualTimer, systemTimer, type Timer, type TimerHandle } from './timer.js';
+export { MAX_TIMER_DELAY, ManualTimer, systemTimer, type Timer, type TimerHandle } from './timer.js';

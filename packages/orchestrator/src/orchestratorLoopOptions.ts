@@ -3,7 +3,7 @@ import { clockSchema, loggerSchema, portSchema } from '@loopguard/core/internal'
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
-import type { Timer } from './timer.js';
+import { MAX_TIMER_DELAY, type Timer } from './timer.js';
 
 /**
  * Options of {@link OrchestratorLoop}: the ports, then scheduling and fault handling.
@@ -68,7 +68,8 @@ export interface OrchestratorLoopOptions<State = unknown> {
   maxIdleTicks?: number | null;
   /**
    * Longest executor run, ms. Past it the executor's signal is aborted, the tick fails with code
-   * `timeout` and an error attempt is recorded.
+   * `timeout` and an error attempt is recorded. At most {@link MAX_TIMER_DELAY} (2^31 − 1 ms, about
+   * 24.8 days, the longest delay Node's timers keep): a longer value is a ConfigurationError.
    * @default 600_000 (10 minutes)
    */
   executorTimeout?: number;
@@ -136,7 +137,13 @@ export const orchestratorLoopOptionsSchema = z
     maxIdleInterval: z.number().finite().positive().default(300_000),
     idleBackoffFactor: z.number().finite().min(1).default(2),
     maxIdleTicks: z.number().int().positive().nullable().default(10),
-    executorTimeout: z.number().finite().positive().default(600_000),
+    executorTimeout: z
+      .number()
+      .positive()
+      .max(MAX_TIMER_DELAY, {
+        message: `must be at most ${MAX_TIMER_DELAY} ms (2^31 − 1, the longest delay Node's timers keep)`,
+      })
+      .default(600_000),
     applyReportedStatus: z.boolean().default(true),
     stopOnStorageError: z.boolean().default(true),
   })

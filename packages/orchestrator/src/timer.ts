@@ -17,9 +17,19 @@ export interface Timer {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The real timer: Node's `setTimeout` and `clearTimeout`. The default wherever a timer is optional. */
+/**
+ * The longest delay Node's timers keep: 2^31 − 1 ms (about 24.8 days). A longer delay overflows and
+ * fires after 1 ms, so every duration option that becomes a timer is checked against it.
+ * @example z.number().max(MAX_TIMER_DELAY)
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * The real timer: Node's `setTimeout` and `clearTimeout`. The default wherever a timer is optional.
+ * A delay above {@link MAX_TIMER_DELAY} is clamped to it (Node would fire it after 1 ms).
+ */
 export const systemTimer: Timer = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  setTimeout: (callback, ms) => setTimeout(callback, Math.min(ms, MAX_TIMER_DELAY)),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 

@@ -17,6 +17,9 @@ import { SqliteAttemptStore } from './SqliteAttemptStore.js';
 import { SqliteStateMachine } from './SqliteStateMachine.js';
 import { toStorageError } from './sqliteErrors.js';
 
+/** The longest delay a duration option may ask for: 2^31 − 1 ms (SQLite's `busy_timeout` and Node's timers are 32-bit). */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
 /**
  * Options of {@link openLoopGuardDatabase}.
  * @example
@@ -32,6 +35,7 @@ export interface OpenLoopGuardDatabaseOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /**
    * How long a write waits for another connection's lock before SQLite gives up (`busy_timeout`).
+   * Integer from 0 to 2^31 − 1 ms (a larger value would wrap around in SQLite's 32-bit pragma).
    * @default 5000
    */
   busyTimeoutMs?: number;
@@ -100,9 +104,12 @@ function validateOptions(options: OpenLoopGuardDatabaseOptions): void {
       `options.synchronous must be 'NORMAL' or 'FULL', got ${describeValue(synchronous)}`,
     );
   }
-  if (busyTimeoutMs !== undefined && !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
+  if (
+    busyTimeoutMs !== undefined &&
+    !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0 && busyTimeoutMs <= MAX_DELAY_MS)
+  ) {
     throw new ConfigurationError(
-      `options.busyTimeoutMs must be a non-negative integer, got ${describeValue(busyTimeoutMs)}`,
+      `options.busyTimeoutMs must be an integer from 0 to ${MAX_DELAY_MS} ms (2^31 − 1, SQLite's and Node's limit), got ${describeValue(busyTimeoutMs)}`,
     );
   }
   const { walAutocheckpointPages } = options;
@@ -119,10 +126,14 @@ function validateOptions(options: OpenLoopGuardDatabaseOptions): void {
       busyRetry === null ||
       typeof busyRetry !== 'object' ||
       !(Number.isInteger(busyRetry.retries) && busyRetry.retries >= 0) ||
-      !(Number.isFinite(busyRetry.initialDelayMs) && busyRetry.initialDelayMs >= 0)
+      !(
+        Number.isFinite(busyRetry.initialDelayMs) &&
+        busyRetry.initialDelayMs >= 0 &&
+        busyRetry.initialDelayMs <= MAX_DELAY_MS
+      )
     ) {
       throw new ConfigurationError(
-        'options.busyRetry must be { retries: non-negative integer, initialDelayMs: non-negative number }',
+        `options.busyRetry must be { retries: non-negative integer, initialDelayMs: 0 to ${MAX_DELAY_MS} ms }, got ${describeValue(busyRetry)}`,
       );
     }
   }

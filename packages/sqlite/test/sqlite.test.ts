@@ -134,6 +134,13 @@ describe('openLoopGuardDatabase', () => {
       ConfigurationError,
     );
     expect(() => openLoopGuardDatabase(':memory:', { busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+    // 2^31 would wrap to a negative busy_timeout (issue 9, item 6)
+    expect(() => openLoopGuardDatabase(':memory:', { busyTimeoutMs: 2 ** 31 })).toThrow(
+      /busyTimeoutMs must be an integer from 0 to 2147483647 ms/,
+    );
+    expect(() =>
+      openLoopGuardDatabase(':memory:', { busyRetry: { retries: 1, initialDelayMs: 2 ** 31 } }),
+    ).toThrow(/initialDelayMs: 0 to 2147483647 ms/);
     expect(() => openLoopGuardDatabase(':memory:', { walAutocheckpointPages: 0.5 })).toThrow(
       /walAutocheckpointPages/,
     );
