@@ -3,6 +3,12 @@ import type { Attempt, AttemptSummary } from './attempt.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
+import {
+  ESCALATION_TOPICS,
+  openEscalationOf,
+  planResolution,
+  type ResolveEscalationInput,
+} from './escalation.js';
 import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { silentLogger } from './logger.js';
 import {
@@ -28,6 +34,18 @@ import { SafeEmitter } from './SafeEmitter.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
+
+/** What {@link LoopDetector.resolveEscalation} returns. */
+export interface EscalationResolved {
+  /** The task released. */
+  taskId: string;
+  /** The escalation that was open. */
+  escalation: ContextEntry;
+  /** The `loop_resolution` entry written. */
+  entry: ContextEntry;
+  /** The task after its transition; `null` when the state machine does not know the task. */
+  task: Task | null;
+}
 
 export type { LoopDetectionResult } from './loopDetection.js';
 
@@ -61,6 +79,8 @@ export interface LoopDetectorEvents {
   loopDetected: [result: LoopDetectionResult];
   /** `applyRecovery` wrote a recovery. */
   recoveryApplied: [outcome: Extract<RecoveryOutcome, { applied: true }>];
+  /** `resolveEscalation` released an escalated task. */
+  escalationResolved: [resolution: EscalationResolved];
 }
 
 /** The detector's view of one task: the attempts inside the window and the runs they end with. */
@@ -299,6 +319,74 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   }
 
   /**
+   * The task's open escalation (its `loop_escalation` entry), or `null` when it has none or it was
+   * resolved. An escalated task stays `blocked`: the orchestrator does not run it again, and reported
+   * statuses do not overwrite it, until {@link LoopDetector.resolveEscalation} is called.
+   * @example if (detector.openEscalation('T1')) console.log('waiting for a human');
+   */
+  openEscalation(taskId: string): ContextEntry | null {
+    assertNonEmptyString(taskId, 'taskId');
+    return openEscalationIn(this.storage, taskId);
+  }
+
+  /**
+   * Releases an escalated task, in one transaction: the task moves to `input.status` (default
+   * `pending`; a task event with the note as its reason) and a `loop_resolution` context entry
+   * records who resolved it, how, and which escalation it closes. The task's attempts are cleared,
+   * so a new loop needs fresh attempts.
+   *
+   * @throws InvalidInputError when the task has no open escalation or an input field is malformed;
+   * nothing is written then.
+   * @example
+   * detector.resolveEscalation('T6.2.3', { note: 'Rotated the API token', by: 'alice' });
+   * detector.resolveEscalation('T6.2.3', { note: 'Known flake, run it again', resolution: 'acknowledged' });
+   */
+  resolveEscalation(taskId: string, input: ResolveEscalationInput): EscalationResolved {
+    assertNonEmptyString(taskId, 'taskId');
+    if (input === null || typeof input !== 'object') {
+      throw new InvalidInputError(`input must be an object with a note, got ${describeValue(input)}`);
+    }
+    const checked: ResolveEscalationInput = { note: input.note };
+    assertNonEmptyString(checked.note, 'input.note');
+    if (input.resolution !== undefined) {
+      if (input.resolution !== 'resolved' && input.resolution !== 'acknowledged') {
+        throw new InvalidInputError(
+          `input.resolution must be 'resolved' or 'acknowledged', got ${describeValue(input.resolution)}`,
+        );
+      }
+      checked.resolution = input.resolution;
+    }
+    if (input.status !== undefined) {
+      assertTaskStatus(input.status, 'input.status');
+      checked.status = input.status;
+    }
+    if (input.by !== undefined) {
+      assertNonEmptyString(input.by, 'input.by');
+      checked.by = input.by;
+    }
+    const resolved = this.storage.transaction((tx): EscalationResolved => {
+      const escalation = openEscalationIn(tx, taskId);
+      if (escalation === null) {
+        throw new InvalidInputError(`taskId ${JSON.stringify(taskId)} has no open escalation to resolve`);
+      }
+      const known = tx.stateMachine.getTask(taskId);
+      const plan = planResolution(taskId, escalation, checked, known);
+      let task: Task | null = known ?? null;
+      for (const t of plan.transitions) task = tx.stateMachine.transition(t.taskId, t.status, t.reason);
+      const entry = tx.stateMachine.addContextEntry(plan.entry);
+      tx.attempts.clear(taskId);
+      return { taskId, escalation, entry, task };
+    });
+    this.forget(taskId);
+    this.log.info(
+      { taskId, entryId: resolved.entry.id },
+      `Escalation of ${taskId} resolved: ${checked.note}`,
+    );
+    this.emit('escalationResolved', resolved);
+    return resolved;
+  }
+
+  /**
    * Per task with attempts inside the window: `{ attemptCount, lastAttempt }` (the seed's dashboard shape).
    */
   getStatus(): Record<string, AttemptSummary> {
@@ -475,6 +563,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
 }
 
 /** Whether unblock authority granted for the task is still in force, read through `ports`. */
+function openEscalationIn(ports: StoragePorts, taskId: string): ContextEntry | null {
+  return openEscalationOf(
+    ports.stateMachine.listContextEntries({ taskId, topics: ESCALATION_TOPICS, limit: 1 })[0],
+  );
+}
+
 function grantActiveIn(ports: StoragePorts, taskId: string): boolean {
   return grantActiveOf(
     ports.stateMachine.listContextEntries({ taskId, topics: RECOVERY_TOPICS, limit: 1 })[0],

@@ -23,6 +23,8 @@ export {
   RunError,
   StorageError,
 } from './errors.js';
+// --- sticky escalations and cross-task cycles (issue 9) ---
+export type { EscalationResolution, ResolveEscalationInput } from './escalation.js';
 // --- iteration safety guards, error signatures, iteration control (issue 4) ---
 export { checkCircuitBreaker } from './guards/checkCircuitBreaker.js';
 export { checkMaxIterations } from './guards/checkMaxIterations.js';
@@ -113,7 +115,7 @@ export type {
   IterationSessionStatus,
   IterationStore,
 } from './iterationStore.js';
-export type { AttemptWithTransition } from './LoopDetector.js';
+export type { AttemptWithTransition, EscalationResolved } from './LoopDetector.js';
 export {
   type LoopDetectionResult,
   LoopDetector,

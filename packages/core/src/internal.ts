@@ -8,6 +8,9 @@
  * import { judgeAttempts, planRecovery } from '@loopguard/core/internal';
  * @packageDocumentation
  */
+
+// --- sticky escalations and cross-task cycles (issue 9) ---
+export { ESCALATION_TOPICS, openEscalationOf, planResolution, RESOLUTION_TOPIC } from './escalation.js';
 export { ConsecutiveFailuresGuard } from './guards/ConsecutiveFailuresGuard.js';
 export { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './guards/checkCircuitBreaker.js';
 export {

@@ -22,8 +22,9 @@ export interface LoopDetectorOptions {
    */
   enableAutoUnblock?: boolean;
   /**
-   * From this many attempts of identical completed work, `no_progress_repeat` recommends
-   * `force_next` instead of `escalate`. Integer ≥ `maxAttempts`.
+   * Attempts of identical status and completed work that make a `no_progress_repeat` loop, which
+   * recommends `force_next`. (While unblock authority is in force, `maxAttempts` of them escalate.)
+   * Integer ≥ `maxAttempts`.
    * @default 5
    */
   maxAttemptsBeforeForceNext?: number;

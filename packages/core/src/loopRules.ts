@@ -106,8 +106,11 @@ export function runsOf(attempts: readonly Attempt[]): RunState | undefined {
 }
 
 /**
- * Judges the runs. Checks in order: completed task revisited, blocked spin on the same blockers,
- * the same completed work repeated. Runs are clipped to the `windowCount` attempts inside the window.
+ * Judges the runs. Checks in order: completed task revisited (`maxAttempts` attempts `done`:
+ * force_next), blocked spin on the same blockers (`maxAttempts`: unblock_authority, or escalate when
+ * auto-unblock is off or authority was already granted), the same completed work repeated
+ * (`maxAttemptsBeforeForceNext` attempts: force_next; `maxAttempts` while unblock authority is in
+ * force: escalate). Runs are clipped to the `windowCount` attempts inside the window.
  *
  * @param grantActive - unblock authority was granted for the task and no recovery has followed.
  */
@@ -153,28 +156,22 @@ export function judgeRuns(
     };
   }
   const workRun = Math.min(runs.workRun, windowCount);
-  if (workRun >= thresholds.maxAttempts) {
-    if (grantActive) {
-      return {
-        loopType: 'no_progress_repeat',
-        recommendation: 'escalate',
-        attemptCount: workRun,
-        reason: 'No progress despite unblock authority.',
-      };
-    }
-    if (workRun >= thresholds.maxAttemptsBeforeForceNext) {
-      return {
-        loopType: 'no_progress_repeat',
-        recommendation: 'force_next',
-        attemptCount: workRun,
-        reason: null,
-      };
-    }
+  if (grantActive && workRun >= thresholds.maxAttempts) {
     return {
       loopType: 'no_progress_repeat',
       recommendation: 'escalate',
       attemptCount: workRun,
-      reason: `No progress: the same completed work in ${workRun} attempts in a row.`,
+      reason: 'No progress despite unblock authority.',
+    };
+  }
+  // Judged only from maxAttemptsBeforeForceNext identical attempts: an escalation at maxAttempts would
+  // block the task and clear its attempts before force_next could ever be reached (docs/decisions.md).
+  if (workRun >= thresholds.maxAttemptsBeforeForceNext) {
+    return {
+      loopType: 'no_progress_repeat',
+      recommendation: 'force_next',
+      attemptCount: workRun,
+      reason: null,
     };
   }
   return null;

@@ -101,6 +101,8 @@ describe('LoopDetector rules', () => {
     detector.recordAttempt('T2', 'in_progress', [], ['x', 'y'], 's');
     detector.recordAttempt('T2', 'in_progress', [], ['y', 'x'], 's');
     detector.recordAttempt('T2', 'in_progress', [], ['x', 'y'], 's');
+    detector.recordAttempt('T2', 'in_progress', [], ['y', 'x'], 's');
+    detector.recordAttempt('T2', 'in_progress', [], ['x', 'y'], 's');
     expect(detector.detectLoop('T2').loopType).toBe('no_progress_repeat');
   });
 
@@ -126,10 +128,10 @@ describe('LoopDetector rules', () => {
     expect(Object.isFrozen(result.evidence[0]?.blockers)).toBe(true);
   });
 
-  it('no_progress_repeat escalates below maxAttemptsBeforeForceNext and forces next from it', () => {
+  it('no_progress_repeat is a loop from maxAttemptsBeforeForceNext attempts, and forces next', () => {
     const { detector } = makeDetector({ maxAttemptsBeforeForceNext: 4 });
     for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'in_progress', [], ['same'], 's');
-    expect(detector.detectLoop('T1')).toMatchObject({ recommendation: 'escalate', attemptCount: 3 });
+    expect(detector.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 3 });
     detector.recordAttempt('T1', 'in_progress', [], ['same'], 's');
     expect(detector.detectLoop('T1')).toMatchObject({ recommendation: 'force_next', attemptCount: 4 });
   });
@@ -269,12 +271,12 @@ describe('LoopDetector recoveries', () => {
   });
 
   it('escalate marks the task blocked with the reason', async () => {
-    const { outcome, stateMachine } = await loopAndRecover('in_progress', 3);
-    expect(outcome).toMatchObject({ action: 'escalate', loopType: 'no_progress_repeat' });
+    const { outcome, stateMachine } = await loopAndRecover('blocked', 3, { enableAutoUnblock: false });
+    expect(outcome).toMatchObject({ action: 'escalate', loopType: 'blocked_task_spin' });
     expect(outcome.entry.topic).toBe('loop_escalation');
     expect(stateMachine.getTask('T3.4.2')).toMatchObject({
       status: 'blocked',
-      blockedReason: 'Loop escalation: No progress: the same completed work in 3 attempts in a row.',
+      blockedReason: 'Loop escalation: Auto-unblock disabled; the same blockers were hit on every attempt.',
     });
   });
 

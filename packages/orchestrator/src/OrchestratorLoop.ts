@@ -71,7 +71,8 @@ function storageErrorOf(error: unknown): StorageError | undefined {
 /**
  * The orchestrator's loop with loop detection wired in (the seed's integration, steps 1–3).
  *
- * Each tick: read the state, decide, and for a `run_task` decision check the task for a loop
+ * Each tick: read the state, decide, and for a `run_task` decision skip a task with an open
+ * escalation (`details.skipped: 'escalated'`, until `detector.resolveEscalation()`), check the task for a loop
  * **before** executing (on a loop, apply the recovery and skip execution), execute under a timeout
  * and an abort signal, then record the attempt **after** executing with the executor's reported
  * status, blockers and completed work and the session id `session_<tickNumber>`.
@@ -328,6 +329,16 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
   ): Promise<ExecutionResult> {
     const { task } = decision;
     const { startedAt, tickNumber, sessionId, signal } = tick;
+
+    // an escalated task waits for a human: not run, its blocked status not overwritten
+    const escalation = this.detector.openEscalation(task.id);
+    if (escalation !== null) {
+      this.log.info(
+        { taskId: task.id, escalationEntryId: escalation.id },
+        `Task ${task.id} is escalated and waits for resolveEscalation(); skipped`,
+      );
+      return this.finish(startedAt, tickNumber, decision, { skipped: 'escalated', escalation });
+    }
 
     // 3. check for a loop BEFORE executing
     const loopDetection = this.detector.detectLoop(task.id);

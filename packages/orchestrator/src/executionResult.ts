@@ -1,5 +1,6 @@
 import type {
   Attempt,
+  ContextEntry,
   LoopDetectionResult,
   LoopGuardError,
   RecoveryOutcome,
@@ -18,6 +19,13 @@ export interface TickDetails {
   loopDetection?: LoopDetectionResult;
   /** The recovery written (only when `loopRecoveryApplied`). */
   recovery?: RecoveryOutcome;
+  /**
+   * Why the task was not run: `escalated` — it has an open escalation (its `loop_escalation` entry is
+   * in `escalation`) and waits for `detector.resolveEscalation()`; nothing was executed or recorded.
+   */
+  skipped?: 'escalated';
+  /** The open escalation that made the tick skip the task (only when `skipped`). */
+  escalation?: ContextEntry;
   /** The session id of the attempt, `session_<tickNumber>`. */
   sessionId?: string;
   /** The status the executor reported. */
