@@ -33,6 +33,7 @@ import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
+import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
 
 /** What {@link LoopDetector.resolveEscalation} returns. */
@@ -154,6 +155,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   private lastTrack: TaskTrack | undefined;
   private sweep: Iterator<[string, TaskTrack]> | undefined;
   private recordsSincePrune = 0;
+  /** The newest attempts across tasks (at most `maxCycleTasks × cycleRounds`), for cross-task cycles. */
+  private recent: Attempt[] = [];
+  private readonly cycleOptions: TaskCycleOptions | null;
 
   /**
    * @param storage - a {@link Storage} (both ports and their transaction), or, as in the seed, a
@@ -197,7 +201,13 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       pruneEvery: parsed.pruneEvery,
       pruneBatchSize: parsed.pruneBatchSize,
       sharedStorage: parsed.sharedStorage,
+      cycleRounds: parsed.cycleRounds,
+      maxCycleTasks: parsed.maxCycleTasks,
     });
+    this.cycleOptions =
+      parsed.cycleRounds === null
+        ? null
+        : { cycleRounds: parsed.cycleRounds, maxCycleTasks: parsed.maxCycleTasks };
     this.detection = {
       maxAttempts: parsed.maxAttempts,
       maxAttemptsBeforeForceNext: parsed.maxAttemptsBeforeForceNext,
@@ -270,7 +280,11 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     const track = this.trackFor(taskId, this.clock.now());
     const windowCount = track.attempts.length - track.head;
     const verdict = judgeRuns(track.runs, windowCount, track.grantActive, this.detection);
-    const result = detectionResultOf(taskId, track.attempts, track.head, verdict, this.detection.maxEvidence);
+    const result =
+      verdict === null
+        ? (this.cycleResult(taskId) ??
+          detectionResultOf(taskId, track.attempts, track.head, null, this.detection.maxEvidence))
+        : detectionResultOf(taskId, track.attempts, track.head, verdict, this.detection.maxEvidence);
     if (result.isLooping) this.announce(result);
     return result;
   }
@@ -294,7 +308,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     assertNonEmptyString(result.taskId, 'result.taskId');
     if (!result.isLooping)
       return { applied: false, taskId: result.taskId, reason: 'The result is not a loop.' };
-    const { outcome } = this.recover(result.taskId);
+    const { outcome } =
+      result.loopType === 'cross_task_cycle' ? this.recoverCycle(result.taskId) : this.recover(result.taskId);
     if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
   }
@@ -457,6 +472,11 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   private afterRecord(track: TaskTrack, attempt: Attempt): void {
     if (track.attempts.push(attempt) - track.head === 1) track.oldest = attempt.timestamp;
     track.runs = stepRuns(track.runs, attempt);
+    if (this.cycleOptions !== null) {
+      this.recent.push(attempt);
+      const keep = this.cycleOptions.cycleRounds * this.cycleOptions.maxCycleTasks;
+      if (this.recent.length > keep) this.recent.splice(0, this.recent.length - keep);
+    }
     if (++this.recordsSincePrune >= this.options.pruneEvery) this.prune();
     this.emit('attemptRecorded', attempt);
   }
@@ -523,6 +543,61 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   }
 
   /** The task's track, loaded from storage when new (or on every call with `sharedStorage`). */
+  /** The cross-task cycle that includes `taskId`, as a detection result; `null` when there is none. */
+  private cycleResult(taskId: string): LoopDetectionResult | null {
+    const cycle = this.currentCycle();
+    if (cycle === null || !cycle.tasks.includes(taskId)) return null;
+    const path = [...cycle.tasks, cycle.tasks[0]].join(' → ');
+    return {
+      taskId,
+      isLooping: true,
+      loopType: 'cross_task_cycle',
+      attemptCount: cycle.evidence.length,
+      recommendation: 'escalate',
+      blockers: [],
+      reason: `Cross-task cycle ${path} for ${cycle.rounds} rounds without progress.`,
+      evidence: cycle.evidence.slice(-this.detection.maxEvidence),
+      cycleTasks: cycle.tasks,
+    };
+  }
+
+  private currentCycle() {
+    if (this.cycleOptions === null) return null;
+    const since = this.clock.now() - this.options.attemptWindow;
+    return findTaskCycle(
+      this.recent.filter((a) => a.timestamp >= since),
+      this.cycleOptions,
+    );
+  }
+
+  /** Escalates every task of the cycle that includes `taskId`, in one transaction. */
+  private recoverCycle(taskId: string): { outcome: RecoveryOutcome } {
+    const cycle = this.currentCycle();
+    if (cycle === null || !cycle.tasks.includes(taskId) || this.cycleOptions === null) {
+      return {
+        outcome: { applied: false, taskId, reason: 'The cross-task cycle no longer holds.' },
+      };
+    }
+    const options = this.cycleOptions;
+    const outcome = this.storage.transaction((tx): Extract<RecoveryOutcome, { applied: true }> => {
+      const plan = planCycleRecovery(cycle, options, (id) => tx.stateMachine.getTask(id));
+      let task: Task | null = tx.stateMachine.getTask(taskId) ?? null;
+      for (const t of plan.transitions) {
+        const moved = tx.stateMachine.transition(t.taskId, t.status, t.reason);
+        if (t.taskId === taskId) task = moved;
+      }
+      const entry = tx.stateMachine.addContextEntry(plan.entry);
+      for (const id of plan.clearAttempts) tx.attempts.clear(id);
+      return { applied: true, taskId, action: 'escalate', loopType: 'cross_task_cycle', entry, task };
+    });
+    for (const id of cycle.tasks) this.forget(id);
+    this.log.warn(
+      { taskId, tasks: cycle.tasks, entryId: outcome.entry.id },
+      `Escalating the cross-task cycle ${cycle.tasks.join(' → ')} to a human`,
+    );
+    return { outcome };
+  }
+
   private trackFor(taskId: string, now: number): TaskTrack {
     let track = this.lastTrack?.taskId === taskId ? this.lastTrack : this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
@@ -558,6 +633,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   /** Drops the task's track from memory. */
   private forget(taskId: string): void {
     this.tracks.delete(taskId);
+    if (this.recent.some((a) => a.taskId === taskId))
+      this.recent = this.recent.filter((a) => a.taskId !== taskId);
     if (this.lastTrack?.taskId === taskId) this.lastTrack = undefined;
   }
 }

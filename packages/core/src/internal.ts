@@ -100,6 +100,7 @@ export {
   validateTaskInput,
 } from './stateMachineInput.js';
 export { isStorage } from './storage.js';
+export { findTaskCycle, planCycleRecovery, type TaskCycle, type TaskCycleOptions } from './taskCycle.js';
 export { UndoJournal } from './UndoJournal.js';
 export {
   assertFiniteNumber,

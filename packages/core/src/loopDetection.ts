@@ -27,6 +27,8 @@ export interface LoopDetectionResult {
   reason: string | null;
   /** The attempts that make the loop (the newest `maxEvidence` of them), oldest first; empty when not looping. */
   evidence: Attempt[];
+  /** For a `cross_task_cycle`: the tasks of the cycle in visiting order. Absent otherwise. */
+  cycleTasks?: string[];
 }
 
 /**

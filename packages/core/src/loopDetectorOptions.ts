@@ -29,6 +29,19 @@ export interface LoopDetectorOptions {
    */
   maxAttemptsBeforeForceNext?: number;
   /**
+   * Rounds of a cross-task cycle (T1 → T2 → T1 …, each task attempted once per round with the same
+   * status, blockers and work as its previous attempt) that make a `cross_task_cycle` loop, which
+   * escalates every task of the cycle. Integer ≥ 2; `null` turns cycle detection off. Cycles are
+   * seen in the attempts this detector recorded inside the window.
+   * @default 3
+   */
+  cycleRounds?: number | null;
+  /**
+   * Most distinct tasks in one cross-task cycle. Integer from 2 to 5.
+   * @default 3
+   */
+  maxCycleTasks?: number;
+  /**
    * At most this many attempts (the newest) are returned as evidence and stored in a recovery's metadata.
    * @default 50
    */
@@ -74,6 +87,8 @@ export const loopDetectorOptionsSchema = z
     enableAutoUnblock: z.boolean().default(true),
     maxAttemptsBeforeForceNext: z.number().int().min(2).default(5),
     maxEvidence: positiveInt.default(50),
+    cycleRounds: z.number().int().min(2).nullable().default(3),
+    maxCycleTasks: z.number().int().min(2).max(5).default(3),
     pruneEvery: positiveInt.default(1000),
     pruneBatchSize: positiveInt.default(1000),
     sharedStorage: z.boolean().default(false),

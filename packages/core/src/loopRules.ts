@@ -1,8 +1,12 @@
 import type { Attempt } from './attempt.js';
 import type { TaskStatus } from './task.js';
 
-/** The three kinds of loop the detector recognises. */
-export type LoopType = 'completed_task_revisit' | 'blocked_task_spin' | 'no_progress_repeat';
+/** The kinds of loop the detector recognises: the seed's three on one task, and a cycle across tasks. */
+export type LoopType =
+  | 'completed_task_revisit'
+  | 'blocked_task_spin'
+  | 'no_progress_repeat'
+  | 'cross_task_cycle';
 
 /** The recovery a detection recommends. */
 export type Recommendation = 'force_next' | 'unblock_authority' | 'escalate';

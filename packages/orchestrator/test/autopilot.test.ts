@@ -157,3 +157,52 @@ describe('a task that makes progress is not flagged', () => {
     expect(a.executed).toHaveLength(12);
   });
 });
+
+describe('cross-task cycles (issue 9, item 12)', () => {
+  it('T1 → T2 → T3 → T1 … without progress is caught after three rounds and escalates all three', async () => {
+    const order = ['T1', 'T2', 'T3'];
+    let pick = 0;
+    const a = autopilot(
+      () => order[pick++ % 3] as string,
+      (taskId) => ({ status: 'in_progress', completedWork: [`looked at ${taskId}`], blockers: [] }),
+    );
+    for (const id of order) a.database.stateMachine.upsertTask({ id, status: 'in_progress' });
+    const results = await a.ticks(12);
+    expect(recoveries(results)).toEqual(['10:escalate']);
+    const caught = results[9];
+    expect(caught?.details.loopDetection).toMatchObject({
+      loopType: 'cross_task_cycle',
+      cycleTasks: ['T1', 'T2', 'T3'],
+      attemptCount: 9,
+    });
+    expect(a.executed).toHaveLength(9);
+    expect(results.slice(10).map((r) => r.details.skipped)).toEqual(['escalated', 'escalated']);
+    for (const id of order) expect(a.database.stateMachine.getTask(id)?.status).toBe('blocked');
+    const [entry] = a.database.stateMachine.listContextEntries({ topics: ['loop_escalation'] });
+    expect(entry).toMatchObject({
+      relatedTasks: ['T1', 'T2', 'T3'],
+      metadata: { loopType: 'cross_task_cycle', tasks: ['T1', 'T2', 'T3'], rounds: 3 },
+    });
+    expect(entry?.metadata.evidence).toHaveLength(9);
+  });
+
+  it('tasks that take turns while progressing are not a cycle', async () => {
+    let pick = 0;
+    const a = autopilot(
+      () => (pick++ % 2 === 0 ? 'T1' : 'T2'),
+      (taskId, tick) => ({ status: 'in_progress', completedWork: [`${taskId} step ${tick}`], blockers: [] }),
+    );
+    expect(recoveries(await a.ticks(12))).toEqual([]);
+  });
+
+  it('cycleRounds: null turns cycle detection off', async () => {
+    let pick = 0;
+    const a = autopilot(
+      () => (pick++ % 2 === 0 ? 'T1' : 'T2'),
+      () => ({ status: 'in_progress', completedWork: ['same'], blockers: [] }),
+      { cycleRounds: null },
+    );
+    // without cycles, each task reaches its own no-progress force_next after 5 attempts
+    expect(recoveries(await a.ticks(12))).toEqual(['11:force_next', '12:force_next']);
+  });
+});
