@@ -235,6 +235,11 @@ describe('IterationSessions', () => {
       agentContext: { safetyGuardTriggered: 'circuit_breaker' },
     });
     expect(s.stateMachine.getTask('T1')?.blockedReason).toBe('Iteration safety guard: circuit_breaker');
+    // statistics and the monitor speak the guards' own names, as GuardSet does
+    const stats = s.sessions.getGuardStatistics();
+    expect(stats.byGuard).toEqual({ consecutive_failures: 1 });
+    expect(stats.lastBlock?.guard).toBe('consecutive_failures');
+    expect(stats.monitor?.guardTriggers.consecutive_failures).toBe(1);
 
     const t = setup('T2');
     const two = t.sessions.startIteration('T2', config({ circuitBreakerThreshold: 2 })).session;
