@@ -94,9 +94,19 @@ export {
 } from './loopRules.js';
 export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
 export { parseOptions } from './parseOptions.js';
+export {
+  ATTEMPT_STORE_METHODS,
+  attemptStoreSchema,
+  ITERATION_STORE_METHODS,
+  iterationStoreSchema,
+  STATE_MACHINE_METHODS,
+  stateMachineSchema,
+  storageSchema,
+} from './portSchemas.js';
 export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
 export { type PlannedTransition, planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 export { SafeEmitter } from './SafeEmitter.js';
+export { isSealedAttempt, sealAttempt } from './sealedAttempts.js';
 export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
 export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
 export {

@@ -19,6 +19,7 @@ import {
   assertNonEmptyString,
   clockSchema,
   describeValue,
+  iterationStoreSchema,
   loggerSchema,
   parseOptions,
   portSchema,
@@ -26,6 +27,7 @@ import {
   SEED_000_NAMES,
   seed000Verdict,
   silentLogger,
+  stateMachineSchema,
 } from '@loopguard/core/internal';
 import { z } from 'zod';
 import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
@@ -134,8 +136,8 @@ export interface IterationSessionsEvents {
 }
 
 const optionsSchema = z.strictObject({
-  stateMachine: portSchema<StateMachine>('must implement StateMachine', 'transition', 'transaction'),
-  store: portSchema<IterationStore>('must implement IterationStore', 'addCheckpoint').optional(),
+  stateMachine: stateMachineSchema,
+  store: iterationStoreSchema.optional(),
   clock: clockSchema.optional(),
   logger: loggerSchema.optional(),
   markInProgress: z.boolean().default(true),

@@ -121,6 +121,15 @@ describe('IterationSessions', () => {
     expect(() => new IterationSessions({ stateMachine: {} as never })).toThrow(
       /"stateMachine" must implement StateMachine/,
     );
+    // checked against every method the sessions call (getTask too, not only transition and transaction)
+    const { getTask: _, ...noGetTask } = bindAll(s.stateMachine);
+    expect(() => new IterationSessions({ stateMachine: noGetTask as never })).toThrow(
+      /"stateMachine" must implement StateMachine \(missing getTask\(\)\)/,
+    );
+    const partialStore = { addCheckpoint() {} };
+    expect(
+      () => new IterationSessions({ stateMachine: s.stateMachine, store: partialStore as never }),
+    ).toThrow(/"store" must implement IterationStore \(missing createSession\(\), getSession\(\)/);
   });
 
   it('nextIteration stores an iteration checkpoint while the guards allow it', () => {
@@ -383,3 +392,13 @@ describe('IterationSessions', () => {
     });
   });
 });
+
+/** The object's methods (own and inherited) as plain bound functions. */
+function bindAll(object: object): Record<string, unknown> {
+  const methods: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(object))) {
+    const value = (object as Record<string, unknown>)[name];
+    if (name !== 'constructor' && typeof value === 'function') methods[name] = value.bind(object);
+  }
+  return methods;
+}
