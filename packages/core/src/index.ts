@@ -196,6 +196,53 @@ export {
   validateContextEntryQuery,
   validateTaskInput,
 } from './stateMachineInput.js';
+// --- step-level loop detection (issue 10) ---
+export { ChantingRule } from './steps/ChantingRule.js';
+export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
+export { CycleRule } from './steps/CycleRule.js';
+export {
+  DEFAULT_EXEMPT_COMMANDS,
+  DEFAULT_EXEMPT_TOOLS,
+  isExemptAction,
+  type StepExemptions,
+} from './steps/exemptions.js';
+export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from './steps/globalSwitch.js';
+export { JsonlStepParser } from './steps/JsonlStepParser.js';
+export { OscillationRule } from './steps/OscillationRule.js';
+export { RepeatedActionRule } from './steps/RepeatedActionRule.js';
+export { RepeatedMessageRule } from './steps/RepeatedMessageRule.js';
+export { SameErrorRule } from './steps/SameErrorRule.js';
+export { type LadderRung, StepLadder } from './steps/StepLadder.js';
+export type { StepLineParser } from './steps/StepLineParser.js';
+export {
+  STEP_LOOP_TOPICS,
+  StepLoopDetector,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from './steps/StepLoopDetector.js';
+export type { JudgedEvent, RuleHit, StepLoopType, StepRule } from './steps/StepRule.js';
+export {
+  type ActionStep,
+  type MessageStep,
+  type ObservationStep,
+  STEP_TYPES,
+  type Step,
+  validateStep,
+} from './steps/step.js';
+export { type MessageTurn, type StepEvidence, StepHistory, type Turn } from './steps/stepHistory.js';
+export {
+  actionKey,
+  actionText,
+  messageKey,
+  observationKey,
+  REASONING_FIELDS,
+  stableJson,
+} from './steps/stepKeys.js';
+export {
+  type StepLoopDetectorOptions,
+  stepLoopDetectorOptionsSchema,
+} from './steps/stepLoopDetectorOptions.js';
+export { stepLoopMessage } from './steps/stepLoopMessage.js';
 export {
   isTaskStatus,
   TASK_STATUSES,
