@@ -139,11 +139,12 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       maxEvidence: parsed.maxEvidence,
     });
     this.ladder = new StepLadder(parsed.stopAfter);
+    // Periodic rules first: a turn of a repeated cycle also recurs, and the cycle is the better name.
     this.turnRules = [
-      new SameErrorRule(parsed.sameErrorThreshold),
-      new RepeatedActionRule(parsed.repeatThreshold),
       new OscillationRule(parsed.oscillationRepeats, parsed.maxEvidence),
       new CycleRule(parsed.cycleRepeats, parsed.maxCycleLength, parsed.maxEvidence),
+      new SameErrorRule(parsed.sameErrorThreshold),
+      new RepeatedActionRule(parsed.repeatThreshold),
     ];
     this.messageRules = [
       new ChantingRule(parsed.chantRepeats, parsed.chantShare),
