@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, StepLadder, StepLoopDetector } from '../../src/index.js';
+import { ManualClock, StepLoopDetector } from '../../src/index.js';
+import { StepLadder } from '../../src/steps/StepLadder.js';
 import { feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
 
 describe('StepLadder', () => {

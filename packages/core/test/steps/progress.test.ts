@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_EXEMPT_COMMANDS,
-  isExemptAction,
-  type Step,
-  setStepLoopDetectionEnabled,
-} from '../../src/index.js';
+import { DEFAULT_EXEMPT_COMMANDS, type Step, setStepLoopDetectionEnabled } from '../../src/index.js';
+import { isExemptAction } from '../../src/steps/exemptions.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const times = (count: number, make: (i: number) => Step[]): Step[] =>

@@ -5,8 +5,8 @@ import {
   InvalidInputError,
   type Step,
   StepLoopDetector,
-  validateStep,
 } from '../../src/index.js';
+import { validateStep } from '../../src/steps/step.js';
 import { makeStepDetector } from './helpers.js';
 
 describe('bad steps', () => {
