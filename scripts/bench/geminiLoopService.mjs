@@ -50,9 +50,19 @@ const config = { getDisableLoopDetection: () => false, getUsageStatisticsEnabled
  * arrives); observations are not seen by the service. A detection ends the turn: 'stop'.
  */
 export class GeminiPeer {
-  constructor(LoopDetectionService) {
+  /**
+   * @param keepDetecting - after a detection, clear it and go on judging (the speed benchmark: a
+   *   latched service answers at once and would measure nothing).
+   */
+  constructor(LoopDetectionService, { keepDetecting = false } = {}) {
     this.service = new LoopDetectionService({ config });
+    this.keepDetecting = keepDetecting;
     this.calls = 0;
+  }
+
+  detected() {
+    if (this.keepDetecting) this.service.clearDetection();
+    return 'stop';
   }
 
   observe(step) {
@@ -62,12 +72,12 @@ export class GeminiPeer {
         type: 'tool_call_request',
         value: { callId: `call-${this.calls++}`, name: step.tool, args },
       });
-      return result.count > 0 ? 'stop' : 'continue';
+      return result.count > 0 ? this.detected() : 'continue';
     }
     if (step.type === 'message') {
       for (let at = 0; at < step.text.length; at += CHUNK) {
         const result = this.service.addAndCheck({ type: 'content', value: step.text.slice(at, at + CHUNK) });
-        if (result.count > 0) return 'stop';
+        if (result.count > 0) return this.detected();
       }
     }
     return 'continue';

@@ -3,12 +3,15 @@ import { shorten } from './StepRule.js';
 
 /** Segments shorter than this never count: `}` or `return x` repeat in any code. */
 const MIN_SEGMENT = 8;
+/** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
+const MIN_CHANT_LENGTH = 256;
 /** Length of the tail searched for when a message repeats text with no line or sentence breaks. */
 const TAIL = 40;
 
 /**
  * One message that repeats the same text many times inside itself: the same line or sentence at
- * least `repeats` times, making up at least `share` of the message. Code that repeats a line in a
+ * least `repeats` times, making up at least `share` of the message (messages under 256 characters
+ * are never chanting). Code that repeats a line in a
  * long explanation is not chanting: the share keeps it out.
  *
  * @example new ChantingRule(10, 0.5) // 'I will fix it.\n' × 200 in one reply: hit
@@ -28,6 +31,8 @@ export class ChantingRule implements StepRule {
   judge(event: JudgedEvent): RuleHit | null {
     if (event.kind !== 'message') return null;
     const { text, step, evidence } = event.message;
+    // Most messages stop here, before any scan.
+    if (text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
     const found = this.repeatedSegment(text) ?? this.repeatedTail(text);
     if (found === null) return null;
     return {

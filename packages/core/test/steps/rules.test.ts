@@ -249,11 +249,11 @@ describe('chanting', () => {
   });
 
   it('chantRepeats and chantShare change when it fires', () => {
-    const text = 'again and again\n'.repeat(12);
-    expect(makeStepDetector({ chantRepeats: 20 }).detector.observe({ type: 'message', text }).action).toBe(
+    const text = 'again and again\n'.repeat(20);
+    expect(makeStepDetector({ chantRepeats: 21 }).detector.observe({ type: 'message', text }).action).toBe(
       'continue',
     );
-    const diluted = `${text}${'x'.repeat(400)}`;
+    const diluted = `${text}${'x'.repeat(200)}`;
     expect(makeStepDetector().detector.observe({ type: 'message', text: diluted }).action).toBe('nudge');
     expect(
       makeStepDetector({ chantShare: 0.9 }).detector.observe({ type: 'message', text: diluted }).action,
