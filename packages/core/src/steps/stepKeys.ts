@@ -69,11 +69,13 @@ export function observationKey(output: string, error: boolean): string {
 }
 
 /**
- * Identity of a message: whitespace collapsed, lower-cased, volatile parts normalised.
+ * Identity of a message: whitespace collapsed, trimmed, lower-cased. Messages are the agent's own
+ * words, which rarely carry timestamps or addresses, so the cheaper key serves (they take no part
+ * in action equality).
  * @example messageKey('Run  the tests.') === messageKey('run the tests.'); // true
  */
 export function messageKey(text: string): string {
-  return normalizeVolatile(text).toLowerCase();
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /**
