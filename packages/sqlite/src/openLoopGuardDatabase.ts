@@ -9,16 +9,14 @@ import {
   storageOf,
   systemClock,
 } from '@loopguard/core';
-import { describeValue } from '@loopguard/core/internal';
+import { clockSchema, describeValue, parseOptions } from '@loopguard/core/internal';
 import Database from 'better-sqlite3';
+import { z } from 'zod';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { assertSchemaCurrent, type MigrationResult, migrate } from './migrations.js';
 import { SqliteAttemptStore } from './SqliteAttemptStore.js';
 import { SqliteStateMachine } from './SqliteStateMachine.js';
 import { toStorageError } from './sqliteErrors.js';
-
-/** The longest delay a duration option may ask for: 2^31 − 1 ms (SQLite's `busy_timeout` and Node's timers are 32-bit). */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * Options of {@link openLoopGuardDatabase}.
@@ -35,13 +33,13 @@ export interface OpenLoopGuardDatabaseOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /**
    * How long a write waits for another connection's lock before SQLite gives up (`busy_timeout`).
-   * Integer from 0 to 2^31 − 1 ms (a larger value would wrap around in SQLite's 32-bit pragma).
+   * Integer from 0 to 2^31 − 1 ms (a larger value would wrap around in SQLite's 32-bit setting).
    * @default 5000
    */
   busyTimeoutMs?: number;
   /**
    * What the adapters do when `SQLITE_BUSY` still escapes the busy timeout: retry with exponential
-   * backoff, then throw `StorageError('storage_error')`.
+   * backoff, then throw `StorageError('storage_error')`. `initialDelayMs` is at most 2^31 − 1 ms.
    * @default { retries: 5, initialDelayMs: 25 }
    */
   busyRetry?: BusyRetryPolicy;
@@ -94,53 +92,24 @@ export interface LoopGuardDatabase {
   close(): void;
 }
 
-function validateOptions(options: OpenLoopGuardDatabaseOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError(`options must be an object, got ${describeValue(options)}`);
-  }
-  const { synchronous, busyTimeoutMs, busyRetry, clock } = options;
-  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
-    throw new ConfigurationError(
-      `options.synchronous must be 'NORMAL' or 'FULL', got ${describeValue(synchronous)}`,
-    );
-  }
-  if (
-    busyTimeoutMs !== undefined &&
-    !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0 && busyTimeoutMs <= MAX_DELAY_MS)
-  ) {
-    throw new ConfigurationError(
-      `options.busyTimeoutMs must be an integer from 0 to ${MAX_DELAY_MS} ms (2^31 − 1, SQLite's and Node's limit), got ${describeValue(busyTimeoutMs)}`,
-    );
-  }
-  const { walAutocheckpointPages } = options;
-  if (
-    walAutocheckpointPages !== undefined &&
-    !(Number.isInteger(walAutocheckpointPages) && walAutocheckpointPages >= 0)
-  ) {
-    throw new ConfigurationError(
-      `options.walAutocheckpointPages must be a non-negative integer, got ${describeValue(walAutocheckpointPages)}`,
-    );
-  }
-  if (busyRetry !== undefined) {
-    if (
-      busyRetry === null ||
-      typeof busyRetry !== 'object' ||
-      !(Number.isInteger(busyRetry.retries) && busyRetry.retries >= 0) ||
-      !(
-        Number.isFinite(busyRetry.initialDelayMs) &&
-        busyRetry.initialDelayMs >= 0 &&
-        busyRetry.initialDelayMs <= MAX_DELAY_MS
-      )
-    ) {
-      throw new ConfigurationError(
-        `options.busyRetry must be { retries: non-negative integer, initialDelayMs: 0 to ${MAX_DELAY_MS} ms }, got ${describeValue(busyRetry)}`,
-      );
-    }
-  }
-  if (clock !== undefined && typeof clock?.now !== 'function') {
-    throw new ConfigurationError(`options.clock must have a now() method, got ${describeValue(clock)}`);
-  }
-}
+/** Largest value SQLite keeps in its 32-bit integer settings (`busy_timeout`, `wal_autocheckpoint`). */
+const INT32_MAX = 2 ** 31 - 1;
+
+/** zod schema of {@link OpenLoopGuardDatabaseOptions}; unknown keys are rejected so that typos surface. */
+const optionsSchema = z.strictObject({
+  synchronous: z.enum(['NORMAL', 'FULL']).optional(),
+  busyTimeoutMs: z.number().int().min(0).max(INT32_MAX).optional(),
+  busyRetry: z
+    .strictObject({
+      retries: z.number().int().min(0),
+      initialDelayMs: z.number().finite().min(0).max(INT32_MAX),
+    })
+    .optional(),
+  walAutocheckpointPages: z.number().int().min(0).max(INT32_MAX).optional(),
+  clock: clockSchema.optional(),
+  readonly: z.boolean().optional(),
+  createDirectory: z.boolean().optional(),
+});
 
 function unavailable(path: string, problem: string, cause?: unknown): StorageError {
   return new StorageError(
@@ -230,7 +199,7 @@ export function openLoopGuardDatabase(
   pathOrDb: string | Database.Database,
   options: OpenLoopGuardDatabaseOptions = {},
 ): LoopGuardDatabase {
-  validateOptions(options);
+  parseOptions(optionsSchema, options, 'openLoopGuardDatabase options');
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
   let readonly = options.readonly === true;
