@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
+import { nextAttemptTimestamp } from './attemptOrder.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
@@ -443,7 +444,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     return deleted;
   }
 
-  /** Validates the seed's arguments and builds the frozen attempt, stamped now. */
+  /** Validates the seed's arguments and builds the frozen attempt, stamped now (never before the task's newest attempt). */
   private newAttempt(
     taskId: string,
     status: string,
@@ -458,9 +459,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     if (typeof sessionId !== 'string') {
       throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
     }
+    const now = this.clock.now();
+    const track = this.trackFor(taskId, now);
+    const newest = track.attempts[track.attempts.length - 1]?.timestamp;
     return sealAttempt({
       taskId,
-      timestamp: this.clock.now(),
+      timestamp: nextAttemptTimestamp(now, newest),
       status,
       blockers: frozenCopy(blockers),
       completedWork: frozenCopy(completedWork),

@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 
+export { nextAttemptTimestamp } from './attemptOrder.js';
 export { ESCALATION_TOPICS, openEscalationOf, planResolution, RESOLUTION_TOPIC } from './escalation.js';
 export {
   ConsecutiveFailuresGuard,
