@@ -40,6 +40,30 @@ import type { Task, TaskStatus } from './task.js';
 import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
 
+/** One recovery in {@link LoopDetector.listRecoveries}: its context entry, read back. */
+export interface RecoveryRecord {
+  /** The context entry's id. */
+  id: string;
+  /** When it was written, epoch ms. */
+  timestamp: number;
+  /** The recovery: `force_next`, `unblock_authority` or `escalate`. */
+  action: Recommendation;
+  /** The loop it recovered from (`cross_task_cycle` for a cycle). */
+  loopType: LoopType;
+  /** The tasks it concerns (one, or the tasks of a cycle). */
+  tasks: string[];
+  /** The directive written for the autopilot. */
+  content: string;
+  /** The full entry, with the evidence in `metadata`. */
+  entry: ContextEntry;
+}
+
+const ACTION_OF: Record<string, Recommendation> = {
+  loop_recovery: 'force_next',
+  unblock_authority: 'unblock_authority',
+  loop_escalation: 'escalate',
+};
+
 /** What {@link LoopDetector.resolveEscalation} returns. */
 export interface EscalationResolved {
   /** The task released. */
@@ -332,6 +356,39 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     if (detection.isLooping) this.announce(detection);
     if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
+  }
+
+  /**
+   * The recoveries written so far, newest first, read through the state machine (no SQL): of one task
+   * (`taskId`, including cycles it was part of) or of all tasks.
+   * @param query - `taskId` to filter by; `limit` caps the count. @default { limit: 100 }
+   * @example detector.listRecoveries({ taskId: 'T3.4.3' }).map((r) => r.action); // ['escalate', 'unblock_authority']
+   */
+  listRecoveries(query: { taskId?: string; limit?: number } = {}): RecoveryRecord[] {
+    if (query === null || typeof query !== 'object') {
+      throw new InvalidInputError(`query must be an object, got ${describeValue(query)}`);
+    }
+    if (query.taskId !== undefined) assertNonEmptyString(query.taskId, 'query.taskId');
+    const limit = query.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new InvalidInputError(
+        `query.limit must be a positive integer, got ${describeValue(query.limit)}`,
+      );
+    }
+    const entries = this.storage.stateMachine.listContextEntries({
+      topics: RECOVERY_TOPICS,
+      limit,
+      ...(query.taskId === undefined ? {} : { taskId: query.taskId }),
+    });
+    return entries.map((entry) => ({
+      id: entry.id,
+      timestamp: entry.timestamp,
+      action: ACTION_OF[entry.topic] as Recommendation,
+      loopType: entry.metadata.loopType as LoopType,
+      tasks: [...entry.relatedTasks],
+      content: entry.content,
+      entry,
+    }));
   }
 
   /**

@@ -206,3 +206,27 @@ describe('cross-task cycles (issue 9, item 12)', () => {
     expect(recoveries(await a.ticks(12))).toEqual(['11:force_next', '12:force_next']);
   });
 });
+
+describe('recovery history through the detector (issue 9, item 13)', () => {
+  it('lists a task’s recoveries, or all, newest first, without SQL', async () => {
+    const a = autopilot(
+      () => 'T3.4.3',
+      () => ({ status: 'blocked', completedWork: [], blockers: ['critic unavailable'] }),
+    );
+    await a.ticks(8);
+    const other = a.detector.recordAttempt('T9', 'done', [], [], 's');
+    expect(other.taskId).toBe('T9');
+    for (let i = 0; i < 2; i++) a.detector.recordAttempt('T9', 'done', [], [], 's');
+    await a.detector.applyRecovery(a.detector.detectLoop('T9'));
+
+    const ofTask = a.detector.listRecoveries({ taskId: 'T3.4.3' });
+    expect(ofTask.map((r) => [r.action, r.loopType, r.tasks])).toEqual([
+      ['escalate', 'blocked_task_spin', ['T3.4.3']],
+      ['unblock_authority', 'blocked_task_spin', ['T3.4.3']],
+    ]);
+    expect(ofTask[0]?.entry.metadata.evidence).toHaveLength(3);
+    expect(a.detector.listRecoveries().map((r) => r.tasks[0])).toEqual(['T9', 'T3.4.3', 'T3.4.3']);
+    expect(a.detector.listRecoveries({ limit: 1 })).toHaveLength(1);
+    expect(() => a.detector.listRecoveries({ limit: 0 })).toThrow(/query\.limit must be a positive integer/);
+  });
+});
