@@ -228,17 +228,23 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       sharedStorage: parsed.sharedStorage,
       cycleRounds: parsed.cycleRounds,
       maxCycleTasks: parsed.maxCycleTasks,
+      blockerSignatures: parsed.blockerSignatures,
     });
     this.cycleOptions =
       parsed.cycleRounds === null
         ? null
-        : { cycleRounds: parsed.cycleRounds, maxCycleTasks: parsed.maxCycleTasks };
+        : {
+            cycleRounds: parsed.cycleRounds,
+            maxCycleTasks: parsed.maxCycleTasks,
+            blockerSignatures: parsed.blockerSignatures,
+          };
     this.detection = {
       maxAttempts: parsed.maxAttempts,
       maxAttemptsBeforeForceNext: parsed.maxAttemptsBeforeForceNext,
       enableAutoUnblock: parsed.enableAutoUnblock,
       attemptWindow: parsed.attemptWindow,
       maxEvidence: parsed.maxEvidence,
+      blockerSignatures: parsed.blockerSignatures,
     };
   }
 
@@ -532,7 +538,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   /** After an attempt is committed: its track (loaded before the write), the prune schedule and the event. */
   private afterRecord(track: TaskTrack, attempt: Attempt): void {
     if (track.attempts.push(attempt) - track.head === 1) track.oldest = attempt.timestamp;
-    track.runs = stepRuns(track.runs, attempt);
+    track.runs = stepRuns(track.runs, attempt, this.options.blockerSignatures);
     if (this.cycleOptions !== null) {
       this.recent.push(attempt);
       const keep = this.cycleOptions.cycleRounds * this.cycleOptions.maxCycleTasks;
@@ -669,7 +675,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
         attempts,
         head: 0,
         oldest: attempts[0]?.timestamp ?? Number.POSITIVE_INFINITY,
-        runs: runsOf(attempts),
+        runs: runsOf(attempts, this.options.blockerSignatures),
         grantActive: grantActiveIn(this.storage, taskId),
       };
       this.tracks.set(taskId, track);

@@ -87,6 +87,7 @@ export {
   RECOMMENDED_PRESET,
 } from './loopDetectorOptions.js';
 export {
+  blockersKeyOf,
   judgeRuns,
   type LoopThresholds,
   type LoopVerdict,

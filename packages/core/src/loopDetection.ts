@@ -109,6 +109,11 @@ export function judgeAttempts(input: JudgeInput): LoopDetectionResult {
   const attempts = input.attempts.every((a) => a.timestamp >= since)
     ? input.attempts
     : input.attempts.filter((a) => a.timestamp >= since);
-  const verdict = judgeRuns(runsOf(attempts), attempts.length, grantActive, options);
+  const verdict = judgeRuns(
+    runsOf(attempts, options.blockerSignatures ?? true),
+    attempts.length,
+    grantActive,
+    options,
+  );
   return detectionResultOf(taskId, attempts, 0, verdict, options.maxEvidence);
 }

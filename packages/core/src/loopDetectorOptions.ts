@@ -30,6 +30,13 @@ export interface LoopDetectorOptions {
    */
   maxAttemptsBeforeForceNext?: number;
   /**
+   * Compare blockers by their normalised signature (durations, timestamps, ids, line numbers and
+   * temporary paths do not count), so `ETIMEDOUT after 1001 ms` and `ETIMEDOUT after 1003 ms` are
+   * the same blocker; the raw text stays in the evidence. `false` compares the exact text.
+   * @default true
+   */
+  blockerSignatures?: boolean;
+  /**
    * Rounds of a cross-task cycle (T1 → T2 → T1 …, each task attempted once per round with the same
    * status, blockers and work as its previous attempt) that make a `cross_task_cycle` loop, which
    * escalates every task of the cycle. Integer ≥ 2; `null` turns cycle detection off. Cycles are
@@ -88,6 +95,7 @@ export const loopDetectorOptionsSchema = z
     enableAutoUnblock: z.boolean().default(true),
     maxAttemptsBeforeForceNext: z.number().int().min(2).default(5),
     maxEvidence: positiveInt.default(50),
+    blockerSignatures: z.boolean().default(true),
     cycleRounds: z.number().int().min(2).nullable().default(3),
     maxCycleTasks: z.number().int().min(2).max(5).default(3),
     pruneEvery: positiveInt.default(1000),

@@ -1,4 +1,5 @@
 import type { Attempt } from './attempt.js';
+import { normalizeVolatile } from './signatures/normalizeVolatile.js';
 import type { TaskStatus } from './task.js';
 
 /** The kinds of loop the detector recognises: the seed's three on one task, and a cycle across tasks. */
@@ -19,6 +20,8 @@ export interface LoopThresholds {
   maxAttemptsBeforeForceNext: number;
   /** Whether a blocked spin earns unblock authority (else it escalates). */
   enableAutoUnblock: boolean;
+  /** Compare blockers by their normalised signature (see {@link blockersKeyOf}); absent means `true`. */
+  blockerSignatures?: boolean;
 }
 
 /**
@@ -68,11 +71,23 @@ export function orderInsensitiveKey(values: readonly string[]): string {
 }
 
 /**
+ * The key blockers are compared by. With `bySignature`, each blocker is compared by its normalised
+ * signature (core's `normalizeVolatile`: durations, timestamps, ids, line numbers, temp paths
+ * replaced), so `ETIMEDOUT after 1001 ms` and `ETIMEDOUT after 1003 ms` are the same blocker; the raw
+ * text stays in the attempt as evidence.
+ * @example blockersKeyOf(['ETIMEDOUT after 1001 ms'], true) === blockersKeyOf(['ETIMEDOUT after 1003 ms'], true); // true
+ */
+export function blockersKeyOf(blockers: readonly string[], bySignature: boolean): string {
+  return orderInsensitiveKey(bySignature && blockers.length > 0 ? blockers.map(normalizeVolatile) : blockers);
+}
+
+/**
  * Advances `runs` past `attempt`, in place when given (the hot path allocates nothing), and returns it.
  * @param runs - the state after the attempt before `attempt`, or `undefined` for the first attempt.
+ * @param blockerSignatures - compare blockers by signature (see {@link blockersKeyOf}). @default true
  */
-export function stepRuns(runs: RunState | undefined, attempt: Attempt): RunState {
-  const blockersKey = orderInsensitiveKey(attempt.blockers);
+export function stepRuns(runs: RunState | undefined, attempt: Attempt, blockerSignatures = true): RunState {
+  const blockersKey = blockersKeyOf(attempt.blockers, blockerSignatures);
   const blockersCount = attempt.blockers.length;
   const workKey = orderInsensitiveKey(attempt.completedWork);
   const workCount = attempt.completedWork.length;
@@ -103,9 +118,9 @@ export function stepRuns(runs: RunState | undefined, attempt: Attempt): RunState
 }
 
 /** Run state over `attempts` (oldest first); `undefined` when there are none. */
-export function runsOf(attempts: readonly Attempt[]): RunState | undefined {
+export function runsOf(attempts: readonly Attempt[], blockerSignatures = true): RunState | undefined {
   let runs: RunState | undefined;
-  for (const attempt of attempts) runs = stepRuns(runs, attempt);
+  for (const attempt of attempts) runs = stepRuns(runs, attempt, blockerSignatures);
   return runs;
 }
 

@@ -1,6 +1,6 @@
 import type { Attempt } from './attempt.js';
 import type { ContextEntryInput } from './contextEntry.js';
-import { orderInsensitiveKey } from './loopRules.js';
+import { blockersKeyOf, orderInsensitiveKey } from './loopRules.js';
 import type { PlannedTransition } from './recoveryPlan.js';
 import type { Task } from './task.js';
 
@@ -10,6 +10,8 @@ export interface TaskCycleOptions {
   cycleRounds: number;
   /** Most distinct tasks in one cycle (2 = T1 → T2 → T1 …; 3 adds T1 → T2 → T3 → T1 …). */
   maxCycleTasks: number;
+  /** Compare blockers by signature, as the per-task rules do. @default true */
+  blockerSignatures?: boolean;
 }
 
 /** A cycle found by {@link findTaskCycle}. */
@@ -23,12 +25,12 @@ export interface TaskCycle {
 }
 
 /** Same status, same blockers, same completed work (in any order). */
-function sameOutcome(a: Attempt, b: Attempt): boolean {
+function sameOutcome(a: Attempt, b: Attempt, blockerSignatures: boolean): boolean {
   return (
     a.status === b.status &&
     a.blockers.length === b.blockers.length &&
     a.completedWork.length === b.completedWork.length &&
-    orderInsensitiveKey(a.blockers) === orderInsensitiveKey(b.blockers) &&
+    blockersKeyOf(a.blockers, blockerSignatures) === blockersKeyOf(b.blockers, blockerSignatures) &&
     orderInsensitiveKey(a.completedWork) === orderInsensitiveKey(b.completedWork)
   );
 }
@@ -54,7 +56,9 @@ export function findTaskCycle(recent: readonly Attempt[], options: TaskCycleOpti
     for (let i = size; i < span && cycling; i++) {
       const attempt = window[i] as Attempt;
       const previous = window[i - size] as Attempt;
-      cycling = attempt.taskId === previous.taskId && sameOutcome(attempt, previous);
+      cycling =
+        attempt.taskId === previous.taskId &&
+        sameOutcome(attempt, previous, options.blockerSignatures ?? true);
     }
     if (cycling) return { tasks, rounds: options.cycleRounds, evidence: window };
   }

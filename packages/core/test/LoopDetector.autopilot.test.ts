@@ -32,3 +32,33 @@ describe('blocker lists compare exactly (issue 9, item 5)', () => {
     expect(d.detectLoop('T1').loopType).toBe('blocked_task_spin');
   });
 });
+
+describe('near-duplicate blockers compare by signature (issue 9, item 10)', () => {
+  const timeouts = ['ETIMEDOUT after 1001 ms', 'ETIMEDOUT after 1003 ms', 'ETIMEDOUT after 1010 ms'];
+
+  it('errors whose text changes every time are the same blocker; the raw text is the evidence', () => {
+    const { detector: d } = detector();
+    for (const blocker of timeouts) d.recordAttempt('T1', 'blocked', [blocker], []);
+    const result = d.detectLoop('T1');
+    expect(result).toMatchObject({ loopType: 'blocked_task_spin', recommendation: 'unblock_authority' });
+    expect(result.evidence.map((a) => a.blockers[0])).toEqual(timeouts);
+    expect(result.blockers).toEqual(['ETIMEDOUT after 1010 ms']);
+  });
+
+  it('blockerSignatures: false compares the exact text', () => {
+    const { detector: d } = detector({ blockerSignatures: false });
+    for (const blocker of timeouts) d.recordAttempt('T1', 'blocked', [blocker], []);
+    expect(d.detectLoop('T1').isLooping).toBe(false);
+  });
+
+  it('different errors stay different blockers', () => {
+    const { detector: d } = detector();
+    for (const blocker of [
+      'ETIMEDOUT after 1001 ms',
+      'ECONNREFUSED 127.0.0.1:5432',
+      'ETIMEDOUT after 1003 ms',
+    ])
+      d.recordAttempt('T1', 'blocked', [blocker], []);
+    expect(d.detectLoop('T1').isLooping).toBe(false);
+  });
+});
