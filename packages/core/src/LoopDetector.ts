@@ -124,6 +124,9 @@ interface TaskTrack {
   grantActive: boolean;
 }
 
+/** The per-task budget when none is configured (see `maxAttemptsPerTask`). */
+const DEFAULT_ATTEMPTS_PER_TASK = 20;
+
 const EMPTY: readonly string[] = Object.freeze([]);
 
 /** A frozen copy of `values`; empty arrays share one frozen instance. */
@@ -217,6 +220,10 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     }
     this.log = log;
     this.clock = parsed.clock ?? systemClock;
+    const budget =
+      parsed.maxAttemptsPerTask === undefined
+        ? Math.max(DEFAULT_ATTEMPTS_PER_TASK, parsed.maxAttemptsBeforeForceNext)
+        : parsed.maxAttemptsPerTask;
     this.options = Object.freeze({
       maxAttempts: parsed.maxAttempts,
       attemptWindow: parsed.attemptWindow,
@@ -229,6 +236,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       cycleRounds: parsed.cycleRounds,
       maxCycleTasks: parsed.maxCycleTasks,
       blockerSignatures: parsed.blockerSignatures,
+      maxAttemptsPerTask: budget,
     });
     this.cycleOptions =
       parsed.cycleRounds === null
@@ -245,6 +253,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       attemptWindow: parsed.attemptWindow,
       maxEvidence: parsed.maxEvidence,
       blockerSignatures: parsed.blockerSignatures,
+      maxAttemptsPerTask: budget,
     };
   }
 

@@ -30,6 +30,13 @@ export interface LoopDetectorOptions {
    */
   maxAttemptsBeforeForceNext?: number;
   /**
+   * The per-task budget: attempts at one task inside the window after which it escalates
+   * (`attempt_budget_exhausted`) even though no loop rule fired — an agent whose reports vary a
+   * little every attempt. Integer ≥ `maxAttemptsBeforeForceNext`; `null` turns it off.
+   * @default 20, or `maxAttemptsBeforeForceNext` when that is larger
+   */
+  maxAttemptsPerTask?: number | null;
+  /**
    * Compare blockers by their normalised signature (durations, timestamps, ids, line numbers and
    * temporary paths do not count), so `ETIMEDOUT after 1001 ms` and `ETIMEDOUT after 1003 ms` are
    * the same blocker; the raw text stays in the evidence. `false` compares the exact text.
@@ -96,6 +103,7 @@ export const loopDetectorOptionsSchema = z
     maxAttemptsBeforeForceNext: z.number().int().min(2).default(5),
     maxEvidence: positiveInt.default(50),
     blockerSignatures: z.boolean().default(true),
+    maxAttemptsPerTask: z.number().int().min(2).nullable().optional(),
     cycleRounds: z.number().int().min(2).nullable().default(3),
     maxCycleTasks: z.number().int().min(2).max(5).default(3),
     pruneEvery: positiveInt.default(1000),
@@ -108,7 +116,14 @@ export const loopDetectorOptionsSchema = z
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',
     path: ['maxAttemptsBeforeForceNext'],
-  });
+  })
+  .refine(
+    (o) => typeof o.maxAttemptsPerTask !== 'number' || o.maxAttemptsPerTask >= o.maxAttemptsBeforeForceNext,
+    {
+      message: 'must be at least maxAttemptsBeforeForceNext (or null to turn the budget off)',
+      path: ['maxAttemptsPerTask'],
+    },
+  );
 
 /** The seed's "conservative (slow but safe)" tuning: always escalate blocked spins. */
 export const CONSERVATIVE_PRESET = Object.freeze({

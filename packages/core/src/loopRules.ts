@@ -1,13 +1,15 @@
 import type { Attempt } from './attempt.js';
 import { normalizeVolatile } from './signatures/normalizeVolatile.js';
 import type { TaskStatus } from './task.js';
+import { judgeBudget } from './taskBudget.js';
 
 /** The kinds of loop the detector recognises: the seed's three on one task, and a cycle across tasks. */
 export type LoopType =
   | 'completed_task_revisit'
   | 'blocked_task_spin'
   | 'no_progress_repeat'
-  | 'cross_task_cycle';
+  | 'cross_task_cycle'
+  | 'attempt_budget_exhausted';
 
 /** The recovery a detection recommends. */
 export type Recommendation = 'force_next' | 'unblock_authority' | 'escalate';
@@ -22,6 +24,8 @@ export interface LoopThresholds {
   enableAutoUnblock: boolean;
   /** Compare blockers by their normalised signature (see {@link blockersKeyOf}); absent means `true`. */
   blockerSignatures?: boolean;
+  /** Attempts per task inside the window before the budget rule escalates; `null` or absent: off. */
+  maxAttemptsPerTask?: number | null;
 }
 
 /**
@@ -195,5 +199,5 @@ export function judgeRuns(
       reason: null,
     };
   }
-  return null;
+  return judgeBudget(windowCount, thresholds.maxAttemptsPerTask ?? null);
 }

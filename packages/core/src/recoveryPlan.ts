@@ -86,6 +86,7 @@ export function planRecovery(
       maxAttemptsBeforeForceNext: options.maxAttemptsBeforeForceNext,
       enableAutoUnblock: options.enableAutoUnblock,
       attemptWindow: options.attemptWindow,
+      maxAttemptsPerTask: options.maxAttemptsPerTask ?? null,
     },
     evidence: result.evidence.map((a) => ({ ...a })),
     taskKnown: task !== undefined,

@@ -62,3 +62,41 @@ describe('near-duplicate blockers compare by signature (issue 9, item 10)', () =
     expect(d.detectLoop('T1').isLooping).toBe(false);
   });
 });
+
+describe('a budget per task (issue 9, item 11)', () => {
+  const vary = (d: LoopDetector, count: number) => {
+    for (let i = 0; i < count; i++) d.recordAttempt('T1', 'in_progress', [], [`tweaked line ${i}`]);
+  };
+
+  it('reports that vary every attempt escape the three rules but spend the budget (default 20)', async () => {
+    const { detector: d, stateMachine } = detector();
+    stateMachine.upsertTask({ id: 'T1', status: 'in_progress' });
+    vary(d, 19);
+    expect(d.detectLoop('T1').isLooping).toBe(false);
+    vary(d, 1);
+    const result = d.detectLoop('T1');
+    expect(result).toMatchObject({
+      loopType: 'attempt_budget_exhausted',
+      recommendation: 'escalate',
+      attemptCount: 20,
+    });
+    expect(result.evidence).toHaveLength(20);
+    const outcome = await d.applyRecovery(result);
+    expect(outcome).toMatchObject({ applied: true, action: 'escalate' });
+    expect(stateMachine.getTask('T1')?.status).toBe('blocked');
+    expect(d.openEscalation('T1')).not.toBeNull();
+  });
+
+  it('maxAttemptsPerTask sets the budget, null turns it off, and it cannot undercut force_next', () => {
+    const small = detector({ maxAttemptsPerTask: 6 }).detector;
+    vary(small, 6);
+    expect(small.detectLoop('T1').loopType).toBe('attempt_budget_exhausted');
+    const off = detector({ maxAttemptsPerTask: null }).detector;
+    vary(off, 40);
+    expect(off.detectLoop('T1').isLooping).toBe(false);
+    expect(() => detector({ maxAttemptsPerTask: 4 })).toThrow(
+      /"maxAttemptsPerTask" must be at least maxAttemptsBeforeForceNext/,
+    );
+    expect(detector({ maxAttemptsBeforeForceNext: 30 }).detector.options.maxAttemptsPerTask).toBe(30);
+  });
+});
