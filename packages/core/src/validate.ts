@@ -1,12 +1,31 @@
 import { InvalidInputError } from './errors.js';
 import { isTaskStatus, TASK_STATUSES, type TaskStatus } from './task.js';
 
-/** Describes a rejected value briefly for an error message. */
+/**
+ * Describes a rejected value briefly for an error message: `undefined`, `null`, `number 42`, `"text"`,
+ * `an array`, `an object`, `a function`, `a revoked Proxy`. Never throws.
+ * @example describeValue(undefined); // 'undefined'
+ */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value === '' ? 'an empty string' : JSON.stringify(value.slice(0, 80));
-  if (typeof value === 'object') return 'an object';
+  if (value === undefined) return 'undefined';
+  switch (typeof value) {
+    case 'string':
+      return value === '' ? 'an empty string' : JSON.stringify(value.slice(0, 80));
+    case 'bigint':
+      return `the BigInt ${String(value)}n`;
+    case 'symbol':
+      return 'a symbol';
+    case 'function':
+      return 'a function';
+  }
+  if (typeof value === 'object') {
+    try {
+      return Array.isArray(value) ? 'an array' : 'an object';
+    } catch {
+      return 'a revoked Proxy';
+    }
+  }
   return `${typeof value} ${String(value)}`;
 }
 
@@ -28,7 +47,7 @@ export function assertTaskStatus(value: unknown, name: string): asserts value is
 
 /** Throws unless `value` is an array of strings. */
 export function assertStringArray(value: unknown, name: string): asserts value is readonly string[] {
-  if (!Array.isArray(value)) {
+  if (!isArraySafe(value)) {
     throw new InvalidInputError(`${name} must be an array of strings, got ${describeValue(value)}`);
   }
   for (let i = 0; i < value.length; i++) {
@@ -44,5 +63,14 @@ export function assertStringArray(value: unknown, name: string): asserts value i
 export function assertFiniteNumber(value: unknown, name: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new InvalidInputError(`${name} must be a finite number, got ${describeValue(value)}`);
+  }
+}
+
+/** `Array.isArray` that answers `false` for a revoked Proxy instead of throwing. */
+function isArraySafe(value: unknown): value is unknown[] {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
   }
 }

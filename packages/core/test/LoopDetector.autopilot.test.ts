@@ -100,3 +100,29 @@ describe('a budget per task (issue 9, item 11)', () => {
     expect(detector({ maxAttemptsBeforeForceNext: 30 }).detector.options.maxAttemptsPerTask).toBe(30);
   });
 });
+
+describe('messages read as sentences (issue 9, item 9)', () => {
+  it('a missing array item reads "is undefined", not "undefined undefined"', () => {
+    const { detector: d } = detector();
+    // biome-ignore lint/suspicious/noSparseArray: a hole is the point of the test
+    expect(() => d.recordAttempt('T1', 'blocked', [, 'b'] as unknown as string[], [])).toThrow(
+      'blockers must be an array of strings, but blockers[0] is undefined',
+    );
+  });
+
+  it('an unknown option suggests the nearest known one', () => {
+    expect(() => detector({ maxAttempt: 3 } as never)).toThrow(
+      /LoopDetector options: unknown option "maxAttempt" \(did you mean "maxAttempts"\?\)\. Known options: maxAttempts, /,
+    );
+    expect(() => detector({ zzzzzz: 1 } as never)).toThrow(/unknown option "zzzzzz"\. Known options:/);
+  });
+
+  it('a revoked Proxy is described, not a raw TypeError', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const { detector: d } = detector();
+    expect(() => d.recordAttempt('T1', 'blocked', proxy as never, [])).toThrow(
+      'blockers must be an array of strings, got a revoked Proxy',
+    );
+  });
+});
