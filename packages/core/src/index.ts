@@ -1,4 +1,14 @@
+// --- asynchronous storage ports, for stores with asynchronous clients (issue 13) ---
+export type {
+  AsyncAttemptStore,
+  AsyncPort,
+  AsyncStateMachine,
+  AsyncStorage,
+  AsyncStoragePorts,
+  AsyncTransactionOptions,
+} from './asyncPorts.js';
 export type { Attempt, AttemptSummary } from './attempt.js';
+export { validateAttemptInput } from './attemptInput.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,
