@@ -114,6 +114,8 @@ export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 // --- iteration-store port (issue 5) ---
 export { InMemoryIterationStore } from './InMemoryIterationStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
+// --- storage seam: ports that share one store, their transaction, pure judging and recovery planning (issue 8) ---
+export { InMemoryStorage, type InMemoryStorageOptions } from './InMemoryStorage.js';
 export { type Decision, decide } from './iteration/decide.js';
 export { type AttemptPattern, detectPattern } from './iteration/detectPattern.js';
 export {
@@ -161,6 +163,7 @@ export {
   validateIterationSessionInput,
   validateSessionEnd,
 } from './iterationStore.js';
+export type { AttemptWithTransition } from './LoopDetector.js';
 export {
   type LoopDetectionResult,
   LoopDetector,
@@ -206,6 +209,7 @@ export {
   validateContextEntryQuery,
   validateTaskInput,
 } from './stateMachineInput.js';
+export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {
   isTaskStatus,
   TASK_STATUSES,

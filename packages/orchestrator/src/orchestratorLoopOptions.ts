@@ -121,6 +121,7 @@ export const orchestratorLoopOptionsSchema = z
       'detectLoop',
       'applyRecovery',
       'recordAttempt',
+      'recordAttemptWithTransition',
       'getStatus',
     ).optional(),
     detectorOptions: z

@@ -1,0 +1,25 @@
+/**
+ * The exit codes of the `loopguard` command. Each outcome has its own code so that a pipeline
+ * around the command can tell them apart (documented in docs/cli.md).
+ * @example
+ * if (code === EXIT_CODES.paused) notifySomeone();
+ */
+export const EXIT_CODES = {
+  /** The command did what was asked (for `run`: the agent completed, with evidence when required). */
+  ok: 0,
+  /** A defect or an unexpected failure inside loopguard. */
+  internalError: 1,
+  /** Bad usage or configuration: an unknown flag, a bad value, a missing or unreadable file. */
+  usage: 2,
+  /** The run paused for a person (stagnation with `--on-stagnation pause` and no terminal). */
+  paused: 3,
+  /** The run aborted on stagnation (`--on-stagnation abort`). */
+  aborted: 4,
+  /** The run spent its budget (iterations or runtime). */
+  budgetSpent: 5,
+  /** Interrupted by the user (SIGINT). */
+  interrupted: 130,
+} as const;
+
+/** One of the {@link EXIT_CODES} values. */
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];

@@ -1,0 +1,36 @@
+import { CommanderError } from 'commander';
+import { CliError } from './CliError.js';
+import type { CliIo } from './cliIo.js';
+import { EXIT_CODES } from './exitCodes.js';
+import { createProgram } from './program.js';
+
+/**
+ * Runs the `loopguard` command with `args` (without `node` and the script) and returns its exit
+ * code. Errors become one line on stderr and a documented exit code, never a stack trace.
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), processIo());
+ */
+export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return exitCodeOf(error, io);
+  }
+}
+
+function exitCodeOf(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (help, version or a usage error).
+    return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  if (error instanceof CliError) {
+    io.stderr(`loopguard: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`loopguard: internal error: ${message}\n`);
+  if (io.env.LOOPGUARD_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  return EXIT_CODES.internalError;
+}

@@ -1,0 +1,22 @@
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import type { CliIo } from './cliIo.js';
+
+const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/**
+ * Builds the `loopguard` command tree. Each command lives in `src/commands/` and registers itself
+ * here; commands report failures by throwing a {@link CliError}.
+ * @example
+ * await createProgram(processIo()).parseAsync(process.argv);
+ */
+export function createProgram(io: CliIo): Command {
+  const program = new Command('loopguard')
+    .description('Stop autonomous coding agents from looping without progress.')
+    .version(packageJson.version, '-v, --version')
+    .showHelpAfterError('(run loopguard --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .allowExcessArguments(false)
+    .exitOverride();
+  return program;
+}

@@ -1,0 +1,32 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+describe('loopguard (the command)', () => {
+  it('prints its version', async () => {
+    const io = bufferedIo();
+    expect(await runCli(['--version'], io)).toBe(EXIT_CODES.ok);
+    expect(io.out()).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('rejects an unknown command with a usage error and exit code 2', async () => {
+    const io = bufferedIo();
+    expect(await runCli(['frobnicate'], io)).toBe(EXIT_CODES.usage);
+    expect(io.err()).toMatch(/^error: .*(unknown command|too many arguments)/);
+    expect(io.err()).not.toMatch(/\n\s+at /);
+  });
+
+  it('runs as a binary: exit code and one-line error, no stack trace', () => {
+    const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+    expect(help).toContain('Usage: loopguard');
+    const bad = spawnSync(process.execPath, [bin, '--no-such-flag'], { encoding: 'utf8' });
+    expect(bad.status).toBe(EXIT_CODES.usage);
+    expect(bad.stderr).toContain("unknown option '--no-such-flag'");
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
