@@ -30,3 +30,43 @@ export function validateAttemptInput(attempt: Attempt, name: string): void {
     );
   }
 }
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+/** A frozen copy of `values`; empty arrays share one frozen instance. */
+function frozenCopy(values: readonly string[]): readonly string[] {
+  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
+}
+
+/**
+ * The attempt the seed's `recordAttempt(taskId, status, blockers, completedWork, sessionId)` records:
+ * the arguments validated (naming the bad one), the arrays copied (the caller's are never changed)
+ * and frozen. Both detector shells build their attempts with it.
+ * @throws InvalidInputError naming the argument.
+ * @example
+ * const attempt = newAttempt('T1', 'blocked', ['missing token'], [], 'session_1', clock.now());
+ */
+export function newAttempt(
+  taskId: string,
+  status: string,
+  blockers: readonly string[],
+  completedWork: readonly string[],
+  sessionId: string,
+  timestamp: number,
+): Attempt {
+  assertNonEmptyString(taskId, 'taskId');
+  assertTaskStatus(status, 'status');
+  assertStringArray(blockers, 'blockers');
+  assertStringArray(completedWork, 'completedWork');
+  if (typeof sessionId !== 'string') {
+    throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
+  }
+  return Object.freeze({
+    taskId,
+    timestamp,
+    status,
+    blockers: frozenCopy(blockers),
+    completedWork: frozenCopy(completedWork),
+    sessionId,
+  });
+}

@@ -1,4 +1,4 @@
-// --- asynchronous storage ports, for stores with asynchronous clients (issue 13) ---
+// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
 export type {
   AsyncAttemptStore,
   AsyncPort,
@@ -8,7 +8,6 @@ export type {
   AsyncTransactionOptions,
 } from './asyncPorts.js';
 export type { Attempt, AttemptSummary } from './attempt.js';
-export { validateAttemptInput } from './attemptInput.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,
@@ -195,6 +194,7 @@ export { parseOptions } from './parseOptions.js';
 export type { AttemptStore, StateMachine } from './ports.js';
 export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
 export { SafeEmitter } from './SafeEmitter.js';
+export { SharedLoopDetector, type SharedLoopDetectorOptions } from './SharedLoopDetector.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
 export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
 export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
@@ -218,6 +218,12 @@ export {
   type TaskInput,
   type TaskStatus,
 } from './task.js';
+export {
+  type AsyncInMemoryStorageOptions,
+  type AsyncTransactionRunner,
+  asyncInMemoryStorage,
+  toAsyncStorage,
+} from './toAsyncStorage.js';
 export {
   assertFiniteNumber,
   assertNonEmptyString,

@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 
+// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
+export { newAttempt, validateAttemptInput } from './attemptInput.js';
 // --- storage seam: pure judging and recovery planning shared by every detector shell (issue 8) ---
 export {
   type DetectionOptions,

@@ -7,8 +7,8 @@ import {
   describeValue,
   InvalidInputError,
   type TaskStatus,
-  validateAttemptInput,
 } from '@loopguard/core';
+import { validateAttemptInput } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
 
 interface AttemptRow {

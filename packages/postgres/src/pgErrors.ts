@@ -1,4 +1,4 @@
-import { LoopGuardError, StorageError } from '@loopguard/core';
+import { InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 
 /** SQLSTATE classes and codes that mean the server or the connection is gone, not the statement. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '3D', '28'];
@@ -40,7 +40,8 @@ export function isConnectionError(error: unknown): boolean {
 /**
  * Converts what node-postgres threw during `operation` into a {@link StorageError}: code
  * `storage_unavailable` when the server cannot be reached or the connection dropped (see
- * {@link isConnectionError}), `storage_error` for any other database error (constraint, deadlock,
+ * {@link isConnectionError}), an `InvalidInputError` for a value PostgreSQL cannot store (the NUL
+ * character in text or JSON; the statement wrote nothing), `storage_error` for any other database error (constraint, deadlock,
  * serialization failure …). {@link LoopGuardError}s and errors that are not the database's (a bug
  * in a caller's transaction function) pass through unchanged.
  * @example
@@ -59,6 +60,12 @@ export function toStorageError(error: unknown, operation: string): unknown {
   }
   const isDatabaseError = error instanceof Error && (error as { severity?: unknown }).severity !== undefined;
   if (!isDatabaseError) return error;
+  if (code === '22021' || code === '22P05') {
+    return new InvalidInputError(
+      `${operation}: PostgreSQL cannot store this value (text and JSON may not contain the NUL character \\u0000): ${message}`,
+      { cause: error },
+    );
+  }
   return new StorageError('storage_error', `${operation} failed: ${message} (${code ?? 'no SQLSTATE'})`, {
     cause: error,
   });
