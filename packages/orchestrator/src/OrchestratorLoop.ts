@@ -8,6 +8,7 @@ import {
   parseOptions,
   RunError,
   SafeEmitter,
+  SharedLoopDetector,
   type StateMachine,
   StorageError,
   silentLogger,
@@ -98,9 +99,10 @@ function storageErrorOf(error: unknown): StorageError | undefined {
  * await loop.stop();
  */
 export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorLoopEvents> {
-  /** The loop detector (created by the loop or injected). */
-  readonly detector: LoopDetector;
-  private readonly stateMachine: StateMachine;
+  /** The loop detector (created by the loop or injected): synchronous, or shared across hosts. */
+  readonly detector: LoopDetector | SharedLoopDetector;
+  /** A shared detector's `getStatus()`, as of the end of the last tick (it is asynchronous). */
+  private sharedLoopStatus: Record<string, AttemptSummary> = {};
   private readonly policy: Policy<State>;
   private readonly executor: Executor;
   private readonly scheduler: TaskScheduler | undefined;
@@ -133,7 +135,6 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     const log = baseLogger.child({ component: 'OrchestratorLoop' });
     super(log);
     this.log = log;
-    this.stateMachine = parsed.stateMachine;
     this.policy = parsed.policy as Policy<State>;
     this.executor = parsed.executor;
     this.scheduler = parsed.scheduler;
@@ -147,7 +148,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     this.stopOnStorageError = parsed.stopOnStorageError;
     this.detector =
       parsed.detector ??
-      new LoopDetector(parsed.stateMachine, {
+      new LoopDetector(parsed.stateMachine as StateMachine, {
         clock: this.clock,
         logger: baseLogger,
         ...parsed.detectorOptions,
@@ -263,7 +264,8 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
       lastStopReason: this.lastStopReason,
       currentInterval: this.ticks.currentInterval,
       idleTicks: this.ticks.idleTicks,
-      loopDetection: this.detector.getStatus(),
+      loopDetection:
+        this.detector instanceof SharedLoopDetector ? this.sharedLoopStatus : this.detector.getStatus(),
       guards: this.guardSource?.getGuardStatistics() ?? null,
       breaker: null,
     };
@@ -305,7 +307,15 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         await this.runAction(decision, controller.signal);
         return this.finish(startedAt, tickNumber, decision, {});
       }
-      return await this.runTask(decision, { startedAt, tickNumber, sessionId, signal: controller.signal });
+      const result = await this.runTask(decision, {
+        startedAt,
+        tickNumber,
+        sessionId,
+        signal: controller.signal,
+      });
+      if (this.detector instanceof SharedLoopDetector)
+        this.sharedLoopStatus = await this.detector.getStatus();
+      return result;
     } catch (error) {
       const storage = storageErrorOf(error);
       if (storage) {
@@ -332,7 +342,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     const { startedAt, tickNumber, sessionId, signal } = tick;
 
     // 3. check for a loop BEFORE executing
-    const loopDetection = this.detector.detectLoop(task.id);
+    const loopDetection = await this.detector.detectLoop(task.id);
     if (loopDetection.isLooping) {
       this.log.warn({ loopResult: loopDetection }, 'Loop detected, applying recovery');
       const recovery = await this.detector.applyRecovery(loopDetection);
@@ -364,7 +374,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         return this.fail(startedAt, tickNumber, decision, runError, { sessionId });
       }
       const blocker = `${runError.code}: ${runError.message}`;
-      const attempt = this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
+      const attempt = await this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
       return this.fail(startedAt, tickNumber, decision, runError, { sessionId, attempt });
     }
 
@@ -375,7 +385,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         report.status === 'blocked' && report.blockers.length > 0
           ? report.blockers.join('; ')
           : `Executor reported ${report.status} (${sessionId})`;
-      ({ attempt } = this.detector.recordAttemptWithTransition({
+      ({ attempt } = await this.detector.recordAttemptWithTransition({
         taskId: task.id,
         status: report.status,
         blockers: report.blockers,
@@ -384,7 +394,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         reason,
       }));
     } else {
-      attempt = this.detector.recordAttempt(
+      attempt = await this.detector.recordAttempt(
         task.id,
         report.status,
         report.blockers,
