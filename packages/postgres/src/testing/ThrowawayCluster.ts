@@ -24,6 +24,13 @@ export interface ThrowawayClusterOptions {
    * @default 'postgres' when that user exists, else 'nobody'
    */
   user?: string;
+  /**
+   * Keep PostgreSQL's crash safety (`fsync`, `synchronous_commit`, `full_page_writes` on), as a
+   * production server runs: for benchmarks. Tests leave it off, which is faster and loses nothing
+   * unless the machine crashes.
+   * @default false
+   */
+  durable?: boolean;
 }
 
 /** Where `initdb` lives, or `undefined`. */
@@ -101,6 +108,7 @@ export class ThrowawayCluster {
     readonly port: number,
     private readonly binDir: string,
     private readonly ids: { uid: number; gid: number } | undefined,
+    private readonly durable: boolean,
   ) {
     this.connectionString = `postgres://loopguard@127.0.0.1:${port}/postgres`;
   }
@@ -121,7 +129,7 @@ export class ThrowawayCluster {
     const ids = root ? idsOf(user) : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-pg-'));
     if (ids) chownSync(dir, ids.uid, ids.gid);
-    const cluster = new ThrowawayCluster(dir, await freePort(), binDir, ids);
+    const cluster = new ThrowawayCluster(dir, await freePort(), binDir, ids, options.durable === true);
     try {
       await cluster.exec('initdb', [
         '-D',
@@ -148,10 +156,8 @@ export class ThrowawayCluster {
       `-p ${this.port}`,
       "-h '127.0.0.1'",
       `-k '${this.dir}'`,
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
       '-c max_connections=200',
+      ...(this.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     ].join(' ');
     try {
       await this.exec('pg_ctl', [
