@@ -5,15 +5,13 @@ import {
   type Logger,
   LoopDetector,
   LoopGuardError,
-  parseOptions,
   RunError,
-  SafeEmitter,
   SharedLoopDetector,
   type StateMachine,
   StorageError,
-  silentLogger,
   systemClock,
 } from '@loopguard/core';
+import { parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
 import { validateDecision } from './decision.js';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
 import type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';

@@ -1,14 +1,12 @@
-import {
-  type Clock,
-  clockSchema,
-  type Logger,
-  type LoopDetector,
-  type LoopDetectorOptions,
-  loggerSchema,
-  portSchema,
-  type SharedLoopDetector,
-  type StateMachine,
+import type {
+  Clock,
+  Logger,
+  LoopDetector,
+  LoopDetectorOptions,
+  SharedLoopDetector,
+  StateMachine,
 } from '@loopguard/core';
+import { clockSchema, loggerSchema, portSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';

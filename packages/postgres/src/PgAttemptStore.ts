@@ -2,13 +2,15 @@ import {
   type AsyncAttemptStore,
   type Attempt,
   type AttemptSummary,
-  assertFiniteNumber,
-  assertNonEmptyString,
-  describeValue,
   InvalidInputError,
   type TaskStatus,
 } from '@loopguard/core';
-import { validateAttemptInput } from '@loopguard/core/internal';
+import {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  describeValue,
+  validateAttemptInput,
+} from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
 
 interface AttemptRow {

@@ -1,14 +1,10 @@
 import {
   type AsyncStateMachine,
-  assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
   type Clock,
   type ContextEntry,
   type ContextEntryInput,
   type ContextEntryQuery,
   type ContextEntryType,
-  describeValue,
   InvalidInputError,
   RECOVERY_TOPICS,
   StorageError,
@@ -16,10 +12,16 @@ import {
   type TaskEvent,
   type TaskInput,
   type TaskStatus,
+} from '@loopguard/core';
+import {
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
   validateContextEntryInput,
   validateContextEntryQuery,
   validateTaskInput,
-} from '@loopguard/core';
+} from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
 
 interface TaskRow {

@@ -2,14 +2,11 @@ import {
   type AsyncStorage,
   type AsyncStoragePorts,
   type AsyncTransactionOptions,
-  assertNonEmptyString,
   type Clock,
-  describeValue,
   InvalidInputError,
-  parseOptions,
-  silentLogger,
   systemClock,
 } from '@loopguard/core';
+import { assertNonEmptyString, describeValue, parseOptions, silentLogger } from '@loopguard/core/internal';
 import pg from 'pg';
 import { clientExecutor, inTransaction, poolExecutor } from './executor.js';
 import { migratePostgres, type PgMigrationResult } from './migrations.js';

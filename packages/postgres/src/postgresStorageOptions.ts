@@ -1,4 +1,5 @@
-import { type Clock, clockSchema, type Logger, loggerSchema } from '@loopguard/core';
+import type { Clock, Logger } from '@loopguard/core';
+import { clockSchema, loggerSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 
 /**

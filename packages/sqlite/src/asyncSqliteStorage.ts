@@ -1,4 +1,5 @@
-import { type AsyncStorage, toAsyncStorage } from '@loopguard/core';
+import type { AsyncStorage } from '@loopguard/core';
+import { toAsyncStorage } from '@loopguard/core/internal';
 import type { LoopGuardDatabase } from './openLoopGuardDatabase.js';
 import { toStorageError } from './sqliteErrors.js';
 

@@ -3,13 +3,13 @@ import { dirname, resolve } from 'node:path';
 import {
   type Clock,
   ConfigurationError,
-  describeValue,
   InvalidInputError,
   type Storage,
   StorageError,
   storageOf,
   systemClock,
 } from '@loopguard/core';
+import { describeValue } from '@loopguard/core/internal';
 import Database from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { assertSchemaCurrent, type MigrationResult, migrate } from './migrations.js';
