@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { newAttempt } from './attemptInput.js';
 import { type Clock, systemClock } from './clock.js';
@@ -23,6 +24,7 @@ import {
   stepRuns,
 } from './loopRules.js';
 import { parseOptions } from './parseOptions.js';
+import { stateMachineSchema, storageSchema } from './portSchemas.js';
 import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
@@ -141,6 +143,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     const log = (parsed.logger ?? silentLogger()).child({ component: 'LoopDetector' });
     super(log);
     if (isStorage(storage)) {
+      checkPort(storageSchema, storage, 'storage');
       if (parsed.attemptStore !== undefined) {
         throw new ConfigurationError(
           `LoopDetector options: "attemptStore" cannot be combined with a Storage, which brings its own attempts (got ${describeValue(parsed.attemptStore)})`,
@@ -148,11 +151,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       }
       this.storage = storage;
     } else {
-      if (typeof storage?.addContextEntry !== 'function') {
-        throw new InvalidInputError(
-          `stateMachine must implement StateMachine, got ${describeValue(storage)}`,
-        );
-      }
+      checkPort(stateMachineSchema, storage, 'stateMachine');
       if (parsed.sharedStorage && parsed.attemptStore === undefined) {
         throw new ConfigurationError(
           'LoopDetector options: "sharedStorage" needs an attemptStore to share (got true)',
@@ -451,6 +450,15 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     this.tracks.delete(taskId);
     if (this.lastTrack?.taskId === taskId) this.lastTrack = undefined;
   }
+}
+
+/** Throws an InvalidInputError naming `name` when `value` fails the port's schema. */
+function checkPort(schema: z.ZodType, value: unknown, name: string): void {
+  const result = schema.safeParse(value);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${name}.${issue.path.join('.')}` : name;
+  throw new InvalidInputError(`${where} ${issue?.message ?? 'is invalid'}, got ${describeValue(value)}`);
 }
 
 /** Whether unblock authority granted for the task is still in force, read through `ports`. */

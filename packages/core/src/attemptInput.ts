@@ -1,5 +1,6 @@
 import type { Attempt } from './attempt.js';
 import { InvalidInputError } from './errors.js';
+import { sealAttempt } from './sealedAttempts.js';
 import {
   assertFiniteNumber,
   assertNonEmptyString,
@@ -41,7 +42,8 @@ function frozenCopy(values: readonly string[]): readonly string[] {
 /**
  * The attempt the seed's `recordAttempt(taskId, status, blockers, completedWork, sessionId)` records:
  * the arguments validated (naming the bad one), the arrays copied (the caller's are never changed)
- * and frozen. Both detector shells build their attempts with it.
+ * and sealed (frozen, and marked validated so adapters skip checking it again). Both detector
+ * shells build their attempts with it.
  * @throws InvalidInputError naming the argument.
  * @example
  * const attempt = newAttempt('T1', 'blocked', ['missing token'], [], 'session_1', clock.now());
@@ -61,7 +63,7 @@ export function newAttempt(
   if (typeof sessionId !== 'string') {
     throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
   }
-  return Object.freeze({
+  return sealAttempt({
     taskId,
     timestamp,
     status,

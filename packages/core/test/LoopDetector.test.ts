@@ -2,13 +2,19 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   InMemoryStateMachine,
+  InMemoryStorage,
   InvalidInputError,
   LOOP_DETECTOR_PRESETS,
   LoopDetector,
   LoopGuardError,
   type RecoveryOutcome,
 } from '../src/index.js';
-import { AGGRESSIVE_PRESET, CONSERVATIVE_PRESET, RECOMMENDED_PRESET } from '../src/internal.js';
+import {
+  AGGRESSIVE_PRESET,
+  CONSERVATIVE_PRESET,
+  isSealedAttempt,
+  RECOMMENDED_PRESET,
+} from '../src/internal.js';
 import { makeDetector } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -491,6 +497,34 @@ describe('LoopDetector input errors', () => {
   it('a missing state machine is rejected', () => {
     expect(() => new LoopDetector(undefined as never)).toThrow(/stateMachine must implement StateMachine/);
   });
+
+  it('ports are checked against every method the code calls, naming what is missing', () => {
+    // an attempt store with 3 of its 6 methods used to pass, then prune threw on the 1000th attempt
+    const partial = { append() {}, listSince: () => [], clear: () => 0 };
+    expect(() => new LoopDetector(new InMemoryStateMachine(), { attemptStore: partial as never })).toThrow(
+      /"attemptStore" must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+    );
+    const { transaction: _, ...withoutTransaction } = Object.fromEntries(
+      Object.getOwnPropertyNames(InMemoryStateMachine.prototype).map((name) => [name, () => undefined]),
+    );
+    expect(() => new LoopDetector(withoutTransaction as never)).toThrow(
+      /stateMachine must implement StateMachine \(missing transaction\(\)\)/,
+    );
+    const storage = new InMemoryStorage();
+    const broken = { stateMachine: storage.stateMachine, attempts: partial, transaction: () => undefined };
+    expect(() => new LoopDetector(broken as never)).toThrow(InvalidInputError);
+    expect(() => new LoopDetector(broken as never)).toThrow(
+      /storage\.attempts must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+    );
+  });
+
+  it("the detector's attempts are sealed: validated once, adapters need not check them again", () => {
+    const { detector } = makeDetector();
+    const attempt = detector.recordAttempt('T1', 'blocked', ['b'], []);
+    expect(isSealedAttempt(attempt)).toBe(true);
+    expect(Object.isFrozen(attempt)).toBe(true);
+    expect(isSealedAttempt({ ...attempt })).toBe(false);
+  });
 });
 
 describe('presets and defaults', () => {
@@ -537,5 +571,38 @@ describe('presets and defaults', () => {
     expect(conservative.detectLoop('T1').isLooping).toBe(false);
     conservative.recordAttempt('T1', 'blocked', ['b'], [], 's');
     expect(conservative.detectLoop('T1').recommendation).toBe('escalate');
+  });
+});
+
+describe('two rules corrected against WeatherVane cases', () => {
+  it('blocked_task_spin needs a blocker: three blocked attempts with none grant nothing and are no progress', async () => {
+    const { detector, stateMachine } = makeDetector();
+    stateMachine.upsertTask({ id: 'T1' });
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'blocked', [], [], `s${i}`);
+    const result = detector.detectLoop('T1');
+    expect(result).toMatchObject({
+      isLooping: true,
+      loopType: 'no_progress_repeat',
+      recommendation: 'escalate',
+      attemptCount: 3,
+    });
+    const outcome = await detector.applyRecovery(result);
+    expect(outcome).toMatchObject({ applied: true, action: 'escalate', loopType: 'no_progress_repeat' });
+    expect(stateMachine.listContextEntries({ topics: ['unblock_authority'] })).toEqual([]);
+  });
+
+  it('no_progress_repeat needs identical attempts: blockers that change (A → B → C) are learning, not a loop', () => {
+    const { detector } = makeDetector();
+    detector.recordAttempt('T1', 'blocked', ['A'], [], 's1');
+    detector.recordAttempt('T1', 'blocked', ['B'], [], 's2');
+    detector.recordAttempt('T1', 'blocked', ['C'], [], 's3');
+    expect(detector.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 3 });
+    // the same with work in progress: same status and work, different blockers
+    for (const blocker of ['flaky CI', 'lint', 'types'])
+      detector.recordAttempt('T2', 'in_progress', [blocker], ['x']);
+    expect(detector.detectLoop('T2').isLooping).toBe(false);
+    // while identical attempts still are a loop
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T3', 'in_progress', ['lint'], ['x']);
+    expect(detector.detectLoop('T3')).toMatchObject({ isLooping: true, loopType: 'no_progress_repeat' });
   });
 });

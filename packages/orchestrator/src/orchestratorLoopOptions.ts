@@ -6,7 +6,7 @@ import type {
   SharedLoopDetector,
   StateMachine,
 } from '@loopguard/core';
-import { clockSchema, loggerSchema, portSchema } from '@loopguard/core/internal';
+import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
@@ -101,14 +101,7 @@ export interface OrchestratorLoopOptions<State = unknown> {
 /** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
 export const orchestratorLoopOptionsSchema = z
   .strictObject({
-    stateMachine: portSchema<StateMachine>(
-      'must implement StateMachine',
-      'getTask',
-      'transition',
-      'addContextEntry',
-      'listContextEntries',
-      'transaction',
-    ).optional(),
+    stateMachine: stateMachineSchema.optional(),
     policy: portSchema<Policy<unknown>>(
       'must have getSystemState() and decide()',
       'getSystemState',
@@ -127,6 +120,7 @@ export const orchestratorLoopOptionsSchema = z
       'recordAttempt',
       'recordAttemptWithTransition',
       'getStatus',
+      'on',
     ).optional(),
     detectorOptions: z
       .custom<LoopDetectorOptions>((v) => v !== null && typeof v === 'object', {

@@ -9,6 +9,7 @@ import {
   assertFiniteNumber,
   assertNonEmptyString,
   describeValue,
+  isSealedAttempt,
   validateAttemptInput,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
@@ -56,7 +57,8 @@ export class PgAttemptStore implements AsyncAttemptStore {
   constructor(private readonly ex: PgExecutor) {}
 
   async append(attempt: Attempt): Promise<void> {
-    validateAttemptInput(attempt, 'attempt');
+    // an attempt built by a detector was validated there, once
+    if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, 'attempt');
     await this.ex.query(
       'PgAttemptStore.append',
       INSERT,
@@ -77,7 +79,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
       throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
     }
     attempts.forEach((attempt, i) => {
-      validateAttemptInput(attempt, `attempts[${i}]`);
+      if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, `attempts[${i}]`);
     });
     if (attempts.length === 0) return;
     await this.ex.query(

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import {
   ConfigurationError,
   InvalidInputError,
@@ -17,7 +17,7 @@ import {
   openLoopGuardDatabase,
   SCHEMA_VERSION,
 } from '../src/index.js';
-import { assertBuilt, runFixture, tempDir } from './helpers.js';
+import { assertBuilt, portableFixtures, runFixture, tempDir } from './helpers.js';
 
 const T0 = 1_760_825_000_000;
 const SEED_SQL = `SELECT * FROM context_entries
@@ -143,6 +143,27 @@ describe('openLoopGuardDatabase', () => {
     expect(() => openLoopGuardDatabase(':memory:', { clock: {} as ManualClock })).toThrow(/clock/);
     expect(() => openLoopGuardDatabase(':memory:', { readonly: true })).toThrow(ConfigurationError);
     expect(() => openLoopGuardDatabase('')).toThrow(InvalidInputError);
+  });
+
+  it.each([
+    [{ synchronus: 'FULL' }, /"synchronus"/],
+    [{ readonly: 'yes' }, /"readonly"/],
+    [{ walAutocheckpointPages: 2 ** 31 }, /"walAutocheckpointPages"/],
+    [{ busyTimeoutMs: 3e9 }, /"busyTimeoutMs"/],
+    [{ busyRetry: { retries: 1, initialDelayMs: 1, jitter: true } }, /"busyRetry"/],
+  ])('option %o is a ConfigurationError naming it, before anything is opened', (options, name) => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.dir}/state.db`;
+      expect(() => openLoopGuardDatabase(path, options as never)).toThrow(ConfigurationError);
+      expect(() => openLoopGuardDatabase(path, options as never)).toThrow(name);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('rejects a path that is not a string or Database', () => {
     expect(() => openLoopGuardDatabase(42 as unknown as string)).toThrow(InvalidInputError);
   });
 });
@@ -202,9 +223,20 @@ describe('bad files', () => {
       store.close();
       chmodSync(path, 0o444);
       chmodSync(tmp.dir, 0o755);
-      // root ignores file modes: check as an unprivileged user then
-      const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      const [line] = runFixture('open.mjs', [path], asUser);
+      // root ignores file modes: check as an unprivileged user then, from a copy of the fixture and
+      // its packages that the user can read wherever the checkout lives
+      let asUser = {};
+      let portable: ReturnType<typeof portableFixtures> | undefined;
+      if (process.getuid?.() === 0) {
+        portable = portableFixtures();
+        asUser = { uid: 65534, gid: 65534, cwd: portable.dir, fixturePath: portable.fixture('open.mjs') };
+      }
+      let line: string | undefined;
+      try {
+        [line] = runFixture('open.mjs', [path], asUser);
+      } finally {
+        portable?.remove();
+      }
       const result = JSON.parse(line as string);
       expect(result).toMatchObject({ ok: false, name: 'StorageError', code: 'storage_unavailable' });
       expect(result.message).toContain(JSON.stringify(path));
