@@ -47,6 +47,15 @@ describe('public API', () => {
         // asynchronous storage and the shared detector (issue 13)
         'SharedLoopDetector',
         'asyncInMemoryStorage',
+        // step-level loop detection (issue 10)
+        'ClaudeStreamJsonParser',
+        'DEFAULT_EXEMPT_COMMANDS',
+        'DEFAULT_EXEMPT_TOOLS',
+        'JsonlStepParser',
+        'STEP_LOOP_TOPICS',
+        'StepLoopDetector',
+        'isStepLoopDetectionEnabled',
+        'setStepLoopDetectionEnabled',
       ].sort(),
     );
   });
