@@ -8,6 +8,9 @@
  * import { judgeAttempts, planRecovery } from '@loopguard/core/internal';
  * @packageDocumentation
  */
+
+// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
+export { newAttempt, validateAttemptInput } from './attemptInput.js';
 export {
   ConsecutiveFailuresGuard,
   DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
@@ -121,6 +124,7 @@ export {
   validateTaskInput,
 } from './stateMachineInput.js';
 export { isStorage } from './storage.js';
+export { type AsyncTransactionRunner, toAsyncStorage } from './toAsyncStorage.js';
 export { UndoJournal } from './UndoJournal.js';
 export {
   assertFiniteNumber,
