@@ -15,6 +15,14 @@ export {
 } from './openLoopGuardDatabase.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
+// --- guarded runs of `loopguard run` (issue 11) ---
+export {
+  type RunIterationRecord,
+  type RunRecord,
+  type RunStatus,
+  SqliteRunStore,
+  type SqliteRunStoreOptions,
+} from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
 export { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
 export { ITERATIONS_SCHEMA_SQL } from './schema/002_iterations.js';
