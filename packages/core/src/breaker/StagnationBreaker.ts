@@ -153,6 +153,7 @@ export class StagnationBreaker extends SafeEmitter<StagnationBreakerEvents> {
 
   /** The state to persist, for {@link StagnationBreakerOptions.snapshot}. */
   snapshot(): BreakerSnapshot {
+    this.applyCooldown();
     const signals: BreakerSnapshot['signals'] = {};
     for (const signal of this.signals) signals[signal.name] = signal.snapshot();
     return {
