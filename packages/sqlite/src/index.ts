@@ -24,6 +24,3 @@ export {
   type SqliteRunStoreOptions,
 } from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
-export { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
-export { ITERATIONS_SCHEMA_SQL } from './schema/002_iterations.js';
-export { isBusyError, sqliteCodeOf, toStorageError } from './sqliteErrors.js';
