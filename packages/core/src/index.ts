@@ -5,44 +5,20 @@
  * @packageDocumentation
  */
 export type { Attempt, AttemptSummary } from './attempt.js';
-export {
-  DEFAULT_COOLDOWN_MS,
-  DEFAULT_SAME_ERROR_THRESHOLD,
-  DEFAULT_STAGNATION_THRESHOLD,
-  DEFAULT_TASK_THRESHOLD,
-  type ResolvedStagnationBreakerOptions,
-  type StagnationBreakerOptions,
-  stagnationBreakerOptionsSchema,
-} from './breaker/breakerOptions.js';
 // --- stagnation circuit breaker (issue 11) ---
-export {
-  type BreakerSnapshot,
-  breakerSnapshotSchema,
-  parseBreakerSnapshot,
-} from './breaker/breakerSnapshot.js';
-export {
-  BREAKER_STATES,
-  type BreakerState,
-  type BreakerTransition,
-  type BreakerVerdict,
-  type IterationObservation,
-  type IterationProgress,
-  type SignalName,
-  type SignalReading,
-  type SignalStatus,
+export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
+export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
+export type {
+  BreakerState,
+  BreakerTransition,
+  BreakerVerdict,
+  IterationObservation,
+  IterationProgress,
+  SignalName,
+  SignalReading,
+  SignalStatus,
 } from './breaker/breakerTypes.js';
-export { CompletionWithoutEvidenceSignal } from './breaker/CompletionWithoutEvidenceSignal.js';
-export {
-  DEFAULT_INFRASTRUCTURE_BACKOFF_MS,
-  DEFAULT_INFRASTRUCTURE_MAX_BACKOFF_MS,
-  infrastructureWaitMs,
-  resetTimeOf,
-} from './breaker/infrastructureWait.js';
-export { NoFileChangesSignal } from './breaker/NoFileChangesSignal.js';
-export { SameErrorSignal } from './breaker/SameErrorSignal.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from './breaker/StagnationBreaker.js';
-export { type SignalJudgement, type SignalSnapshot, StagnationSignal } from './breaker/StagnationSignal.js';
-export { TaskNotProgressingSignal } from './breaker/TaskNotProgressingSignal.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,

@@ -1,11 +1,11 @@
 import {
-  assertNonEmptyString,
   type BreakerState,
   type BreakerTransition,
   type Clock,
   InvalidInputError,
   systemClock,
 } from '@loopguard/core';
+import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 

@@ -7,9 +7,9 @@ import {
   errorSignature,
   type GuardIteration,
   GuardSet,
-  infrastructureWaitMs,
   StagnationBreaker,
 } from '@loopguard/core';
+import { infrastructureWaitMs } from '@loopguard/core/internal';
 import type { RunRecord, RunStatus, SqliteRunStore } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import type { CliIo } from '../cliIo.js';

@@ -1,4 +1,5 @@
-import { errorSignature, type InfrastructureKind, resetTimeOf } from '@loopguard/core';
+import { errorSignature } from '@loopguard/core';
+import { type InfrastructureKind, resetTimeOf } from '@loopguard/core/internal';
 
 /** Lines at the end of the output that decide whether an iteration hit infrastructure trouble. */
 export const TAIL_LINES = 20;

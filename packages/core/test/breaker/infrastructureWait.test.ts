@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { infrastructureWaitMs, resetTimeOf } from '../../src/index.js';
+import { infrastructureWaitMs, resetTimeOf } from '../../src/internal.js';
 
 describe('infrastructureWaitMs', () => {
   it('backs off exponentially up to the cap', () => {
