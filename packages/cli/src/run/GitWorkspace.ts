@@ -1,6 +1,26 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { execa } from 'execa';
+import { promisify } from 'node:util';
+
+// Git plumbing runs on every iteration: node's execFile costs about half of execa per call here
+// (measured by scripts/bench-run.mjs), so the hot path uses it; the agent itself runs through execa.
+const run = promisify(execFile);
+
+async function git(
+  cwd: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run('git', args, { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+    return { code: 0, stdout };
+  } catch (error) {
+    const failure = error as { code?: unknown; stdout?: string };
+    if (typeof failure.code === 'number') return { code: failure.code, stdout: failure.stdout ?? '' };
+    throw error;
+  }
+}
 
 /** What changed in the working tree between two snapshots. */
 export interface WorkspaceChanges {
@@ -24,40 +44,30 @@ export interface WorkspaceChanges {
 export class GitWorkspace {
   private constructor(
     private readonly cwd: string,
-    private readonly env: Record<string, string>,
+    private readonly env: NodeJS.ProcessEnv,
   ) {}
 
   /** The workspace at `cwd`, or `null` when `cwd` is not inside a git working tree. */
   static async open(cwd: string, indexFile: string): Promise<GitWorkspace | null> {
-    const probe = await execa('git', ['rev-parse', '--is-inside-work-tree'], { cwd, reject: false });
-    if (probe.exitCode !== 0 || probe.stdout.trim() !== 'true') return null;
+    const probe = await git(cwd, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
+    if (probe === null || probe.code !== 0 || probe.stdout.trim() !== 'true') return null;
     mkdirSync(dirname(indexFile), { recursive: true });
-    return new GitWorkspace(cwd, { GIT_INDEX_FILE: indexFile });
-  }
-
-  /** The commit checked out (`HEAD`), or `null` before the first commit. */
-  async head(): Promise<string | null> {
-    const result = await execa('git', ['rev-parse', '--verify', '-q', 'HEAD'], {
-      cwd: this.cwd,
-      reject: false,
-    });
-    return result.exitCode === 0 ? result.stdout.trim() : null;
+    return new GitWorkspace(cwd, { ...process.env, GIT_INDEX_FILE: indexFile });
   }
 
   /** The tree id of the working tree as it is now. */
   async snapshot(): Promise<string> {
-    const git = { cwd: this.cwd, env: this.env };
-    await execa('git', ['add', '-A', '--', '.', ':(exclude).loopguard'], git);
-    return (await execa('git', ['write-tree'], git)).stdout.trim();
+    const add = await git(this.cwd, ['add', '-A', '--', '.', ':(exclude).loopguard'], this.env);
+    if (add.code !== 0) throw new Error(`git add -A exited ${add.code}`);
+    const tree = await git(this.cwd, ['write-tree'], this.env);
+    if (tree.code !== 0) throw new Error(`git write-tree exited ${tree.code}`);
+    return tree.stdout.trim();
   }
 
   /** The changes from tree `from` to tree `to` (nothing to compute when they are equal). */
   async changes(from: string, to: string): Promise<WorkspaceChanges> {
     if (from === to) return { files: [], patch: '' };
-    const patch = await execa('git', ['diff', '--binary', '--no-color', '--no-ext-diff', from, to], {
-      cwd: this.cwd,
-      stripFinalNewline: false,
-    });
+    const patch = await git(this.cwd, ['diff', '--binary', '--no-color', '--no-ext-diff', from, to]);
     const files = [...patch.stdout.matchAll(/^diff --git a\/(.*?) b\//gm)].map((m) => m[1] ?? '');
     return { files, patch: patch.stdout };
   }

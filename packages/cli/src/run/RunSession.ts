@@ -16,7 +16,7 @@ import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
 import { type AgentResult, runAgent } from './agentProcess.js';
 import { completionClaimed, infrastructureOf, structuredResultOf, tailOf } from './agentResult.js';
-import { runDirectory, writeIterationArtifacts } from './artifacts.js';
+import { iterationDirectory, runDirectory, writeIterationArtifacts } from './artifacts.js';
 import { formatDuration } from './duration.js';
 import { GitWorkspace } from './GitWorkspace.js';
 import { notifyDesktop, postWebhook } from './notify.js';
@@ -60,6 +60,7 @@ export class RunSession {
   private readonly history: GuardIteration[] = [];
   private readonly callTimes: number[] = [];
   private readonly skipped = new Set<string>();
+  private readonly pendingWrites: Array<Promise<void>> = [];
   private modelIndex: number;
   private failureContext: string | null = null;
   private lastError: string | null = null;
@@ -173,13 +174,16 @@ export class RunSession {
             : await workspace.changes(tree, afterTree);
         tree = afterTree;
         const verdict = await this.judge(n, result, changes, task);
-        const artifactsDir = writeIterationArtifacts(this.runDir, n, {
-          patch: changes?.patch ?? '',
-          errors: verdict.errors,
-          metrics: { ...verdict.metrics, filesChanged: changes?.files.length ?? null, model },
-          completion: verdict.completion,
-          output: result.output,
-        });
+        const artifactsDir = iterationDirectory(this.runDir, n);
+        this.pendingWrites.push(
+          writeIterationArtifacts(artifactsDir, {
+            patch: changes?.patch ?? '',
+            errors: verdict.errors,
+            metrics: { ...verdict.metrics, filesChanged: changes?.files.length ?? null, model },
+            completion: verdict.completion,
+            output: result.output,
+          }),
+        );
         this.runs.recordIteration({
           runId: run.id,
           iteration: n,
@@ -227,6 +231,11 @@ export class RunSession {
         }
       }
     })();
+    for (const failed of (await Promise.allSettled(this.pendingWrites)).filter(
+      (r) => r.status === 'rejected',
+    )) {
+      this.warn(`an iteration artifact could not be written: ${(failed.reason as Error).message}`);
+    }
     return this.finish(outcome);
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The files written for one iteration under `.loopguard/runs/<run id>/iterations/<n>/`. */
@@ -20,18 +20,23 @@ export function runDirectory(cwd: string, runId: string): string {
   return join(cwd, '.loopguard', 'runs', runId);
 }
 
-/** Writes one iteration's artifacts; returns their directory. */
-export function writeIterationArtifacts(
-  runDir: string,
-  iteration: number,
-  files: IterationArtifacts,
-): string {
-  const dir = join(runDir, 'iterations', String(iteration));
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'changes.patch'), files.patch);
-  writeFileSync(join(dir, 'errors.json'), `${JSON.stringify(files.errors, null, 2)}\n`);
-  writeFileSync(join(dir, 'metrics.json'), `${JSON.stringify(files.metrics, null, 2)}\n`);
-  writeFileSync(join(dir, 'completion_signals.json'), `${JSON.stringify(files.completion, null, 2)}\n`);
-  writeFileSync(join(dir, 'output.log'), files.output);
-  return dir;
+/** The directory of one iteration's artifacts. */
+export function iterationDirectory(runDir: string, iteration: number): string {
+  return join(runDir, 'iterations', String(iteration));
+}
+
+/**
+ * Writes one iteration's artifacts into `dir`. Asynchronous so that the writes overlap the next
+ * iteration; the run awaits every pending write before it ends.
+ */
+export async function writeIterationArtifacts(dir: string, files: IterationArtifacts): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  await Promise.all([
+    writeFile(join(dir, 'changes.patch'), files.patch),
+    writeFile(join(dir, 'errors.json'), json(files.errors)),
+    writeFile(join(dir, 'metrics.json'), json(files.metrics)),
+    writeFile(join(dir, 'completion_signals.json'), json(files.completion)),
+    writeFile(join(dir, 'output.log'), files.output),
+  ]);
 }
