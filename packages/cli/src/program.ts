@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
+import { registerResetCommand } from './commands/reset.js';
+import { registerResumeCommand } from './commands/resume.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerRunsCommand } from './commands/runs.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -18,5 +22,9 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .allowExcessArguments(false)
     .exitOverride();
+  registerRunCommand(program, io);
+  registerResumeCommand(program, io);
+  registerResetCommand(program, io);
+  registerRunsCommand(program, io);
   return program;
 }
