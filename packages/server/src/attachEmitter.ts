@@ -8,11 +8,14 @@ import { recoveryViewOf } from './recoveryEvent.js';
  * @example attachEmitter(feed, loop);
  */
 export interface LiveEmitter {
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  off(event: string, listener: (...args: never[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: accepts every typed emitter (their event maps differ)
+  on(event: any, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as for on
+  off(event: any, listener: (...args: any[]) => void): unknown;
 }
 
-type Listener = (...args: never[]) => void;
+// biome-ignore lint/suspicious/noExplicitAny: listeners of events with different argument lists
+type Listener = (...args: any[]) => void;
 
 function breakerViewOf(args: unknown[]): BreakerView | undefined {
   for (const arg of args) {
