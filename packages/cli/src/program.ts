@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerRecoveriesCommand } from './commands/recoveries.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerStatusCommand } from './commands/status.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -18,5 +22,9 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .allowExcessArguments(false)
     .exitOverride();
+  registerDemoCommand(program, io);
+  registerServeCommand(program, io);
+  registerStatusCommand(program, io);
+  registerRecoveriesCommand(program, io);
   return program;
 }

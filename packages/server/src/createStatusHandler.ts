@@ -11,6 +11,7 @@ import { type BreakerView, LiveFeed, type LiveFeedEvents } from './LiveFeed.js';
 import { createMetrics } from './metrics.js';
 import { parseRecoveriesQuery, parseStatusQuery } from './queryParams.js';
 import { loadStaticAssets } from './staticAssets.js';
+import { statusSnapshot } from './statusSnapshot.js';
 
 /** The Content-Security-Policy of every response: no inline script or style, same-origin only. */
 export const CONTENT_SECURITY_POLICY =
@@ -164,26 +165,12 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
   const token = options.token;
 
   function status(params: URLSearchParams): unknown {
-    const page = reader.taskPage(parseStatusQuery(params));
-    const live = options.loop?.getStatus();
-    const lastAttempt = reader.lastAttemptAt();
-    const loopDetection: Record<string, { attemptCount: number; lastAttempt: number }> = {};
-    for (const task of page.tasks) {
-      if (task.attemptCount > 0 && task.lastAttempt !== null)
-        loopDetection[task.id] = { attemptCount: task.attemptCount, lastAttempt: task.lastAttempt };
-    }
-    const breaker = options.breaker?.();
-    return {
-      running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < 60_000,
-      tickCount: live ? live.tickCount : attemptsRecorded,
-      loopDetection,
-      tasks: page.tasks,
-      page: { limit: page.tasks.length, total: page.total, nextCursor: page.nextCursor },
-      ...(live?.guards ? { guards: live.guards } : {}),
-      ...(breaker ? { breaker } : {}),
-      source: live ? 'loop' : 'database',
-      generatedAt: clock.now(),
-    };
+    return statusSnapshot(reader, parseStatusQuery(params), {
+      clock,
+      attemptsRecorded,
+      live: options.loop?.getStatus(),
+      breaker: options.breaker?.(),
+    });
   }
 
   function events(req: IncomingMessage, res: ServerResponse): void {
