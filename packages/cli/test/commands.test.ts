@@ -122,7 +122,7 @@ describe('loopguard serve', () => {
   it('serves the database until SIGTERM, then exits 0', async () => {
     const { child, url } = await startServe(['--db', db, '--port', '0']);
     const exited = exitOf(child);
-    const status = await (await fetch(new URL('/status', url))).json();
+    const status = (await (await fetch(new URL('/status', url))).json()) as { page: { total: number } };
     expect(status.page.total).toBe(5);
     expect((await fetch(url)).status).toBe(200);
     child.kill('SIGTERM');

@@ -28,15 +28,15 @@ export {
 } from './queryParams.js';
 export { ACTION_OF_TOPIC, type RecoveryView, recoveryViewOf } from './recoveryEvent.js';
 export {
-  RUNNING_WINDOW_MS,
-  type StatusSnapshot,
-  type StatusSnapshotSources,
-  statusSnapshot,
-} from './statusSnapshot.js';
-export {
   isLoopback,
   type RunningStatusServer,
   type StartStatusServerOptions,
   startStatusServer,
 } from './startStatusServer.js';
 export { loadStaticAssets, type StaticAsset } from './staticAssets.js';
+export {
+  RUNNING_WINDOW_MS,
+  type StatusSnapshot,
+  type StatusSnapshotSources,
+  statusSnapshot,
+} from './statusSnapshot.js';
