@@ -1,5 +1,16 @@
 import type { Attempt, AttemptSummary } from './attempt.js';
 import type { AttemptStore } from './ports.js';
+import { UndoJournal } from './UndoJournal.js';
+
+/** Options of {@link InMemoryAttemptStore}. */
+export interface InMemoryAttemptStoreOptions {
+  /**
+   * The undo log shared with other in-memory ports, so that one transaction covers them all
+   * ({@link InMemoryStorage} passes its own).
+   * @default a journal of its own (writes are never inside a transaction then)
+   */
+  journal?: UndoJournal;
+}
 
 /** A task's attempts, oldest first; `items[head..]` are live. */
 interface TaskAttempts {
@@ -18,12 +29,23 @@ export class InMemoryAttemptStore implements AttemptStore {
   private readonly byTask = new Map<string, TaskAttempts>();
   private readonly arrivals: Attempt[] = [];
   private arrivalsHead = 0;
+  private readonly journal: UndoJournal;
+
+  /** @param options - see {@link InMemoryAttemptStoreOptions}. */
+  constructor(options: InMemoryAttemptStoreOptions = {}) {
+    this.journal = options.journal ?? new UndoJournal();
+  }
 
   append(attempt: Attempt): void {
     const list = this.byTask.get(attempt.taskId);
     if (list) list.items.push(attempt);
     else this.byTask.set(attempt.taskId, { items: [attempt], head: 0 });
     this.arrivals.push(attempt);
+    this.journal.record(() => {
+      this.arrivals.pop();
+      if (list) list.items.pop();
+      else this.byTask.delete(attempt.taskId);
+    });
   }
 
   appendMany(attempts: readonly Attempt[]): void {
@@ -43,12 +65,20 @@ export class InMemoryAttemptStore implements AttemptStore {
 
   clear(taskId: string): number {
     const list = this.byTask.get(taskId);
+    if (!list) return 0;
     this.byTask.delete(taskId);
-    return list ? list.items.length - list.head : 0;
+    this.journal.record(() => this.byTask.set(taskId, list));
+    return list.items.length - list.head;
   }
 
   prune(before: number, limit: number): number {
     let deleted = 0;
+    // inside a transaction, arrays are never compacted, so restoring the heads reverts a prune
+    const compact = !this.journal.active;
+    const arrivalsHead = this.arrivalsHead;
+    this.journal.record(() => {
+      this.arrivalsHead = arrivalsHead;
+    });
     while (deleted < limit && this.arrivalsHead < this.arrivals.length) {
       const oldest = this.arrivals[this.arrivalsHead] as Attempt;
       if (oldest.timestamp >= before) break;
@@ -56,15 +86,19 @@ export class InMemoryAttemptStore implements AttemptStore {
       const list = this.byTask.get(oldest.taskId);
       // an attempt of a cleared task is no longer the head of its task's list: nothing to delete
       if (list === undefined || list.items[list.head] !== oldest) continue;
+      this.journal.record(() => {
+        list.head--;
+        this.byTask.set(oldest.taskId, list);
+      });
       list.head++;
       deleted++;
       if (list.head === list.items.length) this.byTask.delete(oldest.taskId);
-      else if (list.head > 64 && list.head * 2 > list.items.length) {
+      else if (compact && list.head > 64 && list.head * 2 > list.items.length) {
         list.items.splice(0, list.head);
         list.head = 0;
       }
     }
-    if (this.arrivalsHead > 1024 && this.arrivalsHead * 2 > this.arrivals.length) {
+    if (compact && this.arrivalsHead > 1024 && this.arrivalsHead * 2 > this.arrivals.length) {
       this.arrivals.splice(0, this.arrivalsHead);
       this.arrivalsHead = 0;
     }

@@ -9,12 +9,19 @@ import {
   validateTaskInput,
 } from './stateMachineInput.js';
 import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
+import { UndoJournal } from './UndoJournal.js';
 import { assertNonEmptyString, assertTaskStatus } from './validate.js';
 
 /** Options of {@link InMemoryStateMachine}. */
 export interface InMemoryStateMachineOptions {
   /** Source of timestamps. @default systemClock */
   clock?: Clock;
+  /**
+   * The undo log shared with other in-memory ports, so that one transaction covers them all
+   * ({@link InMemoryStorage} passes its own).
+   * @default a journal of its own
+   */
+  journal?: UndoJournal;
 }
 
 /**
@@ -33,10 +40,22 @@ export class InMemoryStateMachine implements StateMachine {
   private readonly entries: ContextEntry[] = [];
   private readonly entriesByTask = new Map<string, ContextEntry[]>();
   private nextEntryId = 1;
+  private readonly journal: UndoJournal;
 
   /** @param options - see {@link InMemoryStateMachineOptions}. */
   constructor(options: InMemoryStateMachineOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.journal = options.journal ?? new UndoJournal();
+  }
+
+  /** Stores `task`, recording how to put back what it replaced. */
+  private putTask(task: Task): void {
+    const previous = this.tasks.get(task.id);
+    this.tasks.set(task.id, task);
+    this.journal.record(() => {
+      if (previous) this.tasks.set(task.id, previous);
+      else this.tasks.delete(task.id);
+    });
   }
 
   getTask(taskId: string): Task | undefined {
@@ -62,7 +81,7 @@ export class InMemoryStateMachine implements StateMachine {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     });
-    this.tasks.set(task.id, task);
+    this.putTask(task);
     if (!existing)
       this.appendEvent({
         taskId: task.id,
@@ -88,7 +107,7 @@ export class InMemoryStateMachine implements StateMachine {
       blockedReason: status === 'blocked' ? reason : null,
       updatedAt: now,
     });
-    this.tasks.set(taskId, task);
+    this.putTask(task);
     this.appendEvent({ taskId, fromStatus: existing.status, toStatus: status, reason, timestamp: now });
     return task;
   }
@@ -110,11 +129,21 @@ export class InMemoryStateMachine implements StateMachine {
       metadata: Object.freeze(structuredClone(input.metadata ?? {})),
     });
     this.entries.push(entry);
-    for (const taskId of new Set(entry.relatedTasks)) {
+    const taskIds = [...new Set(entry.relatedTasks)];
+    for (const taskId of taskIds) {
       const list = this.entriesByTask.get(taskId);
       if (list) list.push(entry);
       else this.entriesByTask.set(taskId, [entry]);
     }
+    this.journal.record(() => {
+      this.entries.pop();
+      this.nextEntryId--;
+      for (const taskId of taskIds) {
+        const list = this.entriesByTask.get(taskId) as ContextEntry[];
+        list.pop();
+        if (list.length === 0) this.entriesByTask.delete(taskId);
+      }
+    });
     return entry;
   }
 
@@ -133,9 +162,12 @@ export class InMemoryStateMachine implements StateMachine {
     return result;
   }
 
-  /** Runs `fn`. Memory writes cannot fail half-way once their input is validated, so no rollback is kept. */
+  /**
+   * Runs `fn` as one transaction: when it throws, every write it made (here and in the ports sharing
+   * this state machine's journal) is reverted and the error propagates. Nested calls are savepoints.
+   */
   transaction<T>(fn: () => T): T {
-    return fn();
+    return this.journal.run(fn);
   }
 
   private appendEvent(event: TaskEvent): void {
@@ -143,5 +175,10 @@ export class InMemoryStateMachine implements StateMachine {
     const frozen = Object.freeze(event);
     if (list) list.push(frozen);
     else this.events.set(event.taskId, [frozen]);
+    this.journal.record(() => {
+      const events = this.events.get(event.taskId) as TaskEvent[];
+      events.pop();
+      if (events.length === 0) this.events.delete(event.taskId);
+    });
   }
 }

@@ -2,50 +2,34 @@ import type { Logger } from 'pino';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
-import { InvalidInputError } from './errors.js';
+import { ConfigurationError, InvalidInputError } from './errors.js';
+import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { silentLogger } from './logger.js';
+import {
+  type DetectionOptions,
+  detectionResultOf,
+  grantActiveOf,
+  judgeAttempts,
+  type LoopDetectionResult,
+} from './loopDetection.js';
 import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetectorOptions.js';
 import {
   judgeRuns,
-  type LoopThresholds,
   type LoopType,
-  type LoopVerdict,
   type Recommendation,
   type RunState,
   runsOf,
   stepRuns,
 } from './loopRules.js';
 import { parseOptions } from './parseOptions.js';
-import type { AttemptStore, StateMachine } from './ports.js';
-import {
-  escalationContent,
-  forceNextContent,
-  UNBLOCK_PERMISSIONS,
-  unblockAuthorityContent,
-} from './recoveryContent.js';
+import type { StateMachine } from './ports.js';
+import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
-import type { Task } from './task.js';
+import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
+import type { Task, TaskStatus } from './task.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
 
-/** What {@link LoopDetector.detectLoop} returns. */
-export interface LoopDetectionResult {
-  /** The task judged. */
-  taskId: string;
-  /** Whether the task is in a loop. */
-  isLooping: boolean;
-  /** Which loop; `null` when not looping. */
-  loopType: LoopType | null;
-  /** Attempts in the loop's run, or, when not looping, attempts inside the window. */
-  attemptCount: number;
-  /** The recovery to apply; `null` when not looping. */
-  recommendation: Recommendation | null;
-  /** Blockers of the newest attempt of the loop (for a blocked spin: the blockers spun on); empty when not looping. */
-  blockers: string[];
-  /** Why `escalate` was chosen; `null` otherwise. */
-  reason: string | null;
-  /** The attempts that make the loop (the newest `maxEvidence` of them), oldest first; empty when not looping. */
-  evidence: Attempt[];
-}
+export type { LoopDetectionResult } from './loopDetection.js';
 
 /** What {@link LoopDetector.applyRecovery} returns. */
 export type RecoveryOutcome =
@@ -98,22 +82,41 @@ function frozenCopy(values: readonly string[]): readonly string[] {
   return values.length === 0 ? EMPTY : Object.freeze(values.slice());
 }
 
-const TOPIC_OF: Record<Recommendation, (typeof RECOVERY_TOPICS)[number]> = {
-  force_next: 'loop_recovery',
-  unblock_authority: 'unblock_authority',
-  escalate: 'loop_escalation',
-};
+/**
+ * One attempt with a status transition of its task, recorded together by
+ * {@link LoopDetector.recordAttemptWithTransition}.
+ * @example { taskId: 'T1', status: 'blocked', blockers: ['no token'], completedWork: [], sessionId: 's1', reason: 'no token' }
+ */
+export interface AttemptWithTransition {
+  /** The task attempted. */
+  taskId: string;
+  /** The attempt's status; the task moves to it when it is known and in another status. */
+  status: TaskStatus;
+  /** Blockers hit. */
+  blockers: readonly string[];
+  /** Work completed. */
+  completedWork: readonly string[];
+  /** The session that made the attempt. @default '' */
+  sessionId?: string;
+  /** The reason recorded with the transition. */
+  reason: string;
+}
 
 /**
  * Detects the seed's three loops from recorded attempts and applies their recoveries through the
  * state machine.
  *
+ * The detector is a thin shell over pure rules: {@link judgeAttempts} judges a task from its stored
+ * attempts and {@link planRecovery} plans a recovery's writes; the detector reads storage, calls
+ * them and writes the plan inside one `storage.transaction`. Events fire and pruning runs after the
+ * transaction commits.
+ *
  * Per call, `recordAttempt` and `detectLoop` cost the same whatever the length of the task's
- * history: run lengths are kept incrementally. The detector loads a task's attempts from the
- * attempt store the first time it sees the task, so a restarted process resumes where it stopped.
+ * history: run lengths are kept incrementally. The detector loads a task's attempts from storage
+ * the first time it sees the task, so a restarted process resumes where it stopped.
  *
  * @example
- * const detector = new LoopDetector(stateMachine, { maxAttempts: 3, enableAutoUnblock: true });
+ * const detector = new LoopDetector(new InMemoryStorage(), { maxAttempts: 3, enableAutoUnblock: true });
  * detector.recordAttempt('T3.4.3', 'blocked', ['missing auth token'], [], 'session_1');
  * const result = detector.detectLoop('T3.4.3');
  * if (result.isLooping) await detector.applyRecovery(result);
@@ -121,9 +124,9 @@ const TOPIC_OF: Record<Recommendation, (typeof RECOVERY_TOPICS)[number]> = {
 export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   /** The options in force, defaults applied. */
   readonly options: Readonly<Required<Omit<LoopDetectorOptions, 'attemptStore' | 'clock' | 'logger'>>>;
-  private readonly thresholds: LoopThresholds;
-  /** `null`: attempts live only in this detector's memory. */
-  private readonly attemptStore: AttemptStore | null;
+  /** The ports and transaction the detector reads and writes. */
+  readonly storage: Storage;
+  private readonly detection: DetectionOptions;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly tracks = new Map<string, TaskTrack>();
@@ -133,25 +136,38 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   private recordsSincePrune = 0;
 
   /**
-   * @param stateMachine - where recoveries are written (tasks and context entries).
+   * @param storage - a {@link Storage} (both ports and their transaction), or, as in the seed, a
+   * state machine: attempts then go to `options.attemptStore` (memory by default) and transactions
+   * are the state machine's.
    * @param options - see {@link LoopDetectorOptions}.
    * @throws ConfigurationError when an option is out of range.
    */
-  constructor(
-    private readonly stateMachine: StateMachine,
-    options: LoopDetectorOptions = {},
-  ) {
+  constructor(storage: Storage | StateMachine, options: LoopDetectorOptions = {}) {
     const parsed = parseOptions(loopDetectorOptionsSchema, options, 'LoopDetector options');
     const log = (parsed.logger ?? silentLogger()).child({ component: 'LoopDetector' });
     super(log);
-    if (typeof stateMachine?.addContextEntry !== 'function') {
-      throw new InvalidInputError(
-        `stateMachine must implement StateMachine, got ${describeValue(stateMachine)}`,
-      );
+    if (isStorage(storage)) {
+      if (parsed.attemptStore !== undefined) {
+        throw new ConfigurationError(
+          `LoopDetector options: "attemptStore" cannot be combined with a Storage, which brings its own attempts (got ${describeValue(parsed.attemptStore)})`,
+        );
+      }
+      this.storage = storage;
+    } else {
+      if (typeof storage?.addContextEntry !== 'function') {
+        throw new InvalidInputError(
+          `stateMachine must implement StateMachine, got ${describeValue(storage)}`,
+        );
+      }
+      if (parsed.sharedStorage && parsed.attemptStore === undefined) {
+        throw new ConfigurationError(
+          'LoopDetector options: "sharedStorage" needs an attemptStore to share (got true)',
+        );
+      }
+      this.storage = storageOf(storage, parsed.attemptStore ?? new InMemoryAttemptStore());
     }
     this.log = log;
     this.clock = parsed.clock ?? systemClock;
-    this.attemptStore = parsed.attemptStore ?? null;
     this.options = Object.freeze({
       maxAttempts: parsed.maxAttempts,
       attemptWindow: parsed.attemptWindow,
@@ -162,10 +178,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       pruneBatchSize: parsed.pruneBatchSize,
       sharedStorage: parsed.sharedStorage,
     });
-    this.thresholds = {
+    this.detection = {
       maxAttempts: parsed.maxAttempts,
       maxAttemptsBeforeForceNext: parsed.maxAttemptsBeforeForceNext,
       enableAutoUnblock: parsed.enableAutoUnblock,
+      attemptWindow: parsed.attemptWindow,
+      maxEvidence: parsed.maxEvidence,
     };
   }
 
@@ -182,29 +200,45 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     completedWork: readonly string[],
     sessionId = '',
   ): Attempt {
-    assertNonEmptyString(taskId, 'taskId');
-    assertTaskStatus(status, 'status');
-    assertStringArray(blockers, 'blockers');
-    assertStringArray(completedWork, 'completedWork');
-    if (typeof sessionId !== 'string') {
-      throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
-    }
-    const now = this.clock.now();
-    const track = this.trackFor(taskId, now);
-    const attempt: Attempt = Object.freeze({
-      taskId,
-      timestamp: now,
-      status,
-      blockers: frozenCopy(blockers),
-      completedWork: frozenCopy(completedWork),
-      sessionId,
-    });
-    this.attemptStore?.append(attempt);
-    if (track.attempts.push(attempt) - track.head === 1) track.oldest = now;
-    track.runs = stepRuns(track.runs, attempt);
-    if (++this.recordsSincePrune >= this.options.pruneEvery) this.prune();
-    this.emit('attemptRecorded', attempt);
+    const attempt = this.newAttempt(taskId, status, blockers, completedWork, sessionId);
+    const track = this.trackFor(taskId, attempt.timestamp);
+    this.storage.attempts.append(attempt);
+    this.afterRecord(track, attempt);
     return attempt;
+  }
+
+  /**
+   * Records an attempt and moves its task to the attempt's status (when the task is known and in
+   * another status) in one transaction: both are stored, or neither.
+   *
+   * @returns the attempt, and the task after the transition (`null` when the state machine does not know it).
+   * @throws InvalidInputError naming the field; nothing is written then.
+   * @example
+   * detector.recordAttemptWithTransition({ taskId: 'T1', status: 'blocked', blockers: ['no token'], completedWork: [], reason: 'no token' });
+   */
+  recordAttemptWithTransition(input: AttemptWithTransition): { attempt: Attempt; task: Task | null } {
+    if (input === null || typeof input !== 'object') {
+      throw new InvalidInputError(`input must be an object, got ${describeValue(input)}`);
+    }
+    assertNonEmptyString(input.reason, 'input.reason');
+    const attempt = this.newAttempt(
+      input.taskId,
+      input.status,
+      input.blockers,
+      input.completedWork,
+      input.sessionId ?? '',
+    );
+    const track = this.trackFor(attempt.taskId, attempt.timestamp);
+    const task = this.storage.transaction((tx) => {
+      let current = tx.stateMachine.getTask(attempt.taskId) ?? null;
+      if (current !== null && current.status !== attempt.status) {
+        current = tx.stateMachine.transition(attempt.taskId, attempt.status, input.reason);
+      }
+      tx.attempts.append(attempt);
+      return current;
+    });
+    this.afterRecord(track, attempt);
+    return { attempt, task };
   }
 
   /**
@@ -215,20 +249,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     assertNonEmptyString(taskId, 'taskId');
     const track = this.trackFor(taskId, this.clock.now());
     const windowCount = track.attempts.length - track.head;
-    const verdict = judgeRuns(track.runs, windowCount, track.grantActive, this.thresholds);
-    const result = this.resultOf(taskId, track.attempts, track.head, verdict);
-    if (result.isLooping) {
-      this.log.warn(
-        {
-          taskId,
-          loopType: result.loopType,
-          attemptCount: result.attemptCount,
-          recommendation: result.recommendation,
-        },
-        `Loop detected: ${result.loopType}, taskId=${taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
-      );
-      this.emit('loopDetected', result);
-    }
+    const verdict = judgeRuns(track.runs, windowCount, track.grantActive, this.detection);
+    const result = detectionResultOf(taskId, track.attempts, track.head, verdict, this.detection.maxEvidence);
+    if (result.isLooping) this.announce(result);
     return result;
   }
 
@@ -238,9 +261,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * - `unblock_authority`: an entry on topic `unblock_authority` grants authority scoped to the task and its blockers.
    * - `escalate`: the task is marked `blocked`; an entry on topic `loop_escalation` gives the reason.
    *
-   * The loop is re-judged against storage inside one transaction with the writes, so when several
-   * processes detect the same loop exactly one recovery is written. The task's attempts are cleared
-   * in the same transaction: a new loop needs fresh attempts.
+   * The loop is re-judged against storage inside one transaction with the writes (see
+   * {@link recoverIfLooping}), so when several processes detect the same loop exactly one recovery
+   * is written. The task's attempts are cleared in the same transaction: a new loop needs fresh attempts.
    *
    * @throws InvalidInputError when `result` is not a detection result.
    */
@@ -249,46 +272,29 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       throw new InvalidInputError(`result must be a LoopDetectionResult, got ${describeValue(result)}`);
     }
     assertNonEmptyString(result.taskId, 'result.taskId');
-    const { taskId } = result;
-    if (!result.isLooping) return { applied: false, taskId, reason: 'The result is not a loop.' };
+    if (!result.isLooping)
+      return { applied: false, taskId: result.taskId, reason: 'The result is not a loop.' };
+    const { outcome } = this.recover(result.taskId);
+    if (outcome.applied) this.emit('recoveryApplied', outcome);
+    return outcome;
+  }
 
-    const now = this.clock.now();
-    const outcome = this.stateMachine.transaction((): RecoveryOutcome => {
-      const attempts = this.listSince(taskId, now - this.options.attemptWindow);
-      const verdict = judgeRuns(
-        runsOf(attempts),
-        attempts.length,
-        this.grantActiveInStorage(taskId),
-        this.thresholds,
-      );
-      if (verdict === null) {
-        return {
-          applied: false,
-          taskId,
-          reason: 'The loop no longer holds in storage (already recovered?).',
-        };
-      }
-      const fresh = this.resultOf(taskId, attempts, 0, verdict);
-      const written = this.writeRecovery(fresh, verdict);
-      this.attemptStore?.clear(taskId);
-      return written;
-    });
-
-    this.forget(taskId);
-    if (!outcome.applied) return outcome;
-    this.tracks.set(taskId, {
-      taskId,
-      attempts: [],
-      head: 0,
-      oldest: Number.POSITIVE_INFINITY,
-      runs: undefined,
-      grantActive: outcome.action === 'unblock_authority',
-    });
-    this.log.info(
-      { taskId, action: outcome.action, entryId: outcome.entry.id },
-      `Loop recovery applied: ${outcome.action}`,
-    );
-    this.emit('recoveryApplied', outcome);
+  /**
+   * Judges the task against storage and, when it is looping, writes the recovery — in one
+   * transaction, so that the judgement and the writes see the same attempts. Emits `loopDetected`
+   * and `recoveryApplied` after the commit.
+   *
+   * @returns the recovery written, or `applied: false` when the task is not looping.
+   * @throws InvalidInputError when `taskId` is not a non-empty string.
+   * @example
+   * const outcome = detector.recoverIfLooping('T3.4.2');
+   * if (outcome.applied) console.log(outcome.action, outcome.entry.topic);
+   */
+  recoverIfLooping(taskId: string): RecoveryOutcome {
+    assertNonEmptyString(taskId, 'taskId');
+    const { outcome, detection } = this.recover(taskId);
+    if (detection.isLooping) this.announce(detection);
+    if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
   }
 
@@ -297,14 +303,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   getStatus(): Record<string, AttemptSummary> {
     const since = this.clock.now() - this.options.attemptWindow;
-    if (this.attemptStore) return Object.fromEntries(this.attemptStore.summarize(since));
-    const status: Record<string, AttemptSummary> = {};
-    for (const [taskId, track] of this.tracks) {
-      const inWindow = track.attempts.filter((a, i) => i >= track.head && a.timestamp >= since);
-      const newest = inWindow[inWindow.length - 1];
-      if (newest) status[taskId] = { attemptCount: inWindow.length, lastAttempt: newest.timestamp };
-    }
-    return status;
+    return Object.fromEntries(this.storage.attempts.summarize(since));
   }
 
   /**
@@ -313,12 +312,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   clearTask(taskId: string): number {
     assertNonEmptyString(taskId, 'taskId');
-    const track = this.tracks.get(taskId);
-    const deleted = this.attemptStore
-      ? this.attemptStore.clear(taskId)
-      : track
-        ? track.attempts.length - track.head
-        : 0;
+    const deleted = this.storage.attempts.clear(taskId);
     this.forget(taskId);
     return deleted;
   }
@@ -326,12 +320,12 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   /**
    * Prunes one bounded batch of expired attempts from the attempt store and forgets a bounded number
    * of idle tasks from memory. `recordAttempt` calls it every `pruneEvery` records.
-   * @returns how many stored attempts were deleted (0 without an attempt store).
+   * @returns how many stored attempts were deleted.
    */
   prune(): number {
     this.recordsSincePrune = 0;
     const cutoff = this.clock.now() - this.options.attemptWindow;
-    const deleted = this.attemptStore?.prune(cutoff, this.options.pruneBatchSize) ?? 0;
+    const deleted = this.storage.attempts.prune(cutoff, this.options.pruneBatchSize);
     for (let i = 0; i < 64; i++) {
       this.sweep ??= this.tracks.entries();
       const next = this.sweep.next();
@@ -346,18 +340,113 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     return deleted;
   }
 
+  /** Validates the seed's arguments and builds the frozen attempt, stamped now. */
+  private newAttempt(
+    taskId: string,
+    status: string,
+    blockers: readonly string[],
+    completedWork: readonly string[],
+    sessionId: string,
+  ): Attempt {
+    assertNonEmptyString(taskId, 'taskId');
+    assertTaskStatus(status, 'status');
+    assertStringArray(blockers, 'blockers');
+    assertStringArray(completedWork, 'completedWork');
+    if (typeof sessionId !== 'string') {
+      throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
+    }
+    return Object.freeze({
+      taskId,
+      timestamp: this.clock.now(),
+      status,
+      blockers: frozenCopy(blockers),
+      completedWork: frozenCopy(completedWork),
+      sessionId,
+    });
+  }
+
+  /** After an attempt is committed: its track (loaded before the write), the prune schedule and the event. */
+  private afterRecord(track: TaskTrack, attempt: Attempt): void {
+    if (track.attempts.push(attempt) - track.head === 1) track.oldest = attempt.timestamp;
+    track.runs = stepRuns(track.runs, attempt);
+    if (++this.recordsSincePrune >= this.options.pruneEvery) this.prune();
+    this.emit('attemptRecorded', attempt);
+  }
+
+  private announce(result: LoopDetectionResult): void {
+    this.log.warn(
+      {
+        taskId: result.taskId,
+        loopType: result.loopType,
+        attemptCount: result.attemptCount,
+        recommendation: result.recommendation,
+      },
+      `Loop detected: ${result.loopType}, taskId=${result.taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
+    );
+    this.emit('loopDetected', result);
+  }
+
+  /** Judges against storage and writes the planned recovery in one transaction; the caller emits after. */
+  private recover(taskId: string): { outcome: RecoveryOutcome; detection: LoopDetectionResult } {
+    const now = this.clock.now();
+    const { detection, outcome } = this.storage.transaction((tx) => {
+      const detection = judgeAttempts({
+        taskId,
+        attempts: tx.attempts.listSince(taskId, now - this.detection.attemptWindow),
+        options: this.detection,
+        grantActive: grantActiveIn(tx, taskId),
+        now,
+      });
+      const plan = planRecovery(detection, this.detection, tx.stateMachine.getTask(taskId));
+      if (plan === null) {
+        const outcome: RecoveryOutcome = {
+          applied: false,
+          taskId,
+          reason: 'The loop no longer holds in storage (already recovered?).',
+        };
+        return { detection, outcome };
+      }
+      return { detection, outcome: applyPlan(tx, plan) };
+    });
+
+    this.forget(taskId);
+    if (!outcome.applied) return { outcome, detection };
+    this.tracks.set(taskId, {
+      taskId,
+      attempts: [],
+      head: 0,
+      oldest: Number.POSITIVE_INFINITY,
+      runs: undefined,
+      grantActive: outcome.action === 'unblock_authority',
+    });
+    if (outcome.action === 'unblock_authority') {
+      this.log.info({ taskId, blockers: detection.blockers }, `Granting unblock authority for ${taskId}`);
+    } else if (outcome.action === 'escalate') {
+      this.log.warn(
+        { taskId, reason: detection.reason },
+        `Escalating ${taskId} to a human: ${detection.reason}`,
+      );
+    }
+    this.log.info(
+      { taskId, action: outcome.action, entryId: outcome.entry.id },
+      `Loop recovery applied: ${outcome.action}`,
+    );
+    return { outcome, detection };
+  }
+
+  /** The task's track, loaded from storage when new (or on every call with `sharedStorage`). */
   private trackFor(taskId: string, now: number): TaskTrack {
     let track = this.lastTrack?.taskId === taskId ? this.lastTrack : this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
     if (track === undefined || this.options.sharedStorage) {
-      const attempts = this.attemptStore?.listSince(taskId, cutoff) ?? [];
+      const attempts = this.storage.attempts.listSince(taskId, cutoff);
       track = {
         taskId,
         attempts,
         head: 0,
         oldest: attempts[0]?.timestamp ?? Number.POSITIVE_INFINITY,
         runs: runsOf(attempts),
-        grantActive: this.grantActiveInStorage(taskId),
+        grantActive: grantActiveIn(this.storage, taskId),
       };
       this.tracks.set(taskId, track);
     } else if (track.oldest < cutoff) {
@@ -383,88 +472,30 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     this.tracks.delete(taskId);
     if (this.lastTrack?.taskId === taskId) this.lastTrack = undefined;
   }
+}
 
-  /** The task's attempts at or after `since`, from the store, or from memory when there is none. */
-  private listSince(taskId: string, since: number): Attempt[] {
-    if (this.attemptStore) return this.attemptStore.listSince(taskId, since);
-    const track = this.tracks.get(taskId);
-    return track ? track.attempts.filter((a, i) => i >= track.head && a.timestamp >= since) : [];
-  }
+/** Whether unblock authority granted for the task is still in force, read through `ports`. */
+function grantActiveIn(ports: StoragePorts, taskId: string): boolean {
+  return grantActiveOf(
+    ports.stateMachine.listContextEntries({ taskId, topics: RECOVERY_TOPICS, limit: 1 })[0],
+  );
+}
 
-  /** Whether the newest recovery entry of the task granted unblock authority. */
-  private grantActiveInStorage(taskId: string): boolean {
-    const [latest] = this.stateMachine.listContextEntries({ taskId, topics: RECOVERY_TOPICS, limit: 1 });
-    return latest?.topic === 'unblock_authority';
+/** Writes `plan` through `tx` (inside the caller's transaction): transitions, entries, clears. */
+function applyPlan(tx: StoragePorts, plan: RecoveryPlan): Extract<RecoveryOutcome, { applied: true }> {
+  let task: Task | null = tx.stateMachine.getTask(plan.taskId) ?? null;
+  for (const transition of plan.transitions) {
+    const moved = tx.stateMachine.transition(transition.taskId, transition.status, transition.reason);
+    if (transition.taskId === plan.taskId) task = moved;
   }
-
-  private resultOf(
-    taskId: string,
-    attempts: readonly Attempt[],
-    head: number,
-    verdict: LoopVerdict | null,
-  ): LoopDetectionResult {
-    const attemptCount = verdict?.attemptCount ?? attempts.length - head;
-    const evidenceCount = verdict ? Math.min(attemptCount, this.options.maxEvidence) : 0;
-    const newest = attempts[attempts.length - 1];
-    return {
-      taskId,
-      isLooping: verdict !== null,
-      loopType: verdict?.loopType ?? null,
-      attemptCount,
-      recommendation: verdict?.recommendation ?? null,
-      blockers: verdict && newest ? newest.blockers.slice() : [],
-      reason: verdict?.reason ?? null,
-      evidence: evidenceCount === 0 ? [] : attempts.slice(attempts.length - evidenceCount),
-    };
-  }
-
-  private writeRecovery(
-    result: LoopDetectionResult,
-    verdict: LoopVerdict,
-  ): Extract<RecoveryOutcome, { applied: true }> {
-    const { taskId } = result;
-    const action = verdict.recommendation;
-    const known = this.stateMachine.getTask(taskId) !== undefined;
-    const metadata: Record<string, unknown> = {
-      taskId,
-      loopType: verdict.loopType,
-      recommendation: action,
-      attemptCount: verdict.attemptCount,
-      blockers: result.blockers,
-      reason: verdict.reason,
-      thresholds: { ...this.thresholds, attemptWindow: this.options.attemptWindow },
-      evidence: result.evidence.map((a) => ({ ...a })),
-      taskKnown: known,
-    };
-    let task: Task | null = known ? (this.stateMachine.getTask(taskId) ?? null) : null;
-    let content: string;
-    if (action === 'force_next') {
-      content = forceNextContent(taskId, verdict);
-      if (known && task?.status !== 'done') {
-        task = this.stateMachine.transition(
-          taskId,
-          'done',
-          `Loop recovery (${verdict.loopType}): force next task`,
-        );
-      }
-    } else if (action === 'unblock_authority') {
-      this.log.info({ taskId, blockers: result.blockers }, `Granting unblock authority for ${taskId}`);
-      content = unblockAuthorityContent(taskId, result.blockers, verdict.attemptCount);
-      metadata.scope = { taskId, blockers: result.blockers };
-      metadata.permissions = [...UNBLOCK_PERMISSIONS];
-    } else {
-      this.log.warn({ taskId, reason: verdict.reason }, `Escalating ${taskId} to a human: ${verdict.reason}`);
-      content = escalationContent(taskId, verdict);
-      if (known) task = this.stateMachine.transition(taskId, 'blocked', `Loop escalation: ${verdict.reason}`);
-    }
-    const entry = this.stateMachine.addContextEntry({
-      entryType: action === 'force_next' ? 'constraint' : 'decision',
-      topic: TOPIC_OF[action],
-      content,
-      relatedTasks: [taskId],
-      confidence: 1,
-      metadata,
-    });
-    return { applied: true, taskId, action, loopType: verdict.loopType, entry, task };
-  }
+  const entries = plan.entries.map((entry) => tx.stateMachine.addContextEntry(entry));
+  for (const taskId of plan.clearAttempts) tx.attempts.clear(taskId);
+  return {
+    applied: true,
+    taskId: plan.taskId,
+    action: plan.action,
+    loopType: plan.loopType,
+    entry: entries[0] as ContextEntry,
+    task,
+  };
 }

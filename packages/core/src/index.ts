@@ -1,3 +1,9 @@
+/**
+ * `@loopguard/core`: what an embedder uses — the loop detector and its storage ports, the iteration
+ * safety guards, iteration control, errors and clocks. What loopguard's sibling packages share
+ * beyond this lives in `@loopguard/core/internal`.
+ * @packageDocumentation
+ */
 export type { Attempt, AttemptSummary } from './attempt.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
@@ -17,45 +23,30 @@ export {
   RunError,
   StorageError,
 } from './errors.js';
-export { ConsecutiveFailuresGuard } from './guards/ConsecutiveFailuresGuard.js';
 // --- iteration safety guards, error signatures, iteration control (issue 4) ---
-export { checkCircuitBreaker, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './guards/checkCircuitBreaker.js';
+export { checkCircuitBreaker } from './guards/checkCircuitBreaker.js';
 export { checkMaxIterations } from './guards/checkMaxIterations.js';
-export {
-  checkQualityRegression,
-  QUALITY_REGRESSION_WINDOW,
-  qualityScore,
-  trailingDeclines,
-} from './guards/checkQualityRegression.js';
+export { checkQualityRegression } from './guards/checkQualityRegression.js';
 export {
   checkSafetyGuards,
-  elapsedMinutes,
   type SafetyGuardName,
   type SafetyGuardResult,
 } from './guards/checkSafetyGuards.js';
-export {
-  checkThrashing,
-  DEFAULT_THRASHING_THRESHOLD,
-  filesModifiedAtLeast,
-  filesOf,
-} from './guards/checkThrashing.js';
-export { countConsecutiveErrors, detectLoop } from './guards/detectLoop.js';
+export { checkThrashing } from './guards/checkThrashing.js';
 export {
   type EscalationContext,
   type EscalationReportInput,
   escalationReportFor,
   formatEscalationReport,
-  summarizeOutput,
 } from './guards/escalationReport.js';
-export { type BudgetExtension, extendBudget, remainingIterationExtension } from './guards/extendBudget.js';
-export {
-  type AnalysedIteration,
-  GUARD_ORDER,
-  type Guard,
-  type GuardIteration,
-  type GuardName,
-  type GuardState,
-  type GuardVerdict,
+export { type BudgetExtension, extendBudget } from './guards/extendBudget.js';
+export type {
+  AnalysedIteration,
+  Guard,
+  GuardIteration,
+  GuardName,
+  GuardState,
+  GuardVerdict,
 } from './guards/Guard.js';
 export { GuardMonitor, type GuardMonitorSnapshot, type MonitoredGuard } from './guards/GuardMonitor.js';
 export {
@@ -65,31 +56,15 @@ export {
   type GuardSetResult,
   type GuardTrigger,
 } from './guards/GuardSet.js';
-export {
-  type GuardSetOptions,
-  guardSetOptionsSchema,
-  type ResolvedGuardSetOptions,
-} from './guards/guardSetOptions.js';
+export type { GuardSetOptions, ResolvedGuardSetOptions } from './guards/guardSetOptions.js';
 export type {
   IterationConfig,
   IterationHistoryEntry,
   ValidationFlag,
   ValidationResult,
 } from './guards/iterationHistory.js';
-export { MaxIterationsGuard } from './guards/MaxIterationsGuard.js';
-export { MaxRuntimeGuard } from './guards/MaxRuntimeGuard.js';
-export { QualityRegressionGuard } from './guards/QualityRegressionGuard.js';
-export { RepeatedOutputGuard } from './guards/RepeatedOutputGuard.js';
 export { runSafetyChecks } from './guards/runSafetyChecks.js';
-export {
-  DEFAULT_CONFIG,
-  LOOP_THRESHOLD,
-  MAX_ITERATIONS_CAP,
-  MAX_RUNTIME_MINUTES_CAP,
-  resolveSafetyConfig,
-  type SafetyConfig,
-  safetyConfigSchema,
-} from './guards/safetyConfig.js';
+export { DEFAULT_CONFIG, type SafetyConfig } from './guards/safetyConfig.js';
 export type {
   CircuitBreakerResult,
   CombinedSafetyResult,
@@ -98,18 +73,18 @@ export type {
   SafetyCheckResult,
   ThrashingResult,
 } from './guards/safetyResults.js';
-export { isExempt, type SignatureExemption } from './guards/signatureExemption.js';
-export { ThrashingGuard } from './guards/ThrashingGuard.js';
-export { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
+export type { SignatureExemption } from './guards/signatureExemption.js';
+export { InMemoryAttemptStore, type InMemoryAttemptStoreOptions } from './InMemoryAttemptStore.js';
 // --- iteration-store port (issue 5) ---
 export { InMemoryIterationStore } from './InMemoryIterationStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
-export { type Decision, decide } from './iteration/decide.js';
-export { type AttemptPattern, detectPattern } from './iteration/detectPattern.js';
+// --- storage seam: the ports that share one store and their transaction (issue 8) ---
+export { InMemoryStorage, type InMemoryStorageOptions } from './InMemoryStorage.js';
+export { decide, type IterationDecision } from './iteration/decide.js';
+export type { AttemptPattern } from './iteration/detectPattern.js';
 export {
   type AttemptRecord,
   type IterationCheck,
-  iterationCheckSchema,
   parseIterationCheck,
   type ReviewResult,
   type TestResult,
@@ -117,85 +92,40 @@ export {
 export {
   DEFAULT_ITERATION_CONTROL,
   type IterationControlOptions,
-  iterationControlOptionsSchema,
   type ResolvedIterationControlOptions,
-  resolveIterationControlOptions,
 } from './iteration/iterationControlOptions.js';
 export {
   formatDecisionYaml,
   parseIterationCheckYaml,
   parseIterationControlYaml,
 } from './iteration/iterationYaml.js';
-export {
-  type FeedbackPriority,
-  priorityOf,
-  type ReviewItem,
-  reviewItems,
-} from './iteration/reviewFindings.js';
-export { describeFailure, type Feedback, synthesizeFeedback } from './iteration/synthesizeFeedback.js';
-export { type TestFindings, testFindings } from './iteration/testFindings.js';
-export {
-  CHECKPOINT_TRIGGERS,
-  type CheckpointTrigger,
-  ITERATION_SESSION_STATUSES,
-  type IterationCheckpoint,
-  type IterationCheckpointInput,
-  type IterationRecord,
-  type IterationRecordInput,
-  type IterationSessionInput,
-  type IterationSessionRecord,
-  type IterationSessionStatus,
-  type IterationStore,
-  validateIterationCheckpointInput,
-  validateIterationRecordInput,
-  validateIterationSessionInput,
-  validateSessionEnd,
+export type { FeedbackPriority, ReviewItem } from './iteration/reviewFindings.js';
+export { type Feedback, synthesizeFeedback } from './iteration/synthesizeFeedback.js';
+export type { TestFindings } from './iteration/testFindings.js';
+export type {
+  CheckpointTrigger,
+  IterationCheckpoint,
+  IterationCheckpointInput,
+  IterationRecord,
+  IterationRecordInput,
+  IterationSessionInput,
+  IterationSessionRecord,
+  IterationSessionStatus,
+  IterationStore,
 } from './iterationStore.js';
+export type { AttemptWithTransition } from './LoopDetector.js';
 export {
   type LoopDetectionResult,
   LoopDetector,
   type LoopDetectorEvents,
   type RecoveryOutcome,
 } from './LoopDetector.js';
-export { type Logger, silentLogger } from './logger.js';
-export {
-  AGGRESSIVE_PRESET,
-  CONSERVATIVE_PRESET,
-  LOOP_DETECTOR_PRESETS,
-  type LoopDetectorOptions,
-  loopDetectorOptionsSchema,
-  RECOMMENDED_PRESET,
-} from './loopDetectorOptions.js';
-export {
-  judgeRuns,
-  type LoopThresholds,
-  type LoopType,
-  type LoopVerdict,
-  orderInsensitiveKey,
-  type Recommendation,
-  type RunState,
-  runsOf,
-  stepRuns,
-} from './loopRules.js';
-export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
-export { parseOptions } from './parseOptions.js';
+export type { Logger } from './logger.js';
+export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './loopDetectorOptions.js';
+export type { LoopType, Recommendation } from './loopRules.js';
 export type { AttemptStore, StateMachine } from './ports.js';
-export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
-export { SafeEmitter } from './SafeEmitter.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
-export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
-export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
-export {
-  type OutputSignature,
-  type OutputSignatureBasis,
-  outputSignature,
-} from './signatures/outputSignature.js';
-export { failingTestNames } from './signatures/testNames.js';
-export {
-  validateContextEntryInput,
-  validateContextEntryQuery,
-  validateTaskInput,
-} from './stateMachineInput.js';
+export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {
   isTaskStatus,
   TASK_STATUSES,
@@ -204,10 +134,3 @@ export {
   type TaskInput,
   type TaskStatus,
 } from './task.js';
-export {
-  assertFiniteNumber,
-  assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
-  describeValue,
-} from './validate.js';

@@ -53,7 +53,7 @@ export interface LoopDetectorOptions {
    * `recordAttempt` and `detectLoop` re-reads the task's attempts and unblock grant from storage, so
    * loops made of attempts from several processes are seen at once. Costs one storage read per call.
    * Without it, a detector sees what it recorded plus what was stored when it first met the task;
-   * `applyRecovery` always re-judges against storage either way. Needs `attemptStore`.
+   * `applyRecovery` always re-judges against storage either way. Needs a `Storage` or an `attemptStore`.
    * @default false
    */
   sharedStorage?: boolean;
@@ -88,10 +88,6 @@ export const loopDetectorOptionsSchema = z
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',
     path: ['maxAttemptsBeforeForceNext'],
-  })
-  .refine((o) => !o.sharedStorage || o.attemptStore !== undefined, {
-    message: 'needs an attemptStore to share',
-    path: ['sharedStorage'],
   });
 
 /** The seed's "conservative (slow but safe)" tuning: always escalate blocked spins. */

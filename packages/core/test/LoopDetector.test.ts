@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  AGGRESSIVE_PRESET,
-  CONSERVATIVE_PRESET,
   ConfigurationError,
   InMemoryStateMachine,
   InvalidInputError,
   LOOP_DETECTOR_PRESETS,
   LoopDetector,
   LoopGuardError,
-  RECOMMENDED_PRESET,
   type RecoveryOutcome,
 } from '../src/index.js';
+import { AGGRESSIVE_PRESET, CONSERVATIVE_PRESET, RECOMMENDED_PRESET } from '../src/internal.js';
 import { makeDetector } from './helpers.js';
 
 const HOUR = 3_600_000;

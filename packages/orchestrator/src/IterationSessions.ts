@@ -1,8 +1,5 @@
 import {
-  assertNonEmptyString,
   type Clock,
-  clockSchema,
-  describeValue,
   GuardMonitor,
   InMemoryIterationStore,
   InvalidInputError,
@@ -13,18 +10,23 @@ import {
   type IterationSessionRecord,
   type IterationStore,
   type Logger,
-  loggerSchema,
   type MonitoredGuard,
-  parseOptions,
-  portSchema,
   runSafetyChecks,
-  SafeEmitter,
   type SafetyBlocker,
   type StateMachine,
-  silentLogger,
   systemClock,
   type ValidationResult,
 } from '@loopguard/core';
+import {
+  assertNonEmptyString,
+  clockSchema,
+  describeValue,
+  loggerSchema,
+  parseOptions,
+  portSchema,
+  SafeEmitter,
+  silentLogger,
+} from '@loopguard/core/internal';
 import { z } from 'zod';
 import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
 import type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';

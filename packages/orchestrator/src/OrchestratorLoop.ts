@@ -1,17 +1,16 @@
 import {
+  type Attempt,
   type AttemptSummary,
   type Clock,
   type Logger,
   LoopDetector,
   LoopGuardError,
-  parseOptions,
   RunError,
-  SafeEmitter,
   type StateMachine,
   StorageError,
-  silentLogger,
   systemClock,
 } from '@loopguard/core';
+import { parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
 import { validateDecision } from './decision.js';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
 import type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';
@@ -368,25 +367,29 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     }
 
     // 5. record the attempt AFTER executing, with the executor's reported status
-    const attempt = this.stateMachine.transaction(() => {
-      if (this.applyReportedStatus) {
-        const current = this.stateMachine.getTask(task.id);
-        if (current !== undefined && current.status !== report.status) {
-          const reason =
-            report.status === 'blocked' && report.blockers.length > 0
-              ? report.blockers.join('; ')
-              : `Executor reported ${report.status} (${sessionId})`;
-          this.stateMachine.transition(task.id, report.status, reason);
-        }
-      }
-      return this.detector.recordAttempt(
+    let attempt: Attempt;
+    if (this.applyReportedStatus) {
+      const reason =
+        report.status === 'blocked' && report.blockers.length > 0
+          ? report.blockers.join('; ')
+          : `Executor reported ${report.status} (${sessionId})`;
+      ({ attempt } = this.detector.recordAttemptWithTransition({
+        taskId: task.id,
+        status: report.status,
+        blockers: report.blockers,
+        completedWork: report.completedWork,
+        sessionId,
+        reason,
+      }));
+    } else {
+      attempt = this.detector.recordAttempt(
         task.id,
         report.status,
         report.blockers,
         report.completedWork,
         sessionId,
       );
-    });
+    }
 
     const details: TickDetails = {
       sessionId,

@@ -1,4 +1,5 @@
-import { describeValue, RunError } from '@loopguard/core';
+import { RunError } from '@loopguard/core';
+import { describeValue } from '@loopguard/core/internal';
 import type { Decision } from './ports.js';
 
 /**

@@ -1,13 +1,5 @@
-import {
-  type Clock,
-  clockSchema,
-  type Logger,
-  type LoopDetector,
-  type LoopDetectorOptions,
-  loggerSchema,
-  portSchema,
-  type StateMachine,
-} from '@loopguard/core';
+import type { Clock, Logger, LoopDetector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
+import { clockSchema, loggerSchema, portSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
@@ -121,6 +113,7 @@ export const orchestratorLoopOptionsSchema = z
       'detectLoop',
       'applyRecovery',
       'recordAttempt',
+      'recordAttemptWithTransition',
       'getStatus',
     ).optional(),
     detectorOptions: z

@@ -185,7 +185,7 @@ describe('OrchestratorLoop faults', () => {
       const errors: unknown[] = [];
       h.loop.on('stopped', ({ reason }) => stopped.push(reason));
       h.loop.on('error', (e) => errors.push(e));
-      vi.spyOn(h.loop.detector, 'recordAttempt').mockImplementation(() => {
+      vi.spyOn(h.loop.detector, 'recordAttemptWithTransition').mockImplementation(() => {
         throw new StorageError('storage_error', 'database is locked');
       });
       return { h, stopped, errors };

@@ -31,20 +31,33 @@ describe('OrchestratorLoop.tick', () => {
       },
     });
     const detect = vi.spyOn(h.loop.detector, 'detectLoop');
-    const record = vi.spyOn(h.loop.detector, 'recordAttempt');
+    const record = vi.spyOn(h.loop.detector, 'recordAttemptWithTransition');
     detect.mockImplementation(function (this: LoopDetector, taskId) {
       order.push('detectLoop');
       return LoopDetector.prototype.detectLoop.call(this, taskId);
     });
     record.mockImplementation(function (this: LoopDetector, ...args) {
-      order.push('recordAttempt');
-      return LoopDetector.prototype.recordAttempt.apply(this, args);
+      order.push('recordAttemptWithTransition');
+      return LoopDetector.prototype.recordAttemptWithTransition.apply(this, args);
     });
 
     const result = await h.loop.tick();
 
-    expect(order).toEqual(['getSystemState', 'decide(state)', 'detectLoop', 'execute', 'recordAttempt']);
-    expect(record).toHaveBeenCalledWith('T1', 'in_progress', ['flaky CI'], ['Wrote the parser'], 'session_1');
+    expect(order).toEqual([
+      'getSystemState',
+      'decide(state)',
+      'detectLoop',
+      'execute',
+      'recordAttemptWithTransition',
+    ]);
+    expect(record).toHaveBeenCalledWith({
+      taskId: 'T1',
+      status: 'in_progress',
+      blockers: ['flaky CI'],
+      completedWork: ['Wrote the parser'],
+      sessionId: 'session_1',
+      reason: 'Executor reported in_progress (session_1)',
+    });
     expect(result).toMatchObject({
       success: true,
       action: { type: 'run_task', task: { id: 'T1' } },

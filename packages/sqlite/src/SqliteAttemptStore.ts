@@ -2,14 +2,16 @@ import {
   type Attempt,
   type AttemptStore,
   type AttemptSummary,
+  InvalidInputError,
+  type TaskStatus,
+} from '@loopguard/core';
+import {
   assertFiniteNumber,
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
   describeValue,
-  InvalidInputError,
-  type TaskStatus,
-} from '@loopguard/core';
+} from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { toStorageError } from './sqliteErrors.js';

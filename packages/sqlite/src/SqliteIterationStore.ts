@@ -1,5 +1,4 @@
 import {
-  assertNonEmptyString,
   InvalidInputError,
   type IterationCheckpoint,
   type IterationCheckpointInput,
@@ -12,11 +11,14 @@ import {
   type IterationStore,
   type ValidationFlag,
   type ValidationResult,
+} from '@loopguard/core';
+import {
+  assertNonEmptyString,
   validateIterationCheckpointInput,
   validateIterationRecordInput,
   validateIterationSessionInput,
   validateSessionEnd,
-} from '@loopguard/core';
+} from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { toStorageError } from './sqliteErrors.js';

@@ -1,13 +1,9 @@
 import {
-  assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
   type Clock,
   type ContextEntry,
   type ContextEntryInput,
   type ContextEntryQuery,
   type ContextEntryType,
-  describeValue,
   InvalidInputError,
   type StateMachine,
   StorageError,
@@ -16,10 +12,16 @@ import {
   type TaskEvent,
   type TaskInput,
   type TaskStatus,
+} from '@loopguard/core';
+import {
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
   validateContextEntryInput,
   validateContextEntryQuery,
   validateTaskInput,
-} from '@loopguard/core';
+} from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { type EntryQueryShape, entryQuerySql, shapeKey, topicClassOf } from './contextEntrySql.js';

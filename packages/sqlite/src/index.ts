@@ -16,6 +16,3 @@ export {
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
-export { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
-export { ITERATIONS_SCHEMA_SQL } from './schema/002_iterations.js';
-export { isBusyError, sqliteCodeOf, toStorageError } from './sqliteErrors.js';

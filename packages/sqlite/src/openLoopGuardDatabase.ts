@@ -3,11 +3,13 @@ import { dirname, resolve } from 'node:path';
 import {
   type Clock,
   ConfigurationError,
-  describeValue,
   InvalidInputError,
+  type Storage,
   StorageError,
+  storageOf,
   systemClock,
 } from '@loopguard/core';
+import { describeValue } from '@loopguard/core/internal';
 import Database from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { assertSchemaCurrent, type MigrationResult, migrate } from './migrations.js';
@@ -73,6 +75,12 @@ export interface LoopGuardDatabase {
   readonly stateMachine: SqliteStateMachine;
   /** The attempt-store port on the same connection (covered by `stateMachine.transaction`). */
   readonly attemptStore: SqliteAttemptStore;
+  /**
+   * Both ports with the transaction that commits their writes together (`BEGIN IMMEDIATE` on `db`):
+   * what a `LoopDetector` takes.
+   * @example new LoopDetector(openLoopGuardDatabase('state.db').storage)
+   */
+  readonly storage: Storage;
   /** What the migration step did on open (`applied` is empty when the schema was current or read-only). */
   readonly migration: MigrationResult;
   /**
@@ -203,7 +211,7 @@ function checkPath(path: string, options: OpenLoopGuardDatabaseOptions): void {
  * import { openLoopGuardDatabase } from '@loopguard/sqlite';
  *
  * const store = openLoopGuardDatabase('.loopguard/state.db', { createDirectory: true });
- * const detector = new LoopDetector(store.stateMachine, { attemptStore: store.attemptStore });
+ * const detector = new LoopDetector(store.storage);
  * // … on shutdown
  * store.close();
  */
@@ -251,6 +259,7 @@ export function openLoopGuardDatabase(
       db,
       stateMachine,
       attemptStore,
+      storage: storageOf(stateMachine, attemptStore),
       migration,
       close() {
         if (closed) return;

@@ -1,9 +1,9 @@
 import {
   type AttemptStore,
-  InMemoryAttemptStore,
-  InMemoryStateMachine,
+  InMemoryStorage,
   ManualClock,
   type StateMachine,
+  type Storage,
 } from '@loopguard/core';
 import { openLoopGuardDatabase } from '../src/index.js';
 
@@ -12,6 +12,8 @@ export interface AdapterUnderTest {
   clock: ManualClock;
   stateMachine: StateMachine;
   attemptStore: AttemptStore;
+  /** Both ports with their shared transaction. */
+  storage: Storage;
   close(): void;
 }
 
@@ -24,10 +26,12 @@ export const ADAPTERS: ReadonlyArray<{ name: string; create(): AdapterUnderTest 
     name: 'in-memory',
     create() {
       const clock = new ManualClock(T0);
+      const storage = new InMemoryStorage({ clock });
       return {
         clock,
-        stateMachine: new InMemoryStateMachine({ clock }),
-        attemptStore: new InMemoryAttemptStore(),
+        stateMachine: storage.stateMachine,
+        attemptStore: storage.attempts,
+        storage,
         close() {},
       };
     },
@@ -41,6 +45,7 @@ export const ADAPTERS: ReadonlyArray<{ name: string; create(): AdapterUnderTest 
         clock,
         stateMachine: store.stateMachine,
         attemptStore: store.attemptStore,
+        storage: store.storage,
         close: () => store.close(),
       };
     },

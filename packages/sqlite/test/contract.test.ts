@@ -331,6 +331,141 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
     });
   });
 
+  describe('Storage: transaction rolls back', () => {
+    /** Everything the ports hold about the tasks used below, for before/after comparisons. */
+    const snapshot = () => ({
+      tasks: a.stateMachine.listTasks(),
+      events: ['T1', 'T2'].map((id) => a.stateMachine.listTaskEvents(id)),
+      entries: a.stateMachine.listContextEntries(),
+      attempts: ['T1', 'T2'].map((id) => a.storage.attempts.listSince(id, 0)),
+      summary: [...a.storage.attempts.summarize(0)].sort(([x], [y]) => x.localeCompare(y)),
+    });
+    const seed = () => {
+      a.stateMachine.upsertTask({ id: 'T1', title: 'one' });
+      a.stateMachine.addContextEntry({
+        entryType: 'learning',
+        topic: 'x',
+        content: 'c',
+        relatedTasks: ['T1'],
+      });
+      a.storage.attempts.append(attempt('T1', T0 - 10_000));
+      a.storage.attempts.append(attempt('T1', T0));
+      a.storage.attempts.append(attempt('T2', T0));
+    };
+
+    it('hands fn the ports and commits what fn wrote', () => {
+      const value = a.storage.transaction((tx) => {
+        tx.stateMachine.upsertTask({ id: 'T1' });
+        tx.attempts.append(attempt('T1', T0));
+        return 'ok';
+      });
+      expect(value).toBe('ok');
+      expect(a.stateMachine.getTask('T1')).toBeDefined();
+      expect(a.storage.attempts.listSince('T1', 0)).toHaveLength(1);
+    });
+
+    it('reverts every kind of write of both ports when fn throws, and rethrows the error unchanged', () => {
+      seed();
+      const before = snapshot();
+      const boom = new Error('boom');
+      expect(() =>
+        a.storage.transaction((tx) => {
+          tx.stateMachine.upsertTask({ id: 'T2', title: 'two' });
+          tx.stateMachine.upsertTask({ id: 'T1', title: 'renamed', metadata: { v: 2 } });
+          tx.stateMachine.transition('T1', 'blocked', 'stuck');
+          tx.stateMachine.addContextEntry({
+            entryType: 'decision',
+            topic: 'y',
+            content: 'd',
+            relatedTasks: ['T1', 'T2'],
+          });
+          tx.attempts.append(attempt('T1', T0 + 1));
+          tx.attempts.appendMany([attempt('T2', T0 + 1), attempt('T3', T0 + 1)]);
+          expect(tx.attempts.prune(T0 - 1, 10)).toBe(1);
+          expect(tx.attempts.clear('T2')).toBe(2);
+          tx.attempts.append(attempt('T2', T0 + 2));
+          throw boom;
+        }),
+      ).toThrow(boom);
+      expect(snapshot()).toEqual(before);
+      expect(a.storage.attempts.listSince('T3', 0)).toEqual([]);
+      // entry ids stay distinct after a rollback
+      const next = a.stateMachine.addContextEntry({ entryType: 'learning', topic: 'z', content: 'e' });
+      expect(before.entries.map((e) => e.id)).not.toContain(next.id);
+    });
+
+    it('a nested transaction that throws reverts only its own writes', () => {
+      a.storage.transaction((tx) => {
+        tx.stateMachine.upsertTask({ id: 'T1' });
+        expect(() =>
+          a.storage.transaction((inner) => {
+            inner.attempts.append(attempt('T1', T0));
+            inner.stateMachine.transition('T1', 'done', 'inner');
+            throw new Error('inner');
+          }),
+        ).toThrow('inner');
+        tx.attempts.append(attempt('T1', T0 + 1));
+      });
+      expect(a.stateMachine.getTask('T1')?.status).toBe('pending');
+      expect(a.storage.attempts.listSince('T1', 0).map((x) => x.timestamp)).toEqual([T0 + 1]);
+    });
+
+    it('a failed recovery leaves the task, the entries and the attempts as they were', async () => {
+      const detector = new LoopDetector(a.storage, { clock: a.clock });
+      a.stateMachine.upsertTask({ id: 'T1' });
+      for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'done', [], ['same']);
+      const before = snapshot();
+      const original = a.stateMachine.addContextEntry.bind(a.stateMachine);
+      a.stateMachine.addContextEntry = () => {
+        throw new StorageError('storage_error', 'disk full');
+      };
+      try {
+        expect(() => detector.recoverIfLooping('T1')).toThrow('disk full');
+      } finally {
+        a.stateMachine.addContextEntry = original;
+      }
+      expect(snapshot()).toEqual(before);
+      const outcome = detector.recoverIfLooping('T1');
+      expect(outcome).toMatchObject({ applied: true, action: 'force_next' });
+      expect(a.stateMachine.getTask('T1')?.status).toBe('done');
+    });
+
+    it('recordAttemptWithTransition stores the attempt and the transition together, or neither', () => {
+      const detector = new LoopDetector(a.storage, { clock: a.clock });
+      a.stateMachine.upsertTask({ id: 'T1' });
+      const { task } = detector.recordAttemptWithTransition({
+        taskId: 'T1',
+        status: 'blocked',
+        blockers: ['no token'],
+        completedWork: [],
+        reason: 'no token',
+      });
+      expect(task).toMatchObject({ status: 'blocked', blockedReason: 'no token' });
+      expect(a.storage.attempts.listSince('T1', 0)).toHaveLength(1);
+
+      const before = snapshot();
+      const original = a.storage.attempts.append.bind(a.storage.attempts);
+      a.storage.attempts.append = () => {
+        throw new StorageError('storage_error', 'disk full');
+      };
+      try {
+        expect(() =>
+          detector.recordAttemptWithTransition({
+            taskId: 'T1',
+            status: 'in_progress',
+            blockers: [],
+            completedWork: ['x'],
+            reason: 'unblocked',
+          }),
+        ).toThrow('disk full');
+      } finally {
+        a.storage.attempts.append = original;
+      }
+      expect(snapshot()).toEqual(before);
+      expect(detector.getStatus()).toEqual({ T1: { attemptCount: 1, lastAttempt: T0 } });
+    });
+  });
+
   describe('AttemptStore', () => {
     it('append and listSince: per task, oldest first, since inclusive', () => {
       a.attemptStore.append(

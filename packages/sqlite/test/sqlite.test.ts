@@ -642,3 +642,37 @@ describe('scripted run and the seed SQL', () => {
     }
   });
 });
+
+describe('the detector owns its transactions', () => {
+  it('events fire and the prune runs after the commit, never while the write lock is held', () => {
+    const clock = new ManualClock(1_760_825_000_000);
+    const store = openLoopGuardDatabase(':memory:', { clock });
+    try {
+      const detector = new LoopDetector(store.storage, { clock, pruneEvery: 1 });
+      store.stateMachine.upsertTask({ id: 'T1' });
+      const inTransaction: boolean[] = [];
+      const prune = store.attemptStore.prune.bind(store.attemptStore);
+      store.attemptStore.prune = (before, limit) => {
+        inTransaction.push(store.db.inTransaction);
+        return prune(before, limit);
+      };
+      detector.on('attemptRecorded', () => inTransaction.push(store.db.inTransaction));
+      detector.on('loopDetected', () => inTransaction.push(store.db.inTransaction));
+      detector.on('recoveryApplied', () => inTransaction.push(store.db.inTransaction));
+      for (let i = 0; i < 3; i++) {
+        detector.recordAttemptWithTransition({
+          taskId: 'T1',
+          status: 'done',
+          blockers: [],
+          completedWork: ['same'],
+          reason: 'reported done',
+        });
+      }
+      expect(detector.recoverIfLooping('T1')).toMatchObject({ applied: true, action: 'force_next' });
+      // 3 × (prune + attemptRecorded), loopDetected, recoveryApplied
+      expect(inTransaction).toEqual(Array(8).fill(false));
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
 import { parseOptions } from '../parseOptions.js';
 import { assertStringArray, describeValue } from '../validate.js';
-import { detectLoop } from './detectLoop.js';
+import { detectRepeatedOutput } from './detectRepeatedOutput.js';
 import { assertInteger } from './iterationHistory.js';
 import { DEFAULT_CONFIG, type SafetyConfig, safetyConfigSchema } from './safetyConfig.js';
 
@@ -31,7 +31,7 @@ const MINUTE = 60_000;
  * @param iteration - iterations finished, integer ≥ 0.
  * @param startTime - when the loop started (`Date` or epoch ms).
  * @param consecutiveErrors - errors in a row (see {@link countConsecutiveErrors}), integer ≥ 0.
- * @param recentOutputs - latest outputs, oldest first; compared by signature (see {@link detectLoop}).
+ * @param recentOutputs - latest outputs, oldest first; compared by signature (see {@link detectRepeatedOutput}).
  * @param config - the guard configuration. @default DEFAULT_CONFIG
  * @param clock - source of "now" for the runtime. @default systemClock
  * @throws ConfigurationError when `config` breaks a cap or overrides `loop_threshold`;
@@ -59,7 +59,8 @@ export function checkSafetyGuards(
   if (elapsedMinutes(start, clock) >= resolved.max_runtime_minutes) {
     return unsafe('max_runtime', `max_runtime (${resolved.max_runtime_minutes}min) exceeded`);
   }
-  if (detectLoop(recentOutputs)) return unsafe('loop_detection', 'Loop detected - same output repeated');
+  if (detectRepeatedOutput(recentOutputs))
+    return unsafe('loop_detection', 'Loop detected - same output repeated');
   if (consecutiveErrors >= resolved.consecutive_error_limit) {
     return unsafe(
       'consecutive_errors',

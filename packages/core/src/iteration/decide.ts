@@ -6,7 +6,7 @@ import { describeFailure, type Feedback, synthesizeFeedback } from './synthesize
 import { testFindings } from './testFindings.js';
 
 /** Seed 004's decision: proceed, retry with feedback, or escalate with a question. */
-export type Decision =
+export type IterationDecision =
   | {
       action: 'proceed';
       task_id: string;
@@ -57,7 +57,7 @@ type EscalationReason = 'max_iterations' | 'test_retry_disabled' | 'review_retry
  *   review_result: { status: 'pending', feedback: '' } });
  * // { action: 'retry', task_id: 'task-003', iteration: 3, feedback: { summary: 'Test failed: expected token to contain userId, received undefined', ... } }
  */
-export function decide(input: IterationCheck, options: IterationControlOptions = {}): Decision {
+export function decide(input: IterationCheck, options: IterationControlOptions = {}): IterationDecision {
   const check = parseIterationCheck(input);
   const config = resolveIterationControlOptions(options);
   const { task_id, test_result, review_result } = check;
@@ -68,7 +68,7 @@ export function decide(input: IterationCheck, options: IterationControlOptions =
   const escalation = (reason: EscalationReason) =>
     escalate(check, max, reason, config.escalation_includes_diff);
   if (check.current_iteration >= max) return escalation('max_iterations');
-  const retry = (): Decision => ({
+  const retry = (): IterationDecision => ({
     action: 'retry',
     task_id,
     iteration: check.current_iteration + 1,
@@ -87,7 +87,7 @@ function escalate(
   max: number,
   reason: EscalationReason,
   includeDiff: boolean,
-): Decision {
+): IterationDecision {
   const attempts: AttemptRecord[] = [
     ...(check.previous_attempts ?? []),
     {
@@ -97,7 +97,7 @@ function escalate(
     },
   ];
   const pattern = detectPattern(attempts);
-  const context: Extract<Decision, { action: 'escalate' }>['context'] = {
+  const context: Extract<IterationDecision, { action: 'escalate' }>['context'] = {
     attempts_summary: `${attempts.map(describeAttempt).join('\n')}\n`,
     pattern_detected: pattern?.description ?? null,
   };

@@ -1,6 +1,6 @@
 import { Document, isScalar, parse, visit } from 'yaml';
 import { ConfigurationError, InvalidInputError } from '../errors.js';
-import type { Decision } from './decide.js';
+import type { IterationDecision } from './decide.js';
 import { type IterationCheck, parseIterationCheck } from './iterationCheck.js';
 import {
   type ResolvedIterationControlOptions,
@@ -42,7 +42,7 @@ export function parseIterationControlYaml(text: string): ResolvedIterationContro
  * @example formatDecisionYaml({ action: 'proceed', task_id: 'task-003', message: 'Validation passed. Proceeding to next task.' });
  * // 'decision:\n  action: "proceed"\n  task_id: "task-003"\n  message: "Validation passed. Proceeding to next task."\n'
  */
-export function formatDecisionYaml(decision: Decision): string {
+export function formatDecisionYaml(decision: IterationDecision): string {
   const document = new Document({ decision: ordered(decision) });
   visit(document, {
     Scalar(key, node) {
@@ -54,7 +54,7 @@ export function formatDecisionYaml(decision: Decision): string {
 }
 
 /** The decision's fields in the seed's order. */
-function ordered(decision: Decision): Record<string, unknown> {
+function ordered(decision: IterationDecision): Record<string, unknown> {
   switch (decision.action) {
     case 'proceed':
       return { action: decision.action, task_id: decision.task_id, message: decision.message };

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
-  GUARD_ORDER,
   type GuardIteration,
   GuardSet,
   type GuardTrigger,
   InvalidInputError,
   ManualClock,
-  outputSignature,
 } from '../../src/index.js';
+import { GUARD_ORDER, outputSignature } from '../../src/internal.js';
 
 const MINUTE = 60_000;
 const START = 1_760_825_000_000;

@@ -12,9 +12,9 @@ import {
   type IterationHistoryEntry,
   LoopGuardError,
   ManualClock,
-  outputSignature,
   runSafetyChecks,
 } from '../../src/index.js';
+import { outputSignature } from '../../src/internal.js';
 
 const output = fc.oneof(
   fc.string(),

@@ -2,17 +2,19 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   checkSafetyGuards,
-  countConsecutiveErrors,
   DEFAULT_CONFIG,
-  detectLoop,
   escalationReportFor,
   extendBudget,
   formatEscalationReport,
   InvalidInputError,
   ManualClock,
+} from '../../src/index.js';
+import {
+  countConsecutiveErrors,
+  detectRepeatedOutput,
   resolveSafetyConfig,
   summarizeOutput,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 const MINUTE = 60_000;
 const START = 1_760_825_000_000;
@@ -125,17 +127,21 @@ describe('checkSafetyGuards (seed 001)', () => {
   });
 });
 
-describe('detectLoop and countConsecutiveErrors', () => {
+describe('detectRepeatedOutput (seed 001 loop detection) and countConsecutiveErrors', () => {
   it('compares signatures, not raw text', () => {
-    expect(detectLoop(['Edited src/a.ts (12ms)', 'Edited src/a.ts (30ms)', 'edited src/a.ts'])).toBe(true);
-    expect(detectLoop(['Edited src/a.ts', 'Edited src/b.ts', 'Edited src/a.ts'])).toBe(false);
-    expect(detectLoop(['same', 'same'])).toBe(false);
+    expect(
+      detectRepeatedOutput(['Edited src/a.ts (12ms)', 'Edited src/a.ts (30ms)', 'edited src/a.ts']),
+    ).toBe(true);
+    expect(detectRepeatedOutput(['Edited src/a.ts', 'Edited src/b.ts', 'Edited src/a.ts'])).toBe(false);
+    expect(detectRepeatedOutput(['same', 'same'])).toBe(false);
   });
 
   it('leaves out infrastructure errors and exempt signatures', () => {
-    expect(detectLoop(['read ECONNRESET', 'read ECONNRESET', 'read ECONNRESET'])).toBe(false);
-    expect(detectLoop(['same', '503 Service Unavailable', 'same', 'same'])).toBe(true);
-    expect(detectLoop(['polling job', 'polling job', 'polling job'], [/^text:polling/])).toBe(false);
+    expect(detectRepeatedOutput(['read ECONNRESET', 'read ECONNRESET', 'read ECONNRESET'])).toBe(false);
+    expect(detectRepeatedOutput(['same', '503 Service Unavailable', 'same', 'same'])).toBe(true);
+    expect(detectRepeatedOutput(['polling job', 'polling job', 'polling job'], [/^text:polling/])).toBe(
+      false,
+    );
   });
 
   it('counts errors in a row, skipping infrastructure errors', () => {

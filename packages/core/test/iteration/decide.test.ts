@@ -3,19 +3,16 @@ import { parse } from 'yaml';
 import {
   ConfigurationError,
   DEFAULT_ITERATION_CONTROL,
-  type Decision,
   decide,
-  detectPattern,
   formatDecisionYaml,
   InvalidInputError,
   type IterationCheck,
+  type IterationDecision,
   parseIterationCheckYaml,
   parseIterationControlYaml,
-  priorityOf,
-  reviewItems,
   synthesizeFeedback,
-  testFindings,
 } from '../../src/index.js';
+import { detectPattern, priorityOf, reviewItems, testFindings } from '../../src/internal.js';
 
 const SEED_INPUT = `iteration_check:
   task_id: "task-003"
@@ -36,7 +33,7 @@ const SEED_INPUT = `iteration_check:
 const seedInput = (): IterationCheck => parseIterationCheckYaml(SEED_INPUT);
 const vitestFail = (test: string, received: string) =>
   `FAIL  src/auth/login.test.ts > login > ${test}\nAssertionError: expected ${received} to be { userId: 123 }\n ❯ src/auth/login.test.ts:14:25`;
-const asEscalation = (decision: Decision) => {
+const asEscalation = (decision: IterationDecision) => {
   if (decision.action !== 'escalate') throw new Error(`expected escalate, got ${decision.action}`);
   return decision;
 };
@@ -246,7 +243,7 @@ describe('iteration_control options change behaviour', () => {
       test_result: { status: 'pass' as const },
       review_result: { status: 'reject' as const, feedback },
     };
-    const size = (d: Decision) =>
+    const size = (d: IterationDecision) =>
       d.action === 'retry' ? d.feedback.summary.length + d.feedback.actionable_items.join('').length : 0;
     const long = decide(input);
     expect(size(long)).toBeLessThanOrEqual(500);

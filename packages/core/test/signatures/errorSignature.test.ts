@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { errorSignature } from '../../src/index.js';
 import {
-  errorSignature,
   failingTestNames,
   infrastructureKindOf,
   normalizeVolatile,
   outputSignature,
   stripAnsi,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { GO_TEST, JEST, NODE, PYTEST, PYTHON_TRACEBACK, TSC, TSC_PRETTY, VITEST } from './runnerOutputs.js';
 
 describe('normalizeVolatile', () => {

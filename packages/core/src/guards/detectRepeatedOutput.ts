@@ -12,9 +12,9 @@ import { isExempt, type SignatureExemption } from './signatureExemption.js';
  * @param recentOutputs - outputs of the latest iterations, oldest first.
  * @param exemptSignatures - signatures whose repetition is legitimate. @default []
  * @example
- * detectLoop(['Error: boom at a.ts:1:1 (3ms)', 'Error: boom at a.ts:9:4 (5ms)', 'Error: boom at a.ts:2:2 (1ms)']); // true
+ * detectRepeatedOutput(['Error: boom at a.ts:1:1 (3ms)', 'Error: boom at a.ts:9:4 (5ms)', 'Error: boom at a.ts:2:2 (1ms)']); // true
  */
-export function detectLoop(
+export function detectRepeatedOutput(
   recentOutputs: readonly string[],
   exemptSignatures: readonly SignatureExemption[] = [],
 ): boolean {

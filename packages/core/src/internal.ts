@@ -1,0 +1,105 @@
+/**
+ * `@loopguard/core/internal`: what loopguard's sibling packages (sqlite, postgres, orchestrator,
+ * server, cli) share with core but an embedder does not need: validation helpers, option schemas,
+ * the guard strategies, signature helpers and the pure rules behind the detectors. No stability
+ * promise: names here may change in any release.
+ *
+ * @example
+ * import { judgeAttempts, planRecovery } from '@loopguard/core/internal';
+ * @packageDocumentation
+ */
+export { ConsecutiveFailuresGuard } from './guards/ConsecutiveFailuresGuard.js';
+export { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './guards/checkCircuitBreaker.js';
+export {
+  QUALITY_REGRESSION_WINDOW,
+  qualityScore,
+  trailingDeclines,
+} from './guards/checkQualityRegression.js';
+export { elapsedMinutes } from './guards/checkSafetyGuards.js';
+export { DEFAULT_THRASHING_THRESHOLD, filesModifiedAtLeast, filesOf } from './guards/checkThrashing.js';
+export { countConsecutiveErrors, detectRepeatedOutput } from './guards/detectRepeatedOutput.js';
+export { summarizeOutput } from './guards/escalationReport.js';
+export { remainingIterationExtension } from './guards/extendBudget.js';
+export { GUARD_ORDER } from './guards/Guard.js';
+export { guardSetOptionsSchema } from './guards/guardSetOptions.js';
+export { MaxIterationsGuard } from './guards/MaxIterationsGuard.js';
+export { MaxRuntimeGuard } from './guards/MaxRuntimeGuard.js';
+export { QualityRegressionGuard } from './guards/QualityRegressionGuard.js';
+export { RepeatedOutputGuard } from './guards/RepeatedOutputGuard.js';
+export {
+  LOOP_THRESHOLD,
+  MAX_ITERATIONS_CAP,
+  MAX_RUNTIME_MINUTES_CAP,
+  resolveSafetyConfig,
+  safetyConfigSchema,
+} from './guards/safetyConfig.js';
+export { isExempt } from './guards/signatureExemption.js';
+export { ThrashingGuard } from './guards/ThrashingGuard.js';
+export { detectPattern } from './iteration/detectPattern.js';
+export { iterationCheckSchema } from './iteration/iterationCheck.js';
+export {
+  iterationControlOptionsSchema,
+  resolveIterationControlOptions,
+} from './iteration/iterationControlOptions.js';
+export { priorityOf, reviewItems } from './iteration/reviewFindings.js';
+export { describeFailure } from './iteration/synthesizeFeedback.js';
+export { testFindings } from './iteration/testFindings.js';
+export {
+  CHECKPOINT_TRIGGERS,
+  ITERATION_SESSION_STATUSES,
+  validateIterationCheckpointInput,
+  validateIterationRecordInput,
+  validateIterationSessionInput,
+  validateSessionEnd,
+} from './iterationStore.js';
+export { silentLogger } from './logger.js';
+// --- storage seam: pure judging and recovery planning shared by every detector shell (issue 8) ---
+export {
+  type DetectionOptions,
+  detectionResultOf,
+  grantActiveOf,
+  type JudgeInput,
+  judgeAttempts,
+} from './loopDetection.js';
+export {
+  AGGRESSIVE_PRESET,
+  CONSERVATIVE_PRESET,
+  loopDetectorOptionsSchema,
+  RECOMMENDED_PRESET,
+} from './loopDetectorOptions.js';
+export {
+  judgeRuns,
+  type LoopThresholds,
+  type LoopVerdict,
+  orderInsensitiveKey,
+  type RunState,
+  runsOf,
+  stepRuns,
+} from './loopRules.js';
+export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
+export { parseOptions } from './parseOptions.js';
+export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
+export { type PlannedTransition, planRecovery, type RecoveryPlan } from './recoveryPlan.js';
+export { SafeEmitter } from './SafeEmitter.js';
+export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
+export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
+export {
+  type OutputSignature,
+  type OutputSignatureBasis,
+  outputSignature,
+} from './signatures/outputSignature.js';
+export { failingTestNames } from './signatures/testNames.js';
+export {
+  validateContextEntryInput,
+  validateContextEntryQuery,
+  validateTaskInput,
+} from './stateMachineInput.js';
+export { isStorage } from './storage.js';
+export { UndoJournal } from './UndoJournal.js';
+export {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
+} from './validate.js';
