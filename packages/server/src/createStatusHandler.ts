@@ -248,6 +248,10 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
         return sendJson(res, 200, status(url.searchParams));
       case '/recoveries':
         return sendJson(res, 200, reader.recoveryPage(parseRecoveriesQuery(url.searchParams)));
+      case '/favicon.ico':
+        res.statusCode = 204;
+        res.end();
+        return;
       case '/healthz':
         return sendJson(res, 200, { ok: true });
       case '/metrics': {
