@@ -27,7 +27,7 @@
   }
 
   function isLooping(task) {
-    return task.lastRecovery !== null || task.attemptCount >= 3;
+    return task.lastRecovery !== null;
   }
 
   async function loadStatus() {
@@ -141,6 +141,7 @@
     refreshTimer = setTimeout(() => {
       refreshTimer = null;
       loadStatus().catch(showError);
+      loadRecoveries().catch(showError);
     }, 250);
   }
 
@@ -176,11 +177,17 @@
     loadStatus().catch(showError);
   });
 
+  // Also reloaded after live events, so that an event missed while reconnecting still shows up.
+  async function loadRecoveries() {
+    const page = await getJson('/recoveries?limit=200');
+    const before = recoveries.size;
+    for (const recovery of page.recoveries) recoveries.set(recovery.id, recovery);
+    if (recoveries.size !== before || before === 0) renderRecoveries(null);
+  }
+
   async function start() {
     connect();
-    const page = await getJson('/recoveries?limit=200');
-    for (const recovery of page.recoveries) recoveries.set(recovery.id, recovery);
-    renderRecoveries(null);
+    await loadRecoveries();
     await loadStatus();
     setInterval(() => loadStatus().catch(showError), 10000);
     document.body.dataset.ready = 'true';
