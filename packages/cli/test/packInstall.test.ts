@@ -11,7 +11,12 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** npm's environment: better-sqlite3 compiles against the local Node headers (no header download here). */
 function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_yes: 'true', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    npm_config_yes: 'true',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
   const prefix = dirname(dirname(process.execPath));
   if (env.npm_config_nodedir === undefined && existsSync(join(prefix, 'include/node/node.h')))
     env.npm_config_nodedir = prefix;
