@@ -204,6 +204,16 @@ export class DatabaseReader {
     return (this.cached('SELECT coalesce(max(id), 0) FROM attempts').pluck().get() as number) ?? 0;
   }
 
+  /**
+   * A stamp that changes whenever the database changes: another connection's commit
+   * (`data_version`) or a write through this connection (`total_changes()`).
+   */
+  changeStamp(): string {
+    return this.cached("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()")
+      .pluck()
+      .get() as string;
+  }
+
   /** Attempts stored now (one pass over the attempts index; run once at start). */
   countAttempts(): number {
     return this.cached('SELECT count(*) FROM attempts').pluck().get() as number;

@@ -9,7 +9,7 @@ import { followDatabase } from './followDatabase.js';
 import { HttpError } from './httpError.js';
 import { type BreakerView, LiveFeed, type LiveFeedEvents } from './LiveFeed.js';
 import { createMetrics } from './metrics.js';
-import { parseRecoveriesQuery, parseStatusQuery } from './queryParams.js';
+import { parseRecoveriesQuery, parseStatusQuery, type StatusQuery } from './queryParams.js';
 import { loadStaticAssets } from './staticAssets.js';
 import { statusSnapshot } from './statusSnapshot.js';
 
@@ -62,6 +62,12 @@ export interface StatusHandlerOptions {
   maxBodyBytes?: number;
   /** Event streams open at once; more get 503. @default 100 */
   maxEventStreams?: number;
+  /**
+   * How long a `/status` or `/recoveries` answer is reused for the same query while the database
+   * has not changed, ms (many dashboards polling one server cost one query a second). 0 disables it.
+   * @default 1000
+   */
+  cacheMs?: number;
   /** Interval of the keep-alive comment on event streams, ms. @default 15000 */
   heartbeatMs?: number;
   /** Source of "now". @default systemClock */
@@ -120,7 +126,10 @@ function baseHeaders(res: ServerResponse): void {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+function sendJsonText(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
@@ -163,9 +172,26 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const streams = new Set<ServerResponse>();
   const token = options.token;
+  const cacheMs = options.cacheMs ?? 1000;
+  const cache = new Map<string, { body: string; stamp: string; at: number }>();
 
-  function status(params: URLSearchParams): unknown {
-    return statusSnapshot(reader, parseStatusQuery(params), {
+  /** The JSON body for `key`, reused while the database is unchanged and younger than `cacheMs`. */
+  function cachedJson(key: string, build: () => unknown): string {
+    if (cacheMs <= 0) return JSON.stringify(build());
+    const live = options.loop?.getStatus();
+    const breaker = options.breaker?.();
+    const stamp = `${reader.changeStamp()}:${live?.tickCount}:${live?.running}:${breaker?.state}`;
+    const now = clock.now();
+    const hit = cache.get(key);
+    if (hit && hit.stamp === stamp && now - hit.at >= 0 && now - hit.at < cacheMs) return hit.body;
+    const body = JSON.stringify(build());
+    if (cache.size >= 1000) cache.clear();
+    cache.set(key, { body, stamp, at: now });
+    return body;
+  }
+
+  function status(query: StatusQuery): unknown {
+    return statusSnapshot(reader, query, {
       clock,
       attemptsRecorded,
       live: options.loop?.getStatus(),
@@ -244,10 +270,22 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
       return;
     }
     switch (url.pathname) {
-      case '/status':
-        return sendJson(res, 200, status(url.searchParams));
-      case '/recoveries':
-        return sendJson(res, 200, reader.recoveryPage(parseRecoveriesQuery(url.searchParams)));
+      case '/status': {
+        const query = parseStatusQuery(url.searchParams);
+        return sendJsonText(
+          res,
+          200,
+          cachedJson(`status?${url.search}`, () => status(query)),
+        );
+      }
+      case '/recoveries': {
+        const query = parseRecoveriesQuery(url.searchParams);
+        return sendJsonText(
+          res,
+          200,
+          cachedJson(`recoveries?${url.search}`, () => reader.recoveryPage(query)),
+        );
+      }
       case '/favicon.ico':
         res.statusCode = 204;
         res.end();

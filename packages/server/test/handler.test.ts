@@ -127,6 +127,27 @@ describe('GET /status', () => {
     });
   });
 
+  it('reuses an answer for cacheMs while the database is unchanged, and not after a write', async () => {
+    ctx.database.stateMachine.upsertTask({ id: 'T1', status: 'in_progress' });
+    await start({ cacheMs: 1000 });
+    const first = (await getJson('/status')).body;
+    ctx.clock.advance(500);
+    expect((await getJson('/status')).body.generatedAt).toBe(first.generatedAt);
+    ctx.clock.advance(600);
+    const expired = (await getJson('/status')).body;
+    expect(expired.generatedAt).toBe(first.generatedAt + 1100);
+    ctx.detector.recordAttempt('T1', 'in_progress', [], ['a'], 's1');
+    const changed = (await getJson('/status')).body;
+    expect(changed.tasks[0].attemptCount).toBe(1);
+    expect(changed.generatedAt).toBe(expired.generatedAt);
+    await server.close();
+    await start({ cacheMs: 0 });
+    ctx.clock.advance(1);
+    const uncached = (await getJson('/status')).body;
+    ctx.clock.advance(1);
+    expect((await getJson('/status')).body.generatedAt).toBe(uncached.generatedAt + 1);
+  });
+
   it.each([
     ['limit=0', 'limit must be an integer from 1 to 1000, got "0"'],
     ['limit=1001', 'limit must be an integer from 1 to 1000'],
