@@ -1,6 +1,7 @@
 // Load benchmark of the status server (autocannon, 100 connections, loopback): GET /status?limit=100,
 // /recoveries?limit=50 and /metrics on a SQLite file of 100,000 tasks and 1,000,000 attempts. For
-// comparison it also serves, from the same file in the same server process, the seed's unpaged
+// comparison it also serves the routes with the answer cache off (/uncached/..., every request
+// queries SQLite, as when the file changes all the time) and, from the same file in the same server process, the seed's unpaged
 // status (every task's { attemptCount, lastAttempt } through AttemptStore.summarize) and prints the ratio.
 // Run: npx tsc -b && node scripts/bench-server.mjs [--tasks 100000] [--attempts-per-task 10] [--duration 10]
 import { spawn } from 'node:child_process';
@@ -73,11 +74,17 @@ import { openLoopGuardDatabase } from '${new URL('../packages/sqlite/dist/index.
 import { createStatusHandler } from '${new URL('../packages/server/dist/index.js', import.meta.url).href}';
 const database = openLoopGuardDatabase(process.argv[1], { readonly: true });
 const handler = createStatusHandler({ database });
+const uncached = createStatusHandler({ database, cacheMs: 0 });
 const server = createServer((req, res) => {
   if (req.url === '/naive-status') {
     const loopDetection = Object.fromEntries(database.attemptStore.summarize(Date.now() - 3_600_000));
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ running: false, tickCount: 0, loopDetection }));
+    return;
+  }
+  if (req.url.startsWith('/uncached/')) {
+    req.url = req.url.slice('/uncached'.length);
+    uncached(req, res);
     return;
   }
   handler(req, res);
@@ -123,7 +130,14 @@ try {
   );
   await load(port, '/status?limit=100', 10, 2); // warm-up
   const rows = [];
-  for (const route of ['/status?limit=100', '/recoveries?limit=50', '/metrics', '/healthz'])
+  for (const route of [
+    '/status?limit=100',
+    '/recoveries?limit=50',
+    '/metrics',
+    '/healthz',
+    '/uncached/status?limit=100',
+    '/uncached/recoveries?limit=50',
+  ])
     rows.push(await load(port, route, CONNECTIONS, DURATION));
   // The unpaged status answers in seconds per request: fewer connections so that it finishes.
   const naive = await load(port, '/naive-status', 4, DURATION);
