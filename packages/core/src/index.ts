@@ -125,6 +125,22 @@ export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './loopDetectorO
 export type { LoopType, Recommendation } from './loopRules.js';
 export type { AttemptStore, StateMachine } from './ports.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
+// --- step-level loop detection (issue 10) ---
+export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
+export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
+export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from './steps/globalSwitch.js';
+export { JsonlStepParser } from './steps/JsonlStepParser.js';
+export type { StepLineParser } from './steps/StepLineParser.js';
+export {
+  STEP_LOOP_TOPICS,
+  StepLoopDetector,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from './steps/StepLoopDetector.js';
+export type { StepLoopType } from './steps/StepRule.js';
+export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
+export type { StepEvidence } from './steps/stepHistory.js';
+export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
 export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {
   isTaskStatus,

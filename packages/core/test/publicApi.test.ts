@@ -44,6 +44,15 @@ describe('public API', () => {
         'storageOf',
         'synthesizeFeedback',
         'systemClock',
+        // step-level loop detection (issue 10)
+        'ClaudeStreamJsonParser',
+        'DEFAULT_EXEMPT_COMMANDS',
+        'DEFAULT_EXEMPT_TOOLS',
+        'JsonlStepParser',
+        'STEP_LOOP_TOPICS',
+        'StepLoopDetector',
+        'isStepLoopDetectionEnabled',
+        'setStepLoopDetectionEnabled',
       ].sort(),
     );
   });
