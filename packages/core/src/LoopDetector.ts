@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
+import { newAttempt } from './attemptInput.js';
 import { nextAttemptTimestamp } from './attemptOrder.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
@@ -34,11 +35,10 @@ import { stateMachineSchema, storageSchema } from './portSchemas.js';
 import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
-import { sealAttempt } from './sealedAttempts.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
 import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
-import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
+import { assertNonEmptyString, assertTaskStatus, describeValue } from './validate.js';
 
 /** One recovery in {@link LoopDetector.listRecoveries}: its context entry, read back. */
 export interface RecoveryRecord {
@@ -126,13 +126,6 @@ interface TaskTrack {
 
 /** The per-task budget when none is configured (see `maxAttemptsPerTask`). */
 const DEFAULT_ATTEMPTS_PER_TASK = 20;
-
-const EMPTY: readonly string[] = Object.freeze([]);
-
-/** A frozen copy of `values`; empty arrays share one frozen instance. */
-function frozenCopy(values: readonly string[]): readonly string[] {
-  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
-}
 
 /**
  * One attempt with a status transition of its task, recorded together by
@@ -525,26 +518,11 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     sessionId: string,
   ): Attempt {
     assertNonEmptyString(taskId, 'taskId');
-    assertTaskStatus(status, 'status');
-    assertStringArray(blockers, 'blockers');
-    assertStringArray(completedWork, 'completedWork');
-    if (typeof sessionId !== 'string') {
-      throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
-    }
     const now = this.clock.now();
-    const track = this.trackFor(taskId, now);
-    const newest = track.attempts[track.attempts.length - 1]?.timestamp;
-    return sealAttempt({
-      taskId,
-      timestamp: nextAttemptTimestamp(now, newest),
-      status,
-      blockers: frozenCopy(blockers),
-      completedWork: frozenCopy(completedWork),
-      sessionId,
-    });
+    const newest = this.trackFor(taskId, now).attempts.at(-1)?.timestamp;
+    return newAttempt(taskId, status, blockers, completedWork, sessionId, nextAttemptTimestamp(now, newest));
   }
 
-  /** After an attempt is committed: its track (loaded before the write), the prune schedule and the event. */
   private afterRecord(track: TaskTrack, attempt: Attempt): void {
     if (track.attempts.push(attempt) - track.head === 1) track.oldest = attempt.timestamp;
     track.runs = stepRuns(track.runs, attempt, this.options.blockerSignatures);
