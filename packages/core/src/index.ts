@@ -4,7 +4,7 @@
  * beyond this lives in `@loopguard/core/internal`.
  * @packageDocumentation
  */
-export type { Attempt, AttemptSummary } from './attempt.js';
+export type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,
@@ -113,7 +113,7 @@ export type {
   IterationSessionStatus,
   IterationStore,
 } from './iterationStore.js';
-export type { AttemptWithTransition } from './LoopDetector.js';
+export type { AttemptWithTransition, StatusPage, StatusPageQuery } from './LoopDetector.js';
 export {
   type LoopDetectionResult,
   LoopDetector,

@@ -2,6 +2,8 @@ import {
   type Attempt,
   type AttemptStore,
   type AttemptSummary,
+  type AttemptSummaryPage,
+  type AttemptSummaryPageQuery,
   InvalidInputError,
   type TaskStatus,
 } from '@loopguard/core';
@@ -47,6 +49,7 @@ interface AttemptRow {
 interface SummaryRow {
   task_id: string;
   attempt_count: number;
+  first_attempt: number;
   last_attempt: number;
 }
 
@@ -77,6 +80,18 @@ function attemptOf(row: AttemptRow): Attempt {
   });
 }
 
+/** Checks a page query; the cursor is the last task id of the previous page. */
+function validatePageQuery(query: AttemptSummaryPageQuery): AttemptSummaryPageQuery {
+  if (query === null || typeof query !== 'object') {
+    throw new InvalidInputError(`query must be { limit, cursor? }, got ${describeValue(query)}`);
+  }
+  if (!Number.isInteger(query.limit) || query.limit < 1) {
+    throw new InvalidInputError(`query.limit must be an integer ≥ 1, got ${describeValue(query.limit)}`);
+  }
+  if (query.cursor !== undefined) assertNonEmptyString(query.cursor, 'query.cursor');
+  return query;
+}
+
 function assertLimit(value: unknown, name: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw new InvalidInputError(`${name} must be a non-negative integer, got ${describeValue(value)}`);
@@ -101,6 +116,9 @@ export class SqliteAttemptStore implements AttemptStore {
   private readonly clearStmt: BetterSqlite3.Statement<[string]>;
   private readonly pruneStmt: BetterSqlite3.Statement<[number, number]>;
   private readonly summarizeStmt: BetterSqlite3.Statement<[number], SummaryRow>;
+  private readonly summaryPageStmt: BetterSqlite3.Statement<[number, string, number], SummaryRow>;
+  private readonly summaryTotalStmt: BetterSqlite3.Statement<[number], { total: number }>;
+  private readonly countSinceStmt: BetterSqlite3.Statement<[string, number], { n: number }>;
   private readonly insertMany: BetterSqlite3.Transaction<(attempts: readonly Attempt[]) => void>;
 
   /**
@@ -122,9 +140,20 @@ export class SqliteAttemptStore implements AttemptStore {
       this.pruneStmt = this.db.prepare(
         'DELETE FROM attempts WHERE id IN (SELECT id FROM attempts WHERE timestamp < ? ORDER BY timestamp LIMIT ?)',
       );
+      // the per-task summary kept by triggers (migration 3): one row per task, not one per attempt
       this.summarizeStmt = this.db.prepare(
-        'SELECT task_id, count(*) AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +
-          ' WHERE timestamp >= ? GROUP BY task_id',
+        'SELECT task_id, attempt_count, first_attempt, last_attempt FROM task_attempt_summary WHERE last_attempt >= ?',
+      );
+      // `+last_attempt` keeps the planner on the primary key, so a page costs its rows, not the window
+      this.summaryPageStmt = this.db.prepare(
+        'SELECT task_id, attempt_count, first_attempt, last_attempt FROM task_attempt_summary' +
+          ' WHERE +last_attempt >= ? AND task_id > ? ORDER BY task_id LIMIT ?',
+      );
+      this.summaryTotalStmt = this.db.prepare(
+        'SELECT count(*) AS total FROM task_attempt_summary WHERE last_attempt >= ?',
+      );
+      this.countSinceStmt = this.db.prepare(
+        'SELECT count(*) AS n FROM attempts WHERE task_id = ? AND timestamp >= ?',
       );
     } catch (error) {
       throw toStorageError(
@@ -189,13 +218,35 @@ export class SqliteAttemptStore implements AttemptStore {
 
   summarize(since: number): Map<string, AttemptSummary> {
     assertFiniteNumber(since, 'since');
-    const rows = runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarize', () =>
-      this.summarizeStmt.all(since),
+    return runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarize', () => {
+      const summary = new Map<string, AttemptSummary>();
+      for (const row of this.summarizeStmt.all(since)) summary.set(row.task_id, this.summaryOf(row, since));
+      return summary;
+    });
+  }
+
+  summarizePage(since: number, query: AttemptSummaryPageQuery): AttemptSummaryPage {
+    assertFiniteNumber(since, 'since');
+    const { limit, cursor } = validatePageQuery(query);
+    return runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarizePage', () =>
+      this.db.transaction(() => {
+        const rows = this.summaryPageStmt.all(since, cursor ?? '', limit + 1);
+        const more = rows.length > limit;
+        const page = more ? rows.slice(0, limit) : rows;
+        const tasks = page.map((row): [string, AttemptSummary] => [row.task_id, this.summaryOf(row, since)]);
+        const total = (this.summaryTotalStmt.get(since) as { total: number }).total;
+        return { tasks, total, nextCursor: more ? (page[page.length - 1] as SummaryRow).task_id : null };
+      })(),
     );
-    const summary = new Map<string, AttemptSummary>();
-    for (const row of rows)
-      summary.set(row.task_id, { attemptCount: row.attempt_count, lastAttempt: row.last_attempt });
-    return summary;
+  }
+
+  /** A summary row's window count: the stored count, unless some of the task's attempts expired unpruned. */
+  private summaryOf(row: SummaryRow, since: number): AttemptSummary {
+    const attemptCount =
+      row.first_attempt >= since
+        ? row.attempt_count
+        : (this.countSinceStmt.get(row.task_id, since) as { n: number }).n;
+    return { attemptCount, lastAttempt: row.last_attempt };
   }
 
   private insert(attempt: Attempt): void {
