@@ -1,7 +1,8 @@
 // Benchmark of @loopguard/sqlite: attempt write throughput, open-and-resume of a large file, and the
 // seed's recovery query over a large context_entries table. Files are built in a temp directory.
 // Run: pnpm run bench:sqlite   (or: npx tsc -b && node scripts/bench-sqlite.mjs)
-// Options (env): BENCH_QUICK=1 for a smaller run (100k attempts / 10k tasks / 100k entries).
+// Options (env): BENCH_QUICK=1 for a smaller run (100k attempts / 10k tasks / 100k entries);
+// BENCH_ONLY=writes|status|entries (comma-separated) for some sections only.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,9 @@ import { LoopDetector, ManualClock } from '../packages/core/dist/index.js';
 import { openLoopGuardDatabase } from '../packages/sqlite/dist/index.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+/** BENCH_ONLY=writes,status,entries runs only those sections (default: all). */
+const ONLY = process.env.BENCH_ONLY?.split(',') ?? ['writes', 'status', 'entries'];
+const runs = (section) => ONLY.includes(section);
 const BIG_ATTEMPTS = QUICK ? 100_000 : 1_000_000;
 const BIG_TASKS = QUICK ? 10_000 : 100_000;
 const BIG_ENTRIES = QUICK ? 100_000 : 1_000_000;
@@ -265,117 +269,122 @@ try {
   );
   console.log(`files in ${dir}; medians of ${RUNS} runs unless stated${QUICK ? ' (BENCH_QUICK)' : ''}\n`);
 
-  const single = benchSingle('NORMAL', 50_000);
-  report(
-    'append, one transaction per attempt (synchronous=NORMAL)',
-    fmt(single),
-    'attempts/s',
-    '≥ 20,000',
-    single >= 20_000,
-  );
-  const singleFull = benchSingle('FULL', 5_000);
-  report('append, one transaction per attempt (synchronous=FULL)', fmt(singleFull), 'attempts/s', '', true);
-  const recorded = benchRecordAttempt(50_000);
-  report(
-    'LoopDetector.recordAttempt on SQLite (NORMAL)',
-    fmt(recorded),
-    'attempts/s',
-    '≥ 20,000',
-    recorded >= 20_000,
-  );
-  const batched = benchBatched(200_000, 1000);
-  report(
-    'appendMany, batches of 1,000 attempts',
-    fmt(batched),
-    'attempts/s',
-    '≥ 200,000',
-    batched >= 200_000,
-  );
-  const batched10k = benchBatched(200_000, 10_000);
-  report(
-    'appendMany, batches of 10,000 attempts',
-    fmt(batched10k),
-    'attempts/s',
-    '≥ 200,000',
-    batched10k >= 200_000,
-  );
-  const grouped = benchBatched(200_000, 1000, 10);
-  report(
-    'appendMany, batches of 1,000 attempts over 10 tasks',
-    fmt(grouped),
-    'attempts/s',
-    '≥ 200,000',
-    grouped >= 200_000,
-  );
-
-  const cost = benchSummaryCost();
-  console.log('\n  what the per-task summary costs the writes (with / without its trigger, same run):');
-  report('append, one transaction each, with the summary', fmt(cost.singleWith), 'attempts/s', '', true);
-  report('append, one transaction each, without it', fmt(cost.singleWithout), 'attempts/s', '', true);
-  report('appendMany (1,000 per batch), with the summary', fmt(cost.batchedWith), 'attempts/s', '', true);
-  report('appendMany (1,000 per batch), without it', fmt(cost.batchedWithout), 'attempts/s', '', true);
-
-  const resumePath = join(dir, 'resume.db');
-  const buildResume = buildResumeFile(resumePath);
-  console.log(
-    `\n  built ${fmt(BIG_ATTEMPTS)} attempts over ${fmt(BIG_TASKS)} tasks in ${fmt(buildResume)} ms (${fmt(statSync(resumePath).size / 1e6)} MB)`,
-  );
-  const { resume } = benchResume(resumePath);
-  report(
-    `open and resume (${fmt(BIG_ATTEMPTS)} attempts / ${fmt(BIG_TASKS)} tasks)`,
-    resume.toFixed(2),
-    'ms',
-    '< 500 ms',
-    resume < 500,
-  );
-  const status = benchStatus(resumePath);
-  console.log(
-    `\n  getStatus() over ${fmt(BIG_TASKS)} tasks in the window (old GROUP BY and summary, same run):`,
-  );
-  report('getStatus(), old GROUP BY over the window', status.old.toFixed(1), 'ms', '', true);
-  report('getStatus(), per-task summary', status.all.toFixed(1), 'ms', '≤ 300 ms', status.all <= 300);
-  report('  ratio old / summary', (status.old / status.all).toFixed(1), '×', '', true);
-  report('first 100 tasks, old (GROUP BY, then sort)', status.oldFirst.toFixed(1), 'ms', '', true);
-  report(
-    'getStatus({ limit: 100 }) with the total',
-    status.first.toFixed(2),
-    'ms',
-    '≤ 20 ms',
-    status.first <= 20,
-  );
-  report('  ratio old / paged', (status.oldFirst / status.first).toFixed(0), '×', '', true);
-  report(
-    'every task in pages of 1,000 (getStatus({ limit: 1000, cursor }))',
-    status.pages.toFixed(1),
-    'ms',
-    '',
-    true,
-  );
-
-  for (const [label, every] of [
-    ['every entry a recovery', 1],
-    ['1 entry in 100 a recovery', 100],
-  ]) {
-    const path = join(dir, `entries-${every}.db`);
-    const build = buildEntriesFile(path, every);
-    console.log(`\n  built ${fmt(BIG_ENTRIES)} context entries (${label}) in ${fmt(build)} ms`);
-    const q = benchSeedQuery(path);
-    console.log(`  plan: ${q.plan}`);
+  if (runs('writes')) {
+    const single = benchSingle('NORMAL', 50_000);
     report(
-      `seed query, ${fmt(BIG_ENTRIES)} entries, ${label} (median of 2,000)`,
-      q.median.toFixed(4),
-      'ms',
-      '< 1 ms',
-      q.median < 1,
+      'append, one transaction per attempt (synchronous=NORMAL)',
+      fmt(single),
+      'attempts/s',
+      '≥ 20,000',
+      single >= 20_000,
     );
-    report(`  p99`, q.p99.toFixed(4), 'ms', '', true);
-    report(`  open read-only + first query (prepare included)`, q.firstQuery.toFixed(2), 'ms', '', true);
-    rmSync(path, { force: true });
+    const singleFull = benchSingle('FULL', 5_000);
+    report('append, one transaction per attempt (synchronous=FULL)', fmt(singleFull), 'attempts/s', '', true);
+    const recorded = benchRecordAttempt(50_000);
+    report(
+      'LoopDetector.recordAttempt on SQLite (NORMAL)',
+      fmt(recorded),
+      'attempts/s',
+      '≥ 20,000',
+      recorded >= 20_000,
+    );
+    const batched = benchBatched(200_000, 1000);
+    report(
+      'appendMany, batches of 1,000 attempts',
+      fmt(batched),
+      'attempts/s',
+      '≥ 200,000',
+      batched >= 200_000,
+    );
+    const batched10k = benchBatched(200_000, 10_000);
+    report(
+      'appendMany, batches of 10,000 attempts',
+      fmt(batched10k),
+      'attempts/s',
+      '≥ 200,000',
+      batched10k >= 200_000,
+    );
+    const grouped = benchBatched(200_000, 1000, 10);
+    report(
+      'appendMany, batches of 1,000 attempts over 10 tasks',
+      fmt(grouped),
+      'attempts/s',
+      '≥ 200,000',
+      grouped >= 200_000,
+    );
   }
-  const missed = results.filter((r) => r.target && !r.ok);
-  console.log(
-    missed.length === 0 ? '\nall targets met' : `\nMISSED: ${missed.map((r) => r.name).join('; ')}`,
-  );
+  if (runs('writes')) {
+    const cost = benchSummaryCost();
+    console.log('\n  what the per-task summary costs the writes (with / without its trigger, same run):');
+    report('append, one transaction each, with the summary', fmt(cost.singleWith), 'attempts/s', '', true);
+    report('append, one transaction each, without it', fmt(cost.singleWithout), 'attempts/s', '', true);
+    report('appendMany (1,000 per batch), with the summary', fmt(cost.batchedWith), 'attempts/s', '', true);
+    report('appendMany (1,000 per batch), without it', fmt(cost.batchedWithout), 'attempts/s', '', true);
+  }
+  if (runs('status')) {
+    const resumePath = join(dir, 'resume.db');
+    const buildResume = buildResumeFile(resumePath);
+    console.log(
+      `\n  built ${fmt(BIG_ATTEMPTS)} attempts over ${fmt(BIG_TASKS)} tasks in ${fmt(buildResume)} ms (${fmt(statSync(resumePath).size / 1e6)} MB)`,
+    );
+    const { resume } = benchResume(resumePath);
+    report(
+      `open and resume (${fmt(BIG_ATTEMPTS)} attempts / ${fmt(BIG_TASKS)} tasks)`,
+      resume.toFixed(2),
+      'ms',
+      '< 500 ms',
+      resume < 500,
+    );
+    const status = benchStatus(resumePath);
+    console.log(
+      `\n  getStatus() over ${fmt(BIG_TASKS)} tasks in the window (old GROUP BY and summary, same run):`,
+    );
+    report('getStatus(), old GROUP BY over the window', status.old.toFixed(1), 'ms', '', true);
+    report('getStatus(), per-task summary', status.all.toFixed(1), 'ms', '≤ 300 ms', status.all <= 300);
+    report('  ratio old / summary', (status.old / status.all).toFixed(1), '×', '', true);
+    report('first 100 tasks, old (GROUP BY, then sort)', status.oldFirst.toFixed(1), 'ms', '', true);
+    report(
+      'getStatus({ limit: 100 }) with the total',
+      status.first.toFixed(2),
+      'ms',
+      '≤ 20 ms',
+      status.first <= 20,
+    );
+    report('  ratio old / paged', (status.oldFirst / status.first).toFixed(0), '×', '', true);
+    report(
+      'every task in pages of 1,000 (getStatus({ limit: 1000, cursor }))',
+      status.pages.toFixed(1),
+      'ms',
+      '',
+      true,
+    );
+  }
+  if (runs('entries')) {
+    for (const [label, every] of [
+      ['every entry a recovery', 1],
+      ['1 entry in 100 a recovery', 100],
+    ]) {
+      const path = join(dir, `entries-${every}.db`);
+      const build = buildEntriesFile(path, every);
+      console.log(`\n  built ${fmt(BIG_ENTRIES)} context entries (${label}) in ${fmt(build)} ms`);
+      const q = benchSeedQuery(path);
+      console.log(`  plan: ${q.plan}`);
+      report(
+        `seed query, ${fmt(BIG_ENTRIES)} entries, ${label} (median of 2,000)`,
+        q.median.toFixed(4),
+        'ms',
+        '< 1 ms',
+        q.median < 1,
+      );
+      report(`  p99`, q.p99.toFixed(4), 'ms', '', true);
+      report(`  open read-only + first query (prepare included)`, q.firstQuery.toFixed(2), 'ms', '', true);
+      rmSync(path, { force: true });
+    }
+    const missed = results.filter((r) => r.target && !r.ok);
+    console.log(
+      missed.length === 0 ? '\nall targets met' : `\nMISSED: ${missed.map((r) => r.name).join('; ')}`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
