@@ -2,7 +2,7 @@
 // seed's recovery query over a large context_entries table. Files are built in a temp directory.
 // Run: pnpm run bench:sqlite   (or: npx tsc -b && node scripts/bench-sqlite.mjs)
 // Options (env): BENCH_QUICK=1 for a smaller run (100k attempts / 10k tasks / 100k entries);
-// BENCH_ONLY=writes|status|entries (comma-separated) for some sections only.
+// BENCH_ONLY=writes|cost|status|entries (comma-separated) for some sections only.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +11,8 @@ import { LoopDetector, ManualClock } from '../packages/core/dist/index.js';
 import { openLoopGuardDatabase } from '../packages/sqlite/dist/index.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-/** BENCH_ONLY=writes,status,entries runs only those sections (default: all). */
-const ONLY = process.env.BENCH_ONLY?.split(',') ?? ['writes', 'status', 'entries'];
+/** BENCH_ONLY=writes,cost,status,entries runs only those sections (default: all). */
+const ONLY = process.env.BENCH_ONLY?.split(',') ?? ['writes', 'cost', 'status', 'entries'];
 const runs = (section) => ONLY.includes(section);
 const BIG_ATTEMPTS = QUICK ? 100_000 : 1_000_000;
 const BIG_TASKS = QUICK ? 10_000 : 100_000;
@@ -313,7 +313,7 @@ try {
       grouped >= 200_000,
     );
   }
-  if (runs('writes')) {
+  if (runs('cost')) {
     const cost = benchSummaryCost();
     console.log('\n  what the per-task summary costs the writes (with / without its trigger, same run):');
     report('append, one transaction each, with the summary', fmt(cost.singleWith), 'attempts/s', '', true);

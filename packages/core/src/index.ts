@@ -4,7 +4,31 @@
  * beyond this lives in `@loopguard/core/internal`.
  * @packageDocumentation
  */
+
+// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
+export type {
+  AsyncAttemptStore,
+  AsyncPort,
+  AsyncStateMachine,
+  AsyncStorage,
+  AsyncStoragePorts,
+  AsyncTransactionOptions,
+} from './asyncPorts.js';
 export type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
+// --- stagnation circuit breaker (issue 11) ---
+export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
+export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
+export type {
+  BreakerState,
+  BreakerTransition,
+  BreakerVerdict,
+  IterationObservation,
+  IterationProgress,
+  SignalName,
+  SignalReading,
+  SignalStatus,
+} from './breaker/breakerTypes.js';
+export { StagnationBreaker, type StagnationBreakerEvents } from './breaker/StagnationBreaker.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,
@@ -124,7 +148,24 @@ export type { Logger } from './logger.js';
 export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './loopDetectorOptions.js';
 export type { LoopType, Recommendation } from './loopRules.js';
 export type { AttemptStore, StateMachine } from './ports.js';
+export { SharedLoopDetector, type SharedLoopDetectorOptions } from './SharedLoopDetector.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
+// --- step-level loop detection (issue 10) ---
+export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
+export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
+export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from './steps/globalSwitch.js';
+export { JsonlStepParser } from './steps/JsonlStepParser.js';
+export type { StepLineParser } from './steps/StepLineParser.js';
+export {
+  STEP_LOOP_TOPICS,
+  StepLoopDetector,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from './steps/StepLoopDetector.js';
+export type { StepLoopType } from './steps/StepRule.js';
+export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
+export type { StepEvidence } from './steps/stepHistory.js';
+export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
 export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {
   isTaskStatus,
@@ -134,3 +175,4 @@ export {
   type TaskInput,
   type TaskStatus,
 } from './task.js';
+export { type AsyncInMemoryStorageOptions, asyncInMemoryStorage } from './toAsyncStorage.js';

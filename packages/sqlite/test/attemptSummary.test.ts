@@ -38,7 +38,8 @@ describe('task_attempt_summary (migration 3)', () => {
       ['T2', T0 + 1],
     ] as const)
       insert.run(taskId, at, 'blocked');
-    expect(migrate(db).applied).toEqual(['task attempt summary']);
+    expect(migrate(db).applied).toEqual(MIGRATIONS.slice(2).map((m) => m.name));
+    expect(MIGRATIONS[2]?.name).toBe('task attempt summary');
     const { summary, truth } = summaryAndTruth(db);
     expect(summary).toEqual(truth);
     expect(summary).toHaveLength(2);

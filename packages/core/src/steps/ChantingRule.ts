@@ -1,0 +1,77 @@
+import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { shorten } from './StepRule.js';
+
+/** Segments shorter than this never count: `}` or `return x` repeat in any code. */
+const MIN_SEGMENT = 8;
+/** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
+const MIN_CHANT_LENGTH = 256;
+/** Length of the tail searched for when a message repeats text with no line or sentence breaks. */
+const TAIL = 40;
+
+/**
+ * One message that repeats the same text many times inside itself: the same line or sentence at
+ * least `repeats` times, making up at least `share` of the message (messages under 256 characters
+ * are never chanting). Code that repeats a line in a
+ * long explanation is not chanting: the share keeps it out.
+ *
+ * @example new ChantingRule(10, 0.5) // 'I will fix it.\n' × 200 in one reply: hit
+ */
+export class ChantingRule implements StepRule {
+  readonly loopType = 'chanting' as const;
+
+  /**
+   * @param repeats - occurrences of one segment that make chanting (integer ≥ 2).
+   * @param share - least part of the message (0..1, by characters) the repeated segment must cover.
+   */
+  constructor(
+    private readonly repeats: number,
+    private readonly share: number,
+  ) {}
+
+  judge(event: JudgedEvent): RuleHit | null {
+    if (event.kind !== 'message') return null;
+    const { text, step, evidence } = event.message;
+    // Most messages stop here, before any scan.
+    if (text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
+    const found = this.repeatedSegment(text) ?? this.repeatedTail(text);
+    if (found === null) return null;
+    return {
+      loopType: this.loopType,
+      repeats: found.count,
+      since: step,
+      evidence: [{ ...evidence, message: shorten(found.segment, 200) }],
+      summary: `one message repeated "${shorten(found.segment, 60)}" ${found.count} times`,
+    };
+  }
+
+  /** The most frequent line or sentence, when it chants. */
+  private repeatedSegment(text: string): { segment: string; count: number } | null {
+    const counts = new Map<string, number>();
+    let best = '';
+    let bestCount = 0;
+    for (const raw of text.split(/[\n.!?]+/)) {
+      const segment = raw.trim().replace(/\s+/g, ' ').toLowerCase();
+      if (segment.length < MIN_SEGMENT) continue;
+      const count = (counts.get(segment) ?? 0) + 1;
+      counts.set(segment, count);
+      if (count > bestCount) {
+        best = segment;
+        bestCount = count;
+      }
+    }
+    return this.chants(text, best, bestCount) ? { segment: best, count: bestCount } : null;
+  }
+
+  /** Text repeated without breaks: how often the message's last 40 characters occur in it. */
+  private repeatedTail(text: string): { segment: string; count: number } | null {
+    if (text.length < TAIL * this.repeats) return null;
+    const tail = text.slice(-TAIL);
+    let count = 0;
+    for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + TAIL)) count++;
+    return this.chants(text, tail, count) ? { segment: tail, count } : null;
+  }
+
+  private chants(text: string, segment: string, count: number): boolean {
+    return count >= this.repeats && segment.length * count >= this.share * text.length;
+  }
+}

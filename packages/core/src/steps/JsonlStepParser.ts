@@ -1,0 +1,29 @@
+import { InvalidInputError } from '../errors.js';
+import { parseJsonLine, type StepLineParser } from './StepLineParser.js';
+import { type Step, validateStep } from './step.js';
+
+/**
+ * The generic JSON-lines format: one step per line, in the shape {@link StepLoopDetector.observe}
+ * takes (`{"type":"action","tool":"bash","input":"ls"}`, `{"type":"observation","output":"...","error":true}`,
+ * `{"type":"message","text":"..."}`). Extra fields are ignored; blank lines are skipped.
+ *
+ * @example
+ * const parser = new JsonlStepParser();
+ * parser.push('{"type":"message","text":"hi"}'); // [{ type: 'message', text: 'hi' }]
+ */
+export class JsonlStepParser implements StepLineParser {
+  private lines = 0;
+
+  /** @throws InvalidInputError naming the line number and the offending field. */
+  push(line: string): Step[] {
+    this.lines++;
+    if (line.trim() === '') return [];
+    const value = parseJsonLine(line, this.lines);
+    try {
+      return [validateStep(value)];
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new InvalidInputError(`line ${this.lines}: ${reason}`, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import type { StepHistory } from './stepHistory.js';
+
+/**
+ * The same action with the same observation (after normalisation) `threshold` times with nothing
+ * fresh in between. Failures are left to {@link SameErrorRule}.
+ *
+ * @example new RepeatedActionRule(3) // `cat a.py` → same text, three times: hit
+ */
+export class RepeatedActionRule implements StepRule {
+  readonly loopType = 'repeated_action' as const;
+
+  /** @param threshold - occurrences that make a loop (integer ≥ 2). */
+  constructor(private readonly threshold: number) {}
+
+  judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
+    if (event.kind !== 'turn' || event.turn.error) return null;
+    const { turn } = event;
+    const repeats = history.pairCount(turn.pairKey);
+    if (repeats < this.threshold) return null;
+    const turns = history.lastWithPair(turn.pairKey, repeats);
+    return {
+      loopType: this.loopType,
+      repeats,
+      since: turns[0]?.step ?? turn.step,
+      evidence: turns.map((t) => t.evidence),
+      summary: `the same action returned the same result ${repeats} times`,
+    };
+  }
+}

@@ -1,0 +1,320 @@
+import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
+import type { ContextEntry } from '../contextEntry.js';
+import { silentLogger } from '../logger.js';
+import { parseOptions } from '../parseOptions.js';
+import type { StateMachine } from '../ports.js';
+import { SafeEmitter } from '../SafeEmitter.js';
+import { ChantingRule } from './ChantingRule.js';
+import { CycleRule } from './CycleRule.js';
+import { isExemptAction, type StepExemptions } from './exemptions.js';
+import { isStepLoopDetectionEnabled } from './globalSwitch.js';
+import { OscillationRule } from './OscillationRule.js';
+import { RepeatedActionRule } from './RepeatedActionRule.js';
+import { RepeatedMessageRule } from './RepeatedMessageRule.js';
+import { SameErrorRule } from './SameErrorRule.js';
+import { StepLadder } from './StepLadder.js';
+import { type JudgedEvent, type RuleHit, type StepLoopType, type StepRule, shorten } from './StepRule.js';
+import { type Step, validateStep } from './step.js';
+import { type StepEvidence, StepHistory, type Turn } from './stepHistory.js';
+import { actionKey, actionText, KeyMemo, messageKey, observationKey } from './stepKeys.js';
+import { type StepLoopDetectorOptions, stepLoopDetectorOptionsSchema } from './stepLoopDetectorOptions.js';
+import { stepLoopMessage } from './stepLoopMessage.js';
+
+/** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
+export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
+
+/** What {@link StepLoopDetector.observe} returns for one step. */
+export interface StepVerdict {
+  /**
+   * `continue`: go on. `nudge`: a loop was found; hand `message` to the agent. `stop`: the loop went
+   * on after the nudge with nothing fresh; end the run.
+   */
+  action: 'continue' | 'nudge' | 'stop';
+  /** The loop; also set on `continue` while a nudged loop goes on without reaching the stop. `null` otherwise. */
+  loopType: StepLoopType | null;
+  /** How many times the loop's unit repeated; 0 when there is no loop. */
+  repeats: number;
+  /** The steps that show the loop, oldest first (at most `maxEvidence`); empty when there is no loop. */
+  evidence: StepEvidence[];
+  /** For `nudge` and `stop`: what repeats, since when, the evidence, what to try instead. Else `null`. */
+  message: string | null;
+  /** Step index where the loop began; `null` when there is no loop. */
+  since: number | null;
+  /** 0-based index of the step just observed. */
+  step: number;
+}
+
+/** Events of {@link StepLoopDetector} (eventemitter3). */
+export interface StepLoopDetectorEvents {
+  /** A nudge or a stop was returned. */
+  stepLoopDetected: [verdict: StepVerdict];
+  /** A nudge or stop was written to the state machine. */
+  stepLoopRecorded: [entry: ContextEntry];
+}
+
+interface PendingAction {
+  step: number;
+  tool: string;
+  text: string;
+  key: string;
+  exempt: boolean;
+}
+
+const MEMO_CAPACITY = 512;
+
+/**
+ * Detects loops inside one agent run from its steps (tool calls, their results, the agent's text):
+ * repeats, same-error retries, A-B-A-B oscillation, cycles of 3 to 5 turns, repeated messages and
+ * chanting. The first detection nudges; a loop that goes on after the nudge with nothing fresh
+ * stops. One instance per agent run; no I/O (nudges and stops are written through the optional
+ * state machine port).
+ *
+ * Every `observe` costs the same whatever the run's length: the history is kept incrementally.
+ *
+ * @example
+ * const detector = new StepLoopDetector({ stateMachine, taskId: 'T1' });
+ * for (const step of steps) {
+ *   const verdict = detector.observe(step);
+ *   if (verdict.action === 'nudge') agent.tell(verdict.message);
+ *   if (verdict.action === 'stop') break;
+ * }
+ */
+export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
+  /** The thresholds in force, defaults applied. */
+  readonly options: Readonly<{
+    repeatThreshold: number;
+    sameErrorThreshold: number;
+    oscillationRepeats: number;
+    cycleRepeats: number;
+    maxCycleLength: number;
+    messageRepeatThreshold: number;
+    chantRepeats: number;
+    chantShare: number;
+    stopAfter: number;
+    maxEvidence: number;
+  }>;
+  private enabled: boolean;
+  private readonly turnRules: readonly StepRule[];
+  private readonly messageRules: readonly StepRule[];
+  private readonly exemptions: StepExemptions;
+  private readonly history = new StepHistory();
+  private readonly ladder: StepLadder;
+  private readonly stateMachine: StateMachine | undefined;
+  private readonly taskId: string | undefined;
+  private readonly runId: string | undefined;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
+  private readonly observationMemo = new KeyMemo(MEMO_CAPACITY);
+  private readonly errorMemo = new KeyMemo(MEMO_CAPACITY);
+  private pending: PendingAction | undefined;
+  private steps = 0;
+
+  /**
+   * @param options - see {@link StepLoopDetectorOptions}.
+   * @throws ConfigurationError naming the offending option.
+   */
+  constructor(options: StepLoopDetectorOptions = {}) {
+    const parsed = parseOptions(stepLoopDetectorOptionsSchema, options, 'StepLoopDetector options');
+    const log = (parsed.logger ?? silentLogger()).child({ component: 'StepLoopDetector' });
+    super(log);
+    this.log = log;
+    this.clock = parsed.clock ?? systemClock;
+    this.enabled = parsed.enabled;
+    this.stateMachine = parsed.stateMachine;
+    this.taskId = parsed.taskId;
+    this.runId = parsed.runId;
+    this.exemptions = { tools: parsed.exemptTools, commands: parsed.exemptCommands };
+    this.options = Object.freeze({
+      repeatThreshold: parsed.repeatThreshold,
+      sameErrorThreshold: parsed.sameErrorThreshold,
+      oscillationRepeats: parsed.oscillationRepeats,
+      cycleRepeats: parsed.cycleRepeats,
+      maxCycleLength: parsed.maxCycleLength,
+      messageRepeatThreshold: parsed.messageRepeatThreshold,
+      chantRepeats: parsed.chantRepeats,
+      chantShare: parsed.chantShare,
+      stopAfter: parsed.stopAfter,
+      maxEvidence: parsed.maxEvidence,
+    });
+    this.ladder = new StepLadder(parsed.stopAfter);
+    // Periodic rules first: a turn of a repeated cycle also recurs, and the cycle is the better name.
+    this.turnRules = [
+      new OscillationRule(parsed.oscillationRepeats, parsed.maxEvidence),
+      new CycleRule(parsed.cycleRepeats, parsed.maxCycleLength, parsed.maxEvidence),
+      new SameErrorRule(parsed.sameErrorThreshold),
+      new RepeatedActionRule(parsed.repeatThreshold),
+    ];
+    this.messageRules = [
+      new ChantingRule(parsed.chantRepeats, parsed.chantShare),
+      new RepeatedMessageRule(parsed.messageRepeatThreshold),
+    ];
+  }
+
+  /** Steps observed so far (valid ones; rejected steps are not counted). */
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /** Whether this run's detection is on (the per-run switch; the global one is {@link setStepLoopDetectionEnabled}). */
+  get isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  /** Turns this run's detection off (`observe` returns `continue`) or back on. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+  }
+
+  /**
+   * Takes the run's next step and returns the verdict.
+   *
+   * @param step - `{ type: 'action', tool, input }`, `{ type: 'observation', tool?, output, error? }`
+   *   or `{ type: 'message', text }`.
+   * @throws InvalidInputError naming the offending field; nothing is recorded then.
+   * @example detector.observe({ type: 'action', tool: 'bash', input: 'npm test' }).action; // 'continue'
+   */
+  observe(step: Step): StepVerdict {
+    const valid = validateStep(step);
+    const index = this.steps++;
+    if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
+    switch (valid.type) {
+      case 'action': {
+        const closed = this.closePending(index);
+        const text = actionText(valid.input);
+        this.pending = {
+          step: index,
+          tool: valid.tool,
+          text,
+          key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, valid.input)),
+          exempt: isExemptAction(this.exemptions, valid.tool, text),
+        };
+        return closed ?? this.continueAt(index);
+      }
+      case 'observation': {
+        const action = this.pending;
+        this.pending = undefined;
+        if (action?.exempt) return this.continueAt(index);
+        const error = valid.error === true;
+        const memo = error ? this.errorMemo : this.observationMemo;
+        const obsKey = memo.get(valid.output, (output) => observationKey(output, error));
+        return this.judgeTurn(index, action, obsKey, error, valid.output);
+      }
+      case 'message': {
+        const key = messageKey(valid.text);
+        const message = {
+          step: index,
+          key,
+          text: valid.text,
+          evidence: { step: index, message: shorten(valid.text) },
+        };
+        this.history.addMessage(message);
+        return this.judge(index, { kind: 'message', message }, this.messageRules);
+      }
+    }
+  }
+
+  /** An action that got no observation before the next action is a turn of its own. */
+  private closePending(index: number): StepVerdict | undefined {
+    const action = this.pending;
+    this.pending = undefined;
+    if (action === undefined || action.exempt) return undefined;
+    const verdict = this.judgeTurn(action.step, action, '', false, undefined);
+    return verdict.action === 'continue' ? undefined : { ...verdict, step: index };
+  }
+
+  private judgeTurn(
+    index: number,
+    action: PendingAction | undefined,
+    obsKey: string,
+    error: boolean,
+    output: string | undefined,
+  ): StepVerdict {
+    const evidence: StepEvidence = { step: index };
+    if (action !== undefined) {
+      evidence.tool = action.tool;
+      evidence.action = shorten(action.text);
+    }
+    if (output !== undefined) {
+      evidence.output = shorten(output);
+      evidence.error = error;
+    }
+    const actionPart = action?.key ?? '';
+    const turn: Turn = {
+      step: index,
+      actionKey: actionPart,
+      observationKey: obsKey,
+      pairKey: `${actionPart}\u0001${obsKey}`,
+      error,
+      evidence,
+    };
+    if (this.history.addTurn(turn)) this.ladder.reset();
+    return this.judge(index, { kind: 'turn', turn }, this.turnRules);
+  }
+
+  private judge(index: number, event: JudgedEvent, rules: readonly StepRule[]): StepVerdict {
+    let hit: RuleHit | null = null;
+    for (const rule of rules) {
+      hit = rule.judge(event, this.history);
+      if (hit !== null) break;
+    }
+    if (hit === null) return this.continueAt(index);
+    const rung = this.ladder.climb();
+    const verdict: StepVerdict = {
+      action: rung,
+      loopType: hit.loopType,
+      repeats: hit.repeats,
+      evidence: hit.evidence.slice(-this.options.maxEvidence),
+      message: rung === 'continue' ? null : stepLoopMessage(rung, hit),
+      since: hit.since,
+      step: index,
+    };
+    if (verdict.action !== 'continue') this.report(verdict);
+    return verdict;
+  }
+
+  private report(verdict: StepVerdict): void {
+    this.log.info(
+      { loopType: verdict.loopType, repeats: verdict.repeats, step: verdict.step, action: verdict.action },
+      'Step loop detected',
+    );
+    this.emit('stepLoopDetected', verdict);
+    if (this.stateMachine === undefined || this.taskId === undefined) return;
+    try {
+      const entry = this.stateMachine.addContextEntry({
+        entryType: verdict.action === 'stop' ? 'decision' : 'learning',
+        topic: verdict.action === 'stop' ? 'loop_stop' : 'loop_nudge',
+        content: verdict.message ?? '',
+        relatedTasks: [this.taskId],
+        confidence: 1,
+        metadata: {
+          loopType: verdict.loopType,
+          repeats: verdict.repeats,
+          since: verdict.since,
+          step: verdict.step,
+          evidence: verdict.evidence,
+          detectedAt: this.clock.now(),
+          thresholds: { ...this.options },
+          ...(this.runId === undefined ? {} : { runId: this.runId }),
+        },
+      });
+      this.emit('stepLoopRecorded', entry);
+    } catch (error) {
+      // Recording must never break the agent run it watches: the verdict is still returned.
+      this.log.error({ err: error, step: verdict.step }, 'Recording a step loop failed');
+    }
+  }
+
+  private continueAt(index: number): StepVerdict {
+    return {
+      action: 'continue',
+      loopType: null,
+      repeats: 0,
+      evidence: [],
+      message: null,
+      since: null,
+      step: index,
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import type { MessageTurn, StepEvidence, StepHistory, Turn } from './stepHistory.js';
+
+/**
+ * The loops {@link StepLoopDetector} recognises:
+ * - `repeated_action`: the same action with the same observation, again and again;
+ * - `same_error`: the same action failing with the same normalised error signature;
+ * - `oscillation`: A-B-A-B between two turns;
+ * - `cycle`: a sequence of 3 to 5 turns repeated;
+ * - `repeated_message`: the same message with nothing new in between;
+ * - `chanting`: one message repeating the same text many times inside itself.
+ */
+export type StepLoopType =
+  | 'repeated_action'
+  | 'same_error'
+  | 'oscillation'
+  | 'cycle'
+  | 'repeated_message'
+  | 'chanting';
+
+/** What a rule found: the loop, how often it repeated, and the steps that show it. */
+export interface RuleHit {
+  loopType: StepLoopType;
+  /** How many times the repeating unit (a turn, a cycle, a message, a line) occurred. */
+  repeats: number;
+  /** Step index where the loop began. */
+  since: number;
+  /** The steps that show it, oldest first. */
+  evidence: StepEvidence[];
+  /** One sentence naming what repeats, for the nudge message. */
+  summary: string;
+}
+
+/** What a rule is asked to judge: a completed turn or a message. */
+export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };
+
+/**
+ * One loop rule: a small strategy that looks at the newest event and the run's history and
+ * reports a hit or `null`. Rules never change the history.
+ */
+export interface StepRule {
+  /** The loop this rule reports. */
+  readonly loopType: StepLoopType;
+  /** A hit when the newest event completes (or continues) this rule's loop, else `null`. */
+  judge(event: JudgedEvent, history: StepHistory): RuleHit | null;
+}
+
+/** Shortens `text` to `max` characters with an ellipsis in the middle. */
+export function shorten(text: string, max = 200): string {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 3) / 2);
+  return `${text.slice(0, half)}...${text.slice(text.length - half)}`;
+}

@@ -1,0 +1,90 @@
+import { InvalidInputError } from '../errors.js';
+import { describeValue } from '../validate.js';
+
+/**
+ * A tool call of the agent: a shell command, a file edit, a search.
+ * @example { type: 'action', tool: 'bash', input: 'pytest tests/test_a.py' }
+ */
+export interface ActionStep {
+  type: 'action';
+  /** Name of the tool (`bash`, `Edit`, `Read`, ...). Non-empty. */
+  tool: string;
+  /** The tool's input: a command string or any JSON value (object keys are compared order-insensitively). */
+  input: unknown;
+}
+
+/**
+ * The result of a tool call.
+ * @example { type: 'observation', tool: 'bash', output: 'FAILED tests/test_a.py::test_x', error: true }
+ */
+export interface ObservationStep {
+  type: 'observation';
+  /** Name of the tool that produced it, when known. */
+  tool?: string;
+  /** What the tool returned. */
+  output: string;
+  /** Whether the tool reported a failure (non-zero exit code, `is_error`). @default false */
+  error?: boolean;
+}
+
+/**
+ * The agent's own text: reasoning or a reply.
+ * @example { type: 'message', text: 'Let me run the tests again.' }
+ */
+export interface MessageStep {
+  type: 'message';
+  /** The text. */
+  text: string;
+}
+
+/** One step of an agent run, as {@link StepLoopDetector.observe} takes it. */
+export type Step = ActionStep | ObservationStep | MessageStep;
+
+/** The step kinds: `action | observation | message`. */
+export const STEP_TYPES = ['action', 'observation', 'message'] as const;
+
+function fail(field: string, problem: string, value: unknown): never {
+  throw new InvalidInputError(
+    `${field === '' ? 'step' : `step.${field}`} ${problem}, got ${describeValue(value)}`,
+  );
+}
+
+/**
+ * Checks one step and returns a copy holding only the fields of its type (extra fields such as a
+ * corpus' `exitCode` are dropped).
+ *
+ * @throws InvalidInputError naming the offending field (`step.type`, `step.tool`, `step.output`, ...).
+ * @example
+ * validateStep({ type: 'message', text: 'hi', extra: 1 }); // { type: 'message', text: 'hi' }
+ */
+export function validateStep(step: unknown): Step {
+  if (step === null || typeof step !== 'object' || Array.isArray(step)) fail('', 'must be an object', step);
+  const record = step as Record<string, unknown>;
+  switch (record.type) {
+    case 'action':
+      if (typeof record.tool !== 'string' || record.tool.length === 0) {
+        fail('tool', 'must be a non-empty string', record.tool);
+      }
+      if (record.input === undefined)
+        fail('input', 'must be present (a string or a JSON value)', record.input);
+      return { type: 'action', tool: record.tool, input: record.input };
+    case 'observation': {
+      if (typeof record.output !== 'string') fail('output', 'must be a string', record.output);
+      if (record.error !== undefined && typeof record.error !== 'boolean') {
+        fail('error', 'must be a boolean when given', record.error);
+      }
+      if (record.tool !== undefined && typeof record.tool !== 'string') {
+        fail('tool', 'must be a string when given', record.tool);
+      }
+      const observation: ObservationStep = { type: 'observation', output: record.output };
+      if (record.tool !== undefined) observation.tool = record.tool as string;
+      if (record.error === true) observation.error = true;
+      return observation;
+    }
+    case 'message':
+      if (typeof record.text !== 'string') fail('text', 'must be a string', record.text);
+      return { type: 'message', text: record.text };
+    default:
+      return fail('type', `must be one of ${STEP_TYPES.join(', ')}`, record.type);
+  }
+}

@@ -1,0 +1,43 @@
+import type { RuleHit, StepLoopType } from './StepRule.js';
+import { shorten } from './StepRule.js';
+import type { StepEvidence } from './stepHistory.js';
+
+const ADVICE: Record<StepLoopType, string> = {
+  repeated_action:
+    'Running it again will not change the result: use what it already returned, or take a different step.',
+  same_error:
+    'Retrying gives the same failure: read the error and change the code, the command or the approach before running it again.',
+  oscillation: 'Alternating between these two steps makes no progress: decide on one and move on.',
+  cycle:
+    'This sequence gave the same results every time: change one of its steps or try a different approach.',
+  repeated_message: 'Repeating the same message makes no progress: act on it or try something new.',
+  chanting: 'Your reply repeats the same text over and over: stop repeating it and continue with the task.',
+};
+
+function describe(evidence: StepEvidence): string {
+  if (evidence.message !== undefined) return `message "${shorten(evidence.message, 120)}"`;
+  const action = evidence.action === undefined ? '(no action)' : `\`${shorten(evidence.action, 120)}\``;
+  const output =
+    evidence.output === undefined
+      ? ''
+      : ` → ${evidence.error ? 'error ' : ''}"${shorten(evidence.output, 120)}"`;
+  return `step ${evidence.step}: ${action}${output}`;
+}
+
+/**
+ * The text a caller hands to the agent: what repeats, since when, the evidence, what to try
+ * instead. For a stop it says the loop went on after the nudge.
+ *
+ * @example stepLoopMessage('nudge', hit); // 'Loop detected (same_error): the same action failed ...'
+ */
+export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit): string {
+  const head =
+    rung === 'nudge'
+      ? `Loop detected (${hit.loopType}): ${hit.summary}, since step ${hit.since}.`
+      : `Stopped (${hit.loopType}): the loop went on after the nudge; ${hit.summary}, since step ${hit.since}.`;
+  const unique = new Map<string, StepEvidence>();
+  for (const evidence of hit.evidence)
+    unique.set(`${evidence.action}\u0000${evidence.output}\u0000${evidence.message}`, evidence);
+  const lines = [...unique.values()].slice(-5).map((evidence) => `- ${describe(evidence)}`);
+  return [head, 'Repeating:', ...lines, ADVICE[hit.loopType]].join('\n');
+}

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  ClaudeStreamJsonParser,
+  InvalidInputError,
+  JsonlStepParser,
+  type Step,
+  type StepLineParser,
+} from '../../src/index.js';
+import { detections, feed, makeStepDetector } from './helpers.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const linesOf = (name: string) => readFileSync(join(fixtures, name), 'utf8').split('\n');
+const parseAll = (parser: StepLineParser, lines: readonly string[]): Step[] =>
+  lines.flatMap((line) => parser.push(line));
+
+describe('ClaudeStreamJsonParser', () => {
+  const steps = parseAll(new ClaudeStreamJsonParser(), linesOf('claude-stream.jsonl'));
+
+  it('turns assistant blocks into messages and actions, tool results into observations', () => {
+    expect(steps.slice(0, 4)).toEqual([
+      { type: 'message', text: 'The parser test fails; look at it first.' },
+      { type: 'message', text: "I'll read the parser first." },
+      { type: 'action', tool: 'Read', input: { file_path: '/work/app/src/parse.ts' } },
+      {
+        type: 'observation',
+        tool: 'Read',
+        output:
+          "     1\texport function parse(input: string) {\n     2\t  return input.split(',');\n     3\t}",
+      },
+    ]);
+    expect(steps[6]).toMatchObject({ type: 'observation', tool: 'Bash', error: true });
+    expect(steps.filter((s) => s.type === 'action')).toHaveLength(4);
+    expect(steps).toHaveLength(13);
+  });
+
+  it('the recorded stream nudges on the third same failure despite reworded descriptions', () => {
+    const { detector } = makeStepDetector();
+    const found = detections(feed(detector, steps));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'same_error', repeats: 3, step: 12 });
+  });
+
+  it('system, result and unknown events give no steps; bad JSON is an InvalidInputError with the line number', () => {
+    const parser = new ClaudeStreamJsonParser();
+    expect(parser.push('{"type":"system","subtype":"init"}')).toEqual([]);
+    expect(parser.push('   ')).toEqual([]);
+    expect(parser.push('42')).toEqual([]);
+    expect(() => parser.push('{not json')).toThrow(InvalidInputError);
+    expect(() => parser.push('{not json')).toThrow(/^line 5 is not JSON/);
+  });
+
+  it('a string content and a result without a known tool_use still parse', () => {
+    const parser = new ClaudeStreamJsonParser();
+    expect(parser.push('{"type":"assistant","message":{"content":"Done."}}')).toEqual([
+      { type: 'message', text: 'Done.' },
+    ]);
+    expect(
+      parser.push(
+        '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]}]}}',
+      ),
+    ).toEqual([{ type: 'observation', output: '[image]' }]);
+  });
+});
+
+describe('JsonlStepParser', () => {
+  it('reads the generic format, dropping extra fields and skipping blank lines', () => {
+    const parser = new JsonlStepParser();
+    const steps = parseAll(parser, [
+      '{"type":"message","text":"THOUGHT: list files"}',
+      '',
+      '{"type":"action","tool":"bash","input":"ls"}',
+      '{"type":"observation","tool":"bash","output":"a\\nb","error":false,"exitCode":0}',
+    ]);
+    expect(steps).toEqual([
+      { type: 'message', text: 'THOUGHT: list files' },
+      { type: 'action', tool: 'bash', input: 'ls' },
+      { type: 'observation', tool: 'bash', output: 'a\nb' },
+    ]);
+  });
+
+  it('a bad step names the line and the field', () => {
+    const parser = new JsonlStepParser();
+    parser.push('{"type":"message","text":"ok"}');
+    expect(() => parser.push('{"type":"action","tool":"bash"}')).toThrow(
+      /^line 2: step\.input must be present/,
+    );
+    expect(() => parser.push('[')).toThrow(/^line 3 is not JSON/);
+  });
+});
+
+describe('real runs: repetitive-looking progress from the SWE-bench corpus', () => {
+  it.each([
+    'sphinx-doc__sphinx-8475.jsonl',
+    'django__django-16950.jsonl',
+    'matplotlib__matplotlib-24177.jsonl',
+    'sphinx-doc__sphinx-9229.jsonl',
+  ])('%s: no detection', (name) => {
+    const steps = parseAll(new JsonlStepParser(), linesOf(name));
+    expect(steps.length).toBeGreaterThan(20);
+    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  });
+});

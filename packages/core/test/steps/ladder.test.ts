@@ -1,0 +1,124 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, StepLoopDetector } from '../../src/index.js';
+import { StepLadder } from '../../src/steps/StepLadder.js';
+import { feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
+
+describe('StepLadder', () => {
+  it('nudges, waits, stops; reset starts over', () => {
+    const ladder = new StepLadder(2);
+    expect([ladder.climb(), ladder.climb(), ladder.climb(), ladder.climb()]).toEqual([
+      'nudge',
+      'continue',
+      'stop',
+      'stop',
+    ]);
+    ladder.reset();
+    expect(ladder.isNudged).toBe(false);
+    expect(ladder.climb()).toBe('nudge');
+  });
+});
+
+describe('the ladder in the detector', () => {
+  it('a loop that goes on after the nudge stops after stopAfter more hits', () => {
+    const { detector } = makeStepDetector();
+    const actions = feed(detector, Array.from({ length: 6 }, () => turn('ls', 'a')).flat())
+      .filter((_, i) => i % 2 === 1)
+      .map((v) => v.action);
+    expect(actions).toEqual(['continue', 'continue', 'nudge', 'continue', 'stop', 'stop']);
+  });
+
+  it('the loop that continues after the nudge keeps its type without a message', () => {
+    const { detector } = makeStepDetector();
+    const verdicts = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat());
+    expect(verdicts.at(-1)).toMatchObject({
+      action: 'continue',
+      loopType: 'repeated_action',
+      repeats: 4,
+      message: null,
+    });
+  });
+
+  it('stopAfter changes when the stop comes', () => {
+    const { detector } = makeStepDetector({ stopAfter: 1 });
+    const actions = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat()).map(
+      (v) => v.action,
+    );
+    expect(actions.filter((a) => a !== 'continue')).toEqual(['nudge', 'stop']);
+  });
+
+  it('fresh evidence after the nudge resets the ladder: the next loop nudges again', () => {
+    const { detector } = makeStepDetector();
+    const first = feed(detector, Array.from({ length: 3 }, () => turn('ls', 'a')).flat());
+    expect(first.at(-1)?.action).toBe('nudge');
+    feed(detector, turn('cat README.md', '# project'));
+    const second = feed(detector, Array.from({ length: 3 }, () => turn('ls', 'a')).flat()).map(
+      (v) => v.action,
+    );
+    expect(second.filter((a) => a !== 'continue')).toEqual(['nudge']);
+  });
+
+  it('a stop message says the loop went on after the nudge', () => {
+    const { detector } = makeStepDetector();
+    const verdicts = feed(detector, Array.from({ length: 5 }, () => turn('ls', 'a')).flat());
+    expect(verdicts.at(-1)?.action).toBe('stop');
+    expect(verdicts.at(-1)?.message).toMatch(
+      /^Stopped \(repeated_action\): the loop went on after the nudge/,
+    );
+  });
+});
+
+describe('recording', () => {
+  it('writes nudges and stops as context entries with the evidence in metadata', () => {
+    const { detector, stateMachine } = makeRecordingDetector();
+    const recorded: string[] = [];
+    const detected: string[] = [];
+    detector.on('stepLoopRecorded', (entry) => recorded.push(entry.topic));
+    detector.on('stepLoopDetected', (verdict) => detected.push(verdict.action));
+    feed(
+      detector,
+      Array.from({ length: 5 }, () => turn('pytest', 'E   assert 1 == 2', { error: true })).flat(),
+    );
+    expect(detected).toEqual(['nudge', 'stop']);
+    expect(recorded).toEqual(['loop_nudge', 'loop_stop']);
+    const [stop, nudge] = stateMachine.listContextEntries({
+      topics: ['loop_nudge', 'loop_stop'],
+      taskId: 'T1',
+    });
+    expect(nudge).toMatchObject({ topic: 'loop_nudge', entryType: 'learning', relatedTasks: ['T1'] });
+    expect(stop).toMatchObject({ topic: 'loop_stop', entryType: 'decision' });
+    expect(nudge?.content).toContain('Loop detected (same_error)');
+    expect(nudge?.metadata).toMatchObject({
+      loopType: 'same_error',
+      repeats: 3,
+      runId: 'run-1',
+      detectedAt: 1_763_500_000_000,
+    });
+    expect(nudge?.metadata.evidence).toHaveLength(3);
+    expect(nudge?.metadata.thresholds).toMatchObject({ sameErrorThreshold: 3, stopAfter: 2 });
+  });
+
+  it('a throwing listener or a failing state machine never breaks observe', () => {
+    const { stateMachine } = makeRecordingDetector();
+    const failing = {
+      ...stateMachine,
+      addContextEntry: () => {
+        throw new Error('disk full');
+      },
+    } as unknown as typeof stateMachine;
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
+    const detector = new StepLoopDetector({
+      stateMachine: failing,
+      taskId: 'T1',
+      clock: new ManualClock(0),
+      logger,
+    });
+    detector.on('stepLoopDetected', () => {
+      throw new Error('listener bug');
+    });
+    const verdicts = feed(detector, Array.from({ length: 3 }, () => turn('ls', 'a')).flat());
+    expect(verdicts.at(-1)?.action).toBe('nudge');
+    expect(lines).toEqual(['Listener for stepLoopDetected threw', 'Recording a step loop failed']);
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  InMemoryStateMachine,
+  InvalidInputError,
+  type Step,
+  StepLoopDetector,
+} from '../../src/index.js';
+import { validateStep } from '../../src/steps/step.js';
+import { makeStepDetector } from './helpers.js';
+
+describe('bad steps', () => {
+  it.each([
+    [null, /^step must be an object, got null/],
+    [{ type: 'tool' }, /^step\.type must be one of action, observation, message, got "tool"/],
+    [{ type: 'action', tool: '', input: 'ls' }, /^step\.tool must be a non-empty string/],
+    [{ type: 'action', tool: 'bash' }, /^step\.input must be present/],
+    [{ type: 'observation', output: 3 }, /^step\.output must be a string, got number 3/],
+    [{ type: 'observation', output: '', error: 'yes' }, /^step\.error must be a boolean/],
+    [{ type: 'observation', output: '', tool: 1 }, /^step\.tool must be a string when given/],
+    [{ type: 'message' }, /^step\.text must be a string/],
+  ])('%j is rejected naming the field, and nothing is recorded', (step, message) => {
+    const { detector } = makeStepDetector();
+    expect(() => detector.observe(step as unknown as Step)).toThrow(InvalidInputError);
+    expect(() => detector.observe(step as unknown as Step)).toThrow(message);
+    expect(detector.stepCount).toBe(0);
+  });
+
+  it('extra fields are dropped and the caller’s step is not changed', () => {
+    const step = { type: 'observation', output: 'x', error: true, exitCode: 1, tool: 'bash' };
+    expect(validateStep(step)).toEqual({ type: 'observation', output: 'x', error: true, tool: 'bash' });
+    expect(step.exitCode).toBe(1);
+  });
+});
+
+describe('bad options', () => {
+  it.each([
+    [{ repeatThreshold: 1 }, /"repeatThreshold"/],
+    [{ chantShare: 0 }, /"chantShare"/],
+    [{ maxCycleLength: 9 }, /"maxCycleLength"/],
+    [{ stopAfter: 0 }, /"stopAfter"/],
+    [{ exemptCommands: ['sleep'] }, /"exemptCommands.0"/],
+    [{ unknown: 1 }, /StepLoopDetector options/],
+    [{ stateMachine: new InMemoryStateMachine() }, /"taskId" is required when stateMachine is given/],
+  ])('%j is a ConfigurationError naming the option', (options, message) => {
+    expect(() => new StepLoopDetector(options as never)).toThrow(ConfigurationError);
+    expect(() => new StepLoopDetector(options as never)).toThrow(message);
+  });
+
+  it('defaults are documented values', () => {
+    expect(new StepLoopDetector().options).toEqual({
+      repeatThreshold: 3,
+      sameErrorThreshold: 3,
+      oscillationRepeats: 2,
+      cycleRepeats: 2,
+      maxCycleLength: 5,
+      messageRepeatThreshold: 3,
+      chantRepeats: 10,
+      chantShare: 0.5,
+      stopAfter: 2,
+      maxEvidence: 10,
+    });
+  });
+
+  it('maxEvidence bounds the evidence of a verdict', () => {
+    const { detector } = makeStepDetector({ maxEvidence: 2, repeatThreshold: 4 });
+    let last = detector.observe({ type: 'message', text: 'start' });
+    for (let i = 0; i < 4; i++) {
+      detector.observe({ type: 'action', tool: 'bash', input: 'ls' });
+      last = detector.observe({ type: 'observation', output: 'a' });
+    }
+    expect(last.action).toBe('nudge');
+    expect(last.evidence).toHaveLength(2);
+  });
+});
