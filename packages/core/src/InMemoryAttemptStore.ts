@@ -1,4 +1,4 @@
-import type { Attempt, AttemptSummary } from './attempt.js';
+import type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
 import type { AttemptStore } from './ports.js';
 import { UndoJournal } from './UndoJournal.js';
 
@@ -119,5 +119,20 @@ export class InMemoryAttemptStore implements AttemptStore {
       if (attemptCount > 0) summary.set(taskId, { attemptCount, lastAttempt });
     }
     return summary;
+  }
+
+  /** Sorts the window's tasks each call: memory is for tests and small embeddings. */
+  summarizePage(since: number, query: AttemptSummaryPageQuery): AttemptSummaryPage {
+    const all = [...this.summarize(since)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const after = query.cursor;
+    const from = after === undefined ? 0 : all.findIndex(([taskId]) => taskId > after);
+    const start = from === -1 ? all.length : from;
+    const tasks = all.slice(start, start + query.limit);
+    const last = tasks[tasks.length - 1];
+    return {
+      tasks,
+      total: all.length,
+      nextCursor: last !== undefined && start + tasks.length < all.length ? last[0] : null,
+    };
   }
 }

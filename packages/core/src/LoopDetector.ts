@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { newAttempt } from './attemptInput.js';
 import { nextAttemptTimestamp } from './attemptOrder.js';
@@ -12,6 +12,7 @@ import {
   planResolution,
   type ResolveEscalationInput,
 } from './escalation.js';
+import { parseInput } from './guards/parseInput.js';
 import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { silentLogger } from './logger.js';
 import {
@@ -126,6 +127,35 @@ interface TaskTrack {
 
 /** The per-task budget when none is configured (see `maxAttemptsPerTask`). */
 const DEFAULT_ATTEMPTS_PER_TASK = 20;
+
+/**
+ * Which page of {@link LoopDetector.getStatus} to read.
+ * @example { limit: 100 } // then { limit: 100, cursor: page.nextCursor }
+ */
+export interface StatusPageQuery {
+  /** Most tasks on the page. Integer 1..10,000. */
+  limit: number;
+  /** The previous page's `nextCursor`; absent for the first page. */
+  cursor?: string;
+}
+
+/**
+ * One page of {@link LoopDetector.getStatus}.
+ * @example { tasks: { T1: { attemptCount: 3, lastAttempt: 1760825000000 } }, total: 1, nextCursor: null }
+ */
+export interface StatusPage {
+  /** The page's tasks, in task-id order, in the seed's dashboard shape. */
+  tasks: Record<string, AttemptSummary>;
+  /** Tasks with attempts inside the window, on all pages. */
+  total: number;
+  /** The cursor of the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+const statusPageQuerySchema = z.strictObject({
+  limit: z.number().int().min(1).max(10_000),
+  cursor: z.string().min(1).optional(),
+});
 
 /**
  * One attempt with a status transition of its task, recorded together by
@@ -469,10 +499,28 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
 
   /**
    * Per task with attempts inside the window: `{ attemptCount, lastAttempt }` (the seed's dashboard shape).
+   *
+   * With a page query, one page of it in task-id order, with the total number of tasks: `{ tasks,
+   * total, nextCursor }`. Pass `nextCursor` back as `cursor` for the next page; it is `null` on the
+   * last. On SQLite a page costs what it holds, whatever the number of tasks.
+   *
+   * @throws InvalidInputError when the page query is malformed.
+   * @example
+   * detector.getStatus(); // { 'T3.4.2': { attemptCount: 4, lastAttempt: 1760825000000 }, … }
+   * const page = detector.getStatus({ limit: 100 });
+   * const next = page.nextCursor && detector.getStatus({ limit: 100, cursor: page.nextCursor });
    */
-  getStatus(): Record<string, AttemptSummary> {
+  getStatus(): Record<string, AttemptSummary>;
+  getStatus(page: StatusPageQuery): StatusPage;
+  getStatus(page?: StatusPageQuery): Record<string, AttemptSummary> | StatusPage {
     const since = this.clock.now() - this.options.attemptWindow;
-    return Object.fromEntries(this.storage.attempts.summarize(since));
+    if (page === undefined) return Object.fromEntries(this.storage.attempts.summarize(since));
+    const { limit, cursor } = parseInput(statusPageQuerySchema, page, 'page');
+    const result = this.storage.attempts.summarizePage(
+      since,
+      cursor === undefined ? { limit } : { limit, cursor },
+    );
+    return { tasks: Object.fromEntries(result.tasks), total: result.total, nextCursor: result.nextCursor };
   }
 
   /**

@@ -23,3 +23,27 @@ export interface AttemptSummary {
   /** Time of the newest attempt, epoch ms. */
   lastAttempt: number;
 }
+
+/**
+ * Which page of per-task summaries to read: at most `limit` tasks, in task-id order, after `cursor`.
+ * @example { limit: 100 } // the first page; then { limit: 100, cursor: page.nextCursor }
+ */
+export interface AttemptSummaryPageQuery {
+  /** Most tasks on the page. Integer ≥ 1. */
+  limit: number;
+  /** The `nextCursor` of the previous page; absent for the first page. */
+  cursor?: string;
+}
+
+/**
+ * One page of per-task summaries, in task-id order.
+ * @example { tasks: [['T1', { attemptCount: 3, lastAttempt: 1760825000000 }]], total: 1, nextCursor: null }
+ */
+export interface AttemptSummaryPage {
+  /** The page's tasks with their summaries, in task-id order. */
+  tasks: Array<[taskId: string, summary: AttemptSummary]>;
+  /** Tasks with attempts in the window, on every page. */
+  total: number;
+  /** Pass it as `cursor` for the next page; `null` on the last page. */
+  nextCursor: string | null;
+}

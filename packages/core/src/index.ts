@@ -14,7 +14,7 @@ export type {
   AsyncStoragePorts,
   AsyncTransactionOptions,
 } from './asyncPorts.js';
-export type { Attempt, AttemptSummary } from './attempt.js';
+export type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
 // --- stagnation circuit breaker (issue 11) ---
 export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
 export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
@@ -139,7 +139,13 @@ export type {
   IterationSessionStatus,
   IterationStore,
 } from './iterationStore.js';
-export type { AttemptWithTransition, EscalationResolved } from './LoopDetector.js';
+export type {
+  AttemptWithTransition,
+  EscalationResolved,
+  RecoveryRecord,
+  StatusPage,
+  StatusPageQuery,
+} from './LoopDetector.js';
 export {
   type LoopDetectionResult,
   LoopDetector,

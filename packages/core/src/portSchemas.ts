@@ -29,6 +29,7 @@ export const ATTEMPT_STORE_METHODS = methodsOf<AttemptStore>({
   clear: true,
   prune: true,
   summarize: true,
+  summarizePage: true,
 });
 
 /** Every method of {@link IterationStore}. */

@@ -1,4 +1,4 @@
-import type { Attempt, AttemptSummary } from './attempt.js';
+import type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
 import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
 
@@ -53,4 +53,10 @@ export interface AttemptStore {
   prune(before: number, limit: number): number;
   /** Per task with attempts at or after `since`: their count and the newest time. */
   summarize(since: number): Map<string, AttemptSummary>;
+  /**
+   * One page of {@link summarize}'s result, in task-id order (code-unit order of the ids), with the
+   * number of tasks on all pages. An adapter should make it cost what the page holds, not what the
+   * window holds.
+   */
+  summarizePage(since: number, query: AttemptSummaryPageQuery): AttemptSummaryPage;
 }

@@ -504,7 +504,7 @@ describe('LoopDetector input errors', () => {
     // an attempt store with 3 of its 6 methods used to pass, then prune threw on the 1000th attempt
     const partial = { append() {}, listSince: () => [], clear: () => 0 };
     expect(() => new LoopDetector(new InMemoryStateMachine(), { attemptStore: partial as never })).toThrow(
-      /"attemptStore" must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+      /"attemptStore" must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\), summarizePage\(\)\)/,
     );
     const { transaction: _, ...withoutTransaction } = Object.fromEntries(
       Object.getOwnPropertyNames(InMemoryStateMachine.prototype).map((name) => [name, () => undefined]),
@@ -516,7 +516,7 @@ describe('LoopDetector input errors', () => {
     const broken = { stateMachine: storage.stateMachine, attempts: partial, transaction: () => undefined };
     expect(() => new LoopDetector(broken as never)).toThrow(InvalidInputError);
     expect(() => new LoopDetector(broken as never)).toThrow(
-      /storage\.attempts must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+      /storage\.attempts must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\), summarizePage\(\)\)/,
     );
   });
 

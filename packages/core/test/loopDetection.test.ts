@@ -179,3 +179,29 @@ describe('LoopDetector.recoverIfLooping', () => {
     expect(() => new LoopDetector(storage, { attemptStore: storage.attempts })).toThrow(/"attemptStore"/);
   });
 });
+
+describe('LoopDetector.getStatus paging (memory)', () => {
+  it('returns a page with the total and a cursor; the pages together are the unpaged status', () => {
+    const clock = new ManualClock(T0);
+    const detector = new LoopDetector(new InMemoryStorage({ clock }), { clock });
+    for (const id of ['c', 'a', 'e', 'b', 'd']) detector.recordAttempt(id, 'in_progress', [], []);
+    const first = detector.getStatus({ limit: 2 });
+    expect(first).toEqual({
+      tasks: { a: { attemptCount: 1, lastAttempt: T0 }, b: { attemptCount: 1, lastAttempt: T0 } },
+      total: 5,
+      nextCursor: 'b',
+    });
+    const second = detector.getStatus({ limit: 2, cursor: 'b' });
+    const third = detector.getStatus({ limit: 2, cursor: second.nextCursor ?? '' });
+    expect(Object.keys(second.tasks)).toEqual(['c', 'd']);
+    expect(third).toMatchObject({ tasks: { e: {} }, nextCursor: null });
+    expect({ ...first.tasks, ...second.tasks, ...third.tasks }).toEqual(detector.getStatus());
+  });
+
+  it('rejects a bad page query naming the field', () => {
+    const detector = new LoopDetector(new InMemoryStorage());
+    expect(() => detector.getStatus({ limit: 0 })).toThrow(/"limit"/);
+    expect(() => detector.getStatus({ limit: 10, cursor: '' })).toThrow(/"cursor"/);
+    expect(() => detector.getStatus({ limit: 10, offset: 5 } as never)).toThrow(/offset/);
+  });
+});

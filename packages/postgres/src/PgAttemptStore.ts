@@ -2,6 +2,8 @@ import {
   type AsyncAttemptStore,
   type Attempt,
   type AttemptSummary,
+  type AttemptSummaryPage,
+  type AttemptSummaryPageQuery,
   InvalidInputError,
   type TaskStatus,
 } from '@loopguard/core';
@@ -141,5 +143,40 @@ export class PgAttemptStore implements AsyncAttemptStore {
     return new Map(
       rows.map((r) => [r.task_id, { attemptCount: r.attempt_count, lastAttempt: r.last_attempt }]),
     );
+  }
+
+  /**
+   * One page of {@link summarize}, in task-id order (`COLLATE "C"`, the byte order SQLite uses).
+   * Groups the page's tasks' attempts; the total counts the window's distinct tasks.
+   */
+  async summarizePage(since: number, query: AttemptSummaryPageQuery): Promise<AttemptSummaryPage> {
+    assertFiniteNumber(since, 'since');
+    if (query === null || typeof query !== 'object' || !Number.isInteger(query.limit) || query.limit < 1) {
+      throw new InvalidInputError(
+        `query must be { limit: integer ≥ 1, cursor? }, got ${describeValue(query)}`,
+      );
+    }
+    if (query.cursor !== undefined) assertNonEmptyString(query.cursor, 'query.cursor');
+    const { rows } = await this.ex.query<{ task_id: string; attempt_count: number; last_attempt: number }>(
+      'PgAttemptStore.summarizePage',
+      'SELECT task_id, count(*)::integer AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +
+        ' WHERE timestamp >= $1 AND task_id COLLATE "C" > $2 GROUP BY task_id ORDER BY task_id COLLATE "C" LIMIT $3',
+      [since, query.cursor ?? '', query.limit + 1],
+    );
+    const total = await this.ex.query<{ total: number }>(
+      'PgAttemptStore.summarizePage',
+      'SELECT count(DISTINCT task_id)::integer AS total FROM attempts WHERE timestamp >= $1',
+      [since],
+    );
+    const more = rows.length > query.limit;
+    const page = more ? rows.slice(0, query.limit) : rows;
+    return {
+      tasks: page.map((r): [string, AttemptSummary] => [
+        r.task_id,
+        { attemptCount: r.attempt_count, lastAttempt: r.last_attempt },
+      ]),
+      total: total.rows[0]?.total ?? 0,
+      nextCursor: more ? (page[page.length - 1]?.task_id ?? null) : null,
+    };
   }
 }

@@ -2,6 +2,8 @@ import {
   type Attempt,
   type AttemptStore,
   type AttemptSummary,
+  type AttemptSummaryPage,
+  type AttemptSummaryPageQuery,
   InvalidInputError,
   type TaskStatus,
 } from '@loopguard/core';
@@ -43,11 +45,8 @@ interface AttemptRow {
   session_id: string;
 }
 
-interface SummaryRow {
-  task_id: string;
-  attempt_count: number;
-  last_attempt: number;
-}
+/** `[task_id, attempt count when every stored attempt is in the window (else null), last_attempt]`. */
+type SummaryRow = [taskId: string, attemptCount: number | null, lastAttempt: number];
 
 function attemptOf(row: AttemptRow): Attempt {
   return Object.freeze({
@@ -58,6 +57,18 @@ function attemptOf(row: AttemptRow): Attempt {
     completedWork: Object.freeze(JSON.parse(row.completed_work) as string[]),
     sessionId: row.session_id,
   });
+}
+
+/** Checks a page query; the cursor is the last task id of the previous page. */
+function validatePageQuery(query: AttemptSummaryPageQuery): AttemptSummaryPageQuery {
+  if (query === null || typeof query !== 'object') {
+    throw new InvalidInputError(`query must be { limit, cursor? }, got ${describeValue(query)}`);
+  }
+  if (!Number.isInteger(query.limit) || query.limit < 1) {
+    throw new InvalidInputError(`query.limit must be an integer ≥ 1, got ${describeValue(query.limit)}`);
+  }
+  if (query.cursor !== undefined) assertNonEmptyString(query.cursor, 'query.cursor');
+  return query;
 }
 
 function assertLimit(value: unknown, name: string): asserts value is number {
@@ -83,7 +94,10 @@ export class SqliteAttemptStore implements AttemptStore {
   private readonly listSinceStmt: BetterSqlite3.Statement<[string, number], AttemptRow>;
   private readonly clearStmt: BetterSqlite3.Statement<[string]>;
   private readonly pruneStmt: BetterSqlite3.Statement<[number, number]>;
-  private readonly summarizeStmt: BetterSqlite3.Statement<[number], SummaryRow>;
+  private readonly summarizeStmt: BetterSqlite3.Statement<[number, number], SummaryRow>;
+  private readonly summaryPageStmt: BetterSqlite3.Statement<[number, number, string, number], SummaryRow>;
+  private readonly summaryTotalStmt: BetterSqlite3.Statement<[number], { total: number }>;
+  private readonly countSinceStmt: BetterSqlite3.Statement<[string, number], { n: number }>;
   private readonly insertMany: BetterSqlite3.Transaction<(attempts: readonly Attempt[]) => void>;
 
   /**
@@ -105,9 +119,24 @@ export class SqliteAttemptStore implements AttemptStore {
       this.pruneStmt = this.db.prepare(
         'DELETE FROM attempts WHERE id IN (SELECT id FROM attempts WHERE timestamp < ? ORDER BY timestamp LIMIT ?)',
       );
-      this.summarizeStmt = this.db.prepare(
-        'SELECT task_id, count(*) AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +
-          ' WHERE timestamp >= ? GROUP BY task_id',
+      // the per-task summary kept by triggers (migration 3): one row per task, not one per attempt.
+      // Rows come back as arrays (`raw`), three columns: building 100,000 row objects costs more
+      // than reading them. `+last_attempt` keeps the planner off the index: a scan in key order.
+      const summaryColumns =
+        'SELECT task_id, CASE WHEN first_attempt >= ? THEN attempt_count END, last_attempt FROM task_attempt_summary';
+      this.summarizeStmt = this.db
+        .prepare<[number, number], SummaryRow>(`${summaryColumns} WHERE +last_attempt >= ?`)
+        .raw(true);
+      this.summaryPageStmt = this.db
+        .prepare<[number, number, string, number], SummaryRow>(
+          `${summaryColumns} WHERE +last_attempt >= ? AND task_id > ? ORDER BY task_id LIMIT ?`,
+        )
+        .raw(true);
+      this.summaryTotalStmt = this.db.prepare(
+        'SELECT count(*) AS total FROM task_attempt_summary WHERE last_attempt >= ?',
+      );
+      this.countSinceStmt = this.db.prepare(
+        'SELECT count(*) AS n FROM attempts WHERE task_id = ? AND timestamp >= ?',
       );
     } catch (error) {
       throw toStorageError(
@@ -172,13 +201,32 @@ export class SqliteAttemptStore implements AttemptStore {
 
   summarize(since: number): Map<string, AttemptSummary> {
     assertFiniteNumber(since, 'since');
-    const rows = runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarize', () =>
-      this.summarizeStmt.all(since),
+    return runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarize', () => {
+      const summary = new Map<string, AttemptSummary>();
+      for (const row of this.summarizeStmt.all(since, since)) summary.set(row[0], this.summaryOf(row, since));
+      return summary;
+    });
+  }
+
+  summarizePage(since: number, query: AttemptSummaryPageQuery): AttemptSummaryPage {
+    assertFiniteNumber(since, 'since');
+    const { limit, cursor } = validatePageQuery(query);
+    return runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.summarizePage', () =>
+      this.db.transaction(() => {
+        const rows = this.summaryPageStmt.all(since, since, cursor ?? '', limit + 1);
+        const more = rows.length > limit;
+        const page = more ? rows.slice(0, limit) : rows;
+        const tasks = page.map((row): [string, AttemptSummary] => [row[0], this.summaryOf(row, since)]);
+        const total = (this.summaryTotalStmt.get(since) as { total: number }).total;
+        return { tasks, total, nextCursor: more ? (page[page.length - 1] as SummaryRow)[0] : null };
+      })(),
     );
-    const summary = new Map<string, AttemptSummary>();
-    for (const row of rows)
-      summary.set(row.task_id, { attemptCount: row.attempt_count, lastAttempt: row.last_attempt });
-    return summary;
+  }
+
+  /** A summary row's window count: the stored count, unless some of the task's attempts expired unpruned. */
+  private summaryOf([taskId, stored, lastAttempt]: SummaryRow, since: number): AttemptSummary {
+    const attemptCount = stored ?? (this.countSinceStmt.get(taskId, since) as { n: number }).n;
+    return { attemptCount, lastAttempt };
   }
 
   private insert(attempt: Attempt): void {

@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { up001Initial } from './schema/001_initial.js';
 import { up002Iterations } from './schema/002_iterations.js';
+import { up003AttemptSummary } from './schema/003_attemptSummary.js';
 import { up004Runs } from './schema/004_runs.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
@@ -37,7 +38,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 1, name: 'initial', up: up001Initial },
   { version: 2, name: 'iteration sessions', up: up002Iterations },
-  // version 3 is reserved for the core-seams migration (issue 8)
+  { version: 3, name: 'task attempt summary', up: up003AttemptSummary },
   { version: 4, name: 'guarded runs', up: up004Runs },
 ]);
 

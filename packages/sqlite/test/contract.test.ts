@@ -538,6 +538,75 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
       expect(a.attemptStore.summarize(T0 + 100)).toEqual(new Map());
     });
 
+    it('summarizePage pages the same summary in task-id order, with the total and a cursor', () => {
+      const ids = ['T05', 'T01', 'T04', 'T02', 'T03', 'T06', 'T07'];
+      a.attemptStore.appendMany(ids.map((id, i) => attempt(id, T0 + i)));
+      a.attemptStore.appendMany([attempt('T01', T0 + 10), attempt('T01', T0 - 50), attempt('T99', T0 - 50)]);
+      const since = T0;
+      const first = a.attemptStore.summarizePage(since, { limit: 3 });
+      expect(first).toEqual({
+        tasks: [
+          ['T01', { attemptCount: 2, lastAttempt: T0 + 10 }],
+          ['T02', { attemptCount: 1, lastAttempt: T0 + 3 }],
+          ['T03', { attemptCount: 1, lastAttempt: T0 + 4 }],
+        ],
+        total: 7,
+        nextCursor: 'T03',
+      });
+      const second = a.attemptStore.summarizePage(since, { limit: 3, cursor: 'T03' });
+      expect(second.tasks.map(([id]) => id)).toEqual(['T04', 'T05', 'T06']);
+      const last = a.attemptStore.summarizePage(since, { limit: 3, cursor: second.nextCursor ?? '' });
+      expect(last).toEqual({
+        tasks: [['T07', { attemptCount: 1, lastAttempt: T0 + 6 }]],
+        total: 7,
+        nextCursor: null,
+      });
+      // the pages together are summarize()
+      const paged = [...first.tasks, ...second.tasks, ...last.tasks];
+      expect(new Map(paged)).toEqual(a.attemptStore.summarize(since));
+      expect(a.attemptStore.summarizePage(since, { limit: 7 }).nextCursor).toBeNull();
+      expect(a.attemptStore.summarizePage(T0 + 100, { limit: 3 })).toEqual({
+        tasks: [],
+        total: 0,
+        nextCursor: null,
+      });
+    });
+
+    it('the summary follows clear and prune (expired attempts never count, pruned or not)', () => {
+      a.attemptStore.appendMany([
+        attempt('T1', T0 - 20),
+        attempt('T1', T0 - 10),
+        attempt('T1', T0 + 1),
+        attempt('T2', T0 - 5),
+        attempt('T3', T0 + 2),
+      ]);
+      const page = () => a.attemptStore.summarizePage(T0, { limit: 10 });
+      expect(page()).toMatchObject({
+        tasks: [
+          ['T1', { attemptCount: 1 }],
+          ['T3', { attemptCount: 1 }],
+        ],
+        total: 2,
+      });
+      expect(a.attemptStore.summarize(T0 - 15).get('T1')).toEqual({ attemptCount: 2, lastAttempt: T0 + 1 });
+      expect(a.attemptStore.prune(T0, 2)).toBe(2);
+      expect(a.attemptStore.summarize(T0 - 100)).toEqual(
+        new Map([
+          ['T1', { attemptCount: 1, lastAttempt: T0 + 1 }],
+          ['T2', { attemptCount: 1, lastAttempt: T0 - 5 }],
+          ['T3', { attemptCount: 1, lastAttempt: T0 + 2 }],
+        ]),
+      );
+      a.attemptStore.clear('T1');
+      expect(page()).toEqual({
+        tasks: [['T3', { attemptCount: 1, lastAttempt: T0 + 2 }]],
+        total: 1,
+        nextCursor: null,
+      });
+      a.attemptStore.append(attempt('T1', T0 + 3));
+      expect(page().total).toBe(2);
+    });
+
     it('stores values containing quotes, semicolons and SQL verbatim', () => {
       const nasty = `T'; DROP TABLE attempts; --"\u0000 ✓`;
       const record = attempt(nasty, T0, {
