@@ -248,7 +248,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
         'Set-Cookie',
         `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
       );
-      res.setHeader('Location', '/');
+      res.setHeader('Location', './');
       res.end();
       return false;
     }

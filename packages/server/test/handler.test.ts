@@ -414,7 +414,7 @@ describe('routes, security and limits', () => {
     await start({ token });
     const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
     expect(entry.status).toBe(303);
-    expect(entry.headers.get('location')).toBe('/');
+    expect(entry.headers.get('location')).toBe('./');
     const cookie = entry.headers.get('set-cookie') ?? '';
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
