@@ -3,6 +3,10 @@ import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerRecoveriesCommand } from './commands/recoveries.js';
+import { registerResetCommand } from './commands/reset.js';
+import { registerResumeCommand } from './commands/resume.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerRunsCommand } from './commands/runs.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatusCommand } from './commands/status.js';
 
@@ -22,6 +26,10 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .allowExcessArguments(false)
     .exitOverride();
+  registerRunCommand(program, io);
+  registerResumeCommand(program, io);
+  registerResetCommand(program, io);
+  registerRunsCommand(program, io);
   registerDemoCommand(program, io);
   registerServeCommand(program, io);
   registerStatusCommand(program, io);
