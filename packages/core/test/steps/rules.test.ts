@@ -260,3 +260,22 @@ describe('chanting', () => {
     ).toBe('continue');
   });
 });
+
+describe('long texts', () => {
+  it('outputs longer than 512 characters that differ only at the end are different; equal ones repeat', () => {
+    const long = 'x'.repeat(2000);
+    const { detector } = makeStepDetector();
+    const differing = feed(detector, [
+      ...turn('cat big.log', `${long}1a`),
+      ...turn('cat big.log', `${long}2b`),
+      ...turn('cat big.log', `${long}3c`),
+    ]);
+    expect(detections(differing)).toEqual([]);
+    const same = feed(detector, [
+      ...turn('cat big.log', `${long}!`),
+      ...turn('cat big.log', `${long}!`),
+      ...turn('cat big.log', `${long}!`),
+    ]);
+    expect(detections(same)[0]?.loopType).toBe('repeated_action');
+  });
+});
