@@ -76,6 +76,23 @@ export function compactKey(key: string): string {
   return `${key.slice(0, FULL_KEY_LENGTH / 2)}\u0000${key.length}\u0000${textHash(key)}`;
 }
 
+/** Longest line handed to `errorSignature`; see {@link boundLines}. */
+const SIGNATURE_LINE_LENGTH = 256;
+
+/**
+ * `output` with every line cut to 256 characters. `errorSignature`'s source-path pattern takes
+ * super-linear time on long lines without spaces (a test runner's line of 8,000 progress dots with a
+ * failure elsewhere: about 0.4 s), and an error's identity is in the start of its line.
+ * @example boundLines("x".repeat(600)).length; // 256
+ */
+export function boundLines(output: string): string {
+  if (output.length <= SIGNATURE_LINE_LENGTH) return output;
+  return output
+    .split('\n')
+    .map((line) => (line.length > SIGNATURE_LINE_LENGTH ? line.slice(0, SIGNATURE_LINE_LENGTH) : line))
+    .join('\n');
+}
+
 /**
  * Identity of an observation. A failure is identified by its normalised error signature (line
  * numbers, addresses, timestamps, temp paths, durations removed), so a retry that fails the same
@@ -85,7 +102,7 @@ export function compactKey(key: string): string {
  */
 export function observationKey(output: string, error: boolean): string {
   if (error) {
-    const signature = errorSignature(output);
+    const signature = errorSignature(boundLines(output));
     if (signature.kind === 'failure') return compactKey(`E\u0000${signature.signature}`);
     return compactKey(`E\u0000${normalizeVolatile(output)}`);
   }

@@ -279,3 +279,15 @@ describe('long texts', () => {
     expect(detections(same)[0]?.loopType).toBe('repeated_action');
   });
 });
+
+describe('error signatures of long lines', () => {
+  it('a failure beside a long line of progress dots is still judged by its error line', () => {
+    const output = (n: number) => `${'.'.repeat(8000)}\nFAILED tests/test_a.py::test_x - assert ${n} == 4`;
+    const { detector } = makeStepDetector();
+    const verdicts = feed(
+      detector,
+      [1, 1, 1].flatMap((n) => turn('pytest', output(n), { error: true })),
+    );
+    expect(detections(verdicts)[0]?.loopType).toBe('same_error');
+  });
+});
