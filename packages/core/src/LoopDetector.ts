@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
@@ -22,9 +23,11 @@ import {
   stepRuns,
 } from './loopRules.js';
 import { parseOptions } from './parseOptions.js';
+import { stateMachineSchema, storageSchema } from './portSchemas.js';
 import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
+import { sealAttempt } from './sealedAttempts.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
 import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
@@ -147,6 +150,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     const log = (parsed.logger ?? silentLogger()).child({ component: 'LoopDetector' });
     super(log);
     if (isStorage(storage)) {
+      checkPort(storageSchema, storage, 'storage');
       if (parsed.attemptStore !== undefined) {
         throw new ConfigurationError(
           `LoopDetector options: "attemptStore" cannot be combined with a Storage, which brings its own attempts (got ${describeValue(parsed.attemptStore)})`,
@@ -154,11 +158,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       }
       this.storage = storage;
     } else {
-      if (typeof storage?.addContextEntry !== 'function') {
-        throw new InvalidInputError(
-          `stateMachine must implement StateMachine, got ${describeValue(storage)}`,
-        );
-      }
+      checkPort(stateMachineSchema, storage, 'stateMachine');
       if (parsed.sharedStorage && parsed.attemptStore === undefined) {
         throw new ConfigurationError(
           'LoopDetector options: "sharedStorage" needs an attemptStore to share (got true)',
@@ -355,7 +355,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     if (typeof sessionId !== 'string') {
       throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
     }
-    return Object.freeze({
+    return sealAttempt({
       taskId,
       timestamp: this.clock.now(),
       status,
@@ -472,6 +472,15 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     this.tracks.delete(taskId);
     if (this.lastTrack?.taskId === taskId) this.lastTrack = undefined;
   }
+}
+
+/** Throws an InvalidInputError naming `name` when `value` fails the port's schema. */
+function checkPort(schema: z.ZodType, value: unknown, name: string): void {
+  const result = schema.safeParse(value);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${name}.${issue.path.join('.')}` : name;
+  throw new InvalidInputError(`${where} ${issue?.message ?? 'is invalid'}, got ${describeValue(value)}`);
 }
 
 /** Whether unblock authority granted for the task is still in force, read through `ports`. */

@@ -8,24 +8,34 @@
  * import { judgeAttempts, planRecovery } from '@loopguard/core/internal';
  * @packageDocumentation
  */
-export { ConsecutiveFailuresGuard } from './guards/ConsecutiveFailuresGuard.js';
-export { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './guards/checkCircuitBreaker.js';
 export {
-  QUALITY_REGRESSION_WINDOW,
-  qualityScore,
-  trailingDeclines,
-} from './guards/checkQualityRegression.js';
+  ConsecutiveFailuresGuard,
+  DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
+} from './guards/ConsecutiveFailuresGuard.js';
 export { elapsedMinutes } from './guards/checkSafetyGuards.js';
-export { DEFAULT_THRASHING_THRESHOLD, filesModifiedAtLeast, filesOf } from './guards/checkThrashing.js';
 export { countConsecutiveErrors, detectRepeatedOutput } from './guards/detectRepeatedOutput.js';
 export { summarizeOutput } from './guards/escalationReport.js';
 export { remainingIterationExtension } from './guards/extendBudget.js';
 export { GUARD_ORDER } from './guards/Guard.js';
 export { guardSetOptionsSchema } from './guards/guardSetOptions.js';
+export {
+  analyseIteration,
+  type GuardStateInput,
+  guardHistoryOf,
+  guardStateOf,
+  runGuards,
+} from './guards/guardState.js';
 export { MaxIterationsGuard } from './guards/MaxIterationsGuard.js';
 export { MaxRuntimeGuard } from './guards/MaxRuntimeGuard.js';
-export { QualityRegressionGuard } from './guards/QualityRegressionGuard.js';
+export {
+  QUALITY_REGRESSION_WINDOW,
+  type QualityAssessment,
+  QualityRegressionGuard,
+  qualityScore,
+  trailingDeclines,
+} from './guards/QualityRegressionGuard.js';
 export { RepeatedOutputGuard } from './guards/RepeatedOutputGuard.js';
+export { seed000Verdict } from './guards/runSafetyChecks.js';
 export {
   LOOP_THRESHOLD,
   MAX_ITERATIONS_CAP,
@@ -33,8 +43,14 @@ export {
   resolveSafetyConfig,
   safetyConfigSchema,
 } from './guards/safetyConfig.js';
+export { guardNameOf, SEED_000_NAMES, SEED_001_NAMES } from './guards/seedGuardNames.js';
 export { isExempt } from './guards/signatureExemption.js';
-export { ThrashingGuard } from './guards/ThrashingGuard.js';
+export {
+  DEFAULT_THRASHING_THRESHOLD,
+  filesModifiedAtLeast,
+  filesOf,
+  ThrashingGuard,
+} from './guards/ThrashingGuard.js';
 export { detectPattern } from './iteration/detectPattern.js';
 export { iterationCheckSchema } from './iteration/iterationCheck.js';
 export {
@@ -78,9 +94,19 @@ export {
 } from './loopRules.js';
 export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
 export { parseOptions } from './parseOptions.js';
+export {
+  ATTEMPT_STORE_METHODS,
+  attemptStoreSchema,
+  ITERATION_STORE_METHODS,
+  iterationStoreSchema,
+  STATE_MACHINE_METHODS,
+  stateMachineSchema,
+  storageSchema,
+} from './portSchemas.js';
 export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
 export { type PlannedTransition, planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 export { SafeEmitter } from './SafeEmitter.js';
+export { isSealedAttempt, sealAttempt } from './sealedAttempts.js';
 export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
 export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
 export {

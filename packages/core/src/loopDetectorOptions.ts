@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
-import { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
+import { clockSchema, loggerSchema } from './optionSchemas.js';
+import { attemptStoreSchema } from './portSchemas.js';
 import type { AttemptStore } from './ports.js';
 
 /** Options of {@link LoopDetector}; the first four are the seed's. */
@@ -76,12 +77,7 @@ export const loopDetectorOptionsSchema = z
     pruneEvery: positiveInt.default(1000),
     pruneBatchSize: positiveInt.default(1000),
     sharedStorage: z.boolean().default(false),
-    attemptStore: portSchema<AttemptStore>(
-      'must implement AttemptStore',
-      'append',
-      'listSince',
-      'clear',
-    ).optional(),
+    attemptStore: attemptStoreSchema.optional(),
     clock: clockSchema.optional(),
     logger: loggerSchema.optional(),
   })

@@ -9,16 +9,21 @@ import type { Clock } from './clock.js';
  * @example portSchema<Clock>('must have a now() method', 'now').optional()
  */
 export function portSchema<T>(message: string, ...methods: string[]): z.ZodType<T> {
-  return z.custom<T>(
-    (value) =>
-      value !== null &&
-      typeof value === 'object' &&
-      methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function'),
-    { message },
-  );
+  return z.any().superRefine((value, ctx) => {
+    if (value === null || typeof value !== 'object') {
+      ctx.addIssue({ code: 'custom', message });
+      return;
+    }
+    const missing = methods.filter((name) => typeof (value as Record<string, unknown>)[name] !== 'function');
+    if (missing.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${message} (missing ${missing.map((m) => `${m}()`).join(', ')})`,
+      });
+    }
+  }) as unknown as z.ZodType<T>;
 }
 
-/** Schema of an injected {@link Clock}. */
 export const clockSchema = portSchema<Clock>('must have a now() method', 'now');
 
 /** Schema of an injected pino {@link Logger}. */

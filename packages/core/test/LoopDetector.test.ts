@@ -2,13 +2,19 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   InMemoryStateMachine,
+  InMemoryStorage,
   InvalidInputError,
   LOOP_DETECTOR_PRESETS,
   LoopDetector,
   LoopGuardError,
   type RecoveryOutcome,
 } from '../src/index.js';
-import { AGGRESSIVE_PRESET, CONSERVATIVE_PRESET, RECOMMENDED_PRESET } from '../src/internal.js';
+import {
+  AGGRESSIVE_PRESET,
+  CONSERVATIVE_PRESET,
+  isSealedAttempt,
+  RECOMMENDED_PRESET,
+} from '../src/internal.js';
 import { makeDetector } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -490,6 +496,34 @@ describe('LoopDetector input errors', () => {
 
   it('a missing state machine is rejected', () => {
     expect(() => new LoopDetector(undefined as never)).toThrow(/stateMachine must implement StateMachine/);
+  });
+
+  it('ports are checked against every method the code calls, naming what is missing', () => {
+    // an attempt store with 3 of its 6 methods used to pass, then prune threw on the 1000th attempt
+    const partial = { append() {}, listSince: () => [], clear: () => 0 };
+    expect(() => new LoopDetector(new InMemoryStateMachine(), { attemptStore: partial as never })).toThrow(
+      /"attemptStore" must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+    );
+    const { transaction: _, ...withoutTransaction } = Object.fromEntries(
+      Object.getOwnPropertyNames(InMemoryStateMachine.prototype).map((name) => [name, () => undefined]),
+    );
+    expect(() => new LoopDetector(withoutTransaction as never)).toThrow(
+      /stateMachine must implement StateMachine \(missing transaction\(\)\)/,
+    );
+    const storage = new InMemoryStorage();
+    const broken = { stateMachine: storage.stateMachine, attempts: partial, transaction: () => undefined };
+    expect(() => new LoopDetector(broken as never)).toThrow(InvalidInputError);
+    expect(() => new LoopDetector(broken as never)).toThrow(
+      /storage\.attempts must implement AttemptStore \(missing appendMany\(\), prune\(\), summarize\(\)\)/,
+    );
+  });
+
+  it("the detector's attempts are sealed: validated once, adapters need not check them again", () => {
+    const { detector } = makeDetector();
+    const attempt = detector.recordAttempt('T1', 'blocked', ['b'], []);
+    expect(isSealedAttempt(attempt)).toBe(true);
+    expect(Object.isFrozen(attempt)).toBe(true);
+    expect(isSealedAttempt({ ...attempt })).toBe(false);
   });
 });
 

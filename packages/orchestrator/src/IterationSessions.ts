@@ -10,8 +10,6 @@ import {
   type IterationSessionRecord,
   type IterationStore,
   type Logger,
-  type MonitoredGuard,
-  runSafetyChecks,
   type SafetyBlocker,
   type StateMachine,
   systemClock,
@@ -21,11 +19,15 @@ import {
   assertNonEmptyString,
   clockSchema,
   describeValue,
+  iterationStoreSchema,
   loggerSchema,
   parseOptions,
   portSchema,
   SafeEmitter,
+  SEED_000_NAMES,
+  seed000Verdict,
   silentLogger,
+  stateMachineSchema,
 } from '@loopguard/core/internal';
 import { z } from 'zod';
 import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
@@ -134,8 +136,8 @@ export interface IterationSessionsEvents {
 }
 
 const optionsSchema = z.strictObject({
-  stateMachine: portSchema<StateMachine>('must implement StateMachine', 'transition', 'transaction'),
-  store: portSchema<IterationStore>('must implement IterationStore', 'addCheckpoint').optional(),
+  stateMachine: stateMachineSchema,
+  store: iterationStoreSchema.optional(),
   clock: clockSchema.optional(),
   logger: loggerSchema.optional(),
   markInProgress: z.boolean().default(true),
@@ -265,7 +267,8 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
   }
 
   /**
-   * Before the next iteration: runs `runSafetyChecks(checkpoint.iteration_number + 1, config, history)`.
+   * Before the next iteration: runs seed 000's guards (the same guard strategies and engine as
+   * `runSafetyChecks(checkpoint.iteration_number + 1, config, history)` and `GuardSet`).
    * When it passes, stores a checkpoint (trigger `iteration`) and returns the iteration to run.
    * When a guard blocks: the task goes to `blocked` with reason `Iteration safety guard: <guard>`,
    * a final checkpoint (trigger `error`, `agentContext: { safetyGuardTriggered, message }`) is
@@ -285,11 +288,11 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
     const history: IterationHistoryEntry[] = this.store
       .listHistory(sessionId)
       .map((r) => ({ iteration: r.iteration, validationResult: r.validationResult }));
-    const safety = runSafetyChecks(current + 1, session.config, history);
+    const verdict = seed000Verdict(current + 1, session.config, history);
     this.stats.checks++;
     const now = this.clock.now();
 
-    if (safety.canContinue) {
+    if (verdict === null) {
       const checkpoint = this.store.addCheckpoint({
         sessionId,
         taskId: session.taskId,
@@ -302,8 +305,9 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
       return { ok: true, iteration: current + 1, checkpoint, session };
     }
 
-    const blockedBy = safety.blockedBy as SafetyBlocker;
-    const message = safety.message ?? blockedBy;
+    // the seed-shaped result and checkpoint use seed 000's names; statistics use the guards' own
+    const blockedBy: SafetyBlocker = SEED_000_NAMES[verdict.guard as keyof typeof SEED_000_NAMES];
+    const { message } = verdict;
     this.log.error({ taskId: session.taskId, sessionId, blockedBy }, `Safety guard triggered: ${blockedBy}`);
     this.log.error({ taskId: session.taskId, sessionId, blockedBy }, message);
     const reason = `Iteration safety guard: ${blockedBy}`;
@@ -323,16 +327,15 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
     const trigger: IterationGuardTrigger = {
       sessionId,
       taskId: session.taskId,
-      guard: blockedBy,
+      guard: verdict.guard,
       message,
       iteration: current + 1,
       at: now,
     };
     this.stats.blocked++;
-    this.stats.byGuard[blockedBy] = (this.stats.byGuard[blockedBy] ?? 0) + 1;
+    this.stats.byGuard[verdict.guard] = (this.stats.byGuard[verdict.guard] ?? 0) + 1;
     this.stats.lastBlock = trigger;
-    // seed 000's names (circuit_breaker...) are counted under their own keys
-    this.monitor.recordTrigger(blockedBy as MonitoredGuard);
+    this.monitor.recordTrigger(verdict.guard);
     this.emit('guardTriggered', trigger);
     this.emit('sessionBlocked', ended);
     return { ok: false, error: message, blockedBy, checkpoint, session: ended };

@@ -1,16 +1,16 @@
-import type { GuardMonitorSnapshot } from '@loopguard/core';
+import type { GuardMonitorSnapshot, GuardName } from '@loopguard/core';
 
 /**
  * A safety guard that stopped an iteration session (event `guardTriggered`).
- * @example { sessionId: '1', taskId: 'T1', guard: 'circuit_breaker', message: 'Circuit breaker OPEN: …', iteration: 4, at: 1760825000000 }
+ * @example { sessionId: '1', taskId: 'T1', guard: 'consecutive_failures', message: 'Circuit breaker OPEN: …', iteration: 4, at: 1760825000000 }
  */
 export interface IterationGuardTrigger {
   /** The session stopped. */
   sessionId: string;
   /** Its task (now `blocked`). */
   taskId: string;
-  /** The guard that blocked (seed 000's `blockedBy`). */
-  guard: string;
+  /** The guard that blocked, in the guards' own names (`consecutive_failures` is seed 000's `circuit_breaker`). */
+  guard: GuardName;
   /** The guard's message. */
   message: string;
   /** The iteration that was not allowed to run. */
@@ -22,14 +22,14 @@ export interface IterationGuardTrigger {
 /**
  * Counts of iteration safety checks, for `OrchestratorLoop.getStatus().guards` and dashboards.
  *
- * @example { checks: 12, blocked: 1, byGuard: { circuit_breaker: 1 }, lastBlock: { sessionId: '1', taskId: 'T1', guard: 'circuit_breaker', message: '…', iteration: 4, at: 1760825000000 }, monitor: { runs: 3, … } }
+ * @example { checks: 12, blocked: 1, byGuard: { consecutive_failures: 1 }, lastBlock: { sessionId: '1', taskId: 'T1', guard: 'consecutive_failures', message: '…', iteration: 4, at: 1760825000000 }, monitor: { runs: 3, … } }
  */
 export interface GuardStatistics {
   /** Safety checks run. */
   checks: number;
   /** Checks that blocked an iteration. */
   blocked: number;
-  /** Blocks per guard name. */
+  /** Blocks per guard name (the guards' own names, as in `GuardSet`). */
   byGuard: Record<string, number>;
   /** The newest block; `null` when none happened. */
   lastBlock: IterationGuardTrigger | null;

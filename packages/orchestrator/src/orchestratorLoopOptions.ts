@@ -1,5 +1,5 @@
 import type { Clock, Logger, LoopDetector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
-import { clockSchema, loggerSchema, portSchema } from '@loopguard/core/internal';
+import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
@@ -89,14 +89,7 @@ export interface OrchestratorLoopOptions<State = unknown> {
 /** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
 export const orchestratorLoopOptionsSchema = z
   .strictObject({
-    stateMachine: portSchema<StateMachine>(
-      'must implement StateMachine',
-      'getTask',
-      'transition',
-      'addContextEntry',
-      'listContextEntries',
-      'transaction',
-    ),
+    stateMachine: stateMachineSchema,
     policy: portSchema<Policy<unknown>>(
       'must have getSystemState() and decide()',
       'getSystemState',
@@ -115,6 +108,7 @@ export const orchestratorLoopOptionsSchema = z
       'recordAttempt',
       'recordAttemptWithTransition',
       'getStatus',
+      'on',
     ).optional(),
     detectorOptions: z
       .custom<LoopDetectorOptions>((v) => v !== null && typeof v === 'object', {

@@ -121,6 +121,15 @@ describe('IterationSessions', () => {
     expect(() => new IterationSessions({ stateMachine: {} as never })).toThrow(
       /"stateMachine" must implement StateMachine/,
     );
+    // checked against every method the sessions call (getTask too, not only transition and transaction)
+    const { getTask: _, ...noGetTask } = bindAll(s.stateMachine);
+    expect(() => new IterationSessions({ stateMachine: noGetTask as never })).toThrow(
+      /"stateMachine" must implement StateMachine \(missing getTask\(\)\)/,
+    );
+    const partialStore = { addCheckpoint() {} };
+    expect(
+      () => new IterationSessions({ stateMachine: s.stateMachine, store: partialStore as never }),
+    ).toThrow(/"store" must implement IterationStore \(missing createSession\(\), getSession\(\)/);
   });
 
   it('nextIteration stores an iteration checkpoint while the guards allow it', () => {
@@ -235,6 +244,11 @@ describe('IterationSessions', () => {
       agentContext: { safetyGuardTriggered: 'circuit_breaker' },
     });
     expect(s.stateMachine.getTask('T1')?.blockedReason).toBe('Iteration safety guard: circuit_breaker');
+    // statistics and the monitor speak the guards' own names, as GuardSet does
+    const stats = s.sessions.getGuardStatistics();
+    expect(stats.byGuard).toEqual({ consecutive_failures: 1 });
+    expect(stats.lastBlock?.guard).toBe('consecutive_failures');
+    expect(stats.monitor?.guardTriggers.consecutive_failures).toBe(1);
 
     const t = setup('T2');
     const two = t.sessions.startIteration('T2', config({ circuitBreakerThreshold: 2 })).session;
@@ -378,3 +392,13 @@ describe('IterationSessions', () => {
     });
   });
 });
+
+/** The object's methods (own and inherited) as plain bound functions. */
+function bindAll(object: object): Record<string, unknown> {
+  const methods: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(object))) {
+    const value = (object as Record<string, unknown>)[name];
+    if (name !== 'constructor' && typeof value === 'function') methods[name] = value.bind(object);
+  }
+  return methods;
+}

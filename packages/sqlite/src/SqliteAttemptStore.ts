@@ -11,6 +11,7 @@ import {
   assertStringArray,
   assertTaskStatus,
   describeValue,
+  isSealedAttempt,
 } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -138,7 +139,8 @@ export class SqliteAttemptStore implements AttemptStore {
   }
 
   append(attempt: Attempt): void {
-    validateAttempt(attempt, 'attempt');
+    // an attempt built by the detector was validated there, once
+    if (!isSealedAttempt(attempt)) validateAttempt(attempt, 'attempt');
     runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.append', () => this.insert(attempt));
   }
 
@@ -147,7 +149,7 @@ export class SqliteAttemptStore implements AttemptStore {
       throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
     }
     attempts.forEach((attempt, i) => {
-      validateAttempt(attempt, `attempts[${i}]`);
+      if (!isSealedAttempt(attempt)) validateAttempt(attempt, `attempts[${i}]`);
     });
     if (attempts.length === 0) return;
     runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.appendMany', () =>

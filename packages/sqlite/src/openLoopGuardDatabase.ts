@@ -9,8 +9,9 @@ import {
   storageOf,
   systemClock,
 } from '@loopguard/core';
-import { describeValue } from '@loopguard/core/internal';
+import { clockSchema, describeValue, parseOptions } from '@loopguard/core/internal';
 import Database from 'better-sqlite3';
+import { z } from 'zod';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { assertSchemaCurrent, type MigrationResult, migrate } from './migrations.js';
 import { SqliteAttemptStore } from './SqliteAttemptStore.js';
@@ -90,46 +91,24 @@ export interface LoopGuardDatabase {
   close(): void;
 }
 
-function validateOptions(options: OpenLoopGuardDatabaseOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new ConfigurationError(`options must be an object, got ${describeValue(options)}`);
-  }
-  const { synchronous, busyTimeoutMs, busyRetry, clock } = options;
-  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
-    throw new ConfigurationError(
-      `options.synchronous must be 'NORMAL' or 'FULL', got ${describeValue(synchronous)}`,
-    );
-  }
-  if (busyTimeoutMs !== undefined && !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
-    throw new ConfigurationError(
-      `options.busyTimeoutMs must be a non-negative integer, got ${describeValue(busyTimeoutMs)}`,
-    );
-  }
-  const { walAutocheckpointPages } = options;
-  if (
-    walAutocheckpointPages !== undefined &&
-    !(Number.isInteger(walAutocheckpointPages) && walAutocheckpointPages >= 0)
-  ) {
-    throw new ConfigurationError(
-      `options.walAutocheckpointPages must be a non-negative integer, got ${describeValue(walAutocheckpointPages)}`,
-    );
-  }
-  if (busyRetry !== undefined) {
-    if (
-      busyRetry === null ||
-      typeof busyRetry !== 'object' ||
-      !(Number.isInteger(busyRetry.retries) && busyRetry.retries >= 0) ||
-      !(Number.isFinite(busyRetry.initialDelayMs) && busyRetry.initialDelayMs >= 0)
-    ) {
-      throw new ConfigurationError(
-        'options.busyRetry must be { retries: non-negative integer, initialDelayMs: non-negative number }',
-      );
-    }
-  }
-  if (clock !== undefined && typeof clock?.now !== 'function') {
-    throw new ConfigurationError(`options.clock must have a now() method, got ${describeValue(clock)}`);
-  }
-}
+/** Largest value SQLite keeps in its 32-bit integer settings (`busy_timeout`, `wal_autocheckpoint`). */
+const INT32_MAX = 2 ** 31 - 1;
+
+/** zod schema of {@link OpenLoopGuardDatabaseOptions}; unknown keys are rejected so that typos surface. */
+const optionsSchema = z.strictObject({
+  synchronous: z.enum(['NORMAL', 'FULL']).optional(),
+  busyTimeoutMs: z.number().int().min(0).max(INT32_MAX).optional(),
+  busyRetry: z
+    .strictObject({
+      retries: z.number().int().min(0),
+      initialDelayMs: z.number().finite().min(0),
+    })
+    .optional(),
+  walAutocheckpointPages: z.number().int().min(0).max(INT32_MAX).optional(),
+  clock: clockSchema.optional(),
+  readonly: z.boolean().optional(),
+  createDirectory: z.boolean().optional(),
+});
 
 function unavailable(path: string, problem: string, cause?: unknown): StorageError {
   return new StorageError(
@@ -219,7 +198,7 @@ export function openLoopGuardDatabase(
   pathOrDb: string | Database.Database,
   options: OpenLoopGuardDatabaseOptions = {},
 ): LoopGuardDatabase {
-  validateOptions(options);
+  parseOptions(optionsSchema, options, 'openLoopGuardDatabase options');
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
   let readonly = options.readonly === true;

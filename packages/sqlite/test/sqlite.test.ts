@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import {
   ConfigurationError,
   InvalidInputError,
@@ -143,6 +143,27 @@ describe('openLoopGuardDatabase', () => {
     expect(() => openLoopGuardDatabase(':memory:', { clock: {} as ManualClock })).toThrow(/clock/);
     expect(() => openLoopGuardDatabase(':memory:', { readonly: true })).toThrow(ConfigurationError);
     expect(() => openLoopGuardDatabase('')).toThrow(InvalidInputError);
+  });
+
+  it.each([
+    [{ synchronus: 'FULL' }, /"synchronus"/],
+    [{ readonly: 'yes' }, /"readonly"/],
+    [{ walAutocheckpointPages: 2 ** 31 }, /"walAutocheckpointPages"/],
+    [{ busyTimeoutMs: 3e9 }, /"busyTimeoutMs"/],
+    [{ busyRetry: { retries: 1, initialDelayMs: 1, jitter: true } }, /"busyRetry"/],
+  ])('option %o is a ConfigurationError naming it, before anything is opened', (options, name) => {
+    const dir = tempDir();
+    try {
+      const path = `${dir.dir}/state.db`;
+      expect(() => openLoopGuardDatabase(path, options as never)).toThrow(ConfigurationError);
+      expect(() => openLoopGuardDatabase(path, options as never)).toThrow(name);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('rejects a path that is not a string or Database', () => {
     expect(() => openLoopGuardDatabase(42 as unknown as string)).toThrow(InvalidInputError);
   });
 });

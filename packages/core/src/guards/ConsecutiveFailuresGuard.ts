@@ -1,5 +1,7 @@
-import { checkCircuitBreaker } from './checkCircuitBreaker.js';
 import type { Guard, GuardState, GuardVerdict } from './Guard.js';
+
+/** Failed iterations in a row that block by default (seed 000's circuit breaker threshold). */
+export const DEFAULT_CIRCUIT_BREAKER_THRESHOLD = 3;
 
 /**
  * Blocks after `limit` failed iterations in a row (seed 000's circuit breaker, seed 001's
@@ -11,26 +13,20 @@ export class ConsecutiveFailuresGuard implements Guard {
   readonly name = 'consecutive_failures';
 
   /** @param limit - failures in a row that block, integer ≥ 1. */
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number = DEFAULT_CIRCUIT_BREAKER_THRESHOLD) {}
 
-  /** Blocks when the counted iterations end with `limit` failures. */
+  /** Blocks when the run ends with `limit` or more failures. */
   check(state: GuardState): GuardVerdict | null {
-    const counted = state.history.filter((item) => !item.infrastructure && !item.exempt);
-    const entries = counted.map((item) => ({
-      iteration: item.entry.iteration,
-      validationResult: { passed: !item.failed },
-    }));
-    const result = checkCircuitBreaker(entries, this.limit);
-    if (!result.open) return null;
-    const failures = counted.slice(-result.consecutiveFailures);
+    const count = state.consecutiveFailures;
+    if (count < this.limit) return null;
     return {
       guard: this.name,
-      message: result.message ?? this.name,
+      message: `Circuit breaker OPEN: ${count} consecutive validation failures (threshold: ${this.limit}). Manual intervention required.`,
       evidence: {
-        consecutiveFailures: result.consecutiveFailures,
+        consecutiveFailures: count,
         limit: this.limit,
-        iterations: failures.map((item) => item.entry.iteration),
-        signatures: failures.map((item) => item.signature?.error.signature ?? null),
+        iterations: state.failureRun.map((item) => item.entry.iteration),
+        signatures: state.failureRun.map((item) => item.signature?.error.signature ?? null),
       },
     };
   }

@@ -10,7 +10,11 @@ export type GuardName =
   | 'quality_regression'
   | 'thrashing';
 
-/** The order in which a {@link GuardSet} runs its guards (DESIGN.md decision 3); the first that blocks wins. */
+/**
+ * The order in which a {@link GuardSet} runs its guards; the first that blocks wins. Bounds come
+ * first (iterations, then time), then the signs of being stuck from the most direct (failures,
+ * repeated output) to the slowest to show (quality, thrashing).
+ */
 export const GUARD_ORDER: readonly GuardName[] = Object.freeze([
   'max_iterations',
   'max_runtime',
@@ -64,6 +68,13 @@ export interface GuardState {
   now: number;
   /** The finished iterations, oldest first, analysed. */
   history: readonly AnalysedIteration[];
+  /** The failed iterations in a row at the end of `history` (infrastructure errors and exempt outputs skipped), oldest first. */
+  failureRun: readonly AnalysedIteration[];
+  /**
+   * Failed iterations in a row at the end of the run: `failureRun.length`, unless the caller counted
+   * them itself (seed 001 passes `consecutiveErrors`).
+   */
+  consecutiveFailures: number;
 }
 
 /** A guard's decision to block, with the facts it decided on. */

@@ -1,15 +1,17 @@
 import { InvalidInputError } from '../errors.js';
 import { describeValue } from '../validate.js';
-import type { SafetyGuardName } from './checkSafetyGuards.js';
 import { GUARD_ORDER, type GuardName } from './Guard.js';
 import type { GuardSet } from './GuardSet.js';
 import { assertInteger } from './iterationHistory.js';
 
-/** A guard name of the {@link GuardSet} or of seed 001's {@link checkSafetyGuards}. */
-export type MonitoredGuard = GuardName | SafetyGuardName;
+/**
+ * A guard name in the project's vocabulary (a {@link GuardSet} name). Holders of a seed result map
+ * its name first (`guardNameOf('loop_detection')` is `repeated_output`).
+ */
+export type MonitoredGuard = GuardName;
 
 /** Guards that mean "loop detected" for the loop detection rate. */
-const LOOP_GUARDS: ReadonlySet<MonitoredGuard> = new Set(['repeated_output', 'loop_detection']);
+const LOOP_GUARDS: ReadonlySet<MonitoredGuard> = new Set(['repeated_output']);
 
 /** Seed 001's tuning metrics at one moment, for the status endpoint. */
 export interface GuardMonitorSnapshot {
@@ -72,8 +74,10 @@ export class GuardMonitor {
 
   /** Counts a run stopped by `guard`. */
   recordTrigger(guard: MonitoredGuard): void {
-    if (typeof guard !== 'string' || guard.length === 0) {
-      throw new InvalidInputError(`guard must be a guard name, got ${describeValue(guard)}`);
+    if (typeof guard !== 'string' || !GUARD_ORDER.includes(guard)) {
+      throw new InvalidInputError(
+        `guard must be a guard name (${GUARD_ORDER.join(', ')}), got ${describeValue(guard)}`,
+      );
     }
     this.triggers.set(guard, (this.triggers.get(guard) ?? 0) + 1);
   }

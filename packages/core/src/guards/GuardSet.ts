@@ -5,27 +5,19 @@ import { silentLogger } from '../logger.js';
 import { parseOptions } from '../parseOptions.js';
 import { SafeEmitter } from '../SafeEmitter.js';
 import type { InfrastructureKind } from '../signatures/infrastructure.js';
-import { outputSignature } from '../signatures/outputSignature.js';
 import { ConsecutiveFailuresGuard } from './ConsecutiveFailuresGuard.js';
-import type {
-  AnalysedIteration,
-  Guard,
-  GuardIteration,
-  GuardName,
-  GuardState,
-  GuardVerdict,
-} from './Guard.js';
+import type { Guard, GuardIteration, GuardName, GuardVerdict } from './Guard.js';
 import {
   type GuardSetOptions,
   guardSetOptionsSchema,
   type ResolvedGuardSetOptions,
 } from './guardSetOptions.js';
+import { guardStateOf, runGuards } from './guardState.js';
 import { MaxIterationsGuard } from './MaxIterationsGuard.js';
 import { MaxRuntimeGuard } from './MaxRuntimeGuard.js';
 import { parseInput } from './parseInput.js';
 import { QualityRegressionGuard } from './QualityRegressionGuard.js';
 import { RepeatedOutputGuard } from './RepeatedOutputGuard.js';
-import { isExempt } from './signatureExemption.js';
 import { ThrashingGuard } from './ThrashingGuard.js';
 
 /**
@@ -96,7 +88,7 @@ const checkInputSchema = z.strictObject({
 /**
  * The one guard set that the orchestrator and the CLI runner use: max iterations, max runtime,
  * consecutive failures, repeated output, quality regression and thrashing, run in that order
- * (DESIGN.md decision 3). The first guard that blocks wins and is emitted as `guardTriggered`.
+ * (see `GUARD_ORDER`). The first guard that blocks wins and is emitted as `guardTriggered`.
  *
  * @example
  * const guards = new GuardSet({ maxIterations: 8, clock });
@@ -136,14 +128,19 @@ export class GuardSet extends SafeEmitter<GuardSetEvents> {
    */
   check(input: GuardCheckInput): GuardSetResult {
     parseInput(checkInputSchema, input, 'GuardSet.check input');
-    const state = this.stateOf(input);
+    const state = guardStateOf({
+      iteration: input.iteration,
+      startedAt: input.startedAt ?? null,
+      now: this.clock.now(),
+      history: input.history,
+      exemptions: this.options.exemptSignatures,
+    });
     const newest = state.history.at(-1);
     const infrastructureError = newest?.infrastructure
       ? (newest.signature?.error.infrastructure ?? null)
       : null;
-    for (const guard of this.guards) {
-      const verdict = guard.check(state);
-      if (verdict === null) continue;
+    const verdict = runGuards(this.guards, state);
+    if (verdict !== null) {
       this.logger.info(
         { guard: verdict.guard, iteration: input.iteration, evidence: verdict.evidence },
         verdict.message,
@@ -158,21 +155,5 @@ export class GuardSet extends SafeEmitter<GuardSetEvents> {
       };
     }
     return { canContinue: true, infrastructureError };
-  }
-
-  /** The state the guards see: each output analysed once. */
-  private stateOf(input: GuardCheckInput): GuardState {
-    const exemptions = this.options.exemptSignatures;
-    const history = input.history.map((entry): AnalysedIteration => {
-      const signature = entry.output === undefined ? null : outputSignature(entry.output);
-      const infrastructure = signature?.kind === 'infrastructure';
-      const exempt = signature !== null && isExempt(signature, exemptions);
-      const failed =
-        !infrastructure &&
-        !exempt &&
-        (entry.passed === false || (entry.passed === undefined && signature?.kind === 'failure'));
-      return { entry, signature, infrastructure, exempt, failed };
-    });
-    return { iteration: input.iteration, startedAt: input.startedAt ?? null, now: this.clock.now(), history };
   }
 }

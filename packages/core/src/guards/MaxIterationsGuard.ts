@@ -1,10 +1,10 @@
-import { checkMaxIterations } from './checkMaxIterations.js';
 import type { Guard, GuardState, GuardVerdict } from './Guard.js';
 
 /**
- * Blocks the iteration about to run when it is beyond `maxIterations` (1-based, as seed 000).
- * @example new MaxIterationsGuard(10).check({ ...state, iteration: 11 })?.message;
- * // 'Iteration 11 exceeds maximum of 10. Circuit breaker triggered.'
+ * Blocks the iteration about to run when its 1-based number exceeds `maxIterations`: with 10,
+ * iterations 1..10 run and iteration 11 is blocked. (Seed 001 counts finished iterations; its
+ * wrapper passes the iteration about to run, so both seeds share this rule.)
+ * @example new MaxIterationsGuard(10) // message: 'Iteration 11 exceeds maximum of 10. Circuit breaker triggered.'
  */
 export class MaxIterationsGuard implements Guard {
   readonly name = 'max_iterations';
@@ -14,11 +14,10 @@ export class MaxIterationsGuard implements Guard {
 
   /** Blocks when `state.iteration > maxIterations`. */
   check(state: GuardState): GuardVerdict | null {
-    const result = checkMaxIterations(state.iteration, this.maxIterations);
-    if (result.allowed) return null;
+    if (state.iteration <= this.maxIterations) return null;
     return {
       guard: this.name,
-      message: result.message ?? this.name,
+      message: `Iteration ${state.iteration} exceeds maximum of ${this.maxIterations}. Circuit breaker triggered.`,
       evidence: { iteration: state.iteration, maxIterations: this.maxIterations },
     };
   }

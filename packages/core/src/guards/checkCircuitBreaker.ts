@@ -1,13 +1,12 @@
+import { ConsecutiveFailuresGuard, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './ConsecutiveFailuresGuard.js';
+import { guardHistoryOf, guardStateOf } from './guardState.js';
 import { assertInteger, assertIterationHistory, type IterationHistoryEntry } from './iterationHistory.js';
 import type { CircuitBreakerResult } from './safetyResults.js';
 
-/** Seed 000's default number of consecutive failed validations that opens the breaker. */
-export const DEFAULT_CIRCUIT_BREAKER_THRESHOLD = 3;
-
 /**
- * Seed 000's circuit breaker: counts failed validations (`passed: false`) at the end of the history
- * and opens when there are `threshold` or more in a row. A pass resets the count; an entry
- * without `passed` ends the run too (it is not a failure).
+ * Seed 000's circuit breaker, decided by {@link ConsecutiveFailuresGuard}: counts failed
+ * validations (`passed: false`) at the end of the history and opens when there are `threshold` or
+ * more in a row. A pass resets the count; an entry without `passed` ends the run too (it is not a failure).
  *
  * @param iterationHistory - finished iterations, oldest first.
  * @param threshold - failures in a row that open the breaker, integer ≥ 1. @default 3
@@ -23,17 +22,15 @@ export function checkCircuitBreaker(
 ): CircuitBreakerResult {
   assertIterationHistory(iterationHistory, 'iterationHistory');
   assertInteger(threshold, 'threshold', 1);
-  const consecutiveFailures = trailingFailures(iterationHistory);
-  if (consecutiveFailures < threshold) return { open: false, consecutiveFailures };
-  return {
-    open: true,
-    consecutiveFailures,
-    message: `Circuit breaker OPEN: ${consecutiveFailures} consecutive validation failures (threshold: ${threshold}). Manual intervention required.`,
-  };
-}
-
-function trailingFailures(history: readonly IterationHistoryEntry[]): number {
-  let count = 0;
-  for (let i = history.length - 1; i >= 0 && history[i]?.validationResult.passed === false; i--) count++;
-  return count;
+  const state = guardStateOf({
+    iteration: iterationHistory.length + 1,
+    startedAt: null,
+    now: 0,
+    history: guardHistoryOf(iterationHistory),
+  });
+  const verdict = new ConsecutiveFailuresGuard(threshold).check(state);
+  const { consecutiveFailures } = state;
+  return verdict === null
+    ? { open: false, consecutiveFailures }
+    : { open: true, consecutiveFailures, message: verdict.message };
 }

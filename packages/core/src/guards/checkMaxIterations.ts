@@ -1,10 +1,13 @@
+import { guardStateOf } from './guardState.js';
 import { assertInteger } from './iterationHistory.js';
+import { MaxIterationsGuard } from './MaxIterationsGuard.js';
 import type { SafetyCheckResult } from './safetyResults.js';
 
 /**
- * Seed 000's hard limit. Iterations are 1-based and `currentIteration` is the iteration about to
- * run: it is blocked when `currentIteration > maxIterations` (with a maximum of 10, iterations 1..10
- * run and 11 is blocked). Compare {@link checkSafetyGuards}, which counts finished iterations.
+ * Seed 000's hard limit, decided by {@link MaxIterationsGuard}. Iterations are 1-based and
+ * `currentIteration` is the iteration about to run: it is blocked when `currentIteration >
+ * maxIterations` (with a maximum of 10, iterations 1..10 run and 11 is blocked). Compare
+ * {@link checkSafetyGuards}, which counts finished iterations.
  *
  * @param currentIteration - the iteration about to run, integer ≥ 0.
  * @param maxIterations - the limit, integer ≥ 1.
@@ -16,9 +19,7 @@ import type { SafetyCheckResult } from './safetyResults.js';
 export function checkMaxIterations(currentIteration: number, maxIterations: number): SafetyCheckResult {
   assertInteger(currentIteration, 'currentIteration', 0);
   assertInteger(maxIterations, 'maxIterations', 1);
-  if (currentIteration <= maxIterations) return { allowed: true };
-  return {
-    allowed: false,
-    message: `Iteration ${currentIteration} exceeds maximum of ${maxIterations}. Circuit breaker triggered.`,
-  };
+  const state = guardStateOf({ iteration: currentIteration, startedAt: null, now: 0, history: [] });
+  const verdict = new MaxIterationsGuard(maxIterations).check(state);
+  return verdict === null ? { allowed: true } : { allowed: false, message: verdict.message };
 }

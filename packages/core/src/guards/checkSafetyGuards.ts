@@ -2,12 +2,16 @@ import { type Clock, systemClock } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
 import { parseOptions } from '../parseOptions.js';
 import { assertStringArray, describeValue } from '../validate.js';
-import { detectRepeatedOutput } from './detectRepeatedOutput.js';
+import { ConsecutiveFailuresGuard } from './ConsecutiveFailuresGuard.js';
+import { guardStateOf, runGuards } from './guardState.js';
 import { assertInteger } from './iterationHistory.js';
+import { MaxIterationsGuard } from './MaxIterationsGuard.js';
+import { MaxRuntimeGuard } from './MaxRuntimeGuard.js';
+import { RepeatedOutputGuard } from './RepeatedOutputGuard.js';
 import { DEFAULT_CONFIG, type SafetyConfig, safetyConfigSchema } from './safetyConfig.js';
+import { type SafetyGuardName, SEED_001_NAMES } from './seedGuardNames.js';
 
-/** Seed 001's guards, in the order {@link checkSafetyGuards} checks them. */
-export type SafetyGuardName = 'max_iterations' | 'max_runtime' | 'loop_detection' | 'consecutive_errors';
+export type { SafetyGuardName } from './seedGuardNames.js';
 
 /** What {@link checkSafetyGuards} returns: the seed's `{ safe, reason? }`, plus which guard. */
 export interface SafetyGuardResult {
@@ -52,22 +56,34 @@ export function checkSafetyGuards(
   assertInteger(consecutiveErrors, 'consecutiveErrors', 0);
   assertStringArray(recentOutputs, 'recentOutputs');
   const resolved = parseOptions(safetyConfigSchema, config, 'SafetyConfig');
+  // seed 001 counts finished iterations; the guards judge the iteration about to run
+  const state = guardStateOf({
+    iteration: iteration + 1,
+    startedAt: start,
+    now: clock.now(),
+    history: recentOutputs.map((output, i) => ({ iteration: i + 1, output })),
+    consecutiveFailures: consecutiveErrors,
+  });
+  const verdict = runGuards(
+    [
+      new MaxIterationsGuard(resolved.max_iterations),
+      new MaxRuntimeGuard(resolved.max_runtime_minutes),
+      new RepeatedOutputGuard(),
+      new ConsecutiveFailuresGuard(resolved.consecutive_error_limit),
+    ],
+    state,
+  );
+  if (verdict === null) return { safe: true };
+  const guard = SEED_001_NAMES[verdict.guard as keyof typeof SEED_001_NAMES];
+  return { safe: false, reason: seed001Reason(guard, resolved, verdict.message), guard };
+}
 
-  if (iteration >= resolved.max_iterations) {
-    return unsafe('max_iterations', `max_iterations (${resolved.max_iterations}) exceeded`);
-  }
-  if (elapsedMinutes(start, clock) >= resolved.max_runtime_minutes) {
-    return unsafe('max_runtime', `max_runtime (${resolved.max_runtime_minutes}min) exceeded`);
-  }
-  if (detectRepeatedOutput(recentOutputs))
-    return unsafe('loop_detection', 'Loop detected - same output repeated');
-  if (consecutiveErrors >= resolved.consecutive_error_limit) {
-    return unsafe(
-      'consecutive_errors',
-      `consecutive_error_limit (${resolved.consecutive_error_limit}) exceeded`,
-    );
-  }
-  return { safe: true };
+/** Seed 001's reasons, word for word, where they differ from the guards' own messages. */
+function seed001Reason(guard: SafetyGuardName, config: SafetyConfig, message: string): string {
+  if (guard === 'max_iterations') return `max_iterations (${config.max_iterations}) exceeded`;
+  if (guard === 'consecutive_errors')
+    return `consecutive_error_limit (${config.consecutive_error_limit}) exceeded`;
+  return message;
 }
 
 /**
@@ -86,8 +102,4 @@ function epochOf(startTime: Date | number): number {
     );
   }
   return epoch;
-}
-
-function unsafe(guard: SafetyGuardName, reason: string): SafetyGuardResult {
-  return { safe: false, reason, guard };
 }

@@ -1,11 +1,10 @@
 import { errorSignature } from '../signatures/errorSignature.js';
-import { outputSignature } from '../signatures/outputSignature.js';
-import { repeatedSignature } from './repeatedSignature.js';
-import { LOOP_THRESHOLD } from './safetyConfig.js';
-import { isExempt, type SignatureExemption } from './signatureExemption.js';
+import { guardStateOf } from './guardState.js';
+import { RepeatedOutputGuard } from './RepeatedOutputGuard.js';
+import type { SignatureExemption } from './signatureExemption.js';
 
 /**
- * Seed 001's loop detection: the last 3 outputs (the fixed loop threshold) have the same
+ * Seed 001's loop detection, decided by {@link RepeatedOutputGuard}: the last 3 outputs (the fixed loop threshold) have the same
  * signature — the same failing tests, error type and location, edits, or normalised text — not
  * merely the same raw text. Infrastructure errors and exempt outputs are left out first.
  *
@@ -18,10 +17,14 @@ export function detectRepeatedOutput(
   recentOutputs: readonly string[],
   exemptSignatures: readonly SignatureExemption[] = [],
 ): boolean {
-  const counted = recentOutputs
-    .map(outputSignature)
-    .filter((signature) => signature.kind !== 'infrastructure' && !isExempt(signature, exemptSignatures));
-  return repeatedSignature(counted, LOOP_THRESHOLD) !== null;
+  const state = guardStateOf({
+    iteration: recentOutputs.length + 1,
+    startedAt: null,
+    now: 0,
+    history: recentOutputs.map((output, i) => ({ iteration: i + 1, output })),
+    exemptions: exemptSignatures,
+  });
+  return new RepeatedOutputGuard().check(state) !== null;
 }
 
 /**

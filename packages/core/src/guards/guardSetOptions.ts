@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { clockSchema, loggerSchema } from '../optionSchemas.js';
-import { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './checkCircuitBreaker.js';
-import { DEFAULT_THRASHING_THRESHOLD } from './checkThrashing.js';
+import { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './ConsecutiveFailuresGuard.js';
 import {
   DEFAULT_CONFIG,
   loopThresholdSchema,
@@ -12,6 +11,7 @@ import {
   positiveCountSchema,
 } from './safetyConfig.js';
 import type { SignatureExemption } from './signatureExemption.js';
+import { DEFAULT_THRASHING_THRESHOLD } from './ThrashingGuard.js';
 
 /** Options of {@link GuardSet}: one configuration for every guard. */
 export interface GuardSetOptions {

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { parseOptions } from '../parseOptions.js';
-import { checkCircuitBreaker, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './checkCircuitBreaker.js';
-import { checkMaxIterations } from './checkMaxIterations.js';
-import { checkQualityRegression } from './checkQualityRegression.js';
-import { checkThrashing } from './checkThrashing.js';
+import { ConsecutiveFailuresGuard, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './ConsecutiveFailuresGuard.js';
+import type { GuardVerdict } from './Guard.js';
+import { guardHistoryOf, guardStateOf, runGuards } from './guardState.js';
 import {
+  assertInteger,
   assertIterationHistory,
   type IterationConfig,
   type IterationHistoryEntry,
 } from './iterationHistory.js';
-import type { CombinedSafetyResult, SafetyBlocker } from './safetyResults.js';
+import { MaxIterationsGuard } from './MaxIterationsGuard.js';
+import { QualityRegressionGuard } from './QualityRegressionGuard.js';
+import type { CombinedSafetyResult } from './safetyResults.js';
+import { SEED_000_NAMES } from './seedGuardNames.js';
+import { ThrashingGuard } from './ThrashingGuard.js';
 
 const iterationConfigSchema = z.looseObject({
   maxIterations: z.number().int().min(1),
@@ -17,6 +21,43 @@ const iterationConfigSchema = z.looseObject({
   validationRules: z.array(z.unknown()).optional(),
   circuitBreakerThreshold: z.number().int().min(1).optional(),
 });
+
+/**
+ * Seed 000's guards run by the guard engine, in its priority order (max iterations, consecutive
+ * failures, quality regression, thrashing), with the history validated and analysed once. The
+ * verdict names the guard in the project's vocabulary; {@link runSafetyChecks} translates it.
+ *
+ * @throws ConfigurationError when `config` is malformed; InvalidInputError when an argument is.
+ * @example seed000Verdict(11, { maxIterations: 10, completionPromises: [] }, [])?.guard // 'max_iterations'
+ */
+export function seed000Verdict(
+  iterationNumber: number,
+  config: IterationConfig,
+  history: readonly IterationHistoryEntry[],
+): GuardVerdict | null {
+  const { maxIterations, circuitBreakerThreshold } = parseOptions(
+    iterationConfigSchema,
+    config,
+    'IterationConfig',
+  );
+  assertInteger(iterationNumber, 'iterationNumber', 0);
+  assertIterationHistory(history, 'history');
+  const state = guardStateOf({
+    iteration: iterationNumber,
+    startedAt: null,
+    now: 0,
+    history: guardHistoryOf(history),
+  });
+  return runGuards(
+    [
+      new MaxIterationsGuard(maxIterations),
+      new ConsecutiveFailuresGuard(circuitBreakerThreshold ?? DEFAULT_CIRCUIT_BREAKER_THRESHOLD),
+      new QualityRegressionGuard(),
+      new ThrashingGuard(),
+    ],
+    state,
+  );
+}
 
 /**
  * Seed 000's combined runner: max iterations, circuit breaker, quality regression, thrashing, in
@@ -35,24 +76,8 @@ export function runSafetyChecks(
   config: IterationConfig,
   history: readonly IterationHistoryEntry[],
 ): CombinedSafetyResult {
-  const { maxIterations, circuitBreakerThreshold } = parseOptions(
-    iterationConfigSchema,
-    config,
-    'IterationConfig',
-  );
-  assertIterationHistory(history, 'history');
-
-  const iterations = checkMaxIterations(iterationNumber, maxIterations);
-  if (!iterations.allowed) return blocked('max_iterations', iterations.message);
-  const breaker = checkCircuitBreaker(history, circuitBreakerThreshold ?? DEFAULT_CIRCUIT_BREAKER_THRESHOLD);
-  if (breaker.open) return blocked('circuit_breaker', breaker.message);
-  const quality = checkQualityRegression(history);
-  if (quality.regression) return blocked('quality_regression', quality.message);
-  const thrashing = checkThrashing(history);
-  if (thrashing.thrashing) return blocked('thrashing', thrashing.message);
-  return { canContinue: true };
-}
-
-function blocked(blockedBy: SafetyBlocker, message: string | undefined): CombinedSafetyResult {
-  return { canContinue: false, blockedBy, message: message ?? blockedBy };
+  const verdict = seed000Verdict(iterationNumber, config, history);
+  if (verdict === null) return { canContinue: true };
+  const blockedBy = SEED_000_NAMES[verdict.guard as keyof typeof SEED_000_NAMES];
+  return { canContinue: false, blockedBy, message: verdict.message };
 }

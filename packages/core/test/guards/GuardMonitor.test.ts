@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { GuardMonitor, GuardSet, InvalidInputError } from '../../src/index.js';
+import {
+  checkSafetyGuards,
+  GuardMonitor,
+  GuardSet,
+  InvalidInputError,
+  ManualClock,
+} from '../../src/index.js';
+import { guardNameOf } from '../../src/internal.js';
 
 describe('GuardMonitor (seed 001 monitoring)', () => {
   it('starts empty', () => {
@@ -37,10 +44,22 @@ describe('GuardMonitor (seed 001 monitoring)', () => {
     expect(monitor.snapshot().runs).toBe(0);
   });
 
-  it("counts seed 001's loop_detection as a loop too", () => {
+  it("counts seed 001's loop_detection, mapped to the project's name, as a loop too", () => {
     const monitor = new GuardMonitor();
-    monitor.recordTrigger('loop_detection');
+    const clock = new ManualClock(0);
+    const result = checkSafetyGuards(1, 0, 0, ['same', 'same', 'same'], undefined, clock);
+    expect(result.guard).toBe('loop_detection');
+    monitor.recordTrigger(guardNameOf(result.guard ?? 'loop_detection'));
     expect(monitor.snapshot().loopDetectionRate).toBe(1);
+    expect(monitor.snapshot().guardTriggers.repeated_output).toBe(1);
+  });
+
+  it('maps every seed guard name to one project name', () => {
+    expect(guardNameOf('circuit_breaker')).toBe('consecutive_failures');
+    expect(guardNameOf('consecutive_errors')).toBe('consecutive_failures');
+    expect(guardNameOf('loop_detection')).toBe('repeated_output');
+    expect(guardNameOf('max_runtime')).toBe('max_runtime');
+    expect(guardNameOf('thrashing')).toBe('thrashing');
   });
 
   it("subscribes to a GuardSet's guardTriggered and detaches", () => {
@@ -59,5 +78,7 @@ describe('GuardMonitor (seed 001 monitoring)', () => {
     expect(() => monitor.recordIteration(-1)).toThrow(InvalidInputError);
     expect(() => monitor.recordCompletion(1.5)).toThrow(/iterations must be an integer/);
     expect(() => monitor.recordTrigger('' as never)).toThrow(/guard must be a guard name/);
+    // seed names are mapped before they reach the monitor: one vocabulary
+    expect(() => monitor.recordTrigger('circuit_breaker' as never)).toThrow(/guard must be a guard name/);
   });
 });

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { IterationStore } from './iterationStore.js';
+import { portSchema } from './optionSchemas.js';
+import type { AttemptStore, StateMachine } from './ports.js';
+import type { Storage } from './storage.js';
+
+/** Every method of a port, checked at compile time against its interface: none may be left out. */
+function methodsOf<T>(methods: Record<keyof T, true>): string[] {
+  return Object.keys(methods);
+}
+
+/** Every method of {@link StateMachine}. */
+export const STATE_MACHINE_METHODS = methodsOf<StateMachine>({
+  getTask: true,
+  listTasks: true,
+  upsertTask: true,
+  transition: true,
+  listTaskEvents: true,
+  addContextEntry: true,
+  listContextEntries: true,
+  transaction: true,
+});
+
+/** Every method of {@link AttemptStore}. */
+export const ATTEMPT_STORE_METHODS = methodsOf<AttemptStore>({
+  append: true,
+  appendMany: true,
+  listSince: true,
+  clear: true,
+  prune: true,
+  summarize: true,
+});
+
+/** Every method of {@link IterationStore}. */
+export const ITERATION_STORE_METHODS = methodsOf<IterationStore>({
+  createSession: true,
+  getSession: true,
+  listSessions: true,
+  endSession: true,
+  addCheckpoint: true,
+  listCheckpoints: true,
+  latestCheckpoint: true,
+  appendHistory: true,
+  listHistory: true,
+});
+
+/**
+ * The one check of an injected {@link StateMachine}: an object with every method of the port.
+ * @example z.strictObject({ stateMachine: stateMachineSchema })
+ */
+export const stateMachineSchema = portSchema<StateMachine>(
+  'must implement StateMachine',
+  ...STATE_MACHINE_METHODS,
+);
+
+/**
+ * The one check of an injected {@link AttemptStore}: an object with every method of the port.
+ * @example z.strictObject({ attemptStore: attemptStoreSchema.optional() })
+ */
+export const attemptStoreSchema = portSchema<AttemptStore>(
+  'must implement AttemptStore',
+  ...ATTEMPT_STORE_METHODS,
+);
+
+/**
+ * The one check of an injected {@link IterationStore}: an object with every method of the port.
+ * @example z.strictObject({ store: iterationStoreSchema.optional() })
+ */
+export const iterationStoreSchema = portSchema<IterationStore>(
+  'must implement IterationStore',
+  ...ITERATION_STORE_METHODS,
+);
+
+/**
+ * The one check of an injected {@link Storage}: `transaction()`, and both ports complete. The value
+ * itself is passed on (never a copy).
+ * @example storageSchema.parse(openLoopGuardDatabase(':memory:').storage)
+ */
+export const storageSchema = z.any().superRefine((value, ctx) => {
+  const transaction = portSchema('must implement Storage', 'transaction').safeParse(value);
+  if (!transaction.success) {
+    ctx.addIssue({
+      code: 'custom',
+      message: transaction.error.issues[0]?.message ?? 'must implement Storage',
+    });
+    return;
+  }
+  for (const [key, schema] of [
+    ['stateMachine', stateMachineSchema],
+    ['attempts', attemptStoreSchema],
+  ] as const) {
+    const port = schema.safeParse((value as Record<string, unknown>)[key]);
+    if (!port.success) {
+      ctx.addIssue({ code: 'custom', path: [key], message: port.error.issues[0]?.message ?? 'is invalid' });
+    }
+  }
+}) as unknown as z.ZodType<Storage>;
