@@ -291,3 +291,21 @@ describe('error signatures of long lines', () => {
     expect(detections(verdicts)[0]?.loopType).toBe('same_error');
   });
 });
+
+describe('action inputs that are objects', () => {
+  it('key order does not make an action new; a different value does', () => {
+    const { detector } = makeStepDetector();
+    const same = feed(detector, [
+      ...turn({ file_path: 'a.ts', limit: 50 }, 'text', { tool: 'Read' }),
+      ...turn({ limit: 50, file_path: 'a.ts' }, 'text', { tool: 'Read' }),
+      ...turn({ file_path: 'a.ts', limit: 50 }, 'text', { tool: 'Read' }),
+    ]);
+    expect(detections(same)[0]?.loopType).toBe('repeated_action');
+    const other = makeStepDetector().detector;
+    const differing = feed(
+      other,
+      [1, 2, 3].flatMap((offset) => turn({ file_path: 'a.ts', offset }, 'text', { tool: 'Read' })),
+    );
+    expect(detections(differing)).toEqual([]);
+  });
+});
