@@ -309,3 +309,23 @@ describe('action inputs that are objects', () => {
     expect(detections(differing)).toEqual([]);
   });
 });
+
+describe('first results of new actions', () => {
+  it('are normalised when the action comes again, so a near-duplicate of the first result still repeats', () => {
+    const { detector } = makeStepDetector();
+    const verdicts = feed(detector, [
+      ...turn('curl localhost:8080/health', 'down since 10:11:12'),
+      ...turn('curl localhost:8080/health', 'down since 10:11:40'),
+      ...turn('curl localhost:8080/health', 'down since 10:12:05'),
+    ]);
+    expect(detections(verdicts)[0]).toMatchObject({ loopType: 'repeated_action', repeats: 3, since: 1 });
+  });
+
+  it('a command first seen 300 new commands ago still loops when repeated', () => {
+    const { detector } = makeStepDetector();
+    feed(detector, turn('make check', 'ok'));
+    feed(detector, Array.from({ length: 300 }, (_, i) => turn(`cat file${i}.txt`, `content ${i}`)).flat());
+    const verdicts = feed(detector, Array.from({ length: 3 }, () => turn('make check', 'ok')).flat());
+    expect(detections(verdicts)[0]).toMatchObject({ loopType: 'repeated_action', repeats: 3 });
+  });
+});
