@@ -131,9 +131,11 @@ export class StepHistory {
     const fresh = !this.seenPairs.has(turn.pairKey);
     if (fresh) {
       this.seenPairs.add(turn.pairKey);
-      this.pairCounts.clear();
-      this.messageCounts.clear();
-      this.firstMessages.clear();
+      if (this.pairCounts.size > 0) this.pairCounts.clear();
+      if (this.messageCounts.size > 0) {
+        this.messageCounts.clear();
+        this.firstMessages.clear();
+      }
       this.lastFreshStep = turn.step;
     }
     this.pairCounts.set(turn.pairKey, (this.pairCounts.get(turn.pairKey) ?? 0) + 1);
