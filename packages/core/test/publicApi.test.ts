@@ -23,6 +23,7 @@ describe('public API', () => {
         'ManualClock',
         'RECOVERY_TOPICS',
         'RunError',
+        'StagnationBreaker',
         'StorageError',
         'TASK_STATUSES',
         'checkCircuitBreaker',
@@ -44,6 +45,9 @@ describe('public API', () => {
         'storageOf',
         'synthesizeFeedback',
         'systemClock',
+        // asynchronous storage and the shared detector (issue 13)
+        'SharedLoopDetector',
+        'asyncInMemoryStorage',
         // step-level loop detection (issue 10)
         'ClaudeStreamJsonParser',
         'DEFAULT_EXEMPT_COMMANDS',
