@@ -90,6 +90,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       '--backoff <duration>',
       'first wait after an infrastructure error (rate limit, 5xx), doubling (default: 30s)',
     )
+    .addOption(
+      new Option(
+        '--agent-stream <format>',
+        "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
+      ).choices(['claude', 'jsonl']),
+    )
     .option('--json', 'one JSON event per line on stdout instead of the human display')
     .option(
       '--config <path>',

@@ -23,6 +23,7 @@ import { notifyDesktop, postWebhook } from './notify.js';
 import { currentTask, readPlan } from './plan.js';
 import { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
+import { StepStreamWatcher } from './StepStreamWatcher.js';
 
 /** Everything a {@link RunSession} needs. */
 export interface RunSessionInput {
@@ -63,6 +64,7 @@ export class RunSession {
   private readonly pendingWrites: Array<Promise<void>> = [];
   private modelIndex: number;
   private failureContext: string | null = null;
+  private nudges: string[] = [];
   private lastError: string | null = null;
   private lastTask: string | null = null;
 
@@ -157,12 +159,20 @@ export class RunSession {
         );
         const iterationStart = Date.now();
         this.callTimes.push(iterationStart);
+        const watcher =
+          options.agentStream === undefined ? null : new StepStreamWatcher(options.agentStream, run.id);
+        const prompt = this.promptFor();
+        this.nudges = [];
         const result = await runAgent(command, {
           cwd: run.cwd,
-          input: this.promptFor(),
+          input: prompt,
           timeoutMs: options.iterationTimeout,
           signal: this.input.signal,
-          onStdout: (chunk) => this.display.agentStdout(chunk),
+          ...(watcher === null ? {} : { stop: watcher.stopSignal }),
+          onStdout: (chunk) => {
+            watcher?.push(chunk);
+            this.display.agentStdout(chunk);
+          },
           onStderr: (chunk) => this.display.agentStderr(chunk),
         });
         if (result.interrupted) return this.interrupted();
@@ -173,7 +183,23 @@ export class RunSession {
             ? null
             : await workspace.changes(tree, afterTree);
         tree = afterTree;
-        const verdict = await this.judge(n, result, changes, task);
+        const stopVerdict = watcher?.stopVerdict ?? null;
+        if (watcher !== null)
+          this.nudges = [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
+        if (stopVerdict !== null) {
+          this.display.event(
+            'step_loop_stopped',
+            {
+              run: run.id,
+              iteration: n,
+              loopType: stopVerdict.loopType,
+              repeats: stopVerdict.repeats,
+              evidence: stopVerdict.evidence,
+            },
+            `iteration ${n} stopped mid-run by the step-level detector: ${stopVerdict.loopType} (${stopVerdict.repeats} repeats)`,
+          );
+        }
+        const verdict = await this.judge(n, result, changes, task, stopVerdict?.loopType ?? null);
         const artifactsDir = iterationDirectory(this.runDir, n);
         this.pendingWrites.push(
           writeIterationArtifacts(artifactsDir, {
@@ -182,6 +208,7 @@ export class RunSession {
             metrics: { ...verdict.metrics, filesChanged: changes?.files.length ?? null, model },
             completion: verdict.completion,
             output: result.output,
+            ...(stopVerdict === null ? {} : { stepLoop: stopVerdict }),
           }),
         );
         this.runs.recordIteration({
@@ -190,7 +217,7 @@ export class RunSession {
           startedAt: iterationStart,
           endedAt: Date.now(),
           exitCode: result.exitCode,
-          progress: verdict.breaker.progress,
+          progress: stopVerdict === null ? verdict.breaker.progress : 'stopped',
           signals: verdict.breaker.readings,
         });
         this.runs.updateRun(run.id, {
@@ -245,6 +272,7 @@ export class RunSession {
     result: AgentResult,
     changes: { files: string[] } | null,
     task: string | null,
+    stepLoopStopped: string | null,
   ) {
     const { options } = this;
     const structured = structuredResultOf(result.stdout);
@@ -287,6 +315,7 @@ export class RunSession {
       task: task === null ? null : { id: task, done: taskDone },
       completionClaimed: claimed,
       evidenceProblems,
+      stepLoopStopped,
     });
     const progressed = breaker.progress === 'progress';
     this.history.push({
@@ -535,8 +564,13 @@ export class RunSession {
   }
 
   private promptFor(): string {
-    if (this.failureContext === null) return this.input.prompt;
-    return `${this.input.prompt}\n\n## Previous attempts stalled (loopguard)\n${this.failureContext}\nLast error: ${this.lastError ?? '(none)'}\nTry a different approach.\n`;
+    let prompt = this.input.prompt;
+    if (this.failureContext !== null) {
+      prompt += `\n\n## Previous attempts stalled (loopguard)\n${this.failureContext}\nLast error: ${this.lastError ?? '(none)'}\nTry a different approach.\n`;
+    }
+    if (this.nudges.length > 0)
+      prompt += `\n\n## Loops seen in the last iteration (loopguard)\n${this.nudges.join('\n\n')}\n`;
+    return prompt;
   }
 
   private restoreHistory(): void {
