@@ -377,6 +377,21 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     expect(iterations).toHaveLength(3);
     expect(r.reason).toContain('task second blocked: task_not_progressing');
   });
+  it('records each iteration as an attempt in the seed-002 LoopDetector: a finished task revisited again and again trips', async () => {
+    // the agent checks "first" when it is open, and un-checks it (breaking finished work) otherwise
+    const { dir } = tempRepo(
+      'if grep -q "\\- \\[ \\] first" plan.md; then sed -i "s/- \\[ \\] first/- [x] first/" plan.md; else sed -i "s/- \\[x\\] first/- [ ] first/" plan.md; fi',
+    );
+    writeFileSync(join(dir, 'plan.md'), '# Plan\n- [ ] first\n- [ ] second\n');
+    const result = await loopguard(
+      dir,
+      run('--plan', 'plan.md', '--on-stagnation', 'abort', '--max-iterations', '9', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    const { run: r, iterations } = stored(dir);
+    expect(iterations).toHaveLength(5);
+    expect(r.reason).toContain('loop_detector: completed_task_revisit on task first (3 attempts');
+  });
 });
 
 describe('loopguard run: options and configuration', () => {

@@ -124,7 +124,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       try {
         const run = state.runs.createRun({ id: newRunId(), command, options: { ...options }, cwd: io.cwd });
         savePrompt(run, prompt);
-        await endWith(run.id, await executeSession(io, run, state.runs, options, prompt));
+        await endWith(run.id, await executeSession(io, run, state, options, prompt));
       } finally {
         state.db.close();
       }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -7,6 +8,7 @@ import {
   errorSignature,
   type GuardIteration,
   GuardSet,
+  type LoopDetector,
   StagnationBreaker,
 } from '@loopguard/core';
 import { infrastructureWaitMs } from '@loopguard/core/internal';
@@ -39,6 +41,12 @@ export interface RunSessionInput {
   prompt: string;
   /** Stops the run (the user's SIGINT/SIGTERM). */
   signal: AbortSignal;
+  /**
+   * The seed-002 detector on the same state file: with a task (`--task`, `--plan`) each iteration is
+   * also an attempt at it (task id scoped to the run), so a revisited finished task or a blocked
+   * spin opens the breaker too.
+   */
+  loopDetector?: LoopDetector;
 }
 
 type Outcome = { status: RunStatus; exitCode: ExitCode; reason: string };
@@ -252,6 +260,12 @@ export class RunSession {
         } else {
           consecutiveInfrastructure = 0;
         }
+        const loop = task === null ? null : this.recordAttempt(n, task, verdict, changes?.patch ?? '');
+        if (loop !== null && !verdict.breaker.tripped && this.breaker.state !== 'OPEN') {
+          this.breaker.trip(loop);
+          const acted = await this.act(loop, n);
+          if (acted !== null) return acted;
+        }
         if (verdict.breaker.tripped) {
           const acted = await this.act(verdict.breaker.reason ?? 'stagnation', n);
           if (acted !== null) return acted;
@@ -326,6 +340,7 @@ export class RunSession {
     const verified = (claimed || planDone) && evidenceProblems !== null && evidenceProblems.length === 0;
     return {
       breaker,
+      taskDone,
       infrastructure: infra.kind,
       resetAt: infra.resetAt,
       completed: verified,
@@ -363,6 +378,32 @@ export class RunSession {
         verified,
       },
     };
+  }
+
+  /**
+   * Records the iteration as an attempt at its task in the seed-002 detector and returns the
+   * breaker reason when the detector sees a loop (revisited finished task, blocked spin, no progress).
+   */
+  private recordAttempt(
+    n: number,
+    task: string,
+    verdict: { breaker: BreakerVerdict; infrastructure: string | null; taskDone: boolean },
+    patch: string,
+  ): string | null {
+    const detector = this.input.loopDetector;
+    if (detector === undefined || verdict.infrastructure !== null) return null;
+    const taskKey = `${this.run.id}:${task}`;
+    const sameError = verdict.breaker.readings.find(
+      (r) => r.signal === 'same_error' && r.status === 'stalled',
+    );
+    const status = verdict.taskDone ? 'done' : sameError !== undefined ? 'blocked' : 'in_progress';
+    const blockers = sameError === undefined ? [] : [sameError.detail];
+    // the completed work is the change itself: the same patch again is no progress, another one is
+    const work = patch === '' ? [] : [`patch:${createHash('sha1').update(patch).digest('hex').slice(0, 12)}`];
+    detector.recordAttempt(taskKey, status, blockers, work, `${this.run.id}#${n}`);
+    const loop = detector.detectLoop(taskKey);
+    if (!loop.isLooping) return null;
+    return `loop_detector: ${loop.loopType} on task ${task} (${loop.attemptCount} attempts, recommendation ${loop.recommendation})`;
   }
 
   private reportIteration(
