@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
+import { newAttempt } from './attemptInput.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
@@ -27,10 +28,9 @@ import { stateMachineSchema, storageSchema } from './portSchemas.js';
 import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
-import { sealAttempt } from './sealedAttempts.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
-import { assertNonEmptyString, assertStringArray, assertTaskStatus, describeValue } from './validate.js';
+import { assertNonEmptyString, describeValue } from './validate.js';
 
 export type { LoopDetectionResult } from './loopDetection.js';
 
@@ -76,13 +76,6 @@ interface TaskTrack {
   oldest: number;
   runs: RunState | undefined;
   grantActive: boolean;
-}
-
-const EMPTY: readonly string[] = Object.freeze([]);
-
-/** A frozen copy of `values`; empty arrays share one frozen instance. */
-function frozenCopy(values: readonly string[]): readonly string[] {
-  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
 }
 
 /**
@@ -348,24 +341,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     completedWork: readonly string[],
     sessionId: string,
   ): Attempt {
-    assertNonEmptyString(taskId, 'taskId');
-    assertTaskStatus(status, 'status');
-    assertStringArray(blockers, 'blockers');
-    assertStringArray(completedWork, 'completedWork');
-    if (typeof sessionId !== 'string') {
-      throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
-    }
-    return sealAttempt({
-      taskId,
-      timestamp: this.clock.now(),
-      status,
-      blockers: frozenCopy(blockers),
-      completedWork: frozenCopy(completedWork),
-      sessionId,
-    });
+    return newAttempt(taskId, status, blockers, completedWork, sessionId, this.clock.now());
   }
 
-  /** After an attempt is committed: its track (loaded before the write), the prune schedule and the event. */
   private afterRecord(track: TaskTrack, attempt: Attempt): void {
     if (track.attempts.push(attempt) - track.head === 1) track.oldest = attempt.timestamp;
     track.runs = stepRuns(track.runs, attempt);

@@ -37,4 +37,22 @@ export class UndoJournal {
       if (outer) this.steps = null;
     }
   }
+
+  /**
+   * {@link run} for an asynchronous `fn`: its writes until the promise settles form one transaction.
+   * The caller keeps other writers out meanwhile (the asynchronous storage serialises its transactions).
+   */
+  async runAsync<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.steps !== null) throw new Error('UndoJournal.runAsync cannot nest inside another transaction');
+    const steps: (() => void)[] = [];
+    this.steps = steps;
+    try {
+      return await fn();
+    } catch (error) {
+      while (steps.length > 0) (steps.pop() as () => void)();
+      throw error;
+    } finally {
+      this.steps = null;
+    }
+  }
 }

@@ -4,6 +4,16 @@
  * beyond this lives in `@loopguard/core/internal`.
  * @packageDocumentation
  */
+
+// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
+export type {
+  AsyncAttemptStore,
+  AsyncPort,
+  AsyncStateMachine,
+  AsyncStorage,
+  AsyncStoragePorts,
+  AsyncTransactionOptions,
+} from './asyncPorts.js';
 export type { Attempt, AttemptSummary } from './attempt.js';
 // --- stagnation circuit breaker (issue 11) ---
 export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
@@ -138,6 +148,7 @@ export type { Logger } from './logger.js';
 export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './loopDetectorOptions.js';
 export type { LoopType, Recommendation } from './loopRules.js';
 export type { AttemptStore, StateMachine } from './ports.js';
+export { SharedLoopDetector, type SharedLoopDetectorOptions } from './SharedLoopDetector.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
 // --- step-level loop detection (issue 10) ---
 export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
@@ -164,3 +175,4 @@ export {
   type TaskInput,
   type TaskStatus,
 } from './task.js';
+export { type AsyncInMemoryStorageOptions, asyncInMemoryStorage } from './toAsyncStorage.js';

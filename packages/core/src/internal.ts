@@ -9,6 +9,8 @@
  * @packageDocumentation
  */
 
+// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
+export { newAttempt, validateAttemptInput } from './attemptInput.js';
 // --- stagnation circuit breaker (issue 11) ---
 export {
   DEFAULT_COOLDOWN_MS,
@@ -145,6 +147,7 @@ export {
   validateTaskInput,
 } from './stateMachineInput.js';
 export { isStorage } from './storage.js';
+export { type AsyncTransactionRunner, toAsyncStorage } from './toAsyncStorage.js';
 export { UndoJournal } from './UndoJournal.js';
 export {
   assertFiniteNumber,

@@ -36,7 +36,7 @@ export interface RunState {
   doneRun: number;
   /** Newest attempts in a row with status `blocked` and the same blockers. */
   blockRun: number;
-  /** Newest attempts in a row with the same status and the same completed work. */
+  /** Newest attempts in a row that are identical: same status, same blockers and same completed work. */
   workRun: number;
 }
 
@@ -87,7 +87,7 @@ export function stepRuns(runs: RunState | undefined, attempt: Attempt): RunState
   const sameWork = runs.workCount === workCount && runs.workKey === workKey;
   runs.doneRun = attempt.status === 'done' ? (sameStatus ? runs.doneRun + 1 : 1) : 0;
   runs.blockRun = attempt.status === 'blocked' ? (sameStatus && sameBlockers ? runs.blockRun + 1 : 1) : 0;
-  runs.workRun = sameStatus && sameWork ? runs.workRun + 1 : 1;
+  runs.workRun = sameStatus && sameBlockers && sameWork ? runs.workRun + 1 : 1;
   runs.status = attempt.status;
   runs.blockersKey = blockersKey;
   runs.blockersCount = blockersCount;
@@ -104,8 +104,10 @@ export function runsOf(attempts: readonly Attempt[]): RunState | undefined {
 }
 
 /**
- * Judges the runs. Checks in order: completed task revisited, blocked spin on the same blockers,
- * the same completed work repeated. Runs are clipped to the `windowCount` attempts inside the window.
+ * Judges the runs. Checks in order: completed task revisited; blocked spin on the same (at least
+ * one) blockers; identical attempts repeated (same status, blockers and completed work — blockers
+ * that change are an agent learning something, not a loop). Runs are clipped to the `windowCount`
+ * attempts inside the window.
  *
  * @param grantActive - unblock authority was granted for the task and no recovery has followed.
  */
@@ -125,7 +127,8 @@ export function judgeRuns(
       reason: null,
     };
   }
-  const blockRun = Math.min(runs.blockRun, windowCount);
+  // authority is scoped to the blockers hit: with none, there is nothing to grant (judged as no progress)
+  const blockRun = runs.blockersCount > 0 ? Math.min(runs.blockRun, windowCount) : 0;
   if (blockRun >= thresholds.maxAttempts) {
     if (grantActive) {
       return {

@@ -34,13 +34,19 @@ function referenceLoopType(window: Step[], maxAttempts: number): string | null {
   if (!last) return null;
   if (last.status === 'done' && run((s) => s.status === 'done') >= maxAttempts)
     return 'completed_task_revisit';
+  // a blocked spin needs at least one blocker
   if (
     last.status === 'blocked' &&
+    last.blockers.length > 0 &&
     run((s, l) => s.status === 'blocked' && same(s.blockers, l.blockers)) >= maxAttempts
   ) {
     return 'blocked_task_spin';
   }
-  if (run((s, l) => s.status === l.status && same(s.work, l.work)) >= maxAttempts)
+  // no progress means identical attempts: status, blockers and completed work
+  if (
+    run((s, l) => s.status === l.status && same(s.blockers, l.blockers) && same(s.work, l.work)) >=
+    maxAttempts
+  )
     return 'no_progress_repeat';
   return null;
 }

@@ -573,3 +573,36 @@ describe('presets and defaults', () => {
     expect(conservative.detectLoop('T1').recommendation).toBe('escalate');
   });
 });
+
+describe('two rules corrected against WeatherVane cases', () => {
+  it('blocked_task_spin needs a blocker: three blocked attempts with none grant nothing and are no progress', async () => {
+    const { detector, stateMachine } = makeDetector();
+    stateMachine.upsertTask({ id: 'T1' });
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'blocked', [], [], `s${i}`);
+    const result = detector.detectLoop('T1');
+    expect(result).toMatchObject({
+      isLooping: true,
+      loopType: 'no_progress_repeat',
+      recommendation: 'escalate',
+      attemptCount: 3,
+    });
+    const outcome = await detector.applyRecovery(result);
+    expect(outcome).toMatchObject({ applied: true, action: 'escalate', loopType: 'no_progress_repeat' });
+    expect(stateMachine.listContextEntries({ topics: ['unblock_authority'] })).toEqual([]);
+  });
+
+  it('no_progress_repeat needs identical attempts: blockers that change (A → B → C) are learning, not a loop', () => {
+    const { detector } = makeDetector();
+    detector.recordAttempt('T1', 'blocked', ['A'], [], 's1');
+    detector.recordAttempt('T1', 'blocked', ['B'], [], 's2');
+    detector.recordAttempt('T1', 'blocked', ['C'], [], 's3');
+    expect(detector.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 3 });
+    // the same with work in progress: same status and work, different blockers
+    for (const blocker of ['flaky CI', 'lint', 'types'])
+      detector.recordAttempt('T2', 'in_progress', [blocker], ['x']);
+    expect(detector.detectLoop('T2').isLooping).toBe(false);
+    // while identical attempts still are a loop
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T3', 'in_progress', ['lint'], ['x']);
+    expect(detector.detectLoop('T3')).toMatchObject({ isLooping: true, loopType: 'no_progress_repeat' });
+  });
+});

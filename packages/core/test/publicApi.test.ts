@@ -45,6 +45,9 @@ describe('public API', () => {
         'storageOf',
         'synthesizeFeedback',
         'systemClock',
+        // asynchronous storage and the shared detector (issue 13)
+        'SharedLoopDetector',
+        'asyncInMemoryStorage',
         // step-level loop detection (issue 10)
         'ClaudeStreamJsonParser',
         'DEFAULT_EXEMPT_COMMANDS',

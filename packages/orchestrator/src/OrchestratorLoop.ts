@@ -6,6 +6,7 @@ import {
   LoopDetector,
   LoopGuardError,
   RunError,
+  SharedLoopDetector,
   type StateMachine,
   StorageError,
   systemClock,
@@ -96,9 +97,10 @@ function storageErrorOf(error: unknown): StorageError | undefined {
  * await loop.stop();
  */
 export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorLoopEvents> {
-  /** The loop detector (created by the loop or injected). */
-  readonly detector: LoopDetector;
-  private readonly stateMachine: StateMachine;
+  /** The loop detector (created by the loop or injected): synchronous, or shared across hosts. */
+  readonly detector: LoopDetector | SharedLoopDetector;
+  /** A shared detector's `getStatus()`, as of the end of the last tick (it is asynchronous). */
+  private sharedLoopStatus: Record<string, AttemptSummary> = {};
   private readonly policy: Policy<State>;
   private readonly executor: Executor;
   private readonly scheduler: TaskScheduler | undefined;
@@ -131,7 +133,6 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     const log = baseLogger.child({ component: 'OrchestratorLoop' });
     super(log);
     this.log = log;
-    this.stateMachine = parsed.stateMachine;
     this.policy = parsed.policy as Policy<State>;
     this.executor = parsed.executor;
     this.scheduler = parsed.scheduler;
@@ -145,7 +146,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     this.stopOnStorageError = parsed.stopOnStorageError;
     this.detector =
       parsed.detector ??
-      new LoopDetector(parsed.stateMachine, {
+      new LoopDetector(parsed.stateMachine as StateMachine, {
         clock: this.clock,
         logger: baseLogger,
         ...parsed.detectorOptions,
@@ -261,7 +262,8 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
       lastStopReason: this.lastStopReason,
       currentInterval: this.ticks.currentInterval,
       idleTicks: this.ticks.idleTicks,
-      loopDetection: this.detector.getStatus(),
+      loopDetection:
+        this.detector instanceof SharedLoopDetector ? this.sharedLoopStatus : this.detector.getStatus(),
       guards: this.guardSource?.getGuardStatistics() ?? null,
       breaker: null,
     };
@@ -303,7 +305,15 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         await this.runAction(decision, controller.signal);
         return this.finish(startedAt, tickNumber, decision, {});
       }
-      return await this.runTask(decision, { startedAt, tickNumber, sessionId, signal: controller.signal });
+      const result = await this.runTask(decision, {
+        startedAt,
+        tickNumber,
+        sessionId,
+        signal: controller.signal,
+      });
+      if (this.detector instanceof SharedLoopDetector)
+        this.sharedLoopStatus = await this.detector.getStatus();
+      return result;
     } catch (error) {
       const storage = storageErrorOf(error);
       if (storage) {
@@ -330,7 +340,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     const { startedAt, tickNumber, sessionId, signal } = tick;
 
     // 3. check for a loop BEFORE executing
-    const loopDetection = this.detector.detectLoop(task.id);
+    const loopDetection = await this.detector.detectLoop(task.id);
     if (loopDetection.isLooping) {
       this.log.warn({ loopResult: loopDetection }, 'Loop detected, applying recovery');
       const recovery = await this.detector.applyRecovery(loopDetection);
@@ -362,7 +372,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         return this.fail(startedAt, tickNumber, decision, runError, { sessionId });
       }
       const blocker = `${runError.code}: ${runError.message}`;
-      const attempt = this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
+      const attempt = await this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
       return this.fail(startedAt, tickNumber, decision, runError, { sessionId, attempt });
     }
 
@@ -373,7 +383,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         report.status === 'blocked' && report.blockers.length > 0
           ? report.blockers.join('; ')
           : `Executor reported ${report.status} (${sessionId})`;
-      ({ attempt } = this.detector.recordAttemptWithTransition({
+      ({ attempt } = await this.detector.recordAttemptWithTransition({
         taskId: task.id,
         status: report.status,
         blockers: report.blockers,
@@ -382,7 +392,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         reason,
       }));
     } else {
-      attempt = this.detector.recordAttempt(
+      attempt = await this.detector.recordAttempt(
         task.id,
         report.status,
         report.blockers,

@@ -1,4 +1,11 @@
-import type { Clock, Logger, LoopDetector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
+import type {
+  Clock,
+  Logger,
+  LoopDetector,
+  LoopDetectorOptions,
+  SharedLoopDetector,
+  StateMachine,
+} from '@loopguard/core';
 import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
@@ -19,8 +26,11 @@ import type { Timer } from './timer.js';
  * });
  */
 export interface OrchestratorLoopOptions<State = unknown> {
-  /** The core state machine: tasks, transitions, context entries (recoveries are written there). */
-  stateMachine: StateMachine;
+  /**
+   * The core state machine: tasks, transitions, context entries (recoveries are written there).
+   * Required unless a `detector` is given (a `SharedLoopDetector` brings its own storage).
+   */
+  stateMachine?: StateMachine;
   /** Reads the system state and decides each tick. */
   policy: Policy<State>;
   /** Runs a task. */
@@ -32,12 +42,14 @@ export interface OrchestratorLoopOptions<State = unknown> {
   /** Handles `{ type: 'action' }` decisions. @default none (an action tick fails) */
   actionHandler?: ActionHandler;
   /**
-   * A detector to use instead of creating one (it must write to the same state machine). Its
+   * A detector to use instead of creating one (it must write to the same state machine): a
+   * `LoopDetector`, or a `SharedLoopDetector` for workers on several hosts sharing PostgreSQL (then
+   * `getStatus().loopDetection` is as of the end of the last tick). Its
    * `loopDetected`, `recoveryApplied` and `attemptRecorded` events are re-emitted by the loop.
    * Mutually exclusive with `detectorOptions`.
    * @default new LoopDetector(stateMachine, { clock, logger, ...detectorOptions })
    */
-  detector?: LoopDetector;
+  detector?: LoopDetector | SharedLoopDetector;
   /** Options of the detector the loop creates (see core's `LoopDetectorOptions`). @default {} (the seed's recommended tuning) */
   detectorOptions?: LoopDetectorOptions;
   /** Where `getStatus().guards` comes from, for example an `IterationSessions` manager. @default none (`guards: null`) */
@@ -89,7 +101,7 @@ export interface OrchestratorLoopOptions<State = unknown> {
 /** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
 export const orchestratorLoopOptionsSchema = z
   .strictObject({
-    stateMachine: stateMachineSchema,
+    stateMachine: stateMachineSchema.optional(),
     policy: portSchema<Policy<unknown>>(
       'must have getSystemState() and decide()',
       'getSystemState',
@@ -101,8 +113,8 @@ export const orchestratorLoopOptionsSchema = z
     actionHandler: z
       .custom<ActionHandler>((v) => typeof v === 'function', { message: 'must be a function' })
       .optional(),
-    detector: portSchema<LoopDetector>(
-      'must be a LoopDetector',
+    detector: portSchema<LoopDetector | SharedLoopDetector>(
+      'must be a LoopDetector or a SharedLoopDetector',
       'detectLoop',
       'applyRecovery',
       'recordAttempt',
@@ -133,6 +145,10 @@ export const orchestratorLoopOptionsSchema = z
     executorTimeout: z.number().finite().positive().default(600_000),
     applyReportedStatus: z.boolean().default(true),
     stopOnStorageError: z.boolean().default(true),
+  })
+  .refine((o) => o.stateMachine !== undefined || o.detector !== undefined, {
+    message: 'is required unless a detector is given',
+    path: ['stateMachine'],
   })
   .refine((o) => o.detector === undefined || o.detectorOptions === undefined, {
     message: 'cannot be combined with detector (configure the injected detector instead)',

@@ -8,10 +8,9 @@ import {
 import {
   assertFiniteNumber,
   assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
   describeValue,
   isSealedAttempt,
+  validateAttemptInput as validateAttempt,
 } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -48,22 +47,6 @@ interface SummaryRow {
   task_id: string;
   attempt_count: number;
   last_attempt: number;
-}
-
-function validateAttempt(attempt: Attempt, name: string): void {
-  if (attempt === null || typeof attempt !== 'object') {
-    throw new InvalidInputError(`${name} must be an attempt object, got ${describeValue(attempt)}`);
-  }
-  assertNonEmptyString(attempt.taskId, `${name}.taskId`);
-  assertFiniteNumber(attempt.timestamp, `${name}.timestamp`);
-  assertTaskStatus(attempt.status, `${name}.status`);
-  assertStringArray(attempt.blockers, `${name}.blockers`);
-  assertStringArray(attempt.completedWork, `${name}.completedWork`);
-  if (typeof attempt.sessionId !== 'string') {
-    throw new InvalidInputError(
-      `${name}.sessionId must be a string, got ${describeValue(attempt.sessionId)}`,
-    );
-  }
 }
 
 function attemptOf(row: AttemptRow): Attempt {

@@ -1,3 +1,5 @@
+// --- asynchronous twin of the database (issue 13) ---
+export { asyncSqliteStorage } from './asyncSqliteStorage.js';
 export { type BusyRetryPolicy, DEFAULT_BUSY_RETRY } from './busyRetry.js';
 export {
   assertSchemaCurrent,

@@ -17,7 +17,7 @@ import {
   openLoopGuardDatabase,
   SCHEMA_VERSION,
 } from '../src/index.js';
-import { assertBuilt, runFixture, tempDir } from './helpers.js';
+import { assertBuilt, portableFixtures, runFixture, tempDir } from './helpers.js';
 
 const T0 = 1_760_825_000_000;
 const SEED_SQL = `SELECT * FROM context_entries
@@ -229,9 +229,20 @@ describe('bad files', () => {
       store.close();
       chmodSync(path, 0o444);
       chmodSync(tmp.dir, 0o755);
-      // root ignores file modes: check as an unprivileged user then
-      const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      const [line] = runFixture('open.mjs', [path], asUser);
+      // root ignores file modes: check as an unprivileged user then, from a copy of the fixture and
+      // its packages that the user can read wherever the checkout lives
+      let asUser = {};
+      let portable: ReturnType<typeof portableFixtures> | undefined;
+      if (process.getuid?.() === 0) {
+        portable = portableFixtures();
+        asUser = { uid: 65534, gid: 65534, cwd: portable.dir, fixturePath: portable.fixture('open.mjs') };
+      }
+      let line: string | undefined;
+      try {
+        [line] = runFixture('open.mjs', [path], asUser);
+      } finally {
+        portable?.remove();
+      }
       const result = JSON.parse(line as string);
       expect(result).toMatchObject({ ok: false, name: 'StorageError', code: 'storage_unavailable' });
       expect(result.message).toContain(JSON.stringify(path));

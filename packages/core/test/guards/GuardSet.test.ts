@@ -27,7 +27,7 @@ const iterations = (...entries: Omit<GuardIteration, 'iteration'>[]): GuardItera
   entries.map((entry, i) => ({ iteration: i + 1, ...entry }));
 
 describe('GuardSet order and defaults', () => {
-  it('runs the guards in the unified order of DESIGN.md', () => {
+  it('runs the guards in the unified order (docs/decisions.md: guard order)', () => {
     expect(make().guards.guards.map((g) => g.name)).toEqual([...GUARD_ORDER]);
     expect(GUARD_ORDER).toEqual([
       'max_iterations',

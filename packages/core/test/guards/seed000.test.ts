@@ -84,7 +84,7 @@ describe('checkCircuitBreaker (seed 000)', () => {
   });
 });
 
-describe('checkQualityRegression (seed 000, DESIGN.md decision 1)', () => {
+describe('checkQualityRegression (seed 000; the regression rule of docs/decisions.md)', () => {
   it("reports the seed's example pass, fail, fail, fail as a regression with the seed's output", () => {
     expect(checkQualityRegression(passes(true, false, false, false))).toEqual({
       regression: true,

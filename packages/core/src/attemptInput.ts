@@ -1,0 +1,74 @@
+import type { Attempt } from './attempt.js';
+import { InvalidInputError } from './errors.js';
+import { sealAttempt } from './sealedAttempts.js';
+import {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
+} from './validate.js';
+
+/**
+ * Rejects anything that is not a well-formed {@link Attempt}, naming the argument, before a store writes it.
+ * @param name - how the caller calls the argument, e.g. `attempts[2]`.
+ * @throws InvalidInputError naming the field and its problem.
+ * @example
+ * validateAttemptInput({ taskId: 'T1', timestamp: 0, status: 'done', blockers: [], completedWork: [], sessionId: '' }, 'attempt');
+ */
+export function validateAttemptInput(attempt: Attempt, name: string): void {
+  if (attempt === null || typeof attempt !== 'object') {
+    throw new InvalidInputError(`${name} must be an attempt object, got ${describeValue(attempt)}`);
+  }
+  assertNonEmptyString(attempt.taskId, `${name}.taskId`);
+  assertFiniteNumber(attempt.timestamp, `${name}.timestamp`);
+  assertTaskStatus(attempt.status, `${name}.status`);
+  assertStringArray(attempt.blockers, `${name}.blockers`);
+  assertStringArray(attempt.completedWork, `${name}.completedWork`);
+  if (typeof attempt.sessionId !== 'string') {
+    throw new InvalidInputError(
+      `${name}.sessionId must be a string, got ${describeValue(attempt.sessionId)}`,
+    );
+  }
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+/** A frozen copy of `values`; empty arrays share one frozen instance. */
+function frozenCopy(values: readonly string[]): readonly string[] {
+  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
+}
+
+/**
+ * The attempt the seed's `recordAttempt(taskId, status, blockers, completedWork, sessionId)` records:
+ * the arguments validated (naming the bad one), the arrays copied (the caller's are never changed)
+ * and sealed (frozen, and marked validated so adapters skip checking it again). Both detector
+ * shells build their attempts with it.
+ * @throws InvalidInputError naming the argument.
+ * @example
+ * const attempt = newAttempt('T1', 'blocked', ['missing token'], [], 'session_1', clock.now());
+ */
+export function newAttempt(
+  taskId: string,
+  status: string,
+  blockers: readonly string[],
+  completedWork: readonly string[],
+  sessionId: string,
+  timestamp: number,
+): Attempt {
+  assertNonEmptyString(taskId, 'taskId');
+  assertTaskStatus(status, 'status');
+  assertStringArray(blockers, 'blockers');
+  assertStringArray(completedWork, 'completedWork');
+  if (typeof sessionId !== 'string') {
+    throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
+  }
+  return sealAttempt({
+    taskId,
+    timestamp,
+    status,
+    blockers: frozenCopy(blockers),
+    completedWork: frozenCopy(completedWork),
+    sessionId,
+  });
+}

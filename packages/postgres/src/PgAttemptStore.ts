@@ -1,0 +1,145 @@
+import {
+  type AsyncAttemptStore,
+  type Attempt,
+  type AttemptSummary,
+  InvalidInputError,
+  type TaskStatus,
+} from '@loopguard/core';
+import {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  describeValue,
+  isSealedAttempt,
+  validateAttemptInput,
+} from '@loopguard/core/internal';
+import type { PgExecutor } from './executor.js';
+
+interface AttemptRow {
+  task_id: string;
+  timestamp: number;
+  status: TaskStatus;
+  blockers: string[];
+  completed_work: string[];
+  session_id: string;
+}
+
+function attemptOf(row: AttemptRow): Attempt {
+  return Object.freeze({
+    taskId: row.task_id,
+    timestamp: row.timestamp,
+    status: row.status,
+    blockers: Object.freeze(row.blockers),
+    completedWork: Object.freeze(row.completed_work),
+    sessionId: row.session_id,
+  });
+}
+
+function assertLimit(value: unknown, name: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidInputError(`${name} must be a non-negative integer, got ${describeValue(value)}`);
+  }
+}
+
+const INSERT =
+  'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id) VALUES ($1, $2, $3, $4, $5, $6)';
+
+/**
+ * The {@link AsyncAttemptStore} on PostgreSQL (table `attempts`). `append` is durable when its
+ * promise resolves (one autocommit `INSERT`, or part of the enclosing transaction). Returned
+ * attempts are frozen. Build it with `openPostgresStorage`, which shares one pool between the ports.
+ *
+ * @example
+ * const storage = await openPostgresStorage({ connectionString });
+ * await storage.attempts.append({ taskId: 'T1', timestamp: Date.now(), status: 'done', blockers: [], completedWork: [], sessionId: 'w1' });
+ */
+export class PgAttemptStore implements AsyncAttemptStore {
+  /** @param ex - the pool's executor, or a transaction's. */
+  constructor(private readonly ex: PgExecutor) {}
+
+  async append(attempt: Attempt): Promise<void> {
+    // an attempt built by a detector was validated there, once
+    if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, 'attempt');
+    await this.ex.query(
+      'PgAttemptStore.append',
+      INSERT,
+      [
+        attempt.taskId,
+        attempt.timestamp,
+        attempt.status,
+        JSON.stringify(attempt.blockers),
+        JSON.stringify(attempt.completedWork),
+        attempt.sessionId,
+      ],
+      'loopguard_attempt_insert',
+    );
+  }
+
+  async appendMany(attempts: readonly Attempt[]): Promise<void> {
+    if (!Array.isArray(attempts)) {
+      throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
+    }
+    attempts.forEach((attempt, i) => {
+      if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, `attempts[${i}]`);
+    });
+    if (attempts.length === 0) return;
+    await this.ex.query(
+      'PgAttemptStore.appendMany',
+      'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id)' +
+        ' SELECT t, ts, s, b, w, sid FROM unnest($1::text[], $2::bigint[], $3::text[], $4::jsonb[], $5::jsonb[], $6::text[]) WITH ORDINALITY AS a(t, ts, s, b, w, sid, n) ORDER BY n',
+      [
+        attempts.map((a) => a.taskId),
+        attempts.map((a) => a.timestamp),
+        attempts.map((a) => a.status),
+        attempts.map((a) => JSON.stringify(a.blockers)),
+        attempts.map((a) => JSON.stringify(a.completedWork)),
+        attempts.map((a) => a.sessionId),
+      ],
+    );
+  }
+
+  async listSince(taskId: string, since: number): Promise<Attempt[]> {
+    assertNonEmptyString(taskId, 'taskId');
+    assertFiniteNumber(since, 'since');
+    const { rows } = await this.ex.query<AttemptRow>(
+      'PgAttemptStore.listSince',
+      'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM attempts' +
+        ' WHERE task_id = $1 AND timestamp >= $2 ORDER BY timestamp, id',
+      [taskId, since],
+      'loopguard_attempt_list_since',
+    );
+    return rows.map(attemptOf);
+  }
+
+  async clear(taskId: string): Promise<number> {
+    assertNonEmptyString(taskId, 'taskId');
+    const result = await this.ex.query('PgAttemptStore.clear', 'DELETE FROM attempts WHERE task_id = $1', [
+      taskId,
+    ]);
+    return result.rowCount ?? 0;
+  }
+
+  async prune(before: number, limit: number): Promise<number> {
+    assertFiniteNumber(before, 'before');
+    assertLimit(limit, 'limit');
+    if (limit === 0) return 0;
+    const result = await this.ex.query(
+      'PgAttemptStore.prune',
+      'DELETE FROM attempts WHERE id IN (SELECT id FROM attempts WHERE timestamp < $1 ORDER BY timestamp LIMIT $2)',
+      [before, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async summarize(since: number): Promise<Map<string, AttemptSummary>> {
+    assertFiniteNumber(since, 'since');
+    const { rows } = await this.ex.query<{ task_id: string; attempt_count: number; last_attempt: number }>(
+      'PgAttemptStore.summarize',
+      'SELECT task_id, count(*)::integer AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +
+        ' WHERE timestamp >= $1 GROUP BY task_id ORDER BY task_id',
+      [since],
+    );
+    return new Map(
+      rows.map((r) => [r.task_id, { attemptCount: r.attempt_count, lastAttempt: r.last_attempt }]),
+    );
+  }
+}

@@ -1,0 +1,1 @@
+export { freePort, ThrowawayCluster, type ThrowawayClusterOptions } from './ThrowawayCluster.js';

@@ -1,0 +1,107 @@
+import { InvalidInputError, SharedLoopDetector, StorageError } from '@loopguard/core';
+import { describe, expect, it } from 'vitest';
+import { openFresh, useCluster } from './cluster.js';
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('PostgresStorage against a real server', () => {
+  const cluster = useCluster();
+
+  it('a server restart surfaces as StorageError storage_unavailable, and the next call reconnects', async () => {
+    const storage = await openFresh(cluster(), { connectionTimeoutMs: 2000 });
+    const detector = new SharedLoopDetector(storage, { maxAttempts: 3 });
+    await detector.recordAttempt('T1', 'done', [], [], 'before');
+    await cluster().stop();
+    try {
+      const down = await rejection(detector.recordAttempt('T1', 'done', [], [], 'while down'));
+      expect(down).toBeInstanceOf(StorageError);
+      expect((down as StorageError).code).toBe('storage_unavailable');
+      const read = await rejection(storage.stateMachine.listTasks());
+      expect((read as StorageError).code).toBe('storage_unavailable');
+    } finally {
+      await cluster().startServer();
+    }
+    await detector.recordAttempt('T1', 'done', [], [], 'after');
+    expect((await storage.attempts.listSince('T1', 0)).map((a) => a.sessionId)).toEqual(['before', 'after']);
+    await storage.close();
+  });
+
+  it('a connection dropped between calls (server restart while idle) is replaced on the next call', async () => {
+    const storage = await openFresh(cluster());
+    await storage.stateMachine.upsertTask({ id: 'T1' });
+    await cluster().stop();
+    await cluster().startServer();
+    // the idle connection died with the server; the first call may see it, the pool then reconnects
+    const first = await storage.stateMachine.getTask('T1').catch((error: unknown) => error);
+    if (first instanceof Error) expect((first as StorageError).code).toBe('storage_unavailable');
+    else expect(first).toMatchObject({ id: 'T1' });
+    expect(await storage.stateMachine.getTask('T1')).toMatchObject({ id: 'T1' });
+    await storage.close();
+  });
+
+  it('rejects text PostgreSQL cannot store (NUL) with InvalidInputError, writing nothing', async () => {
+    const storage = await openFresh(cluster());
+    const error = await rejection(storage.stateMachine.upsertTask({ id: 'T\u00001' }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(/NUL/);
+    const inJson = await rejection(
+      storage.stateMachine.addContextEntry({
+        entryType: 'learning',
+        topic: 't',
+        content: 'c',
+        metadata: { k: 'a\u0000b' },
+      }),
+    );
+    expect(inJson).toBeInstanceOf(InvalidInputError);
+    expect(await storage.stateMachine.listTasks()).toEqual([]);
+    expect(await storage.stateMachine.listContextEntries()).toEqual([]);
+    await storage.close();
+  });
+
+  it('a transaction on a lock key waits for the one holding it, across connections', async () => {
+    const storage = await openFresh(cluster(), { max: 4 });
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const first = storage.transaction(
+      async () => {
+        order.push('first in');
+        entered();
+        await held;
+        order.push('first out');
+      },
+      { lockKey: 'T1' },
+    );
+    await inside;
+    const second = storage.transaction(
+      async () => {
+        order.push('second');
+      },
+      { lockKey: 'T1' },
+    );
+    const other = storage.transaction(
+      async () => {
+        order.push('other key');
+      },
+      { lockKey: 'T2' },
+    );
+    await other;
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first in', 'other key', 'first out', 'second']);
+    await storage.close();
+  });
+});
