@@ -1,6 +1,14 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerRecoveriesCommand } from './commands/recoveries.js';
+import { registerResetCommand } from './commands/reset.js';
+import { registerResumeCommand } from './commands/resume.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerRunsCommand } from './commands/runs.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerStatusCommand } from './commands/status.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -18,5 +26,13 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .allowExcessArguments(false)
     .exitOverride();
+  registerRunCommand(program, io);
+  registerResumeCommand(program, io);
+  registerResetCommand(program, io);
+  registerRunsCommand(program, io);
+  registerDemoCommand(program, io);
+  registerServeCommand(program, io);
+  registerStatusCommand(program, io);
+  registerRecoveriesCommand(program, io);
   return program;
 }

@@ -15,6 +15,20 @@ export type {
   AsyncTransactionOptions,
 } from './asyncPorts.js';
 export type { Attempt, AttemptSummary } from './attempt.js';
+// --- stagnation circuit breaker (issue 11) ---
+export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
+export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
+export type {
+  BreakerState,
+  BreakerTransition,
+  BreakerVerdict,
+  IterationObservation,
+  IterationProgress,
+  SignalName,
+  SignalReading,
+  SignalStatus,
+} from './breaker/breakerTypes.js';
+export { StagnationBreaker, type StagnationBreakerEvents } from './breaker/StagnationBreaker.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export {
   CONTEXT_ENTRY_TYPES,

@@ -11,6 +11,28 @@
 
 // --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
 export { newAttempt, validateAttemptInput } from './attemptInput.js';
+// --- stagnation circuit breaker (issue 11) ---
+export {
+  DEFAULT_COOLDOWN_MS,
+  DEFAULT_SAME_ERROR_THRESHOLD,
+  DEFAULT_STAGNATION_THRESHOLD,
+  DEFAULT_TASK_THRESHOLD,
+  type ResolvedStagnationBreakerOptions,
+  stagnationBreakerOptionsSchema,
+} from './breaker/breakerOptions.js';
+export { breakerSnapshotSchema, parseBreakerSnapshot } from './breaker/breakerSnapshot.js';
+export { BREAKER_STATES } from './breaker/breakerTypes.js';
+export { CompletionWithoutEvidenceSignal } from './breaker/CompletionWithoutEvidenceSignal.js';
+export {
+  DEFAULT_INFRASTRUCTURE_BACKOFF_MS,
+  DEFAULT_INFRASTRUCTURE_MAX_BACKOFF_MS,
+  infrastructureWaitMs,
+  resetTimeOf,
+} from './breaker/infrastructureWait.js';
+export { NoFileChangesSignal } from './breaker/NoFileChangesSignal.js';
+export { SameErrorSignal } from './breaker/SameErrorSignal.js';
+export { type SignalJudgement, type SignalSnapshot, StagnationSignal } from './breaker/StagnationSignal.js';
+export { TaskNotProgressingSignal } from './breaker/TaskNotProgressingSignal.js';
 export {
   ConsecutiveFailuresGuard,
   DEFAULT_CIRCUIT_BREAKER_THRESHOLD,

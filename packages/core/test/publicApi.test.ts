@@ -23,6 +23,7 @@ describe('public API', () => {
         'ManualClock',
         'RECOVERY_TOPICS',
         'RunError',
+        'StagnationBreaker',
         'StorageError',
         'TASK_STATUSES',
         'checkCircuitBreaker',

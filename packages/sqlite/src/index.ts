@@ -17,4 +17,12 @@ export {
 } from './openLoopGuardDatabase.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
+// --- guarded runs of `loopguard run` (issue 11) ---
+export {
+  type RunIterationRecord,
+  type RunRecord,
+  type RunStatus,
+  SqliteRunStore,
+  type SqliteRunStoreOptions,
+} from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';

@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { up001Initial } from './schema/001_initial.js';
 import { up002Iterations } from './schema/002_iterations.js';
+import { up004Runs } from './schema/004_runs.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -11,7 +12,10 @@ import { isBusyError, toStorageError } from './sqliteErrors.js';
  * const step: Migration = { version: 2, name: 'checkpoints', up: (db) => db.exec('CREATE TABLE …') };
  */
 export interface Migration {
-  /** The `PRAGMA user_version` the database has after this step; versions are 1, 2, 3, … in order. */
+  /**
+   * The `PRAGMA user_version` the database has after this step; versions increase strictly. A gap
+   * is allowed (a number reserved by a migration still being written on another branch).
+   */
   readonly version: number;
   /** A short name, for messages and docs. */
   readonly name: string;
@@ -33,6 +37,8 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 1, name: 'initial', up: up001Initial },
   { version: 2, name: 'iteration sessions', up: up002Iterations },
+  // version 3 is reserved for the core-seams migration (issue 8)
+  { version: 4, name: 'guarded runs', up: up004Runs },
 ]);
 
 /**
@@ -40,7 +46,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
  * @example
  * db.pragma('user_version', { simple: true }) === SCHEMA_VERSION; // after openLoopGuardDatabase(db)
  */
-export const SCHEMA_VERSION: number = MIGRATIONS.length;
+export const SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;
 
 /**
  * What {@link migrate} did.
@@ -92,11 +98,12 @@ export interface MigrateOptions {
 export function migrate(db: BetterSqlite3.Database, options: MigrateOptions = {}): MigrationResult {
   const migrations = options.migrations ?? MIGRATIONS;
   const path = db.name;
-  const latest = migrations.length;
+  const latest = migrations.at(-1)?.version ?? 0;
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) {
+    const previous = i === 0 ? 0 : (migrations[i - 1]?.version ?? 0);
+    if (!Number.isInteger(m.version) || m.version <= previous) {
       throw new ConfigurationError(
-        `migrations[${i}] (${m.name}) has version ${m.version}; expected ${i + 1}`,
+        `migrations[${i}] (${m.name}) has version ${m.version}; expected an integer greater than ${previous}`,
       );
     }
   });
@@ -111,7 +118,7 @@ export function migrate(db: BetterSqlite3.Database, options: MigrateOptions = {}
           const from = userVersion(db); // another process may have migrated meanwhile
           if (from > latest) throw tooNew(path, from);
           const applied: string[] = [];
-          for (const migration of migrations.slice(from)) {
+          for (const migration of migrations.filter((m) => m.version > from)) {
             migration.up(db);
             applied.push(migration.name);
           }

@@ -76,6 +76,7 @@ describe('openLoopGuardDatabase', () => {
     expect(names).toEqual([
       { type: 'index', name: 'attempts_task_time' },
       { type: 'index', name: 'attempts_time' },
+      { type: 'index', name: 'breaker_transitions_run' },
       { type: 'index', name: 'context_entries_recovery_time' },
       { type: 'index', name: 'context_entries_time' },
       { type: 'index', name: 'context_entries_topic_time' },
@@ -83,16 +84,21 @@ describe('openLoopGuardDatabase', () => {
       { type: 'index', name: 'iteration_checkpoints_task' },
       { type: 'index', name: 'iteration_history_task' },
       { type: 'index', name: 'iteration_sessions_task' },
+      { type: 'index', name: 'runs_started' },
       { type: 'index', name: 'task_events_task' },
       { type: 'index', name: 'tasks_status' },
       { type: 'table', name: 'attempts' },
+      { type: 'table', name: 'breaker_transitions' },
       { type: 'table', name: 'context_entries' },
       { type: 'table', name: 'context_entry_tasks' },
       { type: 'table', name: 'iteration_checkpoints' },
       { type: 'table', name: 'iteration_history' },
       { type: 'table', name: 'iteration_sessions' },
+      { type: 'table', name: 'run_iterations' },
+      { type: 'table', name: 'runs' },
       { type: 'table', name: 'task_events' },
       { type: 'table', name: 'tasks' },
+      { type: 'trigger', name: 'breaker_transitions_no_update' },
       { type: 'trigger', name: 'context_entries_link_tasks' },
       { type: 'trigger', name: 'context_entries_no_update' },
       { type: 'trigger', name: 'context_entries_unlink_tasks' },
@@ -315,9 +321,9 @@ describe('migrations', () => {
     db.close();
   });
 
-  it('versions must be 1, 2, 3, … in order', () => {
+  it('versions must increase from 1', () => {
     const db = new Database(':memory:');
-    expect(() => migrate(db, { migrations: [{ version: 2, name: 'x', up: () => {} }] })).toThrow(
+    expect(() => migrate(db, { migrations: [{ version: 0, name: 'x', up: () => {} }] })).toThrow(
       ConfigurationError,
     );
     db.close();

@@ -1,0 +1,23 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * Commander argument parser for a TCP port (0..65535).
+ * @example new Option('--port <port>').argParser(parsePort)
+ */
+export function parsePort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) throw new InvalidArgumentError('must be an integer from 0 to 65535.');
+  return port;
+}
+
+/**
+ * Commander argument parser for a positive integer up to `max`.
+ * @example new Option('--limit <n>').argParser(positiveInteger(1000))
+ */
+export function positiveInteger(max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
+    if (!(n >= 1 && n <= max)) throw new InvalidArgumentError(`must be an integer from 1 to ${max}.`);
+    return n;
+  };
+}

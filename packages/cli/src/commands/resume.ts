@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { CliError } from '../CliError.js';
+import type { CliIo } from '../cliIo.js';
+import { resolveRunOptions } from '../run/runOptions.js';
+import { endWith, executeSession, savedPrompt } from '../run/startRun.js';
+import { openExistingRun } from './openExistingRun.js';
+
+/** Registers `loopguard resume <run id>`. */
+export function registerResumeCommand(program: Command, io: CliIo): void {
+  program
+    .command('resume')
+    .description(
+      'Continue a paused, aborted, interrupted or crashed run at its next iteration, with its breaker state.',
+    )
+    .argument('<run-id>', 'the run (see loopguard runs)')
+    .option('--json', 'one JSON event per line on stdout instead of the human display')
+    .action(async (runId: string, flags: { json?: boolean }) => {
+      const { state, run } = openExistingRun(io, runId);
+      try {
+        if (run.status === 'completed')
+          throw new CliError(`run ${runId} already completed; start a new one with loopguard run`);
+        const options = resolveRunOptions(
+          run.options,
+          flags.json === undefined ? {} : { json: flags.json },
+          null,
+        );
+        const prompt = savedPrompt(run);
+        if (prompt === null) throw new CliError(`run ${runId}: its saved prompt (prompt.md) is missing`);
+        await endWith(run.id, await executeSession(io, run, state.runs, options, prompt));
+      } finally {
+        state.db.close();
+      }
+    });
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { CliIo } from '../cliIo.js';
+import { openState } from '../run/stateStore.js';
+
+/** Registers `loopguard runs`. */
+export function registerRunsCommand(program: Command, io: CliIo): void {
+  program
+    .command('runs')
+    .description('List the runs of this directory with their state (newest first).')
+    .option('--json', 'one JSON object per run per line')
+    .action((flags: { json?: boolean }) => {
+      const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), false);
+      const runs = state?.runs.listRuns() ?? [];
+      state?.db.close();
+      if (flags.json === true) {
+        for (const run of runs) {
+          const opens = (run.breaker as { opens?: unknown } | null)?.opens ?? 0;
+          io.stdout(
+            `${JSON.stringify({ id: run.id, status: run.status, iteration: run.iteration, breaker: run.breakerState, opens, exitCode: run.exitCode, reason: run.reason, command: run.command, startedAt: new Date(run.startedAt).toISOString() })}\n`,
+          );
+        }
+        return;
+      }
+      if (runs.length === 0) {
+        io.stdout('no runs yet\n');
+        return;
+      }
+      const rows = [['RUN', 'STATUS', 'ITER', 'BREAKER', 'STARTED', 'REASON']];
+      for (const run of runs) {
+        rows.push([
+          run.id,
+          run.status,
+          String(run.iteration),
+          run.breakerState,
+          new Date(run.startedAt).toISOString().slice(0, 19).replace('T', ' '),
+          run.reason ?? '',
+        ]);
+      }
+      const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+      for (const row of rows)
+        io.stdout(
+          `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}\n`,
+        );
+    });
+}

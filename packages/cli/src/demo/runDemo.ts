@@ -1,0 +1,143 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { LoopDetector, ManualClock } from '@loopguard/core';
+import { IterationSessions } from '@loopguard/orchestrator';
+import { DatabaseReader, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
+import { openLoopGuardDatabase, SqliteIterationStore } from '@loopguard/sqlite';
+import { pino } from 'pino';
+import type { CliIo } from '../cliIo.js';
+import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
+import { formatTable } from '../formatTable.js';
+import type { DemoContext, DemoScenario } from './DemoContext.js';
+import { DEMO_SCENARIOS } from './scenarios/index.js';
+
+/** The seed's SQL over recovery context entries, verbatim. */
+export const SEED_RECOVERY_SQL = `SELECT * FROM context_entries
+WHERE topic IN ('loop_recovery', 'unblock_authority', 'loop_escalation')
+ORDER BY timestamp DESC
+LIMIT 10;`;
+
+/**
+ * Options of {@link runDemo}.
+ * @example { db: '.loopguard/demo.db', serve: false, port: 7070, paceMs: 0 }
+ */
+export interface RunDemoOptions {
+  /** The SQLite file to (re)create. @default '.loopguard/demo.db' */
+  db: string;
+  /** Serve the dashboard from the start and keep it up afterwards (until SIGINT/SIGTERM). */
+  serve: boolean;
+  /** Port of the dashboard with `serve`. @default 7070 */
+  port: number;
+  /** Real milliseconds to wait after each attempt, to watch the dashboard. @default 0 */
+  paceMs: number;
+  /** The scenarios to run. @default DEMO_SCENARIOS */
+  scenarios?: readonly DemoScenario[];
+}
+
+/**
+ * `loopguard demo`: a scripted autopilot on a fresh SQLite file falls into every loop type and a
+ * guard trip; the seed's log lines are printed as they happen, then the seed's SQL result as a
+ * table and the status JSON.
+ * @example await runDemo({ db: '.loopguard/demo.db', serve: false, port: 7070, paceMs: 0 }, processIo());
+ */
+export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
+  const path = resolve(io.cwd, options.db);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
+  const logger = pino(
+    { level: 'info', base: null, timestamp: false },
+    { write: (line: string) => io.stdout(`  [log] ${(JSON.parse(line) as { msg: string }).msg}\n`) },
+  );
+  const database = openLoopGuardDatabase(path, { clock, createDirectory: true });
+  const detector = new LoopDetector(database.stateMachine, {
+    clock,
+    logger,
+    attemptStore: database.attemptStore,
+  });
+  const sessions = new IterationSessions({
+    stateMachine: database.stateMachine,
+    store: new SqliteIterationStore({ db: database.db }),
+    clock,
+    logger,
+  });
+  let ticks = 0;
+  detector.on('attemptRecorded', () => {
+    ticks++;
+  });
+  const pause = (): Promise<void> =>
+    options.paceMs > 0 ? new Promise((done) => setTimeout(done, options.paceMs)) : Promise.resolve();
+  const ctx: DemoContext = {
+    database,
+    detector,
+    sessions,
+    clock,
+    print: (line) => io.stdout(`${line}\n`),
+    pause,
+    async pick(taskId, status, blockers, completedWork, note) {
+      const loop = detector.detectLoop(taskId);
+      if (loop.isLooping) {
+        const outcome = await detector.applyRecovery(loop);
+        io.stdout(
+          `Attempt ${loop.attemptCount + 1}: LOOP DETECTED (${loop.loopType}) - ${outcome.applied ? outcome.action : outcome.reason}\n`,
+        );
+        await pause();
+        return false;
+      }
+      detector.recordAttempt(taskId, status, blockers, completedWork, `session_${ticks + 1}`);
+      io.stdout(`Attempt ${detector.getStatus()[taskId]?.attemptCount}: ${taskId} (${status}) - "${note}"\n`);
+      clock.advance(60_000);
+      await pause();
+      return true;
+    },
+  };
+
+  let server: RunningStatusServer | undefined;
+  try {
+    if (options.serve) {
+      server = await serveDashboard({ database, port: options.port, clock, emitters: [detector, sessions] });
+      io.stdout(`loopguard dashboard: ${server.url}\n`);
+    }
+    const scenarios = options.scenarios ?? DEMO_SCENARIOS;
+    for (const scenario of scenarios)
+      for (const [id, title, status] of scenario.tasks)
+        database.stateMachine.upsertTask({ id, title, status });
+    for (const [i, scenario] of scenarios.entries()) {
+      io.stdout(`\n${i + 1}. ${scenario.title}\n`);
+      await scenario.run(ctx);
+    }
+
+    io.stdout(`\nThe seed's SQL over ${options.db}:\n${SEED_RECOVERY_SQL}\n\n`);
+    const rows = database.db.prepare(SEED_RECOVERY_SQL).all() as Record<string, string | number>[];
+    io.stdout(
+      `${formatTable(
+        ['id', 'timestamp', 'entry_type', 'topic', 'related_tasks', 'content'],
+        rows.map((row) => [
+          String(row.id),
+          new Date(Number(row.timestamp)).toISOString(),
+          String(row.entry_type),
+          String(row.topic),
+          String(row.related_tasks),
+          String(row.content).split('\n')[0] ?? '',
+        ]),
+      )}\n`,
+    );
+    const snapshot = statusSnapshot(
+      new DatabaseReader({ database, clock }),
+      { limit: 100, cursor: undefined },
+      { clock, attemptsRecorded: ticks, live: { running: false, tickCount: ticks } },
+    );
+    const seedShape = {
+      running: snapshot.running,
+      tickCount: snapshot.tickCount,
+      loopDetection: snapshot.loopDetection,
+    };
+    io.stdout(`\nStatus (the seed's dashboard shape):\n${JSON.stringify(seedShape, null, 2)}\n`);
+    if (server) {
+      io.stdout(`\nThe dashboard stays up at ${server.url} (Ctrl-C to stop).\n`);
+      await untilSignal();
+    }
+  } finally {
+    await server?.close();
+    database.close();
+  }
+}

@@ -1,0 +1,15 @@
+import type { DemoScenario } from '../DemoContext.js';
+import { activeWork } from './activeWork.js';
+import { blockedTaskSpin } from './blockedTaskSpin.js';
+import { completedTaskRevisit } from './completedTaskRevisit.js';
+import { guardTrip } from './guardTrip.js';
+import { noProgressRepeat } from './noProgressRepeat.js';
+
+/** The scenarios `loopguard demo` runs, in order. Add new ones here. */
+export const DEMO_SCENARIOS: readonly DemoScenario[] = [
+  completedTaskRevisit,
+  blockedTaskSpin,
+  noProgressRepeat,
+  guardTrip,
+  activeWork,
+];

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+
+// Git plumbing runs on every iteration: node's execFile costs about half of execa per call here
+// (measured by scripts/bench-run.mjs), so the hot path uses it; the agent itself runs through execa.
+const run = promisify(execFile);
+
+async function git(
+  cwd: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run('git', args, { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+    return { code: 0, stdout };
+  } catch (error) {
+    const failure = error as { code?: unknown; stdout?: string };
+    if (typeof failure.code === 'number') return { code: failure.code, stdout: failure.stdout ?? '' };
+    throw error;
+  }
+}
+
+/** What changed in the working tree between two snapshots. */
+export interface WorkspaceChanges {
+  /** Files added, modified or deleted (committed or not). */
+  files: string[];
+  /** The changes as a git patch (binary-safe). */
+  patch: string;
+}
+
+/**
+ * The "no file changes" facts of a git working tree. A snapshot is the tree of the whole working
+ * tree, committed or not, untracked files included (ignored files and `.loopguard/` excluded),
+ * written with a private index so the user's index is never touched. Comparing the snapshots
+ * taken before and after an iteration tells whether it changed anything, whether or not the
+ * agent committed its work.
+ * @example
+ * const ws = await GitWorkspace.open(cwd, '.loopguard/runs/r1/index');
+ * const before = await ws?.snapshot(); // … run the agent …
+ * const changes = await ws?.changes(before, await ws.snapshot());
+ */
+export class GitWorkspace {
+  private constructor(
+    private readonly cwd: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** The workspace at `cwd`, or `null` when `cwd` is not inside a git working tree. */
+  static async open(cwd: string, indexFile: string): Promise<GitWorkspace | null> {
+    const probe = await git(cwd, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
+    if (probe === null || probe.code !== 0 || probe.stdout.trim() !== 'true') return null;
+    mkdirSync(dirname(indexFile), { recursive: true });
+    return new GitWorkspace(cwd, { ...process.env, GIT_INDEX_FILE: indexFile });
+  }
+
+  /** The tree id of the working tree as it is now. */
+  async snapshot(): Promise<string> {
+    const add = await git(this.cwd, ['add', '-A', '--', '.', ':(exclude).loopguard'], this.env);
+    if (add.code !== 0) throw new Error(`git add -A exited ${add.code}`);
+    const tree = await git(this.cwd, ['write-tree'], this.env);
+    if (tree.code !== 0) throw new Error(`git write-tree exited ${tree.code}`);
+    return tree.stdout.trim();
+  }
+
+  /** The changes from tree `from` to tree `to` (nothing to compute when they are equal). */
+  async changes(from: string, to: string): Promise<WorkspaceChanges> {
+    if (from === to) return { files: [], patch: '' };
+    const patch = await git(this.cwd, ['diff', '--binary', '--no-color', '--no-ext-diff', from, to]);
+    const files = [...patch.stdout.matchAll(/^diff --git a\/(.*?) b\//gm)].map((m) => m[1] ?? '');
+    return { files, patch: patch.stdout };
+  }
+}

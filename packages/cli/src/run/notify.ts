@@ -1,0 +1,61 @@
+import { execa } from 'execa';
+
+/** What the webhook receives when the breaker opens with `--on-stagnation alert` (and on pause/abort). */
+export interface StagnationAlert {
+  /** The run id. */
+  run: string;
+  /** The iteration that opened the breaker. */
+  iteration: number;
+  /** Why it opened. */
+  reason: string;
+  /** The last error signature seen, or `null`. */
+  lastError: string | null;
+  /** The task in progress, or `null`. */
+  task: string | null;
+  /** The action taken. */
+  action: string;
+}
+
+/**
+ * Posts `alert` as JSON to `url`, with a timeout and one retry.
+ * @returns `null` when delivered, else why not.
+ * @example await postWebhook('https://hooks.example/x', alert, 5000);
+ */
+export async function postWebhook(
+  url: string,
+  alert: StagnationAlert,
+  timeoutMs = 5000,
+): Promise<string | null> {
+  let problem = 'not sent';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(alert),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (response.ok) return null;
+      problem = `HTTP ${response.status}`;
+    } catch (error) {
+      problem =
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${timeoutMs}ms`
+          : (error as Error).message;
+    }
+  }
+  return problem;
+}
+
+/** Shows a desktop notification where the machine has one (`notify-send` with a display, macOS `osascript`); silent otherwise. */
+export async function notifyDesktop(title: string, message: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (process.platform === 'darwin') {
+    await execa(
+      'osascript',
+      ['-e', `display notification ${JSON.stringify(message)} with title ${JSON.stringify(title)}`],
+      { reject: false },
+    );
+  } else if (env.DISPLAY || env.WAYLAND_DISPLAY) {
+    await execa('notify-send', [title, message], { reject: false, timeout: 3000 });
+  }
+}

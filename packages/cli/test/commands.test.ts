@@ -1,0 +1,153 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-'));
+const db = '.loopguard/demo.db';
+
+beforeAll(async () => {
+  const io = bufferedIo({ cwd });
+  expect(await runCli(['demo'], io)).toBe(EXIT_CODES.ok);
+  writeFileSync(join(cwd, 'notes.txt'), 'these are not SQLite pages '.repeat(200));
+});
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = bufferedIo({ cwd });
+  const code = await runCli(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+function expectOneLineError(result: { code: number; out: string; err: string }, message: string): void {
+  expect(result.code).toBe(EXIT_CODES.usage);
+  expect(result.err).toContain(message);
+  expect(result.err.trim().split('\n')[0]).toContain(message);
+  expect(result.err).not.toMatch(/\n\s+at /);
+}
+
+describe('loopguard status', () => {
+  it('prints the tasks with attempts and their newest recovery', async () => {
+    const { code, out } = await run(['status', '--db', db]);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toContain('tasks: 5');
+    expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
+    expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 3\s+\| \d{4}-/);
+  });
+
+  it('prints the /status body with --json, paged with --limit and --cursor', async () => {
+    const first = await run(['status', '--db', db, '--json', '--limit', '3']);
+    const page = JSON.parse(first.out);
+    expect(Object.keys(page)).toEqual(expect.arrayContaining(['running', 'tickCount', 'loopDetection']));
+    expect(page.tasks.map((t: { id: string }) => t.id)).toEqual(['T3.4.2', 'T3.4.3', 'T7.1.2']);
+    expect(page.page.total).toBe(5);
+    const second = JSON.parse(
+      (await run(['status', '--db', db, '--json', '--cursor', page.page.nextCursor])).out,
+    );
+    expect(second.tasks.map((t: { id: string }) => t.id)).toEqual(['T8.2.1', 'T9.1.1']);
+  });
+
+  it('reports a missing file, a file that is not SQLite and a bad flag in one line with exit code 2', async () => {
+    expectOneLineError(await run(['status', '--db', 'missing.db']), '--db missing.db: no such file');
+    expectOneLineError(await run(['status', '--db', 'notes.txt']), '--db notes.txt: not a SQLite database');
+    expectOneLineError(
+      await run(['status', '--db', db, '--limit', 'lots']),
+      "option '--limit <n>' argument 'lots' is invalid",
+    );
+    expectOneLineError(await run(['status']), "required option '--db <file>' not specified");
+  });
+});
+
+describe('loopguard recoveries', () => {
+  it('lists recoveries newest first and filters by topic and task', async () => {
+    const all = await run(['recoveries', '--db', db]);
+    expect(all.code).toBe(EXIT_CODES.ok);
+    const actions = [...all.out.matchAll(/\| (force_next|unblock_authority|escalate)\s+\|/g)].map(
+      (m) => m[1],
+    );
+    expect(actions).toEqual(['force_next', 'escalate', 'unblock_authority', 'force_next']);
+    const escalations = JSON.parse(
+      (await run(['recoveries', '--db', db, '--topic', 'loop_escalation', '--json'])).out,
+    );
+    expect(escalations.recoveries.map((r: { taskId: string }) => r.taskId)).toEqual(['T3.4.3']);
+    expect(escalations.recoveries[0].metadata.evidence).toHaveLength(3);
+    const byTask = JSON.parse((await run(['recoveries', '--db', db, '--task', 'T3.4.2', '--json'])).out);
+    expect(byTask.recoveries.map((r: { action: string }) => r.action)).toEqual(['force_next']);
+    const future = JSON.parse((await run(['recoveries', '--db', db, '--since', '2999-01-01', '--json'])).out);
+    expect(future.recoveries).toEqual([]);
+  });
+
+  it('rejects bad filters in one line with exit code 2', async () => {
+    expectOneLineError(
+      await run(['recoveries', '--db', db, '--topic', 'oops']),
+      '--topic must be one of loop_recovery, unblock_authority, loop_escalation, got "oops"',
+    );
+    expectOneLineError(
+      await run(['recoveries', '--db', db, '--since', 'last week']),
+      '--since must be epoch milliseconds or an ISO date, got "last week"',
+    );
+    expectOneLineError(
+      await run(['recoveries', '--db', db, '--limit', '0']),
+      '--limit must be an integer from 1 to 1000',
+    );
+  });
+});
+
+/** Starts `loopguard serve` and resolves with the child and the address it prints. */
+function startServe(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /loopguard dashboard: (http:\S+)/.exec(out)?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+describe('loopguard serve', () => {
+  it('serves the database until SIGTERM, then exits 0', async () => {
+    const { child, url } = await startServe(['--db', db, '--port', '0']);
+    const exited = exitOf(child);
+    const status = (await (await fetch(new URL('/status', url))).json()) as { page: { total: number } };
+    expect(status.page.total).toBe(5);
+    expect((await fetch(url)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('reports a port in use and a public host without a token in one line with exit code 2', async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      expectOneLineError(
+        await run(['serve', '--db', db, '--port', String(port)]),
+        `--port ${port}: the port is in use`,
+      );
+    } finally {
+      blocker.close();
+    }
+    expectOneLineError(
+      await run(['serve', '--db', db, '--host', '0.0.0.0', '--port', '0']),
+      'host 0.0.0.0 is not loopback: a token of at least 16 characters is required',
+    );
+    expectOneLineError(
+      await run(['serve', '--db', db, '--port', '70000']),
+      "option '--port <port>' argument '70000' is invalid",
+    );
+  });
+});

@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+const docs = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+describe('docs/cli.md', () => {
+  it.each(['run', 'resume', 'reset', 'runs'])('matches `loopguard %s --help`', async (command) => {
+    const io = bufferedIo();
+    await runCli([command, '--help'], io);
+    const help = io.out();
+    for (const flag of (help.match(/--[a-z][a-z-]+/g) ?? []).filter((f) => f !== '--help'))
+      expect(docs).toContain(`\`${flag}`);
+    expect(docs).toContain(`## \`loopguard ${command}`);
+    if (command === 'run') expect(squash(docs)).toContain(squash(help));
+  });
+
+  it('documents every exit code', async () => {
+    const { EXIT_CODES } = await import('../src/exitCodes.js');
+    for (const code of Object.values(EXIT_CODES)) expect(docs).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+});

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'loopguard-pack-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** npm's environment: better-sqlite3 compiles against the local Node headers (no header download here). */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    npm_config_yes: 'true',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
+  const prefix = dirname(dirname(process.execPath));
+  if (env.npm_config_nodedir === undefined && existsSync(join(prefix, 'include/node/node.h')))
+    env.npm_config_nodedir = prefix;
+  return env;
+}
+
+describe('the packages as published', () => {
+  it(
+    'pnpm pack of every package, installed with npm in an empty directory, runs npx loopguard demo',
+    () => {
+      const packs = join(work, 'packs');
+      const app = join(work, 'app');
+      execFileSync('bash', ['scripts/pnpm.sh', '-r', 'pack', '--pack-destination', packs], {
+        cwd: root,
+        stdio: 'pipe',
+      });
+      const tarballs = readdirSync(packs).filter((name) => name.endsWith('.tgz'));
+      expect(tarballs.sort()).toEqual([
+        'loopguard-cli-0.1.0.tgz',
+        'loopguard-core-0.1.0.tgz',
+        'loopguard-orchestrator-0.1.0.tgz',
+        'loopguard-server-0.1.0.tgz',
+        'loopguard-sqlite-0.1.0.tgz',
+      ]);
+      execFileSync('mkdir', ['-p', app]);
+      writeFileSync(join(app, 'package.json'), '{ "name": "empty", "private": true }\n');
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', ...tarballs.map((t) => join(packs, t))], {
+        cwd: app,
+        env: npmEnv(),
+        stdio: 'pipe',
+      });
+      const out = execFileSync('npx', ['--no-install', 'loopguard', 'demo'], {
+        cwd: app,
+        env: npmEnv(),
+        encoding: 'utf8',
+      });
+      expect(out).toContain('Attempt 4: LOOP DETECTED (completed_task_revisit) - force_next');
+      expect(out).toContain('| loop_escalation   | ["T3.4.3"]');
+      expect(out).toContain('"tickCount": 17');
+      expect(existsSync(join(app, '.loopguard/demo.db'))).toBe(true);
+      // The dashboard's files (page and the pinned chart library) ship in the server package.
+      const assets = execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "const m = await import('@loopguard/server'); console.log([...m.loadStaticAssets().keys()].join(' '))",
+        ],
+        { cwd: app, encoding: 'utf8' },
+      );
+      expect(assets.trim()).toBe(
+        '/ /dashboard.js /dashboard.css /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
+      );
+    },
+    20 * 60_000,
+  );
+});

@@ -1,0 +1,424 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { artifact, loopguard, stored, tempRepo } from './runHelpers.js';
+
+const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];
+const transitions = (cwd: string) => stored(cwd).transitions.map((t) => `${t.from}->${t.to}`);
+
+describe('loopguard run: stagnation end to end (fake agents in temporary git repositories)', () => {
+  it('an agent that changes nothing trips the breaker at the threshold, goes HALF_OPEN after a cooldown of 0 and closes on progress', async () => {
+    const { dir } = tempRepo('echo working\nif [ $N -ge 4 ]; then echo $N > progress.txt; fi');
+    const result = await loopguard(
+      dir,
+      run('--on-stagnation', 'alert', '--cooldown', '0', '--max-iterations', '5', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    const { run: stored_, iterations } = stored(dir);
+    expect(transitions(dir)).toEqual(['CLOSED->OPEN', 'OPEN->HALF_OPEN', 'HALF_OPEN->CLOSED']);
+    expect(iterations.map((i) => i.progress)).toEqual([
+      'stalled',
+      'stalled',
+      'stalled',
+      'progress',
+      'progress',
+    ]);
+    expect(stored_).toMatchObject({
+      status: 'budget_spent',
+      iteration: 5,
+      breakerState: 'CLOSED',
+      exitCode: 5,
+    });
+    expect(result.stderr).toContain('breaker CLOSED -> OPEN: no_file_changes');
+    expect(
+      readFileSync(join(dir, '.loopguard', 'runs', stored_.id, 'iterations', '4', 'changes.patch'), 'utf8'),
+    ).toContain('+4');
+  });
+
+  it('honours --stagnation-threshold and aborts with exit code 4 on --on-stagnation abort', async () => {
+    const { dir } = tempRepo('echo nothing');
+    const result = await loopguard(
+      dir,
+      run('--stagnation-threshold', '2', '--on-stagnation', 'abort', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    expect(stored(dir).run).toMatchObject({ status: 'aborted', iteration: 2, breakerState: 'OPEN' });
+  });
+
+  it('an agent that commits its work every iteration never trips', async () => {
+    const { dir } = tempRepo(
+      'echo "step $N" >> work.txt\ngit add work.txt && git commit -qm "step $N"\necho Done.',
+    );
+    const result = await loopguard(
+      dir,
+      run('--stagnation-threshold', '1', '--max-iterations', '6', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    expect(transitions(dir)).toEqual([]);
+    expect(stored(dir).iterations.every((i) => i.progress === 'progress')).toBe(true);
+  });
+
+  it('the same error repeated (varying line numbers and timestamps) trips at 5, even while files change', async () => {
+    const { dir } = tempRepo(
+      'echo "edit $N" >> attempt.txt\necho "[2026-11-22T04:0$N:1$N.12$((N))Z] TypeError: Cannot read properties of undefined (reading \'id\')"\necho "    at login (src/auth.ts:$((40 + N)):7)"',
+    );
+    const result = await loopguard(
+      dir,
+      run('--on-stagnation', 'abort', '--max-iterations', '9', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    const { run: r } = stored(dir);
+    expect(r.iteration).toBe(5);
+    expect(r.reason).toContain('same_error');
+    expect(artifact(dir, r.id, 5, 'errors.json')).toMatchObject({
+      kind: 'failure',
+      errorType: 'TypeError',
+      location: 'src/auth.ts',
+    });
+  });
+
+  it('an agent that prints a fake 429 waits with back-off and does not trip', async () => {
+    const { dir } = tempRepo(
+      'if [ $N -le 3 ]; then echo "calling the API"; echo "Error: 429 Too Many Requests" >&2; exit 1; fi\necho fixed > fix.txt\necho "<promise>COMPLETE</promise>"',
+    );
+    const result = await loopguard(
+      dir,
+      run('--stagnation-threshold', '1', '--backoff', '10ms', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.ok);
+    expect(result.stderr).toContain('rate limit (not counted as stagnation): waiting');
+    expect(transitions(dir)).toEqual([]);
+    expect(stored(dir).iterations.map((i) => i.progress)).toEqual([
+      'infrastructure',
+      'infrastructure',
+      'infrastructure',
+      'progress',
+    ]);
+  });
+
+  it('judges infrastructure from the last lines only: an echoed file that mentions a rate limit is not a rate limit', async () => {
+    const { dir } = tempRepo(
+      'echo "docs: Error: rate limit exceeded means a 5-hour limit"\nfor i in $(seq 1 25); do echo "line $i"; done',
+    );
+    const result = await loopguard(
+      dir,
+      run('--stagnation-threshold', '1', '--on-stagnation', 'abort', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    expect(stored(dir).iterations[0]?.progress).toBe('stalled');
+  });
+
+  it('catches completion claimed while the evidence command fails, and completes with exit 0 once it passes', async () => {
+    const { dir } = tempRepo(
+      'echo "try $N" >> work.txt\nif [ $N -ge 4 ]; then touch done.flag; fi\necho "All done! <promise>COMPLETE</promise>"',
+    );
+    const result = await loopguard(
+      dir,
+      run('--evidence-command', 'test -f done.flag', '--on-stagnation', 'alert', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.ok);
+    const { run: r, iterations } = stored(dir);
+    expect(r).toMatchObject({ status: 'completed', iteration: 4 });
+    expect(transitions(dir)[0]).toBe('CLOSED->OPEN');
+    expect(r.reason).toBe('completion claimed with evidence');
+    expect(iterations).toHaveLength(4);
+    expect(artifact(dir, r.id, 3, 'completion_signals.json')).toMatchObject({
+      claimed: true,
+      verified: false,
+      evidenceExitCode: 1,
+      evidenceProblems: ['evidence command "test -f done.flag" exited 1'],
+    });
+    expect(artifact(dir, r.id, 4, 'completion_signals.json')).toMatchObject({
+      claimed: true,
+      verified: true,
+    });
+  });
+
+  it('a missing --require-file makes a claim unverified', async () => {
+    const { dir } = tempRepo('echo x >> w.txt\necho "<promise>COMPLETE</promise>"');
+    const result = await loopguard(
+      dir,
+      run('--require-file', 'dist/app.js', '--on-stagnation', 'abort', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    expect(stored(dir).run.reason).toContain('required file dist/app.js is missing');
+  });
+
+  it('pauses without a terminal (exit 3), then resume continues at the right iteration with its breaker state', async () => {
+    const { dir } = tempRepo(
+      'echo "call $N"\nif [ $N -ge 4 ]; then echo ok > fixed.txt; echo "<promise>COMPLETE</promise>"; fi',
+    );
+    const first = await loopguard(dir, run('--cooldown', '0', '--', './agent.sh'));
+    expect(first.code).toBe(EXIT_CODES.paused);
+    const paused = stored(dir).run;
+    expect(paused).toMatchObject({ status: 'paused', iteration: 3, exitCode: 3 });
+    expect(first.stderr).toContain(`loopguard resume ${paused.id}`);
+    const resumed = await loopguard(dir, ['resume', paused.id]);
+    expect(resumed.code).toBe(EXIT_CODES.ok);
+    expect(resumed.stderr).toContain(`resumed at iteration 4`);
+    const after = stored(dir);
+    expect(after.run).toMatchObject({ status: 'completed', iteration: 4 });
+    expect(after.iterations.map((i) => i.iteration)).toEqual([1, 2, 3, 4]);
+    expect(after.transitions.map((t) => `${t.from}->${t.to}`)).toEqual([
+      'CLOSED->OPEN',
+      'OPEN->HALF_OPEN',
+      'HALF_OPEN->CLOSED',
+    ]);
+  });
+
+  it('reset closes an OPEN breaker by hand, runs lists the run', async () => {
+    const { dir } = tempRepo('echo nothing');
+    expect((await loopguard(dir, run('--', './agent.sh'))).code).toBe(EXIT_CODES.paused);
+    const { run: r } = stored(dir);
+    expect(r.breakerState).toBe('OPEN');
+    const reset = await loopguard(dir, ['reset', r.id]);
+    expect(reset).toMatchObject({ code: 0 });
+    expect(reset.stdout).toContain('breaker OPEN -> CLOSED (opened 1 time(s) so far)');
+    const after = stored(dir);
+    expect(after.run.breakerState).toBe('CLOSED');
+    expect(after.transitions.at(-1)).toMatchObject({
+      from: 'OPEN',
+      to: 'CLOSED',
+      reason: 'manual reset (loopguard reset)',
+    });
+    const list = await loopguard(dir, ['runs', '--json']);
+    expect(JSON.parse(list.stdout.trim())).toMatchObject({
+      id: r.id,
+      status: 'paused',
+      iteration: 3,
+      breaker: 'CLOSED',
+      opens: 1,
+    });
+    expect((await loopguard(dir, ['reset', 'nope'])).code).toBe(EXIT_CODES.usage);
+  });
+
+  it('posts the webhook to a local HTTP server when the breaker opens (alert)', async () => {
+    const received: unknown[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        received.push({ method: req.method, type: req.headers['content-type'], body: JSON.parse(body) });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as { port: number };
+    try {
+      const { dir } = tempRepo('echo "Error: build failed"');
+      const result = await loopguard(
+        dir,
+        run(
+          '--on-stagnation',
+          'alert',
+          '--webhook',
+          `http://127.0.0.1:${port}/hook`,
+          '--max-iterations',
+          '3',
+          '--',
+          './agent.sh',
+        ),
+      );
+      expect(result.code).toBe(EXIT_CODES.budgetSpent);
+      const { run: r } = stored(dir);
+      expect(received).toEqual([
+        {
+          method: 'POST',
+          type: 'application/json',
+          body: {
+            run: r.id,
+            iteration: 3,
+            reason: expect.stringContaining('no_file_changes'),
+            lastError: 'Error: build failed',
+            task: null,
+            action: 'alert',
+          },
+        },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('kills a hanging agent and its process group at the iteration timeout, leaving no orphan', async () => {
+    const { dir } = tempRepo('sleep 300 &\necho $! > bg.pid\necho $$ > fg.pid\nsleep 300');
+    const result = await loopguard(
+      dir,
+      run('--iteration-timeout', '500ms', '--max-iterations', '1', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    // a killed process may linger as a zombie until PID 1 reaps it: that is not an orphan
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (const file of ['bg.pid', 'fg.pid'])
+      expect(alive(Number(readFileSync(join(dir, file), 'utf8')))).toBe(false);
+    const { run: r } = stored(dir);
+    expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({
+      timedOut: true,
+      exitCode: null,
+      signal: 'SIGTERM',
+    });
+    expect(result.stderr).toContain('killed at the 500ms timeout');
+  });
+
+  it('a corrupt state file starts CLOSED with a warning', async () => {
+    const { dir } = tempRepo('echo x >> w.txt\necho "<promise>COMPLETE</promise>"');
+    await loopguard(dir, run('--', './agent.sh'));
+    writeFileSync(join(dir, '.loopguard', 'state.db'), 'this is not a database');
+    const result = await loopguard(dir, run('--', './agent.sh'));
+    expect(result.code).toBe(EXIT_CODES.ok);
+    expect(result.stderr).toMatch(/warning: state file .* is corrupt .* every breaker starts CLOSED/);
+    expect(stored(dir).run.breakerState).toBe('CLOSED');
+  });
+
+  it('a corrupt persisted breaker state of a run starts CLOSED and says so on resume', async () => {
+    const { dir } = tempRepo('echo nothing');
+    await loopguard(dir, run('--stagnation-threshold', '1', '--', './agent.sh'));
+    const { openLoopGuardDatabase } = await import('@loopguard/sqlite');
+    const db = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    db.db.prepare('UPDATE runs SET breaker = \'{"state":"BROKEN"}\'').run();
+    db.close();
+    const { run: r } = stored(dir);
+    const result = await loopguard(dir, ['resume', r.id, '--json']);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.event === 'warning')?.message).toMatch(/corrupt.*starting CLOSED/);
+    expect(events.find((e) => e.event === 'run_started')).toMatchObject({ breaker: 'CLOSED', iteration: 2 });
+  });
+
+  it('--json emits one valid JSON object per line on stdout', async () => {
+    const { dir } = tempRepo('echo "agent says hi"\necho x >> w.txt');
+    const result = await loopguard(dir, run('--json', '--max-iterations', '2', '--', './agent.sh'));
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    const lines = result.stdout.trim().split('\n');
+    const events = lines.map((line) => JSON.parse(line) as { event: string });
+    expect(events.map((e) => e.event)).toEqual([
+      'run_started',
+      'iteration_started',
+      'iteration_finished',
+      'iteration_started',
+      'iteration_finished',
+      'run_finished',
+    ]);
+    expect(events.at(-1)).toMatchObject({ status: 'budget_spent', exitCode: 5 });
+    expect(result.stderr).toContain('agent says hi');
+  });
+
+  it('outside a git repository the file signal is unavailable, never "no progress"', async () => {
+    const { dir } = tempRepo('echo "step $N"', { git: false });
+    const result = await loopguard(
+      dir,
+      run('--stagnation-threshold', '1', '--max-iterations', '4', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    expect(result.stderr).toContain('not a git repository');
+    expect(transitions(dir)).toEqual([]);
+    for (const iteration of stored(dir).iterations) {
+      expect(iteration.signals).toContainEqual(
+        expect.objectContaining({ signal: 'no_file_changes', status: 'unavailable' }),
+      );
+    }
+  });
+
+  it('escalates through --model-progression with the failure context, then pauses when the last model stalls', async () => {
+    const { dir, counter } = tempRepo('');
+    writeFileSync(
+      join(dir, 'agent.sh'),
+      `#!/bin/sh\nN=$(( $(cat ${counter}) + 1 ))\necho $N > ${counter}\necho "$1" >> ${counter}.models\ncat > ${counter}.prompt.$N\necho thinking\n`,
+    );
+    const result = await loopguard(
+      dir,
+      run(
+        '--on-stagnation',
+        'escalate',
+        '--model-progression',
+        'haiku,sonnet',
+        '--',
+        './agent.sh',
+        '{model}',
+      ),
+    );
+    expect(result.code).toBe(EXIT_CODES.paused);
+    expect(readFileSync(`${counter}.models`, 'utf8').trim().split('\n')).toEqual([
+      'haiku',
+      'haiku',
+      'haiku',
+      'sonnet',
+      'sonnet',
+      'sonnet',
+    ]);
+    expect(readFileSync(`${counter}.prompt.3`, 'utf8')).toBe('Fix the bug.\n');
+    expect(readFileSync(`${counter}.prompt.4`, 'utf8')).toContain('Previous attempts stalled');
+    expect(result.stderr).toContain('the last model also stalled: pausing');
+  });
+
+  it('tracks the task of a --plan file: a checked item is progress, a stuck task trips', async () => {
+    const { dir } = tempRepo(
+      'if [ $N -eq 1 ]; then sed -i "s/- \\[ \\] first/- [x] first/" plan.md; fi\necho "t $N" >> w.txt',
+    );
+    writeFileSync(join(dir, 'plan.md'), '# Plan\n- [ ] first\n- [ ] second\n');
+    const result = await loopguard(
+      dir,
+      run('--plan', 'plan.md', '--task-threshold', '2', '--on-stagnation', 'abort', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    const { run: r, iterations } = stored(dir);
+    expect(iterations).toHaveLength(3);
+    expect(r.reason).toContain('task second blocked: task_not_progressing');
+  });
+});
+
+describe('loopguard run: options and configuration', () => {
+  it('reads loopguard.config.yaml, flags override it', async () => {
+    const { dir } = tempRepo('echo x >> w.txt');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'max_iterations: 2\n');
+    expect((await loopguard(dir, run('--', './agent.sh'))).code).toBe(EXIT_CODES.budgetSpent);
+    expect(stored(dir).run.iteration).toBe(2);
+    const { dir: other } = tempRepo('echo x >> w.txt');
+    writeFileSync(join(other, 'loopguard.config.yaml'), 'max_iterations: 2\n');
+    await loopguard(other, run('--max-iterations', '3', '--', './agent.sh'));
+    expect(stored(other).run.iteration).toBe(3);
+  });
+
+  it('a bad value is exit 2 naming the key, and nothing runs', async () => {
+    const { dir } = tempRepo('echo x');
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ stagnationThreshold: 0 }));
+    const bad = await loopguard(dir, run('--', './agent.sh'));
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.stderr).toMatch(
+      /^loopguard: stagnationThreshold \(in .*loopguard.config.json\) must be an integer ≥ 1 \(got 0\)$/,
+    );
+    expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+    rmSync(join(dir, 'loopguard.config.json'));
+    const flag = await loopguard(dir, run('--max-iterations', '51', '--', './agent.sh'));
+    expect(flag.stderr).toContain('--max-iterations must be at most 50');
+    const duration = await loopguard(
+      dir,
+      run('--max-iterations', '2', '--cooldown', 'soon', '--', './agent.sh'),
+    );
+    expect(duration.stderr).toContain('--cooldown must be a duration');
+    const action = await loopguard(dir, run('--on-stagnation', 'panic', '--', './agent.sh'));
+    expect(action.code).toBe(EXIT_CODES.usage);
+    expect(action.stderr).toContain("argument 'panic' is invalid");
+  });
+
+  it('a missing prompt file is exit 2', async () => {
+    const { dir } = tempRepo('echo x');
+    const result = await loopguard(dir, ['run', '--prompt-file', 'nope.md', '--', './agent.sh']);
+    expect(result).toMatchObject({
+      code: EXIT_CODES.usage,
+      stderr: 'loopguard: --prompt-file nope.md: cannot be read (ENOENT)',
+    });
+  });
+});

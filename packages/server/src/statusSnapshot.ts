@@ -1,0 +1,78 @@
+import type { Clock } from '@loopguard/core';
+import type { DatabaseReader, TaskRow } from './DatabaseReader.js';
+import type { BreakerView } from './LiveFeed.js';
+import type { StatusQuery } from './queryParams.js';
+
+/** How recent the newest attempt must be for a database without a live loop to count as running, ms. */
+export const RUNNING_WINDOW_MS = 60_000;
+
+/**
+ * The body of `GET /status` and of `loopguard status --json`: the seed's dashboard shape
+ * (`running`, `tickCount`, `loopDetection`) plus the page of tasks, guard statistics and the breaker.
+ * @example { running: true, tickCount: 45, loopDetection: { 'T3.4.2': { attemptCount: 2, lastAttempt: 1760825000000 } }, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
+ */
+export interface StatusSnapshot {
+  /** The live loop's `running`; from a file: whether an attempt was stored in the last minute. */
+  running: boolean;
+  /** The live loop's tick count; from a file: the attempts recorded. */
+  tickCount: number;
+  /** Tasks of this page with attempts in the window: `{ attemptCount, lastAttempt }`. */
+  loopDetection: Record<string, { attemptCount: number; lastAttempt: number }>;
+  /** This page of tasks, by id. */
+  tasks: TaskRow[];
+  /** Tasks on this page, tasks in all, and the cursor of the next page (`null` on the last). */
+  page: { limit: number; total: number; nextCursor: string | null };
+  /** The live loop's guard statistics; absent without a live loop that has them. */
+  guards?: unknown;
+  /** The stagnation breaker; absent when unknown. */
+  breaker?: BreakerView;
+  /** Where `running` and `tickCount` come from. */
+  source: 'loop' | 'database';
+  /** When the snapshot was taken, epoch ms. */
+  generatedAt: number;
+}
+
+/**
+ * Where a {@link statusSnapshot} gets what the database does not hold.
+ * @example { clock: systemClock, attemptsRecorded: 120 }
+ */
+export interface StatusSnapshotSources {
+  /** Source of "now". */
+  clock: Clock;
+  /** Attempts recorded, for `tickCount` without a live loop. */
+  attemptsRecorded: number;
+  /** A live loop's status. */
+  live?: { running: boolean; tickCount: number; guards?: unknown } | undefined;
+  /** The breaker's state, when known. */
+  breaker?: BreakerView | undefined;
+}
+
+/**
+ * Builds the status for one page of tasks.
+ * @example statusSnapshot(reader, { limit: 100, cursor: undefined }, { clock: systemClock, attemptsRecorded: reader.countAttempts() })
+ */
+export function statusSnapshot(
+  reader: DatabaseReader,
+  query: StatusQuery,
+  sources: StatusSnapshotSources,
+): StatusSnapshot {
+  const page = reader.taskPage(query);
+  const { live, breaker, clock } = sources;
+  const loopDetection: StatusSnapshot['loopDetection'] = {};
+  for (const task of page.tasks) {
+    if (task.attemptCount > 0 && task.lastAttempt !== null)
+      loopDetection[task.id] = { attemptCount: task.attemptCount, lastAttempt: task.lastAttempt };
+  }
+  const lastAttempt = live ? null : reader.lastAttemptAt();
+  return {
+    running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
+    tickCount: live ? live.tickCount : sources.attemptsRecorded,
+    loopDetection,
+    tasks: page.tasks,
+    page: { limit: page.tasks.length, total: page.total, nextCursor: page.nextCursor },
+    ...(live?.guards ? { guards: live.guards } : {}),
+    ...(breaker ? { breaker } : {}),
+    source: live ? 'loop' : 'database',
+    generatedAt: clock.now(),
+  };
+}

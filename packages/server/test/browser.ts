@@ -1,0 +1,40 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Debian's Chromium, installed by `.ci/run` (`apt-get install -y chromium`). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Launches headless Chromium with a fresh profile. Fails loudly (never skips) when it is missing.
+ * @example const browser = await launchChromium(); … await browser.close();
+ */
+export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install it with apt-get install -y chromium (.ci/run does this)`,
+    );
+  const profile = mkdtempSync(join(tmpdir(), 'loopguard-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/// <reference lib="dom" />
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningStatusServer, startStatusServer } from '../src/index.js';
+import { launchChromium } from './browser.js';
+import { causeBlockedSpin, causeRevisit, tempDatabase } from './helpers.js';
+
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let context: BrowserContext;
+let ctx: ReturnType<typeof tempDatabase>;
+let server: RunningStatusServer;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  context = browser.context;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  ctx = tempDatabase();
+  problems = [];
+  page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+});
+afterEach(async () => {
+  await page?.close();
+  await server?.close();
+  ctx.cleanup();
+});
+
+async function open(): Promise<void> {
+  server = await startStatusServer({
+    database: ctx.database,
+    port: 0,
+    clock: ctx.clock,
+    followIntervalMs: 50,
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => document.getElementById('live')?.textContent === 'connected');
+}
+
+describe('the dashboard in Chromium', () => {
+  it('shows a loop caused through the library live, without a reload', async () => {
+    ctx.database.stateMachine.upsertTask({ id: 'T3.4.3', title: 'Design review', status: 'in_progress' });
+    ctx.database.stateMachine.upsertTask({ id: 'T1.0.0', title: 'Quiet task', status: 'pending' });
+    await open();
+    expect(await page.locator('#recoveries li').count()).toBe(0);
+    expect(await page.locator('#task-total').textContent()).toBe('2');
+
+    await causeBlockedSpin(ctx.detector, ctx.clock, 'T3.4.3');
+
+    const item = page.locator('#recoveries li', { hasText: 'T3.4.3' });
+    await item.waitFor();
+    expect(await item.locator('summary').textContent()).toContain('unblock_authority');
+    await item.locator('summary').click();
+    expect(await item.locator('pre').first().textContent()).toContain(
+      'UNBLOCK AUTHORITY GRANTED: Task T3.4.3',
+    );
+    expect(await item.locator('pre').nth(1).textContent()).toContain('"loopType": "blocked_task_spin"');
+    const row = page.locator('#tasks tbody tr.looping');
+    await row.waitFor();
+    expect(await row.locator('td').first().textContent()).toBe('T3.4.3');
+    expect(await page.locator('#tasks tbody tr').first().getAttribute('data-task-id')).toBe('T3.4.3');
+    await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows hostile task ids and contents as text: nothing executes', async () => {
+    const hostileId = '<img src=x onerror=alert(1)>';
+    ctx.database.stateMachine.upsertTask({
+      id: hostileId,
+      title: '<script>alert(3)</script>',
+      status: 'in_progress',
+    });
+    await causeRevisit(ctx.detector, ctx.clock, hostileId);
+    ctx.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_escalation',
+      content: '</script><script>alert(2)</script><svg onload=alert(4)>',
+      relatedTasks: [hostileId],
+      metadata: { loopType: '"><img src=y onerror=alert(5)>', note: '</script>' },
+    });
+    await open();
+    const items = page.locator('#recoveries li');
+    expect(await items.count()).toBe(2);
+    for (const summary of await page.locator('#recoveries summary').all()) await summary.click();
+    expect(await page.locator('#recoveries pre').first().textContent()).toBe(
+      '</script><script>alert(2)</script><svg onload=alert(4)>',
+    );
+    expect(await page.locator('#tasks tbody td').first().textContent()).toBe(hostileId);
+    expect(await page.locator('#recoveries strong').first().textContent()).toBe(hostileId);
+    // Live events carry hostile text too.
+    await causeBlockedSpin(ctx.detector, ctx.clock, hostileId);
+    await page.locator('#recoveries li').nth(2).waitFor();
+    expect(
+      await page.evaluate(
+        () => document.querySelectorAll('img, svg, #recoveries script, #tasks script').length,
+      ),
+    ).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});

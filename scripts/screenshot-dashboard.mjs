@@ -1,0 +1,52 @@
+// Takes docs/dashboard.png: runs `loopguard demo --serve` at a watchable pace, opens the dashboard
+// in headless Chromium while the demo runs, and screenshots it when the demo's last scenario is done.
+// Run: npx tsc -b && node scripts/screenshot-dashboard.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '../packages/server/node_modules/playwright-core/index.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'loopguard-shot-'));
+const demo = spawn(
+  process.execPath,
+  [join(root, 'packages/cli/dist/bin.js'), 'demo', '--serve', '--port', '0', '--pace', '120'],
+  { cwd: work },
+);
+let out = '';
+const seen = (pattern) =>
+  new Promise((resolve) => {
+    const check = () => {
+      const match = pattern.exec(out);
+      if (match) {
+        demo.stdout.off('data', check);
+        resolve(match);
+      }
+    };
+    demo.stdout.on('data', (chunk) => {
+      out += chunk;
+      check();
+    });
+    check();
+  });
+const [, url] = await seen(/loopguard dashboard: (http:\S+)/);
+const profile = mkdtempSync(join(tmpdir(), 'loopguard-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  viewport: { width: 1360, height: 860 },
+});
+const page = await context.newPage();
+await page.goto(url);
+await seen(/The dashboard stays up/);
+await page.waitForTimeout(800);
+await page.locator('#recoveries summary').nth(1).click();
+await page.screenshot({ path: join(root, 'docs/dashboard.png') });
+await context.close();
+demo.kill('SIGTERM');
+rmSync(profile, { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });
+console.log('wrote docs/dashboard.png');
