@@ -38,6 +38,7 @@ describe('the packages as published', () => {
         'loopguard-cli-0.1.0.tgz',
         'loopguard-core-0.1.0.tgz',
         'loopguard-orchestrator-0.1.0.tgz',
+        'loopguard-postgres-0.1.0.tgz',
         'loopguard-server-0.1.0.tgz',
         'loopguard-sqlite-0.1.0.tgz',
       ]);
