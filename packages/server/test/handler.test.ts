@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { ConfigurationError } from '@loopguard/core';
+import { SqliteRunStore } from '@loopguard/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, type RunningStatusServer, startStatusServer } from '../src/index.js';
 import { causeBlockedSpin, causeRevisit, tempDatabase, waitForEvent } from './helpers.js';
@@ -109,6 +110,54 @@ describe('GET /status', () => {
     await start({ breaker: () => ({ state: 'OPEN', reason: 'no progress' }) });
     const { body } = await getJson('/status');
     expect(body.breaker).toEqual({ state: 'OPEN', reason: 'no progress' });
+  });
+
+  it('shows the breaker of the newest loopguard run when the file has runs (schema 4), live', async () => {
+    const runs = new SqliteRunStore({ db: ctx.database.db, clock: ctx.clock });
+    const run = (id: string) => runs.createRun({ id, command: ['agent'], options: {}, cwd: '.' });
+    run('old');
+    runs.updateRun('old', { status: 'completed' });
+    ctx.clock.advance(1000);
+    run('r2');
+    ctx.clock.advance(1000);
+    const at = ctx.clock.now();
+    runs.appendTransition({ runId: 'r2', at, from: 'CLOSED', to: 'OPEN', reason: 'no file changes' });
+    runs.updateRun('r2', { status: 'paused', reason: 'no file changes in 3 iterations' });
+    await start();
+    const { body } = await getJson('/status');
+    expect(body.breaker).toEqual({
+      state: 'OPEN',
+      runId: 'r2',
+      runStatus: 'paused',
+      reason: 'no file changes in 3 iterations',
+      updatedAt: at,
+    });
+    expect(await (await fetch(new URL('/metrics', server.url))).text()).toContain(
+      'loopguard_breaker_state 2',
+    );
+    const event = await waitForEvent(
+      new URL('/events', server.url).href,
+      (name) => name === 'breakerStateChanged',
+      {},
+      () =>
+        runs.appendTransition({
+          runId: 'r2',
+          at: at + 1,
+          from: 'OPEN',
+          to: 'HALF_OPEN',
+          reason: 'cooldown over',
+        }),
+    );
+    expect(event.data).toMatchObject({
+      runId: 'r2',
+      from: 'OPEN',
+      state: 'HALF_OPEN',
+      reason: 'cooldown over',
+    });
+    expect((await getJson('/status')).body.breaker.state).toBe('HALF_OPEN');
+    expect(await (await fetch(new URL('/metrics', server.url))).text()).toContain(
+      'loopguard_breaker_state 1',
+    );
   });
 
   it('takes running, tickCount and guards from a live loop', async () => {
@@ -368,7 +417,7 @@ describe('routes, security and limits', () => {
     await start({ token });
     const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
     expect(entry.status).toBe(303);
-    expect(entry.headers.get('location')).toBe('/');
+    expect(entry.headers.get('location')).toBe('./');
     const cookie = entry.headers.get('set-cookie') ?? '';
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
