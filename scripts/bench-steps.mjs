@@ -63,6 +63,7 @@ const genuine = labels.filter((label) => label.genuine);
 const nonLoops = labels.filter((label) => !label.genuine);
 
 const rows = [];
+const falseStops = [];
 for (const detector of detectors) {
   const row = { name: detector.name };
   let stopped = 0;
@@ -71,6 +72,7 @@ for (const detector of detectors) {
     const { firstDetection, firstStop } = play(detector, run.steps);
     if (firstStop !== -1) stopped++;
     if (firstDetection !== -1) nudged++;
+    if (firstStop !== -1) falseStops.push(`${detector.name}: ${run.id} at step ${firstStop}`);
   }
   row.resolvedStopped = pct(stopped, resolved.length);
   row.resolvedDetected = pct(nudged, resolved.length);
@@ -82,14 +84,17 @@ for (const detector of detectors) {
   for (const kind of Object.keys(INJECTED_KINDS)) {
     const ofKind = cases.filter((c) => c.kind === kind);
     let caught = 0;
+    const kindDelays = [];
     for (const c of ofKind) {
       const { firstDetection, firstStop } = play(detector, c.steps, c.start);
       if (firstStop !== -1) stoppedInjected++;
       if (firstDetection === -1 || firstDetection > c.end) continue;
       caught++;
       delays.push(Math.max(0, firstDetection - c.certain));
+      kindDelays.push(Math.max(0, firstDetection - c.certain));
     }
     row[kind] = pct(caught, ofKind.length);
+    row[`delay:${kind}`] = median(kindDelays);
   }
   row.injectedAll = pct(delays.length, cases.length);
   row.injectedStopped = pct(stoppedInjected, cases.length);
@@ -117,6 +122,7 @@ const lines = [
   ['recall, all injected loops', 'injectedAll'],
   ['injected loops stopped by their end', 'injectedStopped'],
   ['median detection delay (steps after certain)', 'delay'],
+  ...Object.keys(INJECTED_KINDS).map((kind) => [`median delay, ${kind}`, `delay:${kind}`]),
   ['recall, labelled genuine loops', 'labelledLoops'],
   ['labelled non-loops flagged', 'nonLoopsFlagged'],
 ];
@@ -128,3 +134,4 @@ console.log(`node ${process.version}, ${os.cpus().length} cores\n`);
 console.log(`| figure | ${rows.map((r) => r.name).join(' | ')} |`);
 console.log(`| --- | ${rows.map(() => '---').join(' | ')} |`);
 for (const [label, key] of lines) console.log(`| ${label} | ${rows.map((r) => r[key]).join(' | ')} |`);
+if (falseStops.length > 0) console.log(`\nstops in resolved runs: ${falseStops.join('; ')}`);

@@ -23,6 +23,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'BLOCKED by circuit_breaker - Circuit breaker OPEN: 3 consecutive validation failures (threshold: 3).',
       'T8.2.1 is now blocked: Iteration safety guard: circuit_breaker',
       '3 attempts, looping: false',
+      'Iteration 3: no files changed - breaker OPEN',
+      'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
     ]) {
       expect(out).toContain(line);
     }
@@ -36,6 +38,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       running: false,
       tickCount: 17,
       loopDetection: { 'T9.1.1': { attemptCount: 3, lastAttempt: expect.any(Number) } },
+      breaker: { state: 'OPEN', reason: 'no_file_changes: no files changed (3 in a row, threshold 3)' },
     });
   });
 });

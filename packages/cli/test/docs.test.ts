@@ -11,8 +11,8 @@ describe('docs/cli.md', () => {
     const io = bufferedIo();
     await runCli([command, '--help'], io);
     const help = io.out();
-    for (const flag of (help.match(/--[a-z][a-z-]+/g) ?? []).filter((f) => f !== '--help'))
-      expect(docs).toContain(`\`${flag}`);
+    const flags = [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]+)/gm)].map((m) => m[1]);
+    for (const flag of flags.filter((f) => f !== '--help')) expect(docs).toContain(`\`${flag}`);
     expect(docs).toContain(`## \`loopguard ${command}`);
     if (command === 'run') expect(squash(docs)).toContain(squash(help));
   });

@@ -34,14 +34,8 @@ describe('the packages as published', () => {
         stdio: 'pipe',
       });
       const tarballs = readdirSync(packs).filter((name) => name.endsWith('.tgz'));
-      expect(tarballs.sort()).toEqual([
-        'loopguard-cli-0.1.0.tgz',
-        'loopguard-core-0.1.0.tgz',
-        'loopguard-orchestrator-0.1.0.tgz',
-        'loopguard-postgres-0.1.0.tgz',
-        'loopguard-server-0.1.0.tgz',
-        'loopguard-sqlite-0.1.0.tgz',
-      ]);
+      const packages = readdirSync(join(root, 'packages')).map((name) => `loopguard-${name}-0.1.0.tgz`);
+      expect(tarballs.sort()).toEqual(packages.sort());
       execFileSync('mkdir', ['-p', app]);
       writeFileSync(join(app, 'package.json'), '{ "name": "empty", "private": true }\n');
       execFileSync('npm', ['install', '--no-audit', '--no-fund', ...tarballs.map((t) => join(packs, t))], {

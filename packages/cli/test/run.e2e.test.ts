@@ -377,6 +377,21 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     expect(iterations).toHaveLength(3);
     expect(r.reason).toContain('task second blocked: task_not_progressing');
   });
+  it('records each iteration as an attempt in the seed-002 LoopDetector: a finished task revisited again and again trips', async () => {
+    // the agent checks "first" when it is open, and un-checks it (breaking finished work) otherwise
+    const { dir } = tempRepo(
+      'if grep -q "\\- \\[ \\] first" plan.md; then sed -i "s/- \\[ \\] first/- [x] first/" plan.md; else sed -i "s/- \\[x\\] first/- [ ] first/" plan.md; fi',
+    );
+    writeFileSync(join(dir, 'plan.md'), '# Plan\n- [ ] first\n- [ ] second\n');
+    const result = await loopguard(
+      dir,
+      run('--plan', 'plan.md', '--on-stagnation', 'abort', '--max-iterations', '9', '--', './agent.sh'),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    const { run: r, iterations } = stored(dir);
+    expect(iterations).toHaveLength(5);
+    expect(r.reason).toContain('loop_detector: completed_task_revisit on task first (3 attempts');
+  });
 });
 
 describe('loopguard run: options and configuration', () => {
@@ -420,5 +435,50 @@ describe('loopguard run: options and configuration', () => {
       code: EXIT_CODES.usage,
       stderr: 'loopguard: --prompt-file nope.md: cannot be read (ENOENT)',
     });
+  });
+});
+
+describe('loopguard run --agent-stream', () => {
+  it('jsonl: stops an iteration mid-run through the step-level detector, records the stop and counts it for the breaker', async () => {
+    const step = (s: object) => `echo '${JSON.stringify(s)}'`;
+    const { dir } = tempRepo(
+      [
+        'echo $$ > agent.pid',
+        'i=0',
+        'while [ $i -lt 50 ]; do',
+        `  ${step({ type: 'action', tool: 'bash', input: 'pytest tests/test_parse.py' })}`,
+        `  ${step({ type: 'observation', tool: 'bash', output: 'FAILED tests/test_parse.py::test_limit', error: true })}`,
+        '  i=$((i + 1)); sleep 0.05',
+        'done',
+        'sleep 300',
+      ].join('\n'),
+    );
+    const result = await loopguard(
+      dir,
+      run(
+        '--agent-stream',
+        'jsonl',
+        '--stagnation-threshold',
+        '2',
+        '--on-stagnation',
+        'abort',
+        '--iteration-timeout',
+        '5m',
+        '--',
+        './agent.sh',
+      ),
+    );
+    expect(result.code).toBe(EXIT_CODES.aborted);
+    const { run: r, iterations } = stored(dir);
+    expect(iterations.map((i) => i.progress)).toEqual(['stopped', 'stopped']);
+    expect(r.reason).toContain('step_loop_stopped: stopped mid-run by the step-level detector: same_error');
+    const stop = artifact(dir, r.id, 1, 'step_loop.json') as {
+      action: string;
+      evidence: Array<{ action?: string }>;
+    };
+    expect(stop.action).toBe('stop');
+    expect(stop.evidence.some((e) => JSON.stringify(e).includes('pytest tests/test_parse.py'))).toBe(true);
+    expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({ timedOut: false, signal: 'SIGTERM' });
+    expect(result.stderr).toContain('stopped mid-run by the step-level detector');
   });
 });

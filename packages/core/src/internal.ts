@@ -32,6 +32,7 @@ export {
 export { NoFileChangesSignal } from './breaker/NoFileChangesSignal.js';
 export { SameErrorSignal } from './breaker/SameErrorSignal.js';
 export { type SignalJudgement, type SignalSnapshot, StagnationSignal } from './breaker/StagnationSignal.js';
+export { StepLoopStoppedSignal } from './breaker/StepLoopStoppedSignal.js';
 export { TaskNotProgressingSignal } from './breaker/TaskNotProgressingSignal.js';
 export {
   ConsecutiveFailuresGuard,

@@ -34,7 +34,7 @@
     const cursor = cursors[cursors.length - 1];
     const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (cursor) query.set('cursor', cursor);
-    const status = await getJson(`/status?${query}`);
+    const status = await getJson(`status?${query}`);
     $('running').textContent = status.running ? 'yes' : 'no';
     $('tick-count').textContent = String(status.tickCount);
     $('task-total').textContent = String(status.page.total);
@@ -150,7 +150,7 @@
   }
 
   function connect() {
-    const events = new EventSource('/events');
+    const events = new EventSource('events');
     events.onopen = () => {
       $('live').textContent = 'connected';
     };
@@ -179,7 +179,7 @@
 
   // Also reloaded after live events, so that an event missed while reconnecting still shows up.
   async function loadRecoveries() {
-    const page = await getJson('/recoveries?limit=200');
+    const page = await getJson('recoveries?limit=200');
     const before = recoveries.size;
     for (const recovery of page.recoveries) recoveries.set(recovery.id, recovery);
     if (recoveries.size !== before || before === 0) renderRecoveries(null);

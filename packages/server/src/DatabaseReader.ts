@@ -2,6 +2,7 @@ import { type Clock, type ContextEntry, systemClock } from '@loopguard/core';
 import type { LoopGuardDatabase } from '@loopguard/sqlite';
 import type BetterSqlite3 from 'better-sqlite3';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import type { BreakerView } from './LiveFeed.js';
 import type { RecoveriesQuery, StatusQuery } from './queryParams.js';
 import { type RecoveryView, recoveryViewOf } from './recoveryEvent.js';
 
@@ -59,6 +60,20 @@ export interface DatabaseReaderOptions {
   clock?: Clock;
 }
 
+/**
+ * One stagnation-breaker transition of a `loopguard run`.
+ * @example { id: 3, runId: 'r1', at: 1760825000000, from: 'CLOSED', state: 'OPEN', reason: 'no file changes in 3 iterations' }
+ */
+export interface BreakerTransitionRow {
+  id: number;
+  runId: string;
+  at: number;
+  from: string;
+  /** The state entered. */
+  state: string;
+  reason: string;
+}
+
 interface TaskSqlRow {
   id: string;
   title: string;
@@ -94,6 +109,7 @@ export class DatabaseReader {
   private readonly taskStmt: BetterSqlite3.Statement<[{ since: number; after: string; limit: number }]>;
   private readonly countTasksStmt: BetterSqlite3.Statement<[]>;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly tables = new Set<string>();
 
   constructor(options: DatabaseReaderOptions) {
     this.db = options.database.db;
@@ -212,6 +228,51 @@ export class DatabaseReader {
     return this.cached("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()")
       .pluck()
       .get() as string;
+  }
+
+  /** Whether `table` exists (tables of later schema versions appear when another process migrates). */
+  private hasTable(table: string): boolean {
+    if (this.tables.has(table)) return true;
+    const found = this.cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .pluck()
+      .get(table);
+    if (found !== undefined) this.tables.add(table);
+    return found !== undefined;
+  }
+
+  /**
+   * The stagnation breaker of the newest `loopguard run` (schema 4's `runs` table); `undefined`
+   * when the file has no runs.
+   */
+  latestBreaker(): BreakerView | undefined {
+    if (!this.hasTable('runs')) return undefined;
+    const row = this.cached(
+      'SELECT id, status, breaker_state, reason, updated_at FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1',
+    ).get() as
+      | { id: string; status: string; breaker_state: string; reason: string | null; updated_at: number }
+      | undefined;
+    if (row === undefined) return undefined;
+    return {
+      state: row.breaker_state,
+      runId: row.id,
+      runStatus: row.status,
+      reason: row.reason,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** Breaker transitions (schema 4's `breaker_transitions`) with an id above `afterId`, oldest first. */
+  breakerTransitionsAfter(afterId: number, limit: number): BreakerTransitionRow[] {
+    if (!this.hasTable('breaker_transitions')) return [];
+    return this.cached(
+      'SELECT id, run_id AS runId, at, from_state AS "from", to_state AS state, reason FROM breaker_transitions WHERE id > ? ORDER BY id LIMIT ?',
+    ).all(afterId, limit) as BreakerTransitionRow[];
+  }
+
+  /** The highest breaker transition id (0 when none or no such table). */
+  maxBreakerTransitionId(): number {
+    if (!this.hasTable('breaker_transitions')) return 0;
+    return this.cached('SELECT coalesce(max(id), 0) FROM breaker_transitions').pluck().get() as number;
   }
 
   /** Attempts stored now (one pass over the attempts index; run once at start). */

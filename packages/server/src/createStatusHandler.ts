@@ -47,7 +47,10 @@ export interface StatusHandlerOptions {
   loop?: StatusLoop;
   /** More in-process emitters to stream (a `LoopDetector`, `IterationSessions`, a breaker). @default [] */
   emitters?: readonly LiveEmitter[];
-  /** The stagnation breaker's state now; `/status` has no `breaker` field when this is absent or returns `undefined`. */
+  /**
+   * The stagnation breaker's state now; `/status` has no `breaker` field when it returns `undefined`.
+   * @default the breaker of the newest `loopguard run` in the database (schema 4's `runs` table), if any
+   */
   breaker?: () => BreakerView | undefined;
   /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
@@ -173,13 +176,16 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
   const streams = new Set<ServerResponse>();
   const token = options.token;
   const cacheMs = options.cacheMs ?? 1000;
+  const breakerNow = options.breaker ?? (() => reader.latestBreaker());
+  const breakerAtStart = breakerNow();
+  if (breakerAtStart) feed.emit('breakerStateChanged', breakerAtStart); // sets the gauge
   const cache = new Map<string, { body: string; stamp: string; at: number }>();
 
   /** The JSON body for `key`, reused while the database is unchanged and younger than `cacheMs`. */
   function cachedJson(key: string, build: () => unknown): string {
     if (cacheMs <= 0) return JSON.stringify(build());
     const live = options.loop?.getStatus();
-    const breaker = options.breaker?.();
+    const breaker = breakerNow();
     const stamp = `${reader.changeStamp()}:${live?.tickCount}:${live?.running}:${breaker?.state}`;
     const now = clock.now();
     const hit = cache.get(key);
@@ -195,7 +201,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
       clock,
       attemptsRecorded,
       live: options.loop?.getStatus(),
-      breaker: options.breaker?.(),
+      breaker: breakerNow(),
     });
   }
 
@@ -242,7 +248,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
         'Set-Cookie',
         `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
       );
-      res.setHeader('Location', '/');
+      res.setHeader('Location', './');
       res.end();
       return false;
     }

@@ -13,7 +13,8 @@ export interface FollowDatabaseOptions {
 /**
  * Follows a database file that another process writes: every `intervalMs` it reads the attempts
  * and recovery entries added since the last poll (by id, through the primary keys) and emits them
- * on `feed` (`attemptsRecorded`, then `loopDetected` and `recoveryApplied` per recovery).
+ * on `feed` (`attemptsRecorded`, `breakerStateChanged` per breaker transition of a `loopguard run`, then
+ * `loopDetected` and `recoveryApplied` per recovery).
  * Attempts are counted by the growth of the highest attempt id, so attempts appended and
  * deleted between two polls are not seen. Returns a function that stops following.
  * @example
@@ -26,6 +27,7 @@ export function followDatabase(
 ): () => void {
   let lastEntryId = reader.maxEntryId();
   let lastAttemptId = reader.maxAttemptId();
+  let lastTransitionId = reader.maxBreakerTransitionId();
   const poll = (): void => {
     const attemptId = reader.maxAttemptId();
     if (attemptId > lastAttemptId) {
@@ -33,6 +35,10 @@ export function followDatabase(
     }
     // Recoveries delete a task's attempts, so the highest id can go down; new ids continue from it.
     lastAttemptId = attemptId;
+    for (const transition of reader.breakerTransitionsAfter(lastTransitionId, 500)) {
+      feed.emit('breakerStateChanged', { ...transition });
+      lastTransitionId = transition.id;
+    }
     for (;;) {
       const batch = reader.recoveriesAfter(lastEntryId, 500);
       for (const recovery of batch) {

@@ -8,6 +8,7 @@ export {
 } from './createStatusHandler.js';
 export { decodeCursor, encodeCursor } from './cursor.js';
 export {
+  type BreakerTransitionRow,
   DatabaseReader,
   type DatabaseReaderOptions,
   type RecoveryPage,

@@ -51,6 +51,35 @@ async function open(): Promise<void> {
 }
 
 describe('the dashboard in Chromium', () => {
+  it('works mounted under a path prefix, as Express middleware mounts it', async () => {
+    const { createServer } = await import('node:http');
+    const { createStatusHandler } = await import('../src/index.js');
+    ctx.database.stateMachine.upsertTask({ id: 'T1', status: 'pending' });
+    const handler = createStatusHandler({ database: ctx.database, clock: ctx.clock });
+    const host = createServer((req, res) => {
+      if (!req.url?.startsWith('/loopguard/')) {
+        res.statusCode = 204; // the host application's own routes (the browser asks for /favicon.ico)
+        res.end();
+        return;
+      }
+      req.url = req.url.slice('/loopguard'.length); // what app.use('/loopguard', handler) does
+      handler(req, res);
+    });
+    await new Promise<void>((done) => host.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = host.address() as { port: number };
+      await page.goto(`http://127.0.0.1:${port}/loopguard/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.locator('#task-total').textContent()).toBe('1');
+      await page.waitForFunction(() => document.getElementById('live')?.textContent === 'connected');
+      expect(problems).toEqual([]);
+    } finally {
+      handler.close();
+      host.closeAllConnections();
+      await new Promise((done) => host.close(done));
+    }
+  });
+
   it('shows a loop caused through the library live, without a reload', async () => {
     ctx.database.stateMachine.upsertTask({ id: 'T3.4.3', title: 'Design review', status: 'in_progress' });
     ctx.database.stateMachine.upsertTask({ id: 'T1.0.0', title: 'Quiet task', status: 'pending' });

@@ -111,6 +111,52 @@ describe('GET /status', () => {
     expect(body.breaker).toEqual({ state: 'OPEN', reason: 'no progress' });
   });
 
+  it('shows the breaker of the newest loopguard run when the file has runs (schema 4), live', async () => {
+    const { db } = ctx.database;
+    // The columns of schema 4 (issue 11) that the server reads.
+    db.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, status TEXT NOT NULL, breaker_state TEXT NOT NULL,
+        reason TEXT, started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE TABLE breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,
+        at INTEGER NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL, reason TEXT NOT NULL);`);
+    db.prepare("INSERT INTO runs VALUES ('old', 'completed', 'CLOSED', NULL, 1, 2)").run();
+    db.prepare(
+      "INSERT INTO runs VALUES ('r2', 'paused', 'OPEN', 'no file changes in 3 iterations', 5, 9)",
+    ).run();
+    await start();
+    const { body } = await getJson('/status');
+    expect(body.breaker).toEqual({
+      state: 'OPEN',
+      runId: 'r2',
+      runStatus: 'paused',
+      reason: 'no file changes in 3 iterations',
+      updatedAt: 9,
+    });
+    expect(await (await fetch(new URL('/metrics', server.url))).text()).toContain(
+      'loopguard_breaker_state 2',
+    );
+    const event = await waitForEvent(
+      new URL('/events', server.url).href,
+      (name) => name === 'breakerStateChanged',
+      {},
+      () => {
+        db.prepare(
+          "INSERT INTO breaker_transitions (run_id, at, from_state, to_state, reason) VALUES ('r2', 10, 'OPEN', 'HALF_OPEN', 'cooldown over')",
+        ).run();
+        db.prepare("UPDATE runs SET breaker_state = 'HALF_OPEN', updated_at = 10 WHERE id = 'r2'").run();
+      },
+    );
+    expect(event.data).toMatchObject({
+      runId: 'r2',
+      from: 'OPEN',
+      state: 'HALF_OPEN',
+      reason: 'cooldown over',
+    });
+    expect((await getJson('/status')).body.breaker.state).toBe('HALF_OPEN');
+    expect(await (await fetch(new URL('/metrics', server.url))).text()).toContain(
+      'loopguard_breaker_state 1',
+    );
+  });
+
   it('takes running, tickCount and guards from a live loop', async () => {
     const loop = {
       getStatus: () => ({ running: true, tickCount: 45, guards: { checks: 3, blocked: 1 } }),
@@ -368,7 +414,7 @@ describe('routes, security and limits', () => {
     await start({ token });
     const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
     expect(entry.status).toBe(303);
-    expect(entry.headers.get('location')).toBe('/');
+    expect(entry.headers.get('location')).toBe('./');
     const cookie = entry.headers.get('set-cookie') ?? '';
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');

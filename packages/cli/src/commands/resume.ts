@@ -26,7 +26,7 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
         );
         const prompt = savedPrompt(run);
         if (prompt === null) throw new CliError(`run ${runId}: its saved prompt (prompt.md) is missing`);
-        await endWith(run.id, await executeSession(io, run, state.runs, options, prompt));
+        await endWith(run.id, await executeSession(io, run, state, options, prompt));
       } finally {
         state.db.close();
       }

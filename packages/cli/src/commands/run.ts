@@ -90,6 +90,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       '--backoff <duration>',
       'first wait after an infrastructure error (rate limit, 5xx), doubling (default: 30s)',
     )
+    .addOption(
+      new Option(
+        '--agent-stream <format>',
+        "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
+      ).choices(['claude', 'jsonl']),
+    )
     .option('--json', 'one JSON event per line on stdout instead of the human display')
     .option(
       '--config <path>',
@@ -118,7 +124,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       try {
         const run = state.runs.createRun({ id: newRunId(), command, options: { ...options }, cwd: io.cwd });
         savePrompt(run, prompt);
-        await endWith(run.id, await executeSession(io, run, state.runs, options, prompt));
+        await endWith(run.id, await executeSession(io, run, state, options, prompt));
       } finally {
         state.db.close();
       }

@@ -31,14 +31,14 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         const snapshot = statusSnapshot(
           reader,
           { limit: options.limit, cursor: options.cursor },
-          { clock: systemClock, attemptsRecorded: reader.countAttempts() },
+          { clock: systemClock, attemptsRecorded: reader.countAttempts(), breaker: reader.latestBreaker() },
         );
         if (options.json) {
           io.stdout(`${JSON.stringify(snapshot, null, 2)}\n`);
           return;
         }
         io.stdout(
-          `running: ${snapshot.running ? 'yes' : 'no'}  attempts recorded: ${snapshot.tickCount}  tasks: ${snapshot.page.total}\n\n`,
+          `running: ${snapshot.running ? 'yes' : 'no'}  attempts recorded: ${snapshot.tickCount}  tasks: ${snapshot.page.total}${snapshot.breaker ? `  breaker: ${snapshot.breaker.state}` : ''}\n\n`,
         );
         const rows = snapshot.tasks.map((t) => [
           t.id,

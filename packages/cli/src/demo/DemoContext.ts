@@ -1,5 +1,6 @@
 import type { LoopDetector, ManualClock, TaskStatus } from '@loopguard/core';
 import type { IterationSessions } from '@loopguard/orchestrator';
+import type { LiveEmitter } from '@loopguard/server';
 import type { LoopGuardDatabase } from '@loopguard/sqlite';
 
 /**
@@ -25,6 +26,8 @@ export interface DemoContext {
     completedWork: string[],
     note: string,
   ): Promise<boolean>;
+  /** Streams an emitter the scenario creates (a breaker) to the dashboard, when the demo serves one. */
+  watch(emitter: LiveEmitter): void;
   /** Waits the demo's pace (nothing when the pace is 0), so a person can watch the dashboard. */
   pause(): Promise<void>;
 }

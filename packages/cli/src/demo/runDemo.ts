@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LoopDetector, ManualClock } from '@loopguard/core';
 import { IterationSessions } from '@loopguard/orchestrator';
-import { DatabaseReader, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
+import { attachEmitter, DatabaseReader, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
 import { openLoopGuardDatabase, SqliteIterationStore } from '@loopguard/sqlite';
 import { pino } from 'pino';
 import type { CliIo } from '../cliIo.js';
@@ -60,6 +60,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     clock,
     logger,
   });
+  let server: RunningStatusServer | undefined;
   let ticks = 0;
   detector.on('attemptRecorded', () => {
     ticks++;
@@ -73,6 +74,9 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     clock,
     print: (line) => io.stdout(`${line}\n`),
     pause,
+    watch(emitter) {
+      if (server) attachEmitter(server.handler.feed, emitter);
+    },
     async pick(taskId, status, blockers, completedWork, note) {
       const loop = detector.detectLoop(taskId);
       if (loop.isLooping) {
@@ -91,7 +95,6 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     },
   };
 
-  let server: RunningStatusServer | undefined;
   try {
     if (options.serve) {
       server = await serveDashboard({ database, port: options.port, clock, emitters: [detector, sessions] });
@@ -121,15 +124,24 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
         ]),
       )}\n`,
     );
+    const reader = new DatabaseReader({ database, clock });
     const snapshot = statusSnapshot(
-      new DatabaseReader({ database, clock }),
+      reader,
       { limit: 100, cursor: undefined },
-      { clock, attemptsRecorded: ticks, live: { running: false, tickCount: ticks } },
+      {
+        clock,
+        attemptsRecorded: ticks,
+        live: { running: false, tickCount: ticks },
+        breaker: reader.latestBreaker(),
+      },
     );
     const seedShape = {
       running: snapshot.running,
       tickCount: snapshot.tickCount,
       loopDetection: snapshot.loopDetection,
+      ...(snapshot.breaker
+        ? { breaker: { state: snapshot.breaker.state, reason: snapshot.breaker.reason } }
+        : {}),
     };
     io.stdout(`\nStatus (the seed's dashboard shape):\n${JSON.stringify(seedShape, null, 2)}\n`);
     if (server) {

@@ -57,11 +57,10 @@ export class GitWorkspace {
 
   /** The tree id of the working tree as it is now. */
   async snapshot(): Promise<string> {
-    const add = await git(this.cwd, ['add', '-A', '--', '.', ':(exclude).loopguard'], this.env);
-    if (add.code !== 0) throw new Error(`git add -A exited ${add.code}`);
-    const tree = await git(this.cwd, ['write-tree'], this.env);
-    if (tree.code !== 0) throw new Error(`git write-tree exited ${tree.code}`);
-    return tree.stdout.trim();
+    // one shell runs both git commands: a spawn from node costs more than the two from the shell
+    const script = "git add -A -- . ':(exclude).loopguard' && git write-tree";
+    const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
+    return stdout.trim();
   }
 
   /** The changes from tree `from` to tree `to` (nothing to compute when they are equal). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -7,6 +8,7 @@ import {
   errorSignature,
   type GuardIteration,
   GuardSet,
+  type LoopDetector,
   StagnationBreaker,
 } from '@loopguard/core';
 import { infrastructureWaitMs } from '@loopguard/core/internal';
@@ -23,6 +25,7 @@ import { notifyDesktop, postWebhook } from './notify.js';
 import { currentTask, readPlan } from './plan.js';
 import { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
+import { StepStreamWatcher } from './StepStreamWatcher.js';
 
 /** Everything a {@link RunSession} needs. */
 export interface RunSessionInput {
@@ -38,6 +41,12 @@ export interface RunSessionInput {
   prompt: string;
   /** Stops the run (the user's SIGINT/SIGTERM). */
   signal: AbortSignal;
+  /**
+   * The seed-002 detector on the same state file: with a task (`--task`, `--plan`) each iteration is
+   * also an attempt at it (task id scoped to the run), so a revisited finished task or a blocked
+   * spin opens the breaker too.
+   */
+  loopDetector?: LoopDetector;
 }
 
 type Outcome = { status: RunStatus; exitCode: ExitCode; reason: string };
@@ -63,6 +72,7 @@ export class RunSession {
   private readonly pendingWrites: Array<Promise<void>> = [];
   private modelIndex: number;
   private failureContext: string | null = null;
+  private nudges: string[] = [];
   private lastError: string | null = null;
   private lastTask: string | null = null;
 
@@ -157,12 +167,20 @@ export class RunSession {
         );
         const iterationStart = Date.now();
         this.callTimes.push(iterationStart);
+        const watcher =
+          options.agentStream === undefined ? null : new StepStreamWatcher(options.agentStream, run.id);
+        const prompt = this.promptFor();
+        this.nudges = [];
         const result = await runAgent(command, {
           cwd: run.cwd,
-          input: this.promptFor(),
+          input: prompt,
           timeoutMs: options.iterationTimeout,
           signal: this.input.signal,
-          onStdout: (chunk) => this.display.agentStdout(chunk),
+          ...(watcher === null ? {} : { stop: watcher.stopSignal }),
+          onStdout: (chunk) => {
+            watcher?.push(chunk);
+            this.display.agentStdout(chunk);
+          },
           onStderr: (chunk) => this.display.agentStderr(chunk),
         });
         if (result.interrupted) return this.interrupted();
@@ -173,7 +191,23 @@ export class RunSession {
             ? null
             : await workspace.changes(tree, afterTree);
         tree = afterTree;
-        const verdict = await this.judge(n, result, changes, task);
+        const stopVerdict = watcher?.stopVerdict ?? null;
+        if (watcher !== null)
+          this.nudges = [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
+        if (stopVerdict !== null) {
+          this.display.event(
+            'step_loop_stopped',
+            {
+              run: run.id,
+              iteration: n,
+              loopType: stopVerdict.loopType,
+              repeats: stopVerdict.repeats,
+              evidence: stopVerdict.evidence,
+            },
+            `iteration ${n} stopped mid-run by the step-level detector: ${stopVerdict.loopType} (${stopVerdict.repeats} repeats)`,
+          );
+        }
+        const verdict = await this.judge(n, result, changes, task, stopVerdict?.loopType ?? null);
         const artifactsDir = iterationDirectory(this.runDir, n);
         this.pendingWrites.push(
           writeIterationArtifacts(artifactsDir, {
@@ -182,6 +216,7 @@ export class RunSession {
             metrics: { ...verdict.metrics, filesChanged: changes?.files.length ?? null, model },
             completion: verdict.completion,
             output: result.output,
+            ...(stopVerdict === null ? {} : { stepLoop: stopVerdict }),
           }),
         );
         this.runs.recordIteration({
@@ -190,7 +225,7 @@ export class RunSession {
           startedAt: iterationStart,
           endedAt: Date.now(),
           exitCode: result.exitCode,
-          progress: verdict.breaker.progress,
+          progress: stopVerdict === null ? verdict.breaker.progress : 'stopped',
           signals: verdict.breaker.readings,
         });
         this.runs.updateRun(run.id, {
@@ -225,6 +260,12 @@ export class RunSession {
         } else {
           consecutiveInfrastructure = 0;
         }
+        const loop = task === null ? null : this.recordAttempt(n, task, verdict, changes?.patch ?? '');
+        if (loop !== null && !verdict.breaker.tripped && this.breaker.state !== 'OPEN') {
+          this.breaker.trip(loop);
+          const acted = await this.act(loop, n);
+          if (acted !== null) return acted;
+        }
         if (verdict.breaker.tripped) {
           const acted = await this.act(verdict.breaker.reason ?? 'stagnation', n);
           if (acted !== null) return acted;
@@ -245,6 +286,7 @@ export class RunSession {
     result: AgentResult,
     changes: { files: string[] } | null,
     task: string | null,
+    stepLoopStopped: string | null,
   ) {
     const { options } = this;
     const structured = structuredResultOf(result.stdout);
@@ -287,6 +329,7 @@ export class RunSession {
       task: task === null ? null : { id: task, done: taskDone },
       completionClaimed: claimed,
       evidenceProblems,
+      stepLoopStopped,
     });
     const progressed = breaker.progress === 'progress';
     this.history.push({
@@ -297,6 +340,7 @@ export class RunSession {
     const verified = (claimed || planDone) && evidenceProblems !== null && evidenceProblems.length === 0;
     return {
       breaker,
+      taskDone,
       infrastructure: infra.kind,
       resetAt: infra.resetAt,
       completed: verified,
@@ -334,6 +378,32 @@ export class RunSession {
         verified,
       },
     };
+  }
+
+  /**
+   * Records the iteration as an attempt at its task in the seed-002 detector and returns the
+   * breaker reason when the detector sees a loop (revisited finished task, blocked spin, no progress).
+   */
+  private recordAttempt(
+    n: number,
+    task: string,
+    verdict: { breaker: BreakerVerdict; infrastructure: string | null; taskDone: boolean },
+    patch: string,
+  ): string | null {
+    const detector = this.input.loopDetector;
+    if (detector === undefined || verdict.infrastructure !== null) return null;
+    const taskKey = `${this.run.id}:${task}`;
+    const sameError = verdict.breaker.readings.find(
+      (r) => r.signal === 'same_error' && r.status === 'stalled',
+    );
+    const status = verdict.taskDone ? 'done' : sameError !== undefined ? 'blocked' : 'in_progress';
+    const blockers = sameError === undefined ? [] : [sameError.detail];
+    // the completed work is the change itself: the same patch again is no progress, another one is
+    const work = patch === '' ? [] : [`patch:${createHash('sha1').update(patch).digest('hex').slice(0, 12)}`];
+    detector.recordAttempt(taskKey, status, blockers, work, `${this.run.id}#${n}`);
+    const loop = detector.detectLoop(taskKey);
+    if (!loop.isLooping) return null;
+    return `loop_detector: ${loop.loopType} on task ${task} (${loop.attemptCount} attempts, recommendation ${loop.recommendation})`;
   }
 
   private reportIteration(
@@ -535,8 +605,13 @@ export class RunSession {
   }
 
   private promptFor(): string {
-    if (this.failureContext === null) return this.input.prompt;
-    return `${this.input.prompt}\n\n## Previous attempts stalled (loopguard)\n${this.failureContext}\nLast error: ${this.lastError ?? '(none)'}\nTry a different approach.\n`;
+    let prompt = this.input.prompt;
+    if (this.failureContext !== null) {
+      prompt += `\n\n## Previous attempts stalled (loopguard)\n${this.failureContext}\nLast error: ${this.lastError ?? '(none)'}\nTry a different approach.\n`;
+    }
+    if (this.nudges.length > 0)
+      prompt += `\n\n## Loops seen in the last iteration (loopguard)\n${this.nudges.join('\n\n')}\n`;
+    return prompt;
   }
 
   private restoreHistory(): void {

@@ -10,6 +10,8 @@ export interface AgentResult {
   timedOut: boolean;
   /** Whether loopguard stopped it because the user interrupted (SIGINT/SIGTERM). */
   interrupted: boolean;
+  /** Whether loopguard stopped it through `stop` (the step-level detector). */
+  stopped: boolean;
   /** stdout then stderr, each truncated to the last `keepBytes`. */
   output: string;
   /** Bytes the agent wrote (stdout + stderr). */
@@ -36,6 +38,8 @@ export interface RunAgentOptions {
   onStderr?: (chunk: string) => void;
   /** Aborting it stops the agent (forwarding the user's interrupt to its process group). */
   signal?: AbortSignal;
+  /** Aborting it stops the agent's process group without counting as a user interrupt (a step-level stop). */
+  stop?: AbortSignal;
   /** Output kept in memory per stream. @default 1 MiB */
   keepBytes?: number;
 }
@@ -102,16 +106,24 @@ export async function runAgent(command: readonly string[], options: RunAgentOpti
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
+  let stopped = false;
+  const onStop = () => {
+    stopped = true;
+    stop();
+  };
+  options.stop?.addEventListener('abort', onStop, { once: true });
   const result = await child;
   clearTimeout(timer);
   clearTimeout(forceTimer);
   options.signal?.removeEventListener('abort', onAbort);
+  options.stop?.removeEventListener('abort', onStop);
   if (pid !== undefined) killGroup(pid, 'SIGKILL'); // background children left behind
   return {
     exitCode: result.exitCode ?? null,
     signal: result.signal ?? null,
     timedOut,
     interrupted,
+    stopped,
     output:
       stderr.length > 0 ? `${stdout}${stdout.endsWith('\n') || stdout === '' ? '' : '\n'}${stderr}` : stdout,
     outputBytes,

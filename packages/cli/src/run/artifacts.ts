@@ -13,6 +13,8 @@ export interface IterationArtifacts {
   completion: unknown;
   /** `output.log`: the agent's output (the last MiB). */
   output: string;
+  /** `step_loop.json`: the step-level detector's stop verdict (loop type, repeats, evidence), when it stopped the iteration. */
+  stepLoop?: unknown;
 }
 
 /** Where a run keeps its files: `<cwd>/.loopguard/runs/<run id>`. */
@@ -38,5 +40,6 @@ export async function writeIterationArtifacts(dir: string, files: IterationArtif
     writeFile(join(dir, 'metrics.json'), json(files.metrics)),
     writeFile(join(dir, 'completion_signals.json'), json(files.completion)),
     writeFile(join(dir, 'output.log'), files.output),
+    ...(files.stepLoop === undefined ? [] : [writeFile(join(dir, 'step_loop.json'), json(files.stepLoop))]),
   ]);
 }

@@ -56,6 +56,7 @@ export const runOptionsSchema = z.strictObject({
   webhook: z.url({ message: 'must be an http(s) URL' }).optional(),
   maxCallsPerHour: count.optional(),
   backoff: duration('first wait after an infrastructure error').default(30_000),
+  agentStream: z.enum(['claude', 'jsonl']).optional(),
   json: z.boolean().default(false),
 });
 

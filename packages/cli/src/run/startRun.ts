@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
+import { LoopDetector } from '@loopguard/core';
+import type { LoopGuardDatabase, RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
@@ -28,16 +29,26 @@ export function savePrompt(run: RunRecord, prompt: string): void {
 export async function executeSession(
   io: CliIo,
   run: RunRecord,
-  runs: SqliteRunStore,
+  state: { db: LoopGuardDatabase; runs: SqliteRunStore },
   options: RunOptions,
   prompt: string,
 ): Promise<ExitCode> {
+  const loopDetector = new LoopDetector(state.db.stateMachine, { attemptStore: state.db.attemptStore });
+  const runs = state.runs;
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await new RunSession({ io, run, runs, options, prompt, signal: controller.signal }).execute();
+    return await new RunSession({
+      io,
+      run,
+      runs,
+      options,
+      prompt,
+      signal: controller.signal,
+      loopDetector,
+    }).execute();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

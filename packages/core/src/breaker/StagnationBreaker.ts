@@ -22,6 +22,7 @@ import { CompletionWithoutEvidenceSignal } from './CompletionWithoutEvidenceSign
 import { NoFileChangesSignal } from './NoFileChangesSignal.js';
 import { SameErrorSignal } from './SameErrorSignal.js';
 import type { StagnationSignal } from './StagnationSignal.js';
+import { StepLoopStoppedSignal } from './StepLoopStoppedSignal.js';
 import { TaskNotProgressingSignal } from './TaskNotProgressingSignal.js';
 
 /** Events of {@link StagnationBreaker} (eventemitter3). */
@@ -32,8 +33,8 @@ export interface StagnationBreakerEvents {
 
 /**
  * The stagnation circuit breaker of seed 003 for a loop that runs an agent command again and
- * again. Each finished iteration is {@link record}ed with its observation; four signals (no file
- * changes, same error, task not progressing, completion without evidence) keep streaks, and the
+ * again. Each finished iteration is {@link record}ed with its observation; five signals (no file
+ * changes, same error, task not progressing, completion without evidence, a stop by the step-level detector) keep streaks, and the
  * breaker opens when one reaches its threshold. After `cooldownMs` an `OPEN` breaker becomes
  * `HALF_OPEN` (or `CLOSED` with `autoReset`): a trial iteration with progress closes it, a stalled
  * one opens it again. Infrastructure iterations (rate limits, 5xx, network timeouts) are never
@@ -74,6 +75,7 @@ export class StagnationBreaker extends SafeEmitter<StagnationBreakerEvents> {
     this.clock = clock ?? systemClock;
     this.logger = logger;
     this.signals = Object.freeze([
+      new StepLoopStoppedSignal(rest.stagnationThreshold),
       new NoFileChangesSignal(rest.stagnationThreshold),
       new SameErrorSignal(rest.sameErrorThreshold),
       new TaskNotProgressingSignal(rest.taskThreshold),

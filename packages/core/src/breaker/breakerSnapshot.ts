@@ -31,7 +31,13 @@ export const breakerSnapshotSchema = z.strictObject({
   opens: z.number().int().min(0),
   reason: z.string().nullable(),
   signals: z.partialRecord(
-    z.enum(['no_file_changes', 'same_error', 'task_not_progressing', 'completion_without_evidence']),
+    z.enum([
+      'no_file_changes',
+      'same_error',
+      'task_not_progressing',
+      'completion_without_evidence',
+      'step_loop_stopped',
+    ]),
     signalSnapshotSchema,
   ),
 });

@@ -40,6 +40,11 @@ export interface IterationObservation {
    * `[]` when the evidence holds, `null` or absent when no evidence is configured.
    */
   evidenceProblems?: readonly string[] | null;
+  /**
+   * The loop type when the step-level detector stopped the iteration mid-run
+   * (`repeated_action`, `same_error`, …); `null` or absent when it did not.
+   */
+  stepLoopStopped?: string | null;
 }
 
 /** The signals of a {@link StagnationBreaker}, named after what they watch. */
@@ -47,7 +52,8 @@ export type SignalName =
   | 'no_file_changes'
   | 'same_error'
   | 'task_not_progressing'
-  | 'completion_without_evidence';
+  | 'completion_without_evidence'
+  | 'step_loop_stopped';
 
 /**
  * How one signal judged one iteration:

@@ -197,9 +197,13 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         this.pending = undefined;
         if (action?.exempt) return this.continueAt(index);
         const error = valid.error === true;
-        const memo = error ? this.errorMemo : this.observationMemo;
-        const obsKey = memo.get(valid.output, (output) => observationKey(output, error));
-        return this.judgeTurn(index, action, obsKey, error, valid.output);
+        return this.judgeTurn(
+          index,
+          action,
+          this.observationKeyFor(action, valid.output, error),
+          error,
+          valid.output,
+        );
       }
       case 'message': {
         const key = messageKey(valid.text);
@@ -214,6 +218,21 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       }
     }
   }
+
+  /**
+   * The observation's key. The first result of a new action is fresh whatever it says, so its
+   * normalisation waits until the action comes again (see {@link StepHistory.defer}).
+   */
+  private observationKeyFor(action: PendingAction | undefined, output: string, error: boolean): string {
+    if (action !== undefined && !this.history.knowsAction(action.key)) {
+      return this.history.defer(action.key, output, error);
+    }
+    if (action !== undefined) this.history.settle(action.key, this.memoisedObservationKey);
+    return this.memoisedObservationKey(output, error);
+  }
+
+  private readonly memoisedObservationKey = (output: string, error: boolean): string =>
+    (error ? this.errorMemo : this.observationMemo).get(output, (text) => observationKey(text, error));
 
   /** An action that got no observation before the next action is a turn of its own. */
   private closePending(index: number): StepVerdict | undefined {

@@ -41,6 +41,15 @@ export interface MessageTurn {
 /** Longest periodic pattern tracked (cycle length). */
 export const MAX_TRACKED_PERIOD = 8;
 const RECENT_CAPACITY = 64;
+/** Most first observations of new actions kept un-normalised at a time; see {@link StepHistory.defer}. */
+export const MAX_DEFERRED = 256;
+
+/** The first observation of a new action, not normalised yet. */
+interface Deferred {
+  pairKey: string;
+  output: string;
+  error: boolean;
+}
 
 /**
  * The run as the rules need it, kept incrementally so that every update costs the same whatever
@@ -56,6 +65,11 @@ export class StepHistory {
   readonly recent: Turn[] = [];
   /** Pair keys seen in the run. */
   private readonly seenPairs = new Set<string>();
+  /** Action keys seen in the run. */
+  private readonly seenActions = new Set<string>();
+  /** First observations of new actions, by action key, oldest first. */
+  private readonly deferred = new Map<string, Deferred>();
+  private deferredCount = 0;
   /** Occurrences of each pair key since the last fresh turn (inclusive). */
   private readonly pairCounts = new Map<string, number>();
   /** Occurrences of each message key since the last fresh turn. */
@@ -69,14 +83,59 @@ export class StepHistory {
   /** Turns recorded. */
   turnCount = 0;
 
+  /** Whether an action with this key was seen in the run. */
+  knowsAction(actionKey: string): boolean {
+    return this.seenActions.has(actionKey);
+  }
+
+  /**
+   * A placeholder observation key for the first observation of a new action. The turn is fresh
+   * whatever its observation says, so normalising it can wait until the action comes again (most
+   * actions of a run never do): {@link settle} does it then. Of the deferred observations, the 256
+   * newest are kept; an older one is dropped, and its action's next result counts as new.
+   */
+  defer(actionKey: string, output: string, error: boolean): string {
+    const observationKey = `\u0002${this.deferredCount++}`;
+    this.deferred.set(actionKey, { pairKey: `${actionKey}\u0001${observationKey}`, output, error });
+    if (this.deferred.size > MAX_DEFERRED) {
+      const oldest = this.deferred.keys().next().value as string;
+      this.deferred.delete(oldest);
+    }
+    return observationKey;
+  }
+
+  /** Normalises the deferred first observation of `actionKey`, if any, everywhere it is recorded. */
+  settle(actionKey: string, keyOf: (output: string, error: boolean) => string): void {
+    const entry = this.deferred.get(actionKey);
+    if (entry === undefined) return;
+    this.deferred.delete(actionKey);
+    const observationKey = keyOf(entry.output, entry.error);
+    const pairKey = `${actionKey}\u0001${observationKey}`;
+    this.seenPairs.delete(entry.pairKey);
+    this.seenPairs.add(pairKey);
+    for (const turn of this.recent) {
+      if (turn.pairKey !== entry.pairKey) continue;
+      turn.pairKey = pairKey;
+      turn.observationKey = observationKey;
+    }
+    const count = this.pairCounts.get(entry.pairKey);
+    if (count !== undefined) {
+      this.pairCounts.delete(entry.pairKey);
+      this.pairCounts.set(pairKey, (this.pairCounts.get(pairKey) ?? 0) + count);
+    }
+  }
+
   /** Records a turn; returns whether it was fresh. */
   addTurn(turn: Turn): boolean {
+    this.seenActions.add(turn.actionKey);
     const fresh = !this.seenPairs.has(turn.pairKey);
     if (fresh) {
       this.seenPairs.add(turn.pairKey);
-      this.pairCounts.clear();
-      this.messageCounts.clear();
-      this.firstMessages.clear();
+      if (this.pairCounts.size > 0) this.pairCounts.clear();
+      if (this.messageCounts.size > 0) {
+        this.messageCounts.clear();
+        this.firstMessages.clear();
+      }
       this.lastFreshStep = turn.step;
     }
     this.pairCounts.set(turn.pairKey, (this.pairCounts.get(turn.pairKey) ?? 0) + 1);

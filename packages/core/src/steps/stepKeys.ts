@@ -49,7 +49,48 @@ export function actionText(input: unknown): string {
  * @example actionKey('bash', 'ls   /tmp/x1') === actionKey('bash', 'ls /tmp/x2'); // true
  */
 export function actionKey(tool: string, input: unknown): string {
-  return `${tool}\u0000${normalizeVolatile(actionText(input))}`;
+  return compactKey(`${tool}\u0000${normalizeVolatile(actionText(input))}`);
+}
+
+/** Keys longer than this are kept as a prefix, the length and a 64-bit hash: a long run's set of seen turns stays small. */
+const FULL_KEY_LENGTH = 512;
+
+/**
+ * A 64-bit FNV-1a hash of `text` (two 32-bit lanes with different offsets), as 16 hex digits.
+ * @example textHash('abc').length; // 16
+ */
+export function textHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** `key` itself when short, else its first 256 characters, its length and its {@link textHash}. */
+export function compactKey(key: string): string {
+  if (key.length <= FULL_KEY_LENGTH) return key;
+  return `${key.slice(0, FULL_KEY_LENGTH / 2)}\u0000${key.length}\u0000${textHash(key)}`;
+}
+
+/** Longest line handed to `errorSignature`; see {@link boundLines}. */
+const SIGNATURE_LINE_LENGTH = 256;
+
+/**
+ * `output` with every line cut to 256 characters. `errorSignature`'s source-path pattern takes
+ * super-linear time on long lines without spaces (a test runner's line of 8,000 progress dots with a
+ * failure elsewhere: about 0.4 s), and an error's identity is in the start of its line.
+ * @example boundLines("x".repeat(600)).length; // 256
+ */
+export function boundLines(output: string): string {
+  if (output.length <= SIGNATURE_LINE_LENGTH) return output;
+  return output
+    .split('\n')
+    .map((line) => (line.length > SIGNATURE_LINE_LENGTH ? line.slice(0, SIGNATURE_LINE_LENGTH) : line))
+    .join('\n');
 }
 
 /**
@@ -61,11 +102,11 @@ export function actionKey(tool: string, input: unknown): string {
  */
 export function observationKey(output: string, error: boolean): string {
   if (error) {
-    const signature = errorSignature(output);
-    if (signature.kind === 'failure') return `E\u0000${signature.signature}`;
-    return `E\u0000${normalizeVolatile(output)}`;
+    const signature = errorSignature(boundLines(output));
+    if (signature.kind === 'failure') return compactKey(`E\u0000${signature.signature}`);
+    return compactKey(`E\u0000${normalizeVolatile(output)}`);
   }
-  return `O\u0000${normalizeVolatile(output)}`;
+  return compactKey(`O\u0000${normalizeVolatile(output)}`);
 }
 
 /**
@@ -75,7 +116,7 @@ export function observationKey(output: string, error: boolean): string {
  * @example messageKey('Run  the tests.') === messageKey('run the tests.'); // true
  */
 export function messageKey(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+  return compactKey(text.replace(/\s+/g, ' ').trim().toLowerCase());
 }
 
 /**

@@ -260,3 +260,72 @@ describe('chanting', () => {
     ).toBe('continue');
   });
 });
+
+describe('long texts', () => {
+  it('outputs longer than 512 characters that differ only at the end are different; equal ones repeat', () => {
+    const long = 'x'.repeat(2000);
+    const { detector } = makeStepDetector();
+    const differing = feed(detector, [
+      ...turn('cat big.log', `${long}1a`),
+      ...turn('cat big.log', `${long}2b`),
+      ...turn('cat big.log', `${long}3c`),
+    ]);
+    expect(detections(differing)).toEqual([]);
+    const same = feed(detector, [
+      ...turn('cat big.log', `${long}!`),
+      ...turn('cat big.log', `${long}!`),
+      ...turn('cat big.log', `${long}!`),
+    ]);
+    expect(detections(same)[0]?.loopType).toBe('repeated_action');
+  });
+});
+
+describe('error signatures of long lines', () => {
+  it('a failure beside a long line of progress dots is still judged by its error line', () => {
+    const output = (n: number) => `${'.'.repeat(8000)}\nFAILED tests/test_a.py::test_x - assert ${n} == 4`;
+    const { detector } = makeStepDetector();
+    const verdicts = feed(
+      detector,
+      [1, 1, 1].flatMap((n) => turn('pytest', output(n), { error: true })),
+    );
+    expect(detections(verdicts)[0]?.loopType).toBe('same_error');
+  });
+});
+
+describe('action inputs that are objects', () => {
+  it('key order does not make an action new; a different value does', () => {
+    const { detector } = makeStepDetector();
+    const same = feed(detector, [
+      ...turn({ file_path: 'a.ts', limit: 50 }, 'text', { tool: 'Read' }),
+      ...turn({ limit: 50, file_path: 'a.ts' }, 'text', { tool: 'Read' }),
+      ...turn({ file_path: 'a.ts', limit: 50 }, 'text', { tool: 'Read' }),
+    ]);
+    expect(detections(same)[0]?.loopType).toBe('repeated_action');
+    const other = makeStepDetector().detector;
+    const differing = feed(
+      other,
+      [1, 2, 3].flatMap((offset) => turn({ file_path: 'a.ts', offset }, 'text', { tool: 'Read' })),
+    );
+    expect(detections(differing)).toEqual([]);
+  });
+});
+
+describe('first results of new actions', () => {
+  it('are normalised when the action comes again, so a near-duplicate of the first result still repeats', () => {
+    const { detector } = makeStepDetector();
+    const verdicts = feed(detector, [
+      ...turn('curl localhost:8080/health', 'down since 10:11:12'),
+      ...turn('curl localhost:8080/health', 'down since 10:11:40'),
+      ...turn('curl localhost:8080/health', 'down since 10:12:05'),
+    ]);
+    expect(detections(verdicts)[0]).toMatchObject({ loopType: 'repeated_action', repeats: 3, since: 1 });
+  });
+
+  it('a command first seen 300 new commands ago still loops when repeated', () => {
+    const { detector } = makeStepDetector();
+    feed(detector, turn('make check', 'ok'));
+    feed(detector, Array.from({ length: 300 }, (_, i) => turn(`cat file${i}.txt`, `content ${i}`)).flat());
+    const verdicts = feed(detector, Array.from({ length: 3 }, () => turn('make check', 'ok')).flat());
+    expect(detections(verdicts)[0]).toMatchObject({ loopType: 'repeated_action', repeats: 3 });
+  });
+});

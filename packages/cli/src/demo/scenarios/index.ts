@@ -1,6 +1,7 @@
 import type { DemoScenario } from '../DemoContext.js';
 import { activeWork } from './activeWork.js';
 import { blockedTaskSpin } from './blockedTaskSpin.js';
+import { breakerTrip } from './breakerTrip.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { guardTrip } from './guardTrip.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
@@ -11,5 +12,6 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   blockedTaskSpin,
   noProgressRepeat,
   guardTrip,
+  breakerTrip,
   activeWork,
 ];

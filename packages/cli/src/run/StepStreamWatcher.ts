@@ -1,0 +1,69 @@
+import {
+  ClaudeStreamJsonParser,
+  JsonlStepParser,
+  type StepLineParser,
+  StepLoopDetector,
+  type StepVerdict,
+} from '@loopguard/core';
+
+/** The agent output formats `--agent-stream` reads as steps. */
+export type AgentStreamFormat = 'claude' | 'jsonl';
+
+/**
+ * Reads an agent's stdout live as steps (Claude Code `stream-json`, or generic JSON lines) and
+ * feeds them to a fresh {@link StepLoopDetector} for the iteration: nudges are kept for the next
+ * prompt, and a stop aborts `stopSignal` so the runner kills the agent's process group mid-run.
+ * Lines that are not steps (plain text, other JSON) are skipped.
+ * @example
+ * const watcher = new StepStreamWatcher('claude', runId);
+ * runAgent(cmd, { onStdout: (c) => watcher.push(c), stop: watcher.stopSignal, … });
+ */
+export class StepStreamWatcher {
+  /** Aborted when the detector says stop. */
+  readonly stopSignal: AbortSignal;
+  /** The verdict that stopped the iteration, or `null`. */
+  stopVerdict: StepVerdict | null = null;
+  /** The nudge messages of this iteration, oldest first. */
+  readonly nudges: string[] = [];
+  private readonly controller = new AbortController();
+  private readonly parser: StepLineParser;
+  private readonly detector: StepLoopDetector;
+  private pending = '';
+
+  constructor(format: AgentStreamFormat, runId: string) {
+    this.parser = format === 'claude' ? new ClaudeStreamJsonParser() : new JsonlStepParser();
+    this.detector = new StepLoopDetector({ runId });
+    this.stopSignal = this.controller.signal;
+  }
+
+  /** Feeds a chunk of stdout; complete lines are parsed and judged. */
+  push(chunk: string): void {
+    this.pending += chunk;
+    let newline = this.pending.indexOf('\n');
+    while (newline >= 0) {
+      const line = this.pending.slice(0, newline);
+      this.pending = this.pending.slice(newline + 1);
+      this.line(line);
+      newline = this.pending.indexOf('\n');
+    }
+  }
+
+  private line(line: string): void {
+    if (this.stopVerdict !== null || !line.trimStart().startsWith('{')) return;
+    let steps: ReturnType<StepLineParser['push']>;
+    try {
+      steps = this.parser.push(line);
+    } catch {
+      return; // not a step: the agent may print other JSON
+    }
+    for (const step of steps) {
+      const verdict = this.detector.observe(step);
+      if (verdict.action === 'nudge' && verdict.message !== null) this.nudges.push(verdict.message);
+      if (verdict.action === 'stop') {
+        this.stopVerdict = verdict;
+        this.controller.abort();
+        return;
+      }
+    }
+  }
+}
