@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { ConfigurationError } from '@loopguard/core';
+import { SqliteRunStore } from '@loopguard/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, type RunningStatusServer, startStatusServer } from '../src/index.js';
 import { causeBlockedSpin, causeRevisit, tempDatabase, waitForEvent } from './helpers.js';
@@ -112,16 +113,16 @@ describe('GET /status', () => {
   });
 
   it('shows the breaker of the newest loopguard run when the file has runs (schema 4), live', async () => {
-    const { db } = ctx.database;
-    // The columns of schema 4 (issue 11) that the server reads.
-    db.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, status TEXT NOT NULL, breaker_state TEXT NOT NULL,
-        reason TEXT, started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE TABLE breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,
-        at INTEGER NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL, reason TEXT NOT NULL);`);
-    db.prepare("INSERT INTO runs VALUES ('old', 'completed', 'CLOSED', NULL, 1, 2)").run();
-    db.prepare(
-      "INSERT INTO runs VALUES ('r2', 'paused', 'OPEN', 'no file changes in 3 iterations', 5, 9)",
-    ).run();
+    const runs = new SqliteRunStore({ db: ctx.database.db, clock: ctx.clock });
+    const run = (id: string) => runs.createRun({ id, command: ['agent'], options: {}, cwd: '.' });
+    run('old');
+    runs.updateRun('old', { status: 'completed' });
+    ctx.clock.advance(1000);
+    run('r2');
+    ctx.clock.advance(1000);
+    const at = ctx.clock.now();
+    runs.appendTransition({ runId: 'r2', at, from: 'CLOSED', to: 'OPEN', reason: 'no file changes' });
+    runs.updateRun('r2', { status: 'paused', reason: 'no file changes in 3 iterations' });
     await start();
     const { body } = await getJson('/status');
     expect(body.breaker).toEqual({
@@ -129,7 +130,7 @@ describe('GET /status', () => {
       runId: 'r2',
       runStatus: 'paused',
       reason: 'no file changes in 3 iterations',
-      updatedAt: 9,
+      updatedAt: at,
     });
     expect(await (await fetch(new URL('/metrics', server.url))).text()).toContain(
       'loopguard_breaker_state 2',
@@ -138,12 +139,14 @@ describe('GET /status', () => {
       new URL('/events', server.url).href,
       (name) => name === 'breakerStateChanged',
       {},
-      () => {
-        db.prepare(
-          "INSERT INTO breaker_transitions (run_id, at, from_state, to_state, reason) VALUES ('r2', 10, 'OPEN', 'HALF_OPEN', 'cooldown over')",
-        ).run();
-        db.prepare("UPDATE runs SET breaker_state = 'HALF_OPEN', updated_at = 10 WHERE id = 'r2'").run();
-      },
+      () =>
+        runs.appendTransition({
+          runId: 'r2',
+          at: at + 1,
+          from: 'OPEN',
+          to: 'HALF_OPEN',
+          reason: 'cooldown over',
+        }),
     );
     expect(event.data).toMatchObject({
       runId: 'r2',
