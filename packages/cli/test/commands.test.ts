@@ -37,21 +37,28 @@ describe('loopguard status', () => {
   it('prints the tasks with attempts and their newest recovery', async () => {
     const { code, out } = await run(['status', '--db', db]);
     expect(code).toBe(EXIT_CODES.ok);
-    expect(out).toContain('tasks: 5');
+    expect(out).toContain('tasks: 9');
     expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
-    expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 3\s+\| \d{4}-/);
+    expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
 
   it('prints the /status body with --json, paged with --limit and --cursor', async () => {
     const first = await run(['status', '--db', db, '--json', '--limit', '3']);
     const page = JSON.parse(first.out);
     expect(Object.keys(page)).toEqual(expect.arrayContaining(['running', 'tickCount', 'loopDetection']));
-    expect(page.tasks.map((t: { id: string }) => t.id)).toEqual(['T3.4.2', 'T3.4.3', 'T7.1.2']);
-    expect(page.page.total).toBe(5);
+    expect(page.tasks.map((t: { id: string }) => t.id)).toEqual(['T3.4.2', 'T3.4.3', 'T5.1.1']);
+    expect(page.page.total).toBe(9);
     const second = JSON.parse(
       (await run(['status', '--db', db, '--json', '--cursor', page.page.nextCursor])).out,
     );
-    expect(second.tasks.map((t: { id: string }) => t.id)).toEqual(['T8.2.1', 'T9.1.1']);
+    expect(second.tasks.map((t: { id: string }) => t.id)).toEqual([
+      'T5.1.2',
+      'T5.1.3',
+      'T6.2.3',
+      'T7.1.2',
+      'T8.2.1',
+      'T9.1.1',
+    ]);
   });
 
   it('reports a missing file, a file that is not SQLite and a bad flag in one line with exit code 2', async () => {
@@ -72,12 +79,24 @@ describe('loopguard recoveries', () => {
     const actions = [...all.out.matchAll(/\| (force_next|unblock_authority|escalate)\s+\|/g)].map(
       (m) => m[1],
     );
-    expect(actions).toEqual(['force_next', 'escalate', 'unblock_authority', 'force_next']);
+    expect(actions).toEqual([
+      'escalate',
+      'escalate',
+      'force_next',
+      'escalate',
+      'unblock_authority',
+      'force_next',
+    ]);
     const escalations = JSON.parse(
       (await run(['recoveries', '--db', db, '--topic', 'loop_escalation', '--json'])).out,
     );
-    expect(escalations.recoveries.map((r: { taskId: string }) => r.taskId)).toEqual(['T3.4.3']);
-    expect(escalations.recoveries[0].metadata.evidence).toHaveLength(3);
+    expect(escalations.recoveries.map((r: { taskId: string }) => r.taskId)).toEqual([
+      'T5.1.1',
+      'T6.2.3',
+      'T3.4.3',
+    ]);
+    expect(escalations.recoveries[0].metadata.evidence).toHaveLength(9);
+    expect(escalations.recoveries[2].metadata.evidence).toHaveLength(3);
     const byTask = JSON.parse((await run(['recoveries', '--db', db, '--task', 'T3.4.2', '--json'])).out);
     expect(byTask.recoveries.map((r: { action: string }) => r.action)).toEqual(['force_next']);
     const future = JSON.parse((await run(['recoveries', '--db', db, '--since', '2999-01-01', '--json'])).out);
@@ -123,7 +142,7 @@ describe('loopguard serve', () => {
     const { child, url } = await startServe(['--db', db, '--port', '0']);
     const exited = exitOf(child);
     const status = (await (await fetch(new URL('/status', url))).json()) as { page: { total: number } };
-    expect(status.page.total).toBe(5);
+    expect(status.page.total).toBe(9);
     expect((await fetch(url)).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

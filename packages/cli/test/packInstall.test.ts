@@ -50,7 +50,10 @@ describe('the packages as published', () => {
       });
       expect(out).toContain('Attempt 4: LOOP DETECTED (completed_task_revisit) - force_next');
       expect(out).toContain('| loop_escalation   | ["T3.4.3"]');
-      expect(out).toContain('"tickCount": 17');
+      expect(out).toContain('Attempt 6: LOOP DETECTED (no_progress_repeat) - force_next');
+      expect(out).toContain('Tick 5: T6.2.3 skipped - escalated, waiting for resolveEscalation()');
+      expect(out).toContain('LOOP DETECTED (cross_task_cycle T5.1.1 -> T5.1.2 -> T5.1.3) - escalate');
+      expect(out).toContain('"tickCount": 41');
       expect(existsSync(join(app, '.loopguard/demo.db'))).toBe(true);
       // The dashboard's files (page and the pinned chart library) ship in the server package.
       const assets = execFileSync(

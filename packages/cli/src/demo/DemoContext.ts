@@ -1,31 +1,41 @@
-import type { LoopDetector, ManualClock, TaskStatus } from '@loopguard/core';
-import type { IterationSessions } from '@loopguard/orchestrator';
+import type { LoopDetector, LoopDetectorOptions, ManualClock } from '@loopguard/core';
+import type { ExecutionResult, ExecutorReport, IterationSessions } from '@loopguard/orchestrator';
 import type { LiveEmitter } from '@loopguard/server';
 import type { LoopGuardDatabase } from '@loopguard/sqlite';
 
 /**
- * What a demo scenario works with: the detector and the iteration sessions on the demo's SQLite
- * file, its manual clock, and `print` for the narration.
- * @example await ctx.pick('T3.4.2', 'done', [], ['Checking'], 'Checking if task complete...');
+ * An autopilot of the demo: an `OrchestratorLoop` over the demo's database whose policy runs the
+ * task the scenario names and whose executor returns the report the scenario scripts.
+ * @example const result = await ctx.tick('T3.4.2', { status: 'done', completedWork: ['Checked'], blockers: [] }, 'Checking...');
  */
-export interface DemoContext {
-  readonly database: LoopGuardDatabase;
+export interface DemoAutopilot {
+  /** The detector the autopilot's loop checks before every execution. */
   readonly detector: LoopDetector;
+  /**
+   * One `OrchestratorLoop.tick()`: the policy picks `taskId`; the loop checks for a loop first (and
+   * applies its recovery, skipping execution), skips a task with an open escalation, or runs the
+   * executor, which reports `report`. Prints one line (the seed's log lines come from the detector),
+   * then advances the clock a minute.
+   */
+  tick(taskId: string, report: ExecutorReport, note: string): Promise<ExecutionResult>;
+}
+
+/**
+ * What a demo scenario works with: the database, its manual clock, a shared autopilot (`tick`,
+ * `detector`), further autopilots with their own detector options, and `print` for the narration.
+ * @example await ctx.tick('T3.4.2', { status: 'done', completedWork: ['Checking'], blockers: [] }, 'Checking if task complete...');
+ */
+export interface DemoContext extends DemoAutopilot {
+  readonly database: LoopGuardDatabase;
   readonly sessions: IterationSessions;
   readonly clock: ManualClock;
   /** Writes one line of narration. */
   print(line: string): void;
   /**
-   * One autopilot pick (the seed's tick): check for a loop before executing and apply its recovery
-   * (returns `false` then); otherwise record the attempt and advance the clock a minute.
+   * A separate autopilot whose detector has `options` (for example `{ enableAutoUnblock: false }`),
+   * on the same database, clock and logger.
    */
-  pick(
-    taskId: string,
-    status: TaskStatus,
-    blockers: string[],
-    completedWork: string[],
-    note: string,
-  ): Promise<boolean>;
+  autopilot(options?: LoopDetectorOptions): DemoAutopilot;
   /** Streams an emitter the scenario creates (a breaker) to the dashboard, when the demo serves one. */
   watch(emitter: LiveEmitter): void;
   /** Waits the demo's pace (nothing when the pace is 0), so a person can watch the dashboard. */
@@ -35,13 +45,13 @@ export interface DemoContext {
 /**
  * One scenario of `loopguard demo`: a title and a script. Add a file in `scenarios/` and list it
  * in `scenarios/index.ts`.
- * @example { title: 'Completed task revisit', run: async (ctx) => { … } }
+ * @example { title: 'Completed task revisit', tasks: [['T3.4.2', 'Dashboard page', 'done']], run: async (ctx) => { … } }
  */
 export interface DemoScenario {
   /** Printed as the scenario's heading. */
   title: string;
   /** Tasks to create before the demo starts: id, title, status. */
-  tasks: readonly [id: string, title: string, status: TaskStatus][];
+  tasks: readonly [id: string, title: string, status: import('@loopguard/core').TaskStatus][];
   /** Runs the scenario. */
   run(ctx: DemoContext): Promise<void>;
 }

@@ -1,14 +1,20 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LoopDetector, ManualClock } from '@loopguard/core';
-import { IterationSessions } from '@loopguard/orchestrator';
+import { LoopDetector, type LoopDetectorOptions, ManualClock } from '@loopguard/core';
+import {
+  type ExecutionResult,
+  type ExecutorReport,
+  IterationSessions,
+  ManualTimer,
+  OrchestratorLoop,
+} from '@loopguard/orchestrator';
 import { attachEmitter, DatabaseReader, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
 import { openLoopGuardDatabase, SqliteIterationStore } from '@loopguard/sqlite';
 import { pino } from 'pino';
 import type { CliIo } from '../cliIo.js';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
 import { formatTable } from '../formatTable.js';
-import type { DemoContext, DemoScenario } from './DemoContext.js';
+import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
 /** The seed's SQL over recovery context entries, verbatim. */
@@ -49,11 +55,6 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     { write: (line: string) => io.stdout(`  [log] ${(JSON.parse(line) as { msg: string }).msg}\n`) },
   );
   const database = openLoopGuardDatabase(path, { clock, createDirectory: true });
-  const detector = new LoopDetector(database.stateMachine, {
-    clock,
-    logger,
-    attemptStore: database.attemptStore,
-  });
   const sessions = new IterationSessions({
     stateMachine: database.stateMachine,
     store: new SqliteIterationStore({ db: database.db }),
@@ -62,42 +63,65 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
   });
   let server: RunningStatusServer | undefined;
   let ticks = 0;
-  detector.on('attemptRecorded', () => {
-    ticks++;
-  });
   const pause = (): Promise<void> =>
     options.paceMs > 0 ? new Promise((done) => setTimeout(done, options.paceMs)) : Promise.resolve();
+  const autopilot = (detectorOptions: LoopDetectorOptions = {}): DemoAutopilot => {
+    const detector = new LoopDetector(database.stateMachine, {
+      ...detectorOptions,
+      clock,
+      logger,
+      attemptStore: database.attemptStore,
+    });
+    if (server) attachEmitter(server.handler.feed, detector);
+    let next = {
+      taskId: '',
+      report: { status: 'in_progress', completedWork: [], blockers: [] } as ExecutorReport,
+    };
+    const loop = new OrchestratorLoop({
+      stateMachine: database.stateMachine,
+      detector,
+      clock,
+      timer: new ManualTimer(clock),
+      policy: { getSystemState: () => null, decide: () => ({ type: 'run_task', task: { id: next.taskId } }) },
+      executor: async () => next.report,
+    });
+    return {
+      detector,
+      async tick(taskId, report, note) {
+        next = { taskId, report };
+        const result = await loop.tick();
+        ticks++;
+        io.stdout(`${describeTick(taskId, result, note, detector)}\n`);
+        clock.advance(60_000);
+        await pause();
+        return result;
+      },
+    };
+  };
+  let shared: DemoAutopilot | undefined;
   const ctx: DemoContext = {
     database,
-    detector,
     sessions,
     clock,
+    get detector() {
+      shared ??= autopilot();
+      return shared.detector;
+    },
+    tick(taskId, report, note) {
+      shared ??= autopilot();
+      return shared.tick(taskId, report, note);
+    },
+    autopilot,
     print: (line) => io.stdout(`${line}\n`),
     pause,
     watch(emitter) {
       if (server) attachEmitter(server.handler.feed, emitter);
     },
-    async pick(taskId, status, blockers, completedWork, note) {
-      const loop = detector.detectLoop(taskId);
-      if (loop.isLooping) {
-        const outcome = await detector.applyRecovery(loop);
-        io.stdout(
-          `Attempt ${loop.attemptCount + 1}: LOOP DETECTED (${loop.loopType}) - ${outcome.applied ? outcome.action : outcome.reason}\n`,
-        );
-        await pause();
-        return false;
-      }
-      detector.recordAttempt(taskId, status, blockers, completedWork, `session_${ticks + 1}`);
-      io.stdout(`Attempt ${detector.getStatus()[taskId]?.attemptCount}: ${taskId} (${status}) - "${note}"\n`);
-      clock.advance(60_000);
-      await pause();
-      return true;
-    },
   };
 
   try {
     if (options.serve) {
-      server = await serveDashboard({ database, port: options.port, clock, emitters: [detector, sessions] });
+      server = await serveDashboard({ database, port: options.port, clock, emitters: [sessions] });
       io.stdout(`loopguard dashboard: ${server.url}\n`);
     }
     const scenarios = options.scenarios ?? DEMO_SCENARIOS;
@@ -152,4 +176,19 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     await server?.close();
     database.close();
   }
+}
+
+/** The demo's line for one tick: the seed's "Attempt N: …" lines, or why the task was skipped. */
+function describeTick(taskId: string, result: ExecutionResult, note: string, detector: LoopDetector): string {
+  const { details } = result;
+  if (details.loopRecoveryApplied && details.loopDetection && details.recovery) {
+    const loop = details.loopDetection;
+    const cycle = loop.cycleTasks ? ` ${loop.cycleTasks.join(' -> ')}` : '';
+    const outcome = details.recovery.applied ? details.recovery.action : details.recovery.reason;
+    return `Attempt ${loop.attemptCount + 1}: LOOP DETECTED (${loop.loopType}${cycle}) - ${outcome}`;
+  }
+  if (details.skipped === 'escalated')
+    return `   Tick ${result.tickNumber}: ${taskId} skipped - escalated, waiting for resolveEscalation()`;
+  if (!result.success) return `   Tick ${result.tickNumber}: ${taskId} failed - ${details.error?.message}`;
+  return `Attempt ${detector.getStatus()[taskId]?.attemptCount}: ${taskId} (${details.status}) - "${note}"`;
 }

@@ -1,6 +1,6 @@
 import type { DemoScenario } from '../DemoContext.js';
 
-/** Seed 002, pattern 1: the autopilot keeps picking a task that is done; force_next on attempt 4. */
+/** Seed 002, pattern 1: the autopilot keeps picking a task that is done; force_next on tick 4. */
 export const completedTaskRevisit: DemoScenario = {
   title: 'Completed task revisit: the autopilot keeps picking a task that is done',
   tasks: [['T3.4.2', 'Dashboard page', 'done']],
@@ -11,7 +11,8 @@ export const completedTaskRevisit: DemoScenario = {
       'Running final checks...',
       'Re-reading requirements...',
     ]) {
-      if (!(await ctx.pick('T3.4.2', 'done', [], [note], note))) break;
+      const result = await ctx.tick('T3.4.2', { status: 'done', completedWork: [note], blockers: [] }, note);
+      if (result.details.loopRecoveryApplied) break;
     }
     const next = ctx.database.stateMachine.listTasks({ statuses: ['in_progress'] })[0];
     ctx.print(`Next task: ${next?.id} (fresh start)`);

@@ -3,6 +3,8 @@ import { activeWork } from './activeWork.js';
 import { blockedTaskSpin } from './blockedTaskSpin.js';
 import { breakerTrip } from './breakerTrip.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
+import { crossTaskCycle } from './crossTaskCycle.js';
+import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 
@@ -11,6 +13,8 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   completedTaskRevisit,
   blockedTaskSpin,
   noProgressRepeat,
+  escalationSticks,
+  crossTaskCycle,
   guardTrip,
   breakerTrip,
   activeWork,

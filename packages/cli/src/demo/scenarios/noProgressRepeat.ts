@@ -1,23 +1,23 @@
 import type { DemoScenario } from '../DemoContext.js';
 
-/** Seed 002, pattern 3: five sessions with identical completed work; force_next at five attempts. */
+/**
+ * Seed 002, pattern 3, through ticks: the agent reports the same work every tick. The detector does
+ * not escalate at three attempts; after five recorded attempts tick 6 gives force_next.
+ */
 export const noProgressRepeat: DemoScenario = {
-  title: 'No progress repeat: five sessions, identical completed work',
+  title: 'No progress repeat: the same work every tick until force_next',
   tasks: [['T7.1.2', 'Config loader', 'in_progress']],
   async run(ctx) {
-    for (let i = 0; i < 5; i++) {
-      ctx.detector.recordAttempt(
-        'T7.1.2',
-        'in_progress',
-        [],
-        ['Read file A', 'Parse config'],
-        `session_t7_${i + 1}`,
-      );
-      ctx.clock.advance(60_000);
-      await ctx.pause();
+    const report = {
+      status: 'in_progress' as const,
+      completedWork: ['Read file A', 'Parse config'],
+      blockers: [],
+    };
+    for (let i = 0; i < 6; i++) {
+      const result = await ctx.tick('T7.1.2', report, 'Read file A, parsed config');
+      if (result.details.loopRecoveryApplied) break;
     }
-    const loop = ctx.detector.detectLoop('T7.1.2');
-    const outcome = await ctx.detector.applyRecovery(loop);
-    ctx.print(`   ${loop.attemptCount} attempts -> ${outcome.applied ? outcome.action : 'nothing applied'}`);
+    const task = ctx.database.stateMachine.getTask('T7.1.2');
+    ctx.print(`   T7.1.2 is now ${task?.status}; the autopilot moves on to the next task`);
   },
 };
