@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import { checkedClock, systemClock } from './clock.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
 import { StorageError } from './errors.js';
 import type { StateMachine } from './ports.js';
@@ -44,7 +44,7 @@ export class InMemoryStateMachine implements StateMachine {
 
   /** @param options - see {@link InMemoryStateMachineOptions}. */
   constructor(options: InMemoryStateMachineOptions = {}) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = checkedClock(options.clock ?? systemClock, 'options.clock');
     this.journal = options.journal ?? new UndoJournal();
   }
 
@@ -69,7 +69,7 @@ export class InMemoryStateMachine implements StateMachine {
   }
 
   upsertTask(input: TaskInput): Task {
-    validateTaskInput(input);
+    input = validateTaskInput(input);
     const now = this.clock.now();
     const existing = this.tasks.get(input.id);
     const task: Task = Object.freeze({
@@ -117,7 +117,7 @@ export class InMemoryStateMachine implements StateMachine {
   }
 
   addContextEntry(input: ContextEntryInput): ContextEntry {
-    validateContextEntryInput(input);
+    input = validateContextEntryInput(input);
     const entry: ContextEntry = Object.freeze({
       id: String(this.nextEntryId++),
       timestamp: this.clock.now(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { newAttempt } from './attemptInput.js';
 import { nextAttemptTimestamp } from './attemptOrder.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, checkedClock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
 import {
@@ -242,7 +242,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
       this.storage = storageOf(storage, parsed.attemptStore ?? new InMemoryAttemptStore());
     }
     this.log = log;
-    this.clock = parsed.clock ?? systemClock;
+    this.clock = checkedClock(parsed.clock ?? systemClock, 'options.clock');
     const budget =
       parsed.maxAttemptsPerTask === undefined
         ? Math.max(DEFAULT_ATTEMPTS_PER_TASK, parsed.maxAttemptsBeforeForceNext)

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AsyncStorage, AsyncStoragePorts } from './asyncPorts.js';
 import type { Attempt, AttemptSummary } from './attempt.js';
 import { newAttempt } from './attemptInput.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, checkedClock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
 import { ESCALATION_TOPICS, openEscalationOf } from './escalation.js';
@@ -94,7 +94,7 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
       throw new InvalidInputError(`storage must implement AsyncStorage, got ${describeValue(storage)}`);
     }
     this.log = log;
-    this.clock = parsed.clock ?? systemClock;
+    this.clock = checkedClock(parsed.clock ?? systemClock, 'options.clock');
     this.options = Object.freeze({
       maxAttempts: parsed.maxAttempts,
       attemptWindow: parsed.attemptWindow,

@@ -6,6 +6,7 @@ import {
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
+  copyStringArray,
   describeValue,
 } from './validate.js';
 
@@ -34,9 +35,9 @@ export function validateAttemptInput(attempt: Attempt, name: string): void {
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
-/** A frozen copy of `values`; empty arrays share one frozen instance. */
-function frozenCopy(values: readonly string[]): readonly string[] {
-  return values.length === 0 ? EMPTY : Object.freeze(values.slice());
+/** `values` (a fresh copy) frozen; empty arrays share one frozen instance. */
+function frozen(values: string[]): readonly string[] {
+  return values.length === 0 ? EMPTY : Object.freeze(values);
 }
 
 /**
@@ -58,8 +59,8 @@ export function newAttempt(
 ): Attempt {
   assertNonEmptyString(taskId, 'taskId');
   assertTaskStatus(status, 'status');
-  assertStringArray(blockers, 'blockers');
-  assertStringArray(completedWork, 'completedWork');
+  const blockersCopy = copyStringArray(blockers, 'blockers');
+  const completedWorkCopy = copyStringArray(completedWork, 'completedWork');
   if (typeof sessionId !== 'string') {
     throw new InvalidInputError(`sessionId must be a string, got ${describeValue(sessionId)}`);
   }
@@ -67,8 +68,8 @@ export function newAttempt(
     taskId,
     timestamp,
     status,
-    blockers: frozenCopy(blockers),
-    completedWork: frozenCopy(completedWork),
+    blockers: frozen(blockersCopy),
+    completedWork: frozen(completedWorkCopy),
     sessionId,
   });
 }

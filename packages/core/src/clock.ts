@@ -1,3 +1,6 @@
+import { ConfigurationError, InvalidInputError } from './errors.js';
+import { describeValue } from './validate.js';
+
 /** Source of time, injected so that every rule can be tested without sleeping. */
 export interface Clock {
   /** Current time in epoch milliseconds. */
@@ -37,4 +40,31 @@ export class ManualClock implements Clock {
   set(time: number): void {
     this.current = time;
   }
+}
+
+/**
+ * Wraps an injected clock so that every reading is checked: `now()` must return a finite number
+ * (epoch ms). Anything else (`NaN`, a string, a throw) is a ConfigurationError naming the clock, before
+ * anything is stamped or written with it. Every component that takes a clock wraps it once.
+ * @param clock - the injected clock; `null`, a non-object or an object without `now()` is rejected.
+ * @param name - how the caller calls it, e.g. `options.clock`.
+ * @throws InvalidInputError when `clock` has no `now()` method.
+ * @example this.clock = checkedClock(options.clock ?? systemClock, 'options.clock');
+ */
+export function checkedClock(clock: Clock, name: string): Clock {
+  if (clock === systemClock) return clock;
+  if (clock === null || typeof clock !== 'object' || typeof clock.now !== 'function') {
+    throw new InvalidInputError(`${name} must have a now() method, got ${describeValue(clock)}`);
+  }
+  return {
+    now() {
+      const time: unknown = clock.now();
+      if (typeof time !== 'number' || !Number.isFinite(time)) {
+        throw new ConfigurationError(
+          `${name}.now() must return finite epoch milliseconds, got ${describeValue(time)}`,
+        );
+      }
+      return time;
+    },
+  };
 }

@@ -174,6 +174,8 @@ export type { StepLoopType } from './steps/StepRule.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
 export type { StepEvidence } from './steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
+// storable metadata and size limits (issue 9)
+export { MAX_METADATA_DEPTH } from './storableJson.js';
 export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {
   isTaskStatus,

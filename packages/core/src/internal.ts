@@ -35,6 +35,7 @@ export { SameErrorSignal } from './breaker/SameErrorSignal.js';
 export { type SignalJudgement, type SignalSnapshot, StagnationSignal } from './breaker/StagnationSignal.js';
 export { StepLoopStoppedSignal } from './breaker/StepLoopStoppedSignal.js';
 export { TaskNotProgressingSignal } from './breaker/TaskNotProgressingSignal.js';
+export { checkedClock } from './clock.js';
 export { ESCALATION_TOPICS, openEscalationOf, planResolution, RESOLUTION_TOPIC } from './escalation.js';
 export {
   ConsecutiveFailuresGuard,
@@ -151,6 +152,7 @@ export {
   validateContextEntryQuery,
   validateTaskInput,
 } from './stateMachineInput.js';
+export { storableCopy, storableMetadata } from './storableJson.js';
 export { isStorage } from './storage.js';
 export { findTaskCycle, planCycleRecovery, type TaskCycle, type TaskCycleOptions } from './taskCycle.js';
 export { type AsyncTransactionRunner, toAsyncStorage } from './toAsyncStorage.js';

@@ -1,50 +1,87 @@
 import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
 import { InvalidInputError } from './errors.js';
+import { storableMetadata } from './storableJson.js';
 import type { TaskInput } from './task.js';
 import {
   assertFiniteNumber,
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
+  copyStringArray,
   describeValue,
 } from './validate.js';
 
 function assertPlainObject(value: unknown, name: string): void {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  let isArray: boolean;
+  try {
+    isArray = Array.isArray(value);
+  } catch {
+    throw new InvalidInputError(`${name} must be a plain object, got a revoked Proxy`);
+  }
+  if (value === null || typeof value !== 'object' || isArray) {
     throw new InvalidInputError(`${name} must be a plain object, got ${describeValue(value)}`);
   }
 }
 
-/** Validates a {@link TaskInput}; every state-machine adapter calls it before writing. */
-export function validateTaskInput(input: TaskInput): void {
+/**
+ * Validates a {@link TaskInput} and returns what to store: every state-machine adapter calls it
+ * before writing and writes the returned copy (its metadata deep-copied by `storableMetadata`, so
+ * every adapter rejects the same unstorable metadata with the same error).
+ * @throws InvalidInputError naming the field.
+ * @example input = validateTaskInput(input);
+ */
+export function validateTaskInput(input: TaskInput): TaskInput {
   assertPlainObject(input, 'task');
-  assertNonEmptyString(input.id, 'task.id');
-  if (input.title !== undefined && typeof input.title !== 'string') {
-    throw new InvalidInputError(`task.title must be a string, got ${describeValue(input.title)}`);
+  const { id, title, status, metadata } = input;
+  assertNonEmptyString(id, 'task.id');
+  if (title !== undefined && typeof title !== 'string') {
+    throw new InvalidInputError(`task.title must be a string, got ${describeValue(title)}`);
   }
-  if (input.status !== undefined) assertTaskStatus(input.status, 'task.status');
-  if (input.metadata !== undefined) assertPlainObject(input.metadata, 'task.metadata');
+  if (status !== undefined) assertTaskStatus(status, 'task.status');
+  return {
+    id,
+    ...(title === undefined ? {} : { title }),
+    ...(status === undefined ? {} : { status }),
+    ...(metadata === undefined ? {} : { metadata: storableMetadata(metadata, 'task.metadata') }),
+  };
 }
 
-/** Validates a {@link ContextEntryInput}; every state-machine adapter calls it before writing. */
-export function validateContextEntryInput(input: ContextEntryInput): void {
+/**
+ * Validates a {@link ContextEntryInput} and returns what to store: every state-machine adapter calls
+ * it before writing and writes the returned copy (related tasks copied before they are checked,
+ * metadata deep-copied by `storableMetadata`).
+ * @throws InvalidInputError naming the field.
+ * @example input = validateContextEntryInput(input);
+ */
+export function validateContextEntryInput(input: ContextEntryInput): ContextEntryInput {
   assertPlainObject(input, 'entry');
-  if (!(CONTEXT_ENTRY_TYPES as readonly string[]).includes(input.entryType)) {
+  const { entryType, topic, content, confidence } = input;
+  if (!(CONTEXT_ENTRY_TYPES as readonly string[]).includes(entryType)) {
     throw new InvalidInputError(
-      `entry.entryType must be one of ${CONTEXT_ENTRY_TYPES.join(', ')}, got ${describeValue(input.entryType)}`,
+      `entry.entryType must be one of ${CONTEXT_ENTRY_TYPES.join(', ')}, got ${describeValue(entryType)}`,
     );
   }
-  assertNonEmptyString(input.topic, 'entry.topic');
-  if (typeof input.content !== 'string') {
-    throw new InvalidInputError(`entry.content must be a string, got ${describeValue(input.content)}`);
+  assertNonEmptyString(topic, 'entry.topic');
+  if (typeof content !== 'string') {
+    throw new InvalidInputError(`entry.content must be a string, got ${describeValue(content)}`);
   }
-  if (input.relatedTasks !== undefined) assertStringArray(input.relatedTasks, 'entry.relatedTasks');
-  if (input.confidence !== undefined && !(input.confidence >= 0 && input.confidence <= 1)) {
+  const relatedTasks =
+    input.relatedTasks === undefined ? undefined : copyStringArray(input.relatedTasks, 'entry.relatedTasks');
+  if (confidence !== undefined && !(confidence >= 0 && confidence <= 1)) {
     throw new InvalidInputError(
-      `entry.confidence must be a number in 0..1, got ${describeValue(input.confidence)}`,
+      `entry.confidence must be a number in 0..1, got ${describeValue(confidence)}`,
     );
   }
-  if (input.metadata !== undefined) assertPlainObject(input.metadata, 'entry.metadata');
+  const metadata =
+    input.metadata === undefined ? undefined : storableMetadata(input.metadata, 'entry.metadata');
+  return {
+    entryType,
+    topic,
+    content,
+    ...(relatedTasks === undefined ? {} : { relatedTasks }),
+    ...(confidence === undefined ? {} : { confidence }),
+    ...(metadata === undefined ? {} : { metadata }),
+  };
 }
 
 /** Validates a {@link ContextEntryQuery}; every state-machine adapter calls it before reading. */

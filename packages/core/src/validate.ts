@@ -59,6 +59,31 @@ export function assertStringArray(value: unknown, name: string): asserts value i
   }
 }
 
+/**
+ * A copy of `value` checked to be an array of strings: the length and every element are read once,
+ * and the copy is what was checked, so a value that changes while (or after) it is validated cannot
+ * slip through.
+ * @throws InvalidInputError naming the argument and the first bad element.
+ * @example const blockers = copyStringArray(input, 'blockers');
+ */
+export function copyStringArray(value: unknown, name: string): string[] {
+  if (!isArraySafe(value)) {
+    throw new InvalidInputError(`${name} must be an array of strings, got ${describeValue(value)}`);
+  }
+  const length = value.length;
+  const copy: string[] = [];
+  for (let i = 0; i < length; i++) {
+    const item = value[i];
+    if (typeof item !== 'string') {
+      throw new InvalidInputError(
+        `${name} must be an array of strings, but ${name}[${i}] is ${describeValue(item)}`,
+      );
+    }
+    copy.push(item);
+  }
+  return copy;
+}
+
 /** Throws unless `value` is a finite number. */
 export function assertFiniteNumber(value: unknown, name: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {

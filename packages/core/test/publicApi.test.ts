@@ -57,6 +57,8 @@ describe('public API', () => {
         'StepLoopDetector',
         'isStepLoopDetectionEnabled',
         'setStepLoopDetectionEnabled',
+        // storable metadata and size limits (issue 9)
+        'MAX_METADATA_DEPTH',
       ].sort(),
     );
   });

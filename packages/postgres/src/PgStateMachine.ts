@@ -17,6 +17,7 @@ import {
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
+  checkedClock,
   describeValue,
   validateContextEntryInput,
   validateContextEntryQuery,
@@ -114,10 +115,14 @@ export class PgStateMachine implements AsyncStateMachine {
    * @param ex - the pool's executor, or a transaction's.
    * @param clock - the source of task and entry timestamps.
    */
+  private readonly clock: Clock;
+
   constructor(
     private readonly ex: PgExecutor,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.clock = checkedClock(clock, 'options.clock');
+  }
 
   async getTask(taskId: string): Promise<Task | undefined> {
     assertNonEmptyString(taskId, 'taskId');
@@ -156,7 +161,7 @@ export class PgStateMachine implements AsyncStateMachine {
   }
 
   async upsertTask(input: TaskInput): Promise<Task> {
-    validateTaskInput(input);
+    input = validateTaskInput(input);
     const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
     const { rows } = await this.ex.query<TaskRow>(
       'PgStateMachine.upsertTask',
@@ -212,7 +217,7 @@ export class PgStateMachine implements AsyncStateMachine {
   }
 
   async addContextEntry(input: ContextEntryInput): Promise<ContextEntry> {
-    validateContextEntryInput(input);
+    input = validateContextEntryInput(input);
     const { rows } = await this.ex.query<EntryRow>(
       'PgStateMachine.addContextEntry',
       `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, confidence, metadata)

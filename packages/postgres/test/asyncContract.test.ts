@@ -163,6 +163,46 @@ describe.each(ASYNC_ADAPTERS)('asynchronous storage contract: $name', ({ create 
       expect(await a.stateMachine.listTaskEvents('T1')).toHaveLength(1);
     });
 
+    it('rejects metadata that cannot be stored with the same typed error naming the culprit, and writes nothing', async () => {
+      const circular: Record<string, unknown> = { a: 1 };
+      circular.self = circular;
+      const cases: Array<[unknown, string]> = [
+        [{ n: 10n }, 'task.metadata.n is the BigInt 10n, which cannot be stored'],
+        [circular, 'task.metadata.self is a circular reference to an enclosing value'],
+        [{ run: () => 1 }, 'task.metadata.run is a function, which cannot be stored'],
+        [{ list: [1, Number.NaN] }, 'task.metadata.list[1] is NaN, which cannot be stored'],
+      ];
+      for (const [metadata, message] of cases) {
+        await expect(async () =>
+          a.stateMachine.upsertTask({ id: 'T1', metadata: metadata as Record<string, unknown> }),
+        ).rejects.toThrow(InvalidInputError);
+        await expect(async () =>
+          a.stateMachine.upsertTask({ id: 'T1', metadata: metadata as Record<string, unknown> }),
+        ).rejects.toThrow(message);
+        await expect(async () =>
+          a.stateMachine.addContextEntry({
+            entryType: 'decision',
+            topic: 't',
+            content: 'c',
+            metadata: metadata as Record<string, unknown>,
+          }),
+        ).rejects.toThrow(message.replace('task.metadata', 'entry.metadata'));
+      }
+      expect(await a.stateMachine.listTasks()).toEqual([]);
+      expect(await a.stateMachine.listContextEntries()).toEqual([]);
+    });
+
+    it('a clock whose now() is NaN or a string is a ConfigurationError naming the clock; nothing is written', async () => {
+      for (const reading of [Number.NaN, 'soon' as unknown as number]) {
+        a.clock.set(reading);
+        await expect(async () => a.stateMachine.upsertTask({ id: 'T1' })).rejects.toThrow(
+          /^options\.clock\.now\(\) must return finite epoch milliseconds, got /,
+        );
+      }
+      a.clock.set(T0);
+      expect(await a.stateMachine.listTasks()).toEqual([]);
+    });
+
     it('returns frozen copies: mutating inputs or results never changes what is stored', async () => {
       const metadata: Record<string, unknown> = { k: 'v' };
       const task = await a.stateMachine.upsertTask({ id: 'T1', metadata });

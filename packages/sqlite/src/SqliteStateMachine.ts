@@ -17,6 +17,7 @@ import {
   assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
+  checkedClock,
   describeValue,
   validateContextEntryInput,
   validateContextEntryQuery,
@@ -144,7 +145,7 @@ export class SqliteStateMachine implements StateMachine {
    */
   constructor(options: SqliteStateMachineOptions) {
     this.db = options.db;
-    this.clock = options.clock ?? systemClock;
+    this.clock = checkedClock(options.clock ?? systemClock, 'options.clock');
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
     const taskColumns = 'id, title, status, blocked_reason, metadata, created_at, updated_at';
     try {
@@ -211,7 +212,7 @@ export class SqliteStateMachine implements StateMachine {
   }
 
   upsertTask(input: TaskInput): Task {
-    validateTaskInput(input);
+    input = validateTaskInput(input);
     const metadata = input.metadata === undefined ? undefined : JSON.stringify(input.metadata);
     return this.write('upsertTask', () => {
       const now = this.clock.now();
@@ -249,7 +250,7 @@ export class SqliteStateMachine implements StateMachine {
   }
 
   addContextEntry(input: ContextEntryInput): ContextEntry {
-    validateContextEntryInput(input);
+    input = validateContextEntryInput(input);
     const relatedTasks = JSON.stringify(input.relatedTasks ?? []);
     const metadata = JSON.stringify(input.metadata ?? {});
     return this.write('addContextEntry', () => {

@@ -1,5 +1,6 @@
 import {
   type Attempt,
+  ConfigurationError,
   type ContextEntry,
   InvalidInputError,
   LoopDetector,
@@ -151,6 +152,81 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
       expect(a.stateMachine.listTasks().map((t) => t.id)).toEqual(['T1']);
       expect(a.stateMachine.getTask('T1')?.status).toBe('pending');
       expect(a.stateMachine.listTaskEvents('T1')).toHaveLength(1);
+    });
+
+    it('rejects metadata that cannot be stored with the same typed error naming the culprit, and writes nothing', () => {
+      const circular: Record<string, unknown> = { a: 1 };
+      circular.self = circular;
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      const cases: Array<[unknown, string]> = [
+        [{ n: 10n }, 'task.metadata.n is the BigInt 10n, which cannot be stored'],
+        [circular, 'task.metadata.self is a circular reference to an enclosing value'],
+        [{ run: () => 1 }, 'task.metadata.run is a function, which cannot be stored'],
+        [{ list: [1, Number.NaN] }, 'task.metadata.list[1] is NaN, which cannot be stored'],
+        [{ at: new Date(0) }, 'task.metadata.at is an instance of Date, not a plain object'],
+        [{ inner: proxy }, 'task.metadata.inner is a revoked Proxy'],
+      ];
+      for (const [metadata, message] of cases) {
+        const call = () =>
+          a.stateMachine.upsertTask({ id: 'T1', metadata: metadata as Record<string, unknown> });
+        expect(call).toThrow(InvalidInputError);
+        expect(call).toThrow(message);
+        expect(() =>
+          a.stateMachine.addContextEntry({
+            entryType: 'decision',
+            topic: 't',
+            content: 'c',
+            metadata: metadata as Record<string, unknown>,
+          }),
+        ).toThrow(message.replace('task.metadata', 'entry.metadata'));
+      }
+      expect(a.stateMachine.listTasks()).toEqual([]);
+      expect(a.stateMachine.listContextEntries()).toEqual([]);
+      // undefined properties are left out, as JSON does, on every adapter
+      const task = a.stateMachine.upsertTask({ id: 'T1', metadata: { kept: 1, dropped: undefined } });
+      expect(task.metadata).toEqual({ kept: 1 });
+      expect(Object.keys(a.stateMachine.getTask('T1')?.metadata ?? {})).toEqual(['kept']);
+    });
+
+    it('a clock whose now() is not a finite number is a ConfigurationError naming the clock; nothing is written', async () => {
+      a.stateMachine.upsertTask({ id: 'T1' });
+      const detector = new LoopDetector(a.storage, { clock: a.clock });
+      for (const reading of [Number.NaN, 'soon' as unknown as number]) {
+        a.clock.set(reading);
+        const shown = typeof reading === 'string' ? '"soon"' : 'number NaN';
+        const message = `options.clock.now() must return finite epoch milliseconds, got ${shown}`;
+        expect(() => a.stateMachine.upsertTask({ id: 'T2' })).toThrow(ConfigurationError);
+        expect(() => a.stateMachine.upsertTask({ id: 'T2' })).toThrow(message);
+        expect(() => a.stateMachine.transition('T1', 'done', 'r')).toThrow(message);
+        expect(() =>
+          a.stateMachine.addContextEntry({ entryType: 'decision', topic: 't', content: 'c' }),
+        ).toThrow(message);
+        expect(() => detector.recordAttempt('T1', 'in_progress', [], ['w'], 's')).toThrow(message);
+      }
+      a.clock.set(T0);
+      expect(a.stateMachine.listTasks().map((t) => t.id)).toEqual(['T1']);
+      expect(a.stateMachine.getTask('T1')?.status).toBe('pending');
+      expect(a.stateMachine.listContextEntries()).toEqual([]);
+      expect(a.attemptStore.listSince('T1', 0)).toEqual([]);
+    });
+
+    it('copies related tasks before checking them, so a value cannot change after it passed', () => {
+      let reads = 0;
+      const shifty = new Proxy(['T1'], {
+        get(target, key, receiver) {
+          if (key === '0') return reads++ === 0 ? 'T1' : 42;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      const entry = a.stateMachine.addContextEntry({
+        entryType: 'decision',
+        topic: 't',
+        content: 'c',
+        relatedTasks: shifty,
+      });
+      expect(entry.relatedTasks).toEqual(['T1']);
+      expect(a.stateMachine.listContextEntries({ taskId: 'T1' })).toHaveLength(1);
     });
 
     it('returns frozen copies: mutating inputs or results never changes what is stored', () => {

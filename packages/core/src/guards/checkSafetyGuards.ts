@@ -1,7 +1,7 @@
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, checkedClock, systemClock } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
 import { parseOptions } from '../parseOptions.js';
-import { assertStringArray, describeValue } from '../validate.js';
+import { copyStringArray, describeValue } from '../validate.js';
 import { ConsecutiveFailuresGuard } from './ConsecutiveFailuresGuard.js';
 import { guardStateOf, runGuards } from './guardState.js';
 import { assertInteger } from './iterationHistory.js';
@@ -54,14 +54,14 @@ export function checkSafetyGuards(
   assertInteger(iteration, 'iteration', 0);
   const start = epochOf(startTime);
   assertInteger(consecutiveErrors, 'consecutiveErrors', 0);
-  assertStringArray(recentOutputs, 'recentOutputs');
+  const outputs = copyStringArray(recentOutputs, 'recentOutputs');
   const resolved = parseOptions(safetyConfigSchema, config, 'SafetyConfig');
   // seed 001 counts finished iterations; the guards judge the iteration about to run
   const state = guardStateOf({
     iteration: iteration + 1,
     startedAt: start,
-    now: clock.now(),
-    history: recentOutputs.map((output, i) => ({ iteration: i + 1, output })),
+    now: checkedClock(clock, 'clock').now(),
+    history: outputs.map((output, i) => ({ iteration: i + 1, output })),
     consecutiveFailures: consecutiveErrors,
   });
   const verdict = runGuards(
@@ -91,7 +91,7 @@ function seed001Reason(guard: SafetyGuardName, config: SafetyConfig, message: st
  * @example elapsedMinutes(0, new ManualClock(90_000)); // 1.5
  */
 export function elapsedMinutes(startTime: Date | number, clock: Clock = systemClock): number {
-  return (clock.now() - epochOf(startTime)) / MINUTE;
+  return (checkedClock(clock, 'clock').now() - epochOf(startTime)) / MINUTE;
 }
 
 function epochOf(startTime: Date | number): number {

@@ -248,3 +248,39 @@ describe('extendBudget: "continue with N more iterations"', () => {
     );
   });
 });
+
+describe('checkSafetyGuards: a bad clock and changing arrays (issue 9, item 7)', () => {
+  it('a null clock or one without now() is an InvalidInputError naming the clock', () => {
+    expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, null as never)).toThrow(
+      new InvalidInputError('clock must have a now() method, got null'),
+    );
+    expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, {} as never)).toThrow(
+      'clock must have a now() method, got an object',
+    );
+  });
+
+  it('a clock whose now() returns NaN or a string is a ConfigurationError naming the clock', () => {
+    const nan = { now: () => Number.NaN };
+    const text = { now: () => '2026-01-01' as unknown as number };
+    expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, nan)).toThrow(ConfigurationError);
+    expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, nan)).toThrow(
+      'clock.now() must return finite epoch milliseconds, got number NaN',
+    );
+    expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, text)).toThrow(
+      'clock.now() must return finite epoch milliseconds, got "2026-01-01"',
+    );
+  });
+
+  it('judges the copy of recentOutputs it validated, reading each element once', () => {
+    let reads = 0;
+    const outputs = new Proxy(['same', 'same', 'same'], {
+      get(target, key, receiver) {
+        if (key === '2') return reads++ === 0 ? 'same' : 42;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const result = checkSafetyGuards(1, START, 0, outputs, DEFAULT_CONFIG, clockAt(1));
+    expect(result).toMatchObject({ safe: false, guard: 'loop_detection' });
+    expect(reads).toBe(1);
+  });
+});
