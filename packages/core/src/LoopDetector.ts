@@ -340,7 +340,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   detectLoop(taskId: string): LoopDetectionResult {
     assertNonEmptyString(taskId, 'taskId');
-    const track = this.trackFor(taskId, this.clock.now());
+    const track = this.trackFor(taskId, this.clock.now(), false);
     const windowCount = track.attempts.length - track.head;
     const verdict = judgeRuns(track.runs, windowCount, track.grantActive, this.detection);
     const result =
@@ -567,7 +567,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   ): Attempt {
     assertNonEmptyString(taskId, 'taskId');
     const now = this.clock.now();
-    const newest = this.trackFor(taskId, now).attempts.at(-1)?.timestamp;
+    const newest = this.trackFor(taskId, now, false).attempts.at(-1)?.timestamp;
     return newAttempt(taskId, status, blockers, completedWork, sessionId, nextAttemptTimestamp(now, newest));
   }
 
@@ -644,7 +644,6 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     return { outcome, detection };
   }
 
-  /** The task's track, loaded from storage when new (or on every call with `sharedStorage`). */
   /** The cross-task cycle that includes `taskId`, as a detection result; `null` when there is none. */
   private cycleResult(taskId: string): LoopDetectionResult | null {
     const cycle = this.currentCycle();
@@ -700,7 +699,13 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
     return { outcome };
   }
 
-  private trackFor(taskId: string, now: number): TaskTrack {
+  /**
+   * The task's track, loaded from storage when new (or on every call with `sharedStorage`).
+   * With `keep: false` (a read that records nothing), a task with no attempts in the window and no
+   * grant is judged from a track that is not kept: judging an unknown task allocates nothing that
+   * outlives the call, however many distinct ids are asked about.
+   */
+  private trackFor(taskId: string, now: number, keep = true): TaskTrack {
     let track = this.lastTrack?.taskId === taskId ? this.lastTrack : this.tracks.get(taskId);
     const cutoff = now - this.options.attemptWindow;
     if (track === undefined || this.options.sharedStorage) {
@@ -713,6 +718,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
         runs: runsOf(attempts, this.options.blockerSignatures),
         grantActive: grantActiveIn(this.storage, taskId),
       };
+      if (!keep && attempts.length === 0 && !track.grantActive && !this.tracks.has(taskId)) return track;
       this.tracks.set(taskId, track);
     } else if (track.oldest < cutoff) {
       this.expire(track, cutoff);

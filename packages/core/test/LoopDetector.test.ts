@@ -345,11 +345,13 @@ describe('LoopDetector recoveries', () => {
     });
     const isolated = ctx.detector;
     for (const detector of [shared, isolated]) expect(detector.detectLoop('T1').attemptCount).toBe(0);
+    // the isolated detector keeps the task in memory from its first record on
+    isolated.recordAttempt('T1', 'blocked', ['b'], [], 'process-3');
     other.recordAttempt('T1', 'blocked', ['b'], [], 'process-2');
     other.recordAttempt('T1', 'blocked', ['b'], [], 'process-2');
     shared.recordAttempt('T1', 'blocked', ['b'], [], 'process-1');
-    expect(shared.detectLoop('T1')).toMatchObject({ isLooping: true, attemptCount: 3 });
-    expect(isolated.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 0 });
+    expect(shared.detectLoop('T1')).toMatchObject({ isLooping: true, attemptCount: 4 });
+    expect(isolated.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 1 });
   });
 
   it('sharedStorage: a recovery applied by another detector is seen at once', async () => {
@@ -609,5 +611,39 @@ describe('two rules corrected against WeatherVane cases', () => {
     // while identical attempts still are a loop
     for (let i = 0; i < 5; i++) detector.recordAttempt('T3', 'in_progress', ['lint'], ['x']);
     expect(detector.detectLoop('T3')).toMatchObject({ isLooping: true, loopType: 'no_progress_repeat' });
+  });
+});
+
+describe('read-only calls keep nothing in memory (issue 9, item 8)', () => {
+  /** The detector's per-task tracks: what memory it keeps per task id. */
+  const tracksOf = (detector: LoopDetector) =>
+    (detector as unknown as { tracks: Map<string, unknown> }).tracks;
+
+  it('detectLoop on many unknown task ids keeps no track, and answers "no loop"', () => {
+    const { detector } = makeDetector();
+    for (let i = 0; i < 20_000; i++) {
+      const result = detector.detectLoop(`unknown-${i}`);
+      expect(result.isLooping).toBe(false);
+    }
+    expect(tracksOf(detector).size).toBe(0);
+  });
+
+  it('a rejected recordAttempt keeps no track either; a recorded one does, and is judged as before', () => {
+    const { detector } = makeDetector();
+    expect(() => detector.recordAttempt('T1', 'finished', [], [], 's')).toThrow(InvalidInputError);
+    expect(tracksOf(detector).size).toBe(0);
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'done', [], [], 's');
+    expect(tracksOf(detector).size).toBe(1);
+    expect(detector.detectLoop('T1')).toMatchObject({ isLooping: true, loopType: 'completed_task_revisit' });
+  });
+
+  it('a task known only from storage is loaded and judged from storage', () => {
+    const storage = new InMemoryStorage();
+    const first = new LoopDetector(storage);
+    for (let i = 0; i < 3; i++) first.recordAttempt('T1', 'done', [], [], 's');
+    const second = new LoopDetector(storage);
+    expect(second.detectLoop('T1')).toMatchObject({ isLooping: true, attemptCount: 3 });
+    expect(second.detectLoop('T2').isLooping).toBe(false);
+    expect(tracksOf(second).size).toBe(1);
   });
 });
