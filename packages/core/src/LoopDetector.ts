@@ -36,6 +36,7 @@ import { stateMachineSchema, storageSchema } from './portSchemas.js';
 import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
+import { assertTaskId } from './sizeLimits.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
 import type { Task, TaskStatus } from './task.js';
 import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
@@ -339,7 +340,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * @throws InvalidInputError when `taskId` is not a non-empty string.
    */
   detectLoop(taskId: string): LoopDetectionResult {
-    assertNonEmptyString(taskId, 'taskId');
+    assertTaskId(taskId, 'taskId');
     const track = this.trackFor(taskId, this.clock.now(), false);
     const windowCount = track.attempts.length - track.head;
     const verdict = judgeRuns(track.runs, windowCount, track.grantActive, this.detection);

@@ -18,6 +18,7 @@ import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetec
 import { parseOptions } from './parseOptions.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { SafeEmitter } from './SafeEmitter.js';
+import { assertTaskId } from './sizeLimits.js';
 import type { Task } from './task.js';
 import { assertNonEmptyString, describeValue } from './validate.js';
 
@@ -190,7 +191,7 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * @throws InvalidInputError when `taskId` is not a non-empty string.
    */
   async detectLoop(taskId: string): Promise<LoopDetectionResult> {
-    assertNonEmptyString(taskId, 'taskId');
+    assertTaskId(taskId, 'taskId');
     const now = this.clock.now();
     const [attempts, latest] = await Promise.all([
       this.storage.attempts.listSince(taskId, now - this.detection.attemptWindow),

@@ -1,6 +1,7 @@
 import type { Attempt } from './attempt.js';
 import { InvalidInputError } from './errors.js';
 import { sealAttempt } from './sealedAttempts.js';
+import { assertBoundedList, assertTaskId, boundedList, SIZE_LIMITS } from './sizeLimits.js';
 import {
   assertFiniteNumber,
   assertNonEmptyString,
@@ -21,11 +22,13 @@ export function validateAttemptInput(attempt: Attempt, name: string): void {
   if (attempt === null || typeof attempt !== 'object') {
     throw new InvalidInputError(`${name} must be an attempt object, got ${describeValue(attempt)}`);
   }
-  assertNonEmptyString(attempt.taskId, `${name}.taskId`);
+  assertTaskId(attempt.taskId, `${name}.taskId`);
   assertFiniteNumber(attempt.timestamp, `${name}.timestamp`);
   assertTaskStatus(attempt.status, `${name}.status`);
   assertStringArray(attempt.blockers, `${name}.blockers`);
   assertStringArray(attempt.completedWork, `${name}.completedWork`);
+  assertBoundedList(attempt.blockers, `${name}.blockers`);
+  assertBoundedList(attempt.completedWork, `${name}.completedWork`);
   if (typeof attempt.sessionId !== 'string') {
     throw new InvalidInputError(
       `${name}.sessionId must be a string, got ${describeValue(attempt.sessionId)}`,
@@ -34,6 +37,11 @@ export function validateAttemptInput(attempt: Attempt, name: string): void {
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
+
+/** A recorded list cut to `SIZE_LIMITS.listItems` items of `SIZE_LIMITS.itemLength` characters (with markers). */
+function bounded(values: string[]): string[] {
+  return boundedList(values, SIZE_LIMITS.listItems, SIZE_LIMITS.itemLength) as string[];
+}
 
 /** `values` (a fresh copy) frozen; empty arrays share one frozen instance. */
 function frozen(values: string[]): readonly string[] {
@@ -57,7 +65,7 @@ export function newAttempt(
   sessionId: string,
   timestamp: number,
 ): Attempt {
-  assertNonEmptyString(taskId, 'taskId');
+  assertTaskId(taskId, 'taskId');
   assertTaskStatus(status, 'status');
   const blockersCopy = copyStringArray(blockers, 'blockers');
   const completedWorkCopy = copyStringArray(completedWork, 'completedWork');
@@ -68,8 +76,8 @@ export function newAttempt(
     taskId,
     timestamp,
     status,
-    blockers: frozen(blockersCopy),
-    completedWork: frozen(completedWorkCopy),
+    blockers: frozen(bounded(blockersCopy)),
+    completedWork: frozen(bounded(completedWorkCopy)),
     sessionId,
   });
 }

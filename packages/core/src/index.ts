@@ -158,6 +158,8 @@ export type { LoopType, Recommendation } from './loopRules.js';
 export type { AttemptStore, StateMachine } from './ports.js';
 export { SharedLoopDetector, type SharedLoopDetectorOptions } from './SharedLoopDetector.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
+// storable metadata and size limits (issue 9)
+export { SIZE_LIMITS } from './sizeLimits.js';
 // --- step-level loop detection (issue 10) ---
 export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
@@ -174,7 +176,6 @@ export type { StepLoopType } from './steps/StepRule.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
 export type { StepEvidence } from './steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
-// storable metadata and size limits (issue 9)
 export { MAX_METADATA_DEPTH } from './storableJson.js';
 export { type Storage, type StoragePorts, storageOf } from './storage.js';
 export {

@@ -147,6 +147,7 @@ export {
 // --- linear-time parsing of agent output (issue 9) ---
 export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
 export { failingTestNames } from './signatures/testNames.js';
+export { assertTaskId, boundedList, evidenceAttempt } from './sizeLimits.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,

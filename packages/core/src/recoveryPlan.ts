@@ -7,6 +7,7 @@ import {
   UNBLOCK_PERMISSIONS,
   unblockAuthorityContent,
 } from './recoveryContent.js';
+import { evidenceAttempt } from './sizeLimits.js';
 import type { Task, TaskStatus } from './task.js';
 
 /**
@@ -88,7 +89,7 @@ export function planRecovery(
       attemptWindow: options.attemptWindow,
       maxAttemptsPerTask: options.maxAttemptsPerTask ?? null,
     },
-    evidence: result.evidence.map((a) => ({ ...a })),
+    evidence: result.evidence.map(evidenceAttempt),
     taskKnown: task !== undefined,
   };
   const transitions: PlannedTransition[] = [];

@@ -1,5 +1,6 @@
 import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
 import { InvalidInputError } from './errors.js';
+import { assertTaskId } from './sizeLimits.js';
 import { storableMetadata } from './storableJson.js';
 import type { TaskInput } from './task.js';
 import {
@@ -33,7 +34,7 @@ function assertPlainObject(value: unknown, name: string): void {
 export function validateTaskInput(input: TaskInput): TaskInput {
   assertPlainObject(input, 'task');
   const { id, title, status, metadata } = input;
-  assertNonEmptyString(id, 'task.id');
+  assertTaskId(id, 'task.id');
   if (title !== undefined && typeof title !== 'string') {
     throw new InvalidInputError(`task.title must be a string, got ${describeValue(title)}`);
   }

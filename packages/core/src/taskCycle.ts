@@ -2,6 +2,7 @@ import type { Attempt } from './attempt.js';
 import type { ContextEntryInput } from './contextEntry.js';
 import { blockersKeyOf, orderInsensitiveKey } from './loopRules.js';
 import type { PlannedTransition } from './recoveryPlan.js';
+import { evidenceAttempt } from './sizeLimits.js';
 import type { Task } from './task.js';
 
 /** What the cross-task cycle rule reads. */
@@ -98,7 +99,7 @@ export function planCycleRecovery(
         attemptCount: cycle.evidence.length,
         reason,
         thresholds: { ...options },
-        evidence: cycle.evidence.map((a) => ({ ...a })),
+        evidence: cycle.evidence.map(evidenceAttempt),
       },
     },
     clearAttempts: [...cycle.tasks],

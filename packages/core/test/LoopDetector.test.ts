@@ -8,6 +8,7 @@ import {
   LoopDetector,
   LoopGuardError,
   type RecoveryOutcome,
+  SIZE_LIMITS,
 } from '../src/index.js';
 import {
   AGGRESSIVE_PRESET,
@@ -645,5 +646,55 @@ describe('read-only calls keep nothing in memory (issue 9, item 8)', () => {
     expect(second.detectLoop('T1')).toMatchObject({ isLooping: true, attemptCount: 3 });
     expect(second.detectLoop('T2').isLooping).toBe(false);
     expect(tracksOf(second).size).toBe(1);
+  });
+});
+
+describe('size limits (issue 9, item 14)', () => {
+  it('a task id longer than SIZE_LIMITS.taskIdLength is an InvalidInputError; nothing is recorded', () => {
+    const { detector, attemptStore, stateMachine } = makeDetector();
+    const long = 'T'.repeat(SIZE_LIMITS.taskIdLength + 1);
+    const message = `taskId is 257 characters long; a task id has at most ${SIZE_LIMITS.taskIdLength}`;
+    expect(() => detector.recordAttempt(long, 'done', [], [], 's')).toThrow(new InvalidInputError(message));
+    expect(() => detector.detectLoop(long)).toThrow(message);
+    expect(() => stateMachine.upsertTask({ id: long })).toThrow('task.id is 257 characters long');
+    expect(attemptStore.listSince(long, 0)).toEqual([]);
+    expect(stateMachine.listTasks()).toEqual([]);
+    const longest = 'T'.repeat(SIZE_LIMITS.taskIdLength);
+    expect(detector.recordAttempt(longest, 'done', [], [], 's').taskId).toBe(longest);
+  });
+
+  it('blocker and work lists are cut to SIZE_LIMITS with markers, deterministically', () => {
+    const { detector } = makeDetector();
+    const huge = 'x'.repeat(SIZE_LIMITS.itemLength + 10);
+    const many = Array.from({ length: SIZE_LIMITS.listItems + 5 }, (_, i) => `work ${i}`);
+    const attempt = detector.recordAttempt('T1', 'blocked', [huge], many, 's');
+    expect(attempt.blockers).toEqual([`${'x'.repeat(SIZE_LIMITS.itemLength)} … [truncated 10 characters]`]);
+    expect(attempt.completedWork).toHaveLength(SIZE_LIMITS.listItems + 1);
+    expect(attempt.completedWork.at(-1)).toBe('… [5 more items not stored]');
+    expect(attempt.completedWork.at(-2)).toBe(`work ${SIZE_LIMITS.listItems - 1}`);
+    // the same oversized report twice is still the same blocker
+    detector.recordAttempt('T1', 'blocked', [huge], many, 's');
+    detector.recordAttempt('T1', 'blocked', [huge], many, 's');
+    expect(detector.detectLoop('T1')).toMatchObject({ isLooping: true, loopType: 'blocked_task_spin' });
+  });
+
+  it('the evidence copied into a recovery is cut to the evidence limits', async () => {
+    const { detector, stateMachine } = makeDetector();
+    const long = 'y'.repeat(SIZE_LIMITS.evidenceItemLength + 1);
+    const many = Array.from({ length: 30 }, (_, i) => `b${i}`);
+    for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'blocked', [long, ...many], [long], 's');
+    const outcome = await detector.applyRecovery(detector.detectLoop('T1'));
+    expect(outcome.applied).toBe(true);
+    const [entry] = stateMachine.listContextEntries({ taskId: 'T1' });
+    const evidence = entry?.metadata.evidence as Array<{ blockers: string[]; completedWork: string[] }>;
+    expect(evidence).toHaveLength(3);
+    for (const attempt of evidence) {
+      expect(attempt.blockers).toHaveLength(SIZE_LIMITS.evidenceListItems + 1);
+      expect(attempt.blockers[0]).toBe(
+        `${'y'.repeat(SIZE_LIMITS.evidenceItemLength)} … [truncated 1 character]`,
+      );
+      expect(attempt.blockers.at(-1)).toBe('… [11 more items not stored]');
+      expect(attempt.completedWork[0]?.endsWith('[truncated 1 character]')).toBe(true);
+    }
   });
 });

@@ -59,6 +59,7 @@ describe('public API', () => {
         'setStepLoopDetectionEnabled',
         // storable metadata and size limits (issue 9)
         'MAX_METADATA_DEPTH',
+        'SIZE_LIMITS',
       ].sort(),
     );
   });
