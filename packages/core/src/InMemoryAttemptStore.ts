@@ -1,5 +1,7 @@
 import type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
+import { validateAttemptInput } from './attemptInput.js';
 import type { AttemptStore } from './ports.js';
+import { isSealedAttempt } from './sealedAttempts.js';
 import { UndoJournal } from './UndoJournal.js';
 
 /** Options of {@link InMemoryAttemptStore}. */
@@ -37,6 +39,18 @@ export class InMemoryAttemptStore implements AttemptStore {
   }
 
   append(attempt: Attempt): void {
+    if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, 'attempt');
+    this.store(attempt);
+  }
+
+  appendMany(attempts: readonly Attempt[]): void {
+    attempts.forEach((attempt, i) => {
+      if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, `attempts[${i}]`);
+    });
+    for (const attempt of attempts) this.store(attempt);
+  }
+
+  private store(attempt: Attempt): void {
     const list = this.byTask.get(attempt.taskId);
     if (list) list.items.push(attempt);
     else this.byTask.set(attempt.taskId, { items: [attempt], head: 0 });
@@ -46,10 +60,6 @@ export class InMemoryAttemptStore implements AttemptStore {
       if (list) list.items.pop();
       else this.byTask.delete(attempt.taskId);
     });
-  }
-
-  appendMany(attempts: readonly Attempt[]): void {
-    for (const attempt of attempts) this.append(attempt);
   }
 
   listSince(taskId: string, since: number): Attempt[] {

@@ -560,6 +560,21 @@ describe.each(ADAPTERS)('storage contract: $name', ({ create }) => {
       expect(a.attemptStore.listSince('unknown', 0)).toEqual([]);
     });
 
+    it('rejects attempts over the size limits with a typed error and stores nothing', () => {
+      const longId = 'T'.repeat(257);
+      expect(() => a.attemptStore.append(attempt(longId, T0))).toThrow(
+        'attempt.taskId is 257 characters long; a task id has at most 256',
+      );
+      const many = Array.from({ length: 102 }, (_, i) => `w${i}`);
+      expect(() => a.attemptStore.append(attempt('T1', T0, { completedWork: many }))).toThrow(
+        'attempt.completedWork has 102 items',
+      );
+      expect(() => a.attemptStore.append(attempt('T1', T0, { blockers: ['x'.repeat(5000)] }))).toThrow(
+        InvalidInputError,
+      );
+      expect(a.attemptStore.listSince('T1', 0)).toEqual([]);
+    });
+
     it('appendMany appends in order', () => {
       const batch = [1, 2, 3].map((i) => attempt(i % 2 ? 'odd' : 'even', T0 + i, { sessionId: `s${i}` }));
       a.attemptStore.appendMany(batch);
