@@ -9,7 +9,7 @@ const cwd = mkdtempSync(join(tmpdir(), 'loopguard-demo-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('the demo (the README main job: loopguard demo)', () => {
-  it('detects and recovers each loop type and a guard trip, with the seed log lines, SQL and status', () => {
+  it('detects and recovers each loop type through ticks, a sticky escalation, a cross-task cycle and a guard trip, with the seed log lines, SQL and status', () => {
     const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
     const out = execFileSync(process.execPath, [bin, 'demo'], { cwd, encoding: 'utf8' });
     for (const line of [
@@ -19,10 +19,18 @@ describe('the demo (the README main job: loopguard demo)', () => {
       '[log] Granting unblock authority for T3.4.3',
       '[log] Loop recovery applied: unblock_authority',
       'T3.4.3 is now blocked: Loop escalation: Loop persists after unblock authority granted.',
-      '5 attempts -> force_next',
+      'Attempt 6: LOOP DETECTED (no_progress_repeat) - force_next',
+      'Attempt 4: LOOP DETECTED (blocked_task_spin) - escalate',
+      'Tick 5: T6.2.3 skipped - escalated, waiting for resolveEscalation()',
+      'Tick 6: T6.2.3 skipped - escalated, waiting for resolveEscalation()',
+      'T6.2.3 is still blocked',
+      'alice resolved the escalation ("Rotated the token"); T6.2.3 is pending',
+      'Attempt 1: T6.2.3 (in_progress) - "Called the API with the new token"',
+      'Attempt 10: LOOP DETECTED (cross_task_cycle T5.1.1 -> T5.1.2 -> T5.1.3) - escalate',
+      'T5.1.1 blocked, T5.1.2 blocked, T5.1.3 blocked',
       'BLOCKED by circuit_breaker - Circuit breaker OPEN: 3 consecutive validation failures (threshold: 3).',
       'T8.2.1 is now blocked: Iteration safety guard: circuit_breaker',
-      '3 attempts, looping: false',
+      '6 attempts, looping: false',
       'Iteration 3: no files changed - breaker OPEN',
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
     ]) {
@@ -32,12 +40,22 @@ describe('the demo (the README main job: loopguard demo)', () => {
     const topics = [...table.matchAll(/\| (loop_recovery|unblock_authority|loop_escalation) /g)].map(
       (m) => m[1],
     );
-    expect(topics).toEqual(['loop_recovery', 'loop_escalation', 'unblock_authority', 'loop_recovery']);
+    expect(topics).toEqual([
+      'loop_escalation',
+      'loop_escalation',
+      'loop_recovery',
+      'loop_escalation',
+      'unblock_authority',
+      'loop_recovery',
+    ]);
     const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status ('))));
     expect(status).toEqual({
       running: false,
-      tickCount: 17,
-      loopDetection: { 'T9.1.1': { attemptCount: 3, lastAttempt: expect.any(Number) } },
+      tickCount: 41,
+      loopDetection: {
+        'T6.2.3': { attemptCount: 1, lastAttempt: expect.any(Number) },
+        'T9.1.1': { attemptCount: 6, lastAttempt: expect.any(Number) },
+      },
       breaker: { state: 'OPEN', reason: 'no_file_changes: no files changed (3 in a row, threshold 3)' },
     });
   });
