@@ -4,7 +4,6 @@ import { sealAttempt } from './sealedAttempts.js';
 import { assertBoundedList, assertTaskId, boundedList, SIZE_LIMITS } from './sizeLimits.js';
 import {
   assertFiniteNumber,
-  assertNonEmptyString,
   assertStringArray,
   assertTaskStatus,
   copyStringArray,
