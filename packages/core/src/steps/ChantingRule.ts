@@ -46,6 +46,9 @@ export class ChantingRule implements StepRule {
 
   /** The most frequent line or sentence, when it chants. */
   private repeatedSegment(text: string): { segment: string; count: number } | null {
+    // A message with fewer segments than `repeats` cannot chant by segment: skip the split and the
+    // per-segment normalisation (most long replies have a handful of paragraphs, not 10 sentences).
+    if (countSegments(text, this.repeats) < this.repeats) return null;
     const counts = new Map<string, number>();
     let best = '';
     let bestCount = 0;
@@ -74,4 +77,22 @@ export class ChantingRule implements StepRule {
   private chants(text: string, segment: string, count: number): boolean {
     return count >= this.repeats && segment.length * count >= this.share * text.length;
   }
+}
+
+/** `\n . ! ?`: the separators `repeatedSegment` splits on. */
+function isSeparator(code: number): boolean {
+  return code === 10 || code === 46 || code === 33 || code === 63;
+}
+
+/**
+ * How many pieces `text.split(/[\n.!?]+/)` gives, counting no further than `limit`: one more than the
+ * runs of separators.
+ * @example countSegments('a. b. c', 10); // 3
+ */
+export function countSegments(text: string, limit: number): number {
+  let segments = 1;
+  for (let i = 0; i < text.length && segments < limit; i++) {
+    if (isSeparator(text.charCodeAt(i)) && (i === 0 || !isSeparator(text.charCodeAt(i - 1)))) segments++;
+  }
+  return segments;
 }
