@@ -5,6 +5,7 @@ import { newAttempt } from './attemptInput.js';
 import { nextAttemptTimestamp } from './attemptOrder.js';
 import { type Clock, checkedClock, systemClock } from './clock.js';
 import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
+import { logLoopDetected, notALoopOutcome } from './detectionReport.js';
 import { ConfigurationError, InvalidInputError } from './errors.js';
 import {
   ESCALATION_TOPICS,
@@ -366,12 +367,8 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * @throws InvalidInputError when `result` is not a detection result.
    */
   async applyRecovery(result: LoopDetectionResult): Promise<RecoveryOutcome> {
-    if (result === null || typeof result !== 'object' || typeof result.isLooping !== 'boolean') {
-      throw new InvalidInputError(`result must be a LoopDetectionResult, got ${describeValue(result)}`);
-    }
-    assertNonEmptyString(result.taskId, 'result.taskId');
-    if (!result.isLooping)
-      return { applied: false, taskId: result.taskId, reason: 'The result is not a loop.' };
+    const notALoop = notALoopOutcome(result);
+    if (notALoop) return notALoop;
     const { outcome } =
       result.loopType === 'cross_task_cycle' ? this.recoverCycle(result.taskId) : this.recover(result.taskId);
     if (outcome.applied) this.emit('recoveryApplied', outcome);
@@ -585,15 +582,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> {
   }
 
   private announce(result: LoopDetectionResult): void {
-    this.log.warn(
-      {
-        taskId: result.taskId,
-        loopType: result.loopType,
-        attemptCount: result.attemptCount,
-        recommendation: result.recommendation,
-      },
-      `Loop detected: ${result.loopType}, taskId=${result.taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
-    );
+    logLoopDetected(this.log, result);
     this.emit('loopDetected', result);
   }
 

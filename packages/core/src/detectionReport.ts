@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import { InvalidInputError } from './errors.js';
+import type { RecoveryOutcome } from './LoopDetector.js';
+import type { LoopDetectionResult } from './loopDetection.js';
+import { assertNonEmptyString, describeValue } from './validate.js';
+
+/**
+ * Checks the argument of `applyRecovery` (both detector shells). Returns the "not a loop" outcome
+ * when there is nothing to recover, `undefined` when the result is a loop to recover.
+ * @throws InvalidInputError when `result` is not a detection result.
+ */
+export function notALoopOutcome(result: LoopDetectionResult): RecoveryOutcome | undefined {
+  if (result === null || typeof result !== 'object' || typeof result.isLooping !== 'boolean') {
+    throw new InvalidInputError(`result must be a LoopDetectionResult, got ${describeValue(result)}`);
+  }
+  assertNonEmptyString(result.taskId, 'result.taskId');
+  if (!result.isLooping)
+    return { applied: false, taskId: result.taskId, reason: 'The result is not a loop.' };
+  return undefined;
+}
+
+/** Logs the seed's "Loop detected" line for a detection (both detector shells). */
+export function logLoopDetected(log: Logger, result: LoopDetectionResult): void {
+  log.warn(
+    {
+      taskId: result.taskId,
+      loopType: result.loopType,
+      attemptCount: result.attemptCount,
+      recommendation: result.recommendation,
+    },
+    `Loop detected: ${result.loopType}, taskId=${result.taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
+  );
+}
