@@ -5,16 +5,24 @@
  * @packageDocumentation
  */
 
-// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
+// --- sticky escalations and cross-task cycles (issue 9) ---
+export type { EscalationResolution, ResolveEscalationInput } from './attempts/escalation.js';
 export type {
-  AsyncAttemptStore,
-  AsyncPort,
-  AsyncStateMachine,
-  AsyncStorage,
-  AsyncStoragePorts,
-  AsyncTransactionOptions,
-} from './asyncPorts.js';
-export type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
+  AttemptWithTransition,
+  EscalationResolved,
+  RecoveryRecord,
+  StatusPage,
+  StatusPageQuery,
+} from './attempts/LoopDetector.js';
+export {
+  type LoopDetectionResult,
+  LoopDetector,
+  type LoopDetectorEvents,
+  type RecoveryOutcome,
+} from './attempts/LoopDetector.js';
+export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './attempts/loopDetectorOptions.js';
+export type { LoopType, Recommendation } from './attempts/loopRules.js';
+export { SharedLoopDetector, type SharedLoopDetectorOptions } from './attempts/SharedLoopDetector.js';
 // --- stagnation circuit breaker (issue 11) ---
 export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
 export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
@@ -29,26 +37,6 @@ export type {
   SignalStatus,
 } from './breaker/breakerTypes.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from './breaker/StagnationBreaker.js';
-export { type Clock, ManualClock, systemClock } from './clock.js';
-export {
-  CONTEXT_ENTRY_TYPES,
-  type ContextEntry,
-  type ContextEntryInput,
-  type ContextEntryQuery,
-  type ContextEntryType,
-  RECOVERY_TOPICS,
-  type RecoveryTopic,
-} from './contextEntry.js';
-export {
-  ConfigurationError,
-  InvalidInputError,
-  LoopGuardError,
-  type LoopGuardErrorCode,
-  RunError,
-  StorageError,
-} from './errors.js';
-// --- sticky escalations and cross-task cycles (issue 9) ---
-export type { EscalationResolution, ResolveEscalationInput } from './escalation.js';
 // --- iteration safety guards, error signatures, iteration control (issue 4) ---
 export { checkCircuitBreaker } from './guards/checkCircuitBreaker.js';
 export { checkMaxIterations } from './guards/checkMaxIterations.js';
@@ -100,12 +88,6 @@ export type {
   ThrashingResult,
 } from './guards/safetyResults.js';
 export type { SignatureExemption } from './guards/signatureExemption.js';
-export { InMemoryAttemptStore, type InMemoryAttemptStoreOptions } from './InMemoryAttemptStore.js';
-// --- iteration-store port (issue 5) ---
-export { InMemoryIterationStore } from './InMemoryIterationStore.js';
-export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './InMemoryStateMachine.js';
-// --- storage seam: the ports that share one store and their transaction (issue 8) ---
-export { InMemoryStorage, type InMemoryStorageOptions } from './InMemoryStorage.js';
 export { decide, type IterationDecision } from './iteration/decide.js';
 export type { AttemptPattern } from './iteration/detectPattern.js';
 export {
@@ -128,38 +110,50 @@ export {
 export type { FeedbackPriority, ReviewItem } from './iteration/reviewFindings.js';
 export { type Feedback, synthesizeFeedback } from './iteration/synthesizeFeedback.js';
 export type { TestFindings } from './iteration/testFindings.js';
-export type {
-  CheckpointTrigger,
-  IterationCheckpoint,
-  IterationCheckpointInput,
-  IterationRecord,
-  IterationRecordInput,
-  IterationSessionInput,
-  IterationSessionRecord,
-  IterationSessionStatus,
-  IterationStore,
-} from './iterationStore.js';
-export type {
-  AttemptWithTransition,
-  EscalationResolved,
-  RecoveryRecord,
-  StatusPage,
-  StatusPageQuery,
-} from './LoopDetector.js';
+export { type Clock, ManualClock, systemClock } from './kernel/clock.js';
 export {
-  type LoopDetectionResult,
-  LoopDetector,
-  type LoopDetectorEvents,
-  type RecoveryOutcome,
-} from './LoopDetector.js';
-export type { Logger } from './logger.js';
-export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './loopDetectorOptions.js';
-export type { LoopType, Recommendation } from './loopRules.js';
-export type { AttemptStore, StateMachine } from './ports.js';
-export { SharedLoopDetector, type SharedLoopDetectorOptions } from './SharedLoopDetector.js';
-export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
+  ConfigurationError,
+  InvalidInputError,
+  LoopGuardError,
+  type LoopGuardErrorCode,
+  RunError,
+  StorageError,
+} from './kernel/errors.js';
+export type { Logger } from './kernel/logger.js';
+export { InMemoryAttemptStore, type InMemoryAttemptStoreOptions } from './memory/InMemoryAttemptStore.js';
+// --- iteration-store port (issue 5) ---
+export { InMemoryIterationStore } from './memory/InMemoryIterationStore.js';
+export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './memory/InMemoryStateMachine.js';
+// --- storage seam: the ports that share one store and their transaction (issue 8) ---
+export { InMemoryStorage, type InMemoryStorageOptions } from './memory/InMemoryStorage.js';
+export { type AsyncInMemoryStorageOptions, asyncInMemoryStorage } from './memory/toAsyncStorage.js';
+export type {
+  Attempt,
+  AttemptSummary,
+  AttemptSummaryPage,
+  AttemptSummaryPageQuery,
+} from './model/attempt.js';
+export {
+  CONTEXT_ENTRY_TYPES,
+  type ContextEntry,
+  type ContextEntryInput,
+  type ContextEntryQuery,
+  type ContextEntryType,
+  RECOVERY_TOPICS,
+  type RecoveryTopic,
+} from './model/contextEntry.js';
 // storable metadata and size limits (issue 9)
-export { SIZE_LIMITS } from './sizeLimits.js';
+export { SIZE_LIMITS } from './model/sizeLimits.js';
+export { MAX_METADATA_DEPTH } from './model/storableJson.js';
+export {
+  isTaskStatus,
+  TASK_STATUSES,
+  type Task,
+  type TaskEvent,
+  type TaskInput,
+  type TaskStatus,
+} from './model/task.js';
+export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
 // --- step-level loop detection (issue 10) ---
 export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
@@ -176,14 +170,25 @@ export type { StepLoopType } from './steps/StepRule.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
 export type { StepEvidence } from './steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
-export { MAX_METADATA_DEPTH } from './storableJson.js';
-export { type Storage, type StoragePorts, storageOf } from './storage.js';
-export {
-  isTaskStatus,
-  TASK_STATUSES,
-  type Task,
-  type TaskEvent,
-  type TaskInput,
-  type TaskStatus,
-} from './task.js';
-export { type AsyncInMemoryStorageOptions, asyncInMemoryStorage } from './toAsyncStorage.js';
+// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
+export type {
+  AsyncAttemptStore,
+  AsyncPort,
+  AsyncStateMachine,
+  AsyncStorage,
+  AsyncStoragePorts,
+  AsyncTransactionOptions,
+} from './storage/asyncPorts.js';
+export type {
+  CheckpointTrigger,
+  IterationCheckpoint,
+  IterationCheckpointInput,
+  IterationRecord,
+  IterationRecordInput,
+  IterationSessionInput,
+  IterationSessionRecord,
+  IterationSessionStatus,
+  IterationStore,
+} from './storage/iterationStore.js';
+export type { AttemptStore, StateMachine } from './storage/ports.js';
+export { type Storage, type StoragePorts, storageOf } from './storage/storage.js';

@@ -9,9 +9,44 @@
  * @packageDocumentation
  */
 
-// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
-export { newAttempt, validateAttemptInput } from './attemptInput.js';
-export { nextAttemptTimestamp } from './attemptOrder.js';
+export {
+  ESCALATION_TOPICS,
+  openEscalationOf,
+  planResolution,
+  RESOLUTION_TOPIC,
+} from './attempts/escalation.js';
+// --- storage seam: pure judging and recovery planning shared by every detector shell (issue 8) ---
+export {
+  type DetectionOptions,
+  detectionResultOf,
+  grantActiveOf,
+  type JudgeInput,
+  judgeAttempts,
+} from './attempts/loopDetection.js';
+export {
+  AGGRESSIVE_PRESET,
+  CONSERVATIVE_PRESET,
+  loopDetectorOptionsSchema,
+  RECOMMENDED_PRESET,
+} from './attempts/loopDetectorOptions.js';
+export {
+  blockersKeyOf,
+  judgeRuns,
+  type LoopThresholds,
+  type LoopVerdict,
+  orderInsensitiveKey,
+  type RunState,
+  runsOf,
+  stepRuns,
+} from './attempts/loopRules.js';
+export { UNBLOCK_PERMISSIONS } from './attempts/recoveryContent.js';
+export { type PlannedTransition, planRecovery, type RecoveryPlan } from './attempts/recoveryPlan.js';
+export {
+  findTaskCycle,
+  planCycleRecovery,
+  type TaskCycle,
+  type TaskCycleOptions,
+} from './attempts/taskCycle.js';
 // --- stagnation circuit breaker (issue 11) ---
 export {
   DEFAULT_COOLDOWN_MS,
@@ -35,8 +70,6 @@ export { SameErrorSignal } from './breaker/SameErrorSignal.js';
 export { type SignalJudgement, type SignalSnapshot, StagnationSignal } from './breaker/StagnationSignal.js';
 export { StepLoopStoppedSignal } from './breaker/StepLoopStoppedSignal.js';
 export { TaskNotProgressingSignal } from './breaker/TaskNotProgressingSignal.js';
-export { checkedClock } from './clock.js';
-export { ESCALATION_TOPICS, openEscalationOf, planResolution, RESOLUTION_TOPIC } from './escalation.js';
 export {
   ConsecutiveFailuresGuard,
   DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
@@ -89,54 +122,31 @@ export {
 export { priorityOf, reviewItems } from './iteration/reviewFindings.js';
 export { describeFailure } from './iteration/synthesizeFeedback.js';
 export { testFindings } from './iteration/testFindings.js';
+export { checkedClock } from './kernel/clock.js';
+export { silentLogger } from './kernel/logger.js';
+export { clockSchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';
+export { parseOptions } from './kernel/parseOptions.js';
+export { SafeEmitter } from './kernel/SafeEmitter.js';
+export { UndoJournal } from './kernel/UndoJournal.js';
 export {
-  CHECKPOINT_TRIGGERS,
-  ITERATION_SESSION_STATUSES,
-  validateIterationCheckpointInput,
-  validateIterationRecordInput,
-  validateIterationSessionInput,
-  validateSessionEnd,
-} from './iterationStore.js';
-export { silentLogger } from './logger.js';
-// --- storage seam: pure judging and recovery planning shared by every detector shell (issue 8) ---
+  assertFiniteNumber,
+  assertNonEmptyString,
+  assertStringArray,
+  assertTaskStatus,
+  describeValue,
+} from './kernel/validate.js';
+export { type AsyncTransactionRunner, toAsyncStorage } from './memory/toAsyncStorage.js';
+// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
+export { newAttempt, validateAttemptInput } from './model/attemptInput.js';
+export { nextAttemptTimestamp } from './model/attemptOrder.js';
+export { isSealedAttempt, sealAttempt } from './model/sealedAttempts.js';
+export { assertTaskId, boundedList, evidenceAttempt } from './model/sizeLimits.js';
 export {
-  type DetectionOptions,
-  detectionResultOf,
-  grantActiveOf,
-  type JudgeInput,
-  judgeAttempts,
-} from './loopDetection.js';
-export {
-  AGGRESSIVE_PRESET,
-  CONSERVATIVE_PRESET,
-  loopDetectorOptionsSchema,
-  RECOMMENDED_PRESET,
-} from './loopDetectorOptions.js';
-export {
-  blockersKeyOf,
-  judgeRuns,
-  type LoopThresholds,
-  type LoopVerdict,
-  orderInsensitiveKey,
-  type RunState,
-  runsOf,
-  stepRuns,
-} from './loopRules.js';
-export { clockSchema, loggerSchema, portSchema } from './optionSchemas.js';
-export { parseOptions } from './parseOptions.js';
-export {
-  ATTEMPT_STORE_METHODS,
-  attemptStoreSchema,
-  ITERATION_STORE_METHODS,
-  iterationStoreSchema,
-  STATE_MACHINE_METHODS,
-  stateMachineSchema,
-  storageSchema,
-} from './portSchemas.js';
-export { UNBLOCK_PERMISSIONS } from './recoveryContent.js';
-export { type PlannedTransition, planRecovery, type RecoveryPlan } from './recoveryPlan.js';
-export { SafeEmitter } from './SafeEmitter.js';
-export { isSealedAttempt, sealAttempt } from './sealedAttempts.js';
+  validateContextEntryInput,
+  validateContextEntryQuery,
+  validateTaskInput,
+} from './model/stateMachineInput.js';
+export { storableCopy, storableMetadata } from './model/storableJson.js';
 export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
 export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
 export {
@@ -147,21 +157,21 @@ export {
 // --- linear-time parsing of agent output (issue 9) ---
 export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
 export { failingTestNames } from './signatures/testNames.js';
-export { assertTaskId, boundedList, evidenceAttempt } from './sizeLimits.js';
 export {
-  validateContextEntryInput,
-  validateContextEntryQuery,
-  validateTaskInput,
-} from './stateMachineInput.js';
-export { storableCopy, storableMetadata } from './storableJson.js';
-export { isStorage } from './storage.js';
-export { findTaskCycle, planCycleRecovery, type TaskCycle, type TaskCycleOptions } from './taskCycle.js';
-export { type AsyncTransactionRunner, toAsyncStorage } from './toAsyncStorage.js';
-export { UndoJournal } from './UndoJournal.js';
+  CHECKPOINT_TRIGGERS,
+  ITERATION_SESSION_STATUSES,
+  validateIterationCheckpointInput,
+  validateIterationRecordInput,
+  validateIterationSessionInput,
+  validateSessionEnd,
+} from './storage/iterationStore.js';
 export {
-  assertFiniteNumber,
-  assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
-  describeValue,
-} from './validate.js';
+  ATTEMPT_STORE_METHODS,
+  attemptStoreSchema,
+  ITERATION_STORE_METHODS,
+  iterationStoreSchema,
+  STATE_MACHINE_METHODS,
+  stateMachineSchema,
+  storageSchema,
+} from './storage/portSchemas.js';
+export { isStorage } from './storage/storage.js';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { type Clock, systemClock } from '../clock.js';
-import { InvalidInputError } from '../errors.js';
-import { silentLogger } from '../logger.js';
-import { parseOptions } from '../parseOptions.js';
-import { SafeEmitter } from '../SafeEmitter.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { silentLogger } from '../kernel/logger.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import {
   type ResolvedStagnationBreakerOptions,
   type StagnationBreakerOptions,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock.js';
-import { clockSchema, loggerSchema } from '../optionSchemas.js';
+import type { Clock } from '../kernel/clock.js';
+import { clockSchema, loggerSchema } from '../kernel/optionSchemas.js';
 
 /** Default iterations without progress that open the breaker (ralph's and the seed's figure). */
 export const DEFAULT_STAGNATION_THRESHOLD = 3;

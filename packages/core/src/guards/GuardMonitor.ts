@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
-import { describeValue } from '../validate.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
 import { GUARD_ORDER, type GuardName } from './Guard.js';
 import type { GuardSet } from './GuardSet.js';
 import { assertInteger } from './iterationHistory.js';

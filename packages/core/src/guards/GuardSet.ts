@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type Clock, systemClock } from '../clock.js';
-import { silentLogger } from '../logger.js';
-import { parseOptions } from '../parseOptions.js';
-import { SafeEmitter } from '../SafeEmitter.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
+import { silentLogger } from '../kernel/logger.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import type { InfrastructureKind } from '../signatures/infrastructure.js';
 import { ConsecutiveFailuresGuard } from './ConsecutiveFailuresGuard.js';
 import type { Guard, GuardIteration, GuardName, GuardVerdict } from './Guard.js';

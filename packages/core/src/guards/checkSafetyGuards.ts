@@ -1,7 +1,7 @@
-import { type Clock, checkedClock, systemClock } from '../clock.js';
-import { InvalidInputError } from '../errors.js';
-import { parseOptions } from '../parseOptions.js';
-import { copyStringArray, describeValue } from '../validate.js';
+import { type Clock, checkedClock, systemClock } from '../kernel/clock.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { copyStringArray, describeValue } from '../kernel/validate.js';
 import { ConsecutiveFailuresGuard } from './ConsecutiveFailuresGuard.js';
 import { guardStateOf, runGuards } from './guardState.js';
 import { assertInteger } from './iterationHistory.js';

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
 import { errorSignature } from '../signatures/errorSignature.js';
 import { stripAnsi } from '../signatures/normalizeVolatile.js';
 import { elapsedMinutes } from './checkSafetyGuards.js';

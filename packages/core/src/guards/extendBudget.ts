@@ -1,6 +1,6 @@
-import { ConfigurationError, InvalidInputError } from '../errors.js';
-import { parseOptions } from '../parseOptions.js';
-import { describeValue } from '../validate.js';
+import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { describeValue } from '../kernel/validate.js';
 import { assertInteger } from './iterationHistory.js';
 import {
   MAX_ITERATIONS_CAP,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock.js';
-import { clockSchema, loggerSchema } from '../optionSchemas.js';
+import type { Clock } from '../kernel/clock.js';
+import { clockSchema, loggerSchema } from '../kernel/optionSchemas.js';
 import { DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './ConsecutiveFailuresGuard.js';
 import {
   DEFAULT_CONFIG,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { InvalidInputError } from '../errors.js';
-import { describeValue } from '../validate.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
 import { parseInput } from './parseInput.js';
 
 /** One validation flag of an iteration (seed 000); thrashing reads `file: /path` references in `message`. */

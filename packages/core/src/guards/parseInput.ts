@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { ConfigurationError, InvalidInputError } from '../errors.js';
-import { parseOptions } from '../parseOptions.js';
+import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
+import { parseOptions } from '../kernel/parseOptions.js';
 
 /**
  * Validates a call's argument against a zod schema, like {@link parseOptions} but for input rather

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions } from '../parseOptions.js';
+import { parseOptions } from '../kernel/parseOptions.js';
 import { ConsecutiveFailuresGuard, DEFAULT_CIRCUIT_BREAKER_THRESHOLD } from './ConsecutiveFailuresGuard.js';
 import type { GuardVerdict } from './Guard.js';
 import { guardHistoryOf, guardStateOf, runGuards } from './guardState.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions } from '../parseOptions.js';
+import { parseOptions } from '../kernel/parseOptions.js';
 
 /** Seed 001's hard cap on `max_iterations`: no override may exceed it. */
 export const MAX_ITERATIONS_CAP = 50;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions } from '../parseOptions.js';
+import { parseOptions } from '../kernel/parseOptions.js';
 
 /** Seed 004's `iteration_control` configuration (snake_case as in the seed). */
 export interface IterationControlOptions {

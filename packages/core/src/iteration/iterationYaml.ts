@@ -1,5 +1,5 @@
 import { Document, isScalar, parse, visit } from 'yaml';
-import { ConfigurationError, InvalidInputError } from '../errors.js';
+import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
 import type { IterationDecision } from './decide.js';
 import { type IterationCheck, parseIterationCheck } from './iterationCheck.js';
 import {

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../kernel/errors.js';
 import { parseJsonLine, type StepLineParser } from './StepLineParser.js';
 import { type Step, validateStep } from './step.js';
 

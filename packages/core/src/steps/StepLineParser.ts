@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../kernel/errors.js';
 import type { Step } from './step.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { type Clock, systemClock } from '../clock.js';
-import type { ContextEntry } from '../contextEntry.js';
-import { silentLogger } from '../logger.js';
-import { parseOptions } from '../parseOptions.js';
-import type { StateMachine } from '../ports.js';
-import { SafeEmitter } from '../SafeEmitter.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
+import { silentLogger } from '../kernel/logger.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { SafeEmitter } from '../kernel/SafeEmitter.js';
+import type { ContextEntry } from '../model/contextEntry.js';
+import type { StateMachine } from '../storage/ports.js';
 import { ChantingRule } from './ChantingRule.js';
 import { CycleRule } from './CycleRule.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
-import { describeValue } from '../validate.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
 
 /**
  * A tool call of the agent: a shell command, a file edit, a search.

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock.js';
-import { clockSchema, loggerSchema, portSchema } from '../optionSchemas.js';
-import type { StateMachine } from '../ports.js';
+import type { Clock } from '../kernel/clock.js';
+import { clockSchema, loggerSchema, portSchema } from '../kernel/optionSchemas.js';
+import type { StateMachine } from '../storage/ports.js';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './exemptions.js';
 
 /** Options of {@link StepLoopDetector}; every threshold has a documented default. */

@@ -1,6 +1,6 @@
-import { InvalidInputError } from './errors.js';
-import type { IterationConfig, IterationHistoryEntry, ValidationResult } from './guards/iterationHistory.js';
-import { assertFiniteNumber, assertNonEmptyString, describeValue } from './validate.js';
+import type { IterationConfig, IterationHistoryEntry, ValidationResult } from '../guards/iterationHistory.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { assertFiniteNumber, assertNonEmptyString, describeValue } from '../kernel/validate.js';
 
 /**
  * Why a checkpoint was stored:

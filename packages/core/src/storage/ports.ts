@@ -1,6 +1,11 @@
-import type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
-import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
-import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
+import type {
+  Attempt,
+  AttemptSummary,
+  AttemptSummaryPage,
+  AttemptSummaryPageQuery,
+} from '../model/attempt.js';
+import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from '../model/contextEntry.js';
+import type { Task, TaskEvent, TaskInput, TaskStatus } from '../model/task.js';
 
 /**
  * The state-machine port: tasks, their status transitions and the context entries.

@@ -1,21 +1,29 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Attempt, AttemptSummary } from './attempt.js';
-import { newAttempt } from './attemptInput.js';
-import { nextAttemptTimestamp } from './attemptOrder.js';
-import { type Clock, checkedClock, systemClock } from './clock.js';
-import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
+import { parseInput } from '../guards/parseInput.js';
+import { type Clock, checkedClock, systemClock } from '../kernel/clock.js';
+import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
+import { silentLogger } from '../kernel/logger.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { SafeEmitter } from '../kernel/SafeEmitter.js';
+import { assertNonEmptyString, assertTaskStatus, describeValue } from '../kernel/validate.js';
+import { InMemoryAttemptStore } from '../memory/InMemoryAttemptStore.js';
+import type { Attempt, AttemptSummary } from '../model/attempt.js';
+import { newAttempt } from '../model/attemptInput.js';
+import { nextAttemptTimestamp } from '../model/attemptOrder.js';
+import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import { assertTaskId } from '../model/sizeLimits.js';
+import type { Task, TaskStatus } from '../model/task.js';
+import { stateMachineSchema, storageSchema } from '../storage/portSchemas.js';
+import type { StateMachine } from '../storage/ports.js';
+import { isStorage, type Storage, type StoragePorts, storageOf } from '../storage/storage.js';
 import { logLoopDetected, notALoopOutcome } from './detectionReport.js';
-import { ConfigurationError, InvalidInputError } from './errors.js';
 import {
   ESCALATION_TOPICS,
   openEscalationOf,
   planResolution,
   type ResolveEscalationInput,
 } from './escalation.js';
-import { parseInput } from './guards/parseInput.js';
-import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
-import { silentLogger } from './logger.js';
 import {
   type DetectionOptions,
   detectionResultOf,
@@ -32,16 +40,8 @@ import {
   runsOf,
   stepRuns,
 } from './loopRules.js';
-import { parseOptions } from './parseOptions.js';
-import { stateMachineSchema, storageSchema } from './portSchemas.js';
-import type { StateMachine } from './ports.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
-import { SafeEmitter } from './SafeEmitter.js';
-import { assertTaskId } from './sizeLimits.js';
-import { isStorage, type Storage, type StoragePorts, storageOf } from './storage.js';
-import type { Task, TaskStatus } from './task.js';
 import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
-import { assertNonEmptyString, assertTaskStatus, describeValue } from './validate.js';
 
 /** One recovery in {@link LoopDetector.listRecoveries}: its context entry, read back. */
 export interface RecoveryRecord {

@@ -1,9 +1,9 @@
-import type { Attempt } from './attempt.js';
-import type { ContextEntryInput } from './contextEntry.js';
+import type { Attempt } from '../model/attempt.js';
+import type { ContextEntryInput } from '../model/contextEntry.js';
+import { evidenceAttempt } from '../model/sizeLimits.js';
+import type { Task } from '../model/task.js';
 import { blockersKeyOf, orderInsensitiveKey } from './loopRules.js';
 import type { PlannedTransition } from './recoveryPlan.js';
-import { evidenceAttempt } from './sizeLimits.js';
-import type { Task } from './task.js';
 
 /** What the cross-task cycle rule reads. */
 export interface TaskCycleOptions {

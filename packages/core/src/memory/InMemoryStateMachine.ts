@@ -1,16 +1,16 @@
-import type { Clock } from './clock.js';
-import { checkedClock, systemClock } from './clock.js';
-import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from './contextEntry.js';
-import { StorageError } from './errors.js';
-import type { StateMachine } from './ports.js';
+import type { Clock } from '../kernel/clock.js';
+import { checkedClock, systemClock } from '../kernel/clock.js';
+import { StorageError } from '../kernel/errors.js';
+import { UndoJournal } from '../kernel/UndoJournal.js';
+import { assertNonEmptyString, assertTaskStatus } from '../kernel/validate.js';
+import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from '../model/contextEntry.js';
 import {
   validateContextEntryInput,
   validateContextEntryQuery,
   validateTaskInput,
-} from './stateMachineInput.js';
-import type { Task, TaskEvent, TaskInput, TaskStatus } from './task.js';
-import { UndoJournal } from './UndoJournal.js';
-import { assertNonEmptyString, assertTaskStatus } from './validate.js';
+} from '../model/stateMachineInput.js';
+import type { Task, TaskEvent, TaskInput, TaskStatus } from '../model/task.js';
+import type { StateMachine } from '../storage/ports.js';
 
 /** Options of {@link InMemoryStateMachine}. */
 export interface InMemoryStateMachineOptions {

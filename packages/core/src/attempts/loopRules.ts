@@ -1,6 +1,6 @@
-import type { Attempt } from './attempt.js';
-import { normalizeVolatile } from './signatures/normalizeVolatile.js';
-import type { TaskStatus } from './task.js';
+import type { Attempt } from '../model/attempt.js';
+import type { TaskStatus } from '../model/task.js';
+import { normalizeVolatile } from '../signatures/normalizeVolatile.js';
 import { judgeBudget } from './taskBudget.js';
 
 /** The kinds of loop the detector recognises: the seed's three on one task, and a cycle across tasks. */

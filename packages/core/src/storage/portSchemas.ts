@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { portSchema } from '../kernel/optionSchemas.js';
 import type { IterationStore } from './iterationStore.js';
-import { portSchema } from './optionSchemas.js';
 import type { AttemptStore, StateMachine } from './ports.js';
 import type { Storage } from './storage.js';
 

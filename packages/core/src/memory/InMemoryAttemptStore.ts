@@ -1,8 +1,13 @@
-import type { Attempt, AttemptSummary, AttemptSummaryPage, AttemptSummaryPageQuery } from './attempt.js';
-import { validateAttemptInput } from './attemptInput.js';
-import type { AttemptStore } from './ports.js';
-import { isSealedAttempt } from './sealedAttempts.js';
-import { UndoJournal } from './UndoJournal.js';
+import { UndoJournal } from '../kernel/UndoJournal.js';
+import type {
+  Attempt,
+  AttemptSummary,
+  AttemptSummaryPage,
+  AttemptSummaryPageQuery,
+} from '../model/attempt.js';
+import { validateAttemptInput } from '../model/attemptInput.js';
+import { isSealedAttempt } from '../model/sealedAttempts.js';
+import type { AttemptStore } from '../storage/ports.js';
 
 /** Options of {@link InMemoryAttemptStore}. */
 export interface InMemoryAttemptStoreOptions {

@@ -1,14 +1,19 @@
 import type { Logger } from 'pino';
-import type { AsyncStorage, AsyncStoragePorts } from './asyncPorts.js';
-import type { Attempt, AttemptSummary } from './attempt.js';
-import { newAttempt } from './attemptInput.js';
-import { type Clock, checkedClock, systemClock } from './clock.js';
-import { type ContextEntry, RECOVERY_TOPICS } from './contextEntry.js';
+import { type Clock, checkedClock, systemClock } from '../kernel/clock.js';
+import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
+import { silentLogger } from '../kernel/logger.js';
+import { parseOptions } from '../kernel/parseOptions.js';
+import { SafeEmitter } from '../kernel/SafeEmitter.js';
+import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
+import type { Attempt, AttemptSummary } from '../model/attempt.js';
+import { newAttempt } from '../model/attemptInput.js';
+import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import { assertTaskId } from '../model/sizeLimits.js';
+import type { Task } from '../model/task.js';
+import type { AsyncStorage, AsyncStoragePorts } from '../storage/asyncPorts.js';
 import { logLoopDetected, notALoopOutcome } from './detectionReport.js';
-import { ConfigurationError, InvalidInputError } from './errors.js';
 import { ESCALATION_TOPICS, openEscalationOf } from './escalation.js';
 import type { AttemptWithTransition, LoopDetectorEvents, RecoveryOutcome } from './LoopDetector.js';
-import { silentLogger } from './logger.js';
 import {
   type DetectionOptions,
   grantActiveOf,
@@ -16,12 +21,7 @@ import {
   type LoopDetectionResult,
 } from './loopDetection.js';
 import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetectorOptions.js';
-import { parseOptions } from './parseOptions.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
-import { SafeEmitter } from './SafeEmitter.js';
-import { assertTaskId } from './sizeLimits.js';
-import type { Task } from './task.js';
-import { assertNonEmptyString, describeValue } from './validate.js';
 
 /**
  * Options of {@link SharedLoopDetector}: {@link LoopDetectorOptions} without `attemptStore` and

@@ -1,8 +1,4 @@
-import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
-import { InvalidInputError } from './errors.js';
-import { assertTaskId } from './sizeLimits.js';
-import { storableMetadata } from './storableJson.js';
-import type { TaskInput } from './task.js';
+import { InvalidInputError } from '../kernel/errors.js';
 import {
   assertFiniteNumber,
   assertNonEmptyString,
@@ -10,7 +6,11 @@ import {
   assertTaskStatus,
   copyStringArray,
   describeValue,
-} from './validate.js';
+} from '../kernel/validate.js';
+import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
+import { assertTaskId } from './sizeLimits.js';
+import { storableMetadata } from './storableJson.js';
+import type { TaskInput } from './task.js';
 
 function assertPlainObject(value: unknown, name: string): void {
   let isArray: boolean;

@@ -1,8 +1,8 @@
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../kernel/clock.js';
+import { UndoJournal } from '../kernel/UndoJournal.js';
+import type { Storage, StoragePorts } from '../storage/storage.js';
 import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { InMemoryStateMachine } from './InMemoryStateMachine.js';
-import type { Storage, StoragePorts } from './storage.js';
-import { UndoJournal } from './UndoJournal.js';
 
 /** Options of {@link InMemoryStorage}. */
 export interface InMemoryStorageOptions {

@@ -1,5 +1,5 @@
-import { InvalidInputError, LoopGuardError } from './errors.js';
-import { describeValue } from './validate.js';
+import { InvalidInputError, LoopGuardError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
 
 /**
  * How deep metadata may nest (objects and arrays inside each other). Deeper values are rejected, so

@@ -1,6 +1,6 @@
-import type { ContextEntry, ContextEntryInput } from './contextEntry.js';
+import type { ContextEntry, ContextEntryInput } from '../model/contextEntry.js';
+import type { Task, TaskStatus } from '../model/task.js';
 import type { PlannedTransition } from './recoveryPlan.js';
-import type { Task, TaskStatus } from './task.js';
 
 /** Topic of the entry that records a human's resolution of an escalation. */
 export const RESOLUTION_TOPIC = 'loop_resolution';

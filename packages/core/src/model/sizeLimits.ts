@@ -1,6 +1,6 @@
+import { InvalidInputError } from '../kernel/errors.js';
+import { assertNonEmptyString } from '../kernel/validate.js';
 import type { Attempt } from './attempt.js';
-import { InvalidInputError } from './errors.js';
-import { assertNonEmptyString } from './validate.js';
 
 /**
  * The documented maximum sizes of what the detectors store (issue 9, item 14). Larger input is a

@@ -1,5 +1,5 @@
+import { isTaskStatus, TASK_STATUSES, type TaskStatus } from '../model/task.js';
 import { InvalidInputError } from './errors.js';
-import { isTaskStatus, TASK_STATUSES, type TaskStatus } from './task.js';
 
 /**
  * Describes a rejected value briefly for an error message: `undefined`, `null`, `number 42`, `"text"`,

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from './clock.js';
-import { clockSchema, loggerSchema } from './optionSchemas.js';
-import { attemptStoreSchema } from './portSchemas.js';
-import type { AttemptStore } from './ports.js';
+import type { Clock } from '../kernel/clock.js';
+import { clockSchema, loggerSchema } from '../kernel/optionSchemas.js';
+import { attemptStoreSchema } from '../storage/portSchemas.js';
+import type { AttemptStore } from '../storage/ports.js';
 
 /** Options of {@link LoopDetector}; the first four are the seed's. */
 export interface LoopDetectorOptions {

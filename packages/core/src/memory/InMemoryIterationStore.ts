@@ -1,4 +1,5 @@
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { assertNonEmptyString } from '../kernel/validate.js';
 import {
   type IterationCheckpoint,
   type IterationCheckpointInput,
@@ -12,8 +13,7 @@ import {
   validateIterationRecordInput,
   validateIterationSessionInput,
   validateSessionEnd,
-} from './iterationStore.js';
-import { assertNonEmptyString } from './validate.js';
+} from '../storage/iterationStore.js';
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {

@@ -1,4 +1,6 @@
-import type { ContextEntryInput, RECOVERY_TOPICS } from './contextEntry.js';
+import type { ContextEntryInput, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import { evidenceAttempt } from '../model/sizeLimits.js';
+import type { Task, TaskStatus } from '../model/task.js';
 import type { DetectionOptions, LoopDetectionResult } from './loopDetection.js';
 import type { LoopType, LoopVerdict, Recommendation } from './loopRules.js';
 import {
@@ -7,8 +9,6 @@ import {
   UNBLOCK_PERMISSIONS,
   unblockAuthorityContent,
 } from './recoveryContent.js';
-import { evidenceAttempt } from './sizeLimits.js';
-import type { Task, TaskStatus } from './task.js';
 
 /**
  * One status transition a recovery makes.

@@ -1,5 +1,5 @@
-import type { Attempt } from './attempt.js';
-import type { ContextEntry } from './contextEntry.js';
+import type { Attempt } from '../model/attempt.js';
+import type { ContextEntry } from '../model/contextEntry.js';
 import {
   judgeRuns,
   type LoopThresholds,

@@ -1,19 +1,19 @@
+import type { Clock } from '../kernel/clock.js';
+import { systemClock } from '../kernel/clock.js';
+import { InvalidInputError } from '../kernel/errors.js';
+import { UndoJournal } from '../kernel/UndoJournal.js';
+import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
 import type {
   AsyncAttemptStore,
   AsyncStateMachine,
   AsyncStorage,
   AsyncStoragePorts,
   AsyncTransactionOptions,
-} from './asyncPorts.js';
-import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
-import { InvalidInputError } from './errors.js';
+} from '../storage/asyncPorts.js';
+import type { AttemptStore, StateMachine } from '../storage/ports.js';
+import type { StoragePorts } from '../storage/storage.js';
 import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { InMemoryStateMachine } from './InMemoryStateMachine.js';
-import type { AttemptStore, StateMachine } from './ports.js';
-import type { StoragePorts } from './storage.js';
-import { UndoJournal } from './UndoJournal.js';
-import { assertNonEmptyString, describeValue } from './validate.js';
 
 const STATE_MACHINE_METHODS = [
   'getTask',
