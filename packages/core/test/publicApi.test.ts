@@ -45,10 +45,10 @@ describe('public API', () => {
         'storageOf',
         'synthesizeFeedback',
         'systemClock',
-        // asynchronous storage and the shared detector (issue 13)
+        // asynchronous storage and the shared detector
         'SharedLoopDetector',
         'asyncInMemoryStorage',
-        // step-level loop detection (issue 10)
+        // step-level loop detection
         'ClaudeStreamJsonParser',
         'DEFAULT_EXEMPT_COMMANDS',
         'DEFAULT_EXEMPT_TOOLS',
@@ -59,7 +59,7 @@ describe('public API', () => {
         'StepLoopDetector',
         'isStepLoopDetectionEnabled',
         'setStepLoopDetectionEnabled',
-        // storable metadata and size limits (issue 9)
+        // storable metadata and size limits
         'MAX_METADATA_DEPTH',
         'SIZE_LIMITS',
       ].sort(),
