@@ -54,6 +54,8 @@ describe('public API', () => {
         'DEFAULT_EXEMPT_TOOLS',
         'JsonlStepParser',
         'STEP_LOOP_TOPICS',
+        'STEP_SNAPSHOT_FORMAT',
+        'STEP_SNAPSHOT_VERSION',
         'StepLoopDetector',
         'isStepLoopDetectionEnabled',
         'setStepLoopDetectionEnabled',
