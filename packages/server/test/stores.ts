@@ -32,6 +32,8 @@ export interface TestStore {
   detector: LoopDetector | SharedLoopDetector;
   /** The SQLite database (`undefined` on PostgreSQL). */
   database: LoopGuardDatabase | undefined;
+  /** The PostgreSQL cluster (throws on SQLite). */
+  cluster(): ThrowawayCluster;
   upsertTask(input: TaskInput): Promise<void>;
   addContextEntry(input: ContextEntryInput): Promise<void>;
   recordAttempt(
@@ -77,6 +79,9 @@ export function useStores(
         clock,
         detector,
         database,
+        cluster: () => {
+          throw new Error('a SQLite store has no cluster');
+        },
         upsertTask: async (input) => void database.stateMachine.upsertTask(input),
         addContextEntry: async (input) => void database.stateMachine.addContextEntry(input),
         recordAttempt: async (...args) => void detector.recordAttempt(...args),
@@ -86,11 +91,12 @@ export function useStores(
         },
       };
     }
-    if (cluster === undefined)
+    const running = cluster;
+    if (running === undefined)
       throw new Error('the PostgreSQL cluster did not start (see the beforeAll error)');
     schemas += 1;
     const storage = await openPostgresStorage({
-      connectionString: cluster.connectionString,
+      connectionString: running.connectionString,
       schema: `server_${process.pid}_${schemas}`,
       clock,
     });
@@ -102,6 +108,7 @@ export function useStores(
       clock,
       detector,
       database: undefined,
+      cluster: () => running,
       upsertTask: async (input) => void (await stateMachine.upsertTask(input)),
       addContextEntry: async (input) => void (await stateMachine.addContextEntry(input)),
       recordAttempt: async (...args) => void (await detector.recordAttempt(...args)),
