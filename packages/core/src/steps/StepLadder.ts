@@ -3,40 +3,50 @@ export type LadderRung = 'continue' | 'nudge' | 'stop';
 
 /**
  * The ladder, not a guillotine: the first hit of a loop nudges; when the loop goes on for
- * `stopAfter` more hits with nothing fresh, it stops. Fresh evidence (a new action or a new
- * observation) puts the ladder back on the ground.
+ * `stopAfter` more hits after the nudge could be heard (hits at later steps than the nudge), it
+ * stops. An informative turn puts the ladder back on the ground.
  *
  * @example
- * const ladder = new StepLadder(2);
- * ladder.climb(); // 'nudge'
- * ladder.climb(); // 'continue' (the nudge is still being given its chance)
- * ladder.climb(); // 'stop'
+ * const ladder = new StepLadder(1);
+ * ladder.climb(5); // 'nudge'
+ * ladder.climb(8); // 'stop'
  */
 export class StepLadder {
-  private nudged = false;
+  private nudgedAt = -1;
   private hitsSinceNudge = 0;
 
   /** @param stopAfter - hits after the nudge that make a stop (integer ≥ 1). */
   constructor(private readonly stopAfter: number) {}
 
-  /** Whether a nudge was given and no fresh evidence has come since. */
+  /** Whether a nudge was given and nothing was learned since. */
   get isNudged(): boolean {
-    return this.nudged;
+    return this.nudgedAt !== -1;
   }
 
-  /** Records one hit and returns the rung it reaches. */
-  climb(): LadderRung {
-    if (!this.nudged) {
-      this.nudged = true;
+  /** The state, for snapshots: the nudge's step (`-1`: none) and the hits since. */
+  get state(): { nudgedAt: number; hitsSinceNudge: number } {
+    return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge };
+  }
+
+  /** Restores {@link state}. */
+  restore(state: { nudgedAt: number; hitsSinceNudge: number }): void {
+    this.nudgedAt = state.nudgedAt;
+    this.hitsSinceNudge = state.hitsSinceNudge;
+  }
+
+  /** Records one hit at `step` and returns the rung it reaches. */
+  climb(step: number): LadderRung {
+    if (this.nudgedAt === -1) {
+      this.nudgedAt = step;
       return 'nudge';
     }
-    this.hitsSinceNudge++;
+    if (step > this.nudgedAt) this.hitsSinceNudge++;
     return this.hitsSinceNudge >= this.stopAfter ? 'stop' : 'continue';
   }
 
-  /** Fresh evidence: the next hit nudges again. */
+  /** Something was learned: the next hit nudges again. */
   reset(): void {
-    this.nudged = false;
+    this.nudgedAt = -1;
     this.hitsSinceNudge = 0;
   }
 }
