@@ -50,6 +50,8 @@ console.log(`| --- | ${scored.map(() => '---').join(' | ')} |`);
 for (const [label, key] of lines) console.log(`| ${label} | ${scored.map((s) => s.row[key]).join(' | ')} |`);
 if (process.argv.includes('--details')) {
   for (const s of scored) {
-    console.log(`\n## ${s.name}\nmissed:\n  ${s.details.missed.join('\n  ')}\nfalse stops:\n  ${s.details.falseStops.join('\n  ')}\ndelays:\n  ${s.details.delays.join('\n  ')}`);
+    console.log(
+      `\n## ${s.name}\nmissed:\n  ${s.details.missed.join('\n  ')}\nfalse stops:\n  ${s.details.falseStops.join('\n  ')}\ndelays:\n  ${s.details.delays.join('\n  ')}`,
+    );
   }
 }

@@ -1,4 +1,4 @@
-// Memory of read-only calls (issue 9, item 8): 500,000 detectLoop calls on distinct unknown task
+// Memory of read-only calls: 500,000 detectLoop calls on distinct unknown task
 // ids must not grow the heap. For comparison, the same run records one attempt on each of 50,000
 // distinct ids (which the detector must keep).
 // Run: npx tsc -b && node --expose-gc scripts/bench-unknown-tasks.mjs

@@ -3,6 +3,9 @@
 # Extra arguments go to the command, e.g. `bash scripts/demo.sh --serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/stage.sh
+source scripts/lib/stage.sh
 bash scripts/setup.sh
-bash scripts/pnpm.sh exec tsc -b
+stage "building (tsc -b)" bash scripts/pnpm.sh exec tsc -b
+stages_done
 node packages/cli/dist/bin.js demo "$@"

@@ -78,7 +78,10 @@ export function scoreLabelled(create, corpus) {
         caught++;
         delays.push(stop - loop.certainAt);
         details.delays.push(`${key}@${loop.certainAt}: ${stop - loop.certainAt}`);
-      } else details.missed.push(`${key} ${loop.kind} certain ${loop.certainAt} (stops ${stops.join(',') || '-'}; nudges ${nudges.join(',') || '-'})`);
+      } else
+        details.missed.push(
+          `${key} ${loop.kind} certain ${loop.certainAt} (stops ${stops.join(',') || '-'}; nudges ${nudges.join(',') || '-'})`,
+        );
       if (stop !== undefined || nudges.some(inWindow)) caughtAny++;
     }
     row[`kind:${kind}`] = `${k}/${ofKind.length}`;

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 
-// --- sticky escalations and cross-task cycles (issue 9) ---
+// --- sticky escalations and cross-task cycles ---
 export type { EscalationResolution, ResolveEscalationInput } from './attempts/escalation.js';
 export type {
   AttemptWithTransition,
@@ -21,9 +21,9 @@ export {
   type RecoveryOutcome,
 } from './attempts/LoopDetector.js';
 export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './attempts/loopDetectorOptions.js';
-export type { LoopType, Recommendation } from './attempts/loopRules.js';
+export type { LoopType, Recommendation } from './attempts/loopVerdict.js';
 export { SharedLoopDetector, type SharedLoopDetectorOptions } from './attempts/SharedLoopDetector.js';
-// --- stagnation circuit breaker (issue 11) ---
+// --- stagnation circuit breaker ---
 export type { StagnationBreakerOptions } from './breaker/breakerOptions.js';
 export type { BreakerSnapshot } from './breaker/breakerSnapshot.js';
 export type {
@@ -37,7 +37,7 @@ export type {
   SignalStatus,
 } from './breaker/breakerTypes.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from './breaker/StagnationBreaker.js';
-// --- iteration safety guards, error signatures, iteration control (issue 4) ---
+// --- iteration safety guards, error signatures, iteration control ---
 export { checkCircuitBreaker } from './guards/checkCircuitBreaker.js';
 export { checkMaxIterations } from './guards/checkMaxIterations.js';
 export { checkQualityRegression } from './guards/checkQualityRegression.js';
@@ -121,10 +121,10 @@ export {
 } from './kernel/errors.js';
 export type { Logger } from './kernel/logger.js';
 export { InMemoryAttemptStore, type InMemoryAttemptStoreOptions } from './memory/InMemoryAttemptStore.js';
-// --- iteration-store port (issue 5) ---
+// --- iteration-store port ---
 export { InMemoryIterationStore } from './memory/InMemoryIterationStore.js';
 export { InMemoryStateMachine, type InMemoryStateMachineOptions } from './memory/InMemoryStateMachine.js';
-// --- storage seam: the ports that share one store and their transaction (issue 8) ---
+// --- storage seam: the ports that share one store and their transaction ---
 export { InMemoryStorage, type InMemoryStorageOptions } from './memory/InMemoryStorage.js';
 export { type AsyncInMemoryStorageOptions, asyncInMemoryStorage } from './memory/toAsyncStorage.js';
 export type {
@@ -142,7 +142,7 @@ export {
   RECOVERY_TOPICS,
   type RecoveryTopic,
 } from './model/contextEntry.js';
-// storable metadata and size limits (issue 9)
+// storable metadata and size limits
 export { SIZE_LIMITS } from './model/sizeLimits.js';
 export { MAX_METADATA_DEPTH } from './model/storableJson.js';
 export {
@@ -154,7 +154,7 @@ export {
   type TaskStatus,
 } from './model/task.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
-// --- step-level loop detection (issue 10) ---
+// --- step-level loop detection ---
 export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
 export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from './steps/globalSwitch.js';
@@ -170,7 +170,14 @@ export type { StepLoopType } from './steps/StepRule.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from './steps/step.js';
 export type { StepEvidence } from './steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from './steps/stepLoopDetectorOptions.js';
-// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts (issue 13) ---
+export {
+  type SnapshotJson,
+  type SnapshotPart,
+  STEP_SNAPSHOT_FORMAT,
+  STEP_SNAPSHOT_VERSION,
+  type StepDetectorSnapshot,
+} from './steps/stepSnapshot.js';
+// --- asynchronous storage ports and SharedLoopDetector, for workers on several hosts ---
 export type {
   AsyncAttemptStore,
   AsyncPort,

@@ -15,7 +15,7 @@ export {
   planResolution,
   RESOLUTION_TOPIC,
 } from './attempts/escalation.js';
-// --- storage seam: pure judging and recovery planning shared by every detector shell (issue 8) ---
+// --- storage seam: pure judging and recovery planning shared by every detector shell ---
 export {
   type DetectionOptions,
   detectionResultOf,
@@ -33,12 +33,12 @@ export {
   blockersKeyOf,
   judgeRuns,
   type LoopThresholds,
-  type LoopVerdict,
   orderInsensitiveKey,
   type RunState,
   runsOf,
   stepRuns,
 } from './attempts/loopRules.js';
+export type { LoopVerdict } from './attempts/loopVerdict.js';
 export { UNBLOCK_PERMISSIONS } from './attempts/recoveryContent.js';
 export { type PlannedTransition, planRecovery, type RecoveryPlan } from './attempts/recoveryPlan.js';
 export {
@@ -47,7 +47,7 @@ export {
   type TaskCycle,
   type TaskCycleOptions,
 } from './attempts/taskCycle.js';
-// --- stagnation circuit breaker (issue 11) ---
+// --- stagnation circuit breaker ---
 export {
   DEFAULT_COOLDOWN_MS,
   DEFAULT_SAME_ERROR_THRESHOLD,
@@ -132,11 +132,9 @@ export {
   assertFiniteNumber,
   assertNonEmptyString,
   assertStringArray,
-  assertTaskStatus,
   describeValue,
 } from './kernel/validate.js';
 export { type AsyncTransactionRunner, toAsyncStorage } from './memory/toAsyncStorage.js';
-// --- attempt construction and validation shared by the detector shells and the adapters (issue 13) ---
 export { newAttempt, validateAttemptInput } from './model/attemptInput.js';
 export { nextAttemptTimestamp } from './model/attemptOrder.js';
 export { isSealedAttempt, sealAttempt } from './model/sealedAttempts.js';
@@ -147,6 +145,8 @@ export {
   validateTaskInput,
 } from './model/stateMachineInput.js';
 export { storableCopy, storableMetadata } from './model/storableJson.js';
+// --- attempt construction and validation shared by the detector shells and the adapters ---
+export { assertTaskStatus } from './model/task.js';
 export { type InfrastructureKind, infrastructureKindOf } from './signatures/infrastructure.js';
 export { normalizeVolatile, stripAnsi } from './signatures/normalizeVolatile.js';
 export {
@@ -154,7 +154,7 @@ export {
   type OutputSignatureBasis,
   outputSignature,
 } from './signatures/outputSignature.js';
-// --- linear-time parsing of agent output (issue 9) ---
+// --- linear-time parsing of agent output ---
 export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
 export { failingTestNames } from './signatures/testNames.js';
 export {

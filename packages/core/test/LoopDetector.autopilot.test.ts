@@ -7,7 +7,7 @@ function detector(options: ConstructorParameters<typeof LoopDetector>[1] = {}) {
   return { clock, stateMachine, detector: new LoopDetector(stateMachine, { clock, ...options }) };
 }
 
-describe('blocker lists compare exactly (issue 9, item 5)', () => {
+describe('blocker lists compare exactly', () => {
   it("['a\\0b', 'c'] and ['a', 'b\\0c'] are different blockers: no blocked spin", () => {
     const { detector: d, clock } = detector();
     for (const blockers of [
@@ -33,7 +33,7 @@ describe('blocker lists compare exactly (issue 9, item 5)', () => {
   });
 });
 
-describe('near-duplicate blockers compare by signature (issue 9, item 10)', () => {
+describe('near-duplicate blockers compare by signature', () => {
   const timeouts = ['ETIMEDOUT after 1001 ms', 'ETIMEDOUT after 1003 ms', 'ETIMEDOUT after 1010 ms'];
 
   it('errors whose text changes every time are the same blocker; the raw text is the evidence', () => {
@@ -63,7 +63,7 @@ describe('near-duplicate blockers compare by signature (issue 9, item 10)', () =
   });
 });
 
-describe('a budget per task (issue 9, item 11)', () => {
+describe('a budget per task', () => {
   const vary = (d: LoopDetector, count: number) => {
     for (let i = 0; i < count; i++) d.recordAttempt('T1', 'in_progress', [], [`tweaked line ${i}`]);
   };
@@ -101,7 +101,7 @@ describe('a budget per task (issue 9, item 11)', () => {
   });
 });
 
-describe('messages read as sentences (issue 9, item 9)', () => {
+describe('messages read as sentences', () => {
   it('a missing array item reads "is undefined", not "undefined undefined"', () => {
     const { detector: d } = detector();
     // biome-ignore lint/suspicious/noSparseArray: a hole is the point of the test

@@ -585,7 +585,7 @@ describe('two rules corrected against WeatherVane cases', () => {
     stateMachine.upsertTask({ id: 'T1' });
     for (let i = 0; i < 3; i++) detector.recordAttempt('T1', 'blocked', [], [], `s${i}`);
     expect(detector.detectLoop('T1').isLooping).toBe(false);
-    // judged as no progress: a loop from maxAttemptsBeforeForceNext identical attempts (issue 9)
+    // judged as no progress: a loop from maxAttemptsBeforeForceNext identical attempts
     for (let i = 3; i < 5; i++) detector.recordAttempt('T1', 'blocked', [], [], `s${i}`);
     const result = detector.detectLoop('T1');
     expect(result).toMatchObject({
@@ -615,7 +615,7 @@ describe('two rules corrected against WeatherVane cases', () => {
   });
 });
 
-describe('read-only calls keep nothing in memory (issue 9, item 8)', () => {
+describe('read-only calls keep nothing in memory', () => {
   /** The detector's per-task tracks: what memory it keeps per task id. */
   const tracksOf = (detector: LoopDetector) =>
     (detector as unknown as { tracks: Map<string, unknown> }).tracks;
@@ -649,7 +649,7 @@ describe('read-only calls keep nothing in memory (issue 9, item 8)', () => {
   });
 });
 
-describe('size limits (issue 9, item 14)', () => {
+describe('size limits', () => {
   it('a task id longer than SIZE_LIMITS.taskIdLength is an InvalidInputError; nothing is recorded', () => {
     const { detector, attemptStore, stateMachine } = makeDetector();
     const long = 'T'.repeat(SIZE_LIMITS.taskIdLength + 1);

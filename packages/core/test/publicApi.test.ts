@@ -45,19 +45,21 @@ describe('public API', () => {
         'storageOf',
         'synthesizeFeedback',
         'systemClock',
-        // asynchronous storage and the shared detector (issue 13)
+        // asynchronous storage and the shared detector
         'SharedLoopDetector',
         'asyncInMemoryStorage',
-        // step-level loop detection (issue 10)
+        // step-level loop detection
         'ClaudeStreamJsonParser',
         'DEFAULT_EXEMPT_COMMANDS',
         'DEFAULT_EXEMPT_TOOLS',
         'JsonlStepParser',
         'STEP_LOOP_TOPICS',
+        'STEP_SNAPSHOT_FORMAT',
+        'STEP_SNAPSHOT_VERSION',
         'StepLoopDetector',
         'isStepLoopDetectionEnabled',
         'setStepLoopDetectionEnabled',
-        // storable metadata and size limits (issue 9)
+        // storable metadata and size limits
         'MAX_METADATA_DEPTH',
         'SIZE_LIMITS',
       ].sort(),

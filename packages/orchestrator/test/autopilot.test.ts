@@ -8,7 +8,7 @@ import { type ExecutionResult, type ExecutorReport, ManualTimer, OrchestratorLoo
 import { T0 } from './helpers.js';
 
 /**
- * The documented tick flow over a SQLite file (issue 9): a policy that keeps picking tasks, an
+ * The documented tick flow over a SQLite file: a policy that keeps picking tasks, an
  * executor that reports scripted results, and `tick()` after `tick()`, one minute apart.
  */
 const opened: Array<{ database: LoopGuardDatabase; dir: string }> = [];
@@ -59,7 +59,7 @@ const recoveries = (results: ExecutionResult[]) =>
     r.details.recovery?.applied ? [`${r.tickNumber}:${r.details.recovery.action}`] : [],
   );
 
-describe('force_next is reachable through ticks (issue 9, item 2)', () => {
+describe('force_next is reachable through ticks', () => {
   it('12 ticks of identical work: force_next at tick 6 and 12, never escalate', async () => {
     const work = ['Read file A', 'Parse config'];
     const a = autopilot(
@@ -94,7 +94,7 @@ describe('force_next is reachable through ticks (issue 9, item 2)', () => {
   });
 });
 
-describe('an escalation sticks until resolved (issue 9, item 3)', () => {
+describe('an escalation sticks until resolved', () => {
   it('the escalated task is skipped, stays blocked, and runs again after resolveEscalation', async () => {
     const a = autopilot(
       () => 'T6.2.3',
@@ -158,7 +158,7 @@ describe('a task that makes progress is not flagged', () => {
   });
 });
 
-describe('cross-task cycles (issue 9, item 12)', () => {
+describe('cross-task cycles', () => {
   it('T1 → T2 → T3 → T1 … without progress is caught after three rounds and escalates all three', async () => {
     const order = ['T1', 'T2', 'T3'];
     let pick = 0;
@@ -207,7 +207,7 @@ describe('cross-task cycles (issue 9, item 12)', () => {
   });
 });
 
-describe('recovery history through the detector (issue 9, item 13)', () => {
+describe('recovery history through the detector', () => {
   it('lists a task’s recoveries, or all, newest first, without SQL', async () => {
     const a = autopilot(
       () => 'T3.4.3',

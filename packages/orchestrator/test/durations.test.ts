@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_DELAY, OrchestratorLoop, systemTimer } from '../src/index.js';
 import { scriptedPolicy } from './helpers.js';
 
-describe('duration options are range-checked against the timer limit (issue 9, item 6)', () => {
+describe('duration options are range-checked against the timer limit', () => {
   const base = () => ({
     stateMachine: new InMemoryStateMachine(),
     policy: scriptedPolicy([]),

@@ -1,4 +1,4 @@
-// --- asynchronous twin of the database (issue 13) ---
+// --- asynchronous twin of the database ---
 export { asyncSqliteStorage } from './asyncSqliteStorage.js';
 export { type BusyRetryPolicy, DEFAULT_BUSY_RETRY } from './busyRetry.js';
 export {
@@ -17,7 +17,7 @@ export {
 } from './openLoopGuardDatabase.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
-// --- guarded runs of `loopguard run` (issue 11) ---
+// --- guarded runs of `loopguard run` ---
 export {
   type RunIterationRecord,
   type RunRecord,

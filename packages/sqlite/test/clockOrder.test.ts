@@ -2,7 +2,7 @@ import { InMemoryStorage, LoopDetector, ManualClock } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import { openLoopGuardDatabase } from '../src/index.js';
 
-/** A clock that goes back between attempts: one ordering rule for memory and storage (issue 9, item 4). */
+/** A clock that goes back between attempts: one ordering rule for memory and storage. */
 describe('a clock that goes backwards', () => {
   const scenario = async (
     storageOf: (clock: ManualClock) => ConstructorParameters<typeof LoopDetector>[0],

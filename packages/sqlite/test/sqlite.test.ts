@@ -145,7 +145,7 @@ describe('openLoopGuardDatabase', () => {
       ConfigurationError,
     );
     expect(() => openLoopGuardDatabase(':memory:', { busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
-    // 2^31 would wrap to a negative busy_timeout (issue 9, item 6)
+    // 2^31 would wrap to a negative busy_timeout
     expect(() => openLoopGuardDatabase(':memory:', { busyTimeoutMs: 2 ** 31 })).toThrow(/"busyTimeoutMs"/);
     expect(() =>
       openLoopGuardDatabase(':memory:', { busyRetry: { retries: 1, initialDelayMs: 2 ** 31 } }),

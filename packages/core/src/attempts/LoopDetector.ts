@@ -6,14 +6,14 @@ import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
-import { assertNonEmptyString, assertTaskStatus, describeValue } from '../kernel/validate.js';
+import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
 import { InMemoryAttemptStore } from '../memory/InMemoryAttemptStore.js';
 import type { Attempt, AttemptSummary } from '../model/attempt.js';
 import { newAttempt } from '../model/attemptInput.js';
 import { nextAttemptTimestamp } from '../model/attemptOrder.js';
 import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
 import { assertTaskId } from '../model/sizeLimits.js';
-import type { Task, TaskStatus } from '../model/task.js';
+import { assertTaskStatus, type Task, type TaskStatus } from '../model/task.js';
 import { stateMachineSchema, storageSchema } from '../storage/portSchemas.js';
 import type { StateMachine } from '../storage/ports.js';
 import { isStorage, type Storage, type StoragePorts, storageOf } from '../storage/storage.js';
@@ -32,14 +32,9 @@ import {
   type LoopDetectionResult,
 } from './loopDetection.js';
 import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetectorOptions.js';
-import {
-  judgeRuns,
-  type LoopType,
-  type Recommendation,
-  type RunState,
-  runsOf,
-  stepRuns,
-} from './loopRules.js';
+import { judgeRuns, type RunState, runsOf, stepRuns } from './loopRules.js';
+import type { LoopType, Recommendation } from './loopVerdict.js';
+import type { RecoveryOutcome } from './recoveryOutcome.js';
 import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
 import { findTaskCycle, planCycleRecovery, type TaskCycleOptions } from './taskCycle.js';
 
@@ -81,27 +76,7 @@ export interface EscalationResolved {
 
 export type { LoopDetectionResult } from './loopDetection.js';
 
-/** What {@link LoopDetector.applyRecovery} returns. */
-export type RecoveryOutcome =
-  | {
-      /** A recovery was written. */
-      applied: true;
-      taskId: string;
-      /** The recovery written. */
-      action: Recommendation;
-      loopType: LoopType;
-      /** The context entry written. */
-      entry: ContextEntry;
-      /** The task after the recovery; `null` when the state machine does not know the task. */
-      task: Task | null;
-    }
-  | {
-      /** Nothing was written. */
-      applied: false;
-      taskId: string;
-      /** Why nothing was written: the result was not a loop, or the loop no longer holds in storage. */
-      reason: string;
-    };
+export type { RecoveryOutcome } from './recoveryOutcome.js';
 
 /** Events of {@link LoopDetector} (eventemitter3). */
 export interface LoopDetectorEvents {

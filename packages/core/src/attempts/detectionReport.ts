@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../kernel/errors.js';
 import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
-import type { RecoveryOutcome } from './LoopDetector.js';
 import type { LoopDetectionResult } from './loopDetection.js';
+import type { RecoveryOutcome } from './recoveryOutcome.js';
 
 /**
  * Checks the argument of `applyRecovery` (both detector shells). Returns the "not a loop" outcome

@@ -1,13 +1,7 @@
 import type { Attempt } from '../model/attempt.js';
 import type { ContextEntry } from '../model/contextEntry.js';
-import {
-  judgeRuns,
-  type LoopThresholds,
-  type LoopType,
-  type LoopVerdict,
-  type Recommendation,
-  runsOf,
-} from './loopRules.js';
+import { judgeRuns, type LoopThresholds, runsOf } from './loopRules.js';
+import type { LoopType, LoopVerdict, Recommendation } from './loopVerdict.js';
 
 /** What {@link LoopDetector.detectLoop} returns. */
 export interface LoopDetectionResult {

@@ -1,18 +1,8 @@
 import type { Attempt } from '../model/attempt.js';
 import type { TaskStatus } from '../model/task.js';
 import { normalizeVolatile } from '../signatures/normalizeVolatile.js';
+import type { LoopVerdict } from './loopVerdict.js';
 import { judgeBudget } from './taskBudget.js';
-
-/** The kinds of loop the detector recognises: the seed's three on one task, and a cycle across tasks. */
-export type LoopType =
-  | 'completed_task_revisit'
-  | 'blocked_task_spin'
-  | 'no_progress_repeat'
-  | 'cross_task_cycle'
-  | 'attempt_budget_exhausted';
-
-/** The recovery a detection recommends. */
-export type Recommendation = 'force_next' | 'unblock_authority' | 'escalate';
 
 /** The thresholds the rules read. */
 export interface LoopThresholds {
@@ -49,16 +39,6 @@ export interface RunState {
   blockRun: number;
   /** Newest attempts in a row that are identical: same status, same blockers and same completed work. */
   workRun: number;
-}
-
-/** A judged loop, before evidence is attached. */
-export interface LoopVerdict {
-  loopType: LoopType;
-  recommendation: Recommendation;
-  /** Attempts in the run that makes the loop. */
-  attemptCount: number;
-  /** Why escalation was chosen; `null` for other recommendations. */
-  reason: string | null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { LoopVerdict } from './loopRules.js';
+import type { LoopVerdict } from './loopVerdict.js';
 
 /** The permissions an unblock-authority entry grants, in the seed's words. */
 export const UNBLOCK_PERMISSIONS = Object.freeze([

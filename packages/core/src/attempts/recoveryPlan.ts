@@ -2,7 +2,7 @@ import type { ContextEntryInput, RECOVERY_TOPICS } from '../model/contextEntry.j
 import { evidenceAttempt } from '../model/sizeLimits.js';
 import type { Task, TaskStatus } from '../model/task.js';
 import type { DetectionOptions, LoopDetectionResult } from './loopDetection.js';
-import type { LoopType, LoopVerdict, Recommendation } from './loopRules.js';
+import type { LoopType, LoopVerdict, Recommendation } from './loopVerdict.js';
 import {
   escalationContent,
   forceNextContent,

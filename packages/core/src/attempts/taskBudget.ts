@@ -1,4 +1,4 @@
-import type { LoopVerdict } from './loopRules.js';
+import type { LoopVerdict } from './loopVerdict.js';
 
 /**
  * The per-task attempt budget: an agent whose reports vary a little every attempt escapes the three

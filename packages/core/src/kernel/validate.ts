@@ -1,4 +1,3 @@
-import { isTaskStatus, TASK_STATUSES, type TaskStatus } from '../model/task.js';
 import { InvalidInputError } from './errors.js';
 
 /**
@@ -33,15 +32,6 @@ export function describeValue(value: unknown): string {
 export function assertNonEmptyString(value: unknown, name: string): asserts value is string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new InvalidInputError(`${name} must be a non-empty string, got ${describeValue(value)}`);
-  }
-}
-
-/** Throws unless `value` is a task status. */
-export function assertTaskStatus(value: unknown, name: string): asserts value is TaskStatus {
-  if (!isTaskStatus(value)) {
-    throw new InvalidInputError(
-      `${name} must be one of ${TASK_STATUSES.join(', ')}, got ${describeValue(value)}`,
-    );
   }
 }
 

@@ -2,14 +2,20 @@ import type { Clock } from '../kernel/clock.js';
 import { checkedClock, systemClock } from '../kernel/clock.js';
 import { StorageError } from '../kernel/errors.js';
 import { UndoJournal } from '../kernel/UndoJournal.js';
-import { assertNonEmptyString, assertTaskStatus } from '../kernel/validate.js';
+import { assertNonEmptyString } from '../kernel/validate.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from '../model/contextEntry.js';
 import {
   validateContextEntryInput,
   validateContextEntryQuery,
   validateTaskInput,
 } from '../model/stateMachineInput.js';
-import type { Task, TaskEvent, TaskInput, TaskStatus } from '../model/task.js';
+import {
+  assertTaskStatus,
+  type Task,
+  type TaskEvent,
+  type TaskInput,
+  type TaskStatus,
+} from '../model/task.js';
 import type { StateMachine } from '../storage/ports.js';
 
 /** Options of {@link InMemoryStateMachine}. */

@@ -1,14 +1,9 @@
 import { InvalidInputError } from '../kernel/errors.js';
-import {
-  assertFiniteNumber,
-  assertStringArray,
-  assertTaskStatus,
-  copyStringArray,
-  describeValue,
-} from '../kernel/validate.js';
+import { assertFiniteNumber, assertStringArray, copyStringArray, describeValue } from '../kernel/validate.js';
 import type { Attempt } from './attempt.js';
 import { sealAttempt } from './sealedAttempts.js';
 import { assertBoundedList, assertTaskId, boundedList, SIZE_LIMITS } from './sizeLimits.js';
+import { assertTaskStatus } from './task.js';
 
 /**
  * Rejects anything that is not a well-formed {@link Attempt}, naming the argument, before a store writes it.

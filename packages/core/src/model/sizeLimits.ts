@@ -3,7 +3,7 @@ import { assertNonEmptyString } from '../kernel/validate.js';
 import type { Attempt } from './attempt.js';
 
 /**
- * The documented maximum sizes of what the detectors store (issue 9, item 14). Larger input is a
+ * The documented maximum sizes of what the detectors store. Larger input is a
  * typed error (task ids; attempts handed straight to an adapter) or truncated with a marker (the
  * lists an attempt records and the evidence copied into a recovery), never stored in full.
  * @example if (taskId.length > SIZE_LIMITS.taskIdLength) …

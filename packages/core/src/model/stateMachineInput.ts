@@ -3,14 +3,13 @@ import {
   assertFiniteNumber,
   assertNonEmptyString,
   assertStringArray,
-  assertTaskStatus,
   copyStringArray,
   describeValue,
 } from '../kernel/validate.js';
 import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
 import { assertTaskId } from './sizeLimits.js';
 import { storableMetadata } from './storableJson.js';
-import type { TaskInput } from './task.js';
+import { assertTaskStatus, type TaskInput } from './task.js';
 
 function assertPlainObject(value: unknown, name: string): void {
   let isArray: boolean;

@@ -1,3 +1,6 @@
+import { InvalidInputError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
+
 /**
  * The statuses a task moves through.
  * `pending | in_progress | needs_review | needs_improvement | done | blocked`.
@@ -61,4 +64,13 @@ export interface TaskEvent {
 /** Whether `value` is one of {@link TASK_STATUSES}. */
 export function isTaskStatus(value: unknown): value is TaskStatus {
   return typeof value === 'string' && (TASK_STATUSES as readonly string[]).includes(value);
+}
+
+/** Throws unless `value` is a task status. */
+export function assertTaskStatus(value: unknown, name: string): asserts value is TaskStatus {
+  if (!isTaskStatus(value)) {
+    throw new InvalidInputError(
+      `${name} must be one of ${TASK_STATUSES.join(', ')}, got ${describeValue(value)}`,
+    );
+  }
 }

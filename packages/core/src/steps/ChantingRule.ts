@@ -1,6 +1,7 @@
 import { MIN_SEGMENT, proseOf, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
+
 /** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
 const MIN_CHANT_LENGTH = 256;
 /** Length of the tail searched for when a message repeats text with no line or sentence breaks. */

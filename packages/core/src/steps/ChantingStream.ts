@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { isFence, isMarkupLine, MIN_SEGMENT, segmentKey } from './chantText.js';
+import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** Characters of the newest prose kept for the check of text repeated without breaks. */
 const WINDOW = 8192;
@@ -26,7 +28,7 @@ export interface StreamChant {
  * const stream = new ChantingStream(20, 0.5);
  * for (let i = 0; i < 30; i++) stream.push('I will now fix the test.\n'); // non-null from the 20th line
  */
-export class ChantingStream {
+export class ChantingStream implements SnapshotPart {
   private carry = '';
   private inCode = false;
   private counts = new Map<string, number>();
@@ -53,6 +55,31 @@ export class ChantingStream {
     this.proseLength = 0;
     this.window = '';
     this.sinceCheck = 0;
+  }
+
+  /** The state of the message being streamed (bounded: the window, the counts, the unfinished line). */
+  snapshot(): SnapshotJson {
+    return {
+      carry: this.carry,
+      inCode: this.inCode,
+      counts: [...this.counts],
+      best: { ...this.best },
+      proseLength: this.proseLength,
+      window: this.window,
+      sinceCheck: this.sinceCheck,
+    };
+  }
+
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const s = parseSnapshotPart(streamStateSchema, state, 'snapshot.rules.partial_message');
+    this.carry = s.carry;
+    this.inCode = s.inCode;
+    this.counts = new Map(s.counts);
+    this.best = s.best;
+    this.proseLength = s.proseLength;
+    this.window = s.window;
+    this.sinceCheck = s.sinceCheck;
   }
 
   /** Adds the next piece of the message; returns the chant once it is certain, else `null`. */
@@ -117,3 +144,14 @@ export class ChantingStream {
     return { segment: tail, count };
   }
 }
+
+const count = z.number().int().nonnegative();
+const streamStateSchema = z.object({
+  carry: z.string(),
+  inCode: z.boolean(),
+  counts: z.array(z.tuple([z.string(), count])),
+  best: z.object({ segment: z.string(), count }),
+  proseLength: count,
+  window: z.string(),
+  sinceCheck: count,
+});

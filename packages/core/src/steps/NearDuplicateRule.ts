@@ -1,5 +1,5 @@
-import { jaccard, sketchOf, targetsOf } from './sketch.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { jaccard, sketchOf, targetsOf } from './sketch.js';
 import type { StepHistory, Turn } from './stepHistory.js';
 
 /** The turn's sketch, computed once. */

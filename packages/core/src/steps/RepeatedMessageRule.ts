@@ -1,5 +1,5 @@
-import { jaccard, sketchOf } from './sketch.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { jaccard, sketchOf } from './sketch.js';
 import type { MessageTurn, StepHistory } from './stepHistory.js';
 
 function messageSketch(message: MessageTurn) {

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
+
 /** What the ladder says about a rule hit: `nudge` first, `stop` when the loop goes on. */
 export type LadderRung = 'continue' | 'nudge' | 'stop';
 
@@ -11,7 +14,7 @@ export type LadderRung = 'continue' | 'nudge' | 'stop';
  * ladder.climb(5); // 'nudge'
  * ladder.climb(8); // 'stop'
  */
-export class StepLadder {
+export class StepLadder implements SnapshotPart {
   private nudgedAt = -1;
   private hitsSinceNudge = 0;
 
@@ -23,15 +26,16 @@ export class StepLadder {
     return this.nudgedAt !== -1;
   }
 
-  /** The state, for snapshots: the nudge's step (`-1`: none) and the hits since. */
-  get state(): { nudgedAt: number; hitsSinceNudge: number } {
+  /** The ladder's state: the step of the nudge (`-1`: none), and the hits since. */
+  snapshot(): SnapshotJson {
     return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge };
   }
 
-  /** Restores {@link state}. */
-  restore(state: { nudgedAt: number; hitsSinceNudge: number }): void {
-    this.nudgedAt = state.nudgedAt;
-    this.hitsSinceNudge = state.hitsSinceNudge;
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const parsed = parseSnapshotPart(ladderStateSchema, state, 'snapshot.ladder');
+    this.nudgedAt = parsed.nudgedAt;
+    this.hitsSinceNudge = parsed.hitsSinceNudge;
   }
 
   /** Records one hit at `step` and returns the rung it reaches. */
@@ -50,3 +54,8 @@ export class StepLadder {
     this.hitsSinceNudge = 0;
   }
 }
+
+const ladderStateSchema = z.object({
+  nudgedAt: z.number().int().min(-1),
+  hitsSinceNudge: z.number().int().nonnegative(),
+});

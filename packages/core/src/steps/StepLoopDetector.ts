@@ -5,14 +5,13 @@ import { silentLogger } from '../kernel/logger.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
-import type { ContextEntry } from '../model/contextEntry.js';
 import type { StateMachine } from '../storage/ports.js';
 import { ChantingRule } from './ChantingRule.js';
 import { ChantingStream } from './ChantingStream.js';
 import { CycleRule } from './CycleRule.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
-import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { GrowingOutputRule } from './GrowingOutputRule.js';
+import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
 import { NearDuplicateRule } from './NearDuplicateRule.js';
 import { OscillationRule } from './OscillationRule.js';
@@ -22,52 +21,41 @@ import { RepeatedMessageRule } from './RepeatedMessageRule.js';
 import { SameErrorRule } from './SameErrorRule.js';
 import { StagnationRule } from './StagnationRule.js';
 import { StepLadder } from './StepLadder.js';
-import { type JudgedEvent, type RuleHit, type StepLoopType, type StepRule, shorten } from './StepRule.js';
+import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { type Step, validateStep } from './step.js';
-import { type StepEvidence, StepHistory } from './stepHistory.js';
+import { StepHistory } from './stepHistory.js';
 import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
 import {
   type StepLoopDetectorOptions,
-  type StepLoopThresholds,
+  type StepThresholds,
   stepLoopDetectorOptionsSchema,
   thresholdsOf,
 } from './stepLoopDetectorOptions.js';
+import { stepLoopEntry } from './stepLoopEntry.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
+import {
+  readSnapshotEnvelope,
+  type SnapshotJson,
+  STEP_SNAPSHOT_FORMAT,
+  STEP_SNAPSHOT_VERSION,
+  type StepDetectorSnapshot,
+} from './stepSnapshot.js';
+import {
+  chantingStop,
+  continueVerdict,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from './stepVerdict.js';
 import { type PendingAction, TurnReader } from './turnOutcome.js';
 
 /** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
 export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
 
-/** What {@link StepLoopDetector.observe} returns for one step. */
-export interface StepVerdict {
-  /**
-   * `continue`: go on. `nudge`: a loop was found; hand `message` to the agent. `stop`: the loop went
-   * on after the nudge with nothing fresh; end the run.
-   */
-  action: 'continue' | 'nudge' | 'stop';
-  /** The loop; also set on `continue` while a nudged loop goes on without reaching the stop. `null` otherwise. */
-  loopType: StepLoopType | null;
-  /** How many times the loop's unit repeated; 0 when there is no loop. */
-  repeats: number;
-  /** The steps that show the loop, oldest first (at most `maxEvidence`); empty when there is no loop. */
-  evidence: StepEvidence[];
-  /** For `nudge` and `stop`: what repeats, since when, the evidence, what to try instead. Else `null`. */
-  message: string | null;
-  /** Step index where the loop began; `null` when there is no loop. */
-  since: number | null;
-  /** 0-based index of the step just observed. */
-  step: number;
-}
-
-/** Events of {@link StepLoopDetector} (eventemitter3). */
-export interface StepLoopDetectorEvents {
-  /** A nudge or a stop was returned. */
-  stepLoopDetected: [verdict: StepVerdict];
-  /** A nudge or stop was written to the state machine. */
-  stepLoopRecorded: [entry: ContextEntry];
-}
+export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
 
 const MEMO_CAPACITY = 512;
+/** Where the snapshot keeps the state of the message being streamed (beside the rules' states). */
+const PARTIAL_KEY = 'partial_message';
 
 /**
  * Detects loops inside one agent run from its steps (tool calls, their results, the agent's text).
@@ -92,7 +80,7 @@ const MEMO_CAPACITY = 512;
  */
 export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   /** The thresholds in force, defaults applied. */
-  readonly options: Readonly<StepLoopThresholds>;
+  readonly options: Readonly<StepThresholds>;
   private enabled: boolean;
   private readonly turnRules: readonly StepRule[];
   private readonly messageRules: readonly StepRule[];
@@ -125,7 +113,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.taskId = parsed.taskId;
     this.runId = parsed.runId;
     this.exemptions = { tools: parsed.exemptTools, commands: parsed.exemptCommands };
-    const t: StepLoopThresholds = thresholdsOf(parsed);
+    const t: StepThresholds = thresholdsOf(parsed);
     this.options = Object.freeze(t);
     this.ladder = new StepLadder(t.stopAfter);
     this.partial = new ChantingStream(t.streamChantRepeats, t.chantShare);
@@ -160,6 +148,76 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   /** Turns this run's detection off (`observe` returns `continue`) or back on. */
   setEnabled(enabled: boolean): void {
     this.enabled = enabled;
+  }
+
+  /**
+   * The detector's incremental state as plain JSON (store it with `JSON.stringify`), to continue
+   * the run in another process with {@link StepLoopDetector.restore}. Not a replay of the steps:
+   * the history, the ladder, the streaming check and each stateful rule write their own compact
+   * state, bounded by the history's windows and sets, not by the run's length. Options are not part of it.
+   *
+   * @example
+   * const saved = JSON.stringify(detector.snapshot());
+   * // later, in another process, with the same options:
+   * const detector = StepLoopDetector.restore(JSON.parse(saved), options);
+   */
+  snapshot(): StepDetectorSnapshot {
+    const rules: Record<string, SnapshotJson> = { [PARTIAL_KEY]: this.partial.snapshot() };
+    for (const rule of [...this.turnRules, ...this.messageRules]) {
+      if (rule.snapshot !== undefined) rules[rule.loopType] = rule.snapshot();
+    }
+    const pending = this.pending;
+    return {
+      format: STEP_SNAPSHOT_FORMAT,
+      version: STEP_SNAPSHOT_VERSION,
+      steps: this.steps,
+      enabled: this.enabled,
+      pending:
+        pending === undefined
+          ? null
+          : {
+              step: pending.step,
+              tool: pending.tool,
+              text: pending.text,
+              key: pending.key,
+              exempt: pending.exempt,
+            },
+      history: this.history.snapshot(),
+      ladder: this.ladder.snapshot(),
+      rules,
+    };
+  }
+
+  /**
+   * A detector built with `options` that continues the run `snapshot` was taken of: every later
+   * step gets the verdict the original detector would have given. Give it the options the original
+   * had (other thresholds apply from the next step on). A snapshot of another version is upgraded
+   * when a reader exists, else discarded: the detector starts afresh (`stepCount` 0) and logs a
+   * warning.
+   *
+   * @param snapshot - what {@link snapshot} returned, possibly through `JSON.stringify`/`JSON.parse`.
+   * @param options - see {@link StepLoopDetectorOptions}.
+   * @throws InvalidInputError naming the field when `snapshot` is not a step detector snapshot or is malformed.
+   * @throws ConfigurationError naming the offending option.
+   */
+  static restore(snapshot: unknown, options: StepLoopDetectorOptions = {}): StepLoopDetector {
+    const detector = new StepLoopDetector(options);
+    const state = readSnapshotEnvelope(snapshot);
+    if (state === undefined) {
+      const version = (snapshot as { version?: unknown }).version;
+      detector.log.warn({ version, supported: STEP_SNAPSHOT_VERSION }, 'Step detector snapshot discarded');
+      return detector;
+    }
+    detector.history.restore(state.history);
+    detector.ladder.restore(state.ladder);
+    detector.partial.restore(state.rules[PARTIAL_KEY]);
+    for (const rule of [...detector.turnRules, ...detector.messageRules]) {
+      if (rule.restore !== undefined) rule.restore(state.rules[rule.loopType]);
+    }
+    detector.steps = state.steps;
+    detector.enabled = state.enabled;
+    detector.pending = state.pending ?? undefined;
+    return detector;
   }
 
   /**
@@ -229,22 +287,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     const found = this.partial.push(delta);
     if (found === null) return this.continueAt(index);
-    const hit: RuleHit = {
-      loopType: 'chanting',
-      repeats: found.count,
-      since: index,
-      evidence: [{ step: index, message: shorten(found.segment) }],
-      summary: `the reply being written repeated "${shorten(found.segment, 60)}" ${found.count} times`,
-    };
-    const verdict: StepVerdict = {
-      action: 'stop',
-      loopType: 'chanting',
-      repeats: found.count,
-      evidence: hit.evidence,
-      message: stepLoopMessage('stop', hit),
-      since: index,
-      step: index,
-    };
+    const verdict = chantingStop(found, index);
     this.report(verdict);
     return verdict;
   }
@@ -299,23 +342,14 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.emit('stepLoopDetected', verdict);
     if (this.stateMachine === undefined || this.taskId === undefined) return;
     try {
-      const entry = this.stateMachine.addContextEntry({
-        entryType: verdict.action === 'stop' ? 'decision' : 'learning',
-        topic: verdict.action === 'stop' ? 'loop_stop' : 'loop_nudge',
-        content: verdict.message ?? '',
-        relatedTasks: [this.taskId],
-        confidence: 1,
-        metadata: {
-          loopType: verdict.loopType,
-          repeats: verdict.repeats,
-          since: verdict.since,
-          step: verdict.step,
-          evidence: verdict.evidence,
+      const entry = this.stateMachine.addContextEntry(
+        stepLoopEntry(verdict, {
+          taskId: this.taskId,
+          runId: this.runId,
           detectedAt: this.clock.now(),
-          thresholds: { ...this.options },
-          ...(this.runId === undefined ? {} : { runId: this.runId }),
-        },
-      });
+          thresholds: this.options,
+        }),
+      );
       this.emit('stepLoopRecorded', entry);
     } catch (error) {
       // Recording must never break the agent run it watches: the verdict is still returned.
@@ -324,14 +358,6 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   }
 
   private continueAt(index: number): StepVerdict {
-    return {
-      action: 'continue',
-      loopType: null,
-      repeats: 0,
-      evidence: [],
-      message: null,
-      since: null,
-      step: index,
-    };
+    return continueVerdict(index);
   }
 }

@@ -159,7 +159,11 @@ export function echoTokens(actionText: string): Set<number> {
 
 function countLines(text: string, from: number, to: number, limit: number): number {
   let lines = 1;
-  for (let at = text.indexOf('\n', from); at !== -1 && at < to && lines <= limit; at = text.indexOf('\n', at + 1))
+  for (
+    let at = text.indexOf('\n', from);
+    at !== -1 && at < to && lines <= limit;
+    at = text.indexOf('\n', at + 1)
+  )
     lines++;
   return lines;
 }
@@ -179,7 +183,8 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         [output.length - OUTPUT_TAIL, output.length],
       ]
     : [[0, output.length]];
-  const maskEcho = echo.size > 0 && !long && countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES;
+  const maskEcho =
+    echo.size > 0 && !long && countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES;
   const seenLines = new Set<number>();
   const seenShapes = new Set<number>();
   const lines: number[] = [];

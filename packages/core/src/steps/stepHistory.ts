@@ -1,4 +1,7 @@
+import { BoundedSeen } from './boundedSeen.js';
+import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import type { Sketch } from './sketch.js';
+import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
 export interface StepEvidence {
@@ -63,8 +66,8 @@ export interface MessageTurn {
   evidence: StepEvidence;
 }
 
-/** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
-export const MAX_TRACKED_PERIOD = 16;
+export { MAX_TRACKED_PERIOD } from './historyState.js';
+
 const RECENT_CAPACITY = 64;
 /** Messages kept since the last informative turn, for near-duplicate comparison. */
 export const RECENT_MESSAGES = 16;
@@ -73,30 +76,8 @@ const MAX_COUNTED_KEYS = 4096;
 /** Line fingerprints remembered per generation (two generations are kept). */
 export const SEEN_LINES_GENERATION = 32_768;
 
-/** A set of 32-bit fingerprints bounded by two generations: the newest up to 2 × `generation` entries. */
-export class BoundedSeen {
-  private current = new Set<number>();
-  private previous = new Set<number>();
-
-  constructor(private readonly generation: number) {}
-
-  has(value: number): boolean {
-    return this.current.has(value) || this.previous.has(value);
-  }
-
-  add(value: number): void {
-    if (this.current.size >= this.generation) {
-      this.previous = this.current;
-      this.current = new Set();
-    }
-    this.current.add(value);
-  }
-
-  /** Both generations, oldest first (for snapshots). */
-  values(): number[] {
-    return [...this.previous, ...this.current];
-  }
-}
+/** Characters of an action's or message's text kept in a snapshot: all that sketches read. */
+const SNAPSHOT_TEXT = 4000;
 
 function learn(seen: BoundedSeen, values: readonly number[]): number {
   let fresh = 0;
@@ -129,7 +110,7 @@ function bump<K>(map: Map<K, number>, key: K): number {
  * reworded search, the same error after a different command. An informative turn ends every loop
  * in progress: the counts below start again and the ladder goes back to the ground.
  */
-export class StepHistory {
+export class StepHistory implements SnapshotPart {
   /** Recent turns, oldest first (at most 64). */
   readonly recent: Turn[] = [];
   /** Line fingerprints seen in the run (bounded). */
@@ -252,6 +233,81 @@ export class StepHistory {
     }
     return found.reverse();
   }
+
+  /** The history's state: bounded by its windows and sets, never by the run's length. */
+  snapshot(): SnapshotJson {
+    return {
+      recent: this.recent.map(({ sketch: _s, targets: _t, evidence, actionText, ...turn }) => ({
+        ...turn,
+        actionText: actionText.slice(0, SNAPSHOT_TEXT),
+        evidence: { ...evidence },
+      })),
+      seenLines: this.seenLines.snapshot(),
+      seenShapes: this.seenShapes.snapshot(),
+      seenErrors: this.seenErrors.snapshot(),
+      seenActions: this.seenActions.snapshot(),
+      pairCounts: [...this.pairCounts],
+      errorCounts: [...this.errorCounts],
+      outcomeCounts: [...this.outcomeCounts],
+      messageCounts: [...this.messageCounts],
+      messages: this.messages.map(({ sketch: _s, text, evidence, ...message }) => ({
+        ...message,
+        text: text.slice(0, SNAPSHOT_TEXT),
+        evidence: { ...evidence },
+      })),
+      periodRuns: [...this.periodRuns],
+      lastInformativeStep: this.lastInformativeStep,
+      turnsSinceInformative: this.turnsSinceInformative,
+      staleSinceInformative: this.staleSinceInformative,
+      rejectedSinceInformative: this.rejectedSinceInformative,
+      turnCount: this.turnCount,
+    } as SnapshotJson;
+  }
+
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const s = parseSnapshotPart(historyStateSchema, state, 'snapshot.history');
+    this.recent.splice(
+      0,
+      this.recent.length,
+      ...s.recent.map((turn) => ({ ...turn, evidence: clean(turn.evidence) })),
+    );
+    this.seenLines.restore(s.seenLines);
+    this.seenShapes.restore(s.seenShapes);
+    this.seenErrors.restore(s.seenErrors);
+    this.seenActions.restore(s.seenActions);
+    refill(this.pairCounts, s.pairCounts);
+    refill(this.errorCounts, s.errorCounts);
+    refill(this.outcomeCounts, s.outcomeCounts);
+    refill(this.messageCounts, s.messageCounts);
+    this.messages.splice(
+      0,
+      this.messages.length,
+      ...s.messages.map((m) => ({ ...m, evidence: clean(m.evidence) })),
+    );
+    this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
+    this.lastInformativeStep = s.lastInformativeStep;
+    this.turnsSinceInformative = s.turnsSinceInformative;
+    this.staleSinceInformative = s.staleSinceInformative;
+    this.rejectedSinceInformative = s.rejectedSinceInformative;
+    this.turnCount = s.turnCount;
+  }
+}
+
+function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {
+  map.clear();
+  for (const [key, count] of entries) map.set(key, count);
+}
+
+/** Evidence without the optional fields that are absent (zod gives `undefined` for them). */
+function clean(
+  evidence: { [K in keyof StepEvidence]?: StepEvidence[K] | undefined } & { step: number },
+): StepEvidence {
+  const out: StepEvidence = { step: evidence.step };
+  for (const key of ['tool', 'action', 'output', 'error', 'message'] as const) {
+    if (evidence[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = evidence[key];
+  }
+  return out;
 }
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

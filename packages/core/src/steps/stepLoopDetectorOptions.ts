@@ -171,8 +171,8 @@ export const stepLoopDetectorOptionsSchema = z
     path: ['taskId'],
   });
 
-/** The thresholds of a detector, defaults applied (its `options`). */
-export interface StepLoopThresholds {
+/** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
+export interface StepThresholds {
   repeatThreshold: number;
   sameErrorThreshold: number;
   nearDuplicateThreshold: number;
@@ -193,7 +193,7 @@ export interface StepLoopThresholds {
 }
 
 /** The thresholds out of parsed options. */
-export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchema>): StepLoopThresholds {
+export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchema>): StepThresholds {
   return {
     repeatThreshold: parsed.repeatThreshold,
     sameErrorThreshold: parsed.sameErrorThreshold,

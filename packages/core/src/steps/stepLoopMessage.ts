@@ -11,8 +11,7 @@ const ADVICE: Record<StepLoopType, string> = {
     'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, inspect the current state and fix it.',
   stagnation:
     'The last steps showed nothing new: step back, summarise what you know, and try a different approach.',
-  rejected_turn:
-    'Your replies are being rejected: answer with exactly one command in the expected format.',
+  rejected_turn: 'Your replies are being rejected: answer with exactly one command in the expected format.',
   same_error:
     'Retrying gives the same failure: read the error and change the code, the command or the approach before running it again.',
   oscillation: 'Alternating between these two steps makes no progress: decide on one and move on.',

@@ -16,7 +16,7 @@ export interface PendingAction {
 }
 
 const EMPTY_ECHO: ReadonlySet<number> = new Set();
-const ERROR_CLASS_MEMO = 512;
+const ERROR_LINE_MEMO = 512;
 const NO_OBSERVATION = 0;
 
 /**
@@ -24,7 +24,8 @@ const NO_OBSERVATION = 0;
  * class, and whether it is informative (see {@link StepHistory}), and records the lines it showed.
  */
 export class TurnReader {
-  private readonly errorClasses = new Map<string, number>();
+  /** A memo of the first error line of recent failure texts (a cache: same answers without it). */
+  private readonly firstErrorLines = new Map<string, string>();
 
   constructor(private readonly history: StepHistory) {}
 
@@ -47,7 +48,8 @@ export class TurnReader {
     let quiet = false;
     let duplicates = 0;
     if (output !== undefined) {
-      const echo = action === undefined ? EMPTY_ECHO : (action.echo ??= echoTokens(action.text));
+      if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
+      const echo = action?.echo ?? EMPTY_ECHO;
       const print = fingerprint(output, echo);
       outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
       const newLines = this.history.learnLines(print.lines);
@@ -86,13 +88,12 @@ export class TurnReader {
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
   private errorClass(output: string, echo: ReadonlySet<number>, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
-    let line = this.errorClasses.get(head);
-    if (line === undefined) {
-      const signature = errorSignature(boundLines(head));
-      line = signature.firstErrorLine === null ? 0 : lineClass(signature.firstErrorLine, echo);
-      if (this.errorClasses.size >= ERROR_CLASS_MEMO) this.errorClasses.clear();
-      this.errorClasses.set(head, line);
+    let first = this.firstErrorLines.get(head);
+    if (first === undefined) {
+      first = errorSignature(boundLines(head)).firstErrorLine ?? '';
+      if (this.firstErrorLines.size >= ERROR_LINE_MEMO) this.firstErrorLines.clear();
+      this.firstErrorLines.set(head, first);
     }
-    return line === 0 ? mix32(outcome ^ 0x51ed270b) || 2 : line;
+    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echo);
   }
 }

@@ -1,6 +1,6 @@
-import type { IterationConfig, IterationHistoryEntry, ValidationResult } from '../guards/iterationHistory.js';
 import { InvalidInputError } from '../kernel/errors.js';
 import { assertFiniteNumber, assertNonEmptyString, describeValue } from '../kernel/validate.js';
+import type { IterationConfig, IterationHistoryEntry, ValidationResult } from '../model/iterationRecord.js';
 
 /**
  * Why a checkpoint was stored:

@@ -249,7 +249,7 @@ describe('extendBudget: "continue with N more iterations"', () => {
   });
 });
 
-describe('checkSafetyGuards: a bad clock and changing arrays (issue 9, item 7)', () => {
+describe('checkSafetyGuards: a bad clock and changing arrays', () => {
   it('a null clock or one without now() is an InvalidInputError naming the clock', () => {
     expect(() => checkSafetyGuards(1, START, 0, [], DEFAULT_CONFIG, null as never)).toThrow(
       new InvalidInputError('clock must have a now() method, got null'),

@@ -1,7 +1,7 @@
 import type { DemoScenario } from '../DemoContext.js';
 
 /**
- * Issue 9: the policy cycles T5.1.1 -> T5.1.2 -> T5.1.3 and each reports the same thing every round.
+ * The policy cycles T5.1.1 -> T5.1.2 -> T5.1.3 and each reports the same thing every round.
  * No task alone looks stuck, but after three rounds the cycle is caught and all three escalate.
  */
 export const crossTaskCycle: DemoScenario = {

@@ -1,7 +1,7 @@
 import type { DemoScenario } from '../DemoContext.js';
 
 /**
- * Issue 9: without auto-unblock the same blocker escalates; the escalated task is skipped by every
+ * Without auto-unblock the same blocker escalates; the escalated task is skipped by every
  * tick (and stays blocked) until a person resolves the escalation; the next tick runs it again.
  */
 export const escalationSticks: DemoScenario = {

@@ -1,0 +1,55 @@
+/**
+ * Dependency rules (run by `pnpm run lint:deps`, part of `pnpm test`).
+ *
+ * packages/core/src is layered: kernel → model → storage → memory → features. A layer may import
+ * its own files and the layers before it, never one after it. The features (attempts, steps,
+ * breaker, guards, iteration, signatures) may use each other, without cycles. The entry points
+ * (index.ts, internal.ts and the subpath entries) sit above everything.
+ */
+const core = '^packages/core/src/';
+const features = '(attempts|steps|breaker|guards|iteration|signatures)';
+
+/** A rule forbidding `layer` to import anything in `later`. */
+function layer(name, later) {
+  return {
+    name: `core-${name}-layer`,
+    severity: 'error',
+    comment: `core/${name} may import only itself and the layers before it (kernel → model → storage → memory → features).`,
+    from: { path: `${core}${name}/` },
+    to: { path: `${core}(${later.join('|')})(/|\\.ts$)` },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles in any package source.',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { circular: true },
+    },
+    layer('kernel', ['model', 'storage', 'memory', features, 'index', 'internal', 'entries']),
+    layer('model', ['storage', 'memory', features, 'index', 'internal', 'entries']),
+    layer('storage', ['memory', features, 'index', 'internal', 'entries']),
+    layer('memory', [features, 'index', 'internal', 'entries']),
+    {
+      name: 'core-features-not-entries',
+      severity: 'error',
+      comment: 'Features import the files they use, never the package entry points.',
+      from: { path: `${core}${features}/` },
+      to: { path: `${core}(index|internal|entries)(/|\\.ts$)` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    includeOnly: '^packages/[^/]+/src/',
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+  },
+};

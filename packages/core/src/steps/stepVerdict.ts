@@ -1,0 +1,62 @@
+import type { ContextEntry } from '../model/contextEntry.js';
+import type { StreamChant } from './ChantingStream.js';
+import { type RuleHit, type StepLoopType, shorten } from './StepRule.js';
+import type { StepEvidence } from './stepHistory.js';
+import { stepLoopMessage } from './stepLoopMessage.js';
+
+/** What {@link StepLoopDetector.observe} returns for one step. */
+export interface StepVerdict {
+  /**
+   * `continue`: go on. `nudge`: a loop was found; hand `message` to the agent. `stop`: the loop went
+   * on after the nudge with nothing fresh; end the run.
+   */
+  action: 'continue' | 'nudge' | 'stop';
+  /** The loop; also set on `continue` while a nudged loop goes on without reaching the stop. `null` otherwise. */
+  loopType: StepLoopType | null;
+  /** How many times the loop's unit repeated; 0 when there is no loop. */
+  repeats: number;
+  /** The steps that show the loop, oldest first (at most `maxEvidence`); empty when there is no loop. */
+  evidence: StepEvidence[];
+  /** For `nudge` and `stop`: what repeats, since when, the evidence, what to try instead. Else `null`. */
+  message: string | null;
+  /** Step index where the loop began; `null` when there is no loop. */
+  since: number | null;
+  /** 0-based index of the step just observed. */
+  step: number;
+}
+
+/** Events of {@link StepLoopDetector} (eventemitter3). */
+export interface StepLoopDetectorEvents {
+  /** A nudge or a stop was returned. */
+  stepLoopDetected: [verdict: StepVerdict];
+  /** A nudge or stop was written to the state machine. */
+  stepLoopRecorded: [entry: ContextEntry];
+}
+
+/** The verdict of a step with no loop. */
+export function continueVerdict(step: number): StepVerdict {
+  return { action: 'continue', loopType: null, repeats: 0, evidence: [], message: null, since: null, step };
+}
+
+/**
+ * The stop for chanting found while a message streams: no nudge first, since inside one message a
+ * nudge cannot be heard.
+ */
+export function chantingStop(found: StreamChant, step: number): StepVerdict {
+  const hit: RuleHit = {
+    loopType: 'chanting',
+    repeats: found.count,
+    since: step,
+    evidence: [{ step, message: shorten(found.segment) }],
+    summary: `the reply being written repeated "${shorten(found.segment, 60)}" ${found.count} times`,
+  };
+  return {
+    action: 'stop',
+    loopType: 'chanting',
+    repeats: found.count,
+    evidence: hit.evidence,
+    message: stepLoopMessage('stop', hit),
+    since: step,
+    step,
+  };
+}

@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
+const config = join(root, '.dependency-cruiser.cjs');
+let dir: string | undefined;
+
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** Writes `files` (path → source) into a fresh tree and runs the repository's rules over it. */
+function cruise(files: Record<string, string>): { ok: boolean; output: string } {
+  dir = mkdtempSync(join(tmpdir(), 'loopguard-deps-'));
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), source);
+  }
+  try {
+    const output = execFileSync(depcruise, ['--config', config, 'packages'], { cwd: dir, encoding: 'utf8' });
+    return { ok: true, output };
+  } catch (error) {
+    const failed = error as { stdout?: string };
+    return { ok: false, output: failed.stdout ?? '' };
+  }
+}
+
+describe('dependency rules', () => {
+  it('accept imports that point from features down to the kernel', () => {
+    const result = cruise({
+      'packages/core/src/kernel/a.ts': 'export const a = 1;\n',
+      'packages/core/src/model/b.ts': "import { a } from '../kernel/a.js';\nexport const b = a;\n",
+      'packages/core/src/attempts/c.ts': "import { b } from '../model/b.js';\nexport const c = b;\n",
+    });
+    expect(result.ok).toBe(true);
+  });
+
+  it('reject a kernel file importing the model', () => {
+    const result = cruise({
+      'packages/core/src/kernel/a.ts': "import { b } from '../model/b.js';\nexport const a = b;\n",
+      'packages/core/src/model/b.ts': 'export const b = 1;\n',
+    });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('core-kernel-layer');
+  });
+
+  it('reject storage importing a feature', () => {
+    const result = cruise({
+      'packages/core/src/storage/a.ts': "import type { B } from '../guards/b.js';\nexport type A = B;\n",
+      'packages/core/src/guards/b.ts': 'export type B = number;\n',
+    });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('core-storage-layer');
+  });
+
+  it('reject an import cycle in any package, type-only imports included', () => {
+    const result = cruise({
+      'packages/cli/src/a.ts': "import type { B } from './b.js';\nexport type A = B | 1;\n",
+      'packages/cli/src/b.ts': "import type { A } from './a.js';\nexport type B = A | 2;\n",
+    });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('no-circular');
+  });
+});
