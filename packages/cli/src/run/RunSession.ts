@@ -3,14 +3,9 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type BreakerVerdict,
-  errorSignature,
-  type GuardIteration,
-  GuardSet,
-  type LoopDetector,
-  StagnationBreaker,
-} from '@loopguard/core';
+import type { LoopDetector } from '@loopguard/core';
+import { type BreakerVerdict, errorSignature, StagnationBreaker } from '@loopguard/core/breaker';
+import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
 import { infrastructureWaitMs } from '@loopguard/core/internal';
 import type { RunRecord, RunStatus, SqliteRunStore } from '@loopguard/sqlite';
 import { execa } from 'execa';

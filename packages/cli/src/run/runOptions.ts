@@ -5,7 +5,7 @@ import {
   DEFAULT_SAME_ERROR_THRESHOLD,
   DEFAULT_STAGNATION_THRESHOLD,
   DEFAULT_TASK_THRESHOLD,
-} from '@loopguard/core/internal';
+} from '@loopguard/core/breaker';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
