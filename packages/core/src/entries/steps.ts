@@ -19,3 +19,10 @@ export type { StepLoopType } from '../steps/StepRule.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from '../steps/stepLoopDetectorOptions.js';
+export {
+  type SnapshotJson,
+  type SnapshotPart,
+  STEP_SNAPSHOT_FORMAT,
+  STEP_SNAPSHOT_VERSION,
+  type StepDetectorSnapshot,
+} from '../steps/stepSnapshot.js';

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
+
 /** What the ladder says about a rule hit: `nudge` first, `stop` when the loop goes on. */
 export type LadderRung = 'continue' | 'nudge' | 'stop';
 
@@ -12,7 +15,7 @@ export type LadderRung = 'continue' | 'nudge' | 'stop';
  * ladder.climb(); // 'continue' (the nudge is still being given its chance)
  * ladder.climb(); // 'stop'
  */
-export class StepLadder {
+export class StepLadder implements SnapshotPart {
   private nudged = false;
   private hitsSinceNudge = 0;
 
@@ -39,4 +42,18 @@ export class StepLadder {
     this.nudged = false;
     this.hitsSinceNudge = 0;
   }
+
+  /** The ladder's state: whether a nudge was given, and the hits since. */
+  snapshot(): SnapshotJson {
+    return { nudged: this.nudged, hitsSinceNudge: this.hitsSinceNudge };
+  }
+
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const parsed = parseSnapshotPart(ladderStateSchema, state, 'snapshot.ladder');
+    this.nudged = parsed.nudged;
+    this.hitsSinceNudge = parsed.hitsSinceNudge;
+  }
 }
+
+const ladderStateSchema = z.object({ nudged: z.boolean(), hitsSinceNudge: z.number().int().nonnegative() });

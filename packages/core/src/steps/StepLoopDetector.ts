@@ -3,7 +3,6 @@ import { type Clock, systemClock } from '../kernel/clock.js';
 import { silentLogger } from '../kernel/logger.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
-import type { ContextEntry } from '../model/contextEntry.js';
 import type { StateMachine } from '../storage/ports.js';
 import { ChantingRule } from './ChantingRule.js';
 import { CycleRule } from './CycleRule.js';
@@ -14,52 +13,31 @@ import { RepeatedActionRule } from './RepeatedActionRule.js';
 import { RepeatedMessageRule } from './RepeatedMessageRule.js';
 import { SameErrorRule } from './SameErrorRule.js';
 import { StepLadder } from './StepLadder.js';
-import { type JudgedEvent, type RuleHit, type StepLoopType, type StepRule, shorten } from './StepRule.js';
+import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { type Step, validateStep } from './step.js';
 import { type StepEvidence, StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, actionText, KeyMemo, messageKey, observationKey } from './stepKeys.js';
-import { type StepLoopDetectorOptions, stepLoopDetectorOptionsSchema } from './stepLoopDetectorOptions.js';
+import {
+  type StepLoopDetectorOptions,
+  type StepThresholds,
+  stepLoopDetectorOptionsSchema,
+} from './stepLoopDetectorOptions.js';
+import { stepLoopEntry } from './stepLoopEntry.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
+import {
+  type PendingActionState as PendingAction,
+  readSnapshotEnvelope,
+  type SnapshotJson,
+  STEP_SNAPSHOT_FORMAT,
+  STEP_SNAPSHOT_VERSION,
+  type StepDetectorSnapshot,
+} from './stepSnapshot.js';
+import type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
+
+export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
 
 /** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
 export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
-
-/** What {@link StepLoopDetector.observe} returns for one step. */
-export interface StepVerdict {
-  /**
-   * `continue`: go on. `nudge`: a loop was found; hand `message` to the agent. `stop`: the loop went
-   * on after the nudge with nothing fresh; end the run.
-   */
-  action: 'continue' | 'nudge' | 'stop';
-  /** The loop; also set on `continue` while a nudged loop goes on without reaching the stop. `null` otherwise. */
-  loopType: StepLoopType | null;
-  /** How many times the loop's unit repeated; 0 when there is no loop. */
-  repeats: number;
-  /** The steps that show the loop, oldest first (at most `maxEvidence`); empty when there is no loop. */
-  evidence: StepEvidence[];
-  /** For `nudge` and `stop`: what repeats, since when, the evidence, what to try instead. Else `null`. */
-  message: string | null;
-  /** Step index where the loop began; `null` when there is no loop. */
-  since: number | null;
-  /** 0-based index of the step just observed. */
-  step: number;
-}
-
-/** Events of {@link StepLoopDetector} (eventemitter3). */
-export interface StepLoopDetectorEvents {
-  /** A nudge or a stop was returned. */
-  stepLoopDetected: [verdict: StepVerdict];
-  /** A nudge or stop was written to the state machine. */
-  stepLoopRecorded: [entry: ContextEntry];
-}
-
-interface PendingAction {
-  step: number;
-  tool: string;
-  text: string;
-  key: string;
-  exempt: boolean;
-}
 
 const MEMO_CAPACITY = 512;
 
@@ -82,23 +60,12 @@ const MEMO_CAPACITY = 512;
  */
 export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   /** The thresholds in force, defaults applied. */
-  readonly options: Readonly<{
-    repeatThreshold: number;
-    sameErrorThreshold: number;
-    oscillationRepeats: number;
-    cycleRepeats: number;
-    maxCycleLength: number;
-    messageRepeatThreshold: number;
-    chantRepeats: number;
-    chantShare: number;
-    stopAfter: number;
-    maxEvidence: number;
-  }>;
+  readonly options: Readonly<StepThresholds>;
   private enabled: boolean;
   private readonly turnRules: readonly StepRule[];
   private readonly messageRules: readonly StepRule[];
   private readonly exemptions: StepExemptions;
-  private readonly history = new StepHistory();
+  private readonly history = new StepHistory((output, error) => this.memoisedObservationKey(output, error));
   private readonly ladder: StepLadder;
   private readonly stateMachine: StateMachine | undefined;
   private readonly taskId: string | undefined;
@@ -168,6 +135,65 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   }
 
   /**
+   * The detector's incremental state as plain JSON (store it with `JSON.stringify`), to continue
+   * the run in another process with {@link StepLoopDetector.restore}. Not a replay of the steps:
+   * the history, the ladder and each stateful rule write their own compact state, and its size
+   * follows the run's distinct turns, not its length. Options are not part of it.
+   *
+   * @example
+   * const saved = JSON.stringify(detector.snapshot());
+   * // later, in another process, with the same options:
+   * const detector = StepLoopDetector.restore(JSON.parse(saved), options);
+   */
+  snapshot(): StepDetectorSnapshot {
+    const rules: Record<string, SnapshotJson> = {};
+    for (const rule of [...this.turnRules, ...this.messageRules]) {
+      if (rule.snapshot !== undefined) rules[rule.loopType] = rule.snapshot();
+    }
+    return {
+      format: STEP_SNAPSHOT_FORMAT,
+      version: STEP_SNAPSHOT_VERSION,
+      steps: this.steps,
+      enabled: this.enabled,
+      pending: this.pending === undefined ? null : { ...this.pending },
+      history: this.history.snapshot(),
+      ladder: this.ladder.snapshot(),
+      rules,
+    };
+  }
+
+  /**
+   * A detector built with `options` that continues the run `snapshot` was taken of: every later
+   * step gets the verdict the original detector would have given. Give it the options the original
+   * had (other thresholds apply from the next step on). A snapshot of another version is upgraded
+   * when a reader exists, else discarded: the detector starts afresh (`stepCount` 0) and logs a
+   * warning.
+   *
+   * @param snapshot - what {@link snapshot} returned, possibly through `JSON.stringify`/`JSON.parse`.
+   * @param options - see {@link StepLoopDetectorOptions}.
+   * @throws InvalidInputError naming the field when `snapshot` is not a step detector snapshot or is malformed.
+   * @throws ConfigurationError naming the offending option.
+   */
+  static restore(snapshot: unknown, options: StepLoopDetectorOptions = {}): StepLoopDetector {
+    const detector = new StepLoopDetector(options);
+    const state = readSnapshotEnvelope(snapshot);
+    if (state === undefined) {
+      const version = (snapshot as { version?: unknown }).version;
+      detector.log.warn({ version, supported: STEP_SNAPSHOT_VERSION }, 'Step detector snapshot discarded');
+      return detector;
+    }
+    detector.history.restore(state.history);
+    detector.ladder.restore(state.ladder);
+    for (const rule of [...detector.turnRules, ...detector.messageRules]) {
+      if (rule.restore !== undefined) rule.restore(state.rules[rule.loopType]);
+    }
+    detector.steps = state.steps;
+    detector.enabled = state.enabled;
+    detector.pending = state.pending ?? undefined;
+    return detector;
+  }
+
+  /**
    * Takes the run's next step and returns the verdict.
    *
    * @param step - `{ type: 'action', tool, input }`, `{ type: 'observation', tool?, output, error? }`
@@ -227,7 +253,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (action !== undefined && !this.history.knowsAction(action.key)) {
       return this.history.defer(action.key, output, error);
     }
-    if (action !== undefined) this.history.settle(action.key, this.memoisedObservationKey);
+    if (action !== undefined) this.history.settle(action.key);
     return this.memoisedObservationKey(output, error);
   }
 
@@ -301,23 +327,14 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.emit('stepLoopDetected', verdict);
     if (this.stateMachine === undefined || this.taskId === undefined) return;
     try {
-      const entry = this.stateMachine.addContextEntry({
-        entryType: verdict.action === 'stop' ? 'decision' : 'learning',
-        topic: verdict.action === 'stop' ? 'loop_stop' : 'loop_nudge',
-        content: verdict.message ?? '',
-        relatedTasks: [this.taskId],
-        confidence: 1,
-        metadata: {
-          loopType: verdict.loopType,
-          repeats: verdict.repeats,
-          since: verdict.since,
-          step: verdict.step,
-          evidence: verdict.evidence,
+      const entry = this.stateMachine.addContextEntry(
+        stepLoopEntry(verdict, {
+          taskId: this.taskId,
+          runId: this.runId,
           detectedAt: this.clock.now(),
-          thresholds: { ...this.options },
-          ...(this.runId === undefined ? {} : { runId: this.runId }),
-        },
-      });
+          thresholds: this.options,
+        }),
+      );
       this.emit('stepLoopRecorded', entry);
     } catch (error) {
       // Recording must never break the agent run it watches: the verdict is still returned.

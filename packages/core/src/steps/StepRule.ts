@@ -1,4 +1,5 @@
 import type { MessageTurn, StepEvidence, StepHistory, Turn } from './stepHistory.js';
+import type { SnapshotPart } from './stepSnapshot.js';
 
 /**
  * The loops {@link StepLoopDetector} recognises:
@@ -36,8 +37,12 @@ export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; mess
 /**
  * One loop rule: a small strategy that looks at the newest event and the run's history and
  * reports a hit or `null`. Rules never change the history.
+ *
+ * A rule that keeps state of its own between steps implements {@link SnapshotPart} as well
+ * (`snapshot()` and `restore(state)`): {@link StepLoopDetector.snapshot} stores it under the rule's
+ * `loopType` (so two stateful rules must not share one), and a restored detector hands it back.
  */
-export interface StepRule {
+export interface StepRule extends Partial<SnapshotPart> {
   /** The loop this rule reports. */
   readonly loopType: StepLoopType;
   /** A hit when the newest event completes (or continues) this rule's loop, else `null`. */

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
+
 /** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
 export interface StepEvidence {
   /** 0-based index of the step in the run (the observation's index for a turn). */
@@ -44,12 +47,17 @@ const RECENT_CAPACITY = 64;
 /** Most first observations of new actions kept un-normalised at a time; see {@link StepHistory.defer}. */
 export const MAX_DEFERRED = 256;
 
-/** The first observation of a new action, not normalised yet. */
+/** The first observation of a new action, not normalised yet (or normalised for a snapshot). */
 interface Deferred {
   pairKey: string;
   output: string;
   error: boolean;
+  /** Its key, once computed for a snapshot (the raw output is not kept in a snapshot). */
+  observationKey?: string;
 }
+
+/** How an observation's key is computed (the detector's memoised `observationKey`). */
+export type ObservationKeyOf = (output: string, error: boolean) => string;
 
 /**
  * The run as the rules need it, kept incrementally so that every update costs the same whatever
@@ -60,7 +68,7 @@ interface Deferred {
  * A turn is *fresh* when this action never had this observation before in the run: a new command,
  * or a known command with a new result. Fresh evidence ends every loop in progress.
  */
-export class StepHistory {
+export class StepHistory implements SnapshotPart {
   /** Recent turns, oldest first (at most 64). */
   readonly recent: Turn[] = [];
   /** Pair keys seen in the run. */
@@ -82,6 +90,9 @@ export class StepHistory {
   lastFreshStep = -1;
   /** Turns recorded. */
   turnCount = 0;
+
+  /** @param keyOf - computes an observation's key when a deferred one is settled. */
+  constructor(private readonly keyOf: ObservationKeyOf) {}
 
   /** Whether an action with this key was seen in the run. */
   knowsAction(actionKey: string): boolean {
@@ -105,11 +116,11 @@ export class StepHistory {
   }
 
   /** Normalises the deferred first observation of `actionKey`, if any, everywhere it is recorded. */
-  settle(actionKey: string, keyOf: (output: string, error: boolean) => string): void {
+  settle(actionKey: string): void {
     const entry = this.deferred.get(actionKey);
     if (entry === undefined) return;
     this.deferred.delete(actionKey);
-    const observationKey = keyOf(entry.output, entry.error);
+    const observationKey = entry.observationKey ?? this.keyOf(entry.output, entry.error);
     const pairKey = `${actionKey}\u0001${observationKey}`;
     this.seenPairs.delete(entry.pairKey);
     this.seenPairs.add(pairKey);
@@ -192,4 +203,123 @@ export class StepHistory {
     }
     return found.reverse();
   }
+  /**
+   * The history's state as plain JSON. Deferred observations are stored by their key, never by
+   * their raw output, and a first message without its full text: a snapshot's size follows the
+   * run's distinct turns, not its outputs.
+   */
+  snapshot(): SnapshotJson {
+    const deferred: SnapshotJson[] = [];
+    for (const [actionKey, entry] of this.deferred) {
+      entry.observationKey ??= this.keyOf(entry.output, entry.error);
+      entry.output = '';
+      deferred.push([actionKey, entry.pairKey, entry.observationKey]);
+    }
+    return {
+      recent: this.recent.map((turn) => ({
+        step: turn.step,
+        actionKey: turn.actionKey,
+        observationKey: turn.observationKey,
+        error: turn.error,
+        evidence: { ...turn.evidence },
+      })),
+      seenPairs: [...this.seenPairs],
+      seenActions: [...this.seenActions],
+      deferred,
+      deferredCount: this.deferredCount,
+      pairCounts: [...this.pairCounts],
+      messageCounts: [...this.messageCounts],
+      firstMessages: [...this.firstMessages.values()].map((m) => ({
+        step: m.step,
+        key: m.key,
+        evidence: { ...m.evidence },
+      })),
+      periodRuns: [...this.periodRuns],
+      lastFreshStep: this.lastFreshStep,
+      turnCount: this.turnCount,
+    };
+  }
+
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const s = parseSnapshotPart(historyStateSchema, state, 'snapshot.history');
+    this.recent.splice(0, this.recent.length, ...s.recent.map(restoreTurn));
+    replaceSet(this.seenPairs, s.seenPairs);
+    replaceSet(this.seenActions, s.seenActions);
+    this.deferred.clear();
+    for (const [actionKey, pairKey, observationKey] of s.deferred) {
+      this.deferred.set(actionKey, { pairKey, output: '', error: false, observationKey });
+    }
+    this.deferredCount = s.deferredCount;
+    replaceMap(this.pairCounts, s.pairCounts);
+    replaceMap(this.messageCounts, s.messageCounts);
+    this.firstMessages.clear();
+    for (const m of s.firstMessages) {
+      this.firstMessages.set(m.key, {
+        step: m.step,
+        key: m.key,
+        text: '',
+        evidence: restoreEvidence(m.evidence),
+      });
+    }
+    this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
+    this.lastFreshStep = s.lastFreshStep;
+    this.turnCount = s.turnCount;
+  }
+}
+
+const evidenceSchema = z.object({
+  step: z.number(),
+  tool: z.string().optional(),
+  action: z.string().optional(),
+  output: z.string().optional(),
+  error: z.boolean().optional(),
+  message: z.string().optional(),
+});
+const countsSchema = z.array(z.tuple([z.string(), z.number().int().positive()]));
+
+const historyStateSchema = z.object({
+  recent: z.array(
+    z.object({
+      step: z.number().int(),
+      actionKey: z.string(),
+      observationKey: z.string(),
+      error: z.boolean(),
+      evidence: evidenceSchema,
+    }),
+  ),
+  seenPairs: z.array(z.string()),
+  seenActions: z.array(z.string()),
+  deferred: z.array(z.tuple([z.string(), z.string(), z.string()])),
+  deferredCount: z.number().int().nonnegative(),
+  pairCounts: countsSchema,
+  messageCounts: countsSchema,
+  firstMessages: z.array(z.object({ step: z.number().int(), key: z.string(), evidence: evidenceSchema })),
+  periodRuns: z.array(z.number().int().nonnegative()).length(MAX_TRACKED_PERIOD + 1),
+  lastFreshStep: z.number().int(),
+  turnCount: z.number().int().nonnegative(),
+});
+
+function restoreTurn(turn: z.output<typeof historyStateSchema>['recent'][number]): Turn {
+  return {
+    ...turn,
+    evidence: restoreEvidence(turn.evidence),
+    pairKey: `${turn.actionKey}\u0001${turn.observationKey}`,
+  };
+}
+
+function restoreEvidence(evidence: z.output<typeof evidenceSchema>): StepEvidence {
+  return Object.fromEntries(
+    Object.entries(evidence).filter(([, value]) => value !== undefined),
+  ) as unknown as StepEvidence;
+}
+
+function replaceSet(set: Set<string>, values: readonly string[]): void {
+  set.clear();
+  for (const value of values) set.add(value);
+}
+
+function replaceMap(map: Map<string, number>, entries: ReadonlyArray<readonly [string, number]>): void {
+  map.clear();
+  for (const [key, value] of entries) map.set(key, value);
 }

@@ -91,6 +91,20 @@ export interface StepLoopDetectorOptions {
   logger?: Logger;
 }
 
+/** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
+export interface StepThresholds {
+  repeatThreshold: number;
+  sameErrorThreshold: number;
+  oscillationRepeats: number;
+  cycleRepeats: number;
+  maxCycleLength: number;
+  messageRepeatThreshold: number;
+  chantRepeats: number;
+  chantShare: number;
+  stopAfter: number;
+  maxEvidence: number;
+}
+
 const atLeastTwo = z.number().int().min(2);
 
 /** zod schema of {@link StepLoopDetectorOptions}; unknown keys are rejected so that typos surface. */

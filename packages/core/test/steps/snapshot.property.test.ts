@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import {
+  STEP_SNAPSHOT_VERSION,
+  type Step,
+  StepLoopDetector,
+  type StepLoopDetectorOptions,
+  type StepVerdict,
+} from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
+import { turn } from './helpers.js';
+
+/** A few turns and messages to build runs from, so that runs repeat, alternate, cycle and fail alike. */
+const UNITS: readonly Step[][] = [
+  turn('ls', 'a.py b.py'),
+  turn('npm test', 'Error at a.py:12: boom', { error: true }),
+  turn('npm test', 'Error at a.py:40: boom', { error: true }),
+  turn({ path: 'a.py', line: 3 }, 'edited', { tool: 'edit' }),
+  turn('cat a.py', 'x'.repeat(700)),
+  turn('grep x', 'No matches', { reason: 'Let me check.' }),
+  turn('sleep 5', ''),
+  [{ type: 'action', tool: 'bash', input: 'make' }],
+  [{ type: 'observation', output: 'rejected' }],
+  [{ type: 'message', text: 'let  me check.' }],
+  [{ type: 'message', text: 'I will fix it.\n'.repeat(40) }],
+];
+
+/** Segments of a pattern of 1 to 5 units repeated 1 to 4 times: repeats, A-B-A-B and cycles. */
+const runArbitrary: fc.Arbitrary<Step[]> = fc
+  .array(
+    fc.record({
+      pattern: fc.array(fc.nat({ max: UNITS.length - 1 }), { minLength: 1, maxLength: 5 }),
+      times: fc.integer({ min: 1, max: 4 }),
+    }),
+    { maxLength: 12 },
+  )
+  .map((segments) =>
+    segments.flatMap(({ pattern, times }) =>
+      Array.from({ length: times }, () => pattern.flatMap((unit) => UNITS[unit] ?? [])).flat(),
+    ),
+  );
+
+const optionsArbitrary: fc.Arbitrary<StepLoopDetectorOptions> = fc.record({
+  repeatThreshold: fc.integer({ min: 2, max: 4 }),
+  sameErrorThreshold: fc.integer({ min: 2, max: 4 }),
+  stopAfter: fc.integer({ min: 1, max: 3 }),
+  maxCycleLength: fc.integer({ min: 3, max: 8 }),
+  messageRepeatThreshold: fc.integer({ min: 2, max: 4 }),
+  chantRepeats: fc.integer({ min: 2, max: 12 }),
+});
+
+/** Runs `steps`, snapshotting through JSON and restoring before every index in `cuts`. */
+function runWithRestarts(
+  steps: readonly Step[],
+  options: StepLoopDetectorOptions,
+  cuts: ReadonlySet<number>,
+) {
+  let detector = new StepLoopDetector(options);
+  const verdicts: StepVerdict[] = [];
+  steps.forEach((step, i) => {
+    if (cuts.has(i))
+      detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())), options);
+    verdicts.push(detector.observe(step));
+  });
+  return verdicts;
+}
+
+describe('StepLoopDetector snapshot and restore', () => {
+  it('snapshot at any points + restore + continue gives the verdicts of an uninterrupted detector', () => {
+    fc.assert(
+      fc.property(
+        runArbitrary,
+        optionsArbitrary,
+        fc.array(fc.nat({ max: 200 }), { maxLength: 8 }),
+        (steps, options, cuts) => {
+          expect(runWithRestarts(steps, options, new Set(cuts))).toEqual(
+            runWithRestarts(steps, options, new Set()),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a restart before every step (one process per hook call) gives the same verdicts', () => {
+    fc.assert(
+      fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
+        const every = new Set(steps.map((_, i) => i));
+        expect(runWithRestarts(steps, options, every)).toEqual(runWithRestarts(steps, options, new Set()));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the generated runs reach every loop type and both rungs, so the properties above can fail', () => {
+    const seen = new Set<string>();
+    for (const steps of fc.sample(runArbitrary, { numRuns: 300, seed: 7 })) {
+      for (const verdict of runWithRestarts(steps, {}, new Set())) {
+        if (verdict.action !== 'continue') seen.add(verdict.action);
+        if (verdict.loopType !== null) seen.add(verdict.loopType);
+      }
+    }
+    expect([...seen].sort()).toEqual(
+      [
+        'chanting',
+        'cycle',
+        'nudge',
+        'oscillation',
+        'repeated_action',
+        'repeated_message',
+        'same_error',
+        'stop',
+      ].sort(),
+    );
+  });
+});
+
+describe('StepLoopDetector.restore', () => {
+  const looping = () => [
+    ...turn('npm test', 'boom', { error: true }),
+    ...turn('npm test', 'boom', { error: true }),
+  ];
+
+  it('keeps the per-run switch and the step count', () => {
+    const detector = new StepLoopDetector();
+    for (const step of looping()) detector.observe(step);
+    detector.setEnabled(false);
+    const restored = StepLoopDetector.restore(detector.snapshot());
+    expect(restored.stepCount).toBe(4);
+    expect(restored.isEnabled).toBe(false);
+  });
+
+  it('applies the options it is given, not those of the snapshot', () => {
+    const detector = new StepLoopDetector({ sameErrorThreshold: 5 });
+    for (const step of looping()) detector.observe(step);
+    const restored = StepLoopDetector.restore(detector.snapshot(), { sameErrorThreshold: 3 });
+    expect(restored.options.sameErrorThreshold).toBe(3);
+    expect(restored.observe({ type: 'action', tool: 'bash', input: 'npm test' }).action).toBe('continue');
+    expect(restored.observe({ type: 'observation', output: 'boom', error: true }).action).toBe('nudge');
+  });
+
+  it('discards a snapshot of another version: a fresh detector and a warning', () => {
+    const detector = new StepLoopDetector();
+    for (const step of looping()) detector.observe(step);
+    for (const version of [0, STEP_SNAPSHOT_VERSION + 1]) {
+      const lines: string[] = [];
+      const restored = StepLoopDetector.restore(
+        { ...detector.snapshot(), version },
+        { logger: pino({ level: 'info' }, { write: (line: string) => lines.push(line) }) },
+      );
+      expect(restored.stepCount).toBe(0);
+      expect(lines.join('')).toContain('Step detector snapshot discarded');
+    }
+  });
+
+  it('rejects what is not a snapshot, naming the field', () => {
+    const snapshot = new StepLoopDetector().snapshot();
+    expect(() => StepLoopDetector.restore('x')).toThrow(InvalidInputError);
+    expect(() => StepLoopDetector.restore({ ...snapshot, format: 'other' })).toThrow(
+      'snapshot.format must be',
+    );
+    expect(() => StepLoopDetector.restore({ ...snapshot, steps: -1 })).toThrow('snapshot.steps');
+    expect(() =>
+      StepLoopDetector.restore({ ...snapshot, history: { ...(snapshot.history as object), seenPairs: [1] } }),
+    ).toThrow('snapshot.history.seenPairs.0');
+    expect(() => StepLoopDetector.restore({ ...snapshot, ladder: null })).toThrow('snapshot.ladder');
+  });
+
+  it('stays compact: long outputs are not kept, and its size follows distinct turns, not steps', () => {
+    const detector = new StepLoopDetector();
+    for (let i = 0; i < 1_000; i++) {
+      detector.observe({ type: 'action', tool: 'bash', input: `cat file${i % 50}.txt` });
+      detector.observe({ type: 'observation', output: `${'line of the file\n'.repeat(500)}${i % 50}` });
+    }
+    const size = JSON.stringify(detector.snapshot()).length;
+    expect(size).toBeLessThan(100_000);
+    const longer = new StepLoopDetector();
+    for (let i = 0; i < 4_000; i++) {
+      longer.observe({ type: 'action', tool: 'bash', input: `cat file${i % 50}.txt` });
+      longer.observe({ type: 'observation', output: `${'line of the file\n'.repeat(500)}${i % 50}` });
+    }
+    expect(JSON.stringify(longer.snapshot()).length).toBeLessThan(size * 1.1);
+  });
+});
