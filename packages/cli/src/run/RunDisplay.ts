@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@loopguard/core';
 import type { BreakerState } from '@loopguard/core/breaker';
 import type { CliIo } from '../cliIo.js';
 
@@ -16,6 +17,7 @@ export class RunDisplay {
   constructor(
     private readonly io: CliIo,
     private readonly json: boolean,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Whether colours are used. */
@@ -26,7 +28,9 @@ export class RunDisplay {
   /** Reports an event: a JSON line (`{"event": type, …data}`) or the human `line`. */
   event(type: string, data: Record<string, unknown>, line: string | null): void {
     if (this.json) {
-      this.io.stdout(`${JSON.stringify({ event: type, at: new Date().toISOString(), ...data })}\n`);
+      this.io.stdout(
+        `${JSON.stringify({ event: type, at: new Date(this.clock.now()).toISOString(), ...data })}\n`,
+      );
       return;
     }
     if (line === null) return;
