@@ -1,4 +1,5 @@
-import { ManualClock, StepLoopDetector } from '@loopguard/core';
+import { ManualClock } from '@loopguard/core';
+import { StepLoopDetector } from '@loopguard/core/steps';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLoopGuardDatabase } from '../src/index.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Step, StepLoopDetector } from '../../src/index.js';
+import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { detections, feed, turn } from './helpers.js';
 
 const text = fc.string({ minLength: 1, maxLength: 40 });

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, StepLoopDetector } from '../../src/index.js';
+import { StepLoopDetector } from '../../src/entries/steps.js';
+import { ManualClock } from '../../src/index.js';
 import { StepLadder } from '../../src/steps/StepLadder.js';
 import { feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
 

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
-  InvalidInputError,
   STEP_SNAPSHOT_VERSION,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
-} from '../../src/index.js';
+} from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
 import { turn } from './helpers.js';
 
 /** A few turns and messages to build runs from, so that runs repeat, alternate, cycle and fail alike. */

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  InMemoryStateMachine,
-  InvalidInputError,
-  type Step,
-  StepLoopDetector,
-} from '../../src/index.js';
+import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
+import { ConfigurationError, InMemoryStateMachine, InvalidInputError } from '../../src/index.js';
 import { validateStep } from '../../src/steps/step.js';
 import { makeStepDetector } from './helpers.js';
 
