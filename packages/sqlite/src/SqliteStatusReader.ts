@@ -67,6 +67,7 @@ export class SqliteStatusReader implements StatusReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly tables = new Set<string>();
+  private runs: SqliteRunStore | undefined;
 
   /** @param database - an open loopguard database (`openLoopGuardDatabase`), or anything holding its connection as `db`. */
   constructor(database: { readonly db: BetterSqlite3.Database }) {
@@ -170,7 +171,8 @@ export class SqliteStatusReader implements StatusReader {
 
   async latestRun(): Promise<RunBreakerView | undefined> {
     if (!this.hasTable('runs')) return undefined;
-    const run = new SqliteRunStore({ db: this.db }).listRuns(1)[0];
+    this.runs ??= new SqliteRunStore({ db: this.db });
+    const run = this.runs.listRuns(1)[0];
     if (run === undefined) return undefined;
     return {
       state: run.breakerState,
