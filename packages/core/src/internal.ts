@@ -175,3 +175,6 @@ export {
   storageSchema,
 } from './storage/portSchemas.js';
 export { isStorage } from './storage/storage.js';
+// --- step-level detection pieces for the hooks (one process per tool call) ---
+export { actionKey } from './steps/stepKeys.js';
+export { type StepLoopEntryContext, stepLoopEntry } from './steps/stepLoopEntry.js';

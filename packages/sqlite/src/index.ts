@@ -15,6 +15,14 @@ export {
   type OpenLoopGuardDatabaseOptions,
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
+export {
+  type HookAgent,
+  type HookSessionKey,
+  type HookSessionRecord,
+  type HookSessionUpdate,
+  SqliteHookSessionStore,
+  type SqliteHookSessionStoreOptions,
+} from './SqliteHookSessionStore.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 // --- guarded runs of `loopguard run` ---

@@ -9,6 +9,7 @@ import {
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
+import { CONFIG_FILES } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { parseDuration } from './duration.js';
 
@@ -63,12 +64,7 @@ export const runOptionsSchema = z.strictObject({
 /** `loopguard run`'s options after validation and defaults (durations in ms). */
 export type RunOptions = z.output<typeof runOptionsSchema>;
 
-/** The configuration files `loopguard run` reads from the working directory, first found wins. */
-export const CONFIG_FILES = [
-  'loopguard.config.json',
-  'loopguard.config.yaml',
-  'loopguard.config.yml',
-] as const;
+export { CONFIG_FILES } from '../configFiles.js';
 
 /**
  * Reads the configuration file (`--config PATH` or the first of {@link CONFIG_FILES} in `cwd`).
