@@ -157,6 +157,9 @@ export {
 // --- linear-time parsing of agent output ---
 export { MAX_PARSED_LINE_LENGTH, MAX_PARSED_LINES_PER_END, parsedLines } from './signatures/parsedLines.js';
 export { failingTestNames } from './signatures/testNames.js';
+// --- step-level detection pieces for the hooks (one process per tool call) ---
+export { actionKey } from './steps/stepKeys.js';
+export { type StepLoopEntryContext, stepLoopEntry } from './steps/stepLoopEntry.js';
 export {
   CHECKPOINT_TRIGGERS,
   ITERATION_SESSION_STATUSES,
@@ -175,6 +178,3 @@ export {
   storageSchema,
 } from './storage/portSchemas.js';
 export { isStorage } from './storage/storage.js';
-// --- step-level detection pieces for the hooks (one process per tool call) ---
-export { actionKey } from './steps/stepKeys.js';
-export { type StepLoopEntryContext, stepLoopEntry } from './steps/stepLoopEntry.js';

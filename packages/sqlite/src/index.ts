@@ -15,6 +15,7 @@ export {
   type OpenLoopGuardDatabaseOptions,
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
+export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export {
   type HookAgent,
   type HookSessionKey,
@@ -23,7 +24,6 @@ export {
   SqliteHookSessionStore,
   type SqliteHookSessionStoreOptions,
 } from './SqliteHookSessionStore.js';
-export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 // --- guarded runs of `loopguard run` ---
 export {

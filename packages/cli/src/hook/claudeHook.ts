@@ -7,6 +7,7 @@ import {
   projectDirOf,
   resultText,
   stringField,
+  toolInput,
 } from './hookEvent.js';
 
 /** Claude Code's events the hook is registered for. */
@@ -45,13 +46,18 @@ export const claudeHook: HookDialect = {
     };
     switch (eventName) {
       case 'PreToolUse':
-        return { ...base, kind: 'before_tool', tool: stringField(event, 'tool_name'), input: event.tool_input ?? null };
+        return {
+          ...base,
+          kind: 'before_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+        };
       case 'PostToolUse':
         return {
           ...base,
           kind: 'after_tool',
           tool: stringField(event, 'tool_name'),
-          input: event.tool_input ?? null,
+          input: toolInputOf(event),
           output: toolOutput(event.tool_response),
           error: false,
         };
@@ -60,7 +66,7 @@ export const claudeHook: HookDialect = {
           ...base,
           kind: 'after_tool',
           tool: stringField(event, 'tool_name'),
-          input: event.tool_input ?? null,
+          input: toolInputOf(event),
           output: resultText(event.error),
           error: true,
         };
@@ -79,8 +85,16 @@ export const claudeHook: HookDialect = {
     }
     const specific =
       event.kind === 'before_tool'
-        ? { hookEventName: event.eventName, permissionDecision: 'deny', permissionDecisionReason: reply.message }
+        ? {
+            hookEventName: event.eventName,
+            permissionDecision: 'deny',
+            permissionDecisionReason: reply.message,
+          }
         : { hookEventName: event.eventName, additionalContext: reply.message };
     return JSON.stringify({ continue: false, stopReason: reply.stopReason, hookSpecificOutput: specific });
   },
 };
+
+function toolInputOf(event: Record<string, unknown>): unknown {
+  return toolInput(stringField(event, 'tool_name'), event.tool_input);
+}

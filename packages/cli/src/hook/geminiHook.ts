@@ -7,6 +7,7 @@ import {
   projectDirOf,
   resultText,
   stringField,
+  toolInput,
 } from './hookEvent.js';
 
 /** Gemini CLI's events the hook is registered for. */
@@ -20,7 +21,8 @@ const FAILED_EXIT = /^Exit Code: [1-9]\d*$/m;
  * preferred (the model's copy carries volatile lines such as the process group id).
  */
 function toolResult(response: unknown): { output: string; error: boolean } {
-  if (response === null || typeof response !== 'object') return { output: resultText(response), error: false };
+  if (response === null || typeof response !== 'object')
+    return { output: resultText(response), error: false };
   const { llmContent, returnDisplay, error } = response as Record<string, unknown>;
   const llmText = resultText(llmContent);
   if (error !== undefined && error !== null) {
@@ -51,13 +53,18 @@ export const geminiHook: HookDialect = {
     };
     switch (eventName) {
       case 'BeforeTool':
-        return { ...base, kind: 'before_tool', tool: stringField(event, 'tool_name'), input: event.tool_input ?? null };
+        return {
+          ...base,
+          kind: 'before_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+        };
       case 'AfterTool':
         return {
           ...base,
           kind: 'after_tool',
           tool: stringField(event, 'tool_name'),
-          input: event.tool_input ?? null,
+          input: toolInputOf(event),
           ...toolResult(event.tool_response),
         };
       case 'AfterAgent':
@@ -69,10 +76,17 @@ export const geminiHook: HookDialect = {
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'nudge') {
-      return JSON.stringify({ hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message } });
+      return JSON.stringify({
+        hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+      });
     }
     if (event.kind === 'before_tool') {
-      return JSON.stringify({ decision: 'deny', reason: reply.message, continue: false, stopReason: reply.stopReason });
+      return JSON.stringify({
+        decision: 'deny',
+        reason: reply.message,
+        continue: false,
+        stopReason: reply.stopReason,
+      });
     }
     return JSON.stringify({
       continue: false,
@@ -81,3 +95,7 @@ export const geminiHook: HookDialect = {
     });
   },
 };
+
+function toolInputOf(event: Record<string, unknown>): unknown {
+  return toolInput(stringField(event, 'tool_name'), event.tool_input);
+}

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { guardSession } from './guardSession.js';
-import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { readHookConfig } from './hookConfig.js';
+import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 
 /**
  * Guards one event in its project: reads the `hook` section of the project's configuration, opens
@@ -10,7 +10,11 @@ import { readHookConfig } from './hookConfig.js';
  * wait), and runs {@link guardSession} in one transaction with the nudge or stop entry it records.
  * @throws on any failure: the caller fails open.
  */
-export async function guardProject(agent: HookAgent, event: HookEvent, now: () => number): Promise<HookReply> {
+export async function guardProject(
+  agent: HookAgent,
+  event: HookEvent,
+  now: () => number,
+): Promise<HookReply> {
   const config = await readHookConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
   const database = openLoopGuardDatabase(join(event.projectDir, '.loopguard', 'state.db'), {
@@ -19,7 +23,10 @@ export async function guardProject(agent: HookAgent, event: HookEvent, now: () =
     busyRetry: { retries: 0, initialDelayMs: 0 },
   });
   try {
-    const store = new SqliteHookSessionStore({ db: database.db, busyRetry: { retries: 0, initialDelayMs: 0 } });
+    const store = new SqliteHookSessionStore({
+      db: database.db,
+      busyRetry: { retries: 0, initialDelayMs: 0 },
+    });
     return store.update({ agent, sessionId: event.sessionId, projectDir: event.projectDir }, (session) =>
       guardSession(event, session, {
         agent,

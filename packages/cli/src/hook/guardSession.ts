@@ -113,7 +113,10 @@ export function guardSession(
  * The session's detector. A snapshot of another version starts afresh (`restore` discards it); so
  * does a snapshot that cannot be read, rather than failing every later call of the session.
  */
-function restoreDetector(session: HookSessionRecord | null, options: StepLoopDetectorOptions): StepLoopDetector {
+function restoreDetector(
+  session: HookSessionRecord | null,
+  options: StepLoopDetectorOptions,
+): StepLoopDetector {
   if (session === null) return new StepLoopDetector(options);
   let snapshot: unknown;
   try {

@@ -53,6 +53,9 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   return {
     enabled,
     lockTimeoutMs,
-    detector: { ...detector, ...(exemptCommands === undefined ? {} : { exemptCommands }) } as StepLoopDetectorOptions,
+    detector: {
+      ...detector,
+      ...(exemptCommands === undefined ? {} : { exemptCommands }),
+    } as StepLoopDetectorOptions,
   };
 }

@@ -75,7 +75,11 @@ export function eventObject(payload: unknown): Record<string, unknown> {
  * The project directory: what the CLI names in its environment (`GEMINI_PROJECT_DIR`,
  * `CLAUDE_PROJECT_DIR`), else the event's `cwd`.
  */
-export function projectDirOf(payload: Record<string, unknown>, env: NodeJS.ProcessEnv, ...vars: string[]): string {
+export function projectDirOf(
+  payload: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  ...vars: string[]
+): string {
   for (const name of vars) {
     const value = env[name];
     if (value !== undefined && value.length > 0) return value;
@@ -88,4 +92,21 @@ export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
   return JSON.stringify(value) ?? '';
+}
+
+/** The CLIs' shell tools: Claude Code's `Bash`, Gemini CLI's `run_shell_command`. */
+const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
+
+/**
+ * The action's input as the detector sees it: a shell tool's command as a string (so that
+ * `exemptCommands` patterns such as `^sleep` apply to it, and its description or timeout never
+ * makes a repeat look new); any other tool's input as it is.
+ * @example toolInput('Bash', { command: 'npm test', description: 'Run the tests' }); // 'npm test'
+ */
+export function toolInput(tool: string, input: unknown): unknown {
+  if (SHELL_TOOLS.has(tool) && input !== null && typeof input === 'object') {
+    const command = (input as { command?: unknown }).command;
+    if (typeof command === 'string') return command;
+  }
+  return input ?? null;
 }

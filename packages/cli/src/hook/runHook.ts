@@ -39,7 +39,8 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
   try {
     if (io.env[HOOK_SWITCH_ENV] === 'off') return 0;
     const dialect = DIALECTS[agent];
-    if (dialect === undefined) throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+    if (dialect === undefined)
+      throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
     const text = await io.readStdin();
     let payload: unknown;
     try {
