@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline/promises';
+
 /**
  * Where a command reads and writes: the process by default, buffers in tests.
  * @example
@@ -14,6 +16,11 @@ export interface CliIo {
   cwd: string;
   /** Whether standard output is a terminal (live status line, colours). @default process.stdout.isTTY */
   isTTY: boolean;
+  /**
+   * Asks a person one question and resolves with the answer line; absent when nobody can answer
+   * (standard input is not a terminal). The pause menu of `loopguard run` asks through it.
+   */
+  ask?: (question: string) => Promise<string>;
 }
 
 /** The {@link CliIo} of the running process. */
@@ -24,5 +31,15 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
+    ...(process.stdin.isTTY === true ? { ask: askOnTerminal } : {}),
   };
+}
+
+async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }

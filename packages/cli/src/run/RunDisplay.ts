@@ -1,4 +1,4 @@
-import type { BreakerState } from '@loopguard/core';
+import { type BreakerState, type Clock, systemClock } from '@loopguard/core';
 import type { CliIo } from '../cliIo.js';
 
 const COLOURS: Record<BreakerState, string> = { CLOSED: '\x1b[32m', HALF_OPEN: '\x1b[33m', OPEN: '\x1b[31m' };
@@ -16,6 +16,7 @@ export class RunDisplay {
   constructor(
     private readonly io: CliIo,
     private readonly json: boolean,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Whether colours are used. */
@@ -26,7 +27,9 @@ export class RunDisplay {
   /** Reports an event: a JSON line (`{"event": type, …data}`) or the human `line`. */
   event(type: string, data: Record<string, unknown>, line: string | null): void {
     if (this.json) {
-      this.io.stdout(`${JSON.stringify({ event: type, at: new Date().toISOString(), ...data })}\n`);
+      this.io.stdout(
+        `${JSON.stringify({ event: type, at: new Date(this.clock.now()).toISOString(), ...data })}\n`,
+      );
       return;
     }
     if (line === null) return;

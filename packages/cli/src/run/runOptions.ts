@@ -1,68 +1,58 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  DEFAULT_COOLDOWN_MS,
-  DEFAULT_SAME_ERROR_THRESHOLD,
-  DEFAULT_STAGNATION_THRESHOLD,
-  DEFAULT_TASK_THRESHOLD,
-} from '@loopguard/core/internal';
+import { type Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
 import { CONFIG_FILES } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
-import { parseDuration } from './duration.js';
+import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 
 /** What `loopguard run` does when the breaker opens. */
-export type StagnationAction = 'pause' | 'alert' | 'abort' | 'escalate';
+export type StagnationAction = (typeof STAGNATION_ACTIONS)[number];
 
-const duration = (what: string) =>
-  z.union([z.number(), z.string()]).transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `must be a duration such as 30s, 15m or 2h (${what})` });
-      return z.NEVER;
-    }
-    return ms;
-  });
-const count = z.coerce.number().int().min(1, 'must be an integer ≥ 1');
-const list = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
-
-/**
- * The options of `loopguard run`, from flags and `loopguard.config.json` / `.yaml` (flags win).
- * Every key is documented in docs/cli.md.
- */
-export const runOptionsSchema = z.strictObject({
-  maxIterations: z.coerce.number().int().min(1).max(50, 'must be at most 50 (seed 001 cap)').default(10),
-  maxRuntime: duration('at most 60m')
-    .pipe(z.number().positive().max(3_600_000, 'must be at most 60m (seed 001 cap)'))
-    .default(3_600_000),
-  iterationTimeout: duration('per iteration').pipe(z.number().positive()).default(1_800_000),
-  stagnationThreshold: count.default(DEFAULT_STAGNATION_THRESHOLD),
-  sameErrorThreshold: count.default(DEFAULT_SAME_ERROR_THRESHOLD),
-  taskThreshold: count.default(DEFAULT_TASK_THRESHOLD),
-  maxConsecutiveFailures: count.default(3),
-  cooldown: duration('0 = at once').default(DEFAULT_COOLDOWN_MS),
-  autoReset: z.boolean().default(false),
-  onStagnation: z.enum(['pause', 'alert', 'abort', 'escalate']).default('pause'),
-  completionPromise: z.string().min(1).default('<promise>COMPLETE</promise>'),
-  evidenceCommand: z.string().min(1).optional(),
-  requireFile: list.default([]),
-  task: z.string().min(1).optional(),
-  plan: z.string().min(1).optional(),
-  promptFile: z.string().min(1).optional(),
-  modelProgression: list.default([]),
-  webhook: z.url({ message: 'must be an http(s) URL' }).optional(),
-  maxCallsPerHour: count.optional(),
-  backoff: duration('first wait after an infrastructure error').default(30_000),
-  agentStream: z.enum(['claude', 'jsonl']).optional(),
-  json: z.boolean().default(false),
-});
+type Spec = (typeof RUN_OPTIONS)[number];
+type Validated = Exclude<Spec, { schema: null }>;
+type Defaulted = Extract<Validated, { default: unknown }>;
+type Optional = Exclude<Validated, { default: unknown }>;
 
 /** `loopguard run`'s options after validation and defaults (durations in ms). */
-export type RunOptions = z.output<typeof runOptionsSchema>;
+export type RunOptions = { [S in Defaulted as S['key']]: z.output<S['schema']> } & {
+  [S in Optional as S['key']]?: z.output<S['schema']>;
+};
+
+function fieldSchema(spec: RunOptionSpec & { schema: z.ZodType }): z.ZodType {
+  return spec.default === undefined ? spec.schema.optional() : spec.schema.prefault(spec.default);
+}
+
+/**
+ * The options of `loopguard run`, from flags and `loopguard.config.json` / `.yaml` (flags win),
+ * derived from {@link RUN_OPTIONS}: a default is parsed like a given value. Unknown keys are rejected.
+ */
+export const runOptionsSchema = z.strictObject(
+  Object.fromEntries(
+    (RUN_OPTIONS as readonly RunOptionSpec[]).flatMap((spec) =>
+      spec.schema === null ? [] : [[spec.key, fieldSchema({ ...spec, schema: spec.schema })]],
+    ),
+  ),
+) as unknown as z.ZodType<RunOptions>;
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** Adds every option of {@link RUN_OPTIONS} to commander's `run` command, in table order. */
+export function addRunOptions(command: Command): Command {
+  for (const spec of RUN_OPTIONS as readonly RunOptionSpec[]) {
+    const noDefault = spec.default === undefined && spec.defaultText === undefined;
+    const option = new Option(
+      spec.flag,
+      noDefault ? spec.help : `${spec.help} (default: ${defaultTextOf(spec)})`,
+    );
+    if (spec.choices !== undefined) option.choices(spec.choices);
+    if (spec.repeatable === true) option.argParser(collect);
+    command.addOption(option);
+  }
+  return command;
+}
 
 export { CONFIG_FILES } from '../configFiles.js';
 

@@ -1,0 +1,75 @@
+import type { StepVerdict } from '@loopguard/core';
+import { type AgentResult, runAgent } from './agentProcess.js';
+import type { GitWorkspace } from './GitWorkspace.js';
+import type { RunDisplay } from './RunDisplay.js';
+import type { RunOptions } from './runOptions.js';
+import { StepStreamWatcher } from './StepStreamWatcher.js';
+
+/** What one run of the agent produced. */
+export interface AgentIteration {
+  /** How the agent ran. */
+  result: AgentResult;
+  /** The working tree after the iteration (`null` outside git). */
+  tree: string | null;
+  /** The files changed and the patch against the tree before; `null` outside git. */
+  changes: { files: string[]; patch: string } | null;
+  /** The step-level detector's stop, when it stopped the iteration (`--agent-stream`). */
+  stopVerdict: StepVerdict | null;
+  /** The step-level detector's nudges (and its stop message) for the next prompt. */
+  nudges: string[];
+}
+
+/** What {@link runAgentIteration} needs. */
+export interface AgentIterationInput {
+  /** The run id. */
+  runId: string;
+  /** The command with `{model}` replaced. */
+  command: readonly string[];
+  /** The working directory. */
+  cwd: string;
+  /** The prompt for this iteration. */
+  prompt: string;
+  /** The run's options (`iterationTimeout`, `agentStream`). */
+  options: RunOptions;
+  /** The user's interrupt. */
+  signal: AbortSignal;
+  /** Where the agent's output passes through. */
+  display: RunDisplay;
+  /** The git workspace (`null` outside git) and its tree before the iteration. */
+  workspace: GitWorkspace | null;
+  /** The tree before the iteration. */
+  treeBefore: string | null;
+}
+
+/**
+ * Runs the agent once: its output streams through the display and, with `--agent-stream`, through
+ * a fresh step-level watcher that may stop it mid-run; then the working tree is snapshot and
+ * compared with the one before.
+ */
+export async function runAgentIteration(input: AgentIterationInput): Promise<AgentIteration> {
+  const { options, display, workspace, treeBefore } = input;
+  const watcher =
+    options.agentStream === undefined ? null : new StepStreamWatcher(options.agentStream, input.runId);
+  const result = await runAgent(input.command, {
+    cwd: input.cwd,
+    input: input.prompt,
+    timeoutMs: options.iterationTimeout,
+    signal: input.signal,
+    ...(watcher === null ? {} : { stop: watcher.stopSignal }),
+    onStdout: (chunk) => {
+      watcher?.push(chunk);
+      display.agentStdout(chunk);
+    },
+    onStderr: (chunk) => display.agentStderr(chunk),
+  });
+  if (result.interrupted) return { result, tree: treeBefore, changes: null, stopVerdict: null, nudges: [] };
+  const tree = workspace === null ? null : await workspace.snapshot();
+  const changes =
+    workspace === null || treeBefore === null || tree === null
+      ? null
+      : await workspace.changes(treeBefore, tree);
+  const stopVerdict = watcher?.stopVerdict ?? null;
+  const nudges =
+    watcher === null ? [] : [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
+  return { result, tree, changes, stopVerdict, nudges };
+}

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { addRunOptions, resolveRunOptions, runOptionsSchema } from '../src/run/runOptions.js';
+import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec } from '../src/run/runOptionTable.js';
+
+const docs = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+const specs = RUN_OPTIONS as readonly RunOptionSpec[];
+
+/** The rows of docs/cli.md's "Options, defaults and what they change" table. */
+function documentedRows(): Array<{ flag: string; key: string | null; default: string }> {
+  const section = docs.slice(docs.indexOf('### Options, defaults and what they change'));
+  const rows = [...section.matchAll(/^\| `(--[a-z-]+)`(?: \(`(\w+)`\))? \| (.+?) \| .+ \|$/gm)];
+  return rows.map((m) => ({
+    flag: m[1] ?? '',
+    key: m[2] ?? null,
+    default: (m[3] ?? '').replaceAll('`', ''),
+  }));
+}
+
+describe('the run options table', () => {
+  it('docs/cli.md documents every option once, with its config key and default, in table order', () => {
+    const expected = specs.map((spec) => ({
+      flag: spec.flag.split(' ')[0] ?? '',
+      key: spec.schema === null ? null : spec.key,
+      default: defaultTextOf(spec),
+    }));
+    expect(documentedRows()).toEqual(expected);
+  });
+
+  it('commander gets every flag in table order, with its default in the help', () => {
+    const command = addRunOptions(new Command('run'));
+    expect(command.options.map((o) => o.flags)).toEqual(specs.map((s) => s.flag));
+    for (const spec of specs) {
+      const option = command.options.find((o) => o.flags === spec.flag);
+      if (spec.default !== undefined)
+        expect(option?.description).toContain(`(default: ${defaultTextOf(spec)})`);
+      if (spec.choices !== undefined) expect(option?.argChoices).toEqual([...spec.choices]);
+    }
+  });
+
+  it('the schema applies each default by parsing it like a given value', () => {
+    const defaults = resolveRunOptions({}, {}, null) as Record<string, unknown>;
+    for (const spec of specs) {
+      if (spec.schema === null) continue;
+      if (spec.default === undefined) expect(defaults[spec.key]).toBeUndefined();
+      else expect(defaults[spec.key]).toEqual(spec.schema.parse(spec.default));
+    }
+    expect(defaults.maxRuntime).toBe(3_600_000);
+    expect(defaults.cooldown).toBe(1_800_000);
+    expect(defaults.requireFile).toEqual([]);
+  });
+
+  it('rejects a key that is not in the table', () => {
+    expect(runOptionsSchema.safeParse({ config: 'x.yaml' }).success).toBe(false);
+    expect(() => resolveRunOptions({ bogus: 1 }, {}, '/repo/loopguard.config.json')).toThrow(
+      'unknown option bogus (in /repo/loopguard.config.json)',
+    );
+  });
+});
