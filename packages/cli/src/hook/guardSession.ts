@@ -1,12 +1,11 @@
+import { type ContextEntryInput, LoopGuardError } from '@loopguard/core';
+import { actionKey, actionText, stepLoopEntry } from '@loopguard/core/internal';
 import {
-  type ContextEntryInput,
-  LoopGuardError,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
-} from '@loopguard/core';
-import { actionKey, stepLoopEntry } from '@loopguard/core/internal';
+} from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 
@@ -60,7 +59,7 @@ export function guardSession(
   let verdict: StepVerdict | undefined;
   switch (event.kind) {
     case 'before_tool': {
-      const key = actionKey(event.tool, event.input);
+      const key = keyOf(event.tool, event.input);
       const last = lastResults.find((result) => result.key === key);
       if (last === undefined) return { result: { kind: 'silent' } };
       verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
@@ -70,7 +69,7 @@ export function guardSession(
     case 'after_tool': {
       verdict = observe(turnSteps(event.tool, event.input, event.output, event.error));
       rememberResult(lastResults, {
-        key: actionKey(event.tool, event.input),
+        key: keyOf(event.tool, event.input),
         output: event.output.slice(0, MAX_KEPT_OUTPUT),
         error: event.error,
       });
@@ -128,6 +127,11 @@ function restoreDetector(
     }
     throw error;
   }
+}
+
+/** The detector's identity of an action: the same normalised text means the same action. */
+function keyOf(tool: string, input: unknown): string {
+  return actionKey(tool, actionText(input));
 }
 
 function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {

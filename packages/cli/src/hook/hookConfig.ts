@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StepLoopDetectorOptions } from '@loopguard/core';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { CONFIG_FILES } from '../configFiles.js';
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ClaudeStreamJsonParser,
-  InvalidInputError,
-  JsonlStepParser,
-  type StepLineParser,
-} from '../../src/index.js';
+import { ClaudeStreamJsonParser, JsonlStepParser, type StepLineParser } from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
 
 const parsers: Array<[string, () => StepLineParser]> = [
   ['ClaudeStreamJsonParser', () => new ClaudeStreamJsonParser()],
