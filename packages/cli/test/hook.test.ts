@@ -25,10 +25,10 @@ describe('loopguard hook claude', () => {
     expect(entries).toEqual([]);
   });
 
-  it('nudges the same failing command on its 3rd failure, then denies the 5th before it runs and ends the session', async () => {
+  it('nudges the same failing command on its 3rd failure, then denies the 4th before it runs and ends the session', async () => {
     const dir = tempProject();
     const replies: string[] = [];
-    for (let n = 1; n <= 5; n++) {
+    for (let n = 1; n <= 4; n++) {
       const { pre, post } = claudeFailingCall(dir, 's1', n);
       const before = await hookCall(dir, 'claude', pre);
       expect(before.code).toBe(0);
@@ -38,7 +38,7 @@ describe('loopguard hook claude', () => {
       expect(after.code).toBe(0);
       replies.push(after.stdout);
     }
-    // pre/post of calls 1-2 silent, post 3 nudges, call 4 silent, pre 5 stops
+    // pre/post of calls 1-2 silent, post 3 nudges, pre 4 stops (stopAfter 1: the first hit after the nudge)
     expect(replies.map((r) => (r === '' ? '' : Object.keys(JSON.parse(r)).join(',')))).toEqual([
       '',
       '',
@@ -46,8 +46,6 @@ describe('loopguard hook claude', () => {
       '',
       '',
       'hookSpecificOutput',
-      '',
-      '',
       'continue,stopReason,hookSpecificOutput',
     ]);
     const nudge = JSON.parse(replies[5] as string);
@@ -56,7 +54,7 @@ describe('loopguard hook claude', () => {
       /^Loop detected \(same_error\): the same action failed with the same error 3 times/,
     );
     expect(nudge.hookSpecificOutput.additionalContext).toContain('cat missing.txt');
-    const stop = JSON.parse(replies[8] as string);
+    const stop = JSON.parse(replies[6] as string);
     expect(stop.continue).toBe(false);
     expect(stop.stopReason).toMatch(/^loopguard: Stopped \(same_error\): the loop went on after the nudge/);
     expect(stop.hookSpecificOutput).toMatchObject({
@@ -68,7 +66,7 @@ describe('loopguard hook claude', () => {
     );
 
     const { sessions, entries } = hookState(dir);
-    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: 10 }]);
+    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: 8 }]);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(entries[0]?.related_tasks).toEqual(['claude:s1']);
     expect(entries[1]?.metadata).toMatchObject({
@@ -82,20 +80,22 @@ describe('loopguard hook claude', () => {
     });
   });
 
-  it('stops after the call when its repeat could not be foreseen (a result kept cut), with the message as context', async () => {
+  it('stops after the call when no PreToolUse answered for it, with the message as context', async () => {
     const dir = tempProject();
-    const long = 'x'.repeat(20_000);
-    let last = '';
-    for (let n = 1; n <= 5; n++) {
+    const replies = [];
+    for (let n = 1; n <= 4; n++) {
       const tool = { tool_name: 'Read', tool_input: { file_path: '/big.txt' }, tool_use_id: `t${n}` };
-      expect((await hookCall(dir, 'claude', claudeEvent(dir, 's2', 'PreToolUse', tool))).stdout).toBe('');
-      last = (
-        await hookCall(dir, 'claude', claudeEvent(dir, 's2', 'PostToolUse', { ...tool, tool_response: long }))
-      ).stdout;
+      const event = claudeEvent(dir, 's2', 'PostToolUse', { ...tool, tool_response: 'x'.repeat(20_000) });
+      replies.push((await hookCall(dir, 'claude', event)).stdout);
     }
-    const stop = JSON.parse(last);
+    expect(replies.slice(0, 2)).toEqual(['', '']);
+    expect(JSON.parse(replies[2] as string).hookSpecificOutput.additionalContext).toContain(
+      'Loop detected (repeated_action)',
+    );
+    const stop = JSON.parse(replies[3] as string);
     expect(stop).toMatchObject({ continue: false, hookSpecificOutput: { hookEventName: 'PostToolUse' } });
     expect(stop.stopReason).toContain('Stopped (repeated_action)');
+    expect(stop.hookSpecificOutput.additionalContext).toContain('Stopped (repeated_action)');
   });
 
   it('keeps sessions apart by session id and by project directory', async () => {
@@ -157,11 +157,11 @@ describe('loopguard hook gemini', () => {
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 5 }]);
   });
 
-  it('reads a failing shell command from its exit code, nudges in the tool result, and denies the 5th call', async () => {
+  it('reads a failing shell command from its exit code, nudges in the tool result, and denies the 4th call', async () => {
     const dir = tempProject();
     const call = { tool_name: 'run_shell_command', tool_input: { command: 'cat missing.txt' } };
     const replies: string[] = [];
-    for (let n = 1; n <= 5; n++) {
+    for (let n = 1; n <= 4; n++) {
       const before = await hookCall(dir, 'gemini', geminiEvent(dir, 'g1', 'BeforeTool', call));
       replies.push(before.stdout);
       if (before.stdout !== '') break;
@@ -186,7 +186,7 @@ describe('loopguard hook gemini', () => {
         additionalContext: expect.stringMatching(/^Loop detected \(same_error\)/),
       },
     });
-    const stop = JSON.parse(replies[8] as string);
+    const stop = JSON.parse(replies[6] as string);
     expect(stop).toMatchObject({
       decision: 'deny',
       continue: false,

@@ -36,7 +36,7 @@ export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
 export { actionText } from './steps/inputText.js';
 export { actionKey } from './steps/stepKeys.js';
-export { type StepLoopEntryContext, stepLoopEntry } from './steps/stepLoopEntry.js';
+export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {
   validateIterationCheckpointInput,
   validateIterationRecordInput,
