@@ -3,7 +3,7 @@
 // rules. Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--details]
 // Env: LOOPGUARD_LABELLED_CORPUS (default ../shared/corpora/swe-agent-java-dev from the repo root).
 import os from 'node:os';
-import { StepLoopDetector } from '../packages/core/dist/index.js';
+import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
 import {
   GEMINI_CLI_CORE_VERSION,
   GeminiPeer,

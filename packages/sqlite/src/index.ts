@@ -34,3 +34,4 @@ export {
   type SqliteRunStoreOptions,
 } from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
+export { SqliteStatusReader } from './SqliteStatusReader.js';
