@@ -33,6 +33,10 @@ export {
 } from './model/stateMachineInput.js';
 export { assertTaskStatus } from './model/task.js';
 export type { InfrastructureKind } from './signatures/infrastructure.js';
+// --- step-level detection pieces for the hooks (one process per tool call) ---
+export { actionText } from './steps/inputText.js';
+export { actionKey } from './steps/stepKeys.js';
+export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {
   validateIterationCheckpointInput,
   validateIterationRecordInput,

@@ -16,6 +16,14 @@ export {
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
+export {
+  type HookAgent,
+  type HookSessionKey,
+  type HookSessionRecord,
+  type HookSessionUpdate,
+  SqliteHookSessionStore,
+  type SqliteHookSessionStoreOptions,
+} from './SqliteHookSessionStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 // --- guarded runs of `loopguard run` ---
 export {
