@@ -156,7 +156,9 @@ export {
 export { type ErrorKind, type ErrorSignature, errorSignature } from './signatures/errorSignature.js';
 // --- step-level loop detection ---
 export { ClaudeStreamJsonParser } from './steps/ClaudeStreamJsonParser.js';
+export { CODEX_TOOLS, CodexJsonParser } from './steps/CodexJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './steps/exemptions.js';
+export { GeminiStreamJsonParser } from './steps/GeminiStreamJsonParser.js';
 export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from './steps/globalSwitch.js';
 export { JsonlStepParser } from './steps/JsonlStepParser.js';
 export type { StepLineParser } from './steps/StepLineParser.js';
