@@ -1,10 +1,5 @@
-import {
-  type BreakerState,
-  type BreakerTransition,
-  type Clock,
-  InvalidInputError,
-  systemClock,
-} from '@loopguard/core';
+import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
+import type { BreakerState, BreakerTransition } from '@loopguard/core/breaker';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';

@@ -1,4 +1,4 @@
-import type { Step } from '@loopguard/core';
+import type { Step } from '@loopguard/core/steps';
 import { errorText, outputText } from '../shared/stepText.js';
 
 /** The part of an AI SDK content part the adapter reads (`StepResult.content`). */

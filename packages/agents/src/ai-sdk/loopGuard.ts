@@ -1,4 +1,4 @@
-import type { StepVerdict } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 import {
   isStepCount,
   type ModelMessage,

@@ -5,7 +5,7 @@ import type {
   HookJSONOutput,
   SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import type { StepVerdict } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
 import { outputText } from '../shared/stepText.js';

@@ -1,6 +1,6 @@
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { END } from '@langchain/langgraph';
-import type { StepVerdict } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
 import { messageSteps } from './messageSteps.js';

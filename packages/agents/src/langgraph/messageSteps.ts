@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
-import type { Step } from '@loopguard/core';
+import type { Step } from '@loopguard/core/steps';
 
 /**
  * Turns LangChain messages into loopguard steps, in order: an `AIMessage`'s text is a message and

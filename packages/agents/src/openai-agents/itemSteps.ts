@@ -1,4 +1,4 @@
-import type { Step } from '@loopguard/core';
+import type { Step } from '@loopguard/core/steps';
 import { outputText } from '../shared/stepText.js';
 
 /** The fields of an OpenAI Agents SDK input item the adapter reads (`AgentInputItem`). */

@@ -1,4 +1,4 @@
-import type { StepVerdict } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 import type { CallModelInputFilter, RunContext } from '@openai/agents';
 import { LoopStoppedError } from '../shared/LoopStoppedError.js';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';

@@ -1,4 +1,5 @@
-import { RunError, type StepVerdict } from '@loopguard/core';
+import { RunError } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 
 /**
  * The error an adapter raises (or hands to the framework) when the step-level detector stops a run:

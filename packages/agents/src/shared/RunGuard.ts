@@ -1,13 +1,6 @@
-import {
-  InvalidInputError,
-  type Logger,
-  type StateMachine,
-  type Step,
-  StepLoopDetector,
-  type StepVerdict,
-  systemClock,
-} from '@loopguard/core';
-import { silentLogger } from '@loopguard/core/internal';
+import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
+import { type Logger, silentLogger } from '@loopguard/core/internal';
+import { type Step, StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from './loopGuardOptions.js';
 import { type RecordingPort, recordingPort } from './recordingPort.js';
 

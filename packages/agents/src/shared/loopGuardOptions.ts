@@ -1,4 +1,5 @@
-import type { AsyncStateMachine, StateMachine, StepLoopDetectorOptions } from '@loopguard/core';
+import type { AsyncStateMachine, StateMachine } from '@loopguard/core';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 
 /**
  * Options every adapter's `loopGuard()` takes: the {@link StepLoopDetectorOptions} (thresholds,

@@ -1,10 +1,5 @@
-import type {
-  AsyncStateMachine,
-  ContextEntry,
-  ContextEntryInput,
-  Logger,
-  StateMachine,
-} from '@loopguard/core';
+import type { AsyncStateMachine, ContextEntry, ContextEntryInput, StateMachine } from '@loopguard/core';
+import type { Logger } from '@loopguard/core/internal';
 
 /** What {@link recordingPort} returns: the port the detector writes through, and its pending writes. */
 export interface RecordingPort {

@@ -6,7 +6,7 @@ import {
   type StepLineParser,
   StepLoopDetector,
   type StepVerdict,
-} from '@loopguard/core';
+} from '@loopguard/core/steps';
 import type { AGENT_STREAM_FORMATS } from './runOptionTable.js';
 
 /** The agent output formats `--agent-stream` reads as steps. */

@@ -6,12 +6,12 @@ import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
   GeminiStreamJsonParser,
-  InvalidInputError,
   JsonlStepParser,
   type Step,
   type StepLineParser,
   StepLoopDetector,
-} from '../../src/index.js';
+} from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const parseFixture = (parser: StepLineParser, name: string): Step[] =>
