@@ -82,7 +82,7 @@ describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', 
     expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
     // Claude Code 2.1.330 ignores continue: false from PostToolUseFailure: the model is asked once
     // more, and the PreToolUse hook denies that call with continue: false, which ends the run.
-    expect(bodies).toHaveLength(6);
+    expect(bodies).toHaveLength(5);
     const denied = messages.at(-2) as { type: string; message: { content: Array<{ content: string }> } };
     expect(denied.type).toBe('user');
     expect(denied.message.content[0]?.content).toContain('loopguard stopped this run: Stopped (same_error)');
@@ -101,7 +101,7 @@ describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', 
     expect(guard.run.nudges[0]).toContain('Loop detected (repeated_action)');
     expect(bodies[3]).toContain('PostToolUse:Bash hook additional context: Loop detected (repeated_action)');
     expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'repeated_action' });
-    expect(bodies).toHaveLength(5);
+    expect(bodies).toHaveLength(4);
     expect(messages.at(-1)).toMatchObject({ type: 'result' });
   }, 600_000);
 

@@ -140,13 +140,13 @@ describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () =
         status: 'failed',
       },
     });
-    const actions = Array.from({ length: 5 }, () =>
+    const actions = Array.from({ length: 4 }, () =>
       parser
         .push(failing)
         .map((step) => detector.observe(step).action)
         .at(-1),
     );
-    expect(actions).toEqual(['continue', 'continue', 'nudge', 'continue', 'stop']);
+    expect(actions).toEqual(['continue', 'continue', 'nudge', 'stop']);
   });
 });
 
