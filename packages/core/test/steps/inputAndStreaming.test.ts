@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, type Step } from '../../src/index.js';
+import type { Step, StepVerdict } from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
 import { detections, feed, makeStepDetector } from './helpers.js';
 
 describe('an action input that cannot be serialised is a typed error naming the field', () => {
@@ -66,7 +67,7 @@ describe('observePartial: chanting caught while the message streams', () => {
     const { detector } = makeStepDetector();
     const unit =
       'I will now rerun the failing test to check the fix.\nThe fix is correct and the test passes now.\n';
-    const verdicts = [];
+    const verdicts: StepVerdict[] = [];
     let sent = 0;
     for (let i = 0; i < 1_400 && verdicts.every((v) => v.action !== 'stop'); i++) {
       for (let at = 0; at < unit.length; at += 17) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Step } from '../../src/index.js';
+import type { Step } from '../../src/entries/steps.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const times = (n: number, make: (i: number) => Step[]): Step[] =>
