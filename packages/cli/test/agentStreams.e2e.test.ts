@@ -122,7 +122,7 @@ describe('loopguard run --agent-stream codex around a real Codex CLI 0.169.0 (of
     };
     expect(stop).toMatchObject({ action: 'stop', loopType: 'same_error' });
     expect(JSON.stringify(stop.evidence)).toContain('cat missing.txt');
-    expect(api.bodies.length).toBeGreaterThanOrEqual(8); // 4 failing commands per iteration, then killed
+    expect(api.bodies.length).toBeGreaterThanOrEqual(4); // at least 2 failing commands per iteration, then killed
     expect(mentions(api, 'Loop detected (same_error)')).toBe(true); // iteration 2's prompt carries the nudge
   }, 600_000);
 

@@ -146,7 +146,10 @@ describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () =
         .map((step) => detector.observe(step).action)
         .at(-1),
     );
-    expect(actions).toEqual(['continue', 'continue', 'nudge', 'stop']);
+    const nudge = actions.indexOf('nudge');
+    expect(nudge).toBeGreaterThan(0);
+    expect(actions.slice(0, nudge).every((action) => action === 'continue')).toBe(true);
+    expect(actions[nudge + 1]).toBe('stop');
   });
 });
 
