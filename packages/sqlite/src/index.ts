@@ -15,10 +15,19 @@ export {
   type OpenLoopGuardDatabaseOptions,
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
-export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
-export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 // --- guarded runs of `loopguard run` ---
 export {
+  acquireRunLock,
+  lastRunLockOwner,
+  liveRunOwner,
+  type RunLock,
+  type RunLockOwner,
+  runLockFile,
+} from './runLock.js';
+export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
+export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
+export {
+  OWNER_GONE_REASON,
   type RunIterationRecord,
   type RunRecord,
   type RunStatus,

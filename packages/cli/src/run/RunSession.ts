@@ -49,6 +49,10 @@ export interface RunSessionInput {
   clock?: Clock;
   /** How the waits sleep. @default a real timer */
   sleep?: Sleep;
+  /** Tags the agent's environment so that its whole process tree is found and ended (see `runAgent`). */
+  agentToken?: string;
+  /** Called with each agent's pid (its process group id) when it starts. */
+  onAgentStart?: (pid: number) => void;
 }
 
 /**
@@ -191,6 +195,8 @@ export class RunSession {
         display: this.display,
         workspace,
         treeBefore: tree,
+        ...(this.input.agentToken === undefined ? {} : { token: this.input.agentToken }),
+        ...(this.input.onAgentStart === undefined ? {} : { onStart: this.input.onAgentStart }),
       });
       const { result, changes, stopVerdict } = ran;
       if (result.interrupted) return INTERRUPTED;
