@@ -4,7 +4,7 @@ import { acquireRunLock, liveRunOwner, type RunLock, type RunRecord } from '@loo
 import { CliError } from '../CliError.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { runDirectory } from './artifacts.js';
-import { newAgentToken, signalGroup, signalTagged, startWatchdog } from './processTree.js';
+import { groupMembers, newAgentToken, signalGroup, signalTagged, startWatchdog } from './processTree.js';
 import { stateIoError } from './stateStore.js';
 
 /** The live run of a repository, held by this process: its lock, its agents' token, its watchdog. */
@@ -59,14 +59,10 @@ export function endLeftoverAgent(run: RunRecord): string | null {
     return null;
   }
   const killed = new Set(signalTagged(record.token, 'SIGKILL', 10));
-  if (record.pgid !== null) {
-    try {
-      process.kill(-record.pgid, 0);
-      signalGroup(record.pgid, 'SIGKILL');
-      killed.add(record.pgid);
-    } catch {
-      // the group is gone
-    }
+  const members = record.pgid === null ? [] : groupMembers(record.pgid);
+  if (record.pgid !== null && members.length > 0) {
+    signalGroup(record.pgid, 'SIGKILL');
+    for (const pid of members) killed.add(pid);
   }
   return killed.size === 0
     ? `run ${run.id}: its previous agent is gone (checked process group ${record.pgid ?? '-'} and tagged processes)`

@@ -65,6 +65,24 @@ export function signalTagged(token: string, signal: NodeJS.Signals, rounds = 5):
   return [...signalled];
 }
 
+/** The live (not zombie) members of process group `pgid`, from `/proc`; `[]` elsewhere. */
+export function groupMembers(pgid: number): number[] {
+  if (!CAN_FIND_TREE) return [];
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return members;
+}
+
 /** Sends `signal` to a process group, ignoring a group that is gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
@@ -87,6 +105,7 @@ export function startWatchdog(token: string): () => void {
   const child = spawn(process.execPath, [script, token], {
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
+    cwd: '/',
     env,
   });
   child.on('error', () => {});

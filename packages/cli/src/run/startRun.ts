@@ -10,7 +10,7 @@ import { becomeLiveRun } from './liveRun.js';
 import { RunSession } from './RunSession.js';
 import type { RunOptions } from './runOptions.js';
 import { SpaceReserve } from './spaceReserve.js';
-import { isStorageFault, type RunState, stateFile, storageCauseOf } from './stateStore.js';
+import { isStorageFault, type RunState, stateFile, storageCauseOf, storageCodeOf } from './stateStore.js';
 
 /** The prompt a run saved when it started (for resume when it came from stdin). */
 export function savedPrompt(run: RunRecord): string | null {
@@ -62,7 +62,8 @@ export async function executeSession(
   } catch (error) {
     if (!isStorageFault(error)) throw error;
     reserve.free();
-    const reason = `cannot write ${stateFile(run.cwd)}: ${storageCauseOf(error)}`;
+    const what = storageCodeOf(error) === 'ENOSPC' ? join(run.cwd, '.loopguard') : stateFile(run.cwd);
+    const reason = `cannot write ${what}: ${storageCauseOf(error)}`;
     let recorded = true;
     try {
       runs.updateRun(run.id, { status: 'failed', reason, exitCode: EXIT_CODES.internalError });

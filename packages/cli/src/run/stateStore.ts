@@ -54,9 +54,16 @@ export function storageCauseOf(error: unknown): string {
 }
 
 function causeOf(error: unknown): string {
-  let e: unknown = error;
-  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+  // the error that carries SQLite's or the file system's code says it best; else the outermost one
+  let chosen: unknown = error;
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_') || /^E[A-Z]+$/.test(code))) {
+      chosen = e;
+      break;
+    }
+  }
+  const message = (chosen instanceof Error ? chosen.message : String(chosen)).split('\n')[0] ?? '';
   const code = storageCodeOf(error);
   return code === null || message.includes(code) ? message : `${message} (${code})`;
 }
