@@ -125,7 +125,10 @@ export class RunSession {
     const { run, runs } = this.input;
     if (this.breaker.restoreNotice !== null) this.warn(`run ${run.id}: ${this.breaker.restoreNotice}`);
     runs.updateRun(run.id, { status: 'running', reason: null, breakerState: this.breaker.state });
+    // a loopguard killed between recording an iteration and updating its run resumes after the record
+    let last = run.iteration;
     for (const row of runs.iterations(run.id)) {
+      last = Math.max(last, row.iteration);
       this.history.push({ iteration: row.iteration, passed: row.exitCode === 0 });
     }
     const workspace = await GitWorkspace.open(run.cwd, `${this.runDir}/index`);
@@ -142,7 +145,7 @@ export class RunSession {
       },
       `run ${run.id}${run.iteration > 0 ? ` resumed at iteration ${run.iteration + 1}` : ''}: ${run.command.join(' ')}`,
     );
-    const outcome = await this.loop(workspace, startedAt);
+    const outcome = await this.loop(workspace, startedAt, last);
     for (const failed of (await Promise.allSettled(this.pendingWrites)).filter(
       (r) => r.status === 'rejected',
     )) {
@@ -151,10 +154,10 @@ export class RunSession {
     return this.finish(outcome);
   }
 
-  private async loop(workspace: GitWorkspace | null, startedAt: number): Promise<Outcome> {
+  private async loop(workspace: GitWorkspace | null, startedAt: number, last: number): Promise<Outcome> {
     const { run, runs, options, signal } = this.input;
     let tree = workspace === null ? null : await workspace.snapshot();
-    for (let iteration = run.iteration; ; ) {
+    for (let iteration = last; ; ) {
       if (signal.aborted) return INTERRUPTED;
       const n = iteration + 1;
       const guard = this.guards.check({ iteration: n, history: this.history, startedAt });
