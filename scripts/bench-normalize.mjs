@@ -2,7 +2,7 @@
 // messages), against the pass-by-pass form it replaced (every pattern on every text), in one run.
 // Run: npx tsc -b && node scripts/bench-normalize.mjs
 import os from 'node:os';
-import { normalizeVolatile } from '../packages/core/dist/internal.js';
+import { normalizeVolatile } from '../packages/core/dist/signatures/normalizeVolatile.js';
 import { loadCorpus } from './bench/stepCorpus.mjs';
 
 // The former implementation, kept here only as the competitor (the property test holds the same oracle).

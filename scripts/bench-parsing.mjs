@@ -2,7 +2,9 @@
 // checkSafetyGuards on 1 MB, against the patterns they replaced (run in the same process).
 // Run: pnpm run bench:parsing   (or: npx tsc -b && node scripts/bench-parsing.mjs)
 import os from 'node:os';
-import { checkSafetyGuards, decide, errorSignature } from '../packages/core/dist/index.js';
+import { errorSignature } from '../packages/core/dist/entries/breaker.js';
+import { decide } from '../packages/core/dist/entries/iteration.js';
+import { checkSafetyGuards } from '../packages/core/dist/entries/seeds.js';
 
 const MB = 1 << 20;
 

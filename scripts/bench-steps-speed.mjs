@@ -3,7 +3,7 @@
 // Run: npx tsc -b && node scripts/bench-steps-speed.mjs
 // Env: LOOPGUARD_BENCH_REPS (default 40), LOOPGUARD_BENCH_CACHE (see bench-steps.mjs).
 import os from 'node:os';
-import { StepLoopDetector } from '../packages/core/dist/index.js';
+import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
 import {
   GEMINI_CLI_CORE_VERSION,
   GeminiPeer,

@@ -5,7 +5,7 @@
 // root), LOOPGUARD_BENCH_CACHE (where @google/gemini-cli-core is installed), LOOPGUARD_BENCH_SEED.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { StepLoopDetector } from '../packages/core/dist/index.js';
+import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
 import {
   GEMINI_CLI_CORE_VERSION,
   GeminiPeer,

@@ -59,11 +59,11 @@ function blockEvents(turn: ScriptedTurn, id: string): SseEvent[] {
 /**
  * A scripted Anthropic Messages API on 127.0.0.1 (only what Claude Code needs offline): `POST
  * /v1/messages` with `stream: true` answered with server-sent events. The reply to a request with
- * tools is `script(turn)`, where `turn` counts the assistant messages already in the conversation;
- * any other request (titles, summaries) gets a short text.
+ * tools is `script(turn, body)`, where `turn` counts the assistant messages already in the
+ * conversation and `body` is the parsed request; any other request (titles, summaries) gets a short text.
  */
 export async function startFakeAnthropicApi(
-  script: (turn: number) => ScriptedTurn,
+  script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
 ): Promise<{ url: string; requests: number; close: () => Promise<void> }> {
   const state = { requests: 0 };
   let counter = 0;
@@ -87,7 +87,7 @@ export async function startFakeAnthropicApi(
       state.requests += 1;
       const id = String(++counter);
       const turn = json.tools?.length
-        ? script((json.messages ?? []).filter((m) => m.role === 'assistant').length)
+        ? script((json.messages ?? []).filter((m) => m.role === 'assistant').length, json)
         : { text: 'ok' };
       const usage = { input_tokens: 100, output_tokens: 1 };
       const message = {

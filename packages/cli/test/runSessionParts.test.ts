@@ -1,4 +1,5 @@
-import { ManualClock, StagnationBreaker } from '@loopguard/core';
+import { ManualClock } from '@loopguard/core';
+import { StagnationBreaker } from '@loopguard/core/breaker';
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../src/run/agentProcess.js';
 import { attemptOf, judgeIteration } from '../src/run/judgeIteration.js';

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AGGRESSIVE_PRESET,
+  CONSERVATIVE_PRESET,
+  RECOMMENDED_PRESET,
+} from '../src/attempts/loopDetectorOptions.js';
+import {
   ConfigurationError,
   InMemoryStateMachine,
   InMemoryStorage,
@@ -10,12 +15,7 @@ import {
   type RecoveryOutcome,
   SIZE_LIMITS,
 } from '../src/index.js';
-import {
-  AGGRESSIVE_PRESET,
-  CONSERVATIVE_PRESET,
-  isSealedAttempt,
-  RECOMMENDED_PRESET,
-} from '../src/internal.js';
+import { isSealedAttempt } from '../src/internal.js';
 import { makeDetector } from './helpers.js';
 
 const HOUR = 3_600_000;

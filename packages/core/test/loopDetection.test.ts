@@ -1,5 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { DetectionOptions } from '../src/attempts/loopDetection.js';
+import { judgeAttempts } from '../src/attempts/loopDetection.js';
+import { planRecovery } from '../src/attempts/recoveryPlan.js';
 import {
   type Attempt,
   InMemoryStorage,
@@ -8,7 +11,6 @@ import {
   TASK_STATUSES,
   type TaskStatus,
 } from '../src/index.js';
-import { type DetectionOptions, judgeAttempts, planRecovery } from '../src/internal.js';
 
 const T0 = 1_760_825_000_000;
 const OPTIONS: DetectionOptions = {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../src/index.js';
 import { InMemoryStorage, ManualClock, TASK_STATUSES, type TaskStatus } from '../src/index.js';
-import { UndoJournal } from '../src/internal.js';
+import { UndoJournal } from '../src/kernel/UndoJournal.js';
 
 const T0 = 1_760_825_000_000;
 

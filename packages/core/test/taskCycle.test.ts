@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { findTaskCycle } from '../src/attempts/taskCycle.js';
 import type { Attempt } from '../src/index.js';
-import { findTaskCycle } from '../src/internal.js';
 
 const attempt = (
   taskId: string,

@@ -1,25 +1,11 @@
-import {
-  type Clock,
-  GuardMonitor,
-  InMemoryIterationStore,
-  InvalidInputError,
-  type IterationCheckpoint,
-  type IterationConfig,
-  type IterationHistoryEntry,
-  type IterationRecord,
-  type IterationSessionRecord,
-  type IterationStore,
-  type Logger,
-  type SafetyBlocker,
-  type StateMachine,
-  systemClock,
-  type ValidationResult,
-} from '@loopguard/core';
+import { type Clock, InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
+import { GuardMonitor } from '@loopguard/core/guards';
 import {
   assertNonEmptyString,
   clockSchema,
   describeValue,
   iterationStoreSchema,
+  type Logger,
   loggerSchema,
   parseOptions,
   portSchema,
@@ -29,6 +15,19 @@ import {
   silentLogger,
   stateMachineSchema,
 } from '@loopguard/core/internal';
+import {
+  InMemoryIterationStore,
+  type IterationCheckpoint,
+  type IterationRecord,
+  type IterationSessionRecord,
+  type IterationStore,
+} from '@loopguard/core/iteration';
+import type {
+  IterationConfig,
+  IterationHistoryEntry,
+  SafetyBlocker,
+  ValidationResult,
+} from '@loopguard/core/seeds';
 import { z } from 'zod';
 import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
 import type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';

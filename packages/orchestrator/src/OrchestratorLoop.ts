@@ -2,7 +2,6 @@ import {
   type Attempt,
   type AttemptSummary,
   type Clock,
-  type Logger,
   LoopDetector,
   LoopGuardError,
   RunError,
@@ -11,7 +10,7 @@ import {
   StorageError,
   systemClock,
 } from '@loopguard/core';
-import { parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
+import { type Logger, parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
 import { validateDecision } from './decision.js';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
 import type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';

@@ -1,4 +1,4 @@
-import type { GuardMonitorSnapshot, GuardName } from '@loopguard/core';
+import type { GuardMonitorSnapshot, GuardName } from '@loopguard/core/guards';
 
 /**
  * A safety guard that stopped an iteration session (event `guardTriggered`).

@@ -1,11 +1,11 @@
 import type {
   Clock,
-  Logger,
   LoopDetector,
   LoopDetectorOptions,
   SharedLoopDetector,
   StateMachine,
 } from '@loopguard/core';
+import type { Logger } from '@loopguard/core/internal';
 import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@loopguard/core';
+import type { Logger } from '@loopguard/core/internal';
 import type { Timer, TimerHandle } from './timer.js';
 
 /** Shortest tick interval, ms: configured intervals below it are raised to it. */

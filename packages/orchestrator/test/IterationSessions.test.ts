@@ -1,12 +1,7 @@
-import {
-  ConfigurationError,
-  GuardMonitor,
-  InMemoryIterationStore,
-  InMemoryStateMachine,
-  InvalidInputError,
-  type IterationConfig,
-  ManualClock,
-} from '@loopguard/core';
+import { ConfigurationError, InMemoryStateMachine, InvalidInputError, ManualClock } from '@loopguard/core';
+import { GuardMonitor } from '@loopguard/core/guards';
+import { InMemoryIterationStore } from '@loopguard/core/iteration';
+import type { IterationConfig } from '@loopguard/core/seeds';
 import { describe, expect, it, vi } from 'vitest';
 import { type IterationGuardTrigger, IterationSessions } from '../src/index.js';
 import { captureLogger, makeLoop, T0 } from './helpers.js';

@@ -1,14 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  InMemoryIterationStore,
-  InMemoryStateMachine,
-  InvalidInputError,
-  type IterationStore,
-  ManualClock,
-  type StateMachine,
-} from '@loopguard/core';
+import { InMemoryStateMachine, InvalidInputError, ManualClock, type StateMachine } from '@loopguard/core';
+import { InMemoryIterationStore, type IterationStore } from '@loopguard/core/iteration';
 import { openLoopGuardDatabase, SqliteIterationStore } from '@loopguard/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IterationSessions } from '../src/index.js';

@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '@loopguard/core';
+import type { Clock } from '@loopguard/core';
+import type { Logger } from '@loopguard/core/internal';
 import { clockSchema, loggerSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Attempt, RECOVERY_TOPICS, SharedLoopDetector } from '@loopguard/core';
-import { judgeAttempts } from '@loopguard/core/internal';
 import { describe, expect, it } from 'vitest';
+import { judgeAttempts } from '../../core/src/attempts/loopDetection.js';
 import { openPostgresStorage } from '../src/index.js';
 import { freshSchema, useCluster } from './cluster.js';
 

@@ -1,17 +1,4 @@
-import {
-  InvalidInputError,
-  type IterationCheckpoint,
-  type IterationCheckpointInput,
-  type IterationConfig,
-  type IterationRecord,
-  type IterationRecordInput,
-  type IterationSessionInput,
-  type IterationSessionRecord,
-  type IterationSessionStatus,
-  type IterationStore,
-  type ValidationFlag,
-  type ValidationResult,
-} from '@loopguard/core';
+import { InvalidInputError } from '@loopguard/core';
 import {
   assertNonEmptyString,
   validateIterationCheckpointInput,
@@ -19,6 +6,17 @@ import {
   validateIterationSessionInput,
   validateSessionEnd,
 } from '@loopguard/core/internal';
+import type {
+  IterationCheckpoint,
+  IterationCheckpointInput,
+  IterationRecord,
+  IterationRecordInput,
+  IterationSessionInput,
+  IterationSessionRecord,
+  IterationSessionStatus,
+  IterationStore,
+} from '@loopguard/core/iteration';
+import type { IterationConfig, ValidationFlag, ValidationResult } from '@loopguard/core/seeds';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 import { toStorageError } from './sqliteErrors.js';

@@ -1,3 +1,5 @@
+<<<<<<< HEAD
+
 import { dirname } from 'node:path';
 import {
   type BreakerState,
@@ -6,6 +8,14 @@ import {
   InvalidInputError,
   systemClock,
 } from '@loopguard/core';
+
+=======
+
+import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
+import type { BreakerState, BreakerTransition } from '@loopguard/core/breaker';
+
+>>>>>>> main
+
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';

@@ -25,6 +25,14 @@ export {
   runLockFile,
 } from './runLock.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
+export {
+  type HookAgent,
+  type HookSessionKey,
+  type HookSessionRecord,
+  type HookSessionUpdate,
+  SqliteHookSessionStore,
+  type SqliteHookSessionStoreOptions,
+} from './SqliteHookSessionStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 export {
   OWNER_GONE_REASON,
@@ -35,3 +43,4 @@ export {
   type SqliteRunStoreOptions,
 } from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
+export { SqliteStatusReader } from './SqliteStatusReader.js';

@@ -1,4 +1,5 @@
-import { ManualClock, StagnationBreaker } from '@loopguard/core';
+import { ManualClock } from '@loopguard/core';
+import { StagnationBreaker } from '@loopguard/core/breaker';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type Migration, migrate, openLoopGuardDatabase, SqliteRunStore } from '../src/index.js';

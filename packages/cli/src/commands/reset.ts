@@ -1,4 +1,4 @@
-import { StagnationBreaker } from '@loopguard/core';
+import { StagnationBreaker } from '@loopguard/core/breaker';
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { openExistingRun } from './openExistingRun.js';

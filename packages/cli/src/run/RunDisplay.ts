@@ -1,4 +1,5 @@
-import { type BreakerState, type Clock, systemClock } from '@loopguard/core';
+import { type Clock, systemClock } from '@loopguard/core';
+import type { BreakerState } from '@loopguard/core/breaker';
 import type { CliIo } from '../cliIo.js';
 
 const COLOURS: Record<BreakerState, string> = { CLOSED: '\x1b[32m', HALF_OPEN: '\x1b[33m', OPEN: '\x1b[31m' };

@@ -1,12 +1,7 @@
 import { resolve } from 'node:path';
-import {
-  type Clock,
-  type GuardIteration,
-  GuardSet,
-  type LoopDetector,
-  StagnationBreaker,
-  systemClock,
-} from '@loopguard/core';
+import { type Clock, type LoopDetector, systemClock } from '@loopguard/core';
+import { StagnationBreaker } from '@loopguard/core/breaker';
+import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../exitCodes.js';

@@ -4,7 +4,7 @@ import {
   type StepLineParser,
   StepLoopDetector,
   type StepVerdict,
-} from '@loopguard/core';
+} from '@loopguard/core/steps';
 
 /** The agent output formats `--agent-stream` reads as steps. */
 export type AgentStreamFormat = 'claude' | 'jsonl';

@@ -1,4 +1,4 @@
-import type { StepVerdict } from '@loopguard/core';
+import type { StepVerdict } from '@loopguard/core/steps';
 import { type AgentResult, runAgent } from './agentProcess.js';
 import type { GitWorkspace } from './GitWorkspace.js';
 import type { RunDisplay } from './RunDisplay.js';

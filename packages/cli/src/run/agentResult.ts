@@ -1,4 +1,4 @@
-import { errorSignature } from '@loopguard/core';
+import { errorSignature } from '@loopguard/core/breaker';
 import { type InfrastructureKind, resetTimeOf } from '@loopguard/core/internal';
 
 /** Lines at the end of the output that decide whether an iteration hit infrastructure trouble. */

@@ -1,4 +1,4 @@
-import type { BreakerVerdict } from '@loopguard/core';
+import type { BreakerVerdict } from '@loopguard/core/breaker';
 import type { AgentResult } from './agentProcess.js';
 import { formatDuration } from './duration.js';
 import type { RunDisplay } from './RunDisplay.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type BreakerVerdict, errorSignature, type IterationObservation } from '@loopguard/core';
+import { type BreakerVerdict, errorSignature, type IterationObservation } from '@loopguard/core/breaker';
 import type { AgentResult } from './agentProcess.js';
 import { completionClaimed, infrastructureOf, structuredResultOf } from './agentResult.js';
 import type { EvidenceResult } from './evidence.js';

@@ -3,7 +3,7 @@ import {
   DEFAULT_SAME_ERROR_THRESHOLD,
   DEFAULT_STAGNATION_THRESHOLD,
   DEFAULT_TASK_THRESHOLD,
-} from '@loopguard/core/internal';
+} from '@loopguard/core/breaker';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 

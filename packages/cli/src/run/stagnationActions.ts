@@ -1,4 +1,4 @@
-import type { StagnationBreaker } from '@loopguard/core';
+import type { StagnationBreaker } from '@loopguard/core/breaker';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { notifyDesktop, postWebhook } from './notify.js';

@@ -1,4 +1,5 @@
-import type { BreakerVerdict, LoopDetector } from '@loopguard/core';
+import type { LoopDetector } from '@loopguard/core';
+import type { BreakerVerdict } from '@loopguard/core/breaker';
 import { attemptOf } from './judgeIteration.js';
 
 /**

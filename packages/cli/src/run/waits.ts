@@ -1,5 +1,6 @@
 import { setTimeout as timerSleep } from 'node:timers/promises';
-import type { Clock, StagnationBreaker } from '@loopguard/core';
+import type { Clock } from '@loopguard/core';
+import type { StagnationBreaker } from '@loopguard/core/breaker';
 import { infrastructureWaitMs } from '@loopguard/core/internal';
 import { formatDuration } from './duration.js';
 import type { RunDisplay } from './RunDisplay.js';

@@ -1,4 +1,3 @@
-import type { Clock } from '../kernel/clock.js';
 import { systemClock } from '../kernel/clock.js';
 import { InvalidInputError } from '../kernel/errors.js';
 import { UndoJournal } from '../kernel/UndoJournal.js';
@@ -14,6 +13,7 @@ import type { AttemptStore, StateMachine } from '../storage/ports.js';
 import type { StoragePorts } from '../storage/storage.js';
 import { InMemoryAttemptStore } from './InMemoryAttemptStore.js';
 import { InMemoryStateMachine } from './InMemoryStateMachine.js';
+import type { InMemoryStorageOptions } from './InMemoryStorage.js';
 
 const STATE_MACHINE_METHODS = [
   'getTask',
@@ -102,22 +102,12 @@ export function toAsyncStorage(ports: StoragePorts, runInTransaction: AsyncTrans
 }
 
 /**
- * Options of {@link asyncInMemoryStorage}.
- * @example
- * asyncInMemoryStorage({ clock: new ManualClock(0) });
- */
-export interface AsyncInMemoryStorageOptions {
-  /** Source of task and context-entry timestamps. @default systemClock */
-  clock?: Clock;
-}
-
-/**
  * Both ports in memory behind the asynchronous interface, with transactions that really roll back:
  * the in-memory twin of `@loopguard/postgres` for tests and single-process use of `SharedLoopDetector`.
  * @example
  * const detector = new SharedLoopDetector(asyncInMemoryStorage(), { maxAttempts: 3 });
  */
-export function asyncInMemoryStorage(options: AsyncInMemoryStorageOptions = {}): AsyncStorage {
+export function asyncInMemoryStorage(options: InMemoryStorageOptions = {}): AsyncStorage {
   const journal = new UndoJournal();
   const stateMachine: StateMachine = new InMemoryStateMachine({
     clock: options.clock ?? systemClock,

@@ -1,4 +1,4 @@
-import { parseJsonLine, type StepLineParser } from './StepLineParser.js';
+import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 type Block = Record<string, unknown>;
@@ -43,13 +43,11 @@ export class ClaudeStreamJsonParser implements StepLineParser {
   /** tool_use id → tool name, so that results name their tool. */
   private readonly toolNames = new Map<string, string>();
 
-  /** @throws InvalidInputError when the line is not JSON (naming the line number). */
+  /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
-    if (line.trim() === '') return [];
-    const event = parseJsonLine(line, this.lines);
-    if (event === null || typeof event !== 'object') return [];
-    const record = event as Record<string, unknown>;
+    const record = asRecord(readJsonLine(line, this.lines));
+    if (record === undefined) return [];
     if (record.type === 'assistant') return this.assistantSteps(blocksOf(record));
     if (record.type === 'user') return this.userSteps(blocksOf(record));
     return [];

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../kernel/errors.js';
-import { parseJsonLine, type StepLineParser } from './StepLineParser.js';
+import { readJsonLine, type StepLineParser } from './StepLineParser.js';
 import { type Step, validateStep } from './step.js';
 
 /**
@@ -14,11 +14,11 @@ import { type Step, validateStep } from './step.js';
 export class JsonlStepParser implements StepLineParser {
   private lines = 0;
 
-  /** @throws InvalidInputError naming the line number and the offending field. */
+  /** @throws InvalidInputError naming the line number and the offending field (or a line that is not a string). */
   push(line: string): Step[] {
     this.lines++;
-    if (line.trim() === '') return [];
-    const value = parseJsonLine(line, this.lines);
+    const value = readJsonLine(line, this.lines);
+    if (value === undefined) return [];
     try {
       return [validateStep(value)];
     } catch (error) {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../kernel/errors.js';
+import { describeValue } from '../kernel/validate.js';
 import type { Step } from './step.js';
 
 /**
@@ -6,15 +7,34 @@ import type { Step } from './step.js';
  * lines (a child process' stdout, a file) and feeds them in order.
  */
 export interface StepLineParser {
-  /** The steps in one line of output (often none or one); blank lines give none. */
+  /**
+   * The steps in one line of output (often none or one); blank lines give none.
+   * @throws InvalidInputError when the line is not a string or not JSON (naming the line number).
+   */
   push(line: string): Step[];
 }
 
-/** Parses one JSON line, or throws an {@link InvalidInputError} naming the line number. */
-export function parseJsonLine(line: string, lineNumber: number): unknown {
+/**
+ * The one entry check of every line parser: the line must be a string (a caller in plain
+ * JavaScript may hand anything); a blank line is `undefined`, any other is parsed as JSON.
+ * @throws InvalidInputError `line 3 must be a string, got number 42`, or `line 3 is not JSON: ...`.
+ * @example readJsonLine('{"a":1}', 1); // { a: 1 }
+ */
+export function readJsonLine(line: unknown, lineNumber: number): unknown {
+  if (typeof line !== 'string') {
+    throw new InvalidInputError(`line ${lineNumber} must be a string, got ${describeValue(line)}`);
+  }
+  if (line.trim() === '') return undefined;
   try {
     return JSON.parse(line);
   } catch (error) {
     throw new InvalidInputError(`line ${lineNumber} is not JSON: ${line.slice(0, 80)}`, { cause: error });
   }
+}
+
+/** A JSON value as an object record, or `undefined` when it is not a (non-array) object. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

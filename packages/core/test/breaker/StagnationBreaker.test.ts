@@ -2,13 +2,11 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
   type BreakerTransition,
-  ConfigurationError,
-  InvalidInputError,
   type IterationObservation,
-  ManualClock,
   StagnationBreaker,
   type StagnationBreakerOptions,
-} from '../../src/index.js';
+} from '../../src/entries/breaker.js';
+import { ConfigurationError, InvalidInputError, ManualClock } from '../../src/index.js';
 
 const T0 = 1_760_000_000_000;
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type BreakerTransition, ManualClock, StagnationBreaker } from '../../src/index.js';
+import { type BreakerTransition, StagnationBreaker } from '../../src/entries/breaker.js';
+import { ManualClock } from '../../src/index.js';
 
 const observation = fc.record({
   filesChanged: fc.option(fc.nat({ max: 3 }), { nil: null }),

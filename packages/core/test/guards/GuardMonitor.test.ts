@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkSafetyGuards,
-  GuardMonitor,
-  GuardSet,
-  InvalidInputError,
-  ManualClock,
-} from '../../src/index.js';
-import { guardNameOf } from '../../src/internal.js';
+import { GuardMonitor, GuardSet } from '../../src/entries/guards.js';
+import { checkSafetyGuards } from '../../src/entries/seeds.js';
+import { guardNameOf } from '../../src/guards/seedGuardNames.js';
+import { InvalidInputError, ManualClock } from '../../src/index.js';
 
 describe('GuardMonitor (seed 001 monitoring)', () => {
   it('starts empty', () => {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  type GuardIteration,
-  GuardSet,
-  type GuardTrigger,
-  InvalidInputError,
-  ManualClock,
-} from '../../src/index.js';
-import { GUARD_ORDER, outputSignature } from '../../src/internal.js';
+import { type GuardIteration, GuardSet, type GuardTrigger } from '../../src/entries/guards.js';
+import { GUARD_ORDER } from '../../src/guards/Guard.js';
+import { ConfigurationError, InvalidInputError, ManualClock } from '../../src/index.js';
+import { outputSignature } from '../../src/signatures/outputSignature.js';
 
 const MINUTE = 60_000;
 const START = 1_760_825_000_000;

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { errorSignature } from '../../src/entries/breaker.js';
+import { GuardSet } from '../../src/entries/guards.js';
 import {
   checkCircuitBreaker,
   checkMaxIterations,
@@ -7,14 +9,11 @@ import {
   checkSafetyGuards,
   checkThrashing,
   DEFAULT_CONFIG,
-  errorSignature,
-  GuardSet,
   type IterationHistoryEntry,
-  LoopGuardError,
-  ManualClock,
   runSafetyChecks,
-} from '../../src/index.js';
-import { outputSignature } from '../../src/internal.js';
+} from '../../src/entries/seeds.js';
+import { LoopGuardError, ManualClock } from '../../src/index.js';
+import { outputSignature } from '../../src/signatures/outputSignature.js';
 
 const output = fc.oneof(
   fc.string(),

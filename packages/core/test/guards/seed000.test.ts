@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ConfigurationError,
   checkCircuitBreaker,
   checkMaxIterations,
   checkQualityRegression,
   checkThrashing,
-  InvalidInputError,
   type IterationConfig,
   type IterationHistoryEntry,
   runSafetyChecks,
-} from '../../src/index.js';
+} from '../../src/entries/seeds.js';
+import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 
 const passes = (...results: boolean[]): IterationHistoryEntry[] =>
   results.map((passed, i) => ({ iteration: i + 1, validationResult: { passed } }));

@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ConfigurationError,
   checkSafetyGuards,
   DEFAULT_CONFIG,
   escalationReportFor,
   extendBudget,
   formatEscalationReport,
-  InvalidInputError,
-  ManualClock,
-} from '../../src/index.js';
-import {
-  countConsecutiveErrors,
-  detectRepeatedOutput,
-  resolveSafetyConfig,
-  summarizeOutput,
-} from '../../src/internal.js';
+} from '../../src/entries/seeds.js';
+import { countConsecutiveErrors, detectRepeatedOutput } from '../../src/guards/detectRepeatedOutput.js';
+import { summarizeOutput } from '../../src/guards/escalationReport.js';
+import { resolveSafetyConfig } from '../../src/guards/safetyConfig.js';
+import { ConfigurationError, InvalidInputError, ManualClock } from '../../src/index.js';
 
 const MINUTE = 60_000;
 const START = 1_760_825_000_000;

@@ -4,9 +4,9 @@ import {
   decide,
   formatDecisionYaml,
   type IterationCheck,
-  LoopGuardError,
   parseIterationCheckYaml,
-} from '../../src/index.js';
+} from '../../src/entries/iteration.js';
+import { LoopGuardError } from '../../src/index.js';
 
 const output = fc.oneof(
   fc.string(),

@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  ConfigurationError,
   DEFAULT_ITERATION_CONTROL,
   decide,
   formatDecisionYaml,
-  InvalidInputError,
   type IterationCheck,
   type IterationDecision,
   parseIterationCheckYaml,
   parseIterationControlYaml,
   synthesizeFeedback,
-} from '../../src/index.js';
-import { detectPattern, priorityOf, reviewItems, testFindings } from '../../src/internal.js';
+} from '../../src/entries/iteration.js';
+import { ConfigurationError, InvalidInputError } from '../../src/index.js';
+import { detectPattern } from '../../src/iteration/detectPattern.js';
+import { priorityOf, reviewItems } from '../../src/iteration/reviewFindings.js';
+import { testFindings } from '../../src/iteration/testFindings.js';
 
 const SEED_INPUT = `iteration_check:
   task_id: "task-003"

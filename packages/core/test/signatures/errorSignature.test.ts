@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { errorSignature } from '../../src/index.js';
-import {
-  failingTestNames,
-  infrastructureKindOf,
-  normalizeVolatile,
-  outputSignature,
-  stripAnsi,
-} from '../../src/internal.js';
+import { errorSignature } from '../../src/entries/breaker.js';
+import { infrastructureKindOf } from '../../src/signatures/infrastructure.js';
+import { normalizeVolatile, stripAnsi } from '../../src/signatures/normalizeVolatile.js';
+import { outputSignature } from '../../src/signatures/outputSignature.js';
+import { failingTestNames } from '../../src/signatures/testNames.js';
 import { GO_TEST, JEST, NODE, PYTEST, PYTHON_TRACEBACK, TSC, TSC_PRETTY, VITEST } from './runnerOutputs.js';
 
 describe('normalizeVolatile', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeVolatile } from '../../src/internal.js';
+import { normalizeVolatile } from '../../src/signatures/normalizeVolatile.js';
 import { GO_TEST, JEST, NODE, PYTEST, PYTHON_TRACEBACK, TSC, TSC_PRETTY, VITEST } from './runnerOutputs.js';
 
 /** The normaliser as it was before it skipped patterns that cannot match: every pattern, every time. */

@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkSafetyGuards, decide, errorSignature } from '../../src/index.js';
+import { errorSignature } from '../../src/entries/breaker.js';
+import { decide } from '../../src/entries/iteration.js';
+import { checkSafetyGuards } from '../../src/entries/seeds.js';
+import { testFindings } from '../../src/iteration/testFindings.js';
 import {
-  failingTestNames,
   MAX_PARSED_LINE_LENGTH,
   MAX_PARSED_LINES_PER_END,
   parsedLines,
-  testFindings,
-} from '../../src/internal.js';
+} from '../../src/signatures/parsedLines.js';
+import { failingTestNames } from '../../src/signatures/testNames.js';
 
 const MB = 1 << 20;
 const fill = (prefix: string, unit: string, size: number) =>

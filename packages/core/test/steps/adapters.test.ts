@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   ClaudeStreamJsonParser,
-  InvalidInputError,
   JsonlStepParser,
   type Step,
   type StepLineParser,
-} from '../../src/index.js';
+} from '../../src/entries/steps.js';
+import { InvalidInputError } from '../../src/index.js';
 import { detections, feed, makeStepDetector } from './helpers.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

@@ -1,12 +1,11 @@
 import { pino } from 'pino';
 import {
-  InMemoryStateMachine,
-  ManualClock,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
-} from '../../src/index.js';
+} from '../../src/entries/steps.js';
+import { InMemoryStateMachine, ManualClock } from '../../src/index.js';
 
 /** A detector with a manual clock and captured log lines. */
 export function makeStepDetector(options: StepLoopDetectorOptions = {}) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EXEMPT_COMMANDS, type Step, setStepLoopDetectionEnabled } from '../../src/index.js';
+import { DEFAULT_EXEMPT_COMMANDS, type Step, setStepLoopDetectionEnabled } from '../../src/entries/steps.js';
 import { isExemptAction } from '../../src/steps/exemptions.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { StagnationBreaker } from '@loopguard/core';
+import { StagnationBreaker } from '@loopguard/core/breaker';
 import { SqliteRunStore } from '@loopguard/sqlite';
 import type { DemoScenario } from '../DemoContext.js';
 

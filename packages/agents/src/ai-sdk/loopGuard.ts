@@ -1,0 +1,103 @@
+import type { StepVerdict } from '@loopguard/core/steps';
+import {
+  isStepCount,
+  type ModelMessage,
+  type PrepareStepFunction,
+  type PrepareStepResult,
+  type StepResult,
+  type StopCondition,
+  type ToolSet,
+} from 'ai';
+import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
+import { RunGuard } from '../shared/RunGuard.js';
+import { contentSteps } from './contentSteps.js';
+
+/** Options of the AI SDK {@link loopGuard}: the detector's, plus the run's own stop conditions and `prepareStep`. */
+export interface AiSdkLoopGuardOptions<TOOLS extends ToolSet = ToolSet> extends LoopGuardOptions {
+  /**
+   * The run's other stop conditions; the guard's {@link AiSdkLoopGuard.stopWhen} holds them after its own.
+   * @default isStepCount(20) (the AI SDK's `ToolLoopAgent` default)
+   */
+  stopWhen?: StopCondition<TOOLS> | StopCondition<TOOLS>[];
+  /** The run's own `prepareStep`: called first; the nudge is added to the messages it returns. @default none */
+  prepareStep?: PrepareStepFunction<TOOLS>;
+}
+
+/**
+ * The guard's `prepareStep`: generic, so that it fits a `generateText` call over any tool set.
+ * Adds a pending nudge to the step's messages as a user message.
+ */
+export type GuardPrepareStep = <TOOLS extends ToolSet>(
+  input: Parameters<PrepareStepFunction<TOOLS>>[0],
+) => Promise<PrepareStepResult<TOOLS>>;
+
+/** The guard's stop condition: generic, so that it fits a call over any tool set. */
+export type GuardStopCondition = <TOOLS extends ToolSet>(
+  input: Parameters<StopCondition<TOOLS>>[0],
+) => Promise<boolean>;
+
+/** What {@link loopGuard} returns: the two settings to pass to `generateText` / `streamText`, and the run's state. */
+export interface AiSdkLoopGuard {
+  /** Pass as `prepareStep`: adds a pending nudge to the step's messages as a user message. */
+  readonly prepareStep: GuardPrepareStep;
+  /** Pass as `stopWhen`: true once the detector stops the run, and the run's other conditions. */
+  readonly stopWhen: GuardStopCondition[];
+  /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
+  readonly run: RunGuard;
+  /** The `stop` verdict once the run was stopped, else `null` (`finishReason` is then `tool-calls`). */
+  readonly stopVerdict: StepVerdict | null;
+}
+
+/**
+ * A step-level loop guard for one `generateText` / `streamText` call of the Vercel AI SDK: every
+ * finished step's tool calls, tool results (`tool-error` parts as failures), reasoning and text go to
+ * one `StepLoopDetector`. A nudge is added to the next step's prompt as a user message (through
+ * `prepareStep`; the SDK carries it forward); a stop ends the loop through `stopWhen`.
+ *
+ * @throws ConfigurationError naming a bad detector option.
+ * @example
+ * const guard = loopGuard({ taskId: 'T1' });
+ * const result = await generateText({ model, tools, prompt, prepareStep: guard.prepareStep, stopWhen: guard.stopWhen });
+ * if (guard.stopVerdict) console.log(guard.stopVerdict.message);
+ */
+export function loopGuard<TOOLS extends ToolSet = ToolSet>(
+  options: AiSdkLoopGuardOptions<TOOLS> = {},
+): AiSdkLoopGuard {
+  const { stopWhen = isStepCount(20), prepareStep: ownPrepareStep, ...detectorOptions } = options;
+  const run = new RunGuard(detectorOptions);
+  let observed = 0;
+  const catchUp = async (steps: readonly Pick<StepResult<ToolSet>, 'content'>[]): Promise<void> => {
+    for (; observed < steps.length; observed++) {
+      for (const step of contentSteps((steps[observed] as Pick<StepResult<ToolSet>, 'content'>).content)) {
+        run.observe(step);
+      }
+    }
+    await run.settled();
+  };
+  const loopStopped: GuardStopCondition = async ({ steps }) => {
+    await catchUp(steps);
+    return run.stopped;
+  };
+  const prepareStep: GuardPrepareStep = async <T extends ToolSet>(
+    input: Parameters<PrepareStepFunction<T>>[0],
+  ): Promise<PrepareStepResult<T>> => {
+    await catchUp(input.steps);
+    // The run's own prepareStep was written for the same tool set as this call.
+    const own = ((await ownPrepareStep?.(input as never)) ?? {}) as unknown as NonNullable<
+      PrepareStepResult<T>
+    >;
+    const nudge = run.takeNudge();
+    if (nudge === null) return own;
+    const message: ModelMessage = { role: 'user', content: nudge };
+    return { ...own, messages: [...(own.messages ?? input.messages), message] };
+  };
+  const others = (Array.isArray(stopWhen) ? stopWhen : [stopWhen]) as unknown as GuardStopCondition[];
+  return {
+    prepareStep,
+    stopWhen: [loopStopped, ...others],
+    run,
+    get stopVerdict() {
+      return run.stopVerdict;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type {
+  HookCallback,
+  HookCallbackMatcher,
+  HookEvent,
+  HookJSONOutput,
+  SDKMessage,
+} from '@anthropic-ai/claude-agent-sdk';
+import type { StepVerdict } from '@loopguard/core/steps';
+import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
+import { RunGuard } from '../shared/RunGuard.js';
+import { outputText } from '../shared/stepText.js';
+
+/** The `hooks` option of the Claude Agent SDK's `query()`. */
+export type ClaudeHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+
+/** Options of the Claude Agent SDK {@link loopGuard}: the detector's, plus the run's own hooks. */
+export interface ClaudeAgentLoopGuardOptions extends LoopGuardOptions {
+  /** The run's own hooks; the guard's are added after them in {@link ClaudeAgentLoopGuard.hooks}. @default {} */
+  hooks?: ClaudeHooks;
+}
+
+/** What {@link loopGuard} returns: the hooks to pass to `query()`, a message filter, and the run's state. */
+export interface ClaudeAgentLoopGuard {
+  /** Pass as `options.hooks`: `PreToolUse` (denies tools after a stop), `PostToolUse` and `PostToolUseFailure`. */
+  readonly hooks: ClaudeHooks;
+  /**
+   * Optional: wrap the `query()` stream to judge the assistant's text too (`text` and `thinking`
+   * blocks as messages). Yields every message unchanged.
+   */
+  watch<M extends SDKMessage>(messages: AsyncIterable<M>): AsyncGenerator<M, void, undefined>;
+  /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
+  readonly run: RunGuard;
+  /** The `stop` verdict once the run was stopped, else `null`. */
+  readonly stopVerdict: StepVerdict | null;
+}
+
+const STOP_NOTE = 'loopguard stopped this run';
+
+/**
+ * A step-level loop guard for one Claude Agent SDK `query()`: every tool call and its result
+ * (`PostToolUse`; `PostToolUseFailure` as a failure) goes to one `StepLoopDetector`. A nudge is the
+ * `PostToolUse` hook's `additionalContext`, which Claude Code adds to the model's context beside the
+ * tool result. A stop answers with `continue: false` (Claude Code ends the run; the `result` message
+ * follows) and denies every tool call after it in `PreToolUse`.
+ *
+ * @throws ConfigurationError naming a bad detector option.
+ * @example
+ * const guard = loopGuard({ taskId: 'T1' });
+ * for await (const message of guard.watch(query({ prompt, options: { hooks: guard.hooks } }))) console.log(message.type);
+ * if (guard.stopVerdict) console.log(guard.stopVerdict.message);
+ */
+export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgentLoopGuard {
+  const { hooks: ownHooks = {}, ...detectorOptions } = options;
+  const run = new RunGuard(detectorOptions);
+  const stopOutput = (verdict: StepVerdict): HookJSONOutput => ({
+    continue: false,
+    stopReason: `${STOP_NOTE}: ${verdict.message ?? verdict.loopType}`,
+  });
+
+  const preToolUse: HookCallback = async (input) => {
+    const verdict = run.stopVerdict;
+    if (verdict === null || input.hook_event_name !== 'PreToolUse') return {};
+    return {
+      ...stopOutput(verdict),
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: `${STOP_NOTE}: ${verdict.message ?? verdict.loopType}`,
+      },
+    };
+  };
+
+  const afterTool: HookCallback = async (input) => {
+    if (input.hook_event_name !== 'PostToolUse' && input.hook_event_name !== 'PostToolUseFailure') return {};
+    run.observe({ type: 'action', tool: input.tool_name, input: input.tool_input ?? {} });
+    const failed = input.hook_event_name === 'PostToolUseFailure';
+    run.observe({
+      type: 'observation',
+      tool: input.tool_name,
+      output: failed ? input.error : outputText(input.tool_response),
+      ...(failed ? { error: true } : {}),
+    });
+    await run.settled();
+    if (run.stopVerdict !== null) return stopOutput(run.stopVerdict);
+    const nudge = run.takeNudge();
+    if (nudge === null) return {};
+    return { hookSpecificOutput: { hookEventName: input.hook_event_name, additionalContext: nudge } };
+  };
+
+  const ours: ClaudeHooks = {
+    PreToolUse: [{ hooks: [preToolUse] }],
+    PostToolUse: [{ hooks: [afterTool] }],
+    PostToolUseFailure: [{ hooks: [afterTool] }],
+  };
+  const hooks: ClaudeHooks = { ...ownHooks };
+  for (const [event, matchers] of Object.entries(ours) as [HookEvent, HookCallbackMatcher[]][]) {
+    hooks[event] = [...(ownHooks[event] ?? []), ...matchers];
+  }
+
+  return {
+    hooks,
+    async *watch(messages) {
+      for await (const message of messages) {
+        if (message.type === 'assistant') {
+          for (const block of message.message.content) {
+            if (block.type === 'text' && block.text.trim() !== '')
+              run.observe({ type: 'message', text: block.text });
+            if (block.type === 'thinking' && block.thinking.trim() !== '') {
+              run.observe({ type: 'message', text: block.thinking });
+            }
+          }
+        }
+        yield message;
+      }
+    },
+    run,
+    get stopVerdict() {
+      return run.stopVerdict;
+    },
+  };
+}

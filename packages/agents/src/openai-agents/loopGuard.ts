@@ -1,0 +1,89 @@
+import type { StepVerdict } from '@loopguard/core/steps';
+import type { CallModelInputFilter, RunContext } from '@openai/agents';
+import { LoopStoppedError } from '../shared/LoopStoppedError.js';
+import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
+import { RunGuard } from '../shared/RunGuard.js';
+import { errorText } from '../shared/stepText.js';
+import { type AgentItemLike, DEFAULT_TOOL_ERROR_MESSAGE, itemSteps } from './itemSteps.js';
+
+/** Options of the OpenAI Agents {@link loopGuard}: the detector's, plus the run's own input filter. */
+export interface OpenAIAgentsLoopGuardOptions extends LoopGuardOptions {
+  /** The run's own `callModelInputFilter`: called first; the guard reads and extends what it returns. @default none */
+  callModelInputFilter?: CallModelInputFilter;
+}
+
+/** A function tool's `errorFunction`, as `tool({ errorFunction })` takes it. */
+export type GuardToolErrorFunction = (
+  context: RunContext<unknown>,
+  error: unknown,
+  details?: { toolCall?: { callId?: string } },
+) => string;
+
+/** What {@link loopGuard} returns: the run option to pass to `run()`, a tool error function, and the run's state. */
+export interface OpenAIAgentsLoopGuard {
+  /**
+   * Pass as the run's `callModelInputFilter`: judges the items added since the last model call, adds
+   * a pending nudge as a user message, and throws {@link LoopStoppedError} once the run is stopped.
+   */
+  readonly callModelInputFilter: CallModelInputFilter;
+  /**
+   * Optional, per tool (`tool({ ..., errorFunction: guard.errorFunction })`): the model sees the
+   * error's message instead of the SDK's fixed text, and the guard knows the call failed. Without
+   * it, a result equal to the SDK's default error text counts as a failure.
+   */
+  readonly errorFunction: GuardToolErrorFunction;
+  /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
+  readonly run: RunGuard;
+  /** The `stop` verdict once the run was stopped, else `null`. */
+  readonly stopVerdict: StepVerdict | null;
+}
+
+/**
+ * A step-level loop guard for one OpenAI Agents SDK run: before every model call
+ * (`callModelInputFilter`, the SDK's documented hook for editing the model input), the function
+ * calls, their results and the assistant's messages added since the last call go to one
+ * `StepLoopDetector`. A nudge is added to that model call's input as a user message; a stop
+ * throws {@link LoopStoppedError}, and `run()` rejects with it.
+ *
+ * @throws ConfigurationError naming a bad detector option.
+ * @example
+ * const guard = loopGuard({ taskId: 'T1' });
+ * try { await run(agent, 'Fix the test', { callModelInputFilter: guard.callModelInputFilter }); }
+ * catch (error) { if (error instanceof LoopStoppedError) console.log(error.verdict.loopType); }
+ */
+export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAgentsLoopGuard {
+  const { callModelInputFilter: ownFilter, ...detectorOptions } = options;
+  const run = new RunGuard(detectorOptions);
+  const tools = new Map<string, string>();
+  const failedCalls = new Set<string>();
+  const failed = (callId: string | undefined, text: string): boolean =>
+    (callId !== undefined && failedCalls.has(callId)) || text === DEFAULT_TOOL_ERROR_MESSAGE;
+  let seen = 0;
+
+  const callModelInputFilter: CallModelInputFilter = async (args) => {
+    const modelData = ownFilter === undefined ? args.modelData : await ownFilter(args);
+    const items = modelData.input as readonly AgentItemLike[];
+    // The input grows by the items of each turn; a shorter one (a filter that trims) starts over.
+    if (items.length < seen) seen = 0;
+    for (const step of itemSteps(items.slice(seen), tools, failed)) run.observe(step);
+    seen = items.length;
+    await run.settled();
+    if (run.stopVerdict !== null) throw new LoopStoppedError(run.stopVerdict);
+    const nudge = run.takeNudge();
+    if (nudge === null) return modelData;
+    return { ...modelData, input: [...modelData.input, { role: 'user', content: nudge }] };
+  };
+
+  return {
+    callModelInputFilter,
+    errorFunction: (_context, error, details) => {
+      const callId = details?.toolCall?.callId;
+      if (callId !== undefined) failedCalls.add(callId);
+      return errorText(error);
+    },
+    run,
+    get stopVerdict() {
+      return run.stopVerdict;
+    },
+  };
+}

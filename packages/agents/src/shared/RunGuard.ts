@@ -1,0 +1,92 @@
+import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
+import { type Logger, silentLogger } from '@loopguard/core/internal';
+import { type Step, StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
+import type { LoopGuardOptions } from './loopGuardOptions.js';
+import { type RecordingPort, recordingPort } from './recordingPort.js';
+
+/**
+ * One agent run under one `StepLoopDetector`: what every adapter shares. It takes the steps the
+ * adapter maps from the framework's events, keeps the nudges until the adapter delivers them, and
+ * remembers the stop. A step the detector rejects (a tool input it cannot read) is logged and
+ * skipped: the guard never breaks the run it watches.
+ * @example
+ * const run = new RunGuard({ taskId: 'T1' });
+ * run.observe({ type: 'action', tool: 'bash', input: 'npm test' });
+ * const nudge = run.takeNudge(); // null until a loop is found
+ */
+export class RunGuard {
+  /** The run's detector (its `options`, `stepCount`, events). */
+  readonly detector: StepLoopDetector;
+  /** Every nudge message given in this run, oldest first. */
+  readonly nudges: string[] = [];
+  private stop: StepVerdict | null = null;
+  private undelivered: string[] = [];
+  private readonly recording: RecordingPort | undefined;
+  private readonly log: Logger;
+
+  /**
+   * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
+   * @throws ConfigurationError naming the offending option.
+   */
+  constructor(options: LoopGuardOptions = {}) {
+    const { stateMachine, ...detectorOptions } = options;
+    this.log = (options.logger ?? silentLogger()).child({ component: 'loopguard-agents' });
+    const clock = options.clock ?? systemClock;
+    // Anything but a port is left to the detector's option check, which names it.
+    this.recording =
+      typeof (stateMachine as { addContextEntry?: unknown } | undefined)?.addContextEntry === 'function'
+        ? recordingPort(stateMachine as StateMachine, () => clock.now(), this.log)
+        : undefined;
+    this.detector = new StepLoopDetector({
+      ...detectorOptions,
+      ...(stateMachine === undefined
+        ? {}
+        : { stateMachine: this.recording?.port ?? (stateMachine as never) }),
+    });
+  }
+
+  /** The `stop` verdict once the detector has stopped the run, else `null`. */
+  get stopVerdict(): StepVerdict | null {
+    return this.stop;
+  }
+
+  /** Whether the detector has stopped the run. */
+  get stopped(): boolean {
+    return this.stop !== null;
+  }
+
+  /**
+   * Judges one step. A nudge is kept for {@link takeNudge}; a stop is kept in {@link stopVerdict}
+   * (steps after a stop are not judged). Returns the verdict, or `null` when the step was skipped.
+   */
+  observe(step: Step): StepVerdict | null {
+    if (this.stop !== null) return null;
+    let verdict: StepVerdict;
+    try {
+      verdict = this.detector.observe(step);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      this.log.warn({ err: error }, 'Step skipped: the detector rejected it');
+      return null;
+    }
+    if (verdict.action === 'nudge' && verdict.message !== null) {
+      this.nudges.push(verdict.message);
+      this.undelivered.push(verdict.message);
+    }
+    if (verdict.action === 'stop') this.stop = verdict;
+    return verdict;
+  }
+
+  /** The nudges not yet delivered, joined by a blank line (and marked delivered), or `null`. */
+  takeNudge(): string | null {
+    if (this.undelivered.length === 0) return null;
+    const text = this.undelivered.join('\n\n');
+    this.undelivered = [];
+    return text;
+  }
+
+  /** Resolves when the nudges and stops recorded so far are written (immediate for a synchronous store). */
+  async settled(): Promise<void> {
+    await this.recording?.settled();
+  }
+}

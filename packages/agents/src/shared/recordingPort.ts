@@ -1,0 +1,57 @@
+import type { AsyncStateMachine, ContextEntry, ContextEntryInput, StateMachine } from '@loopguard/core';
+import type { Logger } from '@loopguard/core/internal';
+
+/** What {@link recordingPort} returns: the port the detector writes through, and its pending writes. */
+export interface RecordingPort {
+  /** The synchronous port handed to the `StepLoopDetector`. */
+  readonly port: StateMachine;
+  /** Resolves when every write started so far has finished (a failed write is logged, never thrown). */
+  settled(): Promise<void>;
+}
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * Lets the synchronous `StepLoopDetector` record through either port. A synchronous state machine
+ * (SQLite, memory) is written at once; an asynchronous one (PostgreSQL) is written in the background,
+ * and the adapters await {@link RecordingPort.settled} before they hand control back to the framework.
+ * The detector only ever calls `addContextEntry`; for an asynchronous write it gets back the entry as
+ * submitted (id `pending`, the time of the call), since the stored one does not exist yet.
+ */
+export function recordingPort(
+  stateMachine: StateMachine | AsyncStateMachine,
+  now: () => number,
+  log: Logger,
+): RecordingPort {
+  const pending = new Set<Promise<void>>();
+  const addContextEntry = (input: ContextEntryInput): ContextEntry => {
+    const result: unknown = stateMachine.addContextEntry(input);
+    if (!isPromise(result)) return result as ContextEntry;
+    const write = result.then(
+      () => undefined,
+      (error: unknown) => log.error({ err: error, topic: input.topic }, 'Recording a step loop failed'),
+    );
+    const tracked = write.finally(() => pending.delete(tracked));
+    pending.add(tracked);
+    return {
+      id: 'pending',
+      timestamp: now(),
+      entryType: input.entryType,
+      topic: input.topic,
+      content: input.content,
+      relatedTasks: input.relatedTasks ?? [],
+      confidence: input.confidence ?? 1,
+      metadata: input.metadata ?? {},
+    };
+  };
+  // The detector's option schema checks for addContextEntry only, and it is the one method it calls.
+  const port = { addContextEntry } as unknown as StateMachine;
+  return {
+    port,
+    settled: async () => {
+      await Promise.all([...pending]);
+    },
+  };
+}

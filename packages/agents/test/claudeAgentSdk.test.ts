@@ -1,0 +1,122 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { InMemoryStateMachine } from '@loopguard/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureClaudeCode } from '../../cli/test/claudeCode.js';
+import { type ScriptedTurn, startFakeAnthropicApi } from '../../cli/test/fakeAnthropicApi.js';
+import { type ClaudeAgentLoopGuardOptions, loopGuard } from '../src/claude-agent-sdk/index.js';
+
+// The real Claude Agent SDK, which spawns the pinned Claude Code (the binary it bundles is left out
+// of the install: see pnpm-workspace.yaml), fully offline against a scripted Messages API on 127.0.0.1.
+let claude = '';
+beforeAll(async () => {
+  claude = await ensureClaudeCode();
+}, 900_000);
+
+interface Drive {
+  messages: SDKMessage[];
+  bodies: string[];
+  guard: ReturnType<typeof loopGuard>;
+  cwd: string;
+}
+
+async function drive(
+  script: (turn: number) => ScriptedTurn,
+  options: ClaudeAgentLoopGuardOptions = {},
+): Promise<Drive> {
+  const bodies: string[] = [];
+  const api = await startFakeAnthropicApi((turn, body) => {
+    bodies[turn] = JSON.stringify(body.messages ?? []);
+    return script(turn);
+  });
+  const cwd = mkdtempSync(join(tmpdir(), 'loopguard-agent-sdk-'));
+  const guard = loopGuard(options);
+  const messages: SDKMessage[] = [];
+  try {
+    const run = query({
+      prompt: 'Summarise missing.txt',
+      options: {
+        cwd,
+        hooks: guard.hooks,
+        pathToClaudeCodeExecutable: claude,
+        permissionMode: 'bypassPermissions',
+        allowDangerouslySkipPermissions: true,
+        settingSources: [],
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          ANTHROPIC_BASE_URL: api.url,
+          ANTHROPIC_API_KEY: 'test',
+          DISABLE_TELEMETRY: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+          HOME: mkdtempSync(join(tmpdir(), 'loopguard-claude-home-')),
+          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+        },
+      },
+    });
+    for await (const message of guard.watch(run)) messages.push(message);
+  } finally {
+    await api.close();
+  }
+  return { messages, bodies, guard, cwd };
+}
+
+const catMissing: ScriptedTurn = {
+  tool: 'Bash',
+  input: { command: 'cat missing.txt', description: 'Read the file' },
+};
+
+describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', () => {
+  it('nudges through the hook feedback the model sees, then stops: the next tool call is denied and the run ends', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const { messages, bodies, guard } = await drive(() => catMissing, { stateMachine, taskId: 'T1' });
+    expect(guard.run.nudges).toHaveLength(1);
+    expect(guard.run.nudges[0]).toContain('Loop detected (same_error)');
+    // Requests 0-2 carry no nudge; the 4th (after the 3rd failure) carries it as hook context.
+    expect(bodies.slice(0, 3).some((body) => body.includes('Loop detected'))).toBe(false);
+    expect(bodies[3]).toContain(
+      'PostToolUseFailure:Bash hook additional context: Loop detected (same_error)',
+    );
+    expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
+    // Claude Code 2.1.330 ignores continue: false from PostToolUseFailure: the model is asked once
+    // more, and the PreToolUse hook denies that call with continue: false, which ends the run.
+    expect(bodies).toHaveLength(6);
+    const denied = messages.at(-2) as { type: string; message: { content: Array<{ content: string }> } };
+    expect(denied.type).toBe('user');
+    expect(denied.message.content[0]?.content).toContain('loopguard stopped this run: Stopped (same_error)');
+    expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success', stop_reason: 'tool_use' });
+    expect(stateMachine.listContextEntries().map((entry) => entry.topic)).toEqual([
+      'loop_stop',
+      'loop_nudge',
+    ]);
+  }, 600_000);
+
+  it('ends the run at once when the stop comes from a successful tool call (PostToolUse continue: false)', async () => {
+    const { messages, bodies, guard } = await drive(() => ({
+      tool: 'Bash',
+      input: { command: 'echo same', description: 'Print' },
+    }));
+    expect(guard.run.nudges[0]).toContain('Loop detected (repeated_action)');
+    expect(bodies[3]).toContain('PostToolUse:Bash hook additional context: Loop detected (repeated_action)');
+    expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'repeated_action' });
+    expect(bodies).toHaveLength(5);
+    expect(messages.at(-1)).toMatchObject({ type: 'result' });
+  }, 600_000);
+
+  it('leaves a progressing run alone', async () => {
+    const script = (turn: number): ScriptedTurn =>
+      [
+        { tool: 'Bash', input: { command: 'echo one > one.txt', description: 'Write one' } },
+        { tool: 'Bash', input: { command: 'echo two > two.txt', description: 'Write two' } },
+        { tool: 'Bash', input: { command: 'ls', description: 'List files' } },
+      ][turn] ?? { text: 'Both files are written.' };
+    const { messages, guard } = await drive(script);
+    expect(guard.run.nudges).toEqual([]);
+    expect(guard.stopVerdict).toBeNull();
+    const result = messages.at(-1) as { type: string; subtype?: string; result?: string };
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'Both files are written.' });
+    expect(guard.run.detector.stepCount).toBe(7); // 3 actions + 3 observations + the final text (watch)
+  }, 600_000);
+});

@@ -1,0 +1,116 @@
+import { asyncInMemoryStorage, ConfigurationError, InMemoryStateMachine } from '@loopguard/core';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { contentSteps } from '../src/ai-sdk/contentSteps.js';
+import { RunGuard } from '../src/shared/RunGuard.js';
+import { errorText, outputText } from '../src/shared/stepText.js';
+
+const failing = [
+  { type: 'action', tool: 'bash', input: 'cat missing.txt' },
+  { type: 'observation', tool: 'bash', output: 'cat: missing.txt: No such file or directory', error: true },
+] as const;
+
+function loop(run: RunGuard, times: number): void {
+  for (let i = 0; i < times; i++) for (const step of failing) run.observe(step);
+}
+
+describe('RunGuard', () => {
+  it('keeps a nudge until it is taken, once, and the stop after it', () => {
+    const run = new RunGuard();
+    loop(run, 3);
+    expect(run.nudges).toHaveLength(1);
+    expect(run.takeNudge()).toContain('Loop detected (same_error)');
+    expect(run.takeNudge()).toBeNull();
+    expect(run.stopped).toBe(false);
+    loop(run, 2);
+    expect(run.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
+    expect(run.observe(failing[0])).toBeNull(); // nothing is judged after the stop
+  });
+
+  it('skips a step the detector rejects and logs it, without counting it', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const run = new RunGuard({ logger });
+    expect(run.observe({ type: 'observation', output: 3 } as never)).toBeNull();
+    expect(run.detector.stepCount).toBe(0);
+    expect(lines.join('')).toContain('Step skipped');
+  });
+
+  it('records through a synchronous state machine at once', () => {
+    const stateMachine = new InMemoryStateMachine();
+    const run = new RunGuard({ stateMachine, taskId: 'T1' });
+    loop(run, 5);
+    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+  });
+
+  it('records through an asynchronous state machine, written by settled()', async () => {
+    const storage = asyncInMemoryStorage();
+    const run = new RunGuard({ stateMachine: storage.stateMachine, taskId: 'T1', runId: 'r1' });
+    loop(run, 5);
+    await run.settled();
+    const entries = await storage.stateMachine.listContextEntries({ taskId: 'T1' });
+    expect(entries.map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+    expect(entries[0]?.metadata).toMatchObject({ runId: 'r1', loopType: 'same_error' });
+  });
+
+  it('logs a failed asynchronous write and goes on', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    const stateMachine = { addContextEntry: async () => Promise.reject(new Error('connection reset')) };
+    const run = new RunGuard({ stateMachine: stateMachine as never, taskId: 'T1', logger });
+    loop(run, 3);
+    await run.settled();
+    expect(run.nudges).toHaveLength(1);
+    expect(lines.join('')).toContain('connection reset');
+  });
+
+  it('rejects a bad option with a ConfigurationError naming it', () => {
+    expect(() => new RunGuard({ stopAfter: 0 })).toThrow(ConfigurationError);
+    expect(() => new RunGuard({ stateMachine: {} as never, taskId: 'T1' })).toThrow(/stateMachine/);
+    expect(() => new RunGuard({ stateMachine: new InMemoryStateMachine() })).toThrow(/taskId/);
+  });
+});
+
+describe('step texts', () => {
+  it('reads outputs as strings or JSON and errors by their message', () => {
+    expect(outputText('x')).toBe('x');
+    expect(outputText(undefined)).toBe('');
+    expect(outputText({ ok: false })).toBe('{"ok":false}');
+    expect(outputText(10n)).toBe('10');
+    expect(errorText(new Error('boom'))).toBe('boom');
+    expect(errorText('plain')).toBe('plain');
+  });
+});
+
+describe('AI SDK content → steps', () => {
+  it('pairs each parallel call with its own result, failures flagged, texts as messages', () => {
+    const steps = contentSteps([
+      { type: 'reasoning', text: 'Read both.' },
+      { type: 'tool-call', toolCallId: 'a', toolName: 'read', input: { path: 'a' } },
+      { type: 'tool-call', toolCallId: 'b', toolName: 'read', input: { path: 'b' } },
+      { type: 'tool-error', toolCallId: 'b', toolName: 'read', error: new Error('ENOENT b') },
+      { type: 'tool-result', toolCallId: 'a', toolName: 'read', output: 'A' },
+      { type: 'text', text: '   ' },
+    ]);
+    expect(steps).toEqual([
+      { type: 'message', text: 'Read both.' },
+      { type: 'action', tool: 'read', input: { path: 'a' } },
+      { type: 'observation', tool: 'read', output: 'A' },
+      { type: 'action', tool: 'read', input: { path: 'b' } },
+      { type: 'observation', tool: 'read', output: 'ENOENT b', error: true },
+    ]);
+  });
+
+  it('keeps a result whose call is not in the step, and a call with no result', () => {
+    expect(
+      contentSteps([
+        { type: 'tool-result', toolCallId: 'x', toolName: 'search', output: { hits: 0 } },
+        { type: 'tool-call', toolCallId: 'y', toolName: 'ask', input: undefined },
+        { type: 'source' },
+      ]),
+    ).toEqual([
+      { type: 'observation', tool: 'search', output: '{"hits":0}' },
+      { type: 'action', tool: 'ask', input: {} },
+    ]);
+  });
+});
