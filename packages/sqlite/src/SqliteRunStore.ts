@@ -1,20 +1,7 @@
-<<<<<<< HEAD
-
 import { dirname } from 'node:path';
-import {
-  type BreakerState,
-  type BreakerTransition,
-  type Clock,
-  InvalidInputError,
-  systemClock,
-} from '@loopguard/core';
-
-=======
 
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import type { BreakerState, BreakerTransition } from '@loopguard/core/breaker';
-
->>>>>>> main
 
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
