@@ -96,9 +96,11 @@ export function openState(
 ): RunState | null {
   const path = stateFile(cwd);
   if (mode === 'read' && !existsSync(path)) return null;
+  let corruption: string;
   try {
     return probe(path, mode);
   } catch (error) {
+    corruption = causeOf(error);
     if (!isCorruption(error)) throw stateIoError(path, mode === 'read' ? 'read' : 'open', error);
     if (mode === 'read')
       throw new CliError(
@@ -115,7 +117,7 @@ export function openState(
     throw stateIoError(path, 'move aside the corrupt', error);
   }
   warn(
-    `state file ${path} is corrupt; moved it to ${aside} and started a new one: every breaker starts CLOSED`,
+    `state file ${path} is corrupt (${corruption}); moved it to ${aside} and started a new one: every breaker starts CLOSED`,
   );
   try {
     return probe(path, mode);
