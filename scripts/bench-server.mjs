@@ -70,11 +70,12 @@ function build() {
 // The server process: the status handler, plus /naive-status (the seed's unpaged getStatus) for comparison.
 const SERVER = `
 import { createServer } from 'node:http';
-import { openLoopGuardDatabase } from '${new URL('../packages/sqlite/dist/index.js', import.meta.url).href}';
+import { openLoopGuardDatabase, SqliteStatusReader } from '${new URL('../packages/sqlite/dist/index.js', import.meta.url).href}';
 import { createStatusHandler } from '${new URL('../packages/server/dist/index.js', import.meta.url).href}';
 const database = openLoopGuardDatabase(process.argv[1], { readonly: true });
-const handler = createStatusHandler({ database });
-const uncached = createStatusHandler({ database, cacheMs: 0 });
+const reader = new SqliteStatusReader(database);
+const handler = createStatusHandler({ reader });
+const uncached = createStatusHandler({ reader, cacheMs: 0 });
 const server = createServer((req, res) => {
   if (req.url === '/naive-status') {
     const loopDetection = Object.fromEntries(database.attemptStore.summarize(Date.now() - 3_600_000));

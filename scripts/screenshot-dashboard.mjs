@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from '../packages/server/node_modules/playwright-core/index.mjs';
+import { launchScreenshotBrowser } from './lib/screenshotBrowser.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'loopguard-shot-'));
@@ -32,21 +32,15 @@ const seen = (pattern) =>
     check();
   });
 const [, url] = await seen(/loopguard dashboard: (http:\S+)/);
-const profile = mkdtempSync(join(tmpdir(), 'loopguard-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  viewport: { width: 1360, height: 860 },
-});
+const browser = await launchScreenshotBrowser();
+const { context } = browser;
 const page = await context.newPage();
 await page.goto(url);
 await seen(/The dashboard stays up/);
 await page.waitForTimeout(800);
 await page.locator('#recoveries summary').nth(1).click();
 await page.screenshot({ path: join(root, 'docs/dashboard.png') });
-await context.close();
+await browser.close();
 demo.kill('SIGTERM');
-rmSync(profile, { recursive: true, force: true });
 rmSync(work, { recursive: true, force: true });
 console.log('wrote docs/dashboard.png');

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerHookCommand } from './commands/hook.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerRecoveriesCommand } from './commands/recoveries.js';
 import { registerResetCommand } from './commands/reset.js';
 import { registerResumeCommand } from './commands/resume.js';
@@ -34,5 +36,7 @@ export function createProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerStatusCommand(program, io);
   registerRecoveriesCommand(program, io);
+  registerHookCommand(program, io);
+  registerInitCommand(program, io);
   return program;
 }

@@ -68,7 +68,15 @@ describe('loopguard status', () => {
       await run(['status', '--db', db, '--limit', 'lots']),
       "option '--limit <n>' argument 'lots' is invalid",
     );
-    expectOneLineError(await run(['status']), "required option '--db <file>' not specified");
+    expectOneLineError(await run(['status']), 'give the store to read: --db <file> or --postgres <url>');
+    expectOneLineError(
+      await run(['status', '--db', db, '--cursor', 'nonsense']),
+      '--cursor is not valid (pass the nextCursor of a previous page)',
+    );
+    expectOneLineError(
+      await run(['status', '--db', db, '--postgres', 'postgres://127.0.0.1/x']),
+      '--db and --postgres cannot be used together',
+    );
   });
 });
 

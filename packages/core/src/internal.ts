@@ -34,6 +34,10 @@ export {
 } from './model/stateMachineInput.js';
 export { assertTaskStatus } from './model/task.js';
 export type { InfrastructureKind } from './signatures/infrastructure.js';
+// --- step-level detection pieces for the hooks (one process per tool call) ---
+export { actionText } from './steps/inputText.js';
+export { actionKey } from './steps/stepKeys.js';
+export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {
   validateIterationCheckpointInput,
   validateIterationRecordInput,
@@ -41,3 +45,18 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
+export { ACTION_OF_TOPIC, actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
+export { decodeStatusCursor, encodeStatusCursor } from './storage/statusCursor.js';
+export type {
+  BreakerTransitionView,
+  FeedBatch,
+  FeedPosition,
+  RecoveryPage,
+  RecoveryPageQuery,
+  RunBreakerView,
+  StatusMetricsBaseline,
+  StatusReader,
+  TaskPageQuery,
+  TaskStatusPage,
+  TaskStatusRow,
+} from './storage/statusReader.js';

@@ -8,6 +8,7 @@ export {
 } from './migrations.js';
 export { PgAttemptStore } from './PgAttemptStore.js';
 export { PgStateMachine } from './PgStateMachine.js';
+export { PgStatusReader } from './PgStatusReader.js';
 export { openPostgresStorage, PostgresStorage } from './PostgresStorage.js';
 export { isConnectionError, toStorageError } from './pgErrors.js';
 export type { PostgresStorageOptions } from './postgresStorageOptions.js';

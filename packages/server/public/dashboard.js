@@ -43,6 +43,17 @@
       const badge = el('span', status.breaker.state, `badge ${status.breaker.state}`);
       $('breaker').replaceChildren(badge);
     }
+    const run = status.breaker && typeof status.breaker.runId === 'string' ? status.breaker : null;
+    $('run-box').hidden = run === null;
+    if (run) {
+      // The run's state as its store reports it: running, paused, interrupted (owner gone), …
+      const state = String(run.runStatus);
+      $('run').replaceChildren(
+        `${run.runId} `,
+        el('span', state, `badge run-${state.replace(/[^a-z_]/g, '')}`),
+      );
+      if (run.reason) $('run').title = run.reason;
+    }
     const tasks = [...status.tasks].sort((a, b) => Number(isLooping(b)) - Number(isLooping(a)));
     $('looping-count').textContent = String(tasks.filter(isLooping).length);
     const rows = tasks.map((task) => {

@@ -1,5 +1,5 @@
+import type { RecoveryView } from '@loopguard/core/internal';
 import { EventEmitter } from 'eventemitter3';
-import type { RecoveryView } from './recoveryEvent.js';
 
 /**
  * The stagnation breaker's state as the server shows it (`/status`, the dashboard, events).

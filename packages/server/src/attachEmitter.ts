@@ -1,6 +1,6 @@
 import type { ContextEntry } from '@loopguard/core';
+import { recoveryViewOf } from '@loopguard/core/internal';
 import type { BreakerView, LiveFeed } from './LiveFeed.js';
-import { recoveryViewOf } from './recoveryEvent.js';
 
 /**
  * Anything with loopguard's events: a `LoopDetector`, an `OrchestratorLoop`, `IterationSessions`,

@@ -1,24 +1,20 @@
-export { attachEmitter, type LiveEmitter } from './attachEmitter.js';
 export {
-  CONTENT_SECURITY_POLICY,
-  createStatusHandler,
-  type StatusHandler,
-  type StatusHandlerOptions,
-  type StatusLoop,
-} from './createStatusHandler.js';
-export { decodeCursor, encodeCursor } from './cursor.js';
-export {
-  type BreakerTransitionRow,
-  DatabaseReader,
-  type DatabaseReaderOptions,
+  ACTION_OF_TOPIC,
+  actionOfTopic,
   type RecoveryPage,
-  type TaskPage,
-  type TaskRow,
-} from './DatabaseReader.js';
-export { type FollowDatabaseOptions, followDatabase } from './followDatabase.js';
-export { HttpError } from './httpError.js';
+  type RecoveryView,
+  recoveryViewOf,
+  type StatusReader,
+  type TaskStatusPage,
+  type TaskStatusRow,
+} from '@loopguard/core/internal';
+export { attachEmitter, type LiveEmitter } from './attachEmitter.js';
+export { createStatusHandler, type StatusHandler, type StatusHandlerOptions } from './createStatusHandler.js';
+export { type FollowReaderOptions, followReader } from './followReader.js';
+export { HttpError } from './http/HttpError.js';
+export { CONTENT_SECURITY_POLICY } from './http/responses.js';
 export { type BreakerView, LiveFeed, type LiveFeedEvents } from './LiveFeed.js';
-export { BREAKER_STATE_VALUES, createMetrics, type MetricsBaseline } from './metrics.js';
+export { BREAKER_STATE_VALUES, createMetrics, type StatusMetrics } from './metrics.js';
 export {
   MAX_PAGE_LIMIT,
   parseRecoveriesQuery,
@@ -27,7 +23,6 @@ export {
   type RecoveriesQuery,
   type StatusQuery,
 } from './queryParams.js';
-export { ACTION_OF_TOPIC, type RecoveryView, recoveryViewOf } from './recoveryEvent.js';
 export {
   isLoopback,
   type RunningStatusServer,
@@ -36,8 +31,10 @@ export {
 } from './startStatusServer.js';
 export { loadStaticAssets, type StaticAsset } from './staticAssets.js';
 export {
+  DEFAULT_ATTEMPT_WINDOW_MS,
   RUNNING_WINDOW_MS,
   type StatusSnapshot,
   type StatusSnapshotSources,
   statusSnapshot,
 } from './statusSnapshot.js';
+export { type StatusLoop, type StatusSources, startStatusSources } from './statusSources.js';

@@ -1,19 +1,19 @@
+import { actionOfTopic, type StatusMetricsBaseline } from '@loopguard/core/internal';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LiveFeed } from './LiveFeed.js';
-import { ACTION_OF_TOPIC } from './recoveryEvent.js';
 
 /** The breaker states as numbers for the `loopguard_breaker_state` gauge. */
 export const BREAKER_STATE_VALUES: Readonly<Record<string, number>> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };
 
 /**
- * Counts already in the store when the server starts, so that counters do not restart at zero.
- * @example { attempts: 120, recoveries: [{ topic: 'loop_recovery', loopType: 'completed_task_revisit', count: 2 }] }
+ * The status server's metrics: the registry `/metrics` serves, and a way to count what the store
+ * held at start so that counters do not restart at zero.
  */
-export interface MetricsBaseline {
-  /** Attempts recorded before the server started. */
-  attempts: number;
-  /** Recovery entries by topic and loop type. */
-  recoveries: readonly { topic: string; loopType: string | null; count: number }[];
+export interface StatusMetrics {
+  /** The prom-client registry. */
+  readonly registry: Registry;
+  /** Adds the attempts and recoveries stored before the server started (call once). */
+  countStored(baseline: StatusMetricsBaseline): void;
 }
 
 /**
@@ -22,10 +22,11 @@ export interface MetricsBaseline {
  * `loopguard_recoveries_total{action}`, `loopguard_guard_triggers_total{guard}`,
  * `loopguard_breaker_state` (0 closed, 1 half open, 2 open) and `loopguard_tick_duration_seconds`.
  * @example
- * const registry = createMetrics(feed, { attempts: 0, recoveries: [] });
- * res.end(await registry.metrics());
+ * const metrics = createMetrics(feed);
+ * metrics.countStored(await reader.metricsBaseline());
+ * res.end(await metrics.registry.metrics());
  */
-export function createMetrics(feed: LiveFeed, baseline: MetricsBaseline): Registry {
+export function createMetrics(feed: LiveFeed): StatusMetrics {
   const registry = new Registry();
   const attempts = new Counter({
     name: 'loopguard_attempts_recorded_total',
@@ -63,18 +64,24 @@ export function createMetrics(feed: LiveFeed, baseline: MetricsBaseline): Regist
     registers: [registry],
   });
 
-  attempts.inc(baseline.attempts);
-  for (const { topic, loopType, count } of baseline.recoveries) {
-    recoveries.inc({ action: ACTION_OF_TOPIC[topic] ?? topic }, count);
-    if (loopType !== null) loops.inc({ loop_type: loopType }, count);
-  }
   feed.on('attemptsRecorded', ({ count }) => attempts.inc(count));
   feed.on('loopDetected', ({ loopType }) => loops.inc({ loop_type: loopType }));
   feed.on('recoveryApplied', ({ action }) => recoveries.inc({ action }));
   feed.on('guardTriggered', ({ guard }) => guards.inc({ guard }));
-  feed.on('breakerStateChanged', ({ state }) => breaker.set(BREAKER_STATE_VALUES[state] ?? -1));
+  feed.on('breakerStateChanged', ({ state }) =>
+    breaker.set(Object.hasOwn(BREAKER_STATE_VALUES, state) ? (BREAKER_STATE_VALUES[state] as number) : -1),
+  );
   feed.on('tickFinished', ({ durationMs, success }) =>
     ticks.observe({ success: String(success) }, durationMs / 1000),
   );
-  return registry;
+  return {
+    registry,
+    countStored(baseline) {
+      attempts.inc(baseline.attempts);
+      for (const { topic, loopType, count } of baseline.recoveries) {
+        recoveries.inc({ action: actionOfTopic(topic) }, count);
+        if (loopType !== null) loops.inc({ loop_type: loopType }, count);
+      }
+    },
+  };
 }

@@ -1,5 +1,4 @@
-import { RECOVERY_TOPICS } from '@loopguard/core';
-import { HttpError } from './httpError.js';
+import { InvalidInputError, RECOVERY_TOPICS } from '@loopguard/core';
 
 /** The largest page size the server returns. */
 export const MAX_PAGE_LIMIT = 1000;
@@ -37,11 +36,10 @@ export interface RecoveriesQuery {
 function only(params: URLSearchParams, allowed: readonly string[]): void {
   for (const name of new Set(params.keys())) {
     if (!allowed.includes(name))
-      throw new HttpError(
-        400,
+      throw new InvalidInputError(
         `unknown query parameter ${JSON.stringify(name)} (allowed: ${allowed.join(', ')})`,
       );
-    if (params.getAll(name).length > 1) throw new HttpError(400, `query parameter ${name} is given twice`);
+    if (params.getAll(name).length > 1) throw new InvalidInputError(`query parameter ${name} is given twice`);
   }
 }
 
@@ -50,8 +48,7 @@ function limitOf(params: URLSearchParams, fallback: number): number {
   if (raw === null) return fallback;
   const value = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 1 && value <= MAX_PAGE_LIMIT))
-    throw new HttpError(
-      400,
+    throw new InvalidInputError(
       `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${JSON.stringify(raw)}`,
     );
   return value;
@@ -61,7 +58,7 @@ function textOf(params: URLSearchParams, name: string): string | undefined {
   const raw = params.get(name);
   if (raw === null) return undefined;
   if (raw.length === 0 || raw.length > 512)
-    throw new HttpError(400, `${name} must be 1 to 512 characters, got ${raw.length}`);
+    throw new InvalidInputError(`${name} must be 1 to 512 characters, got ${raw.length}`);
   return raw;
 }
 
@@ -76,7 +73,9 @@ export function parseTime(raw: string, name: string): number {
       ? Date.parse(raw)
       : Number.NaN;
   if (!Number.isFinite(value))
-    throw new HttpError(400, `${name} must be epoch milliseconds or an ISO date, got ${JSON.stringify(raw)}`);
+    throw new InvalidInputError(
+      `${name} must be epoch milliseconds or an ISO date, got ${JSON.stringify(raw)}`,
+    );
   return value;
 }
 
@@ -87,7 +86,7 @@ function timeOf(params: URLSearchParams, name: string): number | undefined {
 
 /**
  * Validates the query of `GET /status`.
- * @throws HttpError 400 naming the bad parameter.
+ * @throws InvalidInputError naming the bad parameter (the server answers 400).
  * @example parseStatusQuery(new URLSearchParams('limit=100'))
  */
 export function parseStatusQuery(params: URLSearchParams): StatusQuery {
@@ -97,15 +96,14 @@ export function parseStatusQuery(params: URLSearchParams): StatusQuery {
 
 /**
  * Validates the query of `GET /recoveries`.
- * @throws HttpError 400 naming the bad parameter.
+ * @throws InvalidInputError naming the bad parameter (the server answers 400).
  * @example parseRecoveriesQuery(new URLSearchParams('topic=loop_escalation&limit=10'))
  */
 export function parseRecoveriesQuery(params: URLSearchParams): RecoveriesQuery {
   only(params, ['limit', 'cursor', 'topic', 'task', 'since', 'until']);
   const topic = params.get('topic');
   if (topic !== null && !(RECOVERY_TOPICS as readonly string[]).includes(topic))
-    throw new HttpError(
-      400,
+    throw new InvalidInputError(
       `topic must be one of ${RECOVERY_TOPICS.join(', ')}, got ${JSON.stringify(topic)}`,
     );
   return {

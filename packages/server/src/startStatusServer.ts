@@ -5,7 +5,7 @@ import { createStatusHandler, type StatusHandler, type StatusHandlerOptions } fr
 
 /**
  * Options of {@link startStatusServer}: the handler's options plus where to listen.
- * @example { database, port: 7070, host: '127.0.0.1' }
+ * @example { reader, port: 7070, host: '127.0.0.1' }
  */
 export interface StartStatusServerOptions extends StatusHandlerOptions {
   /** TCP port; 0 picks a free one. @default 7070 */
@@ -21,7 +21,7 @@ export interface StartStatusServerOptions extends StatusHandlerOptions {
 
 /**
  * A running status server.
- * @example const { url, close } = await startStatusServer({ database });
+ * @example const { url, close } = await startStatusServer({ reader });
  */
 export interface RunningStatusServer {
   /** The base URL, for example `http://127.0.0.1:7070/`. */
@@ -47,9 +47,11 @@ export function isLoopback(host: string): boolean {
 /**
  * Starts the status server (see `createStatusHandler` for the routes), on 127.0.0.1 by default.
  * @throws ConfigurationError when `host` is not loopback and there is no `token`, or the port is bad.
+ * @throws StorageError when the store cannot be read at start.
  * @throws Error with code `EADDRINUSE` when the port is taken.
  * @example
- * const server = await startStatusServer({ database: openLoopGuardDatabase('state.db', { readonly: true }), port: 7070 });
+ * const reader = new SqliteStatusReader(openLoopGuardDatabase('state.db', { readonly: true }));
+ * const server = await startStatusServer({ reader, port: 7070 });
  * console.log(`dashboard at ${server.url}`);
  */
 export async function startStatusServer(options: StartStatusServerOptions): Promise<RunningStatusServer> {
@@ -62,6 +64,12 @@ export async function startStatusServer(options: StartStatusServerOptions): Prom
       `host ${host} is not loopback: a token of at least 16 characters is required (token option, --token or LOOPGUARD_TOKEN)`,
     );
   const handler = createStatusHandler(options);
+  try {
+    await handler.ready;
+  } catch (error) {
+    handler.close();
+    throw error;
+  }
   const server = createServer({ maxHeaderSize: options.maxHeaderBytes ?? 8192 }, handler);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -1,10 +1,13 @@
 import type { Clock } from '@loopguard/core';
-import type { DatabaseReader, TaskRow } from './DatabaseReader.js';
+import type { StatusReader, TaskStatusRow } from '@loopguard/core/internal';
 import type { BreakerView } from './LiveFeed.js';
 import type { StatusQuery } from './queryParams.js';
 
-/** How recent the newest attempt must be for a database without a live loop to count as running, ms. */
+/** How recent the newest attempt must be for a store without a live loop to count as running, ms. */
 export const RUNNING_WINDOW_MS = 60_000;
+
+/** The detector's default attempt window, ms: `attemptCount` counts attempts this recent. */
+export const DEFAULT_ATTEMPT_WINDOW_MS = 3_600_000;
 
 /**
  * The body of `GET /status` and of `loopguard status --json`: the seed's dashboard shape
@@ -12,19 +15,22 @@ export const RUNNING_WINDOW_MS = 60_000;
  * @example { running: true, tickCount: 45, loopDetection: { 'T3.4.2': { attemptCount: 2, lastAttempt: 1760825000000 } }, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
  */
 export interface StatusSnapshot {
-  /** The live loop's `running`; from a file: whether an attempt was stored in the last minute. */
+  /** The live loop's `running`; from a store: whether an attempt was stored in the last minute. */
   running: boolean;
-  /** The live loop's tick count; from a file: the attempts recorded. */
+  /** The live loop's tick count; from a store: the attempts recorded. */
   tickCount: number;
-  /** Tasks of this page with attempts in the window: `{ attemptCount, lastAttempt }`. */
+  /**
+   * Tasks of this page with attempts in the window: `{ attemptCount, lastAttempt }`. A map without a
+   * prototype, so that any task id (`__proto__` included) is an ordinary key.
+   */
   loopDetection: Record<string, { attemptCount: number; lastAttempt: number }>;
   /** This page of tasks, by id. */
-  tasks: TaskRow[];
+  tasks: TaskStatusRow[];
   /** Tasks on this page, tasks in all, and the cursor of the next page (`null` on the last). */
   page: { limit: number; total: number; nextCursor: string | null };
   /** The live loop's guard statistics; absent without a live loop that has them. */
   guards?: unknown;
-  /** The stagnation breaker; absent when unknown. */
+  /** The stagnation breaker (and the run it belongs to, with its state); absent when unknown. */
   breaker?: BreakerView;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
@@ -33,7 +39,7 @@ export interface StatusSnapshot {
 }
 
 /**
- * Where a {@link statusSnapshot} gets what the database does not hold.
+ * Where a {@link statusSnapshot} gets what the store does not hold.
  * @example { clock: systemClock, attemptsRecorded: 120 }
  */
 export interface StatusSnapshotSources {
@@ -41,6 +47,8 @@ export interface StatusSnapshotSources {
   clock: Clock;
   /** Attempts recorded, for `tickCount` without a live loop. */
   attemptsRecorded: number;
+  /** The detector's attempt window, ms. @default 3600000 */
+  attemptWindowMs?: number | undefined;
   /** A live loop's status. */
   live?: { running: boolean; tickCount: number; guards?: unknown } | undefined;
   /** The breaker's state, when known. */
@@ -49,21 +57,24 @@ export interface StatusSnapshotSources {
 
 /**
  * Builds the status for one page of tasks.
- * @example statusSnapshot(reader, { limit: 100, cursor: undefined }, { clock: systemClock, attemptsRecorded: reader.countAttempts() })
+ * @example await statusSnapshot(reader, { limit: 100, cursor: undefined }, { clock: systemClock, attemptsRecorded: 0 })
  */
-export function statusSnapshot(
-  reader: DatabaseReader,
+export async function statusSnapshot(
+  reader: StatusReader,
   query: StatusQuery,
   sources: StatusSnapshotSources,
-): StatusSnapshot {
-  const page = reader.taskPage(query);
+): Promise<StatusSnapshot> {
   const { live, breaker, clock } = sources;
-  const loopDetection: StatusSnapshot['loopDetection'] = {};
+  const attemptsSince = clock.now() - (sources.attemptWindowMs ?? DEFAULT_ATTEMPT_WINDOW_MS);
+  const [page, lastAttempt] = await Promise.all([
+    reader.taskPage({ limit: query.limit, cursor: query.cursor, attemptsSince }),
+    live ? null : reader.lastAttemptAt(),
+  ]);
+  const loopDetection: StatusSnapshot['loopDetection'] = Object.create(null);
   for (const task of page.tasks) {
     if (task.attemptCount > 0 && task.lastAttempt !== null)
       loopDetection[task.id] = { attemptCount: task.attemptCount, lastAttempt: task.lastAttempt };
   }
-  const lastAttempt = live ? null : reader.lastAttemptAt();
   return {
     running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
     tickCount: live ? live.tickCount : sources.attemptsRecorded,

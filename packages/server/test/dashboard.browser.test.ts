@@ -3,14 +3,16 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
 import { launchChromium } from './browser.js';
-import { causeBlockedSpin, causeRevisit, tempDatabase } from './helpers.js';
+import { causeBlockedSpin, causeRevisit, STORE_KINDS, type TestStore, useStores } from './stores.js';
 
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let context: BrowserContext;
-let ctx: ReturnType<typeof tempDatabase>;
+let ctx: TestStore;
 let server: RunningStatusServer;
 let page: Page;
 let problems: string[];
+
+const openStore = useStores();
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -20,7 +22,6 @@ afterAll(async () => {
   await browser?.close();
 });
 beforeEach(async () => {
-  ctx = tempDatabase();
   problems = [];
   page = await context.newPage();
   page.on('dialog', (dialog) => {
@@ -35,12 +36,12 @@ beforeEach(async () => {
 afterEach(async () => {
   await page?.close();
   await server?.close();
-  ctx.cleanup();
+  await ctx.cleanup();
 });
 
 async function open(): Promise<void> {
   server = await startStatusServer({
-    database: ctx.database,
+    reader: ctx.reader,
     port: 0,
     clock: ctx.clock,
     followIntervalMs: 50,
@@ -50,12 +51,16 @@ async function open(): Promise<void> {
   await page.waitForFunction(() => document.getElementById('live')?.textContent === 'connected');
 }
 
-describe('the dashboard in Chromium', () => {
+describe.each(STORE_KINDS)('the dashboard in Chromium on %s', (kind) => {
+  beforeEach(async () => {
+    ctx = await openStore(kind);
+  });
+
   it('works mounted under a path prefix, as Express middleware mounts it', async () => {
     const { createServer } = await import('node:http');
     const { createStatusHandler } = await import('../src/index.js');
-    ctx.database.stateMachine.upsertTask({ id: 'T1', status: 'pending' });
-    const handler = createStatusHandler({ database: ctx.database, clock: ctx.clock });
+    await ctx.upsertTask({ id: 'T1', status: 'pending' });
+    const handler = createStatusHandler({ reader: ctx.reader, clock: ctx.clock });
     const host = createServer((req, res) => {
       if (!req.url?.startsWith('/loopguard/')) {
         res.statusCode = 204; // the host application's own routes (the browser asks for /favicon.ico)
@@ -81,13 +86,13 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('shows a loop caused through the library live, without a reload', async () => {
-    ctx.database.stateMachine.upsertTask({ id: 'T3.4.3', title: 'Design review', status: 'in_progress' });
-    ctx.database.stateMachine.upsertTask({ id: 'T1.0.0', title: 'Quiet task', status: 'pending' });
+    await ctx.upsertTask({ id: 'T3.4.3', title: 'Design review', status: 'in_progress' });
+    await ctx.upsertTask({ id: 'T1.0.0', title: 'Quiet task', status: 'pending' });
     await open();
     expect(await page.locator('#recoveries li').count()).toBe(0);
     expect(await page.locator('#task-total').textContent()).toBe('2');
 
-    await causeBlockedSpin(ctx.detector, ctx.clock, 'T3.4.3');
+    await causeBlockedSpin(ctx, 'T3.4.3');
 
     const item = page.locator('#recoveries li', { hasText: 'T3.4.3' });
     await item.waitFor();
@@ -107,13 +112,13 @@ describe('the dashboard in Chromium', () => {
 
   it('shows hostile task ids and contents as text: nothing executes', async () => {
     const hostileId = '<img src=x onerror=alert(1)>';
-    ctx.database.stateMachine.upsertTask({
+    await ctx.upsertTask({
       id: hostileId,
       title: '<script>alert(3)</script>',
       status: 'in_progress',
     });
-    await causeRevisit(ctx.detector, ctx.clock, hostileId);
-    ctx.database.stateMachine.addContextEntry({
+    await causeRevisit(ctx, hostileId);
+    await ctx.addContextEntry({
       entryType: 'decision',
       topic: 'loop_escalation',
       content: '</script><script>alert(2)</script><svg onload=alert(4)>',
@@ -130,13 +135,32 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('#tasks tbody td').first().textContent()).toBe(hostileId);
     expect(await page.locator('#recoveries strong').first().textContent()).toBe(hostileId);
     // Live events carry hostile text too.
-    await causeBlockedSpin(ctx.detector, ctx.clock, hostileId);
+    await causeBlockedSpin(ctx, hostileId);
     await page.locator('#recoveries li').nth(2).waitFor();
     expect(
       await page.evaluate(
         () => document.querySelectorAll('img, svg, #recoveries script, #tasks script').length,
       ),
     ).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the newest run in Chromium', () => {
+  beforeEach(async () => {
+    ctx = await openStore('sqlite');
+  });
+
+  it('shows a run that its store reports as interrupted', async () => {
+    const { SqliteRunStore } = await import('@loopguard/sqlite');
+    if (ctx.database === undefined) throw new Error('a SQLite store was expected');
+    const runs = new SqliteRunStore({ db: ctx.database.db, clock: ctx.clock });
+    runs.createRun({ id: 'r7', command: ['agent'], options: {}, cwd: '.' });
+    runs.updateRun('r7', { status: 'interrupted', reason: 'the owner process is gone' });
+    await open();
+    expect(await page.locator('#run-box').isVisible()).toBe(true);
+    expect(await page.locator('#run').textContent()).toBe('r7 interrupted');
+    expect(await page.locator('#run .badge').getAttribute('class')).toBe('badge run-interrupted');
     expect(problems).toEqual([]);
   });
 });

@@ -16,6 +16,14 @@ export {
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
+export {
+  type HookAgent,
+  type HookSessionKey,
+  type HookSessionRecord,
+  type HookSessionUpdate,
+  SqliteHookSessionStore,
+  type SqliteHookSessionStoreOptions,
+} from './SqliteHookSessionStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
 // --- guarded runs of `loopguard run` ---
 export {
@@ -26,3 +34,4 @@ export {
   type SqliteRunStoreOptions,
 } from './SqliteRunStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
+export { SqliteStatusReader } from './SqliteStatusReader.js';

@@ -5,6 +5,7 @@ import { up001Initial } from './schema/001_initial.js';
 import { up002Iterations } from './schema/002_iterations.js';
 import { up003AttemptSummary } from './schema/003_attemptSummary.js';
 import { up004Runs } from './schema/004_runs.js';
+import { up005HookSessions } from './schema/005_hookSessions.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 2, name: 'iteration sessions', up: up002Iterations },
   { version: 3, name: 'task attempt summary', up: up003AttemptSummary },
   { version: 4, name: 'guarded runs', up: up004Runs },
+  { version: 5, name: 'hook sessions', up: up005HookSessions },
 ]);
 
 /**

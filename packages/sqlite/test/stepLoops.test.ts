@@ -17,7 +17,7 @@ describe('step-level loops in SQLite', () => {
       runId: 'r1',
       clock: new ManualClock(T0),
     });
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 4; i++) {
       detector.observe({ type: 'action', tool: 'bash', input: 'pytest tests/test_dates.py' });
       detector.observe({
         type: 'observation',
@@ -45,7 +45,7 @@ describe('step-level loops in SQLite', () => {
         topic: 'loop_stop',
         entry_type: 'decision',
         loop_type: 'same_error',
-        repeats: 5,
+        repeats: 4,
         related_tasks: '["T7"]',
       },
     ]);

@@ -1,12 +1,12 @@
-import { DatabaseReader, HttpError, parseRecoveriesQuery } from '@loopguard/server';
+import { InvalidInputError } from '@loopguard/core';
+import { parseRecoveriesQuery } from '@loopguard/server';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
-import { openDatabaseFile } from './openDatabaseFile.js';
+import { openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
 
-interface RecoveriesOptions {
-  db: string;
+interface RecoveriesOptions extends StatusStoreFlags {
   topic?: string;
   task?: string;
   since?: string;
@@ -17,7 +17,7 @@ interface RecoveriesOptions {
 }
 
 /**
- * `loopguard recoveries --db <file> [--topic] [--task] [--since] [--until] [--limit] [--json]`:
+ * `loopguard recoveries (--db <file> | --postgres <url>) [--topic] [--task] [--since] [--until] [--limit] [--json]`:
  * the recovery context entries, newest first (the seed's SQL, filtered and paged).
  * @example loopguard recoveries --db .loopguard/state.db --topic loop_escalation --since 2025-10-18
  */
@@ -25,7 +25,9 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
   program
     .command('recoveries')
     .description('List recovery context entries (force_next, unblock_authority, escalate), newest first.')
-    .requiredOption('--db <file>', 'the loopguard SQLite file')
+    .option('--db <file>', 'the loopguard SQLite file')
+    .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
+    .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--topic <topic>', 'only loop_recovery, unblock_authority or loop_escalation')
     .option('--task <id>', 'only entries about this task')
     .option('--since <time>', 'only entries at or after this time (epoch ms or ISO date)')
@@ -33,7 +35,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
     .option('--limit <n>', 'entries per page (1..1000)', '20')
     .option('--cursor <cursor>', 'the nextCursor of the previous page')
     .option('--json', 'print the page as JSON (the /recoveries body)')
-    .action((options: RecoveriesOptions) => {
+    .action(async (options: RecoveriesOptions) => {
       const params = new URLSearchParams();
       for (const name of ['topic', 'task', 'since', 'until', 'limit', 'cursor'] as const) {
         const value = options[name];
@@ -43,13 +45,13 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       try {
         query = parseRecoveriesQuery(params);
       } catch (error) {
-        // The server's messages start with the parameter's name: the flag of the same name.
-        if (error instanceof HttpError) throw new CliError(`--${error.message}`);
+        // The parser's messages start with the parameter's name: the flag of the same name.
+        if (error instanceof InvalidInputError) throw new CliError(`--${error.message}`);
         throw error;
       }
-      const database = openDatabaseFile(options.db, io);
+      const store = await openStatusReader(options, io);
       try {
-        const page = new DatabaseReader({ database }).recoveryPage(query);
+        const page = await readingFlags(() => store.reader.recoveryPage(query));
         if (options.json) {
           io.stdout(`${JSON.stringify(page, null, 2)}\n`);
           return;
@@ -67,9 +69,9 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           `${formatTable(['id', 'time', 'action', 'task', 'loop type', 'attempts', 'content'], rows)}\n`,
         );
         if (page.nextCursor !== null)
-          io.stdout(`\nmore: loopguard recoveries --db ${options.db} --cursor ${page.nextCursor}\n`);
+          io.stdout(`\nmore: loopguard recoveries ${store.label} --cursor ${page.nextCursor}\n`);
       } finally {
-        database.close();
+        await store.close();
       }
     });
 }

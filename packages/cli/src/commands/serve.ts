@@ -1,37 +1,42 @@
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
-import { openDatabaseFile } from './openDatabaseFile.js';
+import { openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
 import { parsePort } from './parsers.js';
 import { serveDashboard, untilSignal } from './serveDashboard.js';
 
 /**
- * `loopguard serve --db <file> [--port 7070] [--host 127.0.0.1] [--token t]`: the status server
- * and dashboard over a database another process writes, until SIGINT or SIGTERM.
+ * `loopguard serve (--db <file> | --postgres <url>) [--port 7070] [--host 127.0.0.1] [--token t]`:
+ * the status server and dashboard over a store other processes write, until SIGINT or SIGTERM.
  * @example loopguard serve --db .loopguard/state.db --port 7070
  */
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
-    .description('Serve /status, /recoveries, /metrics, /events and the dashboard for a loopguard database.')
-    .requiredOption('--db <file>', 'the loopguard SQLite file (read-only)')
+    .description(
+      'Serve /status, /recoveries, /metrics, /events and the dashboard for a loopguard SQLite file or PostgreSQL fleet.',
+    )
+    .option('--db <file>', 'the loopguard SQLite file (read-only)')
+    .option('--postgres <url>', "a PostgreSQL connection string: the fleet's shared store (read only)")
+    .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
+    .option('--config <path>', 'configuration file whose serve: section may give postgres and schema')
     .addOption(new Option('--port <port>', 'TCP port (0: any free port)').argParser(parsePort).default(7070))
     .option('--host <host>', 'address to listen on (anything but loopback needs --token)', '127.0.0.1')
     .addOption(new Option('--token <token>', 'bearer token required on every request').env('LOOPGUARD_TOKEN'))
-    .action(async (options: { db: string; port: number; host: string; token?: string }) => {
-      const database = openDatabaseFile(options.db, io);
+    .action(async (options: StatusStoreFlags & { port: number; host: string; token?: string }) => {
+      const store = await openStatusReader(options, io);
       try {
         const server = await serveDashboard({
-          database,
+          reader: store.reader,
           port: options.port,
           host: options.host,
           ...(options.token === undefined ? {} : { token: options.token }),
         });
         const entry = options.token === undefined ? server.url : `${server.url}?token=<token>`;
-        io.stdout(`loopguard dashboard: ${entry} (Ctrl-C to stop)\n`);
+        io.stdout(`loopguard dashboard: ${entry} (${store.label}; Ctrl-C to stop)\n`);
         await untilSignal();
         await server.close();
       } finally {
-        database.close();
+        await store.close();
       }
     });
 }

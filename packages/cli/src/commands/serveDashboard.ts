@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@loopguard/core';
+import { ConfigurationError, StorageError } from '@loopguard/core';
 import {
   type RunningStatusServer,
   type StartStatusServerOptions,
@@ -8,7 +8,7 @@ import { CliError } from '../CliError.js';
 
 /**
  * Starts the status server for a command, turning a port in use or a bad host/token into a
- * one-line {@link CliError}.
+ * one-line {@link CliError} (so is a store that cannot be read at start).
  * @example const server = await serveDashboard({ database, port: 7070 });
  */
 export async function serveDashboard(options: StartStatusServerOptions): Promise<RunningStatusServer> {
@@ -20,7 +20,8 @@ export async function serveDashboard(options: StartStatusServerOptions): Promise
       throw new CliError(`--port ${options.port}: the port is in use (choose another with --port)`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
       throw new CliError(`--host ${options.host}: cannot listen on this address`);
-    if (error instanceof ConfigurationError) throw new CliError(error.message);
+    if (error instanceof ConfigurationError || error instanceof StorageError)
+      throw new CliError(error.message, undefined, { cause: error });
     throw error;
   }
 }

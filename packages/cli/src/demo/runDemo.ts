@@ -8,8 +8,8 @@ import {
   ManualTimer,
   OrchestratorLoop,
 } from '@loopguard/orchestrator';
-import { attachEmitter, DatabaseReader, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
-import { openLoopGuardDatabase, SqliteIterationStore } from '@loopguard/sqlite';
+import { attachEmitter, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
+import { openLoopGuardDatabase, SqliteIterationStore, SqliteStatusReader } from '@loopguard/sqlite';
 import { pino } from 'pino';
 import type { CliIo } from '../cliIo.js';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
@@ -121,7 +121,12 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
 
   try {
     if (options.serve) {
-      server = await serveDashboard({ database, port: options.port, clock, emitters: [sessions] });
+      server = await serveDashboard({
+        reader: new SqliteStatusReader(database),
+        port: options.port,
+        clock,
+        emitters: [sessions],
+      });
       io.stdout(`loopguard dashboard: ${server.url}\n`);
     }
     const scenarios = options.scenarios ?? DEMO_SCENARIOS;
@@ -148,15 +153,16 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
         ]),
       )}\n`,
     );
-    const reader = new DatabaseReader({ database, clock });
-    const snapshot = statusSnapshot(
+    const reader = new SqliteStatusReader(database);
+    const latestRun = await reader.latestRun();
+    const snapshot = await statusSnapshot(
       reader,
       { limit: 100, cursor: undefined },
       {
         clock,
         attemptsRecorded: ticks,
         live: { running: false, tickCount: ticks },
-        breaker: reader.latestBreaker(),
+        breaker: latestRun === undefined ? undefined : { ...latestRun },
       },
     );
     const seedShape = {

@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
+import { CONFIG_FILES } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 
@@ -53,12 +54,7 @@ export function addRunOptions(command: Command): Command {
   return command;
 }
 
-/** The configuration files `loopguard run` reads from the working directory, first found wins. */
-export const CONFIG_FILES = [
-  'loopguard.config.json',
-  'loopguard.config.yaml',
-  'loopguard.config.yml',
-] as const;
+export { CONFIG_FILES } from '../configFiles.js';
 
 /**
  * Reads the configuration file (`--config PATH` or the first of {@link CONFIG_FILES} in `cwd`).

@@ -1,8 +1,7 @@
+import { MIN_SEGMENT, proseOf, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
 
-/** Segments shorter than this never count: `}` or `return x` repeat in any code. */
-const MIN_SEGMENT = 8;
 /** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
 const MIN_CHANT_LENGTH = 256;
 /** Length of the tail searched for when a message repeats text with no line or sentence breaks. */
@@ -10,9 +9,10 @@ const TAIL = 40;
 
 /**
  * One message that repeats the same text many times inside itself: the same line or sentence at
- * least `repeats` times, making up at least `share` of the message (messages under 256 characters
- * are never chanting). Code that repeats a line in a
- * long explanation is not chanting: the share keeps it out.
+ * least `repeats` times, making up at least `share` of the message's prose (messages under 256
+ * characters are never chanting). Fenced code, tables, headings, blockquotes and lines without a
+ * letter (dividers, box drawing) are left out first; code quoted in a long explanation is kept out
+ * by the share.
  *
  * @example new ChantingRule(10, 0.5) // 'I will fix it.\n' × 200 in one reply: hit
  */
@@ -30,8 +30,11 @@ export class ChantingRule implements StepRule {
 
   judge(event: JudgedEvent): RuleHit | null {
     if (event.kind !== 'message') return null;
-    const { text, step, evidence } = event.message;
+    const { step, evidence } = event.message;
     // Most messages stop here, before any scan.
+    if (event.message.text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
+    // Code blocks, tables, headings, quotes and dividers repeat by nature: only prose can chant.
+    const text = proseOf(event.message.text);
     if (text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
     const found = this.repeatedSegment(text) ?? this.repeatedTail(text);
     if (found === null) return null;
@@ -53,7 +56,7 @@ export class ChantingRule implements StepRule {
     let best = '';
     let bestCount = 0;
     for (const raw of text.split(/[\n.!?]+/)) {
-      const segment = raw.trim().replace(/\s+/g, ' ').toLowerCase();
+      const segment = segmentKey(raw);
       if (segment.length < MIN_SEGMENT) continue;
       const count = (counts.get(segment) ?? 0) + 1;
       counts.set(segment, count);

@@ -2,8 +2,8 @@ import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
- * The same action with the same observation (after normalisation) `threshold` times with nothing
- * fresh in between. Failures are left to {@link SameErrorRule}.
+ * The same action with the same outcome (a non-failure) `threshold` times with nothing learned in
+ * between. Failures are left to {@link SameErrorRule}.
  *
  * @example new RepeatedActionRule(3) // `cat a.py` → same text, three times: hit
  */
@@ -14,11 +14,11 @@ export class RepeatedActionRule implements StepRule {
   constructor(private readonly threshold: number) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
-    if (event.kind !== 'turn' || event.turn.error) return null;
+    if (event.kind !== 'turn' || event.turn.error || event.turn.informative) return null;
     const { turn } = event;
-    const repeats = history.pairCount(turn.pairKey);
+    const repeats = history.pairCounts.get(turn.pairKey) ?? 0;
     if (repeats < this.threshold) return null;
-    const turns = history.lastWithPair(turn.pairKey, repeats);
+    const turns = history.lastMatching((t) => t.pairKey === turn.pairKey, repeats);
     return {
       loopType: this.loopType,
       repeats,

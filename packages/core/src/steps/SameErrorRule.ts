@@ -2,30 +2,36 @@ import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
- * The same action failing with the same normalised error signature `threshold` times with nothing
- * fresh in between. Line numbers, addresses, timestamps, temp paths and durations do not make an
- * error new (core's signature module), so a fix retried with varying noise is still the same failure.
+ * Failures of the same class `threshold` times with nothing learned in between. The class is the
+ * first error line with digits and the command's own words left out, so the same command failing
+ * with texts that differ only in noise (line numbers, a temp path, a counter), a fix retried with
+ * small variations, and different commands hitting the same wall (`cd fastjson`, `cd fastxml`: "No
+ * such file or directory") are one loop. A new error is informative and starts the count again.
  *
- * @example new SameErrorRule(3) // `pytest` → `AssertionError at a.py:12`, then `:14`, then `:19`: hit
+ * @example new SameErrorRule(3) // `javac A.java` → "javac: command not found", three times: hit
  */
 export class SameErrorRule implements StepRule {
   readonly loopType = 'same_error' as const;
 
-  /** @param threshold - failures that make a loop (integer ≥ 2). */
+  /** @param threshold - failures of one class that make a loop (integer ≥ 2). */
   constructor(private readonly threshold: number) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     if (event.kind !== 'turn' || !event.turn.error) return null;
     const { turn } = event;
-    const repeats = history.pairCount(turn.pairKey);
+    const repeats = history.errorCounts.get(turn.errorClass) ?? 0;
     if (repeats < this.threshold) return null;
-    const turns = history.lastWithPair(turn.pairKey, repeats);
+    const turns = history.lastMatching((t) => t.error && t.errorClass === turn.errorClass, repeats);
+    const actions = new Set(turns.map((t) => t.actionKey)).size;
     return {
       loopType: this.loopType,
       repeats,
       since: turns[0]?.step ?? turn.step,
       evidence: turns.map((t) => t.evidence),
-      summary: `the same action failed with the same error ${repeats} times`,
+      summary:
+        actions === 1
+          ? `the same action failed with the same error ${repeats} times`
+          : `${actions} different attempts failed with the same error ${repeats} times`,
     };
   }
 }

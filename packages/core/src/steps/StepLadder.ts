@@ -6,54 +6,56 @@ export type LadderRung = 'continue' | 'nudge' | 'stop';
 
 /**
  * The ladder, not a guillotine: the first hit of a loop nudges; when the loop goes on for
- * `stopAfter` more hits with nothing fresh, it stops. Fresh evidence (a new action or a new
- * observation) puts the ladder back on the ground.
+ * `stopAfter` more hits after the nudge could be heard (hits at later steps than the nudge), it
+ * stops. An informative turn puts the ladder back on the ground.
  *
  * @example
- * const ladder = new StepLadder(2);
- * ladder.climb(); // 'nudge'
- * ladder.climb(); // 'continue' (the nudge is still being given its chance)
- * ladder.climb(); // 'stop'
+ * const ladder = new StepLadder(1);
+ * ladder.climb(5); // 'nudge'
+ * ladder.climb(8); // 'stop'
  */
 export class StepLadder implements SnapshotPart {
-  private nudged = false;
+  private nudgedAt = -1;
   private hitsSinceNudge = 0;
 
   /** @param stopAfter - hits after the nudge that make a stop (integer ≥ 1). */
   constructor(private readonly stopAfter: number) {}
 
-  /** Whether a nudge was given and no fresh evidence has come since. */
+  /** Whether a nudge was given and nothing was learned since. */
   get isNudged(): boolean {
-    return this.nudged;
+    return this.nudgedAt !== -1;
   }
 
-  /** Records one hit and returns the rung it reaches. */
-  climb(): LadderRung {
-    if (!this.nudged) {
-      this.nudged = true;
-      return 'nudge';
-    }
-    this.hitsSinceNudge++;
-    return this.hitsSinceNudge >= this.stopAfter ? 'stop' : 'continue';
-  }
-
-  /** Fresh evidence: the next hit nudges again. */
-  reset(): void {
-    this.nudged = false;
-    this.hitsSinceNudge = 0;
-  }
-
-  /** The ladder's state: whether a nudge was given, and the hits since. */
+  /** The ladder's state: the step of the nudge (`-1`: none), and the hits since. */
   snapshot(): SnapshotJson {
-    return { nudged: this.nudged, hitsSinceNudge: this.hitsSinceNudge };
+    return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge };
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
   restore(state: unknown): void {
     const parsed = parseSnapshotPart(ladderStateSchema, state, 'snapshot.ladder');
-    this.nudged = parsed.nudged;
+    this.nudgedAt = parsed.nudgedAt;
     this.hitsSinceNudge = parsed.hitsSinceNudge;
+  }
+
+  /** Records one hit at `step` and returns the rung it reaches. */
+  climb(step: number): LadderRung {
+    if (this.nudgedAt === -1) {
+      this.nudgedAt = step;
+      return 'nudge';
+    }
+    if (step > this.nudgedAt) this.hitsSinceNudge++;
+    return this.hitsSinceNudge >= this.stopAfter ? 'stop' : 'continue';
+  }
+
+  /** Something was learned: the next hit nudges again. */
+  reset(): void {
+    this.nudgedAt = -1;
+    this.hitsSinceNudge = 0;
   }
 }
 
-const ladderStateSchema = z.object({ nudged: z.boolean(), hitsSinceNudge: z.number().int().nonnegative() });
+const ladderStateSchema = z.object({
+  nudgedAt: z.number().int().min(-1),
+  hitsSinceNudge: z.number().int().nonnegative(),
+});

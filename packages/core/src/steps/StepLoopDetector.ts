@@ -1,54 +1,74 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../kernel/clock.js';
+import { InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
+import { describeValue } from '../kernel/validate.js';
 import type { StateMachine } from '../storage/ports.js';
 import { ChantingRule } from './ChantingRule.js';
+import { ChantingStream } from './ChantingStream.js';
 import { CycleRule } from './CycleRule.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
+import { GrowingOutputRule } from './GrowingOutputRule.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
+import { actionText } from './inputText.js';
+import { NearDuplicateRule } from './NearDuplicateRule.js';
 import { OscillationRule } from './OscillationRule.js';
+import { RejectedTurnRule } from './RejectedTurnRule.js';
 import { RepeatedActionRule } from './RepeatedActionRule.js';
 import { RepeatedMessageRule } from './RepeatedMessageRule.js';
 import { SameErrorRule } from './SameErrorRule.js';
+import { StagnationRule } from './StagnationRule.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { type Step, validateStep } from './step.js';
-import { type StepEvidence, StepHistory, type Turn } from './stepHistory.js';
-import { actionKey, actionText, KeyMemo, messageKey, observationKey } from './stepKeys.js';
+import { StepHistory } from './stepHistory.js';
+import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
 import {
   type StepLoopDetectorOptions,
   type StepThresholds,
   stepLoopDetectorOptionsSchema,
+  thresholdsOf,
 } from './stepLoopDetectorOptions.js';
 import { stepLoopEntry } from './stepLoopEntry.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
 import {
-  type PendingActionState as PendingAction,
   readSnapshotEnvelope,
   type SnapshotJson,
   STEP_SNAPSHOT_FORMAT,
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
 } from './stepSnapshot.js';
-import type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
-
-export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
+import {
+  chantingStop,
+  continueVerdict,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from './stepVerdict.js';
+import { type PendingAction, TurnReader } from './turnOutcome.js';
 
 /** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
 export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
 
+export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
+
 const MEMO_CAPACITY = 512;
+/** Where the snapshot keeps the state of the message being streamed (beside the rules' states). */
+const PARTIAL_KEY = 'partial_message';
 
 /**
- * Detects loops inside one agent run from its steps (tool calls, their results, the agent's text):
- * repeats, same-error retries, A-B-A-B oscillation, cycles of 3 to 5 turns, repeated messages and
- * chanting. The first detection nudges; a loop that goes on after the nudge with nothing fresh
- * stops. One instance per agent run; no I/O (nudges and stops are written through the optional
- * state machine port).
+ * Detects loops inside one agent run from its steps (tool calls, their results, the agent's text).
+ * Progress is judged by what the agent learns, not by whether its text changed: a turn counts as
+ * progress only when its result shows something new (see {@link StepHistory}). Rules catch
+ * repeats, near-duplicate retries, growing output, same-class errors, stagnation across different
+ * actions, rejected replies, oscillation, cycles of up to `maxCycleLength` turns, repeated or
+ * near-duplicate messages and chanting (also while a message streams: {@link observePartial}).
+ * The first detection nudges; a loop that goes on after the nudge stops. One instance per agent
+ * run; no I/O (nudges and stops are written through the optional state machine port).
  *
- * Every `observe` costs the same whatever the run's length: the history is kept incrementally.
+ * Every `observe` costs the same whatever the run's length: the history is kept incrementally and
+ * every index over it is bounded.
  *
  * @example
  * const detector = new StepLoopDetector({ stateMachine, taskId: 'T1' });
@@ -65,16 +85,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly turnRules: readonly StepRule[];
   private readonly messageRules: readonly StepRule[];
   private readonly exemptions: StepExemptions;
-  private readonly history = new StepHistory((output, error) => this.memoisedObservationKey(output, error));
+  private readonly history = new StepHistory();
+  private readonly reader = new TurnReader(this.history);
   private readonly ladder: StepLadder;
+  private readonly partial: ChantingStream;
   private readonly stateMachine: StateMachine | undefined;
   private readonly taskId: string | undefined;
   private readonly runId: string | undefined;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
-  private readonly observationMemo = new KeyMemo(MEMO_CAPACITY);
-  private readonly errorMemo = new KeyMemo(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
 
@@ -93,29 +113,25 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.taskId = parsed.taskId;
     this.runId = parsed.runId;
     this.exemptions = { tools: parsed.exemptTools, commands: parsed.exemptCommands };
-    this.options = Object.freeze({
-      repeatThreshold: parsed.repeatThreshold,
-      sameErrorThreshold: parsed.sameErrorThreshold,
-      oscillationRepeats: parsed.oscillationRepeats,
-      cycleRepeats: parsed.cycleRepeats,
-      maxCycleLength: parsed.maxCycleLength,
-      messageRepeatThreshold: parsed.messageRepeatThreshold,
-      chantRepeats: parsed.chantRepeats,
-      chantShare: parsed.chantShare,
-      stopAfter: parsed.stopAfter,
-      maxEvidence: parsed.maxEvidence,
-    });
-    this.ladder = new StepLadder(parsed.stopAfter);
+    const t: StepThresholds = thresholdsOf(parsed);
+    this.options = Object.freeze(t);
+    this.ladder = new StepLadder(t.stopAfter);
+    this.partial = new ChantingStream(t.streamChantRepeats, t.chantShare);
     // Periodic rules first: a turn of a repeated cycle also recurs, and the cycle is the better name.
     this.turnRules = [
-      new OscillationRule(parsed.oscillationRepeats, parsed.maxEvidence),
-      new CycleRule(parsed.cycleRepeats, parsed.maxCycleLength, parsed.maxEvidence),
-      new SameErrorRule(parsed.sameErrorThreshold),
-      new RepeatedActionRule(parsed.repeatThreshold),
+      new OscillationRule(t.oscillationRepeats, t.maxEvidence),
+      new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
+      new RejectedTurnRule(t.rejectedThreshold),
+      new SameErrorRule(t.sameErrorThreshold),
+      new GrowingOutputRule(t.repeatThreshold),
+      new RepeatedActionRule(t.repeatThreshold),
+      new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
+      new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
     ];
     this.messageRules = [
-      new ChantingRule(parsed.chantRepeats, parsed.chantShare),
-      new RepeatedMessageRule(parsed.messageRepeatThreshold),
+      new ChantingRule(t.chantRepeats, t.chantShare),
+      new RejectedTurnRule(t.rejectedThreshold),
+      new RepeatedMessageRule(t.messageRepeatThreshold, t.messageSimilarity),
     ];
   }
 
@@ -137,8 +153,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   /**
    * The detector's incremental state as plain JSON (store it with `JSON.stringify`), to continue
    * the run in another process with {@link StepLoopDetector.restore}. Not a replay of the steps:
-   * the history, the ladder and each stateful rule write their own compact state, and its size
-   * follows the run's distinct turns, not its length. Options are not part of it.
+   * the history, the ladder, the streaming check and each stateful rule write their own compact
+   * state, bounded by the history's windows and sets, not by the run's length. Options are not part of it.
    *
    * @example
    * const saved = JSON.stringify(detector.snapshot());
@@ -146,16 +162,26 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    * const detector = StepLoopDetector.restore(JSON.parse(saved), options);
    */
   snapshot(): StepDetectorSnapshot {
-    const rules: Record<string, SnapshotJson> = {};
+    const rules: Record<string, SnapshotJson> = { [PARTIAL_KEY]: this.partial.snapshot() };
     for (const rule of [...this.turnRules, ...this.messageRules]) {
       if (rule.snapshot !== undefined) rules[rule.loopType] = rule.snapshot();
     }
+    const pending = this.pending;
     return {
       format: STEP_SNAPSHOT_FORMAT,
       version: STEP_SNAPSHOT_VERSION,
       steps: this.steps,
       enabled: this.enabled,
-      pending: this.pending === undefined ? null : { ...this.pending },
+      pending:
+        pending === undefined
+          ? null
+          : {
+              step: pending.step,
+              tool: pending.tool,
+              text: pending.text,
+              key: pending.key,
+              exempt: pending.exempt,
+            },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
       rules,
@@ -184,6 +210,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     }
     detector.history.restore(state.history);
     detector.ladder.restore(state.ladder);
+    detector.partial.restore(state.rules[PARTIAL_KEY]);
     for (const rule of [...detector.turnRules, ...detector.messageRules]) {
       if (rule.restore !== undefined) rule.restore(state.rules[rule.loopType]);
     }
@@ -198,22 +225,24 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    *
    * @param step - `{ type: 'action', tool, input }`, `{ type: 'observation', tool?, output, error? }`
    *   or `{ type: 'message', text }`.
-   * @throws InvalidInputError naming the offending field; nothing is recorded then.
+   * @throws InvalidInputError naming the offending field (a bad type, an input that cannot be
+   *   serialised: a cycle, a BigInt, a throwing getter or Proxy trap, nesting deeper than
+   *   `MAX_INPUT_DEPTH` (64)); the step is not counted and nothing is recorded then.
    * @example detector.observe({ type: 'action', tool: 'bash', input: 'npm test' }).action; // 'continue'
    */
   observe(step: Step): StepVerdict {
     const valid = validateStep(step);
+    const text = valid.type === 'action' ? actionText(valid.input) : '';
     const index = this.steps++;
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
         const closed = this.closePending(index);
-        const text = actionText(valid.input);
         this.pending = {
           step: index,
           tool: valid.tool,
           text,
-          key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, valid.input)),
+          key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text)),
           exempt: isExemptAction(this.exemptions, valid.tool, text),
         };
         return closed ?? this.continueAt(index);
@@ -222,79 +251,65 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         const action = this.pending;
         this.pending = undefined;
         if (action?.exempt) return this.continueAt(index);
-        const error = valid.error === true;
-        return this.judgeTurn(
-          index,
-          action,
-          this.observationKeyFor(action, valid.output, error),
-          error,
-          valid.output,
-        );
+        return this.judgeTurn(index, action, valid.output, valid.error === true);
       }
       case 'message': {
-        const key = messageKey(valid.text);
+        this.partial.reset();
         const message = {
           step: index,
-          key,
+          key: messageKey(valid.text),
           text: valid.text,
           evidence: { step: index, message: shorten(valid.text) },
         };
         this.history.addMessage(message);
+        if (message.key === '') this.history.rejectedSinceInformative++;
         return this.judge(index, { kind: 'message', message }, this.messageRules);
       }
     }
   }
 
   /**
-   * The observation's key. The first result of a new action is fresh whatever it says, so its
-   * normalisation waits until the action comes again (see {@link StepHistory.defer}).
+   * Takes the next piece of a message while it streams (Claude Code's `--include-partial-messages`
+   * deltas) and returns `stop` as soon as its repetition is certain: a line or sentence repeated
+   * `streamChantRepeats` times making up at least `chantShare` of the text so far. Inside one
+   * message a nudge cannot be heard, so there is no nudge: `continue`, then `stop`. Pass the complete
+   * message to {@link observe} as usual when it ends (that starts the next message's buffer). A
+   * partial is not a step: it is not counted and the step index does not move.
+   *
+   * @throws InvalidInputError when `delta` is not a string.
+   * @example if (detector.observePartial(delta).action === 'stop') abortGeneration();
    */
-  private observationKeyFor(action: PendingAction | undefined, output: string, error: boolean): string {
-    if (action !== undefined && !this.history.knowsAction(action.key)) {
-      return this.history.defer(action.key, output, error);
+  observePartial(delta: string): StepVerdict {
+    if (typeof delta !== 'string') {
+      throw new InvalidInputError(`delta must be a string, got ${describeValue(delta)}`);
     }
-    if (action !== undefined) this.history.settle(action.key);
-    return this.memoisedObservationKey(output, error);
+    const index = this.steps;
+    if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
+    const found = this.partial.push(delta);
+    if (found === null) return this.continueAt(index);
+    const verdict = chantingStop(found, index);
+    this.report(verdict);
+    return verdict;
   }
-
-  private readonly memoisedObservationKey = (output: string, error: boolean): string =>
-    (error ? this.errorMemo : this.observationMemo).get(output, (text) => observationKey(text, error));
 
   /** An action that got no observation before the next action is a turn of its own. */
   private closePending(index: number): StepVerdict | undefined {
     const action = this.pending;
     this.pending = undefined;
     if (action === undefined || action.exempt) return undefined;
-    const verdict = this.judgeTurn(action.step, action, '', false, undefined);
+    const verdict = this.judgeTurn(action.step, action, undefined, false);
     return verdict.action === 'continue' ? undefined : { ...verdict, step: index };
   }
 
   private judgeTurn(
     index: number,
     action: PendingAction | undefined,
-    obsKey: string,
-    error: boolean,
     output: string | undefined,
+    error: boolean,
   ): StepVerdict {
-    const evidence: StepEvidence = { step: index };
-    if (action !== undefined) {
-      evidence.tool = action.tool;
-      evidence.action = shorten(action.text);
-    }
-    if (output !== undefined) {
-      evidence.output = shorten(output);
-      evidence.error = error;
-    }
-    const actionPart = action?.key ?? '';
-    const turn: Turn = {
-      step: index,
-      actionKey: actionPart,
-      observationKey: obsKey,
-      pairKey: `${actionPart}\u0001${obsKey}`,
-      error,
-      evidence,
-    };
-    if (this.history.addTurn(turn)) this.ladder.reset();
+    const turn = this.reader.read(index, action, output, error);
+    this.history.addTurn(turn);
+    if (turn.informative) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 
@@ -305,7 +320,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
-    const rung = this.ladder.climb();
+    const rung = this.ladder.climb(index);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,
@@ -343,14 +358,6 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   }
 
   private continueAt(index: number): StepVerdict {
-    return {
-      action: 'continue',
-      loopType: null,
-      repeats: 0,
-      evidence: [],
-      message: null,
-      since: null,
-      step: index,
-    };
+    return continueVerdict(index);
   }
 }

@@ -4,15 +4,23 @@ import type { SnapshotPart } from './stepSnapshot.js';
 /**
  * The loops {@link StepLoopDetector} recognises:
  * - `repeated_action`: the same action with the same observation, again and again;
- * - `same_error`: the same action failing with the same normalised error signature;
+ * - `near_duplicate`: actions that differ a little (a shifted line range, a reworded search) with the same outcome;
+ * - `growing_output`: the same action while its output only accumulates lines already seen;
+ * - `same_error`: failures of the same class (the same command, or different ones), whatever their noise;
+ * - `stagnation`: different actions, and nothing learned: the same outcome, or no new result at all;
+ * - `rejected_turn`: replies the harness rejects (a format error, an empty reply, no command);
  * - `oscillation`: A-B-A-B between two turns;
- * - `cycle`: a sequence of 3 to 5 turns repeated;
- * - `repeated_message`: the same message with nothing new in between;
+ * - `cycle`: a sequence of 3 to `maxCycleLength` turns repeated;
+ * - `repeated_message`: the same or nearly the same message with nothing learned in between;
  * - `chanting`: one message repeating the same text many times inside itself.
  */
 export type StepLoopType =
   | 'repeated_action'
+  | 'near_duplicate'
+  | 'growing_output'
   | 'same_error'
+  | 'stagnation'
+  | 'rejected_turn'
   | 'oscillation'
   | 'cycle'
   | 'repeated_message'

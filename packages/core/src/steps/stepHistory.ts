@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import { BoundedSeen } from './boundedSeen.js';
+import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
+import type { Sketch } from './sketch.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
@@ -21,14 +23,34 @@ export interface StepEvidence {
 export interface Turn {
   /** Step index of the observation (or of the action when no observation followed). */
   step: number;
-  /** Normalised identity of the action; `''` for an observation without an action. */
+  /** Normalised identity of the action; `''` for a rejected turn with no action. */
   actionKey: string;
-  /** Normalised identity of the observation; `''` when no observation followed the action. */
-  observationKey: string;
-  /** `actionKey` and `observationKey` together. */
+  /** The action's tool; `''` when there was no action. */
+  tool: string;
+  /** The action's text (for near-duplicate sketches). */
+  actionText: string;
+  /** The outcome: an order-insensitive hash of the observation's line fingerprints (0: no observation). */
+  outcomeKey: number;
+  /** `actionKey` and `outcomeKey` together. */
   pairKey: string;
   /** Whether the observation was a failure. */
   error: boolean;
+  /** For a failure, the fingerprint of its first error line (the error's class); else 0. */
+  errorClass: number;
+  /** Whether the turn taught the agent something: see {@link StepHistory}. */
+  informative: boolean;
+  /** A silent success (no output lines, no failure): an effect, neither news nor a stale result. */
+  quiet: boolean;
+  /** A reply the harness rejected: no action (a format error) or an empty one. */
+  rejected: boolean;
+  /** Length of the observation's output. */
+  outputLength: number;
+  /** Lines of the output whose shape occurred earlier in it (a block repeated inside the output). */
+  duplicates: number;
+  /** Near-duplicate sketch of the action, computed when first needed. */
+  sketch?: Sketch;
+  /** The files the action names (see `targetsOf`), computed when first needed. */
+  targets?: string;
   /** Shortened texts for evidence. */
   evidence: StepEvidence;
 }
@@ -36,120 +58,126 @@ export interface Turn {
 /** One message, as the rules see it. */
 export interface MessageTurn {
   step: number;
+  /** Whitespace collapsed, lower-cased, digits left out. */
   key: string;
   text: string;
+  /** Near-duplicate sketch, computed when first needed. */
+  sketch?: Sketch;
   evidence: StepEvidence;
 }
 
-/** Longest periodic pattern tracked (cycle length). */
-export const MAX_TRACKED_PERIOD = 8;
-const RECENT_CAPACITY = 64;
-/** Most first observations of new actions kept un-normalised at a time; see {@link StepHistory.defer}. */
-export const MAX_DEFERRED = 256;
+export { MAX_TRACKED_PERIOD } from './historyState.js';
 
-/** The first observation of a new action, not normalised yet (or normalised for a snapshot). */
-interface Deferred {
-  pairKey: string;
-  output: string;
-  error: boolean;
-  /** Its key, once computed for a snapshot (the raw output is not kept in a snapshot). */
-  observationKey?: string;
+const RECENT_CAPACITY = 64;
+/** Messages kept since the last informative turn, for near-duplicate comparison. */
+export const RECENT_MESSAGES = 16;
+/** Distinct keys counted since the last informative turn before the counts start again. */
+const MAX_COUNTED_KEYS = 4096;
+/** Line fingerprints remembered per generation (two generations are kept). */
+export const SEEN_LINES_GENERATION = 32_768;
+
+/** Characters of an action's or message's text kept in a snapshot: all that sketches read. */
+const SNAPSHOT_TEXT = 4000;
+
+function learn(seen: BoundedSeen, values: readonly number[]): number {
+  let fresh = 0;
+  for (const value of values) {
+    if (seen.has(value)) continue;
+    seen.add(value);
+    fresh++;
+  }
+  return fresh;
 }
 
-/** How an observation's key is computed (the detector's memoised `observationKey`). */
-export type ObservationKeyOf = (output: string, error: boolean) => string;
+function bump<K>(map: Map<K, number>, key: K): number {
+  if (map.size >= MAX_COUNTED_KEYS && !map.has(key)) map.clear();
+  const count = (map.get(key) ?? 0) + 1;
+  map.set(key, count);
+  return count;
+}
 
 /**
  * The run as the rules need it, kept incrementally so that every update costs the same whatever
- * the run's length: the recent turns, which turns are fresh, how often each turn and message
- * occurred since the last fresh turn, and for each period 2..8 how many trailing turns repeat the
- * turn one period earlier.
+ * the run's length.
  *
- * A turn is *fresh* when this action never had this observation before in the run: a new command,
- * or a known command with a new result. Fresh evidence ends every loop in progress.
+ * **Progress is what the agent learns.** A turn is *informative* when its observation shows
+ * something not seen before in the run: a line whose fingerprint is new (see `fingerprint.ts`:
+ * line numbers, clock times, durations, addresses and echoed command words do not make a line
+ * new), unless the output only accumulated (no new line shape, and blocks repeated inside it); a
+ * failure of a new class (a new error, a test that fails differently); or, for a new action, a
+ * silent success (an effect: one command over many files). Everything else is *stale*: the same
+ * result again, a result that only grew by lines already seen, the same "no matches" after a
+ * reworded search, the same error after a different command. An informative turn ends every loop
+ * in progress: the counts below start again and the ladder goes back to the ground.
  */
 export class StepHistory implements SnapshotPart {
   /** Recent turns, oldest first (at most 64). */
   readonly recent: Turn[] = [];
-  /** Pair keys seen in the run. */
-  private readonly seenPairs = new Set<string>();
-  /** Action keys seen in the run. */
-  private readonly seenActions = new Set<string>();
-  /** First observations of new actions, by action key, oldest first. */
-  private readonly deferred = new Map<string, Deferred>();
-  private deferredCount = 0;
-  /** Occurrences of each pair key since the last fresh turn (inclusive). */
-  private readonly pairCounts = new Map<string, number>();
-  /** Occurrences of each message key since the last fresh turn. */
-  private readonly messageCounts = new Map<string, number>();
-  /** Messages since the last fresh turn, by key: the first one, for evidence. */
-  private readonly firstMessages = new Map<string, MessageTurn>();
+  /** Line fingerprints seen in the run (bounded). */
+  readonly seenLines = new BoundedSeen(SEEN_LINES_GENERATION);
+  /** Line shapes seen in the run (bounded). */
+  readonly seenShapes = new BoundedSeen(SEEN_LINES_GENERATION);
+  /** Error classes seen in the run (bounded). */
+  readonly seenErrors = new BoundedSeen(4096);
+  /** Action keys seen in the run (bounded). */
+  readonly seenActions = new BoundedSeen(SEEN_LINES_GENERATION);
+  /** Since the last informative turn (inclusive): occurrences per pair key. */
+  readonly pairCounts = new Map<string, number>();
+  /** Since the last informative turn: failures per error class. */
+  readonly errorCounts = new Map<number, number>();
+  /** Since the last informative turn: occurrences per outcome. */
+  readonly outcomeCounts = new Map<number, number>();
+  /** Since the last informative turn: messages per key. */
+  readonly messageCounts = new Map<string, number>();
+  /** Since the last informative turn: the newest messages (at most {@link RECENT_MESSAGES}). */
+  readonly messages: MessageTurn[] = [];
   /** `periodRuns[p]`: trailing turns equal to the turn `p` before them. */
-  private readonly periodRuns: number[] = new Array(MAX_TRACKED_PERIOD + 1).fill(0);
-  /** Step index of the last fresh turn; `-1` before any. */
-  lastFreshStep = -1;
+  readonly periodRuns: number[] = new Array(MAX_TRACKED_PERIOD + 1).fill(0);
+  /** Step index of the last informative turn; `-1` before any. */
+  lastInformativeStep = -1;
+  /** Turns since the last informative turn (inclusive of it). */
+  turnsSinceInformative = 0;
+  /** Stale turns (not quiet) since the last informative turn. */
+  staleSinceInformative = 0;
+  /** Rejected turns since the last informative turn. */
+  rejectedSinceInformative = 0;
   /** Turns recorded. */
   turnCount = 0;
 
-  /** @param keyOf - computes an observation's key when a deferred one is settled. */
-  constructor(private readonly keyOf: ObservationKeyOf) {}
-
-  /** Whether an action with this key was seen in the run. */
-  knowsAction(actionKey: string): boolean {
-    return this.seenActions.has(actionKey);
+  /** Records the lines of an observation; returns how many were new. */
+  learnLines(lines: readonly number[]): number {
+    return learn(this.seenLines, lines);
   }
 
-  /**
-   * A placeholder observation key for the first observation of a new action. The turn is fresh
-   * whatever its observation says, so normalising it can wait until the action comes again (most
-   * actions of a run never do): {@link settle} does it then. Of the deferred observations, the 256
-   * newest are kept; an older one is dropped, and its action's next result counts as new.
-   */
-  defer(actionKey: string, output: string, error: boolean): string {
-    const observationKey = `\u0002${this.deferredCount++}`;
-    this.deferred.set(actionKey, { pairKey: `${actionKey}\u0001${observationKey}`, output, error });
-    if (this.deferred.size > MAX_DEFERRED) {
-      const oldest = this.deferred.keys().next().value as string;
-      this.deferred.delete(oldest);
-    }
-    return observationKey;
+  /** Records the line shapes of an observation; returns how many were new. */
+  learnShapes(shapes: readonly number[]): number {
+    return learn(this.seenShapes, shapes);
   }
 
-  /** Normalises the deferred first observation of `actionKey`, if any, everywhere it is recorded. */
-  settle(actionKey: string): void {
-    const entry = this.deferred.get(actionKey);
-    if (entry === undefined) return;
-    this.deferred.delete(actionKey);
-    const observationKey = entry.observationKey ?? this.keyOf(entry.output, entry.error);
-    const pairKey = `${actionKey}\u0001${observationKey}`;
-    this.seenPairs.delete(entry.pairKey);
-    this.seenPairs.add(pairKey);
-    for (const turn of this.recent) {
-      if (turn.pairKey !== entry.pairKey) continue;
-      turn.pairKey = pairKey;
-      turn.observationKey = observationKey;
-    }
-    const count = this.pairCounts.get(entry.pairKey);
-    if (count !== undefined) {
-      this.pairCounts.delete(entry.pairKey);
-      this.pairCounts.set(pairKey, (this.pairCounts.get(pairKey) ?? 0) + count);
-    }
+  /** Records an error class; returns whether it was new. */
+  learnError(errorClass: number): boolean {
+    if (this.seenErrors.has(errorClass)) return false;
+    this.seenErrors.add(errorClass);
+    return true;
   }
 
-  /** Records a turn; returns whether it was fresh. */
-  addTurn(turn: Turn): boolean {
-    this.seenActions.add(turn.actionKey);
-    const fresh = !this.seenPairs.has(turn.pairKey);
-    if (fresh) {
-      this.seenPairs.add(turn.pairKey);
-      if (this.pairCounts.size > 0) this.pairCounts.clear();
-      if (this.messageCounts.size > 0) {
-        this.messageCounts.clear();
-        this.firstMessages.clear();
-      }
-      this.lastFreshStep = turn.step;
-    }
-    this.pairCounts.set(turn.pairKey, (this.pairCounts.get(turn.pairKey) ?? 0) + 1);
+  /** Records an action key; returns whether it was new. */
+  learnAction(actionKey: string): boolean {
+    const hash = keyHash(actionKey);
+    if (this.seenActions.has(hash)) return false;
+    this.seenActions.add(hash);
+    return true;
+  }
+
+  /** Records a turn (its `informative` flag already set). */
+  addTurn(turn: Turn): void {
+    if (turn.informative) this.startAgain(turn.step);
+    this.turnsSinceInformative++;
+    if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
+    if (turn.rejected) this.rejectedSinceInformative++;
+    bump(this.pairCounts, turn.pairKey);
+    if (turn.error) bump(this.errorCounts, turn.errorClass);
+    else if (turn.outcomeKey !== 0 && !turn.quiet) bump(this.outcomeCounts, turn.outcomeKey);
     const n = this.recent.length;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
       const earlier = this.recent[n - period];
@@ -159,29 +187,25 @@ export class StepHistory implements SnapshotPart {
     this.recent.push(turn);
     if (this.recent.length > RECENT_CAPACITY) this.recent.splice(0, this.recent.length - RECENT_CAPACITY / 2);
     this.turnCount++;
-    return fresh;
   }
 
-  /** Records a message. */
-  addMessage(message: MessageTurn): void {
-    const count = (this.messageCounts.get(message.key) ?? 0) + 1;
-    this.messageCounts.set(message.key, count);
-    if (count === 1) this.firstMessages.set(message.key, message);
+  private startAgain(step: number): void {
+    this.lastInformativeStep = step;
+    this.turnsSinceInformative = 0;
+    this.staleSinceInformative = 0;
+    this.rejectedSinceInformative = 0;
+    if (this.pairCounts.size > 0) this.pairCounts.clear();
+    if (this.errorCounts.size > 0) this.errorCounts.clear();
+    if (this.outcomeCounts.size > 0) this.outcomeCounts.clear();
+    if (this.messageCounts.size > 0) this.messageCounts.clear();
+    this.messages.length = 0;
   }
 
-  /** Occurrences of the message `key` since the last fresh turn (inclusive). */
-  messageCount(key: string): number {
-    return this.messageCounts.get(key) ?? 0;
-  }
-
-  /** The first message with `key` since the last fresh turn. */
-  firstMessage(key: string): MessageTurn | undefined {
-    return this.firstMessages.get(key);
-  }
-
-  /** Occurrences of `pairKey` since the last fresh turn (inclusive). */
-  pairCount(pairKey: string): number {
-    return this.pairCounts.get(pairKey) ?? 0;
+  /** Records a message; returns how many messages with its key came since the last informative turn. */
+  addMessage(message: MessageTurn): number {
+    this.messages.push(message);
+    if (this.messages.length > RECENT_MESSAGES) this.messages.shift();
+    return bump(this.messageCounts, message.key);
   }
 
   /** Trailing turns equal to the turn `period` turns before them (0 when the last turn breaks the pattern). */
@@ -194,132 +218,101 @@ export class StepHistory implements SnapshotPart {
     return this.recent.slice(Math.max(0, this.recent.length - count));
   }
 
-  /** The newest earlier turns with `pairKey` plus the last one, oldest first, at most `count`. */
-  lastWithPair(pairKey: string, count: number): Turn[] {
+  /** The turns since the last informative turn (inclusive), newest last, at most the 64 kept. */
+  sinceInformative(): Turn[] {
+    return this.last(this.turnsSinceInformative);
+  }
+
+  /** The newest turns since the last informative one that match `predicate`, oldest first, at most `count`. */
+  lastMatching(predicate: (turn: Turn) => boolean, count: number): Turn[] {
     const found: Turn[] = [];
-    for (let i = this.recent.length - 1; i >= 0 && found.length < count; i--) {
+    const from = Math.max(0, this.recent.length - this.turnsSinceInformative);
+    for (let i = this.recent.length - 1; i >= from && found.length < count; i--) {
       const turn = this.recent[i] as Turn;
-      if (turn.pairKey === pairKey) found.push(turn);
+      if (predicate(turn)) found.push(turn);
     }
     return found.reverse();
   }
-  /**
-   * The history's state as plain JSON. Deferred observations are stored by their key, never by
-   * their raw output, and a first message without its full text: a snapshot's size follows the
-   * run's distinct turns, not its outputs.
-   */
+
+  /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
-    const deferred: SnapshotJson[] = [];
-    for (const [actionKey, entry] of this.deferred) {
-      entry.observationKey ??= this.keyOf(entry.output, entry.error);
-      entry.output = '';
-      deferred.push([actionKey, entry.pairKey, entry.observationKey]);
-    }
     return {
-      recent: this.recent.map((turn) => ({
-        step: turn.step,
-        actionKey: turn.actionKey,
-        observationKey: turn.observationKey,
-        error: turn.error,
-        evidence: { ...turn.evidence },
+      recent: this.recent.map(({ sketch: _s, targets: _t, evidence, actionText, ...turn }) => ({
+        ...turn,
+        actionText: actionText.slice(0, SNAPSHOT_TEXT),
+        evidence: { ...evidence },
       })),
-      seenPairs: [...this.seenPairs],
-      seenActions: [...this.seenActions],
-      deferred,
-      deferredCount: this.deferredCount,
+      seenLines: this.seenLines.snapshot(),
+      seenShapes: this.seenShapes.snapshot(),
+      seenErrors: this.seenErrors.snapshot(),
+      seenActions: this.seenActions.snapshot(),
       pairCounts: [...this.pairCounts],
+      errorCounts: [...this.errorCounts],
+      outcomeCounts: [...this.outcomeCounts],
       messageCounts: [...this.messageCounts],
-      firstMessages: [...this.firstMessages.values()].map((m) => ({
-        step: m.step,
-        key: m.key,
-        evidence: { ...m.evidence },
+      messages: this.messages.map(({ sketch: _s, text, evidence, ...message }) => ({
+        ...message,
+        text: text.slice(0, SNAPSHOT_TEXT),
+        evidence: { ...evidence },
       })),
       periodRuns: [...this.periodRuns],
-      lastFreshStep: this.lastFreshStep,
+      lastInformativeStep: this.lastInformativeStep,
+      turnsSinceInformative: this.turnsSinceInformative,
+      staleSinceInformative: this.staleSinceInformative,
+      rejectedSinceInformative: this.rejectedSinceInformative,
       turnCount: this.turnCount,
-    };
+    } as SnapshotJson;
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
   restore(state: unknown): void {
     const s = parseSnapshotPart(historyStateSchema, state, 'snapshot.history');
-    this.recent.splice(0, this.recent.length, ...s.recent.map(restoreTurn));
-    replaceSet(this.seenPairs, s.seenPairs);
-    replaceSet(this.seenActions, s.seenActions);
-    this.deferred.clear();
-    for (const [actionKey, pairKey, observationKey] of s.deferred) {
-      this.deferred.set(actionKey, { pairKey, output: '', error: false, observationKey });
-    }
-    this.deferredCount = s.deferredCount;
-    replaceMap(this.pairCounts, s.pairCounts);
-    replaceMap(this.messageCounts, s.messageCounts);
-    this.firstMessages.clear();
-    for (const m of s.firstMessages) {
-      this.firstMessages.set(m.key, {
-        step: m.step,
-        key: m.key,
-        text: '',
-        evidence: restoreEvidence(m.evidence),
-      });
-    }
+    this.recent.splice(
+      0,
+      this.recent.length,
+      ...s.recent.map((turn) => ({ ...turn, evidence: clean(turn.evidence) })),
+    );
+    this.seenLines.restore(s.seenLines);
+    this.seenShapes.restore(s.seenShapes);
+    this.seenErrors.restore(s.seenErrors);
+    this.seenActions.restore(s.seenActions);
+    refill(this.pairCounts, s.pairCounts);
+    refill(this.errorCounts, s.errorCounts);
+    refill(this.outcomeCounts, s.outcomeCounts);
+    refill(this.messageCounts, s.messageCounts);
+    this.messages.splice(
+      0,
+      this.messages.length,
+      ...s.messages.map((m) => ({ ...m, evidence: clean(m.evidence) })),
+    );
     this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
-    this.lastFreshStep = s.lastFreshStep;
+    this.lastInformativeStep = s.lastInformativeStep;
+    this.turnsSinceInformative = s.turnsSinceInformative;
+    this.staleSinceInformative = s.staleSinceInformative;
+    this.rejectedSinceInformative = s.rejectedSinceInformative;
     this.turnCount = s.turnCount;
   }
 }
 
-const evidenceSchema = z.object({
-  step: z.number(),
-  tool: z.string().optional(),
-  action: z.string().optional(),
-  output: z.string().optional(),
-  error: z.boolean().optional(),
-  message: z.string().optional(),
-});
-const countsSchema = z.array(z.tuple([z.string(), z.number().int().positive()]));
-
-const historyStateSchema = z.object({
-  recent: z.array(
-    z.object({
-      step: z.number().int(),
-      actionKey: z.string(),
-      observationKey: z.string(),
-      error: z.boolean(),
-      evidence: evidenceSchema,
-    }),
-  ),
-  seenPairs: z.array(z.string()),
-  seenActions: z.array(z.string()),
-  deferred: z.array(z.tuple([z.string(), z.string(), z.string()])),
-  deferredCount: z.number().int().nonnegative(),
-  pairCounts: countsSchema,
-  messageCounts: countsSchema,
-  firstMessages: z.array(z.object({ step: z.number().int(), key: z.string(), evidence: evidenceSchema })),
-  periodRuns: z.array(z.number().int().nonnegative()).length(MAX_TRACKED_PERIOD + 1),
-  lastFreshStep: z.number().int(),
-  turnCount: z.number().int().nonnegative(),
-});
-
-function restoreTurn(turn: z.output<typeof historyStateSchema>['recent'][number]): Turn {
-  return {
-    ...turn,
-    evidence: restoreEvidence(turn.evidence),
-    pairKey: `${turn.actionKey}\u0001${turn.observationKey}`,
-  };
-}
-
-function restoreEvidence(evidence: z.output<typeof evidenceSchema>): StepEvidence {
-  return Object.fromEntries(
-    Object.entries(evidence).filter(([, value]) => value !== undefined),
-  ) as unknown as StepEvidence;
-}
-
-function replaceSet(set: Set<string>, values: readonly string[]): void {
-  set.clear();
-  for (const value of values) set.add(value);
-}
-
-function replaceMap(map: Map<string, number>, entries: ReadonlyArray<readonly [string, number]>): void {
+function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {
   map.clear();
-  for (const [key, value] of entries) map.set(key, value);
+  for (const [key, count] of entries) map.set(key, count);
+}
+
+/** Evidence without the optional fields that are absent (zod gives `undefined` for them). */
+function clean(
+  evidence: { [K in keyof StepEvidence]?: StepEvidence[K] | undefined } & { step: number },
+): StepEvidence {
+  const out: StepEvidence = { step: evidence.step };
+  for (const key of ['tool', 'action', 'output', 'error', 'message'] as const) {
+    if (evidence[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = evidence[key];
+  }
+  return out;
+}
+
+/** A 32-bit hash of a key string, for bounded sets of seen keys. */
+export function keyHash(key: string): number {
+  let a = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) a = Math.imul(a ^ key.charCodeAt(i), 0x01000193);
+  return (a ^ key.length) >>> 0;
 }

@@ -1,45 +1,4 @@
-import { errorSignature } from '../signatures/errorSignature.js';
 import { normalizeVolatile } from '../signatures/normalizeVolatile.js';
-
-/**
- * JSON with object keys sorted, so that `{a,b}` and `{b,a}` give the same text.
- * @example stableJson({ b: 1, a: [2] }); // '{"a":[2],"b":1}'
- */
-export function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(',')}}`;
-}
-
-/**
- * Top-level input fields that carry the agent's reasoning, not the action (Claude Code's Bash tool
- * takes a `description` beside its `command`): left out of action equality, so a repeated command
- * with reworded reasoning is still a repeat.
- */
-export const REASONING_FIELDS: readonly string[] = Object.freeze([
-  'description',
-  'reason',
-  'reasoning',
-  'thought',
-  'explanation',
-]);
-
-/**
- * The text of an action input that equality is judged on: a string as given, anything else as
- * {@link stableJson} without its {@link REASONING_FIELDS}.
- * @example actionText({ command: 'ls', description: 'List files' }); // '{"command":"ls"}'
- */
-export function actionText(input: unknown): string {
-  if (typeof input === 'string') return input;
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return stableJson(input);
-  const record = input as Record<string, unknown>;
-  if (!REASONING_FIELDS.some((field) => field in record)) return stableJson(input);
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (!REASONING_FIELDS.includes(key)) kept[key] = value;
-  return stableJson(kept);
-}
 
 /**
  * Identity of an action: tool plus input, whitespace collapsed and volatile parts (timestamps,
@@ -47,9 +6,10 @@ export function actionText(input: unknown): string {
  * actions with equal keys are the same action; the agent's reasoning never takes part.
  *
  * @example actionKey('bash', 'ls   /tmp/x1') === actionKey('bash', 'ls /tmp/x2'); // true
+ * @param text - the input's text ({@link actionText}).
  */
-export function actionKey(tool: string, input: unknown): string {
-  return compactKey(`${tool}\u0000${normalizeVolatile(actionText(input))}`);
+export function actionKey(tool: string, text: string): string {
+  return compactKey(`${tool}\u0000${normalizeVolatile(text)}`);
 }
 
 /** Keys longer than this are kept as a prefix, the length and a 64-bit hash: a long run's set of seen turns stays small. */
@@ -94,29 +54,13 @@ export function boundLines(output: string): string {
 }
 
 /**
- * Identity of an observation. A failure is identified by its normalised error signature (line
- * numbers, addresses, timestamps, temp paths, durations removed), so a retry that fails the same
- * way with different noise has the same key; any other output by its normalised text.
- *
- * @example observationKey('Error at a.py:12', true) === observationKey('Error at a.py:40', true); // true
- */
-export function observationKey(output: string, error: boolean): string {
-  if (error) {
-    const signature = errorSignature(boundLines(output));
-    if (signature.kind === 'failure') return compactKey(`E\u0000${signature.signature}`);
-    return compactKey(`E\u0000${normalizeVolatile(output)}`);
-  }
-  return compactKey(`O\u0000${normalizeVolatile(output)}`);
-}
-
-/**
- * Identity of a message: whitespace collapsed, trimmed, lower-cased. Messages are the agent's own
- * words, which rarely carry timestamps or addresses, so the cheaper key serves (they take no part
- * in action equality).
- * @example messageKey('Run  the tests.') === messageKey('run the tests.'); // true
+ * Identity of a message: whitespace collapsed, trimmed, lower-cased, digits left out ("attempt 1",
+ * "attempt 2" are one message). Messages are the agent's own words, which rarely carry timestamps
+ * or addresses, so the cheaper key serves (they take no part in action equality).
+ * @example messageKey('Run  the tests 2.') === messageKey('run the tests 3.'); // true
  */
 export function messageKey(text: string): string {
-  return compactKey(text.replace(/\s+/g, ' ').trim().toLowerCase());
+  return compactKey(text.replace(/\d+/g, '').replace(/\s+/g, ' ').trim().toLowerCase());
 }
 
 /**

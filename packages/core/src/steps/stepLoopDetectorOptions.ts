@@ -4,6 +4,7 @@ import type { Clock } from '../kernel/clock.js';
 import { clockSchema, loggerSchema, portSchema } from '../kernel/optionSchemas.js';
 import type { StateMachine } from '../storage/ports.js';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './exemptions.js';
+import { MAX_TRACKED_PERIOD } from './stepHistory.js';
 
 /** Options of {@link StepLoopDetector}; every threshold has a documented default. */
 export interface StepLoopDetectorOptions {
@@ -13,17 +14,47 @@ export interface StepLoopDetectorOptions {
    */
   enabled?: boolean;
   /**
-   * Identical action + observation (non-failure) occurrences, with nothing fresh between, that make a
-   * `repeated_action` loop. Integer ≥ 2.
+   * The same action with the same outcome (non-failure), with nothing learned between, that make a
+   * `repeated_action` loop (or `growing_output` when the output only accumulated). Integer ≥ 2.
    * @default 3
    */
   repeatThreshold?: number;
   /**
-   * Failures of the same action with the same normalised error signature that make a `same_error` loop.
-   * Integer ≥ 2.
+   * Failures of one class (first error line without digits or echoed command words), with nothing
+   * learned between, that make a `same_error` loop, whether one command or several. Integer ≥ 2.
    * @default 3
    */
   sameErrorThreshold?: number;
+  /**
+   * Near-duplicate actions with one outcome, with nothing learned between, that make a
+   * `near_duplicate` loop. Integer ≥ 2.
+   * @default 3
+   */
+  nearDuplicateThreshold?: number;
+  /**
+   * Least estimated Jaccard similarity of two actions' word sets (digits left out) for them to be
+   * near-duplicates. 0 < similarity ≤ 1.
+   * @default 0.5
+   */
+  nearDuplicateSimilarity?: number;
+  /**
+   * Stale turns with one (non-failure) outcome, whatever their actions, that make a `stagnation` loop.
+   * Integer ≥ 2.
+   * @default 4
+   */
+  sameOutcomeThreshold?: number;
+  /**
+   * Stale turns in a row (nothing new learned), whatever their actions and outcomes, that make a
+   * `stagnation` loop. Integer ≥ 2.
+   * @default 8
+   */
+  staleTurnThreshold?: number;
+  /**
+   * Rejected replies (no action before an observation, an empty action, an empty message), with
+   * nothing learned between, that make a `rejected_turn` loop. Integer ≥ 2.
+   * @default 3
+   */
+  rejectedThreshold?: number;
   /**
    * Full A-B repetitions that make an `oscillation` (2 = A, B, A, B). Integer ≥ 2.
    * @default 2
@@ -36,8 +67,8 @@ export interface StepLoopDetectorOptions {
    */
   cycleRepeats?: number;
   /**
-   * Longest cycle looked for. Integer 3..8.
-   * @default 5
+   * Longest cycle looked for. Integer 3..16 (the history tracks periods up to 16).
+   * @default 10
    */
   maxCycleLength?: number;
   /**
@@ -45,6 +76,17 @@ export interface StepLoopDetectorOptions {
    * @default 3
    */
   messageRepeatThreshold?: number;
+  /**
+   * Least word-set Jaccard similarity (digits left out) of two near-duplicate messages. 0 < similarity ≤ 1.
+   * @default 0.8
+   */
+  messageSimilarity?: number;
+  /**
+   * Occurrences of one line or sentence in a message still streaming ({@link StepLoopDetector.observePartial})
+   * that make it certain chanting: a `stop`. Integer ≥ 2.
+   * @default 20
+   */
+  streamChantRepeats?: number;
   /**
    * Occurrences of one line or sentence inside one message that make `chanting`. Integer ≥ 2.
    * @default 10
@@ -56,8 +98,9 @@ export interface StepLoopDetectorOptions {
    */
   chantShare?: number;
   /**
-   * Rule hits after the nudge, with nothing fresh, that turn the nudge into a stop. Integer ≥ 1.
-   * @default 2
+   * Rule hits after the nudge (at later steps), with nothing learned, that turn the nudge into a stop.
+   * Integer ≥ 1.
+   * @default 1
    */
   stopAfter?: number;
   /**
@@ -91,21 +134,8 @@ export interface StepLoopDetectorOptions {
   logger?: Logger;
 }
 
-/** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
-export interface StepThresholds {
-  repeatThreshold: number;
-  sameErrorThreshold: number;
-  oscillationRepeats: number;
-  cycleRepeats: number;
-  maxCycleLength: number;
-  messageRepeatThreshold: number;
-  chantRepeats: number;
-  chantShare: number;
-  stopAfter: number;
-  maxEvidence: number;
-}
-
 const atLeastTwo = z.number().int().min(2);
+const share = z.number().gt(0).max(1);
 
 /** zod schema of {@link StepLoopDetectorOptions}; unknown keys are rejected so that typos surface. */
 export const stepLoopDetectorOptionsSchema = z
@@ -113,13 +143,20 @@ export const stepLoopDetectorOptionsSchema = z
     enabled: z.boolean().default(true),
     repeatThreshold: atLeastTwo.default(3),
     sameErrorThreshold: atLeastTwo.default(3),
+    nearDuplicateThreshold: atLeastTwo.default(3),
+    nearDuplicateSimilarity: share.default(0.5),
+    sameOutcomeThreshold: atLeastTwo.default(4),
+    staleTurnThreshold: atLeastTwo.default(8),
+    rejectedThreshold: atLeastTwo.default(3),
     oscillationRepeats: atLeastTwo.default(2),
     cycleRepeats: atLeastTwo.default(2),
-    maxCycleLength: z.number().int().min(3).max(8).default(5),
+    maxCycleLength: z.number().int().min(3).max(MAX_TRACKED_PERIOD).default(10),
     messageRepeatThreshold: atLeastTwo.default(3),
+    messageSimilarity: share.default(0.8),
+    streamChantRepeats: atLeastTwo.default(20),
     chantRepeats: atLeastTwo.default(10),
-    chantShare: z.number().gt(0).max(1).default(0.5),
-    stopAfter: z.number().int().min(1).default(2),
+    chantShare: share.default(0.5),
+    stopAfter: z.number().int().min(1).default(1),
     exemptTools: z.array(z.string().min(1)).readonly().default(DEFAULT_EXEMPT_TOOLS),
     exemptCommands: z.array(z.instanceof(RegExp)).readonly().default(DEFAULT_EXEMPT_COMMANDS),
     maxEvidence: z.number().int().positive().default(10),
@@ -133,3 +170,47 @@ export const stepLoopDetectorOptionsSchema = z
     message: 'is required when stateMachine is given',
     path: ['taskId'],
   });
+
+/** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
+export interface StepThresholds {
+  repeatThreshold: number;
+  sameErrorThreshold: number;
+  nearDuplicateThreshold: number;
+  nearDuplicateSimilarity: number;
+  sameOutcomeThreshold: number;
+  staleTurnThreshold: number;
+  rejectedThreshold: number;
+  oscillationRepeats: number;
+  cycleRepeats: number;
+  maxCycleLength: number;
+  messageRepeatThreshold: number;
+  messageSimilarity: number;
+  chantRepeats: number;
+  chantShare: number;
+  streamChantRepeats: number;
+  stopAfter: number;
+  maxEvidence: number;
+}
+
+/** The thresholds out of parsed options. */
+export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchema>): StepThresholds {
+  return {
+    repeatThreshold: parsed.repeatThreshold,
+    sameErrorThreshold: parsed.sameErrorThreshold,
+    nearDuplicateThreshold: parsed.nearDuplicateThreshold,
+    nearDuplicateSimilarity: parsed.nearDuplicateSimilarity,
+    sameOutcomeThreshold: parsed.sameOutcomeThreshold,
+    staleTurnThreshold: parsed.staleTurnThreshold,
+    rejectedThreshold: parsed.rejectedThreshold,
+    oscillationRepeats: parsed.oscillationRepeats,
+    cycleRepeats: parsed.cycleRepeats,
+    maxCycleLength: parsed.maxCycleLength,
+    messageRepeatThreshold: parsed.messageRepeatThreshold,
+    messageSimilarity: parsed.messageSimilarity,
+    chantRepeats: parsed.chantRepeats,
+    chantShare: parsed.chantShare,
+    streamChantRepeats: parsed.streamChantRepeats,
+    stopAfter: parsed.stopAfter,
+    maxEvidence: parsed.maxEvidence,
+  };
+}

@@ -5,6 +5,13 @@ import type { StepEvidence } from './stepHistory.js';
 const ADVICE: Record<StepLoopType, string> = {
   repeated_action:
     'Running it again will not change the result: use what it already returned, or take a different step.',
+  near_duplicate:
+    'Small variations of the same step keep giving the same result: the variation does not matter; change the approach.',
+  growing_output:
+    'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, inspect the current state and fix it.',
+  stagnation:
+    'The last steps showed nothing new: step back, summarise what you know, and try a different approach.',
+  rejected_turn: 'Your replies are being rejected: answer with exactly one command in the expected format.',
   same_error:
     'Retrying gives the same failure: read the error and change the code, the command or the approach before running it again.',
   oscillation: 'Alternating between these two steps makes no progress: decide on one and move on.',

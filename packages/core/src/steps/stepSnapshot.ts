@@ -11,7 +11,7 @@ export const STEP_SNAPSHOT_FORMAT = 'loopguard.step-detector';
  * its history, its ladder or a rule) changes shape or meaning, and either add a reader for the old
  * version to {@link SNAPSHOT_UPGRADES} or let old snapshots be discarded.
  */
-export const STEP_SNAPSHOT_VERSION = 1;
+export const STEP_SNAPSHOT_VERSION = 2;
 
 /** A JSON value: what every part's state must be, so that a snapshot survives `JSON.stringify`. */
 export type SnapshotJson =
@@ -77,6 +77,8 @@ export interface StepDetectorSnapshot {
 /**
  * Readers of older versions: `SNAPSHOT_UPGRADES[n]` turns a version-`n` snapshot into a
  * version-`n + 1` one. A version with no reader (and any newer version) is discarded.
+ * Version 1 (progress judged by whether a turn's text was new) has no reader: its history holds
+ * keys of another kind, which cannot be turned into version 2's line fingerprints.
  */
 export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string, unknown>) => unknown>> = {};
 

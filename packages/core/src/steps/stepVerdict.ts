@@ -1,6 +1,8 @@
 import type { ContextEntry } from '../model/contextEntry.js';
-import type { StepLoopType } from './StepRule.js';
+import type { StreamChant } from './ChantingStream.js';
+import { type RuleHit, type StepLoopType, shorten } from './StepRule.js';
 import type { StepEvidence } from './stepHistory.js';
+import { stepLoopMessage } from './stepLoopMessage.js';
 
 /** What {@link StepLoopDetector.observe} returns for one step. */
 export interface StepVerdict {
@@ -29,4 +31,32 @@ export interface StepLoopDetectorEvents {
   stepLoopDetected: [verdict: StepVerdict];
   /** A nudge or stop was written to the state machine. */
   stepLoopRecorded: [entry: ContextEntry];
+}
+
+/** The verdict of a step with no loop. */
+export function continueVerdict(step: number): StepVerdict {
+  return { action: 'continue', loopType: null, repeats: 0, evidence: [], message: null, since: null, step };
+}
+
+/**
+ * The stop for chanting found while a message streams: no nudge first, since inside one message a
+ * nudge cannot be heard.
+ */
+export function chantingStop(found: StreamChant, step: number): StepVerdict {
+  const hit: RuleHit = {
+    loopType: 'chanting',
+    repeats: found.count,
+    since: step,
+    evidence: [{ step, message: shorten(found.segment) }],
+    summary: `the reply being written repeated "${shorten(found.segment, 60)}" ${found.count} times`,
+  };
+  return {
+    action: 'stop',
+    loopType: 'chanting',
+    repeats: found.count,
+    evidence: hit.evidence,
+    message: stepLoopMessage('stop', hit),
+    since: step,
+    step,
+  };
 }

@@ -6,7 +6,7 @@ import { detections, feed, turn } from './helpers.js';
 const text = fc.string({ minLength: 1, maxLength: 40 });
 
 describe('StepLoopDetector properties', () => {
-  it('a run whose every action is new never detects anything', () => {
+  it('a run whose every action and every result is new never detects anything', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(text, { minLength: 1, maxLength: 60, selector: (s) => s.trim().replace(/\s+/g, ' ') }),
@@ -14,7 +14,7 @@ describe('StepLoopDetector properties', () => {
         (commands, outputs) => {
           const detector = new StepLoopDetector();
           const steps = commands.flatMap((command, i) =>
-            turn(`run ${i} ${command}`, outputs[i % Math.max(1, outputs.length)] ?? ''),
+            turn(`run ${i} ${command}`, `${outputs[i % Math.max(1, outputs.length)] ?? ''} result-${i}`),
           );
           expect(detections(feed(detector, steps))).toEqual([]);
         },
@@ -25,7 +25,7 @@ describe('StepLoopDetector properties', () => {
   it('a turn repeated n times nudges at repeatThreshold and stops stopAfter hits later', () => {
     fc.assert(
       fc.property(
-        text,
+        text.filter((t) => t.trim() !== ''),
         text,
         fc.boolean(),
         fc.integer({ min: 2, max: 6 }),

@@ -8,7 +8,7 @@ import { feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.j
 describe('StepLadder', () => {
   it('nudges, waits, stops; reset starts over', () => {
     const ladder = new StepLadder(2);
-    expect([ladder.climb(), ladder.climb(), ladder.climb(), ladder.climb()]).toEqual([
+    expect([ladder.climb(1), ladder.climb(2), ladder.climb(3), ladder.climb(4)]).toEqual([
       'nudge',
       'continue',
       'stop',
@@ -16,21 +16,34 @@ describe('StepLadder', () => {
     ]);
     ladder.reset();
     expect(ladder.isNudged).toBe(false);
-    expect(ladder.climb()).toBe('nudge');
+    expect(ladder.climb(5)).toBe('nudge');
+  });
+
+  it('a hit at the step of the nudge does not count towards the stop: the nudge was not heard yet', () => {
+    const ladder = new StepLadder(1);
+    expect([ladder.climb(7), ladder.climb(7), ladder.climb(8)]).toEqual(['nudge', 'continue', 'stop']);
   });
 });
 
 describe('the ladder in the detector', () => {
   it('a loop that goes on after the nudge stops after stopAfter more hits', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector({ stopAfter: 2 });
     const actions = feed(detector, Array.from({ length: 6 }, () => turn('ls', 'a')).flat())
       .filter((_, i) => i % 2 === 1)
       .map((v) => v.action);
     expect(actions).toEqual(['continue', 'continue', 'nudge', 'continue', 'stop', 'stop']);
   });
 
-  it('the loop that continues after the nudge keeps its type without a message', () => {
+  it('by default the loop stops at the first hit after the nudge', () => {
     const { detector } = makeStepDetector();
+    const actions = feed(detector, Array.from({ length: 5 }, () => turn('ls', 'a')).flat())
+      .filter((_, i) => i % 2 === 1)
+      .map((v) => v.action);
+    expect(actions).toEqual(['continue', 'continue', 'nudge', 'stop', 'stop']);
+  });
+
+  it('the loop that continues after the nudge keeps its type without a message', () => {
+    const { detector } = makeStepDetector({ stopAfter: 2 });
     const verdicts = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat());
     expect(verdicts.at(-1)).toMatchObject({
       action: 'continue',
@@ -41,11 +54,13 @@ describe('the ladder in the detector', () => {
   });
 
   it('stopAfter changes when the stop comes', () => {
-    const { detector } = makeStepDetector({ stopAfter: 1 });
+    const { detector } = makeStepDetector({ stopAfter: 3 });
     const actions = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat()).map(
       (v) => v.action,
     );
-    expect(actions.filter((a) => a !== 'continue')).toEqual(['nudge', 'stop']);
+    expect(actions.filter((a) => a !== 'continue')).toEqual(['nudge']);
+    expect(feed(detector, turn('ls', 'a')).map((v) => v.action)).toEqual(['continue', 'continue']);
+    expect(feed(detector, turn('ls', 'a')).map((v) => v.action)).toEqual(['continue', 'stop']);
   });
 
   it('fresh evidence after the nudge resets the ladder: the next loop nudges again', () => {
@@ -61,7 +76,7 @@ describe('the ladder in the detector', () => {
 
   it('a stop message says the loop went on after the nudge', () => {
     const { detector } = makeStepDetector();
-    const verdicts = feed(detector, Array.from({ length: 5 }, () => turn('ls', 'a')).flat());
+    const verdicts = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat());
     expect(verdicts.at(-1)?.action).toBe('stop');
     expect(verdicts.at(-1)?.message).toMatch(
       /^Stopped \(repeated_action\): the loop went on after the nudge/,
@@ -78,7 +93,7 @@ describe('recording', () => {
     detector.on('stepLoopDetected', (verdict) => detected.push(verdict.action));
     feed(
       detector,
-      Array.from({ length: 5 }, () => turn('pytest', 'E   assert 1 == 2', { error: true })).flat(),
+      Array.from({ length: 4 }, () => turn('pytest', 'E   assert 1 == 2', { error: true })).flat(),
     );
     expect(detected).toEqual(['nudge', 'stop']);
     expect(recorded).toEqual(['loop_nudge', 'loop_stop']);
@@ -96,7 +111,7 @@ describe('recording', () => {
       detectedAt: 1_763_500_000_000,
     });
     expect(nudge?.metadata.evidence).toHaveLength(3);
-    expect(nudge?.metadata.thresholds).toMatchObject({ sameErrorThreshold: 3, stopAfter: 2 });
+    expect(nudge?.metadata.thresholds).toMatchObject({ sameErrorThreshold: 3, stopAfter: 1 });
   });
 
   it('a throwing listener or a failing state machine never breaks observe', () => {

@@ -128,7 +128,7 @@ describe('same_error', () => {
       { type: 'message', text: 'Here are two commands.' },
       { type: 'observation', output: 'Please always provide EXACTLY ONE action.', error: true },
     ]);
-    expect(detections(feed(detector, steps))[0]).toMatchObject({ loopType: 'same_error', repeats: 3 });
+    expect(detections(feed(detector, steps))[0]).toMatchObject({ loopType: 'rejected_turn', repeats: 3 });
   });
 });
 
@@ -152,7 +152,7 @@ describe('oscillation', () => {
 
   it('oscillationRepeats changes when it fires', () => {
     const { detector } = makeStepDetector({ oscillationRepeats: 3 });
-    const ab = [...turn('a', '1'), ...turn('b', '2')];
+    const ab = [...turn('a', 'one'), ...turn('b', 'two')];
     expect(detections(feed(detector, [...ab, ...ab]))).toEqual([]);
     expect(detections(feed(detector, ab))[0]?.loopType).toBe('oscillation');
   });
@@ -304,7 +304,7 @@ describe('action inputs that are objects', () => {
     const other = makeStepDetector().detector;
     const differing = feed(
       other,
-      [1, 2, 3].flatMap((offset) => turn({ file_path: 'a.ts', offset }, 'text', { tool: 'Read' })),
+      [1, 2, 3].flatMap((offset) => turn({ file_path: 'a.ts', offset }, `text ${offset}`, { tool: 'Read' })),
     );
     expect(detections(differing)).toEqual([]);
   });

@@ -24,6 +24,10 @@ const UNITS: readonly Step[][] = [
   [{ type: 'observation', output: 'rejected' }],
   [{ type: 'message', text: 'let  me check.' }],
   [{ type: 'message', text: 'I will fix it.\n'.repeat(40) }],
+  turn('edit 71:71\n    return x\nend_of_edit', '[File: a.py]\n71: return x'),
+  turn('edit 70:70\n    return x\nend_of_edit', '[File: a.py]\n71: return x'),
+  turn('edit 1:1', 'block one\nblock two\nblock one\nblock two'),
+  turn('edit 1:1', 'block one\nblock two\nblock one\nblock two\nblock one\nblock two'),
 ];
 
 /** Segments of a pattern of 1 to 5 units repeated 1 to 4 times: repeats, A-B-A-B and cycles. */
@@ -45,7 +49,7 @@ const optionsArbitrary: fc.Arbitrary<StepLoopDetectorOptions> = fc.record({
   repeatThreshold: fc.integer({ min: 2, max: 4 }),
   sameErrorThreshold: fc.integer({ min: 2, max: 4 }),
   stopAfter: fc.integer({ min: 1, max: 3 }),
-  maxCycleLength: fc.integer({ min: 3, max: 8 }),
+  maxCycleLength: fc.integer({ min: 3, max: 16 }),
   messageRepeatThreshold: fc.integer({ min: 2, max: 4 }),
   chantRepeats: fc.integer({ min: 2, max: 12 }),
 });
@@ -105,11 +109,15 @@ describe('StepLoopDetector snapshot and restore', () => {
       [
         'chanting',
         'cycle',
+        'growing_output',
+        'near_duplicate',
         'nudge',
         'oscillation',
+        'rejected_turn',
         'repeated_action',
         'repeated_message',
         'same_error',
+        'stagnation',
         'stop',
       ].sort(),
     );
@@ -162,8 +170,11 @@ describe('StepLoopDetector.restore', () => {
     );
     expect(() => StepLoopDetector.restore({ ...snapshot, steps: -1 })).toThrow('snapshot.steps');
     expect(() =>
-      StepLoopDetector.restore({ ...snapshot, history: { ...(snapshot.history as object), seenPairs: [1] } }),
-    ).toThrow('snapshot.history.seenPairs.0');
+      StepLoopDetector.restore({
+        ...snapshot,
+        history: { ...(snapshot.history as object), seenLines: { previous: ['x'], current: [] } },
+      }),
+    ).toThrow('snapshot.history.seenLines.previous.0');
     expect(() => StepLoopDetector.restore({ ...snapshot, ladder: null })).toThrow('snapshot.ladder');
   });
 

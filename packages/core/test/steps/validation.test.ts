@@ -32,7 +32,7 @@ describe('bad options', () => {
   it.each([
     [{ repeatThreshold: 1 }, /"repeatThreshold"/],
     [{ chantShare: 0 }, /"chantShare"/],
-    [{ maxCycleLength: 9 }, /"maxCycleLength"/],
+    [{ maxCycleLength: 17 }, /"maxCycleLength"/],
     [{ stopAfter: 0 }, /"stopAfter"/],
     [{ exemptCommands: ['sleep'] }, /"exemptCommands.0"/],
     [{ unknown: 1 }, /StepLoopDetector options/],
@@ -46,13 +46,20 @@ describe('bad options', () => {
     expect(new StepLoopDetector().options).toEqual({
       repeatThreshold: 3,
       sameErrorThreshold: 3,
+      nearDuplicateThreshold: 3,
+      nearDuplicateSimilarity: 0.5,
+      sameOutcomeThreshold: 4,
+      staleTurnThreshold: 8,
+      rejectedThreshold: 3,
       oscillationRepeats: 2,
       cycleRepeats: 2,
-      maxCycleLength: 5,
+      maxCycleLength: 10,
       messageRepeatThreshold: 3,
+      messageSimilarity: 0.8,
       chantRepeats: 10,
       chantShare: 0.5,
-      stopAfter: 2,
+      streamChantRepeats: 20,
+      stopAfter: 1,
       maxEvidence: 10,
     });
   });

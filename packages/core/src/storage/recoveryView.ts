@@ -1,14 +1,22 @@
-import type { ContextEntry } from '@loopguard/core';
+import type { ContextEntry } from '../model/contextEntry.js';
 
 /** The recovery action each recovery topic records. */
-export const ACTION_OF_TOPIC: Readonly<Record<string, string>> = {
+export const ACTION_OF_TOPIC: Readonly<Record<string, string>> = Object.freeze({
   loop_recovery: 'force_next',
   unblock_authority: 'unblock_authority',
   loop_escalation: 'escalate',
-};
+});
 
 /**
- * A recovery as the server shows it: in `/recoveries`, in `recoveryApplied` events and on the dashboard.
+ * The recovery action a topic records; another topic is its own action.
+ * @example actionOfTopic('loop_escalation') // 'escalate'
+ */
+export function actionOfTopic(topic: string): string {
+  return Object.hasOwn(ACTION_OF_TOPIC, topic) ? (ACTION_OF_TOPIC[topic] as string) : topic;
+}
+
+/**
+ * A recovery as the status server shows it: in `/recoveries`, in `recoveryApplied` events and on the dashboard.
  * @example { id: '7', timestamp: 1760825000000, topic: 'unblock_authority', action: 'unblock_authority', taskId: 'T3.4.3', loopType: 'blocked_task_spin', attemptCount: 3, content: 'UNBLOCK AUTHORITY GRANTED: …', metadata: { evidence: […] } }
  */
 export interface RecoveryView {
@@ -42,7 +50,7 @@ export function recoveryViewOf(entry: ContextEntry): RecoveryView {
     id: entry.id,
     timestamp: entry.timestamp,
     topic: entry.topic,
-    action: ACTION_OF_TOPIC[entry.topic] ?? entry.topic,
+    action: actionOfTopic(entry.topic),
     taskId: entry.relatedTasks[0] ?? null,
     loopType: typeof loopType === 'string' ? loopType : null,
     attemptCount: typeof attemptCount === 'number' ? attemptCount : null,

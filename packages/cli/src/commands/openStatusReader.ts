@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InvalidInputError, LoopGuardError } from '@loopguard/core';
+import type { StatusReader } from '@loopguard/core/internal';
+import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
+import { SqliteStatusReader } from '@loopguard/sqlite';
+import { parse as parseYaml } from 'yaml';
+import { CliError } from '../CliError.js';
+import type { CliIo } from '../cliIo.js';
+import { CONFIG_FILES } from '../run/runOptions.js';
+import { openDatabaseFile } from './openDatabaseFile.js';
+
+/**
+ * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
+ * @example { postgres: 'postgres://loopguard@db:5432/agents', schema: 'loopguard' }
+ */
+export interface StatusStoreFlags {
+  /** `--db`: the loopguard SQLite file. */
+  db?: string;
+  /** `--postgres`: a PostgreSQL connection string. */
+  postgres?: string;
+  /** `--schema`: the PostgreSQL schema of loopguard's tables. @default 'public' */
+  schema?: string;
+  /** `--config`: the configuration file whose `serve:` section may name the store. */
+  config?: string;
+}
+
+/** An open store to read, and how to close it. */
+export interface OpenStatusReader {
+  reader: StatusReader;
+  /** `--db <file>` or `--postgres <url without password>`, for messages. */
+  label: string;
+  close(): Promise<void>;
+}
+
+/** The connection string with its password hidden, for messages. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(connection string)';
+  }
+}
+
+/** The `serve:` section of the configuration file (`--config` or the first of `CONFIG_FILES` in `cwd`). */
+function serveSection(
+  io: CliIo,
+  path: string | undefined,
+): { values: Record<string, unknown>; path: string } | undefined {
+  const found =
+    path !== undefined
+      ? resolve(io.cwd, path)
+      : CONFIG_FILES.map((f) => join(io.cwd, f)).find((f) => existsSync(f));
+  if (found === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    const text = readFileSync(found, 'utf8');
+    parsed = found.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new CliError(`config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const serve = (parsed as { serve?: unknown } | null)?.serve;
+  if (serve === undefined || serve === null) return undefined;
+  if (typeof serve !== 'object' || Array.isArray(serve))
+    throw new CliError(`config ${found}: serve must be an object (postgres, schema)`);
+  return { values: serve as Record<string, unknown>, path: found };
+}
+
+function configString(
+  section: { values: Record<string, unknown>; path: string },
+  key: string,
+): string | undefined {
+  const value = section.values[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '')
+    throw new CliError(`serve.${key} (in ${section.path}) must be a non-empty string`);
+  return value;
+}
+
+async function openPostgres(url: string, schema: string | undefined): Promise<OpenStatusReader> {
+  const label = `--postgres ${redacted(url)}`;
+  let storage: Awaited<ReturnType<typeof openPostgresStorage>>;
+  try {
+    storage = await openPostgresStorage({
+      connectionString: url,
+      migrate: false,
+      max: 4,
+      ...(schema === undefined ? {} : { schema }),
+    });
+  } catch (error) {
+    if (error instanceof LoopGuardError)
+      throw new CliError(`${label}: ${error.message}`, undefined, { cause: error });
+    throw error;
+  }
+  const reader = new PgStatusReader(storage);
+  try {
+    await reader.feedPosition(); // fails now, with one line, when the schema holds no loopguard tables
+  } catch (error) {
+    await storage.close();
+    if (error instanceof LoopGuardError) {
+      const missing = /does not exist/.test(error.message)
+        ? ' (no loopguard tables in this schema: check --schema)'
+        : '';
+      throw new CliError(`${label}: ${error.message}${missing}`, undefined, { cause: error });
+    }
+    throw error;
+  }
+  return { reader, label, close: () => storage.close() };
+}
+
+/**
+ * Opens the store an inspecting command reads (`serve`, `status`, `recoveries`): `--db <file>`
+ * (read-only), else `--postgres <url>`, else `serve.postgres` of the configuration file.
+ * @throws CliError (exit code 2) with one line naming the flag when the store cannot be read.
+ * @example const { reader, close } = await openStatusReader({ postgres: url }, io);
+ */
+export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Promise<OpenStatusReader> {
+  if (flags.db !== undefined && flags.postgres !== undefined)
+    throw new CliError('--db and --postgres cannot be used together');
+  if (flags.db !== undefined) {
+    const database = openDatabaseFile(flags.db, io);
+    return {
+      reader: new SqliteStatusReader(database),
+      label: `--db ${flags.db}`,
+      close: async () => database.close(),
+    };
+  }
+  if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
+  const section = serveSection(io, flags.config);
+  const url = section && configString(section, 'postgres');
+  if (section === undefined || url === undefined)
+    throw new CliError(
+      'give the store to read: --db <file> or --postgres <url> (or serve.postgres in the config file)',
+    );
+  return openPostgres(url, flags.schema ?? configString(section, 'schema'));
+}
+
+/**
+ * Runs a read, turning a rejected argument (a cursor this store did not make) into a one-line
+ * {@link CliError} naming the flag: the readers' messages start with the parameter's name.
+ * @example const page = await readingFlags(() => reader.recoveryPage(query));
+ */
+export async function readingFlags<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof InvalidInputError)
+      throw new CliError(`--${error.message}`, undefined, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,100 @@
+import {
+  eventObject,
+  type HookDialect,
+  type HookEvent,
+  HookInputError,
+  type HookReply,
+  projectDirOf,
+  resultText,
+  stringField,
+  toolInput,
+} from './hookEvent.js';
+
+/** Claude Code's events the hook is registered for. */
+export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'] as const;
+
+/**
+ * Claude Code's output of a tool: Bash gives `{ stdout, stderr, interrupted, ... }`; other tools
+ * give strings or objects (kept as JSON).
+ */
+function toolOutput(response: unknown): string {
+  if (response !== null && typeof response === 'object' && 'stdout' in response) {
+    const { stdout, stderr } = response as { stdout?: unknown; stderr?: unknown };
+    return [resultText(stdout), resultText(stderr)].filter((part) => part !== '').join('\n');
+  }
+  return resultText(response);
+}
+
+/**
+ * Claude Code's hook dialect (verified against 2.1.330 with a scripted Messages API):
+ * - a nudge goes in `hookSpecificOutput.additionalContext` of `PostToolUse` / `PostToolUseFailure`:
+ *   Claude Code adds it to the next request as "<event>:<tool> hook additional context: ...";
+ * - a stop before the call: `PreToolUse` with `permissionDecision: "deny"` (the reason is the tool
+ *   result the model sees), `continue: false` and `stopReason` (the session ends,
+ *   `terminal_reason: "hook_stopped"`);
+ * - a stop after the call: `continue: false` and `stopReason`, with the message as context.
+ */
+export const claudeHook: HookDialect = {
+  agent: 'claude',
+  parse(payload, env) {
+    const event = eventObject(payload);
+    const eventName = stringField(event, 'hook_event_name');
+    const base = {
+      sessionId: stringField(event, 'session_id'),
+      projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
+      eventName,
+    };
+    switch (eventName) {
+      case 'PreToolUse':
+        return {
+          ...base,
+          kind: 'before_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+        };
+      case 'PostToolUse':
+        return {
+          ...base,
+          kind: 'after_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+          output: toolOutput(event.tool_response),
+          error: false,
+        };
+      case 'PostToolUseFailure':
+        return {
+          ...base,
+          kind: 'after_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+          output: resultText(event.error),
+          error: true,
+        };
+      case 'Stop':
+        return { ...base, kind: 'agent_stop', text: resultText(event.last_assistant_message) };
+      default:
+        throw new HookInputError(`unknown Claude Code event ${JSON.stringify(eventName)}`);
+    }
+  },
+  render(event: HookEvent, reply: HookReply) {
+    if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
+    if (reply.kind === 'nudge') {
+      return JSON.stringify({
+        hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+      });
+    }
+    const specific =
+      event.kind === 'before_tool'
+        ? {
+            hookEventName: event.eventName,
+            permissionDecision: 'deny',
+            permissionDecisionReason: reply.message,
+          }
+        : { hookEventName: event.eventName, additionalContext: reply.message };
+    return JSON.stringify({ continue: false, stopReason: reply.stopReason, hookSpecificOutput: specific });
+  },
+};
+
+function toolInputOf(event: Record<string, unknown>): unknown {
+  return toolInput(stringField(event, 'tool_name'), event.tool_input);
+}

@@ -1,0 +1,101 @@
+import {
+  eventObject,
+  type HookDialect,
+  type HookEvent,
+  HookInputError,
+  type HookReply,
+  projectDirOf,
+  resultText,
+  stringField,
+  toolInput,
+} from './hookEvent.js';
+
+/** Gemini CLI's events the hook is registered for. */
+export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent'] as const;
+
+/** `run_shell_command` reports a failing command in its text (`Exit Code: 1`), not as an error. */
+const FAILED_EXIT = /^Exit Code: [1-9]\d*$/m;
+
+/**
+ * Gemini CLI's `tool_response`: `{ llmContent, returnDisplay, error? }`. The display text is
+ * preferred (the model's copy carries volatile lines such as the process group id).
+ */
+function toolResult(response: unknown): { output: string; error: boolean } {
+  if (response === null || typeof response !== 'object')
+    return { output: resultText(response), error: false };
+  const { llmContent, returnDisplay, error } = response as Record<string, unknown>;
+  const llmText = resultText(llmContent);
+  if (error !== undefined && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    return { output: resultText(message ?? error), error: true };
+  }
+  const output = typeof returnDisplay === 'string' ? returnDisplay : llmText;
+  return { output, error: FAILED_EXIT.test(llmText) };
+}
+
+/**
+ * Gemini CLI's hook dialect (verified against 0.61.0 with a scripted Gemini API):
+ * - a nudge goes in `hookSpecificOutput.additionalContext` of `AfterTool`: Gemini CLI appends it to
+ *   the tool result the model receives, inside `<hook_context>`;
+ * - a stop before the call: `BeforeTool` with `decision: "deny"` and `reason`, `continue: false`
+ *   and `stopReason` ("Agent execution stopped by hook: ...");
+ * - a stop after the call: `continue: false` and `stopReason`, with the message as context.
+ */
+export const geminiHook: HookDialect = {
+  agent: 'gemini',
+  parse(payload, env) {
+    const event = eventObject(payload);
+    const eventName = stringField(event, 'hook_event_name');
+    const base = {
+      sessionId: stringField(event, 'session_id'),
+      projectDir: projectDirOf(event, env, 'GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'),
+      eventName,
+    };
+    switch (eventName) {
+      case 'BeforeTool':
+        return {
+          ...base,
+          kind: 'before_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+        };
+      case 'AfterTool':
+        return {
+          ...base,
+          kind: 'after_tool',
+          tool: stringField(event, 'tool_name'),
+          input: toolInputOf(event),
+          ...toolResult(event.tool_response),
+        };
+      case 'AfterAgent':
+        return { ...base, kind: 'agent_stop', text: resultText(event.prompt_response) };
+      default:
+        throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
+    }
+  },
+  render(event: HookEvent, reply: HookReply) {
+    if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
+    if (reply.kind === 'nudge') {
+      return JSON.stringify({
+        hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+      });
+    }
+    if (event.kind === 'before_tool') {
+      return JSON.stringify({
+        decision: 'deny',
+        reason: reply.message,
+        continue: false,
+        stopReason: reply.stopReason,
+      });
+    }
+    return JSON.stringify({
+      continue: false,
+      stopReason: reply.stopReason,
+      hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+    });
+  },
+};
+
+function toolInputOf(event: Record<string, unknown>): unknown {
+  return toolInput(stringField(event, 'tool_name'), event.tool_input);
+}

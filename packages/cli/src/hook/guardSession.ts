@@ -1,0 +1,180 @@
+import { type ContextEntryInput, LoopGuardError } from '@loopguard/core';
+import { actionKey, actionText, stepLoopEntry } from '@loopguard/core/internal';
+import {
+  type Step,
+  StepLoopDetector,
+  type StepLoopDetectorOptions,
+  type StepVerdict,
+} from '@loopguard/core/steps';
+import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
+import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+
+/** Most recent actions whose last result is kept to recognise a repeat before it runs. */
+export const MAX_LAST_RESULTS = 16;
+/** Longest result kept per action (a longer one is kept cut; its repeat is then only caught after it runs). */
+const MAX_KEPT_OUTPUT = 16_384;
+
+/** The last result of one recent action. */
+interface LastResult {
+  key: string;
+  output: string;
+  error: boolean;
+}
+
+/** What {@link guardSession} needs besides the event and the stored session. */
+export interface GuardContext {
+  agent: HookAgent;
+  /** Options of the session's detector (from the project's configuration). */
+  detector: StepLoopDetectorOptions;
+  /** Writes a nudge or stop entry (same transaction as the session). */
+  record(entry: ContextEntryInput): void;
+  /** Epoch ms, for `detectedAt`. */
+  now(): number;
+}
+
+/**
+ * One hook call: restores the session's detector, feeds it the event's steps, records nudges and
+ * stops, and returns the reply with the session's new state (`next` undefined: nothing changes).
+ *
+ * - `before_tool`: when the call repeats an action whose last result would make the loop's stop,
+ *   the call is denied before it runs and the session ends (the stop is recorded); anything else is
+ *   silent and writes nothing.
+ * - `after_tool`: the action and its result are observed together (parallel calls become turns in
+ *   the order they finish); a nudge is handed to the model, a stop ends the session.
+ * - `agent_stop`: the agent's text is observed as a message; nudges and stops are recorded only
+ *   (the turn is over: nobody would hear them, and blocking would force the agent on).
+ */
+export function guardSession(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  context: GuardContext,
+): HookSessionUpdate<HookReply> {
+  if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
+  const lastResults: LastResult[] = session === null ? [] : (JSON.parse(session.lastResults) as LastResult[]);
+  const detector = restoreDetector(session, context.detector);
+  const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
+  const observe = (steps: Step[]): StepVerdict | undefined =>
+    steps.map((step) => detector.observe(step)).find((verdict) => verdict.action !== 'continue');
+
+  let verdict: StepVerdict | undefined;
+  switch (event.kind) {
+    case 'before_tool': {
+      const key = keyOf(event.tool, event.input);
+      const last = lastResults.find((result) => result.key === key);
+      if (last === undefined) return { result: { kind: 'silent' } };
+      verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
+      if (verdict?.action !== 'stop') return { result: { kind: 'silent' } };
+      break;
+    }
+    case 'after_tool': {
+      verdict = observe(turnSteps(event.tool, event.input, event.output, event.error));
+      rememberResult(lastResults, {
+        key: keyOf(event.tool, event.input),
+        output: event.output.slice(0, MAX_KEPT_OUTPUT),
+        error: event.error,
+      });
+      break;
+    }
+    case 'agent_stop':
+      if (event.text.trim() !== '') verdict = observe([{ type: 'message', text: event.text }]);
+      break;
+  }
+
+  let reply: HookReply = { kind: 'silent' };
+  if (verdict !== undefined && verdict.action !== 'continue') {
+    counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
+    context.record(entryOf(verdict, event, detector, context));
+    const message = verdict.message ?? '';
+    if (verdict.action === 'nudge') reply = { kind: 'nudge', message };
+    else {
+      const denied = event.kind === 'before_tool';
+      reply = {
+        kind: 'stop',
+        denied,
+        message: denied ? `${message}\nloopguard refused this call and ended the session.` : message,
+        stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
+      };
+    }
+  }
+  return {
+    result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
+    next: {
+      snapshot: JSON.stringify(detector.snapshot()),
+      lastResults: JSON.stringify(lastResults),
+      steps: detector.stepCount,
+      enabled: true,
+      ...counts,
+    },
+  };
+}
+
+/**
+ * The session's detector. A snapshot of another version starts afresh (`restore` discards it); so
+ * does a snapshot that cannot be read, rather than failing every later call of the session.
+ */
+function restoreDetector(
+  session: HookSessionRecord | null,
+  options: StepLoopDetectorOptions,
+): StepLoopDetector {
+  if (session === null) return new StepLoopDetector(options);
+  let snapshot: unknown;
+  try {
+    snapshot = JSON.parse(session.snapshot);
+    return StepLoopDetector.restore(snapshot, options);
+  } catch (error) {
+    if (error instanceof SyntaxError || (error instanceof LoopGuardError && error.code === 'invalid_input')) {
+      return new StepLoopDetector(options);
+    }
+    throw error;
+  }
+}
+
+/** The detector's identity of an action: the same normalised text means the same action. */
+function keyOf(tool: string, input: unknown): string {
+  return actionKey(tool, actionText(input));
+}
+
+function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {
+  return [
+    { type: 'action', tool, input },
+    { type: 'observation', tool, output, error },
+  ];
+}
+
+/** Puts `result` first, dropping the action's older result and the oldest beyond the bound. */
+function rememberResult(results: LastResult[], result: LastResult): void {
+  const index = results.findIndex((r) => r.key === result.key);
+  if (index !== -1) results.splice(index, 1);
+  results.unshift(result);
+  results.length = Math.min(results.length, MAX_LAST_RESULTS);
+}
+
+/** The session's task id in context entries: `<agent>:<session_id>`. */
+export function sessionTaskId(agent: HookAgent, sessionId: string): string {
+  return `${agent}:${sessionId}`;
+}
+
+function entryOf(
+  verdict: StepVerdict,
+  event: HookEvent,
+  detector: StepLoopDetector,
+  context: GuardContext,
+): ContextEntryInput {
+  const entry = stepLoopEntry(verdict, {
+    taskId: sessionTaskId(context.agent, event.sessionId),
+    runId: event.sessionId,
+    detectedAt: context.now(),
+    thresholds: detector.options,
+  });
+  return {
+    ...entry,
+    metadata: {
+      ...entry.metadata,
+      sessionId: event.sessionId,
+      agent: context.agent,
+      projectDir: event.projectDir,
+      hookEvent: event.eventName,
+      ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
+    },
+  };
+}

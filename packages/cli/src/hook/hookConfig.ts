@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
+import { z } from 'zod';
+import { CONFIG_FILES } from '../configFiles.js';
+
+/** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
+export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 1000;
+
+/** The `hook` section of `loopguard.config.json|yaml` after validation. */
+export interface HookConfig {
+  /** The global switch: `false` makes every hook call silent. */
+  enabled: boolean;
+  /** How long a hook waits for the database lock, ms. */
+  lockTimeoutMs: number;
+  /** Options of the session's `StepLoopDetector` (thresholds and exemptions). */
+  detector: StepLoopDetectorOptions;
+}
+
+const hookSectionSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    lockTimeoutMs: z.number().int().min(0).max(60_000).default(DEFAULT_HOOK_LOCK_TIMEOUT_MS),
+    exemptCommands: z
+      .array(z.string())
+      .transform((sources) => sources.map((source) => new RegExp(source)))
+      .optional(),
+  })
+  .catchall(z.unknown());
+
+/**
+ * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
+ * `projectDir`): `enabled`, `lockTimeoutMs`, and the step detector's options (`repeatThreshold`,
+ * `stopAfter`, `exemptTools`, `exemptCommands` as regular-expression sources, ...). No file or no
+ * section: the defaults.
+ * @throws Error naming the file and the key when the file cannot be read or a value is invalid
+ *   (the detector validates its own options when it is built).
+ */
+export async function readHookConfig(projectDir: string): Promise<HookConfig> {
+  const file = CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
+  let section: unknown = {};
+  if (file !== undefined) {
+    const text = readFileSync(file, 'utf8');
+    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+    section = (parsed as { hook?: unknown } | null)?.hook ?? {};
+  }
+  const result = hookSectionSchema.safeParse(section);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`config ${file}: hook.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
+  }
+  const { enabled, lockTimeoutMs, exemptCommands, ...detector } = result.data;
+  return {
+    enabled,
+    lockTimeoutMs,
+    detector: {
+      ...detector,
+      ...(exemptCommands === undefined ? {} : { exemptCommands }),
+    } as StepLoopDetectorOptions,
+  };
+}

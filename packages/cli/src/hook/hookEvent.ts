@@ -1,0 +1,112 @@
+import type { HookAgent } from '@loopguard/sqlite';
+
+export type { HookAgent } from '@loopguard/sqlite';
+
+/** What every hook event names: the session and the project it runs in. */
+interface HookEventBase {
+  /** The CLI's `session_id`. */
+  sessionId: string;
+  /** The project directory: `.loopguard/state.db` and `.loopguard/hook.log` live under it. */
+  projectDir: string;
+  /** The CLI's name for the event (`PreToolUse`, `AfterTool`, ...), echoed in replies. */
+  eventName: string;
+}
+
+/**
+ * One hook event of a CLI, in the CLI's own terms turned into loopguard's:
+ * - `before_tool`: a tool call about to run (Claude Code `PreToolUse`, Gemini CLI `BeforeTool`);
+ * - `after_tool`: the call with its result (`PostToolUse`, `PostToolUseFailure`, `AfterTool`);
+ * - `agent_stop`: the agent finished its turn, with its last text when the event carries it
+ *   (`Stop`, `AfterAgent`).
+ */
+export type HookEvent =
+  | (HookEventBase & { kind: 'before_tool'; tool: string; input: unknown })
+  | (HookEventBase & { kind: 'after_tool'; tool: string; input: unknown; output: string; error: boolean })
+  | (HookEventBase & { kind: 'agent_stop'; text: string });
+
+/**
+ * What the hook answers:
+ * - `silent`: nothing on stdout, exit 0 (go on);
+ * - `nudge`: hand `message` to the model after the tool call;
+ * - `stop`: end the session; `denied` when the repeated call is refused before it runs.
+ */
+export type HookReply =
+  | { kind: 'silent' }
+  | { kind: 'nudge'; message: string }
+  | { kind: 'stop'; message: string; stopReason: string; denied: boolean };
+
+/** One CLI's hook dialect: its events in, its JSON replies out. */
+export interface HookDialect {
+  /** The CLI. */
+  readonly agent: HookAgent;
+  /**
+   * Turns the CLI's event JSON into a {@link HookEvent}.
+   * @param env - the hook process's environment (the CLIs name the project directory there).
+   * @throws HookInputError when the event is malformed or not one the hook handles.
+   */
+  parse(payload: unknown, env: NodeJS.ProcessEnv): HookEvent;
+  /** The JSON to print for `reply` to `event`; `''` for silence. */
+  render(event: HookEvent, reply: HookReply): string;
+}
+
+/** An event the hook cannot handle: malformed JSON, a missing field, an unknown event name. */
+export class HookInputError extends Error {
+  override readonly name = 'HookInputError';
+}
+
+/** A string field of the event, or a {@link HookInputError} naming it. */
+export function stringField(payload: Record<string, unknown>, name: string): string {
+  const value = payload[name];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new HookInputError(`event field ${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+/** The event as an object, or a {@link HookInputError}. */
+export function eventObject(payload: unknown): Record<string, unknown> {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new HookInputError('the event must be a JSON object');
+  }
+  return payload as Record<string, unknown>;
+}
+
+/**
+ * The project directory: what the CLI names in its environment (`GEMINI_PROJECT_DIR`,
+ * `CLAUDE_PROJECT_DIR`), else the event's `cwd`.
+ */
+export function projectDirOf(
+  payload: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  ...vars: string[]
+): string {
+  for (const name of vars) {
+    const value = env[name];
+    if (value !== undefined && value.length > 0) return value;
+  }
+  return stringField(payload, 'cwd');
+}
+
+/** A tool result as text: strings as they are, anything else as JSON. */
+export function resultText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value) ?? '';
+}
+
+/** The CLIs' shell tools: Claude Code's `Bash`, Gemini CLI's `run_shell_command`. */
+const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
+
+/**
+ * The action's input as the detector sees it: a shell tool's command as a string (so that
+ * `exemptCommands` patterns such as `^sleep` apply to it, and its description or timeout never
+ * makes a repeat look new); any other tool's input as it is.
+ * @example toolInput('Bash', { command: 'npm test', description: 'Run the tests' }); // 'npm test'
+ */
+export function toolInput(tool: string, input: unknown): unknown {
+  if (SHELL_TOOLS.has(tool) && input !== null && typeof input === 'object') {
+    const command = (input as { command?: unknown }).command;
+    if (typeof command === 'string') return command;
+  }
+  return input ?? null;
+}

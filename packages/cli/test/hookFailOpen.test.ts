@@ -1,0 +1,166 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { describe, expect, it } from 'vitest';
+import { claudeEvent, claudeFailingCall, hookCall, hookLog, hookState, tempProject } from './hookHelpers.js';
+
+/** Every failure: exit 0, nothing on stdout or stderr, one line in .loopguard/hook.log. */
+async function expectFailOpen(
+  dir: string,
+  agent: string,
+  event: unknown,
+  reason: RegExp,
+  env: Record<string, string> = {},
+) {
+  const before = hookLog(dir).length;
+  expect(await hookCall(dir, agent, event, env)).toEqual({ code: 0, stdout: '', stderr: '' });
+  const lines = hookLog(dir);
+  expect(lines).toHaveLength(before + 1);
+  expect(lines.at(-1)).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z \w+.*: failed open: /);
+  expect(lines.at(-1)).toMatch(reason);
+}
+
+/** Three failures of the same command: the third would nudge. */
+async function loopThreeTimes(dir: string, session: string) {
+  const replies = [];
+  for (let n = 1; n <= 3; n++)
+    replies.push((await hookCall(dir, 'claude', claudeFailingCall(dir, session, n).post)).stdout);
+  return replies;
+}
+
+describe('loopguard hook fails open', () => {
+  it('on a corrupt database: the hook keeps answering nothing, and loopguard does not touch the file', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'));
+    writeFileSync(join(dir, '.loopguard', 'state.db'), 'this is not a database, it is '.repeat(200));
+    await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /state\.db/);
+    await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 2).pre, /state\.db/);
+  });
+
+  it('on a database that cannot be created (a directory in its place)', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard', 'state.db'), { recursive: true });
+    await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /it is a directory/);
+  });
+
+  it('on a database removed mid-session: a new one is started and the session starts afresh', async () => {
+    const dir = tempProject();
+    await loopThreeTimes(dir, 's');
+    rmSync(join(dir, '.loopguard', 'state.db'));
+    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', expect.stringContaining('Loop detected')]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('on a database locked past lockTimeoutMs by another process', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { lockTimeoutMs: 100 } }));
+    await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
+    const holder = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    holder.db.exec('BEGIN EXCLUSIVE');
+    try {
+      await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 2).post, /locked|busy/i);
+    } finally {
+      holder.db.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(hookState(dir).sessions).toMatchObject([{ steps: 2 }]);
+  });
+
+  it('on a malformed event: not JSON, not an object, a missing field', async () => {
+    const dir = tempProject();
+    await expectFailOpen(dir, 'claude', 'not json {', /the event is not JSON/);
+    await expectFailOpen(dir, 'claude', '[1, 2]', /must be a JSON object/);
+    const { session_id: _missing, ...noSession } = claudeFailingCall(dir, 's', 1).post;
+    await expectFailOpen(dir, 'claude', noSession, /session_id/);
+    await expectFailOpen(
+      dir,
+      'gemini',
+      { hook_event_name: 'AfterTool', session_id: 's', cwd: dir },
+      /tool_name/,
+    );
+  });
+
+  it('on an unknown event or agent', async () => {
+    const dir = tempProject();
+    await expectFailOpen(
+      dir,
+      'claude',
+      claudeEvent(dir, 's', 'Notification', { message: 'hi' }),
+      /unknown Claude Code event "Notification"/,
+    );
+    await expectFailOpen(
+      dir,
+      'gemini',
+      claudeEvent(dir, 's', 'PreToolUse'),
+      /unknown Gemini CLI event "PreToolUse"/,
+    );
+    await expectFailOpen(dir, 'codex', claudeEvent(dir, 's', 'PreToolUse'), /unknown agent "codex"/);
+  });
+
+  it('on a bad configuration, naming the option', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { repeatThreshold: 1 } }));
+    await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /repeatThreshold/);
+    writeFileSync(join(dir, 'loopguard.config.json'), '{ broken');
+    await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /JSON/);
+  });
+
+  it('on a session snapshot that cannot be read: the session starts afresh instead', async () => {
+    const dir = tempProject();
+    await loopThreeTimes(dir, 's');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db
+      .prepare(`UPDATE hook_sessions SET snapshot = '{"format":"loopguard.step-detector","version":1}'`)
+      .run();
+    database.close();
+    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', expect.stringContaining('Loop detected')]);
+  });
+});
+
+describe('loopguard hook switches', () => {
+  it('LOOPGUARD_HOOK=off silences one session: nothing stored', async () => {
+    const dir = tempProject();
+    for (let n = 1; n <= 4; n++) {
+      expect(
+        await hookCall(dir, 'claude', claudeFailingCall(dir, 's', n).post, { LOOPGUARD_HOOK: 'off' }),
+      ).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    expect(hookLog(dir)).toEqual([]);
+    expect(() => hookState(dir)).toThrow();
+  });
+
+  it('hook.enabled: false in the project configuration silences every session', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', '']);
+    expect(() => hookState(dir)).toThrow();
+  });
+
+  it('hook_sessions.enabled = 0 silences one session', async () => {
+    const dir = tempProject();
+    await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's'").run();
+    database.close();
+    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', '']);
+    expect(hookState(dir).sessions).toMatchObject([{ steps: 2, enabled: 0 }]);
+  });
+
+  it('thresholds and exemptions come from the project configuration', async () => {
+    const dir = tempProject();
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'hook:\n  sameErrorThreshold: 2\n  exemptCommands: ["^cat ignored"]\n',
+    );
+    expect((await loopThreeTimes(dir, 's')).slice(0, 2)).toEqual([
+      '',
+      expect.stringContaining('Loop detected'),
+    ]);
+    const exempt = [];
+    for (let n = 1; n <= 4; n++)
+      exempt.push(
+        (await hookCall(dir, 'claude', claudeFailingCall(dir, 'e', n, 'cat ignored.txt').post)).stdout,
+      );
+    expect(exempt).toEqual(['', '', '', '']);
+  });
+});

@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { execa } from 'execa';
+import { bin } from './runHelpers.js';
+
+/** A temporary project directory. */
+export function tempProject(): string {
+  return mkdtempSync(join(tmpdir(), 'loopguard-hook-'));
+}
+
+/** Runs `loopguard hook <agent>` in `cwd` with `event` (an object, or raw text) on stdin. */
+export async function hookCall(cwd: string, agent: string, event: unknown, env: Record<string, string> = {}) {
+  const result = await execa(process.execPath, [bin, 'hook', agent], {
+    cwd,
+    reject: false,
+    input: typeof event === 'string' ? event : JSON.stringify(event),
+    env: { CLAUDE_PROJECT_DIR: '', GEMINI_PROJECT_DIR: '', LOOPGUARD_HOOK: '', ...env },
+  });
+  return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** A Claude Code event of `session` in `cwd`, as 2.1.330 sends it (see fixtures/hooks). */
+export function claudeEvent(
+  cwd: string,
+  session: string,
+  name: string,
+  fields: Record<string, unknown> = {},
+) {
+  return {
+    session_id: session,
+    transcript_path: join(cwd, 'transcript.jsonl'),
+    cwd,
+    permission_mode: 'bypassPermissions',
+    hook_event_name: name,
+    ...fields,
+  };
+}
+
+/** A Claude Code Bash call that fails the same way: the `PreToolUse` and `PostToolUseFailure` events. */
+export function claudeFailingCall(cwd: string, session: string, n: number, command = 'cat missing.txt') {
+  const tool = {
+    tool_name: 'Bash',
+    tool_input: { command, description: `try ${n}` },
+    tool_use_id: `toolu_${n}`,
+  };
+  return {
+    pre: claudeEvent(cwd, session, 'PreToolUse', tool),
+    post: claudeEvent(cwd, session, 'PostToolUseFailure', {
+      ...tool,
+      error: `Exit code 1\ncat: ${command.split(' ')[1]}: No such file or directory`,
+      is_interrupt: false,
+    }),
+  };
+}
+
+/** A Gemini CLI event of `session` in `cwd`, as 0.61.0 sends it (see fixtures/hooks). */
+export function geminiEvent(
+  cwd: string,
+  session: string,
+  name: string,
+  fields: Record<string, unknown> = {},
+) {
+  return {
+    session_id: session,
+    transcript_path: join(cwd, 'session.jsonl'),
+    cwd,
+    hook_event_name: name,
+    timestamp: '2026-11-24T03:20:21.435Z',
+    ...fields,
+  };
+}
+
+/** The recorded events of a real CLI session (one JSON object per line), rewritten to `cwd` and `session`. */
+export function recordedEvents(file: string, cwd: string, session: string): Record<string, unknown>[] {
+  return readFileSync(new URL(`./fixtures/hooks/${file}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => ({ ...JSON.parse(line), cwd, session_id: session }));
+}
+
+/** The project's hook sessions and step-loop entries. */
+export function hookState(cwd: string) {
+  const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'state.db'), { readonly: true });
+  const { db } = database;
+  try {
+    const sessions = db.prepare('SELECT * FROM hook_sessions ORDER BY created_at').all() as Array<
+      Record<string, unknown>
+    >;
+    const entries = (
+      db
+        .prepare(
+          "SELECT topic, content, related_tasks, metadata FROM context_entries WHERE topic IN ('loop_nudge', 'loop_stop') ORDER BY id",
+        )
+        .all() as Array<{ topic: string; content: string; related_tasks: string; metadata: string }>
+    ).map((e) => ({ ...e, related_tasks: JSON.parse(e.related_tasks), metadata: JSON.parse(e.metadata) }));
+    return { sessions, entries };
+  } finally {
+    database.close();
+  }
+}
+
+/** The lines of the project's `.loopguard/hook.log` (none when it does not exist). */
+export function hookLog(cwd: string): string[] {
+  try {
+    return readFileSync(join(cwd, '.loopguard', 'hook.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SharedLoopDetector } from '@loopguard/core';
+import { openPostgresStorage, type PostgresStorage } from '@loopguard/postgres';
+import { ThrowawayCluster } from '@loopguard/postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-pg-'));
+let cluster: ThrowawayCluster;
+let storage: PostgresStorage;
+let detector: SharedLoopDetector;
+
+/** Records four attempts on a done task and recovers the completed-task revisit. */
+async function causeRevisit(taskId: string): Promise<void> {
+  for (let i = 0; i < 4; i++) await detector.recordAttempt(taskId, 'done', [], [`check ${i}`], `worker-${i}`);
+  const loop = await detector.detectLoop(taskId);
+  await detector.applyRecovery(loop);
+}
+
+beforeAll(async () => {
+  cluster = await ThrowawayCluster.start();
+  storage = await openPostgresStorage({ connectionString: cluster.connectionString, schema: 'fleet' });
+  detector = new SharedLoopDetector(storage);
+  for (const id of ['T1', 'T2', 'T3']) await storage.stateMachine.upsertTask({ id, status: 'in_progress' });
+  await causeRevisit('T1');
+}, 120_000);
+afterAll(async () => {
+  await storage?.close();
+  await cluster?.destroy();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = bufferedIo({ cwd });
+  const code = await runCli(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+function expectOneLineError(result: { code: number; err: string }, message: string): void {
+  expect(result.code).toBe(EXIT_CODES.usage);
+  expect(result.err.trim().split('\n')).toHaveLength(1);
+  expect(result.err).toContain(message);
+}
+
+/** Starts `loopguard serve` and resolves with the child and the line it prints. */
+function startServe(args: string[]): Promise<{ child: ChildProcess; url: string; line: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /loopguard dashboard: (http:\S+).*/.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1], line: match[0] });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+/** Reads `/events` until a `recoveryApplied` event arrives, after `write` ran. */
+async function nextRecovery(url: string, write: () => Promise<void>): Promise<{ taskId: string }> {
+  const controller = new AbortController();
+  const response = await fetch(new URL('/events', url), { signal: controller.signal });
+  if (response.body === null) throw new Error('no event stream');
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  await write();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('event stream ended');
+      buffer += value;
+      const match = /event: recoveryApplied\ndata: (.*)\n/.exec(buffer);
+      if (match?.[1]) return JSON.parse(match[1]) as { taskId: string };
+    }
+  } finally {
+    controller.abort();
+  }
+}
+
+describe('loopguard serve --postgres', () => {
+  it("serves the fleet's dashboard, streams recoveries other workers write, and exits 0 on SIGTERM", async () => {
+    const { child, url, line } = await startServe([
+      '--postgres',
+      cluster.connectionString,
+      '--schema',
+      'fleet',
+      '--port',
+      '0',
+    ]);
+    const exited = new Promise((done) => child.on('exit', done));
+    expect(line).toContain(`--postgres ${cluster.connectionString}`);
+    const status = (await (await fetch(new URL('/status', url))).json()) as {
+      page: { total: number };
+      tasks: { id: string; lastRecovery: string | null }[];
+    };
+    expect(status.page.total).toBe(3);
+    expect(status.tasks.find((t) => t.id === 'T1')?.lastRecovery).toBe('loop_recovery');
+    expect((await fetch(url)).status).toBe(200);
+    const event = await nextRecovery(url, () => causeRevisit('T2'));
+    expect(event.taskId).toBe('T2');
+    const metrics = await (await fetch(new URL('/metrics', url))).text();
+    expect(metrics).toContain('loopguard_recoveries_total{action="force_next"} 2');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('reads the connection string from serve.postgres in the configuration file', async () => {
+    const dir = mkdtempSync(join(cwd, 'config-'));
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      `run:\n  max-iterations: 3\nserve:\n  postgres: ${cluster.connectionString}\n  schema: fleet\n`,
+    );
+    const io = bufferedIo({ cwd: dir });
+    expect(await runCli(['status', '--json'], io)).toBe(EXIT_CODES.ok);
+    expect(JSON.parse(io.out()).page.total).toBe(3);
+  });
+
+  it('status and recoveries read a PostgreSQL fleet too', async () => {
+    const status = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
+    expect(status.code).toBe(EXIT_CODES.ok);
+    expect(status.out).toContain('tasks: 3');
+    expect(status.out).toMatch(/T1\s+\| done\s+\| 0\s+\| -\s+\| loop_recovery/);
+    const recoveries = await run([
+      'recoveries',
+      '--postgres',
+      cluster.connectionString,
+      '--schema',
+      'fleet',
+      '--task',
+      'T1',
+      '--json',
+    ]);
+    expect(JSON.parse(recoveries.out).recoveries.map((r: { action: string }) => r.action)).toEqual([
+      'force_next',
+    ]);
+  });
+
+  it('reports a schema without loopguard tables and an unreachable server in one line, password hidden', async () => {
+    expectOneLineError(
+      await run(['serve', '--postgres', cluster.connectionString, '--schema', 'nothing_here', '--port', '0']),
+      'no loopguard tables in this schema: check --schema',
+    );
+    const unreachable = await run(['status', '--postgres', 'postgres://u:s3cret@127.0.0.1:1/agents']);
+    expectOneLineError(unreachable, '--postgres postgres://u:***@127.0.0.1:1/agents:');
+    expect(unreachable.err).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,63 @@
+import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { jaccard, sketchOf, targetsOf } from './sketch.js';
+import type { StepHistory, Turn } from './stepHistory.js';
+
+/** The turn's sketch, computed once. */
+export function turnSketch(turn: Turn) {
+  if (turn.sketch === undefined) turn.sketch = sketchOf(turn.tool, turn.actionText);
+  return turn.sketch;
+}
+
+function turnTargets(turn: Turn): string {
+  if (turn.targets === undefined) turn.targets = targetsOf(turn.actionText);
+  return turn.targets;
+}
+
+/**
+ * Near-duplicate retries: `threshold` stale turns with the same outcome whose actions are
+ * near-duplicates of this one (word-set Jaccard ≥ `similarity`, see `sketch.ts`): `edit 71:71`,
+ * `edit 70:70`, `edit 69:69` rewriting the same block; a search reworded each time with "No matches
+ * found" each time. Actions that name different files (`git checkout a.py`, `git checkout b.py`) are
+ * one command over many files, never near-duplicates. Compared only with the turns since the last
+ * informative one (at most 64).
+ *
+ * @example new NearDuplicateRule(3, 0.5) // `search_dir "null TreeSet"`, `search_dir "TreeSet null value"`, ... no matches: hit
+ */
+export class NearDuplicateRule implements StepRule {
+  readonly loopType = 'near_duplicate' as const;
+
+  /**
+   * @param threshold - near-duplicate turns with one outcome that make a loop (integer ≥ 2).
+   * @param similarity - least estimated Jaccard similarity of two actions' word sets (0..1).
+   */
+  constructor(
+    private readonly threshold: number,
+    private readonly similarity: number,
+  ) {}
+
+  judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
+    if (event.kind !== 'turn' || event.turn.error || event.turn.informative || event.turn.actionKey === '')
+      return null;
+    const { turn } = event;
+    if ((history.outcomeCounts.get(turn.outcomeKey) ?? 0) < this.threshold) return null;
+    const sketch = turnSketch(turn);
+    const targets = turnTargets(turn);
+    const turns = history.lastMatching(
+      (t) =>
+        t.outcomeKey === turn.outcomeKey &&
+        t.actionKey !== '' &&
+        !t.error &&
+        (t === turn || (turnTargets(t) === targets && jaccard(sketch, turnSketch(t)) >= this.similarity)),
+      Number.POSITIVE_INFINITY,
+    );
+    // Identical actions are the repeat rule's; a near-duplicate loop has at least one variation.
+    if (turns.length < this.threshold || turns.every((t) => t.actionKey === turn.actionKey)) return null;
+    return {
+      loopType: this.loopType,
+      repeats: turns.length,
+      since: turns[0]?.step ?? turn.step,
+      evidence: turns.map((t) => t.evidence),
+      summary: `${turns.length} nearly identical actions gave the same result`,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import { InvalidInputError } from '../kernel/errors.js';
+
+/** Deepest nesting of an action input that is accepted (objects and arrays inside each other). */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Top-level input fields that carry the agent's reasoning, not the action (Claude Code's Bash tool
+ * takes a `description` beside its `command`): left out of action equality, so a repeated command
+ * with reworded reasoning is still a repeat.
+ */
+export const REASONING_FIELDS: readonly string[] = Object.freeze([
+  'description',
+  'reason',
+  'reasoning',
+  'thought',
+  'explanation',
+]);
+
+function reject(path: string, problem: string): never {
+  throw new InvalidInputError(`${path} ${problem}`);
+}
+
+/** Reads `record[key]`, turning a throwing getter or Proxy trap into a typed error naming the field. */
+function read(record: Record<string, unknown>, key: string, path: string): unknown {
+  try {
+    return record[key];
+  } catch (error) {
+    return reject(`${path}.${key}`, `cannot be read: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+function keysOf(record: object, path: string): string[] {
+  try {
+    return Object.keys(record).sort();
+  } catch (error) {
+    return reject(path, `cannot be enumerated: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+function serialise(value: unknown, path: string, depth: number, stack: Set<object>, top: boolean): string {
+  if (typeof value === 'bigint') reject(path, `must be JSON-serialisable, got BigInt ${value}n`);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
+  if (depth >= MAX_INPUT_DEPTH) reject(path, `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+  if (stack.has(value)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
+  stack.add(value);
+  let text: string;
+  let isArray: boolean;
+  try {
+    isArray = Array.isArray(value);
+  } catch (error) {
+    return reject(path, `cannot be read: ${(error as Error)?.message ?? String(error)}`);
+  }
+  if (isArray) {
+    const items = value as unknown[];
+    const length = read(items as unknown as Record<string, unknown>, 'length', path) as number;
+    const parts: string[] = [];
+    for (let i = 0; i < length; i++) {
+      const item = read(items as unknown as Record<string, unknown>, String(i), path);
+      parts.push(serialise(item, `${path}[${i}]`, depth + 1, stack, false));
+    }
+    text = `[${parts.join(',')}]`;
+  } else {
+    const record = value as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const key of keysOf(record, path)) {
+      if (top && REASONING_FIELDS.includes(key)) continue;
+      const field = read(record, key, path);
+      if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
+      parts.push(`${JSON.stringify(key)}:${serialise(field, `${path}.${key}`, depth + 1, stack, false)}`);
+    }
+    text = `{${parts.join(',')}}`;
+  }
+  stack.delete(value);
+  return text;
+}
+
+/**
+ * The text of an action input that equality is judged on: a string as given, anything else as JSON
+ * with object keys sorted and the top-level {@link REASONING_FIELDS} left out. Reads every field
+ * once, so it is also the input's validation.
+ *
+ * @param field - the name used in errors (`step.input`).
+ * @throws InvalidInputError naming the field when the input is not serialisable: a cycle, a BigInt,
+ *   a getter or Proxy trap that throws, nesting deeper than {@link MAX_INPUT_DEPTH}.
+ * @example actionText({ command: 'ls', description: 'List files' }); // '{"command":"ls"}'
+ */
+export function actionText(input: unknown, field = 'step.input'): string {
+  if (typeof input === 'string') return input;
+  return serialise(input, field, 0, new Set(), true);
+}

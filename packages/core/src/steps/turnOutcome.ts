@@ -1,0 +1,99 @@
+import { errorSignature } from '../signatures/errorSignature.js';
+import { echoTokens, fingerprint, lineClass, mix32, OUTPUT_HEAD } from './fingerprint.js';
+import { shorten } from './StepRule.js';
+import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
+import { boundLines } from './stepKeys.js';
+
+/** An action waiting for its observation. */
+export interface PendingAction {
+  step: number;
+  tool: string;
+  text: string;
+  key: string;
+  exempt: boolean;
+  /** Raw hashes of the action's tokens, computed when its observation comes. */
+  echo?: Set<number>;
+}
+
+const EMPTY_ECHO: ReadonlySet<number> = new Set();
+const ERROR_LINE_MEMO = 512;
+const NO_OBSERVATION = 0;
+
+/**
+ * Builds turns and judges what each taught: computes the observation's fingerprint, its error
+ * class, and whether it is informative (see {@link StepHistory}), and records the lines it showed.
+ */
+export class TurnReader {
+  /** A memo of the first error line of recent failure texts (a cache: same answers without it). */
+  private readonly firstErrorLines = new Map<string, string>();
+
+  constructor(private readonly history: StepHistory) {}
+
+  /** The turn of `action` (undefined: a rejected reply) answered by `output` (undefined: no observation). */
+  read(index: number, action: PendingAction | undefined, output: string | undefined, error: boolean): Turn {
+    const evidence: StepEvidence = { step: index };
+    if (action !== undefined) {
+      evidence.tool = action.tool;
+      evidence.action = shorten(action.text);
+    }
+    if (output !== undefined) {
+      evidence.output = shorten(output);
+      evidence.error = error;
+    }
+    const actionKey = action?.key ?? '';
+    const newAction = action !== undefined && this.history.learnAction(actionKey);
+    let outcomeKey = NO_OBSERVATION;
+    let errorClass = 0;
+    let informative = false;
+    let quiet = false;
+    let duplicates = 0;
+    if (output !== undefined) {
+      if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
+      const echo = action?.echo ?? EMPTY_ECHO;
+      const print = fingerprint(output, echo);
+      outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
+      const newLines = this.history.learnLines(print.lines);
+      const newShapes = this.history.learnShapes(print.shapes);
+      duplicates = print.duplicates;
+      // New only in its counts, with blocks repeated inside: the output accumulated.
+      const accumulated = newShapes === 0 && print.duplicates > 0;
+      if (error) {
+        errorClass = this.errorClass(output, echo, print.key);
+        informative = this.history.learnError(errorClass);
+      } else {
+        // A silent success of a new action is an effect (one command over many files), not a repeat.
+        quiet = print.lines.length === 0;
+        informative = (newLines > 0 && !accumulated) || (quiet && newAction);
+      }
+    } else informative = newAction;
+    const rejected = action === undefined || action.text.trim() === '';
+    return {
+      step: index,
+      actionKey,
+      tool: action?.tool ?? '',
+      actionText: action?.text ?? '',
+      outcomeKey,
+      pairKey: `${actionKey}\u0001${outcomeKey}`,
+      error,
+      errorClass,
+      informative,
+      quiet,
+      rejected,
+      outputLength: output?.length ?? 0,
+      duplicates,
+      evidence,
+    };
+  }
+
+  /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
+  private errorClass(output: string, echo: ReadonlySet<number>, outcome: number): number {
+    const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
+    let first = this.firstErrorLines.get(head);
+    if (first === undefined) {
+      first = errorSignature(boundLines(head)).firstErrorLine ?? '';
+      if (this.firstErrorLines.size >= ERROR_LINE_MEMO) this.firstErrorLines.clear();
+      this.firstErrorLines.set(head, first);
+    }
+    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echo);
+  }
+}

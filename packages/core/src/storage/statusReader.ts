@@ -1,0 +1,173 @@
+import type { RecoveryTopic } from '../model/contextEntry.js';
+import type { RecoveryView } from './recoveryView.js';
+
+/**
+ * One task on a status page.
+ * @example { id: 'T3.4.3', title: 'Design-system review', status: 'blocked', blockedReason: 'Loop escalation: …', attemptCount: 0, lastAttempt: null, lastRecovery: 'loop_escalation' }
+ */
+export interface TaskStatusRow {
+  id: string;
+  title: string;
+  status: string;
+  blockedReason: string | null;
+  /** Attempts at or after the query's `attemptsSince`. */
+  attemptCount: number;
+  /** Newest of those attempts, epoch ms; `null` when none. */
+  lastAttempt: number | null;
+  /** The topic of the task's newest recovery; `null` when it never looped. */
+  lastRecovery: string | null;
+}
+
+/**
+ * What {@link StatusReader.taskPage} reads: a page of tasks by id.
+ * @example { limit: 100, cursor: undefined, attemptsSince: Date.now() - 3_600_000 }
+ */
+export interface TaskPageQuery {
+  /** Tasks per page (1..1000). */
+  limit: number;
+  /** The `nextCursor` of the previous page; absent for the first page. */
+  cursor?: string | undefined;
+  /** Only attempts at or after this time count (epoch ms: "now" minus the detector's window). */
+  attemptsSince: number;
+}
+
+/**
+ * A page of tasks (keyset paging by task id).
+ * @example { tasks: [...], total: 100000, nextCursor: 'WyJUMDAwOTkiXQ' }
+ */
+export interface TaskStatusPage {
+  tasks: TaskStatusRow[];
+  /** Tasks stored. */
+  total: number;
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * What {@link StatusReader.recoveryPage} reads: recovery entries newest first, filtered.
+ * @example { limit: 50, topic: 'unblock_authority', taskId: 'T3.4.3', since: 1760825000000 }
+ */
+export interface RecoveryPageQuery {
+  /** Entries per page (1..1000). */
+  limit: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string | undefined;
+  /** Only this recovery topic. */
+  topic?: RecoveryTopic | undefined;
+  /** Only entries about this task. */
+  taskId?: string | undefined;
+  /** Only entries at or after this time, epoch ms. */
+  since?: number | undefined;
+  /** Only entries before this time, epoch ms. */
+  until?: number | undefined;
+}
+
+/**
+ * A page of recoveries, newest first.
+ * @example { recoveries: [...], nextCursor: null }
+ */
+export interface RecoveryPage {
+  recoveries: RecoveryView[];
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * The newest run of `loopguard run` and its stagnation breaker, as its store reports it.
+ * @example { state: 'OPEN', runId: 'r2', runStatus: 'interrupted', reason: 'owner process 4242 is gone', updatedAt: 1760825000000 }
+ */
+export interface RunBreakerView {
+  /** The breaker's state: `CLOSED`, `HALF_OPEN` or `OPEN`. */
+  state: string;
+  runId: string;
+  /** `running`, `paused`, `interrupted`, `completed`, `failed`, … */
+  runStatus: string;
+  /** Why the run last stopped or paused; `null` while it runs. */
+  reason: string | null;
+  /** When the run last changed, epoch ms. */
+  updatedAt: number;
+}
+
+/**
+ * One stagnation-breaker transition of a `loopguard run`.
+ * @example { id: 3, runId: 'r1', at: 1760825000000, from: 'CLOSED', state: 'OPEN', reason: 'no file changes in 3 iterations' }
+ */
+export interface BreakerTransitionView {
+  id: number;
+  runId: string;
+  at: number;
+  from: string;
+  /** The state entered. */
+  state: string;
+  reason: string;
+}
+
+/**
+ * What the store held when a status server started, so that its counters do not restart at zero.
+ * @example { attempts: 120, recoveries: [{ topic: 'loop_recovery', loopType: 'completed_task_revisit', count: 2 }] }
+ */
+export interface StatusMetricsBaseline {
+  /** Attempts stored. */
+  attempts: number;
+  /** Recovery entries by topic and loop type. */
+  recoveries: { topic: string; loopType: string | null; count: number }[];
+}
+
+/**
+ * Where a follower of the store stands: the highest ids it has seen.
+ * @example { attemptId: 120, entryId: 14, transitionId: 0 }
+ */
+export interface FeedPosition {
+  /** Highest attempt id. */
+  attemptId: number;
+  /** Highest context-entry id. */
+  entryId: number;
+  /** Highest breaker-transition id (0 where the store has no runs). */
+  transitionId: number;
+}
+
+/**
+ * What was written after a {@link FeedPosition}, oldest first.
+ * @example { attemptsAdded: 2, breakerTransitions: [], recoveries: [view], position: { attemptId: 122, entryId: 15, transitionId: 0 }, more: false }
+ */
+export interface FeedBatch {
+  /**
+   * How far the highest attempt id grew. Attempts appended and deleted (by a recovery) between two
+   * reads are not seen.
+   */
+  attemptsAdded: number;
+  breakerTransitions: BreakerTransitionView[];
+  recoveries: RecoveryView[];
+  /** Pass to the next {@link StatusReader.feedAfter}. */
+  position: FeedPosition;
+  /** Whether more recoveries or transitions wait beyond `limit` (read again at once). */
+  more: boolean;
+}
+
+/**
+ * The reads of the status server (`/status`, `/recoveries`, `/metrics`, `/events`, `loopguard status`):
+ * implemented by each storage (`SqliteStatusReader`, `PgStatusReader`), so that the server depends on
+ * this port only. Every read is paged or bounded and never writes.
+ * @throws InvalidInputError naming `cursor` when a cursor is not one this reader made.
+ * @throws StorageError when the store fails.
+ * @example
+ * const page = await reader.taskPage({ limit: 100, attemptsSince: Date.now() - 3_600_000 });
+ */
+export interface StatusReader {
+  /** A page of tasks with their attempts since `attemptsSince` and their newest recovery. */
+  taskPage(query: TaskPageQuery): Promise<TaskStatusPage>;
+  /** A page of recovery entries, newest first. */
+  recoveryPage(query: RecoveryPageQuery): Promise<RecoveryPage>;
+  /** The newest attempt's time; `null` when there is none. */
+  lastAttemptAt(): Promise<number | null>;
+  /** The newest `loopguard run` and its breaker; `undefined` when the store has no runs. */
+  latestRun(): Promise<RunBreakerView | undefined>;
+  /** What the metrics start from (one pass over the attempts and recoveries: read once). */
+  metricsBaseline(): Promise<StatusMetricsBaseline>;
+  /** The position of the newest entries now: where a follower starts. */
+  feedPosition(): Promise<FeedPosition>;
+  /** Recoveries and breaker transitions written after `position` (at most `limit` of each). */
+  feedAfter(position: FeedPosition, limit: number): Promise<FeedBatch>;
+  /** A stamp that changes whenever the store changes (answers may be cached while it stays). */
+  changeStamp(): Promise<string>;
+}

@@ -1,0 +1,111 @@
+import type { Clock } from '@loopguard/core';
+import type { StatusReader } from '@loopguard/core/internal';
+import { attachEmitter, type LiveEmitter } from './attachEmitter.js';
+import { followReader } from './followReader.js';
+import { type BreakerView, LiveFeed } from './LiveFeed.js';
+import { createMetrics, type StatusMetrics } from './metrics.js';
+import type { StatusQuery } from './queryParams.js';
+import { type StatusSnapshot, statusSnapshot } from './statusSnapshot.js';
+
+/**
+ * A live `OrchestratorLoop` (or anything with its `getStatus()` and events).
+ * @example const handler = createStatusHandler({ reader, loop });
+ */
+export interface StatusLoop extends LiveEmitter {
+  getStatus(): { running: boolean; tickCount: number; guards?: unknown };
+}
+
+/**
+ * What the status answers come from.
+ * @example { reader, clock: systemClock, emitters: [], followIntervalMs: 500 }
+ */
+export interface StatusSourceOptions {
+  reader: StatusReader;
+  clock: Clock;
+  loop?: StatusLoop | undefined;
+  emitters: readonly LiveEmitter[];
+  breaker?: (() => BreakerView | undefined | Promise<BreakerView | undefined>) | undefined;
+  attemptWindowMs?: number | undefined;
+  followIntervalMs: number;
+}
+
+/**
+ * The live side of the server: the feed of events (from in-process emitters, else by following the
+ * store), the metrics counting it, and the status built from the store and the live loop.
+ */
+export interface StatusSources {
+  readonly feed: LiveFeed;
+  readonly metrics: StatusMetrics;
+  /** Settles once the metrics hold what the store held and the follower runs; rejects when the store cannot be read. */
+  readonly ready: Promise<void>;
+  /** The status page for `query`. */
+  status(query: StatusQuery): Promise<StatusSnapshot>;
+  /** A stamp that changes when any part of a status answer may have changed. */
+  stamp(): Promise<string>;
+  /** Stops following and detaches the emitters. */
+  stop(): void;
+}
+
+function breakerOfRun(reader: StatusReader): () => Promise<BreakerView | undefined> {
+  return async () => {
+    const run = await reader.latestRun();
+    return run === undefined ? undefined : { ...run };
+  };
+}
+
+/**
+ * Starts the sources: counts what the store holds, then follows it (or attaches the emitters).
+ * @example const sources = startStatusSources({ reader, clock, emitters: [], followIntervalMs: 500 }); await sources.ready;
+ */
+export function startStatusSources(options: StatusSourceOptions): StatusSources {
+  const { reader, clock, loop } = options;
+  const feed = new LiveFeed();
+  const metrics = createMetrics(feed);
+  const stops: (() => void)[] = [];
+  let stopped = false;
+  let attemptsRecorded = 0;
+  feed.on('attemptsRecorded', ({ count }) => {
+    attemptsRecorded += count;
+  });
+  const breakerNow = options.breaker ?? breakerOfRun(reader);
+  const emitters = [...(loop ? [loop] : []), ...options.emitters];
+  for (const emitter of emitters) stops.push(attachEmitter(feed, emitter));
+
+  const ready = (async () => {
+    const [baseline, position, breaker] = await Promise.all([
+      reader.metricsBaseline(),
+      emitters.length === 0 ? reader.feedPosition() : undefined,
+      breakerNow(),
+    ]);
+    metrics.countStored(baseline);
+    attemptsRecorded += baseline.attempts;
+    if (breaker) feed.emit('breakerStateChanged', breaker); // sets the gauge
+    if (position !== undefined && !stopped)
+      stops.push(followReader(reader, position, feed, { intervalMs: options.followIntervalMs }));
+  })();
+  ready.catch(() => undefined); // reported to each request (and by startStatusServer)
+
+  return {
+    feed,
+    metrics,
+    ready,
+    async status(query) {
+      return statusSnapshot(reader, query, {
+        clock,
+        attemptsRecorded,
+        attemptWindowMs: options.attemptWindowMs,
+        live: loop?.getStatus(),
+        breaker: await breakerNow(),
+      });
+    },
+    async stamp() {
+      const live = loop?.getStatus();
+      const [store, breaker] = await Promise.all([reader.changeStamp(), breakerNow()]);
+      return JSON.stringify([store, live?.tickCount, live?.running, breaker]);
+    },
+    stop() {
+      stopped = true;
+      for (const stop of stops.splice(0)) stop();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
+import { assertNonEmptyString } from '@loopguard/core/internal';
+import type BetterSqlite3 from 'better-sqlite3';
+import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+
+/** The agent CLIs `loopguard hook` guards. */
+export type HookAgent = 'claude' | 'gemini';
+
+/** Which session a row is: the CLI, its `session_id`, and the project directory it runs in. */
+export interface HookSessionKey {
+  agent: HookAgent;
+  sessionId: string;
+  projectDir: string;
+}
+
+/** One guarded session, as stored in `hook_sessions`. */
+export interface HookSessionRecord {
+  /** The step detector's snapshot, as JSON text (the caller validates it when restoring). */
+  snapshot: string;
+  /** The last result of the session's recent actions, as JSON text (an array). */
+  lastResults: string;
+  /** Steps observed. */
+  steps: number;
+  /** Nudges given. */
+  nudges: number;
+  /** Stops made. */
+  stops: number;
+  /** The per-session switch: `false` makes the hook stay silent for this session. */
+  enabled: boolean;
+  /** Epoch ms of the first event. */
+  createdAt: number;
+  /** Epoch ms of the last change. */
+  updatedAt: number;
+}
+
+/** What a {@link SqliteHookSessionStore.update} callback returns. */
+export interface HookSessionUpdate<T> {
+  /** The session's new state; `undefined` leaves the row as it was (nothing written). */
+  next?: Omit<HookSessionRecord, 'createdAt' | 'updatedAt'>;
+  /** What `update` returns. */
+  result: T;
+}
+
+/** Options of {@link SqliteHookSessionStore}. */
+export interface SqliteHookSessionStoreOptions {
+  /** An open connection whose schema is version 5 or later (`openLoopGuardDatabase` migrates it). */
+  db: BetterSqlite3.Database;
+  /** Source of `created_at` / `updated_at`. @default systemClock */
+  clock?: Clock;
+  /** What to do when `SQLITE_BUSY` escapes the busy timeout. @default { retries: 5, initialDelayMs: 25 } */
+  busyRetry?: BusyRetryPolicy;
+}
+
+interface SessionRow {
+  snapshot: string;
+  last_results: string;
+  steps: number;
+  nudges: number;
+  stops: number;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * The sessions `loopguard hook` guards. Every hook call is a new process; {@link update} reads a
+ * session and writes its new state in one `BEGIN IMMEDIATE` transaction, so hook processes of one
+ * session running at once (parallel tool calls) serialise on SQLite's write lock and none loses
+ * an update.
+ *
+ * @example
+ * const store = new SqliteHookSessionStore({ db: openLoopGuardDatabase('.loopguard/state.db').db });
+ * store.update({ agent: 'claude', sessionId: 's1', projectDir: '/repo' }, (session) => ({ result: session }));
+ */
+export class SqliteHookSessionStore {
+  private readonly db: BetterSqlite3.Database;
+  private readonly clock: Clock;
+  private readonly busyRetry: Readonly<BusyRetryPolicy>;
+  private readonly selectStmt: BetterSqlite3.Statement;
+  private readonly upsertStmt: BetterSqlite3.Statement;
+
+  /** @param options - see {@link SqliteHookSessionStoreOptions}. */
+  constructor(options: SqliteHookSessionStoreOptions) {
+    this.db = options.db;
+    this.clock = options.clock ?? systemClock;
+    this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
+    this.selectStmt = this.db.prepare(
+      'SELECT snapshot, last_results, steps, nudges, stops, enabled, created_at, updated_at FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
+    );
+    this.upsertStmt = this.db.prepare(
+      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops, enabled, created_at, updated_at)
+       VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @nudges, @stops, @enabled, @now, @now)
+       ON CONFLICT (agent, session_id, project_dir) DO UPDATE SET snapshot = excluded.snapshot,
+         last_results = excluded.last_results, steps = excluded.steps, nudges = excluded.nudges,
+         stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at`,
+    );
+  }
+
+  /** The session, or `null` when it has no row. */
+  get(key: HookSessionKey): HookSessionRecord | null {
+    assertKey(key);
+    return runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.get', () =>
+      recordOf(this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined),
+    );
+  }
+
+  /**
+   * Reads the session (`null` when new), hands it to `change`, and writes what `change` returns,
+   * in one `BEGIN IMMEDIATE` transaction. Writes `change` makes on the same connection (context
+   * entries) commit or roll back with it.
+   * @throws whatever `change` throws (nothing is written then); StorageError when SQLite fails.
+   */
+  update<T>(key: HookSessionKey, change: (session: HookSessionRecord | null) => HookSessionUpdate<T>): T {
+    assertKey(key);
+    return runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.update', () =>
+      this.db
+        .transaction(() => {
+          const row = this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined;
+          const { next, result } = change(recordOf(row));
+          if (next !== undefined) {
+            this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now: this.clock.now() });
+          }
+          return result;
+        })
+        .immediate(),
+    );
+  }
+}
+
+function assertKey(key: HookSessionKey): void {
+  if (key.agent !== 'claude' && key.agent !== 'gemini') {
+    throw new InvalidInputError(`key.agent must be "claude" or "gemini", got ${JSON.stringify(key.agent)}`);
+  }
+  assertNonEmptyString(key.sessionId, 'key.sessionId');
+  assertNonEmptyString(key.projectDir, 'key.projectDir');
+}
+
+function recordOf(row: SessionRow | undefined): HookSessionRecord | null {
+  if (row === undefined) return null;
+  return {
+    snapshot: row.snapshot,
+    lastResults: row.last_results,
+    steps: row.steps,
+    nudges: row.nudges,
+    stops: row.stops,
+    enabled: row.enabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,235 @@
+import { type ContextEntry, RECOVERY_TOPICS } from '@loopguard/core';
+import {
+  type BreakerTransitionView,
+  decodeStatusCursor,
+  encodeStatusCursor,
+  type FeedBatch,
+  type FeedPosition,
+  type RecoveryPage,
+  type RecoveryPageQuery,
+  type RunBreakerView,
+  recoveryViewOf,
+  type StatusMetricsBaseline,
+  type StatusReader,
+  type TaskPageQuery,
+  type TaskStatusPage,
+} from '@loopguard/core/internal';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteRunStore } from './SqliteRunStore.js';
+
+/** The recovery topics as the schema's partial indexes spell them (the same text lets SQLite use them). */
+const RECOVERY_IN = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+
+interface TaskSqlRow {
+  id: string;
+  title: string;
+  status: string;
+  blocked_reason: string | null;
+  attempt_count: number;
+  last_attempt: number | null;
+  last_recovery: string | null;
+}
+
+interface EntrySqlRow {
+  id: number;
+  timestamp: number;
+  entry_type: string;
+  topic: string;
+  content: string;
+  related_tasks: string;
+  confidence: number;
+  metadata: string;
+}
+
+function entryOf(row: EntrySqlRow): ContextEntry {
+  return {
+    id: String(row.id),
+    timestamp: row.timestamp,
+    entryType: row.entry_type as ContextEntry['entryType'],
+    topic: row.topic,
+    content: row.content,
+    relatedTasks: JSON.parse(row.related_tasks) as string[],
+    confidence: row.confidence,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
+}
+
+/**
+ * The status server's reads ({@link StatusReader}) on a loopguard SQLite database, with paged,
+ * index-backed queries (none scans all tasks or all attempts per request). The newest run comes
+ * from {@link SqliteRunStore}, so a run state it reports (such as `interrupted`) is shown as is.
+ * Reads only: the database may be opened read-only.
+ * @example
+ * const reader = new SqliteStatusReader(openLoopGuardDatabase('state.db', { readonly: true }));
+ * await reader.taskPage({ limit: 100, attemptsSince: Date.now() - 3_600_000 });
+ */
+export class SqliteStatusReader implements StatusReader {
+  private readonly db: BetterSqlite3.Database;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly tables = new Set<string>();
+
+  /** @param database - an open loopguard database (`openLoopGuardDatabase`), or anything holding its connection as `db`. */
+  constructor(database: { readonly db: BetterSqlite3.Database }) {
+    this.db = database.db;
+  }
+
+  /** The prepared statement of `sql`, prepared once. */
+  private cached(sql: string): BetterSqlite3.Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private value<T>(sql: string, ...params: unknown[]): T {
+    return this.cached(sql)
+      .pluck()
+      .get(...params) as T;
+  }
+
+  /** Whether `table` exists (tables of later schema versions appear when another process migrates). */
+  private hasTable(table: string): boolean {
+    if (this.tables.has(table)) return true;
+    const found = this.value<number | undefined>(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+      table,
+    );
+    if (found !== undefined) this.tables.add(table);
+    return found !== undefined;
+  }
+
+  async taskPage(query: TaskPageQuery): Promise<TaskStatusPage> {
+    const after = query.cursor === undefined ? '' : decodeStatusCursor(query.cursor, ['string'])[0];
+    const rows = this.cached(`
+      SELECT t.id, t.title, t.status, t.blocked_reason,
+        (SELECT count(*) FROM attempts AS a WHERE a.task_id = t.id AND a.timestamp >= @since) AS attempt_count,
+        (SELECT max(a.timestamp) FROM attempts AS a WHERE a.task_id = t.id AND a.timestamp >= @since) AS last_attempt,
+        (SELECT e.topic FROM context_entry_tasks AS l JOIN context_entries AS e ON e.id = l.entry_id
+          WHERE l.task_id = t.id AND e.topic IN ${RECOVERY_IN}
+          ORDER BY l.timestamp DESC, l.entry_id DESC LIMIT 1) AS last_recovery
+      FROM tasks AS t
+      WHERE t.id > @after ORDER BY t.id LIMIT @limit`).all({
+      since: query.attemptsSince,
+      after,
+      limit: query.limit + 1,
+    }) as TaskSqlRow[];
+    const tasks = rows.slice(0, query.limit).map((row) => ({
+      id: row.id,
+      title: row.title,
+      status: row.status,
+      blockedReason: row.blocked_reason,
+      attemptCount: row.attempt_count,
+      lastAttempt: row.last_attempt,
+      lastRecovery: row.last_recovery,
+    }));
+    const last = tasks.at(-1);
+    return {
+      tasks,
+      total: this.value<number>('SELECT count(*) FROM tasks'),
+      nextCursor: rows.length > query.limit && last ? encodeStatusCursor([last.id]) : null,
+    };
+  }
+
+  async recoveryPage(query: RecoveryPageQuery): Promise<RecoveryPage> {
+    const byTask = query.taskId !== undefined;
+    const time = byTask ? 'l.timestamp' : 'e.timestamp';
+    const id = byTask ? 'l.entry_id' : 'e.id';
+    const where = [`e.topic IN ${RECOVERY_IN}`];
+    const params: (string | number)[] = [];
+    const add = (condition: string, ...values: (string | number)[]): void => {
+      where.push(condition);
+      params.push(...values);
+    };
+    if (query.taskId !== undefined) add('l.task_id = ?', query.taskId);
+    if (query.topic !== undefined) add('e.topic = ?', query.topic);
+    if (query.since !== undefined) add(`${time} >= ?`, query.since);
+    if (query.until !== undefined) add(`${time} < ?`, query.until);
+    if (query.cursor !== undefined) {
+      const [timestamp, entryId] = decodeStatusCursor(query.cursor, ['number', 'number']);
+      add(`(${time} < ? OR (${time} = ? AND ${id} < ?))`, timestamp, timestamp, entryId);
+    }
+    const from = byTask
+      ? 'context_entry_tasks AS l JOIN context_entries AS e ON e.id = l.entry_id'
+      : 'context_entries AS e';
+    const sql = `SELECT e.* FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${time} DESC, ${id} DESC LIMIT ?`;
+    const rows = this.cached(sql).all(...params, query.limit + 1) as EntrySqlRow[];
+    const recoveries = rows.slice(0, query.limit).map((row) => recoveryViewOf(entryOf(row)));
+    const last = recoveries.at(-1);
+    return {
+      recoveries,
+      nextCursor:
+        rows.length > query.limit && last ? encodeStatusCursor([last.timestamp, Number(last.id)]) : null,
+    };
+  }
+
+  async lastAttemptAt(): Promise<number | null> {
+    return this.value<number | null>('SELECT max(timestamp) FROM attempts');
+  }
+
+  async latestRun(): Promise<RunBreakerView | undefined> {
+    if (!this.hasTable('runs')) return undefined;
+    const run = new SqliteRunStore({ db: this.db }).listRuns(1)[0];
+    if (run === undefined) return undefined;
+    return {
+      state: run.breakerState,
+      runId: run.id,
+      runStatus: run.status,
+      reason: run.reason,
+      updatedAt: run.updatedAt,
+    };
+  }
+
+  async metricsBaseline(): Promise<StatusMetricsBaseline> {
+    const recoveries = this.cached(
+      `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count
+       FROM context_entries WHERE topic IN ${RECOVERY_IN} GROUP BY 1, 2`,
+    ).all() as StatusMetricsBaseline['recoveries'];
+    return { attempts: this.value<number>('SELECT count(*) FROM attempts'), recoveries };
+  }
+
+  async feedPosition(): Promise<FeedPosition> {
+    return {
+      attemptId: this.value<number>('SELECT coalesce(max(id), 0) FROM attempts'),
+      entryId: this.value<number>('SELECT coalesce(max(id), 0) FROM context_entries'),
+      transitionId: this.hasTable('breaker_transitions')
+        ? this.value<number>('SELECT coalesce(max(id), 0) FROM breaker_transitions')
+        : 0,
+    };
+  }
+
+  async feedAfter(position: FeedPosition, limit: number): Promise<FeedBatch> {
+    const attemptId = this.value<number>('SELECT coalesce(max(id), 0) FROM attempts');
+    const transitions = this.hasTable('breaker_transitions')
+      ? (this.cached(
+          'SELECT id, run_id AS runId, at, from_state AS "from", to_state AS state, reason FROM breaker_transitions WHERE id > ? ORDER BY id LIMIT ?',
+        ).all(position.transitionId, limit) as BreakerTransitionView[])
+      : [];
+    const entries = this.cached(
+      `SELECT * FROM context_entries WHERE id > ? AND topic IN ${RECOVERY_IN} ORDER BY id LIMIT ?`,
+    ).all(position.entryId, limit) as EntrySqlRow[];
+    return {
+      attemptsAdded: Math.max(0, attemptId - position.attemptId),
+      breakerTransitions: transitions,
+      recoveries: entries.map((row) => recoveryViewOf(entryOf(row))),
+      // Recoveries delete a task's attempts, so the highest id can go down; new ids continue from it.
+      position: {
+        attemptId,
+        entryId: entries.at(-1)?.id ?? position.entryId,
+        transitionId: transitions.at(-1)?.id ?? position.transitionId,
+      },
+      more: entries.length === limit || transitions.length === limit,
+    };
+  }
+
+  /**
+   * Another connection's commit (`data_version`) or a write through this connection (`total_changes()`)
+   * changes the stamp.
+   */
+  async changeStamp(): Promise<string> {
+    return this.value<string>(
+      "SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()",
+    );
+  }
+}

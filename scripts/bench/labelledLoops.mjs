@@ -1,0 +1,118 @@
+// Scores a detector on a corpus with hand-labelled loops (the SWE-agent java dev split; see its
+// README): one fresh detector per run, after a stop a fresh one (the agent restarted). A loop is
+// detected when a stop falls in [certainAt - 2, loopEnd + 3]; delay = that stop - certainAt. A false
+// stop is a stop outside every labelled loop's [loopStart, loopEnd + 3].
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCorpus } from './stepCorpus.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** $LOOPGUARD_LABELLED_CORPUS, else ../shared/corpora/swe-agent-java-dev beside the repo. */
+export function labelledCorpusDir() {
+  return path.resolve(
+    repoRoot,
+    process.env.LOOPGUARD_LABELLED_CORPUS ?? '../shared/corpora/swe-agent-java-dev',
+  );
+}
+
+/** The runs (`{ key: model/id, model, id, resolved, steps }`) and labels, or null when the corpus is absent. */
+export function loadLabelledCorpus(dir = labelledCorpusDir()) {
+  if (!existsSync(path.join(dir, 'index.json'))) return null;
+  const index = JSON.parse(readFileSync(path.join(dir, 'index.json'), 'utf8'));
+  const runs = loadCorpus(dir).map((run, i) => {
+    const model = index.runs[i].model;
+    return { ...run, model, key: `${model}/${run.id}` };
+  });
+  const { loops, hardNegatives } = JSON.parse(readFileSync(path.join(dir, 'labels.json'), 'utf8'));
+  return { dir, runs, loops, hardNegatives };
+}
+
+/** Stops and nudges of one detector over one run, a fresh detector after each stop. */
+export function replay(create, steps) {
+  let detector = create();
+  const stops = [];
+  const nudges = [];
+  for (let i = 0; i < steps.length; i++) {
+    const action = detector.observe(steps[i]);
+    if (action === 'nudge') nudges.push(i);
+    if (action === 'stop') {
+      stops.push(i);
+      detector = create();
+    }
+  }
+  return { stops, nudges };
+}
+
+const median = (values) => {
+  if (values.length === 0) return 'n/a';
+  const sorted = [...values].sort((a, b) => a - b);
+  return String(sorted[Math.floor((sorted.length - 1) / 2)]);
+};
+const pct = (n, d) => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)} %`);
+
+/**
+ * The figures of one detector on a labelled corpus: recall (stops; stops or nudges), by kind,
+ * median delay, false stops, hard negatives stopped. `details` lists misses and false stops.
+ */
+export function scoreLabelled(create, corpus) {
+  const byKey = new Map(corpus.runs.map((run) => [run.key, run]));
+  const results = new Map(corpus.runs.map((run) => [run.key, replay(create, run.steps)]));
+  const row = {};
+  const details = { missed: [], falseStops: [], delays: [] };
+  const kinds = [...new Set(corpus.loops.map((loop) => loop.kind))].sort();
+  const delays = [];
+  let caught = 0;
+  let caughtAny = 0;
+  for (const kind of kinds) {
+    const ofKind = corpus.loops.filter((loop) => loop.kind === kind);
+    let k = 0;
+    for (const loop of ofKind) {
+      const key = `${loop.model}/${loop.id}`;
+      const { stops, nudges } = results.get(key);
+      const inWindow = (i) => i >= loop.certainAt - 2 && i <= loop.loopEnd + 3;
+      const stop = stops.find(inWindow);
+      if (stop !== undefined) {
+        k++;
+        caught++;
+        delays.push(stop - loop.certainAt);
+        details.delays.push(`${key}@${loop.certainAt}: ${stop - loop.certainAt}`);
+      } else
+        details.missed.push(
+          `${key} ${loop.kind} certain ${loop.certainAt} (stops ${stops.join(',') || '-'}; nudges ${nudges.join(',') || '-'})`,
+        );
+      if (stop !== undefined || nudges.some(inWindow)) caughtAny++;
+    }
+    row[`kind:${kind}`] = `${k}/${ofKind.length}`;
+  }
+  row.recall = `${pct(caught, corpus.loops.length)} (${caught}/${corpus.loops.length})`;
+  row.recallAny = `${pct(caughtAny, corpus.loops.length)} (${caughtAny}/${corpus.loops.length})`;
+  row.delay = median(delays);
+  let falseStops = 0;
+  const runsFalse = new Set();
+  const resolvedFalse = new Set();
+  let hardStopped = 0;
+  for (const [key, { stops }] of results) {
+    const run = byKey.get(key);
+    const loops = corpus.loops.filter((loop) => `${loop.model}/${loop.id}` === key);
+    const negatives = corpus.hardNegatives.filter((neg) => `${neg.model}/${neg.id}` === key);
+    for (const stop of stops) {
+      if (negatives.some((neg) => stop >= neg.start && stop <= neg.end)) continue;
+      if (loops.some((loop) => stop >= loop.loopStart && stop <= loop.loopEnd + 3)) continue;
+      falseStops++;
+      runsFalse.add(key);
+      if (run.resolved) resolvedFalse.add(key);
+      details.falseStops.push(`${key} at ${stop}`);
+    }
+  }
+  for (const neg of corpus.hardNegatives) {
+    const { stops } = results.get(`${neg.model}/${neg.id}`);
+    if (stops.some((stop) => stop >= neg.start && stop <= neg.end)) hardStopped++;
+  }
+  const resolvedRuns = corpus.runs.filter((run) => run.resolved).length;
+  row.falseStops = `${falseStops} in ${runsFalse.size} runs`;
+  row.resolvedFalse = `${resolvedFalse.size} of ${resolvedRuns}`;
+  row.hardStopped = `${hardStopped} of ${corpus.hardNegatives.length}`;
+  return { row, kinds, details };
+}
