@@ -4,6 +4,7 @@ import { newAttempt } from '../model/attemptInput.js';
 import { nextAttemptTimestamp } from '../model/attemptOrder.js';
 import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
 import type { Task } from '../model/task.js';
+import { actionOfTopic } from '../storage/recoveryView.js';
 import type { AppliedRecovery, EscalationResolved, RecoveryRecord, StatusPage } from './detectorTypes.js';
 import {
   ESCALATION_TOPICS,
@@ -146,19 +147,13 @@ export function* resolveEscalation(
   return { taskId, escalation, entry, task };
 }
 
-const ACTION_OF: Record<string, Recommendation> = {
-  loop_recovery: 'force_next',
-  unblock_authority: 'unblock_authority',
-  loop_escalation: 'escalate',
-};
-
 /** The recoveries written so far, newest first (`query` checked by the caller). */
 export function* listRecoveries(query: { taskId?: string; limit: number }): Workflow<RecoveryRecord[]> {
   const entries = yield* call('stateMachine', 'listContextEntries', { topics: RECOVERY_TOPICS, ...query });
   return entries.map((entry) => ({
     id: entry.id,
     timestamp: entry.timestamp,
-    action: ACTION_OF[entry.topic] as Recommendation,
+    action: actionOfTopic(entry.topic) as Recommendation,
     loopType: entry.metadata.loopType as LoopType,
     tasks: [...entry.relatedTasks],
     content: entry.content,
