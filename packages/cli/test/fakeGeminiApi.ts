@@ -12,7 +12,7 @@ interface GenerateRequest {
  * A scripted Gemini API on 127.0.0.1 (only what Gemini CLI needs offline): `POST
  * /v1beta/models/<model>:streamGenerateContent?alt=sse` and `:generateContent`. A request that
  * offers tools gets `script(turn)`, where `turn` counts the model turns already in the
- * conversation; any other request (routing, summaries) gets a short text. `conversations` keeps
+ * conversation; any other request (the model router) gets a routing verdict. `conversations` keeps
  * the `contents` of every request that offered tools: what the model received.
  */
 export async function startFakeGeminiApi(script: (turn: number) => GeminiTurn) {
@@ -31,9 +31,11 @@ export async function startFakeGeminiApi(script: (turn: number) => GeminiTurn) {
       }
       const offersTools = (json.tools ?? []).length > 0;
       if (offersTools) conversations.push(json.contents ?? []);
+      // Without tools it is Gemini CLI's model router asking for a JSON verdict: with a plain text
+      // instead, the first reply came about 100 s later (measured).
       const turn = offersTools
         ? script((json.contents ?? []).filter((c) => c.role === 'model').length)
-        : { text: 'ok' };
+        : { text: JSON.stringify({ complexity_reasoning: 'a scripted test', complexity_score: 1 }) };
       const part =
         'tool' in turn ? { functionCall: { name: turn.tool, args: turn.args } } : { text: turn.text };
       const chunk = {
