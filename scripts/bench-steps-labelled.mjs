@@ -18,12 +18,14 @@ if (corpus === null) {
   process.exit(0);
 }
 const only = process.env.LOOPGUARD_BENCH_ONLY;
+// Options for loopguard's detector, as JSON (to measure a setting; the default is the defaults).
+const stepOptions = JSON.parse(process.env.LOOPGUARD_STEP_OPTIONS ?? '{}');
 const LoopDetectionService = only === 'loopguard' ? null : await loadGeminiLoopDetectionService();
 const detectors = [
   {
     name: 'loopguard',
     create: () => {
-      const detector = new StepLoopDetector();
+      const detector = new StepLoopDetector(stepOptions);
       return { observe: (step) => detector.observe(step).action };
     },
   },

@@ -17,7 +17,7 @@ describe('step-level loops in SQLite', () => {
       runId: 'r1',
       clock: new ManualClock(T0),
     });
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       detector.observe({ type: 'action', tool: 'bash', input: 'pytest tests/test_dates.py' });
       detector.observe({
         type: 'observation',
@@ -38,14 +38,14 @@ describe('step-level loops in SQLite', () => {
         topic: 'loop_nudge',
         entry_type: 'learning',
         loop_type: 'same_error',
-        repeats: 3,
+        repeats: 2,
         related_tasks: '["T7"]',
       },
       {
         topic: 'loop_stop',
         entry_type: 'decision',
         loop_type: 'same_error',
-        repeats: 4,
+        repeats: 3,
         related_tasks: '["T7"]',
       },
     ]);

@@ -1,4 +1,4 @@
-import { MIN_SEGMENT, proseOf, segmentKey } from './chantText.js';
+import { hasLetter, MIN_SEGMENT, proseOf, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
 
@@ -57,7 +57,7 @@ export class ChantingRule implements StepRule {
     let bestCount = 0;
     for (const raw of text.split(/[\n.!?]+/)) {
       const segment = segmentKey(raw);
-      if (segment.length < MIN_SEGMENT) continue;
+      if (segment.length < MIN_SEGMENT || !hasLetter(segment)) continue;
       const count = (counts.get(segment) ?? 0) + 1;
       counts.set(segment, count);
       if (count > bestCount) {
@@ -72,6 +72,7 @@ export class ChantingRule implements StepRule {
   private repeatedTail(text: string): { segment: string; count: number } | null {
     if (text.length < TAIL * this.repeats) return null;
     const tail = text.slice(-TAIL);
+    if (!hasLetter(tail)) return null;
     let count = 0;
     for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + TAIL)) count++;
     return this.chants(text, tail, count) ? { segment: tail, count } : null;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isFence, isMarkupLine, MIN_SEGMENT, segmentKey } from './chantText.js';
+import { hasLetter, isFence, isMarkupLine, MIN_SEGMENT, segmentKey } from './chantText.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** Characters of the newest prose kept for the check of text repeated without breaks. */
@@ -19,8 +19,9 @@ export interface StreamChant {
 
 /**
  * Chanting in a message while it streams. Complete lines are split into sentences and counted (fenced
- * code and markup lines left out, as in the whole-message rule); text repeated without breaks is
- * found by counting the newest 40 characters in the newest 8 KiB of prose, every 512 characters.
+ * code and markup lines left out, as in the whole-message rule); text repeated without line breaks
+ * is found by counting the newest 40 characters of the unfinished line in its newest 8 KiB, every
+ * 512 characters.
  * Work per delta is proportional to the delta (plus the bounded window check), never to the whole
  * message, so a 200,000-character reply costs the same per character as a short one.
  *
@@ -34,7 +35,6 @@ export class ChantingStream implements SnapshotPart {
   private counts = new Map<string, number>();
   private best: StreamChant = { segment: '', count: 0 };
   private proseLength = 0;
-  private window = '';
   private sinceCheck = 0;
 
   /**
@@ -53,11 +53,10 @@ export class ChantingStream implements SnapshotPart {
     this.counts = new Map();
     this.best = { segment: '', count: 0 };
     this.proseLength = 0;
-    this.window = '';
     this.sinceCheck = 0;
   }
 
-  /** The state of the message being streamed (bounded: the window, the counts, the unfinished line). */
+  /** The state of the message being streamed (bounded: the counts and the newest part of the unfinished line). */
   snapshot(): SnapshotJson {
     return {
       carry: this.carry,
@@ -65,7 +64,6 @@ export class ChantingStream implements SnapshotPart {
       counts: [...this.counts],
       best: { ...this.best },
       proseLength: this.proseLength,
-      window: this.window,
       sinceCheck: this.sinceCheck,
     };
   }
@@ -78,7 +76,6 @@ export class ChantingStream implements SnapshotPart {
     this.counts = new Map(s.counts);
     this.best = s.best;
     this.proseLength = s.proseLength;
-    this.window = s.window;
     this.sinceCheck = s.sinceCheck;
   }
 
@@ -87,30 +84,32 @@ export class ChantingStream implements SnapshotPart {
     this.carry += delta;
     const end = this.carry.lastIndexOf('\n');
     if (end === -1) {
-      // One long line so far: keep it bounded and judge it by the window check alone.
-      if (this.carry.length > WINDOW && !this.inCode) {
-        this.addProse(this.carry.slice(0, this.carry.length - TAIL));
-        this.carry = this.carry.slice(-TAIL);
+      // One long line so far: keep its newest part, bounded, for the window check.
+      if (this.carry.length > 2 * WINDOW) {
+        const removed = this.carry.length - WINDOW;
+        this.addProse(this.inCode ? '' : this.carry.slice(0, removed));
+        this.carry = this.carry.slice(removed);
+        this.sinceCheck = Math.max(0, this.sinceCheck - removed);
       }
       return this.found() ?? this.checkWindow(this.inCode ? '' : this.carry);
     }
     const complete = this.carry.slice(0, end);
     this.carry = this.carry.slice(end + 1);
     for (const line of complete.split('\n')) this.addLine(line);
-    return this.found() ?? this.checkWindow('');
+    return this.found();
   }
 
   private addLine(line: string): void {
     if (isFence(line)) {
       this.inCode = !this.inCode;
-      this.window = '';
       return;
     }
     if (this.inCode || isMarkupLine(line)) return;
     this.addProse(`${line}\n`);
+    this.sinceCheck = 0;
     for (const raw of line.split(/[.!?]+/)) {
       const segment = segmentKey(raw);
-      if (segment.length < MIN_SEGMENT) continue;
+      if (segment.length < MIN_SEGMENT || !hasLetter(segment)) continue;
       if (this.counts.size >= MAX_SEGMENTS && !this.counts.has(segment)) this.counts.clear();
       const count = (this.counts.get(segment) ?? 0) + 1;
       this.counts.set(segment, count);
@@ -120,9 +119,6 @@ export class ChantingStream implements SnapshotPart {
 
   private addProse(text: string): void {
     this.proseLength += text.length;
-    this.sinceCheck += text.length;
-    this.window += text;
-    if (this.window.length > 2 * WINDOW) this.window = this.window.slice(-WINDOW);
   }
 
   private found(): StreamChant | null {
@@ -131,13 +127,17 @@ export class ChantingStream implements SnapshotPart {
     return this.best;
   }
 
-  /** Text repeated without breaks: the newest 40 characters, counted in the newest window of prose. */
+  /**
+   * Text repeated without line breaks: the newest 40 characters of the unfinished line, counted in
+   * its newest 8 KiB, every 512 characters. (Repetition across lines is the segment counts' job.)
+   */
   private checkWindow(pending: string): StreamChant | null {
-    if (this.sinceCheck + pending.length < CHECK_EVERY) return null;
-    this.sinceCheck = 0;
-    const text = (this.window + pending).slice(-WINDOW);
+    if (pending.length - this.sinceCheck < CHECK_EVERY) return null;
+    this.sinceCheck = pending.length;
+    const text = pending.slice(-WINDOW);
     if (text.length < TAIL * this.repeats) return null;
     const tail = text.slice(-TAIL);
+    if (!hasLetter(tail)) return null;
     let count = 0;
     for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + TAIL)) count++;
     if (count < this.repeats || TAIL * count < this.share * text.length) return null;
@@ -152,6 +152,5 @@ const streamStateSchema = z.object({
   counts: z.array(z.tuple([z.string(), count])),
   best: z.object({ segment: z.string(), count }),
   proseLength: count,
-  window: z.string(),
   sinceCheck: count,
 });

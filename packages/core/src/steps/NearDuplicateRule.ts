@@ -4,11 +4,12 @@ import type { StepHistory, Turn } from './stepHistory.js';
 
 /** The turn's sketch, computed once. */
 export function turnSketch(turn: Turn) {
-  if (turn.sketch === undefined) turn.sketch = sketchOf(turn.tool, turn.actionText);
+  if (turn.sketch === undefined) turn.sketch = sketchOf(turn.actionText);
   return turn.sketch;
 }
 
-function turnTargets(turn: Turn): string {
+/** The files the turn's action names, computed once. */
+export function turnTargets(turn: Turn): string {
   if (turn.targets === undefined) turn.targets = targetsOf(turn.actionText);
   return turn.targets;
 }
@@ -46,6 +47,7 @@ export class NearDuplicateRule implements StepRule {
       (t) =>
         t.outcomeKey === turn.outcomeKey &&
         t.actionKey !== '' &&
+        t.tool === turn.tool &&
         !t.error &&
         (t === turn || (turnTargets(t) === targets && jaccard(sketch, turnSketch(t)) >= this.similarity)),
       Number.POSITIVE_INFINITY,

@@ -3,7 +3,7 @@ import { jaccard, sketchOf } from './sketch.js';
 import type { MessageTurn, StepHistory } from './stepHistory.js';
 
 function messageSketch(message: MessageTurn) {
-  if (message.sketch === undefined) message.sketch = sketchOf('', message.text);
+  if (message.sketch === undefined) message.sketch = sketchOf(message.text);
   return message.sketch;
 }
 

@@ -2,7 +2,8 @@ import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
- * Failures of the same class `threshold` times with nothing learned in between. The class is the
+ * Failures of the same class `threshold` times with nothing learned in between, or of the same
+ * action `verbatim` times in a row. The class is the
  * first error line with digits and the command's own words left out, so the same command failing
  * with texts that differ only in noise (line numbers, a temp path, a counter), a fix retried with
  * small variations, and different commands hitting the same wall (`cd fastjson`, `cd fastxml`: "No
@@ -13,14 +14,21 @@ import type { StepHistory } from './stepHistory.js';
 export class SameErrorRule implements StepRule {
   readonly loopType = 'same_error' as const;
 
-  /** @param threshold - failures of one class that make a loop (integer ≥ 2). */
-  constructor(private readonly threshold: number) {}
+  /**
+   * @param threshold - failures of one class that make a loop (integer ≥ 2).
+   * @param verbatim - failures of one action with one class in a row, nothing between but messages,
+   *   that make a loop (integer ≥ 2).
+   */
+  constructor(
+    private readonly threshold: number,
+    private readonly verbatim: number,
+  ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     if (event.kind !== 'turn' || !event.turn.error) return null;
     const { turn } = event;
     const repeats = history.errorCounts.get(turn.errorClass) ?? 0;
-    if (repeats < this.threshold) return null;
+    if (repeats < this.threshold && history.verbatimRun < this.verbatim) return null;
     const turns = history.lastMatching((t) => t.error && t.errorClass === turn.errorClass, repeats);
     const actions = new Set(turns.map((t) => t.actionKey)).size;
     return {

@@ -1,11 +1,14 @@
+import { turnTargets } from './NearDuplicateRule.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
- * Outcome stagnation across different actions: the same outcome `sameOutcome` times, or
+ * Outcome stagnation across different actions: the same outcome `sameOutcome` times (a search for
+ * a file not searched for before is not counted: it learns the file is absent), or
  * `staleTurns` turns in a row that taught nothing new, whatever the actions were. Different
  * commands that all end in "No matches found", or a run of re-reads and re-runs that only show
- * what was already shown.
+ * what was already shown. In both counts, a turn whose action names a file that no other turn of
+ * the group names is left out: one command over many files is a sweep.
  *
  * @example new StagnationRule(4, 8) // four different searches, "No matches found" each time: hit
  */
@@ -25,23 +28,40 @@ export class StagnationRule implements StepRule {
     if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet) return null;
     const { turn } = event;
     const same = turn.error ? 0 : (history.outcomeCounts.get(turn.outcomeKey) ?? 0);
-    const sameTurns =
+    // A search for a file never searched for learns that it is absent: only turns that name no
+    // file, or a file another turn of the group names too, count.
+    const group =
       same >= this.sameOutcome
         ? history.lastMatching((t) => !t.error && t.outcomeKey === turn.outcomeKey, same)
         : [];
+    const targets = group.map(turnTargets);
+    const sameTurns = group.filter(
+      (_, i) =>
+        targets[i] === '' ||
+        targets.indexOf(targets[i] as string) !== targets.lastIndexOf(targets[i] as string),
+    );
+    if (sameTurns.length < this.sameOutcome) sameTurns.length = 0;
     // One action repeated is the repeat rule's; stagnation is about different actions.
     if (sameTurns.some((t) => t.actionKey !== turn.actionKey)) {
       return {
         loopType: this.loopType,
-        repeats: same,
+        repeats: sameTurns.length,
         since: sameTurns[0]?.step ?? turn.step,
         evidence: sameTurns.map((t) => t.evidence),
-        summary: `${same} different actions gave the same result`,
+        summary: `${sameTurns.length} different actions gave the same result`,
       };
     }
-    const stale = history.staleSinceInformative;
+    if (history.staleSinceInformative < this.staleTurns) return null;
+    const streak = history.lastMatching((t) => !t.informative && !t.quiet, history.staleSinceInformative);
+    const streakTargets = streak.map(turnTargets);
+    const turns = streak.filter(
+      (_, i) =>
+        streakTargets[i] === '' ||
+        streakTargets.indexOf(streakTargets[i] as string) !==
+          streakTargets.lastIndexOf(streakTargets[i] as string),
+    );
+    const stale = turns.length;
     if (stale < this.staleTurns) return null;
-    const turns = history.lastMatching((t) => !t.informative && !t.quiet, stale);
     return {
       loopType: this.loopType,
       repeats: stale,

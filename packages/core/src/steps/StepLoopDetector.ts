@@ -122,9 +122,9 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       new OscillationRule(t.oscillationRepeats, t.maxEvidence),
       new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
       new RejectedTurnRule(t.rejectedThreshold),
-      new SameErrorRule(t.sameErrorThreshold),
+      new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold),
       new GrowingOutputRule(t.repeatThreshold),
-      new RepeatedActionRule(t.repeatThreshold),
+      new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold),
       new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
       new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
     ];

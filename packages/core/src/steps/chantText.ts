@@ -10,6 +10,11 @@ export const MIN_SEGMENT = 8;
 const FENCE = /^\s*(?:```|~~~)/;
 const LETTER = /\p{L}/u;
 
+/** Whether `text` has a letter: divider lines and box drawing have none, and never chant. */
+export function hasLetter(text: string): boolean {
+  return LETTER.test(text);
+}
+
 /** Whether a line is a code fence (```` ``` ```` or `~~~`, with or without a language). */
 export function isFence(line: string): boolean {
   return FENCE.test(line);

@@ -2,13 +2,14 @@
  * What an output tells the agent, as line fingerprints. A line is hashed token by token (tokens are
  * runs of characters between spaces, quotes and `: , ( ) [ ] ; { } < >`), twice:
  * - its *exact* fingerprint masks only what is volatile: a number at the start of a line or next to
- *   a `:` (line numbers, `file.py:12`, clock times), a number with a short unit (`0.5s`, `12ms`), a
+ *   a `:` (line numbers, `file.py:12`, clock times) or after `pid`, a number with a short unit (`0.5s`, `12ms`), a
  *   hex address or id (`0x7f3a`, `3f9a2c1d`). Other numbers are kept: `compiled 10 of 100` after
  *   `compiled 5 of 100` is news, and so is `count=404`;
  * - its *shape* masks every token without letters too: `(178 lines total)` and `(124 lines total)`
  *   have one shape, which is how output that only accumulates is recognised.
  * In a short reply (at most {@link ECHO_MAX_LINES} lines), tokens that the action itself contains
- * are masked in both: `No matches found for "foo" in /repo` says the same after any search.
+ * are masked in both: `No matches found for "foo" in /repo` says the same after any search. A line
+ * made only of echoed tokens is kept as it is: it is the answer (a module name printed back).
  */
 /** Characters of an output read from its start; with {@link OUTPUT_TAIL}, the bound on the work per output. */
 export const OUTPUT_HEAD = 4000;
@@ -25,6 +26,15 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const DIGITS_ONLY = 0x2f2f2f2f;
 const ECHOED = 0x5e5e5e5e;
+
+function fnv(text: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  return hash >>> 0;
+}
+/** A number after `pid` is a process id: volatile. */
+const PID_LOWER = fnv('pid');
+const PID_UPPER = fnv('PID');
 
 /** The fingerprint of one output. */
 export interface Fingerprint {
@@ -86,6 +96,7 @@ function tokenise(
 ): void {
   let first = true;
   let afterColon = false;
+  let afterPid = false;
   let raw = FNV_OFFSET;
   let masked = FNV_OFFSET;
   let length = 0;
@@ -99,12 +110,13 @@ function tokenise(
       if (length > 0) {
         const numeric = letters === 0;
         const volatile =
-          (numeric && (first || afterColon || code === 58)) ||
+          (numeric && (first || afterColon || afterPid || code === 58)) ||
           (leadingDigit && !numeric && letters <= 3) ||
           (digits > 0 && nonHex === 0 && length >= 8) ||
           (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
         onToken(raw >>> 0, volatile ? 0 : masked >>> 0, length, numeric);
         first = false;
+        afterPid = length === 3 && (raw >>> 0 === PID_LOWER || raw >>> 0 === PID_UPPER);
       }
       if (code !== 32 && code !== 9) afterColon = code === 58;
       raw = FNV_OFFSET;
@@ -193,22 +205,36 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
   let duplicates = 0;
   let line = FNV_OFFSET;
   let shape = FNV_OFFSET;
+  // The same line with no echo masking: used when every token of the line is echoed (the answer
+  // itself, such as a module name printed back), where masking would leave nothing.
+  let plainLine = FNV_OFFSET;
+  let plainShape = FNV_OFFSET;
   let tokens = 0;
+  let ownTokens = 0;
+  let lastEchoed = false;
   const onToken = (raw: number, masked: number, _length: number, numeric: boolean) => {
+    const plain = masked === 0 ? DIGITS_ONLY : masked;
+    const plainShapePart = numeric ? DIGITS_ONLY : plain;
     const echoed = maskEcho && echo.has(raw);
-    const part = echoed ? ECHOED : masked === 0 ? DIGITS_ONLY : masked;
-    line = Math.imul(line ^ part, FNV_PRIME);
-    shape = Math.imul(shape ^ (numeric && !echoed ? DIGITS_ONLY : part), FNV_PRIME);
+    // A run of echoed words is one placeholder: a search of two words and one of three say the same.
+    if (!(echoed && lastEchoed)) {
+      line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
+      shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
+    }
+    lastEchoed = echoed;
+    plainLine = Math.imul(plainLine ^ plain, FNV_PRIME);
+    plainShape = Math.imul(plainShape ^ plainShapePart, FNV_PRIME);
     tokens++;
+    if (!echoed) ownTokens++;
   };
   const onLine = () => {
     if (tokens > 0) {
-      const hash = mix32(line);
+      const hash = mix32(ownTokens > 0 ? line : plainLine);
       if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
         seenLines.add(hash);
         lines.push(hash);
       }
-      const shapeHash = mix32(shape);
+      const shapeHash = mix32(ownTokens > 0 ? shape : plainShape);
       if (seenShapes.has(shapeHash)) duplicates++;
       else if (shapes.length < MAX_OUTPUT_LINES) {
         seenShapes.add(shapeHash);
@@ -218,7 +244,11 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
     }
     line = FNV_OFFSET;
     shape = FNV_OFFSET;
+    plainLine = FNV_OFFSET;
+    plainShape = FNV_OFFSET;
     tokens = 0;
+    ownTokens = 0;
+    lastEchoed = false;
   };
   for (const [from, to] of ranges) tokenise(output, from, to, false, onToken, onLine);
   return { lines, shapes, key, duplicates };

@@ -49,6 +49,7 @@ export const historyStateSchema = z.object({
   staleSinceInformative: int.nonnegative(),
   rejectedSinceInformative: int.nonnegative(),
   turnCount: int.nonnegative(),
+  verbatimRun: int.nonnegative(),
 });
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

@@ -3,7 +3,8 @@ import { mix32 } from './fingerprint.js';
 /**
  * Near-duplicate actions: the Jaccard similarity of their word sets, estimated from bottom-k MinHash
  * sketches. Words are runs of letters, digits and `_`, lower-cased, with digits left out (so
- * `edit 71:71` and `edit 70:70` are the same words); the tool name is a word too. A sketch keeps
+ * `edit 71:71` and `edit 70:70` are the same words). Near-duplicates need the same tool, which is
+ * not a word (two short commands of one tool would look alike through it). A sketch keeps
  * the {@link SKETCH_SIZE} smallest word hashes, so it is exact for actions of up to that many
  * distinct words and a bounded estimate for longer ones (a long edit body).
  *
@@ -23,9 +24,9 @@ export type Sketch = Uint32Array;
 
 /**
  * The sketch of an action.
- * @example jaccard(sketchOf('edit', 'edit 71:71 foo'), sketchOf('edit', 'edit 70:70 foo')); // 1
+ * @example jaccard(sketchOf('edit 71:71 foo'), sketchOf('edit 70:70 foo')); // 1
  */
-export function sketchOf(tool: string, text: string): Sketch {
+export function sketchOf(text: string): Sketch {
   const words = new Set<number>();
   let hash = 0x811c9dc5;
   let length = 0;
@@ -45,9 +46,6 @@ export function sketchOf(tool: string, text: string): Sketch {
     hash = 0x811c9dc5;
     length = 0;
   }
-  let toolHash = 0x811c9dc5;
-  for (let i = 0; i < tool.length; i++) toolHash = Math.imul(toolHash ^ tool.charCodeAt(i), 0x01000193);
-  words.add(mix32(toolHash ^ 0x7f));
   const sorted = Uint32Array.from(words).sort();
   return sorted.length > SKETCH_SIZE ? sorted.slice(0, SKETCH_SIZE) : sorted;
 }
@@ -76,7 +74,7 @@ export function jaccard(a: Sketch, b: Sketch): number {
   return union === 0 ? 1 : both / union;
 }
 
-const PATH_TOKEN = /[\w.~-]*\/[\w./~-]*|[\w-]+\.[A-Za-z]\w{0,5}\b/g;
+const PATH_LIKE = /\/|\.[A-Za-z]\w{0,5}$/;
 
 /**
  * The files an action names (tokens with a `/` or a file extension), sorted and joined: two actions
@@ -84,7 +82,9 @@ const PATH_TOKEN = /[\w.~-]*\/[\w./~-]*|[\w-]+\.[A-Za-z]\w{0,5}\b/g;
  * @example targetsOf('git checkout a/b.py') === targetsOf('git checkout a/c.py'); // false
  */
 export function targetsOf(text: string): string {
-  const found = text.slice(0, SKETCH_TEXT).match(PATH_TOKEN);
-  if (found === null) return '';
-  return [...new Set(found)].sort().join('\u0000');
+  const found = new Set<string>();
+  for (const token of text.slice(0, SKETCH_TEXT).split(/[\s"'`:,;()=<>]+/)) {
+    if (token.length > 1 && PATH_LIKE.test(token)) found.add(token);
+  }
+  return [...found].sort().join('\u0000');
 }

@@ -49,6 +49,23 @@ function fail(field: string, problem: string, value: unknown): never {
   );
 }
 
+const FIELDS = ['type', 'tool', 'input', 'output', 'error', 'text'] as const;
+
+/** The step's fields, each read once: a getter or Proxy trap that throws is a typed error naming it. */
+function readFields(step: Record<string, unknown>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const field of FIELDS) {
+    try {
+      record[field] = step[field];
+    } catch (error) {
+      throw new InvalidInputError(
+        `step.${field} cannot be read: ${(error as Error)?.message ?? String(error)}`,
+      );
+    }
+  }
+  return record;
+}
+
 /**
  * Checks one step and returns a copy holding only the fields of its type (extra fields such as a
  * corpus' `exitCode` are dropped).
@@ -59,7 +76,7 @@ function fail(field: string, problem: string, value: unknown): never {
  */
 export function validateStep(step: unknown): Step {
   if (step === null || typeof step !== 'object' || Array.isArray(step)) fail('', 'must be an object', step);
-  const record = step as Record<string, unknown>;
+  const record = readFields(step as Record<string, unknown>);
   switch (record.type) {
     case 'action':
       if (typeof record.tool !== 'string' || record.tool.length === 0) {

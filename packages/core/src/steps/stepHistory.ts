@@ -143,6 +143,12 @@ export class StepHistory implements SnapshotPart {
   rejectedSinceInformative = 0;
   /** Turns recorded. */
   turnCount = 0;
+  /**
+   * Consecutive turns, ending with the last, with one action and one result (for a failure: one
+   * error class). Silent successes never chain (`cd ..` three times goes somewhere), nor do
+   * rejected replies (the rejected-turn rule counts those).
+   */
+  verbatimRun = 0;
 
   /** Records the lines of an observation; returns how many were new. */
   learnLines(lines: readonly number[]): number {
@@ -179,6 +185,17 @@ export class StepHistory implements SnapshotPart {
     if (turn.error) bump(this.errorCounts, turn.errorClass);
     else if (turn.outcomeKey !== 0 && !turn.quiet) bump(this.outcomeCounts, turn.outcomeKey);
     const n = this.recent.length;
+    const previous = this.recent[n - 1];
+    this.verbatimRun =
+      previous !== undefined &&
+      !turn.informative &&
+      !turn.quiet &&
+      !turn.rejected &&
+      previous.actionKey === turn.actionKey &&
+      previous.error === turn.error &&
+      (turn.error ? previous.errorClass === turn.errorClass : previous.outcomeKey === turn.outcomeKey)
+        ? this.verbatimRun + 1
+        : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
       const earlier = this.recent[n - period];
       this.periodRuns[period] =
@@ -261,6 +278,7 @@ export class StepHistory implements SnapshotPart {
       staleSinceInformative: this.staleSinceInformative,
       rejectedSinceInformative: this.rejectedSinceInformative,
       turnCount: this.turnCount,
+      verbatimRun: this.verbatimRun,
     } as SnapshotJson;
   }
 
@@ -291,6 +309,7 @@ export class StepHistory implements SnapshotPart {
     this.staleSinceInformative = s.staleSinceInformative;
     this.rejectedSinceInformative = s.rejectedSinceInformative;
     this.turnCount = s.turnCount;
+    this.verbatimRun = s.verbatimRun;
   }
 }
 

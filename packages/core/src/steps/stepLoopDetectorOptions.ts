@@ -26,6 +26,13 @@ export interface StepLoopDetectorOptions {
    */
   sameErrorThreshold?: number;
   /**
+   * The same action with the same result (a failure: the same error class) this many times in a row,
+   * with nothing between but messages, makes a `repeated_action` or `same_error` loop even below
+   * `repeatThreshold` / `sameErrorThreshold`. Integer ≥ 2.
+   * @default 2
+   */
+  verbatimThreshold?: number;
+  /**
    * Near-duplicate actions with one outcome, with nothing learned between, that make a
    * `near_duplicate` loop. Integer ≥ 2.
    * @default 3
@@ -143,6 +150,7 @@ export const stepLoopDetectorOptionsSchema = z
     enabled: z.boolean().default(true),
     repeatThreshold: atLeastTwo.default(3),
     sameErrorThreshold: atLeastTwo.default(3),
+    verbatimThreshold: atLeastTwo.default(2),
     nearDuplicateThreshold: atLeastTwo.default(3),
     nearDuplicateSimilarity: share.default(0.5),
     sameOutcomeThreshold: atLeastTwo.default(4),
@@ -175,6 +183,7 @@ export const stepLoopDetectorOptionsSchema = z
 export interface StepThresholds {
   repeatThreshold: number;
   sameErrorThreshold: number;
+  verbatimThreshold: number;
   nearDuplicateThreshold: number;
   nearDuplicateSimilarity: number;
   sameOutcomeThreshold: number;
@@ -197,6 +206,7 @@ export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchem
   return {
     repeatThreshold: parsed.repeatThreshold,
     sameErrorThreshold: parsed.sameErrorThreshold,
+    verbatimThreshold: parsed.verbatimThreshold,
     nearDuplicateThreshold: parsed.nearDuplicateThreshold,
     nearDuplicateSimilarity: parsed.nearDuplicateSimilarity,
     sameOutcomeThreshold: parsed.sameOutcomeThreshold,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { detections, feed, turn } from './helpers.js';
+import { COUNTS_ONLY, detections, feed, turn } from './helpers.js';
 
 const text = fc.string({ minLength: 1, maxLength: 40 });
 
@@ -32,6 +32,7 @@ describe('StepLoopDetector properties', () => {
         fc.integer({ min: 1, max: 4 }),
         (command, output, error, threshold, stopAfter) => {
           const detector = new StepLoopDetector({
+            ...COUNTS_ONLY,
             repeatThreshold: threshold,
             sameErrorThreshold: threshold,
             stopAfter,

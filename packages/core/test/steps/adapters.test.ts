@@ -9,7 +9,7 @@ import {
   type StepLineParser,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
-import { detections, feed, makeStepDetector } from './helpers.js';
+import { COUNTS_ONLY, detections, feed, makeStepDetector } from './helpers.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const linesOf = (name: string) => readFileSync(join(fixtures, name), 'utf8').split('\n');
@@ -37,7 +37,7 @@ describe('ClaudeStreamJsonParser', () => {
   });
 
   it('the recorded stream nudges on the third same failure despite reworded descriptions', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const found = detections(feed(detector, steps));
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'same_error', repeats: 3, step: 12 });

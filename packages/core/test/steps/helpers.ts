@@ -48,3 +48,9 @@ export function feed(detector: StepLoopDetector, steps: readonly Step[]): StepVe
 export function detections(verdicts: readonly StepVerdict[]): StepVerdict[] {
   return verdicts.filter((verdict) => verdict.action !== 'continue');
 }
+
+/**
+ * Options that leave out the in-a-row shortcut (`verbatimThreshold`), for tests of the counting
+ * thresholds and the ladder that repeat one turn in a row.
+ */
+export const COUNTS_ONLY = { verbatimThreshold: 1000 } as const;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { StepLoopDetector } from '../../src/entries/steps.js';
 import { ManualClock } from '../../src/index.js';
 import { StepLadder } from '../../src/steps/StepLadder.js';
-import { feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
+import { COUNTS_ONLY, feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
 
 describe('StepLadder', () => {
   it('nudges, waits, stops; reset starts over', () => {
@@ -27,7 +27,7 @@ describe('StepLadder', () => {
 
 describe('the ladder in the detector', () => {
   it('a loop that goes on after the nudge stops after stopAfter more hits', () => {
-    const { detector } = makeStepDetector({ stopAfter: 2 });
+    const { detector } = makeStepDetector({ ...COUNTS_ONLY, stopAfter: 2 });
     const actions = feed(detector, Array.from({ length: 6 }, () => turn('ls', 'a')).flat())
       .filter((_, i) => i % 2 === 1)
       .map((v) => v.action);
@@ -35,7 +35,7 @@ describe('the ladder in the detector', () => {
   });
 
   it('by default the loop stops at the first hit after the nudge', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const actions = feed(detector, Array.from({ length: 5 }, () => turn('ls', 'a')).flat())
       .filter((_, i) => i % 2 === 1)
       .map((v) => v.action);
@@ -43,7 +43,7 @@ describe('the ladder in the detector', () => {
   });
 
   it('the loop that continues after the nudge keeps its type without a message', () => {
-    const { detector } = makeStepDetector({ stopAfter: 2 });
+    const { detector } = makeStepDetector({ ...COUNTS_ONLY, stopAfter: 2 });
     const verdicts = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat());
     expect(verdicts.at(-1)).toMatchObject({
       action: 'continue',
@@ -54,7 +54,7 @@ describe('the ladder in the detector', () => {
   });
 
   it('stopAfter changes when the stop comes', () => {
-    const { detector } = makeStepDetector({ stopAfter: 3 });
+    const { detector } = makeStepDetector({ ...COUNTS_ONLY, stopAfter: 3 });
     const actions = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat()).map(
       (v) => v.action,
     );
@@ -64,7 +64,7 @@ describe('the ladder in the detector', () => {
   });
 
   it('fresh evidence after the nudge resets the ladder: the next loop nudges again', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const first = feed(detector, Array.from({ length: 3 }, () => turn('ls', 'a')).flat());
     expect(first.at(-1)?.action).toBe('nudge');
     feed(detector, turn('cat README.md', '# project'));
@@ -75,7 +75,7 @@ describe('the ladder in the detector', () => {
   });
 
   it('a stop message says the loop went on after the nudge', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, Array.from({ length: 4 }, () => turn('ls', 'a')).flat());
     expect(verdicts.at(-1)?.action).toBe('stop');
     expect(verdicts.at(-1)?.message).toMatch(
@@ -86,7 +86,7 @@ describe('the ladder in the detector', () => {
 
 describe('recording', () => {
   it('writes nudges and stops as context entries with the evidence in metadata', () => {
-    const { detector, stateMachine } = makeRecordingDetector();
+    const { detector, stateMachine } = makeRecordingDetector(COUNTS_ONLY);
     const recorded: string[] = [];
     const detected: string[] = [];
     detector.on('stepLoopRecorded', (entry) => recorded.push(entry.topic));
@@ -115,7 +115,7 @@ describe('recording', () => {
   });
 
   it('a throwing listener or a failing state machine never breaks observe', () => {
-    const { stateMachine } = makeRecordingDetector();
+    const { stateMachine } = makeRecordingDetector(COUNTS_ONLY);
     const failing = {
       ...stateMachine,
       addContextEntry: () => {
@@ -125,6 +125,7 @@ describe('recording', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
     const detector = new StepLoopDetector({
+      ...COUNTS_ONLY,
       stateMachine: failing,
       taskId: 'T1',
       clock: new ManualClock(0),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EXEMPT_COMMANDS, type Step, setStepLoopDetectionEnabled } from '../../src/entries/steps.js';
 import { isExemptAction } from '../../src/steps/exemptions.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { COUNTS_ONLY, detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const times = (count: number, make: (i: number) => Step[]): Step[] =>
   Array.from({ length: count }, (_, i) => make(i)).flat();
@@ -74,7 +74,7 @@ describe('exemptions', () => {
   });
 
   it('exempt steps neither count nor break a loop in progress', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, [
       ...turn('curl localhost:3000', 'refused'),
       ...turn('sleep 5', ''),

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { COUNTS_ONLY, detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const times = (count: number, make: (i: number) => Step[]): Step[] =>
   Array.from({ length: count }, (_, i) => make(i)).flat();
 
 describe('repeated_action', () => {
   it('nudges on the third identical action with the same observation, not before', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(
       detector,
       times(2, () => turn('cat setup.py', 'name = "x"')),
@@ -27,7 +27,7 @@ describe('repeated_action', () => {
   });
 
   it('repeatThreshold changes when it fires', () => {
-    const { detector } = makeStepDetector({ repeatThreshold: 5 });
+    const { detector } = makeStepDetector({ ...COUNTS_ONLY, repeatThreshold: 5 });
     expect(
       detections(
         feed(
@@ -50,7 +50,7 @@ describe('repeated_action', () => {
   });
 
   it('ignores reworded reasoning: messages and a tool input description never make an action new', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, [
       ...turn({ command: 'npm test', description: 'Run the tests' }, 'Tests: 3 passed', {
         reason: 'Let me run the tests.',
@@ -80,7 +80,7 @@ describe('repeated_action', () => {
   });
 
   it('an action with no observation before the next action is a turn of its own', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const steps: Step[] = times(4, () => [{ type: 'action', tool: 'Read', input: { file_path: 'a.ts' } }]);
     const found = detections(feed(detector, steps));
     expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'repeated_action', step: 3 });
@@ -92,7 +92,7 @@ describe('same_error', () => {
     `Traceback (most recent call last):\n  File "/testbed/app.py", line ${line}, in main\nValueError: bad widget at 0x${address}`;
 
   it('catches a fix retried with the same error and varying line numbers and addresses', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, [
       ...turn('python app.py', failure(12, '7f01'), { error: true }),
       ...turn('python app.py', failure(14, '7f9a'), { error: true }),
@@ -123,7 +123,7 @@ describe('same_error', () => {
   });
 
   it('rejected replies (an observation with no action) repeating the same notice are a loop', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const steps: Step[] = times(3, () => [
       { type: 'message', text: 'Here are two commands.' },
       { type: 'observation', output: 'Please always provide EXACTLY ONE action.', error: true },
@@ -312,7 +312,7 @@ describe('action inputs that are objects', () => {
 
 describe('first results of new actions', () => {
   it('are normalised when the action comes again, so a near-duplicate of the first result still repeats', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, [
       ...turn('curl localhost:8080/health', 'down since 10:11:12'),
       ...turn('curl localhost:8080/health', 'down since 10:11:40'),
@@ -322,7 +322,7 @@ describe('first results of new actions', () => {
   });
 
   it('a command first seen 300 new commands ago still loops when repeated', () => {
-    const { detector } = makeStepDetector();
+    const { detector } = makeStepDetector(COUNTS_ONLY);
     feed(detector, turn('make check', 'ok'));
     feed(detector, Array.from({ length: 300 }, (_, i) => turn(`cat file${i}.txt`, `content ${i}`)).flat());
     const verdicts = feed(detector, Array.from({ length: 3 }, () => turn('make check', 'ok')).flat());

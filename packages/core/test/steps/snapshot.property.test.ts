@@ -9,7 +9,7 @@ import {
   type StepVerdict,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
-import { turn } from './helpers.js';
+import { COUNTS_ONLY, turn } from './helpers.js';
 
 /** A few turns and messages to build runs from, so that runs repeat, alternate, cycle and fail alike. */
 const UNITS: readonly Step[][] = [
@@ -140,9 +140,9 @@ describe('StepLoopDetector.restore', () => {
   });
 
   it('applies the options it is given, not those of the snapshot', () => {
-    const detector = new StepLoopDetector({ sameErrorThreshold: 5 });
+    const detector = new StepLoopDetector({ ...COUNTS_ONLY, sameErrorThreshold: 5 });
     for (const step of looping()) detector.observe(step);
-    const restored = StepLoopDetector.restore(detector.snapshot(), { sameErrorThreshold: 3 });
+    const restored = StepLoopDetector.restore(detector.snapshot(), { ...COUNTS_ONLY, sameErrorThreshold: 3 });
     expect(restored.options.sameErrorThreshold).toBe(3);
     expect(restored.observe({ type: 'action', tool: 'bash', input: 'npm test' }).action).toBe('continue');
     expect(restored.observe({ type: 'observation', output: 'boom', error: true }).action).toBe('nudge');

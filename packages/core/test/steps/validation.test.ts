@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { ConfigurationError, InMemoryStateMachine, InvalidInputError } from '../../src/index.js';
 import { validateStep } from '../../src/steps/step.js';
-import { makeStepDetector } from './helpers.js';
+import { COUNTS_ONLY, makeStepDetector } from './helpers.js';
 
 describe('bad steps', () => {
   it.each([
@@ -46,6 +46,7 @@ describe('bad options', () => {
     expect(new StepLoopDetector().options).toEqual({
       repeatThreshold: 3,
       sameErrorThreshold: 3,
+      verbatimThreshold: 2,
       nearDuplicateThreshold: 3,
       nearDuplicateSimilarity: 0.5,
       sameOutcomeThreshold: 4,
@@ -65,7 +66,7 @@ describe('bad options', () => {
   });
 
   it('maxEvidence bounds the evidence of a verdict', () => {
-    const { detector } = makeStepDetector({ maxEvidence: 2, repeatThreshold: 4 });
+    const { detector } = makeStepDetector({ ...COUNTS_ONLY, maxEvidence: 2, repeatThreshold: 4 });
     let last = detector.observe({ type: 'message', text: 'start' });
     for (let i = 0; i < 4; i++) {
       detector.observe({ type: 'action', tool: 'bash', input: 'ls' });
