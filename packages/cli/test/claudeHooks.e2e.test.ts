@@ -68,16 +68,15 @@ describe('loopguard hook with a real Claude Code (offline)', () => {
   it('nudges a model that runs the same failing command (the nudge is in its next request), then denies the repeat and ends the session', async () => {
     const { dir, result, resultLine, transcript, received } = await claudeWithHooks(() => failing);
     expect(result.exitCode, String(result.stderr)).toBe(0);
-    // requests 1-3 ask for calls 1-3; the third call fails a third time and is nudged; request 4 carries the nudge
-    expect(received.slice(0, 3).some((r) => r.includes('Loop detected'))).toBe(false);
-    expect(received[3]).toContain(
-      'Loop detected (same_error): the same action failed with the same error 3 times',
-    );
-    expect(received[3]).toContain('hook additional context');
-    // the 4th call is denied before it runs and the session ends: no 5th request
-    expect(received).toHaveLength(4);
+    // the call that is nudged fails once more; the request after it carries the nudge
+    const nudged = received.findIndex((r) => r.includes('Loop detected'));
+    expect(nudged).toBeGreaterThan(0);
+    expect(received[nudged]).toMatch(/hook additional context: Loop detected \(\w+\): /);
+    expect(received[nudged]).toContain('cat missing.txt');
+    // the model calls it again: denied before it runs, and the session ends (no further request)
+    expect(received).toHaveLength(nudged + 1);
     expect(resultLine.terminal_reason).toBe('hook_stopped');
-    expect(transcript).toContain('hook stopped continuation: loopguard: Stopped (same_error)');
+    expect(transcript).toMatch(/hook stopped continuation: loopguard: Stopped \(\w+\): /);
     const { sessions, entries } = hookState(dir);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(entries[1]?.metadata).toMatchObject({

@@ -65,13 +65,12 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
   it('nudges a model that runs the same failing command (in its next request), then denies the repeat and stops the agent', async () => {
     const { dir, result, events, received } = await geminiWithHooks(() => failing);
     expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect(received.slice(0, 3).some((r) => r.includes('Loop detected'))).toBe(false);
-    expect(received[3]).toContain(
-      '<hook_context>Loop detected (same_error): the same action failed with the same error 3 times',
-    );
-    expect(received).toHaveLength(4);
+    const nudged = received.findIndex((r) => r.includes('Loop detected'));
+    expect(nudged).toBeGreaterThan(0);
+    expect(received[nudged]).toMatch(/<hook_context>Loop detected \(\w+\): /);
+    expect(received).toHaveLength(nudged + 1);
     const stopped = events.find((e) => e.type === 'tool_result' && e.status === 'error');
-    expect(stopped?.output).toMatch(/^Agent execution stopped by hook: loopguard: Stopped \(same_error\)/);
+    expect(stopped?.output).toMatch(/^Agent execution stopped by hook: loopguard: Stopped \(\w+\): /);
     expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.agent])).toEqual([
       ['loop_nudge', 'gemini'],
       ['loop_stop', 'gemini'],
