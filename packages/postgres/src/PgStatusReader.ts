@@ -1,9 +1,11 @@
-import { type ContextEntry, RECOVERY_TOPICS } from '@loopguard/core';
 import {
   decodeStatusCursor,
+  type EntryRow,
   encodeStatusCursor,
+  entryOf,
   type FeedBatch,
   type FeedPosition,
+  RECOVERY_TOPICS_SQL,
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
@@ -17,7 +19,7 @@ import type pg from 'pg';
 import { toStorageError } from './pgErrors.js';
 
 /** The recovery topics as the partial index `context_entries_recovery_time` spells them. */
-const RECOVERY_IN = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+const RECOVERY_IN = RECOVERY_TOPICS_SQL;
 /**
  * The newest-first order of a task's entries, written so that PostgreSQL finds them through the GIN
  * index on `related_tasks` and sorts the few it finds: with the plain column the planner walks the
@@ -28,17 +30,6 @@ const BY_TASK_ORDER = 'e.timestamp + 0 DESC, e.id DESC';
 const ENTRY_COLUMNS =
   'e.id, e.timestamp, e.entry_type, e.topic, e.content, e.related_tasks, e.confidence, e.metadata';
 
-interface EntryRow {
-  id: number | string;
-  timestamp: number | string;
-  entry_type: ContextEntry['entryType'];
-  topic: string;
-  content: string;
-  related_tasks: string[];
-  confidence: number;
-  metadata: Record<string, unknown>;
-}
-
 interface TaskRow {
   id: string;
   title: string;
@@ -47,19 +38,6 @@ interface TaskRow {
   attempt_count: number | string;
   last_attempt: number | string | null;
   last_recovery: string | null;
-}
-
-function entryOf(row: EntryRow): ContextEntry {
-  return {
-    id: String(row.id),
-    timestamp: Number(row.timestamp),
-    entryType: row.entry_type,
-    topic: row.topic,
-    content: row.content,
-    relatedTasks: row.related_tasks,
-    confidence: row.confidence,
-    metadata: row.metadata,
-  };
 }
 
 const nullableNumber = (value: number | string | null): number | null =>
