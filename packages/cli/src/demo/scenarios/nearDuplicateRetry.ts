@@ -31,7 +31,9 @@ export const nearDuplicateRetry: DemoScenario = {
       const verdict = detector.observe({ type: 'observation', tool: 'edit', output: VIEW });
       const seen =
         verdict.action === 'continue'
-          ? 'nothing new learned'
+          ? i === 0
+            ? 'a new result'
+            : 'the same view: nothing new learned'
           : `${verdict.action.toUpperCase()} (${verdict.loopType})`;
       ctx.print(`   Step ${verdict.step}: edit ${line}:${line} -> ${seen}`);
       if (verdict.action === 'stop') ctx.print(`   ${verdict.message?.split('\n')[0]}`);
