@@ -25,7 +25,7 @@ describe('loopguard hook claude', () => {
     expect(entries).toEqual([]);
   });
 
-  it('nudges the same failing command on its 3rd failure, then denies the 4th before it runs and ends the session', async () => {
+  it('nudges the same failing command on its 2nd failure in a row, then denies the 3rd before it runs and ends the session', async () => {
     const dir = tempProject();
     const replies: string[] = [];
     for (let n = 1; n <= 4; n++) {
@@ -38,23 +38,22 @@ describe('loopguard hook claude', () => {
       expect(after.code).toBe(0);
       replies.push(after.stdout);
     }
-    // pre/post of calls 1-2 silent, post 3 nudges, pre 4 stops (stopAfter 1: the first hit after the nudge)
+    // pre/post of call 1 and pre 2 silent, post 2 nudges (the same failure twice in a row), pre 3 stops
+    // (stopAfter 1: the first hit after the nudge)
     expect(replies.map((r) => (r === '' ? '' : Object.keys(JSON.parse(r)).join(',')))).toEqual([
-      '',
-      '',
       '',
       '',
       '',
       'hookSpecificOutput',
       'continue,stopReason,hookSpecificOutput',
     ]);
-    const nudge = JSON.parse(replies[5] as string);
+    const nudge = JSON.parse(replies[3] as string);
     expect(nudge.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
     expect(nudge.hookSpecificOutput.additionalContext).toMatch(
-      /^Loop detected \(same_error\): the same action failed with the same error 3 times/,
+      /^Loop detected \(same_error\): the same action failed with the same error 2 times/,
     );
     expect(nudge.hookSpecificOutput.additionalContext).toContain('cat missing.txt');
-    const stop = JSON.parse(replies[6] as string);
+    const stop = JSON.parse(replies[4] as string);
     expect(stop.continue).toBe(false);
     expect(stop.stopReason).toMatch(/^loopguard: Stopped \(same_error\): the loop went on after the nudge/);
     expect(stop.hookSpecificOutput).toMatchObject({
@@ -66,7 +65,7 @@ describe('loopguard hook claude', () => {
     );
 
     const { sessions, entries } = hookState(dir);
-    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: 8 }]);
+    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: 6 }]);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(entries[0]?.related_tasks).toEqual(['claude:s1']);
     expect(entries[1]?.metadata).toMatchObject({
@@ -88,11 +87,11 @@ describe('loopguard hook claude', () => {
       const event = claudeEvent(dir, 's2', 'PostToolUse', { ...tool, tool_response: 'x'.repeat(20_000) });
       replies.push((await hookCall(dir, 'claude', event)).stdout);
     }
-    expect(replies.slice(0, 2)).toEqual(['', '']);
-    expect(JSON.parse(replies[2] as string).hookSpecificOutput.additionalContext).toContain(
+    expect(replies.slice(0, 1)).toEqual(['']);
+    expect(JSON.parse(replies[1] as string).hookSpecificOutput.additionalContext).toContain(
       'Loop detected (repeated_action)',
     );
-    const stop = JSON.parse(replies[3] as string);
+    const stop = JSON.parse(replies[2] as string);
     expect(stop).toMatchObject({ continue: false, hookSpecificOutput: { hookEventName: 'PostToolUse' } });
     expect(stop.stopReason).toContain('Stopped (repeated_action)');
     expect(stop.hookSpecificOutput.additionalContext).toContain('Stopped (repeated_action)');
@@ -101,11 +100,15 @@ describe('loopguard hook claude', () => {
   it('keeps sessions apart by session id and by project directory', async () => {
     const dir = tempProject();
     const other = tempProject();
+    // b's two failures are in a row for b (a's call between belongs to another session): b is nudged
+    const replies = [];
     for (let n = 1; n <= 3; n++) {
       const session = n % 2 === 0 ? 'a' : 'b';
-      expect((await hookCall(dir, 'claude', claudeFailingCall(dir, session, n).post)).stdout).toBe('');
-      expect((await hookCall(other, 'claude', claudeFailingCall(other, 'a', n).post)).code).toBe(0);
+      replies.push((await hookCall(dir, 'claude', claudeFailingCall(dir, session, n).post)).stdout);
+      if (n < 3)
+        expect((await hookCall(other, 'claude', claudeFailingCall(other, 'a', n).post)).code).toBe(0);
     }
+    expect(replies.map((r) => r !== '')).toEqual([false, false, true]);
     expect(hookState(dir).sessions.map((s) => [s.session_id, s.steps])).toEqual([
       ['b', 4],
       ['a', 2],
@@ -157,7 +160,7 @@ describe('loopguard hook gemini', () => {
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 5 }]);
   });
 
-  it('reads a failing shell command from its exit code, nudges in the tool result, and denies the 4th call', async () => {
+  it('reads a failing shell command from its exit code, nudges in the tool result, and denies the 3rd call', async () => {
     const dir = tempProject();
     const call = { tool_name: 'run_shell_command', tool_input: { command: 'cat missing.txt' } };
     const replies: string[] = [];
@@ -179,14 +182,14 @@ describe('loopguard hook gemini', () => {
         ).stdout,
       );
     }
-    const nudge = JSON.parse(replies[5] as string);
+    const nudge = JSON.parse(replies[3] as string);
     expect(nudge).toEqual({
       hookSpecificOutput: {
         hookEventName: 'AfterTool',
         additionalContext: expect.stringMatching(/^Loop detected \(same_error\)/),
       },
     });
-    const stop = JSON.parse(replies[6] as string);
+    const stop = JSON.parse(replies[4] as string);
     expect(stop).toMatchObject({
       decision: 'deny',
       continue: false,

@@ -20,7 +20,7 @@ async function expectFailOpen(
   expect(lines.at(-1)).toMatch(reason);
 }
 
-/** Three failures of the same command: the third would nudge. */
+/** Three failures of the same command: the second would nudge (twice in a row), the third stop. */
 async function loopThreeTimes(dir: string, session: string) {
   const replies = [];
   for (let n = 1; n <= 3; n++)
@@ -47,7 +47,11 @@ describe('loopguard hook fails open', () => {
     const dir = tempProject();
     await loopThreeTimes(dir, 's');
     rmSync(join(dir, '.loopguard', 'state.db'));
-    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', expect.stringContaining('Loop detected')]);
+    expect(await loopThreeTimes(dir, 's')).toEqual([
+      '',
+      expect.stringContaining('Loop detected'),
+      expect.stringContaining('Stopped'),
+    ]);
     expect(hookLog(dir)).toEqual([]);
   });
 
@@ -113,7 +117,11 @@ describe('loopguard hook fails open', () => {
       .prepare(`UPDATE hook_sessions SET snapshot = '{"format":"loopguard.step-detector","version":1}'`)
       .run();
     database.close();
-    expect(await loopThreeTimes(dir, 's')).toEqual(['', '', expect.stringContaining('Loop detected')]);
+    expect(await loopThreeTimes(dir, 's')).toEqual([
+      '',
+      expect.stringContaining('Loop detected'),
+      expect.stringContaining('Stopped'),
+    ]);
   });
 });
 
