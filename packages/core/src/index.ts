@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 
+export type { Detector } from './attempts/Detector.js';
 export type { ResolveEscalationInput } from './attempts/escalation.js';
 export {
   type AttemptWithTransition,

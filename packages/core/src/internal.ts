@@ -19,6 +19,7 @@ export { parseOptions } from './kernel/parseOptions.js';
 export { SafeEmitter } from './kernel/SafeEmitter.js';
 export {
   assertFiniteNumber,
+  assertLimit,
   assertNonEmptyString,
   assertStringArray,
   describeValue,

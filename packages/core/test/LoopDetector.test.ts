@@ -618,7 +618,7 @@ describe('two rules corrected against WeatherVane cases', () => {
 describe('read-only calls keep nothing in memory', () => {
   /** The detector's per-task tracks: what memory it keeps per task id. */
   const tracksOf = (detector: LoopDetector) =>
-    (detector as unknown as { tracks: Map<string, unknown> }).tracks;
+    (detector as unknown as { cache: { tracks: Map<string, unknown> } }).cache.tracks;
 
   it('detectLoop on many unknown task ids keeps no track, and answers "no loop"', () => {
     const { detector } = makeDetector();

@@ -42,7 +42,10 @@ function exportedNames(subpath: string): string[] {
 /** Names that the sibling packages' sources import from `specifier`. */
 function importedBySiblings(specifier: string): Set<string> {
   const names = new Set<string>();
-  const pattern = new RegExp(`import\\s+(?:type\\s+)?\\{([^}]*)\\}\\s+from\\s+'${specifier}'`, 'g');
+  const pattern = new RegExp(
+    `(?:import|export)\\s+(?:type\\s+)?\\{([^}]*)\\}\\s+from\\s+'${specifier}'`,
+    'g',
+  );
   for (const pkg of readdirSync(packagesRoot)) {
     if (pkg === 'core') continue;
     const src = join(packagesRoot, pkg, 'src');

@@ -2,10 +2,10 @@ import {
   type Attempt,
   type AttemptSummary,
   type Clock,
+  type Detector,
   LoopDetector,
   LoopGuardError,
   RunError,
-  SharedLoopDetector,
   type StateMachine,
   StorageError,
   systemClock,
@@ -98,9 +98,9 @@ function storageErrorOf(error: unknown): StorageError | undefined {
  */
 export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorLoopEvents> {
   /** The loop detector (created by the loop or injected): synchronous, or shared across hosts. */
-  readonly detector: LoopDetector | SharedLoopDetector;
-  /** A shared detector's `getStatus()`, as of the end of the last tick (it is asynchronous). */
-  private sharedLoopStatus: Record<string, AttemptSummary> = {};
+  readonly detector: Detector;
+  /** The detector's `getStatus()` as of the end of the last tick that ran a task (a shared one answers asynchronously). */
+  private loopStatus: Record<string, AttemptSummary> = {};
   private readonly policy: Policy<State>;
   private readonly executor: Executor;
   private readonly scheduler: TaskScheduler | undefined;
@@ -262,8 +262,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
       lastStopReason: this.lastStopReason,
       currentInterval: this.ticks.currentInterval,
       idleTicks: this.ticks.idleTicks,
-      loopDetection:
-        this.detector instanceof SharedLoopDetector ? this.sharedLoopStatus : this.detector.getStatus(),
+      loopDetection: this.loopStatus,
       guards: this.guardSource?.getGuardStatistics() ?? null,
       breaker: null,
     };
@@ -311,8 +310,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         sessionId,
         signal: controller.signal,
       });
-      if (this.detector instanceof SharedLoopDetector)
-        this.sharedLoopStatus = await this.detector.getStatus();
+      this.loopStatus = await this.detector.getStatus();
       return result;
     } catch (error) {
       const storage = storageErrorOf(error);

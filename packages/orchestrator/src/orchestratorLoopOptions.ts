@@ -1,10 +1,4 @@
-import type {
-  Clock,
-  LoopDetector,
-  LoopDetectorOptions,
-  SharedLoopDetector,
-  StateMachine,
-} from '@loopguard/core';
+import type { Clock, Detector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
 import type { Logger } from '@loopguard/core/internal';
 import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
 import { z } from 'zod';
@@ -49,7 +43,7 @@ export interface OrchestratorLoopOptions<State = unknown> {
    * Mutually exclusive with `detectorOptions`.
    * @default new LoopDetector(stateMachine, { clock, logger, ...detectorOptions })
    */
-  detector?: LoopDetector | SharedLoopDetector;
+  detector?: Detector;
   /** Options of the detector the loop creates (see core's `LoopDetectorOptions`). @default {} (the seed's recommended tuning) */
   detectorOptions?: LoopDetectorOptions;
   /** Where `getStatus().guards` comes from, for example an `IterationSessions` manager. @default none (`guards: null`) */
@@ -114,9 +108,10 @@ export const orchestratorLoopOptionsSchema = z
     actionHandler: z
       .custom<ActionHandler>((v) => typeof v === 'function', { message: 'must be a function' })
       .optional(),
-    detector: portSchema<LoopDetector | SharedLoopDetector>(
-      'must be a LoopDetector or a SharedLoopDetector',
+    detector: portSchema<Detector>(
+      'must be a Detector (a LoopDetector or a SharedLoopDetector)',
       'detectLoop',
+      'openEscalation',
       'applyRecovery',
       'recordAttempt',
       'recordAttemptWithTransition',

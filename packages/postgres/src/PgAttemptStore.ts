@@ -9,6 +9,7 @@ import {
 } from '@loopguard/core';
 import {
   assertFiniteNumber,
+  assertLimit,
   assertNonEmptyString,
   describeValue,
   isSealedAttempt,
@@ -34,12 +35,6 @@ function attemptOf(row: AttemptRow): Attempt {
     completedWork: Object.freeze(row.completed_work),
     sessionId: row.session_id,
   });
-}
-
-function assertLimit(value: unknown, name: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new InvalidInputError(`${name} must be a non-negative integer, got ${describeValue(value)}`);
-  }
 }
 
 const INSERT =
@@ -108,6 +103,20 @@ export class PgAttemptStore implements AsyncAttemptStore {
         ' WHERE task_id = $1 AND timestamp >= $2 ORDER BY timestamp, id',
       [taskId, since],
       'loopguard_attempt_list_since',
+    );
+    return rows.map(attemptOf);
+  }
+
+  async listRecent(since: number, limit: number): Promise<Attempt[]> {
+    assertFiniteNumber(since, 'since');
+    assertLimit(limit, 'limit');
+    const { rows } = await this.ex.query<AttemptRow>(
+      'PgAttemptStore.listRecent',
+      'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM' +
+        ' (SELECT * FROM attempts WHERE timestamp >= $1 ORDER BY timestamp DESC, id DESC LIMIT $2) AS recent' +
+        ' ORDER BY timestamp, id',
+      [since, limit],
+      'loopguard_attempt_list_recent',
     );
     return rows.map(attemptOf);
   }

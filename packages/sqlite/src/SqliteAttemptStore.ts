@@ -9,6 +9,7 @@ import {
 } from '@loopguard/core';
 import {
   assertFiniteNumber,
+  assertLimit,
   assertNonEmptyString,
   describeValue,
   isSealedAttempt,
@@ -71,12 +72,6 @@ function validatePageQuery(query: AttemptSummaryPageQuery): AttemptSummaryPageQu
   return query;
 }
 
-function assertLimit(value: unknown, name: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new InvalidInputError(`${name} must be a non-negative integer, got ${describeValue(value)}`);
-  }
-}
-
 /**
  * The {@link AttemptStore} on SQLite (table `attempts`). `append` is durable when it returns
  * (one autocommit `INSERT`, or part of the enclosing `stateMachine.transaction`). Returned
@@ -92,6 +87,7 @@ export class SqliteAttemptStore implements AttemptStore {
   private readonly busyRetry: Readonly<BusyRetryPolicy>;
   private readonly insertStmt: BetterSqlite3.Statement<unknown[]>;
   private readonly listSinceStmt: BetterSqlite3.Statement<[string, number], AttemptRow>;
+  private readonly listRecentStmt: BetterSqlite3.Statement<[number, number], AttemptRow>;
   private readonly clearStmt: BetterSqlite3.Statement<[string]>;
   private readonly pruneStmt: BetterSqlite3.Statement<[number, number]>;
   private readonly summarizeStmt: BetterSqlite3.Statement<[number, number], SummaryRow>;
@@ -114,6 +110,11 @@ export class SqliteAttemptStore implements AttemptStore {
       this.listSinceStmt = this.db.prepare(
         'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM attempts' +
           ' WHERE task_id = ? AND timestamp >= ? ORDER BY timestamp, id',
+      );
+      this.listRecentStmt = this.db.prepare(
+        'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM' +
+          ' (SELECT * FROM attempts WHERE timestamp >= ? ORDER BY timestamp DESC, id DESC LIMIT ?)' +
+          ' ORDER BY timestamp, id',
       );
       this.clearStmt = this.db.prepare('DELETE FROM attempts WHERE task_id = ?');
       this.pruneStmt = this.db.prepare(
@@ -184,6 +185,14 @@ export class SqliteAttemptStore implements AttemptStore {
       this.busyRetry,
       'SqliteAttemptStore.clear',
       () => this.clearStmt.run(taskId).changes,
+    );
+  }
+
+  listRecent(since: number, limit: number): Attempt[] {
+    assertFiniteNumber(since, 'since');
+    assertLimit(limit, 'limit');
+    return runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.listRecent', () =>
+      this.listRecentStmt.all(since, limit).map(attemptOf),
     );
   }
 

@@ -1,8 +1,12 @@
+import { dirname } from 'node:path';
+
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import type { BreakerState, BreakerTransition } from '@loopguard/core/breaker';
+
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+import { liveRunOwner } from './runLock.js';
 
 /** Where a run of `loopguard run` stands. */
 export type RunStatus =
@@ -70,6 +74,12 @@ export interface SqliteRunStoreOptions {
   clock?: Clock;
   /** What to do when `SQLITE_BUSY` escapes the busy timeout. @default { retries: 5, initialDelayMs: 25 } */
   busyRetry?: BusyRetryPolicy;
+  /**
+   * The directory of the run lock (`run.lock`): a `running` run is reported `interrupted` unless the
+   * live holder of the lock is that run. `null` turns the check off.
+   * @default the database file's directory; `null` for an in-memory database
+   */
+  stateDir?: string | null;
 }
 
 interface RunRow {
@@ -97,18 +107,23 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-function runOf(row: RunRow): RunRecord {
+/** Why a `running` run whose loopguard process is gone is reported `interrupted`. */
+export const OWNER_GONE_REASON =
+  'its loopguard process is gone (killed or crashed); loopguard resume continues it';
+
+function runOf(row: RunRow, liveRunId: string | null | undefined): RunRecord {
+  const orphaned = row.status === 'running' && liveRunId !== undefined && liveRunId !== row.id;
   return {
     id: row.id,
     command: JSON.parse(row.command) as string[],
     options: JSON.parse(row.options) as Record<string, unknown>,
     cwd: row.cwd,
-    status: row.status,
+    status: orphaned ? 'interrupted' : row.status,
     iteration: row.iteration,
     breakerState: row.breaker_state,
     breaker: parseJson(row.breaker),
     modelIndex: row.model_index,
-    reason: row.reason,
+    reason: orphaned ? OWNER_GONE_REASON : row.reason,
     exitCode: row.exit_code,
     startedAt: row.started_at,
     updatedAt: row.updated_at,
@@ -130,9 +145,12 @@ export class SqliteRunStore {
   private readonly db: BetterSqlite3.Database;
   private readonly clock: Clock;
   private readonly busyRetry: BusyRetryPolicy;
+  private readonly stateDir: string | null;
 
   constructor(options: SqliteRunStoreOptions) {
     this.db = options.db;
+    const file = options.db.memory || options.db.name === '' ? null : options.db.name;
+    this.stateDir = options.stateDir !== undefined ? options.stateDir : file === null ? null : dirname(file);
     this.clock = options.clock ?? systemClock;
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
   }
@@ -167,7 +185,7 @@ export class SqliteRunStore {
   /** The run with `id`, or `null`. */
   getRun(id: string): RunRecord | null {
     const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
-    return row === undefined ? null : runOf(row);
+    return row === undefined ? null : runOf(row, this.liveRunId(row));
   }
 
   /** Every run, newest first (at most `limit`). @default limit 100 */
@@ -175,7 +193,8 @@ export class SqliteRunStore {
     const rows = this.db
       .prepare('SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?')
       .all(limit) as RunRow[];
-    return rows.map(runOf);
+    const live = rows.some((row) => row.status === 'running') ? this.liveRunId() : undefined;
+    return rows.map((row) => runOf(row, live));
   }
 
   /**
@@ -248,12 +267,23 @@ export class SqliteRunStore {
     }));
   }
 
-  /** Records a finished iteration (replacing a row of the same iteration, for a resumed run). */
+  /**
+   * Records a finished iteration. A record is never replaced: one with the same run and iteration
+   * number already stored is an error (two processes running the same iterations).
+   * @throws InvalidInputError when the iteration is already recorded.
+   */
   recordIteration(record: RunIterationRecord): void {
+    const exists = this.db
+      .prepare('SELECT 1 FROM run_iterations WHERE run_id = ? AND iteration = ?')
+      .get(record.runId, record.iteration);
+    if (exists !== undefined)
+      throw new InvalidInputError(
+        `iteration ${record.iteration} of run ${JSON.stringify(record.runId)} is already recorded; iteration records are never replaced`,
+      );
     this.write('SqliteRunStore.recordIteration', () =>
       this.db
         .prepare(
-          `INSERT OR REPLACE INTO run_iterations (run_id, iteration, started_at, ended_at, exit_code, progress, signals)
+          `INSERT INTO run_iterations (run_id, iteration, started_at, ended_at, exit_code, progress, signals)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
@@ -290,6 +320,15 @@ export class SqliteRunStore {
       progress: r.progress,
       signals: JSON.parse(r.signals) as unknown[],
     }));
+  }
+
+  /**
+   * The run the live holder of the run lock works on (`null`: no live run), or `undefined` when the
+   * check is off or not needed.
+   */
+  private liveRunId(row?: RunRow): string | null | undefined {
+    if (this.stateDir === null || (row !== undefined && row.status !== 'running')) return undefined;
+    return liveRunOwner(this.stateDir)?.runId ?? null;
   }
 
   private write<T>(operation: string, op: () => T): T {

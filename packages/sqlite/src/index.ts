@@ -15,6 +15,15 @@ export {
   type OpenLoopGuardDatabaseOptions,
   openLoopGuardDatabase,
 } from './openLoopGuardDatabase.js';
+// --- guarded runs of `loopguard run` ---
+export {
+  acquireRunLock,
+  lastRunLockOwner,
+  liveRunOwner,
+  type RunLock,
+  type RunLockOwner,
+  runLockFile,
+} from './runLock.js';
 export { SqliteAttemptStore, type SqliteAttemptStoreOptions } from './SqliteAttemptStore.js';
 export {
   type HookAgent,
@@ -25,8 +34,8 @@ export {
   type SqliteHookSessionStoreOptions,
 } from './SqliteHookSessionStore.js';
 export { SqliteIterationStore, type SqliteIterationStoreOptions } from './SqliteIterationStore.js';
-// --- guarded runs of `loopguard run` ---
 export {
+  OWNER_GONE_REASON,
   type RunIterationRecord,
   type RunRecord,
   type RunStatus,

@@ -80,7 +80,7 @@ describe('SqliteRunStore', () => {
     expect(breaker.restoreNotice).toContain('corrupt');
   });
 
-  it('records iterations, a resumed iteration replacing its row', () => {
+  it('records iterations and never replaces one: recording the same iteration again is an error', () => {
     const { runs } = open();
     runs.createRun(run);
     const it1 = {
@@ -93,8 +93,10 @@ describe('SqliteRunStore', () => {
       signals: [],
     };
     runs.recordIteration(it1);
-    runs.recordIteration({ ...it1, progress: 'progress' });
-    expect(runs.iterations('run-1')).toEqual([{ ...it1, progress: 'progress' }]);
+    expect(() => runs.recordIteration({ ...it1, progress: 'progress' })).toThrow(
+      /iteration 1 of run "run-1" is already recorded; iteration records are never replaced/,
+    );
+    expect(runs.iterations('run-1')).toEqual([it1]);
   });
 });
 

@@ -1,17 +1,16 @@
-import type { LoopGuardDatabase, RunRecord, SqliteRunStore } from '@loopguard/sqlite';
+import { existsSync } from 'node:fs';
+import type { RunRecord } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { openState, stateFile } from '../run/stateStore.js';
+import { openState, type RunState, stateFile } from '../run/stateStore.js';
 
 /**
  * Opens `.loopguard/state.db` in the current directory and reads one run.
  * @throws CliError (exit 2) when there is no state file or no such run.
  */
-export function openExistingRun(
-  io: CliIo,
-  runId: string,
-): { state: { db: LoopGuardDatabase; runs: SqliteRunStore }; run: RunRecord } {
-  const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), false);
+export function openExistingRun(io: CliIo, runId: string): { state: RunState; run: RunRecord } {
+  if (!existsSync(stateFile(io.cwd))) throw new CliError(`no runs here: ${stateFile(io.cwd)} does not exist`);
+  const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), 'write');
   if (state === null) throw new CliError(`no runs here: ${stateFile(io.cwd)} does not exist`);
   const run = state.runs.getRun(runId);
   if (run === null) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { endLeftoverAgent, lockRepository } from '../run/liveRun.js';
 import { resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savedPrompt } from '../run/startRun.js';
 import { openExistingRun } from './openExistingRun.js';
@@ -26,7 +27,12 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
         );
         const prompt = savedPrompt(run);
         if (prompt === null) throw new CliError(`run ${runId}: its saved prompt (prompt.md) is missing`);
-        await endWith(run.id, await executeSession(io, run, state, options, prompt));
+        const lock = lockRepository(io.cwd);
+        if (run.status === 'interrupted') {
+          const leftover = endLeftoverAgent(run);
+          if (leftover !== null) io.stderr(`[loopguard] ${leftover}\n`);
+        }
+        await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
       } finally {
         state.db.close();
       }

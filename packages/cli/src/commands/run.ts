@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
+import { lockRepository } from '../run/liveRun.js';
 import { addRunOptions, readConfigFile, resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savePrompt } from '../run/startRun.js';
 import { openState } from '../run/stateStore.js';
@@ -48,12 +49,13 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     } else {
       throw new CliError('no prompt: give --prompt-file PATH or pipe the prompt on stdin');
     }
-    const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`));
+    const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), 'write');
     if (state === null) throw new CliError('cannot open the state file', EXIT_CODES.internalError);
     try {
+      const lock = lockRepository(io.cwd);
       const run = state.runs.createRun({ id: newRunId(), command, options: { ...options }, cwd: io.cwd });
       savePrompt(run, prompt);
-      await endWith(run.id, await executeSession(io, run, state, options, prompt));
+      await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
     } finally {
       state.db.close();
     }

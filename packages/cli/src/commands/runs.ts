@@ -9,7 +9,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
     .description('List the runs of this directory with their state (newest first).')
     .option('--json', 'one JSON object per run per line')
     .action((flags: { json?: boolean }) => {
-      const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), false);
+      const state = openState(io.cwd, (message) => io.stderr(`loopguard: warning: ${message}\n`), 'read');
       const runs = state?.runs.listRuns() ?? [];
       state?.db.close();
       if (flags.json === true) {

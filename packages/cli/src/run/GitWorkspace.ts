@@ -22,6 +22,23 @@ async function git(
   }
 }
 
+/**
+ * A failed snapshot as one line naming git's complaint; `code` is `ENOSPC` when the disk is full,
+ * so that the run ends `failed` like on any other storage fault.
+ */
+function snapshotError(error: unknown): Error {
+  const stderr = String((error as { stderr?: unknown }).stderr ?? (error as Error).message ?? error);
+  const line =
+    stderr.split('\n').find((l) => /^(fatal|error):/.test(l.trim())) ?? stderr.split('\n')[0] ?? '';
+  const full = /out of disk ?space|no space left/i.test(stderr);
+  return Object.assign(
+    new Error(`git could not snapshot the working tree: ${line.trim()}`, { cause: error }),
+    {
+      code: full ? 'ENOSPC' : 'EGIT',
+    },
+  );
+}
+
 /** What changed in the working tree between two snapshots. */
 export interface WorkspaceChanges {
   /** Files added, modified or deleted (committed or not). */
@@ -59,8 +76,12 @@ export class GitWorkspace {
   async snapshot(): Promise<string> {
     // one shell runs both git commands: a spawn from node costs more than the two from the shell
     const script = "git add -A -- . ':(exclude).loopguard' && git write-tree";
-    const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
-    return stdout.trim();
+    try {
+      const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
+      return stdout.trim();
+    } catch (error) {
+      throw snapshotError(error);
+    }
   }
 
   /** The changes from tree `from` to tree `to` (nothing to compute when they are equal). */

@@ -44,6 +44,10 @@ export interface RunSessionInput {
   clock?: Clock;
   /** How the waits sleep. @default a real timer */
   sleep?: Sleep;
+  /** Tags the agent's environment so that its whole process tree is found and ended (see `runAgent`). */
+  agentToken?: string;
+  /** Called with each agent's pid (its process group id) when it starts. */
+  onAgentStart?: (pid: number) => void;
 }
 
 /**
@@ -116,7 +120,10 @@ export class RunSession {
     const { run, runs } = this.input;
     if (this.breaker.restoreNotice !== null) this.warn(`run ${run.id}: ${this.breaker.restoreNotice}`);
     runs.updateRun(run.id, { status: 'running', reason: null, breakerState: this.breaker.state });
+    // a loopguard killed between recording an iteration and updating its run resumes after the record
+    let last = run.iteration;
     for (const row of runs.iterations(run.id)) {
+      last = Math.max(last, row.iteration);
       this.history.push({ iteration: row.iteration, passed: row.exitCode === 0 });
     }
     const workspace = await GitWorkspace.open(run.cwd, `${this.runDir}/index`);
@@ -133,7 +140,7 @@ export class RunSession {
       },
       `run ${run.id}${run.iteration > 0 ? ` resumed at iteration ${run.iteration + 1}` : ''}: ${run.command.join(' ')}`,
     );
-    const outcome = await this.loop(workspace, startedAt);
+    const outcome = await this.loop(workspace, startedAt, last);
     for (const failed of (await Promise.allSettled(this.pendingWrites)).filter(
       (r) => r.status === 'rejected',
     )) {
@@ -142,10 +149,10 @@ export class RunSession {
     return this.finish(outcome);
   }
 
-  private async loop(workspace: GitWorkspace | null, startedAt: number): Promise<Outcome> {
+  private async loop(workspace: GitWorkspace | null, startedAt: number, last: number): Promise<Outcome> {
     const { run, runs, options, signal } = this.input;
     let tree = workspace === null ? null : await workspace.snapshot();
-    for (let iteration = run.iteration; ; ) {
+    for (let iteration = last; ; ) {
       if (signal.aborted) return INTERRUPTED;
       const n = iteration + 1;
       const guard = this.guards.check({ iteration: n, history: this.history, startedAt });
@@ -186,6 +193,8 @@ export class RunSession {
         display: this.display,
         workspace,
         treeBefore: tree,
+        ...(this.input.agentToken === undefined ? {} : { token: this.input.agentToken }),
+        ...(this.input.onAgentStart === undefined ? {} : { onStart: this.input.onAgentStart }),
       });
       const { result, changes, stopVerdict } = ran;
       if (result.interrupted) return INTERRUPTED;

@@ -39,6 +39,10 @@ export interface AgentIterationInput {
   workspace: GitWorkspace | null;
   /** The tree before the iteration. */
   treeBefore: string | null;
+  /** Tags the agent's environment (its whole process tree is ended). */
+  token?: string;
+  /** Called with the agent's pid when it starts. */
+  onStart?: (pid: number) => void;
 }
 
 /**
@@ -55,6 +59,8 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
     input: input.prompt,
     timeoutMs: options.iterationTimeout,
     signal: input.signal,
+    ...(input.token === undefined ? {} : { token: input.token }),
+    ...(input.onStart === undefined ? {} : { onStart: input.onStart }),
     ...(watcher === null ? {} : { stop: watcher.stopSignal }),
     onStdout: (chunk) => {
       watcher?.push(chunk);

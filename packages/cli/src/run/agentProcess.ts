@@ -1,4 +1,5 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
+import { AGENT_TOKEN_VARIABLE, signalGroup, signalTagged } from './processTree.js';
 
 /** How one run of the agent command ended. */
 export interface AgentResult {
@@ -28,10 +29,19 @@ export interface RunAgentOptions {
   cwd: string;
   /** Written to the agent's stdin (the prompt). */
   input: string;
-  /** Kill the agent's process group after this many ms. */
+  /** End the agent's whole tree after this many ms. */
   timeoutMs: number;
+  /**
+   * Tags the agent's environment (`LOOPGUARD_AGENT_TOKEN`) so that its whole tree, daemons included,
+   * is found and ended; without it only the process group is.
+   */
+  token?: string;
+  /** Called with the agent's pid (its process group id) once it started. */
+  onStart?: (pid: number) => void;
   /** Grace period between SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
+  /** How long output may still arrive after the agent exited and its tree was ended. @default 500 */
+  drainMs?: number;
   /** Receives the agent's output as it comes. */
   onStdout?: (chunk: string) => void;
   /** Receives the agent's stderr as it comes. */
@@ -44,90 +54,115 @@ export interface RunAgentOptions {
   keepBytes?: number;
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is already gone
-  }
-}
-
 /**
- * Runs the agent command once in its own process group: streams its output, kills the whole group
- * at the timeout (SIGTERM, then SIGKILL after a grace period) or when `signal` aborts, and kills
- * whatever is left of the group when the agent exits, so no orphan survives an iteration.
- * @example const result = await runAgent(['claude', '-p'], { cwd, input: prompt, timeoutMs: 600_000 });
+ * Runs the agent command once in its own process group, its environment tagged with `token`:
+ * streams its output; at the timeout, or when `signal` or `stop` aborts, sends SIGTERM then (after
+ * a grace period) SIGKILL to the group and to every tagged process; when the agent exits, kills
+ * whatever it left running (daemons that called `setsid` included). Output held open by a process
+ * that escaped is not waited for beyond `drainMs`, so an iteration never hangs past its timeout.
+ * @example const result = await runAgent(['claude', '-p'], { cwd, input: prompt, timeoutMs: 600_000, token });
  */
-export async function runAgent(command: readonly string[], options: RunAgentOptions): Promise<AgentResult> {
+export function runAgent(command: readonly string[], options: RunAgentOptions): Promise<AgentResult> {
   const [file, ...args] = command;
   if (file === undefined) throw new Error('runAgent: empty command');
   const keep = options.keepBytes ?? 1 << 20;
+  const grace = options.killGraceMs ?? 2000;
+  const token = options.token;
   const started = performance.now();
-  const child = execa(file, args, {
-    cwd: options.cwd,
-    input: options.input,
-    detached: true,
-    reject: false,
-    buffer: false,
-    stripFinalNewline: false,
-  });
+  const env = token === undefined ? process.env : { ...process.env, [AGENT_TOKEN_VARIABLE]: token };
+  const child = spawn(file, args, { cwd: options.cwd, detached: true, stdio: 'pipe', env });
   const pid = child.pid;
+  if (pid !== undefined) options.onStart?.(pid);
   let stdout = '';
   let stderr = '';
   let outputBytes = 0;
-  child.stdout?.setEncoding('utf8');
-  child.stderr?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => {
+  child.stdin.on('error', () => {}); // an agent that does not read its prompt
+  child.stdin.end(options.input);
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
     outputBytes += Buffer.byteLength(chunk);
     stdout = (stdout + chunk).slice(-keep);
     options.onStdout?.(chunk);
   });
-  child.stderr?.on('data', (chunk: string) => {
+  child.stderr.on('data', (chunk: string) => {
     outputBytes += Buffer.byteLength(chunk);
     stderr = (stderr + chunk).slice(-keep);
     options.onStderr?.(chunk);
   });
+  const killTree = (signal: NodeJS.Signals) => {
+    if (pid !== undefined) signalGroup(pid, signal);
+    if (token !== undefined) signalTagged(token, signal);
+  };
   let timedOut = false;
   let interrupted = false;
-  const grace = options.killGraceMs ?? 2000;
+  let stopped = false;
   let forceTimer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    if (pid === undefined) return;
-    killGroup(pid, 'SIGTERM');
-    forceTimer ??= setTimeout(() => killGroup(pid, 'SIGKILL'), grace);
+  const end = () => {
+    killTree('SIGTERM');
+    forceTimer ??= setTimeout(() => killTree('SIGKILL'), grace);
   };
   const timer = setTimeout(() => {
     timedOut = true;
-    stop();
+    end();
   }, options.timeoutMs);
   const onAbort = () => {
     interrupted = true;
-    stop();
+    end();
   };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  let stopped = false;
   const onStop = () => {
     stopped = true;
-    stop();
+    end();
   };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   options.stop?.addEventListener('abort', onStop, { once: true });
-  const result = await child;
-  clearTimeout(timer);
-  clearTimeout(forceTimer);
-  options.signal?.removeEventListener('abort', onAbort);
-  options.stop?.removeEventListener('abort', onStop);
-  if (pid !== undefined) killGroup(pid, 'SIGKILL'); // background children left behind
-  return {
-    exitCode: result.exitCode ?? null,
-    signal: result.signal ?? null,
-    timedOut,
-    interrupted,
-    stopped,
-    output:
-      stderr.length > 0 ? `${stdout}${stdout.endsWith('\n') || stdout === '' ? '' : '\n'}${stderr}` : stdout,
-    outputBytes,
-    stdout,
-    durationMs: performance.now() - started,
-  };
+  if (options.signal?.aborted) onAbort();
+
+  return new Promise((resolve) => {
+    let exit: { code: number | null; signal: string | null } | null = null;
+    let open = 2;
+    const finish = () => {
+      if (exit === null) return;
+      clearTimeout(timer);
+      clearTimeout(forceTimer);
+      clearTimeout(drainTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      options.stop?.removeEventListener('abort', onStop);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut,
+        interrupted,
+        stopped,
+        output:
+          stderr.length > 0
+            ? `${stdout}${stdout.endsWith('\n') || stdout === '' ? '' : '\n'}${stderr}`
+            : stdout,
+        outputBytes,
+        stdout,
+        durationMs: performance.now() - started,
+      });
+      exit = null;
+    };
+    let drainTimer: NodeJS.Timeout | undefined;
+    const closed = () => {
+      open -= 1;
+      if (open === 0) finish();
+    };
+    child.stdout.on('close', closed);
+    child.stderr.on('close', closed);
+    child.on('error', (error) => {
+      stderr += `${error.message}\n`;
+      exit = { code: 127, signal: null };
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      killTree('SIGKILL'); // whatever the agent left running: background jobs, setsid daemons
+      if (open === 0) finish();
+      else drainTimer = setTimeout(finish, options.drainMs ?? 500);
+    });
+  });
 }

@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoopDetector } from '@loopguard/core';
-import type { LoopGuardDatabase, RunRecord, SqliteRunStore } from '@loopguard/sqlite';
+import type { RunLock, RunRecord } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
 import { runDirectory } from './artifacts.js';
+import { becomeLiveRun } from './liveRun.js';
 import { RunSession } from './RunSession.js';
 import type { RunOptions } from './runOptions.js';
+import { SpaceReserve } from './spaceReserve.js';
+import { isStorageFault, type RunState, stateFile, storageCauseOf, storageCodeOf } from './stateStore.js';
 
 /** The prompt a run saved when it started (for resume when it came from stdin). */
 export function savedPrompt(run: RunRecord): string | null {
@@ -23,15 +26,18 @@ export function savePrompt(run: RunRecord, prompt: string): void {
 }
 
 /**
- * Runs (or resumes) a session with the user's interrupts forwarded: SIGINT and SIGTERM stop the
- * agent's process group, save the state and end with exit code 130.
+ * Runs (or resumes) a session as the repository's live run (`lock` held): its agents are tagged
+ * and ended on exit, even if loopguard is killed (the watchdog); SIGINT and SIGTERM stop the agent,
+ * save the state and end with exit code 130. A storage failure mid-run (disk full, I/O error) ends
+ * the run `failed` with its reason (space is freed from the reserve file first) and exit code 1.
  */
 export async function executeSession(
   io: CliIo,
   run: RunRecord,
-  state: { db: LoopGuardDatabase; runs: SqliteRunStore },
+  state: RunState,
   options: RunOptions,
   prompt: string,
+  lock: RunLock,
 ): Promise<ExitCode> {
   const loopDetector = new LoopDetector(state.db.stateMachine, { attemptStore: state.db.attemptStore });
   const runs = state.runs;
@@ -39,6 +45,8 @@ export async function executeSession(
   const onSignal = () => controller.abort();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const live = becomeLiveRun(lock, run);
+  const reserve = new SpaceReserve(join(run.cwd, '.loopguard', 'reserve'));
   try {
     return await new RunSession({
       io,
@@ -48,10 +56,29 @@ export async function executeSession(
       prompt,
       signal: controller.signal,
       loopDetector,
+      agentToken: live.token,
+      onAgentStart: (pid) => live.agentStarted(pid),
     }).execute();
+  } catch (error) {
+    if (!isStorageFault(error)) throw error;
+    reserve.free();
+    const what = storageCodeOf(error) === 'ENOSPC' ? join(run.cwd, '.loopguard') : stateFile(run.cwd);
+    const reason = `cannot write ${what}: ${storageCauseOf(error)}`;
+    let recorded = true;
+    try {
+      runs.updateRun(run.id, { status: 'failed', reason, exitCode: EXIT_CODES.internalError });
+    } catch {
+      recorded = false;
+    }
+    throw new CliError(
+      `run ${run.id} failed: ${reason}${recorded ? '' : ' (not recorded: loopguard runs shows it interrupted)'}`,
+      EXIT_CODES.internalError,
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    live.end();
+    reserve.free();
   }
 }
 

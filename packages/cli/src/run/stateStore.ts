@@ -1,41 +1,171 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
+import { CliError } from '../CliError.js';
+import { EXIT_CODES } from '../exitCodes.js';
 
 /** The state file of `loopguard run` in a working directory. */
 export function stateFile(cwd: string): string {
   return join(cwd, '.loopguard', 'state.db');
 }
 
+/** An open `.loopguard/state.db`: the database and its run store. */
+export interface RunState {
+  /** The database (ports, connection, close). */
+  db: LoopGuardDatabase;
+  /** The runs, their breaker transitions and iterations. */
+  runs: SqliteRunStore;
+}
+
+/** The SQLite result code in an error or its causes (`SQLITE_CORRUPT`, `SQLITE_FULL`, …), or the errno code. */
+export function storageCodeOf(error: unknown): string | null {
+  let errno: string | null = null;
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) errno ??= code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return errno;
+}
+
+/** Whether SQLite itself says the file is corrupt or not a database: the only errors that move it aside. */
+export function isCorruption(error: unknown): boolean {
+  const code = storageCodeOf(error);
+  return code !== null && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+}
+
 /**
- * Opens `.loopguard/state.db`. A file that is not a usable database (corrupt) is moved aside to
- * `state.db.corrupt-<time>` and a new one is started, reported through `warn`: a broken state file
- * never blocks a run, and nothing is silently lost.
+ * Whether an error is the storage failing (disk full, I/O error, read-only, a lost file) rather than
+ * a defect: a SQLite result code or a file-system errno anywhere in its causes.
+ */
+export function isStorageFault(error: unknown): boolean {
+  const code = storageCodeOf(error);
+  return (
+    code !== null &&
+    (code.startsWith('SQLITE_') || ['ENOSPC', 'EIO', 'EROFS', 'EDQUOT', 'EACCES', 'EPERM'].includes(code))
+  );
+}
+
+/** The innermost message of an error with its code, on one line. */
+export function storageCauseOf(error: unknown): string {
+  return causeOf(error);
+}
+
+function causeOf(error: unknown): string {
+  // the error that carries SQLite's or the file system's code says it best; else the outermost one
+  let chosen: unknown = error;
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_') || /^E[A-Z]+$/.test(code))) {
+      chosen = e;
+      break;
+    }
+  }
+  const message = (chosen instanceof Error ? chosen.message : String(chosen)).split('\n')[0] ?? '';
+  const code = storageCodeOf(error);
+  return code === null || message.includes(code) ? message : `${message} (${code})`;
+}
+
+/**
+ * The one-line error for a state file that cannot be read or written (disk full, I/O error,
+ * read-only file system, permissions): it names the path and the cause; exit code 1.
+ */
+export function stateIoError(path: string, doing: string, error: unknown): CliError {
+  return new CliError(`cannot ${doing} ${path}: ${causeOf(error)}`, EXIT_CODES.internalError, {
+    cause: error,
+  });
+}
+
+/**
+ * Opens `.loopguard/state.db`.
+ * - `read` (`runs`): read-only; the file is never created, migrated, moved or written, so it works
+ *   on a read-only file system. `null` when there is no state file.
+ * - `write` (`run`, `resume`, `reset`): creates it when missing. A file SQLite reports as corrupt
+ *   (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is moved aside to `state.db.corrupt-<time>` and a new one is
+ *   started, reported through `warn`. Any other failure (disk full, I/O error, read-only, permissions)
+ *   touches nothing and is one line naming the path and the cause.
+ * @throws CliError (exit 1) on an I/O error, or a corrupt file opened for reading.
  */
 export function openState(
   cwd: string,
   warn: (message: string) => void,
-  create = true,
-): { db: LoopGuardDatabase; runs: SqliteRunStore } | null {
+  mode: 'read' | 'write',
+  now: () => number = Date.now,
+): RunState | null {
   const path = stateFile(cwd);
-  if (!create && !existsSync(path)) return null;
-  mkdirSync(join(cwd, '.loopguard'), { recursive: true });
-  let db: LoopGuardDatabase | undefined;
+  if (mode === 'read' && !existsSync(path)) return null;
+  let corruption: string;
   try {
-    db = openLoopGuardDatabase(path);
-    db.db.prepare('SELECT count(*) FROM runs').get();
+    return probe(path, mode);
   } catch (error) {
-    db?.close();
-    const code = (error as { code?: string }).code;
-    if (code === 'schema_too_new') throw error;
-    const aside = `${path}.corrupt-${Date.now()}`;
+    corruption = causeOf(error);
+    if (!isCorruption(error)) throw stateIoError(path, mode === 'read' ? 'read' : 'open', error);
+    if (mode === 'read')
+      throw new CliError(
+        `state file ${path} is corrupt (${causeOf(error)}); the next loopguard run moves it aside and starts a new one`,
+        EXIT_CODES.internalError,
+      );
+  }
+  const aside = `${path}.corrupt-${now()}`;
+  try {
     renameSync(path, aside);
     for (const suffix of ['-wal', '-shm'])
       if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
-    warn(
-      `state file ${path} is corrupt (${(error as Error).message}); moved it to ${aside} and started a new one: every breaker starts CLOSED`,
-    );
-    db = openLoopGuardDatabase(path);
+  } catch (error) {
+    throw stateIoError(path, 'move aside the corrupt', error);
+  }
+  warn(
+    `state file ${path} is corrupt (${corruption}); moved it to ${aside} and started a new one: every breaker starts CLOSED`,
+  );
+  try {
+    return probe(path, mode);
+  } catch (error) {
+    throw stateIoError(path, 'create', error);
+  }
+}
+
+function probe(path: string, mode: 'read' | 'write'): RunState {
+  if (mode === 'write') mkdirSync(join(path, '..'), { recursive: true });
+  let db: LoopGuardDatabase;
+  try {
+    db = openLoopGuardDatabase(path, mode === 'read' ? { readonly: true } : {});
+  } catch (error) {
+    const code = storageCodeOf(error) ?? '';
+    if (mode === 'write' || !(code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR'))) throw error;
+    db = openCopy(path);
+  }
+  try {
+    db.db.prepare('SELECT count(*) FROM runs').get();
+  } catch (error) {
+    db.close();
+    throw error;
   }
   return { db, runs: new SqliteRunStore({ db: db.db }) };
+}
+
+/**
+ * A write-ahead-log database on a read-only file system cannot be opened in place (SQLite needs its
+ * `-shm` file), so reading goes through a private copy of the file and its log; the original is not
+ * touched.
+ */
+function openCopy(path: string): LoopGuardDatabase {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-read-'));
+  try {
+    const copy = join(dir, 'state.db');
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+    const db = openLoopGuardDatabase(copy, { readonly: true });
+    return {
+      ...db,
+      close() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }

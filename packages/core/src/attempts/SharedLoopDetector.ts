@@ -1,27 +1,31 @@
 import type { Logger } from 'pino';
-import { type Clock, checkedClock, systemClock } from '../kernel/clock.js';
 import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
-import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
 import type { Attempt, AttemptSummary } from '../model/attempt.js';
 import { newAttempt } from '../model/attemptInput.js';
-import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import type { ContextEntry } from '../model/contextEntry.js';
 import { assertTaskId } from '../model/sizeLimits.js';
 import type { Task } from '../model/task.js';
 import type { AsyncStorage, AsyncStoragePorts } from '../storage/asyncPorts.js';
-import { logLoopDetected, notALoopOutcome } from './detectionReport.js';
-import { ESCALATION_TOPICS, openEscalationOf } from './escalation.js';
-import type { AttemptWithTransition, LoopDetectorEvents, RecoveryOutcome } from './LoopDetector.js';
+import type { Detector } from './Detector.js';
+import { logLoopDetected, logRecovery, notALoopOutcome } from './detectionReport.js';
 import {
-  type DetectionOptions,
-  grantActiveOf,
-  judgeAttempts,
-  type LoopDetectionResult,
-} from './loopDetection.js';
-import { type LoopDetectorOptions, loopDetectorOptionsSchema } from './loopDetectorOptions.js';
-import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
+  checkRecoveryQuery,
+  checkResolveInput,
+  checkStatusPage,
+  checkTransitionInput,
+} from './detectorInput.js';
+import { type DetectorSettings, detectorSettings, type ResolvedDetectorOptions } from './detectorSettings.js';
+import type * as types from './detectorTypes.js';
+import type { ResolveEscalationInput } from './escalation.js';
+import type { LoopDetectionResult } from './loopDetection.js';
+import type { LoopDetectorOptions } from './loopDetectorOptions.js';
+import { runAsync } from './portCall.js';
+import type { RecoveryOutcome } from './recoveryOutcome.js';
+import { cycleResultOf, type TaskCycle } from './taskCycle.js';
+import * as flow from './workflows.js';
 
 /**
  * Options of {@link SharedLoopDetector}: {@link LoopDetectorOptions} without `attemptStore` and
@@ -29,27 +33,17 @@ import { planRecovery, type RecoveryPlan } from './recoveryPlan.js';
  * @example
  * const options: SharedLoopDetectorOptions = { maxAttempts: 3, enableAutoUnblock: true };
  */
-export type SharedLoopDetectorOptions = Omit<
-  LoopDetectorOptions,
-  'attemptStore' | 'sharedStorage' | 'cycleRounds' | 'maxCycleTasks'
->;
-
-/** The task's newest recovery entry, read through `ports`. */
-async function latestRecovery(ports: AsyncStoragePorts, taskId: string): Promise<ContextEntry | undefined> {
-  const [latest] = await ports.stateMachine.listContextEntries({ taskId, topics: RECOVERY_TOPICS, limit: 1 });
-  return latest;
-}
+export type SharedLoopDetectorOptions = Omit<LoopDetectorOptions, 'attemptStore' | 'sharedStorage'>;
 
 /**
- * The asynchronous twin of {@link LoopDetector} for workers that share one store (PostgreSQL via
- * `@loopguard/postgres`, or any {@link AsyncStorage}): the same methods, returning promises, and
- * the same rules — it judges with `judgeAttempts` and plans with `planRecovery`, as the synchronous
- * detector does.
+ * The asynchronous runner of the attempt-level detector, for workers that share one store
+ * (PostgreSQL via `@loopguard/postgres`, or any {@link AsyncStorage}): the methods of
+ * {@link LoopDetector}, returning promises, running the same workflows (`workflows.ts`).
  *
- * It keeps no attempts in memory: every judgement reads the task's attempts from storage, so the
- * attempts recorded by any worker count for all. Recording, recovering and clearing a task run in a
- * transaction locked on the task id (`lockKey`), so when N workers race on one looping task the
- * loop is judged and its recovery written exactly once; the others get `applied: false`.
+ * It keeps no attempts in memory: every judgement reads storage, so the attempts recorded by any
+ * worker count for all — cross-task cycles included. Each write runs in a transaction locked on the
+ * task id (`lockKey`; a cycle's recovery on the cycle's tasks), so when N workers race on one looping
+ * task the loop is judged and its recovery written exactly once; the others get `applied: false`.
  * Events fire after commit.
  *
  * @example
@@ -58,11 +52,10 @@ async function latestRecovery(ports: AsyncStoragePorts, taskId: string): Promise
  * await detector.recordAttempt('T7', 'done', [], ['implemented'], 'worker-2');
  * const outcome = await detector.recoverIfLooping('T7');
  */
-export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
+export class SharedLoopDetector extends SafeEmitter<types.LoopDetectorEvents> implements Detector {
   /** The options in force, defaults applied. */
-  readonly options: Readonly<Required<Omit<SharedLoopDetectorOptions, 'clock' | 'logger'>>>;
-  private readonly detection: DetectionOptions;
-  private readonly clock: Clock;
+  readonly options: Omit<ResolvedDetectorOptions, 'sharedStorage'>;
+  private readonly settings: DetectorSettings;
   private readonly log: Logger;
   private recordsSincePrune = 0;
 
@@ -76,8 +69,8 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
     readonly storage: AsyncStorage,
     options: SharedLoopDetectorOptions = {},
   ) {
-    const parsed = parseOptions(loopDetectorOptionsSchema, options, 'SharedLoopDetector options');
-    const log = (parsed.logger ?? silentLogger()).child({ component: 'SharedLoopDetector' });
+    const settings = detectorSettings(options, 'SharedLoopDetector');
+    const log = (settings.parsed.logger ?? silentLogger()).child({ component: 'SharedLoopDetector' });
     super(log);
     for (const key of ['attemptStore', 'sharedStorage'] as const) {
       if (key in (options ?? {})) {
@@ -96,30 +89,9 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
       throw new InvalidInputError(`storage must implement AsyncStorage, got ${describeValue(storage)}`);
     }
     this.log = log;
-    this.clock = checkedClock(parsed.clock ?? systemClock, 'options.clock');
-    this.options = Object.freeze({
-      maxAttempts: parsed.maxAttempts,
-      attemptWindow: parsed.attemptWindow,
-      enableAutoUnblock: parsed.enableAutoUnblock,
-      maxAttemptsBeforeForceNext: parsed.maxAttemptsBeforeForceNext,
-      maxEvidence: parsed.maxEvidence,
-      pruneEvery: parsed.pruneEvery,
-      pruneBatchSize: parsed.pruneBatchSize,
-      blockerSignatures: parsed.blockerSignatures,
-      maxAttemptsPerTask:
-        parsed.maxAttemptsPerTask === undefined
-          ? Math.max(20, parsed.maxAttemptsBeforeForceNext)
-          : parsed.maxAttemptsPerTask,
-    });
-    this.detection = {
-      maxAttempts: parsed.maxAttempts,
-      maxAttemptsBeforeForceNext: parsed.maxAttemptsBeforeForceNext,
-      enableAutoUnblock: parsed.enableAutoUnblock,
-      attemptWindow: parsed.attemptWindow,
-      maxEvidence: parsed.maxEvidence,
-      blockerSignatures: this.options.blockerSignatures,
-      maxAttemptsPerTask: this.options.maxAttemptsPerTask,
-    };
+    this.settings = settings;
+    const { sharedStorage: _, ...resolved } = settings.options;
+    this.options = Object.freeze(resolved);
   }
 
   /**
@@ -128,16 +100,12 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   async openEscalation(taskId: string): Promise<ContextEntry | null> {
     assertNonEmptyString(taskId, 'taskId');
-    const [newest] = await this.storage.stateMachine.listContextEntries({
-      taskId,
-      topics: ESCALATION_TOPICS,
-      limit: 1,
-    });
-    return openEscalationOf(newest);
+    return runAsync(flow.openEscalation(taskId), this.storage);
   }
 
   /**
-   * Records an attempt at a task (the seed's signature); stored for every worker when the promise resolves.
+   * Records an attempt at a task (the seed's signature); stored for every worker when the promise
+   * resolves. Its timestamp is never before the task's newest stored attempt (any worker's).
    * @throws InvalidInputError naming the argument; nothing is recorded then.
    */
   async recordAttempt(
@@ -147,10 +115,10 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
     completedWork: readonly string[],
     sessionId = '',
   ): Promise<Attempt> {
-    const attempt = newAttempt(taskId, status, blockers, completedWork, sessionId, this.clock.now());
-    await this.storage.transaction((tx) => tx.attempts.append(attempt), { lockKey: taskId });
-    await this.afterRecord(attempt);
-    return attempt;
+    const checked = newAttempt(taskId, status, blockers, completedWork, sessionId, this.settings.clock.now());
+    const attempt = await this.locked(taskId, (tx) => this.stamped(checked, tx, null));
+    await this.afterRecord(attempt.attempt);
+    return attempt.attempt;
   }
 
   /**
@@ -158,67 +126,46 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
    * @throws InvalidInputError naming the argument; nothing is written then.
    */
   async recordAttemptWithTransition(
-    input: AttemptWithTransition,
+    input: types.AttemptWithTransition,
   ): Promise<{ attempt: Attempt; task: Task | null }> {
-    if (input === null || typeof input !== 'object') {
-      throw new InvalidInputError(`input must be an object, got ${describeValue(input)}`);
-    }
-    assertNonEmptyString(input.reason, 'input.reason');
-    const attempt = newAttempt(
-      input.taskId,
-      input.status,
-      input.blockers,
-      input.completedWork,
-      input.sessionId ?? '',
-      this.clock.now(),
-    );
-    const task = await this.storage.transaction(
-      async (tx) => {
-        let current = (await tx.stateMachine.getTask(attempt.taskId)) ?? null;
-        if (current !== null && current.status !== attempt.status) {
-          current = await tx.stateMachine.transition(attempt.taskId, attempt.status, input.reason);
-        }
-        await tx.attempts.append(attempt);
-        return current;
-      },
-      { lockKey: attempt.taskId },
-    );
-    await this.afterRecord(attempt);
-    return { attempt, task };
+    const { taskId, status, blockers, completedWork, sessionId, reason } = checkTransitionInput(input);
+    const now = this.settings.clock.now();
+    const checked = newAttempt(taskId, status, blockers, completedWork, sessionId ?? '', now);
+    const recorded = await this.locked(checked.taskId, (tx) => this.stamped(checked, tx, reason));
+    await this.afterRecord(recorded.attempt);
+    return recorded;
   }
 
   /**
-   * Judges the task's stored attempts inside the window (every worker's).
+   * Judges the task's stored attempts inside the window (every worker's), then the cross-task
+   * cycles that the newest stored attempts make.
    * @throws InvalidInputError when `taskId` is not a non-empty string.
    */
   async detectLoop(taskId: string): Promise<LoopDetectionResult> {
     assertTaskId(taskId, 'taskId');
-    const now = this.clock.now();
-    const [attempts, latest] = await Promise.all([
-      this.storage.attempts.listSince(taskId, now - this.detection.attemptWindow),
-      latestRecovery(this.storage, taskId),
-    ]);
-    const result = judgeAttempts({
-      taskId,
-      attempts,
-      options: this.detection,
-      grantActive: grantActiveOf(latest),
-      now,
-    });
+    const now = this.settings.clock.now();
+    let result = await runAsync(flow.judgeStored(taskId, now, this.settings.detection), this.storage);
+    if (!result.isLooping) {
+      const cycle = await this.cycleOf(taskId, now, this.storage);
+      if (cycle !== null) result = cycleResultOf(cycle, taskId, this.settings.detection.maxEvidence);
+    }
     if (result.isLooping) this.announce(result);
     return result;
   }
 
   /**
    * Applies the recovery a detection recommends, as {@link LoopDetector.applyRecovery} does: the loop
-   * is re-judged against storage in a transaction locked on the task, with the writes, so exactly one
-   * worker writes it.
+   * is re-judged against storage in a transaction locked on the task (on the cycle's tasks for a
+   * cycle), with the writes, so exactly one worker writes it.
    * @throws InvalidInputError when `result` is not a detection result.
    */
   async applyRecovery(result: LoopDetectionResult): Promise<RecoveryOutcome> {
     const notALoop = notALoopOutcome(result);
     if (notALoop) return notALoop;
-    const { outcome } = await this.recover(result.taskId);
+    const outcome =
+      result.loopType === 'cross_task_cycle'
+        ? await this.recoverCycle(result.taskId)
+        : (await this.recover(result.taskId)).outcome;
     if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
   }
@@ -235,10 +182,42 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
     return outcome;
   }
 
-  /** Per task with attempts inside the window: `{ attemptCount, lastAttempt }` (the seed's dashboard shape). */
-  async getStatus(): Promise<Record<string, AttemptSummary>> {
-    const since = this.clock.now() - this.options.attemptWindow;
-    return Object.fromEntries(await this.storage.attempts.summarize(since));
+  /**
+   * The recoveries written so far by any worker, newest first (see `LoopDetector.listRecoveries`).
+   * @example (await detector.listRecoveries({ taskId: 'T7' })).map((r) => r.action);
+   */
+  async listRecoveries(query: types.RecoveryQuery = {}): Promise<types.RecoveryRecord[]> {
+    return runAsync(flow.listRecoveries(checkRecoveryQuery(query)), this.storage);
+  }
+
+  /**
+   * Releases an escalated task (see `LoopDetector.resolveEscalation`), in a transaction locked on the task.
+   * @throws InvalidInputError when the task has no open escalation or an input field is malformed.
+   * @example await detector.resolveEscalation('T7', { note: 'Rotated the API token', by: 'alice' });
+   */
+  async resolveEscalation(taskId: string, input: ResolveEscalationInput): Promise<types.EscalationResolved> {
+    assertNonEmptyString(taskId, 'taskId');
+    const checked = checkResolveInput(input);
+    const resolved = await this.locked(taskId, (tx) => runAsync(flow.resolveEscalation(taskId, checked), tx));
+    this.log.info(
+      { taskId, entryId: resolved.entry.id },
+      `Escalation of ${taskId} resolved: ${checked.note}`,
+    );
+    this.emit('escalationResolved', resolved);
+    return resolved;
+  }
+
+  /**
+   * Per task with attempts inside the window: `{ attemptCount, lastAttempt }` (the seed's dashboard
+   * shape); with a page query, one page of it (see `LoopDetector.getStatus`).
+   * @throws InvalidInputError when the page query is malformed.
+   */
+  async getStatus(): Promise<Record<string, AttemptSummary>>;
+  async getStatus(page: types.StatusPageQuery): Promise<types.StatusPage>;
+  async getStatus(page?: types.StatusPageQuery): Promise<Record<string, AttemptSummary> | types.StatusPage> {
+    const since = this.settings.clock.now() - this.options.attemptWindow;
+    if (page === undefined) return runAsync(flow.status(since), this.storage);
+    return runAsync(flow.statusPage(since, checkStatusPage(page)), this.storage);
   }
 
   /**
@@ -247,7 +226,7 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   async clearTask(taskId: string): Promise<number> {
     assertNonEmptyString(taskId, 'taskId');
-    return this.storage.transaction((tx) => tx.attempts.clear(taskId), { lockKey: taskId });
+    return this.locked(taskId, (tx) => tx.attempts.clear(taskId));
   }
 
   /**
@@ -256,8 +235,28 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
    */
   async prune(): Promise<number> {
     this.recordsSincePrune = 0;
-    const cutoff = this.clock.now() - this.options.attemptWindow;
+    const cutoff = this.settings.clock.now() - this.options.attemptWindow;
     return this.storage.attempts.prune(cutoff, this.options.pruneBatchSize);
+  }
+
+  /** Runs `fn` in a transaction locked on `key`. */
+  private locked<T>(key: string, fn: (tx: AsyncStoragePorts) => Promise<T>): Promise<T> {
+    return this.storage.transaction(fn, { lockKey: key });
+  }
+
+  /** Stamps `attempt` after the task's newest stored attempt and records it (with its transition when `reason` is given). */
+  private async stamped(
+    checked: Attempt,
+    tx: AsyncStoragePorts,
+    reason: string | null,
+  ): Promise<{ attempt: Attempt; task: Task | null }> {
+    const since = checked.timestamp - this.options.attemptWindow;
+    const attempt = await runAsync(flow.monotonic(checked, since), tx);
+    if (reason === null) {
+      await tx.attempts.append(attempt);
+      return { attempt, task: null };
+    }
+    return { attempt, task: await runAsync(flow.recordWithTransition(attempt, reason), tx) };
   }
 
   private async afterRecord(attempt: Attempt): Promise<void> {
@@ -270,65 +269,44 @@ export class SharedLoopDetector extends SafeEmitter<LoopDetectorEvents> {
     this.emit('loopDetected', result);
   }
 
-  private async recover(
-    taskId: string,
-  ): Promise<{ outcome: RecoveryOutcome; detection: LoopDetectionResult }> {
-    const now = this.clock.now();
-    const { detection, outcome } = await this.storage.transaction(
-      async (tx) => {
-        const [attempts, latest] = [
-          await tx.attempts.listSince(taskId, now - this.detection.attemptWindow),
-          await latestRecovery(tx, taskId),
-        ];
-        const detection = judgeAttempts({
-          taskId,
-          attempts,
-          options: this.detection,
-          grantActive: grantActiveOf(latest),
-          now,
-        });
-        const plan = planRecovery(detection, this.detection, await tx.stateMachine.getTask(taskId));
-        if (plan === null) {
-          const outcome: RecoveryOutcome = {
-            applied: false,
-            taskId,
-            reason: 'The loop no longer holds in storage (already recovered?).',
-          };
-          return { detection, outcome };
-        }
-        return { detection, outcome: await applyPlan(tx, plan) };
-      },
-      { lockKey: taskId },
+  /** Judges against storage and writes the planned recovery, locked on the task; the caller emits after. */
+  private async recover(taskId: string): Promise<flow.Recovery> {
+    const now = this.settings.clock.now();
+    const recovery = await this.locked(taskId, (tx) =>
+      runAsync(flow.recoverTask(taskId, now, this.settings.detection), tx),
     );
-    if (outcome.applied) {
-      this.log.info(
-        { taskId, action: outcome.action, entryId: outcome.entry.id },
-        `Loop recovery applied: ${outcome.action}`,
-      );
-    }
-    return { outcome, detection };
+    if (recovery.outcome.applied) logRecovery(this.log, recovery.outcome, recovery.detection);
+    return recovery;
   }
-}
 
-/** Writes `plan` through `tx`, in the plan's order: transitions, entries, clears. */
-async function applyPlan(
-  tx: AsyncStoragePorts,
-  plan: RecoveryPlan,
-): Promise<Extract<RecoveryOutcome, { applied: true }>> {
-  let task: Task | null = (await tx.stateMachine.getTask(plan.taskId)) ?? null;
-  for (const transition of plan.transitions) {
-    const moved = await tx.stateMachine.transition(transition.taskId, transition.status, transition.reason);
-    if (transition.taskId === plan.taskId) task = moved;
+  /** The cross-task cycle of the newest stored attempts that includes `taskId`, if any. */
+  private async cycleOf(taskId: string, now: number, ports: AsyncStoragePorts): Promise<TaskCycle | null> {
+    const { cycle: options } = this.settings;
+    if (options === null) return null;
+    const cycle = await runAsync(flow.storedCycle(now - this.options.attemptWindow, options), ports);
+    return cycle?.tasks.includes(taskId) ? cycle : null;
   }
-  const entries: ContextEntry[] = [];
-  for (const entry of plan.entries) entries.push(await tx.stateMachine.addContextEntry(entry));
-  for (const taskId of plan.clearAttempts) await tx.attempts.clear(taskId);
-  return {
-    applied: true,
-    taskId: plan.taskId,
-    action: plan.action,
-    loopType: plan.loopType,
-    entry: entries[0] as ContextEntry,
-    task,
-  };
+
+  /** Escalates every task of the cycle that includes `taskId`, re-judged inside a transaction locked on the cycle. */
+  private async recoverCycle(taskId: string): Promise<RecoveryOutcome> {
+    const { cycle: options } = this.settings;
+    const now = this.settings.clock.now();
+    const seen = await this.cycleOf(taskId, now, this.storage);
+    const gone: RecoveryOutcome = { applied: false, taskId, reason: 'The cross-task cycle no longer holds.' };
+    if (seen === null || options === null) return gone;
+    const key = `cycle:${[...seen.tasks].sort().join('\u0000')}`;
+    const written = await this.locked(key, async (tx) => {
+      const cycle = await this.cycleOf(taskId, now, tx);
+      return cycle === null
+        ? null
+        : { cycle, outcome: await runAsync(flow.recoverCycle(taskId, cycle, options), tx) };
+    });
+    if (written === null) return gone;
+    logRecovery(
+      this.log,
+      written.outcome,
+      cycleResultOf(written.cycle, taskId, this.settings.detection.maxEvidence),
+    );
+    return written.outcome;
+  }
 }

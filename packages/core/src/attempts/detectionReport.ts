@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../kernel/errors.js';
 import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
+import type { AppliedRecovery } from './detectorTypes.js';
 import type { LoopDetectionResult } from './loopDetection.js';
 import type { RecoveryOutcome } from './recoveryOutcome.js';
 
@@ -30,4 +31,22 @@ export function logLoopDetected(log: Logger, result: LoopDetectionResult): void 
     },
     `Loop detected: ${result.loopType}, taskId=${result.taskId}, attemptCount=${result.attemptCount}, recommendation=${result.recommendation}`,
   );
+}
+
+/** Logs a written recovery (both detector shells): the grant or the escalation, then the recovery. */
+export function logRecovery(log: Logger, outcome: AppliedRecovery, detection: LoopDetectionResult): void {
+  const { taskId, action } = outcome;
+  if (action === 'unblock_authority') {
+    log.info({ taskId, blockers: detection.blockers }, `Granting unblock authority for ${taskId}`);
+  } else if (action === 'escalate' && outcome.loopType === 'cross_task_cycle') {
+    const tasks = detection.cycleTasks ?? [taskId];
+    log.warn(
+      { taskId, tasks, entryId: outcome.entry.id },
+      `Escalating the cross-task cycle ${tasks.join(' → ')} to a human`,
+    );
+    return;
+  } else if (action === 'escalate') {
+    log.warn({ taskId, reason: detection.reason }, `Escalating ${taskId} to a human: ${detection.reason}`);
+  }
+  log.info({ taskId, action, entryId: outcome.entry.id }, `Loop recovery applied: ${action}`);
 }

@@ -2,6 +2,7 @@ import type { Attempt } from '../model/attempt.js';
 import type { ContextEntryInput } from '../model/contextEntry.js';
 import { evidenceAttempt } from '../model/sizeLimits.js';
 import type { Task } from '../model/task.js';
+import type { LoopDetectionResult } from './loopDetection.js';
 import { blockersKeyOf, orderInsensitiveKey } from './loopRules.js';
 import type { PlannedTransition } from './recoveryPlan.js';
 
@@ -103,5 +104,24 @@ export function planCycleRecovery(
       },
     },
     clearAttempts: [...cycle.tasks],
+  };
+}
+
+/**
+ * The detection result of `cycle` for `taskId`, one of its tasks: a `cross_task_cycle` escalation
+ * with the newest `maxEvidence` attempts of the cycle as evidence.
+ */
+export function cycleResultOf(cycle: TaskCycle, taskId: string, maxEvidence: number): LoopDetectionResult {
+  const path = [...cycle.tasks, cycle.tasks[0]].join(' → ');
+  return {
+    taskId,
+    isLooping: true,
+    loopType: 'cross_task_cycle',
+    attemptCount: cycle.evidence.length,
+    recommendation: 'escalate',
+    blockers: [],
+    reason: `Cross-task cycle ${path} for ${cycle.rounds} rounds without progress.`,
+    evidence: cycle.evidence.slice(-maxEvidence),
+    cycleTasks: cycle.tasks,
   };
 }

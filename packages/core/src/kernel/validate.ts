@@ -74,6 +74,13 @@ export function copyStringArray(value: unknown, name: string): string[] {
   return copy;
 }
 
+/** Throws unless `value` is an integer ≥ 0 (a count limit of a port call). */
+export function assertLimit(value: unknown, name: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidInputError(`${name} must be a non-negative integer, got ${describeValue(value)}`);
+  }
+}
+
 /** Throws unless `value` is a finite number. */
 export function assertFiniteNumber(value: unknown, name: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {

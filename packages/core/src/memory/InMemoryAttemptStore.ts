@@ -1,4 +1,5 @@
 import { UndoJournal } from '../kernel/UndoJournal.js';
+import { assertFiniteNumber, assertLimit } from '../kernel/validate.js';
 import type {
   Attempt,
   AttemptSummary,
@@ -76,6 +77,23 @@ export class InMemoryAttemptStore implements AttemptStore {
       if (attempt.timestamp >= since) result.push(attempt);
     }
     return result;
+  }
+
+  listRecent(since: number, limit: number): Attempt[] {
+    assertFiniteNumber(since, 'since');
+    assertLimit(limit, 'limit');
+    const recent: Attempt[] = [];
+    for (let i = this.arrivals.length - 1; i >= this.arrivalsHead && recent.length < limit; i--) {
+      const attempt = this.arrivals[i] as Attempt;
+      if (attempt.timestamp >= since && this.isLive(attempt)) recent.push(attempt);
+    }
+    return recent.reverse().sort((a, b) => a.timestamp - b.timestamp);
+  }
+
+  /** Whether `attempt` is still stored (not cleared or pruned). */
+  private isLive(attempt: Attempt): boolean {
+    const list = this.byTask.get(attempt.taskId);
+    return list !== undefined && list.items.indexOf(attempt, list.head) !== -1;
   }
 
   clear(taskId: string): number {

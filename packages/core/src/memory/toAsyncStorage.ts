@@ -29,9 +29,11 @@ const ATTEMPT_STORE_METHODS = [
   'append',
   'appendMany',
   'listSince',
+  'listRecent',
   'clear',
   'prune',
   'summarize',
+  'summarizePage',
 ] as const satisfies readonly (keyof AsyncAttemptStore)[];
 
 /**

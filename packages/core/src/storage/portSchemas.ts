@@ -5,8 +5,8 @@ import type { AttemptStore, StateMachine } from './ports.js';
 import type { Storage } from './storage.js';
 
 /** Every method of a port, checked at compile time against its interface: none may be left out. */
-function methodsOf<T>(methods: Record<keyof T, true>): string[] {
-  return Object.keys(methods);
+function methodsOf<T>(methods: Record<keyof T, boolean>): string[] {
+  return Object.keys(methods).filter((name) => methods[name as keyof T]);
 }
 
 /** Every method of {@link StateMachine}. */
@@ -21,11 +21,13 @@ export const STATE_MACHINE_METHODS = methodsOf<StateMachine>({
   transaction: true,
 });
 
-/** Every method of {@link AttemptStore}. */
+/** The methods of {@link AttemptStore} a synchronous runner calls (the runtime check of `LoopDetector`). */
 export const ATTEMPT_STORE_METHODS = methodsOf<AttemptStore>({
   append: true,
   appendMany: true,
   listSince: true,
+  // read by the asynchronous runner only (cross-task cycles judged from storage)
+  listRecent: false,
   clear: true,
   prune: true,
   summarize: true,

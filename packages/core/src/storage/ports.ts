@@ -52,6 +52,11 @@ export interface AttemptStore {
   appendMany(attempts: readonly Attempt[]): void;
   /** The task's attempts with `timestamp >= since`, oldest first. */
   listSince(taskId: string, since: number): Attempt[];
+  /**
+   * The newest `limit` attempts of all tasks with `timestamp >= since`, oldest first (by time, then
+   * arrival): what the cross-task cycle rule reads. `limit` is an integer ≥ 0.
+   */
+  listRecent(since: number, limit: number): Attempt[];
   /** Deletes every attempt of the task; returns how many were deleted. */
   clear(taskId: string): number;
   /** Deletes at most `limit` attempts with `timestamp < before`; returns how many were deleted. */

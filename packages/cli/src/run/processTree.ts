@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The environment variable that tags every process of an agent: set on the agent, inherited by its
+ * children, grandchildren and daemons (even after `setsid` or a re-parenting to PID 1), so the whole
+ * tree is found through `/proc/<pid>/environ`. A process that clears its environment escapes.
+ */
+export const AGENT_TOKEN_VARIABLE = 'LOOPGUARD_AGENT_TOKEN';
+
+/** A new token for one loopguard process's agents. */
+export function newAgentToken(runId: string): string {
+  return `${runId}.${process.pid}.${randomBytes(6).toString('hex')}`;
+}
+
+/** Whether the tree can be found on this platform (Linux: `/proc`). Elsewhere only the process group is ended. */
+export const CAN_FIND_TREE = process.platform === 'linux';
+
+/** The pids of every process whose environment carries `token` (this process excluded). */
+export function taggedProcesses(token: string): number[] {
+  if (!CAN_FIND_TREE) return [];
+  const needle = `\0${AGENT_TOKEN_VARIABLE}=${token}\0`;
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      if (`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) found.push(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * Sends `signal` to every tagged process, again and again while new ones appear (a tree that forks
+ * while it is being killed), at most `rounds` times. Synchronous, so it also runs in an `exit` handler.
+ * @returns the pids signalled.
+ */
+export function signalTagged(token: string, signal: NodeJS.Signals, rounds = 5): number[] {
+  const signalled = new Set<number>();
+  for (let round = 0; round < rounds; round++) {
+    const pids = taggedProcesses(token);
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+        signalled.add(pid);
+      } catch {
+        // already gone
+      }
+    }
+    if (signal !== 'SIGKILL') break;
+  }
+  return [...signalled];
+}
+
+/** The live (not zombie) members of process group `pgid`, from `/proc`; `[]` elsewhere. */
+export function groupMembers(pgid: number): number[] {
+  if (!CAN_FIND_TREE) return [];
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return members;
+}
+
+/** Sends `signal` to a process group, ignoring a group that is gone. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+/**
+ * Starts the watchdog of this loopguard process: a detached process that holds a pipe from it and,
+ * when the pipe closes (loopguard exited, crashed or was SIGKILLed), kills every process tagged with
+ * `token`. It outlives a SIGKILL of loopguard, which no in-process handler does.
+ * @returns a function that stops it after a last sweep (call on a normal exit).
+ */
+export function startWatchdog(token: string): () => void {
+  if (!CAN_FIND_TREE) return () => {};
+  const script = fileURLToPath(new URL('./watchdog.js', import.meta.url));
+  const { [AGENT_TOKEN_VARIABLE]: _inherited, ...env } = process.env;
+  const child = spawn(process.execPath, [script, token], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    cwd: '/',
+    env,
+  });
+  child.on('error', () => {});
+  child.stdin?.on('error', () => {});
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return () => {
+    child.stdin?.end();
+  };
+}
