@@ -27,7 +27,8 @@ const event = (name, fields) => ({
 
 // A session of 2,000 steps (1,000 tool calls): 400 distinct commands over files of 1-3 KB, some
 // failing, written through the hook's own code path (one transaction per call, as the CLI does).
-const output = (i) => `${`line ${i % 97} of the file, with some text to make it realistic\n`.repeat(20 + (i % 40))}`;
+const output = (i) =>
+  `${`line ${i % 97} of the file, with some text to make it realistic\n`.repeat(20 + (i % 40))}`;
 for (let i = 0; i < SESSION_STEPS / 2; i++) {
   const n = i % 400;
   await guardProject(
@@ -48,7 +49,9 @@ for (let i = 0; i < SESSION_STEPS / 2; i++) {
 
 const { openLoopGuardDatabase } = await import(cli('../node_modules/@loopguard/sqlite/dist/index.js'));
 const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
-const row = database.db.prepare('SELECT steps, length(snapshot) AS snapshot, length(last_results) AS results FROM hook_sessions').get();
+const row = database.db
+  .prepare('SELECT steps, length(snapshot) AS snapshot, length(last_results) AS results FROM hook_sessions')
+  .get();
 database.close();
 
 const variants = {
@@ -86,7 +89,8 @@ for (let round = 0; round < CALLS; round++) {
     const stdin = typeof input === 'function' ? input(round) : input;
     const result = spawnSync(process.execPath, args, { cwd: dir, input: stdin, encoding: 'utf8' });
     times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
-    if (result.status !== 0 || result.stdout !== '') throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
+    if (result.status !== 0 || result.stdout !== '')
+      throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
 }
 
@@ -95,7 +99,12 @@ const pct = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const noop = times['no-op hook (node -e "")'];
-console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log(
   `session: ${row.steps} steps before the run (snapshot ${(row.snapshot / 1024).toFixed(0)} KiB, last results ${(row.results / 1024).toFixed(0)} KiB); ${CALLS} calls per variant, interleaved\n`,
 );
