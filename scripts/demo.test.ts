@@ -33,6 +33,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       '6 attempts, looping: false',
       'Iteration 3: no files changed - breaker OPEN',
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
+      'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
+      'Step 11: edit 68:68 -> STOP (near_duplicate)',
     ]) {
       expect(out).toContain(line);
     }

@@ -6,6 +6,7 @@ import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
+import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
@@ -18,4 +19,5 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   guardTrip,
   breakerTrip,
   activeWork,
+  nearDuplicateRetry,
 ];
