@@ -201,6 +201,10 @@ export class RunSession {
       iteration = n;
       tree = ran.tree;
       this.nudges = ran.nudges;
+      if (ran.malformed.lines > 0)
+        this.warn(
+          `iteration ${n}: ${ran.malformed.lines} agent output line(s) could not be read as steps (first: ${ran.malformed.first})`,
+        );
       if (stopVerdict !== null) {
         const { loopType, repeats, evidence } = stopVerdict;
         this.display.event(
@@ -226,7 +230,12 @@ export class RunSession {
         writeIterationArtifacts(artifactsDir, {
           patch: changes?.patch ?? '',
           errors: judged.errors,
-          metrics: { ...judged.metrics, filesChanged: changes?.files.length ?? null, model },
+          metrics: {
+            ...judged.metrics,
+            filesChanged: changes?.files.length ?? null,
+            model,
+            malformedStepLines: ran.malformed.lines,
+          },
           completion: judged.completion,
           output: result.output,
           ...(stopVerdict === null ? {} : { stepLoop: stopVerdict }),
