@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loopGuard } from '../src/ai-sdk/index.js';
 import { type ScriptedReply, scriptedModel } from './aiSdkModel.js';
+import { PROGRESS, PROGRESS_FILES } from './progress.js';
 
 // A file tool over a tiny in-memory file system: reading a missing file throws, like fs does.
 function fileTools(files: Record<string, string>) {
@@ -30,6 +31,11 @@ function fileTools(files: Record<string, string>) {
 
 const readMissing: ScriptedReply = { tool: 'readFile', input: { path: 'missing.txt' } };
 
+/** The index of the first prompt that carries a nudge (-1 when none does). */
+function firstNudged(prompts: ReadonlyArray<ReadonlyArray<{ role: string; content: unknown }>>): number {
+  return prompts.findIndex((prompt) => userTexts(prompt).some((text) => text.startsWith('Loop detected')));
+}
+
 /** The text of every user message of one prompt the model was sent. */
 function userTexts(prompt: ReadonlyArray<{ role: string; content: unknown }>): string[] {
   return prompt
@@ -52,42 +58,42 @@ describe('AI SDK loopGuard (generateText with the SDK mock model)', () => {
       prepareStep: guard.prepareStep,
       stopWhen: guard.stopWhen,
     });
-    // same_error: nudged at the 3rd identical failure, stopped at the 5th (stopAfter 2)
     expect(guard.run.nudges).toHaveLength(1);
     expect(guard.run.nudges[0]).toContain('Loop detected (same_error)');
-    const prompts = model.doGenerateCalls.map((call) => userTexts(call.prompt));
-    expect(prompts[2]?.some((text) => text.includes('Loop detected'))).toBe(false);
-    expect(prompts[3]?.some((text) => text.includes('Loop detected (same_error)'))).toBe(true);
-    expect(prompts[4]?.some((text) => text.includes('Loop detected (same_error)'))).toBe(true); // carried forward
-    expect(result.steps).toHaveLength(5);
-    expect(model.doGenerateCalls).toHaveLength(5);
+    // the nudge is in the prompt right after the failure that made it, and in none before
+    const nudged = firstNudged(model.doGenerateCalls.map((call) => call.prompt));
+    expect(nudged).toBeGreaterThanOrEqual(2);
+    expect(userTexts(model.doGenerateCalls[nudged]?.prompt ?? [])).toContain(guard.run.nudges[0]);
+    // the same failure once more after the nudge stops the loop (stopAfter 1, the default)
+    expect(result.steps).toHaveLength(nudged + 1);
+    expect(model.doGenerateCalls).toHaveLength(nudged + 1);
     expect(result.finishReason).toBe('tool-calls');
     expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
     expect(guard.stopVerdict?.message).toContain("ENOENT: no such file or directory, open 'missing.txt'");
   });
 
   it('leaves a progressing model alone: it writes new files and finishes on its own', async () => {
-    const script = (call: number): ScriptedReply =>
-      call < 6
-        ? { tool: 'writeFile', input: { path: `f${call}.txt`, text: `part ${call}` } }
-        : { text: 'Done.' };
+    const script = (call: number): ScriptedReply => {
+      const step = PROGRESS[call];
+      return step === undefined ? { text: 'Done.' } : { tool: step.tool, input: step.args };
+    };
     const model = scriptedModel(script);
     const files: Record<string, string> = {};
     const guard = loopGuard();
     const result = await generateText({
       model,
       tools: fileTools(files),
-      prompt: 'Write six files',
+      prompt: 'Write the config parser',
       prepareStep: guard.prepareStep,
       stopWhen: guard.stopWhen,
     });
     expect(result.text).toBe('Done.');
     expect(result.finishReason).toBe('stop');
-    expect(Object.keys(files)).toHaveLength(6);
+    expect(Object.keys(files).sort()).toEqual(PROGRESS_FILES);
     expect(guard.run.nudges).toEqual([]);
     expect(guard.stopVerdict).toBeNull();
-    // 6 actions + 6 observations; the final reply ends the run, so no hook sees it (nothing is left to guard)
-    expect(guard.run.detector.stepCount).toBe(12);
+    // 5 actions + 5 observations; the final reply ends the run, so no hook sees it (nothing is left to guard)
+    expect(guard.run.detector.stepCount).toBe(10);
   });
 
   it('keeps the run’s own stop conditions: isStepCount ends a loop before the guard would', async () => {
@@ -104,20 +110,25 @@ describe('AI SDK loopGuard (generateText with the SDK mock model)', () => {
     expect(guard.stopVerdict).toBeNull();
   });
 
-  it('defaults the run’s own limit to 20 steps', async () => {
-    let call = 0;
-    const model = scriptedModel(() => ({ tool: 'writeFile', input: { path: `f${call++}.txt`, text: 'x' } }));
-    const guard = loopGuard();
-    const result = await generateText({ model, tools: fileTools({}), prompt: 'x', ...guard });
+  it('defaults the run’s own limit to 20 steps (detection off, so only the limit ends the loop)', async () => {
+    const guard = loopGuard({ enabled: false });
+    const result = await generateText({
+      model: scriptedModel(() => readMissing),
+      tools: fileTools({}),
+      prompt: 'x',
+      ...guard,
+    });
     expect(result.steps).toHaveLength(20);
     expect(guard.stopVerdict).toBeNull();
   });
 
-  it('applies the detector options: sameErrorThreshold 2 and stopAfter 1 stop at the 3rd failure', async () => {
+  it('applies the detector options: stopAfter 2 gives the nudged loop one more step before the stop', async () => {
     const model = scriptedModel(() => readMissing);
-    const guard = loopGuard({ sameErrorThreshold: 2, stopAfter: 1 });
+    const guard = loopGuard({ stopAfter: 2 });
     const result = await generateText({ model, tools: fileTools({}), prompt: 'x', ...guard });
-    expect(result.steps).toHaveLength(3);
+    const nudged = firstNudged(model.doGenerateCalls.map((call) => call.prompt));
+    expect(nudged).toBeGreaterThan(0);
+    expect(result.steps).toHaveLength(nudged + 2);
     expect(guard.stopVerdict?.loopType).toBe('same_error');
   });
 
@@ -127,15 +138,16 @@ describe('AI SDK loopGuard (generateText with the SDK mock model)', () => {
     const guard = loopGuard({
       prepareStep: ({ stepNumber, messages }) => {
         seen.push(stepNumber);
-        return stepNumber === 3 ? { messages: [...messages, { role: 'user', content: 'own note' }] } : {};
+        return { messages: [...messages, { role: 'user', content: `own note ${stepNumber}` }] };
       },
     });
-    await generateText({ model, tools: fileTools({}), prompt: 'x', ...guard });
-    expect(seen).toEqual([0, 1, 2, 3, 4]);
-    const texts = userTexts(model.doGenerateCalls[3]?.prompt ?? []);
-    expect(texts.indexOf('own note')).toBeGreaterThan(-1);
+    const result = await generateText({ model, tools: fileTools({}), prompt: 'x', ...guard });
+    expect(seen).toEqual(result.steps.map((_, index) => index));
+    const nudged = firstNudged(model.doGenerateCalls.map((call) => call.prompt));
+    const texts = userTexts(model.doGenerateCalls[nudged]?.prompt ?? []);
+    expect(texts.indexOf(`own note ${nudged}`)).toBeGreaterThan(-1);
     expect(texts.findIndex((text) => text.startsWith('Loop detected'))).toBeGreaterThan(
-      texts.indexOf('own note'),
+      texts.indexOf(`own note ${nudged}`),
     );
   });
 
@@ -164,17 +176,18 @@ describe('AI SDK loopGuard (streamText with the SDK mock model)', () => {
     const guard = loopGuard();
     const result = streamText({ model, tools: fileTools({}), prompt: 'x', ...guard });
     await result.consumeStream();
-    expect(await result.steps).toHaveLength(5);
+    const nudged = firstNudged(model.doStreamCalls.map((call) => call.prompt));
+    expect(nudged).toBeGreaterThanOrEqual(2);
+    expect(await result.steps).toHaveLength(nudged + 1);
     expect(await result.finishReason).toBe('tool-calls');
-    expect(userTexts(model.doStreamCalls[3]?.prompt ?? []).some((t) => t.startsWith('Loop detected'))).toBe(
-      true,
-    );
     expect(guard.stopVerdict?.action).toBe('stop');
   });
 
   it('leaves a progressing stream alone', async () => {
     const model = scriptedModel((call) =>
-      call < 4 ? { tool: 'writeFile', input: { path: `f${call}.txt`, text: 'x' } } : { text: 'All written.' },
+      PROGRESS[call] === undefined
+        ? { text: 'All written.' }
+        : { tool: PROGRESS[call].tool, input: PROGRESS[call].args },
     );
     const guard = loopGuard();
     const result = streamText({ model, tools: fileTools({}), prompt: 'x', ...guard });

@@ -1,16 +1,28 @@
 import {
   ClaudeStreamJsonParser,
+  CodexJsonParser,
+  GeminiStreamJsonParser,
   JsonlStepParser,
   type StepLineParser,
   StepLoopDetector,
   type StepVerdict,
 } from '@loopguard/core/steps';
+import type { AGENT_STREAM_FORMATS } from './runOptionTable.js';
 
 /** The agent output formats `--agent-stream` reads as steps. */
-export type AgentStreamFormat = 'claude' | 'jsonl';
+export type AgentStreamFormat = (typeof AGENT_STREAM_FORMATS)[number];
+
+/** The line parser of each `--agent-stream` format. */
+const PARSERS: Record<AgentStreamFormat, () => StepLineParser> = {
+  claude: () => new ClaudeStreamJsonParser(),
+  codex: () => new CodexJsonParser(),
+  gemini: () => new GeminiStreamJsonParser(),
+  jsonl: () => new JsonlStepParser(),
+};
 
 /**
- * Reads an agent's stdout live as steps (Claude Code `stream-json`, or generic JSON lines) and
+ * Reads an agent's stdout live as steps (Claude Code `stream-json`, Codex `exec --json`, Gemini CLI
+ * `stream-json`, or generic JSON lines) and
  * feeds them to a fresh {@link StepLoopDetector} for the iteration: nudges are kept for the next
  * prompt, and a stop aborts `stopSignal` so the runner kills the agent's process group mid-run.
  * Lines that are not steps (plain text, other JSON) are skipped.
@@ -35,7 +47,7 @@ export class StepStreamWatcher {
   private pending = '';
 
   constructor(format: AgentStreamFormat, runId: string) {
-    this.parser = format === 'claude' ? new ClaudeStreamJsonParser() : new JsonlStepParser();
+    this.parser = PARSERS[format]();
     this.detector = new StepLoopDetector({ runId });
     this.stopSignal = this.controller.signal;
   }

@@ -59,7 +59,7 @@ export const STAGNATION_ACTIONS = ['pause', 'alert', 'abort', 'escalate'] as con
 /** What `--on-question` does. */
 export const QUESTION_ACTIONS = ['pause', 'ignore'] as const;
 /** The formats of `--agent-stream`. */
-export const AGENT_STREAM_FORMATS = ['claude', 'jsonl'] as const;
+export const AGENT_STREAM_FORMATS = ['claude', 'codex', 'gemini', 'jsonl'] as const;
 
 /**
  * The options of `loopguard run`, in `--help` order. To add one, add a row: the flag, the schema,
@@ -234,7 +234,7 @@ export const RUN_OPTIONS = [
   {
     key: 'agentStream',
     flag: '--agent-stream <format>',
-    help: "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
+    help: "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; codex: codex exec --json; gemini: gemini --output-format stream-json; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
     defaultText: 'off',
     ...choice(AGENT_STREAM_FORMATS),
   },

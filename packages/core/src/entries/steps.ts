@@ -5,7 +5,9 @@
  */
 
 export { ClaudeStreamJsonParser } from '../steps/ClaudeStreamJsonParser.js';
+export { CODEX_TOOLS, CodexJsonParser } from '../steps/CodexJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '../steps/exemptions.js';
+export { GeminiStreamJsonParser } from '../steps/GeminiStreamJsonParser.js';
 export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from '../steps/globalSwitch.js';
 export { JsonlStepParser } from '../steps/JsonlStepParser.js';
 export type { StepLineParser } from '../steps/StepLineParser.js';

@@ -1,10 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ClaudeStreamJsonParser, JsonlStepParser, type StepLineParser } from '../../src/entries/steps.js';
+import {
+  ClaudeStreamJsonParser,
+  CodexJsonParser,
+  GeminiStreamJsonParser,
+  JsonlStepParser,
+  type Step,
+  type StepLineParser,
+  StepLoopDetector,
+} from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const parseFixture = (parser: StepLineParser, name: string): Step[] =>
+  readFileSync(join(fixtures, name), 'utf8')
+    .split('\n')
+    .flatMap((line) => parser.push(line));
 
 const parsers: Array<[string, () => StepLineParser]> = [
   ['ClaudeStreamJsonParser', () => new ClaudeStreamJsonParser()],
   ['JsonlStepParser', () => new JsonlStepParser()],
+  ['CodexJsonParser', () => new CodexJsonParser()],
+  ['GeminiStreamJsonParser', () => new GeminiStreamJsonParser()],
 ];
 
 describe.each(parsers)('%s: lines that are not strings', (_name, make) => {
@@ -35,5 +54,146 @@ describe.each(parsers)('%s: lines that are not strings', (_name, make) => {
     expect(() => parser.push(7 as never)).toThrow(InvalidInputError);
     expect(() => parser.push('{oops')).toThrow(/^line 2 is not JSON/);
     expect(parser.push('  ')).toEqual([]);
+  });
+});
+
+describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () => {
+  it('maps finished items: commands to action + observation (exit code as error), patches to actions, texts to messages', () => {
+    expect(parseFixture(new CodexJsonParser(), 'codex-exec-0.169.0.jsonl')).toEqual([
+      { type: 'message', text: 'Reading the file first.' },
+      { type: 'message', text: 'Let me read the file.' },
+      { type: 'action', tool: 'shell', input: "/bin/bash -lc 'cat missing.txt'" },
+      {
+        type: 'observation',
+        tool: 'shell',
+        output: 'cat: missing.txt: No such file or directory\n',
+        error: true,
+      },
+      {
+        type: 'action',
+        tool: 'apply_patch',
+        input: { changes: [{ path: '/tmp/codexprobe/work2/hello.txt', kind: 'add' }] },
+      },
+      { type: 'action', tool: 'shell', input: "/bin/bash -lc 'cat hello.txt'" },
+      { type: 'observation', tool: 'shell', output: 'hi\n' },
+      { type: 'message', text: 'Done.' },
+    ]);
+  });
+
+  it('maps MCP tool calls, web searches and failed patches; skips other events', () => {
+    const parser = new CodexJsonParser();
+    const item = (value: object) => JSON.stringify({ type: 'item.completed', item: value });
+    expect(
+      parser.push(
+        item({
+          type: 'mcp_tool_call',
+          server: 'gh',
+          tool: 'search',
+          arguments: { q: 'x' },
+          result: { n: 0 },
+          status: 'completed',
+        }),
+      ),
+    ).toEqual([
+      { type: 'action', tool: 'gh/search', input: { q: 'x' } },
+      { type: 'observation', tool: 'gh/search', output: '{"n":0}' },
+    ]);
+    expect(
+      parser.push(
+        item({
+          type: 'mcp_tool_call',
+          server: 'gh',
+          tool: 'search',
+          arguments: {},
+          error: { message: 'rate limited' },
+          status: 'failed',
+        }),
+      )[1],
+    ).toEqual({
+      type: 'observation',
+      tool: 'gh/search',
+      output: 'rate limited',
+      error: true,
+    });
+    expect(parser.push(item({ type: 'web_search', query: 'vitest timeout' }))).toEqual([
+      { type: 'action', tool: 'web_search', input: 'vitest timeout' },
+    ]);
+    expect(parser.push(item({ type: 'file_change', changes: [], status: 'failed' }))[1]).toMatchObject({
+      error: true,
+    });
+    expect(parser.push(item({ type: 'todo_list', items: [] }))).toEqual([]);
+    expect(parser.push('{"type":"item.started","item":{"type":"agent_message","text":"x"}}')).toEqual([]);
+    expect(parser.push('{"type":"turn.failed","error":{"message":"boom"}}')).toEqual([]);
+    expect(parser.push('[1]')).toEqual([]);
+  });
+
+  it('a looping Codex stream is nudged, then stopped', () => {
+    const parser = new CodexJsonParser();
+    const detector = new StepLoopDetector();
+    const failing = JSON.stringify({
+      type: 'item.completed',
+      item: {
+        type: 'command_execution',
+        command: 'npm test',
+        aggregated_output: 'Error: expected 2, got 3',
+        exit_code: 1,
+        status: 'failed',
+      },
+    });
+    const actions = Array.from({ length: 4 }, () =>
+      parser
+        .push(failing)
+        .map((step) => detector.observe(step).action)
+        .at(-1),
+    );
+    const nudge = actions.indexOf('nudge');
+    expect(nudge).toBeGreaterThan(0);
+    expect(actions.slice(0, nudge).every((action) => action === 'continue')).toBe(true);
+    expect(actions[nudge + 1]).toBe('stop');
+  });
+});
+
+describe('GeminiStreamJsonParser (recorded --output-format stream-json, Gemini CLI 0.61.0)', () => {
+  it('maps tool uses and results (status error as a failure) and joins message pieces', () => {
+    expect(parseFixture(new GeminiStreamJsonParser(), 'gemini-cli-stream-0.61.0.jsonl')).toEqual([
+      { type: 'message', text: 'Let me read it.' },
+      { type: 'action', tool: 'run_shell_command', input: { command: 'cat missing.txt' } },
+      {
+        type: 'observation',
+        tool: 'run_shell_command',
+        output: 'cat: missing.txt: No such file or directory',
+      },
+      { type: 'action', tool: 'read_file', input: { file_path: 'missing.txt' } },
+      {
+        type: 'observation',
+        tool: 'read_file',
+        output: 'File not found: /tmp/gemprobe/work/missing.txt',
+        error: true,
+      },
+      { type: 'action', tool: 'write_file', input: { file_path: 'hello.txt', content: 'hi\n' } },
+      { type: 'observation', tool: 'write_file', output: '' },
+      { type: 'message', text: 'Done.' },
+    ]);
+  });
+
+  it('gives a message made of pieces with the next event, and a whole message at once', () => {
+    const parser = new GeminiStreamJsonParser();
+    const piece = (content: string) =>
+      JSON.stringify({ type: 'message', role: 'assistant', content, delta: true });
+    expect(parser.push(piece('Let me '))).toEqual([]);
+    expect(parser.push(piece('look.'))).toEqual([]);
+    expect(
+      parser.push('{"type":"tool_use","tool_name":"glob","tool_id":"g1","parameters":{"pattern":"*.ts"}}'),
+    ).toEqual([
+      { type: 'message', text: 'Let me look.' },
+      { type: 'action', tool: 'glob', input: { pattern: '*.ts' } },
+    ]);
+    expect(parser.push('{"type":"message","role":"assistant","content":"Whole."}')).toEqual([
+      { type: 'message', text: 'Whole.' },
+    ]);
+    expect(parser.push('{"type":"message","role":"user","content":"hi"}')).toEqual([]);
+    expect(parser.push('{"type":"tool_result","tool_id":"unknown","status":"success","output":"x"}')).toEqual(
+      [{ type: 'observation', output: 'x' }],
+    );
   });
 });

@@ -1,0 +1,18 @@
+import { ensureCachedTool } from './npmToolCache.js';
+
+/** The OpenAI Codex CLI release the offline tests run (pinned). */
+export const CODEX_VERSION = '0.169.0';
+/** The Gemini CLI release the offline tests run (pinned; the hook tests use the same one). */
+export const GEMINI_CLI_VERSION = '0.61.0';
+
+/** The `codex` command, installed on demand into `~/.cache/loopguard-test/codex-<version>` (~400 MB). */
+export function ensureCodex(): Promise<string> {
+  return ensureCachedTool('@openai/codex', CODEX_VERSION, `codex-${CODEX_VERSION}`, ['.bin/codex']);
+}
+
+/** The `gemini` command, installed on demand into `~/.cache/loopguard-test/gemini-cli-<version>`. */
+export function ensureGeminiCli(): Promise<string> {
+  return ensureCachedTool('@google/gemini-cli', GEMINI_CLI_VERSION, `gemini-cli-${GEMINI_CLI_VERSION}`, [
+    '.bin/gemini',
+  ]);
+}
