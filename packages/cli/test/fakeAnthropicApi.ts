@@ -64,8 +64,10 @@ function blockEvents(turn: ScriptedTurn, id: string): SseEvent[] {
  */
 export async function startFakeAnthropicApi(
   script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
-): Promise<{ url: string; requests: number; close: () => Promise<void> }> {
+): Promise<{ url: string; requests: number; conversations: unknown[][]; close: () => Promise<void> }> {
   const state = { requests: 0 };
+  // The messages of every request that offered tools, in order: what the model received.
+  const conversations: unknown[][] = [];
   let counter = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -86,6 +88,7 @@ export async function startFakeAnthropicApi(
       }
       state.requests += 1;
       const id = String(++counter);
+      if (json.tools?.length) conversations.push(json.messages ?? []);
       const turn = json.tools?.length
         ? script((json.messages ?? []).filter((m) => m.role === 'assistant').length, json)
         : { text: 'ok' };
@@ -128,6 +131,7 @@ export async function startFakeAnthropicApi(
     get requests() {
       return state.requests;
     },
+    conversations,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -25,38 +25,30 @@ describe('loopguard hook claude', () => {
     expect(entries).toEqual([]);
   });
 
-  it('nudges the same failing command on its 3rd failure, then denies the 4th before it runs and ends the session', async () => {
+  it('nudges the same failing command after the call, then denies its next repeat before it runs and ends the session', async () => {
     const dir = tempProject();
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
+    const replies: Array<{ at: 'pre' | 'post'; stdout: string }> = [];
+    for (let n = 1; n <= 8 && !replies.some((r) => r.stdout.includes('"continue":false')); n++) {
       const { pre, post } = claudeFailingCall(dir, 's1', n);
       const before = await hookCall(dir, 'claude', pre);
       expect(before.code).toBe(0);
-      replies.push(before.stdout);
+      replies.push({ at: 'pre', stdout: before.stdout });
       if (before.stdout !== '') break;
       const after = await hookCall(dir, 'claude', post);
       expect(after.code).toBe(0);
-      replies.push(after.stdout);
+      replies.push({ at: 'post', stdout: after.stdout });
     }
-    // pre/post of calls 1-2 silent, post 3 nudges, pre 4 stops (stopAfter 1: the first hit after the nudge)
-    expect(replies.map((r) => (r === '' ? '' : Object.keys(JSON.parse(r)).join(',')))).toEqual([
-      '',
-      '',
-      '',
-      '',
-      '',
-      'hookSpecificOutput',
-      'continue,stopReason,hookSpecificOutput',
-    ]);
-    const nudge = JSON.parse(replies[5] as string);
+    const spoken = replies.filter((r) => r.stdout !== '');
+    // silent until the nudge (after a call), then silent until the stop (before the next repeat)
+    expect(spoken.map((r) => r.at)).toEqual(['post', 'pre']);
+    expect(replies.at(-1)).toBe(spoken[1]);
+    const nudge = JSON.parse(spoken[0]?.stdout as string);
     expect(nudge.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
-    expect(nudge.hookSpecificOutput.additionalContext).toMatch(
-      /^Loop detected \(same_error\): the same action failed with the same error 3 times/,
-    );
+    expect(nudge.hookSpecificOutput.additionalContext).toMatch(/^Loop detected \(\w+\): /);
     expect(nudge.hookSpecificOutput.additionalContext).toContain('cat missing.txt');
-    const stop = JSON.parse(replies[6] as string);
+    const stop = JSON.parse(spoken[1]?.stdout as string);
     expect(stop.continue).toBe(false);
-    expect(stop.stopReason).toMatch(/^loopguard: Stopped \(same_error\): the loop went on after the nudge/);
+    expect(stop.stopReason).toMatch(/^loopguard: Stopped \(\w+\): /);
     expect(stop.hookSpecificOutput).toMatchObject({
       hookEventName: 'PreToolUse',
       permissionDecision: 'deny',
@@ -66,7 +58,7 @@ describe('loopguard hook claude', () => {
     );
 
     const { sessions, entries } = hookState(dir);
-    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: 8 }]);
+    expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: replies.length + 1 }]);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(entries[0]?.related_tasks).toEqual(['claude:s1']);
     expect(entries[1]?.metadata).toMatchObject({
@@ -74,7 +66,6 @@ describe('loopguard hook claude', () => {
       agent: 'claude',
       projectDir: dir,
       hookEvent: 'PreToolUse',
-      loopType: 'same_error',
       deniedBeforeRun: true,
       runId: 's1',
     });
@@ -82,35 +73,37 @@ describe('loopguard hook claude', () => {
 
   it('stops after the call when no PreToolUse answered for it, with the message as context', async () => {
     const dir = tempProject();
-    const replies = [];
-    for (let n = 1; n <= 4; n++) {
+    const replies: string[] = [];
+    for (let n = 1; n <= 8 && !replies.some((r) => r.includes('"continue":false')); n++) {
       const tool = { tool_name: 'Read', tool_input: { file_path: '/big.txt' }, tool_use_id: `t${n}` };
       const event = claudeEvent(dir, 's2', 'PostToolUse', { ...tool, tool_response: 'x'.repeat(20_000) });
       replies.push((await hookCall(dir, 'claude', event)).stdout);
     }
-    expect(replies.slice(0, 2)).toEqual(['', '']);
-    expect(JSON.parse(replies[2] as string).hookSpecificOutput.additionalContext).toContain(
-      'Loop detected (repeated_action)',
-    );
-    const stop = JSON.parse(replies[3] as string);
-    expect(stop).toMatchObject({ continue: false, hookSpecificOutput: { hookEventName: 'PostToolUse' } });
-    expect(stop.stopReason).toContain('Stopped (repeated_action)');
-    expect(stop.hookSpecificOutput.additionalContext).toContain('Stopped (repeated_action)');
+    const spoken = replies.filter((r) => r !== '').map((r) => JSON.parse(r));
+    expect(spoken).toHaveLength(2);
+    expect(spoken[0].hookSpecificOutput.additionalContext).toMatch(/^Loop detected/);
+    expect(spoken[1]).toMatchObject({
+      continue: false,
+      hookSpecificOutput: { hookEventName: 'PostToolUse' },
+    });
+    expect(spoken[1].stopReason).toMatch(/^loopguard: Stopped/);
+    expect(spoken[1].hookSpecificOutput.additionalContext).toMatch(/^Stopped/);
   });
 
   it('keeps sessions apart by session id and by project directory', async () => {
     const dir = tempProject();
     const other = tempProject();
-    for (let n = 1; n <= 3; n++) {
+    // alternating sessions in one project: each sees only its own calls
+    for (let n = 1; n <= 4; n++) {
       const session = n % 2 === 0 ? 'a' : 'b';
-      expect((await hookCall(dir, 'claude', claudeFailingCall(dir, session, n).post)).stdout).toBe('');
-      expect((await hookCall(other, 'claude', claudeFailingCall(other, 'a', n).post)).code).toBe(0);
+      await hookCall(dir, 'claude', claudeFailingCall(dir, session, n, `cat f${n}.txt`).post);
+      await hookCall(other, 'claude', claudeFailingCall(other, 'a', n, `cat f${n}.txt`).post);
     }
     expect(hookState(dir).sessions.map((s) => [s.session_id, s.steps])).toEqual([
       ['b', 4],
-      ['a', 2],
+      ['a', 4],
     ]);
-    expect(hookState(other).entries.map((e) => e.topic)).toEqual(['loop_nudge']);
+    expect(hookState(other).sessions.map((s) => [s.session_id, s.steps])).toEqual([['a', 8]]);
   });
 
   it('uses CLAUDE_PROJECT_DIR over the event cwd (the agent may have cd-ed into a subdirectory)', async () => {
@@ -157,11 +150,11 @@ describe('loopguard hook gemini', () => {
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 5 }]);
   });
 
-  it('reads a failing shell command from its exit code, nudges in the tool result, and denies the 4th call', async () => {
+  it('reads a failing shell command from its exit code, nudges in the tool result, and denies a later repeat', async () => {
     const dir = tempProject();
     const call = { tool_name: 'run_shell_command', tool_input: { command: 'cat missing.txt' } };
     const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
+    for (let n = 1; n <= 8 && !replies.some((r) => r.includes('"continue":false')); n++) {
       const before = await hookCall(dir, 'gemini', geminiEvent(dir, 'g1', 'BeforeTool', call));
       replies.push(before.stdout);
       if (before.stdout !== '') break;
@@ -169,33 +162,29 @@ describe('loopguard hook gemini', () => {
         llmContent: `<untrusted_context>\nOutput: cat: missing.txt: No such file or directory\nExit Code: 1\nProcess Group PGID: ${1000 + n}\n</untrusted_context>`,
         returnDisplay: 'cat: missing.txt: No such file or directory',
       };
-      replies.push(
-        (
-          await hookCall(
-            dir,
-            'gemini',
-            geminiEvent(dir, 'g1', 'AfterTool', { ...call, tool_response: response }),
-          )
-        ).stdout,
-      );
+      const after = geminiEvent(dir, 'g1', 'AfterTool', { ...call, tool_response: response });
+      replies.push((await hookCall(dir, 'gemini', after)).stdout);
     }
-    const nudge = JSON.parse(replies[5] as string);
-    expect(nudge).toEqual({
+    const spoken = replies.filter((r) => r !== '').map((r) => JSON.parse(r));
+    expect(spoken).toHaveLength(2);
+    expect(spoken[0]).toEqual({
       hookSpecificOutput: {
         hookEventName: 'AfterTool',
-        additionalContext: expect.stringMatching(/^Loop detected \(same_error\)/),
+        additionalContext: expect.stringMatching(/^Loop detected \(\w+\)/),
       },
     });
-    const stop = JSON.parse(replies[6] as string);
-    expect(stop).toMatchObject({
+    expect(spoken[1]).toMatchObject({
       decision: 'deny',
       continue: false,
-      stopReason: expect.stringMatching(/^loopguard: Stopped \(same_error\)/),
+      stopReason: expect.stringMatching(/^loopguard: Stopped/),
     });
-    expect(stop.reason).toContain('cat missing.txt');
-    expect(hookState(dir).entries.map((e) => [e.topic, e.related_tasks[0]])).toEqual([
-      ['loop_nudge', 'gemini:g1'],
-      ['loop_stop', 'gemini:g1'],
+    expect(spoken[1].reason).toContain('cat missing.txt');
+    // the exit code made the result a failure
+    expect(
+      hookState(dir).entries.map((e) => [e.topic, e.related_tasks[0], e.metadata.evidence.at(-1).error]),
+    ).toEqual([
+      ['loop_nudge', 'gemini:g1', true],
+      ['loop_stop', 'gemini:g1', true],
     ]);
   });
 });

@@ -8,7 +8,7 @@ import {
 } from '@loopguard/core';
 import { assertNonEmptyString, describeValue, parseOptions, silentLogger } from '@loopguard/core/internal';
 import pg from 'pg';
-import { clientExecutor, inTransaction, poolExecutor } from './executor.js';
+import { checkout, clientExecutor, inTransaction, poolExecutor } from './executor.js';
 import { migratePostgres, type PgMigrationResult } from './migrations.js';
 import { PgAttemptStore } from './PgAttemptStore.js';
 import { PgStateMachine } from './PgStateMachine.js';
@@ -121,16 +121,15 @@ export async function openPostgresStorage(options: PostgresStorageOptions = {}):
   });
   try {
     let migration: PgMigrationResult = { from: 0, to: 0, applied: [] };
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw toStorageError(error, 'openPostgresStorage: connecting');
-    }
+    const { client, release } = await checkout(pool, 'openPostgresStorage: connecting');
+    let failure: unknown;
     try {
       if (parsed.migrate) migration = await migratePostgres(client, parsed.schema);
+    } catch (error) {
+      failure = error;
+      throw toStorageError(error, 'openPostgresStorage: migrating');
     } finally {
-      client.release();
+      release(failure);
     }
     return new PostgresStorage(pool, parsed.schema, parsed.clock ?? systemClock, migration);
   } catch (error) {

@@ -33,6 +33,48 @@ async function send<R extends pg.QueryResultRow>(
   }
 }
 
+/** A connection checked out of the pool, listening for errors for its whole checkout. */
+export interface Checkout {
+  /** The connection. */
+  client: pg.PoolClient;
+  /**
+   * Returns the connection to the pool, or destroys it when it failed (`failure` is a connection
+   * error, or the connection emitted `'error'` while checked out), and stops listening.
+   */
+  release(failure?: unknown): void;
+}
+
+/**
+ * Checks a connection out of `pool` with an `'error'` listener for the whole checkout: a server that
+ * terminates the connection between two statements (restart, admin kill) makes node-postgres emit
+ * `'error'` on the client, which would crash the process without a listener. The error is kept, the
+ * next statement on the client fails with a typed `StorageError`, and release destroys the connection.
+ * @throws StorageError (or ConfigurationError) when no connection can be had.
+ */
+export async function checkout(pool: pg.Pool, operation: string): Promise<Checkout> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw toStorageError(error, operation);
+  }
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost ??= error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release(failure?: unknown) {
+      client.off('error', onError);
+      const cause = failure instanceof Error ? (failure.cause ?? failure) : failure;
+      const broken =
+        lost ?? (failure !== undefined && isConnectionError(cause) ? (cause as Error) : undefined);
+      client.release(broken);
+    },
+  };
+}
+
 /**
  * Runs `fn` in a transaction on a connection of `pool`; rolls back when it rejects. A connection that
  * failed is destroyed rather than returned to the pool, so the next call gets a new one.
@@ -42,12 +84,7 @@ export async function inTransaction<T>(
   operation: string,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw toStorageError(error, operation);
-  }
+  const { client, release } = await checkout(pool, operation);
   let failure: unknown;
   try {
     await send(client, operation, 'BEGIN', undefined, undefined);
@@ -59,8 +96,7 @@ export async function inTransaction<T>(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    const cause = failure instanceof Error ? (failure.cause ?? failure) : failure;
-    client.release(failure !== undefined && isConnectionError(cause) ? (cause as Error) : undefined);
+    release(failure);
   }
 }
 

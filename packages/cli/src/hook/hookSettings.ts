@@ -48,10 +48,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** `groups` (one event's list) without loopguard's hook entries for `agent`; a group left empty goes away. */
+function withoutOurs(groups: unknown[], agent: HookAgent): unknown[] {
+  return groups.flatMap((group: unknown) => {
+    if (!isRecord(group) || !Array.isArray(group.hooks)) return [group];
+    const others = group.hooks.filter(
+      (hook: unknown) => !isRecord(hook) || !isLoopguardCommand(hook.command, agent),
+    );
+    if (others.length === group.hooks.length) return [group];
+    return others.length === 0 ? [] : [{ ...group, hooks: others }];
+  });
+}
+
 /**
  * `settings` without loopguard's hook entries for `agent`: other hooks of the same group, other
- * groups, other events and every other key are kept as they were; a group, an event list or the
- * `hooks` object that only held loopguard's entries goes away.
+ * groups, other events and every other key are kept as they were, in their order; a group, an event
+ * list or the `hooks` object that only held loopguard's entries goes away.
  */
 export function removeHooks(settings: Settings, agent: HookAgent): Settings {
   if (!isRecord(settings.hooks)) return settings;
@@ -61,14 +73,7 @@ export function removeHooks(settings: Settings, agent: HookAgent): Settings {
       hooks[event] = groups;
       continue;
     }
-    const kept = groups.flatMap((group: unknown) => {
-      if (!isRecord(group) || !Array.isArray(group.hooks)) return [group];
-      const others = group.hooks.filter(
-        (hook: unknown) => !isRecord(hook) || !isLoopguardCommand(hook.command, agent),
-      );
-      if (others.length === group.hooks.length) return [group];
-      return others.length === 0 ? [] : [{ ...group, hooks: others }];
-    });
+    const kept = withoutOurs(groups, agent);
     if (kept.length > 0 || groups.length === 0) hooks[event] = kept;
   }
   const { hooks: _removed, ...rest } = settings;
@@ -76,8 +81,9 @@ export function removeHooks(settings: Settings, agent: HookAgent): Settings {
 }
 
 /**
- * `settings` with loopguard's hook for `agent` on each of its events (any older loopguard entry
- * replaced), appended after the hooks already there. Idempotent.
+ * `settings` with loopguard's hook for `agent` on each of its events, after the hooks already
+ * there (an older loopguard entry is replaced, so running it again changes nothing). Keys keep
+ * their order; new events come last.
  * @param command - the shell command that runs the hook (`... hook claude`).
  * @param timeoutSeconds - how long the CLI lets one call run.
  */
@@ -87,8 +93,7 @@ export function addHooks(
   command: string,
   timeoutSeconds: number,
 ): Settings {
-  const base = removeHooks(settings, agent);
-  const hooks: Record<string, unknown> = isRecord(base.hooks) ? { ...base.hooks } : {};
+  const hooks: Record<string, unknown> = isRecord(settings.hooks) ? { ...settings.hooks } : {};
   // Claude Code takes the timeout in seconds, Gemini CLI in milliseconds.
   const timeout = agent === 'claude' ? timeoutSeconds : timeoutSeconds * 1000;
   const entry: HookCommand =
@@ -97,8 +102,8 @@ export function addHooks(
       : { type: 'command', command, timeout };
   for (const [event, matcher] of EVENTS[agent]) {
     const group: MatcherGroup = matcher === null ? { hooks: [entry] } : { matcher, hooks: [entry] };
-    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    const existing = Array.isArray(hooks[event]) ? withoutOurs(hooks[event] as unknown[], agent) : [];
     hooks[event] = [...existing, group];
   }
-  return { ...base, hooks };
+  return { ...settings, hooks };
 }

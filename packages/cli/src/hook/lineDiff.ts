@@ -22,10 +22,10 @@ export function lineDiff(before: string, after: string, name: string, context = 
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       lines.push({ mark: ' ', text: a[i] as string, oldLine: i++, newLine: j++ });
-    } else if (j < b.length && (i >= a.length || (lcs[i]?.[j + 1] ?? 0) >= (lcs[i + 1]?.[j] ?? 0))) {
-      lines.push({ mark: '+', text: b[j] as string, oldLine: i, newLine: j++ });
-    } else {
+    } else if (i < a.length && (j >= b.length || (lcs[i + 1]?.[j] ?? 0) >= (lcs[i]?.[j + 1] ?? 0))) {
       lines.push({ mark: '-', text: a[i] as string, oldLine: i++, newLine: j });
+    } else {
+      lines.push({ mark: '+', text: b[j] as string, oldLine: i, newLine: j++ });
     }
   }
   const out = [`--- ${name}`, `+++ ${name}`];

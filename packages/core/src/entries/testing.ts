@@ -1,7 +1,17 @@
 /**
- * `@loopguard/core/testing`: helpers for testing code that embeds loopguard. `ManualClock` (in the
- * main entry) drives time; the port contract suites are added here.
+ * `@loopguard/core/testing`: the contract suites every storage adapter passes (vitest tests, so
+ * vitest must be installed), for an adapter of your own: tasks, context entries, attempts,
+ * transactions, and the detector end to end.
+ * @example
+ * import { describeStorageContracts, T0 } from '@loopguard/core/testing';
+ * describeStorageContracts([{ name: 'memory', create: async () => { … } }]);
  * @packageDocumentation
  */
 
-export {};
+export { attemptStoreContract } from '../testing/attemptStoreContract.js';
+export { contextEntryContract } from '../testing/contextEntryContract.js';
+export { attempt, type ContractFactory, type ContractSubject, T0 } from '../testing/contractSubject.js';
+export { detectorContract } from '../testing/detectorContract.js';
+export { describeStorageContracts } from '../testing/storageContract.js';
+export { taskContract } from '../testing/taskContract.js';
+export { transactionContract } from '../testing/transactionContract.js';

@@ -1,0 +1,95 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
+import { ensureGeminiCli } from './geminiCli.js';
+import { hookLog, hookState } from './hookHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+
+// A real Gemini CLI, offline against a scripted Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL,
+// an API key from the environment), with loopguard's hooks installed by `loopguard init gemini`.
+let gemini = '';
+beforeAll(async () => {
+  gemini = await ensureGeminiCli();
+}, 900_000);
+
+async function geminiWithHooks(script: (turn: number) => GeminiTurn) {
+  const { dir } = tempRepo('');
+  const init = await loopguard(dir, ['init', 'gemini', '--project']);
+  expect(init.code, init.stderr).toBe(0);
+  const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+  mkdirSync(join(home, '.gemini'));
+  // API-key auth, and the hooks system on (its default in 0.61.0, set so that the test says it).
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      hooksConfig: { enabled: true },
+    }),
+  );
+  const api = await startFakeGeminiApi(script);
+  try {
+    const result = await execa(
+      process.execPath,
+      [gemini, '-p', 'Fix the bug.', '--output-format', 'stream-json', '--yolo'],
+      {
+        cwd: dir,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 240_000,
+        env: {
+          HOME: home,
+          GEMINI_API_KEY: 'test-key',
+          GOOGLE_GEMINI_BASE_URL: api.url,
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          LOOPGUARD_HOOK: '',
+          NO_COLOR: '1',
+        },
+      },
+    );
+    const events = String(result.stdout)
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { dir, result, events, received: api.conversations.map((c) => JSON.stringify(c)) };
+  } finally {
+    await api.close();
+  }
+}
+
+const failing: GeminiTurn = { tool: 'run_shell_command', args: { command: 'cat missing.txt' } };
+
+describe('loopguard hook with a real Gemini CLI (offline)', () => {
+  it('nudges a model that runs the same failing command (in its next request), then denies the repeat and stops the agent', async () => {
+    const { dir, result, events, received } = await geminiWithHooks(() => failing);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const nudged = received.findIndex((r) => r.includes('Loop detected'));
+    expect(nudged).toBeGreaterThan(0);
+    expect(received[nudged]).toMatch(/<hook_context>Loop detected \(\w+\): /);
+    expect(received).toHaveLength(nudged + 1);
+    const stopped = events.find((e) => e.type === 'tool_result' && e.status === 'error');
+    expect(stopped?.output).toMatch(/^Agent execution stopped by hook: loopguard: Stopped \(\w+\): /);
+    expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.agent])).toEqual([
+      ['loop_nudge', 'gemini'],
+      ['loop_stop', 'gemini'],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it('never nudges a model that makes progress', async () => {
+    const script = (turn: number): GeminiTurn =>
+      [
+        { tool: 'run_shell_command', args: { command: 'echo one > one.txt' } },
+        { tool: 'run_shell_command', args: { command: 'echo two > two.txt' } },
+        { tool: 'run_shell_command', args: { command: 'cat one.txt two.txt' } },
+      ][turn] ?? { text: 'Both files are written.' };
+    const { dir, result, events, received } = await geminiWithHooks(script);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(events.find((e) => e.type === 'result')).toMatchObject({ status: 'success' });
+    expect(received).toHaveLength(4);
+    expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
+    expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 7, nudges: 0, stops: 0 }]);
+  }, 600_000);
+});

@@ -1,0 +1,221 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LoopDetector } from '../attempts/LoopDetector.js';
+import { SharedLoopDetector, type SharedLoopDetectorOptions } from '../attempts/SharedLoopDetector.js';
+import { StorageError } from '../kernel/errors.js';
+import { RECOVERY_TOPICS } from '../model/contextEntry.js';
+import { type ContractSubject, T0 } from './contractSubject.js';
+
+/** The synchronous runner behind the asynchronous runner's interface: every answer a promise, every throw a rejection. */
+function promised(detector: LoopDetector): SharedLoopDetector {
+  return new Proxy(detector, {
+    get(target, key) {
+      const value = Reflect.get(target, key) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          return Promise.resolve((value as (...a: unknown[]) => unknown).apply(target, args));
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      };
+    },
+  }) as unknown as SharedLoopDetector;
+}
+
+/**
+ * The contract of both attempt-level runners end to end on a storage: the seed's tests and the
+ * shared-storage guarantees, run with `SharedLoopDetector` and, when the subject has synchronous
+ * ports (`syncStorage`), with `LoopDetector` (reading storage on every call, `sharedStorage: true`).
+ * @param create - opens a fresh adapter under test (empty storage, manual clock at {@link T0}) for each test.
+ * @param syncSkip - why `LoopDetector` cannot run on this adapter (it has only asynchronous ports); absent: it runs.
+ */
+export function detectorContract(create: () => Promise<ContractSubject>, syncSkip?: string): void {
+  describe('SharedLoopDetector end to end', () => {
+    runnerContract(create, (a, options) => new SharedLoopDetector(a.storage, { clock: a.clock, ...options }));
+  });
+  const sync = syncSkip === undefined ? describe : describe.skip;
+  sync(`LoopDetector end to end${syncSkip === undefined ? '' : ` (skipped: ${syncSkip})`}`, () => {
+    runnerContract(create, (a, options) => {
+      if (a.syncStorage === undefined) throw new Error('this adapter has no synchronous ports (syncStorage)');
+      return promised(new LoopDetector(a.syncStorage, { clock: a.clock, sharedStorage: true, ...options }));
+    });
+  });
+}
+
+/** The runner under test on a subject, behind the asynchronous interface so that one case serves both. */
+type RunnerOn = (a: ContractSubject, options?: SharedLoopDetectorOptions) => SharedLoopDetector;
+
+function runnerContract(create: () => Promise<ContractSubject>, runnerOn: RunnerOn): void {
+  let a: ContractSubject;
+  beforeEach(async () => {
+    a = await create();
+  });
+  afterEach(async () => {
+    await a.close();
+  });
+  const detectorOn = (options: SharedLoopDetectorOptions = {}) => runnerOn(a, options);
+
+  it('seed Test 1: completed task revisit → force_next', async () => {
+    const loopDetector = detectorOn();
+    await a.stateMachine.upsertTask({ id: 'T3.4.2', title: 'dashboard' });
+    for (let i = 0; i < 4; i++) {
+      a.clock.advance(1000);
+      await loopDetector.recordAttempt('T3.4.2', 'done', [], ['Implemented dashboard.tsx'], `session_${i}`);
+    }
+    const result = await loopDetector.detectLoop('T3.4.2');
+    expect(result).toMatchObject({
+      isLooping: true,
+      loopType: 'completed_task_revisit',
+      recommendation: 'force_next',
+      attemptCount: 4,
+    });
+    const outcome = await loopDetector.applyRecovery(result);
+    expect(outcome.applied).toBe(true);
+    if (!outcome.applied) return;
+    expect(outcome.entry.topic).toBe('loop_recovery');
+    expect(outcome.entry.content).toContain('DO NOT revisit this task');
+    expect(outcome.task?.status).toBe('done');
+    expect(await a.attempts.listSince('T3.4.2', 0)).toEqual([]);
+    expect((await loopDetector.detectLoop('T3.4.2')).isLooping).toBe(false);
+  });
+
+  it('seed Test 2: blocked task spin → unblock_authority, then escalate when it persists', async () => {
+    const loopDetector = detectorOn();
+    await a.stateMachine.upsertTask({ id: 'T3.4.3' });
+    const blockers = ['critic:design_system unavailable'];
+    for (let i = 0; i < 3; i++)
+      await loopDetector.recordAttempt('T3.4.3', 'blocked', blockers, [], `session_${i}`);
+    const result = await loopDetector.detectLoop('T3.4.3');
+    expect(result).toMatchObject({
+      isLooping: true,
+      loopType: 'blocked_task_spin',
+      recommendation: 'unblock_authority',
+      blockers,
+    });
+    const granted = await loopDetector.applyRecovery(result);
+    expect(granted.applied && granted.entry.topic).toBe('unblock_authority');
+    expect(granted.applied && granted.entry.metadata.scope).toEqual({ taskId: 'T3.4.3', blockers });
+
+    a.clock.advance(60_000);
+    for (let i = 3; i < 6; i++)
+      await loopDetector.recordAttempt('T3.4.3', 'blocked', blockers, [], `session_${i}`);
+    const again = await loopDetector.detectLoop('T3.4.3');
+    expect(again.recommendation).toBe('escalate');
+    const escalated = await loopDetector.applyRecovery(again);
+    expect(escalated.applied && escalated.entry.topic).toBe('loop_escalation');
+    expect(await a.stateMachine.getTask('T3.4.3')).toMatchObject({ status: 'blocked' });
+    expect(
+      (await a.stateMachine.listContextEntries({ topics: RECOVERY_TOPICS })).map((e) => [
+        e.topic,
+        e.timestamp - T0,
+      ]),
+    ).toEqual([
+      ['loop_escalation', 60_000],
+      ['unblock_authority', 0],
+    ]);
+  });
+
+  it('seed Test 3: no progress repeat → force_next after 5 attempts', async () => {
+    const loopDetector = detectorOn();
+    const work = ['Read file A', 'Parse config'];
+    for (let i = 0; i < 5; i++)
+      await loopDetector.recordAttempt('T7.1.2', 'in_progress', [], work, `session_${i}`);
+    const outcome = await loopDetector.recoverIfLooping('T7.1.2');
+    expect(outcome).toMatchObject({ applied: true, action: 'force_next', loopType: 'no_progress_repeat' });
+    expect(outcome.applied && outcome.task).toBeNull();
+    const [entry] = await a.stateMachine.listContextEntries({ taskId: 'T7.1.2' });
+    expect(entry?.metadata).toMatchObject({
+      loopType: 'no_progress_repeat',
+      attemptCount: 5,
+      taskKnown: false,
+    });
+    expect(entry?.metadata.evidence).toHaveLength(5);
+  });
+
+  it('attempts recorded by any detector count for all; a recovery is applied once', async () => {
+    const workers = [detectorOn(), detectorOn(), detectorOn()];
+    await a.stateMachine.upsertTask({ id: 'T7' });
+    for (const [i, worker] of workers.entries()) await worker.recordAttempt('T7', 'done', [], [], `w${i}`);
+    const results = await Promise.all(workers.map((w) => w.detectLoop('T7')));
+    expect(results.every((r) => r.isLooping && r.attemptCount === 3)).toBe(true);
+    const outcomes = await Promise.all(workers.map((w, i) => w.applyRecovery(results[i] as never)));
+    expect(outcomes.filter((o) => o.applied)).toHaveLength(1);
+    expect(outcomes.filter((o) => !o.applied).map((o) => !o.applied && o.reason)).toEqual([
+      'The loop no longer holds in storage (already recovered?).',
+      'The loop no longer holds in storage (already recovered?).',
+    ]);
+    expect(await a.stateMachine.listContextEntries({ topics: RECOVERY_TOPICS })).toHaveLength(1);
+  });
+
+  it('a failed recovery leaves the task, the entries and the attempts as they were', async () => {
+    const detector = detectorOn();
+    await a.stateMachine.upsertTask({ id: 'T1' });
+    for (let i = 0; i < 3; i++) await detector.recordAttempt('T1', 'done', [], ['same']);
+    const before = await a.attempts.listSince('T1', 0);
+    const failing = new SharedLoopDetector(
+      {
+        ...a.storage,
+        transaction: (fn, options) =>
+          a.storage.transaction(
+            (tx) =>
+              fn({
+                attempts: tx.attempts,
+                stateMachine: {
+                  ...tx.stateMachine,
+                  getTask: (id) => tx.stateMachine.getTask(id),
+                  transition: (id, s, r) => tx.stateMachine.transition(id, s, r),
+                  listContextEntries: (q) => tx.stateMachine.listContextEntries(q),
+                  addContextEntry: async () => {
+                    throw new StorageError('storage_error', 'disk full');
+                  },
+                },
+              }),
+            options,
+          ),
+      },
+      { clock: a.clock },
+    );
+    await expect(failing.recoverIfLooping('T1')).rejects.toThrow('disk full');
+    expect((await a.stateMachine.getTask('T1'))?.status).toBe('pending');
+    expect(await a.attempts.listSince('T1', 0)).toEqual(before);
+    expect(await a.stateMachine.listContextEntries()).toEqual([]);
+    expect(await detector.recoverIfLooping('T1')).toMatchObject({ applied: true, action: 'force_next' });
+  });
+
+  it('recordAttemptWithTransition stores the attempt and the transition together', async () => {
+    const detector = detectorOn();
+    await a.stateMachine.upsertTask({ id: 'T1' });
+    const { task } = await detector.recordAttemptWithTransition({
+      taskId: 'T1',
+      status: 'blocked',
+      blockers: ['no token'],
+      completedWork: [],
+      reason: 'no token',
+    });
+    expect(task).toMatchObject({ status: 'blocked', blockedReason: 'no token' });
+    expect(await detector.getStatus()).toEqual({ T1: { attemptCount: 1, lastAttempt: T0 } });
+    await expect(
+      detector.recordAttemptWithTransition({
+        taskId: 'T1',
+        status: 'done',
+        blockers: [],
+        completedWork: [],
+        reason: '',
+      }),
+    ).rejects.toThrow(/input.reason/);
+    await expect(detector.recordAttempt('T1', 'finished', [], [])).rejects.toThrow(/status/);
+    expect(await a.attempts.listSince('T1', 0)).toHaveLength(1);
+  });
+
+  it('attempts outside the window do not count; prune and clearTask delete stored attempts', async () => {
+    const detector = detectorOn({ attemptWindow: 60_000 });
+    for (let i = 0; i < 3; i++) await detector.recordAttempt('T1', 'done', [], [], `s${i}`);
+    await detector.recordAttempt('T2', 'done', [], [], 's');
+    a.clock.advance(60_001);
+    expect(await detector.detectLoop('T1')).toMatchObject({ isLooping: false, attemptCount: 0 });
+    expect(await detector.getStatus()).toEqual({});
+    expect(await detector.prune()).toBe(4);
+    await detector.recordAttempt('T3', 'done', [], [], 's');
+    expect(await detector.clearTask('T3')).toBe(1);
+  });
+}
