@@ -7,6 +7,7 @@ import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
+import { permissionDenied } from './permissionDenied.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -16,6 +17,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   escalationSticks,
   crossTaskCycle,
   guardTrip,
+  permissionDenied,
   breakerTrip,
   activeWork,
 ];
