@@ -46,7 +46,8 @@ function examplesOf(file: string): Example[] {
     const code = match[2] ?? '';
     if (!/from '@loopguard\//.test(code)) continue;
     const before = markdown.slice(0, match.index);
-    const markers = /((?:<!--[\s\S]*?-->\s*)*)$/.exec(before)?.[1] ?? '';
+    // each comment ends at its own `-->`: a lazy match could span back over earlier blocks
+    const markers = /((?:<!--(?:(?!-->)[\s\S])*-->\s*)*)$/.exec(before)?.[1] ?? '';
     const line = before.split('\n').length;
     examples.push({
       name: `${file.slice(root.length + 1)}:${line}`,
@@ -81,6 +82,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'loopguard-doc-examples-'));
 mkdirSync(join(tmp, 'node_modules', '@loopguard'), { recursive: true });
 for (const name of readdirSync(join(root, 'packages'))) {
   symlinkSync(join(root, 'packages', name), join(tmp, 'node_modules', '@loopguard', name), 'dir');
+}
+// The agent frameworks docs/agents.md imports: the pinned dev dependencies of @loopguard/agents.
+const frameworks = join(root, 'packages', 'agents', 'node_modules');
+for (const name of ['ai', 'zod', '@anthropic-ai', '@langchain', '@openai']) {
+  symlinkSync(join(frameworks, name), join(tmp, 'node_modules', name), 'dir');
 }
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -10,6 +10,7 @@ import {
 } from 'ai';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
+import { after, whenSettled } from '../shared/whenSettled.js';
 import { contentSteps } from './contentSteps.js';
 
 /** Options of the AI SDK {@link loopGuard}: the detector's, plus the run's own stop conditions and `prepareStep`. */
@@ -29,12 +30,12 @@ export interface AiSdkLoopGuardOptions<TOOLS extends ToolSet = ToolSet> extends 
  */
 export type GuardPrepareStep = <TOOLS extends ToolSet>(
   input: Parameters<PrepareStepFunction<TOOLS>>[0],
-) => Promise<PrepareStepResult<TOOLS>>;
+) => PrepareStepResult<TOOLS> | PromiseLike<PrepareStepResult<TOOLS>>;
 
 /** The guard's stop condition: generic, so that it fits a call over any tool set. */
 export type GuardStopCondition = <TOOLS extends ToolSet>(
   input: Parameters<StopCondition<TOOLS>>[0],
-) => Promise<boolean>;
+) => boolean | PromiseLike<boolean>;
 
 /** What {@link loopGuard} returns: the two settings to pass to `generateText` / `streamText`, and the run's state. */
 export interface AiSdkLoopGuard {
@@ -66,31 +67,31 @@ export function loopGuard<TOOLS extends ToolSet = ToolSet>(
   const { stopWhen = isStepCount(20), prepareStep: ownPrepareStep, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
   let observed = 0;
-  const catchUp = async (steps: readonly Pick<StepResult<ToolSet>, 'content'>[]): Promise<void> => {
+  /** Judges the steps finished since the last call; a pending write when there is one. */
+  const catchUp = (steps: readonly Pick<StepResult<ToolSet>, 'content'>[]): Promise<void> | undefined => {
     for (; observed < steps.length; observed++) {
       for (const step of contentSteps((steps[observed] as Pick<StepResult<ToolSet>, 'content'>).content)) {
         run.observe(step);
       }
     }
-    await run.settled();
+    return run.settled();
   };
-  const loopStopped: GuardStopCondition = async ({ steps }) => {
-    await catchUp(steps);
-    return run.stopped;
-  };
-  const prepareStep: GuardPrepareStep = async <T extends ToolSet>(
-    input: Parameters<PrepareStepFunction<T>>[0],
-  ): Promise<PrepareStepResult<T>> => {
-    await catchUp(input.steps);
-    // The run's own prepareStep was written for the same tool set as this call.
-    const own = ((await ownPrepareStep?.(input as never)) ?? {}) as unknown as NonNullable<
-      PrepareStepResult<T>
-    >;
+  const loopStopped: GuardStopCondition = ({ steps }) => whenSettled(catchUp(steps), () => run.stopped);
+  type Settings = { messages?: ModelMessage[] } | undefined;
+  const prepareStep = ((input: Parameters<PrepareStepFunction<ToolSet>>[0]) =>
+    whenSettled(catchUp(input.steps), () =>
+      // The run's own prepareStep was written for the same tool set as this call.
+      after(ownPrepareStep?.(input as never) as Settings | PromiseLike<Settings>, (own) =>
+        withNudge(own, input.messages),
+      ),
+    )) as GuardPrepareStep;
+  /** The step's settings with the pending nudge, if any, added to its messages. */
+  const withNudge = (own: Settings, messages: ModelMessage[]): Settings => {
     const nudge = run.takeNudge();
-    if (nudge === null) return own;
-    const message: ModelMessage = { role: 'user', content: nudge };
-    return { ...own, messages: [...(own.messages ?? input.messages), message] };
+    if (nudge === null) return own ?? {};
+    return { ...own, messages: [...(own?.messages ?? messages), { role: 'user', content: nudge }] };
   };
+
   const others = (Array.isArray(stopWhen) ? stopWhen : [stopWhen]) as unknown as GuardStopCondition[];
   return {
     prepareStep,

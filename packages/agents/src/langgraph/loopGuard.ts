@@ -3,6 +3,7 @@ import { END } from '@langchain/langgraph';
 import type { StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
+import { whenSettled } from '../shared/whenSettled.js';
 import { messageSteps } from './messageSteps.js';
 
 /** The state the guard's node reads: a `messages` channel (as in `MessagesAnnotation`). */
@@ -16,7 +17,9 @@ export interface LangGraphLoopGuard {
    * A node to add after the tool node (`graph.addNode('loopguard', guard.node)`): judges the
    * messages added since it last ran and, on a nudge, adds it to `messages` as a `HumanMessage`.
    */
-  readonly node: (state: MessagesState) => Promise<{ messages?: BaseMessage[] }>;
+  readonly node: (
+    state: MessagesState,
+  ) => { messages?: BaseMessage[] } | Promise<{ messages?: BaseMessage[] }>;
   /**
    * A conditional-edge router from that node: `END` once the run was stopped, else `next`
    * (`graph.addConditionalEdges('loopguard', guard.route('agent'), ['agent', END])`).
@@ -45,17 +48,18 @@ export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
   const tools = new Map<string, string>();
   let seen = 0;
   return {
-    node: async (state) => {
+    node: (state) => {
       const messages = state.messages ?? [];
       // The channel grows by each turn's messages; a shorter one (messages removed) starts over.
       if (messages.length < seen) seen = 0;
       for (const step of messageSteps(messages.slice(seen), tools)) run.observe(step);
       seen = messages.length;
-      await run.settled();
-      const nudge = run.stopped ? null : run.takeNudge();
-      if (nudge === null) return {};
-      seen += 1; // the nudge itself: a HumanMessage, which gives no step
-      return { messages: [new HumanMessage(nudge)] };
+      return whenSettled(run.settled(), () => {
+        const nudge = run.stopped ? null : run.takeNudge();
+        if (nudge === null) return {};
+        seen += 1; // the nudge itself: a HumanMessage, which gives no step
+        return { messages: [new HumanMessage(nudge)] };
+      });
     },
     route: (next) => () => (run.stopped ? END : next),
     run,

@@ -1,9 +1,10 @@
 import type { StepVerdict } from '@loopguard/core/steps';
-import type { CallModelInputFilter, RunContext } from '@openai/agents';
+import type { CallModelInputFilter, ModelInputData, RunContext } from '@openai/agents';
 import { LoopStoppedError } from '../shared/LoopStoppedError.js';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
 import { errorText } from '../shared/stepText.js';
+import { after, whenSettled } from '../shared/whenSettled.js';
 import { type AgentItemLike, DEFAULT_TOOL_ERROR_MESSAGE, itemSteps } from './itemSteps.js';
 
 /** Options of the OpenAI Agents {@link loopGuard}: the detector's, plus the run's own input filter. */
@@ -60,19 +61,23 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
     (callId !== undefined && failedCalls.has(callId)) || text === DEFAULT_TOOL_ERROR_MESSAGE;
   let seen = 0;
 
-  const callModelInputFilter: CallModelInputFilter = async (args) => {
-    const modelData = ownFilter === undefined ? args.modelData : await ownFilter(args);
+  const judge = (modelData: ModelInputData): ModelInputData | Promise<ModelInputData> => {
     const items = modelData.input as readonly AgentItemLike[];
     // The input grows by the items of each turn; a shorter one (a filter that trims) starts over.
     if (items.length < seen) seen = 0;
-    for (const step of itemSteps(items.slice(seen), tools, failed)) run.observe(step);
+    for (let index = seen; index < items.length; index++) {
+      for (const step of itemSteps([items[index] as AgentItemLike], tools, failed)) run.observe(step);
+    }
     seen = items.length;
-    await run.settled();
-    if (run.stopVerdict !== null) throw new LoopStoppedError(run.stopVerdict);
-    const nudge = run.takeNudge();
-    if (nudge === null) return modelData;
-    return { ...modelData, input: [...modelData.input, { role: 'user', content: nudge }] };
+    return whenSettled(run.settled(), () => {
+      if (run.stopVerdict !== null) throw new LoopStoppedError(run.stopVerdict);
+      const nudge = run.takeNudge();
+      if (nudge === null) return modelData;
+      return { ...modelData, input: [...modelData.input, { role: 'user' as const, content: nudge }] };
+    });
   };
+  const callModelInputFilter: CallModelInputFilter = (args) =>
+    after(ownFilter === undefined ? args.modelData : ownFilter(args), judge);
 
   return {
     callModelInputFilter,

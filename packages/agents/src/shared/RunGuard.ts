@@ -85,8 +85,11 @@ export class RunGuard {
     return text;
   }
 
-  /** Resolves when the nudges and stops recorded so far are written (immediate for a synchronous store). */
-  async settled(): Promise<void> {
-    await this.recording?.settled();
+  /**
+   * Resolves when the nudges and stops recorded so far are written; `undefined` when no write is
+   * pending (always for a synchronous store), so that the adapters stay synchronous then.
+   */
+  settled(): Promise<void> | undefined {
+    return this.recording?.settled();
   }
 }

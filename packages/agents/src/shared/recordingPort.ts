@@ -5,8 +5,11 @@ import type { Logger } from '@loopguard/core/internal';
 export interface RecordingPort {
   /** The synchronous port handed to the `StepLoopDetector`. */
   readonly port: StateMachine;
-  /** Resolves when every write started so far has finished (a failed write is logged, never thrown). */
-  settled(): Promise<void>;
+  /**
+   * Resolves when every write started so far has finished (a failed write is logged, never
+   * thrown); `undefined` when none is pending.
+   */
+  settled(): Promise<void> | undefined;
 }
 
 function isPromise(value: unknown): value is Promise<unknown> {
@@ -50,8 +53,6 @@ export function recordingPort(
   const port = { addContextEntry } as unknown as StateMachine;
   return {
     port,
-    settled: async () => {
-      await Promise.all([...pending]);
-    },
+    settled: () => (pending.size === 0 ? undefined : Promise.all([...pending]).then(() => undefined)),
   };
 }
