@@ -35,6 +35,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'Breaker OPEN: permission_denied: permission denied for tool Bash (2 in a row, threshold 2)',
       'Iteration 3: no files changed - breaker OPEN',
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
+      'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
+      'Step 11: edit 68:68 -> STOP (near_duplicate)',
     ]) {
       expect(out).toContain(line);
     }

@@ -19,6 +19,9 @@ export const OUTPUT_TAIL = 2000;
 export const ECHO_MAX_LINES = 8;
 /** Most distinct line fingerprints kept per output. */
 export const MAX_OUTPUT_LINES = 256;
+/** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
+const SCRATCH_LINES = new Set<number>();
+const SCRATCH_SHAPES = new Set<number>();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
 const MIN_ECHO_TOKEN = 3;
 
@@ -197,8 +200,10 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
     : [[0, output.length]];
   const maskEcho =
     echo.size > 0 && !long && countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES;
-  const seenLines = new Set<number>();
-  const seenShapes = new Set<number>();
+  const seenLines = SCRATCH_LINES;
+  const seenShapes = SCRATCH_SHAPES;
+  seenLines.clear();
+  seenShapes.clear();
   const lines: number[] = [];
   const shapes: number[] = [];
   let key = 0;

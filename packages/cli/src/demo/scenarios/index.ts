@@ -6,6 +6,7 @@ import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
+import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 import { permissionDenied } from './permissionDenied.js';
 
@@ -20,4 +21,5 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   permissionDenied,
   breakerTrip,
   activeWork,
+  nearDuplicateRetry,
 ];
