@@ -8,6 +8,7 @@ import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
 import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
+import { permissionDenied } from './permissionDenied.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -17,6 +18,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   escalationSticks,
   crossTaskCycle,
   guardTrip,
+  permissionDenied,
   breakerTrip,
   activeWork,
   nearDuplicateRetry,
