@@ -5,7 +5,7 @@
  * change in any release.
  *
  * @example
- * import { validateAttemptInput } from '@loopguard/core/internal';
+ * import { checkStoredAttempt } from '@loopguard/core/internal';
  * @packageDocumentation
  */
 
@@ -21,18 +21,17 @@ export {
   assertFiniteNumber,
   assertLimit,
   assertNonEmptyString,
-  assertStringArray,
   describeValue,
 } from './kernel/validate.js';
 export { toAsyncStorage } from './memory/toAsyncStorage.js';
-export { validateAttemptInput } from './model/attemptInput.js';
-export { isSealedAttempt } from './model/sealedAttempts.js';
+export { checkStoredAttempt, validatePageQuery } from './model/attemptInput.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,
+  validateTaskFilter,
   validateTaskInput,
+  validateTransition,
 } from './model/stateMachineInput.js';
-export { assertTaskStatus } from './model/task.js';
 export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
 export { actionText } from './steps/inputText.js';
@@ -46,6 +45,20 @@ export {
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
 export { ACTION_OF_TOPIC, actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
+export {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
+  allRecoveryTopics,
+  attemptOf,
+  type EntryRow,
+  type EventRow,
+  entryOf,
+  eventOf,
+  RECOVERY_TOPICS_SQL,
+  TASK_COLUMNS,
+  type TaskRow,
+  taskOf,
+} from './storage/rows.js';
 export { decodeStatusCursor, encodeStatusCursor } from './storage/statusCursor.js';
 export type {
   BreakerTransitionView,

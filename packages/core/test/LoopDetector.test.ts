@@ -15,7 +15,7 @@ import {
   type RecoveryOutcome,
   SIZE_LIMITS,
 } from '../src/index.js';
-import { isSealedAttempt } from '../src/internal.js';
+import { isSealedAttempt } from '../src/model/sealedAttempts.js';
 import { makeDetector } from './helpers.js';
 
 const HOUR = 3_600_000;

@@ -5,37 +5,19 @@ import {
   type AttemptSummaryPage,
   type AttemptSummaryPageQuery,
   InvalidInputError,
-  type TaskStatus,
 } from '@loopguard/core';
 import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
   assertFiniteNumber,
   assertLimit,
   assertNonEmptyString,
+  attemptOf,
+  checkStoredAttempt,
   describeValue,
-  isSealedAttempt,
-  validateAttemptInput,
+  validatePageQuery,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
-
-interface AttemptRow {
-  task_id: string;
-  timestamp: number;
-  status: TaskStatus;
-  blockers: string[];
-  completed_work: string[];
-  session_id: string;
-}
-
-function attemptOf(row: AttemptRow): Attempt {
-  return Object.freeze({
-    taskId: row.task_id,
-    timestamp: row.timestamp,
-    status: row.status,
-    blockers: Object.freeze(row.blockers),
-    completedWork: Object.freeze(row.completed_work),
-    sessionId: row.session_id,
-  });
-}
 
 const INSERT =
   'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id) VALUES ($1, $2, $3, $4, $5, $6)';
@@ -55,7 +37,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
 
   async append(attempt: Attempt): Promise<void> {
     // an attempt built by a detector was validated there, once
-    if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, 'attempt');
+    checkStoredAttempt(attempt, 'attempt');
     await this.ex.query(
       'PgAttemptStore.append',
       INSERT,
@@ -76,7 +58,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
       throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
     }
     attempts.forEach((attempt, i) => {
-      if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, `attempts[${i}]`);
+      checkStoredAttempt(attempt, `attempts[${i}]`);
     });
     if (attempts.length === 0) return;
     await this.ex.query(
@@ -99,7 +81,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
     assertFiniteNumber(since, 'since');
     const { rows } = await this.ex.query<AttemptRow>(
       'PgAttemptStore.listSince',
-      'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM attempts' +
+      `SELECT ${ATTEMPT_COLUMNS} FROM attempts` +
         ' WHERE task_id = $1 AND timestamp >= $2 ORDER BY timestamp, id',
       [taskId, since],
       'loopguard_attempt_list_since',
@@ -112,7 +94,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
     assertLimit(limit, 'limit');
     const { rows } = await this.ex.query<AttemptRow>(
       'PgAttemptStore.listRecent',
-      'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM' +
+      `SELECT ${ATTEMPT_COLUMNS} FROM` +
         ' (SELECT * FROM attempts WHERE timestamp >= $1 ORDER BY timestamp DESC, id DESC LIMIT $2) AS recent' +
         ' ORDER BY timestamp, id',
       [since, limit],
@@ -160,12 +142,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
    */
   async summarizePage(since: number, query: AttemptSummaryPageQuery): Promise<AttemptSummaryPage> {
     assertFiniteNumber(since, 'since');
-    if (query === null || typeof query !== 'object' || !Number.isInteger(query.limit) || query.limit < 1) {
-      throw new InvalidInputError(
-        `query must be { limit: integer ≥ 1, cursor? }, got ${describeValue(query)}`,
-      );
-    }
-    if (query.cursor !== undefined) assertNonEmptyString(query.cursor, 'query.cursor');
+    validatePageQuery(query);
     const { rows } = await this.ex.query<{ task_id: string; attempt_count: number; last_attempt: number }>(
       'PgAttemptStore.summarizePage',
       'SELECT task_id, count(*)::integer AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +

@@ -4,9 +4,6 @@ import {
   type ContextEntry,
   type ContextEntryInput,
   type ContextEntryQuery,
-  type ContextEntryType,
-  InvalidInputError,
-  RECOVERY_TOPICS,
   StorageError,
   type Task,
   type TaskEvent,
@@ -14,90 +11,26 @@ import {
   type TaskStatus,
 } from '@loopguard/core';
 import {
+  allRecoveryTopics,
   assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
   checkedClock,
-  describeValue,
+  type EntryRow,
+  type EventRow,
+  entryOf,
+  eventOf,
+  RECOVERY_TOPICS_SQL,
+  TASK_COLUMNS,
+  type TaskRow,
+  taskOf,
   validateContextEntryInput,
   validateContextEntryQuery,
+  validateTaskFilter,
   validateTaskInput,
+  validateTransition,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
 
-interface TaskRow {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  blocked_reason: string | null;
-  metadata: Record<string, unknown>;
-  created_at: number;
-  updated_at: number;
-}
-
-interface EventRow {
-  task_id: string;
-  from_status: TaskStatus | null;
-  to_status: TaskStatus;
-  reason: string;
-  timestamp: number;
-}
-
-interface EntryRow {
-  id: number;
-  timestamp: number;
-  entry_type: ContextEntryType;
-  topic: string;
-  content: string;
-  related_tasks: string[];
-  confidence: number;
-  metadata: Record<string, unknown>;
-}
-
-const TASK_COLUMNS = 'id, title, status, blocked_reason, metadata, created_at, updated_at';
 const ENTRY_COLUMNS = 'id, timestamp, entry_type, topic, content, related_tasks, confidence, metadata';
-/** The recovery topics as the partial index `context_entries_recovery_time` spells them. */
-const RECOVERY_IN = "('loop_recovery', 'unblock_authority', 'loop_escalation')";
-
-function taskOf(row: TaskRow): Task {
-  return Object.freeze({
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    blockedReason: row.blocked_reason,
-    metadata: Object.freeze(row.metadata),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-function eventOf(row: EventRow): TaskEvent {
-  return Object.freeze({
-    taskId: row.task_id,
-    fromStatus: row.from_status,
-    toStatus: row.to_status,
-    reason: row.reason,
-    timestamp: row.timestamp,
-  });
-}
-
-function entryOf(row: EntryRow): ContextEntry {
-  return Object.freeze({
-    id: String(row.id),
-    timestamp: row.timestamp,
-    entryType: row.entry_type,
-    topic: row.topic,
-    content: row.content,
-    relatedTasks: Object.freeze(row.related_tasks),
-    confidence: row.confidence,
-    metadata: Object.freeze(row.metadata),
-  });
-}
-
-/** Whether every topic is a recovery topic (then the partial index applies). */
-function allRecoveryTopics(topics: readonly string[]): boolean {
-  return topics.every((t) => (RECOVERY_TOPICS as readonly string[]).includes(t));
-}
 
 /**
  * The {@link AsyncStateMachine} on PostgreSQL: tables `tasks`, `task_events` (append-only) and
@@ -136,16 +69,7 @@ export class PgStateMachine implements AsyncStateMachine {
   }
 
   async listTasks(filter: { statuses?: readonly TaskStatus[] } = {}): Promise<Task[]> {
-    if (filter === null || typeof filter !== 'object') {
-      throw new InvalidInputError(`filter must be an object, got ${describeValue(filter)}`);
-    }
-    const { statuses } = filter;
-    if (statuses !== undefined) {
-      assertStringArray(statuses, 'filter.statuses');
-      statuses.forEach((status, i) => {
-        assertTaskStatus(status, `filter.statuses[${i}]`);
-      });
-    }
+    const statuses = validateTaskFilter(filter);
     const { rows } =
       statuses === undefined
         ? await this.ex.query<TaskRow>(
@@ -182,9 +106,7 @@ export class PgStateMachine implements AsyncStateMachine {
   }
 
   async transition(taskId: string, status: TaskStatus, reason: string): Promise<Task> {
-    assertNonEmptyString(taskId, 'taskId');
-    assertTaskStatus(status, 'status');
-    assertNonEmptyString(reason, 'reason');
+    validateTransition(taskId, status, reason);
     const { rows } = await this.ex.query<TaskRow>(
       'PgStateMachine.transition',
       `WITH old AS (
@@ -247,7 +169,7 @@ export class PgStateMachine implements AsyncStateMachine {
     }
     if (topics !== undefined) {
       // The literal list lets the planner use the partial index; it never changes the result.
-      if (allRecoveryTopics(topics)) where.push(`topic IN ${RECOVERY_IN}`);
+      if (allRecoveryTopics(topics)) where.push(`topic IN ${RECOVERY_TOPICS_SQL}`);
       values.push(topics);
       where.push(`topic = ANY($${values.length}::text[])`);
     }

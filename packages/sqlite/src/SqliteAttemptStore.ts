@@ -5,15 +5,17 @@ import {
   type AttemptSummaryPage,
   type AttemptSummaryPageQuery,
   InvalidInputError,
-  type TaskStatus,
 } from '@loopguard/core';
 import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
   assertFiniteNumber,
   assertLimit,
   assertNonEmptyString,
+  attemptOf,
+  checkStoredAttempt,
   describeValue,
-  isSealedAttempt,
-  validateAttemptInput as validateAttempt,
+  validatePageQuery,
 } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -37,40 +39,8 @@ export interface SqliteAttemptStoreOptions {
   busyRetry?: BusyRetryPolicy;
 }
 
-interface AttemptRow {
-  task_id: string;
-  timestamp: number;
-  status: TaskStatus;
-  blockers: string;
-  completed_work: string;
-  session_id: string;
-}
-
 /** `[task_id, attempt count when every stored attempt is in the window (else null), last_attempt]`. */
 type SummaryRow = [taskId: string, attemptCount: number | null, lastAttempt: number];
-
-function attemptOf(row: AttemptRow): Attempt {
-  return Object.freeze({
-    taskId: row.task_id,
-    timestamp: row.timestamp,
-    status: row.status,
-    blockers: Object.freeze(JSON.parse(row.blockers) as string[]),
-    completedWork: Object.freeze(JSON.parse(row.completed_work) as string[]),
-    sessionId: row.session_id,
-  });
-}
-
-/** Checks a page query; the cursor is the last task id of the previous page. */
-function validatePageQuery(query: AttemptSummaryPageQuery): AttemptSummaryPageQuery {
-  if (query === null || typeof query !== 'object') {
-    throw new InvalidInputError(`query must be { limit, cursor? }, got ${describeValue(query)}`);
-  }
-  if (!Number.isInteger(query.limit) || query.limit < 1) {
-    throw new InvalidInputError(`query.limit must be an integer ≥ 1, got ${describeValue(query.limit)}`);
-  }
-  if (query.cursor !== undefined) assertNonEmptyString(query.cursor, 'query.cursor');
-  return query;
-}
 
 /**
  * The {@link AttemptStore} on SQLite (table `attempts`). `append` is durable when it returns
@@ -108,11 +78,11 @@ export class SqliteAttemptStore implements AttemptStore {
         'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id) VALUES (?, ?, ?, ?, ?, ?)',
       );
       this.listSinceStmt = this.db.prepare(
-        'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM attempts' +
+        `SELECT ${ATTEMPT_COLUMNS} FROM attempts` +
           ' WHERE task_id = ? AND timestamp >= ? ORDER BY timestamp, id',
       );
       this.listRecentStmt = this.db.prepare(
-        'SELECT task_id, timestamp, status, blockers, completed_work, session_id FROM' +
+        `SELECT ${ATTEMPT_COLUMNS} FROM` +
           ' (SELECT * FROM attempts WHERE timestamp >= ? ORDER BY timestamp DESC, id DESC LIMIT ?)' +
           ' ORDER BY timestamp, id',
       );
@@ -153,7 +123,7 @@ export class SqliteAttemptStore implements AttemptStore {
 
   append(attempt: Attempt): void {
     // an attempt built by the detector was validated there, once
-    if (!isSealedAttempt(attempt)) validateAttempt(attempt, 'attempt');
+    checkStoredAttempt(attempt, 'attempt');
     runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.append', () => this.insert(attempt));
   }
 
@@ -162,7 +132,7 @@ export class SqliteAttemptStore implements AttemptStore {
       throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
     }
     attempts.forEach((attempt, i) => {
-      if (!isSealedAttempt(attempt)) validateAttempt(attempt, `attempts[${i}]`);
+      checkStoredAttempt(attempt, `attempts[${i}]`);
     });
     if (attempts.length === 0) return;
     runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.appendMany', () =>

@@ -3,7 +3,6 @@ import {
   type ContextEntry,
   type ContextEntryInput,
   type ContextEntryQuery,
-  type ContextEntryType,
   InvalidInputError,
   type StateMachine,
   StorageError,
@@ -15,13 +14,20 @@ import {
 } from '@loopguard/core';
 import {
   assertNonEmptyString,
-  assertStringArray,
-  assertTaskStatus,
   checkedClock,
   describeValue,
+  type EntryRow,
+  type EventRow,
+  entryOf,
+  eventOf,
+  TASK_COLUMNS,
+  type TaskRow,
+  taskOf,
   validateContextEntryInput,
   validateContextEntryQuery,
+  validateTaskFilter,
   validateTaskInput,
+  validateTransition,
 } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -46,70 +52,6 @@ export interface SqliteStateMachineOptions {
    * @default { retries: 5, initialDelayMs: 25 }
    */
   busyRetry?: BusyRetryPolicy;
-}
-
-interface TaskRow {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  blocked_reason: string | null;
-  metadata: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface EventRow {
-  task_id: string;
-  from_status: TaskStatus | null;
-  to_status: TaskStatus;
-  reason: string;
-  timestamp: number;
-}
-
-interface EntryRow {
-  id: number;
-  timestamp: number;
-  entry_type: ContextEntryType;
-  topic: string;
-  content: string;
-  related_tasks: string;
-  confidence: number;
-  metadata: string;
-}
-
-function taskOf(row: TaskRow): Task {
-  return Object.freeze({
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    blockedReason: row.blocked_reason,
-    metadata: Object.freeze(JSON.parse(row.metadata) as Record<string, unknown>),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-function eventOf(row: EventRow): TaskEvent {
-  return Object.freeze({
-    taskId: row.task_id,
-    fromStatus: row.from_status,
-    toStatus: row.to_status,
-    reason: row.reason,
-    timestamp: row.timestamp,
-  });
-}
-
-function entryOf(row: EntryRow): ContextEntry {
-  return Object.freeze({
-    id: String(row.id),
-    timestamp: row.timestamp,
-    entryType: row.entry_type,
-    topic: row.topic,
-    content: row.content,
-    relatedTasks: Object.freeze(JSON.parse(row.related_tasks) as string[]),
-    confidence: row.confidence,
-    metadata: Object.freeze(JSON.parse(row.metadata) as Record<string, unknown>),
-  });
 }
 
 /**
@@ -147,7 +89,7 @@ export class SqliteStateMachine implements StateMachine {
     this.db = options.db;
     this.clock = checkedClock(options.clock ?? systemClock, 'options.clock');
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
-    const taskColumns = 'id, title, status, blocked_reason, metadata, created_at, updated_at';
+    const taskColumns = TASK_COLUMNS;
     try {
       this.getTaskStmt = this.db.prepare(`SELECT ${taskColumns} FROM tasks WHERE id = ?`);
       this.listTasksStmt = this.db.prepare(`SELECT ${taskColumns} FROM tasks ORDER BY rowid`);
@@ -193,16 +135,7 @@ export class SqliteStateMachine implements StateMachine {
   }
 
   listTasks(filter: { statuses?: readonly TaskStatus[] } = {}): Task[] {
-    if (filter === null || typeof filter !== 'object') {
-      throw new InvalidInputError(`filter must be an object, got ${describeValue(filter)}`);
-    }
-    const { statuses } = filter;
-    if (statuses !== undefined) {
-      assertStringArray(statuses, 'filter.statuses');
-      statuses.forEach((status, i) => {
-        assertTaskStatus(status, `filter.statuses[${i}]`);
-      });
-    }
+    const statuses = validateTaskFilter(filter);
     const rows = this.read('listTasks', () =>
       statuses === undefined
         ? this.listTasksStmt.all()
@@ -229,9 +162,7 @@ export class SqliteStateMachine implements StateMachine {
   }
 
   transition(taskId: string, status: TaskStatus, reason: string): Task {
-    assertNonEmptyString(taskId, 'taskId');
-    assertTaskStatus(status, 'status');
-    assertNonEmptyString(reason, 'reason');
+    validateTransition(taskId, status, reason);
     return this.write('transition', () => {
       const existing = this.getTaskStmt.get(taskId);
       if (existing === undefined) {

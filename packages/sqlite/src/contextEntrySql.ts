@@ -1,7 +1,6 @@
 import { RECOVERY_TOPICS } from '@loopguard/core';
+import { RECOVERY_TOPICS_SQL } from '@loopguard/core/internal';
 
-/** The recovery topics as the schema's partial indexes spell them. Must match `schema/001_initial.ts`. */
-const RECOVERY_IN = "('loop_recovery', 'unblock_authority', 'loop_escalation')";
 const COLUMNS =
   'e.id, e.timestamp, e.entry_type, e.topic, e.content, e.related_tasks, e.confidence, e.metadata';
 
@@ -41,8 +40,8 @@ export function entryQuerySql(shape: EntryQueryShape): string {
   const timeColumn = shape.byTask ? 'l.timestamp' : 'e.timestamp';
   if (shape.byTask) where.push('l.task_id = ?');
   if (shape.topics !== 'none') {
-    if (shape.topicClass === 'recovery') where.push(`e.topic IN ${RECOVERY_IN}`);
-    else if (shape.topicClass === 'other') where.push(`e.topic NOT IN ${RECOVERY_IN}`);
+    if (shape.topicClass === 'recovery') where.push(`e.topic IN ${RECOVERY_TOPICS_SQL}`);
+    else if (shape.topicClass === 'other') where.push(`e.topic NOT IN ${RECOVERY_TOPICS_SQL}`);
     where.push(shape.topics === 'one' ? 'e.topic = ?' : 'e.topic IN (SELECT value FROM json_each(?))');
   }
   if (shape.since) where.push(`${timeColumn} >= ?`);

@@ -6,8 +6,7 @@ import type {
   AttemptSummaryPage,
   AttemptSummaryPageQuery,
 } from '../model/attempt.js';
-import { validateAttemptInput } from '../model/attemptInput.js';
-import { isSealedAttempt } from '../model/sealedAttempts.js';
+import { checkStoredAttempt, validatePageQuery } from '../model/attemptInput.js';
 import type { AttemptStore } from '../storage/ports.js';
 
 /** Options of {@link InMemoryAttemptStore}. */
@@ -45,13 +44,13 @@ export class InMemoryAttemptStore implements AttemptStore {
   }
 
   append(attempt: Attempt): void {
-    if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, 'attempt');
+    checkStoredAttempt(attempt, 'attempt');
     this.store(attempt);
   }
 
   appendMany(attempts: readonly Attempt[]): void {
     attempts.forEach((attempt, i) => {
-      if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, `attempts[${i}]`);
+      checkStoredAttempt(attempt, `attempts[${i}]`);
     });
     for (const attempt of attempts) this.store(attempt);
   }
@@ -156,6 +155,8 @@ export class InMemoryAttemptStore implements AttemptStore {
 
   /** Sorts the window's tasks each call: memory is for tests and small embeddings. */
   summarizePage(since: number, query: AttemptSummaryPageQuery): AttemptSummaryPage {
+    assertFiniteNumber(since, 'since');
+    validatePageQuery(query);
     const all = [...this.summarize(since)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const after = query.cursor;
     const from = after === undefined ? 0 : all.findIndex(([taskId]) => taskId > after);

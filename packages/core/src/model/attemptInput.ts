@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../kernel/errors.js';
 import { assertFiniteNumber, assertStringArray, copyStringArray, describeValue } from '../kernel/validate.js';
-import type { Attempt } from './attempt.js';
-import { sealAttempt } from './sealedAttempts.js';
+import type { Attempt, AttemptSummaryPageQuery } from './attempt.js';
+import { isSealedAttempt, sealAttempt } from './sealedAttempts.js';
 import { assertBoundedList, assertTaskId, boundedList, SIZE_LIMITS } from './sizeLimits.js';
 import { assertTaskStatus } from './task.js';
 
@@ -74,4 +74,33 @@ export function newAttempt(
     completedWork: frozen(bounded(completedWorkCopy)),
     sessionId,
   });
+}
+
+/**
+ * Checks an attempt an adapter is asked to store: an attempt a detector built was validated and
+ * sealed there, once; any other is validated here.
+ * @throws InvalidInputError naming `name` and the field.
+ */
+export function checkStoredAttempt(attempt: Attempt, name: string): void {
+  if (!isSealedAttempt(attempt)) validateAttemptInput(attempt, name);
+}
+
+/**
+ * Checks a `summarizePage` query (every adapter): `limit` an integer ≥ 1, `cursor` (the last task id
+ * of the previous page) a non-empty string when given.
+ * @throws InvalidInputError naming the field.
+ */
+export function validatePageQuery(query: AttemptSummaryPageQuery): AttemptSummaryPageQuery {
+  if (query === null || typeof query !== 'object') {
+    throw new InvalidInputError(`query must be { limit, cursor? }, got ${describeValue(query)}`);
+  }
+  if (!Number.isInteger(query.limit) || query.limit < 1) {
+    throw new InvalidInputError(`query.limit must be an integer ≥ 1, got ${describeValue(query.limit)}`);
+  }
+  if (query.cursor !== undefined && (typeof query.cursor !== 'string' || query.cursor === '')) {
+    throw new InvalidInputError(
+      `query.cursor must be a non-empty string, got ${describeValue(query.cursor)}`,
+    );
+  }
+  return query;
 }

@@ -9,7 +9,7 @@ import {
 import { CONTEXT_ENTRY_TYPES, type ContextEntryInput, type ContextEntryQuery } from './contextEntry.js';
 import { assertTaskId } from './sizeLimits.js';
 import { storableMetadata } from './storableJson.js';
-import { assertTaskStatus, type TaskInput } from './task.js';
+import { assertTaskStatus, type TaskInput, type TaskStatus } from './task.js';
 
 function assertPlainObject(value: unknown, name: string): void {
   let isArray: boolean;
@@ -95,4 +95,34 @@ export function validateContextEntryQuery(query: ContextEntryQuery): void {
       `query.limit must be a non-negative integer, got ${describeValue(query.limit)}`,
     );
   }
+}
+
+/**
+ * Checks `listTasks`' filter; returns the statuses to keep, or `undefined` for every task.
+ * @throws InvalidInputError naming the filter or the bad status.
+ */
+export function validateTaskFilter(filter: {
+  statuses?: readonly TaskStatus[];
+}): readonly TaskStatus[] | undefined {
+  if (filter === null || typeof filter !== 'object') {
+    throw new InvalidInputError(`filter must be an object, got ${describeValue(filter)}`);
+  }
+  const { statuses } = filter;
+  if (statuses !== undefined) {
+    assertStringArray(statuses, 'filter.statuses');
+    statuses.forEach((status, i) => {
+      assertTaskStatus(status, `filter.statuses[${i}]`);
+    });
+  }
+  return statuses;
+}
+
+/**
+ * Checks `transition`'s arguments.
+ * @throws InvalidInputError naming the argument.
+ */
+export function validateTransition(taskId: string, status: TaskStatus, reason: string): void {
+  assertNonEmptyString(taskId, 'taskId');
+  assertTaskStatus(status, 'status');
+  assertNonEmptyString(reason, 'reason');
 }

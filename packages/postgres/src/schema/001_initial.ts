@@ -1,6 +1,8 @@
+import { RECOVERY_TOPICS_SQL } from '@loopguard/core/internal';
+
 const STATUSES = "('pending', 'in_progress', 'needs_review', 'needs_improvement', 'done', 'blocked')";
 /** The recovery topics, spelled as the seed's query spells them: the partial index matches on this text. */
-const RECOVERY = "('loop_recovery', 'unblock_authority', 'loop_escalation')";
+const RECOVERY = RECOVERY_TOPICS_SQL;
 
 /**
  * Schema version 1 on PostgreSQL: the tables of the SQLite schema (`tasks`, `task_events`,

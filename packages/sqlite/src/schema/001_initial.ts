@@ -1,8 +1,9 @@
+import { RECOVERY_TOPICS_SQL } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 
 const STATUSES = "('pending', 'in_progress', 'needs_review', 'needs_improvement', 'done', 'blocked')";
 /** The recovery topics, spelled exactly as the seed's query spells them (partial indexes match on text). */
-const RECOVERY = "('loop_recovery', 'unblock_authority', 'loop_escalation')";
+const RECOVERY = RECOVERY_TOPICS_SQL;
 
 /**
  * Schema version 1: tasks and their history, context entries (with a task link table), attempts.

@@ -1,0 +1,125 @@
+import type { Attempt } from '../model/attempt.js';
+import { type ContextEntry, type ContextEntryType, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import type { Task, TaskEvent, TaskStatus } from '../model/task.js';
+
+/**
+ * The rows of loopguard's tables as SQL adapters read them, and their codecs into frozen model
+ * objects: one definition for SQLite (JSON columns come back as text) and PostgreSQL (`jsonb` comes
+ * back parsed). Each adapter keeps only its SQL and connection handling.
+ */
+
+/** A JSON column: text on SQLite, already parsed on PostgreSQL. */
+type Json<T> = T | string;
+
+function json<T>(value: Json<T>): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}
+
+/** A row of `tasks`. */
+export interface TaskRow {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  blocked_reason: string | null;
+  metadata: Json<Record<string, unknown>>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A row of `task_events`. */
+export interface EventRow {
+  task_id: string;
+  from_status: TaskStatus | null;
+  to_status: TaskStatus;
+  reason: string;
+  timestamp: number;
+}
+
+/** A row of `context_entries`. */
+export interface EntryRow {
+  id: number;
+  timestamp: number;
+  entry_type: ContextEntryType;
+  topic: string;
+  content: string;
+  related_tasks: Json<string[]>;
+  confidence: number;
+  metadata: Json<Record<string, unknown>>;
+}
+
+/** A row of `attempts`. */
+export interface AttemptRow {
+  task_id: string;
+  timestamp: number;
+  status: TaskStatus;
+  blockers: Json<string[]>;
+  completed_work: Json<string[]>;
+  session_id: string;
+}
+
+/** The columns of a {@link TaskRow}, in table order. */
+export const TASK_COLUMNS = 'id, title, status, blocked_reason, metadata, created_at, updated_at';
+/** The columns of an {@link AttemptRow}. */
+export const ATTEMPT_COLUMNS = 'task_id, timestamp, status, blockers, completed_work, session_id';
+
+/** The frozen task of a row. */
+export function taskOf(row: TaskRow): Task {
+  return Object.freeze({
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    blockedReason: row.blocked_reason,
+    metadata: Object.freeze(json(row.metadata)),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+/** The frozen task event of a row. */
+export function eventOf(row: EventRow): TaskEvent {
+  return Object.freeze({
+    taskId: row.task_id,
+    fromStatus: row.from_status,
+    toStatus: row.to_status,
+    reason: row.reason,
+    timestamp: row.timestamp,
+  });
+}
+
+/** The frozen context entry of a row (ids are strings in the model). */
+export function entryOf(row: EntryRow): ContextEntry {
+  return Object.freeze({
+    id: String(row.id),
+    timestamp: row.timestamp,
+    entryType: row.entry_type,
+    topic: row.topic,
+    content: row.content,
+    relatedTasks: Object.freeze(json(row.related_tasks)),
+    confidence: row.confidence,
+    metadata: Object.freeze(json(row.metadata)),
+  });
+}
+
+/** The frozen attempt of a row. */
+export function attemptOf(row: AttemptRow): Attempt {
+  return Object.freeze({
+    taskId: row.task_id,
+    timestamp: row.timestamp,
+    status: row.status,
+    blockers: Object.freeze(json(row.blockers)),
+    completedWork: Object.freeze(json(row.completed_work)),
+    sessionId: row.session_id,
+  });
+}
+
+/**
+ * The recovery topics as an SQL list, `('loop_recovery', 'unblock_authority', 'loop_escalation')`,
+ * built from {@link RECOVERY_TOPICS}: what the schemas' partial indexes and the queries that use them
+ * spell (a partial index is used only when the query contains its condition).
+ */
+export const RECOVERY_TOPICS_SQL = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+
+/** Whether every topic is a recovery topic (then the recovery partial index applies). */
+export function allRecoveryTopics(topics: readonly string[]): boolean {
+  return topics.every((t) => (RECOVERY_TOPICS as readonly string[]).includes(t));
+}
