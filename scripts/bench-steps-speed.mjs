@@ -9,6 +9,7 @@ import {
   GeminiPeer,
   loadGeminiLoopDetectionService,
 } from './bench/geminiLoopService.mjs';
+import { labelledCorpusDir } from './bench/labelledLoops.mjs';
 import { OpenHandsStuckRules } from './bench/openHandsStuckRules.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
 
@@ -43,19 +44,25 @@ function syntheticTurn(i) {
 }
 
 /**
- * Real steps of the corpus in order (real sizes: outputs up to 10,000 characters), each text tagged
- * with the turn number so that no text repeats across the replay: no memo hits, no loop.
+ * Real steps of a corpus in order (real sizes: outputs up to 10,000 characters and more), each text
+ * tagged with the turn number so that no text repeats across the replay: no memo hits, no loop.
  */
-const corpusSteps = loadCorpus().flatMap((run) => run.steps);
 const tagged = (step, i) => {
-  if (step.type === 'action') return { ...step, input: `${step.input} #${i}` };
-  if (step.type === 'observation') return { ...step, output: `${step.output}\n#${i}` };
-  return { ...step, text: `${step.text} #${i}` };
+  if (step.type === 'action') return { ...step, input: `${step.input} #t${i}` };
+  if (step.type === 'observation') return { ...step, output: `${step.output}\nturn t${i}` };
+  return { ...step, text: `${step.text} #t${i}` };
 };
-const realTurn = (i) => {
+const realTurns = (corpusSteps) => (i) => {
   const at = (i * 3) % (corpusSteps.length - 3);
   return corpusSteps.slice(at, at + 3).map((step) => tagged(step, i));
 };
+/** The real streams, replayed untouched in order (loops and all): the mean cost per step of a real run. */
+const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()]];
+try {
+  corpora.push(['SWE-agent java (swe-agent-java-dev)', loadCorpus(labelledCorpusDir())]);
+} catch {
+  process.stderr.write('labelled corpus absent: its rows are skipped\n');
+}
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -116,7 +123,10 @@ console.log(
 );
 for (const [label, makeTurn] of [
   ['new work (synthetic: every text new)', syntheticTurn],
-  ['real steps (SWE-bench corpus, replayed)', realTurn],
+  ...corpora.map(([name, runs]) => [
+    `real steps (${name}, tagged so that no text repeats)`,
+    realTurns(runs.flatMap((r) => r.steps)),
+  ]),
 ]) {
   measure(makeTurn, 300); // warm-up: every detector's code optimised before the measured rounds
   const byHistory = HISTORIES.map((history) => measure(makeTurn, history));
@@ -137,4 +147,34 @@ for (const [label, makeTurn] of [
     );
   }
   console.log('');
+}
+
+// The real streams as they are: every run replayed in order into a fresh detector, timing every
+// observe(). This is the mean per step a user meets (loops included; after a stop, a fresh detector).
+console.log('### whole runs replayed as recorded (mean µs per observe(), all steps of all runs)\n');
+console.log(
+  `| corpus | ${detectors.map((d) => d.name).join(' | ')} | loopguard vs gemini-cli | loopguard vs openhands |`,
+);
+console.log(`| --- | ${detectors.map(() => '---').join(' | ')} | --- | --- |`);
+for (const [name, runs] of corpora) {
+  const totals = new Map(detectors.map((d) => [d.name, { ns: 0, steps: 0 }]));
+  for (let rep = 0; rep < 3; rep++) {
+    for (const run of runs) {
+      for (const detector of detectors) {
+        let instance = detector.create();
+        const total = totals.get(detector.name);
+        for (const step of run.steps) {
+          const start = process.hrtime.bigint();
+          const verdict = instance.observe(step);
+          total.ns += Number(process.hrtime.bigint() - start);
+          total.steps++;
+          if ((verdict?.action ?? verdict) === 'stop') instance = detector.create();
+        }
+      }
+    }
+  }
+  const means = detectors.map((d) => totals.get(d.name).ns / totals.get(d.name).steps);
+  console.log(
+    `| ${name} | ${means.map(us).join(' | ')} | ${(means[0] / means[1]).toFixed(2)}× | ${(means[0] / means[2]).toFixed(2)}× |`,
+  );
 }

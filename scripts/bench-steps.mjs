@@ -1,5 +1,7 @@
 // Quality benchmark of the step-level loop detector on real agent runs, side by side with
 // Gemini CLI's own LoopDetectionService and a re-implementation of OpenHands' StuckDetector rules.
+// Then the same three detectors on the hand-labelled loops of weaker models (the SWE-agent java dev
+// split), so both corpora are judged in one run (also alone: scripts/bench-steps-labelled.mjs).
 // Run: npx tsc -b && node scripts/bench-steps.mjs
 // Env: LOOPGUARD_STEP_CORPUS (corpus dir, default ../shared/corpora/swe-trajectories-dev from the repo
 // root), LOOPGUARD_BENCH_CACHE (where @google/gemini-cli-core is installed), LOOPGUARD_BENCH_SEED.
@@ -12,6 +14,7 @@ import {
   loadGeminiLoopDetectionService,
 } from './bench/geminiLoopService.mjs';
 import { INJECTED_KINDS, injectedCases } from './bench/injectLoops.mjs';
+import { printLabelledTable } from './bench/labelledLoops.mjs';
 import { OpenHandsStuckRules } from './bench/openHandsStuckRules.mjs';
 import { corpusDir, loadCorpus } from './bench/stepCorpus.mjs';
 
@@ -135,3 +138,6 @@ console.log(`| figure | ${rows.map((r) => r.name).join(' | ')} |`);
 console.log(`| --- | ${rows.map(() => '---').join(' | ')} |`);
 for (const [label, key] of lines) console.log(`| ${label} | ${rows.map((r) => r[key]).join(' | ')} |`);
 if (falseStops.length > 0) console.log(`\nstops in resolved runs: ${falseStops.join('; ')}`);
+
+console.log('');
+printLabelledTable(detectors);

@@ -31,8 +31,12 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'BLOCKED by circuit_breaker - Circuit breaker OPEN: 3 consecutive validation failures (threshold: 3).',
       'T8.2.1 is now blocked: Iteration safety guard: circuit_breaker',
       '6 attempts, looping: false',
+      'Iteration 2: a file edited, the Bash call denied - breaker OPEN',
+      'Breaker OPEN: permission_denied: permission denied for tool Bash (2 in a row, threshold 2)',
       'Iteration 3: no files changed - breaker OPEN',
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
+      'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
+      'Step 11: edit 68:68 -> STOP (near_duplicate)',
     ]) {
       expect(out).toContain(line);
     }

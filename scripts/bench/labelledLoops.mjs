@@ -116,3 +116,36 @@ export function scoreLabelled(create, corpus) {
   row.hardStopped = `${hardStopped} of ${corpus.hardNegatives.length}`;
   return { row, kinds, details };
 }
+
+/** Prints the side-by-side table of `detectors` (`{ name, create }`) on the labelled corpus, or a skip line. */
+export function printLabelledTable(detectors, { details = false } = {}) {
+  const corpus = loadLabelledCorpus();
+  if (corpus === null) {
+    console.log(`labelled corpus not found at ${labelledCorpusDir()}: skipped`);
+    return;
+  }
+  const scored = detectors.map((d) => ({ name: d.name, ...scoreLabelled(d.create, corpus) }));
+  const kinds = scored[0].kinds;
+  console.log(
+    `Labelled loops on ${corpus.dir}: ${corpus.runs.length} runs (${corpus.runs.filter((r) => r.resolved).length} resolved), ${corpus.loops.length} loops, ${corpus.hardNegatives.length} hard negatives\n`,
+  );
+  const lines = [
+    ['labelled recall (stop in [certainAt − 2, loopEnd + 3])', 'recall'],
+    ...kinds.map((kind) => [`recall, ${kind}`, `kind:${kind}`]),
+    ['labelled recall counting nudges', 'recallAny'],
+    ['median delay after certainAt (steps)', 'delay'],
+    ['false stops (outside every labelled loop)', 'falseStops'],
+    ['resolved runs with a false stop', 'resolvedFalse'],
+    ['hard negatives stopped', 'hardStopped'],
+  ];
+  console.log(`| figure | ${scored.map((s) => s.name).join(' | ')} |`);
+  console.log(`| --- | ${scored.map(() => '---').join(' | ')} |`);
+  for (const [label, key] of lines)
+    console.log(`| ${label} | ${scored.map((s) => s.row[key]).join(' | ')} |`);
+  if (!details) return;
+  for (const s of scored) {
+    console.log(
+      `\n## ${s.name}\nmissed:\n  ${s.details.missed.join('\n  ')}\nfalse stops:\n  ${s.details.falseStops.join('\n  ')}\ndelays:\n  ${s.details.delays.join('\n  ')}`,
+    );
+  }
+}

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { type Clock, type LoopDetector, systemClock } from '@loopguard/core';
-import { StagnationBreaker } from '@loopguard/core/breaker';
+import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
 import { runAgentIteration } from './agentIteration.js';
 import { tailOf } from './agentResult.js';
-import { iterationDirectory, runDirectory, writeIterationArtifacts } from './artifacts.js';
+import { runDirectory } from './artifacts.js';
 import { checkEvidence } from './evidence.js';
 import { GitWorkspace } from './GitWorkspace.js';
 import { reportIteration } from './iterationReport.js';
@@ -15,6 +15,7 @@ import { claimsOf, judgeIteration } from './judgeIteration.js';
 import { currentTask, readPlan } from './plan.js';
 import { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
+import { saveIteration } from './saveIteration.js';
 import { INTERRUPTED, type Outcome, type SessionState } from './sessionState.js';
 import { StagnationActions } from './stagnationActions.js';
 import { recordTaskAttempt } from './taskAttempt.js';
@@ -87,6 +88,8 @@ export class RunSession {
       stagnationThreshold: options.stagnationThreshold,
       sameErrorThreshold: options.sameErrorThreshold,
       taskThreshold: options.taskThreshold,
+      permissionDenialThreshold: options.permissionDenialThreshold,
+      testOnlyShare: options.testOnlyShare,
       cooldownMs: options.cooldown,
       autoReset: options.autoReset,
       clock: this.clock,
@@ -201,6 +204,10 @@ export class RunSession {
       iteration = n;
       tree = ran.tree;
       this.nudges = ran.nudges;
+      if (ran.malformed.lines > 0)
+        this.warn(
+          `iteration ${n}: ${ran.malformed.lines} agent output line(s) could not be read as steps (first: ${ran.malformed.first})`,
+        );
       if (stopVerdict !== null) {
         const { loopType, repeats, evidence } = stopVerdict;
         this.display.event(
@@ -215,37 +222,23 @@ export class RunSession {
       const facts = { iteration: n, result, changes, task, plan, evidence, now: this.clock.now() };
       const judged = judgeIteration({ ...facts, stepLoopStopped: stopVerdict?.loopType ?? null }, options);
       if (judged.lastError !== null) this.state.lastError = judged.lastError;
-      const verdict = this.breaker.record(judged.observation);
+      const asked = judged.question !== null && options.onQuestion === 'pause';
+      // a question to the user is a reason to pause, not evidence of stagnation: the breaker does not judge it
+      const verdict: BreakerVerdict = asked
+        ? { state: this.breaker.state, tripped: false, progress: 'unknown', readings: [], reason: null }
+        : this.breaker.record(judged.observation);
       this.history.push({
         iteration: n,
         passed: result.exitCode === 0 && !result.timedOut,
         ...(verdict.progress === 'progress' ? {} : { output: tailOf(result.output) }),
       });
-      const artifactsDir = iterationDirectory(this.runDir, n);
-      this.pendingWrites.push(
-        writeIterationArtifacts(artifactsDir, {
-          patch: changes?.patch ?? '',
-          errors: judged.errors,
-          metrics: { ...judged.metrics, filesChanged: changes?.files.length ?? null, model },
-          completion: judged.completion,
-          output: result.output,
-          ...(stopVerdict === null ? {} : { stepLoop: stopVerdict }),
-        }),
+      const saved = saveIteration(
+        runs,
+        { id: run.id, dir: this.runDir, breaker: this.breaker.snapshot(), modelIndex: this.state.modelIndex },
+        { n, startedAt: iterationStart, endedAt: this.clock.now(), model, ran, judged, verdict },
       );
-      runs.recordIteration({
-        runId: run.id,
-        iteration: n,
-        startedAt: iterationStart,
-        endedAt: this.clock.now(),
-        exitCode: result.exitCode,
-        progress: stopVerdict === null ? verdict.progress : 'stopped',
-        signals: verdict.readings,
-      });
-      runs.updateRun(run.id, {
-        iteration: n,
-        breaker: this.breaker.snapshot(),
-        modelIndex: this.state.modelIndex,
-      });
+      this.pendingWrites.push(saved.written);
+      const artifactsDir = saved.artifactsDir;
       reportIteration(
         this.display,
         options,
@@ -255,6 +248,12 @@ export class RunSession {
       );
       if (judged.completed)
         return { status: 'completed', exitCode: EXIT_CODES.ok, reason: judged.completedReason };
+      if (asked)
+        return {
+          status: 'paused',
+          exitCode: EXIT_CODES.paused,
+          reason: `the agent asked: ${judged.question}`,
+        };
       if (!(await this.waits.afterIteration(n, judged.infrastructure))) return INTERRUPTED;
       const detector = this.input.loopDetector;
       const loop =

@@ -37,6 +37,10 @@ export class StepStreamWatcher {
   stopVerdict: StepVerdict | null = null;
   /** The nudge messages of this iteration, oldest first. */
   readonly nudges: string[] = [];
+  /** Lines that looked like steps but could not be judged (counted in the iteration's metrics). */
+  malformedLines = 0;
+  /** Why the first of them could not be judged. */
+  firstProblem: string | null = null;
   private readonly controller = new AbortController();
   private readonly parser: StepLineParser;
   private readonly detector: StepLoopDetector;
@@ -62,12 +66,18 @@ export class StepStreamWatcher {
 
   private line(line: string): void {
     if (this.stopVerdict !== null || !line.trimStart().startsWith('{')) return;
-    let steps: ReturnType<StepLineParser['push']>;
+    // a line the parser or the detector cannot take (not JSON, nested too deep, a value it rejects)
+    // is counted and skipped: the run goes on under the breaker; other JSON parses to no step
     try {
-      steps = this.parser.push(line);
-    } catch {
-      return; // not a step: the agent may print other JSON
+      this.judge(line);
+    } catch (error) {
+      this.malformedLines += 1;
+      this.firstProblem ??= (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
     }
+  }
+
+  private judge(line: string): void {
+    const steps = this.parser.push(line);
     for (const step of steps) {
       const verdict = this.detector.observe(step);
       if (verdict.action === 'nudge' && verdict.message !== null) this.nudges.push(verdict.message);

@@ -17,6 +17,8 @@ export interface AgentIteration {
   stopVerdict: StepVerdict | null;
   /** The step-level detector's nudges (and its stop message) for the next prompt. */
   nudges: string[];
+  /** Output lines that looked like steps but could not be judged, and why the first could not. */
+  malformed: { lines: number; first: string | null };
 }
 
 /** What {@link runAgentIteration} needs. */
@@ -68,7 +70,15 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
     },
     onStderr: (chunk) => display.agentStderr(chunk),
   });
-  if (result.interrupted) return { result, tree: treeBefore, changes: null, stopVerdict: null, nudges: [] };
+  if (result.interrupted)
+    return {
+      result,
+      tree: treeBefore,
+      changes: null,
+      stopVerdict: null,
+      nudges: [],
+      malformed: { lines: 0, first: null },
+    };
   const tree = workspace === null ? null : await workspace.snapshot();
   const changes =
     workspace === null || treeBefore === null || tree === null
@@ -77,5 +87,6 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
   const stopVerdict = watcher?.stopVerdict ?? null;
   const nudges =
     watcher === null ? [] : [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
-  return { result, tree, changes, stopVerdict, nudges };
+  const malformed = { lines: watcher?.malformedLines ?? 0, first: watcher?.firstProblem ?? null };
+  return { result, tree, changes, stopVerdict, nudges, malformed };
 }

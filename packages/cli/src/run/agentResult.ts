@@ -18,6 +18,8 @@ export interface StructuredResult {
   costUsd: number | null;
   /** Input and output tokens, when reported. */
   tokens: { input: number; output: number } | null;
+  /** The tools of `permission_denials` (the calls the agent was denied). */
+  permissionDenials: string[];
 }
 
 /**
@@ -50,6 +52,12 @@ export function structuredResultOf(stdout: string): StructuredResult | null {
         typeof usage.output_tokens === 'number'
           ? { input: usage.input_tokens, output: usage.output_tokens }
           : null,
+      permissionDenials: Array.isArray(value.permission_denials)
+        ? value.permission_denials.flatMap((d: unknown) => {
+            const tool = (d as { tool_name?: unknown } | null)?.tool_name;
+            return typeof tool === 'string' ? [tool] : [];
+          })
+        : [],
     };
   }
   return null;

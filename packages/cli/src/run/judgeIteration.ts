@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type BreakerVerdict, errorSignature, type IterationObservation } from '@loopguard/core/breaker';
 import type { AgentResult } from './agentProcess.js';
 import { completionClaimed, infrastructureOf, structuredResultOf } from './agentResult.js';
+import { permissionDenialsOf, questionOf } from './agentSignals.js';
 import type { EvidenceResult } from './evidence.js';
 import type { PlanItem } from './plan.js';
 import type { RunOptions } from './runOptions.js';
@@ -44,6 +45,8 @@ export interface IterationJudgement {
   completed: boolean;
   /** Why the run completes, when it does. */
   completedReason: string;
+  /** The question the iteration ended with, asking the user for input; else `null`. */
+  question: string | null;
   /** The first error's normalised signature, when the output reports one. */
   lastError: string | null;
   /** Infrastructure trouble (not stagnation) and the reset time the agent stated. */
@@ -95,7 +98,10 @@ export function judgeIteration(facts: IterationFacts, options: JudgeOptions): It
       completionClaimed: claimed,
       evidenceProblems,
       stepLoopStopped: facts.stepLoopStopped,
+      permissionDenials: permissionDenialsOf(result.output, structured),
+      changedFiles: facts.changes === null ? null : facts.changes.files,
     },
+    question: questionOf(result.output, structured),
     taskDone,
     completed: verified,
     completedReason: claimed

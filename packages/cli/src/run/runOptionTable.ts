@@ -1,8 +1,10 @@
 import {
   DEFAULT_COOLDOWN_MS,
+  DEFAULT_PERMISSION_DENIAL_THRESHOLD,
   DEFAULT_SAME_ERROR_THRESHOLD,
   DEFAULT_STAGNATION_THRESHOLD,
   DEFAULT_TASK_THRESHOLD,
+  DEFAULT_TEST_ONLY_SHARE,
 } from '@loopguard/core/breaker';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
@@ -54,6 +56,8 @@ const choice = <const T extends readonly [string, ...string[]]>(values: T) => ({
 
 /** The stagnation actions of `--on-stagnation`. */
 export const STAGNATION_ACTIONS = ['pause', 'alert', 'abort', 'escalate'] as const;
+/** What `--on-question` does. */
+export const QUESTION_ACTIONS = ['pause', 'ignore'] as const;
 /** The formats of `--agent-stream`. */
 export const AGENT_STREAM_FORMATS = ['claude', 'codex', 'gemini', 'jsonl'] as const;
 
@@ -112,6 +116,35 @@ export const RUN_OPTIONS = [
     help: 'iterations the same task may stay in progress',
     default: DEFAULT_TASK_THRESHOLD,
     schema: count,
+  },
+  {
+    key: 'permissionDenialThreshold',
+    flag: '--permission-denial-threshold <n>',
+    help: 'iterations in a row whose tool calls were denied a permission that open the breaker',
+    default: DEFAULT_PERMISSION_DENIAL_THRESHOLD,
+    schema: count,
+  },
+  {
+    key: 'testOnlyShare',
+    flag: '--test-only-share <percent>',
+    help: 'test-only iterations above this share of the last 10 that changed files are stagnation',
+    default: `${DEFAULT_TEST_ONLY_SHARE * 100}%`,
+    schema: z.union([z.number(), z.string()]).transform((v, ctx) => {
+      const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(String(v));
+      const value = match === null ? Number.NaN : Number(match[1]) / 100;
+      if (!(value >= 0 && value <= 1)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a percentage from 0% to 100%' });
+        return z.NEVER;
+      }
+      return value;
+    }),
+  },
+  {
+    key: 'onQuestion',
+    flag: '--on-question <action>',
+    help: 'when an iteration ends asking the user a question: pause (exit 3, not counted as stagnation) or ignore it',
+    default: 'pause',
+    ...choice(QUESTION_ACTIONS),
   },
   {
     key: 'maxConsecutiveFailures',

@@ -23,7 +23,7 @@ sleep 120`;
 describe('no orphans, no hangs', () => {
   it('a setsid daemon holding stdout open does not hold the iteration past its timeout, and is ended with the tree', async () => {
     const { dir } = tempRepo(
-      'setsid sh -c "echo $$ >> pids; exec sleep 120" &\necho $$ >> pids\necho started',
+      "setsid sh -c 'echo $$ >> pids; touch daemon.$0; exec sleep 120' $N &\nuntil [ -f daemon.$N ]; do sleep 0.05; done\necho $$ >> pids\necho started",
     );
     const result = await loopguard(
       dir,

@@ -20,10 +20,12 @@ import type {
 } from './breakerTypes.js';
 import { CompletionWithoutEvidenceSignal } from './CompletionWithoutEvidenceSignal.js';
 import { NoFileChangesSignal } from './NoFileChangesSignal.js';
+import { PermissionDeniedSignal } from './PermissionDeniedSignal.js';
 import { SameErrorSignal } from './SameErrorSignal.js';
 import type { StagnationSignal } from './StagnationSignal.js';
 import { StepLoopStoppedSignal } from './StepLoopStoppedSignal.js';
 import { TaskNotProgressingSignal } from './TaskNotProgressingSignal.js';
+import { TestOnlySignal } from './TestOnlySignal.js';
 
 /** Events of {@link StagnationBreaker} (eventemitter3). */
 export interface StagnationBreakerEvents {
@@ -80,6 +82,8 @@ export class StagnationBreaker extends SafeEmitter<StagnationBreakerEvents> {
       new SameErrorSignal(rest.sameErrorThreshold),
       new TaskNotProgressingSignal(rest.taskThreshold),
       new CompletionWithoutEvidenceSignal(rest.stagnationThreshold),
+      new PermissionDeniedSignal(rest.permissionDenialThreshold),
+      new TestOnlySignal(rest.stagnationThreshold, rest.testOnlyShare, rest.testOnlyWindow),
     ]);
     this.restoreNotice = 'snapshot' in options ? this.restore(snapshot) : null;
   }

@@ -37,6 +37,8 @@ export const breakerSnapshotSchema = z.strictObject({
       'task_not_progressing',
       'completion_without_evidence',
       'step_loop_stopped',
+      'permission_denied',
+      'test_only',
     ]),
     signalSnapshotSchema,
   ),

@@ -45,6 +45,14 @@ export interface IterationObservation {
    * (`repeated_action`, `same_error`, …); `null` or absent when it did not.
    */
   stepLoopStopped?: string | null;
+  /**
+   * The tools whose calls were denied a permission in the iteration (Claude Code's
+   * `permission_denials`, tool results saying a permission was denied); `[]` when none, `null` or
+   * absent when unknown.
+   */
+  permissionDenials?: readonly string[] | null;
+  /** The files the iteration changed (for the test-only signal); `null` or absent when unknown (outside git). */
+  changedFiles?: readonly string[] | null;
 }
 
 /** The signals of a {@link StagnationBreaker}, named after what they watch. */
@@ -53,7 +61,9 @@ export type SignalName =
   | 'same_error'
   | 'task_not_progressing'
   | 'completion_without_evidence'
-  | 'step_loop_stopped';
+  | 'step_loop_stopped'
+  | 'permission_denied'
+  | 'test_only';
 
 /**
  * How one signal judged one iteration:

@@ -6,9 +6,12 @@
 
 export {
   DEFAULT_COOLDOWN_MS,
+  DEFAULT_PERMISSION_DENIAL_THRESHOLD,
   DEFAULT_SAME_ERROR_THRESHOLD,
   DEFAULT_STAGNATION_THRESHOLD,
   DEFAULT_TASK_THRESHOLD,
+  DEFAULT_TEST_ONLY_SHARE,
+  DEFAULT_TEST_ONLY_WINDOW,
   type StagnationBreakerOptions,
 } from '../breaker/breakerOptions.js';
 export type { BreakerSnapshot } from '../breaker/breakerSnapshot.js';
@@ -22,5 +25,7 @@ export type {
   SignalReading,
   SignalStatus,
 } from '../breaker/breakerTypes.js';
+export { reportedError } from '../breaker/reportedError.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from '../breaker/StagnationBreaker.js';
+export { isTestFile } from '../breaker/TestOnlySignal.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from '../signatures/errorSignature.js';

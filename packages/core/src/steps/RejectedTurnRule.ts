@@ -2,8 +2,8 @@ import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
- * Rejected turns repeated: `threshold` replies since the last informative turn that the harness
- * could not run: an observation with no action before it (a format error: prose where the command
+ * Rejected turns repeated: `threshold` replies in a row (nothing learned, no accepted action
+ * between) that the harness could not run: an observation with no action before it (a format error: prose where the command
  * belongs, two commands in one reply), an action whose input is empty or whitespace, an empty or
  * whitespace-only message.
  *

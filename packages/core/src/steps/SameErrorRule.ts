@@ -25,11 +25,15 @@ export class SameErrorRule implements StepRule {
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
-    if (event.kind !== 'turn' || !event.turn.error) return null;
+    // Rejected replies are the rejected-turn rule's, whatever notice the harness gave.
+    if (event.kind !== 'turn' || !event.turn.error || event.turn.rejected) return null;
     const { turn } = event;
     const repeats = history.errorCounts.get(turn.errorClass) ?? 0;
     if (repeats < this.threshold && history.verbatimRun < this.verbatim) return null;
-    const turns = history.lastMatching((t) => t.error && t.errorClass === turn.errorClass, repeats);
+    const turns = history.lastMatching(
+      (t) => t.error && !t.rejected && t.errorClass === turn.errorClass,
+      repeats,
+    );
     const actions = new Set(turns.map((t) => t.actionKey)).size;
     return {
       loopType: this.loopType,

@@ -6,20 +6,10 @@ import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
 import type { StateMachine } from '../storage/ports.js';
-import { ChantingRule } from './ChantingRule.js';
 import { ChantingStream } from './ChantingStream.js';
-import { CycleRule } from './CycleRule.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
-import { GrowingOutputRule } from './GrowingOutputRule.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
-import { NearDuplicateRule } from './NearDuplicateRule.js';
-import { OscillationRule } from './OscillationRule.js';
-import { RejectedTurnRule } from './RejectedTurnRule.js';
-import { RepeatedActionRule } from './RepeatedActionRule.js';
-import { RepeatedMessageRule } from './RepeatedMessageRule.js';
-import { SameErrorRule } from './SameErrorRule.js';
-import { StagnationRule } from './StagnationRule.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { type Step, validateStep } from './step.js';
@@ -33,6 +23,7 @@ import {
 } from './stepLoopDetectorOptions.js';
 import { stepLoopEntry } from './stepLoopEntry.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
+import { messageRulesOf, turnRulesOf } from './stepRules.js';
 import {
   readSnapshotEnvelope,
   type SnapshotJson,
@@ -117,22 +108,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.options = Object.freeze(t);
     this.ladder = new StepLadder(t.stopAfter);
     this.partial = new ChantingStream(t.streamChantRepeats, t.chantShare);
-    // Periodic rules first: a turn of a repeated cycle also recurs, and the cycle is the better name.
-    this.turnRules = [
-      new OscillationRule(t.oscillationRepeats, t.maxEvidence),
-      new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
-      new RejectedTurnRule(t.rejectedThreshold),
-      new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold),
-      new GrowingOutputRule(t.repeatThreshold),
-      new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold),
-      new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
-      new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
-    ];
-    this.messageRules = [
-      new ChantingRule(t.chantRepeats, t.chantShare),
-      new RejectedTurnRule(t.rejectedThreshold),
-      new RepeatedMessageRule(t.messageRepeatThreshold, t.messageSimilarity),
-    ];
+    this.turnRules = turnRulesOf(t);
+    this.messageRules = messageRulesOf(t);
   }
 
   /** Steps observed so far (valid ones; rejected steps are not counted). */

@@ -19,6 +19,9 @@ export const OUTPUT_TAIL = 2000;
 export const ECHO_MAX_LINES = 8;
 /** Most distinct line fingerprints kept per output. */
 export const MAX_OUTPUT_LINES = 256;
+/** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
+const SCRATCH_LINES = new Set<number>();
+const SCRATCH_SHAPES = new Set<number>();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
 const MIN_ECHO_TOKEN = 3;
 
@@ -48,29 +51,20 @@ export interface Fingerprint {
   duplicates: number;
 }
 
-function isSeparator(code: number): boolean {
-  switch (code) {
-    case 32: // space
-    case 9: // tab
-    case 13: // \r
-    case 34: // "
-    case 39: // '
-    case 96: // `
-    case 58: // :
-    case 44: // ,
-    case 40: // (
-    case 41: // )
-    case 91: // [
-    case 93: // ]
-    case 59: // ;
-    case 123: // {
-    case 125: // }
-    case 60: // <
-    case 62: // >
-      return true;
-    default:
-      return false;
-  }
+/** Character classes of the ASCII range, looked up once per character (no branch chain per character). */
+const SEPARATOR = 1;
+const DIGIT = 2;
+const LETTER = 4;
+/** A letter that is not a hex digit (`g`..`z`). */
+const NON_HEX_LETTER = 8;
+/** Token separators: newline, space, tab, `\r`, quotes, backquote and `: , ( ) [ ] ; { } < >`. */
+const SEPARATORS = '\n \t\r"\'`:,()[];{}<>';
+const ASCII_CLASS = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const lower = code | 32;
+  if (SEPARATORS.includes(String.fromCharCode(code))) ASCII_CLASS[code] = SEPARATOR;
+  else if (code >= 48 && code <= 57) ASCII_CLASS[code] = DIGIT;
+  else if (lower >= 97 && lower <= 122) ASCII_CLASS[code] = lower > 102 ? LETTER | NON_HEX_LETTER : LETTER;
 }
 
 /** A well-mixed 32-bit value (murmur3's finaliser), so that sums of line hashes do not cancel. */
@@ -106,7 +100,9 @@ function tokenise(
   let leadingDigit = false;
   for (let i = from; i <= to; i++) {
     const code = i < to ? text.charCodeAt(i) : 10;
-    if (code === 10 || isSeparator(code)) {
+    // Beyond ASCII every character is a letter that is not a hex digit.
+    const kind = code < 128 ? (ASCII_CLASS[code] as number) : LETTER | NON_HEX_LETTER;
+    if (kind === SEPARATOR) {
       if (length > 0) {
         const numeric = letters === 0;
         const volatile =
@@ -133,19 +129,16 @@ function tokenise(
       continue;
     }
     raw = Math.imul(raw ^ code, FNV_PRIME);
-    if (length === 0) leadingDigit = code >= 48 && code <= 57;
+    if (length === 0) leadingDigit = kind === DIGIT;
     length++;
-    if (code >= 48 && code <= 57) {
+    if (kind === DIGIT) {
       digits++;
       if (!dropDigits) masked = Math.imul(masked ^ code, FNV_PRIME);
       continue;
     }
     masked = Math.imul(masked ^ code, FNV_PRIME);
-    const lower = code | 32;
-    if ((lower >= 97 && lower <= 122) || code > 127) {
-      letters++;
-      if (lower > 102) nonHex++;
-    } else nonHex++;
+    if (kind & LETTER) letters++;
+    if (kind !== LETTER) nonHex++;
   }
 }
 
@@ -181,6 +174,27 @@ function countLines(text: string, from: number, to: number, limit: number): numb
 }
 
 /**
+ * Whether {@link fingerprint} masks the tokens of `echo` in `output`: a short reply (at most
+ * {@link ECHO_MAX_LINES} lines) to an action with tokens. Otherwise the fingerprint depends on the output alone.
+ */
+export function masksEcho(output: string, echo: ReadonlySet<number>): boolean {
+  return (
+    echo.size > 0 &&
+    output.length <= OUTPUT_HEAD + OUTPUT_TAIL &&
+    countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES
+  );
+}
+
+/**
+ * The part of `output` that {@link fingerprint} reads (its head and tail when long): equal texts, equal fingerprints
+ * when {@link masksEcho} is false.
+ */
+export function fingerprintedText(output: string): string {
+  if (output.length <= OUTPUT_HEAD + OUTPUT_TAIL) return output;
+  return `${output.slice(0, OUTPUT_HEAD)}\u0000${output.slice(-OUTPUT_TAIL)}`;
+}
+
+/**
  * The fingerprint of an output: its first {@link OUTPUT_HEAD} and last {@link OUTPUT_TAIL}
  * characters, line by line, digits left out, and (in a reply of at most {@link ECHO_MAX_LINES}
  * lines) the tokens of `echo` masked.
@@ -195,10 +209,11 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         [output.length - OUTPUT_TAIL, output.length],
       ]
     : [[0, output.length]];
-  const maskEcho =
-    echo.size > 0 && !long && countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES;
-  const seenLines = new Set<number>();
-  const seenShapes = new Set<number>();
+  const maskEcho = masksEcho(output, echo);
+  const seenLines = SCRATCH_LINES;
+  const seenShapes = SCRATCH_SHAPES;
+  seenLines.clear();
+  seenShapes.clear();
   const lines: number[] = [];
   const shapes: number[] = [];
   let key = 0;

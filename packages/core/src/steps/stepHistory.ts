@@ -139,7 +139,7 @@ export class StepHistory implements SnapshotPart {
   turnsSinceInformative = 0;
   /** Stale turns (not quiet) since the last informative turn. */
   staleSinceInformative = 0;
-  /** Rejected turns since the last informative turn. */
+  /** Rejected replies in a row (messages between do not break the row), since the last informative turn. */
   rejectedSinceInformative = 0;
   /** Turns recorded. */
   turnCount = 0;
@@ -180,9 +180,10 @@ export class StepHistory implements SnapshotPart {
     if (turn.informative) this.startAgain(turn.step);
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
-    if (turn.rejected) this.rejectedSinceInformative++;
+    // Rejections count in a row: a reply the harness accepted shows the agent found the format again.
+    this.rejectedSinceInformative = turn.rejected ? this.rejectedSinceInformative + 1 : 0;
     bump(this.pairCounts, turn.pairKey);
-    if (turn.error) bump(this.errorCounts, turn.errorClass);
+    if (turn.error && !turn.rejected) bump(this.errorCounts, turn.errorClass);
     else if (turn.outcomeKey !== 0 && !turn.quiet) bump(this.outcomeCounts, turn.outcomeKey);
     const n = this.recent.length;
     const previous = this.recent[n - 1];

@@ -55,12 +55,35 @@ export function boundLines(output: string): string {
 
 /**
  * Identity of a message: whitespace collapsed, trimmed, lower-cased, digits left out ("attempt 1",
- * "attempt 2" are one message). Messages are the agent's own words, which rarely carry timestamps
- * or addresses, so the cheaper key serves (they take no part in action equality).
+ * "attempt 2" are one message), as a 64-bit hash with the kept length; `''` for a message with
+ * nothing but whitespace and digits. One pass, no regular expression: messages are the most
+ * frequent long texts of a run. Messages take no part in action equality.
  * @example messageKey('Run  the tests 2.') === messageKey('run the tests 3.'); // true
  */
 export function messageKey(text: string): string {
-  return compactKey(text.replace(/\d+/g, '').replace(/\s+/g, ' ').trim().toLowerCase());
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  let kept = 0;
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) continue;
+    if (code === 32 || code === 9 || code === 10 || code === 13) {
+      space = kept > 0;
+      continue;
+    }
+    if (space) {
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x5bd1e995);
+      space = false;
+    }
+    if (code >= 65 && code <= 90) code += 32;
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+    kept++;
+  }
+  if (kept === 0) return '';
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}.${kept}`;
 }
 
 /**

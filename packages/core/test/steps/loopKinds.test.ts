@@ -72,6 +72,14 @@ describe('near-duplicate retries', () => {
     );
     expect(detections(verdicts)).toEqual([]);
   });
+
+  it('nearDuplicateThreshold changes when it fires', () => {
+    const block = 'edit BLOCK:BLOCK\n    return value;\n}\nend_of_edit';
+    const steps = [71, 70, 69].flatMap((n) =>
+      turn(block.replaceAll('BLOCK', String(n)), view(['class A {', '    return value;', '}'])),
+    );
+    expect(detections(feed(makeStepDetector({ nearDuplicateThreshold: 4 }).detector, steps))).toEqual([]);
+  });
 });
 
 describe('growing output', () => {
@@ -172,6 +180,10 @@ describe('stagnation across different actions', () => {
     const steps = commands.flatMap((c, i) => turn(c, i === 0 ? a : `${a}\n${'#'.repeat(i)}`));
     const found = detections(feed(makeStepDetector({ sameOutcomeThreshold: 99 }).detector, steps));
     expect(found.map((v) => v.loopType)).toEqual(['stagnation', 'stagnation']);
+    const later = detections(
+      feed(makeStepDetector({ sameOutcomeThreshold: 99, staleTurnThreshold: 10 }).detector, steps),
+    );
+    expect(later).toEqual([]);
   });
 
   it('searches for different files that are absent are a sweep, not stagnation', () => {

@@ -6,7 +6,9 @@ import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
+import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
+import { permissionDenied } from './permissionDenied.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -16,6 +18,8 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   escalationSticks,
   crossTaskCycle,
   guardTrip,
+  permissionDenied,
   breakerTrip,
   activeWork,
+  nearDuplicateRetry,
 ];

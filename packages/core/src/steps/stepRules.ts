@@ -1,0 +1,39 @@
+import { ChantingRule } from './ChantingRule.js';
+import { CycleRule } from './CycleRule.js';
+import { GrowingOutputRule } from './GrowingOutputRule.js';
+import { NearDuplicateRule } from './NearDuplicateRule.js';
+import { OscillationRule } from './OscillationRule.js';
+import { RejectedTurnRule } from './RejectedTurnRule.js';
+import { RepeatedActionRule } from './RepeatedActionRule.js';
+import { RepeatedMessageRule } from './RepeatedMessageRule.js';
+import { SameErrorRule } from './SameErrorRule.js';
+import { StagnationRule } from './StagnationRule.js';
+import type { StepRule } from './StepRule.js';
+import type { StepThresholds } from './stepLoopDetectorOptions.js';
+
+/**
+ * The rules judging turns, in order: the first hit names the loop. Periodic rules come first (a turn
+ * of a repeated cycle also recurs, and the cycle is the better name), rejected replies before the
+ * errors they carry, growing output before the repeat it also is, the broadest (stagnation) last.
+ */
+export function turnRulesOf(t: StepThresholds): StepRule[] {
+  return [
+    new OscillationRule(t.oscillationRepeats, t.maxEvidence),
+    new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
+    new RejectedTurnRule(t.rejectedThreshold),
+    new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold),
+    new GrowingOutputRule(t.repeatThreshold),
+    new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold),
+    new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
+    new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
+  ];
+}
+
+/** The rules judging messages, in order: chanting, empty replies, the monologue. */
+export function messageRulesOf(t: StepThresholds): StepRule[] {
+  return [
+    new ChantingRule(t.chantRepeats, t.chantShare),
+    new RejectedTurnRule(t.rejectedThreshold),
+    new RepeatedMessageRule(t.messageRepeatThreshold, t.messageSimilarity),
+  ];
+}
