@@ -34,17 +34,22 @@ async function measure(name, drive, rounds, steps) {
   const base = [];
   const guarded = [];
   const own = [];
+  const cpu = { base: [], guarded: [] };
   for (let round = -2; round < rounds; round++) {
     // alternate the order so that warm-up and drift hit both sides alike; rounds < 0 warm up
     for (const withGuard of round % 2 === 0 ? [false, true] : [true, false]) {
       const clock = { ns: 0n };
+      const cpuStart = process.cpuUsage();
       const start = process.hrtime.bigint();
       const result = await drive(steps, withGuard, clock);
       const perStep = Number(process.hrtime.bigint() - start) / 1000 / result.steps;
+      const used = process.cpuUsage(cpuStart);
+      const cpuPerStep = (used.user + used.system) / result.steps;
       if (result.steps !== steps) throw new Error(`${name}: ran ${result.steps} steps, expected ${steps}`);
       if (result.nudges !== 0) throw new Error(`${name}: the guard nudged a run that makes progress`);
       if (round < 0) continue;
       (withGuard ? guarded : base).push(perStep);
+      cpu[withGuard ? 'guarded' : 'base'].push(cpuPerStep);
       if (withGuard) own.push(Number(clock.ns) / 1000 / result.steps);
     }
   }
@@ -61,6 +66,8 @@ async function measure(name, drive, rounds, steps) {
     difference: best(guarded) - framework,
     target,
     medians: { framework: median(base), adapter: median(own), difference: median(guarded) - median(base) },
+    // this process's CPU time per step (µs): other processes' load does not add to it
+    cpu: { framework: median(cpu.base), difference: median(cpu.guarded) - median(cpu.base) },
     met: adapter <= target,
   };
 }
@@ -93,12 +100,12 @@ else console.log(`Claude Agent SDK skipped: no Claude Code at ${CLAUDE} (the tes
 
 const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)} %`;
 console.log(
-  '| framework | framework per step | adapter’s own time per step | with − without | target | met | medians: framework / own / with − without |',
+  '| framework | framework per step | adapter’s own time per step | with − without | target | met | medians: framework / own / with − without | CPU per step (median): framework / with − without |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
   const m = r.medians;
   console.log(
-    `| ${r.name} | ${fmt(r.framework)} | ${fmt(r.adapter)} (${pct(r.adapter, r.framework)}) | ${fmt(r.difference)} (${pct(r.difference, r.framework)}) | ≤ ${fmt(r.target)} | ${r.met ? 'yes' : 'no'} | ${fmt(m.framework)} / ${fmt(m.adapter)} / ${fmt(m.difference)} |`,
+    `| ${r.name} | ${fmt(r.framework)} | ${fmt(r.adapter)} (${pct(r.adapter, r.framework)}) | ${fmt(r.difference)} (${pct(r.difference, r.framework)}) | ≤ ${fmt(r.target)} | ${r.met ? 'yes' : 'no'} | ${fmt(m.framework)} / ${fmt(m.adapter)} / ${fmt(m.difference)} | ${fmt(r.cpu.framework)} / ${fmt(r.cpu.difference)} (${pct(r.cpu.difference, r.cpu.framework)}) |`,
   );
 }

@@ -3,7 +3,9 @@
 // comparison it also serves the routes with the answer cache off (/uncached/..., every request
 // queries SQLite, as when the file changes all the time) and, from the same file in the same server process, the seed's unpaged
 // status (every task's { attemptCount, lastAttempt } through AttemptStore.summarize) and prints the ratio.
-// Run: npx tsc -b && node scripts/bench-server.mjs [--tasks 100000] [--attempts-per-task 10] [--duration 10]
+// With --store postgres the same data goes into a throwaway PostgreSQL cluster and the server reads it
+// through PgStatusReader (the fleet's dashboard); the unpaged seed status is SQLite-only.
+// Run: npx tsc -b && node scripts/bench-server.mjs [--store sqlite|postgres] [--tasks 100000] [--attempts-per-task 10] [--duration 10]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -19,8 +21,10 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '100' },
     db: { type: 'string' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+const POSTGRES = values.store === 'postgres';
 const TASKS = Number(values.tasks);
 const PER_TASK = Number(values['attempts-per-task']);
 const DURATION = Number(values.duration);
@@ -67,6 +71,56 @@ function build() {
   );
 }
 
+/** The same data in PostgreSQL, built with generate_series; returns the cluster and its connection string. */
+async function buildPostgres() {
+  const started = performance.now();
+  const { ThrowawayCluster } = await import('../packages/postgres/dist/testing/index.js');
+  const { openPostgresStorage } = await import('../packages/postgres/dist/index.js');
+  const cluster = await ThrowawayCluster.start();
+  const storage = await openPostgresStorage({ connectionString: cluster.connectionString, schema: 'bench' });
+  const id = "'T' || lpad(i::text, 6, '0')";
+  const since = now - 3_000_000;
+  await storage.pool.query(`
+    INSERT INTO tasks (id, title, status, created_at, updated_at)
+      SELECT ${id}, 'Task ' || i, 'in_progress', ${since}, ${since} FROM generate_series(0, ${TASKS - 1}) AS i;
+    INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id)
+      SELECT ${id}, ${since} + k * 60000 + i, 'blocked', '["missing auth token"]', '[]', 'session_' || k
+      FROM generate_series(0, ${TASKS - 1}) AS i, generate_series(0, ${PER_TASK - 1}) AS k;
+    INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, metadata)
+      SELECT ${since} + i, 'decision', (ARRAY['loop_recovery', 'unblock_authority', 'loop_escalation'])[(i / 10) % 3 + 1],
+        'Recovery for ' || ${id}, jsonb_build_array(${id}),
+        jsonb_build_object('taskId', ${id}, 'loopType', 'blocked_task_spin', 'attemptCount', 3, 'evidence', '[]'::jsonb)
+      FROM generate_series(0, ${TASKS - 1}, 10) AS i;
+  `);
+  // What autovacuum does after a bulk load: it also empties the GIN index's pending list.
+  await storage.pool.query('VACUUM ANALYZE');
+  await storage.close();
+  console.log(
+    `built PostgreSQL schema bench: ${TASKS} tasks, ${TASKS * PER_TASK} attempts, ${TASKS / 10} recoveries in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return cluster;
+}
+
+const SERVER_POSTGRES = `
+import { createServer } from 'node:http';
+import { openPostgresStorage, PgStatusReader } from '${new URL('../packages/postgres/dist/index.js', import.meta.url).href}';
+import { createStatusHandler } from '${new URL('../packages/server/dist/index.js', import.meta.url).href}';
+const storage = await openPostgresStorage({ connectionString: process.argv[1], schema: 'bench', migrate: false });
+const reader = new PgStatusReader(storage);
+const handler = createStatusHandler({ reader });
+const uncached = createStatusHandler({ reader, cacheMs: 0 });
+await handler.ready;
+const server = createServer((req, res) => {
+  if (req.url.startsWith('/uncached/')) {
+    req.url = req.url.slice('/uncached'.length);
+    uncached(req, res);
+    return;
+  }
+  handler(req, res);
+});
+server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
+`;
+
 // The server process: the status handler, plus /naive-status (the seed's unpaged getStatus) for comparison.
 const SERVER = `
 import { createServer } from 'node:http';
@@ -93,10 +147,14 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
 `;
 
-async function startServer() {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVER, path], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function startServer(target) {
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', POSTGRES ? SERVER_POSTGRES : SERVER, target],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -123,11 +181,12 @@ async function load(port, path, connections, duration) {
   };
 }
 
-if (!values.db || !existsSync(path)) build();
-const { child, port } = await startServer();
+const cluster = POSTGRES ? await buildPostgres() : undefined;
+if (!POSTGRES && (!values.db || !existsSync(path))) build();
+const { child, port } = await startServer(cluster ? cluster.connectionString : path);
 try {
   console.log(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}; autocannon ${CONNECTIONS} connections, ${DURATION} s per route, loopback`,
+    `store: ${POSTGRES ? 'PostgreSQL (throwaway cluster, same machine)' : 'SQLite'}; machine: ${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}; autocannon ${CONNECTIONS} connections, ${DURATION} s per route, loopback`,
   );
   await load(port, '/status?limit=100', 10, 2); // warm-up
   const rows = [];
@@ -141,8 +200,8 @@ try {
   ])
     rows.push(await load(port, route, CONNECTIONS, DURATION));
   // The unpaged status answers in seconds per request: fewer connections so that it finishes.
-  const naive = await load(port, '/naive-status', 4, DURATION);
-  rows.push(naive);
+  const naive = POSTGRES ? undefined : await load(port, '/naive-status', 4, DURATION);
+  if (naive) rows.push(naive);
   console.log('\n| route | connections | requests | req/s | p50 ms | p99 ms | errors |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows)
@@ -153,10 +212,12 @@ try {
   console.log(
     `\np99 target < 20 ms: /status?limit=100 ${paged.p99 < 20 ? 'met' : 'NOT met'} (${paged.p99} ms)`,
   );
-  console.log(
-    `paged /status vs the seed's unpaged status: ${(naive.p50 / paged.p50).toFixed(0)}x lower p50 latency`,
-  );
+  if (naive)
+    console.log(
+      `paged /status vs the seed's unpaged status: ${(naive.p50 / paged.p50).toFixed(0)}x lower p50 latency`,
+    );
 } finally {
   child.kill();
+  await cluster?.destroy();
   if (!values.db) rmSync(dir, { recursive: true, force: true });
 }

@@ -165,6 +165,11 @@ describe('AI SDK loopGuard (generateText with the SDK mock model)', () => {
     expect(entries[0]?.metadata).toMatchObject({ runId: 'r1', loopType: 'same_error' });
   });
 
+  it('answers synchronously while no write is pending', () => {
+    const guard = loopGuard();
+    expect(guard.stopWhen[0]?.({ steps: [] })).toBe(false);
+  });
+
   it('rejects a bad detector option with a ConfigurationError naming it', () => {
     expect(() => loopGuard({ repeatThreshold: 1 })).toThrow(/repeatThreshold/);
   });

@@ -2,7 +2,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messa
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
-import { InMemoryStateMachine } from '@loopguard/core';
+import { asyncInMemoryStorage, InMemoryStateMachine } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type LangGraphLoopGuard, loopGuard } from '../src/langgraph/index.js';
@@ -111,5 +111,16 @@ describe('LangGraph loopGuard (a small graph with a scripted node)', () => {
     expect(nudged).toBeGreaterThan(0);
     expect(seen).toHaveLength(nudged + 2);
     expect(guard.stopVerdict?.loopType).toBe('same_error');
+  });
+
+  it('records through an asynchronous state machine before the run goes on, and stays synchronous without one', async () => {
+    const storage = asyncInMemoryStorage();
+    const guard = loopGuard({ stateMachine: storage.stateMachine, taskId: 'T1' });
+    const { graph } = scriptedGraph(() => readMissing, guard, {});
+    await graph.invoke({ messages: [new HumanMessage('x')] }, { recursionLimit: 100 });
+    const entries = await storage.stateMachine.listContextEntries({ taskId: 'T1' });
+    expect(entries.map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+    // without a pending write the node answers at once, not with a promise
+    expect(loopGuard().node({ messages: [] })).toEqual({});
   });
 });

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -40,6 +41,24 @@ describe('loopguard status', () => {
     expect(out).toContain('tasks: 9');
     expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
+  });
+
+  it('prints the newest loopguard run with the state its store reports, interrupted included', async () => {
+    const path = join(cwd, 'runs.db');
+    const database = openLoopGuardDatabase(path);
+    const runs = new SqliteRunStore({ db: database.db });
+    runs.createRun({ id: 'r1', command: ['agent'], options: {}, cwd });
+    runs.updateRun('r1', {
+      status: 'interrupted',
+      breakerState: 'OPEN',
+      reason: 'the owner process is gone',
+    });
+    database.close();
+    const { code, out } = await run(['status', '--db', 'runs.db']);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toContain('tasks: 0  run r1 interrupted, breaker: OPEN');
+    const json = JSON.parse((await run(['status', '--db', 'runs.db', '--json'])).out);
+    expect(json.breaker).toMatchObject({ runId: 'r1', runStatus: 'interrupted', state: 'OPEN' });
   });
 
   it('prints the /status body with --json, paged with --limit and --cursor', async () => {

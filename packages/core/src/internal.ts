@@ -44,7 +44,7 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
-export { ACTION_OF_TOPIC, actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
+export { actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
 export {
   ATTEMPT_COLUMNS,
   type AttemptRow,

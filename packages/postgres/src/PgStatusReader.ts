@@ -1,9 +1,11 @@
-import { type ContextEntry, RECOVERY_TOPICS } from '@loopguard/core';
 import {
   decodeStatusCursor,
+  type EntryRow,
   encodeStatusCursor,
+  entryOf,
   type FeedBatch,
   type FeedPosition,
+  RECOVERY_TOPICS_SQL,
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
@@ -17,20 +19,16 @@ import type pg from 'pg';
 import { toStorageError } from './pgErrors.js';
 
 /** The recovery topics as the partial index `context_entries_recovery_time` spells them. */
-const RECOVERY_IN = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+const RECOVERY_IN = RECOVERY_TOPICS_SQL;
+/**
+ * The newest-first order of a task's entries, written so that PostgreSQL finds them through the GIN
+ * index on `related_tasks` and sorts the few it finds: with the plain column the planner walks the
+ * whole recovery index newest first, filtering every entry (a page of 100 tasks took 0.9 s on
+ * 10,000 recoveries instead of milliseconds).
+ */
+const BY_TASK_ORDER = 'e.timestamp + 0 DESC, e.id DESC';
 const ENTRY_COLUMNS =
   'e.id, e.timestamp, e.entry_type, e.topic, e.content, e.related_tasks, e.confidence, e.metadata';
-
-interface EntryRow {
-  id: number | string;
-  timestamp: number | string;
-  entry_type: ContextEntry['entryType'];
-  topic: string;
-  content: string;
-  related_tasks: string[];
-  confidence: number;
-  metadata: Record<string, unknown>;
-}
 
 interface TaskRow {
   id: string;
@@ -40,19 +38,6 @@ interface TaskRow {
   attempt_count: number | string;
   last_attempt: number | string | null;
   last_recovery: string | null;
-}
-
-function entryOf(row: EntryRow): ContextEntry {
-  return {
-    id: String(row.id),
-    timestamp: Number(row.timestamp),
-    entryType: row.entry_type,
-    topic: row.topic,
-    content: row.content,
-    relatedTasks: row.related_tasks,
-    confidence: row.confidence,
-    metadata: row.metadata,
-  };
 }
 
 const nullableNumber = (value: number | string | null): number | null =>
@@ -101,7 +86,7 @@ export class PgStatusReader implements StatusReader {
         `SELECT t.id, t.title, t.status, t.blocked_reason, a.attempt_count, a.last_attempt,
            (SELECT e.topic FROM context_entries AS e
              WHERE e.related_tasks @> jsonb_build_array(t.id) AND e.topic IN ${RECOVERY_IN}
-             ORDER BY e.timestamp DESC, e.id DESC LIMIT 1) AS last_recovery
+             ORDER BY ${BY_TASK_ORDER} LIMIT 1) AS last_recovery
          FROM tasks AS t
          CROSS JOIN LATERAL (SELECT count(*) AS attempt_count, max(timestamp) AS last_attempt
            FROM attempts WHERE task_id = t.id AND timestamp >= $1) AS a
@@ -144,10 +129,11 @@ export class PgStatusReader implements StatusReader {
       add((n) => `(e.timestamp, e.id) < ($${n}, $${n + 1})`, timestamp, entryId);
     }
     values.push(query.limit + 1);
+    const order = query.taskId === undefined ? 'e.timestamp DESC, e.id DESC' : BY_TASK_ORDER;
     const rows = await this.rows<EntryRow>(
       'recoveryPage',
       `SELECT ${ENTRY_COLUMNS} FROM context_entries AS e WHERE ${where.join(' AND ')}
-       ORDER BY e.timestamp DESC, e.id DESC LIMIT $${values.length}`,
+       ORDER BY ${order} LIMIT $${values.length}`,
       values,
     );
     const recoveries = rows.slice(0, query.limit).map((row) => recoveryViewOf(entryOf(row)));

@@ -1,5 +1,4 @@
 export {
-  ACTION_OF_TOPIC,
   actionOfTopic,
   type RecoveryPage,
   type RecoveryView,

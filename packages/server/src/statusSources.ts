@@ -40,7 +40,11 @@ export interface StatusSources {
   readonly ready: Promise<void>;
   /** The status page for `query`. */
   status(query: StatusQuery): Promise<StatusSnapshot>;
-  /** A stamp that changes when any part of a status answer may have changed. */
+  /**
+   * A stamp that changes when a status answer may have changed: the store's change stamp, the live
+   * loop's counters and a breaker given in-process. (A run that its store reports `interrupted`
+   * because its owner died changes nothing stored: it shows once the cached answer expires.)
+   */
   stamp(): Promise<string>;
   /** Stops following and detaches the emitters. */
   stop(): void;
@@ -100,7 +104,8 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
     },
     async stamp() {
       const live = loop?.getStatus();
-      const [store, breaker] = await Promise.all([reader.changeStamp(), breakerNow()]);
+      // The store's own breaker changes with the store; a breaker given in-process must be asked.
+      const [store, breaker] = await Promise.all([reader.changeStamp(), options.breaker?.()]);
       return JSON.stringify([store, live?.tickCount, live?.running, breaker]);
     },
     stop() {

@@ -192,3 +192,23 @@ describe('routes, security and limits', () => {
     });
   });
 });
+
+describe('the answer cache', () => {
+  it('shares one store read between requests that miss together', async () => {
+    await ctx.upsertTask({ id: 'T1', status: 'in_progress' });
+    let pages = 0;
+    const reader = ctx.reader;
+    const counting = Object.create(reader) as typeof reader;
+    counting.taskPage = async (query) => {
+      pages += 1;
+      await new Promise((done) => setTimeout(done, 50)); // a slow store
+      return reader.taskPage(query);
+    };
+    server = await startStatusServer({ reader: counting, port: 0, clock: ctx.clock });
+    const bodies = await Promise.all(
+      Array.from({ length: 8 }, async () => (await fetch(new URL('/status', server.url))).json()),
+    );
+    expect(pages).toBe(1);
+    expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
+  });
+});

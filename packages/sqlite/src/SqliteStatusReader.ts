@@ -1,10 +1,12 @@
-import { type ContextEntry, RECOVERY_TOPICS } from '@loopguard/core';
 import {
   type BreakerTransitionView,
   decodeStatusCursor,
+  type EntryRow,
   encodeStatusCursor,
+  entryOf,
   type FeedBatch,
   type FeedPosition,
+  RECOVERY_TOPICS_SQL,
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
@@ -18,7 +20,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteRunStore } from './SqliteRunStore.js';
 
 /** The recovery topics as the schema's partial indexes spell them (the same text lets SQLite use them). */
-const RECOVERY_IN = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+const RECOVERY_IN = RECOVERY_TOPICS_SQL;
 
 interface TaskSqlRow {
   id: string;
@@ -28,30 +30,6 @@ interface TaskSqlRow {
   attempt_count: number;
   last_attempt: number | null;
   last_recovery: string | null;
-}
-
-interface EntrySqlRow {
-  id: number;
-  timestamp: number;
-  entry_type: string;
-  topic: string;
-  content: string;
-  related_tasks: string;
-  confidence: number;
-  metadata: string;
-}
-
-function entryOf(row: EntrySqlRow): ContextEntry {
-  return {
-    id: String(row.id),
-    timestamp: row.timestamp,
-    entryType: row.entry_type as ContextEntry['entryType'],
-    topic: row.topic,
-    content: row.content,
-    relatedTasks: JSON.parse(row.related_tasks) as string[],
-    confidence: row.confidence,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-  };
 }
 
 /**
@@ -67,6 +45,7 @@ export class SqliteStatusReader implements StatusReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly tables = new Set<string>();
+  private runs: SqliteRunStore | undefined;
 
   /** @param database - an open loopguard database (`openLoopGuardDatabase`), or anything holding its connection as `db`. */
   constructor(database: { readonly db: BetterSqlite3.Database }) {
@@ -154,7 +133,7 @@ export class SqliteStatusReader implements StatusReader {
       ? 'context_entry_tasks AS l JOIN context_entries AS e ON e.id = l.entry_id'
       : 'context_entries AS e';
     const sql = `SELECT e.* FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${time} DESC, ${id} DESC LIMIT ?`;
-    const rows = this.cached(sql).all(...params, query.limit + 1) as EntrySqlRow[];
+    const rows = this.cached(sql).all(...params, query.limit + 1) as EntryRow[];
     const recoveries = rows.slice(0, query.limit).map((row) => recoveryViewOf(entryOf(row)));
     const last = recoveries.at(-1);
     return {
@@ -170,7 +149,8 @@ export class SqliteStatusReader implements StatusReader {
 
   async latestRun(): Promise<RunBreakerView | undefined> {
     if (!this.hasTable('runs')) return undefined;
-    const run = new SqliteRunStore({ db: this.db }).listRuns(1)[0];
+    this.runs ??= new SqliteRunStore({ db: this.db });
+    const run = this.runs.listRuns(1)[0];
     if (run === undefined) return undefined;
     return {
       state: run.breakerState,
@@ -208,7 +188,7 @@ export class SqliteStatusReader implements StatusReader {
       : [];
     const entries = this.cached(
       `SELECT * FROM context_entries WHERE id > ? AND topic IN ${RECOVERY_IN} ORDER BY id LIMIT ?`,
-    ).all(position.entryId, limit) as EntrySqlRow[];
+    ).all(position.entryId, limit) as EntryRow[];
     return {
       attemptsAdded: Math.max(0, attemptId - position.attemptId),
       breakerTransitions: transitions,

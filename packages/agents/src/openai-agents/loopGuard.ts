@@ -78,6 +78,10 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
   };
   const callModelInputFilter: CallModelInputFilter = (args) =>
     after(ownFilter === undefined ? args.modelData : ownFilter(args), judge);
+  // The guard only reads the items (a nudge is a new array), so the SDK need not copy them for it;
+  // a filter of the run's own keeps the SDK's copy.
+  callModelInputFilter.preserveInputIdentity =
+    ownFilter === undefined || ownFilter.preserveInputIdentity === true;
 
   return {
     callModelInputFilter,

@@ -22,7 +22,8 @@ export class RunGuard {
   private stop: StepVerdict | null = null;
   private undelivered: string[] = [];
   private readonly recording: RecordingPort | undefined;
-  private readonly log: Logger;
+  private readonly logger: Logger | undefined;
+  private childLog: Logger | undefined;
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
@@ -30,12 +31,16 @@ export class RunGuard {
    */
   constructor(options: LoopGuardOptions = {}) {
     const { stateMachine, ...detectorOptions } = options;
-    this.log = (options.logger ?? silentLogger()).child({ component: 'loopguard-agents' });
+    this.logger = options.logger;
     const clock = options.clock ?? systemClock;
     // Anything but a port is left to the detector's option check, which names it.
     this.recording =
       typeof (stateMachine as { addContextEntry?: unknown } | undefined)?.addContextEntry === 'function'
-        ? recordingPort(stateMachine as StateMachine, () => clock.now(), this.log)
+        ? recordingPort(
+            stateMachine as StateMachine,
+            () => clock.now(),
+            () => this.log,
+          )
         : undefined;
     this.detector = new StepLoopDetector({
       ...detectorOptions,
@@ -43,6 +48,12 @@ export class RunGuard {
         ? {}
         : { stateMachine: this.recording?.port ?? (stateMachine as never) }),
     });
+  }
+
+  /** The guard's logger, made on first use: a silent pino logger costs more than a short run's steps. */
+  private get log(): Logger {
+    this.childLog ??= (this.logger ?? silentLogger()).child({ component: 'loopguard-agents' });
+    return this.childLog;
   }
 
   /** The `stop` verdict once the detector has stopped the run, else `null`. */

@@ -26,7 +26,7 @@ function isPromise(value: unknown): value is Promise<unknown> {
 export function recordingPort(
   stateMachine: StateMachine | AsyncStateMachine,
   now: () => number,
-  log: Logger,
+  log: () => Logger,
 ): RecordingPort {
   const pending = new Set<Promise<void>>();
   const addContextEntry = (input: ContextEntryInput): ContextEntry => {
@@ -34,7 +34,7 @@ export function recordingPort(
     if (!isPromise(result)) return result as ContextEntry;
     const write = result.then(
       () => undefined,
-      (error: unknown) => log.error({ err: error, topic: input.topic }, 'Recording a step loop failed'),
+      (error: unknown) => log().error({ err: error, topic: input.topic }, 'Recording a step loop failed'),
     );
     const tracked = write.finally(() => pending.delete(tracked));
     pending.add(tracked);

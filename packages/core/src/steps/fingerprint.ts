@@ -11,6 +11,8 @@
  * are masked in both: `No matches found for "foo" in /repo` says the same after any search. A line
  * made only of echoed tokens is kept as it is: it is the answer (a module name printed back).
  */
+import { END, FNV_OFFSET, FNV_PRIME, LINE, TOKEN, TokenCursor } from './tokenCursor.js';
+
 /** Characters of an output read from its start; with {@link OUTPUT_TAIL}, the bound on the work per output. */
 export const OUTPUT_HEAD = 4000;
 /** Characters of an output read from its end (when it is longer than head and tail together). */
@@ -22,22 +24,13 @@ export const MAX_OUTPUT_LINES = 256;
 /** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
 const SCRATCH_LINES = new Set<number>();
 const SCRATCH_SHAPES = new Set<number>();
+/** Reused by every call, like the sets above. */
+const SCRATCH_TOKENS = new TokenCursor();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
 const MIN_ECHO_TOKEN = 3;
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 const DIGITS_ONLY = 0x2f2f2f2f;
 const ECHOED = 0x5e5e5e5e;
-
-function fnv(text: string): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return hash >>> 0;
-}
-/** A number after `pid` is a process id: volatile. */
-const PID_LOWER = fnv('pid');
-const PID_UPPER = fnv('PID');
 
 /** The fingerprint of one output. */
 export interface Fingerprint {
@@ -51,31 +44,6 @@ export interface Fingerprint {
   duplicates: number;
 }
 
-function isSeparator(code: number): boolean {
-  switch (code) {
-    case 32: // space
-    case 9: // tab
-    case 13: // \r
-    case 34: // "
-    case 39: // '
-    case 96: // `
-    case 58: // :
-    case 44: // ,
-    case 40: // (
-    case 41: // )
-    case 91: // [
-    case 93: // ]
-    case 59: // ;
-    case 123: // {
-    case 125: // }
-    case 60: // <
-    case 62: // >
-      return true;
-    default:
-      return false;
-  }
-}
-
 /** A well-mixed 32-bit value (murmur3's finaliser), so that sums of line hashes do not cancel. */
 export function mix32(h: number): number {
   let x = h >>> 0;
@@ -85,90 +53,15 @@ export function mix32(h: number): number {
 }
 
 /**
- * Calls `onToken(raw, masked, length)` for every token of `text[from, to)` and `onLine()` after each
- * line. `raw` hashes every character; `masked` is 0 for a volatile token (see the module comment)
- * and, when `dropDigits`, leaves digits out of the others.
- */
-function tokenise(
-  text: string,
-  from: number,
-  to: number,
-  dropDigits: boolean,
-  onToken: (raw: number, masked: number, length: number, numeric: boolean) => void,
-  onLine: () => void,
-): void {
-  let first = true;
-  let afterColon = false;
-  let afterPid = false;
-  let raw = FNV_OFFSET;
-  let masked = FNV_OFFSET;
-  let length = 0;
-  let letters = 0;
-  let digits = 0;
-  let nonHex = 0;
-  let leadingDigit = false;
-  for (let i = from; i <= to; i++) {
-    const code = i < to ? text.charCodeAt(i) : 10;
-    if (code === 10 || isSeparator(code)) {
-      if (length > 0) {
-        const numeric = letters === 0;
-        const volatile =
-          (numeric && (first || afterColon || afterPid || code === 58)) ||
-          (leadingDigit && !numeric && letters <= 3) ||
-          (digits > 0 && nonHex === 0 && length >= 8) ||
-          (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
-        onToken(raw >>> 0, volatile ? 0 : masked >>> 0, length, numeric);
-        first = false;
-        afterPid = length === 3 && (raw >>> 0 === PID_LOWER || raw >>> 0 === PID_UPPER);
-      }
-      if (code !== 32 && code !== 9) afterColon = code === 58;
-      raw = FNV_OFFSET;
-      masked = FNV_OFFSET;
-      length = 0;
-      letters = 0;
-      digits = 0;
-      nonHex = 0;
-      if (code === 10) {
-        first = true;
-        afterColon = false;
-        onLine();
-      }
-      continue;
-    }
-    raw = Math.imul(raw ^ code, FNV_PRIME);
-    if (length === 0) leadingDigit = code >= 48 && code <= 57;
-    length++;
-    if (code >= 48 && code <= 57) {
-      digits++;
-      if (!dropDigits) masked = Math.imul(masked ^ code, FNV_PRIME);
-      continue;
-    }
-    masked = Math.imul(masked ^ code, FNV_PRIME);
-    const lower = code | 32;
-    if ((lower >= 97 && lower <= 122) || code > 127) {
-      letters++;
-      if (lower > 102) nonHex++;
-    } else nonHex++;
-  }
-}
-
-/**
  * Raw hashes of the tokens of an action's text (at least 3 characters long): what an output may echo.
  * @example echoTokens('search_dir "foo"').size; // 2
  */
 export function echoTokens(actionText: string): Set<number> {
   const tokens = new Set<number>();
-  const to = Math.min(actionText.length, OUTPUT_HEAD);
-  tokenise(
-    actionText,
-    0,
-    to,
-    false,
-    (raw, _masked, length) => {
-      if (length >= MIN_ECHO_TOKEN) tokens.add(raw);
-    },
-    () => {},
-  );
+  const cursor = SCRATCH_TOKENS.start(actionText, 0, Math.min(actionText.length, OUTPUT_HEAD), false);
+  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
+    if (kind === TOKEN && cursor.length >= MIN_ECHO_TOKEN) tokens.add(cursor.raw);
+  }
   return tokens;
 }
 
@@ -184,6 +77,27 @@ function countLines(text: string, from: number, to: number, limit: number): numb
 }
 
 /**
+ * Whether {@link fingerprint} masks the tokens of `echo` in `output`: a short reply (at most
+ * {@link ECHO_MAX_LINES} lines) to an action with tokens. Otherwise the fingerprint depends on the output alone.
+ */
+export function masksEcho(output: string, echo: ReadonlySet<number>): boolean {
+  return (
+    echo.size > 0 &&
+    output.length <= OUTPUT_HEAD + OUTPUT_TAIL &&
+    countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES
+  );
+}
+
+/**
+ * The part of `output` that {@link fingerprint} reads (its head and tail when long): equal texts, equal fingerprints
+ * when {@link masksEcho} is false.
+ */
+export function fingerprintedText(output: string): string {
+  if (output.length <= OUTPUT_HEAD + OUTPUT_TAIL) return output;
+  return `${output.slice(0, OUTPUT_HEAD)}\u0000${output.slice(-OUTPUT_TAIL)}`;
+}
+
+/**
  * The fingerprint of an output: its first {@link OUTPUT_HEAD} and last {@link OUTPUT_TAIL}
  * characters, line by line, digits left out, and (in a reply of at most {@link ECHO_MAX_LINES}
  * lines) the tokens of `echo` masked.
@@ -192,14 +106,7 @@ function countLines(text: string, from: number, to: number, limit: number): numb
  */
 export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerprint {
   const long = output.length > OUTPUT_HEAD + OUTPUT_TAIL;
-  const ranges: Array<[number, number]> = long
-    ? [
-        [0, OUTPUT_HEAD],
-        [output.length - OUTPUT_TAIL, output.length],
-      ]
-    : [[0, output.length]];
-  const maskEcho =
-    echo.size > 0 && !long && countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES;
+  const maskEcho = masksEcho(output, echo);
   const seenLines = SCRATCH_LINES;
   const seenShapes = SCRATCH_SHAPES;
   seenLines.clear();
@@ -217,45 +124,53 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
   let tokens = 0;
   let ownTokens = 0;
   let lastEchoed = false;
-  const onToken = (raw: number, masked: number, _length: number, numeric: boolean) => {
-    const plain = masked === 0 ? DIGITS_ONLY : masked;
-    const plainShapePart = numeric ? DIGITS_ONLY : plain;
-    const echoed = maskEcho && echo.has(raw);
-    // A run of echoed words is one placeholder: a search of two words and one of three say the same.
-    if (!(echoed && lastEchoed)) {
-      line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
-      shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
-    }
-    lastEchoed = echoed;
-    plainLine = Math.imul(plainLine ^ plain, FNV_PRIME);
-    plainShape = Math.imul(plainShape ^ plainShapePart, FNV_PRIME);
-    tokens++;
-    if (!echoed) ownTokens++;
-  };
-  const onLine = () => {
-    if (tokens > 0) {
-      const hash = mix32(ownTokens > 0 ? line : plainLine);
-      if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
-        seenLines.add(hash);
-        lines.push(hash);
+  // One pass per range (the head, then the tail of a long output), every token and line handled inline.
+  for (let part = long ? 0 : 1; part < 2; part++) {
+    const from = part === 0 ? 0 : long ? output.length - OUTPUT_TAIL : 0;
+    const to = part === 0 ? OUTPUT_HEAD : output.length;
+    const cursor = SCRATCH_TOKENS.start(output, from, to, false);
+    for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
+      if (kind === TOKEN) {
+        const raw = cursor.raw;
+        const masked = cursor.masked;
+        const plain = masked === 0 ? DIGITS_ONLY : masked;
+        const plainShapePart = cursor.numeric ? DIGITS_ONLY : plain;
+        const echoed = maskEcho && echo.has(raw);
+        // A run of echoed words is one placeholder: a search of two words and one of three say the same.
+        if (!(echoed && lastEchoed)) {
+          line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
+          shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
+        }
+        lastEchoed = echoed;
+        plainLine = Math.imul(plainLine ^ plain, FNV_PRIME);
+        plainShape = Math.imul(plainShape ^ plainShapePart, FNV_PRIME);
+        tokens++;
+        if (!echoed) ownTokens++;
+        continue;
       }
-      const shapeHash = mix32(ownTokens > 0 ? shape : plainShape);
-      if (seenShapes.has(shapeHash)) duplicates++;
-      else if (shapes.length < MAX_OUTPUT_LINES) {
-        seenShapes.add(shapeHash);
-        shapes.push(shapeHash);
-        key = (key + shapeHash) >>> 0;
+      if (tokens > 0) {
+        const hash = mix32(ownTokens > 0 ? line : plainLine);
+        if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
+          seenLines.add(hash);
+          lines.push(hash);
+        }
+        const shapeHash = mix32(ownTokens > 0 ? shape : plainShape);
+        if (seenShapes.has(shapeHash)) duplicates++;
+        else if (shapes.length < MAX_OUTPUT_LINES) {
+          seenShapes.add(shapeHash);
+          shapes.push(shapeHash);
+          key = (key + shapeHash) >>> 0;
+        }
       }
+      line = FNV_OFFSET;
+      shape = FNV_OFFSET;
+      plainLine = FNV_OFFSET;
+      plainShape = FNV_OFFSET;
+      tokens = 0;
+      ownTokens = 0;
+      lastEchoed = false;
     }
-    line = FNV_OFFSET;
-    shape = FNV_OFFSET;
-    plainLine = FNV_OFFSET;
-    plainShape = FNV_OFFSET;
-    tokens = 0;
-    ownTokens = 0;
-    lastEchoed = false;
-  };
-  for (const [from, to] of ranges) tokenise(output, from, to, false, onToken, onLine);
+  }
   return { lines, shapes, key, duplicates };
 }
 
@@ -265,18 +180,18 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
  */
 export function lineClass(line: string, echo: ReadonlySet<number>): number {
   let hash = FNV_OFFSET;
-  tokenise(
-    line,
-    0,
-    Math.min(line.length, OUTPUT_HEAD),
-    true,
-    (raw, masked, _length, numeric) => {
-      const part = echo.has(raw) ? ECHOED : masked === 0 || numeric ? DIGITS_ONLY : masked;
-      hash = Math.imul(hash ^ part, FNV_PRIME);
-    },
-    () => {
+  const cursor = SCRATCH_TOKENS.start(line, 0, Math.min(line.length, OUTPUT_HEAD), true);
+  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
+    if (kind === LINE) {
       hash = Math.imul(hash ^ 10, FNV_PRIME);
-    },
-  );
+      continue;
+    }
+    const part = echo.has(cursor.raw)
+      ? ECHOED
+      : cursor.masked === 0 || cursor.numeric
+        ? DIGITS_ONLY
+        : cursor.masked;
+    hash = Math.imul(hash ^ part, FNV_PRIME);
+  }
   return mix32(hash);
 }

@@ -1,5 +1,14 @@
 import { errorSignature } from '../signatures/errorSignature.js';
-import { echoTokens, fingerprint, lineClass, mix32, OUTPUT_HEAD } from './fingerprint.js';
+import {
+  echoTokens,
+  type Fingerprint,
+  fingerprint,
+  fingerprintedText,
+  lineClass,
+  masksEcho,
+  mix32,
+  OUTPUT_HEAD,
+} from './fingerprint.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
 import { boundLines } from './stepKeys.js';
@@ -17,6 +26,8 @@ export interface PendingAction {
 
 const EMPTY_ECHO: ReadonlySet<number> = new Set();
 const ERROR_LINE_MEMO = 512;
+/** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
+const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
 
 /**
@@ -26,6 +37,9 @@ const NO_OBSERVATION = 0;
 export class TurnReader {
   /** A memo of the first error line of recent failure texts (a cache: same answers without it). */
   private readonly firstErrorLines = new Map<string, string>();
+
+  /** A memo of the fingerprints of recent outputs that do not depend on their action (a cache: same answers without it). */
+  private readonly prints = new Map<string, Fingerprint>();
 
   constructor(private readonly history: StepHistory) {}
 
@@ -50,7 +64,7 @@ export class TurnReader {
     if (output !== undefined) {
       if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
       const echo = action?.echo ?? EMPTY_ECHO;
-      const print = fingerprint(output, echo);
+      const print = this.fingerprintOf(output, echo);
       outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
@@ -83,6 +97,19 @@ export class TurnReader {
       duplicates,
       evidence,
     };
+  }
+
+  /** `fingerprint(output, echo)`, remembered for the repeated outputs of a loop. */
+  private fingerprintOf(output: string, echo: ReadonlySet<number>): Fingerprint {
+    if (masksEcho(output, echo)) return fingerprint(output, echo);
+    const text = fingerprintedText(output);
+    let print = this.prints.get(text);
+    if (print === undefined) {
+      print = fingerprint(text, echo);
+      if (this.prints.size >= FINGERPRINT_MEMO) this.prints.clear();
+      this.prints.set(text, print);
+    }
+    return print;
   }
 
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */

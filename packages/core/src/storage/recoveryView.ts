@@ -1,7 +1,7 @@
 import type { ContextEntry } from '../model/contextEntry.js';
 
 /** The recovery action each recovery topic records. */
-export const ACTION_OF_TOPIC: Readonly<Record<string, string>> = Object.freeze({
+const ACTION_OF_TOPIC: Readonly<Record<string, string>> = Object.freeze({
   loop_recovery: 'force_next',
   unblock_authority: 'unblock_authority',
   loop_escalation: 'escalate',
