@@ -44,7 +44,13 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
-export { actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
+export {
+  actionOfTopic,
+  RECOVERY_VIEW_TOPICS,
+  type RecoveryView,
+  type RecoveryViewTopic,
+  recoveryViewOf,
+} from './storage/recoveryView.js';
 export {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -55,6 +61,7 @@ export {
   entryOf,
   eventOf,
   RECOVERY_TOPICS_SQL,
+  RECOVERY_VIEW_TOPICS_SQL,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,

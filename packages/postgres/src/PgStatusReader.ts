@@ -6,6 +6,7 @@ import {
   type FeedBatch,
   type FeedPosition,
   RECOVERY_TOPICS_SQL,
+  RECOVERY_VIEW_TOPICS_SQL,
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
@@ -20,6 +21,8 @@ import { toStorageError } from './pgErrors.js';
 
 /** The recovery topics as the partial index `context_entries_recovery_time` spells them. */
 const RECOVERY_IN = RECOVERY_TOPICS_SQL;
+/** The recovery topics plus `loop_nudge`, `loop_stop`, as the partial index `context_entries_recovery_view_time` spells them. */
+const RECOVERY_VIEW_IN = RECOVERY_VIEW_TOPICS_SQL;
 /**
  * The newest-first order of a task's entries, written so that PostgreSQL finds them through the GIN
  * index on `related_tasks` and sorts the few it finds: with the plain column the planner walks the
@@ -113,7 +116,7 @@ export class PgStatusReader implements StatusReader {
   }
 
   async recoveryPage(query: RecoveryPageQuery): Promise<RecoveryPage> {
-    const where = [`e.topic IN ${RECOVERY_IN}`];
+    const where = [`e.topic IN ${RECOVERY_VIEW_IN}`];
     const values: unknown[] = [];
     const add = (condition: (n: number) => string, ...params: unknown[]): void => {
       where.push(condition(values.length + 1));
@@ -163,7 +166,7 @@ export class PgStatusReader implements StatusReader {
       this.rows<{ topic: string; loop_type: string | null; count: number | string }>(
         'metricsBaseline',
         `SELECT topic, metadata->>'loopType' AS loop_type, count(*) AS count
-         FROM context_entries WHERE topic IN ${RECOVERY_IN} GROUP BY 1, 2`,
+         FROM context_entries WHERE topic IN ${RECOVERY_VIEW_IN} GROUP BY 1, 2`,
       ),
     ]);
     return {
@@ -187,7 +190,7 @@ export class PgStatusReader implements StatusReader {
       this.rows<EntryRow>(
         'feedAfter',
         `SELECT ${ENTRY_COLUMNS} FROM context_entries AS e
-         WHERE e.id > $1 AND e.topic IN ${RECOVERY_IN} ORDER BY e.id LIMIT $2`,
+         WHERE e.id > $1 AND e.topic IN ${RECOVERY_VIEW_IN} ORDER BY e.id LIMIT $2`,
         [position.entryId, limit],
       ),
     ]);

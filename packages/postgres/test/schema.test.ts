@@ -1,6 +1,6 @@
 import { ConfigurationError, StorageError } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStorage, PG_SCHEMA_VERSION, VERSION_TABLE } from '../src/index.js';
+import { openPostgresStorage, PG_SCHEMA_VERSION, PgStatusReader, VERSION_TABLE } from '../src/index.js';
 import { freePort } from '../src/testing/index.js';
 import { freshSchema, openFresh, useCluster } from './cluster.js';
 
@@ -21,9 +21,16 @@ describe('PostgreSQL schema and migrations', () => {
   it('migrates a new schema once, records the version, and applies nothing on the next open', async () => {
     const schema = freshSchema();
     const first = await openPostgresStorage({ connectionString: cluster().connectionString, schema });
-    expect(first.migration).toEqual({ from: 0, to: PG_SCHEMA_VERSION, applied: ['initial'] });
+    expect(first.migration).toEqual({
+      from: 0,
+      to: PG_SCHEMA_VERSION,
+      applied: ['initial', 'recovery view index'],
+    });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
-    expect(rows).toEqual([{ version: 1, name: 'initial' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'initial' },
+      { version: 2, name: 'recovery view index' },
+    ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });
     expect(second.migration).toEqual({ from: PG_SCHEMA_VERSION, to: PG_SCHEMA_VERSION, applied: [] });
@@ -37,7 +44,7 @@ describe('PostgreSQL schema and migrations', () => {
         openPostgresStorage({ connectionString: cluster().connectionString, schema }),
       ),
     );
-    expect(opened.map((s) => s.migration.applied.length).sort()).toEqual([0, 0, 0, 0, 0, 1]);
+    expect(opened.map((s) => s.migration.applied.length).sort()).toEqual([0, 0, 0, 0, 0, 2]);
     await Promise.all(opened.map((s) => s.close()));
   });
 
@@ -94,6 +101,37 @@ describe('PostgreSQL schema and migrations', () => {
     const plan = await storage.pool.query(`EXPLAIN ${SEED_SQL}`);
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('context_entries_recovery_time');
+    expect(text).not.toMatch(/Seq Scan/);
+    await storage.close();
+  });
+
+  it('the recoveries page lists step-level nudges and stops on the recovery view index', async () => {
+    const storage = await openFresh(cluster());
+    await storage.pool.query(`
+      INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, metadata)
+      SELECT n, 'decision', CASE WHEN n = 20001 THEN 'loop_stop' WHEN n % 50 = 0 THEN 'loop_recovery' ELSE 'notes' END, 'c',
+        CASE WHEN n = 20001 THEN '["claude:s1"]'::jsonb ELSE '[]'::jsonb END,
+        CASE WHEN n = 20001 THEN '{"sessionId": "s1"}'::jsonb ELSE '{}'::jsonb END
+      FROM generate_series(1, 20001) AS n`);
+    await storage.pool.query('ANALYZE context_entries');
+    const reader = new PgStatusReader(storage);
+    const spy: string[] = [];
+    const query = storage.pool.query.bind(storage.pool);
+    storage.pool.query = ((config: { text: string }, ...rest: unknown[]) => {
+      spy.push(config.text);
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof storage.pool.query;
+    const page = await reader.recoveryPage({ limit: 2 });
+    storage.pool.query = query;
+    expect(page.recoveries.map((r) => [r.topic, r.action, r.taskId])).toEqual([
+      ['loop_stop', 'stop', 'claude:s1'],
+      ['loop_recovery', 'force_next', null],
+    ]);
+    expect(page.recoveries[0]?.metadata).toEqual({ sessionId: 's1' });
+    const sql = spy.find((s) => s.includes('ORDER BY')) as string;
+    const plan = await storage.pool.query(`EXPLAIN ${sql}`, [3]);
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('context_entries_recovery_view_time');
     expect(text).not.toMatch(/Seq Scan/);
     await storage.close();
   });

@@ -1,4 +1,5 @@
-import { InvalidInputError, RECOVERY_TOPICS } from '@loopguard/core';
+import { InvalidInputError } from '@loopguard/core';
+import { RECOVERY_VIEW_TOPICS, type RecoveryViewTopic } from '@loopguard/core/internal';
 
 /** The largest page size the server returns. */
 export const MAX_PAGE_LIMIT = 1000;
@@ -23,8 +24,8 @@ export interface RecoveriesQuery {
   limit: number;
   /** The `nextCursor` of the previous page. */
   cursor: string | undefined;
-  /** Only this recovery topic. */
-  topic: (typeof RECOVERY_TOPICS)[number] | undefined;
+  /** Only this topic: a recovery topic, `loop_nudge` or `loop_stop`. */
+  topic: RecoveryViewTopic | undefined;
   /** Only entries about this task. */
   taskId: string | undefined;
   /** Only entries at or after this time (epoch ms; `since=` also takes an ISO date). */
@@ -102,9 +103,9 @@ export function parseStatusQuery(params: URLSearchParams): StatusQuery {
 export function parseRecoveriesQuery(params: URLSearchParams): RecoveriesQuery {
   only(params, ['limit', 'cursor', 'topic', 'task', 'since', 'until']);
   const topic = params.get('topic');
-  if (topic !== null && !(RECOVERY_TOPICS as readonly string[]).includes(topic))
+  if (topic !== null && !(RECOVERY_VIEW_TOPICS as readonly string[]).includes(topic))
     throw new InvalidInputError(
-      `topic must be one of ${RECOVERY_TOPICS.join(', ')}, got ${JSON.stringify(topic)}`,
+      `topic must be one of ${RECOVERY_VIEW_TOPICS.join(', ')}, got ${JSON.stringify(topic)}`,
     );
   return {
     limit: limitOf(params, 50),

@@ -1,3 +1,4 @@
+import type { ContextEntryInput } from '@loopguard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
 import { waitForEvent } from './helpers.js';
@@ -22,6 +23,27 @@ async function start(extra: Partial<Parameters<typeof startStatusServer>[0]> = {
 async function getJson(path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(new URL(path, server.url), init);
   return { status: response.status, body: await response.json() };
+}
+
+/** A nudge or stop as `loopguard hook claude` records it for session `session`. */
+function hookEntry(topic: 'loop_nudge' | 'loop_stop', session: string): ContextEntryInput {
+  return {
+    entryType: topic === 'loop_stop' ? 'decision' : 'learning',
+    topic,
+    content:
+      topic === 'loop_stop'
+        ? 'Stopped (repeated_failure): cat missing.txt'
+        : 'Loop detected (repeated_failure)',
+    relatedTasks: [`claude:${session}`],
+    confidence: 1,
+    metadata: {
+      loopType: 'repeated_failure',
+      repeats: 3,
+      sessionId: session,
+      agent: 'claude',
+      runId: session,
+    },
+  };
 }
 
 describe.each(STORE_KINDS)('the status server on %s', (kind) => {
@@ -207,6 +229,38 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect(iso.body.recoveries.map((r: { taskId: string }) => r.taskId)).toEqual(['C']);
     });
 
+    it("lists a hook session's loop_nudge and loop_stop as nudge and stop, keyed by the session", async () => {
+      ctx.clock.advance(1000);
+      await ctx.addContextEntry(hookEntry('loop_nudge', 's1'));
+      ctx.clock.advance(1000);
+      await ctx.addContextEntry(hookEntry('loop_stop', 's1'));
+      await start();
+      const all = (await getJson('/recoveries')).body.recoveries;
+      expect(all.map((r: { action: string; taskId: string }) => [r.action, r.taskId])).toEqual([
+        ['stop', 'claude:s1'],
+        ['nudge', 'claude:s1'],
+        ['unblock_authority', 'C'],
+        ['force_next', 'B'],
+        ['unblock_authority', 'A'],
+      ]);
+      expect(all[0]).toMatchObject({
+        topic: 'loop_stop',
+        loopType: 'repeated_failure',
+        metadata: { sessionId: 's1' },
+      });
+      const stops = (await getJson('/recoveries?topic=loop_stop')).body.recoveries;
+      expect(stops.map((r: { action: string }) => r.action)).toEqual(['stop']);
+      const bySession = (await getJson('/recoveries?task=claude:s1')).body.recoveries;
+      expect(bySession.map((r: { action: string }) => r.action)).toEqual(['stop', 'nudge']);
+      // /status keeps its shape: a task's lastRecovery is still one of the three recovery topics
+      const status = (await getJson('/status')).body;
+      expect(status.tasks.map((t: { lastRecovery: string }) => t.lastRecovery)).toEqual([
+        'unblock_authority',
+        'loop_recovery',
+        'unblock_authority',
+      ]);
+    });
+
     it('pages with a cursor', async () => {
       await start();
       const first = await getJson('/recoveries?limit=2');
@@ -217,7 +271,10 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
     });
 
     it.each([
-      ['topic=other', 'topic must be one of loop_recovery, unblock_authority, loop_escalation'],
+      [
+        'topic=other',
+        'topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop',
+      ],
       ['since=yesterday', 'since must be epoch milliseconds or an ISO date, got "yesterday"'],
       ['until=2025-13-45', 'until must be epoch milliseconds or an ISO date'],
       ['task=', 'task must be 1 to 512 characters'],
@@ -290,6 +347,17 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
         action: 'unblock_authority',
         loopType: 'blocked_task_spin',
       });
+    });
+
+    it("streams a hook session's loop_stop as a stop", async () => {
+      await start();
+      const event = await waitForEvent(
+        new URL('/events', server.url).href,
+        (name) => name === 'recoveryApplied',
+        {},
+        () => ctx.addContextEntry(hookEntry('loop_stop', 's2')),
+      );
+      expect(event.data).toMatchObject({ topic: 'loop_stop', action: 'stop', taskId: 'claude:s2' });
     });
 
     it('streams the events of an in-process detector', async () => {

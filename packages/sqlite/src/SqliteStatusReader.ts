@@ -7,6 +7,7 @@ import {
   type FeedBatch,
   type FeedPosition,
   RECOVERY_TOPICS_SQL,
+  RECOVERY_VIEW_TOPICS_SQL,
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
@@ -21,6 +22,8 @@ import { SqliteRunStore } from './SqliteRunStore.js';
 
 /** The recovery topics as the schema's partial indexes spell them (the same text lets SQLite use them). */
 const RECOVERY_IN = RECOVERY_TOPICS_SQL;
+/** The recovery topics plus `loop_nudge`, `loop_stop`, as the partial index `context_entries_recovery_view_time` spells them. */
+const RECOVERY_VIEW_IN = RECOVERY_VIEW_TOPICS_SQL;
 
 interface TaskSqlRow {
   id: string;
@@ -115,7 +118,7 @@ export class SqliteStatusReader implements StatusReader {
     const byTask = query.taskId !== undefined;
     const time = byTask ? 'l.timestamp' : 'e.timestamp';
     const id = byTask ? 'l.entry_id' : 'e.id';
-    const where = [`e.topic IN ${RECOVERY_IN}`];
+    const where = [`e.topic IN ${RECOVERY_VIEW_IN}`];
     const params: (string | number)[] = [];
     const add = (condition: string, ...values: (string | number)[]): void => {
       where.push(condition);
@@ -164,7 +167,7 @@ export class SqliteStatusReader implements StatusReader {
   async metricsBaseline(): Promise<StatusMetricsBaseline> {
     const recoveries = this.cached(
       `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count
-       FROM context_entries WHERE topic IN ${RECOVERY_IN} GROUP BY 1, 2`,
+       FROM context_entries WHERE topic IN ${RECOVERY_VIEW_IN} GROUP BY 1, 2`,
     ).all() as StatusMetricsBaseline['recoveries'];
     return { attempts: this.value<number>('SELECT count(*) FROM attempts'), recoveries };
   }
@@ -187,7 +190,7 @@ export class SqliteStatusReader implements StatusReader {
         ).all(position.transitionId, limit) as BreakerTransitionView[])
       : [];
     const entries = this.cached(
-      `SELECT * FROM context_entries WHERE id > ? AND topic IN ${RECOVERY_IN} ORDER BY id LIMIT ?`,
+      `SELECT * FROM context_entries WHERE id > ? AND topic IN ${RECOVERY_VIEW_IN} ORDER BY id LIMIT ?`,
     ).all(position.entryId, limit) as EntryRow[];
     return {
       attemptsAdded: Math.max(0, attemptId - position.attemptId),

@@ -16,6 +16,7 @@ import {
   migrate,
   openLoopGuardDatabase,
   SCHEMA_VERSION,
+  SqliteStatusReader,
 } from '../src/index.js';
 import { assertBuilt, portableFixtures, runFixture, tempDir } from './helpers.js';
 
@@ -78,6 +79,7 @@ describe('openLoopGuardDatabase', () => {
       { type: 'index', name: 'attempts_time' },
       { type: 'index', name: 'breaker_transitions_run' },
       { type: 'index', name: 'context_entries_recovery_time' },
+      { type: 'index', name: 'context_entries_recovery_view_time' },
       { type: 'index', name: 'context_entries_time' },
       { type: 'index', name: 'context_entries_topic_time' },
       { type: 'index', name: 'hook_sessions_updated' },
@@ -510,6 +512,45 @@ describe('query plans', () => {
     expect(recovery).toContain('context_entries_recovery_time');
     expect(other).toContain('context_entries_topic_time (topic=?)');
     expect(other).not.toContain('TEMP B-TREE');
+  });
+
+  it('the recoveries page lists step-level nudges and stops on the recovery view index, newest first', async () => {
+    fill(2_000);
+    store.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (repeated_failure): …',
+      relatedTasks: ['claude:s1'],
+      confidence: 1,
+      metadata: { loopType: 'repeated_failure', sessionId: 's1', agent: 'claude' },
+    });
+    store.db.exec('ANALYZE');
+    const reader = new SqliteStatusReader(store);
+    const spy: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    store.db.prepare = ((sql: string) => {
+      spy.push(sql);
+      return prepare(sql);
+    }) as typeof store.db.prepare;
+    const page = await reader.recoveryPage({ limit: 2 });
+    store.db.prepare = prepare;
+    expect(page.recoveries.map((r) => [r.topic, r.action, r.taskId])).toEqual([
+      ['loop_stop', 'stop', 'claude:s1'],
+      ['loop_escalation', 'escalate', 'T99'],
+    ]);
+    expect(page.recoveries[0]?.metadata).toMatchObject({ sessionId: 's1' });
+    const plan = planOf(store.db, spy[0] as string, 3).join('\n');
+    expect(plan).toContain('context_entries_recovery_view_time');
+    expect(plan).not.toContain('TEMP B-TREE');
+    const stops = await reader.recoveryPage({ limit: 5, topic: 'loop_stop', taskId: 'claude:s1' });
+    expect(stops.recoveries.map((r) => r.action)).toEqual(['stop']);
+    const feed = await reader.feedAfter({ attemptId: 0, entryId: 2_000, transitionId: 0 }, 10);
+    expect(feed.recoveries.map((r) => r.action)).toEqual(['stop']);
+    expect((await reader.metricsBaseline()).recoveries).toContainEqual({
+      topic: 'loop_stop',
+      loopType: 'repeated_failure',
+      count: 1,
+    });
   });
 });
 

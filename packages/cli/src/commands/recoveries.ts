@@ -18,17 +18,23 @@ interface RecoveriesOptions extends StatusStoreFlags {
 
 /**
  * `loopguard recoveries (--db <file> | --postgres <url>) [--topic] [--task] [--since] [--until] [--limit] [--json]`:
- * the recovery context entries, newest first (the seed's SQL, filtered and paged).
+ * the recovery context entries and the step-level nudges and stops (`loop_nudge`, `loop_stop`), newest first
+ * (the seed's SQL, filtered and paged).
  * @example loopguard recoveries --db .loopguard/state.db --topic loop_escalation --since 2025-10-18
  */
 export function registerRecoveriesCommand(program: Command, io: CliIo): void {
   program
     .command('recoveries')
-    .description('List recovery context entries (force_next, unblock_authority, escalate), newest first.')
+    .description(
+      'List recovery context entries (force_next, unblock_authority, escalate) and step-level nudges and stops, newest first.',
+    )
     .option('--db <file>', 'the loopguard SQLite file')
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
-    .option('--topic <topic>', 'only loop_recovery, unblock_authority or loop_escalation')
+    .option(
+      '--topic <topic>',
+      'only loop_recovery, unblock_authority, loop_escalation, loop_nudge or loop_stop',
+    )
     .option('--task <id>', 'only entries about this task')
     .option('--since <time>', 'only entries at or after this time (epoch ms or ISO date)')
     .option('--until <time>', 'only entries before this time (epoch ms or ISO date)')

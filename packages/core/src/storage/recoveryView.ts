@@ -1,10 +1,23 @@
-import type { ContextEntry } from '../model/contextEntry.js';
+import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import { STEP_LOOP_TOPICS } from '../steps/StepLoopDetector.js';
+
+/**
+ * Topics the recoveries page lists (`/recoveries`, `loopguard recoveries`, the dashboard, the live
+ * feed): the attempt-level {@link RECOVERY_TOPICS} and the step-level nudges and stops
+ * (`loop_nudge`, `loop_stop`) that `loopguard hook` and the agent adapters write.
+ */
+export const RECOVERY_VIEW_TOPICS = [...RECOVERY_TOPICS, ...STEP_LOOP_TOPICS] as const;
+
+/** One of {@link RECOVERY_VIEW_TOPICS}. */
+export type RecoveryViewTopic = (typeof RECOVERY_VIEW_TOPICS)[number];
 
 /** The recovery action each recovery topic records. */
 const ACTION_OF_TOPIC: Readonly<Record<string, string>> = Object.freeze({
   loop_recovery: 'force_next',
   unblock_authority: 'unblock_authority',
   loop_escalation: 'escalate',
+  loop_nudge: 'nudge',
+  loop_stop: 'stop',
 });
 
 /**
@@ -24,11 +37,14 @@ export interface RecoveryView {
   id: string;
   /** When it was written, epoch ms. */
   timestamp: number;
-  /** `loop_recovery`, `unblock_authority` or `loop_escalation`. */
+  /** One of {@link RECOVERY_VIEW_TOPICS}: `loop_recovery`, `unblock_authority`, `loop_escalation`, `loop_nudge` or `loop_stop`. */
   topic: string;
-  /** The recovery action: `force_next`, `unblock_authority` or `escalate`. */
+  /** The action: `force_next`, `unblock_authority`, `escalate`, `nudge` or `stop`. */
   action: string;
-  /** The task it concerns (the first related task); `null` when none. */
+  /**
+   * The task it concerns (the first related task); for a `loopguard hook` session's nudge or stop,
+   * the session's task id `<agent>:<session_id>`; `null` when none.
+   */
   taskId: string | null;
   /** The loop type from the entry's metadata; `null` when absent. */
   loopType: string | null;

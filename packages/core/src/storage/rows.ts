@@ -1,6 +1,7 @@
 import type { Attempt } from '../model/attempt.js';
 import { type ContextEntry, type ContextEntryType, RECOVERY_TOPICS } from '../model/contextEntry.js';
 import type { Task, TaskEvent, TaskStatus } from '../model/task.js';
+import { RECOVERY_VIEW_TOPICS } from './recoveryView.js';
 
 /**
  * The rows of loopguard's tables as SQL adapters read them, and their codecs into frozen model
@@ -118,6 +119,12 @@ export function attemptOf(row: AttemptRow): Attempt {
  * spell (a partial index is used only when the query contains its condition).
  */
 export const RECOVERY_TOPICS_SQL = `(${RECOVERY_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+
+/**
+ * {@link RECOVERY_VIEW_TOPICS} as an SQL list: the recoveries page and the live feed query it, and
+ * the partial indexes `context_entries_recovery_view_time` (SQLite migration 6, PostgreSQL migration 2) spell it.
+ */
+export const RECOVERY_VIEW_TOPICS_SQL = `(${RECOVERY_VIEW_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
 
 /** Whether every topic is a recovery topic (then the recovery partial index applies). */
 export function allRecoveryTopics(topics: readonly string[]): boolean {

@@ -1,5 +1,4 @@
-import type { RecoveryTopic } from '../model/contextEntry.js';
-import type { RecoveryView } from './recoveryView.js';
+import type { RecoveryView, RecoveryViewTopic } from './recoveryView.js';
 
 /**
  * One task on a status page.
@@ -44,7 +43,7 @@ export interface TaskStatusPage {
 }
 
 /**
- * What {@link StatusReader.recoveryPage} reads: recovery entries newest first, filtered.
+ * What {@link StatusReader.recoveryPage} reads: recovery entries and step-level nudges and stops, newest first, filtered.
  * @example { limit: 50, topic: 'unblock_authority', taskId: 'T3.4.3', since: 1760825000000 }
  */
 export interface RecoveryPageQuery {
@@ -52,8 +51,8 @@ export interface RecoveryPageQuery {
   limit: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string | undefined;
-  /** Only this recovery topic. */
-  topic?: RecoveryTopic | undefined;
+  /** Only this topic (one of `RECOVERY_VIEW_TOPICS`). */
+  topic?: RecoveryViewTopic | undefined;
   /** Only entries about this task. */
   taskId?: string | undefined;
   /** Only entries at or after this time, epoch ms. */
