@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -129,6 +130,9 @@ describe('loopguard hook claude', () => {
 
   it('loses no update when hook processes of one session run at once (parallel tool calls)', async () => {
     const dir = tempProject();
+    // a generous lock timeout: on a loaded machine eight processes queued on the lock could pass
+    // the default and fail open, which is the designed behaviour but not what this test is about
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { lockTimeoutMs: 30_000 } }));
     await hookCall(dir, 'claude', claudeFailingCall(dir, 'p', 0, 'cat first.txt').post); // creates the database
     await Promise.all(
       Array.from({ length: 8 }, (_, n) =>

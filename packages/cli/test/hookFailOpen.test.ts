@@ -116,13 +116,15 @@ describe('loopguard hook fails open', () => {
     await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /JSON/);
   });
 
-  it('on a session snapshot that cannot be read: the session starts afresh instead', async () => {
+  it('on a session row that cannot be read (snapshot, last results): the session starts afresh instead', async () => {
     const dir = tempProject();
     const calls = await callsToNudge();
     await loopUntilNudge(dir, 's');
     const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
     database.db
-      .prepare(`UPDATE hook_sessions SET snapshot = '{"format":"loopguard.step-detector","version":1}'`)
+      .prepare(
+        `UPDATE hook_sessions SET snapshot = '{"format":"loopguard.step-detector","version":1}', last_results = '{"not":"a list"}'`,
+      )
       .run();
     database.close();
     const again = await loopUntilNudge(dir, 's');

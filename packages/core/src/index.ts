@@ -7,20 +7,20 @@
  */
 
 export type { Detector } from './attempts/Detector.js';
+export type {
+  AttemptWithTransition,
+  EscalationResolved,
+  LoopDetectorEvents,
+  RecoveryRecord,
+  StatusPage,
+  StatusPageQuery,
+} from './attempts/detectorTypes.js';
 export type { ResolveEscalationInput } from './attempts/escalation.js';
-export {
-  type AttemptWithTransition,
-  type EscalationResolved,
-  type LoopDetectionResult,
-  LoopDetector,
-  type LoopDetectorEvents,
-  type RecoveryOutcome,
-  type RecoveryRecord,
-  type StatusPage,
-  type StatusPageQuery,
-} from './attempts/LoopDetector.js';
+export { LoopDetector } from './attempts/LoopDetector.js';
+export type { LoopDetectionResult } from './attempts/loopDetection.js';
 export { LOOP_DETECTOR_PRESETS, type LoopDetectorOptions } from './attempts/loopDetectorOptions.js';
 export type { LoopType, Recommendation } from './attempts/loopVerdict.js';
+export type { RecoveryOutcome } from './attempts/recoveryOutcome.js';
 export { SharedLoopDetector, type SharedLoopDetectorOptions } from './attempts/SharedLoopDetector.js';
 export { type Clock, ManualClock, systemClock } from './kernel/clock.js';
 export {

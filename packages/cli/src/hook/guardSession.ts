@@ -50,7 +50,7 @@ export function guardSession(
   context: GuardContext,
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
-  const lastResults: LastResult[] = session === null ? [] : (JSON.parse(session.lastResults) as LastResult[]);
+  const lastResults = session === null ? [] : parseLastResults(session.lastResults);
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
@@ -117,15 +117,27 @@ function restoreDetector(
   options: StepLoopDetectorOptions,
 ): StepLoopDetector {
   if (session === null) return new StepLoopDetector(options);
-  let snapshot: unknown;
   try {
-    snapshot = JSON.parse(session.snapshot);
-    return StepLoopDetector.restore(snapshot, options);
+    return StepLoopDetector.restore(JSON.parse(session.snapshot), options);
   } catch (error) {
     if (error instanceof SyntaxError || (error instanceof LoopGuardError && error.code === 'invalid_input')) {
       return new StepLoopDetector(options);
     }
     throw error;
+  }
+}
+
+/** The stored last results; what is not such a list (a row edited by hand) counts as none. */
+function parseLastResults(text: string): LastResult[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (r): r is LastResult =>
+        typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
+    );
+  } catch {
+    return [];
   }
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { CONFIG_FILES } from '../configFiles.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
-export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 1000;
+export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 3000;
 
 /** The `hook` section of `loopguard.config.json|yaml` after validation. */
 export interface HookConfig {

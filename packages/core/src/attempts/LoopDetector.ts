@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { z } from 'zod';
-import { ConfigurationError, InvalidInputError } from '../kernel/errors.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
@@ -11,7 +10,7 @@ import { nextAttemptTimestamp } from '../model/attemptOrder.js';
 import type { ContextEntry } from '../model/contextEntry.js';
 import { assertTaskId } from '../model/sizeLimits.js';
 import type { Task } from '../model/task.js';
-import { stateMachineSchema, storageSchema } from '../storage/portSchemas.js';
+import { checkPort, stateMachineSchema, storageSchema } from '../storage/portSchemas.js';
 import type { StateMachine } from '../storage/ports.js';
 import { isStorage, type Storage, storageOf } from '../storage/storage.js';
 import type { Detector } from './Detector.js';
@@ -42,17 +41,6 @@ import { RunCache, type TaskTrack } from './RunCache.js';
 import type { RecoveryOutcome } from './recoveryOutcome.js';
 import { cycleResultOf } from './taskCycle.js';
 import * as flow from './workflows.js';
-
-export type {
-  AttemptWithTransition,
-  EscalationResolved,
-  LoopDetectorEvents,
-  RecoveryRecord,
-  StatusPage,
-  StatusPageQuery,
-} from './detectorTypes.js';
-export type { LoopDetectionResult } from './loopDetection.js';
-export type { RecoveryOutcome } from './recoveryOutcome.js';
 
 /**
  * The synchronous runner of the attempt-level detector (memory, SQLite): detects the seed's three
@@ -359,13 +347,4 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
     logRecovery(this.log, outcome, cycleResultOf(cycle, taskId, this.settings.detection.maxEvidence));
     return { outcome };
   }
-}
-
-/** Throws an InvalidInputError naming `name` when `value` fails the port's schema. */
-function checkPort(schema: z.ZodType, value: unknown, name: string): void {
-  const result = schema.safeParse(value);
-  if (result.success) return;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${name}.${issue.path.join('.')}` : name;
-  throw new InvalidInputError(`${where} ${issue?.message ?? 'is invalid'}, got ${describeValue(value)}`);
 }

@@ -13,5 +13,7 @@ export { contextEntryContract } from '../testing/contextEntryContract.js';
 export { attempt, type ContractFactory, type ContractSubject, T0 } from '../testing/contractSubject.js';
 export { detectorContract } from '../testing/detectorContract.js';
 export { describeStorageContracts } from '../testing/storageContract.js';
+export { syncDetectorContract } from '../testing/syncDetectorContract.js';
+export { type SyncContractSubject, syncStorageContract } from '../testing/syncStorageContract.js';
 export { taskContract } from '../testing/taskContract.js';
 export { transactionContract } from '../testing/transactionContract.js';

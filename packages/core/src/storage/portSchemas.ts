@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { InvalidInputError } from '../kernel/errors.js';
 import { portSchema } from '../kernel/optionSchemas.js';
+import { describeValue } from '../kernel/validate.js';
 import type { IterationStore } from './iterationStore.js';
 import type { AttemptStore, StateMachine } from './ports.js';
 import type { Storage } from './storage.js';
@@ -98,3 +100,12 @@ export const storageSchema = z.any().superRefine((value, ctx) => {
     }
   }
 }) as unknown as z.ZodType<Storage>;
+
+/** Throws an InvalidInputError naming `name` when `value` fails the port's schema. */
+export function checkPort(schema: z.ZodType, value: unknown, name: string): void {
+  const result = schema.safeParse(value);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${name}.${issue.path.join('.')}` : name;
+  throw new InvalidInputError(`${where} ${issue?.message ?? 'is invalid'}, got ${describeValue(value)}`);
+}
