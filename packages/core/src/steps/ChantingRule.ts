@@ -1,4 +1,4 @@
-import { hasLetter, MIN_SEGMENT, proseOf, segmentKey } from './chantText.js';
+import { hasLetter, MIN_SEGMENT, proseOf, segmentHash, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
 
@@ -52,19 +52,29 @@ export class ChantingRule implements StepRule {
     // A message with fewer segments than `repeats` cannot chant by segment: skip the split and the
     // per-segment normalisation (most long replies have a handful of paragraphs, not 10 sentences).
     if (countSegments(text, this.repeats) < this.repeats) return null;
-    const counts = new Map<string, number>();
-    let best = '';
+    // Segments are counted by the hash of their key; only the winner's key is built.
+    const counts = new Map<number, number>();
+    let bestFrom = 0;
+    let bestTo = 0;
     let bestCount = 0;
-    for (const raw of text.split(/[\n.!?]+/)) {
-      const segment = segmentKey(raw);
-      if (segment.length < MIN_SEGMENT || !hasLetter(segment)) continue;
-      const count = (counts.get(segment) ?? 0) + 1;
-      counts.set(segment, count);
-      if (count > bestCount) {
-        best = segment;
-        bestCount = count;
+    let from = 0;
+    for (let i = 0; i <= text.length; i++) {
+      if (i < text.length && !isSeparator(text.charCodeAt(i))) continue;
+      if (i > from) {
+        const hash = segmentHash(text, from, i);
+        if (hash !== -1) {
+          const count = (counts.get(hash) ?? 0) + 1;
+          counts.set(hash, count);
+          if (count > bestCount) {
+            bestFrom = from;
+            bestTo = i;
+            bestCount = count;
+          }
+        }
       }
+      from = i + 1;
     }
+    const best = bestCount === 0 ? '' : segmentKey(text.slice(bestFrom, bestTo));
     return this.chants(text, best, bestCount) ? { segment: best, count: bestCount } : null;
   }
 

@@ -53,3 +53,56 @@ export function proseOf(text: string): string {
 export function segmentKey(raw: string): string {
   return raw.trim().replace(/\s+/g, ' ').toLowerCase();
 }
+
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+/** Two FNV-style lanes over a string's characters, as one integer below 2^53. */
+function lanesOf(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  return (a >>> 0) * 0x200000 + (b & 0x1fffff);
+}
+
+/**
+ * A 53-bit hash of `segmentKey(text.slice(from, to))`, or -1 when that key is shorter than
+ * {@link MIN_SEGMENT} or has no letter (it never chants). One pass without allocating for ASCII
+ * text; other text goes through {@link segmentKey} (Unicode spaces and case).
+ * @example segmentHash('  Fix  It now', 0, 13) === segmentHash('fix it now', 0, 10); // true
+ */
+export function segmentHash(text: string, from: number, to: number): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  let kept = 0;
+  let space = false;
+  let letter = false;
+  for (let i = from; i < to; i++) {
+    let code = text.charCodeAt(i);
+    if (code > 127) {
+      const key = segmentKey(text.slice(from, to));
+      return key.length < MIN_SEGMENT || !hasLetter(key) ? -1 : lanesOf(key);
+    }
+    if (isAsciiSpace(code)) {
+      space = kept > 0;
+      continue;
+    }
+    if (space) {
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x5bd1e995);
+      kept++;
+      space = false;
+    }
+    if (code >= 65 && code <= 90) code += 32;
+    if (code >= 97 && code <= 122) letter = true;
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+    kept++;
+  }
+  return kept < MIN_SEGMENT || !letter ? -1 : (a >>> 0) * 0x200000 + (b & 0x1fffff);
+}

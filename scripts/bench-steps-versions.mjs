@@ -1,0 +1,61 @@
+// Two builds of StepLoopDetector compared in the same run, on a loaded machine: every run of both
+// corpora is replayed REPS times into each build (interleaved), and each step's cost is its
+// minimum over the replays (the same step in the same state each time: the minimum removes the
+// time the process was descheduled). Prints the mean of those minimums per step and the ratio.
+// Run: build the old version and copy packages/core/dist to DIR (inside packages/core/node_modules
+// so that its dependencies resolve), then
+//   npx tsc -b && node scripts/bench-steps-versions.mjs DIR packages/core/dist
+// Env: LOOPGUARD_BENCH_REPS (default 7).
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { labelledCorpusDir } from './bench/labelledLoops.mjs';
+import { loadCorpus } from './bench/stepCorpus.mjs';
+
+const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
+const builds = process.argv.slice(2);
+if (builds.length === 0) {
+  console.error('usage: node scripts/bench-steps-versions.mjs OLD_DIST [NEW_DIST]');
+  process.exit(2);
+}
+const detectors = [];
+for (const dist of builds) {
+  const url = pathToFileURL(path.resolve(dist, 'entries/steps.js')).href;
+  detectors.push((await import(url)).StepLoopDetector);
+}
+const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()]];
+try {
+  corpora.push(['SWE-agent java (swe-agent-java-dev)', loadCorpus(labelledCorpusDir())]);
+} catch {
+  process.stderr.write('labelled corpus absent: its row is skipped\n');
+}
+
+console.log(`| corpus | ${builds.join(' | ')} | ratio last/first |`);
+console.log(`| --- | ${builds.map(() => '---').join(' | ')} | --- |`);
+for (const [name, runs] of corpora) {
+  const sums = detectors.map(() => 0);
+  let steps = 0;
+  for (const run of runs) {
+    const mins = detectors.map(() => new Float64Array(run.steps.length).fill(Number.POSITIVE_INFINITY));
+    for (let rep = 0; rep < REPS; rep++) {
+      detectors.forEach((Detector, d) => {
+        // instances made before timing: construction is not observe()
+        const fresh = [new Detector(), new Detector(), new Detector(), new Detector()];
+        let instance = fresh.shift();
+        run.steps.forEach((step, i) => {
+          const start = process.hrtime.bigint();
+          const verdict = instance.observe(step);
+          const ns = Number(process.hrtime.bigint() - start);
+          if (ns < mins[d][i]) mins[d][i] = ns;
+          if (verdict.action === 'stop') instance = fresh.shift() ?? new Detector();
+        });
+      });
+    }
+    steps += run.steps.length;
+    mins.forEach((m, d) => {
+      for (const ns of m) sums[d] += ns;
+    });
+  }
+  const means = sums.map((sum) => sum / steps / 1000);
+  const ratio = (means[means.length - 1] / means[0]).toFixed(3);
+  console.log(`| ${name} | ${means.map((m) => `${m.toFixed(2)} µs`).join(' | ')} | ${ratio} |`);
+}
