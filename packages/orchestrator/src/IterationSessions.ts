@@ -2,23 +2,16 @@ import { type Clock, InvalidInputError, type StateMachine, systemClock } from '@
 import { GuardMonitor } from '@loopguard/core/guards';
 import {
   assertNonEmptyString,
-  clockSchema,
   describeValue,
-  iterationStoreSchema,
   type Logger,
-  loggerSchema,
   parseOptions,
-  portSchema,
   SafeEmitter,
   SEED_000_NAMES,
   seed000Verdict,
   silentLogger,
-  stateMachineSchema,
 } from '@loopguard/core/internal';
 import {
   InMemoryIterationStore,
-  type IterationCheckpoint,
-  type IterationRecord,
   type IterationSessionRecord,
   type IterationStore,
 } from '@loopguard/core/iteration';
@@ -28,135 +21,21 @@ import type {
   SafetyBlocker,
   ValidationResult,
 } from '@loopguard/core/seeds';
-import { z } from 'zod';
-import { type CompletionPromiseMatch, detectCompletionPromise } from './completionPromise.js';
+import { detectCompletionPromise } from './completionPromise.js';
 import type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';
-
-/**
- * Options of {@link IterationSessions}.
- * @example new IterationSessions({ stateMachine, store: new SqliteIterationStore({ db }), clock })
- */
-export interface IterationSessionsOptions {
-  /** The core state machine: the task is moved to `in_progress`, `blocked` or `done` through it. */
-  stateMachine: StateMachine;
-  /** Where sessions, checkpoints and iteration history are kept. @default new InMemoryIterationStore() */
-  store?: IterationStore;
-  /** Source of time for checkpoints and history. @default systemClock */
-  clock?: Clock;
-  /** pino logger; logs through `logger.child({ component: 'IterationSessions' })`. @default silent */
-  logger?: Logger;
-  /**
-   * Move the task to `in_progress` when a session starts (unless it already is).
-   * @default true
-   */
-  markInProgress?: boolean;
-  /**
-   * Core's `GuardMonitor`, fed with every guard block (`recordTrigger`), every recorded validation
-   * (`recordIteration`, the time since the iteration's checkpoint) and every accepted completion
-   * (`recordCompletion`); its snapshot is `getGuardStatistics().monitor`. Share one monitor with a
-   * `GuardSet` to see both in one place.
-   * @default new GuardMonitor()
-   */
-  monitor?: GuardMonitor;
-}
-
-/** What {@link IterationSessions.startIteration} returns. */
-export interface IterationStartResult {
-  /** The new session (status `active`). */
-  session: IterationSessionRecord;
-  /** The checkpoint stored at the start: iteration 0, trigger `start`. */
-  checkpoint: IterationCheckpoint;
-}
-
-/** What {@link IterationSessions.nextIteration} returns: the iteration may run, or a guard stopped the session. */
-export type NextIterationResult =
-  | {
-      /** The iteration may run. */
-      ok: true;
-      /** The iteration to run now (1-based). */
-      iteration: number;
-      /** The checkpoint stored for it (trigger `iteration`). */
-      checkpoint: IterationCheckpoint;
-      /** The session. */
-      session: IterationSessionRecord;
-    }
-  | {
-      /** A safety guard stopped the session. */
-      ok: false;
-      /** The guard's message (seed 000's `error`). */
-      error: string;
-      /** The guard (seed 000's `blockedBy`). */
-      blockedBy: SafetyBlocker;
-      /** The final checkpoint (trigger `error`, `agentContext: { safetyGuardTriggered, message }`). */
-      checkpoint: IterationCheckpoint;
-      /** The session, now `blocked`. */
-      session: IterationSessionRecord;
-    };
-
-/** What {@link IterationSessions.recordValidation} returns. */
-export interface RecordValidationResult {
-  /** The history entry stored. */
-  record: IterationRecord;
-  /** The completion promise found in the output; `null` when none. */
-  completion: CompletionPromiseMatch | null;
-  /**
-   * Whether the promise ended the session: `BLOCKED` always does; `COMPLETE` (or a configured
-   * promise) only when validation did not fail. `false` when there was no promise.
-   */
-  completionAccepted: boolean;
-  /** The session after the record (completed or blocked when the promise was accepted). */
-  session: IterationSessionRecord;
-}
-
-/** A session with everything stored about it. */
-export interface IterationSessionView {
-  /** The session. */
-  session: IterationSessionRecord;
-  /** Its checkpoints, oldest first. */
-  checkpoints: IterationCheckpoint[];
-  /** Its iteration history, by iteration. */
-  history: IterationRecord[];
-}
-
-/** Events of {@link IterationSessions} (eventemitter3). */
-export interface IterationSessionsEvents {
-  /** A session started. */
-  sessionStarted: [session: IterationSessionRecord, checkpoint: IterationCheckpoint];
-  /** The safety checks passed and an iteration may run. */
-  iterationStarted: [session: IterationSessionRecord, checkpoint: IterationCheckpoint];
-  /** A validation was recorded. */
-  validationRecorded: [record: IterationRecord, completion: CompletionPromiseMatch | null];
-  /** A safety guard stopped a session. */
-  guardTriggered: [trigger: IterationGuardTrigger];
-  /** A session ended on an accepted completion promise. */
-  sessionCompleted: [session: IterationSessionRecord];
-  /** A session ended blocked (by a guard or by `<promise>BLOCKED</promise>`). */
-  sessionBlocked: [session: IterationSessionRecord];
-}
-
-const optionsSchema = z.strictObject({
-  stateMachine: stateMachineSchema,
-  store: iterationStoreSchema.optional(),
-  clock: clockSchema.optional(),
-  logger: loggerSchema.optional(),
-  markInProgress: z.boolean().default(true),
-  monitor: portSchema<GuardMonitor>('must be a GuardMonitor', 'snapshot').optional(),
-});
-
-const iterationConfigSchema = z.looseObject({
-  maxIterations: z.number().int().min(1),
-  completionPromises: z.array(z.string()),
-  validationRules: z.array(z.unknown()).optional(),
-  circuitBreakerThreshold: z.number().int().min(1).optional(),
-});
-
-function plainObjectOrUndefined(value: unknown, name: string): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidInputError(`${name} must be a plain object, got ${describeValue(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
+import type {
+  IterationSessionsEvents,
+  IterationSessionView,
+  IterationStartResult,
+  NextIterationResult,
+  RecordValidationResult,
+} from './iterationSessionResults.js';
+import {
+  type IterationSessionsOptions,
+  iterationConfigSchema,
+  iterationSessionsOptionsSchema,
+  plainObjectOrUndefined,
+} from './iterationSessionsOptions.js';
 
 /**
  * Guarded iteration sessions (seed 000's iteration tools, the Ralph Wiggum pattern): an agent
@@ -202,7 +81,7 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
    * @throws ConfigurationError naming the first invalid option.
    */
   constructor(options: IterationSessionsOptions) {
-    const parsed = parseOptions(optionsSchema, options, 'IterationSessions options');
+    const parsed = parseOptions(iterationSessionsOptionsSchema, options, 'IterationSessions options');
     const log = (parsed.logger ?? silentLogger()).child({ component: 'IterationSessions' });
     super(log);
     this.log = log;

@@ -1,10 +1,9 @@
 import {
-  type Attempt,
   type AttemptSummary,
   type Clock,
   type Detector,
   LoopDetector,
-  LoopGuardError,
+  type LoopGuardError,
   RunError,
   type StateMachine,
   StorageError,
@@ -13,60 +12,16 @@ import {
 import { type Logger, parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
 import { validateDecision } from './decision.js';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
-import type { GuardStatistics, GuardStatisticsSource } from './guardStatistics.js';
+import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
 import { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';
-import type {
-  ActionDecision,
-  ActionHandler,
-  Decision,
-  Executor,
-  ExecutorReport,
-  Policy,
-  QualityMonitor,
-  RunTaskDecision,
-  TaskScheduler,
-} from './ports.js';
-import { runExecutor } from './runExecutor.js';
+import type { OrchestratorLoopStatus } from './orchestratorLoopStatus.js';
+import type { ActionHandler, Decision, Policy, TaskScheduler } from './ports.js';
+import { runAction } from './runAction.js';
+import { runTaskTick, type TaskTickContext } from './runTaskTick.js';
+import { asLoopGuardError, storageErrorOf } from './tickErrors.js';
 import { clampInterval, type StopReason, type TickOutcome, TickScheduler } from './tickScheduler.js';
-import { systemTimer, type Timer } from './timer.js';
-
-/**
- * What {@link OrchestratorLoop.getStatus} returns: the seed's status with the dashboard's
- * `loopDetection` map.
- *
- * @example
- * { running: true, tickCount: 45, loopDetection: { 'T3.4.2': { attemptCount: 2, lastAttempt: 1760825000000 } }, breaker: null, … }
- */
-export interface OrchestratorLoopStatus {
-  /** Whether ticks are being scheduled (`start()` called and not stopped). */
-  running: boolean;
-  /** Ticks run so far (scheduled and direct). */
-  tickCount: number;
-  /** Whether a tick is in progress. */
-  ticking: boolean;
-  /** When the last finished tick started, epoch ms; `null` before the first. */
-  lastTickAt: number | null;
-  /** The last finished tick's result; `null` before the first. */
-  lastResult: ExecutionResult | null;
-  /** Why scheduling last stopped; `null` when it never stopped. */
-  lastStopReason: StopReason | null;
-  /** The interval until the next timed tick, ms (grows while idle). */
-  currentInterval: number;
-  /** Idle ticks in a row. */
-  idleTicks: number;
-  /** Per task with attempts in the detector's window: `{ attemptCount, lastAttempt }` (the seed's dashboard). */
-  loopDetection: Record<string, AttemptSummary>;
-  /** Iteration guard statistics; `null` without a `guardStatistics` source. */
-  guards: GuardStatistics | null;
-  /** Reserved for the stagnation circuit breaker's state; `null` for now. */
-  breaker: null;
-}
-
-/** Thrown inside a tick to carry a storage failure out of the generic fault handling. */
-function storageErrorOf(error: unknown): StorageError | undefined {
-  return error instanceof StorageError ? error : undefined;
-}
+import { systemTimer } from './timer.js';
 
 /**
  * The orchestrator's loop with loop detection wired in (the seed's integration, steps 1–3).
@@ -102,17 +57,13 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
   /** The detector's `getStatus()` as of the end of the last tick that ran a task (a shared one answers asynchronously). */
   private loopStatus: Record<string, AttemptSummary> = {};
   private readonly policy: Policy<State>;
-  private readonly executor: Executor;
   private readonly scheduler: TaskScheduler | undefined;
-  private readonly qualityMonitor: QualityMonitor | undefined;
   private readonly actionHandler: ActionHandler | undefined;
   private readonly guardSource: GuardStatisticsSource | undefined;
   private readonly clock: Clock;
-  private readonly timer: Timer;
   private readonly log: Logger;
-  private readonly executorTimeout: number;
-  private readonly applyReportedStatus: boolean;
   private readonly stopOnStorageError: boolean;
+  private readonly taskTick: TaskTickContext;
   private readonly ticks: TickScheduler;
   private readonly onTaskQueued = (): void => this.notify();
   private tickCount = 0;
@@ -134,15 +85,10 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     super(log);
     this.log = log;
     this.policy = parsed.policy as Policy<State>;
-    this.executor = parsed.executor;
     this.scheduler = parsed.scheduler;
-    this.qualityMonitor = parsed.qualityMonitor;
     this.actionHandler = parsed.actionHandler;
     this.guardSource = parsed.guardStatistics;
     this.clock = parsed.clock ?? systemClock;
-    this.timer = parsed.timer ?? systemTimer;
-    this.executorTimeout = parsed.executorTimeout;
-    this.applyReportedStatus = parsed.applyReportedStatus;
     this.stopOnStorageError = parsed.stopOnStorageError;
     this.detector =
       parsed.detector ??
@@ -155,6 +101,18 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
     this.detector.on('recoveryApplied', (outcome) => this.emit('recoveryApplied', outcome));
     this.detector.on('attemptRecorded', (attempt) => this.emit('attemptRecorded', attempt));
     this.guardSource?.on?.('guardTriggered', (trigger) => this.emit('guardTriggered', trigger));
+    this.taskTick = {
+      detector: this.detector,
+      executor: parsed.executor,
+      timer: parsed.timer ?? systemTimer,
+      executorTimeout: parsed.executorTimeout,
+      applyReportedStatus: parsed.applyReportedStatus,
+      qualityMonitor: parsed.qualityMonitor,
+      log: this.log,
+      qualityReviewed: (taskId, verdict) => this.emit('qualityReviewed', taskId, verdict),
+      finish: (...args) => this.finish(...args),
+      fail: (...args) => this.fail(...args),
+    };
 
     const interval = clampInterval(parsed.interval);
     const maxInterval = Math.max(interval, clampInterval(parsed.maxIdleInterval));
@@ -173,7 +131,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
       maxInterval,
       backoffFactor: parsed.idleBackoffFactor,
       maxIdleTicks: parsed.maxIdleTicks,
-      timer: this.timer,
+      timer: this.taskTick.timer,
       logger: this.log,
       onSelfStop: (reason) => this.afterSelfStop(reason),
     });
@@ -301,10 +259,10 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         return this.finish(startedAt, tickNumber, decision, details);
       }
       if (decision.type === 'action') {
-        await this.runAction(decision, controller.signal);
+        await runAction(this.actionHandler, decision, controller.signal);
         return this.finish(startedAt, tickNumber, decision, {});
       }
-      const result = await this.runTask(decision, {
+      const result = await runTaskTick(this.taskTick, decision, {
         startedAt,
         tickNumber,
         sessionId,
@@ -323,141 +281,11 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         this.emit('error', storage);
         throw storage;
       }
-      return this.fail(startedAt, tickNumber, decision, this.asLoopGuardError(error), {});
+      return this.fail(startedAt, tickNumber, decision, asLoopGuardError(error), {});
     } finally {
       this.ticking = false;
       if (this.currentAbort === controller) this.currentAbort = null;
     }
-  }
-
-  private async runTask(
-    decision: RunTaskDecision,
-    tick: { startedAt: number; tickNumber: number; sessionId: string; signal: AbortSignal },
-  ): Promise<ExecutionResult> {
-    const { task } = decision;
-    const { startedAt, tickNumber, sessionId, signal } = tick;
-
-    // an escalated task waits for a human: not run, its blocked status not overwritten
-    const escalation = await this.detector.openEscalation(task.id);
-    if (escalation !== null) {
-      this.log.info(
-        { taskId: task.id, escalationEntryId: escalation.id },
-        `Task ${task.id} is escalated and waits for resolveEscalation(); skipped`,
-      );
-      return this.finish(startedAt, tickNumber, decision, { skipped: 'escalated', escalation });
-    }
-
-    // 3. check for a loop BEFORE executing
-    const loopDetection = await this.detector.detectLoop(task.id);
-    if (loopDetection.isLooping) {
-      this.log.warn({ loopResult: loopDetection }, 'Loop detected, applying recovery');
-      const recovery = await this.detector.applyRecovery(loopDetection);
-      if (recovery.applied) {
-        // skip execution: the recovery handles the task
-        return this.finish(startedAt, tickNumber, decision, {
-          loopRecoveryApplied: true,
-          loopDetection,
-          recovery,
-        });
-      }
-      this.log.info({ taskId: task.id, reason: recovery.reason }, 'Loop no longer holds; executing');
-    }
-
-    // 4. execute
-    let report: ExecutorReport;
-    try {
-      report = await runExecutor(this.executor, task, {
-        signal,
-        timeout: this.executorTimeout,
-        timer: this.timer,
-        sessionId,
-        tickNumber,
-      });
-    } catch (error) {
-      const runError = this.asLoopGuardError(error);
-      if (runError.code === 'aborted') {
-        // stopped by the loop: not the task's fault, no attempt
-        return this.fail(startedAt, tickNumber, decision, runError, { sessionId });
-      }
-      const blocker = `${runError.code}: ${runError.message}`;
-      const attempt = await this.detector.recordAttempt(task.id, 'blocked', [blocker], [], sessionId);
-      return this.fail(startedAt, tickNumber, decision, runError, { sessionId, attempt });
-    }
-
-    // 5. record the attempt AFTER executing, with the executor's reported status
-    let attempt: Attempt;
-    if (this.applyReportedStatus) {
-      const reason =
-        report.status === 'blocked' && report.blockers.length > 0
-          ? report.blockers.join('; ')
-          : `Executor reported ${report.status} (${sessionId})`;
-      ({ attempt } = await this.detector.recordAttemptWithTransition({
-        taskId: task.id,
-        status: report.status,
-        blockers: report.blockers,
-        completedWork: report.completedWork,
-        sessionId,
-        reason,
-      }));
-    } else {
-      attempt = await this.detector.recordAttempt(
-        task.id,
-        report.status,
-        report.blockers,
-        report.completedWork,
-        sessionId,
-      );
-    }
-
-    const details: TickDetails = {
-      sessionId,
-      status: report.status,
-      completedWork: report.completedWork,
-      blockers: report.blockers,
-      attempt,
-    };
-    if (report.details !== undefined) details.executorDetails = report.details;
-    if (this.qualityMonitor) {
-      try {
-        const verdict = await this.qualityMonitor.review(task, report);
-        details.quality = verdict;
-        this.emit('qualityReviewed', task.id, verdict);
-      } catch (error) {
-        if (error instanceof StorageError) throw error;
-        const failure = new RunError(
-          'run_error',
-          `Quality monitor failed on task ${task.id}: ${String(error)}`,
-          {
-            cause: error,
-          },
-        );
-        return this.fail(startedAt, tickNumber, decision, failure, details);
-      }
-    }
-    return this.finish(startedAt, tickNumber, decision, details);
-  }
-
-  private async runAction(decision: ActionDecision, signal: AbortSignal): Promise<void> {
-    if (!this.actionHandler) {
-      throw new RunError(
-        'run_error',
-        `No actionHandler configured for action ${JSON.stringify(decision.name)}`,
-      );
-    }
-    try {
-      await this.actionHandler(decision, { signal });
-    } catch (error) {
-      if (error instanceof LoopGuardError) throw error;
-      throw new RunError('run_error', `Action ${JSON.stringify(decision.name)} failed: ${String(error)}`, {
-        cause: error,
-      });
-    }
-  }
-
-  private asLoopGuardError(error: unknown): LoopGuardError {
-    if (error instanceof LoopGuardError) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    return new RunError('run_error', `Tick failed: ${message}`, { cause: error });
   }
 
   private finish(

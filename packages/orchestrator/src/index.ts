@@ -8,18 +8,19 @@ export { validateDecision } from './decision.js';
 export type { ExecutionResult, TickDetails } from './executionResult.js';
 export { executorReportSchema, validateExecutorReport } from './executorReport.js';
 export type { GuardStatistics, GuardStatisticsSource, IterationGuardTrigger } from './guardStatistics.js';
-export {
-  IterationSessions,
-  type IterationSessionsEvents,
-  type IterationSessionsOptions,
-  type IterationSessionView,
-  type IterationStartResult,
-  type NextIterationResult,
-  type RecordValidationResult,
-} from './IterationSessions.js';
-export { OrchestratorLoop, type OrchestratorLoopStatus } from './OrchestratorLoop.js';
+export { IterationSessions } from './IterationSessions.js';
+export type {
+  IterationSessionsEvents,
+  IterationSessionView,
+  IterationStartResult,
+  NextIterationResult,
+  RecordValidationResult,
+} from './iterationSessionResults.js';
+export type { IterationSessionsOptions } from './iterationSessionsOptions.js';
+export { OrchestratorLoop } from './OrchestratorLoop.js';
 export type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
 export { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';
+export type { OrchestratorLoopStatus } from './orchestratorLoopStatus.js';
 export type {
   ActionDecision,
   ActionHandler,
