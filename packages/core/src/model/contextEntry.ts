@@ -10,6 +10,9 @@ export const RECOVERY_TOPICS = ['loop_recovery', 'unblock_authority', 'loop_esca
 /** One of {@link RECOVERY_TOPICS}. */
 export type RecoveryTopic = (typeof RECOVERY_TOPICS)[number];
 
+/** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
+export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
+
 /** A record in the shared context: every recovery is one. */
 export interface ContextEntry {
   /** Unique id assigned by the state machine. */

@@ -39,8 +39,7 @@ import {
 } from './stepVerdict.js';
 import { type PendingAction, TurnReader } from './turnOutcome.js';
 
-/** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
-export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
+export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
 export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
 

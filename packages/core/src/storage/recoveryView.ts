@@ -1,5 +1,4 @@
-import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
-import { STEP_LOOP_TOPICS } from '../steps/StepLoopDetector.js';
+import { type ContextEntry, RECOVERY_TOPICS, STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
 /**
  * Topics the recoveries page lists (`/recoveries`, `loopguard recoveries`, the dashboard, the live
