@@ -24,7 +24,7 @@ export {
   describeValue,
 } from './kernel/validate.js';
 export { toAsyncStorage } from './memory/toAsyncStorage.js';
-export { checkStoredAttempt, validatePageQuery } from './model/attemptInput.js';
+export { checkStoredAttempt, checkStoredAttempts, validatePageQuery } from './model/attemptInput.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,
@@ -50,11 +50,13 @@ export {
   type AttemptRow,
   allRecoveryTopics,
   attemptOf,
+  ENTRY_COLUMNS,
   type EntryRow,
   type EventRow,
   entryOf,
   eventOf,
   RECOVERY_TOPICS_SQL,
+  SCHEMA_V1_TASK_STATUSES_SQL,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,
