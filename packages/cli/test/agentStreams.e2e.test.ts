@@ -28,7 +28,12 @@ const home = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 function codexCommand(api: FakeModelApi): { env: Record<string, string>; command: string[] } {
   const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
   return {
-    env: { CODEX_HOME: home('loopguard-codex-home-'), SCRIPTED_API_KEY: 'test' },
+    // A fresh HOME too: Codex runs commands in a login shell, which reads the user's shell profile.
+    env: {
+      HOME: home('loopguard-codex-user-'),
+      CODEX_HOME: home('loopguard-codex-home-'),
+      SCRIPTED_API_KEY: 'test',
+    },
     command: [
       codex,
       'exec',
