@@ -44,6 +44,7 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
+export { recoveryPageOf } from './storage/recoveryPage.js';
 export { actionOfTopic, type RecoveryView, recoveryViewOf } from './storage/recoveryView.js';
 export {
   ATTEMPT_COLUMNS,
