@@ -24,7 +24,7 @@ export {
   describeValue,
 } from './kernel/validate.js';
 export { toAsyncStorage } from './memory/toAsyncStorage.js';
-export { checkStoredAttempt, validatePageQuery } from './model/attemptInput.js';
+export { checkStoredAttempt, checkStoredAttempts, validatePageQuery } from './model/attemptInput.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,
@@ -44,6 +44,7 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
+export { recoveryPageOf } from './storage/recoveryPage.js';
 export {
   actionOfTopic,
   RECOVERY_VIEW_TOPICS,
@@ -56,12 +57,14 @@ export {
   type AttemptRow,
   allRecoveryTopics,
   attemptOf,
+  ENTRY_COLUMNS,
   type EntryRow,
   type EventRow,
   entryOf,
   eventOf,
   RECOVERY_TOPICS_SQL,
   RECOVERY_VIEW_TOPICS_SQL,
+  SCHEMA_V1_TASK_STATUSES_SQL,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,

@@ -1,10 +1,9 @@
-import {
-  type AsyncAttemptStore,
-  type Attempt,
-  type AttemptSummary,
-  type AttemptSummaryPage,
-  type AttemptSummaryPageQuery,
-  InvalidInputError,
+import type {
+  AsyncAttemptStore,
+  Attempt,
+  AttemptSummary,
+  AttemptSummaryPage,
+  AttemptSummaryPageQuery,
 } from '@loopguard/core';
 import {
   ATTEMPT_COLUMNS,
@@ -14,7 +13,7 @@ import {
   assertNonEmptyString,
   attemptOf,
   checkStoredAttempt,
-  describeValue,
+  checkStoredAttempts,
   validatePageQuery,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
@@ -54,12 +53,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
   }
 
   async appendMany(attempts: readonly Attempt[]): Promise<void> {
-    if (!Array.isArray(attempts)) {
-      throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
-    }
-    attempts.forEach((attempt, i) => {
-      checkStoredAttempt(attempt, `attempts[${i}]`);
-    });
+    checkStoredAttempts(attempts);
     if (attempts.length === 0) return;
     await this.ex.query(
       'PgAttemptStore.appendMany',

@@ -14,6 +14,7 @@ import {
   allRecoveryTopics,
   assertNonEmptyString,
   checkedClock,
+  ENTRY_COLUMNS,
   type EntryRow,
   type EventRow,
   entryOf,
@@ -29,8 +30,6 @@ import {
   validateTransition,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
-
-const ENTRY_COLUMNS = 'id, timestamp, entry_type, topic, content, related_tasks, confidence, metadata';
 
 /**
  * The {@link AsyncStateMachine} on PostgreSQL: tables `tasks`, `task_events` (append-only) and

@@ -10,6 +10,7 @@ import {
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
+  recoveryPageOf,
   recoveryViewOf,
   type StatusMetricsBaseline,
   type StatusReader,
@@ -139,13 +140,7 @@ export class PgStatusReader implements StatusReader {
        ORDER BY ${order} LIMIT $${values.length}`,
       values,
     );
-    const recoveries = rows.slice(0, query.limit).map((row) => recoveryViewOf(entryOf(row)));
-    const last = recoveries.at(-1);
-    return {
-      recoveries,
-      nextCursor:
-        rows.length > query.limit && last ? encodeStatusCursor([last.timestamp, Number(last.id)]) : null,
-    };
+    return recoveryPageOf(rows, query.limit);
   }
 
   async lastAttemptAt(): Promise<number | null> {

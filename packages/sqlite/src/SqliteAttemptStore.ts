@@ -1,10 +1,9 @@
-import {
-  type Attempt,
-  type AttemptStore,
-  type AttemptSummary,
-  type AttemptSummaryPage,
-  type AttemptSummaryPageQuery,
-  InvalidInputError,
+import type {
+  Attempt,
+  AttemptStore,
+  AttemptSummary,
+  AttemptSummaryPage,
+  AttemptSummaryPageQuery,
 } from '@loopguard/core';
 import {
   ATTEMPT_COLUMNS,
@@ -14,7 +13,7 @@ import {
   assertNonEmptyString,
   attemptOf,
   checkStoredAttempt,
-  describeValue,
+  checkStoredAttempts,
   validatePageQuery,
 } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -128,12 +127,7 @@ export class SqliteAttemptStore implements AttemptStore {
   }
 
   appendMany(attempts: readonly Attempt[]): void {
-    if (!Array.isArray(attempts)) {
-      throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
-    }
-    attempts.forEach((attempt, i) => {
-      checkStoredAttempt(attempt, `attempts[${i}]`);
-    });
+    checkStoredAttempts(attempts);
     if (attempts.length === 0) return;
     runStorageOp(this.db, this.busyRetry, 'SqliteAttemptStore.appendMany', () =>
       this.insertMany.immediate(attempts),

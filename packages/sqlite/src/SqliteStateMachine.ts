@@ -16,6 +16,7 @@ import {
   assertNonEmptyString,
   checkedClock,
   describeValue,
+  ENTRY_COLUMNS,
   type EntryRow,
   type EventRow,
   entryOf,
@@ -115,9 +116,7 @@ export class SqliteStateMachine implements StateMachine {
         'INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, confidence, metadata)' +
           ' VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
-      this.getEntryStmt = this.db.prepare(
-        'SELECT id, timestamp, entry_type, topic, content, related_tasks, confidence, metadata FROM context_entries WHERE id = ?',
-      );
+      this.getEntryStmt = this.db.prepare(`SELECT ${ENTRY_COLUMNS} FROM context_entries WHERE id = ?`);
     } catch (error) {
       throw toStorageError(
         error,

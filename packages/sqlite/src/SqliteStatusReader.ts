@@ -11,6 +11,7 @@ import {
   type RecoveryPage,
   type RecoveryPageQuery,
   type RunBreakerView,
+  recoveryPageOf,
   recoveryViewOf,
   type StatusMetricsBaseline,
   type StatusReader,
@@ -137,13 +138,7 @@ export class SqliteStatusReader implements StatusReader {
       : 'context_entries AS e';
     const sql = `SELECT e.* FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${time} DESC, ${id} DESC LIMIT ?`;
     const rows = this.cached(sql).all(...params, query.limit + 1) as EntryRow[];
-    const recoveries = rows.slice(0, query.limit).map((row) => recoveryViewOf(entryOf(row)));
-    const last = recoveries.at(-1);
-    return {
-      recoveries,
-      nextCursor:
-        rows.length > query.limit && last ? encodeStatusCursor([last.timestamp, Number(last.id)]) : null,
-    };
+    return recoveryPageOf(rows, query.limit);
   }
 
   async lastAttemptAt(): Promise<number | null> {

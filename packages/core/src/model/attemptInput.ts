@@ -86,6 +86,20 @@ export function checkStoredAttempt(attempt: Attempt, name: string): void {
 }
 
 /**
+ * Checks the attempts an adapter's `appendMany` is asked to store: an array, each checked as
+ * {@link checkStoredAttempt} does (named `attempts[i]`).
+ * @throws InvalidInputError naming the argument or the attempt and field.
+ */
+export function checkStoredAttempts(attempts: readonly Attempt[]): void {
+  if (!Array.isArray(attempts)) {
+    throw new InvalidInputError(`attempts must be an array of attempts, got ${describeValue(attempts)}`);
+  }
+  attempts.forEach((attempt, i) => {
+    checkStoredAttempt(attempt, `attempts[${i}]`);
+  });
+}
+
+/**
  * Checks a `summarizePage` query (every adapter): `limit` an integer ≥ 1, `cursor` (the last task id
  * of the previous page) a non-empty string when given.
  * @throws InvalidInputError naming the field.

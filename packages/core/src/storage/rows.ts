@@ -62,6 +62,8 @@ export interface AttemptRow {
 export const TASK_COLUMNS = 'id, title, status, blocked_reason, metadata, created_at, updated_at';
 /** The columns of an {@link AttemptRow}. */
 export const ATTEMPT_COLUMNS = 'task_id, timestamp, status, blockers, completed_work, session_id';
+/** The columns of an {@link EntryRow}, in table order. */
+export const ENTRY_COLUMNS = 'id, timestamp, entry_type, topic, content, related_tasks, confidence, metadata';
 
 /** The frozen task of a row. */
 export function taskOf(row: TaskRow): Task {
@@ -125,6 +127,14 @@ export const RECOVERY_TOPICS_SQL = `(${RECOVERY_TOPICS.map((topic) => `'${topic}
  * the partial indexes `context_entries_recovery_view_time` (SQLite migration 6, PostgreSQL migration 2) spell it.
  */
 export const RECOVERY_VIEW_TOPICS_SQL = `(${RECOVERY_VIEW_TOPICS.map((topic) => `'${topic}'`).join(', ')})`;
+
+/**
+ * The task statuses as schema version 1's CHECK constraints spell them (SQLite and PostgreSQL
+ * migration 1). Frozen text, deliberately not built from `TASK_STATUSES`: an applied migration must
+ * keep producing the same schema, so a new status needs a new migration.
+ */
+export const SCHEMA_V1_TASK_STATUSES_SQL =
+  "('pending', 'in_progress', 'needs_review', 'needs_improvement', 'done', 'blocked')";
 
 /** Whether every topic is a recovery topic (then the recovery partial index applies). */
 export function allRecoveryTopics(topics: readonly string[]): boolean {

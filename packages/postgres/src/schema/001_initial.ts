@@ -1,6 +1,6 @@
-import { RECOVERY_TOPICS_SQL } from '@loopguard/core/internal';
+import { RECOVERY_TOPICS_SQL, SCHEMA_V1_TASK_STATUSES_SQL } from '@loopguard/core/internal';
 
-const STATUSES = "('pending', 'in_progress', 'needs_review', 'needs_improvement', 'done', 'blocked')";
+const STATUSES = SCHEMA_V1_TASK_STATUSES_SQL;
 /** The recovery topics, spelled as the seed's query spells them: the partial index matches on this text. */
 const RECOVERY = RECOVERY_TOPICS_SQL;
 

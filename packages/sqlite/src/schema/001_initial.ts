@@ -1,7 +1,7 @@
-import { RECOVERY_TOPICS_SQL } from '@loopguard/core/internal';
+import { RECOVERY_TOPICS_SQL, SCHEMA_V1_TASK_STATUSES_SQL } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 
-const STATUSES = "('pending', 'in_progress', 'needs_review', 'needs_improvement', 'done', 'blocked')";
+const STATUSES = SCHEMA_V1_TASK_STATUSES_SQL;
 /** The recovery topics, spelled exactly as the seed's query spells them (partial indexes match on text). */
 const RECOVERY = RECOVERY_TOPICS_SQL;
 
