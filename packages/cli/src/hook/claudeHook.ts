@@ -1,4 +1,5 @@
 import {
+  contextFor,
   eventObject,
   type HookDialect,
   type HookEvent,
@@ -7,7 +8,7 @@ import {
   projectDirOf,
   resultText,
   stringField,
-  toolInput,
+  toolCallOf,
 } from './hookEvent.js';
 
 /** Claude Code's events the hook is registered for. */
@@ -49,15 +50,13 @@ export const claudeHook: HookDialect = {
         return {
           ...base,
           kind: 'before_tool',
-          tool: stringField(event, 'tool_name'),
-          input: toolInputOf(event),
+          ...toolCallOf(event),
         };
       case 'PostToolUse':
         return {
           ...base,
           kind: 'after_tool',
-          tool: stringField(event, 'tool_name'),
-          input: toolInputOf(event),
+          ...toolCallOf(event),
           output: toolOutput(event.tool_response),
           error: false,
         };
@@ -65,8 +64,7 @@ export const claudeHook: HookDialect = {
         return {
           ...base,
           kind: 'after_tool',
-          tool: stringField(event, 'tool_name'),
-          input: toolInputOf(event),
+          ...toolCallOf(event),
           output: resultText(event.error),
           error: true,
         };
@@ -80,7 +78,7 @@ export const claudeHook: HookDialect = {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'nudge') {
       return JSON.stringify({
-        hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+        hookSpecificOutput: contextFor(event.eventName, reply.message),
       });
     }
     const specific =
@@ -90,11 +88,7 @@ export const claudeHook: HookDialect = {
             permissionDecision: 'deny',
             permissionDecisionReason: reply.message,
           }
-        : { hookEventName: event.eventName, additionalContext: reply.message };
+        : contextFor(event.eventName, reply.message);
     return JSON.stringify({ continue: false, stopReason: reply.stopReason, hookSpecificOutput: specific });
   },
 };
-
-function toolInputOf(event: Record<string, unknown>): unknown {
-  return toolInput(stringField(event, 'tool_name'), event.tool_input);
-}

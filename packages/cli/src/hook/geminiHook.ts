@@ -1,4 +1,5 @@
 import {
+  contextFor,
   eventObject,
   type HookDialect,
   type HookEvent,
@@ -7,7 +8,7 @@ import {
   projectDirOf,
   resultText,
   stringField,
-  toolInput,
+  toolCallOf,
 } from './hookEvent.js';
 
 /** Gemini CLI's events the hook is registered for. */
@@ -56,15 +57,13 @@ export const geminiHook: HookDialect = {
         return {
           ...base,
           kind: 'before_tool',
-          tool: stringField(event, 'tool_name'),
-          input: toolInputOf(event),
+          ...toolCallOf(event),
         };
       case 'AfterTool':
         return {
           ...base,
           kind: 'after_tool',
-          tool: stringField(event, 'tool_name'),
-          input: toolInputOf(event),
+          ...toolCallOf(event),
           ...toolResult(event.tool_response),
         };
       case 'AfterAgent':
@@ -77,7 +76,7 @@ export const geminiHook: HookDialect = {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'nudge') {
       return JSON.stringify({
-        hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+        hookSpecificOutput: contextFor(event.eventName, reply.message),
       });
     }
     if (event.kind === 'before_tool') {
@@ -91,11 +90,7 @@ export const geminiHook: HookDialect = {
     return JSON.stringify({
       continue: false,
       stopReason: reply.stopReason,
-      hookSpecificOutput: { hookEventName: event.eventName, additionalContext: reply.message },
+      hookSpecificOutput: contextFor(event.eventName, reply.message),
     });
   },
 };
-
-function toolInputOf(event: Record<string, unknown>): unknown {
-  return toolInput(stringField(event, 'tool_name'), event.tool_input);
-}

@@ -110,3 +110,23 @@ export function toolInput(tool: string, input: unknown): unknown {
   }
   return input ?? null;
 }
+
+/**
+ * The tool call an event carries: its `tool_name`, and its `tool_input` as the detector sees it.
+ * @example toolCallOf({ tool_name: 'Bash', tool_input: { command: 'ls' } }); // { tool: 'Bash', input: 'ls' }
+ */
+export function toolCallOf(event: Record<string, unknown>): { tool: string; input: unknown } {
+  const tool = stringField(event, 'tool_name');
+  return { tool, input: toolInput(tool, event.tool_input) };
+}
+
+/**
+ * The `hookSpecificOutput` that both CLIs hand to the model as context after the event.
+ * @example contextFor('PostToolUse', 'loopguard: …'); // { hookEventName: 'PostToolUse', additionalContext: 'loopguard: …' }
+ */
+export function contextFor(
+  eventName: string,
+  message: string,
+): { hookEventName: string; additionalContext: string } {
+  return { hookEventName: eventName, additionalContext: message };
+}
