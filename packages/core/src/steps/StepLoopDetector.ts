@@ -7,6 +7,7 @@ import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
 import type { StateMachine } from '../storage/ports.js';
 import { ChantingStream } from './ChantingStream.js';
+import { classifyAction, commandTextOf } from './actionKind.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
@@ -157,6 +158,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               text: pending.text,
               key: pending.key,
               exempt: pending.exempt,
+              kind: { ...pending.kind, paths: [...pending.kind.paths] },
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -219,7 +221,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           tool: valid.tool,
           text,
           key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text)),
-          exempt: isExemptAction(this.exemptions, valid.tool, text),
+          exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
+          kind: classifyAction(valid.tool, valid.input),
         };
         return closed ?? this.continueAt(index);
       }
@@ -285,7 +288,11 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   ): StepVerdict {
     const turn = this.reader.read(index, action, output, error);
     this.history.addTurn(turn);
-    if (turn.informative) this.ladder.reset();
+    // For outcome stagnation, an edit's new text is not progress (its loop is exactly edits that
+    // change nothing); what the agent learns from a probe or a read is.
+    const progress =
+      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.learned : turn.informative;
+    if (progress) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 
@@ -296,7 +303,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
-    const rung = this.ladder.climb(index);
+    const rung = this.ladder.climb(index, hit.loopType);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,

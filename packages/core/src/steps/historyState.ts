@@ -34,6 +34,7 @@ export const historyStateSchema = z.object({
       evidence: evidenceSchema,
     }),
   ),
+  probes: z.unknown(),
   seenLines: seenSchema,
   seenShapes: seenSchema,
   seenErrors: seenSchema,

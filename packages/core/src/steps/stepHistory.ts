@@ -1,23 +1,9 @@
 import { BoundedSeen } from './boundedSeen.js';
+import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
+import { ProbeLedger, type ProbeRun } from './ProbeLedger.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import type { Sketch } from './sketch.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
-
-/** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
-export interface StepEvidence {
-  /** 0-based index of the step in the run (the observation's index for a turn). */
-  step: number;
-  /** Tool of the action, when the evidence is a turn. */
-  tool?: string;
-  /** The action's input, shortened. */
-  action?: string;
-  /** The observation's output, shortened. */
-  output?: string;
-  /** Whether the observation was a failure. */
-  error?: boolean;
-  /** The message text, shortened, when the evidence is a message. */
-  message?: string;
-}
 
 /** One tool call with its result, as the rules see it. */
 export interface Turn {
@@ -53,6 +39,8 @@ export interface Turn {
   targets?: string;
   /** Shortened texts for evidence. */
   evidence: StepEvidence;
+  /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */
+  probeRun?: ProbeRun;
 }
 
 /** One message, as the rules see it. */
@@ -67,6 +55,7 @@ export interface MessageTurn {
 }
 
 export { MAX_TRACKED_PERIOD } from './historyState.js';
+export type { StepEvidence } from './stepEvidence.js';
 
 const RECENT_CAPACITY = 64;
 /** Messages kept since the last informative turn, for near-duplicate comparison. */
@@ -117,6 +106,8 @@ export class StepHistory implements SnapshotPart {
   readonly seenLines = new BoundedSeen(SEEN_LINES_GENERATION);
   /** Line shapes seen in the run (bounded). */
   readonly seenShapes = new BoundedSeen(SEEN_LINES_GENERATION);
+  /** The probes re-run between changes, for outcome stagnation (bounded). */
+  readonly probes = new ProbeLedger();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -177,6 +168,7 @@ export class StepHistory implements SnapshotPart {
 
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
+    this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
     if (turn.informative) this.startAgain(turn.step);
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
@@ -255,11 +247,12 @@ export class StepHistory implements SnapshotPart {
   /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
     return {
-      recent: this.recent.map(({ sketch: _s, targets: _t, evidence, actionText, ...turn }) => ({
+      recent: this.recent.map(({ sketch: _s, targets: _t, probeRun: _p, evidence, actionText, ...turn }) => ({
         ...turn,
         actionText: actionText.slice(0, SNAPSHOT_TEXT),
         evidence: { ...evidence },
       })),
+      probes: this.probes.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -289,8 +282,9 @@ export class StepHistory implements SnapshotPart {
     this.recent.splice(
       0,
       this.recent.length,
-      ...s.recent.map((turn) => ({ ...turn, evidence: clean(turn.evidence) })),
+      ...s.recent.map((turn) => ({ ...turn, evidence: cleanEvidence(turn.evidence) })),
     );
+    this.probes.restore(s.probes);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);
@@ -302,7 +296,7 @@ export class StepHistory implements SnapshotPart {
     this.messages.splice(
       0,
       this.messages.length,
-      ...s.messages.map((m) => ({ ...m, evidence: clean(m.evidence) })),
+      ...s.messages.map((m) => ({ ...m, evidence: cleanEvidence(m.evidence) })),
     );
     this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
     this.lastInformativeStep = s.lastInformativeStep;
@@ -317,17 +311,6 @@ export class StepHistory implements SnapshotPart {
 function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {
   map.clear();
   for (const [key, count] of entries) map.set(key, count);
-}
-
-/** Evidence without the optional fields that are absent (zod gives `undefined` for them). */
-function clean(
-  evidence: { [K in keyof StepEvidence]?: StepEvidence[K] | undefined } & { step: number },
-): StepEvidence {
-  const out: StepEvidence = { step: evidence.step };
-  for (const key of ['tool', 'action', 'output', 'error', 'message'] as const) {
-    if (evidence[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = evidence[key];
-  }
-  return out;
 }
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

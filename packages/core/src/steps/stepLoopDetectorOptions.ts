@@ -57,6 +57,13 @@ export interface StepLoopDetectorOptions {
    */
   staleTurnThreshold?: number;
   /**
+   * Runs of one probe (a command run again to see whether a change worked: the same command line,
+   * `cd` prefixes left out) with one normalised result, with changes to the code between them, that
+   * make an `outcome_stagnation` loop. Integer ≥ 2.
+   * @default 3
+   */
+  probeRepeats?: number;
+  /**
    * Rejected replies (no action before an observation, an empty action, an empty message), with
    * nothing learned between, that make a `rejected_turn` loop. Integer ≥ 2.
    * @default 3
@@ -155,6 +162,7 @@ export const stepLoopDetectorOptionsSchema = z
     nearDuplicateSimilarity: share.default(0.5),
     sameOutcomeThreshold: atLeastTwo.default(4),
     staleTurnThreshold: atLeastTwo.default(8),
+    probeRepeats: atLeastTwo.default(3),
     rejectedThreshold: atLeastTwo.default(3),
     oscillationRepeats: atLeastTwo.default(2),
     cycleRepeats: atLeastTwo.default(2),
@@ -188,6 +196,7 @@ export interface StepThresholds {
   nearDuplicateSimilarity: number;
   sameOutcomeThreshold: number;
   staleTurnThreshold: number;
+  probeRepeats: number;
   rejectedThreshold: number;
   oscillationRepeats: number;
   cycleRepeats: number;
@@ -211,6 +220,7 @@ export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchem
     nearDuplicateSimilarity: parsed.nearDuplicateSimilarity,
     sameOutcomeThreshold: parsed.sameOutcomeThreshold,
     staleTurnThreshold: parsed.staleTurnThreshold,
+    probeRepeats: parsed.probeRepeats,
     rejectedThreshold: parsed.rejectedThreshold,
     oscillationRepeats: parsed.oscillationRepeats,
     cycleRepeats: parsed.cycleRepeats,

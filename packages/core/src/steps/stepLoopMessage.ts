@@ -9,6 +9,8 @@ const ADVICE: Record<StepLoopType, string> = {
     'Small variations of the same step keep giving the same result: the variation does not matter; change the approach.',
   growing_output:
     'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, inspect the current state and fix it.',
+  outcome_stagnation:
+    'Check that the edited code is what runs before editing again: the import path, a build or install step, a cache.',
   stagnation:
     'The last steps showed nothing new: step back, summarise what you know, and try a different approach.',
   rejected_turn: 'Your replies are being rejected: answer with exactly one command in the expected format.',
@@ -46,5 +48,5 @@ export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit): string {
   for (const evidence of hit.evidence)
     unique.set(`${evidence.action}\u0000${evidence.output}\u0000${evidence.message}`, evidence);
   const lines = [...unique.values()].slice(-5).map((evidence) => `- ${describe(evidence)}`);
-  return [head, 'Repeating:', ...lines, ADVICE[hit.loopType]].join('\n');
+  return [head, 'Repeating:', ...lines, hit.advice ?? ADVICE[hit.loopType]].join('\n');
 }

@@ -37,9 +37,8 @@ function fnv(text: string): number {
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
   return hash >>> 0;
 }
-/** A number after `pid` is a process id: volatile. */
-const PID_LOWER = fnv('pid');
-const PID_UPPER = fnv('PID');
+/** A number after `pid` is a process id, after `line` a source location: volatile. */
+const VOLATILE_BEFORE = new Set([fnv('pid'), fnv('PID'), fnv('line'), fnv('Line')]);
 
 /**
  * Reads `text[from, to)` token by token: `start`, then `next()` until {@link END}.
@@ -50,6 +49,11 @@ export class TokenCursor {
   raw = 0;
   /** Hash of the token with digits left out when `dropDigits`; 0 when the token is volatile. */
   masked = 0;
+  /**
+   * Like `masked`, but 0 only for noise: a number after `line` or `pid`, glued to a `:` (`a.py:12`,
+   * `12:30`), with a short unit (`0.5s`), a hex address or id. A count (`12 failed`, `key: 1`) is kept.
+   */
+  exact = 0;
   /** Characters in the token. */
   length = 0;
   /** Whether the token has no letter. */
@@ -60,7 +64,8 @@ export class TokenCursor {
   private dropDigits = false;
   private first = true;
   private afterColon = false;
-  private afterPid = false;
+  private colonGlued = false;
+  private afterVolatileWord = false;
   private lineDue = false;
 
   /** Starts reading `text[from, to)`; returns the cursor. */
@@ -71,7 +76,8 @@ export class TokenCursor {
     this.dropDigits = dropDigits;
     this.first = true;
     this.afterColon = false;
-    this.afterPid = false;
+    this.colonGlued = false;
+    this.afterVolatileWord = false;
     this.lineDue = false;
     return this;
   }
@@ -113,19 +119,22 @@ export class TokenCursor {
       const token = length > 0;
       if (token) {
         const numeric = letters === 0;
-        const volatile =
-          (numeric && (this.first || this.afterColon || this.afterPid || code === 58)) ||
+        const noise =
+          (numeric && (this.colonGlued || this.afterVolatileWord || code === 58)) ||
           (leadingDigit && !numeric && letters <= 3) ||
           (digits > 0 && nonHex === 0 && length >= 8) ||
           (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
+        const volatile = noise || (numeric && (this.first || this.afterColon));
         this.raw = raw >>> 0;
         this.masked = volatile ? 0 : masked >>> 0;
+        this.exact = noise ? 0 : masked >>> 0;
         this.length = length;
         this.numeric = numeric;
         this.first = false;
-        this.afterPid = length === 3 && (raw >>> 0 === PID_LOWER || raw >>> 0 === PID_UPPER);
+        this.afterVolatileWord = (length === 3 || length === 4) && VOLATILE_BEFORE.has(raw >>> 0);
       }
       if (code !== 32 && code !== 9) this.afterColon = code === 58;
+      this.colonGlued = code === 58;
       if (code === 10) {
         this.first = true;
         this.afterColon = false;

@@ -1,0 +1,37 @@
+/**
+ * The next step for outcome stagnation, from the evidence. When the probe's output runs a file of
+ * the same name as an edited one but from another place (`/testbed/pkg/mod.py` runs, the edits are
+ * in `/workspace/pkg/mod.py`), the edits cannot take effect: name both paths. Otherwise say what to
+ * check: which copy of the code runs, a build or install step, a cache.
+ *
+ * @param outputPaths - source paths the probe's output names, innermost first.
+ * @param editedPaths - files the changes between its runs named.
+ * @example probeDiagnosis(['/testbed/a/b.py'], ['/workspace/a/b.py']); // 'The failing code runs from /testbed/a/b.py, ...'
+ */
+export function probeDiagnosis(outputPaths: readonly string[], editedPaths: readonly string[]): string {
+  const edited = [...new Set(editedPaths.filter((p) => p.startsWith('/')))];
+  for (const ran of outputPaths) {
+    if (edited.includes(ran)) continue;
+    const copy = edited.find((path) => sameTail(path, ran));
+    if (copy !== undefined) {
+      return `The failing code runs from ${ran}, the edits are in ${copy}: the edits cannot take effect there. Check which copy is imported (print the module's __file__), then edit that copy or install the edited tree (for example \`pip install -e .\` in it).`;
+    }
+  }
+  if (edited.length > 0 && outputPaths.length > 0 && !outputPaths.some((p) => edited.includes(p))) {
+    return `The output names ${outputPaths[0]} but none of the edited files (${edited.slice(-2).join(', ')}): check that the edited code runs at all (a print or an assert in it), and whether the right copy is imported.`;
+  }
+  return 'Check that the edited code is what runs before editing again: print the imported module path, add a print or an assert in the changed code, and rebuild, reinstall or clear caches (__pycache__, build outputs) if it does not run.';
+}
+
+/** Whether two different paths end in the same file name and parent folder (two copies of one tree). */
+function sameTail(a: string, b: string): boolean {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  return (
+    a !== b &&
+    pa.length >= 2 &&
+    pb.length >= 2 &&
+    pa[pa.length - 1] === pb[pb.length - 1] &&
+    pa[pa.length - 2] === pb[pb.length - 2]
+  );
+}
