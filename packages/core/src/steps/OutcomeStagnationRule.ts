@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { probeDiagnosis } from './probeDiagnosis.js';
+import { otherCopy, probeDiagnosis } from './probeDiagnosis.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
@@ -34,7 +34,10 @@ export class OutcomeStagnationRule implements StepRule {
     const { record, staleRound } = history.probes.latest;
     if (record === undefined || !staleRound) return null;
     const armed = this.armedAt === history.probes.learned;
-    if (record.staleRounds < this.repeats - 1 && !armed) return null;
+    // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
+    // makes one stale round enough.
+    const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
+    if (record.staleRounds < (cannotWork ? 1 : this.repeats - 1) && !armed) return null;
     this.armedAt = history.probes.learned;
     const changes = history.probes.changes - record.changesAtStart;
     const edits = history.probes.changesSince(record.since);

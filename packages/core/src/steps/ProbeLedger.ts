@@ -16,6 +16,8 @@ export interface ProbeRun {
   change: boolean;
   /** Files the action names: what a change writes, what a read reads. */
   paths: string[];
+  /** Whether the change wrote whole files (the agent's own scripts are made so). */
+  fullWrite: boolean;
   /** The probe's normalised result: an ordered hash of its output's line fingerprints and its failure flag. */
   result: number;
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}. */
@@ -40,6 +42,8 @@ export interface ProbeRecord {
   staleRounds: number;
   /** {@link ProbeLedger.learned} at the latest run. */
   learnedAtLast: number;
+  /** {@link ProbeLedger.novel} at the latest run. */
+  novelAtLast: number;
   /** Evidence of the streak's runs: the first and the newest two. */
   runs: StepEvidence[];
   /** Source paths the latest result names. */
@@ -89,8 +93,12 @@ export class ProbeLedger implements SnapshotPart {
   changes = 0;
   /** Turns that taught something (see {@link ProbeUpdate.learned}). */
   learned = 0;
+  /** Changes to a file not changed before in the run: a new place, a new hypothesis. */
+  novel = 0;
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
+  /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
+  readonly own: string[] = [];
   /** The newest changes, oldest first. */
   readonly recentChanges: Array<{ step: number; paths: string[]; evidence: StepEvidence }> = [];
   /** What the latest turn did (not state: set again by every turn). */
@@ -112,7 +120,13 @@ export class ProbeLedger implements SnapshotPart {
       this.changes++;
       this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
       if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
+      // A new place, or the agent's own harness (a new question), is a new hypothesis.
+      if (run.paths.some((path) => this.isOwn(path) || !this.edited.some((e) => samePath(e, path)))) this.novel++;
       for (const path of run.paths) {
+        if (run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path)) {
+          this.own.push(path);
+          if (this.own.length > MAX_EDITED) this.own.shift();
+        }
         this.forgetProbesOf(path);
         const at = this.edited.indexOf(path);
         if (at !== -1) this.edited.splice(at, 1);
@@ -126,11 +140,14 @@ export class ProbeLedger implements SnapshotPart {
     const shown = { ...evidence };
     if (previous !== undefined && previous.result === run.result) {
       const changesSincePrevious = this.changes - previous.changesAtLast;
-      const staleRound = changesSincePrevious > 0 && this.learned === previous.learnedAtLast;
+      // A stale round: the code changed, in places already changed, and nothing was learned between.
+      const staleRound =
+        changesSincePrevious > 0 && this.learned === previous.learnedAtLast && this.novel === previous.novelAtLast;
       previous.streak++;
       previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
+      previous.novelAtLast = this.novel;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), shown];
       previous.outputPaths = run.outputPaths;
       this.touch(key, previous);
@@ -148,6 +165,7 @@ export class ProbeLedger implements SnapshotPart {
       changesAtLast: this.changes,
       staleRounds: 0,
       learnedAtLast: this.learned,
+      novelAtLast: this.novel,
       runs: [shown],
       outputPaths: run.outputPaths,
     };
@@ -169,6 +187,10 @@ export class ProbeLedger implements SnapshotPart {
   private teaches(run: ProbeRun): boolean {
     if (run.kind === 'change') return false;
     return run.paths.length === 0 || !run.paths.every((path) => this.edited.some((e) => samePath(e, path)));
+  }
+
+  private isOwn(path: string): boolean {
+    return this.own.some((o) => samePath(o, path));
   }
 
   /**
@@ -199,7 +221,9 @@ export class ProbeLedger implements SnapshotPart {
     return {
       changes: this.changes,
       learned: this.learned,
+      novel: this.novel,
       edited: [...this.edited],
+      own: [...this.own],
       recentChanges: this.recentChanges.map((c) => ({ ...c, paths: [...c.paths], evidence: { ...c.evidence } })),
       probes: [...this.probes].map(([key, r]) => [
         key,
@@ -213,7 +237,9 @@ export class ProbeLedger implements SnapshotPart {
     const s = parseSnapshotPart(ledgerStateSchema, state, 'snapshot.history.probes');
     this.changes = s.changes;
     this.learned = s.learned;
+    this.novel = s.novel;
     this.edited.splice(0, this.edited.length, ...s.edited);
+    this.own.splice(0, this.own.length, ...s.own);
     this.recentChanges.splice(
       0,
       this.recentChanges.length,
@@ -237,7 +263,9 @@ const evidenceSchema = z.object({
 const ledgerStateSchema = z.object({
   changes: int.nonnegative(),
   learned: int.nonnegative(),
+  novel: int.nonnegative(),
   edited: z.array(z.string()).max(MAX_EDITED),
+  own: z.array(z.string()).max(MAX_EDITED),
   recentChanges: z
     .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
     .max(MAX_CHANGES),
@@ -254,6 +282,7 @@ const ledgerStateSchema = z.object({
           changesAtLast: int.nonnegative(),
           staleRounds: int.nonnegative(),
           learnedAtLast: int.nonnegative(),
+          novelAtLast: int.nonnegative(),
           runs: z.array(evidenceSchema).min(1).max(3),
           outputPaths: z.array(z.string()).max(MAX_PATHS),
         }),

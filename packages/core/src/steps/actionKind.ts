@@ -17,6 +17,8 @@ export interface ActionKind {
   probe: string;
   /** Files the action names: what a change writes (editor paths, redirect and `sed -i` targets), what a read reads; at most 4. */
   paths: string[];
+  /** Whether the change writes whole files (`create`, `Write`, `cat > f`): how an agent makes its own scripts. */
+  fullWrite?: boolean;
 }
 
 /** Input fields that carry new file content: their presence makes an editor call a change. */
@@ -35,6 +37,8 @@ const CONTENT_FIELDS = [
   'new_source',
   'changes',
 ];
+/** Input fields holding a whole file's content. */
+const WHOLE_FILE_FIELDS = ['file_text', 'content', 'contents'];
 /** Sub-commands of file-editor tools (Anthropic's text editor, OpenHands, SWE-agent) that write. */
 const EDITOR_WRITES = new Set(['create', 'str_replace', 'insert', 'undo_edit', 'write', 'edit', 'append']);
 /** Sub-commands of file-editor tools that only look. */
@@ -85,7 +89,8 @@ export function classifyAction(tool: string, input: unknown): ActionKind {
   if (record.is_input === true || record.is_input === 'true') return { kind: 'read', probe: '', paths: [] };
   const paths = PATH_FIELDS.map((field) => record[field]).filter((p): p is string => typeof p === 'string');
   if (CONTENT_FIELDS.some((field) => field in record) || (sub !== undefined && EDITOR_WRITES.has(sub))) {
-    return { kind: 'change', probe: '', paths: paths.slice(0, 4) };
+    const fullWrite = sub === 'create' || (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
+    return { kind: 'change', probe: '', paths: paths.slice(0, 4), fullWrite };
   }
   if (sub !== undefined && EDITOR_READS.has(sub)) return { kind: 'read', probe: '', paths: paths.slice(0, 4) };
   const shell = commandTextOf(input);
@@ -124,14 +129,15 @@ const CLASSIFIED_TEXT = 4000;
 const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b/;
 
 function classifyShell(text: string): ActionKind {
-  if (EDITOR_COMMAND.test(text)) return { kind: 'change', probe: '', paths: [] };
+  if (EDITOR_COMMAND.test(text)) return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
   text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
   const probes: string[] = [];
   const paths: string[] = [];
   const read: string[] = [];
   let changes = false;
+  const written = { whole: false };
   for (const segment of shellSegments(text)) {
-    const kind = segmentKind(segment, paths);
+    const kind = segmentKind(segment, paths, written);
     if (kind === 'read' && !/^cd\s/.test(segment)) read.push(...fileArguments(segment));
     if (kind === 'change') changes = true;
     else if (kind === 'probe') probes.push(collapse(segment).replace(/^python3?\b/, 'python'));
@@ -139,7 +145,7 @@ function classifyShell(text: string): ActionKind {
   // A line that writes and runs (`sed -i … && python x.py`) is a change followed by its probe run:
   // the probe is judged after the change, which is what the rule needs.
   if (probes.length > 0 && !changes) return { kind: 'probe', probe: probes.join(' ; '), paths };
-  if (changes) return { kind: 'change', probe: probes.join(' ; '), paths: paths.slice(0, 4) };
+  if (changes) return { kind: 'change', probe: probes.join(' ; '), paths: paths.slice(0, 4), fullWrite: written.whole };
   return { kind: 'read', probe: '', paths: read.slice(0, 4) };
 }
 
@@ -152,7 +158,7 @@ function fileArguments(segment: string): string[] {
     .filter((word) => !word.startsWith('-') && (word.includes('/') || /\.[A-Za-z]\w*$/.test(word)));
 }
 
-function segmentKind(segment: string, paths: string[]): ActionKindName {
+function segmentKind(segment: string, paths: string[], written: { whole: boolean }): ActionKindName {
   const words = segment.split(/\s+/);
   let at = 0;
   while (at < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at] as string) || PREFIXES.has(words[at] as string))) {
@@ -163,9 +169,10 @@ function segmentKind(segment: string, paths: string[]): ActionKindName {
   const rest = words.slice(at + 1);
   // Quoted text is data, not redirection: `python -c "print(1>0)"` writes nothing.
   const unquoted = segment.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
-  const redirect = /(?:^|[^0-9&])>>?\s*([^\s&|;>]+)/.exec(unquoted);
-  if (redirect !== null && redirect[1] !== '/dev/null' && !(redirect[1] as string).startsWith('&')) {
-    paths.push(redirect[1] as string);
+  const redirect = /(?:^|[^0-9&>])(>>?)\s*([^\s&|;>]+)/.exec(unquoted);
+  if (redirect !== null && redirect[2] !== '/dev/null' && !(redirect[2] as string).startsWith('&')) {
+    paths.push(redirect[2] as string);
+    if (redirect[1] === '>') written.whole = true;
     return 'change';
   }
   if ((command === 'sed' || command === 'perl') && rest.some((w) => /^-[a-zA-Z]*i/.test(w))) {

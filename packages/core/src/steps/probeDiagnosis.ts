@@ -10,17 +10,31 @@
  */
 export function probeDiagnosis(outputPaths: readonly string[], editedPaths: readonly string[]): string {
   const edited = [...new Set(editedPaths.filter((p) => p.startsWith('/')))];
-  for (const ran of outputPaths) {
-    if (edited.includes(ran)) continue;
-    const copy = edited.find((path) => sameTail(path, ran));
-    if (copy !== undefined) {
-      return `The failing code runs from ${ran}, the edits are in ${copy}: the edits cannot take effect there. Check which copy is imported (print the module's __file__), then edit that copy or install the edited tree (for example \`pip install -e .\` in it).`;
-    }
+  const copy = otherCopy(outputPaths, edited);
+  if (copy !== undefined) {
+    return `The failing code runs from ${copy.ran}, the edits are in ${copy.edited}: the edits cannot take effect there. Check which copy is imported (print the module's __file__), then edit that copy or install the edited tree (for example \`pip install -e .\` in it).`;
   }
   if (edited.length > 0 && outputPaths.length > 0 && !outputPaths.some((p) => edited.includes(p))) {
     return `The output names ${outputPaths[0]} but none of the edited files (${edited.slice(-2).join(', ')}): check that the edited code runs at all (a print or an assert in it), and whether the right copy is imported.`;
   }
   return 'Check that the edited code is what runs before editing again: print the imported module path, add a print or an assert in the changed code, and rebuild, reinstall or clear caches (__pycache__, build outputs) if it does not run.';
+}
+
+/**
+ * A file the output runs from that is another copy of an edited file (same name and folder, another
+ * place): the evidence that the edits cannot reach the code that runs.
+ * @example otherCopy(['/testbed/a/b.py'], ['/workspace/a/b.py']); // { ran: '/testbed/a/b.py', edited: '/workspace/a/b.py' }
+ */
+export function otherCopy(
+  outputPaths: readonly string[],
+  editedPaths: readonly string[],
+): { ran: string; edited: string } | undefined {
+  for (const ran of outputPaths) {
+    if (editedPaths.includes(ran)) continue;
+    const edited = editedPaths.find((path) => path.startsWith('/') && sameTail(path, ran));
+    if (edited !== undefined) return { ran, edited };
+  }
+  return undefined;
 }
 
 /** Whether two different paths end in the same file name and parent folder (two copies of one tree). */

@@ -93,7 +93,7 @@ export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string
       version: 3,
       history:
         history !== null && typeof history === 'object'
-          ? { ...history, probes: { changes: 0, learned: 0, edited: [], recentChanges: [], probes: [] } }
+          ? { ...history, probes: { changes: 0, learned: 0, novel: 0, edited: [], own: [], recentChanges: [], probes: [] } }
           : history,
       pending:
         pending !== null && typeof pending === 'object'
@@ -119,6 +119,7 @@ const envelopeSchema = z.object({
         kind: z.enum(['change', 'probe', 'read']),
         probe: z.string(),
         paths: z.array(z.string()),
+        fullWrite: z.boolean().optional(),
       }),
     })
     .nullable(),

@@ -11,6 +11,7 @@ import {
 } from './fingerprint.js';
 import type { ActionKind } from './actionKind.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
+import { probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
 import { boundLines } from './stepKeys.js';
@@ -74,7 +75,7 @@ export class TurnReader {
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
       duplicates = print.duplicates;
-      if (action?.kind.probe) result = mix32(print.result ^ (error ? 0x9e3779b9 : 0x7f4a7c15)) || 1;
+      if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
       if (error) {
@@ -155,6 +156,7 @@ function probeRunOf(
     label: shorten(probe, 120),
     change,
     paths,
+    fullWrite: action.kind.fullWrite === true,
     result,
     outputPaths: ran ? sourcePaths(output as string) : [],
   };
