@@ -215,12 +215,13 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
-        const closed = this.closePending(index);
+        const key = this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text));
+        const closed = this.closePending(index, key);
         this.pending = {
           step: index,
           tool: valid.tool,
           text,
-          key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text)),
+          key,
           exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
           kind: classifyAction(valid.tool, valid.input),
         };
@@ -271,12 +272,15 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     return verdict;
   }
 
-  /** An action that got no observation before the next action is a turn of its own. */
-  private closePending(index: number): StepVerdict | undefined {
+  /**
+   * An action that got no observation before the next action is a turn of its own; `nextKey` is the
+   * key of the action that closes it (the same call again is a repeat in progress).
+   */
+  private closePending(index: number, nextKey: string): StepVerdict | undefined {
     const action = this.pending;
     this.pending = undefined;
     if (action === undefined || action.exempt) return undefined;
-    const verdict = this.judgeTurn(action.step, action, undefined, false);
+    const verdict = this.judgeTurn(action.step, action, undefined, false, nextKey === action.key);
     return verdict.action === 'continue' ? undefined : { ...verdict, step: index };
   }
 
@@ -285,8 +289,10 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     action: PendingAction | undefined,
     output: string | undefined,
     error: boolean,
+    calledAgain = false,
   ): StepVerdict {
     const turn = this.reader.read(index, action, output, error);
+    if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
     // For outcome stagnation, an edit's new text is not progress (its loop is exactly edits that
     // change nothing); what the agent learns from a probe or a read is.

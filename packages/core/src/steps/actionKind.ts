@@ -67,6 +67,8 @@ const GIT_READS = new Set(['diff', 'log', 'status', 'show', 'grep', 'blame', 'br
 /** Package managers: `install`, `uninstall`, `add`, `remove` change the environment. */
 const PACKAGE_MANAGERS = new Set(['pip', 'pip3', 'conda', 'npm', 'yarn', 'pnpm', 'poetry', 'apt', 'apt-get', 'gem', 'cargo', 'go', 'uv']);
 const PACKAGE_CHANGES = new Set(['install', 'uninstall', 'add', 'remove', 'update', 'upgrade', 'i', 'ci', 'develop', 'build']);
+/** Package-manager verbs that only look; any other verb (`test`, `run`, `exec`) runs something. */
+const PACKAGE_READS = new Set(['list', 'ls', 'show', 'info', 'view', 'outdated', 'why', 'config', 'freeze', 'search', 'help']);
 /** Words that lead a command without being it (`sudo`, `timeout 30`, `env`, `time`, `nohup`). */
 const PREFIXES = new Set(['sudo', 'timeout', 'time', 'nohup', 'nice', 'command', 'exec']);
 
@@ -185,7 +187,8 @@ function segmentKind(segment: string, paths: string[], written: { whole: boolean
   const sub = /^python[\d.]*$/.test(command) && rest[0] === '-m' ? rest[1] : undefined;
   if (PACKAGE_MANAGERS.has(sub ?? command)) {
     const verb = sub === undefined ? rest[0] : rest[2];
-    return PACKAGE_CHANGES.has(verb ?? '') ? 'change' : 'read';
+    if (PACKAGE_CHANGES.has(verb ?? '')) return 'change';
+    return verb === undefined || PACKAGE_READS.has(verb) ? 'read' : 'probe';
   }
   if (/^python[\d.]*$/.test(command) && rest[0] === 'setup.py') return 'change';
   if (command === 'make' && (rest.length === 0 || /^(?:all|build|install|develop|clean)$/.test(rest[0] ?? ''))) return 'change';

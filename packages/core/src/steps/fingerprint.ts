@@ -2,7 +2,7 @@
  * What an output tells the agent, as line fingerprints. A line is hashed token by token (tokens are
  * runs of characters between spaces, quotes and `: , ( ) [ ] ; { } < >`), twice:
  * - its *exact* fingerprint masks only what is volatile: a number at the start of a line or next to
- *   a `:` (line numbers, `file.py:12`, clock times) or after `pid` or `line` (`line 12` of a traceback), a number with a short unit (`0.5s`, `12ms`), a
+ *   a `:` (line numbers, `file.py:12`, clock times) or after `pid`, a number with a short unit (`0.5s`, `12ms`), a
  *   hex address or id (`0x7f3a`, `3f9a2c1d`). Other numbers are kept: `compiled 10 of 100` after
  *   `compiled 5 of 100` is news, and so is `count=404`;
  * - its *shape* masks every token without letters too: `(178 lines total)` and `(124 lines total)`

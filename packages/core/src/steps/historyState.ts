@@ -51,6 +51,9 @@ export const historyStateSchema = z.object({
   rejectedSinceInformative: int.nonnegative(),
   turnCount: int.nonnegative(),
   verbatimRun: int.nonnegative(),
+  failingRun: int.nonnegative().default(0),
+  lastWasChange: z.boolean().default(false),
+  blindRun: int.nonnegative().default(0),
 });
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

@@ -41,6 +41,8 @@ export interface Turn {
   evidence: StepEvidence;
   /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */
   probeRun?: ProbeRun;
+  /** A turn with no observation closed by the same call again (a repeat in progress); not kept in snapshots. */
+  calledAgain?: boolean;
 }
 
 /** One message, as the rules see it. */
@@ -140,6 +142,15 @@ export class StepHistory implements SnapshotPart {
    * rejected replies (the rejected-turn rule counts those).
    */
   verbatimRun = 0;
+  /** Whether the last turn's action was a change (an edit, a write): repeating a change is certain sooner. */
+  lastWasChange = false;
+  /** Consecutive failures of one action, ending with the last, whatever their error texts. */
+  failingRun = 0;
+  /**
+   * Consecutive turns of one action with no observation (a caller that reports calls, not results),
+   * ending with the last: without a result, only the same call again and again shows a loop.
+   */
+  blindRun = 0;
 
   /** Records the lines of an observation; returns how many were new. */
   learnLines(lines: readonly number[]): number {
@@ -179,8 +190,14 @@ export class StepHistory implements SnapshotPart {
     else if (turn.outcomeKey !== 0 && !turn.quiet) bump(this.outcomeCounts, turn.outcomeKey);
     const n = this.recent.length;
     const previous = this.recent[n - 1];
+    this.lastWasChange = turn.probeRun?.kind === 'change';
+    const sameAction = previous !== undefined && !turn.rejected && previous.actionKey === turn.actionKey;
+    const observed = turn.outcomeKey !== 0;
+    this.failingRun = turn.error && !turn.rejected ? (sameAction && previous.error ? this.failingRun + 1 : 1) : 0;
+    this.blindRun = !observed && !turn.rejected ? (sameAction && previous.outcomeKey === 0 ? this.blindRun + 1 : 1) : 0;
     this.verbatimRun =
       previous !== undefined &&
+      observed &&
       !turn.informative &&
       !turn.quiet &&
       !turn.rejected &&
@@ -191,8 +208,11 @@ export class StepHistory implements SnapshotPart {
         : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
       const earlier = this.recent[n - period];
+      // A turn without a result cannot show that a pattern gave the same results: no period.
       this.periodRuns[period] =
-        earlier !== undefined && earlier.pairKey === turn.pairKey ? (this.periodRuns[period] ?? 0) + 1 : 0;
+        observed && earlier !== undefined && earlier.pairKey === turn.pairKey
+          ? (this.periodRuns[period] ?? 0) + 1
+          : 0;
     }
     this.recent.push(turn);
     if (this.recent.length > RECENT_CAPACITY) this.recent.splice(0, this.recent.length - RECENT_CAPACITY / 2);
@@ -247,7 +267,7 @@ export class StepHistory implements SnapshotPart {
   /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
     return {
-      recent: this.recent.map(({ sketch: _s, targets: _t, probeRun: _p, evidence, actionText, ...turn }) => ({
+      recent: this.recent.map(({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
         ...turn,
         actionText: actionText.slice(0, SNAPSHOT_TEXT),
         evidence: { ...evidence },
@@ -273,6 +293,9 @@ export class StepHistory implements SnapshotPart {
       rejectedSinceInformative: this.rejectedSinceInformative,
       turnCount: this.turnCount,
       verbatimRun: this.verbatimRun,
+      failingRun: this.failingRun,
+      lastWasChange: this.lastWasChange,
+      blindRun: this.blindRun,
     } as SnapshotJson;
   }
 
@@ -305,6 +328,9 @@ export class StepHistory implements SnapshotPart {
     this.rejectedSinceInformative = s.rejectedSinceInformative;
     this.turnCount = s.turnCount;
     this.verbatimRun = s.verbatimRun;
+    this.failingRun = s.failingRun;
+    this.lastWasChange = s.lastWasChange;
+    this.blindRun = s.blindRun;
   }
 }
 

@@ -24,10 +24,10 @@ export function turnRulesOf(t: StepThresholds): StepRule[] {
     new OutcomeStagnationRule(t.probeRepeats),
     new OscillationRule(t.oscillationRepeats, t.maxEvidence),
     new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
-    new RejectedTurnRule(t.rejectedThreshold),
-    new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold),
+    new RejectedTurnRule(t.rejectedThreshold, t.rejectedStopThreshold),
+    new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new GrowingOutputRule(t.repeatThreshold),
-    new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold),
+    new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
     new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
   ];
@@ -37,7 +37,7 @@ export function turnRulesOf(t: StepThresholds): StepRule[] {
 export function messageRulesOf(t: StepThresholds): StepRule[] {
   return [
     new ChantingRule(t.chantRepeats, t.chantShare),
-    new RejectedTurnRule(t.rejectedThreshold),
+    new RejectedTurnRule(t.rejectedThreshold, t.rejectedStopThreshold),
     new RepeatedMessageRule(t.messageRepeatThreshold, t.messageSimilarity),
   ];
 }

@@ -37,8 +37,10 @@ function fnv(text: string): number {
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
   return hash >>> 0;
 }
-/** A number after `pid` is a process id, after `line` a source location: volatile. */
-const VOLATILE_BEFORE = new Set([fnv('pid'), fnv('PID'), fnv('line'), fnv('Line')]);
+/** A number after `pid` is a process id: volatile. */
+const PID = new Set([fnv('pid'), fnv('PID')]);
+/** A number after `line` is a source location: noise in a probe's result (`File "a.py", line 12`). */
+const LINE_WORD = new Set([fnv('line'), fnv('Line')]);
 
 /**
  * Reads `text[from, to)` token by token: `start`, then `next()` until {@link END}.
@@ -66,6 +68,7 @@ export class TokenCursor {
   private afterColon = false;
   private colonGlued = false;
   private afterVolatileWord = false;
+  private afterLineWord = false;
   private lineDue = false;
 
   /** Starts reading `text[from, to)`; returns the cursor. */
@@ -78,6 +81,7 @@ export class TokenCursor {
     this.afterColon = false;
     this.colonGlued = false;
     this.afterVolatileWord = false;
+    this.afterLineWord = false;
     this.lineDue = false;
     return this;
   }
@@ -119,19 +123,21 @@ export class TokenCursor {
       const token = length > 0;
       if (token) {
         const numeric = letters === 0;
-        const noise =
+        const alwaysVolatile =
           (numeric && (this.colonGlued || this.afterVolatileWord || code === 58)) ||
           (leadingDigit && !numeric && letters <= 3) ||
           (digits > 0 && nonHex === 0 && length >= 8) ||
           (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
-        const volatile = noise || (numeric && (this.first || this.afterColon));
+        const noise = alwaysVolatile || (numeric && this.afterLineWord);
+        const volatile = alwaysVolatile || (numeric && (this.first || this.afterColon));
         this.raw = raw >>> 0;
         this.masked = volatile ? 0 : masked >>> 0;
         this.exact = noise ? 0 : masked >>> 0;
         this.length = length;
         this.numeric = numeric;
         this.first = false;
-        this.afterVolatileWord = (length === 3 || length === 4) && VOLATILE_BEFORE.has(raw >>> 0);
+        this.afterVolatileWord = length === 3 && PID.has(raw >>> 0);
+        this.afterLineWord = length === 4 && LINE_WORD.has(raw >>> 0);
       }
       if (code !== 32 && code !== 9) this.afterColon = code === 58;
       this.colonGlued = code === 58;
