@@ -60,12 +60,27 @@ describe.each(Object.keys(sessions) as Array<keyof typeof sessions>)(
   'transcripts of the real %s CLI (offline)',
   (agent) => {
     it.each(['looping', 'progressing'] as const)(
-      'writes a %s session',
+      'writes a %s session that scan finds in its default place',
       async (name) => {
         const session = sessions[agent];
-        const { files } = await session.run(session[name]);
+        const { home, files } = await session.run(session[name]);
         expect(files.length).toBeGreaterThan(0);
         if (write) writeFixture(files[files.length - 1] as string, fixtureName(agent, name));
+        const cwd = mkdtempSync(join(tmpdir(), 'loopguard-scan-cwd-'));
+        const io = bufferedIo({ cwd, env: homeEnv[agent](home) });
+        expect(await runCli(['scan', '--json'], io), io.err()).toBe(EXIT_CODES.ok);
+        const report = JSON.parse(io.out()) as ScanReport;
+        expect(report.sessions.map((s) => s.agent)).toEqual([agent]);
+        const loops = report.sessions[0]?.loops ?? [];
+        if (name === 'progressing') {
+          expect(loops).toEqual([]);
+        } else {
+          const stopped = loops.filter((loop) => loop.stopStep !== null);
+          expect(stopped).toHaveLength(1);
+          expect(stopped[0]?.wastedToolCalls).toBeGreaterThan(0);
+          expect(stopped[0]?.wastedTokens).toBeGreaterThan(0);
+          expect(stopped[0]?.evidence).toContain('missing.txt');
+        }
       },
       600_000,
     );
