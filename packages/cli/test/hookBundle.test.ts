@@ -29,7 +29,8 @@ describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
     const first = loadHookBundle(copy);
     expect(typeof first.hookMain).toBe('function');
     first.saveCache();
-    const hasNodeCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+    const hasNodeCache =
+      typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     expect(existsSync(`${copy}.cache`)).toBe(!hasNodeCache);
     if (hasNodeCache) return;
     const written = statSync(`${copy}.cache`).mtimeMs;
