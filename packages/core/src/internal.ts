@@ -44,7 +44,7 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
-export { recoveryPageOf } from './storage/recoveryPage.js';
+export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {
   actionOfTopic,
   RECOVERY_VIEW_TOPICS,
@@ -83,3 +83,4 @@ export type {
   TaskStatusPage,
   TaskStatusRow,
 } from './storage/statusReader.js';
+export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';
