@@ -7,6 +7,7 @@ import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { readHookConfig } from '../hook/hookConfig.js';
 import { defaultTranscriptPlaces } from '../scan/findTranscripts.js';
+import { writeHtmlReport } from '../scan/htmlReport.js';
 import { progressLine } from '../scan/progressBar.js';
 import { renderTerminal } from '../scan/renderTerminal.js';
 import { scanPaths } from '../scan/scanPaths.js';
@@ -14,6 +15,7 @@ import { scanReport } from '../scan/scanReport.js';
 
 interface ScanOptions {
   json?: boolean;
+  html?: string;
   price?: number;
 }
 
@@ -29,7 +31,7 @@ function parsePrice(value: string): number {
 }
 
 /**
- * `loopguard scan [PATH...] [--json] [--price n]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -43,6 +45,7 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     )
     .argument('[paths...]', 'transcript files or folders (default: the agents’ own places)')
     .option('--json', 'print the report as JSON')
+    .option('--html <file>', 'also write the report as one self-contained HTML page with charts')
     .addOption(
       new Option('--price <n>', 'money per million tokens, to show the waste as cost').argParser(parsePrice),
     )
@@ -71,6 +74,15 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         },
       });
       const report = scanReport(scanned.sessions, scanned.files, scanned.problems.length, options.price);
+      if (options.html !== undefined) {
+        const file = resolve(io.cwd, options.html);
+        try {
+          await writeHtmlReport(file, report);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code ?? String(error);
+          throw new CliError(`--html: cannot write ${file} (${code})`, EXIT_CODES.usage);
+        }
+      }
       io.stdout(
         options.json === true
           ? `${JSON.stringify(report, null, 2)}\n`
