@@ -309,6 +309,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
+    const followsNudge = this.ladder.isNudged;
     const rung = this.ladder.climb(index, hit.loopType);
     const verdict: StepVerdict = {
       action: rung,
@@ -318,6 +319,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       message: rung === 'continue' ? null : stepLoopMessage(rung, hit),
       since: hit.since,
       step: index,
+      followsNudge,
     };
     if (verdict.action !== 'continue') this.report(verdict);
     return verdict;
