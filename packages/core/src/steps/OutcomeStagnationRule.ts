@@ -42,6 +42,10 @@ export class OutcomeStagnationRule implements StepRule {
     const changes = history.probes.changes - record.changesAtStart;
     const edits = history.probes.changesSince(record.since);
     const firstRun = record.runs[0];
+    const advice = probeDiagnosis(
+      record.outputPaths,
+      edits.flatMap((edit) => edit.paths),
+    );
     const evidence = [
       ...(firstRun === undefined ? [] : [firstRun]),
       ...edits.slice(-3).map((edit) => edit.evidence),
@@ -53,10 +57,7 @@ export class OutcomeStagnationRule implements StepRule {
       since: record.since,
       evidence,
       summary: `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
-      advice: probeDiagnosis(
-        record.outputPaths,
-        edits.flatMap((edit) => edit.paths),
-      ),
+      ...(advice === undefined ? {} : { advice }),
     };
   }
 

@@ -121,7 +121,8 @@ export class ProbeLedger implements SnapshotPart {
       this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
       if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
       // A new place, or the agent's own harness (a new question), is a new hypothesis.
-      if (run.paths.some((path) => this.isOwn(path) || !this.edited.some((e) => samePath(e, path)))) this.novel++;
+      if (run.paths.some((path) => this.isOwn(path) || !this.edited.some((e) => samePath(e, path))))
+        this.novel++;
       for (const path of run.paths) {
         if (run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path)) {
           this.own.push(path);
@@ -142,7 +143,9 @@ export class ProbeLedger implements SnapshotPart {
       const changesSincePrevious = this.changes - previous.changesAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound =
-        changesSincePrevious > 0 && this.learned === previous.learnedAtLast && this.novel === previous.novelAtLast;
+        changesSincePrevious > 0 &&
+        this.learned === previous.learnedAtLast &&
+        this.novel === previous.novelAtLast;
       previous.streak++;
       previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
       previous.changesAtLast = this.changes;
@@ -201,7 +204,8 @@ export class ProbeLedger implements SnapshotPart {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (name === '') return;
     for (const key of [...this.probes.keys()]) {
-      if (key.split(/[\s'"=]+/).some((word) => word.slice(word.lastIndexOf('/') + 1) === name)) this.probes.delete(key);
+      if (key.split(/[\s'"=]+/).some((word) => word.slice(word.lastIndexOf('/') + 1) === name))
+        this.probes.delete(key);
     }
   }
 
@@ -224,7 +228,11 @@ export class ProbeLedger implements SnapshotPart {
       novel: this.novel,
       edited: [...this.edited],
       own: [...this.own],
-      recentChanges: this.recentChanges.map((c) => ({ ...c, paths: [...c.paths], evidence: { ...c.evidence } })),
+      recentChanges: this.recentChanges.map((c) => ({
+        ...c,
+        paths: [...c.paths],
+        evidence: { ...c.evidence },
+      })),
       probes: [...this.probes].map(([key, r]) => [
         key,
         { ...r, runs: r.runs.map((e) => ({ ...e })), outputPaths: [...r.outputPaths] },

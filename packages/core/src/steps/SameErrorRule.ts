@@ -1,4 +1,5 @@
-import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { ERROR_LINE } from '../signatures/errorSignature.js';
+import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
@@ -52,6 +53,7 @@ export class SameErrorRule implements StepRule {
       repeats,
     );
     const actions = new Set(turns.map((t) => t.actionKey)).size;
+    const line = firstErrorLine(turn.evidence.output);
     return {
       loopType: this.loopType,
       repeats,
@@ -61,6 +63,19 @@ export class SameErrorRule implements StepRule {
         actions === 1
           ? `the same action failed with the same error ${repeats} times`
           : `${actions} different attempts failed with the same error ${repeats} times`,
+      ...(line === undefined
+        ? {}
+        : {
+            advice: `Every attempt ends in \`${line}\`: find the code that raises it and change that (or the command) before running it again.`,
+          }),
     };
   }
+}
+
+/** The last error line of a shortened output, for the advice (`ValueError: bad row`); `undefined` when none. */
+function firstErrorLine(output: string | undefined): string | undefined {
+  if (output === undefined) return undefined;
+  const lines = output.split('\n').filter((line) => ERROR_LINE.test(line.trim()));
+  const last = lines[lines.length - 1]?.trim();
+  return last === undefined || last === '' ? undefined : shorten(last, 120);
 }

@@ -26,7 +26,8 @@ export class StagnationRule implements StepRule {
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     // Rejected replies are the rejected-turn rule's: it has its own, slower ladder.
-    if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet || event.turn.rejected) return null;
+    if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet || event.turn.rejected)
+      return null;
     const { turn } = event;
     const same = turn.error ? 0 : (history.outcomeCounts.get(turn.outcomeKey) ?? 0);
     // A search for a file never searched for learns that it is absent: only turns that name no

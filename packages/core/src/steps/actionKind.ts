@@ -44,31 +44,177 @@ const EDITOR_WRITES = new Set(['create', 'str_replace', 'insert', 'undo_edit', '
 /** Sub-commands of file-editor tools that only look. */
 const EDITOR_READS = new Set(['view', 'read', 'open', 'goto', 'scroll_up', 'scroll_down', 'search', 'find']);
 /** Fields naming the file an editor call works on. */
-const PATH_FIELDS = ['path', 'file_path', 'filename', 'file', 'notebook_path', 'target_file', 'absolute_path'];
+const PATH_FIELDS = [
+  'path',
+  'file_path',
+  'filename',
+  'file',
+  'notebook_path',
+  'target_file',
+  'absolute_path',
+];
 /** Tool names that write files whatever their input (Claude Code's `Edit`, Gemini CLI's `replace`, Codex's `apply_patch`). */
-const WRITING_TOOL = /(?:^|[_\-.\s])(?:edit|multiedit|write|replace|patch|create|insert|append)(?:$|[_\-.\s])|^(?:Edit|MultiEdit|Write|NotebookEdit)$/i;
+const WRITING_TOOL =
+  /(?:^|[_\-.\s])(?:edit|multiedit|write|replace|patch|create|insert|append)(?:$|[_\-.\s])|^(?:Edit|MultiEdit|Write|NotebookEdit)$/i;
 
 /** Commands that only look. */
 const READ_COMMANDS = new Set([
-  'cat', 'ls', 'll', 'dir', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'find', 'fd', 'head', 'tail', 'less',
-  'more', 'wc', 'pwd', 'echo', 'printf', 'which', 'type', 'whereis', 'file', 'stat', 'tree', 'nl', 'sed', 'awk',
-  'diff', 'cmp', 'du', 'df', 'env', 'printenv', 'whoami', 'date', 'true', 'false', 'clear', 'history', 'sort',
-  'uniq', 'cut', 'tr', 'xargs', 'column', 'jq', 'od', 'xxd', 'hexdump', 'readlink', 'realpath', 'basename',
-  'dirname', 'test', '[', 'open', 'goto', 'scroll_up', 'scroll_down', 'search_dir', 'search_file', 'find_file',
-  'submit', 'exit', 'cd', 'export', 'source', '.', 'set', 'unset', 'alias', 'sleep', 'wait', 'ps', 'top',
+  'cat',
+  'ls',
+  'll',
+  'dir',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'find',
+  'fd',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'wc',
+  'pwd',
+  'echo',
+  'printf',
+  'which',
+  'type',
+  'whereis',
+  'file',
+  'stat',
+  'tree',
+  'nl',
+  'sed',
+  'awk',
+  'diff',
+  'cmp',
+  'du',
+  'df',
+  'env',
+  'printenv',
+  'whoami',
+  'date',
+  'true',
+  'false',
+  'clear',
+  'history',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'xargs',
+  'column',
+  'jq',
+  'od',
+  'xxd',
+  'hexdump',
+  'readlink',
+  'realpath',
+  'basename',
+  'dirname',
+  'test',
+  '[',
+  'open',
+  'goto',
+  'scroll_up',
+  'scroll_down',
+  'search_dir',
+  'search_file',
+  'find_file',
+  'submit',
+  'exit',
+  'cd',
+  'export',
+  'source',
+  '.',
+  'set',
+  'unset',
+  'alias',
+  'sleep',
+  'wait',
+  'ps',
+  'top',
 ]);
 /** Commands that change files or the environment. */
 const CHANGE_COMMANDS = new Set([
-  'rm', 'mv', 'cp', 'mkdir', 'rmdir', 'touch', 'chmod', 'chown', 'ln', 'patch', 'tee', 'install', 'edit',
-  'create', 'insert', 'append', 'truncate', 'unzip', 'tar',
+  'rm',
+  'mv',
+  'cp',
+  'mkdir',
+  'rmdir',
+  'touch',
+  'chmod',
+  'chown',
+  'ln',
+  'patch',
+  'tee',
+  'install',
+  'edit',
+  'create',
+  'insert',
+  'append',
+  'truncate',
+  'unzip',
+  'tar',
 ]);
 /** `git` sub-commands that only look. */
-const GIT_READS = new Set(['diff', 'log', 'status', 'show', 'grep', 'blame', 'branch', 'remote', 'ls-files', 'rev-parse', 'config']);
+const GIT_READS = new Set([
+  'diff',
+  'log',
+  'status',
+  'show',
+  'grep',
+  'blame',
+  'branch',
+  'remote',
+  'ls-files',
+  'rev-parse',
+  'config',
+]);
 /** Package managers: `install`, `uninstall`, `add`, `remove` change the environment. */
-const PACKAGE_MANAGERS = new Set(['pip', 'pip3', 'conda', 'npm', 'yarn', 'pnpm', 'poetry', 'apt', 'apt-get', 'gem', 'cargo', 'go', 'uv']);
-const PACKAGE_CHANGES = new Set(['install', 'uninstall', 'add', 'remove', 'update', 'upgrade', 'i', 'ci', 'develop', 'build']);
+const PACKAGE_MANAGERS = new Set([
+  'pip',
+  'pip3',
+  'conda',
+  'npm',
+  'yarn',
+  'pnpm',
+  'poetry',
+  'apt',
+  'apt-get',
+  'gem',
+  'cargo',
+  'go',
+  'uv',
+]);
+const PACKAGE_CHANGES = new Set([
+  'install',
+  'uninstall',
+  'add',
+  'remove',
+  'update',
+  'upgrade',
+  'i',
+  'ci',
+  'develop',
+  'build',
+]);
 /** Package-manager verbs that only look; any other verb (`test`, `run`, `exec`) runs something. */
-const PACKAGE_READS = new Set(['list', 'ls', 'show', 'info', 'view', 'outdated', 'why', 'config', 'freeze', 'search', 'help']);
+const PACKAGE_READS = new Set([
+  'list',
+  'ls',
+  'show',
+  'info',
+  'view',
+  'outdated',
+  'why',
+  'config',
+  'freeze',
+  'search',
+  'help',
+]);
 /** Words that lead a command without being it (`sudo`, `timeout 30`, `env`, `time`, `nohup`). */
 const PREFIXES = new Set(['sudo', 'timeout', 'time', 'nohup', 'nice', 'command', 'exec']);
 
@@ -91,10 +237,13 @@ export function classifyAction(tool: string, input: unknown): ActionKind {
   if (record.is_input === true || record.is_input === 'true') return { kind: 'read', probe: '', paths: [] };
   const paths = PATH_FIELDS.map((field) => record[field]).filter((p): p is string => typeof p === 'string');
   if (CONTENT_FIELDS.some((field) => field in record) || (sub !== undefined && EDITOR_WRITES.has(sub))) {
-    const fullWrite = sub === 'create' || (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
+    const fullWrite =
+      sub === 'create' ||
+      (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
     return { kind: 'change', probe: '', paths: paths.slice(0, 4), fullWrite };
   }
-  if (sub !== undefined && EDITOR_READS.has(sub)) return { kind: 'read', probe: '', paths: paths.slice(0, 4) };
+  if (sub !== undefined && EDITOR_READS.has(sub))
+    return { kind: 'read', probe: '', paths: paths.slice(0, 4) };
   const shell = commandTextOf(input);
   if (shell !== '') return classifyShell(shell);
   if (typeof record.code === 'string') return { kind: 'probe', probe: collapse(record.code), paths: [] };
@@ -131,7 +280,8 @@ const CLASSIFIED_TEXT = 4000;
 const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b/;
 
 function classifyShell(text: string): ActionKind {
-  if (EDITOR_COMMAND.test(text)) return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
+  if (EDITOR_COMMAND.test(text))
+    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
   text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
   const probes: string[] = [];
   const paths: string[] = [];
@@ -147,7 +297,8 @@ function classifyShell(text: string): ActionKind {
   // A line that writes and runs (`sed -i … && python x.py`) is a change followed by its probe run:
   // the probe is judged after the change, which is what the rule needs.
   if (probes.length > 0 && !changes) return { kind: 'probe', probe: probes.join(' ; '), paths };
-  if (changes) return { kind: 'change', probe: probes.join(' ; '), paths: paths.slice(0, 4), fullWrite: written.whole };
+  if (changes)
+    return { kind: 'change', probe: probes.join(' ; '), paths: paths.slice(0, 4), fullWrite: written.whole };
   return { kind: 'read', probe: '', paths: read.slice(0, 4) };
 }
 
@@ -163,7 +314,10 @@ function fileArguments(segment: string): string[] {
 function segmentKind(segment: string, paths: string[], written: { whole: boolean }): ActionKindName {
   const words = segment.split(/\s+/);
   let at = 0;
-  while (at < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at] as string) || PREFIXES.has(words[at] as string))) {
+  while (
+    at < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at] as string) || PREFIXES.has(words[at] as string))
+  ) {
     if (words[at] === 'timeout') at++;
     at++;
   }
@@ -191,7 +345,11 @@ function segmentKind(segment: string, paths: string[], written: { whole: boolean
     return verb === undefined || PACKAGE_READS.has(verb) ? 'read' : 'probe';
   }
   if (/^python[\d.]*$/.test(command) && rest[0] === 'setup.py') return 'change';
-  if (command === 'make' && (rest.length === 0 || /^(?:all|build|install|develop|clean)$/.test(rest[0] ?? ''))) return 'change';
+  if (
+    command === 'make' &&
+    (rest.length === 0 || /^(?:all|build|install|develop|clean)$/.test(rest[0] ?? ''))
+  )
+    return 'change';
   if (READ_COMMANDS.has(command) || command === '' || command.startsWith('#')) return 'read';
   return 'probe';
 }

@@ -217,7 +217,10 @@ export function exactHash(text: string): number {
   let hash = FNV_OFFSET;
   const cursor = SCRATCH_TOKENS.start(text, 0, Math.min(text.length, OUTPUT_HEAD), false);
   for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
-    hash = Math.imul(hash ^ (kind === LINE ? 10 : cursor.exact === 0 ? DIGITS_ONLY : cursor.exact), FNV_PRIME);
+    hash = Math.imul(
+      hash ^ (kind === LINE ? 10 : cursor.exact === 0 ? DIGITS_ONLY : cursor.exact),
+      FNV_PRIME,
+    );
   }
   return mix32(hash);
 }

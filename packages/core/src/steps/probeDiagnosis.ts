@@ -1,14 +1,18 @@
 /**
  * The next step for outcome stagnation, from the evidence. When the probe's output runs a file of
  * the same name as an edited one but from another place (`/testbed/pkg/mod.py` runs, the edits are
- * in `/workspace/pkg/mod.py`), the edits cannot take effect: name both paths. Otherwise say what to
- * check: which copy of the code runs, a build or install step, a cache.
+ * in `/workspace/pkg/mod.py`), the edits cannot take effect: name both paths. When it names none of
+ * the edited files, say so. Otherwise `undefined`: the loop type's general advice (which copy of the
+ * code runs, a build or install step, a cache) is the next step.
  *
  * @param outputPaths - source paths the probe's output names, innermost first.
  * @param editedPaths - files the changes between its runs named.
  * @example probeDiagnosis(['/testbed/a/b.py'], ['/workspace/a/b.py']); // 'The failing code runs from /testbed/a/b.py, ...'
  */
-export function probeDiagnosis(outputPaths: readonly string[], editedPaths: readonly string[]): string {
+export function probeDiagnosis(
+  outputPaths: readonly string[],
+  editedPaths: readonly string[],
+): string | undefined {
   const edited = [...new Set(editedPaths.filter((p) => p.startsWith('/')))];
   const copy = otherCopy(outputPaths, edited);
   if (copy !== undefined) {
@@ -17,7 +21,7 @@ export function probeDiagnosis(outputPaths: readonly string[], editedPaths: read
   if (edited.length > 0 && outputPaths.length > 0 && !outputPaths.some((p) => edited.includes(p))) {
     return `The output names ${outputPaths[0]} but none of the edited files (${edited.slice(-2).join(', ')}): check that the edited code runs at all (a print or an assert in it), and whether the right copy is imported.`;
   }
-  return 'Check that the edited code is what runs before editing again: print the imported module path, add a print or an assert in the changed code, and rebuild, reinstall or clear caches (__pycache__, build outputs) if it does not run.';
+  return undefined;
 }
 
 /**

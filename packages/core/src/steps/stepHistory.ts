@@ -1,8 +1,8 @@
 import { BoundedSeen } from './boundedSeen.js';
-import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
-import { ProbeLedger, type ProbeRun } from './ProbeLedger.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
+import { ProbeLedger, type ProbeRun } from './ProbeLedger.js';
 import type { Sketch } from './sketch.js';
+import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** One tool call with its result, as the rules see it. */
@@ -193,8 +193,10 @@ export class StepHistory implements SnapshotPart {
     this.lastWasChange = turn.probeRun?.kind === 'change';
     const sameAction = previous !== undefined && !turn.rejected && previous.actionKey === turn.actionKey;
     const observed = turn.outcomeKey !== 0;
-    this.failingRun = turn.error && !turn.rejected ? (sameAction && previous.error ? this.failingRun + 1 : 1) : 0;
-    this.blindRun = !observed && !turn.rejected ? (sameAction && previous.outcomeKey === 0 ? this.blindRun + 1 : 1) : 0;
+    this.failingRun =
+      turn.error && !turn.rejected ? (sameAction && previous.error ? this.failingRun + 1 : 1) : 0;
+    this.blindRun =
+      !observed && !turn.rejected ? (sameAction && previous.outcomeKey === 0 ? this.blindRun + 1 : 1) : 0;
     this.verbatimRun =
       previous !== undefined &&
       observed &&
@@ -267,11 +269,13 @@ export class StepHistory implements SnapshotPart {
   /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
     return {
-      recent: this.recent.map(({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
-        ...turn,
-        actionText: actionText.slice(0, SNAPSHOT_TEXT),
-        evidence: { ...evidence },
-      })),
+      recent: this.recent.map(
+        ({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
+          ...turn,
+          actionText: actionText.slice(0, SNAPSHOT_TEXT),
+          evidence: { ...evidence },
+        }),
+      ),
       probes: this.probes.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),

@@ -93,7 +93,18 @@ export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string
       version: 3,
       history:
         history !== null && typeof history === 'object'
-          ? { ...history, probes: { changes: 0, learned: 0, novel: 0, edited: [], own: [], recentChanges: [], probes: [] } }
+          ? {
+              ...history,
+              probes: {
+                changes: 0,
+                learned: 0,
+                novel: 0,
+                edited: [],
+                own: [],
+                recentChanges: [],
+                probes: [],
+              },
+            }
           : history,
       pending:
         pending !== null && typeof pending === 'object'

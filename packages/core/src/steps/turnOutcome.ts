@@ -1,4 +1,5 @@
 import { errorSignature } from '../signatures/errorSignature.js';
+import type { ActionKind } from './actionKind.js';
 import {
   echoTokens,
   type Fingerprint,
@@ -9,7 +10,6 @@ import {
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
-import type { ActionKind } from './actionKind.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import { probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
@@ -163,7 +163,7 @@ function probeRunOf(
 }
 
 /** Python traceback frames, else absolute paths of source files. */
-const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+\-]+\/)+[\w.+\-]+\.[A-Za-z]\w{0,5})\b/g;
+const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;
 
 /** The source paths an output names, innermost (last) first, at most {@link MAX_PATHS}; read from its bounded text. */
 export function sourcePaths(output: string): string[] {

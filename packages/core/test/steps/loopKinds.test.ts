@@ -120,7 +120,9 @@ describe('growing output', () => {
       ),
     );
     expect(
-      detections(feed(makeStepDetector({ verbatimThreshold: 9, verbatimChangeThreshold: 9 }).detector, steps))[0],
+      detections(
+        feed(makeStepDetector({ verbatimThreshold: 9, verbatimChangeThreshold: 9 }).detector, steps),
+      )[0],
     ).toMatchObject({
       loopType: 'growing_output',
       repeats: 3,

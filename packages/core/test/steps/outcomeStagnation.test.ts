@@ -30,7 +30,8 @@ const shapes = {
   },
 };
 
-const FAILURE = 'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nAssertionError: got 0 rows';
+const FAILURE =
+  'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nAssertionError: got 0 rows';
 
 describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shape, { edit, run }) => {
   /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
@@ -46,7 +47,12 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
   });
 
   it('the same result after every edit of one file: nudge at the third identical result, stop at the fourth', () => {
-    const found = detections(feed(makeStepDetector().detector, rounds(4, () => 'B.value.__doc__: None')));
+    const found = detections(
+      feed(
+        makeStepDetector().detector,
+        rounds(4, () => 'B.value.__doc__: None'),
+      ),
+    );
     expect(found[0]?.step).toBe(rounds(3, () => '').length - 1);
     expect(found.map((v) => [v.action, v.loopType, v.repeats])).toEqual([
       ['nudge', 'outcome_stagnation', 3],
@@ -72,7 +78,13 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
 
   describe('what stays progress', () => {
     it('a result that changes: a new error each round', () => {
-      const errors = ['KeyError: limit', 'TypeError: x is None', 'ValueError: bad row', 'IndexError: 3', 'OSError: eof'];
+      const errors = [
+        'KeyError: limit',
+        'TypeError: x is None',
+        'ValueError: bad row',
+        'IndexError: 3',
+        'OSError: eof',
+      ];
       const steps = rounds(5, (i) => `Traceback (most recent call last):\n${errors[i]}`, true);
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
     });
@@ -119,7 +131,10 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
     it('a read that shows something new between the runs is investigation', () => {
       const steps = Array.from({ length: 5 }, (_, i) => [
         ...(i === 0 ? [] : edit(i)),
-        ...run(`grep -rn "def helper" lib/part${i}`, `def helper(): return "${['alpha', 'beta', 'gamma', 'delta', 'omega'][i]}"`),
+        ...run(
+          `grep -rn "def helper" lib/part${i}`,
+          `def helper(): return "${['alpha', 'beta', 'gamma', 'delta', 'omega'][i]}"`,
+        ),
         ...run('python reproduce.py', 'B.value.__doc__: None'),
       ]).flat();
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
@@ -129,7 +144,14 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
   it('probeRepeats changes when the rule fires', () => {
     const steps = rounds(3, () => 'B.value.__doc__: None');
     expect(detections(feed(makeStepDetector({ probeRepeats: 4 }).detector, steps))).toEqual([]);
-    expect(detections(feed(makeStepDetector({ probeRepeats: 2 }).detector, rounds(2, () => 'x: None')))).toHaveLength(1);
+    expect(
+      detections(
+        feed(
+          makeStepDetector({ probeRepeats: 2 }).detector,
+          rounds(2, () => 'x: None'),
+        ),
+      ),
+    ).toHaveLength(1);
   });
 });
 
@@ -138,9 +160,17 @@ describe('the nudge names the likely cause', () => {
     {
       type: 'action',
       tool: 'str_replace_editor',
-      input: { command: 'str_replace', path: '/workspace/astropy/utils/misc.py', old_str: `a${i}`, new_str: `b${i}` },
+      input: {
+        command: 'str_replace',
+        path: '/workspace/astropy/utils/misc.py',
+        old_str: `a${i}`,
+        new_str: `b${i}`,
+      },
     },
-    { type: 'observation', output: `The file /workspace/astropy/utils/misc.py has been edited.\n  ${i}\tb${i}` },
+    {
+      type: 'observation',
+      output: `The file /workspace/astropy/utils/misc.py has been edited.\n  ${i}\tb${i}`,
+    },
     { type: 'action', tool: 'execute_bash', input: { command: 'python reproduce.py' } },
     {
       type: 'observation',
@@ -219,7 +249,9 @@ describe('polling is not looping, whatever the input shape', () => {
   });
 
   it('a user adds a polling command of their own', () => {
-    const steps = Array.from({ length: 4 }, () => turn({ command: 'make watch' }, 'waiting for changes')).flat();
+    const steps = Array.from({ length: 4 }, () =>
+      turn({ command: 'make watch' }, 'waiting for changes'),
+    ).flat();
     expect(detections(feed(makeStepDetector().detector, steps)).length).toBeGreaterThan(0);
     const { detector } = makeStepDetector({ exemptCommands: [/^make watch\b/] });
     expect(detections(feed(detector, steps))).toEqual([]);

@@ -82,8 +82,20 @@ describe('repeated_action', () => {
   it('an action with no observation before the next action is a turn of its own: five such calls in a row are a loop', () => {
     const { detector } = makeStepDetector(COUNTS_ONLY);
     const call: Step = { type: 'action', tool: 'Read', input: { file_path: 'a.ts' } };
-    expect(detections(feed(detector, times(4, () => [call])))).toEqual([]);
-    const found = detections(feed(makeStepDetector(COUNTS_ONLY).detector, times(6, () => [call])));
+    expect(
+      detections(
+        feed(
+          detector,
+          times(4, () => [call]),
+        ),
+      ),
+    ).toEqual([]);
+    const found = detections(
+      feed(
+        makeStepDetector(COUNTS_ONLY).detector,
+        times(6, () => [call]),
+      ),
+    );
     // Without results, the fifth call (the fourth closed by the same call again) is the first hit.
     expect(found.map((v) => [v.action, v.loopType, v.step])).toEqual([
       ['nudge', 'repeated_action', 4],
@@ -92,8 +104,19 @@ describe('repeated_action', () => {
   });
 
   it('calls without results taking turns (A B C A B C A B C) are no cycle: nothing shows the same results', () => {
-    const calls: Step[] = ['a.ts', 'b.ts', 'c.ts'].map((file) => ({ type: 'action', tool: 'Read', input: { file_path: file } }));
-    expect(detections(feed(makeStepDetector().detector, times(3, () => calls)))).toEqual([]);
+    const calls: Step[] = ['a.ts', 'b.ts', 'c.ts'].map((file) => ({
+      type: 'action',
+      tool: 'Read',
+      input: { file_path: file },
+    }));
+    expect(
+      detections(
+        feed(
+          makeStepDetector().detector,
+          times(3, () => calls),
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 
