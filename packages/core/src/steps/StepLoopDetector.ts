@@ -250,8 +250,9 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
 
   /**
    * Takes the next piece of a message while it streams (Claude Code's `--include-partial-messages`
-   * deltas) and returns `stop` as soon as its repetition is certain: a line or sentence repeated
-   * `streamChantRepeats` times making up at least `chantShare` of the text so far. Inside one
+   * deltas) and returns `stop` as soon as its repetition is certain: lines or sentences repeated
+   * `streamChantRepeats` times in one uninterrupted run of prose, making up at least `chantShare` of
+   * the prose so far. Inside one
    * message a nudge cannot be heard, so there is no nudge: `continue`, then `stop`. Pass the complete
    * message to {@link observe} as usual when it ends (that starts the next message's buffer). A
    * partial is not a step: it is not counted and the step index does not move.

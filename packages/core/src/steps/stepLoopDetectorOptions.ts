@@ -121,7 +121,9 @@ export interface StepLoopDetectorOptions {
    */
   chantRepeats?: number;
   /**
-   * Least share of the message (by characters) the chanted segment must cover. 0 < share ≤ 1.
+   * Least share of the message's prose (by characters) that its chanted segments (each repeated at
+   * least `chantRepeats` times in one uninterrupted run: a repeated block counts whole) must cover.
+   * 0 < share ≤ 1.
    * @default 0.5
    */
   chantShare?: number;
