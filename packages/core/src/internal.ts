@@ -44,13 +44,15 @@ export {
   validateSessionEnd,
 } from './storage/iterationStore.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
-export { recoveryPageOf } from './storage/recoveryPage.js';
+export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {
   actionOfTopic,
+  FOLLOWS_NUDGE_KEY,
   RECOVERY_VIEW_TOPICS,
   type RecoveryView,
   type RecoveryViewTopic,
   recoveryViewOf,
+  startsLoop,
 } from './storage/recoveryView.js';
 export {
   ATTEMPT_COLUMNS,
@@ -83,3 +85,4 @@ export type {
   TaskStatusPage,
   TaskStatusRow,
 } from './storage/statusReader.js';
+export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';

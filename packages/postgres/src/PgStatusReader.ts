@@ -1,29 +1,7 @@
-import {
-  decodeStatusCursor,
-  type EntryRow,
-  encodeStatusCursor,
-  entryOf,
-  type FeedBatch,
-  type FeedPosition,
-  RECOVERY_TOPICS_SQL,
-  RECOVERY_VIEW_TOPICS_SQL,
-  type RecoveryPage,
-  type RecoveryPageQuery,
-  type RunBreakerView,
-  recoveryPageOf,
-  recoveryViewOf,
-  type StatusMetricsBaseline,
-  type StatusReader,
-  type TaskPageQuery,
-  type TaskStatusPage,
-} from '@loopguard/core/internal';
+import * as core from '@loopguard/core/internal';
 import type pg from 'pg';
 import { toStorageError } from './pgErrors.js';
 
-/** The recovery topics as the partial index `context_entries_recovery_time` spells them. */
-const RECOVERY_IN = RECOVERY_TOPICS_SQL;
-/** The recovery topics plus `loop_nudge`, `loop_stop`, as the partial index `context_entries_recovery_view_time` spells them. */
-const RECOVERY_VIEW_IN = RECOVERY_VIEW_TOPICS_SQL;
 /**
  * The newest-first order of a task's entries, written so that PostgreSQL finds them through the GIN
  * index on `related_tasks` and sorts the few it finds: with the plain column the planner walks the
@@ -34,21 +12,8 @@ const BY_TASK_ORDER = 'e.timestamp + 0 DESC, e.id DESC';
 const ENTRY_COLUMNS =
   'e.id, e.timestamp, e.entry_type, e.topic, e.content, e.related_tasks, e.confidence, e.metadata';
 
-interface TaskRow {
-  id: string;
-  title: string;
-  status: string;
-  blocked_reason: string | null;
-  attempt_count: number | string;
-  last_attempt: number | string | null;
-  last_recovery: string | null;
-}
-
-const nullableNumber = (value: number | string | null): number | null =>
-  value === null ? null : Number(value);
-
 /**
- * The status server's reads ({@link StatusReader}) on loopguard's PostgreSQL schema: the dashboard of
+ * The status server's reads ({@link core.StatusReader}) on loopguard's PostgreSQL schema: the dashboard of
  * a fleet whose workers share one database. Queries are keyset-paged and index-backed (tasks by
  * primary key in the database's collation, recoveries through the partial recovery index, a task's
  * recoveries through the GIN index on `related_tasks`); it never writes, so a read-only role is
@@ -57,7 +22,7 @@ const nullableNumber = (value: number | string | null): number | null =>
  * const storage = await openPostgresStorage({ connectionString, migrate: false });
  * const reader = new PgStatusReader(storage);
  */
-export class PgStatusReader implements StatusReader {
+export class PgStatusReader implements core.StatusReader {
   private readonly pool: pg.Pool;
 
   /** @param storage - an open `PostgresStorage` (or anything holding a pool whose `search_path` leads to loopguard's schema). */
@@ -82,42 +47,27 @@ export class PgStatusReader implements StatusReader {
     return Number(row?.value ?? 0);
   }
 
-  async taskPage(query: TaskPageQuery): Promise<TaskStatusPage> {
-    const after = query.cursor === undefined ? null : decodeStatusCursor(query.cursor, ['string'])[0];
+  async taskPage(query: core.TaskPageQuery): Promise<core.TaskStatusPage> {
     const [rows, total] = await Promise.all([
-      this.rows<TaskRow>(
+      this.rows<core.TaskPageRow>(
         'taskPage',
         `SELECT t.id, t.title, t.status, t.blocked_reason, a.attempt_count, a.last_attempt,
            (SELECT e.topic FROM context_entries AS e
-             WHERE e.related_tasks @> jsonb_build_array(t.id) AND e.topic IN ${RECOVERY_IN}
+             WHERE e.related_tasks @> jsonb_build_array(t.id) AND e.topic IN ${core.RECOVERY_TOPICS_SQL}
              ORDER BY ${BY_TASK_ORDER} LIMIT 1) AS last_recovery
          FROM tasks AS t
          CROSS JOIN LATERAL (SELECT count(*) AS attempt_count, max(timestamp) AS last_attempt
            FROM attempts WHERE task_id = t.id AND timestamp >= $1) AS a
          WHERE $2::text IS NULL OR t.id > $2 ORDER BY t.id LIMIT $3`,
-        [query.attemptsSince, after, query.limit + 1],
+        [query.attemptsSince, core.taskPageAfter(query), query.limit + 1],
       ),
       this.number('taskPage', 'SELECT count(*) AS value FROM tasks'),
     ]);
-    const tasks = rows.slice(0, query.limit).map((row) => ({
-      id: row.id,
-      title: row.title,
-      status: row.status,
-      blockedReason: row.blocked_reason,
-      attemptCount: Number(row.attempt_count),
-      lastAttempt: nullableNumber(row.last_attempt),
-      lastRecovery: row.last_recovery,
-    }));
-    const last = tasks.at(-1);
-    return {
-      tasks,
-      total,
-      nextCursor: rows.length > query.limit && last ? encodeStatusCursor([last.id]) : null,
-    };
+    return core.taskPageOf(rows, query.limit, total);
   }
 
-  async recoveryPage(query: RecoveryPageQuery): Promise<RecoveryPage> {
-    const where = [`e.topic IN ${RECOVERY_VIEW_IN}`];
+  async recoveryPage(query: core.RecoveryPageQuery): Promise<core.RecoveryPage> {
+    const where = [`e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}`];
     const values: unknown[] = [];
     const add = (condition: (n: number) => string, ...params: unknown[]): void => {
       where.push(condition(values.length + 1));
@@ -128,19 +78,19 @@ export class PgStatusReader implements StatusReader {
     if (query.topic !== undefined) add((n) => `e.topic = $${n}`, query.topic);
     if (query.since !== undefined) add((n) => `e.timestamp >= $${n}`, query.since);
     if (query.until !== undefined) add((n) => `e.timestamp < $${n}`, query.until);
-    if (query.cursor !== undefined) {
-      const [timestamp, entryId] = decodeStatusCursor(query.cursor, ['number', 'number']);
-      add((n) => `(e.timestamp, e.id) < ($${n}, $${n + 1})`, timestamp, entryId);
+    const after = core.recoveryPageAfter(query);
+    if (after !== null) {
+      add((n) => `(e.timestamp, e.id) < ($${n}, $${n + 1})`, after.timestamp, after.entryId);
     }
     values.push(query.limit + 1);
     const order = query.taskId === undefined ? 'e.timestamp DESC, e.id DESC' : BY_TASK_ORDER;
-    const rows = await this.rows<EntryRow>(
+    const rows = await this.rows<core.EntryRow>(
       'recoveryPage',
       `SELECT ${ENTRY_COLUMNS} FROM context_entries AS e WHERE ${where.join(' AND ')}
        ORDER BY ${order} LIMIT $${values.length}`,
       values,
     );
-    return recoveryPageOf(rows, query.limit);
+    return core.recoveryPageOf(rows, query.limit);
   }
 
   async lastAttemptAt(): Promise<number | null> {
@@ -148,29 +98,35 @@ export class PgStatusReader implements StatusReader {
       'lastAttemptAt',
       'SELECT max(timestamp) AS value FROM attempts',
     );
-    return nullableNumber(row?.value ?? null);
+    return row?.value == null ? null : Number(row.value);
   }
 
-  async latestRun(): Promise<RunBreakerView | undefined> {
+  async latestRun(): Promise<core.RunBreakerView | undefined> {
     return undefined;
   }
 
-  async metricsBaseline(): Promise<StatusMetricsBaseline> {
+  async metricsBaseline(): Promise<core.StatusMetricsBaseline> {
     const [attempts, recoveries] = await Promise.all([
       this.number('metricsBaseline', 'SELECT count(*) AS value FROM attempts'),
-      this.rows<{ topic: string; loop_type: string | null; count: number | string }>(
+      this.rows<{ topic: string; loop_type: string | null; count: number | string; loops: number | string }>(
         'metricsBaseline',
-        `SELECT topic, metadata->>'loopType' AS loop_type, count(*) AS count
-         FROM context_entries WHERE topic IN ${RECOVERY_VIEW_IN} GROUP BY 1, 2`,
+        `SELECT topic, metadata->>'loopType' AS loop_type, count(*) AS count,
+           count(*) FILTER (WHERE metadata->>'${core.FOLLOWS_NUDGE_KEY}' IS DISTINCT FROM 'true') AS loops
+         FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} GROUP BY 1, 2`,
       ),
     ]);
     return {
       attempts,
-      recoveries: recoveries.map((r) => ({ topic: r.topic, loopType: r.loop_type, count: Number(r.count) })),
+      recoveries: recoveries.map((r) => ({
+        topic: r.topic,
+        loopType: r.loop_type,
+        count: Number(r.count),
+        loops: Number(r.loops),
+      })),
     };
   }
 
-  async feedPosition(): Promise<FeedPosition> {
+  async feedPosition(): Promise<core.FeedPosition> {
     const [row] = await this.rows<{ attempt_id: number | string; entry_id: number | string }>(
       'feedPosition',
       `SELECT (SELECT coalesce(max(id), 0) FROM attempts) AS attempt_id,
@@ -179,13 +135,13 @@ export class PgStatusReader implements StatusReader {
     return { attemptId: Number(row?.attempt_id ?? 0), entryId: Number(row?.entry_id ?? 0), transitionId: 0 };
   }
 
-  async feedAfter(position: FeedPosition, limit: number): Promise<FeedBatch> {
+  async feedAfter(position: core.FeedPosition, limit: number): Promise<core.FeedBatch> {
     const [attemptId, entries] = await Promise.all([
       this.number('feedAfter', 'SELECT coalesce(max(id), 0) AS value FROM attempts'),
-      this.rows<EntryRow>(
+      this.rows<core.EntryRow>(
         'feedAfter',
         `SELECT ${ENTRY_COLUMNS} FROM context_entries AS e
-         WHERE e.id > $1 AND e.topic IN ${RECOVERY_VIEW_IN} ORDER BY e.id LIMIT $2`,
+         WHERE e.id > $1 AND e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} ORDER BY e.id LIMIT $2`,
         [position.entryId, limit],
       ),
     ]);
@@ -193,7 +149,7 @@ export class PgStatusReader implements StatusReader {
     return {
       attemptsAdded: Math.max(0, attemptId - position.attemptId),
       breakerTransitions: [],
-      recoveries: entries.map((row) => recoveryViewOf(entryOf(row))),
+      recoveries: core.recoveryViewsOf(entries),
       position: { attemptId, entryId: last ? Number(last.id) : position.entryId, transitionId: 0 },
       more: entries.length === limit,
     };

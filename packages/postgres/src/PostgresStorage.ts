@@ -26,9 +26,18 @@ const types: pg.CustomTypesConfig = {
 };
 
 /**
+ * The text hashed into the advisory lock id of `lockKey`: `loopguard:<schema>:<key>`, with any NUL
+ * written as the six characters `\u0000` (PostgreSQL's text cannot hold NUL). Two keys that map to
+ * the same text only serialise each other, as two keys whose hashes collide do; they share no data.
+ */
+function lockText(schema: string, lockKey: string): string {
+  return `loopguard:${schema}:${lockKey.replaceAll('\u0000', '\\u0000')}`;
+}
+
+/**
  * The {@link AsyncStorage} on PostgreSQL: both ports on one `pg` pool, and transactions on one
  * pooled connection. `transaction(fn, { lockKey })` first takes `pg_advisory_xact_lock` on the key
- * (within the storage's schema), so transactions on the same task serialise across every process
+ * (within the storage's schema; any non-empty text, NUL included), so transactions on the same task serialise across every process
  * and host, and the lock is released by commit, rollback or a dropped connection — never left behind
  * by a killed worker.
  *
@@ -78,7 +87,7 @@ export class PostgresStorage implements AsyncStorage {
         await ex.query(
           'PostgresStorage.transaction (advisory lock)',
           'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
-          [`loopguard:${this.schema}:${lockKey}`],
+          [lockText(this.schema, lockKey)],
           'loopguard_lock',
         );
       }

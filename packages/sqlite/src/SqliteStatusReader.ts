@@ -1,43 +1,9 @@
-import {
-  type BreakerTransitionView,
-  decodeStatusCursor,
-  type EntryRow,
-  encodeStatusCursor,
-  entryOf,
-  type FeedBatch,
-  type FeedPosition,
-  RECOVERY_TOPICS_SQL,
-  RECOVERY_VIEW_TOPICS_SQL,
-  type RecoveryPage,
-  type RecoveryPageQuery,
-  type RunBreakerView,
-  recoveryPageOf,
-  recoveryViewOf,
-  type StatusMetricsBaseline,
-  type StatusReader,
-  type TaskPageQuery,
-  type TaskStatusPage,
-} from '@loopguard/core/internal';
+import * as core from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteRunStore } from './SqliteRunStore.js';
 
-/** The recovery topics as the schema's partial indexes spell them (the same text lets SQLite use them). */
-const RECOVERY_IN = RECOVERY_TOPICS_SQL;
-/** The recovery topics plus `loop_nudge`, `loop_stop`, as the partial index `context_entries_recovery_view_time` spells them. */
-const RECOVERY_VIEW_IN = RECOVERY_VIEW_TOPICS_SQL;
-
-interface TaskSqlRow {
-  id: string;
-  title: string;
-  status: string;
-  blocked_reason: string | null;
-  attempt_count: number;
-  last_attempt: number | null;
-  last_recovery: string | null;
-}
-
 /**
- * The status server's reads ({@link StatusReader}) on a loopguard SQLite database, with paged,
+ * The status server's reads ({@link core.StatusReader}) on a loopguard SQLite database, with paged,
  * index-backed queries (none scans all tasks or all attempts per request). The newest run comes
  * from {@link SqliteRunStore}, so a run state it reports (such as `interrupted`) is shown as is.
  * Reads only: the database may be opened read-only.
@@ -45,7 +11,7 @@ interface TaskSqlRow {
  * const reader = new SqliteStatusReader(openLoopGuardDatabase('state.db', { readonly: true }));
  * await reader.taskPage({ limit: 100, attemptsSince: Date.now() - 3_600_000 });
  */
-export class SqliteStatusReader implements StatusReader {
+export class SqliteStatusReader implements core.StatusReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly tables = new Set<string>();
@@ -83,43 +49,28 @@ export class SqliteStatusReader implements StatusReader {
     return found !== undefined;
   }
 
-  async taskPage(query: TaskPageQuery): Promise<TaskStatusPage> {
-    const after = query.cursor === undefined ? '' : decodeStatusCursor(query.cursor, ['string'])[0];
+  async taskPage(query: core.TaskPageQuery): Promise<core.TaskStatusPage> {
     const rows = this.cached(`
       SELECT t.id, t.title, t.status, t.blocked_reason,
         (SELECT count(*) FROM attempts AS a WHERE a.task_id = t.id AND a.timestamp >= @since) AS attempt_count,
         (SELECT max(a.timestamp) FROM attempts AS a WHERE a.task_id = t.id AND a.timestamp >= @since) AS last_attempt,
         (SELECT e.topic FROM context_entry_tasks AS l JOIN context_entries AS e ON e.id = l.entry_id
-          WHERE l.task_id = t.id AND e.topic IN ${RECOVERY_IN}
+          WHERE l.task_id = t.id AND e.topic IN ${core.RECOVERY_TOPICS_SQL}
           ORDER BY l.timestamp DESC, l.entry_id DESC LIMIT 1) AS last_recovery
       FROM tasks AS t
       WHERE t.id > @after ORDER BY t.id LIMIT @limit`).all({
       since: query.attemptsSince,
-      after,
+      after: core.taskPageAfter(query) ?? '',
       limit: query.limit + 1,
-    }) as TaskSqlRow[];
-    const tasks = rows.slice(0, query.limit).map((row) => ({
-      id: row.id,
-      title: row.title,
-      status: row.status,
-      blockedReason: row.blocked_reason,
-      attemptCount: row.attempt_count,
-      lastAttempt: row.last_attempt,
-      lastRecovery: row.last_recovery,
-    }));
-    const last = tasks.at(-1);
-    return {
-      tasks,
-      total: this.value<number>('SELECT count(*) FROM tasks'),
-      nextCursor: rows.length > query.limit && last ? encodeStatusCursor([last.id]) : null,
-    };
+    }) as core.TaskPageRow[];
+    return core.taskPageOf(rows, query.limit, this.value<number>('SELECT count(*) FROM tasks'));
   }
 
-  async recoveryPage(query: RecoveryPageQuery): Promise<RecoveryPage> {
+  async recoveryPage(query: core.RecoveryPageQuery): Promise<core.RecoveryPage> {
     const byTask = query.taskId !== undefined;
     const time = byTask ? 'l.timestamp' : 'e.timestamp';
     const id = byTask ? 'l.entry_id' : 'e.id';
-    const where = [`e.topic IN ${RECOVERY_VIEW_IN}`];
+    const where = [`e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}`];
     const params: (string | number)[] = [];
     const add = (condition: string, ...values: (string | number)[]): void => {
       where.push(condition);
@@ -129,23 +80,23 @@ export class SqliteStatusReader implements StatusReader {
     if (query.topic !== undefined) add('e.topic = ?', query.topic);
     if (query.since !== undefined) add(`${time} >= ?`, query.since);
     if (query.until !== undefined) add(`${time} < ?`, query.until);
-    if (query.cursor !== undefined) {
-      const [timestamp, entryId] = decodeStatusCursor(query.cursor, ['number', 'number']);
-      add(`(${time} < ? OR (${time} = ? AND ${id} < ?))`, timestamp, timestamp, entryId);
+    const after = core.recoveryPageAfter(query);
+    if (after !== null) {
+      add(`(${time} < ? OR (${time} = ? AND ${id} < ?))`, after.timestamp, after.timestamp, after.entryId);
     }
     const from = byTask
       ? 'context_entry_tasks AS l JOIN context_entries AS e ON e.id = l.entry_id'
       : 'context_entries AS e';
     const sql = `SELECT e.* FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${time} DESC, ${id} DESC LIMIT ?`;
-    const rows = this.cached(sql).all(...params, query.limit + 1) as EntryRow[];
-    return recoveryPageOf(rows, query.limit);
+    const rows = this.cached(sql).all(...params, query.limit + 1) as core.EntryRow[];
+    return core.recoveryPageOf(rows, query.limit);
   }
 
   async lastAttemptAt(): Promise<number | null> {
     return this.value<number | null>('SELECT max(timestamp) FROM attempts');
   }
 
-  async latestRun(): Promise<RunBreakerView | undefined> {
+  async latestRun(): Promise<core.RunBreakerView | undefined> {
     if (!this.hasTable('runs')) return undefined;
     this.runs ??= new SqliteRunStore({ db: this.db });
     const run = this.runs.listRuns(1)[0];
@@ -159,15 +110,16 @@ export class SqliteStatusReader implements StatusReader {
     };
   }
 
-  async metricsBaseline(): Promise<StatusMetricsBaseline> {
+  async metricsBaseline(): Promise<core.StatusMetricsBaseline> {
     const recoveries = this.cached(
-      `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count
-       FROM context_entries WHERE topic IN ${RECOVERY_VIEW_IN} GROUP BY 1, 2`,
-    ).all() as StatusMetricsBaseline['recoveries'];
+      `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count,
+         sum(json_extract(metadata, '$.${core.FOLLOWS_NUDGE_KEY}') IS NOT 1) AS loops
+       FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} GROUP BY 1, 2`,
+    ).all() as core.StatusMetricsBaseline['recoveries'];
     return { attempts: this.value<number>('SELECT count(*) FROM attempts'), recoveries };
   }
 
-  async feedPosition(): Promise<FeedPosition> {
+  async feedPosition(): Promise<core.FeedPosition> {
     return {
       attemptId: this.value<number>('SELECT coalesce(max(id), 0) FROM attempts'),
       entryId: this.value<number>('SELECT coalesce(max(id), 0) FROM context_entries'),
@@ -177,20 +129,20 @@ export class SqliteStatusReader implements StatusReader {
     };
   }
 
-  async feedAfter(position: FeedPosition, limit: number): Promise<FeedBatch> {
+  async feedAfter(position: core.FeedPosition, limit: number): Promise<core.FeedBatch> {
     const attemptId = this.value<number>('SELECT coalesce(max(id), 0) FROM attempts');
     const transitions = this.hasTable('breaker_transitions')
       ? (this.cached(
           'SELECT id, run_id AS runId, at, from_state AS "from", to_state AS state, reason FROM breaker_transitions WHERE id > ? ORDER BY id LIMIT ?',
-        ).all(position.transitionId, limit) as BreakerTransitionView[])
+        ).all(position.transitionId, limit) as core.BreakerTransitionView[])
       : [];
     const entries = this.cached(
-      `SELECT * FROM context_entries WHERE id > ? AND topic IN ${RECOVERY_VIEW_IN} ORDER BY id LIMIT ?`,
-    ).all(position.entryId, limit) as EntryRow[];
+      `SELECT * FROM context_entries WHERE id > ? AND topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} ORDER BY id LIMIT ?`,
+    ).all(position.entryId, limit) as core.EntryRow[];
     return {
       attemptsAdded: Math.max(0, attemptId - position.attemptId),
       breakerTransitions: transitions,
-      recoveries: entries.map((row) => recoveryViewOf(entryOf(row))),
+      recoveries: core.recoveryViewsOf(entries),
       // Recoveries delete a task's attempts, so the highest id can go down; new ids continue from it.
       position: {
         attemptId,

@@ -23,7 +23,6 @@ import {
 } from './detectorInput.js';
 import { type DetectorSettings, detectorSettings, type ResolvedDetectorOptions } from './detectorSettings.js';
 import type {
-  AppliedRecovery,
   AttemptWithTransition,
   EscalationResolved,
   LoopDetectorEvents,
@@ -145,7 +144,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
 
   /**
    * Judges the task's attempts inside the window, then the cross-task cycles of this process's
-   * newest attempts.
+   * newest attempts (with `sharedStorage`, of every process's newest stored attempts).
    * @throws InvalidInputError when `taskId` is not a non-empty string.
    */
   detectLoop(taskId: string): LoopDetectionResult {
@@ -335,15 +334,19 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
     return recovery;
   }
 
-  /** Escalates every task of the cycle that includes `taskId`, in one transaction. */
+  /**
+   * Escalates every task of the cycle that includes `taskId`, re-judged against storage in the same
+   * transaction (so that one of several processes writes it).
+   */
   private recoverCycle(taskId: string): { outcome: RecoveryOutcome } {
-    const cycle = this.cache.cycleOf(taskId, this.settings.clock.now());
     const { cycle: options } = this.settings;
-    if (cycle === null || options === null) {
+    const since = this.settings.clock.now() - this.options.attemptWindow;
+    const written = options === null ? null : this.run(flow.recoverStoredCycle(taskId, since, options));
+    if (written === null) {
       return { outcome: { applied: false, taskId, reason: 'The cross-task cycle no longer holds.' } };
     }
-    const outcome: AppliedRecovery = this.run(flow.recoverCycle(taskId, cycle, options));
-    for (const id of cycle.tasks) this.cache.forget(id);
+    for (const id of written.cycle.tasks) this.cache.forget(id);
+    const { outcome, cycle } = written;
     logRecovery(this.log, outcome, cycleResultOf(cycle, taskId, this.settings.detection.maxEvidence));
     return { outcome };
   }

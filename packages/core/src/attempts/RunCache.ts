@@ -4,7 +4,7 @@ import type { DetectorSettings } from './detectorSettings.js';
 import { type RunState, runsOf, stepRuns } from './loopRules.js';
 import { runSync } from './portCall.js';
 import { findTaskCycle, type TaskCycle } from './taskCycle.js';
-import { grantActive } from './workflows.js';
+import { grantActive, storedCycle } from './workflows.js';
 
 /** The runner's view of one task: the attempts inside the window and the runs they end with. */
 export interface TaskTrack {
@@ -94,11 +94,16 @@ export class RunCache {
     });
   }
 
-  /** The cross-task cycle of this process's newest attempts that includes `taskId`, if any. */
+  /**
+   * The cross-task cycle of this process's newest attempts that includes `taskId`, if any; with
+   * `sharedStorage`, of the newest stored attempts (every process's).
+   */
   cycleOf(taskId: string, now: number): TaskCycle | null {
     const { cycle: options } = this.settings;
     if (options === null) return null;
     const since = now - this.settings.options.attemptWindow;
+    if (this.settings.options.sharedStorage)
+      return runSync(storedCycle(taskId, since, options), this.storage);
     const cycle = findTaskCycle(
       this.recent.filter((a) => a.timestamp >= since),
       options,

@@ -24,7 +24,7 @@ import type { LoopDetectionResult } from './loopDetection.js';
 import type { LoopDetectorOptions } from './loopDetectorOptions.js';
 import { runAsync } from './portCall.js';
 import type { RecoveryOutcome } from './recoveryOutcome.js';
-import { cycleResultOf, type TaskCycle } from './taskCycle.js';
+import { cycleLockKey, cycleResultOf, type TaskCycle } from './taskCycle.js';
 import * as flow from './workflows.js';
 
 /**
@@ -146,7 +146,7 @@ export class SharedLoopDetector extends SafeEmitter<types.LoopDetectorEvents> im
     const now = this.settings.clock.now();
     let result = await runAsync(flow.judgeStored(taskId, now, this.settings.detection), this.storage);
     if (!result.isLooping) {
-      const cycle = await this.cycleOf(taskId, now, this.storage);
+      const cycle = await this.cycleOf(taskId, now);
       if (cycle !== null) result = cycleResultOf(cycle, taskId, this.settings.detection.maxEvidence);
     }
     if (result.isLooping) this.announce(result);
@@ -280,27 +280,23 @@ export class SharedLoopDetector extends SafeEmitter<types.LoopDetectorEvents> im
   }
 
   /** The cross-task cycle of the newest stored attempts that includes `taskId`, if any. */
-  private async cycleOf(taskId: string, now: number, ports: AsyncStoragePorts): Promise<TaskCycle | null> {
+  private async cycleOf(taskId: string, now: number): Promise<TaskCycle | null> {
     const { cycle: options } = this.settings;
     if (options === null) return null;
-    const cycle = await runAsync(flow.storedCycle(now - this.options.attemptWindow, options), ports);
-    return cycle?.tasks.includes(taskId) ? cycle : null;
+    return runAsync(flow.storedCycle(taskId, now - this.options.attemptWindow, options), this.storage);
   }
 
   /** Escalates every task of the cycle that includes `taskId`, re-judged inside a transaction locked on the cycle. */
   private async recoverCycle(taskId: string): Promise<RecoveryOutcome> {
     const { cycle: options } = this.settings;
     const now = this.settings.clock.now();
-    const seen = await this.cycleOf(taskId, now, this.storage);
+    const seen = await this.cycleOf(taskId, now);
     const gone: RecoveryOutcome = { applied: false, taskId, reason: 'The cross-task cycle no longer holds.' };
     if (seen === null || options === null) return gone;
-    const key = `cycle:${[...seen.tasks].sort().join('\u0000')}`;
-    const written = await this.locked(key, async (tx) => {
-      const cycle = await this.cycleOf(taskId, now, tx);
-      return cycle === null
-        ? null
-        : { cycle, outcome: await runAsync(flow.recoverCycle(taskId, cycle, options), tx) };
-    });
+    const since = now - this.options.attemptWindow;
+    const written = await this.locked(cycleLockKey(seen.tasks), (tx) =>
+      runAsync(flow.recoverStoredCycle(taskId, since, options), tx),
+    );
     if (written === null) return gone;
     logRecovery(
       this.log,

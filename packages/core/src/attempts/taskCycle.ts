@@ -108,6 +108,15 @@ export function planCycleRecovery(
 }
 
 /**
+ * The lock key of a cycle's recovery: its tasks in a fixed order, JSON-encoded so that no task id
+ * can run into another and no control character (PostgreSQL's text refuses NUL) reaches the storage.
+ * @example cycleLockKey(['T2', 'T1']); // 'cycle:["T1","T2"]'
+ */
+export function cycleLockKey(tasks: readonly string[]): string {
+  return `cycle:${JSON.stringify([...tasks].sort())}`;
+}
+
+/**
  * The detection result of `cycle` for `taskId`, one of its tasks: a `cross_task_cycle` escalation
  * with the newest `maxEvidence` attempts of the cycle as evidence.
  */

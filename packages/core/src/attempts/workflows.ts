@@ -103,10 +103,28 @@ function* applyPlan(plan: RecoveryPlan): Workflow<AppliedRecovery> {
   return { applied: true, taskId, action, loopType, entry: entries[0] as ContextEntry, task };
 }
 
-/** The cross-task cycle the newest stored attempts (every worker's) make, if any. */
-export function* storedCycle(since: number, options: TaskCycleOptions): Workflow<TaskCycle | null> {
+/** The cross-task cycle the newest stored attempts (every worker's) make, if it includes `taskId`. */
+export function* storedCycle(
+  taskId: string,
+  since: number,
+  options: TaskCycleOptions,
+): Workflow<TaskCycle | null> {
   const recent = yield* call('attempts', 'listRecent', since, options.cycleRounds * options.maxCycleTasks);
-  return findTaskCycle(recent, options);
+  const cycle = findTaskCycle(recent, options);
+  return cycle?.tasks.includes(taskId) ? cycle : null;
+}
+
+/**
+ * Re-judges the stored cycle that includes `taskId` and, when it still holds, escalates every task
+ * of it; `null` when it no longer holds (another worker recovered it, or new attempts broke it).
+ */
+export function* recoverStoredCycle(
+  taskId: string,
+  since: number,
+  options: TaskCycleOptions,
+): Workflow<{ cycle: TaskCycle; outcome: AppliedRecovery } | null> {
+  const cycle = yield* storedCycle(taskId, since, options);
+  return cycle === null ? null : { cycle, outcome: yield* recoverCycle(taskId, cycle, options) };
 }
 
 /** Escalates every task of `cycle` (the cycle `taskId` is part of). */

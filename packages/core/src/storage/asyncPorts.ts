@@ -47,7 +47,8 @@ export interface AsyncTransactionOptions {
   /**
    * Serialises the transaction against every other transaction with the same key, in every process
    * on the same store (PostgreSQL: `pg_advisory_xact_lock`), until it commits or rolls back. The
-   * detectors pass the task id, so that judging a task and writing its recovery is one step.
+   * detectors pass the task id, so that judging a task and writing its recovery is one step. Any
+   * non-empty text is a key (NUL included); an empty key is an `InvalidInputError`.
    * @default no lock beyond the store's own
    */
   lockKey?: string;

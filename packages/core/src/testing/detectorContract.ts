@@ -147,6 +147,32 @@ function runnerContract(create: () => Promise<ContractSubject>, runnerOn: Runner
     expect(await a.stateMachine.listContextEntries({ topics: RECOVERY_TOPICS })).toHaveLength(1);
   });
 
+  it('a cross-task cycle recorded by two detectors is escalated once, with every task blocked', async () => {
+    const workers = [detectorOn(), detectorOn()];
+    const cycle = ['C1', 'C2', 'C3'];
+    for (const id of cycle) await a.stateMachine.upsertTask({ id });
+    let turn = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const id of cycle) {
+        a.clock.advance(1000);
+        const worker = workers[turn++ % 2] as SharedLoopDetector;
+        await worker.recordAttempt(id, 'in_progress', ['waiting for review'], [], `w${turn % 2}`);
+      }
+    }
+    const results = await Promise.all(workers.map((w) => w.detectLoop('C2')));
+    for (const result of results) {
+      expect(result).toMatchObject({ isLooping: true, loopType: 'cross_task_cycle', cycleTasks: cycle });
+    }
+    const outcomes = await Promise.all(workers.map((w, i) => w.applyRecovery(results[i] as never)));
+    expect(outcomes.filter((o) => o.applied)).toHaveLength(1);
+    const entries = await a.stateMachine.listContextEntries({ topics: RECOVERY_TOPICS });
+    expect(entries.map((e) => [e.topic, e.relatedTasks])).toEqual([['loop_escalation', cycle]]);
+    for (const id of cycle) {
+      expect((await a.stateMachine.getTask(id))?.status).toBe('blocked');
+      expect(await a.attempts.listSince(id, 0)).toEqual([]);
+    }
+  });
+
   it('a failed recovery leaves the task, the entries and the attempts as they were', async () => {
     const detector = detectorOn();
     await a.stateMachine.upsertTask({ id: 'T1' });

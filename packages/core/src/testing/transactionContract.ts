@@ -105,6 +105,14 @@ export function transactionContract(create: () => Promise<ContractSubject>): voi
       await expect(a.storage.transaction(async () => 1, { lockKey: '' })).rejects.toThrow(/lockKey/);
     });
 
+    it('any non-empty text is a lock key: NUL, quotes, non-ASCII and long keys lock and commit', async () => {
+      const keys = ['cycle:a\u0000b', 'T\'1"; --', 'tâche ✓ 任务', 'k'.repeat(5000), '\\u0000'];
+      for (const [i, lockKey] of keys.entries()) {
+        await a.storage.transaction((tx) => tx.attempts.append(attempt(`T${i}`, T0)), { lockKey });
+      }
+      expect((await a.attempts.summarize(0)).size).toBe(keys.length);
+    });
+
     it('transactions on the same lock key run one after the other', async () => {
       await a.stateMachine.upsertTask({ id: 'T1', metadata: { n: 0 } });
       const increment = () =>
