@@ -11,6 +11,7 @@ import { guardTrip } from './guardTrip.js';
 import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 import { permissionDenied } from './permissionDenied.js';
+import { scanTranscript } from './scanTranscript.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -24,6 +25,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   breakerTrip,
   activeWork,
   nearDuplicateRetry,
+  scanTranscript,
   claudeCodeHook,
   aiSdkAgent,
 ];
