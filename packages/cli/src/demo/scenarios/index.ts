@@ -1,7 +1,9 @@
 import type { DemoScenario } from '../DemoContext.js';
 import { activeWork } from './activeWork.js';
+import { aiSdkAgent } from './aiSdkAgent.js';
 import { blockedTaskSpin } from './blockedTaskSpin.js';
 import { breakerTrip } from './breakerTrip.js';
+import { claudeCodeHook } from './claudeCodeHook.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
@@ -9,6 +11,7 @@ import { guardTrip } from './guardTrip.js';
 import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 import { permissionDenied } from './permissionDenied.js';
+import { scanTranscript } from './scanTranscript.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -22,4 +25,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   breakerTrip,
   activeWork,
   nearDuplicateRetry,
+  scanTranscript,
+  claudeCodeHook,
+  aiSdkAgent,
 ];
