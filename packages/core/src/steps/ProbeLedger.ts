@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
-import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import { compactKey } from './stepKeys.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
@@ -260,14 +260,6 @@ export class ProbeLedger implements SnapshotPart {
 }
 
 const int = z.number().int();
-const evidenceSchema = z.object({
-  step: int,
-  tool: z.string().optional(),
-  action: z.string().optional(),
-  output: z.string().optional(),
-  error: z.boolean().optional(),
-  message: z.string().optional(),
-});
 const ledgerStateSchema = z.object({
   changes: int.nonnegative(),
   learned: int.nonnegative(),

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
 export interface StepEvidence {
   /** 0-based index of the step in the run (the observation's index for a turn). */
@@ -24,3 +26,13 @@ export function cleanEvidence(
   }
   return out;
 }
+
+/** zod schema of a {@link StepEvidence} in a snapshot. */
+export const evidenceSchema = z.object({
+  step: z.number().int(),
+  tool: z.string().optional(),
+  action: z.string().optional(),
+  output: z.string().optional(),
+  error: z.boolean().optional(),
+  message: z.string().optional(),
+});
