@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 # shellcheck source=lib/stage.sh
 source scripts/lib/stage.sh
 bash scripts/setup.sh
-stage "building (tsc -b)" bash scripts/pnpm.sh exec tsc -b
+stage "building (tsc -b and the hook bundle)" bash scripts/pnpm.sh run build
 stages_done
 node packages/cli/dist/bin.js demo "$@"

@@ -1,10 +1,21 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 const args = process.argv.slice(2);
 if (args[0] === 'hook' && args.length === 2 && !args[1]?.startsWith('-')) {
-  // A hook call is one process per tool call of the agent: load only what it needs (no commander,
-  // no server), so that node's start-up dominates its latency.
-  const { processHookIo, runHook } = await import('./hook/runHook.js');
-  process.exitCode = await runHook(args[1] as string, processHookIo());
+  // A hook call is one process per tool call of the agent: load only what it needs, from the one
+  // file the build bundles (scripts/bundle-hook.mjs), or from the modules when it was not built.
+  const bundle = fileURLToPath(new URL('./bundle/hook.cjs', import.meta.url));
+  if (existsSync(bundle)) {
+    const { loadHookBundle } = await import('./hook/hookBundle.js');
+    const { hookMain, saveCache } = loadHookBundle(bundle);
+    process.exitCode = await hookMain(args[1] as string);
+    saveCache();
+  } else {
+    const { hookMain } = await import('./hook/hookMain.js');
+    process.exitCode = await hookMain(args[1] as string);
+  }
 } else {
   const { processIo } = await import('./cliIo.js');
   const { runCli } = await import('./main.js');

@@ -16,6 +16,8 @@ export interface CliIo {
   cwd: string;
   /** Whether standard output is a terminal (live status line, colours). @default process.stdout.isTTY */
   isTTY: boolean;
+  /** Whether standard error is a terminal (progress bars). @default process.stderr.isTTY */
+  stderrIsTTY?: boolean;
   /**
    * Asks a person one question and resolves with the answer line; absent when nobody can answer
    * (standard input is not a terminal). The pause menu of `loopguard run` asks through it.
@@ -31,6 +33,7 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     ...(process.stdin.isTTY === true ? { ask: askOnTerminal } : {}),
   };
 }

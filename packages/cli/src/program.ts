@@ -9,6 +9,7 @@ import { registerResetCommand } from './commands/reset.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerScanCommand } from './commands/scan.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatusCommand } from './commands/status.js';
 
@@ -38,5 +39,6 @@ export function createProgram(io: CliIo): Command {
   registerRecoveriesCommand(program, io);
   registerHookCommand(program, io);
   registerInitCommand(program, io);
+  registerScanCommand(program, io);
   return program;
 }

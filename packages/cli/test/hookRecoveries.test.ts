@@ -90,7 +90,7 @@ describe('a hook session on the recoveries page', () => {
     expect(other.recoveries).toEqual([]);
   });
 
-  it("shows the stop in `loopguard serve`'s /recoveries and counts it in /metrics", async () => {
+  it("shows the stop in `loopguard serve`'s /recoveries and counts it in /metrics, the nudged loop once", async () => {
     const dir = tempProject();
     await loopUntilStopped(dir, 's9');
     const { url, stop } = await startServe(dir);
@@ -105,6 +105,10 @@ describe('a hook session on the recoveries page', () => {
       expect(all.recoveries.map((r) => r.action)).toEqual(['stop', 'nudge']);
       const metrics = await (await fetch(new URL('/metrics', url))).text();
       expect(metrics).toContain('loopguard_recoveries_total{action="stop"} 1');
+      expect(metrics).toContain('loopguard_recoveries_total{action="nudge"} 1');
+      // the stop ends the loop the nudge began: one loop
+      const loops = [...metrics.matchAll(/^loopguard_loops_detected_total\{[^}]*\} (\d+)$/gm)];
+      expect(loops.map((m) => Number(m[1])).reduce((a, b) => a + b, 0)).toBe(1);
     } finally {
       await stop();
     }

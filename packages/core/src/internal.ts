@@ -47,10 +47,12 @@ export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.
 export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {
   actionOfTopic,
+  FOLLOWS_NUDGE_KEY,
   RECOVERY_VIEW_TOPICS,
   type RecoveryView,
   type RecoveryViewTopic,
   recoveryViewOf,
+  startsLoop,
 } from './storage/recoveryView.js';
 export {
   ATTEMPT_COLUMNS,

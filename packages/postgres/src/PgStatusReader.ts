@@ -112,15 +112,21 @@ export class PgStatusReader implements core.StatusReader {
   async metricsBaseline(): Promise<core.StatusMetricsBaseline> {
     const [attempts, recoveries] = await Promise.all([
       this.number('metricsBaseline', 'SELECT count(*) AS value FROM attempts'),
-      this.rows<{ topic: string; loop_type: string | null; count: number | string }>(
+      this.rows<{ topic: string; loop_type: string | null; count: number | string; loops: number | string }>(
         'metricsBaseline',
-        `SELECT topic, metadata->>'loopType' AS loop_type, count(*) AS count
+        `SELECT topic, metadata->>'loopType' AS loop_type, count(*) AS count,
+           count(*) FILTER (WHERE metadata->>'${core.FOLLOWS_NUDGE_KEY}' IS DISTINCT FROM 'true') AS loops
          FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} GROUP BY 1, 2`,
       ),
     ]);
     return {
       attempts,
-      recoveries: recoveries.map((r) => ({ topic: r.topic, loopType: r.loop_type, count: Number(r.count) })),
+      recoveries: recoveries.map((r) => ({
+        topic: r.topic,
+        loopType: r.loop_type,
+        count: Number(r.count),
+        loops: Number(r.loops),
+      })),
     };
   }
 

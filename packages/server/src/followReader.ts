@@ -1,4 +1,4 @@
-import type { FeedPosition, StatusReader } from '@loopguard/core/internal';
+import { type FeedPosition, type StatusReader, startsLoop } from '@loopguard/core/internal';
 import type { LiveFeed } from './LiveFeed.js';
 
 /** Recoveries and transitions read per query while catching up. */
@@ -13,24 +13,40 @@ export interface FollowReaderOptions {
   intervalMs?: number;
 }
 
+/** A running follower of a store. */
+export interface StoreFollower {
+  /**
+   * Reads the store now and emits what was written since the last read: settles once everything
+   * committed before the call is on the feed (so that `/metrics` counts what `/recoveries` shows).
+   * Calls while a read runs share the next one. Rejects with the store's error when it cannot be read.
+   */
+  catchUp(): Promise<void>;
+  /** Stops following. */
+  stop(): void;
+}
+
 /**
- * Follows a store that other processes write (a cursor poll): every `intervalMs` it reads what was
- * written after the last position (by id, through the primary keys) and emits it on `feed`:
- * `attemptsRecorded`, `breakerStateChanged` per breaker transition, then `loopDetected` and
- * `recoveryApplied` per recovery. Reads never overlap; a failed read (a busy file, a lost
- * connection) is retried at the next interval from the same position. Returns a function that stops.
+ * Follows a store that other processes write (a cursor poll): every `intervalMs`, and whenever
+ * asked to catch up, it reads what was written after the last position (by id, through the
+ * primary keys) and emits it on `feed`: `attemptsRecorded`, `breakerStateChanged` per breaker
+ * transition, then per recovery `loopDetected` (when it begins a loop: a stop that follows its
+ * nudge is the same loop) and `recoveryApplied`. Reads never overlap; a failed read (a busy file, a
+ * lost connection) is retried at the next interval from the same position.
  * @example
- * const stop = followReader(reader, await reader.feedPosition(), feed, { intervalMs: 250 });
+ * const follower = followReader(reader, await reader.feedPosition(), feed, { intervalMs: 250 });
+ * await follower.catchUp(); // before serving /metrics
  */
 export function followReader(
   reader: StatusReader,
   start: FeedPosition,
   feed: LiveFeed,
   options: FollowReaderOptions = {},
-): () => void {
+): StoreFollower {
   let position = start;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
 
   const poll = async (): Promise<void> => {
     for (;;) {
@@ -39,7 +55,7 @@ export function followReader(
       if (batch.attemptsAdded > 0) feed.emit('attemptsRecorded', { count: batch.attemptsAdded });
       for (const transition of batch.breakerTransitions) feed.emit('breakerStateChanged', { ...transition });
       for (const recovery of batch.recoveries) {
-        if (recovery.loopType !== null && recovery.taskId !== null) {
+        if (recovery.loopType !== null && recovery.taskId !== null && startsLoop(recovery)) {
           feed.emit('loopDetected', {
             taskId: recovery.taskId,
             loopType: recovery.loopType,
@@ -53,18 +69,37 @@ export function followReader(
       if (!batch.more) return;
     }
   };
+  /** A read that starts now, or right after the one running (which may have begun before the call). */
+  const read = (): Promise<void> => {
+    if (running === undefined) {
+      running = poll().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    next ??= running
+      .catch(() => undefined)
+      .then(() => {
+        next = undefined;
+        return read();
+      });
+    return next;
+  };
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {
-      poll()
-        .catch(() => undefined) // the next poll reads what this one missed
+      read()
+        .catch(() => undefined) // the next read gets what this one missed
         .finally(schedule);
     }, options.intervalMs ?? 500);
     timer.unref();
   };
   schedule();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
+  return {
+    catchUp: read,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }

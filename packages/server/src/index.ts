@@ -9,7 +9,7 @@ export {
 } from '@loopguard/core/internal';
 export { attachEmitter, type LiveEmitter } from './attachEmitter.js';
 export { createStatusHandler, type StatusHandler, type StatusHandlerOptions } from './createStatusHandler.js';
-export { type FollowReaderOptions, followReader } from './followReader.js';
+export { type FollowReaderOptions, followReader, type StoreFollower } from './followReader.js';
 export { HttpError } from './http/HttpError.js';
 export { CONTENT_SECURITY_POLICY } from './http/responses.js';
 export { type BreakerView, LiveFeed, type LiveFeedEvents } from './LiveFeed.js';

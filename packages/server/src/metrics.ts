@@ -35,13 +35,13 @@ export function createMetrics(feed: LiveFeed): StatusMetrics {
   });
   const loops = new Counter({
     name: 'loopguard_loops_detected_total',
-    help: 'Loops detected, by loop type.',
+    help: 'Loops detected, by loop type (a nudged, then stopped loop counts once).',
     labelNames: ['loop_type'],
     registers: [registry],
   });
   const recoveries = new Counter({
     name: 'loopguard_recoveries_total',
-    help: 'Recoveries written, by action (force_next, unblock_authority, escalate).',
+    help: 'Recoveries written, by action (force_next, unblock_authority, escalate, nudge, stop).',
     labelNames: ['action'],
     registers: [registry],
   });
@@ -78,9 +78,9 @@ export function createMetrics(feed: LiveFeed): StatusMetrics {
     registry,
     countStored(baseline) {
       attempts.inc(baseline.attempts);
-      for (const { topic, loopType, count } of baseline.recoveries) {
+      for (const { topic, loopType, count, loops: began } of baseline.recoveries) {
         recoveries.inc({ action: actionOfTopic(topic) }, count);
-        if (loopType !== null) loops.inc({ loop_type: loopType }, count);
+        if (loopType !== null && began > 0) loops.inc({ loop_type: loopType }, began);
       }
     },
   };

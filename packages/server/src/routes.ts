@@ -70,7 +70,7 @@ export async function route(
     case '/healthz':
       return sendJson(res, 200, { ok: true });
     case '/metrics': {
-      await sources.ready;
+      await sources.catchUp();
       const { registry } = sources.metrics;
       const text = await registry.metrics();
       res.statusCode = 200;

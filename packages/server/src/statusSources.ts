@@ -1,7 +1,7 @@
 import type { Clock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { attachEmitter, type LiveEmitter } from './attachEmitter.js';
-import { followReader } from './followReader.js';
+import { followReader, type StoreFollower } from './followReader.js';
 import { type BreakerView, LiveFeed } from './LiveFeed.js';
 import { createMetrics, type StatusMetrics } from './metrics.js';
 import type { StatusQuery } from './queryParams.js';
@@ -38,6 +38,12 @@ export interface StatusSources {
   readonly metrics: StatusMetrics;
   /** Settles once the metrics hold what the store held and the follower runs; rejects when the store cannot be read. */
   readonly ready: Promise<void>;
+  /**
+   * Settles once the feed (and so the metrics) holds everything committed to the store before the
+   * call: `/metrics` reads the state `/recoveries` reads. At once with in-process emitters (nothing
+   * to follow). Rejects when the store cannot be read.
+   */
+  catchUp(): Promise<void>;
   /** The status page for `query`. */
   status(query: StatusQuery): Promise<StatusSnapshot>;
   /**
@@ -66,6 +72,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
   const feed = new LiveFeed();
   const metrics = createMetrics(feed);
   const stops: (() => void)[] = [];
+  let follower: StoreFollower | undefined;
   let stopped = false;
   let attemptsRecorded = 0;
   feed.on('attemptsRecorded', ({ count }) => {
@@ -84,16 +91,24 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
     metrics.countStored(baseline);
     attemptsRecorded += baseline.attempts;
     if (breaker) feed.emit('breakerStateChanged', breaker); // sets the gauge
-    if (position !== undefined && !stopped)
-      stops.push(followReader(reader, position, feed, { intervalMs: options.followIntervalMs }));
+    if (position !== undefined && !stopped) {
+      follower = followReader(reader, position, feed, { intervalMs: options.followIntervalMs });
+      stops.push(follower.stop);
+    }
   })();
   ready.catch(() => undefined); // reported to each request (and by startStatusServer)
 
+  const catchUp = async () => {
+    await ready;
+    await follower?.catchUp();
+  };
   return {
     feed,
     metrics,
     ready,
+    catchUp,
     async status(query) {
+      await catchUp(); // tickCount counts the attempts the follower saw
       return statusSnapshot(reader, query, {
         clock,
         attemptsRecorded,

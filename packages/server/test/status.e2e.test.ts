@@ -1,4 +1,5 @@
-import type { ContextEntryInput } from '@loopguard/core';
+import type { ContextEntry, ContextEntryInput, StateMachine } from '@loopguard/core';
+import { StepLoopDetector } from '@loopguard/core/steps';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
 import { waitForEvent } from './helpers.js';
@@ -44,6 +45,37 @@ function hookEntry(topic: 'loop_nudge' | 'loop_stop', session: string): ContextE
       runId: session,
     },
   };
+}
+
+/** The nudge and the stop a step detector records for a session that repeats a failing command. */
+function nudgedThenStopped(session: string): ContextEntryInput[] {
+  const entries: ContextEntryInput[] = [];
+  const port = {
+    addContextEntry: (input: ContextEntryInput): ContextEntry => {
+      entries.push(input);
+      return { ...input, id: String(entries.length), timestamp: 0 } as ContextEntry;
+    },
+  } as unknown as StateMachine;
+  const detector = new StepLoopDetector({ stateMachine: port, taskId: `claude:${session}` });
+  while (!entries.some((e) => e.topic === 'loop_stop')) {
+    if (detector.stepCount > 40) throw new Error('the detector never stopped');
+    detector.observe({ type: 'action', tool: 'Bash', input: { command: 'cat missing.txt' } });
+    detector.observe({
+      type: 'observation',
+      tool: 'Bash',
+      output: 'cat: missing.txt: No such file',
+      error: true,
+    });
+  }
+  return entries;
+}
+
+/** The sum of the `loopguard_loops_detected_total` series in a metrics text. */
+function loopsDetected(text: string): number {
+  return [...text.matchAll(/^loopguard_loops_detected_total\{[^}]*\} (\d+)$/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
 }
 
 describe.each(STORE_KINDS)('the status server on %s', (kind) => {
@@ -314,6 +346,34 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect(text).toContain('loopguard_recoveries_total{action="unblock_authority"} 1');
       expect(text).toContain('# TYPE loopguard_tick_duration_seconds histogram');
       expect(text).toContain('# TYPE loopguard_breaker_state gauge');
+    });
+
+    it('counts a nudged, then stopped session as one loop, and the nudge and the stop each as a recovery', async () => {
+      const entries = nudgedThenStopped('s1');
+      expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+      for (const entry of entries) await ctx.addContextEntry(entry); // stored before the start
+      await start();
+      const stored = await (await fetch(new URL('/metrics', server.url))).text();
+      expect(loopsDetected(stored)).toBe(1);
+      expect(stored).toContain('loopguard_recoveries_total{action="nudge"} 1');
+      expect(stored).toContain('loopguard_recoveries_total{action="stop"} 1');
+      for (const entry of nudgedThenStopped('s2')) await ctx.addContextEntry(entry); // followed
+      const followed = await (await fetch(new URL('/metrics', server.url))).text();
+      expect(loopsDetected(followed)).toBe(2);
+      expect(followed).toContain('loopguard_recoveries_total{action="stop"} 2');
+    });
+
+    it('counts a stop that /recoveries already shows: both read the same state', async () => {
+      await start({ followIntervalMs: 3_600_000 }); // only a scrape reads the store
+      await ctx.upsertTask({ id: 'T1', status: 'in_progress' });
+      await causeBlockedSpin(ctx, 'T1');
+      await ctx.addContextEntry(hookEntry('loop_stop', 's3'));
+      const { body } = await getJson('/recoveries');
+      expect(body.recoveries.map((r: { action: string }) => r.action)).toEqual(['stop', 'unblock_authority']);
+      const text = await (await fetch(new URL('/metrics', server.url))).text();
+      expect(text).toContain('loopguard_recoveries_total{action="stop"} 1');
+      expect(text).toContain('loopguard_recoveries_total{action="unblock_authority"} 1');
+      expect(text).toContain('loopguard_loops_detected_total{loop_type="blocked_task_spin"} 1');
     });
 
     it('counts what a live emitter reports: ticks, guard triggers, breaker changes', async () => {

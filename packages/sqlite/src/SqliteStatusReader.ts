@@ -112,7 +112,8 @@ export class SqliteStatusReader implements core.StatusReader {
 
   async metricsBaseline(): Promise<core.StatusMetricsBaseline> {
     const recoveries = this.cached(
-      `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count
+      `SELECT topic, json_extract(metadata, '$.loopType') AS loopType, count(*) AS count,
+         sum(json_extract(metadata, '$.${core.FOLLOWS_NUDGE_KEY}') IS NOT 1) AS loops
        FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} GROUP BY 1, 2`,
     ).all() as core.StatusMetricsBaseline['recoveries'];
     return { attempts: this.value<number>('SELECT count(*) FROM attempts'), recoveries };

@@ -550,6 +550,7 @@ describe('query plans', () => {
       topic: 'loop_stop',
       loopType: 'repeated_failure',
       count: 1,
+      loops: 1,
     });
   });
 });

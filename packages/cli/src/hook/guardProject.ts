@@ -1,8 +1,8 @@
-import { join } from 'node:path';
-import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { guardSession } from './guardSession.js';
 import { readHookConfig } from './hookConfig.js';
+import { openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+import { noopLogger } from './noopLogger.js';
 
 /**
  * Guards one event in its project: reads the `hook` section of the project's configuration, opens
@@ -17,23 +17,17 @@ export async function guardProject(
 ): Promise<HookReply> {
   const config = await readHookConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
-  const database = openLoopGuardDatabase(join(event.projectDir, '.loopguard', 'state.db'), {
-    createDirectory: true,
-    busyTimeoutMs: config.lockTimeoutMs,
-    busyRetry: { retries: 0, initialDelayMs: 0 },
-  });
+  const database = openHookDatabase(event.projectDir, config.lockTimeoutMs);
   try {
-    const store = new SqliteHookSessionStore({
-      db: database.db,
-      busyRetry: { retries: 0, initialDelayMs: 0 },
-    });
-    return store.update({ agent, sessionId: event.sessionId, projectDir: event.projectDir }, (session) =>
-      guardSession(event, session, {
-        agent,
-        detector: config.detector,
-        record: (entry) => database.stateMachine.addContextEntry(entry),
-        now,
-      }),
+    return database.sessions.update(
+      { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+      (session) =>
+        guardSession(event, session, {
+          agent,
+          detector: { ...config.detector, logger: noopLogger },
+          record: (entry) => database.record(entry),
+          now,
+        }),
     );
   } finally {
     database.close();

@@ -51,6 +51,12 @@ export function guardSession(
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
   const lastResults = session === null ? [] : parseLastResults(session.lastResults);
+  const last =
+    event.kind === 'before_tool'
+      ? lastResults.find((r) => r.key === keyOf(event.tool, event.input))
+      : undefined;
+  // Most calls are not repeats: they are answered without restoring the detector.
+  if (event.kind === 'before_tool' && last === undefined) return { result: { kind: 'silent' } };
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
@@ -59,8 +65,6 @@ export function guardSession(
   let verdict: StepVerdict | undefined;
   switch (event.kind) {
     case 'before_tool': {
-      const key = keyOf(event.tool, event.input);
-      const last = lastResults.find((result) => result.key === key);
       if (last === undefined) return { result: { kind: 'silent' } };
       verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
       if (verdict?.action !== 'stop') return { result: { kind: 'silent' } };

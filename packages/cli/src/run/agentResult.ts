@@ -4,61 +4,112 @@ import { type InfrastructureKind, resetTimeOf } from '@loopguard/core/internal';
 /** Lines at the end of the output that decide whether an iteration hit infrastructure trouble. */
 export const TAIL_LINES = 20;
 
-/** What the agent reported about itself in a structured result (`claude -p --output-format json|stream-json`). */
+/**
+ * What the agent reported about itself in its structured result: Claude Code's (`claude -p
+ * --output-format json|stream-json`) or Gemini CLI's (`gemini --output-format stream-json`).
+ */
 export interface StructuredResult {
-  /** `success`, `error_max_turns`, `error_during_execution`, … */
+  /** Claude Code: `success`, `error_max_turns`, `error_during_execution`, …; Gemini CLI: `success` or the error's type. */
   subtype: string | null;
   /** Whether the agent reported an error. */
   isError: boolean;
-  /** The final text. */
+  /** The final text; when the agent reported an error, the error's message. */
   text: string | null;
-  /** Turns the agent took. */
+  /** Turns the agent took (Claude Code only). */
   numTurns: number | null;
-  /** Cost in USD, when reported. */
+  /** Cost in USD, when reported (Claude Code only). */
   costUsd: number | null;
   /** Input and output tokens, when reported. */
   tokens: { input: number; output: number } | null;
-  /** The tools of `permission_denials` (the calls the agent was denied). */
+  /** The tools of `permission_denials` (the calls the agent was denied; Claude Code only). */
   permissionDenials: string[];
 }
 
+/** Reads one agent's `{"type":"result"}` object; `before` are the output's lines before it. */
+type ResultReader = (result: Record<string, unknown>, before: readonly string[]) => StructuredResult;
+
+function parseObject(line: string): Record<string, unknown> | null {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function tokensOf(usage: unknown): StructuredResult['tokens'] {
+  const { input_tokens: input, output_tokens: output } = (usage ?? {}) as Record<string, unknown>;
+  return typeof input === 'number' && typeof output === 'number' ? { input, output } : null;
+}
+
+/** Claude Code: `subtype`, `is_error`, the final text in `result`, `usage`, `permission_denials`. */
+const claudeResult: ResultReader = (value) => ({
+  subtype: typeof value.subtype === 'string' ? value.subtype : null,
+  isError: value.is_error === true,
+  text: typeof value.result === 'string' ? value.result : null,
+  numTurns: typeof value.num_turns === 'number' ? value.num_turns : null,
+  costUsd: typeof value.total_cost_usd === 'number' ? value.total_cost_usd : null,
+  tokens: tokensOf(value.usage),
+  permissionDenials: Array.isArray(value.permission_denials)
+    ? value.permission_denials.flatMap((d: unknown) => {
+        const tool = (d as { tool_name?: unknown } | null)?.tool_name;
+        return typeof tool === 'string' ? [tool] : [];
+      })
+    : [],
+});
+
 /**
- * The `result` object of a Claude Code run (`--output-format json` prints one, `stream-json` ends
- * with one line of it), or `null` when the output has none.
+ * Gemini CLI 0.61 (checked against its source): `status` (`success` | `error`), `error: { type,
+ * message }`, token counts in `stats`. The final text is not in the result: it is the assistant's
+ * `message` events (streamed in pieces) right before it.
+ */
+const geminiResult: ResultReader = (value, before) => {
+  const failed = value.status !== 'success';
+  const error = (value.error ?? {}) as Record<string, unknown>;
+  const pieces: string[] = [];
+  for (let i = before.length - 1; i >= 0; i--) {
+    const line = before[i] ?? '';
+    if (line.trim() === '') continue;
+    const event = parseObject(line);
+    if (event?.type !== 'message' || event.role !== 'assistant') break;
+    if (typeof event.content === 'string') pieces.unshift(event.content);
+  }
+  const finalText = pieces.length === 0 ? null : pieces.join('');
+  return {
+    subtype: failed ? (typeof error.type === 'string' ? error.type : 'error') : 'success',
+    isError: failed,
+    text: failed ? (typeof error.message === 'string' ? error.message : finalText) : finalText,
+    numTurns: null,
+    costUsd: null,
+    tokens: tokensOf(value.stats),
+    permissionDenials: [],
+  };
+};
+
+/** Gemini CLI's result has `status` and `stats`; Claude Code's `subtype` and `is_error`. */
+function readerOf(result: Record<string, unknown>): ResultReader {
+  return typeof result.status === 'string' && 'stats' in result && !('subtype' in result)
+    ? geminiResult
+    : claudeResult;
+}
+
+/**
+ * The structured result an agent ended with, read by its own format: Claude Code's `result` object
+ * (`--output-format json` prints one, `stream-json` ends with one line of it) or Gemini CLI's
+ * `stream-json` `result` event (its final text taken from the assistant messages before it); `null`
+ * when the output has none.
  * @example structuredResultOf('{"type":"result","subtype":"success","is_error":false,"result":"done"}')?.text; // 'done'
  */
 export function structuredResultOf(stdout: string): StructuredResult | null {
   const lines = stdout.trimEnd().split('\n');
   for (let i = lines.length - 1; i >= 0 && i >= lines.length - 5; i--) {
-    const line = lines[i]?.trim() ?? '';
-    if (!line.startsWith('{')) continue;
-    let value: Record<string, unknown>;
-    try {
-      value = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (value.type !== 'result') continue;
-    const usage = value.usage as Record<string, unknown> | undefined;
-    return {
-      subtype: typeof value.subtype === 'string' ? value.subtype : null,
-      isError: value.is_error === true,
-      text: typeof value.result === 'string' ? value.result : null,
-      numTurns: typeof value.num_turns === 'number' ? value.num_turns : null,
-      costUsd: typeof value.total_cost_usd === 'number' ? value.total_cost_usd : null,
-      tokens:
-        usage !== undefined &&
-        typeof usage.input_tokens === 'number' &&
-        typeof usage.output_tokens === 'number'
-          ? { input: usage.input_tokens, output: usage.output_tokens }
-          : null,
-      permissionDenials: Array.isArray(value.permission_denials)
-        ? value.permission_denials.flatMap((d: unknown) => {
-            const tool = (d as { tool_name?: unknown } | null)?.tool_name;
-            return typeof tool === 'string' ? [tool] : [];
-          })
-        : [],
-    };
+    const value = parseObject(lines[i] ?? '');
+    if (value?.type !== 'result') continue;
+    return readerOf(value)(value, lines.slice(0, i));
   }
   return null;
 }

@@ -4,7 +4,7 @@ import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/exitCodes.js';
-import { bin, loopguard, tempRepo } from '../runHelpers.js';
+import { bin, loopguard, stored, tempRepo } from '../runHelpers.js';
 import { alive, eventually, recordedPids } from './faultHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];
@@ -49,7 +49,7 @@ function watchdogsOf(pid: number): number[] {
 const slowAgent = 'echo $$ >> pids\necho $N >> w.txt\nsleep 30';
 
 describe('one live run per repository', () => {
-  it('a second run exits 2 naming the live run and its pid, and changes nothing', async () => {
+  it('a second run, a resume or a reset exits 2 naming the live run and its pid, and changes nothing', async () => {
     const { dir } = tempRepo(slowAgent);
     const { child: first } = await startLive(dir, run('--iteration-timeout', '60s', '--', './agent.sh'));
     const live = storedRun(dir);
@@ -61,6 +61,12 @@ describe('one live run per repository', () => {
     const resumed = await loopguard(dir, ['resume', live?.id ?? '']);
     expect(resumed.code).toBe(EXIT_CODES.usage);
     expect(resumed.stderr).toContain(`is live in this repository`);
+    const reset = await loopguard(dir, ['reset', live?.id ?? '']);
+    expect(reset.code).toBe(EXIT_CODES.usage);
+    expect(reset.stderr.trim()).toBe(second.stderr.trim());
+    expect(reset.stdout).toBe('');
+    const { transitions } = stored(dir);
+    expect(transitions.filter((t) => t.reason.includes('manual reset'))).toEqual([]);
     expect(live?.status).toBe('running');
     first.kill('SIGTERM');
     expect((await first).exitCode).toBe(EXIT_CODES.interrupted);

@@ -296,6 +296,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
+    const followsNudge = this.ladder.isNudged;
     const rung = this.ladder.climb(index);
     const verdict: StepVerdict = {
       action: rung,
@@ -305,6 +306,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       message: rung === 'continue' ? null : stepLoopMessage(rung, hit),
       since: hit.since,
       step: index,
+      followsNudge,
     };
     if (verdict.action !== 'continue') this.report(verdict);
     return verdict;

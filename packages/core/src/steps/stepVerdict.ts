@@ -23,6 +23,13 @@ export interface StepVerdict {
   since: number | null;
   /** 0-based index of the step just observed. */
   step: number;
+  /**
+   * Whether this loop was nudged at an earlier step: `true` on the stop that ends a nudged loop
+   * (and on the `continue`s between); `false` on a nudge, on a stop that came without one (chanting
+   * cut off while it streams) and when there is no loop. A loop is counted once: by the verdict
+   * that does not follow a nudge.
+   */
+  followsNudge: boolean;
 }
 
 /** Events of {@link StepLoopDetector} (eventemitter3). */
@@ -35,7 +42,16 @@ export interface StepLoopDetectorEvents {
 
 /** The verdict of a step with no loop. */
 export function continueVerdict(step: number): StepVerdict {
-  return { action: 'continue', loopType: null, repeats: 0, evidence: [], message: null, since: null, step };
+  return {
+    action: 'continue',
+    loopType: null,
+    repeats: 0,
+    evidence: [],
+    message: null,
+    since: null,
+    step,
+    followsNudge: false,
+  };
 }
 
 /**
@@ -58,5 +74,6 @@ export function chantingStop(found: StreamChant, step: number): StepVerdict {
     message: stepLoopMessage('stop', hit),
     since: step,
     step,
+    followsNudge: false,
   };
 }

@@ -73,3 +73,18 @@ export function recoveryViewOf(entry: ContextEntry): RecoveryView {
     metadata: entry.metadata,
   };
 }
+
+/**
+ * Whether a recovery is a loop's first: it names a loop type and does not follow a nudge of the
+ * same loop (a step-level stop after its nudge carries `followsNudge: true` in its metadata). The
+ * status server counts `loopguard_loops_detected_total` by it, so a nudged, then stopped session is
+ * one loop; the stored-baseline queries of each status reader apply the same rule in SQL
+ * ({@link FOLLOWS_NUDGE_KEY}).
+ * @example startsLoop(recoveryViewOf(stopEntry)) // false when the stop followed its nudge
+ */
+export function startsLoop(recovery: Pick<RecoveryView, 'loopType' | 'metadata'>): boolean {
+  return recovery.loopType !== null && recovery.metadata[FOLLOWS_NUDGE_KEY] !== true;
+}
+
+/** The metadata key of a step-level stop that follows its loop's nudge (see {@link startsLoop}). */
+export const FOLLOWS_NUDGE_KEY = 'followsNudge';

@@ -103,13 +103,16 @@ export interface BreakerTransitionView {
 
 /**
  * What the store held when a status server started, so that its counters do not restart at zero.
- * @example { attempts: 120, recoveries: [{ topic: 'loop_recovery', loopType: 'completed_task_revisit', count: 2 }] }
+ * @example { attempts: 120, recoveries: [{ topic: 'loop_recovery', loopType: 'completed_task_revisit', count: 2, loops: 2 }] }
  */
 export interface StatusMetricsBaseline {
   /** Attempts stored. */
   attempts: number;
-  /** Recovery entries by topic and loop type. */
-  recoveries: { topic: string; loopType: string | null; count: number }[];
+  /**
+   * Recovery entries by topic and loop type; `loops` of them began a loop (they do not follow
+   * their loop's nudge: see `startsLoop`).
+   */
+  recoveries: { topic: string; loopType: string | null; count: number; loops: number }[];
 }
 
 /**

@@ -76,7 +76,7 @@ describe('observePartial: chanting caught while the message streams', () => {
       }
     }
     const stop = verdicts.find((v) => v.action === 'stop');
-    expect(stop).toMatchObject({ action: 'stop', loopType: 'chanting' });
+    expect(stop).toMatchObject({ action: 'stop', loopType: 'chanting', followsNudge: false });
     expect(verdicts.some((v) => v.action === 'nudge')).toBe(false);
     expect(sent).toBeLessThan(5_000);
     expect(detector.stepCount).toBe(0);

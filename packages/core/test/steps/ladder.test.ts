@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { StepLoopDetector } from '../../src/entries/steps.js';
-import { ManualClock } from '../../src/index.js';
+import { type ContextEntry, ManualClock } from '../../src/index.js';
+import { recoveryViewOf, startsLoop } from '../../src/internal.js';
 import { StepLadder } from '../../src/steps/StepLadder.js';
 import { COUNTS_ONLY, feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
 
@@ -112,6 +113,12 @@ describe('recording', () => {
     });
     expect(nudge?.metadata.evidence).toHaveLength(3);
     expect(nudge?.metadata.thresholds).toMatchObject({ sameErrorThreshold: 3, stopAfter: 1 });
+    // the stop ends the loop the nudge began: one loop, counted once
+    expect([nudge?.metadata.followsNudge, stop?.metadata.followsNudge]).toEqual([false, true]);
+    expect([nudge, stop].map((entry) => startsLoop(recoveryViewOf(entry as ContextEntry)))).toEqual([
+      true,
+      false,
+    ]);
   });
 
   it('a throwing listener or a failing state machine never breaks observe', () => {

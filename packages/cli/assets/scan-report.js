@@ -1,0 +1,174 @@
+// The page of `loopguard scan --html`: reads the report embedded in #scan-data and draws the totals,
+// two uPlot charts (waste over time, waste per project) and the evidence of every loop. No network.
+(() => {
+  const report = JSON.parse(document.getElementById('scan-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const count = (n) => (n === null || n === undefined ? '–' : n.toLocaleString('en-US'));
+  const DAY = 86_400;
+  /** A y scale from 0 to a little above the largest value. */
+  const FROM_ZERO = { range: (_u, _min, max) => [0, Math.max(1, max) * 1.15] };
+
+  function element(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  const stopped = (loop) => loop.stopStep !== null;
+  const loops = report.sessions.flatMap((session) => session.loops.map((loop) => ({ session, loop })));
+  const projectOf = (session) => session.project ?? '(unknown)';
+  const shortProject = (project) => project.split('/').filter(Boolean).pop() ?? project;
+
+  function renderTotals() {
+    const t = report.totals;
+    const cards = [
+      ['sessions read', count(t.sessions)],
+      ['sessions that looped past the stop', count(t.sessionsWithLoops)],
+      ['tool calls after the stop', count(t.wastedToolCalls)],
+      ['tokens after the stop', count(t.wastedTokens)],
+      ['nudges with no stop', count(t.nudgesWithoutStop)],
+    ];
+    if (t.wastedCost !== undefined && t.wastedCost !== null) {
+      cards.push(['cost after the stop', `$${t.wastedCost.toFixed(2)}`]);
+    }
+    for (const [label, value] of cards) {
+      const card = element('div', undefined, 'card');
+      card.append(element('strong', value), element('span', label));
+      $('totals').append(card);
+    }
+  }
+
+  /** Wasted tool calls and tokens per day of the sessions' start. */
+  function overTime() {
+    const days = new Map();
+    for (const { session, loop } of loops) {
+      if (!stopped(loop) || session.startedAt === null) continue;
+      const day = Math.floor(Date.parse(session.startedAt) / 1000 / DAY) * DAY;
+      const sums = days.get(day) ?? { calls: 0, tokens: 0 };
+      sums.calls += loop.wastedToolCalls;
+      sums.tokens += loop.wastedTokens ?? 0;
+      days.set(day, sums);
+    }
+    const xs = [...days.keys()].sort((a, b) => a - b);
+    return [xs, xs.map((x) => days.get(x).calls), xs.map((x) => days.get(x).tokens)];
+  }
+
+  /** Wasted tool calls per project, most first (at most 15). */
+  function perProject() {
+    const projects = new Map();
+    for (const { session, loop } of loops) {
+      if (!stopped(loop)) continue;
+      const project = projectOf(session);
+      projects.set(project, (projects.get(project) ?? 0) + loop.wastedToolCalls);
+    }
+    return [...projects.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  }
+
+  function chartWidth(id) {
+    return Math.max(320, $(id).clientWidth - 10);
+  }
+
+  function renderCharts() {
+    const time = overTime();
+    if (time[0].length === 0) {
+      $('charts').hidden = true;
+      return;
+    }
+    const bars = uPlot.paths.bars({ size: [0.6, 60] });
+    new uPlot(
+      {
+        width: chartWidth('chart-time'),
+        height: 240,
+        scales: {
+          x: { time: true, range: (_u, min, max) => [min - DAY, max + DAY] },
+          y: FROM_ZERO,
+          tokens: FROM_ZERO,
+        },
+        axes: [
+          {},
+          { label: 'tool calls' },
+          { scale: 'tokens', side: 1, label: 'tokens', grid: { show: false } },
+        ],
+        series: [
+          {},
+          {
+            label: 'tool calls after the stop',
+            stroke: '#c0392b',
+            fill: '#c0392b55',
+            paths: bars,
+            points: { show: false },
+          },
+          { label: 'tokens after the stop', scale: 'tokens', stroke: '#2c3e50', width: 2 },
+        ],
+      },
+      time,
+      $('chart-time'),
+    );
+    const projects = perProject();
+    new uPlot(
+      {
+        width: chartWidth('chart-projects'),
+        height: 240,
+        scales: { x: { time: false, range: [-0.5, projects.length - 0.5] }, y: FROM_ZERO },
+        axes: [
+          {
+            values: (_u, splits) =>
+              splits.map((i) => (Number.isInteger(i) ? shortProject(projects[i]?.[0] ?? '') : '')),
+            splits: () => projects.map((_p, i) => i),
+          },
+          { label: 'tool calls' },
+        ],
+        series: [
+          {},
+          {
+            label: 'tool calls after the stop',
+            stroke: '#8e44ad',
+            fill: '#8e44ad55',
+            paths: bars,
+            points: { show: false },
+          },
+        ],
+      },
+      [projects.map((_p, i) => i), projects.map(([, calls]) => calls)],
+      $('chart-projects'),
+    );
+  }
+
+  function renderLoops() {
+    const rows = loops.sort(
+      (a, b) =>
+        b.loop.wastedToolCalls - a.loop.wastedToolCalls ||
+        (b.loop.wastedTokens ?? 0) - (a.loop.wastedTokens ?? 0),
+    );
+    for (const { session, loop } of rows) {
+      const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
+      const steps = `${loop.nudgeStep} / ${loop.stopStep ?? '–'} / ${loop.endStep}`;
+      const waste = stopped(loop)
+        ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${typeof loop.wastedCost === 'number' ? `, $${loop.wastedCost.toFixed(2)}` : ''}`
+        : 'nudge only';
+      const evidence = element('td');
+      const details = element('details');
+      details.append(element('summary', loop.evidence), element('pre', loop.message));
+      details.append(element('div', `${session.file} · session ${session.sessionId}`, 'file'));
+      evidence.append(details);
+      row.append(
+        element('td', shortProject(projectOf(session))),
+        element('td', session.startedAt?.slice(0, 10) ?? '–'),
+        element('td', session.agent),
+        element('td', loop.kind),
+        element('td', steps),
+        element('td', loop.ended === 'got_out' ? 'got out' : 'session ended'),
+        element('td', waste),
+        evidence,
+      );
+      $('loops').append(row);
+    }
+    if (rows.length === 0) $('no-loops').hidden = false;
+  }
+
+  renderTotals();
+  renderCharts();
+  renderLoops();
+  document.body.dataset.ready = 'true';
+})();

@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContextEntryInput } from '@loopguard/core';
+import {
+  type BusyRetryPolicy,
+  openLoopGuardDatabase,
+  SCHEMA_VERSION,
+  SqliteHookSessionStore,
+  SqliteStateMachine,
+} from '@loopguard/sqlite';
+import Database from 'better-sqlite3';
+
+/** A project's `.loopguard/state.db`, opened for one hook call. */
+export interface HookDatabase {
+  /** The sessions' rows. */
+  readonly sessions: SqliteHookSessionStore;
+  /** Writes a nudge or stop entry on the same connection (inside the session's transaction). */
+  record(entry: ContextEntryInput): void;
+  /** Closes the connection. */
+  close(): void;
+}
+
+/** A hook call never retries a busy database: it waits `busy_timeout`, then fails open. */
+const NO_RETRY: BusyRetryPolicy = { retries: 0, initialDelayMs: 0 };
+
+/**
+ * Opens the project's `.loopguard/state.db` for a hook call. A database already at the current
+ * schema (every call after a session's first) is opened with better-sqlite3 and two pragmas, and
+ * nothing else: a hook call is a new process, and this is the path it takes on every tool call. A
+ * new, older or foreign file goes through `openLoopGuardDatabase`, which creates, migrates or
+ * refuses it with a clear error.
+ *
+ * `.loopguard` is created without `recursive`: the project directory itself must exist (a
+ * recursive `mkdir` under `/proc` never returns).
+ * @param lockTimeoutMs - `busy_timeout`: how long a write waits for another call's lock.
+ * @throws StorageError or SQLite's error: the caller fails open.
+ */
+export function openHookDatabase(projectDir: string, lockTimeoutMs: number): HookDatabase {
+  const dir = join(projectDir, '.loopguard');
+  const path = join(dir, 'state.db');
+  const db = existsSync(path) ? openCurrent(path, lockTimeoutMs) : undefined;
+  if (db !== undefined) {
+    let stateMachine: SqliteStateMachine | undefined;
+    return {
+      sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY }),
+      record(entry) {
+        stateMachine ??= new SqliteStateMachine({ db, busyRetry: NO_RETRY });
+        stateMachine.addContextEntry(entry);
+      },
+      close: () => db.close(),
+    };
+  }
+  if (!existsSync(dir)) mkdirSync(dir);
+  const database = openLoopGuardDatabase(path, { busyTimeoutMs: lockTimeoutMs, busyRetry: NO_RETRY });
+  return {
+    sessions: new SqliteHookSessionStore({ db: database.db, busyRetry: NO_RETRY }),
+    record: (entry) => database.stateMachine.addContextEntry(entry),
+    close: () => database.close(),
+  };
+}
+
+/** The connection when the file is a loopguard database at the current schema in WAL mode, else `undefined`. */
+function openCurrent(path: string, lockTimeoutMs: number): Database.Database | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true, timeout: lockTimeoutMs });
+  } catch {
+    return undefined; // a directory, an unreadable file: openLoopGuardDatabase reports it with the path
+  }
+  try {
+    const current =
+      db.pragma('user_version', { simple: true }) === SCHEMA_VERSION &&
+      db.pragma('journal_mode', { simple: true }) === 'wal';
+    if (current) {
+      // The settings openLoopGuardDatabase gives every connection that a hook's writes rely on.
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+      return db;
+    }
+  } catch {
+    // Not a database, or locked: openLoopGuardDatabase reports it with the path.
+  }
+  db.close();
+  return undefined;
+}

@@ -1,0 +1,18 @@
+import { config } from 'zod';
+import { processHookIo, runHook } from './runHook.js';
+
+// A hook process parses each zod schema (the detector's options and snapshot) once: compiling a
+// fast parser for it costs more than it saves.
+config({ jitless: true });
+
+/**
+ * The hook process's entry (`loopguard hook claude|gemini`, dispatched by `bin.js` before anything
+ * else loads). The build bundles it with everything it imports into one CommonJS file,
+ * `dist/bundle/hook.cjs` (scripts/bundle-hook.mjs): one file to read and compile instead of
+ * hundreds of modules.
+ * @param agent - `claude` or `gemini`.
+ * @example process.exitCode = await hookMain('claude');
+ */
+export function hookMain(agent: string): Promise<0> {
+  return runHook(agent, processHookIo());
+}

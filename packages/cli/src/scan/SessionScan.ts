@@ -1,0 +1,171 @@
+import type { StepEvidence, StepLoopDetector, StepVerdict } from '@loopguard/core/steps';
+import type { TranscriptRead } from './TranscriptParser.js';
+
+/** How a loop ended: the agent got out of it (it went on with other tool calls), or the session ended in it. */
+export type LoopEnd = 'got_out' | 'session_end';
+
+/** One loop the detector found in a session, with what it cost after the stop. */
+export interface ScannedLoop {
+  /** The loop kind of the nudge (`same_error`, `oscillation`, ...: the detector's own names). */
+  kind: string;
+  /** Step of the nudge. */
+  nudgeStep: number;
+  /** Step where loopguard would have stopped the session; `null`: the loop got a nudge and no stop. */
+  stopStep: number | null;
+  /** The loop's last step: its last step the detector saw as part of it. */
+  endStep: number;
+  /** Whether the agent got out of the loop or the session ended in it. */
+  ended: LoopEnd;
+  /** Tool calls after the stop, up to the loop's end (0 with no stop). */
+  wastedToolCalls: number;
+  /** Tokens of the replies after the stop, up to the loop's end; `null` where the transcript records no usage. */
+  wastedTokens: number | null;
+  /** `--price` times `wastedTokens` (only with `--price`; `null` where no usage is recorded). */
+  wastedCost?: number | null;
+  /** The loop in one line: the repeating step and its result. */
+  evidence: string;
+  /** The message loopguard would have given (the stop's, else the nudge's). */
+  message: string;
+}
+
+interface OpenLoop {
+  kind: string;
+  nudgeStep: number;
+  stopStep: number | null;
+  endStep: number;
+  verdict: StepVerdict;
+  wastedToolCalls: number;
+  wastedTokens: number;
+  /** Tool calls and tokens counted when the stop came. */
+  callsAtStop: number;
+  tokensAtStop: number;
+}
+
+const ONE_LINE = 160;
+
+function oneLine(text: string, max = ONE_LINE): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** An action's text as a person reads it: the command of a `{"command": …}` input, else the text. */
+function actionOf(action: string): string {
+  if (!action.startsWith('{')) return action;
+  try {
+    const input = JSON.parse(action) as Record<string, unknown>;
+    const main = input.command ?? input.cmd ?? input.file_path ?? input.path ?? input.pattern;
+    return typeof main === 'string' ? main : action;
+  } catch {
+    return action; // shortened by the detector: not JSON any more
+  }
+}
+
+/** One evidence step as a line: `Bash cat missing.txt → error "cat: missing.txt: No such file…"`. */
+export function evidenceLine(evidence: StepEvidence | undefined): string {
+  if (evidence === undefined) return '';
+  if (evidence.message !== undefined) return oneLine(`message "${evidence.message}"`);
+  const output =
+    evidence.output === undefined
+      ? ''
+      : ` → ${evidence.error ? 'error ' : ''}"${oneLine(evidence.output, 80)}"`;
+  return oneLine(`${evidence.tool ?? ''} ${actionOf(evidence.action ?? '')}`.trim() + output);
+}
+
+/**
+ * Runs one session's steps through a {@link StepLoopDetector} as the hooks would, and keeps what
+ * each loop cost. A loop opens at a nudge; it goes on while the detector's verdicts name a loop
+ * (until the next nudge: the detector nudges again only after something was learned); its end is
+ * the last such step. Its waste is what was spent after its stop up to that end: tool calls, and
+ * the tokens of the replies in between. Memory stays flat: only the open loop and counters are kept.
+ *
+ * @example
+ * const scan = new SessionScan(new StepLoopDetector(options));
+ * for (const read of reads) scan.add(read);
+ * scan.finish(); // { steps, toolCalls, tokens, loops }
+ */
+export class SessionScan {
+  private steps = 0;
+  private toolCalls = 0;
+  private tokens = 0;
+  private lastActionStep = -1;
+  private open: OpenLoop | undefined;
+  private readonly loops: OpenLoop[] = [];
+
+  constructor(private readonly detector: StepLoopDetector) {}
+
+  /** Observes one record's steps; its tokens count from its first step on. */
+  add(read: TranscriptRead): void {
+    this.tokens += read.tokens;
+    for (const step of read.steps) {
+      const verdict = this.detector.observe(step);
+      const index = this.steps++;
+      if (step.type === 'action') {
+        this.toolCalls++;
+        this.lastActionStep = index;
+      }
+      this.judge(verdict, index);
+    }
+  }
+
+  /** The session's counts and loops (a loop still open ends with the session). */
+  finish(): { steps: number; toolCalls: number; tokens: number; loops: ScannedLoop[] } {
+    this.close();
+    return {
+      steps: this.steps,
+      toolCalls: this.toolCalls,
+      tokens: this.tokens,
+      loops: this.loops.map((loop) => this.report(loop)),
+    };
+  }
+
+  private judge(verdict: StepVerdict, index: number): void {
+    if (verdict.action === 'nudge') {
+      this.close();
+      this.open = {
+        kind: String(verdict.loopType),
+        nudgeStep: index,
+        stopStep: null,
+        endStep: index,
+        verdict,
+        wastedToolCalls: 0,
+        wastedTokens: 0,
+        callsAtStop: 0,
+        tokensAtStop: 0,
+      };
+      return;
+    }
+    const loop = this.open;
+    if (loop === undefined || verdict.loopType === null) return;
+    if (verdict.action === 'stop' && loop.stopStep === null) {
+      loop.stopStep = index;
+      loop.verdict = verdict;
+      loop.callsAtStop = this.toolCalls;
+      loop.tokensAtStop = this.tokens;
+    }
+    loop.endStep = index;
+    if (loop.stopStep !== null) {
+      loop.wastedToolCalls = this.toolCalls - loop.callsAtStop;
+      loop.wastedTokens = this.tokens - loop.tokensAtStop;
+    }
+  }
+
+  private close(): void {
+    if (this.open !== undefined) this.loops.push(this.open);
+    this.open = undefined;
+  }
+
+  private report(loop: OpenLoop): ScannedLoop {
+    const evidence = loop.verdict.evidence;
+    return {
+      kind: loop.kind,
+      nudgeStep: loop.nudgeStep,
+      stopStep: loop.stopStep,
+      endStep: loop.endStep,
+      ended: this.lastActionStep > loop.endStep ? 'got_out' : 'session_end',
+      wastedToolCalls: loop.wastedToolCalls,
+      wastedTokens: loop.wastedTokens,
+      evidence: evidenceLine(evidence[evidence.length - 1]),
+      message: loop.verdict.message ?? '',
+    };
+  }
+}

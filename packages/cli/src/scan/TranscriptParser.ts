@@ -1,0 +1,76 @@
+import type { Step } from '@loopguard/core/steps';
+
+/** The agents whose sessions `loopguard scan` reads; `steps` is loopguard's own step JSONL. */
+export type ScanAgent = 'claude' | 'codex' | 'gemini' | 'steps';
+
+/** What one record of a transcript adds to its session: steps, and tokens where usage is recorded. */
+export interface TranscriptRead {
+  /** The steps, in the session's order (often none). */
+  steps: Step[];
+  /** Tokens the model spent on the reply this record closes (0: none recorded here). */
+  tokens: number;
+}
+
+/** What a transcript says about its session, learned while it is read. */
+export interface SessionMeta {
+  /** The agent's own session id; the file name when the transcript names none. */
+  sessionId?: string;
+  /** The project: the session's working directory, or the folder the agent filed it under. */
+  project?: string;
+  /** ISO time of the first record that has one. */
+  startedAt?: string;
+  /** Whether any record carried token usage (`wastedTokens` is `null` otherwise). */
+  hasUsage: boolean;
+}
+
+/**
+ * Reads one session's transcript, record by record (each line parsed once by the caller), as
+ * loopguard steps. Pure: no I/O.
+ */
+export interface TranscriptParser {
+  /** The agent that wrote the transcript. */
+  readonly agent: ScanAgent;
+  /** The transcript format's name (`claude-transcript`, `codex-rollout`, ...). */
+  readonly format: string;
+  /** What is known of the session so far. */
+  readonly meta: SessionMeta;
+  /**
+   * A fast look at a raw line before it is parsed: `false` when the record cannot matter (no
+   * steps, no usage, nothing about the session), so that it need not be parsed at all. Absent: every line matters.
+   */
+  mayMatter?(line: string): boolean;
+  /** The steps and tokens of one record (`line` is its raw text, for parsers that read lines). */
+  push(record: Record<string, unknown>, line: string): TranscriptRead;
+  /** What is still held back when the transcript ends (a message waiting for its update). */
+  end(): TranscriptRead;
+}
+
+/** A read with nothing in it. */
+export const NOTHING: TranscriptRead = Object.freeze({ steps: [], tokens: 0 }) as TranscriptRead;
+
+/** A JSON value as an object record, or `undefined`. */
+export function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** `value` when it is a number, else 0. */
+export function numberOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** Notes the first timestamp of a session. */
+export function noteStart(meta: SessionMeta, value: unknown): void {
+  if (meta.startedAt === undefined && typeof value === 'string' && value !== '') meta.startedAt = value;
+}
+
+/** Tokens of one reply as Anthropic and OpenAI report them: input (fresh, cache writes and reads) and output. */
+export function usageTokens(usage: Record<string, unknown>): number {
+  return (
+    numberOf(usage.input_tokens) +
+    numberOf(usage.cache_creation_input_tokens) +
+    numberOf(usage.cache_read_input_tokens) +
+    numberOf(usage.output_tokens)
+  );
+}

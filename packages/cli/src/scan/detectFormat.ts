@@ -1,0 +1,50 @@
+import { basename, dirname } from 'node:path';
+import { ClaudeTranscriptParser } from './ClaudeTranscriptParser.js';
+import { CodexRolloutParser } from './CodexRolloutParser.js';
+import { GeminiChatParser } from './GeminiChatParser.js';
+import { StreamParser } from './StreamParser.js';
+import type { TranscriptParser } from './TranscriptParser.js';
+
+const CODEX_RECORDS = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context']);
+const STEP_TYPES = new Set(['action', 'observation', 'message']);
+const CODEX_EVENTS = new Set(['thread.started', 'turn.started', 'item.started', 'item.completed']);
+
+/** The project a Gemini chat is filed under: the folder above `chats/`. */
+function geminiProject(file: string): string | undefined {
+  const chats = dirname(file);
+  return basename(chats) === 'chats' ? basename(dirname(chats)) : undefined;
+}
+
+/**
+ * The parser for a transcript, judged from its first JSON record; `undefined` when the format is
+ * not one loopguard reads.
+ * - Gemini CLI chat: a header with `sessionId` and `projectHash`, or a message with `id` and `type` `user|gemini`;
+ * - Codex rollout: `{ timestamp, type: session_meta|response_item|event_msg|turn_context, payload }`;
+ * - Claude Code transcript: a record with `sessionId` and a `type`, or a `summary` with `leafUuid`;
+ * - live output kept by `loopguard run`: Claude Code `stream-json` (`type` `system`/`assistant`/`user`
+ *   with `session_id`), Codex `exec --json` (`thread.started`, `item.*`), Gemini CLI `stream-json`
+ *   (`init`, `message`, `tool_use` with `session_id` or `timestamp`);
+ * - loopguard's step JSONL: `type` `action|observation|message`.
+ */
+export function detectFormat(record: Record<string, unknown>, file: string): TranscriptParser | undefined {
+  const type = record.type;
+  if (typeof record.sessionId === 'string' && typeof record.projectHash === 'string') {
+    return new GeminiChatParser(geminiProject(file));
+  }
+  if (typeof type === 'string' && CODEX_RECORDS.has(type) && 'payload' in record)
+    return new CodexRolloutParser();
+  if (typeof record.sessionId === 'string' && typeof type === 'string') return new ClaudeTranscriptParser();
+  if (type === 'summary' && typeof record.leafUuid === 'string') return new ClaudeTranscriptParser();
+  if (typeof type !== 'string') return undefined;
+  if (STEP_TYPES.has(type)) return new StreamParser('steps-jsonl');
+  if (CODEX_EVENTS.has(type)) return new StreamParser('codex-exec-json');
+  if (
+    typeof record.session_id === 'string' &&
+    (type === 'system' || type === 'assistant' || type === 'user')
+  ) {
+    return new StreamParser('claude-stream-json');
+  }
+  if (type === 'init' || type === 'tool_use' || type === 'tool_result')
+    return new StreamParser('gemini-stream-json');
+  return undefined;
+}

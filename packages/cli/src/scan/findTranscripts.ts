@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { opendir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+
+/** Folders a walk never enters. */
+const SKIPPED = new Set(['node_modules', '.git']);
+
+/**
+ * Where the agents keep their sessions on this machine, each CLI's own home variable first:
+ * Claude Code `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`), Codex `$CODEX_HOME/sessions`
+ * and `archived_sessions` (else `~/.codex/…`), Gemini CLI `$GEMINI_CLI_HOME/.gemini/tmp` (else
+ * `~/.gemini/tmp`), and `loopguard run`'s own artifacts in `<cwd>/.loopguard/runs`. Only folders
+ * that exist are returned.
+ */
+export function defaultTranscriptPlaces(env: NodeJS.ProcessEnv, cwd: string): string[] {
+  const home = env.HOME ?? homedir();
+  const claude = env.CLAUDE_CONFIG_DIR || join(home, '.claude');
+  const codex = env.CODEX_HOME || join(home, '.codex');
+  const gemini = join(env.GEMINI_CLI_HOME || home, '.gemini');
+  return [
+    join(claude, 'projects'),
+    join(codex, 'sessions'),
+    join(codex, 'archived_sessions'),
+    join(gemini, 'tmp'),
+    join(cwd, '.loopguard', 'runs'),
+  ].filter((place) => existsSync(place));
+}
+
+/** Whether a file met in a walk is a transcript: a `.jsonl` file, or a `loopguard run` output log. */
+function isTranscript(path: string): boolean {
+  return path.endsWith('.jsonl') || (basename(path) === 'output.log' && path.includes('iterations'));
+}
+
+/**
+ * The transcripts under `path`: the file itself when it is one (any name), else every transcript
+ * file in the folder and its subfolders, in name order. Unreadable folders are reported through
+ * `onProblem` and skipped.
+ */
+export async function* transcriptsUnder(
+  path: string,
+  onProblem: (path: string, problem: string) => void,
+): AsyncGenerator<string> {
+  const info = await stat(path);
+  if (!info.isDirectory()) {
+    yield path;
+    return;
+  }
+  let entries: Array<{ name: string; folder: boolean }>;
+  try {
+    entries = [];
+    for await (const entry of await opendir(path)) {
+      entries.push({ name: entry.name, folder: entry.isDirectory() });
+    }
+  } catch (error) {
+    onProblem(path, `unreadable folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    if (entry.folder) {
+      if (!SKIPPED.has(entry.name)) yield* transcriptsUnder(child, onProblem);
+    } else if (isTranscript(child)) {
+      yield child;
+    }
+  }
+}

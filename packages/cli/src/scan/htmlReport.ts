@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { loadStaticAssets } from '@loopguard/server';
+import type { ScanReport } from './scanReport.js';
+
+const PAGE_SCRIPT = new URL('../../assets/scan-report.js', import.meta.url);
+
+const STYLE = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fafafa; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8px; }
+.sub { color: #666; margin-bottom: 16px; }
+#totals { display: flex; gap: 12px; flex-wrap: wrap; }
+.card { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; min-width: 150px; }
+.card strong { display: block; font-size: 22px; } .card span { color: #666; font-size: 12px; }
+#charts { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+#charts section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { border-bottom: 1px solid #eee; padding: 6px 8px; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; font-weight: 600; } td:nth-child(2) { white-space: nowrap; } tr.nudged td { color: #777; }
+summary { cursor: pointer; font-family: ui-monospace, monospace; font-size: 12px; }
+pre { white-space: pre-wrap; background: #f6f6f6; padding: 8px; font-size: 12px; }
+.file { color: #888; font-size: 11px; }
+[hidden] { display: none !important; }
+`;
+
+/** JSON safe inside a `<script>` element: every `<` escaped (the JSON means the same). */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/** Code safe inside a `<script>` element: no `</script` or `<!--` to end it early. */
+function scriptCode(code: string): string {
+  return code.replace(/<\/script/gi, '<\\/script').replace(/<!--/g, '<\\!--');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+
+/**
+ * The HTML report: one self-contained page (uPlot, the dashboard's chart library, inlined; the
+ * report's looping sessions as JSON) with the totals, the waste over time and per project, and the
+ * evidence of every loop. Sessions without loops are left out of the page (the totals count them).
+ */
+export function renderHtml(report: ScanReport, title = 'loopguard scan'): string {
+  const assets = loadStaticAssets();
+  const uplot = assets.get('/vendor/uPlot.iife.min.js')?.body.toString('utf8') ?? '';
+  const uplotCss = assets.get('/vendor/uPlot.min.css')?.body.toString('utf8') ?? '';
+  const data = { ...report, sessions: report.sessions.filter((session) => session.loops.length > 0) };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${uplotCss}</style>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>What loops cost, read from the transcripts</h1>
+<div class="sub">Every session run through loopguard's step detector as if its hooks had been installed; waste is what was spent after loopguard's stop, up to the loop's end.</div>
+<div id="totals"></div>
+<div id="charts">
+<section><h2>Waste over time</h2><div id="chart-time"></div></section>
+<section><h2>Waste per project</h2><div id="chart-projects"></div></section>
+</div>
+<h2>Loops, worst first</h2>
+<table>
+<thead><tr><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end step</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
+<tbody id="loops"></tbody>
+</table>
+<p id="no-loops" hidden>No loops found.</p>
+<script type="application/json" id="scan-data">${scriptJson(data)}</script>
+<script>${scriptCode(uplot)}</script>
+<script>${scriptCode(readFileSync(PAGE_SCRIPT, 'utf8'))}</script>
+</body>
+</html>
+`;
+}
+
+/** Writes {@link renderHtml}'s page to `file`. */
+export async function writeHtmlReport(file: string, report: ScanReport): Promise<void> {
+  await writeFile(file, renderHtml(report));
+}

@@ -1,0 +1,91 @@
+import { formatTable } from '../formatTable.js';
+import type { ScannedSession } from './scanFile.js';
+import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Waste in words: `7 calls, 1,204 tokens ($0.02)`. */
+function wasteText(toolCalls: number, tokens: number | null, price: number | undefined): string {
+  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
+  if (tokens !== null) {
+    parts.push(`${count(tokens)} tokens`);
+    if (price !== undefined) parts.push(`$${((tokens * price) / 1_000_000).toFixed(2)}`);
+  }
+  return parts.join(', ');
+}
+
+const dateOf = (session: ScannedSession) => session.startedAt?.slice(0, 10) ?? '-';
+const kindsOf = (session: ScannedSession, stopped: boolean) => [
+  ...new Set(session.loops.filter((loop) => isStopped(loop) === stopped).map((loop) => loop.kind)),
+];
+
+/**
+ * The scan for a person: totals on top, then the sessions that looped, worst first (project, date,
+ * agent, kind, waste, one line of evidence), then the loops that got a nudge and no stop.
+ * @param price - cost per million tokens (`--price`), for the money column.
+ */
+export function renderTerminal(report: ScanReport, price?: number): string {
+  const { totals } = report;
+  const out: string[] = [];
+  const tokens = totals.wastedTokens === null ? '' : `, ${count(totals.wastedTokens)} tokens`;
+  const money =
+    totals.wastedCost === undefined || totals.wastedCost === null
+      ? ''
+      : ` ($${totals.wastedCost.toFixed(2)})`;
+  out.push(
+    `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
+      `${count(totals.toolCalls)} tool calls.`,
+    `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
+      `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
+  );
+  if (totals.nudgesWithoutStop > 0) {
+    out.push(
+      `${count(totals.nudgesWithoutStop)} nudge${totals.nudgesWithoutStop === 1 ? '' : 's'} came with no stop.`,
+    );
+  }
+  if (totals.problems > 0) out.push(`${count(totals.problems)} files skipped or read in part (see stderr).`);
+  const looped = report.sessions.filter((session) => session.loops.some(isStopped));
+  if (looped.length > 0) {
+    const rows = looped.map((session) => {
+      const waste = sessionWaste(session);
+      const worst = [...session.loops]
+        .filter(isStopped)
+        .sort((a, b) => b.wastedToolCalls - a.wastedToolCalls)[0];
+      return [
+        session.project ?? '-',
+        dateOf(session),
+        session.agent,
+        kindsOf(session, true).join(', '),
+        wasteText(waste.toolCalls, waste.tokens, price),
+        worst?.evidence ?? '',
+      ];
+    });
+    out.push(
+      '',
+      formatTable(['project', 'date', 'agent', 'kind', 'wasted after the stop', 'evidence'], rows),
+    );
+  }
+  const nudged = report.sessions.filter((session) => session.loops.some((loop) => !isStopped(loop)));
+  if (nudged.length > 0) {
+    const rows = nudged.flatMap((session) =>
+      session.loops
+        .filter((loop) => !isStopped(loop))
+        .map((loop) => [
+          session.project ?? '-',
+          dateOf(session),
+          session.agent,
+          loop.kind,
+          String(loop.nudgeStep),
+          loop.evidence,
+        ]),
+    );
+    out.push(
+      '',
+      'Nudged, never stopped:',
+      formatTable(['project', 'date', 'agent', 'kind', 'nudge step', 'evidence'], rows),
+    );
+  }
+  if (looped.length > 0)
+    out.push('', 'Files and steps: loopguard scan --json. How to act on this: docs/scan.md.');
+  return `${out.join('\n')}\n`;
+}

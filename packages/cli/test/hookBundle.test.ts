@@ -1,0 +1,69 @@
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import module, { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadHookBundle } from '../src/hook/hookBundle.js';
+import { claudeFailingCall, hookCall, tempProject } from './hookHelpers.js';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const bundle = join(dist, 'bundle', 'hook.cjs');
+// A copy of the bundle beside it, so that it resolves better-sqlite3 from the package as the original does.
+const copyDir = mkdtempSync(join(dist, 'bundle-test-'));
+afterAll(() => rmSync(copyDir, { recursive: true, force: true }));
+
+describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
+  it('is one file: it requires nothing but node built-ins and the native better-sqlite3', () => {
+    const source = readFileSync(bundle, 'utf8');
+    const required = new Set([...source.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
+    const builtin = (name = '') => name.startsWith('node:') || builtinModules.includes(name);
+    expect([...required].filter((name) => !builtin(name))).toEqual(['better-sqlite3']);
+    // The command tree and its parser stay out of the hook's path.
+    expect(source).not.toMatch(/node_modules\/commander\//);
+    expect(source).not.toMatch(/dist\/program\.js/);
+  });
+
+  it('keeps V8’s compiled code of a call and reuses it on the next (Node’s own cache where Node has one)', () => {
+    const copy = join(copyDir, 'hook.cjs');
+    copyFileSync(bundle, copy);
+    const first = loadHookBundle(copy);
+    expect(typeof first.hookMain).toBe('function');
+    first.saveCache();
+    const hasNodeCache =
+      typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+    expect(existsSync(`${copy}.cache`)).toBe(!hasNodeCache);
+    if (hasNodeCache) return;
+    const written = statSync(`${copy}.cache`).mtimeMs;
+    loadHookBundle(copy).saveCache();
+    expect(statSync(`${copy}.cache`).mtimeMs).toBe(written); // accepted: not written again
+  });
+
+  it('answers a hook call through bin.js the same way as the modules do', async () => {
+    const project = tempProject();
+    const calls = [1, 2, 3, 4].map((n) => claudeFailingCall(project, 's1', n));
+    const replies: string[] = [];
+    for (const call of calls) {
+      replies.push((await hookCall(project, 'claude', call.pre)).stdout);
+      replies.push((await hookCall(project, 'claude', call.post)).stdout);
+    }
+    const viaModules = tempProject();
+    const moduleReplies: string[] = [];
+    const { runHook } = await import('../src/hook/runHook.js');
+    for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(viaModules, 's1', n))) {
+      for (const event of [call.pre, call.post]) {
+        let out = '';
+        await runHook('claude', {
+          readStdin: async () => JSON.stringify(event),
+          stdout: (text) => {
+            out += text;
+          },
+          env: {},
+          cwd: viaModules,
+        });
+        moduleReplies.push(out.replaceAll(viaModules, project));
+      }
+    }
+    expect(replies.some((reply) => reply.includes('additionalContext'))).toBe(true);
+    expect(replies).toEqual(moduleReplies);
+  });
+});

@@ -1,0 +1,281 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { SCAN_FIXTURES } from './agentTranscripts.js';
+import { bufferedIo } from './helpers.js';
+
+const fixtures = fileURLToPath(SCAN_FIXTURES);
+const fixture = (name: string) => join(fixtures, name);
+const looping = readdirSync(fixtures).filter((name) => name.endsWith('-looping.jsonl'));
+const progressing = readdirSync(fixtures).filter((name) => name.endsWith('-progressing.jsonl'));
+const tempDir = () => mkdtempSync(join(tmpdir(), 'loopguard-scan-'));
+
+async function scan(args: string[], cwd = tempDir(), env: NodeJS.ProcessEnv = { NO_COLOR: '1' }) {
+  const io = bufferedIo({ cwd, env });
+  const code = await runCli(['scan', ...args], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function scanJson(args: string[], cwd?: string): Promise<ScanReport> {
+  const { code, out, err } = await scan([...args, '--json'], cwd);
+  expect(code, err).toBe(EXIT_CODES.ok);
+  return JSON.parse(out) as ScanReport;
+}
+
+/** A transcript of steps in loopguard's JSONL: `n` runs of the same failing command, then other work. */
+function stepLines(failures: number, after: string[] = []): string {
+  const lines: unknown[] = [];
+  for (let i = 0; i < failures; i++) {
+    lines.push({ type: 'action', tool: 'bash', input: 'make watch' });
+    lines.push({ type: 'observation', tool: 'bash', output: 'error: target not ready', error: true });
+  }
+  for (const command of after) {
+    lines.push({ type: 'action', tool: 'bash', input: command });
+    lines.push({ type: 'observation', tool: 'bash', output: `ran ${command}` });
+  }
+  return `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+}
+
+describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () => {
+  it('has a looping and a progressing session of each CLI', () => {
+    expect(looping.map((name) => name.split('-')[0]).sort()).toEqual(['claude', 'codex', 'gemini']);
+    expect(progressing.map((name) => name.split('-')[0]).sort()).toEqual(['claude', 'codex', 'gemini']);
+  });
+
+  it.each(looping)('reports the loop of %s with its waste after the stop', async (name) => {
+    const report = await scanJson([fixture(name)]);
+    const [session] = report.sessions;
+    expect(report.totals).toMatchObject({ files: 1, sessions: 1, sessionsWithLoops: 1, problems: 0 });
+    expect(session?.agent).toBe(name.split('-')[0]);
+    expect(session?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(session?.toolCalls).toBeGreaterThanOrEqual(9);
+    const stopped = session?.loops.filter((loop) => loop.stopStep !== null) ?? [];
+    expect(stopped).toHaveLength(1);
+    const [loop] = stopped;
+    if (loop === undefined || loop.stopStep === null) throw new Error('no stopped loop');
+    expect(loop.kind).toMatch(/^[a-z_]+$/);
+    expect(loop.nudgeStep).toBeLessThan(loop.stopStep);
+    expect(loop.endStep).toBeGreaterThan(loop.stopStep);
+    expect(loop.endStep).toBeLessThan(session?.steps ?? 0);
+    expect(loop.ended).toBe('session_end');
+    // every call after the stop up to the loop's end is waste: the looping call pairs of steps
+    expect(loop.wastedToolCalls).toBeGreaterThan(0);
+    expect(loop.wastedToolCalls).toBe(Math.ceil((loop.endStep - loop.stopStep) / 2));
+    expect(loop.wastedTokens).toBeGreaterThan(0);
+    expect(loop.evidence).toContain('missing.txt');
+    expect(report.totals.wastedToolCalls).toBe(loop.wastedToolCalls);
+    expect(report.totals.wastedTokens).toBe(loop.wastedTokens);
+  });
+
+  it.each(progressing)('reports no loop in %s', async (name) => {
+    const report = await scanJson([fixture(name)]);
+    expect(report.sessions[0]?.loops).toEqual([]);
+    expect(report.sessions[0]?.toolCalls).toBe(4);
+    expect(report.totals).toMatchObject({ sessionsWithLoops: 0, wastedToolCalls: 0, wastedTokens: 0 });
+  });
+
+  it('prints the --json shape of the issue', async () => {
+    const report = await scanJson([fixtures]);
+    expect(Object.keys(report).sort()).toEqual(['sessions', 'totals']);
+    for (const key of [
+      'files',
+      'sessions',
+      'sessionsWithLoops',
+      'toolCalls',
+      'wastedToolCalls',
+      'wastedTokens',
+    ])
+      expect(report.totals).toHaveProperty(key);
+    expect(report.totals).toMatchObject({ files: 6, sessions: 6, sessionsWithLoops: 3 });
+    for (const session of report.sessions) {
+      for (const key of ['file', 'agent', 'sessionId', 'steps', 'toolCalls', 'loops'])
+        expect(session).toHaveProperty(key);
+      for (const loop of session.loops) {
+        for (const key of [
+          'kind',
+          'nudgeStep',
+          'stopStep',
+          'endStep',
+          'wastedToolCalls',
+          'wastedTokens',
+          'evidence',
+        ])
+          expect(loop).toHaveProperty(key);
+      }
+    }
+    // worst first
+    const waste = report.sessions.map((s) => s.loops.reduce((sum, loop) => sum + loop.wastedToolCalls, 0));
+    expect(waste).toEqual([...waste].sort((a, b) => b - a));
+  });
+
+  it('prints the terminal report: totals on top, the looping sessions worst first with their evidence', async () => {
+    const { code, out } = await scan([fixtures]);
+    expect(code).toBe(EXIT_CODES.ok);
+    const lines = out.split('\n');
+    expect(lines[0]).toBe('Scanned 6 files: 6 sessions, 41 tool calls.');
+    expect(lines[1]).toMatch(
+      /^3 sessions looped past loopguard's stop: \d+ tool calls, [\d,]+ tokens spent after the stop\.$/,
+    );
+    const rows = lines.filter((line) => / \| (claude|codex|gemini) +\| /.test(line));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).toContain('missing.txt');
+    expect(out).not.toContain('progressing');
+  });
+
+  it('shows money only with --price', async () => {
+    const plain = await scanJson([fixture(looping[0] as string)]);
+    expect(plain.totals.wastedCost).toBeUndefined();
+    const priced = await scanJson([fixture(looping[0] as string), '--price', '10']);
+    const tokens = priced.totals.wastedTokens ?? 0;
+    expect(priced.totals.wastedCost).toBe(Math.round((tokens * 10) / 10_000) / 100);
+    expect(priced.sessions[0]?.loops[0]?.wastedCost).toBe(priced.totals.wastedCost);
+    const { out } = await scan([fixture(looping[0] as string), '--price', '10']);
+    expect(out).toMatch(/\$\d+\.\d\d/);
+    const bad = await scan([fixtures, '--price', 'cheap']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
+describe('loopguard scan: steps, waste and settings', () => {
+  it('reads loopguard step JSONL; waste stops where the agent got out of the loop', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'steps.jsonl'), stepLines(8, ['ls', 'cat README.md', 'git status']));
+    const report = await scanJson([dir]);
+    const [session] = report.sessions;
+    expect(session).toMatchObject({ agent: 'steps', steps: 22, toolCalls: 11, tokens: null });
+    const [loop] = session?.loops ?? [];
+    expect(loop).toMatchObject({ ended: 'got_out', wastedTokens: null });
+    if (loop === undefined || loop.stopStep === null) throw new Error('no stopped loop');
+    // the loop ends at the last failing call: the three calls after it are not waste
+    expect(loop.endStep).toBe(15);
+    expect(loop.wastedToolCalls).toBe((15 - loop.stopStep) / 2);
+    expect(report.totals.wastedTokens).toBeNull();
+  });
+
+  it('reports a nudge that came with no stop', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'steps.jsonl'), stepLines(2, ['ls']));
+    const report = await scanJson([dir]);
+    expect(report.totals).toMatchObject({ sessionsWithLoops: 0, nudgesWithoutStop: 1, wastedToolCalls: 0 });
+    expect(report.sessions[0]?.loops[0]).toMatchObject({
+      stopStep: null,
+      wastedToolCalls: 0,
+      ended: 'got_out',
+    });
+    const { out } = await scan([dir]);
+    expect(out).toContain('1 nudge came with no stop.');
+    expect(out).toContain('Nudged, never stopped:');
+  });
+
+  it("honours the project's loopguard.config.yaml (the hooks' detector options)", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'steps.jsonl'), stepLines(8));
+    expect((await scanJson([dir], dir)).totals.sessionsWithLoops).toBe(1);
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  exemptCommands: ["^make watch$"]\n');
+    expect((await scanJson([dir], dir)).totals).toMatchObject({ sessionsWithLoops: 0, nudgesWithoutStop: 0 });
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  stopAfter: 0\n');
+    const bad = await scan([dir], dir);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("reads `loopguard run`'s output logs of a stream-json agent", async () => {
+    const dir = tempDir();
+    const iteration = join(dir, '.loopguard', 'runs', 'r1', 'iterations', '1');
+    mkdirSync(iteration, { recursive: true });
+    const events = [
+      'agent starting',
+      JSON.stringify({ type: 'system', subtype: 'init', session_id: 's-1', cwd: '/repo' }),
+    ];
+    for (let i = 0; i < 8; i++) {
+      events.push(
+        JSON.stringify({
+          type: 'assistant',
+          session_id: 's-1',
+          message: {
+            id: `m${i}`,
+            content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'make watch' } }],
+            usage: { input_tokens: 100, output_tokens: 10 },
+          },
+        }),
+        JSON.stringify({
+          type: 'user',
+          session_id: 's-1',
+          message: {
+            content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'not ready', is_error: true }],
+          },
+        }),
+      );
+    }
+    writeFileSync(join(iteration, 'output.log'), `${events.join('\n')}\n`);
+    writeFileSync(join(iteration, 'metrics.json'), '{}');
+    const report = await scanJson([], dir); // no path: the default places include <cwd>/.loopguard/runs
+    expect(report.totals.files).toBe(1);
+    expect(report.sessions[0]).toMatchObject({
+      agent: 'claude',
+      format: 'claude-stream-json',
+      sessionId: 's-1',
+    });
+    expect(report.totals.sessionsWithLoops).toBe(1);
+    expect(report.totals.wastedTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('loopguard scan: default places', () => {
+  it("finds each CLI's transcripts under its home variable", async () => {
+    const home = tempDir();
+    const claude = join(home, 'claude-config', 'projects', '-repo');
+    const codex = join(home, 'codex-home', 'sessions', '2026', '11', '25');
+    const gemini = join(home, 'gemini-home', '.gemini', 'tmp', 'repo', 'chats');
+    for (const dir of [claude, codex, gemini]) mkdirSync(dir, { recursive: true });
+    copyFileSync(fixture('claude-2.1.330-looping.jsonl'), join(claude, 'session.jsonl'));
+    copyFileSync(fixture('codex-0.169.0-looping.jsonl'), join(codex, 'rollout.jsonl'));
+    copyFileSync(fixture('gemini-0.61.0-looping.jsonl'), join(gemini, 'session.jsonl'));
+    const env = {
+      HOME: join(home, 'nobody'),
+      CLAUDE_CONFIG_DIR: join(home, 'claude-config'),
+      CODEX_HOME: join(home, 'codex-home'),
+      GEMINI_CLI_HOME: join(home, 'gemini-home'),
+    };
+    const { code, out, err } = await scan(['--json'], tempDir(), env);
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const report = JSON.parse(out) as ScanReport;
+    expect(report.sessions.map((s) => s.agent).sort()).toEqual(['claude', 'codex', 'gemini']);
+    expect(report.sessions.find((s) => s.agent === 'gemini')?.project).toBe('repo');
+  });
+});
+
+describe('loopguard scan: bad input', () => {
+  it('reports a truncated last line, a file that is not JSON, an unknown format and an unreadable file in one line each, and goes on (exit 0)', async () => {
+    const dir = tempDir();
+    const whole = stepLines(8);
+    writeFileSync(join(dir, 'a-truncated.jsonl'), `${whole}{"type":"action","tool":"ba`);
+    writeFileSync(join(dir, 'b-not-json.jsonl'), 'hello\nworld\n');
+    writeFileSync(join(dir, 'c-unknown.jsonl'), '{"kind":"something else"}\n');
+    symlinkSync(join(dir, 'gone.jsonl'), join(dir, 'd-unreadable.jsonl'));
+    writeFileSync(join(dir, 'e-good.jsonl'), whole);
+    const { code, out, err } = await scan([dir, '--json']);
+    expect(code).toBe(EXIT_CODES.ok);
+    const lines = err.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/a-truncated\.jsonl: truncated last line skipped$/);
+    expect(lines[1]).toMatch(/b-not-json\.jsonl: not JSON$/);
+    expect(lines[2]).toMatch(/c-unknown\.jsonl: unknown format$/);
+    expect(lines[3]).toMatch(/d-unreadable\.jsonl: unreadable \(ENOENT\)$/);
+    const report = JSON.parse(out) as ScanReport;
+    expect(report.totals).toMatchObject({ files: 5, sessions: 2, sessionsWithLoops: 2, problems: 4 });
+  });
+
+  it('exits 2 with one line for a path that does not exist', async () => {
+    const { code, out, err } = await scan([join(tempDir(), 'nowhere')]);
+    expect(code).toBe(EXIT_CODES.usage);
+    expect(out).toBe('');
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toMatch(/nowhere: no such file or folder/);
+  });
+});

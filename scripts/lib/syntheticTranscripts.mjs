@@ -1,0 +1,86 @@
+// Synthetic Claude Code transcripts (the record shapes Claude Code 2.1.330 writes: assistant replies
+// with usage, tool results, attachments and api-request records) for the scan benchmark and the
+// HTML report's screenshot. Deterministic: the same arguments give the same lines.
+import { randomUUID } from 'node:crypto';
+
+const FILLER = 'x'.repeat(600);
+
+/** A small deterministic generator (mulberry32). */
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The lines of one session: `calls` tool calls in `cwd` starting at `start` (ms); from call
+ * `loopAt` on, `loopLength` calls repeat the same failing command (`loopAt` -1: no loop).
+ */
+export function sessionLines({ cwd, start, calls, loopAt = -1, loopLength = 0, loopCommand = 'make watch' }) {
+  const sessionId = randomUUID();
+  const lines = [];
+  let time = start;
+  let parent = null;
+  const base = () => ({
+    parentUuid: parent,
+    isSidechain: false,
+    cwd,
+    sessionId,
+    version: '2.1.330',
+    gitBranch: 'main',
+  });
+  const stamp = () => {
+    time += 4000;
+    return new Date(time).toISOString();
+  };
+  const push = (record) => {
+    const uuid = randomUUID();
+    lines.push(JSON.stringify({ ...base(), ...record, uuid, timestamp: stamp() }));
+    parent = uuid;
+  };
+  push({ type: 'user', message: { role: 'user', content: 'Fix the failing build.' } });
+  push({ type: 'attachment', attachment: { type: 'environment', content: FILLER } });
+  for (let i = 0; i < calls; i++) {
+    const looping = loopAt >= 0 && i >= loopAt && i < loopAt + loopLength;
+    const command = looping ? loopCommand : `sed -n ${i * 10},${i * 10 + 40}p src/module${i % 7}.ts`;
+    const id = `toolu_${i}`;
+    lines.push(
+      JSON.stringify({ type: 'api-request', sessionId, id: randomUUID(), params: { filler: FILLER } }),
+    );
+    push({
+      type: 'assistant',
+      message: {
+        id: `msg_${sessionId.slice(0, 8)}_${i}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-model',
+        content: [
+          { type: 'text', text: looping ? 'Let me run it again.' : `Looking at part ${i} of the module.` },
+          { type: 'tool_use', id, name: 'Bash', input: { command, description: 'Run' } },
+        ],
+        usage: { input_tokens: 1200 + i * 40, cache_read_input_tokens: 20_000, output_tokens: 90 },
+      },
+    });
+    const output = looping
+      ? `$ ${loopCommand}\nerror: the target is not ready (exit 2)`
+      : `export function part${i}() {\n  return ${i};\n}\n${FILLER.slice(0, 200 + (i % 5) * 50)}`;
+    push({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: output, is_error: looping }],
+      },
+      toolUseResult: { stdout: output, stderr: '' },
+    });
+  }
+  push({
+    type: 'assistant',
+    message: { id: `msg_${sessionId}_end`, role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+  });
+  return { sessionId, lines };
+}
