@@ -11,7 +11,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandEntries, installHooks, removeHooks } from '../src/hook/hookSettings.js';
 import { lineDiff } from '../src/hook/lineDiff.js';
+import { readSettingsText, settingsFileText } from '../src/hook/settingsText.js';
 import { tempProject } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
@@ -321,6 +323,52 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
       execFileSync('chattr', ['-i', settingsFile(dir, 'claude')]);
       rmSync(dir, { recursive: true });
     }
+  });
+});
+
+describe('installHooks and removeHooks on marked entries', () => {
+  const install = (text: string, command = 'lg hook claude', timeout = 10) =>
+    settingsFileText(
+      installHooks(readSettingsText(text, 'claude'), commandEntries('claude', command, timeout)),
+    );
+  const remove = (text: string) => settingsFileText(removeHooks(readSettingsText(text, 'claude')));
+  const marked = (owns: string, command = 'lg hook claude') =>
+    `{"type":"command","command":"${command}","timeout":10,"loopguard":{"owns":"${owns}"}}`;
+
+  it("takes out only loopguard's entry from a group the user shares with it, keeping the group", () => {
+    const shared = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo x"},${marked('entry')}]}]}}`;
+    expect(remove(shared)).toBe('{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo x"}]}]}}');
+    // install adds its own group and takes its entry out of the shared one
+    const installed = JSON.parse(install(shared));
+    expect(installed.hooks.Stop).toEqual([
+      { hooks: [{ type: 'command', command: 'echo x' }] },
+      { hooks: [JSON.parse(marked('entry'))] },
+    ]);
+  });
+
+  it('replaces a marked entry that differs (another timeout), keeping what it owns, and drops one on an event it no longer uses', () => {
+    const old = `{"hooks":{"Notification":[{"hooks":[${marked('list')}]}],"Stop":[{"hooks":[${marked('list', 'old')}]}]}}`;
+    const installed = JSON.parse(install(old, 'lg hook claude', 30));
+    expect(Object.keys(installed.hooks)).toEqual(['Stop', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(installed.hooks.Stop).toEqual([
+      { hooks: [{ type: 'command', command: 'lg hook claude', timeout: 30, loopguard: { owns: 'list' } }] },
+    ]);
+    expect(remove(install(old))).toBe('{"hooks":{}}');
+  });
+
+  it('reads a key given twice as JSON.parse does (the last one) and leaves the first as it was', () => {
+    const twice = '{"hooks":{"Stop":[1]},"hooks":{"Stop":[2]}}';
+    const installed = install(twice);
+    expect(installed.startsWith('{"hooks":{"Stop":[1]},"hooks":{"Stop":[2,{')).toBe(true);
+    expect(remove(installed)).toBe(twice);
+  });
+
+  it('an unknown `owns` still marks an entry (owning only itself); a marker that is not an object does not', () => {
+    const odd = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","loopguard":{"owns":"?"}}]}]}}`;
+    expect(remove(odd)).toBe('{"hooks":{"Stop":[]}}');
+    expect(remove('{"hooks":{"Stop":[{"hooks":[{"command":"x","loopguard":true}]}]}}')).toBe(
+      '{"hooks":{"Stop":[{"hooks":[{"command":"x","loopguard":true}]}]}}',
+    );
   });
 });
 

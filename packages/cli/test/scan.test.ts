@@ -226,6 +226,20 @@ describe('loopguard scan: steps, waste and settings', () => {
   });
 });
 
+describe('loopguard scan: progress', () => {
+  it('draws a progress bar on a terminal stderr while it reads many files, and none otherwise', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `s${i}.jsonl`), stepLines(1));
+    const terminal = bufferedIo({ cwd: dir, stderrIsTTY: true });
+    expect(await runCli(['scan', dir], terminal)).toBe(EXIT_CODES.ok);
+    expect(terminal.err()).toContain('\r[##');
+    expect(terminal.err().endsWith('] 20/20 files\n')).toBe(true);
+    const piped = bufferedIo({ cwd: dir });
+    expect(await runCli(['scan', dir], piped)).toBe(EXIT_CODES.ok);
+    expect(piped.err()).toBe('');
+  });
+});
+
 describe('loopguard scan: default places', () => {
   it("finds each CLI's transcripts under its home variable", async () => {
     const home = tempDir();
