@@ -106,6 +106,7 @@ describe('loopguard init', () => {
     const home = tempProject();
     const result = await loopguard(dir, ['init', 'gemini', '--user', '--command', 'loopguard'], {
       HOME: home,
+      GEMINI_CLI_HOME: '',
     });
     expect(result.code, result.stderr).toBe(0);
     const settings = read(join(home, '.gemini', 'settings.json'));
@@ -203,12 +204,30 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
   it('--user with an empty or relative HOME is an error, and writes no file anywhere', async () => {
     for (const home of ['', 'relative/home']) {
       const dir = tempProject();
-      const result = await loopguard(dir, ['init', 'claude', '--user'], { HOME: home });
+      const result = await loopguard(dir, ['init', 'claude', '--user'], {
+        HOME: home,
+        CLAUDE_CONFIG_DIR: '',
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^loopguard: --user: HOME is (empty|not an absolute path .*), so there/);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(readdirSync(dir)).toEqual([]);
     }
+  });
+
+  it("--user writes the file the CLI reads: CLAUDE_CONFIG_DIR's, GEMINI_CLI_HOME's", async () => {
+    const dir = tempProject();
+    const home = tempProject();
+    const config = tempProject();
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: config, GEMINI_CLI_HOME: config };
+    expect((await loopguard(dir, ['init', 'claude', '--user'], env)).code).toBe(0);
+    expect((await loopguard(dir, ['init', 'gemini', '--user'], env)).code).toBe(0);
+    expect(read(join(config, 'settings.json')).hooks.Stop).toHaveLength(1);
+    expect(read(join(config, '.gemini', 'settings.json')).hooks.AfterAgent).toHaveLength(1);
+    expect(readdirSync(home)).toEqual([]);
+    const relative = await loopguard(dir, ['init', 'claude', '--user'], { ...env, CLAUDE_CONFIG_DIR: 'cfg' });
+    expect(relative.stderr).toContain('--user: CLAUDE_CONFIG_DIR is not an absolute path ("cfg")');
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('keeps valid JSON byte for byte: big and overflowing numbers, empty lists, hooks.__proto__', async () => {
