@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { detectFormat } from '../src/scan/detectFormat.js';
 import { progressLine } from '../src/scan/progressBar.js';
 import { SessionScan } from '../src/scan/SessionScan.js';
 import { scanFile } from '../src/scan/scanFile.js';
+import { scanPaths } from '../src/scan/scanPaths.js';
 import type { TranscriptParser } from '../src/scan/TranscriptParser.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 
@@ -225,6 +226,55 @@ describe('Gemini CLI chat', () => {
       project: 'my-repo',
       startedAt: '2026-11-25T10:00:00Z',
     });
+  });
+});
+
+describe('an older Gemini CLI chat (one JSON object)', () => {
+  it('is read whole with the same rules; a walk finds it under chats/', async () => {
+    const chats = join(mkdtempSync(join(tmpdir(), 'loopguard-scan-gemini-')), 'old-repo', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const call = (n: number) => ({
+      id: `g${n}`,
+      type: 'gemini',
+      content: '',
+      tokens: { total: 10 },
+      toolCalls: [
+        {
+          id: `c${n}`,
+          name: 'run_shell_command',
+          args: { command: 'npm test' },
+          status: 'error',
+          result: [{ functionResponse: { response: { error: 'Error: no config' } } }],
+        },
+      ],
+    });
+    const messages = [
+      { id: 'u', type: 'user', content: 'Fix it.' },
+      ...Array.from({ length: 8 }, (_, n) => call(n)),
+    ];
+    const file = join(chats, 'session-2025-01-01T10-00-abc.json');
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { sessionId: 'old-1', projectHash: 'h', startTime: '2025-01-01T10:00:00Z', messages },
+        null,
+        2,
+      ),
+    );
+    writeFileSync(join(chats, 'session-broken.json'), '{ "sessionId": ');
+    writeFileSync(join(chats, 'notes.json'), '{}');
+    const scanned = await scanPaths([join(chats, '..')], {});
+    expect(scanned.files).toBe(2);
+    expect(scanned.problems).toEqual([{ file: join(chats, 'session-broken.json'), problem: 'not JSON' }]);
+    const [session] = scanned.sessions;
+    expect(session).toMatchObject({
+      format: 'gemini-chat',
+      sessionId: 'old-1',
+      project: 'old-repo',
+      steps: 16,
+      tokens: 80,
+    });
+    expect(session?.loops.filter((loop) => loop.stopStep !== null)).toHaveLength(1);
   });
 });
 
