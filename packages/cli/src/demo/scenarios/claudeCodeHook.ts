@@ -72,7 +72,7 @@ function copyRecords(ctx: DemoContext, project: string): number {
 /**
  * Step level, in a real agent CLI: a recorded Claude Code session (it runs the same failing tests
  * again and again) replayed event by event through the built `loopguard hook claude`, as Claude
- * Code itself calls it with `loopguard init claude` installed. The hook nudges at the second same
+ * Code itself calls it with `loopguard init claude` installed. The hook nudges at the third same
  * failure after a fresh start, then denies the next repeat and ends the session.
  */
 export const claudeCodeHook: DemoScenario = {
