@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
@@ -23,9 +23,17 @@ interface InitOptions {
 const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI' };
 const SETTINGS_DIRS: Record<HookAgent, string> = { claude: '.claude', gemini: '.gemini' };
 
-/** The shell command that runs this loopguard: this node and this package's `bin.js`, quoted. */
+/**
+ * The shell command that runs this loopguard: this node and the `loopguard` command it was started
+ * as (the one `scripts/install.sh` links, which stays valid across re-installs), else this
+ * package's `bin.js`; quoted.
+ */
 export function defaultHookCommand(): string {
-  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
+  const started = process.argv[1];
+  const bin =
+    started !== undefined && basename(started) === 'loopguard'
+      ? started
+      : join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
   const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
   return `${quote(process.execPath)} ${quote(bin)}`;
 }
