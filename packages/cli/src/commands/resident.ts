@@ -17,7 +17,9 @@ import { startResident } from '../resident/startResident.js';
 export function registerResidentCommand(program: Command, io: CliIo): void {
   const resident = program
     .command('resident')
-    .description("The resident process that answers Claude Code's http hooks (loopguard init claude --resident).");
+    .description(
+      "The resident process that answers Claude Code's http hooks (loopguard init claude --resident).",
+    );
   resident
     .command('serve')
     .description('Run the resident process in the foreground (what `start` runs in the background).')
@@ -36,7 +38,9 @@ export function registerResidentCommand(program: Command, io: CliIo): void {
         await server.start();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
-          throw new CliError(`127.0.0.1:${config.port} is in use: a resident process already runs, or another program`);
+          throw new CliError(
+            `127.0.0.1:${config.port} is in use: a resident process already runs, or another program`,
+          );
         throw error;
       }
       const stop = () => void server.stop('signalled');
@@ -48,7 +52,9 @@ export function registerResidentCommand(program: Command, io: CliIo): void {
     });
   resident
     .command('start')
-    .description("Claude Code's SessionStart hook: start the resident process if needed and register the session.")
+    .description(
+      "Claude Code's SessionStart hook: start the resident process if needed and register the session.",
+    )
     .action(async () => {
       await startResident({ ...processHookIo(), env: io.env, cwd: io.cwd }, homeOf(io));
     });
@@ -73,6 +79,8 @@ function homeOf(io: CliIo): string {
 function configOf(home: string): ResidentConfig {
   const config = readResidentConfig(home);
   if (config === undefined)
-    throw new CliError('no resident configuration (~/.loopguard/resident.json): run loopguard init claude --resident');
+    throw new CliError(
+      'no resident configuration (~/.loopguard/resident.json): run loopguard init claude --resident',
+    );
   return config;
 }

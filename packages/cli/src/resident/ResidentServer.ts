@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { answerHookEvent } from '../hook/runHook.js';
 import { MAX_EVENT_BYTES, readBounded } from '../hook/readBounded.js';
+import { answerHookEvent } from '../hook/runHook.js';
 import type { ResidentConfig } from './residentConfig.js';
 
 /** A Claude Code session the resident process guards, as its `SessionStart` hook registered it. */

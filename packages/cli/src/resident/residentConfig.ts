@@ -30,7 +30,12 @@ export function readResidentConfig(home: string): ResidentConfig | undefined {
   if (!existsSync(file)) return undefined;
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ResidentConfig> | null;
   const { port, token } = parsed ?? {};
-  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65_535 || typeof token !== 'string') {
+  if (
+    !Number.isInteger(port) ||
+    (port as number) < 1 ||
+    (port as number) > 65_535 ||
+    typeof token !== 'string'
+  ) {
     throw new Error(`${file} must hold {"port": <1-65535>, "token": "<text>"}`);
   }
   return { port: port as number, token };

@@ -4,9 +4,9 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { HOOK_SWITCH_ENV, type HookIo, logFailure } from '../hook/runHook.js';
+import type { ResidentSession } from './ResidentServer.js';
 import { residentRequest } from './residentClient.js';
 import { type ResidentConfig, readResidentConfig } from './residentConfig.js';
-import type { ResidentSession } from './ResidentServer.js';
 
 /** How long `start` waits for a resident it started to listen. */
 const START_TIMEOUT_MS = 5000;
@@ -33,7 +33,8 @@ export async function startResident(io: HookIo, home: string): Promise<0> {
     if (typeof event.session_id !== 'string') throw new Error('the SessionStart event has no session_id');
     if (!io.env.CLAUDE_PROJECT_DIR && typeof event.cwd === 'string') projectDir = event.cwd;
     const config = readResidentConfig(home);
-    if (config === undefined) throw new Error('no ~/.loopguard/resident.json: run loopguard init claude --resident');
+    if (config === undefined)
+      throw new Error('no ~/.loopguard/resident.json: run loopguard init claude --resident');
     const pid = claudeCodePid();
     const session: ResidentSession = {
       sessionId: event.session_id,
