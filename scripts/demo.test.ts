@@ -40,6 +40,11 @@ describe('the demo (the README main job: loopguard demo)', () => {
     ]) {
       expect(out).toContain(line);
     }
+    // the scan scenario: a transcript the demo writes, scanned; the loop and its waste after the stop
+    expect(out).toMatch(
+      /1 session looped past loopguard's stop: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
+    );
+    expect(out).toMatch(/\| claude \| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
     const table = out.slice(out.indexOf('LIMIT 10;'), out.indexOf('Status ('));
     const topics = [...table.matchAll(/\| (loop_recovery|unblock_authority|loop_escalation) /g)].map(
       (m) => m[1],

@@ -9,7 +9,10 @@ export const EXIT_CODES = {
   ok: 0,
   /** A defect or an unexpected failure inside loopguard. */
   internalError: 1,
-  /** Bad usage or configuration: an unknown flag, a bad value, a missing or unreadable file. */
+  /**
+   * Bad usage or configuration: an unknown flag, a bad value, a missing or unreadable file, a
+   * settings file `init` cannot read, edit or write.
+   */
   usage: 2,
   /** The run paused for a person (stagnation with `--on-stagnation pause` and no terminal). */
   paused: 3,

@@ -20,6 +20,8 @@ async function claudeWithHooks(script: (turn: number) => ScriptedTurn) {
   const { dir } = tempRepo('');
   const init = await loopguard(dir, ['init', 'claude', '--project']);
   expect(init.code, init.stderr).toBe(0);
+  // the CLI runs entries that carry loopguard's marker (an extra key in the hook entry)
+  expect(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')).toContain('"loopguard": {');
   const api = await startFakeAnthropicApi(script);
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   try {

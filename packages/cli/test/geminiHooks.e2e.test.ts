@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -19,6 +19,8 @@ async function geminiWithHooks(script: (turn: number) => GeminiTurn) {
   const { dir } = tempRepo('');
   const init = await loopguard(dir, ['init', 'gemini', '--project']);
   expect(init.code, init.stderr).toBe(0);
+  // the CLI runs entries that carry loopguard's marker (an extra key in the hook entry)
+  expect(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')).toContain('"loopguard": {');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
   mkdirSync(join(home, '.gemini'));
   // API-key auth, and the hooks system on (its default in 0.61.0, set so that the test says it).

@@ -1,7 +1,16 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addHooks, isLoopguardCommand, removeHooks } from '../src/hook/hookSettings.js';
 import { lineDiff } from '../src/hook/lineDiff.js';
 import { tempProject } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
@@ -52,9 +61,9 @@ describe('loopguard init', () => {
           ? ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop']
           : ['BeforeTool', 'AfterTool', 'AfterAgent'];
       for (const event of events) {
-        const ours = (settings.hooks[event] as Array<{ hooks: Array<{ command: string }> }>)
+        const ours = (settings.hooks[event] as Array<{ hooks: Array<Record<string, unknown>> }>)
           .flatMap((g) => g.hooks)
-          .filter((h) => isLoopguardCommand(h.command, agent));
+          .filter((h) => h.loopguard !== undefined);
         expect(ours, event).toHaveLength(1);
       }
       const backups = readdirSync(join(settingsFile(dir, agent), '..')).filter((f) =>
@@ -69,7 +78,7 @@ describe('loopguard init', () => {
 
       const removed = await loopguard(dir, ['init', agent, '--remove']);
       expect(removed.code, removed.stderr).toBe(0);
-      expect(read(settingsFile(dir, agent))).toEqual(EXISTING);
+      expect(readFileSync(settingsFile(dir, agent), 'utf8')).toBe(JSON.stringify(EXISTING));
       expect((await loopguard(dir, ['init', agent, '--remove'])).stdout).toContain(
         'no loopguard hooks to remove',
       );
@@ -78,13 +87,14 @@ describe('loopguard init', () => {
 
   it('--dry-run prints the diff and writes nothing', async () => {
     const dir = tempProject();
-    writeSettings(dir, 'claude', { model: 'opus' });
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(settingsFile(dir, 'claude'), '{\n  "model": "opus"\n}\n');
     const before = readFileSync(settingsFile(dir, 'claude'), 'utf8');
     const result = await loopguard(dir, ['init', 'claude', '--dry-run']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^--- \.claude\/settings\.json\n\+\+\+ \.claude\/settings\.json\n@@ /);
     expect(result.stdout).toContain('+    "PostToolUseFailure": [');
-    expect(result.stdout).toContain('-{"model":"opus"}');
+    expect(result.stdout).toContain('-  "model": "opus"\n+  "model": "opus",\n+  "hooks": {\n');
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(before);
     expect(readdirSync(join(dir, '.claude'))).toEqual(['settings.json']);
   });
@@ -100,7 +110,15 @@ describe('loopguard init', () => {
     expect(settings.hooks.AfterTool).toEqual([
       {
         matcher: '.*',
-        hooks: [{ type: 'command', command: 'loopguard hook gemini', name: 'loopguard', timeout: 10_000 }],
+        hooks: [
+          {
+            type: 'command',
+            command: 'loopguard hook gemini',
+            name: 'loopguard',
+            timeout: 10_000,
+            loopguard: { owns: 'hooks' },
+          },
+        ],
       },
     ]);
     expect(readdirSync(join(home, '.gemini'))).toEqual(['settings.json']);
@@ -125,44 +143,188 @@ describe('loopguard init', () => {
   });
 });
 
-describe('hook settings merge', () => {
-  it('replaces an older loopguard entry in place of adding a second, and removes only loopguard entries', () => {
-    const old = addHooks(EXISTING, 'claude', "'/old/node' '/old/bin.js' hook claude", 10);
-    const updated = addHooks(old, 'claude', 'loopguard hook claude', 10);
-    expect(JSON.stringify(updated)).not.toContain('/old/bin.js');
-    expect(removeHooks(updated, 'claude')).toEqual(EXISTING);
-    // a group shared with another hook keeps the other hook
-    const shared = {
-      hooks: {
-        Stop: [
-          {
-            hooks: [
-              { type: 'command', command: 'echo x' },
-              { type: 'command', command: 'loopguard hook claude' },
-            ],
-          },
-        ],
-      },
-    };
-    expect(removeHooks(shared, 'claude')).toEqual({
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo x' }] }] },
-    });
-    // gemini's entries are left alone when removing claude's
-    const gemini = addHooks({}, 'gemini', 'loopguard hook gemini', 10);
-    const both = addHooks(gemini, 'claude', 'loopguard hook claude', 10);
-    expect(removeHooks(both, 'claude')).toEqual(gemini);
-    expect(removeHooks(both, 'gemini')).toEqual(addHooks({}, 'claude', 'loopguard hook claude', 10));
+/** Writes `text` as `agent`'s project settings file of a new project; returns the project. */
+function projectWith(agent: 'claude' | 'gemini', text: string): string {
+  const dir = tempProject();
+  mkdirSync(join(dir, agent === 'claude' ? '.claude' : '.gemini'));
+  writeFileSync(settingsFile(dir, agent), text);
+  return dir;
+}
+
+/** The files of a project's settings directory. */
+const settingsDir = (dir: string, agent: 'claude' | 'gemini') =>
+  readdirSync(join(dir, agent === 'claude' ? '.claude' : '.gemini')).sort();
+
+const OTHER_TOOL = JSON.stringify({
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ command: 'node /opt/othertool/bin.js hook claude' }] }],
+  },
+});
+
+describe('loopguard init never damages what it does not own (issue 26)', () => {
+  it("keeps another tool's hook whose command looks like loopguard's, through init and --remove", async () => {
+    const dir = projectWith('claude', OTHER_TOOL);
+    expect((await loopguard(dir, ['init', 'claude'])).code).toBe(0);
+    const installed = read(settingsFile(dir, 'claude'));
+    expect(installed.hooks.PreToolUse[0]).toEqual(JSON.parse(OTHER_TOOL).hooks.PreToolUse[0]);
+    expect(installed.hooks.PreToolUse).toHaveLength(2);
+    expect(installed.hooks.PreToolUse[1].hooks[0].loopguard).toEqual({ owns: 'entry' });
+    const removed = await loopguard(dir, ['init', 'claude', '--remove']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(OTHER_TOOL);
+    // a file holding only the other tool's hook has nothing of loopguard's to remove
+    const untouched = projectWith('claude', OTHER_TOOL);
+    const none = await loopguard(untouched, ['init', 'claude', '--remove']);
+    expect(none.stdout).toContain('no loopguard hooks to remove');
+    expect(settingsDir(untouched, 'claude')).toEqual(['settings.json']);
   });
 
-  it('recognises loopguard commands only', () => {
-    expect(isLoopguardCommand('loopguard hook claude', 'claude')).toBe(true);
-    expect(isLoopguardCommand("'/usr/bin/node' '/x/dist/bin.js' hook claude", 'claude')).toBe(true);
-    expect(isLoopguardCommand('npx loopguard hook gemini ', 'gemini')).toBe(true);
-    expect(isLoopguardCommand('loopguard hook gemini', 'claude')).toBe(false);
-    expect(isLoopguardCommand('my-hook claude', 'claude')).toBe(false);
-    expect(isLoopguardCommand(undefined, 'claude')).toBe(false);
+  it('--command keeps init idempotent, and --remove --command removes the entries', async () => {
+    const dir = projectWith('claude', '{}');
+    const command = ['--command', 'npx -y @loopguard/cli'];
+    expect((await loopguard(dir, ['init', 'claude', ...command])).code).toBe(0);
+    const once = readFileSync(settingsFile(dir, 'claude'), 'utf8');
+    const again = await loopguard(dir, ['init', 'claude', ...command]);
+    expect(again.stdout).toContain('loopguard hooks already installed');
+    expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(once);
+    expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(4);
+    // another command replaces the entries in place of adding more
+    expect((await loopguard(dir, ['init', 'claude', '--command', 'loopguard'])).code).toBe(0);
+    const replaced = readFileSync(settingsFile(dir, 'claude'), 'utf8');
+    expect(replaced).not.toContain('npx');
+    expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(4);
+    const removed = await loopguard(dir, ['init', 'claude', '--remove', ...command]);
+    expect(removed.stdout).toContain("removed loopguard's Claude Code hooks");
+    expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe('{}');
   });
 
+  it('--user with an empty or relative HOME is an error, and writes no file anywhere', async () => {
+    for (const home of ['', 'relative/home']) {
+      const dir = tempProject();
+      const result = await loopguard(dir, ['init', 'claude', '--user'], { HOME: home });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^loopguard: --user: HOME is (empty|not an absolute path .*), so there/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
+
+  it('keeps valid JSON byte for byte: big and overflowing numbers, empty lists, hooks.__proto__', async () => {
+    const original =
+      '{\n  "big": 12345678901234567890,\n  "huge": 1e400,\n  "hooks": {\n    "__proto__": [{"hooks": []}],\n' +
+      '    "PreToolUse": [],\n    "Stop": [ ]\n  },\n  "escaped": "\\u00e9\\/"\n}\n';
+    const dir = projectWith('claude', original);
+    expect((await loopguard(dir, ['init', 'claude', '--command', 'lg'])).code).toBe(0);
+    const installed = readFileSync(settingsFile(dir, 'claude'), 'utf8');
+    for (const kept of ['12345678901234567890', '1e400', '"__proto__": [{"hooks": []}]', '"\\u00e9\\/"']) {
+      expect(installed).toContain(kept);
+    }
+    expect((await loopguard(dir, ['init', 'claude', '--remove'])).code).toBe(0);
+    const removed = readFileSync(settingsFile(dir, 'claude'), 'utf8');
+    // byte for byte, but for the blank inside the list that loopguard filled and emptied
+    expect(removed).toBe(original.replace('[ ]', '[]'));
+    expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toContain('"PreToolUse": [],');
+  });
+
+  it("reads each CLI's own dialect: a BOM for Claude Code, comments for Gemini CLI", async () => {
+    const bom = '\uFEFF{"model": "opus"}\n';
+    const claude = projectWith('claude', bom);
+    expect((await loopguard(claude, ['init', 'claude'])).code).toBe(0);
+    expect(readFileSync(settingsFile(claude, 'claude'), 'utf8').startsWith('\uFEFF{"model": "opus",')).toBe(
+      true,
+    );
+    expect((await loopguard(claude, ['init', 'claude', '--remove'])).code).toBe(0);
+    expect(readFileSync(settingsFile(claude, 'claude'), 'utf8')).toBe(bom);
+
+    const commented = '{\n  // mine\n  "model": "gemini-3", /* pinned */\n  "hooks": {}\n}\n';
+    const gemini = projectWith('gemini', commented);
+    const installed = await loopguard(gemini, ['init', 'gemini']);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(readFileSync(settingsFile(gemini, 'gemini'), 'utf8')).toContain(
+      '// mine\n  "model": "gemini-3", /* pinned */',
+    );
+    expect((await loopguard(gemini, ['init', 'gemini', '--remove'])).code).toBe(0);
+    expect(readFileSync(settingsFile(gemini, 'gemini'), 'utf8')).toBe(commented);
+  });
+
+  it('refuses, in one line with exit 2, what the CLI itself would not read, writing nothing', async () => {
+    const cases = [
+      ['gemini', '\uFEFF{}', /starts with a byte order mark, which Gemini CLI cannot read/],
+      [
+        'claude',
+        '{\n  // mine\n  "model": "opus"\n}',
+        /is not valid JSON \(.*; Claude Code reads no comments\)/,
+      ],
+      ['gemini', '{"hooks": {"BeforeTool": [],}}', /is not valid JSON/],
+      ['claude', '{"hooks": []}', /"hooks" must be an object/],
+      ['claude', '{"hooks": {"Stop": {}}}', /"hooks.Stop" must be a list/],
+    ] as const;
+    for (const [agent, text, message] of cases) {
+      const dir = projectWith(agent, text);
+      const result = await loopguard(dir, ['init', agent]);
+      expect(result.code, text).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toMatch(/^loopguard: \.(claude|gemini)\/settings\.json .*; nothing written$/);
+      expect(readFileSync(settingsFile(dir, agent), 'utf8')).toBe(text);
+      expect(settingsDir(dir, agent)).toEqual(['settings.json']);
+    }
+  });
+
+  it('a dangling symbolic link and a .claude file are one line with exit 2, leaving nothing', async () => {
+    const dangling = tempProject();
+    mkdirSync(join(dangling, '.claude'));
+    symlinkSync('/nonexistent/settings.json', settingsFile(dangling, 'claude'));
+    const link = await loopguard(dangling, ['init', 'claude']);
+    expect(link.code).toBe(2);
+    expect(link.stderr).toBe(
+      'loopguard: .claude/settings.json is a symbolic link to /nonexistent/settings.json, which does not exist; nothing written',
+    );
+    expect(settingsDir(dangling, 'claude')).toEqual(['settings.json']);
+
+    const file = tempProject();
+    writeFileSync(join(file, '.claude'), 'not a directory');
+    const notDir = await loopguard(file, ['init', 'claude']);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toBe('loopguard: .claude is not a directory; nothing written');
+    expect(readdirSync(file)).toEqual(['.claude']);
+  });
+
+  it('writes through a symbolic link to the file it points at, keeping the link', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, 'dotfiles'));
+    writeFileSync(join(dir, 'dotfiles', 'claude.json'), '{"model": "opus"}\n');
+    mkdirSync(join(dir, '.claude'));
+    symlinkSync('../dotfiles/claude.json', settingsFile(dir, 'claude'));
+    expect((await loopguard(dir, ['init', 'claude'])).code).toBe(0);
+    expect(realpathSync(settingsFile(dir, 'claude'))).toBe(
+      realpathSync(join(dir, 'dotfiles', 'claude.json')),
+    );
+    expect(read(join(dir, 'dotfiles', 'claude.json')).hooks.Stop).toHaveLength(1);
+    expect(readdirSync(join(dir, 'dotfiles')).filter((f) => f.includes('loopguard-backup'))).toHaveLength(1);
+  });
+
+  it('an immutable settings file is one line with exit 2 and leaves no backup behind', async (context) => {
+    const dir = projectWith('claude', '{"model": "opus"}');
+    try {
+      execFileSync('chattr', ['+i', settingsFile(dir, 'claude')], { stdio: 'ignore' });
+    } catch {
+      context.skip(); // chattr is missing, or this file system (tmpfs, overlay) has no immutable flag
+    }
+    try {
+      const result = await loopguard(dir, ['init', 'claude']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'loopguard: cannot write .claude/settings.json (operation not permitted, EPERM); nothing written',
+      );
+      expect(settingsDir(dir, 'claude')).toEqual(['settings.json']);
+    } finally {
+      execFileSync('chattr', ['-i', settingsFile(dir, 'claude')]);
+      rmSync(dir, { recursive: true });
+    }
+  });
+});
+
+describe('lineDiff', () => {
   it('lineDiff gives unified hunks with context, and nothing for equal texts', () => {
     expect(lineDiff('a\n', 'a\n', 'f')).toBe('');
     const before = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n';

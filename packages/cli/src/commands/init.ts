@@ -1,6 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
@@ -8,8 +7,15 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { readHookConfig } from '../hook/hookConfig.js';
 import type { HookAgent } from '../hook/hookEvent.js';
-import { addHooks, hookEventsOf, removeHooks, type Settings } from '../hook/hookSettings.js';
+import { commandEntries, hasHooks, hookEventsOf, installHooks, removeHooks } from '../hook/hookSettings.js';
 import { lineDiff } from '../hook/lineDiff.js';
+import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
+import {
+  InvalidSettingsError,
+  readSettingsText,
+  type SettingsText,
+  settingsFileText,
+} from '../hook/settingsText.js';
 
 interface InitOptions {
   user?: boolean;
@@ -66,56 +72,62 @@ export function registerInitCommand(program: Command, io: CliIo): void {
           `--timeout must be an integer from 1 to 600 seconds, got ${JSON.stringify(options.timeout)}`,
         );
       }
-      const home = io.env.HOME ?? homedir();
-      const file = join(options.user ? home : io.cwd, SETTINGS_DIRS[agent], 'settings.json');
-      const shown = options.user ? file : relative(io.cwd, file);
-      const before = existsSync(file) ? readFileSync(file, 'utf8') : null;
-      const settings = parseSettings(before, shown);
+      const base = options.user ? userHome(io) : io.cwd;
+      const file = join(base, SETTINGS_DIRS[agent], 'settings.json');
+      const shown = (path: string) => (options.user ? path : relative(io.cwd, path) || '.');
+      const found = readSettingsFile(file, shown);
+      const settings = parseSettings(found.text ?? '', agent, shown(file));
       if (!options.remove) await checkProjectConfig(io.cwd);
       const command = `${options.command ?? defaultHookCommand()} hook ${agent}`;
       const next = options.remove
-        ? removeHooks(settings, agent)
-        : addHooks(settings, agent, command, timeout);
-      const after = `${JSON.stringify(next, null, 2)}\n`;
-      const unchanged = before !== null ? JSON.stringify(settings) === JSON.stringify(next) : options.remove;
-      if (unchanged) {
+        ? removeHooks(settings)
+        : editSettings(() => installHooks(settings, commandEntries(agent, command, timeout)), shown(file));
+      const before = found.text ?? '';
+      const after = settingsFileText(next);
+      if (options.remove ? !hasHooks(settings) : after === found.text) {
         io.stdout(
-          `${shown}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
+          `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
         );
         return;
       }
       if (options.dryRun) {
-        io.stdout(lineDiff(before ?? '', after, shown));
+        io.stdout(lineDiff(before, after, shown(file)));
         return;
       }
-      mkdirSync(dirname(file), { recursive: true });
-      let backup = '';
-      if (before !== null) {
-        const path = `${file}.loopguard-backup-${Date.now()}`;
-        copyFileSync(file, path);
-        backup = `; backup in ${options.user ? path : relative(io.cwd, path)}`;
-      }
-      writeFileSync(file, after);
+      const backup = writeSettingsFile(found, after, shown);
+      const backupNote = backup === undefined ? '' : `; backup in ${shown(backup)}`;
       io.stdout(
         options.remove
-          ? `${shown}: removed loopguard's ${CLI_NAMES[agent]} hooks${backup}\n`
-          : `${shown}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${backup}\n`,
+          ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backupNote}\n`
+          : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${backupNote}\n`,
       );
     });
 }
 
-function parseSettings(text: string | null, shown: string): Settings {
-  if (text === null || text.trim() === '') return {};
-  let parsed: unknown;
+/** The user's home directory, for `--user`: `HOME`, which must be an absolute path when set. */
+function userHome(io: CliIo): string {
+  const home = io.env.HOME ?? homedir();
+  if (!isAbsolute(home)) {
+    throw new CliError(
+      `--user: HOME is ${home === '' ? 'empty' : `not an absolute path (${JSON.stringify(home)})`}, so there is no user settings file; set HOME to your home directory`,
+    );
+  }
+  return home;
+}
+
+function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {
+  return editSettings(() => readSettingsText(text, agent), shown);
+}
+
+/** Runs `edit`, reporting a settings file it refuses as one line naming the file. */
+function editSettings<T>(edit: () => T, shown: string): T {
   try {
-    parsed = JSON.parse(text);
+    return edit();
   } catch (error) {
-    throw new CliError(`${shown} is not valid JSON (${(error as Error).message}); nothing written`);
+    if (error instanceof InvalidSettingsError)
+      throw new CliError(`${shown} ${error.message}; nothing written`);
+    throw error;
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new CliError(`${shown} must hold a JSON object; nothing written`);
-  }
-  return parsed as Settings;
 }
 
 /** A bad `hook` section in the project's configuration is reported now, not at every hook call. */

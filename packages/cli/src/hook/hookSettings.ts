@@ -1,18 +1,41 @@
+import type { Node } from 'jsonc-parser';
 import type { HookAgent } from './hookEvent.js';
+import { appendElement, appendProperty, membersOf, memberValue, removeMember } from './jsonText.js';
+import { InvalidSettingsError, type SettingsText, withText } from './settingsText.js';
 
-/** A settings file's JSON object. */
-export type Settings = Record<string, unknown>;
+/**
+ * The key that marks a hook entry as loopguard's. `loopguard init` recognises its own entries by
+ * this key only, never by their command; both pinned CLIs run an entry that carries it (tested in
+ * claudeHooks.e2e.test.ts and geminiHooks.e2e.test.ts).
+ */
+export const MARKER_KEY = 'loopguard';
 
-interface HookCommand {
-  type: 'command';
-  command: string;
-  [key: string]: unknown;
+/**
+ * What `--remove` takes out with the entry once it is left empty: only the entry (and its group),
+ * also the event's list (init added the list), or also the `hooks` object (init added it).
+ */
+export type Owned = 'entry' | 'list' | 'hooks';
+
+/** The marker of an entry: `{"owns": "entry" | "list" | "hooks"}` under {@link MARKER_KEY}. */
+export interface Marker {
+  /** What init added along with the entry. */
+  owns: Owned;
 }
 
-interface MatcherGroup {
-  matcher?: string;
-  hooks: HookCommand[];
-  [key: string]: unknown;
+/**
+ * A hook entry loopguard writes, without its marker: a `command` entry today; another kind (an
+ * `http` entry) is another value of this type.
+ */
+export type HookEntry = { type: string } & Record<string, unknown>;
+
+/** One entry to install: on which event, under which matcher (`null`: the event takes none). */
+export interface PlannedEntry {
+  /** The CLI's event name (`PreToolUse`, `AfterTool`, ...). */
+  event: string;
+  /** The matcher of its group, or `null` for an event without matchers. */
+  matcher: string | null;
+  /** The entry, without its marker. */
+  entry: HookEntry;
 }
 
 /** The events each CLI registers the hook for, and whether the event takes a tool matcher. */
@@ -36,74 +59,163 @@ export function hookEventsOf(agent: HookAgent): string[] {
 }
 
 /**
- * Whether a hook command is loopguard's for `agent`: it runs `loopguard` (or loopguard's `bin.js`)
- * with `hook <agent>` as its last words.
- */
-export function isLoopguardCommand(command: unknown, agent: HookAgent): boolean {
-  if (typeof command !== 'string') return false;
-  return new RegExp(`(?:^|[\\s'"/])(?:loopguard|bin\\.js)['"]?\\s+hook\\s+${agent}\\s*$`).test(command);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `groups` (one event's list) without loopguard's hook entries for `agent`; a group left empty goes away. */
-function withoutOurs(groups: unknown[], agent: HookAgent): unknown[] {
-  return groups.flatMap((group: unknown) => {
-    if (!isRecord(group) || !Array.isArray(group.hooks)) return [group];
-    const others = group.hooks.filter(
-      (hook: unknown) => !isRecord(hook) || !isLoopguardCommand(hook.command, agent),
-    );
-    if (others.length === group.hooks.length) return [group];
-    return others.length === 0 ? [] : [{ ...group, hooks: others }];
-  });
-}
-
-/**
- * `settings` without loopguard's hook entries for `agent`: other hooks of the same group, other
- * groups, other events and every other key are kept as they were, in their order; a group, an event
- * list or the `hooks` object that only held loopguard's entries goes away.
- */
-export function removeHooks(settings: Settings, agent: HookAgent): Settings {
-  if (!isRecord(settings.hooks)) return settings;
-  const hooks: Record<string, unknown> = {};
-  for (const [event, groups] of Object.entries(settings.hooks)) {
-    if (!Array.isArray(groups)) {
-      hooks[event] = groups;
-      continue;
-    }
-    const kept = withoutOurs(groups, agent);
-    if (kept.length > 0 || groups.length === 0) hooks[event] = kept;
-  }
-  const { hooks: _removed, ...rest } = settings;
-  return Object.keys(hooks).length > 0 ? { ...settings, hooks } : rest;
-}
-
-/**
- * `settings` with loopguard's hook for `agent` on each of its events, after the hooks already
- * there (an older loopguard entry is replaced, so running it again changes nothing). Keys keep
- * their order; new events come last.
+ * The `command` entries that run `command` on each of `agent`'s events.
  * @param command - the shell command that runs the hook (`... hook claude`).
  * @param timeoutSeconds - how long the CLI lets one call run.
  */
-export function addHooks(
-  settings: Settings,
-  agent: HookAgent,
-  command: string,
-  timeoutSeconds: number,
-): Settings {
-  const hooks: Record<string, unknown> = isRecord(settings.hooks) ? { ...settings.hooks } : {};
-  // Claude Code takes the timeout in seconds, Gemini CLI in milliseconds.
-  const timeout = agent === 'claude' ? timeoutSeconds : timeoutSeconds * 1000;
-  const entry: HookCommand =
+export function commandEntries(agent: HookAgent, command: string, timeoutSeconds: number): PlannedEntry[] {
+  // Claude Code takes the timeout in seconds, Gemini CLI in milliseconds (and names its hooks).
+  const entry: HookEntry =
     agent === 'gemini'
-      ? { type: 'command', command, name: 'loopguard', timeout }
-      : { type: 'command', command, timeout };
-  for (const [event, matcher] of EVENTS[agent]) {
-    const group: MatcherGroup = matcher === null ? { hooks: [entry] } : { matcher, hooks: [entry] };
-    const existing = Array.isArray(hooks[event]) ? withoutOurs(hooks[event] as unknown[], agent) : [];
-    hooks[event] = [...existing, group];
+      ? { type: 'command', command, name: 'loopguard', timeout: timeoutSeconds * 1000 }
+      : { type: 'command', command, timeout: timeoutSeconds };
+  return EVENTS[agent].map(([event, matcher]) => ({ event, matcher, entry }));
+}
+
+/** The marker of `entry` (a hook entry's node), or `undefined` when the entry is not loopguard's. */
+export function markerOf(entry: Node): Marker | undefined {
+  if (entry.type !== 'object') return undefined;
+  const marker = memberValue(entry, MARKER_KEY);
+  if (marker?.type !== 'object') return undefined;
+  const owns = memberValue(marker, 'owns')?.value;
+  return { owns: owns === 'list' || owns === 'hooks' ? owns : 'entry' };
+}
+
+/**
+ * `settings` with exactly one loopguard entry per planned event, in its own group after the groups
+ * already there; an entry of loopguard's already as planned is left where it is, so running it
+ * again changes nothing. Only loopguard's entries (and what they own) change.
+ * @throws InvalidSettingsError when `hooks` is not an object, or a planned event's value not a list
+ */
+export function installHooks(settings: SettingsText, plan: readonly PlannedEntry[]): SettingsText {
+  const hooksNode = memberValue(settings.json.root, 'hooks');
+  if (hooksNode !== undefined && hooksNode.type !== 'object') {
+    throw new InvalidSettingsError('"hooks" must be an object');
   }
-  return { ...settings, hooks };
+  for (const { event } of plan) {
+    const list = memberValue(hooksNode, event);
+    if (list !== undefined && list.type !== 'array') {
+      throw new InvalidSettingsError(`"hooks.${event}" must be a list`);
+    }
+  }
+  const planned = new Set(plan.map(({ event }) => event));
+  let next = removeOurs(settings, (event) => !planned.has(event), true);
+  if (memberValue(next.json.root, 'hooks') === undefined) {
+    const hooks = Object.fromEntries(plan.map((item) => [item.event, [groupOf(item, 'hooks')]]));
+    return withText(next, appendProperty(next.json, next.json.root, 'hooks', hooks));
+  }
+  for (const item of plan) {
+    const list = memberValue(memberValue(next.json.root, 'hooks'), item.event);
+    if (list === undefined) {
+      const hooks = memberValue(next.json.root, 'hooks') as Node;
+      next = withText(next, appendProperty(next.json, hooks, item.event, [groupOf(item, 'list')]));
+      continue;
+    }
+    const ours = oursIn(list);
+    const owns = ours[0]?.marker.owns ?? 'entry';
+    const wanted = groupOf(item, owns);
+    const only = ours.length === 1 ? ours[0] : undefined;
+    if (only !== undefined && membersOf(only.entries).length === 1 && sameValue(only.group, wanted)) continue;
+    next = removeOurs(next, (event) => event === item.event, false);
+    const emptied = memberValue(memberValue(next.json.root, 'hooks'), item.event) as Node;
+    next = withText(next, appendElement(next.json, emptied, wanted));
+  }
+  return next;
+}
+
+/**
+ * `settings` without loopguard's entries: a group they leave empty goes, and so does an event list
+ * or the `hooks` object that loopguard added (its marker says so) once it is left empty. Everything
+ * else stays byte for byte.
+ */
+export function removeHooks(settings: SettingsText): SettingsText {
+  return removeOurs(settings, () => true, true);
+}
+
+/** Whether `settings` holds any entry of loopguard's. */
+export function hasHooks(settings: SettingsText): boolean {
+  return eventLists(settings).some(([, list]) => oursIn(list).length > 0);
+}
+
+interface OurEntry {
+  marker: Marker;
+  /** The entry's node. */
+  entry: Node;
+  /** The group holding it. */
+  group: Node;
+  /** The group's `hooks` list. */
+  entries: Node;
+}
+
+function eventLists(settings: SettingsText): Array<[event: string, list: Node]> {
+  const hooks = memberValue(settings.json.root, 'hooks');
+  if (hooks?.type !== 'object') return [];
+  return membersOf(hooks).flatMap((property) => {
+    const [key, list] = property.children ?? [];
+    // a key given twice: only the last is read, as by JSON.parse
+    const event = key?.value as string;
+    return list?.type === 'array' && memberValue(hooks, event) === list ? [[event, list]] : [];
+  });
+}
+
+function oursIn(list: Node): OurEntry[] {
+  return membersOf(list).flatMap((group) => {
+    const entries = memberValue(group, 'hooks');
+    if (entries?.type !== 'array') return [];
+    return membersOf(entries).flatMap((entry) => {
+      const marker = markerOf(entry);
+      return marker === undefined ? [] : [{ marker, entry, group, entries }];
+    });
+  });
+}
+
+/** Takes out loopguard's entries of the events `which` picks, one at a time (offsets move). */
+function removeOurs(
+  settings: SettingsText,
+  which: (event: string) => boolean,
+  dropOwned: boolean,
+): SettingsText {
+  let next = settings;
+  let ownsHooks = false;
+  for (;;) {
+    const found = eventLists(next)
+      .filter(([event]) => which(event))
+      .flatMap(([event, list]) => oursIn(list).map((ours) => ({ event, list, ours })))[0];
+    if (found === undefined) break;
+    const { list, ours } = found;
+    ownsHooks ||= ours.marker.owns === 'hooks';
+    const lastOfGroup = membersOf(ours.entries).length === 1;
+    const lastOfList = lastOfGroup && membersOf(list).length === 1;
+    const dropList = dropOwned && lastOfList && ours.marker.owns !== 'entry';
+    const gone = dropList ? list : lastOfGroup ? ours.group : ours.entry;
+    next = withText(next, removeMember(next.json, gone));
+  }
+  const hooks = memberValue(next.json.root, 'hooks');
+  if (dropOwned && ownsHooks && hooks?.type === 'object' && membersOf(hooks).length === 0) {
+    next = withText(next, removeMember(next.json, hooks));
+  }
+  return next;
+}
+
+function groupOf(item: PlannedEntry, owns: Owned): Record<string, unknown> {
+  const entry = { ...item.entry, [MARKER_KEY]: { owns } satisfies Marker };
+  return item.matcher === null ? { hooks: [entry] } : { matcher: item.matcher, hooks: [entry] };
+}
+
+/** Whether `node` holds `value` (keys in the same order). */
+function sameValue(node: Node, value: unknown): boolean {
+  return canonical(node) === JSON.stringify(value);
+}
+
+function canonical(node: Node): string {
+  switch (node.type) {
+    case 'object':
+      return `{${membersOf(node)
+        .map(({ children = [] }) => `${JSON.stringify(children[0]?.value)}:${canonical(children[1] as Node)}`)
+        .join(',')}}`;
+    case 'array':
+      return `[${membersOf(node).map(canonical).join(',')}]`;
+    default:
+      return JSON.stringify(node.value);
+  }
 }

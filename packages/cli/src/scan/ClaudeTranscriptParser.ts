@@ -53,6 +53,11 @@ export class ClaudeTranscriptParser implements TranscriptParser {
   /** tool_use id → tool name, so that results name their tool. */
   private readonly toolNames = new Map<string, string>();
 
+  /** Only user and assistant records give steps or usage (most of a transcript is neither). */
+  mayMatter(line: string): boolean {
+    return line.includes('"assistant"') || line.includes('"user"');
+  }
+
   push(record: Record<string, unknown>): TranscriptRead {
     if (this.meta.sessionId === undefined && typeof record.sessionId === 'string') {
       this.meta.sessionId = record.sessionId;

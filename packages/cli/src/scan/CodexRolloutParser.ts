@@ -77,6 +77,13 @@ export class CodexRolloutParser implements TranscriptParser {
   /** call_id → tool name, so that outputs name their tool. */
   private readonly toolNames = new Map<string, string>();
 
+  /** Only items, token counts and the session's header matter. */
+  mayMatter(line: string): boolean {
+    return (
+      line.includes('"response_item"') || line.includes('"token_count"') || line.includes('"session_meta"')
+    );
+  }
+
   push(record: Record<string, unknown>): TranscriptRead {
     const payload = recordOf(record.payload);
     if (payload === undefined) return NOTHING;

@@ -34,6 +34,11 @@ export interface TranscriptParser {
   readonly format: string;
   /** What is known of the session so far. */
   readonly meta: SessionMeta;
+  /**
+   * A fast look at a raw line before it is parsed: `false` when the record cannot matter (no
+   * steps, no usage, nothing about the session), so that it need not be parsed at all. Absent: every line matters.
+   */
+  mayMatter?(line: string): boolean;
   /** The steps and tokens of one record (`line` is its raw text, for parsers that read lines). */
   push(record: Record<string, unknown>, line: string): TranscriptRead;
   /** What is still held back when the transcript ends (a message waiting for its update). */

@@ -33,7 +33,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       ? ''
       : ` ($${totals.wastedCost.toFixed(2)})`;
   out.push(
-    `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} sessions, ` +
+    `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool calls.`,
     `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
       `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,

@@ -82,6 +82,8 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
     for await (const line of reader) {
       lines++;
       if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
+      // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
+      if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
       const record = parseLine(line);
       lastBad = record === undefined;
       if (parser === undefined) {

@@ -9,6 +9,7 @@ import { guardTrip } from './guardTrip.js';
 import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 import { permissionDenied } from './permissionDenied.js';
+import { scanTranscript } from './scanTranscript.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -22,4 +23,5 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   breakerTrip,
   activeWork,
   nearDuplicateRetry,
+  scanTranscript,
 ];

@@ -1,0 +1,84 @@
+import { stripComments } from 'jsonc-parser';
+import type { HookAgent } from './hookEvent.js';
+import { type JsonText, parseJsonText } from './jsonText.js';
+
+/** A settings file that its CLI would not read, or that `loopguard init` cannot edit safely. */
+export class InvalidSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidSettingsError';
+  }
+}
+
+/**
+ * What each pinned CLI reads in its settings file, checked with the CLIs themselves (see
+ * docs/hooks.md): Claude Code 2.1.330 reads a file with a UTF-8 byte order mark but no comments;
+ * Gemini CLI 0.61.0 reads `//` and `/* *\/` comments (strip-json-comments, then `JSON.parse`) but
+ * refuses a byte order mark. Neither reads a trailing comma.
+ */
+const DIALECTS: Record<HookAgent, { cli: string; comments: boolean; bom: boolean }> = {
+  claude: { cli: 'Claude Code', comments: false, bom: true },
+  gemini: { cli: 'Gemini CLI', comments: true, bom: false },
+};
+
+const BOM = '\uFEFF';
+
+/** A settings file's text: its byte order mark, if any, and the JSON after it. */
+export interface SettingsText {
+  /** The byte order mark the file starts with, kept when it is written back ('' when none). */
+  readonly bom: string;
+  /** The JSON after it, with the offsets of every value. */
+  readonly json: JsonText;
+  /** Whether the JSON may hold comments (Gemini CLI's). */
+  readonly comments: boolean;
+}
+
+/**
+ * Reads the text of `agent`'s settings file as that CLI reads it.
+ * @throws InvalidSettingsError when the CLI itself would not read it, or its root is not an object
+ */
+export function readSettingsText(text: string, agent: HookAgent): SettingsText {
+  const dialect = DIALECTS[agent];
+  const bom = text.startsWith(BOM) ? BOM : '';
+  if (bom !== '' && !dialect.bom) {
+    throw new InvalidSettingsError(
+      `starts with a byte order mark, which ${dialect.cli} cannot read: save it as UTF-8 without one`,
+    );
+  }
+  const body = text.slice(bom.length);
+  if (body.trim() !== '') {
+    try {
+      JSON.parse(dialect.comments ? stripComments(body) : body);
+    } catch (error) {
+      const comments = !dialect.comments && hasComments(body) ? `; ${dialect.cli} reads no comments` : '';
+      throw new InvalidSettingsError(`is not valid JSON (${(error as Error).message}${comments})`);
+    }
+  }
+  let json: JsonText;
+  try {
+    json = parseJsonText(body, dialect.comments);
+  } catch (error) {
+    throw new InvalidSettingsError(`is not valid JSON (${(error as Error).message})`);
+  }
+  if (json.root.type !== 'object') throw new InvalidSettingsError('must hold a JSON object');
+  return { bom, json, comments: dialect.comments };
+}
+
+/** `settings` with its JSON replaced by `text`, parsed the same way. */
+export function withText(settings: SettingsText, text: string): SettingsText {
+  return { ...settings, json: parseJsonText(text, settings.comments) };
+}
+
+/** The file's whole text: the byte order mark it had, then the JSON. */
+export function settingsFileText(settings: SettingsText): string {
+  return `${settings.bom}${settings.json.text}`;
+}
+
+function hasComments(text: string): boolean {
+  try {
+    parseJsonText(text, true);
+    return true;
+  } catch {
+    return false;
+  }
+}
