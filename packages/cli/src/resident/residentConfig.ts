@@ -45,13 +45,18 @@ export function readResidentConfig(home: string): ResidentConfig | undefined {
  * The user's resident configuration, made on first use: a free port on 127.0.0.1 and a random
  * token, written readable by the user only. An existing one is kept (its port is in the settings
  * files already written).
+ * @param options.save - `false`: a new configuration is made but not written (a dry run). @default true
  */
-export async function ensureResidentConfig(home: string): Promise<ResidentConfig> {
+export async function ensureResidentConfig(
+  home: string,
+  options: { save?: boolean } = {},
+): Promise<ResidentConfig> {
   const existing = readResidentConfig(home);
   if (existing !== undefined) return existing;
+  const config: ResidentConfig = { port: await freePort(), token: randomBytes(32).toString('hex') };
+  if (options.save === false) return config;
   const dir = join(home, '.loopguard');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const config: ResidentConfig = { port: await freePort(), token: randomBytes(32).toString('hex') };
   const file = residentConfigFile(home);
   const temporary = `${file}.${process.pid}`;
   writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });

@@ -15,7 +15,11 @@ import type { ResidentConfig } from './residentConfig.js';
  * @param loopguard - the shell command that runs loopguard (`'/usr/bin/node' '/…/bin.js'`).
  * @param timeoutSeconds - how long Claude Code waits for one answer.
  */
-export function residentEntries(config: ResidentConfig, loopguard: string, timeoutSeconds: number): PlannedEntry[] {
+export function residentEntries(
+  config: ResidentConfig,
+  loopguard: string,
+  timeoutSeconds: number,
+): PlannedEntry[] {
   const http = {
     type: 'http',
     url: residentHookUrl(config),
@@ -23,8 +27,16 @@ export function residentEntries(config: ResidentConfig, loopguard: string, timeo
     timeout: timeoutSeconds,
   };
   return [
-    { event: 'SessionStart', matcher: null, entry: { type: 'command', command: `${loopguard} resident start`, timeout: timeoutSeconds } },
-    ...commandEntries('claude', '', timeoutSeconds).map(({ event, matcher }) => ({ event, matcher, entry: http })),
+    {
+      event: 'SessionStart',
+      matcher: null,
+      entry: { type: 'command', command: `${loopguard} resident start`, timeout: timeoutSeconds },
+    },
+    ...commandEntries('claude', '', timeoutSeconds).map(({ event, matcher }) => ({
+      event,
+      matcher,
+      entry: http,
+    })),
     { event: 'SessionEnd', matcher: null, entry: http },
   ];
 }
