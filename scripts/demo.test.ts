@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openLoopGuardDatabase, SqliteStatusReader } from '../packages/sqlite/src/index.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-demo-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('the demo (the README main job: loopguard demo)', () => {
-  it('detects and recovers each loop type through ticks, a sticky escalation, a cross-task cycle and a guard trip, with the seed log lines, SQL and status', () => {
+  it('detects and recovers each loop type through ticks, a sticky escalation, a cross-task cycle and a guard trip, a Claude Code hook session and an AI SDK run, with the seed log lines, SQL and status', async () => {
     const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
     const out = execFileSync(process.execPath, [bin, 'demo'], { cwd, encoding: 'utf8' });
     for (const line of [
@@ -37,6 +38,14 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
       'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
       'Step 11: edit 68:68 -> STOP (near_duplicate)',
+      'Event 2 PostToolUseFailure Bash: node test.js -> failed: AssertionError [ERR_ASSERTION]',
+      'Event 8 PostToolUseFailure Bash: node test.js -> NUDGE (in the model\'s next request as "PostToolUseFailure:Bash hook additional context"): "Loop detected (same_error)',
+      'Event 9 PreToolUse Bash: node test.js -> STOP (denied, the session ends): "loopguard: Stopped (same_error)',
+      'The hook recorded 2 entries (loop_nudge, loop_stop)',
+      "Step 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
+      '-> NUDGE (same_error): Loop detected (same_error)',
+      '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
+      'generateText ended after 3 steps (finishReason tool-calls); the nudge was in prompt 3 of 3',
     ]) {
       expect(out).toContain(line);
     }
@@ -45,6 +54,25 @@ describe('the demo (the README main job: loopguard demo)', () => {
       /1 session looped past loopguard's stop: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
     );
     expect(out).toMatch(/\| claude \| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
+    // the hook session and the AI SDK run are on the recoveries page, as the dashboard lists it
+    const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'demo.db'), { readonly: true });
+    try {
+      const page = await new SqliteStatusReader(database).recoveryPage({ limit: 10 });
+      const steps = page.recoveries.filter((r) => r.topic === 'loop_nudge' || r.topic === 'loop_stop');
+      expect(steps.map((r) => [r.action, r.taskId?.replace(/^claude:.*/, 'claude:<session>')])).toEqual([
+        ['stop', 'T10.1.1'],
+        ['nudge', 'T10.1.1'],
+        ['stop', 'claude:<session>'],
+        ['nudge', 'claude:<session>'],
+      ]);
+      expect(steps[2]?.metadata).toMatchObject({
+        agent: 'claude',
+        hookEvent: 'PreToolUse',
+        followsNudge: true,
+      });
+    } finally {
+      database.close();
+    }
     const table = out.slice(out.indexOf('LIMIT 10;'), out.indexOf('Status ('));
     const topics = [...table.matchAll(/\| (loop_recovery|unblock_authority|loop_escalation) /g)].map(
       (m) => m[1],

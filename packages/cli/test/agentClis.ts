@@ -16,3 +16,25 @@ export function ensureGeminiCli(): Promise<string> {
     '.bin/gemini',
   ]);
 }
+
+/**
+ * The arguments of `codex exec --json` against a scripted Responses API at `apiUrl` (its key read
+ * from `SCRIPTED_API_KEY`), ending with `prompt` (`-`: read from stdin).
+ */
+export function codexExecArgs(apiUrl: string, prompt: string): string[] {
+  const provider = `{ name = "scripted", base_url = "${apiUrl}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
+  return [
+    'exec',
+    '--json',
+    '--skip-git-repo-check',
+    '--sandbox',
+    'danger-full-access',
+    '-c',
+    'model_provider="scripted"',
+    '-c',
+    `model_providers.scripted=${provider}`,
+    '--model',
+    'gpt-scripted',
+    prompt,
+  ];
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
-import { ensureCodex, ensureGeminiCli } from './agentClis.js';
+import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
 import {
   assistantText,
   execCommand,
@@ -26,7 +26,6 @@ beforeAll(async () => {
 const home = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 function codexCommand(api: FakeModelApi): { env: Record<string, string>; command: string[] } {
-  const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
   return {
     // A fresh HOME too: Codex runs commands in a login shell, which reads the user's shell profile.
     env: {
@@ -34,21 +33,7 @@ function codexCommand(api: FakeModelApi): { env: Record<string, string>; command
       CODEX_HOME: home('loopguard-codex-home-'),
       SCRIPTED_API_KEY: 'test',
     },
-    command: [
-      codex,
-      'exec',
-      '--json',
-      '--skip-git-repo-check',
-      '--sandbox',
-      'danger-full-access',
-      '-c',
-      'model_provider="scripted"',
-      '-c',
-      `model_providers.scripted=${provider}`,
-      '--model',
-      'gpt-scripted',
-      '-',
-    ],
+    command: [codex, ...codexExecArgs(api.url, '-')],
   };
 }
 

@@ -2,7 +2,13 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CODEX_VERSION, ensureCodex, ensureGeminiCli, GEMINI_CLI_VERSION } from './agentClis.js';
+import {
+  CODEX_VERSION,
+  codexExecArgs,
+  ensureCodex,
+  ensureGeminiCli,
+  GEMINI_CLI_VERSION,
+} from './agentClis.js';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import {
@@ -77,32 +83,14 @@ export async function codexSession(script: Script): Promise<{ home: string; file
   });
   const codexHome = home('loopguard-scan-codex-');
   const { dir: cwd } = tempRepo('');
-  const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
   try {
-    await execa(
-      codex,
-      [
-        'exec',
-        '--json',
-        '--skip-git-repo-check',
-        '--sandbox',
-        'danger-full-access',
-        '-c',
-        'model_provider="scripted"',
-        '-c',
-        `model_providers.scripted=${provider}`,
-        '--model',
-        'gpt-scripted',
-        'Fix the bug.',
-      ],
-      {
-        cwd,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 300_000,
-        env: { HOME: home('loopguard-scan-codex-user-'), CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'test' },
-      },
-    );
+    await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+      cwd,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 300_000,
+      env: { HOME: home('loopguard-scan-codex-user-'), CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'test' },
+    });
   } finally {
     await api.close();
   }

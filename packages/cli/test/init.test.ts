@@ -11,7 +11,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandEntries, installHooks, removeHooks } from '../src/hook/hookSettings.js';
 import { lineDiff } from '../src/hook/lineDiff.js';
+import { readSettingsText, settingsFileText } from '../src/hook/settingsText.js';
 import { tempProject } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
@@ -104,6 +106,7 @@ describe('loopguard init', () => {
     const home = tempProject();
     const result = await loopguard(dir, ['init', 'gemini', '--user', '--command', 'loopguard'], {
       HOME: home,
+      GEMINI_CLI_HOME: '',
     });
     expect(result.code, result.stderr).toBe(0);
     const settings = read(join(home, '.gemini', 'settings.json'));
@@ -201,12 +204,30 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
   it('--user with an empty or relative HOME is an error, and writes no file anywhere', async () => {
     for (const home of ['', 'relative/home']) {
       const dir = tempProject();
-      const result = await loopguard(dir, ['init', 'claude', '--user'], { HOME: home });
+      const result = await loopguard(dir, ['init', 'claude', '--user'], {
+        HOME: home,
+        CLAUDE_CONFIG_DIR: '',
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^loopguard: --user: HOME is (empty|not an absolute path .*), so there/);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(readdirSync(dir)).toEqual([]);
     }
+  });
+
+  it("--user writes the file the CLI reads: CLAUDE_CONFIG_DIR's, GEMINI_CLI_HOME's", async () => {
+    const dir = tempProject();
+    const home = tempProject();
+    const config = tempProject();
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: config, GEMINI_CLI_HOME: config };
+    expect((await loopguard(dir, ['init', 'claude', '--user'], env)).code).toBe(0);
+    expect((await loopguard(dir, ['init', 'gemini', '--user'], env)).code).toBe(0);
+    expect(read(join(config, 'settings.json')).hooks.Stop).toHaveLength(1);
+    expect(read(join(config, '.gemini', 'settings.json')).hooks.AfterAgent).toHaveLength(1);
+    expect(readdirSync(home)).toEqual([]);
+    const relative = await loopguard(dir, ['init', 'claude', '--user'], { ...env, CLAUDE_CONFIG_DIR: 'cfg' });
+    expect(relative.stderr).toContain('--user: CLAUDE_CONFIG_DIR is not an absolute path ("cfg")');
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('keeps valid JSON byte for byte: big and overflowing numbers, empty lists, hooks.__proto__', async () => {
@@ -321,6 +342,52 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
       execFileSync('chattr', ['-i', settingsFile(dir, 'claude')]);
       rmSync(dir, { recursive: true });
     }
+  });
+});
+
+describe('installHooks and removeHooks on marked entries', () => {
+  const install = (text: string, command = 'lg hook claude', timeout = 10) =>
+    settingsFileText(
+      installHooks(readSettingsText(text, 'claude'), commandEntries('claude', command, timeout)),
+    );
+  const remove = (text: string) => settingsFileText(removeHooks(readSettingsText(text, 'claude')));
+  const marked = (owns: string, command = 'lg hook claude') =>
+    `{"type":"command","command":"${command}","timeout":10,"loopguard":{"owns":"${owns}"}}`;
+
+  it("takes out only loopguard's entry from a group the user shares with it, keeping the group", () => {
+    const shared = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo x"},${marked('entry')}]}]}}`;
+    expect(remove(shared)).toBe('{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo x"}]}]}}');
+    // install adds its own group and takes its entry out of the shared one
+    const installed = JSON.parse(install(shared));
+    expect(installed.hooks.Stop).toEqual([
+      { hooks: [{ type: 'command', command: 'echo x' }] },
+      { hooks: [JSON.parse(marked('entry'))] },
+    ]);
+  });
+
+  it('replaces a marked entry that differs (another timeout), keeping what it owns, and drops one on an event it no longer uses', () => {
+    const old = `{"hooks":{"Notification":[{"hooks":[${marked('list')}]}],"Stop":[{"hooks":[${marked('list', 'old')}]}]}}`;
+    const installed = JSON.parse(install(old, 'lg hook claude', 30));
+    expect(Object.keys(installed.hooks)).toEqual(['Stop', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(installed.hooks.Stop).toEqual([
+      { hooks: [{ type: 'command', command: 'lg hook claude', timeout: 30, loopguard: { owns: 'list' } }] },
+    ]);
+    expect(remove(install(old))).toBe('{"hooks":{}}');
+  });
+
+  it('reads a key given twice as JSON.parse does (the last one) and leaves the first as it was', () => {
+    const twice = '{"hooks":{"Stop":[1]},"hooks":{"Stop":[2]}}';
+    const installed = install(twice);
+    expect(installed.startsWith('{"hooks":{"Stop":[1]},"hooks":{"Stop":[2,{')).toBe(true);
+    expect(remove(installed)).toBe(twice);
+  });
+
+  it('an unknown `owns` still marks an entry (owning only itself); a marker that is not an object does not', () => {
+    const odd = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","loopguard":{"owns":"?"}}]}]}}`;
+    expect(remove(odd)).toBe('{"hooks":{"Stop":[]}}');
+    expect(remove('{"hooks":{"Stop":[{"hooks":[{"command":"x","loopguard":true}]}]}}')).toBe(
+      '{"hooks":{"Stop":[{"hooks":[{"command":"x","loopguard":true}]}]}}',
+    );
   });
 });
 

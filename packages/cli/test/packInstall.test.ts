@@ -64,6 +64,12 @@ describe('the packages as published', () => {
       expect(assets.trim()).toBe(
         '/ /dashboard.js /dashboard.css /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
       );
+      // `loopguard scan --html` inlines the chart library and its own page script (the cli's assets/).
+      const transcript = join(root, 'packages/cli/test/fixtures/scan/claude-2.1.330-looping.jsonl');
+      expect(run(['scan', transcript, '--html', 'scan.html'])).toContain(
+        "1 session looped past loopguard's stop",
+      );
+      expect(readFileSync(join(app, 'scan.html'), 'utf8')).toContain('document.body.dataset.ready');
 
       // init writes hooks that call the installed command, and the hook answers through it.
       run(['init', 'claude']);

@@ -214,7 +214,10 @@ describe('loopguard scan: steps, waste and settings', () => {
     }
     writeFileSync(join(iteration, 'output.log'), `${events.join('\n')}\n`);
     writeFileSync(join(iteration, 'metrics.json'), '{}');
-    const report = await scanJson([], dir); // no path: the default places include <cwd>/.loopguard/runs
+    // no path: the default places include <cwd>/.loopguard/runs (and an empty home: not this machine's own)
+    const { code, out, err } = await scan(['--json'], dir, { HOME: tempDir() });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const report = JSON.parse(out) as ScanReport;
     expect(report.totals.files).toBe(1);
     expect(report.sessions[0]).toMatchObject({
       agent: 'claude',
@@ -223,6 +226,20 @@ describe('loopguard scan: steps, waste and settings', () => {
     });
     expect(report.totals.sessionsWithLoops).toBe(1);
     expect(report.totals.wastedTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('loopguard scan: progress', () => {
+  it('draws a progress bar on a terminal stderr while it reads many files, and none otherwise', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `s${i}.jsonl`), stepLines(1));
+    const terminal = bufferedIo({ cwd: dir, stderrIsTTY: true });
+    expect(await runCli(['scan', dir], terminal)).toBe(EXIT_CODES.ok);
+    expect(terminal.err()).toContain('\r[##');
+    expect(terminal.err().endsWith('] 20/20 files\n')).toBe(true);
+    const piped = bufferedIo({ cwd: dir });
+    expect(await runCli(['scan', dir], piped)).toBe(EXIT_CODES.ok);
+    expect(piped.err()).toBe('');
   });
 });
 

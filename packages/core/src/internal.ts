@@ -71,7 +71,6 @@ export {
   type TaskRow,
   taskOf,
 } from './storage/rows.js';
-export { decodeStatusCursor, encodeStatusCursor } from './storage/statusCursor.js';
 export type {
   BreakerTransitionView,
   FeedBatch,

@@ -56,7 +56,14 @@ function importedBySiblings(specifier: string): Set<string> {
       continue;
     }
     for (const file of files) {
-      for (const match of readFileSync(join(src, file), 'utf8').matchAll(pattern)) {
+      const text = readFileSync(join(src, file), 'utf8');
+      // a namespace import (`import * as core from …`) uses the names it reads off the namespace
+      for (const [, ns] of text.matchAll(
+        new RegExp(`import\\s+\\*\\s+as\\s+(\\w+)\\s+from\\s+'${specifier}'`, 'g'),
+      )) {
+        for (const [, name] of text.matchAll(new RegExp(`\\b${ns}\\.(\\w+)`, 'g'))) names.add(name as string);
+      }
+      for (const match of text.matchAll(pattern)) {
         for (const name of (match[1] ?? '').split(',')) {
           const bare = name
             .trim()

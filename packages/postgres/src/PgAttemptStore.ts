@@ -17,9 +17,25 @@ import {
   validatePageQuery,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
+import { assertNoNul } from './nulText.js';
 
 const INSERT =
   'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id) VALUES ($1, $2, $3, $4, $5, $6)';
+
+/**
+ * The column values of an attempt, in the order of {@link INSERT}'s parameters.
+ * @example await ex.query('append', INSERT, attemptValues(attempt));
+ */
+export function attemptValues(attempt: Attempt): unknown[] {
+  return [
+    attempt.taskId,
+    attempt.timestamp,
+    attempt.status,
+    JSON.stringify(attempt.blockers),
+    JSON.stringify(attempt.completedWork),
+    attempt.sessionId,
+  ];
+}
 
 /**
  * The {@link AsyncAttemptStore} on PostgreSQL (table `attempts`). `append` is durable when its
@@ -37,23 +53,13 @@ export class PgAttemptStore implements AsyncAttemptStore {
   async append(attempt: Attempt): Promise<void> {
     // an attempt built by a detector was validated there, once
     checkStoredAttempt(attempt, 'attempt');
-    await this.ex.query(
-      'PgAttemptStore.append',
-      INSERT,
-      [
-        attempt.taskId,
-        attempt.timestamp,
-        attempt.status,
-        JSON.stringify(attempt.blockers),
-        JSON.stringify(attempt.completedWork),
-        attempt.sessionId,
-      ],
-      'loopguard_attempt_insert',
-    );
+    assertNoNul(attempt, 'attempt');
+    await this.ex.query('PgAttemptStore.append', INSERT, attemptValues(attempt), 'loopguard_attempt_insert');
   }
 
   async appendMany(attempts: readonly Attempt[]): Promise<void> {
     checkStoredAttempts(attempts);
+    assertNoNul(attempts, 'attempts');
     if (attempts.length === 0) return;
     await this.ex.query(
       'PgAttemptStore.appendMany',
@@ -72,6 +78,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
 
   async listSince(taskId: string, since: number): Promise<Attempt[]> {
     assertNonEmptyString(taskId, 'taskId');
+    assertNoNul(taskId, 'taskId');
     assertFiniteNumber(since, 'since');
     const { rows } = await this.ex.query<AttemptRow>(
       'PgAttemptStore.listSince',
@@ -99,6 +106,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
 
   async clear(taskId: string): Promise<number> {
     assertNonEmptyString(taskId, 'taskId');
+    assertNoNul(taskId, 'taskId');
     const result = await this.ex.query('PgAttemptStore.clear', 'DELETE FROM attempts WHERE task_id = $1', [
       taskId,
     ]);
@@ -137,6 +145,7 @@ export class PgAttemptStore implements AsyncAttemptStore {
   async summarizePage(since: number, query: AttemptSummaryPageQuery): Promise<AttemptSummaryPage> {
     assertFiniteNumber(since, 'since');
     validatePageQuery(query);
+    assertNoNul(query.cursor, 'query.cursor');
     const { rows } = await this.ex.query<{ task_id: string; attempt_count: number; last_attempt: number }>(
       'PgAttemptStore.summarizePage',
       'SELECT task_id, count(*)::integer AS attempt_count, max(timestamp) AS last_attempt FROM attempts' +

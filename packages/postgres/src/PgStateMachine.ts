@@ -30,6 +30,7 @@ import {
   validateTransition,
 } from '@loopguard/core/internal';
 import type { PgExecutor } from './executor.js';
+import { assertNoNul } from './nulText.js';
 
 /**
  * The {@link AsyncStateMachine} on PostgreSQL: tables `tasks`, `task_events` (append-only) and
@@ -58,6 +59,7 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async getTask(taskId: string): Promise<Task | undefined> {
     assertNonEmptyString(taskId, 'taskId');
+    assertNoNul(taskId, 'taskId');
     const { rows } = await this.ex.query<TaskRow>(
       'PgStateMachine.getTask',
       `SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`,
@@ -85,6 +87,7 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async upsertTask(input: TaskInput): Promise<Task> {
     input = validateTaskInput(input);
+    assertNoNul(input, 'input');
     const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
     const { rows } = await this.ex.query<TaskRow>(
       'PgStateMachine.upsertTask',
@@ -106,6 +109,8 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async transition(taskId: string, status: TaskStatus, reason: string): Promise<Task> {
     validateTransition(taskId, status, reason);
+    assertNoNul(taskId, 'taskId');
+    assertNoNul(reason, 'reason');
     const { rows } = await this.ex.query<TaskRow>(
       'PgStateMachine.transition',
       `WITH old AS (
@@ -129,6 +134,7 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async listTaskEvents(taskId: string): Promise<TaskEvent[]> {
     assertNonEmptyString(taskId, 'taskId');
+    assertNoNul(taskId, 'taskId');
     const { rows } = await this.ex.query<EventRow>(
       'PgStateMachine.listTaskEvents',
       'SELECT task_id, from_status, to_status, reason, timestamp FROM task_events WHERE task_id = $1 ORDER BY id',
@@ -139,6 +145,7 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async addContextEntry(input: ContextEntryInput): Promise<ContextEntry> {
     input = validateContextEntryInput(input);
+    assertNoNul(input, 'input');
     const { rows } = await this.ex.query<EntryRow>(
       'PgStateMachine.addContextEntry',
       `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, confidence, metadata)
@@ -158,6 +165,7 @@ export class PgStateMachine implements AsyncStateMachine {
 
   async listContextEntries(query: ContextEntryQuery = {}): Promise<ContextEntry[]> {
     validateContextEntryQuery(query);
+    assertNoNul(query, 'query');
     const { topics, taskId, since, limit } = query;
     if (topics !== undefined && topics.length === 0) return [];
     const where: string[] = [];

@@ -1,5 +1,6 @@
 import * as core from '@loopguard/core/internal';
 import type pg from 'pg';
+import { assertNoNul } from './nulText.js';
 import { toStorageError } from './pgErrors.js';
 
 /**
@@ -48,6 +49,8 @@ export class PgStatusReader implements core.StatusReader {
   }
 
   async taskPage(query: core.TaskPageQuery): Promise<core.TaskStatusPage> {
+    const after = core.taskPageAfter(query);
+    assertNoNul(after, 'cursor');
     const [rows, total] = await Promise.all([
       this.rows<core.TaskPageRow>(
         'taskPage',
@@ -59,7 +62,7 @@ export class PgStatusReader implements core.StatusReader {
          CROSS JOIN LATERAL (SELECT count(*) AS attempt_count, max(timestamp) AS last_attempt
            FROM attempts WHERE task_id = t.id AND timestamp >= $1) AS a
          WHERE $2::text IS NULL OR t.id > $2 ORDER BY t.id LIMIT $3`,
-        [query.attemptsSince, core.taskPageAfter(query), query.limit + 1],
+        [query.attemptsSince, after, query.limit + 1],
       ),
       this.number('taskPage', 'SELECT count(*) AS value FROM tasks'),
     ]);
@@ -67,6 +70,7 @@ export class PgStatusReader implements core.StatusReader {
   }
 
   async recoveryPage(query: core.RecoveryPageQuery): Promise<core.RecoveryPage> {
+    assertNoNul(query.taskId, 'taskId');
     const where = [`e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}`];
     const values: unknown[] = [];
     const add = (condition: (n: number) => string, ...params: unknown[]): void => {

@@ -2,15 +2,24 @@ import {
   type AsyncStorage,
   type AsyncStoragePorts,
   type AsyncTransactionOptions,
+  type Attempt,
   type Clock,
   InvalidInputError,
   systemClock,
 } from '@loopguard/core';
-import { assertNonEmptyString, describeValue, parseOptions, silentLogger } from '@loopguard/core/internal';
+import {
+  assertFiniteNumber,
+  assertNonEmptyString,
+  checkStoredAttempt,
+  describeValue,
+  parseOptions,
+  silentLogger,
+} from '@loopguard/core/internal';
 import pg from 'pg';
-import { checkout, clientExecutor, inTransaction, poolExecutor } from './executor.js';
+import { checkout, clientExecutor, inTransaction, type PgExecutor, poolExecutor } from './executor.js';
 import { migratePostgres, type PgMigrationResult } from './migrations.js';
-import { PgAttemptStore } from './PgAttemptStore.js';
+import { assertNoNul } from './nulText.js';
+import { attemptValues, PgAttemptStore } from './PgAttemptStore.js';
 import { PgStateMachine } from './PgStateMachine.js';
 import { toStorageError } from './pgErrors.js';
 import { type PostgresStorageOptions, postgresStorageOptionsSchema } from './postgresStorageOptions.js';
@@ -54,6 +63,8 @@ export class PostgresStorage implements AsyncStorage {
   readonly stateMachine: PgStateMachine;
   /** Attempts (each call autocommits). */
   readonly attempts: PgAttemptStore;
+  /** The pool's executor (statements that autocommit). */
+  private readonly ex: PgExecutor;
 
   /**
    * Use {@link openPostgresStorage}, which validates the options and migrates.
@@ -68,9 +79,29 @@ export class PostgresStorage implements AsyncStorage {
     private readonly clock: Clock,
     readonly migration: PgMigrationResult,
   ) {
-    const ex = poolExecutor(pool);
-    this.stateMachine = new PgStateMachine(ex, clock);
-    this.attempts = new PgAttemptStore(ex);
+    this.ex = poolExecutor(pool);
+    this.stateMachine = new PgStateMachine(this.ex, clock);
+    this.attempts = new PgAttemptStore(this.ex);
+  }
+
+  /**
+   * `SharedLoopDetector.recordAttempt`'s write in one statement: the function
+   * `loopguard_append_attempt` (schema version 3) locks the key, stamps the attempt after the task's
+   * newest stored one since `options.since`, inserts it and returns the timestamp stored.
+   * @throws InvalidInputError naming the argument; nothing is written then.
+   */
+  async appendInOrder(attempt: Attempt, options: { since: number; lockKey: string }): Promise<number> {
+    checkStoredAttempt(attempt, 'attempt');
+    assertNoNul(attempt, 'attempt');
+    assertFiniteNumber(options?.since, 'options.since');
+    assertNonEmptyString(options.lockKey, 'options.lockKey');
+    const { rows } = await this.ex.query<{ stored: number }>(
+      'PostgresStorage.appendInOrder',
+      'SELECT loopguard_append_attempt($1, $2, $3, $4, $5, $6, $7, $8) AS stored',
+      [lockText(this.schema, options.lockKey), ...attemptValues(attempt), options.since],
+      'loopguard_append_attempt',
+    );
+    return (rows[0] as { stored: number }).stored;
   }
 
   async transaction<T>(

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { toStorageError } from './pgErrors.js';
 import { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
 import { RECOVERY_VIEW_INDEX_SQL } from './schema/002_recoveryViewIndex.js';
+import { APPEND_ATTEMPT_FUNCTION_SQL } from './schema/003_appendAttemptFunction.js';
 
 /**
  * One step of the PostgreSQL schema: applied once, in order, inside the migration transaction.
@@ -26,6 +27,7 @@ export interface PgMigration {
 export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   { version: 1, name: 'initial', sql: INITIAL_SCHEMA_SQL },
   { version: 2, name: 'recovery view index', sql: RECOVERY_VIEW_INDEX_SQL },
+  { version: 3, name: 'append attempt function', sql: APPEND_ATTEMPT_FUNCTION_SQL },
 ]);
 
 /**

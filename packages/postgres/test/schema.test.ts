@@ -24,12 +24,13 @@ describe('PostgreSQL schema and migrations', () => {
     expect(first.migration).toEqual({
       from: 0,
       to: PG_SCHEMA_VERSION,
-      applied: ['initial', 'recovery view index'],
+      applied: ['initial', 'recovery view index', 'append attempt function'],
     });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
     expect(rows).toEqual([
       { version: 1, name: 'initial' },
       { version: 2, name: 'recovery view index' },
+      { version: 3, name: 'append attempt function' },
     ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });
@@ -44,7 +45,7 @@ describe('PostgreSQL schema and migrations', () => {
         openPostgresStorage({ connectionString: cluster().connectionString, schema }),
       ),
     );
-    expect(opened.map((s) => s.migration.applied.length).sort()).toEqual([0, 0, 0, 0, 0, 2]);
+    expect(opened.map((s) => s.migration.applied.length).sort()).toEqual([0, 0, 0, 0, 0, PG_SCHEMA_VERSION]);
     await Promise.all(opened.map((s) => s.close()));
   });
 

@@ -1,10 +1,10 @@
 import type { ContextEntry } from '@loopguard/core';
-import { recoveryViewOf } from '@loopguard/core/internal';
+import { recoveryViewOf, startsLoop } from '@loopguard/core/internal';
 import type { BreakerView, LiveFeed } from './LiveFeed.js';
 
 /**
  * Anything with loopguard's events: a `LoopDetector`, an `OrchestratorLoop`, `IterationSessions`,
- * a stagnation breaker. Only the events it has are used.
+ * a stagnation breaker, a `StepLoopDetector`. Only the events it has are used.
  * @example attachEmitter(feed, loop);
  */
 export interface LiveEmitter {
@@ -31,7 +31,8 @@ function breakerViewOf(args: unknown[]): BreakerView | undefined {
 
 /**
  * Forwards an in-process emitter's events (`attemptRecorded`, `loopDetected`, `recoveryApplied`,
- * `guardTriggered`, `breakerStateChanged`, `tickCompleted`, `tickFailed`) to `feed`. Returns a
+ * `guardTriggered`, `breakerStateChanged`, `tickCompleted`, `tickFailed`, and a step detector's
+ * `stepLoopRecorded` as a recovery, a loop when it does not follow a nudge) to `feed`. Returns a
  * function that detaches.
  * @example
  * const detach = attachEmitter(feed, detector);
@@ -45,6 +46,20 @@ export function attachEmitter(feed: LiveFeed, emitter: LiveEmitter): () => void 
     }) as Listener,
     recoveryApplied: ((outcome: { entry: ContextEntry }) =>
       feed.emit('recoveryApplied', recoveryViewOf(outcome.entry))) as Listener,
+    stepLoopRecorded: ((entry: ContextEntry) => {
+      const view = recoveryViewOf(entry);
+      const { repeats } = view.metadata;
+      if (view.loopType !== null && view.taskId !== null && startsLoop(view)) {
+        const attemptCount = typeof repeats === 'number' ? repeats : 0;
+        feed.emit('loopDetected', {
+          taskId: view.taskId,
+          loopType: view.loopType,
+          attemptCount,
+          at: view.timestamp,
+        });
+      }
+      feed.emit('recoveryApplied', view);
+    }) as Listener,
     guardTriggered: ((trigger: { taskId: string; guard: string; message: string; at: number }) =>
       feed.emit('guardTriggered', {
         taskId: trigger.taskId,

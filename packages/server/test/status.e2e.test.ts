@@ -47,26 +47,36 @@ function hookEntry(topic: 'loop_nudge' | 'loop_stop', session: string): ContextE
   };
 }
 
-/** The nudge and the stop a step detector records for a session that repeats a failing command. */
-function nudgedThenStopped(session: string): ContextEntryInput[] {
-  const entries: ContextEntryInput[] = [];
+/** A step detector whose nudges and stops are collected in `entries` (its recording port). */
+function recordingStepDetector(session: string, entries: ContextEntryInput[]): StepLoopDetector {
   const port = {
     addContextEntry: (input: ContextEntryInput): ContextEntry => {
       entries.push(input);
       return { ...input, id: String(entries.length), timestamp: 0 } as ContextEntry;
     },
   } as unknown as StateMachine;
-  const detector = new StepLoopDetector({ stateMachine: port, taskId: `claude:${session}` });
-  while (!entries.some((e) => e.topic === 'loop_stop')) {
+  return new StepLoopDetector({ stateMachine: port, taskId: `claude:${session}` });
+}
+
+/** Feeds `detector` the same failing command until it stops. */
+function repeatUntilStopped(detector: StepLoopDetector): void {
+  for (;;) {
     if (detector.stepCount > 40) throw new Error('the detector never stopped');
     detector.observe({ type: 'action', tool: 'Bash', input: { command: 'cat missing.txt' } });
-    detector.observe({
+    const verdict = detector.observe({
       type: 'observation',
       tool: 'Bash',
       output: 'cat: missing.txt: No such file',
       error: true,
     });
+    if (verdict.action === 'stop') return;
   }
+}
+
+/** The nudge and the stop a step detector records for a session that repeats a failing command. */
+function nudgedThenStopped(session: string): ContextEntryInput[] {
+  const entries: ContextEntryInput[] = [];
+  repeatUntilStopped(recordingStepDetector(session, entries));
   return entries;
 }
 
@@ -429,6 +439,22 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
         () => causeRevisit(ctx, 'T5'),
       );
       expect(event.data).toMatchObject({ taskId: 'T5', loopType: 'completed_task_revisit', attemptCount: 4 });
+    });
+
+    it("counts an in-process step detector's nudge and stop, the loop once", async () => {
+      const detector = recordingStepDetector('s4', []);
+      await start({ emitters: [detector] });
+      const event = await waitForEvent(
+        new URL('/events', server.url).href,
+        (name) => name === 'loopDetected',
+        {},
+        () => repeatUntilStopped(detector),
+      );
+      expect(event.data).toMatchObject({ taskId: 'claude:s4', loopType: 'same_error' });
+      const text = await (await fetch(new URL('/metrics', server.url))).text();
+      expect(loopsDetected(text)).toBe(1);
+      expect(text).toContain('loopguard_recoveries_total{action="nudge"} 1');
+      expect(text).toContain('loopguard_recoveries_total{action="stop"} 1');
     });
 
     it('refuses streams over maxEventStreams with 503', async () => {

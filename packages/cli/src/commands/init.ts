@@ -17,7 +17,7 @@ import {
   type SettingsText,
   settingsFileText,
 } from '../hook/settingsText.js';
-import { ensureResidentConfig } from '../resident/residentConfig.js';
+import { ensureResidentConfig, residentHome } from '../resident/residentConfig.js';
 import { residentEntries } from '../resident/residentEntries.js';
 
 interface InitOptions {
@@ -32,6 +32,11 @@ interface InitOptions {
 
 const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI' };
 const SETTINGS_DIRS: Record<HookAgent, string> = { claude: '.claude', gemini: '.gemini' };
+/** The variable each CLI reads its user settings directory from before `HOME`. */
+const USER_DIR_VARIABLES: Record<HookAgent, string> = {
+  claude: 'CLAUDE_CONFIG_DIR',
+  gemini: 'GEMINI_CLI_HOME',
+};
 
 /**
  * The shell command that runs this loopguard: this node and the `loopguard` command it was started
@@ -60,7 +65,10 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     .description("Install loopguard's hooks in Claude Code's or Gemini CLI's settings (see docs/hooks.md).")
     .argument('<agent>', 'claude or gemini')
     .option('--project', "the project's settings file, in the current directory (default)")
-    .option('--user', "the user's settings file, under the home directory")
+    .option(
+      '--user',
+      "the user's settings file ($CLAUDE_CONFIG_DIR, $GEMINI_CLI_HOME/.gemini, else under HOME)",
+    )
     .option('--dry-run', 'print the change as a diff and write nothing')
     .option('--remove', "take loopguard's hooks out again")
     .option('--command <command>', 'the command that runs loopguard (default: this node and this loopguard)')
@@ -87,8 +95,9 @@ export function registerInitCommand(program: Command, io: CliIo): void {
           `--timeout must be an integer from 1 to 600 seconds, got ${JSON.stringify(options.timeout)}`,
         );
       }
-      const base = options.user ? userHome(io) : io.cwd;
-      const file = join(base, SETTINGS_DIRS[agent], 'settings.json');
+      const file = options.user
+        ? userSettingsFile(agent, io.env)
+        : join(io.cwd, SETTINGS_DIRS[agent], 'settings.json');
       const shown = (path: string) => (options.user ? path : relative(io.cwd, path) || '.');
       const found = readSettingsFile(file, shown);
       const settings = parseSettings(found.text ?? '', agent, shown(file));
@@ -96,7 +105,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       const loopguard = options.command ?? defaultHookCommand();
       const resident =
         options.resident && !options.remove
-          ? await ensureResidentConfig(base, { save: !options.dryRun })
+          ? await ensureResidentConfig(residentHome(io.env), { save: !options.dryRun })
           : undefined;
       const plan =
         resident === undefined
@@ -131,15 +140,26 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     });
 }
 
-/** The user's home directory, for `--user`: `HOME`, which must be an absolute path when set. */
-function userHome(io: CliIo): string {
-  const home = io.env.HOME ?? homedir();
-  if (!isAbsolute(home)) {
-    throw new CliError(
-      `--user: HOME is ${home === '' ? 'empty' : `not an absolute path (${JSON.stringify(home)})`}, so there is no user settings file; set HOME to your home directory`,
-    );
+/**
+ * The user's settings file, where the CLI itself reads it: `$CLAUDE_CONFIG_DIR/settings.json` or
+ * `$GEMINI_CLI_HOME/.gemini/settings.json` when that variable is set, else under `HOME`.
+ */
+function userSettingsFile(agent: HookAgent, env: NodeJS.ProcessEnv): string {
+  const variable = USER_DIR_VARIABLES[agent];
+  const override = env[variable]?.trim();
+  if (override) {
+    const dir = absolute(override, variable);
+    return agent === 'claude' ? join(dir, 'settings.json') : join(dir, '.gemini', 'settings.json');
   }
-  return home;
+  return join(absolute(env.HOME ?? homedir(), 'HOME'), SETTINGS_DIRS[agent], 'settings.json');
+}
+
+function absolute(path: string, variable: string): string {
+  if (isAbsolute(path)) return path;
+  const what = path === '' ? 'empty' : `not an absolute path (${JSON.stringify(path)})`;
+  throw new CliError(
+    `--user: ${variable} is ${what}, so there is no user settings file; set ${variable} to a directory`,
+  );
 }
 
 function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {

@@ -1,12 +1,16 @@
 import { appendFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { processHookIo } from '../hook/runHook.js';
 import { ResidentServer } from '../resident/ResidentServer.js';
 import { residentRequest } from '../resident/residentClient.js';
-import { type ResidentConfig, readResidentConfig, residentLogFile } from '../resident/residentConfig.js';
+import {
+  type ResidentConfig,
+  readResidentConfig,
+  residentHome,
+  residentLogFile,
+} from '../resident/residentConfig.js';
 import { startResident } from '../resident/startResident.js';
 
 /**
@@ -24,7 +28,7 @@ export function registerResidentCommand(program: Command, io: CliIo): void {
     .command('serve')
     .description('Run the resident process in the foreground (what `start` runs in the background).')
     .action(async () => {
-      const home = homeOf(io);
+      const home = residentHome(io.env);
       const config = configOf(home);
       const log = (line: string) => {
         try {
@@ -56,13 +60,13 @@ export function registerResidentCommand(program: Command, io: CliIo): void {
       "Claude Code's SessionStart hook: start the resident process if needed and register the session.",
     )
     .action(async () => {
-      await startResident({ ...processHookIo(), env: io.env, cwd: io.cwd }, homeOf(io));
+      await startResident({ ...processHookIo(), env: io.env, cwd: io.cwd }, residentHome(io.env));
     });
   resident
     .command('stop')
     .description('Stop the running resident process (sessions go on unguarded until their next start).')
     .action(async () => {
-      const config = configOf(homeOf(io));
+      const config = configOf(residentHome(io.env));
       try {
         await residentRequest(config, 'POST', '/stop');
         io.stdout(`loopguard: stopped the resident process on 127.0.0.1:${config.port}\n`);
@@ -70,10 +74,6 @@ export function registerResidentCommand(program: Command, io: CliIo): void {
         io.stdout(`loopguard: no resident process answers on 127.0.0.1:${config.port}\n`);
       }
     });
-}
-
-function homeOf(io: CliIo): string {
-  return io.env.HOME || homedir();
 }
 
 function configOf(home: string): ResidentConfig {

@@ -15,7 +15,7 @@ export interface JsonText {
 }
 
 /**
- * Parses `text` into a {@link JsonText}; an empty text is an empty object.
+ * Parses `text` into a {@link JsonText}; a blank text reads as `{}` and a line end.
  * @param allowComments - whether `//` and `/* *\/` comments are allowed. @default false
  * @throws Error naming the first syntax error and its line
  */

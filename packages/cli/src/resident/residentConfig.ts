@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /** Where the resident process is found and how it is spoken to: one per user. */
@@ -9,6 +10,11 @@ export interface ResidentConfig {
   port: number;
   /** The per-user secret every request carries (`Authorization: Bearer <token>`). */
   token: string;
+}
+
+/** The home directory of the resident's files: `HOME`, else the system's idea of it. */
+export function residentHome(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
 }
 
 /** `~/.loopguard/resident.json` (mode 600, in a mode-700 directory). */

@@ -10,7 +10,7 @@ const STEP_TYPES = new Set(['action', 'observation', 'message']);
 const CODEX_EVENTS = new Set(['thread.started', 'turn.started', 'item.started', 'item.completed']);
 
 /** The project a Gemini chat is filed under: the folder above `chats/`. */
-function geminiProject(file: string): string | undefined {
+export function geminiProject(file: string): string | undefined {
   const chats = dirname(file);
   return basename(chats) === 'chats' ? basename(dirname(chats)) : undefined;
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Folders a walk never enters. */
 const SKIPPED = new Set(['node_modules', '.git']);
@@ -27,9 +27,15 @@ export function defaultTranscriptPlaces(env: NodeJS.ProcessEnv, cwd: string): st
   ].filter((place) => existsSync(place));
 }
 
-/** Whether a file met in a walk is a transcript: a `.jsonl` file, or a `loopguard run` output log. */
+/**
+ * Whether a file met in a walk is a transcript: a `.jsonl` file, an older Gemini CLI chat
+ * (`chats/session-*.json`), or a `loopguard run` output log.
+ */
 function isTranscript(path: string): boolean {
-  return path.endsWith('.jsonl') || (basename(path) === 'output.log' && path.includes('iterations'));
+  const name = basename(path);
+  if (path.endsWith('.jsonl')) return true;
+  if (name.startsWith('session-') && name.endsWith('.json')) return basename(dirname(path)) === 'chats';
+  return name === 'output.log' && path.includes('iterations');
 }
 
 /**

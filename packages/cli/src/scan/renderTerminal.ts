@@ -1,5 +1,5 @@
 import { formatTable } from '../formatTable.js';
-import type { ScannedSession } from './scanFile.js';
+import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
 
 const count = (n: number) => n.toLocaleString('en-US');

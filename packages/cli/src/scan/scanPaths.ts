@@ -1,6 +1,7 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
-import { type ScannedSession, type ScanProblem, scanFile } from './scanFile.js';
+import { scanFile } from './scanFile.js';
+import type { ScannedSession, ScanProblem } from './scannedSession.js';
 
 /** What scanning a set of paths found. */
 export interface PathsScan {

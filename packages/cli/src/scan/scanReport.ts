@@ -1,5 +1,5 @@
 import type { ScannedLoop } from './SessionScan.js';
-import type { ScannedSession } from './scanFile.js';
+import type { ScannedSession } from './scannedSession.js';
 
 /** The totals of a scan (the `--json` `totals`, with a few more fields). */
 export interface ScanTotals {

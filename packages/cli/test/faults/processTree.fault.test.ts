@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/exitCodes.js';
-import { bin, loopguard, tempRepo } from '../runHelpers.js';
+import { artifact, bin, loopguard, stored, tempRepo } from '../runHelpers.js';
 import { alive, eventually, recordedPids } from './faultHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];
@@ -32,7 +32,14 @@ describe('no orphans, no hangs', () => {
     expect(result.code).toBe(EXIT_CODES.budgetSpent);
     expect(result.stderr).not.toContain('killed at the'); // each iteration ended when the agent exited
     const pids = recordedPids(join(dir, 'pids'));
-    expect(pids.length).toBe(4);
+    // each iteration records the daemon, then the agent; when one is missing, say how each agent
+    // ended (an exit status, or a signal nobody in this run sent) and what the run printed
+    const { run: r } = stored(dir);
+    const ends = [1, 2].map((n) => {
+      const { exitCode, signal, timedOut } = artifact(dir, r.id, n, 'metrics.json');
+      return { iteration: n, exitCode, signal, timedOut };
+    });
+    expect(pids.length, JSON.stringify({ pids, ends, stderr: result.stderr })).toBe(4);
     expect(pids.filter(alive)).toEqual([]);
   });
 

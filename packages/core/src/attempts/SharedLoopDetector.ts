@@ -4,7 +4,7 @@ import { silentLogger } from '../kernel/logger.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { assertNonEmptyString, describeValue } from '../kernel/validate.js';
 import type { Attempt, AttemptSummary } from '../model/attempt.js';
-import { newAttempt } from '../model/attemptInput.js';
+import { newAttempt, restamped } from '../model/attemptInput.js';
 import type { ContextEntry } from '../model/contextEntry.js';
 import { assertTaskId } from '../model/sizeLimits.js';
 import type { Task } from '../model/task.js';
@@ -116,9 +116,9 @@ export class SharedLoopDetector extends SafeEmitter<types.LoopDetectorEvents> im
     sessionId = '',
   ): Promise<Attempt> {
     const checked = newAttempt(taskId, status, blockers, completedWork, sessionId, this.settings.clock.now());
-    const attempt = await this.locked(taskId, (tx) => this.stamped(checked, tx, null));
-    await this.afterRecord(attempt.attempt);
-    return attempt.attempt;
+    const attempt = await this.appended(checked);
+    await this.afterRecord(attempt);
+    return attempt;
   }
 
   /**
@@ -242,6 +242,20 @@ export class SharedLoopDetector extends SafeEmitter<types.LoopDetectorEvents> im
   /** Runs `fn` in a transaction locked on `key`. */
   private locked<T>(key: string, fn: (tx: AsyncStoragePorts) => Promise<T>): Promise<T> {
     return this.storage.transaction(fn, { lockKey: key });
+  }
+
+  /**
+   * Records `checked`, stamped after the task's newest stored attempt, locked on the task: in one
+   * step of the storage's own when it has one (`appendInOrder`), else in a transaction.
+   */
+  private async appended(checked: Attempt): Promise<Attempt> {
+    const { storage } = this;
+    if (storage.appendInOrder === undefined) {
+      return (await this.locked(checked.taskId, (tx) => this.stamped(checked, tx, null))).attempt;
+    }
+    const since = checked.timestamp - this.options.attemptWindow;
+    const timestamp = await storage.appendInOrder(checked, { since, lockKey: checked.taskId });
+    return restamped(checked, timestamp);
   }
 
   /** Stamps `attempt` after the task's newest stored attempt and records it (with its transition when `reason` is given). */

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../kernel/errors.js';
 import type { Attempt, AttemptSummary } from '../model/attempt.js';
-import { newAttempt } from '../model/attemptInput.js';
+import { restamped } from '../model/attemptInput.js';
 import { nextAttemptTimestamp } from '../model/attemptOrder.js';
 import { type ContextEntry, RECOVERY_TOPICS } from '../model/contextEntry.js';
 import type { Task } from '../model/task.js';
@@ -196,8 +196,5 @@ export function* statusPage(since: number, page: { limit: number; cursor?: strin
  */
 export function* monotonic(attempt: Attempt, since: number): Workflow<Attempt> {
   const newest = yield* newestAttemptTime(attempt.taskId, since);
-  const timestamp = nextAttemptTimestamp(attempt.timestamp, newest);
-  if (timestamp === attempt.timestamp) return attempt;
-  const { taskId, status, blockers, completedWork, sessionId } = attempt;
-  return newAttempt(taskId, status, blockers, completedWork, sessionId, timestamp);
+  return restamped(attempt, nextAttemptTimestamp(attempt.timestamp, newest));
 }

@@ -77,6 +77,14 @@ export function newAttempt(
 }
 
 /**
+ * `attempt` (validated, sealed) with another timestamp: the attempt itself when it already has it.
+ * @example restamped(attempt, newest).timestamp === newest; // true
+ */
+export function restamped(attempt: Attempt, timestamp: number): Attempt {
+  return timestamp === attempt.timestamp ? attempt : sealAttempt({ ...attempt, timestamp });
+}
+
+/**
  * Checks an attempt an adapter is asked to store: an attempt a detector built was validated and
  * sealed there, once; any other is validated here.
  * @throws InvalidInputError naming `name` and the field.

@@ -1,3 +1,4 @@
+import type { Attempt } from '../model/attempt.js';
 import type { AttemptStore, StateMachine } from './ports.js';
 
 /**
@@ -72,4 +73,14 @@ export interface AsyncTransactionOptions {
 export interface AsyncStorage extends AsyncStoragePorts {
   /** Runs `fn` so that its writes through `tx` commit together or not at all; resolves to its value. */
   transaction<T>(fn: (tx: AsyncStoragePorts) => Promise<T>, options?: AsyncTransactionOptions): Promise<T>;
+  /**
+   * Optional: what `SharedLoopDetector.recordAttempt` does, in one step of the store's own. In a
+   * transaction locked on `options.lockKey`, appends `attempt` stamped `max(attempt.timestamp, the
+   * task's newest stored timestamp at or after options.since)` (the rule of `nextAttemptTimestamp`),
+   * and resolves to the timestamp stored. An adapter that can do it in fewer round trips implements
+   * it (PostgreSQL: one function call instead of five statements); without it, the detector runs the
+   * same steps through {@link AsyncStorage.transaction}.
+   * @example const stamped = await storage.appendInOrder?.(attempt, { since: now - window, lockKey: attempt.taskId });
+   */
+  appendInOrder?(attempt: Attempt, options: { since: number; lockKey: string }): Promise<number>;
 }

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LoopDetector } from '../attempts/LoopDetector.js';
 import { SharedLoopDetector, type SharedLoopDetectorOptions } from '../attempts/SharedLoopDetector.js';
+import { ManualClock } from '../kernel/clock.js';
 import { StorageError } from '../kernel/errors.js';
 import { RECOVERY_TOPICS } from '../model/contextEntry.js';
-import { type ContractSubject, T0 } from './contractSubject.js';
+import { attempt, type ContractSubject, T0 } from './contractSubject.js';
 
 /** The synchronous runner behind the asynchronous runner's interface: every answer a promise, every throw a rejection. */
 function promised(detector: LoopDetector): SharedLoopDetector {
@@ -32,6 +33,7 @@ function promised(detector: LoopDetector): SharedLoopDetector {
 export function detectorContract(create: () => Promise<ContractSubject>, syncSkip?: string): void {
   describe('SharedLoopDetector end to end', () => {
     runnerContract(create, (a, options) => new SharedLoopDetector(a.storage, { clock: a.clock, ...options }));
+    sharedRecordContract(create);
   });
   const sync = syncSkip === undefined ? describe : describe.skip;
   sync(`LoopDetector end to end${syncSkip === undefined ? '' : ` (skipped: ${syncSkip})`}`, () => {
@@ -243,5 +245,74 @@ function runnerContract(create: () => Promise<ContractSubject>, runnerOn: Runner
     expect(await detector.prune()).toBe(4);
     await detector.recordAttempt('T3', 'done', [], [], 's');
     expect(await detector.clearTask('T3')).toBe(1);
+  });
+}
+
+/**
+ * How `SharedLoopDetector.recordAttempt` stamps and serialises, whichever way the storage records
+ * (its own `appendInOrder`, or a locked transaction).
+ */
+function sharedRecordContract(create: () => Promise<ContractSubject>): void {
+  let a: ContractSubject;
+  beforeEach(async () => {
+    a = await create();
+  });
+  afterEach(async () => {
+    await a.close();
+  });
+
+  it("an attempt is never stamped before the task's newest stored one (a worker whose clock is behind)", async () => {
+    const ahead = new SharedLoopDetector(a.storage, { clock: a.clock });
+    const behind = new SharedLoopDetector(a.storage, { clock: new ManualClock(T0 - 10_000) });
+    await ahead.recordAttempt('T1', 'in_progress', [], ['first']);
+    const second = await behind.recordAttempt('T1', 'in_progress', [], ['second'], 'w2');
+    expect(second).toMatchObject({ taskId: 'T1', timestamp: T0, completedWork: ['second'], sessionId: 'w2' });
+    expect(Object.isFrozen(second)).toBe(true);
+    expect((await behind.recordAttempt('T2', 'done', [], [])).timestamp).toBe(T0 - 10_000);
+    const stored = await a.attempts.listSince('T1', 0);
+    expect(stored.map((x) => [x.timestamp, x.completedWork[0]])).toEqual([
+      [T0, 'first'],
+      [T0, 'second'],
+    ]);
+  });
+
+  it('recording waits for a transaction locked on the task and is stamped after what it committed', async () => {
+    const detector = new SharedLoopDetector(a.storage, { clock: a.clock });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const held = a.storage.transaction(
+      async (tx) => {
+        await tx.attempts.append(attempt('T1', T0 + 5_000));
+        entered();
+        await gate;
+      },
+      { lockKey: 'T1' },
+    );
+    await inside;
+    const order: string[] = [];
+    const recorded = detector.recordAttempt('T1', 'in_progress', [], []).then((x) => {
+      order.push('recorded');
+      return x;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    order.push('committed');
+    release();
+    await held;
+    expect((await recorded).timestamp).toBe(T0 + 5_000);
+    expect(order).toEqual(['committed', 'recorded']);
+  });
+
+  it('rejects a bad attempt naming the argument, writing nothing', async () => {
+    const detector = new SharedLoopDetector(a.storage, { clock: a.clock });
+    await expect(detector.recordAttempt('T1', 'finished', [], [])).rejects.toThrow(/status/);
+    await expect(detector.recordAttempt('', 'done', [], [])).rejects.toThrow(/taskId/);
+    await expect(detector.recordAttempt('T1', 'done', [1] as never, [])).rejects.toThrow(/blockers/);
+    expect(await a.attempts.summarize(0)).toEqual(new Map());
   });
 }

@@ -31,6 +31,12 @@ export interface ThrowawayClusterOptions {
    * @default false
    */
   durable?: boolean;
+  /**
+   * More server settings, each `name=value` (passed as `-c name=value`), e.g.
+   * `shared_preload_libraries=pg_stat_statements` to profile a benchmark.
+   * @default []
+   */
+  settings?: readonly string[];
 }
 
 /** Where `initdb` lives, or `undefined`. */
@@ -109,6 +115,7 @@ export class ThrowawayCluster {
     private readonly binDir: string,
     private readonly ids: { uid: number; gid: number } | undefined,
     private readonly durable: boolean,
+    private readonly settings: readonly string[],
   ) {
     this.connectionString = `postgres://loopguard@127.0.0.1:${port}/postgres`;
   }
@@ -129,7 +136,14 @@ export class ThrowawayCluster {
     const ids = root ? idsOf(user) : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-pg-'));
     if (ids) chownSync(dir, ids.uid, ids.gid);
-    const cluster = new ThrowawayCluster(dir, await freePort(), binDir, ids, options.durable === true);
+    const cluster = new ThrowawayCluster(
+      dir,
+      await freePort(),
+      binDir,
+      ids,
+      options.durable === true,
+      options.settings ?? [],
+    );
     try {
       await cluster.exec('initdb', [
         '-D',
@@ -158,6 +172,7 @@ export class ThrowawayCluster {
       `-k '${this.dir}'`,
       '-c max_connections=200',
       ...(this.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+      ...this.settings.map((setting) => `-c ${setting}`),
     ].join(' ');
     try {
       await this.exec('pg_ctl', [

@@ -1,7 +1,9 @@
 import type { DemoScenario } from '../DemoContext.js';
 import { activeWork } from './activeWork.js';
+import { aiSdkAgent } from './aiSdkAgent.js';
 import { blockedTaskSpin } from './blockedTaskSpin.js';
 import { breakerTrip } from './breakerTrip.js';
+import { claudeCodeHook } from './claudeCodeHook.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { escalationSticks } from './escalationSticks.js';
@@ -24,4 +26,6 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   activeWork,
   nearDuplicateRetry,
   scanTranscript,
+  claudeCodeHook,
+  aiSdkAgent,
 ];

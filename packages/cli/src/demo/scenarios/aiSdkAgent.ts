@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { DemoScenario } from '../DemoContext.js';
+
+const TASK = 'T10.1.1';
+const MISSING = 'deploy/config.yaml';
+
+/**
+ * Step level, in an agent built on the Vercel AI SDK: `generateText` with the SDK's own mock model
+ * (`MockLanguageModelV4` from `ai/test`), scripted to read a missing file again and again, guarded
+ * by `loopGuard()` from `@loopguard/agents/ai-sdk` with the demo's database as its state machine.
+ * The nudge goes into the model's next prompt; the model ignores it and the run is stopped. The AI
+ * SDK is loaded only when the scenario runs.
+ */
+export const aiSdkAgent: DemoScenario = {
+  title: 'AI SDK agent guarded by @loopguard/agents: generateText nudged, then stopped',
+  tasks: [[TASK, 'Summarise the deployment config', 'in_progress']],
+  async run(ctx) {
+    const { generateText, tool } = await import('ai');
+    const { MockLanguageModelV4 } = await import('ai/test');
+    const { loopGuard } = await import('@loopguard/agents/ai-sdk');
+    const guard = loopGuard({ taskId: TASK, stateMachine: ctx.database.stateMachine, clock: ctx.clock });
+    ctx.watch(guard.run.detector); // its nudge and stop reach the dashboard's live feed
+    guard.run.detector.on('stepLoopDetected', (verdict) =>
+      ctx.print(
+        `      -> ${verdict.action.toUpperCase()} (${verdict.loopType}): ${verdict.message?.split('\n')[0]}`,
+      ),
+    );
+    const usage = {
+      inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 5, text: 5, reasoning: undefined },
+    };
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      // a model that does not listen: the same tool call every time
+      doGenerate: async () => ({
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `call-${++calls}`,
+            toolName: 'readFile',
+            input: JSON.stringify({ path: MISSING }),
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      }),
+    });
+    const readFile = tool({
+      description: 'Read a file of the repository',
+      inputSchema: z.object({ path: z.string() }),
+      execute: async ({ path }): Promise<string> => {
+        throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      },
+    });
+    const result = await generateText({
+      model,
+      tools: { readFile },
+      prompt: `Summarise ${MISSING}`,
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+      onStepFinish: async (step) => {
+        const failure = step.content.find((part) => part.type === 'tool-error');
+        const error = failure?.type === 'tool-error' ? String(failure.error) : 'ok';
+        ctx.print(`   Step ${step.stepNumber + 1}: readFile(${MISSING}) -> ${error}`);
+        await ctx.pause();
+      },
+    });
+    const prompts = model.doGenerateCalls.map((call) => JSON.stringify(call.prompt));
+    const nudged = prompts.findIndex((prompt) => prompt.includes('Loop detected'));
+    ctx.print(
+      `   generateText ended after ${result.steps.length} steps (finishReason ${result.finishReason}); the nudge was in prompt ${nudged + 1} of ${prompts.length}`,
+    );
+    ctx.print(`   ${guard.run.nudges.length} nudge and 1 stop recorded for ${TASK} (loop_nudge, loop_stop)`);
+  },
+};

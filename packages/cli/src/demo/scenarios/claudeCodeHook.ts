@@ -1,0 +1,106 @@
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { execa } from 'execa';
+import type { DemoContext, DemoScenario } from '../DemoContext.js';
+import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
+
+/** The built CLI: each event goes through the public `loopguard hook claude`, as Claude Code runs it. */
+const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
+
+/** One recorded hook event, as much of it as the narration shows. */
+interface RecordedEvent {
+  hook_event_name: string;
+  tool_name?: string;
+  tool_input?: { command?: string; file_path?: string };
+  error?: string;
+}
+
+/** What the hook answered, as Claude Code acts on it. */
+interface HookAnswer {
+  continue?: boolean;
+  stopReason?: string;
+  hookSpecificOutput?: { additionalContext?: string; permissionDecision?: string };
+}
+
+/** `Bash: node test.js` — the tool and what it was given. */
+function callOf(event: RecordedEvent): string {
+  const input = event.tool_input ?? {};
+  return `${event.tool_name}: ${input.command ?? input.file_path?.split('/').pop() ?? ''}`;
+}
+
+/** What a Claude Code user sees of one hook reply (an empty reply: the call goes on untouched). */
+function seen(event: RecordedEvent, stdout: string): string {
+  if (stdout.trim() === '') {
+    if (event.hook_event_name === 'PreToolUse') return 'runs';
+    return event.error === undefined
+      ? 'ok'
+      : `failed: ${event.error.split('\n').find((l) => /Error/.test(l))}`;
+  }
+  const answer = JSON.parse(stdout) as HookAnswer;
+  const message = (answer.hookSpecificOutput?.additionalContext ?? answer.stopReason ?? '').split('\n')[0];
+  if (answer.continue === false) {
+    const denied = answer.hookSpecificOutput?.permissionDecision === 'deny' ? 'denied, ' : '';
+    return `STOP (${denied}the session ends): "${message}"`;
+  }
+  return `NUDGE (in the model's next request as "${event.hook_event_name}:${event.tool_name} hook additional context"): "${message}"`;
+}
+
+/**
+ * Copies the hook's nudges and stops from the project's store (`.loopguard/state.db`, where the
+ * hook writes) into the demo's, and to the dashboard's live feed, as a step detector reports them.
+ */
+function copyRecords(ctx: DemoContext, project: string): number {
+  const store = openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { readonly: true });
+  const feed = new EventEmitter();
+  ctx.watch(feed);
+  try {
+    const entries = store.stateMachine.listContextEntries({ topics: ['loop_nudge', 'loop_stop'] }).reverse();
+    for (const { entryType, topic, content, relatedTasks, confidence, metadata } of entries) {
+      const copy = { entryType, topic, content, relatedTasks, confidence, metadata };
+      feed.emit('stepLoopRecorded', ctx.database.stateMachine.addContextEntry(copy));
+    }
+    return entries.length;
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Step level, in a real agent CLI: a recorded Claude Code session (it runs the same failing tests
+ * again and again) replayed event by event through the built `loopguard hook claude`, as Claude
+ * Code itself calls it with `loopguard init claude` installed. The hook nudges at the second same
+ * failure after a fresh start, then denies the next repeat and ends the session.
+ */
+export const claudeCodeHook: DemoScenario = {
+  title: 'Claude Code guarded by `loopguard hook claude`: a recorded session nudged, then stopped',
+  tasks: [],
+  async run(ctx) {
+    const project = mkdtempSync(join(tmpdir(), 'loopguard-demo-claude-'));
+    try {
+      for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
+        const event = line.replaceAll('<project>', project);
+        const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
+          cwd: project,
+          input: event,
+          reject: false,
+          env: { CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
+        });
+        const recorded = JSON.parse(event) as RecordedEvent;
+        ctx.print(
+          `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
+        );
+        await ctx.pause();
+      }
+      const copied = copyRecords(ctx, project);
+      ctx.print(
+        `   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`,
+      );
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,73 @@
+import { basename } from 'node:path';
+import type { ScannedLoop, SessionScan } from './SessionScan.js';
+import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
+
+/** One session as `loopguard scan` reports it (the `--json` shape, with a few more fields). */
+export interface ScannedSession {
+  /** The transcript file. */
+  file: string;
+  /** The agent that wrote it. */
+  agent: ScanAgent;
+  /** The transcript format read (`claude-transcript`, `codex-rollout`, `gemini-chat`, ...). */
+  format: string;
+  /** The agent's session id (the file name when the transcript names none). */
+  sessionId: string;
+  /** The session's project (its working directory, or the folder it is filed under), when known. */
+  project: string | null;
+  /** ISO time of the session's first record, when known. */
+  startedAt: string | null;
+  /** Steps in loopguard's step model (tool calls, their results, the agent's messages). */
+  steps: number;
+  /** Tool calls. */
+  toolCalls: number;
+  /** Tokens the session spent; `null` where the transcript records no usage. */
+  tokens: number | null;
+  /** The loops found, nudged-only ones included (`stopStep: null`). */
+  loops: ScannedLoop[];
+}
+
+/** A file that was skipped, or read with lines left out: one line for the person. */
+export interface ScanProblem {
+  /** The file (or folder) concerned. */
+  file: string;
+  /** What went wrong, in a few words (`not JSON`, `unknown format`, `truncated last line`, ...). */
+  problem: string;
+}
+
+/** What reading one file gives: a session (maybe with a problem about some lines), or only a problem. */
+export interface FileScan {
+  /** The session read, when the file is a transcript. */
+  session?: ScannedSession;
+  /** What was skipped: the whole file (no session) or some of its lines. */
+  problem?: ScanProblem;
+}
+
+/**
+ * The session of a transcript read to its end: what the parser still holds is observed, and the
+ * loops' tokens are `null` where the transcript records no usage.
+ */
+export function finishSession(file: string, parser: TranscriptParser, scan: SessionScan): ScannedSession {
+  scan.add(parser.end());
+  const result = scan.finish();
+  const meta = parser.meta;
+  return {
+    file,
+    agent: parser.agent,
+    format: parser.format,
+    sessionId: meta.sessionId ?? basename(file).replace(/\.jsonl?$/, ''),
+    project: meta.project ?? null,
+    startedAt: meta.startedAt ?? null,
+    steps: result.steps,
+    toolCalls: result.toolCalls,
+    tokens: meta.hasUsage ? result.tokens : null,
+    loops: result.loops.map((loop) => ({ ...loop, wastedTokens: meta.hasUsage ? loop.wastedTokens : null })),
+  };
+}
+
+/** One line saying why a file could not be read. */
+export function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'unreadable (permission denied)';
+  if (code === 'EISDIR') return 'is a folder';
+  return `unreadable (${code ?? (error instanceof Error ? error.message : String(error))})`;
+}
