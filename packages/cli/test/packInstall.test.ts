@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,19 @@ describe('the packages as published', () => {
       expect(assets.trim()).toBe(
         '/ /dashboard.js /dashboard.css /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
       );
+      // `loopguard scan --html` inlines the chart library and its own page script (the cli's assets/).
+      const transcript = join(root, 'packages/cli/test/fixtures/scan/claude-2.1.330-looping.jsonl');
+      const scan = execFileSync(
+        'npx',
+        ['--no-install', 'loopguard', 'scan', transcript, '--html', 'scan.html'],
+        {
+          cwd: app,
+          env: npmEnv(),
+          encoding: 'utf8',
+        },
+      );
+      expect(scan).toContain("1 session looped past loopguard's stop");
+      expect(readFileSync(join(app, 'scan.html'), 'utf8')).toContain('document.body.dataset.ready');
     },
     20 * 60_000,
   );

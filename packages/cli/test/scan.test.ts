@@ -214,7 +214,10 @@ describe('loopguard scan: steps, waste and settings', () => {
     }
     writeFileSync(join(iteration, 'output.log'), `${events.join('\n')}\n`);
     writeFileSync(join(iteration, 'metrics.json'), '{}');
-    const report = await scanJson([], dir); // no path: the default places include <cwd>/.loopguard/runs
+    // no path: the default places include <cwd>/.loopguard/runs (and an empty home: not this machine's own)
+    const { code, out, err } = await scan(['--json'], dir, { HOME: tempDir() });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const report = JSON.parse(out) as ScanReport;
     expect(report.totals.files).toBe(1);
     expect(report.sessions[0]).toMatchObject({
       agent: 'claude',

@@ -28,6 +28,7 @@ export interface ScannedSession {
 
 /** A file that was skipped, or read with lines left out: one line for the person. */
 export interface ScanProblem {
+  /** The file (or folder) concerned. */
   file: string;
   /** What went wrong, in a few words (`not JSON`, `unknown format`, `truncated last line`, ...). */
   problem: string;
@@ -35,7 +36,9 @@ export interface ScanProblem {
 
 /** What reading one file gives: a session (maybe with a problem about some lines), or only a problem. */
 export interface FileScan {
+  /** The session read, when the file is a transcript. */
   session?: ScannedSession;
+  /** What was skipped: the whole file (no session) or some of its lines. */
   problem?: ScanProblem;
 }
 
