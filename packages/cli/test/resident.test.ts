@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -170,5 +170,36 @@ describe('the resident process of Claude Code’s http hooks', () => {
       expect(stop.stdout).toContain('stopped the resident process');
     }
     await expect(residentRequest(config, 'GET', '/health')).rejects.toThrow();
+  });
+});
+
+describe('the resident process’s open databases', () => {
+  it('keeps a project’s connection between events, and sees a database replaced or removed under it as a hook process would', async () => {
+    const { config } = await residentServer();
+    const project = tempProject();
+    const call = (n: number) =>
+      post(
+        config,
+        claudeEvent(project, 's1', 'PostToolUse', {
+          tool_name: 'Bash',
+          tool_input: { command: `echo ${n}` },
+          tool_response: { stdout: `${n}`, stderr: '' },
+        }),
+      );
+    await call(1);
+    await call(2);
+    expect(hookState(project).sessions).toMatchObject([{ steps: 4 }]);
+    // replaced by garbage: the next event fails open with the hook's own line
+    const db = join(project, '.loopguard', 'state.db');
+    rmSync(`${db}-wal`, { force: true });
+    rmSync(`${db}-shm`, { force: true });
+    rmSync(db);
+    writeFileSync(db, 'garbage\n');
+    expect(await call(3)).toBe('');
+    expect(hookLog(project)).toEqual([expect.stringMatching(/failed open: .*state\.db/)]);
+    // removed: created afresh, the session starts again
+    rmSync(db);
+    await call(4);
+    expect(hookState(project).sessions).toMatchObject([{ steps: 2 }]);
   });
 });
