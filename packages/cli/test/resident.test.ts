@@ -30,6 +30,14 @@ async function residentServer(checkIntervalMs = 60_000) {
   return { home, config, server, log };
 }
 
+/** A Claude Code `PostToolUse` of `echo <n>` in session `s1`: a new command each `n` (progress). */
+const echoCall = (project: string, n: number) =>
+  claudeEvent(project, 's1', 'PostToolUse', {
+    tool_name: 'Bash',
+    tool_input: { command: `echo ${n}` },
+    tool_response: { stdout: `${n}`, stderr: '' },
+  });
+
 async function post(config: ResidentConfig, event: unknown): Promise<string> {
   const response = await residentRequest(config, 'POST', '/hook/claude', event);
   expect(response.status).toBe(200);
@@ -87,18 +95,7 @@ describe('the resident process of Claude Code’s http hooks', () => {
   it('loses no update when a session’s hook calls arrive at once', async () => {
     const { config } = await residentServer();
     const project = tempProject();
-    await Promise.all(
-      Array.from({ length: 20 }, (_, n) =>
-        post(
-          config,
-          claudeEvent(project, 's1', 'PostToolUse', {
-            tool_name: 'Bash',
-            tool_input: { command: `echo ${n}` },
-            tool_response: { stdout: `${n}`, stderr: '' },
-          }),
-        ),
-      ),
-    );
+    await Promise.all(Array.from({ length: 20 }, (_, n) => post(config, echoCall(project, n))));
     expect(hookState(project).sessions).toMatchObject([{ steps: 40 }]);
   });
 
@@ -177,15 +174,7 @@ describe('the resident process’s open databases', () => {
   it('keeps a project’s connection between events, and sees a database replaced or removed under it as a hook process would', async () => {
     const { config } = await residentServer();
     const project = tempProject();
-    const call = (n: number) =>
-      post(
-        config,
-        claudeEvent(project, 's1', 'PostToolUse', {
-          tool_name: 'Bash',
-          tool_input: { command: `echo ${n}` },
-          tool_response: { stdout: `${n}`, stderr: '' },
-        }),
-      );
+    const call = (n: number) => post(config, echoCall(project, n));
     await call(1);
     await call(2);
     expect(hookState(project).sessions).toMatchObject([{ steps: 4 }]);
