@@ -61,8 +61,13 @@ export interface StepRule extends Partial<SnapshotPart> {
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null;
 }
 
-/** Shortens `text` to `max` characters with an ellipsis in the middle. */
+/**
+ * Shortens `text` to `max` characters with an ellipsis in the middle. A NUL character is written as
+ * the six characters `\u0000`: what is shown and recorded (evidence, messages) must be storable as
+ * text everywhere, and PostgreSQL's text cannot hold a NUL.
+ */
 export function shorten(text: string, max = 200): string {
+  if (text.includes('\u0000')) text = text.replaceAll('\u0000', '\\u0000');
   if (text.length <= max) return text;
   const half = Math.floor((max - 3) / 2);
   return `${text.slice(0, half)}...${text.slice(text.length - half)}`;

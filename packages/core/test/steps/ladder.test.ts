@@ -172,3 +172,21 @@ describe('recording', () => {
     expect(lines).toEqual(['Listener for stepLoopDetected threw', 'Recording a step loop failed']);
   });
 });
+
+describe('recorded step loops hold no NUL', () => {
+  it('a NUL in the output is written as \\u0000 in the entry, so any store can keep it', () => {
+    const { detector, stateMachine } = makeRecordingDetector();
+    feed(detector, Array.from({ length: 4 }, () => turn('cat data.bin', 'head\u0000tail')).flat());
+    const entries = stateMachine.listContextEntries({ topics: ['loop_nudge', 'loop_stop'] });
+    expect(entries.length).toBeGreaterThan(0);
+    const hasNul = (value: unknown): boolean =>
+      typeof value === 'string'
+        ? value.includes('\u0000')
+        : value !== null && typeof value === 'object' && Object.values(value).some(hasNul);
+    for (const entry of entries) {
+      expect(hasNul(entry.content)).toBe(false);
+      expect(hasNul(entry.metadata)).toBe(false);
+      expect(entry.content).toContain('head\\u0000tail');
+    }
+  });
+});
