@@ -1,10 +1,11 @@
 // What a guarded tool call costs the agent: `loopguard hook claude|gemini` (node start-up included)
 // against a no-op hook (`node -e ''`) in the same run, calls interleaved, on a short session and on
 // a session of 2,000 steps, for both CLIs. Also: the same call through the modules instead of the
-// bundle (what `bin.js` loads when the bundle was not built). Targets (issue 23): one hook call
-// p50 ≤ 1.5× the no-op hook.
+// bundle (what `bin.js` loads when the bundle was not built); and Claude Code's resident mode, a
+// tool call's two http hooks (before and after) answered by `loopguard resident serve`. Targets
+// (issue 23): one hook call p50 ≤ 1.5× the no-op hook; a tool call ≤ 10 ms p50 resident.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ const LONG_SESSION_STEPS = 2000;
 const cli = (path) => fileURLToPath(new URL(`../packages/cli/dist/${path}`, import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
+const { ensureResidentConfig } = await import(cli('resident/residentConfig.js'));
+const { residentRequest } = await import(cli('resident/residentClient.js'));
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
@@ -105,9 +108,58 @@ for (const agent of ['claude', 'gemini']) {
   }
 }
 
+// The resident process, as `loopguard resident start` runs it, for a user of its own.
+const home = mkdtempSync(join(work, 'home-'));
+const config = await ensureResidentConfig(home);
+const resident = spawn(process.execPath, [bin, 'resident', 'serve'], {
+  cwd: home,
+  env: { ...process.env, HOME: home },
+  stdio: 'ignore',
+});
+for (let tries = 0; ; tries++) {
+  try {
+    await residentRequest(config, 'GET', '/health');
+    break;
+  } catch (error) {
+    if (tries > 100) throw error;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+const post = async (event) => {
+  const response = await residentRequest(config, 'POST', '/hook/claude', event);
+  const text = await response.text();
+  if (response.status !== 200 || text !== '')
+    throw new Error(`resident answered ${response.status}: ${text}`);
+};
+// A session that keeps the resident up (it exits when no session is left); the benchmark's sessions
+// are not registered, so their project directory is the event's cwd.
+await residentRequest(config, 'POST', '/sessions', {
+  sessionId: 'keep-alive',
+  projectDir: work,
+  pid: process.pid,
+  enabled: true,
+});
+for (const steps of [0, LONG_SESSION_STEPS]) {
+  const dir = await project('claude', steps);
+  const session = steps === 0 ? 'new session' : `${steps}-step session`;
+  const event = (fields) => ({ session_id: 'bench-session', cwd: dir, ...fields });
+  variants[`claude resident, a tool call (before and after), ${session}`] = {
+    http: async (round) => {
+      await post(event(DIALECTS.claude.before(command(round + 300_000))));
+      await post(event(DIALECTS.claude.after(command(round + 300_000), `commit ${round}\n 1 file changed`)));
+    },
+  };
+}
+
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 for (let round = 0; round < CALLS; round++) {
-  for (const [name, { args, input }] of Object.entries(variants)) {
+  for (const [name, { args, input, http }] of Object.entries(variants)) {
+    if (http !== undefined) {
+      const start = process.hrtime.bigint();
+      await http(round);
+      times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+      continue;
+    }
     const stdin = input(round);
     const start = process.hrtime.bigint();
     const result = spawnSync(process.execPath, args, { cwd: work, input: stdin, encoding: 'utf8' });
@@ -116,6 +168,8 @@ for (let round = 0; round < CALLS; round++) {
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
 }
+await residentRequest(config, 'POST', '/stop');
+await new Promise((resolve) => resident.once('exit', resolve));
 
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);

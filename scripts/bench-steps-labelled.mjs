@@ -1,7 +1,9 @@
-// Labelled-loop quality of the step-level loop detector on real runs of weaker models (the SWE-agent
-// java dev split, hand labels), side by side with Gemini CLI's LoopDetectionService and the OpenHands
-// rules. Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--details]
-// Env: LOOPGUARD_LABELLED_CORPUS (default ../shared/corpora/swe-agent-java-dev from the repo root).
+// Labelled-loop quality of the step-level loop detector on one hand-labelled corpus (the SWE-agent
+// java dev split of weaker models, or the OpenHands + Claude 3.5 dev split), side by side with Gemini
+// CLI's LoopDetectionService and the OpenHands rules.
+// Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--details]
+// Env: LOOPGUARD_LABELLED_CORPUS (a corpus folder, instead of --corpus), LOOPGUARD_BENCH_ONLY,
+// LOOPGUARD_STEP_OPTIONS (loopguard's options as JSON).
 import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
 import {
   GEMINI_CLI_CORE_VERSION,
@@ -27,4 +29,6 @@ const detectors = [
   { name: 'openhands rules', create: () => new OpenHandsStuckRules() },
 ].filter((d) => only === undefined || d.name.startsWith(only));
 
-printLabelledTable(detectors, { details: process.argv.includes('--details') });
+const at = process.argv.indexOf('--corpus');
+const corpus = at === -1 ? 'java' : process.argv[at + 1];
+printLabelledTable(detectors, { details: process.argv.includes('--details'), corpus });

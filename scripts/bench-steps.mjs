@@ -1,7 +1,8 @@
 // Quality benchmark of the step-level loop detector on real agent runs, side by side with
-// Gemini CLI's own LoopDetectionService and a re-implementation of OpenHands' StuckDetector rules.
-// Then the same three detectors on the hand-labelled loops of weaker models (the SWE-agent java dev
-// split), so both corpora are judged in one run (also alone: scripts/bench-steps-labelled.mjs).
+// Gemini CLI's own LoopDetectionService and a re-implementation of OpenHands' StuckDetector rules,
+// on all three dev corpora in one run: the strong model's runs (false alarms; injected loops), then
+// the hand-labelled loops of a strong model in OpenHands and of weaker models in SWE-agent (each
+// also alone: scripts/bench-steps-labelled.mjs --corpus openhands|java).
 // Run: npx tsc -b && node scripts/bench-steps.mjs
 // Env: LOOPGUARD_STEP_CORPUS (corpus dir, default ../shared/corpora/swe-trajectories-dev from the repo
 // root), LOOPGUARD_BENCH_CACHE (where @google/gemini-cli-core is installed), LOOPGUARD_BENCH_SEED.
@@ -139,5 +140,7 @@ console.log(`| --- | ${rows.map(() => '---').join(' | ')} |`);
 for (const [label, key] of lines) console.log(`| ${label} | ${rows.map((r) => r[key]).join(' | ')} |`);
 if (falseStops.length > 0) console.log(`\nstops in resolved runs: ${falseStops.join('; ')}`);
 
-console.log('');
-printLabelledTable(detectors);
+for (const corpus of ['openhands', 'java']) {
+  console.log('');
+  printLabelledTable(detectors, { corpus });
+}

@@ -39,13 +39,13 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
       'Step 11: edit 68:68 -> STOP (near_duplicate)',
       'Event 2 PostToolUseFailure Bash: node test.js -> failed: AssertionError [ERR_ASSERTION]',
-      'Event 8 PostToolUseFailure Bash: node test.js -> NUDGE (in the model\'s next request as "PostToolUseFailure:Bash hook additional context"): "Loop detected (same_error)',
-      'Event 9 PreToolUse Bash: node test.js -> STOP (denied, the session ends): "loopguard: Stopped (same_error)',
+      'Event 10 PostToolUseFailure Bash: node test.js -> NUDGE (in the model\'s next request as "PostToolUseFailure:Bash hook additional context"): "Loop detected (same_error)',
+      'Event 11 PreToolUse Bash: node test.js -> STOP (denied, the session ends): "loopguard: Stopped (same_error)',
       'The hook recorded 2 entries (loop_nudge, loop_stop)',
       "Step 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
       '-> NUDGE (same_error): Loop detected (same_error)',
       '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
-      'generateText ended after 3 steps (finishReason tool-calls); the nudge was in prompt 3 of 3',
+      'generateText ended after 4 steps (finishReason tool-calls); the nudge was in prompt 4 of 4',
     ]) {
       expect(out).toContain(line);
     }

@@ -10,12 +10,8 @@ source scripts/lib/stage.sh
 
 node -e 'const [major] = process.versions.node.split(".").map(Number); if (major < 20) { console.error(`loopguard needs Node >= 20, found ${process.version}`); process.exit(1); }'
 
-# better-sqlite3 compiles against Node's headers; use the local ones when npm is not already told
-# where they are (node-gyp would otherwise try to download them, and this machine has no such network).
-if [ -z "${npm_config_nodedir:-}" ] && [ "$(npm config get nodedir 2>/dev/null)" = "undefined" ]; then
-  node_prefix=$(dirname "$(dirname "$(command -v node)")")
-  if [ -f "$node_prefix/include/node/node.h" ]; then export npm_config_nodedir="$node_prefix"; fi
-fi
+# shellcheck source=lib/nodeHeaders.sh
+source scripts/lib/nodeHeaders.sh
 
 PNPM_VERSION=10.34.8
 export npm_config_yes=true

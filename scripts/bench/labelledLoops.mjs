@@ -1,5 +1,6 @@
-// Scores a detector on a corpus with hand-labelled loops (the SWE-agent java dev split; see its
-// README): one fresh detector per run, after a stop a fresh one (the agent restarted). A loop is
+// Scores a detector on a corpus with hand-labelled loops (the SWE-agent java dev split and the
+// OpenHands + Claude 3.5 dev split; see their READMEs): one fresh detector per run, after a stop a
+// fresh one (the agent restarted). A loop is
 // detected when a stop falls in [certainAt - 2, loopEnd + 3]; delay = that stop - certainAt. A false
 // stop is a stop outside every labelled loop's [loopStart, loopEnd + 3].
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,12 +10,15 @@ import { loadCorpus } from './stepCorpus.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** $LOOPGUARD_LABELLED_CORPUS, else ../shared/corpora/swe-agent-java-dev beside the repo. */
-export function labelledCorpusDir() {
-  return path.resolve(
-    repoRoot,
-    process.env.LOOPGUARD_LABELLED_CORPUS ?? '../shared/corpora/swe-agent-java-dev',
-  );
+/** The labelled dev corpora beside the repo, by short name. */
+export const LABELLED_CORPORA = {
+  openhands: '../shared/corpora/openhands-claude35-dev',
+  java: '../shared/corpora/swe-agent-java-dev',
+};
+
+/** $LOOPGUARD_LABELLED_CORPUS, else the named corpus (default: the SWE-agent java split) beside the repo. */
+export function labelledCorpusDir(name = 'java') {
+  return path.resolve(repoRoot, process.env.LOOPGUARD_LABELLED_CORPUS ?? LABELLED_CORPORA[name]);
 }
 
 /** The runs (`{ key: model/id, model, id, resolved, steps }`) and labels, or null when the corpus is absent. */
@@ -111,17 +115,22 @@ export function scoreLabelled(create, corpus) {
     if (stops.some((stop) => stop >= neg.start && stop <= neg.end)) hardStopped++;
   }
   const resolvedRuns = corpus.runs.filter((run) => run.resolved).length;
-  row.falseStops = `${falseStops} in ${runsFalse.size} runs`;
+  row.falseStops = `${falseStops} in ${runsFalse.size} runs (${pct(runsFalse.size, corpus.runs.length)} of runs)`;
   row.resolvedFalse = `${resolvedFalse.size} of ${resolvedRuns}`;
   row.hardStopped = `${hardStopped} of ${corpus.hardNegatives.length}`;
+  let resolvedNudged = 0;
+  for (const [key, { stops, nudges }] of results) {
+    if (byKey.get(key).resolved && stops.length + nudges.length > 0) resolvedNudged++;
+  }
+  row.resolvedNudged = `${resolvedNudged} of ${resolvedRuns}`;
   return { row, kinds, details };
 }
 
-/** Prints the side-by-side table of `detectors` (`{ name, create }`) on the labelled corpus, or a skip line. */
-export function printLabelledTable(detectors, { details = false } = {}) {
-  const corpus = loadLabelledCorpus();
+/** Prints the side-by-side table of `detectors` (`{ name, create }`) on a labelled corpus, or a skip line. */
+export function printLabelledTable(detectors, { details = false, corpus: name = 'java' } = {}) {
+  const corpus = loadLabelledCorpus(labelledCorpusDir(name));
   if (corpus === null) {
-    console.log(`labelled corpus not found at ${labelledCorpusDir()}: skipped`);
+    console.log(`labelled corpus not found at ${labelledCorpusDir(name)}: skipped`);
     return;
   }
   const scored = detectors.map((d) => ({ name: d.name, ...scoreLabelled(d.create, corpus) }));
@@ -136,6 +145,7 @@ export function printLabelledTable(detectors, { details = false } = {}) {
     ['median delay after certainAt (steps)', 'delay'],
     ['false stops (outside every labelled loop)', 'falseStops'],
     ['resolved runs with a false stop', 'resolvedFalse'],
+    ['resolved runs with any detection (nudge or stop)', 'resolvedNudged'],
     ['hard negatives stopped', 'hardStopped'],
   ];
   console.log(`| figure | ${scored.map((s) => s.name).join(' | ')} |`);

@@ -6,6 +6,7 @@ import { registerHookCommand } from './commands/hook.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerRecoveriesCommand } from './commands/recoveries.js';
 import { registerResetCommand } from './commands/reset.js';
+import { registerResidentCommand } from './commands/resident.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
@@ -39,6 +40,7 @@ export function createProgram(io: CliIo): Command {
   registerRecoveriesCommand(program, io);
   registerHookCommand(program, io);
   registerInitCommand(program, io);
+  registerResidentCommand(program, io);
   registerScanCommand(program, io);
   return program;
 }

@@ -38,7 +38,7 @@ describe('loopguard status', () => {
   it('prints the tasks with attempts and their newest recovery', async () => {
     const { code, out } = await run(['status', '--db', db]);
     expect(code).toBe(EXIT_CODES.ok);
-    expect(out).toContain('tasks: 9');
+    expect(out).toContain('tasks: 10');
     expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
@@ -65,12 +65,13 @@ describe('loopguard status', () => {
     const first = await run(['status', '--db', db, '--json', '--limit', '3']);
     const page = JSON.parse(first.out);
     expect(Object.keys(page)).toEqual(expect.arrayContaining(['running', 'tickCount', 'loopDetection']));
-    expect(page.tasks.map((t: { id: string }) => t.id)).toEqual(['T3.4.2', 'T3.4.3', 'T5.1.1']);
-    expect(page.page.total).toBe(9);
+    expect(page.tasks.map((t: { id: string }) => t.id)).toEqual(['T10.1.1', 'T3.4.2', 'T3.4.3']);
+    expect(page.page.total).toBe(10);
     const second = JSON.parse(
       (await run(['status', '--db', db, '--json', '--cursor', page.page.nextCursor])).out,
     );
     expect(second.tasks.map((t: { id: string }) => t.id)).toEqual([
+      'T5.1.1',
       'T5.1.2',
       'T5.1.3',
       'T6.2.3',
@@ -169,7 +170,7 @@ describe('loopguard serve', () => {
     const { child, url } = await startServe(['--db', db, '--port', '0']);
     const exited = exitOf(child);
     const status = (await (await fetch(new URL('/status', url))).json()) as { page: { total: number } };
-    expect(status.page.total).toBe(9);
+    expect(status.page.total).toBe(10);
     expect((await fetch(url)).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -9,51 +9,47 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'loopguard-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** npm's environment: better-sqlite3 compiles against the local Node headers (no header download here). */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    npm_config_yes: 'true',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-  };
-  const prefix = dirname(dirname(process.execPath));
-  if (env.npm_config_nodedir === undefined && existsSync(join(prefix, 'include/node/node.h')))
-    env.npm_config_nodedir = prefix;
-  return env;
-}
+/** The environment of the install: a temporary prefix, nothing of the user's touched. */
+const prefix = join(work, 'prefix');
+const installEnv = { ...process.env, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
+const loopguard = join(prefix, 'bin', 'loopguard');
 
 describe('the packages as published', () => {
+  it('pnpm pack makes a tarball of every package', () => {
+    const packs = join(work, 'packs');
+    execFileSync('bash', ['scripts/pnpm.sh', '-r', 'pack', '--pack-destination', packs], {
+      cwd: root,
+      stdio: 'pipe',
+    });
+    const tarballs = readdirSync(packs).filter((name) => name.endsWith('.tgz'));
+    const packages = readdirSync(join(root, 'packages')).map((name) => `loopguard-${name}-0.1.0.tgz`);
+    expect(tarballs.sort()).toEqual(packages.sort());
+  });
+
   it(
-    'pnpm pack of every package, installed with npm in an empty directory, runs npx loopguard demo',
+    'bash scripts/install.sh puts a working loopguard on a prefix: demo, dashboard files, init and its hook; again; --uninstall',
     () => {
-      const packs = join(work, 'packs');
-      const app = join(work, 'app');
-      execFileSync('bash', ['scripts/pnpm.sh', '-r', 'pack', '--pack-destination', packs], {
+      const out = execFileSync('bash', ['scripts/install.sh'], {
         cwd: root,
-        stdio: 'pipe',
-      });
-      const tarballs = readdirSync(packs).filter((name) => name.endsWith('.tgz'));
-      const packages = readdirSync(join(root, 'packages')).map((name) => `loopguard-${name}-0.1.0.tgz`);
-      expect(tarballs.sort()).toEqual(packages.sort());
-      execFileSync('mkdir', ['-p', app]);
-      writeFileSync(join(app, 'package.json'), '{ "name": "empty", "private": true }\n');
-      execFileSync('npm', ['install', '--no-audit', '--no-fund', ...tarballs.map((t) => join(packs, t))], {
-        cwd: app,
-        env: npmEnv(),
-        stdio: 'pipe',
-      });
-      const out = execFileSync('npx', ['--no-install', 'loopguard', 'demo'], {
-        cwd: app,
-        env: npmEnv(),
+        env: installEnv,
         encoding: 'utf8',
       });
-      expect(out).toContain('Attempt 4: LOOP DETECTED (completed_task_revisit) - force_next');
-      expect(out).toContain('| loop_escalation   | ["T3.4.3"]');
-      expect(out).toContain('Attempt 6: LOOP DETECTED (no_progress_repeat) - force_next');
-      expect(out).toContain('Tick 5: T6.2.3 skipped - escalated, waiting for resolveEscalation()');
-      expect(out).toContain('LOOP DETECTED (cross_task_cycle T5.1.1 -> T5.1.2 -> T5.1.3) - escalate');
-      expect(out).toContain('"tickCount": 41');
+      expect(out).toContain(`loopguard 0.1.0 installed: ${loopguard}`);
+      expect(out).toContain('Next: in a project, loopguard init claude');
+
+      const app = join(work, 'app');
+      mkdirSync(app);
+      const run = (args: string[], input?: string) =>
+        execFileSync(loopguard, args, {
+          cwd: app,
+          encoding: 'utf8',
+          ...(input === undefined ? {} : { input }),
+        });
+      expect(run(['--version']).trim()).toBe('0.1.0');
+      const demo = run(['demo']);
+      expect(demo).toContain('Attempt 4: LOOP DETECTED (completed_task_revisit) - force_next');
+      expect(demo).toContain('LOOP DETECTED (cross_task_cycle T5.1.1 -> T5.1.2 -> T5.1.3) - escalate');
+      expect(demo).toContain('"tickCount": 41');
       expect(existsSync(join(app, '.loopguard/demo.db'))).toBe(true);
       // The dashboard's files (page and the pinned chart library) ship in the server package.
       const assets = execFileSync(
@@ -63,25 +59,50 @@ describe('the packages as published', () => {
           '-e',
           "const m = await import('@loopguard/server'); console.log([...m.loadStaticAssets().keys()].join(' '))",
         ],
-        { cwd: app, encoding: 'utf8' },
+        { cwd: join(prefix, 'lib', 'loopguard'), encoding: 'utf8' },
       );
       expect(assets.trim()).toBe(
         '/ /dashboard.js /dashboard.css /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
       );
       // `loopguard scan --html` inlines the chart library and its own page script (the cli's assets/).
       const transcript = join(root, 'packages/cli/test/fixtures/scan/claude-2.1.330-looping.jsonl');
-      const scan = execFileSync(
-        'npx',
-        ['--no-install', 'loopguard', 'scan', transcript, '--html', 'scan.html'],
-        {
-          cwd: app,
-          env: npmEnv(),
-          encoding: 'utf8',
-        },
+      expect(run(['scan', transcript, '--html', 'scan.html'])).toContain(
+        "1 session looped past loopguard's stop",
       );
-      expect(scan).toContain("1 session looped past loopguard's stop");
       expect(readFileSync(join(app, 'scan.html'), 'utf8')).toContain('document.body.dataset.ready');
+
+      // init writes hooks that call the installed command, and the hook answers through it.
+      run(['init', 'claude']);
+      const settings = readFileSync(join(app, '.claude', 'settings.json'), 'utf8');
+      expect(settings).toContain(`'${loopguard}' hook claude`);
+      const failing = JSON.stringify({
+        session_id: 's1',
+        cwd: app,
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        tool_input: { command: 'cat missing.txt' },
+        error: 'Exit code 1\ncat: missing.txt: No such file or directory',
+      });
+      const replies = [0, 1, 2].map(() => run(['hook', 'claude'], failing));
+      expect(replies.join('')).toContain('additionalContext');
+
+      const again = execFileSync('bash', ['scripts/install.sh'], {
+        cwd: root,
+        env: installEnv,
+        encoding: 'utf8',
+      });
+      expect(again).toContain(`loopguard 0.1.0 installed: ${loopguard}`);
+      expect(run(['--version']).trim()).toBe('0.1.0');
+
+      const removed = execFileSync('bash', ['scripts/install.sh', '--uninstall'], {
+        cwd: root,
+        env: installEnv,
+        encoding: 'utf8',
+      });
+      expect(removed).toContain(`removed ${loopguard}`);
+      expect(existsSync(loopguard)).toBe(false);
+      expect(existsSync(join(prefix, 'lib', 'loopguard'))).toBe(false);
     },
-    20 * 60_000,
+    30 * 60_000,
   );
 });

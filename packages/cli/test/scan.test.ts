@@ -168,7 +168,7 @@ describe('loopguard scan: steps, waste and settings', () => {
 
   it('reports a nudge that came with no stop', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'steps.jsonl'), stepLines(2, ['ls']));
+    writeFileSync(join(dir, 'steps.jsonl'), stepLines(3, ['ls']));
     const report = await scanJson([dir]);
     expect(report.totals).toMatchObject({ sessionsWithLoops: 0, nudgesWithoutStop: 1, wastedToolCalls: 0 });
     expect(report.sessions[0]?.loops[0]).toMatchObject({

@@ -59,6 +59,7 @@ export {
   type AttemptRow,
   allRecoveryTopics,
   attemptOf,
+  attemptRowValues,
   ENTRY_COLUMNS,
   type EntryRow,
   type EventRow,

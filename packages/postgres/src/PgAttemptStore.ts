@@ -12,6 +12,7 @@ import {
   assertLimit,
   assertNonEmptyString,
   attemptOf,
+  attemptRowValues,
   checkStoredAttempt,
   checkStoredAttempts,
   validatePageQuery,
@@ -21,21 +22,6 @@ import { assertNoNul } from './nulText.js';
 
 const INSERT =
   'INSERT INTO attempts (task_id, timestamp, status, blockers, completed_work, session_id) VALUES ($1, $2, $3, $4, $5, $6)';
-
-/**
- * The column values of an attempt, in the order of {@link INSERT}'s parameters.
- * @example await ex.query('append', INSERT, attemptValues(attempt));
- */
-export function attemptValues(attempt: Attempt): unknown[] {
-  return [
-    attempt.taskId,
-    attempt.timestamp,
-    attempt.status,
-    JSON.stringify(attempt.blockers),
-    JSON.stringify(attempt.completedWork),
-    attempt.sessionId,
-  ];
-}
 
 /**
  * The {@link AsyncAttemptStore} on PostgreSQL (table `attempts`). `append` is durable when its
@@ -54,7 +40,12 @@ export class PgAttemptStore implements AsyncAttemptStore {
     // an attempt built by a detector was validated there, once
     checkStoredAttempt(attempt, 'attempt');
     assertNoNul(attempt, 'attempt');
-    await this.ex.query('PgAttemptStore.append', INSERT, attemptValues(attempt), 'loopguard_attempt_insert');
+    await this.ex.query(
+      'PgAttemptStore.append',
+      INSERT,
+      attemptRowValues(attempt),
+      'loopguard_attempt_insert',
+    );
   }
 
   async appendMany(attempts: readonly Attempt[]): Promise<void> {

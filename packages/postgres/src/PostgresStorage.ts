@@ -10,6 +10,7 @@ import {
 import {
   assertFiniteNumber,
   assertNonEmptyString,
+  attemptRowValues,
   checkStoredAttempt,
   describeValue,
   parseOptions,
@@ -19,7 +20,7 @@ import pg from 'pg';
 import { checkout, clientExecutor, inTransaction, type PgExecutor, poolExecutor } from './executor.js';
 import { migratePostgres, type PgMigrationResult } from './migrations.js';
 import { assertNoNul } from './nulText.js';
-import { attemptValues, PgAttemptStore } from './PgAttemptStore.js';
+import { PgAttemptStore } from './PgAttemptStore.js';
 import { PgStateMachine } from './PgStateMachine.js';
 import { toStorageError } from './pgErrors.js';
 import { type PostgresStorageOptions, postgresStorageOptionsSchema } from './postgresStorageOptions.js';
@@ -98,7 +99,7 @@ export class PostgresStorage implements AsyncStorage {
     const { rows } = await this.ex.query<{ stored: number }>(
       'PostgresStorage.appendInOrder',
       'SELECT loopguard_append_attempt($1, $2, $3, $4, $5, $6, $7, $8) AS stored',
-      [lockText(this.schema, options.lockKey), ...attemptValues(attempt), options.since],
+      [lockText(this.schema, options.lockKey), ...attemptRowValues(attempt), options.since],
       'loopguard_append_attempt',
     );
     return (rows[0] as { stored: number }).stored;

@@ -12,6 +12,7 @@ import {
   assertLimit,
   assertNonEmptyString,
   attemptOf,
+  attemptRowValues,
   checkStoredAttempt,
   checkStoredAttempts,
   validatePageQuery,
@@ -203,13 +204,6 @@ export class SqliteAttemptStore implements AttemptStore {
   }
 
   private insert(attempt: Attempt): void {
-    this.insertStmt.run(
-      attempt.taskId,
-      attempt.timestamp,
-      attempt.status,
-      JSON.stringify(attempt.blockers),
-      JSON.stringify(attempt.completedWork),
-      attempt.sessionId,
-    );
+    this.insertStmt.run(...attemptRowValues(attempt));
   }
 }

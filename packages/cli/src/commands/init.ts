@@ -1,5 +1,6 @@
+import { chmodSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
@@ -16,6 +17,8 @@ import {
   type SettingsText,
   settingsFileText,
 } from '../hook/settingsText.js';
+import { ensureResidentConfig, residentHome } from '../resident/residentConfig.js';
+import { residentEntries } from '../resident/residentEntries.js';
 
 interface InitOptions {
   user?: boolean;
@@ -24,6 +27,7 @@ interface InitOptions {
   remove?: boolean;
   command?: string;
   timeout: string;
+  resident?: boolean;
 }
 
 const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI' };
@@ -34,9 +38,17 @@ const USER_DIR_VARIABLES: Record<HookAgent, string> = {
   gemini: 'GEMINI_CLI_HOME',
 };
 
-/** The shell command that runs this loopguard: this node and this package's `bin.js`, quoted. */
+/**
+ * The shell command that runs this loopguard: this node and the `loopguard` command it was started
+ * as (the one `scripts/install.sh` links, which stays valid across re-installs), else this
+ * package's `bin.js`; quoted.
+ */
 export function defaultHookCommand(): string {
-  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
+  const started = process.argv[1];
+  const bin =
+    started !== undefined && basename(started) === 'loopguard'
+      ? started
+      : join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
   const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
   return `${quote(process.execPath)} ${quote(bin)}`;
 }
@@ -61,11 +73,22 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     .option('--remove', "take loopguard's hooks out again")
     .option('--command <command>', 'the command that runs loopguard (default: this node and this loopguard)')
     .option('--timeout <seconds>', 'how long the CLI lets one hook call run', '10')
+    .option(
+      '--resident',
+      "claude only: answer its hooks from one resident process of the user (http hooks, in the user's settings file)",
+    )
     .action(async (agent: string, options: InitOptions) => {
       if (agent !== 'claude' && agent !== 'gemini') {
         throw new CliError(`agent must be claude or gemini, got ${JSON.stringify(agent)}`);
       }
+      if (options.resident && agent !== 'claude')
+        throw new CliError('--resident is for claude: Gemini CLI runs only command hooks');
+      if (options.resident && options.project)
+        throw new CliError(
+          "--resident installs in the user's settings file (one process per user), not --project",
+        );
       if (options.user && options.project) throw new CliError('--user and --project cannot be used together');
+      if (options.resident) options.user = true;
       const timeout = Number(options.timeout);
       if (!Number.isInteger(timeout) || timeout < 1 || timeout > 600) {
         throw new CliError(
@@ -79,10 +102,18 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       const found = readSettingsFile(file, shown);
       const settings = parseSettings(found.text ?? '', agent, shown(file));
       if (!options.remove) await checkProjectConfig(io.cwd);
-      const command = `${options.command ?? defaultHookCommand()} hook ${agent}`;
+      const loopguard = options.command ?? defaultHookCommand();
+      const resident =
+        options.resident && !options.remove
+          ? await ensureResidentConfig(residentHome(io.env), { save: !options.dryRun })
+          : undefined;
+      const plan =
+        resident === undefined
+          ? commandEntries(agent, `${loopguard} hook ${agent}`, timeout)
+          : residentEntries(resident, loopguard, timeout);
       const next = options.remove
         ? removeHooks(settings)
-        : editSettings(() => installHooks(settings, commandEntries(agent, command, timeout)), shown(file));
+        : editSettings(() => installHooks(settings, plan), shown(file));
       const before = found.text ?? '';
       const after = settingsFileText(next);
       if (options.remove ? !hasHooks(settings) : after === found.text) {
@@ -96,11 +127,15 @@ export function registerInitCommand(program: Command, io: CliIo): void {
         return;
       }
       const backup = writeSettingsFile(found, after, shown);
+      // The resident's token is in the file: readable by the user only.
+      if (resident !== undefined) chmodSync(file, 0o600);
       const backupNote = backup === undefined ? '' : `; backup in ${shown(backup)}`;
+      const residentNote =
+        resident === undefined ? '' : ` through the resident process on 127.0.0.1:${resident.port}`;
       io.stdout(
         options.remove
           ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backupNote}\n`
-          : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${backupNote}\n`,
+          : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${residentNote}${backupNote}\n`,
       );
     });
 }

@@ -1,8 +1,12 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { boundedResult } from './boundedResult.js';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
+import { guardProject } from './guardProject.js';
+import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
+import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
 
 /** Where a hook call reads and writes: the process by default, buffers in tests. */
 export interface HookIo {
@@ -16,10 +20,29 @@ export interface HookIo {
   cwd: string;
   /** Epoch ms. @default Date.now */
   now?: () => number;
+  /**
+   * Ends the process: called at the hook's own deadline ({@link hookDeadlineMs}), after one
+   * `failed open` line, when the call has not answered by then. Absent: no deadline.
+   */
+  exit?: (code: 0) => void;
 }
 
 /** The environment variable that switches the hook off for one session: `LOOPGUARD_HOOK=off claude`. */
 export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';
+
+/** Default of the hook's own deadline: under the CLIs' default timeout of 10 s, so that the call fails open first. */
+export const DEFAULT_HOOK_DEADLINE_MS = 8000;
+
+/**
+ * The hook's own deadline, ms: `LOOPGUARD_HOOK_DEADLINE_MS` when it is a positive integer, else
+ * {@link DEFAULT_HOOK_DEADLINE_MS}. It ends a call that waits (an event whose stdin never ends, a
+ * slow file system); the work in between is bounded on its own (the event's size, the result the
+ * detector sees, the database's `lockTimeoutMs`).
+ */
+export function hookDeadlineMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.LOOPGUARD_HOOK_DEADLINE_MS);
+  return Number.isInteger(value) && value > 0 ? value : DEFAULT_HOOK_DEADLINE_MS;
+}
 
 const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: geminiHook };
 
@@ -33,31 +56,83 @@ const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: gemi
  * @example process.exitCode = await runHook('claude', processHookIo());
  */
 export async function runHook(agent: string, io: HookIo): Promise<0> {
-  const now = io.now ?? Date.now;
-  let event: HookEvent | undefined;
-  let projectDir = io.env.CLAUDE_PROJECT_DIR || io.env.GEMINI_PROJECT_DIR || io.cwd;
+  if (io.env[HOOK_SWITCH_ENV] === 'off') return 0;
+  const fail = (error: unknown) =>
+    logFailure(
+      io.env.CLAUDE_PROJECT_DIR || io.env.GEMINI_PROJECT_DIR || io.cwd,
+      agent,
+      undefined,
+      error,
+      (io.now ?? Date.now)(),
+    );
+  const deadlineMs = hookDeadlineMs(io.env);
+  const deadline =
+    io.exit === undefined
+      ? undefined
+      : setTimeout(() => {
+          fail(new Error(`no answer within the hook's deadline of ${deadlineMs} ms`));
+          io.exit?.(0);
+        }, deadlineMs);
+  deadline?.unref();
   try {
-    if (io.env[HOOK_SWITCH_ENV] === 'off') return 0;
+    let text: string;
+    try {
+      text = await io.readStdin();
+    } catch (error) {
+      fail(error);
+      return 0;
+    }
+    const out = await answerHookEvent(agent, text, io);
+    if (out !== '') io.stdout(out);
+    return 0;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+/**
+ * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
+ * for the resident process alike. Never throws: a failure is logged to the project's
+ * `.loopguard/hook.log` and answered with silence.
+ * @param text - the event's JSON text.
+ * @param context - the environment the CLI gave the call (its project directory variables), the
+ *   working directory (the log's place before the event names the project), the clock, and how
+ *   the project's database is opened (see `guardProject`).
+ * @example await answerHookEvent('claude', '{"hook_event_name":"PostToolUse",...}', { env: process.env, cwd: process.cwd() });
+ */
+export async function answerHookEvent(
+  agent: string,
+  text: string,
+  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase },
+): Promise<string> {
+  const now = context.now ?? Date.now;
+  let event: HookEvent | undefined;
+  let projectDir = context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
+  try {
     const dialect = DIALECTS[agent];
     if (dialect === undefined)
       throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    const text = await io.readStdin();
     let payload: unknown;
     try {
       payload = JSON.parse(text);
     } catch {
       throw new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
     }
-    event = dialect.parse(payload, io.env);
+    event = bounded(dialect.parse(payload, context.env));
     projectDir = event.projectDir;
-    const { guardProject } = await import('./guardProject.js');
-    const reply = await guardProject(dialect.agent, event, now);
-    const out = dialect.render(event, reply);
-    if (out !== '') io.stdout(out);
+    const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
+    return dialect.render(event, reply);
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
+    return '';
   }
-  return 0;
+}
+
+/** The event with its tool result or text cut to what the detector needs (see {@link boundedResult}). */
+function bounded(event: HookEvent): HookEvent {
+  if (event.kind === 'after_tool') return { ...event, output: boundedResult(event.output) };
+  if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
+  return event;
 }
 
 /** Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up silently. */
@@ -72,7 +147,8 @@ export function logFailure(
   const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
-    mkdirSync(join(projectDir, '.loopguard'), { recursive: true });
+    // Not recursive: the project directory exists, and a recursive mkdir under /proc never returns.
+    if (!existsSync(join(projectDir, '.loopguard'))) mkdirSync(join(projectDir, '.loopguard'));
     appendFileSync(join(projectDir, '.loopguard', 'hook.log'), line);
   } catch {
     // Nowhere to log: the hook still exits 0 with nothing on stdout.
@@ -83,12 +159,13 @@ export function logFailure(
 export function processHookIo(): HookIo {
   return {
     readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      const text = await readBounded(process.stdin);
+      if (text === undefined) throw new Error(`the event is larger than ${MAX_EVENT_BYTES} bytes`);
+      return text;
     },
     stdout: (text) => process.stdout.write(text),
     env: process.env,
     cwd: process.cwd(),
+    exit: (code) => process.exit(code),
   };
 }

@@ -34,13 +34,13 @@ export interface ErrorSignature {
 }
 
 /**
- * A line that reports an error. Like every pattern here it runs in linear time: a dotted name may
+ * A line that reports an error (exported for the step detector's probe results). Like every pattern here it runs in linear time: a dotted name may
  * start only where no word character or dot precedes it, so a run like `A.A.A.…` is tried once.
  */
-const ERROR_LINE =
+export const ERROR_LINE =
   /(?:(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b|^Error\b|\bFAIL(?:ED)?\b|\bFailed\b|^panic:|\berror(?:\s+TS\d+|\[E\d+\])?:|\berror TS\d+\b|\bERR!|^E\s{2,}\S)/;
-/** Headers that announce errors without naming one (pytest's traceback, vitest's `⎯⎯ Failed Tests 1 ⎯⎯`, go's bare `FAIL`). */
-const SKIPPED_LINE = /^(?:Traceback \(most recent call last\):|FAIL\s*$|[⎯=_─]{3,})/;
+/** Headers that announce errors (exported with {@link ERROR_LINE}) without naming one (pytest's traceback, vitest's `⎯⎯ Failed Tests 1 ⎯⎯`, go's bare `FAIL`). */
+export const SKIPPED_LINE = /^(?:Traceback \(most recent call last\):|FAIL\s*$|[⎯=_─]{3,})/;
 const TYPED_ERROR =
   /(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\b|\berror (TS\d+)\b|\berror\[(E\d+)\]|^(panic):/;
 /**

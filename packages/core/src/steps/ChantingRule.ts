@@ -1,4 +1,12 @@
-import { hasLetter, MIN_SEGMENT, proseOf, segmentHash, segmentKey } from './chantText.js';
+import {
+  ChantRun,
+  hasLetter,
+  MIN_SEGMENT,
+  ProseScanner,
+  type ProseSink,
+  segmentHash,
+  segmentKey,
+} from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
 
@@ -8,35 +16,44 @@ const MIN_CHANT_LENGTH = 256;
 const TAIL = 40;
 
 /**
- * One message that repeats the same text many times inside itself: the same line or sentence at
- * least `repeats` times, making up at least `share` of the message's prose (messages under 256
- * characters are never chanting). Fenced code, tables, headings, blockquotes and lines without a
- * letter (dividers, box drawing) are left out first; code quoted in a long explanation is kept out
- * by the share.
+ * One message that repeats itself many times inside: within one uninterrupted run of prose, lines
+ * or sentences each said at least `repeats` times that together make up at least `share` of the
+ * message's prose (a block of five lines said over and over is one chant). Messages under 256
+ * characters are never chanting. Fenced code, tables, headings, blockquotes and lines without a
+ * letter (dividers, box drawing) are not prose; structure between repeats (a code block, a markup
+ * line, a list item, a markdown marker inside a line) ends a run the first time it occurs in the
+ * message; when it recurs it is part of a repeated block (see {@link ProseScanner}). Text repeated without breaks is caught by counting the last 40
+ * characters of prose in their run.
  *
  * @example new ChantingRule(10, 0.5) // 'I will fix it.\n' × 200 in one reply: hit
  */
 export class ChantingRule implements StepRule {
   readonly loopType = 'chanting' as const;
+  private readonly scan: MessageScan;
 
   /**
    * @param repeats - occurrences of one segment that make chanting (integer ≥ 2).
-   * @param share - least part of the message (0..1, by characters) the repeated segment must cover.
+   * @param share - least part of the message's prose (0..1, by characters) the repeated segments must cover.
    */
   constructor(
     private readonly repeats: number,
     private readonly share: number,
-  ) {}
+  ) {
+    this.scan = new MessageScan(repeats);
+  }
 
   judge(event: JudgedEvent): RuleHit | null {
     if (event.kind !== 'message') return null;
     const { step, evidence } = event.message;
+    const { text } = event.message;
     // Most messages stop here, before any scan.
-    if (event.message.text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
-    // Code blocks, tables, headings, quotes and dividers repeat by nature: only prose can chant.
-    const text = proseOf(event.message.text);
     if (text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
-    const found = this.repeatedSegment(text) ?? this.repeatedTail(text);
+    // A message with fewer segments than `repeats` cannot chant by segment: skip hashing them (most
+    // long replies have a handful of paragraphs, not 10 sentences).
+    const scan = this.scan;
+    scan.run(text, countSegments(text, this.repeats) >= this.repeats);
+    if (scan.prose < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
+    const found = this.repeatedSegments(text) ?? this.repeatedTail(text);
     if (found === null) return null;
     return {
       loopType: this.loopType,
@@ -47,53 +64,103 @@ export class ChantingRule implements StepRule {
     };
   }
 
-  /** The most frequent line or sentence, when it chants. */
-  private repeatedSegment(text: string): { segment: string; count: number } | null {
-    // A message with fewer segments than `repeats` cannot chant by segment: skip the split and the
-    // per-segment normalisation (most long replies have a handful of paragraphs, not 10 sentences).
-    if (countSegments(text, this.repeats) < this.repeats) return null;
-    // Segments are counted by the hash of their key; only the winner's key is built.
-    const counts = new Map<number, number>();
-    let bestFrom = 0;
-    let bestTo = 0;
-    let bestCount = 0;
-    let from = 0;
-    for (let i = 0; i <= text.length; i++) {
-      if (i < text.length && !isSeparator(text.charCodeAt(i))) continue;
-      if (i > from) {
-        const hash = segmentHash(text, from, i);
-        if (hash !== -1) {
-          const count = (counts.get(hash) ?? 0) + 1;
-          counts.set(hash, count);
-          if (count > bestCount) {
-            bestFrom = from;
-            bestTo = i;
-            bestCount = count;
-          }
-        }
-      }
-      from = i + 1;
-    }
-    const best = bestCount === 0 ? '' : segmentKey(text.slice(bestFrom, bestTo));
-    return this.chants(text, best, bestCount) ? { segment: best, count: bestCount } : null;
+  /** The run whose repeated segments cover the most, when they cover enough. */
+  private repeatedSegments(text: string): { segment: string; count: number } | null {
+    const { best } = this.scan;
+    if (best.count < this.repeats || best.covered < this.share * this.scan.prose) return null;
+    return { segment: segmentKey(text.slice(best.from, best.to)), count: best.count };
   }
 
-  /** Text repeated without breaks: how often the message's last 40 characters occur in it. */
+  /** Text repeated without breaks: how often the last 40 characters of prose occur in their run. */
   private repeatedTail(text: string): { segment: string; count: number } | null {
-    if (text.length < TAIL * this.repeats) return null;
-    const tail = text.slice(-TAIL);
+    const { tailRunFrom: from, proseEnd: end } = this.scan;
+    if (end - from < TAIL * this.repeats) return null;
+    const tail = text.slice(end - TAIL, end);
     if (!hasLetter(tail)) return null;
     let count = 0;
-    for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + TAIL)) count++;
-    return this.chants(text, tail, count) ? { segment: tail, count } : null;
-  }
-
-  private chants(text: string, segment: string, count: number): boolean {
-    return count >= this.repeats && segment.length * count >= this.share * text.length;
+    for (
+      let at = text.indexOf(tail, from);
+      at !== -1 && at + TAIL <= end;
+      at = text.indexOf(tail, at + TAIL)
+    ) {
+      count++;
+    }
+    if (count < this.repeats || TAIL * count < this.share * this.scan.prose) return null;
+    return { segment: tail, count };
   }
 }
 
-/** `\n . ! ?`: the separators `repeatedSegment` splits on. */
+/** The best run of one message, found in one pass. Reused from message to message. */
+class MessageScan implements ProseSink {
+  /** Characters of prose in the message. */
+  prose = 0;
+  /** The run whose chanting segments cover the most: its best segment's place and count, and the cover. */
+  readonly best = { from: 0, to: 0, count: 0, covered: 0 };
+  /** Where the last prose of the message ends, and where its run starts. */
+  proseEnd = 0;
+  tailRunFrom = 0;
+  private readonly scanner = new ProseScanner();
+  private readonly current: ChantRun<number>;
+  private runFrom = 0;
+  private bestFrom = 0;
+  private bestTo = 0;
+  private hashing = true;
+
+  constructor(repeats: number) {
+    this.current = new ChantRun(repeats);
+  }
+
+  run(text: string, hashing: boolean): void {
+    this.hashing = hashing;
+    this.scanner.reset();
+    this.current.reset();
+    this.best.count = 0;
+    this.best.covered = 0;
+    this.runFrom = 0;
+    this.proseEnd = 0;
+    this.tailRunFrom = 0;
+    let from = 0;
+    while (from <= text.length) {
+      const newline = text.indexOf('\n', from);
+      const to = newline === -1 ? text.length : newline;
+      this.scanner.scanLine(text, from, to, this, true, newline !== -1);
+      from = to + 1;
+    }
+    this.scanner.end(this);
+    this.endRun();
+    this.prose = this.scanner.prose;
+  }
+
+  segment(text: string, from: number, to: number): void {
+    this.proseEnd = to;
+    this.tailRunFrom = this.runFrom;
+    if (!this.hashing) return;
+    const hash = segmentHash(text, from, to);
+    if (hash !== -1 && this.current.add(hash, to - from)) {
+      this.bestFrom = from;
+      this.bestTo = to;
+    }
+  }
+
+  structure(id: number, at: number): void {
+    if (!this.current.interrupts(id)) return;
+    this.endRun();
+    this.current.restart();
+    this.runFrom = at;
+  }
+
+  private endRun(): void {
+    const { covered, bestCount } = this.current;
+    if (covered < this.best.covered || (covered === this.best.covered && bestCount <= this.best.count))
+      return;
+    this.best.from = this.bestFrom;
+    this.best.to = this.bestTo;
+    this.best.count = bestCount;
+    this.best.covered = covered;
+  }
+}
+
+/** `\n . ! ?`: the separators of `countSegments`. */
 function isSeparator(code: number): boolean {
   return code === 10 || code === 46 || code === 33 || code === 63;
 }

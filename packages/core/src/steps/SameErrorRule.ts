@@ -1,9 +1,11 @@
-import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import { ERROR_LINE } from '../signatures/errorSignature.js';
+import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 
 /**
  * Failures of the same class `threshold` times with nothing learned in between, or of the same
- * action `verbatim` times in a row. The class is the
+ * action `verbatim` times in a row, or the same action failing `threshold` times in a row (whatever
+ * the error texts between) with an error already seen. The class is the
  * first error line with digits and the command's own words left out, so the same command failing
  * with texts that differ only in noise (line numbers, a temp path, a counter), a fix retried with
  * small variations, and different commands hitting the same wall (`cd fastjson`, `cd fastxml`: "No
@@ -18,23 +20,40 @@ export class SameErrorRule implements StepRule {
    * @param threshold - failures of one class that make a loop (integer ≥ 2).
    * @param verbatim - failures of one action with one class in a row, nothing between but messages,
    *   that make a loop (integer ≥ 2).
+   * @param verbatimChange - the same for a change (an edit, a write) (integer ≥ 2).
    */
   constructor(
     private readonly threshold: number,
     private readonly verbatim: number,
+    private readonly verbatimChange: number,
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     // Rejected replies are the rejected-turn rule's, whatever notice the harness gave.
     if (event.kind !== 'turn' || !event.turn.error || event.turn.rejected) return null;
     const { turn } = event;
-    const repeats = history.errorCounts.get(turn.errorClass) ?? 0;
-    if (repeats < this.threshold && history.verbatimRun < this.verbatim) return null;
+    const sameClass = history.errorCounts.get(turn.errorClass) ?? 0;
+    const verbatim = history.verbatimRun >= (history.lastWasChange ? this.verbatimChange : this.verbatim);
+    if (sameClass < this.threshold && !verbatim) {
+      // The same action failing again and again, back to an error it already showed, is a loop
+      // whatever the texts between said.
+      if (history.failingRun < this.threshold || turn.informative) return null;
+      const turns = history.last(history.failingRun);
+      return {
+        loopType: this.loopType,
+        repeats: history.failingRun,
+        since: turns[0]?.step ?? turn.step,
+        evidence: turns.map((t) => t.evidence),
+        summary: `the same action failed ${history.failingRun} times in a row`,
+      };
+    }
+    const repeats = sameClass;
     const turns = history.lastMatching(
       (t) => t.error && !t.rejected && t.errorClass === turn.errorClass,
       repeats,
     );
     const actions = new Set(turns.map((t) => t.actionKey)).size;
+    const line = firstErrorLine(turn.evidence.output);
     return {
       loopType: this.loopType,
       repeats,
@@ -44,6 +63,19 @@ export class SameErrorRule implements StepRule {
         actions === 1
           ? `the same action failed with the same error ${repeats} times`
           : `${actions} different attempts failed with the same error ${repeats} times`,
+      ...(line === undefined
+        ? {}
+        : {
+            advice: `Every attempt ends in \`${line}\`: find the code that raises it and change that (or the command) before running it again.`,
+          }),
     };
   }
+}
+
+/** The last error line of a shortened output, for the advice (`ValueError: bad row`); `undefined` when none. */
+function firstErrorLine(output: string | undefined): string | undefined {
+  if (output === undefined) return undefined;
+  const lines = output.split('\n').filter((line) => ERROR_LINE.test(line.trim()));
+  const last = lines[lines.length - 1]?.trim();
+  return last === undefined || last === '' ? undefined : shorten(last, 120);
 }

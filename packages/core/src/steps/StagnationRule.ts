@@ -25,7 +25,9 @@ export class StagnationRule implements StepRule {
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
-    if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet) return null;
+    // Rejected replies are the rejected-turn rule's: it has its own, slower ladder.
+    if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet || event.turn.rejected)
+      return null;
     const { turn } = event;
     const same = turn.error ? 0 : (history.outcomeCounts.get(turn.outcomeKey) ?? 0);
     // A search for a file never searched for learns that it is absent: only turns that name no
@@ -52,7 +54,10 @@ export class StagnationRule implements StepRule {
       };
     }
     if (history.staleSinceInformative < this.staleTurns) return null;
-    const streak = history.lastMatching((t) => !t.informative && !t.quiet, history.staleSinceInformative);
+    const streak = history.lastMatching(
+      (t) => !t.informative && !t.quiet && !t.rejected,
+      history.staleSinceInformative,
+    );
     const streakTargets = streak.map(turnTargets);
     const turns = streak.filter(
       (_, i) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StepLoopType } from './StepRule.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** What the ladder says about a rule hit: `nudge` first, `stop` when the loop goes on. */
@@ -11,12 +12,13 @@ export type LadderRung = 'continue' | 'nudge' | 'stop';
  *
  * @example
  * const ladder = new StepLadder(1);
- * ladder.climb(5); // 'nudge'
- * ladder.climb(8); // 'stop'
+ * ladder.climb(5, 'same_error'); // 'nudge'
+ * ladder.climb(8, 'same_error'); // 'stop'
  */
 export class StepLadder implements SnapshotPart {
   private nudgedAt = -1;
   private hitsSinceNudge = 0;
+  private nudgedType: StepLoopType | null = null;
 
   /** @param stopAfter - hits after the nudge that make a stop (integer ≥ 1). */
   constructor(private readonly stopAfter: number) {}
@@ -26,9 +28,14 @@ export class StepLadder implements SnapshotPart {
     return this.nudgedAt !== -1;
   }
 
-  /** The ladder's state: the step of the nudge (`-1`: none), and the hits since. */
+  /** The loop the standing nudge was for (`null`: none). */
+  get nudgedFor(): StepLoopType | null {
+    return this.nudgedType;
+  }
+
+  /** The ladder's state: the step of the nudge (`-1`: none), its loop, and the hits since. */
   snapshot(): SnapshotJson {
-    return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge };
+    return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge, nudgedType: this.nudgedType };
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
@@ -36,12 +43,14 @@ export class StepLadder implements SnapshotPart {
     const parsed = parseSnapshotPart(ladderStateSchema, state, 'snapshot.ladder');
     this.nudgedAt = parsed.nudgedAt;
     this.hitsSinceNudge = parsed.hitsSinceNudge;
+    this.nudgedType = (parsed.nudgedType ?? null) as StepLoopType | null;
   }
 
-  /** Records one hit at `step` and returns the rung it reaches. */
-  climb(step: number): LadderRung {
+  /** Records one hit of `loopType` at `step` and returns the rung it reaches. */
+  climb(step: number, loopType: StepLoopType): LadderRung {
     if (this.nudgedAt === -1) {
       this.nudgedAt = step;
+      this.nudgedType = loopType;
       return 'nudge';
     }
     if (step > this.nudgedAt) this.hitsSinceNudge++;
@@ -52,10 +61,12 @@ export class StepLadder implements SnapshotPart {
   reset(): void {
     this.nudgedAt = -1;
     this.hitsSinceNudge = 0;
+    this.nudgedType = null;
   }
 }
 
 const ladderStateSchema = z.object({
   nudgedAt: z.number().int().min(-1),
   hitsSinceNudge: z.number().int().nonnegative(),
+  nudgedType: z.string().nullable().optional(),
 });

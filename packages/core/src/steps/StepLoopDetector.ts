@@ -6,6 +6,7 @@ import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
 import type { StateMachine } from '../storage/ports.js';
+import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
@@ -85,6 +86,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
+  /** What each recent action does (a cache: the same answers without it); never changed by its readers. */
+  private readonly kindMemo = new KeyMemo<ActionKind>(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
 
@@ -157,6 +160,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               text: pending.text,
               key: pending.key,
               exempt: pending.exempt,
+              kind: { ...pending.kind, paths: [...pending.kind.paths] },
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -213,13 +217,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
-        const closed = this.closePending(index);
+        const memoKey = `${valid.tool}\u0000${text}`;
+        const key = this.actionMemo.get(memoKey, () => actionKey(valid.tool, text));
+        const closed = this.closePending(index, key);
         this.pending = {
           step: index,
           tool: valid.tool,
           text,
-          key: this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text)),
-          exempt: isExemptAction(this.exemptions, valid.tool, text),
+          key,
+          exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
+          kind: this.kindMemo.get(memoKey, () => classifyAction(valid.tool, valid.input)),
         };
         return closed ?? this.continueAt(index);
       }
@@ -246,8 +253,9 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
 
   /**
    * Takes the next piece of a message while it streams (Claude Code's `--include-partial-messages`
-   * deltas) and returns `stop` as soon as its repetition is certain: a line or sentence repeated
-   * `streamChantRepeats` times making up at least `chantShare` of the text so far. Inside one
+   * deltas) and returns `stop` as soon as its repetition is certain: lines or sentences repeated
+   * `streamChantRepeats` times in one uninterrupted run of prose, making up at least `chantShare` of
+   * the prose so far. Inside one
    * message a nudge cannot be heard, so there is no nudge: `continue`, then `stop`. Pass the complete
    * message to {@link observe} as usual when it ends (that starts the next message's buffer). A
    * partial is not a step: it is not counted and the step index does not move.
@@ -268,12 +276,15 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     return verdict;
   }
 
-  /** An action that got no observation before the next action is a turn of its own. */
-  private closePending(index: number): StepVerdict | undefined {
+  /**
+   * An action that got no observation before the next action is a turn of its own; `nextKey` is the
+   * key of the action that closes it (the same call again is a repeat in progress).
+   */
+  private closePending(index: number, nextKey: string): StepVerdict | undefined {
     const action = this.pending;
     this.pending = undefined;
     if (action === undefined || action.exempt) return undefined;
-    const verdict = this.judgeTurn(action.step, action, undefined, false);
+    const verdict = this.judgeTurn(action.step, action, undefined, false, nextKey === action.key);
     return verdict.action === 'continue' ? undefined : { ...verdict, step: index };
   }
 
@@ -282,10 +293,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     action: PendingAction | undefined,
     output: string | undefined,
     error: boolean,
+    calledAgain = false,
   ): StepVerdict {
     const turn = this.reader.read(index, action, output, error);
+    if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
-    if (turn.informative) this.ladder.reset();
+    // For outcome stagnation, an edit's new text is not progress (its loop is exactly edits that
+    // change nothing); what the agent learns from a probe or a read is.
+    const progress =
+      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.learned : turn.informative;
+    if (progress) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 
@@ -297,7 +314,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     }
     if (hit === null) return this.continueAt(index);
     const followsNudge = this.ladder.isNudged;
-    const rung = this.ladder.climb(index);
+    const rung = this.ladder.climb(index, hit.loopType);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,

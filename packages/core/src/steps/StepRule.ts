@@ -8,6 +8,7 @@ import type { SnapshotPart } from './stepSnapshot.js';
  * - `growing_output`: the same action while its output only accumulates lines already seen;
  * - `same_error`: failures of the same class (the same command, or different ones), whatever their noise;
  * - `stagnation`: different actions, and nothing learned: the same outcome, or no new result at all;
+ * - `outcome_stagnation`: the code changes between runs of a probe (a script, a test), its result does not;
  * - `rejected_turn`: replies the harness rejects (a format error, an empty reply, no command);
  * - `oscillation`: A-B-A-B between two turns;
  * - `cycle`: a sequence of 3 to `maxCycleLength` turns repeated;
@@ -20,6 +21,7 @@ export type StepLoopType =
   | 'growing_output'
   | 'same_error'
   | 'stagnation'
+  | 'outcome_stagnation'
   | 'rejected_turn'
   | 'oscillation'
   | 'cycle'
@@ -37,6 +39,8 @@ export interface RuleHit {
   evidence: StepEvidence[];
   /** One sentence naming what repeats, for the nudge message. */
   summary: string;
+  /** The next step that fits the evidence; the loop type's general advice when absent. */
+  advice?: string;
 }
 
 /** What a rule is asked to judge: a completed turn or a message. */

@@ -42,6 +42,12 @@ export interface Fingerprint {
   key: number;
   /** Lines whose shape already occurred earlier in the same output. */
   duplicates: number;
+  /**
+   * An order-sensitive hash of every line with only noise masked (see `TokenCursor.exact`): what a
+   * probe's result is compared on, so that `12 failed` → `9 failed` or `key: 0` → `key: 1` is a change.
+   * Computed only when asked for (`withResult`); 0 otherwise.
+   */
+  result: number;
 }
 
 /** A well-mixed 32-bit value (murmur3's finaliser), so that sums of line hashes do not cancel. */
@@ -100,11 +106,11 @@ export function fingerprintedText(output: string): string {
 /**
  * The fingerprint of an output: its first {@link OUTPUT_HEAD} and last {@link OUTPUT_TAIL}
  * characters, line by line, digits left out, and (in a reply of at most {@link ECHO_MAX_LINES}
- * lines) the tokens of `echo` masked.
+ * lines) the tokens of `echo` masked; with `withResult`, also {@link Fingerprint.result} (a probe's output).
  * @example fingerprint('a.py:12 failed', new Set()).key === fingerprint('a.py:40 failed', new Set()).key; // true
  * @example fingerprint('count=1', new Set()).key === fingerprint('count=2', new Set()).key; // false
  */
-export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerprint {
+export function fingerprint(output: string, echo: ReadonlySet<number>, withResult = false): Fingerprint {
   const long = output.length > OUTPUT_HEAD + OUTPUT_TAIL;
   const maskEcho = masksEcho(output, echo);
   const seenLines = SCRATCH_LINES;
@@ -115,6 +121,8 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
   const shapes: number[] = [];
   let key = 0;
   let duplicates = 0;
+  let result = FNV_OFFSET;
+  let exactLine = FNV_OFFSET;
   let line = FNV_OFFSET;
   let shape = FNV_OFFSET;
   // The same line with no echo masking: used when every token of the line is echoed (the answer
@@ -138,6 +146,10 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         const echoed = maskEcho && echo.has(raw);
         // A run of echoed words is one placeholder: a search of two words and one of three say the same.
         if (!(echoed && lastEchoed)) {
+          if (withResult) {
+            const exact = cursor.exact === 0 ? DIGITS_ONLY : cursor.exact;
+            exactLine = Math.imul(exactLine ^ (echoed ? ECHOED : exact), FNV_PRIME);
+          }
           line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
           shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
         }
@@ -149,6 +161,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         continue;
       }
       if (tokens > 0) {
+        if (withResult) result = mix32(Math.imul(result, 31) + exactLine);
         const hash = mix32(ownTokens > 0 ? line : plainLine);
         if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
           seenLines.add(hash);
@@ -163,6 +176,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         }
       }
       line = FNV_OFFSET;
+      exactLine = FNV_OFFSET;
       shape = FNV_OFFSET;
       plainLine = FNV_OFFSET;
       plainShape = FNV_OFFSET;
@@ -171,7 +185,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
       lastEchoed = false;
     }
   }
-  return { lines, shapes, key, duplicates };
+  return { lines, shapes, key, duplicates, result: withResult ? result >>> 0 || 1 : 0 };
 }
 
 /**
@@ -192,6 +206,24 @@ export function lineClass(line: string, echo: ReadonlySet<number>): number {
         ? DIGITS_ONLY
         : cursor.masked;
     hash = Math.imul(hash ^ part, FNV_PRIME);
+  }
+  return mix32(hash);
+}
+
+/**
+ * A hash of `text` token by token with only noise masked (`TokenCursor.exact`: line numbers after
+ * `line` or glued to `:`, timings, addresses, pids): `got 0 vs 1` and `got 1 vs 1` differ, `a.py:12`
+ * and `a.py:40` do not.
+ * @example exactHash('KeyError at 0x7f3a') === exactHash('KeyError at 0x7f99'); // true
+ */
+export function exactHash(text: string): number {
+  let hash = FNV_OFFSET;
+  const cursor = SCRATCH_TOKENS.start(text, 0, Math.min(text.length, OUTPUT_HEAD), false);
+  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
+    hash = Math.imul(
+      hash ^ (kind === LINE ? 10 : cursor.exact === 0 ? DIGITS_ONLY : cursor.exact),
+      FNV_PRIME,
+    );
   }
   return mix32(hash);
 }

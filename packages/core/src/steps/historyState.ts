@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { evidenceSchema } from './stepEvidence.js';
 
 /** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
 export const MAX_TRACKED_PERIOD = 16;
@@ -6,14 +7,6 @@ export const MAX_TRACKED_PERIOD = 16;
 const int = z.number().int();
 const hash = z.number().int().nonnegative();
 const seenSchema = z.object({ previous: z.array(hash), current: z.array(hash) });
-const evidenceSchema = z.object({
-  step: int,
-  tool: z.string().optional(),
-  action: z.string().optional(),
-  output: z.string().optional(),
-  error: z.boolean().optional(),
-  message: z.string().optional(),
-});
 /** zod schema of a {@link StepHistory} snapshot. */
 export const historyStateSchema = z.object({
   recent: z.array(
@@ -34,6 +27,7 @@ export const historyStateSchema = z.object({
       evidence: evidenceSchema,
     }),
   ),
+  probes: z.unknown(),
   seenLines: seenSchema,
   seenShapes: seenSchema,
   seenErrors: seenSchema,
@@ -50,6 +44,9 @@ export const historyStateSchema = z.object({
   rejectedSinceInformative: int.nonnegative(),
   turnCount: int.nonnegative(),
   verbatimRun: int.nonnegative(),
+  failingRun: int.nonnegative().default(0),
+  lastWasChange: z.boolean().default(false),
+  blindRun: int.nonnegative().default(0),
 });
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

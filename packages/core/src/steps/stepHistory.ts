@@ -1,23 +1,9 @@
 import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
+import { ProbeLedger, type ProbeRun } from './ProbeLedger.js';
 import type { Sketch } from './sketch.js';
+import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
-
-/** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
-export interface StepEvidence {
-  /** 0-based index of the step in the run (the observation's index for a turn). */
-  step: number;
-  /** Tool of the action, when the evidence is a turn. */
-  tool?: string;
-  /** The action's input, shortened. */
-  action?: string;
-  /** The observation's output, shortened. */
-  output?: string;
-  /** Whether the observation was a failure. */
-  error?: boolean;
-  /** The message text, shortened, when the evidence is a message. */
-  message?: string;
-}
 
 /** One tool call with its result, as the rules see it. */
 export interface Turn {
@@ -53,6 +39,10 @@ export interface Turn {
   targets?: string;
   /** Shortened texts for evidence. */
   evidence: StepEvidence;
+  /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */
+  probeRun?: ProbeRun;
+  /** A turn with no observation closed by the same call again (a repeat in progress); not kept in snapshots. */
+  calledAgain?: boolean;
 }
 
 /** One message, as the rules see it. */
@@ -67,6 +57,7 @@ export interface MessageTurn {
 }
 
 export { MAX_TRACKED_PERIOD } from './historyState.js';
+export type { StepEvidence } from './stepEvidence.js';
 
 const RECENT_CAPACITY = 64;
 /** Messages kept since the last informative turn, for near-duplicate comparison. */
@@ -117,6 +108,8 @@ export class StepHistory implements SnapshotPart {
   readonly seenLines = new BoundedSeen(SEEN_LINES_GENERATION);
   /** Line shapes seen in the run (bounded). */
   readonly seenShapes = new BoundedSeen(SEEN_LINES_GENERATION);
+  /** The probes re-run between changes, for outcome stagnation (bounded). */
+  readonly probes = new ProbeLedger();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -149,6 +142,15 @@ export class StepHistory implements SnapshotPart {
    * rejected replies (the rejected-turn rule counts those).
    */
   verbatimRun = 0;
+  /** Whether the last turn's action was a change (an edit, a write): repeating a change is certain sooner. */
+  lastWasChange = false;
+  /** Consecutive failures of one action, ending with the last, whatever their error texts. */
+  failingRun = 0;
+  /**
+   * Consecutive turns of one action with no observation (a caller that reports calls, not results),
+   * ending with the last: without a result, only the same call again and again shows a loop.
+   */
+  blindRun = 0;
 
   /** Records the lines of an observation; returns how many were new. */
   learnLines(lines: readonly number[]): number {
@@ -177,6 +179,7 @@ export class StepHistory implements SnapshotPart {
 
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
+    this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
     if (turn.informative) this.startAgain(turn.step);
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
@@ -187,8 +190,16 @@ export class StepHistory implements SnapshotPart {
     else if (turn.outcomeKey !== 0 && !turn.quiet) bump(this.outcomeCounts, turn.outcomeKey);
     const n = this.recent.length;
     const previous = this.recent[n - 1];
+    this.lastWasChange = turn.probeRun?.kind === 'change';
+    const sameAction = previous !== undefined && !turn.rejected && previous.actionKey === turn.actionKey;
+    const observed = turn.outcomeKey !== 0;
+    this.failingRun =
+      turn.error && !turn.rejected ? (sameAction && previous.error ? this.failingRun + 1 : 1) : 0;
+    this.blindRun =
+      !observed && !turn.rejected ? (sameAction && previous.outcomeKey === 0 ? this.blindRun + 1 : 1) : 0;
     this.verbatimRun =
       previous !== undefined &&
+      observed &&
       !turn.informative &&
       !turn.quiet &&
       !turn.rejected &&
@@ -199,8 +210,11 @@ export class StepHistory implements SnapshotPart {
         : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
       const earlier = this.recent[n - period];
+      // A turn without a result cannot show that a pattern gave the same results: no period.
       this.periodRuns[period] =
-        earlier !== undefined && earlier.pairKey === turn.pairKey ? (this.periodRuns[period] ?? 0) + 1 : 0;
+        observed && earlier !== undefined && earlier.pairKey === turn.pairKey
+          ? (this.periodRuns[period] ?? 0) + 1
+          : 0;
     }
     this.recent.push(turn);
     if (this.recent.length > RECENT_CAPACITY) this.recent.splice(0, this.recent.length - RECENT_CAPACITY / 2);
@@ -255,11 +269,14 @@ export class StepHistory implements SnapshotPart {
   /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
     return {
-      recent: this.recent.map(({ sketch: _s, targets: _t, evidence, actionText, ...turn }) => ({
-        ...turn,
-        actionText: actionText.slice(0, SNAPSHOT_TEXT),
-        evidence: { ...evidence },
-      })),
+      recent: this.recent.map(
+        ({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
+          ...turn,
+          actionText: actionText.slice(0, SNAPSHOT_TEXT),
+          evidence: { ...evidence },
+        }),
+      ),
+      probes: this.probes.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -280,6 +297,9 @@ export class StepHistory implements SnapshotPart {
       rejectedSinceInformative: this.rejectedSinceInformative,
       turnCount: this.turnCount,
       verbatimRun: this.verbatimRun,
+      failingRun: this.failingRun,
+      lastWasChange: this.lastWasChange,
+      blindRun: this.blindRun,
     } as SnapshotJson;
   }
 
@@ -289,8 +309,9 @@ export class StepHistory implements SnapshotPart {
     this.recent.splice(
       0,
       this.recent.length,
-      ...s.recent.map((turn) => ({ ...turn, evidence: clean(turn.evidence) })),
+      ...s.recent.map((turn) => ({ ...turn, evidence: cleanEvidence(turn.evidence) })),
     );
+    this.probes.restore(s.probes);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);
@@ -302,7 +323,7 @@ export class StepHistory implements SnapshotPart {
     this.messages.splice(
       0,
       this.messages.length,
-      ...s.messages.map((m) => ({ ...m, evidence: clean(m.evidence) })),
+      ...s.messages.map((m) => ({ ...m, evidence: cleanEvidence(m.evidence) })),
     );
     this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
     this.lastInformativeStep = s.lastInformativeStep;
@@ -311,23 +332,15 @@ export class StepHistory implements SnapshotPart {
     this.rejectedSinceInformative = s.rejectedSinceInformative;
     this.turnCount = s.turnCount;
     this.verbatimRun = s.verbatimRun;
+    this.failingRun = s.failingRun;
+    this.lastWasChange = s.lastWasChange;
+    this.blindRun = s.blindRun;
   }
 }
 
 function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {
   map.clear();
   for (const [key, count] of entries) map.set(key, count);
-}
-
-/** Evidence without the optional fields that are absent (zod gives `undefined` for them). */
-function clean(
-  evidence: { [K in keyof StepEvidence]?: StepEvidence[K] | undefined } & { step: number },
-): StepEvidence {
-  const out: StepEvidence = { step: evidence.step };
-  for (const key of ['tool', 'action', 'output', 'error', 'message'] as const) {
-    if (evidence[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = evidence[key];
-  }
-  return out;
 }
 
 /** A 32-bit hash of a key string, for bounded sets of seen keys. */

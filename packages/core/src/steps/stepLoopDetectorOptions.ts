@@ -29,9 +29,16 @@ export interface StepLoopDetectorOptions {
    * The same action with the same result (a failure: the same error class) this many times in a row,
    * with nothing between but messages, makes a `repeated_action` or `same_error` loop even below
    * `repeatThreshold` / `sameErrorThreshold`. Integer ≥ 2.
-   * @default 2
+   * @default 3
    */
   verbatimThreshold?: number;
+  /**
+   * The same change (an edit, a file write) with the same result this many times in a row makes a
+   * loop: applying one change again achieves nothing the first did not, so it is certain sooner than
+   * a re-run or a re-read (`verbatimThreshold`). Integer ≥ 2.
+   * @default 2
+   */
+  verbatimChangeThreshold?: number;
   /**
    * Near-duplicate actions with one outcome, with nothing learned between, that make a
    * `near_duplicate` loop. Integer ≥ 2.
@@ -57,11 +64,25 @@ export interface StepLoopDetectorOptions {
    */
   staleTurnThreshold?: number;
   /**
+   * Runs of one probe (a command run again to see whether a change worked: the same command line,
+   * `cd` prefixes left out) with one normalised result, with changes to the code between them, that
+   * make an `outcome_stagnation` loop. Integer ≥ 2.
+   * @default 3
+   */
+  probeRepeats?: number;
+  /**
    * Rejected replies (no action before an observation, an empty action, an empty message), with
    * nothing learned between, that make a `rejected_turn` loop. Integer ≥ 2.
    * @default 3
    */
   rejectedThreshold?: number;
+  /**
+   * Rejected replies in a row that turn the `rejected_turn` nudge into a stop. The harness answers
+   * each rejected reply itself, so the stop waits for an agent that cannot produce a valid reply at
+   * all. Integer ≥ 2, at least `rejectedThreshold + 1`.
+   * @default 10
+   */
+  rejectedStopThreshold?: number;
   /**
    * Full A-B repetitions that make an `oscillation` (2 = A, B, A, B). Integer ≥ 2.
    * @default 2
@@ -100,7 +121,9 @@ export interface StepLoopDetectorOptions {
    */
   chantRepeats?: number;
   /**
-   * Least share of the message (by characters) the chanted segment must cover. 0 < share ≤ 1.
+   * Least share of the message's prose (by characters) that its chanted segments (each repeated at
+   * least `chantRepeats` times in one uninterrupted run: a repeated block counts whole) must cover.
+   * 0 < share ≤ 1.
    * @default 0.5
    */
   chantShare?: number;
@@ -150,12 +173,15 @@ export const stepLoopDetectorOptionsSchema = z
     enabled: z.boolean().default(true),
     repeatThreshold: atLeastTwo.default(3),
     sameErrorThreshold: atLeastTwo.default(3),
-    verbatimThreshold: atLeastTwo.default(2),
+    verbatimThreshold: atLeastTwo.default(3),
+    verbatimChangeThreshold: atLeastTwo.default(2),
     nearDuplicateThreshold: atLeastTwo.default(3),
     nearDuplicateSimilarity: share.default(0.5),
     sameOutcomeThreshold: atLeastTwo.default(4),
     staleTurnThreshold: atLeastTwo.default(8),
+    probeRepeats: atLeastTwo.default(3),
     rejectedThreshold: atLeastTwo.default(3),
+    rejectedStopThreshold: atLeastTwo.default(10),
     oscillationRepeats: atLeastTwo.default(2),
     cycleRepeats: atLeastTwo.default(2),
     maxCycleLength: z.number().int().min(3).max(MAX_TRACKED_PERIOD).default(10),
@@ -177,6 +203,10 @@ export const stepLoopDetectorOptionsSchema = z
   .refine((options) => options.stateMachine === undefined || options.taskId !== undefined, {
     message: 'is required when stateMachine is given',
     path: ['taskId'],
+  })
+  .refine((options) => options.rejectedStopThreshold > options.rejectedThreshold, {
+    message: 'must be greater than rejectedThreshold',
+    path: ['rejectedStopThreshold'],
   });
 
 /** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
@@ -184,11 +214,14 @@ export interface StepThresholds {
   repeatThreshold: number;
   sameErrorThreshold: number;
   verbatimThreshold: number;
+  verbatimChangeThreshold: number;
   nearDuplicateThreshold: number;
   nearDuplicateSimilarity: number;
   sameOutcomeThreshold: number;
   staleTurnThreshold: number;
+  probeRepeats: number;
   rejectedThreshold: number;
+  rejectedStopThreshold: number;
   oscillationRepeats: number;
   cycleRepeats: number;
   maxCycleLength: number;
@@ -207,11 +240,14 @@ export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchem
     repeatThreshold: parsed.repeatThreshold,
     sameErrorThreshold: parsed.sameErrorThreshold,
     verbatimThreshold: parsed.verbatimThreshold,
+    verbatimChangeThreshold: parsed.verbatimChangeThreshold,
     nearDuplicateThreshold: parsed.nearDuplicateThreshold,
     nearDuplicateSimilarity: parsed.nearDuplicateSimilarity,
     sameOutcomeThreshold: parsed.sameOutcomeThreshold,
     staleTurnThreshold: parsed.staleTurnThreshold,
+    probeRepeats: parsed.probeRepeats,
     rejectedThreshold: parsed.rejectedThreshold,
+    rejectedStopThreshold: parsed.rejectedStopThreshold,
     oscillationRepeats: parsed.oscillationRepeats,
     cycleRepeats: parsed.cycleRepeats,
     maxCycleLength: parsed.maxCycleLength,

@@ -2,24 +2,28 @@ import type { RuleHit, StepLoopType } from './StepRule.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence } from './stepHistory.js';
 
-const ADVICE: Record<StepLoopType, string> = {
+/** The next step for each loop kind when the evidence names nothing more specific (a rule's `advice` wins). */
+export const ADVICE: Readonly<Record<StepLoopType, string>> = Object.freeze({
+  outcome_stagnation:
+    'Check that the edited code is what runs before editing again: print the imported module path, add a print or an assert in the changed code, and rebuild, reinstall or clear caches if it does not run.',
   repeated_action:
     'Running it again will not change the result: use what it already returned, or take a different step.',
   near_duplicate:
-    'Small variations of the same step keep giving the same result: the variation does not matter; change the approach.',
+    'Small variations of the same step keep giving the same result: the variation does not matter; change the approach (another file, another tool, another hypothesis).',
   growing_output:
-    'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, inspect the current state and fix it.',
+    'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, look at the current state of the file and fix it once.',
   stagnation:
-    'The last steps showed nothing new: step back, summarise what you know, and try a different approach.',
+    'The last steps showed nothing new: write down what you know and what you have not checked yet, then test the most likely of those.',
   rejected_turn: 'Your replies are being rejected: answer with exactly one command in the expected format.',
   same_error:
-    'Retrying gives the same failure: read the error and change the code, the command or the approach before running it again.',
+    'Retrying gives the same failure: read the error line, find the code it names, and change that code, the command or the approach before running it again.',
   oscillation: 'Alternating between these two steps makes no progress: decide on one and move on.',
   cycle:
     'This sequence gave the same results every time: change one of its steps or try a different approach.',
-  repeated_message: 'Repeating the same message makes no progress: act on it or try something new.',
+  repeated_message:
+    'Repeating the same message makes no progress: act on it (run the next command) or try something new.',
   chanting: 'Your reply repeats the same text over and over: stop repeating it and continue with the task.',
-};
+});
 
 function describe(evidence: StepEvidence): string {
   if (evidence.message !== undefined) return `message "${shorten(evidence.message, 120)}"`;
@@ -46,5 +50,5 @@ export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit): string {
   for (const evidence of hit.evidence)
     unique.set(`${evidence.action}\u0000${evidence.output}\u0000${evidence.message}`, evidence);
   const lines = [...unique.values()].slice(-5).map((evidence) => `- ${describe(evidence)}`);
-  return [head, 'Repeating:', ...lines, ADVICE[hit.loopType]].join('\n');
+  return [head, 'Repeating:', ...lines, hit.advice ?? ADVICE[hit.loopType]].join('\n');
 }

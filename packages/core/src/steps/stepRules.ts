@@ -3,6 +3,7 @@ import { CycleRule } from './CycleRule.js';
 import { GrowingOutputRule } from './GrowingOutputRule.js';
 import { NearDuplicateRule } from './NearDuplicateRule.js';
 import { OscillationRule } from './OscillationRule.js';
+import { OutcomeStagnationRule } from './OutcomeStagnationRule.js';
 import { RejectedTurnRule } from './RejectedTurnRule.js';
 import { RepeatedActionRule } from './RepeatedActionRule.js';
 import { RepeatedMessageRule } from './RepeatedMessageRule.js';
@@ -12,18 +13,21 @@ import type { StepRule } from './StepRule.js';
 import type { StepThresholds } from './stepLoopDetectorOptions.js';
 
 /**
- * The rules judging turns, in order: the first hit names the loop. Periodic rules come first (a turn
+ * The rules judging turns, in order: the first hit names the loop. Outcome stagnation comes first
+ * (it judges each probe run by the probe's own history, and its message names the probe and the
+ * likely cause); then periodic rules (a turn
  * of a repeated cycle also recurs, and the cycle is the better name), rejected replies before the
  * errors they carry, growing output before the repeat it also is, the broadest (stagnation) last.
  */
 export function turnRulesOf(t: StepThresholds): StepRule[] {
   return [
+    new OutcomeStagnationRule(t.probeRepeats),
     new OscillationRule(t.oscillationRepeats, t.maxEvidence),
     new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
-    new RejectedTurnRule(t.rejectedThreshold),
-    new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold),
+    new RejectedTurnRule(t.rejectedThreshold, t.rejectedStopThreshold),
+    new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new GrowingOutputRule(t.repeatThreshold),
-    new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold),
+    new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
     new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
   ];
@@ -33,7 +37,7 @@ export function turnRulesOf(t: StepThresholds): StepRule[] {
 export function messageRulesOf(t: StepThresholds): StepRule[] {
   return [
     new ChantingRule(t.chantRepeats, t.chantShare),
-    new RejectedTurnRule(t.rejectedThreshold),
+    new RejectedTurnRule(t.rejectedThreshold, t.rejectedStopThreshold),
     new RepeatedMessageRule(t.messageRepeatThreshold, t.messageSimilarity),
   ];
 }

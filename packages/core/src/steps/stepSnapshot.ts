@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors.js';
+import type { ActionKind } from './actionKind.js';
 
 /**
  * `format` of every {@link StepDetectorSnapshot}: what tells a snapshot apart from any other JSON.
@@ -11,7 +12,7 @@ export const STEP_SNAPSHOT_FORMAT = 'loopguard.step-detector';
  * its history, its ladder or a rule) changes shape or meaning, and either add a reader for the old
  * version to {@link SNAPSHOT_UPGRADES} or let old snapshots be discarded.
  */
-export const STEP_SNAPSHOT_VERSION = 2;
+export const STEP_SNAPSHOT_VERSION = 3;
 
 /** A JSON value: what every part's state must be, so that a snapshot survives `JSON.stringify`. */
 export type SnapshotJson =
@@ -48,6 +49,8 @@ export interface PendingActionState {
   text: string;
   key: string;
   exempt: boolean;
+  /** What the action does to the work (see `classifyAction`). */
+  kind: ActionKind;
 }
 
 /**
@@ -78,9 +81,38 @@ export interface StepDetectorSnapshot {
  * Readers of older versions: `SNAPSHOT_UPGRADES[n]` turns a version-`n` snapshot into a
  * version-`n + 1` one. A version with no reader (and any newer version) is discarded.
  * Version 1 (progress judged by whether a turn's text was new) has no reader: its history holds
- * keys of another kind, which cannot be turned into version 2's line fingerprints.
+ * keys of another kind, which cannot be turned into version 2's line fingerprints. Version 2 had no
+ * probe ledger: it is read as a run with no probes and no changes yet, and a pending action as a read.
  */
-export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string, unknown>) => unknown>> = {};
+export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string, unknown>) => unknown>> = {
+  2: (snapshot) => {
+    const history = snapshot.history as Record<string, unknown> | null;
+    const pending = snapshot.pending as Record<string, unknown> | null;
+    return {
+      ...snapshot,
+      version: 3,
+      history:
+        history !== null && typeof history === 'object'
+          ? {
+              ...history,
+              probes: {
+                changes: 0,
+                learned: 0,
+                novel: 0,
+                edited: [],
+                own: [],
+                recentChanges: [],
+                probes: [],
+              },
+            }
+          : history,
+      pending:
+        pending !== null && typeof pending === 'object'
+          ? { ...pending, kind: { kind: 'read', probe: '', paths: [] } }
+          : pending,
+    };
+  },
+};
 
 const envelopeSchema = z.object({
   format: z.literal(STEP_SNAPSHOT_FORMAT),
@@ -94,6 +126,12 @@ const envelopeSchema = z.object({
       text: z.string(),
       key: z.string(),
       exempt: z.boolean(),
+      kind: z.object({
+        kind: z.enum(['change', 'probe', 'read']),
+        probe: z.string(),
+        paths: z.array(z.string()),
+        fullWrite: z.boolean().optional(),
+      }),
     })
     .nullable(),
   history: z.unknown(),

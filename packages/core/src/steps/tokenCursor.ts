@@ -38,8 +38,9 @@ function fnv(text: string): number {
   return hash >>> 0;
 }
 /** A number after `pid` is a process id: volatile. */
-const PID_LOWER = fnv('pid');
-const PID_UPPER = fnv('PID');
+const PID = new Set([fnv('pid'), fnv('PID')]);
+/** A number after `line` is a source location: noise in a probe's result (`File "a.py", line 12`). */
+const LINE_WORD = new Set([fnv('line'), fnv('Line')]);
 
 /**
  * Reads `text[from, to)` token by token: `start`, then `next()` until {@link END}.
@@ -50,6 +51,11 @@ export class TokenCursor {
   raw = 0;
   /** Hash of the token with digits left out when `dropDigits`; 0 when the token is volatile. */
   masked = 0;
+  /**
+   * Like `masked`, but 0 only for noise: a number after `line` or `pid`, glued to a `:` (`a.py:12`,
+   * `12:30`), with a short unit (`0.5s`), a hex address or id. A count (`12 failed`, `key: 1`) is kept.
+   */
+  exact = 0;
   /** Characters in the token. */
   length = 0;
   /** Whether the token has no letter. */
@@ -60,7 +66,9 @@ export class TokenCursor {
   private dropDigits = false;
   private first = true;
   private afterColon = false;
-  private afterPid = false;
+  private colonGlued = false;
+  private afterVolatileWord = false;
+  private afterLineWord = false;
   private lineDue = false;
 
   /** Starts reading `text[from, to)`; returns the cursor. */
@@ -71,7 +79,9 @@ export class TokenCursor {
     this.dropDigits = dropDigits;
     this.first = true;
     this.afterColon = false;
-    this.afterPid = false;
+    this.colonGlued = false;
+    this.afterVolatileWord = false;
+    this.afterLineWord = false;
     this.lineDue = false;
     return this;
   }
@@ -113,19 +123,24 @@ export class TokenCursor {
       const token = length > 0;
       if (token) {
         const numeric = letters === 0;
-        const volatile =
-          (numeric && (this.first || this.afterColon || this.afterPid || code === 58)) ||
+        const alwaysVolatile =
+          (numeric && (this.colonGlued || this.afterVolatileWord || code === 58)) ||
           (leadingDigit && !numeric && letters <= 3) ||
           (digits > 0 && nonHex === 0 && length >= 8) ||
           (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
+        const noise = alwaysVolatile || (numeric && this.afterLineWord);
+        const volatile = alwaysVolatile || (numeric && (this.first || this.afterColon));
         this.raw = raw >>> 0;
         this.masked = volatile ? 0 : masked >>> 0;
+        this.exact = noise ? 0 : masked >>> 0;
         this.length = length;
         this.numeric = numeric;
         this.first = false;
-        this.afterPid = length === 3 && (raw >>> 0 === PID_LOWER || raw >>> 0 === PID_UPPER);
+        this.afterVolatileWord = length === 3 && PID.has(raw >>> 0);
+        this.afterLineWord = length === 4 && LINE_WORD.has(raw >>> 0);
       }
       if (code !== 32 && code !== 9) this.afterColon = code === 58;
+      this.colonGlued = code === 58;
       if (code === 10) {
         this.first = true;
         this.afterColon = false;

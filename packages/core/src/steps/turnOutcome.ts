@@ -1,4 +1,5 @@
 import { errorSignature } from '../signatures/errorSignature.js';
+import type { ActionKind } from './actionKind.js';
 import {
   echoTokens,
   type Fingerprint,
@@ -9,6 +10,8 @@ import {
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
+import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
+import { probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
 import { boundLines } from './stepKeys.js';
@@ -20,6 +23,8 @@ export interface PendingAction {
   text: string;
   key: string;
   exempt: boolean;
+  /** What the action does to the work: a change, a probe run or a read. */
+  kind: ActionKind;
   /** Raw hashes of the action's tokens, computed when its observation comes. */
   echo?: Set<number>;
 }
@@ -61,14 +66,20 @@ export class TurnReader {
     let informative = false;
     let quiet = false;
     let duplicates = 0;
+    let result = 0;
     if (output !== undefined) {
       if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
       const echo = action?.echo ?? EMPTY_ECHO;
-      const print = this.fingerprintOf(output, echo);
+      const print = this.fingerprintOf(
+        output,
+        echo,
+        action?.kind.probe !== undefined && action.kind.probe !== '',
+      );
       outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
       duplicates = print.duplicates;
+      if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
       if (error) {
@@ -81,7 +92,8 @@ export class TurnReader {
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
-    return {
+    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result);
+    const turn: Turn = {
       step: index,
       actionKey,
       tool: action?.tool ?? '',
@@ -97,15 +109,17 @@ export class TurnReader {
       duplicates,
       evidence,
     };
+    if (probeRun !== undefined) turn.probeRun = probeRun;
+    return turn;
   }
 
   /** `fingerprint(output, echo)`, remembered for the repeated outputs of a loop. */
-  private fingerprintOf(output: string, echo: ReadonlySet<number>): Fingerprint {
-    if (masksEcho(output, echo)) return fingerprint(output, echo);
+  private fingerprintOf(output: string, echo: ReadonlySet<number>, withResult: boolean): Fingerprint {
+    if (masksEcho(output, echo)) return fingerprint(output, echo, withResult);
     const text = fingerprintedText(output);
     let print = this.prints.get(text);
-    if (print === undefined) {
-      print = fingerprint(text, echo);
+    if (print === undefined || (withResult && print.result === 0)) {
+      print = fingerprint(text, echo, withResult);
       if (this.prints.size >= FINGERPRINT_MEMO) this.prints.clear();
       this.prints.set(text, print);
     }
@@ -123,4 +137,48 @@ export class TurnReader {
     }
     return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echo);
   }
+}
+
+/**
+ * What a turn did to the work and, for a probe with a result, what it showed. A change that failed
+ * (an edit whose `old_str` was not found) changed nothing; a line that changes and then runs its probe
+ * (`sed -i … && python x.py`) counts as both, the change first.
+ */
+function probeRunOf(
+  action: PendingAction | undefined,
+  output: string | undefined,
+  error: boolean,
+  result: number,
+): ProbeRun | undefined {
+  if (action === undefined) return undefined;
+  const { kind, probe, paths } = action.kind;
+  const ran = probe !== '' && output !== undefined;
+  const change = kind === 'change' && (ran || !error);
+  return {
+    probe: ran ? probe : '',
+    kind,
+    label: shorten(probe, 120),
+    change,
+    paths,
+    fullWrite: action.kind.fullWrite === true,
+    result,
+    outputPaths: () => (ran ? sourcePaths(output as string) : []),
+  };
+}
+
+/** Python traceback frames, else absolute paths of source files. */
+const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;
+
+/** The source paths an output names, innermost (last) first, at most {@link MAX_PATHS}; read from its bounded text. */
+export function sourcePaths(output: string): string[] {
+  const text = fingerprintedText(output);
+  const found: string[] = [];
+  SOURCE_PATH.lastIndex = 0;
+  for (let match = SOURCE_PATH.exec(text); match !== null; match = SOURCE_PATH.exec(text)) {
+    const path = (match[1] ?? match[2]) as string;
+    const at = found.indexOf(path);
+    if (at !== -1) found.splice(at, 1);
+    found.push(path);
+  }
+  return found.reverse().slice(0, MAX_PATHS);
 }

@@ -103,6 +103,22 @@ export function entryOf(row: EntryRow): ContextEntry {
   });
 }
 
+/**
+ * The values of an attempt's row, in {@link ATTEMPT_COLUMNS} order (the lists as JSON text): what
+ * both adapters insert.
+ * @example insert.run(...attemptRowValues(attempt));
+ */
+export function attemptRowValues(attempt: Attempt): [string, number, string, string, string, string] {
+  return [
+    attempt.taskId,
+    attempt.timestamp,
+    attempt.status,
+    JSON.stringify(attempt.blockers),
+    JSON.stringify(attempt.completedWork),
+    attempt.sessionId,
+  ];
+}
+
 /** The frozen attempt of a row. */
 export function attemptOf(row: AttemptRow): Attempt {
   return Object.freeze({

@@ -3,35 +3,51 @@ import { describe, expect, it } from 'vitest';
 import { ChantingRule, countSegments } from '../../src/steps/ChantingRule.js';
 import type { JudgedEvent } from '../../src/steps/StepRule.js';
 
-/** The segment scan as it was before the separator-count bail-out: the oracle. */
-function oracleRepeatedSegment(text: string, repeats: number, share: number) {
+/**
+ * The rule for text without structure (no fences, markup or markdown markers: one run), written
+ * plainly with `split` and regular expressions: the oracle.
+ */
+function oracleRepeatedSegments(text: string, repeats: number, share: number, prose: number) {
   const counts = new Map<string, number>();
   let best = '';
   let bestCount = 0;
-  for (const raw of text.split(/[\n.!?]+/)) {
+  let covered = 0;
+  for (const raw of text.split(/[\n.!?]/)) {
     const segment = raw.trim().replace(/\s+/g, ' ').toLowerCase();
-    if (segment.length < 8) continue;
+    if (segment.length < 8 || !/\p{L}/u.test(segment)) continue;
     const count = (counts.get(segment) ?? 0) + 1;
     counts.set(segment, count);
+    // Every occurrence of a segment said `repeats` times or more is chant.
+    if (count === repeats) covered += raw.length * repeats;
+    if (count > repeats) covered += raw.length;
     if (count > bestCount) {
       best = segment;
       bestCount = count;
     }
   }
-  return bestCount >= repeats && best.length * bestCount >= share * text.length
-    ? { segment: best, count: bestCount }
-    : null;
+  return bestCount >= repeats && covered >= share * prose ? { segment: best, count: bestCount } : null;
 }
 
 function oracleJudge(text: string, repeats: number, share: number) {
-  if (text.length < Math.max(256, repeats * 8)) return null;
-  const segment = oracleRepeatedSegment(text, repeats, share);
+  const least = Math.max(256, repeats * 8);
+  if (text.length < least) return null;
+  // Prose: the lines with a letter, each with its line break.
+  const lines = text.split('\n');
+  let prose = 0;
+  lines.forEach((line, i) => {
+    if (/\p{L}/u.test(line)) prose += line.length + (i < lines.length - 1 ? 1 : 0);
+  });
+  if (prose < least) return null;
+  const segments = text.split(/[\n.!?]+/).length >= repeats;
+  const segment = segments ? oracleRepeatedSegments(text, repeats, share, prose) : null;
   if (segment !== null) return segment;
-  if (text.length < 40 * repeats) return null;
-  const tail = text.slice(-40);
-  let count = 0;
-  for (let at = text.indexOf(tail); at !== -1; at = text.indexOf(tail, at + 40)) count++;
-  return count >= repeats && tail.length * count >= share * text.length ? { segment: tail, count } : null;
+  // The tail: the last 40 characters before the trailing separators.
+  const end = text.replace(/[\n.!?]+$/, '').length;
+  if (end < 40 * repeats) return null;
+  const tail = text.slice(end - 40, end);
+  if (!/\p{L}/u.test(tail)) return null;
+  const count = text.slice(0, end).split(tail).length - 1;
+  return count >= repeats && 40 * count >= share * prose ? { segment: tail, count } : null;
 }
 
 function event(text: string): JudgedEvent {
@@ -62,13 +78,33 @@ const chant = fc
     fc.constantFrom('', 'x', ' tail without a break'),
   )
   .map(([said, separator, times, tail]) => `${`${said}${separator}`.repeat(times - 1)}${said}${tail}`);
+/** A block of distinct lines said `times` times: each line covers only part of the message. */
+const block = fc
+  .tuple(
+    fc.uniqueArray(
+      fc.constantFrom(
+        'I will not output any text',
+        '  I will just end the turn',
+        'I am done',
+        "  I will wait for the user's next command",
+        'Let me run the tests',
+      ),
+      { minLength: 2, maxLength: 5 },
+    ),
+    fc.constantFrom('\n', '. ', '.\n'),
+    fc.integer({ min: 1, max: 14 }),
+    fc.constantFrom('', ' and a different ending without a break'),
+  )
+  .map(([lines, separator, times, tail]) => `${lines.join(separator)}${separator}`.repeat(times) + tail);
 const message = fc.oneof(
   chant,
+  block,
   fc.array(fc.tuple(sentence, separator), { maxLength: 80 }).map((parts) => parts.flat().join('')),
-  fc.string({ unit: 'grapheme', maxLength: 600 }),
+  // Random text, without the characters of structure (fences, markup, markdown markers, list items).
+  fc.string({ unit: 'grapheme', maxLength: 600 }).filter((text) => !/[`~|#>*+-]|\d\./.test(text)),
 );
 
-describe('ChantingRule (property: same verdicts as the unbounded scan)', () => {
+describe('ChantingRule (property: same verdicts as a plain scan of text without structure)', () => {
   it('hits exactly when the oracle hits, with the same segment and count', () => {
     fc.assert(
       fc.property(

@@ -53,4 +53,4 @@ export function detections(verdicts: readonly StepVerdict[]): StepVerdict[] {
  * Options that leave out the in-a-row shortcut (`verbatimThreshold`), for tests of the counting
  * thresholds and the ladder that repeat one turn in a row.
  */
-export const COUNTS_ONLY = { verbatimThreshold: 1000 } as const;
+export const COUNTS_ONLY = { verbatimThreshold: 1000, verbatimChangeThreshold: 1000 } as const;

@@ -9,24 +9,50 @@ import { COUNTS_ONLY, feed, makeRecordingDetector, makeStepDetector, turn } from
 describe('StepLadder', () => {
   it('nudges, waits, stops; reset starts over', () => {
     const ladder = new StepLadder(2);
-    expect([ladder.climb(1), ladder.climb(2), ladder.climb(3), ladder.climb(4)]).toEqual([
-      'nudge',
-      'continue',
-      'stop',
-      'stop',
-    ]);
+    expect([
+      ladder.climb(1, 'same_error'),
+      ladder.climb(2, 'same_error'),
+      ladder.climb(3, 'same_error'),
+      ladder.climb(4, 'same_error'),
+    ]).toEqual(['nudge', 'continue', 'stop', 'stop']);
+    expect(ladder.nudgedFor).toBe('same_error');
     ladder.reset();
     expect(ladder.isNudged).toBe(false);
-    expect(ladder.climb(5)).toBe('nudge');
+    expect(ladder.nudgedFor).toBeNull();
+    expect(ladder.climb(5, 'same_error')).toBe('nudge');
   });
 
   it('a hit at the step of the nudge does not count towards the stop: the nudge was not heard yet', () => {
     const ladder = new StepLadder(1);
-    expect([ladder.climb(7), ladder.climb(7), ladder.climb(8)]).toEqual(['nudge', 'continue', 'stop']);
+    expect([
+      ladder.climb(7, 'same_error'),
+      ladder.climb(7, 'same_error'),
+      ladder.climb(8, 'same_error'),
+    ]).toEqual(['nudge', 'continue', 'stop']);
   });
 });
 
 describe('the ladder in the detector', () => {
+  it('for outcome stagnation an edit is not progress: the stop comes at the next stale round', () => {
+    const edit = (i: number) => turn(`sed -i 's/v = ${i}/v = ${i + 1}/' src/m.py`, '');
+    const probe = () => turn('python t.py', 'value: None');
+    const steps = [
+      ...edit(0),
+      ...probe(),
+      ...edit(1),
+      ...probe(),
+      ...edit(2),
+      ...probe(),
+      ...edit(3),
+      ...probe(),
+    ];
+    const verdicts = feed(makeStepDetector().detector, steps).filter((v) => v.action !== 'continue');
+    expect(verdicts.map((v) => [v.action, v.loopType])).toEqual([
+      ['nudge', 'outcome_stagnation'],
+      ['stop', 'outcome_stagnation'],
+    ]);
+  });
+
   it('a loop that goes on after the nudge stops after stopAfter more hits', () => {
     const { detector } = makeStepDetector({ ...COUNTS_ONLY, stopAfter: 2 });
     const actions = feed(detector, Array.from({ length: 6 }, () => turn('ls', 'a')).flat())

@@ -8,15 +8,39 @@ const view = (lines: string[]) =>
   `[File: /repo/A.java (${lines.length} lines total)]\n${lines.map((l, i) => `${i + 1}:${l}`).join('\n')}`;
 
 describe('verbatim repeats', () => {
-  it('the same action with the same result twice in a row nudges, a third time stops', () => {
+  it('the same read with the same result three times in a row nudges, a fourth time stops', () => {
     const verdicts = feed(
       makeStepDetector().detector,
-      times(3, () => turn('goto 1481', view(['int a;', 'int b;']))),
+      times(4, () => turn('goto 1481', view(['int a;', 'int b;']))),
     );
-    expect(detections(verdicts).map((v) => [v.action, v.loopType])).toEqual([
-      ['nudge', 'repeated_action'],
-      ['stop', 'repeated_action'],
+    expect(detections(verdicts).map((v) => [v.action, v.loopType, v.step])).toEqual([
+      ['nudge', 'repeated_action', 5],
+      ['stop', 'repeated_action', 7],
     ]);
+  });
+
+  it('the same change with the same result twice in a row nudges, a third time stops', () => {
+    const edit = { command: 'str_replace', path: '/r/a.py', old_str: 'x = 1', new_str: 'x = 2' };
+    const failed = 'ERROR: No replacement was performed, old_str `x = 1` did not appear verbatim in /r/a.py.';
+    const verdicts = feed(
+      makeStepDetector().detector,
+      times(3, () => [
+        { type: 'action', tool: 'str_replace_editor', input: edit },
+        { type: 'observation', output: failed, error: true },
+      ]),
+    );
+    expect(detections(verdicts).map((v) => [v.action, v.loopType, v.step])).toEqual([
+      ['nudge', 'same_error', 3],
+      ['stop', 'same_error', 5],
+    ]);
+  });
+
+  it('verbatimChangeThreshold changes when a repeated change fires', () => {
+    const verdicts = feed(
+      makeStepDetector({ verbatimChangeThreshold: 3 }).detector,
+      times(2, () => turn("sed -i 's/a/b/' x.py", 'sed: no input files', { error: true })),
+    );
+    expect(detections(verdicts)).toEqual([]);
   });
 
   it('verbatimThreshold changes when a run in a row fires', () => {
@@ -95,7 +119,11 @@ describe('growing output', () => {
         ),
       ),
     );
-    expect(detections(feed(makeStepDetector({ verbatimThreshold: 9 }).detector, steps))[0]).toMatchObject({
+    expect(
+      detections(
+        feed(makeStepDetector({ verbatimThreshold: 9, verbatimChangeThreshold: 9 }).detector, steps),
+      )[0],
+    ).toMatchObject({
       loopType: 'growing_output',
       repeats: 3,
     });
@@ -122,7 +150,7 @@ describe('same error', () => {
   it('the same command failing with texts that differ only in noise is a loop', () => {
     const verdicts = feed(
       makeStepDetector().detector,
-      times(2, (i) =>
+      times(3, (i) =>
         turn('./mvnw test', `Error: JAVA_HOME is not defined correctly (run ${i + 7}, 0.${i}s)`, {
           error: true,
         }),

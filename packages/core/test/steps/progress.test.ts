@@ -13,11 +13,11 @@ describe('real work is not a loop', () => {
     expect(detections(feed(detector, steps))).toEqual([]);
   });
 
-  it('re-running the same test after a different edit, even when it fails the same way', () => {
+  it('re-running the same test after each edit while its failure moves', () => {
     const { detector } = makeStepDetector();
     const steps = times(8, (i) => [
       ...turn(`sed -i 's/limit = ${i}/limit = ${i + 1}/' src/parse.py`, ''),
-      ...turn('pytest tests/test_parse.py', 'FAILED tests/test_parse.py::test_limit - assert 3 == 4', {
+      ...turn('pytest tests/test_parse.py', `FAILED tests/test_parse.py::test_limit - assert ${i} == 8`, {
         error: true,
       }),
     ]);

@@ -79,11 +79,44 @@ describe('repeated_action', () => {
     expect(detections(verdicts)).toEqual([]);
   });
 
-  it('an action with no observation before the next action is a turn of its own', () => {
+  it('an action with no observation before the next action is a turn of its own: five such calls in a row are a loop', () => {
     const { detector } = makeStepDetector(COUNTS_ONLY);
-    const steps: Step[] = times(4, () => [{ type: 'action', tool: 'Read', input: { file_path: 'a.ts' } }]);
-    const found = detections(feed(detector, steps));
-    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'repeated_action', step: 3 });
+    const call: Step = { type: 'action', tool: 'Read', input: { file_path: 'a.ts' } };
+    expect(
+      detections(
+        feed(
+          detector,
+          times(4, () => [call]),
+        ),
+      ),
+    ).toEqual([]);
+    const found = detections(
+      feed(
+        makeStepDetector(COUNTS_ONLY).detector,
+        times(6, () => [call]),
+      ),
+    );
+    // Without results, the fifth call (the fourth closed by the same call again) is the first hit.
+    expect(found.map((v) => [v.action, v.loopType, v.step])).toEqual([
+      ['nudge', 'repeated_action', 4],
+      ['stop', 'repeated_action', 5],
+    ]);
+  });
+
+  it('calls without results taking turns (A B C A B C A B C) are no cycle: nothing shows the same results', () => {
+    const calls: Step[] = ['a.ts', 'b.ts', 'c.ts'].map((file) => ({
+      type: 'action',
+      tool: 'Read',
+      input: { file_path: file },
+    }));
+    expect(
+      detections(
+        feed(
+          makeStepDetector().detector,
+          times(3, () => calls),
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -28,6 +28,8 @@ const UNITS: readonly Step[][] = [
   turn('edit 70:70\n    return x\nend_of_edit', '[File: a.py]\n71: return x'),
   turn('edit 1:1', 'block one\nblock two\nblock one\nblock two'),
   turn('edit 1:1', 'block one\nblock two\nblock one\nblock two\nblock one\nblock two'),
+  [...turn("sed -i 's/a/b/' src/m.py", ''), ...turn('python t.py', 'value: None')],
+  [...turn("sed -i 's/b/a/' src/m.py", ''), ...turn('python t.py', 'value: None')],
 ];
 
 /** Segments of a pattern of 1 to 5 units repeated 1 to 4 times: repeats, A-B-A-B and cycles. */
@@ -112,6 +114,7 @@ describe('StepLoopDetector snapshot and restore', () => {
         'growing_output',
         'near_duplicate',
         'nudge',
+        'outcome_stagnation',
         'oscillation',
         'rejected_turn',
         'repeated_action',

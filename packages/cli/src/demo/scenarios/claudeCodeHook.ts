@@ -8,8 +8,11 @@ import { execa } from 'execa';
 import type { DemoContext, DemoScenario } from '../DemoContext.js';
 import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
 
-/** The built CLI: each event goes through the public `loopguard hook claude`, as Claude Code runs it. */
-const BIN = fileURLToPath(new URL('../../bin.js', import.meta.url));
+/**
+ * The built command, from `src/` (the CLI run in-process by the tests) and from `dist/` alike: each
+ * event goes through the public `loopguard hook claude`, as Claude Code runs it.
+ */
+const BIN = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
 
 /** One recorded hook event, as much of it as the narration shows. */
 interface RecordedEvent {
@@ -72,7 +75,7 @@ function copyRecords(ctx: DemoContext, project: string): number {
 /**
  * Step level, in a real agent CLI: a recorded Claude Code session (it runs the same failing tests
  * again and again) replayed event by event through the built `loopguard hook claude`, as Claude
- * Code itself calls it with `loopguard init claude` installed. The hook nudges at the second same
+ * Code itself calls it with `loopguard init claude` installed. The hook nudges at the third same
  * failure after a fresh start, then denies the next repeat and ends the session.
  */
 export const claudeCodeHook: DemoScenario = {

@@ -1,0 +1,26 @@
+/**
+ * Largest event a hook call reads: 64 MiB. A larger one (a tool result of more than that) is not
+ * parsed: the call fails open. Below it, a long tool result is cut to {@link boundedResult} before
+ * the detector sees it, so a call's memory stays a few times this bound.
+ */
+export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The stream's bytes as UTF-8 text, or `undefined` when there are more than `maxBytes` (the rest is
+ * read and dropped, so that the writer is never blocked).
+ * @example const text = await readBounded(process.stdin, MAX_EVENT_BYTES);
+ */
+export async function readBounded(
+  stream: AsyncIterable<Buffer | string>,
+  maxBytes = MAX_EVENT_BYTES,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size <= maxBytes) chunks.push(bytes);
+    else chunks.length = 0;
+  }
+  return size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8');
+}

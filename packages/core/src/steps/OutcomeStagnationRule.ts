@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { otherCopy, probeDiagnosis } from './probeDiagnosis.js';
+import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
+import type { StepHistory } from './stepHistory.js';
+import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
+
+/**
+ * The work changes, the result does not. A probe (a command the agent runs again to see whether its
+ * change worked: `python reproduce.py`, `pytest tests/test_x.py`) gives the same normalised result
+ * `repeats` times in a row while the agent changes the code between its runs. Every edit shows new
+ * text, so the rules that judge each turn by what it shows see progress; this rule judges by what
+ * the probe shows, however new each edit is.
+ *
+ * After the hit, the evidence needed again is smaller: any probe run again after a change, with the
+ * same result as its previous run, hits again (the nudge did not help), until some probe's result
+ * changes. The detector's ladder turns the first hit into a nudge and the next into a stop.
+ *
+ * What stays progress: a probe whose result changes (a new error, a different failing test, a count
+ * that moves: only noise such as line numbers, timings, addresses and pids is masked); each round
+ * fixing a different error; one command over different files (each is a different probe).
+ *
+ * @example new OutcomeStagnationRule(3) // edit, `python t.py` → "None"; edit, same; edit, same: hit
+ */
+export class OutcomeStagnationRule implements StepRule {
+  readonly loopType = 'outcome_stagnation' as const;
+  /** {@link ProbeLedger.learned} at the last hit (`-1`: none): the rule stays armed until something is learned. */
+  private armedAt = -1;
+
+  /** @param repeats - runs of one probe with one result, changes between, that make a loop (integer ≥ 2). */
+  constructor(private readonly repeats: number) {}
+
+  judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
+    if (event.kind !== 'turn') return null;
+    const { record, staleRound } = history.probes.latest;
+    if (record === undefined || !staleRound) return null;
+    const armed = this.armedAt === history.probes.learned;
+    // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
+    // makes one stale round enough.
+    const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
+    if (record.staleRounds < (cannotWork ? 1 : this.repeats - 1) && !armed) return null;
+    this.armedAt = history.probes.learned;
+    const changes = history.probes.changes - record.changesAtStart;
+    const edits = history.probes.changesSince(record.since);
+    const firstRun = record.runs[0];
+    const advice = probeDiagnosis(
+      record.outputPaths,
+      edits.flatMap((edit) => edit.paths),
+    );
+    const evidence = [
+      ...(firstRun === undefined ? [] : [firstRun]),
+      ...edits.slice(-3).map((edit) => edit.evidence),
+      ...record.runs.slice(1),
+    ];
+    return {
+      loopType: this.loopType,
+      repeats: record.streak,
+      since: record.since,
+      evidence,
+      summary: `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
+      ...(advice === undefined ? {} : { advice }),
+    };
+  }
+
+  /** The rule's state: when it last hit, on the ledger's count of turns that taught something. */
+  snapshot(): SnapshotJson {
+    return { armedAt: this.armedAt };
+  }
+
+  /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    this.armedAt = parseSnapshotPart(stateSchema, state, `snapshot.rules.${this.loopType}`).armedAt;
+  }
+}
+
+const stateSchema = z.object({ armedAt: z.number().int().min(-1) });

@@ -1,0 +1,359 @@
+import { shellSegments } from './shellSegments.js';
+
+/**
+ * What an action does to the work, as outcome stagnation needs it:
+ * - `change`: it edits files or the environment (an editor tool, `sed -i`, a redirect into a file,
+ *   `rm`, `pip install`, `git checkout`, ...);
+ * - `probe`: it runs something whose result tells whether a change worked (`python reproduce.py`,
+ *   `pytest tests/test_x.py`, `npm test`, an IPython cell);
+ * - `read`: it only looks (`cat`, `grep`, `ls`, a file view, a search tool).
+ */
+export type ActionKindName = 'change' | 'probe' | 'read';
+
+/** An action classified: see {@link classifyAction}. */
+export interface ActionKind {
+  kind: ActionKindName;
+  /** For a probe, its identity: the commands it runs, `cd` prefixes left out, whitespace collapsed; else `''`. */
+  probe: string;
+  /** Files the action names: what a change writes (editor paths, redirect and `sed -i` targets), what a read reads; at most 4. */
+  paths: string[];
+  /** Whether the change writes whole files (`create`, `Write`, `cat > f`): how an agent makes its own scripts. */
+  fullWrite?: boolean;
+}
+
+/** Input fields that carry new file content: their presence makes an editor call a change. */
+const CONTENT_FIELDS = [
+  'old_str',
+  'new_str',
+  'file_text',
+  'old_string',
+  'new_string',
+  'content',
+  'contents',
+  'edits',
+  'patch',
+  'diff',
+  'insert_line',
+  'new_source',
+  'changes',
+];
+/** Input fields holding a whole file's content. */
+const WHOLE_FILE_FIELDS = ['file_text', 'content', 'contents'];
+/** Sub-commands of file-editor tools (Anthropic's text editor, OpenHands, SWE-agent) that write. */
+const EDITOR_WRITES = new Set(['create', 'str_replace', 'insert', 'undo_edit', 'write', 'edit', 'append']);
+/** Sub-commands of file-editor tools that only look. */
+const EDITOR_READS = new Set(['view', 'read', 'open', 'goto', 'scroll_up', 'scroll_down', 'search', 'find']);
+/** Fields naming the file an editor call works on. */
+const PATH_FIELDS = [
+  'path',
+  'file_path',
+  'filename',
+  'file',
+  'notebook_path',
+  'target_file',
+  'absolute_path',
+];
+/** Tool names that write files whatever their input (Claude Code's `Edit`, Gemini CLI's `replace`, Codex's `apply_patch`). */
+const WRITING_TOOL =
+  /(?:^|[_\-.\s])(?:edit|multiedit|write|replace|patch|create|insert|append)(?:$|[_\-.\s])|^(?:Edit|MultiEdit|Write|NotebookEdit)$/i;
+
+/** Commands that only look. */
+const READ_COMMANDS = new Set([
+  'cat',
+  'ls',
+  'll',
+  'dir',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'find',
+  'fd',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'wc',
+  'pwd',
+  'echo',
+  'printf',
+  'which',
+  'type',
+  'whereis',
+  'file',
+  'stat',
+  'tree',
+  'nl',
+  'sed',
+  'awk',
+  'diff',
+  'cmp',
+  'du',
+  'df',
+  'env',
+  'printenv',
+  'whoami',
+  'date',
+  'true',
+  'false',
+  'clear',
+  'history',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'xargs',
+  'column',
+  'jq',
+  'od',
+  'xxd',
+  'hexdump',
+  'readlink',
+  'realpath',
+  'basename',
+  'dirname',
+  'test',
+  '[',
+  'open',
+  'goto',
+  'scroll_up',
+  'scroll_down',
+  'search_dir',
+  'search_file',
+  'find_file',
+  'submit',
+  'exit',
+  'cd',
+  'export',
+  'source',
+  '.',
+  'set',
+  'unset',
+  'alias',
+  'sleep',
+  'wait',
+  'ps',
+  'top',
+]);
+/** Commands that change files or the environment. */
+const CHANGE_COMMANDS = new Set([
+  'rm',
+  'mv',
+  'cp',
+  'mkdir',
+  'rmdir',
+  'touch',
+  'chmod',
+  'chown',
+  'ln',
+  'patch',
+  'tee',
+  'install',
+  'edit',
+  'create',
+  'insert',
+  'append',
+  'truncate',
+  'unzip',
+  'tar',
+]);
+/** `git` sub-commands that only look. */
+const GIT_READS = new Set([
+  'diff',
+  'log',
+  'status',
+  'show',
+  'grep',
+  'blame',
+  'branch',
+  'remote',
+  'ls-files',
+  'rev-parse',
+  'config',
+]);
+/** Package managers: `install`, `uninstall`, `add`, `remove` change the environment. */
+const PACKAGE_MANAGERS = new Set([
+  'pip',
+  'pip3',
+  'conda',
+  'npm',
+  'yarn',
+  'pnpm',
+  'poetry',
+  'apt',
+  'apt-get',
+  'gem',
+  'cargo',
+  'go',
+  'uv',
+]);
+const PACKAGE_CHANGES = new Set([
+  'install',
+  'uninstall',
+  'add',
+  'remove',
+  'update',
+  'upgrade',
+  'i',
+  'ci',
+  'develop',
+  'build',
+]);
+/** Package-manager verbs that only look; any other verb (`test`, `run`, `exec`) runs something. */
+const PACKAGE_READS = new Set([
+  'list',
+  'ls',
+  'show',
+  'info',
+  'view',
+  'outdated',
+  'why',
+  'config',
+  'freeze',
+  'search',
+  'help',
+]);
+/** Words that lead a command without being it (`sudo`, `timeout 30`, `env`, `time`, `nohup`). */
+const PREFIXES = new Set(['sudo', 'timeout', 'time', 'nohup', 'nice', 'command', 'exec']);
+
+/**
+ * Classifies an action for outcome stagnation (see {@link ActionKind}). `input` is the action's
+ * input as given (a command string or an argument object); a string is a shell command line (or a
+ * SWE-agent command: `edit 12:14`, `open f.py`).
+ *
+ * @example classifyAction('execute_bash', { command: 'cd /repo && python reproduce.py' }).probe; // 'python reproduce.py'
+ * @example classifyAction('str_replace_editor', { command: 'view', path: '/a.py' }).kind; // 'read'
+ */
+export function classifyAction(tool: string, input: unknown): ActionKind {
+  if (typeof input === 'string') return classifyShell(input);
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { kind: WRITING_TOOL.test(tool) ? 'change' : 'read', probe: '', paths: [] };
+  }
+  const record = input as Record<string, unknown>;
+  const sub = typeof record.command === 'string' ? record.command : undefined;
+  // Keys typed into a running process (OpenHands' `is_input`, Ctrl-C) run nothing new.
+  if (record.is_input === true || record.is_input === 'true') return { kind: 'read', probe: '', paths: [] };
+  const paths = PATH_FIELDS.map((field) => record[field]).filter((p): p is string => typeof p === 'string');
+  if (CONTENT_FIELDS.some((field) => field in record) || (sub !== undefined && EDITOR_WRITES.has(sub))) {
+    const fullWrite =
+      sub === 'create' ||
+      (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
+    return { kind: 'change', probe: '', paths: paths.slice(0, 4), fullWrite };
+  }
+  if (sub !== undefined && EDITOR_READS.has(sub))
+    return { kind: 'read', probe: '', paths: paths.slice(0, 4) };
+  const shell = commandTextOf(input);
+  if (shell !== '') return classifyShell(shell);
+  if (typeof record.code === 'string') return { kind: 'probe', probe: collapse(record.code), paths: [] };
+  const pattern = typeof record.pattern === 'string' ? [] : paths;
+  return { kind: WRITING_TOOL.test(tool) ? 'change' : 'read', probe: '', paths: pattern.slice(0, 4) };
+}
+
+/**
+ * The shell command an action runs: a string input itself, else the input's `command` or `cmd`
+ * field (a string, or an argument vector joined with spaces, `bash -lc` left out), else `''`.
+ * Exemptions and probes read this, so `{ command: 'sleep 30' }` is `sleep 30` whatever the shape.
+ *
+ * @example commandTextOf({ command: ['bash', '-lc', 'sleep 30'] }); // 'sleep 30'
+ */
+export function commandTextOf(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return '';
+  const record = input as Record<string, unknown>;
+  for (const field of ['command', 'cmd']) {
+    const value = record[field];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) {
+      const argv = value as string[];
+      const shellFlag = argv.length === 3 && /(?:^|\/)(?:ba|z)?sh$/.test(argv[0] as string) ? 2 : 0;
+      return argv.slice(shellFlag).join(' ');
+    }
+  }
+  return '';
+}
+
+/** Characters of a command line that are classified: the commands are at its start. */
+const CLASSIFIED_TEXT = 4000;
+/** SWE-agent's editing commands: their first line is the command, the rest is file content. */
+const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b/;
+
+function classifyShell(text: string): ActionKind {
+  if (EDITOR_COMMAND.test(text))
+    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
+  text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
+  const probes: string[] = [];
+  const paths: string[] = [];
+  const read: string[] = [];
+  let changes = false;
+  const written = { whole: false };
+  for (const segment of shellSegments(text)) {
+    const kind = segmentKind(segment, paths, written);
+    if (kind === 'read' && !/^cd\s/.test(segment)) read.push(...fileArguments(segment));
+    if (kind === 'change') changes = true;
+    else if (kind === 'probe') probes.push(collapse(segment).replace(/^python3?\b/, 'python'));
+  }
+  // A line that writes and runs (`sed -i … && python x.py`) is a change followed by its probe run:
+  // the probe is judged after the change, which is what the rule needs.
+  if (probes.length > 0 && !changes) return { kind: 'probe', probe: probes.join(' ; '), paths };
+  if (changes)
+    return { kind: 'change', probe: probes.join(' ; '), paths: paths.slice(0, 4), fullWrite: written.whole };
+  return { kind: 'read', probe: '', paths: read.slice(0, 4) };
+}
+
+/** The arguments of a command that look like files (`a.py`, `src/x`), quoted text and flags left out. */
+function fileArguments(segment: string): string[] {
+  return segment
+    .replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ' ')
+    .split(/\s+/)
+    .slice(1)
+    .filter((word) => !word.startsWith('-') && (word.includes('/') || /\.[A-Za-z]\w*$/.test(word)));
+}
+
+function segmentKind(segment: string, paths: string[], written: { whole: boolean }): ActionKindName {
+  const words = segment.split(/\s+/);
+  let at = 0;
+  while (
+    at < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at] as string) || PREFIXES.has(words[at] as string))
+  ) {
+    if (words[at] === 'timeout') at++;
+    at++;
+  }
+  const command = (words[at] ?? '').replace(/^.*\//, '');
+  const rest = words.slice(at + 1);
+  // Quoted text is data, not redirection: `python -c "print(1>0)"` writes nothing.
+  const unquoted = segment.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
+  const redirect = /(?:^|[^0-9&>])(>>?)\s*([^\s&|;>]+)/.exec(unquoted);
+  if (redirect !== null && redirect[2] !== '/dev/null' && !(redirect[2] as string).startsWith('&')) {
+    paths.push(redirect[2] as string);
+    if (redirect[1] === '>') written.whole = true;
+    return 'change';
+  }
+  if ((command === 'sed' || command === 'perl') && rest.some((w) => /^-[a-zA-Z]*i/.test(w))) {
+    const target = rest[rest.length - 1];
+    if (target !== undefined) paths.push(target);
+    return 'change';
+  }
+  if (CHANGE_COMMANDS.has(command)) return 'change';
+  if (command === 'git') return GIT_READS.has(rest[0] ?? '') || rest.length === 0 ? 'read' : 'change';
+  const sub = /^python[\d.]*$/.test(command) && rest[0] === '-m' ? rest[1] : undefined;
+  if (PACKAGE_MANAGERS.has(sub ?? command)) {
+    const verb = sub === undefined ? rest[0] : rest[2];
+    if (PACKAGE_CHANGES.has(verb ?? '')) return 'change';
+    return verb === undefined || PACKAGE_READS.has(verb) ? 'read' : 'probe';
+  }
+  if (/^python[\d.]*$/.test(command) && rest[0] === 'setup.py') return 'change';
+  if (
+    command === 'make' &&
+    (rest.length === 0 || /^(?:all|build|install|develop|clean)$/.test(rest[0] ?? ''))
+  )
+    return 'change';
+  if (READ_COMMANDS.has(command) || command === '' || command.startsWith('#')) return 'read';
+  return 'probe';
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

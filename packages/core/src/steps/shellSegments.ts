@@ -1,0 +1,56 @@
+/**
+ * The simple commands of a shell text, one per segment: split at `&&`, `||`, `;`, `|` and line
+ * ends outside quotes, with heredoc bodies left out (`cat <<'EOF' > f.py … EOF` is one segment, the
+ * write). Not a shell parser: enough to tell what a command line does (writes, runs, reads), on the
+ * bounded text an agent sends.
+ *
+ * @example shellSegments('cd /repo && python x.py | head'); // ['cd /repo', 'python x.py', 'head']
+ */
+export function shellSegments(text: string): string[] {
+  const segments: string[] = [];
+  let current = '';
+  let quote = '';
+  let heredoc = '';
+  const lines = text.split('\n');
+  for (const line of lines) {
+    if (heredoc !== '') {
+      if (line.trim() === heredoc) heredoc = '';
+      continue;
+    }
+    const marker = /<<-?\s*['"]?([A-Za-z_][\w]*)['"]?/.exec(line);
+    if (marker !== null) heredoc = marker[1] as string;
+    for (let i = 0; i < line.length; i++) {
+      const char = line[i] as string;
+      if (quote !== '') {
+        if (char === quote) quote = '';
+        current += char;
+        continue;
+      }
+      if (char === '"' || char === "'") {
+        quote = char;
+        current += char;
+        continue;
+      }
+      const next = line[i + 1];
+      if (char === ';' || (char === '&' && next === '&') || char === '|') {
+        push(segments, current);
+        current = '';
+        if (next === '&' || next === '|') i++;
+        continue;
+      }
+      current += char;
+    }
+    // A quote left open runs to the next line (a multi-line python -c "…").
+    if (quote === '') {
+      push(segments, current);
+      current = '';
+    } else current += '\n';
+  }
+  push(segments, current);
+  return segments;
+}
+
+function push(segments: string[], segment: string): void {
+  const trimmed = segment.trim();
+  if (trimmed !== '') segments.push(trimmed);
+}

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import type { Step } from '../../src/entries/steps.js';
+import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
+import { detections, feed, makeStepDetector, turn } from './helpers.js';
+
+/** The two shapes an agent gives: SWE-agent-style command strings, or tool-argument objects. */
+const shapes = {
+  strings: {
+    edit: (n: number, file = 'src/parse.py'): Step[] =>
+      turn(`sed -i 's/limit = ${n}/limit = ${n + 1}/' ${file}`, ''),
+    run: (command: string, output: string, error = false): Step[] => turn(command, output, { error }),
+  },
+  objects: {
+    edit: (n: number, file = '/workspace/repo/src/parse.py'): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: { command: 'str_replace', path: file, old_str: `limit = ${n}`, new_str: `limit = ${n + 1}` },
+      },
+      {
+        type: 'observation',
+        tool: 'str_replace_editor',
+        output: `The file ${file} has been edited. Here's the result of running \`cat -n\` on a snippet:\n    12\tlimit = ${n + 1}`,
+      },
+    ],
+    run: (command: string, output: string, error = false): Step[] => [
+      { type: 'action', tool: 'execute_bash', input: { command } },
+      { type: 'observation', tool: 'execute_bash', output, ...(error ? { error: true } : {}) },
+    ],
+  },
+};
+
+const FAILURE =
+  'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nAssertionError: got 0 rows';
+
+describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shape, { edit, run }) => {
+  /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
+  const rounds = (count: number, output: (i: number) => string, error = false, file?: string): Step[] =>
+    Array.from({ length: count }, (_, i) => [
+      ...edit(i, file),
+      ...run('cd /workspace/repo && python reproduce.py', output(i), error),
+    ]).flat();
+
+  it('the first edit of a file is a hypothesis; its run with the same result after it is not stale yet', () => {
+    const steps = [...run('python reproduce.py', 'B: None'), ...rounds(3, () => 'B: None').slice(2)];
+    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  });
+
+  it('the same result after every edit of one file: nudge at the third identical result, stop at the fourth', () => {
+    const found = detections(
+      feed(
+        makeStepDetector().detector,
+        rounds(4, () => 'B.value.__doc__: None'),
+      ),
+    );
+    expect(found[0]?.step).toBe(rounds(3, () => '').length - 1);
+    expect(found.map((v) => [v.action, v.loopType, v.repeats])).toEqual([
+      ['nudge', 'outcome_stagnation', 3],
+      ['stop', 'outcome_stagnation', 4],
+    ]);
+    expect(found[0]?.message).toContain('did not change the output of `python reproduce.py`');
+    expect(found[0]?.message).toContain('identical to step');
+  });
+
+  it('the same failure with noise that differs (line numbers, addresses, timings, pids) is the same result', () => {
+    const noisy = (i: number) =>
+      `Traceback (most recent call last):\n  File "/workspace/repo/pkg/mod.py", line ${10 + i}, in f\n` +
+      `ValueError: bad widget <Widget at 0x7f${i}a3b> (pid ${4000 + i}, 0.${i}s)`;
+    const found = detections(feed(makeStepDetector().detector, rounds(3, noisy, true)));
+    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'outcome_stagnation' });
+  });
+
+  it('a failure whose debug output around it varies is the same failure', () => {
+    const debug = (i: number) => `DEBUG: tried variant ${i}\n${FAILURE}`;
+    const found = detections(feed(makeStepDetector().detector, rounds(3, debug, true)));
+    expect(found[0]).toMatchObject({ loopType: 'outcome_stagnation' });
+  });
+
+  describe('what stays progress', () => {
+    it('a result that changes: a new error each round', () => {
+      const errors = [
+        'KeyError: limit',
+        'TypeError: x is None',
+        'ValueError: bad row',
+        'IndexError: 3',
+        'OSError: eof',
+      ];
+      const steps = rounds(5, (i) => `Traceback (most recent call last):\n${errors[i]}`, true);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a count that moves: 12 failed, then 9 failed, ...', () => {
+      const steps = rounds(5, (i) => `${12 - 3 * i} failed, ${3 * i} passed in 1.${i}s`, true);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a metric that moves: RMS 97, 89, 23', () => {
+      const steps = rounds(3, (i) => `RMS: ${[97, 89, 23][i]}`);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('another failing test each round', () => {
+      const steps = rounds(5, (i) => `FAILED tests/test_parse.py::test_case_${i} - assert False`, true);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('one command over different files: each is another probe', () => {
+      const steps = Array.from({ length: 6 }, (_, i) => [
+        ...edit(i),
+        ...run(`python -m pytest tests/test_${i}.py`, '1 passed in 0.1s'),
+      ]).flat();
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('each round edits a file not edited before: a new hypothesis, not a retry', () => {
+      const steps = Array.from({ length: 5 }, (_, i) => [
+        ...(i === 0 ? [] : edit(i, `/workspace/repo/src/module${i}.py`)),
+        ...run('python reproduce.py', 'same wrong answer: 3'),
+      ]).flat();
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('an edit of the probe script itself asks a new question', () => {
+      const steps = Array.from({ length: 5 }, (_, i) => [
+        ...(i === 0 ? [] : edit(i, '/workspace/reproduce.py')),
+        ...run('python /workspace/reproduce.py', 'Changes detected successfully'),
+      ]).flat();
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a read that shows something new between the runs is investigation', () => {
+      const steps = Array.from({ length: 5 }, (_, i) => [
+        ...(i === 0 ? [] : edit(i)),
+        ...run(
+          `grep -rn "def helper" lib/part${i}`,
+          `def helper(): return "${['alpha', 'beta', 'gamma', 'delta', 'omega'][i]}"`,
+        ),
+        ...run('python reproduce.py', 'B.value.__doc__: None'),
+      ]).flat();
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+  });
+
+  it('probeRepeats changes when the rule fires', () => {
+    const steps = rounds(3, () => 'B.value.__doc__: None');
+    expect(detections(feed(makeStepDetector({ probeRepeats: 4 }).detector, steps))).toEqual([]);
+    expect(
+      detections(
+        feed(
+          makeStepDetector({ probeRepeats: 2 }).detector,
+          rounds(2, () => 'x: None'),
+        ),
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe('the nudge names the likely cause', () => {
+  const round = (i: number): Step[] => [
+    {
+      type: 'action',
+      tool: 'str_replace_editor',
+      input: {
+        command: 'str_replace',
+        path: '/workspace/astropy/utils/misc.py',
+        old_str: `a${i}`,
+        new_str: `b${i}`,
+      },
+    },
+    {
+      type: 'observation',
+      output: `The file /workspace/astropy/utils/misc.py has been edited.\n  ${i}\tb${i}`,
+    },
+    { type: 'action', tool: 'execute_bash', input: { command: 'python reproduce.py' } },
+    {
+      type: 'observation',
+      output:
+        'Traceback (most recent call last):\n  File "/testbed/astropy/utils/misc.py", line 540, in __init__\n' +
+        '    raise ValueError(doc)\nValueError: no docstring',
+      error: true,
+    },
+  ];
+
+  it('edits in one copy of a file, the traceback in another: one stale round is enough, both paths named', () => {
+    const steps: Step[] = [
+      { type: 'action', tool: 'execute_bash', input: { command: 'python reproduce.py' } },
+      { type: 'observation', output: 'ValueError: no docstring', error: true },
+      ...round(1),
+      ...round(2),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found[0]?.loopType).toBe('outcome_stagnation');
+    expect(found[0]?.message).toContain(
+      'The failing code runs from /testbed/astropy/utils/misc.py, the edits are in /workspace/astropy/utils/misc.py',
+    );
+  });
+
+  it('without that evidence it says what to check', () => {
+    const steps = Array.from({ length: 4 }, (_, i) => [
+      ...(i === 0 ? [] : turn(`sed -i 's/a/b${i}/' lib/core.py`, '')),
+      ...turn('npm test', 'Tests: 1 failed, 4 passed', { error: true }),
+    ]).flat();
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found[0]?.message).toContain('Check that the edited code is what runs');
+  });
+});
+
+describe('what an action does', () => {
+  it.each([
+    ['execute_bash', { command: 'cd /repo && python reproduce.py' }, 'probe', 'python reproduce.py'],
+    ['bash', 'pytest tests/test_a.py -x', 'probe', 'pytest tests/test_a.py -x'],
+    ['bash', "sed -i 's/a/b/' x.py && python x.py", 'change', 'python x.py'],
+    ['bash', "cat <<'EOF' > t.py\nprint(1 > 0)\nEOF", 'change', ''],
+    ['bash', 'python -c "print(1 > 0)"', 'probe', 'python -c "print(1 > 0)"'],
+    ['bash', 'grep -rn foo src | head -5', 'read', ''],
+    ['bash', 'pip install -e .', 'change', ''],
+    ['bash', 'git diff', 'read', ''],
+    ['bash', 'edit 12:14\nreturn x;\nend_of_edit', 'change', ''],
+    ['str_replace_editor', { command: 'view', path: '/a.py' }, 'read', ''],
+    ['str_replace_editor', { command: 'create', path: '/t.py', file_text: 'x' }, 'change', ''],
+    ['Edit', { file_path: '/a.ts', old_string: 'a', new_string: 'b' }, 'change', ''],
+    ['Read', { file_path: '/a.ts' }, 'read', ''],
+    ['shell', { command: ['bash', '-lc', 'npm test'] }, 'probe', 'npm test'],
+  ])('%s %j is a %s', (tool, input, kind, probe) => {
+    const found = classifyAction(tool, input);
+    expect(found.kind).toBe(kind);
+    expect(found.probe).toBe(probe);
+  });
+
+  it('reads the command of any input shape', () => {
+    expect(commandTextOf('sleep 30')).toBe('sleep 30');
+    expect(commandTextOf({ command: 'sleep 30', description: 'wait for CI' })).toBe('sleep 30');
+    expect(commandTextOf({ cmd: ['bash', '-lc', 'sleep 30'] })).toBe('sleep 30');
+    expect(commandTextOf({ path: '/a' })).toBe('');
+  });
+});
+
+describe('polling is not looping, whatever the input shape', () => {
+  it.each([
+    ['a string', 'sleep 30'],
+    ["Claude Code's Bash object", { command: 'sleep 30', description: 'Wait for the build' }],
+    ["Codex's argument vector", { command: ['bash', '-lc', 'sleep 30'] }],
+  ])('%s: sleep between identical status checks is exempt', (_name, sleep) => {
+    const steps = Array.from({ length: 6 }, () => [
+      ...turn(sleep, ''),
+      ...turn({ command: 'gh run view 42' }, 'status: in_progress'),
+    ]).flat();
+    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  });
+
+  it('a user adds a polling command of their own', () => {
+    const steps = Array.from({ length: 4 }, () =>
+      turn({ command: 'make watch' }, 'waiting for changes'),
+    ).flat();
+    expect(detections(feed(makeStepDetector().detector, steps)).length).toBeGreaterThan(0);
+    const { detector } = makeStepDetector({ exemptCommands: [/^make watch\b/] });
+    expect(detections(feed(detector, steps))).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Puts the `loopguard` command on the PATH of the current user, from this clone:
+#   bash scripts/install.sh              # set up and build if needed, pack, install with npm, link
+#   bash scripts/install.sh --uninstall  # remove what it installed
+# The packages are packed with pnpm (as they would be published) and installed with npm into
+# <prefix>/lib/loopguard; <prefix>/bin/loopguard links to its command. <prefix> is $LOOPGUARD_PREFIX,
+# else npm's global prefix when this user can write there (root, nvm, a user-owned Node), else
+# ~/.local. Running it again installs this clone's current state over the last one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/stage.sh
+source scripts/lib/stage.sh
+
+writable() { # a directory this user can write, or create
+  local dir=$1
+  while [ ! -e "$dir" ]; do dir=$(dirname "$dir"); done
+  [ -d "$dir" ] && [ -w "$dir" ]
+}
+
+prefix=${LOOPGUARD_PREFIX:-}
+if [ -z "$prefix" ]; then
+  npm_prefix=$(npm config get prefix 2>/dev/null || true)
+  if [ -n "$npm_prefix" ] && writable "$npm_prefix/lib" && writable "$npm_prefix/bin"; then
+    prefix=$npm_prefix
+  else
+    prefix="$HOME/.local"
+  fi
+fi
+app="$prefix/lib/loopguard"
+link="$prefix/bin/loopguard"
+
+if [ "${1:-}" = "--uninstall" ]; then
+  rm -rf "$app"
+  rm -f "$link"
+  echo "loopguard: removed $link and $app"
+  exit 0
+elif [ $# -gt 0 ]; then
+  echo "usage: bash scripts/install.sh [--uninstall]" >&2
+  exit 2
+fi
+
+bash scripts/setup.sh
+stage "building" bash scripts/pnpm.sh run build
+packs=$(mktemp -d "${TMPDIR:-/tmp}/loopguard-packs.XXXXXX")
+trap 'rm -rf "$packs"' EXIT
+# The command and the packages it depends on, packed as npm would publish them.
+stage "packing @loopguard/cli and its packages" \
+  bash scripts/pnpm.sh --filter '@loopguard/cli...' pack --pack-destination "$packs"
+
+# shellcheck source=lib/nodeHeaders.sh
+source scripts/lib/nodeHeaders.sh
+mkdir -p "$app" "$prefix/bin"
+[ -f "$app/package.json" ] || echo '{ "name": "loopguard-install", "private": true }' >"$app/package.json"
+# loopguard's own packages are replaced by this clone's; their dependencies stay when they still fit
+# (better-sqlite3 compiles only the first time).
+rm -rf "$app/node_modules/@loopguard" "$app/package-lock.json" "$app/packs"
+mv "$packs" "$app/packs"
+trap - EXIT
+stage "installing with npm into $app (the first time compiles better-sqlite3, ~2 min)" \
+  npm install --prefix "$app" --omit=dev --no-audit --no-fund "$app"/packs/*.tgz
+ln -sfn "$app/node_modules/@loopguard/cli/dist/bin.js" "$link"
+stages_done
+
+echo "loopguard $("$link" --version) installed: $link"
+case ":$PATH:" in
+*":$prefix/bin:"*) ;;
+*) echo "$prefix/bin is not on your PATH: add  export PATH=\"$prefix/bin:\$PATH\"  to your shell's profile" ;;
+esac
+echo "Next: in a project, loopguard init claude (or loopguard init gemini); see docs/hooks.md"
