@@ -1,5 +1,5 @@
-// Two builds of StepLoopDetector compared in the same run, on a loaded machine: every run of both
-// corpora is replayed REPS times into each build (interleaved), and each step's cost is its
+// Two builds of StepLoopDetector compared in the same run, on a loaded machine: every run of the
+// three dev corpora is replayed REPS times into each build (interleaved), and each step's cost is its
 // minimum over the replays (the same step in the same state each time: the minimum removes the
 // time the process was descheduled). Prints the mean of those minimums per step and the ratio.
 // Run: build the old version and copy packages/core/dist to DIR (inside packages/core/node_modules
@@ -23,10 +23,15 @@ for (const dist of builds) {
   detectors.push((await import(url)).StepLoopDetector);
 }
 const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()]];
-try {
-  corpora.push(['SWE-agent java (swe-agent-java-dev)', loadCorpus(labelledCorpusDir())]);
-} catch {
-  process.stderr.write('labelled corpus absent: its row is skipped\n');
+for (const [name, corpus] of [
+  ['OpenHands + Claude 3.5 (openhands-claude35-dev)', 'openhands'],
+  ['SWE-agent java (swe-agent-java-dev)', 'java'],
+]) {
+  try {
+    corpora.push([name, loadCorpus(labelledCorpusDir(corpus))]);
+  } catch {
+    process.stderr.write(`${name} absent: its row is skipped\n`);
+  }
 }
 
 console.log(`| corpus | ${builds.join(' | ')} | ratio last/first |`);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -29,6 +29,14 @@ async function residentServer(checkIntervalMs = 60_000) {
   servers.push(server);
   return { home, config, server, log };
 }
+
+/** A Claude Code `PostToolUse` of `echo <n>` in session `s1`: a new command each `n` (progress). */
+const echoCall = (project: string, n: number) =>
+  claudeEvent(project, 's1', 'PostToolUse', {
+    tool_name: 'Bash',
+    tool_input: { command: `echo ${n}` },
+    tool_response: { stdout: `${n}`, stderr: '' },
+  });
 
 async function post(config: ResidentConfig, event: unknown): Promise<string> {
   const response = await residentRequest(config, 'POST', '/hook/claude', event);
@@ -87,18 +95,7 @@ describe('the resident process of Claude Code’s http hooks', () => {
   it('loses no update when a session’s hook calls arrive at once', async () => {
     const { config } = await residentServer();
     const project = tempProject();
-    await Promise.all(
-      Array.from({ length: 20 }, (_, n) =>
-        post(
-          config,
-          claudeEvent(project, 's1', 'PostToolUse', {
-            tool_name: 'Bash',
-            tool_input: { command: `echo ${n}` },
-            tool_response: { stdout: `${n}`, stderr: '' },
-          }),
-        ),
-      ),
-    );
+    await Promise.all(Array.from({ length: 20 }, (_, n) => post(config, echoCall(project, n))));
     expect(hookState(project).sessions).toMatchObject([{ steps: 40 }]);
   });
 
@@ -170,5 +167,28 @@ describe('the resident process of Claude Code’s http hooks', () => {
       expect(stop.stdout).toContain('stopped the resident process');
     }
     await expect(residentRequest(config, 'GET', '/health')).rejects.toThrow();
+  });
+});
+
+describe('the resident process’s open databases', () => {
+  it('keeps a project’s connection between events, and sees a database replaced or removed under it as a hook process would', async () => {
+    const { config } = await residentServer();
+    const project = tempProject();
+    const call = (n: number) => post(config, echoCall(project, n));
+    await call(1);
+    await call(2);
+    expect(hookState(project).sessions).toMatchObject([{ steps: 4 }]);
+    // replaced by garbage: the next event fails open with the hook's own line
+    const db = join(project, '.loopguard', 'state.db');
+    rmSync(`${db}-wal`, { force: true });
+    rmSync(`${db}-shm`, { force: true });
+    rmSync(db);
+    writeFileSync(db, 'garbage\n');
+    expect(await call(3)).toBe('');
+    expect(hookLog(project)).toEqual([expect.stringMatching(/failed open: .*state\.db/)]);
+    // removed: created afresh, the session starts again
+    rmSync(db);
+    await call(4);
+    expect(hookState(project).sessions).toMatchObject([{ steps: 2 }]);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
+import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { CONFIG_FILES } from '../configFiles.js';
 
@@ -21,9 +21,11 @@ const hookSectionSchema = z
   .object({
     enabled: z.boolean().default(true),
     lockTimeoutMs: z.number().int().min(0).max(60_000).default(DEFAULT_HOOK_LOCK_TIMEOUT_MS),
+    // A project's polling commands are added to the defaults (`sleep`, `gh run watch`, ...): a
+    // configuration file cannot spread a list the way code does.
     exemptCommands: z
       .array(z.string())
-      .transform((sources) => sources.map((source) => new RegExp(source)))
+      .transform((sources) => [...DEFAULT_EXEMPT_COMMANDS, ...sources.map((source) => new RegExp(source))])
       .optional(),
   })
   .catchall(z.unknown());
@@ -31,7 +33,8 @@ const hookSectionSchema = z
 /**
  * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
  * `projectDir`): `enabled`, `lockTimeoutMs`, and the step detector's options (`repeatThreshold`,
- * `stopAfter`, `exemptTools`, `exemptCommands` as regular-expression sources, ...). No file or no
+ * `stopAfter`, `exemptTools`, `exemptCommands` as regular-expression sources added to the default
+ * polling commands, ...). No file or no
  * section: the defaults.
  * @throws Error naming the file and the key when the file cannot be read or a value is invalid
  *   (the detector validates its own options when it is built).

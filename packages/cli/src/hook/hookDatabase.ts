@@ -16,8 +16,11 @@ export interface HookDatabase {
   readonly sessions: SqliteHookSessionStore;
   /** Writes a nudge or stop entry on the same connection (inside the session's transaction). */
   record(entry: ContextEntryInput): void;
-  /** Closes the connection. */
-  close(): void;
+  /**
+   * Done with the connection: closes it.
+   * @param failed - the call failed on it (a pooled connection is then dropped, not kept).
+   */
+  close(failed?: boolean): void;
 }
 
 /** A hook call never retries a busy database: it waits `busy_timeout`, then fails open. */

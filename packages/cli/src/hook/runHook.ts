@@ -4,6 +4,7 @@ import { boundedResult } from './boundedResult.js';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
+import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
 
@@ -95,13 +96,14 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
  * `.loopguard/hook.log` and answered with silence.
  * @param text - the event's JSON text.
  * @param context - the environment the CLI gave the call (its project directory variables), the
- *   working directory (the log's place before the event names the project), the clock.
+ *   working directory (the log's place before the event names the project), the clock, and how
+ *   the project's database is opened (see `guardProject`).
  * @example await answerHookEvent('claude', '{"hook_event_name":"PostToolUse",...}', { env: process.env, cwd: process.cwd() });
  */
 export async function answerHookEvent(
   agent: string,
   text: string,
-  context: Pick<HookIo, 'env' | 'cwd' | 'now'>,
+  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase },
 ): Promise<string> {
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
@@ -118,7 +120,7 @@ export async function answerHookEvent(
     }
     event = bounded(dialect.parse(payload, context.env));
     projectDir = event.projectDir;
-    const reply = await guardProject(dialect.agent, event, now);
+    const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
     return dialect.render(event, reply);
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { MAX_EVENT_BYTES, readBounded } from '../hook/readBounded.js';
 import { answerHookEvent } from '../hook/runHook.js';
+import { HookDatabasePool } from './HookDatabasePool.js';
 import type { ResidentConfig } from './residentConfig.js';
 
 /** A Claude Code session the resident process guards, as its `SessionStart` hook registered it. */
@@ -49,6 +50,7 @@ export interface ResidentServerOptions {
  */
 export class ResidentServer {
   private readonly sessions = new Map<string, ResidentSession>();
+  private readonly databases = new HookDatabasePool();
   private readonly server: Server;
   private readonly token: Buffer;
   private timer: NodeJS.Timeout | undefined;
@@ -90,7 +92,10 @@ export class ResidentServer {
     clearInterval(this.timer);
     this.timer = undefined;
     this.options.log(`${reason}; exiting`);
-    this.server.close(() => this.resolveClosed());
+    this.server.close(() => {
+      this.databases.closeAll();
+      this.resolveClosed();
+    });
     this.server.closeAllConnections();
     return this.closed;
   }
@@ -156,6 +161,7 @@ export class ResidentServer {
     return answerHookEvent('claude', body, {
       env: { CLAUDE_PROJECT_DIR: session?.projectDir ?? '' },
       cwd: session?.projectDir ?? process.cwd(),
+      openDatabase: this.databases.open,
       ...(this.options.now === undefined ? {} : { now: this.options.now }),
     });
   }

@@ -20,8 +20,8 @@ export interface ProbeRun {
   fullWrite: boolean;
   /** The probe's normalised result: an ordered hash of its output's line fingerprints and its failure flag. */
   result: number;
-  /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}. */
-  outputPaths: string[];
+  /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
+  outputPaths: () => string[];
 }
 
 /** One probe's latest result and how long it has stayed the same. */
@@ -46,7 +46,7 @@ export interface ProbeRecord {
   novelAtLast: number;
   /** Evidence of the streak's runs: the first and the newest two. */
   runs: StepEvidence[];
-  /** Source paths the latest result names. */
+  /** Source paths the latest repeated result names (read only once the result repeats). */
   outputPaths: string[];
 }
 
@@ -152,7 +152,7 @@ export class ProbeLedger implements SnapshotPart {
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), shown];
-      previous.outputPaths = run.outputPaths;
+      previous.outputPaths = run.outputPaths();
       this.touch(key, previous);
       this.latest = { record: previous, changesSincePrevious, changed: false, learned: false, staleRound };
       return this.latest;
@@ -170,7 +170,7 @@ export class ProbeLedger implements SnapshotPart {
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
       runs: [shown],
-      outputPaths: run.outputPaths,
+      outputPaths: [],
     };
     this.touch(key, record);
     this.latest = {

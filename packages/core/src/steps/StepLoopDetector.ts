@@ -6,7 +6,7 @@ import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
 import type { StateMachine } from '../storage/ports.js';
-import { classifyAction, commandTextOf } from './actionKind.js';
+import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
@@ -86,6 +86,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
+  /** What each recent action does (a cache: the same answers without it); never changed by its readers. */
+  private readonly kindMemo = new KeyMemo<ActionKind>(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
 
@@ -215,7 +217,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
-        const key = this.actionMemo.get(`${valid.tool}\u0000${text}`, () => actionKey(valid.tool, text));
+        const memoKey = `${valid.tool}\u0000${text}`;
+        const key = this.actionMemo.get(memoKey, () => actionKey(valid.tool, text));
         const closed = this.closePending(index, key);
         this.pending = {
           step: index,
@@ -223,7 +226,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           text,
           key,
           exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
-          kind: classifyAction(valid.tool, valid.input),
+          kind: this.kindMemo.get(memoKey, () => classifyAction(valid.tool, valid.input)),
         };
         return closed ?? this.continueAt(index);
       }

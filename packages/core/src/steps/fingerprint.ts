@@ -45,6 +45,7 @@ export interface Fingerprint {
   /**
    * An order-sensitive hash of every line with only noise masked (see `TokenCursor.exact`): what a
    * probe's result is compared on, so that `12 failed` → `9 failed` or `key: 0` → `key: 1` is a change.
+   * Computed only when asked for (`withResult`); 0 otherwise.
    */
   result: number;
 }
@@ -105,11 +106,11 @@ export function fingerprintedText(output: string): string {
 /**
  * The fingerprint of an output: its first {@link OUTPUT_HEAD} and last {@link OUTPUT_TAIL}
  * characters, line by line, digits left out, and (in a reply of at most {@link ECHO_MAX_LINES}
- * lines) the tokens of `echo` masked.
+ * lines) the tokens of `echo` masked; with `withResult`, also {@link Fingerprint.result} (a probe's output).
  * @example fingerprint('a.py:12 failed', new Set()).key === fingerprint('a.py:40 failed', new Set()).key; // true
  * @example fingerprint('count=1', new Set()).key === fingerprint('count=2', new Set()).key; // false
  */
-export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerprint {
+export function fingerprint(output: string, echo: ReadonlySet<number>, withResult = false): Fingerprint {
   const long = output.length > OUTPUT_HEAD + OUTPUT_TAIL;
   const maskEcho = masksEcho(output, echo);
   const seenLines = SCRATCH_LINES;
@@ -145,8 +146,10 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         const echoed = maskEcho && echo.has(raw);
         // A run of echoed words is one placeholder: a search of two words and one of three say the same.
         if (!(echoed && lastEchoed)) {
-          const exact = cursor.exact === 0 ? DIGITS_ONLY : cursor.exact;
-          exactLine = Math.imul(exactLine ^ (echoed ? ECHOED : exact), FNV_PRIME);
+          if (withResult) {
+            const exact = cursor.exact === 0 ? DIGITS_ONLY : cursor.exact;
+            exactLine = Math.imul(exactLine ^ (echoed ? ECHOED : exact), FNV_PRIME);
+          }
           line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
           shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
         }
@@ -158,7 +161,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
         continue;
       }
       if (tokens > 0) {
-        result = mix32(Math.imul(result, 31) + exactLine);
+        if (withResult) result = mix32(Math.imul(result, 31) + exactLine);
         const hash = mix32(ownTokens > 0 ? line : plainLine);
         if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
           seenLines.add(hash);
@@ -182,7 +185,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>): Fingerpr
       lastEchoed = false;
     }
   }
-  return { lines, shapes, key, duplicates, result: result >>> 0 };
+  return { lines, shapes, key, duplicates, result: withResult ? result >>> 0 || 1 : 0 };
 }
 
 /**

@@ -90,14 +90,14 @@ export function messageKey(text: string): string {
  * A bounded memo for a key function: a long run that repeats itself (the case loop detection is
  * for) normalises each distinct text once. Cleared when full, so memory stays bounded.
  */
-export class KeyMemo {
-  private readonly entries = new Map<string, string>();
+export class KeyMemo<V = string> {
+  private readonly entries = new Map<string, V>();
 
   /** @param capacity - most texts remembered before the memo is cleared. */
   constructor(private readonly capacity: number) {}
 
   /** The memoised `compute(text)`. */
-  get(text: string, compute: (text: string) => string): string {
+  get(text: string, compute: (text: string) => V): V {
     const hit = this.entries.get(text);
     if (hit !== undefined) return hit;
     const key = compute(text);

@@ -70,7 +70,11 @@ export class TurnReader {
     if (output !== undefined) {
       if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
       const echo = action?.echo ?? EMPTY_ECHO;
-      const print = this.fingerprintOf(output, echo);
+      const print = this.fingerprintOf(
+        output,
+        echo,
+        action?.kind.probe !== undefined && action.kind.probe !== '',
+      );
       outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
@@ -110,12 +114,12 @@ export class TurnReader {
   }
 
   /** `fingerprint(output, echo)`, remembered for the repeated outputs of a loop. */
-  private fingerprintOf(output: string, echo: ReadonlySet<number>): Fingerprint {
-    if (masksEcho(output, echo)) return fingerprint(output, echo);
+  private fingerprintOf(output: string, echo: ReadonlySet<number>, withResult: boolean): Fingerprint {
+    if (masksEcho(output, echo)) return fingerprint(output, echo, withResult);
     const text = fingerprintedText(output);
     let print = this.prints.get(text);
-    if (print === undefined) {
-      print = fingerprint(text, echo);
+    if (print === undefined || (withResult && print.result === 0)) {
+      print = fingerprint(text, echo, withResult);
       if (this.prints.size >= FINGERPRINT_MEMO) this.prints.clear();
       this.prints.set(text, print);
     }
@@ -158,7 +162,7 @@ function probeRunOf(
     paths,
     fullWrite: action.kind.fullWrite === true,
     result,
-    outputPaths: ran ? sourcePaths(output as string) : [],
+    outputPaths: () => (ran ? sourcePaths(output as string) : []),
   };
 }
 

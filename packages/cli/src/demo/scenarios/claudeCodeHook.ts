@@ -8,8 +8,10 @@ import { execa } from 'execa';
 import type { DemoContext, DemoScenario } from '../DemoContext.js';
 import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
 
-/** The built CLI: each event goes through the public `loopguard hook claude`, as Claude Code runs it. */
-/** The built command, from `src/` (the CLI run in-process by the tests) and from `dist/` alike. */
+/**
+ * The built command, from `src/` (the CLI run in-process by the tests) and from `dist/` alike: each
+ * event goes through the public `loopguard hook claude`, as Claude Code runs it.
+ */
 const BIN = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
 
 /** One recorded hook event, as much of it as the narration shows. */

@@ -1,0 +1,83 @@
+// One hook call whose tool result is 50 MB (issue 26, item 6): its wall time and the hook process's
+// peak memory (maxRSS), against the floor of reading and parsing the same event in a bare node
+// process, in the same run. The hook cuts the result to its head, tail and a fingerprint before the
+// detector sees it (boundedResult.ts), and refuses events over 64 MiB unparsed.
+// Run: pnpm run build && node scripts/bench-hook-large.mjs [MB] [calls]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MB = Number(process.argv[2] ?? 50);
+const CALLS = Number(process.argv[3] ?? 5);
+const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-large-'));
+const rss = join(work, 'rss.cjs');
+writeFileSync(
+  rss,
+  "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
+);
+const floor = join(work, 'floor.cjs');
+writeFileSync(
+  floor,
+  "const c = []; process.stdin.on('data', (d) => c.push(d)).on('end', () => JSON.parse(Buffer.concat(c).toString('utf8')));\n",
+);
+
+const line = 'a line of a very long build log, with a counter: ';
+const output = (n) => {
+  const lines = [];
+  let size = 0;
+  for (let i = 0; size < MB * 1024 * 1024; i++) {
+    const text = `${line}${i % 1000}\n`;
+    lines.push(text);
+    size += text.length;
+  }
+  return `${lines.join('')}run ${n}`;
+};
+const event = (n) =>
+  JSON.stringify({
+    session_id: 'large',
+    cwd: work,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'make 2>&1' },
+    tool_response: { stdout: output(n), stderr: '', interrupted: false },
+  });
+
+const variants = {
+  'read and JSON.parse only (floor)': [floor],
+  'loopguard hook claude': [bin, 'hook', 'claude'],
+};
+const results = Object.fromEntries(Object.keys(variants).map((name) => [name, { ms: [], rss: [] }]));
+for (let n = 0; n < CALLS; n++) {
+  const input = event(n);
+  for (const [name, args] of Object.entries(variants)) {
+    const start = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, ['--require', rss, ...args], {
+      cwd: work,
+      input,
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024,
+    });
+    results[name].ms.push(Number(process.hrtime.bigint() - start) / 1e6);
+    results[name].rss.push(Number(/maxRSS (\d+)/.exec(run.stderr)?.[1] ?? Number.NaN) / 1024);
+    if (run.status !== 0) throw new Error(`${name}: exit ${run.status}: ${run.stderr}`);
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(
+      ' ',
+    )}; a ${MB} MB tool result (${(event(0).length / 1e6).toFixed(1)} MB event), ${CALLS} calls each, interleaved\n`,
+);
+console.log('| variant | median ms | max ms | median peak RSS MB |');
+console.log('| --- | --- | --- | --- |');
+for (const [name, { ms, rss: mem }] of Object.entries(results))
+  console.log(
+    `| ${name} | ${median(ms).toFixed(0)} | ${Math.max(...ms).toFixed(0)} | ${median(mem).toFixed(0)} |`,
+  );
+rmSync(work, { recursive: true, force: true });
