@@ -12,7 +12,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { random, sessionLines } from './lib/syntheticTranscripts.mjs';
+import { seededRandom } from './bench/injectLoops.mjs';
+import { sessionLines } from './lib/syntheticTranscripts.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const [mode, dir] = process.argv.slice(2);
@@ -55,7 +56,7 @@ const rounds = Number(process.argv[3] ?? 1);
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-scan-'));
 try {
   // write the transcripts: sessions of 150-450 calls in 20 projects, one in five looping
-  const next = random(42);
+  const next = seededRandom(42);
   let bytes = 0;
   let sessions = 0;
   const target = megabytes * 1024 * 1024;

@@ -6,12 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { seededRandom } from './bench/injectLoops.mjs';
 import { launchScreenshotBrowser } from './lib/screenshotBrowser.mjs';
-import { random, sessionLines } from './lib/syntheticTranscripts.mjs';
+import { sessionLines } from './lib/syntheticTranscripts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'loopguard-scan-shot-'));
-const next = random(7);
+const next = seededRandom(7);
 const projects = ['/home/dev/api-server', '/home/dev/web-app', '/home/dev/infra', '/home/dev/mobile'];
 const loops = ['make watch', 'npm test -- --watch=false', 'terraform plan', 'cargo build'];
 const start = Date.parse('2026-11-10T09:00:00Z');

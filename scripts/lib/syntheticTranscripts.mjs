@@ -1,21 +1,9 @@
 // Synthetic Claude Code transcripts (the record shapes Claude Code 2.1.330 writes: assistant replies
 // with usage, tool results, attachments and api-request records) for the scan benchmark and the
-// HTML report's screenshot. Deterministic: the same arguments give the same lines.
+// HTML report's screenshot. The arguments decide the shape; ids are random UUIDs.
 import { randomUUID } from 'node:crypto';
 
 const FILLER = 'x'.repeat(600);
-
-/** A small deterministic generator (mulberry32). */
-export function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The lines of one session: `calls` tool calls in `cwd` starting at `start` (ms); from call

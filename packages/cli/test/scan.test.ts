@@ -157,6 +157,15 @@ describe('loopguard scan: steps, waste and settings', () => {
     expect(report.totals.wastedTokens).toBeNull();
   });
 
+  it('lists the 25 worst sessions on the terminal and says how many more there are', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 30; i++) writeFileSync(join(dir, `s${i}.jsonl`), stepLines(4 + i));
+    const { out } = await scan([dir]);
+    expect(out.split('\n').filter((line) => / \| steps +\| /.test(line))).toHaveLength(25);
+    expect(out).toContain('… and 5 more (all of them: --json or --html)');
+    expect((await scanJson([dir])).sessions).toHaveLength(30);
+  });
+
   it('reports a nudge that came with no stop', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'steps.jsonl'), stepLines(3, ['ls']));

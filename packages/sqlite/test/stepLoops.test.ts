@@ -17,7 +17,8 @@ describe('step-level loops in SQLite', () => {
       runId: 'r1',
       clock: new ManualClock(T0),
     });
-    for (let i = 0; i < 3; i++) {
+    // the graded ladder (docs/step-detector.md): three failures of one class nudge, the fourth stops
+    for (let i = 0; i < 4; i++) {
       detector.observe({ type: 'action', tool: 'bash', input: 'pytest tests/test_dates.py' });
       detector.observe({
         type: 'observation',
@@ -38,14 +39,14 @@ describe('step-level loops in SQLite', () => {
         topic: 'loop_nudge',
         entry_type: 'learning',
         loop_type: 'same_error',
-        repeats: 2,
+        repeats: 3,
         related_tasks: '["T7"]',
       },
       {
         topic: 'loop_stop',
         entry_type: 'decision',
         loop_type: 'same_error',
-        repeats: 3,
+        repeats: 4,
         related_tasks: '["T7"]',
       },
     ]);

@@ -10,6 +10,8 @@ export interface ScannedLoop {
   kind: string;
   /** Step of the nudge. */
   nudgeStep: number;
+  /** The stop's kind, when the loop went on as another kind than the nudge's. */
+  stopKind?: string;
   /** Step where loopguard would have stopped the session; `null`: the loop got a nudge and no stop. */
   stopStep: number | null;
   /** The loop's last step: its last step the detector saw as part of it. */
@@ -33,7 +35,10 @@ interface OpenLoop {
   nudgeStep: number;
   stopStep: number | null;
   endStep: number;
+  /** The stop's verdict once there is one, else the nudge's. */
   verdict: StepVerdict;
+  /** The nudge's evidence. */
+  nudgeEvidence: StepVerdict['evidence'];
   wastedToolCalls: number;
   wastedTokens: number;
   /** Tool calls and tokens counted when the stop came. */
@@ -127,6 +132,7 @@ export class SessionScan {
         stopStep: null,
         endStep: index,
         verdict,
+        nudgeEvidence: verdict.evidence,
         wastedToolCalls: 0,
         wastedTokens: 0,
         callsAtStop: 0,
@@ -155,16 +161,22 @@ export class SessionScan {
   }
 
   private report(loop: OpenLoop): ScannedLoop {
-    const evidence = loop.verdict.evidence;
+    const stop = loop.verdict.evidence;
+    // the repeating tool call says more than a message said beside it (the stop may come from
+    // another rule than the nudge: then the nudge's tool call is the evidence)
+    const call = (evidence: StepVerdict['evidence']) =>
+      evidence.findLast((step) => step.action !== undefined);
+    const stopKind = String(loop.verdict.loopType);
     return {
       kind: loop.kind,
+      ...(loop.stopStep !== null && stopKind !== loop.kind ? { stopKind } : {}),
       nudgeStep: loop.nudgeStep,
       stopStep: loop.stopStep,
       endStep: loop.endStep,
       ended: this.lastActionStep > loop.endStep ? 'got_out' : 'session_end',
       wastedToolCalls: loop.wastedToolCalls,
       wastedTokens: loop.wastedTokens,
-      evidence: evidenceLine(evidence[evidence.length - 1]),
+      evidence: evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]),
       message: loop.verdict.message ?? '',
     };
   }

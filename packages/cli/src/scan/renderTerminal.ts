@@ -2,6 +2,9 @@ import { formatTable } from '../formatTable.js';
 import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
 
+/** Rows of each table at most: the worst ones; `--json` and `--html` have them all. */
+const MAX_ROWS = 25;
+
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** Waste in words: `7 calls, 1,204 tokens ($0.02)`. */
@@ -46,7 +49,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
   if (totals.problems > 0) out.push(`${count(totals.problems)} files skipped or read in part (see stderr).`);
   const looped = report.sessions.filter((session) => session.loops.some(isStopped));
   if (looped.length > 0) {
-    const rows = looped.map((session) => {
+    const rows = looped.slice(0, MAX_ROWS).map((session) => {
       const waste = sessionWaste(session);
       const worst = [...session.loops]
         .filter(isStopped)
@@ -64,10 +67,12 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       '',
       formatTable(['project', 'date', 'agent', 'kind', 'wasted after the stop', 'evidence'], rows),
     );
+    if (looped.length > MAX_ROWS)
+      out.push(`… and ${count(looped.length - MAX_ROWS)} more (all of them: --json or --html)`);
   }
   const nudged = report.sessions.filter((session) => session.loops.some((loop) => !isStopped(loop)));
   if (nudged.length > 0) {
-    const rows = nudged.flatMap((session) =>
+    const all = nudged.flatMap((session) =>
       session.loops
         .filter((loop) => !isStopped(loop))
         .map((loop) => [
@@ -82,8 +87,10 @@ export function renderTerminal(report: ScanReport, price?: number): string {
     out.push(
       '',
       'Nudged, never stopped:',
-      formatTable(['project', 'date', 'agent', 'kind', 'nudge step', 'evidence'], rows),
+      formatTable(['project', 'date', 'agent', 'kind', 'nudge step', 'evidence'], all.slice(0, MAX_ROWS)),
     );
+    if (all.length > MAX_ROWS)
+      out.push(`… and ${count(all.length - MAX_ROWS)} more (all of them: --json or --html)`);
   }
   if (looped.length > 0)
     out.push('', 'Files and steps: loopguard scan --json. How to act on this: docs/scan.md.');
