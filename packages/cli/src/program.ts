@@ -4,15 +4,16 @@ import type { CliIo } from './cliIo.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerRecoveriesCommand } from './commands/recoveries.js';
 import { registerResetCommand } from './commands/reset.js';
-import { registerResidentCommand } from './commands/resident.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
 import { registerScanCommand } from './commands/scan.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerUninstallCommand } from './commands/uninstall.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -40,7 +41,8 @@ export function createProgram(io: CliIo): Command {
   registerRecoveriesCommand(program, io);
   registerHookCommand(program, io);
   registerInitCommand(program, io);
-  registerResidentCommand(program, io);
+  registerMcpCommand(program, io);
+  registerUninstallCommand(program, io);
   registerScanCommand(program, io);
   return program;
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -16,23 +17,25 @@ beforeAll(async () => {
 }, 900_000);
 
 /**
- * How the hooks are installed: `command` (`init claude --project`: a node process per call) or
- * `resident` (`init claude --resident`: http hooks to the user's resident process, in the user's
- * settings file of a temporary HOME).
+ * How the hooks are installed, in the project's settings: `mcp` (`init claude`: the fast path,
+ * `mcp_tool` hooks of loopguard's MCP server, which Claude Code starts from the temporary HOME's
+ * `.claude.json`) or `command` (`init claude --command-hooks`: a node process per call).
  */
-type Mode = 'command' | 'resident';
+type Mode = 'command' | 'mcp';
 
 /** Runs `claude -p` in a fresh repository with loopguard's hooks; returns what the model received. */
-async function claudeWithHooks(script: (turn: number) => ScriptedTurn, mode: Mode = 'command') {
+async function claudeWithHooks(
+  script: (turn: number) => ScriptedTurn,
+  mode: Mode = 'command',
+  initArgs: string[] = [],
+) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
-  const init = await loopguard(dir, ['init', 'claude', mode === 'resident' ? '--resident' : '--project'], {
-    HOME: home,
-  });
+  const modeArgs = mode === 'command' ? ['--command-hooks'] : [];
+  const init = await loopguard(dir, ['init', 'claude', ...modeArgs, ...initArgs], { HOME: home });
   expect(init.code, init.stderr).toBe(0);
   // the CLI runs entries that carry loopguard's marker (an extra key in the hook entry)
-  const settings =
-    mode === 'resident' ? join(home, '.claude', 'settings.json') : join(dir, '.claude', 'settings.json');
+  const settings = join(dir, '.claude', 'settings.json');
   expect(readFileSync(settings, 'utf8')).toContain('"loopguard": {');
   const api = await startFakeAnthropicApi(script);
   try {
@@ -76,8 +79,6 @@ async function claudeWithHooks(script: (turn: number) => ScriptedTurn, mode: Mod
     };
   } finally {
     await api.close();
-    // The resident exits by itself once Claude Code is gone; the test does not wait for that.
-    if (mode === 'resident') await loopguard(dir, ['resident', 'stop'], { HOME: home });
   }
 }
 
@@ -86,7 +87,7 @@ const failing: ScriptedTurn = {
   input: { command: 'cat missing.txt', description: 'Read the file' },
 };
 
-describe.each<Mode>(['command', 'resident'])(
+describe.each<Mode>(['command', 'mcp'])(
   'loopguard hook with a real Claude Code (offline), %s mode',
   (mode) => {
     it('nudges a model that runs the same failing command (the nudge is in its next request), then denies the repeat and ends the session', async () => {
@@ -159,35 +160,57 @@ describe.each<Mode>(['command', 'resident'])(
   },
 );
 
-describe('the resident process with a real Claude Code (offline)', () => {
-  it('lets the session complete unguarded when the resident process is killed mid-session (fail open)', async () => {
-    // The model's first command kills the resident process (SIGKILL, its pid from its own /health).
-    const kill =
-      "node -e \"const c = require(process.env.HOME + '/.loopguard/resident.json'); fetch('http://127.0.0.1:' + c.port + '/health', { headers: { authorization: 'Bearer ' + c.token } }).then((r) => r.json()).then((h) => process.kill(h.pid, 'SIGKILL'))\"";
+describe('the fast path (MCP server) with a real Claude Code (offline)', () => {
+  it('gives a squatter on the old resident port nothing, and the model calling the hook tool itself is refused', async () => {
+    // A process listening where the old http hooks posted, as a local attacker would.
+    const connections: string[] = [];
+    const squatter = createServer((socket) => {
+      socket.on('data', (data) => connections.push(String(data)));
+      socket.end();
+    });
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const { port } = squatter.address() as AddressInfo;
     const script = (turn: number): ScriptedTurn =>
       turn === 0
-        ? { tool: 'Bash', input: { command: kill, description: 'Kill the resident' } }
-        : turn < 6
-          ? failing
-          : { text: 'Done anyway.' };
-    const { dir, home, result, resultLine, received } = await claudeWithHooks(script, 'resident');
+        ? {
+            tool: 'mcp__loopguard__hook',
+            input: { hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: 'forged', cwd: '/' },
+          }
+        : failing;
+    try {
+      const { dir, home, result, resultLine, received } = await claudeWithHooks(script, 'mcp');
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // the model's own call of loopguard's tool was refused before it ran
+      expect(received[1]).toContain("mcp__loopguard__hook is loopguard's hook");
+      // loopguard's decisions stand: nudged, then the repeat denied and the session ended
+      const nudged = received.findIndex((r) => r.includes('Loop detected'));
+      expect(nudged).toBeGreaterThan(1);
+      expect(received).toHaveLength(nudged + 1);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+      // nothing reached the port, and no file holds a port, a URL or a secret a listener could use
+      expect(connections).toEqual([]);
+      for (const file of [join(dir, '.claude', 'settings.json'), join(home, '.claude.json')]) {
+        const text = readFileSync(file, 'utf8');
+        expect(text).not.toMatch(/127\.0\.0\.1|Authorization|Bearer|"url"/);
+        expect(text).not.toContain(String(port));
+      }
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  }, 600_000);
+
+  it('lets the session complete unguarded when loopguard is gone (fail open)', async () => {
+    // the MCP server's command points at nothing, as after removing loopguard's files
+    const script = (turn: number): ScriptedTurn => (turn < 5 ? failing : { text: 'Done anyway.' });
+    const { dir, result, resultLine, received } = await claudeWithHooks(script, 'mcp', [
+      '--command',
+      '/nonexistent/loopguard',
+    ]);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(resultLine).toMatchObject({ subtype: 'success', result: 'Done anyway.' });
-    // five identical failures, never nudged nor stopped: nothing answered the hooks
-    expect(received).toHaveLength(7);
+    expect(received).toHaveLength(6);
     expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
-    // What Claude Code 2.1.330 does when an http hook cannot connect (docs/hooks.md): a warning
-    // event for each unchecked tool call, a notification for the Stop hook, a line on stderr, and
-    // the session goes on.
-    expect(String(result.stdout)).toContain('"tag":"hook_no_verdict"');
-    expect(String(result.stdout)).toContain('"key":"stop-hook-error"');
-    expect(String(result.stderr)).toMatch(
-      /SessionEnd hook \[http:\/\/127\.0\.0\.1:\d+\/hook\/claude\] failed: connect ECONNREFUSED/,
-    );
-    // the only event answered before the kill was the kill's PreToolUse, which writes nothing
-    expect(hookState(dir).sessions).toEqual([]);
-    expect(readFileSync(join(home, '.loopguard', 'resident.log'), 'utf8')).toMatch(
-      /listening on 127\.0\.0\.1:/,
-    );
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   }, 600_000);
 });

@@ -1,4 +1,5 @@
 import {
+  callIdOf,
   contextFor,
   eventObject,
   type HookDialect,
@@ -44,6 +45,7 @@ export const claudeHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
+      ...callIdOf(event, 'tool_use_id'),
     };
     switch (eventName) {
       case 'PreToolUse':

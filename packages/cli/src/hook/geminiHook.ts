@@ -1,4 +1,5 @@
 import {
+  callIdOf,
   contextFor,
   eventObject,
   type HookDialect,
@@ -51,6 +52,7 @@ export const geminiHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'),
       eventName,
+      ...callIdOf(event, 'timestamp'),
     };
     switch (eventName) {
       case 'BeforeTool':

@@ -8,7 +8,7 @@ import { noopLogger } from './noopLogger.js';
  * Guards one event in its project: reads the `hook` section of the project's configuration, opens
  * `.loopguard/state.db` (created on first use; a lock held past `lockTimeoutMs` is an error, not a
  * wait), and runs {@link guardSession} in one transaction with the nudge or stop entry it records.
- * @param open - how the database is opened: once per call by default; the resident process keeps
+ * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @throws on any failure: the caller fails open.
  */

@@ -11,6 +11,8 @@ import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 
 /** Most recent actions whose last result is kept to recognise a repeat before it runs. */
 export const MAX_LAST_RESULTS = 16;
+/** Most recent events remembered by call (see {@link HookEvent.callId}) to count a hook installed twice once. */
+export const MAX_SEEN_CALLS = 64;
 /** Longest result kept per action (a longer one is kept cut; its repeat is then only caught after it runs). */
 const MAX_KEPT_OUTPUT = 16_384;
 
@@ -50,13 +52,18 @@ export function guardSession(
   context: GuardContext,
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
-  const lastResults = session === null ? [] : parseLastResults(session.lastResults);
+  const { results: lastResults, seen } = parseMemory(session?.lastResults);
+  const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
+  // The same event through a second hook entry (installed twice): answered once, counted once.
+  if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
   const last =
     event.kind === 'before_tool'
       ? lastResults.find((r) => r.key === keyOf(event.tool, event.input))
       : undefined;
-  // Most calls are not repeats: they are answered without restoring the detector.
+  // Most calls are not repeats: they are answered without restoring the detector (nor writing:
+  // a second hook entry's copy of such a call is silent too).
   if (event.kind === 'before_tool' && last === undefined) return { result: { kind: 'silent' } };
+  if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
@@ -104,7 +111,7 @@ export function guardSession(
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
       snapshot: JSON.stringify(detector.snapshot()),
-      lastResults: JSON.stringify(lastResults),
+      lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
       steps: detector.stepCount,
       enabled: true,
       ...counts,
@@ -131,18 +138,42 @@ function restoreDetector(
   }
 }
 
-/** The stored last results; what is not such a list (a row edited by hand) counts as none. */
-function parseLastResults(text: string): LastResult[] {
+/** What a session remembers besides its detector (the `last_results` column). */
+interface Memory {
+  /** The last result of the most recent actions, newest first. */
+  results: LastResult[];
+  /** The most recent events answered, as `<eventName>:<callId>`, newest first. */
+  seen: string[];
+}
+
+/**
+ * The stored memory: `{ results, seen }`, or a list of results (written before `seen` existed);
+ * what is neither (a row edited by hand) counts as nothing remembered.
+ */
+function parseMemory(text: string | undefined): Memory {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
+    parsed = JSON.parse(text ?? '[]');
+  } catch {
+    return { results: [], seen: [] };
+  }
+  const { results, seen } = (Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})) as {
+    results?: unknown;
+    seen?: unknown;
+  };
+  return {
+    results: (Array.isArray(results) ? results : []).filter(
       (r): r is LastResult =>
         typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
-    );
-  } catch {
-    return [];
-  }
+    ),
+    seen: (Array.isArray(seen) ? seen : []).filter((c): c is string => typeof c === 'string'),
+  };
+}
+
+/** Puts `item` first in `list`, dropping the oldest beyond `max`. */
+function remember(list: string[], item: string, max: number): void {
+  list.unshift(item);
+  list.length = Math.min(list.length, max);
 }
 
 /** The detector's identity of an action: the same normalised text means the same action. */

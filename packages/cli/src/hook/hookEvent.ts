@@ -10,6 +10,13 @@ interface HookEventBase {
   projectDir: string;
   /** The CLI's name for the event (`PreToolUse`, `AfterTool`, ...), echoed in replies. */
   eventName: string;
+  /**
+   * What identifies this one event of this one call, the same for every hook the CLI runs on it
+   * (Claude Code's `tool_use_id`; Gemini CLI 0.61, which names no call, stamps each event once:
+   * its `timestamp`). A second event with the same `eventName` and `callId` is a hook installed
+   * twice, and is not counted again. Absent: the event is never taken for a repeat.
+   */
+  callId?: string;
 }
 
 /**
@@ -129,4 +136,14 @@ export function contextFor(
   message: string,
 ): { hookEventName: string; additionalContext: string } {
   return { hookEventName: eventName, additionalContext: message };
+}
+
+/**
+ * The event's optional string field `name` as {@link HookEvent.callId}: `{ callId }`, or `{}` when
+ * the event has none.
+ * @example callIdOf({ tool_use_id: 'toolu_1' }, 'tool_use_id'); // { callId: 'toolu_1' }
+ */
+export function callIdOf(event: Record<string, unknown>, name: string): { callId?: string } {
+  const value = event[name];
+  return typeof value === 'string' && value !== '' ? { callId: value } : {};
 }

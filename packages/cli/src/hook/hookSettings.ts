@@ -12,9 +12,10 @@ export const MARKER_KEY = 'loopguard';
 
 /**
  * What `--remove` takes out with the entry once it is left empty: only the entry (and its group),
- * also the event's list (init added the list), or also the `hooks` object (init added it).
+ * also the event's list (init added the list), also the `hooks` object (init added it), or the
+ * whole file (init made it: `--remove` leaves no `{}` where there was no file).
  */
-export type Owned = 'entry' | 'list' | 'hooks';
+export type Owned = 'entry' | 'list' | 'hooks' | 'file';
 
 /** The marker of an entry: `{"owns": "entry" | "list" | "hooks"}` under {@link MARKER_KEY}. */
 export interface Marker {
@@ -78,7 +79,7 @@ export function markerOf(entry: Node): Marker | undefined {
   const marker = memberValue(entry, MARKER_KEY);
   if (marker?.type !== 'object') return undefined;
   const owns = memberValue(marker, 'owns')?.value;
-  return { owns: owns === 'list' || owns === 'hooks' ? owns : 'entry' };
+  return { owns: owns === 'list' || owns === 'hooks' || owns === 'file' ? owns : 'entry' };
 }
 
 /**
@@ -87,7 +88,11 @@ export function markerOf(entry: Node): Marker | undefined {
  * again changes nothing. Only loopguard's entries (and what they own) change.
  * @throws InvalidSettingsError when `hooks` is not an object, or a planned event's value not a list
  */
-export function installHooks(settings: SettingsText, plan: readonly PlannedEntry[]): SettingsText {
+export function installHooks(
+  settings: SettingsText,
+  plan: readonly PlannedEntry[],
+  newFile = false,
+): SettingsText {
   const hooksNode = memberValue(settings.json.root, 'hooks');
   if (hooksNode !== undefined && hooksNode.type !== 'object') {
     throw new InvalidSettingsError('"hooks" must be an object');
@@ -101,7 +106,8 @@ export function installHooks(settings: SettingsText, plan: readonly PlannedEntry
   const planned = new Set(plan.map(({ event }) => event));
   let next = removeOurs(settings, (event) => !planned.has(event), true);
   if (memberValue(next.json.root, 'hooks') === undefined) {
-    const hooks = Object.fromEntries(plan.map((item) => [item.event, [groupOf(item, 'hooks')]]));
+    const owns = newFile ? 'file' : 'hooks';
+    const hooks = Object.fromEntries(plan.map((item) => [item.event, [groupOf(item, owns)]]));
     return withText(next, appendProperty(next.json, next.json.root, 'hooks', hooks));
   }
   for (const item of plan) {
@@ -132,9 +138,51 @@ export function removeHooks(settings: SettingsText): SettingsText {
   return removeOurs(settings, () => true, true);
 }
 
+/** Whether an entry of loopguard's says that `init` made the file (see {@link Owned}). */
+export function ownsFile(settings: SettingsText): boolean {
+  return eventLists(settings).some(([, list]) => oursIn(list).some(({ marker }) => marker.owns === 'file'));
+}
+
 /** Whether `settings` holds any entry of loopguard's. */
 export function hasHooks(settings: SettingsText): boolean {
   return eventLists(settings).some(([, list]) => oursIn(list).length > 0);
+}
+
+/**
+ * What runs loopguard without its marker (written by hand, or before the marker existed): a
+ * `command` entry running `loopguard ... hook claude|gemini` (or a clone's `bin.js`), an `mcp_tool`
+ * entry of the `loopguard` server, an `http` entry of the old resident process. Each is named by
+ * its command, server or URL.
+ */
+export function strayHooks(settings: SettingsText): string[] {
+  return eventLists(settings).flatMap(([event, list]) =>
+    oursIn(list, strayMarker).map(({ entry }) => `${event}: ${describe(entry)}`),
+  );
+}
+
+/** `settings` without the entries {@link strayHooks} names (their empty groups go too). */
+export function removeStrayHooks(settings: SettingsText): SettingsText {
+  return removeOurs(settings, () => true, false, strayMarker);
+}
+
+function strayMarker(entry: Node): Marker | undefined {
+  if (entry.type !== 'object' || markerOf(entry) !== undefined) return undefined;
+  const text = (key: string) => {
+    const value = memberValue(entry, key)?.value;
+    return typeof value === 'string' ? value : '';
+  };
+  const stray =
+    (text('type') === 'command' &&
+      /loopguard|bin\.js/.test(text('command')) &&
+      /\bhook\s+'?(claude|gemini)\b/.test(text('command'))) ||
+    (text('type') === 'mcp_tool' && text('server') === 'loopguard') ||
+    (text('type') === 'http' && /^http:\/\/127\.0\.0\.1:\d+\/hook\/claude$/.test(text('url')));
+  return stray ? { owns: 'entry' } : undefined;
+}
+
+function describe(entry: Node): string {
+  const value = (key: string) => memberValue(entry, key)?.value;
+  return String(value('command') ?? value('url') ?? `${value('server')}/${value('tool')}`);
 }
 
 interface OurEntry {
@@ -158,12 +206,12 @@ function eventLists(settings: SettingsText): Array<[event: string, list: Node]> 
   });
 }
 
-function oursIn(list: Node): OurEntry[] {
+function oursIn(list: Node, marked: (entry: Node) => Marker | undefined = markerOf): OurEntry[] {
   return membersOf(list).flatMap((group) => {
     const entries = memberValue(group, 'hooks');
     if (entries?.type !== 'array') return [];
     return membersOf(entries).flatMap((entry) => {
-      const marker = markerOf(entry);
+      const marker = marked(entry);
       return marker === undefined ? [] : [{ marker, entry, group, entries }];
     });
   });
@@ -174,16 +222,17 @@ function removeOurs(
   settings: SettingsText,
   which: (event: string) => boolean,
   dropOwned: boolean,
+  marked: (entry: Node) => Marker | undefined = markerOf,
 ): SettingsText {
   let next = settings;
   let ownsHooks = false;
   for (;;) {
     const found = eventLists(next)
       .filter(([event]) => which(event))
-      .flatMap(([event, list]) => oursIn(list).map((ours) => ({ event, list, ours })))[0];
+      .flatMap(([event, list]) => oursIn(list, marked).map((ours) => ({ event, list, ours })))[0];
     if (found === undefined) break;
     const { list, ours } = found;
-    ownsHooks ||= ours.marker.owns === 'hooks';
+    ownsHooks ||= ours.marker.owns === 'hooks' || ours.marker.owns === 'file';
     const lastOfGroup = membersOf(ours.entries).length === 1;
     const lastOfList = lastOfGroup && membersOf(list).length === 1;
     const dropList = dropOwned && lastOfList && ours.marker.owns !== 'entry';

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
@@ -58,13 +58,7 @@ const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: gemi
 export async function runHook(agent: string, io: HookIo): Promise<0> {
   if (io.env[HOOK_SWITCH_ENV] === 'off') return 0;
   const fail = (error: unknown) =>
-    logFailure(
-      io.env.CLAUDE_PROJECT_DIR || io.env.GEMINI_PROJECT_DIR || io.cwd,
-      agent,
-      undefined,
-      error,
-      (io.now ?? Date.now)(),
-    );
+    logFailure(projectDirOfContext(io), agent, undefined, error, (io.now ?? Date.now)());
   const deadlineMs = hookDeadlineMs(io.env);
   const deadline =
     io.exit === undefined
@@ -92,40 +86,68 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
 
 /**
  * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
- * for the resident process alike. Never throws: a failure is logged to the project's
+ * for the MCP server alike. Never throws: a failure is logged to the project's
  * `.loopguard/hook.log` and answered with silence.
  * @param text - the event's JSON text.
  * @param context - the environment the CLI gave the call (its project directory variables), the
- *   working directory (the log's place before the event names the project), the clock, and how
- *   the project's database is opened (see `guardProject`).
+ *   working directory (the log's place before the event names the project; `''`: none, nothing is
+ *   logged), the clock, and how the project's database is opened (see `guardProject`).
  * @example await answerHookEvent('claude', '{"hook_event_name":"PostToolUse",...}', { env: process.env, cwd: process.cwd() });
  */
-export async function answerHookEvent(
+export async function answerHookEvent(agent: string, text: string, context: AnswerContext): Promise<string> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    const error = new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    logFailure(projectDirOfContext(context), agent, undefined, error, (context.now ?? Date.now)());
+    return '';
+  }
+  return answerHookPayload(agent, payload, context);
+}
+
+/** What {@link answerHookEvent} and {@link answerHookPayload} need besides the event. */
+export type AnswerContext = Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase };
+
+/**
+ * {@link answerHookEvent} for an event already parsed. The reply only ever adds context, refuses a
+ * call or ends the session: whatever a bug would make of it, it never answers `allow` (see
+ * {@link withoutAllow}).
+ */
+export async function answerHookPayload(
   agent: string,
-  text: string,
-  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase },
+  payload: unknown,
+  context: AnswerContext,
 ): Promise<string> {
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
-  let projectDir = context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
+  let projectDir = projectDirOfContext(context);
   try {
     const dialect = DIALECTS[agent];
     if (dialect === undefined)
       throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      throw new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    }
     event = bounded(dialect.parse(payload, context.env));
+    if (!isAbsolute(event.projectDir))
+      throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
-    return dialect.render(event, reply);
+    return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
     return '';
   }
+}
+
+/**
+ * `reply` unless it would let a call run past the user's own permission prompt
+ * (`permissionDecision: "allow"`, `decision: "approve"` or `"allow"`): then silence.
+ */
+export function withoutAllow(reply: string): string {
+  return /"(?:permissionDecision|decision|behavior)":"(?:allow|approve)"/.test(reply) ? '' : reply;
+}
+
+function projectDirOfContext(context: Pick<HookIo, 'env' | 'cwd'>): string {
+  return context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
 }
 
 /** The event with its tool result or text cut to what the detector needs (see {@link boundedResult}). */
@@ -143,6 +165,8 @@ export function logFailure(
   error: unknown,
   at: number,
 ): void {
+  // No known project (the MCP server was given none): nowhere to log, never the working directory.
+  if (!isAbsolute(projectDir)) return;
   const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
   const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;

@@ -6,6 +6,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -15,7 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CliError } from '../CliError.js';
 
 /** A settings file as found on disk: where its bytes are, and its text when it exists. */
@@ -58,6 +59,7 @@ export function readSettingsFile(file: string, shown: (path: string) => string):
  * Writes `text` to the settings file found by {@link readSettingsFile}, atomically (a temporary file
  * renamed over it, with the old file's mode and owner), after copying the old file to a backup.
  * On any failure everything it made (the temporary file, the backup, a directory) is taken away.
+ * Only the newest backup is kept: the older ones of the same file go once the file is written.
  * @returns the backup's path, or `undefined` when there was no file to back up
  * @throws CliError (usage) naming the file and the reason when it cannot be written
  */
@@ -86,10 +88,34 @@ export function writeSettingsFile(
     }
     renameSync(temporary, target);
     made.pop();
+    if (backup !== undefined) pruneBackups(target, backup);
     return backup;
   } catch (error) {
     for (const path of made.reverse()) rmSync(path, { recursive: true, force: true });
     throw new CliError(`cannot write ${shown(target)} (${reason(error)}); nothing written`);
+  }
+}
+
+/**
+ * Takes away the settings file `init` made itself, once `--remove` has left it as it began (an
+ * empty object), so that no `{}` stays where there was no file; its backups go with it.
+ * @throws CliError naming the file when it cannot be removed
+ */
+export function removeSettingsFile(found: FoundSettingsFile, shown: (path: string) => string): void {
+  try {
+    rmSync(found.target);
+    pruneBackups(found.target, undefined);
+  } catch (error) {
+    throw new CliError(`cannot remove ${shown(found.target)} (${reason(error)}); nothing written`);
+  }
+}
+
+/** Removes the backups of `target` other than `keep`; one that cannot be removed is left. */
+function pruneBackups(target: string, keep: string | undefined): void {
+  const prefix = `${basename(target)}.loopguard-backup-`;
+  for (const name of readdirSync(dirname(target))) {
+    const path = join(dirname(target), name);
+    if (name.startsWith(prefix) && path !== keep) rmSync(path, { force: true });
   }
 }
 

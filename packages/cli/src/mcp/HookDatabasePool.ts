@@ -9,7 +9,7 @@ interface Pooled {
 }
 
 /**
- * The resident process's open databases, one connection per project, kept between events: closing
+ * The MCP server's open databases, one connection per project, kept between events: closing
  * the last connection of a WAL database checkpoints it (writes and syncs the file), which would
  * cost every tool call a sync. Other processes' writes reach the connection through the WAL as
  * usual. A file removed or replaced under the connection (another inode) is opened afresh; a file

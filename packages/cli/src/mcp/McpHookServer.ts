@@ -1,0 +1,164 @@
+import { MAX_EVENT_BYTES } from '../hook/readBounded.js';
+import { answerHookPayload } from '../hook/runHook.js';
+import { HookDatabasePool } from './HookDatabasePool.js';
+import { eventOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
+
+/**
+ * Longest JSON-RPC message read: twice the hook's event bound (a tool result's JSON, escaped once
+ * more inside the call's arguments). A longer one is dropped unanswered: Claude Code's timeout
+ * ends that hook call, which fails open.
+ */
+export const MAX_MESSAGE_BYTES = 2 * MAX_EVENT_BYTES;
+
+/** What {@link McpHookServer} reads, writes and logs. */
+export interface McpHookServerIo {
+  /** Writes one message (a line of JSON). */
+  write(line: string): void;
+  /** The project directory Claude Code started the server for (`CLAUDE_PROJECT_DIR`), or `''`. */
+  projectDir: string;
+  /** Epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+interface Request {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  params?: { name?: unknown; arguments?: unknown; protocolVersion?: unknown };
+}
+
+/** What a hook answers when the model calls loopguard's tool itself: refused before it runs. */
+const MODEL_CALL_REFUSED = JSON.stringify({
+  hookSpecificOutput: {
+    hookEventName: 'PreToolUse',
+    permissionDecision: 'deny',
+    permissionDecisionReason: `${MODEL_TOOL_NAME} is loopguard's hook: Claude Code calls it, not the model.`,
+  },
+});
+
+/**
+ * loopguard's MCP server on stdio, the fast path of Claude Code's hooks: Claude Code starts it
+ * with the session (no port, no token: nothing another local process could answer or listen to)
+ * and calls its one tool, `hook`, from `type: "mcp_tool"` hook entries. Each call is answered as
+ * `loopguard hook claude` answers the event, from one process whose database connections stay
+ * open. Messages are handled one at a time, so that eight 50 MB events take the memory of one.
+ * @example
+ * const server = new McpHookServer({ write: (l) => process.stdout.write(l), projectDir });
+ * process.stdin.on('data', (chunk) => server.receive(chunk));
+ */
+export class McpHookServer {
+  private readonly databases = new HookDatabasePool();
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private dropping = false;
+  private queue: Promise<void> = Promise.resolve();
+
+  /** @param io - see {@link McpHookServerIo}. */
+  constructor(private readonly io: McpHookServerIo) {}
+
+  /** Takes bytes from stdin; each complete line is handled after the ones before it. */
+  receive(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      this.take(chunk.subarray(start, end));
+      const line = this.dropping ? undefined : Buffer.concat(this.pending).toString('utf8');
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.dropping = false;
+      if (line !== undefined && line.trim() !== '') this.enqueue(line);
+      start = end + 1;
+    }
+    this.take(chunk.subarray(start));
+  }
+
+  /** Resolves once every message received so far is answered. */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  /** Closes the databases (at the end of stdin). */
+  close(): void {
+    this.databases.closeAll();
+  }
+
+  private take(bytes: Buffer): void {
+    if (this.dropping || bytes.length === 0) return;
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes > MAX_MESSAGE_BYTES) {
+      this.pending = [];
+      this.dropping = true;
+    } else this.pending.push(Buffer.from(bytes));
+  }
+
+  private enqueue(line: string): void {
+    this.queue = this.queue.then(() => this.handle(line)).catch(() => {});
+  }
+
+  private async handle(line: string): Promise<void> {
+    let request: Request;
+    try {
+      request = JSON.parse(line) as Request;
+    } catch {
+      this.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'not JSON' } });
+      return;
+    }
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) return;
+    const { id, method, params } = request;
+    if (id === undefined) return; // a notification
+    const reply = (result: unknown) => this.send({ jsonrpc: '2.0', id, result });
+    switch (method) {
+      case 'initialize':
+        return reply({
+          protocolVersion:
+            typeof params?.protocolVersion === 'string' ? params.protocolVersion : '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'loopguard', version: '1' },
+          instructions: `${MODEL_TOOL_NAME} is called by Claude Code's hooks; never call it yourself.`,
+        });
+      case 'ping':
+        return reply({});
+      case 'tools/list':
+        return reply({ tools: [TOOL] });
+      case 'tools/call':
+        return reply(await this.call(params?.name, params?.arguments));
+      default:
+        this.send({ jsonrpc: '2.0', id, error: { code: -32601, message: `no method ${String(method)}` } });
+    }
+  }
+
+  /** One `hook` call: the text is the hook's JSON reply, or empty for silence. */
+  private async call(name: unknown, args: unknown): Promise<unknown> {
+    const text = (value: string, isError = false) => ({ content: [{ type: 'text', text: value }], isError });
+    if (name !== HOOK_TOOL_NAME) return text(`no tool ${String(name)}`, true);
+    let event: Record<string, unknown>;
+    try {
+      event = eventOfToolArguments(args);
+    } catch (error) {
+      return text((error as Error).message, true);
+    }
+    if (event.tool_name === MODEL_TOOL_NAME)
+      return text(event.hook_event_name === 'PreToolUse' ? MODEL_CALL_REFUSED : '');
+    const projectDir = this.io.projectDir;
+    return text(
+      await answerHookPayload('claude', event, {
+        env: { CLAUDE_PROJECT_DIR: projectDir },
+        cwd: projectDir,
+        openDatabase: this.databases.open,
+        ...(this.io.now === undefined ? {} : { now: this.io.now }),
+      }),
+    );
+  }
+
+  private send(message: unknown): void {
+    this.io.write(`${JSON.stringify(message)}\n`);
+  }
+}
+
+const TOOL = {
+  name: HOOK_TOOL_NAME,
+  description: "loopguard's hook: Claude Code calls it around each tool call. Never call it yourself.",
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(Object.keys(hookToolInput()).map((field) => [field, { type: 'string' }])),
+  },
+};
