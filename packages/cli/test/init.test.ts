@@ -119,7 +119,7 @@ describe('loopguard init', () => {
             command: 'loopguard hook gemini',
             name: 'loopguard',
             timeout: 10_000,
-            loopguard: { owns: 'hooks' },
+            loopguard: { owns: 'file' },
           },
         ],
       },
@@ -184,7 +184,7 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
 
   it('--command keeps init idempotent, and --remove --command removes the entries', async () => {
     const dir = projectWith('claude', '{}');
-    const command = ['--command', 'npx -y @loopguard/cli'];
+    const command = ['--command-hooks', '--command', 'npx -y @loopguard/cli'];
     expect((await loopguard(dir, ['init', 'claude', ...command])).code).toBe(0);
     const once = readFileSync(settingsFile(dir, 'claude'), 'utf8');
     const again = await loopguard(dir, ['init', 'claude', ...command]);
@@ -192,7 +192,9 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(once);
     expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(4);
     // another command replaces the entries in place of adding more
-    expect((await loopguard(dir, ['init', 'claude', '--command', 'loopguard'])).code).toBe(0);
+    expect((await loopguard(dir, ['init', 'claude', '--command-hooks', '--command', 'loopguard'])).code).toBe(
+      0,
+    );
     const replaced = readFileSync(settingsFile(dir, 'claude'), 'utf8');
     expect(replaced).not.toContain('npx');
     expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(4);
@@ -224,7 +226,9 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     expect((await loopguard(dir, ['init', 'gemini', '--user'], env)).code).toBe(0);
     expect(read(join(config, 'settings.json')).hooks.Stop).toHaveLength(1);
     expect(read(join(config, '.gemini', 'settings.json')).hooks.AfterAgent).toHaveLength(1);
-    expect(readdirSync(home)).toEqual([]);
+    // the MCP server goes where Claude Code reads it too; home holds only init's own record
+    expect(read(join(config, '.claude.json')).mcpServers.loopguard.args).toEqual([expect.any(String), 'mcp']);
+    expect(readdirSync(home)).toEqual(['.loopguard']);
     const relative = await loopguard(dir, ['init', 'claude', '--user'], { ...env, CLAUDE_CONFIG_DIR: 'cfg' });
     expect(relative.stderr).toContain('--user: CLAUDE_CONFIG_DIR is not an absolute path ("cfg")');
     expect(readdirSync(dir)).toEqual([]);
