@@ -1,9 +1,10 @@
 // What a guarded tool call costs the agent: `loopguard hook claude|gemini` (node start-up included)
 // against a no-op hook (`node -e ''`) in the same run, calls interleaved, on a short session and on
 // a session of 2,000 steps, for both CLIs. Also: the same call through the modules instead of the
-// bundle (what `bin.js` loads when the bundle was not built); and Claude Code's resident mode, a
-// tool call's two http hooks (before and after) answered by `loopguard resident serve`. Targets
-// (issue 23): one hook call p50 ≤ 1.5× the no-op hook; a tool call ≤ 10 ms p50 resident.
+// bundle (what `bin.js` loads when the bundle was not built); and Claude Code's fast path, a tool
+// call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
+// Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
+// tool call ≤ 10 ms p50 on the fast path.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,8 +17,6 @@ const LONG_SESSION_STEPS = 2000;
 const cli = (path) => fileURLToPath(new URL(`../packages/cli/dist/${path}`, import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
-const { ensureResidentConfig } = await import(cli('resident/residentConfig.js'));
-const { residentRequest } = await import(cli('resident/residentClient.js'));
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
@@ -108,55 +107,59 @@ for (const agent of ['claude', 'gemini']) {
   }
 }
 
-// The resident process, as `loopguard resident start` runs it, for a user of its own.
-const home = mkdtempSync(join(work, 'home-'));
-const config = await ensureResidentConfig(home);
-const resident = spawn(process.execPath, [bin, 'resident', 'serve'], {
-  cwd: home,
-  env: { ...process.env, HOME: home },
-  stdio: 'ignore',
-});
-for (let tries = 0; ; tries++) {
-  try {
-    await residentRequest(config, 'GET', '/health');
-    break;
-  } catch (error) {
-    if (tries > 100) throw error;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+// The fast path: loopguard's MCP server as Claude Code starts it (`loopguard mcp` on stdio) and
+// calls it from its mcp_tool hooks: each event's fields as strings, objects as their JSON.
+const server = spawn(process.execPath, [bin, 'mcp'], { cwd: work, stdio: ['pipe', 'pipe', 'inherit'] });
+const waiting = new Map();
+let buffered = '';
+server.stdout.on('data', (chunk) => {
+  buffered += chunk;
+  for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+    const message = JSON.parse(buffered.slice(0, end));
+    buffered = buffered.slice(end + 1);
+    waiting.get(message.id)?.(message);
+    waiting.delete(message.id);
   }
-}
-const post = async (event) => {
-  const response = await residentRequest(config, 'POST', '/hook/claude', event);
-  const text = await response.text();
-  if (response.status !== 200 || text !== '')
-    throw new Error(`resident answered ${response.status}: ${text}`);
-};
-// A session that keeps the resident up (it exits when no session is left); the benchmark's sessions
-// are not registered, so their project directory is the event's cwd.
-await residentRequest(config, 'POST', '/sessions', {
-  sessionId: 'keep-alive',
-  projectDir: work,
-  pid: process.pid,
-  enabled: true,
 });
+let nextId = 0;
+const rpc = (method, params) =>
+  new Promise((resolve) => {
+    const id = ++nextId;
+    waiting.set(id, resolve);
+    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  });
+await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench' } });
+const hookTool = async (event) => {
+  const args = Object.fromEntries(
+    Object.entries(event).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  );
+  const { result } = await rpc('tools/call', { name: 'hook', arguments: args });
+  if (result.isError || result.content[0].text !== '')
+    throw new Error(`the MCP server answered ${JSON.stringify(result)}`);
+};
 for (const steps of [0, LONG_SESSION_STEPS]) {
   const dir = await project('claude', steps);
   const session = steps === 0 ? 'new session' : `${steps}-step session`;
   const event = (fields) => ({ session_id: 'bench-session', cwd: dir, ...fields });
-  variants[`claude resident, a tool call (before and after), ${session}`] = {
-    http: async (round) => {
-      await post(event(DIALECTS.claude.before(command(round + 300_000))));
-      await post(event(DIALECTS.claude.after(command(round + 300_000), `commit ${round}\n 1 file changed`)));
+  variants[`claude fast path (MCP server), a tool call (before and after), ${session}`] = {
+    inProcess: async (round) => {
+      await hookTool(event(DIALECTS.claude.before(command(round + 300_000))));
+      await hookTool(
+        event(DIALECTS.claude.after(command(round + 300_000), `commit ${round}\n 1 file changed`)),
+      );
     },
   };
 }
 
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 for (let round = 0; round < CALLS; round++) {
-  for (const [name, { args, input, http }] of Object.entries(variants)) {
-    if (http !== undefined) {
+  for (const [name, { args, input, inProcess }] of Object.entries(variants)) {
+    if (inProcess !== undefined) {
       const start = process.hrtime.bigint();
-      await http(round);
+      await inProcess(round);
       times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
       continue;
     }
@@ -168,8 +171,8 @@ for (let round = 0; round < CALLS; round++) {
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
 }
-await residentRequest(config, 'POST', '/stop');
-await new Promise((resolve) => resident.once('exit', resolve));
+server.stdin.end();
+await new Promise((resolve) => server.once('exit', resolve));
 
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -30,6 +30,19 @@ app="$prefix/lib/loopguard"
 link="$prefix/bin/loopguard"
 
 if [ "${1:-}" = "--uninstall" ]; then
+  # First the hooks (user level and every project init recorded), so that none is left pointing at
+  # the removed files; when that fails, nothing is removed and the exact commands are printed.
+  installed="$app/node_modules/@loopguard/cli/dist/bin.js"
+  [ -f "$installed" ] || installed=packages/cli/dist/bin.js
+  if [ -f "$installed" ]; then
+    if ! node "$installed" uninstall; then
+      echo "loopguard: hooks above are still installed, so nothing was removed: run the commands shown, then bash scripts/install.sh --uninstall again" >&2
+      exit 1
+    fi
+  elif [ -f "$HOME/.loopguard/installs.json" ]; then
+    echo "loopguard: no loopguard to take the hooks out with; run bash scripts/install.sh, then bash scripts/install.sh --uninstall" >&2
+    exit 1
+  fi
   rm -rf "$app"
   rm -f "$link"
   echo "loopguard: removed $link and $app"
@@ -51,13 +64,28 @@ stage "packing @loopguard/cli and its packages" \
 source scripts/lib/nodeHeaders.sh
 mkdir -p "$app" "$prefix/bin"
 [ -f "$app/package.json" ] || echo '{ "name": "loopguard-install", "private": true }' >"$app/package.json"
-# loopguard's own packages are replaced by this clone's; their dependencies stay when they still fit
-# (better-sqlite3 compiles only the first time).
+# loopguard's own packages are replaced by this clone's; their dependencies stay when they still fit.
 rm -rf "$app/node_modules/@loopguard" "$app/package-lock.json" "$app/packs"
 mv "$packs" "$app/packs"
 trap - EXIT
-stage "installing with npm into $app (the first time compiles better-sqlite3, ~2 min)" \
-  npm install --prefix "$app" --omit=dev --no-audit --no-fund "$app"/packs/*.tgz
+# No install scripts: better-sqlite3 is not compiled a second time, its addon comes from the
+# workspace's build (compiled by setup.sh for this node), or is rebuilt when the versions differ.
+stage "installing with npm into $app" \
+  npm install --prefix "$app" --omit=dev --no-audit --no-fund --ignore-scripts "$app"/packs/*.tgz
+reuse_sqlite_addon() {
+  local from to
+  from=$(dirname "$(node -p "require.resolve('better-sqlite3/package.json', { paths: ['packages/sqlite'] })")")
+  to="$app/node_modules/better-sqlite3"
+  if [ -f "$from/build/Release/better_sqlite3.node" ] &&
+    [ "$(node -p "require('$from/package.json').version")" = "$(node -p "require('$to/package.json').version")" ]; then
+    mkdir -p "$to/build/Release"
+    cp "$from/build/Release/better_sqlite3.node" "$to/build/Release/better_sqlite3.node"
+  else
+    npm rebuild --prefix "$app" better-sqlite3
+  fi
+  node -e "new (require('$to'))(':memory:').close()"
+}
+stage "better-sqlite3's addon from the workspace (compiled once)" reuse_sqlite_addon
 ln -sfn "$app/node_modules/@loopguard/cli/dist/bin.js" "$link"
 stages_done
 
