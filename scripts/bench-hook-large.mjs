@@ -2,8 +2,11 @@
 // peak memory (maxRSS), against the floor of reading and parsing the same event in a bare node
 // process, in the same run. The hook cuts the result to its head, tail and a fingerprint before the
 // detector sees it (boundedResult.ts), and refuses events over 64 MiB unparsed.
+// Then the fast path (issue 30): eight such events sent at once to `loopguard mcp` as Claude Code's
+// mcp_tool hooks send them; the time of each reply from the moment all were sent, and the server's
+// peak memory.
 // Run: pnpm run build && node scripts/bench-hook-large.mjs [MB] [calls]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -80,4 +83,48 @@ for (const [name, { ms, rss: mem }] of Object.entries(results))
   console.log(
     `| ${name} | ${median(ms).toFixed(0)} | ${Math.max(...ms).toFixed(0)} | ${median(mem).toFixed(0)} |`,
   );
+
+// Eight events at once through the MCP server.
+const server = spawn(process.execPath, ['--require', rss, bin, 'mcp'], {
+  cwd: work,
+  stdio: ['pipe', 'pipe', 'pipe'],
+  env: { ...process.env, CLAUDE_PROJECT_DIR: work },
+});
+let serverErr = '';
+server.stderr.on('data', (d) => {
+  serverErr += d;
+});
+const replied = [];
+let pending = '';
+const allReplied = new Promise((resolve) => {
+  server.stdout.on('data', (chunk) => {
+    pending += chunk;
+    for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
+      const message = JSON.parse(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+      if (message.result?.isError) throw new Error(`the server answered ${JSON.stringify(message)}`);
+      replied.push(performance.now());
+      if (replied.length === 8) resolve();
+    }
+  });
+});
+const messages = Array.from({ length: 8 }, (_, n) => {
+  const parsed = JSON.parse(event(100 + n));
+  const args = Object.fromEntries(
+    Object.entries({ ...parsed, session_id: `large-${n}` }).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  );
+  return `${JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'hook', arguments: args } })}\n`;
+});
+const sent = performance.now();
+for (const message of messages) server.stdin.write(message);
+await allReplied;
+server.stdin.end();
+await new Promise((resolve) => server.once('exit', resolve));
+const serverRss = Number(/maxRSS (\d+)/.exec(serverErr)?.[1] ?? Number.NaN) / 1024;
+console.log(
+  `\nfast path: eight ${MB} MB events sent at once to loopguard mcp (${(messages[0].length / 1e6).toFixed(1)} MB messages): replies after ${replied.map((t) => ((t - sent) / 1000).toFixed(1)).join(', ')} s; server peak RSS ${serverRss.toFixed(0)} MB`,
+);
 rmSync(work, { recursive: true, force: true });

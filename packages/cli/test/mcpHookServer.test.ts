@@ -149,6 +149,33 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
     inner.close();
   }, 60_000);
 
+  it('answers a call that waited past its budget with silence at once, and logs it', async () => {
+    const project = tempProject();
+    const lines: string[] = [];
+    const server = new McpHookServer({
+      write: (line) => lines.push(line),
+      projectDir: project,
+      waitBudgetMs: -1,
+    });
+    const { post } = claudeFailingCall(project, 's1', 1);
+    const args = Object.fromEntries(
+      Object.entries(post).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
+    server.receive(
+      Buffer.from(
+        `${JSON.stringify({ method: 'tools/call', params: { name: 'hook', arguments: args }, jsonrpc: '2.0', id: 7 })}\n`,
+      ),
+    );
+    await server.idle();
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '' }], isError: false } },
+    ]);
+    expect(hookLog(project)).toEqual([
+      expect.stringMatching(/failed open: the call waited \d+ ms for the ones before it$/),
+    ]);
+    expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(false);
+  });
+
   it('sees a database replaced under its open connection as a hook process would', async () => {
     const project = tempProject();
     const { hook } = mcpServer(project);

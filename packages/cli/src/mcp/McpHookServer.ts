@@ -1,5 +1,5 @@
 import { MAX_EVENT_BYTES } from '../hook/readBounded.js';
-import { answerHookPayload } from '../hook/runHook.js';
+import { answerHookPayload, logFailure } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
 import { eventOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
 
@@ -18,6 +18,13 @@ export interface McpHookServerIo {
   projectDir: string;
   /** Epoch ms. @default Date.now */
   now?: () => number;
+  /**
+   * How long a message may wait for its turn and still be guarded, ms: a later one is answered
+   * with silence at once (it fails open, logged), so that every reply comes within Claude Code's
+   * hook timeout however many large events arrive together.
+   * @default 4000
+   */
+  waitBudgetMs?: number;
 }
 
 interface Request {
@@ -91,7 +98,29 @@ export class McpHookServer {
   }
 
   private enqueue(line: string): void {
-    this.queue = this.queue.then(() => this.handle(line)).catch(() => {});
+    const receivedAt = performance.now();
+    this.queue = this.queue
+      .then(() => {
+        const waited = performance.now() - receivedAt;
+        return waited > (this.io.waitBudgetMs ?? 4000) ? this.tooLate(line, waited) : this.handle(line);
+      })
+      .catch(() => {});
+  }
+
+  /**
+   * A call that waited past its budget: answered with silence without parsing it. Its arguments
+   * are all strings, so the only `"id":` outside a string is the message's own.
+   */
+  private async tooLate(line: string, waited: number): Promise<void> {
+    const id = /(?<!\\)"id":\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(line)?.[1];
+    if (id === undefined) return this.handle(line);
+    const error = new Error(`the call waited ${Math.round(waited)} ms for the ones before it`);
+    logFailure(this.io.projectDir, 'claude', undefined, error, (this.io.now ?? Date.now)());
+    this.send({
+      jsonrpc: '2.0',
+      id: JSON.parse(id),
+      result: { content: [{ type: 'text', text: '' }], isError: false },
+    });
   }
 
   private async handle(line: string): Promise<void> {
