@@ -55,7 +55,12 @@ export function claudeFailingCall(cwd: string, session: string, n: number, comma
   };
 }
 
-/** A Gemini CLI event of `session` in `cwd`, as 0.61.0 sends it (see fixtures/hooks). */
+let geminiStamp = 0;
+
+/**
+ * A Gemini CLI event of `session` in `cwd`, as 0.61.0 sends it (see fixtures/hooks): each event
+ * stamped with its own `timestamp` (the same for every hook of one event).
+ */
 export function geminiEvent(
   cwd: string,
   session: string,
@@ -67,7 +72,7 @@ export function geminiEvent(
     transcript_path: join(cwd, 'session.jsonl'),
     cwd,
     hook_event_name: name,
-    timestamp: '2026-11-24T03:20:21.435Z',
+    timestamp: new Date(Date.UTC(2026, 10, 24, 3, 20, 21) + ++geminiStamp).toISOString(),
     ...fields,
   };
 }
