@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   callIdOf,
   contextFor,
@@ -11,6 +12,18 @@ import {
   stringField,
   toolCallOf,
 } from './hookEvent.js';
+
+/**
+ * Gemini CLI 0.61 names no call: its event's `timestamp` is stamped once, before the hooks run, so
+ * it is the same for every hook of one event. Two calls finishing in the same millisecond are told
+ * apart by their tool and input.
+ */
+function geminiCallId(event: Record<string, unknown>): { callId?: string } {
+  const { callId } = callIdOf(event, 'timestamp');
+  if (callId === undefined) return {};
+  const call = createHash('sha1').update(`${String(event.tool_name)}\n${JSON.stringify(event.tool_input)}`);
+  return { callId: `${callId}/${call.digest('hex').slice(0, 16)}` };
+}
 
 /** Gemini CLI's events the hook is registered for. */
 export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent'] as const;
@@ -52,7 +65,7 @@ export const geminiHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'),
       eventName,
-      ...callIdOf(event, 'timestamp'),
+      ...geminiCallId(event),
     };
     switch (eventName) {
       case 'BeforeTool':
