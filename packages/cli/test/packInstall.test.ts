@@ -9,9 +9,15 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'loopguard-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The environment of the install: a temporary prefix, nothing of the user's touched. */
+/**
+ * The environment of the install: a temporary prefix and HOME (init records its installs there,
+ * and `--uninstall` cleans the user's settings), nothing of the user's touched.
+ */
 const prefix = join(work, 'prefix');
-const installEnv = { ...process.env, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
+const home = join(work, 'home');
+mkdirSync(home);
+const userEnv = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '' };
+const installEnv = { ...userEnv, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
 const loopguard = join(prefix, 'bin', 'loopguard');
 
 describe('the packages as published', () => {
@@ -42,6 +48,7 @@ describe('the packages as published', () => {
       const run = (args: string[], input?: string) =>
         execFileSync(loopguard, args, {
           cwd: app,
+          env: userEnv,
           encoding: 'utf8',
           ...(input === undefined ? {} : { input }),
         });
@@ -72,9 +79,12 @@ describe('the packages as published', () => {
       expect(readFileSync(join(app, 'scan.html'), 'utf8')).toContain('document.body.dataset.ready');
 
       // init writes hooks that call the installed command, and the hook answers through it.
-      run(['init', 'claude']);
+      run(['init', 'claude', '--command-hooks']);
       const settings = readFileSync(join(app, '.claude', 'settings.json'), 'utf8');
       expect(settings).toContain(`'${loopguard}' hook claude`);
+      // the fast path (the default) registers the installed command as Claude Code's MCP server
+      run(['init', 'claude', '--user']);
+      expect(readFileSync(join(home, '.claude.json'), 'utf8')).toContain(JSON.stringify(loopguard));
       const failing = JSON.stringify({
         session_id: 's1',
         cwd: app,
@@ -100,6 +110,10 @@ describe('the packages as published', () => {
         encoding: 'utf8',
       });
       expect(removed).toContain(`removed ${loopguard}`);
+      // no hook is left pointing at the removed command
+      expect(readFileSync(join(app, '.claude', 'settings.json'), 'utf8')).not.toContain(loopguard);
+      expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).not.toContain('"loopguard"');
+      expect(readFileSync(join(home, '.claude.json'), 'utf8')).not.toContain(loopguard);
       expect(existsSync(loopguard)).toBe(false);
       expect(existsSync(join(prefix, 'lib', 'loopguard'))).toBe(false);
     },
