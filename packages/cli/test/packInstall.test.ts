@@ -10,14 +10,15 @@ const work = mkdtempSync(join(tmpdir(), 'loopguard-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /**
- * The environment of the install: a temporary prefix and HOME (init records its installs there,
- * and `--uninstall` cleans the user's settings), nothing of the user's touched.
+ * The environment of the install: a temporary prefix; a temporary HOME for loopguard itself (init
+ * records its installs there, and `--uninstall` cleans the user's settings), nothing of the user's
+ * touched. The install keeps the real HOME: pnpm's store is found through it.
  */
 const prefix = join(work, 'prefix');
 const home = join(work, 'home');
 mkdirSync(home);
 const userEnv = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '' };
-const installEnv = { ...userEnv, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
+const installEnv = { ...process.env, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
 const loopguard = join(prefix, 'bin', 'loopguard');
 
 describe('the packages as published', () => {
@@ -106,7 +107,7 @@ describe('the packages as published', () => {
 
       const removed = execFileSync('bash', ['scripts/install.sh', '--uninstall'], {
         cwd: root,
-        env: installEnv,
+        env: { ...userEnv, LOOPGUARD_PREFIX: prefix },
         encoding: 'utf8',
       });
       expect(removed).toContain(`removed ${loopguard}`);

@@ -33,13 +33,25 @@ export function tempRepo(agent: string, { git = true } = {}): { dir: string; cou
   return { dir, counter };
 }
 
-/** Runs `loopguard …args` in `cwd` (no terminal); resolves with its exit code and output. */
+let scratchHome: string | undefined;
+
+/**
+ * Runs `loopguard …args` in `cwd` (no terminal); resolves with its exit code and output. `init`
+ * and `uninstall` also write the user's files (`~/.claude.json`, `~/.loopguard/installs.json`):
+ * they get a temporary HOME unless `env` names one, so that no test touches the real one.
+ */
 export async function loopguard(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const userFiles = args[0] === 'init' || args[0] === 'uninstall';
+  if (userFiles && scratchHome === undefined) scratchHome = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
   const result = await execa(process.execPath, [bin, ...args], {
     cwd,
     reject: false,
     stdin: 'ignore',
-    env: { NO_COLOR: '1', ...env },
+    env: {
+      NO_COLOR: '1',
+      ...(userFiles ? { HOME: scratchHome as string, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '' } : {}),
+      ...env,
+    },
   });
   return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
