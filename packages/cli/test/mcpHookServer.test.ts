@@ -125,7 +125,12 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
     const project = tempProject();
     const { server } = mcpServer(project);
     const lines: string[] = [];
-    const inner = new McpHookServer({ write: (line) => lines.push(line), projectDir: project });
+    const inner = new McpHookServer({
+      write: (line) => lines.push(line),
+      projectDir: project,
+      // each is guarded however long it waits (the budget has its own test)
+      waitBudgetMs: Number.POSITIVE_INFINITY,
+    }));
     const output = 'x'.repeat(50 * 1024 * 1024);
     for (let n = 0; n < 8; n++) {
       const event = { ...echoCall(project, n, `big${n}`), tool_response: output };
