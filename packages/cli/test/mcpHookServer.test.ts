@@ -123,14 +123,13 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
 
   it('answers eight 50 MB events sent at once, one at a time', async () => {
     const project = tempProject();
-    const { server } = mcpServer(project);
     const lines: string[] = [];
     const inner = new McpHookServer({
       write: (line) => lines.push(line),
       projectDir: project,
       // each is guarded however long it waits (the budget has its own test)
       waitBudgetMs: Number.POSITIVE_INFINITY,
-    }));
+    });
     const output = 'x'.repeat(50 * 1024 * 1024);
     for (let n = 0; n < 8; n++) {
       const event = { ...echoCall(project, n, `big${n}`), tool_response: output };
@@ -150,7 +149,6 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(hookState(project).sessions).toHaveLength(8);
     expect(hookLog(project)).toEqual([]);
-    server.close();
     inner.close();
   }, 60_000);
 
