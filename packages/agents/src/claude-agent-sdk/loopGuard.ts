@@ -5,10 +5,9 @@ import type {
   HookJSONOutput,
   SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import type { StepVerdict } from '@loopguard/core/steps';
+import { claudeToolResponseText, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
-import { outputText } from '../shared/stepText.js';
 
 /** The `hooks` option of the Claude Agent SDK's `query()`. */
 export type ClaudeHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -77,7 +76,8 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
     run.observe({
       type: 'observation',
       tool: input.tool_name,
-      output: failed ? input.error : outputText(input.tool_response),
+      // Claude Code's one translation reads the result, as `loopguard hook claude` and `scan` do
+      output: failed ? input.error : claudeToolResponseText(input.tool_response),
       ...(failed ? { error: true } : {}),
     });
     await run.settled();
