@@ -29,13 +29,32 @@ const rewordedGreps: ShellScript = (turn) => {
       };
 };
 
+/** The module the check imports is another copy (vendor/), so the edits to src/ can never take effect. */
+const SETUP = [
+  'mkdir -p src vendor',
+  `printf 'export function add(a, b) {\\n  throw new Error("add is not implemented");\\n}\\n' > src/calc.mjs`,
+  'cp src/calc.mjs vendor/calc.mjs',
+  `printf 'import { add } from "./vendor/calc.mjs";\\nconsole.log(add(2, 3));\\n' > check.mjs`,
+].join(' && ');
+const editsCannotTakeEffect: ShellScript = (turn) => {
+  if (turn === 0) return { command: SETUP, description: 'Set up the check' };
+  if (turn > 16) return undefined;
+  const attempt = Math.ceil(turn / 2);
+  return turn % 2 === 1
+    ? {
+        command: `sed -i 's/^  .*;.*$/  return a + b; \\/\\/ attempt ${attempt}/' src/calc.mjs`,
+        description: `Fix add (${attempt})`,
+      }
+    : { command: 'node check.mjs', description: `Run the check (${attempt})` };
+};
+
 /** Work that progresses: each call writes or reads something new. */
 const progressing: ShellScript = (turn) => {
   const command = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'][turn];
   return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
 };
 
-const SESSIONS = { looping: rewordedGreps, progressing } as const;
+const SESSIONS = { looping: rewordedGreps, editsCannotTakeEffect, progressing } as const;
 type SessionName = keyof typeof SESSIONS;
 
 const RECORDERS = { claude: recordClaude, gemini: recordGemini, codex: recordCodex } as const;
@@ -82,6 +101,23 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
       for (const message of [...nudges, first?.stop?.message ?? ''])
         expect(message).not.toContain('{"command"');
       console.info(`cross-door ${agent} looping: ${JSON.stringify(first)}`);
+    });
+
+    it('edits that cannot take effect (the check imports another copy): the same verdicts at the same tool calls', async () => {
+      const verdicts = await doors(agent, recorded.get('editsCannotTakeEffect') as RecordedSession);
+      // Gemini CLI's stream gives a failing shell command's displayed output only, without its exit
+      // code (the hooks and the chat have it): there the failures are ordinary results, so that door
+      // may see less, never something else (step-detector.md, one translation per agent).
+      const partial = agent === 'gemini' ? verdicts.stream : undefined;
+      if (partial !== undefined) delete verdicts.stream;
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      if (partial?.stop) expect(agreed(partial).stop).toEqual(first?.stop);
+      // Codex's edits print nothing, and today's rules judge that session as progress in both its doors
+      if (agent !== 'codex') expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      console.info(
+        `cross-door ${agent} editsCannotTakeEffect: ${JSON.stringify(first)}, partial ${JSON.stringify(partial)}`,
+      );
     });
 
     it('a session that progresses: no door nudges or stops', async () => {

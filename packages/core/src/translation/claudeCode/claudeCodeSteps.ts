@@ -31,16 +31,22 @@ export function claudeResultText(content: unknown): string {
     .join('\n');
 }
 
+/** What Claude Code hands the model (and writes in the transcript) for a Bash call that printed nothing. */
+export const CLAUDE_NO_OUTPUT = '(Bash completed with no output)';
+
 /**
- * The output of a tool as Claude Code's hooks give it (`tool_response`): Bash's
- * `{ stdout, stderr, interrupted, ... }` as its stdout and stderr joined, a list of content blocks
- * as {@link claudeResultText}, anything else as bounded text.
+ * The output of a tool as Claude Code's hooks give it (`tool_response`), read as the model received
+ * it (the transcript's and the stream's `tool_result`): Bash's `{ stdout, stderr, interrupted, ... }`
+ * as its stdout and stderr joined, or {@link CLAUDE_NO_OUTPUT} when both are empty; a list of
+ * content blocks as {@link claudeResultText}; anything else as bounded text.
  * @example claudeToolResponseText({ stdout: 'a', stderr: 'b' }); // 'a\nb'
+ * @example claudeToolResponseText({ stdout: '', stderr: '' }); // '(Bash completed with no output)'
  */
 export function claudeToolResponseText(response: unknown): string {
   const record = recordOf(response);
   if (record !== undefined && 'stdout' in record) {
-    return [boundedText(record.stdout), boundedText(record.stderr)].filter((part) => part !== '').join('\n');
+    const parts = [boundedText(record.stdout), boundedText(record.stderr)].filter((part) => part !== '');
+    return parts.length === 0 ? CLAUDE_NO_OUTPUT : parts.join('\n');
   }
   return claudeResultText(response);
 }
