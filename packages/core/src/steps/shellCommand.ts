@@ -65,6 +65,15 @@ function read(record: Record<string, unknown>, key: string): unknown {
   }
 }
 
+/** `Array.isArray`, whose throw on a revoked Proxy becomes a typed error. */
+function isArray(value: object): boolean {
+  try {
+    return Array.isArray(value);
+  } catch (error) {
+    throw new InvalidInputError(`step.input cannot be read: ${(error as Error)?.message ?? 'a revoked Proxy'}`);
+  }
+}
+
 function keysOf(record: Record<string, unknown>): string[] {
   try {
     return Object.keys(record);
@@ -121,7 +130,7 @@ function commandLine(value: unknown): string | undefined {
  * @example shellCommandOf('str_replace_editor', { command: 'view', path: '/a.py' }); // undefined
  */
 export function shellCommandOf(tool: string, input: unknown): string | undefined {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  if (input === null || typeof input !== 'object' || isArray(input)) return undefined;
   const record = input as Record<string, unknown>;
   let command: string | undefined;
   let field: string | undefined;

@@ -11,7 +11,7 @@ import {
   StepLoopDetector,
 } from '../../src/entries/steps.js';
 import { LoopGuardError } from '../../src/index.js';
-import { boundedText, MAX_TEXT_DEPTH } from '../../src/internal.js';
+import { boundedText, MAX_TEXT_DEPTH } from '../../src/kernel/boundedText.js';
 
 /** JSON text of `depth` arrays nested in each other: `JSON.parse` takes it, `JSON.stringify` of it overflows. */
 const deepJson = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
