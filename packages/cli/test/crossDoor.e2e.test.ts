@@ -38,7 +38,7 @@ const SETUP = [
 ].join(' && ');
 const editsCannotTakeEffect: ShellScript = (turn) => {
   if (turn === 0) return { command: SETUP, description: 'Set up the check' };
-  if (turn > 16) return undefined;
+  if (turn > 12) return undefined;
   const attempt = Math.ceil(turn / 2);
   return turn % 2 === 1
     ? {

@@ -70,7 +70,9 @@ function isArray(value: object): boolean {
   try {
     return Array.isArray(value);
   } catch (error) {
-    throw new InvalidInputError(`step.input cannot be read: ${(error as Error)?.message ?? 'a revoked Proxy'}`);
+    throw new InvalidInputError(
+      `step.input cannot be read: ${(error as Error)?.message ?? 'a revoked Proxy'}`,
+    );
   }
 }
 
