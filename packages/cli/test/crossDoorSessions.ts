@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { expect } from 'vitest';
 import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
 import { filesUnder } from './agentTranscripts.js';
-import { ensureClaudeCode } from './claudeCode.js';
+import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import {
   execCommand,
@@ -92,16 +92,7 @@ export async function recordClaude(script: ShellScript): Promise<RecordedSession
         reject: false,
         stdin: 'ignore',
         timeout: 300_000,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: 'test',
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          HOME: userHome,
-          LOOPGUARD_HOOK: '',
-          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-        },
+        env: { ...claudeEnv(api.url, userHome), LOOPGUARD_HOOK: '' },
       },
     );
     return {
