@@ -8,8 +8,9 @@ import { TurnText } from '../turnText.js';
 const FAILED_EXIT = /^Exit Code: [1-9]\d*$/m;
 
 /**
- * One tool result as every Gemini CLI door reads it. The output is what the CLI displays (the
- * model's copy wraps it in volatile lines such as `Process Group PGID: 1446`), else the model's copy;
+ * One tool result as every Gemini CLI door reads it. The output is what the CLI displays, even when
+ * empty (the stream has nothing else, and the model's copy wraps it in volatile lines such as
+ * `Process Group PGID: 1446`), else the model's copy;
  * a failure is the error's message (it names what failed, `File not found: /repo/a.txt`). `error`
  * when the call failed or the model's copy reports a non-zero exit code.
  */
@@ -23,7 +24,7 @@ function observation(
   const output =
     failed && message !== undefined && message !== null
       ? boundedText(message)
-      : typeof result.display === 'string' && (result.display !== '' || model === '')
+      : typeof result.display === 'string'
         ? result.display
         : model;
   const step: ObservationStep = { type: 'observation', output };
