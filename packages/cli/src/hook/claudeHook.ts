@@ -9,6 +9,7 @@ import {
   resultText,
   stringField,
   toolCallOf,
+  transcriptOf,
 } from './hookEvent.js';
 
 /** Claude Code's events the hook is registered for. */
@@ -44,6 +45,7 @@ export const claudeHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
+      ...transcriptOf(event),
     };
     switch (eventName) {
       case 'PreToolUse':

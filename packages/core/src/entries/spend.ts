@@ -15,7 +15,7 @@ export {
   type SpendVerdict,
   unpricedText,
 } from '../spend/checkSpend.js';
-export { libraryCost } from '../spend/libraryCost.js';
+export { libraryCostOf, loadLibraryCost, type PriceLibrary } from '../spend/libraryCost.js';
 export { type CostOf, type ModelPrice, priceBook } from '../spend/priceBook.js';
 export {
   MAX_BURN_MINUTES,

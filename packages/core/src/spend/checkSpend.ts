@@ -144,7 +144,7 @@ function spentText(spent: SpendTotals, caps: SpendCaps): string {
   return parts.join(' and ');
 }
 
-/** The sentence about tokens without a price: their cost is unknown, never $0. */
+/** The sentence about tokens without a price: their cost is unknown, never $0 (`''` when every token is priced). */
 export function unpricedText(spent: SpendTotals): string {
   if (spent.unpricedTokens === 0) return '';
   return ` The cost of ${count(spent.unpricedTokens)} tokens is unknown (no price for ${spent.unpricedModels.join(', ')}): it is not in the dollars above.`;
@@ -153,12 +153,12 @@ export function unpricedText(spent: SpendTotals): string {
 function warnText(scope: SpendScope, spent: SpendTotals, caps: SpendCaps, share: number): string {
   return (
     `loopguard: you have spent ${spentText(spent, caps)} on ${scope.label} (${Math.floor(share * 100)} %).` +
-    ` loopguard stops ${scope.label} at the budget: finish the essential work first.${unpricedText(spent)}`
+    ` loopguard stops ${scope.label} at the budget: finish the essential work first.${caps.maxCostUsd === undefined ? '' : unpricedText(spent)}`
   );
 }
 
 function stopText(scope: SpendScope, spent: SpendTotals, caps: SpendCaps): string {
-  return `loopguard: ${scope.label} reached its budget (${spentText(spent, caps)}); loopguard stopped it.${unpricedText(spent)}`;
+  return `loopguard: ${scope.label} reached its budget (${spentText(spent, caps)}); loopguard stopped it.${caps.maxCostUsd === undefined ? '' : unpricedText(spent)}`;
 }
 
 function burnText(

@@ -1,7 +1,7 @@
 import {
   addUsage,
   checkSpend,
-  libraryCost,
+  loadLibraryCost,
   parseSpendOptions,
   priceBook,
   SpendLedger,
@@ -12,7 +12,12 @@ import {
   usageRecordOf,
 } from '@loopguard/core/spend';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+let libraryCost: Awaited<ReturnType<typeof loadLibraryCost>>;
+beforeAll(async () => {
+  libraryCost = await loadLibraryCost();
+});
 
 const MINUTE = 60_000;
 const flat = priceBook({ m: { input: 1, output: 1 } }); // $1 per million tokens, cache reads $0.10
