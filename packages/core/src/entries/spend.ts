@@ -17,6 +17,7 @@ export {
 } from '../spend/checkSpend.js';
 export { libraryCostOf, loadLibraryCost, type PriceLibrary } from '../spend/libraryCost.js';
 export { type CostOf, type ModelPrice, priceBook } from '../spend/priceBook.js';
+export { SpendGuard } from '../spend/SpendGuard.js';
 export {
   MAX_BURN_MINUTES,
   MAX_REMEMBERED_REPLIES,
@@ -37,4 +38,5 @@ export {
   spendNeedsPrices,
   spendOptionsSchema,
 } from '../spend/spendOptions.js';
+export { streamUsage, type UsageStreamFormat } from '../spend/streamUsage.js';
 export { anthropicUsage, tokensOf, type UsageRecord, usageRecordOf } from '../spend/usageRecord.js';

@@ -152,7 +152,7 @@ export function unpricedText(spent: SpendTotals): string {
 
 function warnText(scope: SpendScope, spent: SpendTotals, caps: SpendCaps, share: number): string {
   return (
-    `loopguard: you have ${caps.maxCostUsd === undefined ? 'used' : 'spent'} ${spentText(spent, caps)} on ${scope.label} (${Math.floor(share * 100)} %).` +
+    `loopguard: you have ${caps.maxCostUsd === undefined ? 'used' : 'spent'} ${spentText(spent, caps)} on ${scope.label} (${Math.floor(share * 100 + 1e-9)} %).` +
     ` loopguard stops ${scope.label} at the budget: finish the essential work first.${caps.maxCostUsd === undefined ? '' : unpricedText(spent)}`
   );
 }
