@@ -118,12 +118,16 @@ function capsOf(options: ResolvedSpendOptions, kind: SpendScopeKind): SpendCaps 
   return caps ?? {};
 }
 
-/** The larger share of a cap spent (0 with no cap). */
+/**
+ * The larger share of a cap spent (0 with no cap), rounded to a millionth: dollars are sums of
+ * binary fractions, and $0.04 of $0.05 must read as 80 %, not 79.99… %.
+ */
 function shareOf(spent: SpendTotals, caps: SpendCaps): number {
-  return Math.max(
+  const share = Math.max(
     caps.maxTokens === undefined ? 0 : spent.tokens / caps.maxTokens,
     caps.maxCostUsd === undefined ? 0 : spent.costUsd / caps.maxCostUsd,
   );
+  return Math.round(share * 1e6) / 1e6;
 }
 
 /** `$4.10` */
@@ -152,7 +156,7 @@ export function unpricedText(spent: SpendTotals): string {
 
 function warnText(scope: SpendScope, spent: SpendTotals, caps: SpendCaps, share: number): string {
   return (
-    `loopguard: you have ${caps.maxCostUsd === undefined ? 'used' : 'spent'} ${spentText(spent, caps)} on ${scope.label} (${Math.floor(share * 100 + 1e-9)} %).` +
+    `loopguard: you have ${caps.maxCostUsd === undefined ? 'used' : 'spent'} ${spentText(spent, caps)} on ${scope.label} (${Math.floor(share * 100)} %).` +
     ` loopguard stops ${scope.label} at the budget: finish the essential work first.${caps.maxCostUsd === undefined ? '' : unpricedText(spent)}`
   );
 }
