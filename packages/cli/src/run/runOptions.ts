@@ -8,7 +8,7 @@ import { CliError } from '../CliError.js';
 import { CONFIG_FILES } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
-import { runSpendOptions } from './runSpend.js';
+import { runSpendOptions } from './runSpendOptions.js';
 
 /** What `loopguard run` does when the breaker opens. */
 export type StagnationAction = (typeof STAGNATION_ACTIONS)[number];

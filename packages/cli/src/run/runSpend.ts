@@ -3,35 +3,17 @@ import {
   loadLibraryCost,
   priceBook,
   SpendGuard,
-  type SpendOptions,
   type SpendVerdict,
   spendEntry,
   spendGuardOn,
   streamUsage,
+  type UsageStreamFormat,
 } from '@loopguard/core/spend';
 import { EXIT_CODES } from '../exitCodes.js';
 import type { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
-import type { AgentStreamFormat } from './StepStreamWatcher.js';
+import { runSpendOptions } from './runSpendOptions.js';
 import type { Outcome } from './sessionState.js';
-
-/**
- * The spend options of a run: the `spend` option (the configuration file's section, or `--spend`)
- * with `--max-cost-usd` and `--max-tokens` as the run's own caps over it.
- */
-export function runSpendOptions(
-  options: Pick<RunOptions, 'spend' | 'maxCostUsd' | 'maxTokens'>,
-): SpendOptions {
-  const spend = { ...(options.spend ?? {}) } as SpendOptions;
-  if (options.maxCostUsd !== undefined || options.maxTokens !== undefined) {
-    spend.session = {
-      ...spend.session,
-      ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
-      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-    };
-  }
-  return spend;
-}
 
 /**
  * The spend guard of `loopguard run`: the usage records of the agent's stream (`--agent-stream`)
@@ -41,7 +23,7 @@ export function runSpendOptions(
 export class RunSpend {
   private constructor(
     private readonly guard: SpendGuard,
-    private readonly format: AgentStreamFormat,
+    private readonly format: UsageStreamFormat,
     private readonly clock: Clock,
   ) {}
 
