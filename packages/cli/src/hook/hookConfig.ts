@@ -1,6 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseSpendOptions, type ResolvedSpendOptions, spendGuardOn } from '@loopguard/core/spend';
+import {
+  type ModelPrice,
+  parseSpendOptions,
+  type ResolvedSpendOptions,
+  spendGuardOn,
+} from '@loopguard/core/spend';
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { CONFIG_FILES } from '../configFiles.js';
@@ -18,6 +23,8 @@ export interface HookConfig {
   detector: StepLoopDetectorOptions;
   /** The spend guard (the file's top-level `spend` section); absent when it sets no cap or alarm. */
   spend?: ResolvedSpendOptions;
+  /** `spend.prices`: per-model prices over the pricing library's (scan prices with them too). */
+  prices: Record<string, ModelPrice>;
 }
 
 const hookSectionSchema = z
@@ -65,6 +72,7 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   return {
     enabled,
     lockTimeoutMs,
+    prices: spend?.prices ?? {},
     ...(spend !== undefined && spendGuardOn(spend) ? { spend } : {}),
     detector: {
       ...detector,

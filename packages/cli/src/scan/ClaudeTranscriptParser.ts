@@ -1,3 +1,4 @@
+import { anthropicUsage } from '@loopguard/core/spend';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -74,7 +75,10 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         : { steps: this.results(blocksOf(message)), tokens: 0 };
     }
     if (record.isApiErrorMessage === true) return NOTHING;
-    return { steps: this.replySteps(blocksOf(message)), tokens: this.replyTokens(message) };
+    const tokens = this.replyTokens(message);
+    const steps = this.replySteps(blocksOf(message));
+    const usage = tokens === 0 ? undefined : anthropicUsage(message);
+    return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
   }
 
   end(): TranscriptRead {
