@@ -134,3 +134,17 @@ describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
     expect(stepUsage({})).toEqual([]);
   });
 });
+
+describe('the adapters that do not read usage yet', () => {
+  it('refuse the spend option rather than accept it and do nothing', async () => {
+    const { loopGuard: claudeGuard } = await import('../src/claude-agent-sdk/index.js');
+    const { loopGuard: langGraphGuard } = await import('../src/langgraph/index.js');
+    const { loopGuard: openAiGuard } = await import('../src/openai-agents/index.js');
+    const spend = { session: { maxTokens: 10 } };
+    expect(() => claudeGuard({ spend })).toThrow(
+      'the Claude Agent SDK adapter does not read the usage of its steps yet',
+    );
+    expect(() => langGraphGuard({ spend })).toThrow('the LangGraph adapter');
+    expect(() => openAiGuard({ spend })).toThrow('the OpenAI Agents adapter');
+  });
+});
