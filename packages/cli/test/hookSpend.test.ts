@@ -8,6 +8,7 @@ import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { claudeEvent, hookLog, spendState } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00Z');
 
@@ -64,6 +65,17 @@ describe('the spend guard in the hook', () => {
     const { ledgers, entries } = spendState(dir);
     expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
     expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 3, tokens: 1000 });
+    // shown by status and recoveries
+    const db = join(dir, '.loopguard', 'state.db');
+    const status = await loopguard(dir, ['status', '--db', db]);
+    expect(status.stdout).toContain('spend: 1 warning, 1 stop (loopguard recoveries --topic spend_stop)');
+    const json = JSON.parse((await loopguard(dir, ['status', '--db', db, '--json'])).stdout);
+    expect(json.spend).toEqual({ warnings: 1, stops: 1 });
+    const recoveries = await loopguard(dir, ['recoveries', '--db', db, '--topic', 'spend_stop', '--json']);
+    expect(recoveries.code, recoveries.stderr).toBe(0);
+    expect(JSON.parse(recoveries.stdout).recoveries).toMatchObject([
+      { topic: 'spend_stop', action: 'spend_stop', taskId: 'claude:s1' },
+    ]);
   });
 
   it('a money budget speaks in dollars from the pricing library, naming the tokens it cannot price', async () => {
