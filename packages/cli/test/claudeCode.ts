@@ -18,3 +18,20 @@ export function ensureClaudeCode(): Promise<string> {
     ],
   );
 }
+
+/**
+ * The environment of the pinned Claude Code run offline: the scripted API at `apiUrl`, a test key,
+ * no telemetry or updates, `home` as HOME (and `IS_SANDBOX` as root, where it refuses to skip
+ * permissions otherwise).
+ */
+export function offlineClaudeEnv(apiUrl: string, home: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: 'test',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    HOME: home,
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+  };
+}

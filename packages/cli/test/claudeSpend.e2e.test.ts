@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeCode } from './claudeCode.js';
+import { ensureClaudeCode, offlineClaudeEnv } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -51,16 +51,7 @@ async function claudeWithBudget(config: string) {
         reject: false,
         stdin: 'ignore',
         timeout: 240_000,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: 'test',
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          HOME: home,
-          LOOPGUARD_HOOK: '',
-          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-        },
+        env: { ...offlineClaudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
       },
     );
     const resultLine =
