@@ -117,6 +117,10 @@ export function registerInitCommand(program: Command, io: CliIo): void {
             ? `${where}: would set\n${written.text}`
             : `${where}: spend guard set (docs/spend.md)\n`,
         );
+        if (agent === 'gemini')
+          io.stdout(
+            "note: Gemini CLI's hooks carry no usage; the budget applies to it through loopguard run --agent-stream gemini\n",
+          );
       }
       if (!options.remove) await checkProjectConfig(io.cwd);
       const loopguard = options.command ?? defaultHookCommand();
