@@ -49,9 +49,9 @@ describe('loopguard init: the spend guard', () => {
   it('edits a JSON configuration file in place', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.json'), '{"hook":{"enabled":true}}');
-    expect((await loopguard(dir, ['init', 'gemini', '--project', '--max-tokens', '1000'], HOME)).code).toBe(
-      0,
-    );
+    const gemini = await loopguard(dir, ['init', 'gemini', '--project', '--max-tokens', '1000'], HOME);
+    expect(gemini.code).toBe(0);
+    expect(gemini.stdout).toContain("note: Gemini CLI's hooks carry no usage");
     expect(JSON.parse(readFileSync(join(dir, 'loopguard.config.json'), 'utf8'))).toEqual({
       hook: { enabled: true },
       spend: { session: { maxTokens: 1000 }, warnAt: 0.8 },
