@@ -133,6 +133,21 @@ describe('the spend guard in the hook', () => {
     });
   });
 
+  it('at the end of a turn it counts only: the warning waits for the next tool call, where the model hears it', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 900));
+    const stop = claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.' });
+    expect(await answerHookEvent('claude', JSON.stringify(stop), { env: {}, cwd: dir, now: () => T0 })).toBe(
+      '',
+    );
+    expect(spendState(dir)).toMatchObject({
+      entries: [],
+      ledgers: [{ ledger: { totals: { tokens: 900 } } }],
+    });
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toContain('you have used 900 of 1,000 tokens');
+  });
+
   it('is off without a spend section: nothing is read or written', async () => {
     const dir = project('hook:\n  enabled: true\n');
     appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 10_000_000));

@@ -42,7 +42,7 @@ export function projectDaySpendKey(at: number): string {
 /**
  * The spend guard of one hook event: reads the replies the session's transcript gained since the
  * last call, counts each reply once in the session's ledger and the project's day, and judges the
- * budgets. A warning or a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with
+ * budgets after a tool call (at the end of a turn it only counts). A warning or a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with
  * its evidence. An event without a transcript, or a transcript that cannot be read (one log line),
  * counts nothing and answers nothing: the guard fails open.
  * @returns the verdict to answer with, or `undefined`.
@@ -69,7 +69,9 @@ export function guardSpend(event: HookEvent, context: SpendGuardContext): SpendV
       ledger: new SpendLedger(rows.get(key)?.ledger),
     }));
     for (const usage of read.records) addUsage(scopes, usage, context.costOf, now);
-    const verdict = checkSpend(scopes, context.options, now);
+    // At the end of a turn nobody would hear a warning (and it is given once): count only, and
+    // judge at the next tool call.
+    const verdict = event.kind === 'agent_stop' ? undefined : checkSpend(scopes, context.options, now);
     if (verdict !== undefined) {
       context.record(
         spendEntry(verdict, {
