@@ -8,7 +8,8 @@ import {
 } from '@loopguard/core/spend';
 import type { DemoScenario } from '../DemoContext.js';
 
-const TASK = 'T11.1.1';
+/** The session's id in the entries (a session, not a task of the demo's task list). */
+const TASK = 'claude:demo-spend-session';
 
 /**
  * The spend guard: a session on claude-sonnet-4-5 that makes progress but costs too much, priced
@@ -18,7 +19,7 @@ const TASK = 'T11.1.1';
  */
 export const spendBudget: DemoScenario = {
   title: 'Spend guard: a session warned at 80 % of its $0.50 budget, then stopped at the cap',
-  tasks: [[TASK, 'Refactor the billing module', 'in_progress']],
+  tasks: [],
   async run(ctx) {
     const guard = new SpendGuard(
       { session: { maxCostUsd: 0.5 } },
