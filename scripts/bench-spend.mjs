@@ -37,7 +37,10 @@ function reply(p) {
     usage: { input_tokens: 1200, output_tokens: 80, cache_read_input_tokens: 30000 },
     content: [{ type: 'text', text: `step ${p.replies}` }],
   };
-  appendFileSync(p.transcript, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), message })}\n`);
+  appendFileSync(
+    p.transcript,
+    `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), message })}\n`,
+  );
 }
 
 function call(p, n) {
@@ -51,13 +54,18 @@ function call(p, n) {
     tool_response: { stdout: `wrote ${n}`, stderr: '', interrupted: false },
   };
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, 'hook', 'claude'], { input: JSON.stringify(event), env: { ...process.env, CLAUDE_PROJECT_DIR: '' } });
+  const result = spawnSync(process.execPath, [bin, 'hook', 'claude'], {
+    input: JSON.stringify(event),
+    env: { ...process.env, CLAUDE_PROJECT_DIR: '' },
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`hook failed: ${result.stderr}`);
   return ms;
 }
 
-const projects = Object.fromEntries(Object.entries(VARIANTS).map(([name, config]) => [name, project(config)]));
+const projects = Object.fromEntries(
+  Object.entries(VARIANTS).map(([name, config]) => [name, project(config)]),
+);
 for (const p of Object.values(projects)) for (let i = 0; i < 200; i++) reply(p);
 const times = Object.fromEntries(Object.keys(VARIANTS).map((name) => [name, []]));
 for (const p of Object.values(projects)) call(p, 0); // first calls: the database is created
@@ -71,5 +79,6 @@ const p50 = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2
 const base = p50(times['no budget']);
 console.log(`${CALLS} calls per variant, node ${process.version}, ${os.cpus().length} cores`);
 console.log('| variant | p50 ms | × no budget |\n| --- | ---: | ---: |');
-for (const [name, list] of Object.entries(times)) console.log(`| ${name} | ${p50(list).toFixed(1)} | ${(p50(list) / base).toFixed(2)} |`);
+for (const [name, list] of Object.entries(times))
+  console.log(`| ${name} | ${p50(list).toFixed(1)} | ${(p50(list) / base).toFixed(2)} |`);
 rmSync(work, { recursive: true, force: true });

@@ -71,7 +71,7 @@ describe('OrchestratorLoop: the spend option', () => {
         usage: [
           { model: 'claude-sonnet-4-5', inputTokens: 100_000 },
           { model: 'mine', inputTokens: 1_000_000 },
-          { inputTokens: -5, outputTokens: 'x' },
+          { inputTokens: -5, outputTokens: 'x' as unknown as number },
         ],
       }),
       spend: { task: { maxCostUsd: 2 }, prices: { mine: { input: 1, output: 1 } } },
