@@ -19,12 +19,8 @@ export function ensureClaudeCode(): Promise<string> {
   );
 }
 
-/**
- * The environment of the pinned Claude Code run offline: the scripted API at `apiUrl`, a test key,
- * no telemetry or updates, `home` as HOME (and `IS_SANDBOX` as root, where it refuses to skip
- * permissions otherwise).
- */
-export function offlineClaudeEnv(apiUrl: string, home: string): Record<string, string> {
+/** The environment of an offline Claude Code run against the scripted Messages API at `apiUrl`, in the home `home`. */
+export function claudeEnv(apiUrl: string, home: string): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: apiUrl,
     ANTHROPIC_API_KEY: 'test',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeCode, offlineClaudeEnv } from './claudeCode.js';
+import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -51,7 +51,7 @@ async function claudeWithBudget(config: string) {
         reject: false,
         stdin: 'ignore',
         timeout: 240_000,
-        env: { ...offlineClaudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
+        env: { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
       },
     );
     const resultLine =
