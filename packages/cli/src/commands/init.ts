@@ -38,9 +38,10 @@ import {
   serverPath,
   withServer,
 } from '../mcp/mcpRegistration.js';
+import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
-export interface InitOptions {
+export interface InitOptions extends InitSpendFlags {
   user?: boolean;
   project?: boolean;
   dryRun?: boolean;
@@ -108,6 +109,12 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       '--replace',
       'also take out loopguard hooks init did not mark here, and loopguard hooks of the other scope',
     )
+    .option(
+      '--spend',
+      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 % (docs/spend.md)',
+    )
+    .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
+    .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")
     .action(async (agent: string, options: InitOptions) => {
       if (agent !== 'claude' && agent !== 'gemini') {
         throw new CliError(`agent must be claude or gemini, got ${JSON.stringify(agent)}`);
@@ -135,6 +142,18 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     options.user || !path.startsWith(io.cwd) ? path : relative(io.cwd, path) || '.';
   const found = readSettingsFile(file, shown);
   const settings = parseSettings(found.text ?? '', agent, shown(file));
+  const spend = options.remove ? undefined : initSpendOf(options);
+  if (spend !== undefined) {
+    const written = writeSpendSection(io.cwd, spend, options.dryRun === true);
+    const where = relative(io.cwd, written.file);
+    io.stdout(
+      options.dryRun ? `${where}: would set\n${written.text}` : `${where}: spend guard set (docs/spend.md)\n`,
+    );
+    if (agent === 'gemini')
+      io.stdout(
+        "note: Gemini CLI's hooks carry no usage; the budget applies to it through loopguard run --agent-stream gemini\n",
+      );
+  }
   if (!options.remove) await checkProjectConfig(io.cwd);
   const fast = agent === 'claude' && !options.commandHooks;
   const plan = fast

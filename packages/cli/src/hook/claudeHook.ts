@@ -11,6 +11,7 @@ import {
   projectDirOf,
   stringField,
   toolCallOf,
+  transcriptOf,
 } from './hookEvent.js';
 
 /** Claude Code's events the hook is registered for. */
@@ -37,6 +38,7 @@ export const claudeHook: HookDialect = {
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
       ...callIdOf(event, 'tool_use_id'),
+      ...transcriptOf(event),
     };
     switch (eventName) {
       case 'PreToolUse':

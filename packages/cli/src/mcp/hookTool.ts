@@ -21,6 +21,7 @@ const STRING_FIELDS = [
   'tool_use_id',
   'error',
   'last_assistant_message',
+  'transcript_path',
 ] as const;
 const JSON_FIELDS = ['tool_input', 'tool_response'] as const;
 
