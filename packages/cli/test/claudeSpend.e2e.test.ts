@@ -30,7 +30,9 @@ async function claudeWithBudget(config: string) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   writeFileSync(join(dir, 'loopguard.config.yaml'), config);
-  const init = await loopguard(dir, ['init', 'claude', '--project'], { HOME: home });
+  // Command hooks: on the fast path (mcp_tool hooks) a hook can run before Claude Code has written
+  // the last reply's usage to the transcript, so the count lags by one reply (issue 30's report).
+  const init = await loopguard(dir, ['init', 'claude', '--project', '--command-hooks'], { HOME: home });
   expect(init.code, init.stderr).toBe(0);
   const api = await startFakeAnthropicApi(progress, { usage: { input_tokens: 100_000, output_tokens: 1 } });
   try {
