@@ -1,4 +1,6 @@
+import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent } from '@loopguard/sqlite';
+import { boundedJson, boundedValue, cutText, MAX_NAME_CHARS } from './boundedValue.js';
 
 export type { HookAgent } from '@loopguard/sqlite';
 
@@ -49,16 +51,23 @@ export interface HookDialect {
   render(event: HookEvent, reply: HookReply): string;
 }
 
-/** An event the hook cannot handle: malformed JSON, a missing field, an unknown event name. */
-export class HookInputError extends Error {
-  override readonly name = 'HookInputError';
-}
+/**
+ * An event the hook cannot handle: malformed JSON, a missing or oversized field, an unknown event
+ * name. A typed `InvalidInputError` (code `invalid_input`) whose message names the field.
+ */
+export class HookInputError extends InvalidInputError {}
 
-/** A string field of the event, or a {@link HookInputError} naming it. */
+/** Longest identifying field (`session_id`, `hook_event_name`, `cwd`): a path's limit on Linux. */
+export const MAX_FIELD_CHARS = 4096;
+
+/** A string field of the event, or a {@link HookInputError} naming it (empty, or over {@link MAX_FIELD_CHARS}). */
 export function stringField(payload: Record<string, unknown>, name: string): string {
   const value = payload[name];
   if (typeof value !== 'string' || value.length === 0) {
     throw new HookInputError(`event field ${name} must be a non-empty string`);
+  }
+  if (value.length > MAX_FIELD_CHARS) {
+    throw new HookInputError(`event field ${name} is longer than ${MAX_FIELD_CHARS} characters`);
   }
   return value;
 }
@@ -87,11 +96,14 @@ export function projectDirOf(
   return stringField(payload, 'cwd');
 }
 
-/** A tool result as text: strings as they are, anything else as JSON. */
+/**
+ * A tool result as text: strings as they are (cut later, see `boundedResult`), anything else as
+ * JSON of its bounded form (see {@link boundedValue}: any depth, any key count).
+ */
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
-  return JSON.stringify(value) ?? '';
+  return boundedJson(value);
 }
 
 /** The CLIs' shell tools: Claude Code's `Bash`, Gemini CLI's `run_shell_command`. */
@@ -112,12 +124,18 @@ export function toolInput(tool: string, input: unknown): unknown {
 }
 
 /**
- * The tool call an event carries: its `tool_name`, and its `tool_input` as the detector sees it.
+ * The tool call an event carries: its `tool_name` (cut to {@link MAX_NAME_CHARS} with a fingerprint),
+ * and its `tool_input` within the bounds of {@link boundedValue}, as the detector sees it. Both are
+ * bounded before any other work, so that no call's synchronous work grows with the event.
  * @example toolCallOf({ tool_name: 'Bash', tool_input: { command: 'ls' } }); // { tool: 'Bash', input: 'ls' }
  */
 export function toolCallOf(event: Record<string, unknown>): { tool: string; input: unknown } {
-  const tool = stringField(event, 'tool_name');
-  return { tool, input: toolInput(tool, event.tool_input) };
+  const name = event.tool_name;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new HookInputError('event field tool_name must be a non-empty string');
+  }
+  const tool = cutText(name, MAX_NAME_CHARS);
+  return { tool, input: toolInput(tool, boundedValue(event.tool_input)) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
+import { parseEventText } from './eventText.js';
 import { guardProject } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
@@ -112,13 +113,7 @@ export async function answerHookEvent(
     const dialect = DIALECTS[agent];
     if (dialect === undefined)
       throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      throw new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    }
-    event = bounded(dialect.parse(payload, context.env));
+    event = bounded(dialect.parse(parseEventText(text), context.env));
     projectDir = event.projectDir;
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
     return dialect.render(event, reply);
