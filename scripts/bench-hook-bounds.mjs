@@ -7,11 +7,11 @@
 // RSS, and the stored session state's size after the 10th and the last call.
 // Run: pnpm run build && node scripts/bench-hook-bounds.mjs [MB=60] [CALLS=1000]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 
 const require = createRequire(new URL('../packages/sqlite/package.json', import.meta.url));
 const Database = require('better-sqlite3');
@@ -22,12 +22,19 @@ const dist = fileURLToPath(new URL('../packages/cli/dist/', import.meta.url));
 const { answerHookEvent } = await import(pathToFileURL(join(dist, 'hook/runHook.js')).href);
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-bounds-'));
 const rss = join(work, 'rss.cjs');
-writeFileSync(rss, "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+writeFileSync(
+  rss,
+  "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
+);
 const floor = join(work, 'floor.cjs');
-writeFileSync(floor, "const c = []; process.stdin.on('data', (d) => c.push(d)).on('end', () => JSON.parse(Buffer.concat(c).toString('utf8')));\n");
+writeFileSync(
+  floor,
+  "const c = []; process.stdin.on('data', (d) => c.push(d)).on('end', () => JSON.parse(Buffer.concat(c).toString('utf8')));\n",
+);
 
 /** Fills `SIZE` characters with `unit` repeated, between `open` and `close`. */
-const fill = (unit, open = '', close = '') => open + unit.repeat(Math.floor((SIZE - open.length - close.length) / unit.length)) + close;
+const fill = (unit, open = '', close = '') =>
+  open + unit.repeat(Math.floor((SIZE - open.length - close.length) / unit.length)) + close;
 const envelope = (n, fields) =>
   `{"session_id":"bounds","cwd":${JSON.stringify(work)},"hook_event_name":"PostToolUse",${fields},"tool_response":{"stdout":"run ${n}","stderr":""}}`;
 /** Each kind's bulk is built once; the call's number goes in front of it, so that each call differs. */
@@ -37,25 +44,36 @@ const once = (make) => {
 };
 const keys = once(() => Array.from({ length: Math.floor(SIZE / 12) }, (_, i) => `"k${i}":0`).join(','));
 const deep = once(() => Math.floor(SIZE / 2));
+const xs = once(() => fill('x').slice(20));
+const ys = once(() => fill('y').slice(40));
+const objects = once(() => fill('{},'));
 const KINDS = {
-  'tool_name of MB': (n) => envelope(n, `"tool_name":"${n}${once.x ?? (once.x = fill('x').slice(20))}","tool_input":{}`),
+  'tool_name of MB': (n) => envelope(n, `"tool_name":"${n}${xs()}","tool_input":{}`),
   'tool_input of many keys': (n) => envelope(n, `"tool_name":"Edit","tool_input":{"n":${n},${keys()}}`),
   'tool_input nested deep': (n) =>
     envelope(n, `"tool_name":"Edit","tool_input":[${n},${'['.repeat(deep())}${']'.repeat(deep())}]`),
-  'tool_input of small objects': (n) =>
-    envelope(n, `"tool_name":"Edit","tool_input":[${n},${once.o ?? (once.o = fill('{},'))}{}]`),
-  'Bash command of MB': (n) =>
-    envelope(n, `"tool_name":"Bash","tool_input":{"command":"echo ${n} ${once.y ?? (once.y = fill('y').slice(40))}"}`),
+  'tool_input of small objects': (n) => envelope(n, `"tool_name":"Edit","tool_input":[${n},${objects()}{}]`),
+  'Bash command of MB': (n) => envelope(n, `"tool_name":"Bash","tool_input":{"command":"echo ${n} ${ys()}"}`),
 };
 
 const spawn = (args, input) => {
   const start = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ['--require', rss, ...args], { cwd: work, input, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const run = spawnSync(process.execPath, ['--require', rss, ...args], {
+    cwd: work,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (run.status !== 0) throw new Error(`exit ${run.status}: ${run.stderr}`);
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, rssMB: Number(/maxRSS (\d+)/.exec(run.stderr)?.[1]) / 1024 };
+  return {
+    ms: Number(process.hrtime.bigint() - start) / 1e6,
+    rssMB: Number(/maxRSS (\d+)/.exec(run.stderr)?.[1]) / 1024,
+  };
 };
 
-console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}; events of ${MB} MB\n`);
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}; events of ${MB} MB\n`,
+);
 console.log('## One hook process per event\n');
 console.log('| event | hook ms | hook peak RSS MB | floor (read + JSON.parse) ms | floor peak RSS MB |');
 console.log('| --- | --- | --- | --- | --- |');
@@ -63,12 +81,16 @@ for (const [name, make] of Object.entries(KINDS)) {
   const input = make(0);
   const hook = spawn([join(dist, 'bin.js'), 'hook', 'claude'], input);
   const bare = spawn([floor], input);
-  console.log(`| ${name} | ${hook.ms.toFixed(0)} | ${hook.rssMB.toFixed(0)} | ${bare.ms.toFixed(0)} | ${bare.rssMB.toFixed(0)} |`);
+  console.log(
+    `| ${name} | ${hook.ms.toFixed(0)} | ${hook.rssMB.toFixed(0)} | ${bare.ms.toFixed(0)} | ${bare.rssMB.toFixed(0)} |`,
+  );
 }
 
 const stateSize = () => {
   const db = new Database(join(work, '.loopguard', 'state.db'), { readonly: true });
-  const row = db.prepare('SELECT length(snapshot) + length(last_results) AS size, steps FROM hook_sessions').get();
+  const row = db
+    .prepare('SELECT length(snapshot) + length(last_results) AS size, steps FROM hook_sessions')
+    .get();
   db.close();
   return row;
 };
@@ -86,11 +108,17 @@ for (let n = 0; n < CALLS; n++) {
   if (n === 9) state10 = stateSize();
 }
 const last = stateSize();
-console.log('| calls | slowest call ms | 10th call ms | last call ms | peak RSS MB | state after 10 calls (chars, steps) | state after the last (chars, steps) |');
+console.log(
+  '| calls | slowest call ms | 10th call ms | last call ms | peak RSS MB | state after 10 calls (chars, steps) | state after the last (chars, steps) |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 console.log(
   `| ${CALLS} | ${Math.max(...times).toFixed(0)} | ${times[9]?.toFixed(0)} | ${times.at(-1)?.toFixed(0)} | ${(Math.max(peak, process.resourceUsage().maxRSS * 1024) / 1e6).toFixed(0)} | ${state10?.size}, ${state10?.steps} | ${last?.size}, ${last?.steps} |`,
 );
-const log = join(work, ".loopguard", "hook.log");
-try { console.log(`\nhook.log: ${require("node:fs").readFileSync(log, "utf8").split("\n").length - 1} lines`); } catch { console.log("\nhook.log: empty"); }
+const log = join(work, '.loopguard', 'hook.log');
+try {
+  console.log(`\nhook.log: ${readFileSync(log, 'utf8').split('\n').length - 1} lines`);
+} catch {
+  console.log('\nhook.log: empty');
+}
 rmSync(work, { recursive: true, force: true });

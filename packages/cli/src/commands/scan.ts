@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -30,6 +30,17 @@ function parsePrice(value: string): number {
   return price;
 }
 
+/** Whether `path` is not there (as opposed to there but not to be looked at). */
+function missing(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
 /**
  * `loopguard scan [PATH...] [--json] [--html file] [--price n]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
@@ -55,7 +66,9 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           ? paths.map((path) => resolve(io.cwd, path))
           : defaultTranscriptPlaces(io.env, io.cwd);
       for (const [i, root] of roots.entries()) {
-        if (!existsSync(root))
+        // only a path that is not there is a usage error; one that cannot be looked at (EACCES,
+        // ELOOP) is one line from the scan, which goes on with the others
+        if (missing(root))
           throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
       }
       let detector: Awaited<ReturnType<typeof readHookConfig>>['detector'];

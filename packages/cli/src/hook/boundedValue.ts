@@ -16,9 +16,6 @@ export const VALUE_BOUNDS = {
   stringChars: 16_384,
 } as const;
 
-/** Characters of a name (`tool_name`) kept; a longer one keeps its head and a fingerprint. */
-export const MAX_NAME_CHARS = 256;
-
 /**
  * A text cut to `max` characters when longer: its first and last halves around one line naming its
  * length and a SHA-1 of the whole. The same text gives the same cut; texts that differ anywhere
@@ -81,7 +78,8 @@ export function boundedValue(value: unknown, bounds = VALUE_BOUNDS): unknown {
   let chars = 0;
   const text = (s: string): string => {
     const kept = Math.min(bounds.stringChars, Math.max(0, bounds.chars - chars));
-    const out = s.length <= kept ? s : kept === 0 ? marker(`${s.length} characters`, digestOf([s])) : cutText(s, kept);
+    const out =
+      s.length <= kept ? s : kept === 0 ? marker(`${s.length} characters`, digestOf([s])) : cutText(s, kept);
     chars += Math.min(s.length, kept);
     return out;
   };
@@ -112,7 +110,8 @@ export function boundedValue(value: unknown, bounds = VALUE_BOUNDS): unknown {
       const room = Math.max(0, bounds.members - members);
       for (let i = 0; i < Math.min(room, from.length); i++) list.push(member(from[i], depth + 1));
       members += Math.min(room, from.length);
-      if (from.length > room) list.push(marker(`${from.length - room} more elements`, digestOf(from.slice(room))));
+      if (from.length > room)
+        list.push(marker(`${from.length - room} more elements`, digestOf(from.slice(room))));
     } else {
       const record = to as Record<string, unknown>;
       const source = from as Record<string, unknown>;
@@ -135,9 +134,4 @@ export function boundedValue(value: unknown, bounds = VALUE_BOUNDS): unknown {
     }
   }
   return top;
-}
-
-/** A value as JSON within the bounds (never throws on depth: the value is bounded first). */
-export function boundedJson(value: unknown): string {
-  return JSON.stringify(boundedValue(value)) ?? '';
 }

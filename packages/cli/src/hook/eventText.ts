@@ -128,6 +128,7 @@ export function parseEventText(text: string, bounds = EVENT_BOUNDS): Record<stri
     done = text[at] === '}';
     at = skipSpace(text, at + 1);
   }
-  if (skipSpace(text, at) < text.length) throw new HookInputError('the event is not JSON: text after its end');
+  if (skipSpace(text, at) < text.length)
+    throw new HookInputError('the event is not JSON: text after its end');
   return event;
 }

@@ -1,6 +1,5 @@
 import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent } from '@loopguard/sqlite';
-import { boundedJson, boundedValue, cutText, MAX_NAME_CHARS } from './boundedValue.js';
 
 export type { HookAgent } from '@loopguard/sqlite';
 
@@ -57,7 +56,7 @@ export interface HookDialect {
  */
 export class HookInputError extends InvalidInputError {}
 
-/** Longest identifying field (`session_id`, `hook_event_name`, `cwd`): a path's limit on Linux. */
+/** Longest string field (`session_id`, `hook_event_name`, `cwd`, `tool_name`): a path's limit on Linux. */
 export const MAX_FIELD_CHARS = 4096;
 
 /** A string field of the event, or a {@link HookInputError} naming it (empty, or over {@link MAX_FIELD_CHARS}). */
@@ -96,14 +95,11 @@ export function projectDirOf(
   return stringField(payload, 'cwd');
 }
 
-/**
- * A tool result as text: strings as they are (cut later, see `boundedResult`), anything else as
- * JSON of its bounded form (see {@link boundedValue}: any depth, any key count).
- */
+/** A tool result as text: strings as they are, anything else as JSON. */
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
-  return boundedJson(value);
+  return JSON.stringify(value) ?? '';
 }
 
 /** The CLIs' shell tools: Claude Code's `Bash`, Gemini CLI's `run_shell_command`. */
@@ -124,18 +120,12 @@ export function toolInput(tool: string, input: unknown): unknown {
 }
 
 /**
- * The tool call an event carries: its `tool_name` (cut to {@link MAX_NAME_CHARS} with a fingerprint),
- * and its `tool_input` within the bounds of {@link boundedValue}, as the detector sees it. Both are
- * bounded before any other work, so that no call's synchronous work grows with the event.
+ * The tool call an event carries: its `tool_name`, and its `tool_input` as the detector sees it.
  * @example toolCallOf({ tool_name: 'Bash', tool_input: { command: 'ls' } }); // { tool: 'Bash', input: 'ls' }
  */
 export function toolCallOf(event: Record<string, unknown>): { tool: string; input: unknown } {
-  const name = event.tool_name;
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new HookInputError('event field tool_name must be a non-empty string');
-  }
-  const tool = cutText(name, MAX_NAME_CHARS);
-  return { tool, input: toolInput(tool, boundedValue(event.tool_input)) };
+  const tool = stringField(event, 'tool_name');
+  return { tool, input: toolInput(tool, event.tool_input) };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
+import { boundedValue, type VALUE_BOUNDS } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
-import { geminiHook } from './geminiHook.js';
 import { parseEventText } from './eventText.js';
+import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
@@ -123,9 +124,14 @@ export async function answerHookEvent(
   }
 }
 
-/** The event with its tool result or text cut to what the detector needs (see {@link boundedResult}). */
+/**
+ * The event cut to what the detector needs, before it sees it: the tool input within
+ * {@link VALUE_BOUNDS} (see {@link boundedValue}), the tool result or text cut by {@link boundedResult}.
+ */
 function bounded(event: HookEvent): HookEvent {
-  if (event.kind === 'after_tool') return { ...event, output: boundedResult(event.output) };
+  if (event.kind === 'before_tool') return { ...event, input: boundedValue(event.input) };
+  if (event.kind === 'after_tool')
+    return { ...event, input: boundedValue(event.input), output: boundedResult(event.output) };
   if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
   return event;
 }

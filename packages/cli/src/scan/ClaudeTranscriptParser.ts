@@ -1,3 +1,4 @@
+import { openCall } from '@loopguard/core/internal';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -50,7 +51,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
   private lastReply: unknown;
-  /** tool_use id → tool name, so that results name their tool. */
+  /** tool_use id → tool name, so that results name their tool (bounded: `openCall`). */
   private readonly toolNames = new Map<string, string>();
 
   /** Only user and assistant records give steps or usage (most of a transcript is neither). */
@@ -97,7 +98,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
       if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
         steps.push({ type: 'message', text: block.text });
       } else if (block.type === 'tool_use' && typeof block.name === 'string' && block.name !== '') {
-        if (typeof block.id === 'string') this.toolNames.set(block.id, block.name);
+        if (typeof block.id === 'string') openCall(this.toolNames, block.id, block.name);
         steps.push({ type: 'action', tool: block.name, input: block.input ?? {} });
       }
     }

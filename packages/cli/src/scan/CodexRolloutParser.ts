@@ -1,3 +1,4 @@
+import { openCall } from '@loopguard/core/internal';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -126,7 +127,7 @@ export class CodexRolloutParser implements TranscriptParser {
       case 'custom_tool_call':
       case 'local_shell_call': {
         const tool = typeof item.name === 'string' && item.name !== '' ? item.name : 'shell';
-        if (typeof item.call_id === 'string') this.toolNames.set(item.call_id, tool);
+        if (typeof item.call_id === 'string') openCall(this.toolNames, item.call_id, tool);
         return [{ type: 'action', tool, input: this.inputOf(item) }];
       }
       case 'function_call_output':

@@ -1,3 +1,4 @@
+import { openCall } from './openCalls.js';
 import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
@@ -40,7 +41,7 @@ function resultText(content: unknown): string {
  */
 export class ClaudeStreamJsonParser implements StepLineParser {
   private lines = 0;
-  /** tool_use id → tool name, so that results name their tool. */
+  /** tool_use id → tool name, so that results name their tool (bounded: `openCall`). */
   private readonly toolNames = new Map<string, string>();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
@@ -65,7 +66,7 @@ export class ClaudeStreamJsonParser implements StepLineParser {
       ) {
         steps.push({ type: 'message', text: block.thinking });
       } else if (block.type === 'tool_use' && typeof block.name === 'string' && block.name !== '') {
-        if (typeof block.id === 'string') this.toolNames.set(block.id, block.name);
+        if (typeof block.id === 'string') openCall(this.toolNames, block.id, block.name);
         steps.push({ type: 'action', tool: block.name, input: block.input ?? {} });
       }
     }

@@ -1,3 +1,5 @@
+import { openCall } from './openCalls.js';
+import { PiecedText } from './piecedText.js';
 import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
@@ -6,7 +8,8 @@ import type { Step } from './step.js';
  * `tool_use` is an action (`tool_name`, `parameters`); a `tool_result` an observation of the call
  * it answers (`output`; when `status` is `error`, the error's message with `error: true`). The
  * assistant's text arrives in pieces (`message` events with `delta: true`): consecutive pieces make
- * one message, given with the next event that is not one (or with the `result`). User messages,
+ * one message, given with the next event that is not one (or with the `result`), held within the
+ * bounds of `PiecedText` (its head and tail). Calls awaiting a result are remembered up to `MAX_OPEN_CALLS`. User messages,
  * `init`, `error` and `result` events give no steps of their own; blank lines are skipped.
  *
  * @example
@@ -16,7 +19,8 @@ import type { Step } from './step.js';
  */
 export class GeminiStreamJsonParser implements StepLineParser {
   private lines = 0;
-  private text = '';
+  /** The message's pieces, bounded (a message of any length holds the same memory). */
+  private readonly text = new PiecedText();
   /** tool_id → tool name, so that results name their tool. */
   private readonly toolNames = new Map<string, string>();
 
@@ -26,12 +30,12 @@ export class GeminiStreamJsonParser implements StepLineParser {
     const event = asRecord(readJsonLine(line, this.lines));
     if (event === undefined) return [];
     if (event.type === 'message' && event.role === 'assistant') {
-      if (typeof event.content === 'string') this.text += event.content;
+      if (typeof event.content === 'string') this.text.add(event.content);
       return event.delta === true ? [] : this.flush();
     }
     const steps = this.flush();
     if (event.type === 'tool_use' && typeof event.tool_name === 'string' && event.tool_name !== '') {
-      if (typeof event.tool_id === 'string') this.toolNames.set(event.tool_id, event.tool_name);
+      if (typeof event.tool_id === 'string') openCall(this.toolNames, event.tool_id, event.tool_name);
       steps.push({ type: 'action', tool: event.tool_name, input: event.parameters ?? {} });
     } else if (event.type === 'tool_result') {
       steps.push(this.observation(event));
@@ -55,8 +59,7 @@ export class GeminiStreamJsonParser implements StepLineParser {
   }
 
   private flush(): Step[] {
-    const text = this.text;
-    this.text = '';
+    const text = this.text.take();
     return text.trim() === '' ? [] : [{ type: 'message', text }];
   }
 }
