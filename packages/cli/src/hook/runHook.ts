@@ -111,10 +111,8 @@ export async function answerHookEvent(
   let event: HookEvent | undefined;
   let projectDir = context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
   try {
-    const dialect = DIALECTS[agent];
-    if (dialect === undefined)
-      throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    event = bounded(dialect.parse(parseEventText(text), context.env));
+    const dialect = dialectOf(agent);
+    event = readHookEvent(dialect, text, context.env);
     projectDir = event.projectDir;
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
     return dialect.render(event, reply);
@@ -122,6 +120,22 @@ export async function answerHookEvent(
     logFailure(projectDir, agent, event, error, now());
     return '';
   }
+}
+
+function dialectOf(agent: string): HookDialect {
+  const dialect = DIALECTS[agent];
+  if (dialect === undefined) throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+  return dialect;
+}
+
+/**
+ * One event's text as the hook reads it, every field bounded before any other work: the text
+ * within `EVENT_BOUNDS` (see {@link parseEventText}), then the dialect's reading, then the tool
+ * input and result within the detector's bounds.
+ * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
+ */
+export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
+  return bounded(dialect.parse(parseEventText(text), env));
 }
 
 /**
