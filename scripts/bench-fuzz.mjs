@@ -35,13 +35,16 @@ try {
   console.log(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}; seed ${SEED}; ${targets.length} targets: ${targets.map((t) => t.name).join(', ')}\n`,
   );
-  console.log('| inputs | read (steps) | documented skips | typed rejections | untyped errors | slowest call | peak RSS | wall time |');
+  console.log(
+    '| inputs | read (steps) | documented skips | typed rejections | untyped errors | slowest call | peak RSS | wall time |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   console.log(
     `| ${counts.inputs} | ${steps} | ${skip} | ${typed} | ${untyped} | ${counts.slowest.ms.toFixed(0)} ms (${counts.slowest.target}) | ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB | ${seconds.toFixed(0)} s |`,
   );
   if (counts.unnamed > 0) console.log(`\n${counts.unnamed} typed rejections with an empty message`);
-  for (const { target, error, input } of counts.untyped) console.log(`\nuntyped: ${target}: ${error}\n  input: ${input}`);
+  for (const { target, error, input } of counts.untyped)
+    console.log(`\nuntyped: ${target}: ${error}\n  input: ${input}`);
   console.log(`\nslowest input: ${counts.slowest.input}`);
 } finally {
   rmSync(out, { recursive: true, force: true });

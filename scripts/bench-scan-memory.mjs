@@ -17,7 +17,10 @@ const LARGE = Number(process.argv[3] ?? 500);
 const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-scan-memory-'));
 const rss = join(work, 'rss.cjs');
-writeFileSync(rss, "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+writeFileSync(
+  rss,
+  "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
+);
 
 const claudeRecord = (type, n, message) =>
   JSON.stringify({
@@ -35,7 +38,9 @@ const call = (n) =>
   claudeRecord('assistant', n, {
     id: `msg_${n}`,
     role: 'assistant',
-    content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { file_path: `/repo/src/file${n}.ts` } }],
+    content: [
+      { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { file_path: `/repo/src/file${n}.ts` } },
+    ],
     usage: { input_tokens: 10, output_tokens: 5 },
   });
 const result = (n) =>

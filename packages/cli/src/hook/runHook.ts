@@ -124,7 +124,8 @@ export async function answerHookEvent(
 
 function dialectOf(agent: string): HookDialect {
   const dialect = DIALECTS[agent];
-  if (dialect === undefined) throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+  if (dialect === undefined)
+    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
   return dialect;
 }
 

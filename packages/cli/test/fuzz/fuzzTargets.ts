@@ -14,8 +14,8 @@ import {
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { claudeHook } from '../../src/hook/claudeHook.js';
 import { geminiHook } from '../../src/hook/geminiHook.js';
-import type { HookDialect } from '../../src/hook/hookEvent.js';
 import { guardSession } from '../../src/hook/guardSession.js';
+import type { HookDialect } from '../../src/hook/hookEvent.js';
 import { noopLogger } from '../../src/hook/noopLogger.js';
 import { readHookEvent } from '../../src/hook/runHook.js';
 import { detectFormat } from '../../src/scan/detectFormat.js';
@@ -46,9 +46,12 @@ interface FuzzSession {
   end(): void;
 }
 
-
 function lines(...files: string[]): string[] {
-  return files.flatMap((file) => readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== ''));
+  return files.flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  );
 }
 
 function fixtures(dir: string, match: RegExp): string[] {
@@ -143,16 +146,38 @@ export function fuzzTargets(dir = fileURLToPath(new URL('.', import.meta.url))):
   const cliFixtures = join(dir, '..', 'fixtures');
   const coreFixtures = join(dir, '..', '..', '..', 'core', 'test', 'steps', 'fixtures');
   const steps = fixtures(coreFixtures, /__.*\.jsonl$/);
-  const geminiStreams = [join(coreFixtures, 'gemini-cli-stream-0.61.0.jsonl'), ...fixtures(join(cliFixtures, 'gemini'), /\.jsonl$/)];
+  const geminiStreams = [
+    join(coreFixtures, 'gemini-cli-stream-0.61.0.jsonl'),
+    ...fixtures(join(cliFixtures, 'gemini'), /\.jsonl$/),
+  ];
   return [
-    lineParserTarget('core ClaudeStreamJsonParser', lines(join(coreFixtures, 'claude-stream.jsonl')), () => new ClaudeStreamJsonParser()),
-    lineParserTarget('core CodexJsonParser', lines(join(coreFixtures, 'codex-exec-0.169.0.jsonl')), () => new CodexJsonParser()),
-    lineParserTarget('core GeminiStreamJsonParser', lines(...geminiStreams), () => new GeminiStreamJsonParser()),
+    lineParserTarget(
+      'core ClaudeStreamJsonParser',
+      lines(join(coreFixtures, 'claude-stream.jsonl')),
+      () => new ClaudeStreamJsonParser(),
+    ),
+    lineParserTarget(
+      'core CodexJsonParser',
+      lines(join(coreFixtures, 'codex-exec-0.169.0.jsonl')),
+      () => new CodexJsonParser(),
+    ),
+    lineParserTarget(
+      'core GeminiStreamJsonParser',
+      lines(...geminiStreams),
+      () => new GeminiStreamJsonParser(),
+    ),
     lineParserTarget('core JsonlStepParser', lines(...steps), () => new JsonlStepParser()),
     scanTarget('scan Claude Code transcript', lines(...fixtures(join(cliFixtures, 'scan'), /^claude/))),
     scanTarget('scan Codex rollout', lines(...fixtures(join(cliFixtures, 'scan'), /^codex/))),
     scanTarget('scan Gemini CLI chat', lines(...fixtures(join(cliFixtures, 'scan'), /^gemini/))),
-    scanTarget('scan live streams', lines(join(coreFixtures, 'claude-stream.jsonl'), join(coreFixtures, 'codex-exec-0.169.0.jsonl'), ...geminiStreams)),
+    scanTarget(
+      'scan live streams',
+      lines(
+        join(coreFixtures, 'claude-stream.jsonl'),
+        join(coreFixtures, 'codex-exec-0.169.0.jsonl'),
+        ...geminiStreams,
+      ),
+    ),
     hookTarget('hook claude', lines(join(cliFixtures, 'hooks', 'claude-code-2.1.330.jsonl')), claudeHook),
     hookTarget('hook gemini', lines(join(cliFixtures, 'hooks', 'gemini-cli-0.61.0.jsonl')), geminiHook),
   ];
@@ -201,7 +226,11 @@ export function runFuzz(inputs: number, seed: number, targets = fuzzTargets()): 
       outcome = classify(error);
       if (outcome === 'typed' && (error as Error).message.trim() === '') counts.unnamed++;
       if (outcome === 'untyped' && counts.untyped.length < 20) {
-        counts.untyped.push({ target: target.name, error: String(error).slice(0, 200), input: input.slice(0, 300) });
+        counts.untyped.push({
+          target: target.name,
+          error: String(error).slice(0, 200),
+          input: input.slice(0, 300),
+        });
       }
     }
     const ms = performance.now() - start;

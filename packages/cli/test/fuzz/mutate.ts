@@ -89,7 +89,8 @@ export function mutate(line: string, others: readonly string[], rnd: () => numbe
     const at = Math.floor(rnd() * line.length);
     const which = rnd();
     if (which < 0.35) return line.slice(0, at);
-    if (which < 0.7) return `${line.slice(0, at)}${pick(rnd, ['"', '{', ']', '\\', ',', '\u0000', 'é'])}${line.slice(at + 1)}`;
+    if (which < 0.7)
+      return `${line.slice(0, at)}${pick(rnd, ['"', '{', ']', '\\', ',', '\u0000', 'é'])}${line.slice(at + 1)}`;
     const other = pick(rnd, others);
     return `${line.slice(0, at)}${other.slice(Math.floor(rnd() * other.length))}`;
   }

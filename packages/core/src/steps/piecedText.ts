@@ -24,15 +24,19 @@ export class PiecedText {
     }
     if (rest === '') return;
     this.tail += rest;
-    if (this.tail.length > 2 * PIECED_TEXT_HALF) {
-      const cut = this.tail.length - PIECED_TEXT_HALF;
-      this.drop(this.tail.slice(0, cut));
-      this.tail = this.tail.slice(cut);
-    }
+    if (this.tail.length > 2 * PIECED_TEXT_HALF) this.keepTail();
+  }
+
+  /** Keeps the last {@link PIECED_TEXT_HALF} characters of the tail, hashing what goes. */
+  private keepTail(): void {
+    const cut = this.tail.length - PIECED_TEXT_HALF;
+    this.drop(this.tail.slice(0, cut));
+    this.tail = this.tail.slice(cut);
   }
 
   /** The text so far (its head, a line for what was left out, its tail), and starts afresh. */
   take(): string {
+    if (this.tail.length > PIECED_TEXT_HALF) this.keepTail();
     const text =
       this.dropped === 0
         ? `${this.head}${this.tail}`
