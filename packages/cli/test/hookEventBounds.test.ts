@@ -94,7 +94,7 @@ describe('the hook bounds every field of an event before any work (issue 32, ite
     let level = boundedValue(nested);
     for (let n = 0; n < VALUE_BOUNDS.depth; n++) level = (level as unknown[])[0];
     expect(level).toMatch(/^\[… nested deeper than 32 levels, sha1 /);
-    const long = boundedValue({ a: 'x'.repeat(100_000), b: 'y'.repeat(100_000) }) as Record<string, string>;
+    const long = boundedValue({ a: 'x'.repeat(100_000), b: 'y'.repeat(100_000) }) as { a: string; b: string };
     expect(long.a.length + long.b.length).toBeLessThan(VALUE_BOUNDS.chars + 400);
     expect(long.a).toContain('[… 100000 characters, sha1 ');
   });
