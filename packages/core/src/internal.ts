@@ -36,6 +36,7 @@ export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
 export { actionText } from './steps/inputText.js';
 export { MAX_OPEN_CALLS, openCall } from './steps/openCalls.js';
+export { blockName, jsonTextOf } from './steps/StepLineParser.js';
 export { actionKey } from './steps/stepKeys.js';
 export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {

@@ -1,4 +1,4 @@
-import { openCall } from '@loopguard/core/internal';
+import { blockName, jsonTextOf, openCall } from '@loopguard/core/internal';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -22,12 +22,12 @@ function blocksOf(message: Record<string, unknown> | undefined): Block[] {
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content))
-    return content === undefined || content === null ? '' : JSON.stringify(content);
+    return content === undefined || content === null ? '' : jsonTextOf(content, 'tool_result content');
   return content
     .map((part) => {
       const block = recordOf(part);
       if (block?.type === 'text' && typeof block.text === 'string') return block.text;
-      return block === undefined ? '' : `[${String(block.type)}]`;
+      return block === undefined ? '' : `[${blockName(block.type)}]`;
     })
     .join('\n');
 }

@@ -1,4 +1,4 @@
-import { openCall } from '@loopguard/core/internal';
+import { jsonTextOf, openCall } from '@loopguard/core/internal';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -36,7 +36,8 @@ function callInput(args: unknown): unknown {
 
 /** A call's output and whether it failed: a non-zero exit code, or a failure the CLI reports. */
 function callOutput(output: unknown): { output: string; error: boolean } {
-  if (typeof output !== 'string') return { output: JSON.stringify(output ?? ''), error: false };
+  if (typeof output !== 'string')
+    return { output: jsonTextOf(output ?? '', 'function_call_output output'), error: false };
   const older = recordOf(output.startsWith('{') ? parseJson(output) : undefined);
   if (older !== undefined && typeof older.output === 'string') {
     const code = recordOf(older.metadata)?.exit_code;
@@ -117,7 +118,10 @@ export class CodexRolloutParser implements TranscriptParser {
   }
 
   private inputOf(item: Record<string, unknown>): unknown {
-    if (item.type === 'custom_tool_call') return String(item.input ?? '');
+    if (item.type === 'custom_tool_call')
+      return typeof item.input === 'string'
+        ? item.input
+        : jsonTextOf(item.input ?? '', 'custom_tool_call input');
     return callInput(item.type === 'local_shell_call' ? item.action : item.arguments);
   }
 

@@ -1,3 +1,4 @@
+import { jsonTextOf } from '@loopguard/core/internal';
 import type { Step } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -16,7 +17,7 @@ function resultOf(call: Record<string, unknown>): string {
     const response = recordOf(recordOf(recordOf(part)?.functionResponse)?.response);
     if (response === undefined) return '';
     const value = response.error ?? response.output;
-    return typeof value === 'string' ? value : JSON.stringify(response);
+    return typeof value === 'string' ? value : jsonTextOf(response, 'functionResponse response');
   });
   if (texts.some((text) => text !== '')) return texts.join('\n');
   return typeof call.resultDisplay === 'string' ? call.resultDisplay : '';

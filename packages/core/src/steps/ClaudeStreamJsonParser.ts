@@ -1,5 +1,5 @@
 import { openCall } from './openCalls.js';
-import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
+import { asRecord, blockName, jsonTextOf, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 type Block = Record<string, unknown>;
@@ -17,12 +17,12 @@ function blocksOf(event: Record<string, unknown>): Block[] {
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content))
-    return content === undefined || content === null ? '' : JSON.stringify(content);
+    return content === undefined || content === null ? '' : jsonTextOf(content, 'tool_result content');
   return content
     .map((part: unknown) => {
       const block = part as Block | null;
       if (block?.type === 'text' && typeof block.text === 'string') return block.text;
-      return block === null ? '' : `[${String(block.type)}]`;
+      return block === null ? '' : `[${blockName(block.type)}]`;
     })
     .join('\n');
 }

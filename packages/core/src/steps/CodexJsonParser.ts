@@ -1,4 +1,4 @@
-import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
+import { asRecord, jsonTextOf, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 /** Tool names the Codex steps carry (Codex's own events name no tool for commands and patches). */
@@ -34,7 +34,7 @@ export class CodexJsonParser implements StepLineParser {
 
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
-  return value === undefined || value === null ? '' : JSON.stringify(value);
+  return value === undefined || value === null ? '' : jsonTextOf(value, 'item field');
 }
 
 function itemSteps(item: Record<string, unknown>): Step[] {
