@@ -5,7 +5,8 @@
 // in the same run; then CALLS such events in one session through the resident path
 // (answerHookEvent in one process): the slowest call, the 10th and the last call's time, the peak
 // RSS, and the stored session state's size after the 10th and the last call.
-// Run: pnpm run build && node scripts/bench-hook-bounds.mjs [MB=60] [CALLS=1000]
+// Run: pnpm run build && node scripts/bench-hook-bounds.mjs [MB=60] [CALLS=1000] [SESSION_MB=MB] [SKIP_PROCESSES]
+// (SESSION_MB: the size of the session's events; SKIP_PROCESSES=1: the session only)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +18,9 @@ const require = createRequire(new URL('../packages/sqlite/package.json', import.
 const Database = require('better-sqlite3');
 const MB = Number(process.argv[2] ?? 60);
 const CALLS = Number(process.argv[3] ?? 1000);
-const SIZE = MB * 1024 * 1024;
+const SESSION_MB = Number(process.argv[4] ?? MB);
+const SKIP_PROCESSES = process.argv[5] === '1';
+let SIZE = MB * 1024 * 1024;
 const dist = fileURLToPath(new URL('../packages/cli/dist/', import.meta.url));
 const { answerHookEvent } = await import(pathToFileURL(join(dist, 'hook/runHook.js')).href);
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-bounds-'));
@@ -40,7 +43,11 @@ const envelope = (n, fields) =>
 /** Each kind's bulk is built once; the call's number goes in front of it, so that each call differs. */
 const once = (make) => {
   let bulk;
-  return () => (bulk ??= make());
+  let size;
+  return () => {
+    if (size !== SIZE) [bulk, size] = [make(), SIZE]; // built again (and the old one let go) when the size changes
+    return bulk;
+  };
 };
 const keys = once(() => Array.from({ length: Math.floor(SIZE / 12) }, (_, i) => `"k${i}":0`).join(','));
 const deep = once(() => Math.floor(SIZE / 2));
@@ -77,7 +84,7 @@ console.log(
 console.log('## One hook process per event\n');
 console.log('| event | hook ms | hook peak RSS MB | floor (read + JSON.parse) ms | floor peak RSS MB |');
 console.log('| --- | --- | --- | --- | --- |');
-for (const [name, make] of Object.entries(KINDS)) {
+for (const [name, make] of SKIP_PROCESSES ? [] : Object.entries(KINDS)) {
   const input = make(0);
   const hook = spawn([join(dist, 'bin.js'), 'hook', 'claude'], input);
   const bare = spawn([floor], input);
@@ -94,7 +101,10 @@ const stateSize = () => {
   db.close();
   return row;
 };
-console.log(`\n## ${CALLS} calls of one session in one process (the resident path), the kinds in turn\n`);
+SIZE = SESSION_MB * 1024 * 1024;
+console.log(
+  `\n## ${CALLS} calls of one session in one process (the resident path), events of ${SESSION_MB} MB, the kinds in turn\n`,
+);
 const kinds = Object.values(KINDS);
 const times = [];
 let peak = 0;

@@ -66,12 +66,12 @@ function digestOf(values: unknown[]): string {
 }
 
 /**
- * A JSON value (as `JSON.parse` gives it) within {@link VALUE_BOUNDS}: as it is when it is within
- * them, else a copy where what is past them is replaced by markers that name it and carry its
+ * A JSON value (as `JSON.parse` gives it) within {@link VALUE_BOUNDS}: a copy, equal to it when it
+ * is within them, else where what is past them is replaced by markers that name it and carry its
  * SHA-1 (a deeper level, the members past the count, the middle of a long string). Iterative:
  * nesting of any depth is walked without recursion, and every later step (`JSON.stringify`, the
  * detector's normalising) works on at most the bounds.
- * @example boundedValue({ command: 'ls' }); // { command: 'ls' } (within the bounds: the same value)
+ * @example boundedValue({ command: 'ls' }); // { command: 'ls' } (within the bounds: an equal value)
  */
 export function boundedValue(value: unknown, bounds = VALUE_BOUNDS): unknown {
   let members = 0;

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
-import { boundedValue, type VALUE_BOUNDS } from './boundedValue.js';
+import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
@@ -141,7 +141,7 @@ export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.Pr
 
 /**
  * The event cut to what the detector needs, before it sees it: the tool input within
- * {@link VALUE_BOUNDS} (see {@link boundedValue}), the tool result or text cut by {@link boundedResult}.
+ * `VALUE_BOUNDS` (see {@link boundedValue}), the tool result or text cut by {@link boundedResult}.
  */
 function bounded(event: HookEvent): HookEvent {
   if (event.kind === 'before_tool') return { ...event, input: boundedValue(event.input) };
