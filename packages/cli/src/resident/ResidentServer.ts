@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parseEventText } from '../hook/eventText.js';
 import { MAX_EVENT_BYTES, readBounded } from '../hook/readBounded.js';
 import { answerHookEvent } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
@@ -148,7 +149,7 @@ export class ResidentServer {
     }
     let event: { session_id?: unknown; hook_event_name?: unknown } = {};
     try {
-      event = JSON.parse(body);
+      event = parseEventText(body); // bounded before any work, as the hook reads it
     } catch {
       // answerHookEvent logs it
     }
