@@ -12,7 +12,6 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { MAX_OPEN_CALLS } from '@loopguard/core/internal';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -61,6 +60,9 @@ const jsonChat = (args: unknown) =>
       },
     ],
   });
+
+/** Calls awaiting a result that a parser remembers (core's `CallNames`). */
+const MAX_OPEN_CALLS = 256;
 
 describe('loopguard scan: one bad file is one line saying what was wrong, and the rest of the report stands (issue 32, item 3; issue 31)', () => {
   it('skips a session whose end the detector refuses, and a chat read whole, each with one line naming why', async () => {

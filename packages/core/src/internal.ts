@@ -12,6 +12,7 @@
 export { infrastructureWaitMs, resetTimeOf } from './breaker/infrastructureWait.js';
 export { seed000Verdict } from './guards/runSafetyChecks.js';
 export { SEED_000_NAMES } from './guards/seedGuardNames.js';
+export { boundedText } from './kernel/boundedText.js';
 export { checkedClock } from './kernel/clock.js';
 export { type Logger, silentLogger } from './kernel/logger.js';
 export { clockSchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';
@@ -35,8 +36,6 @@ export {
 export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
 export { actionText } from './steps/inputText.js';
-export { MAX_OPEN_CALLS, openCall } from './steps/openCalls.js';
-export { blockName, jsonTextOf } from './steps/StepLineParser.js';
 export { actionKey } from './steps/stepKeys.js';
 export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {

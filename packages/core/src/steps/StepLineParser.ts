@@ -12,6 +12,11 @@ export interface StepLineParser {
    * @throws InvalidInputError when the line is not a string or not JSON (naming the line number).
    */
   push(line: string): Step[];
+  /**
+   * The steps still held when the output ends (the agent's last message, waiting to be known as
+   * the turn's last word). Absent: nothing is ever held.
+   */
+  end?(): Step[];
 }
 
 /**
@@ -37,22 +42,4 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
-}
-
-/**
- * A value read from a line as JSON text for a step (a tool result or input that is not a string).
- * Nesting too deep for `JSON.stringify` is a typed error naming `field`, never a `RangeError`.
- * @throws InvalidInputError `<field> nests too deep to be read`.
- */
-export function jsonTextOf(value: unknown, field: string): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch (error) {
-    throw new InvalidInputError(`${field} nests too deep to be read`, { cause: error });
-  }
-}
-
-/** The name of a content block's `type` for a placeholder (`[image]`): a string as it is, else `block`. */
-export function blockName(type: unknown): string {
-  return typeof type === 'string' ? type : 'block';
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GeminiStreamJsonParser } from '../../src/steps/GeminiStreamJsonParser.js';
-import { MAX_OPEN_CALLS, openCall } from '../../src/steps/openCalls.js';
-import { PIECED_TEXT_HALF, PiecedText } from '../../src/steps/piecedText.js';
+import { PIECED_TEXT_HALF, PiecedText } from '../../src/translation/piecedText.js';
 
 describe('a parser holds the same memory however long the stream (issue 32, item 5)', () => {
   it('keeps a text sent in pieces as it is up to its bound', () => {
@@ -35,16 +34,5 @@ describe('a parser holds the same memory however long the stream (issue 32, item
     const [message] = parser.push('{"type":"result","status":"success"}');
     expect(message?.type).toBe('message');
     expect((message as { text: string }).text.length).toBeLessThan(2 * PIECED_TEXT_HALF + 100);
-  });
-
-  it(`forgets the oldest of more than ${MAX_OPEN_CALLS} calls awaiting a result`, () => {
-    const names = new Map<string, string>();
-    for (let n = 0; n < 5000; n++) openCall(names, `id${n}`, `tool${n}`);
-    expect(names.size).toBe(MAX_OPEN_CALLS);
-    expect(names.has('id4999')).toBe(true);
-    expect(names.has(`id${5000 - MAX_OPEN_CALLS - 1}`)).toBe(false);
-    openCall(names, `id${5000 - MAX_OPEN_CALLS}`, 'again'); // noted again: the newest
-    openCall(names, 'new', 'x');
-    expect(names.get(`id${5000 - MAX_OPEN_CALLS}`)).toBe('again');
   });
 });
