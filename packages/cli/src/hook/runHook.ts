@@ -105,14 +105,21 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
 export async function answerHookEvent(
   agent: string,
   text: string,
-  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase },
+  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & {
+    openDatabase?: typeof openHookDatabase;
+    /** `text` already read by {@link parseEventText} (the resident reads it to find the session): not read twice. */
+    fields?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
   let projectDir = context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
   try {
     const dialect = dialectOf(agent);
-    event = readHookEvent(dialect, text, context.env);
+    event =
+      context.fields === undefined
+        ? readHookEvent(dialect, text, context.env)
+        : bounded(dialect.parse(context.fields, context.env));
     projectDir = event.projectDir;
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
     return dialect.render(event, reply);

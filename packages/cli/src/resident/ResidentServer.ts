@@ -147,12 +147,13 @@ export class ResidentServer {
       this.options.log(`an event larger than ${MAX_EVENT_BYTES} bytes was answered with silence`);
       return '';
     }
-    let event: { session_id?: unknown; hook_event_name?: unknown } = {};
+    let fields: Record<string, unknown> | undefined;
     try {
-      event = parseEventText(body); // bounded before any work, as the hook reads it
+      fields = parseEventText(body); // bounded before any work, as the hook reads it, and read once
     } catch {
       // answerHookEvent logs it
     }
+    const event: { session_id?: unknown; hook_event_name?: unknown } = fields ?? {};
     const session = typeof event.session_id === 'string' ? this.sessions.get(event.session_id) : undefined;
     if (event.hook_event_name === 'SessionEnd') {
       if (session !== undefined) this.sessions.delete(session.sessionId);
@@ -163,6 +164,7 @@ export class ResidentServer {
       env: { CLAUDE_PROJECT_DIR: session?.projectDir ?? '' },
       cwd: session?.projectDir ?? process.cwd(),
       openDatabase: this.databases.open,
+      ...(fields === undefined ? {} : { fields }),
       ...(this.options.now === undefined ? {} : { now: this.options.now }),
     });
   }
