@@ -3,7 +3,7 @@
 // (packages/cli/test/fuzz: the same targets and mutator as the fuzz test in CI, which runs a few
 // thousand). Prints the inputs, what they gave (steps, documented skips, typed rejections, untyped
 // errors), the slowest call and the peak RSS. The harness (TypeScript) is bundled with rolldown
-// into a temporary file beside the CLI package, so that it imports the built @loopguard packages.
+// into a temporary folder under the CLI package's dist, so that it imports the built @loopguard packages.
 // Run: pnpm run build && node scripts/bench-fuzz.mjs [INPUTS=1000000] [SEED=32]
 import { rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import { build } from 'rolldown';
 const INPUTS = Number(process.argv[2] ?? 1_000_000);
 const SEED = Number(process.argv[3] ?? 32);
 const cli = fileURLToPath(new URL('../packages/cli/', import.meta.url));
-const out = join(cli, `.bench-fuzz-${process.pid}`);
+const out = join(cli, 'dist', `bench-fuzz-${process.pid}`); // ignored by git and the linter, beside the CLI's modules
 await build({
   input: join(cli, 'test', 'fuzz', 'fuzzTargets.ts'),
   cwd: cli,
