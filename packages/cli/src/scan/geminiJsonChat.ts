@@ -3,6 +3,7 @@ import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
 import { type FileScan, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import { recordOf } from './TranscriptParser.js';
@@ -17,7 +18,11 @@ export const MAX_JSON_CHAT_BYTES = 256 * 1024 * 1024;
  * one that is larger than {@link MAX_JSON_CHAT_BYTES} is skipped. A message the detector refuses is
  * skipped, and so is a session whose end it refuses, each with what was wrong.
  */
-export async function scanGeminiJsonChat(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
+export async function scanGeminiJsonChat(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
   let chat: Record<string, unknown> | undefined;
   try {
     if ((await stat(file)).size > MAX_JSON_CHAT_BYTES)
@@ -35,7 +40,7 @@ export async function scanGeminiJsonChat(file: string, options: StepLoopDetector
     return { problem: { file, problem: 'unknown format' } };
   }
   const parser = new GeminiChatParser(geminiProject(file));
-  const scan = new SessionScan(new StepLoopDetector(options));
+  const scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
   const skipped = new Skipped();
   parser.push({ sessionId: chat.sessionId, projectHash: chat.projectHash, startTime: chat.startTime });
   for (const message of chat.messages) {

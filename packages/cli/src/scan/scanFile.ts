@@ -6,6 +6,7 @@ import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
 import { MAX_LINE_BYTES, readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
 import { type FileScan, notRegular, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import { recordOf, type TranscriptParser } from './TranscriptParser.js';
@@ -27,18 +28,23 @@ function parseLine(line: string): Record<string, unknown> | undefined | null {
  * loopguard knows gives only a problem; lines that are not JSON inside a session are left out (a
  * truncated last line is named as such). A `loopguard run` output log (`output.log`) may mix plain
  * text with the agent's JSON events: its plain lines are skipped silently. A `.json` file is an older
- * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). What is not a regular file (a FIFO,
- * a socket, a device) is never opened; a line over {@link MAX_LINE_BYTES} is skipped unread; a record
- * the detector refuses is skipped, and so is a session whose end it refuses: each with what was wrong.
+ * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). With `pricing`, each reply is
+ * priced from its model (see {@link ScanCost}). What is not a regular file (a FIFO, a socket, a
+ * device) is never opened; a line over {@link MAX_LINE_BYTES} is skipped unread; a record the
+ * detector refuses is skipped, and so is a session whose end it refuses: each with what was wrong.
  */
-export async function scanFile(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
+export async function scanFile(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
   try {
     const kind = notRegular(await stat(file));
     if (kind !== undefined) return { problem: { file, problem: `not a regular file (${kind})` } };
   } catch (error) {
     return { problem: { file, problem: reason(error) } };
   }
-  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options);
+  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options, pricing);
   const lenient = basename(file) === 'output.log';
   let parser: TranscriptParser | undefined;
   let scan: SessionScan | undefined;
@@ -70,7 +76,7 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
           if (lenient && lines < DETECT_WITHIN) continue;
           return { problem: { file, problem: 'unknown format' } };
         }
-        scan = new SessionScan(new StepLoopDetector(options));
+        scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
       }
       if (record === undefined || record === null) {
         if (record === undefined) bad++;
