@@ -6,17 +6,23 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { readHookConfig } from '../hook/hookConfig.js';
-import { defaultTranscriptPlaces } from '../scan/findTranscripts.js';
+import { emptyScanHint } from '../scan/emptyScanHint.js';
 import { writeHtmlReport } from '../scan/htmlReport.js';
 import { progressLine } from '../scan/progressBar.js';
 import { renderTerminal } from '../scan/renderTerminal.js';
 import { scanPaths } from '../scan/scanPaths.js';
 import { scanReport } from '../scan/scanReport.js';
+import { dayFormat, parseDay, type SessionFilter, sessionFilter } from '../scan/sessionFilter.js';
+import { transcriptPlaces } from '../scan/transcriptPlaces.js';
 
 interface ScanOptions {
   json?: boolean;
   html?: string;
   price?: number;
+  since?: string;
+  until?: string;
+  project?: string;
+  timezone?: string;
 }
 
 /** Below this many files no progress bar is drawn. */
@@ -30,8 +36,25 @@ function parsePrice(value: string): number {
   return price;
 }
 
+/** Commander parser of `--since` / `--until`: a day, `YYYYMMDD` or `YYYY-MM-DD` (as ccusage). */
+function parseDayOption(value: string): string {
+  const day = parseDay(value);
+  if (day === undefined) throw new InvalidArgumentError('must be a date, YYYYMMDD or YYYY-MM-DD.');
+  return day;
+}
+
+/** Commander parser of `--timezone`: an IANA time zone. */
+function parseTimeZone(value: string): string {
+  try {
+    dayFormat(value);
+  } catch {
+    throw new InvalidArgumentError('must be an IANA time zone (UTC, Europe/Paris, America/New_York).');
+  }
+  return value;
+}
+
 /**
- * `loopguard scan [PATH...] [--json] [--html file] [--price n]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--since day] [--until day] [--project p]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -49,11 +72,42 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     .addOption(
       new Option('--price <n>', 'money per million tokens, to show the waste as cost').argParser(parsePrice),
     )
+    .addOption(
+      new Option(
+        '--since <day>',
+        'only sessions started on or after this day (YYYYMMDD or YYYY-MM-DD)',
+      ).argParser(parseDayOption),
+    )
+    .addOption(
+      new Option(
+        '--until <day>',
+        'only sessions started on or before this day (YYYYMMDD or YYYY-MM-DD)',
+      ).argParser(parseDayOption),
+    )
+    .addOption(
+      new Option(
+        '--timezone <zone>',
+        'the time zone of --since and --until (default: the machine’s, TZ)',
+      ).argParser(parseTimeZone),
+    )
+    .option(
+      '--project <project>',
+      'only sessions of this project (its path, folder name or Claude Code folder name)',
+    )
     .action(async (paths: string[], options: ScanOptions) => {
+      if (options.since !== undefined && options.until !== undefined && options.since > options.until)
+        throw new CliError(`--since ${options.since} is after --until ${options.until}`, EXIT_CODES.usage);
+      const filter: SessionFilter = {
+        ...(options.since === undefined ? {} : { since: options.since }),
+        ...(options.until === undefined ? {} : { until: options.until }),
+        ...(options.project === undefined ? {} : { project: options.project }),
+        ...(options.timezone === undefined ? {} : { timeZone: options.timezone }),
+      };
+      const places = paths.length > 0 ? undefined : transcriptPlaces(io.env, io.cwd);
       const roots =
-        paths.length > 0
+        places === undefined
           ? paths.map((path) => resolve(io.cwd, path))
-          : defaultTranscriptPlaces(io.env, io.cwd);
+          : places.map((place) => place.path).filter((path) => existsSync(path));
       for (const [i, root] of roots.entries()) {
         if (!existsSync(root))
           throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
@@ -73,7 +127,8 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
         },
       });
-      const report = scanReport(scanned.sessions, scanned.files, scanned.problems.length, options.price);
+      const sessions = scanned.sessions.filter(sessionFilter(filter));
+      const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price);
       if (options.html !== undefined) {
         const file = resolve(io.cwd, options.html);
         try {
@@ -83,10 +138,20 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           throw new CliError(`--html: cannot write ${file} (${code})`, EXIT_CODES.usage);
         }
       }
-      io.stdout(
-        options.json === true
-          ? `${JSON.stringify(report, null, 2)}\n`
-          : renderTerminal(report, options.price),
-      );
+      const hint =
+        sessions.length === 0
+          ? emptyScanHint({
+              ...(places === undefined ? {} : { places }),
+              paths,
+              read: scanned.sessions.length,
+              filter,
+            })
+          : undefined;
+      if (options.json === true) {
+        io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+        if (hint !== undefined) io.stderr(`loopguard scan: ${hint}\n`);
+      } else {
+        io.stdout(`${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}`);
+      }
     });
 }

@@ -41,15 +41,16 @@ function resultText(content: unknown): string {
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
  *   of the first message count (the main session in the main file, the subagent in its own file).
- * Usage is counted once per API reply (one reply is written as one record per content block, with
- * the same `message.id`).
+ * Usage is counted once per API reply, as ccusage counts it (one reply is written as one record per
+ * content block, with the same `message.id` and `requestId`); API error replies count their usage too.
  */
 export class ClaudeTranscriptParser implements TranscriptParser {
   readonly agent = 'claude';
   readonly format = 'claude-transcript';
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
-  private lastReply: unknown;
+  /** `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once). */
+  private readonly counted = new Set<string>();
   /** tool_use id → tool name, so that results name their tool. */
   private readonly toolNames = new Map<string, string>();
 
@@ -73,21 +74,29 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         ? NOTHING
         : { steps: this.results(blocksOf(message)), tokens: 0 };
     }
-    if (record.isApiErrorMessage === true) return NOTHING;
-    return { steps: this.replySteps(blocksOf(message)), tokens: this.replyTokens(message) };
+    const tokens = this.replyTokens(message, record.requestId);
+    if (record.isApiErrorMessage === true) return { steps: [], tokens };
+    return { steps: this.replySteps(blocksOf(message)), tokens };
   }
 
   end(): TranscriptRead {
     return NOTHING;
   }
 
-  private replyTokens(message: Record<string, unknown> | undefined): number {
+  /**
+   * A reply's tokens, once: Claude Code writes one record per content block of a reply, each with
+   * the reply's usage, and not always next to each other (tool results can come in between).
+   */
+  private replyTokens(message: Record<string, unknown> | undefined, requestId: unknown): number {
     const usage = recordOf(message?.usage);
     if (usage === undefined) return 0;
     this.meta.hasUsage = true;
     const id = message?.id;
-    if (id !== undefined && id === this.lastReply) return 0;
-    this.lastReply = id;
+    if (typeof id === 'string' && typeof requestId === 'string') {
+      const key = `${id}:${requestId}`;
+      if (this.counted.has(key)) return 0;
+      this.counted.add(key);
+    }
     return usageTokens(usage);
   }
 

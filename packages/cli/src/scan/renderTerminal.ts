@@ -1,4 +1,5 @@
 import { formatTable } from '../formatTable.js';
+import { costOf, formatMoney } from './money.js';
 import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
 
@@ -12,7 +13,7 @@ function wasteText(toolCalls: number, tokens: number | null, price: number | und
   const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
-    if (price !== undefined) parts.push(`$${((tokens * price) / 1_000_000).toFixed(2)}`);
+    if (price !== undefined) parts.push(formatMoney(costOf(tokens, price)));
   }
   return parts.join(', ');
 }
@@ -34,7 +35,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
   const money =
     totals.wastedCost === undefined || totals.wastedCost === null
       ? ''
-      : ` ($${totals.wastedCost.toFixed(2)})`;
+      : ` (${formatMoney(totals.wastedCost)})`;
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool calls.`,

@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
 import { scanFile } from './scanFile.js';
-import type { ScannedSession, ScanProblem } from './scannedSession.js';
+import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
+import { mapInWorkers } from './workerPool.js';
 
 /** What scanning a set of paths found. */
 export interface PathsScan {
@@ -19,9 +23,23 @@ export interface ScanListener {
   onProgress?(done: number, total: number): void;
 }
 
+/** The worker's script; absent when loopguard runs from its TypeScript sources (the tests). */
+const WORKER = new URL('./scanWorker.js', import.meta.url);
+
 /**
- * Scans every transcript under `paths` (files or folders, which must exist), one file at a time:
- * each file's session runs through a fresh step detector with `options`.
+ * How many worker threads read files: one per core, none (the calling thread reads) with one core,
+ * fewer than 2 files, or no compiled worker script.
+ */
+function workersFor(files: number): number {
+  const cores = availableParallelism();
+  return cores < 2 || files < 2 || !existsSync(fileURLToPath(WORKER)) ? 0 : Math.min(cores, files);
+}
+
+/**
+ * Scans every transcript under `paths` (files or folders, which must exist; a file found twice is
+ * read once): each file's session runs through a fresh step detector with `options`. Files are read
+ * in parallel by worker threads, one per core; sessions and problems come in the files' order
+ * whatever order they are read in. A file whose worker dies is one problem, and the scan goes on.
  */
 export async function scanPaths(
   paths: readonly string[],
@@ -33,18 +51,33 @@ export async function scanPaths(
     problems.push(problem);
     listener.onProblem?.(problem);
   };
-  const files: string[] = [];
+  const found = new Set<string>();
   for (const path of paths) {
     for await (const file of transcriptsUnder(path, (folder, problem) => report({ file: folder, problem }))) {
-      files.push(file);
+      found.add(file);
     }
   }
+  const files = [...found];
   const sessions: ScannedSession[] = [];
-  for (const [index, file] of files.entries()) {
-    const scanned = await scanFile(file, options);
+  const take = (scanned: FileScan, index: number) => {
     if (scanned.session !== undefined) sessions.push(scanned.session);
     if (scanned.problem !== undefined) report(scanned.problem);
     listener.onProgress?.(index + 1, files.length);
+  };
+  const workers = workersFor(files.length);
+  if (workers === 0) {
+    for (const [index, file] of files.entries()) take(await scanFile(file, options), index);
+  } else {
+    await mapInWorkers<string, FileScan>(
+      files,
+      {
+        script: WORKER,
+        workerData: options,
+        size: workers,
+        failed: (file, error) => ({ problem: { file, problem: `could not be read (${error.message})` } }),
+      },
+      take,
+    );
   }
   return { sessions, problems, files: files.length };
 }

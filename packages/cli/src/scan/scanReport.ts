@@ -1,3 +1,4 @@
+import { costOf } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 
@@ -97,9 +98,4 @@ export function scanReport(
     totals.wastedCost = totals.wastedTokens === null ? null : costOf(totals.wastedTokens, price);
   }
   return { sessions: sorted, totals };
-}
-
-/** `tokens` at `price` per million, rounded to the cent's hundredth. */
-export function costOf(tokens: number, price: number): number {
-  return Math.round((tokens * price) / 10_000) / 100;
 }
