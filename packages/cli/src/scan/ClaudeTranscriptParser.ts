@@ -40,16 +40,17 @@ function resultText(content: unknown): string {
  *   the user's own text, meta and compaction-summary messages (`isMeta`, `isCompactSummary`),
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
- *   of the first message count (the main session in the main file, the subagent in its own file).
- * Usage is counted once per API reply, as ccusage counts it (one reply is written as one record per
- * content block, with the same `message.id` and `requestId`); API error replies count their usage too.
+ *   of the first message give steps (the main session in the main file, the subagent in its own file).
+ * Usage is counted as ccusage counts it: once per API reply (one reply is written as one record per
+ * content block, with the same `message.id` and `requestId`), API error replies and the other side's
+ * replies (a sidechain in the main file) included.
  */
 export class ClaudeTranscriptParser implements TranscriptParser {
   readonly agent = 'claude';
   readonly format = 'claude-transcript';
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
-  /** `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once). */
+  /** `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once; no id, no key). */
   private readonly counted = new Set<string>();
   /** tool_use id → tool name, so that results name their tool. */
   private readonly toolNames = new Map<string, string>();
@@ -65,7 +66,12 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     }
     if (record.type !== 'assistant' && record.type !== 'user') return NOTHING;
     this.sidechain ??= record.isSidechain === true;
-    if ((record.isSidechain === true) !== this.sidechain) return NOTHING;
+    if ((record.isSidechain === true) !== this.sidechain) {
+      // the other side's replies are no steps of this run, but the session paid for them
+      return record.type === 'assistant'
+        ? { steps: [], tokens: this.replyTokens(recordOf(record.message), record.requestId) }
+        : NOTHING;
+    }
     noteStart(this.meta, record.timestamp);
     if (this.meta.project === undefined && typeof record.cwd === 'string') this.meta.project = record.cwd;
     const message = recordOf(record.message);
@@ -92,8 +98,8 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     if (usage === undefined) return 0;
     this.meta.hasUsage = true;
     const id = message?.id;
-    if (typeof id === 'string' && typeof requestId === 'string') {
-      const key = `${id}:${requestId}`;
+    if (typeof id === 'string') {
+      const key = `${id}:${typeof requestId === 'string' ? requestId : ''}`;
       if (this.counted.has(key)) return 0;
       this.counted.add(key);
     }

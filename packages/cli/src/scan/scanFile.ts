@@ -1,9 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
+import { readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
 import { type FileScan, finishSession, reason } from './scannedSession.js';
 import { recordOf, type TranscriptParser } from './TranscriptParser.js';
@@ -36,43 +35,40 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
   let bad = 0;
   let lastBad = false;
   let rejected = 0;
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   try {
-    for await (const line of reader) {
-      lines++;
-      if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
-      // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
-      if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
-      const record = parseLine(line);
-      lastBad = record === undefined;
-      if (parser === undefined) {
-        if (record === undefined || record === null) {
-          if (lenient && lines < DETECT_WITHIN) continue;
-          return { problem: { file, problem: record === undefined ? 'not JSON' : 'unknown format' } };
-        }
-        parser = detectFormat(record, file);
+    for await (const batch of readLines(file)) {
+      for (const line of batch) {
+        lines++;
+        if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
+        // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
+        if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
+        const record = parseLine(line);
+        lastBad = record === undefined;
         if (parser === undefined) {
-          if (lenient && lines < DETECT_WITHIN) continue;
-          return { problem: { file, problem: 'unknown format' } };
+          if (record === undefined || record === null) {
+            if (lenient && lines < DETECT_WITHIN) continue;
+            return { problem: { file, problem: record === undefined ? 'not JSON' : 'unknown format' } };
+          }
+          parser = detectFormat(record, file);
+          if (parser === undefined) {
+            if (lenient && lines < DETECT_WITHIN) continue;
+            return { problem: { file, problem: 'unknown format' } };
+          }
+          scan = new SessionScan(new StepLoopDetector(options));
         }
-        scan = new SessionScan(new StepLoopDetector(options));
-      }
-      if (record === undefined || record === null) {
-        if (record === undefined) bad++;
-        continue;
-      }
-      try {
-        (scan as SessionScan).add(parser.push(record, line));
-      } catch {
-        rejected++;
+        if (record === undefined || record === null) {
+          if (record === undefined) bad++;
+          continue;
+        }
+        try {
+          (scan as SessionScan).add(parser.push(record, line));
+        } catch {
+          rejected++;
+        }
       }
     }
   } catch (error) {
     return { problem: { file, problem: reason(error) } };
-  } finally {
-    reader.close();
-    input.destroy();
   }
   if (parser === undefined || scan === undefined) {
     return { problem: { file, problem: lines === 0 ? 'empty' : 'unknown format' } };
