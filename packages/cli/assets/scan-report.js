@@ -101,7 +101,7 @@
     }
     const bars = uPlot.paths.bars({ size: [0.6, 60] });
     const [first, last] = [time[0][0], time[0][time[0].length - 1]];
-    new uPlot(
+    const timeChart = new uPlot(
       {
         width: chartWidth('chart-time'),
         height: 240,
@@ -143,7 +143,7 @@
       $('chart-time'),
     );
     const projects = perProject();
-    new uPlot(
+    const projectChart = new uPlot(
       {
         width: chartWidth('chart-projects'),
         height: 240,
@@ -170,6 +170,8 @@
       [projects.map((_p, i) => i), projects.map(([, calls]) => calls)],
       $('chart-projects'),
     );
+    // the charts, for a look from the browser's console (and the tests)
+    window.scanCharts = { time: timeChart, projects: projectChart };
   }
 
   function renderLoops() {

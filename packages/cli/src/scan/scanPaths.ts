@@ -26,13 +26,17 @@ export interface ScanListener {
 /** The worker's script; absent when loopguard runs from its TypeScript sources (the tests). */
 const WORKER = new URL('./scanWorker.js', import.meta.url);
 
+/** Worker threads at most (each holds its own copy of the detector's code, ~30 MB). */
+const MAX_WORKERS = 8;
+
 /**
- * How many worker threads read files: one per core, none (the calling thread reads) with one core,
- * fewer than 2 files, or no compiled worker script.
+ * How many worker threads read files: one per core (at most {@link MAX_WORKERS}), none (the calling
+ * thread reads) with one core, fewer than 2 files, or no compiled worker script.
  */
 function workersFor(files: number): number {
   const cores = availableParallelism();
-  return cores < 2 || files < 2 || !existsSync(fileURLToPath(WORKER)) ? 0 : Math.min(cores, files);
+  if (cores < 2 || files < 2 || !existsSync(fileURLToPath(WORKER))) return 0;
+  return Math.min(cores, files, MAX_WORKERS);
 }
 
 /**
