@@ -92,7 +92,7 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--project <project>',
-      'only sessions of this project (its path, folder name or Claude Code folder name)',
+      'only the sessions of one project: the folder its transcripts are in (as ccusage names it), its path or its last folder',
     )
     .action(async (paths: string[], options: ScanOptions) => {
       if (options.since !== undefined && options.until !== undefined && options.since > options.until)
