@@ -89,8 +89,11 @@ if (mode === 'floor' || mode === 'scan' || mode === 'ccusage') {
   }
   const ms = performance.now() - start;
   // ccusage's own memory is its binary's, not this wrapper's: not measured
-  const maxRssMb = mode === 'ccusage' ? null : process.resourceUsage().maxRSS / 1024;
-  console.log(JSON.stringify({ ms, maxRssMb, lines }));
+  const usage = process.resourceUsage();
+  const maxRssMb = mode === 'ccusage' ? null : usage.maxRSS / 1024;
+  // CPU of every thread of this process (the scan's workers included; not ccusage's binary)
+  const cpuMs = mode === 'ccusage' ? null : (usage.userCPUTime + usage.systemCPUTime) / 1000;
+  console.log(JSON.stringify({ ms, maxRssMb, cpuMs, lines }));
   process.exit(0);
 }
 
@@ -135,7 +138,7 @@ try {
       const result = run(which);
       results[which].push(result);
       console.log(
-        `round ${round + 1} ${which.padEnd(7)} ${(result.ms / 1000).toFixed(2)} s${result.maxRssMb === null ? '' : `, peak RSS ${result.maxRssMb.toFixed(0)} MB`}`,
+        `round ${round + 1} ${which.padEnd(7)} ${(result.ms / 1000).toFixed(2)} s${result.maxRssMb === null ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(2)} s, peak RSS ${result.maxRssMb.toFixed(0)} MB`}`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -79,5 +79,18 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
     const built = await execa(process.execPath, [bin, 'scan', fixtures, '--json'], { cwd: tmpdir() });
     expect(JSON.parse(built.stdout)).toEqual(JSON.parse(io.out()));
+  });
+
+  it("gives the workers the project's detector options (loopguard.config.yaml)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-workers-'));
+    cpSync(fileURLToPath(SCAN_FIXTURES), join(dir, 'transcripts'), { recursive: true });
+    const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+    const scanned = async () => {
+      const run = await execa(process.execPath, [bin, 'scan', 'transcripts', '--json'], { cwd: dir });
+      return JSON.parse(run.stdout).totals.sessionsWithLoops as number;
+    };
+    expect(await scanned()).toBe(3);
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  stopAfter: 100\n  exemptCommands: ["^ls "]\n');
+    expect(await scanned()).toBe(0);
   });
 });
