@@ -1,4 +1,10 @@
-import type { StepEvidence, StepLoopDetector, StepVerdict } from '@loopguard/core/steps';
+import {
+  type StepEvidence,
+  StepLoopDetector,
+  type StepLoopDetectorOptions,
+  type StepVerdict,
+} from '@loopguard/core/steps';
+import { noopLogger } from '../hook/noopLogger.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a loop ended: the agent got out of it (it went on with other tool calls), or the session ended in it. */
@@ -97,6 +103,11 @@ export class SessionScan {
   private readonly loops: OpenLoop[] = [];
 
   constructor(private readonly detector: StepLoopDetector) {}
+
+  /** A scan of one session through a fresh detector with `options`, logging nothing (a scan reads many sessions). */
+  static of(options: StepLoopDetectorOptions): SessionScan {
+    return new SessionScan(new StepLoopDetector({ ...options, logger: noopLogger }));
+  }
 
   /** Observes one record's steps; its tokens count from its first step on. */
   add(read: TranscriptRead): void {

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/steps';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
@@ -33,7 +33,7 @@ export async function scanGeminiJsonChat(file: string, options: StepLoopDetector
     return { problem: { file, problem: 'unknown format' } };
   }
   const parser = new GeminiChatParser(geminiProject(file));
-  const scan = new SessionScan(new StepLoopDetector(options));
+  const scan = SessionScan.of(options);
   parser.push({ sessionId: chat.sessionId, projectHash: chat.projectHash, startTime: chat.startTime });
   for (const message of chat.messages) {
     const record = recordOf(message);

@@ -54,7 +54,7 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
             if (lenient && lines < DETECT_WITHIN) continue;
             return { problem: { file, problem: 'unknown format' } };
           }
-          scan = new SessionScan(new StepLoopDetector(options));
+          scan = SessionScan.of(options);
         }
         if (record === undefined || record === null) {
           if (record === undefined) bad++;
