@@ -39,6 +39,10 @@ export function renderTerminal(report: ScanReport, price?: number): string {
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool calls.`,
+  );
+  const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
+  if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
+  out.push(
     `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
       `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
   );
@@ -47,7 +51,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       `${count(totals.nudgesWithoutStop)} nudge${totals.nudgesWithoutStop === 1 ? '' : 's'} came with no stop.`,
     );
   }
-  if (totals.problems > 0) out.push(`${count(totals.problems)} files skipped or read in part (see stderr).`);
+  if (totals.problems > 0) out.push(skipped);
   const looped = report.sessions.filter((session) => session.loops.some(isStopped));
   if (looped.length > 0) {
     const rows = looped.slice(0, MAX_ROWS).map((session) => {
