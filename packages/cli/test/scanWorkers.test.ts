@@ -90,7 +90,10 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
       return JSON.parse(run.stdout).totals.sessionsWithLoops as number;
     };
     expect(await scanned()).toBe(3);
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  stopAfter: 100\n  exemptCommands: ["^ls "]\n');
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'hook:\n  stopAfter: 100\n  exemptCommands: ["^ls "]\n',
+    );
     expect(await scanned()).toBe(0);
   });
 });

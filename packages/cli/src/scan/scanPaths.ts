@@ -68,18 +68,18 @@ export async function scanPaths(
     if (scanned.problem !== undefined) report(scanned.problem);
     listener.onProgress?.(index + 1, files.length);
   };
+  const failed = (file: string, error: Error): FileScan => ({
+    problem: { file, problem: `could not be read (${error.message})` },
+  });
   const workers = workersFor(files.length);
   if (workers === 0) {
-    for (const [index, file] of files.entries()) take(await scanFile(file, options), index);
+    for (const [index, file] of files.entries()) {
+      take(await scanFile(file, options).catch((error: Error) => failed(file, error)), index);
+    }
   } else {
     await mapInWorkers<string, FileScan>(
       files,
-      {
-        script: WORKER,
-        workerData: options,
-        size: workers,
-        failed: (file, error) => ({ problem: { file, problem: `could not be read (${error.message})` } }),
-      },
+      { script: WORKER, workerData: options, size: workers, failed },
       take,
     );
   }
