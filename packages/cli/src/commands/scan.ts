@@ -23,6 +23,7 @@ interface ScanOptions {
   until?: string;
   project?: string;
   timezone?: string;
+  budget?: number;
 }
 
 /** Below this many files no progress bar is drawn. */
@@ -53,8 +54,15 @@ function parseTimeZone(value: string): string {
   return value;
 }
 
+/** Commander parser of `--budget`: a positive number of US dollars. */
+function parseBudget(value: string): number {
+  const budget = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(budget > 0)) throw new InvalidArgumentError('must be a number of US dollars > 0.');
+  return budget;
+}
+
 /**
- * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--since day] [--until day] [--project p]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -70,7 +78,16 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the report as JSON')
     .option('--html <file>', 'also write the report as one self-contained HTML page with charts')
     .addOption(
-      new Option('--price <n>', 'money per million tokens, to show the waste as cost').argParser(parsePrice),
+      new Option(
+        '--price <n>',
+        'one price per million tokens for every model (default: each model priced from the pricing library)',
+      ).argParser(parsePrice),
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        'show what a spend budget of this many US dollars per session would have saved',
+      ).argParser(parseBudget),
     )
     .addOption(
       new Option(
@@ -113,22 +130,41 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
       }
       let detector: Awaited<ReturnType<typeof readHookConfig>>['detector'];
+      let prices: Awaited<ReturnType<typeof readHookConfig>>['prices'];
       try {
-        detector = (await readHookConfig(io.cwd)).detector;
+        ({ detector, prices } = await readHookConfig(io.cwd));
         new StepLoopDetector(detector); // the options are checked once, before any file is read
       } catch (error) {
         throw new CliError(error instanceof Error ? error.message : String(error), EXIT_CODES.usage);
       }
       const progress = io.stderrIsTTY === true;
-      const scanned = await scanPaths(roots, detector, {
-        onProblem: ({ file, problem }) =>
-          io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
-        onProgress: (done, total) => {
-          if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
+      if (options.budget !== undefined && options.price !== undefined)
+        throw new CliError('--budget needs the per-model prices: give it without --price', EXIT_CODES.usage);
+      // one price for every model (--price) prices the waste at the end; else each reply from its model
+      const pricing =
+        options.price === undefined
+          ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
+          : undefined;
+      const scanned = await scanPaths(
+        roots,
+        detector,
+        {
+          onProblem: ({ file, problem }) =>
+            io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
+          onProgress: (done, total) => {
+            if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
+          },
         },
-      });
+        pricing,
+      );
       const sessions = scanned.sessions.filter(sessionFilter(filter));
-      const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price);
+      const report = scanReport(
+        sessions,
+        scanned.files,
+        scanned.problems.length,
+        options.price,
+        options.budget,
+      );
       if (options.html !== undefined) {
         const file = resolve(io.cwd, options.html);
         try {

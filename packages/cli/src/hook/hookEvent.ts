@@ -10,6 +10,8 @@ interface HookEventBase {
   projectDir: string;
   /** The CLI's name for the event (`PreToolUse`, `AfterTool`, ...), echoed in replies. */
   eventName: string;
+  /** The session's transcript (`transcript_path`), where the spend guard reads the replies' usage; absent when the event names none. */
+  transcriptPath?: string;
 }
 
 /**
@@ -69,6 +71,15 @@ export function eventObject(payload: unknown): Record<string, unknown> {
     throw new HookInputError('the event must be a JSON object');
   }
   return payload as Record<string, unknown>;
+}
+
+/**
+ * The event's `transcript_path` when it is a non-empty string (the spend guard's source), else nothing.
+ * @example transcriptOf({ transcript_path: '/home/u/.claude/projects/p/s.jsonl' }); // { transcriptPath: '/home/…/s.jsonl' }
+ */
+export function transcriptOf(payload: Record<string, unknown>): { transcriptPath?: string } {
+  const path = payload.transcript_path;
+  return typeof path === 'string' && path !== '' ? { transcriptPath: path } : {};
 }
 
 /**

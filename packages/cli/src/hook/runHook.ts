@@ -1,12 +1,13 @@
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
+import { logFailure } from './hookLog.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+
+export { logFailure } from './hookLog.js';
 
 /** Where a hook call reads and writes: the process by default, buffers in tests. */
 export interface HookIo {
@@ -133,26 +134,6 @@ function bounded(event: HookEvent): HookEvent {
   if (event.kind === 'after_tool') return { ...event, output: boundedResult(event.output) };
   if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
   return event;
-}
-
-/** Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up silently. */
-export function logFailure(
-  projectDir: string,
-  agent: string,
-  event: HookEvent | undefined,
-  error: unknown,
-  at: number,
-): void {
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-  const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
-  const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
-  try {
-    // Not recursive: the project directory exists, and a recursive mkdir under /proc never returns.
-    if (!existsSync(join(projectDir, '.loopguard'))) mkdirSync(join(projectDir, '.loopguard'));
-    appendFileSync(join(projectDir, '.loopguard', 'hook.log'), line);
-  } catch {
-    // Nowhere to log: the hook still exits 0 with nothing on stdout.
-  }
 }
 
 /** The {@link HookIo} of the running process. */

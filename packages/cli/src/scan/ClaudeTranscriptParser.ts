@@ -1,4 +1,5 @@
-import { ClaudeCodeSteps } from '@loopguard/core/steps';
+import { anthropicUsage } from '@loopguard/core/spend';
+import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
@@ -48,7 +49,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     if ((record.isSidechain === true) !== this.sidechain) {
       // the other side's replies are no steps of this run, but the session paid for them
       return record.type === 'assistant'
-        ? { steps: [], tokens: this.replyTokens(recordOf(record.message), record.requestId) }
+        ? this.reply([], recordOf(record.message), record.requestId)
         : NOTHING;
     }
     noteStart(this.meta, record.timestamp);
@@ -59,13 +60,23 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         ? NOTHING
         : { steps: this.steps.user(message), tokens: 0 };
     }
-    const tokens = this.replyTokens(message, record.requestId);
-    if (record.isApiErrorMessage === true) return { steps: [], tokens };
-    return { steps: this.steps.assistant(message), tokens };
+    const steps = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
+    return this.reply(steps, message, record.requestId);
   }
 
   end(): TranscriptRead {
     return { steps: this.steps.end(), tokens: 0 };
+  }
+
+  /** A reply's steps with its tokens and usage (for its price), counted once. */
+  private reply(
+    steps: Step[],
+    message: Record<string, unknown> | undefined,
+    requestId: unknown,
+  ): TranscriptRead {
+    const tokens = this.replyTokens(message, requestId);
+    const usage = tokens === 0 ? undefined : anthropicUsage(message);
+    return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
   }
 
   /**

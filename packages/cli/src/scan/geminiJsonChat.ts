@@ -3,6 +3,7 @@ import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
+import type { ScanPricing } from './scanCost.js';
 import { type FileScan, finishSession, reason } from './scannedSession.js';
 import { recordOf } from './TranscriptParser.js';
 
@@ -15,7 +16,11 @@ export const MAX_JSON_CHAT_BYTES = 256 * 1024 * 1024;
  * current JSON-lines chats write, so {@link GeminiChatParser} reads them. The file is read whole:
  * one that is larger than {@link MAX_JSON_CHAT_BYTES} is skipped.
  */
-export async function scanGeminiJsonChat(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
+export async function scanGeminiJsonChat(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
   let chat: Record<string, unknown> | undefined;
   try {
     if ((await stat(file)).size > MAX_JSON_CHAT_BYTES)
@@ -33,7 +38,7 @@ export async function scanGeminiJsonChat(file: string, options: StepLoopDetector
     return { problem: { file, problem: 'unknown format' } };
   }
   const parser = new GeminiChatParser(geminiProject(file));
-  const scan = SessionScan.of(options);
+  const scan = SessionScan.of(options, pricing);
   parser.push({ sessionId: chat.sessionId, projectHash: chat.projectHash, startTime: chat.startTime });
   for (const message of chat.messages) {
     const record = recordOf(message);

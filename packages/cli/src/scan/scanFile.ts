@@ -4,6 +4,7 @@ import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
 import { readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
 import { type FileScan, finishSession, reason } from './scannedSession.js';
 import { recordOf, type TranscriptParser } from './TranscriptParser.js';
 
@@ -24,10 +25,15 @@ function parseLine(line: string): Record<string, unknown> | undefined | null {
  * loopguard knows gives only a problem; lines that are not JSON inside a session are left out (a
  * truncated last line is named as such). A `loopguard run` output log (`output.log`) may mix plain
  * text with the agent's JSON events: its plain lines are skipped silently. A `.json` file is an older
- * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}).
+ * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). With `pricing`, each reply is
+ * priced from its model (see {@link ScanCost}).
  */
-export async function scanFile(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
-  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options);
+export async function scanFile(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
+  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options, pricing);
   const lenient = basename(file) === 'output.log';
   let parser: TranscriptParser | undefined;
   let scan: SessionScan | undefined;
@@ -54,7 +60,7 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
             if (lenient && lines < DETECT_WITHIN) continue;
             return { problem: { file, problem: 'unknown format' } };
           }
-          scan = SessionScan.of(options);
+          scan = SessionScan.of(options, pricing);
         }
         if (record === undefined || record === null) {
           if (record === undefined) bad++;

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
+import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
 import { mapInWorkers } from './workerPool.js';
@@ -44,11 +45,13 @@ function workersFor(files: number): number {
  * read once): each file's session runs through a fresh step detector with `options`. Files are read
  * in parallel by worker threads, one per core; sessions and problems come in the files' order
  * whatever order they are read in. A file whose worker dies is one problem, and the scan goes on.
+ * With `pricing`, each reply is priced from its model (each worker builds the same price book).
  */
 export async function scanPaths(
   paths: readonly string[],
   options: StepLoopDetectorOptions,
   listener: ScanListener = {},
+  pricing?: ScanPricingSource,
 ): Promise<PathsScan> {
   const problems: ScanProblem[] = [];
   const report = (problem: ScanProblem) => {
@@ -73,15 +76,13 @@ export async function scanPaths(
   });
   const workers = workersFor(files.length);
   if (workers === 0) {
+    const priced = pricing === undefined ? undefined : await scanPricing(pricing);
     for (const [index, file] of files.entries()) {
-      take(await scanFile(file, options).catch((error: Error) => failed(file, error)), index);
+      take(await scanFile(file, options, priced).catch((error: Error) => failed(file, error)), index);
     }
   } else {
-    await mapInWorkers<string, FileScan>(
-      files,
-      { script: WORKER, workerData: options, size: workers, failed },
-      take,
-    );
+    const workerData = { options, pricing };
+    await mapInWorkers<string, FileScan>(files, { script: WORKER, workerData, size: workers, failed }, take);
   }
   return { sessions, problems, files: files.length };
 }

@@ -24,6 +24,12 @@ export interface ScannedSession {
   tokens: number | null;
   /** The loops found, nudged-only ones included (`stopStep: null`). */
   loops: ScannedLoop[];
+  /** Dollars of the session's priced replies (each from its model); `null` where no usage is recorded. Absent without a price book. */
+  costUsd?: number | null;
+  /** Tokens whose cost is unknown (no price for the model, or no model named). Absent without a price book. */
+  unpricedTokens?: number;
+  /** With `--budget`: the dollars after the reply that reached the budget (0: never reached). */
+  budgetSavedUsd?: number;
 }
 
 /** A file that was skipped, or read with lines left out: one line for the person. */
@@ -60,7 +66,24 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
     steps: result.steps,
     toolCalls: result.toolCalls,
     tokens: meta.hasUsage ? result.tokens : null,
-    loops: result.loops.map((loop) => ({ ...loop, wastedTokens: meta.hasUsage ? loop.wastedTokens : null })),
+    loops: result.loops.map((loop) => ({
+      ...loop,
+      wastedTokens: meta.hasUsage ? loop.wastedTokens : null,
+      ...(loop.wastedCost === undefined ? {} : { wastedCost: meta.hasUsage ? loop.wastedCost : null }),
+    })),
+    ...costOf(scan, meta.hasUsage),
+  };
+}
+
+/** The session's cost fields, when the scan priced it. */
+function costOf(scan: SessionScan, hasUsage: boolean): Partial<ScannedSession> {
+  const cost = scan.cost;
+  if (cost === undefined) return {};
+  const saved = cost.budgetSaved;
+  return {
+    costUsd: hasUsage ? cost.usd : null,
+    unpricedTokens: cost.unpricedTokens,
+    ...(saved === null ? {} : { budgetSavedUsd: saved }),
   };
 }
 
