@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent } from '@loopguard/sqlite';
 
 export type { HookAgent } from '@loopguard/sqlite';
@@ -58,16 +59,23 @@ export interface HookDialect {
   render(event: HookEvent, reply: HookReply): string;
 }
 
-/** An event the hook cannot handle: malformed JSON, a missing field, an unknown event name. */
-export class HookInputError extends Error {
-  override readonly name = 'HookInputError';
-}
+/**
+ * An event the hook cannot handle: malformed JSON, a missing or oversized field, an unknown event
+ * name. A typed `InvalidInputError` (code `invalid_input`) whose message names the field.
+ */
+export class HookInputError extends InvalidInputError {}
 
-/** A string field of the event, or a {@link HookInputError} naming it. */
+/** Longest string field (`session_id`, `hook_event_name`, `cwd`, `tool_name`): a path's limit on Linux. */
+export const MAX_FIELD_CHARS = 4096;
+
+/** A string field of the event, or a {@link HookInputError} naming it (empty, or over {@link MAX_FIELD_CHARS}). */
 export function stringField(payload: Record<string, unknown>, name: string): string {
   const value = payload[name];
   if (typeof value !== 'string' || value.length === 0) {
     throw new HookInputError(`event field ${name} must be a non-empty string`);
+  }
+  if (value.length > MAX_FIELD_CHARS) {
+    throw new HookInputError(`event field ${name} is longer than ${MAX_FIELD_CHARS} characters`);
   }
   return value;
 }

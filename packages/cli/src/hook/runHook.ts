@@ -1,6 +1,8 @@
 import { isAbsolute } from 'node:path';
 import { boundedResult } from './boundedResult.js';
+import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
+import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
@@ -89,46 +91,32 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
 /**
  * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
  * for the MCP server alike. Never throws: a failure is logged to the project's
- * `.loopguard/hook.log` and answered with silence.
+ * `.loopguard/hook.log` and answered with silence. The reply only ever adds context, refuses a call
+ * or ends the session: whatever a bug would make of it, it never answers `allow` ({@link withoutAllow}).
  * @param text - the event's JSON text.
  * @param context - the environment the CLI gave the call (its project directory variables), the
  *   working directory (the log's place before the event names the project; `''`: none, nothing is
  *   logged), the clock, and how the project's database is opened (see `guardProject`).
  * @example await answerHookEvent('claude', '{"hook_event_name":"PostToolUse",...}', { env: process.env, cwd: process.cwd() });
  */
-export async function answerHookEvent(agent: string, text: string, context: AnswerContext): Promise<string> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    const error = new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    logFailure(projectDirOfContext(context), agent, undefined, error, (context.now ?? Date.now)());
-    return '';
-  }
-  return answerHookPayload(agent, payload, context);
-}
-
-/** What {@link answerHookEvent} and {@link answerHookPayload} need besides the event. */
-export type AnswerContext = Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase };
-
-/**
- * {@link answerHookEvent} for an event already parsed. The reply only ever adds context, refuses a
- * call or ends the session: whatever a bug would make of it, it never answers `allow` (see
- * {@link withoutAllow}).
- */
-export async function answerHookPayload(
+export async function answerHookEvent(
   agent: string,
-  payload: unknown,
-  context: AnswerContext,
+  text: string,
+  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & {
+    openDatabase?: typeof openHookDatabase;
+    /** `text` already read by {@link parseEventText}: not read twice. */
+    fields?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
   let projectDir = projectDirOfContext(context);
   try {
-    const dialect = DIALECTS[agent];
-    if (dialect === undefined)
-      throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    event = bounded(dialect.parse(payload, context.env));
+    const dialect = dialectOf(agent);
+    event =
+      context.fields === undefined
+        ? readHookEvent(dialect, text, context.env)
+        : bounded(dialect.parse(context.fields, context.env));
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
@@ -152,9 +140,31 @@ function projectDirOfContext(context: Pick<HookIo, 'env' | 'cwd'>): string {
   return context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
 }
 
-/** The event with its tool result or text cut to what the detector needs (see {@link boundedResult}). */
+function dialectOf(agent: string): HookDialect {
+  const dialect = DIALECTS[agent];
+  if (dialect === undefined)
+    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+  return dialect;
+}
+
+/**
+ * One event's text as the hook reads it, every field bounded before any other work: the text
+ * within `EVENT_BOUNDS` (see {@link parseEventText}), then the dialect's reading, then the tool
+ * input and result within the detector's bounds.
+ * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
+ */
+export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
+  return bounded(dialect.parse(parseEventText(text), env));
+}
+
+/**
+ * The event cut to what the detector needs, before it sees it: the tool input within
+ * `VALUE_BOUNDS` (see {@link boundedValue}), the tool result or text cut by {@link boundedResult}.
+ */
 function bounded(event: HookEvent): HookEvent {
-  if (event.kind === 'after_tool') return { ...event, output: boundedResult(event.output) };
+  if (event.kind === 'before_tool') return { ...event, input: boundedValue(event.input) };
+  if (event.kind === 'after_tool')
+    return { ...event, input: boundedValue(event.input), output: boundedResult(event.output) };
   if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
   return event;
 }

@@ -1,7 +1,7 @@
 import { MAX_EVENT_BYTES } from '../hook/readBounded.js';
-import { answerHookPayload, logFailure } from '../hook/runHook.js';
+import { answerHookEvent, logFailure } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
-import { eventOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
+import { eventTextOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
 
 /**
  * Longest JSON-RPC message read: twice the hook's event bound (a tool result's JSON, escaped once
@@ -159,17 +159,17 @@ export class McpHookServer {
   private async call(name: unknown, args: unknown): Promise<unknown> {
     const text = (value: string, isError = false) => ({ content: [{ type: 'text', text: value }], isError });
     if (name !== HOOK_TOOL_NAME) return text(`no tool ${String(name)}`, true);
-    let event: Record<string, unknown>;
+    let event: string;
     try {
-      event = eventOfToolArguments(args);
+      event = eventTextOfToolArguments(args);
     } catch (error) {
       return text((error as Error).message, true);
     }
-    if (event.tool_name === MODEL_TOOL_NAME)
-      return text(event.hook_event_name === 'PreToolUse' ? MODEL_CALL_REFUSED : '');
+    const { tool_name: tool, hook_event_name: eventName } = args as Record<string, unknown>;
+    if (tool === MODEL_TOOL_NAME) return text(eventName === 'PreToolUse' ? MODEL_CALL_REFUSED : '');
     const projectDir = this.io.projectDir;
     return text(
-      await answerHookPayload('claude', event, {
+      await answerHookEvent('claude', event, {
         env: { CLAUDE_PROJECT_DIR: projectDir },
         cwd: projectDir,
         openDatabase: this.databases.open,

@@ -34,29 +34,23 @@ export function hookToolInput(): Record<string, string> {
 }
 
 /**
- * The Claude Code event a `hook` tool call carries, rebuilt from its arguments: an empty string
- * is a field the event did not have; `tool_input` and `tool_response` are parsed back from JSON
- * (a text that is not JSON stays the text: a tool whose response is a string).
+ * The Claude Code event a `hook` tool call carries, as the JSON text a command hook reads on stdin
+ * (so that it is read within the same bounds, `parseEventText`): an empty string is a field the
+ * event did not have; `tool_input` and `tool_response` are the JSON texts Claude Code made of them,
+ * put back as they are (a text that is no JSON value, a tool's plain string result, as a string).
  * @throws TypeError when the arguments are not an object of strings (not a hook's call).
  */
-export function eventOfToolArguments(args: unknown): Record<string, unknown> {
+export function eventTextOfToolArguments(args: unknown): string {
   if (args === null || typeof args !== 'object' || Array.isArray(args))
     throw new TypeError('the hook tool takes an object of strings');
   const given = args as Record<string, unknown>;
-  const event: Record<string, unknown> = {};
+  const members: string[] = [];
   for (const field of [...STRING_FIELDS, ...JSON_FIELDS]) {
     const value = given[field];
     if (value === undefined || value === '') continue;
     if (typeof value !== 'string') throw new TypeError(`argument ${field} must be a string`);
-    event[field] = (JSON_FIELDS as readonly string[]).includes(field) ? parsedOrText(value) : value;
+    const json = (JSON_FIELDS as readonly string[]).includes(field) && /^\s*[[{"]/.test(value);
+    members.push(`${JSON.stringify(field)}:${json ? value : JSON.stringify(value)}`);
   }
-  return event;
-}
-
-function parsedOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  return `{${members.join(',')}}`;
 }

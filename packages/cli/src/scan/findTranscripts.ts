@@ -1,31 +1,9 @@
-import { existsSync } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { reason } from './scannedSession.js';
 
 /** Folders a walk never enters. */
 const SKIPPED = new Set(['node_modules', '.git']);
-
-/**
- * Where the agents keep their sessions on this machine, each CLI's own home variable first:
- * Claude Code `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`), Codex `$CODEX_HOME/sessions`
- * and `archived_sessions` (else `~/.codex/…`), Gemini CLI `$GEMINI_CLI_HOME/.gemini/tmp` (else
- * `~/.gemini/tmp`), and `loopguard run`'s own artifacts in `<cwd>/.loopguard/runs`. Only folders
- * that exist are returned.
- */
-export function defaultTranscriptPlaces(env: NodeJS.ProcessEnv, cwd: string): string[] {
-  const home = env.HOME ?? homedir();
-  const claude = env.CLAUDE_CONFIG_DIR || join(home, '.claude');
-  const codex = env.CODEX_HOME || join(home, '.codex');
-  const gemini = join(env.GEMINI_CLI_HOME || home, '.gemini');
-  return [
-    join(claude, 'projects'),
-    join(codex, 'sessions'),
-    join(codex, 'archived_sessions'),
-    join(gemini, 'tmp'),
-    join(cwd, '.loopguard', 'runs'),
-  ].filter((place) => existsSync(place));
-}
 
 /**
  * Whether a file met in a walk is a transcript: a `.jsonl` file, an older Gemini CLI chat
@@ -40,14 +18,20 @@ function isTranscript(path: string): boolean {
 
 /**
  * The transcripts under `path`: the file itself when it is one (any name), else every transcript
- * file in the folder and its subfolders, in name order. Unreadable folders are reported through
- * `onProblem` and skipped.
+ * file in the folder and its subfolders, in name order. Unreadable folders, and a path that cannot
+ * be looked at (inside a folder without search permission), are reported through `onProblem` and skipped.
  */
 export async function* transcriptsUnder(
   path: string,
   onProblem: (path: string, problem: string) => void,
 ): AsyncGenerator<string> {
-  const info = await stat(path);
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    onProblem(path, reason(error)); // a path inside a folder that cannot be searched: EACCES, not ENOENT
+    return;
+  }
   if (!info.isDirectory()) {
     yield path;
     return;

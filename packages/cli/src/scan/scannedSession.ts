@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { ScannedLoop, SessionScan } from './SessionScan.js';
 import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
@@ -93,4 +94,13 @@ export function reason(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'unreadable (permission denied)';
   if (code === 'EISDIR') return 'is a folder';
   return `unreadable (${code ?? (error instanceof Error ? error.message : String(error))})`;
+}
+
+/** What a path is when it is not a regular file (`a FIFO`, `a socket`, `a device`, `a folder`); `undefined` for a file. */
+export function notRegular(info: Stats): string | undefined {
+  if (info.isFile()) return undefined;
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isDirectory()) return 'a folder';
+  return 'a device';
 }
