@@ -1,104 +1,61 @@
-import { z } from 'zod';
-import type { ActionKindName } from './actionKind.js';
-import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
+import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
+import { parseSnapshotPart } from './stepSnapshot.js';
+import { maskTyped, MAX_TYPED_WORDS } from './probeKey.js';
+import {
+  ledgerStateSchema,
+  MAX_CHANGES,
+  MAX_EDITED,
+  MAX_KEY_CHARS,
+  MAX_PATHS,
+  MAX_PROBES,
+  MAX_READS,
+  MAX_RUN_RESULTS,
+  MAX_SEEN_RESULTS,
+  NO_UPDATE,
+  type ProbeRecord,
+  type ProbeRun,
+  type ProbeUpdate,
+} from './probeRecord.js';
+import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import { compactKey } from './stepKeys.js';
-import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
-/** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
-export interface ProbeRun {
-  /** The probe's identity (`''`: the turn ran no probe). */
-  probe: string;
-  /** The probe as shown in messages (shortened). */
-  label: string;
-  /** What the action does: a change (whether or not it succeeded), a probe run, a read. */
-  kind: ActionKindName;
-  /** Whether the turn changed files or the environment (a change that did not fail). */
-  change: boolean;
-  /** Files the action names: what a change writes, what a read reads. */
-  paths: string[];
-  /** Whether the change wrote whole files (the agent's own scripts are made so). */
-  fullWrite: boolean;
-  /** The probe's normalised result: an ordered hash of its output's line fingerprints and its failure flag. */
-  result: number;
-  /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
-  outputPaths: () => string[];
-}
-
-/** One probe's latest result and how long it has stayed the same. */
-export interface ProbeRecord {
-  /** The probe as shown in messages (shortened). */
-  label: string;
-  /** The latest result. */
-  result: number;
-  /** Runs in a row with that result (1: it just appeared). */
-  streak: number;
-  /** Step of the first run with that result. */
-  since: number;
-  /** Changes made in the run before the streak began. */
-  changesAtStart: number;
-  /** Changes made in the run before the latest run. */
-  changesAtLast: number;
-  /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
-  staleRounds: number;
-  /** {@link ProbeLedger.learned} at the latest run. */
-  learnedAtLast: number;
-  /** {@link ProbeLedger.novel} at the latest run. */
-  novelAtLast: number;
-  /** Evidence of the streak's runs: the first and the newest two. */
-  runs: StepEvidence[];
-  /** Source paths the latest repeated result names (read only once the result repeats). */
-  outputPaths: string[];
-}
-
-/** What the latest turn did to the ledger. */
-export interface ProbeUpdate {
-  /** The probe the turn ran (`undefined`: none). */
-  record: ProbeRecord | undefined;
-  /** Changes between this run of the probe and its previous one. */
-  changesSincePrevious: number;
-  /** The probe's result differs from its previous run: the work moved. */
-  changed: boolean;
-  /** The turn taught something: a new or changed result, or a read that showed something new. */
-  learned: boolean;
-  /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
-  staleRound: boolean;
-}
-
-/** Probes remembered; the oldest is forgotten beyond this. */
-const MAX_PROBES = 64;
-/** Changes remembered for evidence and diagnosis. */
-const MAX_CHANGES = 8;
-/** Paths kept per probe result or change. */
-export const MAX_PATHS = 8;
-/** Edited files remembered, to tell a read of the agent's own edits from one that shows something new. */
-const MAX_EDITED = 32;
-
-const NO_UPDATE: ProbeUpdate = Object.freeze({
-  record: undefined,
-  changesSincePrevious: 0,
-  changed: false,
-  learned: false,
-  staleRound: false,
-});
+export { MAX_PATHS, type ProbeRecord, type ProbeRun, type ProbeUpdate } from './probeRecord.js';
 
 /**
  * The probes of a run and the changes made between their runs: the ledger outcome stagnation is
  * judged on. A probe is a command the agent runs again to see whether its change worked; its
- * result is compared with its previous run's, whatever the turns between showed. Bounded: 64
- * probes and the newest 8 changes.
+ * result is compared with its previous run's, whatever the turns between showed.
+ *
+ * - **The same result** is the same key (see `probeResult`), or the same key once the words the
+ *   agent typed into its own scripts since the previous run are masked (its debug labels, renamed
+ *   variables), or a result this probe gave before (A → B → A: a result that comes back is not news).
+ * - **The agent's own scripts** (files it first wrote whole: a reproduce script, a test harness)
+ *   are not the code under test: changing them is a change, never a new hypothesis, and does not
+ *   make their probe a new question.
+ *
+ * Bounded: 64 probes (8 earlier results each), the newest 8 changes, 32 edited and 32 own files,
+ * 256 results of the run.
  */
 export class ProbeLedger implements SnapshotPart {
   private readonly probes = new Map<string, ProbeRecord>();
+  /** Results shown in the run by any probe (bounded): a result among them is not news. */
+  private readonly results = new Set<number>();
+  /** The latest outcome of each read run in the run (bounded): see {@link reread}. */
+  private readonly reads = new Map<string, number>();
   /** Changes made in the run. */
   changes = 0;
   /** Turns that taught something (see {@link ProbeUpdate.learned}). */
   learned = 0;
-  /** Changes to a file not changed before in the run: a new place, a new hypothesis. */
+  /** Changes to a file of the code under test not changed before in the run: a new place, a new hypothesis. */
   novel = 0;
+  /** Probe results never shown before in the run (see {@link ProbeUpdate.news}). */
+  news = 0;
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
   readonly own: string[] = [];
+  /** The words typed by the newest changes to the agent's own files, with the change's number. */
+  readonly ownTyped: Array<{ change: number; words: string[] }> = [];
   /** The newest changes, oldest first. */
   readonly recentChanges: Array<{ step: number; paths: string[]; evidence: StepEvidence }> = [];
   /** What the latest turn did (not state: set again by every turn). */
@@ -113,74 +70,143 @@ export class ProbeLedger implements SnapshotPart {
     if (run === undefined || run.probe === '') {
       const learned = informative && run !== undefined && this.teaches(run);
       if (learned) this.learned++;
-      this.latest = learned ? { ...NO_UPDATE, learned: true } : NO_UPDATE;
+      const news = run !== undefined && this.reread(run);
+      this.latest = learned || news ? { ...NO_UPDATE, learned, news } : NO_UPDATE;
     }
     if (run === undefined) return this.latest;
-    if (run.change) {
-      this.changes++;
-      this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
-      if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
-      // A new place, or the agent's own harness (a new question), is a new hypothesis.
-      if (run.paths.some((path) => this.isOwn(path) || !this.edited.some((e) => samePath(e, path))))
-        this.novel++;
-      for (const path of run.paths) {
-        if (run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path)) {
-          this.own.push(path);
-          if (this.own.length > MAX_EDITED) this.own.shift();
-        }
-        this.forgetProbesOf(path);
-        const at = this.edited.indexOf(path);
-        if (at !== -1) this.edited.splice(at, 1);
-        this.edited.push(path);
-        if (this.edited.length > MAX_EDITED) this.edited.shift();
-      }
-    }
+    if (run.change) this.recordChange(step, run, evidence);
     if (run.probe === '') return this.latest;
-    const key = compactKey(run.probe);
+    return this.recordRun(step, run, evidence);
+  }
+
+  private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
+    this.changes++;
+    this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
+    if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
+    const ownChange = run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
+    // A change to the code under test at a place not changed before is a new hypothesis.
+    if (!ownChange && run.paths.some((path) => !this.edited.some((e) => samePath(e, path)))) this.novel++;
+    if (ownChange) {
+      this.ownTyped.push({ change: this.changes, words: run.typed() });
+      if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
+    }
+    for (const path of run.paths) {
+      if (this.makesOwn(run, path)) {
+        this.own.push(path);
+        if (this.own.length > MAX_EDITED) this.own.shift();
+      } else if (!this.isOwn(path)) this.forgetProbesOf(path);
+      const at = this.edited.indexOf(path);
+      if (at !== -1) this.edited.splice(at, 1);
+      this.edited.push(path);
+      if (this.edited.length > MAX_EDITED) this.edited.shift();
+    }
+  }
+
+  private recordRun(step: number, run: ProbeRun, evidence: StepEvidence): ProbeUpdate {
+    const key = probeIdentity(run.probe);
     const previous = this.probes.get(key);
+    const news = !this.results.has(run.result);
+    if (news) {
+      this.news++;
+      if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
+      this.results.add(run.result);
+    }
     const shown = { ...evidence };
-    if (previous !== undefined && previous.result === run.result) {
+    if (previous !== undefined && this.sameOrBack(previous, run)) {
       const changesSincePrevious = this.changes - previous.changesAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound =
         changesSincePrevious > 0 &&
         this.learned === previous.learnedAtLast &&
         this.novel === previous.novelAtLast;
+      const blindRound = changesSincePrevious > 0;
+      // A result that came back (A → B → A) is not news, but the round that brought it back undid
+      // something: it keeps the stale count where it was.
+      const back = previous.result !== run.result && previous.seen.includes(run.result);
+      if (previous.result !== run.result) remember(previous.seen, previous.result);
+      previous.result = run.result;
+      previous.key = run.key.slice(0, MAX_KEY_CHARS);
       previous.streak++;
-      previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
+      if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
+      if (blindRound) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), shown];
       previous.outputPaths = run.outputPaths();
       this.touch(key, previous);
-      this.latest = { record: previous, changesSincePrevious, changed: false, learned: false, staleRound };
+      this.latest = {
+        record: previous,
+        changesSincePrevious,
+        learned: false,
+        news,
+        staleRound: staleRound && !back,
+        blindRound,
+      };
       return this.latest;
     }
     // A new probe, or a result that moved: either teaches something.
     this.learned++;
+    const seen = previous === undefined ? [] : previous.seen;
+    if (previous !== undefined) remember(seen, previous.result);
     const record: ProbeRecord = {
       label: run.label,
       result: run.result,
+      key: run.key.slice(0, MAX_KEY_CHARS),
+      seen,
       streak: 1,
       since: step,
       changesAtStart: this.changes,
       changesAtLast: this.changes,
       staleRounds: 0,
+      blindRounds: 0,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
       runs: [shown],
       outputPaths: [],
     };
     this.touch(key, record);
-    this.latest = {
-      record,
-      changesSincePrevious: 0,
-      changed: previous !== undefined,
-      learned: true,
-      staleRound: false,
-    };
+    this.latest = { ...NO_UPDATE, record, learned: true, news };
     return this.latest;
+  }
+
+  /**
+   * Whether a run says what the probe said before: the same result, the same key once the words
+   * typed into the agent's own scripts since the previous run are masked, or a result that came back.
+   */
+  private sameOrBack(previous: ProbeRecord, run: ProbeRun): boolean {
+    if (previous.result === run.result || previous.seen.includes(run.result)) return true;
+    const typed = new Set<string>();
+    for (const change of this.ownTyped) {
+      if (change.change <= previous.changesAtLast) continue;
+      for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
+    }
+    if (typed.size === 0) return false;
+    const key = run.key.slice(0, MAX_KEY_CHARS);
+    return key !== previous.key && maskTyped(key, typed) === maskTyped(previous.key, typed);
+  }
+
+  /**
+   * Whether a read run again shows something else than its previous run (the rebuilt page grepped
+   * again after a change): a look at the changes' result, news like a probe's new result. Reads of
+   * files the agent edited show its own edits, not a result.
+   */
+  private reread(run: ProbeRun): boolean {
+    if (run.readKey === '' || !this.teaches(run)) return false;
+    const before = this.reads.get(run.readKey);
+    this.reads.delete(run.readKey);
+    this.reads.set(run.readKey, run.result);
+    if (this.reads.size > MAX_READS) this.reads.delete(this.reads.keys().next().value as string);
+    if (before === undefined || before === run.result) return false;
+    this.news++;
+    // The probe run last was not where the result shows (a build whose log never changes): its
+    // rounds start again.
+    const last = [...this.probes.values()].pop();
+    if (last !== undefined) {
+      last.staleRounds = 0;
+      last.blindRounds = 0;
+    }
+    return true;
   }
 
   /**
@@ -196,9 +222,14 @@ export class ProbeLedger implements SnapshotPart {
     return this.own.some((o) => samePath(o, path));
   }
 
+  /** Whether `run` writes `path` whole for the first time: the agent makes its own file. */
+  private makesOwn(run: ProbeRun, path: string): boolean {
+    return run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path);
+  }
+
   /**
-   * A change to a file a probe names (its script, its test file) makes the probe a new question:
-   * its next result is compared with nothing.
+   * A change to a file of the code under test that a probe names (its test file) makes the probe a
+   * new question: its next result is compared with nothing.
    */
   private forgetProbesOf(path: string): void {
     const name = path.slice(path.lastIndexOf('/') + 1);
@@ -226,8 +257,12 @@ export class ProbeLedger implements SnapshotPart {
       changes: this.changes,
       learned: this.learned,
       novel: this.novel,
+      news: this.news,
       edited: [...this.edited],
       own: [...this.own],
+      ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
+      results: [...this.results],
+      reads: [...this.reads],
       recentChanges: this.recentChanges.map((c) => ({
         ...c,
         paths: [...c.paths],
@@ -235,7 +270,7 @@ export class ProbeLedger implements SnapshotPart {
       })),
       probes: [...this.probes].map(([key, r]) => [
         key,
-        { ...r, runs: r.runs.map((e) => ({ ...e })), outputPaths: [...r.outputPaths] },
+        { ...r, seen: [...r.seen], runs: r.runs.map((e) => ({ ...e })), outputPaths: [...r.outputPaths] },
       ]),
     } as unknown as SnapshotJson;
   }
@@ -246,8 +281,14 @@ export class ProbeLedger implements SnapshotPart {
     this.changes = s.changes;
     this.learned = s.learned;
     this.novel = s.novel;
+    this.news = s.news;
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
+    this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
+    this.reads.clear();
+    for (const [key, result] of s.reads) this.reads.set(key, result);
+    this.results.clear();
+    for (const result of s.results) this.results.add(result);
     this.recentChanges.splice(
       0,
       this.recentChanges.length,
@@ -259,37 +300,20 @@ export class ProbeLedger implements SnapshotPart {
   }
 }
 
-const int = z.number().int();
-const ledgerStateSchema = z.object({
-  changes: int.nonnegative(),
-  learned: int.nonnegative(),
-  novel: int.nonnegative(),
-  edited: z.array(z.string()).max(MAX_EDITED),
-  own: z.array(z.string()).max(MAX_EDITED),
-  recentChanges: z
-    .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
-    .max(MAX_CHANGES),
-  probes: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({
-          label: z.string(),
-          result: int.nonnegative(),
-          streak: int.positive(),
-          since: int,
-          changesAtStart: int.nonnegative(),
-          changesAtLast: int.nonnegative(),
-          staleRounds: int.nonnegative(),
-          learnedAtLast: int.nonnegative(),
-          novelAtLast: int.nonnegative(),
-          runs: z.array(evidenceSchema).min(1).max(3),
-          outputPaths: z.array(z.string()).max(MAX_PATHS),
-        }),
-      ]),
-    )
-    .max(MAX_PROBES),
-});
+/**
+ * A probe's identity: its command line (`cd` prefixes already left out by `classifyAction`) with
+ * each path argument read as its file name, so `python /w/x.py` and `cd /w && python x.py` are one probe.
+ * @example probeIdentity('python /workspace/repo/reproduce.py'); // 'python reproduce.py'
+ */
+export function probeIdentity(probe: string): string {
+  return compactKey(probe.replace(/(?<=^|[\s=])(?:\.{0,2}\/)?(?:[\w.+-]+\/)+(?=[\w.+-]+\.\w+\b)/g, ''));
+}
+
+function remember(seen: number[], result: number): void {
+  if (seen.includes(result)) return;
+  seen.push(result);
+  if (seen.length > MAX_SEEN_RESULTS) seen.shift();
+}
 
 /** Whether two paths name the same file: equal, or one ends with the other (a relative and an absolute path). */
 function samePath(a: string, b: string): boolean {

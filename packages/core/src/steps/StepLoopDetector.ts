@@ -298,10 +298,10 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const turn = this.reader.read(index, action, output, error);
     if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
-    // For outcome stagnation, an edit's new text is not progress (its loop is exactly edits that
-    // change nothing); what the agent learns from a probe or a read is.
+    // After an outcome-stagnation nudge, only a probe result not shown before is progress: an edit's
+    // new text, a read or a new file touched is what the loop was made of.
     const progress =
-      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.learned : turn.informative;
+      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.news : turn.informative;
     if (progress) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }

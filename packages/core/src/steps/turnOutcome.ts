@@ -11,7 +11,8 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
-import { probeResult } from './probeResult.js';
+import { typedWords } from './probeKey.js';
+import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
 import { boundLines } from './stepKeys.js';
@@ -34,6 +35,7 @@ const ERROR_LINE_MEMO = 512;
 /** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
 const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
+const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: '' });
 
 /**
  * Builds turns and judges what each taught: computes the observation's fingerprint, its error
@@ -66,7 +68,7 @@ export class TurnReader {
     let informative = false;
     let quiet = false;
     let duplicates = 0;
-    let result = 0;
+    let result: ProbeOutcome = NO_RESULT;
     if (output !== undefined) {
       if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
       const echo = action?.echo ?? EMPTY_ECHO;
@@ -88,11 +90,11 @@ export class TurnReader {
       } else {
         // A silent success of a new action is an effect (one command over many files), not a repeat.
         quiet = print.lines.length === 0;
-        informative = (newLines > 0 && !accumulated) || (quiet && newAction);
+        informative = (newLines > 0 && !accumulated) || (quiet && newAction) || this.firstLook(action);
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
-    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result);
+    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result, outcomeKey);
     const turn: Turn = {
       step: index,
       actionKey,
@@ -126,6 +128,15 @@ export class TurnReader {
     return print;
   }
 
+  /**
+   * Whether the action reads files no read of the run named before: the first look at a file
+   * teaches its content, even when it reads like another file's (a sweep over files).
+   */
+  private firstLook(action: PendingAction | undefined): boolean {
+    if (action === undefined || action.kind.kind !== 'read' || action.kind.paths.length === 0) return false;
+    return this.history.learnAction(`\u0002${action.kind.paths.join('\u0000')}`);
+  }
+
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
   private errorClass(output: string, echo: ReadonlySet<number>, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
@@ -148,7 +159,8 @@ function probeRunOf(
   action: PendingAction | undefined,
   output: string | undefined,
   error: boolean,
-  result: number,
+  outcome: ProbeOutcome,
+  outcomeKey: number,
 ): ProbeRun | undefined {
   if (action === undefined) return undefined;
   const { kind, probe, paths } = action.kind;
@@ -161,7 +173,11 @@ function probeRunOf(
     change,
     paths,
     fullWrite: action.kind.fullWrite === true,
-    result,
+    // A read's result is its outcome: the same read showing something else after a change is news.
+    result: kind === 'read' ? outcomeKey : outcome.result,
+    readKey: kind === 'read' && output !== undefined && !error ? action.key : '',
+    key: outcome.key,
+    typed: () => (kind === 'change' ? typedWords(action.text) : []),
     outputPaths: () => (ran ? sourcePaths(output as string) : []),
   };
 }
