@@ -47,7 +47,7 @@ export class OutcomeStagnationRule implements StepRule {
     const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
     const hit =
       armed ||
-      (cannotWork && record.blindRounds >= this.repeats - 1) ||
+      (cannotWork && record.changedRounds >= this.repeats - 1) ||
       record.blindRounds >= this.ceiling ||
       (staleRound && record.staleRounds >= this.repeats - 1);
     if (!hit) return null;

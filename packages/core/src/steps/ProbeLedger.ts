@@ -128,7 +128,8 @@ export class ProbeLedger implements SnapshotPart {
       previous.key = run.key.slice(0, MAX_KEY_CHARS);
       previous.streak++;
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
-      if (blindRound) previous.blindRounds++;
+      if (blindRound) previous.changedRounds++;
+      if (blindRound && this.novel === previous.novelAtLast) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
@@ -160,6 +161,7 @@ export class ProbeLedger implements SnapshotPart {
       changesAtLast: this.changes,
       staleRounds: 0,
       blindRounds: 0,
+      changedRounds: 0,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
       runs: [shown],
@@ -205,6 +207,7 @@ export class ProbeLedger implements SnapshotPart {
     if (last !== undefined) {
       last.staleRounds = 0;
       last.blindRounds = 0;
+      last.changedRounds = 0;
     }
     return true;
   }

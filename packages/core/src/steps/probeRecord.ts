@@ -48,8 +48,10 @@ export interface ProbeRecord {
   changesAtLast: number;
   /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
   staleRounds: number;
-  /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
+  /** Rounds in a row, ending with the latest run, with a change but no new hypothesis between two runs with this result, whatever was read. */
   blindRounds: number;
+  /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
+  changedRounds: number;
   /** {@link ProbeLedger.learned} at the latest run. */
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
@@ -72,7 +74,7 @@ export interface ProbeUpdate {
   news: boolean;
   /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
   staleRound: boolean;
-  /** This run closed a round with a change and the same (or a returning) result, whatever was read between. */
+  /** This run closed a round with a change and the same (or a returning) result, whatever was read or tried between. */
   blindRound: boolean;
 }
 
@@ -136,6 +138,7 @@ export const ledgerStateSchema = z.object({
           changesAtLast: int.nonnegative(),
           staleRounds: int.nonnegative(),
           blindRounds: int.nonnegative().default(0),
+          changedRounds: int.nonnegative().default(0),
           learnedAtLast: int.nonnegative(),
           novelAtLast: int.nonnegative(),
           runs: z.array(evidenceSchema).min(1).max(3),

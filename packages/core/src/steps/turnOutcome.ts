@@ -15,7 +15,7 @@ import { typedWords } from './probeKey.js';
 import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
 import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
-import { boundLines } from './stepKeys.js';
+import { actionKey, boundLines } from './stepKeys.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
@@ -84,13 +84,15 @@ export class TurnReader {
       if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
+      // Learned on every read, so that only the first look at its files counts.
+      const firstLook = this.firstLook(action);
       if (error) {
         errorClass = this.errorClass(output, echo, print.key);
         informative = this.history.learnError(errorClass);
       } else {
         // A silent success of a new action is an effect (one command over many files), not a repeat.
         quiet = print.lines.length === 0;
-        informative = (newLines > 0 && !accumulated) || (quiet && newAction) || this.firstLook(action);
+        informative = (newLines > 0 && !accumulated) || (quiet && newAction) || firstLook;
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
@@ -134,7 +136,7 @@ export class TurnReader {
    */
   private firstLook(action: PendingAction | undefined): boolean {
     if (action === undefined || action.kind.kind !== 'read' || action.kind.paths.length === 0) return false;
-    return this.history.learnAction(`\u0002${action.kind.paths.join('\u0000')}`);
+    return this.history.learnAction(`\u0002${actionKey('read', action.kind.paths.join(' '))}`);
   }
 
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
