@@ -1,6 +1,4 @@
-import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
-import { parseSnapshotPart } from './stepSnapshot.js';
-import { maskTyped, MAX_TYPED_WORDS } from './probeKey.js';
+import { MAX_TYPED_WORDS, maskTyped } from './probeKey.js';
 import {
   ledgerStateSchema,
   MAX_CHANGES,
@@ -18,6 +16,8 @@ import {
 } from './probeRecord.js';
 import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import { compactKey } from './stepKeys.js';
+import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
+import { parseSnapshotPart } from './stepSnapshot.js';
 
 export { MAX_PATHS, type ProbeRecord, type ProbeRun, type ProbeUpdate } from './probeRecord.js';
 
@@ -83,7 +83,8 @@ export class ProbeLedger implements SnapshotPart {
     this.changes++;
     this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
     if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
-    const ownChange = run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
+    const ownChange =
+      run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
     // A change to the code under test at a place not changed before is a new hypothesis.
     if (!ownChange && run.paths.some((path) => !this.edited.some((e) => samePath(e, path)))) this.novel++;
     if (ownChange) {

@@ -119,7 +119,10 @@ export const ledgerStateSchema = z.object({
     .max(MAX_CHANGES)
     .default([]),
   results: z.array(int).max(MAX_RUN_RESULTS).default([]),
-  reads: z.array(z.tuple([z.string(), int])).max(MAX_READS).default([]),
+  reads: z
+    .array(z.tuple([z.string(), int]))
+    .max(MAX_READS)
+    .default([]),
   recentChanges: z
     .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
     .max(MAX_CHANGES),
