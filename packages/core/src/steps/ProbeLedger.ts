@@ -48,7 +48,7 @@ export class ProbeLedger implements SnapshotPart {
   learned = 0;
   /** Changes to a file of the code under test not changed before in the run: a new place, a new hypothesis. */
   novel = 0;
-  /** Probe results never shown before in the run (see {@link ProbeUpdate.news}). */
+  /** Probe runs whose result moved (see {@link ProbeUpdate.news}). */
   news = 0;
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
@@ -85,8 +85,10 @@ export class ProbeLedger implements SnapshotPart {
     if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
     const ownChange =
       run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
-    // A change to the code under test at a place not changed before is a new hypothesis.
-    if (!ownChange && run.paths.some((path) => !this.edited.some((e) => samePath(e, path)))) this.novel++;
+    // A change to the code under test at a place not changed before is a new hypothesis; so is a
+    // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
+    if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
+      this.novel++;
     if (ownChange) {
       this.ownTyped.push({ change: this.changes, words: run.typed() });
       if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
@@ -106,9 +108,11 @@ export class ProbeLedger implements SnapshotPart {
   private recordRun(step: number, run: ProbeRun, evidence: StepEvidence): ProbeUpdate {
     const key = probeIdentity(run.probe);
     const previous = this.probes.get(key);
-    const news = !this.results.has(run.result);
-    if (news) {
-      this.news++;
+    // News: a result that differs from this probe's previous run, or for a probe run for the first
+    // time, a result no probe showed in the run.
+    const news = previous === undefined ? !this.results.has(run.result) : previous.result !== run.result;
+    if (news) this.news++;
+    if (!this.results.has(run.result)) {
       if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
       this.results.add(run.result);
     }
@@ -122,15 +126,18 @@ export class ProbeLedger implements SnapshotPart {
         this.novel === previous.novelAtLast;
       const blindRound = changesSincePrevious > 0;
       // A result that came back (A → B → A) is not news, but the round that brought it back undid
-      // something: it keeps the stale count where it was.
-      const back = previous.result !== run.result && previous.seen.includes(run.result);
+      // something: it keeps the round counts where they were.
+      const returned = previous.result !== run.result && previous.seen.includes(run.result);
+      previous.returns = returned ? previous.returns + 1 : 0;
+      // The second return in a row (A, B, A, B) is an alternation: it counts like the same result.
+      const back = returned && previous.returns < 2;
       if (previous.result !== run.result) remember(previous.seen, previous.result);
       previous.result = run.result;
       previous.key = run.key.slice(0, MAX_KEY_CHARS);
       previous.streak++;
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
-      if (blindRound) previous.changedRounds++;
-      if (blindRound && this.novel === previous.novelAtLast) previous.blindRounds++;
+      if (blindRound && !back) previous.changedRounds++;
+      if (blindRound && !back && this.novel === previous.novelAtLast) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
@@ -163,6 +170,7 @@ export class ProbeLedger implements SnapshotPart {
       staleRounds: 0,
       blindRounds: 0,
       changedRounds: 0,
+      returns: 0,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
       runs: [shown],

@@ -11,10 +11,12 @@ const KEY_LINE_CHARS = 240;
 export const MAX_TYPED_WORDS = 512;
 
 /**
- * Noise in a key line: addresses, line numbers, durations, pids and temporary names (`/tmp/tmpa8x2`,
+ * Noise in a key line: addresses, random ids (UUIDs, hex ids), line numbers, durations, pids and temporary names (`/tmp/tmpa8x2`,
  * `tmpk3j9_q`). Every other digit stays: a count that moves is a new result.
  */
 const NOISE: ReadonlyArray<[RegExp, string]> = [
+  [/\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, 'uuid#'],
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/g, 'id#'],
   [/0x[0-9a-fA-F]+/g, '0x#'],
   [/\bline \d+/g, 'line #'],
   [/:\d+(?::\d+)?\b/g, ':#'],

@@ -52,6 +52,8 @@ export interface ProbeRecord {
   blindRounds: number;
   /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
   changedRounds: number;
+  /** Runs in a row, ending with the latest, whose result came back from earlier in the streak (A → B → A). */
+  returns: number;
   /** {@link ProbeLedger.learned} at the latest run. */
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
@@ -70,7 +72,7 @@ export interface ProbeUpdate {
   changesSincePrevious: number;
   /** The turn taught something: a new or changed result, or a read that showed something new. */
   learned: boolean;
-  /** The probe showed a result no probe had shown in the run: the only progress after a nudge. */
+  /** The probe's result differs from its previous run (for a first run: no probe showed it in the run): the only progress after a nudge. */
   news: boolean;
   /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
   staleRound: boolean;
@@ -142,6 +144,7 @@ export const ledgerStateSchema = z.object({
           staleRounds: int.nonnegative(),
           blindRounds: int.nonnegative().default(0),
           changedRounds: int.nonnegative().default(0),
+          returns: int.nonnegative().default(0),
           learnedAtLast: int.nonnegative(),
           novelAtLast: int.nonnegative(),
           runs: z.array(evidenceSchema).min(1).max(3),

@@ -1,5 +1,6 @@
 import { exactHash, type Fingerprint, fingerprintedText, mix32 } from './fingerprint.js';
 import { keyLines, maskNoise } from './probeKey.js';
+import { keyHash } from './stepHistory.js';
 
 /** A probe's result: the value compared across its runs, and the text it was taken from. */
 export interface ProbeOutcome {
@@ -25,6 +26,7 @@ export function probeResult(output: string, print: Fingerprint, error: boolean):
     const key = keyLines(output);
     if (key !== '') return { result: mix32(exactHash(key) ^ 0x5bd1e995) || 1, key };
   }
+  const key = maskNoise(fingerprintedText(output));
   const salt = error ? 0x9e3779b9 : 0x7f4a7c15;
-  return { result: mix32(print.result ^ salt) || 1, key: maskNoise(fingerprintedText(output)) };
+  return { result: mix32(keyHash(key) ^ salt) || 1, key };
 }
