@@ -11,13 +11,15 @@ const KEY_LINE_CHARS = 240;
 export const MAX_TYPED_WORDS = 512;
 
 /**
- * Noise in a key line: addresses, random ids (UUIDs, hex ids), line numbers, durations, pids and temporary names (`/tmp/tmpa8x2`,
+ * Noise in a key line: addresses, random ids (UUIDs, hex ids, numbers of ten digits or more with
+ * the dotted groups around them: timestamps, message ids), line numbers, durations, pids and temporary names (`/tmp/tmpa8x2`,
  * `tmpk3j9_q`). Every other digit stays: a count that moves is a new result.
  */
 const NOISE: ReadonlyArray<[RegExp, string]> = [
   [/\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, 'uuid#'],
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/g, 'id#'],
   [/0x[0-9a-fA-F]+/g, '0x#'],
+  [/[\d.]*\d{10,}[\d.]*/g, 'n#'],
   [/\bline \d+/g, 'line #'],
   [/:\d+(?::\d+)?\b/g, ':#'],
   [/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|µs|us|ns)\b/g, '#s'],
