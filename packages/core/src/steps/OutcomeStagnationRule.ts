@@ -71,6 +71,7 @@ export class OutcomeStagnationRule implements StepRule {
       evidence,
       summary: `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
       ...(advice === undefined ? {} : { advice }),
+      progress: 'probe',
     };
   }
 

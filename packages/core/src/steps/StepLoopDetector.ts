@@ -300,11 +300,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const turn = this.reader.read(index, action, output, error);
     if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
-    // After an outcome-stagnation nudge, only a probe result not shown before is progress: an edit's
-    // new text, a read or a new file touched is what the loop was made of.
-    const progress =
-      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.news : turn.informative;
-    if (progress) this.ladder.reset();
+    if (this.ladder.endedBy(turn.informative, this.history)) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 
@@ -319,7 +315,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     // The thoughts that come with a looping action are that loop's, not a second one: while a loop
     // of turns is nudged, the turn rules decide the stop.
     const thoughts = event.kind === 'message' && followsNudge && !this.isMessageLoop(this.ladder.nudgedFor);
-    const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType);
+    const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,

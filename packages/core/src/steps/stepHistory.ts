@@ -1,6 +1,7 @@
 import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
+import { RejectionStreaks } from './rejectionStreaks.js';
 import { cleanEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
@@ -60,6 +61,8 @@ export class StepHistory implements SnapshotPart {
   readonly seenShapes = new BoundedSeen(SEEN_LINES_GENERATION);
   /** The probes re-run between changes, for outcome stagnation (bounded). */
   readonly probes = new ProbeLedger();
+  /** Each tool's change attempts refused in a row with one error (bounded). */
+  readonly rejections = new RejectionStreaks();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -130,6 +133,9 @@ export class StepHistory implements SnapshotPart {
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
     this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
+    // Only attempts that change and run nothing: a line that also runs a probe failed as a probe.
+    const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
+    this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
     if (turn.informative) this.startAgain(turn.step);
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
@@ -227,6 +233,7 @@ export class StepHistory implements SnapshotPart {
         }),
       ),
       probes: this.probes.snapshot(),
+      rejections: this.rejections.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -262,6 +269,7 @@ export class StepHistory implements SnapshotPart {
       ...s.recent.map((turn) => ({ ...turn, evidence: cleanEvidence(turn.evidence) })),
     );
     this.probes.restore(s.probes);
+    this.rejections.restore(s.rejections);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);
