@@ -311,10 +311,15 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
-    const followsNudge = this.ladder.isNudged;
+    let followsNudge = this.ladder.isNudged;
     // The thoughts that come with a looping action are that loop's, not a second one: while a loop
     // of turns is nudged, the turn rules decide the stop.
     const thoughts = event.kind === 'message' && followsNudge && !this.isMessageLoop(this.ladder.nudgedFor);
+    // And the other way: a turn loop after a nudge about the thoughts is first nudged itself.
+    const nudgedFor = this.ladder.nudgedFor;
+    if (event.kind === 'turn' && followsNudge && this.isMessageLoop(nudgedFor) && hit.loopType !== nudgedFor)
+      this.ladder.reset();
+    followsNudge = this.ladder.isNudged;
     const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress);
     const verdict: StepVerdict = {
       action: rung,

@@ -137,6 +137,7 @@ export class StepHistory implements SnapshotPart {
     const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
     this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
     if (turn.informative) this.startAgain(turn.step);
+    else if (!turn.rejected) this.endMonologue();
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
     // Rejections count in a row: a reply the harness accepted shows the agent found the format again.
@@ -161,7 +162,11 @@ export class StepHistory implements SnapshotPart {
       !turn.rejected &&
       previous.actionKey === turn.actionKey &&
       previous.error === turn.error &&
-      (turn.error ? previous.errorClass === turn.errorClass : previous.outcomeKey === turn.outcomeKey)
+      (turn.error
+        ? previous.errorClass === turn.errorClass
+        : // The same change applied again whose reply shows nothing new (the file only shrank or grew
+          // by what it showed) achieved nothing the first did not.
+          previous.outcomeKey === turn.outcomeKey || turn.probeRun?.kind === 'change')
         ? this.verbatimRun + 1
         : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
@@ -185,6 +190,15 @@ export class StepHistory implements SnapshotPart {
     if (this.pairCounts.size > 0) this.pairCounts.clear();
     if (this.errorCounts.size > 0) this.errorCounts.clear();
     if (this.outcomeCounts.size > 0) this.outcomeCounts.clear();
+    if (this.messageCounts.size > 0) this.messageCounts.clear();
+    this.messages.length = 0;
+  }
+
+  /**
+   * A tool call ends the monologue: the messages between calls are their thoughts, judged with the
+   * turns they lead to, and only messages with no call between them repeat as a monologue.
+   */
+  private endMonologue(): void {
     if (this.messageCounts.size > 0) this.messageCounts.clear();
     this.messages.length = 0;
   }
