@@ -205,10 +205,11 @@ export class ProbeLedger implements SnapshotPart {
   private reread(run: ProbeRun): boolean {
     if (run.readKey === '' || !this.teaches(run)) return false;
     const before = this.reads.get(run.readKey);
+    const result = run.readResult();
     this.reads.delete(run.readKey);
-    this.reads.set(run.readKey, run.result);
+    this.reads.set(run.readKey, result);
     if (this.reads.size > MAX_READS) this.reads.delete(this.reads.keys().next().value as string);
-    if (before === undefined || before === run.result) return false;
+    if (before === undefined || before === result) return false;
     this.news++;
     // The probe run last was not where the result shows (a build whose log never changes): its
     // rounds start again.

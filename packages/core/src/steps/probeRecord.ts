@@ -20,6 +20,8 @@ export interface ProbeRun {
   result: number;
   /** For a read with a result, its action's identity (`''`: not such a read): the same read run again is a look at the result of the changes. */
   readKey: string;
+  /** For such a read, its exact text's hash (computed when asked). */
+  readResult: () => number;
   /** What the result says, noise masked (see `probeResult`): compared with the agent's typed words masked. */
   key: string;
   /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */

@@ -11,10 +11,10 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
-import { typedWords } from './probeKey.js';
+import { maskNoise, typedWords } from './probeKey.js';
 import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
-import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
+import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
 
 /** An action waiting for its observation. */
@@ -96,7 +96,7 @@ export class TurnReader {
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
-    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result, outcomeKey);
+    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result);
     const turn: Turn = {
       step: index,
       actionKey,
@@ -162,7 +162,6 @@ function probeRunOf(
   output: string | undefined,
   error: boolean,
   outcome: ProbeOutcome,
-  outcomeKey: number,
 ): ProbeRun | undefined {
   if (action === undefined) return undefined;
   const { kind, probe, paths } = action.kind;
@@ -175,9 +174,10 @@ function probeRunOf(
     change,
     paths,
     fullWrite: action.kind.fullWrite === true,
-    // A read's result is its outcome: the same read showing something else after a change is news.
-    result: kind === 'read' ? outcomeKey : outcome.result,
+    result: outcome.result,
     readKey: kind === 'read' && output !== undefined && !error ? action.key : '',
+    // A read's result, read only when the ledger compares a read run again: its text, noise masked.
+    readResult: () => (output === undefined ? 0 : keyHash(maskNoise(fingerprintedText(output)))),
     key: outcome.key,
     typed: () => (kind === 'change' ? typedWords(action.text) : []),
     outputPaths: () => (ran ? sourcePaths(output as string) : []),

@@ -126,6 +126,29 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     ]);
   });
 
+  it('a read run again after each build that shows something else is the result: the build log that never changes is not', () => {
+    const grep = (html: string) => s.run('grep -A 3 Parameters _build/index.html', html);
+    const round = (i: number, html: string) => [
+      ...s.edit(i),
+      ...s.run('make html', 'build succeeded.'),
+      ...grep(html),
+    ];
+    const same = [...s.run('make html', 'build succeeded.'), ...grep('<dd>dict(str, ))</dd>')];
+    const stuck = [...same, ...[0, 1, 2, 3].flatMap((i) => round(i, '<dd>dict(str, ))</dd>'))];
+    expect(detections(feed(makeStepDetector().detector, stuck)).map((v) => v.action)).toEqual([
+      'nudge',
+      'stop',
+    ]);
+    const pages = [
+      '<dd>dict(str))</dd>',
+      '<dd><ul>dict(str)</ul></dd>',
+      '<dd><ul>dict</ul></dd>',
+      '<dd>dict</dd>',
+    ];
+    const moving = [...same, ...pages.flatMap((html, i) => round(i, html))];
+    expect(detections(feed(makeStepDetector().detector, moving))).toEqual([]);
+  });
+
   describe('what stays progress', () => {
     it('a genuinely different change to the code under test each round', () => {
       const steps = [
