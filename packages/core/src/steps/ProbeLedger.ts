@@ -41,7 +41,7 @@ export class ProbeLedger implements SnapshotPart {
   /** Results shown in the run by any probe (bounded): a result among them is not news. */
   private readonly results = new Set<number>();
   /** The latest outcome of each read run in the run (bounded): see {@link reread}. */
-  private readonly reads = new Map<string, number>();
+  private readonly reads = new Map<string, number | (() => number)>();
   /** Changes made in the run. */
   changes = 0;
   /** Turns that taught something (see {@link ProbeUpdate.learned}). */
@@ -133,7 +133,7 @@ export class ProbeLedger implements SnapshotPart {
       const back = returned && previous.returns < 2;
       if (previous.result !== run.result) remember(previous.seen, previous.result);
       previous.result = run.result;
-      previous.key = run.key.slice(0, MAX_KEY_CHARS);
+      previous.key = run.key;
       previous.streak++;
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
       if (blindRound && !back) previous.changedRounds++;
@@ -161,7 +161,7 @@ export class ProbeLedger implements SnapshotPart {
     const record: ProbeRecord = {
       label: run.label,
       result: run.result,
-      key: run.key.slice(0, MAX_KEY_CHARS),
+      key: run.key,
       seen,
       streak: 1,
       since: step,
@@ -192,9 +192,10 @@ export class ProbeLedger implements SnapshotPart {
       if (change.change <= previous.changesAtLast) continue;
       for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
     }
-    if (typed.size === 0) return false;
-    const key = run.key.slice(0, MAX_KEY_CHARS);
-    return key !== previous.key && maskTyped(key, typed) === maskTyped(previous.key, typed);
+    const key = run.key().slice(0, MAX_KEY_CHARS);
+    const before = previous.key().slice(0, MAX_KEY_CHARS);
+    // Only noise between them (a random id, a timestamp), or only the agent's own words.
+    return typed.size === 0 ? key === before : maskTyped(key, typed) === maskTyped(before, typed);
   }
 
   /**
@@ -204,12 +205,15 @@ export class ProbeLedger implements SnapshotPart {
    */
   private reread(run: ProbeRun): boolean {
     if (run.readKey === '' || !this.teaches(run)) return false;
-    const before = this.reads.get(run.readKey);
-    const result = run.readResult();
+    const stored = this.reads.get(run.readKey);
     this.reads.delete(run.readKey);
+    // The text is hashed only once the read is run again (most reads are run once).
+    const result = stored === undefined ? run.readResult : run.readResult();
     this.reads.set(run.readKey, result);
     if (this.reads.size > MAX_READS) this.reads.delete(this.reads.keys().next().value as string);
-    if (before === undefined || before === result) return false;
+    if (stored === undefined) return false;
+    const before = typeof stored === 'number' ? stored : stored();
+    if (before === result) return false;
     this.news++;
     // The probe run last was not where the result shows (a build whose log never changes): its
     // rounds start again.
@@ -275,7 +279,7 @@ export class ProbeLedger implements SnapshotPart {
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
       results: [...this.results],
-      reads: [...this.reads],
+      reads: [...this.reads].map(([key, r]) => [key, typeof r === 'number' ? r : r()]),
       recentChanges: this.recentChanges.map((c) => ({
         ...c,
         paths: [...c.paths],
@@ -283,7 +287,13 @@ export class ProbeLedger implements SnapshotPart {
       })),
       probes: [...this.probes].map(([key, r]) => [
         key,
-        { ...r, seen: [...r.seen], runs: r.runs.map((e) => ({ ...e })), outputPaths: [...r.outputPaths] },
+        {
+          ...r,
+          key: r.key().slice(0, MAX_KEY_CHARS),
+          seen: [...r.seen],
+          runs: r.runs.map((e) => ({ ...e })),
+          outputPaths: [...r.outputPaths],
+        },
       ]),
     } as unknown as SnapshotJson;
   }
@@ -308,7 +318,8 @@ export class ProbeLedger implements SnapshotPart {
       ...s.recentChanges.map((c) => ({ ...c, evidence: cleanEvidence(c.evidence) })),
     );
     this.probes.clear();
-    for (const [key, r] of s.probes) this.probes.set(key, { ...r, runs: r.runs.map(cleanEvidence) });
+    for (const [key, r] of s.probes)
+      this.probes.set(key, { ...r, key: () => r.key, runs: r.runs.map(cleanEvidence) });
     this.latest = NO_UPDATE;
   }
 }

@@ -22,8 +22,8 @@ export interface ProbeRun {
   readKey: string;
   /** For such a read, its exact text's hash (computed when asked). */
   readResult: () => number;
-  /** What the result says, noise masked (see `probeResult`): compared with the agent's typed words masked. */
-  key: string;
+  /** What the result says, noise masked (see `probeResult`): read only to compare a result that differs. */
+  key: () => string;
   /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */
   typed: () => string[];
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
@@ -36,8 +36,8 @@ export interface ProbeRecord {
   label: string;
   /** The latest result. */
   result: number;
-  /** What the latest result says, at most {@link MAX_KEY_CHARS} characters. */
-  key: string;
+  /** What the latest result says (see {@link ProbeRun.key}), read when needed. */
+  key: () => string;
   /** Earlier results of this probe, newest last (at most {@link MAX_SEEN_RESULTS}): one that comes back is not news. */
   seen: number[];
   /** Runs in a row with that result, or with one that came back (1: it just appeared). */

@@ -35,7 +35,7 @@ const ERROR_LINE_MEMO = 512;
 /** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
 const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
-const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: '' });
+const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: () => '' });
 
 /**
  * Builds turns and judges what each taught: computes the observation's fingerprint, its error
@@ -176,7 +176,7 @@ function probeRunOf(
     fullWrite: action.kind.fullWrite === true,
     result: outcome.result,
     readKey: kind === 'read' && output !== undefined && !error ? action.key : '',
-    // A read's result, read only when the ledger compares a read run again: its text, noise masked.
+    // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
     readResult: () => (output === undefined ? 0 : keyHash(maskNoise(fingerprintedText(output)))),
     key: outcome.key,
     typed: () => (kind === 'change' ? typedWords(action.text) : []),
