@@ -136,7 +136,9 @@ export class TurnReader {
    */
   private firstLook(action: PendingAction | undefined): boolean {
     if (action === undefined || action.kind.kind !== 'read' || action.kind.paths.length === 0) return false;
-    return this.history.learnAction(`\u0002${actionKey('read', action.kind.paths.join(' '))}`);
+    const files = action.kind.paths.join(' ');
+    // Temporary paths (`/tmp/run-a1/log.txt`) are one file whatever their random part.
+    return this.history.learnAction(`\u0002${files.includes('tmp') ? actionKey('read', files) : files}`);
   }
 
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
