@@ -134,6 +134,7 @@ export class ProbeLedger implements SnapshotPart {
       if (previous.result !== run.result) remember(previous.seen, previous.result);
       previous.result = run.result;
       previous.key = run.key;
+      previous.length = run.length;
       previous.streak++;
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
       if (blindRound && !back) previous.changedRounds++;
@@ -162,6 +163,7 @@ export class ProbeLedger implements SnapshotPart {
       label: run.label,
       result: run.result,
       key: run.key,
+      length: run.length,
       seen,
       streak: 1,
       since: step,
@@ -192,6 +194,8 @@ export class ProbeLedger implements SnapshotPart {
       if (change.change <= previous.changesAtLast) continue;
       for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
     }
+    // Noise alone barely changes a text's length: a much longer or shorter output says something else.
+    if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
     const key = run.key().slice(0, MAX_KEY_CHARS);
     const before = previous.key().slice(0, MAX_KEY_CHARS);
     // Only noise between them (a random id, a timestamp), or only the agent's own words.
@@ -252,6 +256,7 @@ export class ProbeLedger implements SnapshotPart {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (name === '') return;
     for (const key of [...this.probes.keys()]) {
+      if (!key.includes(name)) continue;
       if (key.split(/[\s'"=]+/).some((word) => word.slice(word.lastIndexOf('/') + 1) === name))
         this.probes.delete(key);
     }
@@ -323,6 +328,9 @@ export class ProbeLedger implements SnapshotPart {
     this.latest = NO_UPDATE;
   }
 }
+
+/** How much longer or shorter an output may be and still differ from another only in noise. */
+const NOISE_LENGTH = 64;
 
 /**
  * A probe's identity: its command line (`cd` prefixes already left out by `classifyAction`) with

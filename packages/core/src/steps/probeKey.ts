@@ -61,6 +61,8 @@ export function maskNoise(line: string): string {
   return masked;
 }
 
+/** Characters of a change read for its words (as many as an action is classified on). */
+const TYPED_TEXT = 4000;
 /** Identifier-like words (three characters or more, starting with a letter or `_`). */
 const WORD = /[A-Za-z_]\w{2,}/g;
 
@@ -70,6 +72,7 @@ const WORD = /[A-Za-z_]\w{2,}/g;
  */
 export function typedWords(text: string): string[] {
   const words = new Set<string>();
+  if (text.length > TYPED_TEXT) text = text.slice(0, TYPED_TEXT);
   WORD.lastIndex = 0;
   for (let m = WORD.exec(text); m !== null && words.size < MAX_TYPED_WORDS; m = WORD.exec(text)) {
     words.add(m[0]);

@@ -24,6 +24,8 @@ export interface ProbeRun {
   readResult: () => number;
   /** What the result says, noise masked (see `probeResult`): read only to compare a result that differs. */
   key: () => string;
+  /** The length of the probe's output. */
+  length: number;
   /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */
   typed: () => string[];
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
@@ -38,6 +40,8 @@ export interface ProbeRecord {
   result: number;
   /** What the latest result says (see {@link ProbeRun.key}), read when needed. */
   key: () => string;
+  /** The length of the latest output. */
+  length: number;
   /** Earlier results of this probe, newest last (at most {@link MAX_SEEN_RESULTS}): one that comes back is not news. */
   seen: number[];
   /** Runs in a row with that result, or with one that came back (1: it just appeared). */
@@ -138,6 +142,7 @@ export const ledgerStateSchema = z.object({
           label: z.string(),
           result: int.nonnegative(),
           key: z.string().max(MAX_KEY_CHARS).default(''),
+          length: int.nonnegative().default(0),
           seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
           streak: int.positive(),
           since: int,

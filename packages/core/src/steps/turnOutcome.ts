@@ -181,6 +181,7 @@ function probeRunOf(
     // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
     readResult: () => (output === undefined ? 0 : keyHash(maskNoise(fingerprintedText(output)))),
     key: outcome.key,
+    length: output?.length ?? 0,
     typed: () => (kind === 'change' ? typedWords(action.text) : []),
     outputPaths: () => (ran ? sourcePaths(output as string) : []),
   };
