@@ -42,6 +42,8 @@ export class ProbeLedger implements SnapshotPart {
   private readonly results = new Set<number>();
   /** The latest outcome of each read run in the run (bounded): see {@link reread}. */
   private readonly reads = new Map<string, number | (() => number)>();
+  /** A memo of the identities of recent probes (a cache: the same answers without it). */
+  private readonly identities = new Map<string, string>();
   /** Changes made in the run. */
   changes = 0;
   /** Turns that taught something (see {@link ProbeUpdate.learned}). */
@@ -106,7 +108,12 @@ export class ProbeLedger implements SnapshotPart {
   }
 
   private recordRun(step: number, run: ProbeRun, evidence: StepEvidence): ProbeUpdate {
-    const key = probeIdentity(run.probe);
+    let key = this.identities.get(run.probe);
+    if (key === undefined) {
+      key = probeIdentity(run.probe);
+      if (this.identities.size >= MAX_PROBES) this.identities.clear();
+      this.identities.set(run.probe, key);
+    }
     const previous = this.probes.get(key);
     // News: a result that differs from this probe's previous run, or for a probe run for the first
     // time, a result no probe showed in the run.

@@ -169,23 +169,29 @@ function probeRunOf(
   const { kind, probe, paths } = action.kind;
   const ran = probe !== '' && output !== undefined;
   const change = kind === 'change' && (ran || !error);
+  const read = kind === 'read' && output !== undefined && !error;
   return {
     probe: ran ? probe : '',
     kind,
-    label: shorten(probe, 120),
+    label: ran ? shorten(probe, 120) : '',
     change,
     paths,
     fullWrite: action.kind.fullWrite === true,
     result: outcome.result,
-    readKey: kind === 'read' && output !== undefined && !error ? action.key : '',
+    readKey: read ? action.key : '',
     // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
-    readResult: () => (output === undefined ? 0 : keyHash(maskNoise(fingerprintedText(output)))),
+    readResult: read ? () => keyHash(maskNoise(fingerprintedText(output as string))) : NOTHING,
     key: outcome.key,
     length: output?.length ?? 0,
-    typed: () => (kind === 'change' ? typedWords(action.text) : []),
-    outputPaths: () => (ran ? sourcePaths(output as string) : []),
+    typed: kind === 'change' ? () => typedWords(action.text) : NO_WORDS,
+    outputPaths: ran ? () => sourcePaths(output as string) : NO_PATHS,
   };
 }
+
+// Shared answers of the turns that have nothing to compute (no closure per turn).
+const NOTHING = (): number => 0;
+const NO_WORDS = (): string[] => [];
+const NO_PATHS = (): string[] => [];
 
 /** Python traceback frames, else absolute paths of source files. */
 const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;
