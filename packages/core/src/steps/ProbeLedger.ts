@@ -1,4 +1,5 @@
 import { MAX_TYPED_WORDS, maskTyped } from './probeKey.js';
+import { probeIdentity, samePath } from './probePaths.js';
 import {
   ledgerStateSchema,
   MAX_CHANGES,
@@ -6,7 +7,6 @@ import {
   MAX_KEY_CHARS,
   MAX_PATHS,
   MAX_PROBES,
-  MAX_READS,
   MAX_RUN_RESULTS,
   MAX_SEEN_RESULTS,
   NO_UPDATE,
@@ -14,8 +14,8 @@ import {
   type ProbeRun,
   type ProbeUpdate,
 } from './probeRecord.js';
+import { ReadRechecks } from './readRechecks.js';
 import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
-import { compactKey } from './stepKeys.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
 
@@ -40,8 +40,8 @@ export class ProbeLedger implements SnapshotPart {
   private readonly probes = new Map<string, ProbeRecord>();
   /** Results shown in the run by any probe (bounded): a result among them is not news. */
   private readonly results = new Set<number>();
-  /** The latest outcome of each read run in the run (bounded): see {@link reread}. */
-  private readonly reads = new Map<string, number | (() => number)>();
+  /** The reads of the run, to tell when one run again shows something else (bounded). */
+  private readonly rechecks = new ReadRechecks();
   /** A memo of the identities of recent probes (a cache: the same answers without it). */
   private readonly identities = new Map<string, string>();
   /** Changes made in the run. */
@@ -216,15 +216,7 @@ export class ProbeLedger implements SnapshotPart {
    */
   private reread(run: ProbeRun): boolean {
     if (run.readKey === '' || !this.teaches(run)) return false;
-    const stored = this.reads.get(run.readKey);
-    this.reads.delete(run.readKey);
-    // The text is hashed only once the read is run again (most reads are run once).
-    const result = stored === undefined ? run.readResult : run.readResult();
-    this.reads.set(run.readKey, result);
-    if (this.reads.size > MAX_READS) this.reads.delete(this.reads.keys().next().value as string);
-    if (stored === undefined) return false;
-    const before = typeof stored === 'number' ? stored : stored();
-    if (before === result) return false;
+    if (!this.rechecks.changed(run)) return false;
     this.news++;
     // The probe run last was not where the result shows (a build whose log never changes): its
     // rounds start again.
@@ -291,7 +283,7 @@ export class ProbeLedger implements SnapshotPart {
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
       results: [...this.results],
-      reads: [...this.reads].map(([key, r]) => [key, typeof r === 'number' ? r : r()]),
+      reads: this.rechecks.snapshot(),
       recentChanges: this.recentChanges.map((c) => ({
         ...c,
         paths: [...c.paths],
@@ -320,8 +312,7 @@ export class ProbeLedger implements SnapshotPart {
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
-    this.reads.clear();
-    for (const [key, result] of s.reads) this.reads.set(key, result);
+    this.rechecks.restore(s.reads);
     this.results.clear();
     for (const result of s.results) this.results.add(result);
     this.recentChanges.splice(
@@ -339,25 +330,8 @@ export class ProbeLedger implements SnapshotPart {
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;
 
-/**
- * A probe's identity: its command line (`cd` prefixes already left out by `classifyAction`) with
- * each path argument read as its file name, so `python /w/x.py` and `cd /w && python x.py` are one probe.
- * @example probeIdentity('python /workspace/repo/reproduce.py'); // 'python reproduce.py'
- */
-export function probeIdentity(probe: string): string {
-  return compactKey(probe.replace(/(?<=^|[\s=])(?:\.{0,2}\/)?(?:[\w.+-]+\/)+(?=[\w.+-]+\.\w+\b)/g, ''));
-}
-
 function remember(seen: number[], result: number): void {
   if (seen.includes(result)) return;
   seen.push(result);
   if (seen.length > MAX_SEEN_RESULTS) seen.shift();
-}
-
-/** Whether two paths name the same file: equal, or one ends with the other (a relative and an absolute path). */
-function samePath(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  const tail = short.replace(/^\.\//, '');
-  return long.endsWith(`/${tail}`);
 }

@@ -108,8 +108,6 @@ export const MAX_EDITED = 32;
 export const MAX_SEEN_RESULTS = 8;
 /** Results remembered for the whole run (any probe), to tell news from a result shown before. */
 export const MAX_RUN_RESULTS = 256;
-/** Re-reads remembered (their latest outcome). */
-export const MAX_READS = 64;
 /** Characters of a result's key kept (the snapshot's bound). */
 export const MAX_KEY_CHARS = 2000;
 
@@ -127,10 +125,7 @@ export const ledgerStateSchema = z.object({
     .max(MAX_CHANGES)
     .default([]),
   results: z.array(int).max(MAX_RUN_RESULTS).default([]),
-  reads: z
-    .array(z.tuple([z.string(), int]))
-    .max(MAX_READS)
-    .default([]),
+  reads: z.unknown(),
   recentChanges: z
     .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
     .max(MAX_CHANGES),
