@@ -9,7 +9,7 @@ import {
   ensureGeminiCli,
   GEMINI_CLI_VERSION,
 } from './agentClis.js';
-import { CLAUDE_CODE_VERSION, ensureClaudeCode } from './claudeCode.js';
+import { CLAUDE_CODE_VERSION, claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import {
   assistantText,
@@ -58,15 +58,7 @@ export async function claudeSession(script: Script): Promise<{ home: string; fil
       reject: false,
       stdin: 'ignore',
       timeout: 300_000,
-      env: {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: 'test',
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        HOME: dir,
-        ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-      },
+      env: claudeEnv(api.url, dir),
     });
   } finally {
     await api.close();

@@ -18,3 +18,16 @@ export function ensureClaudeCode(): Promise<string> {
     ],
   );
 }
+
+/** The environment of an offline Claude Code run against the scripted Messages API at `apiUrl`, in the home `home`. */
+export function claudeEnv(apiUrl: string, home: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: 'test',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    HOME: home,
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+  };
+}

@@ -71,8 +71,8 @@ describe('Claude Code transcript: what a step is', () => {
       claude('assistant', { id: 'm3', content: [use('t2', 'cat a.txt')] }),
       claude('user', result('t2', 'No such file', true)),
     ]);
+    // 'Looking.' comes before a tool call in the same reply: narration no hook sees, so no step
     expect(steps).toEqual([
-      { type: 'message', text: 'Looking.' },
       { type: 'action', tool: 'Bash', input: { command: 'ls' } },
       { type: 'observation', tool: 'Bash', output: 'a.txt\n[image]' },
       { type: 'action', tool: 'Bash', input: { command: 'cat a.txt' } },
@@ -169,10 +169,11 @@ describe('Codex rollout', () => {
       item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] }),
       { timestamp: 't', type: 'event_msg', payload: { type: 'agent_message', message: 'Done.' } },
     ]);
+    // Codex's command tools are `shell` in every door; the detector reads `{ cmd }` as the command
     expect(steps).toEqual([
-      { type: 'action', tool: 'exec_command', input: 'cat a' },
-      { type: 'observation', tool: 'exec_command', output: 'cat: a: No such file\n', error: true },
-      { type: 'action', tool: 'shell', input: 'bash -lc ls' },
+      { type: 'action', tool: 'shell', input: { cmd: 'cat a' } },
+      { type: 'observation', tool: 'shell', output: 'cat: a: No such file\n', error: true },
+      { type: 'action', tool: 'shell', input: { command: ['bash', '-lc', 'ls'] } },
       { type: 'observation', tool: 'shell', output: 'a.txt\n' },
       { type: 'action', tool: 'apply_patch', input: '*** Begin Patch' },
       { type: 'observation', tool: 'apply_patch', output: 'Success.' },

@@ -12,6 +12,7 @@
 export { infrastructureWaitMs, resetTimeOf } from './breaker/infrastructureWait.js';
 export { seed000Verdict } from './guards/runSafetyChecks.js';
 export { SEED_000_NAMES } from './guards/seedGuardNames.js';
+export { boundedText } from './kernel/boundedText.js';
 export { checkedClock } from './kernel/clock.js';
 export { type Logger, silentLogger } from './kernel/logger.js';
 export { clockSchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';

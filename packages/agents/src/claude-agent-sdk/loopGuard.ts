@@ -5,10 +5,9 @@ import type {
   HookJSONOutput,
   SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import type { StepVerdict } from '@loopguard/core/steps';
+import { ClaudeCodeSteps, claudeToolResponseText, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
-import { outputText } from '../shared/stepText.js';
 
 /** The `hooks` option of the Claude Agent SDK's `query()`. */
 export type ClaudeHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -24,8 +23,9 @@ export interface ClaudeAgentLoopGuard {
   /** Pass as `options.hooks`: `PreToolUse` (denies tools after a stop), `PostToolUse` and `PostToolUseFailure`. */
   readonly hooks: ClaudeHooks;
   /**
-   * Optional: wrap the `query()` stream to judge the assistant's text too (`text` and `thinking`
-   * blocks as messages). Yields every message unchanged.
+   * Optional: wrap the `query()` stream to judge the assistant's text too: its last text of a turn
+   * (a reply that calls no tool), as `loopguard hook claude`'s `Stop` and `scan` read it; narration
+   * before a tool call and `thinking` are no steps. Yields every message unchanged.
    */
   watch<M extends SDKMessage>(messages: AsyncIterable<M>): AsyncGenerator<M, void, undefined>;
   /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
@@ -77,7 +77,8 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
     run.observe({
       type: 'observation',
       tool: input.tool_name,
-      output: failed ? input.error : outputText(input.tool_response),
+      // Claude Code's one translation reads the result, as `loopguard hook claude` and `scan` do
+      output: failed ? input.error : claudeToolResponseText(input.tool_response),
       ...(failed ? { error: true } : {}),
     });
     await run.settled();
@@ -100,18 +101,21 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
   return {
     hooks,
     async *watch(messages) {
+      // Claude Code's one translation reads the messages; the tool calls come from the hooks above
+      const translation = new ClaudeCodeSteps();
       for await (const message of messages) {
-        if (message.type === 'assistant') {
-          for (const block of message.message.content) {
-            if (block.type === 'text' && block.text.trim() !== '')
-              run.observe({ type: 'message', text: block.text });
-            if (block.type === 'thinking' && block.thinking.trim() !== '') {
-              run.observe({ type: 'message', text: block.thinking });
-            }
-          }
-        }
+        const steps =
+          message.type === 'assistant'
+            ? translation.assistant(message.message)
+            : message.type === 'user'
+              ? translation.user(message.message)
+              : message.type === 'result'
+                ? translation.end()
+                : [];
+        for (const step of steps) if (step.type === 'message') run.observe(step);
         yield message;
       }
+      for (const step of translation.end()) run.observe(step);
     },
     run,
     get stopVerdict() {

@@ -1,16 +1,12 @@
+import { boundedText } from '@loopguard/core/internal';
+
 /**
- * A tool output as the detector reads it: a string as is, anything else as JSON (or `String()` when
- * it cannot be serialised, such as a cycle or a BigInt).
+ * A tool output as the detector reads it: a string as is, anything else as bounded JSON (core's
+ * `boundedText`: a cycle, nesting past 64 levels or an unreadable field is written `"…"`; never throws).
  * @example outputText({ ok: false }); // '{"ok":false}'
  */
 export function outputText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return boundedText(value);
 }
 
 /**

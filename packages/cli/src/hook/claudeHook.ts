@@ -1,3 +1,5 @@
+import { boundedText } from '@loopguard/core/internal';
+import { claudeToolResponseText } from '@loopguard/core/steps';
 import {
   contextFor,
   eventObject,
@@ -6,7 +8,6 @@ import {
   HookInputError,
   type HookReply,
   projectDirOf,
-  resultText,
   stringField,
   toolCallOf,
 } from './hookEvent.js';
@@ -15,19 +16,9 @@ import {
 export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'] as const;
 
 /**
- * Claude Code's output of a tool: Bash gives `{ stdout, stderr, interrupted, ... }`; other tools
- * give strings or objects (kept as JSON).
- */
-function toolOutput(response: unknown): string {
-  if (response !== null && typeof response === 'object' && 'stdout' in response) {
-    const { stdout, stderr } = response as { stdout?: unknown; stderr?: unknown };
-    return [resultText(stdout), resultText(stderr)].filter((part) => part !== '').join('\n');
-  }
-  return resultText(response);
-}
-
-/**
- * Claude Code's hook dialect (verified against 2.1.330 with a scripted Messages API):
+ * Claude Code's hook dialect (verified against 2.1.330 with a scripted Messages API). The tool's
+ * output is read by Claude Code's one translation (`claudeToolResponseText`, core), as the stream
+ * and the transcript read it.
  * - a nudge goes in `hookSpecificOutput.additionalContext` of `PostToolUse` / `PostToolUseFailure`:
  *   Claude Code adds it to the next request as "<event>:<tool> hook additional context: ...";
  * - a stop before the call: `PreToolUse` with `permissionDecision: "deny"` (the reason is the tool
@@ -57,7 +48,7 @@ export const claudeHook: HookDialect = {
           ...base,
           kind: 'after_tool',
           ...toolCallOf(event),
-          output: toolOutput(event.tool_response),
+          output: claudeToolResponseText(event.tool_response),
           error: false,
         };
       case 'PostToolUseFailure':
@@ -65,11 +56,11 @@ export const claudeHook: HookDialect = {
           ...base,
           kind: 'after_tool',
           ...toolCallOf(event),
-          output: resultText(event.error),
+          output: boundedText(event.error),
           error: true,
         };
       case 'Stop':
-        return { ...base, kind: 'agent_stop', text: resultText(event.last_assistant_message) };
+        return { ...base, kind: 'agent_stop', text: boundedText(event.last_assistant_message) };
       default:
         throw new HookInputError(`unknown Claude Code event ${JSON.stringify(eventName)}`);
     }

@@ -1,3 +1,5 @@
+import { boundedText } from '@loopguard/core/internal';
+import { geminiToolResponse } from '@loopguard/core/steps';
 import {
   contextFor,
   eventObject,
@@ -6,7 +8,6 @@ import {
   HookInputError,
   type HookReply,
   projectDirOf,
-  resultText,
   stringField,
   toolCallOf,
 } from './hookEvent.js';
@@ -14,28 +15,10 @@ import {
 /** Gemini CLI's events the hook is registered for. */
 export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent'] as const;
 
-/** `run_shell_command` reports a failing command in its text (`Exit Code: 1`), not as an error. */
-const FAILED_EXIT = /^Exit Code: [1-9]\d*$/m;
-
 /**
- * Gemini CLI's `tool_response`: `{ llmContent, returnDisplay, error? }`. The display text is
- * preferred (the model's copy carries volatile lines such as the process group id).
- */
-function toolResult(response: unknown): { output: string; error: boolean } {
-  if (response === null || typeof response !== 'object')
-    return { output: resultText(response), error: false };
-  const { llmContent, returnDisplay, error } = response as Record<string, unknown>;
-  const llmText = resultText(llmContent);
-  if (error !== undefined && error !== null) {
-    const message = (error as { message?: unknown }).message;
-    return { output: resultText(message ?? error), error: true };
-  }
-  const output = typeof returnDisplay === 'string' ? returnDisplay : llmText;
-  return { output, error: FAILED_EXIT.test(llmText) };
-}
-
-/**
- * Gemini CLI's hook dialect (verified against 0.61.0 with a scripted Gemini API):
+ * Gemini CLI's hook dialect (verified against 0.61.0 with a scripted Gemini API). The tool's result
+ * is read by Gemini CLI's one translation (`geminiToolResponse`, core), as the stream and the chat
+ * read it.
  * - a nudge goes in `hookSpecificOutput.additionalContext` of `AfterTool`: Gemini CLI appends it to
  *   the tool result the model receives, inside `<hook_context>`;
  * - a stop before the call: `BeforeTool` with `decision: "deny"` and `reason`, `continue: false`
@@ -64,10 +47,10 @@ export const geminiHook: HookDialect = {
           ...base,
           kind: 'after_tool',
           ...toolCallOf(event),
-          ...toolResult(event.tool_response),
+          ...geminiToolResponse(event.tool_response),
         };
       case 'AfterAgent':
-        return { ...base, kind: 'agent_stop', text: resultText(event.prompt_response) };
+        return { ...base, kind: 'agent_stop', text: boundedText(event.prompt_response) };
       default:
         throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
     }

@@ -1,6 +1,7 @@
 import { type ContextEntryInput, LoopGuardError } from '@loopguard/core';
 import { actionKey, actionText, stepLoopEntry } from '@loopguard/core/internal';
 import {
+  canonicalInput,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
@@ -147,7 +148,7 @@ function parseLastResults(text: string): LastResult[] {
 
 /** The detector's identity of an action: the same normalised text means the same action. */
 function keyOf(tool: string, input: unknown): string {
-  return actionKey(tool, actionText(input));
+  return actionKey(tool, actionText(canonicalInput(tool, input)));
 }
 
 function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {

@@ -87,37 +87,13 @@ export function projectDirOf(
   return stringField(payload, 'cwd');
 }
 
-/** A tool result as text: strings as they are, anything else as JSON. */
-export function resultText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '';
-  return JSON.stringify(value) ?? '';
-}
-
-/** The CLIs' shell tools: Claude Code's `Bash`, Gemini CLI's `run_shell_command`. */
-const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
-
 /**
- * The action's input as the detector sees it: a shell tool's command as a string (so that
- * `exemptCommands` patterns such as `^sleep` apply to it, and its description or timeout never
- * makes a repeat look new); any other tool's input as it is.
- * @example toolInput('Bash', { command: 'npm test', description: 'Run the tests' }); // 'npm test'
- */
-export function toolInput(tool: string, input: unknown): unknown {
-  if (SHELL_TOOLS.has(tool) && input !== null && typeof input === 'object') {
-    const command = (input as { command?: unknown }).command;
-    if (typeof command === 'string') return command;
-  }
-  return input ?? null;
-}
-
-/**
- * The tool call an event carries: its `tool_name`, and its `tool_input` as the detector sees it.
- * @example toolCallOf({ tool_name: 'Bash', tool_input: { command: 'ls' } }); // { tool: 'Bash', input: 'ls' }
+ * The tool call an event carries: its `tool_name`, and its `tool_input` as given (the detector
+ * reads a shell tool's `{ command }` as the command line: see `shellCommandOf` in core).
+ * @example toolCallOf({ tool_name: 'Bash', tool_input: { command: 'ls' } }); // { tool: 'Bash', input: { command: 'ls' } }
  */
 export function toolCallOf(event: Record<string, unknown>): { tool: string; input: unknown } {
-  const tool = stringField(event, 'tool_name');
-  return { tool, input: toolInput(tool, event.tool_input) };
+  return { tool: stringField(event, 'tool_name'), input: event.tool_input ?? null };
 }
 
 /**

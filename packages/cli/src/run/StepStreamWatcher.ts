@@ -3,6 +3,7 @@ import {
   CodexJsonParser,
   GeminiStreamJsonParser,
   JsonlStepParser,
+  type Step,
   type StepLineParser,
   StepLoopDetector,
   type StepVerdict,
@@ -64,20 +65,39 @@ export class StepStreamWatcher {
     }
   }
 
+  /**
+   * The output ended: its last line without a newline, then what the parser still holds (the
+   * agent's last message, which the hooks see at the turn's end) are judged.
+   */
+  end(): void {
+    const last = this.pending;
+    this.pending = '';
+    if (last !== '') this.line(last);
+    if (this.stopVerdict === null && this.parser.end !== undefined) {
+      const parser = this.parser as Required<StepLineParser>;
+      this.guarded(() => this.judge(parser.end()));
+    }
+  }
+
   private line(line: string): void {
     if (this.stopVerdict !== null || !line.trimStart().startsWith('{')) return;
-    // a line the parser or the detector cannot take (not JSON, nested too deep, a value it rejects)
-    // is counted and skipped: the run goes on under the breaker; other JSON parses to no step
+    this.guarded(() => this.judge(this.parser.push(line)));
+  }
+
+  /**
+   * A line the parser or the detector cannot take (not JSON, nested too deep, a value it rejects)
+   * is counted and skipped: the run goes on under the breaker; other JSON parses to no step.
+   */
+  private guarded(work: () => void): void {
     try {
-      this.judge(line);
+      work();
     } catch (error) {
       this.malformedLines += 1;
       this.firstProblem ??= (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
     }
   }
 
-  private judge(line: string): void {
-    const steps = this.parser.push(line);
+  private judge(steps: Step[]): void {
     for (const step of steps) {
       const verdict = this.detector.observe(step);
       if (verdict.action === 'nudge' && verdict.message !== null) this.nudges.push(verdict.message);

@@ -70,6 +70,7 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
     },
     onStderr: (chunk) => display.agentStderr(chunk),
   });
+  watcher?.end();
   if (result.interrupted)
     return {
       result,

@@ -1,4 +1,4 @@
-import type { Step } from '@loopguard/core/steps';
+import { ClaudeCodeSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
@@ -9,33 +9,13 @@ import {
   usageTokens,
 } from './TranscriptParser.js';
 
-type Block = Record<string, unknown>;
-
-function blocksOf(message: Record<string, unknown> | undefined): Block[] {
-  const content = message?.content;
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.filter((b): b is Block => recordOf(b) !== undefined) : [];
-}
-
-/** A tool result's text: a string, or its text blocks joined (other blocks named, `[image]`). */
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content))
-    return content === undefined || content === null ? '' : JSON.stringify(content);
-  return content
-    .map((part) => {
-      const block = recordOf(part);
-      if (block?.type === 'text' && typeof block.text === 'string') return block.text;
-      return block === undefined ? '' : `[${String(block.type)}]`;
-    })
-    .join('\n');
-}
-
 /**
  * A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`, checked against
  * 2.1.330). What is a step:
- * - an assistant `tool_use` block is an action, the user's `tool_result` block answering it an
- *   observation (`error` = `is_error`), an assistant `text` block a message: what the hooks see;
+ * - Claude Code's one translation ({@link ClaudeCodeSteps}, as the hooks and the live stream read
+ *   it): an assistant `tool_use` block is an action, the user's `tool_result` block answering it an
+ *   observation (`error` = `is_error`), the assistant's text a message only when its reply calls no
+ *   tool (the turn's last word, what the `Stop` hook sees): what the hooks see;
  * - `thinking` blocks are not steps (no hook sees them); API error replies (`isApiErrorMessage`),
  *   the user's own text, meta and compaction-summary messages (`isMeta`, `isCompactSummary`),
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
@@ -50,8 +30,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
   private lastReply: unknown;
-  /** tool_use id → tool name, so that results name their tool. */
-  private readonly toolNames = new Map<string, string>();
+  private readonly steps = new ClaudeCodeSteps();
 
   /** Only user and assistant records give steps or usage (most of a transcript is neither). */
   mayMatter(line: string): boolean {
@@ -71,14 +50,14 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     if (record.type === 'user') {
       return record.isMeta === true || record.isCompactSummary === true
         ? NOTHING
-        : { steps: this.results(blocksOf(message)), tokens: 0 };
+        : { steps: this.steps.user(message), tokens: 0 };
     }
     if (record.isApiErrorMessage === true) return NOTHING;
-    return { steps: this.replySteps(blocksOf(message)), tokens: this.replyTokens(message) };
+    return { steps: this.steps.assistant(message), tokens: this.replyTokens(message) };
   }
 
   end(): TranscriptRead {
-    return NOTHING;
+    return { steps: this.steps.end(), tokens: 0 };
   }
 
   private replyTokens(message: Record<string, unknown> | undefined): number {
@@ -89,33 +68,5 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     if (id !== undefined && id === this.lastReply) return 0;
     this.lastReply = id;
     return usageTokens(usage);
-  }
-
-  private replySteps(blocks: Block[]): Step[] {
-    const steps: Step[] = [];
-    for (const block of blocks) {
-      if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
-        steps.push({ type: 'message', text: block.text });
-      } else if (block.type === 'tool_use' && typeof block.name === 'string' && block.name !== '') {
-        if (typeof block.id === 'string') this.toolNames.set(block.id, block.name);
-        steps.push({ type: 'action', tool: block.name, input: block.input ?? {} });
-      }
-    }
-    return steps;
-  }
-
-  private results(blocks: Block[]): Step[] {
-    const steps: Step[] = [];
-    for (const block of blocks) {
-      if (block.type !== 'tool_result') continue;
-      const id = typeof block.tool_use_id === 'string' ? block.tool_use_id : undefined;
-      const tool = id === undefined ? undefined : this.toolNames.get(id);
-      if (id !== undefined) this.toolNames.delete(id);
-      const step: Step = { type: 'observation', output: resultText(block.content) };
-      if (tool !== undefined) step.tool = tool;
-      if (block.is_error === true) step.error = true;
-      steps.push(step);
-    }
-    return steps;
   }
 }

@@ -1,4 +1,4 @@
-import type { Step } from '@loopguard/core/steps';
+import { GeminiCliSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
@@ -9,36 +9,13 @@ import {
   type TranscriptRead,
 } from './TranscriptParser.js';
 
-/** A tool call's result text: the response's `error`, else its `output`, else the response as JSON. */
-function resultOf(call: Record<string, unknown>): string {
-  const parts = Array.isArray(call.result) ? call.result : [];
-  const texts = parts.map((part) => {
-    const response = recordOf(recordOf(recordOf(part)?.functionResponse)?.response);
-    if (response === undefined) return '';
-    const value = response.error ?? response.output;
-    return typeof value === 'string' ? value : JSON.stringify(response);
-  });
-  if (texts.some((text) => text !== '')) return texts.join('\n');
-  return typeof call.resultDisplay === 'string' ? call.resultDisplay : '';
-}
-
-/** A message's text: a string, or the text parts of a list joined. */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => recordOf(part)?.text)
-    .filter((t) => typeof t === 'string')
-    .join('');
-}
-
 /**
  * A Gemini CLI chat (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, checked against 0.61.0): a
  * header line (`sessionId`, `projectHash`, `startTime`), then message records, each written again
  * when it changes (same `id`; a model reply gets its `toolCalls` in a later copy), and `$set`
- * updates. A model (`gemini`) message, in its last copy: its text is a message, each tool call an
- * action (`name`, `args`) and an observation (its response's `error` or `output`; `error` when its
- * status is `error`); its `tokens.total` the tokens. Thoughts, user messages (and the tool
+ * updates. A model (`gemini`) message, in its last copy, is read by Gemini CLI's one translation
+ * ({@link GeminiCliSteps.chatReply}: each tool call an action and the observation of its result,
+ * the text a message only when the reply calls no tool); its `tokens.total` are the tokens. Thoughts, user messages (and the tool
  * responses they carry, which repeat the calls' results), `info` and `error` records give none.
  */
 export class GeminiChatParser implements TranscriptParser {
@@ -47,6 +24,7 @@ export class GeminiChatParser implements TranscriptParser {
   readonly meta: SessionMeta = { hasUsage: false };
   /** The model reply whose later copies may still come. */
   private held: Record<string, unknown> | undefined;
+  private readonly steps = new GeminiCliSteps();
 
   /** @param project - the folder the CLI filed the chat under (`tmp/<project>/chats`). */
   constructor(project?: string) {
@@ -65,26 +43,23 @@ export class GeminiChatParser implements TranscriptParser {
       this.held = record;
       return NOTHING;
     }
-    const read = this.end();
+    const read = this.release();
     if (record.type === 'gemini') this.held = record;
     return read;
   }
 
   end(): TranscriptRead {
+    const read = this.release();
+    const last = this.steps.end();
+    return last.length === 0 ? read : { steps: [...read.steps, ...last], tokens: read.tokens };
+  }
+
+  /** The held reply's steps and tokens, once its last copy is known. */
+  private release(): TranscriptRead {
     const reply = this.held;
     this.held = undefined;
     if (reply === undefined) return NOTHING;
-    const steps: Step[] = [];
-    const text = textOf(reply.content);
-    if (text.trim() !== '') steps.push({ type: 'message', text });
-    for (const value of Array.isArray(reply.toolCalls) ? reply.toolCalls : []) {
-      const call = recordOf(value);
-      if (call === undefined || typeof call.name !== 'string' || call.name === '') continue;
-      steps.push({ type: 'action', tool: call.name, input: call.args ?? {} });
-      const observation: Step = { type: 'observation', tool: call.name, output: resultOf(call) };
-      if (call.status === 'error') observation.error = true;
-      steps.push(observation);
-    }
+    const steps = this.steps.chatReply(reply);
     const tokens = recordOf(reply.tokens);
     if (tokens !== undefined) this.meta.hasUsage = true;
     return { steps, tokens: numberOf(tokens?.total) };

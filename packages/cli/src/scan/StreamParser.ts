@@ -66,6 +66,7 @@ export class StreamParser implements TranscriptParser {
   }
 
   end(): TranscriptRead {
-    return NOTHING;
+    const steps = this.lines.end?.() ?? [];
+    return steps.length === 0 ? NOTHING : { steps, tokens: 0 };
   }
 }

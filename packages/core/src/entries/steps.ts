@@ -1,6 +1,8 @@
 /**
  * `@loopguard/core/steps`: step-level loop detection inside one agent run — `StepLoopDetector`, the
- * steps it observes and the parsers that turn an agent's output lines into steps.
+ * steps it observes, the parsers that turn an agent's output lines into steps, and each agent's
+ * one translation of its tool calls, results and text into steps (shared by the hooks, the live
+ * stream, `scan` and the framework adapters).
  * @packageDocumentation
  */
 
@@ -18,6 +20,7 @@ export {
   type StepVerdict,
 } from '../steps/StepLoopDetector.js';
 export type { StepLoopType } from '../steps/StepRule.js';
+export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellCommand.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from '../steps/stepLoopDetectorOptions.js';
@@ -28,3 +31,12 @@ export {
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
 } from '../steps/stepSnapshot.js';
+export {
+  ClaudeCodeSteps,
+  claudeResultText,
+  claudeToolResponseText,
+} from '../translation/claudeCode/claudeCodeSteps.js';
+export { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
+export { CodexRolloutSteps } from '../translation/codex/codexRolloutSteps.js';
+export { codexToolName } from '../translation/codex/codexTools.js';
+export { GeminiCliSteps, geminiToolResponse } from '../translation/geminiCli/geminiCliSteps.js';

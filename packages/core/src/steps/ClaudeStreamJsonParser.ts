@@ -1,37 +1,13 @@
+import { ClaudeCodeSteps } from '../translation/claudeCode/claudeCodeSteps.js';
 import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
-type Block = Record<string, unknown>;
-
-function blocksOf(event: Record<string, unknown>): Block[] {
-  const message = event.message as Record<string, unknown> | undefined;
-  const content = message?.content;
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content)
-    ? content.filter((block): block is Block => block !== null && typeof block === 'object')
-    : [];
-}
-
-/** A tool result's text: a string, or the text blocks of an array joined by newlines. */
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content))
-    return content === undefined || content === null ? '' : JSON.stringify(content);
-  return content
-    .map((part: unknown) => {
-      const block = part as Block | null;
-      if (block?.type === 'text' && typeof block.text === 'string') return block.text;
-      return block === null ? '' : `[${String(block.type)}]`;
-    })
-    .join('\n');
-}
-
 /**
- * Claude Code's `--output-format stream-json` (with `--verbose`): each line is one event. Assistant
- * `text` (and `thinking`) blocks become messages, `tool_use` blocks become actions
- * (`tool` = the tool's name, `input` = its input object), and the user's `tool_result` blocks
- * become observations (`error` = `is_error`, `tool` = the name of the `tool_use` they answer).
- * `system` and `result` events give no steps; blank lines are skipped.
+ * Claude Code's `--output-format stream-json` (with `--verbose`): each line is one event, read by
+ * Claude Code's one translation ({@link ClaudeCodeSteps}, as the hooks and `scan` read the session):
+ * `tool_use` blocks become actions, the user's `tool_result` blocks observations, the assistant's
+ * text a message only when its reply calls no tool (given when the reply is complete, or with the
+ * `result` event); thinking is not a step. `system` events give none; blank lines are skipped.
  *
  * @example
  * const parser = new ClaudeStreamJsonParser();
@@ -40,50 +16,21 @@ function resultText(content: unknown): string {
  */
 export class ClaudeStreamJsonParser implements StepLineParser {
   private lines = 0;
-  /** tool_use id → tool name, so that results name their tool. */
-  private readonly toolNames = new Map<string, string>();
+  private readonly steps = new ClaudeCodeSteps();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
     const record = asRecord(readJsonLine(line, this.lines));
     if (record === undefined) return [];
-    if (record.type === 'assistant') return this.assistantSteps(blocksOf(record));
-    if (record.type === 'user') return this.userSteps(blocksOf(record));
+    if (record.type === 'assistant') return this.steps.assistant(record.message);
+    if (record.type === 'user') return this.steps.user(record.message);
+    if (record.type === 'result') return this.steps.end();
     return [];
   }
 
-  private assistantSteps(blocks: Block[]): Step[] {
-    const steps: Step[] = [];
-    for (const block of blocks) {
-      if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
-        steps.push({ type: 'message', text: block.text });
-      } else if (
-        block.type === 'thinking' &&
-        typeof block.thinking === 'string' &&
-        block.thinking.trim() !== ''
-      ) {
-        steps.push({ type: 'message', text: block.thinking });
-      } else if (block.type === 'tool_use' && typeof block.name === 'string' && block.name !== '') {
-        if (typeof block.id === 'string') this.toolNames.set(block.id, block.name);
-        steps.push({ type: 'action', tool: block.name, input: block.input ?? {} });
-      }
-    }
-    return steps;
-  }
-
-  private userSteps(blocks: Block[]): Step[] {
-    const steps: Step[] = [];
-    for (const block of blocks) {
-      if (block.type !== 'tool_result') continue;
-      const id = typeof block.tool_use_id === 'string' ? block.tool_use_id : undefined;
-      const tool = id === undefined ? undefined : this.toolNames.get(id);
-      if (id !== undefined) this.toolNames.delete(id);
-      const step: Step = { type: 'observation', output: resultText(block.content) };
-      if (tool !== undefined) step.tool = tool;
-      if (block.is_error === true) step.error = true;
-      steps.push(step);
-    }
-    return steps;
+  /** The stream ended: what is still held (the last reply's text, when no `result` came). */
+  end(): Step[] {
+    return this.steps.end();
   }
 }

@@ -1,13 +1,13 @@
+import { GeminiCliSteps } from '../translation/geminiCli/geminiCliSteps.js';
 import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 /**
- * Gemini CLI's `--output-format stream-json` (checked against 0.61.0): each line is one event. A
- * `tool_use` is an action (`tool_name`, `parameters`); a `tool_result` an observation of the call
- * it answers (`output`; when `status` is `error`, the error's message with `error: true`). The
- * assistant's text arrives in pieces (`message` events with `delta: true`): consecutive pieces make
- * one message, given with the next event that is not one (or with the `result`). User messages,
- * `init`, `error` and `result` events give no steps of their own; blank lines are skipped.
+ * Gemini CLI's `--output-format stream-json` (checked against 0.61.0): each line is one event, read
+ * by Gemini CLI's one translation ({@link GeminiCliSteps}): a `tool_use` is an action
+ * (`tool_name`, `parameters`), a `tool_result` the observation of the call it answers; the
+ * assistant's text (its `delta` pieces joined) a message only when no tool call follows it, given
+ * with the `result` event. `init` and `error` events give none; blank lines are skipped.
  *
  * @example
  * const parser = new GeminiStreamJsonParser();
@@ -16,47 +16,17 @@ import type { Step } from './step.js';
  */
 export class GeminiStreamJsonParser implements StepLineParser {
   private lines = 0;
-  private text = '';
-  /** tool_id → tool name, so that results name their tool. */
-  private readonly toolNames = new Map<string, string>();
+  private readonly steps = new GeminiCliSteps();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
     const event = asRecord(readJsonLine(line, this.lines));
-    if (event === undefined) return [];
-    if (event.type === 'message' && event.role === 'assistant') {
-      if (typeof event.content === 'string') this.text += event.content;
-      return event.delta === true ? [] : this.flush();
-    }
-    const steps = this.flush();
-    if (event.type === 'tool_use' && typeof event.tool_name === 'string' && event.tool_name !== '') {
-      if (typeof event.tool_id === 'string') this.toolNames.set(event.tool_id, event.tool_name);
-      steps.push({ type: 'action', tool: event.tool_name, input: event.parameters ?? {} });
-    } else if (event.type === 'tool_result') {
-      steps.push(this.observation(event));
-    }
-    return steps;
+    return event === undefined ? [] : this.steps.streamEvent(event);
   }
 
-  private observation(event: Record<string, unknown>): Step {
-    const id = typeof event.tool_id === 'string' ? event.tool_id : undefined;
-    const tool = id === undefined ? undefined : this.toolNames.get(id);
-    if (id !== undefined) this.toolNames.delete(id);
-    const failed = event.status === 'error';
-    const error = asRecord(event.error);
-    // A failure's message names what failed (`File not found: /repo/a.txt`); its output only the kind.
-    const message = failed && typeof error?.message === 'string' ? error.message : undefined;
-    const output = message ?? (typeof event.output === 'string' ? event.output : '');
-    const step: Step = { type: 'observation', output };
-    if (tool !== undefined) step.tool = tool;
-    if (failed) step.error = true;
-    return step;
-  }
-
-  private flush(): Step[] {
-    const text = this.text;
-    this.text = '';
-    return text.trim() === '' ? [] : [{ type: 'message', text }];
+  /** The stream ended: the last text, when no `result` came. */
+  end(): Step[] {
+    return this.steps.end();
   }
 }

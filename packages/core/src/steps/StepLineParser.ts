@@ -12,6 +12,11 @@ export interface StepLineParser {
    * @throws InvalidInputError when the line is not a string or not JSON (naming the line number).
    */
   push(line: string): Step[];
+  /**
+   * The steps still held when the output ends (the agent's last message, waiting to be known as
+   * the turn's last word). Absent: nothing is ever held.
+   */
+  end?(): Step[];
 }
 
 /**

@@ -12,7 +12,8 @@ import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
-import { type Step, validateStep } from './step.js';
+import { canonicalStep } from './shellCommand.js';
+import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
 import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
 import {
@@ -213,7 +214,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    * @example detector.observe({ type: 'action', tool: 'bash', input: 'npm test' }).action; // 'continue'
    */
   observe(step: Step): StepVerdict {
-    const valid = validateStep(step);
+    const valid = canonicalStep(step);
     const text = valid.type === 'action' ? actionText(valid.input) : '';
     const index = this.steps++;
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);

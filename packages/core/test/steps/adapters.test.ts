@@ -19,10 +19,8 @@ const parseAll = (parser: StepLineParser, lines: readonly string[]): Step[] =>
 describe('ClaudeStreamJsonParser', () => {
   const steps = parseAll(new ClaudeStreamJsonParser(), linesOf('claude-stream.jsonl'));
 
-  it('turns assistant blocks into messages and actions, tool results into observations', () => {
-    expect(steps.slice(0, 4)).toEqual([
-      { type: 'message', text: 'The parser test fails; look at it first.' },
-      { type: 'message', text: "I'll read the parser first." },
+  it('turns tool_use blocks into actions, tool results into observations; narration and thinking are no steps', () => {
+    expect(steps.slice(0, 2)).toEqual([
       { type: 'action', tool: 'Read', input: { file_path: '/work/app/src/parse.ts' } },
       {
         type: 'observation',
@@ -31,16 +29,20 @@ describe('ClaudeStreamJsonParser', () => {
           "     1\texport function parse(input: string) {\n     2\t  return input.split(',');\n     3\t}",
       },
     ]);
-    expect(steps[6]).toMatchObject({ type: 'observation', tool: 'Bash', error: true });
+    expect(steps[3]).toMatchObject({ type: 'observation', tool: 'Bash', error: true });
     expect(steps.filter((s) => s.type === 'action')).toHaveLength(4);
-    expect(steps).toHaveLength(13);
+    // the thinking block and the text before each tool call are what no hook sees
+    expect(steps.filter((s) => s.type === 'message')).toEqual([]);
+    expect(steps).toHaveLength(8);
   });
 
   it('the recorded stream nudges on the third same failure despite reworded descriptions', () => {
     const { detector } = makeStepDetector(COUNTS_ONLY);
     const found = detections(feed(detector, steps));
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'same_error', repeats: 3, step: 12 });
+    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'same_error', repeats: 3, step: 7 });
+    // the message shows the command, not its input object
+    expect(found[0]?.message).not.toContain('{"command"');
   });
 
   it('system, result and unknown events give no steps; bad JSON is an InvalidInputError with the line number', () => {
@@ -52,11 +54,10 @@ describe('ClaudeStreamJsonParser', () => {
     expect(() => parser.push('{not json')).toThrow(/^line 5 is not JSON/);
   });
 
-  it('a string content and a result without a known tool_use still parse', () => {
+  it('a string content and a result without a known tool_use still parse; the last text comes with the result', () => {
     const parser = new ClaudeStreamJsonParser();
-    expect(parser.push('{"type":"assistant","message":{"content":"Done."}}')).toEqual([
-      { type: 'message', text: 'Done.' },
-    ]);
+    expect(parser.push('{"type":"assistant","message":{"content":"Done."}}')).toEqual([]);
+    expect(parser.push('{"type":"result","result":"Done."}')).toEqual([{ type: 'message', text: 'Done.' }]);
     expect(
       parser.push(
         '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]}]}}',

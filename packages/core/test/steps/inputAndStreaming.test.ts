@@ -38,8 +38,9 @@ describe('an action input that cannot be serialised is a typed error naming the 
     ['an array holding a BigInt', { args: [1, 2n] }, /step\.input\.args\[1\] must be JSON-serialisable/],
   ])('%s', (_name, input, message) => {
     const { detector } = makeStepDetector();
-    expect(() => detector.observe({ type: 'action', tool: 'bash', input })).toThrow(InvalidInputError);
-    expect(() => detector.observe({ type: 'action', tool: 'bash', input })).toThrow(message);
+    // (a shell tool's other fields are options of its command, never read: see shellCommand.test.ts)
+    expect(() => detector.observe({ type: 'action', tool: 'mcp_run', input })).toThrow(InvalidInputError);
+    expect(() => detector.observe({ type: 'action', tool: 'mcp_run', input })).toThrow(message);
     expect(detector.stepCount).toBe(0);
   });
 

@@ -58,11 +58,10 @@ describe.each(parsers)('%s: lines that are not strings', (_name, make) => {
 });
 
 describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () => {
-  it('maps finished items: commands to action + observation (exit code as error), patches to actions, texts to messages', () => {
+  it('maps finished items: commands to action + observation (exit code as error), patches to actions, the last text to a message', () => {
+    // reasoning and the message before a command are what no hook sees: no steps
     expect(parseFixture(new CodexJsonParser(), 'codex-exec-0.169.0.jsonl')).toEqual([
-      { type: 'message', text: 'Reading the file first.' },
-      { type: 'message', text: 'Let me read the file.' },
-      { type: 'action', tool: 'shell', input: "/bin/bash -lc 'cat missing.txt'" },
+      { type: 'action', tool: 'shell', input: { command: "/bin/bash -lc 'cat missing.txt'" } },
       {
         type: 'observation',
         tool: 'shell',
@@ -74,7 +73,7 @@ describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () =
         tool: 'apply_patch',
         input: { changes: [{ path: '/tmp/codexprobe/work2/hello.txt', kind: 'add' }] },
       },
-      { type: 'action', tool: 'shell', input: "/bin/bash -lc 'cat hello.txt'" },
+      { type: 'action', tool: 'shell', input: { command: "/bin/bash -lc 'cat hello.txt'" } },
       { type: 'observation', tool: 'shell', output: 'hi\n' },
       { type: 'message', text: 'Done.' },
     ]);
@@ -155,8 +154,8 @@ describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () =
 
 describe('GeminiStreamJsonParser (recorded --output-format stream-json, Gemini CLI 0.61.0)', () => {
   it('maps tool uses and results (status error as a failure) and joins message pieces', () => {
+    // the text before a tool call is narration no hook sees: only the turn's last text is a message
     expect(parseFixture(new GeminiStreamJsonParser(), 'gemini-cli-stream-0.61.0.jsonl')).toEqual([
-      { type: 'message', text: 'Let me read it.' },
       { type: 'action', tool: 'run_shell_command', input: { command: 'cat missing.txt' } },
       {
         type: 'observation',
@@ -176,7 +175,7 @@ describe('GeminiStreamJsonParser (recorded --output-format stream-json, Gemini C
     ]);
   });
 
-  it('gives a message made of pieces with the next event, and a whole message at once', () => {
+  it('joins message pieces; text before a tool call is dropped, the last text comes at the turn end', () => {
     const parser = new GeminiStreamJsonParser();
     const piece = (content: string) =>
       JSON.stringify({ type: 'message', role: 'assistant', content, delta: true });
@@ -184,14 +183,11 @@ describe('GeminiStreamJsonParser (recorded --output-format stream-json, Gemini C
     expect(parser.push(piece('look.'))).toEqual([]);
     expect(
       parser.push('{"type":"tool_use","tool_name":"glob","tool_id":"g1","parameters":{"pattern":"*.ts"}}'),
-    ).toEqual([
-      { type: 'message', text: 'Let me look.' },
-      { type: 'action', tool: 'glob', input: { pattern: '*.ts' } },
-    ]);
-    expect(parser.push('{"type":"message","role":"assistant","content":"Whole."}')).toEqual([
+    ).toEqual([{ type: 'action', tool: 'glob', input: { pattern: '*.ts' } }]);
+    expect(parser.push('{"type":"message","role":"assistant","content":"Whole."}')).toEqual([]);
+    expect(parser.push('{"type":"message","role":"user","content":"hi"}')).toEqual([
       { type: 'message', text: 'Whole.' },
     ]);
-    expect(parser.push('{"type":"message","role":"user","content":"hi"}')).toEqual([]);
     expect(parser.push('{"type":"tool_result","tool_id":"unknown","status":"success","output":"x"}')).toEqual(
       [{ type: 'observation', output: 'x' }],
     );

@@ -1,0 +1,130 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DoorVerdicts, hookDoor, scanDoor, streamDoor } from './crossDoorReplay.js';
+import {
+  type RecordedSession,
+  recordClaude,
+  recordCodex,
+  recordGemini,
+  type ShellScript,
+} from './crossDoorSessions.js';
+
+// One verdict whatever the door (issue 29): a real session of each pinned CLI (offline, against a
+// scripted model API) is recorded once for every door at the same time, then replayed through each:
+// the hook events through `loopguard hook <agent>`, the live output through `run --agent-stream`'s
+// watcher, the transcript through `loopguard scan`. Every door must nudge and stop at the same tool
+// call, with the same loop kind and message. Codex has hooks of its own, but loopguard has no
+// `hook codex` dialect: its doors are the stream and the transcript.
+
+const PATTERNS = ['loadConfig', 'load_config', 'LoadConfig', 'configLoader', 'readConfig'];
+const MORE = ['parseConfig', 'getConfig', 'config_load', 'loadSettings', 'load-config'];
+
+/** Ten reworded searches that all find nothing (each with its own reasoning in `description`). */
+const rewordedGreps: ShellScript = (turn) => {
+  const pattern = [...PATTERNS, ...MORE][turn];
+  return pattern === undefined
+    ? undefined
+    : {
+        command: `grep -rn "${pattern}" . || echo "No matches found"`,
+        description: `Search the code for ${pattern} (attempt ${turn + 1})`,
+      };
+};
+
+/** The module the check imports is another copy (vendor/), so the edits to src/ can never take effect. */
+const SETUP = [
+  'mkdir -p src vendor',
+  `printf 'export function add(a, b) {\\n  throw new Error("add is not implemented");\\n}\\n' > src/calc.mjs`,
+  'cp src/calc.mjs vendor/calc.mjs',
+  `printf 'import { add } from "./vendor/calc.mjs";\\nconsole.log(add(2, 3));\\n' > check.mjs`,
+].join(' && ');
+const editsCannotTakeEffect: ShellScript = (turn) => {
+  if (turn === 0) return { command: SETUP, description: 'Set up the check' };
+  if (turn > 12) return undefined;
+  const attempt = Math.ceil(turn / 2);
+  return turn % 2 === 1
+    ? {
+        command: `sed -i 's/^  .*;.*$/  return a + b; \\/\\/ attempt ${attempt}/' src/calc.mjs`,
+        description: `Fix add (${attempt})`,
+      }
+    : { command: 'node check.mjs', description: `Run the check (${attempt})` };
+};
+
+/** Work that progresses: each call writes or reads something new. */
+const progressing: ShellScript = (turn) => {
+  const command = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'][turn];
+  return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
+};
+
+const SESSIONS = { looping: rewordedGreps, editsCannotTakeEffect, progressing } as const;
+type SessionName = keyof typeof SESSIONS;
+
+const RECORDERS = { claude: recordClaude, gemini: recordGemini, codex: recordCodex } as const;
+type Agent = keyof typeof RECORDERS;
+
+/** Every door's verdicts on one recorded session. */
+async function doors(agent: Agent, session: RecordedSession): Promise<Record<string, DoorVerdicts>> {
+  const out: Record<string, DoorVerdicts> = {
+    stream: streamDoor(agent, session.stream),
+    scan: await scanDoor(session.transcript),
+  };
+  if (agent !== 'codex') {
+    expect(session.hookEvents?.length ?? 0).toBeGreaterThan(0);
+    out.hook = await hookDoor(agent, session.hookEvents ?? []);
+  }
+  return out;
+}
+
+/** What all doors must agree on: where the nudge and the stop come, their kinds, the stop's message. */
+const agreed = (verdicts: DoorVerdicts) => ({
+  nudge: verdicts.nudge === null ? null : { call: verdicts.nudge.call, kind: verdicts.nudge.kind },
+  stop: verdicts.stop,
+});
+
+describe.each(Object.keys(RECORDERS) as Agent[])(
+  'one verdict through every door: real %s sessions',
+  (agent) => {
+    const recorded = new Map<SessionName, RecordedSession>();
+    beforeAll(async () => {
+      for (const name of Object.keys(SESSIONS) as SessionName[]) {
+        recorded.set(name, await RECORDERS[agent](SESSIONS[name]));
+      }
+    }, 1_200_000);
+
+    it('ten reworded greps that find nothing: the same nudge and the same stop at the same tool call', async () => {
+      const verdicts = await doors(agent, recorded.get('looping') as RecordedSession);
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      expect(first?.nudge, JSON.stringify(verdicts)).not.toBeNull();
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      // the live door and the hook hand the model the same nudge, and it shows the command, not JSON
+      const nudges = Object.values(verdicts).flatMap((v) => (v.nudge?.message ? [v.nudge.message] : []));
+      expect(new Set(nudges).size).toBe(1);
+      for (const message of [...nudges, first?.stop?.message ?? ''])
+        expect(message).not.toContain('{"command"');
+      console.info(`cross-door ${agent} looping: ${JSON.stringify(first)}`);
+    });
+
+    it('edits that cannot take effect (the check imports another copy): the same verdicts at the same tool calls', async () => {
+      const verdicts = await doors(agent, recorded.get('editsCannotTakeEffect') as RecordedSession);
+      // Gemini CLI's stream gives a failing shell command's displayed output only, without its exit
+      // code (the hooks and the chat have it): there the failures are ordinary results, so that door
+      // may see less, never something else (step-detector.md, one translation per agent).
+      const partial = agent === 'gemini' ? verdicts.stream : undefined;
+      if (partial !== undefined) delete verdicts.stream;
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      if (partial?.stop) expect(agreed(partial).stop).toEqual(first?.stop);
+      // Codex's edits print nothing, and today's rules judge that session as progress in both its doors
+      if (agent !== 'codex') expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      console.info(
+        `cross-door ${agent} editsCannotTakeEffect: ${JSON.stringify(first)}, partial ${JSON.stringify(partial)}`,
+      );
+    });
+
+    it('a session that progresses: no door nudges or stops', async () => {
+      const verdicts = await doors(agent, recorded.get('progressing') as RecordedSession);
+      for (const [door, found] of Object.entries(verdicts)) {
+        expect({ door, ...found }).toEqual({ door, nudge: null, stop: null });
+      }
+    });
+  },
+);

@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ClaudeStreamJsonParser,
+  CodexJsonParser,
+  GeminiStreamJsonParser,
+  type Step,
+  type StepLineParser,
+} from '@loopguard/core/steps';
+import { expect } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import { StepStreamWatcher } from '../src/run/StepStreamWatcher.js';
+import { detectFormat } from '../src/scan/detectFormat.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { bufferedIo } from './helpers.js';
+import { hookCall, tempProject } from './hookHelpers.js';
+
+/** One verdict of a door: at which tool call (1-based) it came, its loop kind and its message's first line. */
+export interface DoorVerdict {
+  call: number;
+  kind: string;
+  message: string;
+}
+
+/** What a door did with a session: its first nudge and its stop (`null`: none). */
+export interface DoorVerdicts {
+  nudge: DoorVerdict | null;
+  stop: DoorVerdict | null;
+}
+
+/** The agents' stream formats, as `run --agent-stream` names them. */
+export type StreamAgent = 'claude' | 'codex' | 'gemini';
+
+const firstLine = (text: string) => text.split('\n')[0] ?? '';
+/** The loop kind a message names: `Loop detected (near_duplicate): …`, `Stopped (same_error): …`. */
+const kindOf = (message: string) => /\((\w+)\)/.exec(message)?.[1] ?? '';
+const verdict = (call: number, message: string, kind = kindOf(message)): DoorVerdict => ({
+  call,
+  kind,
+  message: firstLine(message),
+});
+
+const AFTER_TOOL = new Set(['PostToolUse', 'PostToolUseFailure', 'AfterTool']);
+
+/**
+ * The hook door: each recorded event through `loopguard hook <agent>` (a process per event, as the
+ * CLI runs it) in a fresh project, until the first stop.
+ */
+export async function hookDoor(agent: 'claude' | 'gemini', events: string[]): Promise<DoorVerdicts> {
+  const project = tempProject();
+  const out: DoorVerdicts = { nudge: null, stop: null };
+  let calls = 0;
+  for (const line of events) {
+    const name = (JSON.parse(line) as { hook_event_name?: string }).hook_event_name ?? '';
+    const call = AFTER_TOOL.has(name) ? ++calls : calls + 1;
+    const reply = await hookCall(project, agent, line, {
+      CLAUDE_PROJECT_DIR: project,
+      GEMINI_PROJECT_DIR: project,
+    });
+    expect(reply.code, reply.stderr).toBe(0);
+    if (reply.stdout.trim() === '') continue;
+    const json = JSON.parse(reply.stdout) as {
+      continue?: boolean;
+      reason?: string;
+      hookSpecificOutput?: { permissionDecisionReason?: string; additionalContext?: string };
+    };
+    const specific = json.hookSpecificOutput;
+    const message = specific?.permissionDecisionReason ?? json.reason ?? specific?.additionalContext ?? '';
+    if (json.continue === false) {
+      out.stop = verdict(call, message);
+      break;
+    }
+    out.nudge ??= verdict(call, message);
+  }
+  return out;
+}
+
+const LINE_PARSERS: Record<StreamAgent, () => StepLineParser> = {
+  claude: () => new ClaudeStreamJsonParser(),
+  codex: () => new CodexJsonParser(),
+  gemini: () => new GeminiStreamJsonParser(),
+};
+
+/**
+ * The live door: the recorded output, line by line, into the watcher `run --agent-stream <agent>`
+ * feeds the agent's stdout to (the tool calls are counted with the same format's parser).
+ */
+export function streamDoor(agent: StreamAgent, lines: string[]): DoorVerdicts {
+  const watcher = new StepStreamWatcher(agent, 'cross-door');
+  const counter = LINE_PARSERS[agent]();
+  const out: DoorVerdicts = { nudge: null, stop: null };
+  let calls = 0;
+  const look = () => {
+    const nudge = watcher.nudges[0];
+    if (out.nudge === null && nudge !== undefined) out.nudge = verdict(calls, nudge);
+    const stop = watcher.stopVerdict;
+    if (stop !== null) out.stop = verdict(calls, stop.message ?? '', stop.loopType ?? '');
+  };
+  for (const line of lines) {
+    calls += counter.push(line).filter((step) => step.type === 'action').length;
+    watcher.push(`${line}\n`);
+    look();
+    if (out.stop !== null) return out;
+  }
+  watcher.end();
+  look();
+  expect(watcher.malformedLines, watcher.firstProblem ?? '').toBe(0);
+  return out;
+}
+
+/** The steps `scan` reads from a transcript, with its own parser (to turn step numbers into tool calls). */
+function transcriptSteps(file: string): Step[] {
+  const records = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => [JSON.parse(line) as Record<string, unknown>, line] as const);
+  const parser = detectFormat(records[0]?.[0] ?? {}, file);
+  if (parser === undefined) throw new Error(`scan does not know ${file}`);
+  const steps = records.flatMap(([record, line]) => parser.push(record, line).steps);
+  return [...steps, ...parser.end().steps];
+}
+
+/** The scan door: `loopguard scan --json <transcript>`. */
+export async function scanDoor(file: string): Promise<DoorVerdicts> {
+  const cwd = mkdtempSync(join(tmpdir(), 'loopguard-xdoor-scan-'));
+  const io = bufferedIo({ cwd, env: { HOME: cwd } });
+  expect(await runCli(['scan', '--json', file], io), io.err()).toBe(EXIT_CODES.ok);
+  const report = JSON.parse(io.out()) as ScanReport;
+  expect(report.sessions).toHaveLength(1);
+  const steps = transcriptSteps(file);
+  const callAt = (step: number) => steps.slice(0, step + 1).filter((s) => s.type === 'action').length;
+  const loops = report.sessions[0]?.loops ?? [];
+  const first = loops[0];
+  const stopped = loops.find((loop) => loop.stopStep !== null);
+  return {
+    nudge: first === undefined ? null : { call: callAt(first.nudgeStep), kind: first.kind, message: '' },
+    stop:
+      stopped?.stopStep == null
+        ? null
+        : verdict(callAt(stopped.stopStep), stopped.message, stopped.stopKind ?? stopped.kind),
+  };
+}

@@ -1,0 +1,196 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { expect } from 'vitest';
+import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
+import { filesUnder } from './agentTranscripts.js';
+import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
+import {
+  execCommand,
+  assistantText as responsesText,
+  startFakeGeminiApi,
+  startFakeResponsesApi,
+} from './fakeModelApis.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+
+/**
+ * One real session of a pinned agent CLI (offline, against a scripted model API), recorded once for
+ * every door at the same time: the hook events it sent (to a recorder installed where
+ * `loopguard init` puts loopguard's hook), its live output (`stream-json`, `exec --json`) and the
+ * transcript it left (what `scan` reads).
+ */
+export interface RecordedSession {
+  /** The hook events, one JSON text each, in the order the CLI sent them; `null`: no hook door. */
+  hookEvents: string[] | null;
+  /** The CLI's live output lines (what `run --agent-stream` reads). */
+  stream: string[];
+  /** The session's transcript file. */
+  transcript: string;
+}
+
+/** A scripted shell session: the shell command of each model turn; `undefined` ends with a text. */
+export type ShellScript = (turn: number) => { command: string; description: string } | undefined;
+
+const FINAL_TEXT = 'I stop here.';
+
+/** A recorder that appends each event (its stdin) as one line to `file` and says nothing. */
+function recorderCommand(file: string): string {
+  const script = join(mkdtempSync(join(tmpdir(), 'loopguard-recorder-')), 'record.mjs');
+  writeFileSync(
+    script,
+    `import { appendFileSync, readFileSync } from 'node:fs';\n` +
+      `appendFileSync(${JSON.stringify(file)}, JSON.stringify(JSON.parse(readFileSync(0, 'utf8'))) + '\\n');\n`,
+  );
+  return `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`;
+}
+
+/** Installs loopguard's hooks with `init`, then points them at a recorder: the CLI runs them as loopguard's. */
+async function installRecorder(dir: string, agent: 'claude' | 'gemini', events: string): Promise<void> {
+  const init = await loopguard(dir, ['init', agent, '--project']);
+  expect(init.code, init.stderr).toBe(0);
+  const file = join(dir, agent === 'claude' ? '.claude' : '.gemini', 'settings.json');
+  const command = recorderCommand(events);
+  const settings = JSON.parse(readFileSync(file, 'utf8'), (key, value) =>
+    key === 'command' && typeof value === 'string' && value.includes(' hook ') ? command : value,
+  );
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+const linesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('{'));
+const readLines = (file: string) => {
+  try {
+    return linesOf(readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
+};
+const home = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const last = (files: string[]) => {
+  expect(files.length).toBeGreaterThan(0);
+  return files[files.length - 1] as string;
+};
+
+/** Claude Code 2.1.330 with `Bash` calls (`{ command, description }`). */
+export async function recordClaude(script: ShellScript): Promise<RecordedSession> {
+  const claude = await ensureClaudeCode();
+  const { dir } = tempRepo('');
+  const userHome = home('loopguard-xdoor-claude-');
+  const events = join(userHome, 'events.jsonl');
+  await installRecorder(dir, 'claude', events);
+  const api = await startFakeAnthropicApi((turn): ScriptedTurn => {
+    const call = script(turn);
+    return call === undefined ? { text: FINAL_TEXT } : { tool: 'Bash', input: call };
+  });
+  try {
+    const result = await execa(
+      claude,
+      ['-p', 'Fix the bug.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
+      {
+        cwd: dir,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...claudeEnv(api.url, userHome), LOOPGUARD_HOOK: '' },
+      },
+    );
+    return {
+      hookEvents: readLines(events),
+      stream: linesOf(String(result.stdout)),
+      transcript: last(filesUnder(join(userHome, '.claude', 'projects'), '.jsonl')),
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+/** Gemini CLI 0.61.0 with `run_shell_command` calls (`{ command, description }`). */
+export async function recordGemini(script: ShellScript): Promise<RecordedSession> {
+  const gemini = await ensureGeminiCli();
+  const { dir } = tempRepo('');
+  const userHome = home('loopguard-xdoor-gemini-');
+  const events = join(userHome, 'events.jsonl');
+  await installRecorder(dir, 'gemini', events);
+  mkdirSync(join(userHome, '.gemini'));
+  writeFileSync(
+    join(userHome, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      hooksConfig: { enabled: true },
+    }),
+  );
+  const api = await startFakeGeminiApi((turn) => {
+    const call = script(turn);
+    return [
+      call === undefined ? { text: FINAL_TEXT } : { functionCall: { name: 'run_shell_command', args: call } },
+    ];
+  });
+  try {
+    const result = await execa(
+      process.execPath,
+      [
+        gemini,
+        '-p',
+        'Fix the bug.',
+        '--output-format',
+        'stream-json',
+        '--yolo',
+        '--model',
+        'gemini-scripted',
+      ],
+      {
+        cwd: dir,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: {
+          HOME: userHome,
+          GEMINI_API_KEY: 'test',
+          GOOGLE_GEMINI_BASE_URL: api.url,
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          LOOPGUARD_HOOK: '',
+          NO_COLOR: '1',
+        },
+      },
+    );
+    return {
+      hookEvents: readLines(events),
+      stream: linesOf(String(result.stdout)),
+      transcript: last(filesUnder(join(userHome, '.gemini', 'tmp'), '.jsonl')),
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+/**
+ * Codex 0.169.0 with `exec_command` calls (`{ cmd }`). Codex has hooks of its own, but loopguard has
+ * no `hook codex` dialect: its doors are `exec --json` (`run --agent-stream codex`) and the rollout (`scan`).
+ */
+export async function recordCodex(script: ShellScript): Promise<RecordedSession> {
+  const codex = await ensureCodex();
+  const api = await startFakeResponsesApi((turn) => {
+    const call = script(turn);
+    return [call === undefined ? responsesText(FINAL_TEXT) : execCommand(call.command)];
+  });
+  const codexHome = home('loopguard-xdoor-codex-');
+  const { dir } = tempRepo('');
+  try {
+    const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+      cwd: dir,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 300_000,
+      env: { HOME: home('loopguard-xdoor-codex-user-'), CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'test' },
+    });
+    return {
+      hookEvents: null,
+      stream: linesOf(String(result.stdout)),
+      transcript: last(filesUnder(join(codexHome, 'sessions'), '.jsonl')),
+    };
+  } finally {
+    await api.close();
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * A JSON value as an object record, or `undefined` when it is not a (non-array) object.
+ * @example recordOf({ a: 1 }); // { a: 1 }
+ * @example recordOf([1]); // undefined
+ */
+export function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
