@@ -3,11 +3,11 @@
  *
  * packages/core/src is layered: kernel → model → storage → memory → features. A layer may import
  * its own files and the layers before it, never one after it. The features (attempts, steps,
- * breaker, guards, iteration, signatures, and translation: one folder per agent) may use each other, without cycles. The entry points
- * (index.ts, internal.ts and the subpath entries) sit above everything.
+ * breaker, guards, iteration, signatures, spend, and translation: one folder per agent) may use each
+ * other, without cycles. The entry points (index.ts, internal.ts and the subpath entries) sit above everything.
  */
 const core = '^packages/core/src/';
-const features = '(attempts|steps|breaker|guards|iteration|signatures|translation)';
+const features = '(attempts|steps|breaker|guards|iteration|signatures|spend|translation)';
 
 /** A rule forbidding `layer` to import anything in `later`. */
 function layer(name, later) {

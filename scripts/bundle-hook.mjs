@@ -15,8 +15,9 @@ await build({
   input: `${cli}dist/hook/hookMain.js`,
   cwd: cli,
   platform: 'node',
-  // The native addon loads its .node file relative to its own package: it stays a dependency.
-  external: ['better-sqlite3'],
+  // The native addon loads its .node file relative to its own package: it stays a dependency. The
+  // price data (~0.8 MB) is loaded only by a call with a money budget: it stays a dependency too.
+  external: ['better-sqlite3', '@pydantic/genai-prices'],
   // loopguard's modules and its dependencies have no side effects at import: what the hook does not
   // use is left out (zod's schemas of the options it never parses, pino's logger, ...).
   treeshake: { moduleSideEffects: false },

@@ -46,6 +46,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       '-> NUDGE (same_error): Loop detected (same_error)',
       '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
       'generateText ended after 4 steps (finishReason tool-calls); the nudge was in prompt 4 of 4',
+      'Reply 10: WARN ($0.40 after 10 replies): loopguard: you have spent $0.40 of $0.50 on this session (81 %)',
+      'Reply 13: STOP ($0.53 after 13 replies): loopguard: this session reached its budget ($0.53 of $0.50)',
     ]) {
       expect(out).toContain(line);
     }

@@ -61,9 +61,11 @@ function blockEvents(turn: ScriptedTurn, id: string): SseEvent[] {
  * /v1/messages` with `stream: true` answered with server-sent events. The reply to a request with
  * tools is `script(turn, body)`, where `turn` counts the assistant messages already in the
  * conversation and `body` is the parsed request; any other request (titles, summaries) gets a short text.
+ * `options.usage` is the usage every reply reports (its `message_start`): 100 input tokens and 1 output token by default.
  */
 export async function startFakeAnthropicApi(
   script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
+  options: { usage?: Record<string, number> } = {},
 ): Promise<{ url: string; requests: number; conversations: unknown[][]; close: () => Promise<void> }> {
   const state = { requests: 0 };
   // The messages of every request that offered tools, in order: what the model received.
@@ -92,7 +94,7 @@ export async function startFakeAnthropicApi(
       const turn = json.tools?.length
         ? script((json.messages ?? []).filter((m) => m.role === 'assistant').length, json)
         : { text: 'ok' };
-      const usage = { input_tokens: 100, output_tokens: 1 };
+      const usage = options.usage ?? { input_tokens: 100, output_tokens: 1 };
       const message = {
         id: `msg_${id}`,
         type: 'message',

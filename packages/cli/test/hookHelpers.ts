@@ -101,6 +101,30 @@ export function hookState(cwd: string) {
   }
 }
 
+/** The project's spend ledgers and spend entries (`spend_warning`, `spend_stop`), oldest first. */
+export function spendState(cwd: string) {
+  const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'state.db'), { readonly: true });
+  try {
+    const ledgers = database.db
+      .prepare('SELECT scope, ledger, offset FROM spend_ledgers ORDER BY scope')
+      .all() as Array<{
+      scope: string;
+      ledger: string;
+      offset: number;
+    }>;
+    const entries = (
+      database.db
+        .prepare(
+          "SELECT topic, content, related_tasks, metadata FROM context_entries WHERE topic IN ('spend_warning', 'spend_stop') ORDER BY id",
+        )
+        .all() as Array<{ topic: string; content: string; related_tasks: string; metadata: string }>
+    ).map((e) => ({ ...e, related_tasks: JSON.parse(e.related_tasks), metadata: JSON.parse(e.metadata) }));
+    return { ledgers: ledgers.map((l) => ({ ...l, ledger: JSON.parse(l.ledger) })), entries };
+  } finally {
+    database.close();
+  }
+}
+
 /** The lines of the project's `.loopguard/hook.log` (none when it does not exist). */
 export function hookLog(cwd: string): string[] {
   try {

@@ -127,17 +127,67 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     expect(out).not.toContain('progressing');
   });
 
-  it('shows money only with --price', async () => {
-    const plain = await scanJson([fixture(looping[0] as string)]);
-    expect(plain.totals.wastedCost).toBeUndefined();
-    const priced = await scanJson([fixture(looping[0] as string), '--price', '10']);
-    const tokens = priced.totals.wastedTokens ?? 0;
-    expect(priced.totals.wastedCost).toBe(Math.round((tokens * 10) / 10_000) / 100);
-    expect(priced.sessions[0]?.loops[0]?.wastedCost).toBe(priced.totals.wastedCost);
+  it('prices each model from the pricing library; the scripted models have no price: unknown, never $0; --price prices every token', async () => {
+    const claude = fixture(looping.find((name) => name.startsWith('claude')) as string);
+    const codex = fixture(looping.find((name) => name.startsWith('codex')) as string);
+    const priced = await scanJson([claude]);
+    expect(priced.totals.unpricedTokens).toBe(0);
+    expect(priced.totals.costUsd).toBeGreaterThan(0);
+    expect(priced.totals.wastedCost).toBeGreaterThan(0);
+    expect(priced.totals.wastedCost).toBeLessThan(priced.totals.costUsd as number);
+    const unknown = await scanJson([codex]);
+    expect(unknown.totals).toMatchObject({
+      wastedCost: null,
+      costUsd: 0,
+      unpricedTokens: unknown.sessions[0]?.tokens,
+    });
+    expect((await scan([codex])).out).toMatch(
+      /Priced per model: \$0\.00 in all; the cost of [\d,]+ tokens is unknown/,
+    );
+    // a price in the configuration prices the scripted model
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'spend:\n  prices:\n    gpt-scripted: { input: 1000, output: 1000 }\n',
+    );
+    const configured = await scanJson([codex], dir);
+    expect(configured.totals.unpricedTokens).toBe(0);
+    expect(configured.totals.costUsd).toBeCloseTo(((unknown.sessions[0]?.tokens ?? 0) * 1000) / 1e6, 3);
+    const flat = await scanJson([fixture(looping[0] as string), '--price', '10']);
+    const tokens = flat.totals.wastedTokens ?? 0;
+    expect(flat.totals.wastedCost).toBe(Math.round((tokens * 10) / 10_000) / 100);
+    expect(flat.sessions[0]?.loops[0]?.wastedCost).toBe(flat.totals.wastedCost);
     const { out } = await scan([fixture(looping[0] as string), '--price', '10']);
     expect(out).toMatch(/\$\d+\.\d\d/);
     const bad = await scan([fixtures, '--price', 'cheap']);
     expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
+describe('loopguard scan --budget', () => {
+  it('shows what a budget per session would have saved: the dollars after the reply that reached it', async () => {
+    const claude = fixture(looping.find((name) => name.startsWith('claude')) as string);
+    const full = await scanJson([claude]);
+    const cost = full.totals.costUsd as number;
+    const half = await scanJson([claude, '--budget', (cost / 2).toFixed(4)]);
+    expect(half.totals.budget).toMatchObject({ usd: Number((cost / 2).toFixed(4)), sessionsStopped: 1 });
+    expect(half.totals.budget?.savedUsd).toBeGreaterThan(0);
+    expect(half.totals.budget?.savedUsd).toBeLessThan(cost / 2 + 1e-9);
+    expect(half.sessions[0]?.budgetSavedUsd).toBeCloseTo(half.totals.budget?.savedUsd as number, 4);
+    const ample = await scanJson([claude, '--budget', String(Math.ceil(cost * 10 + 1))]);
+    expect(ample.totals.budget).toMatchObject({ sessionsStopped: 0, savedUsd: 0 });
+    const { out } = await scan([claude, '--budget', (cost / 2).toFixed(4)]);
+    expect(out).toMatch(
+      /A budget of \$\d+\.\d\d per session would have stopped 1 session and saved \$\d+\.\d\d\./,
+    );
+  });
+
+  it('refuses a budget that is not a positive number, or one beside --price', async () => {
+    expect((await scan([fixtures, '--budget', '0'])).code).toBe(EXIT_CODES.usage);
+    expect((await scan([fixtures, '--budget', 'lots'])).code).toBe(EXIT_CODES.usage);
+    const both = await scan([fixtures, '--budget', '5', '--price', '3']);
+    expect(both.code).toBe(EXIT_CODES.usage);
+    expect(both.err).toContain('--budget needs the per-model prices: give it without --price');
   });
 });
 

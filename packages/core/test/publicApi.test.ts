@@ -80,7 +80,17 @@ function importedBySiblings(specifier: string): Set<string> {
 describe('public API', () => {
   it('package.json names one entry per capability', () => {
     expect(Object.keys(manifest.exports).sort()).toEqual(
-      ['.', './breaker', './guards', './internal', './iteration', './seeds', './steps', './testing'].sort(),
+      [
+        '.',
+        './breaker',
+        './guards',
+        './internal',
+        './iteration',
+        './seeds',
+        './spend',
+        './steps',
+        './testing',
+      ].sort(),
     );
   });
 

@@ -10,12 +10,14 @@ import {
   systemClock,
 } from '@loopguard/core';
 import { type Logger, parseOptions, SafeEmitter, silentLogger } from '@loopguard/core/internal';
+import type { SpendOptions } from '@loopguard/core/spend';
 import { validateDecision } from './decision.js';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { OrchestratorLoopEvents } from './orchestratorLoopEvents.js';
 import { type OrchestratorLoopOptions, orchestratorLoopOptionsSchema } from './orchestratorLoopOptions.js';
 import type { OrchestratorLoopStatus } from './orchestratorLoopStatus.js';
+import { loadOrchestratorSpend, type OrchestratorSpend } from './orchestratorSpend.js';
 import type { ActionHandler, Decision, Policy, TaskScheduler } from './ports.js';
 import { runAction } from './runAction.js';
 import { runTaskTick, type TaskTickContext } from './runTaskTick.js';
@@ -64,6 +66,8 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
   private readonly log: Logger;
   private readonly stopOnStorageError: boolean;
   private readonly taskTick: TaskTickContext;
+  /** The spend guard while the pricing library loads (`spend` option). */
+  private readonly spendLoading: Promise<OrchestratorSpend> | undefined;
   private readonly ticks: TickScheduler;
   private readonly onTaskQueued = (): void => this.notify();
   private tickCount = 0;
@@ -97,6 +101,11 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         logger: baseLogger,
         ...parsed.detectorOptions,
       });
+    this.spendLoading = loadOrchestratorSpend(
+      parsed.spend as SpendOptions | undefined,
+      parsed.stateMachine as StateMachine | undefined,
+      this.clock,
+    );
     this.detector.on('loopDetected', (result) => this.emit('loopDetected', result));
     this.detector.on('recoveryApplied', (outcome) => this.emit('recoveryApplied', outcome));
     this.detector.on('attemptRecorded', (attempt) => this.emit('attemptRecorded', attempt));
@@ -110,6 +119,11 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
       qualityMonitor: parsed.qualityMonitor,
       log: this.log,
       qualityReviewed: (taskId, verdict) => this.emit('qualityReviewed', taskId, verdict),
+      spend: undefined,
+      spendStopped: (verdict) => {
+        this.log.warn({ spend: verdict.evidence }, verdict.message);
+        void this.stop();
+      },
       finish: (...args) => this.finish(...args),
       fail: (...args) => this.fail(...args),
     };
@@ -262,6 +276,7 @@ export class OrchestratorLoop<State = unknown> extends SafeEmitter<OrchestratorL
         await runAction(this.actionHandler, decision, controller.signal);
         return this.finish(startedAt, tickNumber, decision, {});
       }
+      this.taskTick.spend ??= await this.spendLoading;
       const result = await runTaskTick(this.taskTick, decision, {
         startedAt,
         tickNumber,

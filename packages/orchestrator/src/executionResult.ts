@@ -6,6 +6,7 @@ import type {
   RecoveryOutcome,
   TaskStatus,
 } from '@loopguard/core';
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { Decision, QualityVerdict } from './ports.js';
 
 /**
@@ -22,8 +23,9 @@ export interface TickDetails {
   /**
    * Why the task was not run: `escalated` — it has an open escalation (its `loop_escalation` entry is
    * in `escalation`) and waits for `detector.resolveEscalation()`; nothing was executed or recorded.
+   * `spend_budget` — the task's spend budget (or the run's) is spent (the stop is in `spend`).
    */
-  skipped?: 'escalated';
+  skipped?: 'escalated' | 'spend_budget';
   /** The open escalation that made the tick skip the task (only when `skipped`). */
   escalation?: ContextEntry;
   /** The session id of the attempt, `session_<tickNumber>`. */
@@ -38,6 +40,8 @@ export interface TickDetails {
   executorDetails?: Record<string, unknown>;
   /** The attempt recorded after execution (also after a failed execution: the error attempt). */
   attempt?: Attempt;
+  /** The spend guard's warning or stop after this attempt's usage, or the stop that skipped the task. */
+  spend?: SpendVerdict;
   /** The quality monitor's verdict, when one is configured. */
   quality?: QualityVerdict;
   /** Why an idle decision was taken. */

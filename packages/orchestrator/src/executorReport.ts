@@ -1,6 +1,6 @@
 import { RunError, TASK_STATUSES } from '@loopguard/core';
 import { z } from 'zod';
-import type { ExecutorReport } from './ports.js';
+import type { ExecutorReport, UsageReport } from './ports.js';
 
 /** zod schema of an {@link ExecutorReport}; unknown keys are dropped. */
 export const executorReportSchema = z.object({
@@ -8,6 +8,8 @@ export const executorReportSchema = z.object({
   completedWork: z.array(z.string()),
   blockers: z.array(z.string()),
   details: z.record(z.string(), z.unknown()).optional(),
+  // Loose on purpose: a bad count is counted as 0 by the spend guard, never a failed tick.
+  usage: z.array(z.record(z.string(), z.unknown())).optional().catch(undefined),
 });
 
 /**
@@ -26,8 +28,12 @@ export function validateExecutorReport(value: unknown): ExecutorReport {
       `Executor returned an invalid report: ${path === '' ? 'the report' : `"${path}"`} ${issue?.message ?? 'is invalid'}`,
     );
   }
-  const { status, completedWork, blockers, details } = parsed.data;
-  return details === undefined
-    ? { status, completedWork: [...completedWork], blockers: [...blockers] }
-    : { status, completedWork: [...completedWork], blockers: [...blockers], details };
+  const { status, completedWork, blockers, details, usage } = parsed.data;
+  return {
+    status,
+    completedWork: [...completedWork],
+    blockers: [...blockers],
+    ...(details === undefined ? {} : { details }),
+    ...(usage === undefined ? {} : { usage: usage as UsageReport[] }),
+  };
 }

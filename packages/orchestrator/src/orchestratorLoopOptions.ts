@@ -1,6 +1,7 @@
 import type { Clock, Detector, LoopDetectorOptions, StateMachine } from '@loopguard/core';
 import type { Logger } from '@loopguard/core/internal';
 import { clockSchema, loggerSchema, portSchema, stateMachineSchema } from '@loopguard/core/internal';
+import type { SpendOptions } from '@loopguard/core/spend';
 import { z } from 'zod';
 import type { GuardStatisticsSource } from './guardStatistics.js';
 import type { ActionHandler, Executor, Policy, QualityMonitor, TaskScheduler } from './ports.js';
@@ -91,6 +92,14 @@ export interface OrchestratorLoopOptions<State = unknown> {
    * @default true
    */
   stopOnStorageError?: boolean;
+  /**
+   * The spend guard (docs/spend.md): `session` caps the loop's whole run, `task` each task over its
+   * attempts (beside the detector's attempt budget), `warnAt`, `burnRate`, `prices`. Counts the
+   * `usage` executors report with their attempts; a warning is a `spend_warning` entry for the task,
+   * a stop a `spend_stop` entry that blocks the task (and, for the run's budget, stops the loop).
+   * Needs `stateMachine` to record. @default undefined (no budget)
+   */
+  spend?: SpendOptions;
 }
 
 /** zod schema of {@link OrchestratorLoopOptions}; unknown keys are rejected so that typos surface. */
@@ -147,6 +156,9 @@ export const orchestratorLoopOptionsSchema = z
       .default(600_000),
     applyReportedStatus: z.boolean().default(true),
     stopOnStorageError: z.boolean().default(true),
+    spend: z
+      .custom<SpendOptions>((v) => v !== null && typeof v === 'object', { message: 'must be an object' })
+      .optional(),
   })
   .refine((o) => o.stateMachine !== undefined || o.detector !== undefined, {
     message: 'is required unless a detector is given',

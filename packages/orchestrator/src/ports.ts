@@ -87,6 +87,27 @@ export interface ExecutorReport {
   blockers: string[];
   /** Anything else worth keeping in the tick's details (JSON). */
   details?: Record<string, unknown>;
+  /**
+   * The tokens the run used, one entry per model reply (or one in all), for the spend guard
+   * (`spend` option). A count that is missing or negative counts as 0; an entry's `id` is counted once.
+   */
+  usage?: UsageReport[];
+}
+
+/** The usage of one model reply, as an executor reports it with an attempt. */
+export interface UsageReport {
+  /** The reply's id: counted once however often it is reported. */
+  id?: string;
+  /** The model that answered (its price); absent: the cost is unknown, the tokens still count. */
+  model?: string;
+  /** Uncached input tokens. */
+  inputTokens?: number;
+  /** Output tokens. */
+  outputTokens?: number;
+  /** Input tokens written to the cache. */
+  cacheCreationTokens?: number;
+  /** Input tokens read from the cache. */
+  cacheReadTokens?: number;
 }
 
 /** What the loop passes to an {@link Executor} besides the task. */

@@ -1,6 +1,8 @@
 import { type Attempt, type Detector, type LoopGuardError, RunError, StorageError } from '@loopguard/core';
 import type { Logger } from '@loopguard/core/internal';
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { ExecutionResult, TickDetails } from './executionResult.js';
+import type { OrchestratorSpend } from './orchestratorSpend.js';
 import type {
   Decision,
   Executor,
@@ -29,6 +31,10 @@ export interface TaskTickContext {
   qualityMonitor: QualityMonitor | undefined;
   /** The loop's logger. */
   log: Logger;
+  /** The spend guard, when the `spend` option sets a budget. */
+  spend: OrchestratorSpend | undefined;
+  /** Called with a spend stop of the whole run (the loop stops). */
+  spendStopped(verdict: SpendVerdict): void;
   /** Called with the quality monitor's verdict (the loop emits `qualityReviewed`). */
   qualityReviewed(taskId: string, verdict: QualityVerdict): void;
   /** Ends the tick successfully (the loop stores and emits the result). */
@@ -77,6 +83,12 @@ export async function runTaskTick(
       `Task ${task.id} is escalated and waits for resolveEscalation(); skipped`,
     );
     return ctx.finish(startedAt, tickNumber, decision, { skipped: 'escalated', escalation });
+  }
+  // a task (or a run) whose budget is spent is not run again
+  const spent = ctx.spend?.exhausted(task.id);
+  if (spent !== undefined) {
+    if (spent.scope === 'session') ctx.spendStopped(spent);
+    return ctx.finish(startedAt, tickNumber, decision, { skipped: 'spend_budget', spend: spent });
   }
 
   // 3. check for a loop BEFORE executing
@@ -149,6 +161,11 @@ export async function runTaskTick(
     attempt,
   };
   if (report.details !== undefined) details.executorDetails = report.details;
+  const spend = ctx.spend?.observe(task.id, report.usage, sessionId);
+  if (spend !== undefined) {
+    details.spend = spend;
+    if (spend.action === 'stop' && spend.scope === 'session') ctx.spendStopped(spend);
+  }
   if (ctx.qualityMonitor) {
     try {
       const verdict = await ctx.qualityMonitor.review(task, report);

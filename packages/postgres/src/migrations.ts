@@ -4,6 +4,7 @@ import { toStorageError } from './pgErrors.js';
 import { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
 import { RECOVERY_VIEW_INDEX_SQL } from './schema/002_recoveryViewIndex.js';
 import { APPEND_ATTEMPT_FUNCTION_SQL } from './schema/003_appendAttemptFunction.js';
+import { SPEND_TOPICS_INDEX_SQL } from './schema/004_spendTopicsIndex.js';
 
 /**
  * One step of the PostgreSQL schema: applied once, in order, inside the migration transaction.
@@ -28,6 +29,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   { version: 1, name: 'initial', sql: INITIAL_SCHEMA_SQL },
   { version: 2, name: 'recovery view index', sql: RECOVERY_VIEW_INDEX_SQL },
   { version: 3, name: 'append attempt function', sql: APPEND_ATTEMPT_FUNCTION_SQL },
+  { version: 4, name: 'spend topics index', sql: SPEND_TOPICS_INDEX_SQL },
 ]);
 
 /**

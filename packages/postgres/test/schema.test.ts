@@ -24,13 +24,14 @@ describe('PostgreSQL schema and migrations', () => {
     expect(first.migration).toEqual({
       from: 0,
       to: PG_SCHEMA_VERSION,
-      applied: ['initial', 'recovery view index', 'append attempt function'],
+      applied: ['initial', 'recovery view index', 'append attempt function', 'spend topics index'],
     });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
     expect(rows).toEqual([
       { version: 1, name: 'initial' },
       { version: 2, name: 'recovery view index' },
       { version: 3, name: 'append attempt function' },
+      { version: 4, name: 'spend topics index' },
     ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });

@@ -315,7 +315,7 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
     it.each([
       [
         'topic=other',
-        'topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop',
+        'topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop',
       ],
       ['since=yesterday', 'since must be epoch milliseconds or an ISO date, got "yesterday"'],
       ['until=2025-13-45', 'until must be epoch milliseconds or an ISO date'],

@@ -42,5 +42,6 @@ export {
   SqliteRunStore,
   type SqliteRunStoreOptions,
 } from './SqliteRunStore.js';
+export { type SpendRow, SqliteSpendStore, type SqliteSpendStoreOptions } from './SqliteSpendStore.js';
 export { SqliteStateMachine, type SqliteStateMachineOptions } from './SqliteStateMachine.js';
 export { SqliteStatusReader } from './SqliteStatusReader.js';

@@ -7,6 +7,7 @@ import { up003AttemptSummary } from './schema/003_attemptSummary.js';
 import { up004Runs } from './schema/004_runs.js';
 import { up005HookSessions } from './schema/005_hookSessions.js';
 import { up006RecoveryViewIndex } from './schema/006_recoveryViewIndex.js';
+import { up007Spend } from './schema/007_spend.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 4, name: 'guarded runs', up: up004Runs },
   { version: 5, name: 'hook sessions', up: up005HookSessions },
   { version: 6, name: 'recovery view index', up: up006RecoveryViewIndex },
+  { version: 7, name: 'spend ledgers', up: up007Spend },
 ]);
 
 /**

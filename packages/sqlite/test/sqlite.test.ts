@@ -101,6 +101,7 @@ describe('openLoopGuardDatabase', () => {
       { type: 'table', name: 'iteration_sessions' },
       { type: 'table', name: 'run_iterations' },
       { type: 'table', name: 'runs' },
+      { type: 'table', name: 'spend_ledgers' },
       { type: 'table', name: 'task_attempt_summary' },
       { type: 'table', name: 'task_events' },
       { type: 'table', name: 'tasks' },

@@ -1,3 +1,4 @@
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { StepVerdict } from '@loopguard/core/steps';
 import {
   isStepCount,
@@ -12,6 +13,7 @@ import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
 import { after, whenSettled } from '../shared/whenSettled.js';
 import { contentSteps } from './contentSteps.js';
+import { stepUsage, type UsageOfStep } from './stepUsage.js';
 
 /** Options of the AI SDK {@link loopGuard}: the detector's, plus the run's own stop conditions and `prepareStep`. */
 export interface AiSdkLoopGuardOptions<TOOLS extends ToolSet = ToolSet> extends LoopGuardOptions {
@@ -47,13 +49,17 @@ export interface AiSdkLoopGuard {
   readonly run: RunGuard;
   /** The `stop` verdict once the run was stopped, else `null` (`finishReason` is then `tool-calls`). */
   readonly stopVerdict: StepVerdict | null;
+  /** The spend guard's stop once the run spent its budget (`spend` option), else `null`. */
+  readonly spendStopVerdict: SpendVerdict | null;
 }
 
 /**
  * A step-level loop guard for one `generateText` / `streamText` call of the Vercel AI SDK: every
  * finished step's tool calls, tool results (`tool-error` parts as failures), reasoning and text go to
  * one `StepLoopDetector`. A nudge is added to the next step's prompt as a user message (through
- * `prepareStep`; the SDK carries it forward); a stop ends the loop through `stopWhen`.
+ * `prepareStep`; the SDK carries it forward); a stop ends the loop through `stopWhen`. With the
+ * `spend` option, each step's `usage` is counted against the budgets: the warning goes in like a
+ * nudge, the stop ends the loop through `stopWhen` the same way (`spendStopVerdict`).
  *
  * @throws ConfigurationError naming a bad detector option.
  * @example
@@ -67,14 +73,17 @@ export function loopGuard<TOOLS extends ToolSet = ToolSet>(
   const { stopWhen = isStepCount(20), prepareStep: ownPrepareStep, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
   let observed = 0;
-  /** Judges the steps finished since the last call; a pending write when there is one. */
-  const catchUp = (steps: readonly Pick<StepResult<ToolSet>, 'content'>[]): Promise<void> | undefined => {
+  /** Judges the steps finished since the last call (their actions and their usage); a pending write when there is one. */
+  const catchUp = (
+    steps: readonly (Pick<StepResult<ToolSet>, 'content'> & UsageOfStep)[],
+  ): Promise<void> | undefined => {
+    let usage: Promise<void> | undefined;
     for (; observed < steps.length; observed++) {
-      for (const step of contentSteps((steps[observed] as Pick<StepResult<ToolSet>, 'content'>).content)) {
-        run.observe(step);
-      }
+      const finished = steps[observed] as Pick<StepResult<ToolSet>, 'content'> & UsageOfStep;
+      for (const step of contentSteps(finished.content)) run.observe(step);
+      usage = run.observeUsage(stepUsage(finished)) ?? usage;
     }
-    return run.settled();
+    return usage === undefined ? run.settled() : usage.then(() => run.settled());
   };
   const loopStopped: GuardStopCondition = ({ steps }) => whenSettled(catchUp(steps), () => run.stopped);
   type Settings = { messages?: ModelMessage[] } | undefined;
@@ -99,6 +108,9 @@ export function loopGuard<TOOLS extends ToolSet = ToolSet>(
     run,
     get stopVerdict() {
       return run.stopVerdict;
+    },
+    get spendStopVerdict() {
+      return run.spend?.stopVerdict ?? null;
     },
   };
 }

@@ -8,6 +8,7 @@ import type {
 import { ClaudeCodeSteps, claudeToolResponseText, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
+import { refuseSpend } from '../shared/RunSpend.js';
 
 /** The `hooks` option of the Claude Agent SDK's `query()`. */
 export type ClaudeHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -50,6 +51,7 @@ const STOP_NOTE = 'loopguard stopped this run';
  * if (guard.stopVerdict) console.log(guard.stopVerdict.message);
  */
 export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgentLoopGuard {
+  refuseSpend(options, 'Claude Agent SDK');
   const { hooks: ownHooks = {}, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
   const stopOutput = (verdict: StepVerdict): HookJSONOutput => ({

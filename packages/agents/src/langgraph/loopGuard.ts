@@ -3,6 +3,7 @@ import { END } from '@langchain/langgraph';
 import type { StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
+import { refuseSpend } from '../shared/RunSpend.js';
 import { whenSettled } from '../shared/whenSettled.js';
 import { messageSteps } from './messageSteps.js';
 
@@ -44,6 +45,7 @@ export interface LangGraphLoopGuard {
  *   .addConditionalEdges('loopguard', guard.route('agent'), ['agent', END]);
  */
 export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
+  refuseSpend(options, 'LangGraph');
   const run = new RunGuard(options);
   const tools = new Map<string, string>();
   let seen = 0;

@@ -3,6 +3,7 @@ import type { CallModelInputFilter, ModelInputData, RunContext } from '@openai/a
 import { LoopStoppedError } from '../shared/LoopStoppedError.js';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
+import { refuseSpend } from '../shared/RunSpend.js';
 import { errorText } from '../shared/stepText.js';
 import { after, whenSettled } from '../shared/whenSettled.js';
 import { type AgentItemLike, DEFAULT_TOOL_ERROR_MESSAGE, itemSteps } from './itemSteps.js';
@@ -53,6 +54,7 @@ export interface OpenAIAgentsLoopGuard {
  * catch (error) { if (error instanceof LoopStoppedError) console.log(error.verdict.loopType); }
  */
 export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAgentsLoopGuard {
+  refuseSpend(options, 'OpenAI Agents');
   const { callModelInputFilter: ownFilter, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
   const tools = new Map<string, string>();

@@ -1,7 +1,9 @@
 import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
 import { type Logger, silentLogger } from '@loopguard/core/internal';
+import type { UsageRecord } from '@loopguard/core/spend';
 import { type Step, StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from './loopGuardOptions.js';
+import { RunSpend } from './RunSpend.js';
 import { type RecordingPort, recordingPort } from './recordingPort.js';
 
 /**
@@ -24,13 +26,15 @@ export class RunGuard {
   private readonly recording: RecordingPort | undefined;
   private readonly logger: Logger | undefined;
   private childLog: Logger | undefined;
+  /** The spend guard, when `spend` sets a budget. */
+  readonly spend: RunSpend | undefined;
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
    * @throws ConfigurationError naming the offending option.
    */
   constructor(options: LoopGuardOptions = {}) {
-    const { stateMachine, ...detectorOptions } = options;
+    const { stateMachine, spend, ...detectorOptions } = options;
     this.logger = options.logger;
     const clock = options.clock ?? systemClock;
     // Anything but a port is left to the detector's option check, which names it.
@@ -48,6 +52,25 @@ export class RunGuard {
         ? {}
         : { stateMachine: this.recording?.port ?? (stateMachine as never) }),
     });
+    this.spend = RunSpend.of(spend, {
+      clock,
+      taskId: options.taskId,
+      runId: options.runId,
+      record: (entry) => this.recording?.port.addContextEntry(entry),
+      warn: (message) => {
+        this.nudges.push(message);
+        this.undelivered.push(message);
+      },
+    });
+  }
+
+  /**
+   * Counts the usage of one step for the spend guard (nothing without a budget). A warning is kept
+   * for {@link takeNudge}; a stop makes {@link stopped} true.
+   * @returns a promise while the pricing library loads (the first step with a money budget), else `undefined`.
+   */
+  observeUsage(records: readonly UsageRecord[]): Promise<void> | undefined {
+    return this.spend?.observe(records);
   }
 
   /** The guard's logger, made on first use: a silent pino logger costs more than a short run's steps. */
@@ -61,9 +84,9 @@ export class RunGuard {
     return this.stop;
   }
 
-  /** Whether the detector has stopped the run. */
+  /** Whether the detector or the spend guard has stopped the run. */
   get stopped(): boolean {
-    return this.stop !== null;
+    return this.stop !== null || this.spend?.stopVerdict != null;
   }
 
   /**
@@ -71,7 +94,7 @@ export class RunGuard {
    * (steps after a stop are not judged). Returns the verdict, or `null` when the step was skipped.
    */
   observe(step: Step): StepVerdict | null {
-    if (this.stop !== null) return null;
+    if (this.stopped) return null;
     let verdict: StepVerdict;
     try {
       verdict = this.detector.observe(step);

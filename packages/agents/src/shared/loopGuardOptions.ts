@@ -1,4 +1,5 @@
 import type { AsyncStateMachine, StateMachine } from '@loopguard/core';
+import type { SpendOptions } from '@loopguard/core/spend';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 
 /**
@@ -14,4 +15,12 @@ export interface LoopGuardOptions extends Omit<StepLoopDetectorOptions, 'stateMa
    * @default undefined (nothing recorded)
    */
   stateMachine?: StateMachine | AsyncStateMachine;
+  /**
+   * The spend guard of the run (docs/spend.md): `session` caps the run, `task` the task over every
+   * run of this guard, `warnAt`, `burnRate`, `prices`. The usage the framework reports per step is
+   * counted (each response id once) and priced per model from the pricing library; a warning is
+   * delivered like a nudge, a stop ends the run like a loop's (`spend_warning`, `spend_stop` entries).
+   * @default undefined (no budget)
+   */
+  spend?: SpendOptions;
 }

@@ -19,8 +19,9 @@ import {
 } from '../hook/settingsText.js';
 import { ensureResidentConfig, residentHome } from '../resident/residentConfig.js';
 import { residentEntries } from '../resident/residentEntries.js';
+import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend.js';
 
-interface InitOptions {
+interface InitOptions extends InitSpendFlags {
   user?: boolean;
   project?: boolean;
   dryRun?: boolean;
@@ -77,6 +78,12 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       '--resident',
       "claude only: answer its hooks from one resident process of the user (http hooks, in the user's settings file)",
     )
+    .option(
+      '--spend',
+      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 % (docs/spend.md)',
+    )
+    .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
+    .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")
     .action(async (agent: string, options: InitOptions) => {
       if (agent !== 'claude' && agent !== 'gemini') {
         throw new CliError(`agent must be claude or gemini, got ${JSON.stringify(agent)}`);
@@ -101,6 +108,20 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       const shown = (path: string) => (options.user ? path : relative(io.cwd, path) || '.');
       const found = readSettingsFile(file, shown);
       const settings = parseSettings(found.text ?? '', agent, shown(file));
+      const spend = options.remove ? undefined : initSpendOf(options);
+      if (spend !== undefined) {
+        const written = writeSpendSection(io.cwd, spend, options.dryRun === true);
+        const where = relative(io.cwd, written.file);
+        io.stdout(
+          options.dryRun
+            ? `${where}: would set\n${written.text}`
+            : `${where}: spend guard set (docs/spend.md)\n`,
+        );
+        if (agent === 'gemini')
+          io.stdout(
+            "note: Gemini CLI's hooks carry no usage; the budget applies to it through loopguard run --agent-stream gemini\n",
+          );
+      }
       if (!options.remove) await checkProjectConfig(io.cwd);
       const loopguard = options.command ?? defaultHookCommand();
       const resident =

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { loadLibraryCost, priceBook } from '@loopguard/core/spend';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from '../CliError.js';
@@ -17,6 +18,7 @@ interface ScanOptions {
   json?: boolean;
   html?: string;
   price?: number;
+  budget?: number;
 }
 
 /** Below this many files no progress bar is drawn. */
@@ -28,6 +30,24 @@ function parsePrice(value: string): number {
   if (!Number.isFinite(price))
     throw new InvalidArgumentError('must be a number ≥ 0 (money per million tokens).');
   return price;
+}
+
+/** Whether `path` is not there (as opposed to there but not to be looked at). */
+function missing(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
+/** Commander parser of `--budget`: a positive number of US dollars. */
+function parseBudget(value: string): number {
+  const budget = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(budget > 0)) throw new InvalidArgumentError('must be a number of US dollars > 0.');
+  return budget;
 }
 
 /**
@@ -47,7 +67,16 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the report as JSON')
     .option('--html <file>', 'also write the report as one self-contained HTML page with charts')
     .addOption(
-      new Option('--price <n>', 'money per million tokens, to show the waste as cost').argParser(parsePrice),
+      new Option(
+        '--price <n>',
+        'one price per million tokens for every model (default: each model priced from the pricing library)',
+      ).argParser(parsePrice),
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        'show what a spend budget of this many US dollars per session would have saved',
+      ).argParser(parseBudget),
     )
     .action(async (paths: string[], options: ScanOptions) => {
       const roots =
@@ -55,25 +84,49 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           ? paths.map((path) => resolve(io.cwd, path))
           : defaultTranscriptPlaces(io.env, io.cwd);
       for (const [i, root] of roots.entries()) {
-        if (!existsSync(root))
+        // only a path that is not there is a usage error; one that cannot be looked at (EACCES,
+        // ELOOP) is one line from the scan, which goes on with the others
+        if (missing(root))
           throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
       }
       let detector: Awaited<ReturnType<typeof readHookConfig>>['detector'];
+      let prices: Awaited<ReturnType<typeof readHookConfig>>['prices'];
       try {
-        detector = (await readHookConfig(io.cwd)).detector;
+        ({ detector, prices } = await readHookConfig(io.cwd));
         new StepLoopDetector(detector); // the options are checked once, before any file is read
       } catch (error) {
         throw new CliError(error instanceof Error ? error.message : String(error), EXIT_CODES.usage);
       }
       const progress = io.stderrIsTTY === true;
-      const scanned = await scanPaths(roots, detector, {
-        onProblem: ({ file, problem }) =>
-          io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
-        onProgress: (done, total) => {
-          if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
+      if (options.budget !== undefined && options.price !== undefined)
+        throw new CliError('--budget needs the per-model prices: give it without --price', EXIT_CODES.usage);
+      // one price for every model (--price) prices the waste at the end; else each reply from its model
+      const pricing =
+        options.price === undefined
+          ? {
+              costOf: priceBook(prices, await loadLibraryCost()),
+              ...(options.budget === undefined ? {} : { budgetUsd: options.budget }),
+            }
+          : undefined;
+      const scanned = await scanPaths(
+        roots,
+        detector,
+        {
+          onProblem: ({ file, problem }) =>
+            io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
+          onProgress: (done, total) => {
+            if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
+          },
         },
-      });
-      const report = scanReport(scanned.sessions, scanned.files, scanned.problems.length, options.price);
+        pricing,
+      );
+      const report = scanReport(
+        scanned.sessions,
+        scanned.files,
+        scanned.problems.length,
+        options.price,
+        options.budget,
+      );
       if (options.html !== undefined) {
         const file = resolve(io.cwd, options.html);
         try {

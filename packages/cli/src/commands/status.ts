@@ -53,12 +53,13 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
               },
             ),
           );
+          const spend = spendCounts(baseline.recoveries);
           if (options.json) {
-            io.stdout(`${JSON.stringify(snapshot, null, 2)}\n`);
+            io.stdout(`${JSON.stringify({ ...snapshot, spend }, null, 2)}\n`);
             return;
           }
           io.stdout(
-            `running: ${snapshot.running ? 'yes' : 'no'}  attempts recorded: ${snapshot.tickCount}  tasks: ${snapshot.page.total}${runLine(snapshot.breaker)}\n\n`,
+            `running: ${snapshot.running ? 'yes' : 'no'}  attempts recorded: ${snapshot.tickCount}  tasks: ${snapshot.page.total}${runLine(snapshot.breaker)}${spendLine(spend)}\n\n`,
           );
           const rows = snapshot.tasks.map((t) => [
             t.id,
@@ -77,4 +78,20 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         }
       },
     );
+}
+
+/** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */
+function spendCounts(recoveries: readonly { topic: string; count: number }[]): {
+  warnings: number;
+  stops: number;
+} {
+  const count = (topic: string) =>
+    recoveries.filter((r) => r.topic === topic).reduce((n, r) => n + r.count, 0);
+  return { warnings: count('spend_warning'), stops: count('spend_stop') };
+}
+
+/** `  spend: 1 warning, 1 stop` when the spend guard has spoken, else nothing. */
+function spendLine({ warnings, stops }: { warnings: number; stops: number }): string {
+  if (warnings + stops === 0) return '';
+  return `  spend: ${warnings} warning${warnings === 1 ? '' : 's'}, ${stops} stop${stops === 1 ? '' : 's'} (loopguard recoveries --topic spend_stop)`;
 }

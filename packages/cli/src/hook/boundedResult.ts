@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { cutText } from './boundedValue.js';
 
 /** Characters of a tool result the detector sees in full; a longer one keeps its head and tail. */
 export const MAX_RESULT_CHARS = 65_536;
@@ -12,8 +12,5 @@ export const MAX_RESULT_CHARS = 65_536;
  * @example boundedResult('x'.repeat(10_000_000)); // 32 Ki x, "[… 10000000 characters, sha1 …]", 32 Ki x
  */
 export function boundedResult(output: string): string {
-  if (output.length <= MAX_RESULT_CHARS) return output;
-  const half = MAX_RESULT_CHARS / 2;
-  const sha1 = createHash('sha1').update(output).digest('hex');
-  return `${output.slice(0, half)}\n[… ${output.length} characters, sha1 ${sha1} …]\n${output.slice(-half)}`;
+  return cutText(output, MAX_RESULT_CHARS);
 }

@@ -10,6 +10,7 @@ import {
   projectDirOf,
   stringField,
   toolCallOf,
+  transcriptOf,
 } from './hookEvent.js';
 
 /** Claude Code's events the hook is registered for. */
@@ -35,6 +36,7 @@ export const claudeHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
+      ...transcriptOf(event),
     };
     switch (eventName) {
       case 'PreToolUse':

@@ -1,13 +1,19 @@
+import { libraryCostOf, priceBook, type SpendVerdict, spendNeedsPrices } from '@loopguard/core/spend';
 import { guardSession } from './guardSession.js';
-import { readHookConfig } from './hookConfig.js';
-import { openHookDatabase } from './hookDatabase.js';
+import { guardSpend } from './guardSpend.js';
+import { type HookConfig, readHookConfig } from './hookConfig.js';
+import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+import { logFailure } from './hookLog.js';
 import { noopLogger } from './noopLogger.js';
+import { requirePriceLibrary } from './priceLibrary.js';
 
 /**
- * Guards one event in its project: reads the `hook` section of the project's configuration, opens
- * `.loopguard/state.db` (created on first use; a lock held past `lockTimeoutMs` is an error, not a
- * wait), and runs {@link guardSession} in one transaction with the nudge or stop entry it records.
+ * Guards one event in its project: reads the `hook` and `spend` sections of the project's
+ * configuration, opens `.loopguard/state.db` (created on first use; a lock held past
+ * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
+ * the nudge or stop entry it records; then, when a budget is set, {@link guardSpend} after a tool
+ * call or at the end of a turn.
  * @param open - how the database is opened: once per call by default; the resident process keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @throws on any failure: the caller fails open.
@@ -33,9 +39,48 @@ export async function guardProject(
           now,
         }),
     );
+    const spend = reply.kind === 'stop' ? undefined : spendVerdict(agent, event, config, database, now);
     failed = false;
-    return reply;
+    return spend === undefined ? reply : withSpend(reply, spend);
   } finally {
     database.close(failed);
   }
+}
+
+/** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
+function spendVerdict(
+  agent: HookAgent,
+  event: HookEvent,
+  config: HookConfig,
+  database: HookDatabase,
+  now: () => number,
+): SpendVerdict | undefined {
+  const options = config.spend;
+  if (options === undefined || event.kind === 'before_tool') return undefined;
+  const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;
+  return guardSpend(event, {
+    agent,
+    options,
+    costOf: priceBook(options.prices, library),
+    store: database.spend(),
+    record: (entry) => database.record(entry),
+    now,
+    log: (error) => logFailure(event.projectDir, agent, event, error, now()),
+  });
+}
+
+/** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */
+function withSpend(reply: HookReply, verdict: SpendVerdict): HookReply {
+  if (verdict.action === 'stop') {
+    return {
+      kind: 'stop',
+      denied: false,
+      message: verdict.message,
+      stopReason: verdict.message.split('\n')[0] ?? '',
+    };
+  }
+  return {
+    kind: 'nudge',
+    message: reply.kind === 'nudge' ? `${reply.message}\n\n${verdict.message}` : verdict.message,
+  };
 }

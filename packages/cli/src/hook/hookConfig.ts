@@ -1,5 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  type ModelPrice,
+  parseSpendOptions,
+  type ResolvedSpendOptions,
+  spendGuardOn,
+} from '@loopguard/core/spend';
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { CONFIG_FILES } from '../configFiles.js';
@@ -15,6 +21,10 @@ export interface HookConfig {
   lockTimeoutMs: number;
   /** Options of the session's `StepLoopDetector` (thresholds and exemptions). */
   detector: StepLoopDetectorOptions;
+  /** The spend guard (the file's top-level `spend` section); absent when it sets no cap or alarm. */
+  spend?: ResolvedSpendOptions;
+  /** `spend.prices`: per-model prices over the pricing library's (scan prices with them too). */
+  prices: Record<string, ModelPrice>;
 }
 
 const hookSectionSchema = z
@@ -34,19 +44,25 @@ const hookSectionSchema = z
  * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
  * `projectDir`): `enabled`, `lockTimeoutMs`, and the step detector's options (`repeatThreshold`,
  * `stopAfter`, `exemptTools`, `exemptCommands` as regular-expression sources added to the default
- * polling commands, ...). No file or no
- * section: the defaults.
+ * polling commands, ...), and the top-level `spend` section (docs/spend.md). No file or no
+ * section: the defaults (no spend guard).
  * @throws Error naming the file and the key when the file cannot be read or a value is invalid
  *   (the detector validates its own options when it is built).
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   const file = CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
   let section: unknown = {};
+  let spendSection: unknown;
   if (file !== undefined) {
     const text = readFileSync(file, 'utf8');
     const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
     section = (parsed as { hook?: unknown } | null)?.hook ?? {};
+    spendSection = (parsed as { spend?: unknown } | null)?.spend;
   }
+  const spend =
+    spendSection === undefined || spendSection === null
+      ? undefined
+      : parseSpendOptions(spendSection, `config ${file}: spend`);
   const result = hookSectionSchema.safeParse(section);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -56,6 +72,8 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   return {
     enabled,
     lockTimeoutMs,
+    prices: spend?.prices ?? {},
+    ...(spend !== undefined && spendGuardOn(spend) ? { spend } : {}),
     detector: {
       ...detector,
       ...(exemptCommands === undefined ? {} : { exemptCommands }),

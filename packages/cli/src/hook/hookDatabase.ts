@@ -6,6 +6,7 @@ import {
   openLoopGuardDatabase,
   SCHEMA_VERSION,
   SqliteHookSessionStore,
+  SqliteSpendStore,
   SqliteStateMachine,
 } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
@@ -16,6 +17,8 @@ export interface HookDatabase {
   readonly sessions: SqliteHookSessionStore;
   /** Writes a nudge or stop entry on the same connection (inside the session's transaction). */
   record(entry: ContextEntryInput): void;
+  /** The spend guard's ledgers (its statements are prepared on first use: most projects set no budget). */
+  spend(): SqliteSpendStore;
   /**
    * Done with the connection: closes it.
    * @param failed - the call failed on it (a pooled connection is then dropped, not kept).
@@ -44,20 +47,30 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
   const db = existsSync(path) ? openCurrent(path, lockTimeoutMs) : undefined;
   if (db !== undefined) {
     let stateMachine: SqliteStateMachine | undefined;
+    let spend: SqliteSpendStore | undefined;
     return {
       sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY }),
       record(entry) {
         stateMachine ??= new SqliteStateMachine({ db, busyRetry: NO_RETRY });
         stateMachine.addContextEntry(entry);
       },
+      spend: () => {
+        spend ??= new SqliteSpendStore({ db, busyRetry: NO_RETRY });
+        return spend;
+      },
       close: () => db.close(),
     };
   }
   if (!existsSync(dir)) mkdirSync(dir);
   const database = openLoopGuardDatabase(path, { busyTimeoutMs: lockTimeoutMs, busyRetry: NO_RETRY });
+  let spend: SqliteSpendStore | undefined;
   return {
     sessions: new SqliteHookSessionStore({ db: database.db, busyRetry: NO_RETRY }),
     record: (entry) => database.stateMachine.addContextEntry(entry),
+    spend: () => {
+      spend ??= new SqliteSpendStore({ db: database.db, busyRetry: NO_RETRY });
+      return spend;
+    },
     close: () => database.close(),
   };
 }

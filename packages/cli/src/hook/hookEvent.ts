@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent } from '@loopguard/sqlite';
 
 export type { HookAgent } from '@loopguard/sqlite';
@@ -10,6 +11,8 @@ interface HookEventBase {
   projectDir: string;
   /** The CLI's name for the event (`PreToolUse`, `AfterTool`, ...), echoed in replies. */
   eventName: string;
+  /** The session's transcript (`transcript_path`), where the spend guard reads the replies' usage; absent when the event names none. */
+  transcriptPath?: string;
 }
 
 /**
@@ -49,16 +52,23 @@ export interface HookDialect {
   render(event: HookEvent, reply: HookReply): string;
 }
 
-/** An event the hook cannot handle: malformed JSON, a missing field, an unknown event name. */
-export class HookInputError extends Error {
-  override readonly name = 'HookInputError';
-}
+/**
+ * An event the hook cannot handle: malformed JSON, a missing or oversized field, an unknown event
+ * name. A typed `InvalidInputError` (code `invalid_input`) whose message names the field.
+ */
+export class HookInputError extends InvalidInputError {}
 
-/** A string field of the event, or a {@link HookInputError} naming it. */
+/** Longest string field (`session_id`, `hook_event_name`, `cwd`, `tool_name`): a path's limit on Linux. */
+export const MAX_FIELD_CHARS = 4096;
+
+/** A string field of the event, or a {@link HookInputError} naming it (empty, or over {@link MAX_FIELD_CHARS}). */
 export function stringField(payload: Record<string, unknown>, name: string): string {
   const value = payload[name];
   if (typeof value !== 'string' || value.length === 0) {
     throw new HookInputError(`event field ${name} must be a non-empty string`);
+  }
+  if (value.length > MAX_FIELD_CHARS) {
+    throw new HookInputError(`event field ${name} is longer than ${MAX_FIELD_CHARS} characters`);
   }
   return value;
 }
@@ -69,6 +79,15 @@ export function eventObject(payload: unknown): Record<string, unknown> {
     throw new HookInputError('the event must be a JSON object');
   }
   return payload as Record<string, unknown>;
+}
+
+/**
+ * The event's `transcript_path` when it is a non-empty string (the spend guard's source), else nothing.
+ * @example transcriptOf({ transcript_path: '/home/u/.claude/projects/p/s.jsonl' }); // { transcriptPath: '/home/…/s.jsonl' }
+ */
+export function transcriptOf(payload: Record<string, unknown>): { transcriptPath?: string } {
+  const path = payload.transcript_path;
+  return typeof path === 'string' && path !== '' ? { transcriptPath: path } : {};
 }
 
 /**

@@ -1,12 +1,15 @@
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { boundedResult } from './boundedResult.js';
+import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
+import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
+import { logFailure } from './hookLog.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+
+export { logFailure } from './hookLog.js';
 
 /** Where a hook call reads and writes: the process by default, buffers in tests. */
 export interface HookIo {
@@ -103,22 +106,21 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
 export async function answerHookEvent(
   agent: string,
   text: string,
-  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & { openDatabase?: typeof openHookDatabase },
+  context: Pick<HookIo, 'env' | 'cwd' | 'now'> & {
+    openDatabase?: typeof openHookDatabase;
+    /** `text` already read by {@link parseEventText} (the resident reads it to find the session): not read twice. */
+    fields?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
   let projectDir = context.env.CLAUDE_PROJECT_DIR || context.env.GEMINI_PROJECT_DIR || context.cwd;
   try {
-    const dialect = DIALECTS[agent];
-    if (dialect === undefined)
-      throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      throw new Error(`the event is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    }
-    event = bounded(dialect.parse(payload, context.env));
+    const dialect = dialectOf(agent);
+    event =
+      context.fields === undefined
+        ? readHookEvent(dialect, text, context.env)
+        : bounded(dialect.parse(context.fields, context.env));
     projectDir = event.projectDir;
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
     return dialect.render(event, reply);
@@ -128,31 +130,33 @@ export async function answerHookEvent(
   }
 }
 
-/** The event with its tool result or text cut to what the detector needs (see {@link boundedResult}). */
-function bounded(event: HookEvent): HookEvent {
-  if (event.kind === 'after_tool') return { ...event, output: boundedResult(event.output) };
-  if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
-  return event;
+function dialectOf(agent: string): HookDialect {
+  const dialect = DIALECTS[agent];
+  if (dialect === undefined)
+    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+  return dialect;
 }
 
-/** Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up silently. */
-export function logFailure(
-  projectDir: string,
-  agent: string,
-  event: HookEvent | undefined,
-  error: unknown,
-  at: number,
-): void {
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-  const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
-  const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
-  try {
-    // Not recursive: the project directory exists, and a recursive mkdir under /proc never returns.
-    if (!existsSync(join(projectDir, '.loopguard'))) mkdirSync(join(projectDir, '.loopguard'));
-    appendFileSync(join(projectDir, '.loopguard', 'hook.log'), line);
-  } catch {
-    // Nowhere to log: the hook still exits 0 with nothing on stdout.
-  }
+/**
+ * One event's text as the hook reads it, every field bounded before any other work: the text
+ * within `EVENT_BOUNDS` (see {@link parseEventText}), then the dialect's reading, then the tool
+ * input and result within the detector's bounds.
+ * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
+ */
+export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
+  return bounded(dialect.parse(parseEventText(text), env));
+}
+
+/**
+ * The event cut to what the detector needs, before it sees it: the tool input within
+ * `VALUE_BOUNDS` (see {@link boundedValue}), the tool result or text cut by {@link boundedResult}.
+ */
+function bounded(event: HookEvent): HookEvent {
+  if (event.kind === 'before_tool') return { ...event, input: boundedValue(event.input) };
+  if (event.kind === 'after_tool')
+    return { ...event, input: boundedValue(event.input), output: boundedResult(event.output) };
+  if (event.kind === 'agent_stop') return { ...event, text: boundedResult(event.text) };
+  return event;
 }
 
 /** The {@link HookIo} of the running process. */

@@ -42,6 +42,7 @@ export class HookDatabasePool {
     return {
       sessions: database.sessions,
       record: (item) => database.record(item),
+      spend: () => database.spend(),
       close: (failed) => {
         if (!failed) return;
         database.close();

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parseEventText } from '../hook/eventText.js';
 import { MAX_EVENT_BYTES, readBounded } from '../hook/readBounded.js';
 import { answerHookEvent } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
@@ -146,12 +147,13 @@ export class ResidentServer {
       this.options.log(`an event larger than ${MAX_EVENT_BYTES} bytes was answered with silence`);
       return '';
     }
-    let event: { session_id?: unknown; hook_event_name?: unknown } = {};
+    let fields: Record<string, unknown> | undefined;
     try {
-      event = JSON.parse(body);
+      fields = parseEventText(body); // bounded before any work, as the hook reads it, and read once
     } catch {
       // answerHookEvent logs it
     }
+    const event: { session_id?: unknown; hook_event_name?: unknown } = fields ?? {};
     const session = typeof event.session_id === 'string' ? this.sessions.get(event.session_id) : undefined;
     if (event.hook_event_name === 'SessionEnd') {
       if (session !== undefined) this.sessions.delete(session.sessionId);
@@ -162,6 +164,7 @@ export class ResidentServer {
       env: { CLAUDE_PROJECT_DIR: session?.projectDir ?? '' },
       cwd: session?.projectDir ?? process.cwd(),
       openDatabase: this.databases.open,
+      ...(fields === undefined ? {} : { fields }),
       ...(this.options.now === undefined ? {} : { now: this.options.now }),
     });
   }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { parseEventText } from '../hook/eventText.js';
 import { HOOK_SWITCH_ENV, type HookIo, logFailure } from '../hook/runHook.js';
 import type { ResidentSession } from './ResidentServer.js';
 import { residentRequest } from './residentClient.js';
@@ -29,7 +30,7 @@ export async function startResident(io: HookIo, home: string): Promise<0> {
   const now = io.now ?? Date.now;
   let projectDir = io.env.CLAUDE_PROJECT_DIR || io.cwd;
   try {
-    const event = JSON.parse(await io.readStdin()) as { session_id?: unknown; cwd?: unknown };
+    const event: { session_id?: unknown; cwd?: unknown } = parseEventText(await io.readStdin());
     if (typeof event.session_id !== 'string') throw new Error('the SessionStart event has no session_id');
     if (!io.env.CLAUDE_PROJECT_DIR && typeof event.cwd === 'string') projectDir = event.cwd;
     const config = readResidentConfig(home);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type Clock, type LoopDetector, systemClock } from '@loopguard/core';
+import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } from '@loopguard/core';
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
@@ -15,6 +15,7 @@ import { claimsOf, judgeIteration } from './judgeIteration.js';
 import { currentTask, readPlan } from './plan.js';
 import { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
+import { RunSpend, settleSpend } from './runSpend.js';
 import { saveIteration } from './saveIteration.js';
 import { INTERRUPTED, type Outcome, type SessionState } from './sessionState.js';
 import { StagnationActions } from './stagnationActions.js';
@@ -49,6 +50,8 @@ export interface RunSessionInput {
   agentToken?: string;
   /** Called with each agent's pid (its process group id) when it starts. */
   onAgentStart?: (pid: number) => void;
+  /** Writes a context entry (the spend guard's warnings and stops) to the run's state file. */
+  recordEntry?: (entry: ContextEntryInput) => void;
 }
 
 /**
@@ -155,6 +158,7 @@ export class RunSession {
   private async loop(workspace: GitWorkspace | null, startedAt: number, last: number): Promise<Outcome> {
     const { run, runs, options, signal } = this.input;
     let tree = workspace === null ? null : await workspace.snapshot();
+    const spend = await RunSpend.create(options, this.clock);
     for (let iteration = last; ; ) {
       if (signal.aborted) return INTERRUPTED;
       const n = iteration + 1;
@@ -198,6 +202,7 @@ export class RunSession {
         treeBefore: tree,
         ...(this.input.agentToken === undefined ? {} : { token: this.input.agentToken }),
         ...(this.input.onAgentStart === undefined ? {} : { onStart: this.input.onAgentStart }),
+        ...(spend === null ? {} : { spend: { guard: spend, task } }),
       });
       const { result, changes, stopVerdict } = ran;
       if (result.interrupted) return INTERRUPTED;
@@ -246,6 +251,9 @@ export class RunSession {
         result,
         verdict,
       );
+      const at = { runId: run.id, iteration: n, task, now: this.clock.now() };
+      const spent = settleSpend(ran.spend, { ...at, display: this.display, record: this.input.recordEntry });
+      if (spent !== null) return spent;
       if (judged.completed)
         return { status: 'completed', exitCode: EXIT_CODES.ok, reason: judged.completedReason };
       if (asked)

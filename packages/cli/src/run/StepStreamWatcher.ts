@@ -1,3 +1,4 @@
+import type { SpendVerdict } from '@loopguard/core/spend';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
@@ -9,6 +10,7 @@ import {
   type StepVerdict,
 } from '@loopguard/core/steps';
 import type { AGENT_STREAM_FORMATS } from './runOptionTable.js';
+import type { RunSpend } from './runSpend.js';
 
 /** The agent output formats `--agent-stream` reads as steps. */
 export type AgentStreamFormat = (typeof AGENT_STREAM_FORMATS)[number];
@@ -42,12 +44,22 @@ export class StepStreamWatcher {
   malformedLines = 0;
   /** Why the first of them could not be judged. */
   firstProblem: string | null = null;
+  /** The spend guard's warnings and stop in this iteration, oldest first (a stop also aborts `stopSignal`). */
+  readonly spendVerdicts: SpendVerdict[] = [];
   private readonly controller = new AbortController();
   private readonly parser: StepLineParser;
   private readonly detector: StepLoopDetector;
   private pending = '';
 
-  constructor(format: AgentStreamFormat, runId: string) {
+  /**
+   * @param spend - the run's spend guard and the iteration's task, when a budget is set: the usage
+   *   records of the same lines are counted, a warning joins the nudges, a stop aborts.
+   */
+  constructor(
+    format: AgentStreamFormat,
+    runId: string,
+    private readonly spend?: { guard: RunSpend; task: string | null },
+  ) {
     this.parser = PARSERS[format]();
     this.detector = new StepLoopDetector({ runId });
     this.stopSignal = this.controller.signal;
@@ -80,7 +92,14 @@ export class StepStreamWatcher {
   }
 
   private line(line: string): void {
-    if (this.stopVerdict !== null || !line.trimStart().startsWith('{')) return;
+    if (this.stopVerdict !== null || this.controller.signal.aborted || !line.trimStart().startsWith('{'))
+      return;
+    const spent = this.spend?.guard.line(line, this.spend.task);
+    if (spent !== undefined) {
+      this.spendVerdicts.push(spent);
+      if (spent.action === 'warn') this.nudges.push(spent.message);
+      else this.controller.abort();
+    }
     this.guarded(() => this.judge(this.parser.push(line)));
   }
 

@@ -1,8 +1,10 @@
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { StepVerdict } from '@loopguard/core/steps';
 import { type AgentResult, runAgent } from './agentProcess.js';
 import type { GitWorkspace } from './GitWorkspace.js';
 import type { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
+import type { RunSpend } from './runSpend.js';
 import { StepStreamWatcher } from './StepStreamWatcher.js';
 
 /** What one run of the agent produced. */
@@ -19,6 +21,8 @@ export interface AgentIteration {
   nudges: string[];
   /** Output lines that looked like steps but could not be judged, and why the first could not. */
   malformed: { lines: number; first: string | null };
+  /** The spend guard's warnings and stop (a stop ended the iteration), oldest first. */
+  spend: SpendVerdict[];
 }
 
 /** What {@link runAgentIteration} needs. */
@@ -45,6 +49,8 @@ export interface AgentIterationInput {
   token?: string;
   /** Called with the agent's pid when it starts. */
   onStart?: (pid: number) => void;
+  /** The run's spend guard (a budget is set) and the iteration's task. */
+  spend?: { guard: RunSpend; task: string | null };
 }
 
 /**
@@ -55,7 +61,9 @@ export interface AgentIterationInput {
 export async function runAgentIteration(input: AgentIterationInput): Promise<AgentIteration> {
   const { options, display, workspace, treeBefore } = input;
   const watcher =
-    options.agentStream === undefined ? null : new StepStreamWatcher(options.agentStream, input.runId);
+    options.agentStream === undefined
+      ? null
+      : new StepStreamWatcher(options.agentStream, input.runId, input.spend);
   const result = await runAgent(input.command, {
     cwd: input.cwd,
     input: input.prompt,
@@ -79,6 +87,7 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
       stopVerdict: null,
       nudges: [],
       malformed: { lines: 0, first: null },
+      spend: watcher?.spendVerdicts ?? [],
     };
   const tree = workspace === null ? null : await workspace.snapshot();
   const changes =
@@ -89,5 +98,5 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
   const nudges =
     watcher === null ? [] : [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
   const malformed = { lines: watcher?.malformedLines ?? 0, first: watcher?.firstProblem ?? null };
-  return { result, tree, changes, stopVerdict, nudges, malformed };
+  return { result, tree, changes, stopVerdict, nudges, malformed, spend: watcher?.spendVerdicts ?? [] };
 }

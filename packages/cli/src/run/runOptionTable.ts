@@ -6,6 +6,7 @@ import {
   DEFAULT_TASK_THRESHOLD,
   DEFAULT_TEST_ONLY_SHARE,
 } from '@loopguard/core/breaker';
+import { spendOptionsSchema } from '@loopguard/core/spend';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
@@ -49,6 +50,26 @@ const count = z.coerce.number().int().min(1, 'must be an integer ≥ 1');
 const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
+/** The `spend` section as an object (the configuration file) or as JSON (`--spend`). */
+const spend = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((value, ctx) => {
+  let input: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      input = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"session":{"maxCostUsd":5}}' });
+      return z.NEVER;
+    }
+  }
+  const parsed = spendOptionsSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  ctx.addIssue({
+    code: 'custom',
+    message: `${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`.trim(),
+  });
+  return z.NEVER;
+});
 const choice = <const T extends readonly [string, ...string[]]>(values: T) => ({
   choices: values,
   schema: z.enum(values),
@@ -237,6 +258,27 @@ export const RUN_OPTIONS = [
     help: "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; codex: codex exec --json; gemini: gemini --output-format stream-json; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
     defaultText: 'off',
     ...choice(AGENT_STREAM_FORMATS),
+  },
+  {
+    key: 'maxCostUsd',
+    flag: '--max-cost-usd <usd>',
+    help: "stop the run when the agent's replies have cost this many US dollars, warning at 80 % (read from --agent-stream; prices from the pricing library)",
+    defaultText: 'off',
+    schema: z.coerce.number().positive('must be a number > 0'),
+  },
+  {
+    key: 'maxTokens',
+    flag: '--max-tokens <n>',
+    help: "stop the run when the agent's replies have used this many tokens (input, output and cache), warning at 80 % (read from --agent-stream)",
+    defaultText: 'off',
+    schema: count,
+  },
+  {
+    key: 'spend',
+    flag: '--spend <json>',
+    help: 'the spend guard: the `spend` section of loopguard.config.yaml (session, task, warnAt, burnRate, prices) as JSON; see docs/spend.md',
+    defaultText: 'off',
+    schema: spend,
   },
   {
     key: 'json',

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -7,6 +8,7 @@ import { CliError } from '../CliError.js';
 import { CONFIG_FILES } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
+import { runSpendOptions } from './runSpendOptions.js';
 
 /** What `loopguard run` does when the breaker opens. */
 export type StagnationAction = (typeof STAGNATION_ACTIONS)[number];
@@ -84,8 +86,14 @@ export function readConfigFile(
   if (typeof parsed !== 'object' || Array.isArray(parsed))
     throw new CliError(`config ${found}: must be an object of options`);
   const record = parsed as Record<string, unknown>;
+  // The `spend` section is shared with the hooks: it applies to the run beside a `run:` section too.
   const values =
-    typeof record.run === 'object' && record.run !== null ? (record.run as Record<string, unknown>) : record;
+    typeof record.run === 'object' && record.run !== null
+      ? {
+          ...(record.spend === undefined ? {} : { spend: record.spend }),
+          ...(record.run as Record<string, unknown>),
+        }
+      : record;
   return { path: found, values: Object.fromEntries(Object.entries(values).map(([k, v]) => [camel(k), v])) };
 }
 
@@ -114,6 +122,8 @@ export function resolveRunOptions(
   if (parsed.success) {
     if (parsed.data.task !== undefined && parsed.data.plan !== undefined)
       throw new CliError('--task and --plan cannot be used together');
+    if (parsed.data.agentStream === undefined && spendGuardOn(runSpendOptions(parsed.data)))
+      throw new CliError("the spend guard reads the agent's usage from its output: give --agent-stream");
     return parsed.data;
   }
   const issue = parsed.error.issues[0];

@@ -58,6 +58,7 @@ export async function executeSession(
       loopDetector,
       agentToken: live.token,
       onAgentStart: (pid) => live.agentStarted(pid),
+      recordEntry: (entry) => state.db.stateMachine.addContextEntry(entry),
     }).execute();
   } catch (error) {
     if (!isStorageFault(error)) throw error;

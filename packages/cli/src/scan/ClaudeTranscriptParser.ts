@@ -1,3 +1,4 @@
+import { anthropicUsage } from '@loopguard/core/spend';
 import { ClaudeCodeSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -53,7 +54,10 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         : { steps: this.steps.user(message), tokens: 0 };
     }
     if (record.isApiErrorMessage === true) return NOTHING;
-    return { steps: this.steps.assistant(message), tokens: this.replyTokens(message) };
+    const tokens = this.replyTokens(message);
+    const steps = this.steps.assistant(message);
+    const usage = tokens === 0 ? undefined : anthropicUsage(message);
+    return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
   }
 
   end(): TranscriptRead {

@@ -1,3 +1,4 @@
+import { usageRecordOf } from '@loopguard/core/spend';
 import { CodexRolloutSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -21,12 +22,17 @@ export class CodexRolloutParser implements TranscriptParser {
   readonly format = 'codex-rollout';
   readonly meta: SessionMeta = { hasUsage: false };
   private totalTokens = 0;
+  /** The model of the current turn (`turn_context`), for the price of its tokens. */
+  private model: string | undefined;
   private readonly steps = new CodexRolloutSteps();
 
   /** Only items, token counts and the session's header matter. */
   mayMatter(line: string): boolean {
     return (
-      line.includes('"response_item"') || line.includes('"token_count"') || line.includes('"session_meta"')
+      line.includes('"response_item"') ||
+      line.includes('"token_count"') ||
+      line.includes('"session_meta"') ||
+      line.includes('"turn_context"')
     );
   }
 
@@ -39,10 +45,13 @@ export class CodexRolloutParser implements TranscriptParser {
         if (typeof payload.id === 'string') this.meta.sessionId ??= payload.id;
         if (typeof payload.cwd === 'string') this.meta.project ??= payload.cwd;
         return NOTHING;
+      case 'turn_context':
+        if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
+        return NOTHING;
       case 'response_item':
         return { steps: this.steps.item(payload), tokens: 0 };
       case 'event_msg':
-        return payload.type === 'token_count' ? { steps: [], tokens: this.tokens(payload) } : NOTHING;
+        return payload.type === 'token_count' ? this.tokenCount(payload) : NOTHING;
       default:
         return NOTHING;
     }
@@ -50,6 +59,22 @@ export class CodexRolloutParser implements TranscriptParser {
 
   end(): TranscriptRead {
     return { steps: this.steps.end(), tokens: 0 };
+  }
+
+  /** The tokens a `token_count` adds, with the usage of its last call (`last_token_usage`) by kind. */
+  private tokenCount(payload: Record<string, unknown>): TranscriptRead {
+    const tokens = this.tokens(payload);
+    const last = recordOf(recordOf(payload.info)?.last_token_usage);
+    if (tokens === 0 || last === undefined) return { steps: [], tokens };
+    const cached = numberOf(last.cached_input_tokens);
+    const usage = usageRecordOf({
+      model: this.model,
+      inputTokens: numberOf(last.input_tokens) - cached,
+      cacheReadTokens: cached,
+      cacheCreationTokens: last.cache_write_input_tokens,
+      outputTokens: last.output_tokens,
+    });
+    return { steps: [], tokens, usage };
   }
 
   private tokens(payload: Record<string, unknown>): number {

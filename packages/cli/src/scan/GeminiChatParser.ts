@@ -1,3 +1,4 @@
+import { usageRecordOf } from '@loopguard/core/spend';
 import { GeminiCliSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
@@ -61,7 +62,16 @@ export class GeminiChatParser implements TranscriptParser {
     if (reply === undefined) return NOTHING;
     const steps = this.steps.chatReply(reply);
     const tokens = recordOf(reply.tokens);
-    if (tokens !== undefined) this.meta.hasUsage = true;
-    return { steps, tokens: numberOf(tokens?.total) };
+    if (tokens === undefined) return { steps, tokens: 0 };
+    this.meta.hasUsage = true;
+    // Gemini's input count includes the cached part; thoughts are billed as output.
+    const cached = numberOf(tokens.cached);
+    const usage = usageRecordOf({
+      model: reply.model,
+      inputTokens: numberOf(tokens.input) - cached,
+      cacheReadTokens: cached,
+      outputTokens: numberOf(tokens.output) + numberOf(tokens.thoughts),
+    });
+    return { steps, tokens: numberOf(tokens.total), usage };
   }
 }

@@ -1,4 +1,5 @@
 import type { StepEvidence, StepLoopDetector, StepVerdict } from '@loopguard/core/steps';
+import type { ScanCost } from './scanCost.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a loop ended: the agent got out of it (it went on with other tool calls), or the session ended in it. */
@@ -22,7 +23,10 @@ export interface ScannedLoop {
   wastedToolCalls: number;
   /** Tokens of the replies after the stop, up to the loop's end; `null` where the transcript records no usage. */
   wastedTokens: number | null;
-  /** `--price` times `wastedTokens` (only with `--price`; `null` where no usage is recorded). */
+  /**
+   * Dollars of the replies after the stop: each priced from its model (the pricing library, the
+   * configuration's `spend.prices`), or `--price` times `wastedTokens`; `null` where no usage is recorded.
+   */
   wastedCost?: number | null;
   /** The loop in one line: the repeating step and its result. */
   evidence: string;
@@ -41,9 +45,13 @@ interface OpenLoop {
   nudgeEvidence: StepVerdict['evidence'];
   wastedToolCalls: number;
   wastedTokens: number;
-  /** Tool calls and tokens counted when the stop came. */
+  /** Tool calls, tokens and dollars counted when the stop came. */
   callsAtStop: number;
   tokensAtStop: number;
+  costAtStop: number;
+  unpricedAtStop: number;
+  /** `null` when some of the tokens after the stop have no price: the waste's cost is unknown. */
+  wastedCost: number | null;
 }
 
 const ONE_LINE = 160;
@@ -96,11 +104,16 @@ export class SessionScan {
   private open: OpenLoop | undefined;
   private readonly loops: OpenLoop[] = [];
 
-  constructor(private readonly detector: StepLoopDetector) {}
+  /** @param cost - prices the replies, when the scan has a price book. */
+  constructor(
+    private readonly detector: StepLoopDetector,
+    readonly cost?: ScanCost,
+  ) {}
 
   /** Observes one record's steps; its tokens count from its first step on. */
   add(read: TranscriptRead): void {
     this.tokens += read.tokens;
+    this.cost?.add(read);
     for (const step of read.steps) {
       const verdict = this.detector.observe(step);
       const index = this.steps++;
@@ -137,6 +150,9 @@ export class SessionScan {
         wastedTokens: 0,
         callsAtStop: 0,
         tokensAtStop: 0,
+        costAtStop: 0,
+        unpricedAtStop: 0,
+        wastedCost: 0,
       };
       return;
     }
@@ -147,11 +163,15 @@ export class SessionScan {
       loop.verdict = verdict;
       loop.callsAtStop = this.toolCalls;
       loop.tokensAtStop = this.tokens;
+      loop.costAtStop = this.cost?.usd ?? 0;
+      loop.unpricedAtStop = this.cost?.unpricedTokens ?? 0;
     }
     loop.endStep = index;
     if (loop.stopStep !== null) {
       loop.wastedToolCalls = this.toolCalls - loop.callsAtStop;
       loop.wastedTokens = this.tokens - loop.tokensAtStop;
+      const unpriced = (this.cost?.unpricedTokens ?? 0) - loop.unpricedAtStop;
+      loop.wastedCost = unpriced > 0 ? null : (this.cost?.usd ?? 0) - loop.costAtStop;
     }
   }
 
@@ -176,6 +196,7 @@ export class SessionScan {
       ended: this.lastActionStep > loop.endStep ? 'got_out' : 'session_end',
       wastedToolCalls: loop.wastedToolCalls,
       wastedTokens: loop.wastedTokens,
+      ...(this.cost === undefined ? {} : { wastedCost: loop.wastedCost }),
       evidence: evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]),
       message: loop.verdict.message ?? '',
     };

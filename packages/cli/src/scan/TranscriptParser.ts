@@ -1,3 +1,4 @@
+import type { UsageRecord } from '@loopguard/core/spend';
 import type { Step } from '@loopguard/core/steps';
 
 /** The agents whose sessions `loopguard scan` reads; `steps` is loopguard's own step JSONL. */
@@ -9,6 +10,8 @@ export interface TranscriptRead {
   steps: Step[];
   /** Tokens the model spent on the reply this record closes (0: none recorded here). */
   tokens: number;
+  /** The same reply's usage by kind, with its model, where the format names them (for its price). */
+  usage?: UsageRecord;
 }
 
 /** What a transcript says about its session, learned while it is read. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { reason } from './scannedSession.js';
 
 /** Folders a walk never enters. */
 const SKIPPED = new Set(['node_modules', '.git']);
@@ -40,14 +41,20 @@ function isTranscript(path: string): boolean {
 
 /**
  * The transcripts under `path`: the file itself when it is one (any name), else every transcript
- * file in the folder and its subfolders, in name order. Unreadable folders are reported through
- * `onProblem` and skipped.
+ * file in the folder and its subfolders, in name order. Unreadable folders, and a path that cannot
+ * be looked at (inside a folder without search permission), are reported through `onProblem` and skipped.
  */
 export async function* transcriptsUnder(
   path: string,
   onProblem: (path: string, problem: string) => void,
 ): AsyncGenerator<string> {
-  const info = await stat(path);
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    onProblem(path, reason(error)); // a path inside a folder that cannot be searched: EACCES, not ENOENT
+    return;
+  }
   if (!info.isDirectory()) {
     yield path;
     return;

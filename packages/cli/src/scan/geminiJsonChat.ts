@@ -3,7 +3,9 @@ import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
-import { type FileScan, finishSession, reason } from './scannedSession.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
+import { type FileScan, reason } from './scannedSession.js';
+import { Skipped } from './skippedRecords.js';
 import { recordOf } from './TranscriptParser.js';
 
 /** The largest whole-file chat read (it cannot be streamed): larger ones are skipped with a line. */
@@ -13,9 +15,14 @@ export const MAX_JSON_CHAT_BYTES = 256 * 1024 * 1024;
  * An older Gemini CLI chat (`~/.gemini/tmp/<project>/chats/session-*.json`): one JSON object
  * `{ sessionId, projectHash, startTime, messages: [...] }` whose messages are the records the
  * current JSON-lines chats write, so {@link GeminiChatParser} reads them. The file is read whole:
- * one that is larger than {@link MAX_JSON_CHAT_BYTES} is skipped.
+ * one that is larger than {@link MAX_JSON_CHAT_BYTES} is skipped. A message the detector refuses is
+ * skipped, and so is a session whose end it refuses, each with what was wrong.
  */
-export async function scanGeminiJsonChat(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
+export async function scanGeminiJsonChat(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
   let chat: Record<string, unknown> | undefined;
   try {
     if ((await stat(file)).size > MAX_JSON_CHAT_BYTES)
@@ -33,11 +40,20 @@ export async function scanGeminiJsonChat(file: string, options: StepLoopDetector
     return { problem: { file, problem: 'unknown format' } };
   }
   const parser = new GeminiChatParser(geminiProject(file));
-  const scan = new SessionScan(new StepLoopDetector(options));
+  const scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
+  const skipped = new Skipped();
   parser.push({ sessionId: chat.sessionId, projectHash: chat.projectHash, startTime: chat.startTime });
   for (const message of chat.messages) {
     const record = recordOf(message);
-    if (record !== undefined) scan.add(parser.push(record));
+    try {
+      if (record !== undefined) scan.add(parser.push(record));
+    } catch (error) {
+      skipped.add(error);
+    }
   }
-  return { session: finishSession(file, parser, scan) };
+  const finished = skipped.finish(file, parser, scan);
+  const notes = skipped.notes();
+  return finished.session === undefined || notes.length === 0
+    ? finished
+    : { ...finished, problem: { file, problem: notes.join(', ') } };
 }

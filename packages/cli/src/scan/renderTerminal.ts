@@ -7,14 +7,45 @@ const MAX_ROWS = 25;
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Waste in words: `7 calls, 1,204 tokens ($0.02)`. */
-function wasteText(toolCalls: number, tokens: number | null, price: number | undefined): string {
+/** Waste in words: `7 calls, 1,204 tokens, $0.02`. */
+function wasteText(toolCalls: number, tokens: number | null, usd: number | undefined): string {
   const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
-    if (price !== undefined) parts.push(`$${((tokens * price) / 1_000_000).toFixed(2)}`);
+    if (usd !== undefined) parts.push(`$${usd.toFixed(2)}`);
   }
   return parts.join(', ');
+}
+
+/** The dollars a session wasted after its stops: `--price` for every token, else each loop's per-model cost. */
+function wastedUsd(
+  session: ScannedSession,
+  tokens: number | null,
+  price: number | undefined,
+): number | undefined {
+  if (price !== undefined) return tokens === null ? undefined : (tokens * price) / 1_000_000;
+  const costs = session.loops.map((loop) => loop.wastedCost);
+  return costs.some((cost) => cost === undefined || cost === null)
+    ? undefined
+    : costs.reduce<number>((a, b) => a + (b ?? 0), 0);
+}
+
+/** The per-model cost and the budget in words (nothing with `--price` or without a price book). */
+function costLines(totals: ScanReport['totals']): string[] {
+  if (totals.costUsd === undefined) return [];
+  const lines = [
+    `Priced per model: $${totals.costUsd.toFixed(2)} in all` +
+      (totals.unpricedTokens
+        ? `; the cost of ${count(totals.unpricedTokens)} tokens is unknown (no price for their model).`
+        : '.'),
+  ];
+  const budget = totals.budget;
+  if (budget !== undefined) {
+    lines.push(
+      `A budget of $${budget.usd.toFixed(2)} per session would have stopped ${count(budget.sessionsStopped)} session${budget.sessionsStopped === 1 ? '' : 's'} and saved $${budget.savedUsd.toFixed(2)}.`,
+    );
+  }
+  return lines;
 }
 
 const dateOf = (session: ScannedSession) => session.startedAt?.slice(0, 10) ?? '-';
@@ -41,6 +72,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
     `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
       `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
   );
+  out.push(...costLines(totals));
   if (totals.nudgesWithoutStop > 0) {
     out.push(
       `${count(totals.nudgesWithoutStop)} nudge${totals.nudgesWithoutStop === 1 ? '' : 's'} came with no stop.`,
@@ -59,7 +91,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         dateOf(session),
         session.agent,
         kindsOf(session, true).join(', '),
-        wasteText(waste.toolCalls, waste.tokens, price),
+        wasteText(waste.toolCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
     });

@@ -1,11 +1,14 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
+import { MAX_LINE_BYTES, readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
-import { type FileScan, finishSession, reason } from './scannedSession.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
+import { type FileScan, notRegular, reason } from './scannedSession.js';
+import { Skipped } from './skippedRecords.js';
 import { recordOf, type TranscriptParser } from './TranscriptParser.js';
 
 /** How many lines of a `loopguard run` output log are tried to find its format. */
@@ -25,22 +28,39 @@ function parseLine(line: string): Record<string, unknown> | undefined | null {
  * loopguard knows gives only a problem; lines that are not JSON inside a session are left out (a
  * truncated last line is named as such). A `loopguard run` output log (`output.log`) may mix plain
  * text with the agent's JSON events: its plain lines are skipped silently. A `.json` file is an older
- * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}).
+ * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). With `pricing`, each reply is
+ * priced from its model (see {@link ScanCost}). What is not a regular file (a FIFO, a socket, a
+ * device) is never opened; a line over {@link MAX_LINE_BYTES} is skipped unread; a record the
+ * detector refuses is skipped, and so is a session whose end it refuses: each with what was wrong.
  */
-export async function scanFile(file: string, options: StepLoopDetectorOptions): Promise<FileScan> {
-  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options);
+export async function scanFile(
+  file: string,
+  options: StepLoopDetectorOptions,
+  pricing?: ScanPricing,
+): Promise<FileScan> {
+  try {
+    const kind = notRegular(await stat(file));
+    if (kind !== undefined) return { problem: { file, problem: `not a regular file (${kind})` } };
+  } catch (error) {
+    return { problem: { file, problem: reason(error) } };
+  }
+  if (file.endsWith('.json')) return scanGeminiJsonChat(file, options, pricing);
   const lenient = basename(file) === 'output.log';
   let parser: TranscriptParser | undefined;
   let scan: SessionScan | undefined;
   let lines = 0;
   let bad = 0;
   let lastBad = false;
-  let rejected = 0;
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let long = 0;
+  const skipped = new Skipped();
+  const input = createReadStream(file);
   try {
-    for await (const line of reader) {
+    for await (const line of readLines(input)) {
       lines++;
+      if (typeof line !== 'string') {
+        long++;
+        continue;
+      }
       if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
       // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
       if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
@@ -56,7 +76,7 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
           if (lenient && lines < DETECT_WITHIN) continue;
           return { problem: { file, problem: 'unknown format' } };
         }
-        scan = new SessionScan(new StepLoopDetector(options));
+        scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
       }
       if (record === undefined || record === null) {
         if (record === undefined) bad++;
@@ -64,24 +84,29 @@ export async function scanFile(file: string, options: StepLoopDetectorOptions): 
       }
       try {
         (scan as SessionScan).add(parser.push(record, line));
-      } catch {
-        rejected++;
+      } catch (error) {
+        skipped.add(error);
       }
     }
   } catch (error) {
     return { problem: { file, problem: reason(error) } };
   } finally {
-    reader.close();
     input.destroy();
   }
   if (parser === undefined || scan === undefined) {
-    return { problem: { file, problem: lines === 0 ? 'empty' : 'unknown format' } };
+    const what = long > 0 ? `a line over ${MAX_LINE_BYTES / 1024 / 1024} MiB` : 'unknown format';
+    return { problem: { file, problem: lines === 0 ? 'empty' : what } };
   }
-  const session = finishSession(file, parser, scan);
+  const finished = skipped.finish(file, parser, scan);
+  if (finished.session === undefined) return finished;
+  const { session } = finished;
   const problems = [
     ...(bad > 0 && lastBad ? ['truncated last line skipped'] : []),
     ...(bad - (lastBad ? 1 : 0) > 0 ? [`${bad - (lastBad ? 1 : 0)} lines not JSON skipped`] : []),
-    ...(rejected > 0 ? [`${rejected} records the detector could not take skipped`] : []),
+    ...(long > 0
+      ? [`${long} ${long === 1 ? 'line' : 'lines'} over ${MAX_LINE_BYTES / 1024 / 1024} MiB skipped`]
+      : []),
+    ...skipped.notes(),
   ];
   return problems.length === 0 ? { session } : { session, problem: { file, problem: problems.join(', ') } };
 }

@@ -1,5 +1,6 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
+import type { ScanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { ScannedSession, ScanProblem } from './scannedSession.js';
 
@@ -21,12 +22,14 @@ export interface ScanListener {
 
 /**
  * Scans every transcript under `paths` (files or folders, which must exist), one file at a time:
- * each file's session runs through a fresh step detector with `options`.
+ * each file's session runs through a fresh step detector with `options`, its replies priced with
+ * `pricing` when given.
  */
 export async function scanPaths(
   paths: readonly string[],
   options: StepLoopDetectorOptions,
   listener: ScanListener = {},
+  pricing?: ScanPricing,
 ): Promise<PathsScan> {
   const problems: ScanProblem[] = [];
   const report = (problem: ScanProblem) => {
@@ -41,7 +44,7 @@ export async function scanPaths(
   }
   const sessions: ScannedSession[] = [];
   for (const [index, file] of files.entries()) {
-    const scanned = await scanFile(file, options);
+    const scanned = await scanFile(file, options, pricing);
     if (scanned.session !== undefined) sessions.push(scanned.session);
     if (scanned.problem !== undefined) report(scanned.problem);
     listener.onProgress?.(index + 1, files.length);

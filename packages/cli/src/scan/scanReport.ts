@@ -19,8 +19,18 @@ export interface ScanTotals {
   nudgesWithoutStop: number;
   /** Files skipped or read in part (each reported in one line). */
   problems: number;
-  /** `--price` (per million tokens) times `wastedTokens`; only with `--price`. */
+  /**
+   * Dollars spent after the stops: each reply priced from its model (the pricing library and
+   * `spend.prices`), or `--price` (per million tokens) times `wastedTokens`; `null` when no session
+   * records usage.
+   */
   wastedCost?: number | null;
+  /** Dollars of every priced reply of every session (without `--price`). */
+  costUsd?: number;
+  /** Tokens whose cost is unknown: a model without a price, a format that names no model (without `--price`). */
+  unpricedTokens?: number;
+  /** With `--budget`: the cap per session, the sessions that would have reached it, and the dollars after. */
+  budget?: { usd: number; sessionsStopped: number; savedUsd: number };
 }
 
 /** What `loopguard scan --json` prints. */
@@ -56,13 +66,15 @@ export function byWaste(a: ScannedSession, b: ScannedSession): number {
 
 /**
  * The report of a scan: every session read, worst first, and the totals.
- * @param price - cost per million tokens (`--price`); adds `wastedCost`.
+ * @param price - cost per million tokens (`--price`): one price for every model, over the per-model costs.
+ * @param budgetUsd - `--budget`: adds what a cap per session would have saved (needs per-model costs).
  */
 export function scanReport(
   sessions: ScannedSession[],
   files: number,
   problems: number,
   price?: number,
+  budgetUsd?: number,
 ): ScanReport {
   const sorted = [...sessions].sort(byWaste).map((session) =>
     price === undefined
@@ -95,8 +107,44 @@ export function scanReport(
   }
   if (price !== undefined) {
     totals.wastedCost = totals.wastedTokens === null ? null : costOf(totals.wastedTokens, price);
+  } else if (sessions.some((session) => session.costUsd !== undefined)) {
+    Object.assign(totals, modelCosts(sessions, totals.wastedTokens === null, budgetUsd));
   }
   return { sessions: sorted, totals };
+}
+
+/** The totals of the per-model costs (see {@link ScanTotals}). */
+function modelCosts(
+  sessions: ScannedSession[],
+  noUsage: boolean,
+  budgetUsd: number | undefined,
+): Partial<ScanTotals> {
+  let cost = 0;
+  let wasted: number | null = 0;
+  let unpriced = 0;
+  let saved = 0;
+  let stopped = 0;
+  for (const session of sessions) {
+    cost += session.costUsd ?? 0;
+    unpriced += session.unpricedTokens ?? 0;
+    for (const loop of session.loops) {
+      // a waste with tokens of unknown cost makes the total unknown: never counted as $0
+      if (wasted !== null && loop.stopStep !== null)
+        wasted = loop.wastedCost === null || loop.wastedCost === undefined ? null : wasted + loop.wastedCost;
+    }
+    if ((session.budgetSavedUsd ?? 0) > 0 || (budgetUsd !== undefined && (session.costUsd ?? 0) >= budgetUsd))
+      stopped++;
+    saved += session.budgetSavedUsd ?? 0;
+  }
+  const cents = (usd: number) => Math.round(usd * 10_000) / 10_000;
+  return {
+    wastedCost: noUsage || wasted === null ? null : cents(wasted),
+    costUsd: cents(cost),
+    unpricedTokens: unpriced,
+    ...(budgetUsd === undefined
+      ? {}
+      : { budget: { usd: budgetUsd, sessionsStopped: stopped, savedUsd: cents(saved) } }),
+  };
 }
 
 /** `tokens` at `price` per million, rounded to the cent's hundredth. */

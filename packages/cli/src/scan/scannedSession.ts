@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { ScannedLoop, SessionScan } from './SessionScan.js';
 import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
@@ -24,6 +25,12 @@ export interface ScannedSession {
   tokens: number | null;
   /** The loops found, nudged-only ones included (`stopStep: null`). */
   loops: ScannedLoop[];
+  /** Dollars of the session's priced replies (each from its model); `null` where no usage is recorded. Absent without a price book. */
+  costUsd?: number | null;
+  /** Tokens whose cost is unknown (no price for the model, or no model named). Absent without a price book. */
+  unpricedTokens?: number;
+  /** With `--budget`: the dollars after the reply that reached the budget (0: never reached). */
+  budgetSavedUsd?: number;
 }
 
 /** A file that was skipped, or read with lines left out: one line for the person. */
@@ -60,7 +67,24 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
     steps: result.steps,
     toolCalls: result.toolCalls,
     tokens: meta.hasUsage ? result.tokens : null,
-    loops: result.loops.map((loop) => ({ ...loop, wastedTokens: meta.hasUsage ? loop.wastedTokens : null })),
+    loops: result.loops.map((loop) => ({
+      ...loop,
+      wastedTokens: meta.hasUsage ? loop.wastedTokens : null,
+      ...(loop.wastedCost === undefined ? {} : { wastedCost: meta.hasUsage ? loop.wastedCost : null }),
+    })),
+    ...costOf(scan, meta.hasUsage),
+  };
+}
+
+/** The session's cost fields, when the scan priced it. */
+function costOf(scan: SessionScan, hasUsage: boolean): Partial<ScannedSession> {
+  const cost = scan.cost;
+  if (cost === undefined) return {};
+  const saved = cost.budgetSaved;
+  return {
+    costUsd: hasUsage ? cost.usd : null,
+    unpricedTokens: cost.unpricedTokens,
+    ...(saved === null ? {} : { budgetSavedUsd: saved }),
   };
 }
 
@@ -70,4 +94,13 @@ export function reason(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'unreadable (permission denied)';
   if (code === 'EISDIR') return 'is a folder';
   return `unreadable (${code ?? (error instanceof Error ? error.message : String(error))})`;
+}
+
+/** What a path is when it is not a regular file (`a FIFO`, `a socket`, `a device`, `a folder`); `undefined` for a file. */
+export function notRegular(info: Stats): string | undefined {
+  if (info.isFile()) return undefined;
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isDirectory()) return 'a folder';
+  return 'a device';
 }

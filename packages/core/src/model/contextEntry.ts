@@ -13,6 +13,9 @@ export type RecoveryTopic = (typeof RECOVERY_TOPICS)[number];
 /** Context-entry topics of step-level loops: `loop_nudge` (a nudge given) and `loop_stop` (a run stopped). */
 export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
 
+/** Context-entry topics of the spend guard: `spend_warning` (a warning given) and `spend_stop` (a run stopped at its budget). */
+export const SPEND_TOPICS = ['spend_warning', 'spend_stop'] as const;
+
 /** A record in the shared context: every recovery is one. */
 export interface ContextEntry {
   /** Unique id assigned by the state machine. */

@@ -12,6 +12,7 @@ import { nearDuplicateRetry } from './nearDuplicateRetry.js';
 import { noProgressRepeat } from './noProgressRepeat.js';
 import { permissionDenied } from './permissionDenied.js';
 import { scanTranscript } from './scanTranscript.js';
+import { spendBudget } from './spendBudget.js';
 
 /** The scenarios `loopguard demo` runs, in order. Add new ones here. */
 export const DEMO_SCENARIOS: readonly DemoScenario[] = [
@@ -26,6 +27,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   activeWork,
   nearDuplicateRetry,
   scanTranscript,
+  spendBudget,
   claudeCodeHook,
   aiSdkAgent,
 ];

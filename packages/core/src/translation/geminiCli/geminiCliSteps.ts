@@ -1,6 +1,7 @@
 import { boundedText } from '../../kernel/boundedText.js';
 import type { ObservationStep, Step } from '../../steps/step.js';
 import { CallNames } from '../callNames.js';
+import { PiecedText } from '../piecedText.js';
 import { recordOf } from '../records.js';
 import { TurnText } from '../turnText.js';
 
@@ -84,16 +85,18 @@ function chatText(content: unknown): string {
 export class GeminiCliSteps {
   private readonly calls = new CallNames();
   private readonly text = new TurnText();
-  private pieces = '';
+  /** The assistant's message pieces, bounded (a message of any length holds the same memory). */
+  private readonly pieces = new PiecedText();
 
   /**
    * One event of `--output-format stream-json` (checked against 0.61.0): `tool_use` (`tool_name`,
    * `tool_id`, `parameters`), `tool_result` (`tool_id`, `status`, `output`, `error`), the
-   * assistant's `message` pieces (`delta: true`), which make one text until the next other event.
+   * assistant's `message` pieces (`delta: true`), which make one text until the next other event
+   * (held within the bounds of {@link PiecedText}: its head and tail).
    */
   streamEvent(event: Record<string, unknown>): Step[] {
     if (event.type === 'message' && event.role === 'assistant') {
-      if (typeof event.content === 'string') this.pieces += event.content;
+      if (typeof event.content === 'string') this.pieces.add(event.content);
       if (event.delta !== true) this.endPieces();
       return [];
     }
@@ -138,7 +141,6 @@ export class GeminiCliSteps {
   }
 
   private endPieces(): void {
-    this.text.add(this.pieces);
-    this.pieces = '';
+    this.text.add(this.pieces.take());
   }
 }

@@ -1,0 +1,150 @@
+import { InMemoryStateMachine } from '@loopguard/core';
+import { generateText, streamText, tool } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loopGuard } from '../src/ai-sdk/index.js';
+import { stepUsage } from '../src/ai-sdk/stepUsage.js';
+import { scriptedModel } from './aiSdkModel.js';
+
+// The SDK's mock model reports 10 input and 5 output tokens a step, as model `mock-model-id`.
+// Priced here at $1,000 / $2,000 per million: $0.02 a step.
+const PRICES = { 'mock-model-id': { input: 1000, output: 2000 } };
+
+/** A model that makes progress: a new file every step. */
+const writes = scriptedModel((call) => ({
+  tool: 'writeFile',
+  input: { path: `f${call}.txt`, text: `v${call}` },
+}));
+const tools = {
+  writeFile: tool({
+    description: 'Write a file',
+    inputSchema: z.object({ path: z.string(), text: z.string() }),
+    execute: async ({ path }) => `wrote ${path}`,
+  }),
+};
+
+function userTexts(prompt: ReadonlyArray<{ role: string; content: unknown }>): string[] {
+  return prompt
+    .filter((m) => m.role === 'user')
+    .flatMap((m) =>
+      Array.isArray(m.content) ? m.content.map((p: { text?: string }) => p.text ?? '') : [String(m.content)],
+    );
+}
+
+describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
+  it('warns at 80 % in the next prompt and stops the run at its budget in dollars, recording both', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const guard = loopGuard({
+      taskId: 'T1',
+      stateMachine,
+      spend: { session: { maxCostUsd: 0.05 }, prices: PRICES },
+    });
+    const result = await generateText({
+      model: writes,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+    });
+    expect(result.steps).toHaveLength(3);
+    expect(guard.spendStopVerdict).toMatchObject({ action: 'stop', reason: 'cap', scope: 'session' });
+    expect(guard.spendStopVerdict?.message).toContain('this run reached its budget ($0.06 of $0.05)');
+    const prompts = writes.doGenerateCalls.map((call) => call.prompt);
+    expect(userTexts(prompts[1] ?? []).some((t) => t.includes('you have spent'))).toBe(false);
+    expect(userTexts(prompts[2] ?? [])).toContainEqual(
+      expect.stringContaining('you have spent $0.04 of $0.05 on this run (80 %)'),
+    );
+    const entries = stateMachine.listContextEntries({ topics: ['spend_warning', 'spend_stop'] }).reverse();
+    expect(entries.map((e) => [e.topic, e.relatedTasks])).toEqual([
+      ['spend_warning', ['T1']],
+      ['spend_stop', ['T1']],
+    ]);
+    expect(entries[1]?.metadata).toMatchObject({ spent: { replies: 3, inputTokens: 30, outputTokens: 15 } });
+  });
+
+  it('stops a streamText run at a token budget; the task budget counts across runs of one guard', async () => {
+    const model = scriptedModel((call) => ({
+      tool: 'writeFile',
+      input: { path: `s${call}.txt`, text: 'x' },
+    }));
+    const guard = loopGuard({ taskId: 'T2', spend: { task: { maxTokens: 30 } } });
+    const result = streamText({
+      model,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+    });
+    expect(await result.steps).toHaveLength(2);
+    expect(guard.spendStopVerdict?.message).toContain('task T2 reached its budget (30 of 30 tokens)');
+  });
+
+  it('an unknown model is counted in tokens and its cost is unknown, never $0', async () => {
+    const guard = loopGuard({ spend: { session: { maxCostUsd: 0.01, maxTokens: 1000 } } });
+    await generateText({
+      model: writes,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: [guard.stopWhen[0] as never, ({ steps }) => steps.length >= 3],
+    });
+    expect(guard.spendStopVerdict).toBeNull();
+    expect(guard.run.spend?.spent).toMatchObject({
+      replies: 3,
+      tokens: 45,
+      costUsd: 0,
+      unpricedTokens: 45,
+      unpricedModels: ['mock-model-id'],
+    });
+  });
+
+  it('no spend option, no spend guard; a bad one is a ConfigurationError naming it', () => {
+    expect(loopGuard().run.spend).toBeUndefined();
+    expect(() => loopGuard({ spend: { session: { maxTokens: -1 } } })).toThrow(
+      'spend option: "session.maxTokens"',
+    );
+  });
+
+  it('reads the usage of a step: cache details, totals without details, missing parts', () => {
+    expect(
+      stepUsage({
+        usage: {
+          inputTokens: 100,
+          inputTokenDetails: { noCacheTokens: 20, cacheReadTokens: 70, cacheWriteTokens: 10 },
+          outputTokens: 5,
+          outputTokenDetails: { textTokens: 5, reasoningTokens: undefined },
+          totalTokens: 105,
+        },
+        response: { id: 'r1', modelId: 'gpt-5', timestamp: new Date(0), messages: [] } as never,
+      }),
+    ).toEqual([
+      {
+        replyId: 'r1',
+        model: 'gpt-5',
+        at: 0,
+        inputTokens: 20,
+        cacheReadTokens: 70,
+        cacheCreationTokens: 10,
+        outputTokens: 5,
+      },
+    ]);
+    expect(stepUsage({ usage: { inputTokens: 50, outputTokens: -3 } as never })).toEqual([
+      { inputTokens: 50, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    ]);
+    expect(stepUsage({})).toEqual([]);
+  });
+});
+
+describe('the adapters that do not read usage yet', () => {
+  it('refuse the spend option rather than accept it and do nothing', async () => {
+    const { loopGuard: claudeGuard } = await import('../src/claude-agent-sdk/index.js');
+    const { loopGuard: langGraphGuard } = await import('../src/langgraph/index.js');
+    const { loopGuard: openAiGuard } = await import('../src/openai-agents/index.js');
+    const spend = { session: { maxTokens: 10 } };
+    expect(() => claudeGuard({ spend })).toThrow(
+      'the Claude Agent SDK adapter does not read the usage of its steps yet',
+    );
+    expect(() => langGraphGuard({ spend })).toThrow('the LangGraph adapter');
+    expect(() => openAiGuard({ spend })).toThrow('the OpenAI Agents adapter');
+  });
+});

@@ -1,0 +1,41 @@
+import type { CostOf } from '@loopguard/core/spend';
+import type { TranscriptRead } from './TranscriptParser.js';
+
+/** How a scan prices what it reads: the guard's price book, and `--budget`. */
+export interface ScanPricing {
+  /** The price book: per-model overrides (`spend.prices`), then the pricing library. */
+  costOf: CostOf;
+  /** `--budget`: a session's cap in US dollars, to show what it would have saved. */
+  budgetUsd?: number;
+}
+
+/**
+ * What one session cost, priced reply by reply from its model: dollars of the priced replies,
+ * tokens whose cost is unknown (a model without a price, a format that names no model), and, with a
+ * budget, the cost the guard would have stopped at (the reply that reached the cap).
+ */
+export class ScanCost {
+  /** Dollars of the replies whose model has a price. */
+  usd = 0;
+  /** Tokens of the replies without a price: their cost is unknown, not 0. */
+  unpricedTokens = 0;
+  private atBudget: number | null = null;
+
+  constructor(private readonly pricing: ScanPricing) {}
+
+  /** Prices one record's reply. */
+  add(read: TranscriptRead): void {
+    if (read.tokens === 0) return;
+    const cost = read.usage === undefined ? undefined : this.pricing.costOf(read.usage);
+    if (cost === undefined || !Number.isFinite(cost) || cost < 0) this.unpricedTokens += read.tokens;
+    else this.usd += cost;
+    const budget = this.pricing.budgetUsd;
+    if (budget !== undefined && this.atBudget === null && this.usd >= budget) this.atBudget = this.usd;
+  }
+
+  /** What the budget would have saved: the dollars after the reply that reached it; `null` without `--budget`. */
+  get budgetSaved(): number | null {
+    if (this.pricing.budgetUsd === undefined) return null;
+    return this.atBudget === null ? 0 : this.usd - this.atBudget;
+  }
+}

@@ -1,0 +1,113 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
+import { hookLog, spendState } from './hookHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+
+// The spend guard with a real Claude Code, offline against a scripted Messages API whose replies
+// report 100,000 input tokens (message_start) and 12 output tokens (message_delta, the count Claude
+// Code writes to its transcript). claude-sonnet-4-5 costs $3 per million input tokens and $15 per
+// million output tokens in the pricing library: $0.30018 a reply.
+let claude = '';
+beforeAll(async () => {
+  claude = await ensureClaudeCode();
+}, 900_000);
+
+/** A model that makes progress: a new file every turn, done after 8 turns. */
+const progress = (turn: number): ScriptedTurn =>
+  turn < 8
+    ? {
+        tool: 'Bash',
+        input: { command: `echo ${turn} > file${turn}.txt`, description: `Write file ${turn}` },
+      }
+    : { text: 'All files written.' };
+
+async function claudeWithBudget(config: string) {
+  const { dir } = tempRepo('');
+  const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+  writeFileSync(join(dir, 'loopguard.config.yaml'), config);
+  const init = await loopguard(dir, ['init', 'claude', '--project'], { HOME: home });
+  expect(init.code, init.stderr).toBe(0);
+  const api = await startFakeAnthropicApi(progress, { usage: { input_tokens: 100_000, output_tokens: 1 } });
+  try {
+    const result = await execa(
+      claude,
+      [
+        '-p',
+        'Fix the bug.',
+        '--model',
+        'claude-sonnet-4-5',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--dangerously-skip-permissions',
+      ],
+      {
+        cwd: dir,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 240_000,
+        env: { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
+      },
+    );
+    const resultLine =
+      String(result.stdout)
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.type === 'result') ?? {};
+    return { dir, result, resultLine, received: api.conversations.map((c) => JSON.stringify(c)) };
+  } finally {
+    await api.close();
+  }
+}
+
+describe('the spend guard with a real Claude Code (offline)', () => {
+  it('warns the session at 80 % of its budget (in the next request) and stops it at the budget', async () => {
+    const { dir, result, resultLine, received } = await claudeWithBudget(
+      'spend:\n  session:\n    maxCostUsd: 1\n',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // replies 1-3 cost $0.90: the warning follows the third tool call; the fourth reaches $1.20
+    const warned = received.findIndex((r) =>
+      r.includes('you have spent $0.90 of $1.00 on this session (90 %)'),
+    );
+    expect(warned).toBe(3);
+    expect(received).toHaveLength(4);
+    expect(resultLine.terminal_reason).toBe('hook_stopped');
+    const { entries } = spendState(dir);
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(entries[1]).toMatchObject({
+      content: expect.stringContaining('this session reached its budget ($1.20 of $1.00)'),
+      metadata: {
+        scope: 'session',
+        reason: 'cap',
+        spent: { replies: 4, inputTokens: 400_000, outputTokens: 48 },
+      },
+    });
+    expect(received[3]).toContain('hook additional context: loopguard: you have spent');
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it('counts in tokens only without a money budget, and never stops a session under its budget', async () => {
+    const { dir, result, resultLine, received } = await claudeWithBudget(
+      'spend:\n  session:\n    maxTokens: 10000000\n',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(resultLine).toMatchObject({ subtype: 'success', result: 'All files written.' });
+    expect(received).toHaveLength(9);
+    const { ledgers, entries } = spendState(dir);
+    expect(entries).toEqual([]);
+    // nine replies, each once, though Claude Code writes a reply as one record per content block
+    expect(ledgers[0]?.ledger.totals).toMatchObject({
+      replies: 9,
+      inputTokens: 900_000,
+      costUsd: 0,
+      unpricedTokens: 900_108,
+    });
+  }, 600_000);
+});

@@ -1,0 +1,229 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectDaySpendKey } from '../src/hook/guardSpend.js';
+import { readHookConfig } from '../src/hook/hookConfig.js';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
+import { claudeEvent, hookLog, spendState } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
+
+const T0 = Date.parse('2026-11-28T10:00:00Z');
+
+/** A project with `config` as its loopguard.config.yaml and an empty transcript. */
+function project(config: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-spend-'));
+  writeFileSync(join(dir, 'loopguard.config.yaml'), config);
+  writeFileSync(join(dir, 'transcript.jsonl'), '');
+  return dir;
+}
+
+/** A reply of `tokens` input tokens as Claude Code writes it: one record per content block. */
+function reply(id: string, tokens: number, blocks = 2, model = 'claude-sonnet-4-5'): string {
+  const record = {
+    type: 'assistant',
+    timestamp: new Date(T0).toISOString(),
+    message: { id, model, role: 'assistant', usage: { input_tokens: tokens, output_tokens: 0 }, content: [] },
+  };
+  return `${JSON.stringify(record)}\n`.repeat(blocks);
+}
+
+let call = 0;
+
+/** A `PostToolUse` of a new, different tool call (no loop), answered at `now`. */
+async function afterTool(dir: string, session = 's1', now = T0): Promise<string> {
+  call++;
+  const event = claudeEvent(dir, session, 'PostToolUse', {
+    tool_name: ['Read', 'Write', 'Bash', 'Grep'][call % 4],
+    tool_input: { file_path: `src/file${call}.ts` },
+    tool_response: `content ${call} ${'x'.repeat(call * 7)}`,
+  });
+  return answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => now });
+}
+
+describe('the spend guard in the hook', () => {
+  it('reads only the new replies, counts each message.id once, warns then stops', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('msg_1', 500));
+    expect(await afterTool(dir)).toBe('');
+    // the same reply again (a resumed session rewrites it) and a new one: 500 + 300
+    appendFileSync(transcript, reply('msg_1', 500) + reply('msg_2', 300));
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toContain(
+      'you have used 800 of 1,000 tokens on this session (80 %)',
+    );
+    expect(await afterTool(dir)).toBe(''); // warned once
+    appendFileSync(transcript, reply('msg_3', 200, 1));
+    const stop = JSON.parse(await afterTool(dir));
+    expect(stop).toMatchObject({
+      continue: false,
+      stopReason: expect.stringContaining('this session reached its budget (1,000 of 1,000 tokens)'),
+    });
+    const { ledgers, entries } = spendState(dir);
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 3, tokens: 1000 });
+    // shown by status and recoveries
+    const db = join(dir, '.loopguard', 'state.db');
+    const status = await loopguard(dir, ['status', '--db', db]);
+    expect(status.stdout).toContain('spend: 1 warning, 1 stop (loopguard recoveries --topic spend_stop)');
+    const json = JSON.parse((await loopguard(dir, ['status', '--db', db, '--json'])).stdout);
+    expect(json.spend).toEqual({ warnings: 1, stops: 1 });
+    const recoveries = await loopguard(dir, ['recoveries', '--db', db, '--topic', 'spend_stop', '--json']);
+    expect(recoveries.code, recoveries.stderr).toBe(0);
+    expect(JSON.parse(recoveries.stdout).recoveries).toMatchObject([
+      { topic: 'spend_stop', action: 'spend_stop', taskId: 'claude:s1' },
+    ]);
+  });
+
+  it('a money budget speaks in dollars from the pricing library, naming the tokens it cannot price', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 1\n');
+    // claude-sonnet-4-5: $3 per million input tokens below its long-context tier
+    appendFileSync(
+      join(dir, 'transcript.jsonl'),
+      reply('a', 150_000) + reply('b', 150_000) + reply('c', 1000, 1, 'in-house-model'),
+    );
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toContain(
+      'you have spent $0.90 of $1.00 on this session (90 %)',
+    );
+    expect(warning.hookSpecificOutput.additionalContext).toContain(
+      'The cost of 1,000 tokens is unknown (no price for in-house-model)',
+    );
+  });
+
+  it('a per-model price in the configuration prices a model the library does not know', async () => {
+    const dir = project(
+      'spend:\n  session:\n    maxCostUsd: 1\n  prices:\n    in-house-model: { input: 10, output: 10 }\n',
+    );
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 100_000, 1, 'in-house-model'));
+    const stop = JSON.parse(await afterTool(dir));
+    expect(stop.stopReason).toContain('($1.00 of $1.00)');
+  });
+
+  it('the project-day budget adds every session of the day', async () => {
+    const dir = project('spend:\n  projectDay:\n    maxTokens: 1000\n  warnAt: 0.9\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 600));
+    expect(await afterTool(dir, 's1')).toBe('');
+    writeFileSync(join(dir, 'transcript.jsonl'), reply('b', 600));
+    const stop = JSON.parse(await afterTool(dir, 's2'));
+    expect(stop.stopReason).toContain('this project today reached its budget (1,200 of 1,000 tokens)');
+    expect(spendState(dir).ledgers.map((l) => l.scope)).toEqual([
+      projectDaySpendKey(T0),
+      'session:claude:s1',
+      'session:claude:s2',
+    ]);
+    // the next day starts afresh
+    writeFileSync(join(dir, 'transcript.jsonl'), reply('c', 100));
+    expect(await afterTool(dir, 's3', T0 + 86_400_000)).toBe('');
+  });
+
+  it('the burn-rate alarm warns when the tokens a minute reach the threshold', async () => {
+    const dir = project('spend:\n  burnRate:\n    tokensPerMinute: 1000\n    forMinutes: 1\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 1500));
+    const alarm = JSON.parse(await afterTool(dir));
+    expect(alarm.hookSpecificOutput.additionalContext).toContain(
+      '1,500 tokens a minute (alarm at 1,000) over the last 1 minutes',
+    );
+    expect(spendState(dir).entries[0]?.metadata).toMatchObject({
+      reason: 'burn_rate',
+      burnRate: { tokensPerMinute: 1500, forMinutes: 1 },
+    });
+  });
+
+  it('at the end of a turn it counts only: the warning waits for the next tool call, where the model hears it', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 900));
+    const stop = claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.' });
+    expect(await answerHookEvent('claude', JSON.stringify(stop), { env: {}, cwd: dir, now: () => T0 })).toBe(
+      '',
+    );
+    expect(spendState(dir)).toMatchObject({
+      entries: [],
+      ledgers: [{ ledger: { totals: { tokens: 900 } } }],
+    });
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toContain('you have used 900 of 1,000 tokens');
+  });
+
+  it('is off without a spend section: nothing is read or written', async () => {
+    const dir = project('hook:\n  enabled: true\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 10_000_000));
+    expect(await afterTool(dir)).toBe('');
+    expect(spendState(dir).ledgers).toEqual([]);
+  });
+
+  it('a transcript that cannot be read fails open with one log line; the loop guard goes on', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 10\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('a', 100));
+    chmodSync(transcript, 0o000);
+    const unreadable = process.getuid?.() === 0 ? join(dir, 'missing.jsonl') : transcript;
+    const event = {
+      ...claudeEvent(dir, 's1', 'PostToolUse', {
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_response: 'x',
+      }),
+      transcript_path: unreadable,
+    };
+    expect(await answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => T0 })).toBe(
+      '',
+    );
+    expect(hookLog(dir)).toHaveLength(1);
+    expect(hookLog(dir)[0]).toMatch(/claude PostToolUse session=s1: failed open: ENOENT|EACCES/);
+    expect(spendState(dir).ledgers).toEqual([]);
+  });
+
+  it('a FIFO as the transcript is refused at once (one log line), not waited on', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 10\n');
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const event = {
+      ...claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'done' }),
+      transcript_path: fifo,
+    };
+    expect(await answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => T0 })).toBe(
+      '',
+    );
+    expect(hookLog(dir)[0]).toContain('is not a regular file');
+  });
+
+  it('the spend section is validated: a bad value is one log line naming the key, and the call is silent', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: -3\n');
+    await expect(readHookConfig(dir)).rejects.toThrow('spend: "session.maxCostUsd"');
+    expect(await afterTool(dir)).toBe('');
+    expect(hookLog(dir)[0]).toContain('session.maxCostUsd');
+  });
+});
+
+describe('reading a transcript', () => {
+  it('reads whole lines only, skips what is not JSON or not a reply, and restarts a shorter file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-transcript-'));
+    const path = join(dir, 't.jsonl');
+    const cut = reply('b', 7, 1);
+    writeFileSync(
+      path,
+      `not json "assistant" "usage"\n${JSON.stringify({ type: 'user', message: { usage: {} } })}\n${reply('a', 5, 1)}${cut.slice(0, 20)}`,
+    );
+    const first = readTranscriptUsage(path, 0);
+    expect(first.records.map((r) => r.replyId)).toEqual(['a']);
+    appendFileSync(path, cut.slice(20));
+    const second = readTranscriptUsage(path, first.offset);
+    expect(second.records.map((r) => [r.replyId, r.inputTokens])).toEqual([['b', 7]]);
+    writeFileSync(path, reply('c', 1, 1));
+    expect(readTranscriptUsage(path, second.offset).records.map((r) => r.replyId)).toEqual(['c']);
+  });
+
+  it('reads at most maxBytes a call; a line longer than that is skipped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-transcript-'));
+    const path = join(dir, 't.jsonl');
+    writeFileSync(path, `${'x'.repeat(100)}\n${reply('a', 5, 1)}`);
+    const first = readTranscriptUsage(path, 0, 64);
+    expect(first).toEqual({ records: [], offset: 64 });
+    const rest = readTranscriptUsage(path, readTranscriptUsage(path, first.offset, 64).offset, 1 << 20);
+    expect(rest.records.map((r) => r.replyId)).toEqual(['a']);
+  });
+});

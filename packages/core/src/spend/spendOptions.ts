@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { parseOptions } from '../kernel/parseOptions.js';
+import type { ModelPrice } from './priceBook.js';
+
+/** Default of `warnAt`: the share of a cap at which loopguard warns once. */
+export const DEFAULT_SPEND_WARN_AT = 0.8;
+/** Default of `burnRate.forMinutes`: the stretch the burn rate is averaged over. */
+export const DEFAULT_BURN_MINUTES = 5;
+
+/** The caps of one scope; either or both. */
+export interface SpendCaps {
+  /** Stop at this many tokens (input, output and cache, all counted). */
+  maxTokens?: number;
+  /** Stop at this many US dollars (replies of unpriced models add nothing here, and the messages say so). */
+  maxCostUsd?: number;
+}
+
+/** The burn-rate alarm of a session or run: spend per minute above a threshold over a stretch. */
+export interface BurnRateOptions {
+  /** Alarm when the tokens per minute, averaged over `forMinutes`, reach this. */
+  tokensPerMinute?: number;
+  /** Alarm when the dollars per minute, averaged over `forMinutes`, reach this. */
+  costUsdPerMinute?: number;
+  /** The stretch, whole minutes (1–120). @default 5 */
+  forMinutes?: number;
+  /** `warn` gives the agent a warning (again after the rate fell back); `stop` stops it. @default 'warn' */
+  action?: 'warn' | 'stop';
+}
+
+/**
+ * The spend guard's options: the `spend` section of `loopguard.config.yaml`, `loopguard run`'s and
+ * `init`'s options and the adapters' `spend` option share these keys. Nothing set: no guard.
+ */
+export interface SpendOptions {
+  /** Caps of one agent session (a hook session, a `loopguard run`, an adapter's run). */
+  session?: SpendCaps;
+  /** Caps of one task over all its attempts and runs (the orchestrator, `loopguard run --task`). */
+  task?: SpendCaps;
+  /** Caps of one project over one UTC day, all sessions together (the hooks). */
+  projectDay?: SpendCaps;
+  /** The share of a cap (over 0, under 1) at which the agent is warned once. @default 0.8 */
+  warnAt?: number;
+  /** The burn-rate alarm of a session. */
+  burnRate?: BurnRateOptions;
+  /** Prices by exact model name, before the pricing library's (US dollars per million tokens). */
+  prices?: Record<string, ModelPrice>;
+}
+
+/** {@link SpendOptions} with the defaults applied. */
+export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate'> & {
+  warnAt: number;
+  burnRate?: Required<Pick<BurnRateOptions, 'forMinutes' | 'action'>> & BurnRateOptions;
+};
+
+const positive = z.number().positive().finite();
+const capsSchema = z.strictObject({
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: positive.optional(),
+});
+const priceSchema = z.strictObject({
+  input: z.number().min(0).finite(),
+  output: z.number().min(0).finite(),
+  cacheWrite: z.number().min(0).finite().optional(),
+  cacheRead: z.number().min(0).finite().optional(),
+});
+
+/** The schema of {@link SpendOptions}. */
+export const spendOptionsSchema = z.strictObject({
+  session: capsSchema.optional(),
+  task: capsSchema.optional(),
+  projectDay: capsSchema.optional(),
+  warnAt: z.number().gt(0).lt(1).default(DEFAULT_SPEND_WARN_AT),
+  burnRate: z
+    .strictObject({
+      tokensPerMinute: positive.optional(),
+      costUsdPerMinute: positive.optional(),
+      forMinutes: z.number().int().min(1).max(120).default(DEFAULT_BURN_MINUTES),
+      action: z.enum(['warn', 'stop']).default('warn'),
+    })
+    .optional(),
+  prices: z.record(z.string().min(1), priceSchema).optional(),
+});
+
+/**
+ * Validates spend options and applies the defaults.
+ * @param what - how the caller names them in errors (`loopguard.config.yaml spend`, `spend option`).
+ * @throws ConfigurationError naming the key and the value.
+ */
+export function parseSpendOptions(input: unknown, what = 'spend options'): ResolvedSpendOptions {
+  return parseOptions(spendOptionsSchema, input, what) as ResolvedSpendOptions;
+}
+
+/** Whether the options set any cap or alarm (the guard is off otherwise). */
+export function spendGuardOn(options: SpendOptions | undefined): boolean {
+  if (options === undefined) return false;
+  const set = (caps?: SpendCaps) => caps?.maxTokens !== undefined || caps?.maxCostUsd !== undefined;
+  const burn = options.burnRate;
+  return (
+    set(options.session) ||
+    set(options.task) ||
+    set(options.projectDay) ||
+    burn?.tokensPerMinute !== undefined ||
+    burn?.costUsdPerMinute !== undefined
+  );
+}
+
+/** Whether the options need prices (a money cap or a money rate): the pricing library loads only then. */
+export function spendNeedsPrices(options: SpendOptions | undefined): boolean {
+  return (
+    options?.session?.maxCostUsd !== undefined ||
+    options?.task?.maxCostUsd !== undefined ||
+    options?.projectDay?.maxCostUsd !== undefined ||
+    options?.burnRate?.costUsdPerMinute !== undefined
+  );
+}

@@ -1,0 +1,82 @@
+import { anthropicUsage, type UsageRecord, usageRecordOf } from './usageRecord.js';
+
+/** The agent output formats whose usage records {@link streamUsage} reads (`loopguard run --agent-stream`). */
+export type UsageStreamFormat = 'claude' | 'codex' | 'gemini' | 'jsonl';
+
+const objectOf = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+const numberOf = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) ? value : 0;
+
+/**
+ * The usage records one event of an agent's output stream carries:
+ * - `claude` (`claude -p --output-format stream-json`): each `assistant` event's `message.usage`,
+ *   with `message.id` (one event per content block: the ledger counts the id once) and `message.model`;
+ * - `codex` (`codex exec --json`): `turn.completed`'s `usage` (`input_tokens` includes
+ *   `cached_input_tokens`); the stream names no model, so its cost is unknown;
+ * - `gemini` (`gemini --output-format stream-json`): the final `result` event's `stats.models`, one
+ *   record per model (`input` uncached, `cached` read from the cache), only at the end of the run;
+ * - `jsonl`: any event with a `usage` object in Anthropic's names (`input_tokens`, `output_tokens`,
+ *   `cache_creation_input_tokens`, `cache_read_input_tokens`) or OpenAI's (`prompt_tokens`,
+ *   `completion_tokens`), with `id` and `model` beside it.
+ * Anything else gives none. Never throws.
+ * @param at - when the event was read, epoch ms.
+ * @example streamUsage('codex', { type: 'turn.completed', usage: { input_tokens: 40, cached_input_tokens: 10, output_tokens: 20 } }, 0);
+ */
+export function streamUsage(format: UsageStreamFormat, event: unknown, at: number): UsageRecord[] {
+  const e = objectOf(event);
+  if (e === undefined) return [];
+  switch (format) {
+    case 'claude': {
+      if (e.type !== 'assistant') return [];
+      const record = anthropicUsage(e.message, at);
+      return record === undefined ? [] : [record];
+    }
+    case 'codex': {
+      const usage = objectOf(e.usage);
+      if (e.type !== 'turn.completed' || usage === undefined) return [];
+      const cached = numberOf(usage.cached_input_tokens);
+      return [
+        usageRecordOf({
+          at,
+          inputTokens: numberOf(usage.input_tokens) - cached,
+          cacheReadTokens: cached,
+          cacheCreationTokens: usage.cache_write_input_tokens,
+          outputTokens: usage.output_tokens,
+        }),
+      ];
+    }
+    case 'gemini': {
+      const models = objectOf(objectOf(e.stats)?.models);
+      if (e.type !== 'result' || models === undefined) return [];
+      return Object.entries(models).map(([model, value]) => {
+        const stats = objectOf(value) ?? {};
+        const cached = numberOf(stats.cached);
+        return usageRecordOf({
+          model,
+          at,
+          inputTokens: stats.input ?? numberOf(stats.input_tokens) - cached,
+          cacheReadTokens: cached,
+          outputTokens: stats.output_tokens,
+        });
+      });
+    }
+    case 'jsonl': {
+      const usage = objectOf(e.usage);
+      if (usage === undefined) return [];
+      return [
+        usageRecordOf({
+          replyId: e.id,
+          model: e.model,
+          at,
+          inputTokens: usage.input_tokens ?? usage.prompt_tokens,
+          outputTokens: usage.output_tokens ?? usage.completion_tokens,
+          cacheCreationTokens: usage.cache_creation_input_tokens,
+          cacheReadTokens: usage.cache_read_input_tokens,
+        }),
+      ];
+    }
+  }
+}
