@@ -29,8 +29,8 @@
       ['tokens after the stop', count(t.wastedTokens)],
       ['nudges with no stop', count(t.nudgesWithoutStop)],
     ];
-    if (t.wastedCost !== undefined && t.wastedCost !== null) {
-      cards.push(['cost after the stop', `$${t.wastedCost.toFixed(2)}`]);
+    if (t.costText !== null) {
+      cards.push(['cost after the stop', t.costText]);
     }
     for (const [label, value] of cards) {
       const card = element('div', undefined, 'card');
@@ -39,12 +39,15 @@
     }
   }
 
-  /** Wasted tool calls and tokens per day of the sessions' start. */
+  /**
+   * Wasted tool calls and tokens per day of the sessions' start (UTC days), as day numbers since
+   * 1970: the x axis counts whole days, so one day is one bar among its neighbours.
+   */
   function overTime() {
     const days = new Map();
     for (const { session, loop } of loops) {
       if (!stopped(loop) || session.startedAt === null) continue;
-      const day = Math.floor(Date.parse(session.startedAt) / 1000 / DAY) * DAY;
+      const day = Math.floor(Date.parse(session.startedAt) / 1000 / DAY);
       const sums = days.get(day) ?? { calls: 0, tokens: 0 };
       sums.calls += loop.wastedToolCalls;
       sums.tokens += loop.wastedTokens ?? 0;
@@ -53,6 +56,27 @@
     const xs = [...days.keys()].sort((a, b) => a - b);
     return [xs, xs.map((x) => days.get(x).calls), xs.map((x) => days.get(x).tokens)];
   }
+
+  /** `2026-11-10` as `Nov 10` (UTC, as the days are counted). */
+  const dayLabel = (day) =>
+    new Date(day * DAY * 1000).toLocaleDateString('en-US', {
+      month: 'short',
+      day: 'numeric',
+      timeZone: 'UTC',
+    });
+  /** Axis numbers short enough for the axis: 1.2M, 340k, 12. */
+  const compact = (n) =>
+    n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : `${+n.toFixed(1)}`;
+  /** Steps of an axis of counts: whole numbers only. */
+  const WHOLE = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 1e6];
+  /** A y axis: compact numbers, room for them and for the label beside them. */
+  const yAxis = (extra) => ({
+    size: 64,
+    gap: 4,
+    labelGap: 2,
+    values: (_u, splits) => splits.map(compact),
+    ...extra,
+  });
 
   /** Wasted tool calls per project, most first (at most 15). */
   function perProject() {
@@ -76,22 +100,28 @@
       return;
     }
     const bars = uPlot.paths.bars({ size: [0.6, 60] });
-    new uPlot(
+    const [first, last] = [time[0][0], time[0][time[0].length - 1]];
+    const timeChart = new uPlot(
       {
         width: chartWidth('chart-time'),
         height: 240,
         scales: {
-          x: { time: true, range: (_u, min, max) => [min - DAY, max + DAY] },
+          // whole days, one either side: a single day is one bar in the middle, not a sliver
+          x: { time: false, range: () => [first - 1, last + 1] },
           y: FROM_ZERO,
           tokens: FROM_ZERO,
         },
         axes: [
-          {},
-          { label: 'tool calls' },
-          { scale: 'tokens', side: 1, label: 'tokens', grid: { show: false } },
+          {
+            incrs: [1, 2, 7, 14, 28, 56, 91, 182, 364],
+            space: 56,
+            values: (_u, splits) => splits.map((day) => (Number.isInteger(day) ? dayLabel(day) : '')),
+          },
+          yAxis({ label: 'tool calls', incrs: WHOLE }),
+          yAxis({ scale: 'tokens', side: 1, label: 'tokens', grid: { show: false } }),
         ],
         series: [
-          {},
+          { label: 'day', value: (_u, v) => (v === null ? '–' : dayLabel(v)) },
           {
             label: 'tool calls after the stop',
             stroke: '#c0392b',
@@ -99,14 +129,21 @@
             paths: bars,
             points: { show: false },
           },
-          { label: 'tokens after the stop', scale: 'tokens', stroke: '#2c3e50', width: 2 },
+          {
+            label: 'tokens after the stop',
+            scale: 'tokens',
+            stroke: '#2c3e50',
+            width: 2,
+            points: { show: true, size: 6 },
+            value: (_u, v) => (v === null ? '–' : count(v)),
+          },
         ],
       },
       time,
       $('chart-time'),
     );
     const projects = perProject();
-    new uPlot(
+    const projectChart = new uPlot(
       {
         width: chartWidth('chart-projects'),
         height: 240,
@@ -117,10 +154,10 @@
               splits.map((i) => (Number.isInteger(i) ? shortProject(projects[i]?.[0] ?? '') : '')),
             splits: () => projects.map((_p, i) => i),
           },
-          { label: 'tool calls' },
+          yAxis({ label: 'tool calls', incrs: WHOLE }),
         ],
         series: [
-          {},
+          { label: 'project', value: (_u, v) => (v === null ? '–' : shortProject(projects[v]?.[0] ?? '')) },
           {
             label: 'tool calls after the stop',
             stroke: '#8e44ad',
@@ -133,6 +170,8 @@
       [projects.map((_p, i) => i), projects.map(([, calls]) => calls)],
       $('chart-projects'),
     );
+    // the charts, for a look from the browser's console (and the tests)
+    window.scanCharts = { time: timeChart, projects: projectChart };
   }
 
   function renderLoops() {
@@ -145,7 +184,7 @@
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
       const steps = `${loop.nudgeStep} / ${loop.stopStep ?? '–'} / ${loop.endStep}`;
       const waste = stopped(loop)
-        ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${typeof loop.wastedCost === 'number' ? `, $${loop.wastedCost.toFixed(2)}` : ''}`
+        ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
         : 'nudge only';
       const evidence = element('td');
       const details = element('details');

@@ -7,7 +7,7 @@ const docs = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 describe('docs/cli.md', () => {
-  it.each(['run', 'resume', 'reset', 'runs'])('matches `loopguard %s --help`', async (command) => {
+  it.each(['run', 'resume', 'reset', 'runs', 'scan'])('matches `loopguard %s --help`', async (command) => {
     const io = bufferedIo();
     await runCli([command, '--help'], io);
     const help = io.out();

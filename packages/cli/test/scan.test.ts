@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { formatMoney } from '../src/scan/money.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
@@ -155,12 +156,33 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     expect(configured.totals.costUsd).toBeCloseTo(((unknown.sessions[0]?.tokens ?? 0) * 1000) / 1e6, 3);
     const flat = await scanJson([fixture(looping[0] as string), '--price', '10']);
     const tokens = flat.totals.wastedTokens ?? 0;
-    expect(flat.totals.wastedCost).toBe(Math.round((tokens * 10) / 10_000) / 100);
+    expect(flat.totals.wastedCost).toBe((tokens * 10) / 1_000_000);
     expect(flat.sessions[0]?.loops[0]?.wastedCost).toBe(flat.totals.wastedCost);
     const { out } = await scan([fixture(looping[0] as string), '--price', '10']);
-    expect(out).toMatch(/\$\d+\.\d\d/);
+    expect(out).toContain(formatMoney((tokens * 10) / 1_000_000));
     const bad = await scan([fixtures, '--price', 'cheap']);
     expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
+describe('loopguard scan: money', () => {
+  it('never shows a row at $0.00 beside a total above it: below a cent, two significant digits', async () => {
+    const { code, out } = await scan([fixtures, '--price', '10']);
+    expect(code).toBe(EXIT_CODES.ok);
+    const total = /\((\$[\d.]+)\) spent after the stop/.exec(out)?.[1];
+    const rows = out.split('\n').filter((line) => / \| (claude|codex|gemini) +\| /.test(line));
+    expect(total).toMatch(/^\$0\.00\d\d$/);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).toMatch(/tokens, \$0\.00?0?[1-9]\d /);
+    expect(out).not.toContain('$0.00 ');
+  });
+
+  it('formats money as cents from a cent up and two significant digits below', () => {
+    expect(formatMoney(0)).toBe('$0.00');
+    expect(formatMoney(4.1)).toBe('$4.10');
+    expect(formatMoney(0.00421)).toBe('$0.0042');
+    expect(formatMoney(0.009999)).toBe('$0.01');
+    expect(formatMoney(0.0000012)).toBe('$0.0000012');
   });
 });
 

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync,
   closeSync,
   mkdirSync,
   mkdtempSync,
@@ -11,12 +10,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
-import { MAX_LINE_BYTES, readLines } from '../src/scan/readLines.js';
+import { MAX_LINE_LENGTH, readLines } from '../src/scan/readLines.js';
 import { scanFile } from '../src/scan/scanFile.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { bufferedIo } from './helpers.js';
@@ -115,17 +113,17 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
     expect(report?.totals).toMatchObject({ files: 2, sessions: 1, problems: 1 });
     // named as the argument, too
     const alone = await scan([join(dir, 'a-pipe.jsonl')]);
-    expect(alone.err.trim()).toMatch(/a-pipe\.jsonl: not a regular file \(a FIFO\)$/);
+    expect(alone.err).toMatch(/a-pipe\.jsonl: not a regular file \(a FIFO\)$/m);
   });
 
-  it(`skips a line over ${MAX_LINE_BYTES / 1024 / 1024} MiB unread, with one line, and reads the rest of the file`, async () => {
+  it(`skips a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB unread, with one line, and reads the rest of the file`, async () => {
     const dir = tempDir();
     const file = join(dir, 'long.jsonl');
     const fd = openSync(file, 'w');
     writeSync(fd, looping.slice(0, looping.indexOf('\n') + 1));
     writeSync(fd, '{"type":"observation","output":"');
     const block = Buffer.alloc(1024 * 1024, 'x');
-    for (let n = 0; n <= MAX_LINE_BYTES / block.length; n++) writeSync(fd, block);
+    for (let n = 0; n <= MAX_LINE_LENGTH / block.length; n++) writeSync(fd, block);
     writeSync(fd, '"}\n');
     writeSync(fd, looping);
     closeSync(fd);
@@ -135,16 +133,29 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
   });
 
   it('reads lines as readline did, holding no line over its bound', async () => {
-    const read = async (chunks: string[], max?: number) => {
+    const dir = tempDir();
+    const read = async (text: string, max?: number) => {
+      const file = join(dir, 'lines.jsonl');
+      writeFileSync(file, text);
       const out: unknown[] = [];
-      for await (const line of readLines(Readable.from(chunks.map((c) => Buffer.from(c))), max))
-        out.push(line);
+      for await (const batch of readLines(file, max)) out.push(...batch);
       return out;
     };
-    expect(await read(['a\r\nb', 'c\n\nd'])).toEqual(['a', 'bc', '', 'd']);
-    expect(await read(['é', '\n'])).toEqual(['é']);
-    expect(await read(['12345', '6789\nok\n'], 8)).toEqual([{ longLine: 9 }, 'ok']);
-    expect(await read([])).toEqual([]);
+    expect(await read('a\r\nbc\n\nd')).toEqual(['a', 'bc', '', 'd']);
+    expect(await read('é\n')).toEqual(['é']);
+    expect(await read('123456789\nok\n', 8)).toEqual([{ longLine: 9 }, 'ok']);
+    expect(await read('ok\n123456789', 8)).toEqual(['ok', { longLine: 9 }]);
+    expect(await read('')).toEqual([]);
+  });
+
+  it('skips a line over its bound that spans many reads, and goes on after it', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'spans.jsonl');
+    const long = 'x'.repeat(3 * 1024 * 1024 + 5);
+    writeFileSync(file, `first\n${long}\nlast\n`);
+    const out: unknown[] = [];
+    for await (const batch of readLines(file, 1024 * 1024)) out.push(...batch);
+    expect(out).toEqual(['first', { longLine: long.length }, 'last']);
   });
 
   it('reports a path that cannot be looked at by why, not as "no such file or folder", and goes on', async () => {
@@ -157,23 +168,6 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
     expect(err.trim()).toMatch(/loop-a: unreadable \(ELOOP\)$/);
     expect(report?.totals).toMatchObject({ sessions: 1, problems: 1 });
   });
-
-  it.skipIf(process.getuid?.() === 0)(
-    'reports a file inside a folder without permission as permission denied',
-    async () => {
-      const dir = tempDir();
-      mkdirSync(join(dir, 'closed'));
-      writeFileSync(join(dir, 'closed', 'x.jsonl'), looping);
-      chmodSync(join(dir, 'closed'), 0o000);
-      try {
-        const { code, err } = await scan([join(dir, 'closed', 'x.jsonl')]);
-        expect(code).toBe(EXIT_CODES.ok);
-        expect(err.trim()).toMatch(/x\.jsonl: unreadable \(permission denied\)$/);
-      } finally {
-        chmodSync(join(dir, 'closed'), 0o700);
-      }
-    },
-  );
 
   it(`keeps at most ${MAX_OPEN_CALLS} calls awaiting a result: a transcript whose calls never get one holds no more`, () => {
     const parser = new ClaudeTranscriptParser();

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../server/test/browser.js';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { formatMoney } from '../src/scan/money.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
@@ -47,7 +48,7 @@ describe('loopguard scan --html in Chromium', () => {
 
     const cards = await page.locator('#totals .card').allInnerTexts();
     expect(cards.join('\n')).toContain(`${report.totals.wastedToolCalls}\ntool calls after the stop`);
-    expect(cards.join('\n')).toContain(`$${report.totals.wastedCost?.toFixed(2)}\ncost after the stop`);
+    expect(cards.join('\n')).toContain(`${formatMoney(report.totals.wastedCost ?? 0)}\ncost after the stop`);
     // uPlot draws each chart on a canvas with its legend
     expect(await page.locator('#chart-time canvas').count()).toBe(1);
     expect(await page.locator('#chart-projects canvas').count()).toBe(1);
@@ -82,4 +83,68 @@ describe('loopguard scan --html in Chromium', () => {
     expect(await page.locator('#charts').isVisible()).toBe(false);
     await page.close();
   });
+
+  /**
+   * Copies of the Claude Code looping fixture, one per (day, project): its dates moved to `day` and
+   * its working directory to `project`.
+   */
+  function sessionsOn(days: string[], projects: string[]): string {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-days-'));
+    const original = readFileSync(join(fileURLToPath(SCAN_FIXTURES), 'claude-2.1.330-looping.jsonl'), 'utf8');
+    const cwd = /"cwd":"([^"]+)"/.exec(original)?.[1] as string;
+    for (const day of days) {
+      for (const project of projects) {
+        const folder = join(dir, project.replaceAll('/', '-'));
+        mkdirSync(folder, { recursive: true });
+        const text = original.replaceAll('2026-11-25', day).replaceAll(cwd, project);
+        writeFileSync(join(folder, `${day}.jsonl`), text);
+      }
+    }
+    return dir;
+  }
+
+  const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
+
+  it.each([
+    ['one day, one project', ['2026-11-25'], ['/home/dev/shop']],
+    ['many days, one project', ['2026-11-20', '2026-11-22', '2026-11-25'], ['/home/dev/shop']],
+    [
+      'many days, many projects',
+      ['2026-11-01', '2026-11-25'],
+      ['/home/dev/shop', '/home/dev/api', '/srv/infra'],
+    ],
+  ])(
+    'draws %s on an axis of whole days with a day either side, and costs that add up',
+    async (_name, days, projects) => {
+      const { file } = await writeReport([sessionsOn(days, projects), '--price', '1']);
+      const page = await browser.context.newPage();
+      await page.goto(pathToFileURL(file).href);
+      await page.waitForSelector('body[data-ready="true"]');
+      const charts = await page.evaluate(() => {
+        const { time, projects } = (
+          window as unknown as {
+            scanCharts: Record<string, { scales: { x: { min: number; max: number } }; data: number[][] }>;
+          }
+        ).scanCharts;
+        return {
+          x: { min: time?.scales.x.min, max: time?.scales.x.max },
+          days: time?.data[0],
+          projects: projects?.data[0]?.length,
+        };
+      });
+      const first = dayNumber(days[0] as string);
+      const last = dayNumber(days[days.length - 1] as string);
+      expect(charts.x).toEqual({ min: first - 1, max: last + 1 });
+      expect(charts.days).toEqual(days.map(dayNumber));
+      expect(charts.projects).toBe(projects.length);
+      const total = await page.locator('#totals .card strong').last().textContent();
+      expect(total).toMatch(/^\$0\.\d+$/);
+      const costs = (await page.locator('#loops td:nth-child(7)').allInnerTexts()).map((text) =>
+        text.split(', ').pop(),
+      );
+      expect(costs).toHaveLength(days.length * projects.length);
+      for (const cost of costs) expect(cost).toMatch(/^\$0\.0*[1-9]\d*$/);
+      await page.close();
+    },
+  );
 });

@@ -1,23 +1,28 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadLibraryCost, priceBook } from '@loopguard/core/spend';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { readHookConfig } from '../hook/hookConfig.js';
-import { defaultTranscriptPlaces } from '../scan/findTranscripts.js';
+import { emptyScanHint } from '../scan/emptyScanHint.js';
 import { writeHtmlReport } from '../scan/htmlReport.js';
 import { progressLine } from '../scan/progressBar.js';
 import { renderTerminal } from '../scan/renderTerminal.js';
 import { scanPaths } from '../scan/scanPaths.js';
 import { scanReport } from '../scan/scanReport.js';
+import { dayFormat, parseDay, type SessionFilter, sessionFilter } from '../scan/sessionFilter.js';
+import { transcriptPlaces } from '../scan/transcriptPlaces.js';
 
 interface ScanOptions {
   json?: boolean;
   html?: string;
   price?: number;
+  since?: string;
+  until?: string;
+  project?: string;
+  timezone?: string;
   budget?: number;
 }
 
@@ -43,6 +48,23 @@ function missing(path: string): boolean {
   }
 }
 
+/** Commander parser of `--since` / `--until`: a day, `YYYYMMDD` or `YYYY-MM-DD` (as ccusage). */
+function parseDayOption(value: string): string {
+  const day = parseDay(value);
+  if (day === undefined) throw new InvalidArgumentError('must be a date, YYYYMMDD or YYYY-MM-DD.');
+  return day;
+}
+
+/** Commander parser of `--timezone`: an IANA time zone. */
+function parseTimeZone(value: string): string {
+  try {
+    dayFormat(value);
+  } catch {
+    throw new InvalidArgumentError('must be an IANA time zone (UTC, Europe/Paris, America/New_York).');
+  }
+  return value;
+}
+
 /** Commander parser of `--budget`: a positive number of US dollars. */
 function parseBudget(value: string): number {
   const budget = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
@@ -51,7 +73,7 @@ function parseBudget(value: string): number {
 }
 
 /**
- * `loopguard scan [PATH...] [--json] [--html file] [--price n]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -78,11 +100,42 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         'show what a spend budget of this many US dollars per session would have saved',
       ).argParser(parseBudget),
     )
+    .addOption(
+      new Option(
+        '--since <day>',
+        'only sessions started on or after this day (YYYYMMDD or YYYY-MM-DD)',
+      ).argParser(parseDayOption),
+    )
+    .addOption(
+      new Option(
+        '--until <day>',
+        'only sessions started on or before this day (YYYYMMDD or YYYY-MM-DD)',
+      ).argParser(parseDayOption),
+    )
+    .addOption(
+      new Option(
+        '--timezone <zone>',
+        'the time zone of --since and --until (default: the machine’s, TZ)',
+      ).argParser(parseTimeZone),
+    )
+    .option(
+      '--project <project>',
+      'only the sessions of one project: the folder its transcripts are in (as ccusage names it), its path or its last folder',
+    )
     .action(async (paths: string[], options: ScanOptions) => {
+      if (options.since !== undefined && options.until !== undefined && options.since > options.until)
+        throw new CliError(`--since ${options.since} is after --until ${options.until}`, EXIT_CODES.usage);
+      const filter: SessionFilter = {
+        ...(options.since === undefined ? {} : { since: options.since }),
+        ...(options.until === undefined ? {} : { until: options.until }),
+        ...(options.project === undefined ? {} : { project: options.project }),
+        ...(options.timezone === undefined ? {} : { timeZone: options.timezone }),
+      };
+      const places = paths.length > 0 ? undefined : transcriptPlaces(io.env, io.cwd);
       const roots =
-        paths.length > 0
+        places === undefined
           ? paths.map((path) => resolve(io.cwd, path))
-          : defaultTranscriptPlaces(io.env, io.cwd);
+          : places.map((place) => place.path).filter((path) => !missing(path));
       for (const [i, root] of roots.entries()) {
         // only a path that is not there is a usage error; one that cannot be looked at (EACCES,
         // ELOOP) is one line from the scan, which goes on with the others
@@ -103,10 +156,7 @@ export function registerScanCommand(program: Command, io: CliIo): void {
       // one price for every model (--price) prices the waste at the end; else each reply from its model
       const pricing =
         options.price === undefined
-          ? {
-              costOf: priceBook(prices, await loadLibraryCost()),
-              ...(options.budget === undefined ? {} : { budgetUsd: options.budget }),
-            }
+          ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
           : undefined;
       const scanned = await scanPaths(
         roots,
@@ -120,8 +170,9 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         },
         pricing,
       );
+      const sessions = scanned.sessions.filter(sessionFilter(filter));
       const report = scanReport(
-        scanned.sessions,
+        sessions,
         scanned.files,
         scanned.problems.length,
         options.price,
@@ -136,10 +187,20 @@ export function registerScanCommand(program: Command, io: CliIo): void {
           throw new CliError(`--html: cannot write ${file} (${code})`, EXIT_CODES.usage);
         }
       }
-      io.stdout(
-        options.json === true
-          ? `${JSON.stringify(report, null, 2)}\n`
-          : renderTerminal(report, options.price),
-      );
+      const hint =
+        sessions.length === 0
+          ? emptyScanHint({
+              ...(places === undefined ? {} : { places }),
+              paths,
+              read: scanned.sessions.length,
+              filter,
+            })
+          : undefined;
+      if (options.json === true) {
+        io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+        if (hint !== undefined) io.stderr(`loopguard scan: ${hint}\n`);
+      } else {
+        io.stdout(`${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}`);
+      }
     });
 }

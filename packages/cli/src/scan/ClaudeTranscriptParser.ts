@@ -1,5 +1,5 @@
 import { anthropicUsage } from '@loopguard/core/spend';
-import { ClaudeCodeSteps } from '@loopguard/core/steps';
+import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
@@ -21,16 +21,18 @@ import {
  *   the user's own text, meta and compaction-summary messages (`isMeta`, `isCompactSummary`),
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
- *   of the first message count (the main session in the main file, the subagent in its own file).
- * Usage is counted once per API reply (one reply is written as one record per content block, with
- * the same `message.id`).
+ *   of the first message give steps (the main session in the main file, the subagent in its own file).
+ * Usage is counted as ccusage counts it: once per API reply (one reply is written as one record per
+ * content block, with the same `message.id` and `requestId`), API error replies and the other side's
+ * replies (a sidechain in the main file) included.
  */
 export class ClaudeTranscriptParser implements TranscriptParser {
   readonly agent = 'claude';
   readonly format = 'claude-transcript';
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
-  private lastReply: unknown;
+  /** `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once; no id, no key). */
+  private readonly counted = new Set<string>();
   private readonly steps = new ClaudeCodeSteps();
 
   /** Only user and assistant records give steps or usage (most of a transcript is neither). */
@@ -44,7 +46,12 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     }
     if (record.type !== 'assistant' && record.type !== 'user') return NOTHING;
     this.sidechain ??= record.isSidechain === true;
-    if ((record.isSidechain === true) !== this.sidechain) return NOTHING;
+    if ((record.isSidechain === true) !== this.sidechain) {
+      // the other side's replies are no steps of this run, but the session paid for them
+      return record.type === 'assistant'
+        ? this.reply([], recordOf(record.message), record.requestId)
+        : NOTHING;
+    }
     noteStart(this.meta, record.timestamp);
     if (this.meta.project === undefined && typeof record.cwd === 'string') this.meta.project = record.cwd;
     const message = recordOf(record.message);
@@ -53,24 +60,39 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         ? NOTHING
         : { steps: this.steps.user(message), tokens: 0 };
     }
-    if (record.isApiErrorMessage === true) return NOTHING;
-    const tokens = this.replyTokens(message);
-    const steps = this.steps.assistant(message);
-    const usage = tokens === 0 ? undefined : anthropicUsage(message);
-    return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
+    const steps = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
+    return this.reply(steps, message, record.requestId);
   }
 
   end(): TranscriptRead {
     return { steps: this.steps.end(), tokens: 0 };
   }
 
-  private replyTokens(message: Record<string, unknown> | undefined): number {
+  /** A reply's steps with its tokens and usage (for its price), counted once. */
+  private reply(
+    steps: Step[],
+    message: Record<string, unknown> | undefined,
+    requestId: unknown,
+  ): TranscriptRead {
+    const tokens = this.replyTokens(message, requestId);
+    const usage = tokens === 0 ? undefined : anthropicUsage(message);
+    return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
+  }
+
+  /**
+   * A reply's tokens, once: Claude Code writes one record per content block of a reply, each with
+   * the reply's usage, and not always next to each other (tool results can come in between).
+   */
+  private replyTokens(message: Record<string, unknown> | undefined, requestId: unknown): number {
     const usage = recordOf(message?.usage);
     if (usage === undefined) return 0;
     this.meta.hasUsage = true;
     const id = message?.id;
-    if (id !== undefined && id === this.lastReply) return 0;
-    this.lastReply = id;
+    if (typeof id === 'string') {
+      const key = `${id}:${typeof requestId === 'string' ? requestId : ''}`;
+      if (this.counted.has(key)) return 0;
+      this.counted.add(key);
+    }
     return usageTokens(usage);
   }
 }

@@ -1,5 +1,11 @@
-import type { StepEvidence, StepLoopDetector, StepVerdict } from '@loopguard/core/steps';
-import type { ScanCost } from './scanCost.js';
+import {
+  type StepEvidence,
+  StepLoopDetector,
+  type StepLoopDetectorOptions,
+  type StepVerdict,
+} from '@loopguard/core/steps';
+import { noopLogger } from '../hook/noopLogger.js';
+import { ScanCost, type ScanPricing } from './scanCost.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a loop ended: the agent got out of it (it went on with other tool calls), or the session ended in it. */
@@ -109,6 +115,15 @@ export class SessionScan {
     private readonly detector: StepLoopDetector,
     readonly cost?: ScanCost,
   ) {}
+
+  /**
+   * A scan of one session through a fresh detector with `options`, logging nothing (a scan reads
+   * many sessions), its replies priced with `pricing` when given.
+   */
+  static of(options: StepLoopDetectorOptions, pricing?: ScanPricing): SessionScan {
+    const detector = new StepLoopDetector({ ...options, logger: noopLogger });
+    return new SessionScan(detector, pricing && new ScanCost(pricing));
+  }
 
   /** Observes one record's steps; its tokens count from its first step on. */
   add(read: TranscriptRead): void {

@@ -1,32 +1,9 @@
-import { existsSync } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { reason } from './scannedSession.js';
 
 /** Folders a walk never enters. */
 const SKIPPED = new Set(['node_modules', '.git']);
-
-/**
- * Where the agents keep their sessions on this machine, each CLI's own home variable first:
- * Claude Code `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`), Codex `$CODEX_HOME/sessions`
- * and `archived_sessions` (else `~/.codex/…`), Gemini CLI `$GEMINI_CLI_HOME/.gemini/tmp` (else
- * `~/.gemini/tmp`), and `loopguard run`'s own artifacts in `<cwd>/.loopguard/runs`. Only folders
- * that exist are returned.
- */
-export function defaultTranscriptPlaces(env: NodeJS.ProcessEnv, cwd: string): string[] {
-  const home = env.HOME ?? homedir();
-  const claude = env.CLAUDE_CONFIG_DIR || join(home, '.claude');
-  const codex = env.CODEX_HOME || join(home, '.codex');
-  const gemini = join(env.GEMINI_CLI_HOME || home, '.gemini');
-  return [
-    join(claude, 'projects'),
-    join(codex, 'sessions'),
-    join(codex, 'archived_sessions'),
-    join(gemini, 'tmp'),
-    join(cwd, '.loopguard', 'runs'),
-  ].filter((place) => existsSync(place));
-}
 
 /**
  * Whether a file met in a walk is a transcript: a `.jsonl` file, an older Gemini CLI chat

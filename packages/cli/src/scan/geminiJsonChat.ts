@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
-import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/steps';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
-import { ScanCost, type ScanPricing } from './scanCost.js';
+import type { ScanPricing } from './scanCost.js';
 import { type FileScan, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import { recordOf } from './TranscriptParser.js';
@@ -40,7 +40,7 @@ export async function scanGeminiJsonChat(
     return { problem: { file, problem: 'unknown format' } };
   }
   const parser = new GeminiChatParser(geminiProject(file));
-  const scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
+  const scan = SessionScan.of(options, pricing);
   const skipped = new Skipped();
   parser.push({ sessionId: chat.sessionId, projectHash: chat.projectHash, startTime: chat.startTime });
   for (const message of chat.messages) {

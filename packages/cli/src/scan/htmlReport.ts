@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadStaticAssets } from '@loopguard/server';
+import { formatMoney } from './money.js';
 import type { ScanReport } from './scanReport.js';
 
 const PAGE_SCRIPT = new URL('../../assets/scan-report.js', import.meta.url);
@@ -12,7 +13,7 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8p
 #totals { display: flex; gap: 12px; flex-wrap: wrap; }
 .card { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; min-width: 150px; }
 .card strong { display: block; font-size: 22px; } .card span { color: #666; font-size: 12px; }
-#charts { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+#charts { margin-top: 16px; display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 #charts section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { border-bottom: 1px solid #eee; padding: 6px 8px; text-align: left; vertical-align: top; }
@@ -46,7 +47,17 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
   const assets = loadStaticAssets();
   const uplot = assets.get('/vendor/uPlot.iife.min.js')?.body.toString('utf8') ?? '';
   const uplotCss = assets.get('/vendor/uPlot.min.css')?.body.toString('utf8') ?? '';
-  const data = { ...report, sessions: report.sessions.filter((session) => session.loops.length > 0) };
+  const money = (cost: number | null | undefined) => (typeof cost === 'number' ? formatMoney(cost) : null);
+  // costs go in as text, formatted as the terminal formats them (one rounding rule)
+  const data = {
+    totals: { ...report.totals, costText: money(report.totals.wastedCost) },
+    sessions: report.sessions
+      .filter((session) => session.loops.length > 0)
+      .map((session) => ({
+        ...session,
+        loops: session.loops.map((loop) => ({ ...loop, costText: money(loop.wastedCost) })),
+      })),
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,4 +1,5 @@
 import { formatTable } from '../formatTable.js';
+import { formatMoney } from './money.js';
 import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
 
@@ -12,7 +13,7 @@ function wasteText(toolCalls: number, tokens: number | null, usd: number | undef
   const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
-    if (usd !== undefined) parts.push(`$${usd.toFixed(2)}`);
+    if (usd !== undefined) parts.push(formatMoney(usd));
   }
   return parts.join(', ');
 }
@@ -65,10 +66,14 @@ export function renderTerminal(report: ScanReport, price?: number): string {
   const money =
     totals.wastedCost === undefined || totals.wastedCost === null
       ? ''
-      : ` ($${totals.wastedCost.toFixed(2)})`;
+      : ` (${formatMoney(totals.wastedCost)})`;
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool calls.`,
+  );
+  const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
+  if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
+  out.push(
     `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
       `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
   );
@@ -78,7 +83,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       `${count(totals.nudgesWithoutStop)} nudge${totals.nudgesWithoutStop === 1 ? '' : 's'} came with no stop.`,
     );
   }
-  if (totals.problems > 0) out.push(`${count(totals.problems)} files skipped or read in part (see stderr).`);
+  if (totals.problems > 0) out.push(skipped);
   const looped = report.sessions.filter((session) => session.loops.some(isStopped));
   if (looped.length > 0) {
     const rows = looped.slice(0, MAX_ROWS).map((session) => {

@@ -1,4 +1,4 @@
-import type { CostOf } from '@loopguard/core/spend';
+import { type CostOf, loadLibraryCost, type ModelPrice, priceBook } from '@loopguard/core/spend';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a scan prices what it reads: the guard's price book, and `--budget`. */
@@ -7,6 +7,20 @@ export interface ScanPricing {
   costOf: CostOf;
   /** `--budget`: a session's cap in US dollars, to show what it would have saved. */
   budgetUsd?: number;
+}
+
+/** A {@link ScanPricing} as plain data, for the worker threads: `spend.prices` and `--budget`. */
+export interface ScanPricingSource {
+  /** `spend.prices`: per-model prices over the pricing library's. */
+  prices: Record<string, ModelPrice>;
+  /** `--budget`, US dollars per session. */
+  budgetUsd?: number;
+}
+
+/** The price book of `source`: its own prices, then the pricing library. */
+export async function scanPricing(source: ScanPricingSource): Promise<ScanPricing> {
+  const costOf = priceBook(source.prices, await loadLibraryCost());
+  return source.budgetUsd === undefined ? { costOf } : { costOf, budgetUsd: source.budgetUsd };
 }
 
 /**

@@ -1,12 +1,11 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { StepLoopDetector, type StepLoopDetectorOptions } from '@loopguard/core/steps';
+import type { StepLoopDetector, StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
-import { MAX_LINE_BYTES, readLines } from './readLines.js';
+import { MAX_LINE_LENGTH, readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
-import { ScanCost, type ScanPricing } from './scanCost.js';
+import type { ScanCost, ScanPricing } from './scanCost.js';
 import { type FileScan, notRegular, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import { recordOf, type TranscriptParser } from './TranscriptParser.js';
@@ -30,7 +29,7 @@ function parseLine(line: string): Record<string, unknown> | undefined | null {
  * text with the agent's JSON events: its plain lines are skipped silently. A `.json` file is an older
  * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). With `pricing`, each reply is
  * priced from its model (see {@link ScanCost}). What is not a regular file (a FIFO, a socket, a
- * device) is never opened; a line over {@link MAX_LINE_BYTES} is skipped unread; a record the
+ * device) is never opened; a line over {@link MAX_LINE_LENGTH} is skipped unread; a record the
  * detector refuses is skipped, and so is a session whose end it refuses: each with what was wrong.
  */
 export async function scanFile(
@@ -53,48 +52,47 @@ export async function scanFile(
   let lastBad = false;
   let long = 0;
   const skipped = new Skipped();
-  const input = createReadStream(file);
   try {
-    for await (const line of readLines(input)) {
-      lines++;
-      if (typeof line !== 'string') {
-        long++;
-        continue;
-      }
-      if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
-      // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
-      if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
-      const record = parseLine(line);
-      lastBad = record === undefined;
-      if (parser === undefined) {
-        if (record === undefined || record === null) {
-          if (lenient && lines < DETECT_WITHIN) continue;
-          return { problem: { file, problem: record === undefined ? 'not JSON' : 'unknown format' } };
+    for await (const batch of readLines(file)) {
+      for (const line of batch) {
+        lines++;
+        if (typeof line !== 'string') {
+          long++;
+          continue;
         }
-        parser = detectFormat(record, file);
+        if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
+        // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
+        if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
+        const record = parseLine(line);
+        lastBad = record === undefined;
         if (parser === undefined) {
-          if (lenient && lines < DETECT_WITHIN) continue;
-          return { problem: { file, problem: 'unknown format' } };
+          if (record === undefined || record === null) {
+            if (lenient && lines < DETECT_WITHIN) continue;
+            return { problem: { file, problem: record === undefined ? 'not JSON' : 'unknown format' } };
+          }
+          parser = detectFormat(record, file);
+          if (parser === undefined) {
+            if (lenient && lines < DETECT_WITHIN) continue;
+            return { problem: { file, problem: 'unknown format' } };
+          }
+          scan = SessionScan.of(options, pricing);
         }
-        scan = new SessionScan(new StepLoopDetector(options), pricing && new ScanCost(pricing));
-      }
-      if (record === undefined || record === null) {
-        if (record === undefined) bad++;
-        continue;
-      }
-      try {
-        (scan as SessionScan).add(parser.push(record, line));
-      } catch (error) {
-        skipped.add(error);
+        if (record === undefined || record === null) {
+          if (record === undefined) bad++;
+          continue;
+        }
+        try {
+          (scan as SessionScan).add(parser.push(record, line));
+        } catch (error) {
+          skipped.add(error);
+        }
       }
     }
   } catch (error) {
     return { problem: { file, problem: reason(error) } };
-  } finally {
-    input.destroy();
   }
   if (parser === undefined || scan === undefined) {
-    const what = long > 0 ? `a line over ${MAX_LINE_BYTES / 1024 / 1024} MiB` : 'unknown format';
+    const what = long > 0 ? `a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB` : 'unknown format';
     return { problem: { file, problem: lines === 0 ? 'empty' : what } };
   }
   const finished = skipped.finish(file, parser, scan);
@@ -104,7 +102,7 @@ export async function scanFile(
     ...(bad > 0 && lastBad ? ['truncated last line skipped'] : []),
     ...(bad - (lastBad ? 1 : 0) > 0 ? [`${bad - (lastBad ? 1 : 0)} lines not JSON skipped`] : []),
     ...(long > 0
-      ? [`${long} ${long === 1 ? 'line' : 'lines'} over ${MAX_LINE_BYTES / 1024 / 1024} MiB skipped`]
+      ? [`${long} ${long === 1 ? 'line' : 'lines'} over ${MAX_LINE_LENGTH / 1024 / 1024} MiB skipped`]
       : []),
     ...skipped.notes(),
   ];

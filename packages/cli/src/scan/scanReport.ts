@@ -1,3 +1,4 @@
+import { costOf } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 
@@ -145,9 +146,4 @@ function modelCosts(
       ? {}
       : { budget: { usd: budgetUsd, sessionsStopped: stopped, savedUsd: cents(saved) } }),
   };
-}
-
-/** `tokens` at `price` per million, rounded to the cent's hundredth. */
-export function costOf(tokens: number, price: number): number {
-  return Math.round((tokens * price) / 10_000) / 100;
 }

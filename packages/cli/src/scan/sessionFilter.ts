@@ -1,0 +1,70 @@
+import { basename, dirname } from 'node:path';
+import type { ScannedSession } from './scannedSession.js';
+
+/** Which sessions a scan reports (`--since`, `--until`, `--project`); all when empty. */
+export interface SessionFilter {
+  /** First day, `YYYY-MM-DD`, inclusive, in the local time zone. */
+  since?: string;
+  /** Last day, `YYYY-MM-DD`, inclusive, in the local time zone. */
+  until?: string;
+  /** A project: its full path, its last folder name, or the name of the folder its file is in (ccusage's project names). */
+  project?: string;
+  /** The IANA time zone of the days. @default the machine's (`TZ`) */
+  timeZone?: string;
+}
+
+/**
+ * A day as ccusage takes it, `YYYYMMDD` or `YYYY-MM-DD`, as `YYYY-MM-DD`; `undefined` when it is not
+ * a day of the calendar (`20261131`).
+ */
+export function parseDay(value: string): string | undefined {
+  const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim());
+  if (match === null) return undefined;
+  const [, year, month, day] = match;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const iso = `${year}-${month}-${day}`;
+  return date.toISOString().slice(0, 10) === iso ? iso : undefined;
+}
+
+/**
+ * The formatter of days in `timeZone` (an IANA name; the machine's when `undefined`).
+ * @throws RangeError when `timeZone` is not a time zone.
+ */
+export function dayFormat(timeZone?: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+}
+
+/** The day (`YYYY-MM-DD`) of an ISO time in `format`'s time zone. */
+export function localDay(iso: string, format: Intl.DateTimeFormat = dayFormat()): string | undefined {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? undefined : format.format(time);
+}
+
+/** The name Claude Code files a project's sessions under: every character but letters and digits a `-`. */
+const claudeFolderName = (project: string) => project.replace(/[^a-zA-Z0-9]/g, '-');
+
+/**
+ * The test of whether a session passes `filter`: its start's local day within `since`..`until` (a session with
+ * no known start does not pass a date filter), and its project named by `project`.
+ */
+export function sessionFilter(filter: SessionFilter): (session: ScannedSession) => boolean {
+  const days = dayFormat(filter.timeZone);
+  return (session) => matches(session, filter, days);
+}
+
+function matches(session: ScannedSession, filter: SessionFilter, days: Intl.DateTimeFormat): boolean {
+  if (filter.since !== undefined || filter.until !== undefined) {
+    const day = session.startedAt === null ? undefined : localDay(session.startedAt, days);
+    if (day === undefined) return false;
+    if (filter.since !== undefined && day < filter.since) return false;
+    if (filter.until !== undefined && day > filter.until) return false;
+  }
+  if (filter.project !== undefined) {
+    const wanted = filter.project.replace(/\/+$/, '');
+    const project = session.project;
+    if (basename(dirname(session.file)) === wanted) return true;
+    if (project === null) return false;
+    return project === wanted || basename(project) === wanted || claudeFolderName(project) === wanted;
+  }
+  return true;
+}
