@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync,
   closeSync,
   mkdirSync,
   mkdtempSync,
@@ -114,7 +113,7 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
     expect(report?.totals).toMatchObject({ files: 2, sessions: 1, problems: 1 });
     // named as the argument, too
     const alone = await scan([join(dir, 'a-pipe.jsonl')]);
-    expect(alone.err.trim()).toMatch(/a-pipe\.jsonl: not a regular file \(a FIFO\)$/);
+    expect(alone.err).toMatch(/a-pipe\.jsonl: not a regular file \(a FIFO\)$/m);
   });
 
   it(`skips a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB unread, with one line, and reads the rest of the file`, async () => {
@@ -169,23 +168,6 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
     expect(err.trim()).toMatch(/loop-a: unreadable \(ELOOP\)$/);
     expect(report?.totals).toMatchObject({ sessions: 1, problems: 1 });
   });
-
-  it.skipIf(process.getuid?.() === 0)(
-    'reports a file inside a folder without permission as permission denied',
-    async () => {
-      const dir = tempDir();
-      mkdirSync(join(dir, 'closed'));
-      writeFileSync(join(dir, 'closed', 'x.jsonl'), looping);
-      chmodSync(join(dir, 'closed'), 0o000);
-      try {
-        const { code, err } = await scan([join(dir, 'closed', 'x.jsonl')]);
-        expect(code).toBe(EXIT_CODES.ok);
-        expect(err.trim()).toMatch(/x\.jsonl: unreadable \(permission denied\)$/);
-      } finally {
-        chmodSync(join(dir, 'closed'), 0o700);
-      }
-    },
-  );
 
   it(`keeps at most ${MAX_OPEN_CALLS} calls awaiting a result: a transcript whose calls never get one holds no more`, () => {
     const parser = new ClaudeTranscriptParser();

@@ -14,7 +14,7 @@ import { checkPort, stateMachineSchema, storageSchema } from '../storage/portSch
 import type { StateMachine } from '../storage/ports.js';
 import { isStorage, type Storage, storageOf } from '../storage/storage.js';
 import type { Detector } from './Detector.js';
-import { logLoopDetected, logRecovery, notALoopOutcome } from './detectionReport.js';
+import { logLoopDetected, notALoopOutcome } from './detectionReport.js';
 import {
   checkRecoveryQuery,
   checkResolveInput,
@@ -38,6 +38,7 @@ import { judgeRuns } from './loopRules.js';
 import { runSync, type Workflow } from './portCall.js';
 import { RunCache, type TaskTrack } from './RunCache.js';
 import type { RecoveryOutcome } from './recoveryOutcome.js';
+import { recoverStored, recoverStoredCycle, type StoredRecoveryContext } from './storedRecovery.js';
 import { cycleResultOf } from './taskCycle.js';
 import * as flow from './workflows.js';
 
@@ -178,7 +179,9 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
     const notALoop = notALoopOutcome(result);
     if (notALoop) return notALoop;
     const { outcome } =
-      result.loopType === 'cross_task_cycle' ? this.recoverCycle(result.taskId) : this.recover(result.taskId);
+      result.loopType === 'cross_task_cycle'
+        ? recoverStoredCycle(this.recoveries, result.taskId)
+        : recoverStored(this.recoveries, result.taskId);
     if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
   }
@@ -196,7 +199,7 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
    */
   recoverIfLooping(taskId: string): RecoveryOutcome {
     assertNonEmptyString(taskId, 'taskId');
-    const { outcome, detection } = this.recover(taskId);
+    const { outcome, detection } = recoverStored(this.recoveries, taskId);
     if (detection.isLooping) this.announce(detection);
     if (outcome.applied) this.emit('recoveryApplied', outcome);
     return outcome;
@@ -323,31 +326,13 @@ export class LoopDetector extends SafeEmitter<LoopDetectorEvents> implements Det
     this.emit('loopDetected', result);
   }
 
-  /** Judges against storage and writes the planned recovery in one transaction; the caller emits after. */
-  private recover(taskId: string): flow.Recovery {
-    const recovery = this.run(flow.recoverTask(taskId, this.settings.clock.now(), this.settings.detection));
-    this.cache.forget(taskId);
-    const { outcome, detection } = recovery;
-    if (!outcome.applied) return recovery;
-    this.cache.restart(taskId, outcome.action === 'unblock_authority');
-    logRecovery(this.log, outcome, detection);
-    return recovery;
-  }
-
-  /**
-   * Escalates every task of the cycle that includes `taskId`, re-judged against storage in the same
-   * transaction (so that one of several processes writes it).
-   */
-  private recoverCycle(taskId: string): { outcome: RecoveryOutcome } {
-    const { cycle: options } = this.settings;
-    const since = this.settings.clock.now() - this.options.attemptWindow;
-    const written = options === null ? null : this.run(flow.recoverStoredCycle(taskId, since, options));
-    if (written === null) {
-      return { outcome: { applied: false, taskId, reason: 'The cross-task cycle no longer holds.' } };
-    }
-    for (const id of written.cycle.tasks) this.cache.forget(id);
-    const { outcome, cycle } = written;
-    logRecovery(this.log, outcome, cycleResultOf(cycle, taskId, this.settings.detection.maxEvidence));
-    return { outcome };
+  /** Runs a recovery workflow against storage (see `storedRecovery.ts`). */
+  private get recoveries(): StoredRecoveryContext {
+    return {
+      run: (workflow) => this.run(workflow),
+      cache: this.cache,
+      settings: this.settings,
+      log: this.log,
+    };
   }
 }

@@ -23,22 +23,35 @@ import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
  */
 export class OutcomeStagnationRule implements StepRule {
   readonly loopType = 'outcome_stagnation' as const;
-  /** {@link ProbeLedger.learned} at the last hit (`-1`: none): the rule stays armed until something is learned. */
+  /** {@link ProbeLedger.news} at the last hit (`-1`: none): the rule stays armed until a probe shows a new result. */
   private armedAt = -1;
 
-  /** @param repeats - runs of one probe with one result, changes between, that make a loop (integer ≥ 2). */
-  constructor(private readonly repeats: number) {}
+  /**
+   * @param repeats - runs of one probe with one result, changes between and nothing learned, that make a loop (integer ≥ 2).
+   * @param ceiling - rounds in a row of a change and the same result, whatever was read between, that make a loop (integer ≥ 2).
+   */
+  constructor(
+    private readonly repeats: number,
+    private readonly ceiling: number,
+  ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     if (event.kind !== 'turn') return null;
-    const { record, staleRound } = history.probes.latest;
-    if (record === undefined || !staleRound) return null;
-    const armed = this.armedAt === history.probes.learned;
+    const { record, staleRound, blindRound } = history.probes.latest;
+    if (record === undefined || !blindRound) return null;
+    // After the hit, only a probe result not shown before disarms the rule: any further round of a
+    // change and the same result hits again (the nudge did not help).
+    const armed = this.armedAt === history.probes.news;
     // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
-    // makes one stale round enough.
+    // counts every round of a change and the same result, whatever was read or tried between.
     const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
-    if (record.staleRounds < (cannotWork ? 1 : this.repeats - 1) && !armed) return null;
-    this.armedAt = history.probes.learned;
+    const hit =
+      armed ||
+      (cannotWork && record.changedRounds >= this.repeats - 1) ||
+      record.blindRounds >= this.ceiling ||
+      (staleRound && record.staleRounds >= this.repeats - 1);
+    if (!hit) return null;
+    this.armedAt = history.probes.news;
     const changes = history.probes.changes - record.changesAtStart;
     const edits = history.probes.changesSince(record.since);
     const firstRun = record.runs[0];
@@ -58,10 +71,11 @@ export class OutcomeStagnationRule implements StepRule {
       evidence,
       summary: `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
       ...(advice === undefined ? {} : { advice }),
+      progress: 'probe',
     };
   }
 
-  /** The rule's state: when it last hit, on the ledger's count of turns that taught something. */
+  /** The rule's state: when it last hit, on the ledger's count of new probe results. */
   snapshot(): SnapshotJson {
     return { armedAt: this.armedAt };
   }

@@ -1,104 +1,63 @@
-import { z } from 'zod';
-import type { ActionKindName } from './actionKind.js';
-import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
-import { compactKey } from './stepKeys.js';
-import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
+import { MAX_TYPED_WORDS, maskTyped } from './probeKey.js';
+import { probeIdentity, samePath } from './probePaths.js';
+import {
+  ledgerStateSchema,
+  MAX_CHANGES,
+  MAX_EDITED,
+  MAX_KEY_CHARS,
+  MAX_PATHS,
+  MAX_PROBES,
+  MAX_RUN_RESULTS,
+  MAX_SEEN_RESULTS,
+  NO_UPDATE,
+  type ProbeRecord,
+  type ProbeRun,
+  type ProbeUpdate,
+} from './probeRecord.js';
+import { ReadRechecks } from './readRechecks.js';
+import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
+import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
+import { parseSnapshotPart } from './stepSnapshot.js';
 
-/** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
-export interface ProbeRun {
-  /** The probe's identity (`''`: the turn ran no probe). */
-  probe: string;
-  /** The probe as shown in messages (shortened). */
-  label: string;
-  /** What the action does: a change (whether or not it succeeded), a probe run, a read. */
-  kind: ActionKindName;
-  /** Whether the turn changed files or the environment (a change that did not fail). */
-  change: boolean;
-  /** Files the action names: what a change writes, what a read reads. */
-  paths: string[];
-  /** Whether the change wrote whole files (the agent's own scripts are made so). */
-  fullWrite: boolean;
-  /** The probe's normalised result: an ordered hash of its output's line fingerprints and its failure flag. */
-  result: number;
-  /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
-  outputPaths: () => string[];
-}
-
-/** One probe's latest result and how long it has stayed the same. */
-export interface ProbeRecord {
-  /** The probe as shown in messages (shortened). */
-  label: string;
-  /** The latest result. */
-  result: number;
-  /** Runs in a row with that result (1: it just appeared). */
-  streak: number;
-  /** Step of the first run with that result. */
-  since: number;
-  /** Changes made in the run before the streak began. */
-  changesAtStart: number;
-  /** Changes made in the run before the latest run. */
-  changesAtLast: number;
-  /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
-  staleRounds: number;
-  /** {@link ProbeLedger.learned} at the latest run. */
-  learnedAtLast: number;
-  /** {@link ProbeLedger.novel} at the latest run. */
-  novelAtLast: number;
-  /** Evidence of the streak's runs: the first and the newest two. */
-  runs: StepEvidence[];
-  /** Source paths the latest repeated result names (read only once the result repeats). */
-  outputPaths: string[];
-}
-
-/** What the latest turn did to the ledger. */
-export interface ProbeUpdate {
-  /** The probe the turn ran (`undefined`: none). */
-  record: ProbeRecord | undefined;
-  /** Changes between this run of the probe and its previous one. */
-  changesSincePrevious: number;
-  /** The probe's result differs from its previous run: the work moved. */
-  changed: boolean;
-  /** The turn taught something: a new or changed result, or a read that showed something new. */
-  learned: boolean;
-  /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
-  staleRound: boolean;
-}
-
-/** Probes remembered; the oldest is forgotten beyond this. */
-const MAX_PROBES = 64;
-/** Changes remembered for evidence and diagnosis. */
-const MAX_CHANGES = 8;
-/** Paths kept per probe result or change. */
-export const MAX_PATHS = 8;
-/** Edited files remembered, to tell a read of the agent's own edits from one that shows something new. */
-const MAX_EDITED = 32;
-
-const NO_UPDATE: ProbeUpdate = Object.freeze({
-  record: undefined,
-  changesSincePrevious: 0,
-  changed: false,
-  learned: false,
-  staleRound: false,
-});
+export { MAX_PATHS, type ProbeRecord, type ProbeRun, type ProbeUpdate } from './probeRecord.js';
 
 /**
  * The probes of a run and the changes made between their runs: the ledger outcome stagnation is
  * judged on. A probe is a command the agent runs again to see whether its change worked; its
- * result is compared with its previous run's, whatever the turns between showed. Bounded: 64
- * probes and the newest 8 changes.
+ * result is compared with its previous run's, whatever the turns between showed.
+ *
+ * - **The same result** is the same key (see `probeResult`), or the same key once the words the
+ *   agent typed into its own scripts since the previous run are masked (its debug labels, renamed
+ *   variables), or a result this probe gave before (A → B → A: a result that comes back is not news).
+ * - **The agent's own scripts** (files it first wrote whole: a reproduce script, a test harness)
+ *   are not the code under test: changing them is a change, never a new hypothesis, and does not
+ *   make their probe a new question.
+ *
+ * Bounded: 64 probes (8 earlier results each), the newest 8 changes, 32 edited and 32 own files,
+ * 256 results of the run.
  */
 export class ProbeLedger implements SnapshotPart {
   private readonly probes = new Map<string, ProbeRecord>();
+  /** Results shown in the run by any probe (bounded): a result among them is not news. */
+  private readonly results = new Set<number>();
+  /** The reads of the run, to tell when one run again shows something else (bounded). */
+  private readonly rechecks = new ReadRechecks();
+  /** A memo of the identities of recent probes (a cache: the same answers without it). */
+  private readonly identities = new Map<string, string>();
   /** Changes made in the run. */
   changes = 0;
   /** Turns that taught something (see {@link ProbeUpdate.learned}). */
   learned = 0;
-  /** Changes to a file not changed before in the run: a new place, a new hypothesis. */
+  /** Changes to a file of the code under test not changed before in the run: a new place, a new hypothesis. */
   novel = 0;
+  /** Probe runs whose result moved (see {@link ProbeUpdate.news}). */
+  news = 0;
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
   readonly own: string[] = [];
+  /** The words typed by the newest changes to the agent's own files, with the change's number. */
+  readonly ownTyped: Array<{ change: number; words: string[] }> = [];
   /** The newest changes, oldest first. */
   readonly recentChanges: Array<{ step: number; paths: string[]; evidence: StepEvidence }> = [];
   /** What the latest turn did (not state: set again by every turn). */
@@ -113,74 +72,161 @@ export class ProbeLedger implements SnapshotPart {
     if (run === undefined || run.probe === '') {
       const learned = informative && run !== undefined && this.teaches(run);
       if (learned) this.learned++;
-      this.latest = learned ? { ...NO_UPDATE, learned: true } : NO_UPDATE;
+      const news = run !== undefined && this.reread(run);
+      this.latest = learned || news ? { ...NO_UPDATE, learned, news } : NO_UPDATE;
     }
     if (run === undefined) return this.latest;
-    if (run.change) {
-      this.changes++;
-      this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
-      if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
-      // A new place, or the agent's own harness (a new question), is a new hypothesis.
-      if (run.paths.some((path) => this.isOwn(path) || !this.edited.some((e) => samePath(e, path))))
-        this.novel++;
-      for (const path of run.paths) {
-        if (run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path)) {
-          this.own.push(path);
-          if (this.own.length > MAX_EDITED) this.own.shift();
-        }
-        this.forgetProbesOf(path);
-        const at = this.edited.indexOf(path);
-        if (at !== -1) this.edited.splice(at, 1);
-        this.edited.push(path);
-        if (this.edited.length > MAX_EDITED) this.edited.shift();
-      }
-    }
+    if (run.change) this.recordChange(step, run, evidence);
     if (run.probe === '') return this.latest;
-    const key = compactKey(run.probe);
+    return this.recordRun(step, run, evidence);
+  }
+
+  private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
+    this.changes++;
+    this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
+    if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
+    const ownChange =
+      run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
+    // A change to the code under test at a place not changed before is a new hypothesis; so is a
+    // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
+    if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
+      this.novel++;
+    if (ownChange) {
+      this.ownTyped.push({ change: this.changes, words: run.typed() });
+      if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
+    }
+    for (const path of run.paths) {
+      if (this.makesOwn(run, path)) {
+        this.own.push(path);
+        if (this.own.length > MAX_EDITED) this.own.shift();
+      } else if (!this.isOwn(path)) this.forgetProbesOf(path);
+      const at = this.edited.indexOf(path);
+      if (at !== -1) this.edited.splice(at, 1);
+      this.edited.push(path);
+      if (this.edited.length > MAX_EDITED) this.edited.shift();
+    }
+  }
+
+  private recordRun(step: number, run: ProbeRun, evidence: StepEvidence): ProbeUpdate {
+    let key = this.identities.get(run.probe);
+    if (key === undefined) {
+      key = probeIdentity(run.probe);
+      if (this.identities.size >= MAX_PROBES) this.identities.clear();
+      this.identities.set(run.probe, key);
+    }
     const previous = this.probes.get(key);
+    // News: a result that differs from this probe's previous run, or for a probe run for the first
+    // time, a result no probe showed in the run.
+    const news = previous === undefined ? !this.results.has(run.result) : previous.result !== run.result;
+    if (news) this.news++;
+    if (!this.results.has(run.result)) {
+      if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
+      this.results.add(run.result);
+    }
     const shown = { ...evidence };
-    if (previous !== undefined && previous.result === run.result) {
+    if (previous !== undefined && this.sameOrBack(previous, run)) {
       const changesSincePrevious = this.changes - previous.changesAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound =
         changesSincePrevious > 0 &&
         this.learned === previous.learnedAtLast &&
         this.novel === previous.novelAtLast;
+      const blindRound = changesSincePrevious > 0;
+      // A result that came back (A → B → A) is not news, but the round that brought it back undid
+      // something: it keeps the round counts where they were.
+      const returned = previous.result !== run.result && previous.seen.includes(run.result);
+      previous.returns = returned ? previous.returns + 1 : 0;
+      // The second return in a row (A, B, A, B) is an alternation: it counts like the same result.
+      const back = returned && previous.returns < 2;
+      if (previous.result !== run.result) remember(previous.seen, previous.result);
+      previous.result = run.result;
+      previous.key = run.key;
+      previous.length = run.length;
       previous.streak++;
-      previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
+      if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
+      if (blindRound && !back) previous.changedRounds++;
+      if (blindRound && !back && this.novel === previous.novelAtLast) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), shown];
       previous.outputPaths = run.outputPaths();
       this.touch(key, previous);
-      this.latest = { record: previous, changesSincePrevious, changed: false, learned: false, staleRound };
+      this.latest = {
+        record: previous,
+        changesSincePrevious,
+        learned: false,
+        news,
+        staleRound: staleRound && !back,
+        blindRound,
+      };
       return this.latest;
     }
     // A new probe, or a result that moved: either teaches something.
     this.learned++;
+    const seen = previous === undefined ? [] : previous.seen;
+    if (previous !== undefined) remember(seen, previous.result);
     const record: ProbeRecord = {
       label: run.label,
       result: run.result,
+      key: run.key,
+      length: run.length,
+      seen,
       streak: 1,
       since: step,
       changesAtStart: this.changes,
       changesAtLast: this.changes,
       staleRounds: 0,
+      blindRounds: 0,
+      changedRounds: 0,
+      returns: 0,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
       runs: [shown],
       outputPaths: [],
     };
     this.touch(key, record);
-    this.latest = {
-      record,
-      changesSincePrevious: 0,
-      changed: previous !== undefined,
-      learned: true,
-      staleRound: false,
-    };
+    this.latest = { ...NO_UPDATE, record, learned: true, news };
     return this.latest;
+  }
+
+  /**
+   * Whether a run says what the probe said before: the same result, the same key once the words
+   * typed into the agent's own scripts since the previous run are masked, or a result that came back.
+   */
+  private sameOrBack(previous: ProbeRecord, run: ProbeRun): boolean {
+    if (previous.result === run.result || previous.seen.includes(run.result)) return true;
+    const typed = new Set<string>();
+    for (const change of this.ownTyped) {
+      if (change.change <= previous.changesAtLast) continue;
+      for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
+    }
+    // Noise alone barely changes a text's length: a much longer or shorter output says something else.
+    if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
+    const key = run.key().slice(0, MAX_KEY_CHARS);
+    const before = previous.key().slice(0, MAX_KEY_CHARS);
+    // Only noise between them (a random id, a timestamp), or only the agent's own words.
+    return typed.size === 0 ? key === before : maskTyped(key, typed) === maskTyped(before, typed);
+  }
+
+  /**
+   * Whether a read run again shows something else than its previous run (the rebuilt page grepped
+   * again after a change): a look at the changes' result, news like a probe's new result. Reads of
+   * files the agent edited show its own edits, not a result.
+   */
+  private reread(run: ProbeRun): boolean {
+    if (run.readKey === '' || !this.teaches(run)) return false;
+    if (!this.rechecks.changed(run)) return false;
+    this.news++;
+    // The probe run last was not where the result shows (a build whose log never changes): its
+    // rounds start again.
+    const last = [...this.probes.values()].pop();
+    if (last !== undefined) {
+      last.staleRounds = 0;
+      last.blindRounds = 0;
+      last.changedRounds = 0;
+    }
+    return true;
   }
 
   /**
@@ -196,14 +242,20 @@ export class ProbeLedger implements SnapshotPart {
     return this.own.some((o) => samePath(o, path));
   }
 
+  /** Whether `run` writes `path` whole for the first time: the agent makes its own file. */
+  private makesOwn(run: ProbeRun, path: string): boolean {
+    return run.fullWrite && !this.edited.some((e) => samePath(e, path)) && !this.isOwn(path);
+  }
+
   /**
-   * A change to a file a probe names (its script, its test file) makes the probe a new question:
-   * its next result is compared with nothing.
+   * A change to a file of the code under test that a probe names (its test file) makes the probe a
+   * new question: its next result is compared with nothing.
    */
   private forgetProbesOf(path: string): void {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (name === '') return;
     for (const key of [...this.probes.keys()]) {
+      if (!key.includes(name)) continue;
       if (key.split(/[\s'"=]+/).some((word) => word.slice(word.lastIndexOf('/') + 1) === name))
         this.probes.delete(key);
     }
@@ -226,8 +278,12 @@ export class ProbeLedger implements SnapshotPart {
       changes: this.changes,
       learned: this.learned,
       novel: this.novel,
+      news: this.news,
       edited: [...this.edited],
       own: [...this.own],
+      ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
+      results: [...this.results],
+      reads: this.rechecks.snapshot(),
       recentChanges: this.recentChanges.map((c) => ({
         ...c,
         paths: [...c.paths],
@@ -235,7 +291,13 @@ export class ProbeLedger implements SnapshotPart {
       })),
       probes: [...this.probes].map(([key, r]) => [
         key,
-        { ...r, runs: r.runs.map((e) => ({ ...e })), outputPaths: [...r.outputPaths] },
+        {
+          ...r,
+          key: r.key().slice(0, MAX_KEY_CHARS),
+          seen: [...r.seen],
+          runs: r.runs.map((e) => ({ ...e })),
+          outputPaths: [...r.outputPaths],
+        },
       ]),
     } as unknown as SnapshotJson;
   }
@@ -246,55 +308,30 @@ export class ProbeLedger implements SnapshotPart {
     this.changes = s.changes;
     this.learned = s.learned;
     this.novel = s.novel;
+    this.news = s.news;
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
+    this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
+    this.rechecks.restore(s.reads);
+    this.results.clear();
+    for (const result of s.results) this.results.add(result);
     this.recentChanges.splice(
       0,
       this.recentChanges.length,
       ...s.recentChanges.map((c) => ({ ...c, evidence: cleanEvidence(c.evidence) })),
     );
     this.probes.clear();
-    for (const [key, r] of s.probes) this.probes.set(key, { ...r, runs: r.runs.map(cleanEvidence) });
+    for (const [key, r] of s.probes)
+      this.probes.set(key, { ...r, key: () => r.key, runs: r.runs.map(cleanEvidence) });
     this.latest = NO_UPDATE;
   }
 }
 
-const int = z.number().int();
-const ledgerStateSchema = z.object({
-  changes: int.nonnegative(),
-  learned: int.nonnegative(),
-  novel: int.nonnegative(),
-  edited: z.array(z.string()).max(MAX_EDITED),
-  own: z.array(z.string()).max(MAX_EDITED),
-  recentChanges: z
-    .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
-    .max(MAX_CHANGES),
-  probes: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({
-          label: z.string(),
-          result: int.nonnegative(),
-          streak: int.positive(),
-          since: int,
-          changesAtStart: int.nonnegative(),
-          changesAtLast: int.nonnegative(),
-          staleRounds: int.nonnegative(),
-          learnedAtLast: int.nonnegative(),
-          novelAtLast: int.nonnegative(),
-          runs: z.array(evidenceSchema).min(1).max(3),
-          outputPaths: z.array(z.string()).max(MAX_PATHS),
-        }),
-      ]),
-    )
-    .max(MAX_PROBES),
-});
+/** How much longer or shorter an output may be and still differ from another only in noise. */
+const NOISE_LENGTH = 64;
 
-/** Whether two paths name the same file: equal, or one ends with the other (a relative and an absolute path). */
-function samePath(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  const tail = short.replace(/^\.\//, '');
-  return long.endsWith(`/${tail}`);
+function remember(seen: number[], result: number): void {
+  if (seen.includes(result)) return;
+  seen.push(result);
+  if (seen.length > MAX_SEEN_RESULTS) seen.shift();
 }

@@ -32,6 +32,22 @@ export class SameErrorRule implements StepRule {
     // Rejected replies are the rejected-turn rule's, whatever notice the harness gave.
     if (event.kind !== 'turn' || !event.turn.error || event.turn.rejected) return null;
     const { turn } = event;
+    // A refused change (the editor's "did not appear verbatim", "File already exists") is judged by
+    // the tool's own streak: once nudged, only an attempt that goes through ends the loop.
+    const refused = turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
+    const progress = refused ? ('rejection' as const) : ('turn' as const);
+    const streak = refused ? history.rejections.of(turn.tool) : undefined;
+    if (streak !== undefined && streak.count >= this.threshold) {
+      return {
+        loopType: this.loopType,
+        repeats: streak.count,
+        since: streak.evidence[0]?.step ?? turn.step,
+        evidence: streak.evidence,
+        summary: `the same rejection after every attempt: ${streak.count} attempts of \`${turn.tool}\` were refused with the same error`,
+        advice: `The tool refuses every attempt the same way: read its message and the current text of the file, then change the request (another anchor, another command of the tool) before trying again.`,
+        progress,
+      };
+    }
     const sameClass = history.errorCounts.get(turn.errorClass) ?? 0;
     const verbatim = history.verbatimRun >= (history.lastWasChange ? this.verbatimChange : this.verbatim);
     if (sameClass < this.threshold && !verbatim) {
@@ -45,6 +61,7 @@ export class SameErrorRule implements StepRule {
         since: turns[0]?.step ?? turn.step,
         evidence: turns.map((t) => t.evidence),
         summary: `the same action failed ${history.failingRun} times in a row`,
+        progress,
       };
     }
     const repeats = sameClass;
@@ -68,6 +85,7 @@ export class SameErrorRule implements StepRule {
         : {
             advice: `Every attempt ends in \`${line}\`: find the code that raises it and change that (or the command) before running it again.`,
           }),
+      progress,
     };
   }
 }

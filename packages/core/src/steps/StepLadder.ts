@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { StepLoopType } from './StepRule.js';
+import type { LoopProgress, StepLoopType } from './StepRule.js';
+import type { StepHistory } from './stepHistory.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 
 /** What the ladder says about a rule hit: `nudge` first, `stop` when the loop goes on. */
@@ -19,6 +20,7 @@ export class StepLadder implements SnapshotPart {
   private nudgedAt = -1;
   private hitsSinceNudge = 0;
   private nudgedType: StepLoopType | null = null;
+  private progressBy: LoopProgress = 'turn';
 
   /** @param stopAfter - hits after the nudge that make a stop (integer ≥ 1). */
   constructor(private readonly stopAfter: number) {}
@@ -33,9 +35,19 @@ export class StepLadder implements SnapshotPart {
     return this.nudgedType;
   }
 
+  /** What counts as progress for the standing nudge (`turn` when none: any informative turn). */
+  get progress(): LoopProgress {
+    return this.progressBy;
+  }
+
   /** The ladder's state: the step of the nudge (`-1`: none), its loop, and the hits since. */
   snapshot(): SnapshotJson {
-    return { nudgedAt: this.nudgedAt, hitsSinceNudge: this.hitsSinceNudge, nudgedType: this.nudgedType };
+    return {
+      nudgedAt: this.nudgedAt,
+      hitsSinceNudge: this.hitsSinceNudge,
+      nudgedType: this.nudgedType,
+      progress: this.progressBy,
+    };
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
@@ -44,17 +56,34 @@ export class StepLadder implements SnapshotPart {
     this.nudgedAt = parsed.nudgedAt;
     this.hitsSinceNudge = parsed.hitsSinceNudge;
     this.nudgedType = (parsed.nudgedType ?? null) as StepLoopType | null;
+    this.progressBy = parsed.progress;
   }
 
-  /** Records one hit of `loopType` at `step` and returns the rung it reaches. */
-  climb(step: number, loopType: StepLoopType): LadderRung {
+  /**
+   * Records one hit of `loopType` at `step` and returns the rung it reaches; `progress` is what
+   * ends the loop once nudged (default `turn`).
+   */
+  climb(step: number, loopType: StepLoopType, progress: LoopProgress = 'turn'): LadderRung {
     if (this.nudgedAt === -1) {
       this.nudgedAt = step;
       this.nudgedType = loopType;
+      this.progressBy = progress;
       return 'nudge';
     }
     if (step > this.nudgedAt) this.hitsSinceNudge++;
     return this.hitsSinceNudge >= this.stopAfter ? 'stop' : 'continue';
+  }
+
+  /**
+   * Whether the latest turn (`informative`, recorded in `history`) ends the nudged loop. After an
+   * outcome-stagnation nudge only a probe result that moved does (an edit's new text, a read, a new
+   * file touched are what the loop is made of); after a refused tool's, only an attempt that goes
+   * through or is refused otherwise; else any informative turn.
+   */
+  endedBy(informative: boolean, history: StepHistory): boolean {
+    if (this.progressBy === 'probe') return history.probes.latest.news;
+    if (this.progressBy === 'rejection') return history.rejections.broke;
+    return informative;
   }
 
   /** Something was learned: the next hit nudges again. */
@@ -62,6 +91,7 @@ export class StepLadder implements SnapshotPart {
     this.nudgedAt = -1;
     this.hitsSinceNudge = 0;
     this.nudgedType = null;
+    this.progressBy = 'turn';
   }
 }
 
@@ -69,4 +99,5 @@ const ladderStateSchema = z.object({
   nudgedAt: z.number().int().min(-1),
   hitsSinceNudge: z.number().int().nonnegative(),
   nudgedType: z.string().nullable().optional(),
+  progress: z.enum(['turn', 'probe', 'rejection']).default('turn'),
 });

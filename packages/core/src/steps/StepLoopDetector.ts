@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import { type Clock, systemClock } from '../kernel/clock.js';
+import { systemClock } from '../kernel/clock.js';
 import { InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
-import type { StateMachine } from '../storage/ports.js';
 import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
@@ -23,8 +22,8 @@ import {
   stepLoopDetectorOptionsSchema,
   thresholdsOf,
 } from './stepLoopDetectorOptions.js';
-import { stepLoopEntry } from './stepLoopEntry.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
+import { reportStepLoop, type StepLoopSinks } from './stepLoopRecorder.js';
 import { messageRulesOf, turnRulesOf } from './stepRules.js';
 import {
   readSnapshotEnvelope,
@@ -81,10 +80,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly reader = new TurnReader(this.history);
   private readonly ladder: StepLadder;
   private readonly partial: ChantingStream;
-  private readonly stateMachine: StateMachine | undefined;
-  private readonly taskId: string | undefined;
-  private readonly runId: string | undefined;
-  private readonly clock: Clock;
+  private readonly sinks: StepLoopSinks;
   private readonly log: Logger;
   private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
   /** What each recent action does (a cache: the same answers without it); never changed by its readers. */
@@ -101,14 +97,20 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const log = (parsed.logger ?? silentLogger()).child({ component: 'StepLoopDetector' });
     super(log);
     this.log = log;
-    this.clock = parsed.clock ?? systemClock;
     this.enabled = parsed.enabled;
-    this.stateMachine = parsed.stateMachine;
-    this.taskId = parsed.taskId;
-    this.runId = parsed.runId;
     this.exemptions = { tools: parsed.exemptTools, commands: parsed.exemptCommands };
     const t: StepThresholds = thresholdsOf(parsed);
     this.options = Object.freeze(t);
+    this.sinks = {
+      log,
+      clock: parsed.clock ?? systemClock,
+      stateMachine: parsed.stateMachine,
+      taskId: parsed.taskId,
+      runId: parsed.runId,
+      thresholds: this.options as unknown as Readonly<Record<string, number>>,
+      detected: (verdict) => this.emit('stepLoopDetected', verdict),
+      recorded: (entry) => this.emit('stepLoopRecorded', entry),
+    };
     this.ladder = new StepLadder(t.stopAfter);
     this.partial = new ChantingStream(t.streamChantRepeats, t.chantShare);
     this.turnRules = turnRulesOf(t);
@@ -273,7 +275,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const found = this.partial.push(delta);
     if (found === null) return this.continueAt(index);
     const verdict = chantingStop(found, index);
-    this.report(verdict);
+    reportStepLoop(this.sinks, verdict);
     return verdict;
   }
 
@@ -299,11 +301,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const turn = this.reader.read(index, action, output, error);
     if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
-    // For outcome stagnation, an edit's new text is not progress (its loop is exactly edits that
-    // change nothing); what the agent learns from a probe or a read is.
-    const progress =
-      this.ladder.nudgedFor === 'outcome_stagnation' ? this.history.probes.latest.learned : turn.informative;
-    if (progress) this.ladder.reset();
+    if (this.ladder.endedBy(turn.informative, this.history)) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 
@@ -314,8 +312,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (hit !== null) break;
     }
     if (hit === null) return this.continueAt(index);
-    const followsNudge = this.ladder.isNudged;
-    const rung = this.ladder.climb(index, hit.loopType);
+    let followsNudge = this.ladder.isNudged;
+    // The thoughts that come with a looping action are that loop's, not a second one: while a loop
+    // of turns is nudged, the turn rules decide the stop.
+    const thoughts = event.kind === 'message' && followsNudge && !this.isMessageLoop(this.ladder.nudgedFor);
+    // And the other way: a turn loop after a nudge about the thoughts is first nudged itself.
+    const nudgedFor = this.ladder.nudgedFor;
+    if (event.kind === 'turn' && followsNudge && this.isMessageLoop(nudgedFor) && hit.loopType !== nudgedFor)
+      this.ladder.reset();
+    followsNudge = this.ladder.isNudged;
+    const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,
@@ -326,31 +332,12 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       step: index,
       followsNudge,
     };
-    if (verdict.action !== 'continue') this.report(verdict);
+    if (verdict.action !== 'continue') reportStepLoop(this.sinks, verdict);
     return verdict;
   }
 
-  private report(verdict: StepVerdict): void {
-    this.log.info(
-      { loopType: verdict.loopType, repeats: verdict.repeats, step: verdict.step, action: verdict.action },
-      'Step loop detected',
-    );
-    this.emit('stepLoopDetected', verdict);
-    if (this.stateMachine === undefined || this.taskId === undefined) return;
-    try {
-      const entry = this.stateMachine.addContextEntry(
-        stepLoopEntry(verdict, {
-          taskId: this.taskId,
-          runId: this.runId,
-          detectedAt: this.clock.now(),
-          thresholds: this.options,
-        }),
-      );
-      this.emit('stepLoopRecorded', entry);
-    } catch (error) {
-      // Recording must never break the agent run it watches: the verdict is still returned.
-      this.log.error({ err: error, step: verdict.step }, 'Recording a step loop failed');
-    }
+  private isMessageLoop(loopType: string | null): boolean {
+    return this.messageRules.some((rule) => rule.loopType === loopType);
   }
 
   private continueAt(index: number): StepVerdict {

@@ -41,7 +41,16 @@ export interface RuleHit {
   summary: string;
   /** The next step that fits the evidence; the loop type's general advice when absent. */
   advice?: string;
+  /**
+   * What counts as progress once this loop is nudged (see `StepLadder`): `turn` (default) any
+   * informative turn; `probe` only a probe result that moved; `rejection` only an attempt of the
+   * refused tool that goes through or is refused otherwise.
+   */
+  progress?: LoopProgress;
 }
+
+/** What ends a nudged loop: see {@link RuleHit.progress}. */
+export type LoopProgress = 'turn' | 'probe' | 'rejection';
 
 /** What a rule is asked to judge: a completed turn or a message. */
 export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };

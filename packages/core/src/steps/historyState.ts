@@ -28,6 +28,7 @@ export const historyStateSchema = z.object({
     }),
   ),
   probes: z.unknown(),
+  rejections: z.unknown(),
   seenLines: seenSchema,
   seenShapes: seenSchema,
   seenErrors: seenSchema,

@@ -1,63 +1,14 @@
 import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
-import { ProbeLedger, type ProbeRun } from './ProbeLedger.js';
-import type { Sketch } from './sketch.js';
-import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
+import { ProbeLedger } from './ProbeLedger.js';
+import { RejectionStreaks } from './rejectionStreaks.js';
+import { cleanEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
-
-/** One tool call with its result, as the rules see it. */
-export interface Turn {
-  /** Step index of the observation (or of the action when no observation followed). */
-  step: number;
-  /** Normalised identity of the action; `''` for a rejected turn with no action. */
-  actionKey: string;
-  /** The action's tool; `''` when there was no action. */
-  tool: string;
-  /** The action's text (for near-duplicate sketches). */
-  actionText: string;
-  /** The outcome: an order-insensitive hash of the observation's line fingerprints (0: no observation). */
-  outcomeKey: number;
-  /** `actionKey` and `outcomeKey` together. */
-  pairKey: string;
-  /** Whether the observation was a failure. */
-  error: boolean;
-  /** For a failure, the fingerprint of its first error line (the error's class); else 0. */
-  errorClass: number;
-  /** Whether the turn taught the agent something: see {@link StepHistory}. */
-  informative: boolean;
-  /** A silent success (no output lines, no failure): an effect, neither news nor a stale result. */
-  quiet: boolean;
-  /** A reply the harness rejected: no action (a format error) or an empty one. */
-  rejected: boolean;
-  /** Length of the observation's output. */
-  outputLength: number;
-  /** Lines of the output whose shape occurred earlier in it (a block repeated inside the output). */
-  duplicates: number;
-  /** Near-duplicate sketch of the action, computed when first needed. */
-  sketch?: Sketch;
-  /** The files the action names (see `targetsOf`), computed when first needed. */
-  targets?: string;
-  /** Shortened texts for evidence. */
-  evidence: StepEvidence;
-  /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */
-  probeRun?: ProbeRun;
-  /** A turn with no observation closed by the same call again (a repeat in progress); not kept in snapshots. */
-  calledAgain?: boolean;
-}
-
-/** One message, as the rules see it. */
-export interface MessageTurn {
-  step: number;
-  /** Whitespace collapsed, lower-cased, digits left out. */
-  key: string;
-  text: string;
-  /** Near-duplicate sketch, computed when first needed. */
-  sketch?: Sketch;
-  evidence: StepEvidence;
-}
+import type { MessageTurn, Turn } from './turn.js';
 
 export { MAX_TRACKED_PERIOD } from './historyState.js';
 export type { StepEvidence } from './stepEvidence.js';
+export type { MessageTurn, Turn } from './turn.js';
 
 const RECENT_CAPACITY = 64;
 /** Messages kept since the last informative turn, for near-duplicate comparison. */
@@ -110,6 +61,8 @@ export class StepHistory implements SnapshotPart {
   readonly seenShapes = new BoundedSeen(SEEN_LINES_GENERATION);
   /** The probes re-run between changes, for outcome stagnation (bounded). */
   readonly probes = new ProbeLedger();
+  /** Each tool's change attempts refused in a row with one error (bounded). */
+  readonly rejections = new RejectionStreaks();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -180,7 +133,11 @@ export class StepHistory implements SnapshotPart {
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
     this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
+    // Only attempts that change and run nothing: a line that also runs a probe failed as a probe.
+    const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
+    this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
     if (turn.informative) this.startAgain(turn.step);
+    else if (!turn.rejected) this.endMonologue();
     this.turnsSinceInformative++;
     if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
     // Rejections count in a row: a reply the harness accepted shows the agent found the format again.
@@ -205,7 +162,11 @@ export class StepHistory implements SnapshotPart {
       !turn.rejected &&
       previous.actionKey === turn.actionKey &&
       previous.error === turn.error &&
-      (turn.error ? previous.errorClass === turn.errorClass : previous.outcomeKey === turn.outcomeKey)
+      (turn.error
+        ? previous.errorClass === turn.errorClass
+        : // The same change applied again whose reply shows nothing new (the file only shrank or grew
+          // by what it showed) achieved nothing the first did not.
+          previous.outcomeKey === turn.outcomeKey || turn.probeRun?.kind === 'change')
         ? this.verbatimRun + 1
         : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
@@ -229,6 +190,15 @@ export class StepHistory implements SnapshotPart {
     if (this.pairCounts.size > 0) this.pairCounts.clear();
     if (this.errorCounts.size > 0) this.errorCounts.clear();
     if (this.outcomeCounts.size > 0) this.outcomeCounts.clear();
+    if (this.messageCounts.size > 0) this.messageCounts.clear();
+    this.messages.length = 0;
+  }
+
+  /**
+   * A tool call ends the monologue: the messages between calls are their thoughts, judged with the
+   * turns they lead to, and only messages with no call between them repeat as a monologue.
+   */
+  private endMonologue(): void {
     if (this.messageCounts.size > 0) this.messageCounts.clear();
     this.messages.length = 0;
   }
@@ -277,6 +247,7 @@ export class StepHistory implements SnapshotPart {
         }),
       ),
       probes: this.probes.snapshot(),
+      rejections: this.rejections.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -312,6 +283,7 @@ export class StepHistory implements SnapshotPart {
       ...s.recent.map((turn) => ({ ...turn, evidence: cleanEvidence(turn.evidence) })),
     );
     this.probes.restore(s.probes);
+    this.rejections.restore(s.rejections);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);

@@ -71,6 +71,13 @@ export interface StepLoopDetectorOptions {
    */
   probeRepeats?: number;
   /**
+   * The ceiling of outcome stagnation: rounds in a row of a change followed by the same probe result
+   * (or one the probe gave before), whatever was read or tried between, that make an
+   * `outcome_stagnation` loop. Integer ≥ 2.
+   * @default 3
+   */
+  probeCeiling?: number;
+  /**
    * Rejected replies (no action before an observation, an empty action, an empty message), with
    * nothing learned between, that make a `rejected_turn` loop. Integer ≥ 2.
    * @default 3
@@ -180,6 +187,7 @@ export const stepLoopDetectorOptionsSchema = z
     sameOutcomeThreshold: atLeastTwo.default(4),
     staleTurnThreshold: atLeastTwo.default(8),
     probeRepeats: atLeastTwo.default(3),
+    probeCeiling: atLeastTwo.default(3),
     rejectedThreshold: atLeastTwo.default(3),
     rejectedStopThreshold: atLeastTwo.default(10),
     oscillationRepeats: atLeastTwo.default(2),
@@ -220,6 +228,7 @@ export interface StepThresholds {
   sameOutcomeThreshold: number;
   staleTurnThreshold: number;
   probeRepeats: number;
+  probeCeiling: number;
   rejectedThreshold: number;
   rejectedStopThreshold: number;
   oscillationRepeats: number;
@@ -246,6 +255,7 @@ export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchem
     sameOutcomeThreshold: parsed.sameOutcomeThreshold,
     staleTurnThreshold: parsed.staleTurnThreshold,
     probeRepeats: parsed.probeRepeats,
+    probeCeiling: parsed.probeCeiling,
     rejectedThreshold: parsed.rejectedThreshold,
     rejectedStopThreshold: parsed.rejectedStopThreshold,
     oscillationRepeats: parsed.oscillationRepeats,

@@ -11,10 +11,11 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
-import { probeResult } from './probeResult.js';
+import { maskNoise, typedWords } from './probeKey.js';
+import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { shorten } from './StepRule.js';
-import type { StepEvidence, StepHistory, Turn } from './stepHistory.js';
-import { boundLines } from './stepKeys.js';
+import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
+import { actionKey, boundLines } from './stepKeys.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
@@ -34,6 +35,7 @@ const ERROR_LINE_MEMO = 512;
 /** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
 const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
+const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: () => '' });
 
 /**
  * Builds turns and judges what each taught: computes the observation's fingerprint, its error
@@ -66,7 +68,7 @@ export class TurnReader {
     let informative = false;
     let quiet = false;
     let duplicates = 0;
-    let result = 0;
+    let result: ProbeOutcome = NO_RESULT;
     if (output !== undefined) {
       if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
       const echo = action?.echo ?? EMPTY_ECHO;
@@ -82,13 +84,15 @@ export class TurnReader {
       if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
+      // Learned on every read, so that only the first look at its files counts.
+      const firstLook = this.firstLook(action);
       if (error) {
         errorClass = this.errorClass(output, echo, print.key);
         informative = this.history.learnError(errorClass);
       } else {
         // A silent success of a new action is an effect (one command over many files), not a repeat.
         quiet = print.lines.length === 0;
-        informative = (newLines > 0 && !accumulated) || (quiet && newAction);
+        informative = (newLines > 0 && !accumulated) || (quiet && newAction) || firstLook;
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
@@ -126,6 +130,17 @@ export class TurnReader {
     return print;
   }
 
+  /**
+   * Whether the action reads files no read of the run named before: the first look at a file
+   * teaches its content, even when it reads like another file's (a sweep over files).
+   */
+  private firstLook(action: PendingAction | undefined): boolean {
+    if (action === undefined || action.kind.kind !== 'read' || action.kind.paths.length === 0) return false;
+    const files = action.kind.paths.join(' ');
+    // Temporary paths (`/tmp/run-a1/log.txt`) are one file whatever their random part.
+    return this.history.learnAction(`\u0002${files.includes('tmp') ? actionKey('read', files) : files}`);
+  }
+
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
   private errorClass(output: string, echo: ReadonlySet<number>, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
@@ -148,23 +163,35 @@ function probeRunOf(
   action: PendingAction | undefined,
   output: string | undefined,
   error: boolean,
-  result: number,
+  outcome: ProbeOutcome,
 ): ProbeRun | undefined {
   if (action === undefined) return undefined;
   const { kind, probe, paths } = action.kind;
   const ran = probe !== '' && output !== undefined;
   const change = kind === 'change' && (ran || !error);
+  const read = kind === 'read' && output !== undefined && !error;
   return {
     probe: ran ? probe : '',
     kind,
-    label: shorten(probe, 120),
+    label: ran ? shorten(probe, 120) : '',
     change,
     paths,
     fullWrite: action.kind.fullWrite === true,
-    result,
-    outputPaths: () => (ran ? sourcePaths(output as string) : []),
+    result: outcome.result,
+    readKey: read ? action.key : '',
+    // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
+    readResult: read ? () => keyHash(maskNoise(fingerprintedText(output as string))) : NOTHING,
+    key: outcome.key,
+    length: output?.length ?? 0,
+    typed: kind === 'change' ? () => typedWords(action.text) : NO_WORDS,
+    outputPaths: ran ? () => sourcePaths(output as string) : NO_PATHS,
   };
 }
+
+// Shared answers of the turns that have nothing to compute (no closure per turn).
+const NOTHING = (): number => 0;
+const NO_WORDS = (): string[] => [];
+const NO_PATHS = (): string[] => [];
 
 /** Python traceback frames, else absolute paths of source files. */
 const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;

@@ -26,26 +26,35 @@ const turnArb = fc.record({
   timeout: fc.option(fc.integer({ min: 1, max: 600_000 }), { nil: undefined }),
   argv: fc.boolean(),
   message: fc.option(fc.constantFrom('Let me try again.', 'Done.'), { freq: 5, nil: undefined }),
+  // Agents retry: a call is often made again right away, so that sessions loop.
+  times: fc.integer({ min: 1, max: 3 }),
 });
 type Turn = typeof turnArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** The session as steps, each shell call's input as the string or as an object of the agent's shape. */
 function stepsOf(turns: Turn[], asObject: boolean): Step[] {
-  return turns.flatMap((t) => {
-    const input = !asObject
-      ? t.command
-      : t.tool === 'exec_command'
-        ? { cmd: t.command, workdir: '/repo', yield_time_ms: t.timeout }
-        : {
-            command: t.argv ? ['bash', '-lc', t.command] : t.command,
-            description: t.description,
-            ...(t.timeout === undefined ? {} : { timeout: t.timeout }),
-          };
-    const steps: Step[] = t.message === undefined ? [] : [{ type: 'message', text: t.message }];
-    steps.push({ type: 'action', tool: t.tool, input });
-    steps.push({ type: 'observation', tool: t.tool, output: t.output, ...(t.error ? { error: true } : {}) });
-    return steps;
-  });
+  return turns
+    .flatMap((t) => Array.from({ length: t.times }, () => t))
+    .flatMap((t) => {
+      const input = !asObject
+        ? t.command
+        : t.tool === 'exec_command'
+          ? { cmd: t.command, workdir: '/repo', yield_time_ms: t.timeout }
+          : {
+              command: t.argv ? ['bash', '-lc', t.command] : t.command,
+              description: t.description,
+              ...(t.timeout === undefined ? {} : { timeout: t.timeout }),
+            };
+      const steps: Step[] = t.message === undefined ? [] : [{ type: 'message', text: t.message }];
+      steps.push({ type: 'action', tool: t.tool, input });
+      steps.push({
+        type: 'observation',
+        tool: t.tool,
+        output: t.output,
+        ...(t.error ? { error: true } : {}),
+      });
+      return steps;
+    });
 }
 
 const verdicts = (steps: Step[]) => {

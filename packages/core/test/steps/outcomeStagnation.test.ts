@@ -128,8 +128,8 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
     });
 
-    it('a read that shows something new between the runs is investigation', () => {
-      const steps = Array.from({ length: 5 }, (_, i) => [
+    it('a read that shows something new between the runs is investigation, below the ceiling', () => {
+      const steps = Array.from({ length: 3 }, (_, i) => [
         ...(i === 0 ? [] : edit(i)),
         ...run(
           `grep -rn "def helper" lib/part${i}`,
@@ -181,12 +181,19 @@ describe('the nudge names the likely cause', () => {
     },
   ];
 
-  it('edits in one copy of a file, the traceback in another: one stale round is enough, both paths named', () => {
+  it('edits in one copy of a file, the traceback in another: two rounds are enough whatever is read or tried between, both paths named', () => {
+    const look = (i: number): Step[] => [
+      { type: 'action', tool: 'execute_bash', input: { command: `grep -n docstring astropy/part${i}.py` } },
+      { type: 'observation', output: `${i}: new code never seen ${i}` },
+    ];
     const steps: Step[] = [
       { type: 'action', tool: 'execute_bash', input: { command: 'python reproduce.py' } },
       { type: 'observation', output: 'ValueError: no docstring', error: true },
       ...round(1),
+      ...look(1),
       ...round(2),
+      ...look(2),
+      ...round(3),
     ];
     const found = detections(feed(makeStepDetector().detector, steps));
     expect(found[0]?.loopType).toBe('outcome_stagnation');

@@ -53,6 +53,7 @@ describe('bad options', () => {
       sameOutcomeThreshold: 4,
       staleTurnThreshold: 8,
       probeRepeats: 3,
+      probeCeiling: 3,
       rejectedThreshold: 3,
       rejectedStopThreshold: 10,
       oscillationRepeats: 2,

@@ -195,6 +195,15 @@ describe('Gemini CLI 0.61.0 suite: tool-call loops', () => {
     expectCaughtBy(run(times(30, (i) => tool('t', { id: (i % 5) + 1 }))), 30);
   });
 
+  it('A B A B, then C, then A B A B again, each read answered with the same text, is never stopped', () => {
+    const detector = new StepLoopDetector();
+    const verdicts = ['a', 'b', 'a', 'b', 'c', 'a', 'b', 'a', 'b'].flatMap((name) => [
+      detector.observe({ type: 'action', tool: 'read_file', input: { file_path: `${name}.txt` } }),
+      detector.observe({ type: 'observation', output: 'File content' }),
+    ]);
+    expect(verdicts.filter((v) => v.action === 'stop')).toEqual([]);
+  });
+
   it('A B A B, then C, then A B A B again is no loop', () => {
     const events = ['a', 'b', 'a', 'b', 'c', 'a', 'b', 'a', 'b'].map(readFile);
     expectQuiet(run(events));

@@ -33,7 +33,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step, StepLoopDetector } from '../../../src/entries/steps.js';
 import { makeStepDetector } from '../helpers.js';
-import { formatTrace, type PeerTrace } from './peerTrace.js';
+import { expectNoStop, firstDetection, firstStop, formatTrace, type PeerTrace } from './peerTrace.js';
 
 type Check = 'stuck' | 'not stuck';
 type Mode = 'headless' | 'interactive';
@@ -128,6 +128,9 @@ function expectPeerChecks(events: readonly OpenHandsEvent[], defaultMode: Mode =
     ).toBe(true);
   }
 }
+
+/** loopguard's verdicts for each event, judged as the SDK does (what follows the last user message). */
+const tracePeer = (events: readonly OpenHandsEvent[]): PeerTrace => judge(events, 'interactive').trace;
 
 describe("OpenHands controller's StuckDetector suite", () => {
   const files = 'file1.txt\nfile2.txt';
@@ -372,6 +375,35 @@ describe("OpenHands SDK's StuckDetector suite (only what follows the last user m
       ...failing(),
       check('stuck'),
     ]);
+  });
+
+  // The SDK's newer (2026-08) ladder: a nudge at the third identical failing call, a stop at the fourth.
+  const invalid = () => [
+    agent('I need to run invalid_command'),
+    ...cmd('invalid_command', "Command 'invalid_command' not found", true),
+  ];
+
+  it('test_run_recovers_after_nudge_when_model_self_corrects: nudged at the third failure, no stop after a fix', () => {
+    const trace = tracePeer([
+      ...repeat(3, invalid),
+      agent('That command does not exist; I will list the files instead.'),
+      ...cmd('ls', files),
+      ...cmd('cat file1.txt', 'hello'),
+    ]);
+    expect(firstDetection(trace)).toBe(9);
+    expectNoStop(trace);
+  });
+
+  it('test_run_does_not_renudge_action_error_while_streak_is_frozen: one nudge, the fourth failure stops', () => {
+    const trace = tracePeer(repeat(4, invalid));
+    const nudges = trace.flatMap((e) => e.verdicts).filter((v) => v.action === 'nudge');
+    expect(nudges).toHaveLength(1);
+    expect(firstDetection(trace)).toBe(9);
+    expect(firstStop(trace)).toBe(12);
+  });
+
+  it('a reply after the failures ends it: no stop', () => {
+    expectNoStop(tracePeer([...repeat(3, invalid), agent('I cannot run it: the command does not exist.')]));
   });
 
   it('three agent messages in a row that differ only in a number are stuck (monologue)', () => {

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { ActionKindName } from './actionKind.js';
+import { evidenceSchema, type StepEvidence } from './stepEvidence.js';
+
+/** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
+export interface ProbeRun {
+  /** The probe's identity (`''`: the turn ran no probe). */
+  probe: string;
+  /** The probe as shown in messages (shortened). */
+  label: string;
+  /** What the action does: a change (whether or not it succeeded), a probe run, a read. */
+  kind: ActionKindName;
+  /** Whether the turn changed files or the environment (a change that did not fail). */
+  change: boolean;
+  /** Files the action names: what a change writes, what a read reads. */
+  paths: string[];
+  /** Whether the change wrote whole files (the agent's own scripts are made so). */
+  fullWrite: boolean;
+  /** The probe's normalised result (see `probeResult`). */
+  result: number;
+  /** For a read with a result, its action's identity (`''`: not such a read): the same read run again is a look at the result of the changes. */
+  readKey: string;
+  /** For such a read, its exact text's hash (computed when asked). */
+  readResult: () => number;
+  /** What the result says, noise masked (see `probeResult`): read only to compare a result that differs. */
+  key: () => string;
+  /** The length of the probe's output. */
+  length: number;
+  /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */
+  typed: () => string[];
+  /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
+  outputPaths: () => string[];
+}
+
+/** One probe's latest result and how long it has stayed the same. */
+export interface ProbeRecord {
+  /** The probe as shown in messages (shortened). */
+  label: string;
+  /** The latest result. */
+  result: number;
+  /** What the latest result says (see {@link ProbeRun.key}), read when needed. */
+  key: () => string;
+  /** The length of the latest output. */
+  length: number;
+  /** Earlier results of this probe, newest last (at most {@link MAX_SEEN_RESULTS}): one that comes back is not news. */
+  seen: number[];
+  /** Runs in a row with that result, or with one that came back (1: it just appeared). */
+  streak: number;
+  /** Step of the first run of the streak. */
+  since: number;
+  /** Changes made in the run before the streak began. */
+  changesAtStart: number;
+  /** Changes made in the run before the latest run. */
+  changesAtLast: number;
+  /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
+  staleRounds: number;
+  /** Rounds in a row, ending with the latest run, with a change but no new hypothesis between two runs with this result, whatever was read. */
+  blindRounds: number;
+  /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
+  changedRounds: number;
+  /** Runs in a row, ending with the latest, whose result came back from earlier in the streak (A → B → A). */
+  returns: number;
+  /** {@link ProbeLedger.learned} at the latest run. */
+  learnedAtLast: number;
+  /** {@link ProbeLedger.novel} at the latest run. */
+  novelAtLast: number;
+  /** Evidence of the streak's runs: the first and the newest two. */
+  runs: StepEvidence[];
+  /** Source paths the latest repeated result names (read only once the result repeats). */
+  outputPaths: string[];
+}
+
+/** What the latest turn did to the ledger. */
+export interface ProbeUpdate {
+  /** The probe the turn ran (`undefined`: none). */
+  record: ProbeRecord | undefined;
+  /** Changes between this run of the probe and its previous one. */
+  changesSincePrevious: number;
+  /** The turn taught something: a new or changed result, or a read that showed something new. */
+  learned: boolean;
+  /** The probe's result differs from its previous run (for a first run: no probe showed it in the run): the only progress after a nudge. */
+  news: boolean;
+  /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
+  staleRound: boolean;
+  /** This run closed a round with a change and the same (or a returning) result, whatever was read or tried between. */
+  blindRound: boolean;
+}
+
+/** The update of a turn that ran no probe and taught nothing. */
+export const NO_UPDATE: ProbeUpdate = Object.freeze({
+  record: undefined,
+  changesSincePrevious: 0,
+  learned: false,
+  news: false,
+  staleRound: false,
+  blindRound: false,
+});
+
+/** Probes remembered; the oldest is forgotten beyond this. */
+export const MAX_PROBES = 64;
+/** Changes remembered for evidence and diagnosis. */
+export const MAX_CHANGES = 8;
+/** Paths kept per probe result or change. */
+export const MAX_PATHS = 8;
+/** Edited files remembered, to tell a read of the agent's own edits from one that shows something new. */
+export const MAX_EDITED = 32;
+/** Earlier results remembered per probe. */
+export const MAX_SEEN_RESULTS = 8;
+/** Results remembered for the whole run (any probe), to tell news from a result shown before. */
+export const MAX_RUN_RESULTS = 256;
+/** Characters of a result's key kept (the snapshot's bound). */
+export const MAX_KEY_CHARS = 2000;
+
+const int = z.number().int();
+/** The ledger's snapshot, validated on restore. */
+export const ledgerStateSchema = z.object({
+  changes: int.nonnegative(),
+  learned: int.nonnegative(),
+  novel: int.nonnegative(),
+  news: int.nonnegative().default(0),
+  edited: z.array(z.string()).max(MAX_EDITED),
+  own: z.array(z.string()).max(MAX_EDITED),
+  ownTyped: z
+    .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
+    .max(MAX_CHANGES)
+    .default([]),
+  results: z.array(int).max(MAX_RUN_RESULTS).default([]),
+  reads: z.unknown(),
+  recentChanges: z
+    .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
+    .max(MAX_CHANGES),
+  probes: z
+    .array(
+      z.tuple([
+        z.string(),
+        z.object({
+          label: z.string(),
+          result: int.nonnegative(),
+          key: z.string().max(MAX_KEY_CHARS).default(''),
+          length: int.nonnegative().default(0),
+          seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
+          streak: int.positive(),
+          since: int,
+          changesAtStart: int.nonnegative(),
+          changesAtLast: int.nonnegative(),
+          staleRounds: int.nonnegative(),
+          blindRounds: int.nonnegative().default(0),
+          changedRounds: int.nonnegative().default(0),
+          returns: int.nonnegative().default(0),
+          learnedAtLast: int.nonnegative(),
+          novelAtLast: int.nonnegative(),
+          runs: z.array(evidenceSchema).min(1).max(3),
+          outputPaths: z.array(z.string()).max(MAX_PATHS),
+        }),
+      ]),
+    )
+    .max(MAX_PROBES),
+});

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import type { ProbeRun } from './probeRecord.js';
+import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
+import { parseSnapshotPart } from './stepSnapshot.js';
+
+/** Reads remembered (their latest result); the oldest is forgotten beyond this. */
+export const MAX_READS = 64;
+
+/**
+ * The reads of a run that the agent may run again to look at the result of its changes (the rebuilt
+ * page grepped after each build): the latest result of each, by the read's identity. A read's text
+ * is hashed only once the same read runs again (most reads run once). Bounded: 64 reads.
+ */
+export class ReadRechecks implements SnapshotPart {
+  private readonly reads = new Map<string, number | (() => number)>();
+
+  /** Records a read (`run.readKey` not `''`); returns whether it shows something else than its previous run. */
+  changed(run: ProbeRun): boolean {
+    const stored = this.reads.get(run.readKey);
+    this.reads.delete(run.readKey);
+    const result = stored === undefined ? run.readResult : run.readResult();
+    this.reads.set(run.readKey, result);
+    if (this.reads.size > MAX_READS) this.reads.delete(this.reads.keys().next().value as string);
+    if (stored === undefined) return false;
+    return (typeof stored === 'number' ? stored : stored()) !== result;
+  }
+
+  /** The reads' latest results. */
+  snapshot(): SnapshotJson {
+    return [...this.reads].map(([key, r]) => [
+      key,
+      typeof r === 'number' ? r : r(),
+    ]) as unknown as SnapshotJson;
+  }
+
+  /** Replaces the state with one {@link snapshot} returned (`undefined`: none). @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const reads = parseSnapshotPart(stateSchema, state ?? [], 'snapshot.history.probes.reads');
+    this.reads.clear();
+    for (const [key, result] of reads) this.reads.set(key, result);
+  }
+}
+
+const stateSchema = z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS);
