@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type DoorVerdicts, hookDoor, scanDoor, streamDoor } from './crossDoorReplay.js';
+import { type DoorVerdicts, hookDoor, mcpDoor, scanDoor, streamDoor } from './crossDoorReplay.js';
 import {
   type RecordedSession,
   recordClaude,
@@ -70,6 +70,7 @@ async function doors(agent: Agent, session: RecordedSession): Promise<Record<str
     expect(session.hookEvents?.length ?? 0).toBeGreaterThan(0);
     out.hook = await hookDoor(agent, session.hookEvents ?? []);
   }
+  if (agent === 'claude') out.mcp = await mcpDoor(session.hookEvents ?? []);
   return out;
 }
 

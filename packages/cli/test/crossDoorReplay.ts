@@ -11,6 +11,7 @@ import {
 import { expect } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { StepStreamWatcher } from '../src/run/StepStreamWatcher.js';
 import { detectFormat } from '../src/scan/detectFormat.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
@@ -44,24 +45,19 @@ const verdict = (call: number, message: string, kind = kindOf(message)): DoorVer
 
 const AFTER_TOOL = new Set(['PostToolUse', 'PostToolUseFailure', 'AfterTool']);
 
-/**
- * The hook door: each recorded event through `loopguard hook <agent>` (a process per event, as the
- * CLI runs it) in a fresh project, until the first stop.
- */
-export async function hookDoor(agent: 'claude' | 'gemini', events: string[]): Promise<DoorVerdicts> {
-  const project = tempProject();
+/** The verdicts of hook replies, each answering one recorded event, until the first stop. */
+async function replayHookEvents(
+  events: string[],
+  answer: (line: string) => Promise<string>,
+): Promise<DoorVerdicts> {
   const out: DoorVerdicts = { nudge: null, stop: null };
   let calls = 0;
   for (const line of events) {
     const name = (JSON.parse(line) as { hook_event_name?: string }).hook_event_name ?? '';
     const call = AFTER_TOOL.has(name) ? ++calls : calls + 1;
-    const reply = await hookCall(project, agent, line, {
-      CLAUDE_PROJECT_DIR: project,
-      GEMINI_PROJECT_DIR: project,
-    });
-    expect(reply.code, reply.stderr).toBe(0);
-    if (reply.stdout.trim() === '') continue;
-    const json = JSON.parse(reply.stdout) as {
+    const reply = await answer(line);
+    if (reply.trim() === '') continue;
+    const json = JSON.parse(reply) as {
       continue?: boolean;
       reason?: string;
       hookSpecificOutput?: { permissionDecisionReason?: string; additionalContext?: string };
@@ -75,6 +71,56 @@ export async function hookDoor(agent: 'claude' | 'gemini', events: string[]): Pr
     out.nudge ??= verdict(call, message);
   }
   return out;
+}
+
+/**
+ * The command hook door: each recorded event through `loopguard hook <agent>` (a process per event,
+ * as the CLI runs it) in a fresh project, until the first stop.
+ */
+export async function hookDoor(agent: 'claude' | 'gemini', events: string[]): Promise<DoorVerdicts> {
+  const project = tempProject();
+  return replayHookEvents(events, async (line) => {
+    const reply = await hookCall(project, agent, line, {
+      CLAUDE_PROJECT_DIR: project,
+      GEMINI_PROJECT_DIR: project,
+    });
+    expect(reply.code, reply.stderr).toBe(0);
+    return reply.stdout;
+  });
+}
+
+/**
+ * The fast path's door (what `init claude` installs): each recorded Claude Code event as the
+ * `mcp_tool` hook hands it to loopguard's MCP server, every field a string and objects as their JSON.
+ */
+export async function mcpDoor(events: string[]): Promise<DoorVerdicts> {
+  const lines: string[] = [];
+  const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: tempProject() });
+  let id = 0;
+  try {
+    return await replayHookEvents(events, async (line) => {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      const args = Object.fromEntries(
+        Object.entries(event).map(([key, value]) => [
+          key,
+          typeof value === 'string' ? value : JSON.stringify(value),
+        ]),
+      );
+      const request = {
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: 'hook', arguments: args },
+      };
+      const before = lines.length;
+      server.receive(Buffer.from(`${JSON.stringify(request)}\n`));
+      await server.idle();
+      const answer = JSON.parse(lines[before] ?? '{}') as { result?: { content?: Array<{ text?: string }> } };
+      return answer.result?.content?.[0]?.text ?? '';
+    });
+  } finally {
+    server.close();
+  }
 }
 
 const LINE_PARSERS: Record<StreamAgent, () => StepLineParser> = {

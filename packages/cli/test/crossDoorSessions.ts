@@ -48,7 +48,13 @@ function recorderCommand(file: string): string {
 
 /** Installs loopguard's hooks with `init`, then points them at a recorder: the CLI runs them as loopguard's. */
 async function installRecorder(dir: string, agent: 'claude' | 'gemini', events: string): Promise<void> {
-  const init = await loopguard(dir, ['init', agent, '--project']);
+  // command hooks: the recorder stands in for the hook command (the events are then replayed through each door)
+  const init = await loopguard(dir, [
+    'init',
+    agent,
+    '--project',
+    ...(agent === 'claude' ? ['--command-hooks'] : []),
+  ]);
   expect(init.code, init.stderr).toBe(0);
   const file = join(dir, agent === 'claude' ? '.claude' : '.gemini', 'settings.json');
   const command = recorderCommand(events);
