@@ -19,11 +19,14 @@ import {
  * it is the same for every hook of one event. Two calls finishing in the same millisecond are told
  * apart by their tool and input.
  */
-function geminiCallId(event: Record<string, unknown>): { callId?: string } {
+function geminiCallId(
+  event: Record<string, unknown>,
+  call?: { tool: string; input: unknown },
+): { callId?: string } {
   const { callId } = callIdOf(event, 'timestamp');
   if (callId === undefined) return {};
-  const call = createHash('sha1').update(`${String(event.tool_name)}\n${JSON.stringify(event.tool_input)}`);
-  return { callId: `${callId}/${call.digest('hex').slice(0, 16)}` };
+  const hash = createHash('sha1').update(call === undefined ? '' : `${call.tool}\n${boundedText(call.input)}`);
+  return { callId: `${callId}/${hash.digest('hex').slice(0, 16)}` };
 }
 
 /** Gemini CLI's events the hook is registered for. */
@@ -48,24 +51,29 @@ export const geminiHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'),
       eventName,
-      ...geminiCallId(event),
     };
     switch (eventName) {
-      case 'BeforeTool':
+      case 'BeforeTool': {
+        const call = toolCallOf(event);
+        return { ...base, ...geminiCallId(event, call), kind: 'before_tool', ...call };
+      }
+      case 'AfterTool': {
+        const call = toolCallOf(event);
         return {
           ...base,
-          kind: 'before_tool',
-          ...toolCallOf(event),
-        };
-      case 'AfterTool':
-        return {
-          ...base,
+          ...geminiCallId(event, call),
           kind: 'after_tool',
-          ...toolCallOf(event),
+          ...call,
           ...geminiToolResponse(event.tool_response),
         };
+      }
       case 'AfterAgent':
-        return { ...base, kind: 'agent_stop', text: boundedText(event.prompt_response) };
+        return {
+          ...base,
+          ...geminiCallId(event),
+          kind: 'agent_stop',
+          text: boundedText(event.prompt_response),
+        };
       default:
         throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
     }
