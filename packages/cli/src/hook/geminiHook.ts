@@ -25,7 +25,9 @@ function geminiCallId(
 ): { callId?: string } {
   const { callId } = callIdOf(event, 'timestamp');
   if (callId === undefined) return {};
-  const hash = createHash('sha1').update(call === undefined ? '' : `${call.tool}\n${boundedText(call.input)}`);
+  const hash = createHash('sha1').update(
+    call === undefined ? '' : `${call.tool}\n${boundedText(call.input)}`,
+  );
   return { callId: `${callId}/${hash.digest('hex').slice(0, 16)}` };
 }
 
