@@ -8,11 +8,12 @@
 // Run: pnpm run build && node scripts/bench-hook-bounds.mjs [MB=60] [CALLS=1000] [SESSION_MB=MB] [SKIP_PROCESSES]
 // (SESSION_MB: the size of the session's events; SKIP_PROCESSES=1: the session only)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeProcessProbes } from './bench/processProbes.mjs';
 
 const require = createRequire(new URL('../packages/sqlite/package.json', import.meta.url));
 const Database = require('better-sqlite3');
@@ -25,16 +26,7 @@ let MEMO = true;
 const dist = fileURLToPath(new URL('../packages/cli/dist/', import.meta.url));
 const { answerHookEvent } = await import(pathToFileURL(join(dist, 'hook/runHook.js')).href);
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-bounds-'));
-const rss = join(work, 'rss.cjs');
-writeFileSync(
-  rss,
-  "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
-);
-const floor = join(work, 'floor.cjs');
-writeFileSync(
-  floor,
-  "const c = []; process.stdin.on('data', (d) => c.push(d)).on('end', () => JSON.parse(Buffer.concat(c).toString('utf8')));\n",
-);
+const { rss, floor } = writeProcessProbes(work);
 
 /** Fills `SIZE` characters with `unit` repeated, between `open` and `close`. */
 const fill = (unit, open = '', close = '') =>

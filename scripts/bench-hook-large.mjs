@@ -7,25 +7,17 @@
 // peak memory.
 // Run: pnpm run build && node scripts/bench-hook-large.mjs [MB] [calls]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeProcessProbes } from './bench/processProbes.mjs';
 
 const MB = Number(process.argv[2] ?? 50);
 const CALLS = Number(process.argv[3] ?? 5);
 const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-large-'));
-const rss = join(work, 'rss.cjs');
-writeFileSync(
-  rss,
-  "process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
-);
-const floor = join(work, 'floor.cjs');
-writeFileSync(
-  floor,
-  "const c = []; process.stdin.on('data', (d) => c.push(d)).on('end', () => JSON.parse(Buffer.concat(c).toString('utf8')));\n",
-);
+const { rss, floor } = writeProcessProbes(work);
 
 const line = 'a line of a very long build log, with a counter: ';
 const output = (n) => {
