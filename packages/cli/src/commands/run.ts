@@ -53,8 +53,9 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (state === null) throw new CliError('cannot open the state file', EXIT_CODES.internalError);
     try {
       const lock = lockRepository(io.cwd);
-      const run = state.runs.createRun({ id: newRunId(), command, options: { ...options }, cwd: io.cwd });
-      savePrompt(run, prompt);
+      const id = newRunId();
+      savePrompt(io.cwd, id, prompt);
+      const run = state.runs.createRun({ id, command, options: { ...options }, cwd: io.cwd });
       await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
     } finally {
       state.db.close();

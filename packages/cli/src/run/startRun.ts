@@ -18,9 +18,12 @@ export function savedPrompt(run: RunRecord): string | null {
   return existsSync(path) ? readFileSync(path, 'utf8') : null;
 }
 
-/** Saves the prompt next to the run's artifacts. */
-export function savePrompt(run: RunRecord, prompt: string): void {
-  const dir = runDirectory(run.cwd, run.id);
+/**
+ * Saves the prompt where the run's artifacts go. Called before the run is recorded, so that a run
+ * that exists always has its prompt, even if loopguard is killed in between.
+ */
+export function savePrompt(cwd: string, runId: string, prompt: string): void {
+  const dir = runDirectory(cwd, runId);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'prompt.md'), prompt);
 }
