@@ -115,16 +115,18 @@ export class ProbeLedger implements SnapshotPart {
       this.identities.set(run.probe, key);
     }
     const previous = this.probes.get(key);
-    // News: a result that differs from this probe's previous run, or for a probe run for the first
-    // time, a result no probe showed in the run.
-    const news = previous === undefined ? !this.results.has(run.result) : previous.result !== run.result;
+    const same = previous !== undefined && this.saysSame(previous, run);
+    // News: a result that says something else than this probe's previous run (a random id or the
+    // agent's own words are not news), or for a probe run for the first time, a result no probe
+    // showed in the run.
+    const news = previous === undefined ? !this.results.has(run.result) : !same;
     if (news) this.news++;
     if (!this.results.has(run.result)) {
       if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
       this.results.add(run.result);
     }
     const shown = { ...evidence };
-    if (previous !== undefined && this.sameOrBack(previous, run)) {
+    if (previous !== undefined && (same || previous.seen.includes(run.result))) {
       const changesSincePrevious = this.changes - previous.changesAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound =
@@ -191,11 +193,12 @@ export class ProbeLedger implements SnapshotPart {
   }
 
   /**
-   * Whether a run says what the probe said before: the same result, the same key once the words
-   * typed into the agent's own scripts since the previous run are masked, or a result that came back.
+   * Whether a run says what the probe's previous run said: the same result, or the same key once
+   * noise (random ids, timestamps) and the words typed into the agent's own scripts since the
+   * previous run are masked.
    */
-  private sameOrBack(previous: ProbeRecord, run: ProbeRun): boolean {
-    if (previous.result === run.result || previous.seen.includes(run.result)) return true;
+  private saysSame(previous: ProbeRecord, run: ProbeRun): boolean {
+    if (previous.result === run.result) return true;
     const typed = new Set<string>();
     for (const change of this.ownTyped) {
       if (change.change <= previous.changesAtLast) continue;

@@ -126,6 +126,19 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     ]);
   });
 
+  it('after the nudge, a result that differs from the previous run only in a random id is not progress', () => {
+    const ids = ['237e4432-97f3-48fb-90ff-a407f14916b7', '076be3a7-4a48-41b0-b44e-11ef55094950'];
+    const output = (i: number) => `Created s0 with id: ${ids[i % 2]}\nError saving object: UNIQUE constraint failed`;
+    const steps = [
+      ...s.run('python reproduce.py', output(0)),
+      ...[1, 2, 3, 4, 5].flatMap((i) => [...s.edit(i), ...s.run('python reproduce.py', output(i))]),
+    ];
+    expect(detections(feed(makeStepDetector().detector, steps)).map((v) => v.action)).toEqual([
+      'nudge',
+      'stop',
+    ]);
+  });
+
   it('a read run again after each build that shows something else is the result: the build log that never changes is not', () => {
     const grep = (html: string) => s.run('grep -A 3 Parameters _build/index.html', html);
     const round = (i: number, html: string) => [
