@@ -85,3 +85,16 @@ export function maskTyped(key: string, typed: ReadonlySet<string>): string {
   if (typed.size === 0) return key;
   return key.replace(WORD, (word) => (typed.has(word) ? '~' : word));
 }
+
+/** The words typed by the changes after change number `after`, at most {@link MAX_TYPED_WORDS}. */
+export function typedSince(
+  changes: ReadonlyArray<{ change: number; words: string[] }>,
+  after: number,
+): string[] {
+  const typed = new Set<string>();
+  for (const change of changes) {
+    if (change.change <= after) continue;
+    for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
+  }
+  return [...typed];
+}
