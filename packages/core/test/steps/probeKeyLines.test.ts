@@ -15,8 +15,7 @@ const shapes = {
       turn(`sed -i 's/limit = ${n}/limit = ${n + 1}/' ${file}`, ''),
     read: (file: string, content: string): Step[] => turn(`cat ${file}`, content),
     run: (command: string, output: string, error = false): Step[] => turn(command, output, { error }),
-    debugPrint: (label: string): Step[] =>
-      turn(`sed -i '12i\\    print("${label}")' src/parse.py`, ''),
+    debugPrint: (label: string): Step[] => turn(`sed -i '12i\\    print("${label}")' src/parse.py`, ''),
   },
   objects: {
     create: (body: string): Step[] => [
@@ -232,7 +231,7 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
       const labels = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
       const steps = [
         ...s.run('python reproduce.py', 'ValueError: bad input', true),
-        ...labels.flatMap((label, i) => [
+        ...labels.flatMap((label) => [
           ...s.debugPrint(`reached_${label}`),
           ...s.run('python reproduce.py', `reached_${label}\nValueError: bad input`, true),
         ]),
