@@ -12,7 +12,9 @@ import {
   type ProbeRecord,
   type ProbeRun,
   type ProbeUpdate,
+  recordSnapshot,
   rememberResult,
+  restoredRecord,
 } from './probeRecord.js';
 import { verdictRound } from './probeVerdict.js';
 import { ReadRechecks } from './readRechecks.js';
@@ -60,7 +62,7 @@ export class ProbeLedger implements SnapshotPart {
   /** The words typed by the newest changes to the agent's own files, with the change's number. */
   readonly ownTyped: Array<{ change: number; words: string[] }> = [];
   /** The words typed by the newest changes to the code under test (its debug prints), with the change's number. */
-  readonly testedTyped: Array<{ change: number; words: string[] }> = [];
+  readonly testedTyped: Array<{ change: number; words: () => string[] }> = [];
   /** The newest changes, oldest first. */
   readonly recentChanges: Array<{ step: number; paths: string[]; evidence: StepEvidence }> = [];
   /** What the latest turn did (not state: set again by every turn). */
@@ -94,9 +96,11 @@ export class ProbeLedger implements SnapshotPart {
     // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
       this.novel++;
-    const typed = ownChange ? this.ownTyped : this.testedTyped;
-    typed.push({ change: this.changes, words: run.typed() });
-    if (typed.length > MAX_CHANGES) typed.shift();
+    if (ownChange) this.ownTyped.push({ change: this.changes, words: run.typed() });
+    // Read only when a probe's key lines repeat: whether its debug output appeared.
+    else this.testedTyped.push({ change: this.changes, words: run.typed });
+    if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
+    if (this.testedTyped.length > MAX_CHANGES) this.testedTyped.shift();
     for (const path of run.paths) {
       if (this.makesOwn(run, path)) {
         this.own.push(path);
@@ -297,7 +301,7 @@ export class ProbeLedger implements SnapshotPart {
       edited: [...this.edited],
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
-      testedTyped: this.testedTyped.map((c) => ({ change: c.change, words: [...c.words] })),
+      testedTyped: this.testedTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
       results: [...this.results],
       reads: this.rechecks.snapshot(),
       recentChanges: this.recentChanges.map((c) => ({
@@ -305,17 +309,7 @@ export class ProbeLedger implements SnapshotPart {
         paths: [...c.paths],
         evidence: { ...c.evidence },
       })),
-      probes: [...this.probes].map(([key, r]) => [
-        key,
-        {
-          ...r,
-          key: r.key().slice(0, MAX_KEY_CHARS),
-          seen: [...r.seen],
-          words: [...r.words],
-          runs: r.runs.map((e) => ({ ...e })),
-          outputPaths: [...r.outputPaths],
-        },
-      ]),
+      probes: [...this.probes].map(([key, r]) => [key, recordSnapshot(r)]),
     } as unknown as SnapshotJson;
   }
 
@@ -329,7 +323,11 @@ export class ProbeLedger implements SnapshotPart {
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
-    this.testedTyped.splice(0, this.testedTyped.length, ...s.testedTyped);
+    this.testedTyped.splice(
+      0,
+      this.testedTyped.length,
+      ...s.testedTyped.map((c) => ({ change: c.change, words: () => c.words })),
+    );
     this.rechecks.restore(s.reads);
     this.results.clear();
     for (const result of s.results) this.results.add(result);
@@ -339,8 +337,7 @@ export class ProbeLedger implements SnapshotPart {
       ...s.recentChanges.map((c) => ({ ...c, evidence: cleanEvidence(c.evidence) })),
     );
     this.probes.clear();
-    for (const [key, r] of s.probes)
-      this.probes.set(key, { ...r, key: () => r.key, runs: r.runs.map(cleanEvidence) });
+    for (const [key, r] of s.probes) this.probes.set(key, restoredRecord(r));
     this.latest = NO_UPDATE;
   }
 }

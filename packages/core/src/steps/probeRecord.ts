@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
 import { MAX_OUTPUT_WORDS } from './probeVerdict.js';
-import { evidenceSchema, type StepEvidence } from './stepEvidence.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
 export interface ProbeRun {
@@ -69,8 +69,8 @@ export interface ProbeRecord {
   verdict: number;
   /** Rounds in a row, ending with the latest run, with a change between two runs with the same key lines (not none), whatever else the output or the turns between showed, unless the debug output the agent added appeared. */
   verdictRounds: number;
-  /** The latest output's words (hashes, at most `MAX_OUTPUT_WORDS`), kept while it has key lines. */
-  words: number[];
+  /** The latest output's words (hashes, at most `MAX_OUTPUT_WORDS`), read only to see the debug output appear. */
+  words: () => number[];
   /** {@link ProbeLedger.learned} at the latest run. */
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
@@ -183,4 +183,21 @@ export function rememberResult(seen: number[], result: number): void {
   if (seen.includes(result)) return;
   seen.push(result);
   if (seen.length > MAX_SEEN_RESULTS) seen.shift();
+}
+
+/** A probe record as its snapshot writes it: its key and words read, its evidence copied. */
+export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
+  return {
+    ...r,
+    key: r.key().slice(0, MAX_KEY_CHARS),
+    seen: [...r.seen],
+    words: [...r.words()],
+    runs: r.runs.map((e) => ({ ...e })),
+    outputPaths: [...r.outputPaths],
+  };
+}
+
+/** A probe record from its validated snapshot. */
+export function restoredRecord(r: z.infer<typeof ledgerStateSchema>['probes'][number][1]): ProbeRecord {
+  return { ...r, key: () => r.key, words: () => r.words, runs: r.runs.map(cleanEvidence) };
 }

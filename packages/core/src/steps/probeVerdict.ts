@@ -14,8 +14,8 @@ export interface VerdictRound {
   verdictRounds: number;
   /** The key lines moved, the run has none, or the debug output the agent added appeared. */
   verdictNews: boolean;
-  /** The run's output words (hashes), kept while it has key lines. */
-  words: number[];
+  /** The run's output words (hashes), read when needed. */
+  words: () => number[];
   /** The output shows a word the agent typed into the code under test since the previous run, which that run did not show: its debug output appeared. */
   shown: boolean;
 }
@@ -38,22 +38,26 @@ export function verdictRound(
 ): VerdictRound {
   const sameResult = previous !== undefined && previous.result === run.result;
   const verdict = sameResult ? previous.verdict : run.verdict();
-  const fresh = { verdict, verdictRounds: 0, verdictNews: true, words: [] as number[], shown: false };
+  const fresh = { verdict, verdictRounds: 0, verdictNews: true, words: NO_WORDS, shown: false };
   if (verdict === 0) return fresh;
   // An error's result is its key lines only: its words are read again after every change.
-  const words = sameResult && changesSincePrevious === 0 ? previous.words : run.words();
+  const words = sameResult && changesSincePrevious === 0 ? previous.words : run.words;
   if (verdict !== previous?.verdict) return { ...fresh, words };
   const round = { ...fresh, words, verdictRounds: previous.verdictRounds, verdictNews: false };
   if (changesSincePrevious === 0) return round;
-  const before = new Set(previous.words);
-  const now = new Set(words);
-  const shown = typed().some((word) => {
+  const typedWords = typed();
+  const before = typedWords.length === 0 ? EMPTY : new Set(previous.words());
+  const now = typedWords.length === 0 ? EMPTY : new Set(words());
+  const shown = typedWords.some((word) => {
     const hash = wordHash(word);
     return now.has(hash) && !before.has(hash);
   });
   if (shown) return { ...fresh, words, shown };
   return { ...round, verdictRounds: previous.verdictRounds + 1 };
 }
+
+const NO_WORDS = (): number[] => [];
+const EMPTY: ReadonlySet<number> = new Set();
 
 /** The distinct words of an output's bounded text, as hashes, at most {@link MAX_OUTPUT_WORDS}. */
 export function outputWords(output: string): number[] {

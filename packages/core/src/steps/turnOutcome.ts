@@ -184,9 +184,9 @@ function probeRunOf(
     readResult: read ? () => keyHash(maskNoise(fingerprintedText(output as string))) : NOTHING,
     key: outcome.key,
     verdict: outcome.verdict,
-    words: ran ? () => outputWords(output as string) : NO_HASHES,
+    words: ran ? memo(() => outputWords(output as string)) : NO_HASHES,
     length: output?.length ?? 0,
-    typed: kind === 'change' ? () => typedWords(action.text) : NO_WORDS,
+    typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? () => sourcePaths(output as string) : NO_PATHS,
   };
 }
@@ -196,6 +196,15 @@ const NOTHING = (): number => 0;
 const NO_WORDS = (): string[] => [];
 const NO_PATHS = (): string[] => [];
 const NO_HASHES = (): number[] => [];
+
+/** `compute`, called once, on the first read. */
+function memo<T>(compute: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= compute();
+    return value;
+  };
+}
 
 /** Python traceback frames, else absolute paths of source files. */
 const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;
