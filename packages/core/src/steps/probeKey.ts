@@ -4,7 +4,7 @@ import { fingerprintedText } from './fingerprint.js';
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
 /** Whether a text has a line that may be a key line (a cheap first test; {@link keyLines} decides). */
-const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
+export const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
 /** Key lines kept per result. */
 const MAX_KEY_LINES = 8;
 /** Characters kept per key line. */
@@ -41,8 +41,6 @@ const NOISE: ReadonlyArray<[RegExp, string]> = [
  */
 export function keyLines(output: string): string {
   const text = fingerprintedText(output);
-  // Most outputs have no key line at all: one search of the whole text answers for them.
-  if (!ANY_KEY_LINE.test(text)) return '';
   const found: string[] = [];
   let start = 0;
   while (start <= text.length) {

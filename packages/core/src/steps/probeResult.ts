@@ -1,5 +1,5 @@
 import { exactHash, type Fingerprint, fingerprintedText, mix32 } from './fingerprint.js';
-import { keyLines, maskNoise } from './probeKey.js';
+import { ANY_KEY_LINE, keyLines, maskNoise } from './probeKey.js';
 
 /** A probe's result: the value compared across its runs, and the text it says, read when needed. */
 export interface ProbeOutcome {
@@ -48,7 +48,8 @@ export function probeResult(output: string, print: Fingerprint, error: boolean):
     },
     verdict: () => {
       if (verdict === undefined) {
-        const lines = error ? '' : keyLines(output);
+        // Most successful outputs have no key line: one search of the whole text answers for them.
+        const lines = error || !ANY_KEY_LINE.test(fingerprintedText(output)) ? '' : keyLines(output);
         verdict = lines === '' ? 0 : mix32(exactHash(lines) ^ 0x5bd1e995) || 1;
       }
       return verdict;

@@ -44,7 +44,9 @@ export function verdictRound(
   const words = sameResult && changesSincePrevious === 0 ? previous.words : run.words;
   if (verdict !== previous?.verdict) return { ...fresh, words };
   const round = { ...fresh, words, verdictRounds: previous.verdictRounds, verdictNews: false };
-  if (changesSincePrevious === 0) return round;
+  // An output of the same length printed nothing new: no words to look for.
+  if (changesSincePrevious === 0 || run.length === previous.length)
+    return { ...round, verdictRounds: previous.verdictRounds + (changesSincePrevious === 0 ? 0 : 1) };
   const typedWords = typed();
   const before = typedWords.length === 0 ? EMPTY : new Set(previous.words());
   const now = typedWords.length === 0 ? EMPTY : new Set(words());
