@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
-import { MAX_OUTPUT_WORDS } from './probeVerdict.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
@@ -122,6 +121,8 @@ export const MAX_EDITED = 32;
 export const MAX_SEEN_RESULTS = 8;
 /** Results remembered for the whole run (any probe), to tell news from a result shown before. */
 export const MAX_RUN_RESULTS = 256;
+/** Distinct words of an output remembered per probe run (their hashes), to see debug output appear. */
+export const MAX_OUTPUT_WORDS = 1024;
 /** Characters of a result's key kept (the snapshot's bound). */
 export const MAX_KEY_CHARS = 2000;
 

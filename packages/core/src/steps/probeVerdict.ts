@@ -1,8 +1,6 @@
 import { fingerprintedText } from './fingerprint.js';
-import type { ProbeRecord, ProbeRun } from './probeRecord.js';
+import { MAX_OUTPUT_WORDS, type ProbeRecord, type ProbeRun } from './probeRecord.js';
 
-/** Distinct words of an output remembered per probe run (their hashes), to see debug output appear. */
-export const MAX_OUTPUT_WORDS = 1024;
 /** Identifier-like words (three characters or more, starting with a letter or `_`). */
 const WORD = /[A-Za-z_]\w{2,}/g;
 
