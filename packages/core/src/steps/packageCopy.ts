@@ -39,7 +39,7 @@ function sharedPackage(ran: string, folders: readonly string[]): { ran: string; 
   for (let i = 0; i < parts.length; i++) {
     const name = parts[i] as string;
     if (name.length < 3 || LAYOUT_FOLDER.test(name)) continue;
-    const at = folders.indexOf(name);
+    const at = folders.lastIndexOf(name);
     if (at === -1) continue;
     const root = parts.slice(0, i).join('/');
     if (root === folders.slice(0, at).join('/')) return undefined;

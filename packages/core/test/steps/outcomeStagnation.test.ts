@@ -248,6 +248,13 @@ describe('another copy of an edited package', () => {
     ).toBeUndefined();
   });
 
+  it('a repository folder named like its package: the innermost folder is the copy', () => {
+    expect(otherPackageCopy(['/testbed/pkg/core.py'], ['/workspace/pkg/pkg/util.py'])).toEqual({
+      ran: '/testbed/pkg',
+      edited: '/workspace/pkg/pkg',
+    });
+  });
+
   it('layout folders (lib, src, site-packages, python3.x) are no package', () => {
     expect(
       otherPackageCopy(['/opt/conda/lib/python3.9/json/decoder.py'], ['/workspace/repo/lib/mpl/axes.py']),
