@@ -45,8 +45,15 @@ export class ClaudeTranscriptParser implements TranscriptParser {
   private readonly counted = new RecentKeys(COUNTED_GENERATION);
   private readonly steps = new ClaudeCodeSteps();
 
-  /** Only user and assistant records give steps or usage (most of a transcript is neither). */
+  /**
+   * Only user and assistant records give steps or usage (most of a transcript is neither). Claude
+   * Code writes the record's `type` before its message: a first `"type":"user"` or `"assistant"`
+   * answers at once, without a search through the whole line (a tool result's) for the other word.
+   */
   mayMatter(line: string): boolean {
+    const type = line.indexOf('"type":"');
+    if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
+      return true;
     return line.includes('"assistant"') || line.includes('"user"');
   }
 
