@@ -87,8 +87,15 @@ function countLines(text: string, from: number, to: number, limit: number): numb
  * {@link ECHO_MAX_LINES} lines) to an action with tokens. Otherwise the fingerprint depends on the output alone.
  */
 export function masksEcho(output: string, echo: ReadonlySet<number>): boolean {
+  return echo.size > 0 && isShortReply(output);
+}
+
+/**
+ * Whether `output` is a short reply (at most {@link ECHO_MAX_LINES} lines, read whole): the only
+ * outputs in which {@link fingerprint} masks the action's words, so the only ones that need them.
+ */
+export function isShortReply(output: string): boolean {
   return (
-    echo.size > 0 &&
     output.length <= OUTPUT_HEAD + OUTPUT_TAIL &&
     countLines(output, 0, output.length, ECHO_MAX_LINES) <= ECHO_MAX_LINES
   );

@@ -94,6 +94,8 @@ export class TokenCursor {
     }
     const text = this.text;
     const to = this.to;
+    // Without `dropDigits` the masked hash is the raw one: it is only hashed apart when digits are dropped.
+    const dropDigits = this.dropDigits;
     let raw = FNV_OFFSET;
     let masked = FNV_OFFSET;
     let length = 0;
@@ -111,10 +113,9 @@ export class TokenCursor {
         length++;
         if (kind === DIGIT) {
           digits++;
-          if (!this.dropDigits) masked = Math.imul(masked ^ code, FNV_PRIME);
           continue;
         }
-        masked = Math.imul(masked ^ code, FNV_PRIME);
+        if (dropDigits) masked = Math.imul(masked ^ code, FNV_PRIME);
         if (kind & LETTER) letters++;
         if (kind !== LETTER) nonHex++;
         continue;
@@ -131,8 +132,9 @@ export class TokenCursor {
         const noise = alwaysVolatile || (numeric && this.afterLineWord);
         const volatile = alwaysVolatile || (numeric && (this.first || this.afterColon));
         this.raw = raw >>> 0;
-        this.masked = volatile ? 0 : masked >>> 0;
-        this.exact = noise ? 0 : masked >>> 0;
+        const hash = dropDigits ? masked >>> 0 : raw >>> 0;
+        this.masked = volatile ? 0 : hash;
+        this.exact = noise ? 0 : hash;
         this.length = length;
         this.numeric = numeric;
         this.first = false;

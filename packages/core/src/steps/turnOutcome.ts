@@ -5,8 +5,8 @@ import {
   type Fingerprint,
   fingerprint,
   fingerprintedText,
+  isShortReply,
   lineClass,
-  masksEcho,
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
@@ -27,7 +27,7 @@ export interface PendingAction {
   exempt: boolean;
   /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKind;
-  /** Raw hashes of the action's tokens, computed when its observation comes. */
+  /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
 
@@ -71,11 +71,9 @@ export class TurnReader {
     let duplicates = 0;
     let result: ProbeOutcome = NO_RESULT;
     if (output !== undefined) {
-      if (action !== undefined && action.echo === undefined) action.echo = echoTokens(action.text);
-      const echo = action?.echo ?? EMPTY_ECHO;
       const print = this.fingerprintOf(
         output,
-        echo,
+        action,
         action?.kind.probe !== undefined && action.kind.probe !== '',
       );
       outcomeKey = mix32(print.key ^ (error ? 0x9e3779b9 : 0)) || 1;
@@ -88,7 +86,7 @@ export class TurnReader {
       // Learned on every read, so that only the first look at its files counts.
       const firstLook = this.firstLook(action);
       if (error) {
-        errorClass = this.errorClass(output, echo, print.key);
+        errorClass = this.errorClass(output, action, print.key);
         informative = this.history.learnError(errorClass);
       } else {
         // A silent success of a new action is an effect (one command over many files), not a repeat.
@@ -118,13 +116,19 @@ export class TurnReader {
     return turn;
   }
 
-  /** `fingerprint(output, echo)`, remembered for the repeated outputs of a loop. */
-  private fingerprintOf(output: string, echo: ReadonlySet<number>, withResult: boolean): Fingerprint {
-    if (masksEcho(output, echo)) return fingerprint(output, echo, withResult);
+  /**
+   * `fingerprint(output, echo of action)`, remembered for the repeated outputs of a loop. The
+   * action's words are read only for a short reply, the only output they can mask in.
+   */
+  private fingerprintOf(output: string, action: PendingAction | undefined, withResult: boolean): Fingerprint {
+    if (isShortReply(output)) {
+      const echo = echoOf(action);
+      if (echo.size > 0) return fingerprint(output, echo, withResult);
+    }
     const text = fingerprintedText(output);
     let print = this.prints.get(text);
     if (print === undefined || (withResult && print.result === 0)) {
-      print = fingerprint(text, echo, withResult);
+      print = fingerprint(text, EMPTY_ECHO, withResult);
       if (this.prints.size >= FINGERPRINT_MEMO) this.prints.clear();
       this.prints.set(text, print);
     }
@@ -143,7 +147,7 @@ export class TurnReader {
   }
 
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
-  private errorClass(output: string, echo: ReadonlySet<number>, outcome: number): number {
+  private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     let first = this.firstErrorLines.get(head);
     if (first === undefined) {
@@ -151,8 +155,15 @@ export class TurnReader {
       if (this.firstErrorLines.size >= ERROR_LINE_MEMO) this.firstErrorLines.clear();
       this.firstErrorLines.set(head, first);
     }
-    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echo);
+    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echoOf(action));
   }
+}
+
+/** Raw hashes of the action's tokens (what its output may echo), computed on first need and kept on the action. */
+function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
+  if (action === undefined) return EMPTY_ECHO;
+  action.echo ??= echoTokens(action.text);
+  return action.echo;
 }
 
 /**
