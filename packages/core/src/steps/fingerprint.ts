@@ -21,7 +21,11 @@ export const OUTPUT_TAIL = 2000;
 export const ECHO_MAX_LINES = 8;
 /** Most distinct line fingerprints kept per output. */
 export const MAX_OUTPUT_LINES = 256;
-/** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
+/**
+ * Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per
+ * output. They hold the hashes as int32 (`| 0`, one to one with the uint32 values returned), which
+ * V8 keeps unboxed: a uint32 above 2^31 would be a heap number allocated per line.
+ */
 const SCRATCH_LINES = new Set<number>();
 const SCRATCH_SHAPES = new Set<number>();
 /** Reused by every call, like the sets above. */
@@ -170,14 +174,14 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
       if (tokens > 0) {
         if (withResult) result = mix32(Math.imul(result, 31) + exactLine);
         const hash = mix32(ownTokens > 0 ? line : plainLine);
-        if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
-          seenLines.add(hash);
+        if (!seenLines.has(hash | 0) && lines.length < MAX_OUTPUT_LINES) {
+          seenLines.add(hash | 0);
           lines.push(hash);
         }
         const shapeHash = mix32(ownTokens > 0 ? shape : plainShape);
-        if (seenShapes.has(shapeHash)) duplicates++;
+        if (seenShapes.has(shapeHash | 0)) duplicates++;
         else if (shapes.length < MAX_OUTPUT_LINES) {
-          seenShapes.add(shapeHash);
+          seenShapes.add(shapeHash | 0);
           shapes.push(shapeHash);
           key = (key + shapeHash) >>> 0;
         }
