@@ -11,6 +11,7 @@
  * are masked in both: `No matches found for "foo" in /repo` says the same after any search. A line
  * made only of echoed tokens is kept as it is: it is the answer (a module name printed back).
  */
+import { SCRATCH_SEEN_CAPACITY, ScratchSeen } from './scratchSeen.js';
 import { END, FNV_OFFSET, FNV_PRIME, LINE, TOKEN, TokenCursor } from './tokenCursor.js';
 
 /** Characters of an output read from its start; with {@link OUTPUT_TAIL}, the bound on the work per output. */
@@ -20,14 +21,10 @@ export const OUTPUT_TAIL = 2000;
 /** Replies with at most this many lines have the action's own words masked. */
 export const ECHO_MAX_LINES = 8;
 /** Most distinct line fingerprints kept per output. */
-export const MAX_OUTPUT_LINES = 256;
-/**
- * Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per
- * output. They hold the hashes as int32 (`| 0`, one to one with the uint32 values returned), which
- * V8 keeps unboxed: a uint32 above 2^31 would be a heap number allocated per line.
- */
-const SCRATCH_LINES = new Set<number>();
-const SCRATCH_SHAPES = new Set<number>();
+export const MAX_OUTPUT_LINES = SCRATCH_SEEN_CAPACITY;
+/** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
+const SCRATCH_LINES = new ScratchSeen();
+const SCRATCH_SHAPES = new ScratchSeen();
 /** Reused by every call, like the sets above. */
 const SCRATCH_TOKENS = new TokenCursor();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
@@ -174,14 +171,14 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
       if (tokens > 0) {
         if (withResult) result = mix32(Math.imul(result, 31) + exactLine);
         const hash = mix32(ownTokens > 0 ? line : plainLine);
-        if (!seenLines.has(hash | 0) && lines.length < MAX_OUTPUT_LINES) {
-          seenLines.add(hash | 0);
+        if (!seenLines.has(hash) && lines.length < MAX_OUTPUT_LINES) {
+          seenLines.add(hash);
           lines.push(hash);
         }
         const shapeHash = mix32(ownTokens > 0 ? shape : plainShape);
-        if (seenShapes.has(shapeHash | 0)) duplicates++;
+        if (seenShapes.has(shapeHash)) duplicates++;
         else if (shapes.length < MAX_OUTPUT_LINES) {
-          seenShapes.add(shapeHash | 0);
+          seenShapes.add(shapeHash);
           shapes.push(shapeHash);
           key = (key + shapeHash) >>> 0;
         }
