@@ -12,7 +12,12 @@ interface VolatilePattern {
   literals?: readonly string[];
   /** Whether every match contains an ASCII digit. */
   digit: boolean;
+  /** Whether every match contains a run of at least {@link HEX_RUN} hex digits. */
+  hexRun?: boolean;
 }
+
+/** The shortest run of hex digits in a UUID or a long hash: a text without one skips both patterns. */
+const HEX_RUN = 12;
 
 /**
  * Replacements applied, in order, by {@link normalizeVolatile}. Order matters: timestamps before
@@ -53,9 +58,15 @@ const VOLATILE_PATTERNS: readonly VolatilePattern[] = [
     replacement: '<id>',
     literals: ['-'],
     digit: false,
+    hexRun: true,
   },
   { pattern: /\b0x[0-9a-f]+\b/gi, replacement: '<hex>', literals: ['0x', '0X'], digit: true },
-  { pattern: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{12,}\b/gi, replacement: '<hex>', digit: true },
+  {
+    pattern: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{12,}\b/gi,
+    replacement: '<hex>',
+    digit: true,
+    hexRun: true,
+  },
   // process ids
   { pattern: /\b(pid|process)([\s:=#]+)\d+/gi, replacement: '$1$2<pid>', digit: true },
   // durations: 12ms, 1.5 s, (0.00s), 3 seconds, 2min
@@ -71,6 +82,20 @@ const VOLATILE_PATTERNS: readonly VolatilePattern[] = [
 ];
 
 const ANY_DIGIT = /\d/;
+/** Whitespace that collapsing changes: a run of two or more, or one that is not a space (same result as `\s+`, fewer matches). */
+const COLLAPSIBLE_SPACE = /\s{2,}|[^\S ]/g;
+
+/** Whether `text` has a run of at least {@link HEX_RUN} hex digits: one pass, no regular expression. */
+function hasHexRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i) | 32;
+    if ((code >= 48 && code <= 57) || (code >= 97 && code <= 102)) {
+      if (++run >= HEX_RUN) return true;
+    } else run = 0;
+  }
+  return false;
+}
 
 /**
  * Removes the parts of tool output that change from run to run without meaning anything: ANSI
@@ -84,13 +109,18 @@ const ANY_DIGIT = /\d/;
 export function normalizeVolatile(text: string): string {
   // Replacements only remove digits, so a text without one never gains one.
   const hasDigit = ANY_DIGIT.test(text);
+  // Looked for once, just before the first pattern that needs it: the replacements after it only
+  // shorten hex runs (`<id>`, `<hex>` are not hex digits around their one `d` or `e`).
+  let hexRun: boolean | undefined;
   let result = text;
-  for (const { pattern, replacement, literals, digit } of VOLATILE_PATTERNS) {
-    if (digit && !hasDigit) continue;
+  for (const pattern of VOLATILE_PATTERNS) {
+    if (pattern.digit && !hasDigit) continue;
+    const literals = pattern.literals;
     if (literals !== undefined && !literals.some((literal) => result.includes(literal))) continue;
-    result = result.replace(pattern, replacement);
+    if (pattern.hexRun === true && !(hexRun ??= hasHexRun(result))) continue;
+    result = result.replace(pattern.pattern, pattern.replacement);
   }
-  return result.replace(/\s+/g, ' ').trim();
+  return result.replace(COLLAPSIBLE_SPACE, ' ').trim();
 }
 
 /**
