@@ -68,7 +68,7 @@ const SOURCE_POSITION = new RegExp(`${SOURCE_PATH.source}(?=:\\d|\\(\\d|", line 
  */
 export function errorSignature(output: string): ErrorSignature {
   const lines = parsedLines(output);
-  const errorLine = lines.find((line) => ERROR_LINE.test(line.trim()) && !SKIPPED_LINE.test(line.trim()));
+  const errorLine = errorLineOf(lines);
   const infrastructure = classifyInfrastructure(lines, errorLine);
   if (infrastructure !== null) {
     return {
@@ -92,6 +92,20 @@ export function errorSignature(output: string): ErrorSignature {
     failingTests: failingTestNames(lines),
     infrastructure: null,
   };
+}
+
+/** The first line that reports an error (untrimmed), if any. */
+function errorLineOf(lines: readonly string[]): string | undefined {
+  return lines.find((line) => ERROR_LINE.test(line.trim()) && !SKIPPED_LINE.test(line.trim()));
+}
+
+/**
+ * `errorSignature(output).firstErrorLine` without the rest of the signature (no infrastructure,
+ * type, location or test names): for a caller that needs only the line.
+ * @example firstErrorLine('ok\n  TypeError: x is undefined'); // 'TypeError: x is undefined'
+ */
+export function firstErrorLine(output: string): string | null {
+  return errorLineOf(parsedLines(output))?.trim() ?? null;
 }
 
 function noError(): ErrorSignature {

@@ -1,4 +1,4 @@
-import { errorSignature } from '../signatures/errorSignature.js';
+import { firstErrorLine } from '../signatures/errorSignature.js';
 import type { ActionKind } from './actionKind.js';
 import {
   echoTokens,
@@ -151,7 +151,7 @@ export class TurnReader {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     let first = this.firstErrorLines.get(head);
     if (first === undefined) {
-      first = errorSignature(boundLines(head)).firstErrorLine ?? '';
+      first = firstErrorLine(boundLines(head)) ?? '';
       if (this.firstErrorLines.size >= ERROR_LINE_MEMO) this.firstErrorLines.clear();
       this.firstErrorLines.set(head, first);
     }

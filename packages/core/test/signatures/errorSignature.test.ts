@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorSignature } from '../../src/entries/breaker.js';
+import { firstErrorLine } from '../../src/signatures/errorSignature.js';
 import { infrastructureKindOf } from '../../src/signatures/infrastructure.js';
 import { normalizeVolatile, stripAnsi } from '../../src/signatures/normalizeVolatile.js';
 import { outputSignature } from '../../src/signatures/outputSignature.js';
@@ -187,5 +188,27 @@ describe('failingTestNames and outputSignature', () => {
     const b = outputSignature('--- FAIL: TestB (0.01s)\n--- FAIL: TestA (0.00s)');
     expect(a.key).toBe(b.key);
     expect(a.error.failingTests).toEqual(['TestA', 'TestB']);
+  });
+});
+
+describe('firstErrorLine', () => {
+  it("is errorSignature's first error line, whatever the output (runner outputs, infrastructure, none)", () => {
+    const outputs = [
+      VITEST,
+      JEST,
+      PYTEST,
+      GO_TEST,
+      TSC,
+      TSC_PRETTY,
+      NODE,
+      PYTHON_TRACEBACK,
+      'Error: 429 Too Many Requests',
+      'all good\n\n',
+      '',
+      'Traceback (most recent call last):\nFAIL\n  KeyError: 3',
+    ];
+    for (const output of outputs) expect(firstErrorLine(output)).toBe(errorSignature(output).firstErrorLine);
+    expect(firstErrorLine('ok\n  TypeError: x is undefined  ')).toBe('TypeError: x is undefined');
+    expect(firstErrorLine('ok')).toBeNull();
   });
 });
