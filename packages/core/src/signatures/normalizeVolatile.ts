@@ -1,3 +1,5 @@
+import { hasHexRun } from './hexRun.js';
+
 /**
  * One replacement of {@link normalizeVolatile}, with a cheap precondition: `literal` (when set) is a
  * substring every match contains, and `digit` says every match contains a digit. A pattern whose
@@ -85,18 +87,6 @@ const ANY_DIGIT = /\d/;
 /** Whitespace that collapsing changes: a run of two or more, or one that is not a space (same result as `\s+`, fewer matches). */
 const COLLAPSIBLE_SPACE = /\s{2,}|[^\S ]/g;
 
-/** Whether `text` has a run of at least {@link HEX_RUN} hex digits: one pass, no regular expression. */
-function hasHexRun(text: string): boolean {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i) | 32;
-    if ((code >= 48 && code <= 57) || (code >= 97 && code <= 102)) {
-      if (++run >= HEX_RUN) return true;
-    } else run = 0;
-  }
-  return false;
-}
-
 /**
  * Removes the parts of tool output that change from run to run without meaning anything: ANSI
  * colours, timestamps, durations, line and column numbers, hex addresses, UUIDs, temporary paths
@@ -117,7 +107,7 @@ export function normalizeVolatile(text: string): string {
     if (pattern.digit && !hasDigit) continue;
     const literals = pattern.literals;
     if (literals !== undefined && !literals.some((literal) => result.includes(literal))) continue;
-    if (pattern.hexRun === true && !(hexRun ??= hasHexRun(result))) continue;
+    if (pattern.hexRun === true && !(hexRun ??= hasHexRun(result, HEX_RUN))) continue;
     result = result.replace(pattern.pattern, pattern.replacement);
   }
   return result.replace(COLLAPSIBLE_SPACE, ' ').trim();

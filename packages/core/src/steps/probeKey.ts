@@ -1,4 +1,5 @@
 import { ERROR_LINE, SKIPPED_LINE } from '../signatures/errorSignature.js';
+import { hasHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
 
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */
@@ -16,20 +17,38 @@ export const MAX_TYPED_WORDS = 512;
  * Noise in a key line: addresses, random ids (UUIDs, hex ids, numbers of ten digits or more with
  * the dotted groups around them: timestamps, message ids), line numbers, durations, pids and temporary names (`/tmp/tmpa8x2`,
  * `tmpk3j9_q`). Every other digit stays: a count that moves is a new result.
+ *
+ * Each pattern has a cheap precondition that every match meets (a pattern that cannot match is not
+ * run): `literals`, substrings one of which every match contains (looked for in the text as it stands);
+ * `digit`, every match has a digit (tested once: no mask brings one in, `0x#` only where `0x` was);
+ * `hexRun`, every match has a run of that many hex digits (no mask lengthens one).
  */
-const NOISE: ReadonlyArray<[RegExp, string]> = [
-  [/\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, 'uuid#'],
-  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/g, 'id#'],
-  [/0x[0-9a-fA-F]+/g, '0x#'],
-  [/[\d.]*\d{10,}[\d.]*/g, 'n#'],
-  [/\bline \d+/g, 'line #'],
-  [/:\d+(?::\d+)?\b/g, ':#'],
-  [/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|µs|us|ns)\b/g, '#s'],
-  [/\bpid[ =:]?\d+/gi, 'pid #'],
-  [/\/tmp\/[^\s'"),\]]+/g, '/tmp/#'],
-  [/\btmp[\w-]{4,}/g, 'tmp#'],
-  [/\bat 0x#|object at \S+>/g, 'object>'],
+const NOISE: ReadonlyArray<{
+  pattern: RegExp;
+  mask: string;
+  literals?: readonly string[];
+  digit?: boolean;
+  hexRun?: number;
+}> = [
+  {
+    pattern: /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g,
+    mask: 'uuid#',
+    literals: ['-'],
+    hexRun: 12,
+  },
+  { pattern: /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/g, mask: 'id#', digit: true, hexRun: 8 },
+  { pattern: /0x[0-9a-fA-F]+/g, mask: '0x#', literals: ['0x'] },
+  { pattern: /[\d.]*\d{10,}[\d.]*/g, mask: 'n#', digit: true, hexRun: 10 },
+  { pattern: /\bline \d+/g, mask: 'line #', literals: ['line '], digit: true },
+  { pattern: /:\d+(?::\d+)?\b/g, mask: ':#', literals: [':'], digit: true },
+  { pattern: /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|µs|us|ns)\b/g, mask: '#s', digit: true },
+  { pattern: /\bpid[ =:]?\d+/gi, mask: 'pid #', digit: true },
+  { pattern: /\/tmp\/[^\s'"),\]]+/g, mask: '/tmp/#', literals: ['/tmp/'] },
+  { pattern: /\btmp[\w-]{4,}/g, mask: 'tmp#', literals: ['tmp'] },
+  { pattern: /\bat 0x#|object at \S+>/g, mask: 'object>', literals: ['at 0x#', 'object at '] },
 ];
+
+const ANY_DIGIT = /\d/;
 
 /**
  * The key lines of a probe's output: what it *says* (the final error or assertion, the failing
@@ -58,8 +77,14 @@ export function keyLines(output: string): string {
 
 /** A line with its noise masked (see {@link NOISE}). */
 export function maskNoise(line: string): string {
+  const hasDigit = ANY_DIGIT.test(line);
   let masked = line;
-  for (const [pattern, mask] of NOISE) masked = masked.replace(pattern, mask);
+  for (const { pattern, mask, literals, digit, hexRun } of NOISE) {
+    if (digit === true && !hasDigit) continue;
+    if (literals !== undefined && !literals.some((literal) => masked.includes(literal))) continue;
+    if (hexRun !== undefined && !hasHexRun(masked, hexRun)) continue;
+    masked = masked.replace(pattern, mask);
+  }
   return masked;
 }
 
