@@ -17,25 +17,27 @@ const scratch = tempProject();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs a hook command as the CLIs do (`sh -c`), with `event` on stdin. */
-async function shellHook(command: string, cwd: string, event: unknown) {
+async function shellHook(command: string, cwd: string, event: unknown, env: Record<string, string> = {}) {
   const result = await execa('/bin/sh', ['-c', command], {
     cwd,
     reject: false,
     input: JSON.stringify(event),
-    env: { CLAUDE_PROJECT_DIR: '', GEMINI_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
+    env: { CLAUDE_PROJECT_DIR: '', GEMINI_PROJECT_DIR: '', LOOPGUARD_HOOK: '', ...env },
   });
-  return { code: result.exitCode, stdout: String(result.stdout) };
+  return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
 /** Four failing Bash calls of one session through `command`, and the same through the modules: both replies. */
-async function repliesOf(command: string) {
+async function repliesOf(command: string, env: Record<string, string> = {}) {
   const project = tempProject();
   const replies: string[] = [];
+  const errors: string[] = [];
   for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(project, 's1', n))) {
     for (const event of [call.pre, call.post]) {
-      const { code, stdout } = await shellHook(command, project, event);
+      const { code, stdout, stderr } = await shellHook(command, project, event, env);
       expect(code).toBe(0);
       replies.push(stdout);
+      errors.push(stderr);
     }
   }
   const viaModules = tempProject();
@@ -54,7 +56,7 @@ async function repliesOf(command: string) {
       expected.push(out.replaceAll(viaModules, project));
     }
   }
-  return { replies, expected };
+  return { replies, expected, errors };
 }
 
 describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bundle)", () => {
@@ -65,19 +67,24 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     const settings = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8'));
     const command: string = settings.hooks.PreToolUse[0].hooks[0].command;
     expect(command).toBe(snapshotHookCommand([process.execPath, bin], blob, 'claude'));
-    const { replies, expected } = await repliesOf(command);
+    // V8 flags in the user's NODE_OPTIONS would make Node refuse the snapshot: it starts without them.
+    const { replies, expected, errors } = await repliesOf(command, {
+      NODE_OPTIONS: '--max-old-space-size=300',
+    });
     expect(replies.some((reply) => reply.includes('additionalContext'))).toBe(true);
     expect(replies).toEqual(expected);
+    expect(errors.join('')).toBe('');
   });
 
   it('a blob this node cannot load (gone, or not a snapshot): the command starts without it and answers the same', async () => {
     const corrupt = join(scratch, 'corrupt.blob');
     writeFileSync(corrupt, 'not a snapshot');
     for (const unusable of [join(scratch, 'missing.blob'), corrupt]) {
-      const { replies, expected } = await repliesOf(
+      const { replies, expected, errors } = await repliesOf(
         snapshotHookCommand([process.execPath, bin], unusable, 'claude'),
       );
       expect(replies).toEqual(expected);
+      expect(errors.join('')).not.toBe(''); // Node said why it started without it
     }
   });
 

@@ -1,5 +1,6 @@
 import { startupSnapshot } from 'node:v8';
 import { hookMain } from './hookMain.js';
+import { warmUpHook } from './hookWarmUp.js';
 import { SNAPSHOT_UNUSABLE_EXIT } from './snapshotCommand.js';
 
 /**
@@ -7,11 +8,13 @@ import { SNAPSHOT_UNUSABLE_EXIT } from './snapshotCommand.js';
  * scripts/build-hook-snapshot.mjs from `dist/bundle/hook-snapshot.cjs`): building it evaluates the
  * whole hook (its modules, zod's schemas) once, and each call of
  * `node --snapshot-blob hook.blob bin.js hook claude|gemini` starts from that heap instead of
- * evaluating them again. better-sqlite3's native addon cannot be in a snapshot: the bundle requires
+ * evaluating them again; a made-up session run while it is built compiles the functions a call
+ * runs ({@link warmUpHook}). better-sqlite3's native addon cannot be in a snapshot: the bundle requires
  * it on first use (see scripts/bundle-hook.mjs). `hook --snapshot-check` prints `ok`: how `init`
  * tells that this node can load the blob.
  */
 if (startupSnapshot.isBuildingSnapshot()) {
+  warmUpHook();
   startupSnapshot.setDeserializeMainFunction(async () => {
     const [command, agent, ...rest] = process.argv.slice(2);
     if (command !== 'hook' || agent === undefined || rest.length > 0) {

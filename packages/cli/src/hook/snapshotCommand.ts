@@ -37,7 +37,9 @@ export function usableHookSnapshot(node: string, bin: string): string | undefine
  * when that fails: a blob removed, corrupt or left by another node version slows the hook down,
  * never breaks it. Node fails that way before anything reads the event; a hook call itself always
  * exits 0, and were it to fail after reading the event, the second start would read an empty or
- * cut event and fail open like any unreadable event (it never answers anything).
+ * cut event and fail open like any unreadable event (it never answers anything). The snapshot
+ * starts without the user's `NODE_OPTIONS`: V8 refuses a snapshot under other V8 flags (a
+ * `--max-old-space-size` set for other tools), and a hook call needs none of them.
  * @param argv - the node and the `loopguard` command, unquoted.
  * @param agent - `claude` or `gemini`.
  * @example snapshotHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], '/…/hook.blob', 'claude')
@@ -45,7 +47,7 @@ export function usableHookSnapshot(node: string, bin: string): string | undefine
 export function snapshotHookCommand(argv: [node: string, bin: string], blob: string, agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
   const plain = `${node} ${bin} hook ${agent}`;
-  return `${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent} || exec ${plain}`;
+  return `NODE_OPTIONS= ${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent} || exec ${plain}`;
 }
 
 /** `text` quoted for a POSIX shell. */
