@@ -9,7 +9,7 @@ import {
   snapshotHookCommand,
   usableHookSnapshot,
 } from '../src/hook/snapshotCommand.js';
-import { claudeFailingCall, tempProject } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, tempProject } from './hookHelpers.js';
 import { bin, loopguard } from './runHelpers.js';
 
 const blob = fileURLToPath(new URL('../dist/bundle/hook.blob', import.meta.url));
@@ -86,6 +86,36 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       expect(replies).toEqual(expected);
       expect(errors.join('')).not.toBe(''); // Node said why it started without it
     }
+  });
+
+  it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 1\n');
+    // claude-sonnet-4-5: $3 per million input tokens, 300,000 of them
+    const usage = { input_tokens: 150_000, output_tokens: 0 };
+    const replies = ['a', 'b'].map((id) =>
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: new Date().toISOString(),
+        message: { id, model: 'claude-sonnet-4-5', role: 'assistant', usage, content: [] },
+      }),
+    );
+    writeFileSync(join(dir, 'transcript.jsonl'), `${replies.join('\n')}\n`);
+    const event = claudeEvent(dir, 's1', 'PostToolUse', {
+      tool_name: 'Read',
+      tool_input: { file_path: 'src/a.ts' },
+      tool_response: 'content',
+    });
+    const { code, stdout, stderr } = await shellHook(
+      snapshotHookCommand([process.execPath, bin], blob, 'claude'),
+      dir,
+      event,
+    );
+    expect(code).toBe(0);
+    expect(stderr).toBe(''); // started from the snapshot
+    expect(JSON.parse(stdout).hookSpecificOutput.additionalContext).toContain(
+      'you have spent $0.90 of $1.00 on this session (90 %)',
+    );
   });
 
   it('runs hook calls only: anything else exits so that the command starts without it', async () => {
