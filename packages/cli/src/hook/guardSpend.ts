@@ -64,7 +64,7 @@ export async function guardSpend(
     const session = rows.get(sessionKey);
     let read: ReturnType<typeof readTranscriptUsage>;
     try {
-      read = readTranscriptUsage(path, session?.offset ?? 0);
+      read = readTranscriptUsage(path, session?.offset ?? 0, context.agent);
     } catch (error) {
       context.log(error);
       return { next: new Map(), result: undefined };
