@@ -34,6 +34,9 @@ function fileTools(files: Record<string, string>) {
   ];
 }
 
+/** An AIMessage with these fields (the SDK's default message structure types `usage_metadata` as absent). */
+const aiMessage = (fields: Record<string, unknown>) => new AIMessage(fields as never);
+
 /**
  * agent (scripted node) → tools (the prebuilt ToolNode) → loopguard → agent | END. The scripted
  * node answers its call `n` with `script(n)` and keeps the messages it was given.
@@ -55,8 +58,8 @@ function scriptedGraph(
         : { id: `reply_${call}`, usage_metadata: usage, response_metadata: { model_name: 'scripted-model' } };
     const message =
       'text' in reply
-        ? new AIMessage({ content: reply.text, ...reported })
-        : new AIMessage({
+        ? aiMessage({ content: reply.text, ...reported })
+        : aiMessage({
             content: '',
             tool_calls: [{ id: `call_${call}`, name: reply.tool, args: reply.args }],
             ...reported,
@@ -198,9 +201,9 @@ describe('LangGraph loopGuard: the spend option (usage_metadata of each AIMessag
 
   it('counts a reply once however often the node sees it, and a bad option is a ConfigurationError', () => {
     const guard = loopGuard({ spend: { session: { maxTokens: 10_000 } } });
-    const reply = new AIMessage({ content: 'x', id: 'r1', usage_metadata: usage });
+    const reply = aiMessage({ content: 'x', id: 'r1', usage_metadata: usage });
     guard.node({ messages: [reply] });
-    guard.node({ messages: [reply, new AIMessage({ content: 'y', id: 'r1', usage_metadata: usage })] });
+    guard.node({ messages: [reply, aiMessage({ content: 'y', id: 'r1', usage_metadata: usage })] });
     guard.node({ messages: [reply] }); // shorter: read again from the start
     expect(guard.run.spend?.spent).toMatchObject({ replies: 1, tokens: 1050 });
     expect(() => loopGuard({ spend: { session: { maxCostUsd: -1 } } })).toThrow(
