@@ -148,6 +148,35 @@ describe('the spend guard in the hook', () => {
     expect(warning.hookSpecificOutput.additionalContext).toContain('you have used 900 of 1,000 tokens');
   });
 
+  it('waits for the reply that asked for the tool call when the CLI writes it after calling the hook', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('msg_1', 300, 1));
+    const event = (id: string) =>
+      JSON.stringify(
+        claudeEvent(dir, 's1', 'PostToolUse', {
+          tool_name: 'Write',
+          tool_input: { file_path: `${id}.txt`, content: id },
+          tool_response: 'written',
+          tool_use_id: id,
+        }),
+      );
+    // the reply asking for toolu_a and toolu_b (800 tokens) is written 50 ms after the hook is called
+    const late = reply('msg_2', 800, 1).replace(
+      '"content":[]',
+      '"content":[{"type":"tool_use","id":"toolu_a"},{"type":"tool_use","id":"toolu_b"}]',
+    );
+    setTimeout(() => appendFileSync(transcript, late), 50);
+    const stop = JSON.parse(
+      await answerHookEvent('claude', event('toolu_a'), { env: {}, cwd: dir, now: () => T0 }),
+    );
+    expect(stop.stopReason).toContain('this session reached its budget (1,100 of 1,000 tokens)');
+    // the second call of the same reply finds it already read: counted once, no wait
+    await answerHookEvent('claude', event('toolu_b'), { env: {}, cwd: dir, now: () => T0 });
+    expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1100 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('is off without a spend section: nothing is read or written', async () => {
     const dir = project('hook:\n  enabled: true\n');
     appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 10_000_000));

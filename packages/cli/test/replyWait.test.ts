@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeHook } from '../src/hook/claudeHook.js';
-import { waitForReply } from '../src/hook/replyWait.js';
+import { LOOKBACK_BYTES, waitForReply } from '../src/hook/replyWait.js';
 
 function transcript(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'loopguard-wait-')), 'transcript.jsonl');
@@ -15,11 +15,19 @@ function transcript(text: string): string {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('waitForReply: the spend guard waits for the reply an event follows', () => {
-  it('finds a marker already written after the offset, and not one before it', async () => {
+  it('finds a marker already written after the offset, or read just before it (parallel tool calls)', async () => {
     const path = transcript('{"id":"toolu_1"}\n{"id":"toolu_2"}\n');
     expect(await waitForReply(path, 0, '"toolu_1"', 0)).toBe(true);
-    expect(await waitForReply(path, 17, '"toolu_1"', 0)).toBe(false);
     expect(await waitForReply(path, 17, '"toolu_2"', 0)).toBe(true);
+    // the reply asked for both calls: the second call's event comes after the first read it
+    expect(await waitForReply(path, 34, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, 34, '"toolu_3"', 0)).toBe(false);
+  });
+
+  it(`looks back ${LOOKBACK_BYTES} bytes before the offset, no further`, async () => {
+    const path = transcript(`{"id":"toolu_1"}\n${'x'.repeat(LOOKBACK_BYTES)}\n`);
+    expect(await waitForReply(path, LOOKBACK_BYTES, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, LOOKBACK_BYTES + 18, '"toolu_1"', 0)).toBe(false);
   });
 
   it('waits for a marker written later, even one cut across two writes', async () => {

@@ -14,10 +14,18 @@ export const REPLY_WAIT_MS = 1000;
 const POLL_MS = 10;
 
 /**
+ * How far before `from` the wait looks too, bytes: a reply that asked for several tool calls at
+ * once was read (and counted) at the first call's event; the others find their marker just before
+ * the offset, and must not wait for it.
+ */
+export const LOOKBACK_BYTES = 1024 * 1024;
+
+/**
  * Waits until the transcript at `path` holds `marker` after byte `from` (the bytes the spend guard
- * has not read yet), so that the guard counts the reply the event follows however early the CLI
- * called the hook. Reads only the bytes added since its last look (at most
- * {@link MAX_TRANSCRIPT_READ_BYTES} in all: past that there is plenty to count).
+ * has not read yet) or in the {@link LOOKBACK_BYTES} before it, so that the guard counts the reply
+ * the event follows however early the CLI called the hook. Reads only the bytes added since its
+ * last look (at most {@link MAX_TRANSCRIPT_READ_BYTES} after `from` in all: past that there is
+ * plenty to count).
  * @returns `true` when the marker is there; `false` at `timeoutMs`, or when the transcript cannot be
  *   read (the spend guard's own read then fails open and logs it).
  */
@@ -38,7 +46,7 @@ export async function waitForReply(
   }
   try {
     if (!(await file.stat()).isFile()) return false;
-    let scanned = from;
+    let scanned = Math.max(0, from - LOOKBACK_BYTES);
     let tail = Buffer.alloc(0);
     for (;;) {
       const size = (await file.stat()).size;
