@@ -11,7 +11,7 @@ import { createProgram } from './program.js';
  * process.exitCode = await runCli(process.argv.slice(2), processIo());
  */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
-  const program = createProgram(io);
+  const program = await createProgram(io, args[0]);
   try {
     await program.parseAsync([...args], { from: 'user' });
     return EXIT_CODES.ok;

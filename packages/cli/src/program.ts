@@ -1,29 +1,40 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import type { CliIo } from './cliIo.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerHookCommand } from './commands/hook.js';
-import { registerInitCommand } from './commands/init.js';
-import { registerMcpCommand } from './commands/mcp.js';
-import { registerRecoveriesCommand } from './commands/recoveries.js';
-import { registerResetCommand } from './commands/reset.js';
-import { registerResumeCommand } from './commands/resume.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerRunsCommand } from './commands/runs.js';
-import { registerScanCommand } from './commands/scan.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerUninstallCommand } from './commands/uninstall.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
+
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * Each command's module, loaded when the command is registered: a command loads only its own
+ * (`scan` does not load the server, the dashboard or SQLite). In the order help lists them.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  run: async () => (await import('./commands/run.js')).registerRunCommand,
+  resume: async () => (await import('./commands/resume.js')).registerResumeCommand,
+  reset: async () => (await import('./commands/reset.js')).registerResetCommand,
+  runs: async () => (await import('./commands/runs.js')).registerRunsCommand,
+  demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
+  serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  status: async () => (await import('./commands/status.js')).registerStatusCommand,
+  recoveries: async () => (await import('./commands/recoveries.js')).registerRecoveriesCommand,
+  hook: async () => (await import('./commands/hook.js')).registerHookCommand,
+  init: async () => (await import('./commands/init.js')).registerInitCommand,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcpCommand,
+  uninstall: async () => (await import('./commands/uninstall.js')).registerUninstallCommand,
+  scan: async () => (await import('./commands/scan.js')).registerScanCommand,
+};
 
 /**
  * Builds the `loopguard` command tree. Each command lives in `src/commands/` and registers itself
  * here; commands report failures by throwing a {@link CliError}.
+ * @param command - the command about to run (the first argument): only it is loaded when it is one
+ *   of loopguard's; otherwise (help, a version, a typo) every command is. @default every command
  * @example
- * await createProgram(processIo()).parseAsync(process.argv);
+ * await (await createProgram(processIo())).parseAsync(process.argv);
  */
-export function createProgram(io: CliIo): Command {
+export async function createProgram(io: CliIo, command?: string): Promise<Command> {
   const program = new Command('loopguard')
     .description('Stop autonomous coding agents from looping without progress.')
     .version(packageJson.version, '-v, --version')
@@ -31,18 +42,8 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .allowExcessArguments(false)
     .exitOverride();
-  registerRunCommand(program, io);
-  registerResumeCommand(program, io);
-  registerResetCommand(program, io);
-  registerRunsCommand(program, io);
-  registerDemoCommand(program, io);
-  registerServeCommand(program, io);
-  registerStatusCommand(program, io);
-  registerRecoveriesCommand(program, io);
-  registerHookCommand(program, io);
-  registerInitCommand(program, io);
-  registerMcpCommand(program, io);
-  registerUninstallCommand(program, io);
-  registerScanCommand(program, io);
+  const names = command !== undefined && Object.hasOwn(COMMANDS, command) ? [command] : Object.keys(COMMANDS);
+  const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+  for (const register of registers) register(program, io);
   return program;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -148,6 +149,30 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
     const out: unknown[] = [];
     for await (const batch of readLines(file, 1024 * 1024)) out.push(...batch);
     expect(out).toEqual(['first', { longLine: long.length }, 'last']);
+  });
+
+  it('gives the lines a plain split gives, whatever their lengths across reads (64 KiB each)', async () => {
+    const dir = tempDir();
+    const line = fc
+      .tuple(fc.constantFrom('a', 'é', '😀', '{"x":1}', '\r'), fc.nat(150_000))
+      .map(([piece, times]) => piece.repeat(Math.ceil(times / piece.length)));
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 8 }), fc.boolean(), async (lines, endNewline) => {
+        const text = lines.join('\n') + (endNewline && lines.length > 0 ? '\n' : '');
+        const file = join(dir, 'lines.jsonl');
+        writeFileSync(file, text);
+        const out: unknown[] = [];
+        for await (const batch of readLines(file, 100_000)) out.push(...batch);
+        const raw = text.split('\n');
+        if (raw.at(-1) === '') raw.pop();
+        expect(out).toEqual(
+          raw.map((l) =>
+            l.length > 100_000 ? { longLine: l.length } : l.endsWith('\r') ? l.slice(0, -1) : l,
+          ),
+        );
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it('reports a path that cannot be looked at by why, not as "no such file or folder", and goes on', async () => {

@@ -162,10 +162,6 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     io.stdout(
       options.dryRun ? `${where}: would set\n${written.text}` : `${where}: spend guard set (docs/spend.md)\n`,
     );
-    if (agent === 'gemini')
-      io.stdout(
-        "note: Gemini CLI's hooks carry no usage; the budget applies to it through loopguard run --agent-stream gemini\n",
-      );
   }
   if (!options.remove) await checkProjectConfig(io.cwd);
   const fast = agent === 'claude' && !options.commandHooks;

@@ -1,5 +1,6 @@
 import { anthropicUsage } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
+import { RecentKeys } from './recentKeys.js';
 import {
   NOTHING,
   noteStart,
@@ -9,6 +10,12 @@ import {
   type TranscriptRead,
   usageTokens,
 } from './TranscriptParser.js';
+
+/**
+ * Replies whose key is remembered, in each of two generations: a reply's records (one per content
+ * block, its tool results in between) come within one turn, far fewer replies apart than this.
+ */
+const COUNTED_GENERATION = 32_768;
 
 /**
  * A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`, checked against
@@ -31,12 +38,22 @@ export class ClaudeTranscriptParser implements TranscriptParser {
   readonly format = 'claude-transcript';
   readonly meta: SessionMeta = { hasUsage: false };
   private sidechain: boolean | undefined;
-  /** `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once; no id, no key). */
-  private readonly counted = new Set<string>();
+  /**
+   * `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once; no id, no
+   * key), the last 32,768 to 65,536 of them: a set of every reply grew with the file.
+   */
+  private readonly counted = new RecentKeys(COUNTED_GENERATION);
   private readonly steps = new ClaudeCodeSteps();
 
-  /** Only user and assistant records give steps or usage (most of a transcript is neither). */
+  /**
+   * Only user and assistant records give steps or usage (most of a transcript is neither). Claude
+   * Code writes the record's `type` before its message: a first `"type":"user"` or `"assistant"`
+   * answers at once, without a search through the whole line (a tool result's) for the other word.
+   */
   mayMatter(line: string): boolean {
+    const type = line.indexOf('"type":"');
+    if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
+      return true;
     return line.includes('"assistant"') || line.includes('"user"');
   }
 

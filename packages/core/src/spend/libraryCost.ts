@@ -5,6 +5,11 @@ export type PriceLibrary = Pick<typeof import('@pydantic/genai-prices'), 'calcPr
 
 let loading: Promise<CostOf> | undefined;
 
+/** Model names remembered as unknown to the library at most (a hostile transcript may name millions). */
+const UNKNOWN_KEPT = 1024;
+/** Longest model name remembered as unknown (a longer one is looked up each time). */
+const UNKNOWN_NAME_LENGTH = 200;
+
 /**
  * The cost of a reply from `@pydantic/genai-prices`' bundled price data (offline: it is never
  * updated from the network), matching the model name against every provider. A model the data does
@@ -22,8 +27,12 @@ export function loadLibraryCost(): Promise<CostOf> {
  * hook's bundle cannot `import()`).
  */
 export function libraryCostOf({ calcPrice }: PriceLibrary): CostOf {
+  // Whether the library knows a model depends on its name only (the bundled data never changes), and
+  // a miss costs a search of every provider's models: a scan of a million replies of a model it does
+  // not know asks once.
+  const unknown = new Set<string>();
   return (record) => {
-    if (record.model === undefined) return undefined;
+    if (record.model === undefined || unknown.has(record.model)) return undefined;
     try {
       // The library's input_tokens is the whole input, cache reads and writes included.
       const result = calcPrice(
@@ -36,7 +45,12 @@ export function libraryCostOf({ calcPrice }: PriceLibrary): CostOf {
         record.model,
         record.at === undefined ? undefined : { timestamp: new Date(record.at) },
       );
-      return result === null ? undefined : result.total_price;
+      if (result !== null) return result.total_price;
+      if (record.model.length <= UNKNOWN_NAME_LENGTH) {
+        if (unknown.size >= UNKNOWN_KEPT) unknown.clear();
+        unknown.add(record.model);
+      }
+      return undefined;
     } catch {
       return undefined;
     }

@@ -15,11 +15,16 @@ import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
  * same result as its previous run, hits again (the nudge did not help), until some probe's result
  * changes. The detector's ladder turns the first hit into a nudge and the next into a stop.
  *
+ * The verdict ceiling: the same key lines (the final error or assertion, the failing tests) after
+ * `verdictCeiling` changes in a row is a loop whatever else the output printed (the agent's debug
+ * prints, values around the error) and whatever was read or tried between; once nudged, only key
+ * lines that move (or the debug output the agent added to the code under test appearing) end it.
+ *
  * What stays progress: a probe whose result changes (a new error, a different failing test, a count
  * that moves: only noise such as line numbers, timings, addresses and pids is masked); each round
  * fixing a different error; one command over different files (each is a different probe).
  *
- * @example new OutcomeStagnationRule(3) // edit, `python t.py` → "None"; edit, same; edit, same: hit
+ * @example new OutcomeStagnationRule(3, 3, 4) // edit, `python t.py` → "None"; edit, same; edit, same: hit
  */
 export class OutcomeStagnationRule implements StepRule {
   readonly loopType = 'outcome_stagnation' as const;
@@ -29,16 +34,21 @@ export class OutcomeStagnationRule implements StepRule {
   /**
    * @param repeats - runs of one probe with one result, changes between and nothing learned, that make a loop (integer ≥ 2).
    * @param ceiling - rounds in a row of a change and the same result, whatever was read between, that make a loop (integer ≥ 2).
+   * @param verdictCeiling - rounds in a row of a change and the same key lines, whatever else the output printed or the turns between did, that make a loop (integer ≥ 2).
    */
   constructor(
     private readonly repeats: number,
     private readonly ceiling: number,
+    private readonly verdictCeiling: number,
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     if (event.kind !== 'turn') return null;
-    const { record, staleRound, blindRound } = history.probes.latest;
-    if (record === undefined || !blindRound) return null;
+    const { record, staleRound, blindRound, verdictNews, changesSincePrevious } = history.probes.latest;
+    if (record === undefined || changesSincePrevious === 0) return null;
+    // The verdict ceiling: the same key lines after every change, whatever else the output printed.
+    const verdictHit = !verdictNews && record.verdictRounds >= this.verdictCeiling;
+    if (!blindRound && !verdictHit) return null;
     // After the hit, only a probe result not shown before disarms the rule: any further round of a
     // change and the same result hits again (the nudge did not help).
     const armed = this.armedAt === history.probes.news;
@@ -46,6 +56,7 @@ export class OutcomeStagnationRule implements StepRule {
     // counts every round of a change and the same result, whatever was read or tried between.
     const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
     const hit =
+      verdictHit ||
       armed ||
       (cannotWork && record.changedRounds >= this.repeats - 1) ||
       record.blindRounds >= this.ceiling ||
@@ -69,9 +80,11 @@ export class OutcomeStagnationRule implements StepRule {
       repeats: record.streak,
       since: record.since,
       evidence,
-      summary: `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
+      summary: verdictHit
+        ? `the last ${record.verdictRounds} changes did not change what \`${record.label}\` reports: ${record.verdictRounds + 1} runs in a row ended with the same error or failing tests, whatever else they printed`
+        : `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to step ${record.since}`,
       ...(advice === undefined ? {} : { advice }),
-      progress: 'probe',
+      progress: verdictHit ? 'verdict' : 'probe',
     };
   }
 

@@ -1,4 +1,4 @@
-import { MAX_TYPED_WORDS, maskTyped } from './probeKey.js';
+import { maskTyped, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   ledgerStateSchema,
@@ -8,12 +8,15 @@ import {
   MAX_PATHS,
   MAX_PROBES,
   MAX_RUN_RESULTS,
-  MAX_SEEN_RESULTS,
   NO_UPDATE,
   type ProbeRecord,
   type ProbeRun,
   type ProbeUpdate,
+  recordSnapshot,
+  rememberResult,
+  restoredRecord,
 } from './probeRecord.js';
+import { verdictRound } from './probeVerdict.js';
 import { ReadRechecks } from './readRechecks.js';
 import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
@@ -58,6 +61,8 @@ export class ProbeLedger implements SnapshotPart {
   readonly own: string[] = [];
   /** The words typed by the newest changes to the agent's own files, with the change's number. */
   readonly ownTyped: Array<{ change: number; words: string[] }> = [];
+  /** The words typed by the newest changes to the code under test (its debug prints), with the change's number. */
+  readonly testedTyped: Array<{ change: number; words: () => string[] }> = [];
   /** The newest changes, oldest first. */
   readonly recentChanges: Array<{ step: number; paths: string[]; evidence: StepEvidence }> = [];
   /** What the latest turn did (not state: set again by every turn). */
@@ -91,10 +96,11 @@ export class ProbeLedger implements SnapshotPart {
     // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
       this.novel++;
-    if (ownChange) {
-      this.ownTyped.push({ change: this.changes, words: run.typed() });
-      if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
-    }
+    if (ownChange) this.ownTyped.push({ change: this.changes, words: run.typed() });
+    // Read only when a probe's key lines repeat: whether its debug output appeared.
+    else this.testedTyped.push({ change: this.changes, words: run.typed });
+    if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
+    if (this.testedTyped.length > MAX_CHANGES) this.testedTyped.shift();
     for (const path of run.paths) {
       if (this.makesOwn(run, path)) {
         this.own.push(path);
@@ -115,17 +121,28 @@ export class ProbeLedger implements SnapshotPart {
       this.identities.set(run.probe, key);
     }
     const previous = this.probes.get(key);
-    // News: a result that differs from this probe's previous run, or for a probe run for the first
-    // time, a result no probe showed in the run.
-    const news = previous === undefined ? !this.results.has(run.result) : previous.result !== run.result;
+    const changesSincePrevious = previous === undefined ? 0 : this.changes - previous.changesAtLast;
+    // The key lines alone (the final error, the failing tests): the same after a change, whatever
+    // else the output printed, is a round of the verdict ceiling.
+    const { verdict, verdictRounds, verdictNews, words, shown } = verdictRound(
+      previous,
+      run,
+      changesSincePrevious,
+      () => typedSince(this.testedTyped, previous?.changesAtLast ?? 0),
+    );
+    // The debug output the agent added to the code under test appearing is news, whatever the error.
+    const same = previous !== undefined && !shown && this.saysSame(previous, run);
+    // News: a result that says something else than this probe's previous run (a random id or the
+    // agent's own words are not news), or for a probe run for the first time, a result no probe
+    // showed in the run.
+    const news = previous === undefined ? !this.results.has(run.result) : !same;
     if (news) this.news++;
     if (!this.results.has(run.result)) {
       if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
       this.results.add(run.result);
     }
-    const shown = { ...evidence };
-    if (previous !== undefined && this.sameOrBack(previous, run)) {
-      const changesSincePrevious = this.changes - previous.changesAtLast;
+    const runEvidence = { ...evidence };
+    if (previous !== undefined && !shown && (same || previous.seen.includes(run.result))) {
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound =
         changesSincePrevious > 0 &&
@@ -138,18 +155,19 @@ export class ProbeLedger implements SnapshotPart {
       previous.returns = returned ? previous.returns + 1 : 0;
       // The second return in a row (A, B, A, B) is an alternation: it counts like the same result.
       const back = returned && previous.returns < 2;
-      if (previous.result !== run.result) remember(previous.seen, previous.result);
+      if (previous.result !== run.result) rememberResult(previous.seen, previous.result);
       previous.result = run.result;
       previous.key = run.key;
       previous.length = run.length;
       previous.streak++;
+      Object.assign(previous, { verdict, verdictRounds, words });
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
       if (blindRound && !back) previous.changedRounds++;
       if (blindRound && !back && this.novel === previous.novelAtLast) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
-      previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), shown];
+      previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), runEvidence];
       previous.outputPaths = run.outputPaths();
       this.touch(key, previous);
       this.latest = {
@@ -157,6 +175,7 @@ export class ProbeLedger implements SnapshotPart {
         changesSincePrevious,
         learned: false,
         news,
+        verdictNews,
         staleRound: staleRound && !back,
         blindRound,
       };
@@ -165,7 +184,7 @@ export class ProbeLedger implements SnapshotPart {
     // A new probe, or a result that moved: either teaches something.
     this.learned++;
     const seen = previous === undefined ? [] : previous.seen;
-    if (previous !== undefined) remember(seen, previous.result);
+    if (previous !== undefined) rememberResult(seen, previous.result);
     const record: ProbeRecord = {
       label: run.label,
       result: run.result,
@@ -180,27 +199,27 @@ export class ProbeLedger implements SnapshotPart {
       blindRounds: 0,
       changedRounds: 0,
       returns: 0,
+      verdict,
+      verdictRounds,
+      words,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
-      runs: [shown],
+      runs: [runEvidence],
       outputPaths: [],
     };
     this.touch(key, record);
-    this.latest = { ...NO_UPDATE, record, learned: true, news };
+    this.latest = { ...NO_UPDATE, record, changesSincePrevious, learned: true, news, verdictNews };
     return this.latest;
   }
 
   /**
-   * Whether a run says what the probe said before: the same result, the same key once the words
-   * typed into the agent's own scripts since the previous run are masked, or a result that came back.
+   * Whether a run says what the probe's previous run said: the same result, or the same key once
+   * noise (random ids, timestamps) and the words typed into the agent's own scripts since the
+   * previous run are masked.
    */
-  private sameOrBack(previous: ProbeRecord, run: ProbeRun): boolean {
-    if (previous.result === run.result || previous.seen.includes(run.result)) return true;
-    const typed = new Set<string>();
-    for (const change of this.ownTyped) {
-      if (change.change <= previous.changesAtLast) continue;
-      for (const word of change.words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
-    }
+  private saysSame(previous: ProbeRecord, run: ProbeRun): boolean {
+    if (previous.result === run.result) return true;
+    const typed = new Set(typedSince(this.ownTyped, previous.changesAtLast));
     // Noise alone barely changes a text's length: a much longer or shorter output says something else.
     if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
     const key = run.key().slice(0, MAX_KEY_CHARS);
@@ -282,6 +301,7 @@ export class ProbeLedger implements SnapshotPart {
       edited: [...this.edited],
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
+      testedTyped: this.testedTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
       results: [...this.results],
       reads: this.rechecks.snapshot(),
       recentChanges: this.recentChanges.map((c) => ({
@@ -289,16 +309,7 @@ export class ProbeLedger implements SnapshotPart {
         paths: [...c.paths],
         evidence: { ...c.evidence },
       })),
-      probes: [...this.probes].map(([key, r]) => [
-        key,
-        {
-          ...r,
-          key: r.key().slice(0, MAX_KEY_CHARS),
-          seen: [...r.seen],
-          runs: r.runs.map((e) => ({ ...e })),
-          outputPaths: [...r.outputPaths],
-        },
-      ]),
+      probes: [...this.probes].map(([key, r]) => [key, recordSnapshot(r)]),
     } as unknown as SnapshotJson;
   }
 
@@ -312,6 +323,11 @@ export class ProbeLedger implements SnapshotPart {
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
+    this.testedTyped.splice(
+      0,
+      this.testedTyped.length,
+      ...s.testedTyped.map((c) => ({ change: c.change, words: () => c.words })),
+    );
     this.rechecks.restore(s.reads);
     this.results.clear();
     for (const result of s.results) this.results.add(result);
@@ -321,17 +337,10 @@ export class ProbeLedger implements SnapshotPart {
       ...s.recentChanges.map((c) => ({ ...c, evidence: cleanEvidence(c.evidence) })),
     );
     this.probes.clear();
-    for (const [key, r] of s.probes)
-      this.probes.set(key, { ...r, key: () => r.key, runs: r.runs.map(cleanEvidence) });
+    for (const [key, r] of s.probes) this.probes.set(key, restoredRecord(r));
     this.latest = NO_UPDATE;
   }
 }
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;
-
-function remember(seen: number[], result: number): void {
-  if (seen.includes(result)) return;
-  seen.push(result);
-  if (seen.length > MAX_SEEN_RESULTS) seen.shift();
-}

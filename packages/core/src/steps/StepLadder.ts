@@ -82,6 +82,7 @@ export class StepLadder implements SnapshotPart {
    */
   endedBy(informative: boolean, history: StepHistory): boolean {
     if (this.progressBy === 'probe') return history.probes.latest.news;
+    if (this.progressBy === 'verdict') return history.probes.latest.verdictNews;
     if (this.progressBy === 'rejection') return history.rejections.broke;
     return informative;
   }
@@ -99,5 +100,5 @@ const ladderStateSchema = z.object({
   nudgedAt: z.number().int().min(-1),
   hitsSinceNudge: z.number().int().nonnegative(),
   nudgedType: z.string().nullable().optional(),
-  progress: z.enum(['turn', 'probe', 'rejection']).default('turn'),
+  progress: z.enum(['turn', 'probe', 'verdict', 'rejection']).default('turn'),
 });

@@ -43,14 +43,15 @@ export interface RuleHit {
   advice?: string;
   /**
    * What counts as progress once this loop is nudged (see `StepLadder`): `turn` (default) any
-   * informative turn; `probe` only a probe result that moved; `rejection` only an attempt of the
+   * informative turn; `probe` only a probe result that moved; `verdict` only a probe whose key
+   * lines moved (or that has none); `rejection` only an attempt of the
    * refused tool that goes through or is refused otherwise.
    */
   progress?: LoopProgress;
 }
 
 /** What ends a nudged loop: see {@link RuleHit.progress}. */
-export type LoopProgress = 'turn' | 'probe' | 'rejection';
+export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection';
 
 /** What a rule is asked to judge: a completed turn or a message. */
 export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };

@@ -1,3 +1,5 @@
+import { otherPackageCopy } from './packageCopy.js';
+
 /**
  * The next step for outcome stagnation, from the evidence. When the probe's output runs a file of
  * the same name as an edited one but from another place (`/testbed/pkg/mod.py` runs, the edits are
@@ -26,7 +28,8 @@ export function probeDiagnosis(
 
 /**
  * A file the output runs from that is another copy of an edited file (same name and folder, another
- * place): the evidence that the edits cannot reach the code that runs.
+ * place), else another copy of an edited package (see `otherPackageCopy`): the evidence that the
+ * edits cannot reach the code that runs.
  * @example otherCopy(['/testbed/a/b.py'], ['/workspace/a/b.py']); // { ran: '/testbed/a/b.py', edited: '/workspace/a/b.py' }
  */
 export function otherCopy(
@@ -38,7 +41,7 @@ export function otherCopy(
     const edited = editedPaths.find((path) => path.startsWith('/') && sameTail(path, ran));
     if (edited !== undefined) return { ran, edited };
   }
-  return undefined;
+  return otherPackageCopy(outputPaths, editedPaths);
 }
 
 /** Whether two different paths end in the same file name and parent folder (two copies of one tree). */

@@ -3,6 +3,8 @@ import { fingerprintedText } from './fingerprint.js';
 
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
+/** Whether a text has a line that may be a key line (a cheap first test; {@link keyLines} decides). */
+export const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
 /** Key lines kept per result. */
 const MAX_KEY_LINES = 8;
 /** Characters kept per key line. */
@@ -84,4 +86,21 @@ export function typedWords(text: string): string[] {
 export function maskTyped(key: string, typed: ReadonlySet<string>): string {
   if (typed.size === 0) return key;
   return key.replace(WORD, (word) => (typed.has(word) ? '~' : word));
+}
+
+/**
+ * The words typed by the changes after change number `after`, at most {@link MAX_TYPED_WORDS}; a
+ * change's words may be read only now (a function).
+ */
+export function typedSince(
+  changes: ReadonlyArray<{ change: number; words: readonly string[] | (() => readonly string[]) }>,
+  after: number,
+): string[] {
+  const typed = new Set<string>();
+  for (const change of changes) {
+    if (change.change <= after) continue;
+    const words = typeof change.words === 'function' ? change.words() : change.words;
+    for (const word of words) if (typed.size < MAX_TYPED_WORDS) typed.add(word);
+  }
+  return [...typed];
 }

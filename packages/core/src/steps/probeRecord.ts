@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
-import { evidenceSchema, type StepEvidence } from './stepEvidence.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
 export interface ProbeRun {
@@ -24,6 +24,10 @@ export interface ProbeRun {
   readResult: () => number;
   /** What the result says, noise masked (see `probeResult`): read only to compare a result that differs. */
   key: () => string;
+  /** The hash of the result's key lines alone (`0`: none; see `probeResult`): read only for a result that differs. */
+  verdict: () => number;
+  /** The distinct words of the output, as hashes (see `outputWords`): read only for a run with key lines. */
+  words: () => number[];
   /** The length of the probe's output. */
   length: number;
   /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */
@@ -60,6 +64,12 @@ export interface ProbeRecord {
   changedRounds: number;
   /** Runs in a row, ending with the latest, whose result came back from earlier in the streak (A → B → A). */
   returns: number;
+  /** The latest run's key lines alone (their hash, `0`: none), whatever the rest of its output said. */
+  verdict: number;
+  /** Rounds in a row, ending with the latest run, with a change between two runs with the same key lines (not none), whatever else the output or the turns between showed, unless the debug output the agent added appeared. */
+  verdictRounds: number;
+  /** The latest output's words (hashes, at most `MAX_OUTPUT_WORDS`), read only to see the debug output appear. */
+  words: () => number[];
   /** {@link ProbeLedger.learned} at the latest run. */
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
@@ -80,6 +90,8 @@ export interface ProbeUpdate {
   learned: boolean;
   /** The probe's result differs from its previous run (for a first run: no probe showed it in the run): the only progress after a nudge. */
   news: boolean;
+  /** The probe's key lines differ from its previous run's, or it has none (a run's verdict moved): what ends a nudge of the verdict ceiling. */
+  verdictNews: boolean;
   /** This run closed a stale round: a change since the previous run with the same result, and nothing learned. */
   staleRound: boolean;
   /** This run closed a round with a change and the same (or a returning) result, whatever was read or tried between. */
@@ -92,6 +104,7 @@ export const NO_UPDATE: ProbeUpdate = Object.freeze({
   changesSincePrevious: 0,
   learned: false,
   news: false,
+  verdictNews: false,
   staleRound: false,
   blindRound: false,
 });
@@ -108,6 +121,8 @@ export const MAX_EDITED = 32;
 export const MAX_SEEN_RESULTS = 8;
 /** Results remembered for the whole run (any probe), to tell news from a result shown before. */
 export const MAX_RUN_RESULTS = 256;
+/** Distinct words of an output remembered per probe run (their hashes), to see debug output appear. */
+export const MAX_OUTPUT_WORDS = 1024;
 /** Characters of a result's key kept (the snapshot's bound). */
 export const MAX_KEY_CHARS = 2000;
 
@@ -121,6 +136,10 @@ export const ledgerStateSchema = z.object({
   edited: z.array(z.string()).max(MAX_EDITED),
   own: z.array(z.string()).max(MAX_EDITED),
   ownTyped: z
+    .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
+    .max(MAX_CHANGES)
+    .default([]),
+  testedTyped: z
     .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
     .max(MAX_CHANGES)
     .default([]),
@@ -147,6 +166,9 @@ export const ledgerStateSchema = z.object({
           blindRounds: int.nonnegative().default(0),
           changedRounds: int.nonnegative().default(0),
           returns: int.nonnegative().default(0),
+          verdict: int.nonnegative().default(0),
+          verdictRounds: int.nonnegative().default(0),
+          words: z.array(int.nonnegative()).max(MAX_OUTPUT_WORDS).default([]),
           learnedAtLast: int.nonnegative(),
           novelAtLast: int.nonnegative(),
           runs: z.array(evidenceSchema).min(1).max(3),
@@ -156,3 +178,27 @@ export const ledgerStateSchema = z.object({
     )
     .max(MAX_PROBES),
 });
+
+/** Adds `result` to a probe's earlier results (newest last, at most {@link MAX_SEEN_RESULTS}). */
+export function rememberResult(seen: number[], result: number): void {
+  if (seen.includes(result)) return;
+  seen.push(result);
+  if (seen.length > MAX_SEEN_RESULTS) seen.shift();
+}
+
+/** A probe record as its snapshot writes it: its key and words read, its evidence copied. */
+export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
+  return {
+    ...r,
+    key: r.key().slice(0, MAX_KEY_CHARS),
+    seen: [...r.seen],
+    words: [...r.words()],
+    runs: r.runs.map((e) => ({ ...e })),
+    outputPaths: [...r.outputPaths],
+  };
+}
+
+/** A probe record from its validated snapshot. */
+export function restoredRecord(r: z.infer<typeof ledgerStateSchema>['probes'][number][1]): ProbeRecord {
+  return { ...r, key: () => r.key, words: () => r.words, runs: r.runs.map(cleanEvidence) };
+}

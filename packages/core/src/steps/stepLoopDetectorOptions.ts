@@ -78,6 +78,15 @@ export interface StepLoopDetectorOptions {
    */
   probeCeiling?: number;
   /**
+   * The verdict ceiling of outcome stagnation: rounds in a row of a change followed by a probe run
+   * with the same key lines (the final error or assertion, the failing tests, the runner's summary),
+   * whatever else its output printed and whatever was read or tried between, that make an
+   * `outcome_stagnation` loop. The debug output the agent added to the code under test appearing
+   * starts the count again. Integer ≥ 2.
+   * @default 4
+   */
+  probeVerdictCeiling?: number;
+  /**
    * Rejected replies (no action before an observation, an empty action, an empty message), with
    * nothing learned between, that make a `rejected_turn` loop. Integer ≥ 2.
    * @default 3
@@ -188,6 +197,7 @@ export const stepLoopDetectorOptionsSchema = z
     staleTurnThreshold: atLeastTwo.default(8),
     probeRepeats: atLeastTwo.default(3),
     probeCeiling: atLeastTwo.default(3),
+    probeVerdictCeiling: atLeastTwo.default(4),
     rejectedThreshold: atLeastTwo.default(3),
     rejectedStopThreshold: atLeastTwo.default(10),
     oscillationRepeats: atLeastTwo.default(2),
@@ -229,6 +239,7 @@ export interface StepThresholds {
   staleTurnThreshold: number;
   probeRepeats: number;
   probeCeiling: number;
+  probeVerdictCeiling: number;
   rejectedThreshold: number;
   rejectedStopThreshold: number;
   oscillationRepeats: number;
@@ -256,6 +267,7 @@ export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchem
     staleTurnThreshold: parsed.staleTurnThreshold,
     probeRepeats: parsed.probeRepeats,
     probeCeiling: parsed.probeCeiling,
+    probeVerdictCeiling: parsed.probeVerdictCeiling,
     rejectedThreshold: parsed.rejectedThreshold,
     rejectedStopThreshold: parsed.rejectedStopThreshold,
     oscillationRepeats: parsed.oscillationRepeats,

@@ -21,7 +21,7 @@ import type { StepThresholds } from './stepLoopDetectorOptions.js';
  */
 export function turnRulesOf(t: StepThresholds): StepRule[] {
   return [
-    new OutcomeStagnationRule(t.probeRepeats, t.probeCeiling),
+    new OutcomeStagnationRule(t.probeRepeats, t.probeCeiling, t.probeVerdictCeiling),
     new OscillationRule(t.oscillationRepeats, t.maxEvidence),
     new CycleRule(t.cycleRepeats, t.maxCycleLength, t.maxEvidence),
     new RejectedTurnRule(t.rejectedThreshold, t.rejectedStopThreshold),

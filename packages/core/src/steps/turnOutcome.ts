@@ -13,6 +13,7 @@ import {
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import { maskNoise, typedWords } from './probeKey.js';
 import { type ProbeOutcome, probeResult } from './probeResult.js';
+import { outputWords } from './probeVerdict.js';
 import { shorten } from './StepRule.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
@@ -35,7 +36,7 @@ const ERROR_LINE_MEMO = 512;
 /** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
 const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
-const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: () => '' });
+const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: () => '', verdict: () => 0 });
 
 /**
  * Builds turns and judges what each taught: computes the observation's fingerprint, its error
@@ -182,8 +183,10 @@ function probeRunOf(
     // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
     readResult: read ? () => keyHash(maskNoise(fingerprintedText(output as string))) : NOTHING,
     key: outcome.key,
+    verdict: outcome.verdict,
+    words: ran ? memo(() => outputWords(output as string)) : NO_HASHES,
     length: output?.length ?? 0,
-    typed: kind === 'change' ? () => typedWords(action.text) : NO_WORDS,
+    typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? () => sourcePaths(output as string) : NO_PATHS,
   };
 }
@@ -192,6 +195,16 @@ function probeRunOf(
 const NOTHING = (): number => 0;
 const NO_WORDS = (): string[] => [];
 const NO_PATHS = (): string[] => [];
+const NO_HASHES = (): number[] => [];
+
+/** `compute`, called once, on the first read. */
+function memo<T>(compute: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= compute();
+    return value;
+  };
+}
 
 /** Python traceback frames, else absolute paths of source files. */
 const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;

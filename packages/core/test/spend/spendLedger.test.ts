@@ -1,7 +1,9 @@
 import {
   addUsage,
   checkSpend,
+  libraryCostOf,
   loadLibraryCost,
+  type PriceLibrary,
   parseSpendOptions,
   priceBook,
   SpendLedger,
@@ -11,6 +13,7 @@ import {
   type UsageRecord,
   usageRecordOf,
 } from '@loopguard/core/spend';
+import { calcPrice } from '@pydantic/genai-prices';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -123,6 +126,31 @@ describe('prices', () => {
     expect(fresh).toBeCloseTo(0.3, 9); // $3 per million below the long-context tier
     expect(cached).toBeLessThan(fresh as number);
     expect(libraryCost(usageRecordOf({ inputTokens: 5 }))).toBeUndefined();
+  });
+
+  it('asks the library once about a model it does not know, and prices as it does', () => {
+    let asked = 0;
+    const costOf = libraryCostOf({
+      calcPrice: (...args: Parameters<PriceLibrary['calcPrice']>) => {
+        asked++;
+        return calcPrice(...args);
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(costOf(usageRecordOf({ model: 'no-such-model-xyz', inputTokens: 10 + i }))).toBeUndefined();
+    }
+    expect(asked).toBe(1);
+    fc.assert(
+      fc.property(
+        fc.constantFrom('claude-sonnet-4-5', 'gpt-5', 'no-such-model-xyz', 'gemini-2.5-pro'),
+        fc.nat(1e7),
+        fc.nat(1e6),
+        (model, inputTokens, outputTokens) => {
+          const record = usageRecordOf({ model, inputTokens, outputTokens });
+          expect(costOf(record)).toBe(libraryCostOf({ calcPrice })(record)); // a fresh one remembers nothing
+        },
+      ),
+    );
   });
 
   it('a per-model override wins over the library; cache prices default from input', () => {

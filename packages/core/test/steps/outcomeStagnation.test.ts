@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
 import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
+import { otherPackageCopy } from '../../src/steps/packageCopy.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 /** The two shapes an agent gives: SWE-agent-style command strings, or tool-argument objects. */
@@ -40,6 +41,25 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
       ...edit(i, file),
       ...run('cd /workspace/repo && python reproduce.py', output(i), error),
     ]).flat();
+
+  it('edits in one copy of a package, the traceback from another copy: a new file each round is still a loop, both copies named', () => {
+    const traceback = (root: string) =>
+      `Traceback (most recent call last):\n  File "${root}/pkg/core.py", line 9, in run\nValueError: no docstring`;
+    const steps = (root: string): Step[] => [
+      ...run('python reproduce.py', traceback(root), true),
+      ...[1, 2, 3].flatMap((i) => [
+        ...edit(i, `/workspace/repo/pkg/part${i}.py`),
+        ...run('python reproduce.py', traceback(root), true),
+      ]),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps('/testbed')));
+    expect(found.map((v) => v.action)).toEqual(['nudge', 'stop']);
+    expect(found[0]?.message).toContain(
+      'The failing code runs from /testbed/pkg, the edits are in /workspace/repo/pkg',
+    );
+    // The edited copy is the one that runs: a different change each round stays progress.
+    expect(detections(feed(makeStepDetector().detector, steps('/workspace/repo')))).toEqual([]);
+  });
 
   it('the first edit of a file is a hypothesis; its run with the same result after it is not stale yet', () => {
     const steps = [...run('python reproduce.py', 'B: None'), ...rounds(3, () => 'B: None').slice(2)];
@@ -209,6 +229,37 @@ describe('the nudge names the likely cause', () => {
     ]).flat();
     const found = detections(feed(makeStepDetector().detector, steps));
     expect(found[0]?.message).toContain('Check that the edited code is what runs');
+  });
+});
+
+describe('another copy of an edited package', () => {
+  it('the same package folder under another root, with no output path in the edited copy', () => {
+    expect(
+      otherPackageCopy(['/testbed/sympy/core/basic.py'], ['/workspace/sympy__1.1/sympy/printing/str.py']),
+    ).toEqual({
+      ran: '/testbed/sympy',
+      edited: '/workspace/sympy__1.1/sympy',
+    });
+    expect(
+      otherPackageCopy(
+        ['/testbed/sympy/core/basic.py', '/workspace/sympy__1.1/sympy/core/expr.py'],
+        ['/workspace/sympy__1.1/sympy/printing/str.py'],
+      ),
+    ).toBeUndefined();
+  });
+
+  it('a repository folder named like its package: the innermost folder is the copy', () => {
+    expect(otherPackageCopy(['/testbed/pkg/core.py'], ['/workspace/pkg/pkg/util.py'])).toEqual({
+      ran: '/testbed/pkg',
+      edited: '/workspace/pkg/pkg',
+    });
+  });
+
+  it('layout folders (lib, src, site-packages, python3.x) are no package', () => {
+    expect(
+      otherPackageCopy(['/opt/conda/lib/python3.9/json/decoder.py'], ['/workspace/repo/lib/mpl/axes.py']),
+    ).toBeUndefined();
+    expect(otherPackageCopy(['/usr/src/app/main.py'], ['/workspace/repo/src/main.py'])).toBeUndefined();
   });
 });
 

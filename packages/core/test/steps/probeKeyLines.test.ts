@@ -15,6 +15,7 @@ const shapes = {
       turn(`sed -i 's/limit = ${n}/limit = ${n + 1}/' ${file}`, ''),
     read: (file: string, content: string): Step[] => turn(`cat ${file}`, content),
     run: (command: string, output: string, error = false): Step[] => turn(command, output, { error }),
+    debugPrint: (label: string): Step[] => turn(`sed -i '12i\\    print("${label}")' src/parse.py`, ''),
   },
   objects: {
     create: (body: string): Step[] => [
@@ -49,6 +50,17 @@ const shapes = {
       { type: 'action', tool: 'execute_bash', input: { command } },
       { type: 'observation', output, ...(error ? { error: true } : {}) },
     ],
+    debugPrint: (label: string): Step[] => {
+      const file = '/workspace/repo/src/parse.py';
+      return [
+        {
+          type: 'action',
+          tool: 'str_replace_editor',
+          input: { command: 'insert', path: file, insert_line: 12, new_str: `    print("${label}")` },
+        },
+        { type: 'observation', output: `The file ${file} has been edited.\n    13\t    print("${label}")` },
+      ];
+    },
   },
 };
 
@@ -126,6 +138,20 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     ]);
   });
 
+  it('after the nudge, a result that differs from the previous run only in a random id is not progress', () => {
+    const ids = ['237e4432-97f3-48fb-90ff-a407f14916b7', '076be3a7-4a48-41b0-b44e-11ef55094950'];
+    const output = (i: number) =>
+      `Created s0 with id: ${ids[i % 2]}\nError saving object: UNIQUE constraint failed`;
+    const steps = [
+      ...s.run('python reproduce.py', output(0)),
+      ...[1, 2, 3, 4, 5].flatMap((i) => [...s.edit(i), ...s.run('python reproduce.py', output(i))]),
+    ];
+    expect(detections(feed(makeStepDetector().detector, steps)).map((v) => v.action)).toEqual([
+      'nudge',
+      'stop',
+    ]);
+  });
+
   it('a read run again after each build that shows something else is the result: the build log that never changes is not', () => {
     const grep = (html: string) => s.run('grep -A 3 Parameters _build/index.html', html);
     const round = (i: number, html: string) => [
@@ -147,6 +173,23 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     ];
     const moving = [...same, ...pages.flatMap((html, i) => round(i, html))];
     expect(detections(feed(makeStepDetector().detector, moving))).toEqual([]);
+  });
+
+  it('the verdict ceiling: the same error after every change, whatever else the run printed, is a loop', () => {
+    // A script that catches the error and prints it next to values that differ each round.
+    const output = (i: number) => `checked ${i * 7} rows\nCaught: ValueError: bad input`;
+    const steps = [
+      ...s.run('python reproduce.py', output(0)),
+      ...[1, 2, 3, 4, 5].flatMap((i) => [
+        ...s.edit(i, `/workspace/repo/src/m${i}.py`),
+        ...s.run('python reproduce.py', output(i)),
+      ]),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => v.action)).toEqual(['nudge', 'stop']);
+    expect(found[0]?.message).toContain('ended with the same error');
+    // One round fewer than the ceiling is not yet a loop.
+    expect(detections(feed(makeStepDetector().detector, steps.slice(0, -8)))).toEqual([]);
   });
 
   describe('what stays progress', () => {
@@ -179,6 +222,18 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
         ...[1, 2, 3, 4].flatMap((i) => [
           ...s.edit(i),
           ...s.run('python reproduce.py', `DEBUG step ${i} reached\nvalue: None`),
+        ]),
+      ];
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('debug output the agent added to the code under test appearing, around the same error', () => {
+      const labels = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+      const steps = [
+        ...s.run('python reproduce.py', 'ValueError: bad input', true),
+        ...labels.flatMap((label) => [
+          ...s.debugPrint(`reached_${label}`),
+          ...s.run('python reproduce.py', `reached_${label}\nValueError: bad input`, true),
         ]),
       ];
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);

@@ -54,6 +54,7 @@ describe('bad options', () => {
       staleTurnThreshold: 8,
       probeRepeats: 3,
       probeCeiling: 3,
+      probeVerdictCeiling: 4,
       rejectedThreshold: 3,
       rejectedStopThreshold: 10,
       oscillationRepeats: 2,

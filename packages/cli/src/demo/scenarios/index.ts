@@ -6,6 +6,7 @@ import { breakerTrip } from './breakerTrip.js';
 import { claudeCodeHook } from './claudeCodeHook.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
+import { editsCannotTakeEffect } from './editsCannotTakeEffect.js';
 import { escalationSticks } from './escalationSticks.js';
 import { guardTrip } from './guardTrip.js';
 import { nearDuplicateRetry } from './nearDuplicateRetry.js';
@@ -26,6 +27,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   breakerTrip,
   activeWork,
   nearDuplicateRetry,
+  editsCannotTakeEffect,
   scanTranscript,
   spendBudget,
   claudeCodeHook,
