@@ -135,16 +135,22 @@ describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
   });
 });
 
-describe('the adapters that do not read usage yet', () => {
-  it('refuse the spend option rather than accept it and do nothing', async () => {
-    const { loopGuard: claudeGuard } = await import('../src/claude-agent-sdk/index.js');
-    const { loopGuard: langGraphGuard } = await import('../src/langgraph/index.js');
-    const { loopGuard: openAiGuard } = await import('../src/openai-agents/index.js');
-    const spend = { session: { maxTokens: 10 } };
-    expect(() => claudeGuard({ spend })).toThrow(
-      'the Claude Agent SDK adapter does not read the usage of its steps yet',
-    );
-    expect(() => langGraphGuard({ spend })).toThrow('the LangGraph adapter');
-    expect(() => openAiGuard({ spend })).toThrow('the OpenAI Agents adapter');
+describe('every adapter takes the same spend option', () => {
+  it('keeps a spend guard for a budget, none without one, and refuses a bad option naming it', async () => {
+    const adapters = [
+      loopGuard,
+      (await import('../src/claude-agent-sdk/index.js')).loopGuard,
+      (await import('../src/langgraph/index.js')).loopGuard,
+      (await import('../src/openai-agents/index.js')).loopGuard,
+    ] as Array<(options: { spend?: unknown }) => { run: { spend?: unknown }; spendStopVerdict: unknown }>;
+    for (const adapter of adapters) {
+      const guard = adapter({ spend: { session: { maxTokens: 10 } } });
+      expect(guard.run.spend).toBeDefined();
+      expect(guard.spendStopVerdict).toBeNull();
+      expect(adapter({}).run.spend).toBeUndefined();
+      expect(() => adapter({ spend: { session: { maxTokens: -1 } } })).toThrow(
+        'spend option: "session.maxTokens"',
+      );
+    }
   });
 });

@@ -25,12 +25,16 @@ interface Drive {
 async function drive(
   script: (turn: number) => ScriptedTurn,
   options: ClaudeAgentLoopGuardOptions = {},
+  scripted: { usage?: Record<string, number>; model?: string } = {},
 ): Promise<Drive> {
   const bodies: string[] = [];
-  const api = await startFakeAnthropicApi((turn, body) => {
-    bodies[turn] = JSON.stringify(body.messages ?? []);
-    return script(turn);
-  });
+  const api = await startFakeAnthropicApi(
+    (turn, body) => {
+      bodies[turn] = JSON.stringify(body.messages ?? []);
+      return script(turn);
+    },
+    scripted.usage === undefined ? {} : { usage: scripted.usage },
+  );
   const cwd = mkdtempSync(join(tmpdir(), 'loopguard-agent-sdk-'));
   const guard = loopGuard(options);
   const messages: SDKMessage[] = [];
@@ -39,6 +43,7 @@ async function drive(
       prompt: 'Summarise missing.txt',
       options: {
         cwd,
+        ...(scripted.model === undefined ? {} : { model: scripted.model }),
         hooks: guard.hooks,
         pathToClaudeCodeExecutable: claude,
         permissionMode: 'bypassPermissions',
@@ -122,5 +127,40 @@ describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', 
     const result = messages.at(-1) as { type: string; subtype?: string; result?: string };
     expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'Both files are written.' });
     expect(guard.run.detector.stepCount).toBe(7); // 3 actions + 3 observations + the final text (watch)
+  }, 600_000);
+});
+
+describe('Claude Agent SDK loopGuard: the spend option (the usage of each assistant message)', () => {
+  // Every reply reports 100,000 input tokens and 1 output token in its message_start, 12 output tokens
+  // in its message_delta. The SDK's assistant messages carry the usage known when the content block
+  // ended: message_start's (the final output count is only in the result's modelUsage).
+  // claude-sonnet-4-5 in the pricing library: $3 / $15 per million, $0.300015 a reply.
+  const writes = (turn: number): ScriptedTurn =>
+    turn < 8
+      ? { tool: 'Write', input: { file_path: `file${turn}.txt`, content: `${turn}\n` } }
+      : { text: 'All files written.' };
+
+  it('warns at 80 % in the next PostToolUse, then stops the run at its budget, recording both', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const { messages, bodies, guard } = await drive(
+      writes,
+      { stateMachine, taskId: 'T1', spend: { session: { maxCostUsd: 1 } } },
+      { usage: { input_tokens: 100_000, output_tokens: 1 }, model: 'claude-sonnet-4-5' },
+    );
+    // replies 1-3 cost $0.90: the warning follows the third tool call; the fourth reaches $1.20
+    const warned = bodies.findIndex((body) =>
+      body.includes('you have spent $0.90 of $1.00 on this run (90 %)'),
+    );
+    expect(warned).toBe(3);
+    expect(bodies[warned]).toContain('PostToolUse:Write hook additional context: loopguard: you have spent');
+    expect(guard.spendStopVerdict?.message).toContain('this run reached its budget ($1.20 of $1.00)');
+    expect(guard.stopVerdict).toBeNull();
+    expect(bodies).toHaveLength(4); // the fourth tool call's PostToolUse ends the run
+    expect(messages.at(-1)).toMatchObject({ type: 'result' });
+    const entries = stateMachine.listContextEntries({ topics: ['spend_warning', 'spend_stop'] }).reverse();
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(entries[1]?.metadata).toMatchObject({
+      spent: { replies: 4, inputTokens: 400_000, outputTokens: 4 },
+    });
   }, 600_000);
 });

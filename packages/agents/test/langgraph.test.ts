@@ -1,4 +1,4 @@
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, type UsageMetadata } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
@@ -34,6 +34,9 @@ function fileTools(files: Record<string, string>) {
   ];
 }
 
+/** An AIMessage with these fields (the SDK's default message structure types `usage_metadata` as absent). */
+const aiMessage = (fields: Record<string, unknown>) => new AIMessage(fields as never);
+
 /**
  * agent (scripted node) → tools (the prebuilt ToolNode) → loopguard → agent | END. The scripted
  * node answers its call `n` with `script(n)` and keeps the messages it was given.
@@ -42,17 +45,24 @@ function scriptedGraph(
   script: (call: number) => Reply,
   guard: LangGraphLoopGuard,
   files: Record<string, string>,
+  usage?: UsageMetadata,
 ) {
   const seen: BaseMessage[][] = [];
   const agent = async (state: typeof MessagesAnnotation.State) => {
     const call = seen.push([...state.messages]) - 1;
     const reply = script(call);
+    // what a chat model integration reports with each reply (a model that reports nothing: none)
+    const reported =
+      usage === undefined
+        ? {}
+        : { id: `reply_${call}`, usage_metadata: usage, response_metadata: { model_name: 'scripted-model' } };
     const message =
       'text' in reply
-        ? new AIMessage(reply.text)
-        : new AIMessage({
+        ? aiMessage({ content: reply.text, ...reported })
+        : aiMessage({
             content: '',
             tool_calls: [{ id: `call_${call}`, name: reply.tool, args: reply.args }],
+            ...reported,
           });
     return { messages: [message] };
   };
@@ -122,5 +132,82 @@ describe('LangGraph loopGuard (a small graph with a scripted node)', () => {
     expect(entries.map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
     // without a pending write the node answers at once, not with a promise
     expect(loopGuard().node({ messages: [] })).toEqual({});
+  });
+});
+
+describe('LangGraph loopGuard: the spend option (usage_metadata of each AIMessage)', () => {
+  // every reply: 1,000 input tokens, of which 600 read from the cache and 100 written to it, 50 output
+  const usage: UsageMetadata = {
+    input_tokens: 1000,
+    output_tokens: 50,
+    total_tokens: 1050,
+    input_token_details: { cache_read: 600, cache_creation: 100 },
+  };
+  const writes = (call: number): Reply => ({ tool: 'writeFile', args: { path: `f${call}.txt`, text: 'x' } });
+  // $1,000 per million input tokens, $2,000 output, $100 cache reads, $1,250 cache writes: $0.585 a reply
+  const prices = { 'scripted-model': { input: 1000, output: 2000, cacheRead: 100, cacheWrite: 1250 } };
+
+  it('warns at 80 % in a HumanMessage the model sees next, then routes the run to END at its budget', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const guard = loopGuard({ stateMachine, taskId: 'T1', spend: { session: { maxCostUsd: 2 }, prices } });
+    const { graph, seen } = scriptedGraph(writes, guard, {}, usage);
+    await graph.invoke({ messages: [new HumanMessage('Write files')] }, { recursionLimit: 100 });
+    // replies 1-3 cost $1.755 (87 %, shown as $1.75: 1.7549… in binary): the fourth call sees the warning; the fourth reply reaches $2.34
+    expect(texts(seen[2])).toEqual(['Write files']);
+    expect(texts(seen[3])).toContainEqual(
+      expect.stringContaining('you have spent $1.75 of $2.00 on this run (87 %)'),
+    );
+    expect(seen).toHaveLength(4);
+    expect(guard.stopVerdict).toBeNull();
+    expect(guard.spendStopVerdict?.message).toContain('this run reached its budget ($2.34 of $2.00)');
+    const entries = stateMachine.listContextEntries({ topics: ['spend_warning', 'spend_stop'] }).reverse();
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(entries[1]?.metadata).toMatchObject({
+      spent: {
+        replies: 4,
+        inputTokens: 1200,
+        cacheReadTokens: 2400,
+        cacheCreationTokens: 400,
+        outputTokens: 200,
+      },
+    });
+  });
+
+  it('counts in tokens a model without a price (its cost unknown, never $0), and nothing from a model that reports no usage', async () => {
+    const guard = loopGuard({ spend: { session: { maxCostUsd: 100 } } });
+    const { graph } = scriptedGraph(
+      (call) => (call < 3 ? writes(call) : { text: 'Done.' }),
+      guard,
+      {},
+      usage,
+    );
+    await graph.invoke({ messages: [new HumanMessage('Write files')] });
+    expect(guard.spendStopVerdict).toBeNull();
+    // the final reply (no tool call) goes to END without passing the guard's node
+    expect(guard.run.spend?.spent).toMatchObject({
+      replies: 3,
+      tokens: 3150,
+      costUsd: 0,
+      unpricedTokens: 3150,
+      unpricedModels: ['scripted-model'],
+    });
+    const silent = loopGuard({ spend: { session: { maxTokens: 10 } } });
+    await scriptedGraph((call) => (call < 3 ? writes(call) : { text: 'Done.' }), silent, {}).graph.invoke({
+      messages: [new HumanMessage('Write files')],
+    });
+    expect(silent.run.spend?.spent).toMatchObject({ replies: 0, tokens: 0 });
+    expect(silent.spendStopVerdict).toBeNull();
+  });
+
+  it('counts a reply once however often the node sees it, and a bad option is a ConfigurationError', () => {
+    const guard = loopGuard({ spend: { session: { maxTokens: 10_000 } } });
+    const reply = aiMessage({ content: 'x', id: 'r1', usage_metadata: usage });
+    guard.node({ messages: [reply] });
+    guard.node({ messages: [reply, aiMessage({ content: 'y', id: 'r1', usage_metadata: usage })] });
+    guard.node({ messages: [reply] }); // shorter: read again from the start
+    expect(guard.run.spend?.spent).toMatchObject({ replies: 1, tokens: 1050 });
+    expect(() => loopGuard({ spend: { session: { maxCostUsd: -1 } } })).toThrow(
+      'spend option: "session.maxCostUsd"',
+    );
   });
 });

@@ -5,6 +5,7 @@ import {
   type Model,
   type ModelRequest,
   type ModelResponse,
+  Runner,
   run,
   setTracingDisabled,
   tool,
@@ -12,7 +13,7 @@ import {
 } from '@openai/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LoopStoppedError, loopGuard } from '../src/openai-agents/index.js';
+import { BudgetSpentError, LoopStoppedError, loopGuard, RunUsage } from '../src/openai-agents/index.js';
 import { PROGRESS, PROGRESS_FILES } from './progress.js';
 
 type Reply = { tool: string; args: Record<string, unknown> } | { text: string };
@@ -20,7 +21,11 @@ type Reply = { tool: string; args: Record<string, unknown> } | { text: string };
 /** A scripted `Model`: call `n` (0-based) answers `script(n)`; every request is kept. */
 class ScriptedModel implements Model {
   readonly requests: ModelRequest[] = [];
-  constructor(private readonly script: (call: number) => Reply) {}
+  /** @param usage - what each response reports (none by default, as the runs above). */
+  constructor(
+    private readonly script: (call: number) => Reply,
+    private readonly usage?: () => Usage,
+  ) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const call = this.requests.push(request) - 1;
@@ -44,7 +49,7 @@ class ScriptedModel implements Model {
               status: 'completed',
             },
           ];
-    return { usage: new Usage(), output };
+    return { usage: this.usage?.() ?? new Usage(), output, responseId: `resp_${call}` };
   }
 
   // biome-ignore lint/correctness/useYield: the runs here never stream
@@ -168,5 +173,92 @@ describe('OpenAI Agents loopGuard (a scripted Model)', () => {
     }).catch(() => undefined);
     expect(calls).toBe(model.requests.length + 1); // the last call ends in the stop
     expect(model.requests[0]?.systemInstructions).toBe('Be brief.');
+  });
+});
+
+describe('OpenAI Agents loopGuard: the spend option (RunContext.usage, through watch)', () => {
+  // every response: 1,000 input tokens of which 600 cached, 50 output
+  const usage = () =>
+    new Usage({
+      requests: 1,
+      inputTokens: 1000,
+      outputTokens: 50,
+      totalTokens: 1050,
+      inputTokensDetails: { cached_tokens: 600 },
+    });
+  const writes = (call: number): Reply => ({ tool: 'writeFile', args: { path: `f${call}.txt`, text: 'x' } });
+  // priced by the agent's model name: $1,000 / $2,000 / $100 per million: $0.56 a response
+  const prices = { 'scripted-model': { input: 1000, output: 2000, cacheRead: 100 } };
+
+  it('warns at 80 % in the next model input, then ends run() with BudgetSpentError before the next call', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const guard = loopGuard({ stateMachine, taskId: 'T1', spend: { session: { maxCostUsd: 2 }, prices } });
+    const model = new ScriptedModel(writes, usage);
+    const agent = guard.watch(Object.assign(fileAgent(model, {}), { model: 'scripted-model' }));
+    const runner = new Runner({ modelProvider: { getModel: () => model } });
+    const error = await runner
+      .run(agent, 'Write files', { callModelInputFilter: guard.callModelInputFilter, maxTurns: 50 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetSpentError);
+    expect((error as BudgetSpentError).message).toContain('this run reached its budget ($2.24 of $2.00)');
+    // responses 1-3 cost $1.68 (84 %): the fourth request carries the warning; none after the fourth response
+    const inputs = model.requests.map((r) => JSON.stringify(r.input));
+    expect(inputs[2]).not.toContain('you have spent');
+    expect(inputs[3]).toContain('you have spent $1.68 of $2.00 on this run (84 %)');
+    expect(model.requests).toHaveLength(4);
+    expect(guard.spendStopVerdict).toMatchObject({ action: 'stop', reason: 'cap' });
+    expect(guard.stopVerdict).toBeNull();
+    const entries = stateMachine.listContextEntries({ topics: ['spend_warning', 'spend_stop'] }).reverse();
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(entries[1]?.metadata).toMatchObject({
+      spent: { replies: 4, inputTokens: 1600, cacheReadTokens: 2400, outputTokens: 200 },
+    });
+  });
+
+  it('counts every response once (the final one too), in tokens when the model has no name or price', async () => {
+    const guard = loopGuard({ spend: { session: { maxCostUsd: 100 } } });
+    const model = new ScriptedModel((call) => (call < 2 ? writes(call) : { text: 'Done.' }), usage);
+    const agent = guard.watch(fileAgent(model, {}));
+    // watching twice (a second guard.watch of the same agent) counts nothing twice
+    guard.watch(agent);
+    await run(agent, 'Write files', { callModelInputFilter: guard.callModelInputFilter });
+    expect(guard.spendStopVerdict).toBeNull();
+    expect(guard.run.spend?.spent).toMatchObject({
+      replies: 3,
+      tokens: 3150,
+      costUsd: 0,
+      unpricedTokens: 3150,
+    });
+  });
+
+  it('reads usage totals defensively: new context, reset totals, nothing new, no usage', () => {
+    const counter = new RunUsage();
+    // the SDK's totals as they may come: details missing or partial, counts negative
+    const context: { usage: Record<string, unknown> } = {
+      usage: { requests: 1, inputTokens: 100, outputTokens: 5, inputTokensDetails: [{ cached_tokens: 40 }] },
+    };
+    expect(counter.since(context, 'm')).toEqual({
+      model: 'm',
+      inputTokens: 60,
+      cacheReadTokens: 40,
+      outputTokens: 5,
+      cacheCreationTokens: 0,
+    });
+    expect(counter.since(context, 'm')).toBeUndefined();
+    context.usage = {
+      requests: 2,
+      inputTokens: 150,
+      outputTokens: 7,
+      inputTokensDetails: [{ cached_tokens: 40 }, {}],
+    };
+    expect(counter.since(context, 'm')).toMatchObject({
+      inputTokens: 50,
+      cacheReadTokens: 0,
+      outputTokens: 2,
+    });
+    context.usage = { requests: 1, inputTokens: 10, outputTokens: -3, inputTokensDetails: [] };
+    expect(counter.since(context, undefined)).toMatchObject({ inputTokens: 10, outputTokens: 0 });
+    expect(counter.since({}, 'm')).toBeUndefined();
+    expect(counter.since(null, 'm')).toBeUndefined();
   });
 });

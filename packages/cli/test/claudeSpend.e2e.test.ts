@@ -17,22 +17,26 @@ beforeAll(async () => {
   claude = await ensureClaudeCode();
 }, 900_000);
 
-/** A model that makes progress: a new file every turn, done after 8 turns. */
+/**
+ * A model that makes progress: a new file every turn, done after 8 turns. Write runs inside Claude
+ * Code at once: its PostToolUse comes before Claude Code has written the reply that asked for it.
+ */
 const progress = (turn: number): ScriptedTurn =>
   turn < 8
-    ? {
-        tool: 'Bash',
-        input: { command: `echo ${turn} > file${turn}.txt`, description: `Write file ${turn}` },
-      }
+    ? { tool: 'Write', input: { file_path: `file${turn}.txt`, content: `${turn}\n` } }
     : { text: 'All files written.' };
 
-async function claudeWithBudget(config: string) {
+/** How `init claude` installs the hooks: its default fast path (`mcp_tool` hooks) or command hooks. */
+type HookPath = 'fast path' | 'command hooks';
+
+async function claudeWithBudget(config: string, path: HookPath) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   writeFileSync(join(dir, 'loopguard.config.yaml'), config);
-  // Command hooks: on the fast path (mcp_tool hooks) a hook can run before Claude Code has written
-  // the last reply's usage to the transcript, so the count lags by one reply (issue 30's report).
-  const init = await loopguard(dir, ['init', 'claude', '--project', '--command-hooks'], { HOME: home });
+  // On the fast path Claude Code calls the hook before it writes the reply that asked for the tool
+  // call: the guard waits for it (the call's tool_use_id in the transcript), so both paths count alike.
+  const flags = path === 'command hooks' ? ['--command-hooks'] : [];
+  const init = await loopguard(dir, ['init', 'claude', '--project', ...flags], { HOME: home });
   expect(init.code, init.stderr).toBe(0);
   const api = await startFakeAnthropicApi(progress, { usage: { input_tokens: 100_000, output_tokens: 1 } });
   try {
@@ -68,48 +72,53 @@ async function claudeWithBudget(config: string) {
   }
 }
 
-describe('the spend guard with a real Claude Code (offline)', () => {
-  it('warns the session at 80 % of its budget (in the next request) and stops it at the budget', async () => {
-    const { dir, result, resultLine, received } = await claudeWithBudget(
-      'spend:\n  session:\n    maxCostUsd: 1\n',
-    );
-    expect(result.exitCode, String(result.stderr)).toBe(0);
-    // replies 1-3 cost $0.90: the warning follows the third tool call; the fourth reaches $1.20
-    const warned = received.findIndex((r) =>
-      r.includes('you have spent $0.90 of $1.00 on this session (90 %)'),
-    );
-    expect(warned).toBe(3);
-    expect(received).toHaveLength(4);
-    expect(resultLine.terminal_reason).toBe('hook_stopped');
-    const { entries } = spendState(dir);
-    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
-    expect(entries[1]).toMatchObject({
-      content: expect.stringContaining('this session reached its budget ($1.20 of $1.00)'),
-      metadata: {
-        scope: 'session',
-        reason: 'cap',
-        spent: { replies: 4, inputTokens: 400_000, outputTokens: 48 },
-      },
-    });
-    expect(received[3]).toContain('hook additional context: loopguard: you have spent');
-    expect(hookLog(dir)).toEqual([]);
-  }, 600_000);
+describe.each<HookPath>(['fast path', 'command hooks'])(
+  'the spend guard with a real Claude Code (offline), %s',
+  (path) => {
+    it('warns the session at 80 % of its budget (in the next request) and stops it at the budget', async () => {
+      const { dir, result, resultLine, received } = await claudeWithBudget(
+        'spend:\n  session:\n    maxCostUsd: 1\n',
+        path,
+      );
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // replies 1-3 cost $0.90: the warning follows the third tool call; the fourth reaches $1.20
+      const warned = received.findIndex((r) =>
+        r.includes('you have spent $0.90 of $1.00 on this session (90 %)'),
+      );
+      expect(warned).toBe(3);
+      expect(received).toHaveLength(4);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      const { entries } = spendState(dir);
+      expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+      expect(entries[1]).toMatchObject({
+        content: expect.stringContaining('this session reached its budget ($1.20 of $1.00)'),
+        metadata: {
+          scope: 'session',
+          reason: 'cap',
+          spent: { replies: 4, inputTokens: 400_000, outputTokens: 48 },
+        },
+      });
+      expect(received[3]).toContain('hook additional context: loopguard: you have spent');
+      expect(hookLog(dir)).toEqual([]);
+    }, 600_000);
 
-  it('counts in tokens only without a money budget, and never stops a session under its budget', async () => {
-    const { dir, result, resultLine, received } = await claudeWithBudget(
-      'spend:\n  session:\n    maxTokens: 10000000\n',
-    );
-    expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect(resultLine).toMatchObject({ subtype: 'success', result: 'All files written.' });
-    expect(received).toHaveLength(9);
-    const { ledgers, entries } = spendState(dir);
-    expect(entries).toEqual([]);
-    // nine replies, each once, though Claude Code writes a reply as one record per content block
-    expect(ledgers[0]?.ledger.totals).toMatchObject({
-      replies: 9,
-      inputTokens: 900_000,
-      costUsd: 0,
-      unpricedTokens: 900_108,
-    });
-  }, 600_000);
-});
+    it('counts in tokens only without a money budget, and never stops a session under its budget', async () => {
+      const { dir, result, resultLine, received } = await claudeWithBudget(
+        'spend:\n  session:\n    maxTokens: 10000000\n',
+        path,
+      );
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(resultLine).toMatchObject({ subtype: 'success', result: 'All files written.' });
+      expect(received).toHaveLength(9);
+      const { ledgers, entries } = spendState(dir);
+      expect(entries).toEqual([]);
+      // nine replies, each once, though Claude Code writes a reply as one record per content block
+      expect(ledgers[0]?.ledger.totals).toMatchObject({
+        replies: 9,
+        inputTokens: 900_000,
+        costUsd: 0,
+        unpricedTokens: 900_108,
+      });
+    }, 600_000);
+  },
+);

@@ -15,7 +15,12 @@ interface GenerateRequest {
  * conversation; any other request (the model router) gets a routing verdict. `conversations` keeps
  * the `contents` of every request that offered tools: what the model received.
  */
-export async function startFakeGeminiApi(script: (turn: number) => GeminiTurn) {
+export async function startFakeGeminiApi(
+  script: (turn: number) => GeminiTurn,
+  {
+    usage = { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+  }: { usage?: Record<string, number> } = {},
+) {
   const conversations: unknown[][] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -40,7 +45,7 @@ export async function startFakeGeminiApi(script: (turn: number) => GeminiTurn) {
         'tool' in turn ? { functionCall: { name: turn.tool, args: turn.args } } : { text: turn.text };
       const chunk = {
         candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+        usageMetadata: usage,
         modelVersion: 'gemini-test',
       };
       if (req.url?.includes(':streamGenerateContent')) {

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli } from './geminiCli.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
 // A real Gemini CLI, offline against a scripted Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL,
@@ -15,8 +15,16 @@ beforeAll(async () => {
   gemini = await ensureGeminiCli();
 }, 900_000);
 
-async function geminiWithHooks(script: (turn: number) => GeminiTurn) {
+/** A run's extras: the project's loopguard.config.yaml, the usage every reply reports, the model. */
+interface GeminiRun {
+  config?: string;
+  usage?: Record<string, number>;
+  model?: string;
+}
+
+async function geminiWithHooks(script: (turn: number) => GeminiTurn, run: GeminiRun = {}) {
   const { dir } = tempRepo('');
+  if (run.config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), run.config);
   const init = await loopguard(dir, ['init', 'gemini', '--project']);
   expect(init.code, init.stderr).toBe(0);
   // the CLI runs entries that carry loopguard's marker (an extra key in the hook entry)
@@ -31,11 +39,19 @@ async function geminiWithHooks(script: (turn: number) => GeminiTurn) {
       hooksConfig: { enabled: true },
     }),
   );
-  const api = await startFakeGeminiApi(script);
+  const api = await startFakeGeminiApi(script, run.usage === undefined ? {} : { usage: run.usage });
   try {
     const result = await execa(
       process.execPath,
-      [gemini, '-p', 'Fix the bug.', '--output-format', 'stream-json', '--yolo'],
+      [
+        gemini,
+        '-p',
+        'Fix the bug.',
+        ...(run.model === undefined ? [] : ['--model', run.model]),
+        '--output-format',
+        'stream-json',
+        '--yolo',
+      ],
       {
         cwd: dir,
         reject: false,
@@ -93,5 +109,46 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     expect(received).toHaveLength(4);
     expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 7, nudges: 0, stops: 0 }]);
+  }, 600_000);
+
+  it('counts the replies of its chat (transcript_path): warns at 80 % of the budget, then stops at it', async () => {
+    // every reply: 100,000 input tokens of which 4,000 cached, 12 output: 100,012 tokens
+    const usage = {
+      promptTokenCount: 100_000,
+      cachedContentTokenCount: 4_000,
+      candidatesTokenCount: 12,
+      totalTokenCount: 100_012,
+    };
+    const progress = (turn: number): GeminiTurn =>
+      turn < 8
+        ? { tool: 'write_file', args: { file_path: `file${turn}.txt`, content: `${turn}\n` } }
+        : { text: 'All files written.' };
+    const { dir, result, events, received } = await geminiWithHooks(progress, {
+      config:
+        'spend:\n  session:\n    maxCostUsd: 0.1\n  prices:\n    gemini-2.5-flash: { input: 0.3, output: 2.5, cacheRead: 0.075 }\n',
+      usage,
+      model: 'gemini-2.5-flash',
+    });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // a reply costs 96,000 × $0.30 + 4,000 × $0.075 + 12 × $2.50 per million: $0.02913; the warning
+    // follows the third tool call ($0.08739, 87 %), the fourth reaches $0.11652
+    const warned = received.findIndex((r) =>
+      r.includes('you have spent $0.09 of $0.10 on this session (87 %)'),
+    );
+    expect(warned).toBe(3);
+    expect(received).toHaveLength(4);
+    expect(events.find((e) => e.type === 'result')).toMatchObject({ status: 'success' });
+    const { entries } = spendState(dir);
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    expect(entries[1]).toMatchObject({
+      content: expect.stringContaining('this session reached its budget ($0.12 of $0.10)'),
+      metadata: {
+        scope: 'session',
+        reason: 'cap',
+        agent: 'gemini',
+        spent: { replies: 4, inputTokens: 384_000, cacheReadTokens: 16_000, outputTokens: 48 },
+      },
+    });
+    expect(hookLog(dir)).toEqual([]);
   }, 600_000);
 });

@@ -148,6 +148,35 @@ describe('the spend guard in the hook', () => {
     expect(warning.hookSpecificOutput.additionalContext).toContain('you have used 900 of 1,000 tokens');
   });
 
+  it('waits for the reply that asked for the tool call when the CLI writes it after calling the hook', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('msg_1', 300, 1));
+    const event = (id: string) =>
+      JSON.stringify(
+        claudeEvent(dir, 's1', 'PostToolUse', {
+          tool_name: 'Write',
+          tool_input: { file_path: `${id}.txt`, content: id },
+          tool_response: 'written',
+          tool_use_id: id,
+        }),
+      );
+    // the reply asking for toolu_a and toolu_b (800 tokens) is written 50 ms after the hook is called
+    const late = reply('msg_2', 800, 1).replace(
+      '"content":[]',
+      '"content":[{"type":"tool_use","id":"toolu_a"},{"type":"tool_use","id":"toolu_b"}]',
+    );
+    setTimeout(() => appendFileSync(transcript, late), 50);
+    const stop = JSON.parse(
+      await answerHookEvent('claude', event('toolu_a'), { env: {}, cwd: dir, now: () => T0 }),
+    );
+    expect(stop.stopReason).toContain('this session reached its budget (1,100 of 1,000 tokens)');
+    // the second call of the same reply finds it already read: counted once, no wait
+    await answerHookEvent('claude', event('toolu_b'), { env: {}, cwd: dir, now: () => T0 });
+    expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1100 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('is off without a spend section: nothing is read or written', async () => {
     const dir = project('hook:\n  enabled: true\n');
     appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 10_000_000));
@@ -208,22 +237,85 @@ describe('reading a transcript', () => {
       path,
       `not json "assistant" "usage"\n${JSON.stringify({ type: 'user', message: { usage: {} } })}\n${reply('a', 5, 1)}${cut.slice(0, 20)}`,
     );
-    const first = readTranscriptUsage(path, 0);
+    const first = readTranscriptUsage(path, 0, 'claude');
     expect(first.records.map((r) => r.replyId)).toEqual(['a']);
     appendFileSync(path, cut.slice(20));
-    const second = readTranscriptUsage(path, first.offset);
+    const second = readTranscriptUsage(path, first.offset, 'claude');
     expect(second.records.map((r) => [r.replyId, r.inputTokens])).toEqual([['b', 7]]);
     writeFileSync(path, reply('c', 1, 1));
-    expect(readTranscriptUsage(path, second.offset).records.map((r) => r.replyId)).toEqual(['c']);
+    expect(readTranscriptUsage(path, second.offset, 'claude').records.map((r) => r.replyId)).toEqual(['c']);
   });
 
   it('reads at most maxBytes a call; a line longer than that is skipped', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-transcript-'));
     const path = join(dir, 't.jsonl');
     writeFileSync(path, `${'x'.repeat(100)}\n${reply('a', 5, 1)}`);
-    const first = readTranscriptUsage(path, 0, 64);
+    const first = readTranscriptUsage(path, 0, 'claude', 64);
     expect(first).toEqual({ records: [], offset: 64 });
-    const rest = readTranscriptUsage(path, readTranscriptUsage(path, first.offset, 64).offset, 1 << 20);
+    const rest = readTranscriptUsage(
+      path,
+      readTranscriptUsage(path, first.offset, 'claude', 64).offset,
+      'claude',
+      1 << 20,
+    );
     expect(rest.records.map((r) => r.replyId)).toEqual(['a']);
+  });
+
+  it("reads Gemini CLI's chat: its model records' tokens, each copy of a reply under the reply's id", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-transcript-'));
+    const path = join(dir, 'session.jsonl');
+    const model = (extra: Record<string, unknown>) =>
+      JSON.stringify({
+        id: 'r1',
+        type: 'gemini',
+        model: 'gemini-2.5-flash',
+        timestamp: '2026-11-28T10:00:00.000Z',
+        tokens: { input: 100, output: 7, cached: 40, thoughts: 3, tool: 0, total: 110 },
+        ...extra,
+      });
+    writeFileSync(
+      path,
+      [
+        JSON.stringify({ sessionId: 's', projectHash: 'h', startTime: '2026-11-28T10:00:00.000Z' }),
+        JSON.stringify({ id: 'u1', type: 'user', content: [{ text: '"gemini" "tokens"' }] }),
+        model({}),
+        model({ toolCalls: [{ name: 'write_file' }] }),
+        model({ id: 'r2', tokens: { input: -5, output: 'many' } }),
+        model({ id: 'r3', tokens: undefined }),
+        '',
+      ].join('\n'),
+    );
+    const { records } = readTranscriptUsage(path, 0, 'gemini');
+    expect(records).toEqual([
+      {
+        replyId: 'r1',
+        model: 'gemini-2.5-flash',
+        at: T0,
+        inputTokens: 60,
+        cacheReadTokens: 40,
+        outputTokens: 10,
+        cacheCreationTokens: 0,
+      },
+      {
+        replyId: 'r1',
+        model: 'gemini-2.5-flash',
+        at: T0,
+        inputTokens: 60,
+        cacheReadTokens: 40,
+        outputTokens: 10,
+        cacheCreationTokens: 0,
+      },
+      {
+        replyId: 'r2',
+        model: 'gemini-2.5-flash',
+        at: T0,
+        inputTokens: 0,
+        cacheReadTokens: 0,
+        outputTokens: 0,
+        cacheCreationTokens: 0,
+      },
+    ]);
+    // Claude Code's reader sees none of them
+    expect(readTranscriptUsage(path, 0, 'claude').records).toEqual([]);
   });
 });

@@ -51,7 +51,9 @@ describe('loopguard init: the spend guard', () => {
     writeFileSync(join(dir, 'loopguard.config.json'), '{"hook":{"enabled":true}}');
     const gemini = await loopguard(dir, ['init', 'gemini', '--project', '--max-tokens', '1000'], HOME);
     expect(gemini.code).toBe(0);
-    expect(gemini.stdout).toContain("note: Gemini CLI's hooks carry no usage");
+    // Gemini CLI's hooks read its chat's usage (transcript_path): no note sends the user elsewhere
+    expect(gemini.stdout).toContain('loopguard.config.json: spend guard set (docs/spend.md)');
+    expect(gemini.stdout).not.toContain('agent-stream');
     expect(JSON.parse(readFileSync(join(dir, 'loopguard.config.json'), 'utf8'))).toEqual({
       hook: { enabled: true },
       spend: { session: { maxTokens: 1000 }, warnAt: 0.8 },

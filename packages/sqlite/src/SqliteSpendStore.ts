@@ -48,6 +48,18 @@ export class SqliteSpendStore {
   }
 
   /**
+   * How far `scope`'s source has been read (its row's `offset`), without a transaction: a hint for
+   * what to look at before {@link update} reads it again. `0` when the scope has no row.
+   */
+  offsetOf(scope: string): number {
+    assertNonEmptyString(scope, 'scope');
+    const row = runStorageOp(this.db, this.busyRetry, 'SqliteSpendStore.offsetOf', () =>
+      this.selectStmt.get(scope),
+    ) as { offset: number } | undefined;
+    return row?.offset ?? 0;
+  }
+
+  /**
    * Reads the rows of `scopes` (absent or unreadable rows are missing from the map), hands them to
    * `change`, and writes the rows it returns, in one `BEGIN IMMEDIATE` transaction. Writes `change`
    * makes on the same connection (context entries) commit or roll back with it.

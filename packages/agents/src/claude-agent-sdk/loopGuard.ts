@@ -5,10 +5,10 @@ import type {
   HookJSONOutput,
   SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
+import { anthropicUsage, type SpendVerdict } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, claudeToolResponseText, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
-import { refuseSpend } from '../shared/RunSpend.js';
 
 /** The `hooks` option of the Claude Agent SDK's `query()`. */
 export type ClaudeHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
@@ -24,15 +24,20 @@ export interface ClaudeAgentLoopGuard {
   /** Pass as `options.hooks`: `PreToolUse` (denies tools after a stop), `PostToolUse` and `PostToolUseFailure`. */
   readonly hooks: ClaudeHooks;
   /**
-   * Optional: wrap the `query()` stream to judge the assistant's text too: its last text of a turn
-   * (a reply that calls no tool), as `loopguard hook claude`'s `Stop` and `scan` read it; narration
-   * before a tool call and `thinking` are no steps. Yields every message unchanged.
+   * Wrap the `query()` stream to judge the assistant's text too: its last text of a turn (a reply
+   * that calls no tool), as `loopguard hook claude`'s `Stop` and `scan` read it; narration before a
+   * tool call and `thinking` are no steps. With the `spend` option it is where the usage is read:
+   * each `assistant` message's `message.usage`, `message.id` (a reply comes as one message per
+   * content block: counted once) and `message.model`. Optional without `spend`. Yields every
+   * message unchanged.
    */
   watch<M extends SDKMessage>(messages: AsyncIterable<M>): AsyncGenerator<M, void, undefined>;
   /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
   readonly run: RunGuard;
   /** The `stop` verdict once the run was stopped, else `null`. */
   readonly stopVerdict: StepVerdict | null;
+  /** The spend guard's stop once the run spent its budget (`spend` option, read by {@link watch}), else `null`. */
+  readonly spendStopVerdict: SpendVerdict | null;
 }
 
 const STOP_NOTE = 'loopguard stopped this run';
@@ -42,7 +47,10 @@ const STOP_NOTE = 'loopguard stopped this run';
  * (`PostToolUse`; `PostToolUseFailure` as a failure) goes to one `StepLoopDetector`. A nudge is the
  * `PostToolUse` hook's `additionalContext`, which Claude Code adds to the model's context beside the
  * tool result. A stop answers with `continue: false` (Claude Code ends the run; the `result` message
- * follows) and denies every tool call after it in `PreToolUse`.
+ * follows) and denies every tool call after it in `PreToolUse`. With the `spend` option, the usage
+ * of each reply the stream carries ({@link ClaudeAgentLoopGuard.watch}) is counted against the
+ * budgets: the warning goes in like a nudge at the next `PostToolUse`, the stop like a loop's (at
+ * the next tool call: `spendStopVerdict`).
  *
  * @throws ConfigurationError naming a bad detector option.
  * @example
@@ -51,23 +59,26 @@ const STOP_NOTE = 'loopguard stopped this run';
  * if (guard.stopVerdict) console.log(guard.stopVerdict.message);
  */
 export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgentLoopGuard {
-  refuseSpend(options, 'Claude Agent SDK');
   const { hooks: ownHooks = {}, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
-  const stopOutput = (verdict: StepVerdict): HookJSONOutput => ({
-    continue: false,
-    stopReason: `${STOP_NOTE}: ${verdict.message ?? verdict.loopType}`,
-  });
+  /** Why the run is stopped (the loop's stop, else the budget's), or `null`. */
+  const stopReason = (): string | null => {
+    const loop = run.stopVerdict;
+    if (loop !== null) return `${STOP_NOTE}: ${loop.message ?? loop.loopType}`;
+    const spend = run.spend?.stopVerdict;
+    return spend == null ? null : `${STOP_NOTE}: ${spend.message}`;
+  };
+  const stopOutput = (reason: string): HookJSONOutput => ({ continue: false, stopReason: reason });
 
   const preToolUse: HookCallback = async (input) => {
-    const verdict = run.stopVerdict;
-    if (verdict === null || input.hook_event_name !== 'PreToolUse') return {};
+    const reason = stopReason();
+    if (reason === null || input.hook_event_name !== 'PreToolUse') return {};
     return {
-      ...stopOutput(verdict),
+      ...stopOutput(reason),
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: 'deny',
-        permissionDecisionReason: `${STOP_NOTE}: ${verdict.message ?? verdict.loopType}`,
+        permissionDecisionReason: reason,
       },
     };
   };
@@ -84,7 +95,8 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
       ...(failed ? { error: true } : {}),
     });
     await run.settled();
-    if (run.stopVerdict !== null) return stopOutput(run.stopVerdict);
+    const reason = stopReason();
+    if (reason !== null) return stopOutput(reason);
     const nudge = run.takeNudge();
     if (nudge === null) return {};
     return { hookSpecificOutput: { hookEventName: input.hook_event_name, additionalContext: nudge } };
@@ -106,6 +118,10 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
       // Claude Code's one translation reads the messages; the tool calls come from the hooks above
       const translation = new ClaudeCodeSteps();
       for await (const message of messages) {
+        if (message.type === 'assistant') {
+          const usage = anthropicUsage(message.message);
+          if (usage !== undefined) await run.observeUsage([usage]);
+        }
         const steps =
           message.type === 'assistant'
             ? translation.assistant(message.message)
@@ -122,6 +138,9 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
     run,
     get stopVerdict() {
       return run.stopVerdict;
+    },
+    get spendStopVerdict() {
+      return run.spend?.stopVerdict ?? null;
     },
   };
 }

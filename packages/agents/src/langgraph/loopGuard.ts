@@ -1,11 +1,12 @@
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { END } from '@langchain/langgraph';
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
-import { refuseSpend } from '../shared/RunSpend.js';
 import { whenSettled } from '../shared/whenSettled.js';
 import { messageSteps } from './messageSteps.js';
+import { messageUsage } from './messageUsage.js';
 
 /** The state the guard's node reads: a `messages` channel (as in `MessagesAnnotation`). */
 export interface MessagesState {
@@ -30,6 +31,8 @@ export interface LangGraphLoopGuard {
   readonly run: RunGuard;
   /** The `stop` verdict once the run was stopped, else `null` (the graph then ended through `END`). */
   readonly stopVerdict: StepVerdict | null;
+  /** The spend guard's stop once the run spent its budget (`spend` option), else `null` (the graph then ended through `END`). */
+  readonly spendStopVerdict: SpendVerdict | null;
 }
 
 /**
@@ -37,6 +40,10 @@ export interface LangGraphLoopGuard {
  * its node reads the `messages` channel — `AIMessage` text and `tool_calls`, `ToolMessage` results
  * (`status: 'error'` as a failure) — into one `StepLoopDetector`; a nudge is added to the state as
  * a `HumanMessage`, and the router sends a stopped run to `END` (long before `recursionLimit`).
+ * With the `spend` option, the `usage_metadata` of each `AIMessage` the node reads is counted
+ * against the budgets ({@link messageUsage}): the warning goes in like a nudge, the stop routes to
+ * `END` the same way (`spendStopVerdict`). The node runs after the tool node, so a final reply that
+ * calls no tool is not counted.
  *
  * @throws ConfigurationError naming a bad detector option.
  * @example
@@ -45,7 +52,6 @@ export interface LangGraphLoopGuard {
  *   .addConditionalEdges('loopguard', guard.route('agent'), ['agent', END]);
  */
 export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
-  refuseSpend(options, 'LangGraph');
   const run = new RunGuard(options);
   const tools = new Map<string, string>();
   let seen = 0;
@@ -54,9 +60,12 @@ export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
       const messages = state.messages ?? [];
       // The channel grows by each turn's messages; a shorter one (messages removed) starts over.
       if (messages.length < seen) seen = 0;
-      for (const step of messageSteps(messages.slice(seen), tools)) run.observe(step);
+      const added = messages.slice(seen);
+      for (const step of messageSteps(added, tools)) run.observe(step);
+      const usage = run.observeUsage(messageUsage(added));
       seen = messages.length;
-      return whenSettled(run.settled(), () => {
+      const written = () => run.settled();
+      return whenSettled(usage === undefined ? written() : usage.then(written), () => {
         const nudge = run.stopped ? null : run.takeNudge();
         if (nudge === null) return {};
         seen += 1; // the nudge itself: a HumanMessage, which gives no step
@@ -67,6 +76,9 @@ export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
     run,
     get stopVerdict() {
       return run.stopVerdict;
+    },
+    get spendStopVerdict() {
+      return run.spend?.stopVerdict ?? null;
     },
   };
 }

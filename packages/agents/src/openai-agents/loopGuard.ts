@@ -1,12 +1,14 @@
+import type { SpendVerdict } from '@loopguard/core/spend';
 import type { StepVerdict } from '@loopguard/core/steps';
-import type { CallModelInputFilter, ModelInputData, RunContext } from '@openai/agents';
+import type { Agent, CallModelInputFilter, ModelInputData, RunContext } from '@openai/agents';
+import { BudgetSpentError } from '../shared/BudgetSpentError.js';
 import { LoopStoppedError } from '../shared/LoopStoppedError.js';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
-import { refuseSpend } from '../shared/RunSpend.js';
 import { errorText } from '../shared/stepText.js';
 import { after, whenSettled } from '../shared/whenSettled.js';
 import { type AgentItemLike, DEFAULT_TOOL_ERROR_MESSAGE, itemSteps } from './itemSteps.js';
+import { RunUsage } from './runUsage.js';
 
 /** Options of the OpenAI Agents {@link loopGuard}: the detector's, plus the run's own input filter. */
 export interface OpenAIAgentsLoopGuardOptions extends LoopGuardOptions {
@@ -38,6 +40,16 @@ export interface OpenAIAgentsLoopGuard {
   readonly run: RunGuard;
   /** The `stop` verdict once the run was stopped, else `null`. */
   readonly stopVerdict: StepVerdict | null;
+  /**
+   * With the `spend` option: listens to `agent`'s events (`agent_tool_start`, after the model
+   * response that asked for the tool; `agent_end`) and counts what the SDK added to the run's
+   * `RunContext.usage` since ({@link RunUsage}), priced by the agent's `model` when it is a name.
+   * Watch every agent a run may hand off to. Returns `agent`.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: an agent of any context and output type
+  watch<A extends Agent<any, any>>(agent: A): A;
+  /** The spend guard's stop once the run spent its budget (`spend` option), else `null`. */
+  readonly spendStopVerdict: SpendVerdict | null;
 }
 
 /**
@@ -45,7 +57,10 @@ export interface OpenAIAgentsLoopGuard {
  * (`callModelInputFilter`, the SDK's documented hook for editing the model input), the function
  * calls, their results and the assistant's messages added since the last call go to one
  * `StepLoopDetector`. A nudge is added to that model call's input as a user message; a stop
- * throws {@link LoopStoppedError}, and `run()` rejects with it.
+ * throws {@link LoopStoppedError}, and `run()` rejects with it. With the `spend` option and
+ * {@link OpenAIAgentsLoopGuard.watch}, the usage of each model response is counted against the
+ * budgets: the warning goes into the next model call like a nudge, and the stop throws
+ * {@link BudgetSpentError} before the next model call (no money is spent after it).
  *
  * @throws ConfigurationError naming a bad detector option.
  * @example
@@ -54,7 +69,6 @@ export interface OpenAIAgentsLoopGuard {
  * catch (error) { if (error instanceof LoopStoppedError) console.log(error.verdict.loopType); }
  */
 export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAgentsLoopGuard {
-  refuseSpend(options, 'OpenAI Agents');
   const { callModelInputFilter: ownFilter, ...detectorOptions } = options;
   const run = new RunGuard(detectorOptions);
   const tools = new Map<string, string>();
@@ -62,6 +76,19 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
   const failed = (callId: string | undefined, text: string): boolean =>
     (callId !== undefined && failedCalls.has(callId)) || text === DEFAULT_TOOL_ERROR_MESSAGE;
   let seen = 0;
+  const usage = new RunUsage();
+  /** The usage being counted while the pricing library loads (the first response with a money budget). */
+  let pendingUsage: Promise<void> | undefined;
+  const count = (context: RunContext<unknown>, model: unknown): void => {
+    const record = usage.since(context, model);
+    const counted = record === undefined ? undefined : run.observeUsage([record]);
+    if (counted === undefined) return;
+    const all = Promise.all([pendingUsage, counted]).then(() => undefined);
+    pendingUsage = all;
+    void all.finally(() => {
+      if (pendingUsage === all) pendingUsage = undefined;
+    });
+  };
 
   const judge = (modelData: ModelInputData): ModelInputData | Promise<ModelInputData> => {
     const items = modelData.input as readonly AgentItemLike[];
@@ -71,8 +98,11 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
       for (const step of itemSteps([items[index] as AgentItemLike], tools, failed)) run.observe(step);
     }
     seen = items.length;
-    return whenSettled(run.settled(), () => {
+    const written = () => run.settled();
+    return whenSettled(pendingUsage === undefined ? written() : pendingUsage.then(written), () => {
       if (run.stopVerdict !== null) throw new LoopStoppedError(run.stopVerdict);
+      const spent = run.spend?.stopVerdict;
+      if (spent != null) throw new BudgetSpentError(spent);
       const nudge = run.takeNudge();
       if (nudge === null) return modelData;
       return { ...modelData, input: [...modelData.input, { role: 'user' as const, content: nudge }] };
@@ -95,6 +125,15 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
     run,
     get stopVerdict() {
       return run.stopVerdict;
+    },
+    watch(agent) {
+      const listener = (context: RunContext<unknown>) => count(context, agent.model);
+      agent.on('agent_tool_start', listener);
+      agent.on('agent_end', listener);
+      return agent;
+    },
+    get spendStopVerdict() {
+      return run.spend?.stopVerdict ?? null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { type Clock, ConfigurationError, type ContextEntryInput } from '@loopguard/core';
+import type { Clock, ContextEntryInput } from '@loopguard/core';
 import {
   type CostOf,
   loadLibraryCost,
@@ -104,16 +104,4 @@ export class RunSpend {
     if (verdict.action === 'warn') this.context.warn(verdict.message);
     else this.stopVerdict = verdict;
   }
-}
-
-/**
- * Refuses the `spend` option in an adapter that does not read its framework's usage yet: an option
- * that would be accepted and do nothing is worse than a clear error.
- * @throws ConfigurationError naming the option and the adapter.
- */
-export function refuseSpend(options: { spend?: unknown }, adapter: string): void {
-  if (options.spend !== undefined)
-    throw new ConfigurationError(
-      `spend option: the ${adapter} adapter does not read the usage of its steps yet; use the AI SDK adapter, the hooks or loopguard run (docs/spend.md)`,
-    );
 }

@@ -14,6 +14,27 @@ import {
   transcriptOf,
 } from './hookEvent.js';
 
+/** How much of the turn's last text marks its reply in the transcript. */
+const MARKER_CHARS = 200;
+
+/**
+ * What the transcript holds once Claude Code has written the reply an event follows (it may call
+ * a hook, on the fast path especially, before it writes that reply): the reply that asked for the
+ * tool call carries the call's `tool_use_id` (`"toolu_…"`); the turn's last reply carries the
+ * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start).
+ */
+function replyMarkerOf(event: Record<string, unknown>, eventName: string): { replyMarker?: string } {
+  if (eventName === 'PostToolUse' || eventName === 'PostToolUseFailure') {
+    const id = event.tool_use_id;
+    return typeof id === 'string' && id !== '' ? { replyMarker: JSON.stringify(id) } : {};
+  }
+  const text = event.last_assistant_message;
+  if (eventName !== 'Stop' || typeof text !== 'string' || text.trim() === '') return {};
+  // cut where no surrogate pair is split: JSON.stringify would escape a lone half
+  const start = text.slice(0, MARKER_CHARS).replace(/[\ud800-\udbff]$/, '');
+  return { replyMarker: JSON.stringify(start).slice(1, -1) };
+}
+
 /** Claude Code's events the hook is registered for. */
 export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'] as const;
 
@@ -39,6 +60,7 @@ export const claudeHook: HookDialect = {
       eventName,
       ...callIdOf(event, 'tool_use_id'),
       ...transcriptOf(event),
+      ...replyMarkerOf(event, eventName),
     };
     switch (eventName) {
       case 'PreToolUse':

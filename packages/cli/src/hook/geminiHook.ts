@@ -12,6 +12,7 @@ import {
   projectDirOf,
   stringField,
   toolCallOf,
+  transcriptOf,
 } from './hookEvent.js';
 
 /**
@@ -53,6 +54,8 @@ export const geminiHook: HookDialect = {
       sessionId: stringField(event, 'session_id'),
       projectDir: projectDirOf(event, env, 'GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'),
       eventName,
+      // its chat (`chats/session-*.jsonl`): already holds the reply that asked for the call, with its tokens
+      ...transcriptOf(event),
     };
     switch (eventName) {
       case 'BeforeTool': {

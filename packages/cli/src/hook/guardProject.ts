@@ -39,7 +39,7 @@ export async function guardProject(
           now,
         }),
     );
-    const spend = reply.kind === 'stop' ? undefined : spendVerdict(agent, event, config, database, now);
+    const spend = reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now);
     failed = false;
     return spend === undefined ? reply : withSpend(reply, spend);
   } finally {
@@ -48,13 +48,13 @@ export async function guardProject(
 }
 
 /** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
-function spendVerdict(
+async function spendVerdict(
   agent: HookAgent,
   event: HookEvent,
   config: HookConfig,
   database: HookDatabase,
   now: () => number,
-): SpendVerdict | undefined {
+): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   if (options === undefined || event.kind === 'before_tool') return undefined;
   const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;

@@ -11,6 +11,7 @@ import {
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
 import type { HookAgent, HookEvent } from './hookEvent.js';
+import { waitForReply } from './replyWait.js';
 import { readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
@@ -40,25 +41,30 @@ export function projectDaySpendKey(at: number): string {
 }
 
 /**
- * The spend guard of one hook event: reads the replies the session's transcript gained since the
- * last call, counts each reply once in the session's ledger and the project's day, and judges the
+ * The spend guard of one hook event: waits (briefly, {@link waitForReply}) until the session's
+ * transcript holds the reply the event follows, reads the replies it gained since the last call, counts each reply once in the session's ledger and the project's day, and judges the
  * budgets after a tool call (at the end of a turn it only counts). A warning or a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with
  * its evidence. An event without a transcript, or a transcript that cannot be read (one log line),
  * counts nothing and answers nothing: the guard fails open.
  * @returns the verdict to answer with, or `undefined`.
  */
-export function guardSpend(event: HookEvent, context: SpendGuardContext): SpendVerdict | undefined {
+export async function guardSpend(
+  event: HookEvent,
+  context: SpendGuardContext,
+): Promise<SpendVerdict | undefined> {
   const path = event.transcriptPath;
   if (path === undefined) return undefined;
-  const now = context.now();
   const sessionKey = sessionSpendKey(context.agent, event.sessionId);
+  if (event.replyMarker !== undefined)
+    await waitForReply(path, context.store.offsetOf(sessionKey), event.replyMarker);
+  const now = context.now();
   const dayKey = projectDaySpendKey(now);
   const keys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
   return context.store.update(keys, (rows) => {
     const session = rows.get(sessionKey);
     let read: ReturnType<typeof readTranscriptUsage>;
     try {
-      read = readTranscriptUsage(path, session?.offset ?? 0);
+      read = readTranscriptUsage(path, session?.offset ?? 0, context.agent);
     } catch (error) {
       context.log(error);
       return { next: new Map(), result: undefined };

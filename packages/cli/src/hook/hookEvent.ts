@@ -20,6 +20,13 @@ interface HookEventBase {
   callId?: string;
   /** The session's transcript (`transcript_path`), where the spend guard reads the replies' usage; absent when the event names none. */
   transcriptPath?: string;
+  /**
+   * Text the transcript holds once the reply this event follows is written there (Claude Code:
+   * the call's `tool_use_id` as JSON, or the start of the turn's last text): the spend guard waits
+   * for it, since the CLI may call a hook before it writes that reply ({@link waitForReply}).
+   * Absent: nothing to wait for.
+   */
+  replyMarker?: string;
 }
 
 /**

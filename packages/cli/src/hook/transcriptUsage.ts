@@ -1,5 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { anthropicUsage, type UsageRecord } from '@loopguard/core/spend';
+import { geminiChatUsage } from '@loopguard/core/steps';
+import type { HookAgent } from './hookEvent.js';
 
 /** Most bytes of a transcript one hook call reads; the rest is read by the next calls. */
 export const MAX_TRANSCRIPT_READ_BYTES = 8 * 1024 * 1024;
@@ -11,16 +13,15 @@ export interface TranscriptUsage {
 }
 
 /**
- * Reads the replies Claude Code appended to its transcript (JSONL) since `offset`: every
- * `assistant` record's `message.usage`, with `message.id` (a reply is written as one record per
- * content block: the ledger counts the id once), `message.model` and the record's `timestamp`.
- * Only whole lines are read; a line cut at the end is read again next time. A file shorter than
+ * Reads the replies the agent appended to its transcript (JSONL, `transcript_path`) since `offset`
+ * ({@link usageOfLines}). Only whole lines are read; a line cut at the end is read again next time. A file shorter than
  * `offset` (rewritten) is read from the start: the ledger's reply ids keep its replies from counting twice.
  * @throws Error naming the path when it is not a regular file or cannot be read (the caller fails open).
  */
 export function readTranscriptUsage(
   path: string,
   offset: number,
+  agent: HookAgent,
   maxBytes = MAX_TRANSCRIPT_READ_BYTES,
 ): TranscriptUsage {
   // O_NONBLOCK: a FIFO given as the transcript must not hang the hook.
@@ -36,30 +37,50 @@ export function readTranscriptUsage(
     const end = buffer.lastIndexOf(10, read - 1);
     // A line longer than the whole read is skipped (no reply is that long): go past it.
     if (end === -1) return { records: [], offset: read === maxBytes ? start + read : start };
-    return { records: usageOfLines(buffer.toString('utf8', 0, end)), offset: start + end + 1 };
+    return { records: usageOfLines(buffer.toString('utf8', 0, end), agent), offset: start + end + 1 };
   } finally {
     closeSync(fd);
   }
 }
 
-/** The usage records of JSONL text; lines that are not JSON or not replies are skipped. */
-export function usageOfLines(text: string): UsageRecord[] {
+/** Where each agent's transcript records a reply's usage, and how it reads. */
+const REPLIES: Record<
+  HookAgent,
+  { marks: string[]; usage(record: Record<string, unknown>): UsageRecord | undefined }
+> = {
+  // Claude Code: every `assistant` record's `message.usage`, with `message.id` (a reply is written as
+  // one record per content block), `message.model` and the record's `timestamp`.
+  claude: {
+    marks: ['"assistant"', '"usage"'],
+    usage: ({ type, message, timestamp, isApiErrorMessage }) =>
+      type !== 'assistant' || isApiErrorMessage === true
+        ? undefined
+        : anthropicUsage(message, typeof timestamp === 'string' ? Date.parse(timestamp) : undefined),
+  },
+  // Gemini CLI: its chat's model records (`tokens`, written again with the same `id` as they change),
+  // read by its one translation.
+  gemini: { marks: ['"gemini"', '"tokens"'], usage: geminiChatUsage },
+};
+
+/**
+ * The usage records of `agent`'s JSONL transcript text; lines that are not JSON or not replies are
+ * skipped. A reply written more than once keeps its id: the ledger counts it once.
+ */
+export function usageOfLines(text: string, agent: HookAgent): UsageRecord[] {
+  const { marks, usage } = REPLIES[agent];
   const records: UsageRecord[] = [];
   for (const line of text.split('\n')) {
     // Most lines are tool results and user text: parse only what can be a reply with usage.
-    if (!line.includes('"assistant"') || !line.includes('"usage"')) continue;
+    if (!marks.every((mark) => line.includes(mark))) continue;
     let record: unknown;
     try {
       record = JSON.parse(line);
     } catch {
       continue;
     }
-    if (record === null || typeof record !== 'object') continue;
-    const { type, message, timestamp, isApiErrorMessage } = record as Record<string, unknown>;
-    if (type !== 'assistant' || isApiErrorMessage === true) continue;
-    const at = typeof timestamp === 'string' ? Date.parse(timestamp) : undefined;
-    const usage = anthropicUsage(message, at);
-    if (usage !== undefined) records.push(usage);
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) continue;
+    const found = usage(record as Record<string, unknown>);
+    if (found !== undefined) records.push(found);
   }
   return records;
 }

@@ -1,5 +1,4 @@
-import { usageRecordOf } from '@loopguard/core/spend';
-import { GeminiCliSteps } from '@loopguard/core/steps';
+import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
@@ -64,14 +63,7 @@ export class GeminiChatParser implements TranscriptParser {
     const tokens = recordOf(reply.tokens);
     if (tokens === undefined) return { steps, tokens: 0 };
     this.meta.hasUsage = true;
-    // Gemini's input count includes the cached part; thoughts are billed as output.
-    const cached = numberOf(tokens.cached);
-    const usage = usageRecordOf({
-      model: reply.model,
-      inputTokens: numberOf(tokens.input) - cached,
-      cacheReadTokens: cached,
-      outputTokens: numberOf(tokens.output) + numberOf(tokens.thoughts),
-    });
-    return { steps, tokens: numberOf(tokens.total), usage };
+    const usage = geminiChatUsage(reply);
+    return { steps, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }) };
   }
 }

@@ -39,4 +39,5 @@ export {
 export { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
 export { CodexRolloutSteps } from '../translation/codex/codexRolloutSteps.js';
 export { codexToolName } from '../translation/codex/codexTools.js';
+export { geminiChatUsage } from '../translation/geminiCli/geminiChatUsage.js';
 export { GeminiCliSteps, geminiToolResponse } from '../translation/geminiCli/geminiCliSteps.js';

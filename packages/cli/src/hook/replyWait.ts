@@ -1,0 +1,73 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
+
+/**
+ * Longest wait for the reply an event follows to reach the transcript, ms. Claude Code 2.1.330
+ * writes its transcript a little after it calls the hooks of a fast path (`mcp_tool`): the waits
+ * took 1 to 83 ms in the offline runs. A transcript that never shows the reply costs each call this long.
+ */
+export const REPLY_WAIT_MS = 1000;
+
+/** Pause between two looks at the transcript, ms. */
+const POLL_MS = 10;
+
+/**
+ * How far before `from` the wait looks too, bytes: a reply that asked for several tool calls at
+ * once was read (and counted) at the first call's event; the others find their marker just before
+ * the offset, and must not wait for it.
+ */
+export const LOOKBACK_BYTES = 1024 * 1024;
+
+/**
+ * Waits until the transcript at `path` holds `marker` after byte `from` (the bytes the spend guard
+ * has not read yet) or in the {@link LOOKBACK_BYTES} before it, so that the guard counts the reply
+ * the event follows however early the CLI called the hook. Reads only the bytes added since its
+ * last look (at most {@link MAX_TRANSCRIPT_READ_BYTES} after `from` in all: past that there is
+ * plenty to count).
+ * @returns `true` when the marker is there; `false` at `timeoutMs`, or when the transcript cannot be
+ *   read (the spend guard's own read then fails open and logs it).
+ */
+export async function waitForReply(
+  path: string,
+  from: number,
+  marker: string,
+  timeoutMs = REPLY_WAIT_MS,
+): Promise<boolean> {
+  const needle = Buffer.from(marker, 'utf8');
+  const deadline = performance.now() + timeoutMs;
+  let file: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: a FIFO given as the transcript must not hang the hook.
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    if (!(await file.stat()).isFile()) return false;
+    let scanned = Math.max(0, from - LOOKBACK_BYTES);
+    let tail = Buffer.alloc(0);
+    for (;;) {
+      const size = (await file.stat()).size;
+      if (size < scanned) {
+        // rewritten: look again from the start
+        scanned = 0;
+        tail = Buffer.alloc(0);
+      }
+      const length = Math.min(size - scanned, MAX_TRANSCRIPT_READ_BYTES);
+      if (length > 0) {
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(length), 0, length, scanned);
+        const seen = Buffer.concat([tail, buffer.subarray(0, bytesRead)]);
+        if (seen.includes(needle) || scanned + bytesRead - from >= MAX_TRANSCRIPT_READ_BYTES) return true;
+        scanned += bytesRead;
+        // keep the end that could begin a marker cut by the read
+        tail = seen.subarray(Math.max(0, seen.length - needle.length + 1));
+      }
+      if (performance.now() >= deadline) return false;
+      await sleep(POLL_MS);
+    }
+  } finally {
+    await file.close();
+  }
+}

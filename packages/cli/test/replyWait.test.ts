@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { claudeHook } from '../src/hook/claudeHook.js';
+import { LOOKBACK_BYTES, waitForReply } from '../src/hook/replyWait.js';
+
+function transcript(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'loopguard-wait-')), 'transcript.jsonl');
+  writeFileSync(path, text);
+  return path;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('waitForReply: the spend guard waits for the reply an event follows', () => {
+  it('finds a marker already written after the offset, or read just before it (parallel tool calls)', async () => {
+    const path = transcript('{"id":"toolu_1"}\n{"id":"toolu_2"}\n');
+    expect(await waitForReply(path, 0, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, 17, '"toolu_2"', 0)).toBe(true);
+    // the reply asked for both calls: the second call's event comes after the first read it
+    expect(await waitForReply(path, 34, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, 34, '"toolu_3"', 0)).toBe(false);
+  });
+
+  it(`looks back ${LOOKBACK_BYTES} bytes before the offset, no further`, async () => {
+    const path = transcript(`{"id":"toolu_1"}\n${'x'.repeat(LOOKBACK_BYTES)}\n`);
+    expect(await waitForReply(path, LOOKBACK_BYTES, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, LOOKBACK_BYTES + 18, '"toolu_1"', 0)).toBe(false);
+  });
+
+  it('waits for a marker written later, even one cut across two writes', async () => {
+    const path = transcript('{"type":"user"}\n');
+    const waiting = waitForReply(path, 0, '"toolu_9"', 10_000);
+    await tick();
+    appendFileSync(path, '{"id":"too');
+    await tick();
+    appendFileSync(path, 'lu_9"}\n');
+    expect(await waiting).toBe(true);
+  });
+
+  it('gives up at its timeout when the marker never comes', async () => {
+    expect(await waitForReply(transcript('{"id":"toolu_1"}\n'), 0, '"toolu_2"', 30)).toBe(false);
+  });
+
+  it('looks again from the start of a transcript shorter than the offset (rewritten)', async () => {
+    expect(await waitForReply(transcript('{"id":"toolu_1"}\n'), 5000, '"toolu_1"', 0)).toBe(true);
+  });
+
+  it('does not wait on a transcript that cannot be read: missing, a folder, a FIFO', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-wait-'));
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    for (const path of [join(dir, 'missing.jsonl'), dir, fifo])
+      expect(await waitForReply(path, 0, '"toolu_1"', 60_000)).toBe(false);
+  });
+});
+
+describe("Claude Code's events name the reply they follow", () => {
+  const base = { session_id: 's', cwd: '/p', transcript_path: '/p/t.jsonl' };
+  const markerOf = (event: Record<string, unknown>) =>
+    claudeHook.parse({ ...base, ...event }, {}).replyMarker;
+
+  it('after a tool call: its tool_use_id, as the transcript writes it', () => {
+    const call = { tool_name: 'Write', tool_input: {}, tool_use_id: 'toolu_01A' };
+    expect(markerOf({ ...call, hook_event_name: 'PostToolUse', tool_response: 'ok' })).toBe('"toolu_01A"');
+    expect(markerOf({ ...call, hook_event_name: 'PostToolUseFailure', error: 'no' })).toBe('"toolu_01A"');
+    expect(markerOf({ ...call, hook_event_name: 'PreToolUse' })).toBeUndefined();
+    const { tool_use_id: _, ...anonymous } = call;
+    expect(markerOf({ ...anonymous, hook_event_name: 'PostToolUse', tool_response: 'ok' })).toBeUndefined();
+  });
+
+  it('at the end of a turn: the start of its last text, JSON-escaped, no surrogate pair cut', () => {
+    expect(markerOf({ hook_event_name: 'Stop', last_assistant_message: 'Done "all"\n' })).toBe(
+      'Done \\"all\\"\\n',
+    );
+    const long = `${'a'.repeat(199)}😀 and more`;
+    expect(markerOf({ hook_event_name: 'Stop', last_assistant_message: long })).toBe('a'.repeat(199));
+    expect(markerOf({ hook_event_name: 'Stop', last_assistant_message: '  ' })).toBeUndefined();
+    expect(markerOf({ hook_event_name: 'Stop' })).toBeUndefined();
+  });
+});
