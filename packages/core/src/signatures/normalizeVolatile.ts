@@ -107,7 +107,10 @@ export function normalizeVolatile(text: string): string {
     if (pattern.digit && !hasDigit) continue;
     const literals = pattern.literals;
     if (literals !== undefined && !literals.some((literal) => result.includes(literal))) continue;
-    if (pattern.hexRun === true && !(hexRun ??= hasHexRun(result, HEX_RUN))) continue;
+    if (pattern.hexRun === true) {
+      hexRun ??= hasHexRun(result, HEX_RUN);
+      if (!hexRun) continue;
+    }
     result = result.replace(pattern.pattern, pattern.replacement);
   }
   return result.replace(COLLAPSIBLE_SPACE, ' ').trim();
