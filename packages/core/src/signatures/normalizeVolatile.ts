@@ -1,8 +1,9 @@
 import { hasHexRun } from './hexRun.js';
 
 /**
- * One replacement of {@link normalizeVolatile}, with a cheap precondition: `literal` (when set) is a
- * substring every match contains, and `digit` says every match contains a digit. A pattern whose
+ * One replacement of {@link normalizeVolatile}, with cheap preconditions: `literals` (when set) are
+ * substrings one of which every match contains, `digit` says every match contains a digit (and
+ * `hexRun`, `beforeDigit` below). A pattern whose
  * precondition fails cannot match and is not run, so most texts take a few `includes` scans instead
  * of fifteen regex passes; the output is the same (the property test checks it against the plain
  * pass-by-pass form).
@@ -16,6 +17,17 @@ interface VolatilePattern {
   digit: boolean;
   /** Whether every match contains a run of at least {@link HEX_RUN} hex digits. */
   hexRun?: boolean;
+  /** A character that every match has right before a digit (`:` in `12:30` and `a.ts:12`). */
+  beforeDigit?: string;
+}
+
+/** Whether `text` has `char` right before an ASCII digit: one `indexOf` per occurrence of `char`. */
+function hasBeforeDigit(text: string, char: string): boolean {
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {
+    const next = text.charCodeAt(at + 1);
+    if (next >= 48 && next <= 57) return true;
+  }
+  return false;
 }
 
 /** The shortest run of hex digits in a UUID or a long hash: a text without one skips both patterns. */
@@ -35,11 +47,11 @@ const VOLATILE_PATTERNS: readonly VolatilePattern[] = [
   {
     pattern: /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
     replacement: '<time>',
-    literals: [':'],
+    beforeDigit: ':',
     digit: true,
   },
   // clock times such as 10:11:12 or 10:11:12.345
-  { pattern: /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, replacement: '<time>', literals: [':'], digit: true },
+  { pattern: /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, replacement: '<time>', beforeDigit: ':', digit: true },
   // temporary directories (POSIX, macOS, Windows)
   {
     pattern: /(?:\/private)?\/var\/folders\/[^\s'"`:)]+(?::\d+){0,2}/g,
@@ -78,8 +90,8 @@ const VOLATILE_PATTERNS: readonly VolatilePattern[] = [
     digit: true,
   },
   // line and column numbers: file.ts:12:5, file.ts(12,5), "line 12"
-  { pattern: /(\.[A-Za-z][\w]*):\d+(?::\d+)?/g, replacement: '$1:<n>', literals: [':'], digit: true },
-  { pattern: /(\.[A-Za-z][\w]*)\(\d+,\d+\)/g, replacement: '$1(<n>)', literals: ['('], digit: true },
+  { pattern: /(\.[A-Za-z][\w]*):\d+(?::\d+)?/g, replacement: '$1:<n>', beforeDigit: ':', digit: true },
+  { pattern: /(\.[A-Za-z][\w]*)\(\d+,\d+\)/g, replacement: '$1(<n>)', beforeDigit: '(', digit: true },
   { pattern: /\b(line)\s+\d+/gi, replacement: '$1 <n>', digit: true },
 ];
 
@@ -107,6 +119,7 @@ export function normalizeVolatile(text: string): string {
     if (pattern.digit && !hasDigit) continue;
     const literals = pattern.literals;
     if (literals !== undefined && !literals.some((literal) => result.includes(literal))) continue;
+    if (pattern.beforeDigit !== undefined && !hasBeforeDigit(result, pattern.beforeDigit)) continue;
     if (pattern.hexRun === true) {
       hexRun ??= hasHexRun(result, HEX_RUN);
       if (!hexRun) continue;
