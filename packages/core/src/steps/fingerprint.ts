@@ -60,14 +60,15 @@ export function mix32(h: number): number {
 }
 
 /**
- * Raw hashes of the tokens of an action's text (at least 3 characters long): what an output may echo.
+ * Raw hashes of the tokens of an action's text (at least 3 characters long), as int32 (`| 0`: V8
+ * keeps them unboxed), what an output may echo.
  * @example echoTokens('search_dir "foo"').size; // 2
  */
 export function echoTokens(actionText: string): Set<number> {
   const tokens = new Set<number>();
   const cursor = SCRATCH_TOKENS.start(actionText, 0, Math.min(actionText.length, OUTPUT_HEAD), false);
   for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
-    if (kind === TOKEN && cursor.length >= MIN_ECHO_TOKEN) tokens.add(cursor.raw);
+    if (kind === TOKEN && cursor.length >= MIN_ECHO_TOKEN) tokens.add(cursor.raw | 0);
   }
   return tokens;
 }
@@ -114,7 +115,8 @@ export function fingerprintedText(output: string): string {
 /**
  * The fingerprint of an output: its first {@link OUTPUT_HEAD} and last {@link OUTPUT_TAIL}
  * characters, line by line, digits left out, and (in a reply of at most {@link ECHO_MAX_LINES}
- * lines) the tokens of `echo` masked; with `withResult`, also {@link Fingerprint.result} (a probe's output).
+ * lines) the tokens of `echo` (as {@link echoTokens} gives them) masked; with `withResult`, also
+ * {@link Fingerprint.result} (a probe's output).
  * @example fingerprint('a.py:12 failed', new Set()).key === fingerprint('a.py:40 failed', new Set()).key; // true
  * @example fingerprint('count=1', new Set()).key === fingerprint('count=2', new Set()).key; // false
  */
@@ -151,7 +153,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
         const masked = cursor.masked;
         const plain = masked === 0 ? DIGITS_ONLY : masked;
         const plainShapePart = cursor.numeric ? DIGITS_ONLY : plain;
-        const echoed = maskEcho && echo.has(raw);
+        const echoed = maskEcho && echo.has(raw | 0);
         // A run of echoed words is one placeholder: a search of two words and one of three say the same.
         if (!(echoed && lastEchoed)) {
           if (withResult) {
@@ -208,7 +210,7 @@ export function lineClass(line: string, echo: ReadonlySet<number>): number {
       hash = Math.imul(hash ^ 10, FNV_PRIME);
       continue;
     }
-    const part = echo.has(cursor.raw)
+    const part = echo.has(cursor.raw | 0)
       ? ECHOED
       : cursor.masked === 0 || cursor.numeric
         ? DIGITS_ONLY

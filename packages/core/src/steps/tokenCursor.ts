@@ -38,9 +38,11 @@ function fnv(text: string): number {
   return hash >>> 0;
 }
 /** A number after `pid` is a process id: volatile. */
-const PID = new Set([fnv('pid'), fnv('PID')]);
+const PID = fnv('pid');
+const PID_UPPER = fnv('PID');
 /** A number after `line` is a source location: noise in a probe's result (`File "a.py", line 12`). */
-const LINE_WORD = new Set([fnv('line'), fnv('Line')]);
+const LINE_WORD = fnv('line');
+const LINE_WORD_UPPER = fnv('Line');
 
 /**
  * Reads `text[from, to)` token by token: `start`, then `next()` until {@link END}.
@@ -138,8 +140,10 @@ export class TokenCursor {
         this.length = length;
         this.numeric = numeric;
         this.first = false;
-        this.afterVolatileWord = length === 3 && PID.has(raw >>> 0);
-        this.afterLineWord = length === 4 && LINE_WORD.has(raw >>> 0);
+        // Compared, not looked up in a Set: a hash above 2^31 passed to a Set is a heap number per token.
+        const word = raw >>> 0;
+        this.afterVolatileWord = length === 3 && (word === PID || word === PID_UPPER);
+        this.afterLineWord = length === 4 && (word === LINE_WORD || word === LINE_WORD_UPPER);
       }
       if (code !== 32 && code !== 9) this.afterColon = code === 58;
       this.colonGlued = code === 58;
