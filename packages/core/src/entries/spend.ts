@@ -38,5 +38,6 @@ export {
   spendNeedsPrices,
   spendOptionsSchema,
 } from '../spend/spendOptions.js';
-export { streamUsage, type UsageStreamFormat } from '../spend/streamUsage.js';
+export { ClaudeRunUsage } from '../spend/claudeRunUsage.js';
+export { type UsageStreamFormat, usageStream } from '../spend/streamUsage.js';
 export { anthropicUsage, tokensOf, type UsageRecord, usageRecordOf } from '../spend/usageRecord.js';
