@@ -1,12 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { ccusageTotals } from './ccusage.js';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, spendState } from './hookHelpers.js';
-import { loopguard, tempRepo } from './runHelpers.js';
+import { loopguard, stored, tempRepo } from './runHelpers.js';
 
 // The spend guard with a real Claude Code, offline against a scripted Messages API whose replies
 // report 100,000 input tokens (message_start) and 12 output tokens (message_delta, the count Claude
@@ -122,3 +124,55 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
     }, 600_000);
   },
 );
+
+describe('loopguard run --agent-stream claude around a real Claude Code (offline)', () => {
+  // Three replies (two Write calls, then a text) of 1,000 input tokens each; Claude Code's
+  // stream-json reports each reply's start (1 output token), its `result` the final 12 a reply.
+  const threeReplies = (turn: number): ScriptedTurn =>
+    turn < 2 ? { tool: 'Write', input: { file_path: `f${turn}.txt`, content: 'x\n' } } : { text: 'Done.' };
+
+  it('counts the output tokens the scripted API sent (reconciled at the result), as ccusage does, and stops at --max-tokens', async () => {
+    const { dir } = tempRepo('');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const api = await startFakeAnthropicApi(threeReplies, {
+      usage: { input_tokens: 1000, output_tokens: 1 },
+    });
+    const model = ['--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions'];
+    const stream = ['--output-format', 'stream-json', '--verbose'];
+    try {
+      // 3 × 1,000 input + 3 × 12 output = 3,036 tokens: the cap is reached at the result, not before
+      const result = await loopguard(
+        dir,
+        ['run', '--prompt-file', 'PROMPT.md', '--agent-stream', 'claude', '--max-tokens', '3036'].concat([
+          '--iteration-timeout',
+          '3m',
+          '--',
+          claude,
+          '-p',
+          ...model,
+          ...stream,
+        ]),
+        { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
+      );
+      expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    } finally {
+      await api.close();
+    }
+    expect(api.requests).toBe(3);
+    expect(stored(dir).iterations).toHaveLength(1);
+    const { entries } = spendState(dir);
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    // the third reply's start (3,003 tokens) warns; the result's 33 more output tokens stop
+    expect(entries[0]?.metadata).toMatchObject({ spent: { replies: 3, outputTokens: 3 } });
+    expect(entries[1]).toMatchObject({
+      content: expect.stringContaining('this run reached its budget (3,036 of 3,036 tokens)'),
+      metadata: { spent: { replies: 3, tokens: 3036, inputTokens: 3000, outputTokens: 36 } },
+    });
+    // $3 / $15 per million: what Claude Code's result reports as total_cost_usd
+    expect(entries[1]?.metadata.spent.costUsd).toBeCloseTo(0.00954, 9);
+    // ccusage reads the same session's transcript (the final 12 a reply) to the same total
+    const [project] = readdirSync(join(home, '.claude', 'projects'));
+    const [session] = readdirSync(join(home, '.claude', 'projects', project as string));
+    expect((await ccusageTotals(home)).get(`claude ${(session as string).replace('.jsonl', '')}`)).toBe(3036);
+  }, 600_000);
+});
