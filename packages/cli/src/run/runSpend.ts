@@ -45,8 +45,7 @@ export class RunSpend {
    * @returns a warning or a stop, or `undefined`.
    */
   line(line: string, task: string | null): SpendVerdict | undefined {
-    // `init` starts a Claude Code invocation (its `result` is reconciled with its own replies)
-    if (!line.includes('usage') && !line.includes('"stats"') && !line.includes('"init"')) return undefined;
+    if (!line.includes('usage') && !line.includes('"stats"')) return undefined;
     let event: unknown;
     try {
       event = JSON.parse(line);
