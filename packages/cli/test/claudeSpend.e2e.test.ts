@@ -126,39 +126,48 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
 );
 
 describe('loopguard run --agent-stream claude around a real Claude Code (offline)', () => {
-  // Three replies (two Write calls, then a text) of 1,000 input tokens each; Claude Code's
-  // stream-json reports each reply's start (1 output token), its `result` the final 12 a reply.
+  // Replies of 1,000 input tokens each; Claude Code's stream-json reports each reply's start
+  // (1 output token), its `result` the final 12 a reply (model_usage_since_last_result).
   const threeReplies = (turn: number): ScriptedTurn =>
     turn < 2 ? { tool: 'Write', input: { file_path: `f${turn}.txt`, content: 'x\n' } } : { text: 'Done.' };
 
-  it('counts the output tokens the scripted API sent (reconciled at the result), as ccusage does, and stops at --max-tokens', async () => {
+  /** `loopguard run --max-tokens <cap>` around `claude -p` answered by `script`. */
+  async function runClaude(
+    script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
+    cap: number,
+  ) {
     const { dir } = tempRepo('');
     const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
-    const api = await startFakeAnthropicApi(threeReplies, {
-      usage: { input_tokens: 1000, output_tokens: 1 },
-    });
-    const model = ['--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions'];
-    const stream = ['--output-format', 'stream-json', '--verbose'];
+    const api = await startFakeAnthropicApi(script, { usage: { input_tokens: 1000, output_tokens: 1 } });
+    const claudeArgs = ['-p', '--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions'];
     try {
-      // 3 × 1,000 input + 3 × 12 output = 3,036 tokens: the cap is reached at the result, not before
       const result = await loopguard(
         dir,
-        ['run', '--prompt-file', 'PROMPT.md', '--agent-stream', 'claude', '--max-tokens', '3036'].concat([
-          '--iteration-timeout',
-          '3m',
-          '--',
-          claude,
-          '-p',
-          ...model,
-          ...stream,
-        ]),
+        ['run', '--prompt-file', 'PROMPT.md', '--agent-stream', 'claude', '--max-tokens', String(cap)].concat(
+          [
+            '--iteration-timeout',
+            '3m',
+            '--',
+            claude,
+            ...claudeArgs,
+            '--output-format',
+            'stream-json',
+            '--verbose',
+          ],
+        ),
         { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
       );
-      expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+      return { dir, home, result, requests: api.requests };
     } finally {
       await api.close();
     }
-    expect(api.requests).toBe(3);
+  }
+
+  it('counts the output tokens the scripted API sent (reconciled at the result), as ccusage does, and stops at --max-tokens', async () => {
+    // 3 × 1,000 input + 3 × 12 output = 3,036 tokens: the cap is reached at the result, not before
+    const { dir, home, result, requests } = await runClaude(threeReplies, 3036);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(requests).toBe(3);
     expect(stored(dir).iterations).toHaveLength(1);
     const { entries } = spendState(dir);
     expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
@@ -174,5 +183,31 @@ describe('loopguard run --agent-stream claude around a real Claude Code (offline
     const [project] = readdirSync(join(home, '.claude', 'projects'));
     const [session] = readdirSync(join(home, '.claude', 'projects', project as string));
     expect((await ccusageTotals(home)).get(`claude ${(session as string).replace('.jsonl', '')}`)).toBe(3036);
+  }, 600_000);
+
+  it("counts a background subagent's replies once and at their final output count (two results)", async () => {
+    // the main thread: an Agent call, a text, then a text after the subagent's notification; the
+    // subagent: a Write, then a text. Five replies: 5,000 input and 60 output tokens.
+    const withSubagent = (turn: number, body: { messages?: unknown[] }): ScriptedTurn => {
+      const text = JSON.stringify(body.messages);
+      if (!text.includes('Fix the bug'))
+        return text.includes('"tool_use"')
+          ? { text: 'Sub done.' }
+          : { tool: 'Write', input: { file_path: 'sub.txt', content: 'x\n' } };
+      return turn === 0
+        ? {
+            tool: 'Agent',
+            input: { description: 'sub', prompt: 'Write sub.txt', subagent_type: 'general-purpose' },
+          }
+        : { text: 'Done.' };
+    };
+    const { dir, result, requests } = await runClaude(withSubagent, 5060);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(requests).toBe(5);
+    const { entries } = spendState(dir);
+    expect(entries.at(-1)).toMatchObject({
+      topic: 'spend_stop',
+      metadata: { spent: { replies: 5, tokens: 5060, inputTokens: 5000, outputTokens: 60 } },
+    });
   }, 600_000);
 });

@@ -28,8 +28,8 @@ export interface ClaudeAgentLoopGuard {
    * that calls no tool), as `loopguard hook claude`'s `Stop` and `scan` read it; narration before a
    * tool call and `thinking` are no steps. With the `spend` option it is where the usage is read:
    * each `assistant` message's `message.usage`, `message.id` (a reply comes as one message per
-   * content block: counted once) and `message.model`, then what the `result` message's final `usage`
-   * adds (the output tokens the assistant messages report only as they started: `ClaudeRunUsage`).
+   * content block: counted once) and `message.model`, then what the `result` message's final counts
+   * add (the output tokens the assistant messages report only as they started: `ClaudeRunUsage`).
    * Optional without `spend`. Yields every
    * message unchanged.
    */

@@ -14,7 +14,7 @@ const numberOf = (value: unknown): number =>
 /**
  * A reader of one agent output stream: each event in, the usage records it carries out (in order).
  * - `claude` (`claude -p --output-format stream-json`): {@link ClaudeRunUsage}, each `assistant`
- *   event's `message.usage`, then at each `result` what its final `usage` adds (the output count);
+ *   event's `message.usage`, then at each `result` what its final counts per model add (the output count);
  * - `codex` (`codex exec --json`): `turn.completed`'s `usage` (`input_tokens` includes
  *   `cached_input_tokens`); the stream names no model, so its cost is unknown;
  * - `gemini` (`gemini --output-format stream-json`): the final `result` event's `stats.models`, one
