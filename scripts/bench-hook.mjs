@@ -1,7 +1,9 @@
 // What a guarded tool call costs the agent: `loopguard hook claude|gemini` (node start-up included)
 // against a no-op hook (`node -e ''`) in the same run, calls interleaved, on a short session and on
-// a session of 2,000 steps, for both CLIs. Also: the same call through the modules instead of the
-// bundle (what `bin.js` loads when the bundle was not built); and Claude Code's fast path, a tool
+// a session of 2,000 steps, for both CLIs. Command hooks run as the CLIs run them: the command
+// `init` writes (started from the hook's startup snapshot), through `sh -c`, and so does the no-op.
+// Also: the same call without the snapshot (the bundle, what the command falls back to), through
+// the modules (what `bin.js` loads when the bundle was not built); and Claude Code's fast path, a tool
 // call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
 // Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
 // tool call ≤ 10 ms p50 on the fast path.
@@ -17,6 +19,12 @@ const LONG_SESSION_STEPS = 2000;
 const cli = (path) => fileURLToPath(new URL(`../packages/cli/dist/${path}`, import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
+const { snapshotHookCommand, usableHookSnapshot, shellQuote } = await import(cli('hook/snapshotCommand.js'));
+const blob = usableHookSnapshot(process.execPath, bin);
+if (blob === undefined) throw new Error('no usable hook snapshot: run pnpm run build first');
+/** The hook command `init` writes for `agent` (see init.ts), and the same without the snapshot. */
+const installed = (agent) => snapshotHookCommand([process.execPath, bin], blob, agent);
+const plain = (agent) => `${[process.execPath, bin].map(shellQuote).join(' ')} hook ${agent}`;
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
@@ -79,20 +87,30 @@ const event = (dir, fields) => JSON.stringify({ session_id: 'bench-session', cwd
 /** A new command each round (progress): the session grows by 2 steps per call and is never nudged. */
 const command = (round) => `git show HEAD~${round} --stat`;
 
-const variants = { 'no-op hook (`node -e ""`)': { args: ['-e', ''], input: () => '' } };
+const NOOP = 'no-op hook (`node -e ""`)';
+const variants = { [NOOP]: { shell: `${shellQuote(process.execPath)} -e ''`, input: () => '' } };
 for (const agent of ['claude', 'gemini']) {
   for (const steps of [0, LONG_SESSION_STEPS]) {
     const dir = await project(agent, steps);
     const dialect = DIALECTS[agent];
     const session = steps === 0 ? 'new session' : `${steps}-step session`;
     variants[`${agent}, after the call, ${session}`] = {
-      args: [bin, 'hook', agent],
+      shell: installed(agent),
       input: (round) => event(dir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
     };
     if (steps > 0) {
       variants[`${agent}, before the call, ${session}`] = {
-        args: [bin, 'hook', agent],
+        shell: installed(agent),
         input: (round) => event(dir, dialect.before(command(round + 100_000))),
+      };
+      variants[`${agent}, after the call, ${session}, without the snapshot (bundle)`] = {
+        shell: plain(agent),
+        input: (round) =>
+          event(dir, dialect.after(command(round + 400_000), `commit ${round + 400_000}\n 1 file changed`)),
+      };
+      variants[`${agent}, before the call, ${session}, without the snapshot (bundle)`] = {
+        shell: plain(agent),
+        input: (round) => event(dir, dialect.before(command(round + 500_000))),
       };
       variants[`${agent}, after the call, ${session}, modules (no bundle)`] = {
         args: [
@@ -101,7 +119,7 @@ for (const agent of ['claude', 'gemini']) {
           `const { hookMain } = await import(${JSON.stringify(cli('hook/hookMain.js'))}); process.exitCode = await hookMain(${JSON.stringify(agent)});`,
         ],
         input: (round) =>
-          event(dir, dialect.after(command(round + 200_000), `commit ${round}\n 1 file changed`)),
+          event(dir, dialect.after(command(round + 200_000), `commit ${round + 200_000}\n 1 file changed`)),
       };
     }
   }
@@ -156,7 +174,7 @@ for (const steps of [0, LONG_SESSION_STEPS]) {
 
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 for (let round = 0; round < CALLS; round++) {
-  for (const [name, { args, input, inProcess }] of Object.entries(variants)) {
+  for (const [name, { args, shell, input, inProcess }] of Object.entries(variants)) {
     if (inProcess !== undefined) {
       const start = process.hrtime.bigint();
       await inProcess(round);
@@ -165,7 +183,10 @@ for (let round = 0; round < CALLS; round++) {
     }
     const stdin = input(round);
     const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { cwd: work, input: stdin, encoding: 'utf8' });
+    const result =
+      shell === undefined
+        ? spawnSync(process.execPath, args, { cwd: work, input: stdin, encoding: 'utf8' })
+        : spawnSync('/bin/sh', ['-c', shell], { cwd: work, input: stdin, encoding: 'utf8' });
     times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
     if (result.status !== 0 || result.stdout !== '')
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
@@ -178,7 +199,7 @@ const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-const noop = pct(times['no-op hook (`node -e ""`)'], 50);
+const noop = pct(times[NOOP], 50);
 console.log(
   `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os
     .loadavg()

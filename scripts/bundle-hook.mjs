@@ -4,23 +4,72 @@
 // reading one file costs far less than resolving and compiling hundreds of modules (docs/hooks.md,
 // decisions.md). Run by `pnpm run build` after `tsc -b`; `bin.js` falls back to the modules when the
 // bundle is missing.
+//
+// Then the same for the entry of the hook's startup snapshot (dist/hook/hookSnapshot.js →
+// dist/bundle/hook-snapshot.cjs), and the snapshot itself, dist/bundle/hook.blob, built in place
+// for this node (build-hook-snapshot.mjs; install.sh builds it again where it installs).
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { buildHookSnapshot } from './build-hook-snapshot.mjs';
 
 const cli = fileURLToPath(new URL('../packages/cli/', import.meta.url));
 const outDir = `${cli}dist/bundle`;
 rmSync(outDir, { recursive: true, force: true });
-await build({
-  input: `${cli}dist/hook/hookMain.js`,
+
+/** The rolldown options shared by both bundles. */
+const options = {
   cwd: cli,
   platform: 'node',
   // The native addon loads its .node file relative to its own package: it stays a dependency. The
   // price data (~0.8 MB) is loaded only by a call with a money budget: it stays a dependency too.
   external: ['better-sqlite3', '@pydantic/genai-prices'],
   // loopguard's modules and its dependencies have no side effects at import: what the hook does not
-  // use is left out (zod's schemas of the options it never parses, pino's logger, ...).
-  treeshake: { moduleSideEffects: false },
+  // use is left out (zod's schemas of the options it never parses, pino's logger, ...); but for the
+  // one module that is imported for its effect: zod's switch, set before any schema is made.
+  treeshake: { moduleSideEffects: (id) => id.endsWith('/hook/zodJitless.js') },
   logLevel: 'warn',
+};
+
+await build({
+  ...options,
+  input: `${cli}dist/hook/hookMain.js`,
   output: { file: `${outDir}/hook.cjs`, format: 'cjs', codeSplitting: false },
 });
+
+// A snapshot holds no native addon, and the builder runs no module from a file: better-sqlite3's
+// JavaScript is bundled in, and what it would find with `bindings` (its addon, found from its own
+// place on first use) is found once, when the snapshot is built (in place, see
+// build-hook-snapshot.mjs), then loaded with `process.dlopen` on the first call that opens a database.
+const ADDON = '\0better-sqlite3-addon';
+const addonAtBuild = {
+  name: 'better-sqlite3-addon',
+  resolveId: (id) => (id === 'bindings' ? ADDON : undefined),
+  load: (id) =>
+    id === ADDON
+      ? `const { createRequire } = require('node:module');
+const { existsSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const sqlite = dirname(createRequire(__filename).resolve('better-sqlite3/package.json'));
+const file = join(sqlite, 'build', 'Release', 'better_sqlite3.node');
+if (!existsSync(file)) throw new Error('better-sqlite3 has no addon at ' + file);
+module.exports = () => {
+  const addon = { exports: {} };
+  process.dlopen(addon, file);
+  return addon.exports;
+};`
+      : undefined,
+};
+await build({
+  ...options,
+  input: `${cli}dist/hook/hookSnapshot.js`,
+  external: ['@pydantic/genai-prices'],
+  plugins: [addonAtBuild],
+  output: {
+    file: `${outDir}/hook-snapshot.cjs`,
+    format: 'cjs',
+    codeSplitting: false,
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+  },
+});
+buildHookSnapshot(outDir);

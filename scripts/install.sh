@@ -86,6 +86,10 @@ reuse_sqlite_addon() {
   node -e "new (require('$to'))(':memory:').close()"
 }
 stage "better-sqlite3's addon from the workspace (compiled once)" reuse_sqlite_addon
+# A startup snapshot loads only in the node that built it, from the place it was built for: it is
+# built here, for the installed package (hooks start without it when it is missing or stale).
+stage "the hook's startup snapshot for node $(node --version)" \
+  node scripts/build-hook-snapshot.mjs "$app/node_modules/@loopguard/cli/dist/bundle"
 ln -sfn "$app/node_modules/@loopguard/cli/dist/bin.js" "$link"
 stages_done
 

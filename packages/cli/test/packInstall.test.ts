@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,27 @@ describe('the packages as published', () => {
       });
       const replies = [0, 1, 2].map(() => run(['hook', 'claude'], failing));
       expect(replies.join('')).toContain('additionalContext');
+      // The hook command starts node from the startup snapshot install.sh built for this node, in place.
+      const blob = join(
+        realpathSync(prefix),
+        'lib/loopguard/node_modules/@loopguard/cli/dist/bundle/hook.blob',
+      );
+      const command: string = JSON.parse(settings).hooks.PostToolUseFailure[0].hooks[0].command;
+      expect(command).toContain(`--snapshot-blob '${blob}'`);
+      const viaSnapshot = [0, 1, 2].map(() =>
+        spawnSync('/bin/sh', ['-c', command], {
+          cwd: app,
+          input: failing.replace('"s1"', '"s2"'),
+          encoding: 'utf8',
+          env: userEnv,
+        }),
+      );
+      expect(viaSnapshot.map(({ status, stderr }) => [status, stderr])).toEqual([
+        [0, ''],
+        [0, ''],
+        [0, ''],
+      ]);
+      expect(viaSnapshot.map(({ stdout }) => stdout).join('')).toContain('additionalContext');
 
       const again = execFileSync('bash', ['scripts/install.sh'], {
         cwd: root,

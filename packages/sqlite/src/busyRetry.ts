@@ -23,10 +23,13 @@ export const DEFAULT_BUSY_RETRY: Readonly<BusyRetryPolicy> = Object.freeze({
   initialDelayMs: 25,
 });
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+// Made on the first wait, not at import: the hook's startup snapshot (a heap without
+// SharedArrayBuffer) evaluates this module.
+let sleeper: Int32Array | undefined;
 
 /** Blocks the thread for `ms` milliseconds (the ports are synchronous, so backoff is too). */
 function sleepSync(ms: number): void {
+  sleeper ??= new Int32Array(new SharedArrayBuffer(4));
   Atomics.wait(sleeper, 0, 0, ms);
 }
 

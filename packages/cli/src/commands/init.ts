@@ -31,6 +31,7 @@ import {
   type SettingsText,
   settingsFileText,
 } from '../hook/settingsText.js';
+import { shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
 import {
   claudeConfigFile,
   mcpServerEntry,
@@ -75,8 +76,20 @@ function loopguardArgv(): [node: string, bin: string] {
 
 /** The shell command that runs this loopguard ({@link loopguardArgv}), quoted. */
 export function defaultHookCommand(): string {
-  const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
-  return loopguardArgv().map(quote).join(' ');
+  return loopguardArgv().map(shellQuote).join(' ');
+}
+
+/**
+ * The hook command `init` writes: `--command`'s, else this loopguard's, started from the hook's
+ * startup snapshot when this node loads it (see {@link snapshotHookCommand}).
+ */
+function hookCommandOf(agent: HookAgent, command: string | undefined): string {
+  if (command !== undefined) return `${command} hook ${agent}`;
+  const argv = loopguardArgv();
+  const blob = usableHookSnapshot(...argv);
+  return blob === undefined
+    ? `${defaultHookCommand()} hook ${agent}`
+    : snapshotHookCommand(argv, blob, agent);
 }
 
 /**
@@ -154,7 +167,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const fast = agent === 'claude' && !options.commandHooks;
   const plan = fast
     ? mcpToolEntries(timeout)
-    : commandEntries(agent, `${options.command ?? defaultHookCommand()} hook ${agent}`, timeout);
+    : commandEntries(agent, hookCommandOf(agent, options.command), timeout);
   let next = options.remove
     ? removeHooks(settings)
     : editSettings(() => installHooks(settings, plan, (found.text ?? '').trim() === ''), shown(file));

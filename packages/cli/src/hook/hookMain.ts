@@ -1,9 +1,5 @@
-import { config } from 'zod';
+import './zodJitless.js';
 import { processHookIo, runHook } from './runHook.js';
-
-// A hook process parses each zod schema (the detector's options and snapshot) once: compiling a
-// fast parser for it costs more than it saves.
-config({ jitless: true });
 
 /**
  * The hook process's entry (`loopguard hook claude|gemini`, dispatched by `bin.js` before anything

@@ -1,0 +1,28 @@
+import { startupSnapshot } from 'node:v8';
+import { hookMain } from './hookMain.js';
+import { warmUpHook } from './hookWarmUp.js';
+import { SNAPSHOT_UNUSABLE_EXIT } from './snapshotCommand.js';
+
+/**
+ * The entry of the hook's startup snapshot (`dist/bundle/hook.blob`, built by
+ * scripts/build-hook-snapshot.mjs from `dist/bundle/hook-snapshot.cjs`): building it evaluates the
+ * whole hook (its modules, zod's schemas) once, and each call of
+ * `node --snapshot-blob hook.blob bin.js hook claude|gemini` starts from that heap instead of
+ * evaluating them again; a made-up session run while it is built compiles the functions a call
+ * runs ({@link warmUpHook}). better-sqlite3's native addon cannot be in a snapshot: the bundle requires
+ * it on first use (see scripts/bundle-hook.mjs). `hook --snapshot-check` prints `ok`: how `init`
+ * tells that this node can load the blob.
+ */
+if (startupSnapshot.isBuildingSnapshot()) {
+  warmUpHook();
+  startupSnapshot.setDeserializeMainFunction(async () => {
+    const [command, agent, ...rest] = process.argv.slice(2);
+    if (command !== 'hook' || agent === undefined || rest.length > 0) {
+      process.exitCode = SNAPSHOT_UNUSABLE_EXIT;
+    } else if (agent === '--snapshot-check') {
+      process.stdout.write('ok');
+    } else {
+      process.exitCode = await hookMain(agent);
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import type { HookSessionRecord } from '@loopguard/sqlite';
+import { claudeHook } from './claudeHook.js';
+import { geminiHook } from './geminiHook.js';
+import { guardSession } from './guardSession.js';
+import type { HookDialect } from './hookEvent.js';
+import { noopLogger } from './noopLogger.js';
+import { readHookEvent } from './runHook.js';
+
+/** The CLIs' tool calls of the made-up session: each CLI's shell tool, before and after it runs. */
+const CALLS: Array<[HookDialect, before: string, after: string, tool: string]> = [
+  [claudeHook, 'PreToolUse', 'PostToolUse', 'Bash'],
+  [geminiHook, 'BeforeTool', 'AfterTool', 'run_shell_command'],
+];
+
+/**
+ * Runs a hook call's work that touches nothing outside the process on a made-up session: events of
+ * both CLIs read, the detector restored, fed until it nudges and stops, and snapshotted, the
+ * replies rendered. Called while the startup snapshot is built (hookSnapshot.ts), so that the
+ * functions a call runs are compiled in it rather than on every call; no state it leaves is read
+ * by a call (the session is thrown away).
+ */
+export function warmUpHook(): void {
+  for (const [dialect, before, after, tool] of CALLS) {
+    let session: HookSessionRecord | null = null;
+    const commands = [
+      ...Array.from({ length: 40 }, (_, i) => `cat src/module_${i % 12}.py && pytest tests/test_${i}.py`),
+      ...Array.from({ length: 6 }, () => 'pytest tests/test_same.py'),
+    ];
+    commands.forEach((command, i) => {
+      const output = `line ${i} of the output\n`.repeat(1 + (i % 5));
+      const base = { session_id: 'warm-up', cwd: '/warm-up', tool_name: tool, tool_input: { command } };
+      for (const payload of [
+        { ...base, hook_event_name: before, tool_use_id: `a${i}` },
+        {
+          ...base,
+          hook_event_name: after,
+          tool_use_id: `b${i}`,
+          tool_response: { stdout: output, stderr: '', interrupted: false },
+          timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`,
+        },
+      ]) {
+        const event = readHookEvent(dialect, JSON.stringify(payload), {});
+        const { result, next } = guardSession(event, session, {
+          agent: dialect.agent,
+          detector: { logger: noopLogger },
+          record: () => {},
+          now: () => 0,
+        });
+        dialect.render(event, result);
+        if (next !== undefined) session = { ...next, createdAt: 0, updatedAt: 0 };
+      }
+    });
+  }
+}

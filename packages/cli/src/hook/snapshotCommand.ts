@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * Node's exit code when it cannot load a startup snapshot (the blob is gone, or another Node or
+ * other V8 flags built it); the snapshot entry's when it is run for anything but a hook call
+ * (hookSnapshot.ts). A blob that is not a snapshot at all makes Node abort instead.
+ */
+export const SNAPSHOT_UNUSABLE_EXIT = 14;
+
+/**
+ * The hook's startup snapshot beside `bin` (`dist/bundle/hook.blob`, the symlink `install.sh`
+ * makes followed) when `node` loads it, else `undefined`. Asked once, by `init`: the blob answers
+ * `hook --snapshot-check` only when this node built it.
+ * @param node - the node the hook command runs.
+ * @param bin - the `loopguard` command (or a clone's `bin.js`) the hook command runs.
+ */
+export function usableHookSnapshot(node: string, bin: string): string | undefined {
+  let blob: string;
+  try {
+    blob = join(dirname(realpathSync(bin)), 'bundle', 'hook.blob');
+  } catch {
+    return undefined;
+  }
+  if (!existsSync(blob)) return undefined;
+  const check = spawnSync(node, ['--snapshot-blob', blob, bin, 'hook', '--snapshot-check'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 10_000,
+  });
+  return check.status === 0 && check.stdout === 'ok' ? blob : undefined;
+}
+
+/**
+ * The shell command of a hook call that starts from the snapshot `blob`, and starts without it
+ * when that fails: a blob removed, corrupt or left by another node version slows the hook down,
+ * never breaks it. Node fails that way before anything reads the event; a hook call itself always
+ * exits 0, and were it to fail after reading the event, the second start would read an empty or
+ * cut event and fail open like any unreadable event (it never answers anything). The snapshot
+ * starts without the user's `NODE_OPTIONS`: V8 refuses a snapshot under other V8 flags (a
+ * `--max-old-space-size` set for other tools), and a hook call needs none of them.
+ * @param argv - the node and the `loopguard` command, unquoted.
+ * @param agent - `claude` or `gemini`.
+ * @example snapshotHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], '/…/hook.blob', 'claude')
+ */
+export function snapshotHookCommand(argv: [node: string, bin: string], blob: string, agent: string): string {
+  const [node, bin] = argv.map(shellQuote) as [string, string];
+  const plain = `${node} ${bin} hook ${agent}`;
+  return `NODE_OPTIONS= ${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent} || exec ${plain}`;
+}
+
+/** `text` quoted for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}

@@ -1,0 +1,150 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runHook } from '../src/hook/runHook.js';
+import {
+  SNAPSHOT_UNUSABLE_EXIT,
+  snapshotHookCommand,
+  usableHookSnapshot,
+} from '../src/hook/snapshotCommand.js';
+import { claudeEvent, claudeFailingCall, tempProject } from './hookHelpers.js';
+import { bin, loopguard } from './runHelpers.js';
+
+const blob = fileURLToPath(new URL('../dist/bundle/hook.blob', import.meta.url));
+const scratch = tempProject();
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs a hook command as the CLIs do (`sh -c`), with `event` on stdin. */
+async function shellHook(command: string, cwd: string, event: unknown, env: Record<string, string> = {}) {
+  const result = await execa('/bin/sh', ['-c', command], {
+    cwd,
+    reject: false,
+    input: JSON.stringify(event),
+    env: { CLAUDE_PROJECT_DIR: '', GEMINI_PROJECT_DIR: '', LOOPGUARD_HOOK: '', ...env },
+  });
+  return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Four failing Bash calls of one session through `command`, and the same through the modules: both replies. */
+async function repliesOf(command: string, env: Record<string, string> = {}) {
+  const project = tempProject();
+  const replies: string[] = [];
+  const errors: string[] = [];
+  for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(project, 's1', n))) {
+    for (const event of [call.pre, call.post]) {
+      const { code, stdout, stderr } = await shellHook(command, project, event, env);
+      expect(code).toBe(0);
+      replies.push(stdout);
+      errors.push(stderr);
+    }
+  }
+  const viaModules = tempProject();
+  const expected: string[] = [];
+  for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(viaModules, 's1', n))) {
+    for (const event of [call.pre, call.post]) {
+      let out = '';
+      await runHook('claude', {
+        readStdin: async () => JSON.stringify(event),
+        stdout: (text) => {
+          out += text;
+        },
+        env: {},
+        cwd: viaModules,
+      });
+      expected.push(out.replaceAll(viaModules, project));
+    }
+  }
+  return { replies, expected, errors };
+}
+
+describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bundle)", () => {
+  it('init writes a command that starts from it, and that command answers as the modules do', async () => {
+    const dir = tempProject();
+    const init = await loopguard(dir, ['init', 'claude', '--command-hooks']);
+    expect(init.code, init.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8'));
+    const command: string = settings.hooks.PreToolUse[0].hooks[0].command;
+    expect(command).toBe(snapshotHookCommand([process.execPath, bin], blob, 'claude'));
+    // V8 flags in the user's NODE_OPTIONS would make Node refuse the snapshot: it starts without them.
+    const { replies, expected, errors } = await repliesOf(command, {
+      NODE_OPTIONS: '--max-old-space-size=300',
+    });
+    expect(replies.some((reply) => reply.includes('additionalContext'))).toBe(true);
+    expect(replies).toEqual(expected);
+    expect(errors.join('')).toBe('');
+  });
+
+  it('a blob this node cannot load (gone, or not a snapshot): the command starts without it and answers the same', async () => {
+    const corrupt = join(scratch, 'corrupt.blob');
+    writeFileSync(corrupt, 'not a snapshot');
+    for (const unusable of [join(scratch, 'missing.blob'), corrupt]) {
+      const { replies, expected, errors } = await repliesOf(
+        snapshotHookCommand([process.execPath, bin], unusable, 'claude'),
+      );
+      expect(replies).toEqual(expected);
+      expect(errors.join('')).not.toBe(''); // Node said why it started without it
+    }
+  });
+
+  it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 1\n');
+    // claude-sonnet-4-5: $3 per million input tokens, 300,000 of them
+    const usage = { input_tokens: 150_000, output_tokens: 0 };
+    const replies = ['a', 'b'].map((id) =>
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: new Date().toISOString(),
+        message: { id, model: 'claude-sonnet-4-5', role: 'assistant', usage, content: [] },
+      }),
+    );
+    writeFileSync(join(dir, 'transcript.jsonl'), `${replies.join('\n')}\n`);
+    const event = claudeEvent(dir, 's1', 'PostToolUse', {
+      tool_name: 'Read',
+      tool_input: { file_path: 'src/a.ts' },
+      tool_response: 'content',
+    });
+    const { code, stdout, stderr } = await shellHook(
+      snapshotHookCommand([process.execPath, bin], blob, 'claude'),
+      dir,
+      event,
+    );
+    expect(code).toBe(0);
+    expect(stderr).toBe(''); // started from the snapshot
+    expect(JSON.parse(stdout).hookSpecificOutput.additionalContext).toContain(
+      'you have spent $0.90 of $1.00 on this session (90 %)',
+    );
+  });
+
+  it('runs hook calls only: anything else exits so that the command starts without it', async () => {
+    const run = (...args: string[]) =>
+      execa(process.execPath, ['--snapshot-blob', blob, bin, ...args], { reject: false, stdin: 'ignore' });
+    expect((await run('hook', '--snapshot-check')).stdout).toBe('ok');
+    for (const args of [['--version'], ['hook'], ['hook', 'claude', 'extra'], []]) {
+      expect((await run(...args)).exitCode).toBe(SNAPSHOT_UNUSABLE_EXIT);
+    }
+  });
+
+  it('init uses it only beside its own bin.js and when this node loads it; --command never', async () => {
+    expect(usableHookSnapshot(process.execPath, bin)).toBe(blob);
+    // A loopguard command linked elsewhere (install.sh's link) finds the blob beside its target.
+    const link = join(scratch, 'loopguard');
+    symlinkSync(bin, link);
+    expect(usableHookSnapshot(process.execPath, link)).toBe(blob);
+    // A bin.js with no blob beside it, or one this node cannot load.
+    const other = join(scratch, 'other', 'dist');
+    mkdirSync(join(other, 'bundle'), { recursive: true });
+    writeFileSync(join(other, 'bin.js'), '');
+    expect(usableHookSnapshot(process.execPath, join(other, 'bin.js'))).toBeUndefined();
+    writeFileSync(join(other, 'bundle', 'hook.blob'), 'not a snapshot');
+    expect(usableHookSnapshot(process.execPath, join(other, 'bin.js'))).toBeUndefined();
+    expect(usableHookSnapshot(process.execPath, join(scratch, 'missing.js'))).toBeUndefined();
+
+    const dir = mkdtempSync(join(scratch, 'project-'));
+    const init = await loopguard(dir, ['init', 'gemini', '--command', 'loopguard']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')).not.toContain('--snapshot-blob');
+  });
+});
