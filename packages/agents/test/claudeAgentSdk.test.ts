@@ -133,7 +133,7 @@ describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', 
 describe('Claude Agent SDK loopGuard: the spend option (the usage of each assistant message)', () => {
   // Every reply reports 100,000 input tokens and 1 output token in its message_start, 12 output tokens
   // in its message_delta. The SDK's assistant messages carry the usage known when the content block
-  // ended: message_start's (the final output count is only in the result's modelUsage).
+  // ended: message_start's; the final output counts come in the result message's usage.
   // claude-sonnet-4-5 in the pricing library: $3 / $15 per million, $0.300015 a reply.
   const writes = (turn: number): ScriptedTurn =>
     turn < 8
@@ -162,5 +162,23 @@ describe('Claude Agent SDK loopGuard: the spend option (the usage of each assist
     expect(entries[1]?.metadata).toMatchObject({
       spent: { replies: 4, inputTokens: 400_000, outputTokens: 4 },
     });
+  }, 600_000);
+
+  it('counts the output tokens the scripted API sent: the result message adds what the replies reported only as they started', async () => {
+    const { messages, guard } = await drive(
+      (turn) => (turn < 2 ? writes(turn) : { text: 'All files written.' }),
+      { spend: { session: { maxCostUsd: 100 } } }, // a money cap: the pricing library loads
+      { usage: { input_tokens: 1000, output_tokens: 1 }, model: 'claude-sonnet-4-5' },
+    );
+    const result = messages.at(-1) as { type: string; usage?: { output_tokens?: number } };
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', usage: { output_tokens: 36 } });
+    expect(guard.run.spend?.spent).toMatchObject({
+      replies: 3,
+      tokens: 3036,
+      inputTokens: 3000,
+      outputTokens: 36,
+      unpricedTokens: 0,
+    });
+    expect(guard.run.spend?.spent?.costUsd).toBeCloseTo(0.00954, 9);
   }, 600_000);
 });

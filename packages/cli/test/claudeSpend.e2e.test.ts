@@ -1,12 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { ccusageTotals } from './ccusage.js';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, spendState } from './hookHelpers.js';
-import { loopguard, tempRepo } from './runHelpers.js';
+import { loopguard, stored, tempRepo } from './runHelpers.js';
 
 // The spend guard with a real Claude Code, offline against a scripted Messages API whose replies
 // report 100,000 input tokens (message_start) and 12 output tokens (message_delta, the count Claude
@@ -122,3 +124,90 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
     }, 600_000);
   },
 );
+
+describe('loopguard run --agent-stream claude around a real Claude Code (offline)', () => {
+  // Replies of 1,000 input tokens each; Claude Code's stream-json reports each reply's start
+  // (1 output token), its `result` the final 12 a reply (model_usage_since_last_result).
+  const threeReplies = (turn: number): ScriptedTurn =>
+    turn < 2 ? { tool: 'Write', input: { file_path: `f${turn}.txt`, content: 'x\n' } } : { text: 'Done.' };
+
+  /** `loopguard run --max-tokens <cap>` around `claude -p` answered by `script`. */
+  async function runClaude(
+    script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
+    cap: number,
+  ) {
+    const { dir } = tempRepo('');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const api = await startFakeAnthropicApi(script, { usage: { input_tokens: 1000, output_tokens: 1 } });
+    const claudeArgs = ['-p', '--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions'];
+    try {
+      const result = await loopguard(
+        dir,
+        ['run', '--prompt-file', 'PROMPT.md', '--agent-stream', 'claude', '--max-tokens', String(cap)].concat(
+          [
+            '--iteration-timeout',
+            '3m',
+            '--',
+            claude,
+            ...claudeArgs,
+            '--output-format',
+            'stream-json',
+            '--verbose',
+          ],
+        ),
+        { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
+      );
+      return { dir, home, result, requests: api.requests };
+    } finally {
+      await api.close();
+    }
+  }
+
+  it('counts the output tokens the scripted API sent (reconciled at the result), as ccusage does, and stops at --max-tokens', async () => {
+    // 3 × 1,000 input + 3 × 12 output = 3,036 tokens: the cap is reached at the result, not before
+    const { dir, home, result, requests } = await runClaude(threeReplies, 3036);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(requests).toBe(3);
+    expect(stored(dir).iterations).toHaveLength(1);
+    const { entries } = spendState(dir);
+    expect(entries.map((e) => e.topic)).toEqual(['spend_warning', 'spend_stop']);
+    // the third reply's start (3,003 tokens) warns; the result's 33 more output tokens stop
+    expect(entries[0]?.metadata).toMatchObject({ spent: { replies: 3, outputTokens: 3 } });
+    expect(entries[1]).toMatchObject({
+      content: expect.stringContaining('this run reached its budget (3,036 of 3,036 tokens)'),
+      metadata: { spent: { replies: 3, tokens: 3036, inputTokens: 3000, outputTokens: 36 } },
+    });
+    // $3 / $15 per million: what Claude Code's result reports as total_cost_usd
+    expect(entries[1]?.metadata.spent.costUsd).toBeCloseTo(0.00954, 9);
+    // ccusage reads the same session's transcript (the final 12 a reply) to the same total
+    const [project] = readdirSync(join(home, '.claude', 'projects'));
+    const [session] = readdirSync(join(home, '.claude', 'projects', project as string));
+    expect((await ccusageTotals(home)).get(`claude ${(session as string).replace('.jsonl', '')}`)).toBe(3036);
+  }, 600_000);
+
+  it("counts a background subagent's replies once and at their final output count (two results)", async () => {
+    // the main thread: an Agent call, a text, then a text after the subagent's notification; the
+    // subagent: a Write, then a text. Five replies: 5,000 input and 60 output tokens.
+    const withSubagent = (turn: number, body: { messages?: unknown[] }): ScriptedTurn => {
+      const text = JSON.stringify(body.messages);
+      if (!text.includes('Fix the bug'))
+        return text.includes('"tool_use"')
+          ? { text: 'Sub done.' }
+          : { tool: 'Write', input: { file_path: 'sub.txt', content: 'x\n' } };
+      return turn === 0
+        ? {
+            tool: 'Agent',
+            input: { description: 'sub', prompt: 'Write sub.txt', subagent_type: 'general-purpose' },
+          }
+        : { text: 'Done.' };
+    };
+    const { dir, result, requests } = await runClaude(withSubagent, 5060);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(requests).toBe(5);
+    const { entries } = spendState(dir);
+    expect(entries.at(-1)).toMatchObject({
+      topic: 'spend_stop',
+      metadata: { spent: { replies: 5, tokens: 5060, inputTokens: 5000, outputTokens: 60 } },
+    });
+  }, 600_000);
+});

@@ -5,7 +5,7 @@ import type {
   HookJSONOutput,
   SDKMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import { anthropicUsage, type SpendVerdict } from '@loopguard/core/spend';
+import { ClaudeRunUsage, type SpendVerdict } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, claudeToolResponseText, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from '../shared/loopGuardOptions.js';
 import { RunGuard } from '../shared/RunGuard.js';
@@ -28,7 +28,9 @@ export interface ClaudeAgentLoopGuard {
    * that calls no tool), as `loopguard hook claude`'s `Stop` and `scan` read it; narration before a
    * tool call and `thinking` are no steps. With the `spend` option it is where the usage is read:
    * each `assistant` message's `message.usage`, `message.id` (a reply comes as one message per
-   * content block: counted once) and `message.model`. Optional without `spend`. Yields every
+   * content block: counted once) and `message.model`, then what the `result` message's final counts
+   * add (the output tokens the assistant messages report only as they started: `ClaudeRunUsage`).
+   * Optional without `spend`. Yields every
    * message unchanged.
    */
   watch<M extends SDKMessage>(messages: AsyncIterable<M>): AsyncGenerator<M, void, undefined>;
@@ -117,11 +119,11 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
     async *watch(messages) {
       // Claude Code's one translation reads the messages; the tool calls come from the hooks above
       const translation = new ClaudeCodeSteps();
+      // the same reading as `loopguard run --agent-stream claude`: the replies, then the result's final counts
+      const usage = new ClaudeRunUsage();
       for await (const message of messages) {
-        if (message.type === 'assistant') {
-          const usage = anthropicUsage(message.message);
-          if (usage !== undefined) await run.observeUsage([usage]);
-        }
+        const records = usage.event(message);
+        if (records.length > 0) await run.observeUsage(records);
         const steps =
           message.type === 'assistant'
             ? translation.assistant(message.message)

@@ -6,8 +6,9 @@ import {
   type SpendVerdict,
   spendEntry,
   spendGuardOn,
-  streamUsage,
+  type UsageRecord,
   type UsageStreamFormat,
+  usageStream,
 } from '@loopguard/core/spend';
 import { EXIT_CODES } from '../exitCodes.js';
 import type { RunDisplay } from './RunDisplay.js';
@@ -21,11 +22,15 @@ import type { Outcome } from './sessionState.js';
  * its count afresh).
  */
 export class RunSpend {
+  private readonly usage: (event: unknown, at: number) => UsageRecord[];
+
   private constructor(
     private readonly guard: SpendGuard,
-    private readonly format: UsageStreamFormat,
+    format: UsageStreamFormat,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.usage = usageStream(format);
+  }
 
   /** The run's guard, or `null` when the options set no budget (the pricing library loads only then). */
   static async create(options: RunOptions, clock: Clock): Promise<RunSpend | null> {
@@ -48,7 +53,7 @@ export class RunSpend {
       return undefined;
     }
     const now = this.clock.now();
-    const records = streamUsage(this.format, event, now);
+    const records = this.usage(event, now);
     return records.length === 0 ? undefined : this.guard.observe(records, now, task ?? undefined);
   }
 }

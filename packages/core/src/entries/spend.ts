@@ -15,6 +15,7 @@ export {
   type SpendVerdict,
   unpricedText,
 } from '../spend/checkSpend.js';
+export { ClaudeRunUsage } from '../spend/claudeRunUsage.js';
 export { libraryCostOf, loadLibraryCost, type PriceLibrary } from '../spend/libraryCost.js';
 export { type CostOf, type ModelPrice, priceBook } from '../spend/priceBook.js';
 export { SpendGuard } from '../spend/SpendGuard.js';
@@ -38,5 +39,5 @@ export {
   spendNeedsPrices,
   spendOptionsSchema,
 } from '../spend/spendOptions.js';
-export { streamUsage, type UsageStreamFormat } from '../spend/streamUsage.js';
 export { anthropicUsage, tokensOf, type UsageRecord, usageRecordOf } from '../spend/usageRecord.js';
+export { type UsageStreamFormat, usageStream } from '../spend/usageStream.js';

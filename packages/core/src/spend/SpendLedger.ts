@@ -8,7 +8,7 @@ export const MAX_BURN_MINUTES = 120;
 
 /** What a ledger has counted: the numbers every budget and every message reads. */
 export interface SpendTotals {
-  /** Replies counted (each reply id once). */
+  /** Replies counted (each reply id once; an `adjustment` is none). */
   replies: number;
   /** All tokens: input, output, cache writes and cache reads. */
   tokens: number;
@@ -93,7 +93,7 @@ export class SpendLedger {
     const tokens = tokensOf(record);
     const cost = costOf(record);
     const t = this.totals;
-    t.replies++;
+    if (record.adjustment !== true) t.replies++;
     t.tokens += tokens;
     t.inputTokens += record.inputTokens;
     t.outputTokens += record.outputTokens;

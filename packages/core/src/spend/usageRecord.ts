@@ -17,6 +17,11 @@ export interface UsageRecord {
   cacheReadTokens: number;
   /** When the reply arrived, epoch ms; absent: when it was counted. */
   at?: number;
+  /**
+   * The counts add to replies already counted (their final counts, reported later, as Claude Code's
+   * `result`): tokens and cost, not a reply of its own. Absent: a reply.
+   */
+  adjustment?: true;
 }
 
 /** A count as reported: a finite number at or above 0, else 0 (missing, negative, `NaN`, a string). */

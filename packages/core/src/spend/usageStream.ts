@@ -1,6 +1,7 @@
-import { anthropicUsage, type UsageRecord, usageRecordOf } from './usageRecord.js';
+import { ClaudeRunUsage } from './claudeRunUsage.js';
+import { type UsageRecord, usageRecordOf } from './usageRecord.js';
 
-/** The agent output formats whose usage records {@link streamUsage} reads (`loopguard run --agent-stream`). */
+/** The agent output formats whose usage records {@link usageStream} reads (`loopguard run --agent-stream`). */
 export type UsageStreamFormat = 'claude' | 'codex' | 'gemini' | 'jsonl';
 
 const objectOf = (value: unknown): Record<string, unknown> | undefined =>
@@ -11,9 +12,9 @@ const numberOf = (value: unknown): number =>
   typeof value === 'number' && Number.isFinite(value) ? value : 0;
 
 /**
- * The usage records one event of an agent's output stream carries:
- * - `claude` (`claude -p --output-format stream-json`): each `assistant` event's `message.usage`,
- *   with `message.id` (one event per content block: the ledger counts the id once) and `message.model`;
+ * A reader of one agent output stream: each event in, the usage records it carries out (in order).
+ * - `claude` (`claude -p --output-format stream-json`): {@link ClaudeRunUsage}, each `assistant`
+ *   event's `message.usage`, then at each `result` what its final counts per model add (the output count);
  * - `codex` (`codex exec --json`): `turn.completed`'s `usage` (`input_tokens` includes
  *   `cached_input_tokens`); the stream names no model, so its cost is unknown;
  * - `gemini` (`gemini --output-format stream-json`): the final `result` event's `stats.models`, one
@@ -21,19 +22,25 @@ const numberOf = (value: unknown): number =>
  * - `jsonl`: any event with a `usage` object in Anthropic's names (`input_tokens`, `output_tokens`,
  *   `cache_creation_input_tokens`, `cache_read_input_tokens`) or OpenAI's (`prompt_tokens`,
  *   `completion_tokens`), with `id` and `model` beside it.
- * Anything else gives none. Never throws.
- * @param at - when the event was read, epoch ms.
- * @example streamUsage('codex', { type: 'turn.completed', usage: { input_tokens: 40, cached_input_tokens: 10, output_tokens: 20 } }, 0);
+ * Anything else gives none. Never throws. The reader of `claude` keeps state: one reader per stream.
+ * @example usageStream('codex')({ type: 'turn.completed', usage: { input_tokens: 40, cached_input_tokens: 10, output_tokens: 20 } }, Date.now());
  */
-export function streamUsage(format: UsageStreamFormat, event: unknown, at: number): UsageRecord[] {
+export function usageStream(format: UsageStreamFormat): (event: unknown, at: number) => UsageRecord[] {
+  if (format === 'claude') {
+    const claude = new ClaudeRunUsage();
+    return (event, at) => claude.event(event, at);
+  }
+  return (event, at) => statelessUsage(format, event, at);
+}
+
+function statelessUsage(
+  format: Exclude<UsageStreamFormat, 'claude'>,
+  event: unknown,
+  at: number,
+): UsageRecord[] {
   const e = objectOf(event);
   if (e === undefined) return [];
   switch (format) {
-    case 'claude': {
-      if (e.type !== 'assistant') return [];
-      const record = anthropicUsage(e.message, at);
-      return record === undefined ? [] : [record];
-    }
     case 'codex': {
       const usage = objectOf(e.usage);
       if (e.type !== 'turn.completed' || usage === undefined) return [];
