@@ -179,6 +179,22 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
     expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(false);
   });
 
+  it('answers a late call with its own id wherever the id stands, in chunks of any size', async () => {
+    const project = tempProject();
+    const lines: string[] = [];
+    const server = new McpHookServer({
+      write: (line) => lines.push(line),
+      projectDir: project,
+      waitBudgetMs: -1,
+    });
+    const args = { cwd: project, tool_response: `"id":"not this" ${'y'.repeat(10_000)}` };
+    const message = `\n${JSON.stringify({ jsonrpc: '2.0', id: 'first', method: 'tools/call', params: { name: 'hook', arguments: args } })}\n`;
+    const sent = Buffer.from(message);
+    for (let at = 0; at < sent.length; at += 777) server.receive(sent.subarray(at, at + 777));
+    await server.idle();
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual(['first']);
+  });
+
   it('sees a database replaced under its open connection as a hook process would', async () => {
     const project = tempProject();
     const { hook } = mcpServer(project);

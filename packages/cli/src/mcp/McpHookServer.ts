@@ -2,6 +2,7 @@ import { MAX_EVENT_BYTES } from '../hook/readBounded.js';
 import { answerHookEvent, logFailure } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
 import { eventTextOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
+import { idOfMessage } from './messageId.js';
 
 /**
  * Longest JSON-RPC message read: twice the hook's event bound (a tool result's JSON, escaped once
@@ -63,16 +64,19 @@ export class McpHookServer {
   /** @param io - see {@link McpHookServerIo}. */
   constructor(private readonly io: McpHookServerIo) {}
 
-  /** Takes bytes from stdin; each complete line is handled after the ones before it. */
+  /**
+   * Takes bytes from stdin; each complete line is handled after the ones before it. The chunk is
+   * kept, not copied, until its line is handled: the caller must not reuse it (a stream's never is).
+   */
   receive(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
       this.take(chunk.subarray(start, end));
-      const line = this.dropping ? undefined : Buffer.concat(this.pending).toString('utf8');
+      const line = this.dropping ? undefined : Buffer.concat(this.pending, this.pendingBytes);
       this.pending = [];
       this.pendingBytes = 0;
       this.dropping = false;
-      if (line !== undefined && line.trim() !== '') this.enqueue(line);
+      if (line !== undefined && !isBlank(line)) this.enqueue(line);
       start = end + 1;
     }
     this.take(chunk.subarray(start));
@@ -94,31 +98,34 @@ export class McpHookServer {
     if (this.pendingBytes > MAX_MESSAGE_BYTES) {
       this.pending = [];
       this.dropping = true;
-    } else this.pending.push(Buffer.from(bytes));
+    } else this.pending.push(bytes);
   }
 
-  private enqueue(line: string): void {
+  /** The line stays bytes until its turn: a late one is never decoded. */
+  private enqueue(line: Buffer): void {
     const receivedAt = performance.now();
     this.queue = this.queue
       .then(() => {
         const waited = performance.now() - receivedAt;
-        return waited > (this.io.waitBudgetMs ?? 4000) ? this.tooLate(line, waited) : this.handle(line);
+        return waited > (this.io.waitBudgetMs ?? 4000)
+          ? this.tooLate(line, waited)
+          : this.handle(line.toString('utf8'));
       })
       .catch(() => {});
   }
 
   /**
-   * A call that waited past its budget: answered with silence without parsing it. Its arguments
-   * are all strings, so the only `"id":` outside a string is the message's own.
+   * A call that waited past its budget: answered with silence without decoding or parsing it
+   * (its id is read from its bytes, {@link idOfMessage}).
    */
-  private async tooLate(line: string, waited: number): Promise<void> {
-    const id = /(?<!\\)"id":\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(line)?.[1];
-    if (id === undefined) return this.handle(line);
+  private async tooLate(line: Buffer, waited: number): Promise<void> {
+    const id = idOfMessage(line);
+    if (id === undefined) return this.handle(line.toString('utf8'));
     const error = new Error(`the call waited ${Math.round(waited)} ms for the ones before it`);
     logFailure(this.io.projectDir, 'claude', undefined, error, (this.io.now ?? Date.now)());
     this.send({
       jsonrpc: '2.0',
-      id: JSON.parse(id),
+      id,
       result: { content: [{ type: 'text', text: '' }], isError: false },
     });
   }
@@ -181,6 +188,13 @@ export class McpHookServer {
   private send(message: unknown): void {
     this.io.write(`${JSON.stringify(message)}\n`);
   }
+}
+
+/** A line of only ASCII whitespace (space, tab, carriage return, vertical tab, form feed): no message. */
+function isBlank(line: Buffer): boolean {
+  for (const byte of line)
+    if (byte !== 32 && byte !== 9 && byte !== 13 && byte !== 11 && byte !== 12) return false;
+  return true;
 }
 
 const TOOL = {
