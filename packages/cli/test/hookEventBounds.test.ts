@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundedValue, VALUE_BOUNDS } from '../src/hook/boundedValue.js';
 import { claudeHook } from '../src/hook/claudeHook.js';
-import { EVENT_BOUNDS, parseEventText } from '../src/hook/eventText.js';
+import { EVENT_BOUNDS, parseEventFields, parseEventText } from '../src/hook/eventText.js';
 import { HookInputError, MAX_FIELD_CHARS } from '../src/hook/hookEvent.js';
 import { answerHookEvent, readHookEvent } from '../src/hook/runHook.js';
 import { claudeEvent, hookLog, hookState, tempProject } from './hookHelpers.js';
@@ -44,6 +44,28 @@ describe('the hook bounds every field of an event before any work (issue 32, ite
     expect(parseEventText(`{"tool_input":${deep(EVENT_BOUNDS.depth)}}`).tool_input).toEqual(
       JSON.parse(deep(EVENT_BOUNDS.depth)),
     );
+  });
+
+  it('reads fields given one by one (the MCP tool) within the same bounds, to the same values and markers', () => {
+    const many = `[${'{},'.repeat(EVENT_BOUNDS.members)}{}]`;
+    const given = fc.oneof(
+      fc.jsonValue({ maxDepth: 6 }).map((value) => JSON.stringify(value)),
+      fc.constantFrom(deep(EVENT_BOUNDS.depth), deep(EVENT_BOUNDS.depth + 1), many, ' "spaced" '),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), given), { maxLength: 6 }), (fields) => {
+        const text = `{${fields.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
+        expect(parseEventFields(fields)).toEqual(parseEventText(text));
+      }),
+      { numRuns: 200 },
+    );
+    const tooMany = Array.from({ length: EVENT_BOUNDS.fields + 1 }, (_, i): [string, string] => [
+      `f${i}`,
+      '0',
+    ]);
+    expect(() => parseEventFields(tooMany)).toThrow(`more than ${EVENT_BOUNDS.fields} fields`);
+    for (const text of ['{"a":1},"b":2', '1 2', '', '[1,'])
+      expect(() => parseEventFields([['tool_input', text]]), text).toThrow(HookInputError);
   });
 
   it('refuses, with a typed error naming what is wrong, an event that is not a JSON object or has too many fields', () => {

@@ -79,6 +79,63 @@ function parsePart(part: string, what: string): unknown {
 }
 
 /**
+ * The field `key` whose value starts at `at`, within the bounds given the fields counted so far
+ * (`count` is updated): parsed, or a marker string when past them.
+ * @throws HookInputError when it is not JSON, or one field too many.
+ */
+function readField(
+  text: string,
+  at: number,
+  key: string,
+  count: { fields: number; members: number },
+  bounds: typeof EVENT_BOUNDS,
+): { value: unknown; end: number } {
+  const span = valueSpan(text, at);
+  const raw = text.slice(at, span.end);
+  if (++count.fields > bounds.fields)
+    throw new HookInputError(`the event has more than ${bounds.fields} fields`);
+  const over =
+    span.depth > bounds.depth
+      ? `nested ${span.depth} levels`
+      : count.members + span.members > bounds.members
+        ? `${span.members} members`
+        : undefined;
+  if (over === undefined) count.members += span.members;
+  const sha1 = over === undefined ? '' : createHash('sha1').update(raw).digest('hex');
+  const value =
+    over === undefined
+      ? parsePart(raw, `field ${key}:`)
+      : `[… ${key} of ${raw.length} characters, ${over}, sha1 ${sha1} …]`;
+  return { value, end: span.end };
+}
+
+function define(event: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(event, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * The event's fields given one by one as JSON texts (the MCP hook tool's arguments), read within
+ * {@link EVENT_BOUNDS} exactly as {@link parseEventText} reads the object they make, without that
+ * object's text being built: each text must be one JSON value.
+ * @throws HookInputError as {@link parseEventText}, or when a text holds more than one value.
+ * @example parseEventFields([['tool_input', '{"command":"ls"}']]); // { tool_input: { command: 'ls' } }
+ */
+export function parseEventFields(
+  fields: readonly (readonly [string, string])[],
+  bounds = EVENT_BOUNDS,
+): Record<string, unknown> {
+  const event: Record<string, unknown> = {};
+  const count = { fields: 0, members: 0 };
+  for (const [key, text] of fields) {
+    const { value, end } = readField(text, skipSpace(text, 0), key, count, bounds);
+    if (skipSpace(text, end) < text.length)
+      throw new HookInputError(`the event is not JSON: text after field ${key}`);
+    define(event, key, value);
+  }
+  return event;
+}
+
+/**
  * The event's JSON object, parsed within {@link EVENT_BOUNDS}: the raw text is walked once (strings
  * skipped natively) to find each field's extent, nesting and member count; a field within the
  * bounds is parsed as `JSON.parse` would, one past them becomes a marker string naming its size and
@@ -94,8 +151,7 @@ export function parseEventText(text: string, bounds = EVENT_BOUNDS): Record<stri
     throw new HookInputError('the event must be a JSON object');
   }
   const event: Record<string, unknown> = {};
-  let members = 0;
-  let fields = 0;
+  const count = { fields: 0, members: 0 };
   at = skipSpace(text, at + 1);
   let done = text[at] === '}';
   if (done) at++;
@@ -106,23 +162,9 @@ export function parseEventText(text: string, bounds = EVENT_BOUNDS): Record<stri
     at = skipSpace(text, keyEnd);
     if (text[at] !== ':') throw new HookInputError(`the event is not JSON: ':' expected after field ${key}`);
     at = skipSpace(text, at + 1);
-    const span = valueSpan(text, at);
-    const raw = text.slice(at, span.end);
-    if (++fields > bounds.fields) throw new HookInputError(`the event has more than ${bounds.fields} fields`);
-    const over =
-      span.depth > bounds.depth
-        ? `nested ${span.depth} levels`
-        : members + span.members > bounds.members
-          ? `${span.members} members`
-          : undefined;
-    if (over === undefined) members += span.members;
-    const sha1 = over === undefined ? '' : createHash('sha1').update(raw).digest('hex');
-    const value =
-      over === undefined
-        ? parsePart(raw, `field ${key}:`)
-        : `[… ${key} of ${raw.length} characters, ${over}, sha1 ${sha1} …]`;
-    Object.defineProperty(event, key, { value, enumerable: true, writable: true, configurable: true });
-    at = skipSpace(text, span.end);
+    const { value, end } = readField(text, at, key, count, bounds);
+    define(event, key, value);
+    at = skipSpace(text, end);
     if (text[at] !== ',' && text[at] !== '}')
       throw new HookInputError(`the event is not JSON: ',' or '}' expected after field ${key}`);
     done = text[at] === '}';

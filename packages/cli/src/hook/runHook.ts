@@ -104,8 +104,11 @@ export async function answerHookEvent(
   text: string,
   context: Pick<HookIo, 'env' | 'cwd' | 'now'> & {
     openDatabase?: typeof openHookDatabase;
-    /** `text` already read by {@link parseEventText}: not read twice. */
-    fields?: Record<string, unknown>;
+    /**
+     * Reads the event's fields within `EVENT_BOUNDS` another way (the MCP tool's arguments,
+     * `parseEventFields`): then `text` is not read. A throw is a failure like a bad text's.
+     */
+    fields?: () => Record<string, unknown>;
   },
 ): Promise<string> {
   const now = context.now ?? Date.now;
@@ -116,7 +119,7 @@ export async function answerHookEvent(
     event =
       context.fields === undefined
         ? readHookEvent(dialect, text, context.env)
-        : bounded(dialect.parse(context.fields, context.env));
+        : bounded(dialect.parse(context.fields(), context.env));
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;

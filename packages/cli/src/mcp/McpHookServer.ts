@@ -1,7 +1,8 @@
+import { parseEventFields } from '../hook/eventText.js';
 import { MAX_EVENT_BYTES } from '../hook/readBounded.js';
 import { answerHookEvent, logFailure } from '../hook/runHook.js';
 import { HookDatabasePool } from './HookDatabasePool.js';
-import { eventTextOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
+import { eventFieldsOfToolArguments, HOOK_TOOL_NAME, hookToolInput, MODEL_TOOL_NAME } from './hookTool.js';
 import { idOfMessage } from './messageId.js';
 
 /**
@@ -166,9 +167,9 @@ export class McpHookServer {
   private async call(name: unknown, args: unknown): Promise<unknown> {
     const text = (value: string, isError = false) => ({ content: [{ type: 'text', text: value }], isError });
     if (name !== HOOK_TOOL_NAME) return text(`no tool ${String(name)}`, true);
-    let event: string;
+    let fields: [string, string][];
     try {
-      event = eventTextOfToolArguments(args);
+      fields = eventFieldsOfToolArguments(args);
     } catch (error) {
       return text((error as Error).message, true);
     }
@@ -176,7 +177,8 @@ export class McpHookServer {
     if (tool === MODEL_TOOL_NAME) return text(eventName === 'PreToolUse' ? MODEL_CALL_REFUSED : '');
     const projectDir = this.io.projectDir;
     return text(
-      await answerHookEvent('claude', event, {
+      await answerHookEvent('claude', '', {
+        fields: () => parseEventFields(fields),
         env: { CLAUDE_PROJECT_DIR: projectDir },
         cwd: projectDir,
         openDatabase: this.databases.open,

@@ -34,23 +34,24 @@ export function hookToolInput(): Record<string, string> {
 }
 
 /**
- * The Claude Code event a `hook` tool call carries, as the JSON text a command hook reads on stdin
- * (so that it is read within the same bounds, `parseEventText`): an empty string is a field the
- * event did not have; `tool_input` and `tool_response` are the JSON texts Claude Code made of them,
- * put back as they are (a text that is no JSON value, a tool's plain string result, as a string).
+ * The Claude Code event a `hook` tool call carries, as the JSON text of each field a command hook
+ * reads on stdin (so that they are read within the same bounds, `parseEventFields`): an empty string
+ * is a field the event did not have; `tool_input` and `tool_response` are the JSON texts Claude Code
+ * made of them, kept as they are (a text that is no JSON value, a tool's plain string result, as a
+ * string).
  * @throws TypeError when the arguments are not an object of strings (not a hook's call).
  */
-export function eventTextOfToolArguments(args: unknown): string {
+export function eventFieldsOfToolArguments(args: unknown): [string, string][] {
   if (args === null || typeof args !== 'object' || Array.isArray(args))
     throw new TypeError('the hook tool takes an object of strings');
   const given = args as Record<string, unknown>;
-  const members: string[] = [];
+  const fields: [string, string][] = [];
   for (const field of [...STRING_FIELDS, ...JSON_FIELDS]) {
     const value = given[field];
     if (value === undefined || value === '') continue;
     if (typeof value !== 'string') throw new TypeError(`argument ${field} must be a string`);
     const json = (JSON_FIELDS as readonly string[]).includes(field) && /^\s*[[{"]/.test(value);
-    members.push(`${JSON.stringify(field)}:${json ? value : JSON.stringify(value)}`);
+    fields.push([field, json ? value : JSON.stringify(value)]);
   }
-  return `{${members.join(',')}}`;
+  return fields;
 }
