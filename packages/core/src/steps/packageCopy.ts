@@ -7,8 +7,8 @@ const LAYOUT_FOLDER =
 
 /**
  * Another copy of an edited package that the output runs from: an output path and an edited file
- * share a package folder (`sympy`) under different roots (`/testbed/sympy/core/basic.py` runs, the
- * edits are in `/workspace/sympy__sympy__1.1/sympy/printing/latex.py`), and no output path lies in
+ * share a package folder (`shapes`) under different roots (`/srv/app/shapes/core/area.py` runs, the
+ * edits are in `/workspace/shapes-1.1/shapes/render/text.py`), and no output path lies in
  * the edited copy. Returns the two copies' folders, or `undefined`.
  *
  * @example otherPackageCopy(['/testbed/pkg/core.py'], ['/workspace/repo/pkg/util.py']); // { ran: '/testbed/pkg', edited: '/workspace/repo/pkg' }

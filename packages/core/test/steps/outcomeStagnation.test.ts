@@ -235,15 +235,15 @@ describe('the nudge names the likely cause', () => {
 describe('another copy of an edited package', () => {
   it('the same package folder under another root, with no output path in the edited copy', () => {
     expect(
-      otherPackageCopy(['/testbed/sympy/core/basic.py'], ['/workspace/sympy__1.1/sympy/printing/str.py']),
+      otherPackageCopy(['/srv/app/shapes/core/area.py'], ['/workspace/shapes-1.1/shapes/render/text.py']),
     ).toEqual({
-      ran: '/testbed/sympy',
-      edited: '/workspace/sympy__1.1/sympy',
+      ran: '/srv/app/shapes',
+      edited: '/workspace/shapes-1.1/shapes',
     });
     expect(
       otherPackageCopy(
-        ['/testbed/sympy/core/basic.py', '/workspace/sympy__1.1/sympy/core/expr.py'],
-        ['/workspace/sympy__1.1/sympy/printing/str.py'],
+        ['/srv/app/shapes/core/area.py', '/workspace/shapes-1.1/shapes/core/polygon.py'],
+        ['/workspace/shapes-1.1/shapes/render/text.py'],
       ),
     ).toBeUndefined();
   });

@@ -4,8 +4,8 @@ import type { DemoScenario } from '../DemoContext.js';
 const TRACEBACK = [
   'Traceback (most recent call last):',
   '  File "/workspace/reproduce.py", line 4, in <module>',
-  '  File "/testbed/sympy/printing/str.py", line 120, in _print_MatAdd',
-  "AssertionError: expected 'A - B', got 'A + (-1)*B'",
+  '  File "/srv/app/shapes/render/text.py", line 120, in render_difference',
+  "AssertionError: expected 'a - b', got 'a + (-1)*b'",
 ].join('\n');
 
 const RUN: Step = {
@@ -17,8 +17,8 @@ const RESULT: Step = { type: 'observation', tool: 'execute_bash', output: TRACEB
 
 /**
  * Step level: outcome stagnation whose edits cannot take effect. The agent edits a new file of the
- * package each round (`/workspace/sympy/sympy/printing/…`) and runs its script again; the traceback
- * runs another copy of the package (`/testbed/sympy`). Every edit shows new text, so each turn looks
+ * package each round (`/workspace/shapes/shapes/render/…`) and runs its script again; the traceback
+ * runs another copy of the package (`/srv/app/shapes`). Every edit shows new text, so each turn looks
  * like work; `StepLoopDetector` judges the probe's result, nudges at the second round naming both
  * copies, and stops at the third.
  */
@@ -30,8 +30,8 @@ export const editsCannotTakeEffect: DemoScenario = {
     detector.observe(RUN);
     detector.observe(RESULT);
     ctx.print('   Step 1: python /workspace/reproduce.py -> AssertionError (the bug, reproduced)');
-    for (const file of ['pretty/pretty.py', 'latex.py', 'mathml.py']) {
-      const path = `/workspace/sympy/sympy/printing/${file}`;
+    for (const file of ['svg/svg.py', 'latex.py', 'ascii.py']) {
+      const path = `/workspace/shapes/shapes/render/${file}`;
       detector.observe({
         type: 'action',
         tool: 'str_replace_editor',
