@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadHookBundle } from '../src/hook/hookBundle.js';
-import { claudeFailingCall, hookCall, tempProject } from './hookHelpers.js';
+import { claudeFailingCall, hookCall, moduleRepliesToFailingCalls, tempProject } from './hookHelpers.js';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const bundle = join(dist, 'bundle', 'hook.cjs');
@@ -46,23 +46,7 @@ describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
       replies.push((await hookCall(project, 'claude', call.pre)).stdout);
       replies.push((await hookCall(project, 'claude', call.post)).stdout);
     }
-    const viaModules = tempProject();
-    const moduleReplies: string[] = [];
-    const { runHook } = await import('../src/hook/runHook.js');
-    for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(viaModules, 's1', n))) {
-      for (const event of [call.pre, call.post]) {
-        let out = '';
-        await runHook('claude', {
-          readStdin: async () => JSON.stringify(event),
-          stdout: (text) => {
-            out += text;
-          },
-          env: {},
-          cwd: viaModules,
-        });
-        moduleReplies.push(out.replaceAll(viaModules, project));
-      }
-    }
+    const moduleReplies = await moduleRepliesToFailingCalls(project);
     expect(replies.some((reply) => reply.includes('additionalContext'))).toBe(true);
     expect(replies).toEqual(moduleReplies);
   });

@@ -55,6 +55,32 @@ export function claudeFailingCall(cwd: string, session: string, n: number, comma
   };
 }
 
+/**
+ * The replies of the hook's modules, run in this process, to four failing Bash calls of one session
+ * (`claudeFailingCall`) in a project of their own, with that project's path written as `project`:
+ * what every way of starting the hook must answer for the same calls in `project`.
+ */
+export async function moduleRepliesToFailingCalls(project: string): Promise<string[]> {
+  const { runHook } = await import('../src/hook/runHook.js');
+  const viaModules = tempProject();
+  const replies: string[] = [];
+  for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(viaModules, 's1', n))) {
+    for (const event of [call.pre, call.post]) {
+      let out = '';
+      await runHook('claude', {
+        readStdin: async () => JSON.stringify(event),
+        stdout: (text) => {
+          out += text;
+        },
+        env: {},
+        cwd: viaModules,
+      });
+      replies.push(out.replaceAll(viaModules, project));
+    }
+  }
+  return replies;
+}
+
 let geminiStamp = 0;
 
 /**

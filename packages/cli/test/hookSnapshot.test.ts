@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runHook } from '../src/hook/runHook.js';
 import {
   SNAPSHOT_UNUSABLE_EXIT,
   snapshotHookCommand,
   usableHookSnapshot,
 } from '../src/hook/snapshotCommand.js';
-import { claudeEvent, claudeFailingCall, tempProject } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, moduleRepliesToFailingCalls, tempProject } from './hookHelpers.js';
 import { bin, loopguard } from './runHelpers.js';
 
 const blob = fileURLToPath(new URL('../dist/bundle/hook.blob', import.meta.url));
@@ -40,23 +39,7 @@ async function repliesOf(command: string, env: Record<string, string> = {}) {
       errors.push(stderr);
     }
   }
-  const viaModules = tempProject();
-  const expected: string[] = [];
-  for (const call of [1, 2, 3, 4].map((n) => claudeFailingCall(viaModules, 's1', n))) {
-    for (const event of [call.pre, call.post]) {
-      let out = '';
-      await runHook('claude', {
-        readStdin: async () => JSON.stringify(event),
-        stdout: (text) => {
-          out += text;
-        },
-        env: {},
-        cwd: viaModules,
-      });
-      expected.push(out.replaceAll(viaModules, project));
-    }
-  }
-  return { replies, expected, errors };
+  return { replies, expected: await moduleRepliesToFailingCalls(project), errors };
 }
 
 describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bundle)", () => {

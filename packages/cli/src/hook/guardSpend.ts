@@ -42,9 +42,10 @@ export function projectDaySpendKey(at: number): string {
 
 /**
  * The spend guard of one hook event: waits (briefly, {@link waitForReply}) until the session's
- * transcript holds the reply the event follows, reads the replies it gained since the last call, counts each reply once in the session's ledger and the project's day, and judges the
- * budgets after a tool call (at the end of a turn it only counts). A warning or a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with
- * its evidence. An event without a transcript, or a transcript that cannot be read (one log line),
+ * transcript holds the reply the event follows, reads the replies it gained since the last call,
+ * counts each reply once in the session's ledger and the project's day, and judges the budgets
+ * after a tool call (at the end of a turn it only counts). A warning or a stop is recorded as a
+ * context entry (`spend_warning`, `spend_stop`) with its evidence. An event without a transcript, or a transcript that cannot be read (one log line),
  * counts nothing and answers nothing: the guard fails open.
  * @returns the verdict to answer with, or `undefined`.
  */
