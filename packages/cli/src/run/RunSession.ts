@@ -69,7 +69,7 @@ export class RunSession {
   private readonly clock: Clock;
   private readonly runDir: string;
   private readonly history: GuardIteration[] = [];
-  private readonly pendingWrites: Array<Promise<void>> = [];
+  private readonly pendingWrites: Array<Promise<Error | null>> = [];
   private readonly state: SessionState;
   private nudges: string[] = [];
 
@@ -147,10 +147,8 @@ export class RunSession {
       `run ${run.id}${run.iteration > 0 ? ` resumed at iteration ${run.iteration + 1}` : ''}: ${run.command.join(' ')}`,
     );
     const outcome = await this.loop(workspace, startedAt, last);
-    for (const failed of (await Promise.allSettled(this.pendingWrites)).filter(
-      (r) => r.status === 'rejected',
-    )) {
-      this.warn(`an iteration artifact could not be written: ${(failed.reason as Error).message}`);
+    for (const error of await Promise.all(this.pendingWrites)) {
+      if (error !== null) this.warn(`an iteration artifact could not be written: ${error.message}`);
     }
     return this.finish(outcome);
   }

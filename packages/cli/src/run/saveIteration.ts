@@ -24,13 +24,14 @@ export interface IterationToSave {
 /**
  * Saves an iteration: its artifacts (written in the background: the returned promise), its record
  * in `run_iterations` and the run's progress (iteration, breaker snapshot, model index).
- * @returns the artifact directory and the pending artifact write.
+ * @returns the artifact directory and the pending artifact write, which never rejects: it resolves
+ * with the write's error (`null` when written), reported when the run ends.
  */
 export function saveIteration(
   runs: SqliteRunStore,
   run: { id: string; dir: string; breaker: BreakerSnapshot; modelIndex: number },
   it: IterationToSave,
-): { artifactsDir: string; written: Promise<void> } {
+): { artifactsDir: string; written: Promise<Error | null> } {
   const { ran, judged, verdict } = it;
   const artifactsDir = iterationDirectory(run.dir, it.n);
   const written = writeIterationArtifacts(artifactsDir, {
@@ -45,7 +46,12 @@ export function saveIteration(
     completion: judged.completion,
     output: ran.result.output,
     ...(ran.stopVerdict === null ? {} : { stepLoop: ran.stopVerdict }),
-  });
+  }).then(
+    () => null,
+    // handled at once: a full disk fails this write and the record below together, and the record's
+    // error must end the run, not an unhandled rejection of a write nobody awaits any more
+    (error: Error) => error,
+  );
   runs.recordIteration({
     runId: run.id,
     iteration: it.n,
