@@ -1,5 +1,5 @@
 import { errorSignature } from '@loopguard/core/breaker';
-import { type InfrastructureKind, resetTimeOf } from '@loopguard/core/internal';
+import { type InfrastructureKind, recordOf, resetTimeOf } from '@loopguard/core/internal';
 
 /** Lines at the end of the output that decide whether an iteration hit infrastructure trouble. */
 export const TAIL_LINES = 20;
@@ -32,10 +32,7 @@ function parseObject(line: string): Record<string, unknown> | null {
   const trimmed = line.trim();
   if (!trimmed.startsWith('{')) return null;
   try {
-    const value: unknown = JSON.parse(trimmed);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
+    return recordOf(JSON.parse(trimmed)) ?? null;
   } catch {
     return null;
   }

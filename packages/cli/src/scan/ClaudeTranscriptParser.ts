@@ -1,10 +1,9 @@
+import { RecentSet, recordOf } from '@loopguard/core/internal';
 import { anthropicUsage } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
-import { RecentKeys } from './recentKeys.js';
 import {
   NOTHING,
   noteStart,
-  recordOf,
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,
@@ -42,7 +41,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
    * `message.id:requestId` of the replies counted (ccusage's key: a reply is counted once; no id, no
    * key), the last 32,768 to 65,536 of them: a set of every reply grew with the file.
    */
-  private readonly counted = new RecentKeys(COUNTED_GENERATION);
+  private readonly counted = new RecentSet<string>(COUNTED_GENERATION);
   private readonly steps = new ClaudeCodeSteps();
 
   /**
@@ -107,8 +106,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const id = message?.id;
     if (typeof id === 'string') {
       const key = `${id}:${typeof requestId === 'string' ? requestId : ''}`;
-      if (this.counted.has(key)) return 0;
-      this.counted.add(key);
+      if (!this.counted.addNew(key)) return 0;
     }
     return usageTokens(usage);
   }

@@ -1,10 +1,10 @@
+import { recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
 import { CodexRolloutSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
   numberOf,
-  recordOf,
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,

@@ -1,9 +1,9 @@
+import { recordOf } from '@loopguard/core/internal';
 import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
   numberOf,
-  recordOf,
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,

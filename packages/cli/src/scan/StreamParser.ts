@@ -1,3 +1,4 @@
+import { recordOf } from '@loopguard/core/internal';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
@@ -8,7 +9,6 @@ import {
 import {
   NOTHING,
   noteStart,
-  recordOf,
   type ScanAgent,
   type SessionMeta,
   type TranscriptParser,

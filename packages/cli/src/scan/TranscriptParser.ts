@@ -51,13 +51,6 @@ export interface TranscriptParser {
 /** A read with nothing in it. */
 export const NOTHING: TranscriptRead = Object.freeze({ steps: [], tokens: 0 }) as TranscriptRead;
 
-/** A JSON value as an object record, or `undefined`. */
-export function recordOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 /** `value` when it is a number, else 0. */
 export function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;

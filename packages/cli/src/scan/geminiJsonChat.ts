@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { recordOf } from '@loopguard/core/internal';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
@@ -6,7 +7,6 @@ import { SessionScan } from './SessionScan.js';
 import type { ScanPricing } from './scanCost.js';
 import { type FileScan, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
-import { recordOf } from './TranscriptParser.js';
 
 /** The largest whole-file chat read (it cannot be streamed): larger ones are skipped with a line. */
 export const MAX_JSON_CHAT_BYTES = 256 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { recordOf } from '@loopguard/core/internal';
 import type { StepLoopDetector, StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { detectFormat } from './detectFormat.js';
 import { scanGeminiJsonChat } from './geminiJsonChat.js';
@@ -8,7 +9,7 @@ import { SessionScan } from './SessionScan.js';
 import type { ScanCost, ScanPricing } from './scanCost.js';
 import { type FileScan, notRegular, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
-import { recordOf, type TranscriptParser } from './TranscriptParser.js';
+import type { TranscriptParser } from './TranscriptParser.js';
 
 /** How many lines of a `loopguard run` output log are tried to find its format. */
 const DETECT_WITHIN = 1000;

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LoopGuardError } from '@loopguard/core';
+import { recordOf } from '@loopguard/core/internal';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
@@ -20,7 +21,7 @@ import { noopLogger } from '../../src/hook/noopLogger.js';
 import { readHookEvent } from '../../src/hook/runHook.js';
 import { detectFormat } from '../../src/scan/detectFormat.js';
 import { SessionScan } from '../../src/scan/SessionScan.js';
-import { recordOf, type TranscriptParser } from '../../src/scan/TranscriptParser.js';
+import type { TranscriptParser } from '../../src/scan/TranscriptParser.js';
 import { mutate, random } from './mutate.js';
 
 /**

@@ -1,29 +1,16 @@
+import { recordOf } from '../kernel/jsonRecord.js';
+import { RecentSet } from '../kernel/RecentSet.js';
 import { anthropicUsage, type UsageRecord, usageRecordOf } from './usageRecord.js';
 
 /** A record's four token counts. */
 type Counts = Pick<UsageRecord, 'inputTokens' | 'outputTokens' | 'cacheCreationTokens' | 'cacheReadTokens'>;
 const KINDS = ['inputTokens', 'outputTokens', 'cacheCreationTokens', 'cacheReadTokens'] as const;
-/** Reply and result ids remembered per kind, and sessions kept, to count each once. */
+/** Reply and result ids remembered per kind (a {@link RecentSet} generation), and sessions kept, to count each once. */
 const MAX_REMEMBERED = 2048;
 const MAX_SESSIONS = 16;
 
-const objectOf = (value: unknown): Record<string, unknown> | undefined =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 const zero = (): Counts => ({ inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 });
 const isZero = (counts: Counts) => KINDS.every((kind) => counts[kind] === 0);
-
-/** Remembers the last {@link MAX_REMEMBERED} keys; `first` says whether a key is new (and keeps it). */
-class Seen {
-  private readonly keys = new Set<string>();
-  first(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.add(key);
-    if (this.keys.size > MAX_REMEMBERED) this.keys.delete(this.keys.values().next().value as string);
-    return true;
-  }
-}
 
 /**
  * The usage of Claude Code's events, the same in `claude -p --output-format stream-json` and in the
@@ -47,15 +34,15 @@ class Seen {
 export class ClaudeRunUsage {
   /** Per session, per model: the replies' counts no `result` covered yet. */
   private readonly pending = new Map<string, Map<string | undefined, Counts>>();
-  private readonly replies = new Seen();
-  private readonly results = new Seen();
+  private readonly replies = new RecentSet<string>(MAX_REMEMBERED);
+  private readonly results = new RecentSet<string>(MAX_REMEMBERED);
 
   /**
    * The usage records one event gives.
    * @param at - when the event was read, epoch ms; absent: when the records are counted.
    */
   event(event: unknown, at?: number): UsageRecord[] {
-    const e = objectOf(event);
+    const e = recordOf(event);
     if (e?.type === 'assistant') return this.assistant(e, at);
     if (e?.type === 'result') return this.result(e, at);
     return [];
@@ -75,7 +62,7 @@ export class ClaudeRunUsage {
   private assistant(e: Record<string, unknown>, at: number | undefined): UsageRecord[] {
     const record = anthropicUsage(e.message, at);
     if (record === undefined) return [];
-    if (record.replyId === undefined || this.replies.first(record.replyId)) {
+    if (record.replyId === undefined || this.replies.addNew(record.replyId)) {
       const models = this.session(e);
       const counts = models.get(record.model) ?? zero();
       for (const kind of KINDS) counts[kind] += record[kind];
@@ -88,7 +75,7 @@ export class ClaudeRunUsage {
     const final = finalCounts(e);
     if (final === undefined) return [];
     const key = typeof e.uuid === 'string' && e.uuid !== '' ? e.uuid : JSON.stringify(e);
-    if (!this.results.first(key)) return [];
+    if (!this.results.addNew(key)) return [];
     const pending = this.session(e);
     // the same model first, then what is left of the others' counts
     const order = (model: string | undefined) => [
@@ -118,10 +105,10 @@ export class ClaudeRunUsage {
 
 /** A result's final counts per model: `model_usage_since_last_result`, else `usage` (no model named). */
 function finalCounts(e: Record<string, unknown>): [string | undefined, Counts][] | undefined {
-  const perModel = objectOf(e.model_usage_since_last_result);
+  const perModel = recordOf(e.model_usage_since_last_result);
   if (perModel !== undefined) {
     return Object.entries(perModel).map(([model, value]) => {
-      const u = objectOf(value) ?? {};
+      const u = recordOf(value) ?? {};
       const counts = usageRecordOf({
         inputTokens: u.inputTokens,
         outputTokens: u.outputTokens,
@@ -131,7 +118,7 @@ function finalCounts(e: Record<string, unknown>): [string | undefined, Counts][]
       return [model, counts];
     });
   }
-  const usage = objectOf(e.usage);
+  const usage = recordOf(e.usage);
   if (usage === undefined) return undefined;
   const counts = usageRecordOf({
     inputTokens: usage.input_tokens,

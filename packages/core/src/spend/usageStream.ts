@@ -1,13 +1,10 @@
+import { recordOf } from '../kernel/jsonRecord.js';
 import { ClaudeRunUsage } from './claudeRunUsage.js';
 import { type UsageRecord, usageRecordOf } from './usageRecord.js';
 
 /** The agent output formats whose usage records {@link usageStream} reads (`loopguard run --agent-stream`). */
 export type UsageStreamFormat = 'claude' | 'codex' | 'gemini' | 'jsonl';
 
-const objectOf = (value: unknown): Record<string, unknown> | undefined =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 const numberOf = (value: unknown): number =>
   typeof value === 'number' && Number.isFinite(value) ? value : 0;
 
@@ -38,11 +35,11 @@ function statelessUsage(
   event: unknown,
   at: number,
 ): UsageRecord[] {
-  const e = objectOf(event);
+  const e = recordOf(event);
   if (e === undefined) return [];
   switch (format) {
     case 'codex': {
-      const usage = objectOf(e.usage);
+      const usage = recordOf(e.usage);
       if (e.type !== 'turn.completed' || usage === undefined) return [];
       const cached = numberOf(usage.cached_input_tokens);
       return [
@@ -56,10 +53,10 @@ function statelessUsage(
       ];
     }
     case 'gemini': {
-      const models = objectOf(objectOf(e.stats)?.models);
+      const models = recordOf(recordOf(e.stats)?.models);
       if (e.type !== 'result' || models === undefined) return [];
       return Object.entries(models).map(([model, value]) => {
-        const stats = objectOf(value) ?? {};
+        const stats = recordOf(value) ?? {};
         const cached = numberOf(stats.cached);
         return usageRecordOf({
           model,
@@ -71,7 +68,7 @@ function statelessUsage(
       });
     }
     case 'jsonl': {
-      const usage = objectOf(e.usage);
+      const usage = recordOf(e.usage);
       if (usage === undefined) return [];
       return [
         usageRecordOf({

@@ -1,5 +1,6 @@
+import { recordOf } from '../kernel/jsonRecord.js';
 import { ClaudeCodeSteps } from '../translation/claudeCode/claudeCodeSteps.js';
-import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
+import { readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 /**
@@ -21,7 +22,7 @@ export class ClaudeStreamJsonParser implements StepLineParser {
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
-    const record = asRecord(readJsonLine(line, this.lines));
+    const record = recordOf(readJsonLine(line, this.lines));
     if (record === undefined) return [];
     if (record.type === 'assistant') return this.steps.assistant(record.message);
     if (record.type === 'user') return this.steps.user(record.message);

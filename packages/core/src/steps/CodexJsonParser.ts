@@ -1,5 +1,6 @@
+import { recordOf } from '../kernel/jsonRecord.js';
 import { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
-import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
+import { readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 export { CODEX_TOOLS } from '../translation/codex/codexTools.js';
@@ -23,7 +24,7 @@ export class CodexJsonParser implements StepLineParser {
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
-    const event = asRecord(readJsonLine(line, this.lines));
+    const event = recordOf(readJsonLine(line, this.lines));
     return event === undefined ? [] : this.steps.event(event);
   }
 

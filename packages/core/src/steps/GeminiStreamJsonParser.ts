@@ -1,5 +1,6 @@
+import { recordOf } from '../kernel/jsonRecord.js';
 import { GeminiCliSteps } from '../translation/geminiCli/geminiCliSteps.js';
-import { asRecord, readJsonLine, type StepLineParser } from './StepLineParser.js';
+import { readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';
 
 /**
@@ -21,7 +22,7 @@ export class GeminiStreamJsonParser implements StepLineParser {
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
   push(line: string): Step[] {
     this.lines++;
-    const event = asRecord(readJsonLine(line, this.lines));
+    const event = recordOf(readJsonLine(line, this.lines));
     return event === undefined ? [] : this.steps.streamEvent(event);
   }
 

@@ -36,10 +36,3 @@ export function readJsonLine(line: unknown, lineNumber: number): unknown {
     throw new InvalidInputError(`line ${lineNumber} is not JSON: ${line.slice(0, 80)}`, { cause: error });
   }
 }
-
-/** A JSON value as an object record, or `undefined` when it is not a (non-array) object. */
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}

@@ -1,41 +1,31 @@
+import { RecentSet } from '../kernel/RecentSet.js';
 import type { SnapshotJson } from './stepSnapshot.js';
 
 /**
- * A set of 32-bit fingerprints bounded by two generations: the newest up to 2 × `generation` entries.
- * Values are held as int32 (`| 0`, one to one with uint32), which V8 keeps unboxed: a uint32 above
- * 2^31 would be a heap number per entry. Snapshots hold them as uint32, as given.
+ * A {@link RecentSet} of 32-bit fingerprints. Values are held as int32 (`| 0`, one to one with
+ * uint32), which V8 keeps unboxed: a uint32 above 2^31 would be a heap number per entry. Snapshots
+ * hold them as uint32, as given.
  */
-export class BoundedSeen {
-  private current = new Set<number>();
-  private previous = new Set<number>();
-
-  constructor(private readonly generation: number) {}
-
-  has(value: number): boolean {
-    const key = value | 0;
-    return this.current.has(key) || this.previous.has(key);
+export class BoundedSeen extends RecentSet<number> {
+  override has(value: number): boolean {
+    return super.has(value | 0);
   }
 
-  add(value: number): void {
-    if (this.current.size >= this.generation) {
-      this.previous = this.current;
-      this.current = new Set();
-    }
-    this.current.add(value | 0);
+  override add(value: number): void {
+    super.add(value | 0);
   }
 
   /** Both generations (for snapshots). */
   snapshot(): SnapshotJson {
-    return { previous: uint32s(this.previous), current: uint32s(this.current) };
+    const { previous, current } = this.generations();
+    return { previous: previous.map(uint32), current: current.map(uint32) };
   }
 
   /** Replaces both generations. */
-  restore(state: { previous: number[]; current: number[] }): void {
-    this.previous = new Set(state.previous.map((value) => value | 0));
-    this.current = new Set(state.current.map((value) => value | 0));
+  override restore(state: { previous: readonly number[]; current: readonly number[] }): void {
+    super.restore({ previous: state.previous.map(int32), current: state.current.map(int32) });
   }
 }
 
-function uint32s(values: Set<number>): number[] {
-  return Array.from(values, (value) => value >>> 0);
-}
+const uint32 = (value: number) => value >>> 0;
+const int32 = (value: number) => value | 0;

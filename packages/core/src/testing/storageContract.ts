@@ -10,7 +10,7 @@ import { transactionContract } from './transactionContract.js';
  * Registers every contract suite — tasks, context entries, attempts, transactions and the
  * asynchronous detector end to end — for each adapter, as vitest tests.
  * @param adapters - a name and a factory per adapter; `skip` (a reason) leaves one out, visibly;
- * `syncSkip` (a reason) leaves out `LoopDetector` on an adapter without synchronous ports.
+ * `syncSkip` (a reason) leaves out `LoopDetector` on an adapter without synchronous ports, and checks it has none.
  * @example
  * describeStorageContracts([{ name: 'my store', create: async () => subjectOf(await openMyStore()) }]);
  */

@@ -1,6 +1,6 @@
 import { boundedText } from '../../kernel/boundedText.js';
+import { recordOf } from '../../kernel/jsonRecord.js';
 import type { Step } from '../../steps/step.js';
-import { recordOf } from '../records.js';
 import { TurnText } from '../turnText.js';
 import { CODEX_TOOLS } from './codexTools.js';
 

@@ -1,7 +1,7 @@
 import { boundedText } from '../../kernel/boundedText.js';
+import { recordOf } from '../../kernel/jsonRecord.js';
 import type { Step } from '../../steps/step.js';
 import { CallNames } from '../callNames.js';
-import { recordOf } from '../records.js';
 import { TurnText } from '../turnText.js';
 import { codexToolName } from './codexTools.js';
 

@@ -1,5 +1,5 @@
+import { recordOf } from '../../kernel/jsonRecord.js';
 import { type UsageRecord, usageRecordOf } from '../../spend/usageRecord.js';
-import { recordOf } from '../records.js';
 
 const countOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 

@@ -1,8 +1,8 @@
 import { boundedText } from '../../kernel/boundedText.js';
+import { recordOf } from '../../kernel/jsonRecord.js';
 import type { ObservationStep, Step } from '../../steps/step.js';
 import { CallNames } from '../callNames.js';
 import { PiecedText } from '../piecedText.js';
-import { recordOf } from '../records.js';
 import { TurnText } from '../turnText.js';
 
 /** `run_shell_command` reports a failing command in the model's copy (`Exit Code: 1`), not as an error. */

@@ -1,5 +1,6 @@
 /**
- * A JSON value as an object record, or `undefined` when it is not a (non-array) object.
+ * A JSON value as an object record, or `undefined` when it is not a (non-array) object: how every
+ * reader of agent events looks into a value it has not validated.
  * @example recordOf({ a: 1 }); // { a: 1 }
  * @example recordOf([1]); // undefined
  */
