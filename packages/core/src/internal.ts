@@ -14,7 +14,7 @@ export { seed000Verdict } from './guards/runSafetyChecks.js';
 export { SEED_000_NAMES } from './guards/seedGuardNames.js';
 export { boundedText } from './kernel/boundedText.js';
 export { checkedClock } from './kernel/clock.js';
-export { recordOf } from './kernel/jsonRecord.js';
+export { numberOf, recordOf } from './kernel/jsonValues.js';
 export { type Logger, silentLogger } from './kernel/logger.js';
 export { clockSchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';
 export { parseOptions } from './kernel/parseOptions.js';

@@ -1,3 +1,4 @@
+import { numberOf } from '@loopguard/core/internal';
 import { type UsageRecord, usageRecordOf } from '@loopguard/core/spend';
 
 /** What the adapter reads of the SDK's `RunContext.usage`: the run's totals so far. */
@@ -15,8 +16,6 @@ interface Seen {
   output: number;
   cached: number;
 }
-
-const countOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
  * The usage the OpenAI Agents SDK adds to a run's `RunContext.usage` after each model response,
@@ -38,11 +37,11 @@ export class RunUsage {
     const usage = (context as { usage?: UsageTotals }).usage;
     if (usage === null || typeof usage !== 'object') return undefined;
     const now: Seen = {
-      requests: countOf(usage.requests),
-      input: countOf(usage.inputTokens),
-      output: countOf(usage.outputTokens),
+      requests: numberOf(usage.requests),
+      input: numberOf(usage.inputTokens),
+      output: numberOf(usage.outputTokens),
       cached: (Array.isArray(usage.inputTokensDetails) ? usage.inputTokensDetails : []).reduce(
-        (sum: number, details) => sum + countOf(details?.cached_tokens),
+        (sum: number, details) => sum + numberOf(details?.cached_tokens),
         0,
       ),
     };

@@ -1,10 +1,9 @@
-import { recordOf } from '@loopguard/core/internal';
+import { numberOf, recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
 import { CodexRolloutSteps } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
-  numberOf,
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,

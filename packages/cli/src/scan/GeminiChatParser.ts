@@ -1,9 +1,8 @@
-import { recordOf } from '@loopguard/core/internal';
+import { numberOf, recordOf } from '@loopguard/core/internal';
 import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
 import {
   NOTHING,
   noteStart,
-  numberOf,
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,

@@ -1,3 +1,4 @@
+import { numberOf } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
 import type { Step } from '@loopguard/core/steps';
 
@@ -50,11 +51,6 @@ export interface TranscriptParser {
 
 /** A read with nothing in it. */
 export const NOTHING: TranscriptRead = Object.freeze({ steps: [], tokens: 0 }) as TranscriptRead;
-
-/** `value` when it is a number, else 0. */
-export function numberOf(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 
 /** Notes the first timestamp of a session. */
 export function noteStart(meta: SessionMeta, value: unknown): void {

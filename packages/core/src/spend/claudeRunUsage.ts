@@ -1,4 +1,4 @@
-import { recordOf } from '../kernel/jsonRecord.js';
+import { recordOf } from '../kernel/jsonValues.js';
 import { RecentSet } from '../kernel/RecentSet.js';
 import { anthropicUsage, type UsageRecord, usageRecordOf } from './usageRecord.js';
 

@@ -1,12 +1,9 @@
-import { recordOf } from '../kernel/jsonRecord.js';
+import { numberOf, recordOf } from '../kernel/jsonValues.js';
 import { ClaudeRunUsage } from './claudeRunUsage.js';
 import { type UsageRecord, usageRecordOf } from './usageRecord.js';
 
 /** The agent output formats whose usage records {@link usageStream} reads (`loopguard run --agent-stream`). */
 export type UsageStreamFormat = 'claude' | 'codex' | 'gemini' | 'jsonl';
-
-const numberOf = (value: unknown): number =>
-  typeof value === 'number' && Number.isFinite(value) ? value : 0;
 
 /**
  * A reader of one agent output stream: each event in, the usage records it carries out (in order).

@@ -1,4 +1,4 @@
-import { recordOf } from '../kernel/jsonRecord.js';
+import { recordOf } from '../kernel/jsonValues.js';
 import { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
 import { readJsonLine, type StepLineParser } from './StepLineParser.js';
 import type { Step } from './step.js';

@@ -1,5 +1,5 @@
 import { boundedText } from '../../kernel/boundedText.js';
-import { recordOf } from '../../kernel/jsonRecord.js';
+import { recordOf } from '../../kernel/jsonValues.js';
 import type { Step } from '../../steps/step.js';
 import { CallNames } from '../callNames.js';
 import { TurnText } from '../turnText.js';

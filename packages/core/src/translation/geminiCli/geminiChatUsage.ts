@@ -1,7 +1,5 @@
-import { recordOf } from '../../kernel/jsonRecord.js';
+import { numberOf, recordOf } from '../../kernel/jsonValues.js';
 import { type UsageRecord, usageRecordOf } from '../../spend/usageRecord.js';
-
-const countOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
  * The usage of one model (`gemini`) record of a Gemini CLI chat (`chats/session-*.jsonl`, checked
@@ -15,14 +13,14 @@ const countOf = (value: unknown): number => (typeof value === 'number' && Number
 export function geminiChatUsage(record: Record<string, unknown>): UsageRecord | undefined {
   const tokens = recordOf(record.tokens);
   if (record.type !== 'gemini' || tokens === undefined) return undefined;
-  const cached = countOf(tokens.cached);
+  const cached = numberOf(tokens.cached);
   const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : undefined;
   return usageRecordOf({
     replyId: record.id,
     model: record.model,
     at,
-    inputTokens: countOf(tokens.input) - cached,
+    inputTokens: numberOf(tokens.input) - cached,
     cacheReadTokens: cached,
-    outputTokens: countOf(tokens.output) + countOf(tokens.thoughts),
+    outputTokens: numberOf(tokens.output) + numberOf(tokens.thoughts),
   });
 }

@@ -9,3 +9,13 @@ export function recordOf(value: unknown): Record<string, unknown> | undefined {
     ? (value as Record<string, unknown>)
     : undefined;
 }
+
+/**
+ * A JSON value as a finite number, or 0: how the readers of agent events take a count they have not
+ * validated (a token count that is missing, a string or `NaN` counts nothing).
+ * @example numberOf(12); // 12
+ * @example numberOf('12'); // 0
+ */
+export function numberOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
