@@ -22,6 +22,12 @@ describe('idOfMessage', () => {
     expect(idOfMessage(bytes({ id: 'y'.repeat(5000) }))).toBe(undefined);
   });
 
+  it("finds none when a key `id` stands in the params too, before or after the message's own", () => {
+    const params = { name: 'hook', arguments: { id: ' ' } };
+    expect(idOfMessage(bytes({ id: 3, method: 'tools/call', params }))).toBe(undefined);
+    expect(idOfMessage(bytes({ method: 'tools/call', params, id: 3 }))).toBe(undefined);
+  });
+
   it('agrees with JSON.parse whatever the id, its position and the strings around it', () => {
     const id = fc.oneof(fc.nat(), fc.string({ maxLength: 50 }));
     const args = fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 200 }));
@@ -33,7 +39,9 @@ describe('idOfMessage', () => {
           ['params', { name: 'hook', arguments: given }],
         ];
         members.splice(place, 0, ['id', value]);
-        expect(idOfMessage(bytes(Object.fromEntries(members)))).toEqual(value);
+        // an argument named `id` is a second key `id`: which is the message's own needs a parse
+        const expected = Object.hasOwn(given, 'id') ? undefined : value;
+        expect(idOfMessage(bytes(Object.fromEntries(members)))).toEqual(expected);
       }),
     );
   });
