@@ -4,10 +4,26 @@ import { describe, expect, it } from 'vitest';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { claudeEvent, claudeFailingCall, hookCall, hookLog, hookState, tempProject } from './hookHelpers.js';
 
-/** An in-process server for `projectDir`; `send` writes one message and resolves with its answer. */
-function mcpServer(projectDir: string) {
+/** The `hook` tool's arguments as Claude Code makes them: every field a string, objects as JSON. */
+const toolArguments = (event: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(event).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  );
+
+/**
+ * An in-process server for `projectDir` (`waitBudgetMs` -1: every call is late); `raw` writes one
+ * message and resolves with its answer; `lines` holds every answer written.
+ */
+function mcpServer(projectDir: string, waitBudgetMs?: number) {
   const lines: string[] = [];
-  const server = new McpHookServer({ write: (line) => lines.push(line), projectDir });
+  const server = new McpHookServer({
+    write: (line) => lines.push(line),
+    projectDir,
+    ...(waitBudgetMs === undefined ? {} : { waitBudgetMs }),
+  });
   let id = 0;
   const raw = async (text: string) => {
     const before = lines.length;
@@ -17,18 +33,11 @@ function mcpServer(projectDir: string) {
   };
   const request = async (method: string, params: unknown) =>
     (await raw(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })))[0];
-  /** The `hook` tool's call as Claude Code makes it: every field a string, objects as JSON. */
   const hook = async (event: Record<string, unknown>) => {
-    const args = Object.fromEntries(
-      Object.entries(event).map(([key, value]) => [
-        key,
-        typeof value === 'string' ? value : JSON.stringify(value),
-      ]),
-    );
-    const answer = await request('tools/call', { name: 'hook', arguments: args });
+    const answer = await request('tools/call', { name: 'hook', arguments: toolArguments(event) });
     return answer.result.content[0].text as string;
   };
-  return { server, raw, request, hook };
+  return { server, lines, raw, request, hook };
 }
 
 /** A Claude Code `PostToolUse` of `echo <n>` in session `s1`: a new command each `n` (progress). */
@@ -154,16 +163,9 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
 
   it('answers a call that waited past its budget with silence at once, and logs it', async () => {
     const project = tempProject();
-    const lines: string[] = [];
-    const server = new McpHookServer({
-      write: (line) => lines.push(line),
-      projectDir: project,
-      waitBudgetMs: -1,
-    });
+    const { server, lines } = mcpServer(project, -1);
     const { post } = claudeFailingCall(project, 's1', 1);
-    const args = Object.fromEntries(
-      Object.entries(post).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
+    const args = toolArguments(post);
     server.receive(
       Buffer.from(
         `${JSON.stringify({ method: 'tools/call', params: { name: 'hook', arguments: args }, jsonrpc: '2.0', id: 7 })}\n`,
@@ -181,12 +183,7 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
 
   it('answers a late call with its own id wherever the id stands, in chunks of any size', async () => {
     const project = tempProject();
-    const lines: string[] = [];
-    const server = new McpHookServer({
-      write: (line) => lines.push(line),
-      projectDir: project,
-      waitBudgetMs: -1,
-    });
+    const { server, lines } = mcpServer(project, -1);
     const args = { cwd: project, tool_response: `"id":"not this" ${'y'.repeat(10_000)}` };
     const message = `\n${JSON.stringify({ jsonrpc: '2.0', id: 'first', method: 'tools/call', params: { name: 'hook', arguments: args } })}\n`;
     const sent = Buffer.from(message);

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { recordOf } from '@loopguard/core/internal';
 import { anthropicUsage, type UsageRecord } from '@loopguard/core/spend';
 import { geminiChatUsage } from '@loopguard/core/steps';
 import type { HookAgent } from './hookEvent.js';
@@ -72,14 +73,13 @@ export function usageOfLines(text: string, agent: HookAgent): UsageRecord[] {
   for (const line of text.split('\n')) {
     // Most lines are tool results and user text: parse only what can be a reply with usage.
     if (!marks.every((mark) => line.includes(mark))) continue;
-    let record: unknown;
+    let record: Record<string, unknown> | undefined;
     try {
-      record = JSON.parse(line);
+      record = recordOf(JSON.parse(line));
     } catch {
       continue;
     }
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) continue;
-    const found = usage(record as Record<string, unknown>);
+    const found = record === undefined ? undefined : usage(record);
     if (found !== undefined) records.push(found);
   }
   return records;

@@ -1,3 +1,4 @@
+import { recordOf } from '@loopguard/core/internal';
 /**
  * loopguard's one MCP tool, `hook`, as Claude Code's `type: "mcp_tool"` hooks call it: Claude Code
  * fills each string of the hook's `input` from the event (`${tool_input}` becomes the JSON of the
@@ -42,9 +43,8 @@ export function hookToolInput(): Record<string, string> {
  * @throws TypeError when the arguments are not an object of strings (not a hook's call).
  */
 export function eventFieldsOfToolArguments(args: unknown): [string, string][] {
-  if (args === null || typeof args !== 'object' || Array.isArray(args))
-    throw new TypeError('the hook tool takes an object of strings');
-  const given = args as Record<string, unknown>;
+  const given = recordOf(args);
+  if (given === undefined) throw new TypeError('the hook tool takes an object of strings');
   const fields: [string, string][] = [];
   for (const field of [...STRING_FIELDS, ...JSON_FIELDS]) {
     const value = given[field];
