@@ -219,10 +219,26 @@ function entryOf(
     metadata: {
       ...entry.metadata,
       sessionId: event.sessionId,
+      ...subagentFields(event),
       agent: context.agent,
       projectDir: event.projectDir,
       hookEvent: event.eventName,
       ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
     },
+  };
+}
+
+/**
+ * What an entry says of a subagent's run besides its `sessionId` (the subagent's `agent_id`): the
+ * session it belongs to and its type; nothing for a main thread.
+ * @example subagentFields({ parentSessionId: 's', agentType: 'Explore', ... }); // { parentSessionId: 's', agentType: 'Explore' }
+ */
+export function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agentType'>): {
+  parentSessionId?: string;
+  agentType?: string;
+} {
+  return {
+    ...(event.parentSessionId === undefined ? {} : { parentSessionId: event.parentSessionId }),
+    ...(event.agentType === undefined ? {} : { agentType: event.agentType }),
   };
 }
