@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { hookToolInput } from '../src/mcp/hookTool.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
@@ -81,8 +82,14 @@ describe.each([
     expect(replies).toEqual(['', '', '', '']);
     const { sessions, entries } = hookState(dir);
     expect(sessions).toMatchObject([
-      { session_id: 's1', steps: 4, nudges: 0 },
-      { session_id: 'a1f2e3d4c5b6a7980', steps: 4, nudges: 0 },
+      { session_id: 's1', steps: 4, nudges: 0, parent_session_id: null, agent_type: null },
+      {
+        session_id: 'a1f2e3d4c5b6a7980',
+        steps: 4,
+        nudges: 0,
+        parent_session_id: 's1',
+        agent_type: 'general-purpose',
+      },
     ]);
     expect(entries).toEqual([]);
     expect(hookLog(dir)).toEqual([]);
@@ -110,8 +117,18 @@ describe.each([
     });
     const { sessions, entries } = hookState(dir);
     expect(sessions).toMatchObject([
-      { session_id: 's1', nudges: 0, stops: 0 },
-      { session_id: 'a1f2e3d4c5b6a7980', nudges: 1, stops: 1 },
+      { session_id: 's1', nudges: 0, stops: 0, tool_calls: 4 },
+      { session_id: 'a1f2e3d4c5b6a7980', parent_session_id: 's1', nudges: 1, stops: 1, tool_calls: 3 },
+    ]);
+    // the sessions view lists the subagent's run under its session, each with its own verdict
+    expect(agentSessions(dir)).toEqual([
+      {
+        session_id: 'a1f2e3d4c5b6a7980',
+        parent_session_id: 's1',
+        agent_type: 'general-purpose',
+        verdict: 'stopped',
+      },
+      { session_id: 's1', parent_session_id: null, agent_type: null, verdict: 'running' },
     ]);
     expect(entries.map((e) => [e.topic, e.related_tasks])).toEqual([
       ['loop_nudge', ['claude:a1f2e3d4c5b6a7980']],
@@ -173,6 +190,20 @@ describe.each([
     expect(hookLog(dir)).toEqual([]);
   });
 });
+
+/** The rows of the `agent_sessions` view, by session id. */
+function agentSessions(dir: string) {
+  const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), { readonly: true });
+  try {
+    return database.db
+      .prepare(
+        'SELECT session_id, parent_session_id, agent_type, verdict FROM agent_sessions ORDER BY session_id',
+      )
+      .all();
+  } finally {
+    database.close();
+  }
+}
 
 /** A reply of `tokens` input tokens asking for tool call `toolUseId`, as Claude Code writes it: one record per content block. */
 function reply(id: string, tokens: number, toolUseId: string): string {

@@ -88,4 +88,19 @@ export type {
   TaskStatusPage,
   TaskStatusRow,
 } from './storage/statusReader.js';
+export {
+  SESSION_VERDICTS,
+  type SessionCounts,
+  type SessionCursorKey,
+  type SessionPage,
+  type SessionPageQuery,
+  type SessionRow,
+  type SessionVerdict,
+  type SessionView,
+  sessionCountsOf,
+  sessionPageAfter,
+  sessionPageOf,
+  sessionSummary,
+  sessionViewOf,
+} from './storage/sessionView.js';
 export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';

@@ -114,6 +114,10 @@ export function guardSession(
       snapshot: JSON.stringify(detector.snapshot()),
       lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
       steps: detector.stepCount,
+      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      // a subagent's run (its own row) is listed under its session; the first event names them
+      parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
+      agentType: session?.agentType ?? event.agentType ?? null,
       enabled: true,
       ...counts,
     },

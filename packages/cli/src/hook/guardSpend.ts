@@ -136,7 +136,8 @@ export async function guardSpend(
     }
     for (const [i, key] of ledgerKeys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
-      next.set(key, { ledger, offset: key === sessionKey ? sessionOffset : 0 });
+      const caps = key === sessionKey ? context.options.session : context.options.projectDay;
+      next.set(key, { ledger, offset: key === sessionKey ? sessionOffset : 0, caps });
     }
     return { next, result: verdict };
   });
