@@ -134,12 +134,31 @@ describe.each([
       ['loop_nudge', ['claude:a1f2e3d4c5b6a7980']],
       ['loop_stop', ['claude:a1f2e3d4c5b6a7980']],
     ]);
+    // Claude Code ends only the subagent whose call is stopped: the model is told so
+    expect(spoken[1].hookSpecificOutput.permissionDecisionReason).toContain(
+      "loopguard refused this call and ended this subagent's run.",
+    );
     expect(entries[1]?.metadata).toMatchObject({
       sessionId: 'a1f2e3d4c5b6a7980',
       parentSessionId: 's1',
       agentType: 'general-purpose',
       deniedBeforeRun: true,
     });
+  });
+
+  it("follow their session's switch: a session switched off leaves its subagents unjudged too", async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    expect(await hook(bashCall(dir, 100, 'ls', 'a'))).toBe('');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    for (const n of [1, 2, 3, 4, 5]) {
+      const { pre, post } = claudeFailingCall(dir, 's1', n);
+      expect([await hook(subagent(pre)), await hook(subagent(post))]).toEqual(['', '']);
+    }
+    expect(hookState(dir).sessions).toHaveLength(1);
+    expect(hookState(dir).entries).toEqual([]);
   });
 
   it('refuses an agent_id that is not a plain name (it names a file): silent, one log line', async () => {

@@ -103,7 +103,7 @@ export function guardSession(
       reply = {
         kind: 'stop',
         denied,
-        message: denied ? `${message}\nloopguard refused this call and ended the session.` : message,
+        message: denied ? `${message}\nloopguard refused this call and ended ${endedRun(event)}.` : message,
         stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
       };
     }
@@ -230,6 +230,11 @@ function entryOf(
       ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
     },
   };
+}
+
+/** What a stop ends: the session, or (Claude Code ends only the subagent whose call is stopped) the subagent's run. */
+function endedRun(event: HookEvent): string {
+  return event.parentSessionId === undefined ? 'the session' : "this subagent's run";
 }
 
 /**
