@@ -10,6 +10,7 @@ import {
   hookCall,
   hookLog,
   hookState,
+  recordedEvents,
   spendState,
   tempProject,
 } from './hookHelpers.js';
@@ -93,6 +94,26 @@ describe.each([
     ]);
     expect(entries).toEqual([]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('replay a real 2.1.330 session (recorded): only its looping background subagent is nudged and stopped', async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    const spoken: string[][] = [];
+    for (const event of recordedEvents('claude-code-2.1.330-subagent.jsonl', dir, 's1')) {
+      const reply = await hook(event);
+      if (reply !== '')
+        spoken.push([String(event.agent_id), String(event.hook_event_name), String(event.tool_use_id)]);
+    }
+    // the subagent's third failure is nudged, its fourth call refused; the main thread's calls in between are not judged
+    expect(spoken).toEqual([
+      ['a3eb67c6a05821e3c', 'PostToolUseFailure', 'toolu_6'],
+      ['a3eb67c6a05821e3c', 'PreToolUse', 'toolu_8'],
+    ]);
+    expect(hookState(dir).sessions).toMatchObject([
+      { session_id: 's1', parent_session_id: null, nudges: 0, stops: 0, tool_calls: 4 },
+      { session_id: 'a3eb67c6a05821e3c', parent_session_id: 's1', nudges: 1, stops: 1, tool_calls: 3 },
+    ]);
   });
 
   it('are nudged and stopped in their own run when they loop, while the main thread goes on unjudged', async () => {
