@@ -9,8 +9,9 @@ import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
 // A real Claude Code (2.1.330), offline against a scripted Messages API on 127.0.0.1, whose main
-// thread starts a subagent (the Agent tool; 2.1.330 runs it in the background) and then makes
-// progress while the subagent runs the same failing command again and again.
+// thread starts a subagent (the Agent tool: in the background, 2.1.330's default, the main thread
+// making progress meanwhile; or in the foreground, the main thread making progress after it) while
+// the subagent runs the same failing command again and again.
 let claude = '';
 beforeAll(async () => {
   claude = await ensureClaudeCode();
@@ -19,16 +20,26 @@ beforeAll(async () => {
 /** What the subagent is asked: its conversation is told apart from the main thread's by it. */
 const SUBTASK = 'SUBTASK: read missing.txt';
 
+/** How the main thread starts its subagent. */
+type Start = 'background' | 'foreground';
+
 /** The main thread: start the subagent, write three files, done. */
-const mainThread = (turn: number): ScriptedTurn =>
-  turn === 0
-    ? {
-        tool: 'Agent',
-        input: { description: 'Read the file', prompt: SUBTASK, subagent_type: 'general-purpose' },
-      }
-    : turn < 4
-      ? { tool: 'Bash', input: { command: `echo ${turn} > file${turn}.txt`, description: `Write ${turn}` } }
-      : { text: 'Main thread done.' };
+const mainThread =
+  (start: Start) =>
+  (turn: number): ScriptedTurn =>
+    turn === 0
+      ? {
+          tool: 'Agent',
+          input: {
+            description: 'Read the file',
+            prompt: SUBTASK,
+            subagent_type: 'general-purpose',
+            run_in_background: start === 'background',
+          },
+        }
+      : turn < 4
+        ? { tool: 'Bash', input: { command: `echo ${turn} > file${turn}.txt`, description: `Write ${turn}` } }
+        : { text: 'Main thread done.' };
 
 /** The subagent: the same failing command, until it is stopped. */
 const loopingSubagent = (turn: number): ScriptedTurn =>
@@ -39,7 +50,7 @@ const loopingSubagent = (turn: number): ScriptedTurn =>
 const isSubagent = (messages: unknown[] | undefined) => JSON.stringify(messages?.[0] ?? '').includes(SUBTASK);
 
 /** Installs loopguard's hooks (`mode`) with a budget no reply reaches, and runs `claude -p`. */
-async function sessionWithSubagent(mode: 'command' | 'mcp') {
+async function sessionWithSubagent(mode: 'command' | 'mcp', start: Start) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100000000\n');
@@ -48,7 +59,7 @@ async function sessionWithSubagent(mode: 'command' | 'mcp') {
   });
   expect(init.code, init.stderr).toBe(0);
   const api = await startFakeAnthropicApi((turn, body) =>
-    isSubagent(body.messages) ? loopingSubagent(turn) : mainThread(turn),
+    isSubagent(body.messages) ? loopingSubagent(turn) : mainThread(start)(turn),
   );
   try {
     const result = await execa(
@@ -90,9 +101,13 @@ function replyIds(text: string): Set<string> {
   return new Set(ids);
 }
 
-describe.each(['command', 'mcp'] as const)('a Claude Code subagent that loops, %s hooks', (mode) => {
+describe.each([
+  ['command', 'background'],
+  ['mcp', 'background'],
+  ['mcp', 'foreground'],
+] as const)('a Claude Code subagent that loops, %s hooks, in the %s', (mode, start) => {
   it('is nudged and stopped in its own run; the main thread is never judged and completes; its replies count against the session', async () => {
-    const { dir, result, resultLine, transcripts, received } = await sessionWithSubagent(mode);
+    const { dir, result, resultLine, transcripts, received } = await sessionWithSubagent(mode, start);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(resultLine).toMatchObject({ subtype: 'success', terminal_reason: 'completed' });
 

@@ -66,8 +66,11 @@ export const MAX_SUBAGENT_TRANSCRIPTS = 64;
 
 /** A subagent's transcript and its size. */
 export interface SubagentTranscript {
+  /** The subagent's `agent_id` (from the file's name, `agent-<agent_id>.jsonl`). */
   agentId: string;
+  /** The transcript's path. */
   path: string;
+  /** Its size when it was listed, bytes. */
   size: number;
 }
 
