@@ -51,7 +51,7 @@ function claudeReply(id: string): string {
 }
 
 describe('loopguard run: the spend guard', () => {
-  it('claude stream: counts each reply once, stops mid-run at --max-cost-usd, exit 5, entries in SQLite', async () => {
+  it('claude stream: counts each reply once, stops mid-run at --max-cost-usd, exit 6 (not 5, the budget of iterations), entries in SQLite', async () => {
     // four replies in the first iteration, then the agent would go on for minutes
     const replies = ['a', 'b', 'c', 'd'].map((r) => claudeReply(`msg_${r}`));
     const dir = repo(`${replies.join('\n')}\nsleep 300`);
@@ -59,7 +59,7 @@ describe('loopguard run: the spend guard', () => {
       dir,
       run('--agent-stream', 'claude', '--max-cost-usd', '1', '--iteration-timeout', '1m', '--', './agent.sh'),
     );
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     const { run: r, iterations } = stored(dir);
     expect(iterations).toHaveLength(1);
     expect(r).toMatchObject({
@@ -82,7 +82,7 @@ describe('loopguard run: the spend guard', () => {
       dir,
       run('--agent-stream', 'jsonl', '--max-tokens', '100', '--', './agent.sh'),
     );
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     expect(stored(dir).iterations).toHaveLength(3);
     expect(readFileSync(`${dir}.prompt-2`, 'utf8')).not.toContain('loopguard: you have used');
     expect(readFileSync(`${dir}.prompt-3`, 'utf8')).toContain(
@@ -100,7 +100,7 @@ describe('loopguard run: the spend guard', () => {
     );
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  task:\n    maxTokens: 100\n  warnAt: 0.5\n');
     const result = await loopguard(dir, run('--agent-stream', 'codex', '--task', 'T1', '--', './agent.sh'));
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     const entries = spendEntries(dir);
     expect(entries.map((e) => [e.topic, e.metadata.scope, e.related_tasks])).toEqual([
       ['spend_warning', 'task', ['T1']],

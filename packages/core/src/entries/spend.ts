@@ -8,7 +8,6 @@
 export {
   addUsage,
   checkSpend,
-  dollars,
   type SpendReason,
   type SpendScope,
   type SpendScopeKind,
@@ -16,6 +15,7 @@ export {
   unpricedText,
 } from '../spend/checkSpend.js';
 export { ClaudeRunUsage } from '../spend/claudeRunUsage.js';
+export { formatUsd } from '../spend/formatUsd.js';
 export { libraryCostOf, loadLibraryCost, type PriceLibrary } from '../spend/libraryCost.js';
 export { type CostOf, type ModelPrice, priceBook } from '../spend/priceBook.js';
 export { SpendGuard } from '../spend/SpendGuard.js';
@@ -30,13 +30,13 @@ export { SPEND_TOPICS, spendEntry } from '../spend/spendEntry.js';
 export {
   type BurnRateOptions,
   DEFAULT_BURN_MINUTES,
+  DEFAULT_ON_UNKNOWN_PRICE,
   DEFAULT_SPEND_WARN_AT,
   parseSpendOptions,
   type ResolvedSpendOptions,
   type SpendCaps,
   type SpendOptions,
   spendGuardOn,
-  spendNeedsPrices,
   spendOptionsSchema,
 } from '../spend/spendOptions.js';
 export { anthropicUsage, tokensOf, type UsageRecord, usageRecordOf } from '../spend/usageRecord.js';
