@@ -115,6 +115,50 @@ describe('loopguard run: the spend guard', () => {
     expect(entries[1]?.content).toContain('task T1 reached its budget (120 of 100 tokens)');
   });
 
+  it('jsonl: a model without a price under a dollar budget is told at its first reply; onUnknownPrice: stop stops, exit 6', async () => {
+    const body = line({ id: 'r$N', model: 'in-house-model', usage: { input_tokens: 113_300 } }).replace(
+      '$N',
+      "'$N'",
+    );
+    const warned = repo(body);
+    const result = await loopguard(
+      warned,
+      run('--agent-stream', 'jsonl', '--max-cost-usd', '0.05', '--max-iterations', '2', '--', './agent.sh'),
+    );
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent); // --max-iterations, not the spend guard
+    expect(readFileSync(`${warned}.prompt-2`, 'utf8')).toContain(
+      'loopguard: this run cannot be held to its budget of $0.05: the cost of 113,300 tokens is unknown (no price for in-house-model)',
+    );
+    expect(spendEntries(warned)).toMatchObject([
+      { topic: 'spend_warning', metadata: { reason: 'unknown_price' } },
+    ]);
+    const stopped = repo(body);
+    const stop = await loopguard(
+      stopped,
+      run(
+        '--agent-stream',
+        'jsonl',
+        '--spend',
+        '{"session":{"maxCostUsd":0.05},"onUnknownPrice":"stop"}',
+        '--',
+        './agent.sh',
+      ),
+    );
+    expect(stop.code, stop.stderr).toBe(6);
+    expect(stored(stopped).run).toMatchObject({
+      status: 'budget_spent',
+      reason: expect.stringContaining('loopguard stopped it (spend.onUnknownPrice: stop)'),
+    });
+  });
+
+  it('a NaN in the configuration file is reported as NaN, naming its key', async () => {
+    const dir = repo('true');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: .nan\n');
+    const result = await loopguard(dir, run('--agent-stream', 'jsonl', '--', './agent.sh'));
+    expect(result).toMatchObject({ code: EXIT_CODES.usage });
+    expect(result.stderr).toMatch(/^loopguard: spend session\.maxCostUsd \(in .*\) .*\(got number NaN\)$/);
+  });
+
   it('refuses a budget without --agent-stream, and a --spend that is not valid, with one line and exit 2', async () => {
     const dir = repo('true');
     expect(await loopguard(dir, run('--max-tokens', '10', '--', './agent.sh'))).toMatchObject({
