@@ -7,6 +7,7 @@ import { projectDaySpendKey } from '../src/hook/guardSpend.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { claudeEvent, hookLog, spendState } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
@@ -223,6 +224,34 @@ describe('the spend guard in the hook', () => {
     const { ledgers, entries } = spendState(dir);
     expect(ledgers[0]?.ledger.totals).toMatchObject({ costUsd: 2.7, unpricedTokens: 0 });
     expect(entries[0]?.metadata).toMatchObject({ spent: { costUsd: 2.7, unpricedTokens: 0 } });
+  });
+
+  it('on the fast path (the MCP server) too: the first unpriced reply is told to the agent', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 0.05\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 100, 1, 'in-house-model'));
+    const lines: string[] = [];
+    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir });
+    const event = claudeEvent(dir, 's1', 'PostToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_response: { stdout: 'a', stderr: '' },
+    });
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hook', arguments: args } };
+    server.receive(Buffer.from(`${JSON.stringify(call)}\n`));
+    await server.idle();
+    const answer = JSON.parse(JSON.parse(lines[0] ?? '{}').result.content[0].text);
+    expect(answer.hookSpecificOutput.additionalContext).toContain(
+      'this session cannot be held to its budget of $0.05: the cost of 100 tokens is unknown',
+    );
+    expect(spendState(dir).entries).toMatchObject([
+      { topic: 'spend_warning', metadata: { reason: 'unknown_price' } },
+    ]);
   });
 
   it('a sparse hole in the transcript does not blind it: the replies after the hole are counted at once', async () => {
