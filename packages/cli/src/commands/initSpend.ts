@@ -114,15 +114,18 @@ export function writeSpendSection(
   }
   const section = isRecord(own) ? own : undefined;
   const current = section === undefined ? undefined : validated(section, file);
-  if (current !== undefined && spendGuardOn(current) && !amounts)
-    return { file, text: before, kept: true, budgets: budgetsInWords(current) };
-  const next =
-    current !== undefined && spendGuardOn(current)
-      ? { ...section, session: { ...(section?.session as object | undefined), ...spend.session } }
-      : { ...spend, ...section, session: { ...(section?.session as object | undefined), ...spend.session } };
+  const hasBudget = current !== undefined && spendGuardOn(current);
+  if (hasBudget && !amounts) return { file, text: before, kept: true, budgets: budgetsInWords(current) };
+  // The file's own keys win over the default's (`warnAt`); the amounts given win over the file's.
+  const next = {
+    ...(hasBudget ? {} : spend),
+    ...section,
+    session: { ...(section?.session as object | undefined), ...spend.session },
+  };
+  const budgets = budgetsInWords(validated(next, file), current);
   const text = set(next);
   if (!dryRun) writeFileSync(file, text);
-  return { file, text, kept: false, budgets: budgetsInWords(validated(next, file), current) };
+  return { file, text, kept: false, budgets };
 }
 
 /** The section as the hooks read it, or a one-line error naming the file and the key. */
