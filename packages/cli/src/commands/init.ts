@@ -124,7 +124,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--spend',
-      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 % (docs/spend.md)',
+      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 %; a budget already there is kept (docs/spend.md)',
     )
     .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
     .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")

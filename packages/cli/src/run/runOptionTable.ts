@@ -274,7 +274,7 @@ export const RUN_OPTIONS = [
   {
     key: 'spend',
     flag: '--spend <json>',
-    help: 'the spend guard: the `spend` section of loopguard.config.yaml (session, task, warnAt, burnRate, prices) as JSON; see docs/spend.md',
+    help: 'the spend guard: the `spend` section of loopguard.config.yaml (session, task, warnAt, burnRate, prices, onUnknownPrice) as JSON; see docs/spend.md',
     defaultText: 'off',
     schema: spend,
   },
