@@ -17,8 +17,8 @@ import { formatTable } from '../formatTable.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
-/** How far back the demo's scripted history starts: 2 hours (its ticks take about an hour). */
-const DEMO_HISTORY_MS = 2 * 3_600_000;
+/** How far back the demo's scripted history starts: an hour (its ticks take about 53 minutes, and the status window is an hour). */
+const DEMO_HISTORY_MS = 3_600_000;
 
 /** The seed's SQL over recovery context entries, verbatim. */
 export const SEED_RECOVERY_SQL = `SELECT * FROM context_entries
