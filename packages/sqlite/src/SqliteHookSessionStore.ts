@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
-export type HookAgent = 'claude' | 'gemini';
+export type HookAgent = 'claude' | 'gemini' | 'codex';
 
 /** Which session a row is: the CLI, its `session_id`, and the project directory it runs in. */
 export interface HookSessionKey {

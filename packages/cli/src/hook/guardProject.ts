@@ -56,7 +56,8 @@ async function spendVerdict(
   now: () => number,
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
-  if (options === undefined || event.kind === 'before_tool') return undefined;
+  // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
+  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
   const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;
   return guardSpend(event, {
     agent,

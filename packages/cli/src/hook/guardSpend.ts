@@ -65,7 +65,7 @@ export async function guardSpend(
     const session = rows.get(sessionKey);
     let read: ReturnType<typeof readTranscriptUsage>;
     try {
-      read = readTranscriptUsage(path, session?.offset ?? 0, context.agent);
+      read = readTranscriptUsage(path, session?.offset ?? 0, context.agent, undefined, event.model);
     } catch (error) {
       context.log(error);
       return { next: new Map(), result: undefined };

@@ -27,11 +27,13 @@ interface HookEventBase {
    * Absent: nothing to wait for.
    */
   replyMarker?: string;
+  /** The model the event names (Codex): the price of the usage its transcript records without one. */
+  model?: string;
 }
 
 /**
  * One hook event of a CLI, in the CLI's own terms turned into loopguard's:
- * - `before_tool`: a tool call about to run (Claude Code `PreToolUse`, Gemini CLI `BeforeTool`);
+ * - `before_tool`: a tool call about to run (Claude Code and Codex `PreToolUse`, Gemini CLI `BeforeTool`);
  * - `after_tool`: the call with its result (`PostToolUse`, `PostToolUseFailure`, `AfterTool`);
  * - `agent_stop`: the agent finished its turn, with its last text when the event carries it
  *   (`Stop`, `AfterAgent`).
