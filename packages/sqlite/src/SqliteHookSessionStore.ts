@@ -128,8 +128,10 @@ export class SqliteHookSessionStore {
 }
 
 function assertKey(key: HookSessionKey): void {
-  if (key.agent !== 'claude' && key.agent !== 'gemini') {
-    throw new InvalidInputError(`key.agent must be "claude" or "gemini", got ${JSON.stringify(key.agent)}`);
+  if (key.agent !== 'claude' && key.agent !== 'gemini' && key.agent !== 'codex') {
+    throw new InvalidInputError(
+      `key.agent must be "claude", "gemini" or "codex", got ${JSON.stringify(key.agent)}`,
+    );
   }
   assertNonEmptyString(key.sessionId, 'key.sessionId');
   assertNonEmptyString(key.projectDir, 'key.projectDir');
