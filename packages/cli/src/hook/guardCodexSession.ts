@@ -58,9 +58,9 @@ export function guardCodexSession(
   const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
-  const record = (verdict: StepVerdict) => {
+  const record = (verdict: StepVerdict, denied = false) => {
     counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
-    context.record(entryOf(verdict, event, detector, context));
+    context.record(entryOf(verdict, event, detector, context, denied));
   };
 
   const untold = readRollout(context.readRollout(codex.offset), detector, memory, codex, record);
@@ -77,7 +77,7 @@ export function guardCodexSession(
             .map((step) => probe.observe(step))
             .find((v) => v.action !== 'continue');
     if (event.kind === 'before_tool' && verdict?.action === 'stop') {
-      record(verdict);
+      record(verdict, true);
       if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
       reply = replyOf(verdict, true);
     } else if (event.kind === 'after_tool' && verdict !== undefined) {

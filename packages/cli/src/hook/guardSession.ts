@@ -217,12 +217,16 @@ export function sessionTaskId(agent: HookAgent, sessionId: string): string {
   return `${agent}:${sessionId}`;
 }
 
-/** The nudge or stop entry of `verdict` on `event`, with the session's metadata. */
+/**
+ * The nudge or stop entry of `verdict` on `event`, with the session's metadata.
+ * @param deniedBeforeRun - the verdict refused the event's call. @default event.kind === 'before_tool'
+ */
 export function entryOf(
   verdict: StepVerdict,
   event: HookEvent,
   detector: StepLoopDetector,
   context: GuardContext,
+  deniedBeforeRun = event.kind === 'before_tool',
 ): ContextEntryInput {
   const entry = stepLoopEntry(verdict, {
     taskId: sessionTaskId(context.agent, event.sessionId),
@@ -238,7 +242,7 @@ export function entryOf(
       agent: context.agent,
       projectDir: event.projectDir,
       hookEvent: event.eventName,
-      ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
+      ...(deniedBeforeRun ? { deniedBeforeRun: true } : {}),
     },
   };
 }
