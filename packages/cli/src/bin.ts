@@ -16,6 +16,10 @@ if (args[0] === 'hook' && args.length === 2 && !args[1]?.startsWith('-')) {
     const { hookMain } = await import('./hook/hookMain.js');
     process.exitCode = await hookMain(args[1] as string);
   }
+} else if (args[0] === 'statusline' && args.length === 1) {
+  // Claude Code runs the status line after every reply: load only what it needs.
+  const { statuslineMain } = await import('./statusline/statuslineMain.js');
+  process.exitCode = await statuslineMain();
 } else {
   const { processIo } = await import('./cliIo.js');
   const { runCli } = await import('./main.js');

@@ -20,6 +20,10 @@ export const EXIT_CODES = {
   aborted: 4,
   /** The run spent its budget (iterations or runtime). */
   budgetSpent: 5,
+  /** `status --session <id>`: loopguard stopped the session (a loop stop, or a run's breaker or guards). */
+  sessionStopped: 10,
+  /** `status --session <id>`: the spend guard stopped the session. */
+  sessionStoppedOnSpend: 11,
   /** Interrupted by the user (SIGINT). */
   interrupted: 130,
 } as const;

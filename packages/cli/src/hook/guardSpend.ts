@@ -97,7 +97,8 @@ export async function guardSpend(
     const next = new Map<string, SpendRow>();
     for (const [i, key] of keys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
-      next.set(key, { ledger, offset: key === sessionKey ? read.offset : 0 });
+      const caps = key === sessionKey ? context.options.session : context.options.projectDay;
+      next.set(key, { ledger, offset: key === sessionKey ? read.offset : 0, caps });
     }
     return { next, result: verdict };
   });
