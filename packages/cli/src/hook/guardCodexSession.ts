@@ -91,6 +91,10 @@ export function guardCodexSession(
       snapshot: JSON.stringify(detector.snapshot()),
       lastResults: JSON.stringify({ results: memory.results, seen: memory.seen, codex } satisfies Memory),
       steps: detector.stepCount,
+      // Codex fires PostToolUse only for a call that ran
+      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      parentSessionId: session?.parentSessionId ?? null,
+      agentType: session?.agentType ?? null,
       enabled: true,
       ...counts,
     },

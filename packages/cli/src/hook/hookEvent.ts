@@ -2,7 +2,7 @@ import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent as StoredHookAgent } from '@loopguard/sqlite';
 
 /** The agent CLIs whose hooks this build installs (a subset of what `hook_sessions` stores). */
-export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini'>;
+export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini' | 'codex'>;
 
 /** What every hook event names: the session and the project it runs in. */
 interface HookEventBase {
