@@ -1,3 +1,4 @@
+import { dollars } from '../kernel/money.js';
 import type { CostOf } from './priceBook.js';
 import type { SpendLedger, SpendTotals } from './SpendLedger.js';
 import type { ResolvedSpendOptions, SpendCaps } from './spendOptions.js';
@@ -130,10 +131,7 @@ function shareOf(spent: SpendTotals, caps: SpendCaps): number {
   return Math.round(share * 1e6) / 1e6;
 }
 
-/** `$4.10` */
-export function dollars(value: number): string {
-  return `$${value.toFixed(2)}`;
-}
+export { dollars } from '../kernel/money.js';
 
 /** `1,640,000` */
 function count(value: number): string {

@@ -1,4 +1,4 @@
-import { dollars } from '../spend/checkSpend.js';
+import { dollars } from '../kernel/money.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
 /**
