@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
 import { hookLog, hookState } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
@@ -249,5 +250,34 @@ describe("the spend guard's reading of a Codex rollout", () => {
         at: Date.parse('2026-11-29T08:00:01.000Z'),
       },
     ]);
+  });
+});
+
+describe('loopguard init codex', () => {
+  it('says an untrusted project and untrusted hooks, and --remove and uninstall leave nothing', async () => {
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const init = await loopguard(dir, ['init', 'codex'], env);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain(
+      '.codex/hooks.json: loopguard guards Codex on PreToolUse, PostToolUse, Stop',
+    );
+    expect(init.stdout).toContain('Codex does not trust this project yet');
+    expect(init.stdout).toContain(
+      "Codex skips loopguard's hooks until you trust them (3 of 3 not trusted yet)",
+    );
+    const hooks = JSON.parse(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8'));
+    expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop']);
+    expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex$/);
+    const removed = await loopguard(dir, ['init', 'codex', '--remove'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(join(dir, '.codex', 'hooks.json'))).toBe(false);
+
+    const user = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(user.code, user.stderr).toBe(0);
+    expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(true);
+    const uninstall = await loopguard(dir, ['uninstall'], env);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(false);
   });
 });

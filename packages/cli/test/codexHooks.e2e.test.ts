@@ -21,7 +21,11 @@ const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const isLoopguard = (hook: { command?: string }) => hook.command?.includes(' hook codex') === true;
 
 /** `init codex --user` into a fresh CODEX_HOME, the user's trust step, then `codex exec` with `script`. */
-async function codexWithHooks(script: (turn: number) => ResponsesReply, config?: string) {
+async function codexWithHooks(
+  script: (turn: number) => ResponsesReply,
+  config?: string,
+  switchedOff = false,
+) {
   const { dir } = tempRepo('');
   if (config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), config);
   const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
@@ -46,7 +50,7 @@ async function codexWithHooks(script: (turn: number) => ResponsesReply, config?:
       reject: false,
       stdin: 'ignore',
       timeout: 300_000,
-      env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' },
+      env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: switchedOff ? 'off' : '' },
     });
     return {
       dir,
@@ -100,6 +104,17 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(existsSync(hooksFile)).toBe(false);
     const listed = await trustCodexHooks(codex, env, dir, () => false);
     expect(listed).toEqual([]);
+  }, 600_000);
+
+  it('LOOPGUARD_HOOK=off codex: the same loop runs unjudged, and nothing is written', async () => {
+    const { dir, result, outputs } = await codexWithHooks(
+      (turn) => (turn < 5 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
+      undefined,
+      true,
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(1)) expect(output).toContain('Process exited with code 1');
+    expect(existsSync(join(dir, '.loopguard'))).toBe(false);
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {
