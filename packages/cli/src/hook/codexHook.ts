@@ -36,9 +36,9 @@ function codexCallOf(event: Record<string, unknown>): { tool: string; input: unk
  *   call, and no reply ends its turn: a stop in Codex is every further repeat denied before it runs;
  * - a stop found after the call ran: its message as context (the repeats that follow are denied).
  *
- * `tool_response` is the command's output only: Codex names no exit code in the event (and writes
- * the call's output to the rollout only after its `PostToolUse` hooks return), so the hook reads a
- * command's result as output, never as a failure (docs/hooks.md, "Codex").
+ * `tool_response` is the command's output only: Codex names no exit code in the event, so the
+ * event's `error` is always false here; whether a command failed is read from the rollout the event
+ * names, by Codex's one translation (`guardCodexSession`; docs/hooks.md, "Codex").
  */
 export const codexHook: HookDialect = {
   agent: 'codex',
