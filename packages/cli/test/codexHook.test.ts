@@ -280,4 +280,16 @@ describe('loopguard init codex', () => {
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(false);
   });
+
+  it('refuses a relative CODEX_HOME in one line naming it, writing nothing', async () => {
+    const dir = temp('loopguard-codex-init-');
+    const result = await loopguard(dir, ['init', 'codex'], {
+      HOME: temp('loopguard-codex-user-'),
+      CODEX_HOME: 'codex',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^loopguard: CODEX_HOME is not an absolute path \("codex"\)/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(dir, '.codex'))).toBe(false);
+  });
 });

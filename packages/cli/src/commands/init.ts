@@ -160,6 +160,8 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     );
   }
   const home = homeOf(io.env);
+  // where Codex keeps its trust in the hooks: checked before anything is written
+  const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
   const file = settingsFileOf(agent, scope, io);
   const shown = (path: string) =>
@@ -203,8 +205,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     io.stdout(
       `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
     );
-    if (agent === 'codex' && !options.remove)
-      sayCodexTrust(file, after, scope === 'user' ? undefined : io.cwd, io);
+    sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
     return;
   }
   if (options.dryRun) {
@@ -229,17 +230,23 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
       ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backupNote}\n`
       : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${how}${backupNote}\n`,
   );
-  if (agent === 'codex' && !options.remove)
-    sayCodexTrust(file, after, scope === 'user' ? undefined : io.cwd, io);
+  sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
 }
 
 /**
  * Codex runs a hook only once the user trusts its exact definition (and a project's hooks only
  * in a project it trusts): says whether it does now, and the one step to take when not. loopguard
- * never writes that trust itself.
+ * never writes that trust itself. Nothing to say without `codexHome` (another CLI, `--remove`).
  */
-function sayCodexTrust(file: string, text: string, projectDir: string | undefined, io: CliIo): void {
-  const report = codexTrust(file, text, codexHomeOf(io.env), projectDir);
+function sayCodexTrust(
+  file: string,
+  text: string,
+  codexHome: string | undefined,
+  projectDir: string | undefined,
+  io: CliIo,
+): void {
+  if (codexHome === undefined) return;
+  const report = codexTrust(file, text, codexHome, projectDir);
   const waiting = report.hooks.filter((hook) => hook.status !== 'trusted');
   if (report.projectTrusted === false) {
     io.stdout(
@@ -256,12 +263,18 @@ function sayCodexTrust(file: string, text: string, projectDir: string | undefine
   );
 }
 
-/** Codex's home: `$CODEX_HOME`, else `~/.codex`. */
+/**
+ * Codex's home, where it keeps its trust in hooks (`config.toml`): `$CODEX_HOME`, else `~/.codex`.
+ * @throws CliError naming the variable when it is not an absolute path.
+ */
 function codexHomeOf(env: NodeJS.ProcessEnv): string {
   const override = env.CODEX_HOME?.trim();
-  return override
-    ? absolute(override, 'CODEX_HOME')
-    : join(absolute(env.HOME ?? homedir(), 'HOME'), '.codex');
+  const [path, variable] = override ? [override, 'CODEX_HOME'] : [env.HOME ?? homedir(), 'HOME'];
+  if (!isAbsolute(path))
+    throw new CliError(
+      `${variable} is not an absolute path (${JSON.stringify(path)}), so there is no Codex home to read its trust in the hooks from; set ${variable} to a directory`,
+    );
+  return override ? path : join(path, '.codex');
 }
 
 /**
