@@ -1,4 +1,4 @@
-import { libraryCostOf, priceBook, type SpendVerdict, spendNeedsPrices } from '@loopguard/core/spend';
+import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import { readRolloutSteps } from './codexRollout.js';
 import { guardCodexSession } from './guardCodexSession.js';
 import { type GuardContext, guardSession } from './guardSession.js';
@@ -69,16 +69,28 @@ async function spendVerdict(
   const options = config.spend;
   // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
   if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
-  const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;
   return guardSpend(event, {
     agent,
     options,
-    costOf: priceBook(options.prices, library),
+    costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
   });
+}
+
+/**
+ * The pricing library's cost, required at the first reply it prices: every budget prices what it
+ * can (a token cap too, so that the entries, `recoveries` and the dashboard show dollars), and a
+ * call that reads no reply never pays for loading it.
+ */
+function lazyLibraryCost(): CostOf {
+  let library: CostOf | undefined;
+  return (record) => {
+    library ??= libraryCostOf(requirePriceLibrary());
+    return library(record);
+  };
 }
 
 /** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */
