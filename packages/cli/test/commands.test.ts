@@ -14,9 +14,12 @@ const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-'));
 const db = '.loopguard/demo.db';
 
+let demoOutput = '';
+
 beforeAll(async () => {
   const io = bufferedIo({ cwd });
   expect(await runCli(['demo'], io)).toBe(EXIT_CODES.ok);
+  demoOutput = io.out();
   writeFileSync(join(cwd, 'notes.txt'), 'these are not SQLite pages '.repeat(200));
 });
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -33,6 +36,21 @@ function expectOneLineError(result: { code: number; out: string; err: string }, 
   expect(result.err.trim().split('\n')[0]).toContain(message);
   expect(result.err).not.toMatch(/\n\s+at /);
 }
+
+describe('loopguard demo', () => {
+  it('shows a Codex session nudged, then every repeat denied, through `loopguard hook codex`', () => {
+    const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
+    expect(scenario).toContain('Call 2 Bash: npm test -> failed (exit code 1, read from the rollout)');
+    expect(scenario).toMatch(
+      /Call 3 Bash: npm test -> NUDGE \(a developer message in the model's next request\): "Loop detected \(same_error\)/,
+    );
+    for (const n of [4, 5, 6])
+      expect(scenario).toContain(
+        `Call ${n} PreToolUse Bash: npm test -> DENIED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)`,
+      );
+    expect(scenario).toContain('The hook recorded 4 entries');
+  });
+});
 
 describe('loopguard status', () => {
   it('prints the tasks with attempts and their newest recovery', async () => {

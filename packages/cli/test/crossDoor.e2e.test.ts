@@ -12,8 +12,8 @@ import {
 // scripted model API) is recorded once for every door at the same time, then replayed through each:
 // the hook events through `loopguard hook <agent>`, the live output through `run --agent-stream`'s
 // watcher, the transcript through `loopguard scan`. Every door must nudge and stop at the same tool
-// call, with the same loop kind and message. Codex has hooks of its own, but loopguard has no
-// `hook codex` dialect: its doors are the stream and the transcript.
+// call, with the same loop kind and message. Codex's hook reads a command's failure from its
+// rollout (its event names no exit code), so its hook door agrees with the other two.
 
 const PATTERNS = ['loadConfig', 'load_config', 'LoadConfig', 'configLoader', 'readConfig'];
 const MORE = ['parseConfig', 'getConfig', 'config_load', 'loadSettings', 'load-config'];
@@ -66,10 +66,8 @@ async function doors(agent: Agent, session: RecordedSession): Promise<Record<str
     stream: streamDoor(agent, session.stream),
     scan: await scanDoor(session.transcript),
   };
-  if (agent !== 'codex') {
-    expect(session.hookEvents?.length ?? 0).toBeGreaterThan(0);
-    out.hook = await hookDoor(agent, session.hookEvents ?? []);
-  }
+  expect(session.hookEvents?.length ?? 0).toBeGreaterThan(0);
+  out.hook = await hookDoor(agent, session.hookEvents ?? []);
   if (agent === 'claude') out.mcp = await mcpDoor(session.hookEvents ?? []);
   return out;
 }

@@ -60,11 +60,18 @@ async function replayHookEvents(
     const json = JSON.parse(reply) as {
       continue?: boolean;
       reason?: string;
-      hookSpecificOutput?: { permissionDecisionReason?: string; additionalContext?: string };
+      hookSpecificOutput?: {
+        permissionDecision?: string;
+        permissionDecisionReason?: string;
+        additionalContext?: string;
+      };
     };
     const specific = json.hookSpecificOutput;
     const message = specific?.permissionDecisionReason ?? json.reason ?? specific?.additionalContext ?? '';
-    if (json.continue === false) {
+    // Codex ends no turn: its stop is a denied call, or a stop's message after the call
+    const stop =
+      json.continue === false || specific?.permissionDecision === 'deny' || /^Stopped \(/.test(message);
+    if (stop) {
       out.stop = verdict(call, message);
       break;
     }
@@ -77,10 +84,15 @@ async function replayHookEvents(
  * The command hook door: each recorded event through `loopguard hook <agent>` (a process per event,
  * as the CLI runs it) in a fresh project, until the first stop.
  */
-export async function hookDoor(agent: 'claude' | 'gemini', events: string[]): Promise<DoorVerdicts> {
+export async function hookDoor(
+  agent: 'claude' | 'gemini' | 'codex',
+  events: string[],
+): Promise<DoorVerdicts> {
   const project = tempProject();
   return replayHookEvents(events, async (line) => {
-    const reply = await hookCall(project, agent, line, {
+    // Codex names its project by the event's cwd only
+    const event = agent === 'codex' ? JSON.stringify({ ...JSON.parse(line), cwd: project }) : line;
+    const reply = await hookCall(project, agent, event, {
       CLAUDE_PROJECT_DIR: project,
       GEMINI_PROJECT_DIR: project,
     });

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
 import { filesUnder } from './agentTranscripts.js';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { trustCodexHooks } from './codexHookTrust.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import {
   execCommand,
@@ -22,7 +23,7 @@ import { loopguard, tempRepo } from './runHelpers.js';
  * transcript it left (what `scan` reads).
  */
 export interface RecordedSession {
-  /** The hook events, one JSON text each, in the order the CLI sent them; `null`: no hook door. */
+  /** The hook events, one JSON text each, in the order the CLI sent them. */
   hookEvents: string[] | null;
   /** The CLI's live output lines (what `run --agent-stream` reads). */
   stream: string[];
@@ -46,17 +47,32 @@ function recorderCommand(file: string): string {
   return `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`;
 }
 
-/** Installs loopguard's hooks with `init`, then points them at a recorder: the CLI runs them as loopguard's. */
-async function installRecorder(dir: string, agent: 'claude' | 'gemini', events: string): Promise<void> {
+/**
+ * Installs loopguard's hooks with `init`, then points them at a recorder: the CLI runs them as
+ * loopguard's. Codex's go in the user's `$CODEX_HOME/hooks.json` (`codexHome`).
+ */
+async function installRecorder(
+  dir: string,
+  agent: 'claude' | 'gemini' | 'codex',
+  events: string,
+  codexHome = '',
+): Promise<void> {
   // command hooks: the recorder stands in for the hook command (the events are then replayed through each door)
-  const init = await loopguard(dir, [
-    'init',
-    agent,
-    '--project',
-    ...(agent === 'claude' ? ['--command-hooks'] : []),
-  ]);
+  const init = await loopguard(
+    dir,
+    [
+      'init',
+      agent,
+      agent === 'codex' ? '--user' : '--project',
+      ...(agent === 'claude' ? ['--command-hooks'] : []),
+    ],
+    agent === 'codex' ? { CODEX_HOME: codexHome } : {},
+  );
   expect(init.code, init.stderr).toBe(0);
-  const file = join(dir, agent === 'claude' ? '.claude' : '.gemini', 'settings.json');
+  const file =
+    agent === 'codex'
+      ? join(codexHome, 'hooks.json')
+      : join(dir, agent === 'claude' ? '.claude' : '.gemini', 'settings.json');
   const command = recorderCommand(events);
   const settings = JSON.parse(readFileSync(file, 'utf8'), (key, value) =>
     key === 'command' && typeof value === 'string' && value.includes(' hook ') ? command : value,
@@ -172,8 +188,8 @@ export async function recordGemini(script: ShellScript): Promise<RecordedSession
 }
 
 /**
- * Codex 0.169.0 with `exec_command` calls (`{ cmd }`). Codex has hooks of its own, but loopguard has
- * no `hook codex` dialect: its doors are `exec --json` (`run --agent-stream codex`) and the rollout (`scan`).
+ * Codex 0.169.0 with `exec_command` calls (`{ cmd }`), its hooks installed by `init codex --user`
+ * and trusted through Codex's own review API (what its /hooks screen writes).
  */
 export async function recordCodex(script: ShellScript): Promise<RecordedSession> {
   const codex = await ensureCodex();
@@ -182,17 +198,27 @@ export async function recordCodex(script: ShellScript): Promise<RecordedSession>
     return [call === undefined ? responsesText(FINAL_TEXT) : execCommand(call.command)];
   });
   const codexHome = home('loopguard-xdoor-codex-');
+  const env = { HOME: home('loopguard-xdoor-codex-user-'), CODEX_HOME: codexHome };
   const { dir } = tempRepo('');
+  const events = join(env.HOME, 'events.jsonl');
+  await installRecorder(dir, 'codex', events, codexHome);
+  const trusted = await trustCodexHooks(
+    codex,
+    env,
+    dir,
+    (hook) => hook.command?.includes('record.mjs') === true,
+  );
+  expect(trusted.filter((hook) => hook.command?.includes('record.mjs'))).toHaveLength(3);
   try {
     const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
       cwd: dir,
       reject: false,
       stdin: 'ignore',
       timeout: 300_000,
-      env: { HOME: home('loopguard-xdoor-codex-user-'), CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'test' },
+      env: { ...env, SCRIPTED_API_KEY: 'test' },
     });
     return {
-      hookEvents: null,
+      hookEvents: readLines(events),
       stream: linesOf(String(result.stdout)),
       transcript: last(filesUnder(join(codexHome, 'sessions'), '.jsonl')),
     };

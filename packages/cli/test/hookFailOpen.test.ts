@@ -105,7 +105,7 @@ describe('loopguard hook fails open', () => {
       claudeEvent(dir, 's', 'PreToolUse'),
       /unknown Gemini CLI event "PreToolUse"/,
     );
-    await expectFailOpen(dir, 'codex', claudeEvent(dir, 's', 'PreToolUse'), /unknown agent "codex"/);
+    await expectFailOpen(dir, 'cursor', claudeEvent(dir, 's', 'PreToolUse'), /unknown agent "cursor"/);
   });
 
   it('on a bad configuration, naming the option', async () => {

@@ -5,6 +5,7 @@ import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { codexTrust } from '../hook/codexTrust.js';
 import { readHookConfig } from '../hook/hookConfig.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import {
@@ -53,13 +54,21 @@ export interface InitOptions extends InitSpendFlags {
   replace?: boolean;
 }
 
-const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI' };
-const SETTINGS_DIRS: Record<HookAgent, string> = { claude: '.claude', gemini: '.gemini' };
+const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI', codex: 'Codex' };
+const SETTINGS_DIRS: Record<HookAgent, string> = { claude: '.claude', gemini: '.gemini', codex: '.codex' };
+/** The file each CLI reads its hooks from, in its settings directory. */
+const SETTINGS_FILES: Record<HookAgent, string> = {
+  claude: 'settings.json',
+  gemini: 'settings.json',
+  codex: 'hooks.json',
+};
 /** The variable each CLI reads its user settings directory from before `HOME`. */
 const USER_DIR_VARIABLES: Record<HookAgent, string> = {
   claude: 'CLAUDE_CONFIG_DIR',
   gemini: 'GEMINI_CLI_HOME',
+  codex: 'CODEX_HOME',
 };
+const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
 /**
  * This loopguard: this node and the `loopguard` command it was started as (the one
@@ -93,9 +102,9 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
 }
 
 /**
- * `loopguard init claude|gemini [--user|--project] [--dry-run] [--remove] [--replace]`: merges
+ * `loopguard init claude|gemini|codex [--user|--project] [--dry-run] [--remove] [--replace]`: merges
  * loopguard's hook entries into the CLI's settings file (`.claude/settings.json`,
- * `.gemini/settings.json`, or the user's under `~`), keeping every other key and hook; keeps one
+ * `.gemini/settings.json`, `.codex/hooks.json`, or the user's), keeping every other key and hook; keeps one
  * backup; idempotent. For Claude Code the entries are `mcp_tool` hooks of loopguard's MCP server
  * (registered in Claude Code's `~/.claude.json`), unless `--command-hooks`.
  * @example loopguard init claude --project --dry-run
@@ -103,12 +112,14 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
 export function registerInitCommand(program: Command, io: CliIo): void {
   program
     .command('init')
-    .description("Install loopguard's hooks in Claude Code's or Gemini CLI's settings (see docs/hooks.md).")
-    .argument('<agent>', 'claude or gemini')
+    .description(
+      "Install loopguard's hooks in Claude Code's, Gemini CLI's or Codex's settings (see docs/hooks.md).",
+    )
+    .argument('<agent>', 'claude, gemini or codex')
     .option('--project', "the project's settings file, in the current directory (default)")
     .option(
       '--user',
-      "the user's settings file ($CLAUDE_CONFIG_DIR, $GEMINI_CLI_HOME/.gemini, else under HOME)",
+      "the user's settings file ($CLAUDE_CONFIG_DIR, $GEMINI_CLI_HOME/.gemini, $CODEX_HOME, else under HOME)",
     )
     .option('--dry-run', 'print the change as a diff and write nothing')
     .option('--remove', "take loopguard's hooks out again")
@@ -129,11 +140,11 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
     .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")
     .action(async (agent: string, options: InitOptions) => {
-      if (agent !== 'claude' && agent !== 'gemini') {
-        throw new CliError(`agent must be claude or gemini, got ${JSON.stringify(agent)}`);
+      if (!AGENTS.includes(agent as HookAgent)) {
+        throw new CliError(`agent must be claude, gemini or codex, got ${JSON.stringify(agent)}`);
       }
       if (options.user && options.project) throw new CliError('--user and --project cannot be used together');
-      await initHooks(agent, options, io);
+      await initHooks(agent as HookAgent, options, io);
     });
 }
 
@@ -149,6 +160,8 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     );
   }
   const home = homeOf(io.env);
+  // where Codex keeps its trust in the hooks: checked before anything is written
+  const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
   const file = settingsFileOf(agent, scope, io);
   const shown = (path: string) =>
@@ -197,6 +210,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     io.stdout(
       `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
     );
+    sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
     return;
   }
   if (options.dryRun) {
@@ -221,6 +235,51 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
       ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backupNote}\n`
       : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${how}${backupNote}\n`,
   );
+  sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
+}
+
+/**
+ * Codex runs a hook only once the user trusts its exact definition (and a project's hooks only
+ * in a project it trusts): says whether it does now, and the one step to take when not. loopguard
+ * never writes that trust itself. Nothing to say without `codexHome` (another CLI, `--remove`).
+ */
+function sayCodexTrust(
+  file: string,
+  text: string,
+  codexHome: string | undefined,
+  projectDir: string | undefined,
+  io: CliIo,
+): void {
+  if (codexHome === undefined) return;
+  const report = codexTrust(file, text, codexHome, projectDir);
+  const waiting = report.hooks.filter((hook) => hook.status !== 'trusted');
+  if (report.projectTrusted === false) {
+    io.stdout(
+      `Codex does not trust this project yet: it loads none of ${join(SETTINGS_DIRS.codex, SETTINGS_FILES.codex)} until you do (start codex here and trust the project), or install with --user\n`,
+    );
+  }
+  if (waiting.length === 0) {
+    io.stdout(`Codex trusts loopguard's ${report.hooks.length} hooks: they run now\n`);
+    return;
+  }
+  const modified = waiting.some((hook) => hook.status === 'modified');
+  io.stdout(
+    `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex, type /hooks and trust the ${waiting.length} loopguard hooks; loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
+  );
+}
+
+/**
+ * Codex's home, where it keeps its trust in hooks (`config.toml`): `$CODEX_HOME`, else `~/.codex`.
+ * @throws CliError naming the variable when it is not an absolute path.
+ */
+function codexHomeOf(env: NodeJS.ProcessEnv): string {
+  const override = env.CODEX_HOME?.trim();
+  const [path, variable] = override ? [override, 'CODEX_HOME'] : [env.HOME ?? homedir(), 'HOME'];
+  if (!isAbsolute(path))
+    throw new CliError(
+      `${variable} is not an absolute path (${JSON.stringify(path)}), so there is no Codex home to read its trust in the hooks from; set ${variable} to a directory`,
+    );
+  return override ? path : join(path, '.codex');
 }
 
 /**
@@ -289,21 +348,22 @@ function homeOf(env: NodeJS.ProcessEnv): string {
 function settingsFileOf(agent: HookAgent, scope: 'user' | 'project', io: CliIo): string {
   return scope === 'user'
     ? userSettingsFile(agent, io.env)
-    : join(io.cwd, SETTINGS_DIRS[agent], 'settings.json');
+    : join(io.cwd, SETTINGS_DIRS[agent], SETTINGS_FILES[agent]);
 }
 
 /**
- * The user's settings file, where the CLI itself reads it: `$CLAUDE_CONFIG_DIR/settings.json` or
- * `$GEMINI_CLI_HOME/.gemini/settings.json` when that variable is set, else under `HOME`.
+ * The user's settings file, where the CLI itself reads it: `$CLAUDE_CONFIG_DIR/settings.json`,
+ * `$GEMINI_CLI_HOME/.gemini/settings.json` or `$CODEX_HOME/hooks.json` when that variable is set,
+ * else under `HOME`.
  */
 function userSettingsFile(agent: HookAgent, env: NodeJS.ProcessEnv): string {
   const variable = USER_DIR_VARIABLES[agent];
   const override = env[variable]?.trim();
   if (override) {
     const dir = absolute(override, variable);
-    return agent === 'claude' ? join(dir, 'settings.json') : join(dir, '.gemini', 'settings.json');
+    return agent === 'gemini' ? join(dir, '.gemini', 'settings.json') : join(dir, SETTINGS_FILES[agent]);
   }
-  return join(absolute(env.HOME ?? homedir(), 'HOME'), SETTINGS_DIRS[agent], 'settings.json');
+  return join(absolute(env.HOME ?? homedir(), 'HOME'), SETTINGS_DIRS[agent], SETTINGS_FILES[agent]);
 }
 
 function absolute(path: string, variable: string): string {

@@ -7,7 +7,7 @@ import { initHooks } from './init.js';
 
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
- * user's, of both CLIs, and each project `init` recorded), and Claude Code's MCP server entries,
+ * user's, of the three CLIs, and each project `init` recorded), and Claude Code's MCP server entries,
  * so that nothing is left pointing at a removed loopguard. `scripts/install.sh --uninstall` runs
  * it before it removes anything. Exit 2 (one line per file) when a file could not be cleaned.
  * @example loopguard uninstall
@@ -23,6 +23,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
       const targets: InstallRecord[] = [
         { agent: 'claude', project: null },
         { agent: 'gemini', project: null },
+        { agent: 'codex', project: null },
         ...recordedInstalls(home).filter((r) => r.project !== null),
       ];
       const failed: string[] = [];

@@ -1,5 +1,7 @@
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
-import { guardSession } from './guardSession.js';
+import { readRolloutSteps } from './codexRollout.js';
+import { guardCodexSession } from './guardCodexSession.js';
+import { type GuardContext, guardSession } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
 import { type HookConfig, readHookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
@@ -12,7 +14,8 @@ import { requirePriceLibrary } from './priceLibrary.js';
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
  * configuration, opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
- * the nudge or stop entry it records; then, when a budget is set, {@link guardSpend} after a tool
+ * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
+ * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
  * call or at the end of a turn.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -33,15 +36,23 @@ export async function guardProject(
       failed = false;
       return { kind: 'silent' };
     }
+    const context: GuardContext = {
+      agent,
+      detector: { ...config.detector, logger: noopLogger },
+      record: (entry) => database.record(entry),
+      now,
+    };
+    const rollout = agent === 'codex' ? event.transcriptPath : undefined;
+    const until = event.kind === 'agent_stop' ? undefined : event.callId;
     const reply = database.sessions.update(
       { agent, sessionId: event.sessionId, projectDir: event.projectDir },
       (session) =>
-        guardSession(event, session, {
-          agent,
-          detector: { ...config.detector, logger: noopLogger },
-          record: (entry) => database.record(entry),
-          now,
-        }),
+        rollout === undefined
+          ? guardSession(event, session, context)
+          : guardCodexSession(event, session, {
+              ...context,
+              readRollout: (offset) => readRolloutSteps(rollout, offset, until),
+            }),
     );
     const spend = reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now);
     failed = false;
@@ -70,7 +81,8 @@ async function spendVerdict(
   now: () => number,
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
-  if (options === undefined || event.kind === 'before_tool') return undefined;
+  // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
+  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
   return guardSpend(event, {
     agent,
     options,

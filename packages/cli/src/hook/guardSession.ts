@@ -15,10 +15,10 @@ export const MAX_LAST_RESULTS = 16;
 /** Most recent events remembered by call (see {@link HookEvent.callId}) to count a hook installed twice once. */
 export const MAX_SEEN_CALLS = 64;
 /** Longest result kept per action (a longer one is kept cut; its repeat is then only caught after it runs). */
-const MAX_KEPT_OUTPUT = 16_384;
+export const MAX_KEPT_OUTPUT = 16_384;
 
 /** The last result of one recent action. */
-interface LastResult {
+export interface LastResult {
   key: string;
   output: string;
   error: boolean;
@@ -128,7 +128,7 @@ export function guardSession(
  * The session's detector. A snapshot of another version starts afresh (`restore` discards it); so
  * does a snapshot that cannot be read, rather than failing every later call of the session.
  */
-function restoreDetector(
+export function restoreDetector(
   session: HookSessionRecord | null,
   options: StepLoopDetectorOptions,
 ): StepLoopDetector {
@@ -144,49 +144,64 @@ function restoreDetector(
 }
 
 /** What a session remembers besides its detector (the `last_results` column). */
-interface Memory {
+export interface Memory {
   /** The last result of the most recent actions, newest first. */
   results: LastResult[];
   /** The most recent events answered, as `<eventName>:<callId>`, newest first. */
   seen: string[];
+  /** Codex: how far its rollout is read, and its calls already answered (see `guardCodexSession`). */
+  codex?: { offset: number; denied: string[]; told: string[] };
 }
 
 /**
  * The stored memory: `{ results, seen }`, or a list of results (written before `seen` existed);
  * what is neither (a row edited by hand) counts as nothing remembered.
  */
-function parseMemory(text: string | undefined): Memory {
+export function parseMemory(text: string | undefined): Memory {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text ?? '[]');
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen } = (Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})) as {
+  const { results, seen, codex } = (Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})) as {
     results?: unknown;
     seen?: unknown;
+    codex?: { offset?: unknown; denied?: unknown; told?: unknown };
   };
+  const strings = (list: unknown) =>
+    (Array.isArray(list) ? list : []).filter((c): c is string => typeof c === 'string');
   return {
+    ...(codex !== null && typeof codex === 'object'
+      ? {
+          codex: {
+            offset: typeof codex.offset === 'number' && codex.offset >= 0 ? codex.offset : 0,
+            denied: strings(codex.denied),
+            told: strings(codex.told),
+          },
+        }
+      : {}),
     results: (Array.isArray(results) ? results : []).filter(
       (r): r is LastResult =>
         typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
     ),
-    seen: (Array.isArray(seen) ? seen : []).filter((c): c is string => typeof c === 'string'),
+    seen: strings(seen),
   };
 }
 
 /** Puts `item` first in `list`, dropping the oldest beyond `max`. */
-function remember(list: string[], item: string, max: number): void {
+export function remember(list: string[], item: string, max: number): void {
   list.unshift(item);
   list.length = Math.min(list.length, max);
 }
 
 /** The detector's identity of an action: the same normalised text means the same action. */
-function keyOf(tool: string, input: unknown): string {
+export function keyOf(tool: string, input: unknown): string {
   return actionKey(tool, actionText(canonicalInput(tool, input)));
 }
 
-function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {
+/** A tool call and its result as the detector's two steps. */
+export function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {
   return [
     { type: 'action', tool, input },
     { type: 'observation', tool, output, error },
@@ -194,7 +209,7 @@ function turnSteps(tool: string, input: unknown, output: string, error: boolean)
 }
 
 /** Puts `result` first, dropping the action's older result and the oldest beyond the bound. */
-function rememberResult(results: LastResult[], result: LastResult): void {
+export function rememberResult(results: LastResult[], result: LastResult): void {
   const index = results.findIndex((r) => r.key === result.key);
   if (index !== -1) results.splice(index, 1);
   results.unshift(result);
@@ -206,11 +221,16 @@ export function sessionTaskId(agent: HookAgent, sessionId: string): string {
   return `${agent}:${sessionId}`;
 }
 
-function entryOf(
+/**
+ * The nudge or stop entry of `verdict` on `event`, with the session's metadata.
+ * @param deniedBeforeRun - the verdict refused the event's call. @default event.kind === 'before_tool'
+ */
+export function entryOf(
   verdict: StepVerdict,
   event: HookEvent,
   detector: StepLoopDetector,
   context: GuardContext,
+  deniedBeforeRun = event.kind === 'before_tool',
 ): ContextEntryInput {
   const entry = stepLoopEntry(verdict, {
     taskId: sessionTaskId(context.agent, event.sessionId),
@@ -227,7 +247,7 @@ function entryOf(
       agent: context.agent,
       projectDir: event.projectDir,
       hookEvent: event.eventName,
-      ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
+      ...(deniedBeforeRun ? { deniedBeforeRun: true } : {}),
     },
   };
 }

@@ -97,7 +97,7 @@ export async function guardSpend(
       const from = rows.get(source.key)?.offset ?? 0;
       let read: ReturnType<typeof readTranscriptUsage>;
       try {
-        read = readTranscriptUsage(source.path, from, context.agent);
+        read = readTranscriptUsage(source.path, from, context.agent, undefined, event.model);
       } catch (error) {
         // a subagent with no transcript of its own (yet) has nothing to count: not a failure
         if (source === main || (error as NodeJS.ErrnoException).code !== 'ENOENT') context.log(error);

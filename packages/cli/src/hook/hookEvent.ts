@@ -2,7 +2,7 @@ import { InvalidInputError } from '@loopguard/core';
 import type { HookAgent as StoredHookAgent } from '@loopguard/sqlite';
 
 /** The agent CLIs whose hooks this build installs (a subset of what `hook_sessions` stores). */
-export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini'>;
+export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini' | 'codex'>;
 
 /** What every hook event names: the session and the project it runs in. */
 interface HookEventBase {
@@ -39,11 +39,13 @@ interface HookEventBase {
    * Absent: nothing to wait for.
    */
   replyMarker?: string;
+  /** The model the event names (Codex): the price of the usage its transcript records without one. */
+  model?: string;
 }
 
 /**
  * One hook event of a CLI, in the CLI's own terms turned into loopguard's:
- * - `before_tool`: a tool call about to run (Claude Code `PreToolUse`, Gemini CLI `BeforeTool`);
+ * - `before_tool`: a tool call about to run (Claude Code and Codex `PreToolUse`, Gemini CLI `BeforeTool`);
  * - `after_tool`: the call with its result (`PostToolUse`, `PostToolUseFailure`, `AfterTool`);
  * - `agent_stop`: the agent finished its turn, with its last text when the event carries it
  *   (`Stop`, `AfterAgent`).

@@ -52,6 +52,12 @@ const EVENTS: Record<HookAgent, ReadonlyArray<readonly [event: string, matcher: 
     ['AfterTool', '.*'],
     ['AfterAgent', null],
   ],
+  // Codex: an empty matcher matches every tool
+  codex: [
+    ['PreToolUse', ''],
+    ['PostToolUse', ''],
+    ['Stop', null],
+  ],
 };
 
 /** The events `loopguard init` registers for `agent`. */
@@ -65,7 +71,7 @@ export function hookEventsOf(agent: HookAgent): string[] {
  * @param timeoutSeconds - how long the CLI lets one call run.
  */
 export function commandEntries(agent: HookAgent, command: string, timeoutSeconds: number): PlannedEntry[] {
-  // Claude Code takes the timeout in seconds, Gemini CLI in milliseconds (and names its hooks).
+  // Claude Code and Codex take the timeout in seconds, Gemini CLI in milliseconds (and names its hooks).
   const entry: HookEntry =
     agent === 'gemini'
       ? { type: 'command', command, name: 'loopguard', timeout: timeoutSeconds * 1000 }
@@ -150,7 +156,7 @@ export function hasHooks(settings: SettingsText): boolean {
 
 /**
  * What runs loopguard without its marker (written by hand, or before the marker existed): a
- * `command` entry running `loopguard ... hook claude|gemini` (or a clone's `bin.js`), an `mcp_tool`
+ * `command` entry running `loopguard ... hook claude|gemini|codex` (or a clone's `bin.js`), an `mcp_tool`
  * entry of the `loopguard` server, an `http` entry of the old resident process. Each is named by
  * its command, server or URL.
  */
@@ -174,7 +180,7 @@ function strayMarker(entry: Node): Marker | undefined {
   const stray =
     (text('type') === 'command' &&
       /loopguard|bin\.js/.test(text('command')) &&
-      /\bhook\s+'?(claude|gemini)\b/.test(text('command'))) ||
+      /\bhook\s+'?(claude|gemini|codex)\b/.test(text('command'))) ||
     (text('type') === 'mcp_tool' && text('server') === 'loopguard') ||
     (text('type') === 'http' && /^http:\/\/127\.0\.0\.1:\d+\/hook\/claude$/.test(text('url')));
   return stray ? { owns: 'entry' } : undefined;

@@ -24,7 +24,7 @@ export function recordedInstalls(home: string): InstallRecord[] {
     const parsed: unknown = JSON.parse(readFileSync(installsFile(home), 'utf8'));
     return (Array.isArray(parsed) ? parsed : []).filter(
       (r): r is InstallRecord =>
-        (r?.agent === 'claude' || r?.agent === 'gemini') &&
+        (r?.agent === 'claude' || r?.agent === 'gemini' || r?.agent === 'codex') &&
         (r.project === null || typeof r.project === 'string'),
     );
   } catch {

@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
+import { codexHook } from './codexHook.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
@@ -48,15 +49,15 @@ export function hookDeadlineMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(value) && value > 0 ? value : DEFAULT_HOOK_DEADLINE_MS;
 }
 
-const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: geminiHook };
+const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: geminiHook, codex: codexHook };
 
 /**
- * One hook call: `loopguard hook claude|gemini` with the CLI's event on stdin. Always returns 0:
+ * One hook call: `loopguard hook claude|gemini|codex` with the CLI's event on stdin. Always returns 0:
  * when loopguard itself fails (a missing or corrupt database, a lock held past `lockTimeoutMs`, a
  * malformed or unknown event, a bad configuration), nothing is printed and one line goes to
  * `.loopguard/hook.log` in the project: a guard that breaks must not break the agent.
  *
- * @param agent - `claude` or `gemini`.
+ * @param agent - `claude`, `gemini` or `codex`.
  * @example process.exitCode = await runHook('claude', processHookIo());
  */
 export async function runHook(agent: string, io: HookIo): Promise<0> {
@@ -146,7 +147,7 @@ function projectDirOfContext(context: Pick<HookIo, 'env' | 'cwd'>): string {
 function dialectOf(agent: string): HookDialect {
   const dialect = DIALECTS[agent];
   if (dialect === undefined)
-    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude or gemini)`);
+    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude, gemini or codex)`);
   return dialect;
 }
 

@@ -19,6 +19,8 @@ export class InvalidSettingsError extends Error {
 const DIALECTS: Record<HookAgent, { cli: string; comments: boolean; bom: boolean }> = {
   claude: { cli: 'Claude Code', comments: false, bom: true },
   gemini: { cli: 'Gemini CLI', comments: true, bom: false },
+  // Codex 0.169.0 reads its hooks.json as plain JSON
+  codex: { cli: 'Codex', comments: false, bom: false },
 };
 
 const BOM = '\uFEFF';

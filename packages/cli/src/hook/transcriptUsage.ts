@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { recordOf } from '@loopguard/core/internal';
-import { anthropicUsage, type UsageRecord } from '@loopguard/core/spend';
+import { numberOf, recordOf } from '@loopguard/core/internal';
+import { anthropicUsage, type UsageRecord, usageRecordOf } from '@loopguard/core/spend';
 import { geminiChatUsage } from '@loopguard/core/steps';
 import type { HookAgent } from './hookEvent.js';
 
@@ -32,6 +32,7 @@ export function readTranscriptUsage(
   offset: number,
   agent: HookAgent,
   maxBytes = MAX_TRANSCRIPT_READ_BYTES,
+  model?: string,
 ): TranscriptUsage {
   // O_NONBLOCK: a FIFO given as the transcript must not hang the hook.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -47,7 +48,7 @@ export function readTranscriptUsage(
       const read = readSync(fd, buffer, 0, length, start);
       if (read > 0 && buffer[read - 1] === 0) {
         // The read ends in a hole: its lines are whole, and the next starts where the NULs end.
-        records.push(...usageOfLines(buffer.toString('utf8', 0, dataEnd(buffer, read)), agent));
+        records.push(...usageOfLines(buffer.toString('utf8', 0, dataEnd(buffer, read)), agent, model));
         start = endOfNuls(fd, start + read, stat.size);
         if (holes < MAX_HOLES_A_CALL) continue;
         return { records, offset: start };
@@ -55,7 +56,7 @@ export function readTranscriptUsage(
       const end = Math.max(buffer.lastIndexOf(10, read - 1), buffer.lastIndexOf(0, read - 1));
       // A line longer than the whole read is skipped (no reply is that long): go past it.
       if (end === -1) return { records, offset: read === maxBytes ? start + read : start };
-      records.push(...usageOfLines(buffer.toString('utf8', 0, end), agent));
+      records.push(...usageOfLines(buffer.toString('utf8', 0, end), agent, model));
       return { records, offset: start + end + 1 };
     }
   } finally {
@@ -111,7 +112,7 @@ function endOfNuls(fd: number, from: number, size: number): number {
 /** Where each agent's transcript records a reply's usage, and how it reads. */
 const REPLIES: Record<
   HookAgent,
-  { marks: string[]; usage(record: Record<string, unknown>): UsageRecord | undefined }
+  { marks: string[]; usage(record: Record<string, unknown>, model?: string): UsageRecord | undefined }
 > = {
   // Claude Code: every `assistant` record's `message.usage`, with `message.id` (a reply is written as
   // one record per content block), `message.model` and the record's `timestamp`.
@@ -125,13 +126,39 @@ const REPLIES: Record<
   // Gemini CLI: its chat's model records (`tokens`, written again with the same `id` as they change),
   // read by its one translation.
   gemini: { marks: ['"gemini"', '"tokens"'], usage: geminiChatUsage },
+  // Codex: its rollout's `token_count` events, one per reply (`last_token_usage`, whose input
+  // includes the cached tokens), priced at the model the hook event names.
+  codex: { marks: ['"token_count"', '"last_token_usage"'], usage: codexTokenCount },
 };
 
 /**
- * The usage records of `agent`'s JSONL transcript text; lines that are not JSON or not replies are
- * skipped. A reply written more than once keeps its id: the ledger counts it once.
+ * One reply's usage from a Codex rollout's `token_count` event. Its id is the event's time: a
+ * fork's or a subagent's rollout that copies the parent's history copies its events with their
+ * time, so a ledger that saw them (the project's day) counts them once.
  */
-export function usageOfLines(text: string, agent: HookAgent): UsageRecord[] {
+function codexTokenCount(record: Record<string, unknown>, model?: string): UsageRecord | undefined {
+  const payload = recordOf(record.payload);
+  if (record.type !== 'event_msg' || payload?.type !== 'token_count') return undefined;
+  const last = recordOf(recordOf(payload.info)?.last_token_usage);
+  if (last === undefined) return undefined;
+  const cached = numberOf(last.cached_input_tokens);
+  const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : undefined;
+  return usageRecordOf({
+    replyId: typeof record.timestamp === 'string' ? `codex:${record.timestamp}` : undefined,
+    model,
+    inputTokens: numberOf(last.input_tokens) - cached,
+    cacheReadTokens: cached,
+    cacheCreationTokens: last.cache_write_input_tokens,
+    outputTokens: last.output_tokens,
+    at,
+  });
+}
+
+/**
+ * The usage records of `agent`'s JSONL transcript text; lines that are not JSON or not replies are
+ * skipped. `model`: the model of the replies whose record names none (Codex's, from its event). A reply written more than once keeps its id: the ledger counts it once.
+ */
+export function usageOfLines(text: string, agent: HookAgent, model?: string): UsageRecord[] {
   const { marks, usage } = REPLIES[agent];
   const records: UsageRecord[] = [];
   for (const line of text.split(text.includes('\0') ? /[\n\0]+/ : '\n')) {
@@ -143,7 +170,7 @@ export function usageOfLines(text: string, agent: HookAgent): UsageRecord[] {
     } catch {
       continue;
     }
-    const found = record === undefined ? undefined : usage(record);
+    const found = record === undefined ? undefined : usage(record, model);
     if (found !== undefined) records.push(found);
   }
   return records;

@@ -55,7 +55,7 @@ function seen(event: RecordedEvent, stdout: string): string {
  * Copies the hook's nudges and stops from the project's store (`.loopguard/state.db`, where the
  * hook writes) into the demo's, and to the dashboard's live feed, as a step detector reports them.
  */
-function copyRecords(ctx: DemoContext, project: string): number {
+export function copyRecords(ctx: DemoContext, project: string): number {
   const store = openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { readonly: true });
   const feed = new EventEmitter();
   ctx.watch(feed);

@@ -4,6 +4,7 @@ import { aiSdkAgent } from './aiSdkAgent.js';
 import { blockedTaskSpin } from './blockedTaskSpin.js';
 import { breakerTrip } from './breakerTrip.js';
 import { claudeCodeHook } from './claudeCodeHook.js';
+import { codexHook } from './codexHook.js';
 import { completedTaskRevisit } from './completedTaskRevisit.js';
 import { crossTaskCycle } from './crossTaskCycle.js';
 import { editsCannotTakeEffect } from './editsCannotTakeEffect.js';
@@ -31,5 +32,6 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   scanTranscript,
   spendBudget,
   claudeCodeHook,
+  codexHook,
   aiSdkAgent,
 ];

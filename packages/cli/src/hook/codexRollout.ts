@@ -1,0 +1,82 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { recordOf } from '@loopguard/core/internal';
+import { CodexRolloutSteps, type Step } from '@loopguard/core/steps';
+import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
+
+/** The steps a Codex rollout gained since an offset, and where the next read starts. */
+export interface RolloutSteps {
+  steps: Step[];
+  /** The `call_id` of the call each step belongs to (same index as `steps`); `undefined` for a message. */
+  callIds: Array<string | undefined>;
+  offset: number;
+}
+
+/** The `response_item`s that open a call. */
+const CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
+
+/**
+ * The steps of the calls and messages Codex wrote to its rollout (`transcript_path`) since
+ * `offset`, read by Codex's one translation ({@link CodexRolloutSteps}, as `scan` reads the whole
+ * file): a call's output there says whether the command failed (`Process exited with code 1`),
+ * which the hook event does not. The read stops before the call `untilCallId` opens (the call the
+ * event is about: its output is not written yet, and a replay must not see later calls); without
+ * it (the end of a turn) it reads to the end and ends the turn's held text. Only whole lines are
+ * read; a file shorter than `offset` (rewritten) is read from the start.
+ * @throws Error naming the path when it is not a regular file or cannot be read (the hook fails open).
+ */
+export function readRolloutSteps(
+  path: string,
+  offset: number,
+  untilCallId: string | undefined,
+  maxBytes = MAX_TRANSCRIPT_READ_BYTES,
+): RolloutSteps {
+  // O_NONBLOCK: a FIFO given as the rollout must not hang the hook.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let text: string;
+  let start: number;
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`rollout ${path} is not a regular file`);
+    start = offset <= stat.size ? offset : 0;
+    const length = Math.min(stat.size - start, maxBytes);
+    if (length <= 0) return { steps: [], callIds: [], offset: start };
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, start);
+    const end = buffer.lastIndexOf(10, read - 1);
+    if (end === -1) return { steps: [], callIds: [], offset: read === maxBytes ? start + read : start };
+    text = buffer.toString('utf8', 0, end + 1);
+  } finally {
+    closeSync(fd);
+  }
+  const translation = new CodexRolloutSteps();
+  const steps: Step[] = [];
+  const callIds: Array<string | undefined> = [];
+  const add = (more: Step[], callId: unknown) => {
+    steps.push(...more);
+    for (const _ of more) callIds.push(typeof callId === 'string' ? callId : undefined);
+  };
+  let at = 0;
+  while (at < text.length) {
+    const next = text.indexOf('\n', at) + 1;
+    const line = text.slice(at, next);
+    const item = line.includes('"response_item"') ? itemOf(line) : undefined;
+    if (item !== undefined) {
+      if (untilCallId !== undefined && CALLS.has(String(item.type)) && item.call_id === untilCallId) break;
+      // a held message is given when the next item comes: it belongs to no call
+      const found = translation.item(item);
+      add(found, found[0]?.type === 'message' ? undefined : item.call_id);
+    }
+    at = next;
+  }
+  if (untilCallId === undefined) add(translation.end(), undefined);
+  return { steps, callIds, offset: start + Buffer.byteLength(text.slice(0, at)) };
+}
+
+function itemOf(line: string): Record<string, unknown> | undefined {
+  try {
+    const record = recordOf(JSON.parse(line));
+    return record?.type === 'response_item' ? recordOf(record.payload) : undefined;
+  } catch {
+    return undefined;
+  }
+}

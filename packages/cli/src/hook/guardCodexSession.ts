@@ -1,0 +1,147 @@
+import { StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
+import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
+import type { RolloutSteps } from './codexRollout.js';
+import {
+  entryOf,
+  type GuardContext,
+  keyOf,
+  MAX_KEPT_OUTPUT,
+  MAX_SEEN_CALLS,
+  type Memory,
+  parseMemory,
+  remember,
+  rememberResult,
+  restoreDetector,
+  turnSteps,
+} from './guardSession.js';
+import type { HookEvent, HookReply } from './hookEvent.js';
+
+/** Most recent calls remembered as denied, or as answered with a verdict. */
+const MAX_ANSWERED_CALLS = 64;
+
+/** What {@link guardCodexSession} needs besides {@link GuardContext}. */
+export interface CodexGuardContext extends GuardContext {
+  /** The steps of the session's rollout since `offset`, up to the event's own call (`readRolloutSteps`). */
+  readRollout(offset: number): RolloutSteps;
+}
+
+/**
+ * One Codex hook call. Codex's events carry a command's output without its exit code, and it
+ * writes the call's output to its rollout only after the `PostToolUse` hooks return; so the
+ * session's detector is fed what the rollout holds before the event's call, by Codex's one
+ * translation (a failure is a failure, as `scan` and `run --agent-stream codex` read it), and
+ * records the verdicts it finds there. The model is answered at once:
+ * - `after_tool`: the call with its output is judged on a copy of the detector, taken to have
+ *   failed as that action's last result did (no exit code yet); a nudge is handed to the model,
+ *   a stop too (Codex cannot end the turn); a verdict the rollout then shows and the model was not
+ *   told is told at the next call;
+ * - `before_tool`: a repeat whose last result would make the stop is denied before it runs, on a
+ *   copy of the detector; the denied call (in the rollout with Codex's refusal as its output) is
+ *   never fed to the detector, so every further repeat is denied as well;
+ * - `agent_stop`: the rollout to its end (the turn's last message); recorded only.
+ */
+export function guardCodexSession(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  context: CodexGuardContext,
+): HookSessionUpdate<HookReply> {
+  const silent: HookSessionUpdate<HookReply> = { result: { kind: 'silent' } };
+  if (session !== null && !session.enabled) return silent;
+  const memory = parseMemory(session?.lastResults);
+  const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
+  if (call !== undefined && memory.seen.includes(call)) return silent;
+  // Most calls are not repeats: answered without reading the rollout or restoring the detector
+  // (the next PostToolUse reads what they add).
+  if (event.kind === 'before_tool' && !memory.results.some((r) => r.key === keyOf(event.tool, event.input)))
+    return silent;
+  if (call !== undefined) remember(memory.seen, call, MAX_SEEN_CALLS);
+  const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
+  const detector = restoreDetector(session, context.detector);
+  const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
+  const record = (verdict: StepVerdict, denied = false) => {
+    counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
+    context.record(entryOf(verdict, event, detector, context, denied));
+  };
+
+  const untold = readRollout(context.readRollout(codex.offset), detector, memory, codex, record);
+  let reply: HookReply = untold === undefined ? { kind: 'silent' } : replyOf(untold, false);
+  if (event.kind === 'before_tool' || event.kind === 'after_tool') {
+    const key = keyOf(event.tool, event.input);
+    const last = memory.results.find((r) => r.key === key);
+    const probe = StepLoopDetector.restore(detector.snapshot(), context.detector);
+    const result = event.kind === 'after_tool' ? { output: event.output, error: last?.error ?? false } : last;
+    const verdict =
+      result === undefined
+        ? undefined
+        : turnSteps(event.tool, event.input, result.output, result.error)
+            .map((step) => probe.observe(step))
+            .find((v) => v.action !== 'continue');
+    if (event.kind === 'before_tool' && verdict?.action === 'stop') {
+      record(verdict, true);
+      if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
+      reply = replyOf(verdict, true);
+    } else if (event.kind === 'after_tool' && verdict !== undefined) {
+      if (event.callId !== undefined) remember(codex.told, event.callId, MAX_ANSWERED_CALLS);
+      reply = replyOf(verdict, false);
+    }
+  }
+  return {
+    result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
+    next: {
+      snapshot: JSON.stringify(detector.snapshot()),
+      lastResults: JSON.stringify({ results: memory.results, seen: memory.seen, codex } satisfies Memory),
+      steps: detector.stepCount,
+      // Codex fires PostToolUse only for a call that ran
+      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      parentSessionId: session?.parentSessionId ?? null,
+      agentType: session?.agentType ?? null,
+      enabled: true,
+      ...counts,
+    },
+  };
+}
+
+/**
+ * Feeds the rollout's new steps to the session's detector (but those of the calls the hook denied)
+ * and remembers each call's result; records each verdict. Returns the
+ * last verdict of a call the model was not told of.
+ */
+function readRollout(
+  read: RolloutSteps,
+  detector: StepLoopDetector,
+  memory: Memory,
+  codex: NonNullable<Memory['codex']>,
+  record: (verdict: StepVerdict) => void,
+): StepVerdict | undefined {
+  codex.offset = read.offset;
+  let untold: StepVerdict | undefined;
+  let action: string | undefined;
+  for (const [i, step] of read.steps.entries()) {
+    const callId = read.callIds[i];
+    // A denied call never ran (its output is Codex's refusal): the session stays where its stop
+    // was, so that every further repeat is denied too.
+    if (callId !== undefined && codex.denied.includes(callId)) continue;
+    const verdict = detector.observe(step);
+    if (step.type === 'action') action = keyOf(step.tool, step.input);
+    if (step.type === 'observation' && action !== undefined) {
+      const output = step.output.slice(0, MAX_KEPT_OUTPUT);
+      rememberResult(memory.results, { key: action, output, error: step.error === true });
+    }
+    if (step.type === 'observation') action = undefined;
+    if (verdict.action === 'continue') continue;
+    record(verdict);
+    if (callId !== undefined && !codex.told.includes(callId)) untold = verdict;
+  }
+  return untold;
+}
+
+function replyOf(verdict: StepVerdict, denied: boolean): HookReply {
+  const message = verdict.message ?? '';
+  if (verdict.action === 'nudge') return { kind: 'nudge', message };
+  return {
+    kind: 'stop',
+    denied,
+    message: denied ? `${message}\nloopguard refused this call, and refuses every repeat of it.` : message,
+    stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
+  };
+}

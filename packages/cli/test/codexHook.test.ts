@@ -1,0 +1,295 @@
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codexHook } from '../src/hook/codexHook.js';
+import { readRolloutSteps } from '../src/hook/codexRollout.js';
+import { codexHookHash, codexTrust } from '../src/hook/codexTrust.js';
+import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { usageOfLines } from '../src/hook/transcriptUsage.js';
+import { hookLog, hookState } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
+
+const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+/** A rollout line as Codex 0.169.0 writes it. */
+const line = (type: string, payload: Record<string, unknown>, at = '2026-11-29T08:00:00.000Z') =>
+  `${JSON.stringify({ timestamp: at, type, payload })}\n`;
+const functionCall = (id: string, cmd: string) =>
+  line('response_item', {
+    type: 'function_call',
+    name: 'exec_command',
+    arguments: JSON.stringify({ cmd }),
+    call_id: id,
+  });
+const callOutput = (id: string, code: number, output: string) =>
+  line('response_item', {
+    type: 'function_call_output',
+    call_id: id,
+    output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOriginal token count: 9\nOutput:\n${output}`,
+  });
+
+/** A Codex event of one `cat missing.txt` call, as 0.169.0 sends it. */
+function event(dir: string, rollout: string, name: string, id: string, extra: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    session_id: 's1',
+    turn_id: 't1',
+    transcript_path: rollout,
+    cwd: dir,
+    hook_event_name: name,
+    model: 'gpt-scripted',
+    permission_mode: 'bypassPermissions',
+    tool_name: 'Bash',
+    tool_input: { command: 'cat missing.txt' },
+    tool_use_id: id,
+    ...extra,
+  });
+}
+
+const NO_SUCH_FILE = 'cat: missing.txt: No such file or directory\n';
+
+describe('loopguard hook codex', () => {
+  it('reads the failure from the rollout (the event has none): same_error, as scan says; every repeat denied', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, extra), { env: {}, cwd: dir });
+    const replies: Record<string, string> = {};
+    for (let n = 1; n <= 6; n++) {
+      const id = `call_${n}`;
+      // Codex writes the call before its hooks, and its output only after PostToolUse returns
+      appendFileSync(rollout, functionCall(id, 'cat missing.txt'));
+      const before = await answer('PreToolUse', id);
+      replies[`pre${n}`] = before;
+      if (before !== '') {
+        appendFileSync(
+          rollout,
+          line('response_item', {
+            type: 'function_call_output',
+            call_id: id,
+            output: `Command blocked by PreToolUse hook: ${JSON.parse(before).hookSpecificOutput.permissionDecisionReason}`,
+          }),
+        );
+        continue;
+      }
+      replies[`post${n}`] = await answer('PostToolUse', id, { tool_response: NO_SUCH_FILE });
+      appendFileSync(rollout, callOutput(id, 1, NO_SUCH_FILE));
+    }
+    expect([replies.pre1, replies.post1, replies.pre2, replies.post2, replies.pre3]).toEqual([
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
+    expect(JSON.parse(replies.post3 ?? '')).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PostToolUse',
+        additionalContext: expect.stringMatching(/^Loop detected \(same_error\): /),
+      },
+    });
+    for (const n of [4, 5, 6]) {
+      const reply = JSON.parse(replies[`pre${n}`] ?? '');
+      // Codex rejects continue/stopReason on PreToolUse and then runs the call: never sent
+      expect(Object.keys(reply)).toEqual(['hookSpecificOutput']);
+      expect(reply.hookSpecificOutput).toMatchObject({
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+      });
+      expect(reply.hookSpecificOutput.permissionDecisionReason).toMatch(/^Stopped \(same_error\): /);
+    }
+    expect(
+      hookState(dir).entries.map((e) => [e.topic, e.metadata.agent, e.metadata.deniedBeforeRun ?? false]),
+    ).toEqual([
+      ['loop_nudge', 'codex', false],
+      ['loop_stop', 'codex', true],
+      ['loop_stop', 'codex', true],
+      ['loop_stop', 'codex', true],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a rollout it cannot read fails open: silent, one line in the hook log', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    const reply = await answerHookEvent(
+      'codex',
+      event(dir, join(dir, 'gone.jsonl'), 'PostToolUse', 'call_1', { tool_response: 'x' }),
+      { env: {}, cwd: dir },
+    );
+    expect(reply).toBe('');
+    expect(hookLog(dir)).toHaveLength(1);
+  });
+
+  it('renders no reply that continues, stops a turn or allows', () => {
+    const base = { sessionId: 's', projectDir: '/p', tool: 'shell', input: { command: 'ls' } };
+    const before: HookEvent = { ...base, eventName: 'PreToolUse', kind: 'before_tool' };
+    const after: HookEvent = {
+      ...base,
+      eventName: 'PostToolUse',
+      kind: 'after_tool',
+      output: '',
+      error: false,
+    };
+    const stop: HookReply = {
+      kind: 'stop',
+      message: 'Stopped (x): y',
+      stopReason: 'loopguard: y',
+      denied: true,
+    };
+    const nudge: HookReply = { kind: 'nudge', message: 'Loop detected (x): y' };
+    for (const [e, r] of [
+      [before, stop],
+      [after, stop],
+      [after, nudge],
+      [before, nudge],
+    ] as const) {
+      const text = codexHook.render(e, r);
+      expect(text).not.toMatch(/"continue"|"stopReason"|"allow"|"approve"/);
+      expect(JSON.parse(text).hookSpecificOutput.hookEventName).toBe(e.eventName);
+    }
+    expect(codexHook.render(after, { kind: 'silent' })).toBe('');
+  });
+
+  it("stops reading the rollout before the event's own call; at the end of a turn it reads to the end", () => {
+    const dir = temp('loopguard-codex-rollout-');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(
+      rollout,
+      functionCall('a', 'ls') +
+        callOutput('a', 2, 'ls: x\n') +
+        functionCall('b', 'pwd') +
+        callOutput('b', 0, '/\n') +
+        '{"cut',
+    );
+    const upToB = readRolloutSteps(rollout, 0, 'b');
+    expect(upToB.steps).toEqual([
+      { type: 'action', tool: 'shell', input: { cmd: 'ls' } },
+      { type: 'observation', tool: 'shell', output: 'ls: x\n', error: true },
+    ]);
+    expect(upToB.callIds).toEqual(['a', 'a']);
+    const rest = readRolloutSteps(rollout, upToB.offset, undefined);
+    expect(rest.steps.map((s) => s.type)).toEqual(['action', 'observation']);
+    // a line not yet whole is read next time
+    expect(readRolloutSteps(rollout, rest.offset, undefined).steps).toEqual([]);
+  });
+});
+
+describe("Codex's trust in init's hooks", () => {
+  it("hashes a hook as the pinned Codex's hooks/list does", () => {
+    // currentHash values the pinned Codex 0.169.0 reported for these two hooks (app-server hooks/list)
+    expect(
+      codexHookHash('pre_tool_use', '', { type: 'command', command: '/bin/echo user-pre', timeout: 10 }),
+    ).toBe('sha256:d69c18dc79400910175a4751465bf265274b63f13110dbc74363d8da9a6b85e2');
+    expect(
+      codexHookHash('stop', undefined, {
+        type: 'command',
+        command: '/bin/echo stop',
+        timeout: 10,
+        loopguard: { owns: 'list' },
+      }),
+    ).toBe('sha256:b5692673ad654992be1324ef3743787e9fada201fa8c8c05847988d53892e8a5');
+  });
+
+  it("reads trusted, modified and untrusted hooks, and the project's trust, from config.toml", () => {
+    const home = temp('loopguard-codex-home-');
+    const project = temp('loopguard-codex-project-');
+    mkdirSync(join(project, '.codex'));
+    const file = join(project, '.codex', 'hooks.json');
+    const entry = (command: string) => ({
+      type: 'command',
+      command,
+      timeout: 10,
+      loopguard: { owns: 'entry' },
+    });
+    const text = JSON.stringify({
+      hooks: {
+        PreToolUse: [{ matcher: '', hooks: [{ type: 'command', command: 'other' }, entry('lg hook codex')] }],
+        PostToolUse: [{ matcher: '', hooks: [entry('lg hook codex')] }],
+        Stop: [{ hooks: [entry('lg hook codex')] }],
+      },
+    });
+    writeFileSync(file, text);
+    const pre = codexHookHash('pre_tool_use', '', entry('lg hook codex'));
+    writeFileSync(
+      join(home, 'config.toml'),
+      `[projects."${project}"]\ntrust_level = "trusted"\n\n[hooks.state."${file}:pre_tool_use:0:1"]\ntrusted_hash = "${pre}"\n\n[hooks.state."${file}:post_tool_use:0:0"]\ntrusted_hash = "sha256:old"\n`,
+    );
+    const report = codexTrust(file, text, home, project);
+    expect(report.projectTrusted).toBe(true);
+    expect(report.hooks.map((h) => [h.key.slice(file.length), h.status])).toEqual([
+      [':pre_tool_use:0:1', 'trusted'],
+      [':post_tool_use:0:0', 'modified'],
+      [':stop:0:0', 'untrusted'],
+    ]);
+    expect(codexTrust(file, text, temp('loopguard-codex-none-'), project).projectTrusted).toBe(false);
+  });
+});
+
+describe("the spend guard's reading of a Codex rollout", () => {
+  it("counts each token_count's last reply, priced at the event's model, with the event's time as its id", () => {
+    const usage = {
+      info: {
+        total_token_usage: { input_tokens: 20, cached_input_tokens: 4, output_tokens: 10, total_tokens: 30 },
+        last_token_usage: { input_tokens: 10, cached_input_tokens: 4, output_tokens: 5, total_tokens: 15 },
+      },
+    };
+    const text =
+      line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z') +
+      line('event_msg', { type: 'token_count', info: null }) +
+      line('response_item', { type: 'message', role: 'assistant', content: [] });
+    expect(usageOfLines(text, 'codex', 'gpt-5')).toEqual([
+      {
+        replyId: 'codex:2026-11-29T08:00:01.000Z',
+        model: 'gpt-5',
+        inputTokens: 6,
+        cacheReadTokens: 4,
+        cacheCreationTokens: 0,
+        outputTokens: 5,
+        at: Date.parse('2026-11-29T08:00:01.000Z'),
+      },
+    ]);
+  });
+});
+
+describe('loopguard init codex', () => {
+  it('says an untrusted project and untrusted hooks, and --remove and uninstall leave nothing', async () => {
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const init = await loopguard(dir, ['init', 'codex'], env);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain(
+      '.codex/hooks.json: loopguard guards Codex on PreToolUse, PostToolUse, Stop',
+    );
+    expect(init.stdout).toContain('Codex does not trust this project yet');
+    expect(init.stdout).toContain(
+      "Codex skips loopguard's hooks until you trust them (3 of 3 not trusted yet)",
+    );
+    const hooks = JSON.parse(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8'));
+    expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop']);
+    expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex$/);
+    const removed = await loopguard(dir, ['init', 'codex', '--remove'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(join(dir, '.codex', 'hooks.json'))).toBe(false);
+
+    const user = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(user.code, user.stderr).toBe(0);
+    expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(true);
+    const uninstall = await loopguard(dir, ['uninstall'], env);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(false);
+  });
+
+  it('refuses a relative CODEX_HOME in one line naming it, writing nothing', async () => {
+    const dir = temp('loopguard-codex-init-');
+    const result = await loopguard(dir, ['init', 'codex'], {
+      HOME: temp('loopguard-codex-user-'),
+      CODEX_HOME: 'codex',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^loopguard: CODEX_HOME is not an absolute path \("codex"\)/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(dir, '.codex'))).toBe(false);
+  });
+});

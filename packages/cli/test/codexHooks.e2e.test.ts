@@ -1,0 +1,169 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { codexExecArgs, ensureCodex } from './agentClis.js';
+import { trustCodexHooks } from './codexHookTrust.js';
+import { assistantText, execCommand, type ResponsesReply, startFakeResponsesApi } from './fakeModelApis.js';
+import { hookLog, hookState, spendState } from './hookHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+
+// A real Codex CLI (pinned), offline against a scripted Responses API on 127.0.0.1, with
+// loopguard's hooks installed by `loopguard init codex --user` and trusted through Codex's own
+// review API (what its /hooks screen writes).
+let codex = '';
+beforeAll(async () => {
+  codex = await ensureCodex();
+}, 900_000);
+
+const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const isLoopguard = (hook: { command?: string }) => hook.command?.includes(' hook codex') === true;
+
+/** `init codex --user` into a fresh CODEX_HOME, the user's trust step, then `codex exec` with `script`. */
+async function codexWithHooks(
+  script: (turn: number) => ResponsesReply,
+  config?: string,
+  switchedOff = false,
+) {
+  const { dir } = tempRepo('');
+  if (config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), config);
+  const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+  const init = await loopguard(dir, ['init', 'codex', '--user'], env);
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain(
+    "Codex skips loopguard's hooks until you trust them (3 of 3 not trusted yet)",
+  );
+  const listed = await trustCodexHooks(codex, env, dir, isLoopguard);
+  expect(listed.filter(isLoopguard).map((h) => h.trustStatus)).toEqual([
+    'untrusted',
+    'untrusted',
+    'untrusted',
+  ]);
+  // init's own reading of the trust Codex wrote: the hashes it computes are Codex's
+  const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+  expect(again.stdout).toContain("Codex trusts loopguard's 3 hooks: they run now");
+  const api = await startFakeResponsesApi(script);
+  try {
+    const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+      cwd: dir,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 300_000,
+      env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: switchedOff ? 'off' : '' },
+    });
+    return {
+      dir,
+      env,
+      result,
+      bodies: api.bodies.map((b) => JSON.stringify(b)),
+      outputs: api.bodies.map(lastOutput),
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+/** The output of the last call a request hands the model (Codex sends the whole conversation each time). */
+function lastOutput(body: unknown): string {
+  const input = (body as { input?: Array<{ type?: string; output?: unknown }> }).input ?? [];
+  const outputs = input.filter((item) => item.type === 'function_call_output');
+  return String(outputs[outputs.length - 1]?.output ?? '');
+}
+
+describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
+  it('nudges by the third identical failing call, denies every repeat from the fourth on; --remove leaves nothing', async () => {
+    const { dir, env, result, bodies, outputs } = await codexWithHooks((turn) =>
+      turn < 7 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // request n (0-based) answers call n: the nudge after the third call reaches request 3
+    // a failure read from the rollout's exit code, as scan and run --agent-stream codex read it
+    const nudged = bodies.findIndex((b) => b.includes('Loop detected ('));
+    expect(nudged).toBe(3);
+    expect(bodies[3]).toContain('Loop detected (same_error)');
+    for (const output of outputs.slice(1, 4)) expect(output).toContain('Process exited with code 1');
+    // calls 4 to 7 never ran: each was denied with the reason the model reads
+    for (const output of outputs.slice(4, 8)) {
+      expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
+      expect(output).toContain('loopguard refused this call, and refuses every repeat of it.');
+    }
+    expect(existsSync(join(dir, 'missing.txt'))).toBe(false);
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([{ agent: 'codex', nudges: 1 }]);
+    expect(entries[0]).toMatchObject({ topic: 'loop_nudge', metadata: { agent: 'codex' } });
+    expect(entries.slice(1).map((e) => [e.topic, e.metadata.deniedBeforeRun])).toEqual(
+      Array(4).fill(['loop_stop', true]),
+    );
+    expect(hookLog(dir)).toEqual([]);
+
+    const hooksFile = join(env.CODEX_HOME, 'hooks.json');
+    expect(existsSync(hooksFile)).toBe(true);
+    const removed = await loopguard(dir, ['init', 'codex', '--user', '--remove'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(hooksFile)).toBe(false);
+    const listed = await trustCodexHooks(codex, env, dir, () => false);
+    expect(listed).toEqual([]);
+  }, 600_000);
+
+  it('LOOPGUARD_HOOK=off codex: the same loop runs unjudged, and nothing is written', async () => {
+    const { dir, result, outputs } = await codexWithHooks(
+      (turn) => (turn < 5 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
+      undefined,
+      true,
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(1)) expect(output).toContain('Process exited with code 1');
+    expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+  }, 600_000);
+
+  it('never judges a session that makes progress', async () => {
+    const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
+    const { dir, result, bodies } = await codexWithHooks((turn) => {
+      const command = commands[turn];
+      return command === undefined ? [assistantText('Both files are written.')] : [execCommand(command)];
+    });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(bodies).toHaveLength(5);
+    expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
+    expect(readFileSync(join(dir, 'two.txt'), 'utf8')).toBe('two\n');
+    expect(hookState(dir).sessions).toMatchObject([{ agent: 'codex', nudges: 0, stops: 0 }]);
+    expect(hookState(dir).entries).toEqual([]);
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it('counts each reply of its rollout once: warns at 80 % of the budget, then denies every further call', async () => {
+    // every scripted reply reports 15 tokens; Codex writes a reply's count to the rollout after its
+    // call's output, so the hook of call n has counted replies 1 to n − 1
+    const { dir, result, bodies, outputs } = await codexWithHooks(
+      (turn) => (turn < 10 ? [execCommand(`echo ${turn} > file${turn}.txt`)] : [assistantText('Done.')]),
+      'spend:\n  session:\n    maxTokens: 100\n',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // request n + 1 answers call n (0-based); the hook of call n has counted n replies of 15 tokens:
+    // call 6 is warned (90 of 100), calls 7 to 9 are denied (105 and more) and never run
+    const warned = bodies.findIndex((b) =>
+      b.includes('you have used 90 of 100 tokens on this session (90 %)'),
+    );
+    expect(warned).toBe(7);
+    const stopped = outputs.findIndex((o) => o.startsWith('Command blocked by PreToolUse hook:'));
+    expect(stopped).toBe(8);
+    for (const output of outputs.slice(8, 11))
+      expect(output).toMatch(
+        /^Command blocked by PreToolUse hook: loopguard: this session reached its budget/,
+      );
+    expect(existsSync(join(dir, 'file6.txt'))).toBe(true);
+    expect(existsSync(join(dir, 'file7.txt'))).toBe(false);
+    const { entries, ledgers } = spendState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.spent.replies, e.metadata.hookEvent])).toEqual([
+      ['spend_warning', 6, 'PreToolUse'],
+      ['spend_stop', 7, 'PreToolUse'],
+      ['spend_stop', 8, 'PreToolUse'],
+      ['spend_stop', 9, 'PreToolUse'],
+    ]);
+    // each reply of the rollout counted once: as many as the API gave
+    const session = ledgers.find((l) => l.scope.startsWith('session:codex:'));
+    expect(session?.ledger.totals).toMatchObject({ replies: bodies.length, tokens: 15 * bodies.length });
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+});
