@@ -119,7 +119,7 @@ describe('loopguard init', () => {
             command: 'loopguard hook gemini',
             name: 'loopguard',
             timeout: 10_000,
-            loopguard: { owns: 'file' },
+            loopguard: { owns: 'folder' },
           },
         ],
       },
