@@ -24,9 +24,12 @@ export function countOf(object: Node, key: string): number {
 /** A node while it is built (jsonc-parser's are read-only). */
 type Building = { -readonly [K in keyof Node]: Node[K] };
 
+// No quantifier inside another: a regular expression that repeats a group keeps a backtracking
+// entry per repetition, and millions of them (a long array of strings, a string of escapes)
+// exhaust its stack.
 const BLANK = /[ \t\r\n]*/y;
-const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
-const STRUCTURE = /[{}[\]"]/g;
+/** Up to the next quote or bracket. */
+const TO_STRUCTURE = /[^{}[\]"]*/y;
 const SCALAR = /[^,}\]\s]+/y;
 
 function skipBlank(text: string, at: number): number {
@@ -35,13 +38,19 @@ function skipBlank(text: string, at: number): number {
   return BLANK.lastIndex;
 }
 
+/** The offset after the string whose opening quote is at `at`: the next quote not escaped. */
 function stringEnd(text: string, at: number): number {
-  STRING.lastIndex = at;
-  if (!STRING.test(text)) throw new Error(`no string at ${at}`);
-  return STRING.lastIndex;
+  for (let from = at + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new Error(`unterminated string at ${at}`);
+    let backslash = quote - 1;
+    while (text.charCodeAt(backslash) === 0x5c) backslash--;
+    if ((quote - 1 - backslash) % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
 }
 
-/** The offset after the value that starts at `at`. */
+/** The offset after the value that starts at `at`: native searches from quote to bracket. */
 function valueEnd(text: string, at: number): number {
   const first = text[at];
   if (first === '"') return stringEnd(text, at);
@@ -51,12 +60,18 @@ function valueEnd(text: string, at: number): number {
     return SCALAR.lastIndex;
   }
   let depth = 0;
-  STRUCTURE.lastIndex = at;
-  for (let match = STRUCTURE.exec(text); match !== null; match = STRUCTURE.exec(text)) {
-    const char = match[0];
-    if (char === '"') STRUCTURE.lastIndex = stringEnd(text, match.index);
-    else if (char === '{' || char === '[') depth++;
-    else if (--depth === 0) return STRUCTURE.lastIndex;
+  for (let next = at; next < text.length; ) {
+    const char = text.charCodeAt(next);
+    if (char === 0x22) next = stringEnd(text, next);
+    else {
+      if (char === 0x7b || char === 0x5b)
+        depth++; // { [
+      else if (--depth === 0) return next + 1; // } ]
+      next++;
+    }
+    TO_STRUCTURE.lastIndex = next;
+    TO_STRUCTURE.test(text);
+    next = TO_STRUCTURE.lastIndex;
   }
   throw new Error(`unterminated value at ${at}`);
 }
