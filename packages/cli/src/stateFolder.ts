@@ -2,8 +2,8 @@ import { lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'n
 import { join } from 'node:path';
 
 /**
- * A `.loopguard` folder or a file of it that loopguard refuses to use: a symbolic link, not a
- * folder (a file), or another user's. In a project folder others can write to, another user could
+ * A `.loopguard` folder or a file of it that loopguard refuses to use: a symbolic link, or another
+ * user's (anything else that is not a folder or a database is left to the error of its open). In a project folder others can write to, another user could
  * plant one to make loopguard write into a database or file of the victim's choosing.
  */
 export class UnsafeStateError extends Error {
@@ -22,8 +22,8 @@ export function stateFolderOf(projectDir: string): string {
 }
 
 /**
- * The project's `.loopguard` folder, checked: refused when it is a symbolic link, not a folder, or
- * another user's. With `create`, a missing one is made (without `recursive`: the project folder
+ * The project's `.loopguard` folder, checked: refused when it is a symbolic link or another
+ * user's. With `create`, a missing one is made (without `recursive`: the project folder
  * must exist, and a recursive `mkdir` under `/proc` never returns), with a `.gitignore` inside so
  * that it never shows in `git status`.
  * @returns the folder, or `undefined` when it is missing and not created
@@ -38,28 +38,22 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
     writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
     return folder;
   }
-  refuseUnsafe(folder, stats, 'folder');
+  refuseUnsafe(folder, stats);
   return folder;
 }
 
 /**
- * Refuses the state file at `path` (`state.db`) when it is a symbolic link, not a regular file, or
- * another user's; a missing file is fine (it is created).
+ * Refuses the state file at `path` (`state.db`) when it is a symbolic link or another user's; a
+ * missing file is fine (it is created).
  * @throws UnsafeStateError naming the file and what is wrong with it
  */
 export function checkOwnStateFile(path: string): void {
   const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats !== undefined) refuseUnsafe(path, stats, 'file');
+  if (stats !== undefined) refuseUnsafe(path, stats);
 }
 
-function refuseUnsafe(path: string, stats: Stats, kind: 'folder' | 'file'): void {
-  const problem = stats.isSymbolicLink()
-    ? `is a symbolic link (to ${readlinkSync(path)})`
-    : kind === 'folder' && !stats.isDirectory()
-      ? 'is not a folder'
-      : kind === 'file' && !stats.isFile()
-        ? 'is not a regular file'
-        : owner(stats);
+function refuseUnsafe(path: string, stats: Stats): void {
+  const problem = stats.isSymbolicLink() ? `is a symbolic link (to ${readlinkSync(path)})` : owner(stats);
   if (problem !== undefined)
     throw new UnsafeStateError(
       `refusing ${path}: it ${problem}; loopguard keeps its state only in a folder of this user's (remove it)`,

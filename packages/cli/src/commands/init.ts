@@ -38,10 +38,8 @@ import {
 import { shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
 import {
   claudeConfigFile,
-  InvalidClaudeConfigError,
   mcpServerEntry,
   mcpToolEntries,
-  type ServerEdit,
   serverPath,
   withServer,
 } from '../mcp/mcpRegistration.js';
@@ -263,7 +261,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     io.stdout(`To undo: ${undo} (or loopguard uninstall, for every install)\n`);
     if (fast && scope === 'project' && trackedByGit(file, io.cwd))
       io.stdout(
-        `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${server?.change?.file ?? 'Claude Code configuration'} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
+        `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
       );
   }
 }
@@ -336,26 +334,19 @@ function serverChange(
   const recorded = ownedOf(project, path);
   const before = found.text ?? '';
   const what: string[] = [];
-  let edit: ServerEdit;
-  let text: string;
-  try {
-    edit = withServer(before, path, wanted ? entry : undefined, recorded);
-    text = edit.text;
-    if (text !== before)
-      what.push(
-        `loopguard's MCP server ${wanted ? 'registered for' : 'taken out of'} ${project ?? 'every project'} (${keysOf(path)})`,
-      );
-    if (otherProject !== undefined) {
-      const otherPath = serverPath(otherProject ?? undefined);
-      const cleaned = withServer(text, otherPath, undefined, ownedOf(otherProject, otherPath)).text;
-      if (cleaned !== text)
-        what.push(`loopguard's MCP server taken out of ${otherProject ?? 'every project'} (--replace)`);
-      text = cleaned;
-    }
-  } catch (error) {
-    if (error instanceof InvalidClaudeConfigError)
-      throw new CliError(`${file} ${error.message}; nothing written`);
-    throw error;
+  const edit = editSettings(() => withServer(before, path, wanted ? entry : undefined, recorded), file);
+  let text = edit.text;
+  if (text !== before)
+    what.push(
+      `loopguard's MCP server ${wanted ? 'registered for' : 'taken out of'} ${project ?? 'every project'} (${keysOf(path)})`,
+    );
+  if (otherProject !== undefined) {
+    const otherPath = serverPath(otherProject ?? undefined);
+    const owned = ownedOf(otherProject, otherPath);
+    const cleaned = editSettings(() => withServer(text, otherPath, undefined, owned), file).text;
+    if (cleaned !== text)
+      what.push(`loopguard's MCP server taken out of ${otherProject ?? 'every project'} (--replace)`);
+    text = cleaned;
   }
   const owned = edit.added ? edit.owned : (recorded ?? edit.owned);
   const record = wanted ? { server: { file, path, owned } } : undefined;
@@ -459,8 +450,12 @@ function parseSettings(text: string, agent: HookAgent, shown: string): SettingsT
   return editSettings(() => readSettingsText(text, agent), shown);
 }
 
-/** Runs `edit`, reporting a settings file it refuses as one line naming the file. */
-function editSettings<T>(edit: () => T, shown: string): T {
+/**
+ * Runs `edit`, reporting a settings file (or Claude Code's configuration) it refuses as one line
+ * naming the file.
+ * @throws CliError (usage): `<shown> <the problem>; nothing written`
+ */
+export function editSettings<T>(edit: () => T, shown: string): T {
   try {
     return edit();
   } catch (error) {

@@ -4,13 +4,8 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../hook/installRecord.js';
 import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
-import {
-  claudeConfigFile,
-  InvalidClaudeConfigError,
-  serverPath,
-  withServer,
-} from '../mcp/mcpRegistration.js';
-import { initHooks } from './init.js';
+import { claudeConfigFile, serverPath, withServer } from '../mcp/mcpRegistration.js';
+import { editSettings, initHooks } from './init.js';
 
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
@@ -68,14 +63,10 @@ function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): voi
     const file = target.server?.file ?? claudeConfigFile(io.env, home);
     const path = target.server?.path ?? serverPath(project);
     const found = readSettingsFile(file, (shown) => shown);
-    let text: string;
-    try {
-      text = withServer(found.text ?? '', path, undefined, target.server?.owned).text;
-    } catch (error) {
-      if (error instanceof InvalidClaudeConfigError)
-        throw new CliError(`${file} ${error.message}; nothing written`);
-      throw error;
-    }
+    const { text } = editSettings(
+      () => withServer(found.text ?? '', path, undefined, target.server?.owned),
+      file,
+    );
     if (text !== (found.text ?? '')) {
       writeSettingsFile(found, text, (shown) => shown);
       io.stdout(`${file}: loopguard's MCP server taken out of ${project} (the folder is gone)\n`);

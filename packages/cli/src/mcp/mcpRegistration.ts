@@ -11,6 +11,7 @@ import {
   parseJsonText,
   removeMember,
 } from '../hook/jsonText.js';
+import { InvalidSettingsError } from '../hook/settingsText.js';
 import { HOOK_TOOL_NAME, hookToolInput, MCP_SERVER_NAME } from './hookTool.js';
 
 /** How Claude Code starts loopguard's MCP server: a stdio server entry of its `mcpServers`. */
@@ -53,7 +54,7 @@ export function mcpServerEntry(argv: readonly [string, string] | string): McpSer
 }
 
 /** A `~/.claude.json` that `init` cannot edit safely: not JSON, or a key on loopguard's path twice. */
-export class InvalidClaudeConfigError extends Error {
+export class InvalidClaudeConfigError extends InvalidSettingsError {
   constructor(message: string) {
     super(message);
     this.name = 'InvalidClaudeConfigError';
