@@ -97,6 +97,19 @@ describe('init writes the MCP server and the hook that refuses its call both or 
     expect(fs.existsSync(installsFile(home))).toBe(false);
   });
 
+  it("--replace: a failed write of ~/.claude.json puts back the other scope's settings file it took away", async () => {
+    const { home, dir, config, init } = setUp();
+    await init({ user: true });
+    const userSettings = join(home, '.claude', 'settings.json');
+    const user = fs.readFileSync(userSettings, 'utf8');
+    const installed = fs.readFileSync(config, 'utf8');
+    faults.failRenameTo = config;
+    await expect(init({ replace: true })).rejects.toThrow(/cannot write .*\.claude\.json/);
+    expect(fs.readFileSync(userSettings, 'utf8')).toBe(user);
+    expect(fs.readFileSync(config, 'utf8')).toBe(installed);
+    expect(filesOf(dir)).toEqual([]);
+  });
+
   it('--remove takes the server out first: a failed settings write puts it back', async () => {
     const { config, init, settings } = setUp();
     await init();

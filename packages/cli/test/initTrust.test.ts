@@ -32,7 +32,8 @@ describe("init never leaves loopguard's MCP server without the hook that refuses
     expect(read(config).mcpServers.loopguard).toBeDefined();
     const replaced = await run(['init', 'claude', '--command-hooks', '--replace']);
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(oursIn(join(home, '.claude', 'settings.json'))).toEqual([]);
+    // the user's settings file and folder were init's own: gone, not left as {}
+    expect(existsSync(join(home, '.claude'))).toBe(false);
     // no settings file holds an mcp_tool hook any more, so no server may be registered
     expect(readFileSync(config, 'utf8')).not.toContain('"loopguard"');
     expect(replaced.stdout).toContain(

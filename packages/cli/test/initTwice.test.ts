@@ -56,7 +56,8 @@ describe('loopguard init: a hook installed twice (issue 30)', () => {
     );
     const replaced = await run(['init', 'claude', '--replace']);
     expect(replaced.stdout).toContain(`${userSettings(home)}: removed loopguard's hooks (--replace)`);
-    expect(entriesOf(userSettings(home))).toEqual([]);
+    // init had made the user's file (and ~/.claude): taken away, not left as {}
+    expect(existsSync(join(home, '.claude'))).toBe(false);
     expect(entriesOf(projectSettings(dir)).filter((e) => e.loopguard !== undefined)).toHaveLength(4);
   });
 

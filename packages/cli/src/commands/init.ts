@@ -217,10 +217,9 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   }
   const notes: string[] = [];
   const settingsStep: InitStep = () => {
-    if (options.remove && ownsFile(settings) && after.trim() === '{}') {
-      removeSettingsFile(found, shown, ownsFolder(settings));
+    if (madeByInit(settings, after)) {
       notes.push(`${shown(file)}: removed (init had made it)`);
-      return undefined;
+      return removeSettingsFile(found, shown, ownsFolder(settings));
     }
     const written = writeSettingsFile(found, after, shown);
     const how = fast ? " through loopguard's MCP server (mcp_tool hooks)" : ' (command hooks)';
@@ -235,9 +234,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const steps: InitStep[] = edited ? [settingsStep] : [];
   if (other !== undefined)
     steps.push(() => {
-      const written = writeSettingsFile(other.found, other.text, (path) => path);
+      const same = (path: string) => path;
       notes.push(`${other.file}: removed loopguard's hooks (--replace)`);
-      return written;
+      return madeByInit(other.settings, other.text)
+        ? removeSettingsFile(other.found, same, ownsFolder(other.settings))
+        : writeSettingsFile(other.found, other.text, same);
     });
   const change = server?.change;
   if (change !== undefined) {
@@ -268,6 +269,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
 
 /** One write of `init`: what puts it back when a later one fails (`undefined`: nothing to put back). */
 type InitStep = () => WrittenSettingsFile | undefined;
+
+/** Whether `after` leaves the settings file `init` made (its marker says so) as it began: then it goes. */
+function madeByInit(settings: SettingsText, after: string): boolean {
+  return ownsFile(settings) && after.trim() === '{}';
+}
 
 /** Runs `steps` in order; when one fails, the ones before it are undone (newest first) and it throws. */
 function runSteps(steps: InitStep[]): void {
@@ -368,6 +374,9 @@ function keysOf(path: readonly string[]): string {
 /** The other scope's settings file with loopguard's hooks taken out (`--replace`). */
 interface OtherScopeChange {
   found: FoundSettingsFile;
+  /** The file as it is. */
+  settings: SettingsText;
+  /** Its text without loopguard's hooks. */
   text: string;
   file: string;
   /** That scope: a project directory, or `null` for the user's. */
@@ -411,7 +420,7 @@ function otherScope(
     return undefined;
   }
   const text = settingsFileText(removeStrayHooks(removeHooks(other)));
-  return { found, text, file, project: otherScopeName === 'user' ? null : io.cwd };
+  return { found, settings: other, text, file, project: otherScopeName === 'user' ? null : io.cwd };
 }
 
 function homeOf(env: NodeJS.ProcessEnv): string {

@@ -137,20 +137,33 @@ export function writeSettingsFile(
  * Takes away the settings file `init` made itself, once `--remove` has left it as it began (an
  * empty object), so that no `{}` stays where there was no file; its backups go with it, and so
  * does its directory when `init` made that too (`folder`) and it is left empty.
+ * @returns how to put the file back (its text and mode, its directory), when a later write fails
  * @throws CliError naming the file when it cannot be removed
  */
 export function removeSettingsFile(
   found: FoundSettingsFile,
   shown: (path: string) => string,
   folder = false,
-): void {
+): WrittenSettingsFile {
+  const dir = dirname(found.target);
   try {
     rmSync(found.target);
     pruneBackups(found.target, undefined);
-    if (folder && readdirSync(dirname(found.target)).length === 0) rmdirSync(dirname(found.target));
+    if (folder && readdirSync(dir).length === 0) rmdirSync(dir);
   } catch (error) {
     throw new CliError(`cannot remove ${shown(found.target)} (${reason(error)}); nothing written`);
   }
+  return {
+    backup: undefined,
+    undo: () => {
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(found.target, found.text ?? '', { mode: (found.stats?.mode ?? 0o666) & 0o777 });
+      } catch (error) {
+        throw new CliError(`cannot put back ${shown(found.target)} as it was (${reason(error)})`);
+      }
+    },
+  };
 }
 
 /** Removes the backups of `target` other than `keep`; one that cannot be removed is left. */
