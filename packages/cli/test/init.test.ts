@@ -119,7 +119,7 @@ describe('loopguard init', () => {
             command: 'loopguard hook gemini',
             name: 'loopguard',
             timeout: 10_000,
-            loopguard: { owns: 'file' },
+            loopguard: { owns: 'folder' },
           },
         ],
       },
@@ -136,7 +136,9 @@ describe('loopguard init', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^loopguard: \.claude\/settings\.json is not valid JSON .*; nothing written$/);
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe('{ "model": ');
-    expect((await loopguard(dir, ['init', 'cursor'])).stderr).toContain('agent must be claude, gemini or codex');
+    expect((await loopguard(dir, ['init', 'cursor'])).stderr).toContain(
+      'agent must be claude, gemini or codex',
+    );
     const other = tempProject();
     writeFileSync(join(other, 'loopguard.config.json'), JSON.stringify({ hook: { stopAfter: 0 } }));
     const config = await loopguard(other, ['init', 'claude']);

@@ -136,6 +136,12 @@ describe('the packages as published', () => {
       expect(existsSync(join(app, '.claude', 'settings.json'))).toBe(false);
       expect(existsSync(join(home, '.claude', 'settings.json'))).toBe(false);
       expect(readFileSync(join(home, '.claude.json'), 'utf8')).not.toContain(loopguard);
+      // nor anything init made for them (issue 35): ~/.claude/, "mcpServers": {}, installs.json
+      expect(removed).not.toContain('no loopguard hooks to remove');
+      expect(existsSync(join(home, '.claude'))).toBe(false);
+      expect(existsSync(join(app, '.claude'))).toBe(false);
+      expect(readFileSync(join(home, '.claude.json'), 'utf8')).not.toContain('mcpServers');
+      expect(existsSync(join(home, '.loopguard'))).toBe(false);
       expect(existsSync(loopguard)).toBe(false);
       expect(existsSync(join(prefix, 'lib', 'loopguard'))).toBe(false);
     },

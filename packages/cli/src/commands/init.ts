@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,16 +16,18 @@ import {
   hookEventsOf,
   installHooks,
   ownsFile,
+  ownsFolder,
   removeHooks,
   removeStrayHooks,
   strayHooks,
 } from '../hook/hookSettings.js';
-import { updateInstalls } from '../hook/installRecord.js';
+import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../hook/installRecord.js';
 import { lineDiff } from '../hook/lineDiff.js';
 import {
   type FoundSettingsFile,
   readSettingsFile,
   removeSettingsFile,
+  type WrittenSettingsFile,
   writeSettingsFile,
 } from '../hook/settingsFile.js';
 import {
@@ -44,6 +48,8 @@ import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
 export interface InitOptions extends InitSpendFlags {
+  /** With `remove`: say nothing about a settings file that does not exist (`uninstall`). @default false */
+  quiet?: boolean;
   user?: boolean;
   project?: boolean;
   dryRun?: boolean;
@@ -149,8 +155,12 @@ export function registerInitCommand(program: Command, io: CliIo): void {
 }
 
 /**
- * One `init` (or `init --remove`) of `agent` in `io.cwd`'s project or the user's settings.
- * @throws CliError on bad options or a settings file it refuses (nothing written).
+ * One `init` (or `init --remove`) of `agent` in `io.cwd`'s project or the user's settings. Every
+ * file is checked before any is written; the writes then go in the order that never leaves
+ * loopguard's MCP server registered without the settings holding its hooks (whose `PreToolUse`
+ * hook refuses the model's own call of it), and a failed write puts back the files written
+ * before it. Each file changed is named, with how to undo it.
+ * @throws CliError on bad options or a file it refuses (nothing written).
  */
 export async function initHooks(agent: HookAgent, options: InitOptions, io: CliIo): Promise<void> {
   const timeout = Number(options.timeout);
@@ -186,55 +196,94 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const plan = fast
     ? mcpToolEntries(timeout)
     : commandEntries(agent, hookCommandOf(agent, options.command), timeout);
+  const blank = (found.text ?? '').trim() === '';
+  const newFile = !blank ? false : found.stats === null && !existsSync(dirname(file)) ? 'folder' : true;
   let next = options.remove
     ? removeHooks(settings)
-    : editSettings(() => installHooks(settings, plan, (found.text ?? '').trim() === ''), shown(file));
+    : editSettings(() => installHooks(settings, plan, newFile), shown(file));
   const strays = strayHooks(next);
   if (options.replace) next = removeStrayHooks(next);
   else if (strays.length > 0)
     io.stdout(
       `${shown(file)}: also holds loopguard hooks that init did not write (${strays.join('; ')}): every call would reach loopguard twice; loopguard init ${agent}${options.user ? ' --user' : ''} --replace takes them out\n`,
     );
-  await otherScope(agent, scope, options, io);
+  const other = otherScope(agent, scope, options, io);
+  const project = scope === 'user' ? null : io.cwd;
   const server =
     agent === 'claude'
-      ? serverChange(options, fast, scope === 'user' ? undefined : io.cwd, io, home)
+      ? serverChange(options, fast, project, other === undefined ? undefined : other.project, io, home)
       : undefined;
   const before = found.text ?? '';
   const after = settingsFileText(next);
   const edited = options.remove
     ? hasHooks(settings) || (options.replace === true && strays.length > 0)
     : after !== before;
-  const unchanged = !edited && server === undefined;
-  if (unchanged) {
-    io.stdout(
-      `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
-    );
+  if (!edited && server?.change === undefined && other === undefined) {
+    if (!(options.remove && options.quiet && found.text === null))
+      io.stdout(
+        `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
+      );
+    if (!options.remove && !options.dryRun) updateInstalls(home, { agent, project, ...server?.record }, true);
     sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
     return;
   }
   if (options.dryRun) {
     if (edited) io.stdout(lineDiff(before, after, shown(file)));
-    if (server !== undefined) io.stdout(lineDiff(server.found.text ?? '', server.text, server.file));
+    if (other !== undefined) io.stdout(lineDiff(other.found.text ?? '', other.text, other.file));
+    if (server?.change !== undefined)
+      io.stdout(lineDiff(server.change.found.text ?? '', server.change.text, server.change.file));
     return;
   }
-  const record = { agent, project: scope === 'user' ? null : io.cwd };
-  if (server !== undefined) writeSettingsFile(server.found, server.text, (path) => path);
-  let backupNote = '';
-  if (edited) {
-    if (options.remove && ownsFile(settings) && after.trim() === '{}') removeSettingsFile(found, shown);
-    else {
-      const backup = writeSettingsFile(found, after, shown);
-      backupNote = backup === undefined ? '' : `; backup in ${shown(backup)}`;
+  const notes: string[] = [];
+  const settingsStep: InitStep = () => {
+    if (madeByInit(settings, after)) {
+      notes.push(`${shown(file)}: removed (init had made it)`);
+      return removeSettingsFile(found, shown, ownsFolder(settings));
     }
+    const written = writeSettingsFile(found, after, shown);
+    const how = fast ? " through loopguard's MCP server (mcp_tool hooks)" : ' (command hooks)';
+    const backup = written.backup === undefined ? '' : `; backup in ${shown(written.backup)}`;
+    notes.push(
+      options.remove
+        ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backup}`
+        : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${how}${backup}`,
+    );
+    return written;
+  };
+  const steps: InitStep[] = edited ? [settingsStep] : [];
+  if (other !== undefined)
+    steps.push(() => {
+      const same = (path: string) => path;
+      notes.push(`${other.file}: removed loopguard's hooks (--replace)`);
+      return madeByInit(other.settings, other.text)
+        ? removeSettingsFile(other.found, same, ownsFolder(other.settings))
+        : writeSettingsFile(other.found, other.text, same);
+    });
+  const change = server?.change;
+  if (change !== undefined) {
+    const serverStep: InitStep = () => {
+      const written = writeSettingsFile(change.found, change.text, (path) => path, 0o600);
+      const backup = written.backup === undefined ? '' : `; backup in ${written.backup}`;
+      notes.push(`${change.file}: ${change.what}${backup}`);
+      return written;
+    };
+    // the server goes in after the hooks that refuse the model's call of it, and out before them
+    if (change.adds) steps.push(serverStep);
+    else steps.unshift(serverStep);
   }
-  updateInstalls(home, record, !options.remove);
-  const how = fast ? " through loopguard's MCP server (mcp_tool hooks)" : ' (command hooks)';
-  io.stdout(
-    options.remove
-      ? `${shown(file)}: removed loopguard's ${CLI_NAMES[agent]} hooks${backupNote}\n`
-      : `${shown(file)}: loopguard guards ${CLI_NAMES[agent]} on ${hookEventsOf(agent).join(', ')}${how}${backupNote}\n`,
-  );
+  runSteps(steps);
+  updateInstalls(home, { agent, project, ...server?.record }, !options.remove);
+  if (other !== undefined) updateInstalls(home, { agent, project: other.project }, false);
+  if (!options.remove) notes.push(`${shown(installsFile(home))}: recorded for loopguard uninstall`);
+  for (const note of notes) io.stdout(`${note}\n`);
+  if (!options.remove) {
+    const undo = `loopguard init ${agent}${options.user ? ' --user' : ''} --remove`;
+    io.stdout(`To undo: ${undo} (or loopguard uninstall, for every install)\n`);
+    if (fast && scope === 'project' && trackedByGit(file, io.cwd))
+      io.stdout(
+        `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
+      );
+  }
   sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
 }
 
@@ -282,63 +331,160 @@ function codexHomeOf(env: NodeJS.ProcessEnv): string {
   return override ? path : join(path, '.codex');
 }
 
+/** One write of `init`: what puts it back when a later one fails (`undefined`: nothing to put back). */
+type InitStep = () => WrittenSettingsFile | undefined;
+
+/** Whether `after` leaves the settings file `init` made (its marker says so) as it began: then it goes. */
+function madeByInit(settings: SettingsText, after: string): boolean {
+  return ownsFile(settings) && after.trim() === '{}';
+}
+
+/** Runs `steps` in order; when one fails, the ones before it are undone (newest first) and it throws. */
+function runSteps(steps: InitStep[]): void {
+  const done: WrittenSettingsFile[] = [];
+  try {
+    for (const step of steps) {
+      const written = step();
+      if (written !== undefined) done.push(written);
+    }
+  } catch (error) {
+    for (const written of done.reverse()) written.undo();
+    throw error;
+  }
+}
+
+/** Whether git tracks `file` (outside a repository, or without git: no). */
+function trackedByGit(file: string, cwd: string): boolean {
+  try {
+    execFileSync('git', ['ls-files', '--error-unmatch', '--', file], { cwd, stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The change of Claude Code's configuration `init` makes, and what to record of the server. */
+interface ServerChange {
+  /** The new text of the file, or `undefined` when it stays as it is. */
+  change?: {
+    found: FoundSettingsFile;
+    text: string;
+    file: string;
+    /** Whether the server is added (else only taken out). */
+    adds: boolean;
+    /** What changed, for the user. */
+    what: string;
+  };
+  /** The server to record with the install (none when it was taken out). */
+  record?: { server: ServerRecord };
+}
+
 /**
  * Claude Code's `~/.claude.json` with loopguard's MCP server added (the fast path) or taken out
- * (`--remove`, `--command-hooks`), or `undefined` when it is as wanted already.
+ * (`--remove`, `--command-hooks`), and taken out of the other scope when `--replace` takes that
+ * scope's hooks out (`otherProject`: that scope; `null` for the user's).
  */
 function serverChange(
   options: InitOptions,
   fast: boolean,
-  projectDir: string | undefined,
+  project: string | null,
+  otherProject: string | null | undefined,
   io: CliIo,
   home: string,
-): { found: FoundSettingsFile; text: string; file: string } | undefined {
+): ServerChange {
   const file = claudeConfigFile(io.env, home);
   const found = readSettingsFile(file, (path) => path);
-  const path = serverPath(projectDir);
+  const path = serverPath(project ?? undefined);
   const wanted = fast && !options.remove;
   const entry = mcpServerEntry(options.command ?? loopguardArgv());
-  let text: string;
-  try {
-    text = withServer(found.text ?? '', path, wanted ? entry : undefined);
-  } catch (error) {
-    throw new CliError(`${file} is not valid JSON (${(error as Error).message}); nothing written`);
+  const ownedOf = (where: string | null, keys: string[]) => {
+    const server = recordOf(home, 'claude', where)?.server;
+    return server?.file === file && server.path.join('\0') === keys.join('\0') ? server.owned : undefined;
+  };
+  const recorded = ownedOf(project, path);
+  const before = found.text ?? '';
+  const what: string[] = [];
+  const edit = editSettings(() => withServer(before, path, wanted ? entry : undefined, recorded), file);
+  let text = edit.text;
+  if (text !== before)
+    what.push(
+      `loopguard's MCP server ${wanted ? 'registered for' : 'taken out of'} ${project ?? 'every project'} (${keysOf(path)})`,
+    );
+  if (otherProject !== undefined) {
+    const otherPath = serverPath(otherProject ?? undefined);
+    const owned = ownedOf(otherProject, otherPath);
+    const cleaned = editSettings(() => withServer(text, otherPath, undefined, owned), file).text;
+    if (cleaned !== text)
+      what.push(`loopguard's MCP server taken out of ${otherProject ?? 'every project'} (--replace)`);
+    text = cleaned;
   }
-  return text === (found.text ?? '') ? undefined : { found, text, file };
+  const owned = edit.added ? edit.owned : (recorded ?? edit.owned);
+  const record = wanted ? { server: { file, path, owned } } : undefined;
+  return {
+    ...(text === before ? {} : { change: { found, text, file, adds: wanted, what: what.join('; ') } }),
+    ...(record === undefined ? {} : { record }),
+  };
+}
+
+/** `projects["/repo"].mcpServers.loopguard`: the path of a value, as JavaScript would write it. */
+function keysOf(path: readonly string[]): string {
+  return path
+    .map((key, index) =>
+      /^[A-Za-z_$][\w$]*$/.test(key) ? `${index === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key)}]`,
+    )
+    .join('');
+}
+
+/** The other scope's settings file with loopguard's hooks taken out (`--replace`). */
+interface OtherScopeChange {
+  found: FoundSettingsFile;
+  /** The file as it is. */
+  settings: SettingsText;
+  /** Its text without loopguard's hooks. */
+  text: string;
+  file: string;
+  /** That scope: a project directory, or `null` for the user's. */
+  project: string | null;
 }
 
 /**
  * Loopguard hooks in the other scope (the user's settings for a project, a project's for the
  * user) reach loopguard a second time on every call (counted once): said, or with `--replace`
- * taken out there.
+ * planned to be taken out there (with the MCP server of that scope, which would be left without
+ * the hook that refuses the model's call of it).
  */
-async function otherScope(agent: HookAgent, scope: 'user' | 'project', options: InitOptions, io: CliIo) {
-  if (options.remove) return;
+function otherScope(
+  agent: HookAgent,
+  scope: 'user' | 'project',
+  options: InitOptions,
+  io: CliIo,
+): OtherScopeChange | undefined {
+  if (options.remove) return undefined;
+  const otherScopeName = scope === 'user' ? 'project' : 'user';
   let file: string;
   try {
-    file = settingsFileOf(agent, scope === 'user' ? 'project' : 'user', io);
+    file = settingsFileOf(agent, otherScopeName, io);
   } catch {
-    return;
+    return undefined;
   }
-  if (file === settingsFileOf(agent, scope, io)) return;
+  if (file === settingsFileOf(agent, scope, io)) return undefined;
   let found: FoundSettingsFile;
   let other: SettingsText;
   try {
     found = readSettingsFile(file, (path) => path);
     other = readSettingsText(found.text ?? '', agent);
   } catch {
-    return;
+    return undefined;
   }
-  if (!hasHooks(other) && strayHooks(other).length === 0) return;
-  if (!options.replace || options.dryRun) {
+  if (!hasHooks(other) && strayHooks(other).length === 0) return undefined;
+  if (!options.replace) {
     io.stdout(
       `${file} also runs loopguard's hooks: every call reaches loopguard twice (counted once); --replace takes them out there\n`,
     );
-    return;
+    return undefined;
   }
-  const cleaned = settingsFileText(removeStrayHooks(removeHooks(other)));
-  writeSettingsFile(found, cleaned, (path) => path);
-  io.stdout(`${file}: removed loopguard's hooks (--replace)\n`);
+  const text = settingsFileText(removeStrayHooks(removeHooks(other)));
+  return { found, settings: other, text, file, project: otherScopeName === 'user' ? null : io.cwd };
 }
 
 function homeOf(env: NodeJS.ProcessEnv): string {
@@ -378,8 +524,12 @@ function parseSettings(text: string, agent: HookAgent, shown: string): SettingsT
   return editSettings(() => readSettingsText(text, agent), shown);
 }
 
-/** Runs `edit`, reporting a settings file it refuses as one line naming the file. */
-function editSettings<T>(edit: () => T, shown: string): T {
+/**
+ * Runs `edit`, reporting a settings file (or Claude Code's configuration) it refuses as one line
+ * naming the file.
+ * @throws CliError (usage): `<shown> <the problem>; nothing written`
+ */
+export function editSettings<T>(edit: () => T, shown: string): T {
   try {
     return edit();
   } catch (error) {

@@ -2,13 +2,16 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { type InstallRecord, recordedInstalls } from '../hook/installRecord.js';
-import { initHooks } from './init.js';
+import { type InstallRecord, recordedInstalls, updateInstalls } from '../hook/installRecord.js';
+import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
+import { claudeConfigFile, serverPath, withServer } from '../mcp/mcpRegistration.js';
+import { editSettings, initHooks } from './init.js';
 
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
  * user's, of the three CLIs, and each project `init` recorded), and Claude Code's MCP server entries,
- * so that nothing is left pointing at a removed loopguard. `scripts/install.sh --uninstall` runs
+ * so that nothing is left pointing at a removed loopguard (a project whose folder is gone loses its
+ * server entry too). `scripts/install.sh --uninstall` runs
  * it before it removes anything. Exit 2 (one line per file) when a file could not be cleaned.
  * @example loopguard uninstall
  */
@@ -28,11 +31,14 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
       ];
       const failed: string[] = [];
       for (const target of targets) {
-        if (target.project !== null && !existsSync(target.project)) continue;
         try {
+          if (target.project !== null && !existsSync(target.project)) {
+            removeOrphanServer(target, home, io);
+            continue;
+          }
           await initHooks(
             target.agent,
-            { remove: true, user: target.project === null, timeout: '10' },
+            { remove: true, quiet: true, user: target.project === null, timeout: '10' },
             { ...io, cwd: target.project ?? io.cwd },
           );
         } catch (error) {
@@ -45,4 +51,27 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
       }
       if (failed.length > 0) throw new CliError(failed.join('\n'));
     });
+}
+
+/**
+ * A project whose folder is gone has no settings file left, but Claude Code's configuration
+ * still holds its MCP server entry: taken out, and so is the record.
+ * @throws CliError naming the file when it cannot be edited
+ */
+function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): void {
+  const project = target.project as string;
+  if (target.agent === 'claude') {
+    const file = target.server?.file ?? claudeConfigFile(io.env, home);
+    const path = target.server?.path ?? serverPath(project);
+    const found = readSettingsFile(file, (shown) => shown);
+    const { text } = editSettings(
+      () => withServer(found.text ?? '', path, undefined, target.server?.owned),
+      file,
+    );
+    if (text !== (found.text ?? '')) {
+      writeSettingsFile(found, text, (shown) => shown);
+      io.stdout(`${file}: loopguard's MCP server taken out of ${project} (the folder is gone)\n`);
+    }
+  }
+  updateInstalls(home, target, false);
 }

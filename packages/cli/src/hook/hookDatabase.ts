@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContextEntryInput } from '@loopguard/core';
 import {
@@ -10,6 +10,7 @@ import {
   SqliteStateMachine,
 } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
+import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
 
 /** A project's `.loopguard/state.db`, opened for one hook call. */
 export interface HookDatabase {
@@ -36,14 +37,15 @@ const NO_RETRY: BusyRetryPolicy = { retries: 0, initialDelayMs: 0 };
  * new, older or foreign file goes through `openLoopGuardDatabase`, which creates, migrates or
  * refuses it with a clear error.
  *
- * `.loopguard` is created without `recursive`: the project directory itself must exist (a
- * recursive `mkdir` under `/proc` never returns).
+ * `.loopguard` is created without `recursive` (the project directory itself must exist: a
+ * recursive `mkdir` under `/proc` never returns), with its `.gitignore`; a `.loopguard` or a
+ * `state.db` that is a symbolic link or another user's is refused (see {@link ownStateFolder}).
  * @param lockTimeoutMs - `busy_timeout`: how long a write waits for another call's lock.
- * @throws StorageError or SQLite's error: the caller fails open.
+ * @throws UnsafeStateError, StorageError or SQLite's error: the caller fails open.
  */
 export function openHookDatabase(projectDir: string, lockTimeoutMs: number): HookDatabase {
-  const dir = join(projectDir, '.loopguard');
-  const path = join(dir, 'state.db');
+  const path = join(ownStateFolder(projectDir, true) as string, 'state.db');
+  checkOwnStateFile(path);
   const db = existsSync(path) ? openCurrent(path, lockTimeoutMs) : undefined;
   if (db !== undefined) {
     let stateMachine: SqliteStateMachine | undefined;
@@ -61,7 +63,6 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
       close: () => db.close(),
     };
   }
-  if (!existsSync(dir)) mkdirSync(dir);
   const database = openLoopGuardDatabase(path, { busyTimeoutMs: lockTimeoutMs, busyRetry: NO_RETRY });
   let spend: SqliteSpendStore | undefined;
   return {

@@ -1,8 +1,13 @@
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { ownStateFolder } from '../stateFolder.js';
 import type { HookEvent } from './hookEvent.js';
 
-/** Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up silently. */
+/**
+ * Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up
+ * silently, and so is one whose `.loopguard` is refused (a symbolic link, another user's): nothing
+ * is written into a folder loopguard does not own.
+ */
 export function logFailure(
   projectDir: string,
   agent: string,
@@ -16,9 +21,7 @@ export function logFailure(
   const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
-    // Not recursive: the project directory exists, and a recursive mkdir under /proc never returns.
-    if (!existsSync(join(projectDir, '.loopguard'))) mkdirSync(join(projectDir, '.loopguard'));
-    appendFileSync(join(projectDir, '.loopguard', 'hook.log'), line);
+    appendFileSync(join(ownStateFolder(projectDir, true) as string, 'hook.log'), line);
   } catch {
     // Nowhere to log: the hook still exits 0 with nothing on stdout.
   }

@@ -12,12 +12,13 @@ export const MARKER_KEY = 'loopguard';
 
 /**
  * What `--remove` takes out with the entry once it is left empty: only the entry (and its group),
- * also the event's list (init added the list), also the `hooks` object (init added it), or the
- * whole file (init made it: `--remove` leaves no `{}` where there was no file).
+ * also the event's list (init added the list), also the `hooks` object (init added it), the
+ * whole file (init made it: `--remove` leaves no `{}` where there was no file), or the file and
+ * its folder (init made `.claude/` or `.gemini/` too: none is left behind empty).
  */
-export type Owned = 'entry' | 'list' | 'hooks' | 'file';
+export type Owned = 'entry' | 'list' | 'hooks' | 'file' | 'folder';
 
-/** The marker of an entry: `{"owns": "entry" | "list" | "hooks"}` under {@link MARKER_KEY}. */
+/** The marker of an entry: `{"owns": "entry" | "list" | "hooks" | "file" | "folder"}` under {@link MARKER_KEY}. */
 export interface Marker {
   /** What init added along with the entry. */
   owns: Owned;
@@ -85,19 +86,22 @@ export function markerOf(entry: Node): Marker | undefined {
   const marker = memberValue(entry, MARKER_KEY);
   if (marker?.type !== 'object') return undefined;
   const owns = memberValue(marker, 'owns')?.value;
-  return { owns: owns === 'list' || owns === 'hooks' || owns === 'file' ? owns : 'entry' };
+  const known = owns === 'list' || owns === 'hooks' || owns === 'file' || owns === 'folder';
+  return { owns: known ? owns : 'entry' };
 }
 
 /**
  * `settings` with exactly one loopguard entry per planned event, in its own group after the groups
  * already there; an entry of loopguard's already as planned is left where it is, so running it
  * again changes nothing. Only loopguard's entries (and what they own) change.
+ * @param newFile - the file is new (`true`), and so is its folder (`'folder'`): its removal then
+ *   takes them away. @default false
  * @throws InvalidSettingsError when `hooks` is not an object, or a planned event's value not a list
  */
 export function installHooks(
   settings: SettingsText,
   plan: readonly PlannedEntry[],
-  newFile = false,
+  newFile: boolean | 'folder' = false,
 ): SettingsText {
   const hooksNode = memberValue(settings.json.root, 'hooks');
   if (hooksNode !== undefined && hooksNode.type !== 'object') {
@@ -112,7 +116,7 @@ export function installHooks(
   const planned = new Set(plan.map(({ event }) => event));
   let next = removeOurs(settings, (event) => !planned.has(event), true);
   if (memberValue(next.json.root, 'hooks') === undefined) {
-    const owns = newFile ? 'file' : 'hooks';
+    const owns = newFile === 'folder' ? 'folder' : newFile ? 'file' : 'hooks';
     const hooks = Object.fromEntries(plan.map((item) => [item.event, [groupOf(item, owns)]]));
     return withText(next, appendProperty(next.json, next.json.root, 'hooks', hooks));
   }
@@ -146,7 +150,18 @@ export function removeHooks(settings: SettingsText): SettingsText {
 
 /** Whether an entry of loopguard's says that `init` made the file (see {@link Owned}). */
 export function ownsFile(settings: SettingsText): boolean {
-  return eventLists(settings).some(([, list]) => oursIn(list).some(({ marker }) => marker.owns === 'file'));
+  return ownsAny(settings, ['file', 'folder']);
+}
+
+/** Whether an entry of loopguard's says that `init` made the file's folder too. */
+export function ownsFolder(settings: SettingsText): boolean {
+  return ownsAny(settings, ['folder']);
+}
+
+function ownsAny(settings: SettingsText, kinds: Owned[]): boolean {
+  return eventLists(settings).some(([, list]) =>
+    oursIn(list).some(({ marker }) => kinds.includes(marker.owns)),
+  );
 }
 
 /** Whether `settings` holds any entry of loopguard's. */
@@ -238,7 +253,7 @@ function removeOurs(
       .flatMap(([event, list]) => oursIn(list, marked).map((ours) => ({ event, list, ours })))[0];
     if (found === undefined) break;
     const { list, ours } = found;
-    ownsHooks ||= ours.marker.owns === 'hooks' || ours.marker.owns === 'file';
+    ownsHooks ||= ['hooks', 'file', 'folder'].includes(ours.marker.owns);
     const lastOfGroup = membersOf(ours.entries).length === 1;
     const lastOfList = lastOfGroup && membersOf(list).length === 1;
     const dropList = dropOwned && lastOfList && ours.marker.owns !== 'entry';

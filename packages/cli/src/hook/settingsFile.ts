@@ -1,16 +1,19 @@
 import {
-  chmodSync,
-  chownSync,
+  closeSync,
   constants,
   copyFileSync,
   existsSync,
+  fchmodSync,
+  fchownSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   rmSync,
   type Stats,
   statSync,
@@ -55,21 +58,39 @@ export function readSettingsFile(file: string, shown: (path: string) => string):
   return { target, text, stats };
 }
 
+/** A settings file {@link writeSettingsFile} wrote: its backup, and how to put the old one back. */
+export interface WrittenSettingsFile {
+  /** The backup's path, or `undefined` when there was no file to back up. */
+  readonly backup: string | undefined;
+  /**
+   * Puts the file back as it was: the backup renamed over it, or the new file and the directories
+   * made for it taken away (when a later write of the same `init` fails).
+   * @throws CliError naming the file when it cannot
+   */
+  undo(): void;
+}
+
 /**
  * Writes `text` to the settings file found by {@link readSettingsFile}, atomically (a temporary file
- * renamed over it, with the old file's mode and owner), after copying the old file to a backup.
- * On any failure everything it made (the temporary file, the backup, a directory) is taken away.
- * Only the newest backup is kept: the older ones of the same file go once the file is written.
- * @returns the backup's path, or `undefined` when there was no file to back up
+ * renamed over it), after copying the old file to a backup. The temporary file is created with the
+ * final mode (the old file's, else `newFileMode`) and owner: another user never gets to read it
+ * (`~/.claude.json` holds the user's credentials). On any failure everything it made (the
+ * temporary file, the backup, a directory) is taken away. Only the newest backup is kept: the
+ * older ones of the same file go once the file is written.
+ * @param newFileMode - the mode of a file that did not exist (the umask still applies). @default 0o666
  * @throws CliError (usage) naming the file and the reason when it cannot be written
  */
 export function writeSettingsFile(
   found: FoundSettingsFile,
   text: string,
   shown: (path: string) => string,
-): string | undefined {
+  newFileMode = 0o666,
+): WrittenSettingsFile {
   const { target, stats } = found;
   const made: string[] = [];
+  const undo = (): void => {
+    for (const path of made.reverse()) rmSync(path, { recursive: true, force: true });
+  };
   try {
     const dir = mkdirSync(dirname(target), { recursive: true });
     if (dir !== undefined) made.push(dir);
@@ -80,34 +101,69 @@ export function writeSettingsFile(
       made.push(backup);
     }
     const temporary = `${target}.loopguard-${process.pid}.tmp`;
-    writeFileSync(temporary, text, { flag: 'wx' });
+    const fd = openSync(temporary, 'wx', stats === null ? newFileMode : stats.mode & 0o777);
     made.push(temporary);
-    if (stats !== null) {
-      chmodSync(temporary, stats.mode & 0o7777);
-      if (process.getuid?.() === 0 && stats.uid !== 0) chownSync(temporary, stats.uid, stats.gid);
+    try {
+      if (stats !== null) {
+        fchmodSync(fd, stats.mode & 0o7777); // the bits the umask took away
+        if (process.getuid?.() === 0 && stats.uid !== 0) fchownSync(fd, stats.uid, stats.gid);
+      }
+      writeFileSync(fd, text);
+    } finally {
+      closeSync(fd);
     }
     renameSync(temporary, target);
     made.pop();
-    if (backup !== undefined) pruneBackups(target, backup);
-    return backup;
+    if (backup === undefined) made.push(target);
+    else pruneBackups(target, backup);
+    return {
+      backup,
+      undo: () => {
+        try {
+          if (backup === undefined) undo();
+          else renameSync(backup, target);
+        } catch (error) {
+          throw new CliError(`cannot put back ${shown(target)} as it was (${reason(error)})`);
+        }
+      },
+    };
   } catch (error) {
-    for (const path of made.reverse()) rmSync(path, { recursive: true, force: true });
+    undo();
     throw new CliError(`cannot write ${shown(target)} (${reason(error)}); nothing written`);
   }
 }
 
 /**
  * Takes away the settings file `init` made itself, once `--remove` has left it as it began (an
- * empty object), so that no `{}` stays where there was no file; its backups go with it.
+ * empty object), so that no `{}` stays where there was no file; its backups go with it, and so
+ * does its directory when `init` made that too (`folder`) and it is left empty.
+ * @returns how to put the file back (its text and mode, its directory), when a later write fails
  * @throws CliError naming the file when it cannot be removed
  */
-export function removeSettingsFile(found: FoundSettingsFile, shown: (path: string) => string): void {
+export function removeSettingsFile(
+  found: FoundSettingsFile,
+  shown: (path: string) => string,
+  folder = false,
+): WrittenSettingsFile {
+  const dir = dirname(found.target);
   try {
     rmSync(found.target);
     pruneBackups(found.target, undefined);
+    if (folder && readdirSync(dir).length === 0) rmdirSync(dir);
   } catch (error) {
     throw new CliError(`cannot remove ${shown(found.target)} (${reason(error)}); nothing written`);
   }
+  return {
+    backup: undefined,
+    undo: () => {
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(found.target, found.text ?? '', { mode: (found.stats?.mode ?? 0o666) & 0o777 });
+      } catch (error) {
+        throw new CliError(`cannot put back ${shown(found.target)} as it was (${reason(error)})`);
+      }
+    },
+  };
 }
 
 /** Removes the backups of `target` other than `keep`; one that cannot be removed is left. */

@@ -1,8 +1,17 @@
 import { isAbsolute, join } from 'node:path';
-import { applyEdits, modify } from 'jsonc-parser';
+import type { Node } from 'jsonc-parser';
 import type { PlannedEntry } from '../hook/hookSettings.js';
 import { commandEntries } from '../hook/hookSettings.js';
-import { memberValue, parseJsonText } from '../hook/jsonText.js';
+import { countOf, pathTree } from '../hook/jsonPathTree.js';
+import {
+  appendProperty,
+  type JsonText,
+  membersOf,
+  memberValue,
+  parseJsonText,
+  removeMember,
+} from '../hook/jsonText.js';
+import { InvalidSettingsError } from '../hook/settingsText.js';
 import { HOOK_TOOL_NAME, hookToolInput, MCP_SERVER_NAME } from './hookTool.js';
 
 /** How Claude Code starts loopguard's MCP server: a stdio server entry of its `mcpServers`. */
@@ -44,23 +53,137 @@ export function mcpServerEntry(argv: readonly [string, string] | string): McpSer
     : { type: 'stdio', command: argv[0], args: [argv[1], 'mcp'], env: {} };
 }
 
-/**
- * `text` (Claude Code's configuration) with loopguard's server at `path` (`undefined`: taken out).
- * Only that value's bytes change. A blank text is `{}`.
- */
-export function withServer(text: string, path: string[], server: McpServerEntry | undefined): string {
-  const base = text.trim() === '' ? '{}\n' : text;
-  if (server === undefined && !hasServer(base, path)) return text;
-  const edits = modify(base, path, server, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
-  return applyEdits(base, edits);
+/** A `~/.claude.json` that `init` cannot edit safely: not JSON, or a key on loopguard's path twice. */
+export class InvalidClaudeConfigError extends InvalidSettingsError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidClaudeConfigError';
+  }
 }
 
-/** Whether `text` holds a server at `path`. */
-export function hasServer(text: string, path: string[]): boolean {
-  if (text.trim() === '') return false;
-  let node = parseJsonText(text).root as ReturnType<typeof memberValue>;
-  for (const key of path) node = memberValue(node, key);
-  return node !== undefined;
+/** The result of an edit of Claude Code's configuration. */
+export interface ServerEdit {
+  /** The new text (the same string when nothing changed). */
+  text: string;
+  /**
+   * The index in the path of the first key `init` added (the keys before it were there already);
+   * `--remove` takes out what init added once it is left empty, and nothing before it.
+   */
+  owned: number;
+  /** Whether the server's entry was added (it was not there before). */
+  added: boolean;
+}
+
+/**
+ * `text` (Claude Code's configuration) with loopguard's server at `path`, or without it
+ * (`server` undefined). Only the bytes of what is added or taken out change; a blank text is
+ * `{}`. Reading the path costs about a `JSON.parse` of the text, whatever its size or layout.
+ * @param owned - when taking the server out: the index of the first key of `path` that init
+ *   added (recorded when it was installed); what it added is taken out with the server once
+ *   empty. @default path.length - 1 (the server's own entry only)
+ * @throws InvalidClaudeConfigError when the text is not valid JSON, its root is not an object, a
+ *   key on `path` appears twice (Claude Code reads the last one), or a value on it is not an object
+ */
+export function withServer(
+  text: string,
+  path: readonly string[],
+  server: McpServerEntry | undefined,
+  owned = path.length - 1,
+): ServerEdit {
+  const json = readConfig(text, path);
+  const nodes = nodesOn(json.root, path);
+  const found = nodes.length === path.length + 1 ? nodes[path.length] : undefined;
+  if (server === undefined) {
+    if (found === undefined) return { text, owned, added: false };
+    // the highest container init added that holds nothing but the way to the server
+    let gone = found;
+    for (let index = path.length - 2; index >= owned; index--) {
+      const container = nodes[index + 1] as Node;
+      if (membersOf(container).length !== 1) break;
+      gone = container;
+    }
+    return { text: removeMember(json, gone), owned, added: false };
+  }
+  if (found !== undefined) {
+    if (
+      JSON.stringify(JSON.parse(json.text.slice(found.offset, found.offset + found.length))) ===
+      JSON.stringify(server)
+    )
+      return { text, owned: path.length - 1, added: false };
+    return { ...withServer(removeMember(json, found), path, server), added: false };
+  }
+  const depth = nodes.length - 1;
+  const value = path.slice(depth + 1).reduceRight<unknown>((inner, key) => ({ [key]: inner }), server);
+  return {
+    text: appendProperty(json, nodes[depth] as Node, path[depth] as string, value),
+    owned: depth,
+    added: true,
+  };
+}
+
+/** Whether `text` (Claude Code's configuration) holds a server at `path`. */
+export function hasServer(text: string, path: readonly string[]): boolean {
+  return nodesOn(readConfig(text, path).root, path).length === path.length + 1;
+}
+
+/** The root and the value of each key of `path` that is there, in order. */
+function nodesOn(root: Node, path: readonly string[]): Node[] {
+  const nodes = [root];
+  for (const key of path) {
+    const value = memberValue(nodes.at(-1), key);
+    if (value === undefined) break;
+    nodes.push(value);
+  }
+  return nodes;
+}
+
+function readConfig(text: string, path: readonly string[]): JsonText {
+  if (text.startsWith('\uFEFF')) throw new InvalidClaudeConfigError('starts with a byte order mark');
+  const body = text.trim() === '' ? '{}\n' : text;
+  try {
+    JSON.parse(body);
+  } catch {
+    throw new InvalidClaudeConfigError(`is not valid JSON (${syntaxErrorOf(body)})`);
+  }
+  const root = pathTree(body, path);
+  if (root.type !== 'object') throw new InvalidClaudeConfigError('must hold a JSON object');
+  let node: Node = root;
+  for (const [index, key] of path.entries()) {
+    const where = path
+      .slice(0, index + 1)
+      .map((k) => JSON.stringify(k))
+      .join(' > ');
+    if (countOf(node, key) > 1)
+      throw new InvalidClaudeConfigError(
+        `holds ${where} twice (Claude Code reads the last one): remove one by hand`,
+      );
+    const value = memberValue(node, key);
+    if (value === undefined || index === path.length - 1) break;
+    if (value.type !== 'object') throw new InvalidClaudeConfigError(`has ${where} that is not an object`);
+    node = value;
+  }
+  return { text: body, root };
+}
+
+/**
+ * The first syntax error, as a line number and a name, never as the text around it: the file holds
+ * the user's credentials, and an error message is printed.
+ */
+function syntaxErrorOf(text: string): string {
+  try {
+    parseJsonText(text);
+  } catch (error) {
+    const comments = (() => {
+      try {
+        parseJsonText(text, true);
+        return '; Claude Code reads no comments';
+      } catch {
+        return '';
+      }
+    })();
+    return `${(error as Error).message}${comments}`;
+  }
+  return 'JSON.parse refuses it';
 }
 
 /**

@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import { EXIT_CODES } from '../exitCodes.js';
+import { checkOwnStateFile, ownStateFolder, UnsafeStateError } from '../stateFolder.js';
 
 /** The state file of `loopguard run` in a working directory. */
 export function stateFile(cwd: string): string {
@@ -79,7 +80,9 @@ export function stateIoError(path: string, doing: string, error: unknown): CliEr
 }
 
 /**
- * Opens `.loopguard/state.db`.
+ * Opens `.loopguard/state.db`. A `.loopguard` or `state.db` that is a symbolic link or another
+ * user's is refused before anything is read or written (exit 1, one line); a new `.loopguard` is
+ * made with its `.gitignore`.
  * - `read` (`runs`): read-only; the file is never created, migrated, moved or written, so it works
  *   on a read-only file system. `null` when there is no state file.
  * - `write` (`run`, `resume`, `reset`): creates it when missing. A file SQLite reports as corrupt
@@ -95,6 +98,14 @@ export function openState(
   now: () => number = Date.now,
 ): RunState | null {
   const path = stateFile(cwd);
+  try {
+    if (ownStateFolder(cwd, mode === 'write') === undefined) return null;
+    checkOwnStateFile(path);
+  } catch (error) {
+    if (error instanceof UnsafeStateError)
+      throw new CliError(error.message, EXIT_CODES.internalError, { cause: error });
+    throw stateIoError(stateFile(cwd), mode === 'read' ? 'read' : 'open', error);
+  }
   if (mode === 'read' && !existsSync(path)) return null;
   let corruption: string;
   try {
@@ -127,7 +138,6 @@ export function openState(
 }
 
 function probe(path: string, mode: 'read' | 'write'): RunState {
-  if (mode === 'write') mkdirSync(join(path, '..'), { recursive: true });
   let db: LoopGuardDatabase;
   try {
     db = openLoopGuardDatabase(path, mode === 'read' ? { readonly: true } : {});

@@ -1,0 +1,67 @@
+import { lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A `.loopguard` folder or a file of it that loopguard refuses to use: a symbolic link, or another
+ * user's (anything else that is not a folder or a database is left to the error of its open). In a project folder others can write to, another user could
+ * plant one to make loopguard write into a database or file of the victim's choosing.
+ */
+export class UnsafeStateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafeStateError';
+  }
+}
+
+/** What `.loopguard/.gitignore` holds: everything in the folder is loopguard's state, never committed. */
+const GITIGNORE = '# loopguard state (sessions, runs, logs): not for git\n*\n';
+
+/** A project's `.loopguard` folder. */
+export function stateFolderOf(projectDir: string): string {
+  return join(projectDir, '.loopguard');
+}
+
+/**
+ * The project's `.loopguard` folder, checked: refused when it is a symbolic link or another
+ * user's. With `create`, a missing one is made (without `recursive`: the project folder
+ * must exist, and a recursive `mkdir` under `/proc` never returns), with a `.gitignore` inside so
+ * that it never shows in `git status`.
+ * @returns the folder, or `undefined` when it is missing and not created
+ * @throws UnsafeStateError naming the folder and what is wrong with it
+ */
+export function ownStateFolder(projectDir: string, create: boolean): string | undefined {
+  const folder = stateFolderOf(projectDir);
+  const stats = lstatSync(folder, { throwIfNoEntry: false });
+  if (stats === undefined) {
+    if (!create) return undefined;
+    mkdirSync(folder);
+    writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
+    return folder;
+  }
+  refuseUnsafe(folder, stats);
+  return folder;
+}
+
+/**
+ * Refuses the state file at `path` (`state.db`) when it is a symbolic link or another user's; a
+ * missing file is fine (it is created).
+ * @throws UnsafeStateError naming the file and what is wrong with it
+ */
+export function checkOwnStateFile(path: string): void {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats !== undefined) refuseUnsafe(path, stats);
+}
+
+function refuseUnsafe(path: string, stats: Stats): void {
+  const problem = stats.isSymbolicLink() ? `is a symbolic link (to ${readlinkSync(path)})` : owner(stats);
+  if (problem !== undefined)
+    throw new UnsafeStateError(
+      `refusing ${path}: it ${problem}; loopguard keeps its state only in a folder of this user's (remove it)`,
+    );
+}
+
+/** Why the owner is refused, or `undefined` when it is this user (or the platform has no user ids). */
+function owner(stats: Stats): string | undefined {
+  const uid = process.getuid?.();
+  return uid === undefined || stats.uid === uid ? undefined : `belongs to another user (uid ${stats.uid})`;
+}

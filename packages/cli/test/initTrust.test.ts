@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempProject } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+/** Every loopguard hook entry of a settings file (none when there is no file). */
+const oursIn = (file: string): Array<Record<string, unknown>> =>
+  existsSync(file)
+    ? Object.values(read(file).hooks ?? {})
+        .flatMap((groups) =>
+          (groups as Array<{ hooks: Array<Record<string, unknown>> }>).flatMap((group) => group.hooks),
+        )
+        .filter((entry) => entry.loopguard !== undefined)
+    : [];
+
+/** A user (HOME, with Claude Code's configuration holding `config`) and an empty project. */
+function setUp(config = '{\n  "numStartups": 3,\n  "primaryApiKey": "sk-ant-not-a-real-key"\n}\n') {
+  const home = tempProject();
+  const dir = tempProject();
+  writeFileSync(join(home, '.claude.json'), config, { mode: 0o600 });
+  const run = (args: string[], cwd = dir) => loopguard(cwd, args, { HOME: home, CLAUDE_CONFIG_DIR: '' });
+  return { home, dir, run, config: join(home, '.claude.json') };
+}
+
+describe("init never leaves loopguard's MCP server without the hook that refuses the model's call (issue 38)", () => {
+  it('init claude --user, then --command-hooks --replace in a project: the user-level server goes with its hooks', async () => {
+    const { home, dir, run, config } = setUp();
+    expect((await run(['init', 'claude', '--user'])).code).toBe(0);
+    expect(read(config).mcpServers.loopguard).toBeDefined();
+    const replaced = await run(['init', 'claude', '--command-hooks', '--replace']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    // the user's settings file and folder were init's own: gone, not left as {}
+    expect(existsSync(join(home, '.claude'))).toBe(false);
+    // no settings file holds an mcp_tool hook any more, so no server may be registered
+    expect(readFileSync(config, 'utf8')).not.toContain('"loopguard"');
+    expect(replaced.stdout).toContain(
+      `${config}: loopguard's MCP server taken out of every project (--replace)`,
+    );
+    expect(oursIn(join(dir, '.claude', 'settings.json')).map((e) => e.type)).toEqual([
+      'command',
+      'command',
+      'command',
+      'command',
+    ]);
+  });
+
+  it('uninstall takes out the server entry of a project whose folder was deleted', async () => {
+    const { dir, run, config, home } = setUp();
+    expect((await run(['init', 'claude'])).code).toBe(0);
+    expect(read(config).projects[dir].mcpServers.loopguard).toBeDefined();
+    rmSync(dir, { recursive: true });
+    const result = await run(['uninstall'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(config, 'utf8')).toBe(
+      '{\n  "numStartups": 3,\n  "primaryApiKey": "sk-ant-not-a-real-key"\n}\n',
+    );
+    expect(existsSync(join(home, '.loopguard', 'installs.json'))).toBe(false);
+  });
+});
+
+describe('init refuses a ~/.claude.json it cannot edit safely, naming the problem and changing nothing (issue 38)', () => {
+  const cases = [
+    ['truncated', '{\n  "primaryApiKey": "sk-ant-not-a-real-key",\n  "projects": {', /is not valid JSON \(/],
+    ['a trailing comma', '{"primaryApiKey": "sk-ant-not-a-real-key",}', /is not valid JSON \(/],
+    [
+      'comments',
+      '{\n  // mine\n  "primaryApiKey": "sk-ant-not-a-real-key"\n}\n',
+      /is not valid JSON \(.*; Claude Code reads no comments\)/,
+    ],
+    ['plain text', 'primaryApiKey sk-ant-not-a-real-key\n', /is not valid JSON \(/],
+    [
+      'a byte order mark',
+      '\uFEFF{"primaryApiKey": "sk-ant-not-a-real-key"}',
+      /starts with a byte order mark/,
+    ],
+    ['an array', '["sk-ant-not-a-real-key"]', /must hold a JSON object/],
+  ] as const;
+  for (const [what, text, message] of cases) {
+    it(`${what}`, async () => {
+      const { dir, run, config } = setUp(text);
+      const result = await run(['init', 'claude']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toMatch(new RegExp(`^loopguard: ${config} .*; nothing written$`));
+      // the error names the problem, never the file's text (it holds the user's credentials)
+      expect(result.stderr).not.toContain('sk-ant');
+      expect(readFileSync(config, 'utf8')).toBe(text);
+      expect(readdirSync(dir)).toEqual([]);
+    });
+  }
+
+  it('a key on the path init edits given twice (Claude Code reads the last one)', async () => {
+    const { dir, run, config } = setUp();
+    const twice = (project: string) =>
+      `{"projects": {"${project}": {"mcpServers": {}}}, "numStartups": 3, "projects": {"${project}": {"allowedTools": []}}}`;
+    writeFileSync(config, twice(dir));
+    const result = await run(['init', 'claude']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `loopguard: ${config} holds "projects" twice (Claude Code reads the last one): remove one by hand; nothing written`,
+    );
+    expect(readFileSync(config, 'utf8')).toBe(twice(dir));
+    writeFileSync(config, `{"projects": {"${dir}": {"mcpServers": {"a": 1}, "mcpServers": {}}}}`);
+    const inner = await run(['init', 'claude']);
+    expect(inner.stderr).toContain(`holds "projects" > "${dir}" > "mcpServers" twice`);
+    // a key twice elsewhere is Claude Code's business, not on the path: edited as before
+    writeFileSync(config, '{"tipsHistory": {}, "tipsHistory": {"a": 1}}');
+    expect((await run(['init', 'claude'])).code).toBe(0);
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /^\{"tipsHistory": \{\}, "tipsHistory": \{"a": 1\},"projects":/,
+    );
+  });
+
+  it('an edit changes only the bytes of what it adds, on one line or indented, and --remove gives the text back', async () => {
+    for (const text of [
+      '{"numStartups":3,"projects":{"/elsewhere":{"allowedTools":[]}},"userID":"x"}',
+      '{\n    "numStartups": 3,\n    "projects": {\n        "/elsewhere": {}\n    }\n}\n',
+    ]) {
+      const { dir, run, config } = setUp(text);
+      expect((await run(['init', 'claude'])).code).toBe(0);
+      const installed = readFileSync(config, 'utf8');
+      // one line stays one line; an indented file gets the server indented as its own lines
+      expect(installed.includes('\n')).toBe(text.includes('\n'));
+      const parsed = read(config);
+      expect(parsed.projects[dir].mcpServers.loopguard.type).toBe('stdio');
+      delete parsed.projects[dir];
+      expect(parsed).toEqual(JSON.parse(text));
+      expect((await run(['init', 'claude', '--remove'])).code).toBe(0);
+      expect(readFileSync(config, 'utf8')).toBe(text);
+    }
+  });
+});
+
+describe('what init says, and what uninstall leaves behind (issue 35)', () => {
+  it('names every file it changed and how to undo it', async () => {
+    const { dir, run, config, home } = setUp();
+    const result = await run(['init', 'claude']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toEqual([
+      ".claude/settings.json: loopguard guards Claude Code on PreToolUse, PostToolUse, PostToolUseFailure, Stop through loopguard's MCP server (mcp_tool hooks)",
+      expect.stringMatching(
+        new RegExp(
+          `^${config}: loopguard's MCP server registered for ${dir} \\(projects\\["${dir}"\\]\\.mcpServers\\.loopguard\\); backup in ${config}\\.loopguard-backup-\\d+$`,
+        ),
+      ),
+      `${join(home, '.loopguard', 'installs.json')}: recorded for loopguard uninstall`,
+      'To undo: loopguard init claude --remove (or loopguard uninstall, for every install)',
+    ]);
+    const removed = await run(['init', 'claude', '--remove']);
+    expect(removed.stdout).toContain(`${config}: loopguard's MCP server taken out of ${dir}`);
+    expect(removed.stdout).toContain('.claude/settings.json: removed (init had made it)');
+  });
+
+  it('warns when the settings file is tracked by git while its MCP server is registered for this user only', async () => {
+    const { dir, run } = setUp();
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude', 'settings.json'), '{}\n');
+    execFileSync('git', ['add', '.claude/settings.json'], { cwd: dir });
+    const tracked = await run(['init', 'claude']);
+    expect(tracked.code, tracked.stderr).toBe(0);
+    expect(tracked.stdout).toContain('warning: .claude/settings.json is tracked by git, but the MCP server');
+    const commandHooks = await run(['init', 'claude', '--command-hooks']);
+    expect(commandHooks.stdout).not.toContain('warning');
+    const untracked = setUp();
+    execFileSync('git', ['init', '-q'], { cwd: untracked.dir });
+    expect((await untracked.run(['init', 'claude'])).stdout).not.toContain('warning');
+  });
+
+  it('uninstall leaves no folder init made, no "mcpServers": {}, no installs.json, and says nothing of files that do not exist', async () => {
+    const { home, dir, run, config } = setUp('{"numStartups": 3}\n');
+    expect((await run(['init', 'claude'])).code).toBe(0);
+    expect((await run(['init', 'gemini'])).code).toBe(0);
+    expect((await run(['init', 'claude', '--user'])).code).toBe(0);
+    const result = await run(['uninstall'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('no loopguard hooks to remove');
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readFileSync(config, 'utf8')).toBe('{"numStartups": 3}\n');
+    // only Claude Code's file (and init's one backup of it) is left in the home folder
+    expect(readdirSync(home).filter((name) => !name.includes('.loopguard-backup-'))).toEqual([
+      '.claude.json',
+    ]);
+  });
+});

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openHookDatabase } from '../src/hook/hookDatabase.js';
+import { openState } from '../src/run/stateStore.js';
+import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
+
+/** An unrelated SQLite database of the victim's: one table of their own. */
+function victimDatabase(dir: string): string {
+  const path = join(dir, 'victim.db');
+  const db = new Database(path);
+  db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')");
+  db.close();
+  return path;
+}
+
+const tablesOf = (path: string) => {
+  const db = new Database(path, { readonly: true });
+  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  db.close();
+  return names;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a planted .loopguard or state.db is refused (issue 38)', () => {
+  it('the hook never migrates its tables into a database another user linked as state.db, and logs one line', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    const victim = victimDatabase(elsewhere);
+    mkdirSync(join(dir, '.loopguard'));
+    symlinkSync(victim, join(dir, '.loopguard', 'state.db'));
+    const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
+    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(tablesOf(victim)).toEqual(['notes']);
+    expect(hookLog(dir)).toHaveLength(1);
+    expect(hookLog(dir)[0]).toMatch(
+      new RegExp(
+        `failed open: refusing ${join(dir, '.loopguard', 'state.db')}: it is a symbolic link \\(to ${victim}\\)`,
+      ),
+    );
+  });
+
+  it('the hook writes nothing through a .loopguard that is a link, not even its log', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    symlinkSync(elsewhere, join(dir, '.loopguard'));
+    const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
+    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("refuses a .loopguard or a state.db of another user's, in the hook's open and in loopguard run's", () => {
+    const dir = tempProject();
+    openHookDatabase(dir, 1000).close();
+    const uid = process.getuid?.() ?? 0;
+    // the files stay this user's; this process takes itself for another user
+    vi.spyOn(process, 'getuid').mockReturnValue(uid + 1);
+    const folder = new RegExp(
+      `^refusing ${join(dir, '.loopguard')}: it belongs to another user \\(uid ${uid}\\)`,
+    );
+    expect(() => openHookDatabase(dir, 1000)).toThrow(folder);
+    expect(() => openState(dir, () => {}, 'write')).toThrow(folder);
+    expect(() => openState(dir, () => {}, 'read')).toThrow(folder);
+  });
+
+  it('loopguard runs refuses a linked .loopguard in one line with exit 1', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    symlinkSync(elsewhere, join(dir, '.loopguard'));
+    const result = await loopguard(dir, ['runs']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `loopguard: refusing ${join(dir, '.loopguard')}: it is a symbolic link (to ${elsewhere}); loopguard keeps its state only in a folder of this user's (remove it)`,
+    );
+  });
+});
+
+describe('.loopguard/ carries its own .gitignore (issue 35)', () => {
+  it("made by the hook's first database open: git status shows nothing of it", async () => {
+    const dir = tempProject();
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post)).code).toBe(0);
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(true);
+    expect(readFileSync(join(dir, '.loopguard', '.gitignore'), 'utf8')).toContain('\n*\n');
+    expect(
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' }),
+    ).toBe('');
+  });
+
+  it("made by loopguard run's state too, and never added to a folder that has none", () => {
+    const dir = tempProject();
+    openState(dir, () => {}, 'write')?.db.close();
+    expect(existsSync(join(dir, '.loopguard', '.gitignore'))).toBe(true);
+    const older = tempProject();
+    mkdirSync(join(older, '.loopguard'));
+    openHookDatabase(older, 1000).close();
+    expect(existsSync(join(older, '.loopguard', '.gitignore'))).toBe(false);
+  });
+});
