@@ -22,12 +22,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function writeReport(args: string[]): Promise<{ file: string; report: ScanReport }> {
+async function writeReport(args: string[]): Promise<{ file: string; report: ScanReport; err: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
   const file = join(dir, 'report.html');
   const io = bufferedIo({ cwd: dir });
   expect(await runCli(['scan', ...args, '--html', file, '--json'], io), io.err()).toBe(EXIT_CODES.ok);
-  return { file, report: JSON.parse(io.out()) as ScanReport };
+  return { file, report: JSON.parse(io.out()) as ScanReport, err: io.err() };
 }
 
 describe('loopguard scan --html in Chromium', () => {
@@ -69,6 +69,26 @@ describe('loopguard scan --html in Chromium', () => {
     expect(await first.textContent()).toContain('missing.txt');
     await first.locator('summary').click();
     expect(await first.locator('pre').textContent()).toMatch(/^Stopped \(\w+\): /);
+    await page.close();
+  });
+
+  it("says where it wrote the page, and shows --budget's line the terminal prints", async () => {
+    const args = [fileURLToPath(SCAN_FIXTURES), '--budget', '0.0001'];
+    const { file, err } = await writeReport(args);
+    expect(err).toContain(`loopguard scan: HTML report: ${file}`);
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
+    const io = bufferedIo({ cwd: dir });
+    expect(await runCli(['scan', ...args, '--html', 'page.html'], io), io.err()).toBe(EXIT_CODES.ok);
+    expect(io.out()).toContain(`HTML report: ${join(dir, 'page.html')}`);
+    const budget = io
+      .out()
+      .split('\n')
+      .find((line) => line.startsWith('A budget of $0.00 per session would have stopped'));
+    expect(budget).toBeDefined();
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#cost-lines').textContent()).toContain(budget as string);
     await page.close();
   });
 
