@@ -56,12 +56,8 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const type = line.indexOf('"type":"');
     if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
       return true;
-    return (
-      line.includes('"assistant"') ||
-      line.includes('"user"') ||
-      line.includes('"hook_additional_context"') ||
-      line.includes('"hook_stopped_continuation"')
-    );
+    // and a hook's answer (`hook_additional_context`, `hook_stopped_continuation`): loopguard's own?
+    return line.includes('"assistant"') || line.includes('"user"') || line.includes('"hook_');
   }
 
   push(record: Record<string, unknown>): TranscriptRead {
