@@ -18,7 +18,9 @@ const STOP =
 const ERROR = 'Exit code 1\ncat: missing.txt: No such file or directory';
 
 async function scan(lines: unknown[], ...args: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-'));
+  return scanIn(mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-')), lines, ...args);
+}
+async function scanIn(dir: string, lines: unknown[], ...args: string[]) {
   const file = join(dir, 'session.jsonl');
   writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
   const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
@@ -112,6 +114,21 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(out).toContain('call 4 (by loopguard)');
     expect(out).toContain("loopguard's hooks stopped 1 of them");
     expect(out).not.toContain('Nudged, never stopped');
+  });
+
+  it("loopguard's stop is the stop, where the scan's own options would have stopped earlier", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-'));
+    // a stricter scan than the hooks were: its replay nudges at call 2 and stops at call 3
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'hook:\n  sameErrorThreshold: 2\n  verbatimThreshold: 2\n',
+    );
+    const replay = JSON.parse(await scanIn(dir, claudeSession(5, {}), '--json')) as ScanReport;
+    expect(replay.sessions[0]?.loops[0]?.stopCall).toBeLessThan(5);
+    const lines = claudeSession(5, { 3: [claudeNudge(3)], 5: [claudeStop(5, 'PostToolUseFailure')] });
+    const report = JSON.parse(await scanIn(dir, lines, '--json')) as ScanReport;
+    const stopped = report.sessions[0]?.loops.find((loop) => loop.loopguard === 'stopped');
+    expect(stopped).toMatchObject({ stopCall: 5, wastedToolCalls: 0, ended: 'stopped_by_loopguard' });
   });
 
   it('Claude Code: a session resumed after loopguard stopped it wastes the calls after the stop', async () => {
