@@ -5,17 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { claudeNudge, claudeSession, claudeStop, NUDGE, STOP } from './guardTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
 // scan recognises loopguard's own nudges and stops in a transcript (its hooks were on) and reports
 // them as what they were (issue 35), in the record shapes Claude Code 2.1.330, Gemini CLI 0.61.0
 // and Codex 0.169.0 wrote offline; a tool's output or the model's text that reads the same is not one.
-
-const NUDGE =
-  'Loop detected (same_error): the same action failed with the same error 3 times, since call 1.\nRepeating:\n- call 3: `cat missing.txt` → error "cat: missing.txt: No such file or directory"\nRetrying gives the same failure.';
-const STOP =
-  'Stopped (same_error): the loop went on after the nudge; the same action failed with the same error 4 times, since call 1.';
-const ERROR = 'Exit code 1\ncat: missing.txt: No such file or directory';
 
 async function scan(lines: unknown[], ...args: string[]) {
   return scanIn(mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-')), lines, ...args);
@@ -29,65 +24,6 @@ async function scanIn(dir: string, lines: unknown[], ...args: string[]) {
   return io.out();
 }
 const scanJson = async (lines: unknown[]) => JSON.parse(await scan(lines, '--json')) as ScanReport;
-
-/** A Claude Code session: `calls` failing `cat missing.txt`, with what loopguard's hooks answered after some. */
-function claudeSession(calls: number, after: Record<number, unknown[]>, denied?: number): unknown[] {
-  const base = {
-    sessionId: 's1',
-    cwd: '/tmp/app',
-    isSidechain: false,
-    timestamp: '2026-11-29T08:00:00.000Z',
-  };
-  const lines: unknown[] = [{ ...base, type: 'user', message: { role: 'user', content: 'Fix the bug.' } }];
-  for (let n = 1; n <= calls; n++) {
-    lines.push({
-      ...base,
-      type: 'assistant',
-      message: {
-        id: `msg_${n}`,
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        content: [
-          { type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command: 'cat missing.txt' } },
-        ],
-        usage: { input_tokens: 100, output_tokens: 12 },
-      },
-    });
-    const content =
-      n === denied ? `PreToolUse:Bash hook error: ${STOP}\nloopguard refused this call.` : ERROR;
-    lines.push({
-      ...base,
-      type: 'user',
-      message: {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content, is_error: true }],
-      },
-    });
-    lines.push(...(after[n] ?? []));
-  }
-  return lines;
-}
-const claudeNudge = (n: number) => ({
-  type: 'attachment',
-  isSidechain: false,
-  attachment: {
-    type: 'hook_additional_context',
-    content: [NUDGE],
-    hookName: 'PostToolUseFailure:Bash',
-    toolUseID: `toolu_${n}`,
-  },
-});
-const claudeStop = (n: number, hook = 'PreToolUse') => ({
-  type: 'attachment',
-  isSidechain: false,
-  attachment: {
-    type: 'hook_stopped_continuation',
-    message: `loopguard: ${STOP}`,
-    hookName: `${hook}:Bash`,
-    toolUseID: `toolu_${n}`,
-    hookEvent: hook,
-  },
-});
 
 describe('scan reports what loopguard itself did in a session', () => {
   it('Claude Code: a session loopguard denied at call 4 is "stopped by loopguard at call 4", its waste from there', async () => {

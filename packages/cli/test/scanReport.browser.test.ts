@@ -10,6 +10,7 @@ import { runCli } from '../src/main.js';
 import { formatMoney } from '../src/scan/money.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
+import { claudeNudge, claudeSession, claudeStop } from './guardTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
 // The page `loopguard scan --html` writes, opened from disk in Debian's Chromium (as the dashboard
@@ -89,6 +90,22 @@ describe('loopguard scan --html in Chromium', () => {
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator('#cost-lines').textContent()).toContain(budget as string);
+    await page.close();
+  });
+
+  it('shows a session loopguard stopped as stopped by loopguard at its tool call, not "nudge only"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-guarded-'));
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4)] }, 4);
+    writeFileSync(join(dir, 'guarded.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const { file } = await writeReport([dir]);
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const cells = await page.locator('#loops tr td').allTextContents();
+    expect(cells).toContain('3 / 4 / 4');
+    expect(cells).toContain('stopped by loopguard');
+    expect(cells).not.toContain('nudge only');
+    expect(await page.locator('#totals').textContent()).toContain('1sessions loopguard stopped');
     await page.close();
   });
 
