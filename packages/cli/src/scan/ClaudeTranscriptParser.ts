@@ -17,6 +17,9 @@ import {
  */
 const COUNTED_GENERATION = 32_768;
 
+/** How far into a line an attachment's `"type":"hook_…"` is looked for. */
+const HOOK_TYPE_WITHIN = 512;
+
 /**
  * A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`, checked against
  * 2.1.330). What is a step:
@@ -56,8 +59,14 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const type = line.indexOf('"type":"');
     if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
       return true;
-    // and a hook's answer (`hook_additional_context`, `hook_stopped_continuation`): loopguard's own?
-    return line.includes('"assistant"') || line.includes('"user"') || line.includes('"hook_');
+    // and a hook's answer (`hook_additional_context`, `hook_stopped_continuation`: loopguard's own?),
+    // whose attachment type Claude Code writes within the line's first characters (at 87 in 2.1.330):
+    // looked for there only, so that the long attachments are not read through once more
+    return (
+      line.includes('"assistant"') ||
+      line.includes('"user"') ||
+      line.lastIndexOf('"type":"hook_', HOOK_TYPE_WITHIN) !== -1
+    );
   }
 
   push(record: Record<string, unknown>): TranscriptRead {
