@@ -204,14 +204,17 @@ export class SessionScan {
    */
   private guarded(guard: GuardVerdict): void {
     const index = Math.max(0, this.steps - 1);
-    let loop = this.open;
+    const open = this.open;
     if (guard.action === 'nudge') {
-      if (loop !== undefined && loop.stopStep === null && loop.loopguard === undefined)
-        loop.loopguard = 'nudged';
-      else (this.opened(guard.kind, index, guard.message, []) as OpenLoop).loopguard = 'nudged';
+      // the replay's loop at its nudge, else a loop the replay did not find
+      const nudged =
+        open !== undefined && open.stopStep === null && open.loopguard === undefined
+          ? open
+          : this.opened(guard.kind, index, guard.message, []);
+      nudged.loopguard = 'nudged';
       return;
     }
-    loop ??= this.opened(guard.kind, index, guard.message, []);
+    const loop = open ?? this.opened(guard.kind, index, guard.message, []);
     this.stopAt(loop, index, guard.kind, guard.message);
     loop.loopguard = 'stopped';
     this.extend(loop, index);
