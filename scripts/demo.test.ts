@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,13 +36,13 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'Breaker OPEN: permission_denied: permission denied for tool Bash (2 in a row, threshold 2)',
       'Iteration 3: no files changed - breaker OPEN',
       'Breaker OPEN: no_file_changes: no files changed (3 in a row, threshold 3)',
-      'Step 8: edit 69:69 -> NUDGE (near_duplicate)',
-      'Step 11: edit 68:68 -> STOP (near_duplicate)',
+      'Call 3: edit 69:69 -> NUDGE (near_duplicate)',
+      'Call 4: edit 68:68 -> STOP (near_duplicate)',
       'Event 2 PostToolUseFailure Bash: node test.js -> failed: AssertionError [ERR_ASSERTION]',
       'Event 10 PostToolUseFailure Bash: node test.js -> NUDGE (in the model\'s next request as "PostToolUseFailure:Bash hook additional context"): "Loop detected (same_error)',
       'Event 11 PreToolUse Bash: node test.js -> STOP (denied, the session ends): "loopguard: Stopped (same_error)',
       'The hook recorded 2 entries (loop_nudge, loop_stop)',
-      "Step 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
+      "Call 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
       '-> NUDGE (same_error): Loop detected (same_error)',
       '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
       'generateText ended after 4 steps (finishReason tool-calls); the nudge was in prompt 4 of 4',
@@ -87,7 +87,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'unblock_authority',
       'loop_recovery',
     ]);
-    const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status ('))));
+    const sessionsAt = out.indexOf('\nThe agent sessions');
+    const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status (')), sessionsAt));
     expect(status).toEqual({
       running: false,
       tickCount: 41,
@@ -97,5 +98,28 @@ describe('the demo (the README main job: loopguard demo)', () => {
       },
       breaker: { state: 'OPEN', reason: 'no_file_changes: no files changed (3 in a row, threshold 3)' },
     });
+    // What a user reads: their sessions, in their words, and a history that ends before now.
+    expect(out.slice(sessionsAt)).toMatch(/claude\s+\| [0-9a-f-]{36} \| stopped by loopguard/);
+    expect(out).not.toMatch(/the seed/i);
+    expect(
+      Math.max(
+        ...Object.values(status.loopDetection as Record<string, { lastAttempt: number }>).map(
+          (t) => t.lastAttempt,
+        ),
+      ),
+    ).toBeLessThan(Date.now());
+  });
+
+  it('leaves no folder behind outside its own .loopguard/demo-files, emptied at every run', () => {
+    const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+    const before = new Set(readdirSync(tmpdir()));
+    execFileSync(process.execPath, [bin, 'demo'], { cwd, encoding: 'utf8' });
+    expect(
+      readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('loopguard-demo')),
+    ).toEqual([]);
+    expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
+      'claude-project',
+      'transcripts',
+    ]);
   });
 });

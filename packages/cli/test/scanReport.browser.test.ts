@@ -84,7 +84,7 @@ describe('loopguard scan --html in Chromium', () => {
     const budget = io
       .out()
       .split('\n')
-      .find((line) => line.startsWith('A budget of $0.00 per session would have stopped'));
+      .find((line) => line.startsWith('A budget of ') && line.includes(' per session would have stopped'));
     expect(budget).toBeDefined();
     const page = await browser.context.newPage();
     await page.goto(pathToFileURL(file).href);

@@ -18,7 +18,7 @@ import { readTranscriptUsage } from './transcriptUsage.js';
 export interface SpendGuardContext {
   agent: HookAgent;
   options: ResolvedSpendOptions;
-  /** The price book (overrides, then the pricing library when a budget is in dollars). */
+  /** The price book (overrides, then the pricing library), whatever the budget is in. */
   costOf: CostOf;
   /** The project's ledgers. */
   store: SqliteSpendStore;
@@ -97,7 +97,8 @@ export async function guardSpend(
     const next = new Map<string, SpendRow>();
     for (const [i, key] of keys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
-      next.set(key, { ledger, offset: key === sessionKey ? read.offset : 0 });
+      const caps = key === sessionKey ? context.options.session : context.options.projectDay;
+      next.set(key, { ledger, offset: key === sessionKey ? read.offset : 0, caps });
     }
     return { next, result: verdict };
   });

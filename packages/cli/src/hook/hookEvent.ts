@@ -1,7 +1,8 @@
 import { InvalidInputError } from '@loopguard/core';
-import type { HookAgent } from '@loopguard/sqlite';
+import type { HookAgent as StoredHookAgent } from '@loopguard/sqlite';
 
-export type { HookAgent } from '@loopguard/sqlite';
+/** The agent CLIs whose hooks this build installs (a subset of what `hook_sessions` stores). */
+export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini'>;
 
 /** What every hook event names: the session and the project it runs in. */
 interface HookEventBase {
