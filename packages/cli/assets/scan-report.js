@@ -25,6 +25,7 @@
     const cards = [
       ['sessions read', count(t.sessions)],
       ['sessions that looped past the stop', count(t.sessionsWithLoops)],
+      ['sessions loopguard stopped', count(t.stoppedByLoopguard)],
       ['tool calls after the stop', count(t.wastedToolCalls)],
       ['tokens after the stop', count(t.wastedTokens)],
       ['nudges with no stop', count(t.nudgesWithoutStop)],
@@ -174,6 +175,18 @@
     window.scanCharts = { time: timeChart, projects: projectChart };
   }
 
+  /** How a loop ended, in words. */
+  const ENDED = {
+    got_out: 'got out',
+    session_end: 'session ended',
+    stopped_by_loopguard: 'stopped by loopguard',
+  };
+
+  /** The cost lines the terminal prints too (per-model price, a `--budget`'s savings). */
+  function renderCostLines() {
+    for (const line of report.costLines) $('cost-lines').append(element('p', line));
+  }
+
   function renderLoops() {
     const rows = loops.sort(
       (a, b) =>
@@ -182,10 +195,12 @@
     );
     for (const { session, loop } of rows) {
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
-      const steps = `${loop.nudgeStep} / ${loop.stopStep ?? '–'} / ${loop.endStep}`;
+      const calls = `${loop.nudgeCall} / ${loop.stopCall ?? '–'} / ${loop.endCall}`;
       const waste = stopped(loop)
         ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
-        : 'nudge only';
+        : loop.loopguard === 'nudged'
+          ? 'nudged by loopguard, no stop'
+          : 'nudge only';
       const evidence = element('td');
       const details = element('details');
       details.append(element('summary', loop.evidence), element('pre', loop.message));
@@ -196,8 +211,8 @@
         element('td', session.startedAt?.slice(0, 10) ?? '–'),
         element('td', session.agent),
         element('td', loop.kind),
-        element('td', steps),
-        element('td', loop.ended === 'got_out' ? 'got out' : 'session ended'),
+        element('td', calls),
+        element('td', ENDED[loop.ended] ?? loop.ended),
         element('td', waste),
         evidence,
       );
@@ -207,6 +222,7 @@
   }
 
   renderTotals();
+  renderCostLines();
   renderCharts();
   renderLoops();
   document.body.dataset.ready = 'true';

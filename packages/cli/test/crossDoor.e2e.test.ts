@@ -1,8 +1,11 @@
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DoorVerdicts, hookDoor, mcpDoor, scanDoor, streamDoor } from './crossDoorReplay.js';
 import {
+  type ClaudeToolScript,
   type RecordedSession,
   recordClaude,
+  recordClaudeTools,
   recordCodex,
   recordGemini,
   type ShellScript,
@@ -47,6 +50,43 @@ const editsCannotTakeEffect: ShellScript = (turn) => {
       }
     : { command: 'node check.mjs', description: `Run the check (${attempt})` };
 };
+
+/**
+ * The same edit-and-rerun loop with Claude Code's file tools: the set-up, a `Read`, then each attempt
+ * changes src/calc.mjs with `edit` and runs the check (which imports the other copy).
+ */
+function fileToolLoop(
+  edit: (file: string, attempt: number) => { tool: string; input: Record<string, unknown> },
+): ClaudeToolScript {
+  return (turn, dir) => {
+    const file = join(dir, 'src', 'calc.mjs');
+    if (turn === 0) return { tool: 'Bash', input: { command: SETUP, description: 'Set up the check' } };
+    if (turn === 1) return { tool: 'Read', input: { file_path: file } };
+    if (turn > 14) return undefined;
+    const attempt = Math.floor(turn / 2);
+    return turn % 2 === 0
+      ? edit(file, attempt)
+      : { tool: 'Bash', input: { command: 'node check.mjs', description: `Run the check (${attempt})` } };
+  };
+}
+const FIRST_LINE = 'throw new Error("add is not implemented");';
+const CLAUDE_FILE_TOOL_SESSIONS = {
+  editToolEdits: fileToolLoop((file, attempt) => ({
+    tool: 'Edit',
+    input: {
+      file_path: file,
+      old_string: attempt === 1 ? FIRST_LINE : `return a + b; // attempt ${attempt - 1}`,
+      new_string: `return a + b; // attempt ${attempt}`,
+    },
+  })),
+  writeToolEdits: fileToolLoop((file, attempt) => ({
+    tool: 'Write',
+    input: {
+      file_path: file,
+      content: `export function add(a, b) {\n  return a + b; // attempt ${attempt}\n}\n`,
+    },
+  })),
+} as const;
 
 /** Work that progresses: each call writes or reads something new. */
 const progressing: ShellScript = (turn) => {
@@ -128,3 +168,25 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
     });
   },
 );
+
+// Claude Code hands its hooks a Write or Edit result as an object and the model a sentence: every
+// door must read the sentence (issue 35), so that an edit-and-rerun session gets one verdict.
+describe('one verdict through every door: real Claude Code sessions that edit with Write and Edit', () => {
+  const recorded = new Map<string, RecordedSession>();
+  beforeAll(async () => {
+    for (const [name, script] of Object.entries(CLAUDE_FILE_TOOL_SESSIONS)) {
+      recorded.set(name, await recordClaudeTools(script));
+    }
+  }, 1_200_000);
+
+  it.each(Object.keys(CLAUDE_FILE_TOOL_SESSIONS))(
+    '%s that cannot take effect: the same nudge and the same stop at the same tool call',
+    async (name) => {
+      const verdicts = await doors('claude', recorded.get(name) as RecordedSession);
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      console.info(`cross-door claude ${name}: ${JSON.stringify(first)}`);
+    },
+  );
+});

@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
   GeminiStreamJsonParser,
-  type Step,
   type StepLineParser,
 } from '@loopguard/core/steps';
 import { expect } from 'vitest';
@@ -13,7 +12,6 @@ import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { StepStreamWatcher } from '../src/run/StepStreamWatcher.js';
-import { detectFormat } from '../src/scan/detectFormat.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { bufferedIo } from './helpers.js';
 import { hookCall, tempProject } from './hookHelpers.js';
@@ -168,18 +166,6 @@ export function streamDoor(agent: StreamAgent, lines: string[]): DoorVerdicts {
   return out;
 }
 
-/** The steps `scan` reads from a transcript, with its own parser (to turn step numbers into tool calls). */
-function transcriptSteps(file: string): Step[] {
-  const records = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => [JSON.parse(line) as Record<string, unknown>, line] as const);
-  const parser = detectFormat(records[0]?.[0] ?? {}, file);
-  if (parser === undefined) throw new Error(`scan does not know ${file}`);
-  const steps = records.flatMap(([record, line]) => parser.push(record, line).steps);
-  return [...steps, ...parser.end().steps];
-}
-
 /** The scan door: `loopguard scan --json <transcript>`. */
 export async function scanDoor(file: string): Promise<DoorVerdicts> {
   const cwd = mkdtempSync(join(tmpdir(), 'loopguard-xdoor-scan-'));
@@ -187,16 +173,15 @@ export async function scanDoor(file: string): Promise<DoorVerdicts> {
   expect(await runCli(['scan', '--json', file], io), io.err()).toBe(EXIT_CODES.ok);
   const report = JSON.parse(io.out()) as ScanReport;
   expect(report.sessions).toHaveLength(1);
-  const steps = transcriptSteps(file);
-  const callAt = (step: number) => steps.slice(0, step + 1).filter((s) => s.type === 'action').length;
+  // the tool calls as scan reports them (nudgeCall, stopCall), to be the hooks' own
   const loops = report.sessions[0]?.loops ?? [];
   const first = loops[0];
-  const stopped = loops.find((loop) => loop.stopStep !== null);
+  const stopped = loops.find((loop) => loop.stopCall !== null);
   return {
-    nudge: first === undefined ? null : { call: callAt(first.nudgeStep), kind: first.kind, message: '' },
+    nudge: first === undefined ? null : { call: first.nudgeCall, kind: first.kind, message: '' },
     stop:
-      stopped?.stopStep == null
+      stopped?.stopCall == null
         ? null
-        : verdict(callAt(stopped.stopStep), stopped.message, stopped.stopKind ?? stopped.kind),
+        : verdict(stopped.stopCall, stopped.message, stopped.stopKind ?? stopped.kind),
   };
 }

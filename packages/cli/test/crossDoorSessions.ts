@@ -34,6 +34,16 @@ export interface RecordedSession {
 /** A scripted shell session: the shell command of each model turn; `undefined` ends with a text. */
 export type ShellScript = (turn: number) => { command: string; description: string } | undefined;
 
+/**
+ * A scripted Claude Code session with any of its tools (`Write`, `Edit`, `Read`, `Bash`): the call
+ * of each model turn, given the project's folder (the file tools take absolute paths); `undefined`
+ * ends with a text.
+ */
+export type ClaudeToolScript = (
+  turn: number,
+  dir: string,
+) => { tool: string; input: Record<string, unknown> } | undefined;
+
 const FINAL_TEXT = 'I stop here.';
 
 /** A recorder that appends each event (its stdin) as one line to `file` and says nothing. */
@@ -95,15 +105,23 @@ const last = (files: string[]) => {
 };
 
 /** Claude Code 2.1.330 with `Bash` calls (`{ command, description }`). */
-export async function recordClaude(script: ShellScript): Promise<RecordedSession> {
+export function recordClaude(script: ShellScript): Promise<RecordedSession> {
+  return recordClaudeTools((turn) => {
+    const input = script(turn);
+    return input === undefined ? undefined : { tool: 'Bash', input };
+  });
+}
+
+/** Claude Code 2.1.330 with the calls of `script` (any of its tools). */
+export async function recordClaudeTools(script: ClaudeToolScript): Promise<RecordedSession> {
   const claude = await ensureClaudeCode();
   const { dir } = tempRepo('');
   const userHome = home('loopguard-xdoor-claude-');
   const events = join(userHome, 'events.jsonl');
   await installRecorder(dir, 'claude', events);
   const api = await startFakeAnthropicApi((turn): ScriptedTurn => {
-    const call = script(turn);
-    return call === undefined ? { text: FINAL_TEXT } : { tool: 'Bash', input: call };
+    const call = script(turn, dir);
+    return call === undefined ? { text: FINAL_TEXT } : call;
   });
   try {
     const result = await execa(

@@ -474,9 +474,13 @@ describe('loopguard run --agent-stream', () => {
     expect(r.reason).toContain('step_loop_stopped: stopped mid-run by the step-level detector: same_error');
     const stop = artifact(dir, r.id, 1, 'step_loop.json') as {
       action: string;
+      toolCall: number;
       evidence: Array<{ action?: string }>;
     };
     expect(stop.action).toBe('stop');
+    // the same failing call: nudged at the third, stopped at the fourth (said in tool calls)
+    expect(stop.toolCall).toBe(4);
+    expect(result.stderr).toContain('(4 repeats) at tool call 4');
     expect(stop.evidence.some((e) => JSON.stringify(e).includes('pytest tests/test_parse.py'))).toBe(true);
     expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({ timedOut: false, signal: 'SIGTERM' });
     expect(result.stderr).toContain('stopped mid-run by the step-level detector');

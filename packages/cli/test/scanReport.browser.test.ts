@@ -10,6 +10,7 @@ import { runCli } from '../src/main.js';
 import { formatMoney } from '../src/scan/money.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
+import { claudeNudge, claudeSession, claudeStop } from './guardTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
 // The page `loopguard scan --html` writes, opened from disk in Debian's Chromium (as the dashboard
@@ -22,12 +23,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function writeReport(args: string[]): Promise<{ file: string; report: ScanReport }> {
+async function writeReport(args: string[]): Promise<{ file: string; report: ScanReport; err: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
   const file = join(dir, 'report.html');
   const io = bufferedIo({ cwd: dir });
   expect(await runCli(['scan', ...args, '--html', file, '--json'], io), io.err()).toBe(EXIT_CODES.ok);
-  return { file, report: JSON.parse(io.out()) as ScanReport };
+  return { file, report: JSON.parse(io.out()) as ScanReport, err: io.err() };
 }
 
 describe('loopguard scan --html in Chromium', () => {
@@ -69,6 +70,42 @@ describe('loopguard scan --html in Chromium', () => {
     expect(await first.textContent()).toContain('missing.txt');
     await first.locator('summary').click();
     expect(await first.locator('pre').textContent()).toMatch(/^Stopped \(\w+\): /);
+    await page.close();
+  });
+
+  it("says where it wrote the page, and shows --budget's line the terminal prints", async () => {
+    const args = [fileURLToPath(SCAN_FIXTURES), '--budget', '0.0001'];
+    const { file, err } = await writeReport(args);
+    expect(err).toContain(`loopguard scan: HTML report: ${file}`);
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
+    const io = bufferedIo({ cwd: dir });
+    expect(await runCli(['scan', ...args, '--html', 'page.html'], io), io.err()).toBe(EXIT_CODES.ok);
+    expect(io.out()).toContain(`HTML report: ${join(dir, 'page.html')}`);
+    const budget = io
+      .out()
+      .split('\n')
+      .find((line) => line.startsWith('A budget of ') && line.includes(' per session would have stopped'));
+    expect(budget).toBeDefined();
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#cost-lines').textContent()).toContain(budget as string);
+    await page.close();
+  });
+
+  it('shows a session loopguard stopped as stopped by loopguard at its tool call, not "nudge only"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-guarded-'));
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4)] }, 4);
+    writeFileSync(join(dir, 'guarded.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const { file } = await writeReport([dir]);
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const cells = await page.locator('#loops tr td').allTextContents();
+    expect(cells).toContain('3 / 4 / 4');
+    expect(cells).toContain('stopped by loopguard');
+    expect(cells).not.toContain('nudge only');
+    expect(await page.locator('#totals').textContent()).toContain('1sessions loopguard stopped');
     await page.close();
   });
 

@@ -197,11 +197,15 @@ export function registerScanCommand(program: Command, io: CliIo): void {
               filter,
             })
           : undefined;
+      const wrote = options.html === undefined ? '' : `HTML report: ${resolve(io.cwd, options.html)}`;
       if (options.json === true) {
         io.stdout(`${JSON.stringify(report, null, 2)}\n`);
         if (hint !== undefined) io.stderr(`loopguard scan: ${hint}\n`);
+        if (wrote !== '') io.stderr(`loopguard scan: ${wrote}\n`);
       } else {
-        io.stdout(`${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}`);
+        io.stdout(
+          `${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
+        );
       }
     });
 }

@@ -1,6 +1,7 @@
 import { RecentSet, recordOf } from '@loopguard/core/internal';
 import { anthropicUsage } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
+import { claudeGuardVerdicts } from './guardVerdicts.js';
 import {
   NOTHING,
   noteStart,
@@ -16,6 +17,9 @@ import {
  */
 const COUNTED_GENERATION = 32_768;
 
+/** How far into a line an attachment's `"type":"hook_…"` is looked for. */
+const HOOK_TYPE_WITHIN = 512;
+
 /**
  * A Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`, checked against
  * 2.1.330). What is a step:
@@ -26,6 +30,8 @@ const COUNTED_GENERATION = 32_768;
  * - `thinking` blocks are not steps (no hook sees them); API error replies (`isApiErrorMessage`),
  *   the user's own text, meta and compaction-summary messages (`isMeta`, `isCompactSummary`),
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
+ * - loopguard's own nudges and stops (its hooks' answers, written as `attachment` records) are
+ *   noted as such ({@link claudeGuardVerdicts});
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
  *   of the first message give steps (the main session in the main file, the subagent in its own file).
  * Usage is counted as ccusage counts it: once per API reply (one reply is written as one record per
@@ -53,13 +59,21 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const type = line.indexOf('"type":"');
     if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
       return true;
-    return line.includes('"assistant"') || line.includes('"user"');
+    // and a hook's answer (`hook_additional_context`, `hook_stopped_continuation`: loopguard's own?),
+    // whose attachment type Claude Code writes within the line's first characters (at 87 in 2.1.330):
+    // looked for there only, so that the long attachments are not read through once more
+    return (
+      line.includes('"assistant"') ||
+      line.includes('"user"') ||
+      line.lastIndexOf('"type":"hook_', HOOK_TYPE_WITHIN) !== -1
+    );
   }
 
   push(record: Record<string, unknown>): TranscriptRead {
     if (this.meta.sessionId === undefined && typeof record.sessionId === 'string') {
       this.meta.sessionId = record.sessionId;
     }
+    if (record.type === 'attachment') return this.attachment(record);
     if (record.type !== 'assistant' && record.type !== 'user') return NOTHING;
     this.sidechain ??= record.isSidechain === true;
     if ((record.isSidechain === true) !== this.sidechain) {
@@ -82,6 +96,13 @@ export class ClaudeTranscriptParser implements TranscriptParser {
 
   end(): TranscriptRead {
     return { steps: this.steps.end(), tokens: 0 };
+  }
+
+  /** loopguard's own nudge or stop, when the attachment is one (on this run's side). */
+  private attachment(record: Record<string, unknown>): TranscriptRead {
+    if ((record.isSidechain === true) !== (this.sidechain ?? false)) return NOTHING;
+    const guard = claudeGuardVerdicts(record);
+    return guard.length === 0 ? NOTHING : { steps: [], tokens: 0, guard };
   }
 
   /** A reply's steps with its tokens and usage (for its price), counted once. */

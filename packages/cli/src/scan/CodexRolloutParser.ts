@@ -1,6 +1,7 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
 import { CodexRolloutSteps } from '@loopguard/core/steps';
+import { codexGuardVerdicts } from './guardVerdicts.js';
 import {
   NOTHING,
   noteStart,
@@ -14,7 +15,8 @@ import {
  * line is `{ timestamp, type, payload }`. The `response_item`s are read by Codex's one translation
  * ({@link CodexRolloutSteps}: calls are actions, their outputs observations, the agent's last
  * message of a turn a message); the `event_msg` copies of items are not steps. Tokens come from
- * the `token_count` events (the growth of the session's total).
+ * the `token_count` events (the growth of the session's total). loopguard's own nudges and stops
+ * (a hook's context, a denial) are noted as such ({@link codexGuardVerdicts}).
  */
 export class CodexRolloutParser implements TranscriptParser {
   readonly agent = 'codex';
@@ -47,8 +49,11 @@ export class CodexRolloutParser implements TranscriptParser {
       case 'turn_context':
         if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
         return NOTHING;
-      case 'response_item':
-        return { steps: this.steps.item(payload), tokens: 0 };
+      case 'response_item': {
+        const steps = this.steps.item(payload);
+        const guard = codexGuardVerdicts(payload);
+        return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
+      }
       case 'event_msg':
         return payload.type === 'token_count' ? this.tokenCount(payload) : NOTHING;
       default:

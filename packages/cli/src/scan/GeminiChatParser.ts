@@ -1,5 +1,6 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
+import { type GuardVerdict, geminiGuardVerdicts } from './guardVerdicts.js';
 import {
   NOTHING,
   noteStart,
@@ -7,6 +8,16 @@ import {
   type TranscriptParser,
   type TranscriptRead,
 } from './TranscriptParser.js';
+
+/** loopguard's own nudges and stops in a reply's tool calls (see {@link geminiGuardVerdicts}). */
+function guardOf(reply: Record<string, unknown>): { guard?: GuardVerdict[] } {
+  const calls = Array.isArray(reply.toolCalls) ? reply.toolCalls : [];
+  const guard = calls.flatMap((call) => {
+    const record = recordOf(call);
+    return record === undefined ? [] : geminiGuardVerdicts(record);
+  });
+  return guard.length === 0 ? {} : { guard };
+}
 
 /**
  * A Gemini CLI chat (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, checked against 0.61.0): a
@@ -16,6 +27,7 @@ import {
  * ({@link GeminiCliSteps.chatReply}: each tool call an action and the observation of its result,
  * the text a message only when the reply calls no tool); its `tokens.total` are the tokens. Thoughts, user messages (and the tool
  * responses they carry, which repeat the calls' results), `info` and `error` records give none.
+ * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts}).
  */
 export class GeminiChatParser implements TranscriptParser {
   readonly agent = 'gemini';
@@ -59,10 +71,11 @@ export class GeminiChatParser implements TranscriptParser {
     this.held = undefined;
     if (reply === undefined) return NOTHING;
     const steps = this.steps.chatReply(reply);
+    const guard = guardOf(reply);
     const tokens = recordOf(reply.tokens);
-    if (tokens === undefined) return { steps, tokens: 0 };
+    if (tokens === undefined) return { steps, tokens: 0, ...guard };
     this.meta.hasUsage = true;
     const usage = geminiChatUsage(reply);
-    return { steps, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }) };
+    return { steps, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }), ...guard };
   }
 }

@@ -5,11 +5,15 @@ import {
   type StepVerdict,
 } from '@loopguard/core/steps';
 import { noopLogger } from '../hook/noopLogger.js';
+import type { GuardVerdict } from './guardVerdicts.js';
 import { ScanCost, type ScanPricing } from './scanCost.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
-/** How a loop ended: the agent got out of it (it went on with other tool calls), or the session ended in it. */
-export type LoopEnd = 'got_out' | 'session_end';
+/**
+ * How a loop ended: the agent got out of it (it went on with other tool calls), the session ended
+ * in it, or loopguard's own hooks stopped the session there (`stopped_by_loopguard`).
+ */
+export type LoopEnd = 'got_out' | 'session_end' | 'stopped_by_loopguard';
 
 /** One loop the detector found in a session, with what it cost after the stop. */
 export interface ScannedLoop {
@@ -17,12 +21,23 @@ export interface ScannedLoop {
   kind: string;
   /** Step of the nudge. */
   nudgeStep: number;
+  /** Tool call (1-based, as a person counts them) at which the nudge fell. */
+  nudgeCall: number;
   /** The stop's kind, when the loop went on as another kind than the nudge's. */
   stopKind?: string;
   /** Step where loopguard would have stopped the session; `null`: the loop got a nudge and no stop. */
   stopStep: number | null;
+  /** Tool call of the stop; `null` with no stop. */
+  stopCall: number | null;
   /** The loop's last step: its last step the detector saw as part of it. */
   endStep: number;
+  /** Tool call of the loop's last step. */
+  endCall: number;
+  /**
+   * What loopguard's own hooks did, when the transcript records it (they were on): `stopped` (the
+   * stop is theirs, and the waste counts from it) or `nudged`. Absent: the scan's replay only.
+   */
+  loopguard?: 'nudged' | 'stopped';
   /** Whether the agent got out of the loop or the session ended in it. */
   ended: LoopEnd;
   /** Tool calls after the stop, up to the loop's end (0 with no stop). */
@@ -43,12 +58,20 @@ export interface ScannedLoop {
 interface OpenLoop {
   kind: string;
   nudgeStep: number;
+  nudgeCall: number;
   stopStep: number | null;
+  stopCall: number | null;
   endStep: number;
-  /** The stop's verdict once there is one, else the nudge's. */
-  verdict: StepVerdict;
+  endCall: number;
+  /** The stop's kind once there is one. */
+  stopKind: string | null;
+  /** The stop's message once there is one, else the nudge's. */
+  message: string;
+  /** The stop's evidence once there is one, else the nudge's. */
+  evidence: StepVerdict['evidence'];
   /** The nudge's evidence. */
   nudgeEvidence: StepVerdict['evidence'];
+  loopguard?: 'nudged' | 'stopped';
   wastedToolCalls: number;
   wastedTokens: number;
   /** Tool calls, tokens and dollars counted when the stop came. */
@@ -90,6 +113,12 @@ export function evidenceLine(evidence: StepEvidence | undefined): string {
   return oneLine(`${evidence.tool ?? ''} ${actionOf(evidence.action ?? '')}`.trim() + output);
 }
 
+/** The first evidence line of a loopguard message (`- call 3: \`cat x\` → …`), for a loop known only from it. */
+function messageEvidence(message: string): string {
+  const line = message.split('\n').find((text) => text.startsWith('- '));
+  return line === undefined ? '' : oneLine(line.replace(/^- (?:call|step) \d+: /, '').replaceAll('`', ''));
+}
+
 /**
  * Runs one session's steps through a {@link StepLoopDetector} as the hooks would, and keeps what
  * each loop cost. A loop opens at a nudge; it goes on while the detector's verdicts name a loop
@@ -125,7 +154,10 @@ export class SessionScan {
     return new SessionScan(detector, pricing && new ScanCost(pricing));
   }
 
-  /** Observes one record's steps; its tokens count from its first step on. */
+  /**
+   * Observes one record's steps; its tokens count from its first step on. loopguard's own nudges
+   * and stops in it come after its steps.
+   */
   add(read: TranscriptRead): void {
     this.tokens += read.tokens;
     this.cost?.add(read);
@@ -138,6 +170,7 @@ export class SessionScan {
       }
       this.judge(verdict, index);
     }
+    for (const guard of read.guard ?? []) this.guarded(guard);
   }
 
   /** The session's counts and loops (a loop still open ends with the session). */
@@ -153,35 +186,82 @@ export class SessionScan {
 
   private judge(verdict: StepVerdict, index: number): void {
     if (verdict.action === 'nudge') {
-      this.close();
-      this.open = {
-        kind: String(verdict.loopType),
-        nudgeStep: index,
-        stopStep: null,
-        endStep: index,
-        verdict,
-        nudgeEvidence: verdict.evidence,
-        wastedToolCalls: 0,
-        wastedTokens: 0,
-        callsAtStop: 0,
-        tokensAtStop: 0,
-        costAtStop: 0,
-        unpricedAtStop: 0,
-        wastedCost: 0,
-      };
+      this.opened(String(verdict.loopType), index, verdict.message ?? '', verdict.evidence);
       return;
     }
     const loop = this.open;
     if (loop === undefined || verdict.loopType === null) return;
     if (verdict.action === 'stop' && loop.stopStep === null) {
-      loop.stopStep = index;
-      loop.verdict = verdict;
-      loop.callsAtStop = this.toolCalls;
-      loop.tokensAtStop = this.tokens;
-      loop.costAtStop = this.cost?.usd ?? 0;
-      loop.unpricedAtStop = this.cost?.unpricedTokens ?? 0;
+      this.stopAt(loop, index, String(verdict.loopType), verdict.message ?? '');
+      loop.evidence = verdict.evidence;
     }
+    this.extend(loop, index);
+  }
+
+  /**
+   * loopguard's own verdict, where its hooks gave it: its stop is the stop (the waste counts from
+   * it, whatever the replay found); its nudge marks the replay's open loop, or opens one.
+   */
+  private guarded(guard: GuardVerdict): void {
+    const index = Math.max(0, this.steps - 1);
+    const open = this.open;
+    if (guard.action === 'nudge') {
+      // the replay's loop at its nudge, else a loop the replay did not find
+      const nudged =
+        open !== undefined && open.stopStep === null && open.loopguard === undefined
+          ? open
+          : this.opened(guard.kind, index, guard.message, []);
+      nudged.loopguard = 'nudged';
+      return;
+    }
+    const loop = open ?? this.opened(guard.kind, index, guard.message, []);
+    this.stopAt(loop, index, guard.kind, guard.message);
+    loop.loopguard = 'stopped';
+    this.extend(loop, index);
+  }
+
+  /** A new loop at its nudge (the open one is closed). */
+  private opened(kind: string, index: number, message: string, evidence: StepVerdict['evidence']): OpenLoop {
+    this.close();
+    this.open = {
+      kind,
+      nudgeStep: index,
+      nudgeCall: this.toolCalls,
+      stopStep: null,
+      stopCall: null,
+      endStep: index,
+      endCall: this.toolCalls,
+      stopKind: null,
+      message,
+      evidence,
+      nudgeEvidence: evidence,
+      wastedToolCalls: 0,
+      wastedTokens: 0,
+      callsAtStop: 0,
+      tokensAtStop: 0,
+      costAtStop: 0,
+      unpricedAtStop: 0,
+      wastedCost: 0,
+    };
+    return this.open;
+  }
+
+  /** The loop's stop is here: its waste counts from now. */
+  private stopAt(loop: OpenLoop, index: number, kind: string, message: string): void {
+    loop.stopStep = index;
+    loop.stopCall = this.toolCalls;
+    loop.stopKind = kind;
+    loop.message = message;
+    loop.callsAtStop = this.toolCalls;
+    loop.tokensAtStop = this.tokens;
+    loop.costAtStop = this.cost?.usd ?? 0;
+    loop.unpricedAtStop = this.cost?.unpricedTokens ?? 0;
+  }
+
+  /** The loop goes on to step `index`; what it spent after its stop is its waste. */
+  private extend(loop: OpenLoop, index: number): void {
     loop.endStep = index;
+    loop.endCall = this.toolCalls;
     if (loop.stopStep !== null) {
       loop.wastedToolCalls = this.toolCalls - loop.callsAtStop;
       loop.wastedTokens = this.tokens - loop.tokensAtStop;
@@ -196,24 +276,30 @@ export class SessionScan {
   }
 
   private report(loop: OpenLoop): ScannedLoop {
-    const stop = loop.verdict.evidence;
+    const stop = loop.evidence;
     // the repeating tool call says more than a message said beside it (the stop may come from
     // another rule than the nudge: then the nudge's tool call is the evidence)
     const call = (evidence: StepVerdict['evidence']) =>
       evidence.findLast((step) => step.action !== undefined);
-    const stopKind = String(loop.verdict.loopType);
+    const gotOut = this.lastActionStep > loop.endStep;
     return {
       kind: loop.kind,
-      ...(loop.stopStep !== null && stopKind !== loop.kind ? { stopKind } : {}),
+      ...(loop.stopKind !== null && loop.stopKind !== loop.kind ? { stopKind: loop.stopKind } : {}),
       nudgeStep: loop.nudgeStep,
+      nudgeCall: loop.nudgeCall,
       stopStep: loop.stopStep,
+      stopCall: loop.stopCall,
       endStep: loop.endStep,
-      ended: this.lastActionStep > loop.endStep ? 'got_out' : 'session_end',
+      endCall: loop.endCall,
+      ended: gotOut ? 'got_out' : loop.loopguard === 'stopped' ? 'stopped_by_loopguard' : 'session_end',
+      ...(loop.loopguard === undefined ? {} : { loopguard: loop.loopguard }),
       wastedToolCalls: loop.wastedToolCalls,
       wastedTokens: loop.wastedTokens,
       ...(this.cost === undefined ? {} : { wastedCost: loop.wastedCost }),
-      evidence: evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]),
-      message: loop.verdict.message ?? '',
+      evidence:
+        evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]) ||
+        messageEvidence(loop.message),
+      message: loop.message,
     };
   }
 }

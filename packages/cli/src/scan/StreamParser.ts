@@ -1,4 +1,4 @@
-import { recordOf } from '@loopguard/core/internal';
+import { tokensOf, type UsageRecord, type UsageStreamFormat, usageStream } from '@loopguard/core/spend';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
@@ -13,56 +13,70 @@ import {
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,
-  usageTokens,
 } from './TranscriptParser.js';
 
 /** The live output formats `loopguard run --agent-stream` reads, and plain step JSONL. */
 const STREAMS = {
-  'claude-stream-json': { agent: 'claude', parser: () => new ClaudeStreamJsonParser() },
-  'codex-exec-json': { agent: 'codex', parser: () => new CodexJsonParser() },
-  'gemini-stream-json': { agent: 'gemini', parser: () => new GeminiStreamJsonParser() },
-  'steps-jsonl': { agent: 'steps', parser: () => new JsonlStepParser() },
-} as const satisfies Record<string, { agent: ScanAgent; parser: () => StepLineParser }>;
+  'claude-stream-json': { agent: 'claude', parser: () => new ClaudeStreamJsonParser(), usage: 'claude' },
+  'codex-exec-json': { agent: 'codex', parser: () => new CodexJsonParser(), usage: 'codex' },
+  'gemini-stream-json': { agent: 'gemini', parser: () => new GeminiStreamJsonParser(), usage: 'gemini' },
+  'steps-jsonl': { agent: 'steps', parser: () => new JsonlStepParser(), usage: undefined },
+} as const satisfies Record<
+  string,
+  { agent: ScanAgent; parser: () => StepLineParser; usage: UsageStreamFormat | undefined }
+>;
 
 /** A format {@link StreamParser} reads. */
 export type StreamFormat = keyof typeof STREAMS;
 
-/** The session id and usage a stream's events carry (each format names them its own way). */
-function noteEvent(meta: SessionMeta, event: Record<string, unknown>): number {
+/** The session id, folder and start a stream's events carry (each format names them its own way). */
+function noteEvent(meta: SessionMeta, event: Record<string, unknown>): void {
   const id = event.session_id ?? event.thread_id;
   if (typeof id === 'string') meta.sessionId ??= id;
   if (typeof event.cwd === 'string') meta.project ??= event.cwd;
   noteStart(meta, event.timestamp);
-  const usage = recordOf(event.usage) ?? recordOf(recordOf(event.message)?.usage);
-  if (usage === undefined || event.type === 'result') return 0;
-  meta.hasUsage = true;
-  return usageTokens(usage);
 }
 
 /**
  * An agent's live output as `loopguard run` keeps it (`.loopguard/runs/<id>/iterations/<n>/output.log`),
  * or plain step JSONL: read with the same line parsers as `--agent-stream` (core's
- * `ClaudeStreamJsonParser`, `CodexJsonParser`, `GeminiStreamJsonParser`, `JsonlStepParser`).
+ * `ClaudeStreamJsonParser`, `CodexJsonParser`, `GeminiStreamJsonParser`, `JsonlStepParser`), its
+ * tokens and their models with the same usage reader as `--agent-stream`'s spend guard (core's
+ * `usageStream`: Claude Code's replies as they start, then each `result`'s final counts per model).
  */
 export class StreamParser implements TranscriptParser {
   readonly agent: ScanAgent;
   readonly meta: SessionMeta = { hasUsage: false };
   private readonly lines: StepLineParser;
-  private lastReply: unknown;
+  private readonly usage: ((event: unknown, at: number) => UsageRecord[]) | undefined;
+  /** Reply ids counted (Claude Code writes one event per content block of a reply, each with its usage). */
+  private readonly counted = new Set<string>();
 
   constructor(readonly format: StreamFormat) {
     this.agent = STREAMS[format].agent;
     this.lines = STREAMS[format].parser();
+    const usage = STREAMS[format].usage;
+    this.usage = usage === undefined ? undefined : usageStream(usage);
   }
 
   push(record: Record<string, unknown>, line: string): TranscriptRead {
     const steps = this.lines.push(line);
-    const reply = recordOf(record.message)?.id;
-    // Claude Code writes one event per content block of a reply, each with the reply's usage
-    const repeated = reply !== undefined && reply === this.lastReply;
-    this.lastReply = reply ?? this.lastReply;
-    const tokens = this.format === 'steps-jsonl' || repeated ? 0 : noteEvent(this.meta, record);
-    return steps.length === 0 && tokens === 0 ? NOTHING : { steps, tokens };
+    if (this.usage === undefined) return steps.length === 0 ? NOTHING : { steps, tokens: 0 };
+    noteEvent(this.meta, record);
+    const usage = this.usage(record, 0).filter(
+      (one) => one.replyId === undefined || one.adjustment === true || this.once(one.replyId),
+    );
+    if (usage.length > 0) this.meta.hasUsage = true;
+    const tokens = usage.reduce((sum, one) => sum + tokensOf(one), 0);
+    if (steps.length === 0 && tokens === 0) return NOTHING;
+    return tokens === 0 ? { steps, tokens } : { steps, tokens, usage };
+  }
+
+  /** Whether the reply `id` is counted for the first time (the ids of a run's replies: a few thousand at most). */
+  private once(id: string): boolean {
+    if (this.counted.has(id)) return false;
+    this.counted.add(id);
+    return true;
   }
 
   end(): TranscriptRead {

@@ -1,6 +1,7 @@
 import { numberOf } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
 import type { Step } from '@loopguard/core/steps';
+import type { GuardVerdict } from './guardVerdicts.js';
 
 /** The agents whose sessions `loopguard scan` reads; `steps` is loopguard's own step JSONL. */
 export type ScanAgent = 'claude' | 'codex' | 'gemini' | 'steps';
@@ -11,8 +12,13 @@ export interface TranscriptRead {
   steps: Step[];
   /** Tokens the model spent on the reply this record closes (0: none recorded here). */
   tokens: number;
-  /** The same reply's usage by kind, with its model, where the format names them (for its price). */
-  usage?: UsageRecord;
+  /**
+   * The same reply's usage by kind, with its model, where the format names them (for its price); a
+   * list when the record reports several models (a `result`'s final counts).
+   */
+  usage?: UsageRecord | readonly UsageRecord[];
+  /** loopguard's own nudges and stops the record holds (its hooks were on), given after its steps. */
+  guard?: GuardVerdict[];
 }
 
 /** What a transcript says about its session, learned while it is read. */

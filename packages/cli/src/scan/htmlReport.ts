@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { loadStaticAssets } from '@loopguard/server';
 import { formatMoney } from './money.js';
+import { costLines } from './renderTerminal.js';
 import type { ScanReport } from './scanReport.js';
 
 const PAGE_SCRIPT = new URL('../../assets/scan-report.js', import.meta.url);
@@ -51,6 +52,7 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
   // costs go in as text, formatted as the terminal formats them (one rounding rule)
   const data = {
     totals: { ...report.totals, costText: money(report.totals.wastedCost) },
+    costLines: costLines(report.totals),
     sessions: report.sessions
       .filter((session) => session.loops.length > 0)
       .map((session) => ({
@@ -69,15 +71,16 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
 </head>
 <body>
 <h1>What loops cost, read from the transcripts</h1>
-<div class="sub">Every session run through loopguard's step detector as if its hooks had been installed; waste is what was spent after loopguard's stop, up to the loop's end.</div>
+<div class="sub">Every session run through loopguard's step detector as if its hooks had been installed (where they were, their own nudges and stops are shown as such); waste is what was spent after loopguard's stop, up to the loop's end.</div>
 <div id="totals"></div>
+<div id="cost-lines"></div>
 <div id="charts">
 <section><h2>Waste over time</h2><div id="chart-time"></div></section>
 <section><h2>Waste per project</h2><div id="chart-projects"></div></section>
 </div>
 <h2>Loops, worst first</h2>
 <table>
-<thead><tr><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end step</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
+<thead><tr><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end (tool call)</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
 <tbody id="loops"></tbody>
 </table>
 <p id="no-loops" hidden>No loops found.</p>

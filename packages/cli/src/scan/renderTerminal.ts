@@ -1,5 +1,6 @@
 import { formatTable } from '../formatTable.js';
 import { formatMoney } from './money.js';
+import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
 
@@ -31,8 +32,11 @@ function wastedUsd(
     : costs.reduce<number>((a, b) => a + (b ?? 0), 0);
 }
 
-/** The per-model cost and the budget in words (nothing with `--price` or without a price book). */
-function costLines(totals: ScanReport['totals']): string[] {
+/**
+ * The per-model cost and the budget in words (nothing with `--price` or without a price book), as
+ * the terminal and the HTML page print them.
+ */
+export function costLines(totals: ScanReport['totals']): string[] {
   if (totals.costUsd === undefined) return [];
   const lines = [
     `Priced per model: ${formatMoney(totals.costUsd)} in all` +
@@ -48,6 +52,10 @@ function costLines(totals: ScanReport['totals']): string[] {
   }
   return lines;
 }
+
+/** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)`. */
+const stopText = (loop: ScannedLoop) =>
+  `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
 
 const dateOf = (session: ScannedSession) => session.startedAt?.slice(0, 10) ?? '-';
 const kindsOf = (session: ScannedSession, stopped: boolean) => [
@@ -77,6 +85,11 @@ export function renderTerminal(report: ScanReport, price?: number): string {
     `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
       `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
   );
+  if (totals.stoppedByLoopguard > 0) {
+    out.push(
+      `loopguard's hooks stopped ${count(totals.stoppedByLoopguard)} of them (the transcript holds loopguard's stop).`,
+    );
+  }
   out.push(...costLines(totals));
   if (totals.nudgesWithoutStop > 0) {
     out.push(
@@ -96,13 +109,14 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         dateOf(session),
         session.agent,
         kindsOf(session, true).join(', '),
+        worst === undefined ? '' : stopText(worst),
         wasteText(waste.toolCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
     });
     out.push(
       '',
-      formatTable(['project', 'date', 'agent', 'kind', 'wasted after the stop', 'evidence'], rows),
+      formatTable(['project', 'date', 'agent', 'kind', 'stop', 'wasted after the stop', 'evidence'], rows),
     );
     if (looped.length > MAX_ROWS)
       out.push(`… and ${count(looped.length - MAX_ROWS)} more (all of them: --json or --html)`);
@@ -117,19 +131,19 @@ export function renderTerminal(report: ScanReport, price?: number): string {
           dateOf(session),
           session.agent,
           loop.kind,
-          String(loop.nudgeStep),
+          `call ${loop.nudgeCall}${loop.loopguard === 'nudged' ? ' (by loopguard)' : ''}`,
           loop.evidence,
         ]),
     );
     out.push(
       '',
       'Nudged, never stopped:',
-      formatTable(['project', 'date', 'agent', 'kind', 'nudge step', 'evidence'], all.slice(0, MAX_ROWS)),
+      formatTable(['project', 'date', 'agent', 'kind', 'nudge', 'evidence'], all.slice(0, MAX_ROWS)),
     );
     if (all.length > MAX_ROWS)
       out.push(`… and ${count(all.length - MAX_ROWS)} more (all of them: --json or --html)`);
   }
   if (looped.length > 0)
-    out.push('', 'Files and steps: loopguard scan --json. How to act on this: docs/scan.md.');
+    out.push('', 'Files and tool calls: loopguard scan --json. How to act on this: docs/scan.md.');
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
-import { type CostOf, loadLibraryCost, type ModelPrice, priceBook } from '@loopguard/core/spend';
+import type { UsageRecord } from '@loopguard/core/spend';
+import { type CostOf, loadLibraryCost, type ModelPrice, priceBook, tokensOf } from '@loopguard/core/spend';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a scan prices what it reads: the guard's price book, and `--budget`. */
@@ -37,12 +38,22 @@ export class ScanCost {
 
   constructor(private readonly pricing: ScanPricing) {}
 
-  /** Prices one record's reply. */
+  /** Prices one record's reply (or the final counts it reports, per model). */
   add(read: TranscriptRead): void {
     if (read.tokens === 0) return;
-    const cost = read.usage === undefined ? undefined : this.pricing.costOf(read.usage);
-    if (cost === undefined || !Number.isFinite(cost) || cost < 0) this.unpricedTokens += read.tokens;
-    else this.usd += cost;
+    const records = read.usage === undefined ? [] : Array.isArray(read.usage) ? read.usage : [read.usage];
+    let priced = 0;
+    let unpriced = records.length === 0;
+    for (const record of records as readonly UsageRecord[]) {
+      const cost = this.pricing.costOf(record);
+      if (cost === undefined || !Number.isFinite(cost) || cost < 0) unpriced = true;
+      else {
+        this.usd += cost;
+        priced += tokensOf(record);
+      }
+    }
+    // the record's tokens beyond the priced ones are of unknown cost (all priced: none are)
+    if (unpriced) this.unpricedTokens += Math.max(0, read.tokens - priced);
     const budget = this.pricing.budgetUsd;
     if (budget !== undefined && this.atBudget === null && this.usd >= budget) this.atBudget = this.usd;
   }

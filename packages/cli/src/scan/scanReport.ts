@@ -8,8 +8,10 @@ export interface ScanTotals {
   files: number;
   /** Sessions read. */
   sessions: number;
-  /** Sessions with at least one loop loopguard would have stopped. */
+  /** Sessions with at least one loop loopguard would have stopped (or did: {@link stoppedByLoopguard}). */
   sessionsWithLoops: number;
+  /** Sessions loopguard's own hooks stopped (the transcript records the stop). */
+  stoppedByLoopguard: number;
   /** Tool calls in all sessions. */
   toolCalls: number;
   /** Tool calls after the stops, up to the loops' ends. */
@@ -92,6 +94,7 @@ export function scanReport(
     files,
     sessions: sessions.length,
     sessionsWithLoops: 0,
+    stoppedByLoopguard: 0,
     toolCalls: 0,
     wastedToolCalls: 0,
     wastedTokens: null,
@@ -101,6 +104,7 @@ export function scanReport(
   for (const session of sessions) {
     totals.toolCalls += session.toolCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
+    if (session.loops.some((loop) => loop.loopguard === 'stopped')) totals.stoppedByLoopguard++;
     totals.nudgesWithoutStop += session.loops.filter((loop) => !isStopped(loop)).length;
     const waste = sessionWaste(session);
     totals.wastedToolCalls += waste.toolCalls;

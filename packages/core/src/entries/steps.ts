@@ -6,10 +6,7 @@
  * @packageDocumentation
  */
 
-export { ClaudeStreamJsonParser } from '../steps/ClaudeStreamJsonParser.js';
-export { CODEX_TOOLS, CodexJsonParser } from '../steps/CodexJsonParser.js';
 export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '../steps/exemptions.js';
-export { GeminiStreamJsonParser } from '../steps/GeminiStreamJsonParser.js';
 export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from '../steps/globalSwitch.js';
 export { JsonlStepParser } from '../steps/JsonlStepParser.js';
 export type { StepLineParser } from '../steps/StepLineParser.js';
@@ -31,13 +28,16 @@ export {
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
 } from '../steps/stepSnapshot.js';
+export { ClaudeStreamJsonParser } from '../translation/claudeCode/ClaudeStreamJsonParser.js';
 export {
   ClaudeCodeSteps,
   claudeResultText,
   claudeToolResponseText,
 } from '../translation/claudeCode/claudeCodeSteps.js';
+export { CODEX_TOOLS, CodexJsonParser } from '../translation/codex/CodexJsonParser.js';
 export { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
 export { CodexRolloutSteps } from '../translation/codex/codexRolloutSteps.js';
 export { codexToolName } from '../translation/codex/codexTools.js';
+export { GeminiStreamJsonParser } from '../translation/geminiCli/GeminiStreamJsonParser.js';
 export { geminiChatUsage } from '../translation/geminiCli/geminiChatUsage.js';
 export { GeminiCliSteps, geminiToolResponse } from '../translation/geminiCli/geminiCliSteps.js';

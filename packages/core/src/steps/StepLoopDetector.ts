@@ -87,6 +87,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly kindMemo = new KeyMemo<ActionKind>(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
+  private calls = 0;
 
   /**
    * @param options - see {@link StepLoopDetectorOptions}.
@@ -153,12 +154,14 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       format: STEP_SNAPSHOT_FORMAT,
       version: STEP_SNAPSHOT_VERSION,
       steps: this.steps,
+      calls: this.calls,
       enabled: this.enabled,
       pending:
         pending === undefined
           ? null
           : {
               step: pending.step,
+              ...(pending.call === undefined ? {} : { call: pending.call }),
               tool: pending.tool,
               text: pending.text,
               key: pending.key,
@@ -198,6 +201,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       if (rule.restore !== undefined) rule.restore(state.rules[rule.loopType]);
     }
     detector.steps = state.steps;
+    detector.calls = state.calls ?? 0;
     detector.enabled = state.enabled;
     detector.pending = state.pending ?? undefined;
     return detector;
@@ -217,6 +221,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const valid = canonicalStep(step);
     const text = valid.type === 'action' ? actionText(valid.input) : '';
     const index = this.steps++;
+    if (valid.type === 'action') this.calls++;
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
@@ -225,6 +230,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         const closed = this.closePending(index, key);
         this.pending = {
           step: index,
+          call: this.calls,
           tool: valid.tool,
           text,
           key,
@@ -245,7 +251,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           step: index,
           key: messageKey(valid.text),
           text: valid.text,
-          evidence: { step: index, message: shorten(valid.text) },
+          evidence: { step: index, call: this.calls, message: shorten(valid.text) },
         };
         this.history.addMessage(message);
         if (message.key === '') this.history.rejectedSinceInformative++;
@@ -274,7 +280,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     const found = this.partial.push(delta);
     if (found === null) return this.continueAt(index);
-    const verdict = chantingStop(found, index);
+    const verdict = chantingStop(found, index, this.calls);
     reportStepLoop(this.sinks, verdict);
     return verdict;
   }
@@ -288,7 +294,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     this.pending = undefined;
     if (action === undefined || action.exempt) return undefined;
     const verdict = this.judgeTurn(action.step, action, undefined, false, nextKey === action.key);
-    return verdict.action === 'continue' ? undefined : { ...verdict, step: index };
+    return verdict.action === 'continue' ? undefined : { ...verdict, step: index, toolCall: this.calls };
   }
 
   private judgeTurn(
@@ -330,6 +336,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       message: rung === 'continue' ? null : stepLoopMessage(rung, hit),
       since: hit.since,
       step: index,
+      toolCall: this.calls,
       followsNudge,
     };
     if (verdict.action !== 'continue') reportStepLoop(this.sinks, verdict);
@@ -341,6 +348,6 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   }
 
   private continueAt(index: number): StepVerdict {
-    return continueVerdict(index);
+    return continueVerdict(index, this.calls);
   }
 }

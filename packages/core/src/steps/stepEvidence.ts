@@ -4,6 +4,11 @@ import { z } from 'zod';
 export interface StepEvidence {
   /** 0-based index of the step in the run (the observation's index for a turn). */
   step: number;
+  /**
+   * 1-based number of the tool call: the turn's action, or for a message the calls before it (0:
+   * none). Absent in evidence a detector older than this field kept.
+   */
+  call?: number;
   /** Tool of the action, when the evidence is a turn. */
   tool?: string;
   /** The action's input, shortened. */
@@ -21,7 +26,7 @@ export function cleanEvidence(
   evidence: { [K in keyof StepEvidence]?: StepEvidence[K] | undefined } & { step: number },
 ): StepEvidence {
   const out: StepEvidence = { step: evidence.step };
-  for (const key of ['tool', 'action', 'output', 'error', 'message'] as const) {
+  for (const key of ['call', 'tool', 'action', 'output', 'error', 'message'] as const) {
     if (evidence[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = evidence[key];
   }
   return out;
@@ -30,6 +35,7 @@ export function cleanEvidence(
 /** zod schema of a {@link StepEvidence} in a snapshot. */
 export const evidenceSchema = z.object({
   step: z.number().int(),
+  call: z.number().int().nonnegative().optional(),
   tool: z.string().optional(),
   action: z.string().optional(),
   output: z.string().optional(),

@@ -15,7 +15,8 @@ export interface StepLoopEntryContext {
 
 /**
  * The context entry of a nudge (`loop_nudge`, a learning) or a stop (`loop_stop`, a decision).
- * Its metadata says whether it `followsNudge`: a stop after its loop's nudge is the same loop.
+ * Its metadata says whether it `followsNudge` (a stop after its loop's nudge is the same loop) and
+ * at which `toolCall` (1-based) the verdict fell, as a person counts the session's calls.
  * @example stepLoopEntry(verdict, { taskId: 'T1', runId: undefined, detectedAt: 0, thresholds: {} }).topic; // 'loop_nudge'
  */
 export function stepLoopEntry(verdict: StepVerdict, context: StepLoopEntryContext): ContextEntryInput {
@@ -31,6 +32,7 @@ export function stepLoopEntry(verdict: StepVerdict, context: StepLoopEntryContex
       repeats: verdict.repeats,
       since: verdict.since,
       step: verdict.step,
+      toolCall: verdict.toolCall,
       evidence: verdict.evidence,
       followsNudge: verdict.followsNudge,
       detectedAt: context.detectedAt,

@@ -32,7 +32,21 @@ function describe(evidence: StepEvidence): string {
     evidence.output === undefined
       ? ''
       : ` → ${evidence.error ? 'error ' : ''}"${shorten(evidence.output, 120)}"`;
-  return `step ${evidence.step}: ${action}${output}`;
+  return `${evidence.call === undefined ? `step ${evidence.step}` : `call ${evidence.call}`}: ${action}${output}`;
+}
+
+/**
+ * Since when the loop runs, in tool calls: the call of the evidence the loop began with (a
+ * message: the calls before it). Steps only for evidence an older detector kept without calls.
+ */
+function sinceText(hit: RuleHit): string {
+  const first =
+    hit.evidence.find((evidence) => evidence.step === hit.since) ??
+    hit.evidence.find((evidence) => evidence.call !== undefined);
+  const call = first?.call;
+  if (call === undefined) return `since step ${hit.since}`;
+  if (first?.message === undefined) return `since call ${call}`;
+  return call === 0 ? 'since the first reply' : `since the reply after call ${call}`;
 }
 
 /**
@@ -44,8 +58,8 @@ function describe(evidence: StepEvidence): string {
 export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit): string {
   const head =
     rung === 'nudge'
-      ? `Loop detected (${hit.loopType}): ${hit.summary}, since step ${hit.since}.`
-      : `Stopped (${hit.loopType}): the loop went on after the nudge; ${hit.summary}, since step ${hit.since}.`;
+      ? `Loop detected (${hit.loopType}): ${hit.summary}, ${sinceText(hit)}.`
+      : `Stopped (${hit.loopType}): the loop went on after the nudge; ${hit.summary}, ${sinceText(hit)}.`;
   const unique = new Map<string, StepEvidence>();
   for (const evidence of hit.evidence)
     unique.set(`${evidence.action}\u0000${evidence.output}\u0000${evidence.message}`, evidence);

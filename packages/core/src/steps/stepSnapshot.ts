@@ -45,6 +45,8 @@ export interface SnapshotPart {
 /** The action waiting for its observation when the snapshot was taken. */
 export interface PendingActionState {
   step: number;
+  /** Its 1-based tool call number (absent in an older snapshot). */
+  call?: number;
   tool: string;
   text: string;
   key: string;
@@ -65,6 +67,8 @@ export interface StepDetectorSnapshot {
   version: number;
   /** Steps observed. */
   steps: number;
+  /** Tool calls observed (absent in an older snapshot: counted from there on). */
+  calls?: number;
   /** The per-run switch (`setEnabled`). */
   enabled: boolean;
   /** The action waiting for its observation, if any. */
@@ -118,10 +122,12 @@ const envelopeSchema = z.object({
   format: z.literal(STEP_SNAPSHOT_FORMAT),
   version: z.literal(STEP_SNAPSHOT_VERSION),
   steps: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative().optional(),
   enabled: z.boolean(),
   pending: z
     .object({
       step: z.number().int().nonnegative(),
+      call: z.number().int().nonnegative().optional(),
       tool: z.string(),
       text: z.string(),
       key: z.string(),

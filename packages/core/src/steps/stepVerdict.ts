@@ -24,6 +24,12 @@ export interface StepVerdict {
   /** 0-based index of the step just observed. */
   step: number;
   /**
+   * 1-based number of the tool call at which the verdict fell: the call just observed, or whose
+   * result or following message was (0 before the first call). What a person reads (`call 4`);
+   * `step` counts actions, results and messages apart.
+   */
+  toolCall: number;
+  /**
    * Whether this loop was nudged at an earlier step: `true` on the stop that ends a nudged loop
    * (and on the `continue`s between); `false` on a nudge, on a stop that came without one (chanting
    * cut off while it streams) and when there is no loop. A loop is counted once: by the verdict
@@ -40,8 +46,8 @@ export interface StepLoopDetectorEvents {
   stepLoopRecorded: [entry: ContextEntry];
 }
 
-/** The verdict of a step with no loop. */
-export function continueVerdict(step: number): StepVerdict {
+/** The verdict of a step with no loop, at tool call `toolCall`. */
+export function continueVerdict(step: number, toolCall: number): StepVerdict {
   return {
     action: 'continue',
     loopType: null,
@@ -50,6 +56,7 @@ export function continueVerdict(step: number): StepVerdict {
     message: null,
     since: null,
     step,
+    toolCall,
     followsNudge: false,
   };
 }
@@ -58,12 +65,12 @@ export function continueVerdict(step: number): StepVerdict {
  * The stop for chanting found while a message streams: no nudge first, since inside one message a
  * nudge cannot be heard.
  */
-export function chantingStop(found: StreamChant, step: number): StepVerdict {
+export function chantingStop(found: StreamChant, step: number, toolCall: number): StepVerdict {
   const hit: RuleHit = {
     loopType: 'chanting',
     repeats: found.count,
     since: step,
-    evidence: [{ step, message: shorten(found.segment) }],
+    evidence: [{ step, call: toolCall, message: shorten(found.segment) }],
     summary: `the reply being written repeated "${shorten(found.segment, 60)}" ${found.count} times`,
   };
   return {
@@ -74,6 +81,7 @@ export function chantingStop(found: StreamChant, step: number): StepVerdict {
     message: stepLoopMessage('stop', hit),
     since: step,
     step,
+    toolCall,
     followsNudge: false,
   };
 }

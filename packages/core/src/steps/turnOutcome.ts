@@ -21,6 +21,8 @@ import { actionKey, boundLines } from './stepKeys.js';
 /** An action waiting for its observation. */
 export interface PendingAction {
   step: number;
+  /** Its 1-based tool call number (absent when restored from an older snapshot). */
+  call?: number;
   tool: string;
   text: string;
   key: string;
@@ -54,6 +56,7 @@ export class TurnReader {
   /** The turn of `action` (undefined: a rejected reply) answered by `output` (undefined: no observation). */
   read(index: number, action: PendingAction | undefined, output: string | undefined, error: boolean): Turn {
     const evidence: StepEvidence = { step: index };
+    if (action?.call !== undefined) evidence.call = action.call;
     if (action !== undefined) {
       evidence.tool = action.tool;
       evidence.action = shorten(action.text);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GeminiStreamJsonParser } from '../../src/steps/GeminiStreamJsonParser.js';
+import { GeminiStreamJsonParser } from '../../src/translation/geminiCli/GeminiStreamJsonParser.js';
 import { PIECED_TEXT_HALF, PiecedText } from '../../src/translation/piecedText.js';
 
 describe('a parser holds the same memory however long the stream (issue 32, item 5)', () => {

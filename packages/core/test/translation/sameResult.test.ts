@@ -75,6 +75,91 @@ describe('Claude Code: the hook reads a Bash result as the transcript holds it',
     ]);
   });
 
+  // The hook's objects and the transcript's sentences of one real session of Claude Code 2.1.330
+  // (an edit-and-rerun session offline): the hook must read what the model read.
+  const file = '/tmp/app/src/calc.mjs';
+  const patch = [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' a', '-b', '+c', ' d'] }];
+  const current = ' (file state is current in your context \u2014 no need to Read it back)';
+
+  it('Write and Edit: the sentence the model got, not the object the hook gets', () => {
+    const update = {
+      type: 'update',
+      filePath: file,
+      content: 'x\n',
+      structuredPatch: patch,
+      originalFile: 'y\n',
+      userModified: false,
+    };
+    expect(claudeToolResponseText(update)).toBe(`The file ${file} has been updated successfully.${current}`);
+    expect(
+      claudeToolResponseText({ ...update, type: 'create', structuredPatch: [], originalFile: null }),
+    ).toBe(`File created successfully at: ${file}${current}`);
+    const edit = {
+      filePath: file,
+      oldString: 'b',
+      newString: 'c',
+      originalFile: 'a\nb\nd\n',
+      structuredPatch: patch,
+      userModified: false,
+      replaceAll: false,
+    };
+    expect(claudeToolResponseText(edit)).toBe(`The file ${file} has been updated successfully.${current}`);
+    expect(claudeToolResponseText({ ...edit, replaceAll: true })).toBe(
+      `The file ${file} has been updated. All occurrences were successfully replaced.${current}`,
+    );
+  });
+
+  it('Read: the numbered lines the model got', () => {
+    const read = {
+      type: 'text',
+      file: {
+        filePath: file,
+        content: 'export function add(a, b) {\n  return 0;\n}\n',
+        numLines: 4,
+        startLine: 1,
+        totalLines: 4,
+      },
+    };
+    expect(claudeToolResponseText(read)).toBe('1\texport function add(a, b) {\n2\t  return 0;\n3\t}\n4\t');
+    expect(claudeToolResponseText({ ...read, file: { ...read.file, content: 'z', startLine: 7 } })).toBe(
+      '7\tz',
+    );
+  });
+
+  it('the same edit through the hook and through the transcript is one observation', () => {
+    const transcript = new ClaudeCodeSteps();
+    transcript.assistant({
+      id: 'm',
+      content: [
+        {
+          type: 'tool_use',
+          id: 't',
+          name: 'Edit',
+          input: { file_path: file, old_string: 'b', new_string: 'c' },
+        },
+      ],
+    });
+    const [seen] = transcript.user({
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 't',
+          content: `The file ${file} has been updated successfully.${current}`,
+        },
+      ],
+    });
+    const hook = claudeToolResponseText({
+      filePath: file,
+      oldString: 'b',
+      newString: 'c',
+      originalFile: 'a\nb\nd\n',
+      structuredPatch: patch,
+      userModified: false,
+      replaceAll: false,
+    });
+    expect(seen).toEqual({ type: 'observation', tool: 'Edit', output: hook });
+  });
+
   it('text is a message only when its reply calls no tool, given when the reply ends', () => {
     const steps = new ClaudeCodeSteps();
     expect(

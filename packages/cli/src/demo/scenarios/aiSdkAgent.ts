@@ -62,7 +62,7 @@ export const aiSdkAgent: DemoScenario = {
       onStepFinish: async (step) => {
         const failure = step.content.find((part) => part.type === 'tool-error');
         const error = failure?.type === 'tool-error' ? String(failure.error) : 'ok';
-        ctx.print(`   Step ${step.stepNumber + 1}: readFile(${MISSING}) -> ${error}`);
+        ctx.print(`   Call ${step.stepNumber + 1}: readFile(${MISSING}) -> ${error}`);
         await ctx.pause();
       },
     });

@@ -29,7 +29,7 @@ export const editsCannotTakeEffect: DemoScenario = {
     const detector = new StepLoopDetector();
     detector.observe(RUN);
     detector.observe(RESULT);
-    ctx.print('   Step 1: python /workspace/reproduce.py -> AssertionError (the bug, reproduced)');
+    ctx.print('   Call 1: python /workspace/reproduce.py -> AssertionError (the bug, reproduced)');
     for (const file of ['svg/svg.py', 'latex.py', 'ascii.py']) {
       const path = `/workspace/shapes/shapes/render/${file}`;
       detector.observe({
@@ -48,7 +48,7 @@ export const editsCannotTakeEffect: DemoScenario = {
         verdict.action === 'continue'
           ? 'the same AssertionError'
           : `${verdict.action.toUpperCase()} (${verdict.loopType})`;
-      ctx.print(`   Step ${verdict.step}: edit ${file}, run again -> ${seen}`);
+      ctx.print(`   Calls ${verdict.toolCall - 1}-${verdict.toolCall}: edit ${file}, run again -> ${seen}`);
       if (verdict.action === 'nudge')
         ctx.print(`   ${verdict.message?.split('\n').find((l) => l.includes('runs from'))}`);
       await ctx.pause();

@@ -35,7 +35,7 @@ export const nearDuplicateRetry: DemoScenario = {
             ? 'a new result'
             : 'the same view: nothing new learned'
           : `${verdict.action.toUpperCase()} (${verdict.loopType})`;
-      ctx.print(`   Step ${verdict.step}: edit ${line}:${line} -> ${seen}`);
+      ctx.print(`   Call ${verdict.toolCall}: edit ${line}:${line} -> ${seen}`);
       if (verdict.action === 'stop') ctx.print(`   ${verdict.message?.split('\n')[0]}`);
       await ctx.pause();
     }

@@ -34,11 +34,75 @@ export function claudeResultText(content: unknown): string {
 /** What Claude Code hands the model (and writes in the transcript) for a Bash call that printed nothing. */
 export const CLAUDE_NO_OUTPUT = '(Bash completed with no output)';
 
+/** What Claude Code adds to a file tool's result when the model already has the file's new state. */
+const CURRENT_IN_CONTEXT = ' (file state is current in your context \u2014 no need to Read it back)';
+
+/**
+ * A `Write` result (`{ type: 'create' | 'update', filePath, content, structuredPatch, … }`) as
+ * Claude Code 2.1.330 tells the model (its `mapToolResultToToolResultBlockParam`).
+ */
+function writeText(record: Record<string, unknown>): string {
+  const modified = record.userModified === true;
+  const tail =
+    (modified ? ' The user modified your proposed content before accepting it.' : '') +
+    (modified || record.memdirStamped === true ? '' : CURRENT_IN_CONTEXT);
+  return record.type === 'create'
+    ? `File created successfully at: ${record.filePath}${tail}`
+    : `The file ${record.filePath} has been updated successfully.${tail}`;
+}
+
+/** An `Edit` result (`{ filePath, oldString, newString, structuredPatch, replaceAll, … }`), as the model reads it. */
+function editText(record: Record<string, unknown>): string {
+  const modified = record.userModified === true;
+  const by = modified ? '.  The user modified your proposed changes before accepting them. ' : '';
+  const note =
+    record.staleRecovered === true
+      ? ' (note: the file had been modified on disk since you last read it \u2014 the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)'
+      : modified || record.contentNotInModelContext === true
+        ? ''
+        : CURRENT_IN_CONTEXT;
+  return record.replaceAll === true
+    ? `The file ${record.filePath} has been updated${by}. All occurrences were successfully replaced.${note}`
+    : `The file ${record.filePath} has been updated successfully${by}.${note}`;
+}
+
+/** A text `Read` result (`{ type: 'text', file: { content, startLine, … } }`): each line after its number and a tab. */
+function readText(file: Record<string, unknown>): string {
+  const first = typeof file.startLine === 'number' ? file.startLine : 1;
+  return boundedText(file.content)
+    .split('\n')
+    .map((line, i) => `${first + i}\t${line}`)
+    .join('\n');
+}
+
+/**
+ * The sentence the model receives for a file tool's result, which Claude Code hands its hooks as an
+ * object: `Write`, `Edit` and a text `Read` (a staged change, an empty file and other tools'
+ * objects are not rewritten: `undefined`).
+ */
+function fileToolText(record: Record<string, unknown>): string | undefined {
+  if (
+    typeof record.filePath === 'string' &&
+    Array.isArray(record.structuredPatch) &&
+    record.staged !== true
+  ) {
+    if ((record.type === 'create' || record.type === 'update') && typeof record.content === 'string')
+      return writeText(record);
+    if (typeof record.oldString === 'string' && typeof record.newString === 'string') return editText(record);
+  }
+  const file = recordOf(record.file);
+  if (record.type === 'text' && typeof file?.content === 'string' && file.content !== '')
+    return readText(file);
+  return undefined;
+}
+
 /**
  * The output of a tool as Claude Code's hooks give it (`tool_response`), read as the model received
- * it (the transcript's and the stream's `tool_result`): Bash's `{ stdout, stderr, interrupted, ... }`
- * as its stdout and stderr joined, or {@link CLAUDE_NO_OUTPUT} when both are empty; a list of
- * content blocks as {@link claudeResultText}; anything else as bounded text.
+ * it (the transcript's and the stream's `tool_result`), so that every door sees one result:
+ * Bash's `{ stdout, stderr, interrupted, ... }` as its stdout and stderr joined, or
+ * {@link CLAUDE_NO_OUTPUT} when both are empty; `Write`, `Edit` and a text `Read` as the sentence or
+ * the numbered lines Claude Code 2.1.330 gives the model ("The file … has been updated
+ * successfully. …"); a list of content blocks as {@link claudeResultText}; anything else as bounded text.
  * @example claudeToolResponseText({ stdout: 'a', stderr: 'b' }); // 'a\nb'
  * @example claudeToolResponseText({ stdout: '', stderr: '' }); // '(Bash completed with no output)'
  */
@@ -48,7 +112,8 @@ export function claudeToolResponseText(response: unknown): string {
     const parts = [boundedText(record.stdout), boundedText(record.stderr)].filter((part) => part !== '');
     return parts.length === 0 ? CLAUDE_NO_OUTPUT : parts.join('\n');
   }
-  return claudeResultText(response);
+  const file = record === undefined ? undefined : fileToolText(record);
+  return file ?? claudeResultText(response);
 }
 
 /**

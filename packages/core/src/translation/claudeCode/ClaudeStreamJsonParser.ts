@@ -1,7 +1,7 @@
-import { recordOf } from '../kernel/jsonValues.js';
-import { ClaudeCodeSteps } from '../translation/claudeCode/claudeCodeSteps.js';
-import { readJsonLine, type StepLineParser } from './StepLineParser.js';
-import type { Step } from './step.js';
+import { recordOf } from '../../kernel/jsonValues.js';
+import { readJsonLine, type StepLineParser } from '../../steps/StepLineParser.js';
+import type { Step } from '../../steps/step.js';
+import { ClaudeCodeSteps } from './claudeCodeSteps.js';
 
 /**
  * Claude Code's `--output-format stream-json` (with `--verbose`): each line is one event, read by

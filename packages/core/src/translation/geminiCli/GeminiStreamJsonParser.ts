@@ -1,7 +1,7 @@
-import { recordOf } from '../kernel/jsonValues.js';
-import { GeminiCliSteps } from '../translation/geminiCli/geminiCliSteps.js';
-import { readJsonLine, type StepLineParser } from './StepLineParser.js';
-import type { Step } from './step.js';
+import { recordOf } from '../../kernel/jsonValues.js';
+import { readJsonLine, type StepLineParser } from '../../steps/StepLineParser.js';
+import type { Step } from '../../steps/step.js';
+import { GeminiCliSteps } from './geminiCliSteps.js';
 
 /**
  * Gemini CLI's `--output-format stream-json` (checked against 0.61.0): each line is one event, read

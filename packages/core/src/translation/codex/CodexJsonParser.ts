@@ -1,9 +1,9 @@
-import { recordOf } from '../kernel/jsonValues.js';
-import { CodexExecSteps } from '../translation/codex/codexExecSteps.js';
-import { readJsonLine, type StepLineParser } from './StepLineParser.js';
-import type { Step } from './step.js';
+import { recordOf } from '../../kernel/jsonValues.js';
+import { readJsonLine, type StepLineParser } from '../../steps/StepLineParser.js';
+import type { Step } from '../../steps/step.js';
+import { CodexExecSteps } from './codexExecSteps.js';
 
-export { CODEX_TOOLS } from '../translation/codex/codexTools.js';
+export { CODEX_TOOLS } from './codexTools.js';
 
 /**
  * OpenAI Codex CLI's `codex exec --json` (checked against 0.169.0): each line is one event, read by

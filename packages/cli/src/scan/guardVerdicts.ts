@@ -1,0 +1,87 @@
+import { recordOf } from '@loopguard/core/internal';
+
+/** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
+export interface GuardVerdict {
+  /** `nudge`: loopguard told the agent of a loop; `stop`: it ended the session. */
+  action: 'nudge' | 'stop';
+  /** The loop kind its message names (`same_error`, `near_duplicate`, ...). */
+  kind: string;
+  /** The message, as the transcript holds it (a stop's is often its first line only). */
+  message: string;
+}
+
+const NUDGE = /^Loop detected \((\w+)\): /;
+const STOP = /^(?:loopguard: )?Stopped \((\w+)\): /;
+
+/**
+ * loopguard's verdict in a text its hook's answer became, or `undefined`: a nudge starts `Loop
+ * detected (<kind>): `, a stop `Stopped (<kind>): ` (its reason: `loopguard: Stopped (<kind>): `).
+ * Only texts the agent's harness wrote from a hook's answer are given here (never a tool's output
+ * or the model's text, which anyone could make read the same).
+ */
+export function guardVerdictOf(text: unknown, action: GuardVerdict['action']): GuardVerdict | undefined {
+  if (typeof text !== 'string') return undefined;
+  const found = (action === 'nudge' ? NUDGE : STOP).exec(text);
+  return found?.[1] === undefined ? undefined : { action, kind: found[1], message: text };
+}
+
+/**
+ * Claude Code (2.1.330) writes a hook's answer as an `attachment` record: `hook_additional_context`
+ * (a `PostToolUse` nudge, its `content` a list of texts) and `hook_stopped_continuation` (a stop,
+ * its `message` the `stopReason`, after the call's result or the `PreToolUse` denial).
+ */
+export function claudeGuardVerdicts(record: Record<string, unknown>): GuardVerdict[] {
+  const attachment = recordOf(record.attachment);
+  if (attachment?.type === 'hook_additional_context' && Array.isArray(attachment.content)) {
+    return attachment.content.flatMap((text) => guardVerdictOf(text, 'nudge') ?? []);
+  }
+  if (attachment?.type === 'hook_stopped_continuation') {
+    const stop = guardVerdictOf(attachment.message, 'stop');
+    return stop === undefined ? [] : [stop];
+  }
+  return [];
+}
+
+/** Where Gemini CLI (0.61.0) puts a hook's context in the result the model gets: after the tool's own (untrusted) output. */
+const GEMINI_CONTEXT = /<\/untrusted_context>\s*<hook_context>([\s\S]*)<\/hook_context>\s*$/;
+const GEMINI_STOPPED = 'Agent execution stopped by hook: ';
+
+/**
+ * Gemini CLI (0.61.0) writes a nudge inside the model's copy of the call's result, as
+ * `<hook_context>…</hook_context>` after the tool's `</untrusted_context>`; a stop (before or after
+ * the call) replaces the result with the error `[Agent execution stopped by hook: ]loopguard: Stopped (…)`.
+ */
+export function geminiGuardVerdicts(toolCall: Record<string, unknown>): GuardVerdict[] {
+  const results = Array.isArray(toolCall.result) ? toolCall.result : [];
+  return results.flatMap((part) => {
+    const response = recordOf(recordOf(recordOf(part)?.functionResponse)?.response);
+    if (typeof response?.error === 'string') {
+      const error = response.error.startsWith(GEMINI_STOPPED)
+        ? response.error.slice(GEMINI_STOPPED.length)
+        : response.error;
+      return error.startsWith('loopguard: ') ? (guardVerdictOf(error, 'stop') ?? []) : [];
+    }
+    const context = typeof response?.output === 'string' ? GEMINI_CONTEXT.exec(response.output) : null;
+    return guardVerdictOf(context?.[1], 'nudge') ?? [];
+  });
+}
+
+const CODEX_DENIED = 'Command blocked by PreToolUse hook: ';
+
+/**
+ * Codex (0.169.0) writes a hook's context as a `developer` message whose metadata names it
+ * `hooks.additional_context`, and a `PreToolUse` denial as the call's output `Command blocked by
+ * PreToolUse hook: <reason>. Command: …` (a real output starts with its chunk header).
+ */
+export function codexGuardVerdicts(payload: Record<string, unknown>): GuardVerdict[] {
+  if (payload.type === 'function_call_output' && typeof payload.output === 'string') {
+    if (!payload.output.startsWith(CODEX_DENIED)) return [];
+    const stop = guardVerdictOf(payload.output.slice(CODEX_DENIED.length), 'stop');
+    return stop === undefined ? [] : [stop];
+  }
+  if (payload.type !== 'message' || payload.role !== 'developer' || !Array.isArray(payload.content))
+    return [];
+  const kinds = recordOf(payload.internal_chat_message_metadata_passthrough)?.content_item_kinds;
+  if (!Array.isArray(kinds) || !kinds.includes('hooks.additional_context')) return [];
+  return payload.content.flatMap((part) => guardVerdictOf(recordOf(part)?.text, 'nudge') ?? []);
+}

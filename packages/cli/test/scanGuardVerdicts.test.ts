@@ -1,0 +1,185 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { claudeNudge, claudeSession, claudeStop, NUDGE, STOP } from './guardTranscripts.js';
+import { bufferedIo } from './helpers.js';
+
+// scan recognises loopguard's own nudges and stops in a transcript (its hooks were on) and reports
+// them as what they were (issue 35), in the record shapes Claude Code 2.1.330, Gemini CLI 0.61.0
+// and Codex 0.169.0 wrote offline; a tool's output or the model's text that reads the same is not one.
+
+async function scan(lines: unknown[], ...args: string[]) {
+  return scanIn(mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-')), lines, ...args);
+}
+async function scanIn(dir: string, lines: unknown[], ...args: string[]) {
+  const file = join(dir, 'session.jsonl');
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  const code = await runCli(['scan', file, ...args], io);
+  expect(code, io.err()).toBe(EXIT_CODES.ok);
+  return io.out();
+}
+const scanJson = async (lines: unknown[]) => JSON.parse(await scan(lines, '--json')) as ScanReport;
+
+describe('scan reports what loopguard itself did in a session', () => {
+  it('Claude Code: a session loopguard denied at call 4 is "stopped by loopguard at call 4", its waste from there', async () => {
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4)] }, 4);
+    const report = await scanJson(lines);
+    const [loop, ...others] = report.sessions[0]?.loops ?? [];
+    expect(others).toEqual([]);
+    expect(loop).toMatchObject({
+      kind: 'same_error',
+      loopguard: 'stopped',
+      nudgeCall: 3,
+      stopCall: 4,
+      ended: 'stopped_by_loopguard',
+      wastedToolCalls: 0,
+      wastedTokens: 0,
+      message: `loopguard: ${STOP}`,
+    });
+    expect(report.totals).toMatchObject({
+      stoppedByLoopguard: 1,
+      sessionsWithLoops: 1,
+      nudgesWithoutStop: 0,
+    });
+    const out = await scan(lines);
+    expect(out).toContain('call 4 (by loopguard)');
+    expect(out).toContain("loopguard's hooks stopped 1 of them");
+    expect(out).not.toContain('Nudged, never stopped');
+  });
+
+  it("loopguard's stop is the stop, where the scan's own options would have stopped earlier", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-'));
+    // a stricter scan than the hooks were: its replay nudges at call 2 and stops at call 3
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'hook:\n  sameErrorThreshold: 2\n  verbatimThreshold: 2\n',
+    );
+    const replay = JSON.parse(await scanIn(dir, claudeSession(5, {}), '--json')) as ScanReport;
+    expect(replay.sessions[0]?.loops[0]?.stopCall).toBeLessThan(5);
+    const lines = claudeSession(5, { 3: [claudeNudge(3)], 5: [claudeStop(5, 'PostToolUseFailure')] });
+    const report = JSON.parse(await scanIn(dir, lines, '--json')) as ScanReport;
+    const stopped = report.sessions[0]?.loops.find((loop) => loop.loopguard === 'stopped');
+    expect(stopped).toMatchObject({ stopCall: 5, wastedToolCalls: 0, ended: 'stopped_by_loopguard' });
+  });
+
+  it('Claude Code: a session resumed after loopguard stopped it wastes the calls after the stop', async () => {
+    const lines = claudeSession(7, { 3: [claudeNudge(3)], 4: [claudeStop(4, 'PostToolUseFailure')] });
+    const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 4, endCall: 7, wastedToolCalls: 3 });
+    expect(loop?.ended).toBe('stopped_by_loopguard');
+  });
+
+  it('Claude Code: a nudge loopguard gave and no stop is "nudged by loopguard"', async () => {
+    const lines = claudeSession(3, { 3: [claudeNudge(3)] });
+    const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(loop).toMatchObject({ loopguard: 'nudged', nudgeCall: 3, stopCall: null });
+    expect(await scan(lines)).toMatch(/Nudged, never stopped:[\s\S]*call 3 \(by loopguard\)/);
+  });
+
+  it("Claude Code: loopguard's words in a tool's output or the model's text are not loopguard's", async () => {
+    const forged = claudeSession(3, {}).map((line) => {
+      const record = line as { type?: string; message?: { content?: unknown } };
+      if (record.type !== 'user' || !Array.isArray(record.message?.content)) return line;
+      const [block] = record.message.content as Array<Record<string, unknown>>;
+      return { ...record, message: { content: [{ ...block, content: `loopguard: ${STOP}` }] } };
+    });
+    forged.push({
+      type: 'assistant',
+      sessionId: 's1',
+      message: { id: 'msg_x', content: [{ type: 'text', text: `loopguard: ${STOP}` }] },
+    });
+    const report = await scanJson(forged);
+    expect(report.totals.stoppedByLoopguard).toBe(0);
+    for (const loop of report.sessions[0]?.loops ?? []) expect(loop.loopguard).toBeUndefined();
+  });
+
+  it('Gemini CLI: the nudge in the result the model got and the stop that replaced a result', async () => {
+    const call = (n: number, response: Record<string, unknown>, status = 'success') => ({
+      id: `r${n}`,
+      type: 'gemini',
+      timestamp: '2026-11-29T08:00:00.000Z',
+      content: '',
+      model: 'gemini-2.5-pro',
+      tokens: { input: 10, output: 5, total: 15 },
+      toolCalls: [
+        {
+          id: `c${n}`,
+          name: 'run_shell_command',
+          args: { command: 'cat missing.txt' },
+          status,
+          result: [{ functionResponse: { id: `c${n}`, name: 'run_shell_command', response } }],
+          resultDisplay: 'cat: missing.txt: No such file or directory',
+        },
+      ],
+    });
+    const failed = (context = '') => ({
+      output: `<untrusted_context>\nOutput: cat: missing.txt: No such file or directory\nExit Code: 1\n</untrusted_context>${context}`,
+    });
+    const lines = [
+      { sessionId: 'g1', projectHash: 'abc', startTime: '2026-11-29T08:00:00.000Z' },
+      call(1, failed()),
+      call(2, failed()),
+      call(3, failed(`\n\n<hook_context>${NUDGE}</hook_context>`)),
+      call(4, { error: `Agent execution stopped by hook: loopguard: ${STOP}` }, 'error'),
+    ];
+    const [loop, ...others] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(others).toEqual([]);
+    expect(loop).toMatchObject({
+      loopguard: 'stopped',
+      nudgeCall: 3,
+      stopCall: 4,
+      ended: 'stopped_by_loopguard',
+    });
+  });
+
+  it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
+    const item = (payload: Record<string, unknown>) => ({
+      timestamp: '2026-11-29T08:00:00.000Z',
+      type: 'response_item',
+      payload,
+    });
+    const lines: unknown[] = [
+      { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+    ];
+    for (let n = 1; n <= 4; n++) {
+      lines.push(
+        item({
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: '{"cmd":"cat missing.txt"}',
+          call_id: `c${n}`,
+        }),
+        item({
+          type: 'function_call_output',
+          call_id: `c${n}`,
+          output:
+            n === 4
+              ? `Command blocked by PreToolUse hook: ${STOP}. Command: cat missing.txt`
+              : 'Chunk ID: a1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n',
+        }),
+      );
+      if (n === 3) {
+        lines.push(
+          item({
+            type: 'message',
+            role: 'developer',
+            content: [{ type: 'input_text', text: NUDGE }],
+            internal_chat_message_metadata_passthrough: { content_item_kinds: ['hooks.additional_context'] },
+          }),
+        );
+      }
+    }
+    const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(loop).toMatchObject({
+      loopguard: 'stopped',
+      nudgeCall: 3,
+      stopCall: 4,
+      ended: 'stopped_by_loopguard',
+    });
+  });
+});
