@@ -23,9 +23,12 @@ export const HOOK_SESSIONS = {
  * attempt): a Claude Code session nudged at call 3 and stopped at call 4, a Gemini CLI session
  * stopped on spend ($0.52 of $0.50), a Codex session nudged twice, and a clean Claude Code session.
  * Every entry falls within one minute, `ago` ms before the wall clock (the view judges `running`
- * by it).
+ * by it); `moreCleanSessions` clean Claude Code sessions come before them (to page through).
  */
-export function hooksOnlyDatabase(ago = 3_600_000): {
+export function hooksOnlyDatabase(
+  ago = 3_600_000,
+  moreCleanSessions = 0,
+): {
   database: LoopGuardDatabase;
   reader: SqliteStatusReader;
   clock: ManualClock;
@@ -79,6 +82,10 @@ export function hooksOnlyDatabase(ago = 3_600_000): {
     clock.advance(4_000);
   };
 
+  for (let i = 0; i < moreCleanSessions; i++) {
+    session('claude', `older-${String(i).padStart(2, '0')}`, { toolCalls: i + 1 });
+    clock.advance(1_000);
+  }
   session('claude', HOOK_SESSIONS.clean, { toolCalls: 9 });
   clock.advance(4_000);
   session('codex', HOOK_SESSIONS.nudged, { toolCalls: 7, nudges: 2 });
