@@ -14,15 +14,15 @@
     'escalate',
   ];
   const COLORS = {
-    nudge: '#ca8a04',
-    stop: '#dc2626',
-    spend_warning: '#f97316',
-    spend_stop: '#7c3aed',
-    force_next: '#2563eb',
-    unblock_authority: '#0891b2',
-    escalate: '#9f1239',
+    nudge: '#facc15',
+    stop: '#ef4444',
+    spend_warning: '#fdba74',
+    spend_stop: '#a78bfa',
+    force_next: '#60a5fa',
+    unblock_authority: '#22d3ee',
+    escalate: '#be123c',
   };
-  const SPARE_COLORS = ['#059669', '#64748b', '#db2777', '#4d7c0f', '#0f766e'];
+  const SPARE_COLORS = ['#34d399', '#94a3b8', '#f472b6', '#a3e635', '#2dd4bf'];
   // Bucket widths of the chart, seconds: the narrowest that keeps the span within MAX_BUCKETS.
   const BUCKETS = [
     [60, 'minute'],
@@ -353,14 +353,18 @@
       to += Math.ceil(missing / 2) * bucket;
     }
     const xs = [];
-    for (let x = from; x < to; x += bucket) xs.push(x);
+    for (let x = from; x < to; x += bucket) xs.push(x + bucket / 2); // a bar stands over its bucket
     const counts = actions.map(() => xs.map(() => 0));
     for (const r of recoveries.values()) {
       const i = Math.floor((Math.floor(r.timestamp / 1000) - from) / bucket);
       counts[actions.indexOf(r.action)][i]++;
     }
     // Stacked: each series drawn is its own count plus those drawn after it (on top of it).
-    const stacked = counts.map((_, s) => xs.map((_, i) => counts.slice(s).reduce((n, c) => n + c[i], 0)));
+    // Opaque fills: each series hides the part of the one before it that it stacks on. An empty
+    // bucket is null (no bar), not a bar of height 0.
+    const stacked = counts.map((_, s) =>
+      xs.map((_, i) => counts.slice(s).reduce((n, c) => n + c[i], 0) || null),
+    );
     return { xs, counts, stacked, from, to, bucket, bucketName };
   }
 
@@ -379,8 +383,6 @@
     const actions = actionsStored();
     const data = chartData(actions);
     box.dataset.series = actions.join(',');
-    box.dataset.from = String(data.from * 1000);
-    box.dataset.to = String(data.to * 1000);
     box.dataset.bucket = String(data.bucket);
     const key = `${actions.join(',')}|${data.bucketName}`;
     chartRange = [data.from, data.to];
@@ -406,12 +408,22 @@
           incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
         },
       ],
+      // The x range drawn, in epoch ms, for whoever reads the page (the browser tests).
+      hooks: {
+        setScale: [
+          (u, scale) => {
+            if (scale !== 'x') return;
+            box.dataset.from = String(Math.round(u.scales.x.min * 1000));
+            box.dataset.to = String(Math.round(u.scales.x.max * 1000));
+          },
+        ],
+      },
       series: [
         {},
         ...actions.map((action, i) => ({
           label: words(action),
           stroke: colorOf(action, i),
-          fill: `${colorOf(action, i)}55`,
+          fill: colorOf(action, i),
           paths: uPlot.paths.bars({ size: [0.8, 60] }),
           points: { show: false },
           value: (_u, _v, s, idx) => (idx == null ? '–' : String(chartCounts[s - 1]?.[idx] ?? 0)),

@@ -1,4 +1,7 @@
 /// <reference lib="dom" />
+import { ManualClock } from '@loopguard/core';
+import type { StatusReader } from '@loopguard/core/internal';
+import { openLoopGuardDatabase, SqliteStatusReader } from '@loopguard/sqlite';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
@@ -8,7 +11,14 @@ import { HOOK_SESSIONS, hooksOnlyDatabase } from './hookSessions.js';
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let context: BrowserContext;
 let server: RunningStatusServer | undefined;
-let store: ReturnType<typeof hooksOnlyDatabase> | undefined;
+let store: ServedStore | undefined;
+
+/** A store the test serves; `cleanup` runs after the test. */
+interface ServedStore {
+  reader: StatusReader;
+  clock: ManualClock;
+  cleanup(): void;
+}
 let page: Page;
 let problems: string[];
 
@@ -39,7 +49,7 @@ afterEach(async () => {
   store = undefined;
 });
 
-async function open(db: ReturnType<typeof hooksOnlyDatabase>): Promise<void> {
+async function open(db: ServedStore): Promise<void> {
   store = db;
   server = await startStatusServer({ reader: db.reader, port: 0, clock: db.clock, followIntervalMs: 50 });
   await page.goto(server.url);
@@ -235,6 +245,58 @@ describe('the dashboard in Chromium on an empty database', () => {
     expect(await page.locator('#chart-empty').isVisible()).toBe(true);
     expect(await page.locator('#chart canvas').count()).toBe(0);
     expect(await page.locator('#tasks-section').isVisible()).toBe(false);
+    expect(problems).toEqual([]);
+  });
+});
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** Entries of four kinds (a framework run's nudge and stop, a spend warning, a task recovery) spread evenly over `span` ms. */
+function entriesOver(span: number): ServedStore {
+  const clock = new ManualClock(Date.UTC(2026, 2, 1, 9, 0, 0));
+  const database = openLoopGuardDatabase(':memory:', { clock });
+  const topics = ['loop_nudge', 'spend_warning', 'loop_recovery', 'loop_stop'] as const;
+  for (const [i, topic] of topics.entries()) {
+    database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic,
+      content: topic,
+      relatedTasks: ['T1'],
+      metadata: { adapter: 'langgraph', runId: 'run-1', loopType: 'cycle' },
+    });
+    if (i < topics.length - 1) clock.advance(span / (topics.length - 1));
+  }
+  return { reader: new SqliteStatusReader(database), clock, cleanup: () => database.close() };
+}
+
+describe("the chart's time axis in Chromium", () => {
+  it.each([
+    ['40 seconds', 40_000, 60],
+    ['3 hours', 180 * MINUTE, 300],
+    ['3 days', 3 * DAY, 21_600],
+    ['4 months', 120 * DAY, 7 * 86_400],
+  ])('spans entries over %s with buckets it can show', async (_name, span, bucket) => {
+    const db = entriesOver(span);
+    const last = db.clock.now();
+    await open(db);
+    await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
+    const chart = await page.locator('#chart').evaluate((node: HTMLElement) => ({ ...node.dataset }));
+    expect(chart.series).toBe('nudge,stop,spend_warning,force_next');
+    expect(Number(chart.bucket)).toBe(bucket);
+    const [from, to] = [Number(chart.from), Number(chart.to)];
+    expect(from).toBeLessThanOrEqual(last - span);
+    expect(to).toBeGreaterThan(last);
+    const buckets = (to - from) / (bucket * 1000);
+    expect(buckets).toBeGreaterThanOrEqual(10);
+    expect(buckets).toBeLessThanOrEqual(64);
+    expect(await page.locator('.u-legend .u-label').allTextContents()).toEqual([
+      'Time',
+      'nudge',
+      'stop',
+      'spend warning',
+      'force next',
+    ]);
     expect(problems).toEqual([]);
   });
 });
