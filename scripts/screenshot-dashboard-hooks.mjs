@@ -35,10 +35,11 @@ const claude = (session, name, fields) => ({
   ...fields,
 });
 
-/** A Bash call that fails the same way each time. */
-function failingBash(session, n, command) {
+/** A Bash call that fails the same way each time (unless loopguard denies it: then it never runs). */
+function failingBash(session, n, command, denied = false) {
   const tool = { tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${session}_${n}` };
   hook('claude', claude(session, 'PreToolUse', tool));
+  if (denied) return;
   hook(
     'claude',
     claude(session, 'PostToolUseFailure', {
@@ -71,7 +72,10 @@ function readFile(session, n, tokens = 0) {
     tool_use_id: `toolu_${session}_${n}`,
   };
   hook('claude', claude(session, 'PreToolUse', tool));
-  hook('claude', claude(session, 'PostToolUse', { ...tool, tool_response: `export const value${n} = ${n};` }));
+  hook(
+    'claude',
+    claude(session, 'PostToolUse', { ...tool, tool_response: `export const value${n} = ${n};` }),
+  );
 }
 
 function gemini(session, n, command, output, exitCode) {
@@ -96,10 +100,17 @@ function gemini(session, n, command, output, exitCode) {
 
 for (const session of ['5d1e9c20-clean', '8f3a2b71-spend']) writeFileSync(transcript(session), '');
 for (let n = 1; n <= 6; n++) readFile('5d1e9c20-clean', n);
-for (let n = 1; n <= 3; n++) gemini('2c3050a1-gemini', n, 'cat config/missing.yaml', 'cat: config/missing.yaml: No such file or directory', 1);
+for (let n = 1; n <= 3; n++)
+  gemini(
+    '2c3050a1-gemini',
+    n,
+    'cat config/missing.yaml',
+    'cat: config/missing.yaml: No such file or directory',
+    1,
+  );
 gemini('2c3050a1-gemini', 4, 'ls config', 'app.yaml', 0);
 for (let n = 1; n <= 4; n++) readFile('8f3a2b71-spend', n, 50_000); // $0.16 a reply: warned at 3, stopped at 4
-for (let n = 1; n <= 4; n++) failingBash('b3c41f07-loop', n, 'npm test -- cart');
+for (let n = 1; n <= 4; n++) failingBash('b3c41f07-loop', n, 'npm test -- cart', n === 4);
 
 const db = join(project, '.loopguard/state.db');
 const serve = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0'], {

@@ -272,6 +272,7 @@
     $('sessions-next').disabled = sessionNextCursor === null;
     $('sessions-prev').disabled = sessionCursors.length <= 1;
     $('sessions-page-info').textContent = `page ${sessionCursors.length}`;
+    $('sessions-pager').hidden = sessionNextCursor === null && sessionCursors.length <= 1;
     await Promise.all(
       page.sessions
         .map((session, i) => [session, rows[i]])

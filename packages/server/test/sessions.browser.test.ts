@@ -145,6 +145,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(first).toHaveLength(25);
     expect(first[0]).toBe(HOOK_SESSIONS.stopped);
     expect(await page.locator('#sessions-prev').isDisabled()).toBe(true);
+    expect(await page.locator('#sessions-pager').isVisible()).toBe(true);
     await page.click('#sessions-next');
     await page.waitForFunction(() => document.getElementById('sessions-page-info')?.textContent === 'page 2');
     const second = await ids();
@@ -241,6 +242,7 @@ describe('the dashboard in Chromium on an empty database', () => {
     expect(await page.locator('#spent-box').isVisible()).toBe(false);
     expect(await page.locator('#sessions-empty').isVisible()).toBe(true);
     expect(await page.locator('#sessions').isVisible()).toBe(false);
+    expect(await page.locator('#sessions-pager').isVisible()).toBe(false);
     expect(await page.locator('#recoveries-empty').isVisible()).toBe(true);
     expect(await page.locator('#chart-empty').isVisible()).toBe(true);
     expect(await page.locator('#chart canvas').count()).toBe(0);
