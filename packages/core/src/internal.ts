@@ -75,19 +75,6 @@ export {
   type TaskRow,
   taskOf,
 } from './storage/rows.js';
-export type {
-  BreakerTransitionView,
-  FeedBatch,
-  FeedPosition,
-  RecoveryPage,
-  RecoveryPageQuery,
-  RunBreakerView,
-  StatusMetricsBaseline,
-  StatusReader,
-  TaskPageQuery,
-  TaskStatusPage,
-  TaskStatusRow,
-} from './storage/statusReader.js';
 export {
   SESSION_VERDICTS,
   type SessionCounts,
@@ -103,4 +90,17 @@ export {
   sessionSummary,
   sessionViewOf,
 } from './storage/sessionView.js';
+export type {
+  BreakerTransitionView,
+  FeedBatch,
+  FeedPosition,
+  RecoveryPage,
+  RecoveryPageQuery,
+  RunBreakerView,
+  StatusMetricsBaseline,
+  StatusReader,
+  TaskPageQuery,
+  TaskStatusPage,
+  TaskStatusRow,
+} from './storage/statusReader.js';
 export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';

@@ -1,4 +1,4 @@
-import { libraryCostOf, priceBook, type SpendVerdict, spendNeedsPrices } from '@loopguard/core/spend';
+import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import { guardSession } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
 import { type HookConfig, readHookConfig } from './hookConfig.js';
@@ -57,16 +57,28 @@ async function spendVerdict(
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   if (options === undefined || event.kind === 'before_tool') return undefined;
-  const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;
   return guardSpend(event, {
     agent,
     options,
-    costOf: priceBook(options.prices, library),
+    costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
   });
+}
+
+/**
+ * The pricing library's cost, required at the first reply it prices: every budget prices what it
+ * can (a token cap too, so that the entries, `recoveries` and the dashboard show dollars), and a
+ * call that reads no reply never pays for loading it.
+ */
+function lazyLibraryCost(): CostOf {
+  let library: CostOf | undefined;
+  return (record) => {
+    library ??= libraryCostOf(requirePriceLibrary());
+    return library(record);
+  };
 }
 
 /** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */

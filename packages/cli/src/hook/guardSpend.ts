@@ -18,7 +18,7 @@ import { readTranscriptUsage } from './transcriptUsage.js';
 export interface SpendGuardContext {
   agent: HookAgent;
   options: ResolvedSpendOptions;
-  /** The price book (overrides, then the pricing library when a budget is in dollars). */
+  /** The price book (overrides, then the pricing library), whatever the budget is in. */
   costOf: CostOf;
   /** The project's ledgers. */
   store: SqliteSpendStore;

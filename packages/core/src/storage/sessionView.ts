@@ -1,4 +1,4 @@
-import { dollars } from '../spend/checkSpend.js';
+import { formatUsd } from '../kernel/formatUsd.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
 /**
@@ -147,11 +147,12 @@ function headline({ verdict, stop, nudges, runStatus }: Omit<SessionView, 'summa
 
 /** `$0.41 of $0.50`, `12,400 tokens of 50,000`, `$0.41` or `''`. */
 function spendText({ spend, budget }: Pick<SessionView, 'spend' | 'budget'>): string {
-  if (spend === null) return budget?.maxCostUsd == null ? '' : `$0 of ${dollars(budget.maxCostUsd)}`;
-  if (budget?.maxCostUsd != null) return `${dollars(spend.costUsd)} of ${dollars(budget.maxCostUsd)}`;
+  if (spend === null) return budget?.maxCostUsd == null ? '' : `$0 of ${formatUsd(budget.maxCostUsd)}`;
+  if (budget?.maxCostUsd != null)
+    return `${formatUsd(spend.costUsd, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, spend.costUsd)}`;
   if (budget?.maxTokens != null)
     return `${spend.tokens.toLocaleString('en-US')} tokens of ${budget.maxTokens.toLocaleString('en-US')}`;
-  return spend.costUsd > 0 ? dollars(spend.costUsd) : `${spend.tokens.toLocaleString('en-US')} tokens`;
+  return spend.costUsd > 0 ? formatUsd(spend.costUsd) : `${spend.tokens.toLocaleString('en-US')} tokens`;
 }
 
 /**
