@@ -95,7 +95,7 @@
     const query = new URLSearchParams({ limit: String(TASK_PAGE_SIZE), sessionLimit: '1' });
     if (cursor) query.set('cursor', cursor);
     const status = await getJson(`status?${query}`);
-    renderSessionCounts(status.sessionCounts);
+    renderSessionCounts(status.sessions);
     const hasTasks = status.page.total > 0 || status.source === 'loop';
     for (const box of document.querySelectorAll('.tasks-only')) box.hidden = !hasTasks;
     $('tasks-section').hidden = !hasTasks;
@@ -142,15 +142,15 @@
     $('page-info').textContent = `page ${taskCursors.length}`;
   }
 
-  function renderSessionCounts(counts) {
+  function renderSessionCounts({ counts, spendByAgent }) {
     let total = 0;
     for (const verdict of VERDICTS) {
-      const n = counts.byVerdict[verdict] ?? 0;
+      const n = counts[verdict] ?? 0;
       total += n;
       $(`verdict-${verdict}`).textContent = String(n);
     }
     $('session-total').textContent = String(total);
-    const spend = counts.spendByAgent;
+    const spend = spendByAgent;
     $('spent-box').hidden = spend.length === 0;
     const usd = spend.reduce((sum, s) => sum + s.costUsd, 0);
     const tokens = spend.reduce((sum, s) => sum + s.tokens, 0);

@@ -1,5 +1,11 @@
 import type { Clock } from '@loopguard/core';
-import type { SessionCounts, SessionView, StatusReader, TaskStatusRow } from '@loopguard/core/internal';
+import type {
+  SessionCounts,
+  SessionVerdict,
+  SessionView,
+  StatusReader,
+  TaskStatusRow,
+} from '@loopguard/core/internal';
 import type { BreakerView } from './LiveFeed.js';
 import { DEFAULT_STATUS_SESSIONS, type StatusQuery } from './queryParams.js';
 
@@ -13,15 +19,20 @@ export const DEFAULT_ATTEMPT_WINDOW_MS = 3_600_000;
  * The body of `GET /status` and of `loopguard status --json`: the newest agent sessions with their
  * verdicts and every session counted by verdict; the orchestrator's shape (`running`, `tickCount`,
  * `loopDetection`) with the page of tasks, guard statistics and the breaker.
- * @example { sessions: [{ agent: 'claude', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (repeated_failure), 4 tool calls, 1 nudge', … }], sessionPage: { limit: 1, total: 1, nextCursor: null }, sessionCounts: { byVerdict: { stopped: 1, … }, spendByAgent: [] }, running: true, tickCount: 45, loopDetection: {}, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
+ * @example { sessions: { sessions: [{ agent: 'claude', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge', … }], nextCursor: null, counts: { running: 0, clean: 0, nudged: 0, stopped: 1, stopped_on_spend: 0 }, spendByAgent: [] }, running: true, tickCount: 45, loopDetection: {}, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
  */
 export interface StatusSnapshot {
-  /** The newest sessions of every door, most recently active first: the first page of `/sessions`. */
-  sessions: SessionView[];
-  /** Sessions on that page, sessions in all, and the cursor of `/sessions` for the next page. */
-  sessionPage: { limit: number; total: number; nextCursor: string | null };
-  /** Every stored session counted by verdict, and what each agent spent (tokens, dollars). */
-  sessionCounts: SessionCounts;
+  /**
+   * The agent sessions: the newest of every door (the first page of `/sessions`, most recently
+   * active first) and the cursor of `/sessions` for the next page; every stored session counted by
+   * verdict, and what the spend guard counted per agent (tokens, dollars).
+   */
+  sessions: {
+    sessions: SessionView[];
+    nextCursor: string | null;
+    counts: Record<SessionVerdict, number>;
+    spendByAgent: SessionCounts['spendByAgent'];
+  };
   /** The live loop's `running`; from a store: whether an attempt was stored in the last minute. */
   running: boolean;
   /** The live loop's tick count; from a store: the attempts recorded. */
@@ -84,11 +95,13 @@ export async function statusSnapshot(
     if (task.attemptCount > 0 && task.lastAttempt !== null)
       loopDetection[task.id] = { attemptCount: task.attemptCount, lastAttempt: task.lastAttempt };
   }
-  const sessionTotal = Object.values(sessionCounts.byVerdict).reduce((sum, n) => sum + n, 0);
   return {
-    sessions: sessions.sessions,
-    sessionPage: { limit: sessions.sessions.length, total: sessionTotal, nextCursor: sessions.nextCursor },
-    sessionCounts,
+    sessions: {
+      sessions: sessions.sessions,
+      nextCursor: sessions.nextCursor,
+      counts: sessionCounts.byVerdict,
+      spendByAgent: sessionCounts.spendByAgent,
+    },
     running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
     tickCount: live ? live.tickCount : sources.attemptsRecorded,
     loopDetection,

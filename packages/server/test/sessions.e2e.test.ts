@@ -37,12 +37,12 @@ describe('sessions on a database written only by the hooks', () => {
     const { status, body } = await getJson('/status?sessionLimit=3');
     expect(status).toBe(200);
     expect(body.tasks).toEqual([]);
-    expect(body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([
+    expect(body.sessions.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([
       HOOK_SESSIONS.stopped,
       HOOK_SESSIONS.spent,
       HOOK_SESSIONS.nudged,
     ]);
-    expect(body.sessions[0]).toMatchObject({
+    expect(body.sessions.sessions[0]).toMatchObject({
       agent: 'claude',
       projectDir: '/home/dev/shop',
       toolCalls: 4,
@@ -51,13 +51,20 @@ describe('sessions on a database written only by the hooks', () => {
       stop: { topic: 'loop_stop', kind: 'same_error', call: 4 },
       summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge',
     });
-    expect(body.sessionPage).toEqual({ limit: 3, total: 4, nextCursor: expect.any(String) });
-    expect(body.sessionCounts).toEqual({
-      byVerdict: { running: 0, clean: 1, nudged: 1, stopped: 1, stopped_on_spend: 1 },
-      spendByAgent: [{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }],
+    expect(body.sessions.nextCursor).toEqual(expect.any(String));
+    expect(body.sessions.counts).toEqual({
+      running: 0,
+      clean: 1,
+      nudged: 1,
+      stopped: 1,
+      stopped_on_spend: 1,
     });
+    expect(body.sessions.spendByAgent).toEqual([{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }]);
     const defaults = await getJson('/status');
-    expect(defaults.body.sessionPage).toEqual({ limit: 4, total: 4, nextCursor: null });
+    expect(defaults.body.sessions.sessions).toHaveLength(4);
+    expect(defaults.body.sessions.nextCursor).toBeNull();
+    const next = await getJson(`/sessions?cursor=${encodeURIComponent(body.sessions.nextCursor)}`);
+    expect(next.body.sessions.map((s: { verdict: string }) => s.verdict)).toEqual(['clean']);
   });
 
   it('/sessions pages newest first and filters by verdict and id', async () => {
@@ -148,7 +155,12 @@ describe('sessions on an empty database', () => {
     );
     server = await startStatusServer({ reader: store.reader, port: 0, clock: store.clock });
     const { body } = await getJson('/status');
-    expect(body).toMatchObject({ sessions: [], sessionPage: { limit: 0, total: 0, nextCursor: null } });
+    expect(body.sessions).toEqual({
+      sessions: [],
+      nextCursor: null,
+      counts: { running: 0, clean: 0, nudged: 0, stopped: 0, stopped_on_spend: 0 },
+      spendByAgent: [],
+    });
     expect((await getJson('/sessions')).body).toEqual({ sessions: [], nextCursor: null });
     const text = await getText('/metrics');
     expect(text).toContain('loopguard_sessions{verdict="stopped"} 0');
