@@ -29,6 +29,10 @@ export async function guardProject(
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
   try {
+    if (parentSwitchedOff(agent, event, database)) {
+      failed = false;
+      return { kind: 'silent' };
+    }
     const reply = database.sessions.update(
       { agent, sessionId: event.sessionId, projectDir: event.projectDir },
       (session) =>
@@ -45,6 +49,16 @@ export async function guardProject(
   } finally {
     database.close(failed);
   }
+}
+
+/**
+ * Whether the event is a subagent's whose session was switched off (`enabled = 0` on the session's
+ * row): the session's switch covers its subagents' runs, those started after it too.
+ */
+function parentSwitchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  if (event.parentSessionId === undefined) return false;
+  const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
+  return database.sessions.get(parent)?.enabled === false;
 }
 
 /** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
