@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { ManualClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
-import { openLoopGuardDatabase, SqliteStatusReader } from '@loopguard/sqlite';
+import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteStatusReader } from '@loopguard/sqlite';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
@@ -134,6 +134,35 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     // closing it again
     await page.locator('#sessions tbody tr.session').first().click();
     expect(await page.locator('#sessions tr.session-detail').count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a subagent's run as a session of its own, with its type and the session it belongs to", async () => {
+    const db = hooksOnlyDatabase();
+    new SqliteHookSessionStore({ db: db.database.db, clock: db.clock }).update(
+      { agent: 'claude', sessionId: 'agent-7f2e', projectDir: '/home/dev/shop' },
+      () => ({
+        next: {
+          snapshot: '{}',
+          lastResults: '[]',
+          steps: 6,
+          toolCalls: 3,
+          parentSessionId: HOOK_SESSIONS.stopped,
+          agentType: 'Explore',
+          nudges: 0,
+          stops: 0,
+          enabled: true,
+        },
+        result: null,
+      }),
+    );
+    await open(db);
+    const row = page.locator('#sessions tbody tr.session').first();
+    expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
+    await row.click();
+    expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
+      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
+    );
     expect(problems).toEqual([]);
   });
 
