@@ -1,14 +1,54 @@
 // The loopguard dashboard. Every value from the server is written with textContent (never as
-// HTML), so task ids and recovery texts cannot inject markup or script.
+// HTML), so session ids, task ids and entry texts cannot inject markup or script.
 
 (() => {
-  const ACTIONS = ['force_next', 'unblock_authority', 'escalate'];
-  const COLORS = { force_next: '#2563eb', unblock_authority: '#d97706', escalate: '#dc2626' };
-  const PAGE_SIZE = 100;
+  const VERDICTS = ['running', 'clean', 'nudged', 'stopped', 'stopped_on_spend'];
+  // Known kinds of entry first, in this order and colour; any other kind stored is plotted too.
+  const ACTION_ORDER = [
+    'nudge',
+    'stop',
+    'spend_warning',
+    'spend_stop',
+    'force_next',
+    'unblock_authority',
+    'escalate',
+  ];
+  const COLORS = {
+    nudge: '#facc15',
+    stop: '#ef4444',
+    spend_warning: '#fdba74',
+    spend_stop: '#a78bfa',
+    force_next: '#60a5fa',
+    unblock_authority: '#22d3ee',
+    escalate: '#be123c',
+  };
+  const SPARE_COLORS = ['#34d399', '#94a3b8', '#f472b6', '#a3e635', '#2dd4bf'];
+  // Bucket widths of the chart, seconds: the narrowest that keeps the span within MAX_BUCKETS.
+  const BUCKETS = [
+    [60, 'minute'],
+    [300, '5 minutes'],
+    [900, '15 minutes'],
+    [3600, 'hour'],
+    [6 * 3600, '6 hours'],
+    [86400, 'day'],
+    [7 * 86400, 'week'],
+    [30 * 86400, '30 days'],
+  ];
+  const MAX_BUCKETS = 60;
+  const MIN_BUCKETS_SHOWN = 10;
+  const TASK_PAGE_SIZE = 100;
+  const SESSION_PAGE_SIZE = 25;
+
   const recoveries = new Map(); // id -> recovery view
-  let cursors = [undefined]; // cursor of each page visited; the last is the current page
-  let nextCursor = null;
+  let taskCursors = [undefined]; // cursor of each task page visited; the last is the current page
+  let taskNextCursor = null;
+  let sessionCursors = [undefined];
+  let sessionNextCursor = null;
+  const openSessions = new Set(); // keys of the sessions whose entries are shown
   let chart = null;
+  let chartSeriesKey = '';
+  let chartRange = [0, 1]; // the x range shown, epoch seconds
+  let chartCounts = []; // per series, the entries of each bucket (the legend shows them, not the stack)
   let refreshTimer = null;
 
   const $ = (id) => document.getElementById(id);
@@ -19,6 +59,24 @@
     return node;
   };
   const time = (ms) => (ms == null ? '–' : new Date(ms).toLocaleTimeString());
+  /** The time of day when `ms` is today, else the date and the time. */
+  const when = (ms) => {
+    if (ms == null) return '–';
+    const date = new Date(ms);
+    if (date.toDateString() === new Date().toDateString()) return date.toLocaleTimeString();
+    return date.toLocaleString(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+  };
+  const dollars = (value) => `$${value.toFixed(2)}`;
+  const count = (value) => Math.round(value).toLocaleString('en-US');
+  const words = (name) => String(name).replaceAll('_', ' ');
+  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const sessionKey = (s) => JSON.stringify([s.agent, s.sessionId, s.projectDir]);
 
   async function getJson(path) {
     const response = await fetch(path, { headers: { Accept: 'application/json' } });
@@ -26,15 +84,22 @@
     return response.json();
   }
 
+  // ---- header and tasks (GET /status) ----
+
   function isLooping(task) {
     return task.lastRecovery !== null;
   }
 
   async function loadStatus() {
-    const cursor = cursors[cursors.length - 1];
-    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    const cursor = taskCursors[taskCursors.length - 1];
+    const query = new URLSearchParams({ limit: String(TASK_PAGE_SIZE), sessionLimit: '1' });
     if (cursor) query.set('cursor', cursor);
     const status = await getJson(`status?${query}`);
+    renderSessionCounts(status.sessions);
+    const hasTasks = status.page.total > 0 || status.source === 'loop';
+    for (const box of document.querySelectorAll('.tasks-only')) box.hidden = !hasTasks;
+    $('tasks-section').hidden = !hasTasks;
+    $('main').classList.toggle('no-tasks', !hasTasks);
     $('running').textContent = status.running ? 'yes' : 'no';
     $('tick-count').textContent = String(status.tickCount);
     $('task-total').textContent = String(status.page.total);
@@ -71,22 +136,171 @@
       return row;
     });
     $('tasks').tBodies[0].replaceChildren(...rows);
-    nextCursor = status.page.nextCursor;
-    $('next-page').disabled = nextCursor === null;
-    $('prev-page').disabled = cursors.length <= 1;
-    $('page-info').textContent = `page ${cursors.length}`;
+    taskNextCursor = status.page.nextCursor;
+    $('next-page').disabled = taskNextCursor === null;
+    $('prev-page').disabled = taskCursors.length <= 1;
+    $('page-info').textContent = `page ${taskCursors.length}`;
   }
 
-  function recoveryItem(recovery, fresh) {
+  function renderSessionCounts({ counts, spendByAgent }) {
+    let total = 0;
+    for (const verdict of VERDICTS) {
+      const n = counts[verdict] ?? 0;
+      total += n;
+      $(`verdict-${verdict}`).textContent = String(n);
+    }
+    $('session-total').textContent = String(total);
+    const spend = spendByAgent;
+    $('spent-box').hidden = spend.length === 0;
+    const usd = spend.reduce((sum, s) => sum + s.costUsd, 0);
+    const tokens = spend.reduce((sum, s) => sum + s.tokens, 0);
+    $('spent').textContent = usd > 0 ? dollars(usd) : `${count(tokens)} tokens`;
+    $('spent').title = spend
+      .map((s) => `${s.agent}: ${dollars(s.costUsd)}, ${count(s.tokens)} tokens`)
+      .join('\n');
+  }
+
+  // ---- sessions (GET /sessions, /sessions/entries) ----
+
+  /** `$0.52 of $0.50`, `52,000 of 100,000 tokens`, `$0.41`, `1,200 tokens` or `–`. */
+  function spendText({ spend, budget }) {
+    const capUsd = budget?.maxCostUsd ?? null;
+    const capTokens = budget?.maxTokens ?? null;
+    const usd = spend?.costUsd ?? 0;
+    const tokens = spend?.tokens ?? 0;
+    if (capUsd !== null) return `${dollars(usd)} of ${dollars(capUsd)}`;
+    if (capTokens !== null) return `${count(tokens)} of ${count(capTokens)} tokens`;
+    if (spend === null) return '–';
+    return usd > 0 ? dollars(usd) : `${count(tokens)} tokens`;
+  }
+
+  /** `same_error at call 4`, `cap` (a spend stop without its call) or `–`. */
+  function stopText({ stop }) {
+    if (stop === null) return '–';
+    const kind = stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
+    return stop.call == null ? kind : `${kind} at call ${stop.call}`;
+  }
+
+  function sessionRow(session) {
+    const row = el('tr', undefined, `session verdict-${session.verdict}`);
+    row.dataset.sessionKey = sessionKey(session);
+    row.dataset.verdict = session.verdict;
+    row.tabIndex = 0;
+    row.title = session.summary;
+    const id = el('td');
+    id.append(el('span', session.sessionId, 'session-id'));
+    if (session.agentType) id.append(el('small', ` subagent ${session.agentType}`));
+    if (session.projectDir) id.append(el('div', session.projectDir, 'project'));
+    row.append(
+      el('td', session.agent),
+      id,
+      el('td', when(session.startedAt)),
+      el('td', when(session.lastActive)),
+      el('td', session.toolCalls ?? '–'),
+      el('td', session.nudges),
+      el('td', stopText(session)),
+      el('td', spendText(session)),
+    );
+    const verdict = el('td');
+    verdict.append(el('span', words(session.verdict), `badge verdict ${session.verdict}`));
+    row.append(verdict);
+    const toggle = () => {
+      const key = sessionKey(session);
+      if (openSessions.has(key)) openSessions.delete(key);
+      else openSessions.add(key);
+      renderDetail(row, session).catch(showError);
+    };
+    row.addEventListener('click', toggle);
+    row.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        toggle();
+      }
+    });
+    return row;
+  }
+
+  /** Shows (or hides) the row under a session with its summary and its entries. */
+  async function renderDetail(row, session) {
+    const key = sessionKey(session);
+    const next = row.nextElementSibling;
+    if (next?.classList.contains('session-detail')) next.remove();
+    row.classList.toggle('open', openSessions.has(key));
+    if (!openSessions.has(key)) return;
+    const detail = el('tr', undefined, 'session-detail');
+    detail.dataset.sessionKey = key;
+    const cell = el('td');
+    cell.colSpan = 9;
+    cell.append(el('p', session.summary, 'session-summary'));
+    const facts = [
+      `${session.agent} session ${session.sessionId}`,
+      session.projectDir ? `in ${session.projectDir}` : null,
+      session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
+      `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
+      session.spend
+        ? `${count(session.spend.tokens)} tokens, ${dollars(session.spend.costUsd)}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
+        : null,
+      session.runStatus ? `run ${session.runStatus}` : null,
+    ].filter((fact) => fact !== null);
+    cell.append(el('p', facts.join(' · '), 'hint'));
+    const list = el('ol', undefined, 'session-entries');
+    list.append(el('li', 'loading…', 'hint'));
+    cell.append(list);
+    detail.append(cell);
+    row.after(detail);
+    const query = new URLSearchParams({ agent: session.agent, sessionId: session.sessionId });
+    const { entries } = await getJson(`sessions/entries?${query}`);
+    list.replaceChildren(
+      ...(entries.length === 0
+        ? [el('li', 'No nudge, stop or spend entry: loopguard did not step in.', 'hint')]
+        : entries.map((entry) => entryItem(entry, false))),
+    );
+  }
+
+  async function loadSessions() {
+    const cursor = sessionCursors[sessionCursors.length - 1];
+    const query = new URLSearchParams({ limit: String(SESSION_PAGE_SIZE) });
+    if (cursor) query.set('cursor', cursor);
+    const verdict = $('verdict-filter').value;
+    if (verdict) query.set('verdict', verdict);
+    const page = await getJson(`sessions?${query}`);
+    const rows = page.sessions.map(sessionRow);
+    $('sessions').tBodies[0].replaceChildren(...rows);
+    $('sessions').hidden = rows.length === 0;
+    $('sessions-empty').hidden = rows.length > 0 || verdict !== '' || sessionCursors.length > 1;
+    sessionNextCursor = page.nextCursor;
+    $('sessions-next').disabled = sessionNextCursor === null;
+    $('sessions-prev').disabled = sessionCursors.length <= 1;
+    $('sessions-page-info').textContent = `page ${sessionCursors.length}`;
+    $('sessions-pager').hidden = sessionNextCursor === null && sessionCursors.length <= 1;
+    await Promise.all(
+      page.sessions
+        .map((session, i) => [session, rows[i]])
+        .filter(([session]) => openSessions.has(sessionKey(session)))
+        .map(([session, row]) => renderDetail(row, session)),
+    );
+  }
+
+  // ---- entries (GET /recoveries and the live events) ----
+
+  function entryItem(recovery, fresh) {
     const item = el('li', undefined, fresh ? 'fresh' : '');
     item.dataset.recoveryId = recovery.id;
+    item.dataset.action = recovery.action;
     const details = el('details');
     const summary = el('summary');
+    const { toolCall, reason } = recovery.metadata;
+    const facts = [
+      recovery.loopType ?? (typeof reason === 'string' ? reason : null),
+      typeof toolCall === 'number' ? `call ${toolCall}` : null,
+      recovery.attemptCount != null ? plural(recovery.attemptCount, 'attempt') : null,
+      when(recovery.timestamp),
+    ].filter((fact) => fact !== null);
     summary.append(
-      el('span', recovery.action, `badge ${recovery.action}`),
+      el('span', words(recovery.action), `badge ${recovery.action}`),
       ' ',
-      el('strong', recovery.taskId ?? '(no task)'),
-      ` ${recovery.loopType ?? ''} · ${recovery.attemptCount ?? '?'} attempts · ${time(recovery.timestamp)}`,
+      el('strong', recovery.taskId ?? '(no session)'),
+      ` ${facts.join(' · ')}`,
     );
     details.append(
       summary,
@@ -101,59 +315,139 @@
     const sorted = [...recoveries.values()].sort(
       (a, b) => b.timestamp - a.timestamp || Number(b.id) - Number(a.id),
     );
-    $('recoveries').replaceChildren(...sorted.slice(0, 200).map((r) => recoveryItem(r, r.id === freshId)));
+    $('recoveries').replaceChildren(...sorted.slice(0, 200).map((r) => entryItem(r, r.id === freshId)));
+    $('recoveries-empty').hidden = sorted.length > 0;
     renderChart();
   }
 
-  function chartData() {
-    const buckets = new Map();
-    for (const r of recoveries.values()) {
-      const minute = Math.floor(r.timestamp / 60000) * 60;
-      const counts = buckets.get(minute) ?? { force_next: 0, unblock_authority: 0, escalate: 0 };
-      if (r.action in counts) counts[r.action]++;
-      buckets.set(minute, counts);
+  // ---- the chart ----
+
+  function actionsStored() {
+    const actions = new Set([...recoveries.values()].map((r) => r.action));
+    const rank = (action) => {
+      const i = ACTION_ORDER.indexOf(action);
+      return i < 0 ? ACTION_ORDER.length : i;
+    };
+    return [...actions].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  }
+
+  function colorOf(action, i) {
+    return COLORS[action] ?? SPARE_COLORS[i % SPARE_COLORS.length];
+  }
+
+  /**
+   * Entries per bucket, stacked, and the x range: the bucket is the narrowest that keeps the
+   * span within MAX_BUCKETS, and the range shows at least MIN_BUCKETS_SHOWN buckets around the
+   * entries (a minute of entries gets ten minutes of axis, months get weeks).
+   */
+  function chartData(actions) {
+    const seconds = [...recoveries.values()].map((r) => Math.floor(r.timestamp / 1000));
+    const first = Math.min(...seconds);
+    const last = Math.max(...seconds);
+    const [bucket, bucketName] =
+      BUCKETS.find(([width]) => (last - first) / width <= MAX_BUCKETS) ?? BUCKETS[BUCKETS.length - 1];
+    let from = Math.floor(first / bucket) * bucket - bucket;
+    let to = Math.floor(last / bucket) * bucket + 2 * bucket;
+    const missing = MIN_BUCKETS_SHOWN - (to - from) / bucket;
+    if (missing > 0) {
+      from -= Math.floor(missing / 2) * bucket;
+      to += Math.ceil(missing / 2) * bucket;
     }
-    const xs = [...buckets.keys()].sort((a, b) => a - b);
-    return [xs, ...ACTIONS.map((action) => xs.map((x) => buckets.get(x)[action]))];
+    const xs = [];
+    for (let x = from; x < to; x += bucket) xs.push(x + bucket / 2); // a bar stands over its bucket
+    const counts = actions.map(() => xs.map(() => 0));
+    for (const r of recoveries.values()) {
+      const i = Math.floor((Math.floor(r.timestamp / 1000) - from) / bucket);
+      counts[actions.indexOf(r.action)][i]++;
+    }
+    // Stacked: each series drawn is its own count plus those drawn after it (on top of it).
+    // Opaque fills: each series hides the part of the one before it that it stacks on. An empty
+    // bucket is null (no bar), not a bar of height 0.
+    const stacked = counts.map((_, s) =>
+      xs.map((_, i) => counts.slice(s).reduce((n, c) => n + c[i], 0) || null),
+    );
+    return { xs, counts, stacked, from, to, bucket, bucketName };
   }
 
   function renderChart() {
     if (typeof uPlot === 'undefined') return;
-    const data = chartData();
-    if (chart) {
-      chart.setData(data);
+    const empty = recoveries.size === 0;
+    $('chart-empty').hidden = !empty;
+    const box = $('chart');
+    if (empty) {
+      chart?.destroy();
+      chart = null;
+      chartSeriesKey = '';
+      box.replaceChildren();
       return;
     }
-    const width = Math.max(320, $('chart').clientWidth - 10);
-    chart = new uPlot(
-      {
-        width,
-        height: 220,
-        scales: { x: { time: true } },
-        axes: [{}, { label: 'recoveries / min' }],
-        series: [
-          {},
-          ...ACTIONS.map((action) => ({
-            label: action,
-            stroke: COLORS[action],
-            fill: `${COLORS[action]}22`,
-            paths: uPlot.paths.bars({ size: [0.6, 40] }),
-            points: { show: false },
-          })),
+    const actions = actionsStored();
+    const data = chartData(actions);
+    box.dataset.series = actions.join(',');
+    box.dataset.bucket = String(data.bucket);
+    const key = `${actions.join(',')}|${data.bucketName}`;
+    chartRange = [data.from, data.to];
+    chartCounts = data.counts;
+    if (chart && key === chartSeriesKey) {
+      chart.setData([data.xs, ...data.stacked]);
+      return;
+    }
+    chart?.destroy();
+    chartSeriesKey = key;
+    const width = Math.max(320, box.clientWidth - 10);
+    const options = {
+      width,
+      height: 220,
+      scales: {
+        x: { time: true, range: () => chartRange },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [
+        {},
+        {
+          label: `entries per ${data.bucketName}`,
+          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
+        },
+      ],
+      // The x range drawn, in epoch ms, for whoever reads the page (the browser tests).
+      hooks: {
+        setScale: [
+          (u, scale) => {
+            if (scale !== 'x') return;
+            box.dataset.from = String(Math.round(u.scales.x.min * 1000));
+            box.dataset.to = String(Math.round(u.scales.x.max * 1000));
+          },
         ],
       },
-      data,
-      $('chart'),
-    );
+      series: [
+        {},
+        ...actions.map((action, i) => ({
+          label: words(action),
+          stroke: colorOf(action, i),
+          fill: colorOf(action, i),
+          paths: uPlot.paths.bars({ size: [0.8, 60] }),
+          points: { show: false },
+          value: (_u, _v, s, idx) => (idx == null ? '–' : String(chartCounts[s - 1]?.[idx] ?? 0)),
+        })),
+      ],
+    };
+    chart = new uPlot(options, [data.xs, ...data.stacked], box);
   }
+
+  // ---- live updates ----
 
   function scheduleStatus() {
     if (refreshTimer) return;
     refreshTimer = setTimeout(() => {
       refreshTimer = null;
-      loadStatus().catch(showError);
-      loadRecoveries().catch(showError);
+      refreshAll();
     }, 250);
+  }
+
+  function refreshAll() {
+    loadStatus().catch(showError);
+    loadSessions().catch(showError);
+    loadRecoveries().catch(showError);
   }
 
   function showError(error) {
@@ -179,13 +473,26 @@
   }
 
   $('next-page').addEventListener('click', () => {
-    if (nextCursor === null) return;
-    cursors.push(nextCursor);
+    if (taskNextCursor === null) return;
+    taskCursors.push(taskNextCursor);
     loadStatus().catch(showError);
   });
   $('prev-page').addEventListener('click', () => {
-    if (cursors.length > 1) cursors = cursors.slice(0, -1);
+    if (taskCursors.length > 1) taskCursors = taskCursors.slice(0, -1);
     loadStatus().catch(showError);
+  });
+  $('sessions-next').addEventListener('click', () => {
+    if (sessionNextCursor === null) return;
+    sessionCursors.push(sessionNextCursor);
+    loadSessions().catch(showError);
+  });
+  $('sessions-prev').addEventListener('click', () => {
+    if (sessionCursors.length > 1) sessionCursors = sessionCursors.slice(0, -1);
+    loadSessions().catch(showError);
+  });
+  $('verdict-filter').addEventListener('change', () => {
+    sessionCursors = [undefined];
+    loadSessions().catch(showError);
   });
 
   // Also reloaded after live events, so that an event missed while reconnecting still shows up.
@@ -199,8 +506,11 @@
   async function start() {
     connect();
     await loadRecoveries();
-    await loadStatus();
-    setInterval(() => loadStatus().catch(showError), 10000);
+    await Promise.all([loadStatus(), loadSessions()]);
+    setInterval(() => {
+      loadStatus().catch(showError);
+      loadSessions().catch(showError);
+    }, 10000);
     document.body.dataset.ready = 'true';
   }
   start().catch(showError);

@@ -53,7 +53,7 @@ export interface StatusHandlerOptions {
   /** Event streams open at once; more get 503. @default 100 */
   maxEventStreams?: number;
   /**
-   * How long a `/status` or `/recoveries` answer is reused for the same query while the store has
+   * How long a `/status`, `/sessions` or `/recoveries` answer is reused for the same query while the store has
    * not changed, ms (many dashboards polling one server cost one query a second). 0 disables it.
    * @default 1000
    */
@@ -81,8 +81,8 @@ export interface StatusHandler {
 }
 
 /**
- * Creates the status server's request handler: `GET /status`, `/recoveries`, `/metrics`, `/events`,
- * `/healthz` and the dashboard at `/`. Every response has a strict Content-Security-Policy. Before
+ * Creates the status server's request handler: `GET /status`, `/sessions`, `/sessions/entries`,
+ * `/recoveries`, `/metrics`, `/events`, `/healthz` and the dashboard at `/`. Every response has a strict Content-Security-Policy. Before
  * authentication, a request target that is not a URL gets 400 and a declared body over
  * `maxBodyBytes` 413; then a missing or malformed token gets 401 (with no token, a `Host` that is not
  * a loopback name gets 403: DNS rebinding); then bad query parameters get 400, unknown routes 404,

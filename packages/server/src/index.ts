@@ -3,6 +3,10 @@ export {
   type RecoveryPage,
   type RecoveryView,
   recoveryViewOf,
+  type SessionCounts,
+  type SessionPage,
+  type SessionVerdict,
+  type SessionView,
   type StatusReader,
   type TaskStatusPage,
   type TaskStatusRow,
@@ -15,13 +19,19 @@ export { CONTENT_SECURITY_POLICY } from './http/responses.js';
 export { type BreakerView, LiveFeed, type LiveFeedEvents } from './LiveFeed.js';
 export { BREAKER_STATE_VALUES, createMetrics, type StatusMetrics } from './metrics.js';
 export {
+  DEFAULT_STATUS_SESSIONS,
   MAX_PAGE_LIMIT,
   parseRecoveriesQuery,
+  parseSessionEntriesQuery,
+  parseSessionsQuery,
   parseStatusQuery,
   parseTime,
   type RecoveriesQuery,
+  type SessionEntriesQuery,
+  type SessionsQuery,
   type StatusQuery,
 } from './queryParams.js';
+export { registerSessionMetrics } from './sessionMetrics.js';
 export {
   isLoopback,
   type RunningStatusServer,

@@ -1,8 +1,16 @@
 import { InvalidInputError } from '@loopguard/core';
-import { RECOVERY_VIEW_TOPICS, type RecoveryViewTopic } from '@loopguard/core/internal';
+import {
+  RECOVERY_VIEW_TOPICS,
+  type RecoveryViewTopic,
+  SESSION_VERDICTS,
+  type SessionVerdict,
+} from '@loopguard/core/internal';
 
 /** The largest page size the server returns. */
 export const MAX_PAGE_LIMIT = 1000;
+
+/** Sessions on the first page `/status` carries, unless `sessionLimit` says otherwise. */
+export const DEFAULT_STATUS_SESSIONS = 20;
 
 /**
  * Query parameters of `GET /status`.
@@ -13,6 +21,36 @@ export interface StatusQuery {
   limit: number;
   /** The `nextCursor` of the previous page; absent for the first page. */
   cursor: string | undefined;
+  /** Sessions on the first page of sessions beside the tasks, 1..1000. @default 20 */
+  sessionLimit?: number | undefined;
+}
+
+/**
+ * Query parameters of `GET /sessions`.
+ * @example { limit: 20, cursor: undefined, verdict: 'stopped', sessionId: undefined }
+ */
+export interface SessionsQuery {
+  /** Sessions per page, 1..1000. @default 50 */
+  limit: number;
+  /** The `nextCursor` of the previous page. */
+  cursor: string | undefined;
+  /** Only sessions with this verdict (`running`, `clean`, `nudged`, `stopped`, `stopped_on_spend`). */
+  verdict: SessionVerdict | undefined;
+  /** Only sessions with this id (one id may repeat across agents and projects). */
+  sessionId: string | undefined;
+}
+
+/**
+ * Query parameters of `GET /sessions/entries`: one session, named by its agent and id.
+ * @example { agent: 'claude', sessionId: 'b3c1…', limit: 500 }
+ */
+export interface SessionEntriesQuery {
+  /** The session's agent (`claude`, `codex`, `gemini`, `run`, an adapter); required. */
+  agent: string;
+  /** The session's id; required. */
+  sessionId: string;
+  /** Entries at most, oldest first, 1..1000. @default 500 */
+  limit: number;
 }
 
 /**
@@ -44,13 +82,13 @@ function only(params: URLSearchParams, allowed: readonly string[]): void {
   }
 }
 
-function limitOf(params: URLSearchParams, fallback: number): number {
-  const raw = params.get('limit');
+function limitOf(params: URLSearchParams, fallback: number, name = 'limit'): number {
+  const raw = params.get(name);
   if (raw === null) return fallback;
   const value = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 1 && value <= MAX_PAGE_LIMIT))
     throw new InvalidInputError(
-      `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${JSON.stringify(raw)}`,
+      `${name} must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${JSON.stringify(raw)}`,
     );
   return value;
 }
@@ -61,6 +99,21 @@ function textOf(params: URLSearchParams, name: string): string | undefined {
   if (raw.length === 0 || raw.length > 512)
     throw new InvalidInputError(`${name} must be 1 to 512 characters, got ${raw.length}`);
   return raw;
+}
+
+/** An id: 1 to 512 characters, none of them a control character (a NUL cannot reach a query). */
+function idOf(params: URLSearchParams, name: string): string | undefined {
+  const raw = textOf(params, name);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (raw !== undefined && /[\u0000-\u001f\u007f]/.test(raw))
+    throw new InvalidInputError(`${name} must not contain control characters`);
+  return raw;
+}
+
+function requiredIdOf(params: URLSearchParams, name: string): string {
+  const value = idOf(params, name);
+  if (value === undefined) throw new InvalidInputError(`query parameter ${name} is required`);
+  return value;
 }
 
 /**
@@ -91,8 +144,46 @@ function timeOf(params: URLSearchParams, name: string): number | undefined {
  * @example parseStatusQuery(new URLSearchParams('limit=100'))
  */
 export function parseStatusQuery(params: URLSearchParams): StatusQuery {
-  only(params, ['limit', 'cursor']);
-  return { limit: limitOf(params, 100), cursor: textOf(params, 'cursor') };
+  only(params, ['limit', 'cursor', 'sessionLimit']);
+  return {
+    limit: limitOf(params, 100),
+    cursor: textOf(params, 'cursor'),
+    sessionLimit: limitOf(params, DEFAULT_STATUS_SESSIONS, 'sessionLimit'),
+  };
+}
+
+/**
+ * Validates the query of `GET /sessions`.
+ * @throws InvalidInputError naming the bad parameter (the server answers 400).
+ * @example parseSessionsQuery(new URLSearchParams('verdict=stopped&limit=20'))
+ */
+export function parseSessionsQuery(params: URLSearchParams): SessionsQuery {
+  only(params, ['limit', 'cursor', 'verdict', 'sessionId']);
+  const verdict = params.get('verdict');
+  if (verdict !== null && !(SESSION_VERDICTS as readonly string[]).includes(verdict))
+    throw new InvalidInputError(
+      `verdict must be one of ${SESSION_VERDICTS.join(', ')}, got ${JSON.stringify(verdict)}`,
+    );
+  return {
+    limit: limitOf(params, 50),
+    cursor: textOf(params, 'cursor'),
+    verdict: (verdict ?? undefined) as SessionVerdict | undefined,
+    sessionId: idOf(params, 'sessionId'),
+  };
+}
+
+/**
+ * Validates the query of `GET /sessions/entries`.
+ * @throws InvalidInputError naming the bad or missing parameter (the server answers 400).
+ * @example parseSessionEntriesQuery(new URLSearchParams('agent=claude&sessionId=s1'))
+ */
+export function parseSessionEntriesQuery(params: URLSearchParams): SessionEntriesQuery {
+  only(params, ['agent', 'sessionId', 'limit']);
+  return {
+    agent: requiredIdOf(params, 'agent'),
+    sessionId: requiredIdOf(params, 'sessionId'),
+    limit: limitOf(params, 500),
+  };
 }
 
 /**

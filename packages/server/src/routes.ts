@@ -5,7 +5,12 @@ import { HttpError } from './http/HttpError.js';
 import { drainBody } from './http/readBody.js';
 import type { ResponseCache } from './http/responseCache.js';
 import { sendJson, sendJsonText } from './http/responses.js';
-import { parseRecoveriesQuery, parseStatusQuery } from './queryParams.js';
+import {
+  parseRecoveriesQuery,
+  parseSessionEntriesQuery,
+  parseSessionsQuery,
+  parseStatusQuery,
+} from './queryParams.js';
 import type { StaticAsset } from './staticAssets.js';
 import type { StatusSources } from './statusSources.js';
 
@@ -20,8 +25,8 @@ export interface RouteContext {
 }
 
 /**
- * Answers an authorised request: the dashboard's files, `GET /status`, `/recoveries`, `/metrics`,
- * `/events`, `/healthz`.
+ * Answers an authorised request: the dashboard's files, `GET /status`, `/sessions`,
+ * `/sessions/entries`, `/recoveries`, `/metrics`, `/events`, `/healthz`.
  * @throws HttpError 404 for an unknown route, 405 for a method other than GET and HEAD; what the
  * query parsers and the store throw.
  */
@@ -61,6 +66,22 @@ export async function route(
       const body = await cache.json(`recoveries${url.search}`, sources.stamp, () =>
         ctx.reader.recoveryPage(query),
       );
+      return sendJsonText(res, 200, body);
+    }
+    case '/sessions': {
+      const query = parseSessionsQuery(url.searchParams);
+      const body = await cache.json(`sessions${url.search}`, sources.stamp, () =>
+        ctx.reader.sessionPage(query),
+      );
+      return sendJsonText(res, 200, body);
+    }
+    case '/sessions/entries': {
+      const { agent, sessionId, limit } = parseSessionEntriesQuery(url.searchParams);
+      const body = await cache.json(`entries${url.search}`, sources.stamp, async () => ({
+        agent,
+        sessionId,
+        entries: await ctx.reader.sessionEntries({ agent, sessionId }, limit),
+      }));
       return sendJsonText(res, 200, body);
     }
     case '/favicon.ico':

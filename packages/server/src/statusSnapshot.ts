@@ -1,7 +1,13 @@
 import type { Clock } from '@loopguard/core';
-import type { StatusReader, TaskStatusRow } from '@loopguard/core/internal';
+import type {
+  SessionCounts,
+  SessionVerdict,
+  SessionView,
+  StatusReader,
+  TaskStatusRow,
+} from '@loopguard/core/internal';
 import type { BreakerView } from './LiveFeed.js';
-import type { StatusQuery } from './queryParams.js';
+import { DEFAULT_STATUS_SESSIONS, type StatusQuery } from './queryParams.js';
 
 /** How recent the newest attempt must be for a store without a live loop to count as running, ms. */
 export const RUNNING_WINDOW_MS = 60_000;
@@ -10,11 +16,23 @@ export const RUNNING_WINDOW_MS = 60_000;
 export const DEFAULT_ATTEMPT_WINDOW_MS = 3_600_000;
 
 /**
- * The body of `GET /status` and of `loopguard status --json`: the seed's dashboard shape
- * (`running`, `tickCount`, `loopDetection`) plus the page of tasks, guard statistics and the breaker.
- * @example { running: true, tickCount: 45, loopDetection: { 'T3.4.2': { attemptCount: 2, lastAttempt: 1760825000000 } }, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
+ * The body of `GET /status` and of `loopguard status --json`: the newest agent sessions with their
+ * verdicts and every session counted by verdict; the orchestrator's shape (`running`, `tickCount`,
+ * `loopDetection`) with the page of tasks, guard statistics and the breaker.
+ * @example { sessions: { sessions: [{ agent: 'claude', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge', … }], nextCursor: null, counts: { running: 0, clean: 0, nudged: 0, stopped: 1, stopped_on_spend: 0 }, spendByAgent: [] }, running: true, tickCount: 45, loopDetection: {}, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
  */
 export interface StatusSnapshot {
+  /**
+   * The agent sessions: the newest of every door (the first page of `/sessions`, most recently
+   * active first) and the cursor of `/sessions` for the next page; every stored session counted by
+   * verdict, and what the spend guard counted per agent (tokens, dollars).
+   */
+  sessions: {
+    sessions: SessionView[];
+    nextCursor: string | null;
+    counts: Record<SessionVerdict, number>;
+    spendByAgent: SessionCounts['spendByAgent'];
+  };
   /** The live loop's `running`; from a store: whether an attempt was stored in the last minute. */
   running: boolean;
   /** The live loop's tick count; from a store: the attempts recorded. */
@@ -56,7 +74,7 @@ export interface StatusSnapshotSources {
 }
 
 /**
- * Builds the status for one page of tasks.
+ * Builds the status: the newest sessions (`query.sessionLimit`, default 20) and one page of tasks.
  * @example await statusSnapshot(reader, { limit: 100, cursor: undefined }, { clock: systemClock, attemptsRecorded: 0 })
  */
 export async function statusSnapshot(
@@ -66,9 +84,11 @@ export async function statusSnapshot(
 ): Promise<StatusSnapshot> {
   const { live, breaker, clock } = sources;
   const attemptsSince = clock.now() - (sources.attemptWindowMs ?? DEFAULT_ATTEMPT_WINDOW_MS);
-  const [page, lastAttempt] = await Promise.all([
+  const [page, lastAttempt, sessions, sessionCounts] = await Promise.all([
     reader.taskPage({ limit: query.limit, cursor: query.cursor, attemptsSince }),
     live ? null : reader.lastAttemptAt(),
+    reader.sessionPage({ limit: query.sessionLimit ?? DEFAULT_STATUS_SESSIONS }),
+    reader.sessionCounts(),
   ]);
   const loopDetection: StatusSnapshot['loopDetection'] = Object.create(null);
   for (const task of page.tasks) {
@@ -76,6 +96,12 @@ export async function statusSnapshot(
       loopDetection[task.id] = { attemptCount: task.attemptCount, lastAttempt: task.lastAttempt };
   }
   return {
+    sessions: {
+      sessions: sessions.sessions,
+      nextCursor: sessions.nextCursor,
+      counts: sessionCounts.byVerdict,
+      spendByAgent: sessionCounts.spendByAgent,
+    },
     running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
     tickCount: live ? live.tickCount : sources.attemptsRecorded,
     loopDetection,

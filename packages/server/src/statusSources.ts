@@ -5,6 +5,7 @@ import { followReader, type StoreFollower } from './followReader.js';
 import { type BreakerView, LiveFeed } from './LiveFeed.js';
 import { createMetrics, type StatusMetrics } from './metrics.js';
 import type { StatusQuery } from './queryParams.js';
+import { registerSessionMetrics } from './sessionMetrics.js';
 import { type StatusSnapshot, statusSnapshot } from './statusSnapshot.js';
 
 /**
@@ -71,6 +72,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
   const { reader, clock, loop } = options;
   const feed = new LiveFeed();
   const metrics = createMetrics(feed);
+  registerSessionMetrics(metrics.registry, () => reader.sessionCounts());
   const stops: (() => void)[] = [];
   let follower: StoreFollower | undefined;
   let stopped = false;

@@ -147,7 +147,16 @@ describe('routes, security and limits', () => {
   it('requires the bearer token on every route when one is set', async () => {
     const token = 'a-very-long-secret-token';
     await start({ token });
-    for (const path of ['/', '/status', '/recoveries', '/metrics', '/events', '/healthz']) {
+    for (const path of [
+      '/',
+      '/status',
+      '/sessions',
+      '/sessions/entries?agent=claude&sessionId=s1',
+      '/recoveries',
+      '/metrics',
+      '/events',
+      '/healthz',
+    ]) {
       const response = await fetch(new URL(path, server.url));
       expect(response.status, path).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="loopguard"');
@@ -156,6 +165,8 @@ describe('routes, security and limits', () => {
     expect(wrong.status).toBe(401);
     const right = await getJson('/status', { headers: { Authorization: `Bearer ${token}` } });
     expect(right.status).toBe(200);
+    const sessions = await getJson('/sessions', { headers: { Authorization: `Bearer ${token}` } });
+    expect(sessions.status).toBe(200);
   });
 
   it('lets the dashboard in once with ?token= and keeps it in an HttpOnly cookie', async () => {

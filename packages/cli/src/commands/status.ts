@@ -97,7 +97,7 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
-      { limit: options.limit, cursor: options.cursor },
+      { limit: options.limit, cursor: options.cursor, sessionLimit: options.limit },
       {
         clock: systemClock,
         attemptsRecorded: baseline.attempts,
@@ -108,9 +108,7 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
   );
   const spend = spendCounts(baseline.recoveries);
   if (options.json) {
-    io.stdout(
-      `${JSON.stringify({ database: store.source, sessions: { ...sessions, counts: counts.byVerdict }, ...snapshot, spend }, null, 2)}\n`,
-    );
+    io.stdout(`${JSON.stringify({ database: store.source, ...snapshot, spend }, null, 2)}\n`);
     return;
   }
   const out = io.stdout;

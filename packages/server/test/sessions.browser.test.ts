@@ -1,0 +1,333 @@
+/// <reference lib="dom" />
+import { ManualClock } from '@loopguard/core';
+import type { StatusReader } from '@loopguard/core/internal';
+import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteStatusReader } from '@loopguard/sqlite';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningStatusServer, startStatusServer } from '../src/index.js';
+import { launchChromium } from './browser.js';
+import { HOOK_SESSIONS, hooksOnlyDatabase } from './hookSessions.js';
+
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let context: BrowserContext;
+let server: RunningStatusServer | undefined;
+let store: ServedStore | undefined;
+
+/** A store the test serves; `cleanup` runs after the test. */
+interface ServedStore {
+  reader: StatusReader;
+  clock: ManualClock;
+  cleanup(): void;
+}
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  context = browser.context;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  problems = [];
+  page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+});
+afterEach(async () => {
+  await page?.close();
+  await server?.close();
+  server = undefined;
+  store?.cleanup();
+  store = undefined;
+});
+
+async function open(db: ServedStore): Promise<void> {
+  store = db;
+  server = await startStatusServer({ reader: db.reader, port: 0, clock: db.clock, followIntervalMs: 50 });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => document.getElementById('live')?.textContent === 'connected');
+}
+
+const text = async (selector: string) => (await page.locator(selector).textContent())?.trim();
+const cells = async (row: number) =>
+  (await page.locator('#sessions tbody tr.session').nth(row).locator('td').allTextContents()).map((t) =>
+    t.trim(),
+  );
+
+describe('the dashboard in Chromium on a database written only by the hooks', () => {
+  it('counts sessions by verdict in the header and hides the empty task panels', async () => {
+    await open(hooksOnlyDatabase());
+    expect(await text('#session-total')).toBe('4');
+    expect(await text('#verdict-stopped')).toBe('1');
+    expect(await text('#verdict-stopped_on_spend')).toBe('1');
+    expect(await text('#verdict-nudged')).toBe('1');
+    expect(await text('#verdict-clean')).toBe('1');
+    expect(await text('#verdict-running')).toBe('0');
+    expect(await text('#spent')).toBe('$0.52');
+    expect(await page.locator('#tasks-section').isVisible()).toBe(false);
+    expect(await page.locator('#task-total').isVisible()).toBe(false);
+    expect(await page.locator('#summary > div:visible > dt').allTextContents()).toEqual([
+      'Sessions',
+      'Running',
+      'Clean',
+      'Nudged',
+      'Stopped',
+      'Stopped on spend',
+      'Spent',
+      'Live',
+    ]);
+    expect(problems).toEqual([]);
+  });
+
+  it('lists the sessions newest first: agent, tool calls, nudges, the stop at its call, dollars against the budget, verdict', async () => {
+    await open(hooksOnlyDatabase());
+    expect(await page.locator('#sessions tbody tr.session').count()).toBe(4);
+    const [stopped, spent, nudged, clean] = await Promise.all([0, 1, 2, 3].map(cells));
+    expect(stopped).toEqual([
+      'claude',
+      `${HOOK_SESSIONS.stopped}/home/dev/shop`,
+      expect.any(String),
+      expect.any(String),
+      '4',
+      '1',
+      'same_error at call 4',
+      '–',
+      'stopped',
+    ]);
+    expect(spent?.slice(4)).toEqual(['12', '0', 'cap at call 12', '$0.52 of $0.50', 'stopped on spend']);
+    expect(nudged?.slice(0, 1).concat(nudged.slice(4))).toEqual(['codex', '7', '2', '–', '–', 'nudged']);
+    expect(clean?.slice(4)).toEqual(['9', '0', '–', '–', 'clean']);
+    expect(problems).toEqual([]);
+  });
+
+  it('opens a session: its summary, its nudge and stop with their evidence', async () => {
+    await open(hooksOnlyDatabase());
+    await page.locator('#sessions tbody tr.session').first().click();
+    const detail = page.locator('#sessions tr.session-detail');
+    await detail.locator('.session-entries details').nth(1).waitFor();
+    expect(await detail.locator('.session-summary').textContent()).toBe(
+      'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge',
+    );
+    const summaries = await detail.locator('.session-entries summary').allTextContents();
+    expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /);
+    expect(summaries[1]).toMatch(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /);
+    await detail.locator('.session-entries summary').nth(1).click();
+    const evidence = await detail.locator('.session-entries pre').nth(3).textContent();
+    expect(JSON.parse(evidence ?? '{}').evidence).toHaveLength(4);
+    // the spend stop's session shows its warning and its stop
+    await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.spent }).click();
+    const spend = page.locator('#sessions tr.session-detail', { hasText: 'stopped on spend' });
+    await spend.locator('.session-entries details').nth(1).waitFor();
+    expect(await spend.locator('.session-entries summary').allTextContents()).toEqual([
+      expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent share · call 9 · /),
+      expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent cap · call 12 · /),
+    ]);
+    // closing it again
+    await page.locator('#sessions tbody tr.session').first().click();
+    expect(await page.locator('#sessions tr.session-detail').count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a subagent's run as a session of its own, with its type and the session it belongs to", async () => {
+    const db = hooksOnlyDatabase();
+    new SqliteHookSessionStore({ db: db.database.db, clock: db.clock }).update(
+      { agent: 'claude', sessionId: 'agent-7f2e', projectDir: '/home/dev/shop' },
+      () => ({
+        next: {
+          snapshot: '{}',
+          lastResults: '[]',
+          steps: 6,
+          toolCalls: 3,
+          parentSessionId: HOOK_SESSIONS.stopped,
+          agentType: 'Explore',
+          nudges: 0,
+          stops: 0,
+          enabled: true,
+        },
+        result: null,
+      }),
+    );
+    await open(db);
+    const row = page.locator('#sessions tbody tr.session').first();
+    expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
+    await row.click();
+    expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
+      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('pages the sessions and filters them by verdict', async () => {
+    await open(hooksOnlyDatabase(3_600_000, 30)); // 34 sessions: two pages of 25
+    const ids = async () =>
+      page.locator('#sessions tbody tr.session td:nth-child(2) .session-id').allTextContents();
+    const first = await ids();
+    expect(first).toHaveLength(25);
+    expect(first[0]).toBe(HOOK_SESSIONS.stopped);
+    expect(await page.locator('#sessions-prev').isDisabled()).toBe(true);
+    expect(await page.locator('#sessions-pager').isVisible()).toBe(true);
+    await page.click('#sessions-next');
+    await page.waitForFunction(() => document.getElementById('sessions-page-info')?.textContent === 'page 2');
+    const second = await ids();
+    expect(second).toHaveLength(9);
+    expect(new Set([...first, ...second]).size).toBe(34);
+    expect(await page.locator('#sessions-next').isDisabled()).toBe(true);
+    await page.click('#sessions-prev');
+    await page.waitForFunction(() => document.getElementById('sessions-page-info')?.textContent === 'page 1');
+    expect(await ids()).toEqual(first);
+    await page.selectOption('#verdict-filter', 'nudged');
+    await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr.session').length === 1);
+    expect(await cells(0)).toContain('nudged');
+    await page.selectOption('#verdict-filter', 'running');
+    await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr.session').length === 0);
+    expect(await page.locator('#sessions-empty').isVisible()).toBe(false); // the filter, not an empty store
+    expect(problems).toEqual([]);
+  });
+
+  it('plots every kind of entry stored, on an axis of minutes around the one minute they fall in', async () => {
+    await open(hooksOnlyDatabase());
+    await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
+    const chart = await page.locator('#chart').evaluate((node: HTMLElement) => ({ ...node.dataset }));
+    expect(chart.series).toBe('nudge,stop,spend_warning,spend_stop');
+    expect(chart.bucket).toBe('60');
+    const span = Number(chart.to) - Number(chart.from);
+    expect(span).toBeGreaterThanOrEqual(10 * 60_000);
+    expect(span).toBeLessThanOrEqual(15 * 60_000);
+    const legend = await page.locator('.u-legend .u-label').allTextContents();
+    expect(legend).toEqual(['Time', 'nudge', 'stop', 'spend warning', 'spend stop']);
+    expect(problems).toEqual([]);
+  });
+
+  it('lists the nudges, stops and spend entries in the entries panel with their tool call, not attempts', async () => {
+    await open(hooksOnlyDatabase());
+    const items = await page.locator('#recoveries summary').allTextContents();
+    expect(items).toHaveLength(6);
+    expect(items[0]).toMatch(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /);
+    expect(items.join('\n')).not.toContain('attempts');
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a live stop without a reload: the session, the header and the chart', async () => {
+    const db = hooksOnlyDatabase(0);
+    await open(db);
+    expect(await text('#verdict-running')).toBe('2'); // active within 10 minutes and not stopped
+    db.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (repeated_action)',
+      relatedTasks: [`codex:${HOOK_SESSIONS.nudged}`],
+      metadata: { loopType: 'repeated_action', toolCall: 8, runId: HOOK_SESSIONS.nudged },
+    });
+    await page.waitForFunction(() => document.getElementById('verdict-stopped')?.textContent === '2');
+    expect(await text('#verdict-running')).toBe('1');
+    const row = page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.nudged });
+    await row.locator('td', { hasText: 'repeated_action at call 8' }).waitFor();
+    await page.waitForFunction(
+      () => document.getElementById('chart')?.dataset.series === 'nudge,stop,spend_warning,spend_stop',
+    );
+    expect(await page.locator('#recoveries li').count()).toBe(7);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows hostile session ids and entry texts as text: nothing executes', async () => {
+    const db = hooksOnlyDatabase();
+    const hostile = '<img src=x onerror=alert(1)>';
+    db.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: '</script><script>alert(2)</script>',
+      relatedTasks: ['T1'],
+      metadata: { adapter: '<svg onload=alert(3)>', runId: hostile, loopType: '"><b>x</b>', toolCall: 2 },
+    });
+    await open(db);
+    const row = page.locator('#sessions tbody tr.session').first();
+    expect(await row.locator('td').first().textContent()).toBe('<svg onload=alert(3)>');
+    await row.click();
+    await page.locator('#sessions tr.session-detail .session-entries summary').first().click();
+    expect(await page.locator('#sessions tr.session-detail pre').first().textContent()).toBe(
+      '</script><script>alert(2)</script>',
+    );
+    expect(await page.evaluate(() => document.querySelectorAll('img, svg, b, main script').length)).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the dashboard in Chromium on an empty database', () => {
+  it('says there are no sessions and no entries yet, with zero counts and no chart', async () => {
+    const db = hooksOnlyDatabase();
+    db.database.db.exec('DELETE FROM hook_sessions; DELETE FROM context_entries; DELETE FROM spend_ledgers');
+    await open(db);
+    expect(await text('#session-total')).toBe('0');
+    expect(await text('#verdict-stopped')).toBe('0');
+    expect(await page.locator('#spent-box').isVisible()).toBe(false);
+    expect(await page.locator('#sessions-empty').isVisible()).toBe(true);
+    expect(await page.locator('#sessions').isVisible()).toBe(false);
+    expect(await page.locator('#sessions-pager').isVisible()).toBe(false);
+    expect(await page.locator('#recoveries-empty').isVisible()).toBe(true);
+    expect(await page.locator('#chart-empty').isVisible()).toBe(true);
+    expect(await page.locator('#chart canvas').count()).toBe(0);
+    expect(await page.locator('#tasks-section').isVisible()).toBe(false);
+    expect(problems).toEqual([]);
+  });
+});
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** Entries of four kinds (a framework run's nudge and stop, a spend warning, a task recovery) spread evenly over `span` ms. */
+function entriesOver(span: number): ServedStore {
+  const clock = new ManualClock(Date.UTC(2026, 2, 1, 9, 0, 0));
+  const database = openLoopGuardDatabase(':memory:', { clock });
+  const topics = ['loop_nudge', 'spend_warning', 'loop_recovery', 'loop_stop'] as const;
+  for (const [i, topic] of topics.entries()) {
+    database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic,
+      content: topic,
+      relatedTasks: ['T1'],
+      metadata: { adapter: 'langgraph', runId: 'run-1', loopType: 'cycle' },
+    });
+    if (i < topics.length - 1) clock.advance(span / (topics.length - 1));
+  }
+  return { reader: new SqliteStatusReader(database), clock, cleanup: () => database.close() };
+}
+
+describe("the chart's time axis in Chromium", () => {
+  it.each([
+    ['40 seconds', 40_000, 60],
+    ['3 hours', 180 * MINUTE, 300],
+    ['3 days', 3 * DAY, 21_600],
+    ['4 months', 120 * DAY, 7 * 86_400],
+  ])('spans entries over %s with buckets it can show', async (_name, span, bucket) => {
+    const db = entriesOver(span);
+    const last = db.clock.now();
+    await open(db);
+    await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
+    const chart = await page.locator('#chart').evaluate((node: HTMLElement) => ({ ...node.dataset }));
+    expect(chart.series).toBe('nudge,stop,spend_warning,force_next');
+    expect(Number(chart.bucket)).toBe(bucket);
+    const [from, to] = [Number(chart.from), Number(chart.to)];
+    expect(from).toBeLessThanOrEqual(last - span);
+    expect(to).toBeGreaterThan(last);
+    const buckets = (to - from) / (bucket * 1000);
+    expect(buckets).toBeGreaterThanOrEqual(10);
+    expect(buckets).toBeLessThanOrEqual(64);
+    expect(await page.locator('.u-legend .u-label').allTextContents()).toEqual([
+      'Time',
+      'nudge',
+      'stop',
+      'spend warning',
+      'force next',
+    ]);
+    expect(problems).toEqual([]);
+  });
+});
