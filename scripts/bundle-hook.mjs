@@ -37,6 +37,13 @@ await build({
   output: { file: `${outDir}/hook.cjs`, format: 'cjs', codeSplitting: false },
 });
 
+// Claude Code's status line runs after every reply: one file too (dist/bundle/statusline.cjs).
+await build({
+  ...options,
+  input: `${cli}dist/statusline/statuslineMain.js`,
+  output: { file: `${outDir}/statusline.cjs`, format: 'cjs', codeSplitting: false },
+});
+
 // A snapshot holds no native addon, and the builder runs no module from a file: better-sqlite3's
 // JavaScript is bundled in, and what it would find with `bindings` (its addon, found from its own
 // place on first use) is found once, when the snapshot is built (in place, see

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +87,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'unblock_authority',
       'loop_recovery',
     ]);
-    const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status ('))));
+    const sessionsAt = out.indexOf('\nThe agent sessions');
+    const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status (')), sessionsAt));
     expect(status).toEqual({
       running: false,
       tickCount: 41,
@@ -97,5 +98,28 @@ describe('the demo (the README main job: loopguard demo)', () => {
       },
       breaker: { state: 'OPEN', reason: 'no_file_changes: no files changed (3 in a row, threshold 3)' },
     });
+    // What a user reads: their sessions, in their words, and a history that ends before now.
+    expect(out.slice(sessionsAt)).toMatch(/claude\s+\| [0-9a-f-]{36} \| stopped by loopguard/);
+    expect(out).not.toMatch(/the seed/i);
+    expect(
+      Math.max(
+        ...Object.values(status.loopDetection as Record<string, { lastAttempt: number }>).map(
+          (t) => t.lastAttempt,
+        ),
+      ),
+    ).toBeLessThan(Date.now());
+  });
+
+  it('leaves no folder behind outside its own .loopguard/demo-files, emptied at every run', () => {
+    const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+    const before = new Set(readdirSync(tmpdir()));
+    execFileSync(process.execPath, [bin, 'demo'], { cwd, encoding: 'utf8' });
+    expect(
+      readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('loopguard-demo')),
+    ).toEqual([]);
+    expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
+      'claude-project',
+      'transcripts',
+    ]);
   });
 });

@@ -56,12 +56,17 @@ function streamed(reply: ScriptedReply, call: number): LanguageModelV4StreamPart
 /**
  * The AI SDK's own mock model (`ai/test`), answering call `n` (0-based) with `script(n)`, for both
  * `generateText` (doGenerate) and `streamText` (doStream). Its `doGenerateCalls` / `doStreamCalls`
- * hold every prompt it was sent.
+ * hold every prompt it was sent. `modelId` names the model its steps report (the SDK's default
+ * `mock-model-id` has no price).
  */
-export function scriptedModel(script: (call: number) => ScriptedReply): MockLanguageModelV4 {
+export function scriptedModel(
+  script: (call: number) => ScriptedReply,
+  modelId = 'mock-model-id',
+): MockLanguageModelV4 {
   let generateCalls = 0;
   let streamCalls = 0;
   return new MockLanguageModelV4({
+    modelId,
     doGenerate: async () => {
       const call = generateCalls++;
       return generated(script(call), call);

@@ -62,6 +62,67 @@ describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
     expect(entries[1]?.metadata).toMatchObject({ spent: { replies: 3, inputTokens: 30, outputTokens: 15 } });
   });
 
+  it('a dollar budget without a price for the model says so at the first step, in the next prompt and the entries', async () => {
+    const stateMachine = new InMemoryStateMachine();
+    const model = scriptedModel((call) =>
+      call < 2 ? { tool: 'writeFile', input: { path: `u${call}.txt`, text: 'x' } } : { text: 'done' },
+    );
+    const guard = loopGuard({ taskId: 'T3', stateMachine, spend: { session: { maxCostUsd: 0.05 } } });
+    await generateText({
+      model,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+    });
+    const prompts = model.doGenerateCalls.map((call) => call.prompt);
+    expect(userTexts(prompts[1] ?? [])).toContainEqual(
+      expect.stringContaining(
+        'this run cannot be held to its budget of $0.05: the cost of 15 tokens is unknown (no price for mock-model-id)',
+      ),
+    );
+    expect(stateMachine.listContextEntries({ topics: ['spend_warning'] })).toMatchObject([
+      { metadata: { reason: 'unknown_price' } },
+    ]);
+    // onUnknownPrice: stop ends the run at that step
+    const strict = loopGuard({
+      taskId: 'T4',
+      spend: { session: { maxCostUsd: 0.05 }, onUnknownPrice: 'stop' },
+    });
+    const stopped = await generateText({
+      model: writes,
+      tools,
+      prompt: 'Write files',
+      prepareStep: strict.prepareStep,
+      stopWhen: strict.stopWhen,
+    });
+    expect(stopped.steps).toHaveLength(1);
+    expect(strict.spendStopVerdict).toMatchObject({ action: 'stop', reason: 'unknown_price' });
+  });
+
+  it('a token budget still prices a model the pricing library knows', async () => {
+    const model = scriptedModel(
+      (call) =>
+        call < 2 ? { tool: 'writeFile', input: { path: `p${call}.txt`, text: 'x' } } : { text: 'done' },
+      'claude-sonnet-4-5',
+    );
+    const stateMachine = new InMemoryStateMachine();
+    const guard = loopGuard({ taskId: 'T5', stateMachine, spend: { session: { maxTokens: 30 } } });
+    await generateText({
+      model,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+    });
+    // 10 input tokens at $3 and 5 output tokens at $15 per million a step
+    const [stop] = stateMachine.listContextEntries({ topics: ['spend_stop'] });
+    expect(stop?.metadata).toMatchObject({
+      reason: 'cap',
+      spent: { tokens: 30, unpricedTokens: 0, costUsd: expect.closeTo(0.00021, 9) },
+    });
+  });
+
   it('stops a streamText run at a token budget; the task budget counts across runs of one guard', async () => {
     const model = scriptedModel((call) => ({
       tool: 'writeFile',

@@ -199,12 +199,13 @@ describe('LangGraph loopGuard: the spend option (usage_metadata of each AIMessag
     expect(silent.spendStopVerdict).toBeNull();
   });
 
-  it('counts a reply once however often the node sees it, and a bad option is a ConfigurationError', () => {
+  it('counts a reply once however often the node sees it, and a bad option is a ConfigurationError', async () => {
     const guard = loopGuard({ spend: { session: { maxTokens: 10_000 } } });
     const reply = aiMessage({ content: 'x', id: 'r1', usage_metadata: usage });
-    guard.node({ messages: [reply] });
-    guard.node({ messages: [reply, aiMessage({ content: 'y', id: 'r1', usage_metadata: usage })] });
-    guard.node({ messages: [reply] }); // shorter: read again from the start
+    // the first call waits for the pricing library (a token budget prices what it can too)
+    await guard.node({ messages: [reply] });
+    await guard.node({ messages: [reply, aiMessage({ content: 'y', id: 'r1', usage_metadata: usage })] });
+    await guard.node({ messages: [reply] }); // shorter: read again from the start
     expect(guard.run.spend?.spent).toMatchObject({ replies: 1, tokens: 1050 });
     expect(() => loopGuard({ spend: { session: { maxCostUsd: -1 } } })).toThrow(
       'spend option: "session.maxCostUsd"',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
@@ -16,6 +17,13 @@ if (args[0] === 'hook' && args.length === 2 && !args[1]?.startsWith('-')) {
     const { hookMain } = await import('./hook/hookMain.js');
     process.exitCode = await hookMain(args[1] as string);
   }
+} else if (args[0] === 'statusline' && args.length === 1) {
+  // Claude Code runs the status line after every reply: load only what it needs, from the bundle.
+  const bundle = fileURLToPath(new URL('./bundle/statusline.cjs', import.meta.url));
+  const { statuslineMain } = existsSync(bundle)
+    ? (createRequire(import.meta.url)(bundle) as typeof import('./statusline/statuslineMain.js'))
+    : await import('./statusline/statuslineMain.js');
+  process.exitCode = await statuslineMain();
 } else {
   const { processIo } = await import('./cliIo.js');
   const { runCli } = await import('./main.js');

@@ -18,8 +18,17 @@ export const EXIT_CODES = {
   paused: 3,
   /** The run aborted on stagnation (`--on-stagnation abort`). */
   aborted: 4,
-  /** The run spent its budget (iterations or runtime). */
+  /** The run spent its budget of iterations or runtime (`--max-iterations`, `--max-runtime`). */
   budgetSpent: 5,
+  /**
+   * The spend guard stopped the run: a budget in dollars or tokens reached, the burn-rate alarm with
+   * `action: stop`, or a reply it could not price with `onUnknownPrice: stop` (docs/spend.md).
+   */
+  spendStopped: 6,
+  /** `status --session <id>`: loopguard stopped the session (a loop stop, or a run's breaker or guards). */
+  sessionStopped: 10,
+  /** `status --session <id>`: the spend guard stopped the session. */
+  sessionStoppedOnSpend: 11,
   /** Interrupted by the user (SIGINT). */
   interrupted: 130,
 } as const;

@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   mcp: async () => (await import('./commands/mcp.js')).registerMcpCommand,
   uninstall: async () => (await import('./commands/uninstall.js')).registerUninstallCommand,
   scan: async () => (await import('./commands/scan.js')).registerScanCommand,
+  statusline: async () => (await import('./commands/statusline.js')).registerStatuslineCommand,
 };
 
 /**

@@ -31,7 +31,7 @@ const progress = (turn: number): ScriptedTurn =>
 /** How `init claude` installs the hooks: its default fast path (`mcp_tool` hooks) or command hooks. */
 type HookPath = 'fast path' | 'command hooks';
 
-async function claudeWithBudget(config: string, path: HookPath) {
+async function claudeWithBudget(config: string, path: HookPath, model = 'claude-sonnet-4-5') {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   writeFileSync(join(dir, 'loopguard.config.yaml'), config);
@@ -48,7 +48,7 @@ async function claudeWithBudget(config: string, path: HookPath) {
         '-p',
         'Fix the bug.',
         '--model',
-        'claude-sonnet-4-5',
+        model,
         '--output-format',
         'stream-json',
         '--verbose',
@@ -104,7 +104,7 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
       expect(hookLog(dir)).toEqual([]);
     }, 600_000);
 
-    it('counts in tokens only without a money budget, and never stops a session under its budget', async () => {
+    it('prices the replies under a token budget too, and never stops a session under its budget', async () => {
       const { dir, result, resultLine, received } = await claudeWithBudget(
         'spend:\n  session:\n    maxTokens: 10000000\n',
         path,
@@ -118,9 +118,33 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
       expect(ledgers[0]?.ledger.totals).toMatchObject({
         replies: 9,
         inputTokens: 900_000,
-        costUsd: 0,
-        unpricedTokens: 900_108,
+        costUsd: expect.closeTo(9 * 0.30018, 9),
+        unpricedTokens: 0,
       });
+    }, 600_000);
+
+    it('tells the session at its first reply that a dollar budget cannot price its model, and goes on', async () => {
+      const { dir, result, resultLine, received } = await claudeWithBudget(
+        'spend:\n  session:\n    maxCostUsd: 0.05\n',
+        path,
+        'in-house-model',
+      );
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(resultLine).toMatchObject({ subtype: 'success', result: 'All files written.' });
+      expect(received).toHaveLength(9);
+      const told = received.findIndex((r) =>
+        r.includes('this session cannot be held to its budget of $0.05: the cost of'),
+      );
+      expect(told).toBe(1); // after the first tool call, in the next request
+      // told once: the last request's history holds it once
+      expect(received.at(-1)?.split('cannot be held to its budget').length).toBe(2);
+      expect(spendState(dir).entries).toMatchObject([
+        {
+          topic: 'spend_warning',
+          metadata: { reason: 'unknown_price', spent: { unpricedModels: ['in-house-model'] } },
+        },
+      ]);
+      expect(hookLog(dir)).toEqual([]);
     }, 600_000);
   },
 );
@@ -166,7 +190,7 @@ describe('loopguard run --agent-stream claude around a real Claude Code (offline
   it('counts the output tokens the scripted API sent (reconciled at the result), as ccusage does, and stops at --max-tokens', async () => {
     // 3 × 1,000 input + 3 × 12 output = 3,036 tokens: the cap is reached at the result, not before
     const { dir, home, result, requests } = await runClaude(threeReplies, 3036);
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     expect(requests).toBe(3);
     expect(stored(dir).iterations).toHaveLength(1);
     const { entries } = spendState(dir);
@@ -202,7 +226,7 @@ describe('loopguard run --agent-stream claude around a real Claude Code (offline
         : { text: 'Done.' };
     };
     const { dir, result, requests } = await runClaude(withSubagent, 5060);
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     expect(requests).toBe(5);
     const { entries } = spendState(dir);
     expect(entries.at(-1)).toMatchObject({

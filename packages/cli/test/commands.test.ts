@@ -38,7 +38,8 @@ describe('loopguard status', () => {
   it('prints the tasks with attempts and their newest recovery', async () => {
     const { code, out } = await run(['status', '--db', db]);
     expect(code).toBe(EXIT_CODES.ok);
-    expect(out).toContain('tasks: 10');
+    expect(out).toContain(`database: ${join(cwd, db)}`);
+    expect(out).toContain('tasks (orchestrator): 10');
     expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
@@ -56,7 +57,9 @@ describe('loopguard status', () => {
     database.close();
     const { code, out } = await run(['status', '--db', 'runs.db']);
     expect(code).toBe(EXIT_CODES.ok);
-    expect(out).toContain('tasks: 0  run r1 interrupted, breaker: OPEN');
+    expect(out).toContain('newest run r1 interrupted, breaker: OPEN');
+    expect(out).toMatch(/run\s+\| r1\s+\|/);
+    expect(out).not.toContain('tasks (orchestrator)');
     const json = JSON.parse((await run(['status', '--db', 'runs.db', '--json'])).out);
     expect(json.breaker).toMatchObject({ runId: 'r1', runStatus: 'interrupted', state: 'OPEN' });
   });
@@ -88,7 +91,10 @@ describe('loopguard status', () => {
       await run(['status', '--db', db, '--limit', 'lots']),
       "option '--limit <n>' argument 'lots' is invalid",
     );
-    expectOneLineError(await run(['status']), 'give the store to read: --db <file> or --postgres <url>');
+    expectOneLineError(
+      await run(['status']),
+      `no loopguard database in ${cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url>`,
+    );
     expectOneLineError(
       await run(['status', '--db', db, '--cursor', 'nonsense']),
       '--cursor is not valid (pass the nextCursor of a previous page)',

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { projectDaySpendKey } from '../src/hook/guardSpend.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { claudeEvent, hookLog, spendState } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
@@ -177,6 +178,95 @@ describe('the spend guard in the hook', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('a dollar budget it cannot price says so at the first unpriced reply, once, in the entries too', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 0.05\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('a', 100, 1, 'in-house-model'));
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toBe(
+      'loopguard: this session cannot be held to its budget of $0.05: the cost of 100 tokens is unknown' +
+        ' (no price for in-house-model), so they are not in the dollars it counts ($0.00 so far).' +
+        ' loopguard goes on counting the dollars it can price (spend.onUnknownPrice: warn).' +
+        ' Give the model a price in spend.prices to count it.',
+    );
+    appendFileSync(transcript, reply('b', 113_200, 1, 'in-house-model'));
+    expect(await afterTool(dir)).toBe(''); // told once
+    expect(spendState(dir).entries).toMatchObject([
+      {
+        topic: 'spend_warning',
+        metadata: { scope: 'session', reason: 'unknown_price', spent: { unpricedTokens: 100 } },
+      },
+    ]);
+  });
+
+  it('onUnknownPrice: stop stops the session at the first reply it cannot price', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 0.05\n  onUnknownPrice: stop\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 100, 1, 'in-house-model'));
+    const stop = JSON.parse(await afterTool(dir));
+    expect(stop).toMatchObject({
+      continue: false,
+      stopReason: expect.stringContaining('loopguard stopped it (spend.onUnknownPrice: stop)'),
+    });
+    expect(spendState(dir).entries).toMatchObject([
+      { topic: 'spend_stop', metadata: { reason: 'unknown_price' } },
+    ]);
+  });
+
+  it('a token budget still prices what it can: the ledger and the entries carry dollars', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000000\n');
+    // six replies of 150,000 input tokens on claude-sonnet-4-5: $0.45 each
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f'])
+      appendFileSync(join(dir, 'transcript.jsonl'), reply(id, 150_000, 1));
+    const warning = JSON.parse(await afterTool(dir));
+    expect(warning.hookSpecificOutput.additionalContext).toContain(
+      'you have used 900,000 of 1,000,000 tokens',
+    );
+    const { ledgers, entries } = spendState(dir);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ costUsd: 2.7, unpricedTokens: 0 });
+    expect(entries[0]?.metadata).toMatchObject({ spent: { costUsd: 2.7, unpricedTokens: 0 } });
+  });
+
+  it('on the fast path (the MCP server) too: the first unpriced reply is told to the agent', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 0.05\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 100, 1, 'in-house-model'));
+    const lines: string[] = [];
+    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir });
+    const event = claudeEvent(dir, 's1', 'PostToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_response: { stdout: 'a', stderr: '' },
+    });
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hook', arguments: args } };
+    server.receive(Buffer.from(`${JSON.stringify(call)}\n`));
+    await server.idle();
+    const answer = JSON.parse(JSON.parse(lines[0] ?? '{}').result.content[0].text);
+    expect(answer.hookSpecificOutput.additionalContext).toContain(
+      'this session cannot be held to its budget of $0.05: the cost of 100 tokens is unknown',
+    );
+    expect(spendState(dir).entries).toMatchObject([
+      { topic: 'spend_warning', metadata: { reason: 'unknown_price' } },
+    ]);
+  });
+
+  it('a sparse hole in the transcript does not blind it: the replies after the hole are counted at once', async () => {
+    const dir = project('spend:\n  session:\n    maxCostUsd: 4\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('before', 1000, 1));
+    expect(await afterTool(dir)).toBe('');
+    execFileSync('truncate', ['-s', '+100G', transcript]);
+    // eleven $0.45 replies after the hole
+    for (let i = 0; i < 11; i++) appendFileSync(transcript, reply(`after${i}`, 150_000, 1));
+    const stop = JSON.parse(await afterTool(dir));
+    expect(stop.stopReason).toContain('this session reached its budget ($4.95 of $4.00)');
+    expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 12 });
+  });
+
   it('is off without a spend section: nothing is read or written', async () => {
     const dir = project('hook:\n  enabled: true\n');
     appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 10_000_000));
@@ -259,6 +349,20 @@ describe('reading a transcript', () => {
       1 << 20,
     );
     expect(rest.records.map((r) => r.replyId)).toEqual(['a']);
+  });
+
+  it('takes NUL bytes as line ends: a reply right after a hole is read, and a hole larger than a read is skipped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-transcript-'));
+    const path = join(dir, 't.jsonl');
+    // a small hole inside one read, then a larger one than the read, each followed by a reply
+    writeFileSync(path, reply('a', 1, 1));
+    execFileSync('truncate', ['-s', '+1000', path]);
+    appendFileSync(path, reply('b', 2, 1));
+    execFileSync('truncate', ['-s', '+5000000', path]);
+    appendFileSync(path, reply('c', 3, 1));
+    const read = readTranscriptUsage(path, 0, 'claude', 4096);
+    expect(read.records.map((r) => r.replyId)).toEqual(['a', 'b', 'c']);
+    expect(read.offset).toBe(statSync(path).size);
   });
 
   it("reads Gemini CLI's chat: its model records' tokens, each copy of a reply under the reply's id", () => {

@@ -37,6 +37,39 @@ describe('loopguard init: the spend guard', () => {
     });
   });
 
+  it('never replaces a budget silently: --spend keeps the file’s cap, a new amount replaces only that cap', async () => {
+    const dir = tempProject();
+    const own = '# mine\nspend:\n  session:\n    maxCostUsd: 0.5\n  projectDay:\n    maxTokens: 9000000\n';
+    writeFileSync(join(dir, 'loopguard.config.yaml'), own);
+    const kept = await loopguard(dir, ['init', 'claude', '--project', '--spend'], HOME);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain(
+      'loopguard.config.yaml: spend guard kept: $0.50 a session, 9,000,000 tokens a project a day, warned at 80 %, a reply without a price: warn (--max-cost-usd <usd> or --max-tokens <n> changes it)',
+    );
+    expect(readFileSync(join(dir, 'loopguard.config.yaml'), 'utf8')).toBe(own);
+    const replaced = await loopguard(dir, ['init', 'claude', '--project', '--max-cost-usd', '2'], HOME);
+    expect(replaced.stdout).toContain(
+      'spend guard set (docs/spend.md): $2.00 (was $0.50) a session, 9,000,000 tokens a project a day',
+    );
+    const text = readFileSync(join(dir, 'loopguard.config.yaml'), 'utf8');
+    expect(text).toContain('# mine');
+    expect(parse(text)).toEqual({
+      spend: { session: { maxCostUsd: 2 }, projectDay: { maxTokens: 9000000 } },
+    });
+  });
+
+  it('refuses a spend section with a bad value (a NaN reads as NaN), naming the key; nothing written', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: .nan\n');
+    const bad = await loopguard(dir, ['init', 'claude', '--project', '--max-tokens', '10'], HOME);
+    expect(bad).toMatchObject({ code: 2 });
+    expect(bad.stderr).toMatch(
+      /^loopguard: config .*: spend: "session.maxCostUsd" .*\(got number NaN\); nothing written$/,
+    );
+    expect(readFileSync(join(dir, 'loopguard.config.yaml'), 'utf8')).toContain('.nan');
+    expect(existsSync(join(dir, '.claude', 'settings.json'))).toBe(false);
+  });
+
   it('without a spend flag writes no spend section (off unless set); --dry-run writes nothing', async () => {
     const dir = tempProject();
     expect((await loopguard(dir, ['init', 'claude', '--project'], HOME)).code).toBe(0);

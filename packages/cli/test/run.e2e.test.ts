@@ -412,7 +412,7 @@ describe('loopguard run: options and configuration', () => {
     const bad = await loopguard(dir, run('--', './agent.sh'));
     expect(bad.code).toBe(EXIT_CODES.usage);
     expect(bad.stderr).toMatch(
-      /^loopguard: stagnationThreshold \(in .*loopguard.config.json\) must be an integer ≥ 1 \(got 0\)$/,
+      /^loopguard: stagnationThreshold \(in .*loopguard.config.json\) must be an integer ≥ 1 \(got number 0\)$/,
     );
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     rmSync(join(dir, 'loopguard.config.json'));

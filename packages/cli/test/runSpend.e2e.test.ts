@@ -51,7 +51,7 @@ function claudeReply(id: string): string {
 }
 
 describe('loopguard run: the spend guard', () => {
-  it('claude stream: counts each reply once, stops mid-run at --max-cost-usd, exit 5, entries in SQLite', async () => {
+  it('claude stream: counts each reply once, stops mid-run at --max-cost-usd, exit 6 (not 5, the budget of iterations), entries in SQLite', async () => {
     // four replies in the first iteration, then the agent would go on for minutes
     const replies = ['a', 'b', 'c', 'd'].map((r) => claudeReply(`msg_${r}`));
     const dir = repo(`${replies.join('\n')}\nsleep 300`);
@@ -59,7 +59,7 @@ describe('loopguard run: the spend guard', () => {
       dir,
       run('--agent-stream', 'claude', '--max-cost-usd', '1', '--iteration-timeout', '1m', '--', './agent.sh'),
     );
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     const { run: r, iterations } = stored(dir);
     expect(iterations).toHaveLength(1);
     expect(r).toMatchObject({
@@ -82,7 +82,7 @@ describe('loopguard run: the spend guard', () => {
       dir,
       run('--agent-stream', 'jsonl', '--max-tokens', '100', '--', './agent.sh'),
     );
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     expect(stored(dir).iterations).toHaveLength(3);
     expect(readFileSync(`${dir}.prompt-2`, 'utf8')).not.toContain('loopguard: you have used');
     expect(readFileSync(`${dir}.prompt-3`, 'utf8')).toContain(
@@ -100,7 +100,7 @@ describe('loopguard run: the spend guard', () => {
     );
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  task:\n    maxTokens: 100\n  warnAt: 0.5\n');
     const result = await loopguard(dir, run('--agent-stream', 'codex', '--task', 'T1', '--', './agent.sh'));
-    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+    expect(result.code, result.stderr).toBe(EXIT_CODES.spendStopped);
     const entries = spendEntries(dir);
     expect(entries.map((e) => [e.topic, e.metadata.scope, e.related_tasks])).toEqual([
       ['spend_warning', 'task', ['T1']],
@@ -113,6 +113,50 @@ describe('loopguard run: the spend guard', () => {
       outputTokens: 40,
     });
     expect(entries[1]?.content).toContain('task T1 reached its budget (120 of 100 tokens)');
+  });
+
+  it('jsonl: a model without a price under a dollar budget is told at its first reply; onUnknownPrice: stop stops, exit 6', async () => {
+    const body = line({ id: 'r$N', model: 'in-house-model', usage: { input_tokens: 113_300 } }).replace(
+      '$N',
+      "'$N'",
+    );
+    const warned = repo(body);
+    const result = await loopguard(
+      warned,
+      run('--agent-stream', 'jsonl', '--max-cost-usd', '0.05', '--max-iterations', '2', '--', './agent.sh'),
+    );
+    expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent); // --max-iterations, not the spend guard
+    expect(readFileSync(`${warned}.prompt-2`, 'utf8')).toContain(
+      'loopguard: this run cannot be held to its budget of $0.05: the cost of 113,300 tokens is unknown (no price for in-house-model)',
+    );
+    expect(spendEntries(warned)).toMatchObject([
+      { topic: 'spend_warning', metadata: { reason: 'unknown_price' } },
+    ]);
+    const stopped = repo(body);
+    const stop = await loopguard(
+      stopped,
+      run(
+        '--agent-stream',
+        'jsonl',
+        '--spend',
+        '{"session":{"maxCostUsd":0.05},"onUnknownPrice":"stop"}',
+        '--',
+        './agent.sh',
+      ),
+    );
+    expect(stop.code, stop.stderr).toBe(6);
+    expect(stored(stopped).run).toMatchObject({
+      status: 'budget_spent',
+      reason: expect.stringContaining('loopguard stopped it (spend.onUnknownPrice: stop)'),
+    });
+  });
+
+  it('a NaN in the configuration file is reported as NaN, naming its key', async () => {
+    const dir = repo('true');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: .nan\n');
+    const result = await loopguard(dir, run('--agent-stream', 'jsonl', '--', './agent.sh'));
+    expect(result).toMatchObject({ code: EXIT_CODES.usage });
+    expect(result.stderr).toMatch(/^loopguard: spend session\.maxCostUsd \(in .*\) .*\(got number NaN\)$/);
   });
 
   it('refuses a budget without --agent-stream, and a --spend that is not valid, with one line and exit 2', async () => {

@@ -199,9 +199,11 @@ describe('loopguard scan --budget', () => {
     const ample = await scanJson([claude, '--budget', String(Math.ceil(cost * 10 + 1))]);
     expect(ample.totals.budget).toMatchObject({ sessionsStopped: 0, savedUsd: 0 });
     const { out } = await scan([claude, '--budget', (cost / 2).toFixed(4)]);
-    expect(out).toMatch(
-      /A budget of \$\d+\.\d\d per session would have stopped 1 session and saved \$\d+\.\d\d\./,
+    // money by the one rule: a budget under a cent is not shown as $0.00
+    expect(out).toContain(
+      `A budget of ${formatMoney(Number((cost / 2).toFixed(4)))} per session would have stopped 1 session and saved ${formatMoney(half.totals.budget?.savedUsd as number)}.`,
     );
+    expect(out).not.toContain('$0.00 per session');
   });
 
   it('refuses a budget that is not a positive number, or one beside --price', async () => {

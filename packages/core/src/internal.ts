@@ -75,6 +75,21 @@ export {
   type TaskRow,
   taskOf,
 } from './storage/rows.js';
+export {
+  SESSION_VERDICTS,
+  type SessionCounts,
+  type SessionCursorKey,
+  type SessionPage,
+  type SessionPageQuery,
+  type SessionRow,
+  type SessionVerdict,
+  type SessionView,
+  sessionCountsOf,
+  sessionPageAfter,
+  sessionPageOf,
+  sessionSummary,
+  sessionViewOf,
+} from './storage/sessionView.js';
 export type {
   BreakerTransitionView,
   FeedBatch,

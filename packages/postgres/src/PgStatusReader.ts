@@ -171,4 +171,87 @@ export class PgStatusReader implements core.StatusReader {
     );
     return row?.value ?? '';
   }
+
+  async sessionPage(query: core.SessionPageQuery): Promise<core.SessionPage> {
+    const after = core.sessionPageAfter(query);
+    assertNoNul(after, 'cursor');
+    assertNoNul(query.sessionId, 'sessionId');
+    const values: unknown[] = [query.sessionId ?? null, query.verdict ?? null, query.limit + 1];
+    let keyset = '';
+    if (after !== null) {
+      values.push(...after);
+      keyset = `AND (last_active < $4 OR (last_active = $4 AND (agent, session_id, project_dir) < ($5, $6, $7)))`;
+    }
+    const rows = await this.rows<core.SessionRow>(
+      'sessionPage',
+      `${ADAPTER_SESSIONS_SQL}
+       SELECT * FROM judged WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR verdict = $2) ${keyset}
+       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT $3`,
+      values,
+    );
+    return core.sessionPageOf(rows, query.limit);
+  }
+
+  async sessionCounts(): Promise<core.SessionCounts> {
+    const [verdicts, spend] = await Promise.all([
+      this.rows<{ verdict: string; count: string }>(
+        'sessionCounts',
+        `${ADAPTER_SESSIONS_SQL} SELECT verdict, count(*) AS count FROM judged GROUP BY verdict`,
+      ),
+      this.rows<{ agent: string; tokens: string | null; cost_usd: string | null }>(
+        'sessionCounts',
+        `${ADAPTER_SESSIONS_SQL} SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd FROM judged
+         WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
+      ),
+    ]);
+    return core.sessionCountsOf(verdicts, spend);
+  }
+
+  async sessionEntries(
+    session: { agent: string; sessionId: string },
+    limit: number,
+  ): Promise<core.RecoveryView[]> {
+    assertNoNul(session.sessionId, 'sessionId');
+    const rows = await this.rows<core.EntryRow>(
+      'sessionEntries',
+      `SELECT ${ENTRY_COLUMNS} FROM context_entries AS e
+       WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND e.metadata->>'runId' = $1 AND e.metadata->>'adapter' = $2
+       ORDER BY e.timestamp, e.id LIMIT $3`,
+      [session.sessionId, session.agent, limit],
+    );
+    return core.recoveryViewsOf(rows);
+  }
 }
+
+/**
+ * The sessions of a PostgreSQL store: the framework adapters' runs, from their entries (the fleet's
+ * schema has no hook or `loopguard run` tables). The verdict follows the SQLite view `agent_sessions`
+ * (docs/sql.md, "Sessions"): a spend stop, a loop stop, active in the last 10 minutes, nudged, clean.
+ */
+const ADAPTER_SESSIONS_SQL = `
+WITH grouped AS (
+  SELECT e.metadata->>'adapter' AS agent, e.metadata->>'runId' AS session_id, '' AS project_dir,
+    NULL::text AS parent_session_id, NULL::text AS agent_type, min(e.timestamp) AS started_at,
+    max(e.timestamp) AS last_active, NULL::integer AS tool_calls,
+    count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
+    (array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')))[1] AS stop_entry_id
+  FROM context_entries AS e
+  WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND e.metadata ? 'adapter' AND e.metadata ? 'runId'
+  GROUP BY 1, 2
+),
+judged AS (
+  SELECT g.agent, g.session_id, g.project_dir, g.parent_session_id, g.agent_type, g.started_at, g.last_active,
+    g.tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
+    coalesce(s.metadata->>'loopType', s.metadata->>'reason') AS stop_kind,
+    (s.metadata->>'toolCall')::integer AS stop_call, s.timestamp AS stopped_at,
+    NULL::bigint AS tokens, NULL::double precision AS cost_usd, NULL::bigint AS unpriced_tokens,
+    NULL::double precision AS budget_usd, NULL::bigint AS budget_tokens, NULL::text AS run_status,
+    CASE
+      WHEN s.topic = 'spend_stop' THEN 'stopped_on_spend'
+      WHEN s.topic = 'loop_stop' THEN 'stopped'
+      WHEN g.last_active >= (extract(epoch FROM now()) * 1000)::bigint - 600000 THEN 'running'
+      WHEN g.nudges > 0 THEN 'nudged'
+      ELSE 'clean'
+    END AS verdict
+  FROM grouped AS g LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
+)`;

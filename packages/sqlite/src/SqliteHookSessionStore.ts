@@ -4,7 +4,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
-export type HookAgent = 'claude' | 'gemini';
+export type HookAgent = 'claude' | 'gemini' | 'codex';
+
+/** The agents `hook_sessions.agent` accepts. */
+const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
 /** Which session a row is: the CLI, its `session_id`, and the project directory it runs in. */
 export interface HookSessionKey {
@@ -21,6 +24,12 @@ export interface HookSessionRecord {
   lastResults: string;
   /** Steps observed. */
   steps: number;
+  /** Tool calls the session made that the hook saw run (a call denied before it ran is not one). */
+  toolCalls: number;
+  /** The session a subagent's run belongs to; `null` for a main thread. */
+  parentSessionId: string | null;
+  /** The subagent's type (Claude Code's `agent_type`); `null` for a main thread. */
+  agentType: string | null;
   /** Nudges given. */
   nudges: number;
   /** Stops made. */
@@ -43,7 +52,7 @@ export interface HookSessionUpdate<T> {
 
 /** Options of {@link SqliteHookSessionStore}. */
 export interface SqliteHookSessionStoreOptions {
-  /** An open connection whose schema is version 5 or later (`openLoopGuardDatabase` migrates it). */
+  /** An open connection whose schema is version 8 or later (`openLoopGuardDatabase` migrates it). */
   db: BetterSqlite3.Database;
   /** Source of `created_at` / `updated_at`. @default systemClock */
   clock?: Clock;
@@ -55,6 +64,9 @@ interface SessionRow {
   snapshot: string;
   last_results: string;
   steps: number;
+  tool_calls: number;
+  parent_session_id: string | null;
+  agent_type: string | null;
   nudges: number;
   stops: number;
   enabled: number;
@@ -85,13 +97,14 @@ export class SqliteHookSessionStore {
     this.clock = options.clock ?? systemClock;
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
     this.selectStmt = this.db.prepare(
-      'SELECT snapshot, last_results, steps, nudges, stops, enabled, created_at, updated_at FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
+      'SELECT snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
     );
     this.upsertStmt = this.db.prepare(
-      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops, enabled, created_at, updated_at)
-       VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @nudges, @stops, @enabled, @now, @now)
+      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at)
+       VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @toolCalls, @parentSessionId, @agentType, @nudges, @stops, @enabled, @now, @now)
        ON CONFLICT (agent, session_id, project_dir) DO UPDATE SET snapshot = excluded.snapshot,
-         last_results = excluded.last_results, steps = excluded.steps, nudges = excluded.nudges,
+         last_results = excluded.last_results, steps = excluded.steps, tool_calls = excluded.tool_calls,
+         parent_session_id = excluded.parent_session_id, agent_type = excluded.agent_type, nudges = excluded.nudges,
          stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at`,
     );
   }
@@ -128,8 +141,10 @@ export class SqliteHookSessionStore {
 }
 
 function assertKey(key: HookSessionKey): void {
-  if (key.agent !== 'claude' && key.agent !== 'gemini') {
-    throw new InvalidInputError(`key.agent must be "claude" or "gemini", got ${JSON.stringify(key.agent)}`);
+  if (!HOOK_AGENTS.includes(key.agent)) {
+    throw new InvalidInputError(
+      `key.agent must be one of ${HOOK_AGENTS.map((a) => `"${a}"`).join(', ')}, got ${JSON.stringify(key.agent)}`,
+    );
   }
   assertNonEmptyString(key.sessionId, 'key.sessionId');
   assertNonEmptyString(key.projectDir, 'key.projectDir');
@@ -141,6 +156,9 @@ function recordOf(row: SessionRow | undefined): HookSessionRecord | null {
     snapshot: row.snapshot,
     lastResults: row.last_results,
     steps: row.steps,
+    toolCalls: row.tool_calls,
+    parentSessionId: row.parent_session_id,
+    agentType: row.agent_type,
     nudges: row.nudges,
     stops: row.stops,
     enabled: row.enabled === 1,

@@ -9,11 +9,13 @@ export interface SpendRow {
   ledger: unknown;
   /** How far the scope's source (a session's transcript) has been read, bytes. */
   offset: number;
+  /** The budget in force for the scope when it was written (`cap_usd`, `cap_tokens`); absent: none. */
+  caps?: { maxCostUsd?: number | undefined; maxTokens?: number | undefined } | undefined;
 }
 
 /** Options of {@link SqliteSpendStore}. */
 export interface SqliteSpendStoreOptions {
-  /** An open connection whose schema is version 7 or later (`openLoopGuardDatabase` migrates it). */
+  /** An open connection whose schema is version 8 or later (`openLoopGuardDatabase` migrates it). */
   db: BetterSqlite3.Database;
   /** Source of `updated_at`. @default systemClock */
   clock?: Clock;
@@ -42,8 +44,10 @@ export class SqliteSpendStore {
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
     this.selectStmt = this.db.prepare('SELECT ledger, offset FROM spend_ledgers WHERE scope = ?');
     this.upsertStmt = this.db.prepare(
-      `INSERT INTO spend_ledgers (scope, ledger, offset, updated_at) VALUES (@scope, @ledger, @offset, @now)
-       ON CONFLICT (scope) DO UPDATE SET ledger = excluded.ledger, offset = excluded.offset, updated_at = excluded.updated_at`,
+      `INSERT INTO spend_ledgers (scope, ledger, offset, cap_usd, cap_tokens, updated_at)
+       VALUES (@scope, @ledger, @offset, @capUsd, @capTokens, @now)
+       ON CONFLICT (scope) DO UPDATE SET ledger = excluded.ledger, offset = excluded.offset,
+         cap_usd = excluded.cap_usd, cap_tokens = excluded.cap_tokens, updated_at = excluded.updated_at`,
     );
   }
 
@@ -84,6 +88,8 @@ export class SqliteSpendStore {
               scope,
               ledger: JSON.stringify(row.ledger),
               offset: Math.max(0, Math.floor(row.offset)),
+              capUsd: row.caps?.maxCostUsd ?? null,
+              capTokens: row.caps?.maxTokens ?? null,
               now: this.clock.now(),
             });
           }

@@ -40,12 +40,22 @@ export class SqliteStatusReader implements core.StatusReader {
 
   /** Whether `table` exists (tables of later schema versions appear when another process migrates). */
   private hasTable(table: string): boolean {
-    if (this.tables.has(table)) return true;
+    return this.hasSchemaObject('table', table);
+  }
+
+  /** Whether the view `name` exists (a database of an older schema, opened read-only, has none). */
+  private hasView(name: string): boolean {
+    return this.hasSchemaObject('view', name);
+  }
+
+  private hasSchemaObject(type: 'table' | 'view', name: string): boolean {
+    if (this.tables.has(name)) return true;
     const found = this.value<number | undefined>(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-      table,
+      'SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?',
+      type,
+      name,
     );
-    if (found !== undefined) this.tables.add(table);
+    if (found !== undefined) this.tables.add(name);
     return found !== undefined;
   }
 
@@ -161,5 +171,56 @@ export class SqliteStatusReader implements core.StatusReader {
     return this.value<string>(
       "SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()",
     );
+  }
+
+  async sessionPage(query: core.SessionPageQuery): Promise<core.SessionPage> {
+    if (!this.hasView('agent_sessions')) return { sessions: [], nextCursor: null };
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(query.sessionId);
+    }
+    if (query.verdict !== undefined) {
+      where.push('verdict = ?');
+      params.push(query.verdict);
+    }
+    const after = core.sessionPageAfter(query);
+    if (after !== null) {
+      where.push('(last_active < ? OR (last_active = ? AND (agent, session_id, project_dir) < (?, ?, ?)))');
+      params.push(after[0], ...after);
+    }
+    const sql = `SELECT * FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT ?`;
+    return core.sessionPageOf(
+      this.cached(sql).all(...params, query.limit + 1) as core.SessionRow[],
+      query.limit,
+    );
+  }
+
+  async sessionCounts(): Promise<core.SessionCounts> {
+    if (!this.hasView('agent_sessions')) return core.sessionCountsOf([], []);
+    const verdicts = this.cached(
+      'SELECT verdict, count(*) AS count FROM agent_sessions GROUP BY verdict',
+    ).all() as { verdict: string; count: number }[];
+    const spend = this.cached(
+      `SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd FROM agent_sessions
+       WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
+    ).all() as { agent: string; tokens: number; cost_usd: number }[];
+    return core.sessionCountsOf(verdicts, spend);
+  }
+
+  async sessionEntries(
+    session: { agent: string; sessionId: string },
+    limit: number,
+  ): Promise<core.RecoveryView[]> {
+    const rows = this.cached(
+      `SELECT e.* FROM context_entries AS e
+       WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND (
+         e.id IN (SELECT l.entry_id FROM context_entry_tasks AS l WHERE l.task_id = ?)
+         OR json_extract(e.metadata, '$.runId') = ?)
+       ORDER BY e.timestamp, e.id LIMIT ?`,
+    ).all(`${session.agent}:${session.sessionId}`, session.sessionId, limit) as core.EntryRow[];
+    return core.recoveryViewsOf(rows);
   }
 }

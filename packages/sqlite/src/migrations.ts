@@ -8,6 +8,7 @@ import { up004Runs } from './schema/004_runs.js';
 import { up005HookSessions } from './schema/005_hookSessions.js';
 import { up006RecoveryViewIndex } from './schema/006_recoveryViewIndex.js';
 import { up007Spend } from './schema/007_spend.js';
+import { up008AgentSessions } from './schema/008_agentSessions.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 5, name: 'hook sessions', up: up005HookSessions },
   { version: 6, name: 'recovery view index', up: up006RecoveryViewIndex },
   { version: 7, name: 'spend ledgers', up: up007Spend },
+  { version: 8, name: 'agent sessions', up: up008AgentSessions },
 ]);
 
 /**

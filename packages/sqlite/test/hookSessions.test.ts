@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { openLoopGuardDatabase, SqliteHookSessionStore } from '../src/index.js';
 
 const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
-const state = { snapshot: '{}', lastResults: '[]', steps: 2, nudges: 0, stops: 0, enabled: true };
+const state = {
+  snapshot: '{}',
+  lastResults: '[]',
+  steps: 2,
+  toolCalls: 1,
+  parentSessionId: null,
+  agentType: null,
+  nudges: 0,
+  stops: 0,
+  enabled: true,
+};
 
 function makeStore() {
   const clock = new ManualClock(1_000);
@@ -47,11 +57,22 @@ describe('SqliteHookSessionStore', () => {
     expect(store.get(key)?.steps).toBe(2);
   });
 
+  it("keeps Codex sessions and a subagent's run under its parent session", () => {
+    const { store } = makeStore();
+    const subagent = { ...key, agent: 'codex' as const, sessionId: 'agent-7' };
+    store.update(subagent, () => ({
+      next: { ...state, parentSessionId: 's1', agentType: 'Explore' },
+      result: null,
+    }));
+    expect(store.get(subagent)).toMatchObject({ parentSessionId: 's1', agentType: 'Explore', toolCalls: 1 });
+    expect(store.get(key)).toBeNull();
+  });
+
   it('rejects a bad key, naming the field', () => {
     const { store } = makeStore();
     expect(() => store.get({ ...key, sessionId: '' })).toThrow(InvalidInputError);
-    expect(() => store.get({ ...key, agent: 'codex' as never })).toThrow(
-      'key.agent must be "claude" or "gemini"',
+    expect(() => store.get({ ...key, agent: 'cursor' as never })).toThrow(
+      'key.agent must be one of "claude", "gemini", "codex"',
     );
   });
 });

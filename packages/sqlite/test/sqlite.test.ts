@@ -115,6 +115,7 @@ describe('openLoopGuardDatabase', () => {
       { type: 'trigger', name: 'iteration_checkpoints_no_update' },
       { type: 'trigger', name: 'task_events_no_delete' },
       { type: 'trigger', name: 'task_events_no_update' },
+      { type: 'view', name: 'agent_sessions' },
     ]);
     expect(
       store.db

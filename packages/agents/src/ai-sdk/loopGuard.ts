@@ -71,7 +71,7 @@ export function loopGuard<TOOLS extends ToolSet = ToolSet>(
   options: AiSdkLoopGuardOptions<TOOLS> = {},
 ): AiSdkLoopGuard {
   const { stopWhen = isStepCount(20), prepareStep: ownPrepareStep, ...detectorOptions } = options;
-  const run = new RunGuard(detectorOptions);
+  const run = new RunGuard(detectorOptions, 'ai-sdk');
   let observed = 0;
   /** Judges the steps finished since the last call (their actions and their usage); a pending write when there is one. */
   const catchUp = (

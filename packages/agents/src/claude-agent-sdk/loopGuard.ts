@@ -62,7 +62,7 @@ const STOP_NOTE = 'loopguard stopped this run';
  */
 export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgentLoopGuard {
   const { hooks: ownHooks = {}, ...detectorOptions } = options;
-  const run = new RunGuard(detectorOptions);
+  const run = new RunGuard(detectorOptions, 'claude-agent-sdk');
   /** Why the run is stopped (the loop's stop, else the budget's), or `null`. */
   const stopReason = (): string | null => {
     const loop = run.stopVerdict;

@@ -52,7 +52,7 @@ export interface LangGraphLoopGuard {
  *   .addConditionalEdges('loopguard', guard.route('agent'), ['agent', END]);
  */
 export function loopGuard(options: LoopGuardOptions = {}): LangGraphLoopGuard {
-  const run = new RunGuard(options);
+  const run = new RunGuard(options, 'langgraph');
   const tools = new Map<string, string>();
   let seen = 0;
   return {

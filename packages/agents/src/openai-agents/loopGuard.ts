@@ -70,7 +70,7 @@ export interface OpenAIAgentsLoopGuard {
  */
 export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAgentsLoopGuard {
   const { callModelInputFilter: ownFilter, ...detectorOptions } = options;
-  const run = new RunGuard(detectorOptions);
+  const run = new RunGuard(detectorOptions, 'openai-agents');
   const tools = new Map<string, string>();
   const failedCalls = new Set<string>();
   const failed = (callId: string | undefined, text: string): boolean =>

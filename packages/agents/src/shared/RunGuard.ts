@@ -31,9 +31,10 @@ export class RunGuard {
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
+   * @param adapter - the framework's name (`ai-sdk`, …), written in every entry's metadata; absent: none.
    * @throws ConfigurationError naming the offending option.
    */
-  constructor(options: LoopGuardOptions = {}) {
+  constructor(options: LoopGuardOptions = {}, adapter?: string) {
     const { stateMachine, spend, ...detectorOptions } = options;
     this.logger = options.logger;
     const clock = options.clock ?? systemClock;
@@ -44,6 +45,7 @@ export class RunGuard {
             stateMachine as StateMachine,
             () => clock.now(),
             () => this.log,
+            adapter,
           )
         : undefined;
     this.detector = new StepLoopDetector({

@@ -10,7 +10,6 @@ import {
   type SpendVerdict,
   spendEntry,
   spendGuardOn,
-  spendNeedsPrices,
   type UsageRecord,
 } from '@loopguard/core/spend';
 
@@ -40,9 +39,7 @@ export class RunSpend {
   private constructor(
     private readonly options: SpendOptions,
     private readonly context: RunSpendContext,
-  ) {
-    if (!spendNeedsPrices(options)) this.guard = this.guardWith(priceBook(options.prices));
-  }
+  ) {}
 
   /**
    * The run's spend guard, or `undefined` when the options set no budget.
@@ -60,7 +57,9 @@ export class RunSpend {
       this.judge(this.guard, records);
       return undefined;
     }
-    // A library that cannot load leaves every model unpriced: counted in tokens, its cost unknown.
+    // Every budget prices what it can (a token cap too: the entries show dollars), so the first
+    // step waits for the library. One that cannot load leaves every model unpriced: counted in
+    // tokens, its cost unknown.
     const previous =
       this.ready ??
       loadLibraryCost().then(

@@ -22,14 +22,18 @@ function isPromise(value: unknown): value is Promise<unknown> {
  * and the adapters await {@link RecordingPort.settled} before they hand control back to the framework.
  * The detector only ever calls `addContextEntry`; for an asynchronous write it gets back the entry as
  * submitted (id `pending`, the time of the call), since the stored one does not exist yet.
+ * @param adapter - the framework's name, added to every entry's metadata (`adapter`); absent: none.
  */
 export function recordingPort(
   stateMachine: StateMachine | AsyncStateMachine,
   now: () => number,
   log: () => Logger,
+  adapter?: string,
 ): RecordingPort {
   const pending = new Set<Promise<void>>();
-  const addContextEntry = (input: ContextEntryInput): ContextEntry => {
+  const addContextEntry = (given: ContextEntryInput): ContextEntry => {
+    // The adapter's name lets the sessions view list this run as a session of that framework.
+    const input = adapter === undefined ? given : { ...given, metadata: { ...given.metadata, adapter } };
     const result: unknown = stateMachine.addContextEntry(input);
     if (!isPromise(result)) return result as ContextEntry;
     const write = result.then(

@@ -124,7 +124,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--spend',
-      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 % (docs/spend.md)',
+      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 %; a budget already there is kept (docs/spend.md)',
     )
     .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
     .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")
@@ -157,10 +157,15 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const settings = parseSettings(found.text ?? '', agent, shown(file));
   const spend = options.remove ? undefined : initSpendOf(options);
   if (spend !== undefined) {
-    const written = writeSpendSection(io.cwd, spend, options.dryRun === true);
+    const amounts = options.maxCostUsd !== undefined || options.maxTokens !== undefined;
+    const written = writeSpendSection(io.cwd, spend, amounts, options.dryRun === true);
     const where = relative(io.cwd, written.file);
     io.stdout(
-      options.dryRun ? `${where}: would set\n${written.text}` : `${where}: spend guard set (docs/spend.md)\n`,
+      written.kept
+        ? `${where}: spend guard kept: ${written.budgets} (--max-cost-usd <usd> or --max-tokens <n> changes it)\n`
+        : options.dryRun
+          ? `${where}: would set ${written.budgets}\n${written.text}`
+          : `${where}: spend guard set (docs/spend.md): ${written.budgets}\n`,
     );
   }
   if (!options.remove) await checkProjectConfig(io.cwd);

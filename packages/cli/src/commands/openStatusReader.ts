@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { CONFIG_FILES } from '../run/runOptions.js';
+import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 
 /**
@@ -30,6 +31,8 @@ export interface OpenStatusReader {
   reader: StatusReader;
   /** `--db <file>` or `--postgres <url without password>`, for messages. */
   label: string;
+  /** What was read, for the user: the database file's path or the connection string without password. */
+  source: string;
   close(): Promise<void>;
 }
 
@@ -107,34 +110,41 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     }
     throw error;
   }
-  return { reader, label, close: () => storage.close() };
+  return { reader, label, source: redacted(url), close: () => storage.close() };
 }
 
 /**
  * Opens the store an inspecting command reads (`serve`, `status`, `recoveries`): `--db <file>`
- * (read-only), else `--postgres <url>`, else `serve.postgres` of the configuration file.
+ * (read-only), else `--postgres <url>`, else `serve.postgres` of the configuration file, else the
+ * project's database ({@link findStateDatabase}).
  * @throws CliError (exit code 2) with one line naming the flag when the store cannot be read.
  * @example const { reader, close } = await openStatusReader({ postgres: url }, io);
  */
 export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Promise<OpenStatusReader> {
   if (flags.db !== undefined && flags.postgres !== undefined)
     throw new CliError('--db and --postgres cannot be used together');
-  if (flags.db !== undefined) {
-    const database = openDatabaseFile(flags.db, io);
-    return {
-      reader: new SqliteStatusReader(database),
-      label: `--db ${flags.db}`,
-      close: async () => database.close(),
-    };
-  }
+  if (flags.db !== undefined) return openSqlite(flags.db, io);
   if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
-  if (section === undefined || url === undefined)
+  if (section !== undefined && url !== undefined)
+    return openPostgres(url, flags.schema ?? configString(section, 'schema'));
+  const found = findStateDatabase(io);
+  if (found === undefined)
     throw new CliError(
-      'give the store to read: --db <file> or --postgres <url> (or serve.postgres in the config file)',
+      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file)`,
     );
-  return openPostgres(url, flags.schema ?? configString(section, 'schema'));
+  return openSqlite(found, io);
+}
+
+function openSqlite(path: string, io: CliIo): OpenStatusReader {
+  const database = openDatabaseFile(path, io);
+  return {
+    reader: new SqliteStatusReader(database),
+    label: `--db ${path}`,
+    source: resolve(io.cwd, path),
+    close: async () => database.close(),
+  };
 }
 
 /**

@@ -72,7 +72,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           r.content.split('\n')[0] ?? '',
         ]);
         io.stdout(
-          `${formatTable(['id', 'time', 'action', 'task', 'loop type', 'attempts', 'content'], rows)}\n`,
+          `database: ${store.source}\n${formatTable(['id', 'time', 'action', 'task or session', 'loop type', 'attempts', 'content'], rows)}\n`,
         );
         if (page.nextCursor !== null)
           io.stdout(`\nmore: loopguard recoveries ${store.label} --cursor ${page.nextCursor}\n`);

@@ -32,7 +32,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           ...(options.token === undefined ? {} : { token: options.token }),
         });
         const entry = options.token === undefined ? server.url : `${server.url}?token=<token>`;
-        io.stdout(`loopguard dashboard: ${entry} (${store.label}; Ctrl-C to stop)\n`);
+        io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n`);
         await untilSignal();
         await server.close();
       } finally {

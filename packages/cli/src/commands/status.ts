@@ -1,83 +1,166 @@
 import { systemClock } from '@loopguard/core';
+import type { SessionView } from '@loopguard/core/internal';
 import { statusSnapshot } from '@loopguard/server';
 import { type Command, Option } from 'commander';
+import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
-import { openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
+import {
+  type OpenStatusReader,
+  openStatusReader,
+  readingFlags,
+  type StatusStoreFlags,
+} from './openStatusReader.js';
 import { positiveInteger } from './parsers.js';
 
 const time = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+/** `2026-11-29 08:30:12` in UTC: a session's times, short enough for a table. */
+const shortTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-/** `  run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
+/** `  newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
   if (breaker === undefined) return '';
   if (typeof breaker.runId !== 'string') return `  breaker: ${breaker.state}`;
-  return `  run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
+  return `  newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
 }
 
+type StatusOptions = StatusStoreFlags & {
+  json?: boolean;
+  limit: number;
+  cursor?: string;
+  window: number;
+  session?: string;
+};
+
 /**
- * `loopguard status (--db <file> | --postgres <url>) [--json] [--limit n] [--cursor c]`: tasks with their attempts in
- * the detector's window and their newest recovery (the `/status` body with `--json`).
- * @example loopguard status --db .loopguard/state.db --json
+ * `loopguard status [--db <file> | --postgres <url>] [--json] [--session <id>] [--limit n] [--cursor c]`:
+ * the recent agent sessions with what loopguard did to each, then the orchestrator's tasks when the
+ * store has any (the `/status` body with `--json`). Without a store flag it reads the project's
+ * database and says which. `--session <id>` prints one session and exits 10 when loopguard stopped
+ * it, 11 when the spend guard did (docs/cli.md).
+ * @example loopguard status --session 3f1c… --json
  */
 export function registerStatusCommand(program: Command, io: CliIo): void {
   program
     .command('status')
-    .description("Show tasks, attempt counts and loop state from a loopguard database (the seed's status).")
-    .option('--db <file>', 'the loopguard SQLite file')
+    .description(
+      'Show the recent agent sessions and what loopguard did to each (and the tasks of an orchestrator).',
+    )
+    .option(
+      '--db <file>',
+      'the loopguard SQLite file (default: .loopguard/state.db here or above, else ~/.loopguard/state.db)',
+    )
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--json', 'print the status as JSON (the /status body)')
-    .addOption(new Option('--limit <n>', 'tasks per page').argParser(positiveInteger(1000)).default(100))
-    .option('--cursor <cursor>', 'the nextCursor of the previous page')
+    .option('--session <id>', 'only this session; exit 10 when loopguard stopped it, 11 on spend')
+    .addOption(
+      new Option('--limit <n>', 'sessions and tasks per page').argParser(positiveInteger(1000)).default(100),
+    )
+    .option('--cursor <cursor>', 'the nextCursor of the previous page of tasks')
     .addOption(
       new Option('--window <ms>', 'attempt window, ms').argParser(positiveInteger(1e9)).default(3_600_000),
     )
-    .action(
-      async (
-        options: StatusStoreFlags & { json?: boolean; limit: number; cursor?: string; window: number },
-      ) => {
-        const store = await openStatusReader(options, io);
-        try {
-          const { reader } = store;
-          const [baseline, run] = await Promise.all([reader.metricsBaseline(), reader.latestRun()]);
-          const snapshot = await readingFlags(() =>
-            statusSnapshot(
-              reader,
-              { limit: options.limit, cursor: options.cursor },
-              {
-                clock: systemClock,
-                attemptsRecorded: baseline.attempts,
-                attemptWindowMs: options.window,
-                breaker: run === undefined ? undefined : { ...run },
-              },
-            ),
-          );
-          const spend = spendCounts(baseline.recoveries);
-          if (options.json) {
-            io.stdout(`${JSON.stringify({ ...snapshot, spend }, null, 2)}\n`);
-            return;
-          }
-          io.stdout(
-            `running: ${snapshot.running ? 'yes' : 'no'}  attempts recorded: ${snapshot.tickCount}  tasks: ${snapshot.page.total}${runLine(snapshot.breaker)}${spendLine(spend)}\n\n`,
-          );
-          const rows = snapshot.tasks.map((t) => [
-            t.id,
-            t.status,
-            String(t.attemptCount),
-            time(t.lastAttempt),
-            t.lastRecovery ?? '-',
-          ]);
-          io.stdout(
-            `${formatTable(['task', 'status', 'attempts', 'last attempt', 'last recovery'], rows)}\n`,
-          );
-          if (snapshot.page.nextCursor !== null)
-            io.stdout(`\nmore: loopguard status ${store.label} --cursor ${snapshot.page.nextCursor}\n`);
-        } finally {
-          await store.close();
-        }
+    .action(async (options: StatusOptions) => {
+      const store = await openStatusReader(options, io);
+      try {
+        if (options.session !== undefined)
+          await printSession(io, store, options.session, options.json === true);
+        else await printStatus(io, store, options);
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+/** The sessions table: newest first, one line of what loopguard did to each. */
+function sessionTable(sessions: readonly SessionView[]): string {
+  const rows = sessions.map((s) => [
+    s.agent,
+    s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`,
+    s.projectDir,
+    shortTime(s.lastActive),
+    s.summary,
+  ]);
+  return formatTable(['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'], rows, 80);
+}
+
+async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
+  const { reader } = store;
+  const [baseline, run, sessions, counts] = await Promise.all([
+    reader.metricsBaseline(),
+    reader.latestRun(),
+    reader.sessionPage({ limit: options.limit }),
+    reader.sessionCounts(),
+  ]);
+  const snapshot = await readingFlags(() =>
+    statusSnapshot(
+      reader,
+      { limit: options.limit, cursor: options.cursor },
+      {
+        clock: systemClock,
+        attemptsRecorded: baseline.attempts,
+        attemptWindowMs: options.window,
+        breaker: run === undefined ? undefined : { ...run },
       },
+    ),
+  );
+  const spend = spendCounts(baseline.recoveries);
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({ database: store.source, sessions: { ...sessions, counts: counts.byVerdict }, ...snapshot, spend }, null, 2)}\n`,
     );
+    return;
+  }
+  const out = io.stdout;
+  out(`database: ${store.source}\n`);
+  const total = Object.values(counts.byVerdict).reduce((n, c) => n + c, 0);
+  const byVerdict = Object.entries(counts.byVerdict)
+    .filter(([, n]) => n > 0)
+    .map(([verdict, n]) => `${n} ${verdict.replace(/_/g, ' ')}`)
+    .join(', ');
+  out(
+    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}${spendLine(spend)}${runLine(snapshot.breaker)}\n`,
+  );
+  if (sessions.sessions.length > 0) out(`\n${sessionTable(sessions.sessions)}\n`);
+  if (total > sessions.sessions.length)
+    out(`(the ${sessions.sessions.length} most recent shown; --limit for more)\n`);
+  if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;
+  out(
+    `\ntasks (orchestrator): ${snapshot.page.total}  attempts recorded: ${snapshot.tickCount}  running: ${snapshot.running ? 'yes' : 'no'}\n\n`,
+  );
+  const rows = snapshot.tasks.map((t) => [
+    t.id,
+    t.status,
+    String(t.attemptCount),
+    time(t.lastAttempt),
+    t.lastRecovery ?? '-',
+  ]);
+  out(`${formatTable(['task', 'status', 'attempts', 'last attempt', 'last recovery'], rows)}\n`);
+  if (snapshot.page.nextCursor !== null)
+    out(`\nmore: loopguard status ${store.label} --cursor ${snapshot.page.nextCursor}\n`);
+}
+
+/**
+ * One session by id: its line (or JSON with its nudges, stop and spend entries), then the exit
+ * status a script reads: 10 stopped by loopguard, 11 stopped on spend, 0 otherwise.
+ */
+async function printSession(io: CliIo, store: OpenStatusReader, id: string, json: boolean): Promise<void> {
+  const { sessions } = await store.reader.sessionPage({ limit: 2, sessionId: id });
+  const session = sessions[0];
+  if (session === undefined) throw new CliError(`--session ${id}: no such session in ${store.source}`);
+  const entries = await store.reader.sessionEntries(session, 100);
+  const out = io.stdout;
+  if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
+  else {
+    out(`database: ${store.source}\n${sessionTable([session])}\n`);
+    for (const e of entries) out(`  ${shortTime(e.timestamp)}  ${e.topic}: ${e.content.split('\n')[0]}\n`);
+  }
+  if (session.verdict === 'stopped')
+    throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStopped);
+  if (session.verdict === 'stopped_on_spend')
+    throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStoppedOnSpend);
 }
 
 /** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */

@@ -29,6 +29,12 @@ export interface DemoContext extends DemoAutopilot {
   readonly database: LoopGuardDatabase;
   readonly sessions: IterationSessions;
   readonly clock: ManualClock;
+  /**
+   * A folder of the demo's own, beside its database, emptied at every run: where a scenario keeps
+   * the files it makes (a project the hooks guard, a transcript to scan), so that none is left behind.
+   * @example ctx.workDir; // '/repo/.loopguard/demo-files'
+   */
+  readonly workDir: string;
   /** Writes one line of narration. */
   print(line: string): void;
   /**

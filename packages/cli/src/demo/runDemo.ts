@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { LoopDetector, type LoopDetectorOptions, ManualClock } from '@loopguard/core';
 import {
   type ExecutionResult,
@@ -16,6 +16,9 @@ import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
 import { formatTable } from '../formatTable.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
+
+/** How far back the demo's scripted history starts: an hour (its ticks take about 53 minutes, and the status window is an hour). */
+const DEMO_HISTORY_MS = 3_600_000;
 
 /** The seed's SQL over recovery context entries, verbatim. */
 export const SEED_RECOVERY_SQL = `SELECT * FROM context_entries
@@ -49,7 +52,12 @@ export interface RunDemoOptions {
 export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
   const path = resolve(io.cwd, options.db);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
+  const workDir = join(dirname(path), 'demo-files');
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  // The scripted autopilot's clock advances a minute a tick: it starts far enough back that its
+  // records end before now, as a real history would.
+  const clock = new ManualClock(Math.floor((Date.now() - DEMO_HISTORY_MS) / 1000) * 1000);
   const logger = pino(
     { level: 'info', base: null, timestamp: false },
     { write: (line: string) => io.stdout(`  [log] ${(JSON.parse(line) as { msg: string }).msg}\n`) },
@@ -103,6 +111,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     database,
     sessions,
     clock,
+    workDir,
     get detector() {
       shared ??= autopilot();
       return shared.detector;
@@ -138,7 +147,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
       await scenario.run(ctx);
     }
 
-    io.stdout(`\nThe seed's SQL over ${options.db}:\n${SEED_RECOVERY_SQL}\n\n`);
+    io.stdout(`\nThe newest recoveries, as SQL reads them from ${options.db}:\n${SEED_RECOVERY_SQL}\n\n`);
     const rows = database.db.prepare(SEED_RECOVERY_SQL).all() as Record<string, string | number>[];
     io.stdout(
       `${formatTable(
@@ -173,7 +182,15 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
         ? { breaker: { state: snapshot.breaker.state, reason: snapshot.breaker.reason } }
         : {}),
     };
-    io.stdout(`\nStatus (the seed's dashboard shape):\n${JSON.stringify(seedShape, null, 2)}\n`);
+    io.stdout(`\nStatus (the /status body):\n${JSON.stringify(seedShape, null, 2)}\n`);
+    const { sessions: agentSessions } = await reader.sessionPage({ limit: 20 });
+    io.stdout(
+      `\nThe agent sessions (loopguard status --db ${options.db}):\n${formatTable(
+        ['agent', 'session', 'what loopguard did'],
+        agentSessions.map((s) => [s.agent, s.sessionId, s.summary]),
+        90,
+      )}\n`,
+    );
     if (server) {
       io.stdout(`\nThe dashboard stays up at ${server.url} (Ctrl-C to stop).\n`);
       await untilSignal();

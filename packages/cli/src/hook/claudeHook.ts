@@ -1,5 +1,6 @@
 import { boundedText } from '@loopguard/core/internal';
 import { claudeToolResponseText } from '@loopguard/core/steps';
+import { claudeRunOf } from './claudeSubagent.js';
 import {
   callIdOf,
   contextFor,
@@ -55,7 +56,7 @@ export const claudeHook: HookDialect = {
     const event = eventObject(payload);
     const eventName = stringField(event, 'hook_event_name');
     const base = {
-      sessionId: stringField(event, 'session_id'),
+      ...claudeRunOf(event),
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
       ...callIdOf(event, 'tool_use_id'),

@@ -1,4 +1,4 @@
-import { libraryCostOf, priceBook, type SpendVerdict, spendNeedsPrices } from '@loopguard/core/spend';
+import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import { guardSession } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
 import { type HookConfig, readHookConfig } from './hookConfig.js';
@@ -29,6 +29,10 @@ export async function guardProject(
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
   try {
+    if (parentSwitchedOff(agent, event, database)) {
+      failed = false;
+      return { kind: 'silent' };
+    }
     const reply = database.sessions.update(
       { agent, sessionId: event.sessionId, projectDir: event.projectDir },
       (session) =>
@@ -47,6 +51,16 @@ export async function guardProject(
   }
 }
 
+/**
+ * Whether the event is a subagent's whose session was switched off (`enabled = 0` on the session's
+ * row): the session's switch covers its subagents' runs, those started after it too.
+ */
+function parentSwitchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  if (event.parentSessionId === undefined) return false;
+  const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
+  return database.sessions.get(parent)?.enabled === false;
+}
+
 /** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
 async function spendVerdict(
   agent: HookAgent,
@@ -57,16 +71,28 @@ async function spendVerdict(
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   if (options === undefined || event.kind === 'before_tool') return undefined;
-  const library = spendNeedsPrices(options) ? libraryCostOf(requirePriceLibrary()) : undefined;
   return guardSpend(event, {
     agent,
     options,
-    costOf: priceBook(options.prices, library),
+    costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
   });
+}
+
+/**
+ * The pricing library's cost, required at the first reply it prices: every budget prices what it
+ * can (a token cap too, so that the entries, `recoveries` and the dashboard show dollars), and a
+ * call that reads no reply never pays for loading it.
+ */
+function lazyLibraryCost(): CostOf {
+  let library: CostOf | undefined;
+  return (record) => {
+    library ??= libraryCostOf(requirePriceLibrary());
+    return library(record);
+  };
 }
 
 /** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */

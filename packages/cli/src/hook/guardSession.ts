@@ -103,7 +103,7 @@ export function guardSession(
       reply = {
         kind: 'stop',
         denied,
-        message: denied ? `${message}\nloopguard refused this call and ended the session.` : message,
+        message: denied ? `${message}\nloopguard refused this call and ended ${endedRun(event)}.` : message,
         stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
       };
     }
@@ -114,6 +114,10 @@ export function guardSession(
       snapshot: detector.sealedSnapshot(),
       lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
       steps: detector.stepCount,
+      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      // a subagent's run (its own row) is listed under its session; the first event names them
+      parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
+      agentType: session?.agentType ?? event.agentType ?? null,
       enabled: true,
       ...counts,
     },
@@ -220,10 +224,31 @@ function entryOf(
     metadata: {
       ...entry.metadata,
       sessionId: event.sessionId,
+      ...subagentFields(event),
       agent: context.agent,
       projectDir: event.projectDir,
       hookEvent: event.eventName,
       ...(event.kind === 'before_tool' ? { deniedBeforeRun: true } : {}),
     },
+  };
+}
+
+/** What a stop ends: the session, or (Claude Code ends only the subagent whose call is stopped) the subagent's run. */
+function endedRun(event: HookEvent): string {
+  return event.parentSessionId === undefined ? 'the session' : "this subagent's run";
+}
+
+/**
+ * What an entry says of a subagent's run besides its `sessionId` (the subagent's `agent_id`): the
+ * session it belongs to and its type; nothing for a main thread.
+ * @example subagentFields({ parentSessionId: 's', agentType: 'Explore', ... }); // { parentSessionId: 's', agentType: 'Explore' }
+ */
+export function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agentType'>): {
+  parentSessionId?: string;
+  agentType?: string;
+} {
+  return {
+    ...(event.parentSessionId === undefined ? {} : { parentSessionId: event.parentSessionId }),
+    ...(event.agentType === undefined ? {} : { agentType: event.agentType }),
   };
 }

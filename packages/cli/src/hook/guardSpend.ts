@@ -10,15 +10,16 @@ import {
   spendEntry,
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
+import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { waitForReply } from './replyWait.js';
-import { readTranscriptUsage } from './transcriptUsage.js';
+import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
 export interface SpendGuardContext {
   agent: HookAgent;
   options: ResolvedSpendOptions;
-  /** The price book (overrides, then the pricing library when a budget is in dollars). */
+  /** The price book (overrides, then the pricing library), whatever the budget is in. */
   costOf: CostOf;
   /** The project's ledgers. */
   store: SqliteSpendStore;
@@ -40,13 +41,26 @@ export function projectDaySpendKey(at: number): string {
   return `project_day:${new Date(at).toISOString().slice(0, 10)}`;
 }
 
+/** The ledger key of a Claude Code subagent's own transcript (its replies, and how far it was read): `subagent:<agent>:<agent_id>`. */
+export function subagentSpendKey(agent: HookAgent, agentId: string): string {
+  return `subagent:${agent}:${agentId}`;
+}
+
+/** A transcript the guard reads, and the ledger row that keeps how far it was read. */
+interface TranscriptSource {
+  path: string;
+  key: string;
+}
+
 /**
- * The spend guard of one hook event: waits (briefly, {@link waitForReply}) until the session's
- * transcript holds the reply the event follows, reads the replies it gained since the last call,
- * counts each reply once in the session's ledger and the project's day, and judges the budgets
- * after a tool call (at the end of a turn it only counts). A warning or a stop is recorded as a
- * context entry (`spend_warning`, `spend_stop`) with its evidence. An event without a transcript, or a transcript that cannot be read (one log line),
- * counts nothing and answers nothing: the guard fails open.
+ * The spend guard of one hook event: waits (briefly, {@link waitForReply}) until the transcript the
+ * event's run writes holds the reply the event follows, reads the replies the session's transcripts
+ * gained since the last call (the main thread's and, for Claude Code, each subagent's: see
+ * {@link sessionTranscripts}), counts each reply once in the session's ledger and the project's
+ * day, and judges the budgets after a tool call (at the end of a turn it only counts). A warning or
+ * a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with its evidence. An event
+ * without a transcript counts nothing and answers nothing; a transcript that cannot be read (one
+ * log line) counts nothing of its own: the guard fails open.
  * @returns the verdict to answer with, or `undefined`.
  */
 export async function guardSpend(
@@ -55,37 +69,63 @@ export async function guardSpend(
 ): Promise<SpendVerdict | undefined> {
   const path = event.transcriptPath;
   if (path === undefined) return undefined;
-  const sessionKey = sessionSpendKey(context.agent, event.sessionId);
+  // A subagent's replies count against the session's budget: one ledger for the session.
+  const session = event.parentSessionId ?? event.sessionId;
+  const sessionKey = sessionSpendKey(context.agent, session);
+  const main: TranscriptSource = { path, key: sessionKey };
+  const own = ownTranscript(context.agent, event, main);
   if (event.replyMarker !== undefined)
-    await waitForReply(path, context.store.offsetOf(sessionKey), event.replyMarker);
+    await waitForReply(own.path, context.store.offsetOf(own.key), event.replyMarker);
+  const sources = sessionTranscripts(context.agent, main, own, context.store);
   const now = context.now();
   const dayKey = projectDaySpendKey(now);
-  const keys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
+  const ledgerKeys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
+  const keys = [...ledgerKeys, ...sources.filter((s) => s !== main).map((s) => s.key)];
   return context.store.update(keys, (rows) => {
-    const session = rows.get(sessionKey);
-    let read: ReturnType<typeof readTranscriptUsage>;
-    try {
-      read = readTranscriptUsage(path, session?.offset ?? 0, context.agent);
-    } catch (error) {
-      context.log(error);
-      return { next: new Map(), result: undefined };
-    }
-    const scopes: SpendScope[] = keys.map((key) => ({
+    const scopes: SpendScope[] = ledgerKeys.map((key) => ({
       kind: key === sessionKey ? 'session' : 'project_day',
       label: key === sessionKey ? 'this session' : 'this project today',
       ledger: new SpendLedger(rows.get(key)?.ledger),
     }));
-    for (const usage of read.records) addUsage(scopes, usage, context.costOf, now);
+    const next = new Map<string, SpendRow>();
+    let sessionOffset = rows.get(sessionKey)?.offset ?? 0;
+    let readOne = false;
+    // one call reads about one transcript's bound in all: the rest is read at the next calls
+    let budget = MAX_TRANSCRIPT_READ_BYTES;
+    for (const source of sources) {
+      if (budget <= 0) break;
+      const from = rows.get(source.key)?.offset ?? 0;
+      let read: ReturnType<typeof readTranscriptUsage>;
+      try {
+        read = readTranscriptUsage(source.path, from, context.agent);
+      } catch (error) {
+        // a subagent with no transcript of its own (yet) has nothing to count: not a failure
+        if (source === main || (error as NodeJS.ErrnoException).code !== 'ENOENT') context.log(error);
+        continue;
+      }
+      readOne = true;
+      budget -= read.offset >= from ? read.offset - from : read.offset;
+      // a subagent's transcript keeps its own ledger too: what that run spent
+      const ownLedger = source === main ? undefined : new SpendLedger(rows.get(source.key)?.ledger);
+      for (const usage of read.records) {
+        addUsage(scopes, usage, context.costOf, now);
+        ownLedger?.add(usage, context.costOf, now);
+      }
+      if (ownLedger === undefined) sessionOffset = read.offset;
+      else next.set(source.key, { ledger: ownLedger.snapshot(), offset: read.offset });
+    }
+    if (!readOne) return { next, result: undefined };
     // At the end of a turn nobody would hear a warning (and it is given once): count only, and
     // judge at the next tool call.
     const verdict = event.kind === 'agent_stop' ? undefined : checkSpend(scopes, context.options, now);
     if (verdict !== undefined) {
       context.record(
         spendEntry(verdict, {
-          taskId: `${context.agent}:${event.sessionId}`,
+          taskId: `${context.agent}:${session}`,
           detectedAt: now,
           metadata: {
-            sessionId: event.sessionId,
+            sessionId: session,
+            ...(event.parentSessionId === undefined ? {} : { subagentId: event.sessionId }),
             agent: context.agent,
             projectDir: event.projectDir,
             hookEvent: event.eventName,
@@ -94,11 +134,41 @@ export async function guardSpend(
         }),
       );
     }
-    const next = new Map<string, SpendRow>();
-    for (const [i, key] of keys.entries()) {
+    for (const [i, key] of ledgerKeys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
-      next.set(key, { ledger, offset: key === sessionKey ? read.offset : 0 });
+      const caps = key === sessionKey ? context.options.session : context.options.projectDay;
+      next.set(key, { ledger, offset: key === sessionKey ? sessionOffset : 0, caps });
     }
     return { next, result: verdict };
   });
+}
+
+/** The transcript the event's own run writes: a Claude Code subagent's own, else the session's. */
+function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSource): TranscriptSource {
+  if (agent !== 'claude' || event.parentSessionId === undefined) return main;
+  const path = claudeSubagentTranscript(main.path, event.sessionId);
+  return path === undefined ? main : { path, key: subagentSpendKey(agent, event.sessionId) };
+}
+
+/**
+ * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code)
+ * those of the session's other subagents that changed size since they were last read (their
+ * offset, read outside the transaction, is only a hint of where to look). So a subagent's last
+ * reply, written after its last tool call, is counted at the session's next event, whichever
+ * thread's, and each reply once (each transcript is read on from where it was left).
+ */
+function sessionTranscripts(
+  agent: HookAgent,
+  main: TranscriptSource,
+  own: TranscriptSource,
+  store: SqliteSpendStore,
+): TranscriptSource[] {
+  const sources = own === main ? [main] : [main, own];
+  if (agent !== 'claude') return sources;
+  for (const transcript of claudeSubagentTranscripts(main.path)) {
+    const key = subagentSpendKey(agent, transcript.agentId);
+    if (key !== own.key && transcript.size !== store.offsetOf(key))
+      sources.push({ path: transcript.path, key });
+  }
+  return sources;
 }

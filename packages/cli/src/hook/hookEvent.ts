@@ -1,12 +1,24 @@
 import { InvalidInputError } from '@loopguard/core';
-import type { HookAgent } from '@loopguard/sqlite';
+import type { HookAgent as StoredHookAgent } from '@loopguard/sqlite';
 
-export type { HookAgent } from '@loopguard/sqlite';
+/** The agent CLIs whose hooks this build installs (a subset of what `hook_sessions` stores). */
+export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini'>;
 
 /** What every hook event names: the session and the project it runs in. */
 interface HookEventBase {
-  /** The CLI's `session_id`. */
+  /**
+   * The run the event belongs to, whose steps one detector judges: the CLI's `session_id`, or a
+   * Claude Code subagent's `agent_id` (then {@link parentSessionId} is the session's).
+   */
   sessionId: string;
+  /**
+   * The session a subagent's run belongs to (Claude Code's `session_id` on an event with an
+   * `agent_id`): its calls are judged apart from the main thread's, its replies count against this
+   * session's budget. Absent: the run is the session's main thread.
+   */
+  parentSessionId?: string;
+  /** The subagent's type (Claude Code's `agent_type`), when the run is a subagent's. */
+  agentType?: string;
   /** The project directory: `.loopguard/state.db` and `.loopguard/hook.log` live under it. */
   projectDir: string;
   /** The CLI's name for the event (`PreToolUse`, `AfterTool`, ...), echoed in replies. */

@@ -23,6 +23,9 @@ const STRING_FIELDS = [
   'error',
   'last_assistant_message',
   'transcript_path',
+  // a subagent's calls carry these too: its run is judged on its own (see claudeSubagent.ts)
+  'agent_id',
+  'agent_type',
 ] as const;
 const JSON_FIELDS = ['tool_input', 'tool_response'] as const;
 

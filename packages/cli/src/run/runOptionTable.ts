@@ -64,10 +64,8 @@ const spend = z.union([z.string(), z.record(z.string(), z.unknown())]).transform
   const parsed = spendOptionsSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  ctx.addIssue({
-    code: 'custom',
-    message: `${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`.trim(),
-  });
+  // The issue keeps its path inside the section, so that the error names the key and its value.
+  ctx.addIssue({ code: 'custom', message: issue?.message ?? 'is invalid', path: issue?.path ?? [] });
   return z.NEVER;
 });
 const choice = <const T extends readonly [string, ...string[]]>(values: T) => ({
@@ -276,7 +274,7 @@ export const RUN_OPTIONS = [
   {
     key: 'spend',
     flag: '--spend <json>',
-    help: 'the spend guard: the `spend` section of loopguard.config.yaml (session, task, warnAt, burnRate, prices) as JSON; see docs/spend.md',
+    help: 'the spend guard: the `spend` section of loopguard.config.yaml (session, task, warnAt, burnRate, prices, onUnknownPrice) as JSON; see docs/spend.md',
     defaultText: 'off',
     schema: spend,
   },

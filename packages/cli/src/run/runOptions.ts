@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { describeValue } from '@loopguard/core/internal';
 import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
@@ -127,13 +128,22 @@ export function resolveRunOptions(
     return parsed.data;
   }
   const issue = parsed.error.issues[0];
-  const key = String(issue?.path[0] ?? '');
+  const [first, ...inner] = (issue?.path ?? []).map(String);
+  const key = first ?? '';
   const fromFlag = key in flags && flags[key] !== undefined;
-  const name = fromFlag || configPath === null ? `--${kebab(key)}` : `${key} (in ${configPath})`;
-  const value = merged[key as keyof typeof merged];
+  const where = inner.length === 0 ? '' : ` ${inner.join('.')}`;
+  const name =
+    fromFlag || configPath === null ? `--${kebab(key)}${where}` : `${key}${where} (in ${configPath})`;
+  // The value at the issue's path; a flag's text (`--spend <json>`) stands for what is inside it.
+  let value: unknown = merged;
+  for (const part of [key, ...inner]) {
+    if (value === null || typeof value !== 'object') break;
+    value = (value as Record<string, unknown>)[part];
+  }
+  // describeValue, not JSON: a NaN (`.nan` in YAML) must read as NaN, not null.
   const message =
     issue?.code === 'unrecognized_keys'
       ? `unknown option ${(issue.keys ?? []).join(', ')} (in ${configPath})`
-      : `${name} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`;
+      : `${name} ${issue?.message ?? 'is invalid'} (got ${describeValue(value)})`;
   throw new CliError(message, EXIT_CODES.usage);
 }

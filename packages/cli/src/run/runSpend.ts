@@ -71,7 +71,8 @@ export interface SpendReport {
 
 /**
  * Records an iteration's spend warnings and stop as context entries and display events
- * (`spend_warning`, `spend_stop`); a stop ends the run `budget_spent` (exit code 5).
+ * (`spend_warning`, `spend_stop`); a stop ends the run `budget_spent` with its own exit code
+ * (`EXIT_CODES.spendStopped`, 6: a script tells it from a budget of iterations or runtime, 5).
  * @returns the run's outcome after a stop, else `null`.
  */
 export function settleSpend(verdicts: readonly SpendVerdict[], report: SpendReport): Outcome | null {
@@ -98,5 +99,5 @@ export function settleSpend(verdicts: readonly SpendVerdict[], report: SpendRepo
   }
   return stop === undefined
     ? null
-    : { status: 'budget_spent', exitCode: EXIT_CODES.budgetSpent, reason: stop.message };
+    : { status: 'budget_spent', exitCode: EXIT_CODES.spendStopped, reason: stop.message };
 }

@@ -35,7 +35,7 @@ function wastedUsd(
 function costLines(totals: ScanReport['totals']): string[] {
   if (totals.costUsd === undefined) return [];
   const lines = [
-    `Priced per model: $${totals.costUsd.toFixed(2)} in all` +
+    `Priced per model: ${formatMoney(totals.costUsd)} in all` +
       (totals.unpricedTokens
         ? `; the cost of ${count(totals.unpricedTokens)} tokens is unknown (no price for their model).`
         : '.'),
@@ -43,7 +43,7 @@ function costLines(totals: ScanReport['totals']): string[] {
   const budget = totals.budget;
   if (budget !== undefined) {
     lines.push(
-      `A budget of $${budget.usd.toFixed(2)} per session would have stopped ${count(budget.sessionsStopped)} session${budget.sessionsStopped === 1 ? '' : 's'} and saved $${budget.savedUsd.toFixed(2)}.`,
+      `A budget of ${formatMoney(budget.usd)} per session would have stopped ${count(budget.sessionsStopped)} session${budget.sessionsStopped === 1 ? '' : 's'} and saved ${formatMoney(budget.savedUsd)}.`,
     );
   }
   return lines;

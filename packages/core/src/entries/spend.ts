@@ -5,10 +5,10 @@
  * @packageDocumentation
  */
 
+export { formatUsd } from '../kernel/formatUsd.js';
 export {
   addUsage,
   checkSpend,
-  dollars,
   type SpendReason,
   type SpendScope,
   type SpendScopeKind,
@@ -30,13 +30,13 @@ export { SPEND_TOPICS, spendEntry } from '../spend/spendEntry.js';
 export {
   type BurnRateOptions,
   DEFAULT_BURN_MINUTES,
+  DEFAULT_ON_UNKNOWN_PRICE,
   DEFAULT_SPEND_WARN_AT,
   parseSpendOptions,
   type ResolvedSpendOptions,
   type SpendCaps,
   type SpendOptions,
   spendGuardOn,
-  spendNeedsPrices,
   spendOptionsSchema,
 } from '../spend/spendOptions.js';
 export { anthropicUsage, tokensOf, type UsageRecord, usageRecordOf } from '../spend/usageRecord.js';

@@ -1,3 +1,4 @@
+import { formatUsd } from '../kernel/formatUsd.js';
 import type { CostOf } from './priceBook.js';
 import type { SpendLedger, SpendTotals } from './SpendLedger.js';
 import type { ResolvedSpendOptions, SpendCaps } from './spendOptions.js';
@@ -16,8 +17,11 @@ export interface SpendScope {
   ledger: SpendLedger;
 }
 
-/** Why the guard spoke: a share of a cap reached, a cap reached, or the burn rate. */
-export type SpendReason = 'share' | 'cap' | 'burn_rate';
+/**
+ * Why the guard spoke: a share of a cap reached, a cap reached, the burn rate, or a reply whose
+ * cost is unknown under a budget in dollars (`onUnknownPrice`).
+ */
+export type SpendReason = 'share' | 'cap' | 'burn_rate' | 'unknown_price';
 
 /** A warning or a stop, with the numbers behind it. */
 export interface SpendVerdict {
@@ -52,9 +56,10 @@ export function addUsage(
 }
 
 /**
- * Judges every scope against its caps, the share that warns and (for the session) the burn rate.
- * A stop wins over a warning; a warning is given once per scope (a burn-rate warning again after
- * the rate fell back under its threshold).
+ * Judges every scope against its caps, the share that warns, a cost it cannot know
+ * (`onUnknownPrice`) and (for the session) the burn rate. A stop wins over a warning; a warning is
+ * given once per scope (a burn-rate warning again after the rate fell back under its threshold).
+ * A warning at the share names the unpriced tokens itself, so it stands for the unknown-price one.
  * @returns the verdict, or `undefined` to go on.
  */
 export function checkSpend(
@@ -66,30 +71,30 @@ export function checkSpend(
   for (const scope of scopes) {
     const caps = capsOf(options, scope.kind);
     const spent = scope.ledger.totals;
-    const evidence = () => ({
-      spent: { ...spent, unpricedModels: [...spent.unpricedModels] },
-      caps,
-      warnAt: options.warnAt,
+    const burn = scope.kind === 'session' ? options.burnRate : undefined;
+    const verdict = (action: 'warn' | 'stop', reason: SpendReason, message: string): SpendVerdict => ({
+      action,
+      reason,
+      scope: scope.kind,
+      message,
+      evidence: {
+        spent: { ...spent, unpricedModels: [...spent.unpricedModels] },
+        caps,
+        warnAt: options.warnAt,
+      },
     });
     const share = shareOf(spent, caps);
-    if (share >= 1)
-      return {
-        action: 'stop',
-        reason: 'cap',
-        scope: scope.kind,
-        message: stopText(scope, spent, caps),
-        evidence: evidence(),
-      };
+    if (share >= 1) return verdict('stop', 'cap', stopText(scope, spent, caps));
+    const blind =
+      spent.unpricedTokens > 0 && (caps.maxCostUsd !== undefined || burn?.costUsdPerMinute !== undefined);
+    if (blind && options.onUnknownPrice === 'stop')
+      return verdict('stop', 'unknown_price', unknownPriceText(scope, spent, caps, 'stop'));
     if (warning === undefined && share >= options.warnAt && scope.ledger.warnOnce('share')) {
-      warning = {
-        action: 'warn',
-        reason: 'share',
-        scope: scope.kind,
-        message: warnText(scope, spent, caps, share),
-        evidence: evidence(),
-      };
+      warning = verdict('warn', 'share', warnText(scope, spent, caps, share));
+      if (caps.maxCostUsd !== undefined && spent.unpricedTokens > 0) scope.ledger.warnOnce('unknown_price');
     }
-    const burn = scope.kind === 'session' ? options.burnRate : undefined;
+    if (warning === undefined && blind && scope.ledger.warnOnce('unknown_price'))
+      warning = verdict('warn', 'unknown_price', unknownPriceText(scope, spent, caps, 'warn'));
     if (burn === undefined) continue;
     const rate = scope.ledger.rate(burn.forMinutes, now);
     const over =
@@ -99,15 +104,10 @@ export function checkSpend(
       scope.ledger.rearm('burn_rate');
       continue;
     }
-    const verdict: SpendVerdict = {
-      action: burn.action,
-      reason: 'burn_rate',
-      scope: scope.kind,
-      message: burnText(scope, rate, burn),
-      evidence: { ...evidence(), burnRate: { ...rate, forMinutes: burn.forMinutes } },
-    };
-    if (burn.action === 'stop') return verdict;
-    if (warning === undefined && scope.ledger.warnOnce('burn_rate')) warning = verdict;
+    const alarm = verdict(burn.action, 'burn_rate', burnText(scope, rate, burn));
+    alarm.evidence.burnRate = { ...rate, forMinutes: burn.forMinutes };
+    if (burn.action === 'stop') return alarm;
+    if (warning === undefined && scope.ledger.warnOnce('burn_rate')) warning = alarm;
   }
   return warning;
 }
@@ -130,11 +130,6 @@ function shareOf(spent: SpendTotals, caps: SpendCaps): number {
   return Math.round(share * 1e6) / 1e6;
 }
 
-/** `$4.10` */
-export function dollars(value: number): string {
-  return `$${value.toFixed(2)}`;
-}
-
 /** `1,640,000` */
 function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
@@ -143,7 +138,10 @@ function count(value: number): string {
 /** What was spent against the caps: `$4.10 of $5.00` and/or `1,640,000 of 2,000,000 tokens`. */
 function spentText(spent: SpendTotals, caps: SpendCaps): string {
   const parts: string[] = [];
-  if (caps.maxCostUsd !== undefined) parts.push(`${dollars(spent.costUsd)} of ${dollars(caps.maxCostUsd)}`);
+  if (caps.maxCostUsd !== undefined)
+    parts.push(
+      `${formatUsd(spent.costUsd, caps.maxCostUsd)} of ${formatUsd(caps.maxCostUsd, spent.costUsd)}`,
+    );
   if (caps.maxTokens !== undefined) parts.push(`${count(spent.tokens)} of ${count(caps.maxTokens)} tokens`);
   return parts.join(' and ');
 }
@@ -165,6 +163,28 @@ function stopText(scope: SpendScope, spent: SpendTotals, caps: SpendCaps): strin
   return `loopguard: ${scope.label} reached its budget (${spentText(spent, caps)}); loopguard stopped it.${caps.maxCostUsd === undefined ? '' : unpricedText(spent)}`;
 }
 
+/** The budget in dollars that cannot count every reply, and what loopguard does about it. */
+function unknownPriceText(
+  scope: SpendScope,
+  spent: SpendTotals,
+  caps: SpendCaps,
+  action: 'warn' | 'stop',
+): string {
+  const budget =
+    caps.maxCostUsd === undefined
+      ? 'its spending alarm in dollars'
+      : `its budget of ${formatUsd(caps.maxCostUsd)}`;
+  return (
+    `loopguard: ${scope.label} cannot be held to ${budget}: the cost of ${count(spent.unpricedTokens)} tokens is unknown` +
+    ` (no price for ${spent.unpricedModels.join(', ')}), so they are not in the dollars it counts` +
+    ` (${formatUsd(spent.costUsd)} so far). ` +
+    (action === 'stop'
+      ? 'loopguard stopped it (spend.onUnknownPrice: stop).'
+      : 'loopguard goes on counting the dollars it can price (spend.onUnknownPrice: warn).') +
+    ' Give the model a price in spend.prices to count it.'
+  );
+}
+
 function burnText(
   scope: SpendScope,
   rate: { tokensPerMinute: number; costUsdPerMinute: number },
@@ -174,7 +194,9 @@ function burnText(
   if (burn.tokensPerMinute !== undefined)
     parts.push(`${count(rate.tokensPerMinute)} tokens a minute (alarm at ${count(burn.tokensPerMinute)})`);
   if (burn.costUsdPerMinute !== undefined)
-    parts.push(`${dollars(rate.costUsdPerMinute)} a minute (alarm at ${dollars(burn.costUsdPerMinute)})`);
+    parts.push(
+      `${formatUsd(rate.costUsdPerMinute, burn.costUsdPerMinute)} a minute (alarm at ${formatUsd(burn.costUsdPerMinute, rate.costUsdPerMinute)})`,
+    );
   return (
     `loopguard: ${scope.label} is spending ${parts.join(' and ')} over the last ${burn.forMinutes} minutes.` +
     (burn.action === 'stop'

@@ -4,6 +4,8 @@ import type { ModelPrice } from './priceBook.js';
 
 /** Default of `warnAt`: the share of a cap at which loopguard warns once. */
 export const DEFAULT_SPEND_WARN_AT = 0.8;
+/** Default of `onUnknownPrice`: a reply no budget in dollars can price is told, not stopped. */
+export const DEFAULT_ON_UNKNOWN_PRICE = 'warn';
 /** Default of `burnRate.forMinutes`: the stretch the burn rate is averaged over. */
 export const DEFAULT_BURN_MINUTES = 5;
 
@@ -44,11 +46,19 @@ export interface SpendOptions {
   burnRate?: BurnRateOptions;
   /** Prices by exact model name, before the pricing library's (US dollars per million tokens). */
   prices?: Record<string, ModelPrice>;
+  /**
+   * What happens when a reply's model has no price while a budget is in dollars (a cap in dollars,
+   * or the burn rate's `costUsdPerMinute`): that budget cannot count the reply. `warn` tells the
+   * agent at the first such reply (once per scope) and goes on; `stop` stops it there.
+   * @default 'warn'
+   */
+  onUnknownPrice?: 'warn' | 'stop';
 }
 
 /** {@link SpendOptions} with the defaults applied. */
-export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate'> & {
+export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate' | 'onUnknownPrice'> & {
   warnAt: number;
+  onUnknownPrice: 'warn' | 'stop';
   burnRate?: Required<Pick<BurnRateOptions, 'forMinutes' | 'action'>> & BurnRateOptions;
 };
 
@@ -79,6 +89,7 @@ export const spendOptionsSchema = z.strictObject({
     })
     .optional(),
   prices: z.record(z.string().min(1), priceSchema).optional(),
+  onUnknownPrice: z.enum(['warn', 'stop']).default(DEFAULT_ON_UNKNOWN_PRICE),
 });
 
 /**
@@ -101,15 +112,5 @@ export function spendGuardOn(options: SpendOptions | undefined): boolean {
     set(options.projectDay) ||
     burn?.tokensPerMinute !== undefined ||
     burn?.costUsdPerMinute !== undefined
-  );
-}
-
-/** Whether the options need prices (a money cap or a money rate): the pricing library loads only then. */
-export function spendNeedsPrices(options: SpendOptions | undefined): boolean {
-  return (
-    options?.session?.maxCostUsd !== undefined ||
-    options?.task?.maxCostUsd !== undefined ||
-    options?.projectDay?.maxCostUsd !== undefined ||
-    options?.burnRate?.costUsdPerMinute !== undefined
   );
 }

@@ -1,4 +1,5 @@
 import type { RecoveryView, RecoveryViewTopic } from './recoveryView.js';
+import type { SessionCounts, SessionPage, SessionPageQuery } from './sessionView.js';
 
 /**
  * One task on a status page.
@@ -172,4 +173,10 @@ export interface StatusReader {
   feedAfter(position: FeedPosition, limit: number): Promise<FeedBatch>;
   /** A stamp that changes whenever the store changes (answers may be cached while it stays). */
   changeStamp(): Promise<string>;
+  /** A page of agent sessions (every door's), most recently active first. */
+  sessionPage(query: SessionPageQuery): Promise<SessionPage>;
+  /** Every session counted by verdict, and the spend of each agent. */
+  sessionCounts(): Promise<SessionCounts>;
+  /** A session's nudges, stops and spend entries, oldest first (at most `limit`). */
+  sessionEntries(session: { agent: string; sessionId: string }, limit: number): Promise<RecoveryView[]>;
 }

@@ -206,6 +206,50 @@ describe('budgets', () => {
     );
   });
 
+  it('a dollar budget that cannot price a reply says so at the first one, once per scope (onUnknownPrice: warn)', () => {
+    const options = parseSpendOptions({ session: { maxCostUsd: 0.05 } });
+    expect(options.onUnknownPrice).toBe('warn');
+    const scopes = session();
+    addUsage(scopes, reply('a', 100, 0, 'mystery'), flat, 0);
+    const warning = checkSpend(scopes, options, 0);
+    expect(warning).toMatchObject({ action: 'warn', reason: 'unknown_price', scope: 'session' });
+    expect(warning?.message).toContain(
+      'this session cannot be held to its budget of $0.05: the cost of 100 tokens is unknown (no price for mystery)',
+    );
+    addUsage(scopes, reply('b', 113_200, 0, 'mystery'), flat, 0);
+    expect(checkSpend(scopes, options, 0)).toBeUndefined();
+    // a token budget or a dollar budget whose replies are all priced says nothing of prices
+    const tokens = session();
+    addUsage(tokens, reply('a', 100, 0, 'mystery'), flat, 0);
+    expect(checkSpend(tokens, parseSpendOptions({ session: { maxTokens: 1000 } }), 0)).toBeUndefined();
+    // a dollar burn-rate alarm cannot count the reply either
+    const burn = session();
+    addUsage(burn, reply('a', 100, 0, 'mystery'), flat, 0);
+    expect(checkSpend(burn, parseSpendOptions({ burnRate: { costUsdPerMinute: 1 } }), 0)?.message).toContain(
+      'this session cannot be held to its spending alarm in dollars',
+    );
+  });
+
+  it('onUnknownPrice: stop stops at the first reply it cannot price, before any share warning', () => {
+    const options = parseSpendOptions({ session: { maxCostUsd: 1 }, onUnknownPrice: 'stop' });
+    const scopes = session();
+    addUsage(scopes, reply('a', 900_000), flat, 0);
+    addUsage(scopes, reply('b', 10, 0, 'mystery'), flat, 0);
+    const stop = checkSpend(scopes, options, 0);
+    expect(stop).toMatchObject({ action: 'stop', reason: 'unknown_price' });
+    expect(stop?.message).toContain('loopguard stopped it (spend.onUnknownPrice: stop)');
+    expect(() => parseSpendOptions({ onUnknownPrice: 'ignore' })).toThrow('"onUnknownPrice"');
+  });
+
+  it('a warning never reads as the cap: $0.047 of a $0.05 cap shows a third decimal', () => {
+    const options = parseSpendOptions({ session: { maxCostUsd: 0.05 } });
+    const scopes = session();
+    addUsage(scopes, reply('a', 47_000), flat, 0);
+    expect(checkSpend(scopes, options, 0)?.message).toContain(
+      'you have spent $0.047 of $0.050 on this session (94 %)',
+    );
+  });
+
   it('the task and project-day caps apply to their own scopes; a stop wins over a warning', () => {
     const options = parseSpendOptions({ session: { maxTokens: 100 }, projectDay: { maxTokens: 150 } });
     const day = new SpendLedger();

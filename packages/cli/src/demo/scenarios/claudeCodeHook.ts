@@ -1,9 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { type HookAgent, openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import type { DemoContext, DemoScenario } from '../DemoContext.js';
 import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
@@ -66,6 +65,17 @@ function copyRecords(ctx: DemoContext, project: string): number {
       const copy = { entryType, topic, content, relatedTasks, confidence, metadata };
       feed.emit('stepLoopRecorded', ctx.database.stateMachine.addContextEntry(copy));
     }
+    // The session itself too, so that the demo's sessions (status, the dashboard) show it.
+    const sessions = new SqliteHookSessionStore({ db: ctx.database.db });
+    for (const row of store.db.prepare('SELECT agent, session_id, project_dir FROM hook_sessions').all() as {
+      agent: HookAgent;
+      session_id: string;
+      project_dir: string;
+    }[]) {
+      const key = { agent: row.agent, sessionId: row.session_id, projectDir: row.project_dir };
+      const session = new SqliteHookSessionStore({ db: store.db }).get(key);
+      if (session !== null) sessions.update(key, () => ({ next: session, result: null }));
+    }
     return entries.length;
   } finally {
     store.close();
@@ -82,28 +92,23 @@ export const claudeCodeHook: DemoScenario = {
   title: 'Claude Code guarded by `loopguard hook claude`: a recorded session nudged, then stopped',
   tasks: [],
   async run(ctx) {
-    const project = mkdtempSync(join(tmpdir(), 'loopguard-demo-claude-'));
-    try {
-      for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
-        const event = line.replaceAll('<project>', project);
-        const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
-          cwd: project,
-          input: event,
-          reject: false,
-          env: { CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
-        });
-        const recorded = JSON.parse(event) as RecordedEvent;
-        ctx.print(
-          `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
-        );
-        await ctx.pause();
-      }
-      const copied = copyRecords(ctx, project);
+    const project = join(ctx.workDir, 'claude-project');
+    mkdirSync(project);
+    for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
+      const event = line.replaceAll('<project>', project);
+      const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
+        cwd: project,
+        input: event,
+        reject: false,
+        env: { CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
+      });
+      const recorded = JSON.parse(event) as RecordedEvent;
       ctx.print(
-        `   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`,
+        `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
       );
-    } finally {
-      rmSync(project, { recursive: true, force: true });
+      await ctx.pause();
     }
+    const copied = copyRecords(ctx, project);
+    ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`);
   },
 };

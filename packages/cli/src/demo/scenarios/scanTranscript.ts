@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderTerminal } from '../../scan/renderTerminal.js';
 import { scanPaths } from '../../scan/scanPaths.js';
@@ -55,7 +54,8 @@ export const scanTranscript: DemoScenario = {
   title: 'Scan: what a loop in a Claude Code transcript cost after the point loopguard would have stopped it',
   tasks: [],
   async run(ctx) {
-    const dir = mkdtempSync(join(tmpdir(), 'loopguard-demo-scan-'));
+    const dir = join(ctx.workDir, 'transcripts');
+    mkdirSync(dir);
     writeFileSync(join(dir, `${SESSION}.jsonl`), transcript(ctx.clock.now()));
     ctx.print(
       `   A Claude Code session in ${CWD} runs \`npm test\` 8 times with the same error; its transcript: ${dir}`,

@@ -1,5 +1,5 @@
 import {
-  dollars,
+  formatUsd,
   loadLibraryCost,
   priceBook,
   SpendGuard,
@@ -43,7 +43,7 @@ export const spendBudget: DemoScenario = {
       );
       const { costUsd, replies } = guard.run.totals;
       ctx.print(
-        `   Reply ${i}: ${verdict.action.toUpperCase()} (${dollars(costUsd)} after ${replies} replies): ${verdict.message}`,
+        `   Reply ${i}: ${verdict.action.toUpperCase()} (${formatUsd(costUsd)} after ${replies} replies): ${verdict.message}`,
       );
       await ctx.pause();
       if (verdict.action === 'stop') break;

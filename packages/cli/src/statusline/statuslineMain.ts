@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { readBounded } from '../hook/readBounded.js';
+import { statusLine, statusLineInput } from './statusLine.js';
+
+/** Largest status-line JSON read: 1 MiB (Claude Code sends a few hundred bytes). */
+const MAX_INPUT_BYTES = 1024 * 1024;
+
+/**
+ * `loopguard statusline`: Claude Code's `statusLine` command. Reads the session's JSON on stdin and
+ * prints one line of what loopguard did to the session. It never fails the status line: whatever
+ * goes wrong prints `loopguard: status unavailable` and exits 0.
+ * @returns the exit code (always 0).
+ */
+export async function statuslineMain(
+  stdin: AsyncIterable<Buffer | string> = process.stdin,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let line = 'loopguard: status unavailable';
+  try {
+    const text = await readBounded(stdin, MAX_INPUT_BYTES);
+    const input = text === undefined ? undefined : statusLineInput(text, env);
+    if (input !== undefined) {
+      const path = join(input.projectDir, '.loopguard', 'state.db');
+      // No database yet: the hooks write it on the session's first tool call.
+      if (!existsSync(path)) line = 'loopguard: watching';
+      else {
+        const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
+        try {
+          line = statusLine(db, input);
+        } finally {
+          db.close();
+        }
+      }
+    }
+  } catch {
+    // An older schema, a locked or foreign file: the line says so, the status line keeps working.
+  }
+  write(`${line}\n`);
+  return 0;
+}

@@ -1,0 +1,262 @@
+import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { describe, expect, it } from 'vitest';
+import { hookToolInput } from '../src/mcp/hookTool.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
+import {
+  claudeEvent,
+  claudeFailingCall,
+  hookCall,
+  hookLog,
+  hookState,
+  recordedEvents,
+  spendState,
+  tempProject,
+} from './hookHelpers.js';
+
+// Claude Code's subagents (checked with 2.1.330): their tool calls reach the same hooks with the
+// session's `session_id` and `transcript_path`, plus `agent_id` and `agent_type`.
+
+/** A subagent's event: the session's event with its `agent_id` and `agent_type`. */
+const subagent = (event: Record<string, unknown>, agentId = 'a1f2e3d4c5b6a7980') => ({
+  ...event,
+  agent_id: agentId,
+  agent_type: 'general-purpose',
+});
+
+/** A `PostToolUse` of `command` whose output is always `output`. */
+const bashCall = (dir: string, n: number, command: string, output: string) =>
+  claudeEvent(dir, 's1', 'PostToolUse', {
+    tool_name: 'Bash',
+    tool_input: { command, description: 'check' },
+    tool_response: { stdout: output, stderr: '', interrupted: false, isImage: false },
+    tool_use_id: `toolu_${n}`,
+  });
+
+/** One way an event reaches loopguard, returning the hook's reply. */
+type Door = (dir: string) => (event: Record<string, unknown>) => Promise<string>;
+
+/** `loopguard hook claude` with the event on stdin (command hooks). */
+const commandHook: Door = (dir) => async (event) => (await hookCall(dir, 'claude', event)).stdout;
+
+/**
+ * The fast path: loopguard's MCP server, called as Claude Code calls its `mcp_tool` hook: every
+ * field of the entry's `input` filled from the event (an object as its JSON, a missing field as "").
+ */
+const fastPath: Door = (dir) => {
+  const lines: string[] = [];
+  const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir });
+  let id = 0;
+  return async (event) => {
+    const args = Object.fromEntries(
+      Object.keys(hookToolInput()).map((field) => {
+        const value = event[field];
+        return [field, value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)];
+      }),
+    );
+    const message = {
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'tools/call',
+      params: { name: 'hook', arguments: args },
+    };
+    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    await server.idle();
+    return JSON.parse(lines.at(-1) as string).result.content[0].text as string;
+  };
+};
+
+describe.each([
+  ['command hooks', commandHook],
+  ['the fast path', fastPath],
+])("a Claude Code subagent's calls (%s)", (_door, door) => {
+  it('are judged as a run of their own: a main thread and a subagent calling in turn make no oscillation', async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    // each thread runs its check twice with the same result: fine alone, an A-B-A-B oscillation mixed
+    const replies: string[] = [];
+    for (const n of [1, 2]) {
+      replies.push(await hook(bashCall(dir, 2 * n, 'npm run lint', 'lint: 0 problems')));
+      replies.push(await hook(subagent(bashCall(dir, 2 * n + 1, 'npm test', 'tests: 12 passed'))));
+    }
+    expect(replies).toEqual(['', '', '', '']);
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([
+      { session_id: 's1', steps: 4, nudges: 0, parent_session_id: null, agent_type: null },
+      {
+        session_id: 'a1f2e3d4c5b6a7980',
+        steps: 4,
+        nudges: 0,
+        parent_session_id: 's1',
+        agent_type: 'general-purpose',
+      },
+    ]);
+    expect(entries).toEqual([]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('replay a real 2.1.330 session (recorded): only its looping background subagent is nudged and stopped', async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    const spoken: string[][] = [];
+    for (const event of recordedEvents('claude-code-2.1.330-subagent.jsonl', dir, 's1')) {
+      const reply = await hook(event);
+      if (reply !== '')
+        spoken.push([String(event.agent_id), String(event.hook_event_name), String(event.tool_use_id)]);
+    }
+    // the subagent's third failure is nudged, its fourth call refused; the main thread's calls in between are not judged
+    expect(spoken).toEqual([
+      ['a3eb67c6a05821e3c', 'PostToolUseFailure', 'toolu_6'],
+      ['a3eb67c6a05821e3c', 'PreToolUse', 'toolu_8'],
+    ]);
+    expect(hookState(dir).sessions).toMatchObject([
+      { session_id: 's1', parent_session_id: null, nudges: 0, stops: 0, tool_calls: 4 },
+      { session_id: 'a3eb67c6a05821e3c', parent_session_id: 's1', nudges: 1, stops: 1, tool_calls: 3 },
+    ]);
+  });
+
+  it('are nudged and stopped in their own run when they loop, while the main thread goes on unjudged', async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    const mainReplies: string[] = [];
+    const subagentReplies: string[] = [];
+    for (let n = 1; n <= 5 && !subagentReplies.some((r) => r.includes('"continue":false')); n++) {
+      mainReplies.push(await hook(bashCall(dir, 100 + n, `echo ${n} > file${n}.txt`, '')));
+      const { pre, post } = claudeFailingCall(dir, 's1', n);
+      const before = await hook(subagent(pre));
+      subagentReplies.push(before);
+      if (before === '') subagentReplies.push(await hook(subagent(post)));
+    }
+    expect(mainReplies.every((reply) => reply === '')).toBe(true);
+    const spoken = subagentReplies.filter((reply) => reply !== '').map((reply) => JSON.parse(reply));
+    expect(spoken).toHaveLength(2);
+    expect(spoken[0].hookSpecificOutput.additionalContext).toMatch(/^Loop detected \(same_error\): /);
+    expect(spoken[1]).toMatchObject({
+      continue: false,
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' },
+    });
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([
+      { session_id: 's1', nudges: 0, stops: 0, tool_calls: 4 },
+      { session_id: 'a1f2e3d4c5b6a7980', parent_session_id: 's1', nudges: 1, stops: 1, tool_calls: 3 },
+    ]);
+    // the sessions view lists the subagent's run under its session, each with its own verdict
+    expect(agentSessions(dir)).toEqual([
+      {
+        session_id: 'a1f2e3d4c5b6a7980',
+        parent_session_id: 's1',
+        agent_type: 'general-purpose',
+        verdict: 'stopped',
+      },
+      { session_id: 's1', parent_session_id: null, agent_type: null, verdict: 'running' },
+    ]);
+    expect(entries.map((e) => [e.topic, e.related_tasks])).toEqual([
+      ['loop_nudge', ['claude:a1f2e3d4c5b6a7980']],
+      ['loop_stop', ['claude:a1f2e3d4c5b6a7980']],
+    ]);
+    // Claude Code ends only the subagent whose call is stopped: the model is told so
+    expect(spoken[1].hookSpecificOutput.permissionDecisionReason).toContain(
+      "loopguard refused this call and ended this subagent's run.",
+    );
+    expect(entries[1]?.metadata).toMatchObject({
+      sessionId: 'a1f2e3d4c5b6a7980',
+      parentSessionId: 's1',
+      agentType: 'general-purpose',
+      deniedBeforeRun: true,
+    });
+  });
+
+  it("follow their session's switch: a session switched off leaves its subagents unjudged too", async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    expect(await hook(bashCall(dir, 100, 'ls', 'a'))).toBe('');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    for (const n of [1, 2, 3, 4, 5]) {
+      const { pre, post } = claudeFailingCall(dir, 's1', n);
+      expect([await hook(subagent(pre)), await hook(subagent(post))]).toEqual(['', '']);
+    }
+    expect(hookState(dir).sessions).toHaveLength(1);
+    expect(hookState(dir).entries).toEqual([]);
+  });
+
+  it('refuses an agent_id that is not a plain name (it names a file): silent, one log line', async () => {
+    const dir = tempProject();
+    const hook = door(dir);
+    expect(await hook(subagent(bashCall(dir, 1, 'ls', 'a'), '../../etc/x'))).toBe('');
+    expect(hookLog(dir)).toHaveLength(1);
+    expect(hookLog(dir)[0]).toContain('failed open: event field agent_id must be');
+  });
+
+  it("count the subagent's replies, in its own transcript, against the session's budget, each once", async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+    const hook = door(dir);
+    // the session's transcript (claudeEvent's transcript_path) and the subagent's, where 2.1.330 writes them
+    const main = join(dir, 'transcript.jsonl');
+    const folder = join(dir, 'transcript', 'subagents');
+    mkdirSync(folder, { recursive: true });
+    const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+    writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
+    writeFileSync(own, reply('msg_2', 200, 'toolu_2') + reply('msg_3', 200, 'toolu_3'));
+    // another subagent's transcript is read too: 100
+    writeFileSync(join(folder, 'agent-b2.jsonl'), reply('msg_4', 100, 'toolu_4'));
+    writeFileSync(join(folder, 'agent-b2.meta.json'), '{"agentType":"Explore"}');
+    const warning = JSON.parse(await hook(subagent(bashCall(dir, 3, 'ls', 'a'))));
+    expect(warning.hookSpecificOutput.additionalContext).toContain(
+      'you have used 900 of 1,000 tokens on this session (90 %)',
+    );
+    // the subagent's last reply comes after its last tool call: the main thread's next call counts it
+    appendFileSync(own, reply('msg_5', 100, 'toolu_5'));
+    const stop = JSON.parse(await hook(bashCall(dir, 1, 'ls -l', 'b')));
+    expect(stop).toMatchObject({
+      continue: false,
+      stopReason: expect.stringContaining('this session reached its budget (1,000 of 1,000 tokens)'),
+    });
+    const { ledgers, entries } = spendState(dir);
+    const byScope = Object.fromEntries(ledgers.map((l) => [l.scope, l]));
+    expect(byScope['session:claude:s1']?.ledger.totals).toMatchObject({ replies: 5, tokens: 1000 });
+    expect(byScope['subagent:claude:a1f2e3d4c5b6a7980']).toMatchObject({
+      ledger: { totals: { replies: 3, tokens: 500 } },
+      offset: statSync(own).size,
+    });
+    expect(byScope['subagent:claude:b2']?.ledger.totals).toMatchObject({ replies: 1, tokens: 100 });
+    expect(entries.map((e) => [e.topic, e.related_tasks, e.metadata.subagentId])).toEqual([
+      ['spend_warning', ['claude:s1'], 'a1f2e3d4c5b6a7980'],
+      ['spend_stop', ['claude:s1'], undefined],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+});
+
+/** The rows of the `agent_sessions` view, by session id. */
+function agentSessions(dir: string) {
+  const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), { readonly: true });
+  try {
+    return database.db
+      .prepare(
+        'SELECT session_id, parent_session_id, agent_type, verdict FROM agent_sessions ORDER BY session_id',
+      )
+      .all();
+  } finally {
+    database.close();
+  }
+}
+
+/** A reply of `tokens` input tokens asking for tool call `toolUseId`, as Claude Code writes it: one record per content block. */
+function reply(id: string, tokens: number, toolUseId: string): string {
+  const record = {
+    type: 'assistant',
+    timestamp: '2026-11-28T10:00:00.000Z',
+    message: {
+      id,
+      model: 'claude-sonnet-4-5',
+      role: 'assistant',
+      usage: { input_tokens: tokens, output_tokens: 0 },
+      content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: {} }],
+    },
+  };
+  return `${JSON.stringify(record)}\n`.repeat(2);
+}

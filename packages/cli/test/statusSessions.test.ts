@@ -1,0 +1,133 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '@loopguard/core';
+import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+const root = mkdtempSync(join(tmpdir(), 'loopguard-status-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const state = {
+  snapshot: '{}',
+  lastResults: '[]',
+  steps: 8,
+  toolCalls: 4,
+  parentSessionId: null,
+  agentType: null,
+  nudges: 1,
+  stops: 0,
+  enabled: true,
+};
+
+/** A project whose hooks wrote three sessions an hour ago: stopped at call 4, stopped on spend, nudged. */
+function hooksOnlyProject(name: string): string {
+  const project = join(root, name);
+  mkdirSync(join(project, 'src'), { recursive: true });
+  const clock = new ManualClock(Date.now() - 3_600_000);
+  const database = openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), {
+    clock,
+    createDirectory: true,
+  });
+  const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+  const write = (agent: 'claude' | 'gemini', sessionId: string, extra: Partial<typeof state>) =>
+    hooks.update({ agent, sessionId, projectDir: project }, () => ({
+      next: { ...state, ...extra },
+      result: null,
+    }));
+  write('claude', 'looped', { stops: 1 });
+  database.stateMachine.addContextEntry({
+    entryType: 'decision',
+    topic: 'loop_stop',
+    content: 'You ran the same failing command 4 times.',
+    relatedTasks: ['claude:looped'],
+    metadata: { loopType: 'repeated_action', toolCall: 4 },
+  });
+  clock.advance(1_000);
+  write('gemini', 'spent', { nudges: 0 });
+  database.stateMachine.addContextEntry({
+    entryType: 'decision',
+    topic: 'spend_stop',
+    content: 'this session reached its budget',
+    relatedTasks: ['gemini:spent'],
+    metadata: { reason: 'cap' },
+  });
+  clock.advance(1_000);
+  write('claude', 'nudged', {});
+  database.close();
+  return project;
+}
+
+async function run(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const io = bufferedIo({ cwd, env: { NO_COLOR: '1', ...env } });
+  const code = await runCli(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('loopguard status: the sessions every door wrote', () => {
+  const project = hooksOnlyProject('app');
+
+  it("finds the project's database from a folder below it, says which, and lists its sessions newest first", async () => {
+    const { code, out } = await run(join(project, 'src'), ['status']);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toContain(`database: ${join(project, '.loopguard', 'state.db')}`);
+    expect(out).toContain('sessions: 3 (1 nudged, 1 stopped, 1 stopped on spend)');
+    const order = ['nudged', 'spent', 'looped'].map((id) => out.indexOf(`| ${id} `));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge');
+    expect(out).toContain('stopped on spend (cap)');
+    expect(out).not.toMatch(/tasks|attempts recorded/);
+  });
+
+  it('reads ~/.loopguard/state.db when the folder has no project database', async () => {
+    const home = hooksOnlyProject('home');
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const { code, out } = await run(elsewhere, ['status', '--json'], { HOME: home });
+    expect(code).toBe(EXIT_CODES.ok);
+    const body = JSON.parse(out);
+    expect(body.database).toBe(join(home, '.loopguard', 'state.db'));
+    expect(body.sessions.counts).toEqual({
+      running: 0,
+      clean: 0,
+      nudged: 1,
+      stopped: 1,
+      stopped_on_spend: 1,
+    });
+    expect(body.sessions.sessions[0]).toMatchObject({ sessionId: 'nudged', verdict: 'nudged' });
+  });
+
+  it('--session tells a script that loopguard stopped the session: exit 10, 11 on spend, 0 otherwise', async () => {
+    const stopped = await run(project, ['status', '--session', 'looped', '--json']);
+    expect(stopped.code).toBe(EXIT_CODES.sessionStopped);
+    expect(JSON.parse(stopped.out)).toMatchObject({
+      verdict: 'stopped',
+      stop: { kind: 'repeated_action', call: 4 },
+      entries: [{ topic: 'loop_stop' }],
+    });
+    expect(stopped.err.trim()).toBe(
+      'loopguard: session looped: stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge',
+    );
+    expect((await run(project, ['status', '--session', 'spent'])).code).toBe(
+      EXIT_CODES.sessionStoppedOnSpend,
+    );
+    const nudged = await run(project, ['status', '--session', 'nudged']);
+    expect(nudged.code).toBe(EXIT_CODES.ok);
+    expect(nudged.out).toContain('nudged 1×, not stopped');
+    const missing = await run(project, ['status', '--session', 'nope']);
+    expect(missing.code).toBe(EXIT_CODES.usage);
+    expect(missing.err.trim()).toBe(
+      `loopguard: --session nope: no such session in ${join(project, '.loopguard', 'state.db')}`,
+    );
+  });
+
+  it('recoveries and serve find the same database without --db', async () => {
+    const { code, out } = await run(project, ['recoveries']);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toContain(`database: ${join(project, '.loopguard', 'state.db')}`);
+    expect(out).toContain('claude:looped');
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ManualClock } from '@loopguard/core';
+import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { statuslineMain } from '../src/statusline/statuslineMain.js';
+
+const root = mkdtempSync(join(tmpdir(), 'loopguard-statusline-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function line(input: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  let out = '';
+  const code = await statuslineMain(
+    Readable.from([input]),
+    (text) => {
+      out += text;
+    },
+    env,
+  );
+  expect(code).toBe(0);
+  return out;
+}
+
+function project(): string {
+  const dir = mkdtempSync(join(root, 'p-'));
+  const clock = new ManualClock(Date.now() - 3_600_000);
+  const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+    clock,
+    createDirectory: true,
+  });
+  new SqliteHookSessionStore({ db: database.db, clock }).update(
+    { agent: 'claude', sessionId: 's1', projectDir: dir },
+    () => ({
+      next: {
+        snapshot: '{}',
+        lastResults: '[]',
+        steps: 8,
+        toolCalls: 4,
+        parentSessionId: null,
+        agentType: null,
+        nudges: 1,
+        stops: 1,
+        enabled: true,
+      },
+      result: null,
+    }),
+  );
+  database.stateMachine.addContextEntry({
+    entryType: 'decision',
+    topic: 'loop_stop',
+    content: 'stop',
+    relatedTasks: ['claude:s1'],
+    metadata: { loopType: 'repeated_action', toolCall: 4 },
+  });
+  database.close();
+  return dir;
+}
+
+describe('loopguard statusline', () => {
+  const dir = project();
+
+  it("prints the session's summary, the sentence status prints for it", async () => {
+    expect(
+      await line(
+        JSON.stringify({ session_id: 's1', cwd: join(dir, 'src'), workspace: { project_dir: dir } }),
+      ),
+    ).toBe('loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge\n');
+  });
+
+  it('reads the project from CLAUDE_PROJECT_DIR first, as the hooks do', async () => {
+    expect(
+      await line(JSON.stringify({ session_id: 's1', cwd: root }), { CLAUDE_PROJECT_DIR: dir }),
+    ).toContain('at call 4');
+  });
+
+  it('says it is watching before the first tool call, and never fails the status line', async () => {
+    expect(await line(JSON.stringify({ session_id: 'new', cwd: dir }))).toBe('loopguard: watching\n');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: root }))).toBe('loopguard: watching\n');
+    expect(await line('not json')).toBe('loopguard: status unavailable\n');
+    expect(await line(JSON.stringify({ cwd: dir }))).toBe('loopguard: status unavailable\n');
+    const broken = mkdtempSync(join(root, 'broken-'));
+    mkdirSync(join(broken, '.loopguard'));
+    writeFileSync(join(broken, '.loopguard', 'state.db'), 'not a database '.repeat(100));
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }))).toBe(
+      'loopguard: status unavailable\n',
+    );
+  });
+});

@@ -1,0 +1,255 @@
+import { formatUsd } from '../kernel/formatUsd.js';
+import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
+
+/**
+ * What loopguard did to a session, in one word (decided in one place: the store's `agent_sessions`
+ * view). `running`: active in the last 10 minutes and not stopped; `clean`: ended without a word from
+ * loopguard; `nudged`: told it was looping, never stopped; `stopped`: ended by loopguard's loop stop
+ * (or a `loopguard run`'s breaker or guards); `stopped_on_spend`: ended by the spend guard.
+ */
+export type SessionVerdict = 'running' | 'clean' | 'nudged' | 'stopped' | 'stopped_on_spend';
+
+/** Every {@link SessionVerdict}, in the order a reader lists them. */
+export const SESSION_VERDICTS: readonly SessionVerdict[] = [
+  'running',
+  'clean',
+  'nudged',
+  'stopped',
+  'stopped_on_spend',
+];
+
+/**
+ * One agent session as every door reports it: a Claude Code, Codex or Gemini CLI session through the
+ * hooks, a `loopguard run`, or a framework adapter's run.
+ * @example { agent: 'claude', sessionId: 'b3c…', projectDir: '/repo', verdict: 'stopped', toolCalls: 4, stop: { kind: 'repeated_action', call: 4, … }, … }
+ */
+export interface SessionView {
+  /** `claude`, `codex`, `gemini`, `run`, or an adapter (`ai-sdk`, `claude-agent-sdk`, `openai-agents`, `langgraph`). */
+  agent: string;
+  /** The agent's session id (a subagent's `agent_id`), the run's id, or the adapter's `runId`. */
+  sessionId: string;
+  /** The project directory it ran in (`''` for an adapter's run). */
+  projectDir: string;
+  /** The session a subagent's run belongs to; `null` for a main thread. */
+  parentSessionId: string | null;
+  /** The subagent's type; `null` for a main thread. */
+  agentType: string | null;
+  /** First event, epoch ms. */
+  startedAt: number;
+  /** Last event, epoch ms. */
+  lastActive: number;
+  /** Tool calls that ran; `null` where the door does not count them (`loopguard run`, adapters). */
+  toolCalls: number | null;
+  nudges: number;
+  stops: number;
+  /** The first stop: its kind (a loop type, or the spend reason), its entry topic, the tool call it fell at. */
+  stop: { topic: 'loop_stop' | 'spend_stop'; kind: string | null; call: number | null; at: number } | null;
+  /** What the session spent, when a spend guard counted it; `costUsd` only of priced models. */
+  spend: { tokens: number; costUsd: number; unpricedTokens: number } | null;
+  /** The session's budget in force; `null` without one. */
+  budget: { maxCostUsd: number | null; maxTokens: number | null } | null;
+  /** A `loopguard run`'s own status (`completed`, `aborted`, …); `null` for the others. */
+  runStatus: string | null;
+  verdict: SessionVerdict;
+  /** {@link sessionSummary} of the session: what every door prints. */
+  summary: string;
+}
+
+/**
+ * A row of the `agent_sessions` view, as SQLite and PostgreSQL return it.
+ * @example { agent: 'claude', session_id: 's1', verdict: 'stopped', stop_call: 4, … }
+ */
+export interface SessionRow {
+  agent: string;
+  session_id: string;
+  project_dir: string;
+  parent_session_id: string | null;
+  agent_type: string | null;
+  started_at: number | string;
+  last_active: number | string;
+  tool_calls: number | null;
+  nudges: number | string;
+  stops: number | string;
+  stop_topic: string | null;
+  stop_kind: string | null;
+  stop_call: number | null;
+  stopped_at: number | string | null;
+  tokens: number | null;
+  cost_usd: number | null;
+  unpriced_tokens: number | null;
+  budget_usd: number | null;
+  budget_tokens: number | string | null;
+  run_status: string | null;
+  verdict: string;
+}
+
+/**
+ * What {@link StatusReader.sessionPage} reads: sessions, most recently active first.
+ * @example { limit: 20, verdict: 'stopped' }
+ */
+export interface SessionPageQuery {
+  /** Sessions per page (1..1000). */
+  limit: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string | undefined;
+  /** Only sessions with this id (a session id may repeat across agents and projects). */
+  sessionId?: string | undefined;
+  /** Only this verdict. */
+  verdict?: SessionVerdict | undefined;
+}
+
+/**
+ * A page of sessions, most recently active first.
+ * @example { sessions: [...], nextCursor: null }
+ */
+export interface SessionPage {
+  sessions: SessionView[];
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/**
+ * What loopguard did to a session, in one line: the sentence `status`, the dashboard, the status line
+ * and `/status` all print.
+ * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 1 nudge, $0.41 of $0.50'
+ */
+export function sessionSummary(view: Omit<SessionView, 'summary'>): string {
+  const parts = [headline(view)];
+  if (view.toolCalls !== null) parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'}`);
+  if (view.nudges > 0 && view.verdict !== 'nudged')
+    parts.push(`${view.nudges} nudge${view.nudges === 1 ? '' : 's'}`);
+  const spent = spendText(view);
+  if (spent !== '') parts.push(spent);
+  return parts.join(', ');
+}
+
+/** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated_action)`. */
+function headline({ verdict, stop, nudges, runStatus }: Omit<SessionView, 'summary'>): string {
+  const where = stop?.call == null ? '' : ` at call ${stop.call}`;
+  const kind = stop?.kind ? ` (${stop.kind})` : '';
+  switch (verdict) {
+    case 'stopped_on_spend':
+      return `stopped on spend${where}${kind}`;
+    case 'stopped':
+      return stop === null
+        ? `stopped by loopguard (run ${runStatus ?? 'stopped'})`
+        : `stopped by loopguard${where}${kind}`;
+    case 'nudged':
+      return `nudged ${nudges}×, not stopped`;
+    case 'running':
+      return 'running';
+    case 'clean':
+      return 'no loop found';
+  }
+}
+
+/** `$0.41 of $0.50`, `12,400 tokens of 50,000`, `$0.41` or `''`. */
+function spendText({ spend, budget }: Pick<SessionView, 'spend' | 'budget'>): string {
+  if (spend === null) return budget?.maxCostUsd == null ? '' : `$0 of ${formatUsd(budget.maxCostUsd)}`;
+  if (budget?.maxCostUsd != null)
+    return `${formatUsd(spend.costUsd, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, spend.costUsd)}`;
+  if (budget?.maxTokens != null)
+    return `${spend.tokens.toLocaleString('en-US')} tokens of ${budget.maxTokens.toLocaleString('en-US')}`;
+  return spend.costUsd > 0 ? formatUsd(spend.costUsd) : `${spend.tokens.toLocaleString('en-US')} tokens`;
+}
+
+/**
+ * The view of one `agent_sessions` row.
+ * @example sessionViewOf(row).verdict; // 'stopped'
+ */
+export function sessionViewOf(row: SessionRow): SessionView {
+  const verdict = (SESSION_VERDICTS as readonly string[]).includes(row.verdict)
+    ? (row.verdict as SessionVerdict)
+    : 'clean';
+  const view: Omit<SessionView, 'summary'> = {
+    agent: row.agent,
+    sessionId: row.session_id,
+    projectDir: row.project_dir,
+    parentSessionId: row.parent_session_id,
+    agentType: row.agent_type,
+    startedAt: Number(row.started_at),
+    lastActive: Number(row.last_active),
+    toolCalls: num(row.tool_calls),
+    nudges: Number(row.nudges),
+    stops: Number(row.stops),
+    stop:
+      row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
+        ? { topic: row.stop_topic, kind: row.stop_kind, call: num(row.stop_call), at: Number(row.stopped_at) }
+        : null,
+    spend:
+      row.tokens === null
+        ? null
+        : {
+            tokens: Number(row.tokens),
+            costUsd: Number(row.cost_usd ?? 0),
+            unpricedTokens: Number(row.unpriced_tokens ?? 0),
+          },
+    budget:
+      row.budget_usd === null && row.budget_tokens === null
+        ? null
+        : { maxCostUsd: num(row.budget_usd), maxTokens: num(row.budget_tokens) },
+    runStatus: row.run_status,
+    verdict,
+  };
+  return { ...view, summary: sessionSummary(view) };
+}
+
+/** The keyset position after a page's last session: its last activity and key. */
+export type SessionCursorKey = [lastActive: number, agent: string, sessionId: string, projectDir: string];
+
+/**
+ * The position a `cursor` of {@link SessionPageQuery} names; `null` for the first page.
+ * @throws InvalidInputError naming `cursor` when it is not one a reader made.
+ */
+export function sessionPageAfter(query: Pick<SessionPageQuery, 'cursor'>): SessionCursorKey | null {
+  if (query.cursor === undefined) return null;
+  return decodeStatusCursor(query.cursor, ['number', 'string', 'string', 'string']) as SessionCursorKey;
+}
+
+/**
+ * A page from the rows read with `limit + 1` (the extra row says a next page exists).
+ * @example sessionPageOf(rows, 20).nextCursor; // null on the last page
+ */
+export function sessionPageOf(rows: readonly SessionRow[], limit: number): SessionPage {
+  const sessions = rows.slice(0, limit).map(sessionViewOf);
+  const last = sessions.at(-1);
+  return {
+    sessions,
+    nextCursor:
+      rows.length > limit && last !== undefined
+        ? encodeStatusCursor([last.lastActive, last.agent, last.sessionId, last.projectDir])
+        : null,
+  };
+}
+
+/**
+ * Every stored session counted: by verdict, and what each agent spent (for `/metrics`).
+ * @example { byVerdict: { running: 0, clean: 4, nudged: 1, stopped: 2, stopped_on_spend: 1 }, spendByAgent: [{ agent: 'claude', tokens: 120000, costUsd: 1.9 }] }
+ */
+export interface SessionCounts {
+  byVerdict: Record<SessionVerdict, number>;
+  spendByAgent: { agent: string; tokens: number; costUsd: number }[];
+}
+
+/**
+ * {@link SessionCounts} from the grouped rows a reader selects.
+ * @example sessionCountsOf([{ verdict: 'stopped', count: 2 }], []).byVerdict.stopped; // 2
+ */
+export function sessionCountsOf(
+  verdicts: readonly { verdict: string; count: number | string }[],
+  spend: readonly { agent: string; tokens: number | string | null; cost_usd: number | string | null }[],
+): SessionCounts {
+  const byVerdict = Object.fromEntries(SESSION_VERDICTS.map((v) => [v, 0])) as Record<SessionVerdict, number>;
+  for (const { verdict, count } of verdicts)
+    if (verdict in byVerdict) byVerdict[verdict as SessionVerdict] += Number(count);
+  return {
+    byVerdict,
+    spendByAgent: spend.map((s) => ({
+      agent: s.agent,
+      tokens: Number(s.tokens ?? 0),
+      costUsd: Number(s.cost_usd ?? 0),
+    })),
+  };
+}

@@ -1,0 +1,33 @@
+import { formatUsd } from '@loopguard/core/spend';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+describe('formatUsd: one rule for money', () => {
+  it('shows cents, two significant digits below a cent, and never $0.00 for a cost', () => {
+    expect(formatUsd(4.1)).toBe('$4.10');
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatUsd(0.00421)).toBe('$0.0042');
+    expect(formatUsd(0.0000001)).toBe('$0.00000010');
+  });
+
+  it('beside the amount it is compared with, shows the decimals that tell them apart', () => {
+    expect(`${formatUsd(0.047, 0.05)} of ${formatUsd(0.05, 0.047)}`).toBe('$0.047 of $0.050');
+    expect(`${formatUsd(4.1, 5)} of ${formatUsd(5, 4.1)}`).toBe('$4.10 of $5.00');
+    expect(`${formatUsd(0.0499999, 0.05)} of ${formatUsd(0.05, 0.0499999)}`).toBe('$0.0499999 of $0.0500000');
+    expect(formatUsd(5, 5)).toBe('$5.00');
+  });
+
+  it('an amount the guard warns at (a share under 1, rounded to a millionth) never reads as the cap', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.double({ min: 0.5, max: 0.9999994, noNaN: true }),
+        (cents, share) => {
+          const cap = cents / 100;
+          const spent = cap * share;
+          expect(formatUsd(spent, cap)).not.toBe(formatUsd(cap, spent));
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,120 @@
+import { RECOVERY_VIEW_TOPICS_SQL } from '@loopguard/core/internal';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * How long after its last event a hook session with no stop still counts as `running`: 10 minutes.
+ * Claude Code, Codex and Gemini CLI announce no end of an interactive session that every hook sees.
+ */
+export const RUNNING_WINDOW_MS = 600_000;
+
+/**
+ * Schema version 8: the session, one notion across doors. `hook_sessions` takes Codex, a
+ * subagent's run of its own (`parent_session_id`, `agent_type`) and its tool calls; `spend_ledgers`
+ * keeps the budget in force beside what was spent; the view `agent_sessions` reads every door's
+ * sessions (hook sessions, `loopguard run`, the framework adapters) with their verdict. The view is
+ * the one place a verdict is decided: `status`, the dashboard, `/metrics` and the status line read
+ * it. Documented in `docs/sql.md` ("Sessions").
+ */
+export const AGENT_SESSIONS_SCHEMA_SQL = `
+CREATE TABLE hook_sessions_v8 (
+  agent             TEXT    NOT NULL CHECK (agent IN ('claude', 'gemini', 'codex')),
+  session_id        TEXT    NOT NULL,
+  project_dir       TEXT    NOT NULL,
+  snapshot          TEXT    NOT NULL CHECK (json_valid(snapshot)),
+  last_results      TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(last_results)),
+  steps             INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
+  nudges            INTEGER NOT NULL DEFAULT 0 CHECK (nudges >= 0),
+  stops             INTEGER NOT NULL DEFAULT 0 CHECK (stops >= 0),
+  enabled           INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  created_at        INTEGER NOT NULL,
+  updated_at        INTEGER NOT NULL,
+  tool_calls        INTEGER NOT NULL DEFAULT 0 CHECK (tool_calls >= 0),
+  parent_session_id TEXT,
+  agent_type        TEXT,
+  PRIMARY KEY (agent, session_id, project_dir)
+) WITHOUT ROWID;
+INSERT INTO hook_sessions_v8 (agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops,
+  enabled, created_at, updated_at, tool_calls)
+SELECT agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops, enabled, created_at,
+  updated_at, steps / 2
+FROM hook_sessions;
+DROP TABLE hook_sessions;
+ALTER TABLE hook_sessions_v8 RENAME TO hook_sessions;
+CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
+
+ALTER TABLE spend_ledgers ADD COLUMN cap_usd REAL CHECK (cap_usd IS NULL OR cap_usd >= 0);
+ALTER TABLE spend_ledgers ADD COLUMN cap_tokens INTEGER CHECK (cap_tokens IS NULL OR cap_tokens >= 0);
+
+CREATE VIEW agent_sessions AS
+WITH
+  hook AS (
+    SELECT h.agent, h.session_id, h.project_dir, h.parent_session_id, h.agent_type,
+      h.created_at AS started_at, h.updated_at AS last_active, h.tool_calls, h.nudges, h.stops,
+      h.agent || ':' || h.session_id AS entry_task, 'session:' || h.agent || ':' || h.session_id AS scope,
+      NULL AS run_status
+    FROM hook_sessions h
+  ),
+  run AS (
+    SELECT 'run' AS agent, r.id AS session_id, r.cwd AS project_dir, NULL AS parent_session_id,
+      NULL AS agent_type, r.started_at, r.updated_at AS last_active, NULL AS tool_calls,
+      (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+         AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id) AS nudges,
+      (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+         AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id) AS stops,
+      NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status
+    FROM runs r
+  ),
+  adapter AS (
+    SELECT json_extract(e.metadata, '$.adapter') AS agent, json_extract(e.metadata, '$.runId') AS session_id,
+      '' AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
+      max(e.timestamp) AS last_active, NULL AS tool_calls,
+      sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
+      NULL AS entry_task, NULL AS scope, NULL AS run_status
+    FROM context_entries e
+    WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+      AND json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
+    GROUP BY 1, 2
+  ),
+  every AS (SELECT * FROM hook UNION ALL SELECT * FROM run UNION ALL SELECT * FROM adapter),
+  judged AS (
+    SELECT s.*,
+      CASE WHEN s.entry_task IS NOT NULL THEN
+        (SELECT t.entry_id FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
+          WHERE t.task_id = s.entry_task AND e.topic IN ('loop_stop', 'spend_stop')
+          ORDER BY t.timestamp, t.entry_id LIMIT 1)
+      ELSE
+        (SELECT e.id FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+          AND e.topic IN ('loop_stop', 'spend_stop') AND json_extract(e.metadata, '$.runId') = s.session_id
+          ORDER BY e.timestamp, e.id LIMIT 1)
+      END AS stop_entry_id
+    FROM every s
+  )
+SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, j.started_at, j.last_active,
+  j.tool_calls, j.nudges, j.stops,
+  e.topic AS stop_topic,
+  coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
+  json_extract(e.metadata, '$.toolCall') AS stop_call,
+  e.timestamp AS stopped_at,
+  json_extract(l.ledger, '$.totals.tokens') AS tokens,
+  json_extract(l.ledger, '$.totals.costUsd') AS cost_usd,
+  json_extract(l.ledger, '$.totals.unpricedTokens') AS unpriced_tokens,
+  l.cap_usd AS budget_usd, l.cap_tokens AS budget_tokens,
+  j.run_status,
+  CASE
+    WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
+    WHEN e.topic = 'loop_stop' OR j.run_status IN ('aborted', 'paused') THEN 'stopped'
+    WHEN j.run_status = 'running'
+      OR (j.run_status IS NULL AND j.last_active >= CAST(strftime('%s', 'now') AS INTEGER) * 1000 - ${RUNNING_WINDOW_MS})
+      THEN 'running'
+    WHEN j.nudges > 0 THEN 'nudged'
+    ELSE 'clean'
+  END AS verdict
+FROM judged j
+LEFT JOIN context_entries e ON e.id = j.stop_entry_id
+LEFT JOIN spend_ledgers l ON l.scope = j.scope;
+`;
+
+/** Applies schema version 8. */
+export function up008AgentSessions(db: BetterSqlite3.Database): void {
+  db.exec(AGENT_SESSIONS_SCHEMA_SQL);
+}

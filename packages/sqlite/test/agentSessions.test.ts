@@ -1,0 +1,142 @@
+import { ManualClock } from '@loopguard/core';
+import { describe, expect, it } from 'vitest';
+import {
+  openLoopGuardDatabase,
+  SqliteHookSessionStore,
+  SqliteRunStore,
+  SqliteSpendStore,
+  SqliteStatusReader,
+} from '../src/index.js';
+
+const HOUR = 3_600_000;
+const state = {
+  snapshot: '{}',
+  lastResults: '[]',
+  steps: 8,
+  toolCalls: 4,
+  parentSessionId: null,
+  agentType: null,
+  nudges: 0,
+  stops: 0,
+  enabled: true,
+};
+
+/** A database whose rows were written `ago` ms before the wall clock (the view judges `running` by it). */
+function makeDatabase(ago = HOUR) {
+  const clock = new ManualClock(Date.now() - ago);
+  const database = openLoopGuardDatabase(':memory:', { clock });
+  const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+  const session = (
+    agent: 'claude' | 'gemini' | 'codex',
+    sessionId: string,
+    extra: Partial<typeof state> = {},
+  ) =>
+    hooks.update({ agent, sessionId, projectDir: '/repo' }, () => ({
+      next: { ...state, ...extra },
+      result: null,
+    }));
+  const entry = (topic: string, task: string, metadata: Record<string, unknown>) =>
+    database.stateMachine.addContextEntry({
+      entryType: topic.endsWith('stop') ? 'decision' : 'learning',
+      topic,
+      content: topic,
+      relatedTasks: [task],
+      metadata,
+    });
+  return { clock, database, session, entry, reader: new SqliteStatusReader(database) };
+}
+
+describe('agent_sessions: one session across doors', () => {
+  it('judges hook sessions: stopped at its call, on spend, nudged, clean', async () => {
+    const { session, entry, reader, database, clock } = makeDatabase();
+    session('claude', 'stopped', { nudges: 1, stops: 1 });
+    entry('loop_nudge', 'claude:stopped', { loopType: 'repeated_action', toolCall: 3 });
+    entry('loop_stop', 'claude:stopped', { loopType: 'repeated_action', toolCall: 4 });
+    session('gemini', 'spent');
+    entry('spend_stop', 'gemini:spent', { reason: 'cap', scope: 'session' });
+    new SqliteSpendStore({ db: database.db, clock }).update(['session:gemini:spent'], () => ({
+      next: new Map([
+        [
+          'session:gemini:spent',
+          {
+            ledger: { totals: { tokens: 52_000, costUsd: 0.52, unpricedTokens: 0 } },
+            offset: 10,
+            caps: { maxCostUsd: 0.5 },
+          },
+        ],
+      ]),
+      result: null,
+    }));
+    session('codex', 'nudged', { nudges: 2 });
+    session('claude', 'quiet');
+
+    const { sessions } = await reader.sessionPage({ limit: 10 });
+    const byId = Object.fromEntries(sessions.map((s) => [s.sessionId, s]));
+    expect(byId.stopped).toMatchObject({
+      agent: 'claude',
+      verdict: 'stopped',
+      toolCalls: 4,
+      stop: { topic: 'loop_stop', kind: 'repeated_action', call: 4 },
+      summary: 'stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge',
+    });
+    expect(byId.spent).toMatchObject({
+      verdict: 'stopped_on_spend',
+      spend: { tokens: 52_000, costUsd: 0.52 },
+      budget: { maxCostUsd: 0.5, maxTokens: null },
+    });
+    expect(byId.spent?.summary).toContain('of $0.50');
+    expect(byId.nudged).toMatchObject({ agent: 'codex', verdict: 'nudged', stop: null });
+    expect(byId.quiet).toMatchObject({ verdict: 'clean', summary: 'no loop found, 4 tool calls' });
+    expect(await reader.sessionCounts()).toEqual({
+      byVerdict: { running: 0, clean: 1, nudged: 1, stopped: 1, stopped_on_spend: 1 },
+      spendByAgent: [{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }],
+    });
+    expect(
+      (await reader.sessionEntries({ agent: 'claude', sessionId: 'stopped' }, 10)).map((e) => e.topic),
+    ).toEqual(['loop_nudge', 'loop_stop']);
+  });
+
+  it('counts a session active in the last 10 minutes as running until it is stopped', async () => {
+    const { session, entry, reader } = makeDatabase(60_000);
+    session('claude', 'live', { nudges: 1 });
+    session('claude', 'ended', { stops: 1 });
+    entry('loop_stop', 'claude:ended', { loopType: 'same_error', toolCall: 6 });
+    const verdicts = (await reader.sessionPage({ limit: 10 })).sessions.map((s) => [s.sessionId, s.verdict]);
+    expect(verdicts.sort()).toEqual([
+      ['ended', 'stopped'],
+      ['live', 'running'],
+    ]);
+  });
+
+  it("lists loopguard run's runs and the framework adapters' runs beside the hook sessions", async () => {
+    const { database, clock, entry, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r1', { status: 'budget_spent' });
+    runs.createRun({ id: 'r2', command: ['codex', 'exec'], options: {}, cwd: '/repo' });
+    runs.updateRun('r2', { status: 'completed' });
+    entry('loop_nudge', 'T1', { runId: 'r2', loopType: 'same_error', toolCall: 3 });
+    entry('loop_stop', 'T9', { runId: 'a1', adapter: 'ai-sdk', loopType: 'cycle', toolCall: 7 });
+    const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
+    expect(sessions.map((s) => [s.agent, s.sessionId, s.verdict]).sort()).toEqual([
+      ['ai-sdk', 'a1', 'stopped'],
+      ['run', 'r1', 'stopped_on_spend'],
+      ['run', 'r2', 'nudged'],
+    ]);
+  });
+
+  it('pages newest first with a cursor, and filters by id and verdict', async () => {
+    const { session, reader, clock } = makeDatabase();
+    for (const id of ['a', 'b', 'c']) {
+      session('claude', id);
+      clock.advance(1_000);
+    }
+    const first = await reader.sessionPage({ limit: 2 });
+    expect(first.sessions.map((s) => s.sessionId)).toEqual(['c', 'b']);
+    const second = await reader.sessionPage({ limit: 2, cursor: first.nextCursor ?? undefined });
+    expect(second).toMatchObject({ nextCursor: null, sessions: [{ sessionId: 'a' }] });
+    expect((await reader.sessionPage({ limit: 5, sessionId: 'b' })).sessions).toHaveLength(1);
+    expect((await reader.sessionPage({ limit: 5, verdict: 'stopped' })).sessions).toEqual([]);
+    await expect(reader.sessionPage({ limit: 2, cursor: 'nope' })).rejects.toThrow('cursor');
+  });
+});
