@@ -3,28 +3,21 @@
 // CLI's LoopDetectionService and the OpenHands rules.
 // Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--details]
 // Env: LOOPGUARD_LABELLED_CORPUS (a corpus folder, instead of --corpus), LOOPGUARD_BENCH_ONLY,
-// LOOPGUARD_STEP_OPTIONS (loopguard's options as JSON).
-import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
+// LOOPGUARD_STEP_OPTIONS (loopguard's options as JSON), LOOPGUARD_BENCH_BASELINE (an older
+// packages/core/dist: a "loopguard before" column, see bench/loopguardBuilds.mjs).
 import {
   GEMINI_CLI_CORE_VERSION,
   GeminiPeer,
   loadGeminiLoopDetectionService,
 } from './bench/geminiLoopService.mjs';
 import { printLabelledTable } from './bench/labelledLoops.mjs';
+import { loopguardDetectors } from './bench/loopguardBuilds.mjs';
 import { OpenHandsStuckRules } from './bench/openHandsStuckRules.mjs';
 
 const only = process.env.LOOPGUARD_BENCH_ONLY;
-// Options for loopguard's detector, as JSON (to measure a setting; the default is the defaults).
-const stepOptions = JSON.parse(process.env.LOOPGUARD_STEP_OPTIONS ?? '{}');
 const LoopDetectionService = only === 'loopguard' ? null : await loadGeminiLoopDetectionService();
 const detectors = [
-  {
-    name: 'loopguard',
-    create: () => {
-      const detector = new StepLoopDetector(stepOptions);
-      return { observe: (step) => detector.observe(step).action };
-    },
-  },
+  ...(await loopguardDetectors()),
   { name: `gemini-cli ${GEMINI_CLI_CORE_VERSION}`, create: () => new GeminiPeer(LoopDetectionService) },
   { name: 'openhands rules', create: () => new OpenHandsStuckRules() },
 ].filter((d) => only === undefined || d.name.startsWith(only));

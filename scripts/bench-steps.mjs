@@ -4,11 +4,11 @@
 // the hand-labelled loops of a strong model in OpenHands and of weaker models in SWE-agent (each
 // also alone: scripts/bench-steps-labelled.mjs --corpus openhands|java).
 // Run: npx tsc -b && node scripts/bench-steps.mjs
-// Env: LOOPGUARD_STEP_CORPUS (corpus dir, default ../shared/corpora/swe-trajectories-dev from the repo
+// Env: LOOPGUARD_BENCH_BASELINE (an older packages/core/dist: a "loopguard before" column, see
+// bench/loopguardBuilds.mjs), LOOPGUARD_STEP_OPTIONS, LOOPGUARD_STEP_CORPUS (corpus dir, default ../shared/corpora/swe-trajectories-dev from the repo
 // root), LOOPGUARD_BENCH_CACHE (where @google/gemini-cli-core is installed), LOOPGUARD_BENCH_SEED.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { StepLoopDetector } from '../packages/core/dist/entries/steps.js';
 import {
   GEMINI_CLI_CORE_VERSION,
   GeminiPeer,
@@ -16,6 +16,7 @@ import {
 } from './bench/geminiLoopService.mjs';
 import { INJECTED_KINDS, injectedCases } from './bench/injectLoops.mjs';
 import { printLabelledTable } from './bench/labelledLoops.mjs';
+import { loopguardDetectors } from './bench/loopguardBuilds.mjs';
 import { OpenHandsStuckRules } from './bench/openHandsStuckRules.mjs';
 import { corpusDir, loadCorpus } from './bench/stepCorpus.mjs';
 
@@ -24,13 +25,7 @@ const labels = JSON.parse(readFileSync(new URL('./bench/step-labels.json', impor
 
 const LoopDetectionService = await loadGeminiLoopDetectionService();
 const detectors = [
-  {
-    name: 'loopguard',
-    create: () => {
-      const detector = new StepLoopDetector();
-      return { observe: (step) => detector.observe(step).action };
-    },
-  },
+  ...(await loopguardDetectors()),
   { name: `gemini-cli ${GEMINI_CLI_CORE_VERSION}`, create: () => new GeminiPeer(LoopDetectionService) },
   { name: 'openhands rules', create: () => new OpenHandsStuckRules() },
 ];
@@ -84,6 +79,7 @@ for (const detector of detectors) {
   for (const run of unresolved) if (play(detector, run.steps).firstDetection !== -1) unresolvedDetected++;
   row.unresolvedDetected = pct(unresolvedDetected, unresolved.length);
   const delays = [];
+  const stopDelays = [];
   let stoppedInjected = 0;
   for (const kind of Object.keys(INJECTED_KINDS)) {
     const ofKind = cases.filter((c) => c.kind === kind);
@@ -91,7 +87,10 @@ for (const detector of detectors) {
     const kindDelays = [];
     for (const c of ofKind) {
       const { firstDetection, firstStop } = play(detector, c.steps, c.start);
-      if (firstStop !== -1) stoppedInjected++;
+      if (firstStop !== -1) {
+        stoppedInjected++;
+        stopDelays.push(Math.max(0, firstStop - c.certain));
+      }
       if (firstDetection === -1 || firstDetection > c.end) continue;
       caught++;
       delays.push(Math.max(0, firstDetection - c.certain));
@@ -103,6 +102,7 @@ for (const detector of detectors) {
   row.injectedAll = pct(delays.length, cases.length);
   row.injectedStopped = pct(stoppedInjected, cases.length);
   row.delay = median(delays);
+  row.stopDelay = median(stopDelays);
   let caughtLabels = 0;
   for (const label of genuine) {
     const { detections } = play(detector, byId.get(label.run).steps);
@@ -126,6 +126,7 @@ const lines = [
   ['recall, all injected loops', 'injectedAll'],
   ['injected loops stopped by their end', 'injectedStopped'],
   ['median detection delay (steps after certain)', 'delay'],
+  ['median delay, certain to stop (steps)', 'stopDelay'],
   ...Object.keys(INJECTED_KINDS).map((kind) => [`median delay, ${kind}`, `delay:${kind}`]),
   ['recall, labelled genuine loops', 'labelledLoops'],
   ['labelled non-loops flagged', 'nonLoopsFlagged'],

@@ -131,6 +131,23 @@ describe('loopguard hook fails open', () => {
     expect(again).toHaveLength(calls);
     expect(again.at(-1)).toContain('Loop detected');
   });
+
+  it('on a sealed snapshot changed after the hook wrote it: validated like any input, the session starts afresh', async () => {
+    const dir = tempProject();
+    const calls = await callsToNudge();
+    await loopUntilNudge(dir, 's');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    const row = database.db.prepare('SELECT snapshot FROM hook_sessions').get() as { snapshot: string };
+    expect(row.snapshot.startsWith('{"seal":"')).toBe(true);
+    // The seal still reads as this build's, but the text under it was changed: not trusted.
+    const changed = row.snapshot.replace(/"steps":\d+/, '"steps":-1');
+    expect(changed).not.toBe(row.snapshot);
+    database.db.prepare(`UPDATE hook_sessions SET snapshot = ?, last_results = '[]'`).run(changed);
+    database.close();
+    const again = await loopUntilNudge(dir, 's');
+    expect(again).toHaveLength(calls);
+    expect(again.at(-1)).toContain('Loop detected');
+  });
 });
 
 describe('loopguard hook switches', () => {

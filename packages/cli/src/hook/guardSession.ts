@@ -111,7 +111,7 @@ export function guardSession(
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
-      snapshot: JSON.stringify(detector.snapshot()),
+      snapshot: detector.sealedSnapshot(),
       lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
       steps: detector.stepCount,
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
@@ -125,8 +125,9 @@ export function guardSession(
 }
 
 /**
- * The session's detector. A snapshot of another version starts afresh (`restore` discards it); so
- * does a snapshot that cannot be read, rather than failing every later call of the session.
+ * The session's detector. Its own sealed snapshot is restored as written; anything else is validated
+ * (`restoreSealed`). A snapshot of another version starts afresh (`restore` discards it); so does a
+ * snapshot that cannot be read, rather than failing every later call of the session.
  */
 export function restoreDetector(
   session: HookSessionRecord | null,
@@ -134,7 +135,7 @@ export function restoreDetector(
 ): StepLoopDetector {
   if (session === null) return new StepLoopDetector(options);
   try {
-    return StepLoopDetector.restore(JSON.parse(session.snapshot), options);
+    return StepLoopDetector.restoreSealed(session.snapshot, options);
   } catch (error) {
     if (error instanceof SyntaxError || (error instanceof LoopGuardError && error.code === 'invalid_input')) {
       return new StepLoopDetector(options);

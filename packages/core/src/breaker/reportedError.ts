@@ -14,6 +14,8 @@ const ECHOED_LINE = /^(?:[+-](?!-- FAIL)|@@ |diff --git |index [0-9a-f]+\.\.|\s*
  * - a typed error or exception with a message or alone (`TypeError: x`, `java.lang.IllegalStateException`,
  *   `Uncaught ReferenceError: …`), the last line of a traceback;
  * - a compiler diagnostic (`src/a.ts(3,5): error TS2345: …`, `a.c:3:5: error: …`, `a.go:3:5: undefined: x`);
+ * - a program or build phase naming itself before the error (`ld: error: …`, `collect2: error: …`,
+ *   `Link: error: …`, `clang: fatal error: …`);
  * - a test runner's failure (`FAIL src/a.test.ts`, `FAILED tests/a.py::t`, `--- FAIL: TestX`,
  *   `× a > b`, `E   assert 1 == 2`, `AssertionError`).
  */
@@ -25,6 +27,7 @@ const REPORTED_ERROR = new RegExp(
     /^\[(?:ERROR|FATAL|error|fatal)\]/.source,
     /^(?:Uncaught\s+)?(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::\s*\S|\s*$)/.source,
     /^\S+?\.\w{1,5}(?::\d+(?::\d+)?|\(\d+(?:,\d+)?\)):?\s+(?:fatal )?error\b/.source,
+    /^[\w.+-]+:\s+(?:fatal\s+)?error:\s*\S/.source,
     /^(?:FAIL|FAILED)\s+\S/.source,
     /^--- FAIL:/.source,
     /^[×✗✕]\s+\S/.source,

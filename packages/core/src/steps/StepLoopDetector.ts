@@ -13,6 +13,7 @@ import { actionText } from './inputText.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { canonicalStep } from './shellCommand.js';
+import { sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
 import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
 import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
@@ -27,6 +28,7 @@ import { reportStepLoop, type StepLoopSinks } from './stepLoopRecorder.js';
 import { messageRulesOf, turnRulesOf } from './stepRules.js';
 import {
   readSnapshotEnvelope,
+  restoreSealedParts,
   type SnapshotJson,
   STEP_SNAPSHOT_FORMAT,
   STEP_SNAPSHOT_VERSION,
@@ -205,6 +207,34 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     detector.enabled = state.enabled;
     detector.pending = state.pending ?? undefined;
     return detector;
+  }
+
+  /**
+   * {@link snapshot} as sealed text, to store as it is: its JSON after a stamp of this build's
+   * snapshot version and layout and a checksum, which {@link restoreSealed} reads back without
+   * validating it again.
+   * @example store.write(detector.sealedSnapshot());
+   */
+  sealedSnapshot(): string {
+    return sealSnapshot(this.snapshot());
+  }
+
+  /**
+   * {@link restore} from stored text. A snapshot this build sealed ({@link sealedSnapshot}) and that
+   * is unchanged since is restored as written: it is this build's own output, and validating every
+   * part again is most of a restore's cost. Any other text (a plain JSON snapshot, another build's,
+   * one changed since it was sealed) is validated like any input, as {@link restore} does.
+   *
+   * @param text - what {@link sealedSnapshot} returned, or `JSON.stringify` of a {@link snapshot}.
+   * @param options - see {@link StepLoopDetectorOptions}.
+   * @throws SyntaxError when the text is not JSON.
+   * @throws InvalidInputError naming the field when an unsealed snapshot is malformed.
+   * @throws ConfigurationError naming the offending option.
+   */
+  static restoreSealed(text: string, options: StepLoopDetectorOptions = {}): StepLoopDetector {
+    const { state, sealed } = unsealSnapshot(text);
+    if (!sealed) return StepLoopDetector.restore(state, options);
+    return restoreSealedParts(() => StepLoopDetector.restore(state, options));
   }
 
   /**

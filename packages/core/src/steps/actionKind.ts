@@ -84,7 +84,10 @@ export function classifyAction(tool: string, input: unknown): ActionKind {
   // Keys typed into a running process (OpenHands' `is_input`, Ctrl-C) run nothing new.
   if (record.is_input === true || record.is_input === 'true') return { kind: 'read', probe: '', paths: [] };
   const paths = PATH_FIELDS.map((field) => record[field]).filter((p): p is string => typeof p === 'string');
-  if (CONTENT_FIELDS.some((field) => field in record) || (sub !== undefined && EDITOR_WRITES.has(sub))) {
+  // A writing sub-command that names neither content nor a file (`{ command: 'create' }`) writes
+  // nothing: a malformed call, judged as any other call, not as a change.
+  const writes = sub !== undefined && EDITOR_WRITES.has(sub) && paths.length > 0;
+  if (CONTENT_FIELDS.some((field) => field in record) || writes) {
     const fullWrite =
       sub === 'create' ||
       (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
@@ -125,7 +128,7 @@ export function commandTextOf(input: unknown): string {
 /** Characters of a command line that are classified: the commands are at its start. */
 const CLASSIFIED_TEXT = 4000;
 /** SWE-agent's editing commands: their first line is the command, the rest is file content. */
-const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b/;
+const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b(?=\s*\S)/;
 
 function classifyShell(text: string): ActionKind {
   if (EDITOR_COMMAND.test(text))
@@ -184,7 +187,9 @@ function segmentKind(segment: string, paths: string[], written: { whole: boolean
     if (target !== undefined) paths.push(target);
     return 'change';
   }
-  if (CHANGE_COMMANDS.has(command)) return 'change';
+  // A change command that names nothing to change (`create`, `rm` alone) writes nothing: it fails
+  // with its usage, a call like any other.
+  if (CHANGE_COMMANDS.has(command)) return rest.some((word) => word !== '') ? 'change' : 'probe';
   if (command === 'git') return GIT_READS.has(rest[0] ?? '') || rest.length === 0 ? 'read' : 'change';
   const sub = /^python[\d.]*$/.test(command) && rest[0] === '-m' ? rest[1] : undefined;
   if (PACKAGE_MANAGERS.has(sub ?? command)) {

@@ -88,3 +88,27 @@ export function actionText(input: unknown, field = 'step.input'): string {
   if (typeof input === 'string') return input;
   return serialise(input, field, 0, new Set(), true);
 }
+
+/**
+ * Validates every field of an input object but `except` as {@link actionText} reads them, for an
+ * input judged by one field only (a shell call's command): its other fields are never judged, but
+ * the contract is the same whatever the shape, so a cycle, a BigInt or a throwing getter beside the
+ * command is the same typed error as anywhere else.
+ *
+ * @param field - the name used in errors (`step.input`).
+ * @throws InvalidInputError naming the field, as {@link actionText} does.
+ * @example checkOtherFields({ command: 'ls', n: 1n }, 'command'); // throws: step.input.n must be JSON-serialisable
+ */
+export function checkOtherFields(
+  record: Record<string, unknown>,
+  except: string,
+  field = 'step.input',
+): void {
+  const stack = new Set<object>([record]);
+  for (const key of keysOf(record, field)) {
+    if (key === except) continue;
+    const value = read(record, key, field);
+    if (value === null || (typeof value !== 'object' && typeof value !== 'bigint')) continue;
+    serialise(value, `${field}.${key}`, 1, stack, false);
+  }
+}

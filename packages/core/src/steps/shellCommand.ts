@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../kernel/errors.js';
-import { REASONING_FIELDS } from './inputText.js';
+import { checkOtherFields, REASONING_FIELDS } from './inputText.js';
 import { type Step, validateStep } from './step.js';
 
 /**
@@ -126,7 +126,8 @@ function commandLine(value: unknown): string | undefined {
  * command, {@link REASONING_FIELDS} and {@link SHELL_OPTIONS} (an MCP `run` tool, a framework's own
  * shell). Keys typed into a running process (OpenHands' `is_input: true`) are not a command.
  *
- * @throws InvalidInputError naming the field when a getter or Proxy trap throws.
+ * @throws InvalidInputError naming the field when a getter or Proxy trap throws, or when a field
+ *   beside the command cannot be serialised (a cycle, a BigInt, nesting deeper than 64).
  * @example shellCommandOf('Bash', { command: 'grep foo', description: 'Search' }); // 'grep foo'
  * @example shellCommandOf('shell', { command: ['bash', '-lc', 'ls'], timeout_ms: 1000 }); // 'ls'
  * @example shellCommandOf('str_replace_editor', { command: 'view', path: '/a.py' }); // undefined
@@ -146,11 +147,13 @@ export function shellCommandOf(tool: string, input: unknown): string | undefined
   if (command === undefined) return undefined;
   const typed = read(record, 'is_input');
   if (typed === true || typed === 'true') return undefined;
-  if (SHELL_TOOLS.has(tool.toLowerCase())) return command;
-  const onlyCommand = keysOf(record).every(
-    (key) => key === field || REASONING_FIELDS.includes(key) || SHELL_OPTIONS.has(key),
-  );
-  return onlyCommand ? command : undefined;
+  const onlyCommand =
+    SHELL_TOOLS.has(tool.toLowerCase()) ||
+    keysOf(record).every((key) => key === field || REASONING_FIELDS.includes(key) || SHELL_OPTIONS.has(key));
+  if (!onlyCommand) return undefined;
+  // Only the command is judged, but the input is valid as a whole or not at all.
+  checkOtherFields(record, field as string);
+  return command;
 }
 
 /**

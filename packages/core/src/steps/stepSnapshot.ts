@@ -167,8 +167,25 @@ export function readSnapshotEnvelope(snapshot: unknown): StepDetectorSnapshot | 
   return parseSnapshotPart(envelopeSchema, current, 'snapshot') as StepDetectorSnapshot;
 }
 
+/** Set only while {@link restoreSealedParts} runs: the parts read the state as this build wrote it. */
+let restoringSealed = false;
+
 /**
- * Validates one part's state against its zod schema.
+ * Runs `restore` with every part's state taken as written, not validated again: only for a snapshot
+ * this build sealed and that is unchanged since (see `unsealSnapshot`).
+ */
+export function restoreSealedParts<T>(restore: () => T): T {
+  restoringSealed = true;
+  try {
+    return restore();
+  } finally {
+    restoringSealed = false;
+  }
+}
+
+/**
+ * Validates one part's state against its zod schema (taken as written while a sealed snapshot of
+ * this build is restored: {@link restoreSealedParts}).
  * @param where - the part's path for the error message, for example `snapshot.history`.
  * @throws InvalidInputError naming the first offending field.
  */
@@ -177,6 +194,7 @@ export function parseSnapshotPart<S extends z.ZodType>(
   state: unknown,
   where: string,
 ): z.output<S> {
+  if (restoringSealed) return state as z.output<S>;
   const parsed = schema.safeParse(state);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

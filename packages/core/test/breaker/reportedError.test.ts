@@ -78,3 +78,80 @@ describe('reportedError: the errors an agent reports', () => {
     expect(readings.map((r) => r.streak)).toEqual([1, 2, 3]);
   });
 });
+
+/**
+ * ralph-claude-code's `tests/unit/test_error_detection.sh` (frankbria/ralph-claude-code), each case
+ * re-expressed: the output it writes and whether ralph's loop should count it as an error. Written
+ * from the published cases (the text and the expected verdict), not from ralph's patterns.
+ */
+describe("ralph's error_detection cases", () => {
+  it.each([
+    [
+      'JSON with is_error: false',
+      '{\n  "status": "success",\n  "is_error": false,\n  "message": "Operation completed successfully"\n}',
+      false,
+    ],
+    [
+      'JSON with error: null',
+      '{\n  "status": "ok",\n  "error": null,\n  "error_count": 0,\n  "has_error": false\n}',
+      false,
+    ],
+    [
+      'Actual error message',
+      'Running build process...\nError: Failed to compile src/main.ts\n  Type error on line 42',
+      true,
+    ],
+    [
+      'Exception in log',
+      '[2025-12-31 10:30:00] INFO: Starting process\n[2025-12-31 10:30:05] ERROR: Unhandled exception in handler\nException: NullPointerException at line 123',
+      true,
+    ],
+    [
+      'Mixed JSON and real error',
+      '{\n  "is_error": false,\n  "status": "running"\n}\nProcessing files...\nFatal: Segmentation fault in module X',
+      true,
+    ],
+    ['Normal output no errors', 'Build successful\nAll tests passed\nDeployment complete', false],
+    [
+      'Error with context (colon)',
+      "[BUILD] Compiling...\n[BUILD] Link: error: undefined reference to 'main'\n[BUILD] Failed",
+      true,
+    ],
+    [
+      'Multiple JSON error fields',
+      '{\n  "error_message": "",\n  "is_error": false,\n  "error_code": 0,\n  "has_errors": false,\n  "error_list": []\n}',
+      false,
+    ],
+    ['Uppercase ERROR message', 'SYSTEM LOG:\nERROR: Database connection failed\nRetrying...', true],
+    [
+      'Error prefix with descriptive message',
+      'Build process started\nError: unable to access file system\nDeployment failed',
+      true,
+    ],
+    [
+      'Bare cannot/unable without error context',
+      'This feature cannot be enabled in demo mode.\nThe user is unable to access this resource due to permissions.\nConfiguration cannot be modified at runtime.',
+      false,
+    ],
+    [
+      'Documentation about errors',
+      '# Error Handling Guide\n\nThis document describes how to handle errors in the application.\nWhen an error occurs, the system will log it and continue.',
+      false,
+    ],
+    [
+      'Git diff with error class',
+      'diff --git a/src/error.ts b/src/error.ts\n+export class ErrorHandler {\n+  handleError(error: Error) {\n+    console.log(error);',
+      false,
+    ],
+  ])('%s', (_name, output, isError) => {
+    expect(reportedError(output) !== null).toBe(isError);
+  });
+
+  it('a tool or build phase naming itself before the error is one (`collect2: error:`, `clang: fatal error:`)', () => {
+    expect(reportedError('collect2: error: ld returned 1 exit status')).toBe(
+      'collect2: error: ld returned 1 exit status',
+    );
+    expect(reportedError('clang: fatal error: no input files')).not.toBeNull();
+    expect(reportedError('note: the error: keyword in prose')).toBeNull();
+  });
+});

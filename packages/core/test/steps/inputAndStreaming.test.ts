@@ -37,10 +37,27 @@ describe('an action input that cannot be serialised is a typed error naming the 
     ['nesting deeper than 64', nested(100), /is nested deeper than 64 levels/],
     ['an array holding a BigInt', { args: [1, 2n] }, /step\.input\.args\[1\] must be JSON-serialisable/],
   ])('%s', (_name, input, message) => {
+    // A shell tool judges only the command, but its input is valid as a whole or not at all: the
+    // same error whatever the tool.
+    for (const tool of ['mcp_run', 'bash', 'Bash']) {
+      const { detector } = makeStepDetector();
+      expect(() => detector.observe({ type: 'action', tool, input })).toThrow(InvalidInputError);
+      expect(() => detector.observe({ type: 'action', tool, input })).toThrow(message);
+      expect(detector.stepCount).toBe(0);
+    }
+  });
+
+  it('a cycle beside a shell command is an error, also nested inside an option', () => {
+    const options: Record<string, unknown> = { depth: 1 };
+    options.parent = options;
     const { detector } = makeStepDetector();
-    // (a shell tool's other fields are options of its command, never read: see shellCommand.test.ts)
-    expect(() => detector.observe({ type: 'action', tool: 'mcp_run', input })).toThrow(InvalidInputError);
-    expect(() => detector.observe({ type: 'action', tool: 'mcp_run', input })).toThrow(message);
+    expect(() =>
+      detector.observe({
+        type: 'action',
+        tool: 'Bash',
+        input: { command: 'ls', sandbox_permissions: options },
+      }),
+    ).toThrow(/step\.input\.sandbox_permissions\.parent refers to itself/);
     expect(detector.stepCount).toBe(0);
   });
 

@@ -279,6 +279,12 @@ describe('what an action does', () => {
     ['Edit', { file_path: '/a.ts', old_string: 'a', new_string: 'b' }, 'change', ''],
     ['Read', { file_path: '/a.ts' }, 'read', ''],
     ['shell', { command: ['bash', '-lc', 'npm test'] }, 'probe', 'npm test'],
+    // A write that names nothing (no operand, no file, no content) writes nothing: a call.
+    ['always_error_tool', { command: 'create' }, 'probe', 'create'],
+    ['always_error_tool', 'create', 'probe', 'create'],
+    ['bash', 'rm', 'probe', 'rm'],
+    ['bash', 'create reproduce.py', 'change', ''],
+    ['str_replace_editor', { command: 'undo_edit', path: '/a.py' }, 'change', ''],
   ])('%s %j is a %s', (tool, input, kind, probe) => {
     const found = classifyAction(tool, input);
     expect(found.kind).toBe(kind);

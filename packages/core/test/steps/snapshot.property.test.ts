@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
+  STEP_SNAPSHOT_LAYOUT,
   STEP_SNAPSHOT_VERSION,
   type Step,
   StepLoopDetector,
@@ -9,6 +10,8 @@ import {
   type StepVerdict,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
+import { sealSnapshot } from '../../src/steps/snapshotSeal.js';
+import { textHash } from '../../src/steps/stepKeys.js';
 import { COUNTS_ONLY, turn } from './helpers.js';
 
 /** A few turns and messages to build runs from, so that runs repeat, alternate, cycle and fail alike. */
@@ -56,17 +59,24 @@ const optionsArbitrary: fc.Arbitrary<StepLoopDetectorOptions> = fc.record({
   chantRepeats: fc.integer({ min: 2, max: 12 }),
 });
 
-/** Runs `steps`, snapshotting through JSON and restoring before every index in `cuts`. */
+/**
+ * Runs `steps`, snapshotting and restoring before every index in `cuts`: through JSON and `restore`,
+ * or through the sealed text and `restoreSealed` (what the command hook stores).
+ */
 function runWithRestarts(
   steps: readonly Step[],
   options: StepLoopDetectorOptions,
   cuts: ReadonlySet<number>,
+  via: 'json' | 'sealed' = 'json',
 ) {
   let detector = new StepLoopDetector(options);
   const verdicts: StepVerdict[] = [];
   steps.forEach((step, i) => {
     if (cuts.has(i))
-      detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())), options);
+      detector =
+        via === 'sealed'
+          ? StepLoopDetector.restoreSealed(detector.sealedSnapshot(), options)
+          : StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())), options);
     verdicts.push(detector.observe(step));
   });
   return verdicts;
@@ -94,6 +104,18 @@ describe('StepLoopDetector snapshot and restore', () => {
       fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
         const every = new Set(steps.map((_, i) => i));
         expect(runWithRestarts(steps, options, every)).toEqual(runWithRestarts(steps, options, new Set()));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a restart before every step through the sealed text gives the same verdicts', () => {
+    fc.assert(
+      fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
+        const every = new Set(steps.map((_, i) => i));
+        expect(runWithRestarts(steps, options, every, 'sealed')).toEqual(
+          runWithRestarts(steps, options, new Set()),
+        );
       }),
       { numRuns: 150 },
     );
@@ -195,5 +217,70 @@ describe('StepLoopDetector.restore', () => {
       longer.observe({ type: 'observation', output: `${'line of the file\n'.repeat(500)}${i % 50}` });
     }
     expect(JSON.stringify(longer.snapshot()).length).toBeLessThan(size * 1.1);
+  });
+});
+
+describe('StepLoopDetector.restoreSealed', () => {
+  const detectorAfter = (steps: readonly Step[]) => {
+    const detector = new StepLoopDetector();
+    for (const step of steps) detector.observe(step);
+    return detector;
+  };
+  const run = [...UNITS.flat(), ...UNITS.flat()];
+
+  it('restores its own sealed snapshot as written, without validating it again', () => {
+    // A snapshot no validator would accept, sealed as this build seals: taken as written (the seal
+    // says this build wrote it), where the unsealed form is rejected.
+    const malformed = { ...detectorAfter(run).snapshot(), steps: 2.5 };
+    expect(() => StepLoopDetector.restore(malformed)).toThrow(/snapshot\.steps/);
+    expect(StepLoopDetector.restoreSealed(sealSnapshot(malformed)).stepCount).toBe(2.5);
+  });
+
+  it('validates a sealed text changed since it was sealed, a plain JSON snapshot, and another layout', () => {
+    const sealed = detectorAfter(run).sealedSnapshot();
+    const changed = sealed.replace(/"steps":\d+/, '"steps":-1');
+    expect(changed).not.toBe(sealed);
+    expect(() => StepLoopDetector.restoreSealed(changed)).toThrow(InvalidInputError);
+    expect(() => StepLoopDetector.restoreSealed(changed)).toThrow(/snapshot\.steps/);
+    const plain = JSON.stringify({ ...detectorAfter(run).snapshot(), steps: -1 });
+    expect(() => StepLoopDetector.restoreSealed(plain)).toThrow(/snapshot\.steps/);
+    const otherLayout = sealSnapshot({ ...detectorAfter(run).snapshot(), steps: -1 }).replace(
+      `"${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT} `,
+      `"${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT + 1} `,
+    );
+    expect(() => StepLoopDetector.restoreSealed(otherLayout)).toThrow(/snapshot\.steps/);
+    expect(() => StepLoopDetector.restoreSealed('{"seal":"3.1 x","state":{')).toThrow(SyntaxError);
+    // A sealed object whose state is not a snapshot at all.
+    expect(() => StepLoopDetector.restoreSealed('{"seal":"3.1 x","state":7}')).toThrow(InvalidInputError);
+  });
+
+  it('pins the layout to the fields a snapshot holds: a new or renamed field needs a new layout', () => {
+    // Every field path of a snapshot that exercises every part, with its JSON type (arrays as `[]`,
+    // the probe and rule maps' own keys left out). Changing what a part writes changes this list:
+    // bump STEP_SNAPSHOT_LAYOUT with it, so that a sealed snapshot of the old layout is validated.
+    const paths = new Set<string>();
+    const walk = (value: unknown, path: string): void => {
+      if (Array.isArray(value)) {
+        for (const item of value) walk(item, `${path}[]`);
+        return;
+      }
+      if (value !== null && typeof value === 'object') {
+        for (const [key, field] of Object.entries(value))
+          walk(field, `${path}.${/^\d|[/ ]/.test(key) ? '*' : key}`);
+        return;
+      }
+      paths.add(`${path}:${value === null ? 'null' : typeof value}`);
+    };
+    walk(detectorAfter(run).snapshot(), '');
+    const layout = [...paths].sort();
+    expect({
+      layout: STEP_SNAPSHOT_LAYOUT,
+      fields: layout.length,
+      hash: textHash(layout.join('\n')),
+    }).toEqual({
+      layout: 1,
+      fields: 96,
+      hash: '2b83d35a6a16907b',
+    });
   });
 });

@@ -402,6 +402,48 @@ describe("OpenHands SDK's StuckDetector suite (only what follows the last user m
     expect(firstStop(trace)).toBe(12);
   });
 
+  // The SDK's own calls in these cases (tests/sdk/.../test_action_error_nudge.py): its tool
+  // `always_error_tool` called with `{"command": "create"}` and nothing else, answered with an
+  // AgentErrorEvent; the thought is empty (no message step), the empty reply is a message of no text.
+  const badCall = (input: unknown) => () => [
+    action('always_error_tool', input),
+    result('`file_text` is required for command: create.', true),
+  ];
+  describe.each([
+    ['an argument object', { command: 'create' }],
+    ['a command string', 'create'],
+  ])("the SDK's own failing call, as %s", (_shape, input) => {
+    it('test_run_nudges_before_going_stuck_on_repeating_action_error: nudged at the third failure, stopped at the fourth', () => {
+      const trace = tracePeer([user('Create /tmp/foo.py'), ...repeat(4, badCall(input))]);
+      const nudges = trace.flatMap((e) => e.verdicts).filter((v) => v.action === 'nudge');
+      expect(nudges, formatTrace(trace)).toHaveLength(1);
+      expect(firstDetection(trace), formatTrace(trace)).toBe(7);
+      expect(firstStop(trace), formatTrace(trace)).toBe(9);
+    });
+
+    it('test_run_recovers_after_nudge_when_model_self_corrects: nudged at the third failure, no stop after the reply', () => {
+      const trace = tracePeer([
+        user('Create /tmp/foo.py'),
+        ...repeat(3, badCall(input)),
+        agent('I see the issue, stopping here.'),
+      ]);
+      expect(firstDetection(trace), formatTrace(trace)).toBe(7);
+      expectNoStop(trace);
+    });
+
+    it('test_run_does_not_renudge_action_error_while_streak_is_frozen: one nudge, no stop after an empty reply', () => {
+      const trace = tracePeer([
+        user('Create /tmp/foo.py'),
+        ...repeat(3, badCall(input)),
+        agent(''),
+        agent('I see the issue, stopping here.'),
+      ]);
+      const nudges = trace.flatMap((e) => e.verdicts).filter((v) => v.action === 'nudge');
+      expect(nudges, formatTrace(trace)).toHaveLength(1);
+      expectNoStop(trace);
+    });
+  });
+
   it('a reply after the failures ends it: no stop', () => {
     expectNoStop(tracePeer([...repeat(3, invalid), agent('I cannot run it: the command does not exist.')]));
   });
