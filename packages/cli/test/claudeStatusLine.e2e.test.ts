@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
@@ -96,6 +96,14 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
 
       // the 4th call is denied before it runs and the session ends: no request follows it
       const sessionId = String(hookState(dir).sessions[0]?.session_id);
+      // the session loopguard recorded is the one Claude Code ran (its transcript is named after it)
+      const transcripts = readdirSync(join(home, '.claude', 'projects'), {
+        recursive: true,
+        encoding: 'utf8',
+      });
+      expect(transcripts.filter((file) => file.endsWith('.jsonl')).map((file) => basename(file))).toEqual([
+        `${sessionId}.jsonl`,
+      ]);
       await pane.waitFor("the hook's stop in the conversation", (text) =>
         text.includes('hook stopped Claude') ? true : undefined,
       );
