@@ -60,11 +60,12 @@ function blockEvents(turn: ScriptedTurn, id: string): SseEvent[] {
  * A scripted Anthropic Messages API on 127.0.0.1 (only what Claude Code needs offline): `POST
  * /v1/messages` with `stream: true` answered with server-sent events. The reply to a request with
  * tools is `script(turn, body)`, where `turn` counts the assistant messages already in the
- * conversation and `body` is the parsed request; any other request (titles, summaries) gets a short text.
+ * conversation and `body` is the parsed request (a promise holds the reply until it settles, as a
+ * slow model would); any other request (titles, summaries) gets a short text.
  * `options.usage` is the usage every reply reports (its `message_start`): 100 input tokens and 1 output token by default.
  */
 export async function startFakeAnthropicApi(
-  script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn,
+  script: (turn: number, body: { messages?: unknown[] }) => ScriptedTurn | Promise<ScriptedTurn>,
   options: { usage?: Record<string, number> } = {},
 ): Promise<{ url: string; requests: number; conversations: unknown[][]; close: () => Promise<void> }> {
   const state = { requests: 0 };
@@ -76,7 +77,7 @@ export async function startFakeAnthropicApi(
     req.on('data', (chunk) => {
       body += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const json = (body === '' ? {} : JSON.parse(body)) as {
         model?: string;
         stream?: boolean;
@@ -92,7 +93,7 @@ export async function startFakeAnthropicApi(
       const id = String(++counter);
       if (json.tools?.length) conversations.push(json.messages ?? []);
       const turn = json.tools?.length
-        ? script((json.messages ?? []).filter((m) => m.role === 'assistant').length, json)
+        ? await script((json.messages ?? []).filter((m) => m.role === 'assistant').length, json)
         : { text: 'ok' };
       const usage = options.usage ?? { input_tokens: 100, output_tokens: 1 };
       const message = {

@@ -1,0 +1,137 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { seedClaudeHome, startTmuxPane } from './claudeTui.js';
+import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
+import { hookLog, hookState } from './hookHelpers.js';
+import { bin, loopguard, tempRepo } from './runHelpers.js';
+
+// Claude Code runs a `statusLine` command only in its interactive screen (not with -p): the real
+// Claude Code runs here in a tmux pane, offline against a scripted Messages API on 127.0.0.1, in a
+// temporary repository with loopguard's hooks (`init claude`) and `loopguard statusline` as its
+// status line; the test reads the pane as the user sees it.
+let claude = '';
+beforeAll(async () => {
+  claude = await ensureClaudeCode();
+}, 900_000);
+
+const failing: ScriptedTurn = {
+  tool: 'Bash',
+  input: { command: 'cat missing.txt', description: 'Read the file' },
+};
+
+/** The status line: the first line under the prompt box (the pane's last full-width rule). */
+function statusLineOf(pane: string): string | undefined {
+  const lines = pane.split('\n');
+  const rule = lines.findLastIndex((line) => /^─{40,}$/.test(line.trim()));
+  return rule === -1 ? undefined : lines[rule + 1]?.trim();
+}
+
+/** `loopguard status --session <id> --json` in `dir`: its exit code, its stderr and the session's summary. */
+async function statusOf(dir: string, sessionId: string) {
+  const status = await loopguard(dir, ['status', '--session', sessionId, '--json']);
+  const { summary } = JSON.parse(status.stdout) as { summary: string };
+  return { code: status.code, stderr: status.stderr, summary };
+}
+
+describe('loopguard statusline in a real Claude Code (interactive, offline, in tmux)', () => {
+  it("shows the session's tool calls, its nudge, then its stop at its call: the line status --session prints", async () => {
+    const { dir } = tempRepo('');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    const settingsFile = join(dir, '.claude', 'settings.json');
+    const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+    settings.statusLine = { type: 'command', command: `'${process.execPath}' '${bin}' statusline` };
+    writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+
+    // The model calls the same failing command each turn; its reply after the n-th call is held
+    // until the test has read the status line that call left.
+    const held = new Map<number, () => void>();
+    const api = await startFakeAnthropicApi((turn) =>
+      turn === 0 ? failing : new Promise((resolve) => held.set(turn, () => resolve(failing))),
+    );
+    const env = claudeEnv(api.url, home);
+    seedClaudeHome(home, dir, env.ANTHROPIC_API_KEY as string);
+    const pane = await startTmuxPane([claude, '--dangerously-skip-permissions'], {
+      cwd: dir,
+      env: { ...env, LOOPGUARD_HOOK: '' },
+    });
+    try {
+      await pane.waitFor('status line before the first tool call', (text) =>
+        statusLineOf(text) === 'loopguard: watching' ? true : undefined,
+      );
+      // Claude Code starts loopguard's MCP server in the background, and calls made before it is
+      // connected go unguarded ("MCP server 'loopguard' not connected"): wait until /mcp lists it.
+      await pane.submit('/mcp');
+      await pane.waitFor('loopguard connected in /mcp', (text) =>
+        /✔ loopguard\s/.test(text) ? true : undefined,
+      );
+      await pane.press('Escape');
+      await pane.waitFor('the prompt again', (text) =>
+        statusLineOf(text) === 'loopguard: watching' && !text.includes('MCP servers') ? true : undefined,
+      );
+      await pane.submit('Fix the bug.');
+
+      const seen: string[] = [];
+      for (let call = 1; call <= 3; call++) {
+        for (let i = 0; !held.has(call); i++) {
+          if (i > 600) throw new Error(`no request from Claude Code after tool call ${call}`);
+          await sleep(100);
+        }
+        const sessionId = String(hookState(dir).sessions[0]?.session_id);
+        const { code, stderr, summary } = await statusOf(dir, sessionId);
+        expect([code, stderr]).toEqual([0, '']);
+        seen.push(
+          await pane.waitFor(`status line "loopguard: ${summary}"`, (text) => {
+            const line = statusLineOf(text);
+            return line === `loopguard: ${summary}` ? line : undefined;
+          }),
+        );
+        held.get(call)?.();
+      }
+
+      // the 4th call is denied before it runs and the session ends: no request follows it
+      const sessionId = String(hookState(dir).sessions[0]?.session_id);
+      // the session loopguard recorded is the one Claude Code ran (its transcript is named after it)
+      const transcripts = readdirSync(join(home, '.claude', 'projects'), {
+        recursive: true,
+        encoding: 'utf8',
+      });
+      expect(transcripts.filter((file) => file.endsWith('.jsonl')).map((file) => basename(file))).toEqual([
+        `${sessionId}.jsonl`,
+      ]);
+      await pane.waitFor("the hook's stop in the conversation", (text) =>
+        text.includes('hook stopped Claude') ? true : undefined,
+      );
+      const stopped = await statusOf(dir, sessionId);
+      expect([stopped.code, stopped.stderr]).toEqual([
+        10,
+        `loopguard: session ${sessionId}: ${stopped.summary}`,
+      ]);
+      seen.push(
+        await pane.waitFor(`status line "loopguard: ${stopped.summary}"`, (text) => {
+          const line = statusLineOf(text);
+          return line === `loopguard: ${stopped.summary}` ? line : undefined;
+        }),
+      );
+
+      expect(seen).toEqual([
+        'loopguard: running, 1 tool call',
+        'loopguard: running, 2 tool calls',
+        'loopguard: running, 3 tool calls, 1 nudge',
+        'loopguard: stopped by loopguard at call 4 (same_error), 3 tool calls, 1 nudge',
+      ]);
+      expect(api.conversations).toHaveLength(4);
+      expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+      expect(hookLog(dir)).toEqual([]);
+    } finally {
+      for (const release of held.values()) release();
+      await pane.close();
+      await api.close();
+    }
+  }, 600_000);
+});
