@@ -51,6 +51,20 @@ describe('RunGuard', () => {
     expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
   });
 
+  it('names its adapter and a run id in every entry, so that the run is one session (agent_sessions)', () => {
+    const stateMachine = new InMemoryStateMachine();
+    loop(new RunGuard({ stateMachine, taskId: 'T1' }, 'ai-sdk'), 5);
+    loop(new RunGuard({ stateMachine, taskId: 'T1', runId: 'r9' }, 'langgraph'), 5);
+    const named = stateMachine.listContextEntries().map((e) => [e.metadata.adapter, e.metadata.runId]);
+    expect(named.filter(([adapter]) => adapter === 'langgraph')).toEqual([
+      ['langgraph', 'r9'],
+      ['langgraph', 'r9'],
+    ]);
+    const [first, second] = named.filter(([adapter]) => adapter === 'ai-sdk');
+    expect(first?.[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second?.[1]).toBe(first?.[1]);
+  });
+
   it('records through an asynchronous state machine, written by settled()', async () => {
     const storage = asyncInMemoryStorage();
     const run = new RunGuard({ stateMachine: storage.stateMachine, taskId: 'T1', runId: 'r1' });

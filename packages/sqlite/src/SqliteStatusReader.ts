@@ -217,10 +217,17 @@ export class SqliteStatusReader implements core.StatusReader {
     const rows = this.cached(
       `SELECT e.* FROM context_entries AS e
        WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND (
-         e.id IN (SELECT l.entry_id FROM context_entry_tasks AS l WHERE l.task_id = ?)
-         OR json_extract(e.metadata, '$.runId') = ?)
-       ORDER BY e.timestamp, e.id LIMIT ?`,
-    ).all(`${session.agent}:${session.sessionId}`, session.sessionId, limit) as core.EntryRow[];
+         e.id IN (SELECT l.entry_id FROM context_entry_tasks AS l WHERE l.task_id = @task)
+         OR (json_extract(e.metadata, '$.runId') = @id AND json_extract(e.metadata, '$.agent') IS NULL
+           AND coalesce(json_extract(e.metadata, '$.adapter'), 'run') = @agent))
+       ORDER BY e.timestamp, e.id LIMIT @limit`,
+    ).all({
+      // A hook session's entries name its task; a run's and an adapter's, their run id and door.
+      task: `${session.agent}:${session.sessionId}`,
+      id: session.sessionId,
+      agent: session.agent,
+      limit,
+    }) as core.EntryRow[];
     return core.recoveryViewsOf(rows);
   }
 }

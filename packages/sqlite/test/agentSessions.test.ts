@@ -125,6 +125,22 @@ describe('agent_sessions: one session across doors', () => {
     ]);
   });
 
+  it("lists a session's own entries only, when another door's session has the same id", async () => {
+    const { session, entry, reader } = makeDatabase();
+    session('claude', 'same', { stops: 1 });
+    session('codex', 'same', { nudges: 1 });
+    entry('loop_stop', 'claude:same', { runId: 'same', agent: 'claude', toolCall: 4 });
+    entry('loop_nudge', 'codex:same', { runId: 'same', agent: 'codex', toolCall: 3 });
+    entry('loop_nudge', 'T1', { runId: 'same', adapter: 'ai-sdk', toolCall: 2 });
+    const topics = async (agent: string) =>
+      (await reader.sessionEntries({ agent, sessionId: 'same' }, 10)).map(
+        (e) => `${e.topic}@${e.metadata.toolCall}`,
+      );
+    expect(await topics('claude')).toEqual(['loop_stop@4']);
+    expect(await topics('codex')).toEqual(['loop_nudge@3']);
+    expect(await topics('ai-sdk')).toEqual(['loop_nudge@2']);
+  });
+
   it('pages newest first with a cursor, and filters by id and verdict', async () => {
     const { session, reader, clock } = makeDatabase();
     for (const id of ['a', 'b', 'c']) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
 import { type Logger, silentLogger } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
@@ -32,10 +33,13 @@ export class RunGuard {
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
    * @param adapter - the framework's name (`ai-sdk`, …), written in every entry's metadata; absent: none.
+   *   An adapter's run without a `runId` gets a random one, so that its entries make one session.
    * @throws ConfigurationError naming the offending option.
    */
   constructor(options: LoopGuardOptions = {}, adapter?: string) {
-    const { stateMachine, spend, ...detectorOptions } = options;
+    const { stateMachine, spend, ...given } = options;
+    const runId = options.runId ?? (adapter === undefined ? undefined : randomUUID());
+    const detectorOptions = { ...given, ...(runId === undefined ? {} : { runId }) };
     this.logger = options.logger;
     const clock = options.clock ?? systemClock;
     // Anything but a port is left to the detector's option check, which names it.
@@ -57,7 +61,7 @@ export class RunGuard {
     this.spend = RunSpend.of(spend, {
       clock,
       taskId: options.taskId,
-      runId: options.runId,
+      runId,
       record: (entry) => this.recording?.port.addContextEntry(entry),
       warn: (message) => {
         this.nudges.push(message);
