@@ -88,12 +88,7 @@ function sessionTable(sessions: readonly SessionView[]): string {
 
 async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
   const { reader } = store;
-  const [baseline, run, sessions, counts] = await Promise.all([
-    reader.metricsBaseline(),
-    reader.latestRun(),
-    reader.sessionPage({ limit: options.limit }),
-    reader.sessionCounts(),
-  ]);
+  const [baseline, run] = await Promise.all([reader.metricsBaseline(), reader.latestRun()]);
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
@@ -113,8 +108,9 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
   }
   const out = io.stdout;
   out(`database: ${store.source}\n`);
-  const total = Object.values(counts.byVerdict).reduce((n, c) => n + c, 0);
-  const byVerdict = Object.entries(counts.byVerdict)
+  const { sessions } = snapshot;
+  const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
+  const byVerdict = Object.entries(sessions.counts)
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${n} ${verdict.replace(/_/g, ' ')}`)
     .join(', ');
