@@ -149,10 +149,34 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
       ),
       `${join(home, '.loopguard', 'installs.json')}: recorded for loopguard uninstall`,
       'To undo: loopguard init claude --remove (or loopguard uninstall, for every install)',
+      "Claude Code's status line can show what loopguard did to each session: loopguard init claude --status-line",
     ]);
     const removed = await run(['init', 'claude', '--remove']);
     expect(removed.stdout).toContain(`${config}: loopguard's MCP server taken out of ${dir}`);
     expect(removed.stdout).toContain('.claude/settings.json: removed (init had made it)');
+  });
+
+  it("sets Claude Code's status line with --status-line, never replaces the user's own without --replace, and --remove takes it out", async () => {
+    const { dir, run } = setUp();
+    const settings = join(dir, '.claude', 'settings.json');
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(settings, '{\n  "statusLine": { "type": "command", "command": "~/bin/my-line.sh" }\n}\n');
+    const kept = await run(['init', 'claude', '--status-line']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(read(settings).statusLine).toEqual({ type: 'command', command: '~/bin/my-line.sh' });
+    expect(kept.stdout).toContain(
+      '.claude/settings.json: keeps your status line; loopguard init claude --replace sets',
+    );
+    const replaced = await run(['init', 'claude', '--status-line', '--replace']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(read(settings).statusLine.command).toMatch(/(loopguard|bin\.js)'? statusline$/);
+    expect(replaced.stdout).toContain('status line replaced by loopguard statusline (--replace)');
+    const again = await run(['init', 'claude', '--status-line']);
+    expect(again.stdout).toContain('loopguard hooks already installed');
+    const removed = await run(['init', 'claude', '--remove']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(read(settings).statusLine).toBeUndefined();
+    expect(removed.stdout).toContain("loopguard's status line removed");
   });
 
   it('warns when the settings file is tracked by git while its MCP server is registered for this user only', async () => {

@@ -37,6 +37,7 @@ import {
   settingsFileText,
 } from '../hook/settingsText.js';
 import { shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
+import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
 import {
   claudeConfigFile,
   mcpServerEntry,
@@ -58,6 +59,8 @@ export interface InitOptions extends InitSpendFlags {
   timeout: string;
   commandHooks?: boolean;
   replace?: boolean;
+  /** `--status-line`: set Claude Code's `statusLine` to `loopguard statusline` (a user's own is kept unless `replace`). */
+  statusLine?: boolean;
 }
 
 const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI', codex: 'Codex' };
@@ -137,7 +140,11 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--replace',
-      'also take out loopguard hooks init did not mark here, and loopguard hooks of the other scope',
+      "also take out loopguard hooks init did not mark here, and loopguard hooks of the other scope; with --status-line, replace the user's status line",
+    )
+    .option(
+      '--status-line',
+      "Claude Code: show what loopguard did to the session in Claude Code's status line (loopguard statusline)",
     )
     .option(
       '--spend',
@@ -207,6 +214,17 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     io.stdout(
       `${shown(file)}: also holds loopguard hooks that init did not write (${strays.join('; ')}): every call would reach loopguard twice; loopguard init ${agent}${options.user ? ' --user' : ''} --replace takes them out\n`,
     );
+  // Claude Code's status line: where the user looks, what loopguard did to this session (asked for
+  // with --status-line; --remove takes loopguard's out).
+  const statusLine =
+    agent === 'claude' && (options.remove || options.statusLine)
+      ? withStatusLine(
+          next,
+          options.remove ? undefined : `${options.command ?? defaultHookCommand()} statusline`,
+          options.replace === true,
+        )
+      : { settings: next, change: agent === 'claude' ? ('offer' as const) : ('none' as const) };
+  next = statusLine.settings;
   const other = otherScope(agent, scope, options, io);
   const project = scope === 'user' ? null : io.cwd;
   const server =
@@ -216,7 +234,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const before = found.text ?? '';
   const after = settingsFileText(next);
   const edited = options.remove
-    ? hasHooks(settings) || (options.replace === true && strays.length > 0)
+    ? hasHooks(settings) || (options.replace === true && strays.length > 0) || statusLine.change === 'removed'
     : after !== before;
   if (!edited && server?.change === undefined && other === undefined) {
     if (!(options.remove && options.quiet && found.text === null))
@@ -274,11 +292,14 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   runSteps(steps);
   updateInstalls(home, { agent, project, ...server?.record }, !options.remove);
   if (other !== undefined) updateInstalls(home, { agent, project: other.project }, false);
+  const statusNote = STATUS_LINE_NOTES[statusLine.change];
+  if (statusNote !== undefined && statusLine.change !== 'offer') notes.push(`${shown(file)}: ${statusNote}`);
   if (!options.remove) notes.push(`${shown(installsFile(home))}: recorded for loopguard uninstall`);
   for (const note of notes) io.stdout(`${note}\n`);
   if (!options.remove) {
     const undo = `loopguard init ${agent}${options.user ? ' --user' : ''} --remove`;
     io.stdout(`To undo: ${undo} (or loopguard uninstall, for every install)\n`);
+    if (statusLine.change === 'offer') io.stdout(`${STATUS_LINE_NOTES.offer}\n`);
     if (fast && scope === 'project' && trackedByGit(file, io.cwd))
       io.stdout(
         `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
@@ -330,6 +351,17 @@ function codexHomeOf(env: NodeJS.ProcessEnv): string {
     );
   return override ? path : join(path, '.codex');
 }
+
+/** What `init` says of Claude Code's status line, by what it did to it (nothing to say: none). */
+const STATUS_LINE_NOTES: Partial<Record<StatusLineChange | 'offer', string>> = {
+  added: 'status line set: loopguard statusline (what loopguard did to this session, after each reply)',
+  replaced: 'status line replaced by loopguard statusline (--replace)',
+  'kept-users':
+    'keeps your status line; loopguard init claude --replace sets loopguard statusline instead (or call it from yours)',
+  removed: "loopguard's status line removed",
+  offer:
+    "Claude Code's status line can show what loopguard did to each session: loopguard init claude --status-line",
+};
 
 /** One write of `init`: what puts it back when a later one fails (`undefined`: nothing to put back). */
 type InitStep = () => WrittenSettingsFile | undefined;
