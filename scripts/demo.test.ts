@@ -64,10 +64,15 @@ describe('the demo (the README main job: loopguard demo)', () => {
       expect(steps.map((r) => [r.action, r.taskId?.replace(/^claude:.*/, 'claude:<session>')])).toEqual([
         ['stop', 'T10.1.1'],
         ['nudge', 'T10.1.1'],
+        // Codex: every repeat from the 4th call is denied, each one a stop
+        ['stop', 'codex:demo-codex-session'],
+        ['stop', 'codex:demo-codex-session'],
+        ['stop', 'codex:demo-codex-session'],
+        ['nudge', 'codex:demo-codex-session'],
         ['stop', 'claude:<session>'],
         ['nudge', 'claude:<session>'],
       ]);
-      expect(steps[2]?.metadata).toMatchObject({
+      expect(steps[6]?.metadata).toMatchObject({
         agent: 'claude',
         hookEvent: 'PreToolUse',
         followsNudge: true,

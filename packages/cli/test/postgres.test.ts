@@ -95,7 +95,7 @@ describe('loopguard serve --postgres', () => {
       '0',
     ]);
     const exited = new Promise((done) => child.on('exit', done));
-    expect(line).toContain(`--postgres ${cluster.connectionString}`);
+    expect(line).toContain(`(reading ${cluster.connectionString};`);
     const status = (await (await fetch(new URL('/status', url))).json()) as {
       page: { total: number };
       tasks: { id: string; lastRecovery: string | null }[];
@@ -125,7 +125,7 @@ describe('loopguard serve --postgres', () => {
   it('status and recoveries read a PostgreSQL fleet too', async () => {
     const status = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
     expect(status.code).toBe(EXIT_CODES.ok);
-    expect(status.out).toContain('tasks: 3');
+    expect(status.out).toContain('tasks (orchestrator): 3');
     expect(status.out).toMatch(/T1\s+\| done\s+\| 0\s+\| -\s+\| loop_recovery/);
     const recoveries = await run([
       'recoveries',

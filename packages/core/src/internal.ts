@@ -78,7 +78,7 @@ export {
 export {
   SESSION_VERDICTS,
   type SessionCounts,
-  type SessionCursorKey,
+  type SessionKey,
   type SessionPage,
   type SessionPageQuery,
   type SessionRow,
@@ -87,7 +87,6 @@ export {
   sessionCountsOf,
   sessionPageAfter,
   sessionPageOf,
-  sessionSummary,
   sessionViewOf,
 } from './storage/sessionView.js';
 export type {

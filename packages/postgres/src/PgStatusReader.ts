@@ -207,10 +207,7 @@ export class PgStatusReader implements core.StatusReader {
     return core.sessionCountsOf(verdicts, spend);
   }
 
-  async sessionEntries(
-    session: { agent: string; sessionId: string },
-    limit: number,
-  ): Promise<core.RecoveryView[]> {
+  async sessionEntries(session: core.SessionKey, limit: number): Promise<core.RecoveryView[]> {
     assertNoNul(session.sessionId, 'sessionId');
     const rows = await this.rows<core.EntryRow>(
       'sessionEntries',

@@ -210,10 +210,7 @@ export class SqliteStatusReader implements core.StatusReader {
     return core.sessionCountsOf(verdicts, spend);
   }
 
-  async sessionEntries(
-    session: { agent: string; sessionId: string },
-    limit: number,
-  ): Promise<core.RecoveryView[]> {
+  async sessionEntries(session: core.SessionKey, limit: number): Promise<core.RecoveryView[]> {
     const rows = this.cached(
       `SELECT e.* FROM context_entries AS e
        WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND (

@@ -7,7 +7,7 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  * defaults absorb. A sealed snapshot is trusted only by the layout that wrote it; a test pins the
  * layout to the fields a snapshot holds, so a change that forgets to bump it fails.
  */
-export const STEP_SNAPSHOT_LAYOUT = 1;
+export const STEP_SNAPSHOT_LAYOUT = 2;
 
 /** How a sealed snapshot's text starts: `{"seal":"<version>.<layout> <checksum>","state":<json>}`. */
 const SEAL_PREFIX = '{"seal":"';

@@ -196,6 +196,15 @@ export function sessionViewOf(row: SessionRow): SessionView {
   return { ...view, summary: sessionSummary(view) };
 }
 
+/**
+ * Which session: its door and its id (a session id may repeat across doors).
+ * @example { agent: 'claude', sessionId: '3f1c…' }
+ */
+export interface SessionKey {
+  agent: string;
+  sessionId: string;
+}
+
 /** The keyset position after a page's last session: its last activity and key. */
 export type SessionCursorKey = [lastActive: number, agent: string, sessionId: string, projectDir: string];
 

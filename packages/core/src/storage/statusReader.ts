@@ -1,5 +1,5 @@
 import type { RecoveryView, RecoveryViewTopic } from './recoveryView.js';
-import type { SessionCounts, SessionPage, SessionPageQuery } from './sessionView.js';
+import type { SessionCounts, SessionKey, SessionPage, SessionPageQuery } from './sessionView.js';
 
 /**
  * One task on a status page.
@@ -178,5 +178,5 @@ export interface StatusReader {
   /** Every session counted by verdict, and the spend of each agent. */
   sessionCounts(): Promise<SessionCounts>;
   /** A session's nudges, stops and spend entries, oldest first (at most `limit`). */
-  sessionEntries(session: { agent: string; sessionId: string }, limit: number): Promise<RecoveryView[]>;
+  sessionEntries(session: SessionKey, limit: number): Promise<RecoveryView[]>;
 }

@@ -278,9 +278,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 1,
-      fields: 96,
-      hash: '2b83d35a6a16907b',
+      layout: 2,
+      fields: 100,
+      hash: '8859028126019dfc',
     });
   });
 });
