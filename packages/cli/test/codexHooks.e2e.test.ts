@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, type ResponsesReply, startFakeResponsesApi } from './fakeModelApis.js';
@@ -96,6 +98,24 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       Array(4).fill(['loop_stop', true]),
     );
     expect(hookLog(dir)).toEqual([]);
+    // one story from every door (issue 35): status in the project and scan of the rollout, no flags
+    const stopCall = entries[1]?.metadata.toolCall;
+    expect(stopCall).toEqual(expect.any(Number));
+    const status = await loopguard(
+      dir,
+      ['status', '--session', String(sessions[0]?.session_id), '--json'],
+      env,
+    );
+    expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      agent: 'codex',
+      verdict: 'stopped',
+      stop: { call: stopCall },
+    });
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+    expect(loops.find((loop) => loop.loopguard === 'stopped')).toMatchObject({ stopCall });
 
     const hooksFile = join(env.CODEX_HOME, 'hooks.json');
     expect(existsSync(hooksFile)).toBe(true);

@@ -215,7 +215,8 @@ export class SessionScan {
       return;
     }
     const loop = open ?? this.opened(guard.kind, index, guard.message, []);
-    this.stopAt(loop, index, guard.kind, guard.message);
+    // Codex: every further repeat is denied too, and each denial repeats the stop it was
+    if (loop.loopguard !== 'stopped') this.stopAt(loop, index, guard.kind, guard.message);
     loop.loopguard = 'stopped';
     this.extend(loop, index);
   }
