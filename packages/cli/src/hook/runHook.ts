@@ -133,7 +133,7 @@ export async function answerHookEvent(
     event =
       context.fields === undefined
         ? readHookEvent(dialect, text, context.env)
-        : bounded(dialect.parse(context.fields(), context.env));
+        : readHookEventFields(dialect, context.fields(), context.env);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
@@ -172,6 +172,19 @@ function dialectOf(agent: string): HookDialect {
  */
 export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
   return bounded(dialect.parse(parseEventText(text), env));
+}
+
+/**
+ * One event's fields, read within `EVENT_BOUNDS` (the MCP tool's arguments, `parseEventFields`), as
+ * {@link readHookEvent} reads an event's text from there on.
+ * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
+ */
+export function readHookEventFields(
+  dialect: HookDialect,
+  fields: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): HookEvent {
+  return bounded(dialect.parse(fields, env));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { recordOf } from '@loopguard/core/internal';
 import type { EventFieldText } from '../hook/eventText.js';
+import { HookInputError } from '../hook/hookEvent.js';
 /**
  * loopguard's one MCP tool, `hook`, as Claude Code's `type: "mcp_tool"` hooks call it: Claude Code
  * fills each string of the hook's `input` from the event (`${tool_input}` becomes the JSON of the
@@ -42,16 +43,16 @@ export function hookToolInput(): Record<string, string> {
  * its JSON and a string as it is, so one that starts as JSON does (`[`, `{`, `"`) is read as JSON
  * when it is one JSON value, else as the plain text it is (`[ERROR] connection refused`), as the
  * command hook reads that string.
- * @throws TypeError when the arguments are not an object of strings (not a hook's call).
+ * @throws HookInputError naming the argument when they are not an object of strings (not a hook's call).
  */
 export function eventFieldsOfToolArguments(args: unknown): EventFieldText[] {
   const given = recordOf(args);
-  if (given === undefined) throw new TypeError('the hook tool takes an object of strings');
+  if (given === undefined) throw new HookInputError('the hook tool takes an object of strings');
   const fields: EventFieldText[] = [];
   for (const field of [...STRING_FIELDS, ...JSON_FIELDS]) {
     const value = given[field];
     if (value === undefined || value === '') continue;
-    if (typeof value !== 'string') throw new TypeError(`argument ${field} must be a string`);
+    if (typeof value !== 'string') throw new HookInputError(`argument ${field} must be a string`);
     const json = (JSON_FIELDS as readonly string[]).includes(field) && /^\s*[[{"]/.test(value);
     fields.push(json ? [field, value, 'json or text'] : [field, JSON.stringify(value)]);
   }
