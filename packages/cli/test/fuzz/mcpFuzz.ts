@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,61 +153,69 @@ export async function runMcpFuzz(
     }
   };
 
-  while (counts.inputs < inputs) {
-    const lines: string[] = [];
-    const server = new McpHookServer({
-      write: (line) => lines.push(line),
-      projectDir: project,
-      env: { HOME: project, CLAUDE_CONFIG_DIR: '' },
-    });
-    counts.sessions++;
-    for (let n = 0; n < SESSION_LINES && counts.inputs < inputs; n++) {
-      // a raw line feed would end the message early: in JSON it is only whitespace between values
-      const input = next(n).replaceAll('\n', ' ');
-      counts.inputs++;
-      const due = repliesDue(input);
-      counts.requests += due;
-      const before = lines.length;
-      const start = performance.now();
-      try {
-        server.receive(Buffer.from(`${input}\n`));
-        await server.idle();
-      } catch (error) {
-        untyped(`receive threw: ${String(error)}`, input);
-      }
-      const ms = performance.now() - start;
-      if (ms > counts.slowest.ms) counts.slowest = { ms, input: input.slice(0, 120) };
-      const replies = lines.slice(before);
-      if (replies.length < due) counts.unanswered += due - replies.length;
-      if (replies.length > due) counts.extra += replies.length - due;
-      for (const reply of replies) {
-        let message: unknown;
+  /** Sessions of fuzzed messages, each through a fresh server, until `inputs` are sent. */
+  const fuzzServers = async (): Promise<void> => {
+    while (counts.inputs < inputs) {
+      const lines: string[] = [];
+      const server = new McpHookServer({
+        write: (line) => lines.push(line),
+        projectDir: project,
+        env: { HOME: project, CLAUDE_CONFIG_DIR: '' },
+      });
+      counts.sessions++;
+      for (let n = 0; n < SESSION_LINES && counts.inputs < inputs; n++) {
+        // a raw line feed would end the message early: in JSON it is only whitespace between values
+        const input = next(n).replaceAll('\n', ' ');
+        counts.inputs++;
+        const due = repliesDue(input);
+        counts.requests += due;
+        const before = lines.length;
+        const start = performance.now();
         try {
-          message = JSON.parse(reply);
-        } catch {
-          untyped(`a reply that is not JSON: ${reply.slice(0, 100)}`, input);
-          continue;
+          server.receive(Buffer.from(`${input}\n`));
+          await server.idle();
+        } catch (error) {
+          untyped(`receive threw: ${String(error)}`, input);
         }
-        for (const item of Array.isArray(message) ? message : [message]) {
-          const record = recordOf(item);
-          const error = recordOf(record?.error);
-          if (
-            record?.jsonrpc !== '2.0' ||
-            !('id' in record) ||
-            (error === undefined) === !('result' in record)
-          )
-            untyped(`a reply that is not JSON-RPC: ${reply.slice(0, 100)}`, input);
-          else if (error !== undefined) {
-            counts.replies.errors++;
-            if (error.code === -32603) untyped(`internal error: ${String(error.message)}`, input);
-          } else {
-            counts.replies.results++;
-            if (recordOf(record.result)?.isError === true) counts.replies.toolErrors++;
+        const ms = performance.now() - start;
+        if (ms > counts.slowest.ms) counts.slowest = { ms, input: input.slice(0, 120) };
+        const replies = lines.slice(before);
+        if (replies.length < due) counts.unanswered += due - replies.length;
+        if (replies.length > due) counts.extra += replies.length - due;
+        for (const reply of replies) {
+          let message: unknown;
+          try {
+            message = JSON.parse(reply);
+          } catch {
+            untyped(`a reply that is not JSON: ${reply.slice(0, 100)}`, input);
+            continue;
+          }
+          for (const item of Array.isArray(message) ? message : [message]) {
+            const record = recordOf(item);
+            const error = recordOf(record?.error);
+            if (
+              record?.jsonrpc !== '2.0' ||
+              !('id' in record) ||
+              (error === undefined) === !('result' in record)
+            )
+              untyped(`a reply that is not JSON-RPC: ${reply.slice(0, 100)}`, input);
+            else if (error !== undefined) {
+              counts.replies.errors++;
+              if (error.code === -32603) untyped(`internal error: ${String(error.message)}`, input);
+            } else {
+              counts.replies.results++;
+              if (recordOf(record.result)?.isError === true) counts.replies.toolErrors++;
+            }
           }
         }
       }
+      server.close();
     }
-    server.close();
+  };
+  try {
+    await fuzzServers();
+  } finally {
+    rmSync(project, { recursive: true, force: true });
   }
   return counts;
 }
