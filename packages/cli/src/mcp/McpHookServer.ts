@@ -125,7 +125,10 @@ export class McpHookServer {
     }
   }
 
-  /** The line stays bytes until its turn: a late one is never decoded. */
+  /**
+   * The line stays bytes until its turn: a late one is never decoded. Only a line that names the
+   * model's tool is parsed at once, to refuse the model's call without waiting ({@link answerModelCall}).
+   */
   private enqueue(line: Buffer): void {
     if (line.includes(MODEL_TOOL_BYTES) && this.answerModelCall(line)) return;
     const receivedAt = performance.now();
