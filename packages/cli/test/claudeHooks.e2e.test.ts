@@ -29,6 +29,7 @@ async function claudeWithHooks(
   mode: Mode = 'command',
   initArgs: string[] = [],
   before: (dir: string, home: string) => Promise<void> = async () => {},
+  env: Record<string, string> = {},
 ) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
@@ -58,6 +59,7 @@ async function claudeWithHooks(
           HOME: home,
           LOOPGUARD_HOOK: '',
           ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+          ...env,
         },
       },
     );
@@ -129,6 +131,18 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
       expect(hookState(dir).sessions).toMatchObject([{ steps: 9, nudges: 0, stops: 0 }]);
       expect(hookState(dir).entries).toEqual([]);
+    }, 600_000);
+
+    it('is switched off for a session started with LOOPGUARD_HOOK=off: nothing answered, nothing stored', async () => {
+      const script = (turn: number): ScriptedTurn => (turn < 5 ? failing : { text: 'Done anyway.' });
+      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode, [], undefined, {
+        LOOPGUARD_HOOK: 'off',
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(resultLine).toMatchObject({ subtype: 'success', result: 'Done anyway.' });
+      expect(received).toHaveLength(6);
+      expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
+      expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     }, 600_000);
 
     it('lets a model that makes loopguard’s database unreadable mid-session complete (fail open)', async () => {

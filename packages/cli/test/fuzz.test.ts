@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fuzzTargets, runFuzz } from './fuzz/fuzzTargets.js';
+import { runMcpFuzz } from './fuzz/mcpFuzz.js';
 
 /**
  * Issue 32: every parser (core's stream parsers, scan's transcript parsers, the hook's entry), fed
@@ -12,7 +13,7 @@ describe('fuzzed input (issue 32)', () => {
   const targets = fuzzTargets();
 
   it('has seeds for every target', () => {
-    expect(targets.map((t) => t.name)).toHaveLength(10);
+    expect(targets.map((t) => t.name)).toHaveLength(11);
     for (const target of targets) expect(target.seeds.length, target.name).toBeGreaterThan(2);
   });
 
@@ -36,4 +37,16 @@ describe('fuzzed input (issue 32)', () => {
       { numRuns: 10 },
     );
   });
+
+  it('the MCP server answers every request, never with an internal error, in 800 fuzzed messages', async () => {
+    const counts = await runMcpFuzz(800, 38);
+    expect(counts.samples).toEqual([]);
+    expect(counts.untyped).toBe(0);
+    expect(counts.unanswered).toBe(0);
+    expect(counts.extra).toBe(0);
+    // the fuzz reaches every kind of reply
+    expect(counts.replies.results - counts.replies.toolErrors).toBeGreaterThan(200);
+    expect(counts.replies.toolErrors).toBeGreaterThan(20);
+    expect(counts.replies.errors).toBeGreaterThan(20);
+  }, 120_000);
 });

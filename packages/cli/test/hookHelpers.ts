@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
@@ -166,4 +166,18 @@ export function hookLog(cwd: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * Where Claude Code would keep session `session`'s transcript for project `dir` under a config dir
+ * of the test's own (`CLAUDE_CONFIG_DIR`): the one transcript loopguard's MCP server reads for it.
+ */
+export function trustedTranscript(
+  dir: string,
+  session = 's1',
+): { path: string; env: { CLAUDE_CONFIG_DIR: string } } {
+  const config = join(dir, '.claude-config');
+  const folder = join(config, 'projects', dir.replace(/[^a-zA-Z0-9]/g, '-'));
+  mkdirSync(folder, { recursive: true });
+  return { path: join(folder, `${session}.jsonl`), env: { CLAUDE_CONFIG_DIR: config } };
 }

@@ -8,7 +8,7 @@ import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, hookLog, spendState } from './hookHelpers.js';
+import { claudeEvent, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00Z');
@@ -228,13 +228,20 @@ describe('the spend guard in the hook', () => {
 
   it('on the fast path (the MCP server) too: the first unpriced reply is told to the agent', async () => {
     const dir = project('spend:\n  session:\n    maxCostUsd: 0.05\n');
-    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 100, 1, 'in-house-model'));
+    // the server reads only the transcript where Claude Code keeps the session's
+    const transcript = trustedTranscript(dir);
+    appendFileSync(transcript.path, reply('a', 100, 1, 'in-house-model'));
     const lines: string[] = [];
-    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir });
+    const server = new McpHookServer({
+      write: (line) => lines.push(line),
+      projectDir: dir,
+      env: transcript.env,
+    });
     const event = claudeEvent(dir, 's1', 'PostToolUse', {
       tool_name: 'Bash',
       tool_input: { command: 'ls' },
       tool_response: { stdout: 'a', stderr: '' },
+      transcript_path: transcript.path,
     });
     const args = Object.fromEntries(
       Object.entries(event).map(([key, value]) => [

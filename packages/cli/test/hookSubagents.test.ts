@@ -1,5 +1,5 @@
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { hookToolInput } from '../src/mcp/hookTool.js';
@@ -13,6 +13,7 @@ import {
   recordedEvents,
   spendState,
   tempProject,
+  trustedTranscript,
 } from './hookHelpers.js';
 
 // Claude Code's subagents (checked with 2.1.330): their tool calls reach the same hooks with the
@@ -35,7 +36,7 @@ const bashCall = (dir: string, n: number, command: string, output: string) =>
   });
 
 /** One way an event reaches loopguard, returning the hook's reply. */
-type Door = (dir: string) => (event: Record<string, unknown>) => Promise<string>;
+type Door = (dir: string, env?: NodeJS.ProcessEnv) => (event: Record<string, unknown>) => Promise<string>;
 
 /** `loopguard hook claude` with the event on stdin (command hooks). */
 const commandHook: Door = (dir) => async (event) => (await hookCall(dir, 'claude', event)).stdout;
@@ -44,9 +45,13 @@ const commandHook: Door = (dir) => async (event) => (await hookCall(dir, 'claude
  * The fast path: loopguard's MCP server, called as Claude Code calls its `mcp_tool` hook: every
  * field of the entry's `input` filled from the event (an object as its JSON, a missing field as "").
  */
-const fastPath: Door = (dir) => {
+const fastPath: Door = (dir, env) => {
   const lines: string[] = [];
-  const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir });
+  const server = new McpHookServer({
+    write: (line) => lines.push(line),
+    projectDir: dir,
+    ...(env === undefined ? {} : { env }),
+  });
   let id = 0;
   return async (event) => {
     const args = Object.fromEntries(
@@ -193,10 +198,13 @@ describe.each([
   it("count the subagent's replies, in its own transcript, against the session's budget, each once", async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
-    const hook = door(dir);
-    // the session's transcript (claudeEvent's transcript_path) and the subagent's, where 2.1.330 writes them
-    const main = join(dir, 'transcript.jsonl');
-    const folder = join(dir, 'transcript', 'subagents');
+    // the session's transcript where Claude Code keeps it (the only one the fast path reads) and the
+    // subagent's, where 2.1.330 writes them
+    const transcript = trustedTranscript(dir);
+    const door_ = door(dir, transcript.env);
+    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
+    const main = transcript.path;
+    const folder = join(dirname(main), 's1', 'subagents');
     mkdirSync(folder, { recursive: true });
     const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
     writeFileSync(main, reply('msg_1', 400, 'toolu_1'));

@@ -94,7 +94,7 @@ describe("loopguard's MCP server (the fast path of Claude Code's hooks)", () => 
     const project = tempProject();
     const { raw, request } = mcpServer(project);
     expect((await raw('not json'))[0].error.code).toBe(-32700);
-    expect(await raw('[]')).toEqual([]);
+    expect((await raw('[]'))[0].error.code).toBe(-32600);
     expect((await request('nothing/here', {})).error.code).toBe(-32601);
     for (const args of [[], null, 'text', { session_id: 1 }]) {
       const answer = await request('tools/call', { name: 'hook', arguments: args });

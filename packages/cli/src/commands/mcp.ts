@@ -16,6 +16,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
       const server = new McpHookServer({
         write: (line) => process.stdout.write(line),
         projectDir: io.env.CLAUDE_PROJECT_DIR ?? '',
+        env: io.env,
       });
       process.stdin.on('data', (chunk: Buffer) => server.receive(chunk));
       await new Promise((resolve) => process.stdin.once('end', resolve));

@@ -90,10 +90,10 @@ function readField(
   count: { fields: number; members: number },
   bounds: typeof EVENT_BOUNDS,
 ): { value: unknown; end: number } {
-  const span = valueSpan(text, at);
-  const raw = text.slice(at, span.end);
   if (++count.fields > bounds.fields)
     throw new HookInputError(`the event has more than ${bounds.fields} fields`);
+  const span = valueSpan(text, at);
+  const raw = text.slice(at, span.end);
   const over =
     span.depth > bounds.depth
       ? `nested ${span.depth} levels`
@@ -114,25 +114,53 @@ function define(event: Record<string, unknown>, key: string, value: unknown): vo
 }
 
 /**
- * The event's fields given one by one as JSON texts (the MCP hook tool's arguments), read within
+ * One field of an event given as a text: `[name, json]`, the field's JSON text; or
+ * `[name, text, 'json or text']`, a text that is the field's JSON when it is one JSON value, else
+ * the field's value itself, a string (see `eventFieldsOfToolArguments`).
+ */
+export type EventFieldText = readonly [name: string, text: string, reading?: 'json or text'];
+
+/**
+ * The event's fields given one by one as texts (the MCP hook tool's arguments), read within
  * {@link EVENT_BOUNDS} exactly as {@link parseEventText} reads the object they make, without that
- * object's text being built: each text must be one JSON value.
- * @throws HookInputError as {@link parseEventText}, or when a text holds more than one value.
+ * object's text being built. A JSON text must be one JSON value; a `json or text` one that is not
+ * (`[ERROR] connection refused`) is the string itself.
+ * @throws HookInputError as {@link parseEventText}, or when a JSON text holds more than one value.
  * @example parseEventFields([['tool_input', '{"command":"ls"}']]); // { tool_input: { command: 'ls' } }
  */
 export function parseEventFields(
-  fields: readonly (readonly [string, string])[],
+  fields: readonly EventFieldText[],
   bounds = EVENT_BOUNDS,
 ): Record<string, unknown> {
   const event: Record<string, unknown> = {};
   const count = { fields: 0, members: 0 };
-  for (const [key, text] of fields) {
-    const { value, end } = readField(text, skipSpace(text, 0), key, count, bounds);
-    if (skipSpace(text, end) < text.length)
-      throw new HookInputError(`the event is not JSON: text after field ${key}`);
+  for (const [key, text, reading] of fields) {
+    const members = count.members;
+    let value: unknown;
+    try {
+      value = readWholeField(text, key, count, bounds);
+    } catch (error) {
+      if (reading === undefined || !(error instanceof HookInputError) || count.fields > bounds.fields)
+        throw error;
+      count.members = members;
+      value = text;
+    }
     define(event, key, value);
   }
   return event;
+}
+
+/** A text that is one field's JSON value and nothing else, read as {@link readField} reads it. */
+function readWholeField(
+  text: string,
+  key: string,
+  count: { fields: number; members: number },
+  bounds: typeof EVENT_BOUNDS,
+): unknown {
+  const { value, end } = readField(text, skipSpace(text, 0), key, count, bounds);
+  if (skipSpace(text, end) < text.length)
+    throw new HookInputError(`the event is not JSON: text after field ${key}`);
+  return value;
 }
 
 /**

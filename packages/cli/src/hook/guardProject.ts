@@ -11,6 +11,12 @@ import { noopLogger } from './noopLogger.js';
 import { requirePriceLibrary } from './priceLibrary.js';
 
 /**
+ * Why the event's `transcriptPath` must not be read by the spend guard (`undefined`: it may be): the
+ * MCP server reads only the file where Claude Code keeps the session's transcript.
+ */
+export type TranscriptDistrust = (event: HookEvent) => string | undefined;
+
+/**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
  * configuration, opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
@@ -19,6 +25,8 @@ import { requirePriceLibrary } from './priceLibrary.js';
  * call or at the end of a turn.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
+ * @param distrust - why the event's transcript must not be read, if so (see {@link TranscriptDistrust}).
+ *   @default every transcript is read
  * @throws on any failure: the caller fails open.
  */
 export async function guardProject(
@@ -26,6 +34,7 @@ export async function guardProject(
   event: HookEvent,
   now: () => number,
   open: typeof openHookDatabase = openHookDatabase,
+  distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
   const config = await readHookConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
@@ -54,7 +63,8 @@ export async function guardProject(
               readRollout: (offset) => readRolloutSteps(rollout, offset, until),
             }),
     );
-    const spend = reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now);
+    const spend =
+      reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now, distrust);
     failed = false;
     return spend === undefined ? reply : withSpend(reply, spend);
   } finally {
@@ -79,10 +89,16 @@ async function spendVerdict(
   config: HookConfig,
   database: HookDatabase,
   now: () => number,
+  distrust: TranscriptDistrust,
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
   if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
+  const reason = distrust(event);
+  if (reason !== undefined) {
+    logFailure(event.projectDir, agent, event, new Error(`${reason}: its spend is not counted`), now());
+    return undefined;
+  }
   return guardSpend(event, {
     agent,
     options,

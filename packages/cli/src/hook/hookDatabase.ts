@@ -11,6 +11,7 @@ import {
 } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
+import { wellFormed } from './hookEvent.js';
 
 /** A project's `.loopguard/state.db`, opened for one hook call. */
 export interface HookDatabase {
@@ -54,7 +55,7 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
       sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY }),
       record(entry) {
         stateMachine ??= new SqliteStateMachine({ db, busyRetry: NO_RETRY });
-        stateMachine.addContextEntry(entry);
+        stateMachine.addContextEntry(storable(entry));
       },
       spend: () => {
         spend ??= new SqliteSpendStore({ db, busyRetry: NO_RETRY });
@@ -67,13 +68,21 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
   let spend: SqliteSpendStore | undefined;
   return {
     sessions: new SqliteHookSessionStore({ db: database.db, busyRetry: NO_RETRY }),
-    record: (entry) => database.stateMachine.addContextEntry(entry),
+    record: (entry) => database.stateMachine.addContextEntry(storable(entry)),
     spend: () => {
       spend ??= new SqliteSpendStore({ db: database.db, busyRetry: NO_RETRY });
       return spend;
     },
     close: () => database.close(),
   };
+}
+
+/**
+ * The entry as SQLite can store it as UTF-8: its text quotes the event (a tool's output, a command),
+ * which may hold a lone surrogate (its metadata is stored as JSON, which escapes one).
+ */
+function storable(entry: ContextEntryInput): ContextEntryInput {
+  return { ...entry, content: wellFormed(entry.content) };
 }
 
 /** The connection when the file is a loopguard database at the current schema in WAL mode, else `undefined`. */

@@ -89,7 +89,16 @@ export class HookInputError extends InvalidInputError {}
 /** Longest string field (`session_id`, `hook_event_name`, `cwd`, `tool_name`): a path's limit on Linux. */
 export const MAX_FIELD_CHARS = 4096;
 
-/** A string field of the event, or a {@link HookInputError} naming it (empty, or over {@link MAX_FIELD_CHARS}). */
+/** A UTF-16 half of a pair without its other half: no character, and no UTF-8 text encodes it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A string field of the event, or a {@link HookInputError} naming it: empty, over
+ * {@link MAX_FIELD_CHARS}, or holding a lone surrogate. These fields name the session and the
+ * project (`session_id` is a key of the database): SQLite would store a lone surrogate as bytes that
+ * are not UTF-8, and replacing it would merge two sessions into one, so the event is refused. (A
+ * NUL is a character like any other: it is stored as it is, and keeps two ids apart.)
+ */
 export function stringField(payload: Record<string, unknown>, name: string): string {
   const value = payload[name];
   if (typeof value !== 'string' || value.length === 0) {
@@ -98,7 +107,18 @@ export function stringField(payload: Record<string, unknown>, name: string): str
   if (value.length > MAX_FIELD_CHARS) {
     throw new HookInputError(`event field ${name} is longer than ${MAX_FIELD_CHARS} characters`);
   }
+  if (LONE_SURROGATE.test(value)) {
+    throw new HookInputError(`event field ${name} holds a lone surrogate (no Unicode text)`);
+  }
   return value;
+}
+
+/**
+ * `text` with each lone surrogate replaced by U+FFFD, as UTF-8 can store it (a tool's output, a
+ * message quoting it). `String.prototype.toWellFormed` of ES2024.
+ */
+export function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\ufffd') : text;
 }
 
 /** The event as an object, or a {@link HookInputError}. */

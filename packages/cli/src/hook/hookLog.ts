@@ -18,11 +18,22 @@ export function logFailure(
   // No known project (the MCP server was given none): nowhere to log, never the working directory.
   if (!isAbsolute(projectDir)) return;
   const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-  const where = event === undefined ? '' : ` ${event.eventName} session=${event.sessionId}`;
+  const where = event === undefined ? '' : ` ${event.eventName} session=${oneLine(event.sessionId)}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
     appendFileSync(join(ownStateFolder(projectDir, true) as string, 'hook.log'), line);
   } catch {
     // Nowhere to log: the hook still exits 0 with nothing on stdout.
   }
+}
+
+/**
+ * An id from the event as it goes on the log's line: control characters (a line feed would start a
+ * forged line), quotes, backslashes, line and paragraph separators and lone surrogates escaped as in JSON.
+ * @example oneLine('s1\n2026-01-01T00:00:00.000Z claude: forged'); // 's1\\n2026-…'
+ */
+export function oneLine(id: string): string {
+  return JSON.stringify(id)
+    .slice(1, -1)
+    .replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -5,7 +5,7 @@ import { claudeHook } from './claudeHook.js';
 import { codexHook } from './codexHook.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
-import { guardProject } from './guardProject.js';
+import { guardProject, type TranscriptDistrust } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
@@ -35,6 +35,16 @@ export interface HookIo {
 /** The environment variable that switches the hook off for one session: `LOOPGUARD_HOOK=off claude`. */
 export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';
 
+/**
+ * Whether the environment switches loopguard's hooks off (`LOOPGUARD_HOOK=off`): the one place that
+ * decides it for every door (the hook process and the MCP server, which Claude Code starts with its
+ * own environment). The project's `hook.enabled: false` and a session's `enabled = 0` are decided in
+ * `guardProject` and `guardSession`, which both doors share.
+ */
+export function hookSwitchedOff(env: NodeJS.ProcessEnv): boolean {
+  return env[HOOK_SWITCH_ENV] === 'off';
+}
+
 /** Default of the hook's own deadline: under the CLIs' default timeout of 10 s, so that the call fails open first. */
 export const DEFAULT_HOOK_DEADLINE_MS = 8000;
 
@@ -61,7 +71,7 @@ const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: gemi
  * @example process.exitCode = await runHook('claude', processHookIo());
  */
 export async function runHook(agent: string, io: HookIo): Promise<0> {
-  if (io.env[HOOK_SWITCH_ENV] === 'off') return 0;
+  if (hookSwitchedOff(io.env)) return 0; // stdin is not even read
   const fail = (error: unknown) =>
     logFailure(projectDirOfContext(io), agent, undefined, error, (io.now ?? Date.now)());
   const deadlineMs = hookDeadlineMs(io.env);
@@ -91,7 +101,8 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
 
 /**
  * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
- * for the MCP server alike. Never throws: a failure is logged to the project's
+ * for the MCP server alike. Silence, reading and writing nothing, when `context.env` switches the
+ * hooks off ({@link hookSwitchedOff}). Never throws: a failure is logged to the project's
  * `.loopguard/hook.log` and answered with silence. The reply only ever adds context, refuses a call
  * or ends the session: whatever a bug would make of it, it never answers `allow` ({@link withoutAllow}).
  * @param text - the event's JSON text.
@@ -110,8 +121,11 @@ export async function answerHookEvent(
      * `parseEventFields`): then `text` is not read. A throw is a failure like a bad text's.
      */
     fields?: () => Record<string, unknown>;
+    /** Why an event's transcript must not be read (see `guardProject`). @default every one is read */
+    distrust?: TranscriptDistrust;
   },
 ): Promise<string> {
+  if (hookSwitchedOff(context.env)) return '';
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
   let projectDir = projectDirOfContext(context);
@@ -120,11 +134,11 @@ export async function answerHookEvent(
     event =
       context.fields === undefined
         ? readHookEvent(dialect, text, context.env)
-        : bounded(dialect.parse(context.fields(), context.env));
+        : readHookEventFields(dialect, context.fields(), context.env);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
-    const reply = await guardProject(dialect.agent, event, now, context.openDatabase);
+    const reply = await guardProject(dialect.agent, event, now, context.openDatabase, context.distrust);
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
@@ -159,6 +173,19 @@ function dialectOf(agent: string): HookDialect {
  */
 export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
   return bounded(dialect.parse(parseEventText(text), env));
+}
+
+/**
+ * One event's fields, read within `EVENT_BOUNDS` (the MCP tool's arguments, `parseEventFields`), as
+ * {@link readHookEvent} reads an event's text from there on.
+ * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
+ */
+export function readHookEventFields(
+  dialect: HookDialect,
+  fields: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): HookEvent {
+  return bounded(dialect.parse(fields, env));
 }
 
 /**

@@ -1,4 +1,6 @@
 import { recordOf } from '@loopguard/core/internal';
+import type { EventFieldText } from '../hook/eventText.js';
+import { HookInputError } from '../hook/hookEvent.js';
 /**
  * loopguard's one MCP tool, `hook`, as Claude Code's `type: "mcp_tool"` hooks call it: Claude Code
  * fills each string of the hook's `input` from the event (`${tool_input}` becomes the JSON of the
@@ -38,23 +40,24 @@ export function hookToolInput(): Record<string, string> {
 }
 
 /**
- * The Claude Code event a `hook` tool call carries, as the JSON text of each field a command hook
- * reads on stdin (so that they are read within the same bounds, `parseEventFields`): an empty string
- * is a field the event did not have; `tool_input` and `tool_response` are the JSON texts Claude Code
- * made of them, kept as they are (a text that is no JSON value, a tool's plain string result, as a
- * string).
- * @throws TypeError when the arguments are not an object of strings (not a hook's call).
+ * The Claude Code event a `hook` tool call carries, as the text of each field a command hook reads
+ * on stdin (so that they are read within the same bounds, `parseEventFields`): an empty string is a
+ * field the event did not have. Claude Code writes an object of `tool_input` or `tool_response` as
+ * its JSON and a string as it is, so one that starts as JSON does (`[`, `{`, `"`) is read as JSON
+ * when it is one JSON value, else as the plain text it is (`[ERROR] connection refused`), as the
+ * command hook reads that string.
+ * @throws HookInputError naming the argument when they are not an object of strings (not a hook's call).
  */
-export function eventFieldsOfToolArguments(args: unknown): [string, string][] {
+export function eventFieldsOfToolArguments(args: unknown): EventFieldText[] {
   const given = recordOf(args);
-  if (given === undefined) throw new TypeError('the hook tool takes an object of strings');
-  const fields: [string, string][] = [];
+  if (given === undefined) throw new HookInputError('the hook tool takes an object of strings');
+  const fields: EventFieldText[] = [];
   for (const field of [...STRING_FIELDS, ...JSON_FIELDS]) {
     const value = given[field];
     if (value === undefined || value === '') continue;
-    if (typeof value !== 'string') throw new TypeError(`argument ${field} must be a string`);
+    if (typeof value !== 'string') throw new HookInputError(`argument ${field} must be a string`);
     const json = (JSON_FIELDS as readonly string[]).includes(field) && /^\s*[[{"]/.test(value);
-    fields.push([field, json ? value : JSON.stringify(value)]);
+    fields.push(json ? [field, value, 'json or text'] : [field, JSON.stringify(value)]);
   }
   return fields;
 }

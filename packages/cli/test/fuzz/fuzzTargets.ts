@@ -14,18 +14,21 @@ import {
 } from '@loopguard/core/steps';
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { claudeHook } from '../../src/hook/claudeHook.js';
+import { parseEventFields } from '../../src/hook/eventText.js';
 import { geminiHook } from '../../src/hook/geminiHook.js';
 import { guardSession } from '../../src/hook/guardSession.js';
-import type { HookDialect } from '../../src/hook/hookEvent.js';
+import type { HookDialect, HookEvent } from '../../src/hook/hookEvent.js';
 import { noopLogger } from '../../src/hook/noopLogger.js';
-import { readHookEvent } from '../../src/hook/runHook.js';
+import { readHookEvent, readHookEventFields } from '../../src/hook/runHook.js';
+import { eventFieldsOfToolArguments } from '../../src/mcp/hookTool.js';
 import { detectFormat } from '../../src/scan/detectFormat.js';
 import { SessionScan } from '../../src/scan/SessionScan.js';
 import type { TranscriptParser } from '../../src/scan/TranscriptParser.js';
+import { toolArguments } from './mcpFuzz.js';
 import { mutate, random } from './mutate.js';
 
 /**
- * Every parser loopguard has, driven one line at a time over sessions of fuzzed lines, with the
+ * Every parser loopguard has (the MCP server's messages: `mcpFuzz.ts`), driven one line at a time over sessions of fuzzed lines, with the
  * steps fed to a step detector as each door does. What one input gives:
  * - `steps`: it was read (steps, maybe none);
  * - `skip`: a documented skip (scan leaves a line that is not JSON, or not an object, out);
@@ -116,22 +119,59 @@ function scanTarget(name: string, seeds: string[]): FuzzTarget {
   };
 }
 
+/** A hook session's state, fed each event as both doors feed it (`guardSession`). */
+function hookSession(agent: HookDialect['agent']): (event: HookEvent) => void {
+  let session: HookSessionRecord | null = null;
+  return (event) => {
+    const update = guardSession(event, session, {
+      agent,
+      detector: { logger: noopLogger },
+      record: () => undefined,
+      now: () => 0,
+    });
+    if (update.next !== undefined) session = { ...update.next, createdAt: 0, updatedAt: 0 };
+  };
+}
+
 function hookTarget(name: string, seeds: string[], dialect: HookDialect): FuzzTarget {
   return {
     name,
     seeds,
     start() {
-      let session: HookSessionRecord | null = null;
+      const guard = hookSession(dialect.agent);
+      return { push: (text) => guard(readHookEvent(dialect, text, {})), end: () => undefined };
+    },
+  };
+}
+
+/**
+ * The MCP server's reading of a `hook` call (`loopguard mcp`): each line an event, written into the
+ * tool's arguments as Claude Code writes them (every field a string); a line that is no JSON is
+ * the plain-text result of the first seed's call. (The server's messages: `mcpFuzz.ts`.)
+ */
+function mcpArgumentsTarget(name: string, seeds: string[]): FuzzTarget {
+  return {
+    name,
+    seeds,
+    start() {
+      const guard = hookSession('claude');
       return {
         push(text) {
-          const event = readHookEvent(dialect, text, {});
-          const update = guardSession(event, session, {
-            agent: dialect.agent,
-            detector: { logger: noopLogger },
-            record: () => undefined,
-            now: () => 0,
-          });
-          if (update.next !== undefined) session = { ...update.next, createdAt: 0, updatedAt: 0 };
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch {
+            value = { ...JSON.parse(seeds[0] as string), tool_response: text };
+          }
+          const record = recordOf(value);
+          let args: unknown = value;
+          try {
+            if (record !== undefined) args = toolArguments(record);
+          } catch {
+            // nested past JSON.stringify's stack: Claude Code cannot write such a call either
+            throw new Skip('an event Claude Code cannot write');
+          }
+          guard(readHookEventFields(claudeHook, parseEventFields(eventFieldsOfToolArguments(args)), {}));
         },
         end: () => undefined,
       };
@@ -181,6 +221,7 @@ export function fuzzTargets(dir = fileURLToPath(new URL('.', import.meta.url))):
     ),
     hookTarget('hook claude', lines(join(cliFixtures, 'hooks', 'claude-code-2.1.330.jsonl')), claudeHook),
     hookTarget('hook gemini', lines(join(cliFixtures, 'hooks', 'gemini-cli-0.61.0.jsonl')), geminiHook),
+    mcpArgumentsTarget('mcp hook arguments', lines(join(cliFixtures, 'hooks', 'claude-code-2.1.330.jsonl'))),
   ];
 }
 
