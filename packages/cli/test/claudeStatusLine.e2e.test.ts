@@ -120,10 +120,10 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       );
 
       expect(seen).toEqual([
-        'loopguard: running, 1 tool call',
-        'loopguard: running, 2 tool calls',
-        'loopguard: running, 3 tool calls, 1 nudge',
-        'loopguard: stopped by loopguard at call 4 (same_error), 3 tool calls, 1 nudge',
+        'loopguard: running, 1 tool call ran',
+        'loopguard: running, 2 tool calls ran',
+        'loopguard: running, 3 tool calls ran, 1 nudge',
+        'loopguard: stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
       ]);
       expect(api.conversations).toHaveLength(4);
       expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);

@@ -77,7 +77,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toContain('sessions: 3 (1 nudged, 1 stopped, 1 stopped on spend)');
     const order = ['nudged', 'spent', 'looped'].map((id) => out.indexOf(`| ${id} `));
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge');
+    expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
     expect(out).toContain('stopped on spend (cap)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
@@ -109,7 +109,7 @@ describe('loopguard status: the sessions every door wrote', () => {
       entries: [{ topic: 'loop_stop' }],
     });
     expect(stopped.err.trim()).toBe(
-      'loopguard: session looped: stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge',
+      'loopguard: session looped: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
     );
     expect((await run(project, ['status', '--session', 'spent'])).code).toBe(
       EXIT_CODES.sessionStoppedOnSpend,

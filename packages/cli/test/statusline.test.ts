@@ -66,7 +66,7 @@ describe('loopguard statusline', () => {
       await line(
         JSON.stringify({ session_id: 's1', cwd: join(dir, 'src'), workspace: { project_dir: dir } }),
       ),
-    ).toBe('loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge\n');
+    ).toBe('loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n');
   });
 
   it('reads the project from CLAUDE_PROJECT_DIR first, as the hooks do', async () => {

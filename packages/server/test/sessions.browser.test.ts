@@ -115,7 +115,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const detail = page.locator('#sessions tr.session-detail');
     await detail.locator('.session-entries details').nth(1).waitFor();
     expect(await detail.locator('.session-summary').textContent()).toBe(
-      'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge',
+      'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge',
     );
     const summaries = await detail.locator('.session-entries summary').allTextContents();
     expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /);

@@ -49,7 +49,7 @@ describe('sessions on a database written only by the hooks', () => {
       nudges: 1,
       verdict: 'stopped',
       stop: { topic: 'loop_stop', kind: 'same_error', call: 4 },
-      summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls, 1 nudge',
+      summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge',
     });
     expect(body.sessions.nextCursor).toEqual(expect.any(String));
     expect(body.sessions.counts).toEqual({
@@ -91,7 +91,7 @@ describe('sessions on a database written only by the hooks', () => {
     ]);
     const byId = await getJson(`/sessions?sessionId=${HOOK_SESSIONS.clean}`);
     expect(byId.body.sessions).toMatchObject([
-      { verdict: 'clean', toolCalls: 9, summary: 'no loop found, 9 tool calls' },
+      { verdict: 'clean', toolCalls: 9, summary: 'no loop found, 9 tool calls ran' },
     ]);
   });
 

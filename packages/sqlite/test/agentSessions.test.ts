@@ -77,7 +77,7 @@ describe('agent_sessions: one session across doors', () => {
       verdict: 'stopped',
       toolCalls: 4,
       stop: { topic: 'loop_stop', kind: 'repeated_action', call: 4 },
-      summary: 'stopped by loopguard at call 4 (repeated_action), 4 tool calls, 1 nudge',
+      summary: 'stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
     });
     expect(byId.spent).toMatchObject({
       verdict: 'stopped_on_spend',
@@ -86,7 +86,7 @@ describe('agent_sessions: one session across doors', () => {
     });
     expect(byId.spent?.summary).toContain('of $0.50');
     expect(byId.nudged).toMatchObject({ agent: 'codex', verdict: 'nudged', stop: null });
-    expect(byId.quiet).toMatchObject({ verdict: 'clean', summary: 'no loop found, 4 tool calls' });
+    expect(byId.quiet).toMatchObject({ verdict: 'clean', summary: 'no loop found, 4 tool calls ran' });
     expect(await reader.sessionCounts()).toEqual({
       byVerdict: { running: 0, clean: 1, nudged: 1, stopped: 1, stopped_on_spend: 1 },
       spendByAgent: [{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }],

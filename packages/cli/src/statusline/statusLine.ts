@@ -43,7 +43,7 @@ export function statusLineInput(text: string, env: NodeJS.ProcessEnv = {}): Stat
  * The one line about a Claude Code session: `loopguard: <the session's summary>`, the sentence
  * `status` and the dashboard print for it; `loopguard: watching` before its first tool call.
  * @param db - the project's database, open read-only (schema 8 or later).
- * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls'
+ * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran'
  */
 export function statusLine(db: Database.Database, input: StatusLineInput): string {
   const row = db

@@ -113,11 +113,13 @@ const num = (value: number | string | null): number | null => (value === null ? 
 /**
  * What loopguard did to a session, in one line: the sentence `status`, the dashboard, the status line
  * and `/status` all print.
- * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 1 nudge, $0.41 of $0.50'
+ * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary'>): string {
   const parts = [headline(view)];
-  if (view.toolCalls !== null) parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'}`);
+  // the calls that ran: a call denied before it ran (the stop's) is not one
+  if (view.toolCalls !== null)
+    parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
   if (view.nudges > 0 && view.verdict !== 'nudged')
     parts.push(`${view.nudges} nudge${view.nudges === 1 ? '' : 's'}`);
   const spent = spendText(view);
