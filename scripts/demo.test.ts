@@ -124,6 +124,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
     ).toEqual([]);
     expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
       'claude-project',
+      'codex-project',
       'transcripts',
     ]);
   });

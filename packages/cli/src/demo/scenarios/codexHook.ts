@@ -1,5 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -29,7 +28,8 @@ export const codexHook: DemoScenario = {
   title: 'Codex guarded by `loopguard hook codex`: a session nudged, then every repeat denied',
   tasks: [],
   async run(ctx) {
-    const project = mkdtempSync(join(tmpdir(), 'loopguard-demo-codex-'));
+    const project = join(ctx.workDir, 'codex-project');
+    mkdirSync(project);
     const rollout = join(project, 'rollout.jsonl');
     writeFileSync(rollout, rolloutLine({ id: 'demo-codex-session', cwd: project }, 'session_meta'));
     const hook = async (name: string, callId: string, extra: Record<string, unknown> = {}) => {
@@ -63,48 +63,44 @@ export const codexHook: DemoScenario = {
             }
           ).hookSpecificOutput;
     };
-    try {
-      for (let n = 1; n <= 6; n++) {
-        const id = `call_${n}`;
-        appendFileSync(
-          rollout,
-          rolloutLine({
-            type: 'function_call',
-            name: 'exec_command',
-            arguments: JSON.stringify({ cmd: COMMAND }),
-            call_id: id,
-          }),
-        );
-        const before = await hook('PreToolUse', id);
-        if (before?.permissionDecision === 'deny') {
-          const output = `Command blocked by PreToolUse hook: ${before.permissionDecisionReason}`;
-          appendFileSync(rollout, rolloutLine({ type: 'function_call_output', call_id: id, output }));
-          ctx.print(
-            `   Call ${n} PreToolUse Bash: ${COMMAND} -> DENIED, never runs; the model reads "${output.split('\n')[0]}"`,
-          );
-          await ctx.pause();
-          continue;
-        }
-        const after = await hook('PostToolUse', id, { tool_response: FAILURE });
-        // Codex writes the call's output, with its exit code, after its PostToolUse hooks
-        appendFileSync(
-          rollout,
-          rolloutLine({
-            type: 'function_call_output',
-            call_id: id,
-            output: `Process exited with code 1\nOutput:\n${FAILURE}`,
-          }),
-        );
-        const nudge = after?.additionalContext?.split('\n')[0];
+    for (let n = 1; n <= 6; n++) {
+      const id = `call_${n}`;
+      appendFileSync(
+        rollout,
+        rolloutLine({
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: COMMAND }),
+          call_id: id,
+        }),
+      );
+      const before = await hook('PreToolUse', id);
+      if (before?.permissionDecision === 'deny') {
+        const output = `Command blocked by PreToolUse hook: ${before.permissionDecisionReason}`;
+        appendFileSync(rollout, rolloutLine({ type: 'function_call_output', call_id: id, output }));
         ctx.print(
-          `   Call ${n} Bash: ${COMMAND} -> ${nudge === undefined ? 'failed (exit code 1, read from the rollout)' : `NUDGE (a developer message in the model's next request): "${nudge}"`}`,
+          `   Call ${n} PreToolUse Bash: ${COMMAND} -> DENIED, never runs; the model reads "${output.split('\n')[0]}"`,
         );
         await ctx.pause();
+        continue;
       }
-      const copied = copyRecords(ctx, project);
-      ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task codex:<session id>`);
-    } finally {
-      rmSync(project, { recursive: true, force: true });
+      const after = await hook('PostToolUse', id, { tool_response: FAILURE });
+      // Codex writes the call's output, with its exit code, after its PostToolUse hooks
+      appendFileSync(
+        rollout,
+        rolloutLine({
+          type: 'function_call_output',
+          call_id: id,
+          output: `Process exited with code 1\nOutput:\n${FAILURE}`,
+        }),
+      );
+      const nudge = after?.additionalContext?.split('\n')[0];
+      ctx.print(
+        `   Call ${n} Bash: ${COMMAND} -> ${nudge === undefined ? 'failed (exit code 1, read from the rollout)' : `NUDGE (a developer message in the model's next request): "${nudge}"`}`,
+      );
+      await ctx.pause();
     }
+    const copied = copyRecords(ctx, project);
+    ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task codex:<session id>`);
   },
 };
