@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { SharedLoopDetector } from '@loopguard/core';
 import { openPostgresStorage, type PostgresStorage } from '@loopguard/postgres';
 import { ThrowawayCluster } from '@loopguard/postgres/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo } from './helpers.js';
@@ -95,6 +95,10 @@ describe('loopguard serve --postgres', () => {
       '0',
     ]);
     const exited = new Promise((done) => child.on('exit', done));
+    // a failed expectation must not leave the server running: it is ended in any case
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
     expect(line).toContain(`(reading ${cluster.connectionString};`);
     const status = (await (await fetch(new URL('/status', url))).json()) as {
       page: { total: number };
