@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import { ensureCachedTool } from './npmToolCache.js';
 
 /** The Claude Code release the offline test runs (pinned). */
@@ -30,4 +31,43 @@ export function claudeEnv(apiUrl: string, home: string): Record<string, string> 
     HOME: home,
     ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
   };
+}
+
+/**
+ * One `claude -p 'Fix the bug.'` in `dir` with stream-json output, offline against the scripted API at
+ * `apiUrl` and in the home `home` (loopguard's hooks on unless `env` switches them off), as the e2e
+ * tests run it: the process's result, its stream-json lines and its `result` line.
+ * @param extraArgs - more flags for `claude` (`--model <name>`).
+ */
+export async function runClaudePrint(
+  claude: string,
+  dir: string,
+  apiUrl: string,
+  home: string,
+  options: { env?: Record<string, string>; extraArgs?: string[]; timeout?: number } = {},
+) {
+  const result = await execa(
+    claude,
+    [
+      '-p',
+      'Fix the bug.',
+      ...(options.extraArgs ?? []),
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--dangerously-skip-permissions',
+    ],
+    {
+      cwd: dir,
+      reject: false,
+      stdin: 'ignore',
+      timeout: options.timeout ?? 240_000,
+      env: { ...claudeEnv(apiUrl, home), LOOPGUARD_HOOK: '', ...options.env },
+    },
+  );
+  const lines = String(result.stdout)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { result, lines, resultLine: lines.find((line) => line.type === 'result') ?? {} };
 }

@@ -2,9 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeCode } from './claudeCode.js';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -42,32 +41,7 @@ async function claudeWithHooks(
   expect(readFileSync(settings, 'utf8')).toContain('"loopguard": {');
   const api = await startFakeAnthropicApi(script);
   try {
-    const result = await execa(
-      claude,
-      ['-p', 'Fix the bug.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 240_000,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: 'test',
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          HOME: home,
-          LOOPGUARD_HOOK: '',
-          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-          ...env,
-        },
-      },
-    );
-    const lines = String(result.stdout)
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const resultLine = lines.find((line) => line.type === 'result') ?? {};
+    const { result, resultLine } = await runClaudePrint(claude, dir, api.url, home, { env });
     const projects = join(home, '.claude', 'projects');
     const transcript = readdirSync(projects, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.jsonl'))

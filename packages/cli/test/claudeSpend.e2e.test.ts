@@ -1,11 +1,10 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { ccusageTotals } from './ccusage.js';
-import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { claudeEnv, ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, spendState } from './hookHelpers.js';
 import { loopguard, stored, tempRepo } from './runHelpers.js';
@@ -42,32 +41,9 @@ async function claudeWithBudget(config: string, path: HookPath, model = 'claude-
   expect(init.code, init.stderr).toBe(0);
   const api = await startFakeAnthropicApi(progress, { usage: { input_tokens: 100_000, output_tokens: 1 } });
   try {
-    const result = await execa(
-      claude,
-      [
-        '-p',
-        'Fix the bug.',
-        '--model',
-        model,
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--dangerously-skip-permissions',
-      ],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 240_000,
-        env: { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
-      },
-    );
-    const resultLine =
-      String(result.stdout)
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.type === 'result') ?? {};
+    const { result, resultLine } = await runClaudePrint(claude, dir, api.url, home, {
+      extraArgs: ['--model', model],
+    });
     return { dir, result, resultLine, received: api.conversations.map((c) => JSON.stringify(c)) };
   } finally {
     await api.close();

@@ -1,9 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -62,23 +61,7 @@ async function sessionWithSubagent(mode: 'command' | 'mcp', start: Start) {
     isSubagent(body.messages) ? loopingSubagent(turn) : mainThread(start)(turn),
   );
   try {
-    const result = await execa(
-      claude,
-      ['-p', 'Fix the bug.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 240_000,
-        env: { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
-      },
-    );
-    const resultLine =
-      String(result.stdout)
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.type === 'result') ?? {};
+    const { result, resultLine } = await runClaudePrint(claude, dir, api.url, home);
     const projects = join(home, '.claude', 'projects');
     const transcripts = readdirSync(projects, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.jsonl'))

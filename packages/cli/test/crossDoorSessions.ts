@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { expect } from 'vitest';
 import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
 import { filesUnder } from './agentTranscripts.js';
-import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import {
@@ -124,17 +124,7 @@ export async function recordClaudeTools(script: ClaudeToolScript): Promise<Recor
     return call === undefined ? { text: FINAL_TEXT } : call;
   });
   try {
-    const result = await execa(
-      claude,
-      ['-p', 'Fix the bug.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 300_000,
-        env: { ...claudeEnv(api.url, userHome), LOOPGUARD_HOOK: '' },
-      },
-    );
+    const { result } = await runClaudePrint(claude, dir, api.url, userHome, { timeout: 300_000 });
     return {
       hookEvents: readLines(events),
       stream: linesOf(String(result.stdout)),

@@ -10,7 +10,7 @@ import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { ensureGeminiCli } from './agentClis.js';
 import { filesUnder } from './agentTranscripts.js';
-import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { startFakeGeminiApi } from './fakeModelApis.js';
 import { bufferedIo } from './helpers.js';
@@ -55,17 +55,7 @@ async function claudeSession(
     return call === undefined ? { text: FINAL } : { tool: 'Bash', input: call };
   });
   try {
-    await execa(
-      claude,
-      ['-p', 'Fix the bug.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 240_000,
-        env: { ...claudeEnv(api.url, home), LOOPGUARD_HOOK: '' },
-      },
-    );
+    await runClaudePrint(claude, dir, api.url, home);
   } finally {
     await api.close();
   }
