@@ -29,7 +29,7 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
         if (prompt === null) throw new CliError(`run ${runId}: its saved prompt (prompt.md) is missing`);
         const lock = lockRepository(io.cwd);
         if (run.status === 'interrupted') {
-          const leftover = endLeftoverAgent(run);
+          const leftover = await endLeftoverAgent(run);
           if (leftover !== null) io.stderr(`[loopguard] ${leftover}\n`);
         }
         await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));

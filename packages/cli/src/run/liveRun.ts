@@ -1,10 +1,18 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireRunLock, liveRunOwner, type RunLock, type RunRecord } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { runDirectory } from './artifacts.js';
-import { groupMembers, newAgentToken, signalGroup, signalTagged, startWatchdog } from './processTree.js';
+import {
+  groupMembers,
+  isRunning,
+  newAgentToken,
+  signalGroup,
+  signalTagged,
+  startWatchdog,
+} from './processTree.js';
 import { stateIoError } from './stateStore.js';
 
 /** The live run of a repository, held by this process: its lock, its agents' token, its watchdog. */
@@ -46,23 +54,35 @@ function agentFile(run: RunRecord): string {
   return join(runDirectory(run.cwd, run.id), 'agent.json');
 }
 
+/** How long `endLeftoverAgent` waits for the previous agent's processes to be gone. */
+const LEFTOVER_WAIT_MS = 5000;
+/** Sweeps in a row that must find nothing left before the previous agent counts as gone. */
+const QUIET_SWEEPS = 3;
+
 /**
  * Before a run whose loopguard process died is resumed: ends whatever is left of its agent (its
- * process group and every process tagged with its token) and says what it did.
+ * process group and every process tagged with its token), and waits until it is really gone — a
+ * SIGKILLed process lives on until the kernel tears it down, and a child forked but not yet
+ * exec'd carries its token only once it execs — so the resumed agent never runs beside it.
  * @returns the line to show, or `null` when the run has no recorded agent.
  */
-export function endLeftoverAgent(run: RunRecord): string | null {
+export async function endLeftoverAgent(run: RunRecord): Promise<string | null> {
   let record: AgentRecord;
   try {
     record = JSON.parse(readFileSync(agentFile(run), 'utf8')) as AgentRecord;
   } catch {
     return null;
   }
-  const killed = new Set(signalTagged(record.token, 'SIGKILL', 10));
-  const members = record.pgid === null ? [] : groupMembers(record.pgid);
-  if (record.pgid !== null && members.length > 0) {
-    signalGroup(record.pgid, 'SIGKILL');
-    for (const pid of members) killed.add(pid);
+  const killed = new Set<number>();
+  const deadline = Date.now() + LEFTOVER_WAIT_MS;
+  for (let quiet = 0; quiet < QUIET_SWEEPS && Date.now() < deadline; ) {
+    const found = signalTagged(record.token, 'SIGKILL', 10);
+    const members = record.pgid === null ? [] : groupMembers(record.pgid);
+    if (record.pgid !== null && members.length > 0) signalGroup(record.pgid, 'SIGKILL');
+    for (const pid of [...found, ...members]) killed.add(pid);
+    const left = found.length + members.length + [...killed].filter(isRunning).length;
+    quiet = left === 0 ? quiet + 1 : 0;
+    await sleep(100);
   }
   return killed.size === 0
     ? `run ${run.id}: its previous agent is gone (checked process group ${record.pgid ?? '-'} and tagged processes)`
@@ -77,8 +97,12 @@ export function endLeftoverAgent(run: RunRecord): string | null {
 export function becomeLiveRun(lock: RunLock, run: RunRecord): LiveRun {
   const token = newAgentToken(run.id);
   lock.setOwner({ runId: run.id, pid: process.pid, agentToken: token, agentPgid: null });
-  const record = (pgid: number | null) =>
-    writeFileSync(agentFile(run), `${JSON.stringify({ token, pgid } satisfies AgentRecord)}\n`);
+  // written whole or not at all: a loopguard killed mid-write must not hide its agent from `resume`
+  const record = (pgid: number | null) => {
+    const temporary = `${agentFile(run)}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify({ token, pgid } satisfies AgentRecord)}\n`);
+    renameSync(temporary, agentFile(run));
+  };
   record(null);
   const stopWatchdog = startWatchdog(token);
   const onExit = () => signalTagged(token, 'SIGKILL');

@@ -65,20 +65,32 @@ export function signalTagged(token: string, signal: NodeJS.Signals, rounds = 5):
   return [...signalled];
 }
 
+/** `pid`'s state letter and process group from `/proc/<pid>/stat`, or `null` when it is gone. */
+function processStat(pid: number | string): { state: string; pgrp: number } | null {
+  try {
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const [state = '', , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, pgrp: Number(pgrp) };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` still runs (it exists and is not a zombie); `false` where `/proc` is missing. */
+export function isRunning(pid: number): boolean {
+  const stat = CAN_FIND_TREE ? processStat(pid) : null;
+  return stat !== null && stat.state !== 'Z';
+}
+
 /** The live (not zombie) members of process group `pgid`, from `/proc`; `[]` elsewhere. */
 export function groupMembers(pgid: number): number[] {
   if (!CAN_FIND_TREE) return [];
   const members: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
-    } catch {
-      // gone
-    }
+    const stat = processStat(entry);
+    if (stat !== null && stat.pgrp === pgid && stat.state !== 'Z') members.push(Number(entry));
   }
   return members;
 }
