@@ -52,6 +52,21 @@ export function checkOwnStateFile(path: string): void {
   if (stats !== undefined) refuseUnsafe(path, stats);
 }
 
+/**
+ * The project's `state.db` for a reader (`status`, `serve`, the status line), checked as the
+ * writers check it: the folder and the file refused when a symbolic link or another user's, so
+ * that nobody plants a database for the user to read (in `/tmp`, which a search upwards reaches).
+ * @returns the database's path, or `undefined` when there is none
+ * @throws UnsafeStateError naming the folder or file and what is wrong with it
+ */
+export function ownStateDatabase(projectDir: string): string | undefined {
+  if (ownStateFolder(projectDir, false) === undefined) return undefined;
+  const path = join(stateFolderOf(projectDir), 'state.db');
+  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+  checkOwnStateFile(path);
+  return path;
+}
+
 function refuseUnsafe(path: string, stats: Stats): void {
   const problem = stats.isSymbolicLink() ? `is a symbolic link (to ${readlinkSync(path)})` : owner(stats);
   if (problem !== undefined)

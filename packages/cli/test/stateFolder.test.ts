@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'n
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
 import { openState } from '../src/run/stateStore.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
@@ -77,6 +78,44 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `loopguard: refusing ${join(dir, '.loopguard')}: it is a symbolic link (to ${elsewhere}); loopguard keeps its state only in a folder of this user's (remove it)`,
+    );
+  });
+});
+
+describe('a planted database is never read without --db either', () => {
+  it('status refuses, in one line with exit 1, a linked state.db found by the search upwards', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    const victim = victimDatabase(elsewhere);
+    mkdirSync(join(dir, '.loopguard'));
+    symlinkSync(victim, join(dir, '.loopguard', 'state.db'));
+    const below = join(dir, 'src');
+    mkdirSync(below);
+    const result = await loopguard(below, ['status']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `loopguard: refusing ${join(dir, '.loopguard', 'state.db')}: it is a symbolic link (to ${victim}); loopguard keeps its state only in a folder of this user's (remove it)`,
+    );
+  });
+
+  it("status refuses a .loopguard of another user's above the working directory", () => {
+    const dir = tempProject();
+    openHookDatabase(dir, 1000).close();
+    const uid = process.getuid?.() ?? 0;
+    vi.spyOn(process, 'getuid').mockReturnValue(uid + 1);
+    expect(() => findStateDatabase({ cwd: join(dir, 'src'), env: {} })).toThrow(
+      new RegExp(`^refusing ${join(dir, '.loopguard')}: it belongs to another user \\(uid ${uid}\\)`),
+    );
+  });
+
+  it('finds the nearest database of this user, else the one in the home folder', () => {
+    const dir = tempProject();
+    const home = tempProject();
+    openHookDatabase(home, 1000).close();
+    expect(findStateDatabase({ cwd: dir, env: { HOME: home } })).toBe(join(home, '.loopguard', 'state.db'));
+    openHookDatabase(dir, 1000).close();
+    expect(findStateDatabase({ cwd: join(dir, 'a', 'b'), env: { HOME: home } })).toBe(
+      join(dir, '.loopguard', 'state.db'),
     );
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -84,6 +84,15 @@ describe('loopguard statusline', () => {
     mkdirSync(join(broken, '.loopguard'));
     writeFileSync(join(broken, '.loopguard', 'state.db'), 'not a database '.repeat(100));
     expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }))).toBe(
+      'loopguard: status unavailable\n',
+    );
+  });
+
+  it("never reads a state.db planted as a link (another user's database shown as this session's)", async () => {
+    const planted = mkdtempSync(join(root, 'planted-'));
+    mkdirSync(join(planted, '.loopguard'));
+    symlinkSync(join(dir, '.loopguard', 'state.db'), join(planted, '.loopguard', 'state.db'));
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: planted }))).toBe(
       'loopguard: status unavailable\n',
     );
   });

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { readBounded } from '../hook/readBounded.js';
+import { ownStateDatabase } from '../stateFolder.js';
 import { statusLine, statusLineInput } from './statusLine.js';
 
 /** Largest status-line JSON read: 1 MiB (Claude Code sends a few hundred bytes). */
@@ -23,9 +22,9 @@ export async function statuslineMain(
     const text = await readBounded(stdin, MAX_INPUT_BYTES);
     const input = text === undefined ? undefined : statusLineInput(text, env);
     if (input !== undefined) {
-      const path = join(input.projectDir, '.loopguard', 'state.db');
+      const path = ownStateDatabase(input.projectDir);
       // No database yet: the hooks write it on the session's first tool call.
-      if (!existsSync(path)) line = 'loopguard: watching';
+      if (path === undefined) line = 'loopguard: watching';
       else {
         const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
         try {
@@ -36,7 +35,7 @@ export async function statuslineMain(
       }
     }
   } catch {
-    // An older schema, a locked or foreign file: the line says so, the status line keeps working.
+    // An older schema, a locked, foreign or planted file: the line says so, the status line keeps working.
   }
   write(`${line}\n`);
   return 0;
