@@ -1,6 +1,7 @@
 import { ERROR_LINE, SKIPPED_LINE } from '../signatures/errorSignature.js';
 import { hasHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
+import { canonicalSetOrder } from './setOrder.js';
 
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
@@ -75,7 +76,7 @@ export function keyLines(output: string): string {
   return found.join('\n');
 }
 
-/** A line with its noise masked (see {@link NOISE}). */
+/** A line with its noise masked (see {@link NOISE}), its printed sets in one order (`canonicalSetOrder`). */
 export function maskNoise(line: string): string {
   const hasDigit = ANY_DIGIT.test(line);
   let masked = line;
@@ -85,7 +86,7 @@ export function maskNoise(line: string): string {
     if (hexRun !== undefined && !hasHexRun(masked, hexRun)) continue;
     masked = masked.replace(pattern, mask);
   }
-  return masked;
+  return canonicalSetOrder(masked);
 }
 
 /** Characters of a change read for its words (as many as an action is classified on). */

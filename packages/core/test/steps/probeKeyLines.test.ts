@@ -194,6 +194,29 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     expect(detections(feed(makeStepDetector().detector, moved)).map((v) => v.action)).toEqual(['nudge']);
   });
 
+  it('a set printed in another order is the same result: the order of a set is noise', () => {
+    // Python prints a set in its hash order, which changes from one process to the next.
+    const orders = ['{y, x}', '{x, y}'];
+    const steps = (sets: string[]) => [
+      ...s.run('python reproduce.py', `AssertionError: '${sets[0]}' != "{Sym('y'), Sym('x')}"`, true),
+      ...[1, 2, 3, 4].flatMap((i) => [
+        ...s.edit(i),
+        ...s.run(
+          'python reproduce.py',
+          `AssertionError: '${sets[i % sets.length]}' != "{Sym('y'), Sym('x')}"`,
+          true,
+        ),
+      ]),
+    ];
+    expect(detections(feed(makeStepDetector().detector, steps(orders))).map((v) => v.action)).toEqual([
+      'nudge',
+      'stop',
+    ]);
+    // The set itself changes each round: progress.
+    const moving = steps(['{x}', '{x, y}', '{x, y, z}', '{y}', '{z}']);
+    expect(detections(feed(makeStepDetector().detector, moving))).toEqual([]);
+  });
+
   it('the verdict ceiling: the same error after every change, whatever else the run printed, is a loop', () => {
     // A script that catches the error and prints it next to values that differ each round.
     const output = (i: number) => `checked ${i * 7} rows\nCaught: ValueError: bad input`;
