@@ -73,8 +73,21 @@ export function keyLines(output: string): string {
     }
     start = end + 1;
   }
+  // A stack overflow is one result wherever the limit struck (see STACK_OVERFLOW).
+  const last = found[found.length - 1];
+  if (last !== undefined && STACK_OVERFLOW.test(last)) return STACK_OVERFLOW_KEY;
   return found.join('\n');
 }
+
+/**
+ * A run that ends in a stack overflow: the depth limit strikes at whatever frame the recursion has
+ * reached, so the message's tail (`while calling a Python object`, `in comparison`) and the errors
+ * raised while the stack unwinds (a cache's `KeyError`s) vary from run to run of one unchanged
+ * program. Its key is the overflow alone.
+ */
+const STACK_OVERFLOW =
+  /^(?:RecursionError: maximum recursion depth exceeded|(?:java\.lang\.)?StackOverflowError|RangeError: Maximum call stack size exceeded)/;
+const STACK_OVERFLOW_KEY = 'stack overflow';
 
 /** A line with its noise masked (see {@link NOISE}), its printed sets in one order (`canonicalSetOrder`). */
 export function maskNoise(line: string): string {

@@ -217,6 +217,39 @@ describe.each(Object.entries(shapes))('probe results by their key line, inputs a
     expect(detections(feed(makeStepDetector().detector, moving))).toEqual([]);
   });
 
+  it('a stack overflow is one result wherever the limit struck: its tail and the errors while unwinding vary', () => {
+    const overflow = (i: number) =>
+      [
+        'Traceback (most recent call last):',
+        ...(i % 2 === 0
+          ? []
+          : [
+              "KeyError: 'finite'",
+              '',
+              'During handling of the above exception, another exception occurred:',
+              '',
+            ]),
+        `  File "/w/repo/pkg/core.py", line ${40 + i}, in step${i}`,
+        `RecursionError: maximum recursion depth exceeded${i % 3 === 1 ? ' while calling a Python object' : ''}`,
+      ].join('\n');
+    const steps = [
+      ...s.run('python reproduce.py', overflow(0), true),
+      ...[1, 2, 3, 4].flatMap((i) => [...s.edit(i), ...s.run('python reproduce.py', overflow(i), true)]),
+    ];
+    const actions = detections(feed(makeStepDetector().detector, steps)).map((v) => v.action);
+    expect(actions[0]).toBe('nudge');
+    expect(actions).toContain('stop');
+    // The recursion ends and another error shows after the same rounds: progress, never a stop.
+    const fixed = [
+      ...steps.slice(0, 6),
+      ...s.edit(3),
+      ...s.run('python reproduce.py', 'ValueError: bad row', true),
+      ...s.edit(4),
+      ...s.run('python reproduce.py', 'ValueError: bad row in col 2', true),
+    ];
+    expect(detections(feed(makeStepDetector().detector, fixed))).toEqual([]);
+  });
+
   it('the verdict ceiling: the same error after every change, whatever else the run printed, is a loop', () => {
     // A script that catches the error and prints it next to values that differ each round.
     const output = (i: number) => `checked ${i * 7} rows\nCaught: ValueError: bad input`;
