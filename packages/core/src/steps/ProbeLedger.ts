@@ -17,7 +17,7 @@ import {
   restoredRecord,
 } from './probeRecord.js';
 import { verdictRound } from './probeVerdict.js';
-import { RECHECK_PROBE, ReadRechecks, recheckProbe } from './readRechecks.js';
+import { ReadRechecks } from './readRechecks.js';
 import { cleanEvidence, type StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
@@ -74,10 +74,6 @@ export class ProbeLedger implements SnapshotPart {
    * Returns (and keeps as {@link latest}) what the turn did.
    */
   record(step: number, run: ProbeRun | undefined, informative: boolean, evidence: StepEvidence): ProbeUpdate {
-    // A read run again of files the agent did not edit is a look at the result of its changes: a
-    // probe of its own, whose same result after a change is a round like any probe's.
-    const recheck =
-      run !== undefined && run.readKey !== '' && this.teaches(run) && this.rechecks.has(run.readKey);
     if (run === undefined || run.probe === '') {
       const learned = informative && run !== undefined && this.teaches(run);
       if (learned) this.learned++;
@@ -85,7 +81,6 @@ export class ProbeLedger implements SnapshotPart {
       this.latest = learned || news ? { ...NO_UPDATE, learned, news } : NO_UPDATE;
     }
     if (run === undefined) return this.latest;
-    if (recheck) return this.recordRun(step, recheckProbe(run), evidence);
     if (run.change) this.recordChange(step, run, evidence);
     if (run.probe === '') return this.latest;
     return this.recordRun(step, run, evidence);
@@ -244,7 +239,7 @@ export class ProbeLedger implements SnapshotPart {
     this.news++;
     // The probe run last was not where the result shows (a build whose log never changes): its
     // rounds start again.
-    const last = [...this.probes].reverse().find(([key]) => !key.startsWith(RECHECK_PROBE))?.[1];
+    const last = [...this.probes.values()].pop();
     if (last !== undefined) {
       last.staleRounds = 0;
       last.blindRounds = 0;

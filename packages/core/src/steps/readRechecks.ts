@@ -25,11 +25,6 @@ export class ReadRechecks implements SnapshotPart {
     return (typeof stored === 'number' ? stored : stored()) !== result;
   }
 
-  /** Whether the read `key` ran before (its latest result is remembered). */
-  has(key: string): boolean {
-    return this.reads.has(key);
-  }
-
   /** The reads' latest results. */
   snapshot(): SnapshotJson {
     return [...this.reads].map(([key, r]) => [
@@ -47,26 +42,3 @@ export class ReadRechecks implements SnapshotPart {
 }
 
 const stateSchema = z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS);
-
-/** The identity of a read run again as a probe: `read ` and the read's own identity. */
-export const RECHECK_PROBE = 'read ';
-
-/**
- * A read run again as a probe of its own (see {@link ProbeLedger}): its result is the read's text,
- * noise masked. A look at what the changes produced (the rebuilt page grepped after each build, the
- * written file printed after each run) says whether the changes worked, as a probe's output does.
- *
- * @example recheckProbe(run).probe // 'read grep -c title _build/index.html'
- */
-export function recheckProbe(run: ProbeRun): ProbeRun {
-  const result = run.readResult();
-  const key = String(result);
-  return {
-    ...run,
-    probe: RECHECK_PROBE + run.readKey,
-    label: run.readKey.length > 120 ? `${run.readKey.slice(0, 119)}…` : run.readKey,
-    result,
-    key: () => key,
-    verdict: () => 0,
-  };
-}
