@@ -9,9 +9,14 @@ describe('canonicalSetOrder', () => {
   });
 
   it('keeps tuples and quoted commas whole', () => {
-    expect(canonicalSetOrder('{(3, 4), (1, 2)}')).toBe('{(1, 2), (3, 4)}');
-    expect(canonicalSetOrder('{(1, 4), (3, 2)}')).not.toBe(canonicalSetOrder('{(1, 2), (3, 4)}'));
+    expect(canonicalSetOrder("{('b', 2), ('a', 1)}")).toBe("{('a', 1), ('b', 2)}");
+    expect(canonicalSetOrder("{('a', 2), ('b', 1)}")).not.toBe(canonicalSetOrder("{('a', 1), ('b', 2)}"));
     expect(canonicalSetOrder(`{'b, c', 'a'}`)).toBe(`{'a', 'b, c'}`);
+  });
+
+  it("leaves a set of numbers as it is: numbers hash to themselves, their order is the program's", () => {
+    expect(canonicalSetOrder('{3, 1, 2}')).toBe('{3, 1, 2}');
+    expect(canonicalSetOrder('{-1.5, 2e3, 0}')).toBe('{-1.5, 2e3, 0}');
   });
 
   it('leaves dicts, a set that changed and text without sets as they are', () => {
