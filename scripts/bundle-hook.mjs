@@ -37,13 +37,6 @@ await build({
   output: { file: `${outDir}/hook.cjs`, format: 'cjs', codeSplitting: false },
 });
 
-// Claude Code's status line runs after every reply: one file too (dist/bundle/statusline.cjs).
-await build({
-  ...options,
-  input: `${cli}dist/statusline/statuslineMain.js`,
-  output: { file: `${outDir}/statusline.cjs`, format: 'cjs', codeSplitting: false },
-});
-
 // A snapshot holds no native addon, and the builder runs no module from a file: better-sqlite3's
 // JavaScript is bundled in, and what it would find with `bindings` (its addon, found from its own
 // place on first use) is found once, when the snapshot is built (in place, see
@@ -67,6 +60,24 @@ module.exports = () => {
 };`
       : undefined,
 };
+// Claude Code's status line runs after every reply: one file too (dist/bundle/statusline.cjs),
+// better-sqlite3's JavaScript bundled in and its addon loaded without `bindings`' search (≈ 12 ms
+// of CPU a call, docs/benchmarks.md), and run by node itself when it is the main module: `init`
+// writes `node …/statusline.cjs` as the command, which skips bin.js and node's ES module loader.
+await build({
+  ...options,
+  input: `${cli}dist/statusline/statuslineMain.js`,
+  external: ['@pydantic/genai-prices'],
+  plugins: [addonAtBuild],
+  output: {
+    file: `${outDir}/statusline.cjs`,
+    format: 'cjs',
+    codeSplitting: false,
+    footer:
+      'if (require.main === module) module.exports.statuslineMain().then((code) => { process.exitCode = code; });',
+  },
+});
+
 await build({
   ...options,
   input: `${cli}dist/hook/hookSnapshot.js`,

@@ -111,7 +111,7 @@ describe('loopguard status', () => {
     );
     expectOneLineError(
       await run(['status']),
-      `no loopguard database in ${cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url>`,
+      `no loopguard database in ${cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file); the demo wrote --db .loopguard/demo.db`,
     );
     expectOneLineError(
       await run(['status', '--db', db, '--cursor', 'nonsense']),

@@ -1,9 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempProject } from './hookHelpers.js';
-import { loopguard } from './runHelpers.js';
+import { bin, loopguard } from './runHelpers.js';
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 /** Every loopguard hook entry of a settings file (none when there is no file). */
@@ -169,10 +177,29 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     );
     const replaced = await run(['init', 'claude', '--status-line', '--replace']);
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(read(settings).statusLine.command).toMatch(/(loopguard|bin\.js)'? statusline$/);
+    // node runs the bundled status line itself (no bin.js), and the command works as Claude Code runs it
+    const command = read(settings).statusLine.command;
+    expect(command).toBe(
+      `'${process.execPath}' '${join(realpathSync(dirname(bin)), 'bundle', 'statusline.cjs')}'`,
+    );
+    expect(
+      execFileSync('sh', ['-c', command], {
+        input: JSON.stringify({ session_id: 's', cwd: dir }),
+        encoding: 'utf8',
+      }),
+    ).toBe('loopguard: watching\n');
     expect(replaced.stdout).toContain('status line replaced by loopguard statusline (--replace)');
     const again = await run(['init', 'claude', '--status-line']);
     expect(again.stdout).toContain('loopguard hooks already installed');
+    // what an older init wrote (loopguard's bin, then statusline) is loopguard's: set anew, not kept as the user's
+    const older = readFileSync(settings, 'utf8').replace(
+      JSON.stringify(command).slice(1, -1),
+      `'${bin}' statusline`,
+    );
+    writeFileSync(settings, older);
+    const upgraded = await run(['init', 'claude', '--status-line']);
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    expect(read(settings).statusLine.command).toBe(command);
     const removed = await run(['init', 'claude', '--remove']);
     expect(removed.code, removed.stderr).toBe(0);
     expect(read(settings).statusLine).toBeUndefined();

@@ -117,6 +117,19 @@ describe('the packages as published', () => {
         [0, ''],
       ]);
       expect(viaSnapshot.map(({ stdout }) => stdout).join('')).toContain('additionalContext');
+      // the status line init sets is node running the installed bundle, and it reads the sessions
+      run(['init', 'claude', '--command-hooks', '--status-line']);
+      const statusLine: string = JSON.parse(readFileSync(join(app, '.claude', 'settings.json'), 'utf8'))
+        .statusLine.command;
+      expect(statusLine).toContain('/node_modules/@loopguard/cli/dist/bundle/statusline.cjs');
+      expect(
+        execFileSync('/bin/sh', ['-c', statusLine], {
+          cwd: app,
+          input: JSON.stringify({ session_id: 's1', cwd: app }),
+          encoding: 'utf8',
+          env: userEnv,
+        }),
+      ).toMatch(/^loopguard: running, 3 tool calls ran, 1 nudge\n$/);
 
       const again = execFileSync('bash', ['scripts/install.sh'], {
         cwd: root,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,25 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
   return blob === undefined
     ? `${defaultHookCommand()} hook ${agent}`
     : snapshotHookCommand(argv, blob, agent);
+}
+
+/**
+ * The status-line command `init` writes: `--command`'s, else node running loopguard's bundled
+ * status line (`dist/bundle/statusline.cjs`, which runs itself as the main module: no bin.js, no ES
+ * module loader, after every reply), else `loopguard statusline` when it was not built.
+ */
+function statusLineCommandOf(command: string | undefined): string {
+  if (command !== undefined) return `${command} statusline`;
+  const [node, bin] = loopguardArgv();
+  let bundle: string;
+  try {
+    bundle = join(dirname(realpathSync(bin)), 'bundle', 'statusline.cjs');
+  } catch {
+    return `${defaultHookCommand()} statusline`;
+  }
+  return existsSync(bundle)
+    ? `${shellQuote(node)} ${shellQuote(bundle)}`
+    : `${defaultHookCommand()} statusline`;
 }
 
 /**
@@ -220,7 +239,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     agent === 'claude' && (options.remove || options.statusLine)
       ? withStatusLine(
           next,
-          options.remove ? undefined : `${options.command ?? defaultHookCommand()} statusline`,
+          options.remove ? undefined : statusLineCommandOf(options.command),
           options.replace === true,
         )
       : { settings: next, change: agent === 'claude' ? ('offer' as const) : ('none' as const) };

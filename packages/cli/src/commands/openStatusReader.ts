@@ -130,10 +130,15 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (section !== undefined && url !== undefined)
     return openPostgres(url, flags.schema ?? configString(section, 'schema'));
   const found = findStateDatabase(io);
-  if (found === undefined)
+  if (found === undefined) {
+    // the demo keeps its own database, apart from the one the hooks and `run` write
+    const demo = existsSync(join(io.cwd, '.loopguard', 'demo.db'))
+      ? '; the demo wrote --db .loopguard/demo.db'
+      : '';
     throw new CliError(
-      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file)`,
+      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
     );
+  }
   return openSqlite(found, io);
 }
 

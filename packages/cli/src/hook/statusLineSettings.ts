@@ -1,9 +1,16 @@
 import { appendProperty, memberValue, removeMember } from './jsonText.js';
 import { type SettingsText, withText } from './settingsText.js';
 
-/** Whether `command` is a `loopguard statusline` that `init` wrote (loopguard's bin, then `statusline`). */
+/**
+ * Whether `command` is a status line that `init` wrote: loopguard's bin then `statusline`, or node
+ * running loopguard's bundled `statusline.cjs`.
+ */
 function isOurs(command: unknown): boolean {
-  return typeof command === 'string' && /(loopguard|bin\.js)'?\s+statusline\s*$/.test(command);
+  return (
+    typeof command === 'string' &&
+    (/(loopguard|bin\.js)'?\s+statusline\s*$/.test(command) ||
+      /\/bundle\/statusline\.cjs'?\s*$/.test(command))
+  );
 }
 
 /** What {@link withStatusLine} did to Claude Code's `statusLine`, for `init` to say. */
