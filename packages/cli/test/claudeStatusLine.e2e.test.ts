@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,7 +7,7 @@ import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { seedClaudeHome, startTmuxPane } from './claudeTui.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState } from './hookHelpers.js';
-import { bin, loopguard, tempRepo } from './runHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
 
 // Claude Code runs a `statusLine` command only in its interactive screen (not with -p): the real
 // Claude Code runs here in a tmux pane, offline against a scripted Messages API on 127.0.0.1, in a
@@ -41,12 +41,10 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
   it("shows the session's tool calls, its nudge, then its stop at its call: the line status --session prints", async () => {
     const { dir } = tempRepo('');
     const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
-    const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
+    // the status line as a user sets it: init writes node running the bundled status line
+    const init = await loopguard(dir, ['init', 'claude', '--status-line'], { HOME: home });
     expect(init.code, init.stderr).toBe(0);
-    const settingsFile = join(dir, '.claude', 'settings.json');
-    const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
-    settings.statusLine = { type: 'command', command: `'${process.execPath}' '${bin}' statusline` };
-    writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    expect(init.stdout).toContain('status line set: loopguard statusline');
 
     // The model calls the same failing command each turn; its reply after the n-th call is held
     // until the test has read the status line that call left.
