@@ -75,4 +75,41 @@ describe('scan of a Claude Code stream-json log', () => {
     expect(await runCli(['scan', file], terminal), terminal.err()).toBe(EXIT_CODES.ok);
     expect(terminal.out()).not.toContain('is unknown');
   });
+
+  it("reads a subagent's calls as its run's, as in a transcript: four subagents failing once each are no loop of the session", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-stream-'));
+    const file = join(dir, 'output.log');
+    const subagents = ['task-a', 'task-b', 'task-c', 'task-d'].flatMap((parent) => [
+      {
+        type: 'assistant',
+        parent_tool_use_id: parent,
+        message: {
+          content: [{ type: 'tool_use', id: `${parent}-1`, name: 'Bash', input: { command: 'npm test' } }],
+        },
+      },
+      {
+        type: 'user',
+        parent_tool_use_id: parent,
+        message: {
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: `${parent}-1`,
+              content: 'Error: expected 2, got 3',
+              is_error: true,
+            },
+          ],
+        },
+      },
+    ]);
+    const log = streamLog(2).split('\n');
+    writeFileSync(
+      file,
+      [...log.slice(0, -2), ...subagents.map((line) => JSON.stringify(line)), ...log.slice(-2)].join('\n'),
+    );
+    const io = bufferedIo({ cwd: dir, env: { HOME: dir, NO_COLOR: '1' } });
+    expect(await runCli(['scan', file, '--json'], io), io.err()).toBe(EXIT_CODES.ok);
+    const [session] = (JSON.parse(io.out()) as ScanReport).sessions;
+    expect(session).toMatchObject({ toolCalls: 2, loops: [] });
+  });
 });

@@ -48,7 +48,8 @@ export class StepStreamWatcher {
   readonly spendVerdicts: SpendVerdict[] = [];
   private readonly controller = new AbortController();
   private readonly parser: StepLineParser;
-  private readonly detector: StepLoopDetector;
+  /** The agent's own run's detector, then one for each subagent (`parser.subagent`), by its id. */
+  private readonly detectors = new Map<string | null, StepLoopDetector>();
   private pending = '';
 
   /**
@@ -57,11 +58,11 @@ export class StepStreamWatcher {
    */
   constructor(
     format: AgentStreamFormat,
-    runId: string,
+    private readonly runId: string,
     private readonly spend?: { guard: RunSpend; task: string | null },
   ) {
     this.parser = PARSERS[format]();
-    this.detector = new StepLoopDetector({ runId });
+    this.detectors.set(null, new StepLoopDetector({ runId }));
     this.stopSignal = this.controller.signal;
   }
 
@@ -116,9 +117,21 @@ export class StepStreamWatcher {
     }
   }
 
+  /** A subagent's run is judged apart from the session's: a loop of either stops the iteration. */
+  private detectorOf(subagent: string | null): StepLoopDetector {
+    let detector = this.detectors.get(subagent);
+    if (detector === undefined) {
+      detector = new StepLoopDetector({ runId: `${this.runId}:${subagent}` });
+      this.detectors.set(subagent, detector);
+    }
+    return detector;
+  }
+
   private judge(steps: Step[]): void {
+    if (steps.length === 0) return;
+    const detector = this.detectorOf(this.parser.subagent ?? null);
     for (const step of steps) {
-      const verdict = this.detector.observe(step);
+      const verdict = detector.observe(step);
       if (verdict.action === 'nudge' && verdict.message !== null) this.nudges.push(verdict.message);
       if (verdict.action === 'stop') {
         this.stopVerdict = verdict;

@@ -60,7 +60,10 @@ export class StreamParser implements TranscriptParser {
   }
 
   push(record: Record<string, unknown>, line: string): TranscriptRead {
-    const steps = this.lines.push(line);
+    // a subagent's steps are its run's, not the session's (as a sidechain in a transcript); its
+    // replies' tokens are the session's spend
+    const read = this.lines.push(line);
+    const steps = (this.lines.subagent ?? null) === null ? read : [];
     if (this.usage === undefined) return steps.length === 0 ? NOTHING : { steps, tokens: 0 };
     noteEvent(this.meta, record);
     const usage = this.usage(record, 0).filter(

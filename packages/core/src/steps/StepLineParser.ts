@@ -17,6 +17,13 @@ export interface StepLineParser {
    * the turn's last word). Absent: nothing is ever held.
    */
   end?(): Step[];
+  /**
+   * The run the steps of the last {@link push} belong to: the id of the tool call that started a
+   * subagent (Claude Code's `parent_tool_use_id`), or `null` (or absent: the format has none) for
+   * the agent's own run. A subagent's tool calls interleave with the session's in one stream; each
+   * run is judged apart, as the hooks and `scan` judge them.
+   */
+  readonly subagent?: string | null;
 }
 
 /**

@@ -152,6 +152,41 @@ describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () =
   });
 });
 
+describe('ClaudeStreamJsonParser: subagents', () => {
+  const call = (id: string, command: string, parent: string | null) =>
+    JSON.stringify({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
+      parent_tool_use_id: parent,
+    });
+  const result = (id: string, output: string, parent: string | null) =>
+    JSON.stringify({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
+      parent_tool_use_id: parent,
+    });
+
+  it("names the run each line's steps belong to: a subagent by the Task call that started it, else null", () => {
+    const parser = new ClaudeStreamJsonParser();
+    expect(parser.push(call('t1', 'ls', null))).toEqual([
+      { type: 'action', tool: 'Bash', input: { command: 'ls' } },
+    ]);
+    expect(parser.subagent).toBeNull();
+    expect(parser.push(call('s1', 'cat a.py', 'task-a'))).toHaveLength(1);
+    expect(parser.subagent).toBe('task-a');
+    expect(parser.push(result('s1', 'print(1)', 'task-a'))).toEqual([
+      { type: 'observation', tool: 'Bash', output: 'print(1)' },
+    ]);
+    expect(parser.subagent).toBe('task-a');
+    expect(parser.push(result('t1', 'a.py', null))).toEqual([
+      { type: 'observation', tool: 'Bash', output: 'a.py' },
+    ]);
+    expect(parser.subagent).toBeNull();
+    expect(parser.push('{"type":"system","subtype":"init"}')).toEqual([]);
+    expect(parser.subagent).toBeNull();
+  });
+});
+
 describe('GeminiStreamJsonParser (recorded --output-format stream-json, Gemini CLI 0.61.0)', () => {
   it('maps tool uses and results (status error as a failure) and joins message pieces', () => {
     // the text before a tool call is narration no hook sees: only the turn's last text is a message
