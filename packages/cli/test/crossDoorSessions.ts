@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -14,6 +14,7 @@ import {
   startFakeGeminiApi,
   startFakeResponsesApi,
 } from './fakeModelApis.js';
+import { runGeminiPrint } from './geminiCli.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
 /**
@@ -142,15 +143,6 @@ export async function recordGemini(script: ShellScript): Promise<RecordedSession
   const userHome = home('loopguard-xdoor-gemini-');
   const events = join(userHome, 'events.jsonl');
   await installRecorder(dir, 'gemini', events);
-  mkdirSync(join(userHome, '.gemini'));
-  writeFileSync(
-    join(userHome, '.gemini', 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      privacy: { usageStatisticsEnabled: false },
-      hooksConfig: { enabled: true },
-    }),
-  );
   const api = await startFakeGeminiApi((turn) => {
     const call = script(turn);
     return [
@@ -158,33 +150,10 @@ export async function recordGemini(script: ShellScript): Promise<RecordedSession
     ];
   });
   try {
-    const result = await execa(
-      process.execPath,
-      [
-        gemini,
-        '-p',
-        'Fix the bug.',
-        '--output-format',
-        'stream-json',
-        '--yolo',
-        '--model',
-        'gemini-scripted',
-      ],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 300_000,
-        env: {
-          HOME: userHome,
-          GEMINI_API_KEY: 'test',
-          GOOGLE_GEMINI_BASE_URL: api.url,
-          GEMINI_CLI_TRUST_WORKSPACE: 'true',
-          LOOPGUARD_HOOK: '',
-          NO_COLOR: '1',
-        },
-      },
-    );
+    const { result } = await runGeminiPrint(gemini, dir, api.url, userHome, {
+      model: 'gemini-scripted',
+      timeout: 300_000,
+    });
     return {
       hookEvents: readLines(events),
       stream: linesOf(String(result.stdout)),

@@ -35,3 +35,59 @@ export async function ensureGeminiCli(): Promise<string> {
   }
   return entry;
 }
+
+/**
+ * One `gemini -p 'Fix the bug.'` in `dir` with stream-json output and `--yolo`, offline against the
+ * scripted API at `apiUrl`, in the home `home` (its `.gemini/settings.json` written: API-key auth,
+ * the hooks system on, no usage statistics), loopguard's hooks on: the process's result and its
+ * stream-json events, as the e2e tests run it.
+ * @param options.model - `--model <name>` (default: none, Gemini CLI's own).
+ */
+export async function runGeminiPrint(
+  gemini: string,
+  dir: string,
+  apiUrl: string,
+  home: string,
+  options: { model?: string; timeout?: number } = {},
+) {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      hooksConfig: { enabled: true },
+    }),
+  );
+  const result = await execa(
+    process.execPath,
+    [
+      gemini,
+      '-p',
+      'Fix the bug.',
+      ...(options.model === undefined ? [] : ['--model', options.model]),
+      '--output-format',
+      'stream-json',
+      '--yolo',
+    ],
+    {
+      cwd: dir,
+      reject: false,
+      stdin: 'ignore',
+      timeout: options.timeout ?? 240_000,
+      env: {
+        HOME: home,
+        GEMINI_API_KEY: 'test',
+        GOOGLE_GEMINI_BASE_URL: apiUrl,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        LOOPGUARD_HOOK: '',
+        NO_COLOR: '1',
+      },
+    },
+  );
+  const events = String(result.stdout)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { result, events };
+}

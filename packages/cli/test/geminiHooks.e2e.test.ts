@@ -1,10 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
-import { ensureGeminiCli } from './geminiCli.js';
+import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
@@ -30,47 +29,15 @@ async function geminiWithHooks(script: (turn: number) => GeminiTurn, run: Gemini
   // the CLI runs entries that carry loopguard's marker (an extra key in the hook entry)
   expect(readFileSync(join(dir, '.gemini', 'settings.json'), 'utf8')).toContain('"loopguard": {');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
-  mkdirSync(join(home, '.gemini'));
-  // API-key auth, and the hooks system on (its default in 0.61.0, set so that the test says it).
-  writeFileSync(
-    join(home, '.gemini', 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      hooksConfig: { enabled: true },
-    }),
-  );
   const api = await startFakeGeminiApi(script, run.usage === undefined ? {} : { usage: run.usage });
   try {
-    const result = await execa(
-      process.execPath,
-      [
-        gemini,
-        '-p',
-        'Fix the bug.',
-        ...(run.model === undefined ? [] : ['--model', run.model]),
-        '--output-format',
-        'stream-json',
-        '--yolo',
-      ],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 240_000,
-        env: {
-          HOME: home,
-          GEMINI_API_KEY: 'test-key',
-          GOOGLE_GEMINI_BASE_URL: api.url,
-          GEMINI_CLI_TRUST_WORKSPACE: 'true',
-          LOOPGUARD_HOOK: '',
-          NO_COLOR: '1',
-        },
-      },
+    const { result, events } = await runGeminiPrint(
+      gemini,
+      dir,
+      api.url,
+      home,
+      run.model === undefined ? {} : { model: run.model },
     );
-    const events = String(result.stdout)
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
     return { dir, result, events, received: api.conversations.map((c) => JSON.stringify(c)) };
   } finally {
     await api.close();

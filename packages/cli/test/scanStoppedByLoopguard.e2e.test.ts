@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { openStatusReader } from '../src/commands/openStatusReader.js';
 import { serveDashboard } from '../src/commands/serveDashboard.js';
@@ -13,6 +12,7 @@ import { filesUnder } from './agentTranscripts.js';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { startFakeGeminiApi } from './fakeModelApis.js';
+import { runGeminiPrint } from './geminiCli.js';
 import { bufferedIo } from './helpers.js';
 import { hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -69,15 +69,6 @@ async function geminiSession(script: Shell): Promise<{ dir: string; transcript: 
   const home = mkdtempSync(join(tmpdir(), 'loopguard-scan-stopped-'));
   const init = await loopguard(dir, ['init', 'gemini', '--project']);
   expect(init.code, init.stderr).toBe(0);
-  mkdirSync(join(home, '.gemini'));
-  writeFileSync(
-    join(home, '.gemini', 'settings.json'),
-    JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      privacy: { usageStatisticsEnabled: false },
-      hooksConfig: { enabled: true },
-    }),
-  );
   const api = await startFakeGeminiApi((turn) => {
     const call = script(turn);
     return [
@@ -85,33 +76,7 @@ async function geminiSession(script: Shell): Promise<{ dir: string; transcript: 
     ];
   });
   try {
-    await execa(
-      process.execPath,
-      [
-        gemini,
-        '-p',
-        'Fix the bug.',
-        '--output-format',
-        'stream-json',
-        '--yolo',
-        '--model',
-        'gemini-scripted',
-      ],
-      {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 300_000,
-        env: {
-          HOME: home,
-          GEMINI_API_KEY: 'test',
-          GOOGLE_GEMINI_BASE_URL: api.url,
-          GEMINI_CLI_TRUST_WORKSPACE: 'true',
-          LOOPGUARD_HOOK: '',
-          NO_COLOR: '1',
-        },
-      },
-    );
+    await runGeminiPrint(gemini, dir, api.url, home, { model: 'gemini-scripted', timeout: 300_000 });
   } finally {
     await api.close();
   }
