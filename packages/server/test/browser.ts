@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, installed by `.ci/run` (`apt-get install -y chromium`). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -37,4 +37,23 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new page of `context` that notes what a person would see go wrong: a dialog (dismissed), an
+ * uncaught error, an error in the console. A test expects `problems` to stay empty.
+ * @example const { page, problems } = await watchedPage(context); … expect(problems).toEqual([]);
+ */
+export async function watchedPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const problems: string[] = [];
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  return { page, problems };
 }

@@ -2,7 +2,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchedPage } from './browser.js';
 import { causeBlockedSpin, causeRevisit, STORE_KINDS, type TestStore, useStores } from './stores.js';
 
 let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -22,16 +22,7 @@ afterAll(async () => {
   await browser?.close();
 });
 beforeEach(async () => {
-  problems = [];
-  page = await context.newPage();
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
+  ({ page, problems } = await watchedPage(context));
 });
 afterEach(async () => {
   await page?.close();
