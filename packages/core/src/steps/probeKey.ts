@@ -6,6 +6,12 @@ import { fingerprintedText } from './fingerprint.js';
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
 /** Whether a text has a line that may be a key line (a cheap first test; {@link keyLines} decides). */
 export const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
+/**
+ * Words of which every key line holds one (each form of {@link SUMMARY_LINE} and `ERROR_LINE` has
+ * one of them): a line without any is not tested. One search of the text finds the lines worth
+ * testing, where testing every line against `ERROR_LINE` was most of a failed probe's cost.
+ */
+const KEY_LINE_HINT = /Error|Exception|FAIL|Failed|ERR!|error|panic:|E\s\s|failed|passed|failure/g;
 /** Key lines kept per result. */
 const MAX_KEY_LINES = 8;
 /** Characters kept per key line. */
@@ -61,16 +67,19 @@ const ANY_DIGIT = /\d/;
 export function keyLines(output: string): string {
   const text = fingerprintedText(output);
   const found: string[] = [];
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
+  // Only the lines with a hint are tested, each once, from its start: the leftmost hint of a line
+  // is found first, and the search goes on at the next line.
+  KEY_LINE_HINT.lastIndex = 0;
+  for (let hint = KEY_LINE_HINT.exec(text); hint !== null; hint = KEY_LINE_HINT.exec(text)) {
+    const start = text.lastIndexOf('\n', hint.index) + 1;
+    let end = text.indexOf('\n', hint.index);
     if (end === -1) end = text.length;
     const line = text.slice(start, Math.min(end, start + 4 * KEY_LINE_CHARS)).trim();
     if (line !== '' && (SUMMARY_LINE.test(line) || (ERROR_LINE.test(line) && !SKIPPED_LINE.test(line)))) {
       found.push(maskNoise(line.slice(0, KEY_LINE_CHARS)));
       if (found.length > MAX_KEY_LINES) found.shift();
     }
-    start = end + 1;
+    KEY_LINE_HINT.lastIndex = end + 1;
   }
   return found.join('\n');
 }
@@ -99,10 +108,10 @@ const WORD = /[A-Za-z_]\w{2,}/g;
  */
 export function typedWords(text: string): string[] {
   const words = new Set<string>();
-  if (text.length > TYPED_TEXT) text = text.slice(0, TYPED_TEXT);
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null && words.size < MAX_TYPED_WORDS; m = WORD.exec(text)) {
-    words.add(m[0]);
+  // `match` gives the words alone: no match object per word.
+  for (const word of (text.length > TYPED_TEXT ? text.slice(0, TYPED_TEXT) : text).match(WORD) ?? []) {
+    if (words.size >= MAX_TYPED_WORDS) break;
+    words.add(word);
   }
   return [...words];
 }
