@@ -1,4 +1,4 @@
-import { ERROR_LINE, SKIPPED_LINE } from '../signatures/errorSignature.js';
+import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../signatures/errorSignature.js';
 import { hasHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
 
@@ -7,11 +7,11 @@ export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
 /** Whether a text has a line that may be a key line (a cheap first test; {@link keyLines} decides). */
 export const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
 /**
- * Words of which every key line holds one (each form of {@link SUMMARY_LINE} and `ERROR_LINE` has
- * one of them): a line without any is not tested. One search of the text finds the lines worth
- * testing, where testing every line against `ERROR_LINE` was most of a failed probe's cost.
+ * Words of which every key line holds one (`ERROR_LINE_HINT`, and the words of {@link SUMMARY_LINE}):
+ * a line without any is not tested. One search of the text finds the lines worth testing, where
+ * testing every line against `ERROR_LINE` was most of a failed probe's cost.
  */
-const KEY_LINE_HINT = /Error|Exception|FAIL|Failed|ERR!|error|panic:|E\s\s|failed|passed|failure/g;
+const KEY_LINE_HINT = new RegExp(`${ERROR_LINE_HINT.source}|failed|passed|failure`, 'g');
 /** Key lines kept per result. */
 const MAX_KEY_LINES = 8;
 /** Characters kept per key line. */

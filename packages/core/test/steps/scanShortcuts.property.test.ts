@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_LINE, SKIPPED_LINE } from '../../src/signatures/errorSignature.js';
+import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../../src/signatures/errorSignature.js';
 import { fingerprintedText } from '../../src/steps/fingerprint.js';
 import { keyLines, maskNoise, SUMMARY_LINE } from '../../src/steps/probeKey.js';
 import { shellSegments } from '../../src/steps/shellSegments.js';
@@ -138,6 +138,19 @@ const SHELL_FRAGMENTS = [
 const shellArb = fc
   .array(fc.oneof(fc.constantFrom(...SHELL_FRAGMENTS), fc.string({ maxLength: 4 })), { maxLength: 30 })
   .map((parts) => parts.join(''));
+
+describe('ERROR_LINE_HINT is in every line that ERROR_LINE matches', () => {
+  it('on lines built from key-line pieces and on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.oneof(outputArb, fc.string({ maxLength: 80 })), (text) => {
+        for (const line of text.split('\n')) {
+          if (ERROR_LINE.test(line.trim())) expect(ERROR_LINE_HINT.test(line)).toBe(true);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
 
 describe('keyLines tests only the lines with a hint, and finds what testing every line finds', () => {
   it('on outputs built from key-line pieces', () => {
