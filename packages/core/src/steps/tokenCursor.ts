@@ -22,10 +22,6 @@ const DIGIT = 2;
 const LETTER = 4;
 /** A letter that is not a hex digit (`g`..`z`). */
 const NON_HEX_LETTER = 8;
-/** Any other character inside a token (`.`, `-`, `_`, `/`, ...). */
-const OTHER = 16;
-/** Characters that are neither a digit nor a hex letter. */
-const NON_HEX = NON_HEX_LETTER | OTHER;
 /** Token separators: newline, space, tab, `\r`, quotes, backquote and `: , ( ) [ ] ; { } < >`. */
 const SEPARATORS = '\n \t\r"\'`:,()[];{}<>';
 const ASCII_CLASS = new Uint8Array(128);
@@ -34,19 +30,6 @@ for (let code = 0; code < 128; code++) {
   if (SEPARATORS.includes(String.fromCharCode(code))) ASCII_CLASS[code] = SEPARATOR;
   else if (code >= 48 && code <= 57) ASCII_CLASS[code] = DIGIT;
   else if (lower >= 97 && lower <= 122) ASCII_CLASS[code] = lower > 102 ? LETTER | NON_HEX_LETTER : LETTER;
-  else ASCII_CLASS[code] = OTHER;
-}
-
-/** The class of a character: beyond ASCII, every character is a letter that is not a hex digit. */
-function classOf(code: number): number {
-  return code < 128 ? (ASCII_CLASS[code] as number) : LETTER | NON_HEX_LETTER;
-}
-
-/** How many characters of `text[from, to)` have a class in `mask`. */
-function countOf(text: string, from: number, to: number, mask: number): number {
-  let count = 0;
-  for (let i = from; i < to; i++) if ((classOf(text.charCodeAt(i)) & mask) !== 0) count++;
-  return count;
 }
 
 function fnv(text: string): number {
@@ -118,34 +101,36 @@ export class TokenCursor {
     let raw = FNV_OFFSET;
     let masked = FNV_OFFSET;
     let length = 0;
-    // The classes met in the token, or-ed: one operation a character. The counts that only the
-    // rarer tests need (a token that starts with a digit) are taken when the token ends.
-    let classes = 0;
+    let letters = 0;
+    let digits = 0;
+    let nonHex = 0;
+    let leadingDigit = false;
     for (let i = this.at; i <= to; i++) {
       const code = i < to ? text.charCodeAt(i) : 10;
-      // `classOf`, written out: this loop runs once per character of every output.
+      // Beyond ASCII every character is a letter that is not a hex digit.
       const kind = code < 128 ? (ASCII_CLASS[code] as number) : LETTER | NON_HEX_LETTER;
       if (kind !== SEPARATOR) {
         raw = Math.imul(raw ^ code, FNV_PRIME);
+        if (length === 0) leadingDigit = kind === DIGIT;
         length++;
-        classes |= kind;
-        if (dropDigits && kind !== DIGIT) masked = Math.imul(masked ^ code, FNV_PRIME);
+        if (kind === DIGIT) {
+          digits++;
+          continue;
+        }
+        if (dropDigits) masked = Math.imul(masked ^ code, FNV_PRIME);
+        if (kind & LETTER) letters++;
+        if (kind !== LETTER) nonHex++;
         continue;
       }
       this.at = i + 1;
       const token = length > 0;
       if (token) {
-        const from = i - length;
-        const numeric = (classes & LETTER) === 0;
-        const leadingDigit = classOf(text.charCodeAt(from)) === DIGIT;
+        const numeric = letters === 0;
         const alwaysVolatile =
           (numeric && (this.colonGlued || this.afterVolatileWord || code === 58)) ||
-          (leadingDigit && !numeric && countOf(text, from, i, LETTER) <= 3) ||
-          ((classes & DIGIT) !== 0 && (classes & NON_HEX) === 0 && length >= 8) ||
-          (leadingDigit &&
-            length > 2 &&
-            (text.charCodeAt(from + 1) | 32) === 120 &&
-            countOf(text, from, i, NON_HEX) === 1);
+          (leadingDigit && !numeric && letters <= 3) ||
+          (digits > 0 && nonHex === 0 && length >= 8) ||
+          (leadingDigit && length > 2 && nonHex === 1 && (text.charCodeAt(i - length + 1) | 32) === 120);
         const noise = alwaysVolatile || (numeric && this.afterLineWord);
         const volatile = alwaysVolatile || (numeric && (this.first || this.afterColon));
         this.raw = raw >>> 0;
