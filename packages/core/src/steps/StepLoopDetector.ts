@@ -84,9 +84,11 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private readonly partial: ChantingStream;
   private readonly sinks: StepLoopSinks;
   private readonly log: Logger;
-  private readonly actionMemo = new KeyMemo(MEMO_CAPACITY);
-  /** What each recent action does (a cache: the same answers without it); never changed by its readers. */
-  private readonly kindMemo = new KeyMemo<ActionKind>(MEMO_CAPACITY);
+  /**
+   * The key of each recent action and what it does (a cache: the same answers without it), one
+   * lookup for both; never changed by its readers.
+   */
+  private readonly actionMemo = new KeyMemo<{ key: string; kind: ActionKind }>(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
   private calls = 0;
@@ -256,7 +258,10 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     switch (valid.type) {
       case 'action': {
         const memoKey = `${valid.tool}\u0000${text}`;
-        const key = this.actionMemo.get(memoKey, () => actionKey(valid.tool, text));
+        const { key, kind } = this.actionMemo.get(memoKey, () => ({
+          key: actionKey(valid.tool, text),
+          kind: classifyAction(valid.tool, valid.input),
+        }));
         const closed = this.closePending(index, key);
         this.pending = {
           step: index,
@@ -265,7 +270,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           text,
           key,
           exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
-          kind: this.kindMemo.get(memoKey, () => classifyAction(valid.tool, valid.input)),
+          kind,
         };
         return closed ?? this.continueAt(index);
       }

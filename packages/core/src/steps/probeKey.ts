@@ -1,5 +1,5 @@
-import { ERROR_LINE, SKIPPED_LINE } from '../signatures/errorSignature.js';
-import { hasHexRun } from '../signatures/hexRun.js';
+import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../signatures/errorSignature.js';
+import { longestHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
 import { canonicalSetOrder } from './setOrder.js';
 
@@ -7,6 +7,12 @@ import { canonicalSetOrder } from './setOrder.js';
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
 /** Whether a text has a line that may be a key line (a cheap first test; {@link keyLines} decides). */
 export const ANY_KEY_LINE = new RegExp(`${SUMMARY_LINE.source}|${ERROR_LINE.source}`, 'm');
+/**
+ * Words of which every key line holds one (`ERROR_LINE_HINT`, and the words of {@link SUMMARY_LINE}):
+ * a line without any is not tested. One search of the text finds the lines worth testing, where
+ * testing every line against `ERROR_LINE` was most of a failed probe's cost.
+ */
+const KEY_LINE_HINT = new RegExp(`${ERROR_LINE_HINT.source}|failed|passed|failure`, 'g');
 /** Key lines kept per result. */
 const MAX_KEY_LINES = 8;
 /** Characters kept per key line. */
@@ -62,16 +68,19 @@ const ANY_DIGIT = /\d/;
 export function keyLines(output: string): string {
   const text = fingerprintedText(output);
   const found: string[] = [];
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
+  // Only the lines with a hint are tested, each once, from its start: the leftmost hint of a line
+  // is found first, and the search goes on at the next line.
+  KEY_LINE_HINT.lastIndex = 0;
+  for (let hint = KEY_LINE_HINT.exec(text); hint !== null; hint = KEY_LINE_HINT.exec(text)) {
+    const start = text.lastIndexOf('\n', hint.index) + 1;
+    let end = text.indexOf('\n', hint.index);
     if (end === -1) end = text.length;
     const line = text.slice(start, Math.min(end, start + 4 * KEY_LINE_CHARS)).trim();
     if (line !== '' && (SUMMARY_LINE.test(line) || (ERROR_LINE.test(line) && !SKIPPED_LINE.test(line)))) {
       found.push(maskNoise(line.slice(0, KEY_LINE_CHARS)));
       if (found.length > MAX_KEY_LINES) found.shift();
     }
-    start = end + 1;
+    KEY_LINE_HINT.lastIndex = end + 1;
   }
   // A stack overflow is one result wherever the limit struck (see STACK_OVERFLOW).
   const last = found[found.length - 1];
@@ -92,11 +101,17 @@ const STACK_OVERFLOW_KEY = 'stack overflow';
 /** A line with its noise masked (see {@link NOISE}), its printed sets in one order (`canonicalSetOrder`). */
 export function maskNoise(line: string): string {
   const hasDigit = ANY_DIGIT.test(line);
+  // Measured once, on the line as given: no mask lengthens a run, so a pattern that needs a longer
+  // run than the line's longest cannot match (and one that is run when a mask shortened it finds nothing).
+  let longestRun = -1;
   let masked = line;
   for (const { pattern, mask, literals, digit, hexRun } of NOISE) {
     if (digit === true && !hasDigit) continue;
     if (literals !== undefined && !literals.some((literal) => masked.includes(literal))) continue;
-    if (hexRun !== undefined && !hasHexRun(masked, hexRun)) continue;
+    if (hexRun !== undefined) {
+      if (longestRun === -1) longestRun = longestHexRun(line);
+      if (longestRun < hexRun) continue;
+    }
     masked = masked.replace(pattern, mask);
   }
   return canonicalSetOrder(masked);
@@ -113,10 +128,10 @@ const WORD = /[A-Za-z_]\w{2,}/g;
  */
 export function typedWords(text: string): string[] {
   const words = new Set<string>();
-  if (text.length > TYPED_TEXT) text = text.slice(0, TYPED_TEXT);
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null && words.size < MAX_TYPED_WORDS; m = WORD.exec(text)) {
-    words.add(m[0]);
+  // `match` gives the words alone: no match object per word.
+  for (const word of (text.length > TYPED_TEXT ? text.slice(0, TYPED_TEXT) : text).match(WORD) ?? []) {
+    if (words.size >= MAX_TYPED_WORDS) break;
+    words.add(word);
   }
   return [...words];
 }

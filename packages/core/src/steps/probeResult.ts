@@ -48,8 +48,10 @@ export function probeResult(output: string, print: Fingerprint, error: boolean):
     },
     verdict: () => {
       if (verdict === undefined) {
-        // Most successful outputs have no key line: one search of the whole text answers for them.
-        const lines = error || !ANY_KEY_LINE.test(fingerprintedText(output)) ? '' : keyLines(output);
+        // Most successful outputs have no key line, which `keyLines` finds in one search for its
+        // hints; the search of the whole text for a key line is made only when it found some.
+        let lines = error ? '' : keyLines(output);
+        if (lines !== '' && !ANY_KEY_LINE.test(fingerprintedText(output))) lines = '';
         verdict = lines === '' ? 0 : mix32(exactHash(lines) ^ 0x5bd1e995) || 1;
       }
       return verdict;

@@ -63,9 +63,10 @@ const EMPTY: ReadonlySet<number> = new Set();
 export function outputWords(output: string): number[] {
   const text = fingerprintedText(output);
   const words = new Set<number>();
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null && words.size < MAX_OUTPUT_WORDS; m = WORD.exec(text)) {
-    words.add(wordHash(m[0]));
+  // `match` gives the words alone: no match object per word.
+  for (const word of text.match(WORD) ?? []) {
+    if (words.size >= MAX_OUTPUT_WORDS) break;
+    words.add(wordHash(word));
   }
   return [...words];
 }

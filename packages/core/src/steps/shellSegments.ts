@@ -19,27 +19,31 @@ export function shellSegments(text: string): string[] {
     }
     const marker = /<<-?\s*['"]?([A-Za-z_][\w]*)['"]?/.exec(line);
     if (marker !== null) heredoc = marker[1] as string;
+    // The segment's text in this line starts at `from`: cut out at its end, never built a character
+    // at a time. A quote is skipped to its end in one search.
+    let from = 0;
     for (let i = 0; i < line.length; i++) {
-      const char = line[i] as string;
       if (quote !== '') {
-        if (char === quote) quote = '';
-        current += char;
+        const close = line.indexOf(quote, i);
+        if (close === -1) break;
+        quote = '';
+        i = close;
         continue;
       }
+      const char = line[i] as string;
       if (char === '"' || char === "'") {
         quote = char;
-        current += char;
         continue;
       }
       const next = line[i + 1];
       if (char === ';' || (char === '&' && next === '&') || char === '|') {
-        push(segments, current);
+        push(segments, current + line.slice(from, i));
         current = '';
         if (next === '&' || next === '|') i++;
-        continue;
+        from = i + 1;
       }
-      current += char;
     }
+    current += line.slice(from);
     // A quote left open runs to the next line (a multi-line python -c "…").
     if (quote === '') {
       push(segments, current);

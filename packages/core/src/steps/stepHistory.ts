@@ -23,7 +23,8 @@ const SNAPSHOT_TEXT = 4000;
 
 function learn(seen: BoundedSeen, values: readonly number[]): number {
   let fresh = 0;
-  for (const value of values) {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] as number;
     if (seen.has(value)) continue;
     seen.add(value);
     fresh++;

@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hasHexRun, longestHexRun } from '../../src/signatures/hexRun.js';
+
+describe('longestHexRun', () => {
+  it('counts the longest run of hex digits, either case, at the start, inside or at the end', () => {
+    expect(longestHexRun('')).toBe(0);
+    expect(longestHexRun('xyz')).toBe(0);
+    expect(longestHexRun('3f9A2c1D')).toBe(8);
+    expect(longestHexRun('commit 3f9a2c1d, pid 12')).toBe(8);
+    expect(longestHexRun('ab-cdef01 ff')).toBe(6);
+  });
+
+  it('reaches a length exactly when hasHexRun finds a run of it', () => {
+    const textArb = fc
+      .array(fc.constantFrom('a', 'F', '0', '9', 'g', 'x', '-', ' ', 'é', 'deadbeef', '12345'), {
+        maxLength: 30,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(
+        fc.oneof(textArb, fc.string({ maxLength: 40 })),
+        fc.integer({ min: 1, max: 16 }),
+        (text, n) => {
+          expect(longestHexRun(text) >= n).toBe(hasHexRun(text, n));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});
