@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, type ResponsesReply, startFakeResponsesApi } from './fakeModelApis.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectStatusAndDashboard } from './sessionStory.js';
 
 // A real Codex CLI (pinned), offline against a scripted Responses API on 127.0.0.1, with
 // loopguard's hooks installed by `loopguard init codex --user` and trusted through Codex's own
@@ -98,20 +98,11 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       Array(4).fill(['loop_stop', true]),
     );
     expect(hookLog(dir)).toEqual([]);
-    // one story from every door (issue 35): status in the project and scan of the rollout, no flags
+    // one story from every door (issue 35): status and the dashboard in the project and scan of the
+    // rollout, no flags
     const stopCall = entries[1]?.metadata.toolCall;
     expect(stopCall).toEqual(expect.any(Number));
-    const status = await loopguard(
-      dir,
-      ['status', '--session', String(sessions[0]?.session_id), '--json'],
-      env,
-    );
-    expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
-    expect(JSON.parse(status.stdout)).toMatchObject({
-      agent: 'codex',
-      verdict: 'stopped',
-      stop: { call: stopCall },
-    });
+    expect(await expectStatusAndDashboard(dir, stopCall)).toMatchObject({ agent: 'codex' });
     const scanned = await loopguard(dir, ['scan', '--json'], env);
     expect(scanned.code, scanned.stderr).toBe(0);
     const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);

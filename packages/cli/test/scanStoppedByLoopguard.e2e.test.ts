@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStatusReader } from '../src/commands/openStatusReader.js';
-import { serveDashboard } from '../src/commands/serveDashboard.js';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
@@ -16,6 +14,7 @@ import { runGeminiPrint } from './geminiCli.js';
 import { bufferedIo } from './helpers.js';
 import { hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectStatusAndDashboard } from './sessionStory.js';
 
 // One story from every door (issue 35): a real Claude Code and Gemini CLI session (offline, scripted
 // model APIs) with loopguard's hooks installed, looping until the hooks stop it. Then, in that
@@ -114,34 +113,7 @@ async function expectStoppedByLoopguard(session: { dir: string; transcript: stri
   const out = await scan(session.transcript, false);
   expect(out).toContain(`call ${hook.stop} (by loopguard)`);
   expect(out).not.toContain('Nudged, never stopped');
-  await expectStatusAndDashboard(session.dir, hook);
-}
-
-/** `loopguard status` and the dashboard, run in the project without flags, tell the hook's story. */
-async function expectStatusAndDashboard(dir: string, hook: { nudge: unknown; stop: unknown }): Promise<void> {
-  const sessionId = String(hookState(dir).sessions[0]?.session_id);
-  const io = bufferedIo({ cwd: join(dir, 'src'), env: { NO_COLOR: '1' } });
-  mkdirSync(join(dir, 'src'), { recursive: true });
-  expect(await runCli(['status', '--session', sessionId, '--json'], io)).toBe(EXIT_CODES.sessionStopped);
-  const status = JSON.parse(io.out());
-  expect(status).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: hook.stop } });
-  expect(status.summary).toContain(`stopped by loopguard at call ${hook.stop}`);
-  const store = await openStatusReader({}, bufferedIo({ cwd: dir }));
-  const server = await serveDashboard({ reader: store.reader, port: 0 });
-  try {
-    const page = (await (await fetch(`${server.url}sessions?sessionId=${sessionId}`)).json()) as {
-      sessions: { verdict: string; stop: { call: number } | null; summary: string }[];
-    };
-    expect(page.sessions).toHaveLength(1);
-    expect(page.sessions[0]).toMatchObject({
-      verdict: 'stopped',
-      stop: { call: hook.stop },
-      summary: status.summary,
-    });
-  } finally {
-    await server.close();
-    await store.close();
-  }
+  await expectStatusAndDashboard(session.dir, hook.stop);
 }
 
 describe.each(['command', 'mcp'] as const)(
