@@ -14,8 +14,7 @@ import {
 } from './openStatusReader.js';
 import { positiveInteger } from './parsers.js';
 
-const time = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
-/** `2026-11-29 08:30:12` in UTC: a session's times, short enough for a table. */
+/** `2026-11-29 08:30:12` in UTC: the tables' times, short enough for a table. */
 const shortTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 /** `  newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
@@ -128,10 +127,10 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     t.id,
     t.status,
     String(t.attemptCount),
-    time(t.lastAttempt),
+    t.lastAttempt === null ? '-' : shortTime(t.lastAttempt),
     t.lastRecovery ?? '-',
   ]);
-  out(`${formatTable(['task', 'status', 'attempts', 'last attempt', 'last recovery'], rows)}\n`);
+  out(`${formatTable(['task', 'status', 'attempts', 'last attempt (UTC)', 'last recovery'], rows)}\n`);
   if (snapshot.page.nextCursor !== null)
     out(`\nmore: loopguard status ${store.label} --cursor ${snapshot.page.nextCursor}\n`);
 }
