@@ -39,8 +39,10 @@ await build({
 
 // A snapshot holds no native addon, and the builder runs no module from a file: better-sqlite3's
 // JavaScript is bundled in, and what it would find with `bindings` (its addon, found from its own
-// place on first use) is found once, when the snapshot is built (in place, see
-// build-hook-snapshot.mjs), then loaded with `process.dlopen` on the first call that opens a database.
+// place) is found once, when the snapshot is built (in place, see build-hook-snapshot.mjs), then
+// loaded with `process.dlopen` on the first call that opens a database. better-sqlite3 requires
+// `bindings` only when it opens its first database, so the snapshot's entry requires it first
+// (`evaluatedAtBuild`): else each call would search for the addon again (≈ 2 ms, docs/benchmarks.md).
 const ADDON = '\0better-sqlite3-addon';
 const addonAtBuild = {
   name: 'better-sqlite3-addon',
@@ -52,14 +54,21 @@ const { existsSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const sqlite = dirname(createRequire(__filename).resolve('better-sqlite3/package.json'));
 const file = join(sqlite, 'build', 'Release', 'better_sqlite3.node');
-if (!existsSync(file)) throw new Error('better-sqlite3 has no addon at ' + file);
 module.exports = () => {
+  if (!existsSync(file)) throw new Error('better-sqlite3 has no addon at ' + file);
   const addon = { exports: {} };
   process.dlopen(addon, file);
   return addon.exports;
 };`
       : undefined,
 };
+/** Makes `entry` require the addon's module above before anything else, so that it runs while the snapshot is built. */
+const evaluatedAtBuild = (entry) => ({
+  name: 'better-sqlite3-addon-at-build',
+  resolveId: (id, importer) =>
+    id === 'bindings' && importer === entry ? { id: ADDON, moduleSideEffects: true } : undefined,
+  transform: (code, id) => (id === entry ? `import 'bindings';\n${code}` : undefined),
+});
 // Claude Code's status line runs after every reply: one file too (dist/bundle/statusline.cjs),
 // better-sqlite3's JavaScript bundled in and its addon loaded without `bindings`' search (≈ 12 ms
 // of CPU a call, docs/benchmarks.md), and run by node itself when it is the main module: `init`
@@ -82,7 +91,7 @@ await build({
   ...options,
   input: `${cli}dist/hook/hookSnapshot.js`,
   external: ['@pydantic/genai-prices'],
-  plugins: [addonAtBuild],
+  plugins: [evaluatedAtBuild(`${cli}dist/hook/hookSnapshot.js`), addonAtBuild],
   output: {
     file: `${outDir}/hook-snapshot.cjs`,
     format: 'cjs',
