@@ -40,6 +40,9 @@ const hookSectionSchema = z
   })
   .catchall(z.unknown());
 
+/** The section's defaults, parsed once (in the hook's startup snapshot): most projects have no configuration file. */
+const DEFAULT_SECTION = hookSectionSchema.parse({});
+
 /**
  * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
  * `projectDir`): `enabled`, `lockTimeoutMs`, and the step detector's options (`repeatThreshold`,
@@ -63,7 +66,10 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
     spendSection === undefined || spendSection === null
       ? undefined
       : parseSpendOptions(spendSection, `config ${file}: spend`);
-  const result = hookSectionSchema.safeParse(section);
+  const result =
+    file === undefined
+      ? { success: true as const, data: DEFAULT_SECTION }
+      : hookSectionSchema.safeParse(section);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new Error(`config ${file}: hook.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
