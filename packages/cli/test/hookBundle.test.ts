@@ -21,6 +21,8 @@ describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
     // The command tree and its parser stay out of the hook's path.
     expect(source).not.toMatch(/node_modules\/commander\//);
     expect(source).not.toMatch(/dist\/program\.js/);
+    // The YAML parser is required only by a project whose configuration is YAML.
+    expect(source).not.toMatch(/node_modules\/yaml\//);
   });
 
   it('keeps V8’s compiled code of a call and reuses it on the next (Node’s own cache where Node has one)', () => {

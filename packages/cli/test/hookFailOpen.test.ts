@@ -148,7 +148,38 @@ describe('loopguard hook fails open', () => {
     expect(again).toHaveLength(calls);
     expect(again.at(-1)).toContain('Loop detected');
   });
+
+  it('on a snapshot an older build sealed (its JavaScript checksum, no name): validated, not trusted', async () => {
+    const dir = tempProject();
+    const calls = await callsToNudge();
+    await loopUntilNudge(dir, 's');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    const row = database.db.prepare('SELECT snapshot FROM hook_sessions').get() as { snapshot: string };
+    expect(row.snapshot).toMatch(/^\{"seal":"\d+\.\d+ sha256:[0-9a-f]{64}","state":/);
+    // The same session as a build before checksums were named would have sealed it, its text
+    // changed under a seal that matches it: a build that took that seal's word would resume the loop.
+    const [, stamp, body] = /^\{"seal":"([\d.]+) [^"]*","state":(.*)\}$/s.exec(row.snapshot) ?? [];
+    const changed = (body as string).replace(/"steps":\d+/, '"steps":-1');
+    const former = `{"seal":"${stamp} ${formerChecksum(changed)}","state":${changed}}`;
+    database.db.prepare(`UPDATE hook_sessions SET snapshot = ?, last_results = '[]'`).run(former);
+    database.close();
+    const again = await loopUntilNudge(dir, 's');
+    expect(again).toHaveLength(calls);
+    expect(again.at(-1)).toContain('Loop detected');
+  });
 });
+
+/** The checksum a build before checksums were named sealed with: 64-bit FNV-1a, as 16 hex digits. */
+function formerChecksum(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
 
 describe('loopguard hook switches', () => {
   it('LOOPGUARD_HOOK=off silences one session: nothing stored', async () => {

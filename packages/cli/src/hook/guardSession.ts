@@ -9,6 +9,7 @@ import {
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
 
 /** Most recent actions whose last result is kept to recognise a repeat before it runs. */
 export const MAX_LAST_RESULTS = 16;
@@ -111,7 +112,7 @@ export function guardSession(
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
-      snapshot: detector.sealedSnapshot(),
+      snapshot: detector.sealedSnapshot(SHA256_SEAL_CHECKSUM),
       lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
       steps: detector.stepCount,
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
@@ -135,7 +136,7 @@ export function restoreDetector(
 ): StepLoopDetector {
   if (session === null) return new StepLoopDetector(options);
   try {
-    return StepLoopDetector.restoreSealed(session.snapshot, options);
+    return StepLoopDetector.restoreSealed(session.snapshot, options, SHA256_SEAL_CHECKSUM);
   } catch (error) {
     if (error instanceof SyntaxError || (error instanceof LoopGuardError && error.code === 'invalid_input')) {
       return new StepLoopDetector(options);

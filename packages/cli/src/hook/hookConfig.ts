@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   type ModelPrice,
@@ -40,6 +41,9 @@ const hookSectionSchema = z
   })
   .catchall(z.unknown());
 
+/** The section's defaults, parsed once (in the hook's startup snapshot): most projects have no configuration file. */
+const DEFAULT_SECTION = hookSectionSchema.parse({});
+
 /**
  * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
  * `projectDir`): `enabled`, `lockTimeoutMs`, and the step detector's options (`repeatThreshold`,
@@ -55,7 +59,7 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   let spendSection: unknown;
   if (file !== undefined) {
     const text = readFileSync(file, 'utf8');
-    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : requireYaml().parse(text);
     section = (parsed as { hook?: unknown } | null)?.hook ?? {};
     spendSection = (parsed as { spend?: unknown } | null)?.spend;
   }
@@ -63,7 +67,10 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
     spendSection === undefined || spendSection === null
       ? undefined
       : parseSpendOptions(spendSection, `config ${file}: spend`);
-  const result = hookSectionSchema.safeParse(section);
+  const result =
+    file === undefined
+      ? { success: true as const, data: DEFAULT_SECTION }
+      : hookSectionSchema.safeParse(section);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new Error(`config ${file}: hook.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
@@ -79,4 +86,12 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
       ...(exemptCommands === undefined ? {} : { exemptCommands }),
     } as StepLoopDetectorOptions,
   };
+}
+
+/**
+ * `yaml`, required when a project's configuration is YAML: left out of the hook's bundles (a third
+ * of the startup snapshot's source, which each call would load for the few projects that need it).
+ */
+function requireYaml(): typeof import('yaml') {
+  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
 }

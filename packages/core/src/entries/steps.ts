@@ -18,7 +18,7 @@ export {
 } from '../steps/StepLoopDetector.js';
 export type { StepLoopType } from '../steps/StepRule.js';
 export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellCommand.js';
-export { STEP_SNAPSHOT_LAYOUT } from '../steps/snapshotSeal.js';
+export { FNV_SEAL_CHECKSUM, type SealChecksum, STEP_SNAPSHOT_LAYOUT } from '../steps/snapshotSeal.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
 export type { StepLoopDetectorOptions } from '../steps/stepLoopDetectorOptions.js';

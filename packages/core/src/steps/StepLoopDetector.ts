@@ -13,7 +13,7 @@ import { actionText } from './inputText.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { canonicalStep } from './shellCommand.js';
-import { sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
+import { type SealChecksum, sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
 import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
 import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
@@ -215,10 +215,11 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    * {@link snapshot} as sealed text, to store as it is: its JSON after a stamp of this build's
    * snapshot version and layout and a checksum, which {@link restoreSealed} reads back without
    * validating it again.
+   * @param checksum - the seal's checksum; default the JavaScript FNV-1a hash (`FNV_SEAL_CHECKSUM`).
    * @example store.write(detector.sealedSnapshot());
    */
-  sealedSnapshot(): string {
-    return sealSnapshot(this.snapshot());
+  sealedSnapshot(checksum?: SealChecksum): string {
+    return sealSnapshot(this.snapshot(), checksum);
   }
 
   /**
@@ -229,12 +230,18 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    *
    * @param text - what {@link sealedSnapshot} returned, or `JSON.stringify` of a {@link snapshot}.
    * @param options - see {@link StepLoopDetectorOptions}.
+   * @param checksum - the checksum {@link sealedSnapshot} was given (a text sealed with another is
+   *   validated); default the JavaScript FNV-1a hash (`FNV_SEAL_CHECKSUM`).
    * @throws SyntaxError when the text is not JSON.
    * @throws InvalidInputError naming the field when an unsealed snapshot is malformed.
    * @throws ConfigurationError naming the offending option.
    */
-  static restoreSealed(text: string, options: StepLoopDetectorOptions = {}): StepLoopDetector {
-    const { state, sealed } = unsealSnapshot(text);
+  static restoreSealed(
+    text: string,
+    options: StepLoopDetectorOptions = {},
+    checksum?: SealChecksum,
+  ): StepLoopDetector {
+    const { state, sealed } = unsealSnapshot(text, checksum);
     if (!sealed) return StepLoopDetector.restore(state, options);
     return restoreSealedParts(() => StepLoopDetector.restore(state, options));
   }

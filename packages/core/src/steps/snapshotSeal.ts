@@ -9,36 +9,71 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  */
 export const STEP_SNAPSHOT_LAYOUT = 2;
 
-/** How a sealed snapshot's text starts: `{"seal":"<version>.<layout> <checksum>","state":<json>}`. */
+/**
+ * The checksum a seal holds over the snapshot's JSON text. Injected: core has no I/O and runs
+ * anywhere, so its own ({@link FNV_SEAL_CHECKSUM}) is plain JavaScript; a host with a native hash
+ * (the command hook: `node:crypto`) passes that instead, since a long session's snapshot is
+ * hundreds of kilobytes, checksummed twice a call.
+ */
+export interface SealChecksum {
+  /**
+   * Names the checksum in the seal (letters and digits): a snapshot sealed with another checksum
+   * (or by a build whose seal named none) is validated, not trusted.
+   */
+  readonly name: string;
+  /** The checksum of `text`, as text without spaces or quotes. */
+  digest(text: string): string;
+}
+
+/** The default {@link SealChecksum}: the 64-bit FNV-1a hash of `textHash`, in JavaScript. */
+export const FNV_SEAL_CHECKSUM: SealChecksum = { name: 'fnv64', digest: textHash };
+
+/** How a sealed snapshot's text starts: `{"seal":"<version>.<layout> <name>:<checksum>","state":<json>}`. */
 const SEAL_PREFIX = '{"seal":"';
 const STATE_FIELD = '","state":';
 const STAMP = `${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT}`;
 
+/** The seal of `body` (a snapshot's JSON text) with `checksum`. */
+function sealOf(body: string, checksum: SealChecksum): string {
+  return `${STAMP} ${checksum.name}:${checksum.digest(body)}`;
+}
+
 /**
  * A snapshot as text, sealed: a JSON object holding the snapshot (`state`) and a seal naming the
- * version and layout that wrote it with a 64-bit checksum of the snapshot's JSON text. Still JSON
- * (the session store requires it); what {@link unsealSnapshot} reads back without validating it again.
+ * version and layout that wrote it and the checksum, with the checksum of the snapshot's JSON text.
+ * Still JSON (the session store requires it); what {@link unsealSnapshot} reads back without
+ * validating it again.
+ * @param checksum - the checksum to seal with; default {@link FNV_SEAL_CHECKSUM}.
  * @example sealSnapshot(detector.snapshot()).startsWith('{"seal":"'); // true
  */
-export function sealSnapshot(snapshot: StepDetectorSnapshot): string {
+export function sealSnapshot(
+  snapshot: StepDetectorSnapshot,
+  checksum: SealChecksum = FNV_SEAL_CHECKSUM,
+): string {
   const body = JSON.stringify(snapshot);
-  return `${SEAL_PREFIX}${STAMP} ${textHash(body)}${STATE_FIELD}${body}}`;
+  return `${SEAL_PREFIX}${sealOf(body, checksum)}${STATE_FIELD}${body}}`;
 }
 
 /**
  * A stored snapshot's state, and whether this build wrote it unchanged: the seal's stamp is this
- * build's version and layout and its checksum matches the snapshot's text. Anything else (an
- * unsealed JSON snapshot, another build's, a text changed since it was sealed) is `sealed: false`,
- * to be validated like any input.
+ * build's version and layout, it names `checksum`, and the checksum matches the snapshot's text.
+ * Anything else (an unsealed JSON snapshot, another build's, one sealed with another checksum, a
+ * text changed since it was sealed) is `sealed: false`, to be validated like any input.
+ * @param checksum - the checksum the text was sealed with; default {@link FNV_SEAL_CHECKSUM}.
  * @throws SyntaxError when the text is not JSON.
  */
-export function unsealSnapshot(text: string): { state: unknown; sealed: boolean } {
+export function unsealSnapshot(
+  text: string,
+  checksum: SealChecksum = FNV_SEAL_CHECKSUM,
+): { state: unknown; sealed: boolean } {
   const parsed: unknown = JSON.parse(text);
   if (!text.startsWith(SEAL_PREFIX)) return { state: parsed, sealed: false };
   const at = text.indexOf(STATE_FIELD);
   const state = (parsed as { state?: unknown } | null)?.state;
   if (at === -1 || !text.endsWith('}')) return { state, sealed: false };
   const seal = text.slice(SEAL_PREFIX.length, at);
+  // The stamp and the name first: another build's seal costs no checksum.
+  if (!seal.startsWith(`${STAMP} ${checksum.name}:`)) return { state, sealed: false };
   const body = text.slice(at + STATE_FIELD.length, -1);
-  return { state, sealed: seal === `${STAMP} ${textHash(body)}` };
+  return { state, sealed: seal === sealOf(body, checksum) };
 }

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
+  FNV_SEAL_CHECKSUM,
+  type SealChecksum,
   STEP_SNAPSHOT_LAYOUT,
   STEP_SNAPSHOT_VERSION,
   type Step,
@@ -252,6 +254,27 @@ describe('StepLoopDetector.restoreSealed', () => {
     expect(() => StepLoopDetector.restoreSealed('{"seal":"3.1 x","state":{')).toThrow(SyntaxError);
     // A sealed object whose state is not a snapshot at all.
     expect(() => StepLoopDetector.restoreSealed('{"seal":"3.1 x","state":7}')).toThrow(InvalidInputError);
+  });
+
+  it('trusts a seal only with the checksum it names: the former seal (no name) and another checksum are validated', () => {
+    const malformed = { ...detectorAfter(run).snapshot(), steps: -1 };
+    const body = JSON.stringify(malformed);
+    // How a build before checksums were named sealed its snapshots: the stamp, then the FNV hash.
+    const former = `{"seal":"${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT} ${textHash(body)}","state":${body}}`;
+    expect(() => StepLoopDetector.restoreSealed(former)).toThrow(/snapshot\.steps/);
+    const reversed: SealChecksum = { name: 'rev', digest: (text) => textHash([...text].reverse().join('')) };
+    const sealed = sealSnapshot(malformed, reversed);
+    expect(sealed.startsWith(`{"seal":"${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT} rev:`)).toBe(true);
+    expect(StepLoopDetector.restoreSealed(sealed, {}, reversed).stepCount).toBe(-1);
+    expect(() => StepLoopDetector.restoreSealed(sealed)).toThrow(/snapshot\.steps/);
+    expect(() => StepLoopDetector.restoreSealed(sealed, {}, FNV_SEAL_CHECKSUM)).toThrow(/snapshot\.steps/);
+    // The name is checked, not only the digest: the same digest under another name is not trusted.
+    const renamed: SealChecksum = { name: 'other', digest: reversed.digest };
+    expect(() => StepLoopDetector.restoreSealed(sealed, {}, renamed)).toThrow(/snapshot\.steps/);
+    // A detector's own sealed snapshot round-trips with the checksum it was sealed with.
+    const detector = detectorAfter(run);
+    const own = StepLoopDetector.restoreSealed(detector.sealedSnapshot(reversed), {}, reversed);
+    expect(own.snapshot()).toEqual(detector.snapshot());
   });
 
   it('pins the layout to the fields a snapshot holds: a new or renamed field needs a new layout', () => {
