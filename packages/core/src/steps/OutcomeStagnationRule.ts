@@ -82,7 +82,7 @@ export class OutcomeStagnationRule implements StepRule {
       evidence,
       summary: verdictHit
         ? `the last ${record.verdictRounds} changes did not change what \`${record.label}\` reports: ${record.verdictRounds + 1} runs in a row ended with the same error or failing tests, whatever else they printed`
-        : `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result, identical to ${firstRun?.call === undefined ? `step ${record.since}` : `call ${firstRun.call}`}`,
+        : `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result`, // the message adds since which call
       ...(advice === undefined ? {} : { advice }),
       progress: verdictHit ? 'verdict' : 'probe',
     };
