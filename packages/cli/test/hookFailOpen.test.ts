@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FNV_SEAL_CHECKSUM } from '@loopguard/core/steps';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { claudeEvent, claudeFailingCall, hookCall, hookLog, hookState, tempProject } from './hookHelpers.js';
@@ -160,7 +161,8 @@ describe('loopguard hook fails open', () => {
     // changed under a seal that matches it: a build that took that seal's word would resume the loop.
     const [, stamp, body] = /^\{"seal":"([\d.]+) [^"]*","state":(.*)\}$/s.exec(row.snapshot) ?? [];
     const changed = (body as string).replace(/"steps":\d+/, '"steps":-1');
-    const former = `{"seal":"${stamp} ${formerChecksum(changed)}","state":${changed}}`;
+    // a build before checksums were named sealed with core's own (64-bit FNV-1a), its name not written
+    const former = `{"seal":"${stamp} ${FNV_SEAL_CHECKSUM.digest(changed)}","state":${changed}}`;
     database.db.prepare(`UPDATE hook_sessions SET snapshot = ?, last_results = '[]'`).run(former);
     database.close();
     const again = await loopUntilNudge(dir, 's');
@@ -168,18 +170,6 @@ describe('loopguard hook fails open', () => {
     expect(again.at(-1)).toContain('Loop detected');
   });
 });
-
-/** The checksum a build before checksums were named sealed with: 64-bit FNV-1a, as 16 hex digits. */
-function formerChecksum(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x01000193);
-    b = Math.imul(b ^ code, 0x5bd1e995);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
 
 describe('loopguard hook switches', () => {
   it('LOOPGUARD_HOOK=off silences one session: nothing stored', async () => {
