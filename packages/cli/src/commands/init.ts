@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,7 @@ import {
   type SettingsText,
   settingsFileText,
 } from '../hook/settingsText.js';
-import { shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
+import { builtFile, shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
 import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
 import {
   claudeConfigFile,
@@ -118,15 +118,10 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
 function statusLineCommandOf(command: string | undefined): string {
   if (command !== undefined) return `${command} statusline`;
   const [node, bin] = loopguardArgv();
-  let bundle: string;
-  try {
-    bundle = join(dirname(realpathSync(bin)), 'bundle', 'statusline.cjs');
-  } catch {
-    return `${defaultHookCommand()} statusline`;
-  }
-  return existsSync(bundle)
-    ? `${shellQuote(node)} ${shellQuote(bundle)}`
-    : `${defaultHookCommand()} statusline`;
+  const bundle = builtFile(bin, 'statusline.cjs');
+  return bundle === undefined
+    ? `${defaultHookCommand()} statusline`
+    : `${shellQuote(node)} ${shellQuote(bundle)}`;
 }
 
 /**

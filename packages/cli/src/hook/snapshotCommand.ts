@@ -10,6 +10,21 @@ import { dirname, join } from 'node:path';
 export const SNAPSHOT_UNUSABLE_EXIT = 14;
 
 /**
+ * A file the build put in `dist/bundle/` beside `bin` (the symlink `install.sh` makes followed),
+ * or `undefined` when it is not there (a clone not built, a `bin` that cannot be resolved).
+ * @example builtFile('/usr/local/bin/loopguard', 'statusline.cjs'); // '/…/dist/bundle/statusline.cjs'
+ */
+export function builtFile(bin: string, name: string): string | undefined {
+  let file: string;
+  try {
+    file = join(dirname(realpathSync(bin)), 'bundle', name);
+  } catch {
+    return undefined;
+  }
+  return existsSync(file) ? file : undefined;
+}
+
+/**
  * The hook's startup snapshot beside `bin` (`dist/bundle/hook.blob`, the symlink `install.sh`
  * makes followed) when `node` loads it, else `undefined`. Asked once, by `init`: the blob answers
  * `hook --snapshot-check` only when this node built it.
@@ -17,13 +32,8 @@ export const SNAPSHOT_UNUSABLE_EXIT = 14;
  * @param bin - the `loopguard` command (or a clone's `bin.js`) the hook command runs.
  */
 export function usableHookSnapshot(node: string, bin: string): string | undefined {
-  let blob: string;
-  try {
-    blob = join(dirname(realpathSync(bin)), 'bundle', 'hook.blob');
-  } catch {
-    return undefined;
-  }
-  if (!existsSync(blob)) return undefined;
+  const blob = builtFile(bin, 'hook.blob');
+  if (blob === undefined) return undefined;
   const check = spawnSync(node, ['--snapshot-blob', blob, bin, 'hook', '--snapshot-check'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
