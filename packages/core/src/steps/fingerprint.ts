@@ -12,7 +12,20 @@
  * made only of echoed tokens is kept as it is: it is the answer (a module name printed back).
  */
 import { SCRATCH_SEEN_CAPACITY, ScratchSeen } from './scratchSeen.js';
-import { END, FNV_OFFSET, FNV_PRIME, LINE, TOKEN, TokenCursor } from './tokenCursor.js';
+import {
+  FNV_OFFSET,
+  FNV_PRIME,
+  isDigit,
+  LINE_END,
+  NOISE,
+  NUMERIC,
+  scanTokens,
+  TOKEN_ENDS,
+  TOKEN_FLAGS,
+  TOKEN_HASHES,
+  TOKEN_LENGTHS,
+  VOLATILE,
+} from './tokenScan.js';
 
 /** Characters of an output read from its start; with {@link OUTPUT_TAIL}, the bound on the work per output. */
 export const OUTPUT_HEAD = 4000;
@@ -25,8 +38,6 @@ export const MAX_OUTPUT_LINES = SCRATCH_SEEN_CAPACITY;
 /** Reused by every call (a fingerprint is computed start to end, never interleaved): no garbage per output. */
 const SCRATCH_LINES = new ScratchSeen();
 const SCRATCH_SHAPES = new ScratchSeen();
-/** Reused by every call, like the sets above. */
-const SCRATCH_TOKENS = new TokenCursor();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
 const MIN_ECHO_TOKEN = 3;
 
@@ -44,7 +55,7 @@ export interface Fingerprint {
   /** Lines whose shape already occurred earlier in the same output. */
   duplicates: number;
   /**
-   * An order-sensitive hash of every line with only noise masked (see `TokenCursor.exact`): what a
+   * An order-sensitive hash of every line with only noise masked (see `NOISE` in `tokenScan.ts`): what a
    * probe's result is compared on, so that `12 failed` → `9 failed` or `key: 0` → `key: 1` is a change.
    * Computed only when asked for (`withResult`); 0 otherwise.
    */
@@ -66,9 +77,9 @@ export function mix32(h: number): number {
  */
 export function echoTokens(actionText: string): Set<number> {
   const tokens = new Set<number>();
-  const cursor = SCRATCH_TOKENS.start(actionText, 0, Math.min(actionText.length, OUTPUT_HEAD), false);
-  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
-    if (kind === TOKEN && cursor.length >= MIN_ECHO_TOKEN) tokens.add(cursor.raw | 0);
+  const entries = scanTokens(actionText, 0, Math.min(actionText.length, OUTPUT_HEAD));
+  for (let t = 0; t < entries; t++) {
+    if ((TOKEN_LENGTHS[t] as number) >= MIN_ECHO_TOKEN) tokens.add(TOKEN_HASHES[t] as number);
   }
   return tokens;
 }
@@ -142,30 +153,35 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
   let tokens = 0;
   let ownTokens = 0;
   let lastEchoed = false;
-  // One pass per range (the head, then the tail of a long output), every token and line handled inline.
+  // One scan per range (the head, then the tail of a long output), every token and line handled inline.
   for (let part = long ? 0 : 1; part < 2; part++) {
     const from = part === 0 ? 0 : long ? output.length - OUTPUT_TAIL : 0;
     const to = part === 0 ? OUTPUT_HEAD : output.length;
-    const cursor = SCRATCH_TOKENS.start(output, from, to, false);
-    for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
-      if (kind === TOKEN) {
-        const raw = cursor.raw;
-        const masked = cursor.masked;
-        const plain = masked === 0 ? DIGITS_ONLY : masked;
-        const plainShapePart = cursor.numeric ? DIGITS_ONLY : plain;
-        const echoed = maskEcho && echo.has(raw | 0);
+    const entries = scanTokens(output, from, to);
+    for (let t = 0; t < entries; t++) {
+      const flags = TOKEN_FLAGS[t] as number;
+      if (flags !== LINE_END) {
+        const raw = TOKEN_HASHES[t] as number;
+        const hash = raw >>> 0;
+        // A token whose hash is 0 reads as volatile, as it always has (0 marked a volatile token).
+        const plain = (flags & VOLATILE) !== 0 || hash === 0 ? DIGITS_ONLY : hash;
+        const plainShapePart = (flags & NUMERIC) !== 0 ? DIGITS_ONLY : plain;
+        const echoed = maskEcho && echo.has(raw);
         // A run of echoed words is one placeholder: a search of two words and one of three say the same.
         if (!(echoed && lastEchoed)) {
           if (withResult) {
-            const exact = cursor.exact === 0 ? DIGITS_ONLY : cursor.exact;
+            const exact = (flags & NOISE) !== 0 || hash === 0 ? DIGITS_ONLY : hash;
             exactLine = Math.imul(exactLine ^ (echoed ? ECHOED : exact), FNV_PRIME);
           }
           line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
           shape = Math.imul(shape ^ (echoed ? ECHOED : plainShapePart), FNV_PRIME);
         }
         lastEchoed = echoed;
-        plainLine = Math.imul(plainLine ^ plain, FNV_PRIME);
-        plainShape = Math.imul(plainShape ^ plainShapePart, FNV_PRIME);
+        // Needed only when a line can be all echoed words.
+        if (maskEcho) {
+          plainLine = Math.imul(plainLine ^ plain, FNV_PRIME);
+          plainShape = Math.imul(plainShape ^ plainShapePart, FNV_PRIME);
+        }
         tokens++;
         if (!echoed) ownTokens++;
         continue;
@@ -204,34 +220,52 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
  */
 export function lineClass(line: string, echo: ReadonlySet<number>): number {
   let hash = FNV_OFFSET;
-  const cursor = SCRATCH_TOKENS.start(line, 0, Math.min(line.length, OUTPUT_HEAD), true);
-  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
-    if (kind === LINE) {
+  const entries = scanTokens(line, 0, Math.min(line.length, OUTPUT_HEAD));
+  for (let t = 0; t < entries; t++) {
+    const flags = TOKEN_FLAGS[t] as number;
+    if (flags === LINE_END) {
       hash = Math.imul(hash ^ 10, FNV_PRIME);
       continue;
     }
-    const part = echo.has(cursor.raw | 0)
-      ? ECHOED
-      : cursor.masked === 0 || cursor.numeric
-        ? DIGITS_ONLY
-        : cursor.masked;
+    let part = DIGITS_ONLY;
+    if (echo.has(TOKEN_HASHES[t] as number)) part = ECHOED;
+    else if ((flags & (VOLATILE | NUMERIC)) === 0) {
+      const digitless = digitlessHash(
+        line,
+        (TOKEN_ENDS[t] as number) - (TOKEN_LENGTHS[t] as number),
+        TOKEN_ENDS[t] as number,
+      );
+      if (digitless !== 0) part = digitless;
+    }
     hash = Math.imul(hash ^ part, FNV_PRIME);
   }
   return mix32(hash);
 }
 
+/** FNV-1a of `text[from, to)` with its digits left out, as uint32. */
+function digitlessHash(text: string, from: number, to: number): number {
+  let hash = FNV_OFFSET;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (!isDigit(code)) hash = Math.imul(hash ^ code, FNV_PRIME);
+  }
+  return hash >>> 0;
+}
+
 /**
- * A hash of `text` token by token with only noise masked (`TokenCursor.exact`: line numbers after
+ * A hash of `text` token by token with only noise masked (`NOISE` in `tokenScan.ts`: line numbers after
  * `line` or glued to `:`, timings, addresses, pids): `got 0 vs 1` and `got 1 vs 1` differ, `a.py:12`
  * and `a.py:40` do not.
  * @example exactHash('KeyError at 0x7f3a') === exactHash('KeyError at 0x7f99'); // true
  */
 export function exactHash(text: string): number {
   let hash = FNV_OFFSET;
-  const cursor = SCRATCH_TOKENS.start(text, 0, Math.min(text.length, OUTPUT_HEAD), false);
-  for (let kind = cursor.next(); kind !== END; kind = cursor.next()) {
+  const entries = scanTokens(text, 0, Math.min(text.length, OUTPUT_HEAD));
+  for (let t = 0; t < entries; t++) {
+    const flags = TOKEN_FLAGS[t] as number;
+    const token = (TOKEN_HASHES[t] as number) >>> 0;
     hash = Math.imul(
-      hash ^ (kind === LINE ? 10 : cursor.exact === 0 ? DIGITS_ONLY : cursor.exact),
+      hash ^ (flags === LINE_END ? 10 : (flags & NOISE) !== 0 || token === 0 ? DIGITS_ONLY : token),
       FNV_PRIME,
     );
   }
