@@ -13,9 +13,11 @@
  */
 import { SCRATCH_SEEN_CAPACITY, ScratchSeen } from './scratchSeen.js';
 import {
+  FLAG_BITS,
   FNV_OFFSET,
   FNV_PRIME,
   isDigit,
+  LENGTH_SHIFT,
   LINE_END,
   NOISE,
   NUMERIC,
@@ -23,7 +25,6 @@ import {
   TOKEN_ENDS,
   TOKEN_FLAGS,
   TOKEN_HASHES,
-  TOKEN_LENGTHS,
   VOLATILE,
 } from './tokenScan.js';
 
@@ -79,7 +80,7 @@ export function echoTokens(actionText: string): Set<number> {
   const tokens = new Set<number>();
   const entries = scanTokens(actionText, 0, Math.min(actionText.length, OUTPUT_HEAD));
   for (let t = 0; t < entries; t++) {
-    if ((TOKEN_LENGTHS[t] as number) >= MIN_ECHO_TOKEN) tokens.add(TOKEN_HASHES[t] as number);
+    if ((TOKEN_FLAGS[t] as number) >> LENGTH_SHIFT >= MIN_ECHO_TOKEN) tokens.add(TOKEN_HASHES[t] as number);
   }
   return tokens;
 }
@@ -159,7 +160,7 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
     const to = part === 0 ? OUTPUT_HEAD : output.length;
     const entries = scanTokens(output, from, to);
     for (let t = 0; t < entries; t++) {
-      const flags = TOKEN_FLAGS[t] as number;
+      const flags = (TOKEN_FLAGS[t] as number) & FLAG_BITS;
       if (flags !== LINE_END) {
         const raw = TOKEN_HASHES[t] as number;
         const hash = raw >>> 0;
@@ -230,11 +231,8 @@ export function lineClass(line: string, echo: ReadonlySet<number>): number {
     let part = DIGITS_ONLY;
     if (echo.has(TOKEN_HASHES[t] as number)) part = ECHOED;
     else if ((flags & (VOLATILE | NUMERIC)) === 0) {
-      const digitless = digitlessHash(
-        line,
-        (TOKEN_ENDS[t] as number) - (TOKEN_LENGTHS[t] as number),
-        TOKEN_ENDS[t] as number,
-      );
+      const end = TOKEN_ENDS[t] as number;
+      const digitless = digitlessHash(line, end - (flags >> LENGTH_SHIFT), end);
       if (digitless !== 0) part = digitless;
     }
     hash = Math.imul(hash ^ part, FNV_PRIME);

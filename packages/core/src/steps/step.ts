@@ -49,21 +49,38 @@ function fail(field: string, problem: string, value: unknown): never {
   );
 }
 
-const FIELDS = ['type', 'tool', 'input', 'output', 'error', 'text'] as const;
+/** The fields a step may have, as read from it once. */
+interface StepFields {
+  type: unknown;
+  tool: unknown;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  text: unknown;
+}
 
-/** The step's fields, each read once: a getter or Proxy trap that throws is a typed error naming it. */
-function readFields(step: Record<string, unknown>): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (const field of FIELDS) {
-    try {
-      record[field] = step[field];
-    } catch (error) {
-      throw new InvalidInputError(
-        `step.${field} cannot be read: ${(error as Error)?.message ?? String(error)}`,
-      );
-    }
+/** `step[name]`, a getter or Proxy trap that throws being a typed error naming the field. */
+function readField(step: Record<string, unknown>, name: keyof StepFields): unknown {
+  try {
+    return step[name];
+  } catch (error) {
+    throw new InvalidInputError(`step.${name} cannot be read: ${(error as Error)?.message ?? String(error)}`);
   }
-  return record;
+}
+
+/**
+ * The step's fields, each read once, in this order (a getter sees the same reads as before), into an
+ * object of one shape: each read is a named property access, not a lookup by a key in a loop.
+ */
+function readFields(step: Record<string, unknown>): StepFields {
+  return {
+    type: readField(step, 'type'),
+    tool: readField(step, 'tool'),
+    input: readField(step, 'input'),
+    output: readField(step, 'output'),
+    error: readField(step, 'error'),
+    text: readField(step, 'text'),
+  };
 }
 
 /**

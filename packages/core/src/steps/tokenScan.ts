@@ -30,12 +30,17 @@ export const NOISE = 8;
 export const MAX_SCAN = 8192;
 /** Each entry's FNV-1a hash of the token's characters (as int32: V8 keeps them unboxed); 0 for a line end. */
 export const TOKEN_HASHES = new Int32Array(MAX_SCAN);
-/** Each entry's flags: {@link LINE_END}, else {@link NUMERIC}, {@link VOLATILE}, {@link NOISE}. */
-export const TOKEN_FLAGS = new Uint8Array(MAX_SCAN);
+/**
+ * Each entry's flags ({@link LINE_END}, else {@link NUMERIC}, {@link VOLATILE}, {@link NOISE}) and,
+ * from bit {@link LENGTH_SHIFT} on, the token's length in characters (0 for a line end).
+ */
+export const TOKEN_FLAGS = new Int32Array(MAX_SCAN);
+/** Where {@link TOKEN_FLAGS} keeps the token's length: `flags >> LENGTH_SHIFT`. */
+export const LENGTH_SHIFT = 4;
+/** The flag bits of a {@link TOKEN_FLAGS} entry, its length left out. */
+export const FLAG_BITS = (1 << LENGTH_SHIFT) - 1;
 /** Each entry's end (exclusive) in the text. */
 export const TOKEN_ENDS = new Int32Array(MAX_SCAN);
-/** Each token's length in characters (0 for a line end). */
-export const TOKEN_LENGTHS = new Uint16Array(MAX_SCAN);
 
 /** Character classes of the ASCII range, looked up once per character (no branch chain per character). */
 const SEPARATOR = 1;
@@ -99,9 +104,9 @@ function unitOrAddress(text: string, from: number, to: number): boolean {
 
 /**
  * Reads `text[from, to)` (at most {@link MAX_SCAN} − 1 characters) and writes its tokens and line
- * ends, in order, into {@link TOKEN_HASHES}, {@link TOKEN_FLAGS}, {@link TOKEN_ENDS} and
- * {@link TOKEN_LENGTHS}; a line end follows every line, the last one too. Returns the number of
- * entries written. The arrays are shared: read them before the next scan.
+ * ends, in order, into {@link TOKEN_HASHES}, {@link TOKEN_FLAGS} and {@link TOKEN_ENDS}; a line end
+ * follows every line, the last one too. Returns the number of entries written. The arrays are
+ * shared: read them before the next scan.
  * @example const n = scanTokens('a.py:12 failed', 0, 14); // 4: `a.py`, `12` (volatile), `failed`, the line end
  */
 export function scanTokens(text: string, from: number, to: number): number {
@@ -112,39 +117,45 @@ export function scanTokens(text: string, from: number, to: number): number {
   let colonGlued = false;
   let afterPid = false;
   let afterLine = false;
-  let hash = OFFSET;
-  let length = 0;
-  let classes = 0;
-  for (let i = from; i <= to; i++) {
-    const code = i < to ? text.charCodeAt(i) : 10;
-    const kind = code < 128 ? (ASCII_CLASS[code] as number) : NON_ASCII;
-    if (kind !== SEPARATOR) {
-      hash = Math.imul(hash ^ code, FNV_PRIME);
+  let i = from;
+  for (;;) {
+    // One token: the characters up to the next separator (the end of the range reads as a newline).
+    const start = i;
+    let hash = OFFSET;
+    let classes = 0;
+    let code = 10;
+    while (i < to) {
+      const next = text.charCodeAt(i);
+      const kind = next < 128 ? (ASCII_CLASS[next] as number) : NON_ASCII;
+      if (kind === SEPARATOR) {
+        code = next;
+        break;
+      }
+      hash = Math.imul(hash ^ next, FNV_PRIME);
       classes |= kind;
-      length++;
-      continue;
+      i++;
     }
+    const length = i - start;
     if (length > 0) {
       const numeric = (classes & LETTER) === 0;
-      const start = i - length;
       const alwaysVolatile =
         (numeric && (colonGlued || afterPid || code === 58)) ||
-        (!numeric && isDigit(text.charCodeAt(start)) && unitOrAddress(text, start, i)) ||
+        (!numeric &&
+          (classes & DIGIT) !== 0 &&
+          isDigit(text.charCodeAt(start)) &&
+          unitOrAddress(text, start, i)) ||
         // A long run of hex digits with at least one digit: an id or a hash.
         ((classes & DIGIT) !== 0 && (classes & (NON_HEX_LETTER | OTHER)) === 0 && length >= 8);
       TOKEN_HASHES[entries] = hash;
       TOKEN_ENDS[entries] = i;
-      TOKEN_LENGTHS[entries] = length;
       TOKEN_FLAGS[entries++] =
+        (length << LENGTH_SHIFT) |
         (numeric ? NUMERIC : 0) |
         (alwaysVolatile || (numeric && (first || afterColon)) ? VOLATILE : 0) |
         (alwaysVolatile || (numeric && afterLine) ? NOISE : 0);
       first = false;
       afterPid = length === 3 && (hash === PID || hash === PID_UPPER);
       afterLine = length === 4 && (hash === LINE_WORD || hash === LINE_WORD_UPPER);
-      hash = OFFSET;
-      length = 0;
-      classes = 0;
     }
     if (code !== 32 && code !== 9) afterColon = code === 58;
     colonGlued = code === 58;
@@ -153,9 +164,9 @@ export function scanTokens(text: string, from: number, to: number): number {
       afterColon = false;
       TOKEN_HASHES[entries] = 0;
       TOKEN_ENDS[entries] = i;
-      TOKEN_LENGTHS[entries] = 0;
       TOKEN_FLAGS[entries++] = LINE_END;
     }
+    if (i >= to) return entries;
+    i++;
   }
-  return entries;
 }
