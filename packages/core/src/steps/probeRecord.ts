@@ -22,6 +22,8 @@ export interface ProbeRun {
   readKey: string;
   /** For such a read, its exact text's hash (computed when asked). */
   readResult: () => number;
+  /** For such a read, the part of its output its result is computed from (`fingerprintedText`; `''` otherwise): equal texts, equal {@link readResult}. */
+  readText: string;
   /** What the result says, noise masked (see `probeResult`): read only to compare a result that differs. */
   key: () => string;
   /** The hash of the result's key lines alone (`0`: none; see `probeResult`): read only for a result that differs. */

@@ -185,6 +185,8 @@ function probeRunOf(
   const ran = probe !== '' && output !== undefined;
   const change = kind === 'change' && (ran || !error);
   const read = kind === 'read' && output !== undefined && !error;
+  // What a read's result is computed from (at most 6,001 characters: see `fingerprintedText`).
+  const readText = read ? fingerprintedText(output as string) : '';
   return {
     probe: ran ? probe : '',
     kind,
@@ -195,7 +197,8 @@ function probeRunOf(
     result: outcome.result,
     readKey: read ? action.key : '',
     // A read's result, computed only when the ledger compares a read run again: its text, noise masked.
-    readResult: read ? () => keyHash(maskNoise(fingerprintedText(output as string))) : NOTHING,
+    readResult: read ? () => keyHash(maskNoise(readText)) : NOTHING,
+    readText,
     key: outcome.key,
     verdict: outcome.verdict,
     words: ran ? memo(() => outputWords(output as string)) : NO_HASHES,
