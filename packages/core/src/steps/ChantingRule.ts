@@ -50,8 +50,12 @@ export class ChantingRule implements StepRule {
     if (text.length < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
     // A message with fewer segments than `repeats` cannot chant by segment: skip hashing them (most
     // long replies have a handful of paragraphs, not 10 sentences).
+    const hashing = countSegments(text, this.repeats) >= this.repeats;
+    // Without segments enough, only text repeated without breaks can chant, and `repeats` tails
+    // need that many times TAIL characters: a shorter message cannot, so it is not scanned.
+    if (!hashing && text.length < TAIL * this.repeats) return null;
     const scan = this.scan;
-    scan.run(text, countSegments(text, this.repeats) >= this.repeats);
+    scan.run(text, hashing);
     if (scan.prose < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;
     const found = this.repeatedSegments(text) ?? this.repeatedTail(text);
     if (found === null) return null;
