@@ -67,17 +67,21 @@ export function messageKey(text: string): string {
   let space = false;
   for (let i = 0; i < text.length; i++) {
     let code = text.charCodeAt(i);
-    if (code >= 48 && code <= 57) continue;
-    if (code === 32 || code === 9 || code === 10 || code === 13) {
-      space = kept > 0;
-      continue;
+    // One lookup for the ASCII characters that are not kept as they are (most are kept).
+    const kind = code < 128 ? (MESSAGE_CLASS[code] as number) : KEPT;
+    if (kind !== KEPT) {
+      if (kind === DIGIT) continue;
+      if (kind === SPACE) {
+        space = kept > 0;
+        continue;
+      }
+      code += 32;
     }
     if (space) {
       a = Math.imul(a ^ 32, 0x01000193);
       b = Math.imul(b ^ 32, 0x5bd1e995);
       space = false;
     }
-    if (code >= 65 && code <= 90) code += 32;
     a = Math.imul(a ^ code, 0x01000193);
     b = Math.imul(b ^ code, 0x5bd1e995);
     kept++;
@@ -85,6 +89,16 @@ export function messageKey(text: string): string {
   if (kept === 0) return '';
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}.${kept}`;
 }
+
+/** {@link messageKey}'s classes of the ASCII characters: kept, a digit (left out), a space, an upper-case letter. */
+const KEPT = 0;
+const DIGIT = 1;
+const SPACE = 2;
+const UPPER = 3;
+const MESSAGE_CLASS = new Uint8Array(128);
+for (let code = 48; code <= 57; code++) MESSAGE_CLASS[code] = DIGIT;
+for (const code of [32, 9, 10, 13]) MESSAGE_CLASS[code] = SPACE;
+for (let code = 65; code <= 90; code++) MESSAGE_CLASS[code] = UPPER;
 
 /**
  * A bounded memo for a key function: a long run that repeats itself (the case loop detection is
