@@ -29,3 +29,27 @@ describe('longestHexRun', () => {
     );
   });
 });
+
+describe('hasHexRun and longestHexRun against a regular expression', () => {
+  it('find the runs `[0-9a-fA-F]` finds, control and non-ASCII characters never part of one', () => {
+    const textArb = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom('a', 'F', '0', '9', 'g', '\u0010', '\u0019', '@', '`', 'é', 'ａ'),
+          fc.string(),
+        ),
+        {
+          maxLength: 30,
+        },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(textArb, fc.integer({ min: 1, max: 16 }), (text, n) => {
+        expect(hasHexRun(text, n)).toBe(new RegExp(`[0-9a-fA-F]{${n}}`).test(text));
+        const longest = Math.max(0, ...(text.match(/[0-9a-fA-F]+/g) ?? []).map((run) => run.length));
+        expect(longestHexRun(text)).toBe(longest);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
