@@ -10,13 +10,14 @@ import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
+import { RecentMemo } from './recentMemo.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import { canonicalStep } from './shellCommand.js';
 import { type SealChecksum, sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
 import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
-import { actionKey, KeyMemo, messageKey } from './stepKeys.js';
+import { actionKey, messageKey } from './stepKeys.js';
 import {
   type StepLoopDetectorOptions,
   type StepThresholds,
@@ -46,7 +47,8 @@ export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
 export type { StepLoopDetectorEvents, StepVerdict } from './stepVerdict.js';
 
-const MEMO_CAPACITY = 512;
+/** Recent actions whose key and kind are remembered (see {@link RecentMemo}). */
+const MEMO_CAPACITY = 32;
 /** Where the snapshot keeps the state of the message being streamed (beside the rules' states). */
 const PARTIAL_KEY = 'partial_message';
 
@@ -88,7 +90,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    * The key of each recent action and what it does (a cache: the same answers without it), one
    * lookup for both; never changed by its readers.
    */
-  private readonly actionMemo = new KeyMemo<{ key: string; kind: ActionKind }>(MEMO_CAPACITY);
+  private readonly actionMemo = new RecentMemo<{ key: string; kind: ActionKind }>(MEMO_CAPACITY);
   private pending: PendingAction | undefined;
   private steps = 0;
   private calls = 0;
@@ -264,8 +266,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
-        const memoKey = `${valid.tool}\u0000${text}`;
-        const { key, kind } = this.actionMemo.get(memoKey, () => ({
+        const { key, kind } = this.actionMemo.get(valid.tool, text, () => ({
           key: actionKey(valid.tool, text),
           kind: classifyAction(valid.tool, valid.input),
         }));

@@ -99,24 +99,3 @@ const MESSAGE_CLASS = new Uint8Array(128);
 for (let code = 48; code <= 57; code++) MESSAGE_CLASS[code] = DIGIT;
 for (const code of [32, 9, 10, 13]) MESSAGE_CLASS[code] = SPACE;
 for (let code = 65; code <= 90; code++) MESSAGE_CLASS[code] = UPPER;
-
-/**
- * A bounded memo for a key function: a long run that repeats itself (the case loop detection is
- * for) normalises each distinct text once. Cleared when full, so memory stays bounded.
- */
-export class KeyMemo<V = string> {
-  private readonly entries = new Map<string, V>();
-
-  /** @param capacity - most texts remembered before the memo is cleared. */
-  constructor(private readonly capacity: number) {}
-
-  /** The memoised `compute(text)`. */
-  get(text: string, compute: (text: string) => V): V {
-    const hit = this.entries.get(text);
-    if (hit !== undefined) return hit;
-    const key = compute(text);
-    if (this.entries.size >= this.capacity) this.entries.clear();
-    this.entries.set(text, key);
-    return key;
-  }
-}
