@@ -42,6 +42,8 @@ const SCRATCH_SHAPES = new ScratchSeen();
 /** Echo tokens shorter than this are never masked (`-n`, `cd`). */
 const MIN_ECHO_TOKEN = 3;
 
+/** {@link FNV_OFFSET} as int32. */
+const OFFSET = FNV_OFFSET | 0;
 const DIGITS_ONLY = 0x2f2f2f2f;
 const ECHOED = 0x5e5e5e5e;
 
@@ -144,13 +146,15 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
   let key = 0;
   let duplicates = 0;
   let result = FNV_OFFSET;
-  let exactLine = FNV_OFFSET;
-  let line = FNV_OFFSET;
-  let shape = FNV_OFFSET;
+  // The line hashes are kept as int32 (`OFFSET`, `Math.imul`): the same bits as uint32, and no
+  // conversion per token between the two (XOR and `mix32` read them alike).
+  let exactLine = OFFSET;
+  let line = OFFSET;
+  let shape = OFFSET;
   // The same line with no echo masking: used when every token of the line is echoed (the answer
   // itself, such as a module name printed back), where masking would leave nothing.
-  let plainLine = FNV_OFFSET;
-  let plainShape = FNV_OFFSET;
+  let plainLine = OFFSET;
+  let plainShape = OFFSET;
   let tokens = 0;
   let ownTokens = 0;
   let lastEchoed = false;
@@ -163,15 +167,14 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
       const flags = (TOKEN_FLAGS[t] as number) & FLAG_BITS;
       if (flags !== LINE_END) {
         const raw = TOKEN_HASHES[t] as number;
-        const hash = raw >>> 0;
         // A token whose hash is 0 reads as volatile, as it always has (0 marked a volatile token).
-        const plain = (flags & VOLATILE) !== 0 || hash === 0 ? DIGITS_ONLY : hash;
+        const plain = (flags & VOLATILE) !== 0 || raw === 0 ? DIGITS_ONLY : raw;
         const plainShapePart = (flags & NUMERIC) !== 0 ? DIGITS_ONLY : plain;
         const echoed = maskEcho && echo.has(raw);
         // A run of echoed words is one placeholder: a search of two words and one of three say the same.
         if (!(echoed && lastEchoed)) {
           if (withResult) {
-            const exact = (flags & NOISE) !== 0 || hash === 0 ? DIGITS_ONLY : hash;
+            const exact = (flags & NOISE) !== 0 || raw === 0 ? DIGITS_ONLY : raw;
             exactLine = Math.imul(exactLine ^ (echoed ? ECHOED : exact), FNV_PRIME);
           }
           line = Math.imul(line ^ (echoed ? ECHOED : plain), FNV_PRIME);
@@ -202,11 +205,11 @@ export function fingerprint(output: string, echo: ReadonlySet<number>, withResul
           key = (key + shapeHash) >>> 0;
         }
       }
-      line = FNV_OFFSET;
-      exactLine = FNV_OFFSET;
-      shape = FNV_OFFSET;
-      plainLine = FNV_OFFSET;
-      plainShape = FNV_OFFSET;
+      line = OFFSET;
+      exactLine = OFFSET;
+      shape = OFFSET;
+      plainLine = OFFSET;
+      plainShape = OFFSET;
       tokens = 0;
       ownTokens = 0;
       lastEchoed = false;
