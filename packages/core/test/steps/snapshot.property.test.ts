@@ -229,7 +229,11 @@ describe('StepLoopDetector.restoreSealed', () => {
     return detector;
   };
   // Ends with a failing call retried since the last change, so that its count is in the snapshot.
-  const run = [...UNITS.flat(), ...UNITS.flat(), ...turn('npm test', 'Error at a.py:12: boom', { error: true })];
+  const run = [
+    ...UNITS.flat(),
+    ...UNITS.flat(),
+    ...turn('npm test', 'Error at a.py:12: boom', { error: true }),
+  ];
 
   it('restores its own sealed snapshot as written, without validating it again', () => {
     // A snapshot no validator would accept, sealed as this build seals: taken as written (the seal
