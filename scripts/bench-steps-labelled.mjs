@@ -1,7 +1,8 @@
 // Labelled-loop quality of the step-level loop detector on one hand-labelled corpus (the SWE-agent
 // java dev split of weaker models, or the OpenHands + Claude 3.5 dev split), side by side with Gemini
 // CLI's LoopDetectionService and the OpenHands rules.
-// Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--details]
+// Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--half even|odd] [--details]
+// (--half: the runs at even or odd positions in index.json only; see bench/labelledLoops.mjs halfOf)
 // Env: LOOPGUARD_LABELLED_CORPUS (a corpus folder, instead of --corpus), LOOPGUARD_BENCH_ONLY,
 // LOOPGUARD_STEP_OPTIONS (loopguard's options as JSON), LOOPGUARD_BENCH_BASELINE (an older
 // packages/core/dist: a "loopguard before" column, see bench/loopguardBuilds.mjs).
@@ -24,4 +25,6 @@ const detectors = [
 
 const at = process.argv.indexOf('--corpus');
 const corpus = at === -1 ? 'java' : process.argv[at + 1];
-printLabelledTable(detectors, { details: process.argv.includes('--details'), corpus });
+const halfAt = process.argv.indexOf('--half');
+const half = halfAt === -1 ? undefined : process.argv[halfAt + 1];
+printLabelledTable(detectors, { details: process.argv.includes('--details'), corpus, half });

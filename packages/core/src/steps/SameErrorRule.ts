@@ -1,6 +1,7 @@
 import { ERROR_LINE } from '../signatures/errorSignature.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
+import type { Turn } from './turn.js';
 
 /**
  * Failures of the same class `threshold` times with nothing learned in between, or of the same
@@ -10,6 +11,8 @@ import type { StepHistory } from './stepHistory.js';
  * with texts that differ only in noise (line numbers, a temp path, a counter), a fix retried with
  * small variations, and different commands hitting the same wall (`cd fastjson`, `cd fastxml`: "No
  * such file or directory") are one loop. A new error is informative and starts the count again.
+ * And the same call failing the same way `threshold` times with nothing changed between, whatever
+ * was read between (see `retriedCalls.ts`).
  *
  * @example new SameErrorRule(3) // `javac A.java` → "javac: command not found", three times: hit
  */
@@ -53,7 +56,7 @@ export class SameErrorRule implements StepRule {
     if (sameClass < this.threshold && !verbatim) {
       // The same action failing again and again, back to an error it already showed, is a loop
       // whatever the texts between said.
-      if (history.failingRun < this.threshold || turn.informative) return null;
+      if (history.failingRun < this.threshold || turn.informative) return this.retried(turn, history);
       const turns = history.last(history.failingRun);
       return {
         loopType: this.loopType,
@@ -86,6 +89,26 @@ export class SameErrorRule implements StepRule {
             advice: `Every attempt ends in \`${line}\`: find the code that raises it and change that (or the command) before running it again.`,
           }),
       progress,
+    };
+  }
+
+  /**
+   * The same call failing the same way `threshold` times since the last change, whatever was read
+   * between: reading cannot make an identical call go otherwise. Once nudged, only a change or the
+   * call going otherwise ends it, so its next identical failure stops.
+   */
+  private retried(turn: Turn, history: StepHistory): RuleHit | null {
+    const call = history.retries.of(turn.actionKey);
+    if (call === undefined || call.count < this.threshold || call.errorClass !== turn.errorClass) return null;
+    return {
+      loopType: this.loopType,
+      repeats: call.count,
+      since: call.evidence[0]?.step ?? turn.step,
+      evidence: call.evidence,
+      summary: `the same call failed the same way ${call.count} times, with nothing changed between`,
+      advice:
+        'Reading more does not change what this call does: change what it depends on (the command, a path, the code, the environment) or try another way before running it again.',
+      progress: 'retry',
     };
   }
 }

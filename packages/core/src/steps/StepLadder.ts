@@ -78,12 +78,14 @@ export class StepLadder implements SnapshotPart {
    * Whether the latest turn (`informative`, recorded in `history`) ends the nudged loop. After an
    * outcome-stagnation nudge only a probe result that moved does (an edit's new text, a read, a new
    * file touched are what the loop is made of); after a refused tool's, only an attempt that goes
-   * through or is refused otherwise; else any informative turn.
+   * through or is refused otherwise; after a call retried with the same failure, only a change or
+   * that call going otherwise; else any informative turn.
    */
   endedBy(informative: boolean, history: StepHistory): boolean {
     if (this.progressBy === 'probe') return history.probes.latest.news;
     if (this.progressBy === 'verdict') return history.probes.latest.verdictNews;
     if (this.progressBy === 'rejection') return history.rejections.broke;
+    if (this.progressBy === 'retry') return history.retries.broke;
     return informative;
   }
 
@@ -100,5 +102,5 @@ const ladderStateSchema = z.object({
   nudgedAt: z.number().int().min(-1),
   hitsSinceNudge: z.number().int().nonnegative(),
   nudgedType: z.string().nullable().optional(),
-  progress: z.enum(['turn', 'probe', 'verdict', 'rejection']).default('turn'),
+  progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry']).default('turn'),
 });

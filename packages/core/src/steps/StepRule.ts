@@ -45,13 +45,14 @@ export interface RuleHit {
    * What counts as progress once this loop is nudged (see `StepLadder`): `turn` (default) any
    * informative turn; `probe` only a probe result that moved; `verdict` only a probe whose key
    * lines moved (or that has none); `rejection` only an attempt of the
-   * refused tool that goes through or is refused otherwise.
+   * refused tool that goes through or is refused otherwise; `retry` only a change, or the retried
+   * call going through or failing otherwise.
    */
   progress?: LoopProgress;
 }
 
 /** What ends a nudged loop: see {@link RuleHit.progress}. */
-export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection';
+export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry';
 
 /** What a rule is asked to judge: a completed turn or a message. */
 export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };

@@ -29,6 +29,7 @@ export const historyStateSchema = z.object({
   ),
   probes: z.unknown(),
   rejections: z.unknown(),
+  retries: z.unknown(),
   seenLines: seenSchema,
   seenShapes: seenSchema,
   seenErrors: seenSchema,

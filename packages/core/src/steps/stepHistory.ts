@@ -2,6 +2,7 @@ import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
+import { RetriedCalls } from './retriedCalls.js';
 import { cleanEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
@@ -64,6 +65,8 @@ export class StepHistory implements SnapshotPart {
   readonly probes = new ProbeLedger();
   /** Each tool's change attempts refused in a row with one error (bounded). */
   readonly rejections = new RejectionStreaks();
+  /** The same call failing the same way since the last change, whatever was read between. */
+  readonly retries = new RetriedCalls();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -137,6 +140,14 @@ export class StepHistory implements SnapshotPart {
     // Only attempts that change and run nothing: a line that also runs a probe failed as a probe.
     const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
     this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
+    this.retries.record(
+      turn.rejected ? '' : turn.actionKey,
+      turn.probeRun?.kind === 'change' ? 'change' : 'other',
+      turn.probeRun?.change === true,
+      turn.error,
+      turn.errorClass,
+      turn.evidence,
+    );
     if (turn.informative) this.startAgain(turn.step);
     else if (!turn.rejected) this.endMonologue();
     this.turnsSinceInformative++;
@@ -249,6 +260,7 @@ export class StepHistory implements SnapshotPart {
       ),
       probes: this.probes.snapshot(),
       rejections: this.rejections.snapshot(),
+      retries: this.retries.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -285,6 +297,7 @@ export class StepHistory implements SnapshotPart {
     );
     this.probes.restore(s.probes);
     this.rejections.restore(s.rejections);
+    this.retries.restore(s.retries);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import type { StepEvidence } from './stepEvidence.js';
+import { cleanEvidence, evidenceSchema } from './stepEvidence.js';
+import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
+import { parseSnapshotPart } from './stepSnapshot.js';
+
+/** Calls whose failures are remembered; the oldest is forgotten beyond this. */
+const MAX_CALLS = 16;
+
+/** One call's failures with one error since the last change. */
+interface Retried {
+  /** The failure's error class (its first error line, digits and the call's own words masked). */
+  errorClass: number;
+  /** Failures of the call with that class since the last change. */
+  count: number;
+  /** Evidence of the first and the newest two failures. */
+  evidence: StepEvidence[];
+}
+
+/**
+ * The same call failing the same way, whatever was read between: for each call (one action, the
+ * same command or read), its failures with one error class since the last change. Reading cannot
+ * make an identical call go otherwise; only a change can (an edit, a write, an install), so a change
+ * starts every count again. The call going through, or failing otherwise, ends its count. Attempts
+ * to change something are not counted here: a refused change is the tool's streak
+ * (`rejectionStreaks.ts`). Bounded: 16 calls.
+ */
+export class RetriedCalls implements SnapshotPart {
+  private readonly calls = new Map<string, Retried>();
+  /** Whether the latest turn ended a count of two or more: a change, or the call went otherwise. */
+  broke = false;
+
+  /**
+   * Records a turn: `key` its action's identity (`''`: none), `kind` what it does (`change` for an
+   * attempt to change something), `changed` whether it changed something, `failed` whether it
+   * failed. Returns the call's failures with this error since the last change (0: not a failure counted).
+   */
+  record(
+    key: string,
+    kind: 'change' | 'other',
+    changed: boolean,
+    failed: boolean,
+    errorClass: number,
+    evidence: StepEvidence,
+  ): number {
+    this.broke = false;
+    if (changed) {
+      for (const call of this.calls.values()) if (call.count >= 2) this.broke = true;
+      this.calls.clear();
+      return 0;
+    }
+    if (key === '' || kind === 'change') return 0;
+    const call = this.calls.get(key);
+    this.calls.delete(key);
+    if (call !== undefined && (!failed || call.errorClass !== errorClass)) this.broke = call.count >= 2;
+    if (!failed) return 0;
+    const next: Retried =
+      call !== undefined && call.errorClass === errorClass
+        ? {
+            errorClass,
+            count: call.count + 1,
+            evidence: [call.evidence[0] as StepEvidence, ...call.evidence.slice(-1), evidence],
+          }
+        : { errorClass, count: 1, evidence: [evidence] };
+    this.calls.set(key, next);
+    if (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value as string);
+    return next.count;
+  }
+
+  /** The failures of the call `key` since the last change (`undefined`: none). */
+  of(key: string): Readonly<Retried> | undefined {
+    return this.calls.get(key);
+  }
+
+  /** The counts' state: at most 16 calls, three pieces of evidence each. */
+  snapshot(): SnapshotJson {
+    return {
+      calls: [...this.calls].map(([key, c]) => [key, { ...c, evidence: c.evidence.map((e) => ({ ...e })) }]),
+    } as unknown as SnapshotJson;
+  }
+
+  /** Replaces the state with one {@link snapshot} returned (none: empty). @throws InvalidInputError naming the field. */
+  restore(state: unknown): void {
+    const s = parseSnapshotPart(stateSchema, state ?? { calls: [] }, 'snapshot.history.retries');
+    this.calls.clear();
+    for (const [key, call] of s.calls)
+      this.calls.set(key, { ...call, evidence: call.evidence.map(cleanEvidence) });
+    this.broke = false;
+  }
+}
+
+const stateSchema = z.object({
+  calls: z
+    .array(
+      z.tuple([
+        z.string(),
+        z.object({
+          errorClass: z.number().int(),
+          count: z.number().int().positive(),
+          evidence: z.array(evidenceSchema).min(1).max(3),
+        }),
+      ]),
+    )
+    .max(MAX_CALLS),
+});
