@@ -14,6 +14,7 @@ import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import { maskNoise, typedWords } from './probeKey.js';
 import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { outputWords } from './probeVerdict.js';
+import { RecentMemo } from './recentMemo.js';
 import { shorten } from './StepRule.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
@@ -49,7 +50,7 @@ export class TurnReader {
   private readonly firstErrorLines = new Map<string, string>();
 
   /** A memo of the fingerprints of recent outputs that do not depend on their action (a cache: same answers without it). */
-  private readonly prints = new Map<string, Fingerprint>();
+  private readonly prints = new RecentMemo<Fingerprint>(FINGERPRINT_MEMO);
 
   constructor(private readonly history: StepHistory) {}
 
@@ -129,11 +130,10 @@ export class TurnReader {
       if (echo.size > 0) return fingerprint(output, echo, withResult);
     }
     const text = fingerprintedText(output);
-    let print = this.prints.get(text);
+    let print = this.prints.find('', text);
     if (print === undefined || (withResult && print.result === 0)) {
       print = fingerprint(text, EMPTY_ECHO, withResult);
-      if (this.prints.size >= FINGERPRINT_MEMO) this.prints.clear();
-      this.prints.set(text, print);
+      this.prints.remember('', text, print);
     }
     return print;
   }

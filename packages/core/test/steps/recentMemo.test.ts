@@ -30,3 +30,19 @@ describe('RecentMemo', () => {
     expect(memo.get('grep', 'y', () => 'other')).toBe('other');
   });
 });
+
+describe('RecentMemo.find and remember', () => {
+  it('finds what was remembered, and a pair remembered again takes its new answer in place', () => {
+    const memo = new RecentMemo<number>(2);
+    expect(memo.find('', 'a')).toBeUndefined();
+    memo.remember('', 'a', 1);
+    memo.remember('', 'b', 2);
+    memo.remember('', 'a', 3);
+    expect(memo.find('', 'a')).toBe(3);
+    // `a` was replaced in place: `b` is still remembered.
+    expect(memo.find('', 'b')).toBe(2);
+    memo.remember('', 'c', 4);
+    expect(memo.find('', 'a')).toBeUndefined();
+    expect(memo.find('', 'c')).toBe(4);
+  });
+});
