@@ -35,7 +35,8 @@ export interface PendingAction {
 }
 
 const EMPTY_ECHO: ReadonlySet<number> = new Set();
-const ERROR_LINE_MEMO = 512;
+/** Failure texts whose first error line is remembered (the corpora's repeats all fall within the last 16). */
+const ERROR_LINE_MEMO = 32;
 /** Outputs whose fingerprint is remembered (at most 6,000 characters each are kept: see `fingerprintedText`). */
 const FINGERPRINT_MEMO = 64;
 const NO_OBSERVATION = 0;
@@ -47,7 +48,7 @@ const NO_RESULT: ProbeOutcome = Object.freeze({ result: 0, key: () => '', verdic
  */
 export class TurnReader {
   /** A memo of the first error line of recent failure texts (a cache: same answers without it). */
-  private readonly firstErrorLines = new Map<string, string>();
+  private readonly firstErrorLines = new RecentMemo<string>(ERROR_LINE_MEMO);
 
   /** A memo of the fingerprints of recent outputs that do not depend on their action (a cache: same answers without it). */
   private readonly prints = new RecentMemo<Fingerprint>(FINGERPRINT_MEMO);
@@ -152,12 +153,7 @@ export class TurnReader {
   /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
   private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
-    let first = this.firstErrorLines.get(head);
-    if (first === undefined) {
-      first = firstErrorLine(boundLines(head)) ?? '';
-      if (this.firstErrorLines.size >= ERROR_LINE_MEMO) this.firstErrorLines.clear();
-      this.firstErrorLines.set(head, first);
-    }
+    const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
     return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echoOf(action));
   }
 }
