@@ -8,6 +8,10 @@
 // Then the same for the entry of the hook's startup snapshot (dist/hook/hookSnapshot.js →
 // dist/bundle/hook-snapshot.cjs), and the snapshot itself, dist/bundle/hook.blob, built in place
 // for this node (build-hook-snapshot.mjs; install.sh builds it again where it installs).
+//
+// And `loopguard scan`'s worker thread (dist/scan/scanWorker.js → dist/bundle/scan-worker.mjs): each
+// worker loads the step detector on its own, and one file loads in 80-100 ms where the modules took
+// 250-430 (docs/benchmarks.md); scanPaths falls back to the modules when the bundle is missing.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -106,3 +110,22 @@ await build({
   },
 });
 buildHookSnapshot(outDir);
+
+// An ES module, not CommonJS: the worker awaits its price book at the top level. Its dependencies'
+// own side effects are kept (the tree-shaking default): unlike the hook's, nothing it loads is cut
+// by hand, so what the bundle does is what the modules do.
+await build({
+  cwd: cli,
+  platform: 'node',
+  external: ['@pydantic/genai-prices'],
+  logLevel: 'warn',
+  input: `${cli}dist/scan/scanWorker.js`,
+  // without comments, the file is all ASCII (each worker holds its source at one byte a character)
+  output: {
+    file: `${outDir}/scan-worker.mjs`,
+    format: 'es',
+    codeSplitting: false,
+    charset: 'ascii',
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+  },
+});

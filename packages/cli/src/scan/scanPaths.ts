@@ -24,8 +24,14 @@ export interface ScanListener {
   onProgress?(done: number, total: number): void;
 }
 
-/** The worker's script; absent when loopguard runs from its TypeScript sources (the tests). */
-const WORKER = new URL('./scanWorker.js', import.meta.url);
+/**
+ * The worker's script: the built bundle (one file to load, scripts/bundle-hook.mjs), else its
+ * module; neither exists when loopguard runs from its TypeScript sources (the tests).
+ */
+const WORKER = [
+  new URL('../bundle/scan-worker.mjs', import.meta.url),
+  new URL('./scanWorker.js', import.meta.url),
+].find((script) => existsSync(fileURLToPath(script)));
 
 /** Worker threads at most (each holds its own copy of the detector's code, ~30 MB). */
 const MAX_WORKERS = 8;
@@ -36,7 +42,7 @@ const MAX_WORKERS = 8;
  */
 function workersFor(files: number): number {
   const cores = availableParallelism();
-  if (cores < 2 || files < 2 || !existsSync(fileURLToPath(WORKER))) return 0;
+  if (cores < 2 || files < 2 || WORKER === undefined) return 0;
   return Math.min(cores, files, MAX_WORKERS);
 }
 
@@ -82,7 +88,8 @@ export async function scanPaths(
     }
   } else {
     const workerData = { options, pricing };
-    await mapInWorkers<string, FileScan>(files, { script: WORKER, workerData, size: workers, failed }, take);
+    const script = WORKER as URL;
+    await mapInWorkers<string, FileScan>(files, { script, workerData, size: workers, failed }, take);
   }
   return { sessions, problems, files: files.length };
 }
