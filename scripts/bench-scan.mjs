@@ -6,7 +6,8 @@
 // tool results, attachments, api-request records; one session in five loops), written into a
 // temporary Claude config folder (`projects/<project>/<session>.jsonl`) and deleted afterwards.
 // Targets: scan ≤ 1× the floor's time (it reads files on every core), peak RSS ≤ 400 MB.
-// Run: npx tsc -b && node scripts/bench-scan.mjs [megabytes=1024] [rounds=1]
+// Run: npx tsc -b && node scripts/bundle-hook.mjs && node scripts/bench-scan.mjs [megabytes=1024] [rounds=1]
+// (without the bundle, the scan's workers load the detector's modules one by one: see docs/benchmarks.md)
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   createReadStream,
