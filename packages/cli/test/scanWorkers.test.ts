@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -116,6 +116,20 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
     const built = await execa(process.execPath, [bin, 'scan', fixtures, '--json'], { cwd: tmpdir() });
     expect(JSON.parse(built.stdout)).toEqual(JSON.parse(io.out()));
+  });
+
+  it('writes the HTML page (the bundled action loads the page module from its own place)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
+    const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+    const built = await execa(
+      process.execPath,
+      [bin, 'scan', fileURLToPath(SCAN_FIXTURES), '--html', 'r.html'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(built.stdout).toContain(`HTML report: ${join(dir, 'r.html')}`);
+    expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('document.body.dataset.ready');
   });
 
   it("gives the workers the project's detector options (loopguard.config.yaml)", async () => {

@@ -61,7 +61,7 @@ async function scanFiles(
   };
   const found = new Set<string>();
   for (const path of paths) {
-    for await (const file of transcriptsUnder(path, (folder, problem) => report({ file: folder, problem }))) {
+    for (const file of transcriptsUnder(path, (folder, problem) => report({ file: folder, problem }))) {
       found.add(file);
     }
   }
