@@ -1,6 +1,7 @@
 // A worker thread of `loopguard scan`: reads the transcript files it is given, one at a time, each
 // through a fresh step detector with the options of its setup, priced as the calling thread prices
 // (see scanPaths).
+import { loadLibraryCost } from '@loopguard/core/spend';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
@@ -13,6 +14,11 @@ export interface ScanSetup {
   /** The price book's source; absent: replies are not priced one by one (`--price`). */
   pricing?: ScanPricingSource;
 }
+
+// The pricing library (≈ 35 ms to load) loads while the worker waits for its setup, which comes
+// after the calling thread has read the options and found the files: a scan prices each reply from
+// its model unless `--price` is given. A failure to load shows where the price book is built.
+void loadLibraryCost().catch(() => undefined);
 
 serveTasks(async ({ options, pricing }: ScanSetup) => {
   const priced = pricing === undefined ? undefined : await scanPricing(pricing);
