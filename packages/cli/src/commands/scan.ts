@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
@@ -14,6 +15,15 @@ async function loadRunScan(): Promise<typeof import('../scan/runScan.js')['runSc
   if (existsSync(fileURLToPath(BUNDLE)))
     return ((await import(BUNDLE.href)) as typeof import('../scan/runScan.js')).runScan;
   return (await import('../scan/runScan.js')).runScan;
+}
+
+/** Whether the scan reads one file only: the calling thread reads it, and no worker is started. */
+function oneFile(paths: readonly string[], cwd: string): boolean {
+  try {
+    return paths.length === 1 && statSync(resolve(cwd, paths[0] as string)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Commander parser of `--price`: a non-negative number (money per million tokens). */
@@ -100,7 +110,7 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     )
     .action(async (paths: string[], options: ScanOptions) => {
       // the workers start first and load the detector while this thread loads the rest
-      const workers = startScanWorkers();
+      const workers = oneFile(paths, io.cwd) ? undefined : startScanWorkers();
       try {
         const runScan = await loadRunScan();
         await runScan(paths, options, io, workers);

@@ -4,7 +4,7 @@ import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
 import type { ScanSetup } from './scanWorker.js';
-import { startScanWorkers } from './scanWorkers.js';
+import type { startScanWorkers } from './scanWorkers.js';
 import type { WorkerPool } from './workerPool.js';
 
 /** What scanning a set of paths found. */
@@ -30,15 +30,15 @@ export interface ScanListener {
  * whatever order they are read in. A file whose worker dies is one problem, and the scan goes on.
  * With `pricing`, each reply is priced from its model (each worker builds the same price book).
  * Fewer than two files are read by the calling thread.
- * @param workers - the workers, started ahead by the caller ({@link startScanWorkers}); they end
- *   with the scan. @default started here
+ * @param workers - the worker threads that read the files, started ahead by the caller
+ *   ({@link startScanWorkers}); they end with the scan. None: the calling thread reads every file.
  */
 export async function scanPaths(
   paths: readonly string[],
   options: StepLoopDetectorOptions,
   listener: ScanListener = {},
   pricing?: ScanPricingSource,
-  workers: WorkerPool | undefined = startScanWorkers(),
+  workers?: WorkerPool,
 ): Promise<PathsScan> {
   try {
     return await scanFiles(paths, options, listener, pricing, workers);
