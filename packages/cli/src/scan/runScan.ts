@@ -16,13 +16,21 @@ import type { WorkerPool } from './workerPool.js';
 
 /** The options of `loopguard scan` (see commands/scan.ts), parsed. */
 export interface ScanOptions {
+  /** `--json`: the report as JSON. @default the terminal's table */
   json?: boolean;
+  /** `--html`: also write the report as one page to this file. */
   html?: string;
+  /** `--price`: one price per million tokens for every model. @default each model's own */
   price?: number;
+  /** `--since`: the first day, `YYYY-MM-DD`. */
   since?: string;
+  /** `--until`: the last day, `YYYY-MM-DD`. */
   until?: string;
+  /** `--project`: one project's sessions only. */
   project?: string;
+  /** `--timezone`: the days' time zone. @default the machine's */
   timezone?: string;
+  /** `--budget`: a spend budget per session, US dollars, to show what it would have saved. */
   budget?: number;
 }
 
@@ -104,7 +112,7 @@ export async function runScan(
   if (options.html !== undefined) {
     const file = resolve(io.cwd, options.html);
     // loaded only for --html: the page's assets come from the server package (~0.2 s to load)
-    const { writeHtmlReport } = await import('../scan/htmlReport.js');
+    const { writeHtmlReport } = await import('./htmlReport.js');
     try {
       await writeHtmlReport(file, report);
     } catch (error) {
