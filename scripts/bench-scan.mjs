@@ -6,7 +6,10 @@
 // tool results, attachments, api-request records; one session in five loops), written into a
 // temporary Claude config folder (`projects/<project>/<session>.jsonl`) and deleted afterwards.
 // Targets: scan ≤ 1× the floor's time (it reads files on every core), peak RSS ≤ 400 MB.
-// Run: npx tsc -b && node scripts/bench-scan.mjs [megabytes=1024] [rounds=1]
+// Run: npx tsc -b && node scripts/bundle-hook.mjs && node scripts/bench-scan.mjs [megabytes=1024] [rounds=1]
+// With LOOPGUARD_SCAN_BEFORE=<folder holding a built packages/ of an older tree> (see
+// scan-report-check.mjs for how to make one), that build's scan runs too, in each round, after this one.
+// (without the bundle, the scan's workers load the detector's modules one by one: see docs/benchmarks.md)
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   createReadStream,
@@ -22,12 +25,12 @@ import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { seededRandom } from './bench/injectLoops.mjs';
 import { sessionLines } from './lib/syntheticTranscripts.mjs';
 
 const self = fileURLToPath(import.meta.url);
-const [mode, dir] = process.argv.slice(2);
+const [mode, dir, build] = process.argv.slice(2);
 /** The ccusage release compared with (the one packages/cli/test/ccusage.ts pins). */
 const CCUSAGE_VERSION = '20.0.24';
 
@@ -80,7 +83,8 @@ if (mode === 'floor' || mode === 'scan' || mode === 'ccusage') {
     rmSync(home, { recursive: true, force: true });
     lines = JSON.parse(out).session.length;
   } else {
-    const { runCli } = await import(new URL('../packages/cli/dist/main.js', import.meta.url).href);
+    const root = build === undefined ? new URL('..', import.meta.url) : pathToFileURL(`${build}/`);
+    const { runCli } = await import(new URL('packages/cli/dist/main.js', root).href);
     let out = '';
     const io = { stdout: (t) => (out += t), stderr: () => {}, env: {}, cwd: os.tmpdir(), isTTY: false };
     const code = await runCli(['scan', dir, '--json'], io);
@@ -126,19 +130,23 @@ try {
     sessions++;
   }
   console.log(`${sessions} sessions, ${(bytes / 1024 / 1024).toFixed(0)} MB in ${work}`);
+  const before = process.env.LOOPGUARD_SCAN_BEFORE;
   const run = (which) => {
-    const child = spawnSync(process.execPath, [self, which, work], { encoding: 'utf8' });
+    const args = which === 'scan before' ? ['scan', work, before] : [which, work];
+    const child = spawnSync(process.execPath, [self, ...args], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`${which} failed: ${child.stderr}`);
     return JSON.parse(child.stdout);
   };
   ensureCcusage();
-  const results = { floor: [], scan: [], ccusage: [] };
+  const results = { floor: [], scan: [], 'scan before': [], ccusage: [] };
+  const order =
+    before === undefined ? ['floor', 'scan', 'ccusage'] : ['floor', 'scan', 'scan before', 'ccusage'];
   for (let round = 0; round < rounds; round++) {
-    for (const which of ['floor', 'scan', 'ccusage']) {
+    for (const which of order) {
       const result = run(which);
       results[which].push(result);
       console.log(
-        `round ${round + 1} ${which.padEnd(7)} ${(result.ms / 1000).toFixed(2)} s${result.maxRssMb === null ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(2)} s, peak RSS ${result.maxRssMb.toFixed(0)} MB`}`,
+        `round ${round + 1} ${which.padEnd(11)} ${(result.ms / 1000).toFixed(2)} s${result.maxRssMb === null ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(2)} s, peak RSS ${result.maxRssMb.toFixed(0)} MB`}, load ${os.loadavg()[0].toFixed(1)}`,
       );
     }
   }
@@ -153,6 +161,11 @@ try {
       `scan / floor ${ratio.toFixed(2)}× (target ≤ 1×); scan / ccusage ${toCcusage.toFixed(2)}×; ` +
       `scan peak RSS ${peak.toFixed(0)} MB (target ≤ 400 MB)`,
   );
+  if (before !== undefined)
+    console.log(
+      `scan before ${(best('scan before') / 1000).toFixed(2)} s: before / floor ${(best('scan before') / best('floor')).toFixed(2)}×, ` +
+        `before / ccusage ${(best('scan before') / best('ccusage')).toFixed(2)}×`,
+    );
   console.log(
     `machine: ${os.cpus()[0]?.model} × ${os.cpus().length}, load ${os
       .loadavg()

@@ -8,6 +8,9 @@
 // Then the same for the entry of the hook's startup snapshot (dist/hook/hookSnapshot.js →
 // dist/bundle/hook-snapshot.cjs), and the snapshot itself, dist/bundle/hook.blob, built in place
 // for this node (build-hook-snapshot.mjs; install.sh builds it again where it installs).
+//
+// And `loopguard scan`'s action and worker thread (dist/bundle/scan.mjs, scan-worker.mjs, below);
+// the command and scanPaths fall back to the modules when they are missing.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -106,3 +109,41 @@ await build({
   },
 });
 buildHookSnapshot(outDir);
+
+// `loopguard scan` itself: its action (dist/scan/runScan.js → dist/bundle/scan.mjs), loaded by the
+// command when present, and its worker thread (dist/scan/scanWorker.js → dist/bundle/scan-worker.mjs),
+// loaded by each worker. One file each loads in 40-100 ms where their modules took 160-430
+// (docs/benchmarks.md); the workers start first and wait for the calling thread's options and files,
+// so both loads are on the scan's way. ES modules, not CommonJS: the action loads the HTML report's
+// module on use (left out, found from the bundle's place), the worker awaits its price book at the
+// top level. Their dependencies' own side effects are kept (the tree-shaking default): unlike the
+// hook's, nothing they load is cut by hand, so what a bundle does is what its modules do.
+// Without comments, each file is all ASCII (V8 holds its source at one byte a character).
+const htmlReport = `${cli}dist/scan/htmlReport.js`;
+for (const [entry, file] of [
+  ['dist/scan/runScan.js', 'scan.mjs'],
+  ['dist/scan/scanWorker.js', 'scan-worker.mjs'],
+]) {
+  await build({
+    cwd: cli,
+    platform: 'node',
+    external: ['@pydantic/genai-prices'],
+    plugins: [
+      {
+        name: 'html-report-apart',
+        // the server's page assets stay out: the module is imported from its own place
+        resolveId: (id) => (id.endsWith('/htmlReport.js') ? { id: htmlReport, external: true } : undefined),
+      },
+    ],
+    logLevel: 'warn',
+    input: `${cli}${entry}`,
+    output: {
+      file: `${outDir}/${file}`,
+      paths: { [htmlReport]: '../scan/htmlReport.js' },
+      format: 'es',
+      codeSplitting: false,
+      charset: 'ascii',
+      minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+    },
+  });
+}

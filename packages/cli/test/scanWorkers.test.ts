@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,34 +6,56 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
-import { mapInWorkers } from '../src/scan/workerPool.js';
+import { WorkerPool } from '../src/scan/workerPool.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
 // Files read in parallel by worker threads: results in the files' order, a dying worker costs one
 // file, and the built CLI (which runs the workers) reports what the in-process scan reports.
 
-/** A worker that answers `n` with `n * 10` after a delay that makes later items finish first; `3` kills it. */
+/**
+ * A worker that answers `n` with `n * setup` after a delay that makes later items finish first (it
+ * does not wait for one task to end before the next: the pool gives two at once); `3` kills it.
+ */
 function testWorker(): URL {
   const file = join(mkdtempSync(join(tmpdir(), 'loopguard-pool-')), 'worker.mjs');
   writeFileSync(
     file,
     `import { parentPort } from 'node:worker_threads';
-parentPort.on('message', ({ index, item }) => {
+let factor;
+parentPort.on('message', (message) => {
+  if ('setup' in message) return void (factor = message.setup);
+  const { index, item } = message;
   if (item === 3) throw new Error('boom on 3');
-  setTimeout(() => parentPort.postMessage({ index, result: item * 10 }), (10 - item) * 5);
+  setTimeout(() => parentPort.postMessage({ index, result: item * factor }), (10 - item) * 5);
 });
 `,
   );
   return pathToFileURL(file);
 }
 
-describe('mapInWorkers', () => {
+/** Maps `items` on a pool of `size` test workers told to multiply by 10. */
+async function mapTen<R>(
+  items: number[],
+  size: number,
+  failed: (item: number, error: Error) => R,
+  onResult: (result: number | R, index: number) => void,
+): Promise<void> {
+  const pool = WorkerPool.start(testWorker(), size);
+  try {
+    await pool.map<number, number | R>(items, { setup: 10, failed }, onResult);
+  } finally {
+    pool.close();
+  }
+}
+
+describe('WorkerPool', () => {
   it('hands the results over in the items’ order, whatever order they finish in', async () => {
     const seen: Array<[number, number | string]> = [];
-    await mapInWorkers(
+    await mapTen(
       [0, 1, 2, 4, 5, 6, 7],
-      { script: testWorker(), workerData: null, size: 3, failed: () => 'failed' },
+      3,
+      () => 'failed',
       (result, index) => seen.push([index, result]),
     );
     expect(seen).toEqual([
@@ -49,23 +71,38 @@ describe('mapInWorkers', () => {
 
   it('reports the item whose worker died, and goes on with a new worker', async () => {
     const seen: Array<number | string> = [];
-    await mapInWorkers(
+    await mapTen(
       [1, 2, 3, 4, 5],
-      {
-        script: testWorker(),
-        workerData: null,
-        size: 2,
-        failed: (item, error) => `${item}: ${error.message}`,
-      },
+      2,
+      (item, error) => `${item}: ${error.message}`,
       (result) => seen.push(result),
     );
     expect(seen).toEqual([10, 20, '3: boom on 3', 40, 50]);
   });
 
+  it('goes on when a worker started ahead died before it was given work (its script failed)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-pool-')), 'broken.mjs');
+    writeFileSync(file, "throw new Error('cannot load');\n");
+    const pool = WorkerPool.start(pathToFileURL(file), 2);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the workers die meanwhile
+    const seen: string[] = [];
+    try {
+      await pool.map<number, string>([1, 2], { setup: null, failed: (item) => `${item} failed` }, (r) =>
+        seen.push(r),
+      );
+    } finally {
+      pool.close();
+    }
+    expect(seen).toEqual(['1 failed', '2 failed']);
+  });
+
   it('finishes at once with no items', async () => {
     const seen: unknown[] = [];
-    await mapInWorkers([], { script: testWorker(), workerData: null, size: 2, failed: () => 0 }, (r) =>
-      seen.push(r),
+    await mapTen(
+      [],
+      2,
+      () => 0,
+      (r) => seen.push(r),
     );
     expect(seen).toEqual([]);
   });
@@ -79,6 +116,20 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
     const built = await execa(process.execPath, [bin, 'scan', fixtures, '--json'], { cwd: tmpdir() });
     expect(JSON.parse(built.stdout)).toEqual(JSON.parse(io.out()));
+  });
+
+  it('writes the HTML page (the bundled action loads the page module from its own place)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-'));
+    const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+    const built = await execa(
+      process.execPath,
+      [bin, 'scan', fileURLToPath(SCAN_FIXTURES), '--html', 'r.html'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(built.stdout).toContain(`HTML report: ${join(dir, 'r.html')}`);
+    expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('document.body.dataset.ready');
   });
 
   it("gives the workers the project's detector options (loopguard.config.yaml)", async () => {

@@ -1,4 +1,4 @@
-import { opendir, stat } from 'node:fs/promises';
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { reason } from './scannedSession.js';
 
@@ -20,14 +20,16 @@ function isTranscript(path: string): boolean {
  * The transcripts under `path`: the file itself when it is one (any name), else every transcript
  * file in the folder and its subfolders, in name order. Unreadable folders, and a path that cannot
  * be looked at (inside a folder without search permission), are reported through `onProblem` and skipped.
+ * Synchronous: the walk runs while the scan's workers load, and each asynchronous call waited for a
+ * thread of libuv's pool on the busy cores (≈ 40 ms for 351 files in 21 folders, 0.5 ms this way).
  */
-export async function* transcriptsUnder(
+export function* transcriptsUnder(
   path: string,
   onProblem: (path: string, problem: string) => void,
-): AsyncGenerator<string> {
-  let info: Awaited<ReturnType<typeof stat>>;
+): Generator<string> {
+  let info: Stats;
   try {
-    info = await stat(path);
+    info = statSync(path);
   } catch (error) {
     onProblem(path, reason(error)); // a path inside a folder that cannot be searched: EACCES, not ENOENT
     return;
@@ -38,10 +40,10 @@ export async function* transcriptsUnder(
   }
   let entries: Array<{ name: string; folder: boolean }>;
   try {
-    entries = [];
-    for await (const entry of await opendir(path)) {
-      entries.push({ name: entry.name, folder: entry.isDirectory() });
-    }
+    entries = readdirSync(path, { withFileTypes: true }).map((entry) => ({
+      name: entry.name,
+      folder: entry.isDirectory(),
+    }));
   } catch (error) {
     onProblem(path, `unreadable folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     return;

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { recordOf } from '@loopguard/core/internal';
 import type { StepLoopDetector, StepLoopDetectorOptions } from '@loopguard/core/steps';
@@ -39,7 +39,7 @@ export async function scanFile(
   pricing?: ScanPricing,
 ): Promise<FileScan> {
   try {
-    const kind = notRegular(await stat(file));
+    const kind = notRegular(statSync(file));
     if (kind !== undefined) return { problem: { file, problem: `not a regular file (${kind})` } };
   } catch (error) {
     return { problem: { file, problem: reason(error) } };

@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
-import { mapInWorkers } from './workerPool.js';
+import type { ScanSetup } from './scanWorker.js';
+import type { startScanWorkers } from './scanWorkers.js';
+import type { WorkerPool } from './workerPool.js';
 
 /** What scanning a set of paths found. */
 export interface PathsScan {
@@ -24,34 +23,36 @@ export interface ScanListener {
   onProgress?(done: number, total: number): void;
 }
 
-/** The worker's script; absent when loopguard runs from its TypeScript sources (the tests). */
-const WORKER = new URL('./scanWorker.js', import.meta.url);
-
-/** Worker threads at most (each holds its own copy of the detector's code, ~30 MB). */
-const MAX_WORKERS = 8;
-
-/**
- * How many worker threads read files: one per core (at most {@link MAX_WORKERS}), none (the calling
- * thread reads) with one core, fewer than 2 files, or no compiled worker script.
- */
-function workersFor(files: number): number {
-  const cores = availableParallelism();
-  if (cores < 2 || files < 2 || !existsSync(fileURLToPath(WORKER))) return 0;
-  return Math.min(cores, files, MAX_WORKERS);
-}
-
 /**
  * Scans every transcript under `paths` (files or folders, which must exist; a file found twice is
  * read once): each file's session runs through a fresh step detector with `options`. Files are read
  * in parallel by worker threads, one per core; sessions and problems come in the files' order
  * whatever order they are read in. A file whose worker dies is one problem, and the scan goes on.
  * With `pricing`, each reply is priced from its model (each worker builds the same price book).
+ * Fewer than two files are read by the calling thread.
+ * @param workers - the worker threads that read the files, started ahead by the caller
+ *   ({@link startScanWorkers}); they end with the scan. None: the calling thread reads every file.
  */
 export async function scanPaths(
   paths: readonly string[],
   options: StepLoopDetectorOptions,
   listener: ScanListener = {},
   pricing?: ScanPricingSource,
+  workers?: WorkerPool,
+): Promise<PathsScan> {
+  try {
+    return await scanFiles(paths, options, listener, pricing, workers);
+  } finally {
+    workers?.close();
+  }
+}
+
+async function scanFiles(
+  paths: readonly string[],
+  options: StepLoopDetectorOptions,
+  listener: ScanListener,
+  pricing: ScanPricingSource | undefined,
+  workers: WorkerPool | undefined,
 ): Promise<PathsScan> {
   const problems: ScanProblem[] = [];
   const report = (problem: ScanProblem) => {
@@ -60,7 +61,7 @@ export async function scanPaths(
   };
   const found = new Set<string>();
   for (const path of paths) {
-    for await (const file of transcriptsUnder(path, (folder, problem) => report({ file: folder, problem }))) {
+    for (const file of transcriptsUnder(path, (folder, problem) => report({ file: folder, problem }))) {
       found.add(file);
     }
   }
@@ -74,15 +75,14 @@ export async function scanPaths(
   const failed = (file: string, error: Error): FileScan => ({
     problem: { file, problem: `could not be read (${error.message})` },
   });
-  const workers = workersFor(files.length);
-  if (workers === 0) {
+  if (workers === undefined || files.length < 2) {
     const priced = pricing === undefined ? undefined : await scanPricing(pricing);
     for (const [index, file] of files.entries()) {
       take(await scanFile(file, options, priced).catch((error: Error) => failed(file, error)), index);
     }
   } else {
-    const workerData = { options, pricing };
-    await mapInWorkers<string, FileScan>(files, { script: WORKER, workerData, size: workers, failed }, take);
+    const setup: ScanSetup = pricing === undefined ? { options } : { options, pricing };
+    await workers.map<string, FileScan>(files, { setup, failed }, take);
   }
   return { sessions, problems, files: files.length };
 }

@@ -1,0 +1,142 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { StepLoopDetector } from '@loopguard/core/steps';
+import { CliError } from '../CliError.js';
+import type { CliIo } from '../cliIo.js';
+import { EXIT_CODES } from '../exitCodes.js';
+import { readHookConfig } from '../hook/hookConfig.js';
+import { emptyScanHint } from './emptyScanHint.js';
+import { progressLine } from './progressBar.js';
+import { renderTerminal } from './renderTerminal.js';
+import { scanPaths } from './scanPaths.js';
+import { scanReport } from './scanReport.js';
+import { type SessionFilter, sessionFilter } from './sessionFilter.js';
+import { transcriptPlaces } from './transcriptPlaces.js';
+import type { WorkerPool } from './workerPool.js';
+
+/** The options of `loopguard scan` (see commands/scan.ts), parsed. */
+export interface ScanOptions {
+  /** `--json`: the report as JSON. @default the terminal's table */
+  json?: boolean;
+  /** `--html`: also write the report as one page to this file. */
+  html?: string;
+  /** `--price`: one price per million tokens for every model. @default each model's own */
+  price?: number;
+  /** `--since`: the first day, `YYYY-MM-DD`. */
+  since?: string;
+  /** `--until`: the last day, `YYYY-MM-DD`. */
+  until?: string;
+  /** `--project`: one project's sessions only. */
+  project?: string;
+  /** `--timezone`: the days' time zone. @default the machine's */
+  timezone?: string;
+  /** `--budget`: a spend budget per session, US dollars, to show what it would have saved. */
+  budget?: number;
+}
+
+/** Below this many files no progress bar is drawn. */
+const PROGRESS_FROM = 20;
+
+/** Whether `path` is not there (as opposed to there but not to be looked at). */
+function missing(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
+/**
+ * What `loopguard scan` does once its arguments are parsed: reads the project's options, scans
+ * `paths` (the agents' own places when none) on `workers`, prints the report. Loaded by the
+ * command after its workers have started (they load the detector meanwhile).
+ * @throws CliError on a usage error (a path that is not there, options that do not go together).
+ */
+export async function runScan(
+  paths: string[],
+  options: ScanOptions,
+  io: CliIo,
+  workers: WorkerPool | undefined,
+): Promise<void> {
+  if (options.since !== undefined && options.until !== undefined && options.since > options.until)
+    throw new CliError(`--since ${options.since} is after --until ${options.until}`, EXIT_CODES.usage);
+  const filter: SessionFilter = {
+    ...(options.since === undefined ? {} : { since: options.since }),
+    ...(options.until === undefined ? {} : { until: options.until }),
+    ...(options.project === undefined ? {} : { project: options.project }),
+    ...(options.timezone === undefined ? {} : { timeZone: options.timezone }),
+  };
+  const places = paths.length > 0 ? undefined : transcriptPlaces(io.env, io.cwd);
+  const roots =
+    places === undefined
+      ? paths.map((path) => resolve(io.cwd, path))
+      : places.map((place) => place.path).filter((path) => !missing(path));
+  for (const [i, root] of roots.entries()) {
+    // only a path that is not there is a usage error; one that cannot be looked at (EACCES,
+    // ELOOP) is one line from the scan, which goes on with the others
+    if (missing(root)) throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
+  }
+  let detector: Awaited<ReturnType<typeof readHookConfig>>['detector'];
+  let prices: Awaited<ReturnType<typeof readHookConfig>>['prices'];
+  try {
+    ({ detector, prices } = await readHookConfig(io.cwd));
+    new StepLoopDetector(detector); // the options are checked once, before any file is read
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), EXIT_CODES.usage);
+  }
+  const progress = io.stderrIsTTY === true;
+  if (options.budget !== undefined && options.price !== undefined)
+    throw new CliError('--budget needs the per-model prices: give it without --price', EXIT_CODES.usage);
+  // one price for every model (--price) prices the waste at the end; else each reply from its model
+  const pricing =
+    options.price === undefined
+      ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
+      : undefined;
+  const scanned = await scanPaths(
+    roots,
+    detector,
+    {
+      onProblem: ({ file, problem }) =>
+        io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
+      onProgress: (done, total) => {
+        if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
+      },
+    },
+    pricing,
+    workers,
+  );
+  const sessions = scanned.sessions.filter(sessionFilter(filter));
+  const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);
+  if (options.html !== undefined) {
+    const file = resolve(io.cwd, options.html);
+    // loaded only for --html: the page's assets come from the server package (~0.2 s to load)
+    const { writeHtmlReport } = await import('./htmlReport.js');
+    try {
+      await writeHtmlReport(file, report);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new CliError(`--html: cannot write ${file} (${code})`, EXIT_CODES.usage);
+    }
+  }
+  const hint =
+    sessions.length === 0
+      ? emptyScanHint({
+          ...(places === undefined ? {} : { places }),
+          paths,
+          read: scanned.sessions.length,
+          filter,
+        })
+      : undefined;
+  const wrote = options.html === undefined ? '' : `HTML report: ${resolve(io.cwd, options.html)}`;
+  if (options.json === true) {
+    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    if (hint !== undefined) io.stderr(`loopguard scan: ${hint}\n`);
+    if (wrote !== '') io.stderr(`loopguard scan: ${wrote}\n`);
+  } else {
+    io.stdout(
+      `${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
+    );
+  }
+}
