@@ -7,23 +7,33 @@
 // call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
 // Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
 // tool call ≤ 10 ms p50 on the fast path.
+// With LOOPGUARD_BENCH_BASELINE=<another built checkout> (a worktree of the build before), the
+// command hook's calls on the 2,000-step sessions run through that build too, interleaved in the
+// same run ("before:" rows), each build on sessions it wrote itself.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const CALLS = Number(process.argv[2] ?? 40);
 const LONG_SESSION_STEPS = 2000;
-const cli = (path) => fileURLToPath(new URL(`../packages/cli/dist/${path}`, import.meta.url));
+const BASELINE = process.env.LOOPGUARD_BENCH_BASELINE;
+const cliOf = (root) => (path) => fileURLToPath(new URL(`packages/cli/dist/${path}`, root));
+const cli = cliOf(new URL('../', import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
 const { snapshotHookCommand, usableHookSnapshot, shellQuote } = await import(cli('hook/snapshotCommand.js'));
-const blob = usableHookSnapshot(process.execPath, bin);
-if (blob === undefined) throw new Error('no usable hook snapshot: run pnpm run build first');
+/** The hook command `init` writes for `agent` with the build at `build` (see init.ts). */
+const installedOf = (build) => {
+  const buildBin = build('bin.js');
+  const buildBlob = usableHookSnapshot(process.execPath, buildBin);
+  if (buildBlob === undefined) throw new Error(`no usable hook snapshot beside ${buildBin}: build it first`);
+  return (agent) => snapshotHookCommand([process.execPath, buildBin], buildBlob, agent);
+};
 /** The hook command `init` writes for `agent` (see init.ts), and the same without the snapshot. */
-const installed = (agent) => snapshotHookCommand([process.execPath, bin], blob, agent);
+const installed = installedOf(cli);
 const plain = (agent) => `${[process.execPath, bin].map(shellQuote).join(' ')} hook ${agent}`;
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
@@ -61,11 +71,11 @@ const output = (i) =>
  * A project whose session already has `steps` steps (half as many tool calls over 400 distinct
  * commands with 1-3 KB outputs, some failing), written through the hook's own code path.
  */
-async function project(agent, steps) {
+async function project(agent, steps, guard = guardProject) {
   const dir = mkdtempSync(join(work, `${agent}-${steps}-`));
   for (let i = 0; i < steps / 2; i++) {
     const n = i % 400;
-    await guardProject(
+    await guard(
       agent,
       {
         kind: 'after_tool',
@@ -98,6 +108,18 @@ for (const agent of ['claude', 'gemini']) {
       shell: installed(agent),
       input: (round) => event(dir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
     };
+    if (steps > 0 && BASELINE !== undefined) {
+      const before = cliOf(pathToFileURL(`${resolve(BASELINE)}/`));
+      const beforeDir = await project(
+        agent,
+        steps,
+        (await import(before('hook/guardProject.js'))).guardProject,
+      );
+      variants[`before: ${agent}, after the call, ${session}`] = {
+        shell: installedOf(before)(agent),
+        input: (round) => event(beforeDir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
+      };
+    }
     if (steps > 0) {
       variants[`${agent}, before the call, ${session}`] = {
         shell: installed(agent),
