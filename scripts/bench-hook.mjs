@@ -7,23 +7,36 @@
 // call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
 // Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
 // tool call ≤ 10 ms p50 on the fast path.
+// With LOOPGUARD_BENCH_BASELINE=<another built checkout> (a worktree of the build before), the
+// command hook's calls on the 2,000-step sessions run through that build too, interleaved in the
+// same run ("before:" rows), each build on sessions it wrote itself.
+// With LOOPGUARD_BENCH_CPU=1, each call runs under `perf stat -e task-clock` and its CPU time (the
+// process tree's, user and system) is reported beside the wall time: on a shared machine the CPU
+// time of a call is far steadier than its wall time, which waits for the other processes.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const CALLS = Number(process.argv[2] ?? 40);
 const LONG_SESSION_STEPS = 2000;
-const cli = (path) => fileURLToPath(new URL(`../packages/cli/dist/${path}`, import.meta.url));
+const BASELINE = process.env.LOOPGUARD_BENCH_BASELINE;
+const cliOf = (root) => (path) => fileURLToPath(new URL(`packages/cli/dist/${path}`, root));
+const cli = cliOf(new URL('../', import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
 const { snapshotHookCommand, usableHookSnapshot, shellQuote } = await import(cli('hook/snapshotCommand.js'));
-const blob = usableHookSnapshot(process.execPath, bin);
-if (blob === undefined) throw new Error('no usable hook snapshot: run pnpm run build first');
+/** The hook command `init` writes for `agent` with the build at `build` (see init.ts). */
+const installedOf = (build) => {
+  const buildBin = build('bin.js');
+  const buildBlob = usableHookSnapshot(process.execPath, buildBin);
+  if (buildBlob === undefined) throw new Error(`no usable hook snapshot beside ${buildBin}: build it first`);
+  return (agent) => snapshotHookCommand([process.execPath, buildBin], buildBlob, agent);
+};
 /** The hook command `init` writes for `agent` (see init.ts), and the same without the snapshot. */
-const installed = (agent) => snapshotHookCommand([process.execPath, bin], blob, agent);
+const installed = installedOf(cli);
 const plain = (agent) => `${[process.execPath, bin].map(shellQuote).join(' ')} hook ${agent}`;
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
@@ -61,11 +74,11 @@ const output = (i) =>
  * A project whose session already has `steps` steps (half as many tool calls over 400 distinct
  * commands with 1-3 KB outputs, some failing), written through the hook's own code path.
  */
-async function project(agent, steps) {
+async function project(agent, steps, guard = guardProject) {
   const dir = mkdtempSync(join(work, `${agent}-${steps}-`));
   for (let i = 0; i < steps / 2; i++) {
     const n = i % 400;
-    await guardProject(
+    await guard(
       agent,
       {
         kind: 'after_tool',
@@ -98,6 +111,18 @@ for (const agent of ['claude', 'gemini']) {
       shell: installed(agent),
       input: (round) => event(dir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
     };
+    if (steps > 0 && BASELINE !== undefined) {
+      const before = cliOf(pathToFileURL(`${resolve(BASELINE)}/`));
+      const beforeDir = await project(
+        agent,
+        steps,
+        (await import(before('hook/guardProject.js'))).guardProject,
+      );
+      variants[`before: ${agent}, after the call, ${session}`] = {
+        shell: installedOf(before)(agent),
+        input: (round) => event(beforeDir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
+      };
+    }
     if (steps > 0) {
       variants[`${agent}, before the call, ${session}`] = {
         shell: installed(agent),
@@ -173,6 +198,21 @@ for (const steps of [0, LONG_SESSION_STEPS]) {
 }
 
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+const CPU = process.env.LOOPGUARD_BENCH_CPU === '1';
+const cpuTimes = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+/** Runs `command` with `argv`, under `perf stat` when the CPU time is measured (its figure is then read from stderr). */
+const run = (command, argv, stdin) => {
+  const perf = ['stat', '-x,', '-e', 'task-clock', command, ...argv];
+  const result = spawnSync(CPU ? 'perf' : command, CPU ? perf : argv, {
+    cwd: work,
+    input: stdin,
+    encoding: 'utf8',
+  });
+  const cpu = CPU ? /([\d.]+),msec,task-clock/.exec(result.stderr ?? '') : undefined;
+  if (CPU && cpu === null)
+    throw new Error(`perf stat measured nothing (is perf installed?): ${result.stderr}`);
+  return { ...result, cpuMs: cpu === undefined ? undefined : Number(cpu[1]) };
+};
 for (let round = 0; round < CALLS; round++) {
   for (const [name, { args, shell, input, inProcess }] of Object.entries(variants)) {
     if (inProcess !== undefined) {
@@ -184,10 +224,9 @@ for (let round = 0; round < CALLS; round++) {
     const stdin = input(round);
     const start = process.hrtime.bigint();
     const result =
-      shell === undefined
-        ? spawnSync(process.execPath, args, { cwd: work, input: stdin, encoding: 'utf8' })
-        : spawnSync('/bin/sh', ['-c', shell], { cwd: work, input: stdin, encoding: 'utf8' });
+      shell === undefined ? run(process.execPath, args, stdin) : run('/bin/sh', ['-c', shell], stdin);
     times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (result.cpuMs !== undefined) cpuTimes[name].push(result.cpuMs);
     if (result.status !== 0 || result.stdout !== '')
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
@@ -206,11 +245,20 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')}; ${CALLS} calls per variant, interleaved\n`,
 );
-console.log('| variant | p50 ms | p99 ms | p50 ratio to no-op |');
-console.log('| --- | --- | --- | --- |');
+const noopCpu = CPU ? pct(cpuTimes[NOOP], 50) : undefined;
+const cpuColumns = CPU ? ' p50 CPU ms | CPU ratio to no-op |' : '';
+console.log(`| variant | p50 ms | p99 ms | p50 ratio to no-op |${cpuColumns}`);
+console.log(`| --- | --- | --- | --- |${CPU ? ' --- | --- |' : ''}`);
 for (const [name, values] of Object.entries(times)) {
+  const cpu = cpuTimes[name].length === 0 ? undefined : pct(cpuTimes[name], 50);
+  const cpuCells =
+    noopCpu === undefined
+      ? ''
+      : cpu === undefined
+        ? ' – | – |'
+        : ` ${cpu.toFixed(1)} | ${(cpu / noopCpu).toFixed(2)} |`;
   console.log(
-    `| ${name} | ${pct(values, 50).toFixed(1)} | ${pct(values, 99).toFixed(1)} | ${(pct(values, 50) / noop).toFixed(2)} |`,
+    `| ${name} | ${pct(values, 50).toFixed(1)} | ${pct(values, 99).toFixed(1)} | ${(pct(values, 50) / noop).toFixed(2)} |${cpuCells}`,
   );
 }
 rmSync(work, { recursive: true, force: true });

@@ -17,6 +17,7 @@ if (args[0] === 'hook' && args.length === 2 && !args[1]?.startsWith('-')) {
     const { hookMain } = await import('./hook/hookMain.js');
     process.exitCode = await hookMain(args[1] as string);
   }
+  process.exit(); // the call is over: no winding down (see hookMain)
 } else if (args[0] === 'statusline' && args.length === 1) {
   // Claude Code runs the status line after every reply: load only what it needs, from the bundle.
   const bundle = fileURLToPath(new URL('./bundle/statusline.cjs', import.meta.url));

@@ -25,6 +25,15 @@ describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
     expect(source).not.toMatch(/node_modules\/yaml\//);
   });
 
+  it('leaves pino out of both bundles and the snapshot, and finds it from their place when a silent logger is made', () => {
+    for (const file of [bundle, join(dist, 'bundle', 'hook-snapshot.cjs')]) {
+      const source = readFileSync(file, 'utf8');
+      expect(source).not.toMatch(/node_modules\/(pino|thread-stream|sonic-boom)\/|SonicBoom|stdSerializers/);
+      expect(source).toMatch(/createRequire\(__filename\)\(["`]pino["`]\)\.pino/);
+      expect(typeof module.createRequire(file)('pino').pino).toBe('function');
+    }
+  });
+
   it('keeps V8’s compiled code of a call and reuses it on the next (Node’s own cache where Node has one)', () => {
     const copy = join(copyDir, 'hook.cjs');
     copyFileSync(bundle, copy);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXEMPT_COMMANDS } from '@loopguard/core/steps';
 import { describe, expect, it } from 'vitest';
-import { readHookConfig } from '../src/hook/hookConfig.js';
+import { DEFAULT_HOOK_CONFIG, readHookConfig } from '../src/hook/hookConfig.js';
 
 function project(yaml?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-hookconfig-'));
@@ -22,5 +22,16 @@ describe('the hook section of loopguard.config.yaml', () => {
 
   it('leaves the defaults to the detector when the project names none', async () => {
     expect((await readHookConfig(project())).detector.exemptCommands).toBeUndefined();
+  });
+
+  it('reads one frozen default configuration for every project without a file, and a file as it is', async () => {
+    const none = await readHookConfig(project());
+    expect(none).toBe(DEFAULT_HOOK_CONFIG);
+    expect(await readHookConfig(project())).toBe(none);
+    expect(Object.isFrozen(none) && Object.isFrozen(none.detector)).toBe(true);
+    expect(none).toMatchObject({ enabled: true, lockTimeoutMs: 3000, prices: {} });
+    const file = await readHookConfig(project('hook:\n  repeatThreshold: 5\n  lockTimeoutMs: 10\n'));
+    expect(file).not.toBe(DEFAULT_HOOK_CONFIG);
+    expect(file).toMatchObject({ lockTimeoutMs: 10, detector: { repeatThreshold: 5 } });
   });
 });

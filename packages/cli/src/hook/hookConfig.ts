@@ -41,8 +41,15 @@ const hookSectionSchema = z
   })
   .catchall(z.unknown());
 
-/** The section's defaults, parsed once (in the hook's startup snapshot): most projects have no configuration file. */
-const DEFAULT_SECTION = hookSectionSchema.parse({});
+/** The configuration of a project without a configuration file, made once (in the hook's startup snapshot): most projects have none. */
+export const DEFAULT_HOOK_CONFIG: Readonly<HookConfig> = frozen(
+  configOf(hookSectionSchema.parse({}), undefined),
+);
+
+function frozen(config: HookConfig): Readonly<HookConfig> {
+  Object.freeze(config.detector);
+  return Object.freeze(config);
+}
 
 /**
  * Reads the `hook` section of the project's configuration file (the first of `CONFIG_FILES` in
@@ -63,19 +70,25 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
     section = (parsed as { hook?: unknown } | null)?.hook ?? {};
     spendSection = (parsed as { spend?: unknown } | null)?.spend;
   }
+  if (file === undefined) return DEFAULT_HOOK_CONFIG;
   const spend =
     spendSection === undefined || spendSection === null
       ? undefined
       : parseSpendOptions(spendSection, `config ${file}: spend`);
-  const result =
-    file === undefined
-      ? { success: true as const, data: DEFAULT_SECTION }
-      : hookSectionSchema.safeParse(section);
+  const result = hookSectionSchema.safeParse(section);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new Error(`config ${file}: hook.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
   }
-  const { enabled, lockTimeoutMs, exemptCommands, ...detector } = result.data;
+  return configOf(result.data, spend);
+}
+
+/** The configuration of a parsed `hook` section and the resolved `spend` section. */
+function configOf(
+  section: z.output<typeof hookSectionSchema>,
+  spend: ResolvedSpendOptions | undefined,
+): HookConfig {
+  const { enabled, lockTimeoutMs, exemptCommands, ...detector } = section;
   return {
     enabled,
     lockTimeoutMs,

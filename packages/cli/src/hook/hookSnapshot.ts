@@ -23,6 +23,7 @@ if (startupSnapshot.isBuildingSnapshot()) {
       process.stdout.write('ok');
     } else {
       process.exitCode = await hookMain(agent);
+      process.exit(); // the call is over: no winding down (see hookMain)
     }
   });
 }

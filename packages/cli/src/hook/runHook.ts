@@ -200,15 +200,22 @@ function bounded(event: HookEvent): HookEvent {
   return event;
 }
 
-/** The {@link HookIo} of the running process. */
-export function processHookIo(): HookIo {
+/**
+ * The {@link HookIo} of the running process, and `replied()`: resolves once the reply written (if
+ * any) has reached standard output (a pipe's writes are asynchronous on some systems).
+ */
+export function processHookIo(): HookIo & { replied(): Promise<void> } {
+  let replied = Promise.resolve();
   return {
     readStdin: async () => {
       const text = await readBounded(process.stdin);
       if (text === undefined) throw new Error(`the event is larger than ${MAX_EVENT_BYTES} bytes`);
       return text;
     },
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      replied = new Promise((resolve) => process.stdout.write(text, () => resolve()));
+    },
+    replied: () => replied,
     env: process.env,
     cwd: process.cwd(),
     exit: (code) => process.exit(code),

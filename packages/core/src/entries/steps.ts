@@ -21,7 +21,10 @@ export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellComma
 export { FNV_SEAL_CHECKSUM, type SealChecksum, STEP_SNAPSHOT_LAYOUT } from '../steps/snapshotSeal.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
-export type { StepLoopDetectorOptions } from '../steps/stepLoopDetectorOptions.js';
+export {
+  parseStepLoopDetectorOptions,
+  type StepLoopDetectorOptions,
+} from '../steps/stepLoopDetectorOptions.js';
 export {
   type SnapshotJson,
   type SnapshotPart,

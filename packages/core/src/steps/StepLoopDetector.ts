@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { systemClock } from '../kernel/clock.js';
 import { InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
-import { parseOptions } from '../kernel/parseOptions.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
 import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
@@ -19,9 +18,9 @@ import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
 import { actionKey, messageKey } from './stepKeys.js';
 import {
+  parsedStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
   type StepThresholds,
-  stepLoopDetectorOptionsSchema,
   thresholdsOf,
 } from './stepLoopDetectorOptions.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
@@ -100,7 +99,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    * @throws ConfigurationError naming the offending option.
    */
   constructor(options: StepLoopDetectorOptions = {}) {
-    const parsed = parseOptions(stepLoopDetectorOptionsSchema, options, 'StepLoopDetector options');
+    const parsed = parsedStepLoopDetectorOptions(options);
     const log = (parsed.logger ?? silentLogger()).child({ component: 'StepLoopDetector' });
     super(log);
     this.log = log;

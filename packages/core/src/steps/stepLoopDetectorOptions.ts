@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../kernel/clock.js';
 import { clockSchema, loggerSchema, portSchema } from '../kernel/optionSchemas.js';
+import { parseOptions } from '../kernel/parseOptions.js';
 import type { StateMachine } from '../storage/ports.js';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './exemptions.js';
 import { MAX_TRACKED_PERIOD } from './stepHistory.js';
@@ -226,6 +227,38 @@ export const stepLoopDetectorOptionsSchema = z
     message: 'must be greater than rejectedThreshold',
     path: ['rejectedStopThreshold'],
   });
+
+/** {@link StepLoopDetectorOptions} validated, defaults applied. */
+export type ParsedStepLoopDetectorOptions = z.output<typeof stepLoopDetectorOptionsSchema>;
+
+/** What {@link parseStepLoopDetectorOptions} returned: frozen, taken by a detector as it is. */
+const parsedOnce = new WeakSet<object>();
+
+/**
+ * `options` validated once, for a host that builds detectors from the same options again and again
+ * (the command hook restores its session's detector on every call): a detector built from what this
+ * returns does not validate it again (a zod parse of ≈ 0.7 ms in a hook process, docs/benchmarks.md).
+ * The result is frozen, so it cannot change after it was validated.
+ * @throws ConfigurationError naming the offending option.
+ * @example const options = parseStepLoopDetectorOptions({ stopAfter: 2 }); new StepLoopDetector(options);
+ */
+export function parseStepLoopDetectorOptions(options: StepLoopDetectorOptions = {}): StepLoopDetectorOptions {
+  const parsed = Object.freeze(parsedStepLoopDetectorOptions(options));
+  parsedOnce.add(parsed);
+  return parsed as StepLoopDetectorOptions;
+}
+
+/**
+ * `options` validated, defaults applied; as they are when {@link parseStepLoopDetectorOptions}
+ * returned them.
+ * @throws ConfigurationError naming the offending option.
+ */
+export function parsedStepLoopDetectorOptions(
+  options: StepLoopDetectorOptions,
+): ParsedStepLoopDetectorOptions {
+  if (parsedOnce.has(options)) return options as ParsedStepLoopDetectorOptions;
+  return parseOptions(stepLoopDetectorOptionsSchema, options, 'StepLoopDetector options');
+}
 
 /** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
 export interface StepThresholds {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
+import { parseStepLoopDetectorOptions, type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { ConfigurationError, InMemoryStateMachine, InvalidInputError } from '../../src/index.js';
 import { validateStep } from '../../src/steps/step.js';
 import { COUNTS_ONLY, makeStepDetector } from './helpers.js';
@@ -40,6 +40,22 @@ describe('bad options', () => {
   ])('%j is a ConfigurationError naming the option', (options, message) => {
     expect(() => new StepLoopDetector(options as never)).toThrow(ConfigurationError);
     expect(() => new StepLoopDetector(options as never)).toThrow(message);
+  });
+
+  it('options validated once (parseStepLoopDetectorOptions) are taken as they are; a look-alike is validated', () => {
+    const parsed = parseStepLoopDetectorOptions({ repeatThreshold: 4, exemptTools: ['watch'] });
+    expect(Object.isFrozen(parsed)).toBe(true);
+    expect(new StepLoopDetector(parsed).options).toEqual(
+      new StepLoopDetector({ repeatThreshold: 4 }).options,
+    );
+    expect(() => parseStepLoopDetectorOptions({ stopAfter: 0 })).toThrow(/"stopAfter"/);
+    // a copy of validated options, changed after the check, is not the validated object: checked again
+    const changed = { ...parsed, repeatThreshold: 1 };
+    expect(() => new StepLoopDetector(changed)).toThrow(ConfigurationError);
+    expect(() => new StepLoopDetector(changed)).toThrow(/"repeatThreshold"/);
+    expect(() => {
+      (parsed as { repeatThreshold: number }).repeatThreshold = 1;
+    }).toThrow(TypeError);
   });
 
   it('defaults are documented values', () => {
