@@ -51,12 +51,22 @@ export class SameErrorRule implements StepRule {
         progress,
       };
     }
+    const hit = this.sameFailure(turn, history, progress);
+    const retried = this.retried(turn, history);
+    if (hit === null || retried === null) return hit ?? retried;
+    // One loop, told once: when the call's own count reaches further back, the message says so
+    // (the nudge said it); what ends the loop stays the streak's.
+    return retried.since < hit.since && retried.repeats >= hit.repeats ? { ...retried, progress } : hit;
+  }
+
+  /** The same class of failure `threshold` times, or the same action failing in a row (`null`: neither). */
+  private sameFailure(turn: Turn, history: StepHistory, progress: 'turn' | 'rejection'): RuleHit | null {
     const sameClass = history.errorCounts.get(turn.errorClass) ?? 0;
     const verbatim = history.verbatimRun >= (history.lastWasChange ? this.verbatimChange : this.verbatim);
     if (sameClass < this.threshold && !verbatim) {
       // The same action failing again and again, back to an error it already showed, is a loop
       // whatever the texts between said.
-      if (history.failingRun < this.threshold || turn.informative) return this.retried(turn, history);
+      if (history.failingRun < this.threshold || turn.informative) return null;
       const turns = history.last(history.failingRun);
       return {
         loopType: this.loopType,

@@ -55,6 +55,19 @@ describe.each(Object.entries(shapes))('the same call failing the same way, input
     expect(found[1]?.evidence).toHaveLength(3);
   });
 
+  it('the stop tells the loop the nudge told: the same count from the same call', () => {
+    // Read once, then retried back to back: the streak since the read is shorter than the call's count.
+    const steps = [...s.read(0), ...s.open(), ...s.read(1), ...s.open(), ...s.open(), ...s.open()];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => v.action)).toEqual(['nudge', 'stop']);
+    expect(found[0]?.message).toMatch(
+      /failed the same way 3 times, with nothing changed between, since call 2\./,
+    );
+    expect(found[1]?.message).toMatch(
+      /failed the same way 4 times, with nothing changed between, since call 2\./,
+    );
+  });
+
   it('a change between the retries starts the count again: no stop', () => {
     const steps = [
       ...[0, 1].flatMap((i) => [...s.read(i), ...s.open()]),

@@ -107,6 +107,8 @@ export const claudeCodeHook: DemoScenario = {
         `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
       );
       await ctx.pause();
+      // Claude Code ends the session at a stop: the recording's later events never happen.
+      if (stdout.trim() !== '' && (JSON.parse(stdout) as HookAnswer).continue === false) break;
     }
     const copied = copyRecords(ctx, project);
     ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`);
