@@ -1,21 +1,11 @@
 import { z } from 'zod';
+import { type FailureCount, FailureCounts, failureCountsSchema } from './failureCounts.js';
 import type { StepEvidence } from './stepEvidence.js';
-import { cleanEvidence, evidenceSchema } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
 
 /** Tools whose streak is remembered; the oldest is forgotten beyond this. */
 const MAX_TOOLS = 16;
-
-/** One tool's attempts refused in a row with one error. */
-interface Streak {
-  /** The refusal's error class (its first error line, digits and the attempt's own words masked). */
-  errorClass: number;
-  /** Attempts refused in a row with that class. */
-  count: number;
-  /** Evidence of the first and the newest two refusals. */
-  evidence: StepEvidence[];
-}
 
 /**
  * The same tool rejection after every attempt: for each tool, its attempts to change something
@@ -25,7 +15,7 @@ interface Streak {
  * that goes through, or is refused otherwise, ends its streak. Bounded: 16 tools.
  */
 export class RejectionStreaks implements SnapshotPart {
-  private readonly streaks = new Map<string, Streak>();
+  private readonly streaks = new FailureCounts(MAX_TOOLS);
   /** Whether the latest turn ended a streak: a change went through, or was refused otherwise. */
   broke = false;
 
@@ -33,60 +23,29 @@ export class RejectionStreaks implements SnapshotPart {
   record(tool: string, change: boolean, failed: boolean, errorClass: number, evidence: StepEvidence): number {
     this.broke = false;
     if (!change) return 0;
-    const streak = this.streaks.get(tool);
-    this.streaks.delete(tool);
+    const streak = this.streaks.take(tool);
     if (!failed || (streak !== undefined && streak.errorClass !== errorClass))
       this.broke = streak !== undefined;
     if (!failed) return 0;
-    const next: Streak =
-      streak !== undefined && streak.errorClass === errorClass
-        ? {
-            errorClass,
-            count: streak.count + 1,
-            evidence: [streak.evidence[0] as StepEvidence, ...streak.evidence.slice(-1), evidence],
-          }
-        : { errorClass, count: 1, evidence: [evidence] };
-    this.streaks.set(tool, next);
-    if (this.streaks.size > MAX_TOOLS) this.streaks.delete(this.streaks.keys().next().value as string);
-    return next.count;
+    return this.streaks.add(tool, streak, errorClass, evidence);
   }
 
   /** The streak of `tool` (`undefined`: none). */
-  of(tool: string): Readonly<Streak> | undefined {
-    return this.streaks.get(tool);
+  of(tool: string): Readonly<FailureCount> | undefined {
+    return this.streaks.of(tool);
   }
 
   /** The streaks' state: at most 16 tools, three pieces of evidence each. */
   snapshot(): SnapshotJson {
-    return {
-      streaks: [...this.streaks].map(([tool, s]) => [
-        tool,
-        { ...s, evidence: s.evidence.map((e) => ({ ...e })) },
-      ]),
-    } as unknown as SnapshotJson;
+    return { streaks: this.streaks.snapshot() } as unknown as SnapshotJson;
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
   restore(state: unknown): void {
     const s = parseSnapshotPart(stateSchema, state ?? { streaks: [] }, 'snapshot.history.rejections');
-    this.streaks.clear();
-    for (const [tool, streak] of s.streaks)
-      this.streaks.set(tool, { ...streak, evidence: streak.evidence.map(cleanEvidence) });
+    this.streaks.restore(s.streaks);
     this.broke = false;
   }
 }
 
-const stateSchema = z.object({
-  streaks: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({
-          errorClass: z.number().int(),
-          count: z.number().int().positive(),
-          evidence: z.array(evidenceSchema).min(1).max(3),
-        }),
-      ]),
-    )
-    .max(MAX_TOOLS),
-});
+const stateSchema = z.object({ streaks: failureCountsSchema(MAX_TOOLS) });

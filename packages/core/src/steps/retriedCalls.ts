@@ -1,21 +1,11 @@
 import { z } from 'zod';
+import { type FailureCount, FailureCounts, failureCountsSchema } from './failureCounts.js';
 import type { StepEvidence } from './stepEvidence.js';
-import { cleanEvidence, evidenceSchema } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
 
 /** Calls whose failures are remembered; the oldest is forgotten beyond this. */
 const MAX_CALLS = 16;
-
-/** One call's failures with one error since the last change. */
-interface Retried {
-  /** The failure's error class (its first error line, digits and the call's own words masked). */
-  errorClass: number;
-  /** Failures of the call with that class since the last change. */
-  count: number;
-  /** Evidence of the first and the newest two failures. */
-  evidence: StepEvidence[];
-}
 
 /**
  * The same call failing the same way, whatever was read between: for each call (one action, the
@@ -26,7 +16,7 @@ interface Retried {
  * (`rejectionStreaks.ts`). Bounded: 16 calls.
  */
 export class RetriedCalls implements SnapshotPart {
-  private readonly calls = new Map<string, Retried>();
+  private readonly calls = new FailureCounts(MAX_CALLS);
   /** Whether the latest turn ended a count of two or more: a change, or the call went otherwise. */
   broke = false;
 
@@ -50,56 +40,28 @@ export class RetriedCalls implements SnapshotPart {
       return 0;
     }
     if (key === '' || kind === 'change') return 0;
-    const call = this.calls.get(key);
-    this.calls.delete(key);
+    const call = this.calls.take(key);
     if (call !== undefined && (!failed || call.errorClass !== errorClass)) this.broke = call.count >= 2;
     if (!failed) return 0;
-    const next: Retried =
-      call !== undefined && call.errorClass === errorClass
-        ? {
-            errorClass,
-            count: call.count + 1,
-            evidence: [call.evidence[0] as StepEvidence, ...call.evidence.slice(-1), evidence],
-          }
-        : { errorClass, count: 1, evidence: [evidence] };
-    this.calls.set(key, next);
-    if (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value as string);
-    return next.count;
+    return this.calls.add(key, call, errorClass, evidence);
   }
 
   /** The failures of the call `key` since the last change (`undefined`: none). */
-  of(key: string): Readonly<Retried> | undefined {
-    return this.calls.get(key);
+  of(key: string): Readonly<FailureCount> | undefined {
+    return this.calls.of(key);
   }
 
   /** The counts' state: at most 16 calls, three pieces of evidence each. */
   snapshot(): SnapshotJson {
-    return {
-      calls: [...this.calls].map(([key, c]) => [key, { ...c, evidence: c.evidence.map((e) => ({ ...e })) }]),
-    } as unknown as SnapshotJson;
+    return { calls: this.calls.snapshot() } as unknown as SnapshotJson;
   }
 
   /** Replaces the state with one {@link snapshot} returned (none: empty). @throws InvalidInputError naming the field. */
   restore(state: unknown): void {
     const s = parseSnapshotPart(stateSchema, state ?? { calls: [] }, 'snapshot.history.retries');
-    this.calls.clear();
-    for (const [key, call] of s.calls)
-      this.calls.set(key, { ...call, evidence: call.evidence.map(cleanEvidence) });
+    this.calls.restore(s.calls);
     this.broke = false;
   }
 }
 
-const stateSchema = z.object({
-  calls: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({
-          errorClass: z.number().int(),
-          count: z.number().int().positive(),
-          evidence: z.array(evidenceSchema).min(1).max(3),
-        }),
-      ]),
-    )
-    .max(MAX_CALLS),
-});
+const stateSchema = z.object({ calls: failureCountsSchema(MAX_CALLS) });
