@@ -11,23 +11,13 @@
 // scan-report-check.mjs for how to make one), that build's scan runs too, in each round, after this one.
 // (without the bundle, the scan's workers load the detector's modules one by one: see docs/benchmarks.md)
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { seededRandom } from './bench/injectLoops.mjs';
-import { sessionLines } from './lib/syntheticTranscripts.mjs';
+import { writeSyntheticSessions } from './lib/syntheticTranscripts.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const [mode, dir, build] = process.argv.slice(2);
@@ -106,29 +96,7 @@ const rounds = Number(process.argv[3] ?? 1);
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-scan-'));
 try {
   // write the transcripts: sessions of 150-450 calls in 20 projects, one in five looping
-  const next = seededRandom(42);
-  let bytes = 0;
-  let sessions = 0;
-  const target = megabytes * 1024 * 1024;
-  while (bytes < target) {
-    const project = `/home/dev/project-${sessions % 20}`;
-    const folder = join(work, 'projects', project.replaceAll('/', '-'));
-    mkdirSync(folder, { recursive: true });
-    const loops = next() < 0.2;
-    const { sessionId, lines } = sessionLines({
-      cwd: project,
-      start: Date.parse('2026-10-01T00:00:00Z') + sessions * 3_600_000,
-      calls: 150 + Math.floor(next() * 300),
-      loopAt: loops ? 40 : -1,
-      loopLength: loops ? 10 + Math.floor(next() * 40) : 0,
-    });
-    const file = join(folder, `${sessionId}.jsonl`);
-    const out = createWriteStream(file);
-    for (const line of lines) out.write(`${line}\n`);
-    await new Promise((resolve) => out.end(resolve));
-    bytes += statSync(file).size;
-    sessions++;
-  }
+  const { bytes, sessions } = await writeSyntheticSessions(work, { megabytes, projects: 20, seed: 42 });
   console.log(`${sessions} sessions, ${(bytes / 1024 / 1024).toFixed(0)} MB in ${work}`);
   const before = process.env.LOOPGUARD_SCAN_BEFORE;
   const run = (which) => {

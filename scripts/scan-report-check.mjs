@@ -9,20 +9,11 @@
 // where BEFORE holds the build before, e.g. `cp -a packages /tmp/before/ && ln -s "$PWD/node_modules" /tmp/before/`
 // on the commit before (built with the same two commands).
 import { spawnSync } from 'node:child_process';
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from './bench/injectLoops.mjs';
-import { sessionLines } from './lib/syntheticTranscripts.mjs';
+import { writeSyntheticSessions } from './lib/syntheticTranscripts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const [before, size = '16'] = process.argv.slice(2);
@@ -33,35 +24,11 @@ const builds = {
 };
 for (const bin of Object.values(builds)) if (!existsSync(bin)) throw new Error(`no build at ${bin}`);
 
-/** Synthetic sessions as the scan benchmark writes them (one in five looping), `megabytes` in all. */
-async function writeSessions(folder, megabytes) {
-  const next = seededRandom(7);
-  let bytes = 0;
-  for (let n = 0; bytes < megabytes * 1024 * 1024; n++) {
-    const project = `/home/dev/project-${n % 5}`;
-    const dir = join(folder, 'projects', project.replaceAll('/', '-'));
-    mkdirSync(dir, { recursive: true });
-    const loops = next() < 0.2;
-    const { sessionId, lines } = sessionLines({
-      cwd: project,
-      start: Date.parse('2026-10-01T00:00:00Z') + n * 3_600_000,
-      calls: 150 + Math.floor(next() * 300),
-      loopAt: loops ? 40 : -1,
-      loopLength: loops ? 10 + Math.floor(next() * 40) : 0,
-    });
-    const file = join(dir, `${sessionId}.jsonl`);
-    const out = createWriteStream(file);
-    for (const line of lines) out.write(`${line}\n`);
-    await new Promise((done) => out.end(done));
-    bytes += statSync(file).size;
-  }
-}
-
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-scan-check-'));
 let differ = 0;
 try {
   const synthetic = join(work, 'synthetic');
-  await writeSessions(synthetic, Number(size));
+  await writeSyntheticSessions(synthetic, { megabytes: Number(size), projects: 5, seed: 7 });
   const fixtures = join(root, 'packages/cli/test/fixtures/scan');
   const corpora = join(root, '../shared/corpora');
   const targets = [

@@ -2,6 +2,9 @@
 // with usage, tool results, attachments and api-request records) for the scan benchmark and the
 // HTML report's screenshot. The arguments decide the shape; ids are random UUIDs.
 import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { seededRandom } from '../bench/injectLoops.mjs';
 
 const FILLER = 'x'.repeat(600);
 
@@ -71,4 +74,35 @@ export function sessionLines({ cwd, start, calls, loopAt = -1, loopLength = 0, l
     message: { id: `msg_${sessionId}_end`, role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
   });
   return { sessionId, lines };
+}
+
+/**
+ * Writes synthetic Claude Code sessions into `folder` as a config folder holds them
+ * (`projects/<project>/<session>.jsonl`) until they reach `megabytes`: 150-450 calls each, one in
+ * five looping, spread over `projects` projects, drawn from `seed`. Returns `{ bytes, sessions }`.
+ */
+export async function writeSyntheticSessions(folder, { megabytes, projects, seed }) {
+  const next = seededRandom(seed);
+  let bytes = 0;
+  let sessions = 0;
+  while (bytes < megabytes * 1024 * 1024) {
+    const project = `/home/dev/project-${sessions % projects}`;
+    const dir = join(folder, 'projects', project.replaceAll('/', '-'));
+    mkdirSync(dir, { recursive: true });
+    const loops = next() < 0.2;
+    const { sessionId, lines } = sessionLines({
+      cwd: project,
+      start: Date.parse('2026-10-01T00:00:00Z') + sessions * 3_600_000,
+      calls: 150 + Math.floor(next() * 300),
+      loopAt: loops ? 40 : -1,
+      loopLength: loops ? 10 + Math.floor(next() * 40) : 0,
+    });
+    const file = join(dir, `${sessionId}.jsonl`);
+    const out = createWriteStream(file);
+    for (const line of lines) out.write(`${line}\n`);
+    await new Promise((done) => out.end(done));
+    bytes += statSync(file).size;
+    sessions++;
+  }
+  return { bytes, sessions };
 }
