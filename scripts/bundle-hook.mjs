@@ -38,22 +38,26 @@ const options = {
 // character only when every character fits in one. The snapshot's bundle, without comments, is then
 // all ASCII, and its heap, which each call deserializes, 0.66 MB smaller (docs/benchmarks.md).
 
+/** A plugin that answers every import of `specifier` with `code`, a module of its own named `id`. */
+const replaceModule = (name, specifier, id, code) => ({
+  name,
+  resolveId: (source) => (source === specifier ? id : undefined),
+  load: (loaded) => (loaded === id ? code : undefined),
+});
+
 // core's silent logger (the default where a logger is optional) is the hook's only use of pino's
 // code, and the hook passes a logger of its own everywhere: pino (with thread-stream, sonic-boom and
 // its serializers, a fifth of the bundle) is required the first time a silent logger is made, not
 // evaluated in the snapshot (blob 0.3 MB smaller: fewer pages to read and fault in on every call,
 // docs/benchmarks.md). pino is the CLI's own dependency, found from the bundle's place.
-const PINO = '\0pino-on-use';
-const pinoOnUse = {
-  name: 'pino-on-use',
-  resolveId: (id) => (id === 'pino' ? PINO : undefined),
-  load: (id) =>
-    id === PINO
-      ? `const { createRequire } = require('node:module');
+const pinoOnUse = replaceModule(
+  'pino-on-use',
+  'pino',
+  '\0pino-on-use',
+  `const { createRequire } = require('node:module');
 let pino;
-exports.pino = (...args) => (pino ??= createRequire(__filename)('pino').pino)(...args);`
-      : undefined,
-};
+exports.pino = (...args) => (pino ??= createRequire(__filename)('pino').pino)(...args);`,
+);
 
 await build({
   ...options,
@@ -69,12 +73,11 @@ await build({
 // `bindings` only when it opens its first database, so the snapshot's entry requires it first
 // (`evaluatedAtBuild`): else each call would search for the addon again (≈ 2 ms, docs/benchmarks.md).
 const ADDON = '\0better-sqlite3-addon';
-const addonAtBuild = {
-  name: 'better-sqlite3-addon',
-  resolveId: (id) => (id === 'bindings' ? ADDON : undefined),
-  load: (id) =>
-    id === ADDON
-      ? `const { createRequire } = require('node:module');
+const addonAtBuild = replaceModule(
+  'better-sqlite3-addon',
+  'bindings',
+  ADDON,
+  `const { createRequire } = require('node:module');
 const { existsSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const sqlite = dirname(createRequire(__filename).resolve('better-sqlite3/package.json'));
@@ -84,9 +87,8 @@ module.exports = () => {
   const addon = { exports: {} };
   process.dlopen(addon, file);
   return addon.exports;
-};`
-      : undefined,
-};
+};`,
+);
 /** Makes `entry` require the addon's module above before anything else, so that it runs while the snapshot is built. */
 const evaluatedAtBuild = (entry) => ({
   name: 'better-sqlite3-addon-at-build',
