@@ -10,10 +10,9 @@
 // so that its dependencies resolve), then
 //   npx tsc -b && node scripts/bench-steps-verdicts.mjs DIR packages/core/dist
 // Env: LOOPGUARD_BENCH_SEED (the injected loops' seed, as bench-steps.mjs).
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { injectedCases } from './bench/injectLoops.mjs';
-import { labelledCorpusDir } from './bench/labelledLoops.mjs';
+import { labelledStepCorpora } from './bench/labelledLoops.mjs';
+import { stepDetectorOf } from './bench/stepBuild.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
 
 const SEED = Number(process.env.LOOPGUARD_BENCH_SEED ?? 20251118);
@@ -23,12 +22,7 @@ if (builds.length !== 2) {
   console.error('usage: node scripts/bench-steps-verdicts.mjs OLD_DIST NEW_DIST');
   process.exit(2);
 }
-const [Before, After] = await Promise.all(
-  builds.map(
-    async (dist) =>
-      (await import(pathToFileURL(path.resolve(dist, 'entries/steps.js')).href)).StepLoopDetector,
-  ),
-);
+const [Before, After] = await Promise.all(builds.map(stepDetectorOf));
 
 const gemini = loadCorpus();
 const corpora = [
@@ -40,17 +34,8 @@ const corpora = [
       SEED,
     ).map((c) => ({ id: `${c.run} + ${c.kind}`, steps: c.steps })),
   ],
+  ...labelledStepCorpora(),
 ];
-for (const [name, corpus] of [
-  ['OpenHands + Claude 3.5', 'openhands'],
-  ['SWE-agent java', 'java'],
-]) {
-  try {
-    corpora.push([name, loadCorpus(labelledCorpusDir(corpus))]);
-  } catch {
-    process.stderr.write(`${name} absent: skipped\n`);
-  }
-}
 
 /**
  * Every verdict of one stream, as text; `freshAfterStop` replays as the benches do. Without it, the

@@ -8,9 +8,8 @@
 // so that its dependencies resolve), then
 //   npx tsc -b && node scripts/bench-steps-versions.mjs DIR packages/core/dist
 // Env: LOOPGUARD_BENCH_REPS (default 7).
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { labelledCorpusDir } from './bench/labelledLoops.mjs';
+import { labelledStepCorpora } from './bench/labelledLoops.mjs';
+import { stepDetectorOf } from './bench/stepBuild.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
@@ -20,21 +19,8 @@ if (builds.length === 0) {
   process.exit(2);
 }
 const detectors = [];
-for (const dist of builds) {
-  const url = pathToFileURL(path.resolve(dist, 'entries/steps.js')).href;
-  detectors.push((await import(url)).StepLoopDetector);
-}
-const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()]];
-for (const [name, corpus] of [
-  ['OpenHands + Claude 3.5 (openhands-claude35-dev)', 'openhands'],
-  ['SWE-agent java (swe-agent-java-dev)', 'java'],
-]) {
-  try {
-    corpora.push([name, loadCorpus(labelledCorpusDir(corpus))]);
-  } catch {
-    process.stderr.write(`${name} absent: its row is skipped\n`);
-  }
-}
+for (const dist of builds) detectors.push(await stepDetectorOf(dist));
+const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()], ...labelledStepCorpora()];
 
 console.log(
   `| corpus | ${builds.map((b) => `${b} (min of ${REPS})`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass)`).join(' | ')} | ratio |`,

@@ -21,6 +21,25 @@ export function labelledCorpusDir(name = 'java') {
   return path.resolve(repoRoot, process.env.LOOPGUARD_LABELLED_CORPUS ?? LABELLED_CORPORA[name]);
 }
 
+/**
+ * The labelled dev corpora present beside the repo as `[name, runs]` pairs, each run's steps as
+ * `loadCorpus` reads them; an absent corpus is said on stderr and left out.
+ */
+export function labelledStepCorpora() {
+  const corpora = [];
+  for (const [name, corpus] of [
+    ['OpenHands + Claude 3.5 (openhands-claude35-dev)', 'openhands'],
+    ['SWE-agent java (swe-agent-java-dev)', 'java'],
+  ]) {
+    try {
+      corpora.push([name, loadCorpus(labelledCorpusDir(corpus))]);
+    } catch {
+      process.stderr.write(`${name} absent: skipped\n`);
+    }
+  }
+  return corpora;
+}
+
 /** The runs (`{ key: model/id, model, id, resolved, steps }`) and labels, or null when the corpus is absent. */
 export function loadLabelledCorpus(dir = labelledCorpusDir()) {
   if (!existsSync(path.join(dir, 'index.json'))) return null;

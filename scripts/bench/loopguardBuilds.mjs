@@ -3,9 +3,8 @@
 // packages/core/node_modules so that its dependencies resolve), the build before it, in the same run:
 // before/after tables come from one run, never from two runs of different days.
 // Env: LOOPGUARD_STEP_OPTIONS (options for this build's detector, as JSON; the default is the defaults).
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { StepLoopDetector } from '../../packages/core/dist/entries/steps.js';
+import { stepDetectorOf } from './stepBuild.mjs';
 
 /** `[{ name, create }]`: the build before (when asked for), then this build. */
 export async function loopguardDetectors() {
@@ -13,8 +12,7 @@ export async function loopguardDetectors() {
   const detectors = [];
   const baseline = process.env.LOOPGUARD_BENCH_BASELINE;
   if (baseline !== undefined && baseline !== '') {
-    const url = pathToFileURL(path.resolve(baseline, 'entries/steps.js')).href;
-    const Before = (await import(url)).StepLoopDetector;
+    const Before = await stepDetectorOf(baseline);
     detectors.push({ name: 'loopguard before', create: () => wrap(new Before()) });
   }
   detectors.push({ name: 'loopguard', create: () => wrap(new StepLoopDetector(options)) });
