@@ -1,12 +1,4 @@
-import {
-  ChantRun,
-  hasLetter,
-  MIN_SEGMENT,
-  ProseScanner,
-  type ProseSink,
-  segmentHash,
-  segmentKey,
-} from './chantText.js';
+import { ChantRun, hasLetter, MIN_SEGMENT, ProseScanner, type ProseSink, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
 
@@ -135,11 +127,10 @@ class MessageScan implements ProseSink {
     this.prose = this.scanner.prose;
   }
 
-  segment(text: string, from: number, to: number): void {
+  segment(_text: string, from: number, to: number, hash: number): void {
     this.proseEnd = to;
     this.tailRunFrom = this.runFrom;
     if (!this.hashing) return;
-    const hash = segmentHash(text, from, to);
     if (hash !== -1 && this.current.add(hash, to - from)) {
       this.bestFrom = from;
       this.bestTo = to;

@@ -32,8 +32,8 @@ function isAsciiSpace(code: number): boolean {
  * @example segmentHash('  Fix  It now', 0, 13) === segmentHash('fix it now', 0, 10); // true
  */
 export function segmentHash(text: string, from: number, to: number): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
+  let a = LANE_A;
+  let b = LANE_B;
   let kept = 0;
   let space = false;
   let letter = false;
@@ -59,6 +59,15 @@ export function segmentHash(text: string, from: number, to: number): number {
     b = Math.imul(b ^ code, 0x5bd1e995);
     kept++;
   }
+  return laneHash(a, b, kept, letter);
+}
+
+/** The two lanes' offsets of {@link segmentHash}. */
+const LANE_A = 0x811c9dc5;
+const LANE_B = 0x01000193;
+
+/** {@link segmentHash}'s answer from its lanes: -1 for a key shorter than {@link MIN_SEGMENT} or without a letter. */
+function laneHash(a: number, b: number, kept: number, letter: boolean): number {
   return kept < MIN_SEGMENT || !letter ? -1 : (a >>> 0) * 0x200000 + (b & 0x1fffff);
 }
 
@@ -150,8 +159,11 @@ function isListMarker(text: string, at: number, to: number): boolean {
 
 /** What a {@link ProseScanner} reports, in text order. */
 export interface ProseSink {
-  /** A prose segment, `text.slice(from, to)`: between line or sentence breaks, fences and code. */
-  segment(text: string, from: number, to: number): void;
+  /**
+   * A prose segment, `text.slice(from, to)`: between line or sentence breaks, fences and code.
+   * `hash` is {@link segmentHash} of it, computed by the scan as it reads the segment.
+   */
+  segment(text: string, from: number, to: number, hash: number): void;
   /**
    * A piece of structure, by identity: a code block (its content), a markup line, a list item or a
    * segment holding a markdown marker (its text). `at` is where it starts in the scanned text.
@@ -167,7 +179,9 @@ const CODE_SEED = 0x811c9dc5;
  * closing marker is prose again. Outside code, a line starting with `|`, `#` or `>` is markup, and a
  * list item (`- `, `* `, `+ `, `1. `) or a segment with a markdown marker inside a line (`|`, or
  * `#`, `>`, `*`, `+` starting a word) is structure as well as prose (a chant may be a bulleted
- * list). One pass over the characters, no regular expression, no allocation.
+ * list). One pass over the characters, no regular expression, no allocation: each segment's
+ * {@link segmentHash} is computed in the same pass (a second pass over every segment was a third
+ * of the chanting rule's cost), and only a segment with a character beyond ASCII is hashed again.
  */
 export class ProseScanner {
   /** Whether the text so far ends inside a code block. */
@@ -206,6 +220,14 @@ export class ProseScanner {
     let prose = 0;
     let letter = false;
     let wide = false;
+    // The open segment's hash as `segmentHash` computes it (its two lanes, the characters kept,
+    // a pending space, whether it has a letter; a character beyond ASCII: hashed again at its end).
+    let a = LANE_A;
+    let b = LANE_B;
+    let kept = 0;
+    let space = false;
+    let segmentLetter = false;
+    let segmentWide = false;
     // Locals, not fields, in the loop: it runs once per character of every long message.
     let inCode = this.inCode;
     let codeId = this.codeId;
@@ -215,13 +237,20 @@ export class ProseScanner {
         const end = fenceEnd(text, i, to);
         if (inCode) sink.structure(codeId >>> 0, this.codeFrom);
         else {
-          this.flush(text, segmentFrom, i, marked, sink);
+          const hash = segmentWide ? segmentHash(text, segmentFrom, i) : laneHash(a, b, kept, segmentLetter);
+          this.flush(text, segmentFrom, i, marked, sink, hash);
           marked = false;
           codeId = CODE_SEED;
           this.codeFrom = i;
         }
         inCode = !inCode;
         segmentFrom = end;
+        a = LANE_A;
+        b = LANE_B;
+        kept = 0;
+        space = false;
+        segmentLetter = false;
+        segmentWide = false;
         i = end - 1;
         continue;
       }
@@ -230,16 +259,44 @@ export class ProseScanner {
         continue;
       }
       prose++;
-      if (code >= 97 ? code <= 122 : code >= 65 && code <= 90) letter = true;
-      else if (code === 46 || code === 33 || code === 63) {
-        this.flush(text, segmentFrom, i, marked, sink);
+      if (code === 46 || code === 33 || code === 63) {
+        const hash = segmentWide ? segmentHash(text, segmentFrom, i) : laneHash(a, b, kept, segmentLetter);
+        this.flush(text, segmentFrom, i, marked, sink, hash);
         marked = false;
         segmentFrom = i + 1;
-      } else if (code > 127) wide = true;
-      else if (code === 124) marked = true;
+        a = LANE_A;
+        b = LANE_B;
+        kept = 0;
+        space = false;
+        segmentLetter = false;
+        segmentWide = false;
+        continue;
+      }
+      if (isAsciiSpace(code)) {
+        space = kept > 0;
+        continue;
+      }
+      if (space) {
+        a = Math.imul(a ^ 32, 0x01000193);
+        b = Math.imul(b ^ 32, 0x5bd1e995);
+        kept++;
+        space = false;
+      }
+      let lower = code;
+      if (code >= 97 ? code <= 122 : code >= 65 && code <= 90) {
+        letter = true;
+        segmentLetter = true;
+        lower = code | 32;
+      } else if (code > 127) {
+        wide = true;
+        segmentWide = true;
+      } else if (code === 124) marked = true;
       else if (isMarkChar(code) && i + 1 < to && isAsciiSpace(text.charCodeAt(i + 1))) {
         marked ||= startsWord(text, segmentFrom, i, code);
       }
+      a = Math.imul(a ^ lower, 0x01000193);
+      b = Math.imul(b ^ lower, 0x5bd1e995);
+      kept++;
     }
     this.inCode = inCode;
     this.codeId = codeId;
@@ -247,7 +304,8 @@ export class ProseScanner {
       this.codeId = Math.imul(codeId ^ 10, 0x01000193);
       return;
     }
-    this.flush(text, segmentFrom, to, marked, sink);
+    const hash = segmentWide ? segmentHash(text, segmentFrom, to) : laneHash(a, b, kept, segmentLetter);
+    this.flush(text, segmentFrom, to, marked, sink, hash);
     // Divider lines and box drawing are not prose: they do not dilute a chant's share.
     if (letter || (wide && hasLetter(text.slice(from, to)))) this.prose += prose + (newline ? 1 : 0);
   }
@@ -257,10 +315,17 @@ export class ProseScanner {
     if (this.inCode) sink.structure(this.codeId >>> 0, this.codeFrom);
   }
 
-  private flush(text: string, from: number, to: number, marked: boolean, sink: ProseSink): void {
+  private flush(
+    text: string,
+    from: number,
+    to: number,
+    marked: boolean,
+    sink: ProseSink,
+    hash: number,
+  ): void {
     if (to <= from) return;
     if (marked) sink.structure(spanHash(text, from, to), from);
-    sink.segment(text, from, to);
+    sink.segment(text, from, to, hash);
   }
 }
 
