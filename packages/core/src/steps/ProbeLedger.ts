@@ -224,8 +224,9 @@ export class ProbeLedger implements SnapshotPart {
     if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
     const key = run.key().slice(0, MAX_KEY_CHARS);
     const before = previous.key().slice(0, MAX_KEY_CHARS);
-    // Only noise between them (a random id, a timestamp), or only the agent's own words.
-    return typed.size === 0 ? key === before : maskTyped(key, typed) === maskTyped(before, typed);
+    // Only noise between them (a random id, a timestamp), or only the agent's own words (equal
+    // keys are equal masked: not masked then).
+    return key === before || (typed.size > 0 && maskTyped(key, typed) === maskTyped(before, typed));
   }
 
   /**

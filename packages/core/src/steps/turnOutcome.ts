@@ -75,9 +75,12 @@ export class TurnReader {
     let quiet = false;
     let duplicates = 0;
     let result: ProbeOutcome = NO_RESULT;
+    // The part of the output that is read (its head and tail when long), cut once for every reader.
+    const bounded = output === undefined ? undefined : fingerprintedText(output);
     if (output !== undefined) {
       const print = this.fingerprintOf(
         output,
+        bounded as string,
         action,
         action?.kind.probe !== undefined && action.kind.probe !== '',
       );
@@ -100,7 +103,7 @@ export class TurnReader {
       }
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
-    const probeRun = rejected ? undefined : probeRunOf(action, output, error, result);
+    const probeRun = rejected ? undefined : probeRunOf(action, output, bounded, error, result);
     const turn: Turn = {
       step: index,
       actionKey,
@@ -123,14 +126,19 @@ export class TurnReader {
 
   /**
    * `fingerprint(output, echo of action)`, remembered for the repeated outputs of a loop. The
-   * action's words are read only for a short reply, the only output they can mask in.
+   * action's words are read only for a short reply, the only output they can mask in. `text` is
+   * `fingerprintedText(output)`.
    */
-  private fingerprintOf(output: string, action: PendingAction | undefined, withResult: boolean): Fingerprint {
+  private fingerprintOf(
+    output: string,
+    text: string,
+    action: PendingAction | undefined,
+    withResult: boolean,
+  ): Fingerprint {
     if (isShortReply(output)) {
       const echo = echoOf(action);
       if (echo.size > 0) return fingerprint(output, echo, withResult);
     }
-    const text = fingerprintedText(output);
     let print = this.prints.find('', text);
     if (print === undefined || (withResult && print.result === 0)) {
       print = fingerprint(text, EMPTY_ECHO, withResult);
@@ -168,11 +176,13 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
 /**
  * What a turn did to the work and, for a probe with a result, what it showed. A change that failed
  * (an edit whose `old_str` was not found) changed nothing; a line that changes and then runs its probe
- * (`sed -i … && python x.py`) counts as both, the change first.
+ * (`sed -i … && python x.py`) counts as both, the change first. `bounded` is
+ * `fingerprintedText(output)`.
  */
 function probeRunOf(
   action: PendingAction | undefined,
   output: string | undefined,
+  bounded: string | undefined,
   error: boolean,
   outcome: ProbeOutcome,
 ): ProbeRun | undefined {
@@ -182,7 +192,7 @@ function probeRunOf(
   const change = kind === 'change' && (ran || !error);
   const read = kind === 'read' && output !== undefined && !error;
   // What a read's result is computed from (at most 6,001 characters: see `fingerprintedText`).
-  const readText = read ? fingerprintedText(output as string) : '';
+  const readText = read ? (bounded as string) : '';
   return {
     probe: ran ? probe : '',
     kind,
