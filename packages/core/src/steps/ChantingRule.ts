@@ -108,6 +108,7 @@ class MessageScan implements ProseSink {
 
   run(text: string, hashing: boolean): void {
     this.hashing = hashing;
+    this.scanner.hashes = hashing;
     this.scanner.reset();
     this.current.reset();
     this.best.count = 0;

@@ -60,6 +60,8 @@ export class ChantingStream implements SnapshotPart {
     private readonly share: number,
   ) {
     this.run = new ChantRun(repeats);
+    // Its segments are counted by their keys (what the snapshot holds), not by hash.
+    this.scanner.hashes = false;
   }
 
   /** Starts a new message. */

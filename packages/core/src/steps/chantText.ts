@@ -161,7 +161,8 @@ function isListMarker(text: string, at: number, to: number): boolean {
 export interface ProseSink {
   /**
    * A prose segment, `text.slice(from, to)`: between line or sentence breaks, fences and code.
-   * `hash` is {@link segmentHash} of it, computed by the scan as it reads the segment.
+   * `hash` is {@link segmentHash} of it, computed by the scan as it reads the segment (`-1` when
+   * the scanner's `hashes` is off).
    */
   segment(text: string, from: number, to: number, hash: number): void;
   /**
@@ -190,6 +191,11 @@ export class ProseScanner {
   prose = 0;
   /** Hash of the open code block's content so far. */
   codeId = CODE_SEED;
+  /**
+   * Whether segments are hashed ({@link ProseSink.segment}'s `hash`; `-1` for every segment when
+   * off): a reader that counts no segments does not pay for their hashes.
+   */
+  hashes = true;
   private codeFrom = 0;
 
   /** Starts a new message. */
@@ -231,13 +237,18 @@ export class ProseScanner {
     // Locals, not fields, in the loop: it runs once per character of every long message.
     let inCode = this.inCode;
     let codeId = this.codeId;
+    const hashes = this.hashes;
     for (let i = from; i < to; i++) {
       const code = text.charCodeAt(i);
       if ((code === 96 || code === 126) && fenceAt(text, i, to)) {
         const end = fenceEnd(text, i, to);
         if (inCode) sink.structure(codeId >>> 0, this.codeFrom);
         else {
-          const hash = segmentWide ? segmentHash(text, segmentFrom, i) : laneHash(a, b, kept, segmentLetter);
+          const hash = !hashes
+            ? -1
+            : segmentWide
+              ? segmentHash(text, segmentFrom, i)
+              : laneHash(a, b, kept, segmentLetter);
           this.flush(text, segmentFrom, i, marked, sink, hash);
           marked = false;
           codeId = CODE_SEED;
@@ -260,7 +271,11 @@ export class ProseScanner {
       }
       prose++;
       if (code === 46 || code === 33 || code === 63) {
-        const hash = segmentWide ? segmentHash(text, segmentFrom, i) : laneHash(a, b, kept, segmentLetter);
+        const hash = !hashes
+          ? -1
+          : segmentWide
+            ? segmentHash(text, segmentFrom, i)
+            : laneHash(a, b, kept, segmentLetter);
         this.flush(text, segmentFrom, i, marked, sink, hash);
         marked = false;
         segmentFrom = i + 1;
@@ -276,7 +291,7 @@ export class ProseScanner {
         space = kept > 0;
         continue;
       }
-      if (space) {
+      if (space && hashes) {
         a = Math.imul(a ^ 32, 0x01000193);
         b = Math.imul(b ^ 32, 0x5bd1e995);
         kept++;
@@ -294,9 +309,11 @@ export class ProseScanner {
       else if (isMarkChar(code) && i + 1 < to && isAsciiSpace(text.charCodeAt(i + 1))) {
         marked ||= startsWord(text, segmentFrom, i, code);
       }
-      a = Math.imul(a ^ lower, 0x01000193);
-      b = Math.imul(b ^ lower, 0x5bd1e995);
-      kept++;
+      if (hashes) {
+        a = Math.imul(a ^ lower, 0x01000193);
+        b = Math.imul(b ^ lower, 0x5bd1e995);
+        kept++;
+      }
     }
     this.inCode = inCode;
     this.codeId = codeId;
@@ -304,7 +321,11 @@ export class ProseScanner {
       this.codeId = Math.imul(codeId ^ 10, 0x01000193);
       return;
     }
-    const hash = segmentWide ? segmentHash(text, segmentFrom, to) : laneHash(a, b, kept, segmentLetter);
+    const hash = !hashes
+      ? -1
+      : segmentWide
+        ? segmentHash(text, segmentFrom, to)
+        : laneHash(a, b, kept, segmentLetter);
     this.flush(text, segmentFrom, to, marked, sink, hash);
     // Divider lines and box drawing are not prose: they do not dilute a chant's share.
     if (letter || (wide && hasLetter(text.slice(from, to)))) this.prose += prose + (newline ? 1 : 0);

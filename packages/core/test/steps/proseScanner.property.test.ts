@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { ProseScanner, type ProseSink, segmentHash } from '../../src/steps/chantText.js';
 
 /** Every segment the scanner reports over `text`, line by line as `ChantingRule` scans a message. */
-function segmentsOf(text: string): Array<{ from: number; to: number; hash: number }> {
+function segmentsOf(text: string, hashes = true): Array<{ from: number; to: number; hash: number }> {
   const found: Array<{ from: number; to: number; hash: number }> = [];
   const sink: ProseSink = {
     segment: (_text, from, to, hash) => found.push({ from, to, hash }),
     structure: () => {},
   };
   const scanner = new ProseScanner();
+  scanner.hashes = hashes;
   let from = 0;
   while (from <= text.length) {
     const newline = text.indexOf('\n', from);
@@ -60,6 +61,19 @@ describe('ProseScanner: each segment hashed in the scan', () => {
         for (const { from, to, hash } of segmentsOf(text)) expect(hash).toBe(segmentHash(text, from, to));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('reports the same segments, each with -1, when hashing is off', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+        const text = pieces.join('');
+        const hashed = segmentsOf(text);
+        const plain = segmentsOf(text, false);
+        expect(plain.map(({ from, to }) => [from, to])).toEqual(hashed.map(({ from, to }) => [from, to]));
+        expect(plain.every(({ hash }) => hash === -1)).toBe(true);
+      }),
+      { numRuns: 500 },
     );
   });
 
