@@ -30,6 +30,25 @@ describe('longestHexRun', () => {
   });
 });
 
+describe('hasHexRun reading only some characters', () => {
+  it('finds a run wherever it starts and ends against the positions it reads', () => {
+    for (let length = 1; length <= 13; length++) {
+      for (let size = length; size <= length + 2; size++) {
+        for (let at = 0; at + size <= 3 * length + 2; at++) {
+          const text = `${'x'.repeat(at)}${'a'.repeat(size)}${'x'.repeat(3)}`;
+          expect(hasHexRun(text, length)).toBe(true);
+          expect(hasHexRun(text, size + 1)).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('is false for an empty text and true for any other text at length 0, as a run of none', () => {
+    expect(hasHexRun('', 0)).toBe(false);
+    expect(hasHexRun('x', 0)).toBe(true);
+  });
+});
+
 describe('hasHexRun and longestHexRun against a regular expression', () => {
   it('find the runs `[0-9a-fA-F]` finds, control and non-ASCII characters never part of one', () => {
     const textArb = fc
