@@ -32,6 +32,12 @@ function hasBeforeDigit(text: string, char: string): boolean {
   return false;
 }
 
+/** Whether `text` contains one of `literals`. */
+function includesAny(text: string, literals: readonly string[]): boolean {
+  for (let i = 0; i < literals.length; i++) if (text.includes(literals[i] as string)) return true;
+  return false;
+}
+
 /** The shortest run of hex digits in a UUID or a long hash: a text without one skips both patterns. */
 const HEX_RUN = 12;
 
@@ -129,6 +135,9 @@ export function normalizeVolatile(text: string): string {
   // changed the text since.
   let rareTested: string | undefined;
   let rare = false;
+  // The same for a `:` before a digit (three patterns ask; JSON has a `:` after every key).
+  let colonTested: string | undefined;
+  let colon = false;
   let result = text;
   for (const pattern of VOLATILE_PATTERNS) {
     if (pattern.digit && !hasDigit) continue;
@@ -140,8 +149,15 @@ export function normalizeVolatile(text: string): string {
       if (!rare) continue;
     }
     const literals = pattern.literals;
-    if (literals !== undefined && !literals.some((literal) => result.includes(literal))) continue;
-    if (pattern.beforeDigit !== undefined && !hasBeforeDigit(result, pattern.beforeDigit)) continue;
+    if (literals !== undefined && !includesAny(result, literals)) continue;
+    const beforeDigit = pattern.beforeDigit;
+    if (beforeDigit === ':') {
+      if (colonTested !== result) {
+        colon = hasBeforeDigit(result, ':');
+        colonTested = result;
+      }
+      if (!colon) continue;
+    } else if (beforeDigit !== undefined && !hasBeforeDigit(result, beforeDigit)) continue;
     if (pattern.hexRun === true) {
       hexRun ??= hasHexRun(result, HEX_RUN);
       if (!hexRun) continue;
