@@ -1,5 +1,5 @@
 import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../signatures/errorSignature.js';
-import { longestHexRun } from '../signatures/hexRun.js';
+import { hasHexRun, longestHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
 import { canonicalSetOrder } from './setOrder.js';
 
@@ -56,6 +56,8 @@ const NOISE: ReadonlyArray<{
 ];
 
 const ANY_DIGIT = /\d/;
+/** The shortest run of hex digits a {@link NOISE} pattern needs: a line without one needs no longer look. */
+const SHORTEST_HEX_RUN = Math.min(...NOISE.map(({ hexRun }) => hexRun ?? Number.POSITIVE_INFINITY));
 
 /**
  * The key lines of a probe's output: what it *says* (the final error or assertion, the failing
@@ -103,13 +105,14 @@ export function maskNoise(line: string): string {
   const hasDigit = ANY_DIGIT.test(line);
   // Measured once, on the line as given: no mask lengthens a run, so a pattern that needs a longer
   // run than the line's longest cannot match (and one that is run when a mask shortened it finds nothing).
+  // A line with no run of the shortest length any pattern needs (most) is not measured further: 0.
   let longestRun = -1;
   let masked = line;
   for (const { pattern, mask, literals, digit, hexRun } of NOISE) {
     if (digit === true && !hasDigit) continue;
     if (literals !== undefined && !literals.some((literal) => masked.includes(literal))) continue;
     if (hexRun !== undefined) {
-      if (longestRun === -1) longestRun = longestHexRun(line);
+      if (longestRun === -1) longestRun = hasHexRun(line, SHORTEST_HEX_RUN) ? longestHexRun(line) : 0;
       if (longestRun < hexRun) continue;
     }
     masked = masked.replace(pattern, mask);
