@@ -240,6 +240,24 @@ export class ProseScanner {
     const hashes = this.hashes;
     for (let i = from; i < to; i++) {
       const code = text.charCodeAt(i);
+      // An ASCII letter in prose (most characters): none of the cases below, one test.
+      if (((code | 32) - 97) >>> 0 < 26 && !inCode) {
+        prose++;
+        letter = true;
+        segmentLetter = true;
+        if (hashes) {
+          if (space) {
+            a = Math.imul(a ^ 32, 0x01000193);
+            b = Math.imul(b ^ 32, 0x5bd1e995);
+            kept++;
+            space = false;
+          }
+          a = Math.imul(a ^ (code | 32), 0x01000193);
+          b = Math.imul(b ^ (code | 32), 0x5bd1e995);
+          kept++;
+        }
+        continue;
+      }
       if ((code === 96 || code === 126) && fenceAt(text, i, to)) {
         const end = fenceEnd(text, i, to);
         if (inCode) sink.structure(codeId >>> 0, this.codeFrom);
