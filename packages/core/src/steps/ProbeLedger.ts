@@ -1,10 +1,10 @@
 import { maskTyped, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
+  boundedKey,
   ledgerStateSchema,
   MAX_CHANGES,
   MAX_EDITED,
-  MAX_KEY_CHARS,
   MAX_PATHS,
   MAX_PROBES,
   MAX_RUN_RESULTS,
@@ -222,8 +222,8 @@ export class ProbeLedger implements SnapshotPart {
     const typed = new Set(typedSince(this.ownTyped, previous.changesAtLast));
     // Noise alone barely changes a text's length: a much longer or shorter output says something else.
     if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
-    const key = run.key().slice(0, MAX_KEY_CHARS);
-    const before = previous.key().slice(0, MAX_KEY_CHARS);
+    const key = boundedKey(run.key());
+    const before = boundedKey(previous.key());
     // Only noise between them (a random id, a timestamp), or only the agent's own words.
     return typed.size === 0 ? key === before : maskTyped(key, typed) === maskTyped(before, typed);
   }

@@ -125,8 +125,21 @@ export const MAX_SEEN_RESULTS = 8;
 export const MAX_RUN_RESULTS = 256;
 /** Distinct words of an output remembered per probe run (their hashes), to see debug output appear. */
 export const MAX_OUTPUT_WORDS = 1024;
-/** Characters of a result's key kept (the snapshot's bound). */
+/** Characters of a result's key kept and compared (the snapshot's bound): see {@link boundedKey}. */
 export const MAX_KEY_CHARS = 2000;
+
+/**
+ * A result's key as it is kept and compared: whole up to {@link MAX_KEY_CHARS}, else its first and
+ * last halves of that bound. The end of an output is where a run says what it came to (a script's
+ * last prints, a runner's summary, the final error), and a key cut to its beginning called two runs
+ * the same when only their ends differed: an output flooded with debug lines, whose verdict below
+ * them changed, read as noise.
+ */
+export function boundedKey(key: string): string {
+  if (key.length <= MAX_KEY_CHARS) return key;
+  const half = MAX_KEY_CHARS / 2;
+  return key.slice(0, half) + key.slice(-half);
+}
 
 const int = z.number().int();
 /** The ledger's snapshot, validated on restore. */
@@ -192,7 +205,7 @@ export function rememberResult(seen: number[], result: number): void {
 export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
   return {
     ...r,
-    key: r.key().slice(0, MAX_KEY_CHARS),
+    key: boundedKey(r.key()),
     seen: [...r.seen],
     words: [...r.words()],
     runs: r.runs.map((e) => ({ ...e })),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Step } from '../../src/entries/steps.js';
+import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
 import { otherPackageCopy } from '../../src/steps/packageCopy.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
@@ -123,6 +123,28 @@ describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shap
     it('another failing test each round', () => {
       const steps = rounds(5, (i) => `FAILED tests/test_parse.py::test_case_${i} - assert False`, true);
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a result that changes only at its end, below a flood of debug lines (kept across a snapshot too)', () => {
+      const flood = 'DEBUG: update patch limits max_y=1.0 for Rectangle\n'.repeat(60);
+      // Its end: the verdict line and a temporary file's random name (noise).
+      const ending = (top: number, i: number) =>
+        `${flood}step hist ylim top = ${top}\nsaved /tmp/tmp${['q8x2ka', 'zt41mw', 'c0pe7d', 'hh3v9s'][i]}/plot.png\n`;
+      const verdictMoves = (i: number) => ending([27, 31, 35, 42][i] as number, i);
+      const verdictStays = (i: number) => ending(27, i);
+      // The hook restores the detector from its snapshot before every call: the same judgement.
+      const restoredEachStep = (steps: Step[]) => {
+        let detector = makeStepDetector().detector;
+        return steps.map((step) => {
+          detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
+          return detector.observe(step);
+        });
+      };
+      for (const play of [(steps: Step[]) => feed(makeStepDetector().detector, steps), restoredEachStep]) {
+        expect(detections(play(rounds(4, verdictMoves)))).toEqual([]);
+        // The same end, its noise aside, is still the same result.
+        expect(detections(play(rounds(3, verdictStays))).map((v) => v.action)).toEqual(['nudge']);
+      }
     });
 
     it('one command over different files: each is another probe', () => {
