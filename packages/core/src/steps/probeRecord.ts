@@ -60,6 +60,11 @@ export interface ProbeRecord {
   changesAtLast: number;
   /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
   staleRounds: number;
+  /**
+   * Rounds in a row, ending with the latest run, with a change to the code under test (wherever it
+   * went) and nothing learned between two runs with this result: guesses, not hypotheses.
+   */
+  guessRounds: number;
   /** Rounds in a row, ending with the latest run, with a change but no new hypothesis between two runs with this result, whatever was read. */
   blindRounds: number;
   /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
@@ -76,6 +81,8 @@ export interface ProbeRecord {
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
   novelAtLast: number;
+  /** {@link ProbeLedger.testedChanges} at the latest run. */
+  testedAtLast: number;
   /** Evidence of the streak's runs: the first and the newest two. */
   runs: StepEvidence[];
   /** Source paths the latest repeated result names (read only once the result repeats). */
@@ -148,6 +155,7 @@ export const ledgerStateSchema = z.object({
   learned: int.nonnegative(),
   novel: int.nonnegative(),
   news: int.nonnegative().default(0),
+  testedChanges: int.nonnegative().default(0),
   edited: z.array(z.string()).max(MAX_EDITED),
   own: z.array(z.string()).max(MAX_EDITED),
   ownTyped: z
@@ -178,6 +186,7 @@ export const ledgerStateSchema = z.object({
           changesAtStart: int.nonnegative(),
           changesAtLast: int.nonnegative(),
           staleRounds: int.nonnegative(),
+          guessRounds: int.nonnegative().default(0),
           blindRounds: int.nonnegative().default(0),
           changedRounds: int.nonnegative().default(0),
           returns: int.nonnegative().default(0),
@@ -186,6 +195,7 @@ export const ledgerStateSchema = z.object({
           words: z.array(int.nonnegative()).max(MAX_OUTPUT_WORDS).default([]),
           learnedAtLast: int.nonnegative(),
           novelAtLast: int.nonnegative(),
+          testedAtLast: int.nonnegative().default(0),
           runs: z.array(evidenceSchema).min(1).max(3),
           outputPaths: z.array(z.string()).max(MAX_PATHS),
         }),
