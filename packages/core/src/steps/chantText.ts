@@ -315,12 +315,8 @@ export class ProseScanner {
         kept++;
         space = false;
       }
-      let lower = code;
-      if (code >= 97 ? code <= 122 : code >= 65 && code <= 90) {
-        letter = true;
-        segmentLetter = true;
-        lower = code | 32;
-      } else if (code > 127) {
+      // Not a letter (those took the first test): hashed as it is.
+      if (code > 127) {
         wide = true;
         segmentWide = true;
       } else if (code === 124) marked = true;
@@ -328,8 +324,8 @@ export class ProseScanner {
         marked ||= startsWord(text, segmentFrom, i, code);
       }
       if (hashes) {
-        a = Math.imul(a ^ lower, 0x01000193);
-        b = Math.imul(b ^ lower, 0x5bd1e995);
+        a = Math.imul(a ^ code, 0x01000193);
+        b = Math.imul(b ^ code, 0x5bd1e995);
         kept++;
       }
     }
