@@ -103,7 +103,7 @@ export interface ProbeUpdate {
   changesSincePrevious: number;
   /** The turn taught something: a new or changed result, or a read that showed something new. */
   learned: boolean;
-  /** The probe's result differs from its previous run (for a first run: no probe showed it in the run): the only progress after a nudge. */
+  /** The probe's result differs from its previous run and from the results it gave before since the agent last changed its own scripts (for a first run: no probe showed it in the run): the only progress after a nudge. */
   news: boolean;
   /** The probe's key lines differ from its previous run's, or it has none (a run's verdict moved): what ends a nudge of the verdict ceiling. */
   verdictNews: boolean;
