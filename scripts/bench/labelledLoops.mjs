@@ -93,6 +93,59 @@ const median = (values) => {
 };
 const pct = (n, d) => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)} %`);
 
+/** An action's identity: its tool and its input, as recorded. */
+const actionIdentity = (step) => `${step.tool}\u0000${JSON.stringify(step.input)}`;
+
+/**
+ * The earliest stop that waits for the loop's next round after certainty, as steps after
+ * `certainAt`: the loop's repeated action (the last action at or before `certainAt` that the loop
+ * ran before) run again after `certainAt`, at its result (the step after it when that is an
+ * observation). `null` when the loop has no repeated action or never runs it again. A detector that
+ * nudges at `certainAt` and stops at the round after the nudge cannot stop sooner; only a nudge
+ * before `certainAt` (or a stop without one) can.
+ */
+export function delayFloor(loop, steps) {
+  let identity;
+  for (
+    let i = Math.min(loop.certainAt, steps.length - 1);
+    i >= loop.loopStart && identity === undefined;
+    i--
+  ) {
+    if (steps[i].type !== 'action') continue;
+    const candidate = actionIdentity(steps[i]);
+    for (let j = loop.loopStart; j < i; j++)
+      if (steps[j].type === 'action' && actionIdentity(steps[j]) === candidate) {
+        identity = candidate;
+        break;
+      }
+  }
+  if (identity === undefined) return null;
+  for (let i = loop.certainAt + 1; i < steps.length; i++) {
+    if (steps[i].type !== 'action' || actionIdentity(steps[i]) !== identity) continue;
+    const result = steps[i + 1]?.type === 'observation' ? i + 1 : i;
+    return result - loop.certainAt;
+  }
+  return null;
+}
+
+/**
+ * The corpus's delay floor (see {@link delayFloor}): its median over the labelled loops whose
+ * repeated action runs again inside their window (`loops`), and how many loops run it again only
+ * after `loopEnd + 3` (`late`: they end before their next round, a stop that waits cannot catch them).
+ */
+export function medianDelayFloor(corpus) {
+  const byKey = new Map(corpus.runs.map((run) => [run.key, run]));
+  const floors = [];
+  let late = 0;
+  for (const loop of corpus.loops) {
+    const floor = delayFloor(loop, byKey.get(`${loop.model}/${loop.id}`).steps);
+    if (floor === null) continue;
+    if (loop.certainAt + floor > loop.loopEnd + 3) late++;
+    else floors.push(floor);
+  }
+  return { median: median(floors), loops: floors.length, late };
+}
+
 /**
  * The figures of one detector on a labelled corpus: recall (stops; stops or nudges), by kind,
  * median delay, false stops, hard negatives stopped. `details` lists misses and false stops.
@@ -118,7 +171,12 @@ export function scoreLabelled(create, corpus) {
         k++;
         caught++;
         delays.push(stop - loop.certainAt);
-        details.delays.push(`${key}@${loop.certainAt}: ${stop - loop.certainAt}`);
+        // Where the delay comes from: the nudge before the stop, and the floor (see delayFloor).
+        const nudge = nudges.filter((i) => i < stop).pop();
+        const floor = delayFloor(loop, byKey.get(key).steps);
+        details.delays.push(
+          `${key}@${loop.certainAt}: ${stop - loop.certainAt} (nudge ${nudge === undefined ? '-' : nudge - loop.certainAt}, floor ${floor ?? '-'})`,
+        );
       } else
         details.missed.push(
           `${key} ${loop.kind} certain ${loop.certainAt} (stops ${stops.join(',') || '-'}; nudges ${nudges.join(',') || '-'})`,
@@ -179,6 +237,10 @@ export function printLabelledTable(detectors, { details = false, corpus: name = 
   const kinds = scored[0].kinds;
   console.log(
     `Labelled loops on ${corpus.dir}: ${corpus.runs.length} runs (${corpus.runs.filter((r) => r.resolved).length} resolved), ${corpus.loops.length} loops, ${corpus.hardNegatives.length} hard negatives\n`,
+  );
+  const floor = medianDelayFloor(corpus);
+  console.log(
+    `Delay floor (the loop's repeated action run again after certainAt: a stop at the round after a nudge at certainAt): median ${floor.median} steps over ${floor.loops} of ${corpus.loops.length} loops; ${floor.late} run it again only after loopEnd + 3\n`,
   );
   const lines = [
     ['labelled recall (stop in [certainAt − 2, loopEnd + 3])', 'recall'],

@@ -15,6 +15,10 @@ import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
  * same result as its previous run, hits again (the nudge did not help), until some probe's result
  * changes. The detector's ladder turns the first hit into a nudge and the next into a stop.
  *
+ * Guesses: the same result after `repeats − 1` rounds in a row of changes to the code under test
+ * with nothing learned between, wherever the changes went (a new place is a new hypothesis only
+ * when something read or run since the same result taught it).
+ *
  * The verdict ceiling: the same key lines (the final error or assertion, the failing tests) after
  * `verdictCeiling` changes in a row is a loop whatever else the output printed (the agent's debug
  * prints, values around the error) and whatever was read or tried between; once nudged, only key
@@ -32,7 +36,7 @@ export class OutcomeStagnationRule implements StepRule {
   private armedAt = -1;
 
   /**
-   * @param repeats - runs of one probe with one result, changes between and nothing learned, that make a loop (integer ≥ 2).
+   * @param repeats - runs of one probe with one result, changes between and nothing learned (stale rounds, or guesses at new places), that make a loop (integer ≥ 2).
    * @param ceiling - rounds in a row of a change and the same result, whatever was read between, that make a loop (integer ≥ 2).
    * @param verdictCeiling - rounds in a row of a change and the same key lines, whatever else the output printed or the turns between did, that make a loop (integer ≥ 2).
    */
@@ -60,7 +64,10 @@ export class OutcomeStagnationRule implements StepRule {
       armed ||
       (cannotWork && record.changedRounds >= this.repeats - 1) ||
       record.blindRounds >= this.ceiling ||
-      (staleRound && record.staleRounds >= this.repeats - 1);
+      (staleRound && record.staleRounds >= this.repeats - 1) ||
+      // Changes to the code under test with nothing learned since the same result are guesses,
+      // wherever they went: a new place is a new hypothesis only when something taught it.
+      (blindRound && record.guessRounds >= this.repeats - 1);
     if (!hit) return null;
     this.armedAt = history.probes.news;
     const changes = history.probes.changes - record.changesAtStart;

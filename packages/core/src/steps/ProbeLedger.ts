@@ -1,10 +1,10 @@
 import { maskTyped, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
+  boundedKey,
   ledgerStateSchema,
   MAX_CHANGES,
   MAX_EDITED,
-  MAX_KEY_CHARS,
   MAX_PATHS,
   MAX_PROBES,
   MAX_RUN_RESULTS,
@@ -55,6 +55,11 @@ export class ProbeLedger implements SnapshotPart {
   novel = 0;
   /** Probe runs whose result moved (see {@link ProbeUpdate.news}). */
   news = 0;
+  /**
+   * Changes to the code under test by turns that run no probe. A line that changes and runs a
+   * probe (`rm -rf _build && sphinx-build …`) prepares the probe, the same way each run: not a try.
+   */
+  testedChanges = 0;
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
@@ -96,6 +101,7 @@ export class ProbeLedger implements SnapshotPart {
     // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
       this.novel++;
+    if (!ownChange && run.probe === '') this.testedChanges++;
     if (ownChange) this.ownTyped.push({ change: this.changes, words: run.typed() });
     // Read only when a probe's key lines repeat: whether its debug output appeared.
     else this.testedTyped.push({ change: this.changes, words: run.typed });
@@ -143,11 +149,11 @@ export class ProbeLedger implements SnapshotPart {
     }
     const runEvidence = { ...evidence };
     if (previous !== undefined && !shown && (same || previous.seen.includes(run.result))) {
+      const unlearned = changesSincePrevious > 0 && this.learned === previous.learnedAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
-      const staleRound =
-        changesSincePrevious > 0 &&
-        this.learned === previous.learnedAtLast &&
-        this.novel === previous.novelAtLast;
+      const staleRound = unlearned && this.novel === previous.novelAtLast;
+      // A guess: the code under test changed, wherever, and nothing was learned since the same result.
+      const guessRound = unlearned && this.testedChanges > previous.testedAtLast;
       const blindRound = changesSincePrevious > 0;
       // A result that came back (A → B → A) is not news, but the round that brought it back undid
       // something: it keeps the round counts where they were.
@@ -162,11 +168,13 @@ export class ProbeLedger implements SnapshotPart {
       previous.streak++;
       Object.assign(previous, { verdict, verdictRounds, words });
       if (!back) previous.staleRounds = staleRound ? previous.staleRounds + 1 : 0;
+      if (!back) previous.guessRounds = guessRound ? previous.guessRounds + 1 : 0;
       if (blindRound && !back) previous.changedRounds++;
       if (blindRound && !back && this.novel === previous.novelAtLast) previous.blindRounds++;
       previous.changesAtLast = this.changes;
       previous.learnedAtLast = this.learned;
       previous.novelAtLast = this.novel;
+      previous.testedAtLast = this.testedChanges;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), runEvidence];
       previous.outputPaths = run.outputPaths();
       this.touch(key, previous);
@@ -196,6 +204,7 @@ export class ProbeLedger implements SnapshotPart {
       changesAtStart: this.changes,
       changesAtLast: this.changes,
       staleRounds: 0,
+      guessRounds: 0,
       blindRounds: 0,
       changedRounds: 0,
       returns: 0,
@@ -204,6 +213,7 @@ export class ProbeLedger implements SnapshotPart {
       words,
       learnedAtLast: this.learned,
       novelAtLast: this.novel,
+      testedAtLast: this.testedChanges,
       runs: [runEvidence],
       outputPaths: [],
     };
@@ -222,8 +232,8 @@ export class ProbeLedger implements SnapshotPart {
     const typed = new Set(typedSince(this.ownTyped, previous.changesAtLast));
     // Noise alone barely changes a text's length: a much longer or shorter output says something else.
     if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
-    const key = run.key().slice(0, MAX_KEY_CHARS);
-    const before = previous.key().slice(0, MAX_KEY_CHARS);
+    const key = boundedKey(run.key());
+    const before = boundedKey(previous.key());
     // Only noise between them (a random id, a timestamp), or only the agent's own words.
     return typed.size === 0 ? key === before : maskTyped(key, typed) === maskTyped(before, typed);
   }
@@ -242,6 +252,7 @@ export class ProbeLedger implements SnapshotPart {
     const last = [...this.probes.values()].pop();
     if (last !== undefined) {
       last.staleRounds = 0;
+      last.guessRounds = 0;
       last.blindRounds = 0;
       last.changedRounds = 0;
     }
@@ -298,6 +309,7 @@ export class ProbeLedger implements SnapshotPart {
       learned: this.learned,
       novel: this.novel,
       news: this.news,
+      testedChanges: this.testedChanges,
       edited: [...this.edited],
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
@@ -320,6 +332,7 @@ export class ProbeLedger implements SnapshotPart {
     this.learned = s.learned;
     this.novel = s.novel;
     this.news = s.news;
+    this.testedChanges = s.testedChanges;
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);

@@ -60,6 +60,11 @@ export interface ProbeRecord {
   changesAtLast: number;
   /** Rounds in a row, ending with the latest run, with a change and nothing learned between two runs with this result. */
   staleRounds: number;
+  /**
+   * Rounds in a row, ending with the latest run, with a change to the code under test (wherever it
+   * went) and nothing learned between two runs with this result: guesses, not hypotheses.
+   */
+  guessRounds: number;
   /** Rounds in a row, ending with the latest run, with a change but no new hypothesis between two runs with this result, whatever was read. */
   blindRounds: number;
   /** Rounds in a row, ending with the latest run, with a change between two runs with this result, whatever was read or tried. */
@@ -76,6 +81,8 @@ export interface ProbeRecord {
   learnedAtLast: number;
   /** {@link ProbeLedger.novel} at the latest run. */
   novelAtLast: number;
+  /** {@link ProbeLedger.testedChanges} at the latest run. */
+  testedAtLast: number;
   /** Evidence of the streak's runs: the first and the newest two. */
   runs: StepEvidence[];
   /** Source paths the latest repeated result names (read only once the result repeats). */
@@ -125,8 +132,21 @@ export const MAX_SEEN_RESULTS = 8;
 export const MAX_RUN_RESULTS = 256;
 /** Distinct words of an output remembered per probe run (their hashes), to see debug output appear. */
 export const MAX_OUTPUT_WORDS = 1024;
-/** Characters of a result's key kept (the snapshot's bound). */
+/** Characters of a result's key kept and compared (the snapshot's bound): see {@link boundedKey}. */
 export const MAX_KEY_CHARS = 2000;
+
+/**
+ * A result's key as it is kept and compared: whole up to {@link MAX_KEY_CHARS}, else its first and
+ * last halves of that bound. The end of an output is where a run says what it came to (a script's
+ * last prints, a runner's summary, the final error), and a key cut to its beginning called two runs
+ * the same when only their ends differed: an output flooded with debug lines, whose verdict below
+ * them changed, read as noise.
+ */
+export function boundedKey(key: string): string {
+  if (key.length <= MAX_KEY_CHARS) return key;
+  const half = MAX_KEY_CHARS / 2;
+  return key.slice(0, half) + key.slice(-half);
+}
 
 const int = z.number().int();
 /** The ledger's snapshot, validated on restore. */
@@ -135,6 +155,7 @@ export const ledgerStateSchema = z.object({
   learned: int.nonnegative(),
   novel: int.nonnegative(),
   news: int.nonnegative().default(0),
+  testedChanges: int.nonnegative().default(0),
   edited: z.array(z.string()).max(MAX_EDITED),
   own: z.array(z.string()).max(MAX_EDITED),
   ownTyped: z
@@ -165,6 +186,7 @@ export const ledgerStateSchema = z.object({
           changesAtStart: int.nonnegative(),
           changesAtLast: int.nonnegative(),
           staleRounds: int.nonnegative(),
+          guessRounds: int.nonnegative().default(0),
           blindRounds: int.nonnegative().default(0),
           changedRounds: int.nonnegative().default(0),
           returns: int.nonnegative().default(0),
@@ -173,6 +195,7 @@ export const ledgerStateSchema = z.object({
           words: z.array(int.nonnegative()).max(MAX_OUTPUT_WORDS).default([]),
           learnedAtLast: int.nonnegative(),
           novelAtLast: int.nonnegative(),
+          testedAtLast: int.nonnegative().default(0),
           runs: z.array(evidenceSchema).min(1).max(3),
           outputPaths: z.array(z.string()).max(MAX_PATHS),
         }),
@@ -192,7 +215,7 @@ export function rememberResult(seen: number[], result: number): void {
 export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
   return {
     ...r,
-    key: r.key().slice(0, MAX_KEY_CHARS),
+    key: boundedKey(r.key()),
     seen: [...r.seen],
     words: [...r.words()],
     runs: r.runs.map((e) => ({ ...e })),

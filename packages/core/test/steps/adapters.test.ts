@@ -93,14 +93,22 @@ describe('JsonlStepParser', () => {
 });
 
 describe('real runs: repetitive-looking progress from the SWE-bench corpus', () => {
-  it.each([
-    'sphinx-doc__sphinx-8475.jsonl',
-    'django__django-16950.jsonl',
-    'matplotlib__matplotlib-24177.jsonl',
-    'sphinx-doc__sphinx-9229.jsonl',
-  ])('%s: no detection', (name) => {
-    const steps = parseAll(new JsonlStepParser(), linesOf(name));
-    expect(steps.length).toBeGreaterThan(20);
-    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  it.each(['sphinx-doc__sphinx-8475.jsonl', 'django__django-16950.jsonl', 'sphinx-doc__sphinx-9229.jsonl'])(
+    '%s: no detection',
+    (name) => {
+      const steps = parseAll(new JsonlStepParser(), linesOf(name));
+      expect(steps.length).toBeGreaterThan(20);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    },
+  );
+
+  it('matplotlib__matplotlib-24177.jsonl: never stopped; nudged once, where the whole run is nudged', () => {
+    // Two `sed -i` edits that match nothing, then the same output a third time: the whole run is
+    // nudged there (its step 122) by every build since issue 29, where the file had been edited
+    // before this excerpt begins; in the excerpt those edits are the first of the file, which
+    // nothing read since the same result made a guess, not a hypothesis.
+    const steps = parseAll(new JsonlStepParser(), linesOf('matplotlib__matplotlib-24177.jsonl'));
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => [v.action, v.loopType, v.step])).toEqual([['nudge', 'outcome_stagnation', 22]]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Step } from '../../src/entries/steps.js';
+import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
 import { otherPackageCopy } from '../../src/steps/packageCopy.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
@@ -10,6 +10,8 @@ const shapes = {
     edit: (n: number, file = 'src/parse.py'): Step[] =>
       turn(`sed -i 's/limit = ${n}/limit = ${n + 1}/' ${file}`, ''),
     run: (command: string, output: string, error = false): Step[] => turn(command, output, { error }),
+    read: (file: string, content: string): Step[] => turn(`cat ${file}`, content),
+    rewriteOwn: (file: string, body: string): Step[] => turn(`cat > ${file} << 'EOF'\n${body}\nEOF`, ''),
   },
   objects: {
     edit: (n: number, file = '/workspace/repo/src/parse.py'): Step[] => [
@@ -28,153 +30,232 @@ const shapes = {
       { type: 'action', tool: 'execute_bash', input: { command } },
       { type: 'observation', tool: 'execute_bash', output, ...(error ? { error: true } : {}) },
     ],
+    read: (file: string, content: string): Step[] => [
+      { type: 'action', tool: 'str_replace_editor', input: { command: 'view', path: file } },
+      { type: 'observation', tool: 'str_replace_editor', output: content },
+    ],
+    rewriteOwn: (file: string, body: string): Step[] => [
+      { type: 'action', tool: 'execute_bash', input: { command: `cat > ${file} << 'EOF'\n${body}\nEOF` } },
+      { type: 'observation', tool: 'execute_bash', output: '' },
+    ],
   },
 };
 
 const FAILURE =
   'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nAssertionError: got 0 rows';
 
-describe.each(Object.entries(shapes))('outcome stagnation, inputs as %s', (_shape, { edit, run }) => {
-  /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
-  const rounds = (count: number, output: (i: number) => string, error = false, file?: string): Step[] =>
-    Array.from({ length: count }, (_, i) => [
-      ...edit(i, file),
-      ...run('cd /workspace/repo && python reproduce.py', output(i), error),
-    ]).flat();
+describe.each(Object.entries(shapes))(
+  'outcome stagnation, inputs as %s',
+  (_shape, { edit, run, read, rewriteOwn }) => {
+    /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
+    const rounds = (count: number, output: (i: number) => string, error = false, file?: string): Step[] =>
+      Array.from({ length: count }, (_, i) => [
+        ...edit(i, file),
+        ...run('cd /workspace/repo && python reproduce.py', output(i), error),
+      ]).flat();
 
-  it('edits in one copy of a package, the traceback from another copy: a new file each round is still a loop, both copies named', () => {
-    const traceback = (root: string) =>
-      `Traceback (most recent call last):\n  File "${root}/pkg/core.py", line 9, in run\nValueError: no docstring`;
-    const steps = (root: string): Step[] => [
-      ...run('python reproduce.py', traceback(root), true),
-      ...[1, 2, 3].flatMap((i) => [
-        ...edit(i, `/workspace/repo/pkg/part${i}.py`),
+    it('edits in one copy of a package, the traceback from another copy: a new file each round is still a loop, both copies named', () => {
+      const traceback = (root: string) =>
+        `Traceback (most recent call last):\n  File "${root}/pkg/core.py", line 9, in run\nValueError: no docstring`;
+      const steps = (root: string): Step[] => [
         ...run('python reproduce.py', traceback(root), true),
-      ]),
-    ];
-    const found = detections(feed(makeStepDetector().detector, steps('/testbed')));
-    expect(found.map((v) => v.action)).toEqual(['nudge', 'stop']);
-    expect(found[0]?.message).toContain(
-      'The failing code runs from /testbed/pkg, the edits are in /workspace/repo/pkg',
-    );
-    // The edited copy is the one that runs: a different change each round stays progress.
-    expect(detections(feed(makeStepDetector().detector, steps('/workspace/repo')))).toEqual([]);
-  });
-
-  it('the first edit of a file is a hypothesis; its run with the same result after it is not stale yet', () => {
-    const steps = [...run('python reproduce.py', 'B: None'), ...rounds(3, () => 'B: None').slice(2)];
-    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-  });
-
-  it('the same result after every edit of one file: nudge at the third identical result, stop at the fourth', () => {
-    const found = detections(
-      feed(
-        makeStepDetector().detector,
-        rounds(4, () => 'B.value.__doc__: None'),
-      ),
-    );
-    expect(found[0]?.step).toBe(rounds(3, () => '').length - 1);
-    expect(found.map((v) => [v.action, v.loopType, v.repeats])).toEqual([
-      ['nudge', 'outcome_stagnation', 3],
-      ['stop', 'outcome_stagnation', 4],
-    ]);
-    expect(found[0]?.message).toContain('did not change the output of `python reproduce.py`');
-    // since which call, once (the rule's summary left it to the message)
-    expect(found[0]?.message).toMatch(/3 runs gave the same result, since call \d+\./);
-  });
-
-  it('the same failure with noise that differs (line numbers, addresses, timings, pids) is the same result', () => {
-    const noisy = (i: number) =>
-      `Traceback (most recent call last):\n  File "/workspace/repo/pkg/mod.py", line ${10 + i}, in f\n` +
-      `ValueError: bad widget <Widget at 0x7f${i}a3b> (pid ${4000 + i}, 0.${i}s)`;
-    const found = detections(feed(makeStepDetector().detector, rounds(3, noisy, true)));
-    expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'outcome_stagnation' });
-  });
-
-  it('a failure whose debug output around it varies is the same failure', () => {
-    const debug = (i: number) => `DEBUG: tried variant ${i}\n${FAILURE}`;
-    const found = detections(feed(makeStepDetector().detector, rounds(3, debug, true)));
-    expect(found[0]).toMatchObject({ loopType: 'outcome_stagnation' });
-  });
-
-  describe('what stays progress', () => {
-    it('a result that changes: a new error each round', () => {
-      const errors = [
-        'KeyError: limit',
-        'TypeError: x is None',
-        'ValueError: bad row',
-        'IndexError: 3',
-        'OSError: eof',
+        ...[1, 2, 3].flatMap((i) => [
+          ...read(`/workspace/repo/pkg/part${i}.py`, `def part${i}(): return ${i}`),
+          ...edit(i, `/workspace/repo/pkg/part${i}.py`),
+          ...run('python reproduce.py', traceback(root), true),
+        ]),
       ];
-      const steps = rounds(5, (i) => `Traceback (most recent call last):\n${errors[i]}`, true);
+      const found = detections(feed(makeStepDetector().detector, steps('/testbed')));
+      expect(found.map((v) => v.action)).toEqual(['nudge', 'stop']);
+      expect(found[0]?.message).toContain(
+        'The failing code runs from /testbed/pkg, the edits are in /workspace/repo/pkg',
+      );
+      // The edited copy is the one that runs: a different change each round, each after a look at
+      // the code it changes, stays progress.
+      expect(detections(feed(makeStepDetector().detector, steps('/workspace/repo')))).toEqual([]);
+    });
+
+    it('the first edit of a file after a look at it is a hypothesis; its run with the same result after it is not stale yet', () => {
+      const steps = [
+        ...run('python reproduce.py', 'B: None'),
+        ...run('python reproduce.py', 'B: None'),
+        ...read('/workspace/repo/src/parse.py', 'def parse(rows):\n    limit = 1'),
+        ...rounds(3, () => 'B: None').slice(edit(0).length + run('', '').length),
+      ];
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
     });
 
-    it('a count that moves: 12 failed, then 9 failed, ...', () => {
-      const steps = rounds(5, (i) => `${12 - 3 * i} failed, ${3 * i} passed in 1.${i}s`, true);
+    it('a change at a new place each round with nothing learned since the same result is a guess: nudge at the third identical result, stop at the fourth', () => {
+      const guesses = (look: boolean) =>
+        [
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[1, 2, 3].flatMap((i) => [
+            ...(look ? read(`/workspace/repo/src/module${i}.py`, `def module${i}(): return ${i}`) : []),
+            ...edit(i, `/workspace/repo/src/module${i}.py`),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+        ] as Step[];
+      const found = detections(feed(makeStepDetector().detector, guesses(false)));
+      expect(found.map((v) => [v.action, v.loopType, v.repeats])).toEqual([
+        ['nudge', 'outcome_stagnation', 3],
+        ['stop', 'outcome_stagnation', 4],
+      ]);
+      // A look at the code before each change: each is a hypothesis, not a guess.
+      expect(detections(feed(makeStepDetector().detector, guesses(true)))).toEqual([]);
+    });
+
+    it('a line that changes and runs the probe (`rm -rf _build && sphinx-build`) prepares it: no guess', () => {
+      // The agent rewrites its own config whole before each build (a new experiment each time); the
+      // probe's own line removes the build output. Neither is a change to the code under test.
+      const probe = 'cd /workspace/docs && rm -rf _build && sphinx-build -b html . _build/html';
+      const steps = [
+        ...rewriteOwn('/workspace/docs/conf.py', 'extensions = []'),
+        ...run(probe, 'build succeeded, 1 warning.'),
+        ...[1, 2, 3, 4].flatMap((i) => [
+          ...rewriteOwn('/workspace/docs/conf.py', `extensions = []\noption = ${i}`),
+          ...run(probe, 'build succeeded, 1 warning.'),
+        ]),
+      ];
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
     });
 
-    it('a metric that moves: RMS 97, 89, 23', () => {
-      const steps = rounds(3, (i) => `RMS: ${[97, 89, 23][i]}`);
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-
-    it('another failing test each round', () => {
-      const steps = rounds(5, (i) => `FAILED tests/test_parse.py::test_case_${i} - assert False`, true);
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-
-    it('one command over different files: each is another probe', () => {
-      const steps = Array.from({ length: 6 }, (_, i) => [
-        ...edit(i),
-        ...run(`python -m pytest tests/test_${i}.py`, '1 passed in 0.1s'),
-      ]).flat();
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-
-    it('each round edits a file not edited before: a new hypothesis, not a retry', () => {
-      const steps = Array.from({ length: 5 }, (_, i) => [
-        ...(i === 0 ? [] : edit(i, `/workspace/repo/src/module${i}.py`)),
-        ...run('python reproduce.py', 'same wrong answer: 3'),
-      ]).flat();
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-
-    it('an edit of the probe script itself asks a new question', () => {
-      const steps = Array.from({ length: 5 }, (_, i) => [
-        ...(i === 0 ? [] : edit(i, '/workspace/reproduce.py')),
-        ...run('python /workspace/reproduce.py', 'Changes detected successfully'),
-      ]).flat();
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-
-    it('a read that shows something new between the runs is investigation, below the ceiling', () => {
-      const steps = Array.from({ length: 3 }, (_, i) => [
-        ...(i === 0 ? [] : edit(i)),
-        ...run(
-          `grep -rn "def helper" lib/part${i}`,
-          `def helper(): return "${['alpha', 'beta', 'gamma', 'delta', 'omega'][i]}"`,
-        ),
-        ...run('python reproduce.py', 'B.value.__doc__: None'),
-      ]).flat();
-      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
-    });
-  });
-
-  it('probeRepeats changes when the rule fires', () => {
-    const steps = rounds(3, () => 'B.value.__doc__: None');
-    expect(detections(feed(makeStepDetector({ probeRepeats: 4 }).detector, steps))).toEqual([]);
-    expect(
-      detections(
+    it('the same result after every edit of one file: nudge at the third identical result, stop at the fourth', () => {
+      const found = detections(
         feed(
-          makeStepDetector({ probeRepeats: 2 }).detector,
-          rounds(2, () => 'x: None'),
+          makeStepDetector().detector,
+          rounds(4, () => 'B.value.__doc__: None'),
         ),
-      ),
-    ).toHaveLength(1);
-  });
-});
+      );
+      expect(found[0]?.step).toBe(rounds(3, () => '').length - 1);
+      expect(found.map((v) => [v.action, v.loopType, v.repeats])).toEqual([
+        ['nudge', 'outcome_stagnation', 3],
+        ['stop', 'outcome_stagnation', 4],
+      ]);
+      expect(found[0]?.message).toContain('did not change the output of `python reproduce.py`');
+      // since which call, once (the rule's summary left it to the message)
+      expect(found[0]?.message).toMatch(/3 runs gave the same result, since call \d+\./);
+    });
+
+    it('the same failure with noise that differs (line numbers, addresses, timings, pids) is the same result', () => {
+      const noisy = (i: number) =>
+        `Traceback (most recent call last):\n  File "/workspace/repo/pkg/mod.py", line ${10 + i}, in f\n` +
+        `ValueError: bad widget <Widget at 0x7f${i}a3b> (pid ${4000 + i}, 0.${i}s)`;
+      const found = detections(feed(makeStepDetector().detector, rounds(3, noisy, true)));
+      expect(found[0]).toMatchObject({ action: 'nudge', loopType: 'outcome_stagnation' });
+    });
+
+    it('a failure whose debug output around it varies is the same failure', () => {
+      const debug = (i: number) => `DEBUG: tried variant ${i}\n${FAILURE}`;
+      const found = detections(feed(makeStepDetector().detector, rounds(3, debug, true)));
+      expect(found[0]).toMatchObject({ loopType: 'outcome_stagnation' });
+    });
+
+    describe('what stays progress', () => {
+      it('a result that changes: a new error each round', () => {
+        const errors = [
+          'KeyError: limit',
+          'TypeError: x is None',
+          'ValueError: bad row',
+          'IndexError: 3',
+          'OSError: eof',
+        ];
+        const steps = rounds(5, (i) => `Traceback (most recent call last):\n${errors[i]}`, true);
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('a count that moves: 12 failed, then 9 failed, ...', () => {
+        const steps = rounds(5, (i) => `${12 - 3 * i} failed, ${3 * i} passed in 1.${i}s`, true);
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('a metric that moves: RMS 97, 89, 23', () => {
+        const steps = rounds(3, (i) => `RMS: ${[97, 89, 23][i]}`);
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('another failing test each round', () => {
+        const steps = rounds(5, (i) => `FAILED tests/test_parse.py::test_case_${i} - assert False`, true);
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('a result that changes only at its end, below a flood of debug lines (kept across a snapshot too)', () => {
+        const flood = 'DEBUG: update patch limits max_y=1.0 for Rectangle\n'.repeat(60);
+        // Its end: the verdict line and a temporary file's random name (noise).
+        const ending = (top: number, i: number) =>
+          `${flood}step hist ylim top = ${top}\nsaved /tmp/tmp${['q8x2ka', 'zt41mw', 'c0pe7d', 'hh3v9s'][i]}/plot.png\n`;
+        const verdictMoves = (i: number) => ending([27, 31, 35, 42][i] as number, i);
+        const verdictStays = (i: number) => ending(27, i);
+        // The hook restores the detector from its snapshot before every call: the same judgement.
+        const restoredEachStep = (steps: Step[]) => {
+          let detector = makeStepDetector().detector;
+          return steps.map((step) => {
+            detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
+            return detector.observe(step);
+          });
+        };
+        for (const play of [(steps: Step[]) => feed(makeStepDetector().detector, steps), restoredEachStep]) {
+          expect(detections(play(rounds(4, verdictMoves)))).toEqual([]);
+          // The same end, its noise aside, is still the same result.
+          expect(detections(play(rounds(3, verdictStays))).map((v) => v.action)).toEqual(['nudge']);
+        }
+      });
+
+      it('one command over different files: each is another probe', () => {
+        const steps = Array.from({ length: 6 }, (_, i) => [
+          ...edit(i),
+          ...run(`python -m pytest tests/test_${i}.py`, '1 passed in 0.1s'),
+        ]).flat();
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('each round edits a file not edited before, after a look at it: a new hypothesis, not a retry', () => {
+        const steps = Array.from({ length: 5 }, (_, i) => [
+          ...(i === 0
+            ? []
+            : [
+                ...read(`/workspace/repo/src/module${i}.py`, `def module${i}(): return ${i}`),
+                ...edit(i, `/workspace/repo/src/module${i}.py`),
+              ]),
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+        ]).flat();
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('an edit of the probe script itself asks a new question', () => {
+        const steps = Array.from({ length: 5 }, (_, i) => [
+          ...(i === 0 ? [] : edit(i, '/workspace/reproduce.py')),
+          ...run('python /workspace/reproduce.py', 'Changes detected successfully'),
+        ]).flat();
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it('a read that shows something new between the runs is investigation, below the ceiling', () => {
+        const steps = Array.from({ length: 3 }, (_, i) => [
+          ...(i === 0 ? [] : edit(i)),
+          ...run(
+            `grep -rn "def helper" lib/part${i}`,
+            `def helper(): return "${['alpha', 'beta', 'gamma', 'delta', 'omega'][i]}"`,
+          ),
+          ...run('python reproduce.py', 'B.value.__doc__: None'),
+        ]).flat();
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+    });
+
+    it('probeRepeats changes when the rule fires', () => {
+      const steps = rounds(3, () => 'B.value.__doc__: None');
+      expect(detections(feed(makeStepDetector({ probeRepeats: 4 }).detector, steps))).toEqual([]);
+      expect(
+        detections(
+          feed(
+            makeStepDetector({ probeRepeats: 2 }).detector,
+            rounds(2, () => 'x: None'),
+          ),
+        ),
+      ).toHaveLength(1);
+    });
+  },
+);
 
 describe('the nudge names the likely cause', () => {
   const round = (i: number): Step[] => [

@@ -306,9 +306,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 3,
-      fields: 109,
-      hash: '6c96c934dab4b9c4',
+      layout: 4,
+      fields: 112,
+      hash: 'b158e2a402656804',
     });
   });
 });
