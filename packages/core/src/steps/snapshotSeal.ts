@@ -41,7 +41,7 @@ function sealOf(body: string, checksum: SealChecksum): string {
 /**
  * A snapshot as text, sealed: a JSON object holding the snapshot (`state`) and a seal naming the
  * version and layout that wrote it and the checksum, with the checksum of the snapshot's JSON text.
- * Still JSON (the session store requires it); what {@link unsealSnapshot} reads back without
+ * Still JSON, as any snapshot; what {@link unsealSnapshot} reads back without
  * validating it again.
  * @param checksum - the checksum to seal with; default {@link FNV_SEAL_CHECKSUM}.
  * @example sealSnapshot(detector.snapshot()).startsWith('{"seal":"'); // true
