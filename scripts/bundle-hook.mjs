@@ -29,8 +29,9 @@ const options = {
   external: ['better-sqlite3', '@pydantic/genai-prices'],
   // loopguard's modules and its dependencies have no side effects at import: what the hook does not
   // use is left out (zod's schemas of the options it never parses, pino's logger, ...); but for the
-  // one module that is imported for its effect: zod's switch, set before any schema is made.
-  treeshake: { moduleSideEffects: (id) => id.endsWith('/hook/zodJitless.js') },
+  // modules that are imported for their effect: zod's switch, set before any schema is made, and
+  // node's `net`, evaluated in the hook's startup snapshot (hookSnapshot.ts).
+  treeshake: { moduleSideEffects: (id) => id.endsWith('/hook/zodJitless.js') || id === 'node:net' },
   logLevel: 'warn',
 };
 // The bundles' strings, templates and regular expressions are written in ASCII (`charset: 'ascii'`,

@@ -133,6 +133,21 @@ describe('loopguard hook fails open', () => {
     expect(again.at(-1)).toContain('Loop detected');
   });
 
+  it('on a session row whose texts are not JSON at all (the store keeps them as written): the session starts afresh', async () => {
+    const dir = tempProject();
+    const calls = await callsToNudge();
+    await loopUntilNudge(dir, 's');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db
+      .prepare(`UPDATE hook_sessions SET snapshot = '{"seal":"3.3 sha256:', last_results = 'not json {'`)
+      .run();
+    database.close();
+    const again = await loopUntilNudge(dir, 's');
+    expect(again).toHaveLength(calls);
+    expect(again.at(-1)).toContain('Loop detected');
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('on a sealed snapshot changed after the hook wrote it: validated like any input, the session starts afresh', async () => {
     const dir = tempProject();
     const calls = await callsToNudge();

@@ -18,9 +18,12 @@ export interface HookSessionKey {
 
 /** One guarded session, as stored in `hook_sessions`. */
 export interface HookSessionRecord {
-  /** The step detector's snapshot, as JSON text (the caller validates it when restoring). */
+  /**
+   * The step detector's snapshot, as the caller wrote it (JSON text). Stored as given, unchecked
+   * since schema version 9: whoever reads it validates it (the file is anyone's to edit).
+   */
   snapshot: string;
-  /** The last result of the session's recent actions, as JSON text (an array). */
+  /** The last result of the session's recent actions, as the caller wrote it (JSON text); as {@link snapshot}. */
   lastResults: string;
   /** Steps observed. */
   steps: number;

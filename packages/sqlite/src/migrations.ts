@@ -9,6 +9,7 @@ import { up005HookSessions } from './schema/005_hookSessions.js';
 import { up006RecoveryViewIndex } from './schema/006_recoveryViewIndex.js';
 import { up007Spend } from './schema/007_spend.js';
 import { up008AgentSessions } from './schema/008_agentSessions.js';
+import { up009HookSessionText } from './schema/009_hookSessionText.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 6, name: 'recovery view index', up: up006RecoveryViewIndex },
   { version: 7, name: 'spend ledgers', up: up007Spend },
   { version: 8, name: 'agent sessions', up: up008AgentSessions },
+  { version: 9, name: 'hook session text', up: up009HookSessionText },
 ]);
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidInputError, ManualClock } from '@loopguard/core';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openLoopGuardDatabase, SqliteHookSessionStore } from '../src/index.js';
+import { MIGRATIONS, migrate, openLoopGuardDatabase, SqliteHookSessionStore } from '../src/index.js';
 
 const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
 const state = {
@@ -74,5 +75,43 @@ describe('SqliteHookSessionStore', () => {
     expect(() => store.get({ ...key, agent: 'cursor' as never })).toThrow(
       'key.agent must be one of "claude", "gemini", "codex"',
     );
+  });
+
+  it('a version 8 database is migrated: its sessions kept and listed, their texts no longer parsed by SQLite', () => {
+    const db = new Database(':memory:');
+    migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 8) });
+    const stored = {
+      ...state,
+      snapshot: '{"seal":"x","state":{}}',
+      lastResults: '{"results":[],"seen":["a:1"]}',
+    };
+    new SqliteHookSessionStore({ db, clock: new ManualClock(1_000) }).update(
+      { ...key, agent: 'codex', sessionId: 'agent-7' },
+      () => ({ next: { ...stored, nudges: 1, parentSessionId: 's1', agentType: 'Explore' }, result: null }),
+    );
+    // version 8 refused a text that is not JSON
+    expect(() => db.prepare(`UPDATE hook_sessions SET snapshot = 'not json {'`).run()).toThrow(
+      /CHECK constraint/,
+    );
+
+    expect(migrate(db).applied).toEqual(['hook session text']);
+    const store = new SqliteHookSessionStore({ db, clock: new ManualClock(2_000) });
+    expect(store.get({ ...key, agent: 'codex', sessionId: 'agent-7' })).toEqual({
+      ...stored,
+      nudges: 1,
+      parentSessionId: 's1',
+      agentType: 'Explore',
+      createdAt: 1_000,
+      updatedAt: 1_000,
+    });
+    expect(
+      db.prepare('SELECT agent, session_id, parent_session_id, nudges, verdict FROM agent_sessions').all(),
+    ).toEqual([
+      { agent: 'codex', session_id: 'agent-7', parent_session_id: 's1', nudges: 1, verdict: 'nudged' },
+    ]);
+    // its readers validate what they read (the detector's seal, the hook's memory): the store keeps the text as written
+    store.update(key, () => ({ next: { ...state, snapshot: 'not json {', lastResults: '' }, result: null }));
+    expect(store.get(key)).toMatchObject({ snapshot: 'not json {', lastResults: '' });
+    expect(db.prepare('SELECT count(*) AS n FROM hook_sessions').get()).toEqual({ n: 2 });
   });
 });

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Largest event a hook call reads: 64 MiB. A larger one (a tool result of more than that) is not
  * parsed: the call fails open. Below it, a long tool result is cut to {@link boundedResult} before
@@ -7,20 +9,34 @@ export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 /**
  * The stream's bytes as UTF-8 text, or `undefined` when there are more than `maxBytes` (the rest is
- * read and dropped, so that the writer is never blocked).
+ * read and dropped, so that the writer is never blocked). A node stream is read by its `data` and
+ * `end` events: its async iterator costs a hook call ≈ 1 ms of CPU more (docs/benchmarks.md).
+ * @throws the stream's error, or an error when it closes before its end.
  * @example const text = await readBounded(process.stdin, MAX_EVENT_BYTES);
  */
 export async function readBounded(
-  stream: AsyncIterable<Buffer | string>,
+  stream: Readable | AsyncIterable<Buffer | string>,
   maxBytes = MAX_EVENT_BYTES,
 ): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  const add = (chunk: Buffer | string) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += bytes.length;
     if (size <= maxBytes) chunks.push(bytes);
     else chunks.length = 0;
+  };
+  if ('on' in stream) {
+    await new Promise<void>((resolve, reject) => {
+      stream
+        .on('data', add)
+        .once('end', resolve)
+        .once('error', reject)
+        // after `end` this changes nothing; before it, the event was cut (as `for await` rejects)
+        .once('close', () => reject(new Error('the stream closed before its end')));
+    });
+  } else {
+    for await (const chunk of stream) add(chunk);
   }
   return size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8');
 }

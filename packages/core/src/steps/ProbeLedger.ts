@@ -1,3 +1,4 @@
+import { keyHash } from './historyState.js';
 import { maskTyped, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
@@ -13,6 +14,7 @@ import {
   type ProbeRun,
   type ProbeUpdate,
   recordSnapshot,
+  rememberKey,
   rememberResult,
   restoredRecord,
 } from './probeRecord.js';
@@ -31,7 +33,8 @@ export { MAX_PATHS, type ProbeRecord, type ProbeRun, type ProbeUpdate } from './
  *
  * - **The same result** is the same key (see `probeResult`), or the same key once the words the
  *   agent typed into its own scripts since the previous run are masked (its debug labels, renamed
- *   variables), or a result this probe gave before (A → B → A: a result that comes back is not news).
+ *   variables), or a result this probe gave before, noise masked, since the agent last changed its
+ *   own scripts (A → B → A: a result that comes back is not news, also after a nudge).
  * - **The agent's own scripts** (files it first wrote whole: a reproduce script, a test harness)
  *   are not the code under test: changing them is a change, never a new hypothesis, and does not
  *   make their probe a new question.
@@ -138,17 +141,20 @@ export class ProbeLedger implements SnapshotPart {
     );
     // The debug output the agent added to the code under test appearing is news, whatever the error.
     const same = previous !== undefined && !shown && this.saysSame(previous, run);
-    // News: a result that says something else than this probe's previous run (a random id or the
-    // agent's own words are not news), or for a probe run for the first time, a result no probe
-    // showed in the run.
-    const news = previous === undefined ? !this.results.has(run.result) : !same;
+    // A result this probe gave before, whatever its noise, since the agent last changed its own
+    // scripts (a script that asks more gets a new answer to a new question, even one it gave before).
+    const comesBack = previous !== undefined && !shown && !same && this.comesBack(previous, run);
+    // News: a result that says something else than this probe's previous run and than its earlier
+    // runs (a random id, the agent's own words, the loop swinging back are not news), or for a probe
+    // run for the first time, a result no probe showed in the run.
+    const news = previous === undefined ? !this.results.has(run.result) : !same && !comesBack;
     if (news) this.news++;
     if (!this.results.has(run.result)) {
       if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
       this.results.add(run.result);
     }
     const runEvidence = { ...evidence };
-    if (previous !== undefined && !shown && (same || previous.seen.includes(run.result))) {
+    if (previous !== undefined && !shown && (same || comesBack || previous.seen.includes(run.result))) {
       const unlearned = changesSincePrevious > 0 && this.learned === previous.learnedAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound = unlearned && this.novel === previous.novelAtLast;
@@ -157,11 +163,11 @@ export class ProbeLedger implements SnapshotPart {
       const blindRound = changesSincePrevious > 0;
       // A result that came back (A → B → A) is not news, but the round that brought it back undid
       // something: it keeps the round counts where they were.
-      const returned = previous.result !== run.result && previous.seen.includes(run.result);
+      const returned = comesBack || (previous.result !== run.result && previous.seen.includes(run.result));
       previous.returns = returned ? previous.returns + 1 : 0;
       // The second return in a row (A, B, A, B) is an alternation: it counts like the same result.
       const back = returned && previous.returns < 2;
-      if (previous.result !== run.result) rememberResult(previous.seen, previous.result);
+      if (previous.result !== run.result) this.remember(previous);
       previous.result = run.result;
       previous.key = run.key;
       previous.length = run.length;
@@ -192,13 +198,15 @@ export class ProbeLedger implements SnapshotPart {
     // A new probe, or a result that moved: either teaches something.
     this.learned++;
     const seen = previous === undefined ? [] : previous.seen;
-    if (previous !== undefined) rememberResult(seen, previous.result);
+    const seenKeys = previous === undefined ? [] : previous.seenKeys;
+    if (previous !== undefined) this.remember(previous);
     const record: ProbeRecord = {
       label: run.label,
       result: run.result,
       key: run.key,
       length: run.length,
       seen,
+      seenKeys,
       streak: 1,
       since: step,
       changesAtStart: this.changes,
@@ -237,6 +245,23 @@ export class ProbeLedger implements SnapshotPart {
     // Only noise between them (a random id, a timestamp), or only the agent's own words (equal
     // keys are equal masked: not masked then).
     return key === before || (typed.size > 0 && maskTyped(key, typed) === maskTyped(before, typed));
+  }
+
+  /** Keeps a probe's latest result among its earlier ones, as it came and as what it said. */
+  private remember(record: ProbeRecord): void {
+    rememberResult(record.seen, record.result);
+    rememberKey(record.seenKeys, keyHash(boundedKey(record.key())), record.changesAtLast);
+  }
+
+  /**
+   * Whether a result that differs from the probe's previous run says what an earlier run said
+   * (noise masked) with no change to the agent's own scripts since: the loop swinging back.
+   */
+  private comesBack(previous: ProbeRecord, run: ProbeRun): boolean {
+    if (previous.seenKeys.length === 0) return false;
+    const hash = keyHash(boundedKey(run.key()));
+    const lastOwnChange = this.ownTyped.at(-1)?.change ?? 0;
+    return previous.seenKeys.some(([key, at]) => key === hash && at >= lastOwnChange);
   }
 
   /**

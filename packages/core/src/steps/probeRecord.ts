@@ -50,6 +50,12 @@ export interface ProbeRecord {
   length: number;
   /** Earlier results of this probe, newest last (at most {@link MAX_SEEN_RESULTS}): one that comes back is not news. */
   seen: number[];
+  /**
+   * What earlier results of this probe said (see {@link rememberKey}): `[hash of the bounded key,
+   * changes made before it was shown]`, newest last, at most {@link MAX_SEEN_RESULTS}. A result that
+   * comes back with other noise (another address, another temporary name) is still one given before.
+   */
+  seenKeys: Array<[number, number]>;
   /** Runs in a row with that result, or with one that came back (1: it just appeared). */
   streak: number;
   /** Step of the first run of the streak. */
@@ -97,7 +103,7 @@ export interface ProbeUpdate {
   changesSincePrevious: number;
   /** The turn taught something: a new or changed result, or a read that showed something new. */
   learned: boolean;
-  /** The probe's result differs from its previous run (for a first run: no probe showed it in the run): the only progress after a nudge. */
+  /** The probe's result differs from its previous run and from the results it gave before since the agent last changed its own scripts (for a first run: no probe showed it in the run): the only progress after a nudge. */
   news: boolean;
   /** The probe's key lines differ from its previous run's, or it has none (a run's verdict moved): what ends a nudge of the verdict ceiling. */
   verdictNews: boolean;
@@ -181,6 +187,10 @@ export const ledgerStateSchema = z.object({
           key: z.string().max(MAX_KEY_CHARS).default(''),
           length: int.nonnegative().default(0),
           seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
+          seenKeys: z
+            .array(z.tuple([int.nonnegative(), int.nonnegative()]))
+            .max(MAX_SEEN_RESULTS)
+            .default([]),
           streak: int.positive(),
           since: int,
           changesAtStart: int.nonnegative(),
@@ -211,12 +221,24 @@ export function rememberResult(seen: number[], result: number): void {
   if (seen.length > MAX_SEEN_RESULTS) seen.shift();
 }
 
+/**
+ * Adds what a result said (`hash`, its bounded key's) to a probe's earlier results, with the changes
+ * made before it was last shown (`at`); newest last, at most {@link MAX_SEEN_RESULTS}.
+ */
+export function rememberKey(seenKeys: Array<[number, number]>, hash: number, at: number): void {
+  const found = seenKeys.findIndex(([key]) => key === hash);
+  if (found !== -1) seenKeys.splice(found, 1);
+  seenKeys.push([hash, at]);
+  if (seenKeys.length > MAX_SEEN_RESULTS) seenKeys.shift();
+}
+
 /** A probe record as its snapshot writes it: its key and words read, its evidence copied. */
 export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
   return {
     ...r,
     key: boundedKey(r.key()),
     seen: [...r.seen],
+    seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
     words: [...r.words()],
     runs: r.runs.map((e) => ({ ...e })),
     outputPaths: [...r.outputPaths],
@@ -225,5 +247,11 @@ export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
 
 /** A probe record from its validated snapshot. */
 export function restoredRecord(r: z.infer<typeof ledgerStateSchema>['probes'][number][1]): ProbeRecord {
-  return { ...r, key: () => r.key, words: () => r.words, runs: r.runs.map(cleanEvidence) };
+  return {
+    ...r,
+    key: () => r.key,
+    words: () => r.words,
+    seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
+    runs: r.runs.map(cleanEvidence),
+  };
 }

@@ -7,7 +7,7 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  * defaults absorb. A sealed snapshot is trusted only by the layout that wrote it; a test pins the
  * layout to the fields a snapshot holds, so a change that forgets to bump it fails.
  */
-export const STEP_SNAPSHOT_LAYOUT = 4;
+export const STEP_SNAPSHOT_LAYOUT = 5;
 
 /**
  * The checksum a seal holds over the snapshot's JSON text. Injected: core has no I/O and runs
@@ -41,7 +41,7 @@ function sealOf(body: string, checksum: SealChecksum): string {
 /**
  * A snapshot as text, sealed: a JSON object holding the snapshot (`state`) and a seal naming the
  * version and layout that wrote it and the checksum, with the checksum of the snapshot's JSON text.
- * Still JSON (the session store requires it); what {@link unsealSnapshot} reads back without
+ * Still JSON, as any snapshot; what {@link unsealSnapshot} reads back without
  * validating it again.
  * @param checksum - the checksum to seal with; default {@link FNV_SEAL_CHECKSUM}.
  * @example sealSnapshot(detector.snapshot()).startsWith('{"seal":"'); // true

@@ -104,6 +104,36 @@ describe.each(Object.entries(shapes))(
       expect(detections(feed(makeStepDetector().detector, guesses(true)))).toEqual([]);
     });
 
+    it('after the nudge, the result swinging back to one the probe gave before, with other noise, is no progress: stop', () => {
+      // A build that warns "more than one target", then "not found" three times (nudged), then
+      // "more than one target" again: each run prints its own temporary folder, so no two outputs
+      // are equal byte for byte, but what they say is one of two results.
+      const probe = 'cd /workspace/repo && python build_docs.py';
+      const ambiguous = (run: number) =>
+        `/tmp/tmp${run}x7q/index.rst:15: WARNING: more than one target found for 'A': mod.A, mod.sub.A`;
+      const missing = (run: number) =>
+        `/tmp/tmp${run}x7q/index.rst:15: WARNING: reference target not found: A`;
+      const swing = (askMore: boolean): Step[] => [
+        ...rewriteOwn('/workspace/repo/build_docs.py', 'build("index.rst")'),
+        ...run(probe, ambiguous(0)),
+        ...[1, 2, 3].flatMap((i) => [...edit(i), ...run(probe, missing(i))]),
+        // The agent asks its script more (a second page): a result it gave before answers a new question.
+        ...(askMore
+          ? rewriteOwn('/workspace/repo/build_docs.py', 'build("index.rst")\nbuild("api.rst")')
+          : []),
+        ...edit(4),
+        ...run(probe, ambiguous(4)),
+      ];
+      const found = detections(feed(makeStepDetector().detector, swing(false)));
+      expect(found.map((v) => [v.action, v.loopType])).toEqual([
+        ['nudge', 'outcome_stagnation'],
+        ['stop', 'outcome_stagnation'],
+      ]);
+      expect(detections(feed(makeStepDetector().detector, swing(true))).map((v) => v.action)).toEqual([
+        'nudge',
+      ]);
+    });
+
     it('a line that changes and runs the probe (`rm -rf _build && sphinx-build`) prepares it: no guess', () => {
       // The agent rewrites its own config whole before each build (a new experiment each time); the
       // probe's own line removes the build output. Neither is a change to the code under test.

@@ -8,43 +8,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 export const RUNNING_WINDOW_MS = 600_000;
 
 /**
- * Schema version 8: the session, one notion across doors. `hook_sessions` takes Codex, a
- * subagent's run of its own (`parent_session_id`, `agent_type`) and its tool calls; `spend_ledgers`
- * keeps the budget in force beside what was spent; the view `agent_sessions` reads every door's
- * sessions (hook sessions, `loopguard run`, the framework adapters) with their verdict. The view is
- * the one place a verdict is decided: `status`, the dashboard, `/metrics` and the status line read
- * it. Documented in `docs/sql.md` ("Sessions").
+ * The view `agent_sessions` as schema version 8 made it (every door's sessions with their verdict);
+ * version 9 makes it again after rebuilding `hook_sessions`, which it reads.
  */
-export const AGENT_SESSIONS_SCHEMA_SQL = `
-CREATE TABLE hook_sessions_v8 (
-  agent             TEXT    NOT NULL CHECK (agent IN ('claude', 'gemini', 'codex')),
-  session_id        TEXT    NOT NULL,
-  project_dir       TEXT    NOT NULL,
-  snapshot          TEXT    NOT NULL CHECK (json_valid(snapshot)),
-  last_results      TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(last_results)),
-  steps             INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
-  nudges            INTEGER NOT NULL DEFAULT 0 CHECK (nudges >= 0),
-  stops             INTEGER NOT NULL DEFAULT 0 CHECK (stops >= 0),
-  enabled           INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
-  created_at        INTEGER NOT NULL,
-  updated_at        INTEGER NOT NULL,
-  tool_calls        INTEGER NOT NULL DEFAULT 0 CHECK (tool_calls >= 0),
-  parent_session_id TEXT,
-  agent_type        TEXT,
-  PRIMARY KEY (agent, session_id, project_dir)
-) WITHOUT ROWID;
-INSERT INTO hook_sessions_v8 (agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops,
-  enabled, created_at, updated_at, tool_calls)
-SELECT agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops, enabled, created_at,
-  updated_at, steps / 2
-FROM hook_sessions;
-DROP TABLE hook_sessions;
-ALTER TABLE hook_sessions_v8 RENAME TO hook_sessions;
-CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
-
-ALTER TABLE spend_ledgers ADD COLUMN cap_usd REAL CHECK (cap_usd IS NULL OR cap_usd >= 0);
-ALTER TABLE spend_ledgers ADD COLUMN cap_tokens INTEGER CHECK (cap_tokens IS NULL OR cap_tokens >= 0);
-
+export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
 WITH
   hook AS (
@@ -113,6 +80,45 @@ FROM judged j
 LEFT JOIN context_entries e ON e.id = j.stop_entry_id
 LEFT JOIN spend_ledgers l ON l.scope = j.scope;
 `;
+
+/**
+ * Schema version 8: the session, one notion across doors. `hook_sessions` takes Codex, a
+ * subagent's run of its own (`parent_session_id`, `agent_type`) and its tool calls; `spend_ledgers`
+ * keeps the budget in force beside what was spent; the view `agent_sessions` reads every door's
+ * sessions (hook sessions, `loopguard run`, the framework adapters) with their verdict. The view is
+ * the one place a verdict is decided: `status`, the dashboard, `/metrics` and the status line read
+ * it. Documented in `docs/sql.md` ("Sessions").
+ */
+export const AGENT_SESSIONS_SCHEMA_SQL = `
+CREATE TABLE hook_sessions_v8 (
+  agent             TEXT    NOT NULL CHECK (agent IN ('claude', 'gemini', 'codex')),
+  session_id        TEXT    NOT NULL,
+  project_dir       TEXT    NOT NULL,
+  snapshot          TEXT    NOT NULL CHECK (json_valid(snapshot)),
+  last_results      TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(last_results)),
+  steps             INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
+  nudges            INTEGER NOT NULL DEFAULT 0 CHECK (nudges >= 0),
+  stops             INTEGER NOT NULL DEFAULT 0 CHECK (stops >= 0),
+  enabled           INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  created_at        INTEGER NOT NULL,
+  updated_at        INTEGER NOT NULL,
+  tool_calls        INTEGER NOT NULL DEFAULT 0 CHECK (tool_calls >= 0),
+  parent_session_id TEXT,
+  agent_type        TEXT,
+  PRIMARY KEY (agent, session_id, project_dir)
+) WITHOUT ROWID;
+INSERT INTO hook_sessions_v8 (agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops,
+  enabled, created_at, updated_at, tool_calls)
+SELECT agent, session_id, project_dir, snapshot, last_results, steps, nudges, stops, enabled, created_at,
+  updated_at, steps / 2
+FROM hook_sessions;
+DROP TABLE hook_sessions;
+ALTER TABLE hook_sessions_v8 RENAME TO hook_sessions;
+CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
+
+ALTER TABLE spend_ledgers ADD COLUMN cap_usd REAL CHECK (cap_usd IS NULL OR cap_usd >= 0);
+ALTER TABLE spend_ledgers ADD COLUMN cap_tokens INTEGER CHECK (cap_tokens IS NULL OR cap_tokens >= 0);
+${AGENT_SESSIONS_VIEW_SQL}`;
 
 /** Applies schema version 8. */
 export function up008AgentSessions(db: BetterSqlite3.Database): void {
