@@ -153,10 +153,19 @@ function classifyShell(text: string): ActionKind {
   return { kind: 'read', probe: '', paths: read.slice(0, 4) };
 }
 
+/** Quoted text in a shell segment: `'single'` or `"double"` with its escapes. */
+const QUOTED = /'[^']*'|"(?:[^"\\]|\\.)*"/g;
+/** A redirect into a file (`> f`, `>> f`), not `2>&1` nor `>&2`: its operator and target. */
+const REDIRECT = /(?:^|[^0-9&>])(>>?)\s*([^\s&|;>]+)/;
+
+/** Whether a segment holds a quote: else {@link QUOTED} has nothing to blank in it. */
+function hasQuote(segment: string): boolean {
+  return segment.includes("'") || segment.includes('"');
+}
+
 /** The arguments of a command that look like files (`a.py`, `src/x`), quoted text and flags left out. */
 function fileArguments(segment: string): string[] {
-  return segment
-    .replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ' ')
+  return (hasQuote(segment) ? segment.replace(QUOTED, ' ') : segment)
     .split(/\s+/)
     .slice(1)
     .filter((word) => !word.startsWith('-') && (word.includes('/') || /\.[A-Za-z]\w*$/.test(word)));
@@ -172,11 +181,14 @@ function segmentKind(segment: string, paths: string[], written: { whole: boolean
     if (words[at] === 'timeout') at++;
     at++;
   }
-  const command = (words[at] ?? '').replace(/^.*\//, '');
+  const word = words[at] ?? '';
+  const command = word.includes('/') ? word.replace(/^.*\//, '') : word;
   const rest = words.slice(at + 1);
-  // Quoted text is data, not redirection: `python -c "print(1>0)"` writes nothing.
-  const unquoted = segment.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
-  const redirect = /(?:^|[^0-9&>])(>>?)\s*([^\s&|;>]+)/.exec(unquoted);
+  // Quoted text is data, not redirection: `python -c "print(1>0)"` writes nothing. A segment
+  // without `>` redirects nothing: its quotes are not blanked for the pattern.
+  const redirect = segment.includes('>')
+    ? REDIRECT.exec(hasQuote(segment) ? segment.replace(QUOTED, "''") : segment)
+    : null;
   if (redirect !== null && redirect[2] !== '/dev/null' && !(redirect[2] as string).startsWith('&')) {
     paths.push(redirect[2] as string);
     if (redirect[1] === '>') written.whole = true;
@@ -191,13 +203,14 @@ function segmentKind(segment: string, paths: string[], written: { whole: boolean
   // with its usage, a call like any other.
   if (CHANGE_COMMANDS.has(command)) return rest.some((word) => word !== '') ? 'change' : 'probe';
   if (command === 'git') return GIT_READS.has(rest[0] ?? '') || rest.length === 0 ? 'read' : 'change';
-  const sub = /^python[\d.]*$/.test(command) && rest[0] === '-m' ? rest[1] : undefined;
+  const python = /^python[\d.]*$/.test(command);
+  const sub = python && rest[0] === '-m' ? rest[1] : undefined;
   if (PACKAGE_MANAGERS.has(sub ?? command)) {
     const verb = sub === undefined ? rest[0] : rest[2];
     if (PACKAGE_CHANGES.has(verb ?? '')) return 'change';
     return verb === undefined || PACKAGE_READS.has(verb) ? 'read' : 'probe';
   }
-  if (/^python[\d.]*$/.test(command) && rest[0] === 'setup.py') return 'change';
+  if (python && rest[0] === 'setup.py') return 'change';
   if (
     command === 'make' &&
     (rest.length === 0 || /^(?:all|build|install|develop|clean)$/.test(rest[0] ?? ''))

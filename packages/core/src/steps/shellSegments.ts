@@ -1,3 +1,6 @@
+/** What can make a shell text more than one segment: a line end or a separator. */
+const SPLITS = /[\n;&|]/;
+
 /**
  * The simple commands of a shell text, one per segment: split at `&&`, `||`, `;`, `|` and line
  * ends outside quotes, with heredoc bodies left out (`cat <<'EOF' > f.py … EOF` is one segment, the
@@ -7,6 +10,12 @@
  * @example shellSegments('cd /repo && python x.py | head'); // ['cd /repo', 'python x.py', 'head']
  */
 export function shellSegments(text: string): string[] {
+  // One line with no separator is one segment (`sed -n 1,40p a.py`, `grep 'x' a.py`): a quote
+  // hides separators only, and no heredoc body can follow on the same line.
+  if (!SPLITS.test(text)) {
+    const trimmed = text.trim();
+    return trimmed === '' ? [] : [trimmed];
+  }
   const segments: string[] = [];
   let current = '';
   let quote = '';
