@@ -140,8 +140,9 @@ function classifyShell(text: string): ActionKind {
   let changes = false;
   const written = { whole: false };
   for (const segment of shellSegments(text)) {
-    const kind = segmentKind(segment, paths, written);
-    if (kind === 'read' && !/^cd\s/.test(segment)) read.push(...fileArguments(segment));
+    const words = segment.split(/\s+/);
+    const kind = segmentKind(segment, words, paths, written);
+    if (kind === 'read' && !/^cd\s/.test(segment)) read.push(...fileArguments(segment, words));
     if (kind === 'change') changes = true;
     else if (kind === 'probe') probes.push(collapse(segment).replace(/^python3?\b/, 'python'));
   }
@@ -163,16 +164,21 @@ function hasQuote(segment: string): boolean {
   return segment.includes("'") || segment.includes('"');
 }
 
-/** The arguments of a command that look like files (`a.py`, `src/x`), quoted text and flags left out. */
-function fileArguments(segment: string): string[] {
-  return (hasQuote(segment) ? segment.replace(QUOTED, ' ') : segment)
-    .split(/\s+/)
+/** The arguments of a command that look like files (`a.py`, `src/x`), quoted text and flags left out; `words` as for {@link segmentKind}. */
+function fileArguments(segment: string, words: string[]): string[] {
+  // without quotes, the segment's words are the ones its command was read from
+  return (hasQuote(segment) ? segment.replace(QUOTED, ' ').split(/\s+/) : words)
     .slice(1)
     .filter((word) => !word.startsWith('-') && (word.includes('/') || /\.[A-Za-z]\w*$/.test(word)));
 }
 
-function segmentKind(segment: string, paths: string[], written: { whole: boolean }): ActionKindName {
-  const words = segment.split(/\s+/);
+/** What one segment does; `words` is the segment split at whitespace. */
+function segmentKind(
+  segment: string,
+  words: string[],
+  paths: string[],
+  written: { whole: boolean },
+): ActionKindName {
   let at = 0;
   while (
     at < words.length &&
