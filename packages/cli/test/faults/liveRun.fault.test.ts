@@ -111,19 +111,23 @@ describe('one live run per repository', () => {
     const [watchdog] = watchdogsOf(first.pid ?? 0);
     expect(watchdog).toBeDefined();
     process.kill(watchdog ?? 0, 'SIGSTOP');
-    first.kill('SIGKILL');
-    await first;
-    const runs = await loopguard(dir, ['runs', '--json']);
-    const listed = JSON.parse(runs.stdout.trim().split('\n')[0] ?? '{}');
-    const refused = await loopguard(dir, ['resume', listed.id], {});
-    expect(refused.code).toBe(EXIT_CODES.usage);
-    expect(refused.stderr).toMatch(
-      new RegExp(`run ${listed.id}: its previous agent is not gone .*${watchdog}.*nothing was started`),
-    );
-    expect(readFileSync(join(dir, 'w.txt'), 'utf8')).toBe('1\n'); // no second agent
-    process.kill(watchdog ?? 0, 'SIGCONT');
+    let id = '';
+    try {
+      first.kill('SIGKILL');
+      await first;
+      const runs = await loopguard(dir, ['runs', '--json']);
+      id = JSON.parse(runs.stdout.trim().split('\n')[0] ?? '{}').id;
+      const refused = await loopguard(dir, ['resume', id], {});
+      expect(refused.code).toBe(EXIT_CODES.usage);
+      expect(refused.stderr).toMatch(
+        new RegExp(`run ${id}: its previous agent is not gone .*${watchdog}.*nothing was started`),
+      );
+      expect(readFileSync(join(dir, 'w.txt'), 'utf8')).toBe('1\n'); // no second agent
+    } finally {
+      process.kill(watchdog ?? 0, 'SIGCONT'); // a failed check must not leave it stopped
+    }
     expect(await eventually(() => !alive(watchdog ?? 0), 20_000)).toBe(true);
-    const resumed = await loopguard(dir, ['resume', listed.id], {});
+    const resumed = await loopguard(dir, ['resume', id], {});
     expect(resumed.stderr).toContain('iteration 1/2');
     expect(resumed.code).toBe(EXIT_CODES.budgetSpent);
     expect(readFileSync(join(dir, 'w.txt'), 'utf8')).toMatch(/^1\n2\n/);
