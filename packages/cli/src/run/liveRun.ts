@@ -12,6 +12,7 @@ import {
   signalGroup,
   signalTagged,
   startWatchdog,
+  watchdogsOf,
 } from './processTree.js';
 import { stateIoError } from './stateStore.js';
 
@@ -54,17 +55,20 @@ function agentFile(run: RunRecord): string {
   return join(runDirectory(run.cwd, run.id), 'agent.json');
 }
 
-/** How long `endLeftoverAgent` waits for the previous agent's processes to be gone. */
-const LEFTOVER_WAIT_MS = 5000;
+/** How long `endLeftoverAgent` waits for the previous agent's processes and watchdog to be gone. */
+const LEFTOVER_WAIT_MS = 15_000;
 /** Sweeps in a row that must find nothing left before the previous agent counts as gone. */
 const QUIET_SWEEPS = 3;
 
 /**
  * Before a run whose loopguard process died is resumed: ends whatever is left of its agent (its
- * process group and every process tagged with its token), and waits until it is really gone — a
- * SIGKILLed process lives on until the kernel tears it down, and a child forked but not yet
- * exec'd carries its token only once it execs — so the resumed agent never runs beside it.
+ * process group and every process tagged with its token), and waits until it is really gone and
+ * its watchdog has exited — a SIGKILLed process lives on until the kernel tears it down, and a
+ * child loopguard forked but had not exec'd when it died carries neither the token nor a recorded
+ * group until it execs; it holds the watchdog's pipe open until then, so the watchdog, which
+ * sweeps the token after that, outlives it — so the resumed agent never runs beside it.
  * @returns the line to show, or `null` when the run has no recorded agent.
+ * @throws CliError exit 2 naming what is left when it is not gone within 15 s (nothing is started).
  */
 export async function endLeftoverAgent(run: RunRecord): Promise<string | null> {
   let record: AgentRecord;
@@ -74,14 +78,22 @@ export async function endLeftoverAgent(run: RunRecord): Promise<string | null> {
     return null;
   }
   const killed = new Set<number>();
+  let left: number[] = [];
   const deadline = Date.now() + LEFTOVER_WAIT_MS;
-  for (let quiet = 0; quiet < QUIET_SWEEPS && Date.now() < deadline; ) {
+  for (let quiet = 0; quiet < QUIET_SWEEPS; ) {
+    if (Date.now() >= deadline)
+      throw new CliError(
+        `run ${run.id}: its previous agent is not gone after ${LEFTOVER_WAIT_MS / 1000} s (process(es) ${left.join(', ')} of it or its watchdog still run); nothing was started: end them and resume again`,
+        EXIT_CODES.usage,
+      );
     const found = signalTagged(record.token, 'SIGKILL', 10);
     const members = record.pgid === null ? [] : groupMembers(record.pgid);
     if (record.pgid !== null && members.length > 0) signalGroup(record.pgid, 'SIGKILL');
     for (const pid of [...found, ...members]) killed.add(pid);
-    const left = found.length + members.length + [...killed].filter(isRunning).length;
-    quiet = left === 0 ? quiet + 1 : 0;
+    left = [
+      ...new Set([...watchdogsOf(record.token), ...found, ...members, ...[...killed].filter(isRunning)]),
+    ];
+    quiet = left.length === 0 ? quiet + 1 : 0;
     await sleep(100);
   }
   return killed.size === 0

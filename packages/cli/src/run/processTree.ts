@@ -18,10 +18,9 @@ export function newAgentToken(runId: string): string {
 /** Whether the tree can be found on this platform (Linux: `/proc`). Elsewhere only the process group is ended. */
 export const CAN_FIND_TREE = process.platform === 'linux';
 
-/** The pids of every process whose environment carries `token` (this process excluded). */
-export function taggedProcesses(token: string): number[] {
+/** The pids of the processes (this one excluded) whose `/proc/<pid>/<file>` holds `needle`. */
+function processesHolding(file: 'environ' | 'cmdline', needle: string): number[] {
   if (!CAN_FIND_TREE) return [];
-  const needle = `\0${AGENT_TOKEN_VARIABLE}=${token}\0`;
   const found: number[] = [];
   let entries: string[];
   try {
@@ -34,12 +33,32 @@ export function taggedProcesses(token: string): number[] {
     const pid = Number(entry);
     if (pid === process.pid) continue;
     try {
-      if (`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) found.push(pid);
+      if (`\0${readFileSync(`/proc/${entry}/${file}`, 'latin1')}`.includes(needle)) found.push(pid);
     } catch {
       // gone, or not ours to read
     }
   }
   return found;
+}
+
+/** The pids of every process whose environment carries `token` (this process excluded). */
+export function taggedProcesses(token: string): number[] {
+  return processesHolding('environ', `\0${AGENT_TOKEN_VARIABLE}=${token}\0`);
+}
+
+/**
+ * The pids of the watchdogs started for `token` (its last argument). A watchdog outlives its
+ * loopguard until every child loopguard forked has exec'd (each holds a copy of the pipe until
+ * then, before it carries the token) and it has swept for 2 s after that.
+ */
+export function watchdogsOf(token: string): number[] {
+  return processesHolding('cmdline', `\0${token}\0`).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('watchdog.js\0');
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

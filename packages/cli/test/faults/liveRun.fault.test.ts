@@ -100,4 +100,36 @@ describe('one live run per repository', () => {
     expect(resumed.stderr).toContain('iteration 1/2');
     expect(resumed.code).toBe(EXIT_CODES.budgetSpent);
   }, 120_000);
+
+  it("resume starts no agent while the previous watchdog still runs (it outlives a child loopguard forked but had not exec'd): exit 2 naming it; once it has ended, resume continues", async () => {
+    const { dir } = tempRepo('echo $$ >> pids\necho $N >> w.txt\nif [ $N -eq 1 ]; then sleep 30; fi');
+    const { child: first } = await startLive(
+      dir,
+      run('--iteration-timeout', '60s', '--max-iterations', '2', '--', './agent.sh'),
+    );
+    // a stopped watchdog stands for one still waiting on such a child: it has not swept yet
+    const [watchdog] = watchdogsOf(first.pid ?? 0);
+    expect(watchdog).toBeDefined();
+    process.kill(watchdog ?? 0, 'SIGSTOP');
+    let id = '';
+    try {
+      first.kill('SIGKILL');
+      await first;
+      const runs = await loopguard(dir, ['runs', '--json']);
+      id = JSON.parse(runs.stdout.trim().split('\n')[0] ?? '{}').id;
+      const refused = await loopguard(dir, ['resume', id], {});
+      expect(refused.code).toBe(EXIT_CODES.usage);
+      expect(refused.stderr).toMatch(
+        new RegExp(`run ${id}: its previous agent is not gone .*${watchdog}.*nothing was started`),
+      );
+      expect(readFileSync(join(dir, 'w.txt'), 'utf8')).toBe('1\n'); // no second agent
+    } finally {
+      process.kill(watchdog ?? 0, 'SIGCONT'); // a failed check must not leave it stopped
+    }
+    expect(await eventually(() => !alive(watchdog ?? 0), 20_000)).toBe(true);
+    const resumed = await loopguard(dir, ['resume', id], {});
+    expect(resumed.stderr).toContain('iteration 1/2');
+    expect(resumed.code).toBe(EXIT_CODES.budgetSpent);
+    expect(readFileSync(join(dir, 'w.txt'), 'utf8')).toMatch(/^1\n2\n/);
+  }, 120_000);
 });
