@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -47,14 +47,18 @@ export function taggedProcesses(token: string): number[] {
 }
 
 /**
- * The pids of the watchdogs started for `token` (its last argument). A watchdog outlives its
- * loopguard until every child loopguard forked has exec'd (each holds a copy of the pipe until
- * then, before it carries the token) and it has swept for 2 s after that.
+ * The pids of the watchdogs started for `token` (its last argument), among this user's processes
+ * (anyone can read a command line: another user's process naming the token is not our watchdog).
+ * A watchdog outlives its loopguard until every child loopguard forked has exec'd (each holds a
+ * copy of the pipe until then, before it carries the token) and it has swept for 2 s after that.
  */
 export function watchdogsOf(token: string): number[] {
   return processesHolding('cmdline', `\0${token}\0`).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('watchdog.js\0');
+      return (
+        statSync(`/proc/${pid}`).uid === process.getuid?.() &&
+        readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('watchdog.js\0')
+      );
     } catch {
       return false;
     }
