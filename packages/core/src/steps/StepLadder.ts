@@ -86,6 +86,7 @@ export class StepLadder implements SnapshotPart {
     if (this.progressBy === 'verdict') return history.probes.latest.verdictNews;
     if (this.progressBy === 'rejection') return history.rejections.broke;
     if (this.progressBy === 'retry') return history.retries.broke;
+    if (this.progressBy === 'search') return history.searches.broke;
     return informative;
   }
 
@@ -102,5 +103,5 @@ const ladderStateSchema = z.object({
   nudgedAt: z.number().int().min(-1),
   hitsSinceNudge: z.number().int().nonnegative(),
   nudgedType: z.string().nullable().optional(),
-  progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry']).default('turn'),
+  progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry', 'search']).default('turn'),
 });

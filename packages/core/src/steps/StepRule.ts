@@ -46,13 +46,13 @@ export interface RuleHit {
    * informative turn; `probe` only a probe result that moved; `verdict` only a probe whose key
    * lines moved (or that has none); `rejection` only an attempt of the
    * refused tool that goes through or is refused otherwise; `retry` only a change, or the retried
-   * call going through or failing otherwise.
+   * call going through or failing otherwise; `search` only a read that shows the name sought, or a change.
    */
   progress?: LoopProgress;
 }
 
 /** What ends a nudged loop: see {@link RuleHit.progress}. */
-export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry';
+export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry' | 'search';
 
 /** What a rule is asked to judge: a completed turn or a message. */
 export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };

@@ -30,6 +30,7 @@ export const historyStateSchema = z.object({
   probes: z.unknown(),
   rejections: z.unknown(),
   retries: z.unknown(),
+  searches: z.unknown(),
   seenLines: seenSchema,
   seenShapes: seenSchema,
   seenErrors: seenSchema,

@@ -3,6 +3,7 @@ import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
+import { SoughtNames } from './soughtNames.js';
 import { cleanEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
@@ -67,6 +68,8 @@ export class StepHistory implements SnapshotPart {
   readonly rejections = new RejectionStreaks();
   /** The same call failing the same way since the last change, whatever was read between. */
   readonly retries = new RetriedCalls();
+  /** Reads that did not show the name the agent said it was looking for (see `SoughtNames`). */
+  readonly searches = new SoughtNames();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -218,6 +221,7 @@ export class StepHistory implements SnapshotPart {
   /** Records a message; returns how many messages with its key came since the last informative turn. */
   addMessage(message: MessageTurn): number {
     this.messages.push(message);
+    this.searches.heard(message.text);
     if (this.messages.length > RECENT_MESSAGES) this.messages.shift();
     return bump(this.messageCounts, message.key);
   }
@@ -261,6 +265,7 @@ export class StepHistory implements SnapshotPart {
       probes: this.probes.snapshot(),
       rejections: this.rejections.snapshot(),
       retries: this.retries.snapshot(),
+      searches: this.searches.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -298,6 +303,7 @@ export class StepHistory implements SnapshotPart {
     this.probes.restore(s.probes);
     this.rejections.restore(s.rejections);
     this.retries.restore(s.retries);
+    this.searches.restore(s.searches);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);

@@ -1,6 +1,7 @@
 import { ChantingRule } from './ChantingRule.js';
 import { CycleRule } from './CycleRule.js';
 import { GrowingOutputRule } from './GrowingOutputRule.js';
+import { GuessedReadsRule } from './GuessedReadsRule.js';
 import { NearDuplicateRule } from './NearDuplicateRule.js';
 import { OscillationRule } from './OscillationRule.js';
 import { OutcomeStagnationRule } from './OutcomeStagnationRule.js';
@@ -28,6 +29,7 @@ export function turnRulesOf(t: StepThresholds): StepRule[] {
     new SameErrorRule(t.sameErrorThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new GrowingOutputRule(t.repeatThreshold),
     new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
+    new GuessedReadsRule(t.nearDuplicateThreshold),
     new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
     new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
   ];

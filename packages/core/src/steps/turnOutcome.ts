@@ -104,6 +104,11 @@ export class TurnReader {
     } else informative = newAction;
     const rejected = action === undefined || action.text.trim() === '';
     const probeRun = rejected ? undefined : probeRunOf(action, output, bounded, error, result);
+    const read =
+      !rejected && !error && output !== undefined && action?.kind.kind === 'read'
+        ? action.kind.paths.join(' ')
+        : '';
+    this.history.searches.record(read, probeRun?.change === true, output ?? '', evidence);
     const turn: Turn = {
       step: index,
       actionKey,

@@ -235,6 +235,8 @@ describe('StepLoopDetector.restoreSealed', () => {
     ...turn('npm test', 'Error at a.py:12: boom', { error: true }),
     // A result that moved: the probe keeps its earlier result, as it came and as what it said.
     ...turn('npm test', 'Error at a.py:12: bang', { error: true }),
+    // A read that did not show the one name its message said it looked for: the search is kept.
+    ...turn('cat src/query.py', 'limit = 1', { reason: 'Let me find `build_where`:' }),
   ];
 
   it('restores its own sealed snapshot as written, without validating it again', () => {
@@ -308,9 +310,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 5,
-      fields: 113,
-      hash: '8c372c35f2815a6b',
+      layout: 6,
+      fields: 124,
+      hash: 'aa4a8ea47edc21bf',
     });
   });
 });
