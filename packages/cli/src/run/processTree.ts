@@ -53,12 +53,10 @@ export function taggedProcesses(token: string): number[] {
  * copy of the pipe until then, before it carries the token) and it has swept for 2 s after that.
  */
 export function watchdogsOf(token: string): number[] {
-  return processesHolding('cmdline', `\0${token}\0`).filter((pid) => {
+  // `startWatchdog` runs `node …/watchdog.js <token>`: the script and the token, side by side.
+  return processesHolding('cmdline', `watchdog.js\0${token}\0`).filter((pid) => {
     try {
-      return (
-        statSync(`/proc/${pid}`).uid === process.getuid?.() &&
-        readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('watchdog.js\0')
-      );
+      return statSync(`/proc/${pid}`).uid === process.getuid?.();
     } catch {
       return false;
     }
