@@ -1,5 +1,5 @@
 import { keyHash } from './historyState.js';
-import { maskTyped, typedSince } from './probeKey.js';
+import { sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
@@ -186,7 +186,7 @@ export class ProbeLedger implements SnapshotPart {
       previous.novelAtLast = this.novel;
       previous.testedAtLast = this.testedChanges;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), runEvidence];
-      previous.outputPaths = run.outputPaths();
+      previous.outputPaths = run.outputPaths;
       this.touch(key, previous);
       this.latest = {
         record: previous,
@@ -227,7 +227,7 @@ export class ProbeLedger implements SnapshotPart {
       novelAtLast: this.novel,
       testedAtLast: this.testedChanges,
       runs: [runEvidence],
-      outputPaths: [],
+      outputPaths: NO_PATHS,
     };
     this.touch(key, record);
     this.latest = { ...NO_UPDATE, record, changesSincePrevious, learned: true, news, verdictNews };
@@ -253,7 +253,7 @@ export class ProbeLedger implements SnapshotPart {
     // Only noise between them (a random id, a timestamp), or only the agent's own words.
     if (key === before) return true;
     typed ??= new Set(typedSince(this.ownTyped, previous.changesAtLast));
-    return typed.size > 0 && maskTyped(key, typed) === maskTyped(before, typed);
+    return typed.size > 0 && sameMasked(key, before, typed);
   }
 
   /** Keeps a probe's latest result among its earlier ones, as it came and as what it said. */
@@ -393,6 +393,9 @@ export class ProbeLedger implements SnapshotPart {
     this.latest = NO_UPDATE;
   }
 }
+
+/** A new record's source paths: none until its result repeats. */
+const NO_PATHS = (): string[] => [];
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;
