@@ -48,7 +48,8 @@ export class SoughtNames implements SnapshotPart {
   heard(text: string): void {
     let found = '';
     for (const match of text.matchAll(NAMED)) {
-      const name = (match[1] as string).split('.').pop() as string;
+      const named = match[1] as string;
+      const name = named.slice(named.lastIndexOf('.') + 1);
       if (name.length < MIN_NAME || name === found) continue;
       if (found !== '') {
         found = '';
