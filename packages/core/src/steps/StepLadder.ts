@@ -76,8 +76,8 @@ export class StepLadder implements SnapshotPart {
 
   /**
    * Whether the latest turn (`informative`, recorded in `history`) ends the nudged loop. After an
-   * outcome-stagnation nudge only a probe result that moved does (an edit's new text, a read, a new
-   * file touched are what the loop is made of); after a refused tool's, only an attempt that goes
+   * outcome-stagnation nudge only a probe result that moved on the same question does (an edit's new
+   * text, a read, a new file touched, the agent's script asking anew are what the loop is made of); after a refused tool's, only an attempt that goes
    * through or is refused otherwise; after a call retried with the same failure, only a change or
    * that call going otherwise; else any informative turn.
    */
