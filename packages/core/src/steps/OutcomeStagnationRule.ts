@@ -105,6 +105,8 @@ export class OutcomeStagnationRule implements StepRule {
         : `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result`, // the message adds since which call
       ...(advice === undefined ? {} : { advice }),
       progress: verdictHit ? 'verdict' : 'probe',
+      // Shown again after a new question: the loop nudged before goes on.
+      nudged: sinceHit && !armed,
     };
   }
 

@@ -212,6 +212,7 @@ export class ProbeLedger implements SnapshotPart {
         staleRound: staleRound && !back,
         blindRound,
         tried,
+        asked,
       };
       return this.latest;
     }
@@ -246,7 +247,16 @@ export class ProbeLedger implements SnapshotPart {
       outputPaths: NO_PATHS,
     };
     this.touch(key, record);
-    this.latest = { ...NO_UPDATE, record, changesSincePrevious, learned: true, news, verdictNews, tried };
+    this.latest = {
+      ...NO_UPDATE,
+      record,
+      changesSincePrevious,
+      learned: true,
+      news,
+      verdictNews,
+      tried,
+      asked,
+    };
     return this.latest;
   }
 

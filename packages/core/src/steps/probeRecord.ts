@@ -118,6 +118,8 @@ export interface ProbeUpdate {
   blindRound: boolean;
   /** The code under test changed since the probe's previous run (changes to the agent's own scripts alone do not count). */
   tried: boolean;
+  /** The probe's result moved on a new question (see `asksAnew`): not news, but it ends a standing nudge. */
+  asked: boolean;
 }
 
 /** The update of a turn that ran no probe and taught nothing. */
@@ -130,6 +132,7 @@ export const NO_UPDATE: ProbeUpdate = Object.freeze({
   staleRound: false,
   blindRound: false,
   tried: false,
+  asked: false,
 });
 
 /** Probes remembered; the oldest is forgotten beyond this. */

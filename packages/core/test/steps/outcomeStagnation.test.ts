@@ -370,6 +370,63 @@ describe.each(Object.entries(shapes))(
   },
 );
 
+describe("after the nudge, a new question is no answer, with Claude Code's tools", () => {
+  const call = (tool: string, input: Record<string, unknown>, output: string, error = false): Step[] => [
+    { type: 'action', tool, input },
+    { type: 'observation', tool, output, ...(error ? { error: true } : {}) },
+  ];
+  const write = (content: string) =>
+    call('Write', { file_path: '/repo/reproduce.py', content }, 'File created successfully');
+  const edit = (n: number) =>
+    call(
+      'Edit',
+      { file_path: '/repo/src/rows.py', old_string: `limit = ${n}`, new_string: `limit = ${n + 1}` },
+      `The file /repo/src/rows.py has been updated. Here's the result of running \`cat -n\` on a snippet:\n    12\tlimit = ${n + 1}`,
+    );
+  const run = (output: string) => call('Bash', { command: 'python reproduce.py' }, output, true);
+  const failure = 'FAIL: test_rows\nFAIL: test_order\nFAILED (failures=2)';
+  const asked = 'rows: [Row(id=7)]\nFAIL: test_rows\nFAILED (failures=1)';
+
+  it('the script rewritten after the nudge, then two changes to the code with the same result: stop, no second nudge', () => {
+    const steps = [
+      ...write('check_rows()'),
+      ...run(failure),
+      ...[1, 2].flatMap((i) => [...edit(i), ...run(failure)]),
+      ...write('check_rows()\nprint("rows:", rows)'),
+      ...run(asked),
+      ...[3, 4].flatMap((i) => [...edit(i), ...run(asked)]),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => [v.action, v.loopType])).toEqual([
+      ['nudge', 'outcome_stagnation'],
+      ['stop', 'outcome_stagnation'],
+    ]);
+    expect(found[1]?.step).toBe(steps.length - 1);
+  });
+
+  it('the new question ends the standing nudge: another loop found right after it is nudged, not stopped', () => {
+    // Edits whose replies show nothing new: the same failing call three times is a loop of its own.
+    const bareEdit = (n: number) =>
+      call(
+        'Edit',
+        { file_path: '/repo/src/rows.py', old_string: `limit = ${n}`, new_string: `limit = ${n + 1}` },
+        'The file /repo/src/rows.py has been updated.',
+      );
+    const steps = [
+      ...write('check_rows()'),
+      ...run(failure),
+      ...[1, 2].flatMap((i) => [...bareEdit(i), ...run(failure)]),
+      ...write('check_rows()\nprint("rows:", rows)'),
+      ...run(asked),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => [v.action, v.loopType])).toEqual([
+      ['nudge', 'outcome_stagnation'],
+      ['nudge', 'same_error'],
+    ]);
+  });
+});
+
 describe('the nudge names the likely cause', () => {
   const round = (i: number): Step[] => [
     {
