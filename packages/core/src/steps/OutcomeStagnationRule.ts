@@ -24,6 +24,11 @@ import { parseSnapshotPart, type SnapshotJson } from './stepSnapshot.js';
  * prints, values around the error) and whatever was read or tried between; once nudged, only key
  * lines that move (or the debug output the agent added to the code under test appearing) end it.
  *
+ * A new question (see `asksAnew`: the agent's own script changed, or a probe runs for the first
+ * time) whose result moved is not news: after the hit the loop is not over, but it must show again
+ * on the new question (the evidence of a first hit), and by a change to the code under test; then
+ * it hits again (a stop, not a second nudge). Only the code's changes can answer the nudge.
+ *
  * What stays progress: a probe whose result changes (a new error, a different failing test, a count
  * that moves: only noise such as line numbers, timings, addresses and pids is masked); each round
  * fixing a different error; one command over different files (each is a different probe).
@@ -34,6 +39,8 @@ export class OutcomeStagnationRule implements StepRule {
   readonly loopType = 'outcome_stagnation' as const;
   /** {@link ProbeLedger.news} at the last hit (`-1`: none): the rule stays armed until a probe shows a new result. */
   private armedAt = -1;
+  /** {@link ProbeLedger.questions} at the last hit: a new question since disarms the rule, not the nudge. */
+  private questionsAt = 0;
 
   /**
    * @param repeats - runs of one probe with one result, changes between and nothing learned (stale rounds, or guesses at new places), that make a loop (integer ≥ 2).
@@ -48,14 +55,18 @@ export class OutcomeStagnationRule implements StepRule {
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     if (event.kind !== 'turn') return null;
-    const { record, staleRound, blindRound, verdictNews, changesSincePrevious } = history.probes.latest;
+    const { record, staleRound, blindRound, verdictNews, changesSincePrevious, tried } =
+      history.probes.latest;
     if (record === undefined || changesSincePrevious === 0) return null;
     // The verdict ceiling: the same key lines after every change, whatever else the output printed.
     const verdictHit = !verdictNews && record.verdictRounds >= this.verdictCeiling;
     if (!blindRound && !verdictHit) return null;
     // After the hit, only a probe result not shown before disarms the rule: any further round of a
     // change and the same result hits again (the nudge did not help).
-    const armed = this.armedAt === history.probes.news;
+    const sinceHit = this.armedAt === history.probes.news;
+    const armed = sinceHit && this.questionsAt === history.probes.questions;
+    // A new question since the hit: the loop shows again only by a change to the code under test.
+    if (sinceHit && !armed && !tried) return null;
     // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
     // counts every round of a change and the same result, whatever was read or tried between.
     const outputPaths = record.outputPaths();
@@ -71,6 +82,7 @@ export class OutcomeStagnationRule implements StepRule {
       (blindRound && record.guessRounds >= this.repeats - 1);
     if (!hit) return null;
     this.armedAt = history.probes.news;
+    this.questionsAt = history.probes.questions;
     const changes = history.probes.changes - record.changesAtStart;
     const edits = history.probes.changesSince(record.since);
     const firstRun = record.runs[0];
@@ -93,18 +105,25 @@ export class OutcomeStagnationRule implements StepRule {
         : `the last ${changes === 1 ? 'change' : `${changes} changes`} did not change the output of \`${record.label}\`: ${record.streak} runs gave the same result`, // the message adds since which call
       ...(advice === undefined ? {} : { advice }),
       progress: verdictHit ? 'verdict' : 'probe',
+      // Shown again after a new question: the loop nudged before goes on.
+      nudged: sinceHit && !armed,
     };
   }
 
-  /** The rule's state: when it last hit, on the ledger's count of new probe results. */
+  /** The rule's state: when it last hit, on the ledger's counts of new probe results and new questions. */
   snapshot(): SnapshotJson {
-    return { armedAt: this.armedAt };
+    return { armedAt: this.armedAt, questionsAt: this.questionsAt };
   }
 
   /** Replaces the state with one {@link snapshot} returned. @throws InvalidInputError naming the field. */
   restore(state: unknown): void {
-    this.armedAt = parseSnapshotPart(stateSchema, state, `snapshot.rules.${this.loopType}`).armedAt;
+    const parsed = parseSnapshotPart(stateSchema, state, `snapshot.rules.${this.loopType}`);
+    this.armedAt = parsed.armedAt;
+    this.questionsAt = parsed.questionsAt;
   }
 }
 
-const stateSchema = z.object({ armedAt: z.number().int().min(-1) });
+const stateSchema = z.object({
+  armedAt: z.number().int().min(-1),
+  questionsAt: z.number().int().nonnegative().default(0),
+});

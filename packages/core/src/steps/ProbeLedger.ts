@@ -1,4 +1,5 @@
 import { keyHash } from './historyState.js';
+import { asksAnew } from './newQuestion.js';
 import { sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
@@ -35,6 +36,9 @@ export { MAX_PATHS, type ProbeRecord, type ProbeRun, type ProbeUpdate } from './
  *   agent typed into its own scripts since the previous run are masked (its debug labels, renamed
  *   variables), or a result this probe gave before, noise masked, since the agent last changed its
  *   own scripts (A → B → A: a result that comes back is not news, also after a nudge).
+ * - **A new question is not news**: a result that moved when the agent had changed its own scripts
+ *   since the probe's previous run, or on a probe's first run (see `asksAnew`), answers another
+ *   question than the one the loop kept asking; it is counted apart (`questions`).
  * - **The agent's own scripts** (files it first wrote whole: a reproduce script, a test harness)
  *   are not the code under test: changing them is a change, never a new hypothesis, and does not
  *   make their probe a new question.
@@ -58,6 +62,8 @@ export class ProbeLedger implements SnapshotPart {
   novel = 0;
   /** Probe runs whose result moved (see {@link ProbeUpdate.news}). */
   news = 0;
+  /** Probe runs whose result moved on a new question (see `asksAnew`): not news. */
+  questions = 0;
   /**
    * Changes to the code under test by turns that run no probe. A line that changes and runs a
    * probe (`rm -rf _build && sphinx-build …`) prepares the probe, the same way each run: not a try.
@@ -148,11 +154,20 @@ export class ProbeLedger implements SnapshotPart {
     // A result this probe gave before, whatever its noise, since the agent last changed its own
     // scripts (a script that asks more gets a new answer to a new question, even one it gave before).
     const comesBack = previous !== undefined && !shown && !same && this.comesBack(previous, run);
-    // News: a result that says something else than this probe's previous run and than its earlier
-    // runs (a random id, the agent's own words, the loop swinging back are not news), or for a probe
-    // run for the first time, a result no probe showed in the run.
-    const news = previous === undefined ? !this.results.has(run.result) : !same && !comesBack;
+    // A result that says something else than this probe's previous run and than its earlier runs
+    // (a random id, the agent's own words, the loop swinging back do not), or for a probe run for
+    // the first time, a result no probe showed in the run.
+    const moved = previous === undefined ? !this.results.has(run.result) : !same && !comesBack;
+    // News, unless it moved because the question did (the agent's own scripts changed since the
+    // previous run, or a first run): a new question does not tell whether the code's changes worked.
+    const lastOwnChange = this.ownTyped.at(-1)?.change ?? 0;
+    const asked =
+      moved && asksAnew(previous === undefined, lastOwnChange, previous?.changesAtLast ?? this.changes);
+    const news = moved && !asked;
     if (news) this.news++;
+    if (asked) this.questions++;
+    // The code under test changed since the previous run (the agent's own scripts alone do not count).
+    const tried = previous !== undefined && this.testedChanges > previous.testedAtLast;
     if (!this.results.has(run.result)) {
       if (this.results.size >= MAX_RUN_RESULTS) this.results.clear();
       this.results.add(run.result);
@@ -163,7 +178,7 @@ export class ProbeLedger implements SnapshotPart {
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound = unlearned && this.novel === previous.novelAtLast;
       // A guess: the code under test changed, wherever, and nothing was learned since the same result.
-      const guessRound = unlearned && this.testedChanges > previous.testedAtLast;
+      const guessRound = unlearned && tried;
       const blindRound = changesSincePrevious > 0;
       // A result that came back (A → B → A) is not news, but the round that brought it back undid
       // something: it keeps the round counts where they were.
@@ -196,6 +211,8 @@ export class ProbeLedger implements SnapshotPart {
         verdictNews,
         staleRound: staleRound && !back,
         blindRound,
+        tried,
+        asked,
       };
       return this.latest;
     }
@@ -230,7 +247,16 @@ export class ProbeLedger implements SnapshotPart {
       outputPaths: NO_PATHS,
     };
     this.touch(key, record);
-    this.latest = { ...NO_UPDATE, record, changesSincePrevious, learned: true, news, verdictNews };
+    this.latest = {
+      ...NO_UPDATE,
+      record,
+      changesSincePrevious,
+      learned: true,
+      news,
+      verdictNews,
+      tried,
+      asked,
+    };
     return this.latest;
   }
 
@@ -344,6 +370,7 @@ export class ProbeLedger implements SnapshotPart {
       learned: this.learned,
       novel: this.novel,
       news: this.news,
+      questions: this.questions,
       testedChanges: this.testedChanges,
       edited: [...this.edited],
       own: [...this.own],
@@ -367,6 +394,7 @@ export class ProbeLedger implements SnapshotPart {
     this.learned = s.learned;
     this.novel = s.novel;
     this.news = s.news;
+    this.questions = s.questions;
     this.testedChanges = s.testedChanges;
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);

@@ -61,9 +61,17 @@ export class StepLadder implements SnapshotPart {
 
   /**
    * Records one hit of `loopType` at `step` and returns the rung it reaches; `progress` is what
-   * ends the loop once nudged (default `turn`).
+   * ends the loop once nudged (default `turn`); `nudged`: the loop was nudged before (see
+   * `RuleHit.nudged`), so this hit stops (default `false`).
    */
-  climb(step: number, loopType: StepLoopType, progress: LoopProgress = 'turn'): LadderRung {
+  climb(step: number, loopType: StepLoopType, progress: LoopProgress = 'turn', nudged = false): LadderRung {
+    if (this.nudgedAt === -1 && nudged) {
+      this.nudgedAt = step;
+      this.nudgedType = loopType;
+      this.progressBy = progress;
+      this.hitsSinceNudge = this.stopAfter;
+      return 'stop';
+    }
     if (this.nudgedAt === -1) {
       this.nudgedAt = step;
       this.nudgedType = loopType;
@@ -77,12 +85,13 @@ export class StepLadder implements SnapshotPart {
   /**
    * Whether the latest turn (`informative`, recorded in `history`) ends the nudged loop. After an
    * outcome-stagnation nudge only a probe result that moved does (an edit's new text, a read, a new
-   * file touched are what the loop is made of); after a refused tool's, only an attempt that goes
+   * file touched are what the loop is made of; a result moved by a new question ends the nudge but
+   * not the loop: the outcome rule's next hit on it stops, see `RuleHit.nudged`); after a refused tool's, only an attempt that goes
    * through or is refused otherwise; after a call retried with the same failure, only a change or
    * that call going otherwise; else any informative turn.
    */
   endedBy(informative: boolean, history: StepHistory): boolean {
-    if (this.progressBy === 'probe') return history.probes.latest.news;
+    if (this.progressBy === 'probe') return history.probes.latest.news || history.probes.latest.asked;
     if (this.progressBy === 'verdict') return history.probes.latest.verdictNews;
     if (this.progressBy === 'rejection') return history.rejections.broke;
     if (this.progressBy === 'retry') return history.retries.broke;

@@ -368,8 +368,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const nudgedFor = this.ladder.nudgedFor;
     if (event.kind === 'turn' && followsNudge && this.isMessageLoop(nudgedFor) && hit.loopType !== nudgedFor)
       this.ladder.reset();
-    followsNudge = this.ladder.isNudged;
-    const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress);
+    followsNudge = this.ladder.isNudged || hit.nudged === true;
+    const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress, hit.nudged);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,

@@ -49,6 +49,12 @@ export interface RuleHit {
    * call going through or failing otherwise; `search` only a read that shows the name sought, or a change.
    */
   progress?: LoopProgress;
+  /**
+   * Whether this loop was nudged before a turn that ended the nudge without being progress on it
+   * (after an outcome nudge, a result moved by a new question: see `asksAnew`): the hit stops
+   * instead of nudging again. Default `false`.
+   */
+  nudged?: boolean;
 }
 
 /** What ends a nudged loop: see {@link RuleHit.progress}. */

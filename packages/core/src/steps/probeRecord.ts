@@ -103,7 +103,12 @@ export interface ProbeUpdate {
   changesSincePrevious: number;
   /** The turn taught something: a new or changed result, or a read that showed something new. */
   learned: boolean;
-  /** The probe's result differs from its previous run and from the results it gave before since the agent last changed its own scripts (for a first run: no probe showed it in the run): the only progress after a nudge. */
+  /**
+   * The probe's result differs from its previous run and from the results it gave before since the
+   * agent last changed its own scripts, and the question did not change (the agent's own scripts
+   * unchanged since the previous run; a first run is a new question, see `asksAnew`): the only
+   * progress after a nudge.
+   */
   news: boolean;
   /** The probe's key lines differ from its previous run's, or it has none (a run's verdict moved): what ends a nudge of the verdict ceiling. */
   verdictNews: boolean;
@@ -111,6 +116,10 @@ export interface ProbeUpdate {
   staleRound: boolean;
   /** This run closed a round with a change and the same (or a returning) result, whatever was read or tried between. */
   blindRound: boolean;
+  /** The code under test changed since the probe's previous run (changes to the agent's own scripts alone do not count). */
+  tried: boolean;
+  /** The probe's result moved on a new question (see `asksAnew`): not news, but it ends a standing nudge. */
+  asked: boolean;
 }
 
 /** The update of a turn that ran no probe and taught nothing. */
@@ -122,6 +131,8 @@ export const NO_UPDATE: ProbeUpdate = Object.freeze({
   verdictNews: false,
   staleRound: false,
   blindRound: false,
+  tried: false,
+  asked: false,
 });
 
 /** Probes remembered; the oldest is forgotten beyond this. */
@@ -161,6 +172,7 @@ export const ledgerStateSchema = z.object({
   learned: int.nonnegative(),
   novel: int.nonnegative(),
   news: int.nonnegative().default(0),
+  questions: int.nonnegative().default(0),
   testedChanges: int.nonnegative().default(0),
   edited: z.array(z.string()).max(MAX_EDITED),
   own: z.array(z.string()).max(MAX_EDITED),

@@ -30,6 +30,14 @@ describe('StepLadder', () => {
       ladder.climb(8, 'same_error'),
     ]).toEqual(['nudge', 'continue', 'stop']);
   });
+
+  it('a hit of a loop nudged before (its nudge ended by a new question) stops at once, and stays stopped', () => {
+    const ladder = new StepLadder(2);
+    expect(ladder.climb(9, 'outcome_stagnation', 'probe', true)).toBe('stop');
+    expect(ladder.isNudged).toBe(true);
+    expect(ladder.nudgedFor).toBe('outcome_stagnation');
+    expect(ladder.climb(10, 'outcome_stagnation')).toBe('stop');
+  });
 });
 
 describe('the ladder in the detector', () => {

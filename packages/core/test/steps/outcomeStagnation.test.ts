@@ -134,6 +134,89 @@ describe.each(Object.entries(shapes))(
       ]);
     });
 
+    describe('after the nudge, a result moved by a new question is no answer', () => {
+      const probe = 'cd /workspace/repo && python reproduce.py';
+      const failure = 'FAIL: test_rows\nFAIL: test_order\nFAILED (failures=2)';
+      // The script asks differently (its own fixture now passes test_order): a failing run's
+      // result is its key lines, and they moved because the question did.
+      const asked = 'rows: [Row(id=7)]\nFAIL: test_rows\nFAILED (failures=1)';
+      /** Nudged on three identical failures, then the agent asks anew (`how`), then `after`. */
+      const nudgedThen = (how: 'own script' | 'new script', after: Step[]): Step[] => [
+        ...rewriteOwn('/workspace/repo/reproduce.py', 'check_rows()'),
+        ...run(probe, failure, true),
+        ...[1, 2].flatMap((i) => [...edit(i), ...run(probe, failure, true)]),
+        ...(how === 'own script'
+          ? [
+              // A debug print added to its own script: the output moves, the code did not.
+              ...rewriteOwn('/workspace/repo/reproduce.py', 'check_rows()\nprint("rows:", rows)'),
+              ...run(probe, asked, true),
+            ]
+          : [
+              ...rewriteOwn('/workspace/repo/debug_rows.py', 'print("rows:", rows)\ncheck_rows()'),
+              ...run('python debug_rows.py', asked, true),
+            ]),
+        ...after,
+      ];
+      const again = (how: 'own script' | 'new script', i: number): Step[] => [
+        ...edit(i),
+        ...run(how === 'own script' ? probe : 'python debug_rows.py', asked, true),
+      ];
+
+      it.each(['own script', 'new script'] as const)(
+        'asked by the %s, the loop shown again by two changes to the code under test stops, with no second nudge',
+        (how) => {
+          const oneRound = detections(feed(makeStepDetector().detector, nudgedThen(how, again(how, 3))));
+          expect(oneRound.map((v) => v.action)).toEqual(['nudge']);
+          const steps = nudgedThen(how, [...again(how, 3), ...again(how, 4)]);
+          const found = detections(feed(makeStepDetector().detector, steps));
+          expect(found.map((v) => [v.action, v.loopType])).toEqual([
+            ['nudge', 'outcome_stagnation'],
+            ['stop', 'outcome_stagnation'],
+          ]);
+          expect(found[1]?.step).toBe(steps.length - 1);
+          expect(found[1]?.followsNudge).toBe(true);
+        },
+      );
+
+      it("a round that changes only the agent's own script cannot show the loop again: no stop", () => {
+        // After the new question, one change to the code under test, then a debug print added to
+        // the script that never shows: looking, not trying.
+        const steps = nudgedThen('own script', [
+          ...again('own script', 3),
+          ...edit(4, '/workspace/repo/reproduce.py'),
+          ...run(probe, asked, true),
+        ]);
+        expect(detections(feed(makeStepDetector().detector, steps)).map((v) => v.action)).toEqual(['nudge']);
+      });
+
+      it('restored from a snapshot of the layout before (no counts of new questions), the nudged loop still stops', () => {
+        const before = nudgedThen('own script', []).slice(
+          0,
+          -(rewriteOwn('', '').length + run('', '').length),
+        );
+        const detector = makeStepDetector().detector;
+        expect(detections(feed(detector, before)).map((v) => v.action)).toEqual(['nudge']);
+        const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+        delete snapshot.history.probes.questions;
+        delete snapshot.rules.outcome_stagnation.questionsAt;
+        const restored = StepLoopDetector.restore(snapshot);
+        const rest = nudgedThen('own script', [...again('own script', 3), ...again('own script', 4)]).slice(
+          before.length,
+        );
+        expect(detections(feed(restored, rest)).map((v) => v.action)).toEqual(['stop']);
+      });
+
+      it('a result moved by a change to the code under test still ends the nudged loop', () => {
+        const steps = nudgedThen('own script', [
+          ...edit(3),
+          ...run(probe, 'rows: [Row(id=7)]\nFAILED (errors=1)', true),
+          ...again('own script', 4),
+          ...again('own script', 5),
+        ]);
+        expect(detections(feed(makeStepDetector().detector, steps)).map((v) => v.action)).toEqual(['nudge']);
+      });
+    });
+
     it('a line that changes and runs the probe (`rm -rf _build && sphinx-build`) prepares it: no guess', () => {
       // The agent rewrites its own config whole before each build (a new experiment each time); the
       // probe's own line removes the build output. Neither is a change to the code under test.
@@ -286,6 +369,63 @@ describe.each(Object.entries(shapes))(
     });
   },
 );
+
+describe("after the nudge, a new question is no answer, with Claude Code's tools", () => {
+  const call = (tool: string, input: Record<string, unknown>, output: string, error = false): Step[] => [
+    { type: 'action', tool, input },
+    { type: 'observation', tool, output, ...(error ? { error: true } : {}) },
+  ];
+  const write = (content: string) =>
+    call('Write', { file_path: '/repo/reproduce.py', content }, 'File created successfully');
+  const edit = (n: number) =>
+    call(
+      'Edit',
+      { file_path: '/repo/src/rows.py', old_string: `limit = ${n}`, new_string: `limit = ${n + 1}` },
+      `The file /repo/src/rows.py has been updated. Here's the result of running \`cat -n\` on a snippet:\n    12\tlimit = ${n + 1}`,
+    );
+  const run = (output: string) => call('Bash', { command: 'python reproduce.py' }, output, true);
+  const failure = 'FAIL: test_rows\nFAIL: test_order\nFAILED (failures=2)';
+  const asked = 'rows: [Row(id=7)]\nFAIL: test_rows\nFAILED (failures=1)';
+
+  it('the script rewritten after the nudge, then two changes to the code with the same result: stop, no second nudge', () => {
+    const steps = [
+      ...write('check_rows()'),
+      ...run(failure),
+      ...[1, 2].flatMap((i) => [...edit(i), ...run(failure)]),
+      ...write('check_rows()\nprint("rows:", rows)'),
+      ...run(asked),
+      ...[3, 4].flatMap((i) => [...edit(i), ...run(asked)]),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => [v.action, v.loopType])).toEqual([
+      ['nudge', 'outcome_stagnation'],
+      ['stop', 'outcome_stagnation'],
+    ]);
+    expect(found[1]?.step).toBe(steps.length - 1);
+  });
+
+  it('the new question ends the standing nudge: another loop found right after it is nudged, not stopped', () => {
+    // Edits whose replies show nothing new: the same failing call three times is a loop of its own.
+    const bareEdit = (n: number) =>
+      call(
+        'Edit',
+        { file_path: '/repo/src/rows.py', old_string: `limit = ${n}`, new_string: `limit = ${n + 1}` },
+        'The file /repo/src/rows.py has been updated.',
+      );
+    const steps = [
+      ...write('check_rows()'),
+      ...run(failure),
+      ...[1, 2].flatMap((i) => [...bareEdit(i), ...run(failure)]),
+      ...write('check_rows()\nprint("rows:", rows)'),
+      ...run(asked),
+    ];
+    const found = detections(feed(makeStepDetector().detector, steps));
+    expect(found.map((v) => [v.action, v.loopType])).toEqual([
+      ['nudge', 'outcome_stagnation'],
+      ['nudge', 'same_error'],
+    ]);
+  });
+});
 
 describe('the nudge names the likely cause', () => {
   const round = (i: number): Step[] => [
