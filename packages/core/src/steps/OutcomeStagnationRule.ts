@@ -106,4 +106,5 @@ export class OutcomeStagnationRule implements StepRule {
   }
 }
 
-const stateSchema = z.object({ armedAt: z.number().int().min(-1) });
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() => z.object({ armedAt: z.number().int().min(-1) }));
