@@ -71,7 +71,9 @@ const VOLATILE_PATTERNS: readonly VolatilePattern[] = [
   {
     pattern: /[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s'"`:)]+(?::\d+){0,2}/g,
     replacement: '<tmp>',
-    literals: ['\\AppData\\Local\\Temp\\'],
+    // Not from its first backslash: a JSON text has one before every escaped line end, and a search
+    // for a literal is slow where its first character is frequent.
+    literals: ['AppData\\Local\\Temp\\'],
     digit: false,
   },
   // UUIDs and hex addresses or long hashes

@@ -58,7 +58,8 @@ export class OutcomeStagnationRule implements StepRule {
     const armed = this.armedAt === history.probes.news;
     // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
     // counts every round of a change and the same result, whatever was read or tried between.
-    const cannotWork = otherCopy(record.outputPaths, history.probes.edited) !== undefined;
+    const outputPaths = record.outputPaths();
+    const cannotWork = otherCopy(outputPaths, history.probes.edited) !== undefined;
     const hit =
       verdictHit ||
       armed ||
@@ -74,7 +75,7 @@ export class OutcomeStagnationRule implements StepRule {
     const edits = history.probes.changesSince(record.since);
     const firstRun = record.runs[0];
     const advice = probeDiagnosis(
-      record.outputPaths,
+      outputPaths,
       edits.flatMap((edit) => edit.paths),
     );
     const evidence = [

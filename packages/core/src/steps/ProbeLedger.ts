@@ -1,5 +1,5 @@
 import { keyHash } from './historyState.js';
-import { maskTyped, typedSince } from './probeKey.js';
+import { sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
@@ -67,8 +67,11 @@ export class ProbeLedger implements SnapshotPart {
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
   readonly own: string[] = [];
-  /** The words typed by the newest changes to the agent's own files, with the change's number. */
-  readonly ownTyped: Array<{ change: number; words: string[] }> = [];
+  /**
+   * The words typed by the newest changes to the agent's own files, with the change's number; a
+   * change's words are read only when a probe's result is compared with them (`saysSame`).
+   */
+  readonly ownTyped: Array<{ change: number; words: () => string[] }> = [];
   /** The words typed by the newest changes to the code under test (its debug prints), with the change's number. */
   readonly testedTyped: Array<{ change: number; words: () => string[] }> = [];
   /** The newest changes, oldest first. */
@@ -105,8 +108,9 @@ export class ProbeLedger implements SnapshotPart {
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
       this.novel++;
     if (!ownChange && run.probe === '') this.testedChanges++;
-    if (ownChange) this.ownTyped.push({ change: this.changes, words: run.typed() });
-    // Read only when a probe's key lines repeat: whether its debug output appeared.
+    // Read only when a probe's result differs from its previous run's (own changes), or when its key
+    // lines repeat (whether its debug output appeared: changes to the code under test).
+    if (ownChange) this.ownTyped.push({ change: this.changes, words: run.typed });
     else this.testedTyped.push({ change: this.changes, words: run.typed });
     if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
     if (this.testedTyped.length > MAX_CHANGES) this.testedTyped.shift();
@@ -182,7 +186,7 @@ export class ProbeLedger implements SnapshotPart {
       previous.novelAtLast = this.novel;
       previous.testedAtLast = this.testedChanges;
       previous.runs = [previous.runs[0] as StepEvidence, ...previous.runs.slice(-1), runEvidence];
-      previous.outputPaths = run.outputPaths();
+      previous.outputPaths = run.outputPaths;
       this.touch(key, previous);
       this.latest = {
         record: previous,
@@ -223,7 +227,7 @@ export class ProbeLedger implements SnapshotPart {
       novelAtLast: this.novel,
       testedAtLast: this.testedChanges,
       runs: [runEvidence],
-      outputPaths: [],
+      outputPaths: NO_PATHS,
     };
     this.touch(key, record);
     this.latest = { ...NO_UPDATE, record, changesSincePrevious, learned: true, news, verdictNews };
@@ -237,14 +241,19 @@ export class ProbeLedger implements SnapshotPart {
    */
   private saysSame(previous: ProbeRecord, run: ProbeRun): boolean {
     if (previous.result === run.result) return true;
-    const typed = new Set(typedSince(this.ownTyped, previous.changesAtLast));
+    // The words are read only when they can decide: equal keys say the same whatever was typed.
+    let typed: Set<string> | undefined;
     // Noise alone barely changes a text's length: a much longer or shorter output says something else.
-    if (typed.size === 0 && Math.abs(run.length - previous.length) > NOISE_LENGTH) return false;
+    if (Math.abs(run.length - previous.length) > NOISE_LENGTH) {
+      typed = new Set(typedSince(this.ownTyped, previous.changesAtLast));
+      if (typed.size === 0) return false;
+    }
     const key = boundedKey(run.key());
     const before = boundedKey(previous.key());
-    // Only noise between them (a random id, a timestamp), or only the agent's own words (equal
-    // keys are equal masked: not masked then).
-    return key === before || (typed.size > 0 && maskTyped(key, typed) === maskTyped(before, typed));
+    // Only noise between them (a random id, a timestamp), or only the agent's own words.
+    if (key === before) return true;
+    typed ??= new Set(typedSince(this.ownTyped, previous.changesAtLast));
+    return typed.size > 0 && sameMasked(key, before, typed);
   }
 
   /** Keeps a probe's latest result among its earlier ones, as it came and as what it said. */
@@ -338,7 +347,7 @@ export class ProbeLedger implements SnapshotPart {
       testedChanges: this.testedChanges,
       edited: [...this.edited],
       own: [...this.own],
-      ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words] })),
+      ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
       testedTyped: this.testedTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
       results: [...this.results],
       reads: this.rechecks.snapshot(),
@@ -361,7 +370,11 @@ export class ProbeLedger implements SnapshotPart {
     this.testedChanges = s.testedChanges;
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
-    this.ownTyped.splice(0, this.ownTyped.length, ...s.ownTyped);
+    this.ownTyped.splice(
+      0,
+      this.ownTyped.length,
+      ...s.ownTyped.map((c) => ({ change: c.change, words: () => c.words })),
+    );
     this.testedTyped.splice(
       0,
       this.testedTyped.length,
@@ -380,6 +393,9 @@ export class ProbeLedger implements SnapshotPart {
     this.latest = NO_UPDATE;
   }
 }
+
+/** A new record's source paths: none until its result repeats. */
+const NO_PATHS = (): string[] => [];
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;

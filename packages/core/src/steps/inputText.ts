@@ -21,7 +21,7 @@ function reject(path: string, problem: string): never {
 }
 
 /** Reads `record[key]`, turning a throwing getter or Proxy trap into a typed error naming the field. */
-function read(record: Record<string, unknown>, key: string, path: string): unknown {
+function read(record: Record<string, unknown>, key: string | number, path: string): unknown {
   try {
     return record[key];
   } catch (error) {
@@ -37,40 +37,56 @@ function keysOf(record: object, path: string): string[] {
   }
 }
 
+/** Whether `value` is written as it is: anything but an object or a BigInt (the two that may fail). */
+function isLeaf(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'bigint');
+}
+
+/** A leaf's text (see {@link isLeaf}). */
+function leafText(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
 function serialise(value: unknown, path: string, depth: number, stack: Set<object>, top: boolean): string {
   if (typeof value === 'bigint') reject(path, `must be JSON-serialisable, got BigInt ${value}n`);
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
+  if (isLeaf(value)) return leafText(value);
+  const object = value as object;
   if (depth >= MAX_INPUT_DEPTH) reject(path, `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
-  if (stack.has(value)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
-  stack.add(value);
+  if (stack.has(object)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
+  stack.add(object);
   let text: string;
   let isArray: boolean;
   try {
-    isArray = Array.isArray(value);
+    isArray = Array.isArray(object);
   } catch (error) {
     return reject(path, `cannot be read: ${(error as Error)?.message ?? String(error)}`);
   }
+  // A field's path is written only for a field that is serialised in turn (or refused): most are
+  // strings and numbers, written at once.
   if (isArray) {
-    const items = value as unknown[];
-    const length = read(items as unknown as Record<string, unknown>, 'length', path) as number;
-    const parts: string[] = [];
+    const items = object as unknown as Record<string, unknown>;
+    const length = read(items, 'length', path) as number;
+    text = '[';
     for (let i = 0; i < length; i++) {
-      const item = read(items as unknown as Record<string, unknown>, String(i), path);
-      parts.push(serialise(item, `${path}[${i}]`, depth + 1, stack, false));
+      const item = read(items, i, path);
+      if (i > 0) text += ',';
+      text += isLeaf(item) ? leafText(item) : serialise(item, `${path}[${i}]`, depth + 1, stack, false);
     }
-    text = `[${parts.join(',')}]`;
+    text += ']';
   } else {
-    const record = value as Record<string, unknown>;
-    const parts: string[] = [];
+    const record = object as Record<string, unknown>;
+    text = '{';
     for (const key of keysOf(record, path)) {
       if (top && REASONING_FIELDS.includes(key)) continue;
       const field = read(record, key, path);
       if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
-      parts.push(`${JSON.stringify(key)}:${serialise(field, `${path}.${key}`, depth + 1, stack, false)}`);
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(key)}:`;
+      text += isLeaf(field) ? leafText(field) : serialise(field, `${path}.${key}`, depth + 1, stack, false);
     }
-    text = `{${parts.join(',')}}`;
+    text += '}';
   }
-  stack.delete(value);
+  stack.delete(object);
   return text;
 }
 

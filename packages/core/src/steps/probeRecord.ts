@@ -91,8 +91,8 @@ export interface ProbeRecord {
   testedAtLast: number;
   /** Evidence of the streak's runs: the first and the newest two. */
   runs: StepEvidence[];
-  /** Source paths the latest repeated result names (read only once the result repeats). */
-  outputPaths: string[];
+  /** Source paths the latest repeated result names, read when needed (a diagnosis, a snapshot). */
+  outputPaths: () => string[];
 }
 
 /** What the latest turn did to the ledger. */
@@ -243,7 +243,7 @@ export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
     seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
     words: [...r.words()],
     runs: r.runs.map((e) => ({ ...e })),
-    outputPaths: [...r.outputPaths],
+    outputPaths: [...r.outputPaths()],
   };
 }
 
@@ -253,6 +253,7 @@ export function restoredRecord(r: z.infer<typeof ledgerStateSchema>['probes'][nu
     ...r,
     key: () => r.key,
     words: () => r.words,
+    outputPaths: () => r.outputPaths,
     seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
     runs: r.runs.map(cleanEvidence),
   };

@@ -47,8 +47,11 @@ export class SoughtNames implements SnapshotPart {
   /** Records a message: the name it says the next action looks for, when it names exactly one. */
   heard(text: string): void {
     let found = '';
-    for (const match of text.matchAll(NAMED)) {
-      const name = (match[1] as string).split('.').pop() as string;
+    // An `exec` loop on the one pattern: `matchAll` makes a copy of the pattern per message.
+    NAMED.lastIndex = 0;
+    for (let match = NAMED.exec(text); match !== null; match = NAMED.exec(text)) {
+      const named = match[1] as string;
+      const name = named.slice(named.lastIndexOf('.') + 1);
       if (name.length < MIN_NAME || name === found) continue;
       if (found !== '') {
         found = '';

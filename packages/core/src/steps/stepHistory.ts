@@ -186,9 +186,14 @@ export class StepHistory implements SnapshotPart {
         : 1;
     for (let period = 1; period <= MAX_TRACKED_PERIOD; period++) {
       const earlier = this.recent[n - period];
-      // A turn without a result cannot show that a pattern gave the same results: no period.
+      // A turn without a result cannot show that a pattern gave the same results: no period. The
+      // pair key's parts are compared, the outcome first (a number): the same pair key, without
+      // reading the action's text where the outcomes differ.
       this.periodRuns[period] =
-        observed && earlier !== undefined && earlier.pairKey === turn.pairKey
+        observed &&
+        earlier !== undefined &&
+        earlier.outcomeKey === turn.outcomeKey &&
+        earlier.actionKey === turn.actionKey
           ? (this.periodRuns[period] ?? 0) + 1
           : 0;
     }

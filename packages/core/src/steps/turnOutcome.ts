@@ -215,7 +215,7 @@ function probeRunOf(
     words: ran ? memo(() => outputWords(output as string)) : NO_HASHES,
     length: output?.length ?? 0,
     typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
-    outputPaths: ran ? () => sourcePaths(output as string) : NO_PATHS,
+    outputPaths: ran ? memo(() => sourcePaths(output as string)) : NO_PATHS,
   };
 }
 
