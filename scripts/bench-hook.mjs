@@ -13,6 +13,9 @@
 // With LOOPGUARD_BENCH_CPU=1, each call runs under `perf stat -e task-clock` and its CPU time (the
 // process tree's, user and system) is reported beside the wall time: on a shared machine the CPU
 // time of a call is far steadier than its wall time, which waits for the other processes.
+// The header says whether NODE_EXTRA_CA_CERTS is set: node 20 then parses that file at every start
+// (≈ 37 ms of CPU with a system bundle of 144 certificates), the no-op's too, which the hook's command
+// leaves out (snapshotCommand.ts); run with `env -u NODE_EXTRA_CA_CERTS` for a machine without it.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,17 +30,20 @@ const cliOf = (root) => (path) => fileURLToPath(new URL(`packages/cli/dist/${pat
 const cli = cliOf(new URL('../', import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
-const { snapshotHookCommand, usableHookSnapshot, shellQuote } = await import(cli('hook/snapshotCommand.js'));
-/** The hook command `init` writes for `agent` with the build at `build` (see init.ts). */
-const installedOf = (build) => {
+const { shellQuote, plainHookCommand } = await import(cli('hook/snapshotCommand.js'));
+/** The hook command the `init` of the build at `build` writes for `agent` (see init.ts): each build its own. */
+const installedOf = async (build) => {
+  const { snapshotHookCommand, usableHookSnapshot } = await import(build('hook/snapshotCommand.js'));
   const buildBin = build('bin.js');
   const buildBlob = usableHookSnapshot(process.execPath, buildBin);
   if (buildBlob === undefined) throw new Error(`no usable hook snapshot beside ${buildBin}: build it first`);
   return (agent) => snapshotHookCommand([process.execPath, buildBin], buildBlob, agent);
 };
 /** The hook command `init` writes for `agent` (see init.ts), and the same without the snapshot. */
-const installed = installedOf(cli);
-const plain = (agent) => `${[process.execPath, bin].map(shellQuote).join(' ')} hook ${agent}`;
+const installed = await installedOf(cli);
+const plain = (agent) =>
+  plainHookCommand?.([process.execPath, bin], agent) ?? // a build before it: the command it wrote
+  `${[process.execPath, bin].map(shellQuote).join(' ')} hook ${agent}`;
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
@@ -119,7 +125,7 @@ for (const agent of ['claude', 'gemini']) {
         (await import(before('hook/guardProject.js'))).guardProject,
       );
       variants[`before: ${agent}, after the call, ${session}`] = {
-        shell: installedOf(before)(agent),
+        shell: (await installedOf(before))(agent),
         input: (round) => event(beforeDir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
       };
     }
@@ -243,7 +249,9 @@ console.log(
   `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os
     .loadavg()
     .map((l) => l.toFixed(1))
-    .join(' ')}; ${CALLS} calls per variant, interleaved\n`,
+    .join(' ')}; ${CALLS} calls per variant, interleaved; NODE_EXTRA_CA_CERTS ${
+    process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'
+  }\n`,
 );
 const noopCpu = CPU ? pct(cpuTimes[NOOP], 50) : undefined;
 const cpuColumns = CPU ? ' p50 CPU ms | CPU ratio to no-op |' : '';

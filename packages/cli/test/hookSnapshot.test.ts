@@ -1,9 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  plainHookCommand,
   SNAPSHOT_UNUSABLE_EXIT,
   snapshotHookCommand,
   usableHookSnapshot,
@@ -69,6 +80,39 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       expect(replies).toEqual(expected);
       expect(errors.join('')).not.toBe(''); // Node said why it started without it
     }
+  });
+
+  it("starts without the user's NODE_EXTRA_CA_CERTS, from the snapshot or without it: node would read the file at every start", async () => {
+    // A FIFO that nobody writes to holds any process that opens it for reading until a writer
+    // comes: each call below answers on its own only when node never opens it (Node 20 reads the
+    // file and builds its certificate store at start whenever the variable is set; a hook call
+    // makes no TLS connection). A writer comes every 5 s, so that a call that opened it ends.
+    const fifo = join(scratch, 'extra-ca.fifo');
+    await execa('mkfifo', [fifo]);
+    let waitedForIt = false;
+    const writer = setInterval(() => {
+      waitedForIt = true;
+      closeSync(openSync(fifo, 'r+'));
+    }, 5_000);
+    const argv: [string, string] = [process.execPath, bin];
+    try {
+      for (const command of [
+        snapshotHookCommand(argv, blob, 'claude'),
+        snapshotHookCommand(argv, join(scratch, 'missing.blob'), 'claude'),
+        plainHookCommand(argv, 'claude'),
+      ]) {
+        const project = tempProject();
+        const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, {
+          NODE_EXTRA_CA_CERTS: fifo,
+        });
+        expect(code).toBe(0);
+        // the call was answered and recorded: the project's database exists
+        expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(true);
+      }
+    } finally {
+      clearInterval(writer);
+    }
+    expect(waitedForIt).toBe(false);
   });
 
   it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {

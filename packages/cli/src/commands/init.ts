@@ -36,7 +36,13 @@ import {
   type SettingsText,
   settingsFileText,
 } from '../hook/settingsText.js';
-import { builtFile, shellQuote, snapshotHookCommand, usableHookSnapshot } from '../hook/snapshotCommand.js';
+import {
+  builtFile,
+  plainHookCommand,
+  shellQuote,
+  snapshotHookCommand,
+  usableHookSnapshot,
+} from '../hook/snapshotCommand.js';
 import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
 import {
   claudeConfigFile,
@@ -105,9 +111,7 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
   if (command !== undefined) return `${command} hook ${agent}`;
   const argv = loopguardArgv();
   const blob = usableHookSnapshot(...argv);
-  return blob === undefined
-    ? `${defaultHookCommand()} hook ${agent}`
-    : snapshotHookCommand(argv, blob, agent);
+  return blob === undefined ? plainHookCommand(argv, agent) : snapshotHookCommand(argv, blob, agent);
 }
 
 /**

@@ -43,21 +43,42 @@ export function usableHookSnapshot(node: string, bin: string): string | undefine
 }
 
 /**
+ * What a hook command sets before node: no `NODE_EXTRA_CA_CERTS`. A hook call makes no TLS
+ * connection, and Node 20 reads that file and builds its whole root certificate store at every
+ * start where it is set: ≈ 37 ms of CPU with a system bundle of 144 certificates, more than the
+ * rest of a call on a 2,000-step session (docs/benchmarks.md, issue 37 §3, fifth round).
+ */
+const WITHOUT_EXTRA_CA_CERTS = 'NODE_EXTRA_CA_CERTS=';
+
+/**
+ * The shell command of a hook call without the startup snapshot (`node bin hook <agent>`), started
+ * without `NODE_EXTRA_CA_CERTS` (see {@link WITHOUT_EXTRA_CA_CERTS}).
+ * @param argv - the node and the `loopguard` command, unquoted.
+ * @param agent - `claude`, `gemini` or `codex`.
+ * @example plainHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], 'claude')
+ */
+export function plainHookCommand(argv: [node: string, bin: string], agent: string): string {
+  const [node, bin] = argv.map(shellQuote) as [string, string];
+  return `${WITHOUT_EXTRA_CA_CERTS} ${node} ${bin} hook ${agent}`;
+}
+
+/**
  * The shell command of a hook call that starts from the snapshot `blob`, and starts without it
  * when that fails: a blob removed, corrupt or left by another node version slows the hook down,
  * never breaks it. Node fails that way before anything reads the event; a hook call itself always
  * exits 0, and were it to fail after reading the event, the second start would read an empty or
  * cut event and fail open like any unreadable event (it never answers anything). The snapshot
  * starts without the user's `NODE_OPTIONS`: V8 refuses a snapshot under other V8 flags (a
- * `--max-old-space-size` set for other tools), and a hook call needs none of them.
+ * `--max-old-space-size` set for other tools), and a hook call needs none of them. Both starts go
+ * without `NODE_EXTRA_CA_CERTS` ({@link plainHookCommand}).
  * @param argv - the node and the `loopguard` command, unquoted.
  * @param agent - `claude` or `gemini`.
  * @example snapshotHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], '/…/hook.blob', 'claude')
  */
 export function snapshotHookCommand(argv: [node: string, bin: string], blob: string, agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
-  const plain = `${node} ${bin} hook ${agent}`;
-  return `NODE_OPTIONS= ${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent} || exec ${plain}`;
+  const snapshot = `NODE_OPTIONS= ${WITHOUT_EXTRA_CA_CERTS} ${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent}`;
+  return `${snapshot} || ${WITHOUT_EXTRA_CA_CERTS} exec ${node} ${bin} hook ${agent}`;
 }
 
 /** `text` quoted for a POSIX shell. */

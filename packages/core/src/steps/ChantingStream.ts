@@ -178,19 +178,24 @@ export class ChantingStream implements SnapshotPart {
   }
 }
 
-const count = z.number().int().nonnegative();
-const chant = z.object({ segment: z.string(), count });
-/** Fields added after the first snapshots have defaults, so an older snapshot still restores. */
-const streamStateSchema = z.object({
-  carry: z.string(),
-  inCode: z.boolean(),
-  codeId: z.number().int().default(0),
-  midLine: z.boolean().default(false),
-  counts: z.array(z.tuple([z.string(), count])),
-  seen: z.array(count).default([]),
-  best: chant,
-  covered: count.default(0),
-  chant: chant.nullable().default(null),
-  proseLength: count,
-  sinceCheck: count,
+/**
+ * Fields added after the first snapshots have defaults, so an older snapshot still restores. Built
+ * on first use (see parseSnapshotPart).
+ */
+const streamStateSchema = z.lazy(() => {
+  const count = z.number().int().nonnegative();
+  const chant = z.object({ segment: z.string(), count });
+  return z.object({
+    carry: z.string(),
+    inCode: z.boolean(),
+    codeId: z.number().int().default(0),
+    midLine: z.boolean().default(false),
+    counts: z.array(z.tuple([z.string(), count])),
+    seen: z.array(count).default([]),
+    best: chant,
+    covered: count.default(0),
+    chant: chant.nullable().default(null),
+    proseLength: count,
+    sinceCheck: count,
+  });
 });

@@ -123,7 +123,10 @@ export class OutcomeStagnationRule implements StepRule {
   }
 }
 
-const stateSchema = z.object({
-  armedAt: z.number().int().min(-1),
-  questionsAt: z.number().int().nonnegative().default(0),
-});
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() =>
+  z.object({
+    armedAt: z.number().int().min(-1),
+    questionsAt: z.number().int().nonnegative().default(0),
+  }),
+);

@@ -108,9 +108,12 @@ export class StepLadder implements SnapshotPart {
   }
 }
 
-const ladderStateSchema = z.object({
-  nudgedAt: z.number().int().min(-1),
-  hitsSinceNudge: z.number().int().nonnegative(),
-  nudgedType: z.string().nullable().optional(),
-  progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry', 'search']).default('turn'),
-});
+// built on first use (see parseSnapshotPart)
+const ladderStateSchema = z.lazy(() =>
+  z.object({
+    nudgedAt: z.number().int().min(-1),
+    hitsSinceNudge: z.number().int().nonnegative(),
+    nudgedType: z.string().nullable().optional(),
+    progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry', 'search']).default('turn'),
+  }),
+);

@@ -165,65 +165,67 @@ export function boundedKey(key: string): string {
   return key.slice(0, half) + key.slice(-half);
 }
 
-const int = z.number().int();
-/** The ledger's snapshot, validated on restore. */
-export const ledgerStateSchema = z.object({
-  changes: int.nonnegative(),
-  learned: int.nonnegative(),
-  novel: int.nonnegative(),
-  news: int.nonnegative().default(0),
-  questions: int.nonnegative().default(0),
-  testedChanges: int.nonnegative().default(0),
-  edited: z.array(z.string()).max(MAX_EDITED),
-  own: z.array(z.string()).max(MAX_EDITED),
-  ownTyped: z
-    .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
-    .max(MAX_CHANGES)
-    .default([]),
-  testedTyped: z
-    .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
-    .max(MAX_CHANGES)
-    .default([]),
-  results: z.array(int).max(MAX_RUN_RESULTS).default([]),
-  reads: z.unknown(),
-  recentChanges: z
-    .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
-    .max(MAX_CHANGES),
-  probes: z
-    .array(
-      z.tuple([
-        z.string(),
-        z.object({
-          label: z.string(),
-          result: int.nonnegative(),
-          key: z.string().max(MAX_KEY_CHARS).default(''),
-          length: int.nonnegative().default(0),
-          seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
-          seenKeys: z
-            .array(z.tuple([int.nonnegative(), int.nonnegative()]))
-            .max(MAX_SEEN_RESULTS)
-            .default([]),
-          streak: int.positive(),
-          since: int,
-          changesAtStart: int.nonnegative(),
-          changesAtLast: int.nonnegative(),
-          staleRounds: int.nonnegative(),
-          guessRounds: int.nonnegative().default(0),
-          blindRounds: int.nonnegative().default(0),
-          changedRounds: int.nonnegative().default(0),
-          returns: int.nonnegative().default(0),
-          verdict: int.nonnegative().default(0),
-          verdictRounds: int.nonnegative().default(0),
-          words: z.array(int.nonnegative()).max(MAX_OUTPUT_WORDS).default([]),
-          learnedAtLast: int.nonnegative(),
-          novelAtLast: int.nonnegative(),
-          testedAtLast: int.nonnegative().default(0),
-          runs: z.array(evidenceSchema).min(1).max(3),
-          outputPaths: z.array(z.string()).max(MAX_PATHS),
-        }),
-      ]),
-    )
-    .max(MAX_PROBES),
+/** The ledger's snapshot, validated on restore (built on first use, see parseSnapshotPart). */
+export const ledgerStateSchema = z.lazy(() => {
+  const int = z.number().int();
+  return z.object({
+    changes: int.nonnegative(),
+    learned: int.nonnegative(),
+    novel: int.nonnegative(),
+    news: int.nonnegative().default(0),
+    questions: int.nonnegative().default(0),
+    testedChanges: int.nonnegative().default(0),
+    edited: z.array(z.string()).max(MAX_EDITED),
+    own: z.array(z.string()).max(MAX_EDITED),
+    ownTyped: z
+      .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
+      .max(MAX_CHANGES)
+      .default([]),
+    testedTyped: z
+      .array(z.object({ change: int.nonnegative(), words: z.array(z.string()) }))
+      .max(MAX_CHANGES)
+      .default([]),
+    results: z.array(int).max(MAX_RUN_RESULTS).default([]),
+    reads: z.unknown(),
+    recentChanges: z
+      .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
+      .max(MAX_CHANGES),
+    probes: z
+      .array(
+        z.tuple([
+          z.string(),
+          z.object({
+            label: z.string(),
+            result: int.nonnegative(),
+            key: z.string().max(MAX_KEY_CHARS).default(''),
+            length: int.nonnegative().default(0),
+            seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
+            seenKeys: z
+              .array(z.tuple([int.nonnegative(), int.nonnegative()]))
+              .max(MAX_SEEN_RESULTS)
+              .default([]),
+            streak: int.positive(),
+            since: int,
+            changesAtStart: int.nonnegative(),
+            changesAtLast: int.nonnegative(),
+            staleRounds: int.nonnegative(),
+            guessRounds: int.nonnegative().default(0),
+            blindRounds: int.nonnegative().default(0),
+            changedRounds: int.nonnegative().default(0),
+            returns: int.nonnegative().default(0),
+            verdict: int.nonnegative().default(0),
+            verdictRounds: int.nonnegative().default(0),
+            words: z.array(int.nonnegative()).max(MAX_OUTPUT_WORDS).default([]),
+            learnedAtLast: int.nonnegative(),
+            novelAtLast: int.nonnegative(),
+            testedAtLast: int.nonnegative().default(0),
+            runs: z.array(evidenceSchema).min(1).max(3),
+            outputPaths: z.array(z.string()).max(MAX_PATHS),
+          }),
+        ]),
+      )
+      .max(MAX_PROBES),
+  });
 });
 
 /** Adds `result` to a probe's earlier results (newest last, at most {@link MAX_SEEN_RESULTS}). */

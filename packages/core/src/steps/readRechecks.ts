@@ -55,4 +55,5 @@ function resultOf(read: ReadResult): number {
   return read.result;
 }
 
-const stateSchema = z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS);
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() => z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS));

@@ -48,4 +48,5 @@ export class RejectionStreaks implements SnapshotPart {
   }
 }
 
-const stateSchema = z.object({ streaks: failureCountsSchema(MAX_TOOLS) });
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() => z.object({ streaks: failureCountsSchema(MAX_TOOLS) }));

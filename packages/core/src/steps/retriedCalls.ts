@@ -64,4 +64,5 @@ export class RetriedCalls implements SnapshotPart {
   }
 }
 
-const stateSchema = z.object({ calls: failureCountsSchema(MAX_CALLS) });
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() => z.object({ calls: failureCountsSchema(MAX_CALLS) }));

@@ -127,17 +127,20 @@ export class SoughtNames implements SnapshotPart {
   }
 }
 
-const stateSchema = z.object({
-  sought: z.string(),
-  searches: z
-    .array(
-      z.object({
-        path: z.string(),
-        name: z.string(),
-        misses: z.number().int().positive(),
-        since: z.number().int().nonnegative(),
-        evidence: z.array(evidenceSchema).max(MAX_EVIDENCE),
-      }),
-    )
-    .max(MAX_SEARCHES),
-});
+// built on first use (see parseSnapshotPart)
+const stateSchema = z.lazy(() =>
+  z.object({
+    sought: z.string(),
+    searches: z
+      .array(
+        z.object({
+          path: z.string(),
+          name: z.string(),
+          misses: z.number().int().positive(),
+          since: z.number().int().nonnegative(),
+          evidence: z.array(evidenceSchema).max(MAX_EVIDENCE),
+        }),
+      )
+      .max(MAX_SEARCHES),
+  }),
+);

@@ -33,12 +33,14 @@ export function cleanEvidence(
 }
 
 /** zod schema of a {@link StepEvidence} in a snapshot. */
-export const evidenceSchema = z.object({
-  step: z.number().int(),
-  call: z.number().int().nonnegative().optional(),
-  tool: z.string().optional(),
-  action: z.string().optional(),
-  output: z.string().optional(),
-  error: z.boolean().optional(),
-  message: z.string().optional(),
-});
+export const evidenceSchema = z.lazy(() =>
+  z.object({
+    step: z.number().int(),
+    call: z.number().int().nonnegative().optional(),
+    tool: z.string().optional(),
+    action: z.string().optional(),
+    output: z.string().optional(),
+    error: z.boolean().optional(),
+    message: z.string().optional(),
+  }),
+);

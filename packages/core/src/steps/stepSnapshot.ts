@@ -118,32 +118,35 @@ export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string
   },
 };
 
-const envelopeSchema = z.object({
-  format: z.literal(STEP_SNAPSHOT_FORMAT),
-  version: z.literal(STEP_SNAPSHOT_VERSION),
-  steps: z.number().int().nonnegative(),
-  calls: z.number().int().nonnegative().optional(),
-  enabled: z.boolean(),
-  pending: z
-    .object({
-      step: z.number().int().nonnegative(),
-      call: z.number().int().nonnegative().optional(),
-      tool: z.string(),
-      text: z.string(),
-      key: z.string(),
-      exempt: z.boolean(),
-      kind: z.object({
-        kind: z.enum(['change', 'probe', 'read']),
-        probe: z.string(),
-        paths: z.array(z.string()),
-        fullWrite: z.boolean().optional(),
-      }),
-    })
-    .nullable(),
-  history: z.unknown(),
-  ladder: z.unknown(),
-  rules: z.record(z.string(), z.unknown()),
-});
+// built on first use (see parseSnapshotPart)
+const envelopeSchema = z.lazy(() =>
+  z.object({
+    format: z.literal(STEP_SNAPSHOT_FORMAT),
+    version: z.literal(STEP_SNAPSHOT_VERSION),
+    steps: z.number().int().nonnegative(),
+    calls: z.number().int().nonnegative().optional(),
+    enabled: z.boolean(),
+    pending: z
+      .object({
+        step: z.number().int().nonnegative(),
+        call: z.number().int().nonnegative().optional(),
+        tool: z.string(),
+        text: z.string(),
+        key: z.string(),
+        exempt: z.boolean(),
+        kind: z.object({
+          kind: z.enum(['change', 'probe', 'read']),
+          probe: z.string(),
+          paths: z.array(z.string()),
+          fullWrite: z.boolean().optional(),
+        }),
+      })
+      .nullable(),
+    history: z.unknown(),
+    ladder: z.unknown(),
+    rules: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /**
  * The snapshot brought to the current version, or `undefined` when its version cannot be read (an
@@ -186,6 +189,11 @@ export function restoreSealedParts<T>(restore: () => T): T {
 /**
  * Validates one part's state against its zod schema (taken as written while a sealed snapshot of
  * this build is restored: {@link restoreSealedParts}).
+ *
+ * The parts' schemas are made with `z.lazy`: each is built the first time a snapshot that is not
+ * sealed is restored, not when the module is loaded. The hook's startup snapshot then holds none of
+ * them (its calls restore sealed snapshots), and every hook call deserializes ≈ 400 zod schemas
+ * fewer (docs/benchmarks.md, issue 37 §3, fifth round).
  * @param where - the part's path for the error message, for example `snapshot.history`.
  * @throws InvalidInputError naming the first offending field.
  */
