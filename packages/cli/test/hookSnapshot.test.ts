@@ -82,11 +82,12 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     }
   });
 
-  it("starts without the user's NODE_EXTRA_CA_CERTS, from the snapshot or without it: node would read the file at every start", async () => {
+  it("starts without the user's NODE_EXTRA_CA_CERTS, the hook from the snapshot or without it and the status line: node would read the file at every start", async () => {
     // A FIFO that nobody writes to holds any process that opens it for reading until a writer
-    // comes: each call below answers on its own only when node never opens it (Node 20 reads the
-    // file and builds its certificate store at start whenever the variable is set; a hook call
-    // makes no TLS connection). A writer comes every 5 s, so that a call that opened it ends.
+    // comes: each command below answers on its own only when node never opens it (Node 20 reads
+    // the file and builds its certificate store at start whenever the variable is set; neither a
+    // hook call nor the status line makes a TLS connection). A writer comes every 5 s, so that a
+    // command that opened it ends.
     const fifo = join(scratch, 'extra-ca.fifo');
     await execa('mkfifo', [fifo]);
     let waitedForIt = false;
@@ -95,6 +96,7 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       closeSync(openSync(fifo, 'r+'));
     }, 5_000);
     const argv: [string, string] = [process.execPath, bin];
+    const env = { NODE_EXTRA_CA_CERTS: fifo };
     try {
       for (const command of [
         snapshotHookCommand(argv, blob, 'claude'),
@@ -102,13 +104,20 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
         plainHookCommand(argv, 'claude'),
       ]) {
         const project = tempProject();
-        const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, {
-          NODE_EXTRA_CA_CERTS: fifo,
-        });
+        const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env);
         expect(code).toBe(0);
         // the call was answered and recorded: the project's database exists
         expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(true);
       }
+      const project = tempProject();
+      const init = await loopguard(project, ['init', 'claude', '--status-line', '--command-hooks'], {
+        HOME: project,
+      });
+      expect(init.code, init.stderr).toBe(0);
+      const statusLine: string = JSON.parse(readFileSync(join(project, '.claude', 'settings.json'), 'utf8'))
+        .statusLine.command;
+      const line = await shellHook(statusLine, project, { session_id: 's1', cwd: project }, env);
+      expect(line).toMatchObject({ code: 0, stdout: 'loopguard: watching' });
     } finally {
       clearInterval(writer);
     }

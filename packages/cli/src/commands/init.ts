@@ -42,6 +42,7 @@ import {
   shellQuote,
   snapshotHookCommand,
   usableHookSnapshot,
+  withoutExtraCaCerts,
 } from '../hook/snapshotCommand.js';
 import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
 import {
@@ -117,15 +118,16 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
 /**
  * The status-line command `init` writes: `--command`'s, else node running loopguard's bundled
  * status line (`dist/bundle/statusline.cjs`, which runs itself as the main module: no bin.js, no ES
- * module loader, after every reply), else `loopguard statusline` when it was not built.
+ * module loader, after every reply), else `loopguard statusline` when it was not built; started
+ * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
  */
 function statusLineCommandOf(command: string | undefined): string {
   if (command !== undefined) return `${command} statusline`;
   const [node, bin] = loopguardArgv();
   const bundle = builtFile(bin, 'statusline.cjs');
-  return bundle === undefined
-    ? `${defaultHookCommand()} statusline`
-    : `${shellQuote(node)} ${shellQuote(bundle)}`;
+  return withoutExtraCaCerts(
+    bundle === undefined ? `${defaultHookCommand()} statusline` : `${shellQuote(node)} ${shellQuote(bundle)}`,
+  );
 }
 
 /**

@@ -43,23 +43,27 @@ export function usableHookSnapshot(node: string, bin: string): string | undefine
 }
 
 /**
- * What a hook command sets before node: no `NODE_EXTRA_CA_CERTS`. A hook call makes no TLS
- * connection, and Node 20 reads that file and builds its whole root certificate store at every
+ * `command` (a shell command that starts node, quoted) started without `NODE_EXTRA_CA_CERTS`, as
+ * every command `init` writes for loopguard (the hook calls and the status line). Neither makes a
+ * TLS connection, and Node 20 reads that file and builds its whole root certificate store at every
  * start where it is set: ≈ 37 ms of CPU with a system bundle of 144 certificates, more than the
- * rest of a call on a 2,000-step session (docs/benchmarks.md, issue 37 §3, fifth round).
+ * rest of a hook call on a 2,000-step session (docs/benchmarks.md, issue 37 §3, fifth round).
+ * @example withoutExtraCaCerts("'/usr/bin/node' '/opt/loopguard/statusline.cjs'")
  */
-const WITHOUT_EXTRA_CA_CERTS = 'NODE_EXTRA_CA_CERTS=';
+export function withoutExtraCaCerts(command: string): string {
+  return `NODE_EXTRA_CA_CERTS= ${command}`;
+}
 
 /**
  * The shell command of a hook call without the startup snapshot (`node bin hook <agent>`), started
- * without `NODE_EXTRA_CA_CERTS` (see {@link WITHOUT_EXTRA_CA_CERTS}).
+ * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
  * @param argv - the node and the `loopguard` command, unquoted.
  * @param agent - `claude`, `gemini` or `codex`.
  * @example plainHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], 'claude')
  */
 export function plainHookCommand(argv: [node: string, bin: string], agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
-  return `${WITHOUT_EXTRA_CA_CERTS} ${node} ${bin} hook ${agent}`;
+  return withoutExtraCaCerts(`${node} ${bin} hook ${agent}`);
 }
 
 /**
@@ -77,8 +81,8 @@ export function plainHookCommand(argv: [node: string, bin: string], agent: strin
  */
 export function snapshotHookCommand(argv: [node: string, bin: string], blob: string, agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
-  const snapshot = `NODE_OPTIONS= ${WITHOUT_EXTRA_CA_CERTS} ${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent}`;
-  return `${snapshot} || ${WITHOUT_EXTRA_CA_CERTS} exec ${node} ${bin} hook ${agent}`;
+  const snapshot = withoutExtraCaCerts(`${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent}`);
+  return `NODE_OPTIONS= ${snapshot} || ${withoutExtraCaCerts(`exec ${node} ${bin} hook ${agent}`)}`;
 }
 
 /** `text` quoted for a POSIX shell. */
