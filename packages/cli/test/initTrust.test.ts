@@ -180,7 +180,7 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     // node runs the bundled status line itself (no bin.js), and the command works as Claude Code runs it
     const command = read(settings).statusLine.command;
     expect(command).toBe(
-      `'${process.execPath}' '${join(realpathSync(dirname(bin)), 'bundle', 'statusline.cjs')}'`,
+      `NODE_EXTRA_CA_CERTS= '${process.execPath}' '${join(realpathSync(dirname(bin)), 'bundle', 'statusline.cjs')}'`,
     );
     expect(
       execFileSync('sh', ['-c', command], {
