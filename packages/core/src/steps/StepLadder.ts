@@ -62,15 +62,17 @@ export class StepLadder implements SnapshotPart {
   /**
    * Records one hit of `loopType` at `step` and returns the rung it reaches; `progress` is what
    * ends the loop once nudged (default `turn`); `nudged`: the loop was nudged before (see
-   * `RuleHit.nudged`), so this hit stops (default `false`).
+   * `RuleHit.nudged`), so this hit is its first since that nudge, not a new nudge: it stops when
+   * `stopAfter` is 1 (default `false`).
    */
   climb(step: number, loopType: StepLoopType, progress: LoopProgress = 'turn', nudged = false): LadderRung {
     if (this.nudgedAt === -1 && nudged) {
+      // the loop's first hit since its nudge: it counts towards `stopAfter` as any such hit does
       this.nudgedAt = step;
       this.nudgedType = loopType;
       this.progressBy = progress;
-      this.hitsSinceNudge = this.stopAfter;
-      return 'stop';
+      this.hitsSinceNudge = 1;
+      return this.hitsSinceNudge >= this.stopAfter ? 'stop' : 'continue';
     }
     if (this.nudgedAt === -1) {
       this.nudgedAt = step;

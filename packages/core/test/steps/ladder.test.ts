@@ -31,12 +31,19 @@ describe('StepLadder', () => {
     ]).toEqual(['nudge', 'continue', 'stop']);
   });
 
-  it('a hit of a loop nudged before (its nudge ended by a new question) stops at once, and stays stopped', () => {
-    const ladder = new StepLadder(2);
-    expect(ladder.climb(9, 'outcome_stagnation', 'probe', true)).toBe('stop');
-    expect(ladder.isNudged).toBe(true);
-    expect(ladder.nudgedFor).toBe('outcome_stagnation');
-    expect(ladder.climb(10, 'outcome_stagnation')).toBe('stop');
+  it('a hit of a loop nudged before (its nudge ended by a new question) is its first hit since the nudge: no second nudge', () => {
+    const once = new StepLadder(1);
+    expect(once.climb(9, 'outcome_stagnation', 'probe', true)).toBe('stop');
+    expect(once.isNudged).toBe(true);
+    expect(once.nudgedFor).toBe('outcome_stagnation');
+    expect(once.climb(10, 'outcome_stagnation')).toBe('stop');
+    // stopAfter 2: one more hit after it stops, as after any nudge
+    const twice = new StepLadder(2);
+    expect([
+      twice.climb(9, 'outcome_stagnation', 'probe', true),
+      twice.climb(9, 'outcome_stagnation'),
+      twice.climb(10, 'outcome_stagnation'),
+    ]).toEqual(['continue', 'continue', 'stop']);
   });
 });
 
