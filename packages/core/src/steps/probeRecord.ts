@@ -32,7 +32,7 @@ export interface ProbeRun {
   words: () => number[];
   /** The length of the probe's output. */
   length: number;
-  /** For a change, the words it typed (see `typedWords`): read only for a change to the agent's own script. */
+  /** For a change, the words it typed (see `typedWords`), read only when a probe's result is compared with them (memoised). */
   typed: () => string[];
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
   outputPaths: () => string[];
