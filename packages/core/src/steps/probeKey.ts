@@ -2,6 +2,7 @@ import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../signatures/errorSi
 import { hasHexRun, longestHexRun } from '../signatures/hexRun.js';
 import { fingerprintedText } from './fingerprint.js';
 import { canonicalSetOrder } from './setOrder.js';
+import { isDigit } from './tokenScan.js';
 
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */
 export const SUMMARY_LINE = /\b\d+ (?:failed|passed|errors?|failures?)\b/;
@@ -147,9 +148,7 @@ export function maskTyped(key: string, typed: ReadonlySet<string>): string {
 
 /** Whether the character code is one of `\w` (`[A-Za-z0-9_]`): the characters a {@link WORD} is made of. */
 function isWordCode(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95
-  );
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || isDigit(code) || code === 95;
 }
 
 /**
@@ -217,7 +216,7 @@ class MaskedReader {
       let end = this.at + 1;
       while (end < this.to && isWordCode(text.charCodeAt(end))) end++;
       let first = this.at;
-      while (first < end && isDigitCode(text.charCodeAt(first))) first++;
+      while (first < end && isDigit(text.charCodeAt(first))) first++;
       if (end - first >= 3 && this.typed.has(text.slice(first, end))) {
         this.maskAt = first;
         this.maskEnd = end;
@@ -230,10 +229,6 @@ class MaskedReader {
 }
 
 const TILDE = 126;
-
-function isDigitCode(code: number): boolean {
-  return code >= 48 && code <= 57;
-}
 
 /**
  * The words typed by the changes after change number `after`, at most {@link MAX_TYPED_WORDS}; a
