@@ -101,6 +101,21 @@ function unsigned(value: number): number {
   return value < 0 ? value + 0x1_0000_0000 : value;
 }
 
+/**
+ * Whether `text` has nothing but digits and whitespace (space, tab, line ends): whether its
+ * {@link messageKey} is `''`, read up to its first other character (most messages: the first).
+ * @example isBlankMessage(' 12\n'); // true
+ */
+export function isBlankMessage(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) return false;
+    const kind = MESSAGE_CLASS[code] as number;
+    if (kind !== DIGIT && kind !== SPACE) return false;
+  }
+  return true;
+}
+
 /** {@link messageKey}'s classes of the ASCII characters: kept, a digit (left out), a space, an upper-case letter. */
 const KEPT = 0;
 const DIGIT = 1;
