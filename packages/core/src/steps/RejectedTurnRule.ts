@@ -24,7 +24,7 @@ export class RejectedTurnRule implements StepRule {
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
-    const rejected = event.kind === 'turn' ? event.turn.rejected : event.message.key === '';
+    const rejected = event.kind === 'turn' ? event.turn.rejected : event.message.blank;
     if (!rejected) return null;
     const repeats = history.rejectedSinceInformative;
     if (repeats !== this.threshold && repeats < this.stopAt) return null;

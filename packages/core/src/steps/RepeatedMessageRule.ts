@@ -28,13 +28,19 @@ export class RepeatedMessageRule implements StepRule {
   ) {}
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
-    if (event.kind !== 'message' || event.message.key === '') return null;
+    if (event.kind !== 'message' || event.message.blank) return null;
     const { message } = event;
-    let similar = history.messages.filter((m) => m.key === message.key);
-    if (similar.length < this.threshold && history.messages.length >= this.threshold) {
+    // Fewer messages in the monologue than make a loop: no key needs reading.
+    if (history.messages.length < this.threshold) return null;
+    const key = history.messageKeyOf(message);
+    let similar = history.messages.filter((m) => history.messageKeyOf(m) === key);
+    if (similar.length < this.threshold) {
       const sketch = messageSketch(message);
       similar = history.messages.filter(
-        (m) => m === message || m.key === message.key || jaccard(sketch, messageSketch(m)) >= this.similarity,
+        (m) =>
+          m === message ||
+          history.messageKeyOf(m) === key ||
+          jaccard(sketch, messageSketch(m)) >= this.similarity,
       );
     }
     const repeats = similar.length;

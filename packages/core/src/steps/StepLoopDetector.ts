@@ -16,7 +16,7 @@ import { canonicalStep } from './shellCommand.js';
 import { type SealChecksum, sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
 import type { Step } from './step.js';
 import { StepHistory } from './stepHistory.js';
-import { actionKey, messageKey } from './stepKeys.js';
+import { actionKey, isBlankMessage } from './stepKeys.js';
 import {
   parsedStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
@@ -291,12 +291,12 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         this.partial.reset();
         const message = {
           step: index,
-          key: messageKey(valid.text),
+          blank: isBlankMessage(valid.text),
           text: valid.text,
           evidence: { step: index, call: this.calls, message: shorten(valid.text) },
         };
         this.history.addMessage(message);
-        if (message.key === '') this.history.rejectedSinceInformative++;
+        if (message.blank) this.history.rejectedSinceInformative++;
         return this.judge(index, { kind: 'message', message }, this.messageRules);
       }
     }

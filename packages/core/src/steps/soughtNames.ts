@@ -38,28 +38,30 @@ export interface Search {
  */
 export class SoughtNames implements SnapshotPart {
   private sought = '';
+  /** The latest message's text, its name not yet read (see {@link heard}). */
+  private heardText: string | undefined;
   private readonly searches = new Map<string, Search>();
   /** The search the latest turn missed again (`undefined`: it missed none). */
   latest: Readonly<Search> | undefined;
   /** Whether the latest turn ended a search that had missed twice or more: it showed the name, or changed something. */
   broke = false;
 
-  /** Records a message: the name it says the next action looks for, when it names exactly one. */
+  /**
+   * Records a message: the name it says the next action looks for, when it names exactly one. The
+   * name is read from the text when a read follows (or a snapshot is taken): most messages lead to
+   * something else, and the next message replaces it.
+   */
   heard(text: string): void {
-    let found = '';
-    // An `exec` loop on the one pattern: `matchAll` makes a copy of the pattern per message.
-    NAMED.lastIndex = 0;
-    for (let match = NAMED.exec(text); match !== null; match = NAMED.exec(text)) {
-      const named = match[1] as string;
-      const name = named.slice(named.lastIndexOf('.') + 1);
-      if (name.length < MIN_NAME || name === found) continue;
-      if (found !== '') {
-        found = '';
-        break;
-      }
-      found = name;
+    this.heardText = text;
+  }
+
+  /** The name the latest message sought, read from its text on first need. */
+  private soughtName(): string {
+    if (this.heardText !== undefined) {
+      this.sought = nameSought(this.heardText);
+      this.heardText = undefined;
     }
-    this.sought = found;
+    return this.sought;
   }
 
   /**
@@ -68,8 +70,10 @@ export class SoughtNames implements SnapshotPart {
    * (0: not a miss).
    */
   record(read: string, changed: boolean, output: string, evidence: StepEvidence): number {
-    const name = this.sought;
+    // Only a read that changes nothing can miss the name: the message is read for it only then.
+    const name = read === '' || changed ? '' : this.soughtName();
     this.sought = '';
+    this.heardText = undefined;
     this.latest = undefined;
     this.broke = false;
     if (changed) {
@@ -100,7 +104,7 @@ export class SoughtNames implements SnapshotPart {
   /** The state: the name heard and at most 16 searches, four pieces of evidence each. */
   snapshot(): SnapshotJson {
     return {
-      sought: this.sought,
+      sought: this.soughtName(),
       searches: [...this.searches.values()].map((s) => ({
         ...s,
         evidence: s.evidence.map((e) => ({ ...e })),
@@ -116,6 +120,7 @@ export class SoughtNames implements SnapshotPart {
       'snapshot.history.searches',
     );
     this.sought = s.sought;
+    this.heardText = undefined;
     this.searches.clear();
     for (const search of s.searches)
       this.searches.set(`${search.path}\u0001${search.name}`, {
@@ -125,6 +130,21 @@ export class SoughtNames implements SnapshotPart {
     this.latest = undefined;
     this.broke = false;
   }
+}
+
+/** The one name `text` names in backquotes (its last dotted part), `''` when it names none or several. */
+function nameSought(text: string): string {
+  let found = '';
+  // An `exec` loop on the one pattern: `matchAll` makes a copy of the pattern per message.
+  NAMED.lastIndex = 0;
+  for (let match = NAMED.exec(text); match !== null; match = NAMED.exec(text)) {
+    const named = match[1] as string;
+    const name = named.slice(named.lastIndexOf('.') + 1);
+    if (name.length < MIN_NAME || name === found) continue;
+    if (found !== '') return '';
+    found = name;
+  }
+  return found;
 }
 
 // built on first use (see parseSnapshotPart)

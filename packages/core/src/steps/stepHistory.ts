@@ -5,6 +5,7 @@ import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
 import { SoughtNames } from './soughtNames.js';
 import { cleanEvidence } from './stepEvidence.js';
+import { messageKey } from './stepKeys.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
 
@@ -84,6 +85,12 @@ export class StepHistory implements SnapshotPart {
   readonly messageCounts = new Map<string, number>();
   /** Since the last informative turn: the newest messages (at most {@link RECENT_MESSAGES}). */
   readonly messages: MessageTurn[] = [];
+  /**
+   * The first message of the monologue, not yet counted in {@link messageCounts}: a message's key is
+   * computed when a second message of its monologue comes (or a snapshot is taken). Most messages are
+   * followed by a tool call, which ends the monologue, and are never compared with another.
+   */
+  private uncounted: MessageTurn | undefined;
   /** `periodRuns[p]`: trailing turns equal to the turn `p` before them. */
   readonly periodRuns: number[] = new Array(MAX_TRACKED_PERIOD + 1).fill(0);
   /** Step index of the last informative turn; `-1` before any. */
@@ -212,6 +219,7 @@ export class StepHistory implements SnapshotPart {
     if (this.outcomeCounts.size > 0) this.outcomeCounts.clear();
     if (this.messageCounts.size > 0) this.messageCounts.clear();
     this.messages.length = 0;
+    this.uncounted = undefined;
   }
 
   /**
@@ -221,14 +229,36 @@ export class StepHistory implements SnapshotPart {
   private endMonologue(): void {
     if (this.messageCounts.size > 0) this.messageCounts.clear();
     this.messages.length = 0;
+    this.uncounted = undefined;
   }
 
-  /** Records a message; returns how many messages with its key came since the last informative turn. */
-  addMessage(message: MessageTurn): number {
+  /**
+   * Records a message. Its key is counted in {@link messageCounts} (in the order the messages came)
+   * once a second message of the monologue comes: until then no rule compares it.
+   */
+  addMessage(message: MessageTurn): void {
+    const alone = this.messages.length === 0;
     this.messages.push(message);
     this.searches.heard(message.text);
     if (this.messages.length > RECENT_MESSAGES) this.messages.shift();
-    return bump(this.messageCounts, message.key);
+    if (alone) {
+      this.uncounted = message;
+      return;
+    }
+    this.countUncounted();
+    bump(this.messageCounts, this.messageKeyOf(message));
+  }
+
+  /** `message`'s key (`messageKey` of its text), computed on first read and kept on it. */
+  messageKeyOf(message: MessageTurn): string {
+    message.key ??= messageKey(message.text);
+    return message.key;
+  }
+
+  private countUncounted(): void {
+    if (this.uncounted === undefined) return;
+    bump(this.messageCounts, this.messageKeyOf(this.uncounted));
+    this.uncounted = undefined;
   }
 
   /** Trailing turns equal to the turn `period` turns before them (0 when the last turn breaks the pattern). */
@@ -259,6 +289,7 @@ export class StepHistory implements SnapshotPart {
 
   /** The history's state: bounded by its windows and sets, never by the run's length. */
   snapshot(): SnapshotJson {
+    this.countUncounted();
     return {
       recent: this.recent.map(
         ({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
@@ -279,10 +310,11 @@ export class StepHistory implements SnapshotPart {
       errorCounts: [...this.errorCounts],
       outcomeCounts: [...this.outcomeCounts],
       messageCounts: [...this.messageCounts],
-      messages: this.messages.map(({ sketch: _s, text, evidence, ...message }) => ({
-        ...message,
-        text: text.slice(0, SNAPSHOT_TEXT),
-        evidence: { ...evidence },
+      messages: this.messages.map((message) => ({
+        step: message.step,
+        key: this.messageKeyOf(message),
+        text: message.text.slice(0, SNAPSHOT_TEXT),
+        evidence: { ...message.evidence },
       })),
       periodRuns: [...this.periodRuns],
       lastInformativeStep: this.lastInformativeStep,
@@ -320,8 +352,9 @@ export class StepHistory implements SnapshotPart {
     this.messages.splice(
       0,
       this.messages.length,
-      ...s.messages.map((m) => ({ ...m, evidence: cleanEvidence(m.evidence) })),
+      ...s.messages.map((m) => ({ ...m, blank: m.key === '', evidence: cleanEvidence(m.evidence) })),
     );
+    this.uncounted = undefined;
     this.periodRuns.splice(0, this.periodRuns.length, ...s.periodRuns);
     this.lastInformativeStep = s.lastInformativeStep;
     this.turnsSinceInformative = s.turnsSinceInformative;

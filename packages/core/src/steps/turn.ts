@@ -45,8 +45,13 @@ export interface Turn {
 /** One message, as the rules see it. */
 export interface MessageTurn {
   step: number;
-  /** Whitespace collapsed, lower-cased, digits left out. */
-  key: string;
+  /**
+   * Whitespace collapsed, lower-cased, digits left out (`messageKey`); computed when first read
+   * (`StepHistory.messageKeyOf`): only a monologue's messages are compared by it.
+   */
+  key?: string;
+  /** Whether the message has nothing but digits and whitespace (its key is `''`): a rejected reply. */
+  blank: boolean;
   text: string;
   /** Near-duplicate sketch, computed when first needed. */
   sketch?: Sketch;

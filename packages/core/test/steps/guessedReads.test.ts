@@ -89,3 +89,24 @@ describe.each(Object.entries(shapes))(
     });
   },
 );
+
+describe('the name a message seeks, read from it when a read follows', () => {
+  const sought = (steps: readonly Step[]): string => {
+    const { detector } = makeStepDetector();
+    feed(detector, steps);
+    return (detector.snapshot() as unknown as { history: { searches: { sought: string } } }).history.searches
+      .sought;
+  };
+
+  it('a snapshot taken after the message holds the name it seeks', () => {
+    expect(sought([{ type: 'message', text: 'Let me find the `Query.build_where()` method.' }])).toBe(
+      'build_where',
+    );
+  });
+
+  it('the next message replaces it, and a turn ends it', () => {
+    const seek = (name: string): Step => ({ type: 'message', text: `Where is \`${name}\`?` });
+    expect(sought([seek('build_where'), seek('make_limit')])).toBe('make_limit');
+    expect(sought([seek('build_where'), ...turn('ls', 'a.py')])).toBe('');
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { messageKey } from '../../src/steps/stepKeys.js';
+import { isBlankMessage, messageKey } from '../../src/steps/stepKeys.js';
 
 /** `messageKey` as first written: a chain of comparisons per character. */
 function oracleMessageKey(text: string): string {
@@ -48,5 +48,26 @@ describe('messageKey against its form as first written', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('isBlankMessage', () => {
+  it('is true exactly when the message key is empty', () => {
+    const text = fc
+      .array(
+        fc.oneof(fc.constantFrom(' ', '\t', '\n', '\r', '\u000b', '\u00a0', '0', '9', 'a'), fc.string()),
+        {
+          maxLength: 12,
+        },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(isBlankMessage(value)).toBe(messageKey(value) === '');
+      }),
+      { numRuns: 5000 },
+    );
+    expect(isBlankMessage(' 12\n\t\r')).toBe(true);
+    expect(isBlankMessage('12 x')).toBe(false);
   });
 });
