@@ -66,7 +66,8 @@ exports.pino = (...args) => (pino ??= createRequire(__filename)('pino').pino)(..
 // and no schema is made when they load (`lazySchema`); a call of a project without a configuration
 // file, on a snapshot the hook sealed itself, makes none. zod itself (the members loopguard uses,
 // tree-shaken) is its own file, dist/bundle/zod-subset.cjs, compiled with V8's code cache of it,
-// zod-subset.cache, made beside the blob (build-hook-snapshot.mjs; `ZOD_WRAPPER` there).
+// zod-subset.cache, made beside the blob (build-hook-snapshot.mjs, which compiles it in the same
+// wrapper). A member of `z` missing from ZOD_MEMBERS is an error that names it.
 const ZOD_MEMBERS = [
   'any',
   'array',
@@ -127,7 +128,13 @@ function load() {
   return zod;
 }
 exports.config = (setting) => (zod === undefined ? settings.push(setting) : zod.config(setting));
-exports.z = new Proxy({}, { get: (_, key) => load().z[key] });`,
+exports.z = new Proxy({}, {
+  get: (_, key) => {
+    const member = load().z[key];
+    if (member === undefined && typeof key === 'string') throw new Error('z.' + key + ' is not in zod-subset.cjs: add it to ZOD_MEMBERS (bundle-hook.mjs)');
+    return member;
+  },
+});`,
 );
 
 await build({
