@@ -60,6 +60,83 @@ let pino;
 exports.pino = (...args) => (pino ??= createRequire(__filename)('pino').pino)(...args);`,
 );
 
+// zod's code is not evaluated in the hook's startup snapshot: it was a quarter of the snapshot
+// bundle's source and, evaluated, ≈ 4 ms of every call's start (its heap deserialized: docs/benchmarks.md).
+// The snapshot's modules that import `zod` get a stand-in whose `z` and `config` load it on first use,
+// and no schema is made when they load (`lazySchema`); a call of a project without a configuration
+// file, on a snapshot the hook sealed itself, makes none. zod itself (the members loopguard uses,
+// tree-shaken) is its own file, dist/bundle/zod-subset.cjs, compiled with V8's code cache of it,
+// zod-subset.cache, made beside the blob (build-hook-snapshot.mjs, which compiles it in the same
+// wrapper). A member of `z` missing from ZOD_MEMBERS is an error that names it.
+const ZOD_MEMBERS = [
+  'any',
+  'array',
+  'boolean',
+  'coerce',
+  'enum',
+  'instanceof',
+  'lazy',
+  'literal',
+  'looseObject',
+  'NEVER',
+  'number',
+  'object',
+  'partialRecord',
+  'record',
+  'strictObject',
+  'string',
+  'tuple',
+  'union',
+  'unknown',
+  'url',
+];
+await build({
+  ...options,
+  input: '\0zod-subset-entry',
+  plugins: [
+    replaceModule(
+      'zod-subset-entry',
+      '\0zod-subset-entry',
+      '\0zod-subset-entry',
+      `import { z, config } from 'zod';\nexport const zod = { config, z: { ${ZOD_MEMBERS.map((m) => `${m}: z.${m}`).join(', ')} } };`,
+    ),
+  ],
+  output: { file: `${outDir}/zod-subset.cjs`, format: 'cjs', codeSplitting: false, charset: 'ascii' },
+});
+const zodOnUse = replaceModule(
+  'zod-on-use',
+  'zod',
+  '\0zod-on-use',
+  `const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+const { startupSnapshot } = require('node:v8');
+const dir = __dirname; // the bundle's folder, where the snapshot is built
+let zod;
+const settings = [];
+function load() {
+  if (zod !== undefined) return zod;
+  if (startupSnapshot.isBuildingSnapshot()) throw new Error('zod was loaded while the startup snapshot was built: make the schema on first use (lazySchema)');
+  const file = join(dir, 'zod-subset.cjs');
+  let cachedData;
+  try { cachedData = readFileSync(join(dir, 'zod-subset.cache')); } catch {}
+  const script = new Script('(function (exports, require, module) {' + readFileSync(file, 'latin1') + '\\n})', { filename: file, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module);
+  zod = module.exports.zod;
+  for (const setting of settings) zod.config(setting);
+  return zod;
+}
+exports.config = (setting) => (zod === undefined ? settings.push(setting) : zod.config(setting));
+exports.z = new Proxy({}, {
+  get: (_, key) => {
+    const member = load().z[key];
+    if (member === undefined && typeof key === 'string') throw new Error('z.' + key + ' is not in zod-subset.cjs: add it to ZOD_MEMBERS (bundle-hook.mjs)');
+    return member;
+  },
+});`,
+);
+
 await build({
   ...options,
   input: `${cli}dist/hook/hookMain.js`,
@@ -120,7 +197,7 @@ await build({
   ...options,
   input: `${cli}dist/hook/hookSnapshot.js`,
   external: ['@pydantic/genai-prices'],
-  plugins: [evaluatedAtBuild(`${cli}dist/hook/hookSnapshot.js`), addonAtBuild, pinoOnUse],
+  plugins: [evaluatedAtBuild(`${cli}dist/hook/hookSnapshot.js`), addonAtBuild, pinoOnUse, zodOnUse],
   output: {
     file: `${outDir}/hook-snapshot.cjs`,
     format: 'cjs',

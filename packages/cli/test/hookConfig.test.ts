@@ -34,4 +34,18 @@ describe('the hook section of loopguard.config.yaml', () => {
     expect(file).not.toBe(DEFAULT_HOOK_CONFIG);
     expect(file).toMatchObject({ lockTimeoutMs: 10, detector: { repeatThreshold: 5 } });
   });
+
+  it('reads a file that sets no hook option as the defaults, made without zod like them', async () => {
+    // the defaults are written out (the snapshot holds no zod): the schema must give the same
+    const { enabled, lockTimeoutMs, prices, detector } = DEFAULT_HOOK_CONFIG;
+    const stated = await readHookConfig(
+      project(`hook:\n  enabled: true\n  lockTimeoutMs: ${lockTimeoutMs}\n`),
+    );
+    expect(stated).toEqual({ enabled, lockTimeoutMs, prices, detector });
+    for (const text of ['spend:\n  session:\n    maxCostUsd: 5\n', 'hook: {}\n', 'hook:\n']) {
+      const config = await readHookConfig(project(text));
+      expect(config).toMatchObject({ enabled, lockTimeoutMs, detector });
+    }
+    await expect(readHookConfig(project('hook:\n  lockTimeoutMs: -1\n'))).rejects.toThrow(/lockTimeoutMs/);
+  });
 });

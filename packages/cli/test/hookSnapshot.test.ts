@@ -159,6 +159,28 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     expect([...source].filter((character) => character > '\u007f')).toEqual([]);
   });
 
+  it("holds no zod: zod's code is its own file, loaded by a call that validates something", async () => {
+    const bundle = join(blob, '..');
+    const source = readFileSync(join(bundle, 'hook-snapshot.cjs'), 'utf8');
+    expect(source).not.toContain('$ZodType');
+    expect(readFileSync(join(bundle, 'zod-subset.cjs'), 'utf8')).toContain('$ZodType');
+    // a project whose configuration the call validates: zod is loaded, the option refused by name
+    const dir = mkdtempSync(join(scratch, 'zod-'));
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { repeatThreshold: 1 } }));
+    const event = claudeEvent(dir, 's1', 'PostToolUse', {
+      tool_name: 'Read',
+      tool_input: {},
+      tool_response: '',
+    });
+    const { code, stdout, stderr } = await shellHook(
+      snapshotHookCommand([process.execPath, bin], blob, 'claude'),
+      dir,
+      event,
+    );
+    expect([code, stdout, stderr]).toEqual([0, '', '']);
+    expect(readFileSync(join(dir, '.loopguard', 'hook.log'), 'utf8')).toContain('repeatThreshold');
+  });
+
   it('runs hook calls only: anything else exits so that the command starts without it', async () => {
     const run = (...args: string[]) =>
       execa(process.execPath, ['--snapshot-blob', blob, bin, ...args], { reject: false, stdin: 'ignore' });

@@ -1,7 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -117,6 +126,29 @@ describe('the packages as published', () => {
         [0, ''],
       ]);
       expect(viaSnapshot.map(({ stdout }) => stdout).join('')).toContain('additionalContext');
+      // zod is not in the snapshot: a project's configuration loads it, compiled with the code cache
+      // install.sh made beside the blob for this node
+      expect(existsSync(join(dirname(blob), 'zod-subset.cache'))).toBe(true);
+      const configured = join(app, 'configured');
+      mkdirSync(configured);
+      writeFileSync(
+        join(configured, 'loopguard.config.json'),
+        JSON.stringify({ hook: { sameErrorThreshold: 2 } }),
+      );
+      const withConfig = [0, 1].map(() =>
+        spawnSync('/bin/sh', ['-c', command], {
+          cwd: configured,
+          input: failing.replace('"s1"', '"s3"').replace(JSON.stringify(app), JSON.stringify(configured)),
+          encoding: 'utf8',
+          env: userEnv,
+        }),
+      );
+      expect(withConfig.map(({ status, stderr }) => [status, stderr])).toEqual([
+        [0, ''],
+        [0, ''],
+      ]);
+      // nudged at the second failure: the project's sameErrorThreshold, read through zod
+      expect(withConfig[1]?.stdout).toContain('additionalContext');
       // the status line init sets is node running the installed bundle, and it reads the sessions
       run(['init', 'claude', '--command-hooks', '--status-line']);
       const statusLine: string = JSON.parse(readFileSync(join(app, '.claude', 'settings.json'), 'utf8'))

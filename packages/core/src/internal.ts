@@ -16,7 +16,7 @@ export { boundedText } from './kernel/boundedText.js';
 export { checkedClock } from './kernel/clock.js';
 export { numberOf, recordOf } from './kernel/jsonValues.js';
 export { type Logger, silentLogger } from './kernel/logger.js';
-export { clockSchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';
+export { clockSchema, lazySchema, loggerSchema, portSchema } from './kernel/optionSchemas.js';
 export { parseOptions } from './kernel/parseOptions.js';
 export { RecentSet } from './kernel/RecentSet.js';
 export { SafeEmitter } from './kernel/SafeEmitter.js';

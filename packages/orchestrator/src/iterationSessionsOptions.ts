@@ -45,8 +45,8 @@ export interface IterationSessionsOptions {
 export const iterationSessionsOptionsSchema = z.strictObject({
   stateMachine: stateMachineSchema,
   store: iterationStoreSchema.optional(),
-  clock: clockSchema.optional(),
-  logger: loggerSchema.optional(),
+  clock: clockSchema().optional(),
+  logger: loggerSchema().optional(),
   markInProgress: z.boolean().default(true),
   monitor: portSchema<GuardMonitor>('must be a GuardMonitor', 'snapshot').optional(),
 });

@@ -63,7 +63,7 @@ export const postgresStorageOptionsSchema = z
     idleTimeoutMs: z.number().int().min(0).max(86_400_000).default(30_000),
     statementTimeoutMs: z.number().int().min(0).max(86_400_000).default(30_000),
     migrate: z.boolean().default(true),
-    clock: clockSchema.optional(),
-    logger: loggerSchema.optional(),
+    clock: clockSchema().optional(),
+    logger: loggerSchema().optional(),
   })
   .strict();

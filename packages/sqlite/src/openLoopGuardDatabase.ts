@@ -9,7 +9,7 @@ import {
   storageOf,
   systemClock,
 } from '@loopguard/core';
-import { clockSchema, describeValue, parseOptions } from '@loopguard/core/internal';
+import { clockSchema, describeValue, lazySchema, parseOptions } from '@loopguard/core/internal';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
@@ -95,21 +95,27 @@ export interface LoopGuardDatabase {
 /** Largest value SQLite keeps in its 32-bit integer settings (`busy_timeout`, `wal_autocheckpoint`). */
 const INT32_MAX = 2 ** 31 - 1;
 
-/** zod schema of {@link OpenLoopGuardDatabaseOptions}; unknown keys are rejected so that typos surface. */
-const optionsSchema = z.strictObject({
-  synchronous: z.enum(['NORMAL', 'FULL']).optional(),
-  busyTimeoutMs: z.number().int().min(0).max(INT32_MAX).optional(),
-  busyRetry: z
-    .strictObject({
-      retries: z.number().int().min(0),
-      initialDelayMs: z.number().finite().min(0).max(INT32_MAX),
-    })
-    .optional(),
-  walAutocheckpointPages: z.number().int().min(0).max(INT32_MAX).optional(),
-  clock: clockSchema.optional(),
-  readonly: z.boolean().optional(),
-  createDirectory: z.boolean().optional(),
-});
+/**
+ * zod schema of {@link OpenLoopGuardDatabaseOptions}; unknown keys are rejected so that typos surface.
+ * Made on first use (`lazySchema`): a hook call opens a database through here only when it creates
+ * or migrates one.
+ */
+const optionsSchema = lazySchema(() =>
+  z.strictObject({
+    synchronous: z.enum(['NORMAL', 'FULL']).optional(),
+    busyTimeoutMs: z.number().int().min(0).max(INT32_MAX).optional(),
+    busyRetry: z
+      .strictObject({
+        retries: z.number().int().min(0),
+        initialDelayMs: z.number().finite().min(0).max(INT32_MAX),
+      })
+      .optional(),
+    walAutocheckpointPages: z.number().int().min(0).max(INT32_MAX).optional(),
+    clock: clockSchema().optional(),
+    readonly: z.boolean().optional(),
+    createDirectory: z.boolean().optional(),
+  }),
+);
 
 function unavailable(path: string, problem: string, cause?: unknown): StorageError {
   return new StorageError(
@@ -199,7 +205,7 @@ export function openLoopGuardDatabase(
   pathOrDb: string | Database.Database,
   options: OpenLoopGuardDatabaseOptions = {},
 ): LoopGuardDatabase {
-  parseOptions(optionsSchema, options, 'openLoopGuardDatabase options');
+  parseOptions(optionsSchema(), options, 'openLoopGuardDatabase options');
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
   let readonly = options.readonly === true;

@@ -1,10 +1,10 @@
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
-import { parseStepLoopDetectorOptions, type StepLoopDetectorOptions } from '@loopguard/core/steps';
+import { defaultStepLoopDetectorOptions, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { readRolloutSteps } from './codexRollout.js';
 import { guardCodexSession } from './guardCodexSession.js';
 import { type GuardContext, guardSession } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
-import { DEFAULT_HOOK_CONFIG, type HookConfig, readHookConfig } from './hookConfig.js';
+import { type HookConfig, readHookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
@@ -73,19 +73,19 @@ export async function guardProject(
   }
 }
 
-/** The detector's options of a project without a configuration file, validated once (in the hook's startup snapshot). */
-const DEFAULT_DETECTOR_OPTIONS = parseStepLoopDetectorOptions({
-  ...DEFAULT_HOOK_CONFIG.detector,
-  logger: noopLogger,
-});
+/**
+ * The detector's options of a project without a configuration file, made once (in the hook's
+ * startup snapshot), without zod.
+ */
+export const DEFAULT_DETECTOR_OPTIONS = defaultStepLoopDetectorOptions(noopLogger);
 
 /**
- * The options of the session's detector, with the hook's logger: those of a project without a
- * configuration file are validated once, not on every call (a project's file is read and its
- * options validated on each call, by the detector).
+ * The options of the session's detector, with the hook's logger: a project whose configuration sets
+ * none (no file, or a file without detector options) gets the defaults made once; a project's own
+ * options are validated on each call, by the detector.
  */
 function detectorOptions(config: HookConfig): StepLoopDetectorOptions {
-  return config === DEFAULT_HOOK_CONFIG
+  return Object.keys(config.detector).length === 0
     ? DEFAULT_DETECTOR_OPTIONS
     : { ...config.detector, logger: noopLogger };
 }

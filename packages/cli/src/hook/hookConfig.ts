@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { lazySchema } from '@loopguard/core/internal';
 import {
   type ModelPrice,
   parseSpendOptions,
@@ -28,23 +29,44 @@ export interface HookConfig {
   prices: Record<string, ModelPrice>;
 }
 
-const hookSectionSchema = z
-  .object({
-    enabled: z.boolean().default(true),
-    lockTimeoutMs: z.number().int().min(0).max(60_000).default(DEFAULT_HOOK_LOCK_TIMEOUT_MS),
-    // A project's polling commands are added to the defaults (`sleep`, `gh run watch`, ...): a
-    // configuration file cannot spread a list the way code does.
-    exemptCommands: z
-      .array(z.string())
-      .transform((sources) => [...DEFAULT_EXEMPT_COMMANDS, ...sources.map((source) => new RegExp(source))])
-      .optional(),
-  })
-  .catchall(z.unknown());
-
-/** The configuration of a project without a configuration file, made once (in the hook's startup snapshot): most projects have none. */
-export const DEFAULT_HOOK_CONFIG: Readonly<HookConfig> = frozen(
-  configOf(hookSectionSchema.parse({}), undefined),
+/** The `hook` section's schema, made on first use (`lazySchema`): a project without a configuration file validates nothing. */
+const hookSectionSchema = lazySchema(() =>
+  z
+    .object({
+      enabled: z.boolean().default(true),
+      lockTimeoutMs: z.number().int().min(0).max(60_000).default(DEFAULT_HOOK_LOCK_TIMEOUT_MS),
+      // A project's polling commands are added to the defaults (`sleep`, `gh run watch`, ...): a
+      // configuration file cannot spread a list the way code does.
+      exemptCommands: z
+        .array(z.string())
+        .transform((sources) => [...DEFAULT_EXEMPT_COMMANDS, ...sources.map((source) => new RegExp(source))])
+        .optional(),
+    })
+    .catchall(z.unknown()),
 );
+
+/** What the schema gives for an empty `hook` section, without zod (a test holds the two equal). */
+const DEFAULT_SECTION: z.output<ReturnType<typeof hookSectionSchema>> = {
+  enabled: true,
+  lockTimeoutMs: DEFAULT_HOOK_LOCK_TIMEOUT_MS,
+};
+
+/** Whether a `hook` section sets nothing: an empty object (`hook: {}`, or no section at all). */
+function isEmptySection(section: unknown): boolean {
+  return (
+    section !== null &&
+    typeof section === 'object' &&
+    Object.getPrototypeOf(section) === Object.prototype &&
+    Object.keys(section).length === 0
+  );
+}
+
+/**
+ * The configuration of a project without a configuration file, made once (in the hook's startup
+ * snapshot) without zod: what the schema gives for an empty section (a test holds them equal).
+ * Most projects have none.
+ */
+export const DEFAULT_HOOK_CONFIG: Readonly<HookConfig> = frozen(configOf(DEFAULT_SECTION, undefined));
 
 function frozen(config: HookConfig): Readonly<HookConfig> {
   Object.freeze(config.detector);
@@ -75,7 +97,9 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
     spendSection === undefined || spendSection === null
       ? undefined
       : parseSpendOptions(spendSection, `config ${file}: spend`);
-  const result = hookSectionSchema.safeParse(section);
+  // A file without a `hook` section (a budget only) gives the section's defaults, without zod.
+  if (isEmptySection(section)) return configOf(DEFAULT_SECTION, spend);
+  const result = hookSectionSchema().safeParse(section);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new Error(`config ${file}: hook.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
@@ -85,7 +109,7 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
 
 /** The configuration of a parsed `hook` section and the resolved `spend` section. */
 function configOf(
-  section: z.output<typeof hookSectionSchema>,
+  section: z.output<ReturnType<typeof hookSectionSchema>>,
   spend: ResolvedSpendOptions | undefined,
 ): HookConfig {
   const { enabled, lockTimeoutMs, exemptCommands, ...detector } = section;

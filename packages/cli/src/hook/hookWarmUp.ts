@@ -1,9 +1,9 @@
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
+import { DEFAULT_DETECTOR_OPTIONS } from './guardProject.js';
 import { guardSession } from './guardSession.js';
 import type { HookDialect } from './hookEvent.js';
-import { noopLogger } from './noopLogger.js';
 import { readHookEvent } from './runHook.js';
 
 /** The CLIs' tool calls of the made-up session: each CLI's shell tool, before and after it runs. */
@@ -42,7 +42,7 @@ export function warmUpHook(): void {
         const event = readHookEvent(dialect, JSON.stringify(payload), {});
         const { result, next } = guardSession(event, session, {
           agent: dialect.agent,
-          detector: { logger: noopLogger },
+          detector: DEFAULT_DETECTOR_OPTIONS,
           record: () => {},
           now: () => 0,
         });

@@ -1,5 +1,14 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { SealChecksum } from '@loopguard/core/steps';
+
+/**
+ * SHA-256 of a text as hex: node's one-shot `crypto.hash` (node 20.12 and later), which makes no
+ * `Hash` object and stream, else `createHash`. Both give the same digest.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 /**
  * The checksum the hook seals a session's snapshot with: SHA-256 by `node:crypto`, at native
@@ -11,5 +20,5 @@ import type { SealChecksum } from '@loopguard/core/steps';
  */
 export const SHA256_SEAL_CHECKSUM: SealChecksum = {
   name: 'sha256',
-  digest: (text) => createHash('sha256').update(text).digest('hex'),
+  digest: sha256Hex,
 };

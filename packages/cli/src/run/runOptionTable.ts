@@ -61,7 +61,7 @@ const spend = z.union([z.string(), z.record(z.string(), z.unknown())]).transform
       return z.NEVER;
     }
   }
-  const parsed = spendOptionsSchema.safeParse(input);
+  const parsed = spendOptionsSchema().safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   // The issue keeps its path inside the section, so that the error names the key and its value.

@@ -110,8 +110,8 @@ export const loopDetectorOptionsSchema = z
     pruneBatchSize: positiveInt.default(1000),
     sharedStorage: z.boolean().default(false),
     attemptStore: attemptStoreSchema.optional(),
-    clock: clockSchema.optional(),
-    logger: loggerSchema.optional(),
+    clock: clockSchema().optional(),
+    logger: loggerSchema().optional(),
   })
   .refine((o) => o.maxAttemptsBeforeForceNext >= o.maxAttempts, {
     message: 'must be at least maxAttempts',

@@ -80,8 +80,8 @@ export const stagnationBreakerOptionsSchema = z.strictObject({
   cooldownMs: z.number().finite().min(0, 'must be ≥ 0').default(DEFAULT_COOLDOWN_MS),
   autoReset: z.boolean().default(false),
   snapshot: z.unknown().optional(),
-  clock: clockSchema.optional(),
-  logger: loggerSchema.optional(),
+  clock: clockSchema().optional(),
+  logger: loggerSchema().optional(),
 });
 
 /** {@link StagnationBreakerOptions} after defaults. */

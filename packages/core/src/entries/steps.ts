@@ -22,6 +22,7 @@ export { FNV_SEAL_CHECKSUM, type SealChecksum, STEP_SNAPSHOT_LAYOUT } from '../s
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
 export {
+  defaultStepLoopDetectorOptions,
   parseStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
 } from '../steps/stepLoopDetectorOptions.js';

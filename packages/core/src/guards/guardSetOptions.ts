@@ -64,8 +64,8 @@ export const guardSetOptionsSchema = z.strictObject({
     .array(z.union([z.string().min(1, 'must not be empty'), z.instanceof(RegExp)]))
     .readonly()
     .default([]),
-  clock: clockSchema.optional(),
-  logger: loggerSchema.optional(),
+  clock: clockSchema().optional(),
+  logger: loggerSchema().optional(),
 });
 
 /** {@link GuardSetOptions} after defaults. */

@@ -24,7 +24,23 @@ export function portSchema<T>(message: string, ...methods: string[]): z.ZodType<
   }) as unknown as z.ZodType<T>;
 }
 
-export const clockSchema = portSchema<Clock>('must have a now() method', 'now');
+/**
+ * A schema made on first use, not when its module loads; the same one on every call. The command
+ * hook starts from a V8 startup snapshot that holds whatever its modules make when they load, and
+ * zod's code is evaluated only when a first schema is made: a hook call that validates nothing
+ * (most of them) never pays for zod (docs/decisions.md).
+ * @example const schema = lazySchema(() => z.number()); schema().parse(1);
+ */
+export function lazySchema<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
 
-/** Schema of an injected pino {@link Logger}. */
-export const loggerSchema = portSchema<Logger>('must be a pino logger', 'child');
+/** Schema of an injected {@link Clock} (made on first use: {@link lazySchema}). */
+export const clockSchema = lazySchema(() => portSchema<Clock>('must have a now() method', 'now'));
+
+/** Schema of an injected pino {@link Logger} (made on first use: {@link lazySchema}). */
+export const loggerSchema = lazySchema(() => portSchema<Logger>('must be a pino logger', 'child'));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import type { ModelPrice } from './priceBook.js';
 
@@ -62,34 +63,38 @@ export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate' | 'o
   burnRate?: Required<Pick<BurnRateOptions, 'forMinutes' | 'action'>> & BurnRateOptions;
 };
 
-const positive = z.number().positive().finite();
-const capsSchema = z.strictObject({
-  maxTokens: z.number().int().positive().optional(),
-  maxCostUsd: positive.optional(),
-});
-const priceSchema = z.strictObject({
-  input: z.number().min(0).finite(),
-  output: z.number().min(0).finite(),
-  cacheWrite: z.number().min(0).finite().optional(),
-  cacheRead: z.number().min(0).finite().optional(),
-});
-
-/** The schema of {@link SpendOptions}. */
-export const spendOptionsSchema = z.strictObject({
-  session: capsSchema.optional(),
-  task: capsSchema.optional(),
-  projectDay: capsSchema.optional(),
-  warnAt: z.number().gt(0).lt(1).default(DEFAULT_SPEND_WARN_AT),
-  burnRate: z
-    .strictObject({
-      tokensPerMinute: positive.optional(),
-      costUsdPerMinute: positive.optional(),
-      forMinutes: z.number().int().min(1).max(120).default(DEFAULT_BURN_MINUTES),
-      action: z.enum(['warn', 'stop']).default('warn'),
-    })
-    .optional(),
-  prices: z.record(z.string().min(1), priceSchema).optional(),
-  onUnknownPrice: z.enum(['warn', 'stop']).default(DEFAULT_ON_UNKNOWN_PRICE),
+/**
+ * The schema of {@link SpendOptions}. Made on first use (`lazySchema`): a hook call validates spend
+ * options only when the project's configuration file has a `spend` section.
+ */
+export const spendOptionsSchema = lazySchema(() => {
+  const positive = z.number().positive().finite();
+  const capsSchema = z.strictObject({
+    maxTokens: z.number().int().positive().optional(),
+    maxCostUsd: positive.optional(),
+  });
+  const priceSchema = z.strictObject({
+    input: z.number().min(0).finite(),
+    output: z.number().min(0).finite(),
+    cacheWrite: z.number().min(0).finite().optional(),
+    cacheRead: z.number().min(0).finite().optional(),
+  });
+  return z.strictObject({
+    session: capsSchema.optional(),
+    task: capsSchema.optional(),
+    projectDay: capsSchema.optional(),
+    warnAt: z.number().gt(0).lt(1).default(DEFAULT_SPEND_WARN_AT),
+    burnRate: z
+      .strictObject({
+        tokensPerMinute: positive.optional(),
+        costUsdPerMinute: positive.optional(),
+        forMinutes: z.number().int().min(1).max(120).default(DEFAULT_BURN_MINUTES),
+        action: z.enum(['warn', 'stop']).default('warn'),
+      })
+      .optional(),
+    prices: z.record(z.string().min(1), priceSchema).optional(),
+    onUnknownPrice: z.enum(['warn', 'stop']).default(DEFAULT_ON_UNKNOWN_PRICE),
+  });
 });
 
 /**
@@ -98,7 +103,7 @@ export const spendOptionsSchema = z.strictObject({
  * @throws ConfigurationError naming the key and the value.
  */
 export function parseSpendOptions(input: unknown, what = 'spend options'): ResolvedSpendOptions {
-  return parseOptions(spendOptionsSchema, input, what) as ResolvedSpendOptions;
+  return parseOptions(spendOptionsSchema(), input, what) as ResolvedSpendOptions;
 }
 
 /** Whether the options set any cap or alarm (the guard is off otherwise). */

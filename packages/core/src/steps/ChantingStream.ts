@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import {
   afterFences,
   ChantRun,
@@ -182,7 +183,7 @@ export class ChantingStream implements SnapshotPart {
  * Fields added after the first snapshots have defaults, so an older snapshot still restores. Built
  * on first use (see parseSnapshotPart).
  */
-const streamStateSchema = z.lazy(() => {
+const streamStateSchema = lazySchema(() => {
   const count = z.number().int().nonnegative();
   const chant = z.object({ segment: z.string(), count });
   return z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { otherCopy, probeDiagnosis } from './probeDiagnosis.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
@@ -124,7 +125,7 @@ export class OutcomeStagnationRule implements StepRule {
 }
 
 // built on first use (see parseSnapshotPart)
-const stateSchema = z.lazy(() =>
+const stateSchema = lazySchema(() =>
   z.object({
     armedAt: z.number().int().min(-1),
     questionsAt: z.number().int().nonnegative().default(0),

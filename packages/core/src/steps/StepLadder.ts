@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import type { LoopProgress, StepLoopType } from './StepRule.js';
 import type { StepHistory } from './stepHistory.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
@@ -111,7 +112,7 @@ export class StepLadder implements SnapshotPart {
 }
 
 // built on first use (see parseSnapshotPart)
-const ladderStateSchema = z.lazy(() =>
+const ladderStateSchema = lazySchema(() =>
   z.object({
     nudgedAt: z.number().int().min(-1),
     hitsSinceNudge: z.number().int().nonnegative(),

@@ -84,7 +84,7 @@ export function failureCountsSchema(max: number) {
         z.object({
           errorClass: z.number().int(),
           count: z.number().int().positive(),
-          evidence: z.array(evidenceSchema).min(1).max(3),
+          evidence: z.array(evidenceSchema()).min(1).max(3),
         }),
       ]),
     )

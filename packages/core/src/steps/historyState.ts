@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { evidenceSchema } from './stepEvidence.js';
 
 /** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
 export const MAX_TRACKED_PERIOD = 16;
 
 /** zod schema of a {@link StepHistory} snapshot, built on first use (see parseSnapshotPart). */
-export const historyStateSchema = z.lazy(() => {
+export const historyStateSchema = lazySchema(() => {
   const int = z.number().int();
   const hash = z.number().int().nonnegative();
   const seenSchema = z.object({ previous: z.array(hash), current: z.array(hash) });
@@ -25,7 +26,7 @@ export const historyStateSchema = z.lazy(() => {
         rejected: z.boolean(),
         outputLength: int.nonnegative(),
         duplicates: int.nonnegative(),
-        evidence: evidenceSchema,
+        evidence: evidenceSchema(),
       }),
     ),
     probes: z.unknown(),
@@ -40,7 +41,7 @@ export const historyStateSchema = z.lazy(() => {
     errorCounts: z.array(z.tuple([hash, int.positive()])),
     outcomeCounts: z.array(z.tuple([hash, int.positive()])),
     messageCounts: z.array(z.tuple([z.string(), int.positive()])),
-    messages: z.array(z.object({ step: int, key: z.string(), text: z.string(), evidence: evidenceSchema })),
+    messages: z.array(z.object({ step: int, key: z.string(), text: z.string(), evidence: evidenceSchema() })),
     periodRuns: z.array(int.nonnegative()).length(MAX_TRACKED_PERIOD + 1),
     lastInformativeStep: int,
     turnsSinceInformative: int.nonnegative(),

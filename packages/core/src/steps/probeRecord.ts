@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKindName } from './actionKind.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 
@@ -166,7 +167,7 @@ export function boundedKey(key: string): string {
 }
 
 /** The ledger's snapshot, validated on restore (built on first use, see parseSnapshotPart). */
-export const ledgerStateSchema = z.lazy(() => {
+export const ledgerStateSchema = lazySchema(() => {
   const int = z.number().int();
   return z.object({
     changes: int.nonnegative(),
@@ -188,7 +189,7 @@ export const ledgerStateSchema = z.lazy(() => {
     results: z.array(int).max(MAX_RUN_RESULTS).default([]),
     reads: z.unknown(),
     recentChanges: z
-      .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema }))
+      .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema() }))
       .max(MAX_CHANGES),
     probes: z
       .array(
@@ -219,7 +220,7 @@ export const ledgerStateSchema = z.lazy(() => {
             learnedAtLast: int.nonnegative(),
             novelAtLast: int.nonnegative(),
             testedAtLast: int.nonnegative().default(0),
-            runs: z.array(evidenceSchema).min(1).max(3),
+            runs: z.array(evidenceSchema()).min(1).max(3),
             outputPaths: z.array(z.string()).max(MAX_PATHS),
           }),
         ]),
@@ -260,7 +261,9 @@ export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
 }
 
 /** A probe record from its validated snapshot. */
-export function restoredRecord(r: z.infer<typeof ledgerStateSchema>['probes'][number][1]): ProbeRecord {
+export function restoredRecord(
+  r: z.infer<ReturnType<typeof ledgerStateSchema>>['probes'][number][1],
+): ProbeRecord {
   return {
     ...r,
     key: () => r.key,

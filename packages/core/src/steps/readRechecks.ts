@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ProbeRun } from './probeRecord.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
@@ -56,4 +57,4 @@ function resultOf(read: ReadResult): number {
 }
 
 // built on first use (see parseSnapshotPart)
-const stateSchema = z.lazy(() => z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS));
+const stateSchema = lazySchema(() => z.array(z.tuple([z.string(), z.number().int()])).max(MAX_READS));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { type FailureCount, FailureCounts, failureCountsSchema } from './failureCounts.js';
 import type { StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
@@ -49,4 +50,4 @@ export class RejectionStreaks implements SnapshotPart {
 }
 
 // built on first use (see parseSnapshotPart)
-const stateSchema = z.lazy(() => z.object({ streaks: failureCountsSchema(MAX_TOOLS) }));
+const stateSchema = lazySchema(() => z.object({ streaks: failureCountsSchema(MAX_TOOLS) }));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { type FailureCount, FailureCounts, failureCountsSchema } from './failureCounts.js';
 import type { StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
@@ -65,4 +66,4 @@ export class RetriedCalls implements SnapshotPart {
 }
 
 // built on first use (see parseSnapshotPart)
-const stateSchema = z.lazy(() => z.object({ calls: failureCountsSchema(MAX_CALLS) }));
+const stateSchema = lazySchema(() => z.object({ calls: failureCountsSchema(MAX_CALLS) }));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
 import { parseSnapshotPart } from './stepSnapshot.js';
@@ -148,7 +149,7 @@ function nameSought(text: string): string {
 }
 
 // built on first use (see parseSnapshotPart)
-const stateSchema = z.lazy(() =>
+const stateSchema = lazySchema(() =>
   z.object({
     sought: z.string(),
     searches: z
@@ -158,7 +159,7 @@ const stateSchema = z.lazy(() =>
           name: z.string(),
           misses: z.number().int().positive(),
           since: z.number().int().nonnegative(),
-          evidence: z.array(evidenceSchema).max(MAX_EVIDENCE),
+          evidence: z.array(evidenceSchema()).max(MAX_EVIDENCE),
         }),
       )
       .max(MAX_SEARCHES),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../kernel/optionSchemas.js';
 
 /** What a verdict shows of one step of the loop: enough to explain it, never a whole output. */
 export interface StepEvidence {
@@ -33,7 +34,7 @@ export function cleanEvidence(
 }
 
 /** zod schema of a {@link StepEvidence} in a snapshot. */
-export const evidenceSchema = z.lazy(() =>
+export const evidenceSchema = lazySchema(() =>
   z.object({
     step: z.number().int(),
     call: z.number().int().nonnegative().optional(),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from '../kernel/clock.js';
-import { clockSchema, loggerSchema, portSchema } from '../kernel/optionSchemas.js';
+import { clockSchema, lazySchema, loggerSchema, portSchema } from '../kernel/optionSchemas.js';
 import { parseOptions } from '../kernel/parseOptions.js';
 import type { StateMachine } from '../storage/ports.js';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from './exemptions.js';
@@ -181,55 +181,93 @@ export interface StepLoopDetectorOptions {
   logger?: Logger;
 }
 
-const atLeastTwo = z.number().int().min(2);
-const share = z.number().gt(0).max(1);
+/**
+ * The defaults of {@link StepLoopDetectorOptions}, in one place: the schema's defaults, and what
+ * {@link defaultStepLoopDetectorOptions} gives without zod (a test holds it equal to validating `{}`).
+ */
+const DEFAULTS = {
+  enabled: true,
+  repeatThreshold: 3,
+  sameErrorThreshold: 3,
+  verbatimThreshold: 3,
+  verbatimChangeThreshold: 2,
+  nearDuplicateThreshold: 3,
+  nearDuplicateSimilarity: 0.5,
+  sameOutcomeThreshold: 4,
+  staleTurnThreshold: 8,
+  probeRepeats: 3,
+  probeCeiling: 3,
+  probeVerdictCeiling: 4,
+  rejectedThreshold: 3,
+  rejectedStopThreshold: 10,
+  oscillationRepeats: 2,
+  cycleRepeats: 2,
+  maxCycleLength: 10,
+  messageRepeatThreshold: 3,
+  messageSimilarity: 0.8,
+  streamChantRepeats: 20,
+  chantRepeats: 10,
+  chantShare: 0.5,
+  stopAfter: 1,
+  exemptTools: DEFAULT_EXEMPT_TOOLS,
+  exemptCommands: DEFAULT_EXEMPT_COMMANDS,
+  maxEvidence: 10,
+} as const;
 
-/** zod schema of {@link StepLoopDetectorOptions}; unknown keys are rejected so that typos surface. */
-export const stepLoopDetectorOptionsSchema = z
-  .strictObject({
-    enabled: z.boolean().default(true),
-    repeatThreshold: atLeastTwo.default(3),
-    sameErrorThreshold: atLeastTwo.default(3),
-    verbatimThreshold: atLeastTwo.default(3),
-    verbatimChangeThreshold: atLeastTwo.default(2),
-    nearDuplicateThreshold: atLeastTwo.default(3),
-    nearDuplicateSimilarity: share.default(0.5),
-    sameOutcomeThreshold: atLeastTwo.default(4),
-    staleTurnThreshold: atLeastTwo.default(8),
-    probeRepeats: atLeastTwo.default(3),
-    probeCeiling: atLeastTwo.default(3),
-    probeVerdictCeiling: atLeastTwo.default(4),
-    rejectedThreshold: atLeastTwo.default(3),
-    rejectedStopThreshold: atLeastTwo.default(10),
-    oscillationRepeats: atLeastTwo.default(2),
-    cycleRepeats: atLeastTwo.default(2),
-    maxCycleLength: z.number().int().min(3).max(MAX_TRACKED_PERIOD).default(10),
-    messageRepeatThreshold: atLeastTwo.default(3),
-    messageSimilarity: share.default(0.8),
-    streamChantRepeats: atLeastTwo.default(20),
-    chantRepeats: atLeastTwo.default(10),
-    chantShare: share.default(0.5),
-    stopAfter: z.number().int().min(1).default(1),
-    exemptTools: z.array(z.string().min(1)).readonly().default(DEFAULT_EXEMPT_TOOLS),
-    exemptCommands: z.array(z.instanceof(RegExp)).readonly().default(DEFAULT_EXEMPT_COMMANDS),
-    maxEvidence: z.number().int().positive().default(10),
-    stateMachine: portSchema<StateMachine>('must implement StateMachine', 'addContextEntry').optional(),
-    taskId: z.string().min(1).optional(),
-    runId: z.string().min(1).optional(),
-    clock: clockSchema.optional(),
-    logger: loggerSchema.optional(),
-  })
-  .refine((options) => options.stateMachine === undefined || options.taskId !== undefined, {
-    message: 'is required when stateMachine is given',
-    path: ['taskId'],
-  })
-  .refine((options) => options.rejectedStopThreshold > options.rejectedThreshold, {
-    message: 'must be greater than rejectedThreshold',
-    path: ['rejectedStopThreshold'],
-  });
+/**
+ * zod schema of {@link StepLoopDetectorOptions}; unknown keys are rejected so that typos surface.
+ * Made on first use (`lazySchema`): a hook call of a project without a configuration file validates
+ * no options.
+ */
+export const stepLoopDetectorOptionsSchema = lazySchema(() => {
+  const atLeastTwo = z.number().int().min(2);
+  const share = z.number().gt(0).max(1);
+  return z
+    .strictObject({
+      enabled: z.boolean().default(DEFAULTS.enabled),
+      repeatThreshold: atLeastTwo.default(DEFAULTS.repeatThreshold),
+      sameErrorThreshold: atLeastTwo.default(DEFAULTS.sameErrorThreshold),
+      verbatimThreshold: atLeastTwo.default(DEFAULTS.verbatimThreshold),
+      verbatimChangeThreshold: atLeastTwo.default(DEFAULTS.verbatimChangeThreshold),
+      nearDuplicateThreshold: atLeastTwo.default(DEFAULTS.nearDuplicateThreshold),
+      nearDuplicateSimilarity: share.default(DEFAULTS.nearDuplicateSimilarity),
+      sameOutcomeThreshold: atLeastTwo.default(DEFAULTS.sameOutcomeThreshold),
+      staleTurnThreshold: atLeastTwo.default(DEFAULTS.staleTurnThreshold),
+      probeRepeats: atLeastTwo.default(DEFAULTS.probeRepeats),
+      probeCeiling: atLeastTwo.default(DEFAULTS.probeCeiling),
+      probeVerdictCeiling: atLeastTwo.default(DEFAULTS.probeVerdictCeiling),
+      rejectedThreshold: atLeastTwo.default(DEFAULTS.rejectedThreshold),
+      rejectedStopThreshold: atLeastTwo.default(DEFAULTS.rejectedStopThreshold),
+      oscillationRepeats: atLeastTwo.default(DEFAULTS.oscillationRepeats),
+      cycleRepeats: atLeastTwo.default(DEFAULTS.cycleRepeats),
+      maxCycleLength: z.number().int().min(3).max(MAX_TRACKED_PERIOD).default(DEFAULTS.maxCycleLength),
+      messageRepeatThreshold: atLeastTwo.default(DEFAULTS.messageRepeatThreshold),
+      messageSimilarity: share.default(DEFAULTS.messageSimilarity),
+      streamChantRepeats: atLeastTwo.default(DEFAULTS.streamChantRepeats),
+      chantRepeats: atLeastTwo.default(DEFAULTS.chantRepeats),
+      chantShare: share.default(DEFAULTS.chantShare),
+      stopAfter: z.number().int().min(1).default(DEFAULTS.stopAfter),
+      exemptTools: z.array(z.string().min(1)).readonly().default(DEFAULTS.exemptTools),
+      exemptCommands: z.array(z.instanceof(RegExp)).readonly().default(DEFAULTS.exemptCommands),
+      maxEvidence: z.number().int().positive().default(DEFAULTS.maxEvidence),
+      stateMachine: portSchema<StateMachine>('must implement StateMachine', 'addContextEntry').optional(),
+      taskId: z.string().min(1).optional(),
+      runId: z.string().min(1).optional(),
+      clock: clockSchema().optional(),
+      logger: loggerSchema().optional(),
+    })
+    .refine((options) => options.stateMachine === undefined || options.taskId !== undefined, {
+      message: 'is required when stateMachine is given',
+      path: ['taskId'],
+    })
+    .refine((options) => options.rejectedStopThreshold > options.rejectedThreshold, {
+      message: 'must be greater than rejectedThreshold',
+      path: ['rejectedStopThreshold'],
+    });
+});
 
 /** {@link StepLoopDetectorOptions} validated, defaults applied. */
-export type ParsedStepLoopDetectorOptions = z.output<typeof stepLoopDetectorOptionsSchema>;
+export type ParsedStepLoopDetectorOptions = z.output<ReturnType<typeof stepLoopDetectorOptionsSchema>>;
 
 /** What {@link parseStepLoopDetectorOptions} returned: frozen, taken by a detector as it is. */
 const parsedOnce = new WeakSet<object>();
@@ -249,6 +287,24 @@ export function parseStepLoopDetectorOptions(options: StepLoopDetectorOptions = 
 }
 
 /**
+ * The default options, with `logger` if given, as {@link parseStepLoopDetectorOptions} returns them
+ * for `{ logger }` (frozen, taken by a detector as they are), made without zod: the command hook
+ * builds its detectors of a project without a configuration file from these, and its startup snapshot
+ * then holds no zod (docs/decisions.md). A `logger` that is not a pino logger is validated, and refused,
+ * as {@link parseStepLoopDetectorOptions} refuses it.
+ * @throws ConfigurationError when `logger` has no `child()` method.
+ * @example new StepLoopDetector(defaultStepLoopDetectorOptions(logger));
+ */
+export function defaultStepLoopDetectorOptions(logger?: Logger): StepLoopDetectorOptions {
+  if (logger !== undefined && typeof (logger as { child?: unknown }).child !== 'function') {
+    return parseStepLoopDetectorOptions({ logger });
+  }
+  const options = Object.freeze({ ...DEFAULTS, ...(logger === undefined ? {} : { logger }) });
+  parsedOnce.add(options);
+  return options;
+}
+
+/**
  * `options` validated, defaults applied; as they are when {@link parseStepLoopDetectorOptions}
  * returned them.
  * @throws ConfigurationError naming the offending option.
@@ -257,7 +313,7 @@ export function parsedStepLoopDetectorOptions(
   options: StepLoopDetectorOptions,
 ): ParsedStepLoopDetectorOptions {
   if (parsedOnce.has(options)) return options as ParsedStepLoopDetectorOptions;
-  return parseOptions(stepLoopDetectorOptionsSchema, options, 'StepLoopDetector options');
+  return parseOptions(stepLoopDetectorOptionsSchema(), options, 'StepLoopDetector options');
 }
 
 /** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
@@ -288,7 +344,7 @@ export interface StepThresholds {
 }
 
 /** The thresholds out of parsed options. */
-export function thresholdsOf(parsed: z.infer<typeof stepLoopDetectorOptionsSchema>): StepThresholds {
+export function thresholdsOf(parsed: ParsedStepLoopDetectorOptions): StepThresholds {
   return {
     repeatThreshold: parsed.repeatThreshold,
     sameErrorThreshold: parsed.sameErrorThreshold,

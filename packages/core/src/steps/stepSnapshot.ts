@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors.js';
+import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKind } from './actionKind.js';
 
 /**
@@ -119,7 +120,7 @@ export const SNAPSHOT_UPGRADES: Readonly<Record<number, (snapshot: Record<string
 };
 
 // built on first use (see parseSnapshotPart)
-const envelopeSchema = z.lazy(() =>
+const envelopeSchema = lazySchema(() =>
   z.object({
     format: z.literal(STEP_SNAPSHOT_FORMAT),
     version: z.literal(STEP_SNAPSHOT_VERSION),
@@ -190,20 +191,21 @@ export function restoreSealedParts<T>(restore: () => T): T {
  * Validates one part's state against its zod schema (taken as written while a sealed snapshot of
  * this build is restored: {@link restoreSealedParts}).
  *
- * The parts' schemas are made with `z.lazy`: each is built the first time a snapshot that is not
- * sealed is restored, not when the module is loaded. The hook's startup snapshot then holds none of
- * them (its calls restore sealed snapshots), and every hook call deserializes ≈ 400 zod schemas
- * fewer (docs/benchmarks.md, issue 37 §3, fifth round).
+ * The parts' schemas are made on first use (`lazySchema`): each is built the first time a snapshot
+ * that is not sealed is restored, not when the module is loaded. The hook's startup snapshot then
+ * holds none of them (its calls restore sealed snapshots), nor zod's code (docs/decisions.md, issue
+ * 37 §3, fifth and sixth rounds).
+ * @param schema - the part's schema, made on first call.
  * @param where - the part's path for the error message, for example `snapshot.history`.
  * @throws InvalidInputError naming the first offending field.
  */
 export function parseSnapshotPart<S extends z.ZodType>(
-  schema: S,
+  schema: () => S,
   state: unknown,
   where: string,
 ): z.output<S> {
   if (restoringSealed) return state as z.output<S>;
-  const parsed = schema.safeParse(state);
+  const parsed = schema().safeParse(state);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = [where, ...(issue?.path ?? []).map(String)].join('.');

@@ -17,6 +17,29 @@ vi.mock('zod', async (importOriginal) => {
   return { ...actual, z };
 });
 
+describe("core's schemas, made on first use", () => {
+  it('none is made when core loads, nor for the default options or a sealed restore', async () => {
+    // The hook's startup snapshot holds what loading its modules makes, and zod's code is evaluated
+    // only when a first schema is made: a hook call that validates nothing never pays for zod.
+    const { defaultStepLoopDetectorOptions, parseStepLoopDetectorOptions, StepLoopDetector } = await import(
+      '../../src/entries/steps.js'
+    );
+    await import('../../src/entries/spend.js');
+    expect(made.count).toBe(0);
+    const logger = { child: () => logger } as never;
+    const defaults = defaultStepLoopDetectorOptions(logger);
+    const detector = new StepLoopDetector(defaults);
+    const restored = StepLoopDetector.restoreSealed(detector.sealedSnapshot(), defaults);
+    expect(restored.stepCount).toBe(0);
+    expect(made.count).toBe(0);
+    // what validating `{ logger }` gives, made without zod, frozen and taken as it is
+    expect(defaults).toEqual(parseStepLoopDetectorOptions({ logger }));
+    expect(Object.isFrozen(defaults)).toBe(true);
+    expect(made.count).toBeGreaterThan(10);
+    expect(() => defaultStepLoopDetectorOptions({} as never)).toThrow(/logger/);
+  });
+});
+
 describe("the step detector's snapshot schemas", () => {
   it('are made when a snapshot that is not sealed is restored: not when core loads, nor for a sealed one', async () => {
     // The hook's startup snapshot holds what loading core makes, and every hook call deserializes it:
