@@ -138,42 +138,7 @@ describe('scan reports what loopguard itself did in a session', () => {
   });
 
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
-    const item = (payload: Record<string, unknown>) => ({
-      timestamp: '2026-11-29T08:00:00.000Z',
-      type: 'response_item',
-      payload,
-    });
-    const lines: unknown[] = [
-      { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
-    ];
-    for (let n = 1; n <= 4; n++) {
-      lines.push(
-        item({
-          type: 'function_call',
-          name: 'exec_command',
-          arguments: '{"cmd":"cat missing.txt"}',
-          call_id: `c${n}`,
-        }),
-        item({
-          type: 'function_call_output',
-          call_id: `c${n}`,
-          output:
-            n === 4
-              ? `Command blocked by PreToolUse hook: ${STOP}. Command: cat missing.txt`
-              : 'Chunk ID: a1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n',
-        }),
-      );
-      if (n === 3) {
-        lines.push(
-          item({
-            type: 'message',
-            role: 'developer',
-            content: [{ type: 'input_text', text: NUDGE }],
-            internal_chat_message_metadata_passthrough: { content_item_kinds: ['hooks.additional_context'] },
-          }),
-        );
-      }
-    }
+    const lines = codexSession(4);
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
     expect(loop).toMatchObject({
       loopguard: 'stopped',
@@ -182,4 +147,73 @@ describe('scan reports what loopguard itself did in a session', () => {
       ended: 'stopped_by_loopguard',
     });
   });
+
+  it('Codex: one loop, nudged and stopped by loopguard, in the order Codex 0.169.0 writes it and with every further repeat denied', async () => {
+    // the hook's context comes before the output of the call it follows; calls 5 to 7 are denied too
+    const lines = codexSession(7);
+    const report = await scanJson(lines);
+    expect(report.sessions[0]?.loops).toEqual([
+      expect.objectContaining({
+        kind: 'same_error',
+        loopguard: 'stopped',
+        nudgeCall: 3,
+        stopCall: 4,
+        endCall: 7,
+        ended: 'stopped_by_loopguard',
+      }),
+    ]);
+    expect(report.totals).toMatchObject({
+      stoppedByLoopguard: 1,
+      sessionsWithLoops: 1,
+      nudgesWithoutStop: 0,
+    });
+    expect(await scan(lines)).not.toContain('Nudged, never stopped');
+  });
 });
+
+/**
+ * A Codex 0.169.0 rollout with loopguard's hooks on: `calls` runs of the same failing command, the
+ * hook's nudge (a developer message) written between call 3 and its output, as Codex writes it,
+ * and every call from the fourth denied before it runs.
+ */
+function codexSession(calls: number): unknown[] {
+  const item = (payload: Record<string, unknown>) => ({
+    timestamp: '2026-11-29T08:00:00.000Z',
+    type: 'response_item',
+    payload,
+  });
+  const lines: unknown[] = [
+    { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+  ];
+  for (let n = 1; n <= calls; n++) {
+    lines.push(
+      item({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: '{"cmd":"cat missing.txt"}',
+        call_id: `c${n}`,
+      }),
+    );
+    if (n === 3) {
+      lines.push(
+        item({
+          type: 'message',
+          role: 'developer',
+          content: [{ type: 'input_text', text: NUDGE }],
+          internal_chat_message_metadata_passthrough: { content_item_kinds: ['hooks.additional_context'] },
+        }),
+      );
+    }
+    lines.push(
+      item({
+        type: 'function_call_output',
+        call_id: `c${n}`,
+        output:
+          n >= 4
+            ? `Command blocked by PreToolUse hook: ${STOP}\nloopguard refused this call, and refuses every repeat of it.. Command: cat missing.txt`
+            : 'Chunk ID: a1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n',
+      }),
+    );
+  }
+  return lines;
+}

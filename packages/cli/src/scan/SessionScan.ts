@@ -72,6 +72,8 @@ interface OpenLoop {
   /** The nudge's evidence. */
   nudgeEvidence: StepVerdict['evidence'];
   loopguard?: 'nudged' | 'stopped';
+  /** Whether the replay's own detector nudged in this loop (false: a loop known from loopguard's nudge only, so far). */
+  replayed: boolean;
   wastedToolCalls: number;
   wastedTokens: number;
   /** Tool calls, tokens and dollars counted when the stop came. */
@@ -185,17 +187,32 @@ export class SessionScan {
   }
 
   private judge(verdict: StepVerdict, index: number): void {
+    const loop = this.open;
     if (verdict.action === 'nudge') {
-      this.opened(String(verdict.loopType), index, verdict.message ?? '', verdict.evidence);
+      if (loop !== undefined && this.isTheHooksLoop(loop)) {
+        loop.replayed = true;
+        if (loop.evidence.length === 0) loop.evidence = loop.nudgeEvidence = verdict.evidence;
+        this.extend(loop, index);
+        return;
+      }
+      this.opened(String(verdict.loopType), index, verdict.message ?? '', verdict.evidence).replayed = true;
       return;
     }
-    const loop = this.open;
     if (loop === undefined || verdict.loopType === null) return;
     if (verdict.action === 'stop' && loop.stopStep === null) {
       this.stopAt(loop, index, String(verdict.loopType), verdict.message ?? '');
       loop.evidence = verdict.evidence;
     }
     this.extend(loop, index);
+  }
+
+  /**
+   * Whether a replay's nudge is `loop` going on rather than a new loop: loopguard's hooks nudged
+   * before the replay did (Codex writes the hook's context before the call's output the replay
+   * nudges at), or they stopped it and deny its every further repeat (Codex's turn goes on).
+   */
+  private isTheHooksLoop(loop: OpenLoop): boolean {
+    return loop.loopguard === 'stopped' || (loop.loopguard === 'nudged' && !loop.replayed);
   }
 
   /**
@@ -236,6 +253,7 @@ export class SessionScan {
       message,
       evidence,
       nudgeEvidence: evidence,
+      replayed: false,
       wastedToolCalls: 0,
       wastedTokens: 0,
       callsAtStop: 0,
