@@ -8,7 +8,7 @@ import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00Z');
@@ -175,6 +175,32 @@ describe('the spend guard in the hook', () => {
     // the second call of the same reply finds it already read: counted once, no wait
     await answerHookEvent('claude', event('toolu_b'), { env: {}, cwd: dir, now: () => T0 });
     expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1100 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session the loop guard stops counts the reply of the call it stopped (written after the hook is called): its spend is what it spent', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 100000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    const asking = (n: number) =>
+      reply(`msg_${n}`, 1000, 1).replace('"content":[]', `"content":[{"type":"tool_use","id":"toolu_${n}"}]`);
+    const answer = (event: unknown) =>
+      answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => T0 });
+    for (let n = 1; n <= 3; n++) {
+      appendFileSync(transcript, asking(n));
+      const { pre, post } = claudeFailingCall(dir, 's1', n);
+      await answer(pre);
+      await answer(post);
+    }
+    // the fourth repeat is denied before it runs, and the session ends: no later event counts its reply
+    setTimeout(() => appendFileSync(transcript, asking(4)), 50);
+    const stop = JSON.parse(await answer(claudeFailingCall(dir, 's1', 4).pre));
+    expect(stop).toMatchObject({
+      continue: false,
+      stopReason: expect.stringContaining('Stopped (same_error)'),
+    });
+    const { ledgers, entries } = spendState(dir);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 4, tokens: 4000 });
+    expect(entries).toEqual([]);
     expect(hookLog(dir)).toEqual([]);
   });
 

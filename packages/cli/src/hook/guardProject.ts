@@ -23,7 +23,7 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
  * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
- * call or at the end of a turn.
+ * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @param distrust - why the event's transcript must not be read, if so (see {@link TranscriptDistrust}).
@@ -64,10 +64,12 @@ export async function guardProject(
               readRollout: (offset) => readRolloutSteps(rollout, offset, until),
             }),
     );
-    const spend =
-      reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now, distrust);
+    // A stop ends the session: no later event would count the reply that asked for the stopped
+    // call, so it is counted now (the stop is the answer).
+    const stopping = reply.kind === 'stop';
+    const spend = await spendVerdict(agent, event, config, database, now, distrust, stopping);
     failed = false;
-    return spend === undefined ? reply : withSpend(reply, spend);
+    return spend === undefined || stopping ? reply : withSpend(reply, spend);
   } finally {
     database.close(failed);
   }
@@ -100,7 +102,10 @@ function parentSwitchedOff(agent: HookAgent, event: HookEvent, database: HookDat
   return database.sessions.get(parent)?.enabled === false;
 }
 
-/** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
+/**
+ * The spend guard's verdict after a tool call or a turn, when the configuration sets a budget.
+ * @param countOnly - the loop guard stopped the session at this event: count its replies, judge nothing.
+ */
 async function spendVerdict(
   agent: HookAgent,
   event: HookEvent,
@@ -108,10 +113,12 @@ async function spendVerdict(
   database: HookDatabase,
   now: () => number,
   distrust: TranscriptDistrust,
+  countOnly: boolean,
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
-  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
+  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex' && !countOnly))
+    return undefined;
   const reason = distrust(event);
   if (reason !== undefined) {
     logFailure(event.projectDir, agent, event, new Error(`${reason}: its spend is not counted`), now());
@@ -122,6 +129,7 @@ async function spendVerdict(
     options,
     costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
+    countOnly,
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
