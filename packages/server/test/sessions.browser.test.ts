@@ -1,7 +1,12 @@
 /// <reference lib="dom" />
 import { ManualClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
-import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteStatusReader } from '@loopguard/sqlite';
+import {
+  openLoopGuardDatabase,
+  SqliteHookSessionStore,
+  SqliteSpendStore,
+  SqliteStatusReader,
+} from '@loopguard/sqlite';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
@@ -97,6 +102,27 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(spent?.slice(4)).toEqual(['12', '0', 'cap at call 12', '$0.52 of $0.50', 'stopped on spend']);
     expect(nudged?.slice(0, 1).concat(nudged.slice(4))).toEqual(['codex', '7', '2', '–', '–', 'nudged']);
     expect(clean?.slice(4)).toEqual(['9', '0', '–', '–', 'clean']);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a session's spend as its summary says it: a cent fraction is not $0.00, tokens without a price are named", async () => {
+    const db = hooksOnlyDatabase();
+    const spent = (sessionId: string, totals: Record<string, number>) => {
+      const scope = `session:codex:${sessionId}`;
+      new SqliteSpendStore({ db: db.database.db, clock: db.clock }).update([scope], () => ({
+        next: new Map([[scope, { ledger: { totals }, offset: 10, caps: { maxCostUsd: 5 } }]]),
+        result: null,
+      }));
+    };
+    spent(HOOK_SESSIONS.nudged, { tokens: 180, costUsd: 0.00025, unpricedTokens: 120 });
+    await open(db);
+    const nudged = await cells(2);
+    expect(nudged[0]).toBe('codex');
+    expect(nudged[7]).toBe('$0.00025 of $5.00000 (and 120 tokens of unpriced models)');
+    await page.locator('#sessions tbody tr.session').nth(2).click();
+    expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
+      nudged[7],
+    );
     expect(problems).toEqual([]);
   });
 

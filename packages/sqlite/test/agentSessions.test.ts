@@ -96,6 +96,27 @@ describe('agent_sessions: one session across doors', () => {
     ).toEqual(['loop_nudge', 'loop_stop']);
   });
 
+  it('says what it spent in dollars only as far as it could price it: a model without a price is named, a cent fraction never reads $0.00', async () => {
+    const { session, reader, database, clock } = makeDatabase();
+    const ledger = (key: string, totals: Record<string, number>) =>
+      new SqliteSpendStore({ db: database.db, clock }).update([key], () => ({
+        next: new Map([[key, { ledger: { totals }, offset: 10, caps: { maxCostUsd: 5 } }]]),
+        result: null,
+      }));
+    session('codex', 'unpriced');
+    ledger('session:codex:unpriced', { tokens: 120, costUsd: 0, unpricedTokens: 120 });
+    session('gemini', 'cheap');
+    ledger('session:gemini:cheap', { tokens: 60, costUsd: 0.00025, unpricedTokens: 0 });
+    const { sessions } = await reader.sessionPage({ limit: 10 });
+    const byId = Object.fromEntries(sessions.map((s) => [s.sessionId, s]));
+    expect(byId.unpriced).toMatchObject({
+      spendSummary: '$0.00 of $5.00 (and 120 tokens of unpriced models)',
+      summary: 'no loop found, 4 tool calls ran, $0.00 of $5.00 (and 120 tokens of unpriced models)',
+    });
+    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00000');
+    expect(byId.cheap?.summary).toContain(byId.cheap?.spendSummary);
+  });
+
   it('counts a session active in the last 10 minutes as running until it is stopped', async () => {
     const { session, entry, reader } = makeDatabase(60_000);
     session('claude', 'live', { nudges: 1 });
