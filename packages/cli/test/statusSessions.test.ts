@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
-import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteSpendStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -80,6 +80,34 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
     expect(out).toContain('stopped on spend (cap)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
+  });
+
+  it('prints every summary whole, its dollars included: the sentence status --json, the dashboard and the status line say', async () => {
+    const spent = hooksOnlyProject('spent-app');
+    const database = openLoopGuardDatabase(join(spent, '.loopguard', 'state.db'));
+    const key = 'session:claude:looped';
+    new SqliteSpendStore({ db: database.db }).update([key], () => ({
+      next: new Map([
+        [
+          key,
+          {
+            ledger: { totals: { tokens: 80_048, costUsd: 0.32096, unpricedTokens: 1_200 } },
+            offset: 10,
+            caps: { maxCostUsd: 5 },
+          },
+        ],
+      ]),
+      result: null,
+    }));
+    database.close();
+    const json = JSON.parse((await run(spent, ['status', '--json'])).out);
+    const summaries: string[] = json.sessions.sessions.map((s: { summary: string }) => s.summary);
+    expect(summaries).toContain(
+      'stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge, $0.32 of $5.00 (and 1,200 tokens of unpriced models)',
+    );
+    const { out } = await run(spent, ['status']);
+    for (const summary of summaries) expect(out).toContain(summary);
+    expect(out).not.toContain('…');
   });
 
   it('reads ~/.loopguard/state.db when the folder has no project database', async () => {

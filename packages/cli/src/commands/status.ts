@@ -82,7 +82,12 @@ function sessionTable(sessions: readonly SessionView[]): string {
     shortTime(s.lastActive),
     s.summary,
   ]);
-  return formatTable(['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'], rows, 80);
+  // nothing cut: the ids are what `status --session` takes, the summary is the sentence every door prints
+  return formatTable(
+    ['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'],
+    rows,
+    Number.POSITIVE_INFINITY,
+  );
 }
 
 async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
