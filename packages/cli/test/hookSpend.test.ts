@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { projectDaySpendKey } from '../src/hook/guardSpend.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
@@ -202,6 +203,22 @@ describe('the spend guard in the hook', () => {
     expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 4, tokens: 4000 });
     expect(entries).toEqual([]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session switched off (hook_sessions.enabled = 0) is neither counted nor warned nor stopped on spend', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('msg_1', 500));
+    expect(await afterTool(dir)).toBe('');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    appendFileSync(transcript, reply('msg_2', 400) + reply('msg_3', 600));
+    expect(await afterTool(dir)).toBe('');
+    expect(await afterTool(dir)).toBe('');
+    const { ledgers, entries } = spendState(dir);
+    expect(entries).toEqual([]);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 1, tokens: 500 });
   });
 
   it('a dollar budget it cannot price says so at the first unpriced reply, once, in the entries too', async () => {

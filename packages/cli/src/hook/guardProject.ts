@@ -42,7 +42,7 @@ export async function guardProject(
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
   try {
-    if (parentSwitchedOff(agent, event, database)) {
+    if (switchedOff(agent, event, database)) {
       failed = false;
       return { kind: 'silent' };
     }
@@ -93,13 +93,15 @@ function detectorOptions(config: HookConfig): StepLoopDetectorOptions {
 }
 
 /**
- * Whether the event is a subagent's whose session was switched off (`enabled = 0` on the session's
- * row): the session's switch covers its subagents' runs, those started after it too.
+ * Whether the event's session was switched off (`enabled = 0` on its row): loopguard then leaves
+ * it alone, the loop guard and the spend guard alike. The session's switch covers its subagents'
+ * runs, those started after it too.
  */
-function parentSwitchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
-  if (event.parentSessionId === undefined) return false;
-  const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
-  return database.sessions.get(parent)?.enabled === false;
+function switchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  const row = (sessionId: string) =>
+    database.sessions.get({ agent, sessionId, projectDir: event.projectDir });
+  if (row(event.sessionId)?.enabled === false) return true;
+  return event.parentSessionId !== undefined && row(event.parentSessionId)?.enabled === false;
 }
 
 /**
