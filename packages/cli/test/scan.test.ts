@@ -348,6 +348,25 @@ describe('loopguard scan: default places', () => {
     expect(report.sessions.map((s) => s.agent).sort()).toEqual(['claude', 'codex', 'gemini']);
     expect(report.sessions.find((s) => s.agent === 'gemini')?.project).toBe('repo');
   });
+
+  it("names a Gemini CLI session's project by the path Gemini CLI keeps beside its chats, as the hooks and status name it", async () => {
+    const home = tempDir();
+    const folder = join(home, '.gemini', 'tmp', 'shop-1');
+    mkdirSync(join(folder, 'chats'), { recursive: true });
+    writeFileSync(join(folder, '.project_root'), '/home/dev/shop');
+    copyFileSync(fixture('gemini-0.61.0-looping.jsonl'), join(folder, 'chats', 'session.jsonl'));
+    const env = { HOME: home, GEMINI_CLI_HOME: home };
+    for (const filter of [
+      [],
+      ['--project', '/home/dev/shop'],
+      ['--project', 'shop'],
+      ['--project', 'shop-1'],
+    ]) {
+      const { code, out, err } = await scan(['--json', ...filter], tempDir(), env);
+      expect(code, err).toBe(EXIT_CODES.ok);
+      expect((JSON.parse(out) as ScanReport).sessions.map((s) => s.project)).toEqual(['/home/dev/shop']);
+    }
+  });
 });
 
 describe('loopguard scan: bad input', () => {
