@@ -11,8 +11,10 @@ export interface ScannedSession {
   agent: ScanAgent;
   /** The transcript format read (`claude-transcript`, `codex-rollout`, `gemini-chat`, ...). */
   format: string;
-  /** The agent's session id (the file name when the transcript names none). */
+  /** The agent's session id (a Claude Code subagent's own id; the file name when the transcript names none). */
   sessionId: string;
+  /** A Claude Code subagent's run: the session it belongs to. Absent for a main thread. */
+  parentSessionId?: string;
   /** The session's project (its working directory, or the folder it is filed under), when known. */
   project: string | null;
   /** ISO time of the session's first record, when known. */
@@ -62,6 +64,7 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
     agent: parser.agent,
     format: parser.format,
     sessionId: meta.sessionId ?? basename(file).replace(/\.jsonl?$/, ''),
+    ...(meta.parentSessionId === undefined ? {} : { parentSessionId: meta.parentSessionId }),
     project: meta.project ?? null,
     startedAt: meta.startedAt ?? null,
     steps: result.steps,
