@@ -88,6 +88,24 @@ describe('loopguard statusline', () => {
     );
   });
 
+  it('says loopguard is off where a switch turned it off, never "watching" a session it does not guard', async () => {
+    const input = (session: string) => JSON.stringify({ session_id: session, cwd: dir });
+    // Claude Code hands its environment to the status line, as to the hooks
+    expect(await line(input('new'), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    expect(await line(input('s1'), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    const off = project();
+    const database = openLoopGuardDatabase(join(off, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: off }))).toBe(
+      'loopguard: off for this session (switched off), stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n',
+    );
+  });
+
   it("never reads a state.db planted as a link (another user's database shown as this session's)", async () => {
     const planted = mkdtempSync(join(root, 'planted-'));
     mkdirSync(join(planted, '.loopguard'));
