@@ -110,6 +110,44 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).not.toContain('…');
   });
 
+  it("--session of a session whose subagent loopguard stopped lists that stop, naming the subagent; the session's own verdict decides the exit", async () => {
+    const dir = join(root, 'with-subagent');
+    mkdirSync(dir, { recursive: true });
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+      clock,
+      createDirectory: true,
+    });
+    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    hooks.update({ agent: 'claude', sessionId: 'main', projectDir: dir }, () => ({
+      next: { ...state, nudges: 0 },
+      result: null,
+    }));
+    hooks.update({ agent: 'claude', sessionId: 'a1b2', projectDir: dir }, () => ({
+      next: { ...state, stops: 1, parentSessionId: 'main', agentType: 'Explore' },
+      result: null,
+    }));
+    database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (same_error): the loop went on after the nudge.',
+      relatedTasks: ['claude:a1b2'],
+      metadata: {
+        loopType: 'same_error',
+        toolCall: 4,
+        agent: 'claude',
+        sessionId: 'a1b2',
+        parentSessionId: 'main',
+      },
+    });
+    database.close();
+    const { code, out } = await run(dir, ['status', '--session', 'main']);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toMatch(
+      /loop_stop \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
+    );
+  });
+
   it('reads ~/.loopguard/state.db when the folder has no project database', async () => {
     const home = hooksOnlyProject('home');
     const elsewhere = join(root, 'elsewhere');

@@ -173,6 +173,19 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
         result: null,
       }),
     );
+    db.database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic: 'loop_nudge',
+      content: 'Loop detected (same_error): the subagent ran `npm test` 3 times.',
+      relatedTasks: ['claude:agent-7f2e'],
+      metadata: {
+        loopType: 'same_error',
+        toolCall: 3,
+        agent: 'claude',
+        sessionId: 'agent-7f2e',
+        parentSessionId: HOOK_SESSIONS.stopped,
+      },
+    });
     await open(db);
     const row = page.locator('#sessions tbody tr.session').first();
     expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
@@ -180,6 +193,16 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
       `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
     );
+    // its session's own detail lists what loopguard did to the subagent too, naming it
+    await row.click();
+    await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.stopped }).first().click();
+    const parent = page.locator('#sessions tr.session-detail');
+    await parent.locator('.session-entries details').nth(2).waitFor();
+    expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
+      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /),
+      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /),
+      expect.stringMatching(/^nudge claude:agent-7f2e same_error · call 3 · /),
+    ]);
     expect(problems).toEqual([]);
   });
 

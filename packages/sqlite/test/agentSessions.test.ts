@@ -146,6 +146,51 @@ describe('agent_sessions: one session across doors', () => {
     ]);
   });
 
+  it("lists a session's entries with its subagents' (each names its run): what loopguard did in the session", async () => {
+    const { session, entry, reader } = makeDatabase();
+    session('claude', 'main');
+    session('claude', 'a1b2', { parentSessionId: 'main', agentType: 'Explore', nudges: 1, stops: 1 });
+    session('claude', 'other');
+    entry('loop_nudge', 'claude:a1b2', {
+      loopType: 'same_error',
+      toolCall: 3,
+      agent: 'claude',
+      sessionId: 'a1b2',
+      parentSessionId: 'main',
+    });
+    entry('loop_stop', 'claude:a1b2', {
+      loopType: 'same_error',
+      toolCall: 4,
+      agent: 'claude',
+      sessionId: 'a1b2',
+      parentSessionId: 'main',
+    });
+    entry('spend_warning', 'claude:main', { agent: 'claude', sessionId: 'main', subagentId: 'a1b2' });
+    entry('loop_stop', 'claude:other', {
+      loopType: 'same_error',
+      toolCall: 4,
+      agent: 'claude',
+      sessionId: 'other',
+    });
+    entry('loop_stop', 'codex:x', {
+      loopType: 'same_error',
+      agent: 'codex',
+      sessionId: 'x',
+      parentSessionId: 'main',
+    });
+    const topics = async (sessionId: string) =>
+      (await reader.sessionEntries({ agent: 'claude', sessionId }, 10)).map((e) => [e.topic, e.taskId]);
+    expect(await topics('main')).toEqual([
+      ['loop_nudge', 'claude:a1b2'],
+      ['loop_stop', 'claude:a1b2'],
+      ['spend_warning', 'claude:main'],
+    ]);
+    expect(await topics('a1b2')).toEqual([
+      ['loop_nudge', 'claude:a1b2'],
+      ['loop_stop', 'claude:a1b2'],
+    ]);
+  });
+
   it("lists a session's own entries only, when another door's session has the same id", async () => {
     const { session, entry, reader } = makeDatabase();
     session('claude', 'same', { stops: 1 });
