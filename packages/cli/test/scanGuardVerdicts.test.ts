@@ -137,6 +137,48 @@ describe('scan reports what loopguard itself did in a session', () => {
     });
   });
 
+  it("a session loopguard's spend guard stopped says so (Claude Code's stop, Codex's denial): the verdict status gives it", async () => {
+    const SPEND = 'loopguard: this session reached its budget ($0.56 of $0.50); loopguard stopped it.';
+    const claude = claudeSession(2, {
+      2: [
+        {
+          type: 'attachment',
+          isSidechain: false,
+          attachment: { type: 'hook_stopped_continuation', message: SPEND, hookName: 'PostToolUse:Bash' },
+        },
+      ],
+    });
+    const item = (payload: Record<string, unknown>) => ({
+      timestamp: '2026-11-29T08:00:00.000Z',
+      type: 'response_item',
+      payload,
+    });
+    const codex = [
+      { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls"}', call_id: 'c1' }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c1',
+        output: 'Chunk ID: a1\nProcess exited with code 0\nOutput:\na.txt\n',
+      }),
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"cat a.txt"}', call_id: 'c2' }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c2',
+        output: `Command blocked by PreToolUse hook: ${SPEND}. Command: cat a.txt`,
+      }),
+    ];
+    for (const lines of [claude, codex]) {
+      const report = await scanJson(lines);
+      expect(report.sessions[0]).toMatchObject({
+        loops: [],
+        spendStop: { call: 2, message: expect.stringMatching(/^loopguard: this session reached its budget/) },
+      });
+      expect(report.totals).toMatchObject({ stoppedOnSpendByLoopguard: 1, stoppedByLoopguard: 0 });
+      expect(await scan(lines)).toContain("loopguard's spend guard stopped 1 session at its budget");
+    }
+  });
+
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
     const lines = codexSession(4);
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];

@@ -55,6 +55,14 @@ export interface ScannedLoop {
   message: string;
 }
 
+/** Where loopguard's spend guard stopped a session (its hooks were on), as the transcript records it. */
+export interface SpendStop {
+  /** The tool call it fell at (1-based). */
+  call: number;
+  /** Its message (`loopguard: this session reached its budget (…); loopguard stopped it.`). */
+  message: string;
+}
+
 interface OpenLoop {
   kind: string;
   nudgeStep: number;
@@ -140,6 +148,8 @@ export class SessionScan {
   private lastActionStep = -1;
   private open: OpenLoop | undefined;
   private readonly loops: OpenLoop[] = [];
+  /** loopguard's spend guard's stop, where its hooks gave one (the first). */
+  private spendStop: SpendStop | undefined;
 
   /** @param cost - prices the replies, when the scan has a price book. */
   constructor(
@@ -175,14 +185,21 @@ export class SessionScan {
     for (const guard of read.guard ?? []) this.guarded(guard);
   }
 
-  /** The session's counts and loops (a loop still open ends with the session). */
-  finish(): { steps: number; toolCalls: number; tokens: number; loops: ScannedLoop[] } {
+  /** The session's counts and loops (a loop still open ends with the session), and the spend guard's stop. */
+  finish(): {
+    steps: number;
+    toolCalls: number;
+    tokens: number;
+    loops: ScannedLoop[];
+    spendStop?: SpendStop;
+  } {
     this.close();
     return {
       steps: this.steps,
       toolCalls: this.toolCalls,
       tokens: this.tokens,
       loops: this.loops.map((loop) => this.report(loop)),
+      ...(this.spendStop === undefined ? {} : { spendStop: this.spendStop }),
     };
   }
 
@@ -220,6 +237,11 @@ export class SessionScan {
    * it, whatever the replay found); its nudge marks the replay's open loop, or opens one.
    */
   private guarded(guard: GuardVerdict): void {
+    if (guard.action === 'spend_stop') {
+      // no loop: the session's budget; Codex denies every further call the same way
+      this.spendStop ??= { call: this.toolCalls, message: guard.message };
+      return;
+    }
     const index = Math.max(0, this.steps - 1);
     const open = this.open;
     if (guard.action === 'nudge') {

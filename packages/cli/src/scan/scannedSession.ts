@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
-import type { ScannedLoop, SessionScan } from './SessionScan.js';
+import type { ScannedLoop, SessionScan, SpendStop } from './SessionScan.js';
 import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
 
 /** One session as `loopguard scan` reports it (the `--json` shape, with a few more fields). */
@@ -27,6 +27,8 @@ export interface ScannedSession {
   tokens: number | null;
   /** The loops found, nudged-only ones included (`stopStep: null`). */
   loops: ScannedLoop[];
+  /** Where loopguard's spend guard stopped the session, when its hooks did (the transcript holds the stop). */
+  spendStop?: SpendStop;
   /** Dollars of the session's priced replies (each from its model); `null` where no usage is recorded. Absent without a price book. */
   costUsd?: number | null;
   /** Tokens whose cost is unknown (no price for the model, or no model named). Absent without a price book. */
@@ -75,6 +77,7 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
       wastedTokens: meta.hasUsage ? loop.wastedTokens : null,
       ...(loop.wastedCost === undefined ? {} : { wastedCost: meta.hasUsage ? loop.wastedCost : null }),
     })),
+    ...(result.spendStop === undefined ? {} : { spendStop: result.spendStop }),
     ...costOf(scan, meta.hasUsage),
   };
 }
