@@ -137,6 +137,15 @@ describe('scan reports what loopguard itself did in a session', () => {
     });
   });
 
+  it("loopguard's nudge the replay did not find stays its own loop: a replay's nudge calls later is another", async () => {
+    // the hooks (stricter) nudged at call 1; the replay finds the loop at call 3 on its own
+    const loops = (await scanJson(claudeSession(3, { 1: [claudeNudge(1)] }))).sessions[0]?.loops ?? [];
+    expect(loops.map((loop) => [loop.nudgeCall, loop.loopguard ?? 'replay'])).toEqual([
+      [1, 'nudged'],
+      [3, 'replay'],
+    ]);
+  });
+
   it("a session loopguard's spend guard stopped says so (Claude Code's stop, Codex's denial): the verdict status gives it", async () => {
     const SPEND = 'loopguard: this session reached its budget ($0.56 of $0.50); loopguard stopped it.';
     const claude = claudeSession(2, {

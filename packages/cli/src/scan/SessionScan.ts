@@ -225,11 +225,13 @@ export class SessionScan {
 
   /**
    * Whether a replay's nudge is `loop` going on rather than a new loop: loopguard's hooks nudged
-   * before the replay did (Codex writes the hook's context before the call's output the replay
-   * nudges at), or they stopped it and deny its every further repeat (Codex's turn goes on).
+   * at the same tool call just before the replay did (Codex writes the hook's context before the
+   * call's output the replay nudges at), or they stopped it and deny its every further repeat
+   * (Codex's turn goes on).
    */
   private isTheHooksLoop(loop: OpenLoop): boolean {
-    return loop.loopguard === 'stopped' || (loop.loopguard === 'nudged' && !loop.replayed);
+    if (loop.loopguard === 'stopped') return true;
+    return loop.loopguard === 'nudged' && !loop.replayed && loop.nudgeCall === this.toolCalls;
   }
 
   /**
