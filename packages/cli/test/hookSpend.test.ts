@@ -80,6 +80,21 @@ describe('the spend guard in the hook', () => {
     ]);
   });
 
+  it('records the tool call its warning and its stop fell at, which status says as every door does', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    for (const tokens of [300, 500, 100, 200]) {
+      appendFileSync(transcript, reply(`msg_${tokens}`, tokens, 1));
+      await afterTool(dir, 'calls');
+    }
+    expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['spend_warning', 2],
+      ['spend_stop', 4],
+    ]);
+    const status = await loopguard(dir, ['status', '--session', 'calls']);
+    expect(status.stdout).toContain('stopped on spend at call 4 (cap), 4 tool calls ran');
+  });
+
   it('a money budget speaks in dollars from the pricing library, naming the tokens it cannot price', async () => {
     const dir = project('spend:\n  session:\n    maxCostUsd: 1\n');
     // claude-sonnet-4-5: $3 per million input tokens below its long-context tier

@@ -126,16 +126,34 @@ async function spendVerdict(
     logFailure(event.projectDir, agent, event, new Error(`${reason}: its spend is not counted`), now());
     return undefined;
   }
+  const toolCall = sessionToolCall(agent, event, database);
   return guardSpend(event, {
     agent,
     options,
     costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
     countOnly,
+    ...(toolCall === undefined ? {} : { toolCall }),
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
   });
+}
+
+/**
+ * The session's tool call an event is about, as the loop guard counted it (the call after one, the
+ * next before one), so that a spend entry says where it fell as a loop entry does; `undefined` at
+ * the end of a turn, and for a subagent's event (its calls are its run's, the budget the session's).
+ */
+function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
+  if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
+  const ran = database.sessions.get({
+    agent,
+    sessionId: event.sessionId,
+    projectDir: event.projectDir,
+  })?.toolCalls;
+  if (ran === undefined) return undefined;
+  return event.kind === 'before_tool' ? ran + 1 : ran;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface SpendGuardContext {
   store: SqliteSpendStore;
   /** Count the replies and judge nothing (the loop guard stopped the session at this event). @default false */
   countOnly?: boolean;
+  /** The session's tool call the event is about (1-based, as the loop guard counts them), for the entries. @default none */
+  toolCall?: number;
   /** Writes a warning or stop entry (same transaction as the ledgers). */
   record(entry: ContextEntryInput): void;
   /** Epoch ms. */
@@ -135,6 +137,7 @@ export async function guardSpend(
             agent: context.agent,
             projectDir: event.projectDir,
             hookEvent: event.eventName,
+            ...(context.toolCall === undefined ? {} : { toolCall: context.toolCall }),
             transcriptPath: path,
           },
         }),
