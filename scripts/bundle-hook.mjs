@@ -217,7 +217,11 @@ buildHookSnapshot(outDir);
 // top level. Their dependencies' own side effects are kept (the tree-shaking default): unlike the
 // hook's, nothing they load is cut by hand, so what a bundle does is what its modules do.
 // Without comments, each file is all ASCII (V8 holds its source at one byte a character).
+// `CliError` stays out too, imported from its own place: the command's `instanceof CliError` must
+// see the class the action throws (a bundled copy is another class: bad input read as an internal
+// error, exit 1 instead of 2).
 const htmlReport = `${cli}dist/scan/htmlReport.js`;
+const cliError = `${cli}dist/CliError.js`;
 for (const [entry, file] of [
   ['dist/scan/runScan.js', 'scan.mjs'],
   ['dist/scan/scanWorker.js', 'scan-worker.mjs'],
@@ -232,12 +236,16 @@ for (const [entry, file] of [
         // the server's page assets stay out: the module is imported from its own place
         resolveId: (id) => (id.endsWith('/htmlReport.js') ? { id: htmlReport, external: true } : undefined),
       },
+      {
+        name: 'cli-error-apart',
+        resolveId: (id) => (id.endsWith('/CliError.js') ? { id: cliError, external: true } : undefined),
+      },
     ],
     logLevel: 'warn',
     input: `${cli}${entry}`,
     output: {
       file: `${outDir}/${file}`,
-      paths: { [htmlReport]: '../scan/htmlReport.js' },
+      paths: { [htmlReport]: '../scan/htmlReport.js', [cliError]: '../CliError.js' },
       format: 'es',
       codeSplitting: false,
       charset: 'ascii',

@@ -108,6 +108,8 @@ describe('loopguard hook codex', () => {
       ['loop_stop', 'codex', true],
       ['loop_stop', 'codex', true],
     ]);
+    // each denial falls at the call the model made (the calls scan counts), the stop at the first
+    expect(hookState(dir).entries.map((e) => e.metadata.toolCall)).toEqual([3, 4, 5, 6]);
     expect(hookLog(dir)).toEqual([]);
   });
 

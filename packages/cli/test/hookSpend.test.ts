@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { projectDaySpendKey } from '../src/hook/guardSpend.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00Z');
@@ -77,6 +78,21 @@ describe('the spend guard in the hook', () => {
     expect(JSON.parse(recoveries.stdout).recoveries).toMatchObject([
       { topic: 'spend_stop', action: 'spend_stop', taskId: 'claude:s1' },
     ]);
+  });
+
+  it('records the tool call its warning and its stop fell at, which status says as every door does', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    for (const tokens of [300, 500, 100, 200]) {
+      appendFileSync(transcript, reply(`msg_${tokens}`, tokens, 1));
+      await afterTool(dir, 'calls');
+    }
+    expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['spend_warning', 2],
+      ['spend_stop', 4],
+    ]);
+    const status = await loopguard(dir, ['status', '--session', 'calls']);
+    expect(status.stdout).toContain('stopped on spend at call 4 (cap), 4 tool calls ran');
   });
 
   it('a money budget speaks in dollars from the pricing library, naming the tokens it cannot price', async () => {
@@ -176,6 +192,48 @@ describe('the spend guard in the hook', () => {
     await answerHookEvent('claude', event('toolu_b'), { env: {}, cwd: dir, now: () => T0 });
     expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1100 });
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session the loop guard stops counts the reply of the call it stopped (written after the hook is called): its spend is what it spent', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 100000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    const asking = (n: number) =>
+      reply(`msg_${n}`, 1000, 1).replace('"content":[]', `"content":[{"type":"tool_use","id":"toolu_${n}"}]`);
+    const answer = (event: unknown) =>
+      answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => T0 });
+    for (let n = 1; n <= 3; n++) {
+      appendFileSync(transcript, asking(n));
+      const { pre, post } = claudeFailingCall(dir, 's1', n);
+      await answer(pre);
+      await answer(post);
+    }
+    // the fourth repeat is denied before it runs, and the session ends: no later event counts its reply
+    setTimeout(() => appendFileSync(transcript, asking(4)), 50);
+    const stop = JSON.parse(await answer(claudeFailingCall(dir, 's1', 4).pre));
+    expect(stop).toMatchObject({
+      continue: false,
+      stopReason: expect.stringContaining('Stopped (same_error)'),
+    });
+    const { ledgers, entries } = spendState(dir);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 4, tokens: 4000 });
+    expect(entries).toEqual([]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session switched off (hook_sessions.enabled = 0) is neither counted nor warned nor stopped on spend', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    appendFileSync(transcript, reply('msg_1', 500));
+    expect(await afterTool(dir)).toBe('');
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    appendFileSync(transcript, reply('msg_2', 400) + reply('msg_3', 600));
+    expect(await afterTool(dir)).toBe('');
+    expect(await afterTool(dir)).toBe('');
+    const { ledgers, entries } = spendState(dir);
+    expect(entries).toEqual([]);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 1, tokens: 500 });
   });
 
   it('a dollar budget it cannot price says so at the first unpriced reply, once, in the entries too', async () => {

@@ -51,6 +51,13 @@ describe('the run options table', () => {
     expect(defaults.requireFile).toEqual([]);
   });
 
+  it('says what a cap is without the seed: --max-iterations 99 and --max-runtime 2h name the limit only', () => {
+    expect(() => resolveRunOptions({ maxIterations: 99 }, {}, null)).toThrow(/must be at most 50/);
+    expect(() => resolveRunOptions({ maxIterations: 99 }, {}, null)).not.toThrow(/seed/);
+    expect(() => resolveRunOptions({ maxRuntime: '2h' }, {}, null)).toThrow(/must be at most 60m/);
+    expect(() => resolveRunOptions({ maxRuntime: '2h' }, {}, null)).not.toThrow(/seed/);
+  });
+
   it('rejects a key that is not in the table', () => {
     expect(runOptionsSchema.safeParse({ config: 'x.yaml' }).success).toBe(false);
     expect(() => resolveRunOptions({ bogus: 1 }, {}, '/repo/loopguard.config.json')).toThrow(

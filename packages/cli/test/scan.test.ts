@@ -348,6 +348,54 @@ describe('loopguard scan: default places', () => {
     expect(report.sessions.map((s) => s.agent).sort()).toEqual(['claude', 'codex', 'gemini']);
     expect(report.sessions.find((s) => s.agent === 'gemini')?.project).toBe('repo');
   });
+
+  it("names a Claude Code subagent's run by its own id, under its session's, as the hooks, status and the dashboard do", async () => {
+    const home = tempDir();
+    const project = join(home, '.claude', 'projects', '-repo');
+    mkdirSync(join(project, 's1', 'subagents'), { recursive: true });
+    const record = (type: string, content: unknown, extra: Record<string, unknown>) =>
+      JSON.stringify({
+        type,
+        sessionId: 's1',
+        cwd: '/repo',
+        timestamp: '2026-11-25T10:00:00.000Z',
+        message: { role: type, id: `m${type}`, content },
+        ...extra,
+      });
+    const main = { isSidechain: false };
+    const side = { isSidechain: true, agentId: 'a7f2e' };
+    writeFileSync(join(project, 's1.jsonl'), `${record('user', 'Fix it.', main)}\n`);
+    writeFileSync(
+      join(project, 's1', 'subagents', 'agent-a7f2e.jsonl'),
+      `${record('user', 'Search for x', side)}\n`,
+    );
+    const { code, out, err } = await scan(['--json'], tempDir(), { HOME: home });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const sessions = (JSON.parse(out) as ScanReport).sessions.map((s) => [s.sessionId, s.parentSessionId]);
+    expect(sessions.sort()).toEqual([
+      ['a7f2e', 's1'],
+      ['s1', undefined],
+    ]);
+  });
+
+  it("names a Gemini CLI session's project by the path Gemini CLI keeps beside its chats, as the hooks and status name it", async () => {
+    const home = tempDir();
+    const folder = join(home, '.gemini', 'tmp', 'shop-1');
+    mkdirSync(join(folder, 'chats'), { recursive: true });
+    writeFileSync(join(folder, '.project_root'), '/home/dev/shop');
+    copyFileSync(fixture('gemini-0.61.0-looping.jsonl'), join(folder, 'chats', 'session.jsonl'));
+    const env = { HOME: home, GEMINI_CLI_HOME: home };
+    for (const filter of [
+      [],
+      ['--project', '/home/dev/shop'],
+      ['--project', 'shop'],
+      ['--project', 'shop-1'],
+    ]) {
+      const { code, out, err } = await scan(['--json', ...filter], tempDir(), env);
+      expect(code, err).toBe(EXIT_CODES.ok);
+      expect((JSON.parse(out) as ScanReport).sessions.map((s) => s.project)).toEqual(['/home/dev/shop']);
+    }
+  });
 });
 
 describe('loopguard scan: bad input', () => {

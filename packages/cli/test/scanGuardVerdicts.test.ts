@@ -137,43 +137,59 @@ describe('scan reports what loopguard itself did in a session', () => {
     });
   });
 
-  it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
+  it("loopguard's nudge the replay did not find stays its own loop: a replay's nudge calls later is another", async () => {
+    // the hooks (stricter) nudged at call 1; the replay finds the loop at call 3 on its own
+    const loops = (await scanJson(claudeSession(3, { 1: [claudeNudge(1)] }))).sessions[0]?.loops ?? [];
+    expect(loops.map((loop) => [loop.nudgeCall, loop.loopguard ?? 'replay'])).toEqual([
+      [1, 'nudged'],
+      [3, 'replay'],
+    ]);
+  });
+
+  it("a session loopguard's spend guard stopped says so (Claude Code's stop, Codex's denial): the verdict status gives it", async () => {
+    const SPEND = 'loopguard: this session reached its budget ($0.56 of $0.50); loopguard stopped it.';
+    const claude = claudeSession(2, {
+      2: [
+        {
+          type: 'attachment',
+          isSidechain: false,
+          attachment: { type: 'hook_stopped_continuation', message: SPEND, hookName: 'PostToolUse:Bash' },
+        },
+      ],
+    });
     const item = (payload: Record<string, unknown>) => ({
       timestamp: '2026-11-29T08:00:00.000Z',
       type: 'response_item',
       payload,
     });
-    const lines: unknown[] = [
+    const codex = [
       { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls"}', call_id: 'c1' }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c1',
+        output: 'Chunk ID: a1\nProcess exited with code 0\nOutput:\na.txt\n',
+      }),
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"cat a.txt"}', call_id: 'c2' }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c2',
+        output: `Command blocked by PreToolUse hook: ${SPEND}. Command: cat a.txt`,
+      }),
     ];
-    for (let n = 1; n <= 4; n++) {
-      lines.push(
-        item({
-          type: 'function_call',
-          name: 'exec_command',
-          arguments: '{"cmd":"cat missing.txt"}',
-          call_id: `c${n}`,
-        }),
-        item({
-          type: 'function_call_output',
-          call_id: `c${n}`,
-          output:
-            n === 4
-              ? `Command blocked by PreToolUse hook: ${STOP}. Command: cat missing.txt`
-              : 'Chunk ID: a1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n',
-        }),
-      );
-      if (n === 3) {
-        lines.push(
-          item({
-            type: 'message',
-            role: 'developer',
-            content: [{ type: 'input_text', text: NUDGE }],
-            internal_chat_message_metadata_passthrough: { content_item_kinds: ['hooks.additional_context'] },
-          }),
-        );
-      }
+    for (const lines of [claude, codex]) {
+      const report = await scanJson(lines);
+      expect(report.sessions[0]).toMatchObject({
+        loops: [],
+        spendStop: { call: 2, message: expect.stringMatching(/^loopguard: this session reached its budget/) },
+      });
+      expect(report.totals).toMatchObject({ stoppedOnSpendByLoopguard: 1, stoppedByLoopguard: 0 });
+      expect(await scan(lines)).toContain("loopguard's spend guard stopped 1 session at its budget");
     }
+  });
+
+  it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
+    const lines = codexSession(4);
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
     expect(loop).toMatchObject({
       loopguard: 'stopped',
@@ -182,4 +198,73 @@ describe('scan reports what loopguard itself did in a session', () => {
       ended: 'stopped_by_loopguard',
     });
   });
+
+  it('Codex: one loop, nudged and stopped by loopguard, in the order Codex 0.169.0 writes it and with every further repeat denied', async () => {
+    // the hook's context comes before the output of the call it follows; calls 5 to 7 are denied too
+    const lines = codexSession(7);
+    const report = await scanJson(lines);
+    expect(report.sessions[0]?.loops).toEqual([
+      expect.objectContaining({
+        kind: 'same_error',
+        loopguard: 'stopped',
+        nudgeCall: 3,
+        stopCall: 4,
+        endCall: 7,
+        ended: 'stopped_by_loopguard',
+      }),
+    ]);
+    expect(report.totals).toMatchObject({
+      stoppedByLoopguard: 1,
+      sessionsWithLoops: 1,
+      nudgesWithoutStop: 0,
+    });
+    expect(await scan(lines)).not.toContain('Nudged, never stopped');
+  });
 });
+
+/**
+ * A Codex 0.169.0 rollout with loopguard's hooks on: `calls` runs of the same failing command, the
+ * hook's nudge (a developer message) written between call 3 and its output, as Codex writes it,
+ * and every call from the fourth denied before it runs.
+ */
+function codexSession(calls: number): unknown[] {
+  const item = (payload: Record<string, unknown>) => ({
+    timestamp: '2026-11-29T08:00:00.000Z',
+    type: 'response_item',
+    payload,
+  });
+  const lines: unknown[] = [
+    { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+  ];
+  for (let n = 1; n <= calls; n++) {
+    lines.push(
+      item({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: '{"cmd":"cat missing.txt"}',
+        call_id: `c${n}`,
+      }),
+    );
+    if (n === 3) {
+      lines.push(
+        item({
+          type: 'message',
+          role: 'developer',
+          content: [{ type: 'input_text', text: NUDGE }],
+          internal_chat_message_metadata_passthrough: { content_item_kinds: ['hooks.additional_context'] },
+        }),
+      );
+    }
+    lines.push(
+      item({
+        type: 'function_call_output',
+        call_id: `c${n}`,
+        output:
+          n >= 4
+            ? `Command blocked by PreToolUse hook: ${STOP}\nloopguard refused this call, and refuses every repeat of it.. Command: cat missing.txt`
+            : 'Chunk ID: a1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n',
+      }),
+    );
+  }
+  return lines;
+}

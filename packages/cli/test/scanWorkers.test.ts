@@ -132,6 +132,19 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     expect(readFileSync(join(dir, 'r.html'), 'utf8')).toContain('document.body.dataset.ready');
   });
 
+  it('reports bad input as the in-process scan does: one line, exit 2 (never "internal error", exit 1)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-usage-'));
+    const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+    for (const args of [['nowhere'], ['--since', '2026-02-01', '--until', '2026-01-01']]) {
+      const built = await execa(process.execPath, [bin, 'scan', ...args], { cwd: dir, reject: false });
+      expect(built.exitCode, built.stderr).toBe(EXIT_CODES.usage);
+      expect(built.stderr.trim().split('\n')).toHaveLength(1);
+      expect(built.stderr).toMatch(
+        /^loopguard: (nowhere: no such file or folder|--since 2026-02-01 is after --until 2026-01-01)$/,
+      );
+    }
+  });
+
   it("gives the workers the project's detector options (loopguard.config.yaml)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-workers-'));
     cpSync(fileURLToPath(SCAN_FIXTURES), join(dir, 'transcripts'), { recursive: true });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
-import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteSpendStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -80,6 +80,72 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
     expect(out).toContain('stopped on spend (cap)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
+  });
+
+  it('prints every summary whole, its dollars included: the sentence status --json, the dashboard and the status line say', async () => {
+    const spent = hooksOnlyProject('spent-app');
+    const database = openLoopGuardDatabase(join(spent, '.loopguard', 'state.db'));
+    const key = 'session:claude:looped';
+    new SqliteSpendStore({ db: database.db }).update([key], () => ({
+      next: new Map([
+        [
+          key,
+          {
+            ledger: { totals: { tokens: 80_048, costUsd: 0.32096, unpricedTokens: 1_200 } },
+            offset: 10,
+            caps: { maxCostUsd: 5 },
+          },
+        ],
+      ]),
+      result: null,
+    }));
+    database.close();
+    const json = JSON.parse((await run(spent, ['status', '--json'])).out);
+    const summaries: string[] = json.sessions.sessions.map((s: { summary: string }) => s.summary);
+    expect(summaries).toContain(
+      'stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge, $0.32 of $5.00 (and 1,200 tokens of unpriced models)',
+    );
+    const { out } = await run(spent, ['status']);
+    for (const summary of summaries) expect(out).toContain(summary);
+    expect(out).not.toContain('…');
+  });
+
+  it("--session of a session whose subagent loopguard stopped lists that stop, naming the subagent; the session's own verdict decides the exit", async () => {
+    const dir = join(root, 'with-subagent');
+    mkdirSync(dir, { recursive: true });
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+      clock,
+      createDirectory: true,
+    });
+    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    hooks.update({ agent: 'claude', sessionId: 'main', projectDir: dir }, () => ({
+      next: { ...state, nudges: 0 },
+      result: null,
+    }));
+    hooks.update({ agent: 'claude', sessionId: 'a1b2', projectDir: dir }, () => ({
+      next: { ...state, stops: 1, parentSessionId: 'main', agentType: 'Explore' },
+      result: null,
+    }));
+    database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (same_error): the loop went on after the nudge.',
+      relatedTasks: ['claude:a1b2'],
+      metadata: {
+        loopType: 'same_error',
+        toolCall: 4,
+        agent: 'claude',
+        sessionId: 'a1b2',
+        parentSessionId: 'main',
+      },
+    });
+    database.close();
+    const { code, out } = await run(dir, ['status', '--session', 'main']);
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(out).toMatch(
+      /loop_stop \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
+    );
   });
 
   it('reads ~/.loopguard/state.db when the folder has no project database', async () => {

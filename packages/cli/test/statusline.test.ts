@@ -88,6 +88,69 @@ describe('loopguard statusline', () => {
     );
   });
 
+  it('says loopguard is off where a switch turned it off, never "watching" a session it does not guard', async () => {
+    const input = (session: string) => JSON.stringify({ session_id: session, cwd: dir });
+    // Claude Code hands its environment to the status line, as to the hooks
+    expect(await line(input('new'), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    expect(await line(input('s1'), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    const off = project();
+    const database = openLoopGuardDatabase(join(off, '.loopguard', 'state.db'));
+    database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
+    database.close();
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: off }))).toBe(
+      'loopguard: off for this session (switched off), stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n',
+    );
+  });
+
+  it("names what loopguard did to the session's subagents: the main thread ran on, its subagent was stopped", async () => {
+    const dir = mkdtempSync(join(root, 'sub-'));
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+      clock,
+      createDirectory: true,
+    });
+    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    const run = (sessionId: string, parentSessionId: string | null, stops: number) =>
+      hooks.update({ agent: 'claude', sessionId, projectDir: dir }, () => ({
+        next: {
+          snapshot: '{}',
+          lastResults: '[]',
+          steps: 8,
+          toolCalls: 4,
+          parentSessionId,
+          agentType: parentSessionId === null ? null : 'general-purpose',
+          nudges: stops,
+          stops,
+          enabled: true,
+        },
+        result: null,
+      }));
+    run('main', null, 0);
+    run('a1b2', 'main', 1);
+    run('c3d4', 'main', 0);
+    database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'stop',
+      relatedTasks: ['claude:a1b2'],
+      metadata: { loopType: 'same_error', toolCall: 4 },
+    });
+    database.close();
+    // Claude Code keeps each subagent's transcript beside the session's
+    const transcript = join(dir, 'transcripts', 'main.jsonl');
+    mkdirSync(join(dir, 'transcripts', 'main', 'subagents'), { recursive: true });
+    writeFileSync(transcript, '');
+    for (const id of ['a1b2', 'c3d4'])
+      writeFileSync(join(dir, 'transcripts', 'main', 'subagents', `agent-${id}.jsonl`), '');
+    expect(await line(JSON.stringify({ session_id: 'main', cwd: dir, transcript_path: transcript }))).toBe(
+      'loopguard: no loop found, 4 tool calls ran; 1 subagent stopped by loopguard\n',
+    );
+  });
+
   it("never reads a state.db planted as a link (another user's database shown as this session's)", async () => {
     const planted = mkdtempSync(join(root, 'planted-'));
     mkdirSync(join(planted, '.loopguard'));

@@ -162,18 +162,6 @@
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
 
-  /** `$0.52 of $0.50`, `52,000 of 100,000 tokens`, `$0.41`, `1,200 tokens` or `–`. */
-  function spendText({ spend, budget }) {
-    const capUsd = budget?.maxCostUsd ?? null;
-    const capTokens = budget?.maxTokens ?? null;
-    const usd = spend?.costUsd ?? 0;
-    const tokens = spend?.tokens ?? 0;
-    if (capUsd !== null) return `${dollars(usd)} of ${dollars(capUsd)}`;
-    if (capTokens !== null) return `${count(tokens)} of ${count(capTokens)} tokens`;
-    if (spend === null) return '–';
-    return usd > 0 ? dollars(usd) : `${count(tokens)} tokens`;
-  }
-
   /** `same_error at call 4`, `cap` (a spend stop without its call) or `–`. */
   function stopText({ stop }) {
     if (stop === null) return '–';
@@ -199,7 +187,8 @@
       el('td', session.toolCalls ?? '–'),
       el('td', session.nudges),
       el('td', stopText(session)),
-      el('td', spendText(session)),
+      // the server's words (one rule for every door: the summary's, formatUsd's digits)
+      el('td', session.spendSummary || '–'),
     );
     const verdict = el('td');
     verdict.append(el('span', words(session.verdict), `badge verdict ${session.verdict}`));

@@ -1,7 +1,12 @@
 /// <reference lib="dom" />
 import { ManualClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
-import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteStatusReader } from '@loopguard/sqlite';
+import {
+  openLoopGuardDatabase,
+  SqliteHookSessionStore,
+  SqliteSpendStore,
+  SqliteStatusReader,
+} from '@loopguard/sqlite';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningStatusServer, startStatusServer } from '../src/index.js';
@@ -100,6 +105,27 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it("shows a session's spend as its summary says it: a cent fraction is not $0.00, tokens without a price are named", async () => {
+    const db = hooksOnlyDatabase();
+    const spent = (sessionId: string, totals: Record<string, number>) => {
+      const scope = `session:codex:${sessionId}`;
+      new SqliteSpendStore({ db: db.database.db, clock: db.clock }).update([scope], () => ({
+        next: new Map([[scope, { ledger: { totals }, offset: 10, caps: { maxCostUsd: 5 } }]]),
+        result: null,
+      }));
+    };
+    spent(HOOK_SESSIONS.nudged, { tokens: 180, costUsd: 0.00025, unpricedTokens: 120 });
+    await open(db);
+    const nudged = await cells(2);
+    expect(nudged[0]).toBe('codex');
+    expect(nudged[7]).toBe('$0.00025 of $5.00000 (and 120 tokens of unpriced models)');
+    await page.locator('#sessions tbody tr.session').nth(2).click();
+    expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
+      nudged[7],
+    );
+    expect(problems).toEqual([]);
+  });
+
   it('opens a session: its summary, its nudge and stop with their evidence', async () => {
     await open(hooksOnlyDatabase());
     await page.locator('#sessions tbody tr.session').first().click();
@@ -147,6 +173,19 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
         result: null,
       }),
     );
+    db.database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic: 'loop_nudge',
+      content: 'Loop detected (same_error): the subagent ran `npm test` 3 times.',
+      relatedTasks: ['claude:agent-7f2e'],
+      metadata: {
+        loopType: 'same_error',
+        toolCall: 3,
+        agent: 'claude',
+        sessionId: 'agent-7f2e',
+        parentSessionId: HOOK_SESSIONS.stopped,
+      },
+    });
     await open(db);
     const row = page.locator('#sessions tbody tr.session').first();
     expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
@@ -154,6 +193,16 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
       `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
     );
+    // its session's own detail lists what loopguard did to the subagent too, naming it
+    await row.click();
+    await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.stopped }).first().click();
+    const parent = page.locator('#sessions tr.session-detail');
+    await parent.locator('.session-entries details').nth(2).waitFor();
+    expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
+      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /),
+      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /),
+      expect.stringMatching(/^nudge claude:agent-7f2e same_error · call 3 · /),
+    ]);
     expect(problems).toEqual([]);
   });
 

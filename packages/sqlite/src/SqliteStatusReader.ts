@@ -215,11 +215,13 @@ export class SqliteStatusReader implements core.StatusReader {
       `SELECT e.* FROM context_entries AS e
        WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND (
          e.id IN (SELECT l.entry_id FROM context_entry_tasks AS l WHERE l.task_id = @task)
+         OR (json_extract(e.metadata, '$.parentSessionId') = @id AND json_extract(e.metadata, '$.agent') = @agent)
          OR (json_extract(e.metadata, '$.runId') = @id AND json_extract(e.metadata, '$.agent') IS NULL
            AND coalesce(json_extract(e.metadata, '$.adapter'), 'run') = @agent))
        ORDER BY e.timestamp, e.id LIMIT @limit`,
     ).all({
-      // A hook session's entries name its task; a run's and an adapter's, their run id and door.
+      // A hook session's entries name its task, its subagents' their parent (each names its own
+      // run: what loopguard did in the session); a run's and an adapter's, their run id and door.
       task: `${session.agent}:${session.sessionId}`,
       id: session.sessionId,
       agent: session.agent,

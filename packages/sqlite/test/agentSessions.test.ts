@@ -96,6 +96,27 @@ describe('agent_sessions: one session across doors', () => {
     ).toEqual(['loop_nudge', 'loop_stop']);
   });
 
+  it('says what it spent in dollars only as far as it could price it: a model without a price is named, a cent fraction never reads $0.00', async () => {
+    const { session, reader, database, clock } = makeDatabase();
+    const ledger = (key: string, totals: Record<string, number>) =>
+      new SqliteSpendStore({ db: database.db, clock }).update([key], () => ({
+        next: new Map([[key, { ledger: { totals }, offset: 10, caps: { maxCostUsd: 5 } }]]),
+        result: null,
+      }));
+    session('codex', 'unpriced');
+    ledger('session:codex:unpriced', { tokens: 120, costUsd: 0, unpricedTokens: 120 });
+    session('gemini', 'cheap');
+    ledger('session:gemini:cheap', { tokens: 60, costUsd: 0.00025, unpricedTokens: 0 });
+    const { sessions } = await reader.sessionPage({ limit: 10 });
+    const byId = Object.fromEntries(sessions.map((s) => [s.sessionId, s]));
+    expect(byId.unpriced).toMatchObject({
+      spendSummary: '$0.00 of $5.00 (and 120 tokens of unpriced models)',
+      summary: 'no loop found, 4 tool calls ran, $0.00 of $5.00 (and 120 tokens of unpriced models)',
+    });
+    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00000');
+    expect(byId.cheap?.summary).toContain(byId.cheap?.spendSummary);
+  });
+
   it('counts a session active in the last 10 minutes as running until it is stopped', async () => {
     const { session, entry, reader } = makeDatabase(60_000);
     session('claude', 'live', { nudges: 1 });
@@ -122,6 +143,51 @@ describe('agent_sessions: one session across doors', () => {
       ['ai-sdk', 'a1', 'stopped'],
       ['run', 'r1', 'stopped_on_spend'],
       ['run', 'r2', 'nudged'],
+    ]);
+  });
+
+  it("lists a session's entries with its subagents' (each names its run): what loopguard did in the session", async () => {
+    const { session, entry, reader } = makeDatabase();
+    session('claude', 'main');
+    session('claude', 'a1b2', { parentSessionId: 'main', agentType: 'Explore', nudges: 1, stops: 1 });
+    session('claude', 'other');
+    entry('loop_nudge', 'claude:a1b2', {
+      loopType: 'same_error',
+      toolCall: 3,
+      agent: 'claude',
+      sessionId: 'a1b2',
+      parentSessionId: 'main',
+    });
+    entry('loop_stop', 'claude:a1b2', {
+      loopType: 'same_error',
+      toolCall: 4,
+      agent: 'claude',
+      sessionId: 'a1b2',
+      parentSessionId: 'main',
+    });
+    entry('spend_warning', 'claude:main', { agent: 'claude', sessionId: 'main', subagentId: 'a1b2' });
+    entry('loop_stop', 'claude:other', {
+      loopType: 'same_error',
+      toolCall: 4,
+      agent: 'claude',
+      sessionId: 'other',
+    });
+    entry('loop_stop', 'codex:x', {
+      loopType: 'same_error',
+      agent: 'codex',
+      sessionId: 'x',
+      parentSessionId: 'main',
+    });
+    const topics = async (sessionId: string) =>
+      (await reader.sessionEntries({ agent: 'claude', sessionId }, 10)).map((e) => [e.topic, e.taskId]);
+    expect(await topics('main')).toEqual([
+      ['loop_nudge', 'claude:a1b2'],
+      ['loop_stop', 'claude:a1b2'],
+      ['spend_warning', 'claude:main'],
+    ]);
+    expect(await topics('a1b2')).toEqual([
+      ['loop_nudge', 'claude:a1b2'],
+      ['loop_stop', 'claude:a1b2'],
     ]);
   });
 

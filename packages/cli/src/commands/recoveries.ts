@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@loopguard/core';
+import type { RecoveryView } from '@loopguard/core/internal';
 import { parseRecoveriesQuery } from '@loopguard/server';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
@@ -17,16 +18,26 @@ interface RecoveriesOptions extends StatusStoreFlags {
 }
 
 /**
+ * What a row says of where its loop stood: a task's attempts (`3`), or the tool call a session's
+ * nudge, stop or spend entry fell at (`call 4`, as `status`, the dashboard and `scan` say it).
+ */
+function attemptsOrCall(entry: RecoveryView): string {
+  const call = entry.metadata.toolCall;
+  if (typeof call === 'number') return `call ${call}`;
+  return String(entry.attemptCount ?? '-');
+}
+
+/**
  * `loopguard recoveries (--db <file> | --postgres <url>) [--topic] [--task] [--since] [--until] [--limit] [--json]`:
- * the recovery context entries and the step-level nudges and stops (`loop_nudge`, `loop_stop`), newest first
- * (the seed's SQL, filtered and paged).
+ * the recovery context entries and the sessions' nudges and stops (`loop_nudge`, `loop_stop`), newest first
+ * (filtered and paged).
  * @example loopguard recoveries --db .loopguard/state.db --topic loop_escalation --since 2025-10-18
  */
 export function registerRecoveriesCommand(program: Command, io: CliIo): void {
   program
     .command('recoveries')
     .description(
-      'List recovery context entries (force_next, unblock_authority, escalate) and step-level nudges and stops, newest first.',
+      'List recovery context entries (force_next, unblock_authority, escalate) and the nudges, stops and spend entries of agent sessions, newest first.',
     )
     .option('--db <file>', 'the loopguard SQLite file')
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
@@ -68,11 +79,11 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           r.action,
           r.taskId ?? '-',
           r.loopType ?? '-',
-          String(r.attemptCount ?? '-'),
+          attemptsOrCall(r),
           r.content.split('\n')[0] ?? '',
         ]);
         io.stdout(
-          `database: ${store.source}\n${formatTable(['id', 'time', 'action', 'task or session', 'loop type', 'attempts', 'content'], rows)}\n`,
+          `database: ${store.source}\n${formatTable(['id', 'time', 'action', 'task or session', 'loop type', 'attempts or call', 'content'], rows)}\n`,
         );
         if (page.nextCursor !== null)
           io.stdout(`\nmore: loopguard recoveries ${store.label} --cursor ${page.nextCursor}\n`);

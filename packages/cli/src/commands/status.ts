@@ -82,7 +82,12 @@ function sessionTable(sessions: readonly SessionView[]): string {
     shortTime(s.lastActive),
     s.summary,
   ]);
-  return formatTable(['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'], rows, 80);
+  // nothing cut: the ids are what `status --session` takes, the summary is the sentence every door prints
+  return formatTable(
+    ['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'],
+    rows,
+    Number.POSITIVE_INFINITY,
+  );
 }
 
 async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
@@ -148,7 +153,12 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
     out(`database: ${store.source}\n${sessionTable([session])}\n`);
-    for (const e of entries) out(`  ${shortTime(e.timestamp)}  ${e.topic}: ${e.content.split('\n')[0]}\n`);
+    for (const e of entries) {
+      // a subagent's entry names its run: the session's own verdict is not its
+      const sub =
+        e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
+      out(`  ${shortTime(e.timestamp)}  ${e.topic}${sub}: ${e.content.split('\n')[0]}\n`);
+    }
   }
   if (session.verdict === 'stopped')
     throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStopped);

@@ -25,7 +25,7 @@ const MARKER_CHARS = 200;
  * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start).
  */
 function replyMarkerOf(event: Record<string, unknown>, eventName: string): { replyMarker?: string } {
-  if (eventName === 'PostToolUse' || eventName === 'PostToolUseFailure') {
+  if (eventName === 'PreToolUse' || eventName === 'PostToolUse' || eventName === 'PostToolUseFailure') {
     const id = event.tool_use_id;
     return typeof id === 'string' && id !== '' ? { replyMarker: JSON.stringify(id) } : {};
   }

@@ -77,7 +77,11 @@ export function guardCodexSession(
             .map((step) => probe.observe(step))
             .find((v) => v.action !== 'continue');
     if (event.kind === 'before_tool' && verdict?.action === 'stop') {
-      record(verdict, true);
+      // the detector counts the calls that ran; the model made the denied ones too, and each
+      // denial falls at its own call (the calls scan counts in the rollout)
+      const deniedCalls = codex.deniedCalls ?? 0;
+      record({ ...verdict, toolCall: verdict.toolCall + deniedCalls }, true);
+      codex.deniedCalls = deniedCalls + 1;
       if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
       reply = replyOf(verdict, true);
     } else if (event.kind === 'after_tool' && verdict !== undefined) {

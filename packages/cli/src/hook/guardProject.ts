@@ -23,7 +23,7 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
  * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
- * call or at the end of a turn.
+ * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @param distrust - why the event's transcript must not be read, if so (see {@link TranscriptDistrust}).
@@ -42,7 +42,7 @@ export async function guardProject(
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
   try {
-    if (parentSwitchedOff(agent, event, database)) {
+    if (switchedOff(agent, event, database)) {
       failed = false;
       return { kind: 'silent' };
     }
@@ -64,10 +64,12 @@ export async function guardProject(
               readRollout: (offset) => readRolloutSteps(rollout, offset, until),
             }),
     );
-    const spend =
-      reply.kind === 'stop' ? undefined : await spendVerdict(agent, event, config, database, now, distrust);
+    // A stop ends the session: no later event would count the reply that asked for the stopped
+    // call, so it is counted now (the stop is the answer).
+    const stopping = reply.kind === 'stop';
+    const spend = await spendVerdict(agent, event, config, database, now, distrust, stopping);
     failed = false;
-    return spend === undefined ? reply : withSpend(reply, spend);
+    return spend === undefined || stopping ? reply : withSpend(reply, spend);
   } finally {
     database.close(failed);
   }
@@ -91,16 +93,21 @@ function detectorOptions(config: HookConfig): StepLoopDetectorOptions {
 }
 
 /**
- * Whether the event is a subagent's whose session was switched off (`enabled = 0` on the session's
- * row): the session's switch covers its subagents' runs, those started after it too.
+ * Whether the event's session was switched off (`enabled = 0` on its row): loopguard then leaves
+ * it alone, the loop guard and the spend guard alike. The session's switch covers its subagents'
+ * runs, those started after it too.
  */
-function parentSwitchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
-  if (event.parentSessionId === undefined) return false;
-  const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
-  return database.sessions.get(parent)?.enabled === false;
+function switchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  const row = (sessionId: string) =>
+    database.sessions.get({ agent, sessionId, projectDir: event.projectDir });
+  if (row(event.sessionId)?.enabled === false) return true;
+  return event.parentSessionId !== undefined && row(event.parentSessionId)?.enabled === false;
 }
 
-/** The spend guard's verdict after a tool call or a turn, when the configuration sets a budget. */
+/**
+ * The spend guard's verdict after a tool call or a turn, when the configuration sets a budget.
+ * @param countOnly - the loop guard stopped the session at this event: count its replies, judge nothing.
+ */
 async function spendVerdict(
   agent: HookAgent,
   event: HookEvent,
@@ -108,24 +115,45 @@ async function spendVerdict(
   database: HookDatabase,
   now: () => number,
   distrust: TranscriptDistrust,
+  countOnly: boolean,
 ): Promise<SpendVerdict | undefined> {
   const options = config.spend;
   // Codex: no reply ends its turn, so its spend stop is every further call denied before it runs.
-  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex')) return undefined;
+  if (options === undefined || (event.kind === 'before_tool' && agent !== 'codex' && !countOnly))
+    return undefined;
   const reason = distrust(event);
   if (reason !== undefined) {
     logFailure(event.projectDir, agent, event, new Error(`${reason}: its spend is not counted`), now());
     return undefined;
   }
+  const toolCall = sessionToolCall(agent, event, database);
   return guardSpend(event, {
     agent,
     options,
     costOf: priceBook(options.prices, lazyLibraryCost()),
     store: database.spend(),
+    countOnly,
+    ...(toolCall === undefined ? {} : { toolCall }),
     record: (entry) => database.record(entry),
     now,
     log: (error) => logFailure(event.projectDir, agent, event, error, now()),
   });
+}
+
+/**
+ * The session's tool call an event is about, as the loop guard counted it (the call after one, the
+ * next before one), so that a spend entry says where it fell as a loop entry does; `undefined` at
+ * the end of a turn, and for a subagent's event (its calls are its run's, the budget the session's).
+ */
+function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
+  if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
+  const ran = database.sessions.get({
+    agent,
+    sessionId: event.sessionId,
+    projectDir: event.projectDir,
+  })?.toolCalls;
+  if (ran === undefined) return undefined;
+  return event.kind === 'before_tool' ? ran + 1 : ran;
 }
 
 /**

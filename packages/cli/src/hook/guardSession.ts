@@ -151,8 +151,11 @@ export interface Memory {
   results: LastResult[];
   /** The most recent events answered, as `<eventName>:<callId>`, newest first. */
   seen: string[];
-  /** Codex: how far its rollout is read, and its calls already answered (see `guardCodexSession`). */
-  codex?: { offset: number; denied: string[]; told: string[] };
+  /**
+   * Codex: how far its rollout is read, its calls already answered, and how many calls it denied
+   * (they never ran, but the model made them: see `guardCodexSession`).
+   */
+  codex?: { offset: number; denied: string[]; told: string[]; deniedCalls?: number };
 }
 
 /**
@@ -169,7 +172,7 @@ export function parseMemory(text: string | undefined): Memory {
   const { results, seen, codex } = (Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})) as {
     results?: unknown;
     seen?: unknown;
-    codex?: { offset?: unknown; denied?: unknown; told?: unknown };
+    codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown };
   };
   const strings = (list: unknown) =>
     (Array.isArray(list) ? list : []).filter((c): c is string => typeof c === 'string');
@@ -180,6 +183,9 @@ export function parseMemory(text: string | undefined): Memory {
             offset: typeof codex.offset === 'number' && codex.offset >= 0 ? codex.offset : 0,
             denied: strings(codex.denied),
             told: strings(codex.told),
+            ...(Number.isSafeInteger(codex.deniedCalls) && (codex.deniedCalls as number) > 0
+              ? { deniedCalls: codex.deniedCalls as number }
+              : {}),
           },
         }
       : {}),

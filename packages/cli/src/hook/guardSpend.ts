@@ -23,6 +23,10 @@ export interface SpendGuardContext {
   costOf: CostOf;
   /** The project's ledgers. */
   store: SqliteSpendStore;
+  /** Count the replies and judge nothing (the loop guard stopped the session at this event). @default false */
+  countOnly?: boolean;
+  /** The session's tool call the event is about (1-based, as the loop guard counts them), for the entries. @default none */
+  toolCall?: number;
   /** Writes a warning or stop entry (same transaction as the ledgers). */
   record(entry: ContextEntryInput): void;
   /** Epoch ms. */
@@ -57,7 +61,8 @@ interface TranscriptSource {
  * event's run writes holds the reply the event follows, reads the replies the session's transcripts
  * gained since the last call (the main thread's and, for Claude Code, each subagent's: see
  * {@link sessionTranscripts}), counts each reply once in the session's ledger and the project's
- * day, and judges the budgets after a tool call (at the end of a turn it only counts). A warning or
+ * day, and judges the budgets after a tool call (at the end of a turn, and at the loop guard's stop,
+ * it only counts). A warning or
  * a stop is recorded as a context entry (`spend_warning`, `spend_stop`) with its evidence. An event
  * without a transcript counts nothing and answers nothing; a transcript that cannot be read (one
  * log line) counts nothing of its own: the guard fails open.
@@ -117,7 +122,10 @@ export async function guardSpend(
     if (!readOne) return { next, result: undefined };
     // At the end of a turn nobody would hear a warning (and it is given once): count only, and
     // judge at the next tool call.
-    const verdict = event.kind === 'agent_stop' ? undefined : checkSpend(scopes, context.options, now);
+    const verdict =
+      event.kind === 'agent_stop' || context.countOnly === true
+        ? undefined
+        : checkSpend(scopes, context.options, now);
     if (verdict !== undefined) {
       context.record(
         spendEntry(verdict, {
@@ -129,6 +137,7 @@ export async function guardSpend(
             agent: context.agent,
             projectDir: event.projectDir,
             hookEvent: event.eventName,
+            ...(context.toolCall === undefined ? {} : { toolCall: context.toolCall }),
             transcriptPath: path,
           },
         }),

@@ -9,6 +9,7 @@ import { guardProject, type TranscriptDistrust } from './guardProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
+import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
 
 export { logFailure } from './hookLog.js';
@@ -30,19 +31,6 @@ export interface HookIo {
    * `failed open` line, when the call has not answered by then. Absent: no deadline.
    */
   exit?: (code: 0) => void;
-}
-
-/** The environment variable that switches the hook off for one session: `LOOPGUARD_HOOK=off claude`. */
-export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';
-
-/**
- * Whether the environment switches loopguard's hooks off (`LOOPGUARD_HOOK=off`): the one place that
- * decides it for every door (the hook process and the MCP server, which Claude Code starts with its
- * own environment). The project's `hook.enabled: false` and a session's `enabled = 0` are decided in
- * `guardProject` and `guardSession`, which both doors share.
- */
-export function hookSwitchedOff(env: NodeJS.ProcessEnv): boolean {
-  return env[HOOK_SWITCH_ENV] === 'off';
 }
 
 /** Default of the hook's own deadline: under the CLIs' default timeout of 10 s, so that the call fails open first. */

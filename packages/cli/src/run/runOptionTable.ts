@@ -97,16 +97,14 @@ export const RUN_OPTIONS = [
     flag: '--max-iterations <n>',
     help: 'iterations allowed, 1..50',
     default: 10,
-    schema: z.coerce.number().int().min(1).max(50, 'must be at most 50 (seed 001 cap)'),
+    schema: z.coerce.number().int().min(1).max(50, 'must be at most 50'),
   },
   {
     key: 'maxRuntime',
     flag: '--max-runtime <duration>',
     help: 'how long the run may last, at most 60m',
     default: '60m',
-    schema: duration('at most 60m').pipe(
-      z.number().positive().max(3_600_000, 'must be at most 60m (seed 001 cap)'),
-    ),
+    schema: duration('at most 60m').pipe(z.number().positive().max(3_600_000, 'must be at most 60m')),
   },
   {
     key: 'iterationTimeout',

@@ -83,6 +83,11 @@ export class ClaudeTranscriptParser implements TranscriptParser {
         : NOTHING;
     }
     noteStart(this.meta, record.timestamp);
+    if (this.sidechain && this.meta.parentSessionId === undefined && typeof record.agentId === 'string') {
+      // a subagent's own file: its run is named by its agent id, under its session's
+      this.meta.parentSessionId = this.meta.sessionId ?? String(record.sessionId);
+      this.meta.sessionId = record.agentId;
+    }
     if (this.meta.project === undefined && typeof record.cwd === 'string') this.meta.project = record.cwd;
     const message = recordOf(record.message);
     if (record.type === 'user') {

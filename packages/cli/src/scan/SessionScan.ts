@@ -55,6 +55,14 @@ export interface ScannedLoop {
   message: string;
 }
 
+/** Where loopguard's spend guard stopped a session (its hooks were on), as the transcript records it. */
+export interface SpendStop {
+  /** The tool call it fell at (1-based). */
+  call: number;
+  /** Its message (`loopguard: this session reached its budget (…); loopguard stopped it.`). */
+  message: string;
+}
+
 interface OpenLoop {
   kind: string;
   nudgeStep: number;
@@ -72,6 +80,8 @@ interface OpenLoop {
   /** The nudge's evidence. */
   nudgeEvidence: StepVerdict['evidence'];
   loopguard?: 'nudged' | 'stopped';
+  /** Whether the replay's own detector nudged in this loop (false: a loop known from loopguard's nudge only, so far). */
+  replayed: boolean;
   wastedToolCalls: number;
   wastedTokens: number;
   /** Tool calls, tokens and dollars counted when the stop came. */
@@ -138,6 +148,8 @@ export class SessionScan {
   private lastActionStep = -1;
   private open: OpenLoop | undefined;
   private readonly loops: OpenLoop[] = [];
+  /** loopguard's spend guard's stop, where its hooks gave one (the first). */
+  private spendStop: SpendStop | undefined;
 
   /** @param cost - prices the replies, when the scan has a price book. */
   constructor(
@@ -173,23 +185,36 @@ export class SessionScan {
     for (const guard of read.guard ?? []) this.guarded(guard);
   }
 
-  /** The session's counts and loops (a loop still open ends with the session). */
-  finish(): { steps: number; toolCalls: number; tokens: number; loops: ScannedLoop[] } {
+  /** The session's counts and loops (a loop still open ends with the session), and the spend guard's stop. */
+  finish(): {
+    steps: number;
+    toolCalls: number;
+    tokens: number;
+    loops: ScannedLoop[];
+    spendStop?: SpendStop;
+  } {
     this.close();
     return {
       steps: this.steps,
       toolCalls: this.toolCalls,
       tokens: this.tokens,
       loops: this.loops.map((loop) => this.report(loop)),
+      ...(this.spendStop === undefined ? {} : { spendStop: this.spendStop }),
     };
   }
 
   private judge(verdict: StepVerdict, index: number): void {
+    const loop = this.open;
     if (verdict.action === 'nudge') {
-      this.opened(String(verdict.loopType), index, verdict.message ?? '', verdict.evidence);
+      if (loop !== undefined && this.isTheHooksLoop(loop)) {
+        loop.replayed = true;
+        if (loop.evidence.length === 0) loop.evidence = loop.nudgeEvidence = verdict.evidence;
+        this.extend(loop, index);
+        return;
+      }
+      this.opened(String(verdict.loopType), index, verdict.message ?? '', verdict.evidence).replayed = true;
       return;
     }
-    const loop = this.open;
     if (loop === undefined || verdict.loopType === null) return;
     if (verdict.action === 'stop' && loop.stopStep === null) {
       this.stopAt(loop, index, String(verdict.loopType), verdict.message ?? '');
@@ -199,10 +224,26 @@ export class SessionScan {
   }
 
   /**
+   * Whether a replay's nudge is `loop` going on rather than a new loop: loopguard's hooks nudged
+   * at the same tool call just before the replay did (Codex writes the hook's context before the
+   * call's output the replay nudges at), or they stopped it and deny its every further repeat
+   * (Codex's turn goes on).
+   */
+  private isTheHooksLoop(loop: OpenLoop): boolean {
+    if (loop.loopguard === 'stopped') return true;
+    return loop.loopguard === 'nudged' && !loop.replayed && loop.nudgeCall === this.toolCalls;
+  }
+
+  /**
    * loopguard's own verdict, where its hooks gave it: its stop is the stop (the waste counts from
    * it, whatever the replay found); its nudge marks the replay's open loop, or opens one.
    */
   private guarded(guard: GuardVerdict): void {
+    if (guard.action === 'spend_stop') {
+      // no loop: the session's budget; Codex denies every further call the same way
+      this.spendStop ??= { call: this.toolCalls, message: guard.message };
+      return;
+    }
     const index = Math.max(0, this.steps - 1);
     const open = this.open;
     if (guard.action === 'nudge') {
@@ -236,6 +277,7 @@ export class SessionScan {
       message,
       evidence,
       nudgeEvidence: evidence,
+      replayed: false,
       wastedToolCalls: 0,
       wastedTokens: 0,
       callsAtStop: 0,

@@ -23,8 +23,10 @@ export interface TranscriptRead {
 
 /** What a transcript says about its session, learned while it is read. */
 export interface SessionMeta {
-  /** The agent's own session id; the file name when the transcript names none. */
+  /** The agent's own session id (a Claude Code subagent's `agentId`); the file name when the transcript names none. */
   sessionId?: string;
+  /** A subagent's run: the session it belongs to (the hooks, `status` and the dashboard name it so too). */
+  parentSessionId?: string;
   /** The project: the session's working directory, or the folder the agent filed it under. */
   project?: string;
   /** ISO time of the first record that has one. */

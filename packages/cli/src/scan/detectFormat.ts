@@ -1,4 +1,5 @@
-import { basename, dirname } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { ClaudeTranscriptParser } from './ClaudeTranscriptParser.js';
 import { CodexRolloutParser } from './CodexRolloutParser.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
@@ -9,10 +10,33 @@ const CODEX_RECORDS = new Set(['session_meta', 'response_item', 'event_msg', 'tu
 const STEP_TYPES = new Set(['action', 'observation', 'message']);
 const CODEX_EVENTS = new Set(['thread.started', 'turn.started', 'item.started', 'item.completed']);
 
-/** The project a Gemini chat is filed under: the folder above `chats/`. */
-export function geminiProject(file: string): string | undefined {
+/** The name of the folder Gemini CLI files a chat under (`tmp/<name>/chats/`), or `undefined`. */
+export function geminiFolder(file: string): string | undefined {
   const chats = dirname(file);
   return basename(chats) === 'chats' ? basename(dirname(chats)) : undefined;
+}
+
+/** Longest `.project_root` read, bytes (a path). */
+const MAX_PROJECT_ROOT_BYTES = 4096;
+
+/**
+ * The project of a Gemini chat: the path Gemini CLI (0.61.0) keeps in `tmp/<name>/.project_root`
+ * (the session's working directory, as the hooks and `status` name the project), else the folder's
+ * name ({@link geminiFolder}).
+ */
+export function geminiProject(file: string): string | undefined {
+  const folder = geminiFolder(file);
+  if (folder === undefined) return undefined;
+  try {
+    const root = join(dirname(dirname(file)), '.project_root');
+    if (statSync(root).size <= MAX_PROJECT_ROOT_BYTES) {
+      const path = readFileSync(root, 'utf8').trim();
+      if (isAbsolute(path) && !path.includes('\n')) return path;
+    }
+  } catch {
+    // no such file (older Gemini CLI): the folder's name
+  }
+  return folder;
 }
 
 /**

@@ -2,9 +2,12 @@ import { recordOf } from '@loopguard/core/internal';
 
 /** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
 export interface GuardVerdict {
-  /** `nudge`: loopguard told the agent of a loop; `stop`: it ended the session. */
-  action: 'nudge' | 'stop';
-  /** The loop kind its message names (`same_error`, `near_duplicate`, ...). */
+  /**
+   * `nudge`: loopguard told the agent of a loop; `stop`: it ended the session in a loop;
+   * `spend_stop`: its spend guard ended the session at its budget.
+   */
+  action: 'nudge' | 'stop' | 'spend_stop';
+  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop. */
   kind: string;
   /** The message, as the transcript holds it (a stop's is often its first line only). */
   message: string;
@@ -12,17 +15,27 @@ export interface GuardVerdict {
 
 const NUDGE = /^Loop detected \((\w+)\): /;
 const STOP = /^(?:loopguard: )?Stopped \((\w+)\): /;
+/** The spend guard's stop: `loopguard: this session reached its budget (…); loopguard stopped it.` (or its unknown price's). */
+const SPEND_STOP = /^loopguard: (?:this session|this project today) [^\n]*loopguard stopped it\b/;
 
 /**
  * loopguard's verdict in a text its hook's answer became, or `undefined`: a nudge starts `Loop
- * detected (<kind>): `, a stop `Stopped (<kind>): ` (its reason: `loopguard: Stopped (<kind>): `).
+ * detected (<kind>): `, a stop `Stopped (<kind>): ` (its reason: `loopguard: Stopped (<kind>): `),
+ * the spend guard's stop `loopguard: this session reached its budget (…); loopguard stopped it.`.
  * Only texts the agent's harness wrote from a hook's answer are given here (never a tool's output
  * or the model's text, which anyone could make read the same).
  */
-export function guardVerdictOf(text: unknown, action: GuardVerdict['action']): GuardVerdict | undefined {
+export function guardVerdictOf(
+  text: unknown,
+  action: Exclude<GuardVerdict['action'], 'spend_stop'>,
+): GuardVerdict | undefined {
   if (typeof text !== 'string') return undefined;
   const found = (action === 'nudge' ? NUDGE : STOP).exec(text);
-  return found?.[1] === undefined ? undefined : { action, kind: found[1], message: text };
+  if (found?.[1] !== undefined) return { action, kind: found[1], message: text };
+  // a stop is the loop guard's or the spend guard's
+  return action === 'stop' && SPEND_STOP.test(text)
+    ? { action: 'spend_stop', kind: 'spend', message: text }
+    : undefined;
 }
 
 /**

@@ -90,6 +90,12 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       `loopguard's hooks stopped ${count(totals.stoppedByLoopguard)} of them (the transcript holds loopguard's stop).`,
     );
   }
+  if (totals.stoppedOnSpendByLoopguard > 0) {
+    const n = totals.stoppedOnSpendByLoopguard;
+    out.push(
+      `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (the transcript holds its stop).`,
+    );
+  }
   out.push(...costLines(totals));
   if (totals.nudgesWithoutStop > 0) {
     out.push(

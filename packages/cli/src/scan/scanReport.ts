@@ -12,6 +12,8 @@ export interface ScanTotals {
   sessionsWithLoops: number;
   /** Sessions loopguard's own hooks stopped (the transcript records the stop). */
   stoppedByLoopguard: number;
+  /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop). */
+  stoppedOnSpendByLoopguard: number;
   /** Tool calls in all sessions. */
   toolCalls: number;
   /** Tool calls after the stops, up to the loops' ends. */
@@ -95,6 +97,7 @@ export function scanReport(
     sessions: sessions.length,
     sessionsWithLoops: 0,
     stoppedByLoopguard: 0,
+    stoppedOnSpendByLoopguard: 0,
     toolCalls: 0,
     wastedToolCalls: 0,
     wastedTokens: null,
@@ -105,6 +108,7 @@ export function scanReport(
     totals.toolCalls += session.toolCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
     if (session.loops.some((loop) => loop.loopguard === 'stopped')) totals.stoppedByLoopguard++;
+    if (session.spendStop !== undefined) totals.stoppedOnSpendByLoopguard++;
     totals.nudgesWithoutStop += session.loops.filter((loop) => !isStopped(loop)).length;
     const waste = sessionWaste(session);
     totals.wastedToolCalls += waste.toolCalls;

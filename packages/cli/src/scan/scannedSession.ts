@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
-import type { ScannedLoop, SessionScan } from './SessionScan.js';
+import type { ScannedLoop, SessionScan, SpendStop } from './SessionScan.js';
 import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
 
 /** One session as `loopguard scan` reports it (the `--json` shape, with a few more fields). */
@@ -11,8 +11,10 @@ export interface ScannedSession {
   agent: ScanAgent;
   /** The transcript format read (`claude-transcript`, `codex-rollout`, `gemini-chat`, ...). */
   format: string;
-  /** The agent's session id (the file name when the transcript names none). */
+  /** The agent's session id (a Claude Code subagent's own id; the file name when the transcript names none). */
   sessionId: string;
+  /** A Claude Code subagent's run: the session it belongs to. Absent for a main thread. */
+  parentSessionId?: string;
   /** The session's project (its working directory, or the folder it is filed under), when known. */
   project: string | null;
   /** ISO time of the session's first record, when known. */
@@ -25,6 +27,8 @@ export interface ScannedSession {
   tokens: number | null;
   /** The loops found, nudged-only ones included (`stopStep: null`). */
   loops: ScannedLoop[];
+  /** Where loopguard's spend guard stopped the session, when its hooks did (the transcript holds the stop). */
+  spendStop?: SpendStop;
   /** Dollars of the session's priced replies (each from its model); `null` where no usage is recorded. Absent without a price book. */
   costUsd?: number | null;
   /** Tokens whose cost is unknown (no price for the model, or no model named). Absent without a price book. */
@@ -62,6 +66,7 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
     agent: parser.agent,
     format: parser.format,
     sessionId: meta.sessionId ?? basename(file).replace(/\.jsonl?$/, ''),
+    ...(meta.parentSessionId === undefined ? {} : { parentSessionId: meta.parentSessionId }),
     project: meta.project ?? null,
     startedAt: meta.startedAt ?? null,
     steps: result.steps,
@@ -72,6 +77,7 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
       wastedTokens: meta.hasUsage ? loop.wastedTokens : null,
       ...(loop.wastedCost === undefined ? {} : { wastedCost: meta.hasUsage ? loop.wastedCost : null }),
     })),
+    ...(result.spendStop === undefined ? {} : { spendStop: result.spendStop }),
     ...costOf(scan, meta.hasUsage),
   };
 }

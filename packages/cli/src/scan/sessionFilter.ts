@@ -1,4 +1,5 @@
 import { basename, dirname } from 'node:path';
+import { geminiFolder } from './detectFormat.js';
 import type { ScannedSession } from './scannedSession.js';
 
 /** Which sessions a scan reports (`--since`, `--until`, `--project`); all when empty. */
@@ -62,7 +63,7 @@ function matches(session: ScannedSession, filter: SessionFilter, days: Intl.Date
   if (filter.project !== undefined) {
     const wanted = filter.project.replace(/\/+$/, '');
     const project = session.project;
-    if (basename(dirname(session.file)) === wanted) return true;
+    if (basename(dirname(session.file)) === wanted || geminiFolder(session.file) === wanted) return true;
     if (project === null) return false;
     return project === wanted || basename(project) === wanted || claudeFolderName(project) === wanted;
   }

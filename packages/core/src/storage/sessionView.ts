@@ -53,6 +53,11 @@ export interface SessionView {
   verdict: SessionVerdict;
   /** {@link sessionSummary} of the session: what every door prints. */
   summary: string;
+  /**
+   * What it spent, as its summary says it (`$0.41 of $0.50`, `$0.00 of $5.00 (and 120 tokens of
+   * unpriced models)`, `12,400 tokens of 50,000`); `''` when nothing was counted and no budget is set.
+   */
+  spendSummary: string;
 }
 
 /**
@@ -115,7 +120,7 @@ const num = (value: number | string | null): number | null => (value === null ? 
  * and `/status` all print.
  * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 nudge, $0.41 of $0.50'
  */
-export function sessionSummary(view: Omit<SessionView, 'summary'>): string {
+export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const parts = [headline(view)];
   // the calls that ran: a call denied before it ran (the stop's) is not one
   if (view.toolCalls !== null)
@@ -128,7 +133,12 @@ export function sessionSummary(view: Omit<SessionView, 'summary'>): string {
 }
 
 /** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated_action)`. */
-function headline({ verdict, stop, nudges, runStatus }: Omit<SessionView, 'summary'>): string {
+function headline({
+  verdict,
+  stop,
+  nudges,
+  runStatus,
+}: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const where = stop?.call == null ? '' : ` at call ${stop.call}`;
   const kind = stop?.kind ? ` (${stop.kind})` : '';
   switch (verdict) {
@@ -147,14 +157,23 @@ function headline({ verdict, stop, nudges, runStatus }: Omit<SessionView, 'summa
   }
 }
 
-/** `$0.41 of $0.50`, `12,400 tokens of 50,000`, `$0.41` or `''`. */
+/**
+ * `$0.41 of $0.50`, `12,400 tokens of 50,000`, `$0.41` or `''`; dollars beside tokens they could
+ * not price say so (`$0.00 of $5.00 (and 120 tokens of unpriced models)`), never a bare `$0.00`.
+ */
 function spendText({ spend, budget }: Pick<SessionView, 'spend' | 'budget'>): string {
   if (spend === null) return budget?.maxCostUsd == null ? '' : `$0 of ${formatUsd(budget.maxCostUsd)}`;
+  const unpriced =
+    spend.unpricedTokens > 0
+      ? ` (and ${spend.unpricedTokens.toLocaleString('en-US')} tokens of unpriced models)`
+      : '';
   if (budget?.maxCostUsd != null)
-    return `${formatUsd(spend.costUsd, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, spend.costUsd)}`;
+    return `${formatUsd(spend.costUsd, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, spend.costUsd)}${unpriced}`;
   if (budget?.maxTokens != null)
     return `${spend.tokens.toLocaleString('en-US')} tokens of ${budget.maxTokens.toLocaleString('en-US')}`;
-  return spend.costUsd > 0 ? formatUsd(spend.costUsd) : `${spend.tokens.toLocaleString('en-US')} tokens`;
+  return spend.costUsd > 0
+    ? `${formatUsd(spend.costUsd)}${unpriced}`
+    : `${spend.tokens.toLocaleString('en-US')} tokens`;
 }
 
 /**
@@ -165,7 +184,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
   const verdict = (SESSION_VERDICTS as readonly string[]).includes(row.verdict)
     ? (row.verdict as SessionVerdict)
     : 'clean';
-  const view: Omit<SessionView, 'summary'> = {
+  const view: Omit<SessionView, 'summary' | 'spendSummary'> = {
     agent: row.agent,
     sessionId: row.session_id,
     projectDir: row.project_dir,
@@ -195,7 +214,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     runStatus: row.run_status,
     verdict,
   };
-  return { ...view, summary: sessionSummary(view) };
+  return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
 }
 
 /**

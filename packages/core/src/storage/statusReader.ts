@@ -177,6 +177,6 @@ export interface StatusReader {
   sessionPage(query: SessionPageQuery): Promise<SessionPage>;
   /** Every session counted by verdict, and the spend of each agent. */
   sessionCounts(): Promise<SessionCounts>;
-  /** A session's nudges, stops and spend entries, oldest first (at most `limit`). */
+  /** A session's nudges, stops and spend entries, its subagents' included (each names its run), oldest first (at most `limit`). */
   sessionEntries(session: SessionKey, limit: number): Promise<RecoveryView[]>;
 }
