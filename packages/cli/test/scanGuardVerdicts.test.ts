@@ -46,7 +46,11 @@ describe('scan reports what loopguard itself did in a session', () => {
       sessionsWithLoops: 1,
       nudgesWithoutStop: 0,
     });
+    // the denied call did not run: "3 tool calls ran", as status and the status line say
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
+    expect(report.totals).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
     const out = await scan(lines);
+    expect(out).toContain('1 session, 3 tool calls ran, 1 denied by loopguard.');
     expect(out).toContain('call 4 (by loopguard)');
     expect(out).toContain("loopguard's hooks stopped 1 of them");
     expect(out).not.toContain('Nudged, never stopped');
@@ -218,7 +222,18 @@ describe('scan reports what loopguard itself did in a session', () => {
       sessionsWithLoops: 1,
       nudgesWithoutStop: 0,
     });
-    expect(await scan(lines)).not.toContain('Nudged, never stopped');
+    // calls 4 to 7 were refused before they ran: 3 ran, as status and the dashboard count them
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 4 });
+    const out = await scan(lines);
+    expect(out).toContain('1 session, 3 tool calls ran, 4 denied by loopguard.');
+    expect(out).not.toContain('Nudged, never stopped');
+  });
+
+  it('Claude Code: a stop after the call ran denies nothing (every call ran)', async () => {
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4, 'PostToolUseFailure')] });
+    const report = await scanJson(lines);
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 4, deniedCalls: 0 });
+    expect(await scan(lines)).toContain('1 session, 4 tool calls ran.');
   });
 });
 

@@ -139,11 +139,14 @@ function messageEvidence(message: string): string {
  * @example
  * const scan = new SessionScan(new StepLoopDetector(options));
  * for (const read of reads) scan.add(read);
- * scan.finish(); // { steps, toolCalls, tokens, loops }
+ * scan.finish(); // { steps, toolCalls, deniedCalls, tokens, loops }
  */
 export class SessionScan {
   private steps = 0;
+  /** Tool calls the model made (a call's number is its place among them). */
   private toolCalls = 0;
+  /** Of those, the calls loopguard refused before they ran. */
+  private deniedCalls = 0;
   private tokens = 0;
   private lastActionStep = -1;
   private open: OpenLoop | undefined;
@@ -185,10 +188,15 @@ export class SessionScan {
     for (const guard of read.guard ?? []) this.guarded(guard);
   }
 
-  /** The session's counts and loops (a loop still open ends with the session), and the spend guard's stop. */
+  /**
+   * The session's counts and loops (a loop still open ends with the session), and the spend guard's
+   * stop. `toolCalls` are the calls that ran (as every other door counts them), `deniedCalls` the
+   * calls loopguard refused before they ran; a call's number (`stopCall`, ...) counts both.
+   */
   finish(): {
     steps: number;
     toolCalls: number;
+    deniedCalls: number;
     tokens: number;
     loops: ScannedLoop[];
     spendStop?: SpendStop;
@@ -196,7 +204,8 @@ export class SessionScan {
     this.close();
     return {
       steps: this.steps,
-      toolCalls: this.toolCalls,
+      toolCalls: this.toolCalls - this.deniedCalls,
+      deniedCalls: this.deniedCalls,
       tokens: this.tokens,
       loops: this.loops.map((loop) => this.report(loop)),
       ...(this.spendStop === undefined ? {} : { spendStop: this.spendStop }),
@@ -239,6 +248,7 @@ export class SessionScan {
    * it, whatever the replay found); its nudge marks the replay's open loop, or opens one.
    */
   private guarded(guard: GuardVerdict): void {
+    if (guard.denied) this.deniedCalls++;
     if (guard.action === 'spend_stop') {
       // no loop: the session's budget; Codex denies every further call the same way
       this.spendStop ??= { call: this.toolCalls, message: guard.message };

@@ -77,7 +77,8 @@ export function renderTerminal(report: ScanReport, price?: number): string {
       : ` (${formatMoney(totals.wastedCost)})`;
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
-      `${count(totals.toolCalls)} tool calls.`,
+      `${count(totals.toolCalls)} tool call${totals.toolCalls === 1 ? '' : 's'} ran` +
+      (totals.deniedCalls > 0 ? `, ${count(totals.deniedCalls)} denied by loopguard.` : '.'),
   );
   const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
   if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;

@@ -14,8 +14,10 @@ export interface ScanTotals {
   stoppedByLoopguard: number;
   /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop). */
   stoppedOnSpendByLoopguard: number;
-  /** Tool calls in all sessions. */
+  /** Tool calls that ran, in all sessions. */
   toolCalls: number;
+  /** Tool calls loopguard's hooks refused before they ran, in all sessions. */
+  deniedCalls: number;
   /** Tool calls after the stops, up to the loops' ends. */
   wastedToolCalls: number;
   /** Tokens after the stops; `null` when no session records usage. */
@@ -99,6 +101,7 @@ export function scanReport(
     stoppedByLoopguard: 0,
     stoppedOnSpendByLoopguard: 0,
     toolCalls: 0,
+    deniedCalls: 0,
     wastedToolCalls: 0,
     wastedTokens: null,
     nudgesWithoutStop: 0,
@@ -106,6 +109,7 @@ export function scanReport(
   };
   for (const session of sessions) {
     totals.toolCalls += session.toolCalls;
+    totals.deniedCalls += session.deniedCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
     if (session.loops.some((loop) => loop.loopguard === 'stopped')) totals.stoppedByLoopguard++;
     if (session.spendStop !== undefined) totals.stoppedOnSpendByLoopguard++;
