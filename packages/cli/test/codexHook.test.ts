@@ -8,7 +8,7 @@ import { codexHookHash, codexTrust } from '../src/hook/codexTrust.js';
 import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
@@ -110,6 +110,46 @@ describe('loopguard hook codex', () => {
     ]);
     // each denial falls at the call the model made (the calls scan counts), the stop at the first
     expect(hookState(dir).entries.map((e) => e.metadata.toolCall)).toEqual([3, 4, 5, 6]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a spend stop that keeps denying records each denial at the call the model made', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
+    expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    const total = { input_tokens: 500, cached_input_tokens: 0, output_tokens: 10, total_tokens: 510 };
+    const usage = { info: { total_token_usage: total, last_token_usage: total } };
+    appendFileSync(rollout, line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z'));
+    // three different commands, each denied before it runs: the budget is spent
+    for (const [n, cmd] of [
+      [2, 'pwd'],
+      [3, 'date'],
+      [4, 'whoami'],
+    ] as const) {
+      appendFileSync(rollout, functionCall(`call_${n}`, cmd));
+      const reply = JSON.parse(await answer('PreToolUse', `call_${n}`, cmd));
+      expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+      appendFileSync(
+        rollout,
+        line('response_item', {
+          type: 'function_call_output',
+          call_id: `call_${n}`,
+          output: `Command blocked by PreToolUse hook: ${reply.hookSpecificOutput.permissionDecisionReason}`,
+        }),
+      );
+    }
+    const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
+    expect(stops.map((e) => e.metadata.toolCall)).toEqual([2, 3, 4]);
     expect(hookLog(dir)).toEqual([]);
   });
 
