@@ -24,7 +24,7 @@
     const t = report.totals;
     const cards = [
       ['sessions read', count(t.sessions)],
-      ['sessions that looped past the stop', count(t.sessionsWithLoops)],
+      ["sessions that looped to a stop (loopguard's or the replay's)", count(t.sessionsWithLoops)],
       ['sessions loopguard stopped', count(t.stoppedByLoopguard)],
       ['tool calls after the stop', count(t.wastedToolCalls)],
       ['tokens after the stop', count(t.wastedTokens)],

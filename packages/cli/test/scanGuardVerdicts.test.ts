@@ -52,7 +52,9 @@ describe('scan reports what loopguard itself did in a session', () => {
     const out = await scan(lines);
     expect(out).toContain('1 session, 3 tool calls ran, 1 denied by loopguard.');
     expect(out).toContain('call 4 (by loopguard)');
-    expect(out).toContain("loopguard's hooks stopped 1 of them");
+    // nothing ran after loopguard's stop: no session "looped past" it
+    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: nothing spent after the stop.");
+    expect(out).not.toMatch(/looped (past|where)/);
     expect(out).not.toContain('Nudged, never stopped');
   });
 
@@ -76,6 +78,9 @@ describe('scan reports what loopguard itself did in a session', () => {
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
     expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 4, endCall: 7, wastedToolCalls: 3 });
     expect(loop?.ended).toBe('stopped_by_loopguard');
+    expect(await scan(lines)).toContain(
+      "loopguard's hooks stopped 1 session in a loop: 3 tool calls, 336 tokens ($0.0014) spent after the stop.",
+    );
   });
 
   it('Claude Code: a nudge loopguard gave and no stop is "nudged by loopguard"', async () => {

@@ -53,6 +53,49 @@ export function costLines(totals: ScanReport['totals']): string[] {
   return lines;
 }
 
+/** What the sessions spent after their stops: `4 tool calls, 65,240 tokens ($0.20) spent after the stop`, or `nothing spent after the stop`. */
+function afterStopText(sessions: ScannedSession[], price: number | undefined): string {
+  let calls = 0;
+  let tokens: number | null = null;
+  let usd: number | undefined = 0;
+  for (const session of sessions) {
+    const waste = sessionWaste(session);
+    calls += waste.toolCalls;
+    if (waste.tokens !== null) tokens = (tokens ?? 0) + waste.tokens;
+    const dollars = wastedUsd(session, waste.tokens, price);
+    usd = usd === undefined || dollars === undefined ? undefined : usd + dollars;
+  }
+  if (calls === 0 && !tokens) return 'nothing spent after the stop';
+  const money = usd === undefined || tokens === null ? '' : ` (${formatMoney(usd)})`;
+  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after the stop`;
+}
+
+const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
+
+/**
+ * The loops in a person's words: the sessions loopguard's hooks stopped, and those the replay
+ * would have stopped (their hooks were off), each with what was spent after the stop.
+ */
+function loopLines(report: ScanReport, price: number | undefined): string[] {
+  const looped = report.sessions.filter((session) => session.loops.some(isStopped));
+  const byHooks = looped.filter((session) => session.loops.some((loop) => loop.loopguard === 'stopped'));
+  const byReplay = looped.filter((session) => !byHooks.includes(session));
+  if (looped.length === 0) return ['No session looped long enough for loopguard to stop it.'];
+  const lines: string[] = [];
+  if (byReplay.length > 0) {
+    const them = byReplay.length === 1 ? 'it' : 'them';
+    lines.push(
+      `${sessionsText(byReplay.length)} looped where loopguard would have stopped ${them}: ${afterStopText(byReplay, price)}.`,
+    );
+  }
+  if (byHooks.length > 0) {
+    lines.push(
+      `loopguard's hooks stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
+    );
+  }
+  return lines;
+}
+
 /** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)`. */
 const stopText = (loop: ScannedLoop) =>
   `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
@@ -70,11 +113,6 @@ const kindsOf = (session: ScannedSession, stopped: boolean) => [
 export function renderTerminal(report: ScanReport, price?: number): string {
   const { totals } = report;
   const out: string[] = [];
-  const tokens = totals.wastedTokens === null ? '' : `, ${count(totals.wastedTokens)} tokens`;
-  const money =
-    totals.wastedCost === undefined || totals.wastedCost === null
-      ? ''
-      : ` (${formatMoney(totals.wastedCost)})`;
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool call${totals.toolCalls === 1 ? '' : 's'} ran` +
@@ -82,15 +120,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
   );
   const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
   if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
-  out.push(
-    `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
-      `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
-  );
-  if (totals.stoppedByLoopguard > 0) {
-    out.push(
-      `loopguard's hooks stopped ${count(totals.stoppedByLoopguard)} of them (the transcript holds loopguard's stop).`,
-    );
-  }
+  out.push(...loopLines(report, price));
   if (totals.stoppedOnSpendByLoopguard > 0) {
     const n = totals.stoppedOnSpendByLoopguard;
     out.push(
