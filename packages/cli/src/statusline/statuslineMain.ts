@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { HOOK_SWITCH_ENV, hookSwitchedOff } from '../hook/hookSwitch.js';
+import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
 import { ownStateDatabase } from '../stateFolder.js';
 import { statusLine, statusLineInput } from './statusLine.js';
@@ -22,8 +22,10 @@ export async function statuslineMain(
   try {
     const text = await readBounded(stdin, MAX_INPUT_BYTES);
     const input = text === undefined ? undefined : statusLineInput(text, env);
+    const offBy = input === undefined ? undefined : projectSwitchedOff(input.projectDir);
     if (input !== undefined && hookSwitchedOff(env))
       line = `loopguard: off for this session (${HOOK_SWITCH_ENV}=off)`;
+    else if (offBy !== undefined) line = `loopguard: off in this project (hook.enabled: false in ${offBy})`;
     else if (input !== undefined) {
       const path = ownStateDatabase(input.projectDir);
       // No database yet: the hooks write it on the session's first tool call.
