@@ -113,6 +113,57 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('a verdict after denied calls falls at the call the model made, as scan numbers it', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    const failing = (cmd: string) => `cat: ${cmd.slice(4)}: No such file or directory\n`;
+    // calls 1-3 run and fail, 4-5 are denied (the loop's stop), then 6-9 fail on another file
+    const calls = [
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat b.txt',
+      'cat b.txt',
+      'cat b.txt',
+      'cat b.txt',
+    ];
+    for (const [i, cmd] of calls.entries()) {
+      const id = `call_${i + 1}`;
+      appendFileSync(rollout, functionCall(id, cmd));
+      const before = await answer('PreToolUse', id, cmd);
+      if (before !== '') {
+        appendFileSync(
+          rollout,
+          line('response_item', {
+            type: 'function_call_output',
+            call_id: id,
+            output: `Command blocked by PreToolUse hook: ${JSON.parse(before).hookSpecificOutput.permissionDecisionReason}`,
+          }),
+        );
+        continue;
+      }
+      await answer('PostToolUse', id, cmd, { tool_response: failing(cmd) });
+      appendFileSync(rollout, callOutput(id, 1, failing(cmd)));
+    }
+    await answer('Stop', 'end', 'x');
+    const entries = hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall]);
+    expect(entries.slice(0, 3)).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+      ['loop_stop', 5],
+    ]);
+    // b.txt's calls are 6 to 9 (scan's numbers), not 4 and 5 again: the two denied calls count
+    expect(entries.slice(3).map(([, call]) => call)).toEqual([6, 7, 8, 9]);
+  });
+
   it('a spend stop that keeps denying records each denial at the call the model made', async () => {
     const dir = temp('loopguard-codex-hook-');
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');

@@ -133,7 +133,8 @@ function readRollout(
     }
     if (step.type === 'observation') action = undefined;
     if (verdict.action === 'continue') continue;
-    record(verdict);
+    // the detector counts the calls that ran: the denied ones before this call are the model's too
+    record({ ...verdict, toolCall: verdict.toolCall + (codex.deniedCalls ?? 0) });
     if (callId !== undefined && !codex.told.includes(callId)) untold = verdict;
   }
   return untold;
