@@ -197,7 +197,7 @@
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
       const calls = `${loop.nudgeCall} / ${loop.stopCall ?? '–'} / ${loop.endCall}`;
       const waste = stopped(loop)
-        ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
+        ? `${count(loop.wastedToolCalls)} calls${loop.wastedDeniedCalls ? ` (${count(loop.wastedDeniedCalls)} denied)` : ''}${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
         : loop.loopguard === 'nudged'
           ? 'nudged by loopguard, no stop'
           : 'nudge only';

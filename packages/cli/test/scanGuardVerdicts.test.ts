@@ -231,6 +231,10 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 4 });
     const out = await scan(lines);
     expect(out).toContain('1 session, 3 tool calls ran, 4 denied by loopguard.');
+    // the calls after the stop were asked for and refused: they did not run
+    expect(report.sessions[0]?.loops[0]).toMatchObject({ wastedToolCalls: 3, wastedDeniedCalls: 3 });
+    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: 3 tool calls (3 denied) spent");
+    expect(out).toMatch(/\| 3 calls \(3 denied\) +\|/);
     expect(out).not.toContain('Nudged, never stopped');
   });
 

@@ -40,8 +40,10 @@ export interface ScannedLoop {
   loopguard?: 'nudged' | 'stopped';
   /** Whether the agent got out of the loop or the session ended in it. */
   ended: LoopEnd;
-  /** Tool calls after the stop, up to the loop's end (0 with no stop). */
+  /** Tool calls the model made after the stop, up to the loop's end (0 with no stop). */
   wastedToolCalls: number;
+  /** Of those, the calls loopguard's hooks refused before they ran (Codex denies every further repeat). */
+  wastedDeniedCalls: number;
   /** Tokens of the replies after the stop, up to the loop's end; `null` where the transcript records no usage. */
   wastedTokens: number | null;
   /**
@@ -83,9 +85,11 @@ interface OpenLoop {
   /** Whether the replay's own detector nudged in this loop (false: a loop known from loopguard's nudge only, so far). */
   replayed: boolean;
   wastedToolCalls: number;
+  wastedDeniedCalls: number;
   wastedTokens: number;
-  /** Tool calls, tokens and dollars counted when the stop came. */
+  /** Tool calls (and denied ones), tokens and dollars counted when the stop came. */
   callsAtStop: number;
+  deniedAtStop: number;
   tokensAtStop: number;
   costAtStop: number;
   unpricedAtStop: number;
@@ -289,8 +293,10 @@ export class SessionScan {
       nudgeEvidence: evidence,
       replayed: false,
       wastedToolCalls: 0,
+      wastedDeniedCalls: 0,
       wastedTokens: 0,
       callsAtStop: 0,
+      deniedAtStop: 0,
       tokensAtStop: 0,
       costAtStop: 0,
       unpricedAtStop: 0,
@@ -306,6 +312,7 @@ export class SessionScan {
     loop.stopKind = kind;
     loop.message = message;
     loop.callsAtStop = this.toolCalls;
+    loop.deniedAtStop = this.deniedCalls;
     loop.tokensAtStop = this.tokens;
     loop.costAtStop = this.cost?.usd ?? 0;
     loop.unpricedAtStop = this.cost?.unpricedTokens ?? 0;
@@ -317,6 +324,7 @@ export class SessionScan {
     loop.endCall = this.toolCalls;
     if (loop.stopStep !== null) {
       loop.wastedToolCalls = this.toolCalls - loop.callsAtStop;
+      loop.wastedDeniedCalls = this.deniedCalls - loop.deniedAtStop;
       loop.wastedTokens = this.tokens - loop.tokensAtStop;
       const unpriced = (this.cost?.unpricedTokens ?? 0) - loop.unpricedAtStop;
       loop.wastedCost = unpriced > 0 ? null : (this.cost?.usd ?? 0) - loop.costAtStop;
@@ -347,6 +355,7 @@ export class SessionScan {
       ended: gotOut ? 'got_out' : loop.loopguard === 'stopped' ? 'stopped_by_loopguard' : 'session_end',
       ...(loop.loopguard === undefined ? {} : { loopguard: loop.loopguard }),
       wastedToolCalls: loop.wastedToolCalls,
+      wastedDeniedCalls: loop.wastedDeniedCalls,
       wastedTokens: loop.wastedTokens,
       ...(this.cost === undefined ? {} : { wastedCost: loop.wastedCost }),
       evidence:

@@ -9,9 +9,17 @@ const MAX_ROWS = 25;
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Waste in words: `7 calls, 1,204 tokens, $0.02`. */
-function wasteText(toolCalls: number, tokens: number | null, usd: number | undefined): string {
-  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
+/** `` (3 denied)`` or `''`: of the calls after a stop, those loopguard refused before they ran. */
+const deniedText = (denied: number) => (denied === 0 ? '' : ` (${count(denied)} denied)`);
+
+/** Waste in words: `7 calls, 1,204 tokens, $0.02`; `3 calls (3 denied), …`. */
+function wasteText(
+  toolCalls: number,
+  denied: number,
+  tokens: number | null,
+  usd: number | undefined,
+): string {
+  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}${deniedText(denied)}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
     if (usd !== undefined) parts.push(formatMoney(usd));
@@ -56,18 +64,20 @@ export function costLines(totals: ScanReport['totals']): string[] {
 /** What the sessions spent after their stops: `4 tool calls, 65,240 tokens ($0.20) spent after the stop`, or `nothing spent after the stop`. */
 function afterStopText(sessions: ScannedSession[], price: number | undefined): string {
   let calls = 0;
+  let denied = 0;
   let tokens: number | null = null;
   let usd: number | undefined = 0;
   for (const session of sessions) {
     const waste = sessionWaste(session);
     calls += waste.toolCalls;
+    denied += waste.deniedCalls;
     if (waste.tokens !== null) tokens = (tokens ?? 0) + waste.tokens;
     const dollars = wastedUsd(session, waste.tokens, price);
     usd = usd === undefined || dollars === undefined ? undefined : usd + dollars;
   }
   if (calls === 0 && !tokens) return 'nothing spent after the stop';
   const money = usd === undefined || tokens === null ? '' : ` (${formatMoney(usd)})`;
-  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after the stop`;
+  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${deniedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after the stop`;
 }
 
 const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
@@ -147,7 +157,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         session.agent,
         kindsOf(session, true).join(', '),
         worst === undefined ? '' : stopText(worst),
-        wasteText(waste.toolCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
+        wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
     });

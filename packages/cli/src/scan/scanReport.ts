@@ -49,15 +49,21 @@ export interface ScanReport {
 /** Whether a loop reached the stop. */
 export const isStopped = (loop: ScannedLoop): boolean => loop.stopStep !== null;
 
-/** A session's waste: tool calls and tokens after its stops. */
-export function sessionWaste(session: ScannedSession): { toolCalls: number; tokens: number | null } {
+/** A session's waste: tool calls (of them, those loopguard denied) and tokens after its stops. */
+export function sessionWaste(session: ScannedSession): {
+  toolCalls: number;
+  deniedCalls: number;
+  tokens: number | null;
+} {
   let toolCalls = 0;
+  let deniedCalls = 0;
   let tokens: number | null = session.tokens === null ? null : 0;
   for (const loop of session.loops) {
     toolCalls += loop.wastedToolCalls;
+    deniedCalls += loop.wastedDeniedCalls ?? 0;
     if (tokens !== null) tokens += loop.wastedTokens ?? 0;
   }
-  return { toolCalls, tokens };
+  return { toolCalls, deniedCalls, tokens };
 }
 
 /** Worst first: most wasted tool calls, then most wasted tokens, then the file name. */
