@@ -96,33 +96,6 @@ describe('WorkerPool', () => {
     expect(seen).toEqual(['1 failed', '2 failed']);
   });
 
-  it('lets the calling thread take tasks beside the workers, in the items’ order; its failure costs one item', async () => {
-    const here: number[] = [];
-    const seen: Array<number | string> = [];
-    const pool = WorkerPool.start(testWorker(), 1);
-    try {
-      await pool.map<number, number | string>(
-        [0, 1, 2, 4, 5, 6, 7, 8, 9],
-        {
-          setup: 10,
-          failed: (item, error) => `${item}: ${error.message}`,
-          here: async (item) => {
-            here.push(item);
-            if (item === 5) throw new Error('failed here');
-            return item * 10;
-          },
-        },
-        (result) => seen.push(result),
-      );
-    } finally {
-      pool.close();
-    }
-    expect(seen).toEqual([0, 10, 20, 40, here.includes(5) ? '5: failed here' : 50, 60, 70, 80, 90]);
-    // the worker holds two at once: the calling thread takes the third, then what is left
-    expect(here[0]).toBe(2);
-    expect(here.length).toBeGreaterThan(1);
-  });
-
   it('finishes at once with no items', async () => {
     const seen: unknown[] = [];
     await mapTen(

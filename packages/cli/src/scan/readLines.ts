@@ -1,6 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { setImmediate as turn } from 'node:timers/promises';
 import { LineSplitter, type LongLine } from './lineSplitter.js';
 
 export type { LongLine } from './lineSplitter.js';
@@ -20,13 +19,6 @@ const READ = 1024 * 1024;
  * file's garbage piled up in the old generation (more memory, and more CPU).
  */
 const PIECE = 64 * 1024;
-
-/**
- * Bytes read between two turns of the event loop, where what else waits on this thread runs: a
- * scan's calling thread reads files beside its workers, and hands each its next file as it answers
- * (a worker holds two: ≈ 5 ms of work at the least, 256 KiB ≈ 5 ms of reading).
- */
-const TURN = 256 * 1024;
 
 /**
  * The lines of a UTF-8 file, in batches (the lines each 64 KiB completed), without their line ends
@@ -53,7 +45,6 @@ export async function* readLines(
       const bytesRead = readSync(handle, buffer, 0, READ, null);
       if (bytesRead === 0) break;
       for (let from = 0; from < bytesRead; from += PIECE) {
-        if (from % TURN === 0) await turn();
         const batch = lines.push(decoder.write(buffer.subarray(from, Math.min(from + PIECE, bytesRead))));
         if (batch.length > 0) yield batch;
       }

@@ -1,4 +1,3 @@
-import { setImmediate as turn } from 'node:timers/promises';
 import { parentPort, Worker } from 'node:worker_threads';
 
 /** What {@link WorkerPool.map} runs: its tasks, and what every worker is told first. */
@@ -7,12 +6,6 @@ export interface PoolWork<T, R> {
   setup: unknown;
   /** The result of a task whose worker died on it (an uncaught error, out of memory): the pool goes on. */
   failed(item: T, error: Error): R;
-  /**
-   * The calling thread's own handler, when it takes tasks too (one at a time, between the workers'
-   * messages): with it, a machine's last core reads instead of a worker that would load the same
-   * code once more. A task it fails on (a rejection) gives `failed` too. Absent: only the workers.
-   */
-  here?(item: T): Promise<R>;
 }
 
 /** A message to a worker: its setup, then its tasks. */
@@ -64,8 +57,7 @@ export class WorkerPool {
    * order, whatever order they finish in (a result waits for those before it). Each worker holds
    * up to two tasks at once (it works on them in order). A worker that dies takes only the task it
    * was working on down: that task gives `work.failed(item, error)`; its other task goes back to
-   * the queue, and a new worker takes the next ones. With `work.here`, the calling thread takes
-   * tasks too. The workers end with the work; a pool maps once.
+   * the queue, and a new worker takes the next ones. The workers end with the work; a pool maps once.
    */
   async map<T, R>(
     items: readonly T[],
@@ -92,15 +84,10 @@ export class WorkerPool {
     const left = () => retry.length + items.length - next;
     await new Promise<void>((resolve) => {
       let running = 0;
-      // whether the calling thread still takes tasks
-      let hereBusy = work.here !== undefined;
-      const settle = () => {
-        if (running === 0 && !hereBusy) resolve();
-      };
       const start = (started?: Worker) => {
         if (left() === 0) {
           void started?.terminate();
-          settle();
+          if (running === 0) resolve();
           return;
         }
         running++;
@@ -137,19 +124,6 @@ export class WorkerPool {
         give();
       };
       for (const worker of spare) start(this.gone.has(worker) ? undefined : worker);
-      if (work.here !== undefined) {
-        const here = work.here;
-        void (async () => {
-          for (let index = take(); index !== undefined; index = take()) {
-            const item = items[index] as T;
-            deliver(index, await here(item).catch((error: Error) => work.failed(item, error)));
-            // the workers' messages that came meanwhile first: their next tasks
-            await turn();
-          }
-          hereBusy = false;
-          settle();
-        })();
-      }
       if (items.length === 0) resolve();
     });
   }
