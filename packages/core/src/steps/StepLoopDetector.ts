@@ -41,6 +41,7 @@ import {
   type StepVerdict,
 } from './stepVerdict.js';
 import { type PendingAction, TurnReader } from './turnOutcome.js';
+import { type PrintEdit, printEdit } from './unseenPrints.js';
 
 export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
@@ -172,6 +173,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               key: pending.key,
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
+              ...printsState(pending.prints),
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -208,7 +210,14 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     detector.steps = state.steps;
     detector.calls = state.calls ?? 0;
     detector.enabled = state.enabled;
-    detector.pending = state.pending ?? undefined;
+    const pending = state.pending;
+    detector.pending =
+      pending === null
+        ? undefined
+        : {
+            ...pending,
+            prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
+          };
     return detector;
   }
 
@@ -278,6 +287,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           key,
           exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
           kind,
+          // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
+          prints: kind.kind === 'change' ? printEditOf(valid.input) : undefined,
         };
         return closed ?? this.continueAt(index);
       }
@@ -392,4 +403,20 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private continueAt(index: number): StepVerdict {
     return continueVerdict(index, this.calls);
   }
+}
+
+/** `printEdit(input)`, computed on first read. */
+function printEditOf(input: unknown): () => PrintEdit {
+  let edit: PrintEdit | undefined;
+  return () => {
+    edit ??= printEdit(input);
+    return edit;
+  };
+}
+
+/** A pending action's print edit as its snapshot keeps it: absent when it has none. */
+function printsState(prints: (() => PrintEdit) | undefined): { prints?: PrintEdit } {
+  const edit = prints?.();
+  if (edit === undefined || (edit.added.length === 0 && edit.removed.length === 0)) return {};
+  return { prints: { added: [...edit.added], removed: [...edit.removed] } };
 }

@@ -32,6 +32,7 @@ export const historyStateSchema = z.lazy(() => {
     rejections: z.unknown(),
     retries: z.unknown(),
     searches: z.unknown(),
+    unseenPrints: z.unknown(),
     seenLines: seenSchema,
     seenShapes: seenSchema,
     seenErrors: seenSchema,

@@ -1,12 +1,14 @@
 import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
+import { samePath } from './probePaths.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
 import { SoughtNames } from './soughtNames.js';
 import { cleanEvidence } from './stepEvidence.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
+import { UnseenPrints } from './unseenPrints.js';
 
 export { MAX_TRACKED_PERIOD } from './historyState.js';
 export type { StepEvidence } from './stepEvidence.js';
@@ -70,6 +72,8 @@ export class StepHistory implements SnapshotPart {
   readonly retries = new RetriedCalls();
   /** Reads that did not show the name the agent said it was looking for (see `SoughtNames`). */
   readonly searches = new SoughtNames();
+  /** Debug output typed into the code under test and the probe runs that did not show it. */
+  readonly unseenPrints = new UnseenPrints();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -140,6 +144,7 @@ export class StepHistory implements SnapshotPart {
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
     this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
+    this.recordPrints(turn);
     // Only attempts that change and run nothing: a line that also runs a probe failed as a probe.
     const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
     this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
@@ -223,6 +228,29 @@ export class StepHistory implements SnapshotPart {
     this.messages.length = 0;
   }
 
+  /**
+   * The debug output of a turn: a change to the code under test (not the agent's own scripts, as
+   * the ledger knows them after this turn) edits the prints expected and says where the agent
+   * tried; a probe run shows them or not.
+   */
+  private recordPrints(turn: Turn): void {
+    const run = turn.probeRun;
+    if (run === undefined) return;
+    if (run.change) {
+      const own = this.probes.own;
+      const code = run.paths.filter((path) => !own.some((o) => samePath(o, path)));
+      const prints = run.prints;
+      if (code.length > 0 && prints !== undefined) this.unseenPrints.edited(prints(), code[0] as string);
+      for (const path of code) this.unseenPrints.changed(path);
+      // A change whose file cannot be told (a package installed, a checkout) may make the code run.
+      if (run.paths.length === 0) this.unseenPrints.changed(undefined);
+      // A script of its own written whole is a new experiment: it may reach the code another way.
+      if (code.length === 0 && run.paths.length > 0 && run.fullWrite) this.unseenPrints.experiment();
+    }
+    if (run.probe !== '') this.unseenPrints.ran(run.probe, run.label, run.output, turn.evidence);
+    else this.unseenPrints.latest = undefined;
+  }
+
   /** Records a message; returns how many messages with its key came since the last informative turn. */
   addMessage(message: MessageTurn): number {
     this.messages.push(message);
@@ -271,6 +299,7 @@ export class StepHistory implements SnapshotPart {
       rejections: this.rejections.snapshot(),
       retries: this.retries.snapshot(),
       searches: this.searches.snapshot(),
+      unseenPrints: this.unseenPrints.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -309,6 +338,7 @@ export class StepHistory implements SnapshotPart {
     this.rejections.restore(s.rejections);
     this.retries.restore(s.retries);
     this.searches.restore(s.searches);
+    this.unseenPrints.restore(s.unseenPrints);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);

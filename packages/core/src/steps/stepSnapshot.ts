@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { InvalidInputError } from '../kernel/errors.js';
 import type { ActionKind } from './actionKind.js';
 
+/** Print texts read from one edit, at most, each way (see `printEdit`): bounds a pending action's. */
+export const MAX_EDIT_PRINTS = 16;
+
 /**
  * `format` of every {@link StepDetectorSnapshot}: what tells a snapshot apart from any other JSON.
  */
@@ -53,6 +56,8 @@ export interface PendingActionState {
   exempt: boolean;
   /** What the action does to the work (see `classifyAction`). */
   kind: ActionKind;
+  /** For an editor's change, the print calls it adds and takes out (see `printEdit`; absent: none). */
+  prints?: { added: string[]; removed: string[] };
 }
 
 /**
@@ -140,6 +145,12 @@ const envelopeSchema = z.lazy(() =>
           paths: z.array(z.string()),
           fullWrite: z.boolean().optional(),
         }),
+        prints: z
+          .object({
+            added: z.array(z.string()).max(MAX_EDIT_PRINTS),
+            removed: z.array(z.string()).max(MAX_EDIT_PRINTS),
+          })
+          .optional(),
       })
       .nullable(),
     history: z.unknown(),

@@ -18,6 +18,7 @@ import { RecentMemo } from './recentMemo.js';
 import { shorten } from './StepRule.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
+import type { PrintEdit } from './unseenPrints.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
@@ -30,6 +31,8 @@ export interface PendingAction {
   exempt: boolean;
   /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKind;
+  /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
+  prints?: (() => PrintEdit) | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
@@ -216,6 +219,8 @@ function probeRunOf(
     length: output?.length ?? 0,
     typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? memo(() => sourcePaths(output as string)) : NO_PATHS,
+    output: ran ? () => output as string : NO_OUTPUT,
+    prints: action.prints,
   };
 }
 
@@ -223,6 +228,7 @@ function probeRunOf(
 const NOTHING = (): number => 0;
 const NO_WORDS = (): string[] => [];
 const NO_PATHS = (): string[] => [];
+const NO_OUTPUT = (): string => '';
 const NO_HASHES = (): number[] => [];
 
 /** `compute`, called once, on the first read. */
