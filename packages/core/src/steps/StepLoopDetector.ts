@@ -41,7 +41,7 @@ import {
   type StepVerdict,
 } from './stepVerdict.js';
 import { type PendingAction, TurnReader } from './turnOutcome.js';
-import { type PrintEdit, printEdit } from './unseenPrints.js';
+import { type PrintEdit, type PrintEditReader, printEditReader } from './unseenPrints.js';
 
 export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
@@ -288,7 +288,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
           kind,
           // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
-          prints: kind.kind === 'change' ? printEditOf(valid.input) : undefined,
+          prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
         };
         return closed ?? this.continueAt(index);
       }
@@ -405,17 +405,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   }
 }
 
-/** `printEdit(input)`, computed on first read. */
-function printEditOf(input: unknown): () => PrintEdit {
-  let edit: PrintEdit | undefined;
-  return () => {
-    edit ??= printEdit(input);
-    return edit;
-  };
-}
-
 /** A pending action's print edit as its snapshot keeps it: absent when it has none. */
-function printsState(prints: (() => PrintEdit) | undefined): { prints?: PrintEdit } {
+function printsState(prints: PrintEditReader | undefined): { prints?: PrintEdit } {
   const edit = prints?.();
   if (edit === undefined || (edit.added.length === 0 && edit.removed.length === 0)) return {};
   return { prints: { added: [...edit.added], removed: [...edit.removed] } };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
-import type { PrintEdit } from './unseenPrints.js';
+import type { PrintEditReader } from './unseenPrints.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
 export interface ProbeRun {
@@ -36,7 +36,7 @@ export interface ProbeRun {
   /** For a change, the words it typed (see `typedWords`), read only when a probe's result is compared with them (memoised). */
   typed: () => string[];
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
-  prints?: (() => PrintEdit) | undefined;
+  prints?: PrintEditReader | undefined;
   /** The probe's whole output (`''`: the turn ran no probe). */
   output: () => string;
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */

@@ -1,7 +1,6 @@
 import { BoundedSeen } from './boundedSeen.js';
 import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
-import { samePath } from './probePaths.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
 import { SoughtNames } from './soughtNames.js';
@@ -237,15 +236,16 @@ export class StepHistory implements SnapshotPart {
     const run = turn.probeRun;
     if (run === undefined) return;
     if (run.change) {
-      const own = this.probes.own;
-      const code = run.paths.filter((path) => !own.some((o) => samePath(o, path)));
+      const code = this.probes.changedCode;
       const prints = run.prints;
-      if (code.length > 0 && prints !== undefined) this.unseenPrints.edited(prints(), code[0] as string);
+      const first = code[0];
+      if (first !== undefined && prints !== undefined)
+        this.unseenPrints.edited(prints(this.unseenPrints.expectsIn(first)), first);
       for (const path of code) this.unseenPrints.changed(path);
       // A change whose file cannot be told (a package installed, a checkout) may make the code run.
       if (run.paths.length === 0) this.unseenPrints.changed(undefined);
       // A script of its own written whole is a new experiment: it may reach the code another way.
-      if (code.length === 0 && run.paths.length > 0 && run.fullWrite) this.unseenPrints.experiment();
+      else if (code.length === 0 && run.fullWrite) this.unseenPrints.experiment();
     }
     if (run.probe !== '') this.unseenPrints.ran(run.probe, run.label, run.output, turn.evidence);
     else this.unseenPrints.latest = undefined;

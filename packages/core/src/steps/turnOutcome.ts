@@ -18,7 +18,7 @@ import { RecentMemo } from './recentMemo.js';
 import { shorten } from './StepRule.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
-import type { PrintEdit } from './unseenPrints.js';
+import type { PrintEditReader } from './unseenPrints.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
@@ -32,7 +32,7 @@ export interface PendingAction {
   /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKind;
   /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
-  prints?: (() => PrintEdit) | undefined;
+  prints?: PrintEditReader | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }

@@ -55,8 +55,8 @@ export interface UnseenRun {
  */
 export function printedTexts(code: string): string[] {
   const texts: string[] = [];
-  // Every callee below holds one of these: most edits have none, and are not scanned.
-  if (!code.includes('print') && !code.includes('log') && !code.includes('write') && !code.includes('Print'))
+  // Every callee below holds one of these (`rint`: print, Print): most edits have none, and are not scanned.
+  if (!code.includes('rint') && !code.includes('log') && !code.includes('write') && !code.includes('LOG'))
     return texts;
   const read = code.length > MAX_CODE ? code.slice(0, MAX_CODE) : code;
   LITERAL_ARGUMENT.lastIndex = 0;
@@ -84,13 +84,32 @@ const NEW_FIELDS = ['new_str', 'new_string', 'file_text', 'content', 'contents']
 const OLD_FIELDS = ['old_str', 'old_string'];
 
 /**
+ * An edit's {@link PrintEdit}, read when asked: `removals` false says no print is expected in the
+ * edited file, so an edit that adds none is not read further (its old text could only take out
+ * prints nobody expects). Only a whole reading (`removals` true, the default) is kept.
+ */
+export type PrintEditReader = (removals?: boolean) => PrintEdit;
+
+/** A {@link PrintEditReader} over an editor's input (see {@link printEdit}). */
+export function printEditReader(input: unknown): PrintEditReader {
+  let whole: PrintEdit | undefined;
+  return (removals = true) => {
+    if (whole !== undefined) return whole;
+    if (!removals) return printEdit(input, false);
+    whole = printEdit(input);
+    return whole;
+  };
+}
+
+/**
  * The print calls an editor's input adds and takes out: the texts in its new text that its old
- * text did not print, and the reverse. Claude Code's `MultiEdit` (`edits: [{old_string,
- * new_string}]`) is read edit by edit. A shell line is not read (`undefined` input fields: none).
+ * text did not print, and the reverse (`removals` false: none taken out is read when none is
+ * added). Claude Code's `MultiEdit` (`edits: [{old_string, new_string}]`) is read edit by edit. A
+ * shell line is not read (`undefined` input fields: none).
  *
  * @example printEdit({ old_str: 'x = 1', new_str: 'x = 1\nprint("Debug - x is set")' }); // { added: ['Debug - x is set'], removed: [] }
  */
-export function printEdit(input: unknown): PrintEdit {
+export function printEdit(input: unknown, removals = true): PrintEdit {
   if (typeof input !== 'object' || input === null) return NO_EDIT;
   const record = input as Record<string, unknown>;
   const parts = Array.isArray(record.edits) ? record.edits : [record];
@@ -100,6 +119,7 @@ export function printEdit(input: unknown): PrintEdit {
     if (typeof part !== 'object' || part === null) continue;
     const fields = part as Record<string, unknown>;
     const after = printedTexts(textOf(fields, NEW_FIELDS));
+    if (after.length === 0 && !removals) continue;
     const before = printedTexts(textOf(fields, OLD_FIELDS));
     for (const text of after) if (!before.includes(text) && added.length < MAX_EDIT_PRINTS) added.push(text);
     for (const text of before)
@@ -174,8 +194,13 @@ export class UnseenPrints implements SnapshotPart {
    * told), after {@link edited}: whether it went to a file holding expected prints or elsewhere.
    */
   changed(path: string | undefined): void {
-    if (path !== undefined && this.texts.some((p) => samePath(p.path, path))) this.changedUnseen = true;
+    if (path !== undefined && this.expectsIn(path)) this.changedUnseen = true;
     else this.changedElsewhere = true;
+  }
+
+  /** Whether print texts are expected in the file at `path`. */
+  expectsIn(path: string): boolean {
+    return this.texts.some((p) => samePath(p.path, path));
   }
 
   /** Records a new experiment (a script of the agent's own written whole): every probe's count starts again. */
@@ -196,15 +221,17 @@ export class UnseenPrints implements SnapshotPart {
     this.changedElsewhere = false;
     // A change elsewhere may be the fix, or what makes the code run: every count starts again.
     if (elsewhere) this.probes.clear();
-    if (this.texts.length === 0) return 0;
+    // Nothing to count and no count to end: the output is not read.
+    if (this.texts.length === 0 || (!tried && this.probes.size === 0)) return 0;
     const probe = probeIdentity(command);
+    const run = this.probes.get(probe);
+    if (!tried && run === undefined) return 0;
     const output = outputOf();
     // A file the probe names is the script it runs itself: its prints not showing says it failed
     // before them, not that the code it imports does not run.
     const names = probe.split(' ');
     const texts = this.texts.filter((p) => !names.includes(fileName(p.path))).map((p) => p.text);
     if (texts.length === 0) return 0;
-    const run = this.probes.get(probe);
     if (texts.some((text) => output.includes(text))) {
       if (run !== undefined) {
         this.broke = run.misses >= 2;
