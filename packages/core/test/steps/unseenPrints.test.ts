@@ -226,6 +226,10 @@ describe('the print texts an edit adds and takes out', () => {
     ]);
   });
 
+  it("reads a logger named in capitals when nothing else in the text prints (Java's LOG.info)", () => {
+    expect(printedTexts('LOG.info("entering the resolver");')).toEqual(['entering the resolver']);
+  });
+
   it('compares the new text with the old one, edit by edit', () => {
     expect(printEdit({ old_str: 'a = 1', new_str: 'a = 1\nprint("Debug - a is set")' })).toEqual({
       added: ['Debug - a is set'],
@@ -235,6 +239,18 @@ describe('the print texts an edit adds and takes out', () => {
       printEdit({ edits: [{ old_string: 'print("Debug - a is set")\na = 1', new_string: 'a = 1' }] }),
     ).toEqual({ added: [], removed: ['Debug - a is set'] });
     expect(printEdit('sed -i "s/a/b/" x.py')).toEqual({ added: [], removed: [] });
+  });
+
+  it('with no print expected in the file, an edit that adds none is not read for prints taken out', () => {
+    const cleanUp = { old_str: 'print("Debug - a is set")\na = 1', new_str: 'a = 1' };
+    expect(printEdit(cleanUp, false)).toEqual({ added: [], removed: [] });
+    expect(printEdit(cleanUp)).toEqual({ added: [], removed: ['Debug - a is set'] });
+    // An edit that adds one is read whole either way: a print already there is not added.
+    const more = {
+      old_str: 'print("Debug - a is set")',
+      new_str: 'print("Debug - a is set")\nprint("Debug - b is set")',
+    };
+    expect(printEdit(more, false)).toEqual({ added: ['Debug - b is set'], removed: [] });
   });
 });
 
