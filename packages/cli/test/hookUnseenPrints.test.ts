@@ -112,4 +112,57 @@ describe('loopguard hook claude: the agent keeps editing code that does not run'
     const events = [...write, ...[1, 2, 3, 4].flatMap((n) => [...fix(n), ...round(dir, n)])];
     expect(await replies(dir, events)).toEqual([]);
   });
+
+  it('a search of the figure for the id it set that finds nothing after each change: nudged after the third, the fourth denied', async () => {
+    const dir = tempProject();
+    const backend = join(dir, 'lib', 'backend_svg.py');
+    const round = (n: number) => {
+      const search = {
+        tool_name: 'Bash',
+        tool_input: {
+          command: `python reproduce.py && grep -A 2 'annotation_1' example.svg`,
+          description: 'Check the figure',
+        },
+        tool_use_id: `toolu_search_${n}`,
+      };
+      return [
+        ...call(
+          dir,
+          `toolu_read_${n}`,
+          'Read',
+          { file_path: join(dir, 'lib', `artist_${n}.py`) },
+          {
+            type: 'text',
+            file: {
+              filePath: join(dir, 'lib', `artist_${n}.py`),
+              content: `def set_gid_${n}(self, gid):\n    self._gid_${n} = gid`,
+            },
+          },
+        ),
+        ...call(
+          dir,
+          `toolu_edit_${n}`,
+          'Edit',
+          { file_path: backend, old_string: `gid_${n} = None`, new_string: `gid_${n} = artist.get_gid()` },
+          { filePath: backend, oldString: `gid_${n} = None`, structuredPatch: [] },
+        ),
+        claudeEvent(dir, 's1', 'PreToolUse', search),
+        claudeEvent(dir, 's1', 'PostToolUseFailure', {
+          ...search,
+          error: `Exit code 1\nSaved figure ${n}`,
+          is_interrupt: false,
+        }),
+      ];
+    };
+    const spoken = await replies(dir, [1, 2, 3, 4].flatMap(round));
+    expect(spoken.map((s) => s.event)).toEqual(['PostToolUseFailure', 'PreToolUse']);
+    const nudge = spoken[0]?.reply.hookSpecificOutput as { additionalContext: string };
+    expect(nudge.additionalContext).toMatch(
+      /^Loop detected \(near_duplicate\): 3 searches of `example.svg`, each after a change to the code under test, found nothing/,
+    );
+    expect(spoken[1]?.reply).toMatchObject({
+      continue: false,
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' },
+    });
+  });
 });

@@ -7,6 +7,7 @@ import { describeValue } from '../kernel/validate.js';
 import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
+import { searchOf } from './fileSearch.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
 import { RecentMemo } from './recentMemo.js';
@@ -174,6 +175,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
               ...printsState(pending.prints),
+              ...(pending.search === undefined ? {} : { search: { ...pending.search } }),
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -279,14 +281,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           kind: classifyAction(valid.tool, valid.input),
         }));
         const closed = this.closePending(index, key);
+        const command = commandTextOf(valid.input);
         this.pending = {
           step: index,
           call: this.calls,
           tool: valid.tool,
           text,
           key,
-          exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
+          exempt: isExemptAction(this.exemptions, valid.tool, command || text),
           kind,
+          search: searchOf(command),
           // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
           prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
         };

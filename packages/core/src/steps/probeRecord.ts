@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ActionKindName } from './actionKind.js';
+import type { FileSearch } from './fileSearch.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import type { PrintEditReader } from './unseenPrints.js';
 
@@ -37,7 +38,9 @@ export interface ProbeRun {
   typed: () => string[];
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
   prints?: PrintEditReader | undefined;
-  /** The probe's whole output (`''`: the turn ran no probe). */
+  /** The search of one file the command line ends with (see `searchOf`; absent: none). */
+  search?: FileSearch | undefined;
+  /** The turn's whole output (`''`: none). */
   output: () => string;
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
   outputPaths: () => string[];

@@ -42,6 +42,9 @@ function bump<K>(map: Map<K, number>, key: K): number {
   return count;
 }
 
+/** A failing line's output that says it failed for another reason than finding nothing. */
+const FAILED_OTHERWISE = /No such file|Traceback|[Ee]rror|not found|[Pp]ermission denied/;
+
 /**
  * The run as the rules need it, kept incrementally so that every update costs the same whatever
  * the run's length.
@@ -233,6 +236,7 @@ export class StepHistory implements SnapshotPart {
    * tried; a probe run shows them or not.
    */
   private recordPrints(turn: Turn): void {
+    this.unseenPrints.nextTurn();
     const run = turn.probeRun;
     if (run === undefined) return;
     if (run.change) {
@@ -248,7 +252,10 @@ export class StepHistory implements SnapshotPart {
       else if (code.length === 0 && run.fullWrite) this.unseenPrints.experiment();
     }
     if (run.probe !== '') this.unseenPrints.ran(run.probe, run.label, run.output, turn.evidence);
-    else this.unseenPrints.latest = undefined;
+    const search = run.search;
+    // A search that failed otherwise (no such file, the probe before it crashed) tells nothing.
+    if (search !== undefined && !(turn.error && FAILED_OTHERWISE.test(run.output())))
+      this.unseenPrints.searched(search, !turn.error, turn.evidence);
   }
 
   /** Records a message; returns how many messages with its key came since the last informative turn. */

@@ -58,6 +58,8 @@ export interface PendingActionState {
   kind: ActionKind;
   /** For an editor's change, the print calls it adds and takes out (see `printEdit`; absent: none). */
   prints?: { added: string[]; removed: string[] };
+  /** The search of one file the command line ends with (see `searchOf`; absent: none). */
+  search?: { file: string; pattern: string };
 }
 
 /**
@@ -151,6 +153,7 @@ const envelopeSchema = z.lazy(() =>
             removed: z.array(z.string()).max(MAX_EDIT_PRINTS),
           })
           .optional(),
+        search: z.object({ file: z.string(), pattern: z.string() }).optional(),
       })
       .nullable(),
     history: z.unknown(),

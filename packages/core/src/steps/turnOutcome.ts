@@ -1,5 +1,6 @@
 import { firstErrorLine } from '../signatures/errorSignature.js';
 import type { ActionKind } from './actionKind.js';
+import type { FileSearch } from './fileSearch.js';
 import {
   echoTokens,
   type Fingerprint,
@@ -33,6 +34,8 @@ export interface PendingAction {
   kind: ActionKind;
   /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
   prints?: PrintEditReader | undefined;
+  /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
+  search?: FileSearch | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
@@ -219,8 +222,9 @@ function probeRunOf(
     length: output?.length ?? 0,
     typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? memo(() => sourcePaths(output as string)) : NO_PATHS,
-    output: ran ? () => output as string : NO_OUTPUT,
+    output: output === undefined ? NO_OUTPUT : () => output,
     prints: action.prints,
+    search: action.search,
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FileSearch } from './fileSearch.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from './stepSnapshot.js';
@@ -45,6 +46,15 @@ export interface UnseenRun {
   since: number;
   /** The latest misses, oldest first. */
   evidence: StepEvidence[];
+  /** For a search of a file (see `searchOf`), the pattern its latest miss looked for; absent: a probe's run. */
+  pattern?: string;
+}
+
+/** A file's searches that found nothing, each after a change to the code under test. */
+interface SearchMisses extends UnseenRun {
+  pattern: string;
+  /** The count of changes to the code under test at the latest miss. */
+  changesAt: number;
 }
 
 /**
@@ -158,7 +168,12 @@ function textOf(fields: Record<string, unknown>, names: readonly string[]): stri
  * - A run that shows one of the texts ends its probe's count; a script of the agent's own written
  *   whole (a new experiment, which may reach the code another way) ends every count.
  *
- * Bounded: 16 texts, 16 probes, four pieces of evidence each.
+ * The same expectation read from a search: an agent that greps a file its probe writes (a page, an
+ * SVG, a log) for what its change should put there (`grep 'annotation_1' example.svg`), and finds
+ * nothing after each change to the code under test, is told the same thing by the file (see
+ * {@link UnseenPrints.searched}).
+ *
+ * Bounded: 16 texts, 16 probes, 16 searched files, four pieces of evidence each.
  */
 export class UnseenPrints implements SnapshotPart {
   /** The print texts expected, oldest first, each with the path of the file it was typed into. */
@@ -168,6 +183,10 @@ export class UnseenPrints implements SnapshotPart {
   private changedUnseen = false;
   /** Whether it was changed since then anywhere else (or where cannot be told). */
   private changedElsewhere = false;
+  /** Searches of a file that found nothing, by file name. */
+  private readonly searches = new Map<string, SearchMisses>();
+  /** Changes to the code under test so far (bounded by the run's length). */
+  private codeChanges = 0;
   /** The probe the latest turn missed again (`undefined`: none). */
   latest: Readonly<UnseenRun> | undefined;
   /** Whether the latest turn showed debug output on a probe that had missed it twice or more. */
@@ -194,6 +213,7 @@ export class UnseenPrints implements SnapshotPart {
    * told), after {@link edited}: whether it went to a file holding expected prints or elsewhere.
    */
   changed(path: string | undefined): void {
+    this.codeChanges++;
     if (path !== undefined && this.expectsIn(path)) this.changedUnseen = true;
     else this.changedElsewhere = true;
   }
@@ -203,9 +223,50 @@ export class UnseenPrints implements SnapshotPart {
     return this.texts.some((p) => samePath(p.path, path));
   }
 
+  /** Starts a turn: nothing missed or shown yet. */
+  nextTurn(): void {
+    this.latest = undefined;
+    this.broke = false;
+  }
+
   /** Records a new experiment (a script of the agent's own written whole): every probe's count starts again. */
   experiment(): void {
     this.probes.clear();
+    this.searches.clear();
+  }
+
+  /**
+   * Records a search of a file for what the agent expects it to hold (see `searchOf`): `found`,
+   * whether it matched. One that found nothing after a change to the code under test since the
+   * file's previous miss is a miss (a search with nothing changed since asks nothing new); one that
+   * found something ends the file's count.
+   */
+  searched(search: FileSearch, found: boolean, evidence: StepEvidence): void {
+    const run = this.searches.get(search.file);
+    if (found) {
+      if (run === undefined) return;
+      this.broke = run.misses >= 2;
+      this.searches.delete(search.file);
+      return;
+    }
+    if (this.codeChanges === (run?.changesAt ?? 0)) return;
+    const next: SearchMisses = run ?? {
+      probe: `grep ${search.file}`,
+      label: `grep … ${search.file}`,
+      misses: 0,
+      since: evidence.step,
+      evidence: [],
+      pattern: search.pattern,
+      changesAt: 0,
+    };
+    next.misses++;
+    next.pattern = search.pattern;
+    next.changesAt = this.codeChanges;
+    next.evidence = [...next.evidence, evidence].slice(-MAX_EVIDENCE);
+    this.searches.delete(search.file);
+    if (this.searches.size >= MAX_PROBES) this.searches.delete(this.searches.keys().next().value as string);
+    this.searches.set(search.file, next);
+    this.latest = next;
   }
 
   /**
@@ -213,8 +274,6 @@ export class UnseenPrints implements SnapshotPart {
    * returns the probe's misses after it (0: not a miss, or no debug output expected).
    */
   ran(command: string, label: string, outputOf: () => string, evidence: StepEvidence): number {
-    this.latest = undefined;
-    this.broke = false;
     const tried = this.changedUnseen;
     const elsewhere = this.changedElsewhere;
     this.changedUnseen = false;
@@ -263,6 +322,11 @@ export class UnseenPrints implements SnapshotPart {
       changedUnseen: this.changedUnseen,
       changedElsewhere: this.changedElsewhere,
       probes: [...this.probes.values()].map((p) => ({ ...p, evidence: p.evidence.map((e) => ({ ...e })) })),
+      searches: [...this.searches.values()].map((p) => ({
+        ...p,
+        evidence: p.evidence.map((e) => ({ ...e })),
+      })),
+      codeChanges: this.codeChanges,
     } as unknown as SnapshotJson;
   }
 
@@ -277,6 +341,13 @@ export class UnseenPrints implements SnapshotPart {
     this.probes.clear();
     for (const probe of s.probes)
       this.probes.set(probe.probe, { ...probe, evidence: probe.evidence.map(cleanEvidence) });
+    this.searches.clear();
+    for (const search of s.searches)
+      this.searches.set(search.probe.slice('grep '.length), {
+        ...search,
+        evidence: search.evidence.map(cleanEvidence),
+      });
+    this.codeChanges = s.codeChanges;
     this.changedUnseen = s.changedUnseen;
     this.changedElsewhere = s.changedElsewhere;
     this.latest = undefined;
@@ -289,19 +360,28 @@ function fileName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
+const missesSchema = z.object({
+  probe: z.string(),
+  label: z.string(),
+  misses: z.number().int().positive(),
+  since: z.number().int().nonnegative(),
+  evidence: z.array(evidenceSchema).max(MAX_EVIDENCE),
+});
+
 const stateSchema = z.object({
   texts: z.array(z.object({ text: z.string(), path: z.string() })).max(MAX_PRINTS),
   changedUnseen: z.boolean().default(false),
   changedElsewhere: z.boolean().default(false),
-  probes: z
+  probes: z.array(missesSchema).max(MAX_PROBES),
+  searches: z
     .array(
-      z.object({
-        probe: z.string(),
-        label: z.string(),
-        misses: z.number().int().positive(),
-        since: z.number().int().nonnegative(),
-        evidence: z.array(evidenceSchema).max(MAX_EVIDENCE),
+      missesSchema.extend({
+        probe: z.string().startsWith('grep '),
+        pattern: z.string(),
+        changesAt: z.number().int().nonnegative(),
       }),
     )
-    .max(MAX_PROBES),
+    .max(MAX_PROBES)
+    .default([]),
+  codeChanges: z.number().int().nonnegative().default(0),
 });

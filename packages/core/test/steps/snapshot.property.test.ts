@@ -245,6 +245,8 @@ describe('StepLoopDetector.restoreSealed', () => {
     },
     { type: 'observation', tool: 'Edit', output: 'The file src/a.py has been updated.' },
     ...turn('npm test', 'Error at a.py:12: bang', { error: true }),
+    // A search of the file the probe writes that finds nothing after the change.
+    ...turn("grep -A 2 'annotation_1' example.svg", '', { error: true }),
   ];
 
   it('restores its own sealed snapshot as written, without validating it again', () => {
@@ -319,8 +321,8 @@ describe('StepLoopDetector.restoreSealed', () => {
       hash: textHash(layout.join('\n')),
     }).toEqual({
       layout: 8,
-      fields: 131,
-      hash: '94e986831397df21',
+      fields: 143,
+      hash: 'db2788e71cd4441f',
     });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
+import { searchOf } from '../../src/steps/fileSearch.js';
 import { printEdit, printedTexts } from '../../src/steps/unseenPrints.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
@@ -294,5 +295,133 @@ describe('debug output that never shows, changes typed as command lines', () => 
       ...[3, 4].flatMap(round),
     ];
     expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  });
+});
+
+/** A search of the file the probe writes: what the agent expects its change to put there. */
+const searchShapes = {
+  openhands: {
+    line: (command: string, output: string, failed: boolean): Step[] => [
+      { type: 'action', tool: 'execute_bash', input: { command } },
+      { type: 'observation', tool: 'execute_bash', output, ...(failed ? { error: true } : {}) },
+    ],
+  },
+  claudeCode: {
+    line: (command: string, output: string, failed: boolean): Step[] => [
+      { type: 'action', tool: 'Bash', input: { command, description: 'Check the figure' } },
+      { type: 'observation', tool: 'Bash', output, ...(failed ? { error: true } : {}) },
+    ],
+  },
+  strings: {
+    line: (command: string, output: string, failed: boolean): Step[] =>
+      turn(command, output, { error: failed }),
+  },
+};
+
+describe.each(Object.entries(searchShapes))(
+  "a search of the probe's file that finds nothing after each change, inputs as %s",
+  (_shape, { line }) => {
+    const BACKEND = '/repo/lib/backends/backend_svg.py';
+    const change = (n: number): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: {
+          command: 'str_replace',
+          path: BACKEND,
+          old_str: `gid_${n} = None`,
+          new_str: `gid_${n} = artist.get_gid()`,
+        },
+      },
+      { type: 'observation', tool: 'str_replace_editor', output: `The file ${BACKEND} has been edited.` },
+    ];
+    /** A look at another part of the code: something learned each round (no other rule's repeat). */
+    const look = (n: number): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: { command: 'view', path: `/repo/lib/artist_${n}.py` },
+      },
+      {
+        type: 'observation',
+        tool: 'str_replace_editor',
+        output: `${100 * n}\tdef set_gid_${n}(self, gid):\n${100 * n + 1}\t    self._gid_${n} = gid`,
+      },
+    ];
+    /** The script writes the figure; the round's search of it finds nothing (grep's exit status 1). */
+    const round = (n: number, pattern = 'annotation_1'): Step[] => [
+      ...look(n),
+      ...change(n),
+      ...line(
+        `cd /repo && python reproduce.py && grep -A 2 '${pattern}' example.svg`,
+        `Saved figure ${n}`,
+        true,
+      ),
+    ];
+
+    it('the id it set never in the figure, change after change: nudged at the third search, stopped at the fourth', () => {
+      const steps = [1, 2, 3, 4].flatMap((n) => round(n, n < 3 ? 'My_label' : 'annotation_[12]'));
+      const found = detections(feed(makeStepDetector().detector, steps));
+      expect(found.map((v) => [v.action, v.loopType])).toEqual([
+        ['nudge', 'near_duplicate'],
+        ['stop', 'near_duplicate'],
+      ]);
+      expect(found[0]?.message).toContain(
+        '3 searches of `example.svg`, each after a change to the code under test, found nothing',
+      );
+    });
+
+    it('searched again with nothing changed between: not a miss', () => {
+      const again = (n: number): Step[] => [
+        ...look(10 + n),
+        ...line(`cat /repo/example.svg | grep -m ${n} annotation_1`, '', true),
+      ];
+      const steps = [...round(1), ...again(1), ...again(2), ...round(2), ...again(3), ...again(4)];
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a search that finds something ends the count', () => {
+      const shown = line("grep -A 2 'annotation_1' /repo/example.svg", '<g id="annotation_1">', false);
+      const steps = [...round(1), ...round(2), ...change(3), ...shown, ...round(4), ...round(5)];
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
+    it('a line that failed otherwise (no such file, the script crashed before the search) is no miss', () => {
+      const steps = [1, 2, 3, 4].flatMap((n) => [
+        ...change(n),
+        ...line(
+          'python reproduce.py && grep annotation_1 example.svg',
+          n % 2 === 0
+            ? 'grep: example.svg: No such file or directory'
+            : 'Traceback (most recent call last):\nValueError: bad gid',
+          true,
+        ),
+      ]);
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+  },
+);
+
+describe('the search of one file a command line ends with', () => {
+  it('reads grep as the last segment, with the file named or given by cat', () => {
+    expect(searchOf("cd /w && python repro.py && grep -A 2 -B 2 'annotation_[12]' /w/example.svg")).toEqual({
+      file: 'example.svg',
+      pattern: 'annotation_[12]',
+    });
+    expect(searchOf('cat /w/_build/html/index.html | grep -A 5 "ugly_enum_func"')).toEqual({
+      file: 'index.html',
+      pattern: 'ugly_enum_func',
+    });
+    expect(searchOf('grep -n -m 1 def_x src/a.py')).toEqual({ file: 'a.py', pattern: 'def_x' });
+  });
+
+  it('leaves out what is not one expectation of one file', () => {
+    expect(searchOf('grep -rn annotation lib/')).toBeUndefined();
+    expect(searchOf('grep annotation a.svg b.svg')).toBeUndefined();
+    expect(searchOf('grep annotation *.svg')).toBeUndefined();
+    expect(searchOf('grep -e annotation a.svg')).toBeUndefined();
+    expect(searchOf('grep annotation a.svg | head')).toBeUndefined();
+    expect(searchOf('python repro.py | grep annotation')).toBeUndefined();
+    expect(searchOf('python repro.py')).toBeUndefined();
   });
 });
