@@ -7,7 +7,7 @@ import { describeValue } from '../kernel/validate.js';
 import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
-import { searchOf } from './fileSearch.js';
+import { type FileSearch, searchReader } from './fileSearch.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
 import { RecentMemo } from './recentMemo.js';
@@ -175,7 +175,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
               ...printsState(pending.prints),
-              ...(pending.search === undefined ? {} : { search: { ...pending.search } }),
+              ...searchState(pending.search),
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -219,6 +219,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         : {
             ...pending,
             prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
+            search: pending.search === undefined ? undefined : () => pending.search,
           };
     return detector;
   }
@@ -290,7 +291,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           key,
           exempt: isExemptAction(this.exemptions, valid.tool, command || text),
           kind,
-          search: searchOf(command),
+          search: searchReader(command),
           // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
           prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
         };
@@ -407,6 +408,12 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private continueAt(index: number): StepVerdict {
     return continueVerdict(index, this.calls);
   }
+}
+
+/** A pending action's search of a file as its snapshot keeps it: absent when it has none. */
+function searchState(search: (() => FileSearch | undefined) | undefined): { search?: FileSearch } {
+  const read = search?.();
+  return read === undefined ? {} : { search: { ...read } };
 }
 
 /** A pending action's print edit as its snapshot keeps it: absent when it has none. */

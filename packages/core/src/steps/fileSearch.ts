@@ -46,6 +46,21 @@ export function searchOf(command: string): FileSearch | undefined {
   return { file: file.slice(file.lastIndexOf('/') + 1), pattern };
 }
 
+/**
+ * `searchOf(command)`, read when asked (once); `undefined` when the line cannot end with grep.
+ * Most command lines never need it: only a failing one, or any while a file's count stands.
+ */
+export function searchReader(command: string): (() => FileSearch | undefined) | undefined {
+  if (!command.includes('grep')) return undefined;
+  let read = false;
+  let search: FileSearch | undefined;
+  return () => {
+    if (!read) search = searchOf(command);
+    read = true;
+    return search;
+  };
+}
+
 function wordsOf(segment: string): string[] {
   const words: string[] = [];
   WORD.lastIndex = 0;

@@ -39,8 +39,8 @@ export interface ProbeRun {
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
   prints?: PrintEditReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; absent: none). */
-  search?: FileSearch | undefined;
-  /** The turn's whole output (`''`: none). */
+  search?: (() => FileSearch | undefined) | undefined;
+  /** The whole output of a probe run or a failing line (`''`: none, or not kept). */
   output: () => string;
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
   outputPaths: () => string[];

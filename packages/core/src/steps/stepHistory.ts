@@ -252,7 +252,9 @@ export class StepHistory implements SnapshotPart {
       else if (code.length === 0 && run.fullWrite) this.unseenPrints.experiment();
     }
     if (run.probe !== '') this.unseenPrints.ran(run.probe, run.label, run.output, turn.evidence);
-    const search = run.search;
+    // A search that found something matters only while a file's count stands.
+    const search =
+      run.search !== undefined && (turn.error || this.unseenPrints.searching) ? run.search() : undefined;
     // A search that failed otherwise (no such file, the probe before it crashed) tells nothing.
     if (search !== undefined && !(turn.error && FAILED_OTHERWISE.test(run.output())))
       this.unseenPrints.searched(search, !turn.error, turn.evidence);

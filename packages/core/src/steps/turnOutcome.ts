@@ -35,7 +35,7 @@ export interface PendingAction {
   /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
   prints?: PrintEditReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
-  search?: FileSearch | undefined;
+  search?: (() => FileSearch | undefined) | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
@@ -222,7 +222,8 @@ function probeRunOf(
     length: output?.length ?? 0,
     typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? memo(() => sourcePaths(output as string)) : NO_PATHS,
-    output: output === undefined ? NO_OUTPUT : () => output,
+    // A failing line's output is read for a search that found nothing (see `UnseenPrints.searched`).
+    output: output !== undefined && (ran || error) ? () => output : NO_OUTPUT,
     prints: action.prints,
     search: action.search,
   };

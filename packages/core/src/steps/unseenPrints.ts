@@ -223,6 +223,11 @@ export class UnseenPrints implements SnapshotPart {
     return this.texts.some((p) => samePath(p.path, path));
   }
 
+  /** Whether a searched file's count stands (a search that finds something would end it). */
+  get searching(): boolean {
+    return this.searches.size > 0;
+  }
+
   /** Starts a turn: nothing missed or shown yet. */
   nextTurn(): void {
     this.latest = undefined;
