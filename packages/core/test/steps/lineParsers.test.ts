@@ -63,15 +63,20 @@ describe('a line the caller has parsed already', () => {
     ['GeminiStreamJsonParser', () => new GeminiStreamJsonParser(), 'gemini-cli-stream-0.61.0.jsonl'],
     ['ClaudeStreamJsonParser', () => new ClaudeStreamJsonParser(), 'claude-stream.jsonl'],
     ['JsonlStepParser', () => new JsonlStepParser(), 'django__django-16950.jsonl'],
-  ] as const)('%s gives the same steps from its value, without parsing the line again', (_name, make, name) => {
-    const lines = readFileSync(join(fixtures, name), 'utf8').split('\n');
-    const values = lines.map((line) => (line.trim() === '' ? undefined : JSON.parse(line)));
-    const parser = make();
-    // the text beside a value is not read: a line that is not JSON goes through
-    const steps = lines.flatMap((line, i) => parser.push(values[i] === undefined ? line : '{oops', values[i]));
-    expect(steps.length).toBeGreaterThan(0);
-    expect(steps).toEqual(parseFixture(make(), name));
-  });
+  ] as const)(
+    '%s gives the same steps from its value, without parsing the line again',
+    (_name, make, name) => {
+      const lines = readFileSync(join(fixtures, name), 'utf8').split('\n');
+      const values = lines.map((line) => (line.trim() === '' ? undefined : JSON.parse(line)));
+      const parser = make();
+      // the text beside a value is not read: a line that is not JSON goes through
+      const steps = lines.flatMap((line, i) =>
+        parser.push(values[i] === undefined ? line : '{oops', values[i]),
+      );
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps).toEqual(parseFixture(make(), name));
+    },
+  );
 });
 
 describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () => {

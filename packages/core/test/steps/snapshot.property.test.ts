@@ -229,7 +229,7 @@ describe('StepLoopDetector.restoreSealed', () => {
     return detector;
   };
   // Ends with a failing call retried since the last change, so that its count is in the snapshot.
-  const run = [
+  const run: Step[] = [
     ...UNITS.flat(),
     ...UNITS.flat(),
     ...turn('npm test', 'Error at a.py:12: boom', { error: true }),
