@@ -85,6 +85,23 @@ describe('Claude Code transcript: what a step is', () => {
     });
   });
 
+  it('passes over a record whose first key names another type unread, once the session is named; not before, not an escaped type', () => {
+    const parser = detectFormat(claude('user', 'Fix it.'), 'x.jsonl') as TranscriptParser;
+    // an API request's body names the user and the assistant: found by a search of the whole line
+    const request = JSON.stringify({
+      type: 'api-request',
+      sessionId: 's1',
+      params: { messages: [{ role: 'user' }, { role: 'assistant' }] },
+    });
+    expect(parser.mayMatter?.(request)).toBe(true); // it could still name the session
+    parser.push(claude('user', 'Fix it.'), '');
+    expect(parser.mayMatter?.(request)).toBe(false);
+    expect(parser.mayMatter?.(request.replace('api-request', 'api-\\u0072equest'))).toBe(true);
+    for (const type of ['user', 'assistant', 'attachment'])
+      expect(parser.mayMatter?.(request.replace('api-request', type))).toBe(true);
+    expect(parser.mayMatter?.(JSON.stringify({ type: 'summary', summary: 'x' }))).toBe(false);
+  });
+
   it("leaves a subagent's sidechain out of the main session, and reads a subagent's own file as its session", () => {
     const side = { isSidechain: true };
     const main = read([

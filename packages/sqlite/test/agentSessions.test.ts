@@ -1,6 +1,7 @@
 import { ManualClock } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import {
+  type HookSessionRecord,
   openLoopGuardDatabase,
   SqliteHookSessionStore,
   SqliteRunStore,
@@ -9,7 +10,7 @@ import {
 } from '../src/index.js';
 
 const HOUR = 3_600_000;
-const state = {
+const state: Omit<HookSessionRecord, 'createdAt' | 'updatedAt'> = {
   snapshot: '{}',
   lastResults: '[]',
   steps: 8,

@@ -17,6 +17,9 @@ import {
  */
 const COUNTED_GENERATION = 32_768;
 
+/** `{`: a line whose first key is `"type"` starts `{"type":"`. */
+const OPEN_BRACE = 0x7b;
+
 /** How far into a line an attachment's `"type":"hook_…"` is looked for. */
 const HOOK_TYPE_WITHIN = 512;
 
@@ -59,6 +62,14 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const type = line.indexOf('"type":"');
     if (type !== -1 && (line.startsWith('user"', type + 8) || line.startsWith('assistant"', type + 8)))
       return true;
+    // a record whose first key is its type (`api-request`, `summary`, `file-history-snapshot`: a
+    // third of a transcript's bytes) is known from it, without a search through the whole line: one
+    // of none of the three types gives nothing, once the session is named (push reads any record's
+    // `sessionId`). A type written with an escape is not read here.
+    if (type === 1 && line.charCodeAt(0) === OPEN_BRACE && this.meta.sessionId !== undefined) {
+      const name = line.slice(9, line.indexOf('"', 9));
+      if (name !== 'attachment' && !name.includes('\\')) return false;
+    }
     // and a hook's answer (`hook_additional_context`, `hook_stopped_continuation`: loopguard's own?),
     // whose attachment type Claude Code writes within the line's first characters (at 87 in 2.1.330):
     // looked for there only, so that the long attachments are not read through once more

@@ -62,7 +62,7 @@ export class StreamParser implements TranscriptParser {
   push(record: Record<string, unknown>, line: string): TranscriptRead {
     // a subagent's steps are its run's, not the session's (as a sidechain in a transcript); its
     // replies' tokens are the session's spend
-    const read = this.lines.push(line);
+    const read = this.lines.push(line, record); // the line is parsed once
     const steps = (this.lines.subagent ?? null) === null ? read : [];
     if (this.usage === undefined) return steps.length === 0 ? NOTHING : { steps, tokens: 0 };
     noteEvent(this.meta, record);

@@ -15,9 +15,9 @@ export class JsonlStepParser implements StepLineParser {
   private lines = 0;
 
   /** @throws InvalidInputError naming the line number and the offending field (or a line that is not a string). */
-  push(line: string): Step[] {
+  push(line: string, parsed?: unknown): Step[] {
     this.lines++;
-    const value = readJsonLine(line, this.lines);
+    const value = readJsonLine(line, this.lines, parsed);
     if (value === undefined) return [];
     try {
       return [validateStep(value)];

@@ -73,6 +73,8 @@ export class ProbeLedger implements SnapshotPart {
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
   readonly own: string[] = [];
+  /** The files of the code under test (not the agent's own) the latest change wrote: read right after it is recorded. */
+  changedCode: readonly string[] = NO_FILES;
   /**
    * The words typed by the newest changes to the agent's own files, with the change's number; a
    * change's words are read only when a probe's result is compared with them (`saysSame`).
@@ -120,16 +122,22 @@ export class ProbeLedger implements SnapshotPart {
     else this.testedTyped.push({ change: this.changes, words: run.typed });
     if (this.ownTyped.length > MAX_CHANGES) this.ownTyped.shift();
     if (this.testedTyped.length > MAX_CHANGES) this.testedTyped.shift();
+    let code: string[] | undefined;
     for (const path of run.paths) {
       if (this.makesOwn(run, path)) {
         this.own.push(path);
         if (this.own.length > MAX_EDITED) this.own.shift();
-      } else if (!this.isOwn(path)) this.forgetProbesOf(path);
+      } else if (!this.isOwn(path)) {
+        this.forgetProbesOf(path);
+        code ??= [];
+        code.push(path);
+      }
       const at = this.edited.indexOf(path);
       if (at !== -1) this.edited.splice(at, 1);
       this.edited.push(path);
       if (this.edited.length > MAX_EDITED) this.edited.shift();
     }
+    this.changedCode = code ?? NO_FILES;
   }
 
   private recordRun(step: number, run: ProbeRun, evidence: StepEvidence): ProbeUpdate {
@@ -424,6 +432,7 @@ export class ProbeLedger implements SnapshotPart {
 
 /** A new record's source paths: none until its result repeats. */
 const NO_PATHS = (): string[] => [];
+const NO_FILES: readonly string[] = Object.freeze([]);
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;

@@ -99,6 +99,7 @@ export class StepLadder implements SnapshotPart {
     if (this.progressBy === 'rejection') return history.rejections.broke;
     if (this.progressBy === 'retry') return history.retries.broke;
     if (this.progressBy === 'search') return history.searches.broke;
+    if (this.progressBy === 'debug') return history.unseenPrints.broke;
     return informative;
   }
 
@@ -117,6 +118,6 @@ const ladderStateSchema = lazySchema(() =>
     nudgedAt: z.number().int().min(-1),
     hitsSinceNudge: z.number().int().nonnegative(),
     nudgedType: z.string().nullable().optional(),
-    progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry', 'search']).default('turn'),
+    progress: z.enum(['turn', 'probe', 'verdict', 'rejection', 'retry', 'search', 'debug']).default('turn'),
   }),
 );

@@ -7,6 +7,7 @@ import { describeValue } from '../kernel/validate.js';
 import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
 import { ChantingStream } from './ChantingStream.js';
 import { isExemptAction, type StepExemptions } from './exemptions.js';
+import { type FileSearch, searchReader } from './fileSearch.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
 import { RecentMemo } from './recentMemo.js';
@@ -41,6 +42,7 @@ import {
   type StepVerdict,
 } from './stepVerdict.js';
 import { type PendingAction, TurnReader } from './turnOutcome.js';
+import { type PrintEdit, type PrintEditReader, printEditReader } from './unseenPrints.js';
 
 export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 
@@ -172,6 +174,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               key: pending.key,
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
+              ...printsState(pending.prints),
+              ...searchState(pending.search),
             },
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
@@ -208,7 +212,15 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     detector.steps = state.steps;
     detector.calls = state.calls ?? 0;
     detector.enabled = state.enabled;
-    detector.pending = state.pending ?? undefined;
+    const pending = state.pending;
+    detector.pending =
+      pending === null
+        ? undefined
+        : {
+            ...pending,
+            prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
+            search: pending.search === undefined ? undefined : () => pending.search,
+          };
     return detector;
   }
 
@@ -270,14 +282,18 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           kind: classifyAction(valid.tool, valid.input),
         }));
         const closed = this.closePending(index, key);
+        const command = commandTextOf(valid.input);
         this.pending = {
           step: index,
           call: this.calls,
           tool: valid.tool,
           text,
           key,
-          exempt: isExemptAction(this.exemptions, valid.tool, commandTextOf(valid.input) || text),
+          exempt: isExemptAction(this.exemptions, valid.tool, command || text),
           kind,
+          search: searchReader(command),
+          // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
+          prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
         };
         return closed ?? this.continueAt(index);
       }
@@ -392,4 +408,17 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private continueAt(index: number): StepVerdict {
     return continueVerdict(index, this.calls);
   }
+}
+
+/** A pending action's search of a file as its snapshot keeps it: absent when it has none. */
+function searchState(search: (() => FileSearch | undefined) | undefined): { search?: FileSearch } {
+  const read = search?.();
+  return read === undefined ? {} : { search: { ...read } };
+}
+
+/** A pending action's print edit as its snapshot keeps it: absent when it has none. */
+function printsState(prints: PrintEditReader | undefined): { prints?: PrintEdit } {
+  const edit = prints?.();
+  if (edit === undefined || (edit.added.length === 0 && edit.removed.length === 0)) return {};
+  return { prints: { added: [...edit.added], removed: [...edit.removed] } };
 }

@@ -58,7 +58,7 @@ export interface RuleHit {
 }
 
 /** What ends a nudged loop: see {@link RuleHit.progress}. */
-export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry' | 'search';
+export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry' | 'search' | 'debug';
 
 /** What a rule is asked to judge: a completed turn or a message. */
 export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };

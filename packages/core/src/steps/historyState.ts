@@ -33,6 +33,7 @@ export const historyStateSchema = lazySchema(() => {
     rejections: z.unknown(),
     retries: z.unknown(),
     searches: z.unknown(),
+    unseenPrints: z.unknown(),
     seenLines: seenSchema,
     seenShapes: seenSchema,
     seenErrors: seenSchema,

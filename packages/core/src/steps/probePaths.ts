@@ -15,6 +15,10 @@ export function probeIdentity(probe: string): string {
 export function samePath(a: string, b: string): boolean {
   if (a === b) return true;
   const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  const tail = short.replace(/^\.\//, '');
-  return long.endsWith(`/${tail}`);
+  // `long` ends with `/` and `short` (its `./` left out), compared in place: no string is built.
+  const tail = short.startsWith('./') ? short.slice(2) : short;
+  const slash = long.length - tail.length - 1;
+  return slash >= 0 && long.charCodeAt(slash) === SLASH && long.endsWith(tail);
 }
+
+const SLASH = 47;

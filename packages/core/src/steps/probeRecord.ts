@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKindName } from './actionKind.js';
+import type { FileSearch } from './fileSearch.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
+import type { PrintEditReader } from './unseenPrints.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
 export interface ProbeRun {
@@ -35,6 +37,12 @@ export interface ProbeRun {
   length: number;
   /** For a change, the words it typed (see `typedWords`), read only when a probe's result is compared with them (memoised). */
   typed: () => string[];
+  /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
+  prints?: PrintEditReader | undefined;
+  /** The search of one file the command line ends with (see `searchOf`; absent: none). */
+  search?: (() => FileSearch | undefined) | undefined;
+  /** The whole output of a probe run or a failing line (`''`: none, or not kept). */
+  output: () => string;
   /** Source paths the probe's output names (a traceback's frames), at most {@link MAX_PATHS}: read only for a repeated result. */
   outputPaths: () => string[];
 }

@@ -8,6 +8,7 @@ import { cleanEvidence } from './stepEvidence.js';
 import { messageKey } from './stepKeys.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepSnapshot.js';
 import type { MessageTurn, Turn } from './turn.js';
+import { UnseenPrints } from './unseenPrints.js';
 
 export { MAX_TRACKED_PERIOD } from './historyState.js';
 export type { StepEvidence } from './stepEvidence.js';
@@ -42,6 +43,9 @@ function bump<K>(map: Map<K, number>, key: K): number {
   return count;
 }
 
+/** A failing line's output that says it failed for another reason than finding nothing. */
+const FAILED_OTHERWISE = /No such file|Traceback|[Ee]rror|not found|[Pp]ermission denied/;
+
 /**
  * The run as the rules need it, kept incrementally so that every update costs the same whatever
  * the run's length.
@@ -71,6 +75,8 @@ export class StepHistory implements SnapshotPart {
   readonly retries = new RetriedCalls();
   /** Reads that did not show the name the agent said it was looking for (see `SoughtNames`). */
   readonly searches = new SoughtNames();
+  /** Debug output typed into the code under test and the probe runs that did not show it. */
+  readonly unseenPrints = new UnseenPrints();
   /** Error classes seen in the run (bounded). */
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
@@ -147,6 +153,7 @@ export class StepHistory implements SnapshotPart {
   /** Records a turn (its `informative` flag already set). */
   addTurn(turn: Turn): void {
     this.probes.record(turn.step, turn.probeRun, turn.informative, turn.evidence);
+    this.recordPrints(turn);
     // Only attempts that change and run nothing: a line that also runs a probe failed as a probe.
     const change = !turn.rejected && turn.probeRun?.kind === 'change' && turn.probeRun.probe === '';
     this.rejections.record(turn.tool, change, turn.error, turn.errorClass, turn.evidence);
@@ -233,6 +240,36 @@ export class StepHistory implements SnapshotPart {
   }
 
   /**
+   * The debug output of a turn: a change to the code under test (not the agent's own scripts, as
+   * the ledger knows them after this turn) edits the prints expected and says where the agent
+   * tried; a probe run shows them or not.
+   */
+  private recordPrints(turn: Turn): void {
+    this.unseenPrints.nextTurn();
+    const run = turn.probeRun;
+    if (run === undefined) return;
+    if (run.change) {
+      const code = this.probes.changedCode;
+      const prints = run.prints;
+      const first = code[0];
+      if (first !== undefined && prints !== undefined)
+        this.unseenPrints.edited(prints(this.unseenPrints.expectsIn(first)), first);
+      for (const path of code) this.unseenPrints.changed(path);
+      // A change whose file cannot be told (a package installed, a checkout) may make the code run.
+      if (run.paths.length === 0) this.unseenPrints.changed(undefined);
+      // A script of its own written whole is a new experiment: it may reach the code another way.
+      else if (code.length === 0 && run.fullWrite) this.unseenPrints.experiment();
+    }
+    if (run.probe !== '') this.unseenPrints.ran(run.probe, run.label, run.output, turn.evidence);
+    // A search that found something matters only while a file's count stands.
+    const search =
+      run.search !== undefined && (turn.error || this.unseenPrints.searching) ? run.search() : undefined;
+    // A search that failed otherwise (no such file, the probe before it crashed) tells nothing.
+    if (search !== undefined && !(turn.error && FAILED_OTHERWISE.test(run.output())))
+      this.unseenPrints.searched(search, !turn.error, turn.evidence);
+  }
+
+  /**
    * Records a message. Its key is counted in {@link messageCounts} (in the order the messages came)
    * once a second message of the monologue comes: until then no rule compares it.
    */
@@ -302,6 +339,7 @@ export class StepHistory implements SnapshotPart {
       rejections: this.rejections.snapshot(),
       retries: this.retries.snapshot(),
       searches: this.searches.snapshot(),
+      unseenPrints: this.unseenPrints.snapshot(),
       seenLines: this.seenLines.snapshot(),
       seenShapes: this.seenShapes.snapshot(),
       seenErrors: this.seenErrors.snapshot(),
@@ -341,6 +379,7 @@ export class StepHistory implements SnapshotPart {
     this.rejections.restore(s.rejections);
     this.retries.restore(s.retries);
     this.searches.restore(s.searches);
+    this.unseenPrints.restore(s.unseenPrints);
     this.seenLines.restore(s.seenLines);
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);

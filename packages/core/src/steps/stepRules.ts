@@ -12,6 +12,7 @@ import { SameErrorRule } from './SameErrorRule.js';
 import { StagnationRule } from './StagnationRule.js';
 import type { StepRule } from './StepRule.js';
 import type { StepThresholds } from './stepLoopDetectorOptions.js';
+import { UnseenPrintsRule } from './UnseenPrintsRule.js';
 
 /**
  * The rules judging turns, in order: the first hit names the loop. Outcome stagnation comes first
@@ -30,6 +31,7 @@ export function turnRulesOf(t: StepThresholds): StepRule[] {
     new GrowingOutputRule(t.repeatThreshold),
     new RepeatedActionRule(t.repeatThreshold, t.verbatimThreshold, t.verbatimChangeThreshold),
     new GuessedReadsRule(t.nearDuplicateThreshold),
+    new UnseenPrintsRule(t.nearDuplicateThreshold),
     new NearDuplicateRule(t.nearDuplicateThreshold, t.nearDuplicateSimilarity),
     new StagnationRule(t.sameOutcomeThreshold, t.staleTurnThreshold),
   ];

@@ -3,6 +3,9 @@ import { InvalidInputError } from '../kernel/errors.js';
 import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKind } from './actionKind.js';
 
+/** Print texts read from one edit, at most, each way (see `printEdit`): bounds a pending action's. */
+export const MAX_EDIT_PRINTS = 16;
+
 /**
  * `format` of every {@link StepDetectorSnapshot}: what tells a snapshot apart from any other JSON.
  */
@@ -54,6 +57,10 @@ export interface PendingActionState {
   exempt: boolean;
   /** What the action does to the work (see `classifyAction`). */
   kind: ActionKind;
+  /** For an editor's change, the print calls it adds and takes out (see `printEdit`; absent: none). */
+  prints?: { added: string[]; removed: string[] };
+  /** The search of one file the command line ends with (see `searchOf`; absent: none). */
+  search?: { file: string; pattern: string };
 }
 
 /**
@@ -141,6 +148,13 @@ const envelopeSchema = lazySchema(() =>
           paths: z.array(z.string()),
           fullWrite: z.boolean().optional(),
         }),
+        prints: z
+          .object({
+            added: z.array(z.string()).max(MAX_EDIT_PRINTS),
+            removed: z.array(z.string()).max(MAX_EDIT_PRINTS),
+          })
+          .optional(),
+        search: z.object({ file: z.string(), pattern: z.string() }).optional(),
       })
       .nullable(),
     history: z.unknown(),

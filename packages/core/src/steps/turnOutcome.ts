@@ -1,5 +1,6 @@
 import { firstErrorLine } from '../signatures/errorSignature.js';
 import type { ActionKind } from './actionKind.js';
+import type { FileSearch } from './fileSearch.js';
 import {
   echoTokens,
   type Fingerprint,
@@ -18,6 +19,7 @@ import { RecentMemo } from './recentMemo.js';
 import { shorten } from './StepRule.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 import { actionKey, boundLines } from './stepKeys.js';
+import type { PrintEditReader } from './unseenPrints.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
@@ -30,6 +32,10 @@ export interface PendingAction {
   exempt: boolean;
   /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKind;
+  /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
+  prints?: PrintEditReader | undefined;
+  /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
+  search?: (() => FileSearch | undefined) | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
@@ -216,6 +222,10 @@ function probeRunOf(
     length: output?.length ?? 0,
     typed: kind === 'change' ? memo(() => typedWords(action.text)) : NO_WORDS,
     outputPaths: ran ? memo(() => sourcePaths(output as string)) : NO_PATHS,
+    // A failing line's output is read for a search that found nothing (see `UnseenPrints.searched`).
+    output: output !== undefined && (ran || error) ? () => output : NO_OUTPUT,
+    prints: action.prints,
+    search: action.search,
   };
 }
 
@@ -223,6 +233,7 @@ function probeRunOf(
 const NOTHING = (): number => 0;
 const NO_WORDS = (): string[] => [];
 const NO_PATHS = (): string[] => [];
+const NO_OUTPUT = (): string => '';
 const NO_HASHES = (): number[] => [];
 
 /** `compute`, called once, on the first read. */

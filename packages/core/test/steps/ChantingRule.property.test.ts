@@ -51,7 +51,7 @@ function oracleJudge(text: string, repeats: number, share: number) {
 }
 
 function event(text: string): JudgedEvent {
-  return { kind: 'message', message: { step: 0, key: text, text, evidence: { step: 0 } } };
+  return { kind: 'message', message: { step: 0, key: text, blank: false, text, evidence: { step: 0 } } };
 }
 
 /** Messages built from a few sentences and separators, so that both chanting and near misses occur. */

@@ -57,6 +57,28 @@ describe.each(parsers)('%s: lines that are not strings', (_name, make) => {
   });
 });
 
+describe('a line the caller has parsed already', () => {
+  it.each([
+    ['CodexJsonParser', () => new CodexJsonParser(), 'codex-exec-0.169.0.jsonl'],
+    ['GeminiStreamJsonParser', () => new GeminiStreamJsonParser(), 'gemini-cli-stream-0.61.0.jsonl'],
+    ['ClaudeStreamJsonParser', () => new ClaudeStreamJsonParser(), 'claude-stream.jsonl'],
+    ['JsonlStepParser', () => new JsonlStepParser(), 'django__django-16950.jsonl'],
+  ] as const)(
+    '%s gives the same steps from its value, without parsing the line again',
+    (_name, make, name) => {
+      const lines = readFileSync(join(fixtures, name), 'utf8').split('\n');
+      const values = lines.map((line) => (line.trim() === '' ? undefined : JSON.parse(line)));
+      const parser = make();
+      // the text beside a value is not read: a line that is not JSON goes through
+      const steps = lines.flatMap((line, i) =>
+        parser.push(values[i] === undefined ? line : '{oops', values[i]),
+      );
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps).toEqual(parseFixture(make(), name));
+    },
+  );
+});
+
 describe('CodexJsonParser (recorded codex exec --json, Codex CLI 0.169.0)', () => {
   it('maps finished items: commands to action + observation (exit code as error), patches to actions, the last text to a message', () => {
     // reasoning and the message before a command are what no hook sees: no steps

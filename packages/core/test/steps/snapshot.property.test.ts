@@ -229,7 +229,7 @@ describe('StepLoopDetector.restoreSealed', () => {
     return detector;
   };
   // Ends with a failing call retried since the last change, so that its count is in the snapshot.
-  const run = [
+  const run: Step[] = [
     ...UNITS.flat(),
     ...UNITS.flat(),
     ...turn('npm test', 'Error at a.py:12: boom', { error: true }),
@@ -237,6 +237,16 @@ describe('StepLoopDetector.restoreSealed', () => {
     ...turn('npm test', 'Error at a.py:12: bang', { error: true }),
     // A read that did not show the one name its message said it looked for: the search is kept.
     ...turn('cat src/query.py', 'limit = 1', { reason: 'Let me find `build_where`:' }),
+    // A debug print added to the code under test, and a probe run that did not show it.
+    {
+      type: 'action',
+      tool: 'Edit',
+      input: { file_path: 'src/a.py', old_string: 'x = 1', new_string: 'x = 1\nprint("Debug - x is set")' },
+    },
+    { type: 'observation', tool: 'Edit', output: 'The file src/a.py has been updated.' },
+    ...turn('npm test', 'Error at a.py:12: bang', { error: true }),
+    // A search of the file the probe writes that finds nothing after the change.
+    ...turn("grep -A 2 'annotation_1' example.svg", '', { error: true }),
   ];
 
   it('restores its own sealed snapshot as written, without validating it again', () => {
@@ -310,9 +320,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 7,
-      fields: 126,
-      hash: 'f902770ea15e80b5',
+      layout: 8,
+      fields: 143,
+      hash: 'db2788e71cd4441f',
     });
   });
 });

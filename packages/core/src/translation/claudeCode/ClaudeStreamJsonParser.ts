@@ -25,10 +25,10 @@ export class ClaudeStreamJsonParser implements StepLineParser {
   private readonly subagents = new Map<string, ClaudeCodeSteps>();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
-  push(line: string): Step[] {
+  push(line: string, parsed?: unknown): Step[] {
     this.lines++;
     this.subagent = null;
-    const record = recordOf(readJsonLine(line, this.lines));
+    const record = recordOf(readJsonLine(line, this.lines, parsed));
     if (record === undefined) return [];
     const steps = this.runOf(record.parent_tool_use_id);
     if (record.type === 'assistant') return steps.assistant(record.message);

@@ -22,9 +22,9 @@ export class CodexJsonParser implements StepLineParser {
   private readonly steps = new CodexExecSteps();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
-  push(line: string): Step[] {
+  push(line: string, parsed?: unknown): Step[] {
     this.lines++;
-    const event = recordOf(readJsonLine(line, this.lines));
+    const event = recordOf(readJsonLine(line, this.lines, parsed));
     return event === undefined ? [] : this.steps.event(event);
   }
 

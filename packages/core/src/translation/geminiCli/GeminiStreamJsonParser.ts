@@ -20,9 +20,9 @@ export class GeminiStreamJsonParser implements StepLineParser {
   private readonly steps = new GeminiCliSteps();
 
   /** @throws InvalidInputError when the line is not a string or not JSON (naming the line number). */
-  push(line: string): Step[] {
+  push(line: string, parsed?: unknown): Step[] {
     this.lines++;
-    const event = recordOf(readJsonLine(line, this.lines));
+    const event = recordOf(readJsonLine(line, this.lines, parsed));
     return event === undefined ? [] : this.steps.streamEvent(event);
   }
 
