@@ -123,6 +123,15 @@ describe('loopguard statusline', () => {
     expect(await line(JSON.stringify({ session_id: 's1', cwd: block }))).toBe(
       'loopguard: off in this project (hook.enabled: false in loopguard.config.yml)\n',
     );
+    // the session's switch is read first: a configuration that cannot be parsed does not hide it
+    const broken = mkdtempSync(join(root, 'off-broken-'));
+    writeFileSync(join(broken, 'loopguard.config.yaml'), 'hook: {enabled: false\n');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }))).toBe(
+      'loopguard: status unavailable\n',
+    );
     // a configuration that leaves the hooks on changes nothing
     const on = project();
     writeFileSync(
