@@ -24,7 +24,7 @@
     const t = report.totals;
     const cards = [
       ['sessions read', count(t.sessions)],
-      ['sessions that looped past the stop', count(t.sessionsWithLoops)],
+      ["sessions that looped to a stop (loopguard's or the replay's)", count(t.sessionsWithLoops)],
       ['sessions loopguard stopped', count(t.stoppedByLoopguard)],
       ['tool calls after the stop', count(t.wastedToolCalls)],
       ['tokens after the stop', count(t.wastedTokens)],
@@ -197,7 +197,7 @@
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
       const calls = `${loop.nudgeCall} / ${loop.stopCall ?? '–'} / ${loop.endCall}`;
       const waste = stopped(loop)
-        ? `${count(loop.wastedToolCalls)} calls${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
+        ? `${count(loop.wastedToolCalls)} calls${loop.wastedDeniedCalls ? ` (${count(loop.wastedDeniedCalls)} denied)` : ''}${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
         : loop.loopguard === 'nudged'
           ? 'nudged by loopguard, no stop'
           : 'nudge only';

@@ -8,7 +8,7 @@ import { codexHookHash, codexTrust } from '../src/hook/codexTrust.js';
 import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
@@ -110,6 +110,97 @@ describe('loopguard hook codex', () => {
     ]);
     // each denial falls at the call the model made (the calls scan counts), the stop at the first
     expect(hookState(dir).entries.map((e) => e.metadata.toolCall)).toEqual([3, 4, 5, 6]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a verdict after denied calls falls at the call the model made, as scan numbers it', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    const failing = (cmd: string) => `cat: ${cmd.slice(4)}: No such file or directory\n`;
+    // calls 1-3 run and fail, 4-5 are denied (the loop's stop), then 6-9 fail on another file
+    const calls = [
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat a.txt',
+      'cat b.txt',
+      'cat b.txt',
+      'cat b.txt',
+      'cat b.txt',
+    ];
+    for (const [i, cmd] of calls.entries()) {
+      const id = `call_${i + 1}`;
+      appendFileSync(rollout, functionCall(id, cmd));
+      const before = await answer('PreToolUse', id, cmd);
+      if (before !== '') {
+        appendFileSync(
+          rollout,
+          line('response_item', {
+            type: 'function_call_output',
+            call_id: id,
+            output: `Command blocked by PreToolUse hook: ${JSON.parse(before).hookSpecificOutput.permissionDecisionReason}`,
+          }),
+        );
+        continue;
+      }
+      await answer('PostToolUse', id, cmd, { tool_response: failing(cmd) });
+      appendFileSync(rollout, callOutput(id, 1, failing(cmd)));
+    }
+    await answer('Stop', 'end', 'x');
+    const entries = hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall]);
+    expect(entries.slice(0, 3)).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+      ['loop_stop', 5],
+    ]);
+    // b.txt's calls are 6 to 9 (scan's numbers), not 4 and 5 again: the two denied calls count
+    expect(entries.slice(3).map(([, call]) => call)).toEqual([6, 7, 8, 9]);
+  });
+
+  it('a spend stop that keeps denying records each denial at the call the model made', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
+    expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    const total = { input_tokens: 500, cached_input_tokens: 0, output_tokens: 10, total_tokens: 510 };
+    const usage = { info: { total_token_usage: total, last_token_usage: total } };
+    appendFileSync(rollout, line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z'));
+    // three different commands, each denied before it runs: the budget is spent
+    for (const [n, cmd] of [
+      [2, 'pwd'],
+      [3, 'date'],
+      [4, 'whoami'],
+    ] as const) {
+      appendFileSync(rollout, functionCall(`call_${n}`, cmd));
+      const reply = JSON.parse(await answer('PreToolUse', `call_${n}`, cmd));
+      expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+      appendFileSync(
+        rollout,
+        line('response_item', {
+          type: 'function_call_output',
+          call_id: `call_${n}`,
+          output: `Command blocked by PreToolUse hook: ${reply.hookSpecificOutput.permissionDecisionReason}`,
+        }),
+      );
+    }
+    const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
+    expect(stops.map((e) => e.metadata.toolCall)).toEqual([2, 3, 4]);
     expect(hookLog(dir)).toEqual([]);
   });
 

@@ -17,6 +17,15 @@ describe('docs/cli.md', () => {
     if (command === 'run') expect(squash(docs)).toContain(squash(help));
   });
 
+  it.each(['run', 'scan', 'status', 'statusline', 'init', 'recoveries', 'uninstall'])(
+    '`loopguard %s --help` speaks of tool calls, not steps or the seed',
+    async (command) => {
+      const io = bufferedIo();
+      await runCli([command, '--help'], io);
+      expect(io.out()).not.toMatch(/\bsteps?\b|step-level|\bseed\b/i);
+    },
+  );
+
   it('documents every exit code', async () => {
     const { EXIT_CODES } = await import('../src/exitCodes.js');
     for (const code of Object.values(EXIT_CODES)) expect(docs).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));

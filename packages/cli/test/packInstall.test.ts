@@ -84,7 +84,7 @@ describe('the packages as published', () => {
       // `loopguard scan --html` inlines the chart library and its own page script (the cli's assets/).
       const transcript = join(root, 'packages/cli/test/fixtures/scan/claude-2.1.330-looping.jsonl');
       expect(run(['scan', transcript, '--html', 'scan.html'])).toContain(
-        "1 session looped past loopguard's stop",
+        '1 session looped where loopguard would have stopped it',
       );
       expect(readFileSync(join(app, 'scan.html'), 'utf8')).toContain('document.body.dataset.ready');
 

@@ -118,9 +118,9 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     const { code, out } = await scan([fixtures]);
     expect(code).toBe(EXIT_CODES.ok);
     const lines = out.split('\n');
-    expect(lines[0]).toBe('Scanned 6 files: 6 sessions, 41 tool calls.');
+    expect(lines[0]).toBe('Scanned 6 files: 6 sessions, 41 tool calls ran.');
     expect(lines[1]).toMatch(
-      /^3 sessions looped past loopguard's stop: \d+ tool calls, [\d,]+ tokens spent after the stop\.$/,
+      /^3 sessions looped where loopguard would have stopped them: \d+ tool calls, [\d,]+ tokens spent after the stop\.$/,
     );
     const rows = lines.filter((line) => / \| (claude|codex|gemini) +\| /.test(line));
     expect(rows).toHaveLength(3);

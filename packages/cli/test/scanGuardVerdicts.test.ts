@@ -46,9 +46,15 @@ describe('scan reports what loopguard itself did in a session', () => {
       sessionsWithLoops: 1,
       nudgesWithoutStop: 0,
     });
+    // the denied call did not run: "3 tool calls ran", as status and the status line say
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
+    expect(report.totals).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
     const out = await scan(lines);
+    expect(out).toContain('1 session, 3 tool calls ran, 1 denied by loopguard.');
     expect(out).toContain('call 4 (by loopguard)');
-    expect(out).toContain("loopguard's hooks stopped 1 of them");
+    // nothing ran after loopguard's stop: no session "looped past" it
+    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: nothing spent after the stop.");
+    expect(out).not.toMatch(/looped (past|where)/);
     expect(out).not.toContain('Nudged, never stopped');
   });
 
@@ -72,6 +78,9 @@ describe('scan reports what loopguard itself did in a session', () => {
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
     expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 4, endCall: 7, wastedToolCalls: 3 });
     expect(loop?.ended).toBe('stopped_by_loopguard');
+    expect(await scan(lines)).toContain(
+      "loopguard's hooks stopped 1 session in a loop: 3 tool calls, 336 tokens ($0.0014) spent after the stop.",
+    );
   });
 
   it('Claude Code: a nudge loopguard gave and no stop is "nudged by loopguard"', async () => {
@@ -218,7 +227,22 @@ describe('scan reports what loopguard itself did in a session', () => {
       sessionsWithLoops: 1,
       nudgesWithoutStop: 0,
     });
-    expect(await scan(lines)).not.toContain('Nudged, never stopped');
+    // calls 4 to 7 were refused before they ran: 3 ran, as status and the dashboard count them
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 4 });
+    const out = await scan(lines);
+    expect(out).toContain('1 session, 3 tool calls ran, 4 denied by loopguard.');
+    // the calls after the stop were asked for and refused: they did not run
+    expect(report.sessions[0]?.loops[0]).toMatchObject({ wastedToolCalls: 3, wastedDeniedCalls: 3 });
+    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: 3 tool calls (3 denied) spent");
+    expect(out).toMatch(/\| 3 calls \(3 denied\) +\|/);
+    expect(out).not.toContain('Nudged, never stopped');
+  });
+
+  it('Claude Code: a stop after the call ran denies nothing (every call ran)', async () => {
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4, 'PostToolUseFailure')] });
+    const report = await scanJson(lines);
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 4, deniedCalls: 0 });
+    expect(await scan(lines)).toContain('1 session, 4 tool calls ran.');
   });
 });
 

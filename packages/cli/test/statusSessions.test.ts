@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
@@ -80,6 +80,18 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
     expect(out).toContain('stopped on spend (cap)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
+  });
+
+  it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
+    const off = hooksOnlyProject('off-app');
+    writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+    const line =
+      'hooks: off in this project (hook.enabled: false in loopguard.config.yaml): loopguard guards no session here';
+    expect((await run(join(off, 'src'), ['status'])).out).toContain(`.loopguard/state.db\n${line}\n`);
+    const session = await run(off, ['status', '--session', 'nudged']);
+    expect(session.out).toContain(line);
+    // on: no such line
+    expect((await run(join(project, 'src'), ['status'])).out).not.toContain('hooks: off');
   });
 
   it('prints every summary whole, its dollars included: the sentence status --json, the dashboard and the status line say', async () => {

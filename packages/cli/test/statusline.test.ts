@@ -106,6 +106,47 @@ describe('loopguard statusline', () => {
     );
   });
 
+  it('says loopguard is off in a project whose configuration switches the hooks off (hook.enabled: false)', async () => {
+    // the hooks stay silent there and write nothing: "watching" or an old summary would be wrong
+    const yaml = mkdtempSync(join(root, 'off-yaml-'));
+    writeFileSync(join(yaml, 'loopguard.config.yaml'), 'hook: {enabled: false}\n');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: yaml }))).toBe(
+      'loopguard: off in this project (hook.enabled: false in loopguard.config.yaml)\n',
+    );
+    const guarded = project();
+    writeFileSync(join(guarded, 'loopguard.config.json'), '{"hook": {"enabled": false}}');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: guarded }))).toBe(
+      'loopguard: off in this project (hook.enabled: false in loopguard.config.json)\n',
+    );
+    const block = mkdtempSync(join(root, 'off-yml-'));
+    writeFileSync(join(block, 'loopguard.config.yml'), 'hook:\n  sameErrorThreshold: 3\n  enabled: False\n');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: block }))).toBe(
+      'loopguard: off in this project (hook.enabled: false in loopguard.config.yml)\n',
+    );
+    // the session's switch is read first: a configuration that cannot be parsed does not hide it
+    const broken = mkdtempSync(join(root, 'off-broken-'));
+    writeFileSync(join(broken, 'loopguard.config.yaml'), 'hook: {enabled: false\n');
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }), { LOOPGUARD_HOOK: 'off' })).toBe(
+      'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: broken }))).toBe(
+      'loopguard: status unavailable\n',
+    );
+    // a configuration that leaves the hooks on changes nothing
+    const on = project();
+    writeFileSync(
+      join(on, 'loopguard.config.yaml'),
+      'hook:\n  enabled: true\nspend:\n  session:\n    maxCostUsd: 5\n',
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: on }))).toContain('at call 4');
+    const budget = project();
+    writeFileSync(
+      join(budget, 'loopguard.config.yml'),
+      'spend:\n  session:\n    maxCostUsd: 5\n  enabled: false # not the hooks\n',
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: budget }))).toContain('at call 4');
+  });
+
   it("names what loopguard did to the session's subagents: the main thread ran on, its subagent was stopped", async () => {
     const dir = mkdtempSync(join(root, 'sub-'));
     const clock = new ManualClock(Date.now() - 3_600_000);

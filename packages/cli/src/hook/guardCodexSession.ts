@@ -133,10 +133,33 @@ function readRollout(
     }
     if (step.type === 'observation') action = undefined;
     if (verdict.action === 'continue') continue;
-    record(verdict);
+    // the detector counts the calls that ran: the denied ones before this call are the model's too
+    record({ ...verdict, toolCall: verdict.toolCall + (codex.deniedCalls ?? 0) });
     if (callId !== undefined && !codex.told.includes(callId)) untold = verdict;
   }
   return untold;
+}
+
+/**
+ * The session after the spend guard denied the event's call (in Codex its stop is every further
+ * call denied before it runs): the call counts among the denied ones, so that the next denial falls
+ * at the next call the model made, and the rollout's read skips it as it skips the loop guard's.
+ * A session with no row yet is left as it is.
+ */
+export function countSpendDenial(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+): HookSessionUpdate<undefined> {
+  if (session === null) return { result: undefined };
+  const memory = parseMemory(session.lastResults);
+  const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
+  codex.deniedCalls = (codex.deniedCalls ?? 0) + 1;
+  if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
+  const { createdAt: _created, updatedAt: _updated, ...kept } = session;
+  return {
+    result: undefined,
+    next: { ...kept, lastResults: JSON.stringify({ ...memory, codex } satisfies Memory) },
+  };
 }
 
 function replyOf(verdict: StepVerdict, denied: boolean): HookReply {

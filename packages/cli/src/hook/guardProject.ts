@@ -1,8 +1,8 @@
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import { defaultStepLoopDetectorOptions, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { readRolloutSteps } from './codexRollout.js';
-import { guardCodexSession } from './guardCodexSession.js';
-import { type GuardContext, guardSession } from './guardSession.js';
+import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
+import { type GuardContext, guardSession, parseMemory } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
 import { type HookConfig, readHookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
@@ -68,6 +68,12 @@ export async function guardProject(
     // call, so it is counted now (the stop is the answer).
     const stopping = reply.kind === 'stop';
     const spend = await spendVerdict(agent, event, config, database, now, distrust, stopping);
+    if (rollout !== undefined && event.kind === 'before_tool' && !stopping && spend?.action === 'stop') {
+      database.sessions.update(
+        { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+        (session) => countSpendDenial(event, session),
+      );
+    }
     failed = false;
     return spend === undefined || stopping ? reply : withSpend(reply, spend);
   } finally {
@@ -142,18 +148,22 @@ async function spendVerdict(
 
 /**
  * The session's tool call an event is about, as the loop guard counted it (the call after one, the
- * next before one), so that a spend entry says where it fell as a loop entry does; `undefined` at
- * the end of a turn, and for a subagent's event (its calls are its run's, the budget the session's).
+ * next before one), so that a spend entry says where it fell as a loop entry does: the calls that
+ * ran and (Codex, whose stops deny calls and let the turn go on) the calls denied before they ran;
+ * `undefined` at the end of a turn, and for a subagent's event (its calls are its run's, the budget
+ * the session's).
  */
 function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
   if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
-  const ran = database.sessions.get({
+  const session = database.sessions.get({
     agent,
     sessionId: event.sessionId,
     projectDir: event.projectDir,
-  })?.toolCalls;
-  if (ran === undefined) return undefined;
-  return event.kind === 'before_tool' ? ran + 1 : ran;
+  });
+  if (session === null) return undefined;
+  const denied = agent === 'codex' ? (parseMemory(session.lastResults).codex?.deniedCalls ?? 0) : 0;
+  const made = session.toolCalls + denied;
+  return event.kind === 'before_tool' ? made + 1 : made;
 }
 
 /**

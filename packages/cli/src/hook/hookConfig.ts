@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { lazySchema } from '@loopguard/core/internal';
 import {
   type ModelPrice,
@@ -10,7 +8,7 @@ import {
 } from '@loopguard/core/spend';
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
-import { CONFIG_FILES } from '../configFiles.js';
+import { findConfigFile, parseConfigText } from '../configFiles.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
 export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 3000;
@@ -83,12 +81,12 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  *   (the detector validates its own options when it is built).
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
-  const file = CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
+  const file = findConfigFile(projectDir);
   let section: unknown = {};
   let spendSection: unknown;
   if (file !== undefined) {
     const text = readFileSync(file, 'utf8');
-    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : requireYaml().parse(text);
+    const parsed = parseConfigText(file, text);
     section = (parsed as { hook?: unknown } | null)?.hook ?? {};
     spendSection = (parsed as { spend?: unknown } | null)?.spend;
   }
@@ -123,12 +121,4 @@ function configOf(
       ...(exemptCommands === undefined ? {} : { exemptCommands }),
     } as StepLoopDetectorOptions,
   };
-}
-
-/**
- * `yaml`, required when a project's configuration is YAML: left out of the hook's bundles (a third
- * of the startup snapshot's source, which each call would load for the few projects that need it).
- */
-function requireYaml(): typeof import('yaml') {
-  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
 }

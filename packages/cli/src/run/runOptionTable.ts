@@ -251,7 +251,7 @@ export const RUN_OPTIONS = [
   {
     key: 'agentStream',
     flag: '--agent-stream <format>',
-    help: "read the agent's stdout live as steps (claude: claude -p --output-format stream-json --verbose; codex: codex exec --json; gemini: gemini --output-format stream-json; jsonl: one step per line); the step-level detector nudges the next prompt or stops the iteration mid-run",
+    help: "read the agent's tool calls live from its stdout (claude: claude -p --output-format stream-json --verbose; codex: codex exec --json; gemini: gemini --output-format stream-json; jsonl: one JSON event per line); the loop detector of the hooks nudges the next prompt or stops the iteration mid-run",
     defaultText: 'off',
     ...choice(AGENT_STREAM_FORMATS),
   },

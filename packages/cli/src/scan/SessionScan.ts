@@ -40,8 +40,10 @@ export interface ScannedLoop {
   loopguard?: 'nudged' | 'stopped';
   /** Whether the agent got out of the loop or the session ended in it. */
   ended: LoopEnd;
-  /** Tool calls after the stop, up to the loop's end (0 with no stop). */
+  /** Tool calls the model made after the stop, up to the loop's end (0 with no stop). */
   wastedToolCalls: number;
+  /** Of those, the calls loopguard's hooks refused before they ran (Codex denies every further repeat). */
+  wastedDeniedCalls: number;
   /** Tokens of the replies after the stop, up to the loop's end; `null` where the transcript records no usage. */
   wastedTokens: number | null;
   /**
@@ -83,9 +85,11 @@ interface OpenLoop {
   /** Whether the replay's own detector nudged in this loop (false: a loop known from loopguard's nudge only, so far). */
   replayed: boolean;
   wastedToolCalls: number;
+  wastedDeniedCalls: number;
   wastedTokens: number;
-  /** Tool calls, tokens and dollars counted when the stop came. */
+  /** Tool calls (and denied ones), tokens and dollars counted when the stop came. */
   callsAtStop: number;
+  deniedAtStop: number;
   tokensAtStop: number;
   costAtStop: number;
   unpricedAtStop: number;
@@ -139,11 +143,14 @@ function messageEvidence(message: string): string {
  * @example
  * const scan = new SessionScan(new StepLoopDetector(options));
  * for (const read of reads) scan.add(read);
- * scan.finish(); // { steps, toolCalls, tokens, loops }
+ * scan.finish(); // { steps, toolCalls, deniedCalls, tokens, loops }
  */
 export class SessionScan {
   private steps = 0;
+  /** Tool calls the model made (a call's number is its place among them). */
   private toolCalls = 0;
+  /** Of those, the calls loopguard refused before they ran. */
+  private deniedCalls = 0;
   private tokens = 0;
   private lastActionStep = -1;
   private open: OpenLoop | undefined;
@@ -185,10 +192,15 @@ export class SessionScan {
     for (const guard of read.guard ?? []) this.guarded(guard);
   }
 
-  /** The session's counts and loops (a loop still open ends with the session), and the spend guard's stop. */
+  /**
+   * The session's counts and loops (a loop still open ends with the session), and the spend guard's
+   * stop. `toolCalls` are the calls that ran (as every other door counts them), `deniedCalls` the
+   * calls loopguard refused before they ran; a call's number (`stopCall`, ...) counts both.
+   */
   finish(): {
     steps: number;
     toolCalls: number;
+    deniedCalls: number;
     tokens: number;
     loops: ScannedLoop[];
     spendStop?: SpendStop;
@@ -196,7 +208,8 @@ export class SessionScan {
     this.close();
     return {
       steps: this.steps,
-      toolCalls: this.toolCalls,
+      toolCalls: this.toolCalls - this.deniedCalls,
+      deniedCalls: this.deniedCalls,
       tokens: this.tokens,
       loops: this.loops.map((loop) => this.report(loop)),
       ...(this.spendStop === undefined ? {} : { spendStop: this.spendStop }),
@@ -239,6 +252,7 @@ export class SessionScan {
    * it, whatever the replay found); its nudge marks the replay's open loop, or opens one.
    */
   private guarded(guard: GuardVerdict): void {
+    if (guard.denied) this.deniedCalls++;
     if (guard.action === 'spend_stop') {
       // no loop: the session's budget; Codex denies every further call the same way
       this.spendStop ??= { call: this.toolCalls, message: guard.message };
@@ -279,8 +293,10 @@ export class SessionScan {
       nudgeEvidence: evidence,
       replayed: false,
       wastedToolCalls: 0,
+      wastedDeniedCalls: 0,
       wastedTokens: 0,
       callsAtStop: 0,
+      deniedAtStop: 0,
       tokensAtStop: 0,
       costAtStop: 0,
       unpricedAtStop: 0,
@@ -296,6 +312,7 @@ export class SessionScan {
     loop.stopKind = kind;
     loop.message = message;
     loop.callsAtStop = this.toolCalls;
+    loop.deniedAtStop = this.deniedCalls;
     loop.tokensAtStop = this.tokens;
     loop.costAtStop = this.cost?.usd ?? 0;
     loop.unpricedAtStop = this.cost?.unpricedTokens ?? 0;
@@ -307,6 +324,7 @@ export class SessionScan {
     loop.endCall = this.toolCalls;
     if (loop.stopStep !== null) {
       loop.wastedToolCalls = this.toolCalls - loop.callsAtStop;
+      loop.wastedDeniedCalls = this.deniedCalls - loop.deniedAtStop;
       loop.wastedTokens = this.tokens - loop.tokensAtStop;
       const unpriced = (this.cost?.unpricedTokens ?? 0) - loop.unpricedAtStop;
       loop.wastedCost = unpriced > 0 ? null : (this.cost?.usd ?? 0) - loop.costAtStop;
@@ -337,6 +355,7 @@ export class SessionScan {
       ended: gotOut ? 'got_out' : loop.loopguard === 'stopped' ? 'stopped_by_loopguard' : 'session_end',
       ...(loop.loopguard === undefined ? {} : { loopguard: loop.loopguard }),
       wastedToolCalls: loop.wastedToolCalls,
+      wastedDeniedCalls: loop.wastedDeniedCalls,
       wastedTokens: loop.wastedTokens,
       ...(this.cost === undefined ? {} : { wastedCost: loop.wastedCost }),
       evidence:

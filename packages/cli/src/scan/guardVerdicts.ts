@@ -11,6 +11,8 @@ export interface GuardVerdict {
   kind: string;
   /** The message, as the transcript holds it (a stop's is often its first line only). */
   message: string;
+  /** A stop that refused its tool call before it ran (a `PreToolUse` denial): the call is not one that ran. */
+  denied?: boolean;
 }
 
 const NUDGE = /^Loop detected \((\w+)\): /;
@@ -50,7 +52,8 @@ export function claudeGuardVerdicts(record: Record<string, unknown>): GuardVerdi
   }
   if (attachment?.type === 'hook_stopped_continuation') {
     const stop = guardVerdictOf(attachment.message, 'stop');
-    return stop === undefined ? [] : [stop];
+    if (stop === undefined) return [];
+    return [attachment.hookEvent === 'PreToolUse' ? { ...stop, denied: true } : stop];
   }
   return [];
 }
@@ -90,7 +93,7 @@ export function codexGuardVerdicts(payload: Record<string, unknown>): GuardVerdi
   if (payload.type === 'function_call_output' && typeof payload.output === 'string') {
     if (!payload.output.startsWith(CODEX_DENIED)) return [];
     const stop = guardVerdictOf(payload.output.slice(CODEX_DENIED.length), 'stop');
-    return stop === undefined ? [] : [stop];
+    return stop === undefined ? [] : [{ ...stop, denied: true }];
   }
   if (payload.type !== 'message' || payload.role !== 'developer' || !Array.isArray(payload.content))
     return [];

@@ -71,7 +71,7 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
 </head>
 <body>
 <h1>What loops cost, read from the transcripts</h1>
-<div class="sub">Every session run through loopguard's step detector as if its hooks had been installed (where they were, their own nudges and stops are shown as such); waste is what was spent after loopguard's stop, up to the loop's end.</div>
+<div class="sub">Every session run through loopguard's loop detector as if its hooks had been installed (where they were, their own nudges and stops are shown as such); waste is what was spent after loopguard's stop, up to the loop's end.</div>
 <div id="totals"></div>
 <div id="cost-lines"></div>
 <div id="charts">

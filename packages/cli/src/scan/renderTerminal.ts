@@ -9,9 +9,17 @@ const MAX_ROWS = 25;
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Waste in words: `7 calls, 1,204 tokens, $0.02`. */
-function wasteText(toolCalls: number, tokens: number | null, usd: number | undefined): string {
-  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}`];
+/** `` (3 denied)`` or `''`: of the calls after a stop, those loopguard refused before they ran. */
+const deniedText = (denied: number) => (denied === 0 ? '' : ` (${count(denied)} denied)`);
+
+/** Waste in words: `7 calls, 1,204 tokens, $0.02`; `3 calls (3 denied), …`. */
+function wasteText(
+  toolCalls: number,
+  denied: number,
+  tokens: number | null,
+  usd: number | undefined,
+): string {
+  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}${deniedText(denied)}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
     if (usd !== undefined) parts.push(formatMoney(usd));
@@ -53,6 +61,51 @@ export function costLines(totals: ScanReport['totals']): string[] {
   return lines;
 }
 
+/** What the sessions spent after their stops: `4 tool calls, 65,240 tokens ($0.20) spent after the stop`, or `nothing spent after the stop`. */
+function afterStopText(sessions: ScannedSession[], price: number | undefined): string {
+  let calls = 0;
+  let denied = 0;
+  let tokens: number | null = null;
+  let usd: number | undefined = 0;
+  for (const session of sessions) {
+    const waste = sessionWaste(session);
+    calls += waste.toolCalls;
+    denied += waste.deniedCalls;
+    if (waste.tokens !== null) tokens = (tokens ?? 0) + waste.tokens;
+    const dollars = wastedUsd(session, waste.tokens, price);
+    usd = usd === undefined || dollars === undefined ? undefined : usd + dollars;
+  }
+  if (calls === 0 && !tokens) return 'nothing spent after the stop';
+  const money = usd === undefined || tokens === null ? '' : ` (${formatMoney(usd)})`;
+  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${deniedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after the stop`;
+}
+
+const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
+
+/**
+ * The loops in a person's words: the sessions loopguard's hooks stopped, and those the replay
+ * would have stopped (their hooks were off), each with what was spent after the stop.
+ */
+function loopLines(report: ScanReport, price: number | undefined): string[] {
+  const looped = report.sessions.filter((session) => session.loops.some(isStopped));
+  const byHooks = looped.filter((session) => session.loops.some((loop) => loop.loopguard === 'stopped'));
+  const byReplay = looped.filter((session) => !byHooks.includes(session));
+  if (looped.length === 0) return ['No session looped long enough for loopguard to stop it.'];
+  const lines: string[] = [];
+  if (byReplay.length > 0) {
+    const them = byReplay.length === 1 ? 'it' : 'them';
+    lines.push(
+      `${sessionsText(byReplay.length)} looped where loopguard would have stopped ${them}: ${afterStopText(byReplay, price)}.`,
+    );
+  }
+  if (byHooks.length > 0) {
+    lines.push(
+      `loopguard's hooks stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
+    );
+  }
+  return lines;
+}
+
 /** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)`. */
 const stopText = (loop: ScannedLoop) =>
   `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
@@ -70,26 +123,14 @@ const kindsOf = (session: ScannedSession, stopped: boolean) => [
 export function renderTerminal(report: ScanReport, price?: number): string {
   const { totals } = report;
   const out: string[] = [];
-  const tokens = totals.wastedTokens === null ? '' : `, ${count(totals.wastedTokens)} tokens`;
-  const money =
-    totals.wastedCost === undefined || totals.wastedCost === null
-      ? ''
-      : ` (${formatMoney(totals.wastedCost)})`;
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
-      `${count(totals.toolCalls)} tool calls.`,
+      `${count(totals.toolCalls)} tool call${totals.toolCalls === 1 ? '' : 's'} ran` +
+      (totals.deniedCalls > 0 ? `, ${count(totals.deniedCalls)} denied by loopguard.` : '.'),
   );
   const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
   if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
-  out.push(
-    `${count(totals.sessionsWithLoops)} session${totals.sessionsWithLoops === 1 ? '' : 's'} looped past loopguard's stop: ` +
-      `${count(totals.wastedToolCalls)} tool calls${tokens}${money} spent after the stop.`,
-  );
-  if (totals.stoppedByLoopguard > 0) {
-    out.push(
-      `loopguard's hooks stopped ${count(totals.stoppedByLoopguard)} of them (the transcript holds loopguard's stop).`,
-    );
-  }
+  out.push(...loopLines(report, price));
   if (totals.stoppedOnSpendByLoopguard > 0) {
     const n = totals.stoppedOnSpendByLoopguard;
     out.push(
@@ -116,7 +157,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         session.agent,
         kindsOf(session, true).join(', '),
         worst === undefined ? '' : stopText(worst),
-        wasteText(waste.toolCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
+        wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
     });

@@ -14,8 +14,10 @@ export interface ScanTotals {
   stoppedByLoopguard: number;
   /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop). */
   stoppedOnSpendByLoopguard: number;
-  /** Tool calls in all sessions. */
+  /** Tool calls that ran, in all sessions. */
   toolCalls: number;
+  /** Tool calls loopguard's hooks refused before they ran, in all sessions. */
+  deniedCalls: number;
   /** Tool calls after the stops, up to the loops' ends. */
   wastedToolCalls: number;
   /** Tokens after the stops; `null` when no session records usage. */
@@ -47,15 +49,21 @@ export interface ScanReport {
 /** Whether a loop reached the stop. */
 export const isStopped = (loop: ScannedLoop): boolean => loop.stopStep !== null;
 
-/** A session's waste: tool calls and tokens after its stops. */
-export function sessionWaste(session: ScannedSession): { toolCalls: number; tokens: number | null } {
+/** A session's waste: tool calls (of them, those loopguard denied) and tokens after its stops. */
+export function sessionWaste(session: ScannedSession): {
+  toolCalls: number;
+  deniedCalls: number;
+  tokens: number | null;
+} {
   let toolCalls = 0;
+  let deniedCalls = 0;
   let tokens: number | null = session.tokens === null ? null : 0;
   for (const loop of session.loops) {
     toolCalls += loop.wastedToolCalls;
+    deniedCalls += loop.wastedDeniedCalls ?? 0;
     if (tokens !== null) tokens += loop.wastedTokens ?? 0;
   }
-  return { toolCalls, tokens };
+  return { toolCalls, deniedCalls, tokens };
 }
 
 /** Worst first: most wasted tool calls, then most wasted tokens, then the file name. */
@@ -99,6 +107,7 @@ export function scanReport(
     stoppedByLoopguard: 0,
     stoppedOnSpendByLoopguard: 0,
     toolCalls: 0,
+    deniedCalls: 0,
     wastedToolCalls: 0,
     wastedTokens: null,
     nudgesWithoutStop: 0,
@@ -106,6 +115,7 @@ export function scanReport(
   };
   for (const session of sessions) {
     totals.toolCalls += session.toolCalls;
+    totals.deniedCalls += session.deniedCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
     if (session.loops.some((loop) => loop.loopguard === 'stopped')) totals.stoppedByLoopguard++;
     if (session.spendStop !== undefined) totals.stoppedOnSpendByLoopguard++;

@@ -21,8 +21,10 @@ export interface ScannedSession {
   startedAt: string | null;
   /** Steps in loopguard's step model (tool calls, their results, the agent's messages). */
   steps: number;
-  /** Tool calls. */
+  /** Tool calls that ran (as `status`, the dashboard and the status line count them). */
   toolCalls: number;
+  /** Tool calls loopguard's hooks refused before they ran (a call's number counts them too). */
+  deniedCalls: number;
   /** Tokens the session spent; `null` where the transcript records no usage. */
   tokens: number | null;
   /** The loops found, nudged-only ones included (`stopStep: null`). */
@@ -71,6 +73,7 @@ export function finishSession(file: string, parser: TranscriptParser, scan: Sess
     startedAt: meta.startedAt ?? null,
     steps: result.steps,
     toolCalls: result.toolCalls,
+    deniedCalls: result.deniedCalls,
     tokens: meta.hasUsage ? result.tokens : null,
     loops: result.loops.map((loop) => ({
       ...loop,

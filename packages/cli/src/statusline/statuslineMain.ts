@@ -1,8 +1,26 @@
 import Database from 'better-sqlite3';
-import { HOOK_SWITCH_ENV, hookSwitchedOff } from '../hook/hookSwitch.js';
+import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
 import { ownStateDatabase } from '../stateFolder.js';
-import { statusLine, statusLineInput } from './statusLine.js';
+import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
+
+/**
+ * The line of a session the environment leaves on: the project's off switch, else `watching`
+ * before the database exists (the hooks write it on the session's first tool call), else the
+ * session's summary.
+ */
+function projectLine(input: StatusLineInput): string {
+  const offBy = projectSwitchedOff(input.projectDir);
+  if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
+  const path = ownStateDatabase(input.projectDir);
+  if (path === undefined) return 'loopguard: watching';
+  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
+  try {
+    return statusLine(db, input);
+  } finally {
+    db.close();
+  }
+}
 
 /** Largest status-line JSON read: 1 MiB (Claude Code sends a few hundred bytes). */
 const MAX_INPUT_BYTES = 1024 * 1024;
@@ -24,19 +42,7 @@ export async function statuslineMain(
     const input = text === undefined ? undefined : statusLineInput(text, env);
     if (input !== undefined && hookSwitchedOff(env))
       line = `loopguard: off for this session (${HOOK_SWITCH_ENV}=off)`;
-    else if (input !== undefined) {
-      const path = ownStateDatabase(input.projectDir);
-      // No database yet: the hooks write it on the session's first tool call.
-      if (path === undefined) line = 'loopguard: watching';
-      else {
-        const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
-        try {
-          line = statusLine(db, input);
-        } finally {
-          db.close();
-        }
-      }
-    }
+    else if (input !== undefined) line = projectLine(input);
   } catch {
     // An older schema, a locked, foreign or planted file: the line says so, the status line keeps working.
   }

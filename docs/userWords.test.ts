@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// What a user of the agent CLIs reads speaks of sessions, tool calls and dollars: never "the seed"
+// (the specification loopguard was built from, which no user has read).
+const docs = dirname(fileURLToPath(import.meta.url));
+const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md'];
+
+describe('the user-facing docs', () => {
+  it.each(USER_DOCS)('%s never names the seed', (name) => {
+    const lines = readFileSync(join(docs, name), 'utf8').split('\n');
+    expect(lines.filter((line) => /\bseed(?:'s|s)?\b|\bseed-\d/i.test(line))).toEqual([]);
+  });
+});
