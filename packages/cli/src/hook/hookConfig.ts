@@ -83,16 +83,23 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  *   (the detector validates its own options when it is built).
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
-  const file = CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
-  let section: unknown = {};
-  let spendSection: unknown;
-  if (file !== undefined) {
-    const text = readFileSync(file, 'utf8');
-    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : requireYaml().parse(text);
-    section = (parsed as { hook?: unknown } | null)?.hook ?? {};
-    spendSection = (parsed as { spend?: unknown } | null)?.spend;
-  }
-  if (file === undefined) return DEFAULT_HOOK_CONFIG;
+  const file = configFileOf(projectDir);
+  return file === undefined ? DEFAULT_HOOK_CONFIG : parseHookConfig(file, readFileSync(file, 'utf8'));
+}
+
+/** The project's configuration file: the first of `CONFIG_FILES` in `projectDir` that exists. */
+export function configFileOf(projectDir: string): string | undefined {
+  return CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
+}
+
+/**
+ * The configuration of the text of `file` (JSON or YAML by its name), validated: see {@link readHookConfig}.
+ * @throws Error naming the file and the key when a value is invalid.
+ */
+export function parseHookConfig(file: string, text: string): HookConfig {
+  const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : requireYaml().parse(text);
+  const section = (parsed as { hook?: unknown } | null)?.hook ?? {};
+  const spendSection = (parsed as { spend?: unknown } | null)?.spend;
   const spend =
     spendSection === undefined || spendSection === null
       ? undefined
