@@ -16,9 +16,12 @@
 // The header says whether NODE_EXTRA_CA_CERTS is set: node 20 then parses that file at every start
 // (≈ 37 ms of CPU with a system bundle of 144 certificates), the no-op's too, which the hook's command
 // leaves out (snapshotCommand.ts); run with `env -u NODE_EXTRA_CA_CERTS` for a machine without it.
+// With LOOPGUARD_BENCH_CONFIG=<JSON text>, every project (each build's) has it as its
+// loopguard.config.json, written before its session is made: e.g.
+// '{"spend":{"session":{"maxCostUsd":10}}}' (what `init --spend` sets) or '{"hook":{"stopAfter":2}}'.
 // Run: pnpm run build && node scripts/bench-hook.mjs [calls per variant]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,6 +29,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const CALLS = Number(process.argv[2] ?? 40);
 const LONG_SESSION_STEPS = 2000;
 const BASELINE = process.env.LOOPGUARD_BENCH_BASELINE;
+const CONFIG = process.env.LOOPGUARD_BENCH_CONFIG;
+if (CONFIG !== undefined) JSON.parse(CONFIG); // a typo fails here, not as every call's logged failure
 const cliOf = (root) => (path) => fileURLToPath(new URL(`packages/cli/dist/${path}`, root));
 const cli = cliOf(new URL('../', import.meta.url));
 const bin = cli('bin.js');
@@ -82,6 +87,7 @@ const output = (i) =>
  */
 async function project(agent, steps, guard = guardProject) {
   const dir = mkdtempSync(join(work, `${agent}-${steps}-`));
+  if (CONFIG !== undefined) writeFileSync(join(dir, 'loopguard.config.json'), CONFIG);
   for (let i = 0; i < steps / 2; i++) {
     const n = i % 400;
     await guard(
@@ -251,7 +257,7 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')}; ${CALLS} calls per variant, interleaved; NODE_EXTRA_CA_CERTS ${
     process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'
-  }\n`,
+  }${CONFIG === undefined ? '' : `; loopguard.config.json ${CONFIG}`}\n`,
 );
 const noopCpu = CPU ? pct(cpuTimes[NOOP], 50) : undefined;
 const cpuColumns = CPU ? ' p50 CPU ms | CPU ratio to no-op |' : '';

@@ -181,6 +181,26 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     expect(readFileSync(join(dir, '.loopguard', 'hook.log'), 'utf8')).toContain('repeatThreshold');
   });
 
+  it('takes a configuration it validated before from its sealed file, and answers by it', async () => {
+    const dir = mkdtempSync(join(scratch, 'sealed-'));
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { sameErrorThreshold: 2 } }));
+    mkdirSync(join(dir, '.loopguard'));
+    const command = snapshotHookCommand([process.execPath, bin], blob, 'claude');
+    const first = await shellHook(command, dir, claudeFailingCall(dir, 's1', 1).post);
+    expect(first).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(existsSync(join(dir, '.loopguard', 'config.sealed'))).toBe(true);
+    // a second session, every call reading the sealed configuration: nudged at its second failure
+    const replies: string[] = [];
+    for (const n of [1, 2]) {
+      const { code, stdout, stderr } = await shellHook(command, dir, claudeFailingCall(dir, 's2', n).post);
+      expect([code, stderr]).toEqual([0, '']);
+      replies.push(stdout);
+    }
+    expect(replies[0]).toBe('');
+    expect(replies[1]).toContain('additionalContext');
+    expect(existsSync(join(dir, '.loopguard', 'hook.log'))).toBe(false);
+  });
+
   it('runs hook calls only: anything else exits so that the command starts without it', async () => {
     const run = (...args: string[]) =>
       execa(process.execPath, ['--snapshot-blob', blob, bin, ...args], { reject: false, stdin: 'ignore' });

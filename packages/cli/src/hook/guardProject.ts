@@ -1,14 +1,13 @@
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
-import { defaultStepLoopDetectorOptions, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
+import { readGuardConfig } from './guardConfig.js';
 import { type GuardContext, guardSession, parseMemory } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
-import { type HookConfig, readHookConfig } from './hookConfig.js';
+import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
-import { noopLogger } from './noopLogger.js';
 import { requirePriceLibrary } from './priceLibrary.js';
 
 /**
@@ -19,7 +18,7 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
 
 /**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
- * configuration, opens `.loopguard/state.db` (created on first use; a lock held past
+ * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
  * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
@@ -37,7 +36,7 @@ export async function guardProject(
   open: typeof openHookDatabase = openHookDatabase,
   distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
-  const config = await readHookConfig(event.projectDir);
+  const config = await readGuardConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
@@ -48,7 +47,7 @@ export async function guardProject(
     }
     const context: GuardContext = {
       agent,
-      detector: detectorOptions(config),
+      detector: config.detector,
       record: (entry) => database.record(entry),
       now,
     };
@@ -79,23 +78,6 @@ export async function guardProject(
   } finally {
     database.close(failed);
   }
-}
-
-/**
- * The detector's options of a project without a configuration file, made once (in the hook's
- * startup snapshot), without zod.
- */
-export const DEFAULT_DETECTOR_OPTIONS = defaultStepLoopDetectorOptions(noopLogger);
-
-/**
- * The options of the session's detector, with the hook's logger: a project whose configuration sets
- * none (no file, or a file without detector options) gets the defaults made once; a project's own
- * options are validated on each call, by the detector.
- */
-function detectorOptions(config: HookConfig): StepLoopDetectorOptions {
-  return Object.keys(config.detector).length === 0
-    ? DEFAULT_DETECTOR_OPTIONS
-    : { ...config.detector, logger: noopLogger };
 }
 
 /**

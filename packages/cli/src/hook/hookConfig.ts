@@ -82,15 +82,17 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   const file = findConfigFile(projectDir);
-  let section: unknown = {};
-  let spendSection: unknown;
-  if (file !== undefined) {
-    const text = readFileSync(file, 'utf8');
-    const parsed = parseConfigText(file, text);
-    section = (parsed as { hook?: unknown } | null)?.hook ?? {};
-    spendSection = (parsed as { spend?: unknown } | null)?.spend;
-  }
-  if (file === undefined) return DEFAULT_HOOK_CONFIG;
+  return file === undefined ? DEFAULT_HOOK_CONFIG : parseHookConfig(file, readFileSync(file, 'utf8'));
+}
+
+/**
+ * The configuration of the text of `file` (JSON or YAML by its name), validated: see {@link readHookConfig}.
+ * @throws Error naming the file and the key when a value is invalid.
+ */
+export function parseHookConfig(file: string, text: string): HookConfig {
+  const parsed = parseConfigText(file, text);
+  const section = (parsed as { hook?: unknown } | null)?.hook ?? {};
+  const spendSection = (parsed as { spend?: unknown } | null)?.spend;
   const spend =
     spendSection === undefined || spendSection === null
       ? undefined

@@ -1,7 +1,7 @@
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
-import { DEFAULT_DETECTOR_OPTIONS } from './guardProject.js';
+import { DEFAULT_DETECTOR_OPTIONS } from './guardConfig.js';
 import { guardSession } from './guardSession.js';
 import type { HookDialect } from './hookEvent.js';
 import { readHookEvent } from './runHook.js';

@@ -2,10 +2,10 @@ import * as crypto from 'node:crypto';
 import type { SealChecksum } from '@loopguard/core/steps';
 
 /**
- * SHA-256 of a text as hex: node's one-shot `crypto.hash` (node 20.12 and later), which makes no
- * `Hash` object and stream, else `createHash`. Both give the same digest.
+ * SHA-256 of a text (as UTF-8) or of bytes, as hex: node's one-shot `crypto.hash` (node 20.12 and
+ * later), which makes no `Hash` object and stream, else `createHash`. Both give the same digest.
  */
-const sha256Hex: (text: string) => string =
+export const sha256Hex: (text: string | Uint8Array) => string =
   typeof crypto.hash === 'function'
     ? (text) => crypto.hash('sha256', text, 'hex')
     : (text) => crypto.createHash('sha256').update(text).digest('hex');

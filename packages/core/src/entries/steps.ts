@@ -17,6 +17,7 @@ export {
   type StepVerdict,
 } from '../steps/StepLoopDetector.js';
 export type { StepLoopType } from '../steps/StepRule.js';
+export { sealStepLoopDetectorOptions, unsealStepLoopDetectorOptions } from '../steps/sealedStepOptions.js';
 export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellCommand.js';
 export { FNV_SEAL_CHECKSUM, type SealChecksum, STEP_SNAPSHOT_LAYOUT } from '../steps/snapshotSeal.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';

@@ -316,6 +316,28 @@ export function parsedStepLoopDetectorOptions(
   return parseOptions(stepLoopDetectorOptionsSchema(), options, 'StepLoopDetector options');
 }
 
+/**
+ * Whether `options` are what {@link parseStepLoopDetectorOptions} or
+ * {@link defaultStepLoopDetectorOptions} returned (validated, frozen). Internal: for `sealedStepOptions.ts`.
+ */
+export function isParsedStepLoopDetectorOptions(options: StepLoopDetectorOptions): boolean {
+  return parsedOnce.has(options);
+}
+
+/**
+ * Takes frozen `options` as validated: only for options this build validated and sealed itself
+ * (`unsealStepLoopDetectorOptions`, which checks the seal first). Internal.
+ */
+export function adoptParsedStepLoopDetectorOptions(
+  options: Readonly<StepLoopDetectorOptions>,
+): StepLoopDetectorOptions {
+  parsedOnce.add(options);
+  return options;
+}
+
+/** The options' defaults ({@link StepLoopDetectorOptions}' data options), as a detector takes them. */
+export const STEP_OPTION_DEFAULTS: Readonly<typeof DEFAULTS> = DEFAULTS;
+
 /** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
 export interface StepThresholds {
   repeatThreshold: number;

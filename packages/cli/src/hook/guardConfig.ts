@@ -1,0 +1,159 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import {
+  DEFAULT_BURN_MINUTES,
+  DEFAULT_ON_UNKNOWN_PRICE,
+  DEFAULT_SPEND_WARN_AT,
+  type ResolvedSpendOptions,
+} from '@loopguard/core/spend';
+import {
+  defaultStepLoopDetectorOptions,
+  parseStepLoopDetectorOptions,
+  type StepLoopDetectorOptions,
+  sealStepLoopDetectorOptions,
+  unsealStepLoopDetectorOptions,
+} from '@loopguard/core/steps';
+import { findConfigFile } from '../configFiles.js';
+import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
+import {
+  DEFAULT_HOOK_CONFIG,
+  DEFAULT_HOOK_LOCK_TIMEOUT_MS,
+  type HookConfig,
+  parseHookConfig,
+} from './hookConfig.js';
+import { noopLogger } from './noopLogger.js';
+import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
+
+/**
+ * The detector's options of a project without a configuration file, made once (in the hook's
+ * startup snapshot), without zod.
+ */
+export const DEFAULT_DETECTOR_OPTIONS = defaultStepLoopDetectorOptions(noopLogger);
+
+/** The configuration of a project without a configuration file, the detector's options ready. */
+const DEFAULT_GUARD_CONFIG: Readonly<HookConfig> = Object.freeze({
+  ...DEFAULT_HOOK_CONFIG,
+  detector: DEFAULT_DETECTOR_OPTIONS,
+});
+
+/** Where the hook keeps the configuration it validated last, in the project's `.loopguard`. */
+export const SEALED_CONFIG_FILE = 'config.sealed';
+
+/**
+ * The sealed configuration's layout, bumped with any change to what it holds, and the hook's and
+ * the spend guard's defaults it was resolved with (core's seal of the detector's options holds
+ * theirs): a configuration another build resolved is validated again.
+ */
+const STAMP = `c1.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEFAULT_BURN_MINUTES}.${DEFAULT_ON_UNKNOWN_PRICE}`;
+const SEAL_PREFIX = `{"seal":"${STAMP} ${SHA256_SEAL_CHECKSUM.name}:`;
+const STATE_FIELD = '","state":';
+
+/** What the sealed file holds besides its seal. */
+interface SealedState {
+  /** The configuration file's name and the SHA-256 of its bytes. */
+  file: string;
+  enabled: boolean;
+  lockTimeoutMs: number;
+  prices: HookConfig['prices'];
+  spend?: ResolvedSpendOptions;
+  /** The detector's options sealed by core; absent: the defaults. */
+  detector?: string;
+}
+
+/**
+ * The hook's configuration of the project (see {@link readHookConfig}), with the detector's options
+ * ready for the detector (validated, the hook's logger in them). A configuration file is validated
+ * when its text changed since the hook last validated it: its validated, resolved configuration is
+ * kept in `.loopguard/config.sealed` (written with its final mode, 0600, by a rename), sealed like the
+ * detector's snapshot (a SHA-256 over what it holds, with this build's layout and defaults) and keyed
+ * by the file's name and the SHA-256 of its bytes; a call whose file has those bytes and whose sealed
+ * file verifies takes it without zod. Anything else (no or another sealed file, a row changed or
+ * planted without its seal, a symbolic link or another user's file, another build's) is validated as
+ * any input, and the sealed file written again. A project without a `.loopguard` folder keeps none
+ * (the hook's first database open makes it).
+ * @throws Error naming the file and the key when the configuration is invalid (nothing is kept).
+ */
+export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
+  const file = findConfigFile(projectDir);
+  if (file === undefined) return DEFAULT_GUARD_CONFIG;
+  const bytes = readFileSync(file);
+  const key = `${basename(file)}:${sha256Hex(bytes)}`;
+  const sealedPath = sealedPathOf(projectDir);
+  const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
+  if (sealed !== undefined) return sealed;
+  const config = parseHookConfig(file, bytes.toString('utf8'));
+  const ready = { ...config, detector: detectorOptions(config.detector) };
+  if (sealedPath !== undefined) writeSealed(sealedPath, key, ready);
+  return ready;
+}
+
+/** The options of the session's detector, validated with the hook's logger; none set: the defaults, made once. */
+function detectorOptions(options: StepLoopDetectorOptions): StepLoopDetectorOptions {
+  return Object.keys(options).length === 0
+    ? DEFAULT_DETECTOR_OPTIONS
+    : parseStepLoopDetectorOptions({ ...options, logger: noopLogger });
+}
+
+/** `.loopguard/config.sealed`; `undefined` when the folder is missing, a symbolic link or another user's. */
+function sealedPathOf(projectDir: string): string | undefined {
+  try {
+    const folder = ownStateFolder(projectDir, false);
+    return folder === undefined ? undefined : join(folder, SEALED_CONFIG_FILE);
+  } catch {
+    return undefined; // refused: the database open reports it
+  }
+}
+
+/** The sealed configuration when the file at `path` is this build's seal, unchanged, of the file `key` names. */
+function readSealed(path: string, key: string): HookConfig | undefined {
+  let text: string;
+  try {
+    checkOwnStateFile(path);
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // missing, a symbolic link, another user's
+  }
+  const at = text.indexOf(STATE_FIELD);
+  if (!text.startsWith(SEAL_PREFIX) || at === -1 || !text.endsWith('}')) return undefined;
+  const body = text.slice(at + STATE_FIELD.length, -1);
+  if (text.slice(SEAL_PREFIX.length, at) !== SHA256_SEAL_CHECKSUM.digest(body)) return undefined;
+  const state = JSON.parse(body) as SealedState;
+  if (state.file !== key) return undefined;
+  const detector =
+    state.detector === undefined
+      ? DEFAULT_DETECTOR_OPTIONS
+      : unsealStepLoopDetectorOptions(state.detector, SHA256_SEAL_CHECKSUM, noopLogger);
+  if (detector === undefined) return undefined;
+  return {
+    enabled: state.enabled,
+    lockTimeoutMs: state.lockTimeoutMs,
+    prices: state.prices,
+    ...(state.spend === undefined ? {} : { spend: state.spend }),
+    detector,
+  };
+}
+
+/** Keeps `config`, validated from the file `key` names, sealed at `path`; a failure keeps nothing (the next call validates). */
+function writeSealed(path: string, key: string, config: HookConfig): void {
+  const state: SealedState = {
+    file: key,
+    enabled: config.enabled,
+    lockTimeoutMs: config.lockTimeoutMs,
+    prices: config.prices,
+    ...(config.spend === undefined ? {} : { spend: config.spend }),
+    ...(config.detector === DEFAULT_DETECTOR_OPTIONS
+      ? {}
+      : { detector: sealStepLoopDetectorOptions(config.detector, SHA256_SEAL_CHECKSUM) }),
+  };
+  const body = JSON.stringify(state);
+  const temporary = `${path}.${process.pid}.${Date.now()}`;
+  try {
+    writeFileSync(temporary, `${SEAL_PREFIX}${SHA256_SEAL_CHECKSUM.digest(body)}${STATE_FIELD}${body}}`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
+    renameSync(temporary, path);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
+}

@@ -1,0 +1,142 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { HookConfig } from '../src/hook/hookConfig.js';
+import { sha256Hex } from '../src/hook/sealChecksum.js';
+
+/** Every schema starts with a call of one of `z`'s makers (`z.object`, `z.number`, ...): counted here. */
+const made = vi.hoisted(() => ({ count: 0 }));
+vi.mock('zod', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('zod')>();
+  const z = new Proxy(actual.z, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== 'function' || typeof key !== 'string' || !/^[a-z]/.test(key)) return value;
+      return (...args: unknown[]) => {
+        made.count++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { ...actual, z };
+});
+
+const CONFIG = {
+  hook: { lockTimeoutMs: 500, stopAfter: 2, exemptCommands: ['^make watch\\b'] },
+  spend: { session: { maxCostUsd: 5 }, prices: { 'my-model': { input: 1, output: 2 } } },
+};
+
+/** A project with `.loopguard` and a configuration file. */
+function project(config: unknown = CONFIG): string {
+  const dir = mkdtempSync(join(scratch, 'project-'));
+  mkdirSync(join(dir, '.loopguard'));
+  writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify(config));
+  return dir;
+}
+
+/**
+ * The configuration a new hook process reads (modules loaded afresh: no schema made yet), and
+ * whether it made any schema (loaded zod) to read it.
+ */
+async function hookCall(dir: string) {
+  vi.resetModules();
+  const { readGuardConfig } = await import('../src/hook/guardConfig.js');
+  const before = made.count;
+  const config = await readGuardConfig(dir);
+  return { config, validated: made.count > before };
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'loopguard-guardconfig-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const sealed = (dir: string) => join(dir, '.loopguard', 'config.sealed');
+
+describe("the hook's configuration, validated when the file changed", () => {
+  it('validates a file once, then takes the sealed result without zod: the same configuration', async () => {
+    const dir = project();
+    const first = await hookCall(dir);
+    expect(first.validated).toBe(true);
+    expect(statSync(sealed(dir)).mode & 0o777).toBe(0o600);
+    const second = await hookCall(dir);
+    expect(second.validated).toBe(false);
+    // the same configuration, but for the logger (each process has its own)
+    const data = ({ detector: { logger, ...detector }, ...config }: HookConfig) => ({ ...config, detector });
+    expect(data(second.config)).toEqual(data(first.config));
+    const { detector } = second.config;
+    expect(detector).toMatchObject({ stopAfter: 2, repeatThreshold: 3 });
+    expect(detector.exemptCommands?.some((p) => p.test('make watch'))).toBe(true);
+    expect(detector.exemptCommands?.some((p) => p.test('sleep 30'))).toBe(true);
+    expect(Object.isFrozen(detector)).toBe(true);
+    expect(second.config).toMatchObject({
+      lockTimeoutMs: 500,
+      spend: { session: { maxCostUsd: 5 }, warnAt: 0.8 },
+      prices: { 'my-model': { input: 1, output: 2 } },
+    });
+    // a detector built from the sealed options does not validate them again
+    const { StepLoopDetector } = await import('@loopguard/core/steps');
+    const count = made.count;
+    new StepLoopDetector(detector);
+    expect(made.count).toBe(count);
+  });
+
+  it('validates again when the file changed, and refuses an invalid one by name', async () => {
+    const dir = project();
+    await hookCall(dir);
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { stopAfter: 3 } }));
+    const changed = await hookCall(dir);
+    expect(changed.validated).toBe(true);
+    expect(changed.config.detector.stopAfter).toBe(3);
+    expect(changed.config.spend).toBeUndefined();
+    expect((await hookCall(dir)).validated).toBe(false);
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { stopAfter: 0 } }));
+    await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
+    await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
+  });
+
+  it('refuses a planted configuration: a changed row, one sealed for other bytes, a symbolic link', async () => {
+    // The attack: another process writes a "validated" configuration (the hook switched off, or an
+    // option the schema refuses) for the hook to take without validating the file.
+    const dir = project({ hook: { stopAfter: 2 } });
+    await hookCall(dir);
+    const row = readFileSync(sealed(dir), 'utf8');
+    const fileKey = (path: string) => `loopguard.config.json:${sha256Hex(readFileSync(path))}`;
+    const file = join(dir, 'loopguard.config.json');
+    const goodKey = fileKey(file);
+    expect(row).toContain(goodKey);
+    // the file made invalid, the row's key rewritten to its bytes (the seal left as it was)
+    writeFileSync(file, JSON.stringify({ hook: { stopAfter: 0 } }));
+    writeFileSync(sealed(dir), row.replace(goodKey, fileKey(file)));
+    await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
+    // switched off in the row, the seal left as it was
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { stopAfter: 2 } }));
+    await hookCall(dir);
+    writeFileSync(
+      sealed(dir),
+      readFileSync(sealed(dir), 'utf8').replace('"enabled":true', '"enabled":false'),
+    );
+    const switched = await hookCall(dir);
+    expect(switched).toMatchObject({ validated: true, config: { enabled: true } });
+    // the detector's options changed inside the row
+    await hookCall(dir);
+    writeFileSync(
+      sealed(dir),
+      readFileSync(sealed(dir), 'utf8').replace(/stopAfter(\\*"):2/, 'stopAfter$1:0'),
+    );
+    expect((await hookCall(dir)).validated).toBe(true);
+    // a symbolic link to a row the hook wrote elsewhere is not read
+    const linked = project({ hook: { stopAfter: 2 } });
+    symlinkSync(sealed(dir), sealed(linked));
+    expect((await hookCall(linked)).validated).toBe(true);
+  });
+
+  it('keeps nothing without a .loopguard folder, and reads a project without a file as the defaults', async () => {
+    const dir = mkdtempSync(join(scratch, 'project-'));
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify(CONFIG));
+    expect((await hookCall(dir)).validated).toBe(true);
+    expect((await hookCall(dir)).validated).toBe(true);
+    const none = await hookCall(mkdtempSync(join(scratch, 'project-')));
+    expect(none.validated).toBe(false);
+    expect(none.config.detector).toMatchObject({ repeatThreshold: 3, stopAfter: 1 });
+  });
+});
