@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -79,6 +79,25 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     expect(result.stderr).toBe(
       `loopguard: refusing ${join(dir, '.loopguard')}: it is a symbolic link (to ${elsewhere}); loopguard keeps its state only in a folder of this user's (remove it)`,
     );
+  });
+});
+
+describe("what the hook stores is this user's alone (issue 38)", () => {
+  it('a command carrying a key ends in state.db, and no other local user can read .loopguard', async () => {
+    const dir = tempProject();
+    const command = 'cat missing-sk-live-0123456789abcdef.txt';
+    for (let n = 1; n <= 3; n += 1)
+      await hookCall(dir, 'claude', claudeFailingCall(dir, 's', n, command).post);
+    expect(readFileSync(join(dir, '.loopguard', 'state.db')).includes('sk-live-0123456789abcdef')).toBe(true);
+    expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
+  });
+
+  it("an existing .loopguard others could read is made this user's alone by the next writer", () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o755 });
+    chmodSync(join(dir, '.loopguard'), 0o755);
+    openHookDatabase(dir, 1000).close();
+    expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
   });
 });
 
