@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -54,6 +63,22 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
     expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('never appends through a hook.log that is a link (to a file of the victim, a shell profile)', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    const profile = join(elsewhere, '.bashrc');
+    writeFileSync(profile, 'export PATH=$PATH\n');
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    symlinkSync(profile, join(dir, '.loopguard', 'hook.log'));
+    // an event that fails open: its line would have gone into the profile
+    const reply = await hookCall(dir, 'claude', {
+      ...claudeFailingCall(dir, 's', 1).post,
+      hook_event_name: '$(id)',
+    });
+    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(profile, 'utf8')).toBe('export PATH=$PATH\n');
   });
 
   it("refuses a .loopguard or a state.db of another user's, in the hook's open and in loopguard run's", () => {
