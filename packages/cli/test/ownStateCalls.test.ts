@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { claudeEvent, geminiEvent, hookCall, tempProject } from './hookHelpers.js';
 
 // The model's own tool calls against loopguard: its state, its configuration, its off switch
@@ -125,5 +126,30 @@ describe("the model's own calls against loopguard's state, configuration and off
     const process = await hookCall(dir, 'claude', bash(dir, 'sqlite3 .loopguard/state.db .dump'));
     expect(JSON.parse(process.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(existsSync(join(dir, '.loopguard', 'hook.log'))).toBe(false);
+  });
+
+  it('on the fast path too (the MCP server answers the same refusal)', async () => {
+    const dir = tempProject();
+    const lines: string[] = [];
+    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir, env: {} });
+    const event = bash(dir, 'sqlite3 .loopguard/state.db "DELETE FROM hook_sessions"');
+    // Claude Code hands the `hook` tool every field as a string, objects as JSON
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hook', arguments: args },
+    };
+    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    await server.idle();
+    const reply = JSON.parse(JSON.parse(lines[0] as string).result.content[0].text);
+    expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(reply.continue).toBeUndefined();
   });
 });
