@@ -76,6 +76,8 @@ describe("the model's own calls against loopguard's state, configuration and off
     for (const event of [
       bash(dir, 'loopguard status --session s1'),
       bash(dir, 'loopguard scan --json'),
+      bash(dir, 'grep -rn LOOPGUARD_HOOK docs/'),
+      bash(dir, 'grep -rn TODO --exclude-dir=.loopguard --exclude-dir=node_modules .'),
       bash(dir, 'git commit -m "hooks: the pre-commit hook runs lint"'),
       bash(dir, 'npm test'),
       claudeEvent(dir, 's1', 'PreToolUse', {

@@ -25,14 +25,15 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
 
 /**
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
- * `~/.loopguard`), the configuration file, the environment switch, loopguard's hook or MCP server
- * run by hand (an event the model wrote, answered as the agent's), or its removal.
+ * `~/.loopguard`; not `--exclude-dir=.loopguard`), the configuration file, the environment switch
+ * set (`LOOPGUARD_HOOK=`; a search for the name is no harm), loopguard's hook or MCP server run by
+ * hand (an event the model wrote, answered as the agent's), or its removal.
  */
 const NAMED_IN_COMMAND = new RegExp(
   [
-    /(?:^|[\s'"`=/:;&|(<>~])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
+    /(?:^|[\s'"`/:;&|(<>~]|(?<!--exclude(?:-dir)?)=)\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
-    /\bLOOPGUARD_HOOK\b/.source,
+    /\bLOOPGUARD_HOOK\s*=/.source,
     /\bhook\s+(?:claude|gemini|codex)\b/.source,
     /\b(?:loopguard|bin\.js)\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
