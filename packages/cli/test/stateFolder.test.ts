@@ -11,12 +11,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
 import { openState } from '../src/run/stateStore.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
-import { loopguard } from './runHelpers.js';
+import { bin, loopguard } from './runHelpers.js';
 
 /** An unrelated SQLite database of the victim's: one table of their own. */
 function victimDatabase(dir: string): string {
@@ -80,6 +81,31 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(readFileSync(profile, 'utf8')).toBe('export PATH=$PATH\n');
   });
+
+  it('the fast path answers, failing open, when state.db is a FIFO (it never waits for a writer)', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    execFileSync('mkfifo', [join(dir, '.loopguard', 'state.db')]);
+    const args = { ...claudeFailingCall(dir, 's', 1).post, tool_input: '{"command":"cat missing.txt"}' };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hook', arguments: args },
+    };
+    // a server that waits on the FIFO never answers: ended here, it has written nothing
+    const server = await execa(process.execPath, [bin, 'mcp'], {
+      cwd: dir,
+      input: `${JSON.stringify(message)}\n`,
+      env: { CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(server.timedOut).toBe(false);
+    const reply = JSON.parse(String(server.stdout).trim());
+    expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
+    expect(hookLog(dir)).toHaveLength(1);
+  }, 40_000);
 
   it("refuses a .loopguard or a state.db of another user's, in the hook's open and in loopguard run's", () => {
     const dir = tempProject();
