@@ -82,30 +82,37 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     expect(readFileSync(profile, 'utf8')).toBe('export PATH=$PATH\n');
   });
 
-  it('the fast path answers, failing open, when state.db is a FIFO (it never waits for a writer)', async () => {
-    const dir = tempProject();
-    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
-    execFileSync('mkfifo', [join(dir, '.loopguard', 'state.db')]);
-    const args = { ...claudeFailingCall(dir, 's', 1).post, tool_input: '{"command":"cat missing.txt"}' };
-    const message = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'hook', arguments: args },
-    };
-    // a server that waits on the FIFO never answers: ended here, it has written nothing
-    const server = await execa(process.execPath, [bin, 'mcp'], {
-      cwd: dir,
-      input: `${JSON.stringify(message)}\n`,
-      env: { CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
-      reject: false,
-      timeout: 20_000,
-    });
-    expect(server.timedOut).toBe(false);
-    const reply = JSON.parse(String(server.stdout).trim());
-    expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
-    expect(hookLog(dir)).toHaveLength(1);
-  }, 40_000);
+  it.each([
+    ['state.db', '.loopguard/state.db'],
+    ['the configuration', 'loopguard.config.yaml'],
+  ])(
+    'the fast path answers, failing open, when %s is a FIFO (it never waits for a writer)',
+    async (_, file) => {
+      const dir = tempProject();
+      mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+      execFileSync('mkfifo', [join(dir, file)]);
+      const args = { ...claudeFailingCall(dir, 's', 1).post, tool_input: '{"command":"cat missing.txt"}' };
+      const message = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hook', arguments: args },
+      };
+      // a server that waits on the FIFO never answers: ended here, it has written nothing
+      const server = await execa(process.execPath, [bin, 'mcp'], {
+        cwd: dir,
+        input: `${JSON.stringify(message)}\n`,
+        env: { CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
+        reject: false,
+        timeout: 20_000,
+      });
+      expect(server.timedOut).toBe(false);
+      const reply = JSON.parse(String(server.stdout).trim());
+      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
+      expect(hookLog(dir)).toHaveLength(1);
+    },
+    40_000,
+  );
 
   it("refuses a .loopguard or a state.db of another user's, in the hook's open and in loopguard run's", () => {
     const dir = tempProject();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { lazySchema } from '@loopguard/core/internal';
@@ -87,7 +87,7 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   let section: unknown = {};
   let spendSection: unknown;
   if (file !== undefined) {
-    const text = readFileSync(file, 'utf8');
+    const text = readRegularFile(file);
     const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : requireYaml().parse(text);
     section = (parsed as { hook?: unknown } | null)?.hook ?? {};
     spendSection = (parsed as { spend?: unknown } | null)?.spend;
@@ -131,4 +131,20 @@ function configOf(
  */
 function requireYaml(): typeof import('yaml') {
   return createRequire(import.meta.url)('yaml') as typeof import('yaml');
+}
+
+/**
+ * The text of `file`, which must be a regular file: opened without waiting, so that a FIFO in its
+ * place (which the model can make in the project) fails the call open instead of blocking the MCP
+ * server, and every hook call with it, until a writer comes.
+ * @throws Error naming the file when it is not a regular file
+ */
+function readRegularFile(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`config ${file}: not a regular file`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
