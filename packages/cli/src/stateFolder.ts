@@ -49,13 +49,16 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
 }
 
 /**
- * Refuses the state file at `path` (`state.db`) when it is a symbolic link or another user's; a
- * missing file is fine (it is created).
+ * Refuses the state file at `path` (`state.db`) when it is a symbolic link, another user's, or not
+ * a regular file (a FIFO would block its reader until a writer comes); a missing file is fine (it
+ * is created).
  * @throws UnsafeStateError naming the file and what is wrong with it
  */
 export function checkOwnStateFile(path: string): void {
   const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats !== undefined) refuseUnsafe(path, stats);
+  if (stats === undefined) return;
+  refuseUnsafe(path, stats);
+  if (!stats.isFile()) throw new UnsafeStateError(`refusing ${path}: it is not a regular file (remove it)`);
 }
 
 /**

@@ -175,6 +175,23 @@ describe('a planted database is never read without --db either', () => {
     );
   });
 
+  it('the status line and status refuse a state.db that is not a regular file (a FIFO never answers)', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    execFileSync('mkfifo', [join(dir, '.loopguard', 'state.db')]);
+    const statusLine = await execa(process.execPath, [bin, 'statusline'], {
+      cwd: dir,
+      input: JSON.stringify({ session_id: 's', cwd: dir }),
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(statusLine.timedOut).toBe(false);
+    expect(String(statusLine.stdout)).toBe('loopguard: status unavailable');
+    expect(() => findStateDatabase({ cwd: dir, env: {} })).toThrow(
+      `refusing ${join(dir, '.loopguard', 'state.db')}: it is not a regular file`,
+    );
+  }, 40_000);
+
   it("status refuses a .loopguard of another user's above the working directory", () => {
     const dir = tempProject();
     openHookDatabase(dir, 1000).close();
