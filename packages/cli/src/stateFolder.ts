@@ -58,7 +58,10 @@ export function checkOwnStateFile(path: string): void {
   const stats = lstatSync(path, { throwIfNoEntry: false });
   if (stats === undefined) return;
   refuseUnsafe(path, stats);
-  if (!stats.isFile()) throw new UnsafeStateError(`refusing ${path}: it is not a regular file (remove it)`);
+  if (!stats.isFile()) {
+    const kind = stats.isDirectory() ? 'a directory' : 'a FIFO, socket or device';
+    throw new UnsafeStateError(`refusing ${path}: it is ${kind}, not a regular file (remove it)`);
+  }
 }
 
 /**

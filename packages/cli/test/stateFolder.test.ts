@@ -188,7 +188,7 @@ describe('a planted database is never read without --db either', () => {
     expect(statusLine.timedOut).toBe(false);
     expect(String(statusLine.stdout)).toBe('loopguard: status unavailable');
     expect(() => findStateDatabase({ cwd: dir, env: {} })).toThrow(
-      `refusing ${join(dir, '.loopguard', 'state.db')}: it is not a regular file`,
+      `refusing ${join(dir, '.loopguard', 'state.db')}: it is a FIFO, socket or device, not a regular file`,
     );
   }, 40_000);
 
