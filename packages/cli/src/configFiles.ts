@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -23,4 +23,20 @@ export function findConfigFile(projectDir: string): string | undefined {
 export function parseConfigText(file: string, text: string): unknown {
   if (file.endsWith('.json')) return JSON.parse(text);
   return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+}
+
+/**
+ * The bytes of a configuration file, which must be a regular file: opened without waiting, so that a
+ * FIFO in its place (which the model can make in the project) fails the call open instead of
+ * blocking the hook, the MCP server or the status line until a writer comes.
+ * @throws Error naming the file when it is not a regular file, or when it cannot be read.
+ */
+export function readConfigFile(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`config ${file}: not a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -16,6 +16,9 @@ export class UnsafeStateError extends Error {
 /** What `.loopguard/.gitignore` holds: everything in the folder is loopguard's state, never committed. */
 const GITIGNORE = '# loopguard state (sessions, runs, logs): not for git\n*\n';
 
+/** The mode of `.loopguard`: this user's alone (what it stores is read from the user's own files). */
+const PRIVATE = 0o700;
+
 /** A project's `.loopguard` folder. */
 export function stateFolderOf(projectDir: string): string {
   return join(projectDir, '.loopguard');
@@ -23,9 +26,11 @@ export function stateFolderOf(projectDir: string): string {
 
 /**
  * The project's `.loopguard` folder, checked: refused when it is a symbolic link or another
- * user's. With `create`, a missing one is made (without `recursive`: the project folder
+ * user's. With `create` (a writer), a missing one is made (without `recursive`: the project folder
  * must exist, and a recursive `mkdir` under `/proc` never returns), with a `.gitignore` inside so
- * that it never shows in `git status`.
+ * that it never shows in `git status`; it is made 0700, and an existing one other users could
+ * enter is made 0700 too: it holds the tool calls' commands and results (a key in a command, a
+ * secret file's text), which must not become readable by other local users.
  * @returns the folder, or `undefined` when it is missing and not created
  * @throws UnsafeStateError naming the folder and what is wrong with it
  */
@@ -34,22 +39,29 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
   const stats = lstatSync(folder, { throwIfNoEntry: false });
   if (stats === undefined) {
     if (!create) return undefined;
-    mkdirSync(folder);
+    mkdirSync(folder, { mode: PRIVATE });
     writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
     return folder;
   }
   refuseUnsafe(folder, stats);
+  if (create && (stats.mode & 0o077) !== 0) chmodSync(folder, PRIVATE);
   return folder;
 }
 
 /**
- * Refuses the state file at `path` (`state.db`) when it is a symbolic link or another user's; a
- * missing file is fine (it is created).
+ * Refuses the state file at `path` (`state.db`) when it is a symbolic link, another user's, or not
+ * a regular file (a FIFO would block its reader until a writer comes); a missing file is fine (it
+ * is created).
  * @throws UnsafeStateError naming the file and what is wrong with it
  */
 export function checkOwnStateFile(path: string): void {
   const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats !== undefined) refuseUnsafe(path, stats);
+  if (stats === undefined) return;
+  refuseUnsafe(path, stats);
+  if (!stats.isFile()) {
+    const kind = stats.isDirectory() ? 'a directory' : 'a FIFO, socket or device';
+    throw new UnsafeStateError(`refusing ${path}: it is ${kind}, not a regular file (remove it)`);
+  }
 }
 
 /**

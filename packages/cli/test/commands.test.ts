@@ -8,7 +8,7 @@ import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
-import { bufferedIo } from './helpers.js';
+import { bufferedIo, dashboardAccess } from './helpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-'));
@@ -171,15 +171,20 @@ describe('loopguard recoveries', () => {
   });
 });
 
-/** Starts `loopguard serve` and resolves with the child and the address it prints. */
-function startServe(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts `loopguard serve` and resolves with the child, the address it prints (`printed`, with its
+ * token), the server's root and the token as a request's header.
+ */
+function startServe(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; printed: string; auth: { headers: Record<string, string> } }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /loopguard dashboard: (http:\S+)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
+      const printed = /loopguard dashboard: (http:\S+)/.exec(out)?.[1];
+      if (printed) resolve({ child, printed, ...dashboardAccess(printed) });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
   });
@@ -191,12 +196,36 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 
 describe('loopguard serve', () => {
   it('serves the database until SIGTERM, then exits 0', async () => {
-    const { child, url } = await startServe(['--db', db, '--port', '0']);
+    const { child, url, auth } = await startServe(['--db', db, '--port', '0']);
     const exited = exitOf(child);
-    const status = (await (await fetch(new URL('/status', url))).json()) as { page: { total: number } };
+    const status = (await (await fetch(new URL('/status', url), auth)).json()) as { page: { total: number } };
     expect(status.page.total).toBe(10);
-    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url, auth)).status).toBe(200);
     child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('on loopback too, another local user without the token it printed reads nothing (issue 38)', async () => {
+    const { child, url, printed } = await startServe(['--db', db, '--port', '0']);
+    const exited = exitOf(child);
+    try {
+      for (const path of [
+        '/',
+        '/status',
+        '/sessions',
+        '/sessions/entries',
+        '/recoveries',
+        '/metrics',
+        '/events',
+      ])
+        expect((await fetch(new URL(path, url))).status, path).toBe(401);
+      // the address it printed opens the dashboard (the token goes into a cookie)
+      const opened = await fetch(printed, { redirect: 'manual' });
+      expect(opened.status).toBe(303);
+      expect(opened.headers.get('set-cookie')).toMatch(/^loopguard_token=/);
+    } finally {
+      child.kill('SIGTERM');
+    }
     expect(await exited).toBe(0);
   });
 

@@ -19,3 +19,13 @@ export function bufferedIo(overrides: Partial<CliIo> = {}): CliIo & { out: () =>
     err: () => err,
   };
 }
+
+/**
+ * What `loopguard serve` printed (`http://127.0.0.1:7070/?token=…`) as the server's root and the
+ * token as a request's `Authorization` header.
+ */
+export function dashboardAccess(printed: string): { url: string; auth: { headers: Record<string, string> } } {
+  const address = new URL(printed);
+  const token = address.searchParams.get('token') ?? '';
+  return { url: `${address.origin}/`, auth: { headers: { authorization: `Bearer ${token}` } } };
+}

@@ -49,6 +49,27 @@ describe('the hook bundle (scripts/bundle-hook.mjs, run by the build)', () => {
     expect(statSync(`${copy}.cache`).mtimeMs).toBe(written); // accepted: not written again
   });
 
+  it("never lets Node keep the hook's compiled code in the shared temporary folder another user could plant it in (issue 38)", () => {
+    // Node 22.1+ `enableCompileCache()` without a folder uses $TMPDIR/node-compile-cache: any local
+    // user can make that folder first and put compiled code there, which V8 runs as the hook's own.
+    const copy = join(copyDir, 'hook.cjs');
+    copyFileSync(bundle, copy);
+    const node = module as { enableCompileCache?: (dir?: string) => unknown };
+    const own = node.enableCompileCache;
+    const folders: (string | undefined)[] = [];
+    node.enableCompileCache = (dir?: string) => {
+      folders.push(dir);
+      return { status: 0 };
+    };
+    try {
+      expect(typeof loadHookBundle(copy).hookMain).toBe('function');
+    } finally {
+      if (own === undefined) delete node.enableCompileCache;
+      else node.enableCompileCache = own;
+    }
+    expect(folders).toEqual([join(copyDir, 'compile-cache')]);
+  });
+
   it('answers a hook call through bin.js the same way as the modules do', async () => {
     const project = tempProject();
     const calls = [1, 2, 3, 4].map((n) => claudeFailingCall(project, 's1', n));

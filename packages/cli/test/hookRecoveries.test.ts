@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
-import { bufferedIo } from './helpers.js';
+import { bufferedIo, dashboardAccess } from './helpers.js';
 import { claudeFailingCall, hookCall, tempProject } from './hookHelpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -26,17 +26,19 @@ async function run(dir: string, args: string[]): Promise<{ code: number; out: st
 }
 
 /** Starts `loopguard serve` in `dir` and resolves with its address and a function that stops it. */
-function startServe(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+function startServe(
+  dir: string,
+): Promise<{ url: string; auth: { headers: Record<string, string> }; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0'], { cwd: dir });
     const exited = new Promise<void>((done) => child.on('exit', () => done()));
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /loopguard dashboard: (http:\S+)/.exec(out)?.[1];
-      if (url)
+      const printed = /loopguard dashboard: (http:\S+)/.exec(out)?.[1];
+      if (printed)
         resolve({
-          url,
+          ...dashboardAccess(printed),
           stop: async () => {
             child.kill('SIGTERM');
             await exited;
@@ -96,17 +98,19 @@ describe('a hook session on the recoveries page', () => {
   it("shows the stop in `loopguard serve`'s /recoveries and counts it in /metrics, the nudged loop once", async () => {
     const dir = tempProject();
     await loopUntilStopped(dir, 's9');
-    const { url, stop } = await startServe(dir);
+    const { url, auth, stop } = await startServe(dir);
     try {
-      const body = (await (await fetch(new URL('/recoveries?topic=loop_stop', url))).json()) as {
+      const body = (await (await fetch(new URL('/recoveries?topic=loop_stop', url), auth)).json()) as {
         recoveries: RecoveryJson[];
       };
       expect(body.recoveries).toMatchObject([
         { topic: 'loop_stop', action: 'stop', taskId: 'claude:s9', metadata: { sessionId: 's9' } },
       ]);
-      const all = (await (await fetch(new URL('/recoveries', url))).json()) as { recoveries: RecoveryJson[] };
+      const all = (await (await fetch(new URL('/recoveries', url), auth)).json()) as {
+        recoveries: RecoveryJson[];
+      };
       expect(all.recoveries.map((r) => r.action)).toEqual(['stop', 'nudge']);
-      const metrics = await (await fetch(new URL('/metrics', url))).text();
+      const metrics = await (await fetch(new URL('/metrics', url), auth)).text();
       expect(metrics).toContain('loopguard_recoveries_total{action="stop"} 1');
       expect(metrics).toContain('loopguard_recoveries_total{action="nudge"} 1');
       // the stop ends the loop the nudge began: one loop

@@ -9,7 +9,7 @@ import { ThrowawayCluster } from '@loopguard/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
-import { bufferedIo } from './helpers.js';
+import { bufferedIo, dashboardAccess } from './helpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-pg-'));
@@ -50,23 +50,29 @@ function expectOneLineError(result: { code: number; err: string }, message: stri
 }
 
 /** Starts `loopguard serve` and resolves with the child and the line it prints. */
-function startServe(args: string[]): Promise<{ child: ChildProcess; url: string; line: string }> {
+function startServe(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; auth: { headers: Record<string, string> }; line: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /loopguard dashboard: (http:\S+).*/.exec(out);
-      if (match?.[1]) resolve({ child, url: match[1], line: match[0] });
+      if (match?.[1]) resolve({ child, ...dashboardAccess(match[1]), line: match[0] });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
   });
 }
 
 /** Reads `/events` until a `recoveryApplied` event arrives, after `write` ran. */
-async function nextRecovery(url: string, write: () => Promise<void>): Promise<{ taskId: string }> {
+async function nextRecovery(
+  url: string,
+  auth: { headers: Record<string, string> },
+  write: () => Promise<void>,
+): Promise<{ taskId: string }> {
   const controller = new AbortController();
-  const response = await fetch(new URL('/events', url), { signal: controller.signal });
+  const response = await fetch(new URL('/events', url), { ...auth, signal: controller.signal });
   if (response.body === null) throw new Error('no event stream');
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   await write();
@@ -86,7 +92,7 @@ async function nextRecovery(url: string, write: () => Promise<void>): Promise<{ 
 
 describe('loopguard serve --postgres', () => {
   it("serves the fleet's dashboard, streams recoveries other workers write, and exits 0 on SIGTERM", async () => {
-    const { child, url, line } = await startServe([
+    const { child, url, auth, line } = await startServe([
       '--postgres',
       cluster.connectionString,
       '--schema',
@@ -100,16 +106,16 @@ describe('loopguard serve --postgres', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
     expect(line).toContain(`(reading ${cluster.connectionString};`);
-    const status = (await (await fetch(new URL('/status', url))).json()) as {
+    const status = (await (await fetch(new URL('/status', url), auth)).json()) as {
       page: { total: number };
       tasks: { id: string; lastRecovery: string | null }[];
     };
     expect(status.page.total).toBe(3);
     expect(status.tasks.find((t) => t.id === 'T1')?.lastRecovery).toBe('loop_recovery');
-    expect((await fetch(url)).status).toBe(200);
-    const event = await nextRecovery(url, () => causeRevisit('T2'));
+    expect((await fetch(url, auth)).status).toBe(200);
+    const event = await nextRecovery(url, auth, () => causeRevisit('T2'));
     expect(event.taskId).toBe('T2');
-    const metrics = await (await fetch(new URL('/metrics', url))).text();
+    const metrics = await (await fetch(new URL('/metrics', url), auth)).text();
     expect(metrics).toContain('loopguard_recoveries_total{action="force_next"} 2');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

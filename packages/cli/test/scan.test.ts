@@ -1,4 +1,13 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -425,5 +434,16 @@ describe('loopguard scan: bad input', () => {
     expect(out).toBe('');
     expect(err.trim().split('\n')).toHaveLength(1);
     expect(err).toMatch(/nowhere: no such file or folder/);
+  });
+});
+
+describe('loopguard scan --html keeps what it quotes to the user (issue 38)', () => {
+  it('writes the report, which quotes the commands and results of the transcripts, readable by this user only', async () => {
+    const dir = tempDir();
+    const { code, err } = await scan([fixture('claude-2.1.330-looping.jsonl'), '--html', 'report.html'], dir);
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const file = join(dir, 'report.html');
+    expect(readFileSync(file, 'utf8')).toContain('cat missing.txt');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });

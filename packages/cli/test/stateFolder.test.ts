@@ -1,13 +1,23 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
 import { openState } from '../src/run/stateStore.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
-import { loopguard } from './runHelpers.js';
+import { bin, loopguard } from './runHelpers.js';
 
 /** An unrelated SQLite database of the victim's: one table of their own. */
 function victimDatabase(dir: string): string {
@@ -56,6 +66,54 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
+  it('never appends through a hook.log that is a link (to a file of the victim, a shell profile)', async () => {
+    const dir = tempProject();
+    const elsewhere = tempProject();
+    const profile = join(elsewhere, '.bashrc');
+    writeFileSync(profile, 'export PATH=$PATH\n');
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    symlinkSync(profile, join(dir, '.loopguard', 'hook.log'));
+    // an event that fails open: its line would have gone into the profile
+    const reply = await hookCall(dir, 'claude', {
+      ...claudeFailingCall(dir, 's', 1).post,
+      hook_event_name: '$(id)',
+    });
+    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(profile, 'utf8')).toBe('export PATH=$PATH\n');
+  });
+
+  it.each([
+    ['state.db', '.loopguard/state.db'],
+    ['the configuration', 'loopguard.config.yaml'],
+  ])(
+    'the fast path answers, failing open, when %s is a FIFO (it never waits for a writer)',
+    async (_, file) => {
+      const dir = tempProject();
+      mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+      execFileSync('mkfifo', [join(dir, file)]);
+      const args = { ...claudeFailingCall(dir, 's', 1).post, tool_input: '{"command":"cat missing.txt"}' };
+      const message = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hook', arguments: args },
+      };
+      // a server that waits on the FIFO never answers: ended here, it has written nothing
+      const server = await execa(process.execPath, [bin, 'mcp'], {
+        cwd: dir,
+        input: `${JSON.stringify(message)}\n`,
+        env: { CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
+        reject: false,
+        timeout: 20_000,
+      });
+      expect(server.timedOut).toBe(false);
+      const reply = JSON.parse(String(server.stdout).trim());
+      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
+      expect(hookLog(dir)).toHaveLength(1);
+    },
+    40_000,
+  );
+
   it("refuses a .loopguard or a state.db of another user's, in the hook's open and in loopguard run's", () => {
     const dir = tempProject();
     openHookDatabase(dir, 1000).close();
@@ -82,6 +140,25 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
   });
 });
 
+describe("what the hook stores is this user's alone (issue 38)", () => {
+  it('a command carrying a key ends in state.db, and no other local user can read .loopguard', async () => {
+    const dir = tempProject();
+    const command = 'cat missing-sk-live-0123456789abcdef.txt';
+    for (let n = 1; n <= 3; n += 1)
+      await hookCall(dir, 'claude', claudeFailingCall(dir, 's', n, command).post);
+    expect(readFileSync(join(dir, '.loopguard', 'state.db')).includes('sk-live-0123456789abcdef')).toBe(true);
+    expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
+  });
+
+  it("an existing .loopguard others could read is made this user's alone by the next writer", () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o755 });
+    chmodSync(join(dir, '.loopguard'), 0o755);
+    openHookDatabase(dir, 1000).close();
+    expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
+  });
+});
+
 describe('a planted database is never read without --db either', () => {
   it('status refuses, in one line with exit 1, a linked state.db found by the search upwards', async () => {
     const dir = tempProject();
@@ -97,6 +174,23 @@ describe('a planted database is never read without --db either', () => {
       `loopguard: refusing ${join(dir, '.loopguard', 'state.db')}: it is a symbolic link (to ${victim}); loopguard keeps its state only in a folder of this user's (remove it)`,
     );
   });
+
+  it('the status line and status refuse a state.db that is not a regular file (a FIFO never answers)', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    execFileSync('mkfifo', [join(dir, '.loopguard', 'state.db')]);
+    const statusLine = await execa(process.execPath, [bin, 'statusline'], {
+      cwd: dir,
+      input: JSON.stringify({ session_id: 's', cwd: dir }),
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(statusLine.timedOut).toBe(false);
+    expect(String(statusLine.stdout)).toBe('loopguard: status unavailable');
+    expect(() => findStateDatabase({ cwd: dir, env: {} })).toThrow(
+      `refusing ${join(dir, '.loopguard', 'state.db')}: it is a FIFO, socket or device, not a regular file`,
+    );
+  }, 40_000);
 
   it("status refuses a .loopguard of another user's above the working directory", () => {
     const dir = tempProject();

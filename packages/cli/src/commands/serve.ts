@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { isLoopback } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
@@ -7,6 +9,8 @@ import { serveDashboard, untilSignal } from './serveDashboard.js';
 /**
  * `loopguard serve (--db <file> | --postgres <url>) [--port 7070] [--host 127.0.0.1] [--token t]`:
  * the status server and dashboard over a store other processes write, until SIGINT or SIGTERM.
+ * Without `--token` it makes one (on loopback too: any local user can connect to 127.0.0.1, and
+ * the store holds the sessions' commands and results) and prints the address with it.
  * @example loopguard serve --db .loopguard/state.db --port 7070
  */
 export function registerServeCommand(program: Command, io: CliIo): void {
@@ -21,17 +25,26 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--config <path>', 'configuration file whose serve: section may give postgres and schema')
     .addOption(new Option('--port <port>', 'TCP port (0: any free port)').argParser(parsePort).default(7070))
     .option('--host <host>', 'address to listen on (anything but loopback needs --token)', '127.0.0.1')
-    .addOption(new Option('--token <token>', 'bearer token required on every request').env('LOOPGUARD_TOKEN'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'bearer token required on every request (on loopback, default: a new one, printed in the address)',
+      ).env('LOOPGUARD_TOKEN'),
+    )
     .action(async (options: StatusStoreFlags & { port: number; host: string; token?: string }) => {
       const store = await openStatusReader(options, io);
       try {
+        // a public address needs a token the user chose (startStatusServer refuses it without one)
+        const made = options.token === undefined && isLoopback(options.host);
+        const token = made ? randomBytes(24).toString('base64url') : options.token;
         const server = await serveDashboard({
           reader: store.reader,
           port: options.port,
           host: options.host,
-          ...(options.token === undefined ? {} : { token: options.token }),
+          ...(token === undefined ? {} : { token }),
         });
-        const entry = options.token === undefined ? server.url : `${server.url}?token=<token>`;
+        // a token the user chose is theirs to type; the one made here is shown once, on their terminal
+        const entry = `${server.url}?token=${made ? token : '<token>'}`;
         io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n`);
         await untilSignal();
         await server.close();

@@ -107,6 +107,8 @@ export const claudeHook: HookDialect = {
             permissionDecisionReason: reply.message,
           }
         : contextFor(event.eventName, reply.message);
+    // a refusal leaves the session going; a stop ends it
+    if (reply.kind === 'refuse') return JSON.stringify({ hookSpecificOutput: specific });
     return JSON.stringify({ continue: false, stopReason: reply.stopReason, hookSpecificOutput: specific });
   },
 };

@@ -73,7 +73,7 @@ export const codexHook: HookDialect = {
   },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
-    if (reply.kind === 'stop' && event.kind === 'before_tool') {
+    if (reply.kind === 'refuse' || (reply.kind === 'stop' && event.kind === 'before_tool')) {
       return JSON.stringify({
         hookSpecificOutput: {
           hookEventName: event.eventName,

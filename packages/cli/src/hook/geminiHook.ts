@@ -90,6 +90,7 @@ export const geminiHook: HookDialect = {
         hookSpecificOutput: contextFor(event.eventName, reply.message),
       });
     }
+    if (reply.kind === 'refuse') return JSON.stringify({ decision: 'deny', reason: reply.message });
     if (event.kind === 'before_tool') {
       return JSON.stringify({
         decision: 'deny',

@@ -13,7 +13,7 @@ import {
   sealStepLoopDetectorOptions,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile, readConfigFile } from '../configFiles.js';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
 import {
   DEFAULT_HOOK_CONFIG,
@@ -76,7 +76,7 @@ interface SealedState {
 export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const file = findConfigFile(projectDir);
   if (file === undefined) return DEFAULT_GUARD_CONFIG;
-  const bytes = readFileSync(file);
+  const bytes = readConfigFile(file);
   const key = `${basename(file)}:${sha256Hex(bytes)}`;
   const sealedPath = sealedPathOf(projectDir);
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);

@@ -8,6 +8,7 @@ import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
+import { ownStateRefusal } from './ownStateCall.js';
 import { requirePriceLibrary } from './priceLibrary.js';
 
 /**
@@ -44,6 +45,11 @@ export async function guardProject(
     if (switchedOff(agent, event, database)) {
       failed = false;
       return { kind: 'silent' };
+    }
+    const refused = ownStateRefusal(event);
+    if (refused !== undefined) {
+      failed = false;
+      return { kind: 'refuse', message: refused };
     }
     const context: GuardContext = {
       agent,

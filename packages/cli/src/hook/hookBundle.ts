@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import type { hookMain } from './hookMain.js';
 
@@ -13,17 +13,20 @@ export interface HookBundle {
 /**
  * Loads the hook bundle with V8's compiled code of the last call, and keeps the code of this one
  * when there was none (or V8 rejected it: another Node version). Node 22.1 and later do this
- * themselves (`module.enableCompileCache`); on older Node the bundle is compiled through
- * `vm.Script`, whose cache, made after the call, also holds the functions the call compiled. The
- * cache is `hook.cjs.cache` beside the bundle; where it cannot be written, each call compiles.
+ * themselves (`module.enableCompileCache`, in `compile-cache/` beside the bundle); on older Node
+ * the bundle is compiled through `vm.Script`, whose cache, made after the call, also holds the
+ * functions the call compiled, in `hook.cjs.cache` beside the bundle. Both stay in the install's
+ * folder, never a shared temporary one; where it cannot be written, each call compiles.
  * @param file - the bundle's path.
  * @example const { hookMain } = loadHookBundle('/…/dist/bundle/hook.cjs');
  */
 export function loadHookBundle(file: string): HookBundle & { saveCache(): void } {
   const require = createRequire(file);
-  const { enableCompileCache } = module as { enableCompileCache?: () => unknown };
+  const { enableCompileCache } = module as { enableCompileCache?: (directory: string) => unknown };
   if (enableCompileCache !== undefined) {
-    enableCompileCache();
+    // Never Node's default, $TMPDIR/node-compile-cache: another local user can make that folder
+    // first and plant compiled code in it, which V8 would run as this hook.
+    enableCompileCache(join(dirname(file), 'compile-cache'));
     return { ...(require(file) as HookBundle), saveCache: () => {} };
   }
   const cacheFile = `${file}.cache`;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { lazySchema } from '@loopguard/core/internal';
 import {
   type ModelPrice,
@@ -8,7 +7,7 @@ import {
 } from '@loopguard/core/spend';
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
-import { findConfigFile, parseConfigText } from '../configFiles.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
 export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 3000;
@@ -82,7 +81,9 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
   const file = findConfigFile(projectDir);
-  return file === undefined ? DEFAULT_HOOK_CONFIG : parseHookConfig(file, readFileSync(file, 'utf8'));
+  return file === undefined
+    ? DEFAULT_HOOK_CONFIG
+    : parseHookConfig(file, readConfigFile(file).toString('utf8'));
 }
 
 /**

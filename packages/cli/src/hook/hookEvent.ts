@@ -59,11 +59,13 @@ export type HookEvent =
  * What the hook answers:
  * - `silent`: nothing on stdout, exit 0 (go on);
  * - `nudge`: hand `message` to the model after the tool call;
- * - `stop`: end the session; `denied` when the repeated call is refused before it runs.
+ * - `stop`: end the session; `denied` when the repeated call is refused before it runs;
+ * - `refuse`: refuse the call before it runs, `message` the model's reason; the session goes on.
  */
 export type HookReply =
   | { kind: 'silent' }
   | { kind: 'nudge'; message: string }
+  | { kind: 'refuse'; message: string }
   | { kind: 'stop'; message: string; stopReason: string; denied: boolean };
 
 /** One CLI's hook dialect: its events in, its JSON replies out. */

@@ -1,12 +1,18 @@
-import { appendFileSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ownStateFolder } from '../stateFolder.js';
 import type { HookEvent } from './hookEvent.js';
 
 /**
+ * Opens the log to append, never through a symbolic link: a `hook.log` linked to a shell profile
+ * or another file of the user's would receive lines with the event's text in them.
+ */
+const APPEND_NO_LINK = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/**
  * Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up
- * silently, and so is one whose `.loopguard` is refused (a symbolic link, another user's): nothing
- * is written into a folder loopguard does not own.
+ * silently, and so is one whose `.loopguard` is refused (a symbolic link, another user's) or that
+ * is itself a symbolic link: nothing is written into a folder or file loopguard does not own.
  */
 export function logFailure(
   projectDir: string,
@@ -21,7 +27,12 @@ export function logFailure(
   const where = event === undefined ? '' : ` ${event.eventName} session=${oneLine(event.sessionId)}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
-    appendFileSync(join(ownStateFolder(projectDir, true) as string, 'hook.log'), line);
+    const log = openSync(join(ownStateFolder(projectDir, true) as string, 'hook.log'), APPEND_NO_LINK, 0o600);
+    try {
+      writeSync(log, line);
+    } finally {
+      closeSync(log);
+    }
   } catch {
     // Nowhere to log: the hook still exits 0 with nothing on stdout.
   }

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { findConfigFile, parseConfigText } from '../configFiles.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
 
 /** The environment variable that switches the hook off for one session: `LOOPGUARD_HOOK=off claude`. */
 export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';
@@ -34,7 +33,7 @@ const couldSwitchOff = (text: string) => /enabled|\\/.test(text) && /false|%YAML
 export function projectSwitchedOff(projectDir: string): string | undefined {
   const file = findConfigFile(projectDir);
   if (file === undefined) return undefined;
-  const text = readFileSync(file, 'utf8');
+  const text = readConfigFile(file).toString('utf8');
   if (!file.endsWith('.json') && !couldSwitchOff(text)) return undefined;
   const hook = (parseConfigText(file, text) as { hook?: { enabled?: unknown } | null } | null)?.hook;
   return hook?.enabled === false ? basename(file) : undefined;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HookDatabase, openHookDatabase } from '../hook/hookDatabase.js';
 
@@ -16,7 +16,8 @@ interface Pooled {
  * overwritten in place with something that is not SQLite is opened afresh too, and the old
  * connection is left open, never closed: closing it would checkpoint its pages into that file,
  * repairing it behind the user's back. A connection whose call failed is dropped. So a corrupt or
- * missing database fails open as it does for a hook process.
+ * missing database fails open as it does for a hook process, and so does a FIFO in its place (read
+ * without waiting for a writer).
  * @example
  * const pool = new HookDatabasePool();
  * await guardProject('claude', event, Date.now, pool.open);
@@ -65,7 +66,8 @@ const HEADER = Buffer.from('SQLite format 3\u0000');
 function fileOf(path: string): { inode: number | undefined; sqlite: boolean } {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // never waits: a FIFO planted as state.db would block the server, and every hook call with it
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const header = Buffer.alloc(HEADER.length);
     const read = readSync(fd, header, 0, HEADER.length, 0);
     return { inode: fstatSync(fd).ino, sqlite: read === HEADER.length && header.equals(HEADER) };

@@ -92,7 +92,9 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
 `;
 }
 
-/** Writes {@link renderHtml}'s page to `file`. */
+/** Writes {@link renderHtml}'s page to `file`, made readable by this user only (an existing file keeps its mode). */
 export async function writeHtmlReport(file: string, report: ScanReport): Promise<void> {
-  await writeFile(file, renderHtml(report));
+  // 0600 when made: it quotes the sessions' commands and results (a key in a command); a file the
+  // user made keeps its mode
+  await writeFile(file, renderHtml(report), { mode: 0o600 });
 }

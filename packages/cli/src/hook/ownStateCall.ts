@@ -1,0 +1,74 @@
+import { basename, resolve, sep } from 'node:path';
+import type { HookEvent } from './hookEvent.js';
+
+/**
+ * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
+ * names loopguard's state (`.loopguard`, the project's or the user's), its configuration
+ * (`loopguard.config.yaml`, `.yml`, `.json`) or its environment off switch (`LOOPGUARD_HOOK`), or
+ * runs its hook, its MCP server, `uninstall` or `init --remove` itself, is refused before it runs,
+ * so that the model cannot clear its own stop, forge an event, spend another session's budget, or
+ * switch loopguard off for later sessions. The model runs as the user: a call that hides what it
+ * touches (a name built at run time, a script written first) gets through; this refuses the plain
+ * ones. Only where a call says what it touches is read: a path argument and a shell command, never
+ * the text a call writes (a `.gitignore` or a document may name loopguard's folder).
+ */
+
+/** What the model is told when its call is refused. */
+export const OWN_STATE_REFUSED =
+  "loopguard's own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's: ask the user (`loopguard status` shows what loopguard did).";
+
+/** The arguments that name a file a tool reads or writes (Claude Code, Gemini CLI). */
+const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir_path'] as const;
+
+/** The arguments that hold a shell command (Claude Code's `Bash`, Gemini CLI's, Codex's). */
+const COMMAND_FIELDS = ['command', 'cmd'] as const;
+
+/**
+ * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
+ * `~/.loopguard`; not `--exclude-dir=.loopguard`), the configuration file, the environment switch
+ * set (`LOOPGUARD_HOOK=`; a search for the name is no harm), loopguard's hook or MCP server run by
+ * hand (an event the model wrote, answered as the agent's), or its removal.
+ */
+const NAMED_IN_COMMAND = new RegExp(
+  [
+    /(?:^|[\s'"`/:;&|(<>~]|(?<!--exclude(?:-dir)?)=)\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
+    /loopguard\.config\.(?:ya?ml|json)\b/.source,
+    /\bLOOPGUARD_HOOK\s*=/.source,
+    /\bhook\s+(?:claude|gemini|codex)\b/.source,
+    /\b(?:loopguard|bin\.js)\s+(?:mcp|uninstall)\b/.source,
+    /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
+  ].join('|'),
+);
+
+/** A file name of loopguard's configuration. */
+const CONFIG_FILE = /^loopguard\.config\.(?:ya?ml|json)$/;
+
+/**
+ * Why the event's tool call is refused, or `undefined` when it names none of loopguard's own
+ * files or switches (only a call not yet run is refused).
+ * @example ownStateRefusal({ kind: 'before_tool', tool: 'Bash', input: { command: 'rm -rf .loopguard' }, ... }); // OWN_STATE_REFUSED
+ */
+export function ownStateRefusal(event: HookEvent): string | undefined {
+  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
+    return undefined;
+  const input = event.input as Record<string, unknown>;
+  for (const field of COMMAND_FIELDS) {
+    const command = input[field];
+    if (typeof command === 'string' && NAMED_IN_COMMAND.test(command)) return OWN_STATE_REFUSED;
+    if (
+      Array.isArray(command) &&
+      command.some((part) => typeof part === 'string' && NAMED_IN_COMMAND.test(part))
+    )
+      return OWN_STATE_REFUSED;
+  }
+  for (const field of PATH_FIELDS) {
+    const path = input[field];
+    if (typeof path === 'string' && isOwnFile(resolve(event.projectDir, path))) return OWN_STATE_REFUSED;
+  }
+  return undefined;
+}
+
+/** Whether `path` (absolute) is in a `.loopguard` folder or is loopguard's configuration. */
+function isOwnFile(path: string): boolean {
+  return path.split(sep).includes('.loopguard') || CONFIG_FILE.test(basename(path));
+}

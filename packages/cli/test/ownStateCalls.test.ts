@@ -1,0 +1,157 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
+import { claudeEvent, geminiEvent, hookCall, tempProject } from './hookHelpers.js';
+
+// The model's own tool calls against loopguard: its state, its configuration, its off switch
+// (issue 38, red team). The model runs as the user, so a call that hides what it touches gets
+// through (docs/hooks.md says so); the plain ones are refused before they run, and the session goes on.
+
+/** Claude Code's `PreToolUse` of a `Bash` call of `command`. */
+const bash = (dir: string, command: string) =>
+  claudeEvent(dir, 's1', 'PreToolUse', {
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: 'toolu_1',
+  });
+
+const claude = (dir: string, event: unknown, env: Record<string, string> = {}) =>
+  answerHookEvent('claude', JSON.stringify(event), { env, cwd: dir });
+
+const TAMPERING = [
+  'sqlite3 .loopguard/state.db "UPDATE hook_sessions SET enabled = 0"',
+  "sed -i 's/enabled: true/enabled: false/' loopguard.config.yaml",
+  'cp /tmp/empty.db .loopguard/state.db',
+  'ln -sf /dev/null .loopguard/state.db',
+  'echo "hook: {enabled: false}" > loopguard.config.yaml',
+  'rm -rf .loopguard',
+  "echo 'export LOOPGUARD_HOOK=off' >> ~/.bashrc",
+  'echo LOOPGUARD_HOOK=off >> .envrc',
+  "node -e \"require('better-sqlite3')('.loopguard/state.db').exec('DELETE FROM spend_ledgers')\"",
+  // a forged event answered as Claude Code's: another session's transcript, usage made up
+  `echo '{"session_id":"victim","transcript_path":"/tmp/t.jsonl","hook_event_name":"PostToolUse"}' | loopguard hook claude`,
+  'node /opt/loopguard/packages/cli/dist/bin.js hook claude < forged.json',
+  'loopguard mcp < requests.jsonl',
+  'loopguard uninstall',
+  'loopguard init claude --remove',
+];
+
+describe("the model's own calls against loopguard's state, configuration and off switch are refused (issue 38)", () => {
+  it.each(TAMPERING)('Bash: %s', async (command) => {
+    const dir = tempProject();
+    const reply = JSON.parse(await claude(dir, bash(dir, command)));
+    expect(reply).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringMatching(
+          /^loopguard's own state, configuration and off switch/,
+        ),
+      },
+    });
+    // refused, not stopped: the session goes on
+    expect(reply.continue).toBeUndefined();
+  });
+
+  it('Write and Edit of a file in .loopguard or of the configuration, by any path', async () => {
+    const dir = tempProject();
+    for (const [tool, input] of [
+      ['Write', { file_path: join(dir, '.loopguard', 'state.db'), content: '' }],
+      ['Edit', { file_path: join(dir, 'loopguard.config.yaml'), old_string: 'true', new_string: 'false' }],
+      ['MultiEdit', { file_path: join(dir, 'loopguard.config.json'), edits: [] }],
+    ] as const) {
+      const event = claudeEvent(dir, 's1', 'PreToolUse', {
+        tool_name: tool,
+        tool_input: input,
+        tool_use_id: 't',
+      });
+      expect(JSON.parse(await claude(dir, event)).hookSpecificOutput.permissionDecision, tool).toBe('deny');
+    }
+  });
+
+  it('leaves alone the calls that only mention loopguard: its status, a file about it, a test run', async () => {
+    const dir = tempProject();
+    for (const event of [
+      bash(dir, 'loopguard status --session s1'),
+      bash(dir, 'loopguard scan --json'),
+      bash(dir, 'grep -rn LOOPGUARD_HOOK docs/'),
+      bash(dir, 'grep -rn TODO --exclude-dir=.loopguard --exclude-dir=node_modules .'),
+      bash(dir, 'git commit -m "hooks: the pre-commit hook runs lint"'),
+      bash(dir, 'npm test'),
+      claudeEvent(dir, 's1', 'PreToolUse', {
+        tool_name: 'Write',
+        tool_input: { file_path: join(dir, '.gitignore'), content: '.loopguard/\nLOOPGUARD_HOOK\n' },
+        tool_use_id: 't',
+      }),
+    ])
+      expect(await claude(dir, event)).toBe('');
+  });
+
+  it('every off switch still works: the user switched loopguard off, so it refuses nothing', async () => {
+    const dir = tempProject();
+    expect(await claude(dir, bash(dir, 'rm -rf .loopguard'), { LOOPGUARD_HOOK: 'off' })).toBe('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+    expect(await claude(dir, bash(dir, 'rm -rf .loopguard'))).toBe('');
+  });
+
+  it("Gemini CLI's and Codex's shell calls, and the command hook as Claude Code runs it", async () => {
+    const dir = tempProject();
+    const gemini = geminiEvent(dir, 'g1', 'BeforeTool', {
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'sqlite3 .loopguard/state.db .dump' },
+    });
+    const geminiReply = JSON.parse(
+      await answerHookEvent('gemini', JSON.stringify(gemini), { env: {}, cwd: dir }),
+    );
+    expect(geminiReply).toMatchObject({ decision: 'deny' });
+    expect(geminiReply.continue).toBeUndefined();
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, '');
+    const codex = {
+      session_id: 'c1',
+      turn_id: 't1',
+      transcript_path: rollout,
+      cwd: dir,
+      hook_event_name: 'PreToolUse',
+      model: 'gpt-scripted',
+      permission_mode: 'bypassPermissions',
+      tool_name: 'Bash',
+      tool_input: { command: 'rm .loopguard/state.db' },
+      tool_use_id: 'call_1',
+    };
+    const codexReply = JSON.parse(
+      await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir }),
+    );
+    expect(codexReply.hookSpecificOutput.permissionDecision).toBe('deny');
+    const process = await hookCall(dir, 'claude', bash(dir, 'sqlite3 .loopguard/state.db .dump'));
+    expect(JSON.parse(process.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(existsSync(join(dir, '.loopguard', 'hook.log'))).toBe(false);
+  });
+
+  it('on the fast path too (the MCP server answers the same refusal)', async () => {
+    const dir = tempProject();
+    const lines: string[] = [];
+    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir, env: {} });
+    const event = bash(dir, 'sqlite3 .loopguard/state.db "DELETE FROM hook_sessions"');
+    // Claude Code hands the `hook` tool every field as a string, objects as JSON
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hook', arguments: args },
+    };
+    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    await server.idle();
+    const reply = JSON.parse(JSON.parse(lines[0] as string).result.content[0].text);
+    expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(reply.continue).toBeUndefined();
+  });
+});
