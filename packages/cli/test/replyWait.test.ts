@@ -62,11 +62,13 @@ describe("Claude Code's events name the reply they follow", () => {
   const markerOf = (event: Record<string, unknown>) =>
     claudeHook.parse({ ...base, ...event }, {}).replyMarker;
 
-  it('after a tool call: its tool_use_id, as the transcript writes it', () => {
+  it('before and after a tool call: its tool_use_id, as the transcript writes it', () => {
     const call = { tool_name: 'Write', tool_input: {}, tool_use_id: 'toolu_01A' };
     expect(markerOf({ ...call, hook_event_name: 'PostToolUse', tool_response: 'ok' })).toBe('"toolu_01A"');
     expect(markerOf({ ...call, hook_event_name: 'PostToolUseFailure', error: 'no' })).toBe('"toolu_01A"');
-    expect(markerOf({ ...call, hook_event_name: 'PreToolUse' })).toBeUndefined();
+    // before it: a stop there counts the reply that asked for the call (every door says the same dollars)
+    expect(markerOf({ ...call, hook_event_name: 'PreToolUse' })).toBe('"toolu_01A"');
+    expect(markerOf({ ...call, hook_event_name: 'UserPromptSubmit' })).toBeUndefined();
     const { tool_use_id: _, ...anonymous } = call;
     expect(markerOf({ ...anonymous, hook_event_name: 'PostToolUse', tool_response: 'ok' })).toBeUndefined();
   });

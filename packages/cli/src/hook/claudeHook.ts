@@ -21,7 +21,7 @@ const MARKER_CHARS = 200;
 /**
  * What the transcript holds once Claude Code has written the reply an event follows (it may call
  * a hook, on the fast path especially, before it writes that reply): the reply that asked for the
- * tool call carries the call's `tool_use_id` (`"toolu_…"`); the turn's last reply carries the
+ * tool call carries the call's `tool_use_id` (`"toolu_…"`, before and after the call); the turn's last reply carries the
  * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start).
  */
 function replyMarkerOf(event: Record<string, unknown>, eventName: string): { replyMarker?: string } {
