@@ -68,7 +68,6 @@ describe("Claude Code's events name the reply they follow", () => {
     expect(markerOf({ ...call, hook_event_name: 'PostToolUseFailure', error: 'no' })).toBe('"toolu_01A"');
     // before it: a stop there counts the reply that asked for the call (every door says the same dollars)
     expect(markerOf({ ...call, hook_event_name: 'PreToolUse' })).toBe('"toolu_01A"');
-    expect(markerOf({ ...call, hook_event_name: 'UserPromptSubmit' })).toBeUndefined();
     const { tool_use_id: _, ...anonymous } = call;
     expect(markerOf({ ...anonymous, hook_event_name: 'PostToolUse', tool_response: 'ok' })).toBeUndefined();
   });
