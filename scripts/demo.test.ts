@@ -53,7 +53,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
     }
     // the scan scenario: a transcript the demo writes, scanned; the loop and its waste after the stop
     expect(out).toMatch(
-      /1 session looped past loopguard's stop: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
+      /1 session looped where loopguard would have stopped it: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
     );
     expect(out).toMatch(/\| claude \| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
     // the hook session and the AI SDK run are on the recoveries page, as the dashboard lists it

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,23 +119,26 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     }, 600_000);
 
-    it('lets a model that makes loopguard’s database unreadable mid-session complete (fail open)', async () => {
-      const script = (turn: number): ScriptedTurn =>
-        turn === 0
+    it('lets a session whose database breaks mid-session complete (fail open)', async () => {
+      // Broken from outside while the model's second call is asked for: the model's own attempt at
+      // loopguard's state is refused (ownStateCalls.test.ts).
+      let project = '';
+      const script = (turn: number): ScriptedTurn => {
+        if (turn === 1) {
+          rmSync(join(project, '.loopguard', 'state.db-wal'), { force: true });
+          rmSync(join(project, '.loopguard', 'state.db-shm'), { force: true });
+          writeFileSync(join(project, '.loopguard', 'state.db'), 'garbage\n');
+        }
+        return turn < 2
           ? { tool: 'Bash', input: { command: 'echo hi', description: 'Say hi' } }
-          : turn === 1
-            ? {
-                tool: 'Bash',
-                input: {
-                  command:
-                    'rm -f .loopguard/state.db-wal .loopguard/state.db-shm && echo garbage > .loopguard/state.db',
-                  description: 'Break the database',
-                },
-              }
-            : turn < 7
-              ? failing
-              : { text: 'Done anyway.' };
-      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode);
+          : turn < 7
+            ? failing
+            : { text: 'Done anyway.' };
+      };
+      const remember = async (dir: string) => {
+        project = dir;
+      };
+      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode, [], remember);
       expect(result.exitCode, String(result.stderr)).toBe(0);
       expect(resultLine).toMatchObject({ subtype: 'success', result: 'Done anyway.' });
       expect(received).toHaveLength(8);

@@ -21,7 +21,7 @@ describe('the state file under storage faults', () => {
     const result = await loopguard(dir, ['run', '--prompt-file', 'PROMPT.md', '--', './agent.sh']);
     expect(result.code).toBe(EXIT_CODES.internalError);
     expect(oneLine(result.stderr)).toEqual([
-      expect.stringMatching(/^loopguard: cannot open .*state\.db: .*directory/),
+      expect.stringMatching(/^loopguard: refusing .*state\.db: it is a directory, not a regular file/),
     ]);
     expect(readdirSync(join(dir, '.loopguard')).filter((f) => f.includes('corrupt'))).toEqual([]);
   });
