@@ -25,20 +25,35 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
 
 /**
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
- * `~/.loopguard`; not `--exclude-dir=.loopguard`), the configuration file, the environment switch
- * set (`LOOPGUARD_HOOK=`; a search for the name is no harm), loopguard's hook or MCP server run by
- * hand (an event the model wrote, answered as the agent's), or its removal.
+ * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`; a search
+ * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
+ * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
+ * `node dist/bin.js mcp`), or its removal.
  */
 const NAMED_IN_COMMAND = new RegExp(
   [
-    /(?:^|[\s'"`/:;&|(<>~]|(?<!--exclude(?:-dir)?)=)\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
+    /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
     /\bLOOPGUARD_HOOK\s*=/.source,
-    /\bhook\s+(?:claude|gemini|codex)\b/.source,
-    /\b(?:loopguard|bin\.js)\s+(?:mcp|uninstall)\b/.source,
+    /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
+    /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
   ].join('|'),
 );
+
+/**
+ * An argument that leaves a path out (`--exclude=.loopguard`, `--exclude-dir .loopguard`,
+ * `--ignore`, find's `-not -path` and `! -path`, `-path ... -prune -o`): it names loopguard's folder
+ * to keep away from it, so it is taken out of the command before {@link NAMED_IN_COMMAND} reads it.
+ * A `-prune` not followed by `-o` is kept (its `-exec` would run on the folder).
+ */
+const EXCLUSION =
+  /(?:--exclude(?:-dir)?|--ignore(?:-dir)?)(?:=|\s+)(?:"[^"]*"|'[^']*'|[^\s;&|]+)|(?:-not|!)\s+-i?(?:path|name|wholename)\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)|-i?path\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s+-prune\s+-o\b/g;
+
+/** Whether `command` names loopguard's own files or switches, its exclusions left out. */
+function namesOwnState(command: string): boolean {
+  return NAMED_IN_COMMAND.test(command.replace(EXCLUSION, ' '));
+}
 
 /** A file name of loopguard's configuration. */
 const CONFIG_FILE = /^loopguard\.config\.(?:ya?ml|json)$/;
@@ -54,11 +69,8 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   const input = event.input as Record<string, unknown>;
   for (const field of COMMAND_FIELDS) {
     const command = input[field];
-    if (typeof command === 'string' && NAMED_IN_COMMAND.test(command)) return OWN_STATE_REFUSED;
-    if (
-      Array.isArray(command) &&
-      command.some((part) => typeof part === 'string' && NAMED_IN_COMMAND.test(part))
-    )
+    if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;
+    if (Array.isArray(command) && command.some((part) => typeof part === 'string' && namesOwnState(part)))
       return OWN_STATE_REFUSED;
   }
   for (const field of PATH_FIELDS) {
