@@ -85,9 +85,10 @@ describe("the model's own calls against loopguard's state, configuration and off
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: 'deny',
-        permissionDecisionReason: expect.stringMatching(
-          /^loopguard's own state, configuration and off switch/,
-        ),
+        // Claude Code shows it as "PreToolUse:Bash hook error: …": the model reads that loopguard
+        // refused the call, not that a hook failed, and why, in one sentence
+        permissionDecisionReason:
+          "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).",
       },
     });
     // refused, not stopped: the session goes on

@@ -13,9 +13,12 @@ import type { HookEvent } from './hookEvent.js';
  * the text a call writes (a `.gitignore` or a document may name loopguard's folder).
  */
 
-/** What the model is told when its call is refused. */
+/**
+ * What the model is told when its call is refused: that loopguard refused it (Claude Code shows a
+ * denial as "hook error", which reads as a hook that failed) and why, in one sentence.
+ */
 export const OWN_STATE_REFUSED =
-  "loopguard's own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's: ask the user (`loopguard status` shows what loopguard did).";
+  "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).";
 
 /** The arguments that name a file a tool reads or writes (Claude Code, Gemini CLI). */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir_path'] as const;
