@@ -40,6 +40,12 @@ const TAMPERING = [
   'find . -path ./.loopguard -prune -exec rm -rf {} +',
   'node ~/src/loopguard/packages/cli/dist/bin.js mcp < requests.jsonl',
   "'/usr/lib/node_modules/loopguard/dist/bin.js' hook 'codex' < forged.json",
+  // Codex's patches: the files a patch names are what it touches
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: loopguard.config.yaml\n@@\n-  enabled: true\n+  enabled: false\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .loopguard/state.db\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.md\n*** Move to: .loopguard/state.db\n*** End Patch\nEOF",
+  // a shell reads its heredoc as commands
+  "bash <<'EOF'\nrm -rf .loopguard\nEOF",
 ];
 
 /**
@@ -75,6 +81,9 @@ const ORDINARY = [
   'node dist/bin.js mcp',
   'node ./build/bin.js mcp --port 3000',
   'echo $LOOPGUARD_HOOK',
+  // Codex edits a .gitignore that lists .loopguard/ (its patch's context lines are the file's text)
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .gitignore\n@@\n node_modules/\n .loopguard/\n+dist/\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/setup.md\n+Run `loopguard init codex`; its state is in .loopguard/ and loopguard.config.yaml.\n*** End Patch\nEOF",
 ];
 
 describe("the model's own calls against loopguard's state, configuration and off switch are refused (issue 38)", () => {

@@ -53,9 +53,25 @@ const NAMED_IN_COMMAND = new RegExp(
 const EXCLUSION =
   /(?:--exclude(?:-dir)?|--ignore(?:-dir)?)(?:=|\s+)(?:"[^"]*"|'[^']*'|[^\s;&|]+)|(?:-not|!)\s+-i?(?:path|name|wholename)\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)|-i?path\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s+-prune\s+-o\b/g;
 
-/** Whether `command` names loopguard's own files or switches, its exclusions left out. */
+/**
+ * Codex's `apply_patch <<'EOF' … EOF`: its file lines (`*** Update File: …`, `Add`, `Delete`,
+ * `*** Move to: …`) name what it touches; its other lines are the text it writes (a context line of
+ * a `.gitignore` that lists `.loopguard/`), left out as a `Write`'s content is. Another heredoc is
+ * kept whole (`bash <<EOF` runs its text).
+ */
+const APPLY_PATCH = /\bapply_patch\s*<<-?\s*(['"]?)(\w+)\1\n([\s\S]*?)\n\2(?=\n|$)/g;
+const PATCH_FILE_LINE = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): /;
+
+/** `command` with its patches' text left out (their file lines kept: {@link APPLY_PATCH}). */
+function withoutPatchText(command: string): string {
+  return command.replace(APPLY_PATCH, (_patch, _quote, _tag, body: string) =>
+    ['apply_patch', ...body.split('\n').filter((line) => PATCH_FILE_LINE.test(line))].join('\n'),
+  );
+}
+
+/** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
 function namesOwnState(command: string): boolean {
-  return NAMED_IN_COMMAND.test(command.replace(EXCLUSION, ' '));
+  return NAMED_IN_COMMAND.test(withoutPatchText(command).replace(EXCLUSION, ' '));
 }
 
 /** A file name of loopguard's configuration. */
