@@ -95,6 +95,81 @@ describe('the spend guard in the hook', () => {
     expect(status.stdout).toContain('stopped on spend at call 4 (cap), 4 tool calls ran');
   });
 
+  it('a session stopped at a failing call (Claude Code ignores continue: false there) is denied its next calls before they run', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('msg_1', 1200, 1));
+    const answer = (event: unknown) =>
+      answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir, now: () => T0 });
+    const failed = claudeEvent(dir, 'failing', 'PostToolUseFailure', {
+      tool_name: 'Bash',
+      tool_input: { command: 'cat b.txt' },
+      error: 'Exit code 1\ncat: b.txt: No such file or directory',
+      tool_use_id: 'toolu_1',
+    });
+    expect(JSON.parse(await answer(failed))).toMatchObject({ continue: false });
+    for (const [n, command] of ['grep -q x nofile.c', 'node -e "process.exit(3)"'].entries()) {
+      // the reply that asks for the call, written before Claude Code calls the hook
+      appendFileSync(join(dir, 'transcript.jsonl'), reply(`msg_${n + 2}`, 300, 1));
+      const next = claudeEvent(dir, 'failing', 'PreToolUse', {
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_use_id: `toolu_${n + 2}`,
+      });
+      expect(JSON.parse(await answer(next)), command).toMatchObject({
+        continue: false,
+        hookSpecificOutput: {
+          permissionDecision: 'deny',
+          permissionDecisionReason: expect.stringContaining('this session reached its budget ('),
+        },
+      });
+    }
+    // the stop is recorded where it fell and at the call it denied (the next after the one that ran:
+    // Claude Code ends the session there, the second denial is this test's); the denials ran
+    // nothing, and the replies that asked for them are counted (no later event would)
+    const { entries, ledgers } = spendState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['spend_stop', 1],
+      ['spend_stop', 2],
+      ['spend_stop', 2],
+    ]);
+    expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 3, tokens: 1800 });
+    const status = await loopguard(dir, ['status', '--session', 'failing']);
+    expect(status.stdout).toContain('stopped on spend at call 1 (cap), 1 tool call ran');
+  });
+
+  it('a budget lowered in the configuration between two calls stops the session at the next call, recorded there', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 100000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('msg_1', 1200, 1));
+    await afterTool(dir, 'lowered');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+    const next = claudeEvent(dir, 'lowered', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_use_id: 'toolu_2',
+    });
+    const reply2 = JSON.parse(
+      await answerHookEvent('claude', JSON.stringify(next), { env: {}, cwd: dir, now: () => T0 }),
+    );
+    expect(reply2).toMatchObject({ continue: false, hookSpecificOutput: { permissionDecision: 'deny' } });
+    expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([['spend_stop', 2]]);
+    const status = await loopguard(dir, ['status', '--session', 'lowered']);
+    expect(status.stdout).toContain('stopped on spend at call 2 (cap), 1 tool call ran');
+  });
+
+  it('a session under its budget is never denied before a call', async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('msg_1', 500, 1));
+    await afterTool(dir, 'under');
+    const next = claudeEvent(dir, 'under', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_use_id: 'toolu_9',
+    });
+    expect(await answerHookEvent('claude', JSON.stringify(next), { env: {}, cwd: dir, now: () => T0 })).toBe(
+      '',
+    );
+  });
+
   it('a money budget speaks in dollars from the pricing library, naming the tokens it cannot price', async () => {
     const dir = project('spend:\n  session:\n    maxCostUsd: 1\n');
     // claude-sonnet-4-5: $3 per million input tokens below its long-context tier

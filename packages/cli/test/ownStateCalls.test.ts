@@ -36,6 +36,54 @@ const TAMPERING = [
   'loopguard mcp < requests.jsonl',
   'loopguard uninstall',
   'loopguard init claude --remove',
+  // an exclusion that is not one: -prune without -o, then -exec on the folder itself
+  'find . -path ./.loopguard -prune -exec rm -rf {} +',
+  'node ~/src/loopguard/packages/cli/dist/bin.js mcp < requests.jsonl',
+  "'/usr/lib/node_modules/loopguard/dist/bin.js' hook 'codex' < forged.json",
+  // Codex's patches: the files a patch names are what it touches
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: loopguard.config.yaml\n@@\n-  enabled: true\n+  enabled: false\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .loopguard/state.db\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.md\n*** Move to: .loopguard/state.db\n*** End Patch\nEOF",
+  // a shell reads its heredoc as commands
+  "bash <<'EOF'\nrm -rf .loopguard\nEOF",
+];
+
+/**
+ * What a coding agent commonly runs in a project that has a `.loopguard` folder and a
+ * `loopguard.config.yaml` (issue 38, QA): none of it may be refused.
+ */
+const ORDINARY = [
+  'git status',
+  'git diff HEAD~1 -- src/',
+  'git log --oneline -20',
+  'git add -A && git commit -m "fix: the parser keeps blank lines"',
+  'git commit -m "ci: run the pre-commit hook codex review"',
+  'git stash && git pull --rebase && git stash pop',
+  'grep -r foo .',
+  'grep -rn "TODO" . --exclude-dir={node_modules,.git,.loopguard}',
+  'rg --hidden -g "!.loopguard" foo',
+  'ls -la',
+  'cat README.md',
+  'rm -rf build',
+  'rm -rf node_modules dist .next && npm ci',
+  "sed -i 's/foo/bar/g' src/index.ts",
+  'npm test',
+  'npx vitest run src/parser.test.ts',
+  'NODE_ENV=test npm run build',
+  'pytest -q',
+  'head -50 src/index.ts && wc -l src/*.ts',
+  'find . -name "*.ts" -not -path "*/node_modules/*"',
+  'find . -not -path "./.loopguard/*" -type f -name "*.md"',
+  'find . -path ./.loopguard -prune -o -name "*.ts" -print',
+  'tar czf /tmp/project.tgz --exclude=.loopguard --exclude node_modules .',
+  'rsync -a --exclude .loopguard ./ /tmp/copy/',
+  // a project's own MCP server, started as its README says
+  'node dist/bin.js mcp',
+  'node ./build/bin.js mcp --port 3000',
+  'echo $LOOPGUARD_HOOK',
+  // Codex edits a .gitignore that lists .loopguard/ (its patch's context lines are the file's text)
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .gitignore\n@@\n node_modules/\n .loopguard/\n+dist/\n*** End Patch\nEOF",
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/setup.md\n+Run `loopguard init codex`; its state is in .loopguard/ and loopguard.config.yaml.\n*** End Patch\nEOF",
 ];
 
 describe("the model's own calls against loopguard's state, configuration and off switch are refused (issue 38)", () => {
@@ -46,9 +94,10 @@ describe("the model's own calls against loopguard's state, configuration and off
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: 'deny',
-        permissionDecisionReason: expect.stringMatching(
-          /^loopguard's own state, configuration and off switch/,
-        ),
+        // Claude Code shows it as "PreToolUse:Bash hook error: …": the model reads that loopguard
+        // refused the call, not that a hook failed, and why, in one sentence
+        permissionDecisionReason:
+          "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).",
       },
     });
     // refused, not stopped: the session goes on
@@ -94,6 +143,31 @@ describe("the model's own calls against loopguard's state, configuration and off
     expect(await claude(dir, bash(dir, 'rm -rf .loopguard'), { LOOPGUARD_HOOK: 'off' })).toBe('');
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
     expect(await claude(dir, bash(dir, 'rm -rf .loopguard'))).toBe('');
+  });
+
+  it.each(ORDINARY)('leaves an ordinary command alone: %s', async (command) => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+    expect(await claude(dir, bash(dir, command))).toBe('');
+  });
+
+  it('leaves alone the ordinary reads, searches and edits of the project', async () => {
+    const dir = tempProject();
+    for (const [tool, input] of [
+      ['Read', { file_path: join(dir, 'README.md') }],
+      ['Edit', { file_path: join(dir, 'src', 'index.ts'), old_string: 'a', new_string: 'b' }],
+      ['Write', { file_path: 'src/new.ts', content: 'export {};\n' }],
+      ['Grep', { pattern: 'foo', path: '.' }],
+      ['Glob', { pattern: '**/*.ts' }],
+      ['LS', { path: dir }],
+    ] as const) {
+      const event = claudeEvent(dir, 's1', 'PreToolUse', {
+        tool_name: tool,
+        tool_input: input,
+        tool_use_id: 't',
+      });
+      expect(await claude(dir, event), tool).toBe('');
+    }
   });
 
   it("Gemini CLI's and Codex's shell calls, and the command hook as Claude Code runs it", async () => {

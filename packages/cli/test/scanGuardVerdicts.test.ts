@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
+import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { claudeNudge, claudeSession, claudeStop, NUDGE, STOP } from './guardTranscripts.js';
@@ -195,6 +196,118 @@ describe('scan reports what loopguard itself did in a session', () => {
       expect(report.totals).toMatchObject({ stoppedOnSpendByLoopguard: 1, stoppedByLoopguard: 0 });
       expect(await scan(lines)).toContain("loopguard's spend guard stopped 1 session at its budget");
     }
+  });
+
+  it("a call loopguard refused (the model's own call against its state) is denied, not run, in every agent; a tool's output that reads the same is not", async () => {
+    const refused = (text: string) => `PreToolUse:Bash hook error: ${text}`;
+    const base = {
+      sessionId: 's1',
+      cwd: '/tmp/app',
+      isSidechain: false,
+      timestamp: '2026-11-29T08:00:00.000Z',
+    };
+    const claudeCall = (n: number, command: string, result: Record<string, unknown>) => [
+      {
+        ...base,
+        type: 'assistant',
+        message: {
+          id: `msg_${n}`,
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command } }],
+          usage: { input_tokens: 100, output_tokens: 12 },
+        },
+      },
+      { ...base, type: 'user', ...result },
+    ];
+    const toolResult = (n: number, content: string, isError: boolean) => ({
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content, is_error: isError }],
+      },
+    });
+    const claude = [
+      { ...base, type: 'user', message: { role: 'user', content: 'Fix the bug.' } },
+      ...claudeCall(1, 'git status', {
+        ...toolResult(1, 'On branch main', false),
+        toolUseResult: { stdout: 'On branch main' },
+      }),
+      // Claude Code 2.1.330: the denial's record names the hook that rejected the call
+      ...claudeCall(2, 'sqlite3 .loopguard/state.db .dump', {
+        ...toolResult(2, refused(OWN_STATE_REFUSED), true),
+        toolUseResult: `Error: ${refused(OWN_STATE_REFUSED)}`,
+        permissionDecision: {
+          decision: 'reject',
+          source: 'hook',
+          reasonType: 'hook',
+          reasonCode: 'hook:PreToolUse',
+        },
+      }),
+      // the same words printed by the command: it ran
+      ...claudeCall(3, 'cat notes.txt', {
+        ...toolResult(3, refused(OWN_STATE_REFUSED), false),
+        toolUseResult: { stdout: refused(OWN_STATE_REFUSED) },
+      }),
+    ];
+    expect((await scanJson(claude)).sessions[0]).toMatchObject({ toolCalls: 2, deniedCalls: 1, loops: [] });
+
+    const gemini = [
+      { sessionId: 'g1', projectHash: 'abc', startTime: '2026-11-29T08:00:00.000Z' },
+      ...[
+        ['git status', { output: 'On branch main' }, 'success'],
+        [
+          'sqlite3 .loopguard/state.db .dump',
+          { error: `Tool execution blocked: ${OWN_STATE_REFUSED}` },
+          'error',
+        ],
+      ].map(([command, response, status], n) => ({
+        id: `r${n}`,
+        type: 'gemini',
+        timestamp: '2026-11-29T08:00:00.000Z',
+        content: '',
+        model: 'gemini-2.5-pro',
+        tokens: { input: 10, output: 5, total: 15 },
+        toolCalls: [
+          {
+            id: `c${n}`,
+            name: 'run_shell_command',
+            args: { command },
+            status,
+            result: [{ functionResponse: { id: `c${n}`, name: 'run_shell_command', response } }],
+          },
+        ],
+      })),
+    ];
+    expect((await scanJson(gemini)).sessions[0]).toMatchObject({ toolCalls: 1, deniedCalls: 1, loops: [] });
+
+    const item = (payload: Record<string, unknown>) => ({
+      timestamp: '2026-11-29T08:00:00.000Z',
+      type: 'response_item',
+      payload,
+    });
+    const codex = [
+      { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+      item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"git status"}', call_id: 'c1' }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c1',
+        output: 'Chunk ID: a1\nProcess exited with code 0\nOutput:\nOn branch main\n',
+      }),
+      item({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: '{"cmd":"sqlite3 .loopguard/state.db .dump"}',
+        call_id: 'c2',
+      }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c2',
+        output: `Command blocked by PreToolUse hook: ${OWN_STATE_REFUSED}. Command: sqlite3 .loopguard/state.db .dump`,
+      }),
+    ];
+    const report = await scanJson(codex);
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 1, deniedCalls: 1, loops: [] });
+    expect(report.totals).toMatchObject({ stoppedByLoopguard: 0, stoppedOnSpendByLoopguard: 0 });
   });
 
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {

@@ -17,17 +17,20 @@ import { SCAN_FIXTURES } from './agentTranscripts.js';
 function read(records: Array<Record<string, unknown>>, file = 'x.jsonl') {
   const parser = detectFormat(records[0] as Record<string, unknown>, file) as TranscriptParser;
   const steps: unknown[] = [];
+  const usages: unknown[] = [];
   let tokens = 0;
   for (const record of records) {
     if (parser.mayMatter?.(JSON.stringify(record)) === false) continue;
     const got = parser.push(record, JSON.stringify(record));
     steps.push(...got.steps);
     tokens += got.tokens;
+    if (got.usage !== undefined) usages.push(got.usage);
   }
   const last = parser.end();
   steps.push(...last.steps);
   tokens += last.tokens;
-  return { parser, steps, tokens };
+  if (last.usage !== undefined) usages.push(last.usage);
+  return { parser, steps, tokens, usages };
 }
 
 const claude = (type: string, message: unknown, extra: Record<string, unknown> = {}) => ({
@@ -244,6 +247,34 @@ describe('Gemini CLI chat', () => {
       project: 'my-repo',
       startedAt: '2026-11-25T10:00:00Z',
     });
+  });
+});
+
+describe('Gemini CLI chat: prices', () => {
+  it("gives every reply's usage for its price, the last one's too (a text the session ends on)", () => {
+    const reply = (id: string, extra: Record<string, unknown>) => ({
+      id,
+      timestamp: '2026-11-25T10:00:01Z',
+      type: 'gemini',
+      model: 'gemini-2.5-pro',
+      tokens: { input: 10, output: 5, cached: 0, thoughts: 0, tool: 0, total: 15 },
+      ...extra,
+    });
+    const call = {
+      id: 'c1',
+      name: 'run_shell_command',
+      args: { command: 'ls' },
+      status: 'success',
+      result: [{ functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: 'a' } } }],
+    };
+    const { tokens, usages } = read([
+      { sessionId: 'g-session', projectHash: 'abc', startTime: '2026-11-25T10:00:00Z', kind: 'main' },
+      reply('g1', { content: '', toolCalls: [call] }),
+      reply('g2', { content: 'Done.' }),
+    ]);
+    expect(tokens).toBe(30);
+    // the last reply's usage was dropped with its text: scan called its 15 tokens unpriced
+    expect(usages).toHaveLength(2);
   });
 });
 

@@ -169,6 +169,18 @@ describe('routes, security and limits', () => {
     expect(sessions.status).toBe(200);
   });
 
+  it('tells a browser without the token (or with the token of an earlier run) how to get in', async () => {
+    await start({ token: 'a-very-long-secret-token' });
+    for (const headers of [{}, { Cookie: 'loopguard_token=the-token-of-the-last-run' }]) {
+      const response = await fetch(new URL('/', server.url), { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error:
+          'this dashboard needs its token: open the address `loopguard serve` printed (…/?token=…; a new token each time it starts), or send Authorization: Bearer <token>',
+      });
+    }
+  });
+
   it('lets the dashboard in once with ?token= and keeps it in an HttpOnly cookie', async () => {
     const token = 'a-very-long-secret-token';
     await start({ token });

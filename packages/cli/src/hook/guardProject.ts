@@ -3,7 +3,7 @@ import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import { type GuardContext, guardSession, parseMemory } from './guardSession.js';
-import { guardSpend } from './guardSpend.js';
+import { guardSpend, spentOut } from './guardSpend.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
@@ -69,18 +69,25 @@ export async function guardProject(
               readRollout: (offset) => readRolloutSteps(rollout, offset, until),
             }),
     );
-    // A stop ends the session: no later event would count the reply that asked for the stopped
-    // call, so it is counted now (the stop is the answer).
-    const stopping = reply.kind === 'stop';
-    const spend = await spendVerdict(agent, event, config, database, now, distrust, stopping);
-    if (rollout !== undefined && event.kind === 'before_tool' && !stopping && spend?.action === 'stop') {
+    // A session already at its budget is stopped before its next call (Claude Code, Gemini CLI:
+    // Codex's spend guard judges every call). A stop, either guard's, ends the session: no later
+    // event would count the reply that asked for the stopped call, so it is counted now.
+    const loopStop = reply.kind === 'stop';
+    const budgetStop =
+      agent !== 'codex' && event.kind === 'before_tool' && !loopStop && config.spend !== undefined
+        ? budgetStopBefore(agent, event, config.spend, database, now)
+        : undefined;
+    const stopping = loopStop || budgetStop !== undefined;
+    const counted = await spendVerdict(agent, event, config, database, now, distrust, stopping);
+    const spend = budgetStop ?? counted;
+    if (rollout !== undefined && event.kind === 'before_tool' && !loopStop && spend?.action === 'stop') {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },
         (session) => countSpendDenial(event, session),
       );
     }
     failed = false;
-    return spend === undefined || stopping ? reply : withSpend(reply, spend);
+    return spend === undefined || loopStop ? reply : withSpend(reply, spend, event.kind === 'before_tool');
   } finally {
     database.close(failed);
   }
@@ -134,6 +141,25 @@ async function spendVerdict(
   });
 }
 
+/** The stop of a session already at its budget, before its next call ({@link spentOut}), at the call it denies. */
+function budgetStopBefore(
+  agent: HookAgent,
+  event: HookEvent,
+  options: NonNullable<HookConfig['spend']>,
+  database: HookDatabase,
+  now: () => number,
+): SpendVerdict | undefined {
+  const toolCall = sessionToolCall(agent, event, database);
+  return spentOut(event, {
+    agent,
+    options,
+    store: database.spend(),
+    now,
+    record: (entry) => database.record(entry),
+    ...(toolCall === undefined ? {} : { toolCall }),
+  });
+}
+
 /**
  * The session's tool call an event is about, as the loop guard counted it (the call after one, the
  * next before one), so that a spend entry says where it fell as a loop entry does: the calls that
@@ -168,11 +194,11 @@ function lazyLibraryCost(): CostOf {
 }
 
 /** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */
-function withSpend(reply: HookReply, verdict: SpendVerdict): HookReply {
+function withSpend(reply: HookReply, verdict: SpendVerdict, denied: boolean): HookReply {
   if (verdict.action === 'stop') {
     return {
       kind: 'stop',
-      denied: false,
+      denied,
       message: verdict.message,
       stopReason: verdict.message.split('\n')[0] ?? '',
     };

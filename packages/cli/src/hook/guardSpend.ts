@@ -126,29 +126,69 @@ export async function guardSpend(
       event.kind === 'agent_stop' || context.countOnly === true
         ? undefined
         : checkSpend(scopes, context.options, now);
-    if (verdict !== undefined) {
-      context.record(
-        spendEntry(verdict, {
-          taskId: `${context.agent}:${session}`,
-          detectedAt: now,
-          metadata: {
-            sessionId: session,
-            ...(event.parentSessionId === undefined ? {} : { subagentId: event.sessionId }),
-            agent: context.agent,
-            projectDir: event.projectDir,
-            hookEvent: event.eventName,
-            ...(context.toolCall === undefined ? {} : { toolCall: context.toolCall }),
-            transcriptPath: path,
-          },
-        }),
-      );
-    }
+    if (verdict !== undefined) recordVerdict(verdict, event, context, now);
     for (const [i, key] of ledgerKeys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
       const caps = key === sessionKey ? context.options.session : context.options.projectDay;
       next.set(key, { ledger, offset: key === sessionKey ? sessionOffset : 0, caps });
     }
     return { next, result: verdict };
+  });
+}
+
+/** Records a warning or stop entry of the event's session, with its evidence and where it fell. */
+function recordVerdict(
+  verdict: SpendVerdict,
+  event: HookEvent,
+  context: Pick<SpendGuardContext, 'agent' | 'toolCall' | 'record'>,
+  now: number,
+): void {
+  const session = event.parentSessionId ?? event.sessionId;
+  context.record(
+    spendEntry(verdict, {
+      taskId: `${context.agent}:${session}`,
+      detectedAt: now,
+      metadata: {
+        sessionId: session,
+        ...(event.parentSessionId === undefined ? {} : { subagentId: event.sessionId }),
+        agent: context.agent,
+        projectDir: event.projectDir,
+        hookEvent: event.eventName,
+        ...(context.toolCall === undefined ? {} : { toolCall: context.toolCall }),
+        ...(event.transcriptPath === undefined ? {} : { transcriptPath: event.transcriptPath }),
+      },
+    }),
+  );
+}
+
+/**
+ * The stop of a session already at its budget, judged before a tool call from its ledgers alone (no
+ * transcript is read, the ledgers stay as they are), recorded as a stop entry at the call it denies
+ * (as Codex's every denial is), or `undefined`. Claude Code (2.1.330) ignores `continue: false`
+ * after a failing call (`PostToolUseFailure`), and a budget lowered in the configuration between
+ * two calls was crossed at none: the session's next call is where its spend stop holds, denied
+ * before it runs, as a loop stop's every later call is. The configuration's budget now is the one judged.
+ */
+export function spentOut(
+  event: HookEvent,
+  context: Pick<SpendGuardContext, 'agent' | 'options' | 'store' | 'now' | 'toolCall' | 'record'>,
+): SpendVerdict | undefined {
+  const sessionKey = sessionSpendKey(context.agent, event.parentSessionId ?? event.sessionId);
+  const now = context.now();
+  const dayKey = projectDaySpendKey(now);
+  const keys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
+  return context.store.update(keys, (rows) => {
+    if (!rows.has(sessionKey)) return { next: new Map(), result: undefined };
+    const scopes: SpendScope[] = keys.map((key) => ({
+      kind: key === sessionKey ? 'session' : 'project_day',
+      label: key === sessionKey ? 'this session' : 'this project today',
+      ledger: new SpendLedger(rows.get(key)?.ledger),
+    }));
+    // warnings are given after a call: only a stop counts here, and the ledgers stay as they are
+    const verdict = checkSpend(scopes, context.options, now);
+    if (verdict?.action !== 'stop') return { next: new Map(), result: undefined };
+    recordVerdict(verdict, event, context, now);
+    return { next: new Map(), result: verdict };
   });
 }
 

@@ -13,9 +13,12 @@ import type { HookEvent } from './hookEvent.js';
  * the text a call writes (a `.gitignore` or a document may name loopguard's folder).
  */
 
-/** What the model is told when its call is refused. */
+/**
+ * What the model is told when its call is refused: that loopguard refused it (Claude Code shows a
+ * denial as "hook error", which reads as a hook that failed) and why, in one sentence.
+ */
 export const OWN_STATE_REFUSED =
-  "loopguard's own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's: ask the user (`loopguard status` shows what loopguard did).";
+  "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).";
 
 /** The arguments that name a file a tool reads or writes (Claude Code, Gemini CLI). */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir_path'] as const;
@@ -25,20 +28,51 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
 
 /**
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
- * `~/.loopguard`; not `--exclude-dir=.loopguard`), the configuration file, the environment switch
- * set (`LOOPGUARD_HOOK=`; a search for the name is no harm), loopguard's hook or MCP server run by
- * hand (an event the model wrote, answered as the agent's), or its removal.
+ * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`; a search
+ * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
+ * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
+ * `node dist/bin.js mcp`), or its removal.
  */
 const NAMED_IN_COMMAND = new RegExp(
   [
-    /(?:^|[\s'"`/:;&|(<>~]|(?<!--exclude(?:-dir)?)=)\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
+    /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
     /\bLOOPGUARD_HOOK\s*=/.source,
-    /\bhook\s+(?:claude|gemini|codex)\b/.source,
-    /\b(?:loopguard|bin\.js)\s+(?:mcp|uninstall)\b/.source,
+    /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
+    /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
   ].join('|'),
 );
+
+/**
+ * An argument that leaves a path out (`--exclude=.loopguard`, `--exclude-dir .loopguard`,
+ * `--ignore`, find's `-not -path` and `! -path`, `-path ... -prune -o`): it names loopguard's folder
+ * to keep away from it, so it is taken out of the command before {@link NAMED_IN_COMMAND} reads it.
+ * A `-prune` not followed by `-o` is kept (its `-exec` would run on the folder).
+ */
+const EXCLUSION =
+  /(?:--exclude(?:-dir)?|--ignore(?:-dir)?)(?:=|\s+)(?:"[^"]*"|'[^']*'|[^\s;&|]+)|(?:-not|!)\s+-i?(?:path|name|wholename)\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)|-i?path\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s+-prune\s+-o\b/g;
+
+/**
+ * Codex's `apply_patch <<'EOF' … EOF`: its file lines (`*** Update File: …`, `Add`, `Delete`,
+ * `*** Move to: …`) name what it touches; its other lines are the text it writes (a context line of
+ * a `.gitignore` that lists `.loopguard/`), left out as a `Write`'s content is. Another heredoc is
+ * kept whole (`bash <<EOF` runs its text).
+ */
+const APPLY_PATCH = /\bapply_patch\s*<<-?\s*(['"]?)(\w+)\1\n([\s\S]*?)\n\2(?=\n|$)/g;
+const PATCH_FILE_LINE = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): /;
+
+/** `command` with its patches' text left out (their file lines kept: {@link APPLY_PATCH}). */
+function withoutPatchText(command: string): string {
+  return command.replace(APPLY_PATCH, (_patch, _quote, _tag, body: string) =>
+    ['apply_patch', ...body.split('\n').filter((line) => PATCH_FILE_LINE.test(line))].join('\n'),
+  );
+}
+
+/** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
+function namesOwnState(command: string): boolean {
+  return NAMED_IN_COMMAND.test(withoutPatchText(command).replace(EXCLUSION, ' '));
+}
 
 /** A file name of loopguard's configuration. */
 const CONFIG_FILE = /^loopguard\.config\.(?:ya?ml|json)$/;
@@ -54,11 +88,8 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   const input = event.input as Record<string, unknown>;
   for (const field of COMMAND_FIELDS) {
     const command = input[field];
-    if (typeof command === 'string' && NAMED_IN_COMMAND.test(command)) return OWN_STATE_REFUSED;
-    if (
-      Array.isArray(command) &&
-      command.some((part) => typeof part === 'string' && NAMED_IN_COMMAND.test(part))
-    )
+    if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;
+    if (Array.isArray(command) && command.some((part) => typeof part === 'string' && namesOwnState(part)))
       return OWN_STATE_REFUSED;
   }
   for (const field of PATH_FIELDS) {

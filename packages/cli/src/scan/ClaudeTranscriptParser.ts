@@ -33,8 +33,9 @@ const HOOK_TYPE_WITHIN = 512;
  * - `thinking` blocks are not steps (no hook sees them); API error replies (`isApiErrorMessage`),
  *   the user's own text, meta and compaction-summary messages (`isMeta`, `isCompactSummary`),
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
- * - loopguard's own nudges and stops (its hooks' answers, written as `attachment` records) are
- *   noted as such ({@link claudeGuardVerdicts});
+ * - loopguard's own nudges and stops (its hooks' answers, written as `attachment` records) and its
+ *   refusals (a call's result that names the hook that rejected it) are noted as such
+ *   ({@link claudeGuardVerdicts});
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
  *   of the first message give steps (the main session in the main file, the subagent in its own file).
  * Usage is counted as ccusage counts it: once per API reply (one reply is written as one record per
@@ -102,9 +103,10 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     if (this.meta.project === undefined && typeof record.cwd === 'string') this.meta.project = record.cwd;
     const message = recordOf(record.message);
     if (record.type === 'user') {
-      return record.isMeta === true || record.isCompactSummary === true
-        ? NOTHING
-        : { steps: this.steps.user(message), tokens: 0 };
+      if (record.isMeta === true || record.isCompactSummary === true) return NOTHING;
+      const steps = this.steps.user(message);
+      const guard = claudeGuardVerdicts(record);
+      return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
     }
     const steps = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
     return this.reply(steps, message, record.requestId);

@@ -62,7 +62,8 @@ export class GeminiChatParser implements TranscriptParser {
   end(): TranscriptRead {
     const read = this.release();
     const last = this.steps.end();
-    return last.length === 0 ? read : { steps: [...read.steps, ...last], tokens: read.tokens };
+    // the held reply's usage and verdicts go with its steps (its dollars were lost with them)
+    return last.length === 0 ? read : { ...read, steps: [...read.steps, ...last] };
   }
 
   /** The held reply's steps and tokens, once its last copy is known. */

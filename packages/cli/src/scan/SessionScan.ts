@@ -253,6 +253,8 @@ export class SessionScan {
    */
   private guarded(guard: GuardVerdict): void {
     if (guard.denied) this.deniedCalls++;
+    // a refused call is no loop: the call did not run, the session goes on
+    if (guard.action === 'refusal') return;
     if (guard.action === 'spend_stop') {
       // no loop: the session's budget; Codex denies every further call the same way
       this.spendStop ??= { call: this.toolCalls, message: guard.message };

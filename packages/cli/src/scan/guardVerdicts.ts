@@ -1,13 +1,15 @@
 import { recordOf } from '@loopguard/core/internal';
+import { OWN_STATE_REFUSED } from '../hook/ownStateCall.js';
 
 /** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
 export interface GuardVerdict {
   /**
    * `nudge`: loopguard told the agent of a loop; `stop`: it ended the session in a loop;
-   * `spend_stop`: its spend guard ended the session at its budget.
+   * `spend_stop`: its spend guard ended the session at its budget; `refusal`: it refused the
+   * model's own call against loopguard (its state, configuration or off switch), and the session went on.
    */
-  action: 'nudge' | 'stop' | 'spend_stop';
-  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop. */
+  action: 'nudge' | 'stop' | 'spend_stop' | 'refusal';
+  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop, `own_state` for a refusal. */
   kind: string;
   /** The message, as the transcript holds it (a stop's is often its first line only). */
   message: string;
@@ -40,12 +42,31 @@ export function guardVerdictOf(
     : undefined;
 }
 
+/** loopguard's refusal of the model's own call, when the denial's reason (`text`) is it. */
+function refusalOf(text: string): GuardVerdict[] {
+  return text.startsWith(OWN_STATE_REFUSED)
+    ? [{ action: 'refusal', kind: 'own_state', message: OWN_STATE_REFUSED, denied: true }]
+    : [];
+}
+
+const CLAUDE_DENIED = /^Error: PreToolUse:[^\n]*? hook error: /;
+
 /**
  * Claude Code (2.1.330) writes a hook's answer as an `attachment` record: `hook_additional_context`
  * (a `PostToolUse` nudge, its `content` a list of texts) and `hook_stopped_continuation` (a stop,
- * its `message` the `stopReason`, after the call's result or the `PreToolUse` denial).
+ * its `message` the `stopReason`, after the call's result or the `PreToolUse` denial). A
+ * `PreToolUse` denial without a stop is the `user` record of the call's result, which names the
+ * hook that rejected it (`permissionDecision`) and holds the reason in `toolUseResult`.
  */
 export function claudeGuardVerdicts(record: Record<string, unknown>): GuardVerdict[] {
+  if (record.type === 'user') {
+    const decision = recordOf(record.permissionDecision);
+    const result = record.toolUseResult;
+    if (decision?.decision !== 'reject' || decision.source !== 'hook' || typeof result !== 'string')
+      return [];
+    const denied = CLAUDE_DENIED.exec(result);
+    return denied === null ? [] : refusalOf(result.slice(denied[0].length));
+  }
   const attachment = recordOf(record.attachment);
   if (attachment?.type === 'hook_additional_context' && Array.isArray(attachment.content)) {
     return attachment.content.flatMap((text) => guardVerdictOf(text, 'nudge') ?? []);
@@ -61,17 +82,22 @@ export function claudeGuardVerdicts(record: Record<string, unknown>): GuardVerdi
 /** Where Gemini CLI (0.61.0) puts a hook's context in the result the model gets: after the tool's own (untrusted) output. */
 const GEMINI_CONTEXT = /<\/untrusted_context>\s*<hook_context>([\s\S]*)<\/hook_context>\s*$/;
 const GEMINI_STOPPED = 'Agent execution stopped by hook: ';
+/** How Gemini CLI (0.61.0) words a `BeforeTool` denial in the call's result: `Tool execution blocked: <reason>`. */
+const GEMINI_BLOCKED = 'Tool execution blocked: ';
 
 /**
  * Gemini CLI (0.61.0) writes a nudge inside the model's copy of the call's result, as
  * `<hook_context>…</hook_context>` after the tool's `</untrusted_context>`; a stop (before or after
- * the call) replaces the result with the error `[Agent execution stopped by hook: ]loopguard: Stopped (…)`.
+ * the call) replaces the result with the error `[Agent execution stopped by hook: ]loopguard: Stopped (…)`,
+ * a refusal with `Tool execution blocked: <reason>`.
  */
 export function geminiGuardVerdicts(toolCall: Record<string, unknown>): GuardVerdict[] {
   const results = Array.isArray(toolCall.result) ? toolCall.result : [];
   return results.flatMap((part) => {
     const response = recordOf(recordOf(recordOf(part)?.functionResponse)?.response);
     if (typeof response?.error === 'string') {
+      if (response.error.startsWith(GEMINI_BLOCKED))
+        return refusalOf(response.error.slice(GEMINI_BLOCKED.length));
       const error = response.error.startsWith(GEMINI_STOPPED)
         ? response.error.slice(GEMINI_STOPPED.length)
         : response.error;
@@ -92,8 +118,9 @@ const CODEX_DENIED = 'Command blocked by PreToolUse hook: ';
 export function codexGuardVerdicts(payload: Record<string, unknown>): GuardVerdict[] {
   if (payload.type === 'function_call_output' && typeof payload.output === 'string') {
     if (!payload.output.startsWith(CODEX_DENIED)) return [];
-    const stop = guardVerdictOf(payload.output.slice(CODEX_DENIED.length), 'stop');
-    return stop === undefined ? [] : [{ ...stop, denied: true }];
+    const reason = payload.output.slice(CODEX_DENIED.length);
+    const stop = guardVerdictOf(reason, 'stop');
+    return stop === undefined ? refusalOf(reason) : [{ ...stop, denied: true }];
   }
   if (payload.type !== 'message' || payload.role !== 'developer' || !Array.isArray(payload.content))
     return [];

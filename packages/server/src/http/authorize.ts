@@ -68,5 +68,9 @@ export function authorize(
     return false;
   }
   res.setHeader('WWW-Authenticate', 'Bearer realm="loopguard"');
-  throw new HttpError(401, 'a bearer token is required (Authorization: Bearer <token>)');
+  // read in a browser tab too: a bookmark, or the cookie of the server's last run
+  throw new HttpError(
+    401,
+    'this dashboard needs its token: open the address `loopguard serve` printed (…/?token=…; a new token each time it starts), or send Authorization: Bearer <token>',
+  );
 }
