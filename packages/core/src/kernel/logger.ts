@@ -9,7 +9,7 @@ let shared: Logger | undefined;
 
 /**
  * A pino logger that writes nothing: the default wherever a logger is optional. One is shared by
- * every caller (making one costs ≈ 60 µs, as much as judging five tool calls): a level set
+ * every caller (making one costs ≈ 60 µs, as much as judging a few tool calls): a level set
  * on it, or a child made from it, still writes nowhere.
  */
 export function silentLogger(): Logger {
