@@ -1,6 +1,7 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { withRegularFile } from './regularFile.js';
 
 /** The configuration files loopguard reads from a project directory, first found wins. */
 export const CONFIG_FILES = [
@@ -26,17 +27,10 @@ export function parseConfigText(file: string, text: string): unknown {
 }
 
 /**
- * The bytes of a configuration file, which must be a regular file: opened without waiting, so that a
- * FIFO in its place (which the model can make in the project) fails the call open instead of
- * blocking the hook, the MCP server or the status line until a writer comes.
+ * The bytes of a configuration file, which must be a regular file ({@link withRegularFile}: a FIFO
+ * the model makes in its place fails the call open instead of blocking it).
  * @throws Error naming the file when it is not a regular file, or when it cannot be read.
  */
 export function readConfigFile(file: string): Buffer {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`config ${file}: not a regular file`);
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  return withRegularFile(file, 'config', (fd) => readFileSync(fd));
 }

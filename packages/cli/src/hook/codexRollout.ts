@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { recordOf } from '@loopguard/core/internal';
 import { CodexRolloutSteps, type Step } from '@loopguard/core/steps';
+import { withRegularFile } from '../regularFile.js';
 import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
 
 /** The steps a Codex rollout gained since an offset, and where the next read starts. */
@@ -30,24 +31,23 @@ export function readRolloutSteps(
   untilCallId: string | undefined,
   maxBytes = MAX_TRANSCRIPT_READ_BYTES,
 ): RolloutSteps {
-  // O_NONBLOCK: a FIFO given as the rollout must not hang the hook.
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  let text: string;
-  let start: number;
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error(`rollout ${path} is not a regular file`);
-    start = offset <= stat.size ? offset : 0;
-    const length = Math.min(stat.size - start, maxBytes);
-    if (length <= 0) return { steps: [], callIds: [], offset: start };
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, start);
-    const end = buffer.lastIndexOf(10, read - 1);
-    if (end === -1) return { steps: [], callIds: [], offset: read === maxBytes ? start + read : start };
-    text = buffer.toString('utf8', 0, end + 1);
-  } finally {
-    closeSync(fd);
-  }
+  // without waiting: a FIFO given as the rollout must not hang the hook
+  const read = withRegularFile(
+    path,
+    'rollout',
+    (fd, stat): RolloutSteps | { text: string; start: number } => {
+      const start = offset <= stat.size ? offset : 0;
+      const length = Math.min(stat.size - start, maxBytes);
+      if (length <= 0) return { steps: [], callIds: [], offset: start };
+      const buffer = Buffer.alloc(length);
+      const bytes = readSync(fd, buffer, 0, length, start);
+      const end = buffer.lastIndexOf(10, bytes - 1);
+      if (end === -1) return { steps: [], callIds: [], offset: bytes === maxBytes ? start + bytes : start };
+      return { text: buffer.toString('utf8', 0, end + 1), start };
+    },
+  );
+  if ('steps' in read) return read;
+  const { text, start } = read;
   const translation = new CodexRolloutSteps();
   const steps: Step[] = [];
   const callIds: Array<string | undefined> = [];

@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { anthropicUsage, type UsageRecord, usageRecordOf } from '@loopguard/core/spend';
 import { geminiChatUsage } from '@loopguard/core/steps';
+import { withRegularFile } from '../regularFile.js';
 import type { HookAgent } from './hookEvent.js';
 
 /** Most bytes of a transcript one hook call reads; the rest is read by the next calls. */
@@ -34,11 +35,8 @@ export function readTranscriptUsage(
   maxBytes = MAX_TRANSCRIPT_READ_BYTES,
   model?: string,
 ): TranscriptUsage {
-  // O_NONBLOCK: a FIFO given as the transcript must not hang the hook.
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error(`transcript ${path} is not a regular file`);
+  // without waiting: a FIFO given as the transcript must not hang the hook
+  return withRegularFile(path, 'transcript', (fd, stat): TranscriptUsage => {
     const records: UsageRecord[] = [];
     let start = offset <= stat.size ? offset : 0;
     for (let holes = 0; ; holes++) {
@@ -59,9 +57,7 @@ export function readTranscriptUsage(
       records.push(...usageOfLines(buffer.toString('utf8', 0, end), agent, model));
       return { records, offset: start + end + 1 };
     }
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** The end of the bytes before the run of NULs that ends `buffer`'s first `read` bytes. */
