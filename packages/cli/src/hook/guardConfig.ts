@@ -10,7 +10,9 @@ import {
   defaultStepLoopDetectorOptions,
   parseStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
+  sealedBody,
   sealStepLoopDetectorOptions,
+  sealText,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
 import { findConfigFile, readConfigFile } from '../configFiles.js';
@@ -45,8 +47,6 @@ export const SEALED_CONFIG_FILE = 'config.sealed';
  * theirs): a configuration another build resolved is validated again.
  */
 const STAMP = `c1.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEFAULT_BURN_MINUTES}.${DEFAULT_ON_UNKNOWN_PRICE}`;
-const SEAL_PREFIX = `{"seal":"${STAMP} ${SHA256_SEAL_CHECKSUM.name}:`;
-const STATE_FIELD = '","state":';
 
 /** What the sealed file holds besides its seal. */
 interface SealedState {
@@ -113,10 +113,8 @@ function readSealed(path: string, key: string): HookConfig | undefined {
   } catch {
     return undefined; // missing, a symbolic link, another user's
   }
-  const at = text.indexOf(STATE_FIELD);
-  if (!text.startsWith(SEAL_PREFIX) || at === -1 || !text.endsWith('}')) return undefined;
-  const body = text.slice(at + STATE_FIELD.length, -1);
-  if (text.slice(SEAL_PREFIX.length, at) !== SHA256_SEAL_CHECKSUM.digest(body)) return undefined;
+  const body = sealedBody(text, STAMP, 'state', SHA256_SEAL_CHECKSUM);
+  if (body === undefined) return undefined;
   const state = JSON.parse(body) as SealedState;
   if (state.file !== key) return undefined;
   const detector =
@@ -145,10 +143,9 @@ function writeSealed(path: string, key: string, config: HookConfig): void {
       ? {}
       : { detector: sealStepLoopDetectorOptions(config.detector, SHA256_SEAL_CHECKSUM) }),
   };
-  const body = JSON.stringify(state);
   const temporary = `${path}.${process.pid}.${Date.now()}`;
   try {
-    writeFileSync(temporary, `${SEAL_PREFIX}${SHA256_SEAL_CHECKSUM.digest(body)}${STATE_FIELD}${body}}`, {
+    writeFileSync(temporary, sealText(JSON.stringify(state), STAMP, 'state', SHA256_SEAL_CHECKSUM), {
       mode: 0o600,
       flag: 'wx',
     });

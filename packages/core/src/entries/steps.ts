@@ -19,7 +19,13 @@ export {
 export type { StepLoopType } from '../steps/StepRule.js';
 export { sealStepLoopDetectorOptions, unsealStepLoopDetectorOptions } from '../steps/sealedStepOptions.js';
 export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellCommand.js';
-export { FNV_SEAL_CHECKSUM, type SealChecksum, STEP_SNAPSHOT_LAYOUT } from '../steps/snapshotSeal.js';
+export {
+  FNV_SEAL_CHECKSUM,
+  type SealChecksum,
+  STEP_SNAPSHOT_LAYOUT,
+  sealedBody,
+  sealText,
+} from '../steps/snapshotSeal.js';
 export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export type { StepEvidence } from '../steps/stepHistory.js';
 export {

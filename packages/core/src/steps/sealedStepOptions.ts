@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { FNV_SEAL_CHECKSUM, type SealChecksum } from './snapshotSeal.js';
+import { FNV_SEAL_CHECKSUM, type SealChecksum, sealedBody, sealText } from './snapshotSeal.js';
 import {
   adoptParsedStepLoopDetectorOptions,
   isParsedStepLoopDetectorOptions,
@@ -20,9 +20,8 @@ const DATA_KEYS = Object.keys(STEP_OPTION_DEFAULTS) as (keyof typeof STEP_OPTION
 /** A RegExp as JSON: its source and flags. */
 type RegExpJson = [source: string, flags: string];
 
-/** How sealed options' text starts: `{"seal":"<stamp> <name>:<checksum>","options":<json>}`. */
-const SEAL_PREFIX = '{"seal":"';
-const OPTIONS_FIELD = '","options":';
+/** The key sealed options are kept under (`sealText`). */
+const OPTIONS_FIELD = 'options';
 
 let stamp: string | undefined;
 /** `o<layout>.<checksum of the defaults>`, made on first use. */
@@ -69,8 +68,7 @@ export function sealStepLoopDetectorOptions(
   );
   if (extra.length > 0)
     throw new TypeError(`sealStepLoopDetectorOptions: ${extra.join(', ')} cannot be sealed`);
-  const body = bodyOf(options);
-  return `${SEAL_PREFIX}${stampOf()} ${checksum.name}:${checksum.digest(body)}${OPTIONS_FIELD}${body}}`;
+  return sealText(bodyOf(options), stampOf(), OPTIONS_FIELD, checksum);
 }
 
 /**
@@ -89,11 +87,8 @@ export function unsealStepLoopDetectorOptions(
   logger?: Logger,
 ): StepLoopDetectorOptions | undefined {
   if (logger !== undefined && typeof (logger as { child?: unknown }).child !== 'function') return undefined;
-  const at = text.indexOf(OPTIONS_FIELD);
-  if (!text.startsWith(SEAL_PREFIX) || at === -1 || !text.endsWith('}')) return undefined;
-  const body = text.slice(at + OPTIONS_FIELD.length, -1);
-  if (text.slice(SEAL_PREFIX.length, at) !== `${stampOf()} ${checksum.name}:${checksum.digest(body)}`)
-    return undefined;
+  const body = sealedBody(text, stampOf(), OPTIONS_FIELD, checksum);
+  if (body === undefined) return undefined;
   const data = JSON.parse(body) as Record<string, unknown>;
   const options: Record<string, unknown> = {};
   for (const key of DATA_KEYS) options[key] = data[key];

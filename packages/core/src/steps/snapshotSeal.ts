@@ -28,15 +28,39 @@ export interface SealChecksum {
 /** The default {@link SealChecksum}: the 64-bit FNV-1a hash of `textHash`, in JavaScript. */
 export const FNV_SEAL_CHECKSUM: SealChecksum = { name: 'fnv64', digest: textHash };
 
-/** How a sealed snapshot's text starts: `{"seal":"<version>.<layout> <name>:<checksum>","state":<json>}`. */
-const SEAL_PREFIX = '{"seal":"';
-const STATE_FIELD = '","state":';
-const STAMP = `${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT}`;
-
-/** The seal of `body` (a snapshot's JSON text) with `checksum`. */
-function sealOf(body: string, checksum: SealChecksum): string {
-  return `${STAMP} ${checksum.name}:${checksum.digest(body)}`;
+/**
+ * `body` (JSON text) sealed: `{"seal":"<stamp> <name>:<checksum>","<field>":<body>}`, still JSON. The
+ * one envelope of every seal (a snapshot, detector options, the hook's configuration).
+ * @param stamp - what wrote it (a version, a layout, the defaults in force): no spaces or quotes
+ * @param field - the key the body is kept under
+ * @example sealText('{"a":1}', 'x1', 'state', FNV_SEAL_CHECKSUM).startsWith('{"seal":"x1 fnv64:'); // true
+ */
+export function sealText(body: string, stamp: string, field: string, checksum: SealChecksum): string {
+  return `{"seal":"${stamp} ${checksum.name}:${checksum.digest(body)}","${field}":${body}}`;
 }
+
+/**
+ * The body of `text` when {@link sealText} sealed it with this `stamp`, `field` and `checksum` and it
+ * is unchanged since; `undefined` for anything else (another stamp or checksum, a changed text). The
+ * stamp and the checksum's name are compared first: another build's seal costs no checksum.
+ */
+export function sealedBody(
+  text: string,
+  stamp: string,
+  field: string,
+  checksum: SealChecksum,
+): string | undefined {
+  const head = `{"seal":"${stamp} ${checksum.name}:`;
+  if (!text.startsWith(head) || !text.endsWith('}')) return undefined;
+  const marker = `","${field}":`;
+  const at = text.indexOf(marker, head.length);
+  if (at === -1) return undefined;
+  const body = text.slice(at + marker.length, -1);
+  return text.slice(head.length, at) === checksum.digest(body) ? body : undefined;
+}
+
+/** What wrote a sealed snapshot: `<version>.<layout>`. */
+const STAMP = `${STEP_SNAPSHOT_VERSION}.${STEP_SNAPSHOT_LAYOUT}`;
 
 /**
  * A snapshot as text, sealed: a JSON object holding the snapshot (`state`) and a seal naming the
@@ -50,8 +74,7 @@ export function sealSnapshot(
   snapshot: StepDetectorSnapshot,
   checksum: SealChecksum = FNV_SEAL_CHECKSUM,
 ): string {
-  const body = JSON.stringify(snapshot);
-  return `${SEAL_PREFIX}${sealOf(body, checksum)}${STATE_FIELD}${body}}`;
+  return sealText(JSON.stringify(snapshot), STAMP, 'state', checksum);
 }
 
 /**
@@ -67,13 +90,7 @@ export function unsealSnapshot(
   checksum: SealChecksum = FNV_SEAL_CHECKSUM,
 ): { state: unknown; sealed: boolean } {
   const parsed: unknown = JSON.parse(text);
-  if (!text.startsWith(SEAL_PREFIX)) return { state: parsed, sealed: false };
-  const at = text.indexOf(STATE_FIELD);
+  if (!text.startsWith('{"seal":"')) return { state: parsed, sealed: false };
   const state = (parsed as { state?: unknown } | null)?.state;
-  if (at === -1 || !text.endsWith('}')) return { state, sealed: false };
-  const seal = text.slice(SEAL_PREFIX.length, at);
-  // The stamp and the name first: another build's seal costs no checksum.
-  if (!seal.startsWith(`${STAMP} ${checksum.name}:`)) return { state, sealed: false };
-  const body = text.slice(at + STATE_FIELD.length, -1);
-  return { state, sealed: seal === sealOf(body, checksum) };
+  return { state, sealed: sealedBody(text, STAMP, 'state', checksum) !== undefined };
 }
