@@ -137,7 +137,8 @@ describe('scan reports what loopguard itself did in a session', () => {
       call(3, failed(`\n\n<hook_context>${NUDGE}</hook_context>`)),
       call(4, { error: `Agent execution stopped by hook: loopguard: ${STOP}` }, 'error'),
     ];
-    const [loop, ...others] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    const [session] = (await scanJson(lines)).sessions;
+    const [loop, ...others] = session?.loops ?? [];
     expect(others).toEqual([]);
     expect(loop).toMatchObject({
       loopguard: 'stopped',
@@ -145,6 +146,12 @@ describe('scan reports what loopguard itself did in a session', () => {
       stopCall: 4,
       ended: 'stopped_by_loopguard',
     });
+    // the stop before the call (BeforeTool's deny: Gemini CLI prefixes its reason) refused call 4:
+    // 3 tool calls ran, as the hooks count them (qa39)
+    expect(session).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
+    // a stop after the call (AfterTool's `continue: false`: its reason alone) came after call 4 ran
+    lines[4] = call(4, { error: `loopguard: ${STOP}` }, 'error');
+    expect((await scanJson(lines)).sessions[0]).toMatchObject({ toolCalls: 4, deniedCalls: 0 });
   });
 
   it("loopguard's nudge the replay did not find stays its own loop: a replay's nudge calls later is another", async () => {

@@ -87,9 +87,9 @@ const GEMINI_BLOCKED = 'Tool execution blocked: ';
 
 /**
  * Gemini CLI (0.61.0) writes a nudge inside the model's copy of the call's result, as
- * `<hook_context>…</hook_context>` after the tool's `</untrusted_context>`; a stop (before or after
- * the call) replaces the result with the error `[Agent execution stopped by hook: ]loopguard: Stopped (…)`,
- * a refusal with `Tool execution blocked: <reason>`.
+ * `<hook_context>…</hook_context>` after the tool's `</untrusted_context>`; a stop replaces the
+ * result with the error `loopguard: Stopped (…)`, prefixed `Agent execution stopped by hook: ` when
+ * it came before the call (a denied call, which never ran); a refusal with `Tool execution blocked: <reason>`.
  */
 export function geminiGuardVerdicts(toolCall: Record<string, unknown>): GuardVerdict[] {
   const results = Array.isArray(toolCall.result) ? toolCall.result : [];
@@ -98,10 +98,12 @@ export function geminiGuardVerdicts(toolCall: Record<string, unknown>): GuardVer
     if (typeof response?.error === 'string') {
       if (response.error.startsWith(GEMINI_BLOCKED))
         return refusalOf(response.error.slice(GEMINI_BLOCKED.length));
-      const error = response.error.startsWith(GEMINI_STOPPED)
-        ? response.error.slice(GEMINI_STOPPED.length)
-        : response.error;
-      return error.startsWith('loopguard: ') ? (guardVerdictOf(error, 'stop') ?? []) : [];
+      // Gemini CLI prefixes the reason of a stop before the call (BeforeTool's deny): that call never ran
+      const before = response.error.startsWith(GEMINI_STOPPED);
+      const error = before ? response.error.slice(GEMINI_STOPPED.length) : response.error;
+      const stop = error.startsWith('loopguard: ') ? guardVerdictOf(error, 'stop') : undefined;
+      if (stop === undefined) return [];
+      return [before ? { ...stop, denied: true } : stop];
     }
     const context = typeof response?.output === 'string' ? GEMINI_CONTEXT.exec(response.output) : null;
     return guardVerdictOf(context?.[1], 'nudge') ?? [];
