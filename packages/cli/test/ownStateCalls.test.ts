@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, geminiEvent, hookCall, tempProject } from './hookHelpers.js';
+import {
+  claudeEvent,
+  claudeFailingCall,
+  geminiEvent,
+  hookCall,
+  hookState,
+  tempProject,
+} from './hookHelpers.js';
 
 // The model's own tool calls against loopguard: its state, its configuration, its off switch
 // (issue 38, red team). The model runs as the user, so a call that hides what it touches gets
@@ -202,6 +209,36 @@ describe("the model's own calls against loopguard's state, configuration and off
     const process = await hookCall(dir, 'claude', bash(dir, 'sqlite3 .loopguard/state.db .dump'));
     expect(JSON.parse(process.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(existsSync(join(dir, '.loopguard', 'hook.log'))).toBe(false);
+  });
+
+  it('a refused call is a call the model made: the nudge and the stop after it fall where scan numbers them (qa39)', async () => {
+    const dir = tempProject();
+    const [first, third, fourth, fifth] = [1, 3, 4, 5].map((n) => claudeFailingCall(dir, 's1', n));
+    const refused = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'sqlite3 .loopguard/state.db .dump' },
+      tool_use_id: 'toolu_2',
+    });
+    // call 2 refused, its hook installed twice (answered twice, one call); 1, 3 and 4 fail the same way
+    const events = [
+      first?.pre,
+      first?.post,
+      refused,
+      refused,
+      third?.pre,
+      third?.post,
+      fourth?.pre,
+      fourth?.post,
+    ];
+    for (const event of events) await claude(dir, event);
+    const stop = JSON.parse(await claude(dir, fifth?.pre));
+    expect(stop.hookSpecificOutput.permissionDecision).toBe('deny');
+    const { sessions, entries } = hookState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 4],
+      ['loop_stop', 5],
+    ]);
+    expect(sessions).toMatchObject([{ tool_calls: 3 }]);
   });
 
   it('on the fast path too (the MCP server answers the same refusal)', async () => {

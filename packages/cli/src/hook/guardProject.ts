@@ -2,7 +2,7 @@ import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopg
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
-import { type GuardContext, guardSession, parseMemory } from './guardSession.js';
+import { countRefusal, type GuardContext, guardSession, parseMemory } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
@@ -48,6 +48,13 @@ export async function guardProject(
     }
     const refused = ownStateRefusal(event);
     if (refused !== undefined) {
+      // Codex's rollout holds the refusal, which its detector reads as the call's output
+      if (agent !== 'codex') {
+        database.sessions.update(
+          { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+          (session) => countRefusal(event, session, config.detector),
+        );
+      }
       failed = false;
       return { kind: 'refuse', message: refused };
     }
@@ -163,7 +170,8 @@ function budgetStopBefore(
 /**
  * The session's tool call an event is about, as the loop guard counted it (the call after one, the
  * next before one), so that a spend entry says where it fell as a loop entry does: the calls that
- * ran and (Codex, whose stops deny calls and let the turn go on) the calls denied before they ran;
+ * ran and the calls denied before they ran (Codex's, whose stops deny calls and let the turn go
+ * on; the other agents' refused calls);
  * `undefined` at the end of a turn, and for a subagent's event (its calls are its run's, the budget
  * the session's).
  */
@@ -175,7 +183,8 @@ function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatab
     projectDir: event.projectDir,
   });
   if (session === null) return undefined;
-  const denied = agent === 'codex' ? (parseMemory(session.lastResults).codex?.deniedCalls ?? 0) : 0;
+  const memory = parseMemory(session.lastResults);
+  const denied = agent === 'codex' ? (memory.codex?.deniedCalls ?? 0) : (memory.refusedCalls ?? 0);
   const made = session.toolCalls + denied;
   return event.kind === 'before_tool' ? made + 1 : made;
 }

@@ -54,7 +54,7 @@ export function guardSession(
   context: GuardContext,
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
-  const { results: lastResults, seen } = parseMemory(session?.lastResults);
+  const { results: lastResults, seen, refusedCalls } = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
   // The same event through a second hook entry (installed twice): answered once, counted once.
   if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
@@ -96,7 +96,9 @@ export function guardSession(
   let reply: HookReply = { kind: 'silent' };
   if (verdict !== undefined && verdict.action !== 'continue') {
     counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
-    context.record(entryOf(verdict, event, detector, context));
+    // the detector numbers the calls it saw; the model made the refused ones too (scan counts them)
+    const toolCall = verdict.toolCall + (refusedCalls ?? 0);
+    context.record(entryOf({ ...verdict, toolCall }, event, detector, context));
     const message = verdict.message ?? '';
     if (verdict.action === 'nudge') reply = { kind: 'nudge', message };
     else {
@@ -113,7 +115,11 @@ export function guardSession(
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
       snapshot: detector.sealedSnapshot(SHA256_SEAL_CHECKSUM),
-      lastResults: JSON.stringify({ results: lastResults, seen } satisfies Memory),
+      lastResults: JSON.stringify({
+        results: lastResults,
+        seen,
+        ...(refusedCalls === undefined ? {} : { refusedCalls }),
+      } satisfies Memory),
       steps: detector.stepCount,
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
       // a subagent's run (its own row) is listed under its session; the first event names them
@@ -156,6 +162,12 @@ export interface Memory {
    * (they never ran, but the model made them: see `guardCodexSession`).
    */
   codex?: { offset: number; denied: string[]; told: string[]; deniedCalls?: number };
+  /**
+   * Claude Code, Gemini CLI: the model's own calls against loopguard that were refused before they
+   * ran (never seen by the detector; numbered among the calls, as scan numbers them). Codex's
+   * rollout holds its refusals, which its detector reads.
+   */
+  refusedCalls?: number;
 }
 
 /**
@@ -169,10 +181,13 @@ export function parseMemory(text: string | undefined): Memory {
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen, codex } = (Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})) as {
+  const { results, seen, codex, refusedCalls } = (
+    Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
+  ) as {
     results?: unknown;
     seen?: unknown;
     codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown };
+    refusedCalls?: unknown;
   };
   const strings = (list: unknown) =>
     (Array.isArray(list) ? list : []).filter((c): c is string => typeof c === 'string');
@@ -194,6 +209,47 @@ export function parseMemory(text: string | undefined): Memory {
         typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
     ),
     seen: strings(seen),
+    ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
+      ? { refusedCalls: refusedCalls as number }
+      : {}),
+  };
+}
+
+/**
+ * The session after loopguard refused the event's call (the model's own call against loopguard,
+ * Claude Code and Gemini CLI): counted among the calls the model made, once however many times its
+ * hook is installed. A session with no row yet gets one, so that its later calls are numbered right.
+ */
+export function countRefusal(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  options: StepLoopDetectorOptions,
+): HookSessionUpdate<undefined> {
+  const memory = parseMemory(session?.lastResults);
+  const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
+  if (call !== undefined) {
+    if (memory.seen.includes(call)) return { result: undefined };
+    remember(memory.seen, call, MAX_SEEN_CALLS);
+  }
+  memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
+  const lastResults = JSON.stringify(memory satisfies Memory);
+  if (session !== null) {
+    const { createdAt: _created, updatedAt: _updated, ...kept } = session;
+    return { result: undefined, next: { ...kept, lastResults } };
+  }
+  return {
+    result: undefined,
+    next: {
+      snapshot: new StepLoopDetector(options).sealedSnapshot(SHA256_SEAL_CHECKSUM),
+      lastResults,
+      steps: 0,
+      toolCalls: 0,
+      parentSessionId: event.parentSessionId ?? null,
+      agentType: event.agentType ?? null,
+      enabled: true,
+      nudges: 0,
+      stops: 0,
+    },
   };
 }
 
