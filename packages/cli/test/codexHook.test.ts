@@ -204,6 +204,64 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it("a subagent's calls are its own run, read from its own rollout; the main thread's stay the session's (qa39)", async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000000\n');
+    const main = join(dir, 'rollout-main.jsonl');
+    const sub = join(dir, 'rollout-sub.jsonl');
+    writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }));
+    writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir }));
+    // Codex 0.169.0 (multi_agent): a subagent's events carry the session's `session_id`, its own
+    // `agent_id`, `agent_type` and its own rollout as `transcript_path`
+    const subagent = { agent_id: 'sub-1', agent_type: 'default', transcript_path: sub };
+    const total = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+    const tokens = (at: string) =>
+      line(
+        'event_msg',
+        { type: 'token_count', info: { total_token_usage: total, last_token_usage: total } },
+        at,
+      );
+    const run = async (rollout: string, n: number, cmd: string, code: number, extra = {}) => {
+      const id = `call_${rollout === sub ? 'sub' : 'main'}_${n}`;
+      const answer = (name: string, more: Record<string, unknown> = {}) =>
+        answerHookEvent(
+          'codex',
+          event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra, ...more }),
+          { env: {}, cwd: dir },
+        );
+      appendFileSync(rollout, tokens(`2026-11-29T08:0${n}:0${rollout === sub ? 1 : 2}.000Z`));
+      appendFileSync(rollout, functionCall(id, cmd));
+      const before = await answer('PreToolUse');
+      if (before !== '') return before;
+      const after = await answer('PostToolUse', { tool_response: code === 0 ? 'ok\n' : NO_SUCH_FILE });
+      appendFileSync(rollout, callOutput(id, code, code === 0 ? 'ok\n' : NO_SUCH_FILE));
+      return after;
+    };
+    // the two threads call in turn: the subagent's same failure, the main thread's progress
+    for (let n = 1; n <= 5; n++) {
+      await run(sub, n, 'cat missing.txt', 1, subagent);
+      await run(main, n, `echo ${n} > f${n}.txt`, 0);
+    }
+    const { sessions, entries } = hookState(dir);
+    const rows = Object.fromEntries(sessions.map((s) => [s.session_id, s]));
+    expect(rows.s1).toMatchObject({ tool_calls: 5, stops: 0, nudges: 0, parent_session_id: null });
+    expect(rows['sub-1']).toMatchObject({
+      tool_calls: 3,
+      stops: 2,
+      parent_session_id: 's1',
+      agent_type: 'default',
+    });
+    expect(entries.map((e) => [e.topic, e.metadata.sessionId, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 'sub-1', 3],
+      ['loop_stop', 'sub-1', 4],
+      ['loop_stop', 'sub-1', 5],
+    ]);
+    // every reply once in the session's ledger: five of each thread's
+    const ledger = spendState(dir).ledgers.find((l) => l.scope === 'session:codex:s1');
+    expect(ledger?.ledger.totals).toMatchObject({ replies: 10 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('a rollout it cannot read fails open: silent, one line in the hook log', async () => {
     const dir = temp('loopguard-codex-hook-');
     const reply = await answerHookEvent(

@@ -1,6 +1,5 @@
 import { boundedText } from '@loopguard/core/internal';
 import { claudeToolResponseText } from '@loopguard/core/steps';
-import { claudeRunOf } from './claudeSubagent.js';
 import {
   callIdOf,
   contextFor,
@@ -14,6 +13,7 @@ import {
   toolCallOf,
   transcriptOf,
 } from './hookEvent.js';
+import { subagentRunOf } from './subagentRun.js';
 
 /** How much of the turn's last text marks its reply in the transcript. */
 const MARKER_CHARS = 200;
@@ -56,7 +56,7 @@ export const claudeHook: HookDialect = {
     const event = eventObject(payload);
     const eventName = stringField(event, 'hook_event_name');
     const base = {
-      ...claudeRunOf(event),
+      ...subagentRunOf(event),
       projectDir: projectDirOf(event, env, 'CLAUDE_PROJECT_DIR'),
       eventName,
       ...callIdOf(event, 'tool_use_id'),

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { HookInputError, stringField } from './hookEvent.js';
+import { AGENT_ID } from './subagentRun.js';
 
 /**
  * What Claude Code's subagents look like to a hook (checked with 2.1.330, offline): the tool calls
@@ -10,40 +10,6 @@ import { HookInputError, stringField } from './hookEvent.js';
  * The subagent's replies are written to a transcript of its own,
  * `<transcript without .jsonl>/subagents/agent-<agent_id>.jsonl`, never to the main one.
  */
-
-/** The characters an `agent_id` may have: it names a file. */
-const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** Which run an event of Claude Code belongs to: the main thread's, or a subagent's. */
-export interface ClaudeRun {
-  /** The run's id: the session's `session_id`, or the subagent's `agent_id`. */
-  sessionId: string;
-  /** The session's `session_id` when the run is a subagent's. */
-  parentSessionId?: string;
-  /** The subagent's `agent_type`, when it has one. */
-  agentType?: string;
-}
-
-/**
- * The run an event of Claude Code belongs to: a subagent's own (`agent_id`) when the event names
- * one, so that its calls are judged apart from the main thread's; else the session.
- * @throws HookInputError when `session_id` is missing, or `agent_id` is not a string of letters,
- *   digits, `_` and `-` (at most 128).
- * @example claudeRunOf({ session_id: 's', agent_id: 'a1', agent_type: 'Explore' }); // { sessionId: 'a1', parentSessionId: 's', agentType: 'Explore' }
- */
-export function claudeRunOf(event: Record<string, unknown>): ClaudeRun {
-  const sessionId = stringField(event, 'session_id');
-  const agentId = event.agent_id;
-  if (agentId === undefined || agentId === '') return { sessionId };
-  if (typeof agentId !== 'string' || !AGENT_ID.test(agentId))
-    throw new HookInputError('event field agent_id must be 1 to 128 letters, digits, _ or -');
-  const agentType = event.agent_type;
-  return {
-    sessionId: agentId,
-    parentSessionId: sessionId,
-    ...(typeof agentType === 'string' && agentType !== '' ? { agentType: agentType.slice(0, 256) } : {}),
-  };
-}
 
 /** The folder of a session's subagent transcripts, or `undefined` when the transcript is not a `.jsonl` file. */
 function subagentFolder(transcriptPath: string): string | undefined {

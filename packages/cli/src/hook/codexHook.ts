@@ -12,6 +12,7 @@ import {
   stringField,
   transcriptOf,
 } from './hookEvent.js';
+import { subagentRunOf } from './subagentRun.js';
 
 /** Codex's events the hook is registered for. */
 export const CODEX_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const;
@@ -46,7 +47,8 @@ export const codexHook: HookDialect = {
     const event = eventObject(payload);
     const eventName = stringField(event, 'hook_event_name');
     const base = {
-      sessionId: stringField(event, 'session_id'),
+      // a subagent's run is its own (`agent_id`), its `transcript_path` its own rollout
+      ...subagentRunOf(event),
       projectDir: projectDirOf(event, env),
       eventName,
       ...callIdOf(event, 'tool_use_id'),

@@ -97,8 +97,9 @@ export function guardCodexSession(
       steps: detector.stepCount,
       // Codex fires PostToolUse only for a call that ran
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
-      parentSessionId: session?.parentSessionId ?? null,
-      agentType: session?.agentType ?? null,
+      // a subagent's run (its own row) is listed under its session; the first event names them
+      parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
+      agentType: session?.agentType ?? event.agentType ?? null,
       enabled: true,
       ...counts,
     },

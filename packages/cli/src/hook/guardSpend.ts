@@ -192,9 +192,14 @@ export function spentOut(
   });
 }
 
-/** The transcript the event's own run writes: a Claude Code subagent's own, else the session's. */
+/**
+ * The transcript the event's own run writes: a subagent's own (Codex names it in the event, Claude
+ * Code keeps it beside the session's), else the session's.
+ */
 function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSource): TranscriptSource {
-  if (agent !== 'claude' || event.parentSessionId === undefined) return main;
+  if (event.parentSessionId === undefined) return main;
+  if (agent === 'codex') return { path: main.path, key: subagentSpendKey(agent, event.sessionId) };
+  if (agent !== 'claude') return main;
   const path = claudeSubagentTranscript(main.path, event.sessionId);
   return path === undefined ? main : { path, key: subagentSpendKey(agent, event.sessionId) };
 }
@@ -212,6 +217,8 @@ function sessionTranscripts(
   own: TranscriptSource,
   store: SqliteSpendStore,
 ): TranscriptSource[] {
+  // a Codex subagent's event names its own rollout only: the session's is read at its own events
+  if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
   if (agent !== 'claude') return sources;
   for (const transcript of claudeSubagentTranscripts(main.path)) {

@@ -8,16 +8,16 @@ export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini' | 'codex'>;
 interface HookEventBase {
   /**
    * The run the event belongs to, whose steps one detector judges: the CLI's `session_id`, or a
-   * Claude Code subagent's `agent_id` (then {@link parentSessionId} is the session's).
+   * subagent's `agent_id` (Claude Code, Codex; then {@link parentSessionId} is the session's).
    */
   sessionId: string;
   /**
-   * The session a subagent's run belongs to (Claude Code's `session_id` on an event with an
-   * `agent_id`): its calls are judged apart from the main thread's, its replies count against this
+   * The session a subagent's run belongs to (the `session_id` of a Claude Code or Codex event with
+   * an `agent_id`): its calls are judged apart from the main thread's, its replies count against this
    * session's budget. Absent: the run is the session's main thread.
    */
   parentSessionId?: string;
-  /** The subagent's type (Claude Code's `agent_type`), when the run is a subagent's. */
+  /** The subagent's type (`agent_type`), when the run is a subagent's. */
   agentType?: string;
   /** The project directory: `.loopguard/state.db` and `.loopguard/hook.log` live under it. */
   projectDir: string;
