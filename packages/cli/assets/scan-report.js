@@ -26,6 +26,9 @@
       ['sessions read', count(t.sessions)],
       ["sessions that looped to a stop (loopguard's or the replay's)", count(t.sessionsWithLoops)],
       ['sessions loopguard stopped', count(t.stoppedByLoopguard)],
+      ...(t.stoppedOnSpendByLoopguard > 0
+        ? [["sessions loopguard's spend guard stopped at their budget", count(t.stoppedOnSpendByLoopguard)]]
+        : []),
       ['tool calls after the stop', count(t.wastedToolCalls)],
       ['tokens after the stop', count(t.wastedTokens)],
       ['nudges with no stop', count(t.nudgesWithoutStop)],

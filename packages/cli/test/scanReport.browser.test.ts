@@ -109,6 +109,30 @@ describe('loopguard scan --html in Chromium', () => {
     await page.close();
   });
 
+  it("says the sessions loopguard's spend guard stopped, as the terminal does (qa39)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-spend-'));
+    const message = 'loopguard: this session reached its budget ($1.60 of $1.00); loopguard stopped it.';
+    const lines = claudeSession(2, {
+      2: [
+        {
+          type: 'attachment',
+          isSidechain: false,
+          attachment: { type: 'hook_stopped_continuation', message, hookName: 'PostToolUse:Bash' },
+        },
+      ],
+    });
+    writeFileSync(join(dir, 'spent.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const { file, report } = await writeReport([dir]);
+    expect(report.totals.stoppedOnSpendByLoopguard).toBe(1);
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#totals').textContent()).toContain(
+      "1sessions loopguard's spend guard stopped at their budget",
+    );
+    await page.close();
+  });
+
   it('says so when there is no loop', async () => {
     const { file } = await writeReport([
       join(fileURLToPath(SCAN_FIXTURES), 'claude-2.1.330-progressing.jsonl'),
