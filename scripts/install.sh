@@ -98,4 +98,4 @@ case ":$PATH:" in
 *":$prefix/bin:"*) ;;
 *) echo "$prefix/bin is not on your PATH: add  export PATH=\"$prefix/bin:\$PATH\"  to your shell's profile" ;;
 esac
-echo "Next: in a project, loopguard init claude (or loopguard init gemini); see docs/hooks.md"
+echo "Next: in a project, loopguard init claude (or loopguard init gemini, loopguard init codex); see docs/hooks.md"

@@ -51,7 +51,9 @@ describe('the packages as published', () => {
         encoding: 'utf8',
       });
       expect(out).toContain(`loopguard 0.1.0 installed: ${loopguard}`);
-      expect(out).toContain('Next: in a project, loopguard init claude');
+      expect(out).toContain(
+        'Next: in a project, loopguard init claude (or loopguard init gemini, loopguard init codex)',
+      );
 
       const app = join(work, 'app');
       mkdirSync(app);
