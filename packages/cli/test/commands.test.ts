@@ -52,6 +52,19 @@ describe('loopguard demo', () => {
   });
 });
 
+describe('loopguard demo: Claude Code through `loopguard hook claude` (qa39)', () => {
+  it("replays the recorded session as it ran: the Read is no call against loopguard's state, the stop falls at call 5", async () => {
+    const scenario = demoOutput.slice(
+      demoOutput.indexOf('Claude Code guarded by `loopguard hook claude`'),
+      demoOutput.indexOf('Codex guarded by `loopguard hook codex`'),
+    );
+    expect(scenario).toContain('Event 3 PreToolUse Read: sum.js -> runs');
+    expect(scenario).not.toContain('""');
+    const { out } = await run(['status', '--db', db]);
+    expect(out).toContain('stopped by loopguard at call 5 (same_error), 4 tool calls ran, 1 nudge');
+  });
+});
+
 describe('loopguard status', () => {
   it('prints the tasks with attempts and their newest recovery', async () => {
     const { code, out } = await run(['status', '--db', db]);

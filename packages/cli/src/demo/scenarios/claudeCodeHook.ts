@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HookAgent, openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
@@ -92,25 +93,35 @@ export const claudeCodeHook: DemoScenario = {
   title: 'Claude Code guarded by `loopguard hook claude`: a recorded session nudged, then stopped',
   tasks: [],
   async run(ctx) {
-    const project = join(ctx.workDir, 'claude-project');
-    mkdirSync(project);
-    for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
-      const event = line.replaceAll('<project>', project);
-      const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
-        cwd: project,
-        input: event,
-        reject: false,
-        env: { CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
-      });
-      const recorded = JSON.parse(event) as RecordedEvent;
-      ctx.print(
-        `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
-      );
-      await ctx.pause();
-      // Claude Code ends the session at a stop: the recording's later events never happen.
-      if (stdout.trim() !== '' && (JSON.parse(stdout) as HookAnswer).continue === false) break;
+    // not under .loopguard/ (the demo's files): a call of a file in a `.loopguard` folder is the
+    // model's own call against loopguard's state, which the hook refuses
+    const project = mkdtempSync(join(tmpdir(), 'loopguard-demo-claude-'));
+    try {
+      await replay(ctx, project);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
-    const copied = copyRecords(ctx, project);
-    ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`);
   },
 };
+
+/** Each recorded event through the built `loopguard hook claude` in `project`, then its entries copied. */
+async function replay(ctx: DemoContext, project: string): Promise<void> {
+  for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
+    const event = line.replaceAll('<project>', project);
+    const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
+      cwd: project,
+      input: event,
+      reject: false,
+      env: { CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
+    });
+    const recorded = JSON.parse(event) as RecordedEvent;
+    ctx.print(
+      `   Event ${i + 1} ${recorded.hook_event_name} ${callOf(recorded)} -> ${seen(recorded, stdout)}`,
+    );
+    await ctx.pause();
+    // Claude Code ends the session at a stop: the recording's later events never happen.
+    if (stdout.trim() !== '' && (JSON.parse(stdout) as HookAnswer).continue === false) break;
+  }
+  const copied = copyRecords(ctx, project);
+  ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`);
+}
