@@ -52,6 +52,12 @@ describe('loopguard demo', () => {
   });
 });
 
+describe('loopguard demo: what the user reads (qa39)', () => {
+  it('speaks of tool calls and model calls, never of steps', () => {
+    expect(demoOutput).not.toMatch(/\bsteps?\b/i);
+  });
+});
+
 describe('loopguard demo: Claude Code through `loopguard hook claude` (qa39)', () => {
   it("replays the recorded session as it ran: the Read is no call against loopguard's state, the stop falls at call 5", async () => {
     const scenario = demoOutput.slice(

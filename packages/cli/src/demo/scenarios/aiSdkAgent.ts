@@ -69,7 +69,7 @@ export const aiSdkAgent: DemoScenario = {
     const prompts = model.doGenerateCalls.map((call) => JSON.stringify(call.prompt));
     const nudged = prompts.findIndex((prompt) => prompt.includes('Loop detected'));
     ctx.print(
-      `   generateText ended after ${result.steps.length} steps (finishReason ${result.finishReason}); the nudge was in prompt ${nudged + 1} of ${prompts.length}`,
+      `   generateText ended after ${result.steps.length} model calls (finishReason ${result.finishReason}); the nudge was in prompt ${nudged + 1} of ${prompts.length}`,
     );
     ctx.print(`   ${guard.run.nudges.length} nudge and 1 stop recorded for ${TASK} (loop_nudge, loop_stop)`);
   },

@@ -23,7 +23,7 @@ const RESULT: Step = { type: 'observation', tool: 'execute_bash', output: TRACEB
  * copies, and stops at the third.
  */
 export const editsCannotTakeEffect: DemoScenario = {
-  title: 'Step level: edits that cannot take effect (another copy of the package runs) are caught',
+  title: 'Inside one agent run: edits that cannot take effect (another copy of the package runs) are caught',
   tasks: [],
   async run(ctx) {
     const detector = new StepLoopDetector();

@@ -14,7 +14,7 @@ const VIEW = [
  * learned: `StepLoopDetector` nudges at the third near-duplicate and stops at the fourth.
  */
 export const nearDuplicateRetry: DemoScenario = {
-  title: 'Step level: near-duplicate retries (a shifted line range, the same result) are caught',
+  title: 'Inside one agent run: near-duplicate retries (a shifted line range, the same result) are caught',
   tasks: [],
   async run(ctx) {
     const detector = new StepLoopDetector();
