@@ -104,6 +104,9 @@ describe('loopguard uninstall', () => {
       expect(existsSync(file) ? entriesOf(file) : []).toEqual([]);
     expect(existsSync(join(dir, '.gemini', 'settings.json'))).toBe(false);
     expect(JSON.stringify(read(join(home, '.claude.json')))).not.toContain('"loopguard"');
+    // each file named where the user can find it: another project's by its full path (qa39)
+    expect(result.stdout).toContain(`${projectSettings(second)}: removed (init had made it)`);
+    expect(result.stdout).toContain(`${join('.gemini', 'settings.json')}: removed (init had made it)`);
   });
 
   it('refuses when a settings file cannot be written, printing the exact command', async () => {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
@@ -58,6 +58,11 @@ import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend
 export interface InitOptions extends InitSpendFlags {
   /** With `remove`: say nothing about a settings file that does not exist (`uninstall`). @default false */
   quiet?: boolean;
+  /**
+   * The folder the files named in the output are shown relative to (those outside it: in full);
+   * `uninstall` gives the user's own, as it works in every project. @default the project (`io.cwd`)
+   */
+  shownFrom?: string;
   user?: boolean;
   project?: boolean;
   dryRun?: boolean;
@@ -201,8 +206,9 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
   const file = settingsFileOf(agent, scope, io);
+  const from = options.shownFrom ?? io.cwd;
   const shown = (path: string) =>
-    options.user || !path.startsWith(io.cwd) ? path : relative(io.cwd, path) || '.';
+    options.user || (path !== from && !path.startsWith(`${from}${sep}`)) ? path : relative(from, path) || '.';
   const found = readSettingsFile(file, shown);
   const settings = parseSettings(found.text ?? '', agent, shown(file));
   const spend = options.remove ? undefined : initSpendOf(options);

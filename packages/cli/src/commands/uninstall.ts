@@ -38,7 +38,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
           }
           await initHooks(
             target.agent,
-            { remove: true, quiet: true, user: target.project === null, timeout: '10' },
+            { remove: true, quiet: true, user: target.project === null, timeout: '10', shownFrom: io.cwd },
             { ...io, cwd: target.project ?? io.cwd },
           );
         } catch (error) {
