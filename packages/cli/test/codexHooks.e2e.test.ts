@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
 import { trustCodexHooks } from './codexHookTrust.js';
-import { assistantText, execCommand, type ResponsesReply, startFakeResponsesApi } from './fakeModelApis.js';
+import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { expectStatusAndDashboard } from './sessionStory.js';
@@ -24,9 +24,10 @@ const isLoopguard = (hook: { command?: string }) => hook.command?.includes(' hoo
 
 /** `init codex --user` into a fresh CODEX_HOME, the user's trust step, then `codex exec` with `script`. */
 async function codexWithHooks(
-  script: (turn: number) => ResponsesReply,
+  script: Parameters<typeof startFakeResponsesApi>[0],
   config?: string,
   switchedOff = false,
+  codexArgs: string[] = [],
 ) {
   const { dir } = tempRepo('');
   if (config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), config);
@@ -47,7 +48,8 @@ async function codexWithHooks(
   expect(again.stdout).toContain("Codex trusts loopguard's 3 hooks: they run now");
   const api = await startFakeResponsesApi(script);
   try {
-    const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+    const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+    const result = await execa(codex, [exec as string, ...codexArgs, ...rest], {
       cwd: dir,
       reject: false,
       stdin: 'ignore',
@@ -140,6 +142,59 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(readFileSync(join(dir, 'two.txt'), 'utf8')).toBe('two\n');
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'codex', nudges: 0, stops: 0 }]);
     expect(hookState(dir).entries).toEqual([]);
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {
+    const SUBTASK = 'SUBTASK: read missing.txt';
+    const { dir, result, bodies } = await codexWithHooks(
+      (_call, body) => {
+        const input = body.input ?? [];
+        const outputs = input.filter((item) => item.type === 'function_call_output');
+        // the subagent's thread starts with its task and never spawned an agent
+        const text = JSON.stringify(input);
+        if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
+          return outputs.length < 8 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+        if (outputs.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+        if (outputs.length === 1) {
+          const agent = JSON.parse(String(outputs[0]?.output)).agent_id as string;
+          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+        }
+        const command = ['echo one > one.txt', 'cat one.txt', 'ls'][outputs.length - 2];
+        return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
+      },
+      'spend:\n  session:\n    maxTokens: 100000\n',
+      false,
+      ['-c', 'features.multi_agent=true'],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(bodies.some((b) => b.includes('Command blocked by PreToolUse hook: Stopped (same_error)'))).toBe(
+      true,
+    );
+    const { sessions, entries } = hookState(dir);
+    const main = sessions.find((s) => s.parent_session_id === null);
+    const subagent = sessions.find((s) => s.parent_session_id !== null);
+    // the main thread: spawn_agent, wait_agent and three commands, never judged
+    expect(main).toMatchObject({ tool_calls: 5, nudges: 0, stops: 0 });
+    expect(subagent).toMatchObject({
+      parent_session_id: main?.session_id,
+      agent_type: 'default',
+      tool_calls: 3,
+    });
+    expect(new Set(entries.map((e) => e.metadata.sessionId))).toEqual(new Set([subagent?.session_id]));
+    expect(entries.slice(0, 2).map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+    ]);
+    // both threads' replies in the session's ledger, each once; the subagent's also in its own row.
+    // Not its last two: Codex writes a reply's count after its call's output, and no event of the
+    // subagent's thread comes after its last call (it sends no Stop): docs/hooks.md, "Subagents".
+    const { ledgers } = spendState(dir);
+    const ledger = ledgers.find((l) => l.scope === `session:codex:${main?.session_id}`);
+    const own = ledgers.find((l) => l.scope === `subagent:codex:${subagent?.session_id}`);
+    const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
+    expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
+    expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
 

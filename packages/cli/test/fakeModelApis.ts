@@ -52,6 +52,14 @@ export const execCommand = (cmd: string): Record<string, unknown> => ({
   arguments: JSON.stringify({ cmd }),
 });
 
+/** A call of one of Codex's `multi_agent_v1` tools (`spawn_agent`, `wait_agent`), with `args`. */
+export const multiAgentCall = (name: string, args: unknown): Record<string, unknown> => ({
+  type: 'function_call',
+  namespace: 'multi_agent_v1',
+  name,
+  arguments: JSON.stringify(args),
+});
+
 /** An assistant message item. */
 export const assistantText = (text: string): Record<string, unknown> => ({
   type: 'message',
@@ -61,18 +69,21 @@ export const assistantText = (text: string): Record<string, unknown> => ({
 
 /**
  * A scripted OpenAI Responses API (only what `codex exec` needs offline): `POST …/responses`
- * answered with server-sent events; reply `n` (0-based, over the whole test) is `script(n)`.
+ * answered with server-sent events; reply `n` (0-based, over the whole test) is `script(n, body)`,
+ * `body` the request (a subagent's thread asks with its own conversation).
  */
-export function startFakeResponsesApi(script: (call: number) => ResponsesReply): Promise<FakeModelApi> {
+export function startFakeResponsesApi(
+  script: (call: number, body: { input?: Array<Record<string, unknown>> }) => ResponsesReply,
+): Promise<FakeModelApi> {
   let calls = 0;
-  return serve((url, _body, res) => {
+  return serve((url, body, res) => {
     if (!url.includes('/responses')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":{"message":"not scripted"}}');
       return false;
     }
     const call = calls++;
-    const items = script(call).map((item, k) => ({
+    const items = script(call, body as { input?: Array<Record<string, unknown>> }).map((item, k) => ({
       id: `item_${call}_${k}`,
       call_id: `call_${call}_${k}`,
       status: 'completed',
