@@ -303,6 +303,26 @@ describe('loopguard hook codex', () => {
     expect(codexHook.render(after, { kind: 'silent' })).toBe('');
   });
 
+  it('a denial reads as one sentence once Codex adds ". Command: …" to it, not "it.. Command" (qa39)', () => {
+    const before: HookEvent = {
+      sessionId: 's',
+      projectDir: '/p',
+      tool: 'shell',
+      input: { command: 'ls' },
+      eventName: 'PreToolUse',
+      kind: 'before_tool',
+    };
+    const reason = (reply: HookReply) =>
+      JSON.parse(codexHook.render(before, reply)).hookSpecificOutput.permissionDecisionReason as string;
+    const stop = 'Stopped (x): y.\nloopguard refused this call, and refuses every repeat of it.';
+    expect(reason({ kind: 'stop', message: stop, stopReason: 'loopguard: y', denied: true })).toBe(
+      'Stopped (x): y.\nloopguard refused this call, and refuses every repeat of it',
+    );
+    expect(reason({ kind: 'refuse', message: 'loopguard refused this call: z (see y).' })).toBe(
+      'loopguard refused this call: z (see y)',
+    );
+  });
+
   it("stops reading the rollout before the event's own call; at the end of a turn it reads to the end", () => {
     const dir = temp('loopguard-codex-rollout-');
     const rollout = join(dir, 'rollout.jsonl');

@@ -80,7 +80,8 @@ export const codexHook: HookDialect = {
         hookSpecificOutput: {
           hookEventName: event.eventName,
           permissionDecision: 'deny',
-          permissionDecisionReason: reply.message,
+          // Codex shows it as `Command blocked by PreToolUse hook: <reason>. Command: <command>`
+          permissionDecisionReason: reply.message.replace(/\.$/, ''),
         },
       });
     }
