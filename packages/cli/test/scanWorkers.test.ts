@@ -221,6 +221,36 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     }
   });
 
+  it('starts its workers before it loads a transcript parser or the step detector (they load those meanwhile)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-loads-'));
+    // every module the command's own module loads, as node resolves it
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      'export async function resolve(specifier, context, next) { const found = await next(specifier, context); process.stderr.write(found.url + "\\n"); return found; }\n',
+    );
+    writeFileSync(
+      join(dir, 'register.mjs'),
+      "import { register } from 'node:module'; register('./hooks.mjs', import.meta.url);\n",
+    );
+    const command = new URL('../dist/commands/scan.js', import.meta.url).href;
+    const loaded = await execa(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(join(dir, 'register.mjs')).href,
+        '--input-type=module',
+        '-e',
+        `await import('${command}')`,
+      ],
+      { cwd: dir },
+    );
+    const urls = loaded.stderr.split('\n');
+    expect(urls).toContain(new URL('../dist/scan/scanWorkers.js', import.meta.url).href);
+    expect(urls.filter((url) => url.includes('/core/') || /Parser|detectFormat|scanFile/.test(url))).toEqual(
+      [],
+    );
+  });
+
   it("gives the workers the project's detector options (loopguard.config.yaml)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-workers-'));
     cpSync(fileURLToPath(SCAN_FIXTURES), join(dir, 'transcripts'), { recursive: true });
