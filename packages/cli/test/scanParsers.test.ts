@@ -420,6 +420,22 @@ describe('SessionScan: loops and their waste', () => {
     { type: 'observation', tool: 'bash', output: `content ${n}` },
   ];
 
+  it('takes the options of a whole scan validated once: the same loops as options given raw; bad ones refused by name', async () => {
+    const raw = { stopAfter: 3, exemptCommands: [/^ls /] };
+    const once = SessionScan.detectorOptions(raw);
+    for (const name of [
+      'claude-2.1.330-looping.jsonl',
+      'codex-0.169.0-looping.jsonl',
+      'gemini-0.61.0-looping.jsonl',
+    ]) {
+      const file = fileURLToPath(new URL(name, SCAN_FIXTURES));
+      const fromRaw = await scanFile(file, raw);
+      expect(fromRaw.session?.loops.length).toBeGreaterThan(0);
+      expect(await scanFile(file, once)).toEqual(fromRaw);
+    }
+    expect(() => SessionScan.detectorOptions({ stopAfter: -1 })).toThrow(/stopAfter/);
+  });
+
   it('opens a new loop at the next nudge after the agent learned something; waste is counted per loop, with the tokens after the stop', () => {
     const scan = new SessionScan(new StepLoopDetector());
     for (let i = 0; i < 6; i++) scan.add({ steps: [...fail], tokens: 10 });

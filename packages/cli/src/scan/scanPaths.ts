@@ -1,5 +1,6 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
+import { SessionScan } from './SessionScan.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
@@ -79,15 +80,17 @@ async function scanFiles(
   const failed = (file: string, error: Error): FileScan => ({
     problem: { file, problem: `could not be read (${error.message})` },
   });
+  // validated once for every file this thread reads (the workers validate theirs once each)
+  const detector = SessionScan.detectorOptions(options);
   if (workers === undefined || files.length < 2) {
     const priced = await pricedHere;
     for (const [index, file] of files.entries()) {
-      take(await scanFile(file, options, priced).catch((error: Error) => failed(file, error)), index);
+      take(await scanFile(file, detector, priced).catch((error: Error) => failed(file, error)), index);
     }
   } else {
     const setup: ScanSetup = pricing === undefined ? { options } : { options, pricing };
     // the workers are told first (they wait for their setup); the price book is awaited here after
-    const here = async (file: string) => scanFile(file, options, await pricedHere);
+    const here = async (file: string) => scanFile(file, detector, await pricedHere);
     await workers.map<string, FileScan>(files, { setup, failed, here }, take);
   }
   return { sessions, problems, files: files.length };
