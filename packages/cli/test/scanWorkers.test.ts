@@ -19,7 +19,7 @@ const SERVE_TASKS = new URL('../dist/scan/workerPool.js', import.meta.url).href;
 /**
  * A worker that answers `n` with `n * setup.factor` after a delay that makes later items finish
  * first, and adds one to `setup.ticks` every 2 ms while it lives (so that a test sees whether any
- * worker is left). `3` throws mid-task; `33` ends the thread mid-task (`process.exit`, no error);
+ * worker is left) and to `setup.answered` for each item it answers. `3` throws mid-task; `33` ends the thread mid-task (`process.exit`, no error);
  * a setup of `fail` throws before the first task.
  */
 function testWorker(): URL {
@@ -37,6 +37,7 @@ serveTasks(async (setup) => {
     await new Promise((resolve) => setTimeout(resolve, (10 - (item % 10)) * 5));
     if (item === 3) throw new Error('boom on 3');
     if (item === 33) process.exit(7);
+    if (setup.answered !== undefined) Atomics.add(new Int32Array(setup.answered), 0, 1);
     return item * setup.factor;
   };
 });
@@ -140,22 +141,27 @@ describe('WorkerPool', () => {
     expect(seen).toEqual(['1: setup failed', '2: setup failed', '4: setup failed', '5: setup failed']);
   });
 
-  it('lets the calling thread take tasks beside the workers, in the items’ order; its failure costs one item', async () => {
+  it('lets the calling thread take tasks beside the workers, in the items’ order, without a worker waiting for it; its failure costs one item', async () => {
     const here: number[] = [];
     const seen: Array<number | string> = [];
     const ticks = new SharedArrayBuffer(4);
+    const answered = new SharedArrayBuffer(4);
     const pool = WorkerPool.start(testWorker(), 1);
     const items = [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12];
     try {
       await pool.map<number, number | string>(
         items,
         {
-          setup: { factor: 10, ticks },
+          setup: { factor: 10, ticks, answered },
           failed: (item, error) => `${item}: ${error.message}`,
           here: async (item) => {
             here.push(item);
-            // slower than the worker: it must not wait for the calling thread to get its next tasks
-            await new Promise((resolve) => setTimeout(resolve, 120));
+            // the calling thread busy (blocked, no event loop) until the worker has answered
+            // half the items: it can do so only by taking them itself
+            const count = new Int32Array(answered);
+            const until = Date.now() + 20_000;
+            while (here.length === 1 && Atomics.load(count, 0) < items.length / 2 && Date.now() < until)
+              Atomics.wait(count, 0, Atomics.load(count, 0), 50);
             if (item === 0) throw new Error('failed here');
             return item * 10;
           },
@@ -167,8 +173,8 @@ describe('WorkerPool', () => {
     }
     expect(seen).toEqual(items.map((item) => (item === 0 ? '0: failed here' : item * 10)));
     expect(here[0]).toBe(0);
-    // while the calling thread worked on its first tasks, the worker took the others itself
-    expect(here.length).toBeLessThan(items.length / 2);
+    expect(Atomics.load(new Int32Array(answered), 0)).toBeGreaterThanOrEqual(items.length / 2);
+    expect(here.length + Atomics.load(new Int32Array(answered), 0)).toBe(items.length);
     expect(await ticking(ticks)).toBe(false);
   });
 

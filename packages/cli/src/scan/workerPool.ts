@@ -114,7 +114,7 @@ export class WorkerPool {
         // a task taken by a worker that died before it noted it as its own: never lost
         for (let index = delivered; index < items.length; index++) {
           if (!answered.has(index)) {
-            const error = lastError ?? new Error('no worker took it');
+            const error = lastError ?? new Error('its worker ended');
             deliver(index, work.failed(items[index] as T, error));
           }
         }
@@ -143,17 +143,14 @@ export class WorkerPool {
         // 'exit' comes after every message the worker sent (node drains its port first)
         worker.on('exit', (code) => {
           running--;
-          const index = Atomics.load(workingOf, slot);
-          const cause = () => error ?? new Error(`worker exited with code ${code}`);
-          if (index >= 0 && !answered.has(index)) {
-            lastError = cause();
-            deliver(index, work.failed(items[index] as T, lastError));
-          } else if (index < 0 && !finished) {
-            // it died before it took a task (its script or its setup failed): one task fails in
-            // its stead, so that a worker that can never start does not start again and again
-            lastError = cause();
-            const taken = takeNext(counter);
-            if (taken < items.length) deliver(taken, work.failed(items[taken] as T, lastError));
+          if (!finished) {
+            lastError = error ?? new Error(`worker exited with code ${code}`);
+            // the task it worked on; none yet (its script or its setup failed): one fails in its
+            // stead, so that a worker that can never start is not started again and again
+            const current = Atomics.load(workingOf, slot);
+            const lost = current >= 0 ? current : takeNext(counter);
+            if (lost < items.length && !answered.has(lost))
+              deliver(lost, work.failed(items[lost] as T, lastError));
           }
           start(slot);
           settle();
