@@ -113,6 +113,37 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    const replies: string[] = [];
+    const run = async (id: string, cmd: string, code: number, output: string) => {
+      appendFileSync(rollout, functionCall(id, cmd));
+      replies.push(`${id} pre ${await answer('PreToolUse', id, cmd)}`);
+      replies.push(`${id} post ${await answer('PostToolUse', id, cmd, { tool_response: output })}`);
+      appendFileSync(rollout, callOutput(id, code, output));
+    };
+    const changes = ['names = sorted(names)', 'cache = {}', 'apps = reversed(apps)', 'return list(names)'];
+    for (const [n, change] of changes.entries()) {
+      await run(`edit_${n}`, `sed -i 's/^x${n}$/${change}/' src/loader.py`, 0, '');
+      await run(`run_${n}`, 'python3 reproduce.py', 1, FAILING);
+    }
+    const spoken = replies.filter((r) => !r.endsWith(' '));
+    expect(spoken.map((r) => r.split(' {')[0])).toEqual(['run_2 post', 'run_3 post']);
+    expect(spoken[1]).toMatch(/Stopped \(outcome_stagnation\)/);
+    // the stop is recorded when the rollout shows the call's output (at the next call); none was denied
+    expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.deniedBeforeRun ?? false])).toEqual([
+      ['loop_nudge', false],
+    ]);
+  });
+
   it('a verdict after denied calls falls at the call the model made, as scan numbers it', async () => {
     const dir = temp('loopguard-codex-hook-');
     const rollout = join(dir, 'rollout.jsonl');

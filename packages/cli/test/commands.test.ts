@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,9 +196,10 @@ describe('loopguard recoveries', () => {
  */
 function startServe(
   args: string[],
+  dir = cwd,
 ): Promise<{ child: ChildProcess; url: string; printed: string; auth: { headers: Record<string, string> } }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd: dir });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -242,6 +243,36 @@ describe('loopguard serve', () => {
       const opened = await fetch(printed, { redirect: 'manual' });
       expect(opened.status).toBe(303);
       expect(opened.headers.get('set-cookie')).toMatch(/^loopguard_token=/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("says the project's off switch on the dashboard as status says it, and when it is switched back on", async () => {
+    const project = mkdtempSync(join(cwd, 'off-'));
+    mkdirSync(join(project, 'src'));
+    openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { createDirectory: true }).close();
+    const config = join(project, 'loopguard.config.json');
+    writeFileSync(config, JSON.stringify({ hook: { enabled: false } }));
+    const { child, url, auth } = await startServe(['--port', '0'], join(project, 'src'));
+    const exited = exitOf(child);
+    const hooksOff = async () =>
+      ((await (await fetch(new URL('/status', url), auth)).json()) as { hooksOff?: string }).hooksOff;
+    try {
+      const words = await hooksOff();
+      expect(words).toBe(
+        'off in this project (hook.enabled: false in loopguard.config.json): loopguard guards no session here',
+      );
+      const status = await run(['status', '--db', join(project, '.loopguard', 'state.db')]);
+      expect(status.out).toContain(`\nhooks: ${words}\n`); // the same words
+      expect(
+        JSON.parse((await run(['status', '--json', '--db', join(project, '.loopguard', 'state.db')])).out)
+          .hooksOff,
+      ).toBe(words);
+      writeFileSync(config, JSON.stringify({ hook: { enabled: true } }));
+      // the store did not change: the answer cached for a second expires, nothing else is waited for
+      while ((await hooksOff()) !== undefined) await new Promise((done) => setTimeout(done, 100));
     } finally {
       child.kill('SIGTERM');
     }

@@ -55,7 +55,7 @@ describe('loopguard hook claude: the agent keeps editing code that does not run'
     return spoken;
   };
 
-  it('prints typed into the code under test that the repro never shows: nudged after the third run, the fourth denied', async () => {
+  it('prints typed into the code under test that the repro never shows: nudged after the third run, stopped after the fourth', async () => {
     const dir = tempProject();
     const write = call(
       dir,
@@ -68,14 +68,15 @@ describe('loopguard hook claude: the agent keeps editing code that does not run'
       { type: 'create', filePath: join(dir, 'reproduce.py') },
     );
     const spoken = await replies(dir, [...write, ...[1, 2, 3, 4].flatMap((n) => round(dir, n))]);
-    // Nudged after the third run; the fourth run is denied before it runs (the hook's stop for a loop it can foresee).
-    expect(spoken.map((s) => s.event)).toEqual(['PostToolUse', 'PreToolUse']);
+    // Nudged after the third run; the fourth runs (an edit came before it: its result cannot be
+    // foreseen from the last one) and its result stops the session.
+    expect(spoken.map((s) => s.event)).toEqual(['PostToolUse', 'PostToolUse']);
     const nudge = spoken[0]?.reply.hookSpecificOutput as { additionalContext: string };
     expect(nudge.additionalContext).toMatch(/^Loop detected \(near_duplicate\): 3 runs of `python/);
     expect(nudge.additionalContext).toContain('did not show the debug output added to the code under test');
     expect(spoken[1]?.reply).toMatchObject({
       continue: false,
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' },
+      hookSpecificOutput: { hookEventName: 'PostToolUse' },
     });
     expect(spoken[1]?.reply.stopReason).toMatch(
       /^loopguard: Stopped \(near_duplicate\): the loop went on after the nudge; 4 runs of `python reproduce.py` did not show the debug output/,
@@ -113,7 +114,7 @@ describe('loopguard hook claude: the agent keeps editing code that does not run'
     expect(await replies(dir, events)).toEqual([]);
   });
 
-  it('a search of the figure for the id it set that finds nothing after each change: nudged after the third, the fourth denied', async () => {
+  it('a search of the figure for the id it set that finds nothing after each change: nudged after the third, stopped after the fourth', async () => {
     const dir = tempProject();
     const backend = join(dir, 'lib', 'backend_svg.py');
     const round = (n: number) => {
@@ -155,14 +156,14 @@ describe('loopguard hook claude: the agent keeps editing code that does not run'
       ];
     };
     const spoken = await replies(dir, [1, 2, 3, 4].flatMap(round));
-    expect(spoken.map((s) => s.event)).toEqual(['PostToolUseFailure', 'PreToolUse']);
+    expect(spoken.map((s) => s.event)).toEqual(['PostToolUseFailure', 'PostToolUseFailure']);
     const nudge = spoken[0]?.reply.hookSpecificOutput as { additionalContext: string };
     expect(nudge.additionalContext).toMatch(
       /^Loop detected \(near_duplicate\): 3 searches of `example.svg`, each after a change to the code under test, found nothing/,
     );
     expect(spoken[1]?.reply).toMatchObject({
       continue: false,
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' },
+      hookSpecificOutput: { hookEventName: 'PostToolUseFailure' },
     });
   });
 });

@@ -125,11 +125,13 @@ describe('loopguard serve --postgres', () => {
     const dir = mkdtempSync(join(cwd, 'config-'));
     writeFileSync(
       join(dir, 'loopguard.config.yaml'),
-      `run:\n  max-iterations: 3\nserve:\n  postgres: ${cluster.connectionString}\n  schema: fleet\n`,
+      `run:\n  max-iterations: 3\nhook:\n  enabled: false\nserve:\n  postgres: ${cluster.connectionString}\n  schema: fleet\n`,
     );
     const io = bufferedIo({ cwd: dir });
     expect(await runCli(['status', '--json'], io)).toBe(EXIT_CODES.ok);
     expect(JSON.parse(io.out()).page.total).toBe(3);
+    // a fleet's store is no project's: this folder's off switch says nothing of its sessions
+    expect(JSON.parse(io.out())).not.toHaveProperty('hooksOff');
   });
 
   it('status and recoveries read a PostgreSQL fleet too', async () => {

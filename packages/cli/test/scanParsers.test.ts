@@ -202,6 +202,48 @@ describe('Codex rollout', () => {
     expect(tokens).toBe(100);
     expect(parser.meta).toMatchObject({ sessionId: 'c1', project: '/repo', hasUsage: true });
   });
+
+  it('answers a record from its type once the session has started, without a search of the line; escapes and other shapes are searched', () => {
+    const parser = detectFormat(
+      { timestamp: 't0', type: 'session_meta', payload: { id: 'c1' } },
+      'x.jsonl',
+    ) as TranscriptParser;
+    const line = (record: Record<string, unknown>) =>
+      JSON.stringify({ timestamp: 't', ordinal: 1, ...record });
+    // a command's end as an event, naming every word the search looks for
+    const output = line({
+      type: 'event_msg',
+      payload: {
+        type: 'exec_command_end',
+        parsed: { response_item: 1, token_count: 2, turn_context: 3 },
+      },
+    });
+    expect(parser.mayMatter?.(output)).toBe(true); // the session's start is not known yet: searched
+    parser.push({ timestamp: 't0', type: 'session_meta', payload: { id: 'c1' } }, '');
+    expect(parser.mayMatter?.(output)).toBe(false);
+    expect(parser.mayMatter?.(line({ type: 'event_msg', payload: { type: 'token_count', info: {} } }))).toBe(
+      true,
+    );
+    for (const type of ['response_item', 'session_meta', 'turn_context'])
+      expect(parser.mayMatter?.(line({ type, payload: { type: 'message' } }))).toBe(true);
+    const world = line({ type: 'world_state', payload: { response_item: 1 } });
+    expect(parser.mayMatter?.(world)).toBe(false);
+    // written with an escape, or the payload before the type: the search answers
+    expect(parser.mayMatter?.(world.replace('world_state', 'world\\u005fstate'))).toBe(true);
+    expect(parser.mayMatter?.(output.replace('exec_command_end', 'exec\\u005fcommand_end'))).toBe(true);
+    const payloadFirst = JSON.stringify({
+      payload: { type: 'message' },
+      timestamp: 't',
+      type: 'response_item',
+    });
+    expect(parser.mayMatter?.(payloadFirst)).toBe(true);
+    const eventPayloadLater = JSON.stringify({
+      timestamp: 't',
+      type: 'event_msg',
+      payload: { info: {}, type: 'token_count' },
+    });
+    expect(parser.mayMatter?.(eventPayloadLater)).toBe(true);
+  });
 });
 
 describe('Gemini CLI chat', () => {
@@ -377,6 +419,22 @@ describe('SessionScan: loops and their waste', () => {
     { type: 'action', tool: 'bash', input: `cat file${n}` },
     { type: 'observation', tool: 'bash', output: `content ${n}` },
   ];
+
+  it('takes the options of a whole scan validated once: the same loops as options given raw; bad ones refused by name', async () => {
+    const raw = { stopAfter: 3, exemptCommands: [/^ls /] };
+    const once = SessionScan.detectorOptions(raw);
+    for (const name of [
+      'claude-2.1.330-looping.jsonl',
+      'codex-0.169.0-looping.jsonl',
+      'gemini-0.61.0-looping.jsonl',
+    ]) {
+      const file = fileURLToPath(new URL(name, SCAN_FIXTURES));
+      const fromRaw = await scanFile(file, raw);
+      expect(fromRaw.session?.loops.length).toBeGreaterThan(0);
+      expect(await scanFile(file, once)).toEqual(fromRaw);
+    }
+    expect(() => SessionScan.detectorOptions({ stopAfter: -1 })).toThrow(/stopAfter/);
+  });
 
   it('opens a new loop at the next nudge after the agent learned something; waste is counted per loop, with the tokens after the stop', () => {
     const scan = new SessionScan(new StepLoopDetector());

@@ -96,6 +96,9 @@
     if (cursor) query.set('cursor', cursor);
     const status = await getJson(`status?${query}`);
     renderSessionCounts(status.sessions);
+    // The project's off switch, in `loopguard status`'s words: its sessions are from before.
+    $('hooks-off').hidden = typeof status.hooksOff !== 'string';
+    $('hooks-off').textContent = status.hooksOff ? `hooks: ${status.hooksOff}` : '';
     const hasTasks = status.page.total > 0 || status.source === 'loop';
     for (const box of document.querySelectorAll('.tasks-only')) box.hidden = !hasTasks;
     $('tasks-section').hidden = !hasTasks;

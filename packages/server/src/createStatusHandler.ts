@@ -40,6 +40,16 @@ export interface StatusHandlerOptions {
    */
   breaker?: () => BreakerView | undefined | Promise<BreakerView | undefined>;
   /**
+   * Why the hooks that write the store are switched off now, as a sentence, or `undefined` while
+   * they are on: `/status` carries it as `hooksOff` (absent while `undefined`) and the dashboard
+   * shows it under its header. Asked on every `/status` answer built (the cached one lasts
+   * `cacheMs`), so it must be quick and must not throw. `loopguard serve` gives the project's off
+   * switch for a project's SQLite database (`off in this project (hook.enabled: false in
+   * loopguard.config.yaml): loopguard guards no session here`, the words of `loopguard status`).
+   * @default undefined (nothing said)
+   */
+  hooksOff?: () => string | undefined;
+  /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
    * once as `/?token=…` and keeps it in an HttpOnly cookie). @default undefined (no token)
    */
@@ -100,6 +110,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     loop: options.loop,
     emitters: options.emitters ?? [],
     breaker: options.breaker,
+    hooksOff: options.hooksOff,
     attemptWindowMs: options.attemptWindowMs,
     followIntervalMs: options.followIntervalMs ?? 500,
   });

@@ -50,6 +50,12 @@ export interface StatusSnapshot {
   guards?: unknown;
   /** The stagnation breaker (and the run it belongs to, with its state); absent when unknown. */
   breaker?: BreakerView;
+  /**
+   * Why the hooks that write this store are switched off now (`loopguard serve` and `status` over
+   * a project's database: `off in this project (hook.enabled: false in loopguard.config.yaml):
+   * loopguard guards no session here`); absent while they are on or when unknown (PostgreSQL).
+   */
+  hooksOff?: string;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
   /** When the snapshot was taken, epoch ms. */
@@ -71,6 +77,8 @@ export interface StatusSnapshotSources {
   live?: { running: boolean; tickCount: number; guards?: unknown } | undefined;
   /** The breaker's state, when known. */
   breaker?: BreakerView | undefined;
+  /** Why the hooks are switched off, when they are (the snapshot's `hooksOff`). */
+  hooksOff?: string | undefined;
 }
 
 /**
@@ -109,6 +117,7 @@ export async function statusSnapshot(
     page: { limit: page.tasks.length, total: page.total, nextCursor: page.nextCursor },
     ...(live?.guards ? { guards: live.guards } : {}),
     ...(breaker ? { breaker } : {}),
+    ...(sources.hooksOff === undefined ? {} : { hooksOff: sources.hooksOff }),
     source: live ? 'loop' : 'database',
     generatedAt: clock.now(),
   };

@@ -26,6 +26,8 @@ export interface StatusSourceOptions {
   loop?: StatusLoop | undefined;
   emitters: readonly LiveEmitter[];
   breaker?: (() => BreakerView | undefined | Promise<BreakerView | undefined>) | undefined;
+  /** Why the hooks are switched off now, if they are (`StatusHandlerOptions.hooksOff`). */
+  hooksOff?: (() => string | undefined) | undefined;
   attemptWindowMs?: number | undefined;
   followIntervalMs: number;
 }
@@ -117,6 +119,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
         attemptWindowMs: options.attemptWindowMs,
         live: loop?.getStatus(),
         breaker: await breakerNow(),
+        hooksOff: options.hooksOff?.(),
       });
     },
     async stamp() {

@@ -45,9 +45,15 @@ afterEach(async () => {
   store = undefined;
 });
 
-async function open(db: ServedStore): Promise<void> {
+async function open(db: ServedStore, hooksOff?: () => string | undefined): Promise<void> {
   store = db;
-  server = await startStatusServer({ reader: db.reader, port: 0, clock: db.clock, followIntervalMs: 50 });
+  server = await startStatusServer({
+    reader: db.reader,
+    port: 0,
+    clock: db.clock,
+    followIntervalMs: 50,
+    ...(hooksOff === undefined ? {} : { hooksOff }),
+  });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForFunction(() => document.getElementById('live')?.textContent === 'connected');
@@ -275,6 +281,33 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       () => document.getElementById('chart')?.dataset.series === 'nudge,stop,spend_warning,spend_stop',
     );
     expect(await page.locator('#recoveries li').count()).toBe(7);
+    expect(problems).toEqual([]);
+  });
+
+  it("says the project's hooks are off in status's words, from the next refresh of the status on", async () => {
+    const words =
+      'off in this project (hook.enabled: false in loopguard.config.yaml): loopguard guards no session here';
+    let off: string | undefined = words;
+    await page.clock.install(); // the page's ten-second refresh, run at once below
+    const db = hooksOnlyDatabase();
+    await open(db, () => off);
+    expect(await text('#hooks-off')).toBe(`hooks: ${words}`);
+    expect(await page.locator('#hooks-off').isVisible()).toBe(true);
+    off = undefined; // the user switched them back on
+    db.clock.advance(1_000); // the server's cached answer expires
+    await page.clock.runFor(10_000);
+    await page.locator('#hooks-off').waitFor({ state: 'hidden' });
+    off = words;
+    db.clock.advance(1_000);
+    await page.reload();
+    await page.locator('#hooks-off').waitFor({ state: 'visible' });
+    expect(await text('#verdict-stopped')).toBe('1'); // the sessions from before are still shown
+    expect(problems).toEqual([]);
+  });
+
+  it('says nothing of hooks where the server is not told they are off', async () => {
+    await open(hooksOnlyDatabase());
+    expect(await page.locator('#hooks-off').isVisible()).toBe(false);
     expect(problems).toEqual([]);
   });
 

@@ -116,6 +116,19 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect(body).not.toHaveProperty('breaker');
     });
 
+    it('says the hooks are off with the sentence it is given (hooksOff), asked anew; no field while they are on', async () => {
+      let off: string | undefined;
+      await start({ hooksOff: () => off });
+      expect((await getJson('/status')).body).not.toHaveProperty('hooksOff');
+      off =
+        'off in this project (hook.enabled: false in loopguard.config.json): loopguard guards no session here';
+      ctx.clock.advance(1_000); // the cached answer expires (the store did not change)
+      expect((await getJson('/status')).body.hooksOff).toBe(off);
+      off = undefined;
+      ctx.clock.advance(1_000);
+      expect((await getJson('/status')).body).not.toHaveProperty('hooksOff');
+    });
+
     it('keeps a task named __proto__ (or constructor) in loopDetection', async () => {
       for (const id of ['__proto__', 'constructor', 'T1']) {
         await ctx.upsertTask({ id, status: 'in_progress' });

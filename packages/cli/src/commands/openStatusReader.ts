@@ -10,6 +10,7 @@ import type { CliIo } from '../cliIo.js';
 import { CONFIG_FILES } from '../run/runOptions.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
+import { projectHooksOff } from './projectHooksOff.js';
 
 /**
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
@@ -33,6 +34,11 @@ export interface OpenStatusReader {
   label: string;
   /** What was read, for the user: the database file's path or the connection string without password. */
   source: string;
+  /**
+   * Why the hooks are switched off, read now, for a project's SQLite database
+   * ({@link projectHooksOff}); always `undefined` for PostgreSQL (a fleet's store is no project's).
+   */
+  hooksOff(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -110,7 +116,13 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     }
     throw error;
   }
-  return { reader, label, source: redacted(url), close: () => storage.close() };
+  return {
+    reader,
+    label,
+    source: redacted(url),
+    hooksOff: () => undefined,
+    close: () => storage.close(),
+  };
 }
 
 /**
@@ -144,10 +156,12 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
 
 function openSqlite(path: string, io: CliIo): OpenStatusReader {
   const database = openDatabaseFile(path, io);
+  const source = resolve(io.cwd, path);
   return {
     reader: new SqliteStatusReader(database),
     label: `--db ${path}`,
-    source: resolve(io.cwd, path),
+    source,
+    hooksOff: () => projectHooksOff(source),
     close: async () => database.close(),
   };
 }

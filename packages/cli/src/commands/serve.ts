@@ -39,6 +39,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         const token = made ? randomBytes(24).toString('base64url') : options.token;
         const server = await serveDashboard({
           reader: store.reader,
+          hooksOff: store.hooksOff, // the project's off switch, read anew as the page refreshes
           port: options.port,
           host: options.host,
           ...(token === undefined ? {} : { token }),

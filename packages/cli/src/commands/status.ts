@@ -1,4 +1,3 @@
-import { basename, dirname } from 'node:path';
 import { systemClock } from '@loopguard/core';
 import type { SessionView } from '@loopguard/core/internal';
 import { statusSnapshot } from '@loopguard/server';
@@ -7,7 +6,6 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
-import { projectSwitchedOff } from '../hook/hookSwitch.js';
 import {
   type OpenStatusReader,
   openStatusReader,
@@ -104,6 +102,7 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
         attemptsRecorded: baseline.attempts,
         attemptWindowMs: options.window,
         breaker: run === undefined ? undefined : { ...run },
+        hooksOff: store.hooksOff(),
       },
     ),
   );
@@ -113,7 +112,7 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     return;
   }
   const out = io.stdout;
-  out(`database: ${store.source}\n${hooksOffLine(store)}`);
+  out(`database: ${store.source}\n${hooksOffLine(snapshot.hooksOff)}`);
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
   const byVerdict = Object.entries(sessions.counts)
@@ -154,7 +153,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   const out = io.stdout;
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
-    out(`database: ${store.source}\n${hooksOffLine(store)}${sessionTable([session])}\n`);
+    out(`database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionTable([session])}\n`);
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
       const sub =
@@ -168,24 +167,9 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
     throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStoppedOnSpend);
 }
 
-/**
- * `hooks: off in this project (…)` and a line break when the database is a project's
- * (`<project>/.loopguard/state.db`) whose configuration switches the hooks off, else `''`: its
- * sessions are from before, and the hooks write nothing now. A configuration that cannot be read
- * says nothing here (the hooks report it in `.loopguard/hook.log`).
- */
-function hooksOffLine(store: OpenStatusReader): string {
-  const folder = dirname(store.source);
-  if (basename(store.source) !== 'state.db' || basename(folder) !== '.loopguard') return '';
-  let file: string | undefined;
-  try {
-    file = projectSwitchedOff(dirname(folder));
-  } catch {
-    return '';
-  }
-  return file === undefined
-    ? ''
-    : `hooks: off in this project (hook.enabled: false in ${file}): loopguard guards no session here\n`;
+/** `hooks: off in this project (…)` and a line break where the store's hooks are off, else `''`. */
+function hooksOffLine(hooksOff: string | undefined): string {
+  return hooksOff === undefined ? '' : `hooks: ${hooksOff}\n`;
 }
 
 /** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */

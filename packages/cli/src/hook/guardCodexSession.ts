@@ -3,6 +3,7 @@ import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { RolloutSteps } from './codexRollout.js';
 import {
   entryOf,
+  foreseeable,
   type GuardContext,
   keyOf,
   MAX_KEPT_OUTPUT,
@@ -35,7 +36,8 @@ export interface CodexGuardContext extends GuardContext {
  *   failed as that action's last result did (no exit code yet); a nudge is handed to the model,
  *   a stop too (Codex cannot end the turn); a verdict the rollout then shows and the model was not
  *   told is told at the next call;
- * - `before_tool`: a repeat whose last result would make the stop is denied before it runs, on a
+ * - `before_tool`: a repeat whose last result would make the stop, nothing changed since (see
+ *   `foreseeable`), is denied before it runs, on a
  *   copy of the detector; the denied call (in the rollout with Codex's refusal as its output) is
  *   never fed to the detector, so every further repeat is denied as well;
  * - `agent_stop`: the rollout to its end (the turn's last message); recorded only.
@@ -69,7 +71,12 @@ export function guardCodexSession(
     const key = keyOf(event.tool, event.input);
     const last = memory.results.find((r) => r.key === key);
     const probe = StepLoopDetector.restore(detector.snapshot(), context.detector);
-    const result = event.kind === 'after_tool' ? { output: event.output, error: last?.error ?? false } : last;
+    const result =
+      event.kind === 'after_tool'
+        ? { output: event.output, error: last?.error ?? false }
+        : last !== undefined && foreseeable(last, detector)
+          ? last
+          : undefined;
     const verdict =
       result === undefined
         ? undefined
@@ -130,7 +137,12 @@ function readRollout(
     if (step.type === 'action') action = keyOf(step.tool, step.input);
     if (step.type === 'observation' && action !== undefined) {
       const output = step.output.slice(0, MAX_KEPT_OUTPUT);
-      rememberResult(memory.results, { key: action, output, error: step.error === true });
+      rememberResult(memory.results, {
+        key: action,
+        output,
+        error: step.error === true,
+        changes: detector.changeCount,
+      });
     }
     if (step.type === 'observation') action = undefined;
     if (verdict.action === 'continue') continue;

@@ -23,6 +23,21 @@ export interface LastResult {
   key: string;
   output: string;
   error: boolean;
+  /**
+   * The detector's {@link StepLoopDetector.changeCount} after this result; absent in a row written
+   * before it was kept (such a result is never foreseen: see {@link foreseeable}).
+   */
+  changes?: number;
+}
+
+/**
+ * Whether a repeat of the call whose last result is `last` can be judged before it runs, taken to
+ * give that result again: only while nothing was changed since (`detector` has made no change
+ * since `last`). After an edit the result may be the fix working; denying the call would stop the
+ * session on a result it never gave.
+ */
+export function foreseeable(last: LastResult, detector: StepLoopDetector): boolean {
+  return last.changes === detector.changeCount;
 }
 
 /** What {@link guardSession} needs besides the event and the stored session. */
@@ -41,8 +56,8 @@ export interface GuardContext {
  * stops, and returns the reply with the session's new state (`next` undefined: nothing changes).
  *
  * - `before_tool`: when the call repeats an action whose last result would make the loop's stop,
- *   the call is denied before it runs and the session ends (the stop is recorded); anything else is
- *   silent and writes nothing.
+ *   and nothing was changed since that result (see {@link foreseeable}), the call is denied before
+ *   it runs and the session ends (the stop is recorded); anything else is silent and writes nothing.
  * - `after_tool`: the action and its result are observed together (parallel calls become turns in
  *   the order they finish); a nudge is handed to the model, a stop ends the session.
  * - `agent_stop`: the agent's text is observed as a message; nudges and stops are recorded only
@@ -74,7 +89,7 @@ export function guardSession(
   let verdict: StepVerdict | undefined;
   switch (event.kind) {
     case 'before_tool': {
-      if (last === undefined) return { result: { kind: 'silent' } };
+      if (last === undefined || !foreseeable(last, detector)) return { result: { kind: 'silent' } };
       verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
       if (verdict?.action !== 'stop') return { result: { kind: 'silent' } };
       break;
@@ -85,6 +100,7 @@ export function guardSession(
         key: keyOf(event.tool, event.input),
         output: event.output.slice(0, MAX_KEPT_OUTPUT),
         error: event.error,
+        changes: detector.changeCount,
       });
       break;
     }
@@ -204,10 +220,17 @@ export function parseMemory(text: string | undefined): Memory {
           },
         }
       : {}),
-    results: (Array.isArray(results) ? results : []).filter(
-      (r): r is LastResult =>
-        typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
-    ),
+    results: (Array.isArray(results) ? results : [])
+      .filter(
+        (r): r is LastResult =>
+          typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
+      )
+      // a count that is not one is dropped: that result is then never foreseen
+      .map((r) =>
+        r.changes === undefined || Number.isSafeInteger(r.changes)
+          ? r
+          : { key: r.key, output: r.output, error: r.error },
+      ),
     seen: strings(seen),
     ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
       ? { refusedCalls: refusedCalls as number }

@@ -10,6 +10,22 @@ import {
   type TranscriptRead,
 } from './TranscriptParser.js';
 
+/** How a record's type begins. */
+const TYPE_KEY = '"type":"';
+
+/** The record types that give a step, a model or the session's header (an event: only a token count). */
+const TYPES_THAT_MATTER = new Set(['response_item', 'session_meta', 'turn_context']);
+
+/** An event whose payload's first key is its type: what follows is that type. */
+const EVENT_HEAD = '"type":"event_msg","payload":{"type":"';
+
+/** The string value that begins at `from`; undefined when it is written with an escape or not closed. */
+function typeAt(line: string, from: number): string | undefined {
+  const end = line.indexOf('"', from);
+  const type = line.slice(from, end);
+  return end === -1 || type.includes('\\') ? undefined : type;
+}
+
 /**
  * A Codex rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, checked against 0.169.0): each
  * line is `{ timestamp, type, payload }`. The `response_item`s are read by Codex's one translation
@@ -27,8 +43,25 @@ export class CodexRolloutParser implements TranscriptParser {
   private model: string | undefined;
   private readonly steps = new CodexRolloutSteps();
 
-  /** Only items, token counts and the session's header matter. */
+  /**
+   * Only items, token counts and the session's header matter. Codex writes a record's `type` in its
+   * first keys, before the payload, and a payload's own `type` as its first key: once the session's
+   * start is known (the one thing `push` reads from any record), a record is answered from its type
+   * (an event from its payload's), without a search through the whole line (an event can carry a
+   * command's whole output) for four words. A type written with an escape, or after an object
+   * opened, is not read here: the search answers.
+   */
   mayMatter(line: string): boolean {
+    const at = line.indexOf(TYPE_KEY);
+    // no object opened before it: the record's own type, not a payload's
+    if (at !== -1 && this.meta.startedAt !== undefined && line.lastIndexOf('{', at) === 0) {
+      const type = typeAt(line, at + TYPE_KEY.length);
+      if (type !== undefined && type !== 'event_msg') return TYPES_THAT_MATTER.has(type);
+      if (type === 'event_msg' && line.startsWith(EVENT_HEAD, at)) {
+        const event = typeAt(line, at + EVENT_HEAD.length);
+        if (event !== undefined) return event === 'token_count';
+      }
+    }
     return (
       line.includes('"response_item"') ||
       line.includes('"token_count"') ||

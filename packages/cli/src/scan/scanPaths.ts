@@ -1,5 +1,6 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
+import { SessionScan } from './SessionScan.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
@@ -26,8 +27,9 @@ export interface ScanListener {
 /**
  * Scans every transcript under `paths` (files or folders, which must exist; a file found twice is
  * read once): each file's session runs through a fresh step detector with `options`. Files are read
- * in parallel by worker threads, one per core; sessions and problems come in the files' order
- * whatever order they are read in. A file whose worker dies is one problem, and the scan goes on.
+ * in parallel by worker threads and the calling thread, one per core; sessions and problems come in
+ * the files' order whatever order they are read in. A file whose worker dies is one problem, and
+ * the scan goes on.
  * With `pricing`, each reply is priced from its model (each worker builds the same price book).
  * Fewer than two files are read by the calling thread.
  * @param workers - the worker threads that read the files, started ahead by the caller
@@ -54,6 +56,9 @@ async function scanFiles(
   pricing: ScanPricingSource | undefined,
   workers: WorkerPool | undefined,
 ): Promise<PathsScan> {
+  // the price book loads while the files are found (the pricing library: ≈ 35 ms)
+  const pricedHere = pricing === undefined ? undefined : scanPricing(pricing);
+  pricedHere?.catch(() => undefined); // its failure shows where it is awaited
   const problems: ScanProblem[] = [];
   const report = (problem: ScanProblem) => {
     problems.push(problem);
@@ -75,14 +80,18 @@ async function scanFiles(
   const failed = (file: string, error: Error): FileScan => ({
     problem: { file, problem: `could not be read (${error.message})` },
   });
+  // validated once for every file this thread reads (the workers validate theirs once each)
+  const detector = SessionScan.detectorOptions(options);
   if (workers === undefined || files.length < 2) {
-    const priced = pricing === undefined ? undefined : await scanPricing(pricing);
+    const priced = await pricedHere;
     for (const [index, file] of files.entries()) {
-      take(await scanFile(file, options, priced).catch((error: Error) => failed(file, error)), index);
+      take(await scanFile(file, detector, priced).catch((error: Error) => failed(file, error)), index);
     }
   } else {
     const setup: ScanSetup = pricing === undefined ? { options } : { options, pricing };
-    await workers.map<string, FileScan>(files, { setup, failed }, take);
+    // the workers are told first (they wait for their setup); the price book is awaited here after
+    const here = async (file: string) => scanFile(file, detector, await pricedHere);
+    await workers.map<string, FileScan>(files, { setup, failed, here }, take);
   }
   return { sessions, problems, files: files.length };
 }

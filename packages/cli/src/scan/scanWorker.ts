@@ -3,6 +3,7 @@
 // (see scanPaths).
 import { loadLibraryCost } from '@loopguard/core/spend';
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
+import { SessionScan } from './SessionScan.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import { serveTasks } from './workerPool.js';
@@ -22,5 +23,6 @@ void loadLibraryCost().catch(() => undefined);
 
 serveTasks(async ({ options, pricing }: ScanSetup) => {
   const priced = pricing === undefined ? undefined : await scanPricing(pricing);
-  return (file: string) => scanFile(file, options, priced);
+  const detector = SessionScan.detectorOptions(options);
+  return (file: string) => scanFile(file, detector, priced);
 });

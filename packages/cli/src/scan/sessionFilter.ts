@@ -1,4 +1,5 @@
 import { basename, dirname } from 'node:path';
+import { dayFormat, localDay } from './days.js';
 import { geminiFolder } from './detectFormat.js';
 import type { ScannedSession } from './scannedSession.js';
 
@@ -12,33 +13,6 @@ export interface SessionFilter {
   project?: string;
   /** The IANA time zone of the days. @default the machine's (`TZ`) */
   timeZone?: string;
-}
-
-/**
- * A day as ccusage takes it, `YYYYMMDD` or `YYYY-MM-DD`, as `YYYY-MM-DD`; `undefined` when it is not
- * a day of the calendar (`20261131`).
- */
-export function parseDay(value: string): string | undefined {
-  const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim());
-  if (match === null) return undefined;
-  const [, year, month, day] = match;
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  const iso = `${year}-${month}-${day}`;
-  return date.toISOString().slice(0, 10) === iso ? iso : undefined;
-}
-
-/**
- * The formatter of days in `timeZone` (an IANA name; the machine's when `undefined`).
- * @throws RangeError when `timeZone` is not a time zone.
- */
-export function dayFormat(timeZone?: string): Intl.DateTimeFormat {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-}
-
-/** The day (`YYYY-MM-DD`) of an ISO time in `format`'s time zone. */
-export function localDay(iso: string, format: Intl.DateTimeFormat = dayFormat()): string | undefined {
-  const time = Date.parse(iso);
-  return Number.isNaN(time) ? undefined : format.format(time);
 }
 
 /** The name Claude Code files a project's sessions under: every character but letters and digits a `-`. */

@@ -130,6 +130,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     return this.steps;
   }
 
+  /**
+   * Tool calls observed so far that changed files, as the detector reads them (an editor's edit or
+   * write, a shell line that writes, `sed -i`, `pip install`). A caller that foresees a call's
+   * result from its last one (the command hook's stop before a repeat runs) may do so only while
+   * this count is the one at that result: after a change the result may differ.
+   */
+  get changeCount(): number {
+    return this.history.probes.changes;
+  }
+
   /** Whether this run's detection is on (the per-run switch; the global one is {@link setStepLoopDetectionEnabled}). */
   get isEnabled(): boolean {
     return this.enabled;
