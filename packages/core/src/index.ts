@@ -48,6 +48,7 @@ export {
   type ContextEntryQuery,
   type ContextEntryType,
   RECOVERY_TOPICS,
+  REFUSAL_TOPICS,
 } from './model/contextEntry.js';
 export { SIZE_LIMITS } from './model/sizeLimits.js';
 export { MAX_METADATA_DEPTH } from './model/storableJson.js';

@@ -5,6 +5,7 @@ import { INITIAL_SCHEMA_SQL } from './schema/001_initial.js';
 import { RECOVERY_VIEW_INDEX_SQL } from './schema/002_recoveryViewIndex.js';
 import { APPEND_ATTEMPT_FUNCTION_SQL } from './schema/003_appendAttemptFunction.js';
 import { SPEND_TOPICS_INDEX_SQL } from './schema/004_spendTopicsIndex.js';
+import { REFUSAL_TOPIC_INDEX_SQL } from './schema/005_refusalTopicIndex.js';
 
 /**
  * One step of the PostgreSQL schema: applied once, in order, inside the migration transaction.
@@ -30,6 +31,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   { version: 2, name: 'recovery view index', sql: RECOVERY_VIEW_INDEX_SQL },
   { version: 3, name: 'append attempt function', sql: APPEND_ATTEMPT_FUNCTION_SQL },
   { version: 4, name: 'spend topics index', sql: SPEND_TOPICS_INDEX_SQL },
+  { version: 5, name: 'refusal topic index', sql: REFUSAL_TOPIC_INDEX_SQL },
 ]);
 
 /**

@@ -24,7 +24,13 @@ describe('PostgreSQL schema and migrations', () => {
     expect(first.migration).toEqual({
       from: 0,
       to: PG_SCHEMA_VERSION,
-      applied: ['initial', 'recovery view index', 'append attempt function', 'spend topics index'],
+      applied: [
+        'initial',
+        'recovery view index',
+        'append attempt function',
+        'spend topics index',
+        'refusal topic index',
+      ],
     });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
     expect(rows).toEqual([
@@ -32,6 +38,7 @@ describe('PostgreSQL schema and migrations', () => {
       { version: 2, name: 'recovery view index' },
       { version: 3, name: 'append attempt function' },
       { version: 4, name: 'spend topics index' },
+      { version: 5, name: 'refusal topic index' },
     ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });

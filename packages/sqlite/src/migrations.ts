@@ -10,6 +10,7 @@ import { up006RecoveryViewIndex } from './schema/006_recoveryViewIndex.js';
 import { up007Spend } from './schema/007_spend.js';
 import { up008AgentSessions } from './schema/008_agentSessions.js';
 import { up009HookSessionText } from './schema/009_hookSessionText.js';
+import { up010RefusedCalls } from './schema/010_refusedCalls.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 7, name: 'spend ledgers', up: up007Spend },
   { version: 8, name: 'agent sessions', up: up008AgentSessions },
   { version: 9, name: 'hook session text', up: up009HookSessionText },
+  { version: 10, name: 'refused calls', up: up010RefusedCalls },
 ]);
 
 /**

@@ -94,7 +94,9 @@ describe('SqliteHookSessionStore', () => {
       /CHECK constraint/,
     );
 
-    expect(migrate(db).applied).toEqual(['hook session text']);
+    expect(migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 9) }).applied).toEqual([
+      'hook session text',
+    ]);
     const store = new SqliteHookSessionStore({ db, clock: new ManualClock(2_000) });
     expect(store.get({ ...key, agent: 'codex', sessionId: 'agent-7' })).toEqual({
       ...stored,
@@ -113,5 +115,36 @@ describe('SqliteHookSessionStore', () => {
     store.update(key, () => ({ next: { ...state, snapshot: 'not json {', lastResults: '' }, result: null }));
     expect(store.get(key)).toMatchObject({ snapshot: 'not json {', lastResults: '' });
     expect(db.prepare('SELECT count(*) AS n FROM hook_sessions').get()).toEqual({ n: 2 });
+  });
+
+  it('a version 9 database is migrated: the recovery-view index covers the refused calls, the view counts them (issue 35)', () => {
+    const db = new Database(':memory:');
+    migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 9) });
+    // the index and the view as version 9 shipped them: no `call_refused`, no `refused_calls`
+    db.exec(`DROP VIEW agent_sessions;
+      DROP INDEX context_entries_recovery_view_time;
+      CREATE INDEX context_entries_recovery_view_time ON context_entries (timestamp)
+        WHERE topic IN ('loop_recovery', 'unblock_authority', 'loop_escalation', 'loop_nudge', 'loop_stop', 'spend_warning', 'spend_stop');
+      CREATE VIEW agent_sessions AS SELECT agent, session_id FROM hook_sessions;`);
+    new SqliteHookSessionStore({ db, clock: new ManualClock(1_000) }).update(key, () => ({
+      next: state,
+      result: null,
+    }));
+    const refusal = db.prepare(
+      `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks)
+       VALUES (?, 'decision', 'call_refused', 'Bash: rm -rf .loopguard — loopguard refused this call: …', ?)`,
+    );
+    refusal.run(1_500, JSON.stringify([`${key.agent}:${key.sessionId}`]));
+    refusal.run(1_600, JSON.stringify(['claude:another-session']));
+
+    expect(migrate(db).applied).toEqual(['refused calls']);
+    const index = db
+      .prepare(`SELECT sql FROM sqlite_master WHERE name = 'context_entries_recovery_view_time'`)
+      .pluck()
+      .get() as string;
+    expect(index).toContain(`'call_refused'`);
+    expect(db.prepare('SELECT session_id, refused_calls FROM agent_sessions').all()).toEqual([
+      { session_id: key.sessionId, refused_calls: 1 },
+    ]);
   });
 });

@@ -44,7 +44,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option(
       '--topic <topic>',
-      'only loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning or spend_stop',
+      'only loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop or call_refused',
     )
     .option('--task <id>', 'only entries about this task')
     .option('--since <time>', 'only entries at or after this time (epoch ms or ISO date)')

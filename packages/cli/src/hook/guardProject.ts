@@ -46,24 +46,21 @@ export async function guardProject(
       failed = false;
       return { kind: 'silent' };
     }
-    const refused = ownStateRefusal(event);
-    if (refused !== undefined) {
-      // Codex's rollout holds the refusal, which its detector reads as the call's output
-      if (agent !== 'codex') {
-        database.sessions.update(
-          { agent, sessionId: event.sessionId, projectDir: event.projectDir },
-          (session) => countRefusal(event, session, config.detector),
-        );
-      }
-      failed = false;
-      return { kind: 'refuse', message: refused };
-    }
     const context: GuardContext = {
       agent,
       detector: config.detector,
       record: (entry) => database.record(entry),
       now,
     };
+    const refused = ownStateRefusal(event);
+    if (refused !== undefined) {
+      database.sessions.update(
+        { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+        (session) => countRefusal(event, session, context, refused),
+      );
+      failed = false;
+      return { kind: 'refuse', message: refused };
+    }
     const rollout = agent === 'codex' ? event.transcriptPath : undefined;
     const until = event.kind === 'agent_stop' ? undefined : event.callId;
     const reply = database.sessions.update(

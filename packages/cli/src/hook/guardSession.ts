@@ -9,6 +9,7 @@ import {
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
 
 /** Most recent actions whose last result is kept to recognise a repeat before it runs. */
@@ -239,14 +240,18 @@ export function parseMemory(text: string | undefined): Memory {
 }
 
 /**
- * The session after loopguard refused the event's call (the model's own call against loopguard,
- * Claude Code and Gemini CLI): counted among the calls the model made, once however many times its
- * hook is installed. A session with no row yet gets one, so that its later calls are numbered right.
+ * The session after loopguard refused the event's call (the model's own call against loopguard):
+ * its `call_refused` entry recorded ({@link refusalEntry}), once however many times its hook is
+ * installed. Claude Code, Gemini CLI: the call is counted among the calls the model made (Codex's
+ * rollout holds its refusals, which its detector numbers). A session with no row yet gets one, so
+ * that its later calls are numbered right and its refusal is listed under it.
+ * @param message - the sentence the model was told.
  */
 export function countRefusal(
   event: HookEvent,
   session: HookSessionRecord | null,
-  options: StepLoopDetectorOptions,
+  context: GuardContext,
+  message: string,
 ): HookSessionUpdate<undefined> {
   const memory = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
@@ -254,7 +259,10 @@ export function countRefusal(
     if (memory.seen.includes(call)) return { result: undefined };
     remember(memory.seen, call, MAX_SEEN_CALLS);
   }
-  memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
+  const numbered = context.agent !== 'codex';
+  if (numbered) memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
+  const toolCall = numbered ? (session?.toolCalls ?? 0) + (memory.refusedCalls ?? 0) : undefined;
+  context.record(refusalEntry(event, context, message, toolCall));
   const lastResults = JSON.stringify(memory satisfies Memory);
   if (session !== null) {
     const { createdAt: _created, updatedAt: _updated, ...kept } = session;
@@ -263,7 +271,7 @@ export function countRefusal(
   return {
     result: undefined,
     next: {
-      snapshot: new StepLoopDetector(options).sealedSnapshot(SHA256_SEAL_CHECKSUM),
+      snapshot: new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
       lastResults,
       steps: 0,
       toolCalls: 0,
@@ -272,6 +280,39 @@ export function countRefusal(
       enabled: true,
       nudges: 0,
       stops: 0,
+    },
+  };
+}
+
+/**
+ * The `call_refused` entry of a refused call: the sentence the model was told and what the call
+ * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
+ * prints), with the session's metadata, the call's `tool`, `command` and, where the hook numbers
+ * it, `toolCall`.
+ */
+export function refusalEntry(
+  event: HookEvent,
+  context: Pick<GuardContext, 'agent'>,
+  message: string,
+  toolCall: number | undefined,
+): ContextEntryInput {
+  const tool = event.kind === 'before_tool' ? event.tool : '';
+  const command = refusedCallText(event);
+  return {
+    entryType: 'decision',
+    topic: 'call_refused',
+    content: `${tool}: ${command.replace(/\s+/g, ' ')} — ${message}`,
+    relatedTasks: [sessionTaskId(context.agent, event.sessionId)],
+    metadata: {
+      sessionId: event.sessionId,
+      ...subagentFields(event),
+      agent: context.agent,
+      projectDir: event.projectDir,
+      hookEvent: event.eventName,
+      tool,
+      command,
+      ...(toolCall === undefined ? {} : { toolCall }),
+      deniedBeforeRun: true,
     },
   };
 }

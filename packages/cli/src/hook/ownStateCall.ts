@@ -99,6 +99,29 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   return undefined;
 }
 
+/** Longest text of a refused call kept in its `call_refused` entry (a longer one is cut). */
+export const MAX_REFUSED_CALL_TEXT = 2_000;
+
+/**
+ * What a refused call would have done, as the user reads it in its `call_refused` entry: its shell
+ * command, else the path it names, else its input as JSON; cut at {@link MAX_REFUSED_CALL_TEXT}.
+ * @example refusedCallText({ kind: 'before_tool', tool: 'Bash', input: { command: 'rm -rf .loopguard' }, ... }); // 'rm -rf .loopguard'
+ */
+export function refusedCallText(event: HookEvent): string {
+  const input = (event.kind === 'before_tool' ? event.input : undefined) as
+    | Record<string, unknown>
+    | undefined;
+  const field = [...COMMAND_FIELDS, ...PATH_FIELDS].find((name) => input?.[name] !== undefined);
+  const value = field === undefined ? input : input?.[field];
+  const text =
+    typeof value === 'string'
+      ? value
+      : Array.isArray(value) && value.every((part) => typeof part === 'string')
+        ? value.join(' ')
+        : (JSON.stringify(value) ?? '');
+  return text.length > MAX_REFUSED_CALL_TEXT ? `${text.slice(0, MAX_REFUSED_CALL_TEXT)}…` : text;
+}
+
 /** Whether `path` (absolute) is in a `.loopguard` folder or is loopguard's configuration. */
 function isOwnFile(path: string): boolean {
   return path.split(sep).includes('.loopguard') || CONFIG_FILE.test(basename(path));

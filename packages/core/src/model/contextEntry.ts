@@ -16,6 +16,12 @@ export const STEP_LOOP_TOPICS = ['loop_nudge', 'loop_stop'] as const;
 /** Context-entry topics of the spend guard: `spend_warning` (a warning given) and `spend_stop` (a run stopped at its budget). */
 export const SPEND_TOPICS = ['spend_warning', 'spend_stop'] as const;
 
+/**
+ * Context-entry topic of a call loopguard refused before it ran, the session going on
+ * (`call_refused`: the model's own call against loopguard's state, configuration or off switch).
+ */
+export const REFUSAL_TOPICS = ['call_refused'] as const;
+
 /** A record in the shared context: every recovery is one. */
 export interface ContextEntry {
   /** Unique id assigned by the state machine. */

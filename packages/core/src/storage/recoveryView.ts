@@ -1,12 +1,24 @@
-import { type ContextEntry, RECOVERY_TOPICS, SPEND_TOPICS, STEP_LOOP_TOPICS } from '../model/contextEntry.js';
+import {
+  type ContextEntry,
+  RECOVERY_TOPICS,
+  REFUSAL_TOPICS,
+  SPEND_TOPICS,
+  STEP_LOOP_TOPICS,
+} from '../model/contextEntry.js';
 
 /**
  * Topics the recoveries page lists (`/recoveries`, `loopguard recoveries`, the dashboard, the live
  * feed): the attempt-level {@link RECOVERY_TOPICS} and the step-level nudges and stops
  * (`loop_nudge`, `loop_stop`) that `loopguard hook` and the agent adapters write, and the spend
- * guard's warnings and stops (`spend_warning`, `spend_stop`).
+ * guard's warnings and stops (`spend_warning`, `spend_stop`), and the calls loopguard refused
+ * (`call_refused`).
  */
-export const RECOVERY_VIEW_TOPICS = [...RECOVERY_TOPICS, ...STEP_LOOP_TOPICS, ...SPEND_TOPICS] as const;
+export const RECOVERY_VIEW_TOPICS = [
+  ...RECOVERY_TOPICS,
+  ...STEP_LOOP_TOPICS,
+  ...SPEND_TOPICS,
+  ...REFUSAL_TOPICS,
+] as const;
 
 /** One of {@link RECOVERY_VIEW_TOPICS}. */
 export type RecoveryViewTopic = (typeof RECOVERY_VIEW_TOPICS)[number];

@@ -42,6 +42,8 @@ export interface SessionView {
   toolCalls: number | null;
   nudges: number;
   stops: number;
+  /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
+  refusedCalls: number;
   /** The first stop: its kind (a loop type, or the spend reason), its entry topic, the tool call it fell at. */
   stop: { topic: 'loop_stop' | 'spend_stop'; kind: string | null; call: number | null; at: number } | null;
   /** What the session spent, when a spend guard counted it; `costUsd` only of priced models. */
@@ -75,6 +77,8 @@ export interface SessionRow {
   tool_calls: number | null;
   nudges: number | string;
   stops: number | string;
+  /** Absent or `NULL` in a store that records no refusals (PostgreSQL): none. */
+  refused_calls?: number | string | null;
   stop_topic: string | null;
   stop_kind: string | null;
   stop_call: number | null;
@@ -118,13 +122,15 @@ const num = (value: number | string | null): number | null => (value === null ? 
 /**
  * What loopguard did to a session, in one line: the sentence `status`, the dashboard, the status line
  * and `/status` all print.
- * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 nudge, $0.41 of $0.50'
+ * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const parts = [headline(view)];
   // the calls that ran: a call denied before it ran (the stop's) is not one
   if (view.toolCalls !== null)
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
+  if (view.refusedCalls > 0)
+    parts.push(`${view.refusedCalls} call${view.refusedCalls === 1 ? '' : 's'} refused`);
   if (view.nudges > 0 && view.verdict !== 'nudged')
     parts.push(`${view.nudges} nudge${view.nudges === 1 ? '' : 's'}`);
   const spent = spendText(view);
@@ -195,6 +201,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     toolCalls: num(row.tool_calls),
     nudges: Number(row.nudges),
     stops: Number(row.stops),
+    refusedCalls: Number(row.refused_calls ?? 0),
     stop:
       row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
         ? { topic: row.stop_topic, kind: row.stop_kind, call: num(row.stop_call), at: Number(row.stopped_at) }

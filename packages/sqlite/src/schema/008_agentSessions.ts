@@ -8,8 +8,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 export const RUNNING_WINDOW_MS = 600_000;
 
 /**
- * The view `agent_sessions` as schema version 8 made it (every door's sessions with their verdict);
- * version 9 makes it again after rebuilding `hook_sessions`, which it reads.
+ * The view `agent_sessions` (every door's sessions with their verdict), as the current schema has
+ * it: version 8 made it, version 9 again after rebuilding `hook_sessions`, which it reads, and
+ * version 10 with `refused_calls` (a hook session's `call_refused` entries, counted through
+ * `context_entry_tasks` as its stop is found: no text of the row parsed).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -17,6 +19,8 @@ WITH
   hook AS (
     SELECT h.agent, h.session_id, h.project_dir, h.parent_session_id, h.agent_type,
       h.created_at AS started_at, h.updated_at AS last_active, h.tool_calls, h.nudges, h.stops,
+      (SELECT count(*) FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
+        WHERE t.task_id = h.agent || ':' || h.session_id AND e.topic = 'call_refused') AS refused_calls,
       h.agent || ':' || h.session_id AS entry_task, 'session:' || h.agent || ':' || h.session_id AS scope,
       NULL AS run_status
     FROM hook_sessions h
@@ -28,7 +32,7 @@ WITH
          AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id) AS nudges,
       (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
          AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id) AS stops,
-      NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status
+      0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status
     FROM runs r
   ),
   adapter AS (
@@ -36,7 +40,7 @@ WITH
       '' AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
       max(e.timestamp) AS last_active, NULL AS tool_calls,
       sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
-      NULL AS entry_task, NULL AS scope, NULL AS run_status
+      0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status
     FROM context_entries e
     WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
       AND json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
@@ -57,7 +61,7 @@ WITH
     FROM every s
   )
 SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, j.started_at, j.last_active,
-  j.tool_calls, j.nudges, j.stops,
+  j.tool_calls, j.nudges, j.stops, j.refused_calls,
   e.topic AS stop_topic,
   coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
   json_extract(e.metadata, '$.toolCall') AS stop_call,
