@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { runCli } from '../src/main.js';
+import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
 import { claudeEvent, claudeFailingCall, geminiEvent, tempProject } from './hookHelpers.js';
@@ -145,5 +146,32 @@ describe('a refused call, in every door (issue 35)', () => {
     ]);
     const status = await cli(dir, ['status']);
     expect(status.out.match(/1 call refused/g)).toHaveLength(2);
+  });
+
+  it('on the fast path too: the MCP server records the same entry', async () => {
+    const dir = tempProject();
+    const lines: string[] = [];
+    const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir, env: {} });
+    const event = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: DUMP },
+      tool_use_id: 'toolu_1',
+    });
+    // Claude Code hands the `hook` tool every field as a string, objects as JSON
+    const args = Object.fromEntries(
+      Object.entries(event).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hook', arguments: args },
+    };
+    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    await server.idle();
+    expect(lines).toHaveLength(1);
+    expect(refusals(dir).map((e) => [e.content, e.metadata.toolCall])).toEqual([
+      [`Bash: ${DUMP} — ${OWN_STATE_REFUSED}`, 1],
+    ]);
   });
 });

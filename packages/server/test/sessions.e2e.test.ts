@@ -166,6 +166,38 @@ describe('sessions on an empty database', () => {
     expect(text).toContain('loopguard_sessions{verdict="stopped"} 0');
     expect(text).not.toMatch(/^loopguard_session_spend_dollars\{/m);
   });
+
+  it("a call loopguard refused: the session's summary counts it, its entries list it with the command (issue 35)", async () => {
+    const store = hooksOnlyDatabase();
+    cleanup = store.cleanup;
+    // as the hook writes it (packages/cli: refusalEntry)
+    store.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'call_refused',
+      content: 'Bash: rm -rf .loopguard — loopguard refused this call: …',
+      relatedTasks: [`claude:${HOOK_SESSIONS.clean}`],
+      metadata: {
+        agent: 'claude',
+        sessionId: HOOK_SESSIONS.clean,
+        tool: 'Bash',
+        command: 'rm -rf .loopguard',
+        toolCall: 10,
+      },
+    });
+    server = await startStatusServer({ reader: store.reader, port: 0, clock: store.clock, cacheMs: 0 });
+    const { body } = await getJson(`/sessions?sessionId=${HOOK_SESSIONS.clean}`);
+    expect(body.sessions).toMatchObject([
+      { refusedCalls: 1, verdict: 'clean', summary: 'no loop found, 9 tool calls ran, 1 call refused' },
+    ]);
+    const entries = await getJson(`/sessions/entries?agent=claude&sessionId=${HOOK_SESSIONS.clean}`);
+    expect(entries.body.entries).toMatchObject([
+      {
+        topic: 'call_refused',
+        action: 'call_refused',
+        metadata: { command: 'rm -rf .loopguard', toolCall: 10 },
+      },
+    ]);
+  });
 });
 
 const openStore = useStores();
