@@ -174,4 +174,22 @@ describe('a refused call, in every door (issue 35)', () => {
       [`Bash: ${DUMP} — ${OWN_STATE_REFUSED}`, 1],
     ]);
   });
+
+  it("prints the command as text: a terminal escape in it is not sent to the user's terminal", async () => {
+    const dir = tempProject();
+    const command = 'sqlite3 .loopguard/state.db "\u001b]0;owned\u0007\u001b[2J"\nrm -rf .loopguard';
+    const event = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command },
+      tool_use_id: 'toolu_1',
+    });
+    await answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir });
+    const [entry] = refusals(dir);
+    expect(entry?.metadata.command).toBe(command);
+    const { out } = await cli(dir, ['status', '--session', 's1']);
+    for (const control of ['\u001b', '\u0007']) expect(out).not.toContain(control);
+    expect(out).toContain(
+      'Bash: sqlite3 .loopguard/state.db "\uFFFD]0;owned\uFFFD\uFFFD[2J" rm -rf .loopguard — ',
+    );
+  });
 });

@@ -284,11 +284,15 @@ export function countRefusal(
   };
 }
 
+/** C0 and C1 control characters (a terminal's escape sequences start with them). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it matches
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /**
  * The `call_refused` entry of a refused call: the sentence the model was told and what the call
  * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
- * prints), with the session's metadata, the call's `tool`, `command` and, where the hook numbers
- * it, `toolCall`.
+ * prints; its control characters shown as U+FFFD), with the session's metadata, the call's
+ * `tool`, `command` (as given) and, where the hook numbers it, `toolCall`.
  */
 export function refusalEntry(
   event: HookEvent,
@@ -301,7 +305,8 @@ export function refusalEntry(
   return {
     entryType: 'decision',
     topic: 'call_refused',
-    content: `${tool}: ${command.replace(/\s+/g, ' ')} — ${message}`,
+    // one line a terminal prints as text: the command is the model's, its escapes are not sent on
+    content: `${tool}: ${command.replace(/\s+/g, ' ').replace(CONTROL_CHARACTERS, '\uFFFD')} — ${message}`,
     relatedTasks: [sessionTaskId(context.agent, event.sessionId)],
     metadata: {
       sessionId: event.sessionId,
