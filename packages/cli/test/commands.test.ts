@@ -177,7 +177,7 @@ describe('loopguard recoveries', () => {
   it('rejects bad filters in one line with exit code 2', async () => {
     expectOneLineError(
       await run(['recoveries', '--db', db, '--topic', 'oops']),
-      '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, got "oops"',
+      '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, call_refused, got "oops"',
     );
     expectOneLineError(
       await run(['recoveries', '--db', db, '--since', 'last week']),
