@@ -1,10 +1,12 @@
 import { keyHash } from './historyState.js';
 import { asksAnew } from './newQuestion.js';
+import { rewritesOwnPrints } from './printRewrite.js';
 import { sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
   ledgerStateSchema,
+  MAX_AGENT_PRINTS,
   MAX_CHANGES,
   MAX_EDITED,
   MAX_PATHS,
@@ -69,6 +71,13 @@ export class ProbeLedger implements SnapshotPart {
    * probe (`rm -rf _build && sphinx-build …`) prepares the probe, the same way each run: not a try.
    */
   testedChanges = 0;
+  /**
+   * The number of the newest change that was an attempt: any change but a rewrite of the agent's
+   * own debug prints (see `rewritesOwnPrints`).
+   */
+  lastAttempt = 0;
+  /** The texts of the print calls the agent typed in the run, newest last (at most 16). */
+  readonly agentPrints: string[] = [];
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
@@ -107,6 +116,13 @@ export class ProbeLedger implements SnapshotPart {
 
   private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
     this.changes++;
+    const work = run.printWork?.();
+    if (!rewritesOwnPrints(work, this.agentPrints)) this.lastAttempt = this.changes;
+    for (const text of work?.typed ?? []) {
+      if (this.agentPrints.includes(text)) continue;
+      this.agentPrints.push(text);
+      if (this.agentPrints.length > MAX_AGENT_PRINTS) this.agentPrints.shift();
+    }
     this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
     if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
     const ownChange =
@@ -148,7 +164,11 @@ export class ProbeLedger implements SnapshotPart {
       this.identities.set(run.probe, key);
     }
     const previous = this.probes.get(key);
-    const changesSincePrevious = previous === undefined ? 0 : this.changes - previous.changesAtLast;
+    // Changes since the previous run that were all rewrites of the agent's own debug prints: it
+    // changed what it asks, not the code it fixes; such a round leaves the round counts where they were.
+    const printsOnly = previous !== undefined && this.lastAttempt <= previous.changesAtLast;
+    const changesSincePrevious =
+      previous === undefined || printsOnly ? 0 : this.changes - previous.changesAtLast;
     // The key lines alone (the final error, the failing tests): the same after a change, whatever
     // else the output printed, is a round of the verdict ceiling.
     const { verdict, verdictRounds, verdictNews, words, shown } = verdictRound(
@@ -380,6 +400,8 @@ export class ProbeLedger implements SnapshotPart {
       news: this.news,
       questions: this.questions,
       testedChanges: this.testedChanges,
+      lastAttempt: this.lastAttempt,
+      agentPrints: [...this.agentPrints],
       edited: [...this.edited],
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
@@ -404,6 +426,9 @@ export class ProbeLedger implements SnapshotPart {
     this.news = s.news;
     this.questions = s.questions;
     this.testedChanges = s.testedChanges;
+    // A snapshot from the build before has no count: every change it recorded was an attempt.
+    this.lastAttempt = s.lastAttempt ?? s.changes;
+    this.agentPrints.splice(0, this.agentPrints.length, ...s.agentPrints);
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(
