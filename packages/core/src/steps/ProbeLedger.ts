@@ -116,9 +116,15 @@ export class ProbeLedger implements SnapshotPart {
 
   private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
     this.changes++;
-    const work = run.printWork?.();
-    if (!rewritesOwnPrints(work, this.agentPrints)) this.lastAttempt = this.changes;
-    for (const text of work?.typed ?? []) {
+    const work = run.printWork;
+    // What the change rewrites is read only once the agent has typed prints of its own.
+    if (
+      work === undefined ||
+      this.agentPrints.length === 0 ||
+      !rewritesOwnPrints(work.rewritten(), this.agentPrints)
+    )
+      this.lastAttempt = this.changes;
+    for (const text of work?.typed() ?? []) {
       if (this.agentPrints.includes(text)) continue;
       this.agentPrints.push(text);
       if (this.agentPrints.length > MAX_AGENT_PRINTS) this.agentPrints.shift();

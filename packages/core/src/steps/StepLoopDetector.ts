@@ -10,7 +10,13 @@ import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { type FileSearch, searchReader } from './fileSearch.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
-import { type PrintWork, printWorkOf } from './printRewrite.js';
+import {
+  type PrintWork,
+  type PrintWorkReader,
+  printWorkOf,
+  printWorkOfState,
+  printWorkReader,
+} from './printRewrite.js';
 import { RecentMemo } from './recentMemo.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
@@ -187,7 +193,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
               ...printsState(pending.prints),
-              ...(pending.printWork === undefined ? {} : { printWork: printWorkState(pending.printWork()) }),
+              ...(pending.printWork === undefined ? {} : { printWork: printWorkState(pending.printWork) }),
               ...searchState(pending.search),
             },
       history: this.history.snapshot(),
@@ -233,7 +239,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
             ...pending,
             prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
             search: pending.search === undefined ? undefined : () => pending.search,
-            printWork: pending.printWork === undefined ? undefined : () => pending.printWork as PrintWork,
+            printWork: pending.printWork === undefined ? undefined : printWorkOfState(pending.printWork),
           };
     return detector;
   }
@@ -297,6 +303,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         }));
         const closed = this.closePending(index, key);
         const command = commandTextOf(valid.input);
+        // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
+        const prints = kind.kind === 'change' ? printEditReader(valid.input) : undefined;
         this.pending = {
           step: index,
           call: this.calls,
@@ -306,9 +314,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           exempt: isExemptAction(this.exemptions, valid.tool, command || text),
           kind,
           search: searchReader(command),
-          // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
-          prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
-          printWork: kind.kind === 'change' ? printWorkReader(valid.input) : undefined,
+          prints,
+          printWork: prints === undefined ? undefined : printWorkReader(valid.input, prints),
         };
         return closed ?? this.continueAt(index);
       }
@@ -431,17 +438,9 @@ function searchState(search: (() => FileSearch | undefined) | undefined): { sear
   return read === undefined ? {} : { search: { ...read } };
 }
 
-/** A change's {@link PrintWork}, read once, when the ledger first asks. */
-function printWorkReader(input: unknown): () => PrintWork {
-  let work: PrintWork | undefined;
-  return () => {
-    work ??= printWorkOf(input);
-    return work;
-  };
-}
-
 /** A pending change's print work as its snapshot keeps it. */
-function printWorkState(work: PrintWork): PrintWork {
+function printWorkState(reader: PrintWorkReader): PrintWork {
+  const work = printWorkOf(undefined, reader);
   return work.rewritten === undefined
     ? { typed: work.typed.slice(0, MAX_EDIT_PRINTS) }
     : { typed: work.typed.slice(0, MAX_EDIT_PRINTS), rewritten: work.rewritten.slice(0, MAX_EDIT_PRINTS) };

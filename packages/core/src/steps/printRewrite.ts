@@ -1,5 +1,5 @@
 import { commandTextOf } from './actionKind.js';
-import { printedTexts } from './unseenPrints.js';
+import { type PrintEditReader, printEditReader, printedTexts } from './unseenPrints.js';
 
 /**
  * What a change does to debug prints: the print texts it writes, and, when it touches nothing but
@@ -16,7 +16,6 @@ export interface PrintWork {
   rewritten?: string[];
 }
 
-const NO_WORK: PrintWork = Object.freeze({ typed: [] }) as PrintWork;
 /** Input fields holding the text an edit writes (OpenHands' editor, Claude Code's Edit and Write). */
 const NEW_FIELDS = ['new_str', 'new_string', 'file_text', 'content', 'contents'];
 /** Input fields holding the text an edit replaces. */
@@ -30,42 +29,85 @@ const MIN_PATTERN = 6;
 const COMMENT_LINE = /^\s*(?:#|\/\/)/;
 
 /**
- * A change's {@link PrintWork}, from its tool input: an editor's old and new text (Claude Code's
- * `MultiEdit` edit by edit), else its shell line. The principle it serves: a change that rewrites
- * only a debug print the agent added itself changes what the agent asks, not the code it is
- * fixing (see `ProbeLedger`).
+ * What a change does to debug prints, each part read when first asked: the prints it types are read
+ * for every change, what it rewrites only once the agent has typed prints of its own.
+ */
+export interface PrintWorkReader {
+  /** See {@link PrintWork.typed}. */
+  typed(): readonly string[];
+  /** See {@link PrintWork.rewritten}. */
+  rewritten(): readonly string[] | undefined;
+}
+
+/**
+ * A change's {@link PrintWorkReader}, from its tool input: an editor's old and new text (Claude
+ * Code's `MultiEdit` edit by edit; the prints it types are those `prints` reads), else its shell
+ * line. The principle it serves: a change that rewrites only a debug print the agent added itself
+ * changes what the agent asks, not the code it is fixing (see `ProbeLedger`).
+ */
+export function printWorkReader(input: unknown, prints: PrintEditReader): PrintWorkReader {
+  let typed: readonly string[] | undefined;
+  let rewritten: readonly string[] | undefined | null = null;
+  return {
+    typed: () => {
+      typed ??= editorParts(input) === undefined ? printedTexts(commandTextOf(input)) : prints(false).added;
+      return typed;
+    },
+    rewritten: () => {
+      if (rewritten === null) rewritten = rewrittenBy(input);
+      return rewritten;
+    },
+  };
+}
+
+/** A {@link PrintWorkReader} over a {@link PrintWork} already read (a snapshot's). */
+export function printWorkOfState(work: PrintWork): PrintWorkReader {
+  return { typed: () => work.typed, rewritten: () => work.rewritten };
+}
+
+/**
+ * A change's {@link PrintWork}, read whole (for a snapshot, and for tests).
  *
  * @example printWorkOf("sed -i '12s/DEBUG: x/DEBUG: type x/' a.py"); // { typed: [], rewritten: ['DEBUG: x'] }
  */
-export function printWorkOf(input: unknown): PrintWork {
-  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
-    const record = input as Record<string, unknown>;
-    const parts = Array.isArray(record.edits) ? record.edits : [record];
-    if (parts.some((part) => textOf(part, NEW_FIELDS) !== undefined)) return editorWork(parts);
-  }
-  const command = commandTextOf(input);
-  if (command === '') return NO_WORK;
-  const typed = printedTexts(command);
-  const sed = SED_SUBSTITUTION.exec(command);
-  const pattern = sed === null ? '' : (sed[3] as string).replace(/\\(.)/g, '$1').trim();
-  if (pattern.length < MIN_PATTERN) return typed.length === 0 ? NO_WORK : { typed };
-  return { typed, rewritten: [pattern] };
+export function printWorkOf(
+  input: unknown,
+  reader = printWorkReader(input, printEditReader(input)),
+): PrintWork {
+  const rewritten = reader.rewritten();
+  const typed = [...reader.typed()];
+  return rewritten === undefined ? { typed } : { typed, rewritten: [...rewritten] };
 }
 
-function editorWork(parts: unknown[]): PrintWork {
-  const typed: string[] = [];
+/** An editor input's edits (`MultiEdit`'s, else the input itself); `undefined`: not an editor's. */
+function editorParts(input: unknown): unknown[] | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  const record = input as Record<string, unknown>;
+  const parts = Array.isArray(record.edits) ? record.edits : [record];
+  return parts.some((part) => textOf(part, NEW_FIELDS) !== undefined) ? parts : undefined;
+}
+
+/** See {@link PrintWork.rewritten}. */
+function rewrittenBy(input: unknown): string[] | undefined {
+  const parts = editorParts(input);
+  if (parts !== undefined) return editorRewrites(parts);
+  const command = commandTextOf(input);
+  if (!command.includes('sed')) return undefined;
+  const sed = SED_SUBSTITUTION.exec(command);
+  const pattern = sed === null ? '' : (sed[3] as string).replace(/\\(.)/g, '$1').trim();
+  return pattern.length < MIN_PATTERN ? undefined : [pattern];
+}
+
+function editorRewrites(parts: unknown[]): string[] | undefined {
   const rewritten: string[] = [];
-  let printsOnly = true;
   for (const part of parts) {
-    const after = textOf(part, NEW_FIELDS) ?? '';
     const before = textOf(part, OLD_FIELDS) ?? '';
-    for (const text of printedTexts(after)) if (!typed.includes(text)) typed.push(text);
-    if (!printsOnly) continue;
     const old = printedTexts(before);
-    printsOnly = old.length > 0 && onlyPrintLines(before) && onlyPrintLines(after);
+    if (old.length === 0 || !onlyPrintLines(before) || !onlyPrintLines(textOf(part, NEW_FIELDS) ?? ''))
+      return undefined;
     for (const text of old) if (!rewritten.includes(text)) rewritten.push(text);
   }
-  return printsOnly && rewritten.length > 0 ? { typed, rewritten } : { typed };
+  return rewritten;
 }
 
 /** Whether every line of `code` that is not blank is a print call or a comment. */
@@ -88,13 +130,15 @@ function textOf(part: unknown, names: readonly string[]): string | undefined {
 }
 
 /**
- * Whether `work` rewrites only prints the agent wrote itself: each text it rewrites lies inside
+ * Whether a change rewrites only prints the agent wrote itself: each text it rewrites lies inside
  * the text of a print the agent typed earlier in the run (`agentPrints`).
  *
- * @example rewritesOwnPrints({ typed: [], rewritten: ['DEBUG: x'] }, ['DEBUG: x=']); // true
+ * @example rewritesOwnPrints(['DEBUG: x'], ['DEBUG: x=']); // true
  */
-export function rewritesOwnPrints(work: PrintWork | undefined, agentPrints: readonly string[]): boolean {
-  const rewritten = work?.rewritten;
-  if (rewritten === undefined || agentPrints.length === 0) return false;
+export function rewritesOwnPrints(
+  rewritten: readonly string[] | undefined,
+  agentPrints: readonly string[],
+): boolean {
+  if (rewritten === undefined || rewritten.length === 0 || agentPrints.length === 0) return false;
   return rewritten.every((text) => agentPrints.some((print) => print.includes(text)));
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKindName } from './actionKind.js';
 import type { FileSearch } from './fileSearch.js';
-import type { PrintWork } from './printRewrite.js';
+import type { PrintWorkReader } from './printRewrite.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import type { PrintEditReader } from './unseenPrints.js';
 
@@ -41,7 +41,7 @@ export interface ProbeRun {
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
   prints?: PrintEditReader | undefined;
   /** For a change, what it does to debug prints (see `printWorkOf`; absent: none read). */
-  printWork?: (() => PrintWork) | undefined;
+  printWork?: PrintWorkReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; absent: none). */
   search?: (() => FileSearch | undefined) | undefined;
   /** The whole output of a probe run or a failing line (`''`: none, or not kept). */

@@ -134,13 +134,9 @@ describe('printWorkOf', () => {
   });
 
   it('rewritesOwnPrints: every rewritten text inside a print the agent typed', () => {
-    expect(
-      rewritesOwnPrints({ typed: [], rewritten: ['DEBUG: _update'] }, ['DEBUG: _update_patch_limits max_y=']),
-    ).toBe(true);
-    expect(
-      rewritesOwnPrints({ typed: [], rewritten: ['Loading limits'] }, ['DEBUG: _update_patch_limits']),
-    ).toBe(false);
-    expect(rewritesOwnPrints({ typed: [] }, ['DEBUG: x='])).toBe(false);
+    expect(rewritesOwnPrints(['DEBUG: _update'], ['DEBUG: _update_patch_limits max_y='])).toBe(true);
+    expect(rewritesOwnPrints(['Loading limits'], ['DEBUG: _update_patch_limits'])).toBe(false);
+    expect(rewritesOwnPrints([], ['DEBUG: x='])).toBe(false);
     expect(rewritesOwnPrints(undefined, ['DEBUG: x='])).toBe(false);
   });
 });
