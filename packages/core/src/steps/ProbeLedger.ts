@@ -116,6 +116,8 @@ export class ProbeLedger implements SnapshotPart {
 
   private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
     this.changes++;
+    const ownChange =
+      run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
     const work = run.printWork;
     // What the change rewrites is read only once the agent has typed prints of its own.
     if (
@@ -124,15 +126,14 @@ export class ProbeLedger implements SnapshotPart {
       !rewritesOwnPrints(work.rewritten(), this.agentPrints)
     )
       this.lastAttempt = this.changes;
-    for (const text of work?.typed() ?? []) {
+    // Only prints typed into the code under test (the agent's own scripts are its own already).
+    for (const text of ownChange ? NO_TEXTS : (work?.typed() ?? NO_TEXTS)) {
       if (this.agentPrints.includes(text)) continue;
       this.agentPrints.push(text);
       if (this.agentPrints.length > MAX_AGENT_PRINTS) this.agentPrints.shift();
     }
     this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
     if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
-    const ownChange =
-      run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
     // A change to the code under test at a place not changed before is a new hypothesis; so is a
     // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
@@ -464,6 +465,7 @@ export class ProbeLedger implements SnapshotPart {
 /** A new record's source paths: none until its result repeats. */
 const NO_PATHS = (): string[] => [];
 const NO_FILES: readonly string[] = Object.freeze([]);
+const NO_TEXTS: readonly string[] = Object.freeze([]);
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;
