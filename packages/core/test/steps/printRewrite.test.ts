@@ -73,6 +73,29 @@ describe.each(Object.entries(shapes))(
       expect(detections(restoredEachStep(steps))).toEqual([]);
     });
 
+    it('a snapshot of the build before (no print memory) restores; the changes it knew of were attempts', () => {
+      const snapshotAfterFirstRun = (forget: boolean) => {
+        const detector = makeStepDetector().detector;
+        feed(detector, [...s.addPrint(), ...run()]);
+        const state = JSON.parse(JSON.stringify(detector.snapshot()));
+        expect(state.history.probes.agentPrints).toEqual(['DEBUG: limits max_y=']);
+        if (forget) {
+          delete state.history.probes.lastAttempt;
+          delete state.history.probes.agentPrints;
+        }
+        return StepLoopDetector.restore(state);
+      };
+      // A rewrite of the print, then a change to the code: one round (kept) or two (forgotten).
+      const rounds = [
+        ...s.rewrite('DEBUG: limits max_y=', 'DEBUG: limits of patch max_y='),
+        ...run(),
+        ...turn(`sed -i 's/limit = 1/limit = 2/' ${FILE}`, ''),
+        ...run(),
+      ];
+      expect(detections(feed(snapshotAfterFirstRun(false), rounds))).toEqual([]);
+      expect(detections(feed(snapshotAfterFirstRun(true), rounds)).map((v) => v.action)).toEqual(['nudge']);
+    });
+
     it('rewriting a print the agent did not type is a change like any other: nudged at the third identical result', () => {
       // The code's own log line, never typed by the agent: changing it may be the fix.
       const steps = [
