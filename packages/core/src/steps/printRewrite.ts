@@ -30,7 +30,7 @@ const COMMENT_LINE = /^\s*(?:#|\/\/)/;
 
 /**
  * What a change does to debug prints, each part read when first asked: the prints it types are read
- * for every change, what it rewrites only once the agent has typed prints of its own.
+ * for a change to the code under test, what it rewrites only once the agent has typed prints there.
  */
 export interface PrintWorkReader {
   /** See {@link PrintWork.typed}. */
