@@ -1,10 +1,12 @@
 import { keyHash } from './historyState.js';
 import { asksAnew } from './newQuestion.js';
+import { rewritesOwnPrints } from './printRewrite.js';
 import { sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
   ledgerStateSchema,
+  MAX_AGENT_PRINTS,
   MAX_CHANGES,
   MAX_EDITED,
   MAX_PATHS,
@@ -69,6 +71,13 @@ export class ProbeLedger implements SnapshotPart {
    * probe (`rm -rf _build && sphinx-build …`) prepares the probe, the same way each run: not a try.
    */
   testedChanges = 0;
+  /**
+   * The number of the newest change that was an attempt: any change but a rewrite of the agent's
+   * own debug prints (see `rewritesOwnPrints`).
+   */
+  lastAttempt = 0;
+  /** The texts of the print calls the agent typed in the run, newest last (at most 16). */
+  readonly agentPrints: string[] = [];
   /** Files changed in the run, newest last (at most 32). */
   readonly edited: string[] = [];
   /** Files the agent made itself (first written whole: a reproduce script, a test config), newest last (at most 32). */
@@ -107,10 +116,24 @@ export class ProbeLedger implements SnapshotPart {
 
   private recordChange(step: number, run: ProbeRun, evidence: StepEvidence): void {
     this.changes++;
-    this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
-    if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
     const ownChange =
       run.paths.length > 0 && run.paths.every((path) => this.isOwn(path) || this.makesOwn(run, path));
+    const work = run.printWork;
+    // What the change rewrites is read only once the agent has typed prints of its own.
+    if (
+      work === undefined ||
+      this.agentPrints.length === 0 ||
+      !rewritesOwnPrints(work.rewritten(), this.agentPrints)
+    )
+      this.lastAttempt = this.changes;
+    // Only prints typed into the code under test (the agent's own scripts are its own already).
+    for (const text of ownChange ? NO_TEXTS : (work?.typed() ?? NO_TEXTS)) {
+      if (this.agentPrints.includes(text)) continue;
+      this.agentPrints.push(text);
+      if (this.agentPrints.length > MAX_AGENT_PRINTS) this.agentPrints.shift();
+    }
+    this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
+    if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
     // A change to the code under test at a place not changed before is a new hypothesis; so is a
     // whole rewrite of the agent's own script (a new experiment). Touching it up is neither.
     if (ownChange ? run.fullWrite : run.paths.some((path) => !this.edited.some((e) => samePath(e, path))))
@@ -148,7 +171,11 @@ export class ProbeLedger implements SnapshotPart {
       this.identities.set(run.probe, key);
     }
     const previous = this.probes.get(key);
-    const changesSincePrevious = previous === undefined ? 0 : this.changes - previous.changesAtLast;
+    // Changes since the previous run that were all rewrites of the agent's own debug prints: it
+    // changed what it asks, not the code it fixes; such a round leaves the round counts where they were.
+    const printsOnly = previous !== undefined && this.lastAttempt <= previous.changesAtLast;
+    const changesSincePrevious =
+      previous === undefined || printsOnly ? 0 : this.changes - previous.changesAtLast;
     // The key lines alone (the final error, the failing tests): the same after a change, whatever
     // else the output printed, is a round of the verdict ceiling.
     const { verdict, verdictRounds, verdictNews, words, shown } = verdictRound(
@@ -380,6 +407,8 @@ export class ProbeLedger implements SnapshotPart {
       news: this.news,
       questions: this.questions,
       testedChanges: this.testedChanges,
+      lastAttempt: this.lastAttempt,
+      agentPrints: [...this.agentPrints],
       edited: [...this.edited],
       own: [...this.own],
       ownTyped: this.ownTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
@@ -404,6 +433,9 @@ export class ProbeLedger implements SnapshotPart {
     this.news = s.news;
     this.questions = s.questions;
     this.testedChanges = s.testedChanges;
+    // A snapshot from the build before has no count: every change it recorded was an attempt.
+    this.lastAttempt = s.lastAttempt ?? s.changes;
+    this.agentPrints.splice(0, this.agentPrints.length, ...s.agentPrints);
     this.edited.splice(0, this.edited.length, ...s.edited);
     this.own.splice(0, this.own.length, ...s.own);
     this.ownTyped.splice(
@@ -433,6 +465,7 @@ export class ProbeLedger implements SnapshotPart {
 /** A new record's source paths: none until its result repeats. */
 const NO_PATHS = (): string[] => [];
 const NO_FILES: readonly string[] = Object.freeze([]);
+const NO_TEXTS: readonly string[] = Object.freeze([]);
 
 /** How much longer or shorter an output may be and still differ from another only in noise. */
 const NOISE_LENGTH = 64;

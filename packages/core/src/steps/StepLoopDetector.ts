@@ -10,6 +10,13 @@ import { isExemptAction, type StepExemptions } from './exemptions.js';
 import { type FileSearch, searchReader } from './fileSearch.js';
 import { isStepLoopDetectionEnabled } from './globalSwitch.js';
 import { actionText } from './inputText.js';
+import {
+  type PrintWork,
+  type PrintWorkReader,
+  printWorkOf,
+  printWorkOfState,
+  printWorkReader,
+} from './printRewrite.js';
 import { RecentMemo } from './recentMemo.js';
 import { StepLadder } from './StepLadder.js';
 import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
@@ -28,6 +35,7 @@ import { stepLoopMessage } from './stepLoopMessage.js';
 import { reportStepLoop, type StepLoopSinks } from './stepLoopRecorder.js';
 import { messageRulesOf, turnRulesOf } from './stepRules.js';
 import {
+  MAX_EDIT_PRINTS,
   readSnapshotEnvelope,
   restoreSealedParts,
   type SnapshotJson,
@@ -185,6 +193,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
               exempt: pending.exempt,
               kind: { ...pending.kind, paths: [...pending.kind.paths] },
               ...printsState(pending.prints),
+              ...(pending.printWork === undefined ? {} : { printWork: printWorkState(pending.printWork) }),
               ...searchState(pending.search),
             },
       history: this.history.snapshot(),
@@ -230,6 +239,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
             ...pending,
             prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
             search: pending.search === undefined ? undefined : () => pending.search,
+            printWork: pending.printWork === undefined ? undefined : printWorkOfState(pending.printWork),
           };
     return detector;
   }
@@ -293,6 +303,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
         }));
         const closed = this.closePending(index, key);
         const command = commandTextOf(valid.input);
+        // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
+        const prints = kind.kind === 'change' ? printEditReader(valid.input) : undefined;
         this.pending = {
           step: index,
           call: this.calls,
@@ -302,8 +314,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           exempt: isExemptAction(this.exemptions, valid.tool, command || text),
           kind,
           search: searchReader(command),
-          // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).
-          prints: kind.kind === 'change' ? printEditReader(valid.input) : undefined,
+          prints,
+          printWork: prints === undefined ? undefined : printWorkReader(valid.input, prints),
         };
         return closed ?? this.continueAt(index);
       }
@@ -424,6 +436,14 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
 function searchState(search: (() => FileSearch | undefined) | undefined): { search?: FileSearch } {
   const read = search?.();
   return read === undefined ? {} : { search: { ...read } };
+}
+
+/** A pending change's print work as its snapshot keeps it. */
+function printWorkState(reader: PrintWorkReader): PrintWork {
+  const work = printWorkOf(undefined, reader);
+  return work.rewritten === undefined
+    ? { typed: work.typed.slice(0, MAX_EDIT_PRINTS) }
+    : { typed: work.typed.slice(0, MAX_EDIT_PRINTS), rewritten: work.rewritten.slice(0, MAX_EDIT_PRINTS) };
 }
 
 /** A pending action's print edit as its snapshot keeps it: absent when it has none. */

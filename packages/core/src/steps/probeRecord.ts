@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { lazySchema } from '../kernel/optionSchemas.js';
 import type { ActionKindName } from './actionKind.js';
 import type { FileSearch } from './fileSearch.js';
+import type { PrintWorkReader } from './printRewrite.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 import type { PrintEditReader } from './unseenPrints.js';
 
@@ -39,6 +40,8 @@ export interface ProbeRun {
   typed: () => string[];
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
   prints?: PrintEditReader | undefined;
+  /** For a change, what it does to debug prints (see `printWorkOf`; absent: none read). */
+  printWork?: PrintWorkReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; absent: none). */
   search?: (() => FileSearch | undefined) | undefined;
   /** The whole output of a probe run or a failing line (`''`: none, or not kept). */
@@ -175,6 +178,9 @@ export function boundedKey(key: string): string {
 }
 
 /** The ledger's snapshot, validated on restore (built on first use, see parseSnapshotPart). */
+/** Print texts the agent typed that are remembered (see `ProbeLedger.agentPrints`). */
+export const MAX_AGENT_PRINTS = 16;
+
 export const ledgerStateSchema = lazySchema(() => {
   const int = z.number().int();
   return z.object({
@@ -184,6 +190,8 @@ export const ledgerStateSchema = lazySchema(() => {
     news: int.nonnegative().default(0),
     questions: int.nonnegative().default(0),
     testedChanges: int.nonnegative().default(0),
+    lastAttempt: int.nonnegative().optional(),
+    agentPrints: z.array(z.string()).max(MAX_AGENT_PRINTS).default([]),
     edited: z.array(z.string()).max(MAX_EDITED),
     own: z.array(z.string()).max(MAX_EDITED),
     ownTyped: z

@@ -61,6 +61,8 @@ export interface PendingActionState {
   prints?: { added: string[]; removed: string[] };
   /** The search of one file the command line ends with (see `searchOf`; absent: none). */
   search?: { file: string; pattern: string };
+  /** For a change, what it does to debug prints (see `printWorkOf`; absent: none read). */
+  printWork?: { typed: string[]; rewritten?: string[] };
 }
 
 /**
@@ -155,6 +157,12 @@ const envelopeSchema = lazySchema(() =>
           })
           .optional(),
         search: z.object({ file: z.string(), pattern: z.string() }).optional(),
+        printWork: z
+          .object({
+            typed: z.array(z.string()).max(MAX_EDIT_PRINTS),
+            rewritten: z.array(z.string()).max(MAX_EDIT_PRINTS).optional(),
+          })
+          .optional(),
       })
       .nullable(),
     history: z.unknown(),

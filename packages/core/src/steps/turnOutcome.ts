@@ -12,6 +12,7 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
+import type { PrintWorkReader } from './printRewrite.js';
 import { maskNoise, typedWords } from './probeKey.js';
 import { type ProbeOutcome, probeResult } from './probeResult.js';
 import { outputWords } from './probeVerdict.js';
@@ -36,6 +37,8 @@ export interface PendingAction {
   prints?: PrintEditReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
   search?: (() => FileSearch | undefined) | undefined;
+  /** For a change, what it does to debug prints, read when asked (see `printWorkOf`; `undefined`: none). */
+  printWork?: PrintWorkReader | undefined;
   /** Raw hashes of the action's tokens, computed when its observation first needs them. */
   echo?: Set<number>;
 }
@@ -226,6 +229,7 @@ function probeRunOf(
     output: output !== undefined && (ran || error) ? () => output : NO_OUTPUT,
     prints: action.prints,
     search: action.search,
+    printWork: action.printWork,
   };
 }
 

@@ -97,16 +97,20 @@ const OLD_FIELDS = ['old_str', 'old_string'];
 /**
  * An edit's {@link PrintEdit}, read when asked: `removals` false says no print is expected in the
  * edited file, so an edit that adds none is not read further (its old text could only take out
- * prints nobody expects). Only a whole reading (`removals` true, the default) is kept.
+ * prints nobody expects). Each reading is kept (their `added` texts are the same).
  */
 export type PrintEditReader = (removals?: boolean) => PrintEdit;
 
 /** A {@link PrintEditReader} over an editor's input (see {@link printEdit}). */
 export function printEditReader(input: unknown): PrintEditReader {
   let whole: PrintEdit | undefined;
+  let light: PrintEdit | undefined;
   return (removals = true) => {
     if (whole !== undefined) return whole;
-    if (!removals) return printEdit(input, false);
+    if (!removals) {
+      light ??= printEdit(input, false);
+      return light;
+    }
     whole = printEdit(input);
     return whole;
   };

@@ -320,9 +320,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 8,
-      fields: 143,
-      hash: 'db2788e71cd4441f',
+      layout: 9,
+      fields: 145,
+      hash: '994b87e3eec00593',
     });
   });
 });
