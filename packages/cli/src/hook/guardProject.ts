@@ -100,7 +100,7 @@ export async function guardProject(
  */
 function switchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
   const row = (sessionId: string) =>
-    database.sessions.get({ agent, sessionId, projectDir: event.projectDir });
+    database.sessions.peek({ agent, sessionId, projectDir: event.projectDir });
   if (row(event.sessionId)?.enabled === false) return true;
   return event.parentSessionId !== undefined && row(event.parentSessionId)?.enabled === false;
 }
@@ -169,7 +169,7 @@ function budgetStopBefore(
  */
 function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
   if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
-  const session = database.sessions.get({
+  const session = database.sessions.peek({
     agent,
     sessionId: event.sessionId,
     projectDir: event.projectDir,
