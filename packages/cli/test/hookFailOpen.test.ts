@@ -78,6 +78,25 @@ describe('loopguard hook fails open', () => {
     expect(hookState(dir).sessions).toMatchObject([{ steps: 2 }]);
   });
 
+  it('not at all for a call about to run that repeats nothing: answered while another holds the lock', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { lockTimeoutMs: 100 } }));
+    await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
+    const holder = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    holder.db.exec('BEGIN IMMEDIATE');
+    try {
+      const fresh = claudeFailingCall(dir, 's', 2, 'cat another.txt').pre;
+      expect(await hookCall(dir, 'claude', fresh)).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(hookLog(dir)).toEqual([]);
+      // A repeat of a remembered action is judged, in the session's transaction: it waits for the lock.
+      await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 3).pre, /locked|busy/i);
+    } finally {
+      holder.db.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(hookState(dir).sessions).toMatchObject([{ steps: 2 }]);
+  });
+
   it('on a malformed event: not JSON, not an object, a missing field', async () => {
     const dir = tempProject();
     await expectFailOpen(dir, 'claude', 'not json {', /the event is not JSON/);

@@ -45,6 +45,12 @@ export interface HookSessionRecord {
   updatedAt: number;
 }
 
+/**
+ * A session without its detector snapshot: what {@link SqliteHookSessionStore.peek} reads for a
+ * caller that needs its switch or its counts, not the detector's state.
+ */
+export type HookSessionSummary = Omit<HookSessionRecord, 'snapshot'>;
+
 /** What a {@link SqliteHookSessionStore.update} callback returns. */
 export interface HookSessionUpdate<T> {
   /** The session's new state; `undefined` leaves the row as it was (nothing written). */
@@ -63,8 +69,11 @@ export interface SqliteHookSessionStoreOptions {
   busyRetry?: BusyRetryPolicy;
 }
 
-interface SessionRow {
+interface SessionRow extends SummaryRow {
   snapshot: string;
+}
+
+interface SummaryRow {
   last_results: string;
   steps: number;
   tool_calls: number;
@@ -92,6 +101,7 @@ export class SqliteHookSessionStore {
   private readonly clock: Clock;
   private readonly busyRetry: Readonly<BusyRetryPolicy>;
   private readonly selectStmt: BetterSqlite3.Statement;
+  private peekStmt: BetterSqlite3.Statement | undefined;
   private readonly upsertStmt: BetterSqlite3.Statement;
 
   /** @param options - see {@link SqliteHookSessionStoreOptions}. */
@@ -118,6 +128,23 @@ export class SqliteHookSessionStore {
     return runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.get', () =>
       recordOf(this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined),
     );
+  }
+
+  /**
+   * The session without its snapshot, or `null` when it has no row. A long session's row is mostly
+   * its snapshot (hundreds of kilobytes): a caller that reads only the switch or the counts (every
+   * hook call reads `enabled` before judging) does not copy it out of the database.
+   */
+  peek(key: HookSessionKey): HookSessionSummary | null {
+    assertKey(key);
+    this.peekStmt ??= this.db.prepare(
+      'SELECT last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
+    );
+    const statement = this.peekStmt;
+    return runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.peek', () => {
+      const row = statement.get(key.agent, key.sessionId, key.projectDir) as SummaryRow | undefined;
+      return row === undefined ? null : summaryOf(row);
+    });
   }
 
   /**
@@ -154,9 +181,11 @@ function assertKey(key: HookSessionKey): void {
 }
 
 function recordOf(row: SessionRow | undefined): HookSessionRecord | null {
-  if (row === undefined) return null;
+  return row === undefined ? null : { snapshot: row.snapshot, ...summaryOf(row) };
+}
+
+function summaryOf(row: SummaryRow): HookSessionSummary {
   return {
-    snapshot: row.snapshot,
     lastResults: row.last_results,
     steps: row.steps,
     toolCalls: row.tool_calls,

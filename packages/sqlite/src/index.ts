@@ -29,6 +29,7 @@ export {
   type HookAgent,
   type HookSessionKey,
   type HookSessionRecord,
+  type HookSessionSummary,
   type HookSessionUpdate,
   SqliteHookSessionStore,
   type SqliteHookSessionStoreOptions,

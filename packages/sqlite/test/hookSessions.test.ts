@@ -50,6 +50,19 @@ describe('SqliteHookSessionStore', () => {
     expect(store.get(key)).toBeNull();
   });
 
+  it('peeks at a session without its snapshot: the same fields as get, null when it has no row', () => {
+    const { store } = makeStore();
+    expect(store.peek(key)).toBeNull();
+    const big = { ...state, snapshot: `{"state":"${'x'.repeat(300_000)}"}`, enabled: false, toolCalls: 7 };
+    store.update(key, () => ({ next: big, result: null }));
+    const { snapshot, ...summary } = store.get(key) ?? {};
+    expect(snapshot).toBe(big.snapshot);
+    expect(store.peek(key)).toEqual(summary);
+    expect(store.peek(key)).not.toHaveProperty('snapshot');
+    expect(store.peek({ ...key, agent: 'gemini' })).toBeNull();
+    expect(() => store.peek({ ...key, sessionId: '' })).toThrow(InvalidInputError);
+  });
+
   it('keeps sessions apart by agent, session id and project directory', () => {
     const { store } = makeStore();
     store.update(key, () => ({ next: state, result: null }));

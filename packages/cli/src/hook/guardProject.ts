@@ -1,8 +1,9 @@
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
+import type { HookSessionSummary } from '@loopguard/sqlite';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
-import { countRefusal, type GuardContext, guardSession, parseMemory } from './guardSession.js';
+import { countRefusal, type GuardContext, guardSession, parseMemory, rememberedResult } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
@@ -42,7 +43,12 @@ export async function guardProject(
   const database = open(event.projectDir, config.lockTimeoutMs);
   let failed = true;
   try {
-    if (switchedOff(agent, event, database)) {
+    const peeked = database.sessions.peek({
+      agent,
+      sessionId: event.sessionId,
+      projectDir: event.projectDir,
+    });
+    if (switchedOff(agent, event, peeked, database)) {
       failed = false;
       return { kind: 'silent' };
     }
@@ -63,16 +69,24 @@ export async function guardProject(
     }
     const rollout = agent === 'codex' ? event.transcriptPath : undefined;
     const until = event.kind === 'agent_stop' ? undefined : event.callId;
-    const reply = database.sessions.update(
-      { agent, sessionId: event.sessionId, projectDir: event.projectDir },
-      (session) =>
-        rollout === undefined
-          ? guardSession(event, session, context)
-          : guardCodexSession(event, session, {
-              ...context,
-              readRollout: (offset) => readRolloutSteps(rollout, offset, until),
-            }),
-    );
+    // A call about to run that repeats no remembered action is answered from the session's memory,
+    // without its transaction: nothing is written, and it waits for no other call's write.
+    const unjudged =
+      rollout === undefined &&
+      event.kind === 'before_tool' &&
+      rememberedResult(event, parseMemory(peeked?.lastResults).results) === undefined;
+    const reply: HookReply = unjudged
+      ? { kind: 'silent' }
+      : database.sessions.update(
+          { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+          (session) =>
+            rollout === undefined
+              ? guardSession(event, session, context)
+              : guardCodexSession(event, session, {
+                  ...context,
+                  readRollout: (offset) => readRolloutSteps(rollout, offset, until),
+                }),
+        );
     // A session already at its budget is stopped before its next call (Claude Code, Gemini CLI:
     // Codex's spend guard judges every call). A stop, either guard's, ends the session: no later
     // event would count the reply that asked for the stopped call, so it is counted now.
@@ -102,11 +116,16 @@ export async function guardProject(
  * it alone, the loop guard and the spend guard alike. The session's switch covers its subagents'
  * runs, those started after it too.
  */
-function switchedOff(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
-  const row = (sessionId: string) =>
-    database.sessions.get({ agent, sessionId, projectDir: event.projectDir });
-  if (row(event.sessionId)?.enabled === false) return true;
-  return event.parentSessionId !== undefined && row(event.parentSessionId)?.enabled === false;
+function switchedOff(
+  agent: HookAgent,
+  event: HookEvent,
+  session: HookSessionSummary | null,
+  database: HookDatabase,
+): boolean {
+  if (session?.enabled === false) return true;
+  if (event.parentSessionId === undefined) return false;
+  const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
+  return database.sessions.peek(parent)?.enabled === false;
 }
 
 /**
@@ -174,7 +193,7 @@ function budgetStopBefore(
  */
 function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
   if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
-  const session = database.sessions.get({
+  const session = database.sessions.peek({
     agent,
     sessionId: event.sessionId,
     projectDir: event.projectDir,

@@ -74,10 +74,7 @@ export function guardSession(
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
   // The same event through a second hook entry (installed twice): answered once, counted once.
   if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
-  const last =
-    event.kind === 'before_tool'
-      ? lastResults.find((r) => r.key === keyOf(event.tool, event.input))
-      : undefined;
+  const last = event.kind === 'before_tool' ? rememberedResult(event, lastResults) : undefined;
   // Most calls are not repeats: they are answered without restoring the detector (nor writing:
   // a second hook entry's copy of such a call is silent too).
   if (event.kind === 'before_tool' && last === undefined) return { result: { kind: 'silent' } };
@@ -166,6 +163,20 @@ export function restoreDetector(
     }
     throw error;
   }
+}
+
+/**
+ * The remembered last result of the action a `before_tool` event is about to run, if any: only such
+ * a call can be judged before it runs (its repeat of that result), and any other is answered silent
+ * without the detector and without writing (see {@link guardSession}; `guardProject` answers it from
+ * the session's memory alone, without the session's transaction).
+ */
+export function rememberedResult(
+  event: Extract<HookEvent, { kind: 'before_tool' }>,
+  results: readonly LastResult[],
+): LastResult | undefined {
+  const key = keyOf(event.tool, event.input);
+  return results.find((r) => r.key === key);
 }
 
 /** What a session remembers besides its detector (the `last_results` column). */

@@ -31,6 +31,9 @@ export interface HookDatabase {
 /** A hook call never retries a busy database: it waits `busy_timeout`, then fails open. */
 const NO_RETRY: BusyRetryPolicy = { retries: 0, initialDelayMs: 0 };
 
+/** How much of `state.db` a hook call reads through a memory mapping (`mmap_size`); past it, by `read`. */
+const HOOK_MMAP_BYTES = 64 * 1024 * 1024;
+
 /**
  * Opens the project's `.loopguard/state.db` for a hook call. A database already at the current
  * schema (every call after a session's first) is opened with better-sqlite3 and two pragmas, and
@@ -101,6 +104,10 @@ function openCurrent(path: string, lockTimeoutMs: number): Database.Database | u
       // The settings openLoopGuardDatabase gives every connection that a hook's writes rely on.
       db.pragma('foreign_keys = ON');
       db.pragma('synchronous = NORMAL');
+      // Pages read through a mapping of the file: no read call and no copy into SQLite's page cache
+      // for the session's row (a long session's is ≈ 55 overflow pages), which a new process would
+      // allocate and fault in on every call (docs/decisions.md, issue 37 §3, seventh round).
+      db.pragma(`mmap_size = ${HOOK_MMAP_BYTES}`);
       return db;
     }
   } catch {

@@ -3,7 +3,7 @@
 import 'node:net';
 import { startupSnapshot } from 'node:v8';
 import { hookMain } from './hookMain.js';
-import { warmUpHook } from './hookWarmUp.js';
+import { warmUpHook, warmUpNode } from './hookWarmUp.js';
 import { SNAPSHOT_UNUSABLE_EXIT } from './snapshotCommand.js';
 
 /**
@@ -12,12 +12,14 @@ import { SNAPSHOT_UNUSABLE_EXIT } from './snapshotCommand.js';
  * whole hook (its modules, zod's schemas) once, and each call of
  * `node --snapshot-blob hook.blob bin.js hook claude|gemini` starts from that heap instead of
  * evaluating them again; a made-up session run while it is built compiles the functions a call
- * runs ({@link warmUpHook}). better-sqlite3's native addon cannot be in a snapshot: the bundle requires
- * it on first use (see scripts/bundle-hook.mjs). `hook --snapshot-check` prints `ok`: how `init`
+ * runs ({@link warmUpHook}), and node's own code a call runs is run once ({@link warmUpNode}).
+ * better-sqlite3's native addon cannot be in a snapshot: the bundle requires it on first use (see
+ * scripts/bundle-hook.mjs). `hook --snapshot-check` prints `ok`: how `init`
  * tells that this node can load the blob.
  */
 if (startupSnapshot.isBuildingSnapshot()) {
   warmUpHook();
+  warmUpNode();
   startupSnapshot.setDeserializeMainFunction(async () => {
     const [command, agent, ...rest] = process.argv.slice(2);
     if (command !== 'hook' || agent === undefined || rest.length > 0) {
