@@ -3,7 +3,13 @@ import type { HookSessionSummary } from '@loopguard/sqlite';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
-import { countRefusal, type GuardContext, guardSession, parseMemory, rememberedResult } from './guardSession.js';
+import {
+  countRefusal,
+  type GuardContext,
+  guardSession,
+  parseMemory,
+  rememberedResult,
+} from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
