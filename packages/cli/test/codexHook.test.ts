@@ -235,6 +235,50 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+        env: {},
+        cwd: dir,
+      });
+    const blocked = (id: string, reply: string) =>
+      appendFileSync(
+        rollout,
+        line('response_item', {
+          type: 'function_call_output',
+          call_id: id,
+          output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}`,
+        }),
+      );
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
+    expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    // call 2: the model's own call against loopguard, refused before it runs
+    appendFileSync(rollout, functionCall('call_2', 'rm .loopguard/state.db'));
+    blocked('call_2', await answer('PreToolUse', 'call_2', 'rm .loopguard/state.db'));
+    const total = { input_tokens: 500, cached_input_tokens: 0, output_tokens: 10, total_tokens: 510 };
+    const usage = { info: { total_token_usage: total, last_token_usage: total } };
+    appendFileSync(rollout, line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z'));
+    // calls 3 and 4: the budget is spent, each denied before it runs
+    for (const [n, cmd] of [
+      [3, 'pwd'],
+      [4, 'date'],
+    ] as const) {
+      appendFileSync(rollout, functionCall(`call_${n}`, cmd));
+      const reply = await answer('PreToolUse', `call_${n}`, cmd);
+      expect(JSON.parse(reply).hookSpecificOutput.permissionDecision).toBe('deny');
+      blocked(`call_${n}`, reply);
+    }
+    const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
+    expect(stops.map((e) => e.metadata.toolCall)).toEqual([3, 4]);
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it("a subagent's calls are its own run, read from its own rollout; the main thread's stay the session's (qa39)", async () => {
     const dir = temp('loopguard-codex-hook-');
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000000\n');

@@ -118,7 +118,7 @@ describe('a refused call, in every door (issue 35)', () => {
     expect(out).toBe('loopguard: running, 1 tool call ran, 1 call refused\n');
   });
 
-  it("Gemini CLI's and Codex's refusals take the same path (Codex's unnumbered: its rollout numbers its calls)", async () => {
+  it("Gemini CLI's and Codex's refusals take the same path, each at its call", async () => {
     const dir = tempProject();
     const gemini = geminiEvent(dir, 'g1', 'BeforeTool', {
       tool_name: 'run_shell_command',
@@ -142,7 +142,7 @@ describe('a refused call, in every door (issue 35)', () => {
     await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir });
     expect(refusals(dir).map((e) => [e.related_tasks[0], e.metadata.command, e.metadata.toolCall])).toEqual([
       ['gemini:g1', DUMP, 1],
-      ['codex:c1', 'rm .loopguard/state.db', undefined],
+      ['codex:c1', 'rm .loopguard/state.db', 1],
     ]);
     const status = await cli(dir, ['status']);
     expect(status.out.match(/1 call refused/g)).toHaveLength(2);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { InvalidInputError, LoopGuardError } from '@loopguard/core';
+import { InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
@@ -100,7 +100,7 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     });
   } catch (error) {
     if (error instanceof LoopGuardError)
-      throw new CliError(`${label}: ${error.message}`, undefined, { cause: error });
+      throw new CliError(`${label}: ${storageMessage(error)}`, undefined, { cause: error });
     throw error;
   }
   const reader = new PgStatusReader(storage);
@@ -112,7 +112,7 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
       const missing = /does not exist/.test(error.message)
         ? ' (no loopguard tables in this schema: check --schema)'
         : '';
-      throw new CliError(`${label}: ${error.message}${missing}`, undefined, { cause: error });
+      throw new CliError(`${label}: ${storageMessage(error)}${missing}`, undefined, { cause: error });
     }
     throw error;
   }
@@ -123,6 +123,17 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     hooksOff: () => undefined,
     close: () => storage.close(),
   };
+}
+
+/**
+ * What a command that reads PostgreSQL once says of the store's error. A server it cannot reach is
+ * said with what to check: the library's own advice (the pool reconnects at the next call, or has
+ * no free connection) is for a process that keeps its storage open, not for one command.
+ */
+function storageMessage(error: LoopGuardError): string {
+  if (!(error instanceof StorageError) || error.code !== 'storage_unavailable') return error.message;
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `cannot connect to PostgreSQL${cause}: check that the server is running and that the host and port are right`;
 }
 
 /**

@@ -100,7 +100,7 @@ export function guardCodexSession(
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
       snapshot: JSON.stringify(detector.snapshot()),
-      lastResults: JSON.stringify({ results: memory.results, seen: memory.seen, codex } satisfies Memory),
+      lastResults: JSON.stringify({ ...memory, codex } satisfies Memory),
       steps: detector.stepCount,
       // Codex fires PostToolUse only for a call that ran
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),

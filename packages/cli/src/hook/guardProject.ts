@@ -4,6 +4,7 @@ import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import {
+  callsMade,
   countRefusal,
   type GuardContext,
   guardSession,
@@ -191,9 +192,7 @@ function budgetStopBefore(
 
 /**
  * The session's tool call an event is about, as the loop guard counted it (the call after one, the
- * next before one), so that a spend entry says where it fell as a loop entry does: the calls that
- * ran and the calls denied before they ran (Codex's, whose stops deny calls and let the turn go
- * on; the other agents' refused calls);
+ * next before one), so that a spend entry says where it fell as a loop entry does ({@link callsMade});
  * `undefined` at the end of a turn, and for a subagent's event (its calls are its run's, the budget
  * the session's).
  */
@@ -205,9 +204,7 @@ function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatab
     projectDir: event.projectDir,
   });
   if (session === null) return undefined;
-  const memory = parseMemory(session.lastResults);
-  const denied = agent === 'codex' ? (memory.codex?.deniedCalls ?? 0) : (memory.refusedCalls ?? 0);
-  const made = session.toolCalls + denied;
+  const made = callsMade(session, parseMemory(session.lastResults));
   return event.kind === 'before_tool' ? made + 1 : made;
 }
 

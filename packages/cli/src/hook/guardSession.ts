@@ -191,11 +191,21 @@ export interface Memory {
    */
   codex?: { offset: number; denied: string[]; told: string[]; deniedCalls?: number };
   /**
-   * Claude Code, Gemini CLI: the model's own calls against loopguard that were refused before they
-   * ran (never seen by the detector; numbered among the calls, as scan numbers them). Codex's
-   * rollout holds its refusals, which its detector reads.
+   * The model's own calls against loopguard that were refused before they ran, numbered among the
+   * calls as scan numbers them ({@link callsMade}). Claude Code's and Gemini CLI's detector never
+   * sees them, so their loop entries add them; Codex's rollout holds its refusals, which its
+   * detector reads (and numbers) as calls.
    */
   refusedCalls?: number;
+}
+
+/**
+ * The calls the model made in the session so far, as every entry numbers a call (and `scan`): the
+ * calls that ran, the calls loopguard denied before they ran (Codex's, whose stops deny calls and
+ * let the turn go on) and the calls it refused (the model's own calls against loopguard).
+ */
+export function callsMade(session: HookSessionRecord | null, memory: Memory): number {
+  return (session?.toolCalls ?? 0) + (memory.codex?.deniedCalls ?? 0) + (memory.refusedCalls ?? 0);
 }
 
 /**
@@ -253,9 +263,8 @@ export function parseMemory(text: string | undefined): Memory {
 /**
  * The session after loopguard refused the event's call (the model's own call against loopguard):
  * its `call_refused` entry recorded ({@link refusalEntry}), once however many times its hook is
- * installed. Claude Code, Gemini CLI: the call is counted among the calls the model made (Codex's
- * rollout holds its refusals, which its detector numbers). A session with no row yet gets one, so
- * that its later calls are numbered right and its refusal is listed under it.
+ * installed, and counted among the calls the model made ({@link callsMade}). A session with no row
+ * yet gets one, so that its later calls are numbered right and its refusal is listed under it.
  * @param message - the sentence the model was told.
  */
 export function countRefusal(
@@ -270,10 +279,8 @@ export function countRefusal(
     if (memory.seen.includes(call)) return { result: undefined };
     remember(memory.seen, call, MAX_SEEN_CALLS);
   }
-  const numbered = context.agent !== 'codex';
-  if (numbered) memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
-  const toolCall = numbered ? (session?.toolCalls ?? 0) + (memory.refusedCalls ?? 0) : undefined;
-  context.record(refusalEntry(event, context, message, toolCall));
+  memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
+  context.record(refusalEntry(event, context, message, callsMade(session, memory)));
   const lastResults = JSON.stringify(memory satisfies Memory);
   if (session !== null) {
     const { createdAt: _created, updatedAt: _updated, ...kept } = session;
@@ -303,13 +310,13 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
  * The `call_refused` entry of a refused call: the sentence the model was told and what the call
  * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
  * prints; its control characters shown as U+FFFD), with the session's metadata, the call's
- * `tool`, `command` (as given) and, where the hook numbers it, `toolCall`.
+ * `tool`, `command` (as given) and `toolCall`, its number among the calls ({@link callsMade}).
  */
 export function refusalEntry(
   event: HookEvent,
   context: Pick<GuardContext, 'agent'>,
   message: string,
-  toolCall: number | undefined,
+  toolCall: number,
 ): ContextEntryInput {
   const tool = event.kind === 'before_tool' ? event.tool : '';
   const command = refusedCallText(event);
@@ -327,7 +334,7 @@ export function refusalEntry(
       hookEvent: event.eventName,
       tool,
       command,
-      ...(toolCall === undefined ? {} : { toolCall }),
+      toolCall,
       deniedBeforeRun: true,
     },
   };

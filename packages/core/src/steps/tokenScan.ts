@@ -4,6 +4,8 @@
  * hashed with FNV-1a. {@link scanTokens} writes a range's tokens into shared typed arrays that each
  * reader (`fingerprint.ts`) then walks: the scan is one tight loop with its state in locals (no
  * object written per token, nothing allocated), which is most of what a fingerprint costs.
+ * A character here is a UTF-16 code unit (as `text.length` counts): a character beyond the Basic
+ * Multilingual Plane is two letters of its token, in its length and in its letter count alike.
  */
 
 /** FNV-1a's 32-bit offset basis. */

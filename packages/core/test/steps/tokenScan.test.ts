@@ -44,6 +44,11 @@ describe('scanTokens', () => {
     ]);
   });
 
+  it('counts a token by UTF-16 unit: a character beyond the Basic Multilingual Plane is two letters', () => {
+    // `0A😀`: 3 letters, a short unit (volatile); `0AA😀`: 4 letters, a word
+    expect(events('0A\u{1F600} 0AA\u{1F600}')).toEqual(['4v', '5', '\\n']);
+  });
+
   it('reads only the range it is given', () => {
     const text = 'skip me\nread this';
     expect(scanTokens(text, 8, text.length)).toBe(3);
@@ -87,7 +92,8 @@ function oracleEvents(text: string, dropDigits: boolean): string[] {
       continue;
     }
     if (token !== '') {
-      const kinds = [...token].map((c) => classOf(c.charCodeAt(0)));
+      // by UTF-16 unit, as the scan counts (an astral character is two letters), not by code point
+      const kinds = Array.from({ length: token.length }, (_, k) => classOf(token.charCodeAt(k)));
       const letters = kinds.filter((k) => (k & 4) !== 0).length;
       const digits = kinds.filter((k) => k === 2).length;
       const nonHex = kinds.filter((k) => k !== 2 && k !== 4).length;
@@ -149,6 +155,9 @@ const TOKEN_FRAGMENTS = [
   'abc',
   'g',
   'é',
+  // beyond the Basic Multilingual Plane: two UTF-16 units
+  '\u{1F600}',
+  '\u{1D538}',
   '.',
   '-',
   ':',
@@ -161,7 +170,15 @@ const TOKEN_FRAGMENTS = [
 ];
 
 const textArb = fc
-  .array(fc.oneof(fc.constantFrom(...TOKEN_FRAGMENTS), fc.string({ maxLength: 4 })), { maxLength: 30 })
+  .array(
+    fc.oneof(
+      fc.constantFrom(...TOKEN_FRAGMENTS),
+      fc.string({ maxLength: 4 }),
+      // any code point, most of them astral
+      fc.string({ unit: 'binary', maxLength: 2 }),
+    ),
+    { maxLength: 30 },
+  )
   .map((parts) => parts.join(''));
 
 describe('scanTokens against the token cursor as first written', () => {
