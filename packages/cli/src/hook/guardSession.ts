@@ -204,7 +204,7 @@ export interface Memory {
  * calls that ran, the calls loopguard denied before they ran (Codex's, whose stops deny calls and
  * let the turn go on) and the calls it refused (the model's own calls against loopguard).
  */
-export function callsMade(session: HookSessionRecord | null, memory: Memory): number {
+export function callsMade(session: Pick<HookSessionRecord, 'toolCalls'> | null, memory: Memory): number {
   return (session?.toolCalls ?? 0) + (memory.codex?.deniedCalls ?? 0) + (memory.refusedCalls ?? 0);
 }
 
