@@ -45,7 +45,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       "Call 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
       '-> NUDGE (same_error): Loop detected (same_error)',
       '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
-      'generateText ended after 4 steps (finishReason tool-calls); the nudge was in prompt 4 of 4',
+      'generateText ended after 4 model calls (finishReason tool-calls); the nudge was in prompt 4 of 4',
       'Reply 10: WARN ($0.40 after 10 replies): loopguard: you have spent $0.40 of $0.50 on this session (81 %)',
       'Reply 13: STOP ($0.53 after 13 replies): loopguard: this session reached its budget ($0.53 of $0.50)',
     ]) {
@@ -123,7 +123,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('loopguard-demo')),
     ).toEqual([]);
     expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
-      'claude-project',
+      // the Claude Code replay runs in a temporary folder (under .loopguard its Read would be a call
+      // against loopguard's own files), removed afterwards: the check above
       'codex-project',
       'transcripts',
     ]);
