@@ -110,9 +110,8 @@ export function guardSession(
   let reply: HookReply = { kind: 'silent' };
   if (verdict !== undefined && verdict.action !== 'continue') {
     counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
-    // the detector numbers the calls it saw; the model made the refused ones too (scan counts them)
-    const toolCall = verdict.toolCall + (refusedCalls ?? 0);
-    context.record(entryOf({ ...verdict, toolCall }, event, detector, context));
+    // the detector numbers the refused calls too (countRefusal): scan counts them
+    context.record(entryOf(verdict, event, detector, context));
     const message = verdict.message ?? '';
     if (verdict.action === 'nudge') reply = { kind: 'nudge', message };
     else {
@@ -193,8 +192,9 @@ export interface Memory {
   /**
    * The model's own calls against loopguard that were refused before they ran, numbered among the
    * calls as scan numbers them ({@link callsMade}). Claude Code's and Gemini CLI's detector never
-   * sees them, so their loop entries add them; Codex's rollout holds its refusals, which its
-   * detector reads (and numbers) as calls.
+   * observes them and is told of each ({@link countRefusal}), so that its loop entries and their
+   * words number the calls after it; Codex's rollout holds its refusals, which its detector reads
+   * (and numbers) as calls.
    */
   refusedCalls?: number;
 }
@@ -282,14 +282,22 @@ export function countRefusal(
   memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
   context.record(refusalEntry(event, context, message, callsMade(session, memory)));
   const lastResults = JSON.stringify(memory satisfies Memory);
+  // Codex's detector reads the refusal from its rollout; the others' is told of it, to number the
+  // calls after it as the model made them (the loop's words, not only its entries' metadata)
+  const detector = context.agent === 'codex' ? undefined : restoreDetector(session, context.detector);
+  detector?.countUnobservedCall();
+  const snapshot = detector?.sealedSnapshot(SHA256_SEAL_CHECKSUM);
   if (session !== null) {
     const { createdAt: _created, updatedAt: _updated, ...kept } = session;
-    return { result: undefined, next: { ...kept, lastResults } };
+    return {
+      result: undefined,
+      next: { ...kept, lastResults, ...(snapshot === undefined ? {} : { snapshot }) },
+    };
   }
   return {
     result: undefined,
     next: {
-      snapshot: new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
+      snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
       lastResults,
       steps: 0,
       toolCalls: 0,
