@@ -48,7 +48,6 @@ export {
   type ContextEntryQuery,
   type ContextEntryType,
   RECOVERY_TOPICS,
-  REFUSAL_TOPICS,
 } from './model/contextEntry.js';
 export { SIZE_LIMITS } from './model/sizeLimits.js';
 export { MAX_METADATA_DEPTH } from './model/storableJson.js';
