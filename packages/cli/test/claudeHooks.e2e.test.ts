@@ -3,10 +3,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectStatusAndDashboard } from './sessionStory.js';
 
 // A real Claude Code, offline against a scripted Messages API on 127.0.0.1, with loopguard's hooks
 // installed by `loopguard init claude --project` in a temporary repository.
@@ -149,6 +151,36 @@ describe.each<Mode>(['command', 'mcp'])(
         expect(line).toMatch(
           /claude (PreToolUse|PostToolUse|PostToolUseFailure|Stop) session=\S+: failed open: .*state\.db/,
         );
+    }, 600_000);
+
+    it("after a refused call, the loop's words number the calls as its entries, status and scan do (qa40)", async () => {
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? { tool: 'Bash', input: { command: 'echo one > one.txt', description: 'Write one' } }
+          : turn === 1
+            ? { tool: 'Bash', input: { command: 'sqlite3 .loopguard/state.db .dump', description: 'Dump' } }
+            : failing;
+      const { dir, home, result, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // call 2 refused; calls 3 to 5 fail the same way; call 6, their repeat, is denied
+      const nudged = received.findIndex((r) => r.includes('Loop detected'));
+      expect(nudged).toBe(5);
+      expect(received[nudged]).toContain('3 times, since call 3.');
+      expect(received[nudged]).toContain('- call 5: `cat missing.txt`');
+      const { entries } = hookState(dir);
+      expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+        ['loop_nudge', 5],
+        ['loop_stop', 6],
+      ]);
+      expect(entries[1]?.content).toContain(
+        '4 times, since call 3.\nRepeating:\n- call 6: `cat missing.txt`',
+      );
+      const status = await expectStatusAndDashboard(dir, 6);
+      expect(status.summary).toContain('1 call refused');
+      const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
+      expect(scanned.code, scanned.stderr).toBe(0);
+      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      expect(loops).toMatchObject([{ nudgeCall: 5, stopCall: 6, loopguard: 'stopped' }]);
     }, 600_000);
   },
 );
