@@ -182,6 +182,36 @@ describe.each<Mode>(['command', 'mcp'])(
       const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
       expect(loops).toMatchObject([{ nudgeCall: 5, stopCall: 6, loopguard: 'stopped' }]);
     }, 600_000);
+
+    it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
+      const bash = (command: string): ScriptedTurn => ({
+        tool: 'Bash',
+        input: { command, description: command },
+      });
+      // call 1 writes, 2-4 fail alike (nudged), 5 writes, 6 fails again (the stop, after it ran),
+      // and the model, told to stop, would go on with something else
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? bash('echo one > one.txt')
+          : turn === 4
+            ? bash('echo fix > fix.txt')
+            : turn < 6
+              ? failing
+              : turn < 10
+                ? bash(`echo more${turn} > more${turn}.txt`)
+                : { text: 'Done.' };
+      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // the request after call 6 carries the stop; call 7 is denied before it runs and the session ends
+      expect(received[6]).toContain('Stopped (same_error)');
+      expect(received).toHaveLength(7);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(existsSync(join(dir, 'more6.txt'))).toBe(false);
+      expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+        ['loop_nudge', 4],
+        ['loop_stop', 6],
+      ]);
+    }, 600_000);
   },
 );
 
