@@ -200,7 +200,7 @@ describe.each<Mode>(['command', 'mcp'])(
               : turn < 10
                 ? bash(`echo more${turn} > more${turn}.txt`)
                 : { text: 'Done.' };
-      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode);
+      const { dir, home, result, resultLine, received } = await claudeWithHooks(script, mode);
       expect(result.exitCode, String(result.stderr)).toBe(0);
       // the request after call 6 carries the stop; call 7 is denied before it runs and the session ends
       expect(received[6]).toContain('Stopped (same_error)');
@@ -211,6 +211,11 @@ describe.each<Mode>(['command', 'mcp'])(
         ['loop_nudge', 4],
         ['loop_stop', 6],
       ]);
+      // scan says the same call, the denied call 7 spent after it
+      const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
+      expect(scanned.code, scanned.stderr).toBe(0);
+      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      expect(loops).toMatchObject([{ nudgeCall: 4, stopCall: 6, wastedDeniedCalls: 1, loopguard: 'stopped' }]);
     }, 600_000);
   },
 );
