@@ -215,7 +215,9 @@ describe.each<Mode>(['command', 'mcp'])(
       const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
       expect(scanned.code, scanned.stderr).toBe(0);
       const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
-      expect(loops).toMatchObject([{ nudgeCall: 4, stopCall: 6, wastedDeniedCalls: 1, loopguard: 'stopped' }]);
+      expect(loops).toMatchObject([
+        { nudgeCall: 4, stopCall: 6, wastedDeniedCalls: 1, loopguard: 'stopped' },
+      ]);
     }, 600_000);
   },
 );
