@@ -3,10 +3,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectStatusAndDashboard } from './sessionStory.js';
 
 // A real Claude Code, offline against a scripted Messages API on 127.0.0.1, with loopguard's hooks
 // installed by `loopguard init claude --project` in a temporary repository.
@@ -149,6 +151,73 @@ describe.each<Mode>(['command', 'mcp'])(
         expect(line).toMatch(
           /claude (PreToolUse|PostToolUse|PostToolUseFailure|Stop) session=\S+: failed open: .*state\.db/,
         );
+    }, 600_000);
+
+    it("after a refused call, the loop's words number the calls as its entries, status and scan do (qa40)", async () => {
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? { tool: 'Bash', input: { command: 'echo one > one.txt', description: 'Write one' } }
+          : turn === 1
+            ? { tool: 'Bash', input: { command: 'sqlite3 .loopguard/state.db .dump', description: 'Dump' } }
+            : failing;
+      const { dir, home, result, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // call 2 refused; calls 3 to 5 fail the same way; call 6, their repeat, is denied
+      const nudged = received.findIndex((r) => r.includes('Loop detected'));
+      expect(nudged).toBe(5);
+      expect(received[nudged]).toContain('3 times, since call 3.');
+      expect(received[nudged]).toContain('- call 5: `cat missing.txt`');
+      const { entries } = hookState(dir);
+      expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+        ['loop_nudge', 5],
+        ['loop_stop', 6],
+      ]);
+      expect(entries[1]?.content).toContain(
+        '4 times, since call 3.\nRepeating:\n- call 6: `cat missing.txt`',
+      );
+      const status = await expectStatusAndDashboard(dir, 6);
+      expect(status.summary).toContain('1 call refused');
+      const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
+      expect(scanned.code, scanned.stderr).toBe(0);
+      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      expect(loops).toMatchObject([{ nudgeCall: 5, stopCall: 6, loopguard: 'stopped' }]);
+    }, 600_000);
+
+    it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
+      const bash = (command: string): ScriptedTurn => ({
+        tool: 'Bash',
+        input: { command, description: command },
+      });
+      // call 1 writes, 2-4 fail alike (nudged), 5 writes, 6 fails again (the stop, after it ran),
+      // and the model, told to stop, would go on with something else
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? bash('echo one > one.txt')
+          : turn === 4
+            ? bash('echo fix > fix.txt')
+            : turn < 6
+              ? failing
+              : turn < 10
+                ? bash(`echo more${turn} > more${turn}.txt`)
+                : { text: 'Done.' };
+      const { dir, home, result, resultLine, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // the request after call 6 carries the stop; call 7 is denied before it runs and the session ends
+      expect(received[6]).toContain('Stopped (same_error)');
+      expect(received).toHaveLength(7);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(existsSync(join(dir, 'more6.txt'))).toBe(false);
+      expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+        ['loop_nudge', 4],
+        ['loop_stop', 6],
+      ]);
+      // scan says the same call, the denied call 7 spent after it
+      const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
+      expect(scanned.code, scanned.stderr).toBe(0);
+      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      expect(loops).toMatchObject([
+        { nudgeCall: 4, stopCall: 6, wastedDeniedCalls: 1, loopguard: 'stopped' },
+      ]);
     }, 600_000);
   },
 );

@@ -239,6 +239,14 @@ describe("the model's own calls against loopguard's state, configuration and off
       ['loop_stop', 5],
     ]);
     expect(sessions).toMatchObject([{ tool_calls: 3 }]);
+    // the words the model and status --session read number the calls the same way (qa40)
+    expect(entries.map((e) => e.metadata.evidence.map((x: { call: number }) => x.call))).toEqual([
+      [1, 3, 4],
+      [1, 3, 4, 5],
+    ]);
+    expect(entries[0]?.content).toContain('3 times, since call 1.\nRepeating:\n- call 4: `cat missing.txt`');
+    expect(entries[1]?.content).toContain('4 times, since call 1.\nRepeating:\n- call 5: `cat missing.txt`');
+    expect(stop.hookSpecificOutput.permissionDecisionReason).toContain('- call 5: `cat missing.txt`');
   });
 
   it('on the fast path too (the MCP server answers the same refusal)', async () => {

@@ -78,10 +78,13 @@ export async function guardProject(
     const until = event.kind === 'agent_stop' ? undefined : event.callId;
     // A call about to run that repeats no remembered action is answered from the session's memory,
     // without its transaction: nothing is written, and it waits for no other call's write.
+    const memory =
+      rollout === undefined && event.kind === 'before_tool' ? parseMemory(peeked?.lastResults) : undefined;
     const unjudged =
-      rollout === undefined &&
+      memory !== undefined &&
       event.kind === 'before_tool' &&
-      rememberedResult(event, parseMemory(peeked?.lastResults).results) === undefined;
+      memory.unendedStop === undefined &&
+      rememberedResult(event, memory.results) === undefined;
     const reply: HookReply = unjudged
       ? { kind: 'silent' }
       : database.sessions.update(

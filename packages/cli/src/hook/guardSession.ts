@@ -58,9 +58,11 @@ export interface GuardContext {
  *
  * - `before_tool`: when the call repeats an action whose last result would make the loop's stop,
  *   and nothing was changed since that result (see {@link foreseeable}), the call is denied before
- *   it runs and the session ends (the stop is recorded); anything else is silent and writes nothing.
+ *   it runs and the session ends (the stop is recorded); so is any call after a stop the agent did
+ *   not carry out ({@link Memory.unendedStop}); anything else is silent and writes nothing.
  * - `after_tool`: the action and its result are observed together (parallel calls become turns in
- *   the order they finish); a nudge is handed to the model, a stop ends the session.
+ *   the order they finish); a nudge is handed to the model, a stop ends the session (where the
+ *   agent does not end it there, at its next call: {@link endsAfter}).
  * - `agent_stop`: the agent's text is observed as a message; nudges and stops are recorded only
  *   (the turn is over: nobody would hear them, and blocking would force the agent on).
  */
@@ -70,21 +72,33 @@ export function guardSession(
   context: GuardContext,
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
-  const { results: lastResults, seen, refusedCalls } = parseMemory(session?.lastResults);
+  const { results: lastResults, seen, refusedCalls, unendedStop } = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
   // The same event through a second hook entry (installed twice): answered once, counted once.
   if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
   const last = event.kind === 'before_tool' ? rememberedResult(event, lastResults) : undefined;
   // Most calls are not repeats: they are answered without restoring the detector (nor writing:
   // a second hook entry's copy of such a call is silent too).
-  if (event.kind === 'before_tool' && last === undefined) return { result: { kind: 'silent' } };
+  if (event.kind === 'before_tool' && last === undefined && unendedStop === undefined)
+    return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
+  if (event.kind === 'before_tool' && session !== null && unendedStop !== undefined) {
+    const { createdAt: _created, updatedAt: _updated, ...kept } = session;
+    const memory: Memory = {
+      results: lastResults,
+      seen,
+      ...(refusedCalls === undefined ? {} : { refusedCalls }),
+    };
+    return { result: stopReply(unendedStop, event), next: { ...kept, lastResults: JSON.stringify(memory) } };
+  }
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
     steps.map((step) => detector.observe(step)).find((verdict) => verdict.action !== 'continue');
 
   let verdict: StepVerdict | undefined;
+  // a stop the agent did not carry out ends the session at its next call; its turn's end, anyway
+  let stopToCarry = event.kind === 'after_tool' ? unendedStop : undefined;
   switch (event.kind) {
     case 'before_tool': {
       if (last === undefined || !foreseeable(last, detector)) return { result: { kind: 'silent' } };
@@ -110,19 +124,13 @@ export function guardSession(
   let reply: HookReply = { kind: 'silent' };
   if (verdict !== undefined && verdict.action !== 'continue') {
     counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
-    // the detector numbers the calls it saw; the model made the refused ones too (scan counts them)
-    const toolCall = verdict.toolCall + (refusedCalls ?? 0);
-    context.record(entryOf({ ...verdict, toolCall }, event, detector, context));
+    // the detector numbers the refused calls too (countRefusal): scan counts them
+    context.record(entryOf(verdict, event, detector, context));
     const message = verdict.message ?? '';
     if (verdict.action === 'nudge') reply = { kind: 'nudge', message };
     else {
-      const denied = event.kind === 'before_tool';
-      reply = {
-        kind: 'stop',
-        denied,
-        message: denied ? `${message}\nloopguard refused this call and ended ${endedRun(event)}.` : message,
-        stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
-      };
+      reply = stopReply(message, event);
+      if (event.kind === 'after_tool' && !endsAfter(context.agent, event)) stopToCarry = message;
     }
   }
   return {
@@ -133,6 +141,7 @@ export function guardSession(
         results: lastResults,
         seen,
         ...(refusedCalls === undefined ? {} : { refusedCalls }),
+        ...(stopToCarry === undefined ? {} : { unendedStop: stopToCarry }),
       } satisfies Memory),
       steps: detector.stepCount,
       toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
@@ -193,10 +202,40 @@ export interface Memory {
   /**
    * The model's own calls against loopguard that were refused before they ran, numbered among the
    * calls as scan numbers them ({@link callsMade}). Claude Code's and Gemini CLI's detector never
-   * sees them, so their loop entries add them; Codex's rollout holds its refusals, which its
-   * detector reads (and numbers) as calls.
+   * observes them and is told of each ({@link countRefusal}), so that its loop entries and their
+   * words number the calls after it; Codex's rollout holds its refusals, which its detector reads
+   * (and numbers) as calls.
    */
   refusedCalls?: number;
+  /**
+   * The message of a stop made after a call that the agent does not end the session on (Claude
+   * Code's `PostToolUseFailure`: {@link endsAfter}): the session's next call is denied with it and
+   * the session ended then; the end of its turn (`agent_stop`) drops it.
+   */
+  unendedStop?: string;
+}
+
+/**
+ * Whether the agent ends the session on a stop answered to this after-call event. Claude Code
+ * (2.1.330) does on `PostToolUse` but not on `PostToolUseFailure`, where it hands the model the
+ * message and goes on (seen with the real CLI: docs/hooks.md).
+ */
+function endsAfter(agent: HookAgent, event: HookEvent): boolean {
+  return !(agent === 'claude' && event.eventName === 'PostToolUseFailure');
+}
+
+/**
+ * The stop's reply: before the call it denies it (the model reads the message and that the session
+ * was ended), after the call it hands the model the message; both end the session.
+ */
+function stopReply(message: string, event: HookEvent): HookReply {
+  const denied = event.kind === 'before_tool';
+  return {
+    kind: 'stop',
+    denied,
+    message: denied ? `${message}\nloopguard refused this call and ended ${endedRun(event)}.` : message,
+    stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
+  };
 }
 
 /**
@@ -219,13 +258,14 @@ export function parseMemory(text: string | undefined): Memory {
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen, codex, refusedCalls } = (
+  const { results, seen, codex, refusedCalls, unendedStop } = (
     Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
   ) as {
     results?: unknown;
     seen?: unknown;
     codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown };
     refusedCalls?: unknown;
+    unendedStop?: unknown;
   };
   const strings = (list: unknown) =>
     (Array.isArray(list) ? list : []).filter((c): c is string => typeof c === 'string');
@@ -257,6 +297,7 @@ export function parseMemory(text: string | undefined): Memory {
     ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
       ? { refusedCalls: refusedCalls as number }
       : {}),
+    ...(typeof unendedStop === 'string' ? { unendedStop } : {}),
   };
 }
 
@@ -282,14 +323,22 @@ export function countRefusal(
   memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
   context.record(refusalEntry(event, context, message, callsMade(session, memory)));
   const lastResults = JSON.stringify(memory satisfies Memory);
+  // Codex's detector reads the refusal from its rollout; the others' is told of it, to number the
+  // calls after it as the model made them (the loop's words, not only its entries' metadata)
+  const detector = context.agent === 'codex' ? undefined : restoreDetector(session, context.detector);
+  detector?.countUnobservedCall();
+  const snapshot = detector?.sealedSnapshot(SHA256_SEAL_CHECKSUM);
   if (session !== null) {
     const { createdAt: _created, updatedAt: _updated, ...kept } = session;
-    return { result: undefined, next: { ...kept, lastResults } };
+    return {
+      result: undefined,
+      next: { ...kept, lastResults, ...(snapshot === undefined ? {} : { snapshot }) },
+    };
   }
   return {
     result: undefined,
     next: {
-      snapshot: new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
+      snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
       lastResults,
       steps: 0,
       toolCalls: 0,

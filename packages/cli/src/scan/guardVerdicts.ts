@@ -53,8 +53,10 @@ const CLAUDE_DENIED = /^Error: PreToolUse:[^\n]*? hook error: /;
 
 /**
  * Claude Code (2.1.330) writes a hook's answer as an `attachment` record: `hook_additional_context`
- * (a `PostToolUse` nudge, its `content` a list of texts) and `hook_stopped_continuation` (a stop,
- * its `message` the `stopReason`, after the call's result or the `PreToolUse` denial). A
+ * (a `PostToolUse` nudge, its `content` a list of texts; also the stop's message after the call,
+ * which is the stop where Claude Code did not end the session on it: after a failed call, ended
+ * at the next) and `hook_stopped_continuation` (a stop, its `message` the `stopReason`, after the
+ * call's result or the `PreToolUse` denial). A
  * `PreToolUse` denial without a stop is the `user` record of the call's result, which names the
  * hook that rejected it (`permissionDecision`) and holds the reason in `toolUseResult`.
  */
@@ -69,7 +71,9 @@ export function claudeGuardVerdicts(record: Record<string, unknown>): GuardVerdi
   }
   const attachment = recordOf(record.attachment);
   if (attachment?.type === 'hook_additional_context' && Array.isArray(attachment.content)) {
-    return attachment.content.flatMap((text) => guardVerdictOf(text, 'nudge') ?? []);
+    return attachment.content.flatMap(
+      (text) => guardVerdictOf(text, 'nudge') ?? guardVerdictOf(text, 'stop') ?? [],
+    );
   }
   if (attachment?.type === 'hook_stopped_continuation') {
     const stop = guardVerdictOf(attachment.message, 'stop');

@@ -148,6 +148,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     return this.history.probes.changes;
   }
 
+  /**
+   * Counts a tool call the model made that this detector will never observe (its caller refused it
+   * before it ran, as the command hook does the model's own calls against loopguard): the calls after
+   * it are numbered among all the model made, in verdicts, evidence and messages alike. Nothing is
+   * judged, and the loop in progress goes on as if the call had not been made.
+   */
+  countUnobservedCall(): void {
+    this.calls++;
+  }
+
   /** Whether this run's detection is on (the per-run switch; the global one is {@link setStepLoopDetectionEnabled}). */
   get isEnabled(): boolean {
     return this.enabled;

@@ -59,6 +59,22 @@ describe('verdicts speak in tool calls', () => {
     expect(found[0]?.message).toContain('since call 1.');
   });
 
+  it('a call it never observed is numbered among the calls, not judged, across a restore (countUnobservedCall)', () => {
+    const first = makeStepDetector().detector;
+    feed(first, failing(1));
+    first.countUnobservedCall();
+    const restored = StepLoopDetector.restore(JSON.parse(JSON.stringify(first.snapshot())));
+    const found = detections(feed(restored, failing(3)));
+    expect(found.map((verdict) => [verdict.action, verdict.toolCall])).toEqual([
+      ['nudge', 4],
+      ['stop', 5],
+    ]);
+    expect(found[0]?.evidence.map((evidence) => evidence.call)).toEqual([1, 3, 4]);
+    expect(found[0]?.message).toContain('since call 1.');
+    expect(found[0]?.message).toMatch(/^- call 4: `cat missing.txt`/m);
+    expect(found[1]?.message).toMatch(/^- call 5: /m);
+  });
+
   it('the loop_nudge and loop_stop entries carry the tool call in their metadata', () => {
     const { detector, stateMachine } = makeRecordingDetector();
     feed(detector, failing(4));
