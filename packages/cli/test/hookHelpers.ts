@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
@@ -100,6 +100,27 @@ export function geminiEvent(
     hook_event_name: name,
     timestamp: new Date(Date.UTC(2026, 10, 24, 3, 20, 21) + ++geminiStamp).toISOString(),
     ...fields,
+  };
+}
+
+/**
+ * Codex's `PreToolUse` of a shell call in `cwd` (session `c1`, call `call_1`), as Codex 0.169.0 sends
+ * it, with an empty rollout written beside it.
+ */
+export function codexShellCall(cwd: string, command: string) {
+  const rollout = join(cwd, 'rollout.jsonl');
+  writeFileSync(rollout, '');
+  return {
+    session_id: 'c1',
+    turn_id: 't1',
+    transcript_path: rollout,
+    cwd,
+    hook_event_name: 'PreToolUse',
+    model: 'gpt-scripted',
+    permission_mode: 'bypassPermissions',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: 'call_1',
   };
 }
 

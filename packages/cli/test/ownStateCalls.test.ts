@@ -6,6 +6,7 @@ import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import {
   claudeEvent,
   claudeFailingCall,
+  codexShellCall,
   geminiEvent,
   hookCall,
   hookState,
@@ -188,20 +189,7 @@ describe("the model's own calls against loopguard's state, configuration and off
     );
     expect(geminiReply).toMatchObject({ decision: 'deny' });
     expect(geminiReply.continue).toBeUndefined();
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, '');
-    const codex = {
-      session_id: 'c1',
-      turn_id: 't1',
-      transcript_path: rollout,
-      cwd: dir,
-      hook_event_name: 'PreToolUse',
-      model: 'gpt-scripted',
-      permission_mode: 'bypassPermissions',
-      tool_name: 'Bash',
-      tool_input: { command: 'rm .loopguard/state.db' },
-      tool_use_id: 'call_1',
-    };
+    const codex = codexShellCall(dir, 'rm .loopguard/state.db');
     const codexReply = JSON.parse(
       await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir }),
     );

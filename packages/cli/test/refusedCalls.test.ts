@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { openLoopGuardDatabase, SqliteStatusReader } from '@loopguard/sqlite';
@@ -9,7 +8,7 @@ import { runCli } from '../src/main.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
-import { claudeEvent, claudeFailingCall, geminiEvent, tempProject } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, codexShellCall, geminiEvent, tempProject } from './hookHelpers.js';
 
 // Issue 35 "sessions first": a call loopguard refused (the model's own call against loopguard,
 // issue 38) is a decision loopguard made, and every door says it: `status`, `status --session`,
@@ -125,20 +124,7 @@ describe('a refused call, in every door (issue 35)', () => {
       tool_input: { command: DUMP },
     });
     await answerHookEvent('gemini', JSON.stringify(gemini), { env: {}, cwd: dir });
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, '');
-    const codex = {
-      session_id: 'c1',
-      turn_id: 't1',
-      transcript_path: rollout,
-      cwd: dir,
-      hook_event_name: 'PreToolUse',
-      model: 'gpt-scripted',
-      permission_mode: 'bypassPermissions',
-      tool_name: 'Bash',
-      tool_input: { command: 'rm .loopguard/state.db' },
-      tool_use_id: 'call_1',
-    };
+    const codex = codexShellCall(dir, 'rm .loopguard/state.db');
     await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir });
     expect(refusals(dir).map((e) => [e.related_tasks[0], e.metadata.command, e.metadata.toolCall])).toEqual([
       ['gemini:g1', DUMP, 1],
