@@ -14,6 +14,7 @@ import {
   rememberResult,
   restoreDetector,
   turnSteps,
+  withMemory,
 } from './guardSession.js';
 import type { HookEvent, HookReply } from './hookEvent.js';
 
@@ -168,11 +169,7 @@ export function countSpendDenial(
   const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
   codex.deniedCalls = (codex.deniedCalls ?? 0) + 1;
   if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
-  const { createdAt: _created, updatedAt: _updated, ...kept } = session;
-  return {
-    result: undefined,
-    next: { ...kept, lastResults: JSON.stringify({ ...memory, codex } satisfies Memory) },
-  };
+  return { result: undefined, next: withMemory(session, { ...memory, codex }) };
 }
 
 function replyOf(verdict: StepVerdict, denied: boolean): HookReply {

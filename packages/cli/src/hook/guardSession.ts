@@ -83,13 +83,12 @@ export function guardSession(
     return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
   if (event.kind === 'before_tool' && session !== null && unendedStop !== undefined) {
-    const { createdAt: _created, updatedAt: _updated, ...kept } = session;
     const memory: Memory = {
       results: lastResults,
       seen,
       ...(refusedCalls === undefined ? {} : { refusedCalls }),
     };
-    return { result: stopReply(unendedStop, event), next: { ...kept, lastResults: JSON.stringify(memory) } };
+    return { result: stopReply(unendedStop, event), next: withMemory(session, memory) };
   }
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
@@ -186,6 +185,15 @@ export function rememberedResult(
 ): LastResult | undefined {
   const key = keyOf(event.tool, event.input);
   return results.find((r) => r.key === key);
+}
+
+/** The session's row with only its memory replaced: what an update that changes nothing else writes. */
+export function withMemory(
+  session: HookSessionRecord,
+  memory: Memory,
+): Omit<HookSessionRecord, 'createdAt' | 'updatedAt'> {
+  const { createdAt: _created, updatedAt: _updated, ...kept } = session;
+  return { ...kept, lastResults: JSON.stringify(memory satisfies Memory) };
 }
 
 /** What a session remembers besides its detector (the `last_results` column). */
@@ -322,24 +330,21 @@ export function countRefusal(
   }
   memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
   context.record(refusalEntry(event, context, message, callsMade(session, memory)));
-  const lastResults = JSON.stringify(memory satisfies Memory);
   // Codex's detector reads the refusal from its rollout; the others' is told of it, to number the
   // calls after it as the model made them (the loop's words, not only its entries' metadata)
   const detector = context.agent === 'codex' ? undefined : restoreDetector(session, context.detector);
   detector?.countUnobservedCall();
   const snapshot = detector?.sealedSnapshot(SHA256_SEAL_CHECKSUM);
-  if (session !== null) {
-    const { createdAt: _created, updatedAt: _updated, ...kept } = session;
+  if (session !== null)
     return {
       result: undefined,
-      next: { ...kept, lastResults, ...(snapshot === undefined ? {} : { snapshot }) },
+      next: { ...withMemory(session, memory), ...(snapshot === undefined ? {} : { snapshot }) },
     };
-  }
   return {
     result: undefined,
     next: {
       snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
-      lastResults,
+      lastResults: JSON.stringify(memory satisfies Memory),
       steps: 0,
       toolCalls: 0,
       parentSessionId: event.parentSessionId ?? null,
