@@ -156,8 +156,45 @@ describe('loopguard status: the sessions every door wrote', () => {
     const { code, out } = await run(dir, ['status', '--session', 'main']);
     expect(code).toBe(EXIT_CODES.ok);
     expect(out).toMatch(
-      /loop_stop \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
+      /loop_stop at call 4 \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
     );
+  });
+
+  it("--session says at which tool call each entry fell, as the dashboard and recoveries do: each of Codex's denied repeats is a stop of its own (qa41)", async () => {
+    const dir = join(root, 'codex-repeats');
+    mkdirSync(dir, { recursive: true });
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+      clock,
+      createDirectory: true,
+    });
+    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    hooks.update({ agent: 'codex', sessionId: 'denied', projectDir: dir }, () => ({
+      next: { ...state, toolCalls: 3, stops: 3 },
+      result: null,
+    }));
+    const entry = (topic: string, toolCall: number) => {
+      clock.advance(1_000);
+      database.stateMachine.addContextEntry({
+        entryType: 'decision',
+        topic,
+        content: `${topic === 'loop_nudge' ? 'Loop detected' : 'Stopped'} (same_error): the same action failed.\nRepeating: …`,
+        relatedTasks: ['codex:denied'],
+        metadata: { loopType: 'same_error', toolCall, agent: 'codex', sessionId: 'denied' },
+      });
+    };
+    entry('loop_nudge', 3);
+    entry('loop_stop', 4);
+    entry('loop_stop', 5);
+    database.close();
+    const { code, out } = await run(dir, ['status', '--session', 'denied']);
+    expect(code).toBe(EXIT_CODES.sessionStopped);
+    const lines = out.split('\n').filter((line) => line.startsWith('  '));
+    expect(lines.map((line) => line.replace(/^ +\S+ \S+ +/, ''))).toEqual([
+      'loop_nudge at call 3: Loop detected (same_error): the same action failed.',
+      'loop_stop at call 4: Stopped (same_error): the same action failed.',
+      'loop_stop at call 5: Stopped (same_error): the same action failed.',
+    ]);
   });
 
   it('reads ~/.loopguard/state.db when the folder has no project database', async () => {

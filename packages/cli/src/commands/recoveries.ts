@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
+import { entryCall } from './entryCall.js';
 import { openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
 
 interface RecoveriesOptions extends StatusStoreFlags {
@@ -22,9 +23,7 @@ interface RecoveriesOptions extends StatusStoreFlags {
  * nudge, stop or spend entry fell at (`call 4`, as `status`, the dashboard and `scan` say it).
  */
 function attemptsOrCall(entry: RecoveryView): string {
-  const call = entry.metadata.toolCall;
-  if (typeof call === 'number') return `call ${call}`;
-  return String(entry.attemptCount ?? '-');
+  return entryCall(entry.metadata) ?? String(entry.attemptCount ?? '-');
 }
 
 /**
