@@ -130,7 +130,7 @@ describe('loopguard status', () => {
     );
     expectOneLineError(
       await run(['status']),
-      `no loopguard database in ${cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file); the demo wrote --db .loopguard/demo.db`,
+      `no loopguard database in ${cwd} or above, nor in ~/.loopguard: no session guarded here yet (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file); the demo wrote --db .loopguard/demo.db`,
     );
     expectOneLineError(
       await run(['status', '--db', db, '--cursor', 'nonsense']),

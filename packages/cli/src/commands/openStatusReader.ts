@@ -159,7 +159,7 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
       ? '; the demo wrote --db .loopguard/demo.db'
       : '';
     throw new CliError(
-      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
+      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: no session guarded here yet (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
     );
   }
   return openSqlite(found, io);
