@@ -249,6 +249,18 @@ describe('loopguard scan: steps, waste and settings', () => {
     expect((await scanJson([dir])).sessions).toHaveLength(30);
   });
 
+  it('names each session on the terminal by the id status takes: two loops of one agent on one day are told apart (qa41)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'morning.jsonl'), stepLines(8));
+    writeFileSync(join(dir, 'evening.jsonl'), stepLines(6));
+    writeFileSync(join(dir, 'nudged.jsonl'), stepLines(3, ['ls']));
+    const { out } = await scan([dir]);
+    const header = out.split('\n').find((line) => line.startsWith('project'));
+    expect(header).toMatch(/^project +\| date +\| agent +\| session +\| kind /);
+    const rows = out.split('\n').filter((line) => / \| steps +\| /.test(line));
+    expect(rows.map((row) => row.split(' | ')[3]?.trim())).toEqual(['morning', 'evening', 'nudged']);
+  });
+
   it('reports a nudge that came with no stop', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'steps.jsonl'), stepLines(3, ['ls']));

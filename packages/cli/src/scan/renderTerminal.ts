@@ -117,7 +117,8 @@ const kindsOf = (session: ScannedSession, stopped: boolean) => [
 
 /**
  * The scan for a person: totals on top, then the sessions that looped, worst first (project, date,
- * agent, kind, waste, one line of evidence), then the loops that got a nudge and no stop.
+ * agent, the session's id as `status --session` takes it, kind, waste, one line of evidence), then
+ * the loops that got a nudge and no stop.
  * @param price - cost per million tokens (`--price`), for the money column.
  */
 export function renderTerminal(report: ScanReport, price?: number): string {
@@ -155,6 +156,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         session.project ?? '-',
         dateOf(session),
         session.agent,
+        session.sessionId,
         kindsOf(session, true).join(', '),
         worst === undefined ? '' : stopText(worst),
         wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
@@ -163,7 +165,10 @@ export function renderTerminal(report: ScanReport, price?: number): string {
     });
     out.push(
       '',
-      formatTable(['project', 'date', 'agent', 'kind', 'stop', 'wasted after the stop', 'evidence'], rows),
+      formatTable(
+        ['project', 'date', 'agent', 'session', 'kind', 'stop', 'wasted after the stop', 'evidence'],
+        rows,
+      ),
     );
     if (looped.length > MAX_ROWS)
       out.push(`… and ${count(looped.length - MAX_ROWS)} more (all of them: --json or --html)`);
@@ -177,6 +182,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
           session.project ?? '-',
           dateOf(session),
           session.agent,
+          session.sessionId,
           loop.kind,
           `call ${loop.nudgeCall}${loop.loopguard === 'nudged' ? ' (by loopguard)' : ''}`,
           loop.evidence,
@@ -185,7 +191,10 @@ export function renderTerminal(report: ScanReport, price?: number): string {
     out.push(
       '',
       'Nudged, never stopped:',
-      formatTable(['project', 'date', 'agent', 'kind', 'nudge', 'evidence'], all.slice(0, MAX_ROWS)),
+      formatTable(
+        ['project', 'date', 'agent', 'session', 'kind', 'nudge', 'evidence'],
+        all.slice(0, MAX_ROWS),
+      ),
     );
     if (all.length > MAX_ROWS)
       out.push(`… and ${count(all.length - MAX_ROWS)} more (all of them: --json or --html)`);
