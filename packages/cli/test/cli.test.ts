@@ -21,6 +21,16 @@ describe('loopguard (the command)', () => {
     expect(io.err()).not.toMatch(/\n\s+at /);
   });
 
+  it('status, serve and recoveries say in their help which database they read without --db (qa41)', async () => {
+    for (const command of ['status', 'serve', 'recoveries']) {
+      const io = bufferedIo();
+      expect(await runCli([command, '--help'], io)).toBe(EXIT_CODES.ok);
+      expect(io.out().replace(/\s+/g, ' '), command).toContain(
+        '(default: .loopguard/state.db here or above, else ~/.loopguard/state.db)',
+      );
+    }
+  });
+
   it('runs as a binary: exit code and one-line error, no stack trace', () => {
     const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
     expect(help).toContain('Usage: loopguard');

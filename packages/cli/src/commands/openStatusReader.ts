@@ -16,6 +16,10 @@ import { projectHooksOff } from './projectHooksOff.js';
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
  * @example { postgres: 'postgres://loopguard@db:5432/agents', schema: 'loopguard' }
  */
+/** The help of `--db` for the commands that read a store (`status`, `serve`, `recoveries`): where they look without it. */
+export const DB_FLAG_HELP =
+  'the loopguard SQLite file (default: .loopguard/state.db here or above, else ~/.loopguard/state.db)';
+
 export interface StatusStoreFlags {
   /** `--db`: the loopguard SQLite file. */
   db?: string;

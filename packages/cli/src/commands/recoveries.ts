@@ -6,7 +6,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
 import { entryCall } from './entryCall.js';
-import { openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
+import { DB_FLAG_HELP, openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
 
 interface RecoveriesOptions extends StatusStoreFlags {
   topic?: string;
@@ -38,7 +38,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
     .description(
       'List recovery context entries (force_next, unblock_authority, escalate) and the nudges, stops and spend entries of agent sessions, newest first.',
     )
-    .option('--db <file>', 'the loopguard SQLite file')
+    .option('--db <file>', DB_FLAG_HELP)
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option(

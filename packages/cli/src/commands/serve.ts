@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isLoopback } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
-import { openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
+import { DB_FLAG_HELP, openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
 import { parsePort } from './parsers.js';
 import { serveDashboard, untilSignal } from './serveDashboard.js';
 
@@ -19,7 +19,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .description(
       'Serve /status, /recoveries, /metrics, /events and the dashboard for a loopguard SQLite file or PostgreSQL fleet.',
     )
-    .option('--db <file>', 'the loopguard SQLite file (read-only)')
+    .option('--db <file>', `${DB_FLAG_HELP}, read only`)
     .option('--postgres <url>', "a PostgreSQL connection string: the fleet's shared store (read only)")
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--config <path>', 'configuration file whose serve: section may give postgres and schema')

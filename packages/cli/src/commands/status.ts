@@ -8,6 +8,7 @@ import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
 import { entryCall } from './entryCall.js';
 import {
+  DB_FLAG_HELP,
   type OpenStatusReader,
   openStatusReader,
   readingFlags,
@@ -47,10 +48,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .description(
       'Show the recent agent sessions and what loopguard did to each (and the tasks of an orchestrator).',
     )
-    .option(
-      '--db <file>',
-      'the loopguard SQLite file (default: .loopguard/state.db here or above, else ~/.loopguard/state.db)',
-    )
+    .option('--db <file>', DB_FLAG_HELP)
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--json', 'print the status as JSON (the /status body)')
