@@ -231,9 +231,8 @@
       session.projectDir ? `in ${session.projectDir}` : null,
       session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
       `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
-      session.spend
-        ? `${count(session.spend.tokens)} tokens, ${dollars(session.spend.costUsd)}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
-        : null,
+      // the dollars are the summary's (core's money rule); here the tokens alone
+      session.spend ? `${count(session.spend.tokens)} tokens` : null,
       session.runStatus ? `run ${session.runStatus}` : null,
     ].filter((fact) => fact !== null);
     cell.append(el('p', facts.join(' · '), 'hint'));

@@ -129,6 +129,10 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
       nudged[7],
     );
+    // the facts under it count the tokens and leave the dollars to the summary: no second rounding (qa41)
+    const facts = await page.locator('#sessions tr.session-detail .hint').first().textContent();
+    expect(facts).toContain('· 180 tokens');
+    expect(facts).not.toContain('$');
     expect(problems).toEqual([]);
   });
 
