@@ -46,5 +46,8 @@ export async function createProgram(io: CliIo, command?: string): Promise<Comman
   const names = command !== undefined && Object.hasOwn(COMMANDS, command) ? [command] : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
   for (const register of registers) register(program, io);
+  // a command's usage error points at its own help (commander copies the program's hint to each)
+  for (const sub of program.commands)
+    sub.showHelpAfterError(`(run loopguard ${sub.name()} --help for usage)`);
   return program;
 }

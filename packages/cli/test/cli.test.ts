@@ -21,6 +21,15 @@ describe('loopguard (the command)', () => {
     expect(io.err()).not.toMatch(/\n\s+at /);
   });
 
+  it("a command's usage error points at that command's help, in one line and the hint (qa41)", async () => {
+    const io = bufferedIo();
+    expect(await runCli(['status', '--bogus'], io)).toBe(EXIT_CODES.usage);
+    expect(io.err()).toBe("error: unknown option '--bogus'\n(run loopguard status --help for usage)\n");
+    const top = bufferedIo();
+    expect(await runCli(['--bogus'], top)).toBe(EXIT_CODES.usage);
+    expect(top.err()).toBe("error: unknown option '--bogus'\n(run loopguard --help for usage)\n");
+  });
+
   it('status, serve and recoveries say in their help which database they read without --db (qa41)', async () => {
     for (const command of ['status', 'serve', 'recoveries']) {
       const io = bufferedIo();
