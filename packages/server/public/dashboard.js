@@ -74,7 +74,6 @@
       minute: '2-digit',
     });
   };
-  const dollars = (value) => `$${value.toFixed(2)}`;
   const count = (value) => Math.round(value).toLocaleString('en-US');
   const words = (name) => String(name).replaceAll('_', ' ');
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -147,7 +146,7 @@
     $('page-info').textContent = `page ${taskCursors.length}`;
   }
 
-  function renderSessionCounts({ counts, spendByAgent }) {
+  function renderSessionCounts({ counts, spendByAgent, spentText }) {
     let total = 0;
     for (const verdict of VERDICTS) {
       const n = counts[verdict] ?? 0;
@@ -159,10 +158,9 @@
     $('spent-box').hidden = spend.length === 0;
     const usd = spend.reduce((sum, s) => sum + s.costUsd, 0);
     const tokens = spend.reduce((sum, s) => sum + s.tokens, 0);
-    $('spent').textContent = usd > 0 ? dollars(usd) : `${count(tokens)} tokens`;
-    $('spent').title = spend
-      .map((s) => `${s.agent}: ${dollars(s.costUsd)}, ${count(s.tokens)} tokens`)
-      .join('\n');
+    // the dollars as the server rounds them (core's money rule: a cent fraction is not $0.00)
+    $('spent').textContent = usd > 0 ? spentText : `${count(tokens)} tokens`;
+    $('spent').title = spend.map((s) => `${s.agent}: ${s.costText}, ${count(s.tokens)} tokens`).join('\n');
   }
 
   // ---- sessions (GET /sessions, /sessions/entries) ----

@@ -136,6 +136,21 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it("says the dollars spent in the header as the sessions' summaries round them: a cent fraction is not $0.00 (qa41)", async () => {
+    const db = hooksOnlyDatabase();
+    db.database.db.exec('DELETE FROM spend_ledgers');
+    const scope = `session:codex:${HOOK_SESSIONS.nudged}`;
+    new SqliteSpendStore({ db: db.database.db, clock: db.clock }).update([scope], () => ({
+      next: new Map([[scope, { ledger: { totals: { tokens: 1_248, costUsd: 0.0043 } }, offset: 10 }]]),
+      result: null,
+    }));
+    await open(db);
+    expect(await text('#spent')).toBe('$0.0043');
+    expect(await page.locator('#spent').getAttribute('title')).toBe('codex: $0.0043, 1,248 tokens');
+    expect((await cells(2))[7]).toBe('$0.0043');
+    expect(problems).toEqual([]);
+  });
+
   it('opens a session: its summary, its nudge and stop with their evidence', async () => {
     await open(hooksOnlyDatabase());
     await page.locator('#sessions tbody tr.session').first().click();
