@@ -206,6 +206,16 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(removed.stdout).toContain("loopguard's status line removed");
   });
 
+  it('init claude --status-line, then --remove: the settings file init made goes, said once, not followed by what went with it (qa41)', async () => {
+    const { dir, run } = setUp();
+    expect((await run(['init', 'claude', '--status-line'])).code).toBe(0);
+    const removed = await run(['init', 'claude', '--remove']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(join(dir, '.claude', 'settings.json'))).toBe(false);
+    const lines = removed.stdout.split('\n').filter((line) => line.startsWith('.claude/settings.json'));
+    expect(lines).toEqual(['.claude/settings.json: removed (init had made it)']);
+  });
+
   it('warns when the settings file is tracked by git while its MCP server is registered for this user only', async () => {
     const { dir, run } = setUp();
     execFileSync('git', ['init', '-q'], { cwd: dir });

@@ -279,8 +279,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     return;
   }
   const notes: string[] = [];
+  // a settings file init made and now removes is said once: what went with it (its status line) is in it
+  let fileRemoved = false;
   const settingsStep: InitStep = () => {
     if (madeByInit(settings, after)) {
+      fileRemoved = true;
       notes.push(`${shown(file)}: removed (init had made it)`);
       return removeSettingsFile(found, shown, ownsFolder(settings));
     }
@@ -319,7 +322,8 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   updateInstalls(home, { agent, project, ...server?.record }, !options.remove);
   if (other !== undefined) updateInstalls(home, { agent, project: other.project }, false);
   const statusNote = STATUS_LINE_NOTES[statusLine.change];
-  if (statusNote !== undefined && statusLine.change !== 'offer') notes.push(`${shown(file)}: ${statusNote}`);
+  if (statusNote !== undefined && statusLine.change !== 'offer' && !fileRemoved)
+    notes.push(`${shown(file)}: ${statusNote}`);
   if (!options.remove) notes.push(`${shown(installsFile(home))}: recorded for loopguard uninstall`);
   for (const note of notes) io.stdout(`${note}\n`);
   if (!options.remove) {
