@@ -55,7 +55,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
     expect(out).toMatch(
       /1 session looped where loopguard would have stopped it: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
     );
-    expect(out).toMatch(/\| claude \| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
+    expect(out).toMatch(/\| claude \| [\w-]+ +\| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
     // the hook session and the AI SDK run are on the recoveries page, as the dashboard lists it
     const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'demo.db'), { readonly: true });
     try {
