@@ -74,7 +74,6 @@
       minute: '2-digit',
     });
   };
-  const dollars = (value) => `$${value.toFixed(2)}`;
   const count = (value) => Math.round(value).toLocaleString('en-US');
   const words = (name) => String(name).replaceAll('_', ' ');
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -147,7 +146,8 @@
     $('page-info').textContent = `page ${taskCursors.length}`;
   }
 
-  function renderSessionCounts({ counts, spendByAgent }) {
+  // money is the server's words (core's formatUsd: `$0.0038`, never `$0.00`)
+  function renderSessionCounts({ counts, spendByAgent, spent }) {
     let total = 0;
     for (const verdict of VERDICTS) {
       const n = counts[verdict] ?? 0;
@@ -157,12 +157,8 @@
     $('session-total').textContent = String(total);
     const spend = spendByAgent;
     $('spent-box').hidden = spend.length === 0;
-    const usd = spend.reduce((sum, s) => sum + s.costUsd, 0);
-    const tokens = spend.reduce((sum, s) => sum + s.tokens, 0);
-    $('spent').textContent = usd > 0 ? dollars(usd) : `${count(tokens)} tokens`;
-    $('spent').title = spend
-      .map((s) => `${s.agent}: ${dollars(s.costUsd)}, ${count(s.tokens)} tokens`)
-      .join('\n');
+    $('spent').textContent = spent;
+    $('spent').title = spend.map((s) => `${s.agent}: ${s.cost}, ${count(s.tokens)} tokens`).join('\n');
   }
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
@@ -232,7 +228,7 @@
       session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
       `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
       session.spend
-        ? `${count(session.spend.tokens)} tokens, ${dollars(session.spend.costUsd)}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
+        ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
         : null,
       session.runStatus ? `run ${session.runStatus}` : null,
     ].filter((fact) => fact !== null);

@@ -32,6 +32,8 @@ export interface StatusSnapshot {
     nextCursor: string | null;
     counts: Record<SessionVerdict, number>;
     spendByAgent: SessionCounts['spendByAgent'];
+    /** {@link SessionCounts}' `spent`: all agents' spend as every door writes it. */
+    spent: string;
   };
   /** The live loop's `running`; from a store: whether an attempt was stored in the last minute. */
   running: boolean;
@@ -109,6 +111,7 @@ export async function statusSnapshot(
       nextCursor: sessions.nextCursor,
       counts: sessionCounts.byVerdict,
       spendByAgent: sessionCounts.spendByAgent,
+      spent: sessionCounts.spent,
     },
     running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
     tickCount: live ? live.tickCount : sources.attemptsRecorded,

@@ -59,7 +59,10 @@ describe('sessions on a database written only by the hooks', () => {
       stopped: 1,
       stopped_on_spend: 1,
     });
-    expect(body.sessions.spendByAgent).toEqual([{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }]);
+    expect(body.sessions.spendByAgent).toEqual([
+      { agent: 'gemini', tokens: 52_000, costUsd: 0.52, cost: '$0.52' },
+    ]);
+    expect(body.sessions.spent).toBe('$0.52');
     const defaults = await getJson('/status');
     expect(defaults.body.sessions.sessions).toHaveLength(4);
     expect(defaults.body.sessions.nextCursor).toBeNull();
@@ -160,6 +163,7 @@ describe('sessions on an empty database', () => {
       nextCursor: null,
       counts: { running: 0, clean: 0, nudged: 0, stopped: 0, stopped_on_spend: 0 },
       spendByAgent: [],
+      spent: '',
     });
     expect((await getJson('/sessions')).body).toEqual({ sessions: [], nextCursor: null });
     const text = await getText('/metrics');
