@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,40 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     ]);
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
+
+  it.each<[string, GeminiTurn]>([
+    ['a failing command', failing],
+    ['a tool error', { tool: 'read_file', args: { file_path: 'missing.txt' } }],
+  ])(
+    'a stop after a failed call that ran (%s; something changed since the last failure) ends the session',
+    async (_, failed) => {
+      const shell = (command: string): GeminiTurn => ({ tool: 'run_shell_command', args: { command } });
+      // call 1 writes, 2-4 fail alike (nudged), 5 writes, 6 fails again (the stop, after it ran:
+      // the write since the last failure keeps it from being foreseen), and the model would go on.
+      // The writes print a line already seen: a silent success of a new action would be progress.
+      const script = (turn: number): GeminiTurn =>
+        turn === 0
+          ? shell('echo one > one.txt; echo written')
+          : turn === 4
+            ? shell('echo fix > fix.txt; echo written')
+            : turn < 6
+              ? failed
+              : turn < 10
+                ? shell(`echo more${turn} > more${turn}.txt`)
+                : { text: 'Done.' };
+      const { dir, result, received } = await geminiWithHooks(script);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+        ['loop_nudge', 4],
+        ['loop_stop', 6],
+      ]);
+      // the session ends at the stop: no request after call 6, call 7 never ran
+      expect(received).toHaveLength(6);
+      expect(existsSync(join(dir, 'more6.txt'))).toBe(false);
+      expect(hookLog(dir)).toEqual([]);
+    },
+    600_000,
+  );
 
   it('never nudges a model that makes progress', async () => {
     const script = (turn: number): GeminiTurn =>

@@ -146,7 +146,8 @@
     $('page-info').textContent = `page ${taskCursors.length}`;
   }
 
-  function renderSessionCounts({ counts, spendByAgent, spentText }) {
+  // money is the server's words (core's formatUsd: `$0.0038`, never `$0.00`)
+  function renderSessionCounts({ counts, spendByAgent, spent }) {
     let total = 0;
     for (const verdict of VERDICTS) {
       const n = counts[verdict] ?? 0;
@@ -156,11 +157,8 @@
     $('session-total').textContent = String(total);
     const spend = spendByAgent;
     $('spent-box').hidden = spend.length === 0;
-    const usd = spend.reduce((sum, s) => sum + s.costUsd, 0);
-    const tokens = spend.reduce((sum, s) => sum + s.tokens, 0);
-    // the dollars as the server rounds them (core's money rule: a cent fraction is not $0.00)
-    $('spent').textContent = usd > 0 ? spentText : `${count(tokens)} tokens`;
-    $('spent').title = spend.map((s) => `${s.agent}: ${s.costText}, ${count(s.tokens)} tokens`).join('\n');
+    $('spent').textContent = spent;
+    $('spent').title = spend.map((s) => `${s.agent}: ${s.cost}, ${count(s.tokens)} tokens`).join('\n');
   }
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
@@ -229,8 +227,9 @@
       session.projectDir ? `in ${session.projectDir}` : null,
       session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
       `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
-      // the dollars are the summary's (core's money rule); here the tokens alone
-      session.spend ? `${count(session.spend.tokens)} tokens` : null,
+      session.spend
+        ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
+        : null,
       session.runStatus ? `run ${session.runStatus}` : null,
     ].filter((fact) => fact !== null);
     cell.append(el('p', facts.join(' · '), 'hint'));

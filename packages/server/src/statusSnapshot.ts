@@ -6,7 +6,6 @@ import type {
   StatusReader,
   TaskStatusRow,
 } from '@loopguard/core/internal';
-import { formatUsd } from '@loopguard/core/spend';
 import type { BreakerView } from './LiveFeed.js';
 import { DEFAULT_STATUS_SESSIONS, type StatusQuery } from './queryParams.js';
 
@@ -32,10 +31,9 @@ export interface StatusSnapshot {
     sessions: SessionView[];
     nextCursor: string | null;
     counts: Record<SessionVerdict, number>;
-    /** Per agent, with its dollars as every door rounds them (`costText`: `$0.0043`). */
-    spendByAgent: (SessionCounts['spendByAgent'][number] & { costText: string })[];
-    /** Every agent's dollars together, as every door rounds them (`$0.0043`; `$0.00` when none). */
-    spentText: string;
+    spendByAgent: SessionCounts['spendByAgent'];
+    /** {@link SessionCounts}' `spent`: all agents' spend as every door writes it. */
+    spent: string;
   };
   /** The live loop's `running`; from a store: whether an attempt was stored in the last minute. */
   running: boolean;
@@ -112,8 +110,8 @@ export async function statusSnapshot(
       sessions: sessions.sessions,
       nextCursor: sessions.nextCursor,
       counts: sessionCounts.byVerdict,
-      spendByAgent: sessionCounts.spendByAgent.map((s) => ({ ...s, costText: formatUsd(s.costUsd) })),
-      spentText: formatUsd(sessionCounts.spendByAgent.reduce((sum, s) => sum + s.costUsd, 0)),
+      spendByAgent: sessionCounts.spendByAgent,
+      spent: sessionCounts.spent,
     },
     running: live ? live.running : lastAttempt !== null && clock.now() - lastAttempt < RUNNING_WINDOW_MS,
     tickCount: live ? live.tickCount : sources.attemptsRecorded,

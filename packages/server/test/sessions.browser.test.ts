@@ -129,10 +129,13 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
       nudged[7],
     );
-    // the facts under it count the tokens and leave the dollars to the summary: no second rounding (qa41)
-    const facts = await page.locator('#sessions tr.session-detail .hint').first().textContent();
-    expect(facts).toContain('· 180 tokens');
-    expect(facts).not.toContain('$');
+    // its facts and the page's total say the cent fraction as the summary does, not $0.00
+    expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
+      '180 tokens, $0.00025',
+    );
+    expect((await page.locator('#spent').getAttribute('title'))?.split('\n')).toContain(
+      'codex: $0.00025, 180 tokens',
+    );
     expect(problems).toEqual([]);
   });
 

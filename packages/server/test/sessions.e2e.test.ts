@@ -60,9 +60,9 @@ describe('sessions on a database written only by the hooks', () => {
       stopped_on_spend: 1,
     });
     expect(body.sessions.spendByAgent).toEqual([
-      { agent: 'gemini', tokens: 52_000, costUsd: 0.52, costText: '$0.52' },
+      { agent: 'gemini', tokens: 52_000, costUsd: 0.52, cost: '$0.52' },
     ]);
-    expect(body.sessions.spentText).toBe('$0.52');
+    expect(body.sessions.spent).toBe('$0.52');
     const defaults = await getJson('/status');
     expect(defaults.body.sessions.sessions).toHaveLength(4);
     expect(defaults.body.sessions.nextCursor).toBeNull();
@@ -163,7 +163,7 @@ describe('sessions on an empty database', () => {
       nextCursor: null,
       counts: { running: 0, clean: 0, nudged: 0, stopped: 0, stopped_on_spend: 0 },
       spendByAgent: [],
-      spentText: '$0.00',
+      spent: '',
     });
     expect((await getJson('/sessions')).body).toEqual({ sessions: [], nextCursor: null });
     const text = await getText('/metrics');

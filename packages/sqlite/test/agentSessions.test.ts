@@ -90,7 +90,8 @@ describe('agent_sessions: one session across doors', () => {
     expect(byId.quiet).toMatchObject({ verdict: 'clean', summary: 'no loop found, 4 tool calls ran' });
     expect(await reader.sessionCounts()).toEqual({
       byVerdict: { running: 0, clean: 1, nudged: 1, stopped: 1, stopped_on_spend: 1 },
-      spendByAgent: [{ agent: 'gemini', tokens: 52_000, costUsd: 0.52 }],
+      spendByAgent: [{ agent: 'gemini', tokens: 52_000, costUsd: 0.52, cost: '$0.52' }],
+      spent: '$0.52',
     });
     expect(
       (await reader.sessionEntries({ agent: 'claude', sessionId: 'stopped' }, 10)).map((e) => e.topic),

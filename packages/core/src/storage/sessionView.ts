@@ -46,8 +46,11 @@ export interface SessionView {
   refusedCalls: number;
   /** The first stop: its kind (a loop type, or the spend reason), its entry topic, the tool call it fell at. */
   stop: { topic: 'loop_stop' | 'spend_stop'; kind: string | null; call: number | null; at: number } | null;
-  /** What the session spent, when a spend guard counted it; `costUsd` only of priced models. */
-  spend: { tokens: number; costUsd: number; unpricedTokens: number } | null;
+  /**
+   * What the session spent, when a spend guard counted it; `costUsd` only of priced models, and
+   * `cost` as every door writes it (`formatUsd`: `$0.0038`, never `$0.00`).
+   */
+  spend: { tokens: number; costUsd: number; cost: string; unpricedTokens: number } | null;
   /** The session's budget in force; `null` without one. */
   budget: { maxCostUsd: number | null; maxTokens: number | null } | null;
   /** A `loopguard run`'s own status (`completed`, `aborted`, …); `null` for the others. */
@@ -212,6 +215,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
         : {
             tokens: Number(row.tokens),
             costUsd: Number(row.cost_usd ?? 0),
+            cost: formatUsd(Number(row.cost_usd ?? 0)),
             unpricedTokens: Number(row.unpriced_tokens ?? 0),
           },
     budget:
@@ -262,12 +266,15 @@ export function sessionPageOf(rows: readonly SessionRow[], limit: number): Sessi
 }
 
 /**
- * Every stored session counted: by verdict, and what each agent spent (for `/metrics`).
- * @example { byVerdict: { running: 0, clean: 4, nudged: 1, stopped: 2, stopped_on_spend: 1 }, spendByAgent: [{ agent: 'claude', tokens: 120000, costUsd: 1.9 }] }
+ * Every stored session counted: by verdict, and what each agent spent (for `/metrics` and the
+ * dashboard), with `cost` and `spent` as every door writes money (`formatUsd`).
+ * @example { byVerdict: { running: 0, clean: 4, nudged: 1, stopped: 2, stopped_on_spend: 1 }, spendByAgent: [{ agent: 'claude', tokens: 120000, costUsd: 1.9, cost: '$1.90' }], spent: '$1.90' }
  */
 export interface SessionCounts {
   byVerdict: Record<SessionVerdict, number>;
-  spendByAgent: { agent: string; tokens: number; costUsd: number }[];
+  spendByAgent: { agent: string; tokens: number; costUsd: number; cost: string }[];
+  /** All agents together: dollars when any was priced (`$0.0038`), else tokens (`120 tokens`); `''` when none was counted. */
+  spent: string;
 }
 
 /**
@@ -281,12 +288,19 @@ export function sessionCountsOf(
   const byVerdict = Object.fromEntries(SESSION_VERDICTS.map((v) => [v, 0])) as Record<SessionVerdict, number>;
   for (const { verdict, count } of verdicts)
     if (verdict in byVerdict) byVerdict[verdict as SessionVerdict] += Number(count);
-  return {
-    byVerdict,
-    spendByAgent: spend.map((s) => ({
-      agent: s.agent,
-      tokens: Number(s.tokens ?? 0),
-      costUsd: Number(s.cost_usd ?? 0),
-    })),
-  };
+  const spendByAgent = spend.map((s) => ({
+    agent: s.agent,
+    tokens: Number(s.tokens ?? 0),
+    costUsd: Number(s.cost_usd ?? 0),
+    cost: formatUsd(Number(s.cost_usd ?? 0)),
+  }));
+  const costUsd = spendByAgent.reduce((sum, s) => sum + s.costUsd, 0);
+  const tokens = spendByAgent.reduce((sum, s) => sum + s.tokens, 0);
+  const spent =
+    spendByAgent.length === 0
+      ? ''
+      : costUsd > 0
+        ? formatUsd(costUsd)
+        : `${tokens.toLocaleString('en-US')} tokens`;
+  return { byVerdict, spendByAgent, spent };
 }
