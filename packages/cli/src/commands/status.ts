@@ -6,6 +6,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
+import { printable } from '../terminalText.js';
 import {
   type OpenStatusReader,
   openStatusReader,
@@ -158,7 +159,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
       // a subagent's entry names its run: the session's own verdict is not its
       const sub =
         e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
-      out(`  ${shortTime(e.timestamp)}  ${e.topic}${sub}: ${e.content.split('\n')[0]}\n`);
+      out(`  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${sub}: ${e.content.split('\n')[0]}`)}\n`);
     }
   }
   if (session.verdict === 'stopped')

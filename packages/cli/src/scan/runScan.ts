@@ -5,6 +5,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { readHookConfig } from '../hook/hookConfig.js';
+import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
 import { renderTerminal } from './renderTerminal.js';
@@ -99,7 +100,7 @@ export async function runScan(
     detector,
     {
       onProblem: ({ file, problem }) =>
-        io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
+        io.stderr(`${progress ? '\r' : ''}loopguard scan: ${printable(`${file}: ${problem}`)}\n`),
       onProgress: (done, total) => {
         if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
       },
