@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Clock, systemClock } from '@loopguard/core';
+import { type Clock, ConfigurationError, systemClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import type { Registry } from 'prom-client';
 import type { LiveEmitter } from './attachEmitter.js';
@@ -51,7 +51,8 @@ export interface StatusHandlerOptions {
   hooksOff?: () => string | undefined;
   /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
-   * once as `/?token=…` and keeps it in an HttpOnly cookie). @default undefined (no token)
+   * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
+   * match it. @default undefined (no token)
    */
   token?: string;
   /** The detector's attempt window for `attemptCount`. @default 3600000 */
@@ -97,12 +98,16 @@ export interface StatusHandler {
  * `maxBodyBytes` 413; then a missing or malformed token gets 401 (with no token, a `Host` that is not
  * a loopback name gets 403: DNS rebinding); then bad query parameters get 400, unknown routes 404,
  * other methods 405, a store out of reach 503.
+ * @throws ConfigurationError when `token` is empty.
  * @example
  * import { createServer } from 'node:http';
  * const handler = createStatusHandler({ reader: new SqliteStatusReader(database) });
  * createServer(handler).listen(7070, '127.0.0.1');
  */
 export function createStatusHandler(options: StatusHandlerOptions): StatusHandler {
+  // `LOOPGUARD_TOKEN=` set from an unset variable: every request with an empty cookie would pass
+  if (options.token === '')
+    throw new ConfigurationError('token must not be empty (token option, --token or LOOPGUARD_TOKEN)');
   const clock = options.clock ?? systemClock;
   const sources = startStatusSources({
     reader: options.reader,

@@ -169,6 +169,13 @@ describe('routes, security and limits', () => {
     expect(sessions.status).toBe(200);
   });
 
+  it('refuses an empty token, which an empty cookie or ?token= would match (trust41)', async () => {
+    // `LOOPGUARD_TOKEN= loopguard serve` (a variable set from an unset one): on 127.0.0.1 another
+    // local user sent `Cookie: loopguard_token=` and read every session's commands and results
+    await expect(start({ token: '' })).rejects.toThrow(ConfigurationError);
+    await expect(start({ token: '' })).rejects.toThrow('token must not be empty');
+  });
+
   it('tells a browser without the token (or with the token of an earlier run) how to get in', async () => {
     await start({ token: 'a-very-long-secret-token' });
     for (const headers of [{}, { Cookie: 'loopguard_token=the-token-of-the-last-run' }]) {
