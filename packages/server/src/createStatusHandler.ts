@@ -3,7 +3,7 @@ import { type Clock, ConfigurationError, systemClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import type { Registry } from 'prom-client';
 import type { LiveEmitter } from './attachEmitter.js';
-import { authorize } from './http/authorize.js';
+import { authorize, dashboardFolder } from './http/authorize.js';
 import { createEventStreams } from './http/eventStreams.js';
 import { checkDeclaredBody } from './http/readBody.js';
 import { requestUrl } from './http/requestTarget.js';
@@ -124,6 +124,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     heartbeatMs: options.heartbeatMs ?? 15_000,
   });
   const maxBodyBytes = options.maxBodyBytes ?? 16_384;
+  const folder = options.token === undefined ? undefined : dashboardFolder(options.token);
   const context = {
     reader: options.reader,
     sources,
@@ -137,6 +138,8 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     checkDeclaredBody(req, maxBodyBytes);
     const url = requestUrl(req);
     if (!authorize(options.token, req, url, res)) return;
+    if (folder !== undefined && url.pathname.startsWith(folder))
+      url.pathname = url.pathname.slice(folder.length - 1); // the dashboard's folder: the same routes
     await route(req, res, url, context);
   };
   const handler = ((req: IncomingMessage, res: ServerResponse) => {
