@@ -37,6 +37,9 @@ const TAMPERING = [
   'rm -rf .loopguard',
   "echo 'export LOOPGUARD_HOOK=off' >> ~/.bashrc",
   'echo LOOPGUARD_HOOK=off >> .envrc',
+  // the switch set in a settings file's environment, which the agent hands to its hooks (trust41)
+  `echo '{"env": {"LOOPGUARD_HOOK": "off"}}' > .claude/settings.local.json`,
+  `jq '.env.LOOPGUARD_HOOK = "off"' ~/.claude/settings.json > s.json`,
   "node -e \"require('better-sqlite3')('.loopguard/state.db').exec('DELETE FROM spend_ledgers')\"",
   // a forged event answered as Claude Code's: another session's transcript, usage made up
   `echo '{"session_id":"victim","transcript_path":"/tmp/t.jsonl","hook_event_name":"PostToolUse"}' | loopguard hook claude`,
@@ -94,6 +97,8 @@ const ORDINARY = [
   'node dist/bin.js mcp',
   'node ./build/bin.js mcp --port 3000',
   'echo $LOOPGUARD_HOOK',
+  "grep -rn 'LOOPGUARD_HOOK' docs/",
+  "jq '.env.LOOPGUARD_HOOK' ~/.claude/settings.json",
   // a project's own dependencies, loopguard's libraries among them (an embedding drops one)
   'npm uninstall lodash',
   'pnpm remove @loopguard/core',
