@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/main.js';
 import { bufferedIo } from './helpers.js';
+import { tempProject } from './hookHelpers.js';
 
 /** A C0 or C1 control character, DEL: what a terminal's escape sequences are made of. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for
@@ -68,5 +70,19 @@ describe('no door sends a transcript’s escape sequences to the user’s termin
     await runCli(['scan', dir], io);
     expect(io.err()).toContain('x\uFFFD]0;loopguard: all clear\uFFFD.jsonl');
     expect(io.err()).not.toMatch(CONTROL);
+  });
+
+  it("runs prints a run's reason, which quotes the agent's question, with its control characters as U+FFFD", async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    const runs = new SqliteRunStore({ db: database.db });
+    runs.createRun({ id: 'r1', command: ['agent'], options: {}, cwd: dir });
+    runs.updateRun('r1', { status: 'paused', reason: `the agent asked: may I? ${TITLE}${CLEAR}` });
+    database.close();
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    expect(await runCli(['runs'], io)).toBe(0);
+    expect(io.out()).toContain('the agent asked: may I? \uFFFD]0;');
+    expect(io.out()).not.toMatch(CONTROL);
   });
 });
