@@ -30,7 +30,8 @@ export function stateFolderOf(projectDir: string): string {
  * a git that fails: `false`.
  */
 function trackedByGit(folder: string): boolean {
-  const listed = spawnSync('git', ['ls-files', '-z', '--', '.'], {
+  // a repository's own configuration may name a program for git to run (`core.fsmonitor`)
+  const listed = spawnSync('git', ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', '.'], {
     cwd: folder,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],

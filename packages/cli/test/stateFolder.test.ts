@@ -267,6 +267,20 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     expect(status.stderr).toContain('git tracks');
   });
 
+  it("asks git without running the repository's own programs (core.fsmonitor)", async () => {
+    const clone = await clonedRepositoryWithState();
+    const ran = join(tempProject(), 'ran');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${ran}; false`], { cwd: clone });
+    await hookCall(clone, 'claude', claudeFailingCall(clone, 'victim', 1).pre);
+    expect(existsSync(ran)).toBe(false);
+    expect(
+      execFileSync('git', ['-c', 'core.fsmonitor=false', 'status', '--porcelain'], {
+        cwd: clone,
+        encoding: 'utf8',
+      }),
+    ).toBe('');
+  });
+
   it('keeps using a folder git does not track, made by an older loopguard (0755)', async () => {
     const dir = tempProject();
     execFileSync('git', ['init', '-q'], { cwd: dir });
