@@ -19,11 +19,38 @@ export function findConfigFile(projectDir: string): string | undefined {
  * A configuration file's text as data: JSON for `.json`, else YAML. `yaml` is required on first use
  * and left out of the hook's bundles (a third of the startup snapshot's source, which each call
  * would load for the few projects that need it); the status line starts without it too.
- * @throws on a file that is not valid JSON or YAML.
+ * @throws Error naming the syntax error and its line, never the text around it: the file may be a
+ * repository's link to the user's credentials, and the message goes to `hook.log` and the terminal.
  */
 export function parseConfigText(file: string, text: string): unknown {
-  if (file.endsWith('.json')) return JSON.parse(text);
-  return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+  const require = createRequire(import.meta.url);
+  if (file.endsWith('.json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // V8 quotes the text around the error from Node 21 on: named by jsonc-parser instead
+      const { parseTree, printParseErrorCode } = require('jsonc-parser') as typeof import('jsonc-parser');
+      const errors: import('jsonc-parser').ParseError[] = [];
+      parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+      const first = errors[0];
+      const line = first === undefined ? '' : ` at line ${text.slice(0, first.offset).split('\n').length}`;
+      throw new Error(
+        `not valid JSON: ${first === undefined ? 'JSON.parse refuses it' : printParseErrorCode(first.error)}${line}`,
+      );
+    }
+  }
+  const yaml = require('yaml') as typeof import('yaml');
+  try {
+    return yaml.parse(text);
+  } catch (error) {
+    if (!(error instanceof yaml.YAMLError)) throw error;
+    const at = error.linePos?.[0];
+    // the code, not the message: some messages quote the text (an alias's name, a tag)
+    const name = error.code.toLowerCase().replaceAll('_', ' ');
+    throw new Error(
+      `not valid YAML: ${name}${at === undefined ? '' : ` at line ${at.line}, column ${at.col}`}`,
+    );
+  }
 }
 
 /**

@@ -1,5 +1,8 @@
+import { printable } from './terminalText.js';
+
 /**
- * Formats rows as a plain-text table with a header and a separator line; cells are cut to `maxWidth`.
+ * Formats rows as a plain-text table with a header and a separator line; cells are cut to `maxWidth`,
+ * their control characters shown as U+FFFD ({@link printable}: cells quote commands and results).
  * @example formatTable(['id', 'topic'], [['1', 'loop_recovery']])
  */
 export function formatTable(
@@ -8,7 +11,7 @@ export function formatTable(
   maxWidth = 60,
 ): string {
   const cut = (cell: string): string => {
-    const line = cell.replace(/\s+/g, ' ');
+    const line = printable(cell.replace(/\s+/g, ' '));
     return line.length > maxWidth ? `${line.slice(0, maxWidth - 1)}…` : line;
   };
   const cells = [headers.map(cut), ...rows.map((row) => row.map(cut))];

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,12 +26,30 @@ export function stateFolderOf(projectDir: string): string {
 }
 
 /**
+ * Whether git tracks a file in `folder` (`git ls-files` there lists one). No git, no repository, or
+ * a git that fails: `false`.
+ */
+function trackedByGit(folder: string): boolean {
+  // a repository's own configuration may name a program for git to run (`core.fsmonitor`)
+  const listed = spawnSync('git', ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', '.'], {
+    cwd: folder,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 2000,
+  });
+  return listed.status === 0 && listed.stdout !== '';
+}
+
+/**
  * The project's `.loopguard` folder, checked: refused when it is a symbolic link or another
  * user's. With `create` (a writer), a missing one is made (without `recursive`: the project folder
  * must exist, and a recursive `mkdir` under `/proc` never returns), with a `.gitignore` inside so
  * that it never shows in `git status`; it is made 0700, and an existing one other users could
  * enter is made 0700 too: it holds the tool calls' commands and results (a key in a command, a
- * secret file's text), which must not become readable by other local users.
+ * secret file's text), which must not become readable by other local users. Such a folder (one
+ * loopguard did not make, or an older loopguard did) is refused when git tracks a file in it: a
+ * repository that ships `.loopguard/state.db` would get the sessions' commands and results in the
+ * next `git commit -a`, and its own tables and triggers would be loopguard's.
  * @returns the folder, or `undefined` when it is missing and not created
  * @throws UnsafeStateError naming the folder and what is wrong with it
  */
@@ -44,7 +63,14 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
     return folder;
   }
   refuseUnsafe(folder, stats);
-  if (create && (stats.mode & 0o077) !== 0) chmodSync(folder, PRIVATE);
+  if ((stats.mode & 0o077) !== 0) {
+    // git makes a checked-out folder with the umask's mode; one loopguard made is 0700
+    if (trackedByGit(folder))
+      throw new UnsafeStateError(
+        `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git (git rm -r --cached .loopguard) or remove it`,
+      );
+    if (create) chmodSync(folder, PRIVATE);
+  }
   return folder;
 }
 

@@ -296,6 +296,10 @@ describe('loopguard serve', () => {
       'host 0.0.0.0 is not loopback: a token of at least 16 characters is required',
     );
     expectOneLineError(
+      await run(['serve', '--db', db, '--token', '', '--port', '0']),
+      'token must not be empty',
+    );
+    expectOneLineError(
       await run(['serve', '--db', db, '--port', '70000']),
       "option '--port <port>' argument '70000' is invalid",
     );

@@ -37,6 +37,9 @@ const TAMPERING = [
   'rm -rf .loopguard',
   "echo 'export LOOPGUARD_HOOK=off' >> ~/.bashrc",
   'echo LOOPGUARD_HOOK=off >> .envrc',
+  // the switch set in a settings file's environment, which the agent hands to its hooks (trust41)
+  `echo '{"env": {"LOOPGUARD_HOOK": "off"}}' > .claude/settings.local.json`,
+  `jq '.env.LOOPGUARD_HOOK = "off"' ~/.claude/settings.json > s.json`,
   "node -e \"require('better-sqlite3')('.loopguard/state.db').exec('DELETE FROM spend_ledgers')\"",
   // a forged event answered as Claude Code's: another session's transcript, usage made up
   `echo '{"session_id":"victim","transcript_path":"/tmp/t.jsonl","hook_event_name":"PostToolUse"}' | loopguard hook claude`,
@@ -44,6 +47,11 @@ const TAMPERING = [
   'loopguard mcp < requests.jsonl',
   'loopguard uninstall',
   'loopguard init claude --remove',
+  // loopguard's package removed: every hook then fails to start, and fails open (trust41)
+  'npm uninstall -g @loopguard/cli',
+  'pnpm remove --global @loopguard/cli',
+  'npm rm -g loopguard && echo done',
+  'yarn global remove @loopguard/cli',
   // an exclusion that is not one: -prune without -o, then -exec on the folder itself
   'find . -path ./.loopguard -prune -exec rm -rf {} +',
   'node ~/src/loopguard/packages/cli/dist/bin.js mcp < requests.jsonl',
@@ -89,6 +97,12 @@ const ORDINARY = [
   'node dist/bin.js mcp',
   'node ./build/bin.js mcp --port 3000',
   'echo $LOOPGUARD_HOOK',
+  "grep -rn 'LOOPGUARD_HOOK' docs/",
+  "jq '.env.LOOPGUARD_HOOK' ~/.claude/settings.json",
+  // a project's own dependencies, loopguard's libraries among them (an embedding drops one)
+  'npm uninstall lodash',
+  'pnpm remove @loopguard/core',
+  'npm rm left-pad && npm i loopguard-report',
   // Codex edits a .gitignore that lists .loopguard/ (its patch's context lines are the file's text)
   "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .gitignore\n@@\n node_modules/\n .loopguard/\n+dist/\n*** End Patch\nEOF",
   "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/setup.md\n+Run `loopguard init codex`; its state is in .loopguard/ and loopguard.config.yaml.\n*** End Patch\nEOF",

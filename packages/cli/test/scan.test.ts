@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -11,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { formatMoney } from '../src/scan/money.js';
@@ -457,5 +458,33 @@ describe('loopguard scan --html keeps what it quotes to the user (issue 38)', ()
     const file = join(dir, 'report.html');
     expect(readFileSync(file, 'utf8')).toContain('cat missing.txt');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('never writes through a link, nor into another user’s file, in a folder others can write (trust41)', async () => {
+    // /tmp without fs.protected_symlinks/protected_regular (this machine's 0 and 0): another user
+    // makes the report's name first, a link to the victim's file or a file of theirs they read
+    const dir = tempDir();
+    const victim = join(dir, 'victim.sh');
+    writeFileSync(victim, 'echo hi\n');
+    symlinkSync(victim, join(dir, 'linked.html'));
+    const linked = await scan([fixture('claude-2.1.330-looping.jsonl'), '--html', 'linked.html'], dir);
+    expect(linked.code).toBe(EXIT_CODES.usage);
+    expect(linked.err).toContain('--html: cannot write');
+    expect(readFileSync(victim, 'utf8')).toBe('echo hi\n');
+    const theirs = join(dir, 'theirs.html');
+    writeFileSync(theirs, '');
+    chmodSync(theirs, 0o666);
+    const uid = process.getuid?.() ?? 0;
+    vi.spyOn(process, 'getuid').mockReturnValue(uid + 1); // the file is now another user's
+    try {
+      const planted = await scan([fixture('claude-2.1.330-looping.jsonl'), '--html', 'theirs.html'], dir);
+      expect(planted.code).toBe(EXIT_CODES.usage);
+      expect(planted.err).toBe(
+        `loopguard: --html: cannot write ${theirs} (it belongs to another user, uid ${uid})\n`,
+      );
+      expect(readFileSync(theirs, 'utf8')).toBe('');
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

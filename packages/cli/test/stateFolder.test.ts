@@ -236,3 +236,58 @@ describe('.loopguard/ carries its own .gitignore (issue 35)', () => {
     expect(existsSync(join(older, '.loopguard', '.gitignore'))).toBe(false);
   });
 });
+
+describe("a repository's own .loopguard, tracked by git (trust41)", () => {
+  /** A repository that ships `.loopguard/state.db` (`git add -f`), cloned by the victim (umask 022). */
+  async function clonedRepositoryWithState(): Promise<string> {
+    const origin = tempProject();
+    execFileSync('git', ['init', '-q'], { cwd: origin });
+    await hookCall(origin, 'claude', claudeFailingCall(origin, 'planter', 1).post);
+    execFileSync('git', ['add', '-f', '.loopguard/state.db'], { cwd: origin });
+    execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'state'], {
+      cwd: origin,
+    });
+    const clone = join(tempProject(), 'clone');
+    execFileSync('git', ['clone', '-q', origin, clone]);
+    chmodSync(join(clone, '.loopguard'), 0o755); // as git makes it under the common umask
+    return clone;
+  }
+
+  it('writes nothing into it: the next commit would carry the sessions’ commands and results', async () => {
+    const clone = await clonedRepositoryWithState();
+    for (let n = 1; n <= 4; n++) {
+      const call = claudeFailingCall(clone, 'victim', n, `curl -H "Authorization: Bearer sk-secret-${n}" x`);
+      expect((await hookCall(clone, 'claude', call.pre)).code).toBe(0);
+      expect((await hookCall(clone, 'claude', call.post)).code).toBe(0);
+    }
+    // on main: ` M .loopguard/state.db`, and `git commit -a` took the commands with their keys
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+    const status = await loopguard(clone, ['status']);
+    expect(status.code).toBe(1); // as for a linked state.db
+    expect(status.stderr).toContain('git tracks');
+  });
+
+  it("asks git without running the repository's own programs (core.fsmonitor)", async () => {
+    const clone = await clonedRepositoryWithState();
+    const ran = join(tempProject(), 'ran');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${ran}; false`], { cwd: clone });
+    await hookCall(clone, 'claude', claudeFailingCall(clone, 'victim', 1).pre);
+    expect(existsSync(ran)).toBe(false);
+    expect(
+      execFileSync('git', ['-c', 'core.fsmonitor=false', 'status', '--porcelain'], {
+        cwd: clone,
+        encoding: 'utf8',
+      }),
+    ).toBe('');
+  });
+
+  it('keeps using a folder git does not track, made by an older loopguard (0755)', async () => {
+    const dir = tempProject();
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o755 });
+    chmodSync(join(dir, '.loopguard'), 0o755);
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post)).code).toBe(0);
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(true);
+    expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
+  });
+});

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Clock, systemClock } from '@loopguard/core';
+import { type Clock, ConfigurationError, systemClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import type { Registry } from 'prom-client';
 import type { LiveEmitter } from './attachEmitter.js';
-import { authorize } from './http/authorize.js';
+import { authorize, dashboardFolder } from './http/authorize.js';
 import { createEventStreams } from './http/eventStreams.js';
 import { checkDeclaredBody } from './http/readBody.js';
 import { requestUrl } from './http/requestTarget.js';
@@ -51,7 +51,8 @@ export interface StatusHandlerOptions {
   hooksOff?: () => string | undefined;
   /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
-   * once as `/?token=…` and keeps it in an HttpOnly cookie). @default undefined (no token)
+   * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
+   * match it. @default undefined (no token)
    */
   token?: string;
   /** The detector's attempt window for `attemptCount`. @default 3600000 */
@@ -97,12 +98,16 @@ export interface StatusHandler {
  * `maxBodyBytes` 413; then a missing or malformed token gets 401 (with no token, a `Host` that is not
  * a loopback name gets 403: DNS rebinding); then bad query parameters get 400, unknown routes 404,
  * other methods 405, a store out of reach 503.
+ * @throws ConfigurationError when `token` is empty.
  * @example
  * import { createServer } from 'node:http';
  * const handler = createStatusHandler({ reader: new SqliteStatusReader(database) });
  * createServer(handler).listen(7070, '127.0.0.1');
  */
 export function createStatusHandler(options: StatusHandlerOptions): StatusHandler {
+  // `LOOPGUARD_TOKEN=` set from an unset variable: every request with an empty cookie would pass
+  if (options.token === '')
+    throw new ConfigurationError('token must not be empty (token option, --token or LOOPGUARD_TOKEN)');
   const clock = options.clock ?? systemClock;
   const sources = startStatusSources({
     reader: options.reader,
@@ -119,6 +124,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     heartbeatMs: options.heartbeatMs ?? 15_000,
   });
   const maxBodyBytes = options.maxBodyBytes ?? 16_384;
+  const folder = options.token === undefined ? undefined : dashboardFolder(options.token);
   const context = {
     reader: options.reader,
     sources,
@@ -132,6 +138,8 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     checkDeclaredBody(req, maxBodyBytes);
     const url = requestUrl(req);
     if (!authorize(options.token, req, url, res)) return;
+    if (folder !== undefined && url.pathname.startsWith(folder))
+      url.pathname = url.pathname.slice(folder.length - 1); // the dashboard's folder: the same routes
     await route(req, res, url, context);
   };
   const handler = ((req: IncomingMessage, res: ServerResponse) => {

@@ -46,7 +46,7 @@ export function isLoopback(host: string): boolean {
 
 /**
  * Starts the status server (see `createStatusHandler` for the routes), on 127.0.0.1 by default.
- * @throws ConfigurationError when `host` is not loopback and there is no `token`, or the port is bad.
+ * @throws ConfigurationError when `host` is not loopback and there is no `token`, the token is empty, or the port is bad.
  * @throws StorageError when the store cannot be read at start.
  * @throws Error with code `EADDRINUSE` when the port is taken.
  * @example

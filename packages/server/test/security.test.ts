@@ -169,6 +169,13 @@ describe('routes, security and limits', () => {
     expect(sessions.status).toBe(200);
   });
 
+  it('refuses an empty token, which an empty cookie or ?token= would match (trust41)', async () => {
+    // `LOOPGUARD_TOKEN= loopguard serve` (a variable set from an unset one): on 127.0.0.1 another
+    // local user sent `Cookie: loopguard_token=` and read every session's commands and results
+    await expect(start({ token: '' })).rejects.toThrow(ConfigurationError);
+    await expect(start({ token: '' })).rejects.toThrow('token must not be empty');
+  });
+
   it('tells a browser without the token (or with the token of an earlier run) how to get in', async () => {
     await start({ token: 'a-very-long-secret-token' });
     for (const headers of [{}, { Cookie: 'loopguard_token=the-token-of-the-last-run' }]) {
@@ -186,7 +193,7 @@ describe('routes, security and limits', () => {
     await start({ token });
     const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
     expect(entry.status).toBe(303);
-    expect(entry.headers.get('location')).toBe('./');
+    expect(entry.headers.get('location')).toMatch(/^\/[0-9a-f]{32}\/$/); // see the test below
     const cookie = entry.headers.get('set-cookie') ?? '';
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
@@ -194,6 +201,30 @@ describe('routes, security and limits', () => {
     expect(withCookie.status).toBe(200);
     const wrongQuery = await fetch(new URL('/?token=wrong', server.url), { redirect: 'manual' });
     expect(wrongQuery.status).toBe(401);
+  });
+
+  it('keeps the cookie to a folder only the token names: a browser sends it to every port of 127.0.0.1 (trust41)', async () => {
+    // RFC 6265 §8.5: cookies do not isolate ports. With `Path=/` the victim's browser handed the
+    // token to another local user's server on 127.0.0.1 (any port, any page) at the first visit.
+    const token = 'a-very-long-secret-token';
+    await start({ token });
+    const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
+    expect(entry.status).toBe(303);
+    const folder = entry.headers.get('location') ?? '';
+    expect(folder).toMatch(/^\/[0-9a-f]{32}\/$/);
+    expect(folder).not.toContain(token);
+    const cookie = entry.headers.get('set-cookie') ?? '';
+    const path = /;\s*Path=([^;]*)/.exec(cookie)?.[1];
+    expect(path).toBe(folder); // sent under the folder only, never to `/` of another port
+    const sent = { headers: { Cookie: cookie.split(';')[0] ?? '' } };
+    // the dashboard and what it reads, under the folder with the cookie
+    const page = await fetch(new URL(folder, server.url), sent);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('dashboard.js');
+    for (const route of ['status', 'sessions', 'recoveries?limit=200', 'dashboard.js'])
+      expect((await fetch(new URL(`${folder}${route}`, server.url), sent)).status, route).toBe(200);
+    // the folder without the token is nothing
+    expect((await fetch(new URL(`${folder}status`, server.url))).status).toBe(401);
   });
 
   it('without a token, refuses a Host that is not loopback (DNS rebinding) with 403', async () => {

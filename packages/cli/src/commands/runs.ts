@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { openState } from '../run/stateStore.js';
+import { printable } from '../terminalText.js';
 
 /** Registers `loopguard runs`. */
 export function registerRunsCommand(program: Command, io: CliIo): void {
@@ -33,7 +34,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           String(run.iteration),
           run.breakerState,
           new Date(run.startedAt).toISOString().slice(0, 19).replace('T', ' '),
-          run.reason ?? '',
+          printable(run.reason ?? ''), // it may quote the agent (`the agent asked: …`)
         ]);
       }
       const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];

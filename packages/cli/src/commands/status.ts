@@ -6,6 +6,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
+import { printable } from '../terminalText.js';
 import { entryCall } from './entryCall.js';
 import {
   DB_FLAG_HELP,
@@ -159,7 +160,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
         e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
-      out(`  ${shortTime(e.timestamp)}  ${e.topic}${at}${sub}: ${e.content.split('\n')[0]}\n`);
+      out(`  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`);
     }
   }
   if (session.verdict === 'stopped')

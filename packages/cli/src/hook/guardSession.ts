@@ -8,6 +8,7 @@ import {
   type StepVerdict,
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
+import { printable } from '../terminalText.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
@@ -356,10 +357,6 @@ export function countRefusal(
   };
 }
 
-/** C0 and C1 control characters (a terminal's escape sequences start with them). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it matches
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
 /**
  * The `call_refused` entry of a refused call: the sentence the model was told and what the call
  * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
@@ -378,7 +375,7 @@ export function refusalEntry(
     entryType: 'decision',
     topic: 'call_refused',
     // one line a terminal prints as text: the command is the model's, its escapes are not sent on
-    content: `${tool}: ${command.replace(/\s+/g, ' ').replace(CONTROL_CHARACTERS, '\uFFFD')} — ${message}`,
+    content: `${tool}: ${printable(command.replace(/\s+/g, ' '))} — ${message}`,
     relatedTasks: [sessionTaskId(context.agent, event.sessionId)],
     metadata: {
       sessionId: event.sessionId,

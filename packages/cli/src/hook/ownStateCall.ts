@@ -28,19 +28,25 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
 
 /**
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
- * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`; a search
+ * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`, or as a JSON
+ * or YAML key: a settings file's `env`; a search
  * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
- * `node dist/bin.js mcp`), or its removal.
+ * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its package
+ * removed by npm, pnpm, yarn or bun).
  */
 const NAMED_IN_COMMAND = new RegExp(
   [
     /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
-    /\bLOOPGUARD_HOOK\s*=/.source,
+    // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`)
+    /\bLOOPGUARD_HOOK['"]?\s*[:=]/.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
+    // its package removed by a package manager: every hook would fail to start, and fail open
+    /\b(?:npm|pnpm|yarn|bun)\b[^\n;&|]*?\s(?:uninstall|remove|rm|un|r|unlink)(?=\s)[^\n;&|]*?['"\s](?:@loopguard\/cli|loopguard)(?=$|[\s'"@;&|])/
+      .source,
   ].join('|'),
 );
 

@@ -3,10 +3,9 @@ import { join, resolve } from 'node:path';
 import { describeValue } from '@loopguard/core/internal';
 import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
-import { CONFIG_FILES } from '../configFiles.js';
+import { CONFIG_FILES, parseConfigText } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 import { runSpendOptions } from './runSpendOptions.js';
@@ -76,7 +75,7 @@ export function readConfigFile(
   let parsed: unknown;
   try {
     const text = readFileSync(found, 'utf8');
-    parsed = found.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    parsed = parseConfigText(found, text);
   } catch (error) {
     throw new CliError(
       `config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`,

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { constants, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { loadStaticAssets } from '@loopguard/server';
 import { formatMoney } from './money.js';
 import { costLines } from './renderTerminal.js';
@@ -92,9 +92,34 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
 `;
 }
 
-/** Writes {@link renderHtml}'s page to `file`, made readable by this user only (an existing file keeps its mode). */
+/** An existing `--html` file that is another user's: the report is not written into it. */
+export class ForeignReportFileError extends Error {
+  constructor(owner: number) {
+    super(`it belongs to another user, uid ${owner}`);
+    this.name = 'ForeignReportFileError';
+  }
+}
+
+/**
+ * Writes {@link renderHtml}'s page to `file`, made readable by this user only (an existing file of
+ * this user's keeps its mode). Never through a symbolic link (`ELOOP`), never into another user's
+ * file ({@link ForeignReportFileError}): in a folder others can write (`/tmp`, where the kernel may
+ * not protect either), another user can make the name first.
+ */
 export async function writeHtmlReport(file: string, report: ScanReport): Promise<void> {
-  // 0600 when made: it quotes the sessions' commands and results (a key in a command); a file the
-  // user made keeps its mode
-  await writeFile(file, renderHtml(report), { mode: 0o600 });
+  const page = renderHtml(report);
+  // 0600 when made: it quotes the sessions' commands and results (a key in a command)
+  const handle = await open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
+  try {
+    const { uid } = await handle.stat();
+    if (uid !== (process.getuid?.() ?? uid)) throw new ForeignReportFileError(uid);
+    await handle.truncate(0);
+    await handle.writeFile(page);
+  } finally {
+    await handle.close();
+  }
 }

@@ -5,6 +5,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { readHookConfig } from '../hook/hookConfig.js';
+import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
 import { renderTerminal } from './renderTerminal.js';
@@ -99,7 +100,7 @@ export async function runScan(
     detector,
     {
       onProblem: ({ file, problem }) =>
-        io.stderr(`${progress ? '\r' : ''}loopguard scan: ${file}: ${problem}\n`),
+        io.stderr(`${progress ? '\r' : ''}loopguard scan: ${printable(`${file}: ${problem}`)}\n`),
       onProgress: (done, total) => {
         if (progress && total >= PROGRESS_FROM) io.stderr(progressLine(done, total));
       },
@@ -112,12 +113,18 @@ export async function runScan(
   if (options.html !== undefined) {
     const file = resolve(io.cwd, options.html);
     // loaded only for --html: the page's assets come from the server package (~0.2 s to load)
-    const { writeHtmlReport } = await import('./htmlReport.js');
+    const { ForeignReportFileError, writeHtmlReport } = await import('./htmlReport.js');
     try {
       await writeHtmlReport(file, report);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new CliError(`--html: cannot write ${file} (${code})`, EXIT_CODES.usage);
+      const reason =
+        error instanceof ForeignReportFileError
+          ? error.message
+          : code === 'ELOOP'
+            ? 'it is a symbolic link'
+            : code;
+      throw new CliError(`--html: cannot write ${file} (${reason})`, EXIT_CODES.usage);
     }
   }
   const hint =

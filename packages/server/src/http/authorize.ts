@@ -27,6 +27,17 @@ function cookieToken(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+/**
+ * The folder the dashboard is served from after `/?token=…`: `/<32 hex digits of a SHA-256 of the
+ * token>/`, the only path its cookie is sent to. A browser sends a host's cookies to every port of
+ * it (RFC 6265 §8.5): with `Path=/`, another local user's server on 127.0.0.1 got the token at the
+ * victim's first visit. Only whoever holds the token can name the folder.
+ * @example dashboardFolder('a-very-long-secret-token') // '/3f…/' (32 hex digits)
+ */
+export function dashboardFolder(token: string): string {
+  return `/${createHash('sha256').update(`loopguard dashboard folder\n${token}`).digest('hex').slice(0, 32)}/`;
+}
+
 function isLoopbackHost(host: string | undefined): boolean {
   if (host === undefined) return false;
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
@@ -36,7 +47,7 @@ function isLoopbackHost(host: string | undefined): boolean {
 /**
  * Checks a request's credentials. Without a token only loopback `Host` names pass (DNS rebinding);
  * with one, the request needs `Authorization: Bearer <token>` or the token cookie, and `/?token=…`
- * sets the cookie and redirects (the dashboard's one way in).
+ * sets the cookie for {@link dashboardFolder} and redirects there (the dashboard's one way in).
  * @returns `true` to go on; `false` when the response (the redirect) is already sent.
  * @throws HttpError 403 for a foreign `Host` without a token, 401 without the right token.
  */
@@ -57,13 +68,14 @@ export function authorize(
   if (given !== undefined && sameSecret(given, token)) return true;
   const query = url.searchParams.get('token');
   if (url.pathname === '/' && query !== null && sameSecret(query, token)) {
-    // Keep the token in a cookie and drop it from the address.
+    // Keep the token in a cookie sent to the dashboard's folder only, and drop it from the address.
+    const folder = dashboardFolder(token);
     res.statusCode = 303;
     res.setHeader(
       'Set-Cookie',
-      `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+      `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${folder}`,
     );
-    res.setHeader('Location', './');
+    res.setHeader('Location', folder);
     res.end();
     return false;
   }

@@ -1,0 +1,61 @@
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../src/configFiles.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+import { claudeEvent, hookCall, hookLog, tempProject } from './hookHelpers.js';
+
+const SECRET = 'wJalrXUtnFEMI/K7MDENG';
+
+/** The user's credentials, in a file of their own (INI: not YAML, not JSON). */
+function credentials(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'loopguard-home-')), 'credentials');
+  writeFileSync(file, `[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = ${SECRET}\n`);
+  return file;
+}
+
+/** A repository whose configuration file is a link to `target` (checked in as a symbolic link). */
+function repositoryLinkingTo(target: string, name = 'loopguard.config.yaml'): string {
+  const project = tempProject();
+  symlinkSync(target, join(project, name));
+  return project;
+}
+
+describe("a configuration file's syntax error never quotes its text (trust41)", () => {
+  it('names the line and the error, not the text, for YAML and JSON', () => {
+    const text = `[default]\naws_secret_access_key = ${SECRET}\n`;
+    for (const file of ['loopguard.config.yaml', 'loopguard.config.json']) {
+      let message = '';
+      try {
+        parseConfigText(file, text);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, file).toMatch(/line \d+/);
+      expect(message, file).not.toContain('aws_secret');
+      expect(message, file).not.toContain(SECRET);
+    }
+  });
+
+  it("keeps a repository's link to the user's credentials out of hook.log and the doors' errors", async () => {
+    const project = repositoryLinkingTo(credentials());
+    const event = claudeEvent(project, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+    });
+    expect((await hookCall(project, 'claude', event)).stdout).toBe('');
+    expect(hookLog(project).join('\n')).toContain('line 2');
+    expect(hookLog(project).join('\n')).not.toContain(SECRET);
+    for (const args of [
+      ['scan', project],
+      ['run', '--max-iterations', '1', '--', 'true'],
+    ]) {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      await runCli(args, io);
+      expect(io.err(), args[0]).toContain('line 2');
+      expect(`${io.out()}${io.err()}`, args[0]).not.toContain(SECRET);
+    }
+  });
+});
