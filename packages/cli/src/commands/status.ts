@@ -160,7 +160,9 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
         e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
-      out(`  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`);
+      out(
+        `  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`,
+      );
     }
   }
   if (session.verdict === 'stopped')
