@@ -59,7 +59,7 @@ function parseBudget(value: string): number {
 }
 
 /**
- * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p] [--no-cache]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -107,6 +107,10 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     .option(
       '--project <project>',
       'only the sessions of one project: the folder its transcripts are in (as ccusage names it), its path or its last folder',
+    )
+    .option(
+      '--no-cache',
+      'read every file: neither read nor write what the last scan remembered (~/.cache/loopguard/scan-cache)',
     )
     .action(async (paths: string[], options: ScanOptions) => {
       // the workers start first and load the detector while this thread loads the rest

@@ -8,6 +8,7 @@ import { readHookConfig } from '../hook/hookConfig.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
 import { renderTerminal } from './renderTerminal.js';
+import { ScanCache, scanCacheFile, scanCacheKey } from './scanCache.js';
 import { scanPaths } from './scanPaths.js';
 import { scanReport } from './scanReport.js';
 import { type SessionFilter, sessionFilter } from './sessionFilter.js';
@@ -32,6 +33,8 @@ export interface ScanOptions {
   timezone?: string;
   /** `--budget`: a spend budget per session, US dollars, to show what it would have saved. */
   budget?: number;
+  /** `--no-cache` gives `false`: every file is read, and the cache is neither read nor written. @default true */
+  cache?: boolean;
 }
 
 /** Below this many files no progress bar is drawn. */
@@ -94,6 +97,11 @@ export async function runScan(
     options.price === undefined
       ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
       : undefined;
+  // a file's result depends on its bytes, the build, the detector's options and the price book's source
+  const cache =
+    options.cache === false
+      ? undefined
+      : ScanCache.open(scanCacheFile(io.env), scanCacheKey({ detector, pricing: pricing ?? null }));
   const scanned = await scanPaths(
     roots,
     detector,
@@ -106,6 +114,7 @@ export async function runScan(
     },
     pricing,
     workers,
+    cache,
   );
   const sessions = scanned.sessions.filter(sessionFilter(filter));
   const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);

@@ -1,6 +1,7 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
 import { SessionScan } from './SessionScan.js';
+import type { ScanCache } from './scanCache.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
@@ -34,6 +35,8 @@ export interface ScanListener {
  * Fewer than two files are read by the calling thread.
  * @param workers - the worker threads that read the files, started ahead by the caller
  *   ({@link startScanWorkers}); they end with the scan. None: the calling thread reads every file.
+ * @param cache - what the last scan with the same key found: a file it knows unchanged is not read,
+ *   and it is saved with what this scan found. None: every file is read.
  */
 export async function scanPaths(
   paths: readonly string[],
@@ -41,9 +44,12 @@ export async function scanPaths(
   listener: ScanListener = {},
   pricing?: ScanPricingSource,
   workers?: WorkerPool,
+  cache?: ScanCache,
 ): Promise<PathsScan> {
   try {
-    return await scanFiles(paths, options, listener, pricing, workers);
+    const scanned = await scanFiles(paths, options, listener, pricing, workers, cache);
+    cache?.save(paths);
+    return scanned;
   } finally {
     workers?.close();
   }
@@ -55,6 +61,7 @@ async function scanFiles(
   listener: ScanListener,
   pricing: ScanPricingSource | undefined,
   workers: WorkerPool | undefined,
+  cache: ScanCache | undefined,
 ): Promise<PathsScan> {
   // the price book loads while the files are found (the pricing library: ≈ 35 ms)
   const pricedHere = pricing === undefined ? undefined : scanPricing(pricing);
@@ -77,21 +84,41 @@ async function scanFiles(
     if (scanned.problem !== undefined) report(scanned.problem);
     listener.onProgress?.(index + 1, files.length);
   };
+  // what the cache knows is taken in its place among the files read (the files' order is kept)
+  const looked = files.map((file) => cache?.look(file));
+  const known = files.map((file, i) => {
+    const identity = looked[i];
+    return identity === undefined ? undefined : cache?.result(file, identity);
+  });
+  const toRead = files.flatMap((file, i) => (known[i] === undefined ? [file] : []));
+  const indexes = files.flatMap((_, i) => (known[i] === undefined ? [i] : []));
+  let next = 0;
+  const takeKnown = (upTo: number) => {
+    for (; next < upTo; next++) take(known[next] as FileScan, next);
+  };
+  const takeRead = (scanned: FileScan, j: number) => {
+    const index = indexes[j] as number;
+    takeKnown(index);
+    cache?.remember(files[index] as string, looked[index], scanned);
+    take(scanned, index);
+    next = index + 1;
+  };
   const failed = (file: string, error: Error): FileScan => ({
     problem: { file, problem: `could not be read (${error.message})` },
   });
   // validated once for every file this thread reads (the workers validate theirs once each)
   const detector = SessionScan.detectorOptions(options);
-  if (workers === undefined || files.length < 2) {
+  if (workers === undefined || toRead.length < 2) {
     const priced = await pricedHere;
-    for (const [index, file] of files.entries()) {
-      take(await scanFile(file, detector, priced).catch((error: Error) => failed(file, error)), index);
+    for (const [j, file] of toRead.entries()) {
+      takeRead(await scanFile(file, detector, priced).catch((error: Error) => failed(file, error)), j);
     }
   } else {
     const setup: ScanSetup = pricing === undefined ? { options } : { options, pricing };
     // the workers are told first (they wait for their setup); the price book is awaited here after
     const here = async (file: string) => scanFile(file, detector, await pricedHere);
-    await workers.map<string, FileScan>(files, { setup, failed, here }, take);
+    await workers.map<string, FileScan>(toRead, { setup, failed, here }, takeRead);
   }
+  takeKnown(files.length);
   return { sessions, problems, files: files.length };
 }
