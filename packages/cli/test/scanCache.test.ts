@@ -193,13 +193,17 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(warm.out).toBe(cold.out);
   });
 
-  it('reads everything with --no-cache, and leaves the cache as it was', async () => {
-    const { home } = await scannedOnce();
+  it.each([
+    ['--no-cache', ['--no-cache'], {}],
+    ['LOOPGUARD_SCAN_CACHE=off', [], { LOOPGUARD_SCAN_CACHE: 'off' }],
+  ])('reads everything with %s, and leaves the cache as it was', async (_name, args, env) => {
+    const { home, files } = await scannedOnce();
     forgeAll(home);
+    appendFileSync(files[0] as string, '\n'); // a change the cache would otherwise remember
     const before = readFileSync(cacheOf(home));
-    const cold = await scan(['projects', '--json', '--no-cache'], home);
-    expect(cold.code).toBe(EXIT_CODES.ok);
-    expect(cold.out).not.toContain('forged');
+    const io = bufferedIo({ cwd: home, env: { HOME: home, ...env } });
+    expect(await runCli(['scan', 'projects', '--json', ...args], io), io.err()).toBe(EXIT_CODES.ok);
+    expect(io.out()).not.toContain('forged');
     expect(readFileSync(cacheOf(home))).toEqual(before);
   });
 
@@ -270,5 +274,6 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(scanCacheFile({ XDG_CACHE_HOME: 'rel', HOME: '/h' })).toBe('/h/.cache/loopguard/scan-cache');
     expect(scanCacheFile({ HOME: 'rel' })).toBeUndefined();
     expect(scanCacheFile({})).toBeUndefined();
+    expect(scanCacheFile({ HOME: '/h', LOOPGUARD_SCAN_CACHE: 'off' })).toBeUndefined();
   });
 });

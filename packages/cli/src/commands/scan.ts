@@ -5,6 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { dayFormat, parseDay } from '../scan/days.js';
 import type { ScanOptions } from '../scan/runScan.js';
+import { scanCacheFile } from '../scan/scanCache.js';
 import { startScanWorkers } from '../scan/scanWorkers.js';
 
 /** The scan's action bundled in one file (scripts/bundle-hook.mjs); absent, its modules are loaded. */
@@ -113,13 +114,15 @@ export function registerScanCommand(program: Command, io: CliIo): void {
       'read every file: neither read nor write what the last scan remembered (~/.cache/loopguard/scan-cache)',
     )
     .action(async (paths: string[], options: ScanOptions) => {
-      // the workers start first and load the detector while this thread loads the rest
-      const workers = oneFile(paths, io.cwd) ? undefined : startScanWorkers();
+      // the workers start first and load the detector while this thread loads the rest; with a
+      // cache, most files are usually known: they start once the files to read are found, if any
+      const cache = options.cache !== false && existsSync(scanCacheFile(io.env) ?? '');
+      const workers = oneFile(paths, io.cwd) ? undefined : cache ? startScanWorkers : startScanWorkers();
       try {
         const runScan = await loadRunScan();
         await runScan(paths, options, io, workers);
       } finally {
-        workers?.close();
+        if (typeof workers === 'object') workers.close();
       }
     });
 }

@@ -54,14 +54,15 @@ function missing(path: string): boolean {
 /**
  * What `loopguard scan` does once its arguments are parsed: reads the project's options, scans
  * `paths` (the agents' own places when none) on `workers`, prints the report. Loaded by the
- * command after its workers have started (they load the detector meanwhile).
+ * command after its workers have started (they load the detector meanwhile), or with what starts
+ * them once the files the cache does not know are found.
  * @throws CliError on a usage error (a path that is not there, options that do not go together).
  */
 export async function runScan(
   paths: string[],
   options: ScanOptions,
   io: CliIo,
-  workers: WorkerPool | undefined,
+  workers: WorkerPool | (() => WorkerPool | undefined) | undefined,
 ): Promise<void> {
   if (options.since !== undefined && options.until !== undefined && options.since > options.until)
     throw new CliError(`--since ${options.since} is after --until ${options.until}`, EXIT_CODES.usage);

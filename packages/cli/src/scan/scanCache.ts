@@ -38,9 +38,11 @@ const SETTLED_MS = 2000;
 /**
  * Where `loopguard scan` keeps what it learned: `$XDG_CACHE_HOME/loopguard/scan-cache`, else
  * `$HOME/.cache/loopguard/scan-cache`, read from `env` only (no `HOME`: no cache). Relative
- * folders are ignored, as the XDG specification says.
+ * folders are ignored, as the XDG specification says. `LOOPGUARD_SCAN_CACHE=off` turns the cache
+ * off (as `--no-cache` does): `undefined`.
  */
 export function scanCacheFile(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.LOOPGUARD_SCAN_CACHE === 'off') return undefined;
   const xdg = env.XDG_CACHE_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'loopguard', 'scan-cache');
   const home = env.HOME;

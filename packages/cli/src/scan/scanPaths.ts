@@ -34,7 +34,8 @@ export interface ScanListener {
  * With `pricing`, each reply is priced from its model (each worker builds the same price book).
  * Fewer than two files are read by the calling thread.
  * @param workers - the worker threads that read the files, started ahead by the caller
- *   ({@link startScanWorkers}); they end with the scan. None: the calling thread reads every file.
+ *   ({@link startScanWorkers}), or what starts them, called once the files to read are known and only
+ *   when there are two or more; they end with the scan. None: the calling thread reads every file.
  * @param cache - what the last scan with the same key found: a file it knows unchanged is not read,
  *   and it is saved with what this scan found. None: every file is read.
  */
@@ -43,15 +44,17 @@ export async function scanPaths(
   options: StepLoopDetectorOptions,
   listener: ScanListener = {},
   pricing?: ScanPricingSource,
-  workers?: WorkerPool,
+  workers?: WorkerPool | (() => WorkerPool | undefined),
   cache?: ScanCache,
 ): Promise<PathsScan> {
+  let started = typeof workers === 'function' ? undefined : workers;
+  const start = typeof workers === 'function' ? () => (started = workers()) : () => started;
   try {
-    const scanned = await scanFiles(paths, options, listener, pricing, workers, cache);
+    const scanned = await scanFiles(paths, options, listener, pricing, start, cache);
     cache?.save(paths);
     return scanned;
   } finally {
-    workers?.close();
+    started?.close();
   }
 }
 
@@ -60,7 +63,7 @@ async function scanFiles(
   options: StepLoopDetectorOptions,
   listener: ScanListener,
   pricing: ScanPricingSource | undefined,
-  workers: WorkerPool | undefined,
+  startWorkers: () => WorkerPool | undefined,
   cache: ScanCache | undefined,
 ): Promise<PathsScan> {
   // the price book loads while the files are found (the pricing library: ≈ 35 ms)
@@ -108,7 +111,8 @@ async function scanFiles(
   });
   // validated once for every file this thread reads (the workers validate theirs once each)
   const detector = SessionScan.detectorOptions(options);
-  if (workers === undefined || toRead.length < 2) {
+  const workers = toRead.length < 2 ? undefined : startWorkers();
+  if (workers === undefined) {
     const priced = await pricedHere;
     for (const [j, file] of toRead.entries()) {
       takeRead(await scanFile(file, detector, priced).catch((error: Error) => failed(file, error)), j);
