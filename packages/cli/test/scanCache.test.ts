@@ -166,6 +166,8 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
         expect(warm.code, warm.err).toBe(cold.code);
         expect(warm.out).toBe(cold.out);
         expect(warm.err).toBe(cold.err);
+        // the table too (it reads fields the JSON leaves out when absent)
+        expect((await scan(['projects'], home)).out).toBe((await scan(['projects', '--no-cache'], home)).out);
       }
       expect(existsSync(cacheOf(home))).toBe(true);
     },
