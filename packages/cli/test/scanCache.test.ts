@@ -16,14 +16,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { UsageRecord } from '@loopguard/core/spend';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
+import { CodexRolloutParser } from '../src/scan/CodexRolloutParser.js';
 import { ScanCache, scanCacheFile, scanCacheKey } from '../src/scan/scanCache.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
 const fixtures = fileURLToPath(SCAN_FIXTURES);
+const realNow = Date.now.bind(Date);
 const tempDir = () => mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-'));
 const SOURCES = [
   'claude-2.1.330-looping.jsonl',
@@ -108,7 +112,6 @@ function random(seed: number): () => number {
 describe('loopguard scan remembers what it read (the scan cache)', () => {
   // each scan runs 10 s after the files' last change, as a user's does: long enough for a file to
   // be remembered (a file changed in the last 2 s is read, not remembered: see the last tests)
-  const realNow = Date.now.bind(Date);
   beforeEach(() => {
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 10_000);
   });
@@ -277,5 +280,67 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(scanCacheFile({ HOME: 'rel' })).toBeUndefined();
     expect(scanCacheFile({})).toBeUndefined();
     expect(scanCacheFile({ HOME: '/h', LOOPGUARD_SCAN_CACHE: 'off' })).toBeUndefined();
+  });
+});
+
+describe('a reply is priced at its own time, so that a remembered cost is the cost another day', () => {
+  const at = '2026-03-01T10:00:00.000Z';
+  it('Claude Code: the record’s timestamp', () => {
+    const parser = new ClaudeTranscriptParser();
+    const record = {
+      type: 'assistant',
+      sessionId: 's',
+      timestamp: at,
+      requestId: 'r',
+      message: {
+        id: 'm',
+        model: 'claude-sonnet-4-5',
+        usage: { input_tokens: 3, output_tokens: 9 },
+        content: [],
+      },
+    };
+    const read = parser.push(record);
+    expect((read.usage as UsageRecord).at).toBe(Date.parse(at));
+  });
+
+  it('Codex: the token count’s timestamp', () => {
+    const parser = new CodexRolloutParser();
+    const usage = { input_tokens: 5, cached_input_tokens: 1, output_tokens: 2, total_tokens: 7 };
+    const read = parser.push({
+      timestamp: at,
+      type: 'event_msg',
+      payload: { type: 'token_count', info: { total_token_usage: usage, last_token_usage: usage } },
+    });
+    expect((read.usage as UsageRecord).at).toBe(Date.parse(at));
+  });
+
+  it('a file with a reply of no time is priced at the time of the scan: read again each time, never remembered', async () => {
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 10_000);
+    const home = tempDir();
+    mkdirSync(join(home, 'projects'));
+    const timed = join(home, 'projects', 'timed.jsonl');
+    const untimed = join(home, 'projects', 'untimed.jsonl');
+    const lines = SOURCES[0] as string[];
+    writeFileSync(timed, lines.join(''));
+    writeFileSync(
+      untimed,
+      lines
+        .map((line) => {
+          const record = JSON.parse(line);
+          delete record.timestamp;
+          return `${JSON.stringify(record)}\n`;
+        })
+        .join(''),
+    );
+    const remembered = () => {
+      const text = readFileSync(cacheOf(home), 'utf8');
+      return Object.keys(JSON.parse(text.slice(text.indexOf('\n') + 1))).sort();
+    };
+    expect((await scan(['projects', '--json'], home)).code).toBe(EXIT_CODES.ok);
+    expect(remembered()).toEqual([timed]);
+    // with one price for every model (--price) no reply is priced from the library: both remembered
+    expect((await scan(['projects', '--json', '--price', '3'], home)).code).toBe(EXIT_CODES.ok);
+    expect(remembered()).toEqual([timed, untimed]);
+    vi.restoreAllMocks();
   });
 });

@@ -15,6 +15,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileScan } from './scannedSession.js';
@@ -80,14 +81,25 @@ function buildStamp(): string {
   return hash.digest('hex');
 }
 
+/** The pricing library's version (it is not in the bundles: loaded from its package), or `none`. */
+function pricesVersion(): string {
+  try {
+    const main = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
+    const manifest = JSON.parse(readFileSync(join(dirname(main), '..', 'package.json'), 'utf8'));
+    return String(manifest.version);
+  } catch {
+    return 'none';
+  }
+}
+
 /**
- * The key of a scan's cache: the layout, the build, and everything besides a file's bytes that its
- * result depends on (`setup`: the detector's options and the price book's source). A cache with
- * another key is not read.
+ * The key of a scan's cache: the layout, the build, the pricing library's version, and everything
+ * besides a file's bytes that its result depends on (`setup`: the detector's options and the price
+ * book's source). A cache with another key is not read.
  */
 export function scanCacheKey(setup: unknown): string {
   return createHash('sha256')
-    .update(`${LAYOUT}\n${buildStamp()}\n${JSON.stringify(setup)}`)
+    .update(`${LAYOUT}\n${buildStamp()}\n${pricesVersion()}\n${JSON.stringify(setup)}`)
     .digest('hex');
 }
 
@@ -184,7 +196,7 @@ export class ScanCache {
     try {
       const now = Date.now();
       const info = statSync(file, { bigint: true });
-      const latest = Number(info.mtimeMs > info.ctimeMs ? info.mtimeMs : info.ctimeMs);
+      const latest = Math.max(Number(info.mtimeMs), Number(info.ctimeMs));
       return { id: identity(info as unknown as Stats), settled: latest <= now - SETTLED_MS };
     } catch {
       return undefined;
@@ -205,10 +217,11 @@ export class ScanCache {
 
   /**
    * Remembers `result`, read from `file` after it was `before`, if the file is still the same now
-   * and was settled then (else the next scan reads it again).
+   * and was settled then, and the result does not depend on the day (a reply priced at the time of
+   * the scan); else the next scan reads it again.
    */
   remember(file: string, before: Looked | undefined, result: FileScan): void {
-    if (before === undefined || !before.settled) return;
+    if (before === undefined || !before.settled || result.pricedToday === true) return;
     const after = this.look(file);
     if (after?.id !== before.id) return;
     this.fresh.set(file, [before.id, result]);

@@ -7,7 +7,7 @@ import { scanGeminiJsonChat } from './geminiJsonChat.js';
 import { MAX_LINE_LENGTH, readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
 import type { ScanCost, ScanPricing } from './scanCost.js';
-import { type FileScan, notRegular, reason } from './scannedSession.js';
+import { type FileScan, notRegular, pricedToday, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import type { TranscriptParser } from './TranscriptParser.js';
 
@@ -107,5 +107,8 @@ export async function scanFile(
       : []),
     ...skipped.notes(),
   ];
-  return problems.length === 0 ? { session } : { session, problem: { file, problem: problems.join(', ') } };
+  const today = pricedToday(scan);
+  return problems.length === 0
+    ? { session, ...today }
+    : { session, problem: { file, problem: problems.join(', ') }, ...today };
 }
