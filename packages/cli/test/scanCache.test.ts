@@ -198,6 +198,23 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(warm.out).toBe(cold.out);
   });
 
+  it('reads a Gemini CLI chat again when the file naming its project changed (the report reads both)', async () => {
+    const home = tempDir();
+    const chats = join(home, 'tmp', 'proj', 'chats');
+    mkdirSync(chats, { recursive: true });
+    writeFileSync(join(chats, 'session-1.jsonl'), (SOURCES[3] as string[]).join(''));
+    const root = join(home, 'tmp', 'proj', '.project_root');
+    writeFileSync(root, '/work/first\n');
+    expect((await scan(['tmp', '--json'], home)).out).toContain('"project": "/work/first"');
+    writeFileSync(root, '/work/second\n');
+    const warm = await scan(['tmp', '--json'], home);
+    expect(warm.out).toContain('"project": "/work/second"');
+    rmSync(root);
+    expect((await scan(['tmp', '--json'], home)).out).toBe(
+      (await scan(['tmp', '--json', '--no-cache'], home)).out,
+    );
+  });
+
   it.each([
     ['--no-cache', ['--no-cache'], {}],
     ['LOOPGUARD_SCAN_CACHE=off', [], { LOOPGUARD_SCAN_CACHE: 'off' }],

@@ -18,6 +18,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { geminiProjectRootFile } from './geminiFolder.js';
 import type { FileScan } from './scannedSession.js';
 
 /** The cache file's layout; a cache of another layout is ignored (and replaced). */
@@ -190,17 +191,32 @@ export class ScanCache {
     return this.file !== undefined;
   }
 
-  /** `file`'s identity now, `undefined` when it cannot be looked at (or the cache is off). */
+  /**
+   * `file`'s identity now, with that of the file its report also reads (a Gemini CLI chat's
+   * `.project_root`, or that it is absent); `undefined` when it cannot be looked at (or the cache is off).
+   */
   look(file: string): Looked | undefined {
     if (this.file === undefined) return undefined;
+    const now = Date.now();
+    let info: Stats & { mtimeMs: number | bigint; ctimeMs: number | bigint };
     try {
-      const now = Date.now();
-      const info = statSync(file, { bigint: true });
-      const latest = Math.max(Number(info.mtimeMs), Number(info.ctimeMs));
-      return { id: identity(info as unknown as Stats), settled: latest <= now - SETTLED_MS };
+      info = statSync(file, { bigint: true }) as unknown as Stats;
     } catch {
       return undefined;
     }
+    let latest = Math.max(Number(info.mtimeMs), Number(info.ctimeMs));
+    let id = identity(info);
+    const also = geminiProjectRootFile(file);
+    if (also !== undefined) {
+      try {
+        const other = statSync(also, { bigint: true }) as unknown as Stats;
+        latest = Math.max(latest, Number(other.mtimeMs), Number(other.ctimeMs));
+        id += ` ${identity(other)}`;
+      } catch (error) {
+        id += ` ${(error as NodeJS.ErrnoException).code ?? 'unseen'}`;
+      }
+    }
+    return { id, settled: latest <= now - SETTLED_MS };
   }
 
   /** What the last scan found in `file`, if its identity was `looked`'s; else `undefined` (read it). */
