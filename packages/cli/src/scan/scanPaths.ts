@@ -66,8 +66,9 @@ async function scanFiles(
   startWorkers: () => WorkerPool | undefined,
   cache: ScanCache | undefined,
 ): Promise<PathsScan> {
-  // the price book loads while the files are found (the pricing library: ≈ 35 ms)
-  const pricedHere = pricing === undefined ? undefined : scanPricing(pricing);
+  // the price book loads while the files are found (the pricing library: ≈ 35 ms); with a cache,
+  // once a file is known to be read (a warm scan may read none)
+  let pricedHere = pricing === undefined || cache?.enabled === true ? undefined : scanPricing(pricing);
   pricedHere?.catch(() => undefined); // its failure shows where it is awaited
   const problems: ScanProblem[] = [];
   const report = (problem: ScanProblem) => {
@@ -95,6 +96,10 @@ async function scanFiles(
   });
   const toRead = files.flatMap((file, i) => (known[i] === undefined ? [file] : []));
   const indexes = files.flatMap((_, i) => (known[i] === undefined ? [i] : []));
+  if (pricing !== undefined && pricedHere === undefined && toRead.length > 0) {
+    pricedHere = scanPricing(pricing);
+    pricedHere.catch(() => undefined);
+  }
   let next = 0;
   const takeKnown = (upTo: number) => {
     for (; next < upTo; next++) take(known[next] as FileScan, next);
