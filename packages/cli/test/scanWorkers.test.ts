@@ -273,7 +273,7 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
     expect(await scanned()).toBe(0);
   });
 
-  it('gives the cold report with its cache: workers started ahead, none, then started once files are to be read', async () => {
+  it('gives the cold report with its cache, run after run (workers started ahead on the first, none after)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-home-'));
     // the fixtures are settled (checked out, not changed since): remembered; the two new files are
     // too fresh to be remembered, so each run reads them on the workers it starts then

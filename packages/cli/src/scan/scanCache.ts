@@ -115,6 +115,8 @@ export interface Looked {
   id: string;
   /** Whether it was last changed long enough before it was looked at to be remembered. */
   settled: boolean;
+  /** Its size in bytes. */
+  size: number;
 }
 
 /**
@@ -216,7 +218,7 @@ export class ScanCache {
         id += ` ${(error as NodeJS.ErrnoException).code ?? 'unseen'}`;
       }
     }
-    return { id, settled: latest <= now - SETTLED_MS };
+    return { id, settled: latest <= now - SETTLED_MS, size: Number(info.size) };
   }
 
   /** What the last scan found in `file`, if its identity was `looked`'s; else `undefined` (read it). */

@@ -1,7 +1,7 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
 import { SessionScan } from './SessionScan.js';
-import type { ScanCache } from './scanCache.js';
+import type { Looked, ScanCache } from './scanCache.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
 import { scanFile } from './scanFile.js';
 import type { FileScan, ScannedSession, ScanProblem } from './scannedSession.js';
@@ -35,7 +35,8 @@ export interface ScanListener {
  * Fewer than two files are read by the calling thread.
  * @param workers - the worker threads that read the files, started ahead by the caller
  *   ({@link startScanWorkers}), or what starts them, called once the files to read are known and only
- *   when there are two or more; they end with the scan. None: the calling thread reads every file.
+ *   when there are two or more and at least {@link WORKERS_FROM_BYTES} to read; they end with the
+ *   scan. None: the calling thread reads every file.
  * @param cache - what the last scan with the same key found: a file it knows unchanged is not read,
  *   and it is saved with what this scan found. None: every file is read.
  */
@@ -48,7 +49,11 @@ export async function scanPaths(
   cache?: ScanCache,
 ): Promise<PathsScan> {
   let started = typeof workers === 'function' ? undefined : workers;
-  const start = typeof workers === 'function' ? () => (started = workers()) : () => started;
+  // workers not started yet start only for enough bytes; those started ahead read whatever there is
+  const start =
+    typeof workers === 'function'
+      ? (worth: boolean) => (worth ? (started = workers()) : undefined)
+      : () => started;
   try {
     const scanned = await scanFiles(paths, options, listener, pricing, start, cache);
     cache?.save(paths);
@@ -58,12 +63,26 @@ export async function scanPaths(
   }
 }
 
+/**
+ * Bytes to read below which the calling thread reads alone when the workers are not started yet
+ * (a cache knew the other files): a worker takes ≈ 0.1-0.15 s to start and load before it reads, and
+ * the calling thread reads ≈ 16 MiB in that time and its own.
+ */
+const WORKERS_FROM_BYTES = 16 * 1024 * 1024;
+
+/** Whether the files to read (`indexes` of `looked`) are worth starting workers for; unknown sizes are. */
+function worthWorkers(looked: ReadonlyArray<Looked | undefined>, indexes: readonly number[]): boolean {
+  let bytes = 0;
+  for (const i of indexes) bytes += looked[i]?.size ?? WORKERS_FROM_BYTES;
+  return bytes >= WORKERS_FROM_BYTES;
+}
+
 async function scanFiles(
   paths: readonly string[],
   options: StepLoopDetectorOptions,
   listener: ScanListener,
   pricing: ScanPricingSource | undefined,
-  startWorkers: () => WorkerPool | undefined,
+  startWorkers: (worth: boolean) => WorkerPool | undefined,
   cache: ScanCache | undefined,
 ): Promise<PathsScan> {
   // the price book loads while the files are found (the pricing library: ≈ 35 ms); with a cache,
@@ -116,7 +135,7 @@ async function scanFiles(
   });
   // validated once for every file this thread reads (the workers validate theirs once each)
   const detector = SessionScan.detectorOptions(options);
-  const workers = toRead.length < 2 ? undefined : startWorkers();
+  const workers = toRead.length < 2 ? undefined : startWorkers(worthWorkers(looked, indexes));
   if (workers === undefined) {
     const priced = await pricedHere;
     for (const [j, file] of toRead.entries()) {
