@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
@@ -238,6 +239,13 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
       (file: string) => {
         const text = readFileSync(file, 'latin1');
         writeFileSync(file, text.replace(/^loopguard-scan-cache 1 /, 'loopguard-scan-cache 0 '), 'latin1');
+      },
+    ],
+    [
+      'a FIFO in the cache’s place (never waited on)',
+      (file: string) => {
+        rmSync(file);
+        execFileSync('mkfifo', ['-m', '600', file]);
       },
     ],
     [

@@ -109,7 +109,7 @@ function ownedAlone(info: Stats, uid: number): boolean {
   return info.uid === uid && (info.mode & 0o077) === 0;
 }
 
-/** A file's identity at a time: `undefined` when it cannot be looked at. */
+/** A file's identity at a time, as {@link ScanCache.look} saw it. */
 export interface Looked {
   /** {@link identity} of the file. */
   id: string;
@@ -157,7 +157,8 @@ export class ScanCache {
     let text: Buffer;
     try {
       if (!ScanCache.folderIsOwn(dirname(file), uid)) return none;
-      const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // never through a link, and never blocked on a FIFO put in its place
+      const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       try {
         const info = fstatSync(fd);
         if (!info.isFile() || !ownedAlone(info, uid) || info.size > MAX_BYTES) return none;
