@@ -23,7 +23,8 @@ import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
 import { CodexRolloutParser } from '../src/scan/CodexRolloutParser.js';
-import { ScanCache, scanCacheFile, scanCacheKey } from '../src/scan/scanCache.js';
+import { type Looked, ScanCache, scanCacheFile, scanCacheKey } from '../src/scan/scanCache.js';
+import type { FileScan } from '../src/scan/scannedSession.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 
@@ -286,6 +287,23 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(otherOptions.code, otherOptions.err).toBe(EXIT_CODES.ok);
     expect(options.out).not.toContain('forged');
     expect(otherOptions.out).not.toContain('forged');
+  });
+
+  it('does not remember a read that failed (an I/O error, a worker that died on the file): another scan may read it', () => {
+    const home = tempDir();
+    const file = join(home, 'a.jsonl');
+    writeFileSync(file, 'x\n');
+    const at = join(home, 'c', 'scan-cache');
+    const remembered = (result: FileScan) => {
+      const first = ScanCache.open(at, 'k');
+      first.remember(file, first.look(file), result);
+      first.save([home]);
+      const next = ScanCache.open(at, 'k');
+      return next.result(file, next.look(file) as Looked);
+    };
+    const problem = { file, problem: 'could not be read (worker died)' };
+    expect(remembered({ problem, readFailed: true })).toBeUndefined();
+    expect(remembered({ problem })).toEqual({ problem });
   });
 
   it('does not remember a file changed in the last seconds (its next change could keep its size and times)', async () => {

@@ -34,7 +34,7 @@ export async function scanGeminiJsonChat(
       return { problem: { file, problem: 'not JSON' } };
     }
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (chat === undefined || typeof chat.sessionId !== 'string' || !Array.isArray(chat.messages)) {
     return { problem: { file, problem: 'unknown format' } };

@@ -236,11 +236,11 @@ export class ScanCache {
 
   /**
    * Remembers `result`, read from `file` after it was `before`, if the file is still the same now
-   * and was settled then, and the result does not depend on the day (a reply priced at the time of
-   * the scan); else the next scan reads it again.
+   * and was settled then, and the result holds for another scan (no reply priced at the time of the
+   * scan, no failed read); else the next scan reads it again.
    */
   remember(file: string, before: Looked | undefined, result: FileScan): void {
-    if (before === undefined || !before.settled || result.pricedToday === true) return;
+    if (before === undefined || !before.settled || result.pricedToday || result.readFailed) return;
     const after = this.look(file);
     if (after?.id !== before.id) return;
     this.fresh.set(file, [before.id, result]);

@@ -42,7 +42,7 @@ export async function scanFile(
     const kind = notRegular(statSync(file));
     if (kind !== undefined) return { problem: { file, problem: `not a regular file (${kind})` } };
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (file.endsWith('.json')) return scanGeminiJsonChat(file, options, pricing);
   const lenient = basename(file) === 'output.log';
@@ -90,7 +90,7 @@ export async function scanFile(
       }
     }
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (parser === undefined || scan === undefined) {
     const what = long > 0 ? `a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB` : 'unknown format';

@@ -132,6 +132,7 @@ async function scanFiles(
   };
   const failed = (file: string, error: Error): FileScan => ({
     problem: { file, problem: `could not be read (${error.message})` },
+    readFailed: true,
   });
   // validated once for every file this thread reads (the workers validate theirs once each)
   const detector = SessionScan.detectorOptions(options);

@@ -58,6 +58,11 @@ export interface FileScan {
    * another day, so the scan cache does not remember it. Not part of the report.
    */
   pricedToday?: true;
+  /**
+   * The file could not be read (an I/O error, a worker that died on it): another scan may read it,
+   * so the scan cache does not remember it. Not part of the report.
+   */
+  readFailed?: true;
 }
 
 /** `{ pricedToday: true }` when `scan` priced a reply at the time of the scan (see {@link FileScan.pricedToday}). */
