@@ -50,10 +50,11 @@ export async function scanPaths(
 ): Promise<PathsScan> {
   let started = typeof workers === 'function' ? undefined : workers;
   // workers not started yet start only for enough bytes; those started ahead read whatever there is
-  const start =
-    typeof workers === 'function'
-      ? (worth: boolean) => (worth ? (started = workers()) : undefined)
-      : () => started;
+  const start = (worth: boolean) => {
+    if (typeof workers !== 'function') return started;
+    if (worth) started = workers();
+    return worth ? started : undefined;
+  };
   try {
     const scanned = await scanFiles(paths, options, listener, pricing, start, cache);
     cache?.save(paths);
