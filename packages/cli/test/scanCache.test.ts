@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { UsageRecord } from '@loopguard/core/spend';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
@@ -30,7 +30,15 @@ import { bufferedIo } from './helpers.js';
 
 const fixtures = fileURLToPath(SCAN_FIXTURES);
 const realNow = Date.now.bind(Date);
-const tempDir = () => mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-'));
+const made: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const SOURCES = [
   'claude-2.1.330-looping.jsonl',
   'claude-2.1.330-progressing.jsonl',

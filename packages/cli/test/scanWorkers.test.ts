@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -298,5 +298,7 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
         .map((name) => join(fileURLToPath(SCAN_FIXTURES), name))
         .sort(),
     );
+    rmSync(home, { recursive: true, force: true });
+    rmSync(fresh, { recursive: true, force: true });
   });
 });
