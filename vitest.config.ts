@@ -5,5 +5,8 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'docs/**/*.test.ts', 'scripts/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // the built CLI a test runs inherits this: no scan cache in the user's home (scanCache.test.ts
+    // turns it on with a home of its own)
+    env: { LOOPGUARD_SCAN_CACHE: 'off' },
   },
 });

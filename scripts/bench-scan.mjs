@@ -9,9 +9,22 @@
 // Run: npx tsc -b && node scripts/bundle-hook.mjs && node scripts/bench-scan.mjs [megabytes=1024] [rounds=1]
 // With LOOPGUARD_SCAN_BEFORE=<folder holding a built packages/ of an older tree> (see
 // scan-report-check.mjs for how to make one), that build's scan runs too, in each round, after this one.
+// This build's scan runs three ways each round: cold (an empty cache folder: what a first scan
+// pays, the cache's writing included), warm (the same files again: nothing read), and warm after
+// appending to a few files (a copy of their last lines: those files read again whole). Each waits
+// until the files are over 2 s old (a file changed in the last 2 s is read but not remembered).
 // (without the bundle, the scan's workers load the detector's modules one by one: see docs/benchmarks.md)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +33,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSyntheticSessions } from './lib/syntheticTranscripts.mjs';
 
 const self = fileURLToPath(import.meta.url);
-const [mode, dir, build] = process.argv.slice(2);
+const [mode, dir, build, cacheHome] = process.argv.slice(2);
 /** The ccusage release compared with (the one packages/cli/test/ccusage.ts pins). */
 const CCUSAGE_VERSION = '20.0.24';
 
@@ -73,10 +86,13 @@ if (mode === 'floor' || mode === 'scan' || mode === 'ccusage') {
     rmSync(home, { recursive: true, force: true });
     lines = JSON.parse(out).session.length;
   } else {
-    const root = build === undefined ? new URL('..', import.meta.url) : pathToFileURL(`${build}/`);
+    const root =
+      build === undefined || build === '' ? new URL('..', import.meta.url) : pathToFileURL(`${build}/`);
     const { runCli } = await import(new URL('packages/cli/dist/main.js', root).href);
     let out = '';
-    const io = { stdout: (t) => (out += t), stderr: () => {}, env: {}, cwd: os.tmpdir(), isTTY: false };
+    // this build's cache lives in `cacheHome` (none: no cache; an older build has none either)
+    const env = cacheHome === undefined || cacheHome === '' ? {} : { XDG_CACHE_HOME: cacheHome };
+    const io = { stdout: (t) => (out += t), stderr: () => {}, env, cwd: os.tmpdir(), isTTY: false };
     const code = await runCli(['scan', dir, '--json'], io);
     if (code !== 0) throw new Error(`scan exited ${code}`);
     lines = JSON.parse(out).totals.sessions;
@@ -93,6 +109,8 @@ if (mode === 'floor' || mode === 'scan' || mode === 'ccusage') {
 
 const megabytes = Number(process.argv[2] ?? 1024);
 const rounds = Number(process.argv[3] ?? 1);
+/** This build's cache folder in this round (a fresh one before each cold scan). */
+let cacheFolder = '';
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-scan-'));
 try {
   // write the transcripts: sessions of 150-450 calls in 20 projects, one in five looping
@@ -100,17 +118,50 @@ try {
   console.log(`${sessions} sessions, ${(bytes / 1024 / 1024).toFixed(0)} MB in ${work}`);
   const before = process.env.LOOPGUARD_SCAN_BEFORE;
   const run = (which) => {
-    const args = which === 'scan before' ? ['scan', work, before] : [which, work];
+    const args =
+      which === 'scan before'
+        ? ['scan', work, before]
+        : which.startsWith('scan')
+          ? ['scan', work, '', cacheFolder]
+          : [which, work];
     const child = spawnSync(process.execPath, [self, ...args], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`${which} failed: ${child.stderr}`);
     return JSON.parse(child.stdout);
   };
   ensureCcusage();
-  const results = { floor: [], scan: [], 'scan before': [], ccusage: [] };
-  const order =
-    before === undefined ? ['floor', 'scan', 'ccusage'] : ['floor', 'scan', 'scan before', 'ccusage'];
+  const results = {
+    floor: [],
+    scan: [],
+    'scan before': [],
+    ccusage: [],
+    'scan warm': [],
+    'scan append': [],
+  };
+  const order = [
+    'floor',
+    'scan',
+    ...(before === undefined ? [] : ['scan before']),
+    'ccusage',
+    'scan warm',
+    'scan append',
+  ];
+  const transcripts = (await files(work)).filter((file) => file.endsWith('.jsonl')).sort();
+  const settle = () => new Promise((done) => setTimeout(done, 2100));
+  await settle();
   for (let round = 0; round < rounds; round++) {
     for (const which of order) {
+      if (which === 'scan') {
+        if (cacheFolder !== '') rmSync(cacheFolder, { recursive: true, force: true });
+        cacheFolder = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-cache-'));
+      }
+      if (which === 'scan append') {
+        // a few sessions go on: 5 files get a copy of their last 20 lines
+        for (let i = 0; i < 5; i++) {
+          const file = transcripts[Math.floor(((i + 0.5) * transcripts.length) / 5)];
+          appendFileSync(file, `${readFileSync(file, 'utf8').trimEnd().split('\n').slice(-20).join('\n')}\n`);
+        }
+        await settle();
+      }
       const result = run(which);
       results[which].push(result);
       console.log(
@@ -119,6 +170,11 @@ try {
     }
   }
   const best = (which) => Math.min(...results[which].map((r) => r.ms));
+  for (const which of ['scan warm', 'scan append'])
+    console.log(
+      `${which} ${(best(which) / 1000).toFixed(2)} s: / floor ${(best(which) / best('floor')).toFixed(2)}×, ` +
+        `/ ccusage ${(best(which) / best('ccusage')).toFixed(2)}×, / cold scan ${(best(which) / best('scan')).toFixed(2)}×`,
+    );
   const peak = Math.max(...results.scan.map((r) => r.maxRssMb ?? 0));
   const ratio = best('scan') / best('floor');
   const toCcusage = best('scan') / best('ccusage');
@@ -142,4 +198,5 @@ try {
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
+  if (cacheFolder !== '') rmSync(cacheFolder, { recursive: true, force: true });
 }

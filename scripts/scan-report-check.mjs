@@ -4,7 +4,9 @@
 // stderr and the exit code: synthetic Claude Code transcripts (the benchmark's shapes, written into
 // a temporary folder and deleted afterwards), the CLI's and core's test fixtures, and the shared corpora
 // (`../shared/corpora`, read in place when present), each plain, with `--price 3` and with
-// `--budget 1`, and one file alone (read by the calling thread, not by workers).
+// `--budget 1`, and one file alone (read by the calling thread, not by workers). This build runs
+// twice on each: cold (an empty scan cache) and warm (the cache the cold run wrote: files unchanged
+// are not read), and both must print what the build before prints.
 // Run: npx tsc -b && node scripts/bundle-hook.mjs && node scripts/scan-report-check.mjs BEFORE [megabytes=64]
 // where BEFORE holds the build before, e.g. `cp -a packages /tmp/before/ && ln -s "$PWD/node_modules" /tmp/before/`
 // on the commit before (built with the same two commands).
@@ -29,6 +31,9 @@ let differ = 0;
 try {
   const synthetic = join(work, 'synthetic');
   await writeSyntheticSessions(synthetic, { megabytes: Number(size), projects: 5, seed: 7 });
+  // a file changed in the last 2 s is read but not remembered: the warm run would read them all
+  await new Promise((done) => setTimeout(done, 2100));
+  const cache = join(work, 'cache');
   const fixtures = join(root, 'packages/cli/test/fixtures/scan');
   const corpora = join(root, '../shared/corpora');
   const targets = [
@@ -46,16 +51,20 @@ try {
   for (const [name, paths] of targets) {
     for (const variant of variants) {
       const outputs = {};
-      for (const [build, bin] of Object.entries(builds)) {
+      rmSync(cache, { recursive: true, force: true });
+      for (const [build, bin] of [...Object.entries(builds), ['warm', builds.after]]) {
         const child = spawnSync(process.execPath, [bin, 'scan', ...paths, '--json', ...variant], {
           cwd: work,
           encoding: 'utf8',
           maxBuffer: 1024 * 1024 * 1024,
+          env: { ...process.env, XDG_CACHE_HOME: cache, LOOPGUARD_SCAN_CACHE: 'on' },
         });
         outputs[build] = child;
       }
-      const { before: a, after: b } = outputs;
-      const same = a.status === b.status && a.stdout === b.stdout && a.stderr === b.stderr;
+      const { before: a, after: b, warm: c } = outputs;
+      const same = [b, c].every(
+        (x) => a.status === x.status && a.stdout === x.stdout && a.stderr === x.stderr,
+      );
       if (!same) differ++;
       console.log(
         `${same ? 'same   ' : 'DIFFER '} ${name} ${variant.join(' ')}: exit ${a.status}/${b.status}, ` +

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -271,5 +271,34 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
       'hook:\n  stopAfter: 100\n  exemptCommands: ["^ls "]\n',
     );
     expect(await scanned()).toBe(0);
+  });
+
+  it('gives the cold report with its cache, run after run (workers started ahead on the first, none after)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-home-'));
+    // the fixtures are settled (checked out, not changed since): remembered; the two new files are
+    // too fresh to be remembered, so each run reads them on the workers it starts then
+    const fresh = mkdtempSync(join(tmpdir(), 'loopguard-scan-fresh-'));
+    for (const name of ['claude-2.1.330-looping.jsonl', 'codex-0.169.0-looping.jsonl'])
+      cpSync(join(fileURLToPath(SCAN_FIXTURES), name), join(fresh, name));
+    const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+    const paths = [fileURLToPath(SCAN_FIXTURES), fresh];
+    const io = bufferedIo({ cwd: tmpdir() });
+    expect(await runCli(['scan', ...paths, '--json'], io), io.err()).toBe(EXIT_CODES.ok);
+    const env = { HOME: home, XDG_CACHE_HOME: '', LOOPGUARD_SCAN_CACHE: 'on' };
+    for (const args of [paths, [fileURLToPath(SCAN_FIXTURES)], paths]) {
+      const built = await execa(process.execPath, [bin, 'scan', ...args, '--json'], { cwd: tmpdir(), env });
+      const cold = args.length === 2 ? io.out() : '';
+      if (cold !== '') expect(built.stdout).toBe(io.out().trimEnd());
+      else expect(JSON.parse(built.stdout).totals.files).toBe(6);
+    }
+    const cache = readFileSync(join(home, '.cache', 'loopguard', 'scan-cache'), 'utf8');
+    const remembered = Object.keys(JSON.parse(cache.slice(cache.indexOf('\n') + 1)));
+    expect(remembered.sort()).toEqual(
+      readdirSync(fileURLToPath(SCAN_FIXTURES))
+        .map((name) => join(fileURLToPath(SCAN_FIXTURES), name))
+        .sort(),
+    );
+    rmSync(home, { recursive: true, force: true });
+    rmSync(fresh, { recursive: true, force: true });
   });
 });

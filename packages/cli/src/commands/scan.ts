@@ -5,6 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { dayFormat, parseDay } from '../scan/days.js';
 import type { ScanOptions } from '../scan/runScan.js';
+import { scanCacheFile } from '../scan/scanCache.js';
 import { startScanWorkers } from '../scan/scanWorkers.js';
 
 /** The scan's action bundled in one file (scripts/bundle-hook.mjs); absent, its modules are loaded. */
@@ -59,7 +60,7 @@ function parseBudget(value: string): number {
 }
 
 /**
- * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p]`: runs the step detector over the
+ * `loopguard scan [PATH...] [--json] [--html file] [--price n] [--budget usd] [--since day] [--until day] [--project p] [--no-cache]`: runs the step detector over the
  * transcripts agents already wrote (Claude Code, Codex, Gemini CLI, `loopguard run` artifacts, step
  * JSONL), as if loopguard's hooks had been installed, and reports what each loop cost after
  * loopguard's stop. With no path, the agents' default places. See docs/scan.md.
@@ -108,14 +109,20 @@ export function registerScanCommand(program: Command, io: CliIo): void {
       '--project <project>',
       'only the sessions of one project: the folder its transcripts are in (as ccusage names it), its path or its last folder',
     )
+    .option(
+      '--no-cache',
+      'read every file: neither read nor write what the last scan remembered (~/.cache/loopguard/scan-cache)',
+    )
     .action(async (paths: string[], options: ScanOptions) => {
-      // the workers start first and load the detector while this thread loads the rest
-      const workers = oneFile(paths, io.cwd) ? undefined : startScanWorkers();
+      // the workers start first and load the detector while this thread loads the rest; with a
+      // cache, most files are usually known: they start once the files to read are found, if any
+      const cache = options.cache !== false && existsSync(scanCacheFile(io.env) ?? '');
+      const workers = oneFile(paths, io.cwd) ? undefined : cache ? startScanWorkers : startScanWorkers();
       try {
         const runScan = await loadRunScan();
         await runScan(paths, options, io, workers);
       } finally {
-        workers?.close();
+        if (typeof workers === 'object') workers.close();
       }
     });
 }

@@ -8,6 +8,7 @@ import {
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,
+  timeOf,
   usageTokens,
 } from './TranscriptParser.js';
 
@@ -90,9 +91,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     this.sidechain ??= record.isSidechain === true;
     if ((record.isSidechain === true) !== this.sidechain) {
       // the other side's replies are no steps of this run, but the session paid for them
-      return record.type === 'assistant'
-        ? this.reply([], recordOf(record.message), record.requestId)
-        : NOTHING;
+      return record.type === 'assistant' ? this.reply([], recordOf(record.message), record) : NOTHING;
     }
     noteStart(this.meta, record.timestamp);
     if (this.sidechain && this.meta.parentSessionId === undefined && typeof record.agentId === 'string') {
@@ -109,7 +108,7 @@ export class ClaudeTranscriptParser implements TranscriptParser {
       return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
     }
     const steps = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
-    return this.reply(steps, message, record.requestId);
+    return this.reply(steps, message, record);
   }
 
   end(): TranscriptRead {
@@ -123,14 +122,17 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     return guard.length === 0 ? NOTHING : { steps: [], tokens: 0, guard };
   }
 
-  /** A reply's steps with its tokens and usage (for its price), counted once. */
+  /**
+   * A reply's steps with its tokens and usage (for its price, at the record's time: a scan run
+   * another day prices it the same), counted once.
+   */
   private reply(
     steps: Step[],
     message: Record<string, unknown> | undefined,
-    requestId: unknown,
+    record: Record<string, unknown>,
   ): TranscriptRead {
-    const tokens = this.replyTokens(message, requestId);
-    const usage = tokens === 0 ? undefined : anthropicUsage(message);
+    const tokens = this.replyTokens(message, record.requestId);
+    const usage = tokens === 0 ? undefined : anthropicUsage(message, timeOf(record.timestamp));
     return usage === undefined ? { steps, tokens } : { steps, tokens, usage };
   }
 

@@ -8,6 +8,7 @@ import {
   type SessionMeta,
   type TranscriptParser,
   type TranscriptRead,
+  timeOf,
 } from './TranscriptParser.js';
 
 /** How a record's type begins. */
@@ -88,7 +89,7 @@ export class CodexRolloutParser implements TranscriptParser {
         return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
       }
       case 'event_msg':
-        return payload.type === 'token_count' ? this.tokenCount(payload) : NOTHING;
+        return payload.type === 'token_count' ? this.tokenCount(payload, record.timestamp) : NOTHING;
       default:
         return NOTHING;
     }
@@ -98,8 +99,11 @@ export class CodexRolloutParser implements TranscriptParser {
     return { steps: this.steps.end(), tokens: 0 };
   }
 
-  /** The tokens a `token_count` adds, with the usage of its last call (`last_token_usage`) by kind. */
-  private tokenCount(payload: Record<string, unknown>): TranscriptRead {
+  /**
+   * The tokens a `token_count` adds, with the usage of its last call (`last_token_usage`) by kind,
+   * priced at the record's time (`timestamp`), not the scan's.
+   */
+  private tokenCount(payload: Record<string, unknown>, timestamp: unknown): TranscriptRead {
     const tokens = this.tokens(payload);
     const last = recordOf(recordOf(payload.info)?.last_token_usage);
     if (tokens === 0 || last === undefined) return { steps: [], tokens };
@@ -110,6 +114,7 @@ export class CodexRolloutParser implements TranscriptParser {
       cacheReadTokens: cached,
       cacheCreationTokens: last.cache_write_input_tokens,
       outputTokens: last.output_tokens,
+      at: timeOf(timestamp),
     });
     return { steps: [], tokens, usage };
   }

@@ -65,6 +65,16 @@ export function noteStart(meta: SessionMeta, value: unknown): void {
   if (meta.startedAt === undefined && typeof value === 'string' && value !== '') meta.startedAt = value;
 }
 
+/**
+ * A record's time as ms since the epoch (its ISO `timestamp`), the time its reply is priced at;
+ * `undefined` when it has none (the price book then prices at the time of the scan).
+ */
+export function timeOf(timestamp: unknown): number | undefined {
+  if (typeof timestamp !== 'string') return undefined;
+  const ms = Date.parse(timestamp);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 /** Tokens of one reply as Anthropic and OpenAI report them: input (fresh, cache writes and reads) and output. */
 export function usageTokens(usage: Record<string, unknown>): number {
   return (

@@ -1,20 +1,15 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { ClaudeTranscriptParser } from './ClaudeTranscriptParser.js';
 import { CodexRolloutParser } from './CodexRolloutParser.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
+import { geminiFolder, geminiProjectRootFile } from './geminiFolder.js';
 import { StreamParser } from './StreamParser.js';
 import type { TranscriptParser } from './TranscriptParser.js';
 
 const CODEX_RECORDS = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context']);
 const STEP_TYPES = new Set(['action', 'observation', 'message']);
 const CODEX_EVENTS = new Set(['thread.started', 'turn.started', 'item.started', 'item.completed']);
-
-/** The name of the folder Gemini CLI files a chat under (`tmp/<name>/chats/`), or `undefined`. */
-export function geminiFolder(file: string): string | undefined {
-  const chats = dirname(file);
-  return basename(chats) === 'chats' ? basename(dirname(chats)) : undefined;
-}
 
 /** Longest `.project_root` read, bytes (a path). */
 const MAX_PROJECT_ROOT_BYTES = 4096;
@@ -26,9 +21,9 @@ const MAX_PROJECT_ROOT_BYTES = 4096;
  */
 export function geminiProject(file: string): string | undefined {
   const folder = geminiFolder(file);
-  if (folder === undefined) return undefined;
+  const root = geminiProjectRootFile(file);
+  if (folder === undefined || root === undefined) return undefined;
   try {
-    const root = join(dirname(dirname(file)), '.project_root');
     if (statSync(root).size <= MAX_PROJECT_ROOT_BYTES) {
       const path = readFileSync(root, 'utf8').trim();
       if (isAbsolute(path) && !path.includes('\n')) return path;

@@ -5,7 +5,7 @@ import { geminiProject } from './detectFormat.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
 import { SessionScan } from './SessionScan.js';
 import type { ScanPricing } from './scanCost.js';
-import { type FileScan, reason } from './scannedSession.js';
+import { type FileScan, pricedToday, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 
 /** The largest whole-file chat read (it cannot be streamed): larger ones are skipped with a line. */
@@ -34,7 +34,7 @@ export async function scanGeminiJsonChat(
       return { problem: { file, problem: 'not JSON' } };
     }
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (chat === undefined || typeof chat.sessionId !== 'string' || !Array.isArray(chat.messages)) {
     return { problem: { file, problem: 'unknown format' } };
@@ -53,7 +53,8 @@ export async function scanGeminiJsonChat(
   }
   const finished = skipped.finish(file, parser, scan);
   const notes = skipped.notes();
-  return finished.session === undefined || notes.length === 0
-    ? finished
-    : { ...finished, problem: { file, problem: notes.join(', ') } };
+  if (finished.session === undefined) return finished;
+  return notes.length === 0
+    ? { ...finished, ...pricedToday(scan) }
+    : { ...finished, problem: { file, problem: notes.join(', ') }, ...pricedToday(scan) };
 }

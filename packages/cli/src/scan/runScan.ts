@@ -9,6 +9,7 @@ import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
 import { renderTerminal } from './renderTerminal.js';
+import { ScanCache, scanCacheFile, scanCacheKey } from './scanCache.js';
 import { scanPaths } from './scanPaths.js';
 import { scanReport } from './scanReport.js';
 import { type SessionFilter, sessionFilter } from './sessionFilter.js';
@@ -33,6 +34,8 @@ export interface ScanOptions {
   timezone?: string;
   /** `--budget`: a spend budget per session, US dollars, to show what it would have saved. */
   budget?: number;
+  /** `--no-cache` gives `false`: every file is read, and the cache is neither read nor written. @default true */
+  cache?: boolean;
 }
 
 /** Below this many files no progress bar is drawn. */
@@ -52,14 +55,15 @@ function missing(path: string): boolean {
 /**
  * What `loopguard scan` does once its arguments are parsed: reads the project's options, scans
  * `paths` (the agents' own places when none) on `workers`, prints the report. Loaded by the
- * command after its workers have started (they load the detector meanwhile).
+ * command after its workers have started (they load the detector meanwhile), or with what starts
+ * them once the files the cache does not know are found.
  * @throws CliError on a usage error (a path that is not there, options that do not go together).
  */
 export async function runScan(
   paths: string[],
   options: ScanOptions,
   io: CliIo,
-  workers: WorkerPool | undefined,
+  workers: WorkerPool | (() => WorkerPool | undefined) | undefined,
 ): Promise<void> {
   if (options.since !== undefined && options.until !== undefined && options.since > options.until)
     throw new CliError(`--since ${options.since} is after --until ${options.until}`, EXIT_CODES.usage);
@@ -95,6 +99,11 @@ export async function runScan(
     options.price === undefined
       ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
       : undefined;
+  // a file's result depends on its bytes, the build, the detector's options and the price book's source
+  const cache =
+    options.cache === false
+      ? undefined
+      : ScanCache.open(scanCacheFile(io.env), scanCacheKey({ detector, pricing: pricing ?? null }));
   const scanned = await scanPaths(
     roots,
     detector,
@@ -107,6 +116,7 @@ export async function runScan(
     },
     pricing,
     workers,
+    cache,
   );
   const sessions = scanned.sessions.filter(sessionFilter(filter));
   const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);

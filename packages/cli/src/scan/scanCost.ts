@@ -34,6 +34,11 @@ export class ScanCost {
   usd = 0;
   /** Tokens of the replies without a price: their cost is unknown, not 0. */
   unpricedTokens = 0;
+  /**
+   * Whether a reply with no time was priced: the pricing library prices it at the time of the scan
+   * (a model's price can change from a day on), so the same file may cost otherwise another day.
+   */
+  pricedToday = false;
   private atBudget: number | null = null;
 
   constructor(private readonly pricing: ScanPricing) {}
@@ -45,6 +50,7 @@ export class ScanCost {
     let priced = 0;
     let unpriced = records.length === 0;
     for (const record of records as readonly UsageRecord[]) {
+      if (record.at === undefined) this.pricedToday = true;
       const cost = this.pricing.costOf(record);
       if (cost === undefined || !Number.isFinite(cost) || cost < 0) unpriced = true;
       else {

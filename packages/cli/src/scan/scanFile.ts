@@ -7,7 +7,7 @@ import { scanGeminiJsonChat } from './geminiJsonChat.js';
 import { MAX_LINE_LENGTH, readLines } from './readLines.js';
 import { SessionScan } from './SessionScan.js';
 import type { ScanCost, ScanPricing } from './scanCost.js';
-import { type FileScan, notRegular, reason } from './scannedSession.js';
+import { type FileScan, notRegular, pricedToday, reason } from './scannedSession.js';
 import { Skipped } from './skippedRecords.js';
 import type { TranscriptParser } from './TranscriptParser.js';
 
@@ -42,7 +42,7 @@ export async function scanFile(
     const kind = notRegular(statSync(file));
     if (kind !== undefined) return { problem: { file, problem: `not a regular file (${kind})` } };
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (file.endsWith('.json')) return scanGeminiJsonChat(file, options, pricing);
   const lenient = basename(file) === 'output.log';
@@ -90,7 +90,7 @@ export async function scanFile(
       }
     }
   } catch (error) {
-    return { problem: { file, problem: reason(error) } };
+    return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (parser === undefined || scan === undefined) {
     const what = long > 0 ? `a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB` : 'unknown format';
@@ -107,5 +107,8 @@ export async function scanFile(
       : []),
     ...skipped.notes(),
   ];
-  return problems.length === 0 ? { session } : { session, problem: { file, problem: problems.join(', ') } };
+  const today = pricedToday(scan);
+  return problems.length === 0
+    ? { session, ...today }
+    : { session, problem: { file, problem: problems.join(', ') }, ...today };
 }

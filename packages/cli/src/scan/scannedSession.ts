@@ -53,6 +53,21 @@ export interface FileScan {
   session?: ScannedSession;
   /** What was skipped: the whole file (no session) or some of its lines. */
   problem?: ScanProblem;
+  /**
+   * A reply was priced at the time of the scan (it names no time of its own): the result may differ
+   * another day, so the scan cache does not remember it. Not part of the report.
+   */
+  pricedToday?: true;
+  /**
+   * The file could not be read (an I/O error, a worker that died on it): another scan may read it,
+   * so the scan cache does not remember it. Not part of the report.
+   */
+  readFailed?: true;
+}
+
+/** `{ pricedToday: true }` when `scan` priced a reply at the time of the scan (see {@link FileScan.pricedToday}). */
+export function pricedToday(scan: SessionScan): Pick<FileScan, 'pricedToday'> {
+  return scan.cost?.pricedToday === true ? { pricedToday: true } : {};
 }
 
 /**

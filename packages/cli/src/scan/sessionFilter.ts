@@ -1,6 +1,6 @@
 import { basename, dirname } from 'node:path';
 import { dayFormat, localDay } from './days.js';
-import { geminiFolder } from './detectFormat.js';
+import { geminiFolder } from './geminiFolder.js';
 import type { ScannedSession } from './scannedSession.js';
 
 /** Which sessions a scan reports (`--since`, `--until`, `--project`); all when empty. */
