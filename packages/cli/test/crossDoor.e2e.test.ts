@@ -162,7 +162,9 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
       for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
       if (partial?.stop) expect(agreed(partial).stop).toEqual(first?.stop);
       // Claude Code tells the model "(Bash completed with no output)" after each edit, Codex and
-      // Gemini CLI show an empty result: both are silent, so every agent gets one verdict (below)
+      // Gemini CLI show an empty result: both are silent, so every agent gets one verdict (below),
+      // the stop of edits whose rerun shows the same result
+      expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
       editsVerdicts.set(agent, placed(first));
       console.info(
         `cross-door ${agent} editsCannotTakeEffect: ${JSON.stringify(first)}, partial ${JSON.stringify(partial)}`,
