@@ -37,8 +37,13 @@ export function isFramingOnly(output: string): boolean {
   // Most outputs are ruled out by their first character, before any line is cut.
   if (first === undefined) return true;
   if (first !== '(' && first !== '[') return false;
-  return output.split('\n').every((line) => {
-    const text = line.trim();
-    return text === '' || FRAMING_LINE.test(text);
-  });
+  // Line by line, the first line that is not framing ends the look (no array of lines is made).
+  for (let start = 0; start <= output.length; ) {
+    const newline = output.indexOf('\n', start);
+    const end = newline === -1 ? output.length : newline;
+    const text = output.slice(start, end).trim();
+    if (text !== '' && !FRAMING_LINE.test(text)) return false;
+    start = end + 1;
+  }
+  return true;
 }
