@@ -94,7 +94,28 @@ const progressing: ShellScript = (turn) => {
   return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
 };
 
-const SESSIONS = { looping: rewordedGreps, editsCannotTakeEffect, progressing } as const;
+/**
+ * A write, three identical failures, a new write that prints nothing, the failure again: Claude
+ * Code frames the silent writes ("(Bash completed with no output)"), Gemini CLI and Codex do not.
+ */
+const silentWriteBetweenFailures: ShellScript = (turn) => {
+  const command = [
+    'echo one > one.txt',
+    'cat missing.txt',
+    'cat missing.txt',
+    'cat missing.txt',
+    'echo fix > fix.txt',
+    'cat missing.txt',
+  ][turn];
+  return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
+};
+
+const SESSIONS = {
+  looping: rewordedGreps,
+  editsCannotTakeEffect,
+  silentWriteBetweenFailures,
+  progressing,
+} as const;
 type SessionName = keyof typeof SESSIONS;
 
 const RECORDERS = { claude: recordClaude, gemini: recordGemini, codex: recordCodex } as const;
@@ -118,8 +139,11 @@ const placed = (verdicts: ReturnType<typeof agreed> | undefined) => ({
   stop: verdicts?.stop ? { call: verdicts.stop.call, kind: verdicts.stop.kind } : null,
 });
 
-/** Each agent's verdicts on its session of edits that cannot take effect, filled by the tests below. */
-const editsVerdicts = new Map<Agent, ReturnType<typeof placed>>();
+/** Each agent's verdicts on the sessions compared across agents, filled by the tests below. */
+const acrossAgents = {
+  editsCannotTakeEffect: new Map<Agent, ReturnType<typeof placed>>(),
+  silentWriteBetweenFailures: new Map<Agent, ReturnType<typeof placed>>(),
+};
 
 /** What all doors must agree on: where the nudge and the stop come, their kinds, the stop's message. */
 const agreed = (verdicts: DoorVerdicts) => ({
@@ -165,10 +189,22 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
       // Gemini CLI show an empty result: both are silent, so every agent gets one verdict (below),
       // the stop of edits whose rerun shows the same result
       expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
-      editsVerdicts.set(agent, placed(first));
+      acrossAgents.editsCannotTakeEffect.set(agent, placed(first));
       console.info(
         `cross-door ${agent} editsCannotTakeEffect: ${JSON.stringify(first)}, partial ${JSON.stringify(partial)}`,
       );
+    });
+
+    it('a new silent write between identical failures: the same verdicts at the same tool calls', async () => {
+      const verdicts = await doors(agent, recorded.get('silentWriteBetweenFailures') as RecordedSession);
+      // Gemini CLI's stream has no exit code (above): its failures are ordinary results there
+      if (agent === 'gemini') delete verdicts.stream;
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      // the new write is an effect whatever its framing: the failure after it starts again
+      expect(first?.stop ?? null, JSON.stringify(verdicts)).toBeNull();
+      acrossAgents.silentWriteBetweenFailures.set(agent, placed(first));
+      console.info(`cross-door ${agent} silentWriteBetweenFailures: ${JSON.stringify(first)}`);
     });
 
     it('a session that progresses: no door nudges or stops', async () => {
@@ -184,12 +220,16 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
 // the agent frames it ("(Bash completed with no output)") or not (issue 37, quiet37). Runs after
 // each agent's test above has recorded its verdicts.
 describe('one verdict whatever the agent', () => {
-  it('edits that cannot take effect (silent sed edits, the same check): the same nudge and stop for every agent', () => {
-    expect([...editsVerdicts.keys()].sort()).toEqual(['claude', 'codex', 'gemini']);
-    const [first, ...others] = [...editsVerdicts.entries()];
-    for (const [agent, other] of others)
-      expect({ agent, ...other }, JSON.stringify([...editsVerdicts])).toEqual({ agent, ...first?.[1] });
-  });
+  it.each(Object.keys(acrossAgents) as Array<keyof typeof acrossAgents>)(
+    '%s: the same nudge and stop for every agent',
+    (name) => {
+      const verdicts = acrossAgents[name];
+      expect([...verdicts.keys()].sort()).toEqual(['claude', 'codex', 'gemini']);
+      const [first, ...others] = [...verdicts.entries()];
+      for (const [agent, other] of others)
+        expect({ agent, ...other }, JSON.stringify([...verdicts])).toEqual({ agent, ...first?.[1] });
+    },
+  );
 });
 
 // Claude Code hands its hooks a Write or Edit result as an object and the model a sentence: every
