@@ -188,18 +188,18 @@ describe.each<Mode>(['command', 'mcp'])(
         tool: 'Bash',
         input: { command, description: command },
       });
-      // call 1 writes, 2-4 fail alike (nudged), 5 writes, 6 fails again (the stop, after it ran),
-      // and the model, told to stop, would go on with something else
+      // call 1 writes, 2-4 fail alike (nudged), 5 writes the same again, 6 fails again (the stop,
+      // after it ran), and the model, told to stop, would go on with something else. The write
+      // repeats: a new silent write would be an effect under every agent's framing (the ladder
+      // starts again, as in Gemini CLI), the same one again is no news.
       const script = (turn: number): ScriptedTurn =>
-        turn === 0
+        turn === 0 || turn === 4
           ? bash('echo one > one.txt')
-          : turn === 4
-            ? bash('echo fix > fix.txt')
-            : turn < 6
-              ? failing
-              : turn < 10
-                ? bash(`echo more${turn} > more${turn}.txt`)
-                : { text: 'Done.' };
+          : turn < 6
+            ? failing
+            : turn < 10
+              ? bash(`echo more${turn} > more${turn}.txt`)
+              : { text: 'Done.' };
       const { dir, home, result, resultLine, received } = await claudeWithHooks(script, mode);
       expect(result.exitCode, String(result.stderr)).toBe(0);
       // the request after call 6 carries the stop; call 7 is denied before it runs and the session ends

@@ -94,7 +94,28 @@ const progressing: ShellScript = (turn) => {
   return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
 };
 
-const SESSIONS = { looping: rewordedGreps, editsCannotTakeEffect, progressing } as const;
+/**
+ * A write, three identical failures, a new write that prints nothing, the failure again: Claude
+ * Code frames the silent writes ("(Bash completed with no output)"), Gemini CLI and Codex do not.
+ */
+const silentWriteBetweenFailures: ShellScript = (turn) => {
+  const command = [
+    'echo one > one.txt',
+    'cat missing.txt',
+    'cat missing.txt',
+    'cat missing.txt',
+    'echo fix > fix.txt',
+    'cat missing.txt',
+  ][turn];
+  return command === undefined ? undefined : { command, description: `Step ${turn + 1}` };
+};
+
+const SESSIONS = {
+  looping: rewordedGreps,
+  editsCannotTakeEffect,
+  silentWriteBetweenFailures,
+  progressing,
+} as const;
 type SessionName = keyof typeof SESSIONS;
 
 const RECORDERS = { claude: recordClaude, gemini: recordGemini, codex: recordCodex } as const;
@@ -111,6 +132,18 @@ async function doors(agent: Agent, session: RecordedSession): Promise<Record<str
   if (agent === 'claude') out.mcp = await mcpDoor(session.hookEvents ?? []);
   return out;
 }
+
+/** Where a nudge and a stop come and their kinds, without the words (which quote each agent's own input). */
+const placed = (verdicts: ReturnType<typeof agreed> | undefined) => ({
+  nudge: verdicts?.nudge ?? null,
+  stop: verdicts?.stop ? { call: verdicts.stop.call, kind: verdicts.stop.kind } : null,
+});
+
+/** Each agent's verdicts on the sessions compared across agents, filled by the tests below. */
+const acrossAgents = {
+  editsCannotTakeEffect: new Map<Agent, ReturnType<typeof placed>>(),
+  silentWriteBetweenFailures: new Map<Agent, ReturnType<typeof placed>>(),
+};
 
 /** What all doors must agree on: where the nudge and the stop come, their kinds, the stop's message. */
 const agreed = (verdicts: DoorVerdicts) => ({
@@ -152,12 +185,26 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
       const [first, ...others] = Object.values(verdicts).map(agreed);
       for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
       if (partial?.stop) expect(agreed(partial).stop).toEqual(first?.stop);
-      // Claude Code tells the model "(Bash completed with no output)" after each edit; Codex and Gemini
-      // CLI show an empty result, and today's rules then take the edits as progress in every door
-      if (agent === 'claude') expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      // Claude Code tells the model "(Bash completed with no output)" after each edit, Codex and
+      // Gemini CLI show an empty result: both are silent, so every agent gets one verdict (below),
+      // the stop of edits whose rerun shows the same result
+      expect(first?.stop, JSON.stringify(verdicts)).not.toBeNull();
+      acrossAgents.editsCannotTakeEffect.set(agent, placed(first));
       console.info(
         `cross-door ${agent} editsCannotTakeEffect: ${JSON.stringify(first)}, partial ${JSON.stringify(partial)}`,
       );
+    });
+
+    it('a new silent write between identical failures: the same verdicts at the same tool calls', async () => {
+      const verdicts = await doors(agent, recorded.get('silentWriteBetweenFailures') as RecordedSession);
+      // Gemini CLI's stream has no exit code (above): its failures are ordinary results there
+      if (agent === 'gemini') delete verdicts.stream;
+      const [first, ...others] = Object.values(verdicts).map(agreed);
+      for (const other of others) expect(other, JSON.stringify(verdicts)).toEqual(first);
+      // the new write is an effect whatever its framing: the failure after it starts again
+      expect(first?.stop ?? null, JSON.stringify(verdicts)).toBeNull();
+      acrossAgents.silentWriteBetweenFailures.set(agent, placed(first));
+      console.info(`cross-door ${agent} silentWriteBetweenFailures: ${JSON.stringify(first)}`);
     });
 
     it('a session that progresses: no door nudges or stops', async () => {
@@ -168,6 +215,22 @@ describe.each(Object.keys(RECORDERS) as Agent[])(
     });
   },
 );
+
+// The same commands get the same verdict whichever agent ran them: a silent edit is silent whether
+// the agent frames it ("(Bash completed with no output)") or not (issue 37, quiet37). Runs after
+// each agent's test above has recorded its verdicts.
+describe('one verdict whatever the agent', () => {
+  it.each(Object.keys(acrossAgents) as Array<keyof typeof acrossAgents>)(
+    '%s: the same nudge and stop for every agent',
+    (name) => {
+      const verdicts = acrossAgents[name];
+      expect([...verdicts.keys()].sort()).toEqual(['claude', 'codex', 'gemini']);
+      const [first, ...others] = [...verdicts.entries()];
+      for (const [agent, other] of others)
+        expect({ agent, ...other }, JSON.stringify([...verdicts])).toEqual({ agent, ...first?.[1] });
+    },
+  );
+});
 
 // Claude Code hands its hooks a Write or Edit result as an object and the model a sentence: every
 // door must read the sentence (issue 35), so that an edit-and-rerun session gets one verdict.

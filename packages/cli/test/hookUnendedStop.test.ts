@@ -39,7 +39,10 @@ async function quiet(dir: string, n: number, command: string) {
   await claude(dir, claudeEvent(dir, 's1', 'PostToolUse', { ...tool, tool_response: response }));
 }
 
-/** Call 1 writes, calls 2-4 fail alike (nudged at 4), call 5 writes, call 6 fails again after it: the stop. */
+/**
+ * Call 1 writes, calls 2-4 fail alike (nudged at 4), call 5 writes the same again (silent, no news
+ * whatever the agent: a new silent write would be an effect), call 6 fails again after it: the stop.
+ */
 async function stoppedAfterFailedCall(dir: string): Promise<string> {
   await quiet(dir, 1, 'echo one > one.txt');
   for (const n of [2, 3, 4]) {
@@ -47,7 +50,7 @@ async function stoppedAfterFailedCall(dir: string): Promise<string> {
     await claude(dir, pre);
     await claude(dir, post);
   }
-  await quiet(dir, 5, 'echo fix > fix.txt');
+  await quiet(dir, 5, 'echo one > one.txt');
   const sixth = failing(dir, 6);
   expect(await claude(dir, sixth.pre)).toBe(''); // something changed since: it runs
   return claude(dir, sixth.post);

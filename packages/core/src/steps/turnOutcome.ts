@@ -11,6 +11,7 @@ import {
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
+import { isFramingOnly } from './framingLines.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import type { PrintWorkReader } from './printRewrite.js';
 import { maskNoise, typedWords } from './probeKey.js';
@@ -65,15 +66,18 @@ export class TurnReader {
   constructor(private readonly history: StepHistory) {}
 
   /** The turn of `action` (undefined: a rejected reply) answered by `output` (undefined: no observation). */
-  read(index: number, action: PendingAction | undefined, output: string | undefined, error: boolean): Turn {
+  read(index: number, action: PendingAction | undefined, shown: string | undefined, error: boolean): Turn {
+    // A success with no line beyond the agent's framing is read as the empty output Gemini CLI and
+    // Codex give for the same command (see `isFramingOnly`); the evidence keeps what was shown.
+    const output = shown !== undefined && !error && isFramingOnly(shown) ? '' : shown;
     const evidence: StepEvidence = { step: index };
     if (action?.call !== undefined) evidence.call = action.call;
     if (action !== undefined) {
       evidence.tool = action.tool;
       evidence.action = shorten(action.text);
     }
-    if (output !== undefined) {
-      evidence.output = shorten(output);
+    if (shown !== undefined) {
+      evidence.output = shorten(shown);
       evidence.error = error;
     }
     const actionKey = action?.key ?? '';
