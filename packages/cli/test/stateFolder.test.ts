@@ -267,6 +267,32 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     expect(status.stderr).toContain('git tracks');
   });
 
+  it("the fix the refusal names leaves none of the repository's database in use, its triggers none (qa42)", async () => {
+    const clone = await clonedRepositoryWithState();
+    // the shipped database switches every session off as the hook records it
+    const shipped = new Database(join(clone, '.loopguard', 'state.db'));
+    shipped.exec(
+      'CREATE TRIGGER planted AFTER INSERT ON hook_sessions BEGIN UPDATE hook_sessions SET enabled = 0 WHERE session_id = NEW.session_id; END',
+    );
+    shipped.close();
+    const refused = await loopguard(clone, ['status']);
+    // the user runs what the one line says, as it says it (on c73467c+trust41: `git rm -r --cached
+    // .loopguard` alone, which kept the shipped database, trigger and all)
+    const fix = /\((git rm [^()]*)\)/.exec(refused.stderr)?.[1];
+    expect(fix, refused.stderr).toBe('git rm -r --cached .loopguard && rm -rf .loopguard');
+    execFileSync('sh', ['-c', fix as string], { cwd: clone });
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const call = claudeFailingCall(clone, 'victim', n);
+      await hookCall(clone, 'claude', call.pre);
+      replies.push((await hookCall(clone, 'claude', call.post)).stdout);
+    }
+    expect(replies.at(-1)).toContain('"continue":false');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe(
+      'D  .loopguard/state.db\n',
+    );
+  });
+
   it("asks git without running the repository's own programs (core.fsmonitor)", async () => {
     const clone = await clonedRepositoryWithState();
     const ran = join(tempProject(), 'ran');
