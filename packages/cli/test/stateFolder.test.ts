@@ -35,6 +35,10 @@ const tablesOf = (path: string) => {
   return names;
 };
 
+/** The status line's words for a project whose `.loopguard` every door refuses (the hooks fail open). */
+const NOT_GUARDED_LINE =
+  'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)';
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -186,7 +190,7 @@ describe('a planted database is never read without --db either', () => {
       timeout: 20_000,
     });
     expect(statusLine.timedOut).toBe(false);
-    expect(String(statusLine.stdout)).toBe('loopguard: status unavailable');
+    expect(String(statusLine.stdout)).toBe(NOT_GUARDED_LINE);
     expect(() => findStateDatabase({ cwd: dir, env: {} })).toThrow(
       `refusing ${join(dir, '.loopguard', 'state.db')}: it is a FIFO, socket or device, not a regular file`,
     );
@@ -291,6 +295,17 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe(
       'D  .loopguard/state.db\n',
     );
+  });
+
+  it('the status line says the project is not guarded, and where to read why (qa42)', async () => {
+    const clone = await clonedRepositoryWithState();
+    const statusLine = await execa(process.execPath, [bin, 'statusline'], {
+      cwd: clone,
+      input: JSON.stringify({ session_id: 'victim', cwd: clone }),
+      reject: false,
+    });
+    // on c73467c+trust41: `loopguard: status unavailable`, while every hook call failed open unseen
+    expect(String(statusLine.stdout)).toBe(NOT_GUARDED_LINE);
   });
 
   it("asks git without running the repository's own programs (core.fsmonitor)", async () => {
