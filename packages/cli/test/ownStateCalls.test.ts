@@ -105,6 +105,7 @@ const ORDINARY = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
   'echo "${LOOPGUARD_HOOK:-unset}"',
   '[ "$LOOPGUARD_HOOK" = off ] && echo "loopguard is off"',
+  `grep -rn "env.LOOPGUARD_HOOK === 'off'" packages/`,
   "grep -rn 'LOOPGUARD_HOOK' docs/",
   "jq '.env.LOOPGUARD_HOOK' ~/.claude/settings.json",
   // a project's own dependencies, loopguard's libraries among them (an embedding drops one)

@@ -40,8 +40,8 @@ const NAMED_IN_COMMAND = new RegExp(
     /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
     // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
-    // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`)
-    /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*[:=]/.source,
+    // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
+    /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
