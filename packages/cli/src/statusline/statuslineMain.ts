@@ -6,7 +6,7 @@ import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.
 
 /**
  * The line where every door refuses the project's `.loopguard` (a link, another user's, a folder git
- * tracks): the hooks fail open there, with nowhere to log it.
+ * tracks): the hooks fail open there (with nowhere to log it when the folder itself is refused).
  */
 export const NOT_GUARDING =
   'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)';
