@@ -65,9 +65,10 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
   refuseUnsafe(folder, stats);
   if ((stats.mode & 0o077) !== 0) {
     // git makes a checked-out folder with the umask's mode; one loopguard made is 0700
+    // Removed, not only untracked: a shipped state.db's own tables and triggers would stay in use.
     if (trackedByGit(folder))
       throw new UnsafeStateError(
-        `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git (git rm -r --cached .loopguard) or remove it`,
+        `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git and remove it (git rm -r --cached .loopguard && rm -rf .loopguard): the next session makes a new one`,
       );
     if (create) chmodSync(folder, PRIVATE);
   }

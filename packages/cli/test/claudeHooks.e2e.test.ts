@@ -109,6 +109,27 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(hookState(dir).entries).toEqual([]);
     }, 600_000);
 
+    it("runs the model's reads of the off switch, which only a setting of it is refused for (qa42)", async () => {
+      const script = (turn: number): ScriptedTurn =>
+        [
+          {
+            tool: 'Bash',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
+            input: { command: 'echo "switch: ${LOOPGUARD_HOOK:-unset}"', description: 'Read' },
+          },
+          {
+            tool: 'Bash',
+            input: { command: '[ "$LOOPGUARD_HOOK" = off ] || echo "loopguard guards"', description: 'Test' },
+          },
+        ][turn] ?? { text: 'loopguard is on.' };
+      const { dir, result, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(received.join('\n')).not.toContain('loopguard refused this call');
+      expect(received[1]).toContain('switch: unset');
+      expect(received[2]).toContain('loopguard guards');
+      expect(hookState(dir).entries).toEqual([]);
+    }, 600_000);
+
     it('is switched off for a session started with LOOPGUARD_HOOK=off: nothing answered, nothing stored', async () => {
       const script = (turn: number): ScriptedTurn => (turn < 5 ? failing : { text: 'Done anyway.' });
       const { dir, result, resultLine, received } = await claudeWithHooks(script, mode, [], undefined, {

@@ -40,6 +40,8 @@ const TAMPERING = [
   // the switch set in a settings file's environment, which the agent hands to its hooks (trust41)
   `echo '{"env": {"LOOPGUARD_HOOK": "off"}}' > .claude/settings.local.json`,
   `jq '.env.LOOPGUARD_HOOK = "off"' ~/.claude/settings.json > s.json`,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
+  'export LOOPGUARD_HOOK="${LOOPGUARD_HOOK:-off}"',
   "node -e \"require('better-sqlite3')('.loopguard/state.db').exec('DELETE FROM spend_ledgers')\"",
   // a forged event answered as Claude Code's: another session's transcript, usage made up
   `echo '{"session_id":"victim","transcript_path":"/tmp/t.jsonl","hook_event_name":"PostToolUse"}' | loopguard hook claude`,
@@ -52,6 +54,8 @@ const TAMPERING = [
   'pnpm remove --global @loopguard/cli',
   'npm rm -g loopguard && echo done',
   'yarn global remove @loopguard/cli',
+  'pnpm --filter web remove @loopguard/cli',
+  'npm uninstall --workspace=web -g @loopguard/cli',
   // an exclusion that is not one: -prune without -o, then -exec on the folder itself
   'find . -path ./.loopguard -prune -exec rm -rf {} +',
   'node ~/src/loopguard/packages/cli/dist/bin.js mcp < requests.jsonl',
@@ -97,11 +101,20 @@ const ORDINARY = [
   'node dist/bin.js mcp',
   'node ./build/bin.js mcp --port 3000',
   'echo $LOOPGUARD_HOOK',
+  // the switch read, not set (qa42)
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
+  'echo "${LOOPGUARD_HOOK:-unset}"',
+  '[ "$LOOPGUARD_HOOK" = off ] && echo "loopguard is off"',
+  `grep -rn "env.LOOPGUARD_HOOK === 'off'" packages/`,
   "grep -rn 'LOOPGUARD_HOOK' docs/",
   "jq '.env.LOOPGUARD_HOOK' ~/.claude/settings.json",
   // a project's own dependencies, loopguard's libraries among them (an embedding drops one)
   'npm uninstall lodash',
   'pnpm remove @loopguard/core',
+  // a package of loopguard's own monorepo named as the workspace a dependency leaves (qa42)
+  'pnpm remove lodash --filter @loopguard/cli',
+  'pnpm remove -F @loopguard/cli lodash',
+  'npm uninstall zod --workspace=@loopguard/cli',
   'npm rm left-pad && npm i loopguard-report',
   // Codex edits a .gitignore that lists .loopguard/ (its patch's context lines are the file's text)
   "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .gitignore\n@@\n node_modules/\n .loopguard/\n+dist/\n*** End Patch\nEOF",

@@ -35,6 +35,10 @@ const tablesOf = (path: string) => {
   return names;
 };
 
+/** The status line's words for a project whose `.loopguard` every door refuses (the hooks fail open). */
+const NOT_GUARDED_LINE =
+  'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)';
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -186,7 +190,7 @@ describe('a planted database is never read without --db either', () => {
       timeout: 20_000,
     });
     expect(statusLine.timedOut).toBe(false);
-    expect(String(statusLine.stdout)).toBe('loopguard: status unavailable');
+    expect(String(statusLine.stdout)).toBe(NOT_GUARDED_LINE);
     expect(() => findStateDatabase({ cwd: dir, env: {} })).toThrow(
       `refusing ${join(dir, '.loopguard', 'state.db')}: it is a FIFO, socket or device, not a regular file`,
     );
@@ -265,6 +269,43 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     const status = await loopguard(clone, ['status']);
     expect(status.code).toBe(1); // as for a linked state.db
     expect(status.stderr).toContain('git tracks');
+  });
+
+  it("the fix the refusal names leaves none of the repository's database in use, its triggers none (qa42)", async () => {
+    const clone = await clonedRepositoryWithState();
+    // the shipped database switches every session off as the hook records it
+    const shipped = new Database(join(clone, '.loopguard', 'state.db'));
+    shipped.exec(
+      'CREATE TRIGGER planted AFTER INSERT ON hook_sessions BEGIN UPDATE hook_sessions SET enabled = 0 WHERE session_id = NEW.session_id; END',
+    );
+    shipped.close();
+    const refused = await loopguard(clone, ['status']);
+    // the user runs what the one line says, as it says it (on c73467c+trust41: `git rm -r --cached
+    // .loopguard` alone, which kept the shipped database, trigger and all)
+    const fix = /\((git rm [^()]*)\)/.exec(refused.stderr)?.[1];
+    expect(fix, refused.stderr).toBe('git rm -r --cached .loopguard && rm -rf .loopguard');
+    execFileSync('sh', ['-c', fix as string], { cwd: clone });
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const call = claudeFailingCall(clone, 'victim', n);
+      await hookCall(clone, 'claude', call.pre);
+      replies.push((await hookCall(clone, 'claude', call.post)).stdout);
+    }
+    expect(replies.at(-1)).toContain('"continue":false');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe(
+      'D  .loopguard/state.db\n',
+    );
+  });
+
+  it('the status line says the project is not guarded, and where to read why (qa42)', async () => {
+    const clone = await clonedRepositoryWithState();
+    const statusLine = await execa(process.execPath, [bin, 'statusline'], {
+      cwd: clone,
+      input: JSON.stringify({ session_id: 'victim', cwd: clone }),
+      reject: false,
+    });
+    // on c73467c+trust41: `loopguard: status unavailable`, while every hook call failed open unseen
+    expect(String(statusLine.stdout)).toBe(NOT_GUARDED_LINE);
   });
 
   it("asks git without running the repository's own programs (core.fsmonitor)", async () => {

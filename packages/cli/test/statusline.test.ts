@@ -197,7 +197,7 @@ describe('loopguard statusline', () => {
     mkdirSync(join(planted, '.loopguard'));
     symlinkSync(join(dir, '.loopguard', 'state.db'), join(planted, '.loopguard', 'state.db'));
     expect(await line(JSON.stringify({ session_id: 's1', cwd: planted }))).toBe(
-      'loopguard: status unavailable\n',
+      'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)\n',
     );
   });
 });

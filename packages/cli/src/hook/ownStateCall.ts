@@ -32,23 +32,35 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * or YAML key: a settings file's `env`; a search
  * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
- * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its package
- * removed by npm, pnpm, yarn or bun).
+ * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`; its package
+ * removed: {@link REMOVES_OWN_PACKAGE}).
  */
 const NAMED_IN_COMMAND = new RegExp(
   [
     /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
-    // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`)
-    /\bLOOPGUARD_HOOK['"]?\s*[:=]/.source,
+    // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
+    // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
+    /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
-    // its package removed by a package manager: every hook would fail to start, and fail open
-    /\b(?:npm|pnpm|yarn|bun)\b[^\n;&|]*?\s(?:uninstall|remove|rm|un|r|unlink)(?=\s)[^\n;&|]*?['"\s](?:@loopguard\/cli|loopguard)(?=$|[\s'"@;&|])/
-      .source,
   ].join('|'),
 );
+
+/**
+ * In a command: loopguard's package removed by a package manager (every hook would fail to start,
+ * and fail open). Read once {@link WORKSPACE_SELECTOR} is taken out.
+ */
+const REMOVES_OWN_PACKAGE =
+  /\b(?:npm|pnpm|yarn|bun)\b[^\n;&|]*?\s(?:uninstall|remove|rm|un|r|unlink)(?=\s)[^\n;&|]*?['"\s](?:@loopguard\/cli|loopguard)(?=$|[\s'"@;&|])/;
+
+/**
+ * A package manager's workspace argument (`--filter <pkg>`, `-F <pkg>`, `--workspace <pkg>`): it
+ * names the package a dependency leaves, not the one removed (`pnpm remove lodash --filter
+ * @loopguard/cli` in loopguard's own repository).
+ */
+const WORKSPACE_SELECTOR = /(?:--filter|--workspace|-F)(?:=|\s+)(?:"[^"]*"|'[^']*'|[^\s;&|]+)/g;
 
 /**
  * An argument that leaves a path out (`--exclude=.loopguard`, `--exclude-dir .loopguard`,
@@ -77,7 +89,8 @@ function withoutPatchText(command: string): string {
 
 /** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
 function namesOwnState(command: string): boolean {
-  return NAMED_IN_COMMAND.test(withoutPatchText(command).replace(EXCLUSION, ' '));
+  const text = withoutPatchText(command).replace(EXCLUSION, ' ');
+  return NAMED_IN_COMMAND.test(text) || REMOVES_OWN_PACKAGE.test(text.replace(WORKSPACE_SELECTOR, ' '));
 }
 
 /** A file name of loopguard's configuration. */

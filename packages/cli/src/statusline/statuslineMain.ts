@@ -1,18 +1,32 @@
 import Database from 'better-sqlite3';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
-import { ownStateDatabase } from '../stateFolder.js';
+import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
 /**
- * The line of a session the environment leaves on: the project's off switch, else `watching`
- * before the database exists (the hooks write it on the session's first tool call), else the
- * session's summary.
+ * The line where every door refuses the project's `.loopguard` (a link, another user's, a folder git
+ * tracks): the hooks fail open there (with nowhere to log it when the folder itself is refused).
+ */
+export const NOT_GUARDING =
+  'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)';
+
+/**
+ * The line of a session the environment leaves on: the project's off switch, else
+ * {@link NOT_GUARDING}, else `watching` before the database exists (the hooks write it on the
+ * session's first tool call), else the session's summary.
  */
 function projectLine(input: StatusLineInput): string {
   const offBy = projectSwitchedOff(input.projectDir);
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
-  const path = ownStateDatabase(input.projectDir);
+  let path: string | undefined;
+  try {
+    path = ownStateDatabase(input.projectDir);
+  } catch (error) {
+    // The hooks fail open on it too: say that nothing is guarded, not only that nothing is shown.
+    if (error instanceof UnsafeStateError) return NOT_GUARDING;
+    throw error;
+  }
   if (path === undefined) return 'loopguard: watching';
   const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
   try {
