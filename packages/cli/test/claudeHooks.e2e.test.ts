@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +98,20 @@ describe.each<Mode>(['command', 'mcp'])(
         sessionId: sessions[0]?.session_id,
       });
       expect(hookLog(dir)).toEqual([]);
+    }, 600_000);
+
+    it("judges a session's calls in its project after a `cd` to a subfolder (the event's cwd follows it; CLAUDE_PROJECT_DIR does not: codexcwd)", async () => {
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0 ? { tool: 'Bash', input: { command: 'cd sub', description: 'Go to sub' } } : failing;
+      const { dir, result, resultLine } = await claudeWithHooks(script, mode, [], async (dir) => {
+        mkdirSync(join(dir, 'sub'));
+        // a folder whose own configuration would switch loopguard off, were it taken as the project
+        writeFileSync(join(dir, 'sub', 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+      expect(existsSync(join(dir, 'sub', '.loopguard'))).toBe(false);
     }, 600_000);
 
     it('never nudges a model that makes progress', async () => {

@@ -113,6 +113,33 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it("records a session's calls in the folder its hooks run in, whatever folder the event names (codexcwd)", async () => {
+    // Codex runs its hooks in the session's folder; the event's `cwd` is the call's `workdir`
+    const dir = temp('loopguard-codex-hook-');
+    const elsewhere = [join(dir, 'sub'), temp('loopguard-codex-other-'), temp('loopguard-codex-outside-')];
+    mkdirSync(join(dir, 'sub'));
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const answer = (n: number, name: string, id: string, extra?: Record<string, unknown>) =>
+      answerHookEvent('codex', event(elsewhere[n % 3] as string, rollout, name, id, extra), {
+        env: {},
+        cwd: dir,
+      });
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const id = `call_${n}`;
+      appendFileSync(rollout, functionCall(id, 'cat missing.txt'));
+      replies.push(await answer(n, 'PreToolUse', id));
+      if (n === 4) break;
+      replies.push(await answer(n, 'PostToolUse', id, { tool_response: NO_SUCH_FILE }));
+      appendFileSync(rollout, callOutput(id, 1, NO_SUCH_FILE));
+    }
+    expect(replies[5]).toMatch(/"additionalContext":"Loop detected \(same_error\): /);
+    expect(replies[6]).toMatch(/"permissionDecision":"deny"/);
+    expect(hookState(dir).sessions).toMatchObject([{ session_id: 's1', project_dir: dir, tool_calls: 3 }]);
+    for (const folder of elsewhere) expect(existsSync(join(folder, '.loopguard'))).toBe(false);
+  });
+
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
     const dir = temp('loopguard-codex-hook-');
     const rollout = join(dir, 'rollout.jsonl');

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -28,8 +28,11 @@ async function codexWithHooks(
   config?: string,
   switchedOff = false,
   codexArgs: string[] = [],
+  before: (dir: string) => Promise<string | undefined> = async () => undefined,
 ) {
   const { dir } = tempRepo('');
+  // a folder `before` names: Codex is started there, with `-C <dir>`
+  const from = await before(dir);
   if (config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), config);
   const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
   const init = await loopguard(dir, ['init', 'codex', '--user'], env);
@@ -49,8 +52,9 @@ async function codexWithHooks(
   const api = await startFakeResponsesApi(script);
   try {
     const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
-    const result = await execa(codex, [exec as string, ...codexArgs, ...rest], {
-      cwd: dir,
+    const chdir = from === undefined ? [] : ['-C', dir];
+    const result = await execa(codex, [exec as string, ...chdir, ...codexArgs, ...rest], {
+      cwd: from ?? dir,
       reject: false,
       stdin: 'ignore',
       timeout: 300_000,
@@ -195,6 +199,48 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
     expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
     expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {
+    // Codex's event names the call's `workdir` as its `cwd`; the same failing command run in a
+    // subfolder, another repository with loopguard's own hooks and state, and a folder outside
+    // any project is one session's loop, judged in the project where the session started
+    const other = tempRepo('').dir;
+    const outside = temp('loopguard-codex-outside-');
+    const places = (dir: string) => [undefined, join(dir, 'sub'), other, outside];
+    let project = '';
+    const { dir, result, bodies, outputs } = await codexWithHooks(
+      (turn) =>
+        turn < 8
+          ? [execCommand('cat missing.txt', places(project)[turn % 4])]
+          : [assistantText('I give up.')],
+      undefined,
+      false,
+      [],
+      async (dir) => {
+        project = dir;
+        mkdirSync(join(dir, 'sub'));
+        const init = await loopguard(other, ['init', 'codex'], { HOME: temp('loopguard-codex-other-') });
+        expect(init.code, init.stderr).toBe(0);
+        // the other repository's own configuration: loopguard switched off there
+        writeFileSync(join(other, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+        // Codex itself started elsewhere: the session's folder is `-C`'s
+        return outside;
+      },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // the calls ran where they were asked to (the event's cwd is each call's folder)
+    expect(outputs[2]).toContain('Process exited with code 1');
+    for (const elsewhere of [join(dir, 'sub'), other, outside])
+      expect(existsSync(join(elsewhere, '.loopguard', 'state.db')), elsewhere).toBe(false);
+    // one session, its calls counted together: nudged at the third, denied from the fourth on
+    expect(bodies[3]).toContain('Loop detected (same_error)');
+    for (const output of outputs.slice(4, 9))
+      expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([{ agent: 'codex', project_dir: dir, tool_calls: 3, nudges: 1 }]);
+    expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', ...Array(5).fill('loop_stop')]);
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
 

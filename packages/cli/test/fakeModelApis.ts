@@ -45,11 +45,14 @@ const sse = (res: ServerResponse, events: Array<[string | null, unknown]>) => {
 /** One scripted Codex turn: the output items of one Responses API reply. */
 export type ResponsesReply = Array<Record<string, unknown>>;
 
-/** A function call of Codex's `exec_command` tool (what Codex runs as a shell command). */
-export const execCommand = (cmd: string): Record<string, unknown> => ({
+/**
+ * A function call of Codex's `exec_command` tool (what Codex runs as a shell command), in the
+ * folder `workdir` when given (else the session's).
+ */
+export const execCommand = (cmd: string, workdir?: string): Record<string, unknown> => ({
   type: 'function_call',
   name: 'exec_command',
-  arguments: JSON.stringify({ cmd }),
+  arguments: JSON.stringify(workdir === undefined ? { cmd } : { cmd, workdir }),
 });
 
 /** A call of one of Codex's `multi_agent_v1` tools (`spawn_agent`, `wait_agent`), with `args`. */

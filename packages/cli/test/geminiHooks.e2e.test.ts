@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,10 +19,13 @@ interface GeminiRun {
   config?: string;
   usage?: Record<string, number>;
   model?: string;
+  /** Prepares the repository before `init` (a folder, a file). */
+  before?: (dir: string) => void;
 }
 
 async function geminiWithHooks(script: (turn: number) => GeminiTurn, run: GeminiRun = {}) {
   const { dir } = tempRepo('');
+  run.before?.(dir);
   if (run.config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), run.config);
   const init = await loopguard(dir, ['init', 'gemini', '--project']);
   expect(init.code, init.stderr).toBe(0);
@@ -96,6 +99,25 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     },
     600_000,
   );
+
+  it("judges a session's calls in its project when they run in a subfolder (dir_path; the event's cwd and GEMINI_PROJECT_DIR stay the project: codexcwd)", async () => {
+    const inSub: GeminiTurn = {
+      tool: 'run_shell_command',
+      args: { command: 'cat missing.txt', dir_path: 'sub' },
+    };
+    const { dir, result, events } = await geminiWithHooks(() => inSub, {
+      // a folder whose own configuration would switch loopguard off, were it taken as the project
+      before: (dir) => {
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'sub', 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+      },
+    });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // the calls ran in the subfolder
+    expect(events.find((e) => e.type === 'tool_result')?.output).toContain('missing.txt');
+    expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+    expect(existsSync(join(dir, 'sub', '.loopguard'))).toBe(false);
+  }, 600_000);
 
   it('never nudges a model that makes progress', async () => {
     const script = (turn: number): GeminiTurn =>

@@ -95,10 +95,10 @@ describe('the hook bounds every field of an event before any work (issue 32, ite
         ...fields,
       });
     expect(() =>
-      readHookEvent(claudeHook, event({ tool_name: 'x'.repeat(MAX_FIELD_CHARS + 1) }), {}),
+      readHookEvent(claudeHook, event({ tool_name: 'x'.repeat(MAX_FIELD_CHARS + 1) }), {}, '/p'),
     ).toThrow(new HookInputError(`event field tool_name is longer than ${MAX_FIELD_CHARS} characters`));
     expect(() =>
-      readHookEvent(claudeHook, event({ session_id: 's'.repeat(MAX_FIELD_CHARS + 1) }), {}),
+      readHookEvent(claudeHook, event({ session_id: 's'.repeat(MAX_FIELD_CHARS + 1) }), {}, '/p'),
     ).toThrow(/event field session_id is longer/);
   });
 

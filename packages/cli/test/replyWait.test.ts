@@ -60,7 +60,7 @@ describe('waitForReply: the spend guard waits for the reply an event follows', (
 describe("Claude Code's events name the reply they follow", () => {
   const base = { session_id: 's', cwd: '/p', transcript_path: '/p/t.jsonl' };
   const markerOf = (event: Record<string, unknown>) =>
-    claudeHook.parse({ ...base, ...event }, {}).replyMarker;
+    claudeHook.parse({ ...base, ...event }, {}, '/p').replyMarker;
 
   it('before and after a tool call: its tool_use_id, as the transcript writes it', () => {
     const call = { tool_name: 'Write', tool_input: {}, tool_use_id: 'toolu_01A' };

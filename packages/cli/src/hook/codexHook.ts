@@ -8,7 +8,6 @@ import {
   type HookEvent,
   HookInputError,
   type HookReply,
-  projectDirOf,
   stringField,
   transcriptOf,
 } from './hookEvent.js';
@@ -29,6 +28,8 @@ function codexCallOf(event: Record<string, unknown>): { tool: string; input: unk
 
 /**
  * Codex's hook dialect (verified against 0.169.0 with a scripted Responses API, `codex exec`).
+ * - the project is the folder Codex runs its hooks in, where the session started (`-C`, else
+ *   Codex's own); the event's `cwd` is the folder of the call (`exec_command`'s `workdir`);
  * - a nudge goes in `hookSpecificOutput.additionalContext`: Codex hands it to the model in the
  *   next request, as a developer message before the call's output;
  * - a stop before the call: `PreToolUse` with `permissionDecision: "deny"` and the reason, which
@@ -43,13 +44,15 @@ function codexCallOf(event: Record<string, unknown>): { tool: string; input: unk
  */
 export const codexHook: HookDialect = {
   agent: 'codex',
-  parse(payload, env) {
+  parse(payload, _env, cwd) {
     const event = eventObject(payload);
     const eventName = stringField(event, 'hook_event_name');
     const base = {
       // a subagent's run is its own (`agent_id`), its `transcript_path` its own rollout
       ...subagentRunOf(event),
-      projectDir: projectDirOf(event, env),
+      // the folder Codex runs its hooks in, the session's: the event's `cwd` is the folder the
+      // call runs in (its `workdir`), which the model chooses (docs/decisions.md, codexcwd)
+      projectDir: cwd,
       eventName,
       ...callIdOf(event, 'tool_use_id'),
       // its rollout (`$CODEX_HOME/sessions/…/rollout-*.jsonl`), where the spend guard reads usage

@@ -74,10 +74,12 @@ export interface HookDialect {
   readonly agent: HookAgent;
   /**
    * Turns the CLI's event JSON into a {@link HookEvent}.
-   * @param env - the hook process's environment (the CLIs name the project directory there).
+   * @param env - the hook process's environment (Claude Code and Gemini CLI name the project directory there).
+   * @param cwd - the hook process's working directory (Codex runs its hooks in the session's folder,
+   *   and names the folder of the call in the event: docs/hooks.md, "Codex").
    * @throws HookInputError when the event is malformed or not one the hook handles.
    */
-  parse(payload: unknown, env: NodeJS.ProcessEnv): HookEvent;
+  parse(payload: unknown, env: NodeJS.ProcessEnv, cwd: string): HookEvent;
   /** The JSON to print for `reply` to `event`; `''` for silence. */
   render(event: HookEvent, reply: HookReply): string;
 }

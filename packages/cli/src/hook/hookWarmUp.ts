@@ -41,7 +41,7 @@ export function warmUpHook(): void {
           timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`,
         },
       ]) {
-        const event = readHookEvent(dialect, JSON.stringify(payload), {});
+        const event = readHookEvent(dialect, JSON.stringify(payload), {}, '/warm-up');
         const { result, next } = guardSession(event, session, {
           agent: dialect.agent,
           detector: DEFAULT_DETECTOR_OPTIONS,

@@ -22,7 +22,10 @@ export interface HookIo {
   stdout(text: string): void;
   /** The hook process's environment. */
   env: NodeJS.ProcessEnv;
-  /** The working directory (the log's fallback location before the event names the project). */
+  /**
+   * The working directory: Codex's project (Codex runs its hooks in the session's folder), and the
+   * log's fallback location before the event names the project.
+   */
   cwd: string;
   /** Epoch ms. @default Date.now */
   now?: () => number;
@@ -121,8 +124,8 @@ export async function answerHookEvent(
     const dialect = dialectOf(agent);
     event =
       context.fields === undefined
-        ? readHookEvent(dialect, text, context.env)
-        : readHookEventFields(dialect, context.fields(), context.env);
+        ? readHookEvent(dialect, text, context.env, context.cwd)
+        : readHookEventFields(dialect, context.fields(), context.env, context.cwd);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
@@ -157,10 +160,16 @@ function dialectOf(agent: string): HookDialect {
  * One event's text as the hook reads it, every field bounded before any other work: the text
  * within `EVENT_BOUNDS` (see {@link parseEventText}), then the dialect's reading, then the tool
  * input and result within the detector's bounds.
+ * @param env - the hook process's environment; `cwd` its working directory (see {@link HookDialect.parse}).
  * @throws HookInputError (an `InvalidInputError`) naming what is wrong with the event.
  */
-export function readHookEvent(dialect: HookDialect, text: string, env: NodeJS.ProcessEnv): HookEvent {
-  return bounded(dialect.parse(parseEventText(text), env));
+export function readHookEvent(
+  dialect: HookDialect,
+  text: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): HookEvent {
+  return bounded(dialect.parse(parseEventText(text), env, cwd));
 }
 
 /**
@@ -172,8 +181,9 @@ export function readHookEventFields(
   dialect: HookDialect,
   fields: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
+  cwd: string,
 ): HookEvent {
-  return bounded(dialect.parse(fields, env));
+  return bounded(dialect.parse(fields, env, cwd));
 }
 
 /**

@@ -139,7 +139,7 @@ function hookTarget(name: string, seeds: string[], dialect: HookDialect): FuzzTa
     seeds,
     start() {
       const guard = hookSession(dialect.agent);
-      return { push: (text) => guard(readHookEvent(dialect, text, {})), end: () => undefined };
+      return { push: (text) => guard(readHookEvent(dialect, text, {}, '/fuzz')), end: () => undefined };
     },
   };
 }
@@ -171,7 +171,9 @@ function mcpArgumentsTarget(name: string, seeds: string[]): FuzzTarget {
             // nested past JSON.stringify's stack: Claude Code cannot write such a call either
             throw new Skip('an event Claude Code cannot write');
           }
-          guard(readHookEventFields(claudeHook, parseEventFields(eventFieldsOfToolArguments(args)), {}));
+          guard(
+            readHookEventFields(claudeHook, parseEventFields(eventFieldsOfToolArguments(args)), {}, '/fuzz'),
+          );
         },
         end: () => undefined,
       };
