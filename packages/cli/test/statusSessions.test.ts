@@ -67,6 +67,18 @@ async function run(cwd: string, args: string[], env: Record<string, string> = {}
   return { code, out: io.out(), err: io.err() };
 }
 
+/** A project folder under the test's root with its `.loopguard/state.db`, an hour ago by its clock. */
+function projectDatabase(name: string) {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const clock = new ManualClock(Date.now() - 3_600_000);
+  const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
+    clock,
+    createDirectory: true,
+  });
+  return { dir, clock, database, hooks: new SqliteHookSessionStore({ db: database.db, clock }) };
+}
+
 describe('loopguard status: the sessions every door wrote', () => {
   const project = hooksOnlyProject('app');
 
@@ -123,14 +135,7 @@ describe('loopguard status: the sessions every door wrote', () => {
   });
 
   it("--session of a session whose subagent loopguard stopped lists that stop, naming the subagent; the session's own verdict decides the exit", async () => {
-    const dir = join(root, 'with-subagent');
-    mkdirSync(dir, { recursive: true });
-    const clock = new ManualClock(Date.now() - 3_600_000);
-    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
-      clock,
-      createDirectory: true,
-    });
-    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    const { dir, database, hooks } = projectDatabase('with-subagent');
     hooks.update({ agent: 'claude', sessionId: 'main', projectDir: dir }, () => ({
       next: { ...state, nudges: 0 },
       result: null,
@@ -161,14 +166,7 @@ describe('loopguard status: the sessions every door wrote', () => {
   });
 
   it("--session says at which tool call each entry fell, as the dashboard and recoveries do: each of Codex's denied repeats is a stop of its own (qa41)", async () => {
-    const dir = join(root, 'codex-repeats');
-    mkdirSync(dir, { recursive: true });
-    const clock = new ManualClock(Date.now() - 3_600_000);
-    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), {
-      clock,
-      createDirectory: true,
-    });
-    const hooks = new SqliteHookSessionStore({ db: database.db, clock });
+    const { dir, clock, database, hooks } = projectDatabase('codex-repeats');
     hooks.update({ agent: 'codex', sessionId: 'denied', projectDir: dir }, () => ({
       next: { ...state, toolCalls: 3, stops: 3 },
       result: null,
