@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
+import { claudeFailingCall, hookCall } from './hookHelpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-pg-'));
@@ -52,13 +53,14 @@ function expectOneLineError(result: { code: number; err: string }, message: stri
 /** Starts `loopguard serve` and resolves with the child and the line it prints. */
 function startServe(
   args: string[],
+  dir = cwd,
 ): Promise<{ child: ChildProcess; url: string; auth: { headers: Record<string, string> }; line: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd: dir });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /loopguard dashboard: (http:\S+).*/.exec(out);
+      const match = /loopguard dashboard: (http:\S+).*\n(?:this project.*\n)?/.exec(out);
       if (match?.[1]) resolve({ child, ...dashboardAccess(match[1]), line: match[0] });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
@@ -132,6 +134,35 @@ describe('loopguard serve --postgres', () => {
     expect(JSON.parse(io.out()).page.total).toBe(3);
     // a fleet's store is no project's: this folder's off switch says nothing of its sessions
     expect(JSON.parse(io.out())).not.toHaveProperty('hooksOff');
+  });
+
+  it("in a project whose config names serve.postgres, status says where the project's hook sessions are", async () => {
+    const dir = mkdtempSync(join(cwd, 'project-'));
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      `serve:\n  postgres: ${cluster.connectionString}\n  schema: fleet\n`,
+    );
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 1).pre)).code).toBe(0);
+    const own = join(dir, '.loopguard', 'state.db');
+    const status = bufferedIo({ cwd: dir });
+    expect(await runCli(['status'], status)).toBe(EXIT_CODES.ok);
+    expect(status.out()).toContain(
+      `this project's hook sessions are not in this store: loopguard status --db ${own}`,
+    );
+    const session = bufferedIo({ cwd: dir });
+    expect(await runCli(['status', '--session', 's1'], session)).toBe(EXIT_CODES.usage);
+    expect(session.err().trim().split('\n')).toHaveLength(1);
+    expect(session.err()).toContain(`(this project's hook sessions: loopguard status --db ${own})`);
+    const serving = await startServe(['--port', '0'], dir);
+    onTestFinished(() => {
+      serving.child.kill('SIGTERM');
+    });
+    expect(serving.line).toContain(
+      `this project's hook sessions are not in this store: loopguard serve --db ${own}`,
+    );
+    // the flag names the store: no word of the project's
+    const flagged = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
+    expect(flagged.out).not.toContain("this project's hook sessions");
   });
 
   it('status and recoveries read a PostgreSQL fleet too', async () => {

@@ -43,6 +43,12 @@ export interface OpenStatusReader {
    * ({@link projectHooksOff}); always `undefined` for PostgreSQL (a fleet's store is no project's).
    */
   hooksOff(): string | undefined;
+  /**
+   * The project's own SQLite database when the store read is another one named by `serve.postgres`
+   * of the configuration file: the hooks write the project's sessions there, never to PostgreSQL.
+   * @default undefined (the store read is the project's, or a flag named it)
+   */
+  projectDatabase?: string;
   close(): Promise<void>;
 }
 
@@ -154,8 +160,11 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
-  if (section !== undefined && url !== undefined)
-    return openPostgres(url, flags.schema ?? configString(section, 'schema'));
+  if (section !== undefined && url !== undefined) {
+    const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'));
+    const projectDatabase = projectDatabaseBeside(io);
+    return projectDatabase === undefined ? store : { ...store, projectDatabase };
+  }
   const found = findStateDatabase(io);
   if (found === undefined) {
     // the demo keeps its own database, apart from the one the hooks and `run` write
@@ -167,6 +176,16 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
     );
   }
   return openSqlite(found, io);
+}
+
+/** The project's database a config's `serve.postgres` passes over, if any; a refused one is none. */
+function projectDatabaseBeside(io: CliIo): string | undefined {
+  try {
+    return findStateDatabase(io);
+  } catch (error) {
+    if (error instanceof CliError) return undefined; // `--db` on it says why
+    throw error;
+  }
 }
 
 function openSqlite(path: string, io: CliIo): OpenStatusReader {
