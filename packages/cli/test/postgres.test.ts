@@ -165,6 +165,27 @@ describe('loopguard serve --postgres', () => {
     expect(flagged.out).not.toContain("this project's hook sessions");
   });
 
+  it('a store serve.postgres names that cannot be read is said by its place in the config file', async () => {
+    const dir = mkdtempSync(join(cwd, 'down-'));
+    const config = join(dir, 'loopguard.config.yaml');
+    writeFileSync(config, 'serve:\n  postgres: postgres://u:s3cret@127.0.0.1:1/agents\n');
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 1).pre)).code).toBe(0);
+    const down = bufferedIo({ cwd: dir });
+    const code = await runCli(['status'], down);
+    expectOneLineError(
+      { code, err: down.err() },
+      `serve.postgres postgres://u:***@127.0.0.1:1/agents (in ${config}): cannot connect to PostgreSQL`,
+    );
+    expect(down.err()).not.toContain('--postgres');
+    expect(down.err()).toContain(
+      `(this project's hook sessions: loopguard status --db ${join(dir, '.loopguard', 'state.db')})`,
+    );
+    writeFileSync(config, `serve:\n  postgres: ${cluster.connectionString}\n  schema: nothing_here\n`);
+    const noTables = bufferedIo({ cwd: dir });
+    expect(await runCli(['recoveries'], noTables)).toBe(EXIT_CODES.usage);
+    expect(noTables.err()).toContain('(no loopguard tables in this schema: check serve.schema)');
+  });
+
   it('status and recoveries read a PostgreSQL fleet too', async () => {
     const status = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
     expect(status.code).toBe(EXIT_CODES.ok);

@@ -98,8 +98,26 @@ function configString(
   return value;
 }
 
-async function openPostgres(url: string, schema: string | undefined): Promise<OpenStatusReader> {
+/**
+ * Where a PostgreSQL store was named, for its errors: the flags, or `serve:` of a configuration
+ * file (a user who gave no flag reads the file's key, not `--postgres`).
+ */
+interface PgOrigin {
+  /** How the connection string is named: `--postgres <url>` or `serve.postgres <url> (in <file>)`. */
+  named: string;
+  /** The key to check for the schema: `--schema` or `serve.schema`. */
+  schemaKey: string;
+  /** Said after an error: where the project's own sessions are, when there are any. @default '' */
+  beside: string;
+}
+
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  origin: PgOrigin = { named: `--postgres ${redacted(url)}`, schemaKey: '--schema', beside: '' },
+): Promise<OpenStatusReader> {
   const label = `--postgres ${redacted(url)}`;
+  const named = origin.named;
   let storage: Awaited<ReturnType<typeof openPostgresStorage>>;
   try {
     storage = await openPostgresStorage({
@@ -110,7 +128,7 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     });
   } catch (error) {
     if (error instanceof LoopGuardError)
-      throw new CliError(`${label}: ${storageMessage(error)}`, undefined, { cause: error });
+      throw new CliError(`${named}: ${storageMessage(error)}${origin.beside}`, undefined, { cause: error });
     throw error;
   }
   const reader = new PgStatusReader(storage);
@@ -120,9 +138,11 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     await storage.close();
     if (error instanceof LoopGuardError) {
       const missing = /does not exist/.test(error.message)
-        ? ' (no loopguard tables in this schema: check --schema)'
+        ? ` (no loopguard tables in this schema: check ${origin.schemaKey})`
         : '';
-      throw new CliError(`${label}: ${storageMessage(error)}${missing}`, undefined, { cause: error });
+      throw new CliError(`${named}: ${storageMessage(error)}${missing}${origin.beside}`, undefined, {
+        cause: error,
+      });
     }
     throw error;
   }
@@ -161,8 +181,15 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
   if (section !== undefined && url !== undefined) {
-    const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'));
     const projectDatabase = projectDatabaseBeside(io);
+    const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'), {
+      named: `serve.postgres ${redacted(url)} (in ${section.path})`,
+      schemaKey: flags.schema === undefined ? 'serve.schema' : '--schema',
+      beside:
+        projectDatabase === undefined
+          ? ''
+          : ` (this project's hook sessions: loopguard status --db ${projectDatabase})`,
+    });
     return projectDatabase === undefined ? store : { ...store, projectDatabase };
   }
   const found = findStateDatabase(io);
