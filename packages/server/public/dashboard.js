@@ -79,9 +79,17 @@
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const sessionKey = (s) => JSON.stringify([s.agent, s.sessionId, s.projectDir]);
 
+  // What the live label says of the event stream, shown again once a read succeeds after an error.
+  let streamState = 'connecting…';
+
   async function getJson(path) {
     const response = await fetch(path, { headers: { Accept: 'application/json' } });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    if (!response.ok) {
+      // the server's own words (a store out of reach says what it could not read), else the status
+      const body = await response.json().catch(() => null);
+      throw new Error(typeof body?.error === 'string' ? body.error : `${path}: HTTP ${response.status}`);
+    }
+    if ($('live').textContent.startsWith('error: ')) $('live').textContent = streamState;
     return response.json();
   }
 
@@ -447,10 +455,12 @@
   function connect() {
     const events = new EventSource('events');
     events.onopen = () => {
-      $('live').textContent = 'connected';
+      streamState = 'connected';
+      $('live').textContent = streamState;
     };
     events.onerror = () => {
-      $('live').textContent = 'reconnecting…';
+      streamState = 'reconnecting…';
+      $('live').textContent = streamState;
     };
     events.addEventListener('recoveryApplied', (event) => {
       const recovery = JSON.parse(event.data);
