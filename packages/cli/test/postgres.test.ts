@@ -107,7 +107,8 @@ describe('loopguard serve --postgres', () => {
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
-    expect(line).toContain(`(reading ${cluster.connectionString};`);
+    // two schemas of one database are two stores: the line says which was read
+    expect(line).toContain(`(reading ${cluster.connectionString}, schema fleet;`);
     const status = (await (await fetch(new URL('/status', url), auth)).json()) as {
       page: { total: number };
       tasks: { id: string; lastRecovery: string | null }[];
@@ -146,6 +147,7 @@ describe('loopguard serve --postgres', () => {
     const own = join(dir, '.loopguard', 'state.db');
     const status = bufferedIo({ cwd: dir });
     expect(await runCli(['status'], status)).toBe(EXIT_CODES.ok);
+    expect(status.out()).toContain(`database: ${cluster.connectionString}, schema fleet\n`);
     expect(status.out()).toContain(
       `this project's hook sessions are not in this store: loopguard status --db ${own}`,
     );

@@ -36,7 +36,10 @@ export interface OpenStatusReader {
   reader: StatusReader;
   /** `--db <file>` or `--postgres <url without password>`, for messages. */
   label: string;
-  /** What was read, for the user: the database file's path or the connection string without password. */
+  /**
+   * What was read, for the user: the database file's path, or the connection string without password
+   * and the schema when one was named (`postgres://u:***@db/agents, schema team`).
+   */
   source: string;
   /**
    * Why the hooks are switched off, read now, for a project's SQLite database
@@ -149,7 +152,8 @@ async function openPostgres(
   return {
     reader,
     label,
-    source: redacted(url),
+    // two schemas of one database are two stores
+    source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
     close: () => storage.close(),
   };
