@@ -219,6 +219,10 @@ describe('loopguard serve --postgres', () => {
       '--postgres postgres://u:***@127.0.0.1:1/agents: cannot connect to PostgreSQL (connect ECONNREFUSED 127.0.0.1:1): check that the server is running and that the host and port are right',
     );
     expect(unreachable.err).not.toContain('s3cret');
+    // a schema PostgreSQL cannot name is the schema's fault, not the connection string's
+    const badSchema = await run(['status', '--postgres', cluster.connectionString, '--schema', 'a;drop']);
+    expectOneLineError(badSchema, 'loopguard: --schema a;drop: ');
+    expect(badSchema.err).toContain('must be a lower-case SQL identifier');
     // the library's advice is for a process that keeps its storage open, not for one command
     expect(unreachable.err).not.toContain('reconnects');
   });

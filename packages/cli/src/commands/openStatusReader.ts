@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
+import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
@@ -130,6 +130,8 @@ async function openPostgres(
       ...(schema === undefined ? {} : { schema }),
     });
   } catch (error) {
+    if (error instanceof ConfigurationError && error.message.includes('"schema"'))
+      throw new CliError(`${origin.schemaKey} ${schema}: ${error.message}`, undefined, { cause: error });
     if (error instanceof LoopGuardError)
       throw new CliError(`${named}: ${storageMessage(error)}${origin.beside}`, undefined, { cause: error });
     throw error;
