@@ -79,17 +79,20 @@
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const sessionKey = (s) => JSON.stringify([s.agent, s.sessionId, s.projectDir]);
 
-  // What the live label says of the event stream, shown again once a read succeeds after an error.
+  // What the live label says of the event stream, shown again once every route that failed reads.
   let streamState = 'connecting…';
+  const failing = new Set();
 
   async function getJson(path) {
+    const route = path.split('?')[0];
     const response = await fetch(path, { headers: { Accept: 'application/json' } });
     if (!response.ok) {
+      failing.add(route);
       // the server's own words (a store out of reach says what it could not read), else the status
       const body = await response.json().catch(() => null);
       throw new Error(typeof body?.error === 'string' ? body.error : `${path}: HTTP ${response.status}`);
     }
-    if ($('live').textContent.startsWith('error: ')) $('live').textContent = streamState;
+    if (failing.delete(route) && failing.size === 0) $('live').textContent = streamState;
     return response.json();
   }
 
@@ -456,11 +459,11 @@
     const events = new EventSource('events');
     events.onopen = () => {
       streamState = 'connected';
-      $('live').textContent = streamState;
+      if (failing.size === 0) $('live').textContent = streamState;
     };
     events.onerror = () => {
       streamState = 'reconnecting…';
-      $('live').textContent = streamState;
+      if (failing.size === 0) $('live').textContent = streamState;
     };
     events.addEventListener('recoveryApplied', (event) => {
       const recovery = JSON.parse(event.data);
