@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
+import { claudeFailingCall, hookCall } from './hookHelpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-cli-pg-'));
@@ -52,13 +53,14 @@ function expectOneLineError(result: { code: number; err: string }, message: stri
 /** Starts `loopguard serve` and resolves with the child and the line it prints. */
 function startServe(
   args: string[],
+  dir = cwd,
 ): Promise<{ child: ChildProcess; url: string; auth: { headers: Record<string, string> }; line: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd });
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { cwd: dir });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /loopguard dashboard: (http:\S+).*/.exec(out);
+      const match = /loopguard dashboard: (http:\S+).*\n(?:this project.*\n)?/.exec(out);
       if (match?.[1]) resolve({ child, ...dashboardAccess(match[1]), line: match[0] });
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
@@ -105,7 +107,8 @@ describe('loopguard serve --postgres', () => {
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
-    expect(line).toContain(`(reading ${cluster.connectionString};`);
+    // two schemas of one database are two stores: the line says which was read
+    expect(line).toContain(`(reading ${cluster.connectionString}, schema fleet;`);
     const status = (await (await fetch(new URL('/status', url), auth)).json()) as {
       page: { total: number };
       tasks: { id: string; lastRecovery: string | null }[];
@@ -132,6 +135,57 @@ describe('loopguard serve --postgres', () => {
     expect(JSON.parse(io.out()).page.total).toBe(3);
     // a fleet's store is no project's: this folder's off switch says nothing of its sessions
     expect(JSON.parse(io.out())).not.toHaveProperty('hooksOff');
+  });
+
+  it("in a project whose config names serve.postgres, status says where the project's hook sessions are", async () => {
+    const dir = mkdtempSync(join(cwd, 'project-'));
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      `serve:\n  postgres: ${cluster.connectionString}\n  schema: fleet\n`,
+    );
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 1).pre)).code).toBe(0);
+    const own = join(dir, '.loopguard', 'state.db');
+    const status = bufferedIo({ cwd: dir });
+    expect(await runCli(['status'], status)).toBe(EXIT_CODES.ok);
+    expect(status.out()).toContain(`database: ${cluster.connectionString}, schema fleet\n`);
+    expect(status.out()).toContain(
+      `this project's hook sessions are not in this store: loopguard status --db ${own}`,
+    );
+    const session = bufferedIo({ cwd: dir });
+    expect(await runCli(['status', '--session', 's1'], session)).toBe(EXIT_CODES.usage);
+    expect(session.err().trim().split('\n')).toHaveLength(1);
+    expect(session.err()).toContain(`(this project's hook sessions: loopguard status --db ${own})`);
+    const serving = await startServe(['--port', '0'], dir);
+    onTestFinished(() => {
+      serving.child.kill('SIGTERM');
+    });
+    expect(serving.line).toContain(
+      `this project's hook sessions are not in this store: loopguard serve --db ${own}`,
+    );
+    // the flag names the store: no word of the project's
+    const flagged = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
+    expect(flagged.out).not.toContain("this project's hook sessions");
+  });
+
+  it('a store serve.postgres names that cannot be read is said by its place in the config file', async () => {
+    const dir = mkdtempSync(join(cwd, 'down-'));
+    const config = join(dir, 'loopguard.config.yaml');
+    writeFileSync(config, 'serve:\n  postgres: postgres://u:s3cret@127.0.0.1:1/agents\n');
+    expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 1).pre)).code).toBe(0);
+    const down = bufferedIo({ cwd: dir });
+    const code = await runCli(['status'], down);
+    expectOneLineError(
+      { code, err: down.err() },
+      `serve.postgres postgres://u:***@127.0.0.1:1/agents (in ${config}): cannot connect to PostgreSQL`,
+    );
+    expect(down.err()).not.toContain('--postgres');
+    expect(down.err()).toContain(
+      `(this project's hook sessions: loopguard status --db ${join(dir, '.loopguard', 'state.db')})`,
+    );
+    writeFileSync(config, `serve:\n  postgres: ${cluster.connectionString}\n  schema: nothing_here\n`);
+    const noTables = bufferedIo({ cwd: dir });
+    expect(await runCli(['recoveries'], noTables)).toBe(EXIT_CODES.usage);
+    expect(noTables.err()).toContain('(no loopguard tables in this schema: check serve.schema)');
   });
 
   it('status and recoveries read a PostgreSQL fleet too', async () => {
@@ -165,6 +219,10 @@ describe('loopguard serve --postgres', () => {
       '--postgres postgres://u:***@127.0.0.1:1/agents: cannot connect to PostgreSQL (connect ECONNREFUSED 127.0.0.1:1): check that the server is running and that the host and port are right',
     );
     expect(unreachable.err).not.toContain('s3cret');
+    // a schema PostgreSQL cannot name is the schema's fault, not the connection string's
+    const badSchema = await run(['status', '--postgres', cluster.connectionString, '--schema', 'a;drop']);
+    expectOneLineError(badSchema, 'loopguard: --schema a;drop: ');
+    expect(badSchema.err).toContain('must be a lower-case SQL identifier');
     // the library's advice is for a process that keeps its storage open, not for one command
     expect(unreachable.err).not.toContain('reconnects');
   });

@@ -79,9 +79,20 @@
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const sessionKey = (s) => JSON.stringify([s.agent, s.sessionId, s.projectDir]);
 
+  // What the live label says of the event stream, shown again once every route that failed reads.
+  let streamState = 'connecting…';
+  const failing = new Set();
+
   async function getJson(path) {
+    const route = path.split('?')[0];
     const response = await fetch(path, { headers: { Accept: 'application/json' } });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    if (!response.ok) {
+      failing.add(route);
+      // the server's own words (a store out of reach says what it could not read), else the status
+      const body = await response.json().catch(() => null);
+      throw new Error(typeof body?.error === 'string' ? body.error : `${path}: HTTP ${response.status}`);
+    }
+    if (failing.delete(route) && failing.size === 0) $('live').textContent = streamState;
     return response.json();
   }
 
@@ -447,10 +458,12 @@
   function connect() {
     const events = new EventSource('events');
     events.onopen = () => {
-      $('live').textContent = 'connected';
+      streamState = 'connected';
+      if (failing.size === 0) $('live').textContent = streamState;
     };
     events.onerror = () => {
-      $('live').textContent = 'reconnecting…';
+      streamState = 'reconnecting…';
+      if (failing.size === 0) $('live').textContent = streamState;
     };
     events.addEventListener('recoveryApplied', (event) => {
       const recovery = JSON.parse(event.data);

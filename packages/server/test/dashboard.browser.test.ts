@@ -157,3 +157,24 @@ describe('the newest run in Chromium', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the dashboard over a PostgreSQL restart in Chromium', () => {
+  beforeEach(async () => {
+    ctx = await openStore('postgres');
+  });
+
+  it("says the store's error while PostgreSQL is down, and no error once it is back", async () => {
+    await ctx.upsertTask({ id: 'T1', status: 'in_progress' });
+    await open();
+    await ctx.cluster().stop();
+    await page.selectOption('#verdict-filter', 'stopped'); // a read, as the page's refresh makes
+    await page.waitForFunction(() => document.getElementById('live')?.textContent?.startsWith('error'));
+    const down = await page.locator('#live').textContent();
+    expect(down).toContain('PostgreSQL');
+    expect(down).not.toContain('HTTP 503');
+    await ctx.cluster().startServer();
+    await page.selectOption('#verdict-filter', '');
+    await page.waitForFunction(() => !document.getElementById('live')?.textContent?.startsWith('error'));
+    expect(['connected', 'reconnecting…']).toContain(await page.locator('#live').textContent());
+  });
+});

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
+import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
@@ -36,13 +36,22 @@ export interface OpenStatusReader {
   reader: StatusReader;
   /** `--db <file>` or `--postgres <url without password>`, for messages. */
   label: string;
-  /** What was read, for the user: the database file's path or the connection string without password. */
+  /**
+   * What was read, for the user: the database file's path, or the connection string without password
+   * and the schema when one was named (`postgres://u:***@db/agents, schema team`).
+   */
   source: string;
   /**
    * Why the hooks are switched off, read now, for a project's SQLite database
    * ({@link projectHooksOff}); always `undefined` for PostgreSQL (a fleet's store is no project's).
    */
   hooksOff(): string | undefined;
+  /**
+   * The project's own SQLite database when the store read is another one named by `serve.postgres`
+   * of the configuration file: the hooks write the project's sessions there, never to PostgreSQL.
+   * @default undefined (the store read is the project's, or a flag named it)
+   */
+  projectDatabase?: string;
   close(): Promise<void>;
 }
 
@@ -92,8 +101,26 @@ function configString(
   return value;
 }
 
-async function openPostgres(url: string, schema: string | undefined): Promise<OpenStatusReader> {
+/**
+ * Where a PostgreSQL store was named, for its errors: the flags, or `serve:` of a configuration
+ * file (a user who gave no flag reads the file's key, not `--postgres`).
+ */
+interface PgOrigin {
+  /** How the connection string is named: `--postgres <url>` or `serve.postgres <url> (in <file>)`. */
+  named: string;
+  /** The key to check for the schema: `--schema` or `serve.schema`. */
+  schemaKey: string;
+  /** Said after an error: where the project's own sessions are, when there are any. @default '' */
+  beside: string;
+}
+
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  origin: PgOrigin = { named: `--postgres ${redacted(url)}`, schemaKey: '--schema', beside: '' },
+): Promise<OpenStatusReader> {
   const label = `--postgres ${redacted(url)}`;
+  const named = origin.named;
   let storage: Awaited<ReturnType<typeof openPostgresStorage>>;
   try {
     storage = await openPostgresStorage({
@@ -103,8 +130,10 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
       ...(schema === undefined ? {} : { schema }),
     });
   } catch (error) {
+    if (error instanceof ConfigurationError && error.message.includes('"schema"'))
+      throw new CliError(`${origin.schemaKey} ${schema}: ${error.message}`, undefined, { cause: error });
     if (error instanceof LoopGuardError)
-      throw new CliError(`${label}: ${storageMessage(error)}`, undefined, { cause: error });
+      throw new CliError(`${named}: ${storageMessage(error)}${origin.beside}`, undefined, { cause: error });
     throw error;
   }
   const reader = new PgStatusReader(storage);
@@ -114,16 +143,19 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
     await storage.close();
     if (error instanceof LoopGuardError) {
       const missing = /does not exist/.test(error.message)
-        ? ' (no loopguard tables in this schema: check --schema)'
+        ? ` (no loopguard tables in this schema: check ${origin.schemaKey})`
         : '';
-      throw new CliError(`${label}: ${storageMessage(error)}${missing}`, undefined, { cause: error });
+      throw new CliError(`${named}: ${storageMessage(error)}${missing}${origin.beside}`, undefined, {
+        cause: error,
+      });
     }
     throw error;
   }
   return {
     reader,
     label,
-    source: redacted(url),
+    // two schemas of one database are two stores
+    source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
     close: () => storage.close(),
   };
@@ -154,8 +186,18 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
-  if (section !== undefined && url !== undefined)
-    return openPostgres(url, flags.schema ?? configString(section, 'schema'));
+  if (section !== undefined && url !== undefined) {
+    const projectDatabase = projectDatabaseBeside(io);
+    const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'), {
+      named: `serve.postgres ${redacted(url)} (in ${section.path})`,
+      schemaKey: flags.schema === undefined ? 'serve.schema' : '--schema',
+      beside:
+        projectDatabase === undefined
+          ? ''
+          : ` (this project's hook sessions: loopguard status --db ${projectDatabase})`,
+    });
+    return projectDatabase === undefined ? store : { ...store, projectDatabase };
+  }
   const found = findStateDatabase(io);
   if (found === undefined) {
     // the demo keeps its own database, apart from the one the hooks and `run` write
@@ -167,6 +209,16 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
     );
   }
   return openSqlite(found, io);
+}
+
+/** The project's database a config's `serve.postgres` passes over, if any; a refused one is none. */
+function projectDatabaseBeside(io: CliIo): string | undefined {
+  try {
+    return findStateDatabase(io);
+  } catch (error) {
+    if (error instanceof CliError) return undefined; // `--db` on it says why
+    throw error;
+  }
 }
 
 function openSqlite(path: string, io: CliIo): OpenStatusReader {

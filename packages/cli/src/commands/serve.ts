@@ -46,7 +46,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         });
         // a token the user chose is theirs to type; the one made here is shown once, on their terminal
         const entry = `${server.url}?token=${made ? token : '<token>'}`;
-        io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n`);
+        // one write: a reader of the address gets the note with it
+        const beside =
+          store.projectDatabase === undefined
+            ? ''
+            : `this project's hook sessions are not in this store: loopguard serve --db ${store.projectDatabase}\n`;
+        io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n${beside}`);
         await untilSignal();
         await server.close();
       } finally {

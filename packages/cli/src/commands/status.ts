@@ -108,11 +108,12 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
   );
   const spend = spendCounts(baseline.recoveries);
   if (options.json) {
-    io.stdout(`${JSON.stringify({ database: store.source, ...snapshot, spend }, null, 2)}\n`);
+    const beside = store.projectDatabase === undefined ? {} : { projectDatabase: store.projectDatabase };
+    io.stdout(`${JSON.stringify({ database: store.source, ...beside, ...snapshot, spend }, null, 2)}\n`);
     return;
   }
   const out = io.stdout;
-  out(`database: ${store.source}\n${hooksOffLine(snapshot.hooksOff)}`);
+  out(`database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}`);
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
   const byVerdict = Object.entries(sessions.counts)
@@ -148,7 +149,13 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
 async function printSession(io: CliIo, store: OpenStatusReader, id: string, json: boolean): Promise<void> {
   const { sessions } = await store.reader.sessionPage({ limit: 2, sessionId: id });
   const session = sessions[0];
-  if (session === undefined) throw new CliError(`--session ${id}: no such session in ${store.source}`);
+  if (session === undefined) {
+    const beside =
+      store.projectDatabase === undefined
+        ? ''
+        : ` (this project's hook sessions: loopguard status --db ${store.projectDatabase})`;
+    throw new CliError(`--session ${id}: no such session in ${store.source}${beside}`);
+  }
   const entries = await store.reader.sessionEntries(session, 100);
   const out = io.stdout;
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
@@ -172,6 +179,13 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
 }
 
 /** `hooks: off in this project (…)` and a line break where the store's hooks are off, else `''`. */
+/** Where the project's own sessions are when `serve.postgres` sent `status` to another store. */
+function projectDatabaseLine(store: OpenStatusReader): string {
+  return store.projectDatabase === undefined
+    ? ''
+    : `this project's hook sessions are not in this store: loopguard status --db ${store.projectDatabase}\n`;
+}
+
 function hooksOffLine(hooksOff: string | undefined): string {
   return hooksOff === undefined ? '' : `hooks: ${hooksOff}\n`;
 }
