@@ -59,3 +59,31 @@ describe("a configuration file's syntax error never quotes its text (trust41)", 
     }
   });
 });
+
+describe('the inspecting commands never print a secret they were given or pointed at (trust42)', () => {
+  it("keeps a repository's link to the user's credentials out of status's error", async () => {
+    const netrc = join(mkdtempSync(join(tmpdir(), 'loopguard-home-')), 'netrc');
+    writeFileSync(netrc, `machine github.com login me password ${SECRET}\n`);
+    for (const name of ['loopguard.config.json', 'loopguard.config.yaml']) {
+      const project = repositoryLinkingTo(name.endsWith('json') ? netrc : credentials(), name);
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      expect(await runCli(['status'], io), name).toBe(2);
+      expect(io.err(), name).toMatch(/line \d+/);
+      expect(io.err(), name).not.toMatch(/machine|aws_|default/);
+    }
+  });
+
+  it("hides a connection string's password given in its query, as in its user part", async () => {
+    const project = tempProject();
+    for (const url of [
+      `postgres://u@127.0.0.1:1/agents?password=${SECRET}`,
+      `postgresql://127.0.0.1:1/agents?user=u&sslmode=disable&sslpassword=${SECRET}`,
+    ]) {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      expect(await runCli(['status', '--postgres', url, '--json'], io), url).toBe(2);
+      expect(io.err(), url).toContain('cannot connect to PostgreSQL');
+      expect(`${io.out()}${io.err()}`, url).not.toContain(SECRET);
+      expect(`${io.out()}${io.err()}`, url).not.toContain(encodeURIComponent(SECRET));
+    }
+  });
+});

@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
-import { parse as parseYaml } from 'yaml';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { CONFIG_FILES } from '../run/runOptions.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 import { projectHooksOff } from './projectHooksOff.js';
@@ -46,11 +45,16 @@ export interface OpenStatusReader {
   close(): Promise<void>;
 }
 
-/** The connection string with its password hidden, for messages. */
+/**
+ * The connection string with its passwords hidden, for messages: the user part's, and any query
+ * parameter named for one (`?password=`, `?sslpassword=`: node-postgres and libpq read them there).
+ */
 function redacted(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const key of new Set(parsed.searchParams.keys()))
+      if (/password/i.test(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return '(connection string)';
@@ -62,15 +66,12 @@ function serveSection(
   io: CliIo,
   path: string | undefined,
 ): { values: Record<string, unknown>; path: string } | undefined {
-  const found =
-    path !== undefined
-      ? resolve(io.cwd, path)
-      : CONFIG_FILES.map((f) => join(io.cwd, f)).find((f) => existsSync(f));
+  const found = path !== undefined ? resolve(io.cwd, path) : findConfigFile(io.cwd);
   if (found === undefined) return undefined;
   let parsed: unknown;
   try {
-    const text = readFileSync(found, 'utf8');
-    parsed = found.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    // one rule with the hooks': a FIFO is refused, not waited on; an error quotes no text
+    parsed = parseConfigText(found, readConfigFile(found).toString('utf8'));
   } catch (error) {
     throw new CliError(`config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`);
   }
