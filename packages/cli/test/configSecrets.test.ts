@@ -86,4 +86,21 @@ describe('the inspecting commands never print a secret they were given or pointe
       expect(`${io.out()}${io.err()}`, url).not.toContain(encodeURIComponent(SECRET));
     }
   });
+
+  it('says that a password given in --postgres is in the process list, and where to give it instead', async () => {
+    const project = tempProject();
+    for (const url of [
+      'postgres://u:s3cret@127.0.0.1:1/agents',
+      'postgres://u@127.0.0.1:1/agents?password=x',
+      'host=127.0.0.1 port=1 password=x',
+    ]) {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      await runCli(['status', '--postgres', url], io);
+      expect(io.err(), url).toContain('every local user can read it in the process list');
+      expect(io.err(), url).toContain('PGPASSWORD');
+    }
+    const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+    await runCli(['status', '--postgres', 'postgres://u@127.0.0.1:1/agents'], io);
+    expect(io.err()).not.toContain('process list');
+  });
 });

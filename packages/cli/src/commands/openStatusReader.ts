@@ -45,6 +45,26 @@ export interface OpenStatusReader {
   close(): Promise<void>;
 }
 
+/** A connection parameter that holds a password (`password`, `sslpassword`). */
+const PASSWORD_KEY = /password/i;
+
+/**
+ * Whether a connection string holds a password: its user part's, or a parameter named for one (in
+ * the URL's query, or the `key=value` form's).
+ */
+function holdsPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || [...parsed.searchParams.keys()].some((key) => PASSWORD_KEY.test(key));
+  } catch {
+    return /password\s*=/i.test(url);
+  }
+}
+
+/** What `--postgres` with a password says: the command line is no place for it. */
+export const ARGV_PASSWORD_WARNING =
+  'loopguard: warning: --postgres holds a password, and every local user can read it in the process list (ps); give it in PGPASSWORD, or in serve.postgres of a configuration file only you can read\n';
+
 /**
  * The connection string with its passwords hidden, for messages: the user part's, and any query
  * parameter named for one (`?password=`, `?sslpassword=`: node-postgres and libpq read them there).
@@ -54,7 +74,7 @@ function redacted(url: string): string {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
     for (const key of new Set(parsed.searchParams.keys()))
-      if (/password/i.test(key)) parsed.searchParams.set(key, '***');
+      if (PASSWORD_KEY.test(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return '(connection string)';
@@ -152,7 +172,10 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (flags.db !== undefined && flags.postgres !== undefined)
     throw new CliError('--db and --postgres cannot be used together');
   if (flags.db !== undefined) return openSqlite(flags.db, io);
-  if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
+  if (flags.postgres !== undefined) {
+    if (holdsPassword(flags.postgres)) io.stderr(ARGV_PASSWORD_WARNING);
+    return openPostgres(flags.postgres, flags.schema);
+  }
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
   if (section !== undefined && url !== undefined)
