@@ -103,4 +103,11 @@ describe('the inspecting commands never print a secret they were given or pointe
     await runCli(['status', '--postgres', 'postgres://u@127.0.0.1:1/agents'], io);
     expect(io.err()).not.toContain('process list');
   });
+
+  it('a connection string node-postgres cannot read is a usage error in one line, its password unsaid', async () => {
+    const io = bufferedIo({ cwd: tempProject(), env: { NO_COLOR: '1' } });
+    expect(await runCli(['status', '--postgres', `postgres://u:${SECRET}@127.0.0.1:1/agents`], io)).toBe(2);
+    expect(io.err()).toContain('--postgres (connection string): not a connection string');
+    expect(io.err()).not.toContain(SECRET);
+  });
 });

@@ -126,6 +126,13 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Op
   } catch (error) {
     if (error instanceof LoopGuardError)
       throw new CliError(`${label}: ${storageMessage(error)}`, undefined, { cause: error });
+    // node-postgres's own parse of the URL (its message names nothing; the input may hold a password)
+    if ((error as NodeJS.ErrnoException).code === 'ERR_INVALID_URL')
+      throw new CliError(
+        `${label}: not a connection string (a /, @, # or ? in the user or password is written %2F, %40, %23, %3F)`,
+        undefined,
+        { cause: error },
+      );
     throw error;
   }
   const reader = new PgStatusReader(storage);
