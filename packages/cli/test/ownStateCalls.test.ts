@@ -284,6 +284,12 @@ describe("the model's own calls against loopguard's state, configuration and off
     expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
     expect(reply.hookSpecificOutput.permissionDecisionReason).toContain('hook event');
     expect(reply.continue).toBeUndefined();
+    // Gemini CLI names an MCP server's tool mcp_<server>_<tool>
+    const gemini = geminiEvent(dir, 'g1', 'BeforeTool', { tool_name: 'mcp_lg_hook', tool_input: input });
+    const geminiReply = JSON.parse(
+      await answerHookEvent('gemini', JSON.stringify(gemini), { env: {}, cwd: dir }),
+    );
+    expect(geminiReply).toMatchObject({ decision: 'deny' });
     // another server's tool named hook, taking no hook event, is left alone
     const other = claudeEvent(dir, 's1', 'PreToolUse', {
       tool_name: 'mcp__github__hook',

@@ -29,12 +29,12 @@ export const FORGED_EVENT_REFUSED =
   "loopguard refused this call: it hands loopguard's hook a hook event, which only the agent does; the model's calls are guarded, not made by it.";
 
 /**
- * A tool of loopguard's MCP server as Claude Code names it under any server name (`mcp__lg__hook`
- * when a `.mcp.json` registers `loopguard mcp` as `lg`). Its calls are refused only with a
- * `hook_event_name` argument, without which the server does nothing: another server's `hook` tool
- * is left alone.
+ * A tool of loopguard's MCP server as an agent names it under any server name: Claude Code's and
+ * Codex's `mcp__lg__hook` (a `.mcp.json` registering `loopguard mcp` as `lg`), Gemini CLI's
+ * `mcp_lg_hook`. Its calls are refused only with a `hook_event_name` argument, without which the
+ * server does nothing: another server's `hook` tool is left alone.
  */
-const MCP_HOOK_TOOL = /^mcp__.+__hook$/;
+const MCP_HOOK_TOOL = /^mcp__?.+__?hook$/;
 
 /** The arguments that name a file a tool reads or writes (Claude Code, Gemini CLI). */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir_path'] as const;
