@@ -139,7 +139,7 @@ describe.each([
     expect(ledgers[`session:claude:${sessionId}`]?.totals.replies).toBe(
       mainReplies.size + subagentReplies.size,
     );
-    expect(ledgers[`subagent:claude:${agentId}`]?.totals.replies).toBe(subagentReplies.size);
+    expect(ledgers[`subagent:claude:${sessionId}:${agentId}`]?.totals.replies).toBe(subagentReplies.size);
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
 });

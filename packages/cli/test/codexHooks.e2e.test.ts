@@ -195,7 +195,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // subagent's thread comes after its last call (it sends no Stop): docs/hooks.md, "Subagents".
     const { ledgers } = spendState(dir);
     const ledger = ledgers.find((l) => l.scope === `session:codex:${main?.session_id}`);
-    const own = ledgers.find((l) => l.scope === `subagent:codex:${subagent?.session_id}`);
+    const own = ledgers.find((l) => l.scope === `subagent:codex:${main?.session_id}:${subagent?.session_id}`);
     const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
     expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
     expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });

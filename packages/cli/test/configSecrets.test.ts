@@ -59,3 +59,55 @@ describe("a configuration file's syntax error never quotes its text (trust41)", 
     }
   });
 });
+
+describe('the inspecting commands never print a secret they were given or pointed at (trust42)', () => {
+  it("keeps a repository's link to the user's credentials out of status's error", async () => {
+    const netrc = join(mkdtempSync(join(tmpdir(), 'loopguard-home-')), 'netrc');
+    writeFileSync(netrc, `machine github.com login me password ${SECRET}\n`);
+    for (const name of ['loopguard.config.json', 'loopguard.config.yaml']) {
+      const project = repositoryLinkingTo(name.endsWith('json') ? netrc : credentials(), name);
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      expect(await runCli(['status'], io), name).toBe(2);
+      expect(io.err(), name).toMatch(/line \d+/);
+      expect(io.err(), name).not.toMatch(/machine|aws_|default/);
+    }
+  });
+
+  it("hides a connection string's password given in its query, as in its user part", async () => {
+    const project = tempProject();
+    for (const url of [
+      `postgres://u@127.0.0.1:1/agents?password=${SECRET}`,
+      `postgresql://127.0.0.1:1/agents?user=u&sslmode=disable&sslpassword=${SECRET}`,
+    ]) {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      expect(await runCli(['status', '--postgres', url, '--json'], io), url).toBe(2);
+      expect(io.err(), url).toContain('cannot connect to PostgreSQL');
+      expect(`${io.out()}${io.err()}`, url).not.toContain(SECRET);
+      expect(`${io.out()}${io.err()}`, url).not.toContain(encodeURIComponent(SECRET));
+    }
+  });
+
+  it('says that a password given in --postgres is in the process list, and where to give it instead', async () => {
+    const project = tempProject();
+    for (const url of [
+      'postgres://u:s3cret@127.0.0.1:1/agents',
+      'postgres://u@127.0.0.1:1/agents?password=x',
+      'host=127.0.0.1 port=1 password=x',
+    ]) {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+      await runCli(['status', '--postgres', url], io);
+      expect(io.err(), url).toContain('every local user can read it in the process list');
+      expect(io.err(), url).toContain('PGPASSWORD');
+    }
+    const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' } });
+    await runCli(['status', '--postgres', 'postgres://u@127.0.0.1:1/agents'], io);
+    expect(io.err()).not.toContain('process list');
+  });
+
+  it('a connection string node-postgres cannot read is a usage error in one line, its password unsaid', async () => {
+    const io = bufferedIo({ cwd: tempProject(), env: { NO_COLOR: '1' } });
+    expect(await runCli(['status', '--postgres', `postgres://u:${SECRET}@127.0.0.1:1/agents`], io)).toBe(2);
+    expect(io.err()).toContain('--postgres (connection string): not a connection string');
+    expect(io.err()).not.toContain(SECRET);
+  });
+});

@@ -226,16 +226,49 @@ describe.each([
     const { ledgers, entries } = spendState(dir);
     const byScope = Object.fromEntries(ledgers.map((l) => [l.scope, l]));
     expect(byScope['session:claude:s1']?.ledger.totals).toMatchObject({ replies: 5, tokens: 1000 });
-    expect(byScope['subagent:claude:a1f2e3d4c5b6a7980']).toMatchObject({
+    expect(byScope['subagent:claude:s1:a1f2e3d4c5b6a7980']).toMatchObject({
       ledger: { totals: { replies: 3, tokens: 500 } },
       offset: statSync(own).size,
     });
-    expect(byScope['subagent:claude:b2']?.ledger.totals).toMatchObject({ replies: 1, tokens: 100 });
+    expect(byScope['subagent:claude:s1:b2']?.ledger.totals).toMatchObject({ replies: 1, tokens: 100 });
     expect(entries.map((e) => [e.topic, e.related_tasks, e.metadata.subagentId])).toEqual([
       ['spend_warning', ['claude:s1'], 'a1f2e3d4c5b6a7980'],
       ['spend_stop', ['claude:s1'], undefined],
     ]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it("cannot be spoken for by another session: a file named after another session's subagent moves nothing of it (trust42)", async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100000\n');
+    const victim = trustedTranscript(dir, 's2');
+    const attacker = trustedTranscript(dir, 's1');
+    const door_ = door(dir, victim.env);
+    const victimId = 'a0123456789abcdef';
+    const victimOwn = join(dirname(victim.path), 's2', 'subagents', `agent-${victimId}.jsonl`);
+    mkdirSync(dirname(victimOwn), { recursive: true });
+    writeFileSync(victim.path, '');
+    writeFileSync(victimOwn, reply('msg_v1', 300, 'toolu_1'));
+    const victimCall = (n: number) =>
+      door_({
+        ...subagent(bashCall(dir, n, `ls ${n}`, 'a'), victimId),
+        session_id: 's2',
+        transcript_path: victim.path,
+      });
+    await victimCall(1);
+    // The model of session s1 writes, in its own session's folder, a file named after s2's subagent,
+    // as long as that subagent's transcript will be after its next reply.
+    const next = reply('msg_v2', 300, 'toolu_2');
+    const forged = join(dirname(attacker.path), 's1', 'subagents', `agent-${victimId}.jsonl`);
+    mkdirSync(dirname(forged), { recursive: true });
+    writeFileSync(forged, '\n'.repeat(statSync(victimOwn).size + Buffer.byteLength(next)));
+    writeFileSync(attacker.path, `${JSON.stringify({ type: 'user', tool_use_id: 'toolu_7' })}\n`);
+    await door_({ ...bashCall(dir, 7, 'pwd', 'b'), session_id: 's1', transcript_path: attacker.path });
+    appendFileSync(victimOwn, next);
+    await victimCall(2);
+    const byScope = Object.fromEntries(spendState(dir).ledgers.map((l) => [l.scope, l]));
+    expect(byScope['session:claude:s2']?.ledger.totals).toMatchObject({ replies: 2, tokens: 600 });
+    expect(byScope['session:claude:s1']?.ledger.totals ?? { tokens: 0 }).toMatchObject({ tokens: 0 });
   });
 });
 

@@ -189,6 +189,17 @@ describe('what the server trusts: a forged event cannot spend another session’
   });
 });
 
+describe('a server Claude Code did not start (trust42)', () => {
+  it("guards nothing without CLAUDE_PROJECT_DIR: an event's cwd cannot name another project", async () => {
+    // loopguard mcp registered by a repository in another agent's MCP configuration (no
+    // CLAUDE_PROJECT_DIR): its model names a project of the user's and a session there
+    const victim = tempProject();
+    const { hook } = mcpServer('');
+    for (let n = 1; n <= 5; n++) expect(await hook(claudeFailingCall(victim, 'victim', n).post)).toBe('');
+    expect(existsSync(join(victim, '.loopguard'))).toBe(false);
+  });
+});
+
 describe('bad input on the fast path', () => {
   it('reads a plain-text tool result that starts as JSON does as the command hook reads it', async () => {
     const viaMcp = tempProject();

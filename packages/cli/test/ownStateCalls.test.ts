@@ -264,6 +264,41 @@ describe("the model's own calls against loopguard's state, configuration and off
     expect(stop.hookSpecificOutput.permissionDecisionReason).toContain('- call 5: `cat missing.txt`');
   });
 
+  it("a forged event handed to loopguard's MCP server registered under another name (trust42)", async () => {
+    // a repository's .mcp.json (or the model's `claude mcp add`) names `loopguard mcp` "lg": the
+    // model sees its tool as mcp__lg__hook, which the hooks' own refusal of mcp__loopguard__hook missed
+    const dir = tempProject();
+    const forged = claudeFailingCall(dir, 'victim', 1).post;
+    const input = Object.fromEntries(
+      Object.entries(forged).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const event = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'mcp__lg__hook',
+      tool_input: input,
+      tool_use_id: 'toolu_9',
+    });
+    const reply = JSON.parse(await claude(dir, event));
+    expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(reply.hookSpecificOutput.permissionDecisionReason).toContain('hook event');
+    expect(reply.continue).toBeUndefined();
+    // Gemini CLI names an MCP server's tool mcp_<server>_<tool>
+    const gemini = geminiEvent(dir, 'g1', 'BeforeTool', { tool_name: 'mcp_lg_hook', tool_input: input });
+    const geminiReply = JSON.parse(
+      await answerHookEvent('gemini', JSON.stringify(gemini), { env: {}, cwd: dir }),
+    );
+    expect(geminiReply).toMatchObject({ decision: 'deny' });
+    // another server's tool named hook, taking no hook event, is left alone
+    const other = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'mcp__github__hook',
+      tool_input: { repo: 'a/b', url: 'https://example.com' },
+      tool_use_id: 'toolu_10',
+    });
+    expect(await claude(dir, other)).toBe('');
+  });
+
   it('on the fast path too (the MCP server answers the same refusal)', async () => {
     const dir = tempProject();
     const lines: string[] = [];

@@ -7,6 +7,7 @@ import { SharedLoopDetector } from '@loopguard/core';
 import { openPostgresStorage, type PostgresStorage } from '@loopguard/postgres';
 import { ThrowawayCluster } from '@loopguard/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ARGV_PASSWORD_WARNING } from '../src/commands/openStatusReader.js';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
@@ -213,7 +214,11 @@ describe('loopguard serve --postgres', () => {
       await run(['serve', '--postgres', cluster.connectionString, '--schema', 'nothing_here', '--port', '0']),
       'no loopguard tables in this schema: check --schema',
     );
-    const unreachable = await run(['status', '--postgres', 'postgres://u:s3cret@127.0.0.1:1/agents']);
+    const given = await run(['status', '--postgres', 'postgres://u:s3cret@127.0.0.1:1/agents']);
+    // a password on the command line is said first, in a line of its own (trust42)
+    const [warning, ...error] = given.err.split('\n');
+    expect(warning).toBe(ARGV_PASSWORD_WARNING.trim());
+    const unreachable = { ...given, err: error.join('\n') };
     expectOneLineError(
       unreachable,
       '--postgres postgres://u:***@127.0.0.1:1/agents: cannot connect to PostgreSQL (connect ECONNREFUSED 127.0.0.1:1): check that the server is running and that the host and port are right',

@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
-import { parse as parseYaml } from 'yaml';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { CONFIG_FILES } from '../run/runOptions.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 import { projectHooksOff } from './projectHooksOff.js';
@@ -55,11 +54,36 @@ export interface OpenStatusReader {
   close(): Promise<void>;
 }
 
-/** The connection string with its password hidden, for messages. */
+/** A connection parameter that holds a password (`password`, `sslpassword`). */
+const PASSWORD_KEY = /password/i;
+
+/**
+ * Whether a connection string holds a password: its user part's, or a parameter named for one (in
+ * the URL's query, or the `key=value` form's).
+ */
+function holdsPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || [...parsed.searchParams.keys()].some((key) => PASSWORD_KEY.test(key));
+  } catch {
+    return /password\s*=/i.test(url);
+  }
+}
+
+/** What `--postgres` with a password says: the command line is no place for it. */
+export const ARGV_PASSWORD_WARNING =
+  'loopguard: warning: --postgres holds a password, and every local user can read it in the process list (ps); give it in PGPASSWORD, or in serve.postgres of a configuration file only you can read\n';
+
+/**
+ * The connection string with its passwords hidden, for messages: the user part's, and any query
+ * parameter named for one (`?password=`, `?sslpassword=`: node-postgres and libpq read them there).
+ */
 function redacted(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const key of new Set(parsed.searchParams.keys()))
+      if (PASSWORD_KEY.test(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return '(connection string)';
@@ -71,15 +95,12 @@ function serveSection(
   io: CliIo,
   path: string | undefined,
 ): { values: Record<string, unknown>; path: string } | undefined {
-  const found =
-    path !== undefined
-      ? resolve(io.cwd, path)
-      : CONFIG_FILES.map((f) => join(io.cwd, f)).find((f) => existsSync(f));
+  const found = path !== undefined ? resolve(io.cwd, path) : findConfigFile(io.cwd);
   if (found === undefined) return undefined;
   let parsed: unknown;
   try {
-    const text = readFileSync(found, 'utf8');
-    parsed = found.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    // one rule with the hooks': a FIFO is refused, not waited on; an error quotes no text
+    parsed = parseConfigText(found, readConfigFile(found).toString('utf8'));
   } catch (error) {
     throw new CliError(`config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -134,6 +155,13 @@ async function openPostgres(
       throw new CliError(`${origin.schemaKey} ${schema}: ${error.message}`, undefined, { cause: error });
     if (error instanceof LoopGuardError)
       throw new CliError(`${named}: ${storageMessage(error)}${origin.beside}`, undefined, { cause: error });
+    // node-postgres's own parse of the URL (its message names nothing; the input may hold a password)
+    if ((error as NodeJS.ErrnoException).code === 'ERR_INVALID_URL')
+      throw new CliError(
+        `${named}: not a connection string (a /, @, # or ? in the user or password is written %2F, %40, %23, %3F)`,
+        undefined,
+        { cause: error },
+      );
     throw error;
   }
   const reader = new PgStatusReader(storage);
@@ -183,7 +211,10 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (flags.db !== undefined && flags.postgres !== undefined)
     throw new CliError('--db and --postgres cannot be used together');
   if (flags.db !== undefined) return openSqlite(flags.db, io);
-  if (flags.postgres !== undefined) return openPostgres(flags.postgres, flags.schema);
+  if (flags.postgres !== undefined) {
+    if (holdsPassword(flags.postgres)) io.stderr(ARGV_PASSWORD_WARNING);
+    return openPostgres(flags.postgres, flags.schema);
+  }
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
   if (section !== undefined && url !== undefined) {

@@ -45,9 +45,14 @@ export function projectDaySpendKey(at: number): string {
   return `project_day:${new Date(at).toISOString().slice(0, 10)}`;
 }
 
-/** The ledger key of a Claude Code subagent's own transcript (its replies, and how far it was read): `subagent:<agent>:<agent_id>`. */
-export function subagentSpendKey(agent: HookAgent, agentId: string): string {
-  return `subagent:${agent}:${agentId}`;
+/**
+ * The ledger key of a subagent's own transcript (its replies, and how far it was read):
+ * `subagent:<agent>:<session_id>:<agent_id>`. The session is in it because Claude Code's subagent
+ * transcripts are found by their file names, which the model of any session can write: a file named
+ * after another session's subagent must not move that subagent's offset (its replies would go uncounted).
+ */
+export function subagentSpendKey(agent: HookAgent, sessionId: string, agentId: string): string {
+  return `subagent:${agent}:${sessionId}:${agentId}`;
 }
 
 /** A transcript the guard reads, and the ledger row that keeps how far it was read. */
@@ -81,7 +86,7 @@ export async function guardSpend(
   const own = ownTranscript(context.agent, event, main);
   if (event.replyMarker !== undefined)
     await waitForReply(own.path, context.store.offsetOf(own.key), event.replyMarker);
-  const sources = sessionTranscripts(context.agent, main, own, context.store);
+  const sources = sessionTranscripts(context.agent, session, main, own, context.store);
   const now = context.now();
   const dayKey = projectDaySpendKey(now);
   const ledgerKeys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
@@ -198,10 +203,11 @@ export function spentOut(
  */
 function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSource): TranscriptSource {
   if (event.parentSessionId === undefined) return main;
-  if (agent === 'codex') return { path: main.path, key: subagentSpendKey(agent, event.sessionId) };
+  const key = subagentSpendKey(agent, event.parentSessionId, event.sessionId);
+  if (agent === 'codex') return { path: main.path, key };
   if (agent !== 'claude') return main;
   const path = claudeSubagentTranscript(main.path, event.sessionId);
-  return path === undefined ? main : { path, key: subagentSpendKey(agent, event.sessionId) };
+  return path === undefined ? main : { path, key };
 }
 
 /**
@@ -213,6 +219,7 @@ function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSourc
  */
 function sessionTranscripts(
   agent: HookAgent,
+  session: string,
   main: TranscriptSource,
   own: TranscriptSource,
   store: SqliteSpendStore,
@@ -222,7 +229,7 @@ function sessionTranscripts(
   const sources = own === main ? [main] : [main, own];
   if (agent !== 'claude') return sources;
   for (const transcript of claudeSubagentTranscripts(main.path)) {
-    const key = subagentSpendKey(agent, transcript.agentId);
+    const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
       sources.push({ path: transcript.path, key });
   }

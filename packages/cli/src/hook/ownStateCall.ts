@@ -20,6 +20,22 @@ import type { HookEvent } from './hookEvent.js';
 export const OWN_STATE_REFUSED =
   "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).";
 
+/**
+ * What the model is told when it hands a hook event to a tool of loopguard's MCP server registered
+ * under another name than the hooks call (`mcp__<server>__hook`): the event would be answered as
+ * the agent's, for any session.
+ */
+export const FORGED_EVENT_REFUSED =
+  "loopguard refused this call: it hands loopguard's hook a hook event, which only the agent does; the model's calls are guarded, not made by it.";
+
+/**
+ * A tool of loopguard's MCP server as an agent names it under any server name: Claude Code's and
+ * Codex's `mcp__lg__hook` (a `.mcp.json` registering `loopguard mcp` as `lg`), Gemini CLI's
+ * `mcp_lg_hook`. Its calls are refused only with a `hook_event_name` argument, without which the
+ * server does nothing: another server's `hook` tool is left alone.
+ */
+const MCP_HOOK_TOOL = /^mcp__?.+__?hook$/;
+
 /** The arguments that name a file a tool reads or writes (Claude Code, Gemini CLI). */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir_path'] as const;
 
@@ -105,6 +121,8 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
     return undefined;
   const input = event.input as Record<string, unknown>;
+  if (MCP_HOOK_TOOL.test(event.tool) && typeof input.hook_event_name === 'string')
+    return FORGED_EVENT_REFUSED;
   for (const field of COMMAND_FIELDS) {
     const command = input[field];
     if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;

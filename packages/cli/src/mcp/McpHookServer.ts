@@ -23,7 +23,10 @@ const KEPT_ENDS = 1024;
 export interface McpHookServerIo {
   /** Writes one message (a line of JSON). */
   write(line: string): void;
-  /** The project directory Claude Code started the server for (`CLAUDE_PROJECT_DIR`), or `''`. */
+  /**
+   * The project directory Claude Code started the server for (`CLAUDE_PROJECT_DIR`), or `''`: then
+   * nothing is guarded (every hook call is answered with silence, and nothing is written).
+   */
   projectDir: string;
   /**
    * The environment Claude Code started the server with (its own): the off switch
@@ -274,6 +277,9 @@ export class McpHookServer {
     const own = modelCallReply(args);
     if (own !== undefined) return textResult(own);
     const projectDir = this.io.projectDir;
+    // Claude Code (2.1.330) starts every MCP server with CLAUDE_PROJECT_DIR: without it another
+    // client started the server, and the event's `cwd`, a claim, could name any of the user's projects
+    if (projectDir === '') return textResult('');
     const env = { ...this.io.env, CLAUDE_PROJECT_DIR: projectDir };
     return textResult(
       await answerHookEvent('claude', '', {
