@@ -11,7 +11,9 @@ export const RUNNING_WINDOW_MS = 600_000;
  * The view `agent_sessions` (every door's sessions with their verdict), as the current schema has
  * it: version 8 made it, version 9 again after rebuilding `hook_sessions`, which it reads, and
  * version 10 with `refused_calls` (a hook session's `call_refused` entries, counted through
- * `context_entry_tasks` as its stop is found: no text of the row parsed).
+ * `context_entry_tasks` as its stop is found: no text of the row parsed), and version 11 with a
+ * framework adapter's spend and budget (`a`: its `spend_stop` entry, which records what the run had
+ * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -66,10 +68,12 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
   coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
   json_extract(e.metadata, '$.toolCall') AS stop_call,
   e.timestamp AS stopped_at,
-  json_extract(l.ledger, '$.totals.tokens') AS tokens,
-  json_extract(l.ledger, '$.totals.costUsd') AS cost_usd,
-  json_extract(l.ledger, '$.totals.unpricedTokens') AS unpriced_tokens,
-  l.cap_usd AS budget_usd, l.cap_tokens AS budget_tokens,
+  coalesce(json_extract(l.ledger, '$.totals.tokens'), json_extract(a.metadata, '$.spent.tokens')) AS tokens,
+  coalesce(json_extract(l.ledger, '$.totals.costUsd'), json_extract(a.metadata, '$.spent.costUsd')) AS cost_usd,
+  coalesce(json_extract(l.ledger, '$.totals.unpricedTokens'), json_extract(a.metadata, '$.spent.unpricedTokens'))
+    AS unpriced_tokens,
+  CASE WHEN a.id IS NULL THEN l.cap_usd ELSE json_extract(a.metadata, '$.caps.maxCostUsd') END AS budget_usd,
+  CASE WHEN a.id IS NULL THEN l.cap_tokens ELSE json_extract(a.metadata, '$.caps.maxTokens') END AS budget_tokens,
   j.run_status,
   CASE
     WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
@@ -82,7 +86,8 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
   END AS verdict
 FROM judged j
 LEFT JOIN context_entries e ON e.id = j.stop_entry_id
-LEFT JOIN spend_ledgers l ON l.scope = j.scope;
+LEFT JOIN spend_ledgers l ON l.scope = j.scope
+LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.topic = 'spend_stop';
 `;
 
 /**
