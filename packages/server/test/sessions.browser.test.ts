@@ -139,7 +139,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
-  it("shows a framework adapter's run stopped on spend with its dollars against its budget, as its summary says (adapters44)", async () => {
+  it("shows a framework adapter's runs: one stopped on spend with its dollars against its budget, one loopguard never spoke to (adapters44)", async () => {
     const db = hooksOnlyDatabase();
     db.database.stateMachine.addContextEntry({
       entryType: 'decision',
@@ -155,7 +155,19 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
         caps: { maxCostUsd: 0.05 },
       },
     });
+    // a run loopguard never spoke to: its run_started entry only (an hour ago, as the hook sessions)
+    db.database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'langgraph run clean-run started',
+      relatedTasks: ['T2'],
+      metadata: { adapter: 'langgraph', runId: 'clean-run' },
+    });
     await open(db);
+    const clean = page.locator('#sessions tbody tr.session', { hasText: 'clean-run' });
+    const cleanCells = (await clean.locator('td').allTextContents()).map((t) => t.trim());
+    expect([cleanCells[0], ...cleanCells.slice(5)]).toEqual(['langgraph', '0', '–', '–', 'clean']);
+    expect(await text('#verdict-clean')).toBe('2');
     const row = page.locator('#sessions tbody tr.session', { hasText: 'spend-run' });
     const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
     expect(cells[0]).toBe('ai-sdk');

@@ -299,4 +299,55 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
     expect(loop.body.sessions).toMatchObject([{ sessionId: 'run-8', spend: null, budget: null }]);
     expect(await getText('/metrics')).toContain('loopguard_session_spend_dollars{agent="ai-sdk"} 0.06');
   });
+
+  it('lists a run loopguard never spoke to from its run_started entry: no loop found (adapters44)', async () => {
+    ctx = await openStore(kind);
+    await ctx.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'langgraph run run-9 started',
+      relatedTasks: ['T3'],
+      metadata: { adapter: 'langgraph', runId: 'run-9' },
+    });
+    ctx.clock.advance(1000);
+    // a run with a nudge too is one session, which started at its run_started entry
+    for (const [topic, metadata] of [
+      ['run_started', { adapter: 'ai-sdk', runId: 'run-10' }],
+      ['loop_nudge', { adapter: 'ai-sdk', runId: 'run-10', loopType: 'cycle', toolCall: 3 }],
+    ] as const) {
+      await ctx.addContextEntry({
+        entryType: 'learning',
+        topic,
+        content: topic,
+        relatedTasks: ['T4'],
+        metadata,
+      });
+      ctx.clock.advance(1000);
+    }
+    // the store's clock is long before the wall clock: neither run is running
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/sessions');
+    expect(body.sessions).toMatchObject([
+      {
+        agent: 'ai-sdk',
+        sessionId: 'run-10',
+        verdict: 'nudged',
+        nudges: 1,
+        summary: 'nudged 1×, not stopped',
+      },
+      {
+        agent: 'langgraph',
+        sessionId: 'run-9',
+        verdict: 'clean',
+        toolCalls: null,
+        summary: 'no loop found',
+        spend: null,
+      },
+    ]);
+    expect(body.sessions[0].lastActive - body.sessions[0].startedAt).toBe(1000);
+    // the start is no recovery: the run's entries list its nudge only
+    const entries = await getJson('/sessions/entries?agent=ai-sdk&sessionId=run-10');
+    expect(entries.body.entries.map((e: { action: string }) => e.action)).toEqual(['nudge']);
+    expect(await getText('/metrics')).toContain('loopguard_sessions{verdict="clean"} 1');
+  });
 });

@@ -1,4 +1,4 @@
-import { RECOVERY_VIEW_TOPICS_SQL } from '@loopguard/core/internal';
+import { RECOVERY_VIEW_TOPICS_SQL, RUN_STARTED_TOPIC } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
@@ -13,7 +13,8 @@ export const RUNNING_WINDOW_MS = 600_000;
  * version 10 with `refused_calls` (a hook session's `call_refused` entries, counted through
  * `context_entry_tasks` as its stop is found: no text of the row parsed), and version 11 with a
  * framework adapter's spend and budget (`a`: its `spend_stop` entry, which records what the run had
- * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists).
+ * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists)
+ * and its `run_started` entry (a run loopguard never spoke to is a session too).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -43,9 +44,12 @@ WITH
       max(e.timestamp) AS last_active, NULL AS tool_calls,
       sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
       0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status
-    FROM context_entries e
-    WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
-      AND json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
+    FROM (
+      SELECT topic, timestamp, metadata FROM context_entries WHERE topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+      UNION ALL
+      SELECT topic, timestamp, metadata FROM context_entries WHERE topic = '${RUN_STARTED_TOPIC}'
+    ) e
+    WHERE json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
     GROUP BY 1, 2
   ),
   every AS (SELECT * FROM hook UNION ALL SELECT * FROM run UNION ALL SELECT * FROM adapter),
