@@ -98,7 +98,11 @@ describe('LangGraph loopGuard (a small graph with a scripted node)', () => {
     expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
     expect(guard.stopVerdict?.message).toContain("ENOENT: no such file or directory, open 'missing.txt'");
     expect(final.messages.at(-1)?.text).toContain('ENOENT'); // ended on the failing result
-    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge', 'run_started']);
+    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual([
+      'loop_stop',
+      'loop_nudge',
+      'run_started',
+    ]);
   });
 
   it('leaves a progressing agent alone: it ends on its own final answer', async () => {
