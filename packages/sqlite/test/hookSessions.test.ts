@@ -161,7 +161,7 @@ describe('SqliteHookSessionStore', () => {
     ]);
   });
 
-  it("a version 10 database is migrated: the view reads a framework adapter's spend and budget from its spend stop (adapters44)", () => {
+  it("a version 10 database is migrated: the view reads a framework adapter's spend and budget from its spend stop, and its runs from their run_started entries (adapters44)", () => {
     const db = new Database(':memory:');
     migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 10) });
     db.prepare(
@@ -177,10 +177,14 @@ describe('SqliteHookSessionStore', () => {
         caps: { maxCostUsd: 0.05 },
       }),
     );
+    db.prepare(
+      `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, metadata)
+       VALUES (500, 'learning', 'run_started', 'langgraph run r2 started', '["T2"]', ?)`,
+    ).run(JSON.stringify({ adapter: 'langgraph', runId: 'r2' }));
     const spendOf = () =>
       db
         .prepare(
-          'SELECT session_id, verdict, tokens, cost_usd, unpriced_tokens, budget_usd, budget_tokens FROM agent_sessions',
+          'SELECT session_id, verdict, tokens, cost_usd, unpriced_tokens, budget_usd, budget_tokens FROM agent_sessions ORDER BY session_id',
         )
         .all();
     // the view as version 10 shipped it read an adapter's spend from no ledger: none
@@ -196,6 +200,15 @@ describe('SqliteHookSessionStore', () => {
         cost_usd: 0.06,
         unpriced_tokens: 0,
         budget_usd: 0.05,
+        budget_tokens: null,
+      },
+      {
+        session_id: 'r2',
+        verdict: 'clean',
+        tokens: null,
+        cost_usd: null,
+        unpriced_tokens: null,
+        budget_usd: null,
         budget_tokens: null,
       },
     ]);
