@@ -96,6 +96,7 @@ describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', 
     expect(stateMachine.listContextEntries().map((entry) => entry.topic)).toEqual([
       'loop_stop',
       'loop_nudge',
+      'run_started',
     ]);
   }, 600_000);
 

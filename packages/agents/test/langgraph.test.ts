@@ -98,7 +98,11 @@ describe('LangGraph loopGuard (a small graph with a scripted node)', () => {
     expect(guard.stopVerdict).toMatchObject({ action: 'stop', loopType: 'same_error' });
     expect(guard.stopVerdict?.message).toContain("ENOENT: no such file or directory, open 'missing.txt'");
     expect(final.messages.at(-1)?.text).toContain('ENOENT'); // ended on the failing result
-    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual([
+      'loop_stop',
+      'loop_nudge',
+      'run_started',
+    ]);
   });
 
   it('leaves a progressing agent alone: it ends on its own final answer', async () => {
@@ -129,7 +133,7 @@ describe('LangGraph loopGuard (a small graph with a scripted node)', () => {
     const { graph } = scriptedGraph(() => readMissing, guard, {});
     await graph.invoke({ messages: [new HumanMessage('x')] }, { recursionLimit: 100 });
     const entries = await storage.stateMachine.listContextEntries({ taskId: 'T1' });
-    expect(entries.map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+    expect(entries.map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge', 'run_started']);
     // without a pending write the node answers at once, not with a promise
     expect(loopGuard().node({ messages: [] })).toEqual({});
   });

@@ -130,7 +130,11 @@ describe('OpenAI Agents loopGuard (a scripted Model)', () => {
     expect(nudged).toBeGreaterThanOrEqual(2);
     expect(userTexts(model.requests[nudged])).toContain(guard.run.nudges[0]);
     expect(model.requests).toHaveLength(nudged + 1);
-    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['loop_stop', 'loop_nudge']);
+    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual([
+      'loop_stop',
+      'loop_nudge',
+      'run_started',
+    ]);
   });
 
   it('counts the SDK’s default tool error text as a failure when the tool has no errorFunction', async () => {

@@ -59,10 +59,28 @@ describe('RunGuard', () => {
     expect(named.filter(([adapter]) => adapter === 'langgraph')).toEqual([
       ['langgraph', 'r9'],
       ['langgraph', 'r9'],
+      ['langgraph', 'r9'],
     ]);
-    const [first, second] = named.filter(([adapter]) => adapter === 'ai-sdk');
+    const [first, ...others] = named.filter(([adapter]) => adapter === 'ai-sdk');
     expect(first?.[1]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(second?.[1]).toBe(first?.[1]);
+    expect(others.map(([, runId]) => runId)).toEqual([first?.[1], first?.[1]]);
+  });
+
+  it("records an adapter's run once, at its first step, so that a run loopguard never spoke to is a session too (adapters44)", () => {
+    const stateMachine = new InMemoryStateMachine();
+    const run = new RunGuard({ stateMachine, taskId: 'T1', runId: 'r7' }, 'openai-agents');
+    expect(stateMachine.listContextEntries()).toEqual([]);
+    run.observe({ type: 'action', tool: 'bash', input: 'ls' });
+    run.observe({ type: 'observation', tool: 'bash', output: 'a.txt' });
+    run.observeUsage([]);
+    const entries = stateMachine.listContextEntries();
+    expect(entries.map((e) => [e.topic, e.relatedTasks, e.metadata])).toEqual([
+      ['run_started', ['T1'], { runId: 'r7', adapter: 'openai-agents' }],
+    ]);
+    // a guard of no adapter (the detector alone) records no run
+    const bare = new InMemoryStateMachine();
+    new RunGuard({ stateMachine: bare, taskId: 'T1' }).observe({ type: 'action', tool: 'bash', input: 'ls' });
+    expect(bare.listContextEntries()).toEqual([]);
   });
 
   it('records through an asynchronous state machine, written by settled()', async () => {

@@ -224,6 +224,9 @@ export class PgStatusReader implements core.StatusReader {
  * The sessions of a PostgreSQL store: the framework adapters' runs, from their entries (the fleet's
  * schema has no hook or `loopguard run` tables). The verdict follows the SQLite view `agent_sessions`
  * (docs/sql.md, "Sessions"): a spend stop, a loop stop, active in the last 10 minutes, nudged, clean.
+ * A run that left only its `run_started` entry is a session too. A run's spend and budget are those
+ * its `spend_stop` entry recorded (`a`; the adapters keep their
+ * ledger in memory), as the SQLite view reads them.
  */
 const ADAPTER_SESSIONS_SQL = `
 WITH grouped AS (
@@ -232,8 +235,12 @@ WITH grouped AS (
     max(e.timestamp) AS last_active, NULL::integer AS tool_calls,
     count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
     (array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')))[1] AS stop_entry_id
-  FROM context_entries AS e
-  WHERE e.topic IN ${core.RECOVERY_VIEW_TOPICS_SQL} AND e.metadata ? 'adapter' AND e.metadata ? 'runId'
+  FROM (
+    SELECT id, topic, timestamp, metadata FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}
+    UNION ALL
+    SELECT id, topic, timestamp, metadata FROM context_entries WHERE topic = '${core.RUN_STARTED_TOPIC}'
+  ) AS e
+  WHERE e.metadata ? 'adapter' AND e.metadata ? 'runId'
   GROUP BY 1, 2
 ),
 judged AS (
@@ -241,8 +248,10 @@ judged AS (
     g.tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
     coalesce(s.metadata->>'loopType', s.metadata->>'reason') AS stop_kind,
     (s.metadata->>'toolCall')::integer AS stop_call, s.timestamp AS stopped_at,
-    NULL::bigint AS tokens, NULL::double precision AS cost_usd, NULL::bigint AS unpriced_tokens,
-    NULL::double precision AS budget_usd, NULL::bigint AS budget_tokens, NULL::text AS run_status,
+    (a.metadata #>> '{spent,tokens}')::bigint AS tokens, (a.metadata #>> '{spent,costUsd}')::double precision AS cost_usd,
+    (a.metadata #>> '{spent,unpricedTokens}')::bigint AS unpriced_tokens,
+    (a.metadata #>> '{caps,maxCostUsd}')::double precision AS budget_usd,
+    (a.metadata #>> '{caps,maxTokens}')::bigint AS budget_tokens, NULL::text AS run_status,
     CASE
       WHEN s.topic = 'spend_stop' THEN 'stopped_on_spend'
       WHEN s.topic = 'loop_stop' THEN 'stopped'
@@ -251,4 +260,5 @@ judged AS (
       ELSE 'clean'
     END AS verdict
   FROM grouped AS g LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
+    LEFT JOIN context_entries AS a ON a.id = g.stop_entry_id AND a.topic = 'spend_stop'
 )`;

@@ -139,6 +139,47 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it("shows a framework adapter's runs: one stopped on spend with its dollars against its budget, one loopguard never spoke to (adapters44)", async () => {
+    const db = hooksOnlyDatabase();
+    db.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'spend_stop',
+      content: 'loopguard: this run reached its budget ($0.06 of $0.05); loopguard stopped it.',
+      relatedTasks: ['T1'],
+      metadata: {
+        adapter: 'ai-sdk',
+        runId: 'spend-run',
+        scope: 'session',
+        reason: 'cap',
+        spent: { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0, unpricedModels: [] },
+        caps: { maxCostUsd: 0.05 },
+      },
+    });
+    // a run loopguard never spoke to: its run_started entry only (an hour ago, as the hook sessions)
+    db.database.stateMachine.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'langgraph run clean-run started',
+      relatedTasks: ['T2'],
+      metadata: { adapter: 'langgraph', runId: 'clean-run' },
+    });
+    await open(db);
+    const clean = page.locator('#sessions tbody tr.session', { hasText: 'clean-run' });
+    const cleanCells = (await clean.locator('td').allTextContents()).map((t) => t.trim());
+    expect([cleanCells[0], ...cleanCells.slice(5)]).toEqual(['langgraph', '0', '–', '–', 'clean']);
+    expect(await text('#verdict-clean')).toBe('2');
+    const row = page.locator('#sessions tbody tr.session', { hasText: 'spend-run' });
+    const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
+    expect(cells[0]).toBe('ai-sdk');
+    expect(cells.slice(6)).toEqual(['cap', '$0.06 of $0.05', 'stopped on spend']);
+    await row.click();
+    expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
+      'stopped on spend (cap), $0.06 of $0.05',
+    );
+    expect(await text('#spent')).toBe('$0.58');
+    expect(problems).toEqual([]);
+  });
+
   it("says the dollars spent in the header as the sessions' summaries round them: a cent fraction is not $0.00 (qa41)", async () => {
     const db = hooksOnlyDatabase();
     db.database.db.exec('DELETE FROM spend_ledgers');

@@ -242,4 +242,112 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
     expect(entries.body.entries.map((e: { action: string }) => e.action)).toEqual(['nudge', 'stop']);
     expect(await getText('/metrics')).toContain('loopguard_sessions{verdict="stopped"} 1');
   });
+
+  it('says what a run stopped on spend had spent against its budget, as its spend_stop entry recorded it (adapters44)', async () => {
+    ctx = await openStore(kind);
+    const spent = { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0, unpricedModels: [] };
+    await ctx.addContextEntry({
+      entryType: 'learning',
+      topic: 'spend_warning',
+      content: 'you have spent $0.04 of $0.05 on this run (80 %)',
+      relatedTasks: ['T1'],
+      metadata: {
+        adapter: 'ai-sdk',
+        runId: 'run-7',
+        scope: 'session',
+        reason: 'share',
+        spent: { ...spent, costUsd: 0.04 },
+        caps: { maxCostUsd: 0.05 },
+      },
+    });
+    ctx.clock.advance(1000);
+    await ctx.addContextEntry({
+      entryType: 'decision',
+      topic: 'spend_stop',
+      content: 'this run reached its budget ($0.06 of $0.05)',
+      relatedTasks: ['T1'],
+      metadata: {
+        adapter: 'ai-sdk',
+        runId: 'run-7',
+        scope: 'session',
+        reason: 'cap',
+        spent,
+        caps: { maxCostUsd: 0.05 },
+      },
+    });
+    // a run stopped on a loop has no spend of its own to say
+    await ctx.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'loop',
+      relatedTasks: ['T2'],
+      metadata: { adapter: 'langgraph', runId: 'run-8', loopType: 'cycle', toolCall: 4 },
+    });
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/sessions?verdict=stopped_on_spend');
+    expect(body.sessions).toMatchObject([
+      {
+        agent: 'ai-sdk',
+        sessionId: 'run-7',
+        spend: { tokens: 45, costUsd: 0.06, cost: '$0.06', unpricedTokens: 0 },
+        budget: { maxCostUsd: 0.05, maxTokens: null },
+        summary: 'stopped on spend (cap), $0.06 of $0.05',
+        spendSummary: '$0.06 of $0.05',
+      },
+    ]);
+    const loop = await getJson('/sessions?verdict=stopped');
+    expect(loop.body.sessions).toMatchObject([{ sessionId: 'run-8', spend: null, budget: null }]);
+    expect(await getText('/metrics')).toContain('loopguard_session_spend_dollars{agent="ai-sdk"} 0.06');
+  });
+
+  it('lists a run loopguard never spoke to from its run_started entry: no loop found (adapters44)', async () => {
+    ctx = await openStore(kind);
+    await ctx.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'langgraph run run-9 started',
+      relatedTasks: ['T3'],
+      metadata: { adapter: 'langgraph', runId: 'run-9' },
+    });
+    ctx.clock.advance(1000);
+    // a run with a nudge too is one session, which started at its run_started entry
+    for (const [topic, metadata] of [
+      ['run_started', { adapter: 'ai-sdk', runId: 'run-10' }],
+      ['loop_nudge', { adapter: 'ai-sdk', runId: 'run-10', loopType: 'cycle', toolCall: 3 }],
+    ] as const) {
+      await ctx.addContextEntry({
+        entryType: 'learning',
+        topic,
+        content: topic,
+        relatedTasks: ['T4'],
+        metadata,
+      });
+      ctx.clock.advance(1000);
+    }
+    // the store's clock is long before the wall clock: neither run is running
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/sessions');
+    expect(body.sessions).toMatchObject([
+      {
+        agent: 'ai-sdk',
+        sessionId: 'run-10',
+        verdict: 'nudged',
+        nudges: 1,
+        summary: 'nudged 1×, not stopped',
+      },
+      {
+        agent: 'langgraph',
+        sessionId: 'run-9',
+        verdict: 'clean',
+        toolCalls: null,
+        summary: 'no loop found',
+        spend: null,
+      },
+    ]);
+    expect(body.sessions[0].lastActive - body.sessions[0].startedAt).toBe(1000);
+    // the start is no recovery: the run's entries list its nudge only
+    const entries = await getJson('/sessions/entries?agent=ai-sdk&sessionId=run-10');
+    expect(entries.body.entries.map((e: { action: string }) => e.action)).toEqual(['nudge']);
+    expect(await getText('/metrics')).toContain('loopguard_sessions{verdict="clean"} 1');
+  });
 });

@@ -11,6 +11,7 @@ import { up007Spend } from './schema/007_spend.js';
 import { up008AgentSessions } from './schema/008_agentSessions.js';
 import { up009HookSessionText } from './schema/009_hookSessionText.js';
 import { up010RefusedCalls } from './schema/010_refusedCalls.js';
+import { up011AdapterSpend } from './schema/011_adapterSpend.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -52,6 +53,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 8, name: 'agent sessions', up: up008AgentSessions },
   { version: 9, name: 'hook session text', up: up009HookSessionText },
   { version: 10, name: 'refused calls', up: up010RefusedCalls },
+  { version: 11, name: 'adapter spend', up: up011AdapterSpend },
 ]);
 
 /**

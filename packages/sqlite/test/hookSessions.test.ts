@@ -150,7 +150,7 @@ describe('SqliteHookSessionStore', () => {
     refusal.run(1_500, JSON.stringify([`${key.agent}:${key.sessionId}`]));
     refusal.run(1_600, JSON.stringify(['claude:another-session']));
 
-    expect(migrate(db).applied).toEqual(['refused calls']);
+    expect(migrate(db).applied).toEqual(['refused calls', 'adapter spend']);
     const index = db
       .prepare(`SELECT sql FROM sqlite_master WHERE name = 'context_entries_recovery_view_time'`)
       .pluck()
@@ -158,6 +158,59 @@ describe('SqliteHookSessionStore', () => {
     expect(index).toContain(`'call_refused'`);
     expect(db.prepare('SELECT session_id, refused_calls FROM agent_sessions').all()).toEqual([
       { session_id: key.sessionId, refused_calls: 1 },
+    ]);
+  });
+
+  it("a version 10 database is migrated: the view reads a framework adapter's spend and budget from its spend stop, and its runs from their run_started entries (adapters44)", () => {
+    const db = new Database(':memory:');
+    migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 10) });
+    db.prepare(
+      `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, metadata)
+       VALUES (1000, 'decision', 'spend_stop', 'this run reached its budget ($0.06 of $0.05)', '["T1"]', ?)`,
+    ).run(
+      JSON.stringify({
+        adapter: 'ai-sdk',
+        runId: 'r1',
+        scope: 'session',
+        reason: 'cap',
+        spent: { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0, unpricedModels: [] },
+        caps: { maxCostUsd: 0.05 },
+      }),
+    );
+    db.prepare(
+      `INSERT INTO context_entries (timestamp, entry_type, topic, content, related_tasks, metadata)
+       VALUES (500, 'learning', 'run_started', 'langgraph run r2 started', '["T2"]', ?)`,
+    ).run(JSON.stringify({ adapter: 'langgraph', runId: 'r2' }));
+    const spendOf = () =>
+      db
+        .prepare(
+          'SELECT session_id, verdict, tokens, cost_usd, unpriced_tokens, budget_usd, budget_tokens FROM agent_sessions ORDER BY session_id',
+        )
+        .all();
+    // the view as version 10 shipped it read an adapter's spend from no ledger: none
+    db.exec(`DROP VIEW agent_sessions;
+      CREATE VIEW agent_sessions AS SELECT json_extract(metadata, '$.runId') AS session_id FROM context_entries;`);
+    expect(migrate(db).applied).toEqual(['adapter spend']);
+    expect(db.pragma('user_version', { simple: true })).toBe(11);
+    expect(spendOf()).toEqual([
+      {
+        session_id: 'r1',
+        verdict: 'stopped_on_spend',
+        tokens: 45,
+        cost_usd: 0.06,
+        unpriced_tokens: 0,
+        budget_usd: 0.05,
+        budget_tokens: null,
+      },
+      {
+        session_id: 'r2',
+        verdict: 'clean',
+        tokens: null,
+        cost_usd: null,
+        unpriced_tokens: null,
+        budget_usd: null,
+        budget_tokens: null,
+      },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
-import { type Logger, silentLogger } from '@loopguard/core/internal';
+import { type Logger, RUN_STARTED_TOPIC, silentLogger } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
 import { type Step, StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { LoopGuardOptions } from './loopGuardOptions.js';
@@ -29,6 +29,8 @@ export class RunGuard {
   private childLog: Logger | undefined;
   /** The spend guard, when `spend` sets a budget. */
   readonly spend: RunSpend | undefined;
+  /** Writes the run's `run_started` entry at its first step; `undefined` once written, or with nothing to write to. */
+  private recordStart: (() => void) | undefined;
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
@@ -58,6 +60,16 @@ export class RunGuard {
         ? {}
         : { stateMachine: this.recording?.port ?? (stateMachine as never) }),
     });
+    const { recording } = this;
+    if (recording !== undefined && adapter !== undefined && runId !== undefined)
+      this.recordStart = () =>
+        recording.port.addContextEntry({
+          entryType: 'learning',
+          topic: RUN_STARTED_TOPIC,
+          content: `${adapter} run ${runId} started`,
+          relatedTasks: [options.taskId ?? runId],
+          metadata: { runId },
+        });
     this.spend = RunSpend.of(spend, {
       clock,
       taskId: options.taskId,
@@ -76,6 +88,7 @@ export class RunGuard {
    * @returns a promise while the pricing library loads (the first step with a money budget), else `undefined`.
    */
   observeUsage(records: readonly UsageRecord[]): Promise<void> | undefined {
+    this.started();
     return this.spend?.observe(records);
   }
 
@@ -100,6 +113,7 @@ export class RunGuard {
    * (steps after a stop are not judged). Returns the verdict, or `null` when the step was skipped.
    */
   observe(step: Step): StepVerdict | null {
+    this.started();
     if (this.stopped) return null;
     let verdict: StepVerdict;
     try {
@@ -115,6 +129,19 @@ export class RunGuard {
     }
     if (verdict.action === 'stop') this.stop = verdict;
     return verdict;
+  }
+
+  /** Records the run's start once (the first step or usage it is shown). */
+  private started(): void {
+    if (this.recordStart === undefined) return;
+    const record = this.recordStart;
+    this.recordStart = undefined;
+    try {
+      record();
+    } catch (error) {
+      // the run goes on unrecorded, as after any failed write (the guard never breaks the run)
+      this.log.error({ err: error, topic: RUN_STARTED_TOPIC }, 'Recording a run failed');
+    }
   }
 
   /** The nudges not yet delivered, joined by a blank line (and marked delivered), or `null`. */

@@ -22,6 +22,13 @@ export const SPEND_TOPICS = ['spend_warning', 'spend_stop'] as const;
  */
 export const REFUSAL_TOPICS = ['call_refused'] as const;
 
+/**
+ * Context-entry topic of a framework adapter's run, written once at its first step (`run_started`,
+ * its `adapter` and `runId` in the metadata): a run loopguard never spoke to is a session too. Not
+ * a recovery: no reader of the recoveries lists it.
+ */
+export const RUN_STARTED_TOPIC = 'run_started';
+
 /** A record in the shared context: every recovery is one. */
 export interface ContextEntry {
   /** Unique id assigned by the state machine. */

@@ -1,4 +1,4 @@
-import { RECOVERY_VIEW_TOPICS_SQL } from '@loopguard/core/internal';
+import { RECOVERY_VIEW_TOPICS_SQL, RUN_STARTED_TOPIC } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
@@ -11,7 +11,10 @@ export const RUNNING_WINDOW_MS = 600_000;
  * The view `agent_sessions` (every door's sessions with their verdict), as the current schema has
  * it: version 8 made it, version 9 again after rebuilding `hook_sessions`, which it reads, and
  * version 10 with `refused_calls` (a hook session's `call_refused` entries, counted through
- * `context_entry_tasks` as its stop is found: no text of the row parsed).
+ * `context_entry_tasks` as its stop is found: no text of the row parsed), and version 11 with a
+ * framework adapter's spend and budget (`a`: its `spend_stop` entry, which records what the run had
+ * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists)
+ * and its `run_started` entry (a run loopguard never spoke to is a session too).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -41,9 +44,12 @@ WITH
       max(e.timestamp) AS last_active, NULL AS tool_calls,
       sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
       0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status
-    FROM context_entries e
-    WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
-      AND json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
+    FROM (
+      SELECT topic, timestamp, metadata FROM context_entries WHERE topic IN ${RECOVERY_VIEW_TOPICS_SQL}
+      UNION ALL
+      SELECT topic, timestamp, metadata FROM context_entries WHERE topic = '${RUN_STARTED_TOPIC}'
+    ) e
+    WHERE json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
     GROUP BY 1, 2
   ),
   every AS (SELECT * FROM hook UNION ALL SELECT * FROM run UNION ALL SELECT * FROM adapter),
@@ -66,10 +72,12 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
   coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
   json_extract(e.metadata, '$.toolCall') AS stop_call,
   e.timestamp AS stopped_at,
-  json_extract(l.ledger, '$.totals.tokens') AS tokens,
-  json_extract(l.ledger, '$.totals.costUsd') AS cost_usd,
-  json_extract(l.ledger, '$.totals.unpricedTokens') AS unpriced_tokens,
-  l.cap_usd AS budget_usd, l.cap_tokens AS budget_tokens,
+  coalesce(json_extract(l.ledger, '$.totals.tokens'), json_extract(a.metadata, '$.spent.tokens')) AS tokens,
+  coalesce(json_extract(l.ledger, '$.totals.costUsd'), json_extract(a.metadata, '$.spent.costUsd')) AS cost_usd,
+  coalesce(json_extract(l.ledger, '$.totals.unpricedTokens'), json_extract(a.metadata, '$.spent.unpricedTokens'))
+    AS unpriced_tokens,
+  CASE WHEN a.id IS NULL THEN l.cap_usd ELSE json_extract(a.metadata, '$.caps.maxCostUsd') END AS budget_usd,
+  CASE WHEN a.id IS NULL THEN l.cap_tokens ELSE json_extract(a.metadata, '$.caps.maxTokens') END AS budget_tokens,
   j.run_status,
   CASE
     WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
@@ -82,7 +90,8 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
   END AS verdict
 FROM judged j
 LEFT JOIN context_entries e ON e.id = j.stop_entry_id
-LEFT JOIN spend_ledgers l ON l.scope = j.scope;
+LEFT JOIN spend_ledgers l ON l.scope = j.scope
+LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.topic = 'spend_stop';
 `;
 
 /**
