@@ -29,6 +29,26 @@ fi
 app="$prefix/lib/loopguard"
 link="$prefix/bin/loopguard"
 
+# The installed loopguard runs in the agents' permission path (their hooks, its MCP server), and
+# --uninstall runs it: a folder on the way to it that another local user can change (a link, a
+# folder of theirs, one group or others can write without the sticky bit) would be their code run as
+# this user. Refused, as ssh's StrictModes refuses such a home; this user's and root's are fine.
+changeable_by_others() {
+  local dir=$1
+  [ -L "$dir" ] && return 0
+  { [ -O "$dir" ] || [ -n "$(find "$dir" -maxdepth 0 -user 0)" ]; } || return 0
+  [ -n "$(find "$dir" -maxdepth 0 -perm /022 ! -perm -1000)" ]
+}
+for path in "$app" "$prefix/bin"; do
+  while [ "$path" != / ] && [ "$path" != . ]; do
+    if { [ -e "$path" ] || [ -L "$path" ]; } && changeable_by_others "$path"; then
+      echo "loopguard: refusing $path: other users can change it (a link, another user's folder, or one group or others can write); nothing done. Choose another place with LOOPGUARD_PREFIX" >&2
+      exit 2
+    fi
+    path=$(dirname "$path")
+  done
+done
+
 if [ "${1:-}" = "--uninstall" ]; then
   # First the hooks (user level and every project init recorded), so that none is left pointing at
   # the removed files; when that fails, nothing is removed and the exact commands are printed.
