@@ -423,6 +423,12 @@ describe('init says when the project it guards switches loopguard off (trust43)'
       'LOOPGUARD_HOOK=off in .claude/settings.local.json',
     ],
     [
+      'claude',
+      '.claude/settings.json',
+      '{"disableAllHooks": true}',
+      'disableAllHooks: true in .claude/settings.json',
+    ],
+    [
       'gemini',
       'loopguard.config.yaml',
       'hook:\n  enabled: false\n',
