@@ -29,6 +29,44 @@ fi
 app="$prefix/lib/loopguard"
 link="$prefix/bin/loopguard"
 
+# The installed loopguard runs in the agents' permission path (their hooks, its MCP server), and
+# --uninstall runs it: a folder on the way to it that another local user can change (one of theirs,
+# a link of theirs, one group or others can write without the sticky bit) would be their code run as
+# this user. Refused, as ssh's StrictModes refuses such a home: this user's and root's are fine, and
+# so is a folder writable by this user's own private group (a umask of 002). Both the path as given
+# and the folders its links lead to are checked.
+me=$(id -u)
+changeable_by_others() {
+  local dir=$1 mode group
+  [ -n "$(find "$dir" -maxdepth 0 \( -uid "$me" -o -uid 0 \) -print)" ] || return 0
+  [ -L "$dir" ] && return 1 # a link of this user's or root's: where it leads is checked too
+  mode=$(ls -ld "$dir" | cut -c1-10)
+  group=$(ls -ld "$dir" | awk '{ print $4 }')
+  case "${mode:9:1}" in t | T) return 1 ;; esac
+  [ "${mode:8:1}" = w ] && return 0
+  [ "${mode:5:1}" = w ] && ! { [ "$group" = "$(id -un)" ] && [ "$(id -gn)" = "$(id -un)" ]; } && return 0
+  return 1
+}
+physical() { # the path with the links of its existing folders resolved
+  local path=$1 rest=''
+  while [ ! -d "$path" ]; do
+    rest="/$(basename "$path")$rest"
+    path=$(dirname "$path")
+  done
+  echo "$(cd -P "$path" && pwd)$rest"
+}
+for given in "$app" "$prefix/bin"; do
+  for path in "$given" "$(physical "$given")"; do
+    while [ "$path" != / ] && [ "$path" != . ]; do
+      if { [ -e "$path" ] || [ -L "$path" ]; } && changeable_by_others "$path"; then
+        echo "loopguard: refusing $path: other users can change it (a link, another user's folder, or one group or others can write); nothing done. Choose another place with LOOPGUARD_PREFIX" >&2
+        exit 2
+      fi
+      path=$(dirname "$path")
+    done
+  done
+done
+
 if [ "${1:-}" = "--uninstall" ]; then
   # First the hooks (user level and every project init recorded), so that none is left pointing at
   # the removed files; when that fails, nothing is removed and the exact commands are printed.

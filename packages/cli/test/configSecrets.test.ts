@@ -1,4 +1,4 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,5 +109,49 @@ describe('the inspecting commands never print a secret they were given or pointe
     expect(await runCli(['status', '--postgres', `postgres://u:${SECRET}@127.0.0.1:1/agents`], io)).toBe(2);
     expect(io.err()).toContain('--postgres (connection string): not a connection string');
     expect(io.err()).not.toContain(SECRET);
+  });
+});
+
+describe("init never quotes a file a repository's settings or configuration link to (trust43)", () => {
+  /** A token file of the user's: short, so that V8's `JSON.parse` error would quote its start. */
+  function tokenFile(): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-home-')), 'token');
+    writeFileSync(file, `ghp_${SECRET}\n`);
+    return file;
+  }
+
+  it("names the error and its line for a project's settings file that links to the user's token", async () => {
+    for (const [agent, folder, name] of [
+      ['claude', '.claude', 'settings.json'],
+      ['gemini', '.gemini', 'settings.json'],
+      ['codex', '.codex', 'hooks.json'],
+    ] as const) {
+      const token = tokenFile();
+      const project = tempProject();
+      mkdirSync(join(project, folder));
+      symlinkSync(token, join(project, folder, name));
+      const home = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
+      const io = bufferedIo({
+        cwd: project,
+        env: { NO_COLOR: '1', HOME: home, CODEX_HOME: join(home, '.codex') },
+      });
+      expect(await runCli(['init', agent, '--project'], io), agent).toBe(2);
+      expect(io.err(), agent).toMatch(/is not valid JSON \(.*line 1/);
+      expect(`${io.out()}${io.err()}`, agent).not.toContain('ghp_');
+      expect(readFileSync(token, 'utf8')).toBe(`ghp_${SECRET}\n`);
+    }
+  });
+
+  it("--spend names the error and its line for a loopguard.config that links to the user's token", async () => {
+    for (const name of ['loopguard.config.json', 'loopguard.config.yaml']) {
+      const token = tokenFile();
+      const target = name.endsWith('json') ? token : credentials();
+      const project = repositoryLinkingTo(target, name);
+      const home = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1', HOME: home } });
+      expect(await runCli(['init', 'gemini', '--spend', '--dry-run'], io), name).toBe(2);
+      expect(io.err(), name).toMatch(/line \d+/);
+      expect(`${io.out()}${io.err()}`, name).not.toMatch(/ghp_|aws_|default/);
+    }
   });
 });

@@ -407,3 +407,50 @@ describe('lineDiff', () => {
     );
   });
 });
+
+describe('init says when the project it guards switches loopguard off (trust43)', () => {
+  const cases = [
+    [
+      'claude',
+      '.claude/settings.json',
+      '{"env": {"LOOPGUARD_HOOK": "off"}}',
+      'LOOPGUARD_HOOK=off in .claude/settings.json',
+    ],
+    [
+      'claude',
+      '.claude/settings.local.json',
+      '{"env": {"LOOPGUARD_HOOK": "off"}}',
+      'LOOPGUARD_HOOK=off in .claude/settings.local.json',
+    ],
+    [
+      'claude',
+      '.claude/settings.json',
+      '{"disableAllHooks": true}',
+      'disableAllHooks: true in .claude/settings.json',
+    ],
+    [
+      'gemini',
+      'loopguard.config.yaml',
+      'hook:\n  enabled: false\n',
+      'hook.enabled: false in loopguard.config.yaml',
+    ],
+  ] as const;
+  it.each(cases)('%s with %s', async (agent, file, text, says) => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, file), text);
+    const result = await loopguard(dir, ['init', agent, '--command-hooks']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `warning: loopguard is switched off (${says}): its hooks answer nothing until that is taken out`,
+    );
+  });
+
+  it('says nothing of the kind in a project that leaves it on', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+    const result = await loopguard(dir, ['init', 'claude', '--command-hooks']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('switched off');
+  });
+});

@@ -9,6 +9,8 @@ import { tempProject } from './hookHelpers.js';
 const faults = vi.hoisted(() => ({
   failRenameTo: undefined as string | undefined,
   madeModes: [] as number[],
+  /** Run when a temporary file is made: another program writing the file meanwhile. */
+  onTemporary: undefined as ((path: string) => void) | undefined,
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
@@ -22,6 +24,7 @@ vi.mock('node:fs', async (importOriginal) => {
     openSync: ((path: fs.PathLike, ...rest: never[]) => {
       const fd = (actual.openSync as (...args: unknown[]) => number)(path, ...rest);
       seen(path);
+      if (isTemporary(path)) faults.onTemporary?.(path as string);
       return fd;
     }) as typeof fs.openSync,
     writeFileSync: ((path: fs.PathOrFileDescriptor, ...rest: never[]) => {
@@ -40,6 +43,7 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 afterEach(() => {
+  faults.onTemporary = undefined;
   faults.failRenameTo = undefined;
   faults.madeModes = [];
 });
@@ -140,5 +144,24 @@ describe("init's temporary files are created with the final mode (issue 38)", ()
     fs.rmSync(config);
     await init();
     expect(fs.statSync(config).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('init never loses what another program wrote to a file while init edited it (trust43)', () => {
+  it("Claude Code writing ~/.claude.json meanwhile: init refuses, puts back what it wrote, and keeps Claude Code's text", async () => {
+    const { home, config, init, settings } = setUp();
+    const claudeCode = CONFIG.replace('"numStartups": 3', '"numStartups": 4');
+    faults.onTemporary = (path) => {
+      if (path.startsWith(`${config}.`)) fs.writeFileSync(config, claudeCode);
+    };
+    await expect(init()).rejects.toThrow(
+      /\.claude\.json \(it changed while init edited it: run init again\); nothing written$/,
+    );
+    expect(fs.readFileSync(config, 'utf8')).toBe(claudeCode);
+    expect(fs.existsSync(settings)).toBe(false);
+    expect(fs.existsSync(installsFile(home))).toBe(false);
+    faults.onTemporary = undefined;
+    await init();
+    expect(JSON.parse(fs.readFileSync(config, 'utf8')).numStartups).toBe(4);
   });
 });

@@ -49,6 +49,11 @@ const TAMPERING = [
   'loopguard mcp < requests.jsonl',
   'loopguard uninstall',
   'loopguard init claude --remove',
+  // the hooks pointed at another command: `true hook claude` answers nothing on every call (trust43)
+  'loopguard init claude --command true',
+  'loopguard init gemini --project --command=true',
+  'loopguard init codex --command-hooks --command "sh -c true"',
+  'node ~/src/loopguard/packages/cli/dist/bin.js init claude --remove',
   // loopguard's package removed: every hook then fails to start, and fails open (trust41)
   'npm uninstall -g @loopguard/cli',
   'pnpm remove --global @loopguard/cli',
@@ -100,6 +105,10 @@ const ORDINARY = [
   // a project's own MCP server, started as its README says
   'node dist/bin.js mcp',
   'node ./build/bin.js mcp --port 3000',
+  // loopguard set up as the user asked: it guards more, never less (trust43)
+  'loopguard init claude',
+  'loopguard init claude --command-hooks --status-line',
+  'loopguard init gemini --timeout 20',
   'echo $LOOPGUARD_HOOK',
   // the switch read, not set (qa42)
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion

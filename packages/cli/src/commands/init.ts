@@ -53,6 +53,7 @@ import {
   withServer,
 } from '../mcp/mcpRegistration.js';
 import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend.js';
+import { switchedOffBy } from './initSwitchedOff.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
 export interface InitOptions extends InitSpendFlags {
@@ -268,6 +269,13 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
         `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
       );
     if (!options.remove && !options.dryRun) updateInstalls(home, { agent, project, ...server?.record }, true);
+    saySwitchedOff(
+      agent,
+      { shown: shown(file), text: after },
+      scope === 'user' ? undefined : io.cwd,
+      options,
+      io,
+    );
     sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
     return;
   }
@@ -335,7 +343,30 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
         `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
       );
   }
+  saySwitchedOff(
+    agent,
+    { shown: shown(file), text: after },
+    scope === 'user' ? undefined : io.cwd,
+    options,
+    io,
+  );
   sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
+}
+
+/** A warning line when the hooks just installed answer nothing ({@link switchedOffBy}). */
+function saySwitchedOff(
+  agent: HookAgent,
+  written: { shown: string; text: string },
+  projectDir: string | undefined,
+  options: InitOptions,
+  io: CliIo,
+): void {
+  if (options.remove || options.dryRun) return;
+  const off = switchedOffBy(agent, written, projectDir);
+  if (off !== undefined)
+    io.stdout(
+      `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,
+    );
 }
 
 /**

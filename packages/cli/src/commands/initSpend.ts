@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   formatUsd,
@@ -10,7 +10,7 @@ import {
 } from '@loopguard/core/spend';
 import { parseDocument } from 'yaml';
 import { CliError } from '../CliError.js';
-import { CONFIG_FILES } from '../configFiles.js';
+import { CONFIG_FILES, parseConfigText, readConfigFile } from '../configFiles.js';
 
 /**
  * The spend guard `init --spend` writes when no cap is given: $10 per session, warned at 80 %.
@@ -89,14 +89,17 @@ export function writeSpendSection(
   let own: unknown;
   let set: (next: Record<string, unknown>) => string;
   try {
-    before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    // the hooks' rules: a regular file only, and an error that names its line, never quotes its
+    // text (a repository's configuration may link to the user's credentials)
+    before = existsSync(file) ? readConfigFile(file).toString('utf8') : '';
+    const read = before.trim() === '' ? {} : parseConfigText(file, before);
     if (file.endsWith('.json')) {
-      const parsed = before.trim() === '' ? {} : (JSON.parse(before) as Record<string, unknown>);
+      const parsed = read as Record<string, unknown>;
       own = parsed.spend;
       set = (next) => `${JSON.stringify({ ...parsed, spend: next }, null, 2)}\n`;
     } else {
       const document = parseDocument(before);
-      if (document.errors.length > 0) throw document.errors[0];
+      if (document.errors.length > 0) throw new Error('not valid YAML');
       if (document.contents === null) document.contents = document.createNode({}) as never;
       own = (document.toJS() as { spend?: unknown } | null)?.spend;
       set = (next) => {

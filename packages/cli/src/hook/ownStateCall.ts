@@ -5,7 +5,7 @@ import type { HookEvent } from './hookEvent.js';
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
  * names loopguard's state (`.loopguard`, the project's or the user's), its configuration
  * (`loopguard.config.yaml`, `.yml`, `.json`) or its environment off switch (`LOOPGUARD_HOOK`), or
- * runs its hook, its MCP server, `uninstall` or `init --remove` itself, is refused before it runs,
+ * runs its hook, its MCP server, `uninstall`, `init --remove` or `init --command` itself, is refused before it runs,
  * so that the model cannot clear its own stop, forge an event, spend another session's budget, or
  * switch loopguard off for later sessions. The model runs as the user: a call that hides what it
  * touches (a name built at run time, a script written first) gets through; this refuses the plain
@@ -48,7 +48,8 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * or YAML key: a settings file's `env`; a search
  * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
- * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`; its package
+ * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its hooks pointed
+ * at another command by `init --command`; its package
  * removed: {@link REMOVES_OWN_PACKAGE}).
  */
 const NAMED_IN_COMMAND = new RegExp(
@@ -60,7 +61,8 @@ const NAMED_IN_COMMAND = new RegExp(
     /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
-    /\bloopguard\s+init\b[^\n;&|]*\s--remove\b/.source,
+    // `init --command true` points the hooks at a command that answers nothing: an off switch too
+    /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+init\b[^\n;&|]*\s--(?:remove|command)(?=[\s='"]|$)/.source,
   ].join('|'),
 );
 

@@ -112,6 +112,7 @@ export function writeSettingsFile(
     } finally {
       closeSync(fd);
     }
+    refuseChanged(found);
     renameSync(temporary, target);
     made.pop();
     if (backup === undefined) made.push(target);
@@ -147,6 +148,7 @@ export function removeSettingsFile(
 ): WrittenSettingsFile {
   const dir = dirname(found.target);
   try {
+    refuseChanged(found);
     rmSync(found.target);
     pruneBackups(found.target, undefined);
     if (folder && readdirSync(dir).length === 0) rmdirSync(dir);
@@ -164,6 +166,22 @@ export function removeSettingsFile(
       }
     },
   };
+}
+
+/**
+ * Throws when the file is no longer the one read: the CLI (Claude Code rewrites `~/.claude.json`
+ * as it runs) or the user changed it since, and renaming over it would lose that change. Checked
+ * just before the rename, which leaves a window of microseconds instead of the whole `init`.
+ */
+function refuseChanged(found: FoundSettingsFile): void {
+  let now: string | null;
+  try {
+    now = readFileSync(found.target, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    now = null;
+  }
+  if (now !== found.text) throw new Error('it changed while init edited it: run init again');
 }
 
 /** Removes the backups of `target` other than `keep`; one that cannot be removed is left. */

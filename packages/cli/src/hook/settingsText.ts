@@ -51,9 +51,9 @@ export function readSettingsText(text: string, agent: HookAgent): SettingsText {
   if (body.trim() !== '') {
     try {
       JSON.parse(dialect.comments ? stripComments(body) : body);
-    } catch (error) {
+    } catch {
       const comments = !dialect.comments && hasComments(body) ? `; ${dialect.cli} reads no comments` : '';
-      throw new InvalidSettingsError(`is not valid JSON (${(error as Error).message}${comments})`);
+      throw new InvalidSettingsError(`is not valid JSON (${syntaxError(body, dialect.comments)}${comments})`);
     }
   }
   let json: JsonText;
@@ -74,6 +74,19 @@ export function withText(settings: SettingsText, text: string): SettingsText {
 /** The file's whole text: the byte order mark it had, then the JSON. */
 export function settingsFileText(settings: SettingsText): string {
   return `${settings.bom}${settings.json.text}`;
+}
+
+/**
+ * The first syntax error and its line, never V8's message: it quotes the text around the error,
+ * and a project's settings file may be a repository's link to the user's credentials.
+ */
+function syntaxError(text: string, comments: boolean): string {
+  try {
+    parseJsonText(text, comments);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'JSON.parse refuses it';
 }
 
 function hasComments(text: string): boolean {
