@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gitTracks } from './gitTracks.js';
 
 /**
  * A `.loopguard` folder or a file of it that loopguard refuses to use: a symbolic link, or another
@@ -23,21 +23,6 @@ const PRIVATE = 0o700;
 /** A project's `.loopguard` folder. */
 export function stateFolderOf(projectDir: string): string {
   return join(projectDir, '.loopguard');
-}
-
-/**
- * Whether git tracks a file in `folder` (`git ls-files` there lists one). No git, no repository, or
- * a git that fails: `false`.
- */
-function trackedByGit(folder: string): boolean {
-  // a repository's own configuration may name a program for git to run (`core.fsmonitor`)
-  const listed = spawnSync('git', ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', '.'], {
-    cwd: folder,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    timeout: 2000,
-  });
-  return listed.status === 0 && listed.stdout !== '';
 }
 
 /**
@@ -66,7 +51,7 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
   if ((stats.mode & 0o077) !== 0) {
     // git makes a checked-out folder with the umask's mode; one loopguard made is 0700
     // Removed, not only untracked: a shipped state.db's own tables and triggers would stay in use.
-    if (trackedByGit(folder))
+    if (gitTracks('.', folder))
       throw new UnsafeStateError(
         `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git and remove it (git rm -r --cached .loopguard && rm -rf .loopguard): the next session makes a new one`,
       );

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -7,6 +6,7 @@ import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { gitTracks } from '../gitTracks.js';
 import { codexTrust } from '../hook/codexTrust.js';
 import { readHookConfig } from '../hook/hookConfig.js';
 import type { HookAgent } from '../hook/hookEvent.js';
@@ -263,20 +263,19 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const edited = options.remove
     ? hasHooks(settings) || (options.replace === true && strays.length > 0) || statusLine.change === 'removed'
     : after !== before;
+  // what would keep the hooks just written from guarding: the project's off switches, Codex's trust
+  const sayWhatStops = () => {
+    const projectDir = scope === 'user' ? undefined : io.cwd;
+    saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io);
+    sayCodexTrust(file, after, codexHome, projectDir, io);
+  };
   if (!edited && server?.change === undefined && other === undefined) {
     if (!(options.remove && options.quiet && found.text === null))
       io.stdout(
         `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
       );
     if (!options.remove && !options.dryRun) updateInstalls(home, { agent, project, ...server?.record }, true);
-    saySwitchedOff(
-      agent,
-      { shown: shown(file), text: after },
-      scope === 'user' ? undefined : io.cwd,
-      options,
-      io,
-    );
-    sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
+    sayWhatStops();
     return;
   }
   if (options.dryRun) {
@@ -338,19 +337,12 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     const undo = `loopguard init ${agent}${options.user ? ' --user' : ''} --remove`;
     io.stdout(`To undo: ${undo} (or loopguard uninstall, for every install)\n`);
     if (statusLine.change === 'offer') io.stdout(`${STATUS_LINE_NOTES.offer}\n`);
-    if (fast && scope === 'project' && trackedByGit(file, io.cwd))
+    if (fast && scope === 'project' && gitTracks(file, io.cwd))
       io.stdout(
         `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
       );
   }
-  saySwitchedOff(
-    agent,
-    { shown: shown(file), text: after },
-    scope === 'user' ? undefined : io.cwd,
-    options,
-    io,
-  );
-  sayCodexTrust(file, after, codexHome, scope === 'user' ? undefined : io.cwd, io);
+  sayWhatStops();
 }
 
 /** A warning line when the hooks just installed answer nothing ({@link switchedOffBy}). */
@@ -443,16 +435,6 @@ function runSteps(steps: InitStep[]): void {
   } catch (error) {
     for (const written of done.reverse()) written.undo();
     throw error;
-  }
-}
-
-/** Whether git tracks `file` (outside a repository, or without git: no). */
-function trackedByGit(file: string, cwd: string): boolean {
-  try {
-    execFileSync('git', ['ls-files', '--error-unmatch', '--', file], { cwd, stdio: 'ignore', timeout: 5000 });
-    return true;
-  } catch {
-    return false;
   }
 }
 
