@@ -49,6 +49,23 @@ function event(dir: string, rollout: string, name: string, id: string, extra: Re
 
 const NO_SUCH_FILE = 'cat: missing.txt: No such file or directory\n';
 
+/**
+ * A Codex session in a new project (its rollout begun, `loopguard.config.yaml` written when given)
+ * and `answer`, which hands the hook one shell call's event as Codex runs its hooks: in the project.
+ */
+function codexSession(config?: string) {
+  const dir = temp('loopguard-codex-hook-');
+  if (config !== undefined) writeFileSync(join(dir, 'loopguard.config.yaml'), config);
+  const rollout = join(dir, 'rollout.jsonl');
+  writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+  const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
+    answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
+      env: {},
+      cwd: dir,
+    });
+  return { dir, rollout, answer };
+}
+
 describe('loopguard hook codex', () => {
   it('reads the failure from the rollout (the event has none): same_error, as scan says; every repeat denied', async () => {
     const dir = temp('loopguard-codex-hook-');
@@ -141,15 +158,8 @@ describe('loopguard hook codex', () => {
   });
 
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
-    const dir = temp('loopguard-codex-hook-');
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+    const { dir, answer, rollout } = codexSession();
     const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';
-    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
-      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
-        env: {},
-        cwd: dir,
-      });
     const replies: string[] = [];
     const run = async (id: string, cmd: string, code: number, output: string) => {
       appendFileSync(rollout, functionCall(id, cmd));
@@ -172,14 +182,7 @@ describe('loopguard hook codex', () => {
   });
 
   it('a verdict after denied calls falls at the call the model made, as scan numbers it', async () => {
-    const dir = temp('loopguard-codex-hook-');
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
-    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
-      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
-        env: {},
-        cwd: dir,
-      });
+    const { dir, answer, rollout } = codexSession();
     const failing = (cmd: string) => `cat: ${cmd.slice(4)}: No such file or directory\n`;
     // calls 1-3 run and fail, 4-5 are denied (the loop's stop), then 6-9 fail on another file
     const calls = [
@@ -223,15 +226,7 @@ describe('loopguard hook codex', () => {
   });
 
   it('a spend stop that keeps denying records each denial at the call the model made', async () => {
-    const dir = temp('loopguard-codex-hook-');
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
-    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
-      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
-        env: {},
-        cwd: dir,
-      });
+    const { dir, answer, rollout } = codexSession('spend:\n  session:\n    maxTokens: 100\n');
     appendFileSync(rollout, functionCall('call_1', 'ls'));
     expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
     expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
@@ -263,15 +258,7 @@ describe('loopguard hook codex', () => {
   });
 
   it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {
-    const dir = temp('loopguard-codex-hook-');
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100\n');
-    const rollout = join(dir, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
-    const answer = (name: string, id: string, cmd: string, extra?: Record<string, unknown>) =>
-      answerHookEvent('codex', event(dir, rollout, name, id, { tool_input: { command: cmd }, ...extra }), {
-        env: {},
-        cwd: dir,
-      });
+    const { dir, answer, rollout } = codexSession('spend:\n  session:\n    maxTokens: 100\n');
     const blocked = (id: string, reply: string) =>
       appendFileSync(
         rollout,

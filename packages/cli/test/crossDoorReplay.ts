@@ -14,7 +14,7 @@ import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { StepStreamWatcher } from '../src/run/StepStreamWatcher.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { bufferedIo } from './helpers.js';
-import { hookCall, tempProject } from './hookHelpers.js';
+import { hookCall, mcpHookCall, tempProject } from './hookHelpers.js';
 
 /** One verdict of a door: at which tool call (1-based) it came, its loop kind and its message's first line. */
 export interface DoorVerdict {
@@ -110,20 +110,8 @@ export async function mcpDoor(events: string[]): Promise<DoorVerdicts> {
   try {
     return await replayHookEvents(events, async (line) => {
       const event = JSON.parse(line) as Record<string, unknown>;
-      const args = Object.fromEntries(
-        Object.entries(event).map(([key, value]) => [
-          key,
-          typeof value === 'string' ? value : JSON.stringify(value),
-        ]),
-      );
-      const request = {
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: { name: 'hook', arguments: args },
-      };
       const before = lines.length;
-      server.receive(Buffer.from(`${JSON.stringify(request)}\n`));
+      server.receive(mcpHookCall(event, ++id));
       await server.idle();
       const answer = JSON.parse(lines[before] ?? '{}') as { result?: { content?: Array<{ text?: string }> } };
       return answer.result?.content?.[0]?.text ?? '';

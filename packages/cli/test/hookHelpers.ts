@@ -202,3 +202,19 @@ export function trustedTranscript(
   mkdirSync(folder, { recursive: true });
   return { path: join(folder, `${session}.jsonl`), env: { CLAUDE_CONFIG_DIR: config } };
 }
+
+/**
+ * The line Claude Code sends loopguard's MCP server for one hook event: a `tools/call` of its
+ * `hook` tool whose arguments are the event's fields, each a string (objects as JSON), as its
+ * `mcp_tool` hooks fill them.
+ */
+export function mcpHookCall(event: Record<string, unknown>, id = 1): Buffer {
+  const args = Object.fromEntries(
+    Object.entries(event).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  );
+  const message = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hook', arguments: args } };
+  return Buffer.from(`${JSON.stringify(message)}\n`);
+}

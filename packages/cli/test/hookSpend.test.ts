@@ -9,7 +9,14 @@ import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, claudeFailingCall, hookLog, spendState, trustedTranscript } from './hookHelpers.js';
+import {
+  claudeEvent,
+  claudeFailingCall,
+  hookLog,
+  mcpHookCall,
+  spendState,
+  trustedTranscript,
+} from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const T0 = Date.parse('2026-11-28T10:00:00Z');
@@ -376,14 +383,7 @@ describe('the spend guard in the hook', () => {
       tool_response: { stdout: 'a', stderr: '' },
       transcript_path: transcript.path,
     });
-    const args = Object.fromEntries(
-      Object.entries(event).map(([key, value]) => [
-        key,
-        typeof value === 'string' ? value : JSON.stringify(value),
-      ]),
-    );
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hook', arguments: args } };
-    server.receive(Buffer.from(`${JSON.stringify(call)}\n`));
+    server.receive(mcpHookCall(event));
     await server.idle();
     const answer = JSON.parse(JSON.parse(lines[0] ?? '{}').result.content[0].text);
     expect(answer.hookSpecificOutput.additionalContext).toContain(

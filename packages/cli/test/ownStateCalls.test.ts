@@ -10,6 +10,7 @@ import {
   geminiEvent,
   hookCall,
   hookState,
+  mcpHookCall,
   tempProject,
 } from './hookHelpers.js';
 
@@ -313,20 +314,7 @@ describe("the model's own calls against loopguard's state, configuration and off
     const lines: string[] = [];
     const server = new McpHookServer({ write: (line) => lines.push(line), projectDir: dir, env: {} });
     const event = bash(dir, 'sqlite3 .loopguard/state.db "DELETE FROM hook_sessions"');
-    // Claude Code hands the `hook` tool every field as a string, objects as JSON
-    const args = Object.fromEntries(
-      Object.entries(event).map(([key, value]) => [
-        key,
-        typeof value === 'string' ? value : JSON.stringify(value),
-      ]),
-    );
-    const message = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'hook', arguments: args },
-    };
-    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    server.receive(mcpHookCall(event));
     await server.idle();
     const reply = JSON.parse(JSON.parse(lines[0] as string).result.content[0].text);
     expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');

@@ -8,7 +8,14 @@ import { runCli } from '../src/main.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
-import { claudeEvent, claudeFailingCall, codexShellCall, geminiEvent, tempProject } from './hookHelpers.js';
+import {
+  claudeEvent,
+  claudeFailingCall,
+  codexShellCall,
+  geminiEvent,
+  mcpHookCall,
+  tempProject,
+} from './hookHelpers.js';
 
 // Issue 35 "sessions first": a call loopguard refused (the model's own call against loopguard,
 // issue 38) is a decision loopguard made, and every door says it: `status`, `status --session`,
@@ -143,17 +150,7 @@ describe('a refused call, in every door (issue 35)', () => {
       tool_input: { command: DUMP },
       tool_use_id: 'toolu_1',
     });
-    // Claude Code hands the `hook` tool every field as a string, objects as JSON
-    const args = Object.fromEntries(
-      Object.entries(event).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
-    const message = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'hook', arguments: args },
-    };
-    server.receive(Buffer.from(`${JSON.stringify(message)}\n`));
+    server.receive(mcpHookCall(event));
     await server.idle();
     expect(lines).toHaveLength(1);
     expect(refusals(dir).map((e) => [e.content, e.metadata.toolCall])).toEqual([
