@@ -25,8 +25,15 @@ export interface CliIo {
   ask?: (question: string) => Promise<string>;
 }
 
-/** The {@link CliIo} of the running process. */
+/**
+ * The {@link CliIo} of the running process. A reader that goes away before the output ends
+ * (`loopguard status | head -3`) ends it quietly: the rest is dropped, the command keeps its exit
+ * code (qa45; node would otherwise die of the unhandled `EPIPE` with a stack trace).
+ */
 export function processIo(): CliIo {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listenerCount('error') === 0) stream.on('error', dropWhenReaderGone);
+  }
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -36,6 +43,11 @@ export function processIo(): CliIo {
     stderrIsTTY: process.stderr.isTTY === true,
     ...(process.stdin.isTTY === true ? { ask: askOnTerminal } : {}),
   };
+}
+
+/** A write error other than the reader gone (`EPIPE`, then writes to the closed stream) is thrown as before. */
+function dropWhenReaderGone(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
 }
 
 async function askOnTerminal(question: string): Promise<string> {

@@ -1,4 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
@@ -47,5 +50,22 @@ describe('loopguard (the command)', () => {
     expect(bad.status).toBe(EXIT_CODES.usage);
     expect(bad.stderr).toContain("unknown option '--no-such-flag'");
     expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a reader that stops early (`loopguard runs | head -1`) ends it quietly, with its own exit code (qa45)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-pipe-'));
+    try {
+      const child = spawn(process.execPath, [bin, 'runs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // the reader is gone before loopguard writes a line
+      let err = '';
+      child.stderr.on('data', (chunk) => {
+        err += chunk;
+      });
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      expect(err).toBe('');
+      expect(code).toBe(EXIT_CODES.ok);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
