@@ -17,6 +17,36 @@ describe('docs/cli.md', () => {
     if (command === 'run') expect(squash(docs)).toContain(squash(help));
   });
 
+  /** The text of the `## ` section whose title starts with `title`. */
+  const section = (title: string) => {
+    const start = docs.indexOf(`\n## ${title}`);
+    expect(start).toBeGreaterThan(-1);
+    const end = docs.indexOf('\n## ', start + 1);
+    return docs.slice(start, end === -1 ? undefined : end);
+  };
+  const inspecting = 'Inspecting loop state';
+  const initSection = '`loopguard init';
+  it.each([
+    ['init', initSection],
+    ['uninstall', initSection],
+    ['hook', initSection],
+    ['mcp', initSection],
+    ['demo', inspecting],
+    ['serve', inspecting],
+    ['status', inspecting],
+    ['recoveries', inspecting],
+    ['statusline', inspecting],
+  ])('names every flag of `loopguard %s --help` in "%s"', async (command, title) => {
+    const io = bufferedIo();
+    await runCli([command, '--help'], io);
+    const text = section(title);
+    const flags = [...io.out().matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]+)/gm)].map((m) => m[1]);
+    // in the command's synopsis (`[--limit 100]`) or its prose (`--limit`)
+    for (const flag of flags.filter((f) => f !== '--help'))
+      expect(text).toMatch(new RegExp(`[\`[]${flag}\\b`));
+    expect(text).toContain(`loopguard ${command}`);
+  });
+
   it.each(['run', 'scan', 'status', 'statusline', 'init', 'recoveries', 'uninstall'])(
     '`loopguard %s --help` speaks of tool calls, not steps or the seed',
     async (command) => {
