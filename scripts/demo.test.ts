@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLoopGuardDatabase, SqliteStatusReader } from '../packages/sqlite/src/index.js';
 
+/** `text` as a regular expression matching it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 const cwd = mkdtempSync(join(tmpdir(), 'loopguard-demo-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
@@ -46,8 +51,17 @@ describe('the demo (the README main job: loopguard demo)', () => {
       '-> NUDGE (same_error): Loop detected (same_error)',
       '-> STOP (same_error): Stopped (same_error): the loop went on after the nudge',
       'generateText ended after 4 model calls (finishReason tool-calls); the nudge was in prompt 4 of 4',
-      'Reply 10: WARN ($0.40 after 10 replies): loopguard: you have spent $0.40 of $0.50 on this session (81 %)',
-      'Reply 13: STOP ($0.53 after 13 replies): loopguard: this session reached its budget ($0.53 of $0.50)',
+      // the spend guard, through the built `loopguard hook claude`
+      'Call 5 Edit src/page5.tsx: WARN: loopguard: you have spent $0.42 of $0.50 on this session (84 %)',
+      'Call 6 Edit src/page6.tsx: STOP (the session ends): loopguard: this session reached its budget ($0.504 of $0.500)',
+      'The hook recorded 2 entries (spend_warning, spend_stop) and what the Claude Code session demo-spend-session spent',
+      // sessions, never the orchestrator's tasks, where the demo speaks of agent sessions (demo46)
+      'The hook recorded 3 entries (loop_nudge, call_refused, loop_stop) for the Codex session demo-codex-session',
+      '1 nudge and 1 stop recorded for the ai-sdk session demo-ai-sdk-run (loop_nudge, loop_stop)',
+      // what landed: a call in another workdir, the model's off switch refused, a run with no loop
+      "Call 2 Bash: npm test (workdir packages/web, recorded in the session's project) -> failed",
+      'Call 5 PreToolUse Bash: npm uninstall -g @loopguard/cli -> REFUSED (it would switch loopguard off), never runs',
+      'the ai-sdk session demo-ai-sdk-clean-run, no loop found',
     ]) {
       expect(out).toContain(line);
     }
@@ -56,6 +70,10 @@ describe('the demo (the README main job: loopguard demo)', () => {
       /1 session looped where loopguard would have stopped it: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
     );
     expect(out).toMatch(/\| claude \| [\w-]+ +\| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
+    expect(out).toMatch(
+      /The hook recorded 2 entries \(loop_nudge, loop_stop\) for the Claude Code session [0-9a-f-]{36}\n/,
+    );
+    expect(out).not.toMatch(/for task (claude|codex):|recorded for T10/);
     // the hook session and the AI SDK run are on the recoveries page, as the dashboard lists it
     const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'demo.db'), { readonly: true });
     try {
@@ -64,15 +82,13 @@ describe('the demo (the README main job: loopguard demo)', () => {
       expect(steps.map((r) => [r.action, r.taskId?.replace(/^claude:.*/, 'claude:<session>')])).toEqual([
         ['stop', 'T10.1.1'],
         ['nudge', 'T10.1.1'],
-        // Codex: every repeat from the 4th call is denied, each one a stop
-        ['stop', 'codex:demo-codex-session'],
-        ['stop', 'codex:demo-codex-session'],
+        // Codex: the repeat at the 4th call is denied (then the model's uninstall is refused)
         ['stop', 'codex:demo-codex-session'],
         ['nudge', 'codex:demo-codex-session'],
         ['stop', 'claude:<session>'],
         ['nudge', 'claude:<session>'],
       ]);
-      expect(steps[6]?.metadata).toMatchObject({
+      expect(steps[4]?.metadata).toMatchObject({
         agent: 'claude',
         hookEvent: 'PreToolUse',
         followsNudge: true,
@@ -93,8 +109,8 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'loop_recovery',
     ]);
     const sessionsAt = out.indexOf('\nThe agent sessions');
-    const status = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status (')), sessionsAt));
-    expect(status).toEqual({
+    const body = JSON.parse(out.slice(out.indexOf('{', out.indexOf('Status (')), sessionsAt));
+    expect(body).toEqual({
       running: false,
       tickCount: 41,
       loopDetection: {
@@ -103,12 +119,48 @@ describe('the demo (the README main job: loopguard demo)', () => {
       },
       breaker: { state: 'OPEN', reason: 'no_file_changes: no files changed (3 in a row, threshold 3)' },
     });
-    // What a user reads: their sessions, in their words, and a history that ends before now.
-    expect(out.slice(sessionsAt)).toMatch(/claude\s+\| [0-9a-f-]{36} \| stopped by loopguard/);
+    // What a user reads: every session the demo made, in their words, as `status` says it.
+    const rows = out
+      .slice(sessionsAt)
+      .split('\n')
+      .filter((line) => /^\w[\w-]* +\| /.test(line) && !line.startsWith('agent '))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
+    expect(
+      rows.map(([agent, session, summary]) => [
+        agent,
+        session?.replace(/^[0-9a-f-]{36}$/, '<uuid>'),
+        summary,
+      ]),
+    ).toEqual([
+      [
+        'codex',
+        'demo-codex-session',
+        'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 call refused, 1 nudge',
+      ],
+      ['claude', '<uuid>', 'stopped by loopguard at call 5 (same_error), 4 tool calls ran, 1 nudge'],
+      [
+        'claude',
+        'demo-spend-session',
+        'stopped on spend at call 6 (cap), 6 tool calls ran, $0.504 of $0.500',
+      ],
+      ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same_error), 1 nudge'],
+      ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found'],
+      ['run', 'demo-run-1', 'stopped by loopguard (run paused)'],
+      ['run', 'demo-run-0', 'stopped by loopguard (run paused)'],
+    ]);
+    const status = execFileSync(process.execPath, [bin, 'status', '--db', join('.loopguard', 'demo.db')], {
+      cwd,
+      encoding: 'utf8',
+    });
+    for (const [agent, session, summary] of rows)
+      expect(status).toMatch(
+        new RegExp(`^${agent} +\\| ${session} +\\| .*\\| ${escapeRegExp(summary ?? '')} *$`, 'm'),
+      );
+    // and a history that ends before now
     expect(out).not.toMatch(/the seed/i);
     expect(
       Math.max(
-        ...Object.values(status.loopDetection as Record<string, { lastAttempt: number }>).map(
+        ...Object.values(body.loopDetection as Record<string, { lastAttempt: number }>).map(
           (t) => t.lastAttempt,
         ),
       ),

@@ -38,17 +38,25 @@ function expectOneLineError(result: { code: number; out: string; err: string }, 
 }
 
 describe('loopguard demo', () => {
-  it('shows a Codex session nudged, then every repeat denied, through `loopguard hook codex`', () => {
+  it('shows a Codex session nudged, then denied, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
     const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
-    expect(scenario).toContain('Call 2 Bash: npm test -> failed (exit code 1, read from the rollout)');
+    expect(scenario).toContain('Call 1 Bash: npm test -> failed (exit code 1, read from the rollout)');
+    // a call in a subfolder (its workdir) counts in the session's loop
+    expect(scenario).toContain(
+      "Call 2 Bash: npm test (workdir packages/web, recorded in the session's project) -> failed (exit code 1, read from the rollout)",
+    );
     expect(scenario).toMatch(
       /Call 3 Bash: npm test -> NUDGE \(a developer message in the model's next request\): "Loop detected \(same_error\)/,
     );
-    for (const n of [4, 5, 6])
-      expect(scenario).toContain(
-        `Call ${n} PreToolUse Bash: npm test -> DENIED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)`,
-      );
-    expect(scenario).toContain('The hook recorded 4 entries');
+    expect(scenario).toContain(
+      'Call 4 PreToolUse Bash: npm test -> DENIED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)',
+    );
+    expect(scenario).toContain(
+      'Call 5 PreToolUse Bash: npm uninstall -g @loopguard/cli -> REFUSED (it would switch loopguard off), never runs; the model reads "Command blocked by PreToolUse hook: loopguard refused this call',
+    );
+    expect(scenario).toContain(
+      'The hook recorded 3 entries (loop_nudge, call_refused, loop_stop) for the Codex session demo-codex-session',
+    );
   });
 });
 

@@ -17,8 +17,12 @@ import { formatTable } from '../formatTable.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
-/** How far back the demo's scripted history starts: an hour (its ticks take about 53 minutes, and the status window is an hour). */
-const DEMO_HISTORY_MS = 3_600_000;
+/**
+ * How far back the demo's scripted history starts: 70 minutes. Its scenes take about 50 minutes, so
+ * that it ends more than 10 minutes before now: a session of it that loopguard never stopped (the
+ * AI SDK run that never loops) is finished, "no loop found", not "running".
+ */
+const DEMO_HISTORY_MS = 4_200_000;
 
 /** The seed's SQL over recovery context entries, verbatim. */
 export const SEED_RECOVERY_SQL = `SELECT * FROM context_entries

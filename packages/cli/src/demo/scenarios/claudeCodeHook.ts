@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type HookAgent, openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import {
+  type HookAgent,
+  openLoopGuardDatabase,
+  SqliteHookSessionStore,
+  SqliteSpendStore,
+} from '@loopguard/sqlite';
 import { execa } from 'execa';
 import type { DemoContext, DemoScenario } from '../DemoContext.js';
 import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
@@ -12,7 +17,7 @@ import { RECORDED_CLAUDE_CODE_SESSION } from './claudeCodeSession.js';
  * The built command, from `src/` (the CLI run in-process by the tests) and from `dist/` alike: each
  * event goes through the public `loopguard hook claude`, as Claude Code runs it.
  */
-const BIN = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
+export const CLI_BIN = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
 
 /** One recorded hook event, as much of it as the narration shows. */
 interface RecordedEvent {
@@ -52,36 +57,74 @@ function seen(event: RecordedEvent, stdout: string): string {
   return `NUDGE (in the model's next request as "${event.hook_event_name}:${event.tool_name} hook additional context"): "${message}"`;
 }
 
+/** What {@link copyRecords} copied: the entries, and the ids of the sessions. */
+export interface CopiedRecords {
+  entries: number;
+  sessionIds: string[];
+}
+
 /**
- * Copies the hook's nudges and stops from the project's store (`.loopguard/state.db`, where the
- * hook writes) into the demo's, and to the dashboard's live feed, as a step detector reports them.
+ * Copies what the hook recorded in the project's store (`.loopguard/state.db`, where the hook writes)
+ * into the demo's, so that the demo's sessions table says what `status` says in the project: the
+ * entries (nudges, stops, refused calls, spend warnings and stops, also sent to the dashboard's live
+ * feed as a step detector reports them), the sessions, and what each session spent (its ledger).
  */
-export function copyRecords(ctx: DemoContext, project: string): number {
+export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
   const store = openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { readonly: true });
   const feed = new EventEmitter();
   ctx.watch(feed);
   try {
-    const entries = store.stateMachine.listContextEntries({ topics: ['loop_nudge', 'loop_stop'] }).reverse();
+    const entries = store.stateMachine.listContextEntries({ topics: [...COPIED_TOPICS] }).reverse();
     for (const { entryType, topic, content, relatedTasks, confidence, metadata } of entries) {
       const copy = { entryType, topic, content, relatedTasks, confidence, metadata };
       feed.emit('stepLoopRecorded', ctx.database.stateMachine.addContextEntry(copy));
     }
-    // The session itself too, so that the demo's sessions (status, the dashboard) show it.
     const sessions = new SqliteHookSessionStore({ db: ctx.database.db });
-    for (const row of store.db.prepare('SELECT agent, session_id, project_dir FROM hook_sessions').all() as {
+    const rows = store.db.prepare('SELECT agent, session_id, project_dir FROM hook_sessions').all() as {
       agent: HookAgent;
       session_id: string;
       project_dir: string;
-    }[]) {
+    }[];
+    for (const row of rows) {
       const key = { agent: row.agent, sessionId: row.session_id, projectDir: row.project_dir };
       const session = new SqliteHookSessionStore({ db: store.db }).get(key);
       if (session !== null) sessions.update(key, () => ({ next: session, result: null }));
     }
-    return entries.length;
+    const ledgers = store.db
+      .prepare(
+        "SELECT scope, ledger, offset, cap_usd, cap_tokens FROM spend_ledgers WHERE scope LIKE 'session:%'",
+      )
+      .all() as {
+      scope: string;
+      ledger: string;
+      offset: number;
+      cap_usd: number | null;
+      cap_tokens: number | null;
+    }[];
+    new SqliteSpendStore({ db: ctx.database.db }).update(
+      ledgers.map((l) => l.scope),
+      () => ({
+        next: new Map(
+          ledgers.map((l) => [
+            l.scope,
+            {
+              ledger: JSON.parse(l.ledger) as unknown,
+              offset: l.offset,
+              caps: { maxCostUsd: l.cap_usd ?? undefined, maxTokens: l.cap_tokens ?? undefined },
+            },
+          ]),
+        ),
+        result: undefined,
+      }),
+    );
+    return { entries: entries.length, sessionIds: rows.map((row) => row.session_id) };
   } finally {
     store.close();
   }
 }
+
+/** The entries a hook writes that {@link copyRecords} copies. */
+const COPIED_TOPICS = ['loop_nudge', 'loop_stop', 'call_refused', 'spend_warning', 'spend_stop'] as const;
 
 /**
  * Step level, in a real agent CLI: a recorded Claude Code session (it runs the same failing tests
@@ -108,7 +151,7 @@ export const claudeCodeHook: DemoScenario = {
 async function replay(ctx: DemoContext, project: string): Promise<void> {
   for (const [i, line] of RECORDED_CLAUDE_CODE_SESSION.entries()) {
     const event = line.replaceAll('<project>', project);
-    const { stdout } = await execa(process.execPath, [BIN, 'hook', 'claude'], {
+    const { stdout } = await execa(process.execPath, [CLI_BIN, 'hook', 'claude'], {
       cwd: project,
       input: event,
       reject: false,
@@ -122,6 +165,8 @@ async function replay(ctx: DemoContext, project: string): Promise<void> {
     // Claude Code ends the session at a stop: the recording's later events never happen.
     if (stdout.trim() !== '' && (JSON.parse(stdout) as HookAnswer).continue === false) break;
   }
-  const copied = copyRecords(ctx, project);
-  ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task claude:<session id>`);
+  const { entries, sessionIds } = copyRecords(ctx, project);
+  ctx.print(
+    `   The hook recorded ${entries} entries (loop_nudge, loop_stop) for the Claude Code session ${sessionIds.join(', ')}`,
+  );
 }

@@ -1,14 +1,20 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { DemoScenario } from '../DemoContext.js';
-import { copyRecords } from './claudeCodeHook.js';
-
-/** The built command, from `src/` and `dist/` alike: each event goes through `loopguard hook codex`. */
-const BIN = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
+import { CLI_BIN, copyRecords } from './claudeCodeHook.js';
 
 const COMMAND = 'npm test';
+/** The model's call that would switch loopguard off: refused, the session going on. */
+const UNINSTALL = 'npm uninstall -g @loopguard/cli';
+/** The session's calls: the second runs in a subfolder (`workdir`); stopped, the model tries to switch loopguard off. */
+const CALLS: readonly { command: string; workdir?: string }[] = [
+  { command: COMMAND },
+  { command: COMMAND, workdir: 'packages/web' },
+  { command: COMMAND },
+  { command: COMMAND },
+  { command: UNINSTALL },
+];
 const FAILURE =
   'FAIL test/sum.test.js\n  sum adds two numbers: expected 5, received 4\nTests: 1 failed, 1 total\n';
 
@@ -22,30 +28,38 @@ function rolloutLine(payload: Record<string, unknown>, type = 'response_item'): 
  * writes its rollout and sends its hook events (formats checked with the real Codex in
  * codexHooks.e2e.test.ts), each event through the built `loopguard hook codex`. Codex names no exit
  * code in its events: the hook reads the failure from the rollout, nudges at the third failure,
- * and denies every repeat after it (no reply ends a Codex turn).
+ * and denies every repeat after it (no reply ends a Codex turn). A call run in a subfolder (its
+ * `workdir`: the event's `cwd`) is still the session's, in its project; once stopped, the model's call
+ * that would uninstall loopguard is refused, counted as a refused call of the session.
  */
 export const codexHook: DemoScenario = {
   title: 'Codex guarded by `loopguard hook codex`: a session nudged, then every repeat denied',
   tasks: [],
   async run(ctx) {
     const project = join(ctx.workDir, 'codex-project');
-    mkdirSync(project);
+    mkdirSync(join(project, 'packages', 'web'), { recursive: true });
     const rollout = join(project, 'rollout.jsonl');
     writeFileSync(rollout, rolloutLine({ id: 'demo-codex-session', cwd: project }, 'session_meta'));
-    const hook = async (name: string, callId: string, extra: Record<string, unknown> = {}) => {
+    const hook = async (
+      name: string,
+      callId: string,
+      call: (typeof CALLS)[number],
+      extra: Record<string, unknown> = {},
+    ) => {
       const event = {
         session_id: 'demo-codex-session',
         turn_id: 'turn-1',
         transcript_path: rollout,
-        cwd: project,
+        // Codex names the call's workdir as the event's cwd; its hooks run in the session's folder
+        cwd: call.workdir === undefined ? project : join(project, call.workdir),
         hook_event_name: name,
         model: 'gpt-5',
         tool_name: 'Bash',
-        tool_input: { command: COMMAND },
+        tool_input: { command: call.command },
         tool_use_id: callId,
         ...extra,
       };
-      const { stdout } = await execa(process.execPath, [BIN, 'hook', 'codex'], {
+      const { stdout } = await execa(process.execPath, [CLI_BIN, 'hook', 'codex'], {
         cwd: project,
         input: JSON.stringify(event),
         reject: false,
@@ -63,28 +77,33 @@ export const codexHook: DemoScenario = {
             }
           ).hookSpecificOutput;
     };
-    for (let n = 1; n <= 6; n++) {
+    for (const [i, call] of CALLS.entries()) {
+      const n = i + 1;
       const id = `call_${n}`;
       appendFileSync(
         rollout,
         rolloutLine({
           type: 'function_call',
           name: 'exec_command',
-          arguments: JSON.stringify({ cmd: COMMAND }),
+          arguments: JSON.stringify({
+            cmd: call.command,
+            ...(call.workdir === undefined ? {} : { workdir: join(project, call.workdir) }),
+          }),
           call_id: id,
         }),
       );
-      const before = await hook('PreToolUse', id);
+      const before = await hook('PreToolUse', id, call);
       if (before?.permissionDecision === 'deny') {
         const output = `Command blocked by PreToolUse hook: ${before.permissionDecisionReason}`;
         appendFileSync(rollout, rolloutLine({ type: 'function_call_output', call_id: id, output }));
+        const what = call.command === UNINSTALL ? 'REFUSED (it would switch loopguard off)' : 'DENIED';
         ctx.print(
-          `   Call ${n} PreToolUse Bash: ${COMMAND} -> DENIED, never runs; the model reads "${output.split('\n')[0]}"`,
+          `   Call ${n} PreToolUse Bash: ${call.command} -> ${what}, never runs; the model reads "${output.split('\n')[0]}"`,
         );
         await ctx.pause();
         continue;
       }
-      const after = await hook('PostToolUse', id, { tool_response: FAILURE });
+      const after = await hook('PostToolUse', id, call, { tool_response: FAILURE });
       // Codex writes the call's output, with its exit code, after its PostToolUse hooks
       appendFileSync(
         rollout,
@@ -95,12 +114,16 @@ export const codexHook: DemoScenario = {
         }),
       );
       const nudge = after?.additionalContext?.split('\n')[0];
+      const where =
+        call.workdir === undefined ? '' : ` (workdir ${call.workdir}, recorded in the session's project)`;
       ctx.print(
-        `   Call ${n} Bash: ${COMMAND} -> ${nudge === undefined ? 'failed (exit code 1, read from the rollout)' : `NUDGE (a developer message in the model's next request): "${nudge}"`}`,
+        `   Call ${n} Bash: ${COMMAND}${where} -> ${nudge === undefined ? 'failed (exit code 1, read from the rollout)' : `NUDGE (a developer message in the model's next request): "${nudge}"`}`,
       );
       await ctx.pause();
     }
-    const copied = copyRecords(ctx, project);
-    ctx.print(`   The hook recorded ${copied} entries (loop_nudge, loop_stop) for task codex:<session id>`);
+    const { entries, sessionIds } = copyRecords(ctx, project);
+    ctx.print(
+      `   The hook recorded ${entries} entries (loop_nudge, call_refused, loop_stop) for the Codex session ${sessionIds.join(', ')}`,
+    );
   },
 };
