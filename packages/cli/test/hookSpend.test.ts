@@ -276,6 +276,27 @@ describe('the spend guard in the hook', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it("waits for a turn's last reply even when an earlier reply said the same text (a second turn's answer)", async () => {
+    const dir = project('spend:\n  session:\n    maxTokens: 100000\n');
+    const transcript = join(dir, 'transcript.jsonl');
+    const said = (id: string) =>
+      reply(id, 500, 1).replace('"content":[]', '"content":[{"type":"text","text":"Main thread done."}]');
+    const stop = () =>
+      answerHookEvent(
+        'claude',
+        JSON.stringify(claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Main thread done.' })),
+        { env: {}, cwd: dir, now: () => T0 },
+      );
+    appendFileSync(transcript, said('msg_1'));
+    await stop();
+    // the second turn (a background subagent's notification, say) ends with the same words, which
+    // Claude Code writes 50 ms after it calls the hook: the earlier reply is not this one
+    setTimeout(() => appendFileSync(transcript, said('msg_2')), 50);
+    await stop();
+    expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1000 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('a session the loop guard stops counts the reply of the call it stopped (written after the hook is called): its spend is what it spent', async () => {
     const dir = project('spend:\n  session:\n    maxTokens: 100000\n');
     const transcript = join(dir, 'transcript.jsonl');

@@ -81,4 +81,21 @@ describe("Claude Code's events name the reply they follow", () => {
     expect(markerOf({ hook_event_name: 'Stop', last_assistant_message: '  ' })).toBeUndefined();
     expect(markerOf({ hook_event_name: 'Stop' })).toBeUndefined();
   });
+
+  it("the turn's last reply is looked for only where nothing was read yet; a tool call's also before it", () => {
+    const unread = (event: Record<string, unknown>) =>
+      claudeHook.parse({ ...base, ...event }, {}, '/p').replyUnread;
+    expect(unread({ hook_event_name: 'Stop', last_assistant_message: 'Done.' })).toBe(true);
+    const call = { tool_name: 'Write', tool_input: {}, tool_use_id: 'toolu_01A', tool_response: 'ok' };
+    expect(unread({ ...call, hook_event_name: 'PostToolUse' })).toBeUndefined();
+  });
+
+  it('with no look back, a marker only before the offset is not the reply waited for', async () => {
+    const path = transcript('{"text":"Done."}\n');
+    expect(await waitForReply(path, 17, 'Done.', 0, 0)).toBe(false);
+    const waiting = waitForReply(path, 17, 'Done.', 10_000, 0);
+    await tick();
+    appendFileSync(path, '{"text":"Done."}\n');
+    expect(await waiting).toBe(true);
+  });
 });

@@ -22,9 +22,13 @@ const MARKER_CHARS = 200;
  * What the transcript holds once Claude Code has written the reply an event follows (it may call
  * a hook, on the fast path especially, before it writes that reply): the reply that asked for the
  * tool call carries the call's `tool_use_id` (`"toolu_…"`, before and after the call); the turn's last reply carries the
- * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start).
+ * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start), in bytes
+ * not read yet (`replyUnread`).
  */
-function replyMarkerOf(event: Record<string, unknown>, eventName: string): { replyMarker?: string } {
+function replyMarkerOf(
+  event: Record<string, unknown>,
+  eventName: string,
+): { replyMarker?: string; replyUnread?: boolean } {
   if (eventName === 'PreToolUse' || eventName === 'PostToolUse' || eventName === 'PostToolUseFailure') {
     const id = event.tool_use_id;
     return typeof id === 'string' && id !== '' ? { replyMarker: JSON.stringify(id) } : {};
@@ -33,7 +37,8 @@ function replyMarkerOf(event: Record<string, unknown>, eventName: string): { rep
   if (eventName !== 'Stop' || typeof text !== 'string' || text.trim() === '') return {};
   // cut where no surrogate pair is split: JSON.stringify would escape a lone half
   const start = text.slice(0, MARKER_CHARS).replace(/[\ud800-\udbff]$/, '');
-  return { replyMarker: JSON.stringify(start).slice(1, -1) };
+  // no event after the turn's last reply could have read it: an earlier match is an earlier reply
+  return { replyMarker: JSON.stringify(start).slice(1, -1), replyUnread: true };
 }
 
 /** Claude Code's events the hook is registered for. */

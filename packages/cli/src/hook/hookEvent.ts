@@ -39,6 +39,12 @@ interface HookEventBase {
    * Absent: nothing to wait for.
    */
   replyMarker?: string;
+  /**
+   * The reply {@link replyMarker} names cannot have been read at an earlier event (a turn's last
+   * reply, Claude Code's `Stop`): the wait looks only at what was not read yet, since the same text
+   * before it (the same final answer in an earlier turn) is another reply. @default false
+   */
+  replyUnread?: boolean;
   /** The model the event names (Codex): the price of the usage its transcript records without one. */
   model?: string;
 }

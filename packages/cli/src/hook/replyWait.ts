@@ -22,7 +22,8 @@ export const LOOKBACK_BYTES = 1024 * 1024;
 
 /**
  * Waits until the transcript at `path` holds `marker` after byte `from` (the bytes the spend guard
- * has not read yet) or in the {@link LOOKBACK_BYTES} before it, so that the guard counts the reply
+ * has not read yet) or in the `lookbackBytes` before it ({@link LOOKBACK_BYTES}; 0 for a reply no
+ * earlier event could have read), so that the guard counts the reply
  * the event follows however early the CLI called the hook. Reads only the bytes added since its
  * last look (at most {@link MAX_TRANSCRIPT_READ_BYTES} after `from` in all: past that there is
  * plenty to count).
@@ -34,6 +35,7 @@ export async function waitForReply(
   from: number,
   marker: string,
   timeoutMs = REPLY_WAIT_MS,
+  lookbackBytes = LOOKBACK_BYTES,
 ): Promise<boolean> {
   const needle = Buffer.from(marker, 'utf8');
   const deadline = performance.now() + timeoutMs;
@@ -46,7 +48,7 @@ export async function waitForReply(
   }
   try {
     if (!(await file.stat()).isFile()) return false;
-    let scanned = Math.max(0, from - LOOKBACK_BYTES);
+    let scanned = Math.max(0, from - lookbackBytes);
     let tail = Buffer.alloc(0);
     for (;;) {
       const size = (await file.stat()).size;
