@@ -293,6 +293,38 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('a refused call between repeats is no attempt and no change: the repeat after it is still denied', async () => {
+    const { dir, answer, rollout } = codexSession();
+    const FAILING = 'npm ERR! Test failed.\n';
+    for (let n = 1; n <= 3; n++) {
+      appendFileSync(rollout, functionCall(`call_${n}`, 'npm test'));
+      await answer('PreToolUse', `call_${n}`, 'npm test');
+      await answer('PostToolUse', `call_${n}`, 'npm test', { tool_response: FAILING });
+      appendFileSync(rollout, callOutput(`call_${n}`, 1, FAILING));
+    }
+    // nudged; the model tries to remove loopguard instead, and is refused before it runs
+    appendFileSync(rollout, functionCall('call_4', 'npm uninstall -g @loopguard/cli'));
+    const refused = JSON.parse(await answer('PreToolUse', 'call_4', 'npm uninstall -g @loopguard/cli'));
+    expect(refused.hookSpecificOutput.permissionDecision).toBe('deny');
+    appendFileSync(
+      rollout,
+      line('response_item', {
+        type: 'function_call_output',
+        call_id: 'call_4',
+        output: `Command blocked by PreToolUse hook: ${refused.hookSpecificOutput.permissionDecisionReason}`,
+      }),
+    );
+    // the same failing command again: nothing ran in between, so its result is foreseen and denied
+    appendFileSync(rollout, functionCall('call_5', 'npm test'));
+    const repeat = await answer('PreToolUse', 'call_5', 'npm test');
+    expect(repeat).not.toBe('');
+    expect(JSON.parse(repeat).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 5],
+    ]);
+  });
+
   it("a subagent's calls are its own run, read from its own rollout; the main thread's stay the session's (qa39)", async () => {
     const dir = temp('loopguard-codex-hook-');
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000000\n');

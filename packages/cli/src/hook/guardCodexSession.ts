@@ -115,8 +115,8 @@ export function guardCodexSession(
 }
 
 /**
- * Feeds the rollout's new steps to the session's detector (but those of the calls the hook denied)
- * and remembers each call's result; records each verdict. Returns the
+ * Feeds the rollout's new steps to the session's detector (but those of the calls the hook denied,
+ * and of those it refused, which are only counted) and remembers each call's result; records each verdict. Returns the
  * last verdict of a call the model was not told of.
  */
 function readRollout(
@@ -134,6 +134,11 @@ function readRollout(
     // A denied call never ran (its output is Codex's refusal): the session stays where its stop
     // was, so that every further repeat is denied too.
     if (callId !== undefined && codex.denied.includes(callId)) continue;
+    // A refused call (the model's own against loopguard) never ran either: only counted.
+    if (callId !== undefined && codex.refused?.includes(callId)) {
+      if (step.type === 'action') detector.countUnobservedCall();
+      continue;
+    }
     const verdict = detector.observe(step);
     if (step.type === 'action') action = keyOf(step.tool, step.input);
     if (step.type === 'observation' && action !== undefined) {

@@ -207,13 +207,21 @@ export interface Memory {
    * Codex: how far its rollout is read, its calls already answered, and how many calls it denied
    * (they never ran, but the model made them: see `guardCodexSession`).
    */
-  codex?: { offset: number; denied: string[]; told: string[]; deniedCalls?: number };
+  codex?: {
+    offset: number;
+    denied: string[];
+    told: string[];
+    deniedCalls?: number;
+    /** The calls loopguard refused as the model's own against it ({@link countRefusal}): never observed, only counted. */
+    refused?: string[];
+  };
   /**
    * The model's own calls against loopguard that were refused before they ran, numbered among the
    * calls as scan numbers them ({@link callsMade}). Claude Code's and Gemini CLI's detector never
    * observes them and is told of each ({@link countRefusal}), so that its loop entries and their
-   * words number the calls after it; Codex's rollout holds its refusals, which its detector reads
-   * (and numbers) as calls.
+   * words number the calls after it; Codex's rollout holds its refusals, which its detector skips
+   * and counts there (`codex.refused`): a refused call never ran, so it is neither an attempt nor a
+   * change, and the repeat after it is judged as if it had not been made.
    */
   refusedCalls?: number;
   /**
@@ -272,7 +280,7 @@ export function parseMemory(text: string | undefined): Memory {
   ) as {
     results?: unknown;
     seen?: unknown;
-    codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown };
+    codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown; refused?: unknown };
     refusedCalls?: unknown;
     unendedStop?: unknown;
   };
@@ -285,6 +293,7 @@ export function parseMemory(text: string | undefined): Memory {
             offset: typeof codex.offset === 'number' && codex.offset >= 0 ? codex.offset : 0,
             denied: strings(codex.denied),
             told: strings(codex.told),
+            ...(Array.isArray(codex.refused) ? { refused: strings(codex.refused) } : {}),
             ...(Number.isSafeInteger(codex.deniedCalls) && (codex.deniedCalls as number) > 0
               ? { deniedCalls: codex.deniedCalls as number }
               : {}),
@@ -331,8 +340,15 @@ export function countRefusal(
   }
   memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
   context.record(refusalEntry(event, context, message, callsMade(session, memory)));
-  // Codex's detector reads the refusal from its rollout; the others' is told of it, to number the
-  // calls after it as the model made them (the loop's words, not only its entries' metadata)
+  // The detector never observes a refused call (it never ran: no attempt, no change); it is told
+  // of it, to number the calls after it as the model made them (the loop's words, not only its
+  // entries' metadata). Codex's is told where its rollout holds the call.
+  if (context.agent === 'codex' && event.callId !== undefined) {
+    const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
+    codex.refused ??= [];
+    remember(codex.refused, event.callId, MAX_SEEN_CALLS);
+    memory.codex = codex;
+  }
   const detector = context.agent === 'codex' ? undefined : restoreDetector(session, context.detector);
   detector?.countUnobservedCall();
   const snapshot = detector?.sealedSnapshot(SHA256_SEAL_CHECKSUM);
