@@ -30,6 +30,14 @@ const callOutput = (id: string, code: number, output: string) =>
     output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOriginal token count: 9\nOutput:\n${output}`,
   });
 
+/** The rollout line of a call Codex refused because a `PreToolUse` hook denied it (`reply`, the hook's JSON answer). */
+const blockedOutput = (id: string, reply: string) =>
+  line('response_item', {
+    type: 'function_call_output',
+    call_id: id,
+    output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}`,
+  });
+
 /** A Codex event of one `cat missing.txt` call, as 0.169.0 sends it. */
 function event(dir: string, rollout: string, name: string, id: string, extra: Record<string, unknown> = {}) {
   return JSON.stringify({
@@ -81,14 +89,7 @@ describe('loopguard hook codex', () => {
       const before = await answer('PreToolUse', id);
       replies[`pre${n}`] = before;
       if (before !== '') {
-        appendFileSync(
-          rollout,
-          line('response_item', {
-            type: 'function_call_output',
-            call_id: id,
-            output: `Command blocked by PreToolUse hook: ${JSON.parse(before).hookSpecificOutput.permissionDecisionReason}`,
-          }),
-        );
+        appendFileSync(rollout, blockedOutput(id, before));
         continue;
       }
       replies[`post${n}`] = await answer('PostToolUse', id, { tool_response: NO_SUCH_FILE });
@@ -201,14 +202,7 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(id, cmd));
       const before = await answer('PreToolUse', id, cmd);
       if (before !== '') {
-        appendFileSync(
-          rollout,
-          line('response_item', {
-            type: 'function_call_output',
-            call_id: id,
-            output: `Command blocked by PreToolUse hook: ${JSON.parse(before).hookSpecificOutput.permissionDecisionReason}`,
-          }),
-        );
+        appendFileSync(rollout, blockedOutput(id, before));
         continue;
       }
       await answer('PostToolUse', id, cmd, { tool_response: failing(cmd) });
@@ -243,14 +237,7 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(`call_${n}`, cmd));
       const reply = JSON.parse(await answer('PreToolUse', `call_${n}`, cmd));
       expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
-      appendFileSync(
-        rollout,
-        line('response_item', {
-          type: 'function_call_output',
-          call_id: `call_${n}`,
-          output: `Command blocked by PreToolUse hook: ${reply.hookSpecificOutput.permissionDecisionReason}`,
-        }),
-      );
+      appendFileSync(rollout, blockedOutput(`call_${n}`, JSON.stringify(reply)));
     }
     const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
     expect(stops.map((e) => e.metadata.toolCall)).toEqual([2, 3, 4]);
@@ -259,15 +246,7 @@ describe('loopguard hook codex', () => {
 
   it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {
     const { dir, answer, rollout } = codexSession('spend:\n  session:\n    maxTokens: 100\n');
-    const blocked = (id: string, reply: string) =>
-      appendFileSync(
-        rollout,
-        line('response_item', {
-          type: 'function_call_output',
-          call_id: id,
-          output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}`,
-        }),
-      );
+    const blocked = (id: string, reply: string) => appendFileSync(rollout, blockedOutput(id, reply));
     appendFileSync(rollout, functionCall('call_1', 'ls'));
     expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
     expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
@@ -306,14 +285,7 @@ describe('loopguard hook codex', () => {
     appendFileSync(rollout, functionCall('call_4', 'npm uninstall -g @loopguard/cli'));
     const refused = JSON.parse(await answer('PreToolUse', 'call_4', 'npm uninstall -g @loopguard/cli'));
     expect(refused.hookSpecificOutput.permissionDecision).toBe('deny');
-    appendFileSync(
-      rollout,
-      line('response_item', {
-        type: 'function_call_output',
-        call_id: 'call_4',
-        output: `Command blocked by PreToolUse hook: ${refused.hookSpecificOutput.permissionDecisionReason}`,
-      }),
-    );
+    appendFileSync(rollout, blockedOutput('call_4', JSON.stringify(refused)));
     // the same failing command again: nothing ran in between, so its result is foreseen and denied
     appendFileSync(rollout, functionCall('call_5', 'npm test'));
     const repeat = await answer('PreToolUse', 'call_5', 'npm test');
