@@ -290,7 +290,12 @@ describe('the spend guard in the hook', () => {
     appendFileSync(transcript, said('msg_1'));
     await stop();
     // the second turn (a background subagent's notification, say) ends with the same words, which
-    // Claude Code writes 50 ms after it calls the hook: the earlier reply is not this one
+    // Claude Code writes 50 ms after it calls the hook: the earlier reply is not this one. Between
+    // the two, Claude Code 2.1.330 writes its Stop hooks' summary and the queued notification.
+    appendFileSync(
+      transcript,
+      '{"type":"system","subtype":"stop_hook_summary"}\n{"type":"attachment","attachment":{"type":"queued_command"}}\n',
+    );
     setTimeout(() => appendFileSync(transcript, said('msg_2')), 50);
     await stop();
     expect(spendState(dir).ledgers[0]?.ledger.totals).toMatchObject({ replies: 2, tokens: 1000 });

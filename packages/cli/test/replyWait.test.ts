@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeHook } from '../src/hook/claudeHook.js';
-import { LOOKBACK_BYTES, waitForReply } from '../src/hook/replyWait.js';
+import { endsWithReadReply, LOOKBACK_BYTES, waitForReply } from '../src/hook/replyWait.js';
 
 function transcript(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'loopguard-wait-')), 'transcript.jsonl');
@@ -97,5 +97,41 @@ describe("Claude Code's events name the reply they follow", () => {
     await tick();
     appendFileSync(path, '{"text":"Done."}\n');
     expect(await waiting).toBe(true);
+  });
+});
+
+describe("endsWithReadReply: the transcript ends with a turn's last reply, read", () => {
+  const record = (id: string, content: unknown[], type = 'assistant') =>
+    `${JSON.stringify({ type, message: { id, role: type, content } })}\n`;
+  const text = (id: string, words: string) => record(id, [{ type: 'text', text: words }]);
+
+  it('yes when the read ends the file with that reply, whichever of its records holds the text', async () => {
+    const body =
+      record('m0', [{ type: 'tool_use', id: 't' }]) + text('m1', 'Done.') + record('m1', [{ type: 'x' }]);
+    const path = transcript(body);
+    expect(await endsWithReadReply(path, Buffer.byteLength(body), 'Done.')).toBe(true);
+  });
+
+  it('no when anything is unread, when another record comes last, or the text is an earlier reply’s', async () => {
+    const read = text('m1', 'Done.');
+    const path = transcript(`${read}{"type":"system","subtype":"stop_hook_summary"}\n`);
+    expect(await endsWithReadReply(path, Buffer.byteLength(read), 'Done.')).toBe(false);
+    const after = `${read}{"type":"system","subtype":"stop_hook_summary"}\n`;
+    expect(await endsWithReadReply(transcript(after), Buffer.byteLength(after), 'Done.')).toBe(false);
+    const earlier = text('m1', 'Done.') + record('m2', [{ type: 'tool_use', id: 't' }]);
+    expect(await endsWithReadReply(transcript(earlier), Buffer.byteLength(earlier), 'Done.')).toBe(false);
+    const user = text('m1', 'Done.') + record('u', [{ type: 'text', text: 'Done.' }], 'user');
+    expect(await endsWithReadReply(transcript(user), Buffer.byteLength(user), 'Done.')).toBe(false);
+    const cut = text('m1', 'Done.').slice(0, -1);
+    expect(await endsWithReadReply(transcript(cut), Buffer.byteLength(cut), 'Done.')).toBe(false);
+    expect(await endsWithReadReply(transcript(''), 0, 'Done.')).toBe(false);
+  });
+
+  it('no for a transcript that cannot be read: missing, a FIFO', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-wait-'));
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    expect(await endsWithReadReply(join(dir, 'missing.jsonl'), 10, 'Done.')).toBe(false);
+    expect(await endsWithReadReply(fifo, 0, 'Done.')).toBe(false);
   });
 });

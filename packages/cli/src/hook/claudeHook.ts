@@ -23,7 +23,7 @@ const MARKER_CHARS = 200;
  * a hook, on the fast path especially, before it writes that reply): the reply that asked for the
  * tool call carries the call's `tool_use_id` (`"toolu_…"`, before and after the call); the turn's last reply carries the
  * text of `last_assistant_message`, JSON-escaped as the transcript writes it (its start), in bytes
- * not read yet (`replyUnread`).
+ * not read yet, or as the transcript's last reply, read at another event of the turn (`replyUnread`).
  */
 function replyMarkerOf(
   event: Record<string, unknown>,

@@ -12,7 +12,7 @@ import {
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
 import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
-import { LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
+import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
@@ -84,14 +84,20 @@ export async function guardSpend(
   const sessionKey = sessionSpendKey(context.agent, session);
   const main: TranscriptSource = { path, key: sessionKey };
   const own = ownTranscript(context.agent, event, main);
-  if (event.replyMarker !== undefined)
-    await waitForReply(
-      own.path,
-      context.store.offsetOf(own.key),
-      event.replyMarker,
-      REPLY_WAIT_MS,
-      event.replyUnread === true ? 0 : LOOKBACK_BYTES,
-    );
+  if (event.replyMarker !== undefined) {
+    const read = context.store.offsetOf(own.key);
+    // a turn's last reply, read at another event of the turn: counted, nothing to wait for
+    const counted =
+      event.replyUnread === true && (await endsWithReadReply(own.path, read, event.replyMarker));
+    if (!counted)
+      await waitForReply(
+        own.path,
+        read,
+        event.replyMarker,
+        REPLY_WAIT_MS,
+        event.replyUnread === true ? 0 : LOOKBACK_BYTES,
+      );
+  }
   const sources = sessionTranscripts(context.agent, session, main, own, context.store);
   const now = context.now();
   const dayKey = projectDaySpendKey(now);

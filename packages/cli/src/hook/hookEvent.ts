@@ -40,9 +40,10 @@ interface HookEventBase {
    */
   replyMarker?: string;
   /**
-   * The reply {@link replyMarker} names cannot have been read at an earlier event (a turn's last
-   * reply, Claude Code's `Stop`): the wait looks only at what was not read yet, since the same text
-   * before it (the same final answer in an earlier turn) is another reply. @default false
+   * The reply {@link replyMarker} names is a turn's last (Claude Code's `Stop`): the wait looks only
+   * at what was not read yet, since the same text before it (the same final answer in an earlier
+   * turn) is another reply, and does not wait when the transcript ends with that reply, read at
+   * another event of the turn (`endsWithReadReply`). @default false
    */
   replyUnread?: boolean;
   /** The model the event names (Codex): the price of the usage its transcript records without one. */

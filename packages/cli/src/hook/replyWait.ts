@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { recordOf } from '@loopguard/core/internal';
 import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
 
 /**
@@ -72,4 +73,62 @@ export async function waitForReply(
   } finally {
     await file.close();
   }
+}
+
+/** How much before its end {@link endsWithReadReply} reads: a reply's records, not a whole turn. */
+const LAST_REPLY_BYTES = 256 * 1024;
+
+/**
+ * Whether a Claude Code transcript ends with a turn's last reply that the spend guard has read: the
+ * file is `read` bytes long (nothing was written after what was read) and its last records are one
+ * reply (`assistant` records of one `message.id`) that holds `marker`. Then a `Stop` need not wait
+ * for that reply: another event read it (loopguard's second hook entry, a background subagent's
+ * event reading the session's transcript), and its usage was counted in the same transaction. An
+ * earlier turn's reply with the same words is never the transcript's end at a later turn's `Stop`:
+ * Claude Code writes what starts a turn (the prompt, a queued notification) and what ends one (its
+ * Stop hooks' summary) around each reply.
+ * @returns `false` when unsure (anything else, a file that cannot be read): the caller waits.
+ */
+export async function endsWithReadReply(path: string, read: number, marker: string): Promise<boolean> {
+  let file: Awaited<ReturnType<typeof open>>;
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const info = await file.stat();
+    if (!info.isFile() || info.size !== read || read === 0) return false;
+    const start = Math.max(0, read - LAST_REPLY_BYTES);
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(read - start), 0, read - start, start);
+    const lines = buffer.toString('utf8', 0, bytesRead).split('\n');
+    // the read ends at a line's end; a partial first line (cut by the window) is never the reply's last
+    if (lines.pop() !== '') return false;
+    let reply: unknown;
+    for (let i = lines.length - 1; i > (start === 0 ? -1 : 0); i--) {
+      const line = lines[i] as string;
+      const id = replyIdOf(line);
+      if (id === undefined || (reply !== undefined && id !== reply)) return false;
+      reply = id;
+      if (line.includes(marker)) return true;
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    await file.close();
+  }
+}
+
+/** The `message.id` of a Claude Code `assistant` record (not an API error), else `undefined`. */
+function replyIdOf(line: string): string | undefined {
+  let record: Record<string, unknown> | undefined;
+  try {
+    record = recordOf(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
+  if (record?.type !== 'assistant' || record.isApiErrorMessage === true) return undefined;
+  const id = recordOf(record.message)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
