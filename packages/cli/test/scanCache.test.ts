@@ -4,8 +4,10 @@ import {
   appendFileSync,
   chmodSync,
   existsSync,
+  lutimesSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -323,6 +325,58 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(cache.look(file)?.settled).toBe(false);
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 2_500);
     expect(cache.look(file)?.settled).toBe(true);
+  });
+
+  it('removes the temporary files a scan left when it died before renaming them: its own, old, never a link', async () => {
+    const { home, files } = await scannedOnce();
+    const folder = join(home, '.cache', 'loopguard');
+    const old = new Date(realNow() - 11 * 60 * 1000);
+    const temp = (name: string) => join(folder, `.scan-cache-${name}`);
+    writeFileSync(temp('4242-0123456789ab'), 'left'); // a scan that died 11 minutes ago
+    utimesSync(temp('4242-0123456789ab'), old, old);
+    writeFileSync(temp('4243-0123456789ab'), 'being written'); // another scan's, just now
+    const elsewhere = join(home, 'keep.txt');
+    writeFileSync(elsewhere, 'not the cache');
+    symlinkSync(elsewhere, temp('4244-0123456789ab'));
+    lutimesSync(temp('4244-0123456789ab'), old, old);
+    writeFileSync(join(folder, 'other-file'), 'not a temporary file of the cache');
+    utimesSync(join(folder, 'other-file'), old, old);
+    appendFileSync(files[0] as string, '\n'); // something changed: the cache is written
+    const next = await scan(['projects', '--json'], home);
+    expect(next.code, next.err).toBe(EXIT_CODES.ok);
+    expect(readdirSync(folder).sort()).toEqual(
+      ['.scan-cache-4243-0123456789ab', '.scan-cache-4244-0123456789ab', 'other-file', 'scan-cache'].sort(),
+    );
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not the cache');
+  });
+
+  it('run as another user with this HOME (sudo): makes no folder, uses no cache, and says why once', async () => {
+    const uid = process.getuid?.() as number;
+    const home = tempDir();
+    mkdirSync(join(home, 'projects'));
+    writeFileSync(join(home, 'projects', 's.jsonl'), (SOURCES[0] as string[]).join(''));
+    const cold = await scan(['projects', '--json', '--no-cache'], home);
+    const getuid = vi.spyOn(process, 'getuid').mockReturnValue(uid + 1); // root, say, with the user's HOME
+    const asRoot = await scan(['projects', '--json'], home);
+    expect(asRoot.out).toBe(cold.out);
+    expect(asRoot.err).toBe(
+      `${cold.err}loopguard scan: the cache is off: ${home} belongs to another user (uid ${uid}), not to this one (uid ${uid + 1})\n`,
+    );
+    expect(existsSync(join(home, '.cache'))).toBe(false);
+    getuid.mockRestore();
+    // the user's own scan then keeps the cache, and the other user's scan leaves it alone
+    expect((await scan(['projects', '--json'], home)).err).toBe(cold.err);
+    const before = readFileSync(cacheOf(home));
+    forgeAll(home);
+    const forged = readFileSync(cacheOf(home));
+    vi.spyOn(process, 'getuid').mockReturnValue(uid + 1);
+    const again = await scan(['projects', '--json'], home);
+    expect(again.out).not.toContain('forged');
+    expect(again.err).toContain(
+      `the cache is off: ${join(home, '.cache', 'loopguard')} belongs to another user`,
+    );
+    expect(readFileSync(cacheOf(home))).toEqual(forged);
+    expect(before).not.toEqual(forged);
   });
 
   it('finds its file under XDG_CACHE_HOME, else HOME/.cache, never a relative folder nor without either', () => {

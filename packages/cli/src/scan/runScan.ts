@@ -104,6 +104,7 @@ export async function runScan(
     options.cache === false
       ? undefined
       : ScanCache.open(scanCacheFile(io.env), scanCacheKey({ detector, pricing: pricing ?? null }));
+  if (cache?.offReason !== undefined) io.stderr(`loopguard scan: ${printable(cache.offReason)}\n`);
   const scanned = await scanPaths(
     roots,
     detector,

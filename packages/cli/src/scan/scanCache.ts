@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  accessSync,
   closeSync,
   constants,
   existsSync,
@@ -104,6 +105,72 @@ export function scanCacheKey(setup: unknown): string {
     .digest('hex');
 }
 
+/**
+ * A temporary file of this cache's (`.scan-cache-<pid>-<12 hex>`) older than this, ms, was left by a
+ * scan that died between writing and renaming it: a scan writes and renames its own in milliseconds.
+ */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+/** The name of a temporary file {@link ScanCache.save} writes. */
+const TEMP_NAME = /^\.scan-cache-\d+-[0-9a-f]{12}$/;
+
+/**
+ * Removes the temporary files of the cache folder `folder` (one of `uid` alone, checked by the
+ * caller) that a scan left when it died before renaming them: only regular files (never a link,
+ * whatever it points to) owned by `uid`, older than {@link STALE_TEMP_MS}. Never throws.
+ */
+function removeStaleTemps(folder: string, uid: number, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!TEMP_NAME.test(name)) continue;
+    const path = join(folder, name);
+    try {
+      const info = lstatSync(path);
+      if (info.isFile() && info.uid === uid && info.mtimeMs < now - STALE_TEMP_MS) unlinkSync(path);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
+/**
+ * Why a cache in `folder` is not for user `uid`: the folder belongs to another user, or it does not
+ * exist and the nearest folder above it, where it would be made, is another user's that this process
+ * may write in all the same (root's, a group's). A scan run as root with a user's `HOME`
+ * (`sudo loopguard scan`) must neither use that user's cache nor make a folder of root's in that
+ * user's home, which would turn the user's cache off. A folder above that anyone may make folders in
+ * (`/tmp`) is no one's in this sense, and one this process cannot write in makes no folder anyway.
+ * `undefined` when the cache may be there, or nothing on the way can be looked at.
+ */
+function otherUsersFolder(folder: string, uid: number): string | undefined {
+  for (let at = folder; ; at = dirname(at)) {
+    let info: Stats;
+    try {
+      info = lstatSync(at);
+    } catch {
+      if (dirname(at) === at) return undefined;
+      continue; // not made yet: the folder above decides
+    }
+    if (info.uid === uid || (at !== folder && ((info.mode & 0o002) !== 0 || !writable(at)))) return undefined;
+    return `the cache is off: ${at} belongs to another user (uid ${info.uid}), not to this one (uid ${uid})`;
+  }
+}
+
+/** Whether this process may make files in the folder `path`. */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether `info` is the user's own and no one else's: owner `uid`, no permission for group or others. */
 function ownedAlone(info: Stats, uid: number): boolean {
   return info.uid === uid && (info.mode & 0o077) === 0;
@@ -140,6 +207,8 @@ export class ScanCache {
     private readonly key: string,
     private readonly uid: number,
     private readonly old: Map<string, unknown>,
+    /** Why this cache remembers nothing, to be said once (its folder is another user's); else `undefined`. */
+    readonly offReason?: string,
   ) {}
 
   /**
@@ -149,6 +218,8 @@ export class ScanCache {
    */
   static open(file: string | undefined, key: string, uid = process.getuid?.()): ScanCache {
     if (file === undefined || uid === undefined) return new ScanCache(undefined, key, -1, new Map());
+    const offReason = otherUsersFolder(dirname(file), uid);
+    if (offReason !== undefined) return new ScanCache(undefined, key, -1, new Map(), offReason);
     return new ScanCache(file, key, uid, ScanCache.read(file, key, uid));
   }
 
@@ -270,8 +341,11 @@ export class ScanCache {
     const folder = dirname(file);
     const temp = join(folder, `.scan-cache-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
+      // never a folder of this user's in another user's folder (root's in a home, by sudo)
+      if (otherUsersFolder(folder, this.uid) !== undefined) return;
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       if (!ScanCache.folderIsOwn(folder, this.uid)) return;
+      removeStaleTemps(folder, this.uid, Date.now());
       // created with its final mode, never over an existing file or link (O_EXCL)
       writeFileSync(temp, Buffer.concat([Buffer.from(`${MAGIC} ${LAYOUT} ${this.key} ${sum}\n`), body]), {
         mode: 0o600,
