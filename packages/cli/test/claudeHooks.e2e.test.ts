@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { expectStatusAndDashboard } from './sessionStory.js';
 
@@ -129,6 +129,8 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
       expect(hookState(dir).sessions).toMatchObject([{ steps: 9, nudges: 0, stops: 0 }]);
       expect(hookState(dir).entries).toEqual([]);
+      // Claude Code said the session ended (SessionEnd): no door says it is running
+      expect(sessionVerdicts(dir)).toEqual([['claude', 'clean']]);
     }, 600_000);
 
     it("runs the model's reads of the off switch, which only a setting of it is refused for (qa42)", async () => {

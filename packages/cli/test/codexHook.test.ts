@@ -528,10 +528,10 @@ describe('loopguard init codex', () => {
     );
     expect(init.stdout).toContain('Codex does not trust this project yet');
     expect(init.stdout).toContain(
-      "Codex skips loopguard's hooks until you trust them (3 of 3 not trusted yet)",
+      "Codex skips loopguard's hooks until you trust them (4 of 4 not trusted yet)",
     );
     const hooks = JSON.parse(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8'));
-    expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop']);
+    expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex$/);
     const removed = await loopguard(dir, ['init', 'codex', '--remove'], env);
     expect(removed.code, removed.stderr).toBe(0);

@@ -7,7 +7,7 @@ import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
-import { hookLog, hookState, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { expectStatusAndDashboard } from './sessionStory.js';
 
@@ -38,17 +38,18 @@ async function codexWithHooks(
   const init = await loopguard(dir, ['init', 'codex', '--user'], env);
   expect(init.code, init.stderr).toBe(0);
   expect(init.stdout).toContain(
-    "Codex skips loopguard's hooks until you trust them (3 of 3 not trusted yet)",
+    "Codex skips loopguard's hooks until you trust them (4 of 4 not trusted yet)",
   );
   const listed = await trustCodexHooks(codex, env, dir, isLoopguard);
   expect(listed.filter(isLoopguard).map((h) => h.trustStatus)).toEqual([
     'untrusted',
     'untrusted',
     'untrusted',
+    'untrusted',
   ]);
   // init's own reading of the trust Codex wrote: the hashes it computes are Codex's
   const again = await loopguard(dir, ['init', 'codex', '--user'], env);
-  expect(again.stdout).toContain("Codex trusts loopguard's 3 hooks: they run now");
+  expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
   const api = await startFakeResponsesApi(script);
   try {
     const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
@@ -147,6 +148,8 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'codex', nudges: 0, stops: 0 }]);
     expect(hookState(dir).entries).toEqual([]);
     expect(hookLog(dir)).toEqual([]);
+    // Codex said the session ended (SessionEnd): no door says it is running
+    expect(sessionVerdicts(dir)).toEqual([['codex', 'clean']]);
   }, 600_000);
 
   it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
-import { hookLog, hookState, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
 // A real Gemini CLI, offline against a scripted Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL,
@@ -132,6 +132,8 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     expect(received).toHaveLength(4);
     expect(received.some((r) => r.includes('Loop detected'))).toBe(false);
     expect(hookState(dir).sessions).toMatchObject([{ agent: 'gemini', steps: 7, nudges: 0, stops: 0 }]);
+    // Gemini CLI said the session ended (SessionEnd): no door says it is running
+    expect(sessionVerdicts(dir)).toEqual([['gemini', 'clean']]);
   }, 600_000);
 
   it('counts the replies of its chat (transcript_path): warns at 80 % of the budget, then stops at it', async () => {

@@ -153,6 +153,21 @@ export function hookState(cwd: string) {
   }
 }
 
+/** Each session's agent and verdict as every door reads it (the view `agent_sessions`), oldest first. */
+export function sessionVerdicts(cwd: string): Array<[string, string]> {
+  const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'state.db'), { readonly: true });
+  try {
+    return (
+      database.db.prepare('SELECT agent, verdict FROM agent_sessions ORDER BY started_at').all() as Array<{
+        agent: string;
+        verdict: string;
+      }>
+    ).map((s) => [s.agent, s.verdict]);
+  } finally {
+    database.close();
+  }
+}
+
 /** The project's spend ledgers and spend entries (`spend_warning`, `spend_stop`), oldest first. */
 export function spendState(cwd: string) {
   const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'state.db'), { readonly: true });

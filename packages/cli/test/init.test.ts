@@ -192,14 +192,14 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     const again = await loopguard(dir, ['init', 'claude', ...command]);
     expect(again.stdout).toContain('loopguard hooks already installed');
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(once);
-    expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(4);
+    expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(5);
     // another command replaces the entries in place of adding more
     expect((await loopguard(dir, ['init', 'claude', '--command-hooks', '--command', 'loopguard'])).code).toBe(
       0,
     );
     const replaced = readFileSync(settingsFile(dir, 'claude'), 'utf8');
     expect(replaced).not.toContain('npx');
-    expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(4);
+    expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(5);
     const removed = await loopguard(dir, ['init', 'claude', '--remove', ...command]);
     expect(removed.stdout).toContain("removed loopguard's Claude Code hooks");
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe('{}');
@@ -374,7 +374,13 @@ describe('installHooks and removeHooks on marked entries', () => {
   it('replaces a marked entry that differs (another timeout), keeping what it owns, and drops one on an event it no longer uses', () => {
     const old = `{"hooks":{"Notification":[{"hooks":[${marked('list')}]}],"Stop":[{"hooks":[${marked('list', 'old')}]}]}}`;
     const installed = JSON.parse(install(old, 'lg hook claude', 30));
-    expect(Object.keys(installed.hooks)).toEqual(['Stop', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(Object.keys(installed.hooks)).toEqual([
+      'Stop',
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'SessionEnd',
+    ]);
     expect(installed.hooks.Stop).toEqual([
       { hooks: [{ type: 'command', command: 'lg hook claude', timeout: 30, loopguard: { owns: 'list' } }] },
     ]);

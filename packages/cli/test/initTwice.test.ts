@@ -58,7 +58,7 @@ describe('loopguard init: a hook installed twice (issue 30)', () => {
     expect(replaced.stdout).toContain(`${userSettings(home)}: removed loopguard's hooks (--replace)`);
     // init had made the user's file (and ~/.claude): taken away, not left as {}
     expect(existsSync(join(home, '.claude'))).toBe(false);
-    expect(entriesOf(projectSettings(dir)).filter((e) => e.loopguard !== undefined)).toHaveLength(4);
+    expect(entriesOf(projectSettings(dir)).filter((e) => e.loopguard !== undefined)).toHaveLength(5);
   });
 
   it('keeps one backup however often it runs, and --remove leaves no file where there was none', async () => {

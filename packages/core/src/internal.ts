@@ -28,7 +28,7 @@ export {
 } from './kernel/validate.js';
 export { toAsyncStorage } from './memory/toAsyncStorage.js';
 export { checkStoredAttempt, checkStoredAttempts, validatePageQuery } from './model/attemptInput.js';
-export { RUN_STARTED_TOPIC } from './model/contextEntry.js';
+export { RUN_STARTED_TOPIC, SESSION_ENDED_TOPIC } from './model/contextEntry.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,

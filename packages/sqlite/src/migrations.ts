@@ -12,6 +12,7 @@ import { up008AgentSessions } from './schema/008_agentSessions.js';
 import { up009HookSessionText } from './schema/009_hookSessionText.js';
 import { up010RefusedCalls } from './schema/010_refusedCalls.js';
 import { up011AdapterSpend } from './schema/011_adapterSpend.js';
+import { up012SessionEnd } from './schema/012_sessionEnd.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 9, name: 'hook session text', up: up009HookSessionText },
   { version: 10, name: 'refused calls', up: up010RefusedCalls },
   { version: 11, name: 'adapter spend', up: up011AdapterSpend },
+  { version: 12, name: 'session end', up: up012SessionEnd },
 ]);
 
 /**

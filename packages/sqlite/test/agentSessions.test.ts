@@ -131,6 +131,23 @@ describe('agent_sessions: one session across doors', () => {
     ]);
   });
 
+  it('ends a session its agent said ended (session_ended), its subagents with it, until a later event resumes it', async () => {
+    const { session, entry, reader, clock } = makeDatabase(60_000);
+    session('claude', 'main', { nudges: 1 });
+    session('claude', 'a1', { parentSessionId: 'main', agentType: 'Explore' });
+    session('claude', 'other');
+    clock.advance(1000);
+    entry('session_ended', 'claude:main', { sessionId: 'main', agent: 'claude' });
+    const verdicts = async () =>
+      Object.fromEntries(
+        (await reader.sessionPage({ limit: 10 })).sessions.map((s) => [s.sessionId, s.verdict]),
+      );
+    expect(await verdicts()).toEqual({ main: 'nudged', a1: 'clean', other: 'running' });
+    clock.advance(1000);
+    session('claude', 'main', { nudges: 1 }); // resumed: an event after its end
+    expect(await verdicts()).toEqual({ main: 'running', a1: 'clean', other: 'running' });
+  });
+
   it("lists loopguard run's runs and the framework adapters' runs beside the hook sessions", async () => {
     const { database, clock, entry, reader } = makeDatabase();
     const runs = new SqliteRunStore({ db: database.db, clock });

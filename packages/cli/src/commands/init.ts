@@ -227,9 +227,8 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   }
   if (!options.remove) await checkProjectConfig(io.cwd);
   const fast = agent === 'claude' && !options.commandHooks;
-  const plan = fast
-    ? mcpToolEntries(timeout)
-    : commandEntries(agent, hookCommandOf(agent, options.command), timeout);
+  const command = hookCommandOf(agent, options.command);
+  const plan = fast ? mcpToolEntries(timeout, command) : commandEntries(agent, command, timeout);
   const blank = (found.text ?? '').trim() === '';
   const newFile = !blank ? false : found.stats === null && !existsSync(dirname(file)) ? 'folder' : true;
   let next = options.remove

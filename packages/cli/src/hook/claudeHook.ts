@@ -42,7 +42,13 @@ function replyMarkerOf(
 }
 
 /** Claude Code's events the hook is registered for. */
-export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'] as const;
+export const CLAUDE_HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'SessionEnd',
+] as const;
 
 /**
  * Claude Code's hook dialect (verified against 2.1.330 with a scripted Messages API). The tool's
@@ -93,12 +99,14 @@ export const claudeHook: HookDialect = {
         };
       case 'Stop':
         return { ...base, kind: 'agent_stop', text: boundedText(event.last_assistant_message) };
+      case 'SessionEnd':
+        return { ...base, kind: 'session_end' };
       default:
         throw new HookInputError(`unknown Claude Code event ${JSON.stringify(eventName)}`);
     }
   },
   render(event: HookEvent, reply: HookReply) {
-    if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
+    if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';
     if (reply.kind === 'nudge') {
       return JSON.stringify({
         hookSpecificOutput: contextFor(event.eventName, reply.message),

@@ -14,7 +14,7 @@ import {
 import { subagentRunOf } from './subagentRun.js';
 
 /** Codex's events the hook is registered for. */
-export const CODEX_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const;
+export const CODEX_HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'] as const;
 
 /**
  * Codex's tool call: its command tool (`tool_name: "Bash"`, `tool_input: { command }`) is `shell`,
@@ -72,12 +72,14 @@ export const codexHook: HookDialect = {
         };
       case 'Stop':
         return { ...base, kind: 'agent_stop', text: boundedText(event.last_assistant_message) };
+      case 'SessionEnd':
+        return { ...base, kind: 'session_end' };
       default:
         throw new HookInputError(`unknown Codex event ${JSON.stringify(eventName)}`);
     }
   },
   render(event: HookEvent, reply: HookReply) {
-    if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
+    if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';
     if (reply.kind === 'refuse' || (reply.kind === 'stop' && event.kind === 'before_tool')) {
       return JSON.stringify({
         hookSpecificOutput: {

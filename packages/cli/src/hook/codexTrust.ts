@@ -9,7 +9,11 @@ const EVENT_LABELS: Record<string, string> = {
   PreToolUse: 'pre_tool_use',
   PostToolUse: 'post_tool_use',
   Stop: 'stop',
+  SessionEnd: 'session_end',
 };
+
+/** The longest a `SessionEnd` hook runs in Codex, seconds: a longer timeout is cut to it. */
+const SESSION_END_TIMEOUT_MAX = 3;
 
 /** Events whose matcher Codex leaves out of a hook's identity. */
 const NO_MATCHER = new Set(['stop', 'user_prompt_submit']);
@@ -42,10 +46,15 @@ export function codexHookHash(
   matcher: string | undefined,
   handler: Record<string, unknown>,
 ): string {
+  const given = typeof handler.timeout === 'number' ? handler.timeout : undefined;
   const normalised: Record<string, unknown> = {
     type: 'command',
     command: handler.command,
-    timeout: Math.max(1, typeof handler.timeout === 'number' ? handler.timeout : 600),
+    // a session's end waits for its hooks at most 3 s, 1 s by default (Codex 0.169.0's `hooks/list`)
+    timeout:
+      eventLabel === 'session_end'
+        ? Math.min(SESSION_END_TIMEOUT_MAX, Math.max(1, given ?? 1))
+        : Math.max(1, given ?? 600),
     async: handler.async === true,
   };
   if (typeof handler.statusMessage === 'string') normalised.statusMessage = handler.statusMessage;

@@ -33,7 +33,7 @@ function geminiCallId(
 }
 
 /** Gemini CLI's events the hook is registered for. */
-export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent'] as const;
+export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'] as const;
 
 /**
  * Gemini CLI's hook dialect (verified against 0.61.0 with a scripted Gemini API). The tool's result
@@ -79,12 +79,14 @@ export const geminiHook: HookDialect = {
           kind: 'agent_stop',
           text: boundedText(event.prompt_response),
         };
+      case 'SessionEnd':
+        return { ...base, kind: 'session_end' };
       default:
         throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
     }
   },
   render(event: HookEvent, reply: HookReply) {
-    if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
+    if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';
     if (reply.kind === 'nudge') {
       return JSON.stringify({
         hookSpecificOutput: contextFor(event.eventName, reply.message),

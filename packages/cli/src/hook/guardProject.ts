@@ -1,3 +1,5 @@
+import type { ContextEntryInput } from '@loopguard/core';
+import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
 import { readRolloutSteps } from './codexRollout.js';
@@ -56,6 +58,13 @@ export async function guardProject(
       projectDir: event.projectDir,
     });
     if (switchedOff(agent, event, peeked, database)) {
+      failed = false;
+      return { kind: 'silent' };
+    }
+    if (event.kind === 'session_end') {
+      // the agent says so: every door says at once that the session is over (a session that made
+      // no call is listed nowhere, and gets no entry)
+      if (peeked !== null) database.record(sessionEndedEntry(agent, event));
       failed = false;
       return { kind: 'silent' };
     }
@@ -119,6 +128,17 @@ export async function guardProject(
   } finally {
     database.close(failed);
   }
+}
+
+/** The `session_ended` entry of the event's session, related to its task (`<agent>:<session_id>`). */
+function sessionEndedEntry(agent: HookAgent, event: HookEvent): ContextEntryInput {
+  return {
+    entryType: 'learning',
+    topic: SESSION_ENDED_TOPIC,
+    content: `${agent} session ${event.sessionId} ended`,
+    relatedTasks: [`${agent}:${event.sessionId}`],
+    metadata: { sessionId: event.sessionId, agent, projectDir: event.projectDir, hookEvent: event.eventName },
+  };
 }
 
 /**

@@ -55,12 +55,14 @@ interface HookEventBase {
  * - `before_tool`: a tool call about to run (Claude Code and Codex `PreToolUse`, Gemini CLI `BeforeTool`);
  * - `after_tool`: the call with its result (`PostToolUse`, `PostToolUseFailure`, `AfterTool`);
  * - `agent_stop`: the agent finished its turn, with its last text when the event carries it
- *   (`Stop`, `AfterAgent`).
+ *   (`Stop`, `AfterAgent`);
+ * - `session_end`: the agent ended the session (`SessionEnd`, all three CLIs, headless runs too).
  */
 export type HookEvent =
   | (HookEventBase & { kind: 'before_tool'; tool: string; input: unknown })
   | (HookEventBase & { kind: 'after_tool'; tool: string; input: unknown; output: string; error: boolean })
-  | (HookEventBase & { kind: 'agent_stop'; text: string });
+  | (HookEventBase & { kind: 'agent_stop'; text: string })
+  | (HookEventBase & { kind: 'session_end' });
 
 /**
  * What the hook answers:

@@ -47,17 +47,20 @@ const EVENTS: Record<HookAgent, ReadonlyArray<readonly [event: string, matcher: 
     ['PostToolUse', '*'],
     ['PostToolUseFailure', '*'],
     ['Stop', null],
+    ['SessionEnd', null],
   ],
   gemini: [
     ['BeforeTool', '.*'],
     ['AfterTool', '.*'],
     ['AfterAgent', null],
+    ['SessionEnd', null],
   ],
   // Codex: an empty matcher matches every tool
   codex: [
     ['PreToolUse', ''],
     ['PostToolUse', ''],
     ['Stop', null],
+    ['SessionEnd', null],
   ],
 };
 

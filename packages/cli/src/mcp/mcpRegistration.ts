@@ -188,10 +188,13 @@ function syntaxErrorOf(text: string): string {
 
 /**
  * The `mcp_tool` hook entries of the fast path: on each event the command hook is registered for
- * (same matchers), a call of loopguard's `hook` tool with the event's fields.
+ * (same matchers), a call of loopguard's `hook` tool with the event's fields; but `SessionEnd` runs
+ * `endCommand`, the command hook: Claude Code (2.1.330) calls no `mcp_tool` hook at a session's end
+ * (its MCP servers are gone by then), and that event needs no fast answer.
  * @param timeoutSeconds - how long Claude Code waits for one answer.
+ * @param endCommand - the command hook (`... hook claude`), for `SessionEnd`.
  */
-export function mcpToolEntries(timeoutSeconds: number): PlannedEntry[] {
+export function mcpToolEntries(timeoutSeconds: number, endCommand: string): PlannedEntry[] {
   const entry = {
     type: 'mcp_tool',
     server: MCP_SERVER_NAME,
@@ -199,9 +202,7 @@ export function mcpToolEntries(timeoutSeconds: number): PlannedEntry[] {
     input: hookToolInput(),
     timeout: timeoutSeconds,
   };
-  return commandEntries('claude', '', timeoutSeconds).map(({ event, matcher }) => ({
-    event,
-    matcher,
-    entry,
-  }));
+  return commandEntries('claude', endCommand, timeoutSeconds).map((planned) =>
+    planned.event === 'SessionEnd' ? planned : { event: planned.event, matcher: planned.matcher, entry },
+  );
 }

@@ -29,6 +29,14 @@ export const REFUSAL_TOPICS = ['call_refused'] as const;
  */
 export const RUN_STARTED_TOPIC = 'run_started';
 
+/**
+ * Context-entry topic of a hook session its agent said it ended (`session_ended`, written at the
+ * agent's `SessionEnd` event, the session's task as its related task): the sessions view then says it
+ * is no longer running, until a later event of the session (a resumed one). Not a recovery: no
+ * reader of the recoveries lists it.
+ */
+export const SESSION_ENDED_TOPIC = 'session_ended';
+
 /** A record in the shared context: every recovery is one. */
 export interface ContextEntry {
   /** Unique id assigned by the state machine. */

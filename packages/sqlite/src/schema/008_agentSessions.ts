@@ -1,9 +1,10 @@
-import { RECOVERY_VIEW_TOPICS_SQL, RUN_STARTED_TOPIC } from '@loopguard/core/internal';
+import { RECOVERY_VIEW_TOPICS_SQL, RUN_STARTED_TOPIC, SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
- * How long after its last event a hook session with no stop still counts as `running`: 10 minutes.
- * Claude Code, Codex and Gemini CLI announce no end of an interactive session that every hook sees.
+ * How long after its last event a hook session with no stop still counts as `running`: 10 minutes,
+ * unless its agent said it ended (`SessionEnd`, a `session_ended` entry): a session killed, or one
+ * whose hooks were installed before loopguard listened for its end, sends none.
  */
 export const RUNNING_WINDOW_MS = 600_000;
 
@@ -14,7 +15,9 @@ export const RUNNING_WINDOW_MS = 600_000;
  * `context_entry_tasks` as its stop is found: no text of the row parsed), and version 11 with a
  * framework adapter's spend and budget (`a`: its `spend_stop` entry, which records what the run had
  * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists)
- * and its `run_started` entry (a run loopguard never spoke to is a session too).
+ * and its `run_started` entry (a run loopguard never spoke to is a session too), and version 12 with
+ * a hook session's end (`ended_at`: its, or its parent session's, last `session_ended` entry; a
+ * session is `running` only when no such entry follows its last event).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -25,7 +28,10 @@ WITH
       (SELECT count(*) FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
         WHERE t.task_id = h.agent || ':' || h.session_id AND e.topic = 'call_refused') AS refused_calls,
       h.agent || ':' || h.session_id AS entry_task, 'session:' || h.agent || ':' || h.session_id AS scope,
-      NULL AS run_status
+      NULL AS run_status,
+      (SELECT max(t.timestamp) FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
+        WHERE t.task_id IN (h.agent || ':' || h.session_id, h.agent || ':' || h.parent_session_id)
+          AND e.topic = '${SESSION_ENDED_TOPIC}') AS ended_at
     FROM hook_sessions h
   ),
   run AS (
@@ -35,7 +41,7 @@ WITH
          AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id) AS nudges,
       (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
          AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id) AS stops,
-      0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status
+      0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status, NULL AS ended_at
     FROM runs r
   ),
   adapter AS (
@@ -43,7 +49,7 @@ WITH
       '' AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
       max(e.timestamp) AS last_active, NULL AS tool_calls,
       sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
-      0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status
+      0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status, NULL AS ended_at
     FROM (
       SELECT topic, timestamp, metadata FROM context_entries WHERE topic IN ${RECOVERY_VIEW_TOPICS_SQL}
       UNION ALL
@@ -83,7 +89,8 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
     WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
     WHEN e.topic = 'loop_stop' OR j.run_status IN ('aborted', 'paused') THEN 'stopped'
     WHEN j.run_status = 'running'
-      OR (j.run_status IS NULL AND j.last_active >= CAST(strftime('%s', 'now') AS INTEGER) * 1000 - ${RUNNING_WINDOW_MS})
+      OR (j.run_status IS NULL AND j.last_active >= CAST(strftime('%s', 'now') AS INTEGER) * 1000 - ${RUNNING_WINDOW_MS}
+        AND (j.ended_at IS NULL OR j.ended_at < j.last_active))
       THEN 'running'
     WHEN j.nudges > 0 THEN 'nudged'
     ELSE 'clean'
