@@ -120,6 +120,7 @@ describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
     expect(stop?.metadata).toMatchObject({
       reason: 'cap',
       spent: { tokens: 30, unpricedTokens: 0, costUsd: expect.closeTo(0.00021, 9) },
+      toolCall: 2, // the run's tool calls when the stop ended it: the sessions' count
     });
   });
 

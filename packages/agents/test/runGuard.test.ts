@@ -75,8 +75,23 @@ describe('RunGuard', () => {
     run.observeUsage([]);
     const entries = stateMachine.listContextEntries();
     expect(entries.map((e) => [e.topic, e.relatedTasks, e.metadata])).toEqual([
-      ['run_started', ['T1'], { runId: 'r7', adapter: 'openai-agents' }],
+      ['run_started', ['T1'], { runId: 'r7', projectDir: process.cwd(), adapter: 'openai-agents' }],
     ]);
+    // the project given names the run's
+    const given = new InMemoryStateMachine();
+    new RunGuard(
+      { stateMachine: given, taskId: 'T1', runId: 'r8', projectDir: '/repo' },
+      'langgraph',
+    ).observe({
+      type: 'action',
+      tool: 'bash',
+      input: 'ls',
+    });
+    expect(given.listContextEntries()[0]?.metadata).toEqual({
+      runId: 'r8',
+      projectDir: '/repo',
+      adapter: 'langgraph',
+    });
     // a guard of no adapter (the detector alone) records no run
     const bare = new InMemoryStateMachine();
     new RunGuard({ stateMachine: bare, taskId: 'T1' }).observe({ type: 'action', tool: 'bash', input: 'ls' });

@@ -224,13 +224,15 @@ export class PgStatusReader implements core.StatusReader {
  * The sessions of a PostgreSQL store: the framework adapters' runs, from their entries (the fleet's
  * schema has no hook or `loopguard run` tables). The verdict follows the SQLite view `agent_sessions`
  * (docs/sql.md, "Sessions"): a spend stop, a loop stop, active in the last 10 minutes, nudged, clean.
- * A run that left only its `run_started` entry is a session too. A run's spend and budget are those
+ * A run that left only its `run_started` entry is a session too, its project that entry's
+ * `projectDir`, and a run stopped has its stop entry's `toolCall` as its tool calls. A run's spend and budget are those
  * its `spend_stop` entry recorded (`a`; the adapters keep their
  * ledger in memory), as the SQLite view reads them.
  */
 const ADAPTER_SESSIONS_SQL = `
 WITH grouped AS (
-  SELECT e.metadata->>'adapter' AS agent, e.metadata->>'runId' AS session_id, '' AS project_dir,
+  SELECT e.metadata->>'adapter' AS agent, e.metadata->>'runId' AS session_id,
+    coalesce(max(e.metadata->>'projectDir'), '') AS project_dir,
     NULL::text AS parent_session_id, NULL::text AS agent_type, min(e.timestamp) AS started_at,
     max(e.timestamp) AS last_active, NULL::integer AS tool_calls,
     count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
@@ -245,7 +247,7 @@ WITH grouped AS (
 ),
 judged AS (
   SELECT g.agent, g.session_id, g.project_dir, g.parent_session_id, g.agent_type, g.started_at, g.last_active,
-    g.tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
+    coalesce(g.tool_calls, (s.metadata->>'toolCall')::integer) AS tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
     coalesce(s.metadata->>'loopType', s.metadata->>'reason') AS stop_kind,
     (s.metadata->>'toolCall')::integer AS stop_call, s.timestamp AS stopped_at,
     (a.metadata #>> '{spent,tokens}')::bigint AS tokens, (a.metadata #>> '{spent,costUsd}')::double precision AS cost_usd,

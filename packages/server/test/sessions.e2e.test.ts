@@ -214,6 +214,13 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
 
   it('lists the run, its entries and its verdict in /sessions, /sessions/entries and /metrics', async () => {
     ctx = await openStore(kind);
+    await ctx.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'ai-sdk run run-42 started',
+      relatedTasks: ['T9'],
+      metadata: { adapter: 'ai-sdk', runId: 'run-42', projectDir: '/repo' },
+    });
     for (const [topic, toolCall] of [
       ['loop_nudge', 5],
       ['loop_stop', 7],
@@ -233,6 +240,9 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
       {
         agent: 'ai-sdk',
         sessionId: 'run-42',
+        // its project, from its run_started entry; its tool calls, those its stop ended it at
+        projectDir: '/repo',
+        toolCalls: 7,
         verdict: 'stopped',
         stop: { kind: 'cycle', call: 7 },
         nudges: 1,
@@ -333,6 +343,8 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
         sessionId: 'run-10',
         verdict: 'nudged',
         nudges: 1,
+        toolCalls: null, // not stopped: its count at the nudge is not the run's
+        projectDir: '',
         summary: 'nudged 1×, not stopped',
       },
       {

@@ -31,6 +31,8 @@ export class RunGuard {
   readonly spend: RunSpend | undefined;
   /** Writes the run's `run_started` entry at its first step; `undefined` once written, or with nothing to write to. */
   private recordStart: (() => void) | undefined;
+  /** Tool calls the detector has taken so far (its stop entries name the count: `toolCall`). */
+  private toolCalls = 0;
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
@@ -39,7 +41,7 @@ export class RunGuard {
    * @throws ConfigurationError naming the offending option.
    */
   constructor(options: LoopGuardOptions = {}, adapter?: string) {
-    const { stateMachine, spend, ...given } = options;
+    const { stateMachine, spend, projectDir = process.cwd(), ...given } = options;
     const runId = options.runId ?? (adapter === undefined ? undefined : randomUUID());
     const detectorOptions = { ...given, ...(runId === undefined ? {} : { runId }) };
     this.logger = options.logger;
@@ -68,12 +70,13 @@ export class RunGuard {
           topic: RUN_STARTED_TOPIC,
           content: `${adapter} run ${runId} started`,
           relatedTasks: [options.taskId ?? runId],
-          metadata: { runId },
+          metadata: { runId, projectDir },
         });
     this.spend = RunSpend.of(spend, {
       clock,
       taskId: options.taskId,
       runId,
+      toolCalls: () => this.toolCalls,
       record: (entry) => this.recording?.port.addContextEntry(entry),
       warn: (message) => {
         this.nudges.push(message);
@@ -123,6 +126,7 @@ export class RunGuard {
       this.log.warn({ err: error }, 'Step skipped: the detector rejected it');
       return null;
     }
+    if (step.type === 'action') this.toolCalls++;
     if (verdict.action === 'nudge' && verdict.message !== null) {
       this.nudges.push(verdict.message);
       this.undelivered.push(verdict.message);

@@ -20,6 +20,8 @@ export interface RunSpendContext {
   taskId: string | undefined;
   /** The run's id (the entries' related task without a task). */
   runId: string | undefined;
+  /** Tool calls the run has made so far: a stop entry names the count (`toolCall`), which the stop ends. */
+  toolCalls(): number;
   /** Writes a `spend_warning` / `spend_stop` entry (when the guard has a state machine). */
   record(entry: ContextEntryInput): void;
   /** Delivers a warning to the agent, like a nudge. */
@@ -97,7 +99,7 @@ export class RunSpend {
       spendEntry(verdict, {
         taskId: taskId ?? runId ?? 'run',
         detectedAt: now,
-        metadata: runId === undefined ? {} : { runId },
+        metadata: { ...(runId === undefined ? {} : { runId }), toolCall: this.context.toolCalls() },
       }),
     );
     if (verdict.action === 'warn') this.context.warn(verdict.message);

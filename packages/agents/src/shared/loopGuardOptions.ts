@@ -23,4 +23,10 @@ export interface LoopGuardOptions extends Omit<StepLoopDetectorOptions, 'stateMa
    * @default undefined (no budget)
    */
   spend?: SpendOptions;
+  /**
+   * The run's project, written in its `run_started` entry: the sessions' project column (the
+   * dashboard's, `status`'s), as a hook session's is its agent's project.
+   * @default process.cwd() when the guard is made
+   */
+  projectDir?: string;
 }

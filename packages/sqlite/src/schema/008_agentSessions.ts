@@ -17,7 +17,9 @@ export const RUNNING_WINDOW_MS = 600_000;
  * spent and the caps it reached; the adapters keep their ledger in memory, so no ledger row exists)
  * and its `run_started` entry (a run loopguard never spoke to is a session too), and version 12 with
  * a hook session's end (`ended_at`: its, or its parent session's, last `session_ended` entry; a
- * session is `running` only when no such entry follows its last event).
+ * session is `running` only when no such entry follows its last event) and an adapter's run's
+ * project (its `run_started` entry's `projectDir`) and, for a run stopped, its tool calls (its stop
+ * entry's `toolCall`: the stop ends the run).
  */
 export const AGENT_SESSIONS_VIEW_SQL = `
 CREATE VIEW agent_sessions AS
@@ -46,7 +48,7 @@ WITH
   ),
   adapter AS (
     SELECT json_extract(e.metadata, '$.adapter') AS agent, json_extract(e.metadata, '$.runId') AS session_id,
-      '' AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
+      coalesce(max(json_extract(e.metadata, '$.projectDir')), '') AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
       max(e.timestamp) AS last_active, NULL AS tool_calls,
       sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
       0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status, NULL AS ended_at
@@ -73,7 +75,9 @@ WITH
     FROM every s
   )
 SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, j.started_at, j.last_active,
-  j.tool_calls, j.nudges, j.stops, j.refused_calls,
+  CASE WHEN j.tool_calls IS NULL AND j.scope IS NULL THEN json_extract(e.metadata, '$.toolCall') ELSE j.tool_calls END
+    AS tool_calls,
+  j.nudges, j.stops, j.refused_calls,
   e.topic AS stop_topic,
   coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
   json_extract(e.metadata, '$.toolCall') AS stop_call,
