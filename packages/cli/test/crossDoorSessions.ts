@@ -185,7 +185,7 @@ export async function recordCodex(script: ShellScript): Promise<RecordedSession>
     dir,
     (hook) => hook.command?.includes('record.mjs') === true,
   );
-  expect(trusted.filter((hook) => hook.command?.includes('record.mjs'))).toHaveLength(3);
+  expect(trusted.filter((hook) => hook.command?.includes('record.mjs'))).toHaveLength(4);
   try {
     const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
       cwd: dir,
