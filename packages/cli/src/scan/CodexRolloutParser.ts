@@ -1,7 +1,7 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
-import { CodexRolloutSteps } from '@loopguard/core/steps';
-import { codexGuardVerdicts } from './guardVerdicts.js';
+import { CodexRolloutSteps, type Step } from '@loopguard/core/steps';
+import { codexGuardVerdicts, type GuardVerdict } from './guardVerdicts.js';
 import {
   NOTHING,
   noteStart,
@@ -10,6 +10,8 @@ import {
   type TranscriptRead,
   timeOf,
 } from './TranscriptParser.js';
+
+const isRefusal = (guard: GuardVerdict) => guard.action === 'refusal';
 
 /** How a record's type begins. */
 const TYPE_KEY = '"type":"';
@@ -33,7 +35,8 @@ function typeAt(line: string, from: number): string | undefined {
  * ({@link CodexRolloutSteps}: calls are actions, their outputs observations, the agent's last
  * message of a turn a message); the `event_msg` copies of items are not steps. Tokens come from
  * the `token_count` events (the growth of the session's total). loopguard's own nudges and stops
- * (a hook's context, a denial) are noted as such ({@link codexGuardVerdicts}).
+ * (a hook's context, a denial) are noted as such ({@link codexGuardVerdicts}); a call it refused
+ * (the model's own against loopguard) is counted, never observed.
  */
 export class CodexRolloutParser implements TranscriptParser {
   readonly agent = 'codex';
@@ -43,6 +46,8 @@ export class CodexRolloutParser implements TranscriptParser {
   /** The model of the current turn (`turn_context`), for the price of its tokens. */
   private model: string | undefined;
   private readonly steps = new CodexRolloutSteps();
+  /** A call's action not given yet: its output may say loopguard refused it ({@link responseItem}). */
+  private held: { step: Step; callId: string } | undefined;
 
   /**
    * Only items, token counts and the session's header matter. Codex writes a record's `type` in its
@@ -83,11 +88,8 @@ export class CodexRolloutParser implements TranscriptParser {
       case 'turn_context':
         if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
         return NOTHING;
-      case 'response_item': {
-        const steps = this.steps.item(payload);
-        const guard = codexGuardVerdicts(payload);
-        return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
-      }
+      case 'response_item':
+        return this.responseItem(payload);
       case 'event_msg':
         return payload.type === 'token_count' ? this.tokenCount(payload, record.timestamp) : NOTHING;
       default:
@@ -96,7 +98,35 @@ export class CodexRolloutParser implements TranscriptParser {
   }
 
   end(): TranscriptRead {
-    return { steps: this.steps.end(), tokens: 0 };
+    return { steps: [...this.release(), ...this.steps.end()], tokens: 0 };
+  }
+
+  /**
+   * An item's steps. A call's action is held until the next item: when that is the call's output
+   * and loopguard refused the call (the model's own call against loopguard), the call never ran and
+   * is only counted, never observed, as the hooks count it (`codex.refused`); otherwise the action
+   * is given before the next item's steps.
+   */
+  private responseItem(payload: Record<string, unknown>): TranscriptRead {
+    const guard = codexGuardVerdicts(payload);
+    const found = this.steps.item(payload);
+    if (this.held !== undefined && payload.call_id === this.held.callId && guard.some(isRefusal)) {
+      this.held = undefined;
+      return { steps: [], tokens: 0, unobservedCalls: 1, guard };
+    }
+    const steps = this.release();
+    const [action] = found;
+    if (found.length === 1 && action?.type === 'action' && typeof payload.call_id === 'string')
+      this.held = { step: action, callId: payload.call_id };
+    else steps.push(...found);
+    return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
+  }
+
+  /** The held action, if any, as steps to give now. */
+  private release(): Step[] {
+    const held = this.held;
+    this.held = undefined;
+    return held === undefined ? [] : [held.step];
   }
 
   /**
