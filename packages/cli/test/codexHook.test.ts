@@ -162,6 +162,32 @@ describe('loopguard hook codex', () => {
     for (const folder of elsewhere) expect(existsSync(join(folder, '.loopguard'))).toBe(false);
   });
 
+  it('a session resumed in another folder stays in the project its rollout names only when that project holds it (codex47)', async () => {
+    const { dir, rollout, answer } = codexSession();
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' });
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    // resumed elsewhere: Codex runs the hooks there; the call is the session's, in its project
+    const resumedIn = temp('loopguard-codex-resumed-');
+    const fromThere = (session: string, file: string, id: string) =>
+      answerHookEvent(
+        'codex',
+        event(resumedIn, file, 'PostToolUse', id, { session_id: session, tool_input: { command: 'pwd' } }),
+        { env: {}, cwd: resumedIn },
+      );
+    appendFileSync(rollout, functionCall('call_2', 'pwd'));
+    await fromThere('s1', rollout, 'call_2');
+    expect(hookState(dir).sessions).toMatchObject([{ session_id: 's1', tool_calls: 2 }]);
+    expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
+    // another session whose rollout's first line names that project: not held there, so not moved
+    const forged = join(resumedIn, 'forged.jsonl');
+    writeFileSync(forged, line('session_meta', { id: 's2', cwd: dir }));
+    appendFileSync(forged, functionCall('call_9', 'pwd'));
+    await fromThere('s2', forged, 'call_9');
+    expect(hookState(dir).sessions.map((s) => s.session_id)).toEqual(['s1']);
+    expect(hookState(resumedIn).sessions).toMatchObject([{ session_id: 's2', project_dir: resumedIn }]);
+  });
+
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
     const { dir, answer, rollout } = codexSession();
     const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';
@@ -315,7 +341,14 @@ describe('loopguard hook codex', () => {
     const REFUSED = 'rm -rf .loopguard';
     // two failures, the model's own call against loopguard four times over (refused each time,
     // never run), then the failing command again until it is denied
-    const plan = ['npm test', 'npm test', ...Array<string>(4).fill(REFUSED), 'npm test', 'npm test', 'npm test'];
+    const plan = [
+      'npm test',
+      'npm test',
+      ...Array<string>(4).fill(REFUSED),
+      'npm test',
+      'npm test',
+      'npm test',
+    ];
     for (const [i, cmd] of plan.entries()) {
       const id = `call_${i + 1}`;
       appendFileSync(rollout, functionCall(id, cmd));

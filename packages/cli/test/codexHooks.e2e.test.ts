@@ -244,6 +244,66 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
 
+  it('a session resumed from another folder stays one session, in the project it started in (codex47)', async () => {
+    // Codex runs a resumed session's hooks in the folder `codex exec resume` is run from: the
+    // session's first two failures in the project, its next ones after a resume from another repository
+    const { dir } = tempRepo('');
+    const elsewhere = tempRepo('').dir;
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    let resumed = false;
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
+      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
+    });
+    try {
+      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+      const run = (cwd: string, args: string[]) =>
+        execa(codex, [exec as string, ...args], {
+          cwd,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run(dir, rest);
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+      resumed = true;
+      const second = await run(elsewhere, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+      expect(second.exitCode, String(second.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    // calls 1 and 2 in the project, 3 after the resume: nudged at 3, calls 4 to 7 denied
+    const outputs = api.bodies.map(lastOutput);
+    expect(api.bodies.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
+    for (const output of outputs.slice(5))
+      expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
+    expect(existsSync(join(elsewhere, '.loopguard'))).toBe(false);
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([
+      { agent: 'codex', session_id: expect.any(String), tool_calls: 3, nudges: 1 },
+    ]);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+      ['loop_stop', 5],
+      ['loop_stop', 6],
+      ['loop_stop', 7],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+    // every door: status and the dashboard in the project, scan of the rollout (which names the project)
+    await expectStatusAndDashboard(dir, 4);
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const [session] = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(session).toMatchObject({ project: dir, toolCalls: 3 });
+    expect(session?.loops).toEqual([expect.objectContaining({ nudgeCall: 3, stopCall: 4 })]);
+  }, 600_000);
+
   it('counts each reply of its rollout once: warns at 80 % of the budget, then denies every further call', async () => {
     // every scripted reply reports 15 tokens; Codex writes a reply's count to the rollout after its
     // call's output, so the hook of call n has counted replies 1 to n − 1

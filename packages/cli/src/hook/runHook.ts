@@ -3,6 +3,7 @@ import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
 import { codexHook } from './codexHook.js';
+import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject, type TranscriptDistrust } from './guardProject.js';
@@ -129,6 +130,11 @@ export async function answerHookEvent(
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
     projectDir = event.projectDir;
+    // a Codex session resumed from another folder stays in the project it started in
+    if (dialect.agent === 'codex') {
+      event = { ...event, projectDir: codexSessionProject(event, context.openDatabase) };
+      projectDir = event.projectDir;
+    }
     const reply = await guardProject(dialect.agent, event, now, context.openDatabase, context.distrust);
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {

@@ -1,0 +1,55 @@
+import { existsSync, readSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { recordOf } from '@loopguard/core/internal';
+import { withRegularFile } from '../regularFile.js';
+import { openHookDatabase } from './hookDatabase.js';
+import type { HookEvent } from './hookEvent.js';
+
+/** Longest first line of a rollout read for the folder it names (Codex 0.169.0's is ≈ 22 KB). */
+const MAX_SESSION_META_BYTES = 256 * 1024;
+
+/**
+ * The project a Codex event's session is recorded in. Codex runs a session's hooks in its folder
+ * (`event.projectDir`, docs/decisions.md "codexcwd"), and a session resumed from another folder
+ * (`codex resume`, `codex exec resume`) in that other folder: then the session stays where it
+ * started, the folder its rollout's first line (`session_meta.cwd`) names, as `scan` reads it,
+ * so that its calls are counted in one row and every door shows one session. Only when that
+ * project's state already holds the session (or, for a subagent's run, its session): a rollout's
+ * first line alone never moves a session's calls under another project's configuration.
+ * Else, and for an event that names no rollout (`--ephemeral`), `event.projectDir`.
+ * @param open - how a project's database is opened (the hook's, by default).
+ * @throws the database's error, as `guardProject` would (the hook fails open).
+ */
+export function codexSessionProject(event: HookEvent, open = openHookDatabase): string {
+  const started = event.transcriptPath === undefined ? undefined : rolloutFolder(event.transcriptPath);
+  if (started === undefined || started === event.projectDir) return event.projectDir;
+  if (!existsSync(join(started, '.loopguard', 'state.db'))) return event.projectDir;
+  const database = open(started, 0);
+  try {
+    const held = (sessionId: string) =>
+      database.sessions.peek({ agent: 'codex', sessionId, projectDir: started }) !== null;
+    const heldThere =
+      held(event.sessionId) || (event.parentSessionId !== undefined && held(event.parentSessionId));
+    return heldThere ? started : event.projectDir;
+  } finally {
+    database.close();
+  }
+}
+
+/** The absolute folder a rollout's `session_meta` line names, or `undefined` (unreadable, another first line). */
+function rolloutFolder(path: string): string | undefined {
+  try {
+    const first = withRegularFile(path, 'rollout', (fd, stat) => {
+      const buffer = Buffer.alloc(Math.min(stat.size, MAX_SESSION_META_BYTES));
+      const bytes = readSync(fd, buffer, 0, buffer.length, 0);
+      const end = buffer.subarray(0, bytes).indexOf(10);
+      return end === -1 ? undefined : buffer.toString('utf8', 0, end);
+    });
+    const record = first === undefined ? undefined : recordOf(JSON.parse(first));
+    const cwd = record?.type === 'session_meta' ? recordOf(record.payload)?.cwd : undefined;
+    return typeof cwd === 'string' && isAbsolute(cwd) ? cwd : undefined;
+  } catch {
+    // the rollout's own read reports a file it cannot read (the hook log)
+    return undefined;
+  }
+}
