@@ -151,7 +151,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
 
   it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {
     const SUBTASK = 'SUBTASK: read missing.txt';
-    const { dir, result, bodies } = await codexWithHooks(
+    const { dir, env, result, bodies } = await codexWithHooks(
       (_call, body) => {
         const input = body.input ?? [];
         const outputs = input.filter((item) => item.type === 'function_call_output');
@@ -200,6 +200,17 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
     expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });
     expect(hookLog(dir)).toEqual([]);
+    // scan: the subagent's rollout is its run, under its session, as status names it (codex47)
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const runs = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(runs.find((run) => run.sessionId === subagent?.session_id)).toMatchObject({
+      parentSessionId: main?.session_id,
+      toolCalls: 3,
+      loops: [expect.objectContaining({ nudgeCall: 3, stopCall: 4, loopguard: 'stopped' })],
+    });
+    expect(runs.find((run) => run.sessionId === main?.session_id)).toMatchObject({ toolCalls: 5, loops: [] });
+    expect(runs.find((run) => run.sessionId === main?.session_id)?.parentSessionId).toBeUndefined();
   }, 600_000);
 
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {

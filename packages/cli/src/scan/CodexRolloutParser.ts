@@ -31,7 +31,8 @@ function typeAt(line: string, from: number): string | undefined {
 
 /**
  * A Codex rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, checked against 0.169.0): each
- * line is `{ timestamp, type, payload }`. The `response_item`s are read by Codex's one translation
+ * line is `{ timestamp, type, payload }`; a subagent's (its `session_meta` names a
+ * `parent_thread_id`) is its own run, under that session, as the hooks record it. The `response_item`s are read by Codex's one translation
  * ({@link CodexRolloutSteps}: calls are actions, their outputs observations, the agent's last
  * message of a turn a message); the `event_msg` copies of items are not steps. Tokens come from
  * the `token_count` events (the growth of the session's total). loopguard's own nudges and stops
@@ -84,6 +85,9 @@ export class CodexRolloutParser implements TranscriptParser {
       case 'session_meta':
         if (typeof payload.id === 'string') this.meta.sessionId ??= payload.id;
         if (typeof payload.cwd === 'string') this.meta.project ??= payload.cwd;
+        // a subagent's rollout names the thread that spawned it: its run is that session's
+        if (typeof payload.parent_thread_id === 'string' && payload.parent_thread_id !== '')
+          this.meta.parentSessionId ??= payload.parent_thread_id;
         return NOTHING;
       case 'turn_context':
         if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
