@@ -1,7 +1,8 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
-import { CodexRolloutSteps, type Step } from '@loopguard/core/steps';
-import { codexGuardVerdicts, type GuardVerdict } from './guardVerdicts.js';
+import { CodexRolloutSteps } from '@loopguard/core/steps';
+import { codexGuardVerdicts } from './guardVerdicts.js';
+import { HeldCall } from './heldCall.js';
 import {
   NOTHING,
   noteStart,
@@ -10,8 +11,6 @@ import {
   type TranscriptRead,
   timeOf,
 } from './TranscriptParser.js';
-
-const isRefusal = (guard: GuardVerdict) => guard.action === 'refusal';
 
 /** How a record's type begins. */
 const TYPE_KEY = '"type":"';
@@ -47,8 +46,8 @@ export class CodexRolloutParser implements TranscriptParser {
   /** The model of the current turn (`turn_context`), for the price of its tokens. */
   private model: string | undefined;
   private readonly steps = new CodexRolloutSteps();
-  /** A call's action not given yet: its output may say loopguard refused it ({@link responseItem}). */
-  private held: { step: Step; callId: string } | undefined;
+  /** A call's action not given yet: its output may say loopguard refused it. */
+  private readonly calls = new HeldCall();
 
   /**
    * Only items, token counts and the session's header matter. Codex writes a record's `type` in its
@@ -102,35 +101,20 @@ export class CodexRolloutParser implements TranscriptParser {
   }
 
   end(): TranscriptRead {
-    return { steps: [...this.release(), ...this.steps.end()], tokens: 0 };
+    return { steps: [...this.calls.give([]), ...this.steps.end()], tokens: 0 };
   }
 
   /**
-   * An item's steps. A call's action is held until the next item: when that is the call's output
-   * and loopguard refused the call (the model's own call against loopguard), the call never ran and
-   * is only counted, never observed, as the hooks count it (`codex.refused`); otherwise the action
-   * is given before the next item's steps.
+   * An item's steps. A call's action is held until the next item ({@link HeldCall}): a call
+   * loopguard refused (its output says so) is counted, never observed, as the hooks count it.
    */
   private responseItem(payload: Record<string, unknown>): TranscriptRead {
     const guard = codexGuardVerdicts(payload);
     const found = this.steps.item(payload);
-    if (this.held !== undefined && payload.call_id === this.held.callId && guard.some(isRefusal)) {
-      this.held = undefined;
+    if (this.calls.refused(payload.call_id, guard))
       return { steps: [], tokens: 0, unobservedCalls: 1, guard };
-    }
-    const steps = this.release();
-    const [action] = found;
-    if (found.length === 1 && action?.type === 'action' && typeof payload.call_id === 'string')
-      this.held = { step: action, callId: payload.call_id };
-    else steps.push(...found);
+    const steps = this.calls.give(found, payload.call_id);
     return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
-  }
-
-  /** The held action, if any, as steps to give now. */
-  private release(): Step[] {
-    const held = this.held;
-    this.held = undefined;
-    return held === undefined ? [] : [held.step];
   }
 
   /**
