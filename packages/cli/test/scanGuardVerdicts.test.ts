@@ -263,7 +263,12 @@ describe('scan reports what loopguard itself did in a session', () => {
       claudeCall(n, 'sqlite3 .loopguard/state.db .dump', {
         ...toolResult(n, refused(OWN_STATE_REFUSED), true),
         toolUseResult: `Error: ${refused(OWN_STATE_REFUSED)}`,
-        permissionDecision: { decision: 'reject', source: 'hook', reasonType: 'hook', reasonCode: 'hook:PreToolUse' },
+        permissionDecision: {
+          decision: 'reject',
+          source: 'hook',
+          reasonType: 'hook',
+          reasonCode: 'hook:PreToolUse',
+        },
       });
     const failing = (n: number) =>
       claudeCall(n, 'npm test', { ...toolResult(n, 'npm ERR! Test failed.', true), toolUseResult: 'Error' });
@@ -308,6 +313,18 @@ describe('scan reports what loopguard itself did in a session', () => {
       })),
     ];
     expect((await scanJson(gemini)).sessions[0]).toMatchObject({ toolCalls: 1, deniedCalls: 1, loops: [] });
+    // the refused call asked for five times more: no loop (codex47)
+    const refusedReply = gemini[2] as { id: string; toolCalls: Array<{ id: string }> };
+    const geminiAgain = [3, 4, 5, 6, 7].map((n) => ({
+      ...refusedReply,
+      id: `r${n}`,
+      toolCalls: refusedReply.toolCalls.map((call) => ({ ...call, id: `c${n}` })),
+    }));
+    expect((await scanJson([...gemini, ...geminiAgain])).sessions[0]).toMatchObject({
+      toolCalls: 1,
+      deniedCalls: 6,
+      loops: [],
+    });
 
     const item = (payload: Record<string, unknown>) => ({
       timestamp: '2026-11-29T08:00:00.000Z',
@@ -339,8 +356,14 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(report.totals).toMatchObject({ stoppedByLoopguard: 0, stoppedOnSpendByLoopguard: 0 });
     // the refused call asked for five times more: no loop (codex47)
     const again = [3, 4, 5, 6, 7].flatMap((n) => [
-      { ...(codex[3] as object), payload: { ...(codex[3] as { payload: object }).payload, call_id: `c${n}` } },
-      { ...(codex[4] as object), payload: { ...(codex[4] as { payload: object }).payload, call_id: `c${n}` } },
+      {
+        ...(codex[3] as object),
+        payload: { ...(codex[3] as { payload: object }).payload, call_id: `c${n}` },
+      },
+      {
+        ...(codex[4] as object),
+        payload: { ...(codex[4] as { payload: object }).payload, call_id: `c${n}` },
+      },
     ]);
     expect((await scanJson([...codex, ...again])).sessions[0]).toMatchObject({
       toolCalls: 1,

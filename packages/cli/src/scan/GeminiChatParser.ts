@@ -27,7 +27,8 @@ function guardOf(reply: Record<string, unknown>): { guard?: GuardVerdict[] } {
  * ({@link GeminiCliSteps.chatReply}: each tool call an action and the observation of its result,
  * the text a message only when the reply calls no tool); its `tokens.total` are the tokens. Thoughts, user messages (and the tool
  * responses they carry, which repeat the calls' results), `info` and `error` records give none.
- * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts}).
+ * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts});
+ * a call it refused (the model's own against loopguard) is counted, never observed.
  */
 export class GeminiChatParser implements TranscriptParser {
   readonly agent = 'gemini';
@@ -71,12 +72,18 @@ export class GeminiChatParser implements TranscriptParser {
     const reply = this.held;
     this.held = undefined;
     if (reply === undefined) return NOTHING;
-    const steps = this.steps.chatReply(reply);
-    const guard = guardOf(reply);
+    // a call loopguard refused never ran: counted, never observed, as the hooks count it
+    let unobservedCalls = 0;
+    const steps = this.steps.chatReply(reply, (call) => {
+      const refused = geminiGuardVerdicts(call).some((verdict) => verdict.action === 'refusal');
+      if (refused) unobservedCalls++;
+      return refused;
+    });
+    const read = { steps, ...(unobservedCalls === 0 ? {} : { unobservedCalls }), ...guardOf(reply) };
     const tokens = recordOf(reply.tokens);
-    if (tokens === undefined) return { steps, tokens: 0, ...guard };
+    if (tokens === undefined) return { ...read, tokens: 0 };
     this.meta.hasUsage = true;
     const usage = geminiChatUsage(reply);
-    return { steps, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }), ...guard };
+    return { ...read, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }) };
   }
 }
