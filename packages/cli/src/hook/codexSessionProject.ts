@@ -7,6 +7,8 @@ import type { HookEvent } from './hookEvent.js';
 
 /** Longest first line of a rollout read for the folder it names (Codex 0.169.0's is ≈ 22 KB). */
 const MAX_SESSION_META_BYTES = 256 * 1024;
+/** The first read of it. */
+const FIRST_READ_BYTES = 32 * 1024;
 
 /**
  * The project a Codex event's session is recorded in. Codex runs a session's hooks in its folder
@@ -40,10 +42,15 @@ export function codexSessionProject(event: HookEvent, open = openHookDatabase): 
 function rolloutFolder(path: string): string | undefined {
   try {
     const first = withRegularFile(path, 'rollout', (fd, stat) => {
-      const buffer = Buffer.alloc(Math.min(stat.size, MAX_SESSION_META_BYTES));
-      const bytes = readSync(fd, buffer, 0, buffer.length, 0);
-      const end = buffer.subarray(0, bytes).indexOf(10);
-      return end === -1 ? undefined : buffer.toString('utf8', 0, end);
+      const most = Math.min(stat.size, MAX_SESSION_META_BYTES);
+      // most first lines fit the first read; a longer one is read again, whole
+      for (let length = Math.min(most, FIRST_READ_BYTES); ; length = most) {
+        const buffer = Buffer.alloc(length);
+        const bytes = readSync(fd, buffer, 0, length, 0);
+        const end = buffer.subarray(0, bytes).indexOf(10);
+        if (end !== -1) return buffer.toString('utf8', 0, end);
+        if (length === most) return undefined;
+      }
     });
     const record = first === undefined ? undefined : recordOf(JSON.parse(first));
     const cwd = record?.type === 'session_meta' ? recordOf(record.payload)?.cwd : undefined;
