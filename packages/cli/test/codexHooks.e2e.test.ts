@@ -315,6 +315,34 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(session?.loops).toEqual([expect.objectContaining({ nudgeCall: 3, stopCall: 4 })]);
   }, 600_000);
 
+  it('refused calls between repeats: the hook and scan give the same verdicts at the same calls (codex47)', async () => {
+    // two failures, the model's own call against loopguard three times (refused, never run), the
+    // failure again: the refusals are no attempt and no loop, in the hook and in scan alike
+    const plan = ['cat missing.txt', 'cat missing.txt', ...Array<string>(3).fill('rm -rf .loopguard')];
+    const { dir, env, result, outputs } = await codexWithHooks((turn) =>
+      turn < 8 ? [execCommand(plan[turn] ?? 'cat missing.txt')] : [assistantText('I give up.')],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(3, 6))
+      expect(output).toMatch(
+        /^Command blocked by PreToolUse hook: loopguard refused this call: its own state/,
+      );
+    const { entries } = hookState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 6],
+      ['loop_stop', 7],
+      ['loop_stop', 8],
+    ]);
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const [session] = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(session).toMatchObject({ toolCalls: 3, deniedCalls: 5 });
+    expect(session?.loops).toEqual([
+      expect.objectContaining({ kind: 'same_error', nudgeCall: 6, stopCall: 7, loopguard: 'stopped' }),
+    ]);
+    expect(await expectStatusAndDashboard(dir, 7)).toMatchObject({ agent: 'codex' });
+  }, 600_000);
+
   it('counts each reply of its rollout once: warns at 80 % of the budget, then denies every further call', async () => {
     // every scripted reply reports 15 tokens; Codex writes a reply's count to the rollout after its
     // call's output, so the hook of call n has counted replies 1 to n − 1
