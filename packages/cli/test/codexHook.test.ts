@@ -626,6 +626,26 @@ describe('loopguard init codex', () => {
     expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(false);
   });
 
+  it("init then --remove gives the user's own hooks.json and config.toml back byte for byte (codex47)", async () => {
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const own = `{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo mine" } ] } ]\n  }\n}\n`;
+    const config = `model = "o3"\n\n[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`;
+    mkdirSync(join(dir, '.codex'));
+    writeFileSync(join(dir, '.codex', 'hooks.json'), own);
+    writeFileSync(join(env.CODEX_HOME, 'hooks.json'), own);
+    writeFileSync(join(env.CODEX_HOME, 'config.toml'), config);
+    for (const scope of [[], ['--user']]) {
+      const init = await loopguard(dir, ['init', 'codex', ...scope], env);
+      expect(init.code, init.stderr).toBe(0);
+      const removed = await loopguard(dir, ['init', 'codex', ...scope, '--remove'], env);
+      expect(removed.code, removed.stderr).toBe(0);
+    }
+    expect(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8')).toBe(own);
+    expect(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8')).toBe(own);
+    expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
+  });
+
   it('refuses a relative CODEX_HOME in one line naming it, writing nothing', async () => {
     const dir = temp('loopguard-codex-init-');
     const result = await loopguard(dir, ['init', 'codex'], {
