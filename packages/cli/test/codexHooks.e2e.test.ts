@@ -134,6 +134,16 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
   }, 600_000);
 
+  it("the project's hook.enabled: false: the same loop runs unjudged, nothing is written, no budget applies", async () => {
+    const { dir, result, outputs } = await codexWithHooks(
+      (turn) => (turn < 5 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
+      'hook:\n  enabled: false\nspend:\n  session:\n    maxTokens: 10\n',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(1)) expect(output).toContain('Process exited with code 1');
+    expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+  }, 600_000);
+
   it('never judges a session that makes progress', async () => {
     const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
     const { dir, result, bodies } = await codexWithHooks((turn) => {
