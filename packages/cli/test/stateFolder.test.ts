@@ -51,7 +51,14 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     mkdirSync(join(dir, '.loopguard'));
     symlinkSync(victim, join(dir, '.loopguard', 'state.db'));
     const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
-    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    // the user is told, once a session (trust44); nothing else is answered
+    expect(reply).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^\{"systemMessage":"loopguard is not guarding this session: refusing [^"]*"\}$/,
+      ),
+      stderr: '',
+    });
     expect(tablesOf(victim)).toEqual(['notes']);
     expect(hookLog(dir)).toHaveLength(1);
     expect(hookLog(dir)[0]).toMatch(
@@ -66,7 +73,7 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     const elsewhere = tempProject();
     symlinkSync(elsewhere, join(dir, '.loopguard'));
     const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
-    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(reply).toEqual({ code: 0, stdout: expect.stringContaining('"systemMessage"'), stderr: '' });
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -112,7 +119,9 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
       });
       expect(server.timedOut).toBe(false);
       const reply = JSON.parse(String(server.stdout).trim());
-      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
+      // a refused state.db is told to the user (trust44); a FIFO configuration fails open in silence
+      const text = file === 'loopguard.config.yaml' ? '' : expect.stringContaining('"systemMessage"');
+      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text }] } });
       expect(hookLog(dir)).toHaveLength(1);
     },
     40_000,

@@ -97,6 +97,9 @@ export const claudeHook: HookDialect = {
         throw new HookInputError(`unknown Claude Code event ${JSON.stringify(eventName)}`);
     }
   },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
+  },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'nudge') {

@@ -76,6 +76,9 @@ export const codexHook: HookDialect = {
         throw new HookInputError(`unknown Codex event ${JSON.stringify(eventName)}`);
     }
   },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
+  },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'refuse' || (reply.kind === 'stop' && event.kind === 'before_tool')) {

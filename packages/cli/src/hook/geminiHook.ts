@@ -83,6 +83,9 @@ export const geminiHook: HookDialect = {
         throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
     }
   },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
+  },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop') return '';
     if (reply.kind === 'nudge') {
