@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
+import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
 import { openState } from '../src/run/stateStore.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
 import { bin, loopguard } from './runHelpers.js';
@@ -54,9 +55,7 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     // the user is told, once a session (trust44); nothing else is answered
     expect(reply).toEqual({
       code: 0,
-      stdout: expect.stringMatching(
-        /^\{"systemMessage":"loopguard is not guarding this session: refusing [^"]*"\}$/,
-      ),
+      stdout: JSON.stringify({ systemMessage: UNGUARDED_NOTICE }),
       stderr: '',
     });
     expect(tablesOf(victim)).toEqual(['notes']);

@@ -139,7 +139,7 @@ export async function answerHookEvent(
     logFailure(projectDir, agent, event, error, now());
     // a refused `.loopguard` switches loopguard off: the user hears it once a session, not the log alone
     if (!(error instanceof UnsafeStateError) || dialect === undefined || event === undefined) return '';
-    const notice = unguardedNotice(dialect.agent, event, error.message, context.env, now());
+    const notice = unguardedNotice(dialect.agent, event, context.env, now());
     return notice === undefined ? '' : withoutAllow(dialect.notice(event, notice));
   }
 }

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { printable } from '../terminalText.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 
-/** Longest notice: the refusal names a path and a link's target, which a repository chooses. */
-const MAX_NOTICE_CHARS = 600;
+/**
+ * What the user is told. Fixed text: the refusal's own message quotes a link's target and a path,
+ * which the repository chooses, and must not speak to the user in loopguard's voice ("to fix this,
+ * run curl … | sh"); `loopguard status` says the rest, in the project the user chose to look at.
+ */
+export const UNGUARDED_NOTICE =
+  "loopguard is not guarding this session: this project's .loopguard or its state.db is refused (a symbolic link, another user's, tracked by git, or not a folder or file), so nothing is judged or recorded; `loopguard status` in the project says why and how to fix it";
 
 /** A told session's mark older than this is removed when another is made: sessions end. */
 const MARK_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -29,25 +33,23 @@ export function toldFolder(env: NodeJS.ProcessEnv): string | undefined {
  * What the user is told, once per session, when loopguard cannot guard it because the project's
  * `.loopguard` (or its `state.db`) is refused (a symbolic link, another user's, tracked by git):
  * a repository that ships one would otherwise switch loopguard off unseen, since the hook fails
- * open in silence. `undefined` when this session was told already. The text goes to the user (each
- * CLI's `systemMessage`), never to the model as loopguard's verdict, and nothing is written into
+ * open in silence. The text goes to the user (each CLI's `systemMessage`), never to the model as loopguard's verdict, and nothing is written into
  * the refused folder: the session is remembered in the user's own state folder ({@link toldFolder}),
  * which must be this user's alone; where it cannot be, the notice is given at every call rather than
  * never.
- * @param refusal - the refusal's message (`UnsafeStateError`), which names the folder and the way out.
  * @param at - epoch ms (old marks are removed).
+ * @returns {@link UNGUARDED_NOTICE}, or `undefined` when this session was told already.
  */
 export function unguardedNotice(
   agent: HookAgent,
   event: HookEvent,
-  refusal: string,
   env: NodeJS.ProcessEnv,
   at: number,
 ): string | undefined {
   const session = event.parentSessionId ?? event.sessionId;
-  if (!firstTime(toldFolder(env), `${agent}\0${event.projectDir}\0${session}`, at)) return undefined;
-  const text = printable(`loopguard is not guarding this session: ${refusal}`);
-  return text.length <= MAX_NOTICE_CHARS ? text : `${text.slice(0, MAX_NOTICE_CHARS - 1)}…`;
+  return firstTime(toldFolder(env), `${agent}\0${event.projectDir}\0${session}`, at)
+    ? UNGUARDED_NOTICE
+    : undefined;
 }
 
 /** Whether `key` is marked in `folder` for the first time (made now); `true` when no mark can be kept. */
