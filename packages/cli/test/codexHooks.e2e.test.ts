@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -142,6 +142,25 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(result.exitCode, String(result.stderr)).toBe(0);
     for (const output of outputs.slice(1)) expect(output).toContain('Process exited with code 1');
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+  }, 600_000);
+
+  it("never hands the model loopguard's notice of a refused .loopguard; the session runs unguarded (trust44)", async () => {
+    const { dir, result, bodies } = await codexWithHooks(
+      (turn) => (turn < 2 ? [execCommand('cat missing.txt')] : [assistantText('Done.')]),
+      undefined,
+      false,
+      [],
+      async (dir) => {
+        symlinkSync(temp('loopguard-elsewhere-'), join(dir, '.loopguard'));
+        return undefined;
+      },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // Codex 0.169 takes the hook's systemMessage (its PreToolUse output has one) and `exec` shows
+    // no hook message; the model never reads it, and the session runs as it would unguarded
+    expect(String(result.stdout)).toContain('"exit_code":1');
+    expect(bodies.some((b) => b.includes('not guarding'))).toBe(false);
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {

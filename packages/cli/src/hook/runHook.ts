@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { UnsafeStateError } from '../stateFolder.js';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
@@ -12,6 +13,7 @@ import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
 
@@ -95,7 +97,8 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
  * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
  * for the MCP server alike. Silence, reading and writing nothing, when `context.env` switches the
  * hooks off ({@link hookSwitchedOff}). Never throws: a failure is logged to the project's
- * `.loopguard/hook.log` and answered with silence. The reply only ever adds context, refuses a call
+ * `.loopguard/hook.log` and answered with silence, except a refused `.loopguard` (a link, another
+ * user's, tracked by git), which the user is told of once a session ({@link unguardedNotice}). The reply only ever adds context, refuses a call
  * or ends the session: whatever a bug would make of it, it never answers `allow` ({@link withoutAllow}).
  * @param text - the event's JSON text.
  * @param context - the environment the CLI gave the call (its project directory variables), the
@@ -120,9 +123,10 @@ export async function answerHookEvent(
   if (hookSwitchedOff(context.env)) return '';
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
+  let dialect: HookDialect | undefined;
   let projectDir = projectDirOfContext(context);
   try {
-    const dialect = dialectOf(agent);
+    dialect = dialectOf(agent);
     event =
       context.fields === undefined
         ? readHookEvent(dialect, text, context.env, context.cwd)
@@ -139,7 +143,10 @@ export async function answerHookEvent(
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
-    return '';
+    // a refused `.loopguard` switches loopguard off: the user hears it once a session, not the log alone
+    if (!(error instanceof UnsafeStateError) || dialect === undefined || event === undefined) return '';
+    const notice = unguardedNotice(dialect.agent, event, context.env, now());
+    return notice === undefined ? '' : withoutAllow(dialect.notice(event, notice));
   }
 }
 
