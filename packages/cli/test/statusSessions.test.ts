@@ -94,6 +94,38 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
 
+  it("says its times in the user's time zone, as the dashboard and scan do, naming the zone (qa47)", async () => {
+    const zoned = projectDatabase('zoned');
+    // 19:45 in Los Angeles on 29 November is 03:45 UTC on the 30th: the day differs
+    zoned.clock.set(Date.parse('2026-11-30T03:45:32Z'));
+    zoned.hooks.update({ agent: 'claude', sessionId: 'late', projectDir: zoned.dir }, () => ({
+      next: { ...state, stops: 1 },
+      result: null,
+    }));
+    zoned.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (same_error): the same action failed 4 times.',
+      relatedTasks: ['claude:late'],
+      metadata: { loopType: 'same_error', toolCall: 4 },
+    });
+    zoned.database.close();
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'America/Los_Angeles';
+      const list = await run(zoned.dir, ['status']);
+      expect(list.out).toContain('last active (America/Los_Angeles)');
+      expect(list.out).toMatch(/\| 2026-11-29 19:45:32 +\|/);
+      const one = await run(zoned.dir, ['status', '--session', 'late']);
+      expect(one.out).toContain('  2026-11-29 19:45:32  loop_stop at call 4: ');
+      process.env.TZ = 'Asia/Kolkata';
+      expect((await run(zoned.dir, ['status'])).out).toMatch(/\| 2026-11-30 09:15:32 +\|/);
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
+
   it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
     const off = hooksOnlyProject('off-app');
     writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');

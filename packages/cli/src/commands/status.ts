@@ -6,6 +6,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
+import { localTime, timeZoneName } from '../localTime.js';
 import { printable } from '../terminalText.js';
 import { entryCall } from './entryCall.js';
 import {
@@ -16,9 +17,6 @@ import {
   type StatusStoreFlags,
 } from './openStatusReader.js';
 import { positiveInteger } from './parsers.js';
-
-/** `2026-11-29 08:30:12` in UTC: the tables' times, short enough for a table. */
-const shortTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 /** `  newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
@@ -79,12 +77,12 @@ function sessionTable(sessions: readonly SessionView[]): string {
     s.agent,
     s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`,
     s.projectDir,
-    shortTime(s.lastActive),
+    localTime(s.lastActive),
     s.summary,
   ]);
   // nothing cut: the ids are what `status --session` takes, the summary is the sentence every door prints
   return formatTable(
-    ['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'],
+    ['agent', 'session', 'project', `last active (${timeZoneName()})`, 'what loopguard did'],
     rows,
     Number.POSITIVE_INFINITY,
   );
@@ -134,10 +132,12 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     t.id,
     t.status,
     String(t.attemptCount),
-    t.lastAttempt === null ? '-' : shortTime(t.lastAttempt),
+    t.lastAttempt === null ? '-' : localTime(t.lastAttempt),
     t.lastRecovery ?? '-',
   ]);
-  out(`${formatTable(['task', 'status', 'attempts', 'last attempt (UTC)', 'last recovery'], rows)}\n`);
+  out(
+    `${formatTable(['task', 'status', 'attempts', `last attempt (${timeZoneName()})`, 'last recovery'], rows)}\n`,
+  );
   if (snapshot.page.nextCursor !== null)
     out(`\nmore: loopguard status ${store.label} --cursor ${snapshot.page.nextCursor}\n`);
 }
@@ -168,7 +168,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
       out(
-        `  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`,
+        `  ${localTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`,
       );
     }
   }
