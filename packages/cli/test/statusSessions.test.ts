@@ -126,6 +126,31 @@ describe('loopguard status: the sessions every door wrote', () => {
     }
   });
 
+  it('fits a terminal of 80 columns: each session in two lines, nothing cut; a pipe still gets the table (qa47)', async () => {
+    const narrow = async (args: string[]) => {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+      const code = await runCli(args, io);
+      return { code, out: io.out() };
+    };
+    const { code, out } = await narrow(['status']);
+    expect(code).toBe(EXIT_CODES.ok);
+    for (const line of out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    const lines = out.split('\n');
+    const at = lines.findIndex((line) => /^claude +looped +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(line));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(
+      '  stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
+    );
+    expect(out).not.toContain(' | ');
+    const one = await narrow(['status', '--session', 'looped']);
+    for (const line of one.out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(one.out.replace(/\n {2}/g, ' ')).toContain(
+      'loop_stop at call 4: You ran the same failing command 4 times.',
+    );
+    // piped (no width): the table, one line a session, as before
+    expect((await run(project, ['status'])).out).toContain('| looped ');
+  });
+
   it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
     const off = hooksOnlyProject('off-app');
     writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');

@@ -18,11 +18,11 @@ import {
 } from './openStatusReader.js';
 import { positiveInteger } from './parsers.js';
 
-/** `  newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
+/** `newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
   if (breaker === undefined) return '';
-  if (typeof breaker.runId !== 'string') return `  breaker: ${breaker.state}`;
-  return `  newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
+  if (typeof breaker.runId !== 'string') return `breaker: ${breaker.state}`;
+  return `newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
 }
 
 type StatusOptions = StatusStoreFlags & {
@@ -75,7 +75,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
 function sessionTable(sessions: readonly SessionView[]): string {
   const rows = sessions.map((s) => [
     s.agent,
-    s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`,
+    sessionName(s),
     s.projectDir,
     localTime(s.lastActive),
     s.summary,
@@ -86,6 +86,49 @@ function sessionTable(sessions: readonly SessionView[]): string {
     rows,
     Number.POSITIVE_INFINITY,
   );
+}
+
+/** The session's id, and whose subagent it is. */
+function sessionName(s: SessionView): string {
+  return s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`;
+}
+
+/**
+ * The sessions for a terminal of `columns` (qa47): the table when it fits, else each session in
+ * two lines, its agent, id and time (and its project where they differ), then what loopguard did,
+ * wrapped within the width. Nothing is cut: the ids are what `status --session` takes.
+ */
+function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
+  const table = sessionTable(sessions);
+  if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
+  const oneProject = new Set(sessions.map((s) => s.projectDir)).size === 1;
+  const agentWidth = Math.max('agent'.length, ...sessions.map((s) => s.agent.length));
+  const idWidth = Math.max('session'.length, ...sessions.map((s) => sessionName(s).length));
+  const head = (agent: string, id: string, time: string, project: string) =>
+    printable(
+      `${agent.padEnd(agentWidth)}  ${id.padEnd(idWidth)}  ${time}${project === '' ? '' : `  ${project}`}`,
+    );
+  const lines = [head('agent', 'session', `last active (${timeZoneName()})`, oneProject ? '' : 'project')];
+  for (const s of sessions) {
+    lines.push(head(s.agent, sessionName(s), localTime(s.lastActive), oneProject ? '' : s.projectDir));
+    lines.push(...wrapped(printable(s.summary), '  ', columns));
+  }
+  return lines.join('\n');
+}
+
+/** `text` in lines of at most `columns`, each after `indent`, broken between words. */
+function wrapped(text: string, indent: string, columns: number): string[] {
+  const width = Math.max(20, columns - indent.length);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(indent + line);
+  return lines;
 }
 
 async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
@@ -118,10 +161,15 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${n} ${verdict.replace(/_/g, ' ')}`)
     .join(', ');
-  out(
-    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}${spendLine(spend)}${runLine(snapshot.breaker)}\n`,
-  );
-  if (sessions.sessions.length > 0) out(`\n${sessionTable(sessions.sessions)}\n`);
+  const counts = [
+    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}`,
+    spendLine(spend),
+    runLine(snapshot.breaker),
+  ].filter((part) => part !== '');
+  // on a narrow terminal each count its own line (qa47)
+  const oneLine = counts.join('  ');
+  out(`${io.columns !== undefined && oneLine.length > io.columns ? counts.join('\n') : oneLine}\n`);
+  if (sessions.sessions.length > 0) out(`\n${sessionList(sessions.sessions, io.columns)}\n`);
   if (total > sessions.sessions.length)
     out(`(the ${sessions.sessions.length} most recent shown; --limit for more)\n`);
   if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;
@@ -160,16 +208,17 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   const out = io.stdout;
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
-    out(`database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionTable([session])}\n`);
+    out(
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionList([session], io.columns)}\n`,
+    );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
       const sub =
         e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
-      out(
-        `  ${localTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`,
-      );
+      const line = `${localTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}`;
+      out(`${io.columns === undefined ? `  ${line}` : wrapped(line, '  ', io.columns).join('\n')}\n`);
     }
   }
   if (session.verdict === 'stopped')
@@ -200,8 +249,8 @@ function spendCounts(recoveries: readonly { topic: string; count: number }[]): {
   return { warnings: count('spend_warning'), stops: count('spend_stop') };
 }
 
-/** `  spend: 1 warning, 1 stop` when the spend guard has spoken, else nothing. */
+/** `spend: 1 warning, 1 stop` when the spend guard has spoken, else nothing. */
 function spendLine({ warnings, stops }: { warnings: number; stops: number }): string {
   if (warnings + stops === 0) return '';
-  return `  spend: ${warnings} warning${warnings === 1 ? '' : 's'}, ${stops} stop${stops === 1 ? '' : 's'} (loopguard recoveries --topic spend_stop)`;
+  return `spend: ${warnings} warning${warnings === 1 ? '' : 's'}, ${stops} stop${stops === 1 ? '' : 's'} (loopguard recoveries --topic spend_stop)`;
 }
