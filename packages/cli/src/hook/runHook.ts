@@ -11,6 +11,7 @@ import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { sessionProjectDir } from './sessionProject.js';
 
 export { logFailure } from './hookLog.js';
 
@@ -128,8 +129,17 @@ export async function answerHookEvent(
         : readHookEventFields(dialect, context.fields(), context.env, context.cwd);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
-    projectDir = event.projectDir;
-    const reply = await guardProject(dialect.agent, event, now, context.openDatabase, context.distrust);
+    // recorded in the repository's project when the session started below it (qa47); the
+    // transcript is still the one Claude Code keeps for the folder the session started in
+    const startedIn = event.projectDir;
+    projectDir = sessionProjectDir(startedIn);
+    const recorded = projectDir === startedIn ? event : { ...event, projectDir };
+    const { distrust } = context;
+    const trust: TranscriptDistrust | undefined =
+      distrust === undefined || recorded === event
+        ? distrust
+        : (e) => distrust({ ...e, projectDir: startedIn });
+    const reply = await guardProject(dialect.agent, recorded, now, context.openDatabase, trust);
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
