@@ -151,6 +151,32 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(project, ['status'])).out).toContain('| looped ');
   });
 
+  it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
+    const many = projectDatabase('many');
+    for (let i = 0; i < 25; i++) {
+      many.clock.advance(60_000);
+      many.hooks.update(
+        { agent: 'claude', sessionId: `s${String(i).padStart(2, '0')}`, projectDir: many.dir },
+        () => ({
+          next: { ...state, nudges: 0 },
+          result: null,
+        }),
+      );
+    }
+    many.database.close();
+    const rows = (out: string) => out.split('\n').filter((line) => /^claude +\| s\d\d /.test(line));
+    const plain = await run(many.dir, ['status']);
+    expect(plain.out).toContain('sessions: 25 (25 clean)');
+    expect(rows(plain.out)).toHaveLength(20);
+    expect(rows(plain.out)[0]).toContain('| s24 ');
+    expect(plain.out).toContain('(the 20 most recent of 25 shown; --limit 25 for all)');
+    expect(rows((await run(many.dir, ['status', '--limit', '100'])).out)).toHaveLength(25);
+    const three = await run(many.dir, ['status', '--limit', '3']);
+    expect(rows(three.out)).toHaveLength(3);
+    expect(three.out).toContain('(the 3 most recent of 25 shown; --limit 25 for all)');
+    expect(JSON.parse((await run(many.dir, ['status', '--json'])).out).sessions.sessions).toHaveLength(25);
+  });
+
   it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
     const off = hooksOnlyProject('off-app');
     writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');

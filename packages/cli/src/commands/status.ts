@@ -1,6 +1,6 @@
 import { systemClock } from '@loopguard/core';
 import type { SessionView } from '@loopguard/core/internal';
-import { statusSnapshot } from '@loopguard/server';
+import { DEFAULT_STATUS_SESSIONS, statusSnapshot } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
@@ -24,6 +24,9 @@ function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown 
   if (typeof breaker.runId !== 'string') return `breaker: ${breaker.state}`;
   return `newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
 }
+
+/** The largest `--limit`. */
+const MAX_LIMIT = 1000;
 
 type StatusOptions = StatusStoreFlags & {
   json?: boolean;
@@ -53,18 +56,28 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the status as JSON (the /status body)')
     .option('--session <id>', 'only this session; exit 10 when loopguard stopped it, 11 on spend')
     .addOption(
-      new Option('--limit <n>', 'sessions and tasks per page').argParser(positiveInteger(1000)).default(100),
+      new Option(
+        '--limit <n>',
+        'sessions and tasks per page (without it, the terminal lists the 20 most recent sessions)',
+      )
+        .argParser(positiveInteger(MAX_LIMIT))
+        .default(100),
     )
     .option('--cursor <cursor>', 'the nextCursor of the previous page of tasks')
     .addOption(
       new Option('--window <ms>', 'attempt window, ms').argParser(positiveInteger(1e9)).default(3_600_000),
     )
-    .action(async (options: StatusOptions) => {
+    .action(async (options: StatusOptions, command: Command) => {
       const store = await openStatusReader(options, io);
       try {
+        // a terminal's list of weeks of sessions is the 20 most recent unless --limit says (qa47)
+        const sessionLimit =
+          options.json === true || command.getOptionValueSource('limit') === 'cli'
+            ? options.limit
+            : Math.min(options.limit, DEFAULT_STATUS_SESSIONS);
         if (options.session !== undefined)
           await printSession(io, store, options.session, options.json === true);
-        else await printStatus(io, store, options);
+        else await printStatus(io, store, options, sessionLimit);
       } finally {
         await store.close();
       }
@@ -131,13 +144,18 @@ function wrapped(text: string, indent: string, columns: number): string[] {
   return lines;
 }
 
-async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
+async function printStatus(
+  io: CliIo,
+  store: OpenStatusReader,
+  options: StatusOptions,
+  sessionLimit: number,
+): Promise<void> {
   const { reader } = store;
   const [baseline, run] = await Promise.all([reader.metricsBaseline(), reader.latestRun()]);
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
-      { limit: options.limit, cursor: options.cursor, sessionLimit: options.limit },
+      { limit: options.limit, cursor: options.cursor, sessionLimit },
       {
         clock: systemClock,
         attemptsRecorded: baseline.attempts,
@@ -170,8 +188,10 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
   const oneLine = counts.join('  ');
   out(`${io.columns !== undefined && oneLine.length > io.columns ? counts.join('\n') : oneLine}\n`);
   if (sessions.sessions.length > 0) out(`\n${sessionList(sessions.sessions, io.columns)}\n`);
-  if (total > sessions.sessions.length)
-    out(`(the ${sessions.sessions.length} most recent shown; --limit for more)\n`);
+  if (total > sessions.sessions.length) {
+    const all = total <= MAX_LIMIT ? `--limit ${total} for all` : `--limit ${MAX_LIMIT} for more`;
+    out(`(the ${sessions.sessions.length} most recent of ${total} shown; ${all})\n`);
+  }
   if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;
   out(
     `\ntasks (orchestrator): ${snapshot.page.total}  attempts recorded: ${snapshot.tickCount}  running: ${snapshot.running ? 'yes' : 'no'}\n\n`,
