@@ -4,6 +4,7 @@ import { recordOf } from '@loopguard/core/internal';
 import { withRegularFile } from '../regularFile.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookEvent } from './hookEvent.js';
+import { sessionProjectDir } from './sessionProject.js';
 
 /** Longest first line of a rollout read for the folder it names (Codex 0.169.0's is ≈ 22 KB). */
 const MAX_SESSION_META_BYTES = 256 * 1024;
@@ -14,7 +15,8 @@ const FIRST_READ_BYTES = 32 * 1024;
  * The project a Codex event's session is recorded in. Codex runs a session's hooks in its folder
  * (`event.projectDir`, docs/decisions.md "codexcwd"), and a session resumed from another folder
  * (`codex resume`, `codex exec resume`) in that other folder: then the session stays where it
- * started, the folder its rollout's first line (`session_meta.cwd`) names, as `scan` reads it,
+ * started, the folder its rollout's first line (`session_meta.cwd`) names, as `scan` reads it (or
+ * the project above it, {@link sessionProjectDir}),
  * so that its calls are counted in one row and every door shows one session. Only when that
  * project's state already holds the session (or, for a subagent's run, its session): a rollout's
  * first line alone never moves a session's calls under another project's configuration.
@@ -23,7 +25,9 @@ const FIRST_READ_BYTES = 32 * 1024;
  * @throws the database's error, as `guardProject` would (the hook fails open).
  */
 export function codexSessionProject(event: HookEvent, open = openHookDatabase): string {
-  const started = event.transcriptPath === undefined ? undefined : rolloutFolder(event.transcriptPath);
+  const folder = event.transcriptPath === undefined ? undefined : rolloutFolder(event.transcriptPath);
+  // a session started below its repository's project is recorded there (see sessionProjectDir)
+  const started = folder === undefined ? undefined : sessionProjectDir(folder);
   if (started === undefined || started === event.projectDir) return event.projectDir;
   if (!existsSync(join(started, '.loopguard', 'state.db'))) return event.projectDir;
   const database = open(started, 0);

@@ -13,6 +13,7 @@ import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { sessionProjectDir } from './sessionProject.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
@@ -133,13 +134,20 @@ export async function answerHookEvent(
         : readHookEventFields(dialect, context.fields(), context.env, context.cwd);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
-    projectDir = event.projectDir;
-    // a Codex session resumed from another folder stays in the project it started in
-    if (dialect.agent === 'codex') {
-      event = { ...event, projectDir: codexSessionProject(event, context.openDatabase) };
-      projectDir = event.projectDir;
-    }
-    const reply = await guardProject(dialect.agent, event, now, context.openDatabase, context.distrust);
+    // recorded in the repository's project when the session started below it (qa47), and a Codex
+    // session resumed from another folder in the project it started in (codex47); the transcript
+    // is still the one the agent keeps for the folder the session started in
+    const startedIn = event.projectDir;
+    let recorded = withProjectDir(event, sessionProjectDir(startedIn));
+    if (dialect.agent === 'codex')
+      recorded = withProjectDir(recorded, codexSessionProject(recorded, context.openDatabase));
+    projectDir = recorded.projectDir;
+    const { distrust } = context;
+    const trust: TranscriptDistrust | undefined =
+      distrust === undefined || recorded === event
+        ? distrust
+        : (e) => distrust({ ...e, projectDir: startedIn });
+    const reply = await guardProject(dialect.agent, recorded, now, context.openDatabase, trust);
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
@@ -231,4 +239,9 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
     cwd: process.cwd(),
     exit: (code) => process.exit(code),
   };
+}
+
+/** `event` recorded in `projectDir` (itself when that is already its folder). */
+function withProjectDir(event: HookEvent, projectDir: string): HookEvent {
+  return projectDir === event.projectDir ? event : { ...event, projectDir };
 }
