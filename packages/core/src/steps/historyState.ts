@@ -24,6 +24,8 @@ export const historyStateSchema = lazySchema(() => {
         informative: z.boolean(),
         quiet: z.boolean(),
         rejected: z.boolean(),
+        // Written since issue 37's thirteenth round; an older snapshot's turns read as looks, as they were judged.
+        applied: z.boolean().default(false),
         outputLength: int.nonnegative(),
         duplicates: int.nonnegative(),
         evidence: evidenceSchema(),

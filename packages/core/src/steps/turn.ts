@@ -26,6 +26,11 @@ export interface Turn {
   quiet: boolean;
   /** A reply the harness rejected: no action (a format error) or an empty one. */
   rejected: boolean;
+  /**
+   * A change that went through: the action changes files or the environment, runs no probe, and
+   * its result came back without failing. An effect on the work, not a look: neither news nor stale.
+   */
+  applied: boolean;
   /** Length of the observation's output. */
   outputLength: number;
   /** Lines of the output whose shape occurred earlier in it (a block repeated inside the output). */

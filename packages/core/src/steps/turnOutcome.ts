@@ -134,6 +134,12 @@ export class TurnReader {
       informative,
       quiet,
       rejected,
+      applied:
+        !rejected &&
+        !error &&
+        output !== undefined &&
+        action?.kind.kind === 'change' &&
+        action.kind.probe === '',
       outputLength: output?.length ?? 0,
       duplicates,
       evidence,
