@@ -19,8 +19,11 @@ export function turnTargets(turn: Turn): string {
  * near-duplicates of this one (word-set Jaccard ≥ `similarity`, see `sketch.ts`): `edit 71:71`,
  * `edit 70:70`, `edit 69:69` rewriting the same block; a search reworded each time with "No matches
  * found" each time. Actions that name different files (`git checkout a.py`, `git checkout b.py`) are
- * one command over many files, never near-duplicates. Compared only with the turns since the last
- * informative one (at most 64).
+ * one command over many files, never near-duplicates. A change that went through counts only when
+ * its reply shows the work in a state another change of the group left it in too (`Turn.state`):
+ * a near-duplicate change that leaves the work where none of the others did (a block placed at
+ * another range, the same edit at another place) moved it; changes that leave it where another one
+ * did (the same block rewritten to the same file, a file doubled, then restored, again) are retries. Compared only with the turns since the last informative one (at most 64).
  *
  * @example new NearDuplicateRule(3, 0.5) // `search_dir "null TreeSet"`, `search_dir "TreeSet null value"`, ... no matches: hit
  */
@@ -52,6 +55,13 @@ export class NearDuplicateRule implements StepRule {
         (t === turn || (turnTargets(t) === targets && jaccard(sketch, turnSketch(t)) >= this.similarity)),
       Number.POSITIVE_INFINITY,
     );
+    // A change that went through counts as a retry only when another change of the group left the
+    // work in the same state: one that leaves it where none of the others did moved the work.
+    if (turns.some((t) => t.applied)) {
+      const retries = turns.filter((t) => !t.applied || turns.some((u) => u !== t && u.state === t.state));
+      turns.length = 0;
+      turns.push(...retries);
+    }
     // Identical actions are the repeat rule's; a near-duplicate loop has at least one variation.
     if (turns.length < this.threshold || turns.every((t) => t.actionKey === turn.actionKey)) return null;
     return {

@@ -31,6 +31,12 @@ export interface Turn {
    * its result came back without failing. An effect on the work, not a look: neither news nor stale.
    */
   applied: boolean;
+  /**
+   * For an applied change, where it left the work: an order-sensitive hash of its reply's lines
+   * (as fingerprinted), its repeated lines and its length, so that two replies showing the same
+   * lines in another arrangement differ. 0 for any other turn.
+   */
+  state: number;
   /** Length of the observation's output. */
   outputLength: number;
   /** Lines of the output whose shape occurred earlier in it (a block repeated inside the output). */

@@ -87,7 +87,15 @@ export class TurnReader {
     let informative = false;
     let quiet = false;
     let duplicates = 0;
+    let state = 0;
     let result: ProbeOutcome = NO_RESULT;
+    const rejected = action === undefined || action.text.trim() === '';
+    const applied =
+      !rejected &&
+      !error &&
+      output !== undefined &&
+      action.kind.kind === 'change' &&
+      action.kind.probe === '';
     // The part of the output that is read (its head and tail when long), cut once for every reader.
     const bounded = output === undefined ? undefined : fingerprintedText(output);
     if (output !== undefined) {
@@ -101,6 +109,7 @@ export class TurnReader {
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
       duplicates = print.duplicates;
+      if (applied) state = stateOf(print.lines, duplicates, output.length);
       if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
@@ -115,7 +124,6 @@ export class TurnReader {
         informative = (newLines > 0 && !accumulated) || (quiet && newAction) || firstLook;
       }
     } else informative = newAction;
-    const rejected = action === undefined || action.text.trim() === '';
     const probeRun = rejected ? undefined : probeRunOf(action, output, bounded, error, result);
     const read =
       !rejected && !error && output !== undefined && action?.kind.kind === 'read'
@@ -134,12 +142,8 @@ export class TurnReader {
       informative,
       quiet,
       rejected,
-      applied:
-        !rejected &&
-        !error &&
-        output !== undefined &&
-        action?.kind.kind === 'change' &&
-        action.kind.probe === '',
+      applied,
+      state,
       outputLength: output?.length ?? 0,
       duplicates,
       evidence,
@@ -203,6 +207,13 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
  * (`sed -i … && python x.py`) counts as both, the change first. `bounded` is
  * `fingerprintedText(output)`.
  */
+/** Where an applied change left the work, as its reply shows it (see `Turn.state`); never 0. */
+function stateOf(lines: readonly number[], duplicates: number, length: number): number {
+  let h = mix32(length ^ Math.imul(duplicates, 0x9e3779b1));
+  for (const line of lines) h = mix32(Math.imul(h, 31) ^ line);
+  return h || 1;
+}
+
 function probeRunOf(
   action: PendingAction | undefined,
   output: string | undefined,
