@@ -14,16 +14,25 @@ export function turnTargets(turn: Turn): string {
   return turn.targets;
 }
 
+const DIGITS = /\d+/g;
+
+/** Whether two actions write the same text, only their numbers (a line range, a position) differing. */
+function samePlacedText(a: Turn, b: Turn): boolean {
+  return a.actionText.replace(DIGITS, '') === b.actionText.replace(DIGITS, '');
+}
+
 /**
  * Near-duplicate retries: `threshold` stale turns with the same outcome whose actions are
  * near-duplicates of this one (word-set Jaccard ≥ `similarity`, see `sketch.ts`): `edit 71:71`,
  * `edit 70:70`, `edit 69:69` rewriting the same block; a search reworded each time with "No matches
  * found" each time. Actions that name different files (`git checkout a.py`, `git checkout b.py`) are
- * one command over many files, never near-duplicates. A change that went through counts only when
- * its reply shows the work in a state another change of the group left it in too (`Turn.state`):
- * a near-duplicate change that leaves the work where none of the others did (a block placed at
- * another range, the same edit at another place) moved it; changes that leave it where another one
- * did (the same block rewritten to the same file, a file doubled, then restored, again) are retries. Compared only with the turns since the last informative one (at most 64).
+ * one command over many files, never near-duplicates. A change that went through and writes the
+ * same text as another change of the group, only at another place (only its numbers differ: a
+ * line range), counts only when its reply shows the work in a state another change of the group
+ * left it in too (`Turn.state`): placing one block at ranges where it leaves the work where no
+ * other placement did moves the work; placements that bring it back (the same block rewritten to
+ * the same file, a file doubled, then restored, again) are retries. Changes in other words
+ * (rewrites) count as any turn. Compared only with the turns since the last informative one (at most 64).
  *
  * @example new NearDuplicateRule(3, 0.5) // `search_dir "null TreeSet"`, `search_dir "TreeSet null value"`, ... no matches: hit
  */
@@ -55,10 +64,15 @@ export class NearDuplicateRule implements StepRule {
         (t === turn || (turnTargets(t) === targets && jaccard(sketch, turnSketch(t)) >= this.similarity)),
       Number.POSITIVE_INFINITY,
     );
-    // A change that went through counts as a retry only when another change of the group left the
-    // work in the same state: one that leaves it where none of the others did moved the work.
+    // The same text written at another place (only the numbers differ: a line range) are a retry
+    // only when they leave the work where another change of the group left it: a placement that
+    // leaves it where none did moved the work. Changes in other words are rewrites, judged as before.
     if (turns.some((t) => t.applied)) {
-      const retries = turns.filter((t) => !t.applied || turns.some((u) => u !== t && u.state === t.state));
+      const moved = (t: Turn) =>
+        t.applied &&
+        !turns.some((u) => u !== t && u.state === t.state) &&
+        turns.some((u) => u !== t && u.applied && samePlacedText(t, u));
+      const retries = turns.filter((t) => !moved(t));
       turns.length = 0;
       turns.push(...retries);
     }

@@ -60,9 +60,21 @@ describe.each(Object.entries(shapes))(
       ...[1, 2, 3].flatMap((i) => [s.edit(1, i, single, doubled), s.edit(1, 25 + i, single, single)]),
     ].flat();
 
-    it('a block placed at another range each time is the work moving, not a retry', () => {
+    it('one block placed at another range each time is the work moving, not a retry', () => {
       expect(found(feed(makeStepDetector().detector, moved))).toEqual([]);
       expect(found(restoredEachStep(moved))).toEqual([]);
+    });
+
+    it('rewrites in other words are judged as before, wherever they leave the work (nudge)', () => {
+      // The block rewritten at one place, a word changed each time; each reply arranges the same lines anew.
+      const rewritten = [
+        s.view(),
+        ...['plugins', 'plugin', 'extensions', 'executions'].map((word, i) =>
+          s.edit(3, 5, ['  <build>', `    ${word} = on`, '  </build>'], placed(2 * i + 1)),
+        ),
+      ].flat();
+      expect(found(feed(makeStepDetector().detector, rewritten))[0]).toBe('nudge/near_duplicate');
+      expect(found(restoredEachStep(rewritten))[0]).toBe('nudge/near_duplicate');
     });
 
     it('near-duplicate changes that bring the work back where it was are retries (nudge, then stop)', () => {
