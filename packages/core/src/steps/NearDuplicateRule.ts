@@ -14,11 +14,20 @@ export function turnTargets(turn: Turn): string {
   return turn.targets;
 }
 
+/** The numbers of an action's text: where it writes (a line range, a position), not what. */
 const DIGITS = /\d+/g;
 
-/** Whether two actions write the same text, only their numbers (a line range, a position) differing. */
-function samePlacedText(a: Turn, b: Turn): boolean {
-  return a.actionText.replace(DIGITS, '') === b.actionText.replace(DIGITS, '');
+/** The turn's action text without its numbers (what a change writes, not where), computed once. */
+function placedText(turn: Turn): string {
+  if (turn.placedText === undefined) turn.placedText = turn.actionText.replace(DIGITS, '');
+  return turn.placedText;
+}
+
+/** The changes of `turns` that went through and left the work in a state no other of them did. */
+function placementsOf(turns: readonly Turn[]): Turn[] {
+  const states = new Map<number, number>();
+  for (const t of turns) if (t.applied) states.set(t.state, (states.get(t.state) ?? 0) + 1);
+  return turns.filter((t) => t.applied && states.get(t.state) === 1);
 }
 
 /**
@@ -64,17 +73,20 @@ export class NearDuplicateRule implements StepRule {
         (t === turn || (turnTargets(t) === targets && jaccard(sketch, turnSketch(t)) >= this.similarity)),
       Number.POSITIVE_INFINITY,
     );
-    // The same text written at another place (only the numbers differ: a line range) are a retry
-    // only when they leave the work where another change of the group left it: a placement that
+    if (turns.length < this.threshold) return null;
+    // The same text written at another place (only the numbers differ: a line range) is a retry
+    // only when it leaves the work where another change of the group left it: a placement that
     // leaves it where none did moved the work. Changes in other words are rewrites, judged as before.
-    if (turns.some((t) => t.applied)) {
-      const moved = (t: Turn) =>
-        t.applied &&
-        !turns.some((u) => u !== t && u.state === t.state) &&
-        turns.some((u) => u !== t && u.applied && samePlacedText(t, u));
-      const retries = turns.filter((t) => !moved(t));
-      turns.length = 0;
-      turns.push(...retries);
+    const placements = turns.some((t) => t.applied) ? placementsOf(turns) : [];
+    if (placements.length > 0) {
+      const texts = new Map<string, number>();
+      for (const t of turns) if (t.applied) texts.set(placedText(t), (texts.get(placedText(t)) ?? 0) + 1);
+      const moved = new Set(placements.filter((t) => (texts.get(placedText(t)) ?? 0) > 1));
+      if (moved.size > 0) {
+        const retries = turns.filter((t) => !moved.has(t));
+        turns.length = 0;
+        turns.push(...retries);
+      }
     }
     // Identical actions are the repeat rule's; a near-duplicate loop has at least one variation.
     if (turns.length < this.threshold || turns.every((t) => t.actionKey === turn.actionKey)) return null;

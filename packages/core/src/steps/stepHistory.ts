@@ -329,7 +329,16 @@ export class StepHistory implements SnapshotPart {
     this.countUncounted();
     return {
       recent: this.recent.map(
-        ({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
+        ({
+          sketch: _s,
+          targets: _t,
+          placedText: _x,
+          probeRun: _p,
+          calledAgain: _c,
+          evidence,
+          actionText,
+          ...turn
+        }) => ({
           ...turn,
           actionText: actionText.slice(0, SNAPSHOT_TEXT),
           evidence: { ...evidence },

@@ -45,6 +45,8 @@ export interface Turn {
   sketch?: Sketch;
   /** The files the action names (see `targetsOf`), computed when first needed. */
   targets?: string;
+  /** The action's text without its numbers (see `NearDuplicateRule`), computed when first needed; not kept in snapshots. */
+  placedText?: string;
   /** Shortened texts for evidence. */
   evidence: StepEvidence;
   /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */

@@ -209,9 +209,10 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
  */
 /** Where an applied change left the work, as its reply shows it (see `Turn.state`); never 0. */
 function stateOf(lines: readonly number[], duplicates: number, length: number): number {
-  let h = mix32(length ^ Math.imul(duplicates, 0x9e3779b1));
-  for (const line of lines) h = mix32(Math.imul(h, 31) ^ line);
-  return h || 1;
+  // A polynomial hash over the line fingerprints (already well mixed), mixed once at the end.
+  let h = length ^ Math.imul(duplicates, 0x9e3779b1);
+  for (let i = 0; i < lines.length; i++) h = (Math.imul(h, 31) + (lines[i] as number)) | 0;
+  return mix32(h) || 1;
 }
 
 function probeRunOf(
