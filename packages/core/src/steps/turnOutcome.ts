@@ -201,12 +201,6 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
   return action.echo;
 }
 
-/**
- * What a turn did to the work and, for a probe with a result, what it showed. A change that failed
- * (an edit whose `old_str` was not found) changed nothing; a line that changes and then runs its probe
- * (`sed -i … && python x.py`) counts as both, the change first. `bounded` is
- * `fingerprintedText(output)`.
- */
 /** Where an applied change left the work, as its reply shows it (see `Turn.state`); never 0. */
 function stateOf(lines: readonly number[], duplicates: number, length: number): number {
   // A polynomial hash over the line fingerprints (already well mixed), mixed once at the end.
@@ -215,6 +209,12 @@ function stateOf(lines: readonly number[], duplicates: number, length: number): 
   return mix32(h) || 1;
 }
 
+/**
+ * What a turn did to the work and, for a probe with a result, what it showed. A change that failed
+ * (an edit whose `old_str` was not found) changed nothing; a line that changes and then runs its probe
+ * (`sed -i … && python x.py`) counts as both, the change first. `bounded` is
+ * `fingerprintedText(output)`.
+ */
 function probeRunOf(
   action: PendingAction | undefined,
   output: string | undefined,
