@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,7 +9,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // the built CLI a test runs inherits this: no scan cache in the user's home (scanCache.test.ts
-    // turns it on with a home of its own)
-    env: { LOOPGUARD_SCAN_CACHE: 'off' },
+    // turns it on with a home of its own), nor the hook's told sessions (unguardedNotice.test.ts)
+    env: {
+      LOOPGUARD_SCAN_CACHE: 'off',
+      XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'loopguard-test-state-')),
+    },
   },
 });

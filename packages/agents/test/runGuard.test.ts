@@ -1,4 +1,5 @@
 import { asyncInMemoryStorage, ConfigurationError, InMemoryStateMachine } from '@loopguard/core';
+import { setStepLoopDetectionEnabled } from '@loopguard/core/steps';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { contentSteps } from '../src/ai-sdk/contentSteps.js';
@@ -134,6 +135,44 @@ describe('step texts', () => {
     expect(outputText(10n)).toBe('10');
     expect(errorText(new Error('boom'))).toBe('boom');
     expect(errorText('plain')).toBe('plain');
+  });
+});
+
+describe('a run switched off is guarded in nothing and recorded nowhere (trust44)', () => {
+  const silentRun = (options: { enabled?: boolean } = {}) => {
+    const stateMachine = new InMemoryStateMachine();
+    const run = new RunGuard({ stateMachine, taskId: 'T1', runId: 'r1', ...options }, 'ai-sdk');
+    loop(run, 6);
+    run.observeUsage([]);
+    return { run, topics: stateMachine.listContextEntries().map((e) => e.topic) };
+  };
+
+  it('enabled: false (each adapter passes its options to this one guard): no nudge, no stop, no entry', () => {
+    const { run, topics } = silentRun({ enabled: false });
+    expect(run.nudges).toEqual([]);
+    expect(run.stopped).toBe(false);
+    // on main: ['run_started'], which status and the dashboard listed as "no loop found"
+    expect(topics).toEqual([]);
+  });
+
+  it("the process's switch (setStepLoopDetectionEnabled(false)) too", () => {
+    setStepLoopDetectionEnabled(false);
+    try {
+      const { run, topics } = silentRun();
+      expect([run.nudges, run.stopped, topics]).toEqual([[], false, []]);
+    } finally {
+      setStepLoopDetectionEnabled(true);
+    }
+  });
+
+  it('a run whose detection is off but whose budget is set is still a session (the spend guard watches it)', () => {
+    const stateMachine = new InMemoryStateMachine();
+    const run = new RunGuard(
+      { stateMachine, taskId: 'T2', runId: 'r2', enabled: false, spend: { session: { maxTokens: 10 } } },
+      'ai-sdk',
+    );
+    run.observe(failing[0]);
+    expect(stateMachine.listContextEntries().map((e) => e.topic)).toEqual(['run_started']);
   });
 });
 

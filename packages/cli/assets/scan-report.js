@@ -44,14 +44,15 @@
   }
 
   /**
-   * Wasted tool calls and tokens per day of the sessions' start (UTC days), as day numbers since
-   * 1970: the x axis counts whole days, so one day is one bar among its neighbours.
+   * Wasted tool calls and tokens per day of the sessions' start (the scan's days, `session.day`,
+   * as the table and --since count them), as day numbers since 1970: the x axis counts whole days,
+   * so one day is one bar among its neighbours (drawn at that day's UTC midnight, labelled in UTC).
    */
   function overTime() {
     const days = new Map();
     for (const { session, loop } of loops) {
-      if (!stopped(loop) || session.startedAt === null) continue;
-      const day = Math.floor(Date.parse(session.startedAt) / 1000 / DAY);
+      if (!stopped(loop) || session.day === null) continue;
+      const day = Math.floor(Date.parse(`${session.day}T00:00:00Z`) / 1000 / DAY);
       const sums = days.get(day) ?? { calls: 0, tokens: 0 };
       sums.calls += loop.wastedToolCalls;
       sums.tokens += loop.wastedTokens ?? 0;
@@ -211,7 +212,7 @@
       evidence.append(details);
       row.append(
         element('td', shortProject(projectOf(session))),
-        element('td', session.startedAt?.slice(0, 10) ?? '–'),
+        element('td', session.day ?? '–'),
         element('td', session.agent),
         element('td', loop.kind),
         element('td', calls),

@@ -19,6 +19,11 @@ export interface CliIo {
   /** Whether standard error is a terminal (progress bars). @default process.stderr.isTTY */
   stderrIsTTY?: boolean;
   /**
+   * The terminal's width in columns when standard output is one; absent otherwise (a pipe, a file:
+   * nothing is laid out for a width). @default process.stdout.columns on a terminal
+   */
+  columns?: number;
+  /**
    * Asks a person one question and resolves with the answer line; absent when nobody can answer
    * (standard input is not a terminal). The pause menu of `loopguard run` asks through it.
    */
@@ -41,6 +46,9 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
+    ...(process.stdout.isTTY === true && process.stdout.columns > 0
+      ? { columns: process.stdout.columns }
+      : {}),
     ...(process.stdin.isTTY === true ? { ask: askOnTerminal } : {}),
   };
 }

@@ -48,6 +48,10 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
     return folder;
   }
   refuseUnsafe(folder, stats);
+  if (!stats.isDirectory())
+    throw new UnsafeStateError(
+      `refusing ${folder}: it is a file, not a folder; loopguard keeps its state in a folder of this user's (remove it)`,
+    );
   if ((stats.mode & 0o077) !== 0) {
     // git makes a checked-out folder with the umask's mode; one loopguard made is 0700
     // Removed, not only untracked: a shipped state.db's own tables and triggers would stay in use.

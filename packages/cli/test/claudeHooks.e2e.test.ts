@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -112,6 +113,23 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(resultLine.terminal_reason).toBe('hook_stopped');
       expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
       expect(existsSync(join(dir, 'sub', '.loopguard'))).toBe(false);
+    }, 600_000);
+
+    it('tells the user, not the model, that a refused .loopguard leaves the session unguarded (trust44)', async () => {
+      const script = (turn: number): ScriptedTurn => (turn < 2 ? failing : { text: 'Done.' });
+      const { dir, result, transcript, received } = await claudeWithHooks(script, mode, [], async (dir) => {
+        // a repository's .loopguard that is a link: refused, so loopguard fails open
+        symlinkSync(mkdtempSync(join(tmpdir(), 'loopguard-elsewhere-')), join(dir, '.loopguard'));
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // Claude Code shows the hook's systemMessage to the user once (a `hook_system_message`; on main: none)
+      const said = transcript.match(
+        /"type":"hook_system_message","content":"loopguard is not guarding this session: /g,
+      );
+      expect(said?.length, 'one hook_system_message').toBe(1);
+      // and hands it to no request: the model never reads it as loopguard's verdict
+      expect(received.some((r) => r.includes('not guarding'))).toBe(false);
+      expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
     }, 600_000);
 
     it('never nudges a model that makes progress', async () => {

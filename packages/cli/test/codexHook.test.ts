@@ -8,6 +8,7 @@ import { codexHookHash, codexTrust } from '../src/hook/codexTrust.js';
 import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
@@ -30,12 +31,15 @@ const callOutput = (id: string, code: number, output: string) =>
     output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOriginal token count: 9\nOutput:\n${output}`,
   });
 
-/** The rollout line of a call Codex refused because a `PreToolUse` hook denied it (`reply`, the hook's JSON answer). */
-const blockedOutput = (id: string, reply: string) =>
+/**
+ * The rollout line of a call Codex refused because a `PreToolUse` hook denied it (`reply`, the
+ * hook's JSON answer), as 0.169.0 writes it: the reason, then `. Command: <command>`.
+ */
+const blockedOutput = (id: string, reply: string, command: string) =>
   line('response_item', {
     type: 'function_call_output',
     call_id: id,
-    output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}`,
+    output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}. Command: ${command}`,
   });
 
 /** A Codex event of one `cat missing.txt` call, as 0.169.0 sends it. */
@@ -89,7 +93,7 @@ describe('loopguard hook codex', () => {
       const before = await answer('PreToolUse', id);
       replies[`pre${n}`] = before;
       if (before !== '') {
-        appendFileSync(rollout, blockedOutput(id, before));
+        appendFileSync(rollout, blockedOutput(id, before, 'cat missing.txt'));
         continue;
       }
       replies[`post${n}`] = await answer('PostToolUse', id, { tool_response: NO_SUCH_FILE });
@@ -158,6 +162,57 @@ describe('loopguard hook codex', () => {
     for (const folder of elsewhere) expect(existsSync(join(folder, '.loopguard'))).toBe(false);
   });
 
+  it('a session resumed in another folder stays in the project its rollout names only when that project holds it (codex47)', async () => {
+    const { dir, rollout, answer } = codexSession();
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' });
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    // resumed elsewhere: Codex runs the hooks there; the call is the session's, in its project
+    const resumedIn = temp('loopguard-codex-resumed-');
+    const fromThere = (session: string, file: string, id: string) =>
+      answerHookEvent(
+        'codex',
+        event(resumedIn, file, 'PostToolUse', id, { session_id: session, tool_input: { command: 'pwd' } }),
+        { env: {}, cwd: resumedIn },
+      );
+    appendFileSync(rollout, functionCall('call_2', 'pwd'));
+    await fromThere('s1', rollout, 'call_2');
+    expect(hookState(dir).sessions).toMatchObject([{ session_id: 's1', tool_calls: 2 }]);
+    expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
+    // another session whose rollout's first line names that project: not held there, so not moved
+    const forged = join(resumedIn, 'forged.jsonl');
+    writeFileSync(forged, line('session_meta', { id: 's2', cwd: dir }));
+    appendFileSync(forged, functionCall('call_9', 'pwd'));
+    await fromThere('s2', forged, 'call_9');
+    expect(hookState(dir).sessions.map((s) => s.session_id)).toEqual(['s1']);
+    expect(hookState(resumedIn).sessions).toMatchObject([{ session_id: 's2', project_dir: resumedIn }]);
+  });
+
+  it('a session started below its repository and resumed in another folder stays in the repository (codex47 with qa47)', async () => {
+    const repo = temp('loopguard-codex-repo-');
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+    const src = join(repo, 'src');
+    mkdirSync(src);
+    const rollout = join(repo, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: src }));
+    const call = (folder: string, id: string) => {
+      appendFileSync(rollout, functionCall(id, 'ls'));
+      return answerHookEvent(
+        'codex',
+        event(folder, rollout, 'PostToolUse', id, { tool_input: { command: 'ls' }, tool_response: 'a\n' }),
+        { env: {}, cwd: folder },
+      );
+    };
+    await call(src, 'call_1');
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    const resumedIn = temp('loopguard-codex-resumed-');
+    await call(resumedIn, 'call_2');
+    expect(hookState(repo).sessions).toMatchObject([{ session_id: 's1', tool_calls: 2 }]);
+    expect(existsSync(join(src, '.loopguard'))).toBe(false);
+    expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
+  });
+
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
     const { dir, answer, rollout } = codexSession();
     const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';
@@ -202,7 +257,7 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(id, cmd));
       const before = await answer('PreToolUse', id, cmd);
       if (before !== '') {
-        appendFileSync(rollout, blockedOutput(id, before));
+        appendFileSync(rollout, blockedOutput(id, before, cmd));
         continue;
       }
       await answer('PostToolUse', id, cmd, { tool_response: failing(cmd) });
@@ -237,7 +292,7 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(`call_${n}`, cmd));
       const reply = JSON.parse(await answer('PreToolUse', `call_${n}`, cmd));
       expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
-      appendFileSync(rollout, blockedOutput(`call_${n}`, JSON.stringify(reply)));
+      appendFileSync(rollout, blockedOutput(`call_${n}`, JSON.stringify(reply), cmd));
     }
     const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
     expect(stops.map((e) => e.metadata.toolCall)).toEqual([2, 3, 4]);
@@ -246,14 +301,19 @@ describe('loopguard hook codex', () => {
 
   it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {
     const { dir, answer, rollout } = codexSession('spend:\n  session:\n    maxTokens: 100\n');
-    const blocked = (id: string, reply: string) => appendFileSync(rollout, blockedOutput(id, reply));
+    const blocked = (id: string, reply: string, cmd: string) =>
+      appendFileSync(rollout, blockedOutput(id, reply, cmd));
     appendFileSync(rollout, functionCall('call_1', 'ls'));
     expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
     expect(await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' })).toBe('');
     appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
     // call 2: the model's own call against loopguard, refused before it runs
     appendFileSync(rollout, functionCall('call_2', 'rm .loopguard/state.db'));
-    blocked('call_2', await answer('PreToolUse', 'call_2', 'rm .loopguard/state.db'));
+    blocked(
+      'call_2',
+      await answer('PreToolUse', 'call_2', 'rm .loopguard/state.db'),
+      'rm .loopguard/state.db',
+    );
     const total = { input_tokens: 500, cached_input_tokens: 0, output_tokens: 10, total_tokens: 510 };
     const usage = { info: { total_token_usage: total, last_token_usage: total } };
     appendFileSync(rollout, line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z'));
@@ -265,7 +325,7 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(`call_${n}`, cmd));
       const reply = await answer('PreToolUse', `call_${n}`, cmd);
       expect(JSON.parse(reply).hookSpecificOutput.permissionDecision).toBe('deny');
-      blocked(`call_${n}`, reply);
+      blocked(`call_${n}`, reply, cmd);
     }
     const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
     expect(stops.map((e) => e.metadata.toolCall)).toEqual([3, 4]);
@@ -285,7 +345,10 @@ describe('loopguard hook codex', () => {
     appendFileSync(rollout, functionCall('call_4', 'npm uninstall -g @loopguard/cli'));
     const refused = JSON.parse(await answer('PreToolUse', 'call_4', 'npm uninstall -g @loopguard/cli'));
     expect(refused.hookSpecificOutput.permissionDecision).toBe('deny');
-    appendFileSync(rollout, blockedOutput('call_4', JSON.stringify(refused)));
+    appendFileSync(
+      rollout,
+      blockedOutput('call_4', JSON.stringify(refused), 'npm uninstall -g @loopguard/cli'),
+    );
     // the same failing command again: nothing ran in between, so its result is foreseen and denied
     appendFileSync(rollout, functionCall('call_5', 'npm test'));
     const repeat = await answer('PreToolUse', 'call_5', 'npm test');
@@ -294,6 +357,49 @@ describe('loopguard hook codex', () => {
     expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
       ['loop_nudge', 3],
       ['loop_stop', 5],
+    ]);
+  });
+
+  it('scan counts a refused call and never observes it, as the hook does: the same verdicts at the same calls (codex47)', async () => {
+    const { dir, answer, rollout } = codexSession();
+    const FAILING = 'npm ERR! Test failed.\n';
+    const REFUSED = 'rm -rf .loopguard';
+    // two failures, the model's own call against loopguard four times over (refused each time,
+    // never run), then the failing command again until it is denied
+    const plan = [
+      'npm test',
+      'npm test',
+      ...Array<string>(4).fill(REFUSED),
+      'npm test',
+      'npm test',
+      'npm test',
+    ];
+    for (const [i, cmd] of plan.entries()) {
+      const id = `call_${i + 1}`;
+      appendFileSync(rollout, functionCall(id, cmd));
+      const before = await answer('PreToolUse', id, cmd);
+      if (before !== '') {
+        appendFileSync(rollout, blockedOutput(id, before, cmd));
+        continue;
+      }
+      await answer('PostToolUse', id, cmd, { tool_response: FAILING });
+      appendFileSync(rollout, callOutput(id, 1, FAILING));
+    }
+    await answer('Stop', 'end', 'x');
+    // the hook: the refusals are no loop and no change; the third failure (call 7) is nudged, the
+    // next repeat denied (calls 8 and 9)
+    expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 7],
+      ['loop_stop', 8],
+      ['loop_stop', 9],
+    ]);
+    // scan of the rollout (no hook context written in it: its own replay must find the nudge)
+    const scanned = await loopguard(dir, ['scan', '--json', rollout]);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const [session] = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(session).toMatchObject({ toolCalls: 3, deniedCalls: 6 });
+    expect(session?.loops).toEqual([
+      expect.objectContaining({ kind: 'same_error', nudgeCall: 7, stopCall: 8, loopguard: 'stopped' }),
     ]);
   });
 
@@ -543,6 +649,26 @@ describe('loopguard init codex', () => {
     const uninstall = await loopguard(dir, ['uninstall'], env);
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(existsSync(join(env.CODEX_HOME, 'hooks.json'))).toBe(false);
+  });
+
+  it("init then --remove gives the user's own hooks.json and config.toml back byte for byte (codex47)", async () => {
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const own = `{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo mine" } ] } ]\n  }\n}\n`;
+    const config = `model = "o3"\n\n[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`;
+    mkdirSync(join(dir, '.codex'));
+    writeFileSync(join(dir, '.codex', 'hooks.json'), own);
+    writeFileSync(join(env.CODEX_HOME, 'hooks.json'), own);
+    writeFileSync(join(env.CODEX_HOME, 'config.toml'), config);
+    for (const scope of [[], ['--user']]) {
+      const init = await loopguard(dir, ['init', 'codex', ...scope], env);
+      expect(init.code, init.stderr).toBe(0);
+      const removed = await loopguard(dir, ['init', 'codex', ...scope, '--remove'], env);
+      expect(removed.code, removed.stderr).toBe(0);
+    }
+    expect(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8')).toBe(own);
+    expect(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8')).toBe(own);
+    expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
   });
 
   it('refuses a relative CODEX_HOME in one line naming it, writing nothing', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -135,6 +135,35 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
   }, 600_000);
 
+  it("the project's hook.enabled: false: the same loop runs unjudged, nothing is written, no budget applies", async () => {
+    const { dir, result, outputs } = await codexWithHooks(
+      (turn) => (turn < 5 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
+      'hook:\n  enabled: false\nspend:\n  session:\n    maxTokens: 10\n',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(1)) expect(output).toContain('Process exited with code 1');
+    expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+  }, 600_000);
+
+  it("never hands the model loopguard's notice of a refused .loopguard; the session runs unguarded (trust44)", async () => {
+    const { dir, result, bodies } = await codexWithHooks(
+      (turn) => (turn < 2 ? [execCommand('cat missing.txt')] : [assistantText('Done.')]),
+      undefined,
+      false,
+      [],
+      async (dir) => {
+        symlinkSync(temp('loopguard-elsewhere-'), join(dir, '.loopguard'));
+        return undefined;
+      },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // Codex 0.169 takes the hook's systemMessage (its PreToolUse output has one) and `exec` shows
+    // no hook message; the model never reads it, and the session runs as it would unguarded
+    expect(String(result.stdout)).toContain('"exit_code":1');
+    expect(bodies.some((b) => b.includes('not guarding'))).toBe(false);
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
+  }, 600_000);
+
   it('never judges a session that makes progress', async () => {
     const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
     const { dir, result, bodies } = await codexWithHooks((turn) => {
@@ -154,7 +183,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
 
   it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {
     const SUBTASK = 'SUBTASK: read missing.txt';
-    const { dir, result, bodies } = await codexWithHooks(
+    const { dir, env, result, bodies } = await codexWithHooks(
       (_call, body) => {
         const input = body.input ?? [];
         const outputs = input.filter((item) => item.type === 'function_call_output');
@@ -203,6 +232,17 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
     expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });
     expect(hookLog(dir)).toEqual([]);
+    // scan: the subagent's rollout is its run, under its session, as status names it (codex47)
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const runs = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(runs.find((run) => run.sessionId === subagent?.session_id)).toMatchObject({
+      parentSessionId: main?.session_id,
+      toolCalls: 3,
+      loops: [expect.objectContaining({ nudgeCall: 3, stopCall: 4, loopguard: 'stopped' })],
+    });
+    expect(runs.find((run) => run.sessionId === main?.session_id)).toMatchObject({ toolCalls: 5, loops: [] });
+    expect(runs.find((run) => run.sessionId === main?.session_id)?.parentSessionId).toBeUndefined();
   }, 600_000);
 
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {
@@ -245,6 +285,94 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(sessions).toMatchObject([{ agent: 'codex', project_dir: dir, tool_calls: 3, nudges: 1 }]);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', ...Array(5).fill('loop_stop')]);
     expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
+  it('a session resumed from another folder stays one session, in the project it started in (codex47)', async () => {
+    // Codex runs a resumed session's hooks in the folder `codex exec resume` is run from: the
+    // session's first two failures in the project, its next ones after a resume from another repository
+    const { dir } = tempRepo('');
+    const elsewhere = tempRepo('').dir;
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    let resumed = false;
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
+      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
+    });
+    try {
+      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+      const run = (cwd: string, args: string[]) =>
+        execa(codex, [exec as string, ...args], {
+          cwd,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run(dir, rest);
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+      resumed = true;
+      const second = await run(elsewhere, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+      expect(second.exitCode, String(second.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    // calls 1 and 2 in the project, 3 after the resume: nudged at 3, calls 4 to 7 denied
+    const outputs = api.bodies.map(lastOutput);
+    expect(api.bodies.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
+    for (const output of outputs.slice(5))
+      expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
+    expect(existsSync(join(elsewhere, '.loopguard'))).toBe(false);
+    const { sessions, entries } = hookState(dir);
+    expect(sessions).toMatchObject([
+      { agent: 'codex', session_id: expect.any(String), tool_calls: 3, nudges: 1 },
+    ]);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+      ['loop_stop', 5],
+      ['loop_stop', 6],
+      ['loop_stop', 7],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+    // every door: status and the dashboard in the project, scan of the rollout (which names the project)
+    await expectStatusAndDashboard(dir, 4);
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const [session] = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(session).toMatchObject({ project: dir, toolCalls: 3 });
+    expect(session?.loops).toEqual([expect.objectContaining({ nudgeCall: 3, stopCall: 4 })]);
+  }, 600_000);
+
+  it('refused calls between repeats: the hook and scan give the same verdicts at the same calls (codex47)', async () => {
+    // two failures, the model's own call against loopguard three times (refused, never run), the
+    // failure again: the refusals are no attempt and no loop, in the hook and in scan alike
+    const plan = ['cat missing.txt', 'cat missing.txt', ...Array<string>(3).fill('rm -rf .loopguard')];
+    const { dir, env, result, outputs } = await codexWithHooks((turn) =>
+      turn < 8 ? [execCommand(plan[turn] ?? 'cat missing.txt')] : [assistantText('I give up.')],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const output of outputs.slice(3, 6))
+      expect(output).toMatch(
+        /^Command blocked by PreToolUse hook: loopguard refused this call: its own state/,
+      );
+    const { entries } = hookState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 6],
+      ['loop_stop', 7],
+      ['loop_stop', 8],
+    ]);
+    const scanned = await loopguard(dir, ['scan', '--json'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const [session] = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(session).toMatchObject({ toolCalls: 3, deniedCalls: 5 });
+    expect(session?.loops).toEqual([
+      expect.objectContaining({ kind: 'same_error', nudgeCall: 6, stopCall: 7, loopguard: 'stopped' }),
+    ]);
+    expect(await expectStatusAndDashboard(dir, 7)).toMatchObject({ agent: 'codex' });
   }, 600_000);
 
   it('counts each reply of its rollout once: warns at 80 % of the budget, then denies every further call', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,19 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     expect(events.find((e) => e.type === 'tool_result')?.output).toContain('missing.txt');
     expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(existsSync(join(dir, 'sub', '.loopguard'))).toBe(false);
+  }, 600_000);
+
+  it("never hands the model loopguard's notice of a refused .loopguard; the session runs unguarded (trust44)", async () => {
+    const script = (turn: number): GeminiTurn => (turn < 2 ? failing : { text: 'Done.' });
+    const { dir, result, events, received } = await geminiWithHooks(script, {
+      before: (dir) =>
+        symlinkSync(mkdtempSync(join(tmpdir(), 'loopguard-elsewhere-')), join(dir, '.loopguard')),
+    });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // Gemini CLI 0.61 shows a hook's systemMessage in its interactive history; under -p it only logs it
+    expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(2);
+    expect(received.some((r) => r.includes('not guarding'))).toBe(false);
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   }, 600_000);
 
   it('never nudges a model that makes progress', async () => {

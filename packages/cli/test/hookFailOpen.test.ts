@@ -49,6 +49,8 @@ describe('loopguard hook fails open', () => {
   it('on a database that cannot be created (a directory in its place)', async () => {
     const dir = tempProject();
     mkdirSync(join(dir, '.loopguard', 'state.db'), { recursive: true });
+    // a refused state.db is told to the user once a session (trust44): the next call is silent
+    await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).pre);
     await expectFailOpen(dir, 'claude', claudeFailingCall(dir, 's', 1).post, /it is a directory/);
   });
 

@@ -158,11 +158,23 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
       ),
       `${join(home, '.loopguard', 'installs.json')}: recorded for loopguard uninstall`,
       'To undo: loopguard init claude --remove (or loopguard uninstall, for every install)',
+      `Claude Code reads .claude/settings.json only when started in ${dir}: a session started in a subfolder runs unguarded (loopguard init claude --user guards every folder)`,
       "Claude Code's status line can show what loopguard did to each session: loopguard init claude --status-line",
     ]);
     const removed = await run(['init', 'claude', '--remove']);
     expect(removed.stdout).toContain(`${config}: loopguard's MCP server taken out of ${dir}`);
     expect(removed.stdout).toContain('.claude/settings.json: removed (init had made it)');
+  });
+
+  it('says a session started in a subfolder runs unguarded: Gemini CLI too, not a --user install (qa47)', async () => {
+    const { dir, run } = setUp();
+    const gemini = await run(['init', 'gemini']);
+    expect(gemini.stdout).toContain(
+      `Gemini CLI reads .gemini/settings.json only when started in ${dir}: a session started in a subfolder runs unguarded (loopguard init gemini --user guards every folder)`,
+    );
+    const user = await run(['init', 'claude', '--user']);
+    expect(user.code, user.stderr).toBe(0);
+    expect(user.stdout).not.toContain('subfolder');
   });
 
   it("sets Claude Code's status line with --status-line, never replaces the user's own without --replace, and --remove takes it out", async () => {

@@ -199,7 +199,9 @@ describe('loopguard scan: one bad file is one line saying what was wrong, and th
       message: { content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: 'ok' }] },
     });
     for (let n = 0; n < 10_000; n++) parser.push(call(n));
+    // the last call's action comes with the next record (held until its answer: a refusal is only counted)
     expect(parser.push(result(10_000 - MAX_OPEN_CALLS)).steps).toEqual([
+      { type: 'action', tool: 'Tool9999', input: {} },
       { type: 'observation', tool: `Tool${10_000 - MAX_OPEN_CALLS}`, output: 'ok' },
     ]);
     expect(parser.push(result(9999)).steps).toEqual([

@@ -257,6 +257,33 @@ describe('scan reports what loopguard itself did in a session', () => {
       }),
     ];
     expect((await scanJson(claude)).sessions[0]).toMatchObject({ toolCalls: 2, deniedCalls: 1, loops: [] });
+    // the model asks for the refused call over and over: counted, never observed, as the hooks
+    // count it (no attempt, no loop); the failure after the refusals is the third of a row (codex47)
+    const refusedCall = (n: number) =>
+      claudeCall(n, 'sqlite3 .loopguard/state.db .dump', {
+        ...toolResult(n, refused(OWN_STATE_REFUSED), true),
+        toolUseResult: `Error: ${refused(OWN_STATE_REFUSED)}`,
+        permissionDecision: {
+          decision: 'reject',
+          source: 'hook',
+          reasonType: 'hook',
+          reasonCode: 'hook:PreToolUse',
+        },
+      });
+    const failing = (n: number) =>
+      claudeCall(n, 'npm test', { ...toolResult(n, 'npm ERR! Test failed.', true), toolUseResult: 'Error' });
+    const repeated = [
+      claude[0],
+      ...failing(1),
+      ...failing(2),
+      ...[3, 4, 5, 6, 7].flatMap(refusedCall),
+      ...failing(8),
+    ];
+    expect((await scanJson(repeated)).sessions[0]).toMatchObject({
+      toolCalls: 3,
+      deniedCalls: 5,
+      loops: [expect.objectContaining({ kind: 'same_error', nudgeCall: 8 })],
+    });
 
     const gemini = [
       { sessionId: 'g1', projectHash: 'abc', startTime: '2026-11-29T08:00:00.000Z' },
@@ -286,6 +313,18 @@ describe('scan reports what loopguard itself did in a session', () => {
       })),
     ];
     expect((await scanJson(gemini)).sessions[0]).toMatchObject({ toolCalls: 1, deniedCalls: 1, loops: [] });
+    // the refused call asked for five times more: no loop (codex47)
+    const refusedReply = gemini[2] as { id: string; toolCalls: Array<{ id: string }> };
+    const geminiAgain = [3, 4, 5, 6, 7].map((n) => ({
+      ...refusedReply,
+      id: `r${n}`,
+      toolCalls: refusedReply.toolCalls.map((call) => ({ ...call, id: `c${n}` })),
+    }));
+    expect((await scanJson([...gemini, ...geminiAgain])).sessions[0]).toMatchObject({
+      toolCalls: 1,
+      deniedCalls: 6,
+      loops: [],
+    });
 
     const item = (payload: Record<string, unknown>) => ({
       timestamp: '2026-11-29T08:00:00.000Z',
@@ -315,6 +354,22 @@ describe('scan reports what loopguard itself did in a session', () => {
     const report = await scanJson(codex);
     expect(report.sessions[0]).toMatchObject({ toolCalls: 1, deniedCalls: 1, loops: [] });
     expect(report.totals).toMatchObject({ stoppedByLoopguard: 0, stoppedOnSpendByLoopguard: 0 });
+    // the refused call asked for five times more: no loop (codex47)
+    const again = [3, 4, 5, 6, 7].flatMap((n) => [
+      {
+        ...(codex[3] as object),
+        payload: { ...(codex[3] as { payload: object }).payload, call_id: `c${n}` },
+      },
+      {
+        ...(codex[4] as object),
+        payload: { ...(codex[4] as { payload: object }).payload, call_id: `c${n}` },
+      },
+    ]);
+    expect((await scanJson([...codex, ...again])).sessions[0]).toMatchObject({
+      toolCalls: 1,
+      deniedCalls: 6,
+      loops: [],
+    });
   });
 
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {

@@ -43,6 +43,22 @@ describe('loopguard scan --since / --until / --timezone', () => {
     expect(await sessionsOf([fixtures, '--until', '20261125', '--timezone', 'Asia/Tokyo'])).toHaveLength(0);
   });
 
+  it("dates each session in its table on the day --since counted it, in the time zone asked or the machine's (qa47)", async () => {
+    const dates = (out: string) => [...new Set(out.match(/\| 20\d\d-\d\d-\d\d \|/g))];
+    const tokyo = await scan([fixtures, '--since', '20261126', '--timezone', 'Asia/Tokyo']);
+    expect(tokyo.code, tokyo.err).toBe(EXIT_CODES.ok);
+    expect(dates(tokyo.out)).toEqual(['| 2026-11-26 |']);
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Tokyo';
+      expect(dates((await scan([fixtures])).out)).toEqual(['| 2026-11-26 |']);
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+    expect(dates((await scan([fixtures, '--timezone', 'UTC'])).out)).toEqual(['| 2026-11-25 |']);
+  });
+
   it('says how many sessions it read when the dates leave none', async () => {
     const { code, out } = await scan([fixtures, '--since', '2027-01-01', '--timezone', 'UTC']);
     expect(code).toBe(EXIT_CODES.ok);

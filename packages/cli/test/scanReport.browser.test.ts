@@ -93,6 +93,19 @@ describe('loopguard scan --html in Chromium', () => {
     await page.close();
   });
 
+  it("dates each loop on the day the terminal and --since give it, in the scan's time zone (qa47)", async () => {
+    // the fixtures start at 23:58 UTC on 25 November: the 26th in Tokyo
+    const fixtures = fileURLToPath(SCAN_FIXTURES);
+    const { file } = await writeReport([fixtures, '--timezone', 'Asia/Tokyo']);
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const dates = await page.locator('#loops tr td:nth-child(2)').allTextContents();
+    expect(dates.length).toBeGreaterThan(0);
+    expect(new Set(dates)).toEqual(new Set(['2026-11-26']));
+    await page.close();
+  });
+
   it('shows a session loopguard stopped as stopped by loopguard at its tool call, not "nudge only"', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-guarded-'));
     const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4)] }, 4);

@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
+import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
 import { openState } from '../src/run/stateStore.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
 import { bin, loopguard } from './runHelpers.js';
@@ -51,7 +52,12 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     mkdirSync(join(dir, '.loopguard'));
     symlinkSync(victim, join(dir, '.loopguard', 'state.db'));
     const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
-    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    // the user is told, once a session (trust44); nothing else is answered
+    expect(reply).toEqual({
+      code: 0,
+      stdout: JSON.stringify({ systemMessage: UNGUARDED_NOTICE }),
+      stderr: '',
+    });
     expect(tablesOf(victim)).toEqual(['notes']);
     expect(hookLog(dir)).toHaveLength(1);
     expect(hookLog(dir)[0]).toMatch(
@@ -66,7 +72,7 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
     const elsewhere = tempProject();
     symlinkSync(elsewhere, join(dir, '.loopguard'));
     const reply = await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1).post);
-    expect(reply).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(reply).toEqual({ code: 0, stdout: expect.stringContaining('"systemMessage"'), stderr: '' });
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -112,7 +118,9 @@ describe('a planted .loopguard or state.db is refused (issue 38)', () => {
       });
       expect(server.timedOut).toBe(false);
       const reply = JSON.parse(String(server.stdout).trim());
-      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: '' }] } });
+      // a refused state.db is told to the user (trust44); a FIFO configuration fails open in silence
+      const text = file === 'loopguard.config.yaml' ? '' : expect.stringContaining('"systemMessage"');
+      expect(reply).toMatchObject({ id: 1, result: { content: [{ type: 'text', text }] } });
       expect(hookLog(dir)).toHaveLength(1);
     },
     40_000,

@@ -94,6 +94,89 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
 
+  it("says its times in the user's time zone, as the dashboard and scan do, naming the zone (qa47)", async () => {
+    const zoned = projectDatabase('zoned');
+    // 19:45 in Los Angeles on 29 November is 03:45 UTC on the 30th: the day differs
+    zoned.clock.set(Date.parse('2026-11-30T03:45:32Z'));
+    zoned.hooks.update({ agent: 'claude', sessionId: 'late', projectDir: zoned.dir }, () => ({
+      next: { ...state, stops: 1 },
+      result: null,
+    }));
+    zoned.database.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'Stopped (same_error): the same action failed 4 times.',
+      relatedTasks: ['claude:late'],
+      metadata: { loopType: 'same_error', toolCall: 4 },
+    });
+    zoned.database.close();
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'America/Los_Angeles';
+      const list = await run(zoned.dir, ['status']);
+      expect(list.out).toContain('last active (America/Los_Angeles)');
+      expect(list.out).toMatch(/\| 2026-11-29 19:45:32 +\|/);
+      const one = await run(zoned.dir, ['status', '--session', 'late']);
+      expect(one.out).toContain('  2026-11-29 19:45:32  loop_stop at call 4: ');
+      process.env.TZ = 'Asia/Kolkata';
+      expect((await run(zoned.dir, ['status'])).out).toMatch(/\| 2026-11-30 09:15:32 +\|/);
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
+
+  it('fits a terminal of 80 columns: each session in two lines, nothing cut; a pipe still gets the table (qa47)', async () => {
+    const narrow = async (args: string[]) => {
+      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+      const code = await runCli(args, io);
+      return { code, out: io.out() };
+    };
+    const { code, out } = await narrow(['status']);
+    expect(code).toBe(EXIT_CODES.ok);
+    for (const line of out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    const lines = out.split('\n');
+    const at = lines.findIndex((line) => /^claude +looped +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(line));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(
+      '  stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
+    );
+    expect(out).not.toContain(' | ');
+    const one = await narrow(['status', '--session', 'looped']);
+    for (const line of one.out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(one.out.replace(/\n {2}/g, ' ')).toContain(
+      'loop_stop at call 4: You ran the same failing command 4 times.',
+    );
+    // piped (no width): the table, one line a session, as before
+    expect((await run(project, ['status'])).out).toContain('| looped ');
+  });
+
+  it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
+    const many = projectDatabase('many');
+    for (let i = 0; i < 25; i++) {
+      many.clock.advance(60_000);
+      many.hooks.update(
+        { agent: 'claude', sessionId: `s${String(i).padStart(2, '0')}`, projectDir: many.dir },
+        () => ({
+          next: { ...state, nudges: 0 },
+          result: null,
+        }),
+      );
+    }
+    many.database.close();
+    const rows = (out: string) => out.split('\n').filter((line) => /^claude +\| s\d\d /.test(line));
+    const plain = await run(many.dir, ['status']);
+    expect(plain.out).toContain('sessions: 25 (25 clean)');
+    expect(rows(plain.out)).toHaveLength(20);
+    expect(rows(plain.out)[0]).toContain('| s24 ');
+    expect(plain.out).toContain('(the 20 most recent of 25 shown; --limit 25 for all)');
+    expect(rows((await run(many.dir, ['status', '--limit', '100'])).out)).toHaveLength(25);
+    const three = await run(many.dir, ['status', '--limit', '3']);
+    expect(rows(three.out)).toHaveLength(3);
+    expect(three.out).toContain('(the 3 most recent of 25 shown; --limit 25 for all)');
+    expect(JSON.parse((await run(many.dir, ['status', '--json'])).out).sessions.sessions).toHaveLength(25);
+  });
+
   it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
     const off = hooksOnlyProject('off-app');
     writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');

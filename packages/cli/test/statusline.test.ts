@@ -75,6 +75,16 @@ describe('loopguard statusline', () => {
     ).toContain('at call 4');
   });
 
+  it("finds a session started in a subfolder of a repository in the repository's database, where the hooks record it (qa47)", async () => {
+    const repo = project();
+    mkdirSync(join(repo, '.git'));
+    const deep = join(repo, 'src', 'deep');
+    mkdirSync(deep, { recursive: true });
+    expect(
+      await line(JSON.stringify({ session_id: 's1', cwd: deep, workspace: { project_dir: deep } })),
+    ).toContain('stopped by loopguard at call 4');
+  });
+
   it('says it is watching before the first tool call, and never fails the status line', async () => {
     expect(await line(JSON.stringify({ session_id: 'new', cwd: dir }))).toBe('loopguard: watching\n');
     expect(await line(JSON.stringify({ session_id: 's1', cwd: root }))).toBe('loopguard: watching\n');

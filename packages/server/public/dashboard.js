@@ -342,7 +342,13 @@
    * entries (a minute of entries gets ten minutes of axis, months get weeks).
    */
   function chartData(actions) {
-    const seconds = [...recoveries.values()].map((r) => Math.floor(r.timestamp / 1000));
+    // Buckets are counted in the viewer's local time (its midnight starts a day, its hour an
+    // hour), as the axis labels and the sessions' times are: an entry at 00:11 in Kolkata is
+    // today's, not yesterday's UTC. `local` and `epoch` turn epoch seconds into local ones and back.
+    const offset = (s) => -new Date(s * 1000).getTimezoneOffset() * 60;
+    const local = (s) => s + offset(s);
+    const epoch = (l) => l - offset(l - offset(l));
+    const seconds = [...recoveries.values()].map((r) => local(Math.floor(r.timestamp / 1000)));
     const first = Math.min(...seconds);
     const last = Math.max(...seconds);
     const [bucket, bucketName] =
@@ -355,10 +361,10 @@
       to += Math.ceil(missing / 2) * bucket;
     }
     const xs = [];
-    for (let x = from; x < to; x += bucket) xs.push(x + bucket / 2); // a bar stands over its bucket
+    for (let x = from; x < to; x += bucket) xs.push(epoch(x + bucket / 2)); // a bar stands over its bucket
     const counts = actions.map(() => xs.map(() => 0));
     for (const r of recoveries.values()) {
-      const i = Math.floor((Math.floor(r.timestamp / 1000) - from) / bucket);
+      const i = Math.floor((local(Math.floor(r.timestamp / 1000)) - from) / bucket);
       counts[actions.indexOf(r.action)][i]++;
     }
     // Stacked: each series drawn is its own count plus those drawn after it (on top of it).
@@ -367,7 +373,7 @@
     const stacked = counts.map((_, s) =>
       xs.map((_, i) => counts.slice(s).reduce((n, c) => n + c[i], 0) || null),
     );
-    return { xs, counts, stacked, from, to, bucket, bucketName };
+    return { xs, counts, stacked, from: epoch(from), to: epoch(to), bucket, bucketName };
   }
 
   function renderChart() {

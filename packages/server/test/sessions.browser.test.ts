@@ -466,4 +466,25 @@ describe("the chart's time axis in Chromium", () => {
     ]);
     expect(problems).toEqual([]);
   });
+
+  it.each([
+    ['Asia/Kolkata', 'days', 20 * DAY, 86_400],
+    ['America/Los_Angeles', 'days', 20 * DAY, 86_400],
+    ['Asia/Kolkata', 'hours', 30 * 3_600_000, 3_600],
+  ])(
+    "counts in the viewer's time zone (%s): its %s start at its own midnight and hour, as the axis and the sessions' times read (qa47)",
+    async (timezoneId, _unit, span, bucket) => {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setTimezoneOverride', { timezoneId });
+      await open(entriesOver(span));
+      await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
+      const chart = await page.locator('#chart').evaluate((node: HTMLElement) => ({ ...node.dataset }));
+      expect(Number(chart.bucket)).toBe(bucket);
+      const clock = (ms: number) =>
+        new Date(ms).toLocaleTimeString('en-GB', { timeZone: timezoneId, hour12: false });
+      const from = Number(chart.from);
+      expect(clock(from)).toBe(bucket === 86_400 ? '00:00:00' : `${clock(from).slice(0, 2)}:00:00`);
+      expect(problems).toEqual([]);
+    },
+  );
 });

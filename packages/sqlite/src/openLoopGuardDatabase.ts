@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   type Clock,
@@ -59,7 +59,8 @@ export interface OpenLoopGuardDatabaseOptions {
    */
   readonly?: boolean;
   /**
-   * Create the file's directory (recursively) when it is missing, instead of throwing.
+   * Create the file's directory (recursively) when it is missing, instead of throwing; the
+   * folders made are `0700` (a new database file is always made `0600`).
    * @default false
    */
   createDirectory?: boolean;
@@ -125,13 +126,32 @@ function unavailable(path: string, problem: string, cause?: unknown): StorageErr
   );
 }
 
+/** The mode of a folder {@link OpenLoopGuardDatabaseOptions.createDirectory} makes. */
+const PRIVATE_FOLDER = 0o700;
+
+/**
+ * Creates the database file empty, mode 0600, before SQLite does: SQLite would make it with 0644
+ * under the common umask, and its `-wal` and `-shm` take the database file's mode, so the
+ * commands and results stored would be readable by every local user. An empty file is a new
+ * database to SQLite. A file made meanwhile by another process is left as it is.
+ */
+function createPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw unavailable(path, 'it cannot be created', error);
+  }
+}
+
 /** Checks a file path before SQLite sees it, so that the common failures get a clear message. */
 function checkPath(path: string, options: OpenLoopGuardDatabaseOptions): void {
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) {
     if (options.createDirectory === true && options.readonly !== true) {
       try {
-        mkdirSync(dir, { recursive: true });
+        // this user's alone: what loopguard stores quotes the agents' commands and results
+        mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER });
       } catch (error) {
         throw unavailable(path, `its directory ${JSON.stringify(dir)} cannot be created`, error);
       }
@@ -154,6 +174,7 @@ function checkPath(path: string, options: OpenLoopGuardDatabaseOptions): void {
         error,
       );
     }
+    createPrivate(path);
     return;
   }
   if (statSync(path).isDirectory()) throw unavailable(path, 'it is a directory, not a database file');

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
 import { type Logger, RUN_STARTED_TOPIC, silentLogger } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
-import { type Step, StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
+import {
+  isStepLoopDetectionEnabled,
+  type Step,
+  StepLoopDetector,
+  type StepVerdict,
+} from '@loopguard/core/steps';
 import type { LoopGuardOptions } from './loopGuardOptions.js';
 import { RunSpend } from './RunSpend.js';
 import { type RecordingPort, recordingPort } from './recordingPort.js';
@@ -135,9 +140,15 @@ export class RunGuard {
     return verdict;
   }
 
-  /** Records the run's start once (the first step or usage it is shown). */
+  /**
+   * Records the run's start once (the first step or usage it is shown), when something guards it:
+   * its detection on (the run's `enabled` and the process's `setStepLoopDetectionEnabled`), or a
+   * budget. A run switched off is no session: listed, it would read "no loop found" where loopguard
+   * judged nothing (the hooks' off switches write nothing either).
+   */
   private started(): void {
     if (this.recordStart === undefined) return;
+    if (this.spend === undefined && !(this.detector.isEnabled && isStepLoopDetectionEnabled())) return;
     const record = this.recordStart;
     this.recordStart = undefined;
     try {

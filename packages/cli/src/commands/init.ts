@@ -335,6 +335,12 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   if (!options.remove) {
     const undo = `loopguard init ${agent}${options.user ? ' --user' : ''} --remove`;
     io.stdout(`To undo: ${undo} (or loopguard uninstall, for every install)\n`);
+    // Claude Code and Gemini CLI read a project's settings in the folder they start in, never a
+    // parent's: a session started below the project runs unguarded, without a word (qa47)
+    if (scope === 'project' && agent !== 'codex')
+      io.stdout(
+        `${CLI_NAMES[agent]} reads ${shown(file)} only when started in ${io.cwd}: a session started in a subfolder runs unguarded (loopguard init ${agent} --user guards every folder)\n`,
+      );
     if (statusLine.change === 'offer') io.stdout(`${STATUS_LINE_NOTES.offer}\n`);
     if (fast && scope === 'project' && gitTracks(file, io.cwd))
       io.stdout(

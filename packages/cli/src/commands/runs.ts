@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
+import { localTime, timeZoneName } from '../localTime.js';
 import { openState } from '../run/stateStore.js';
 import { printable } from '../terminalText.js';
 
@@ -26,14 +27,14 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         io.stdout('no runs yet\n');
         return;
       }
-      const rows = [['RUN', 'STATUS', 'ITER', 'BREAKER', 'STARTED', 'REASON']];
+      const rows = [['RUN', 'STATUS', 'ITER', 'BREAKER', `STARTED (${timeZoneName()})`, 'REASON']];
       for (const run of runs) {
         rows.push([
           run.id,
           run.status,
           String(run.iteration),
           run.breakerState,
-          new Date(run.startedAt).toISOString().slice(0, 19).replace('T', ' '),
+          localTime(run.startedAt),
           printable(run.reason ?? ''), // it may quote the agent (`the agent asked: …`)
         ]);
       }

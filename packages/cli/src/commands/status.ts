@@ -1,11 +1,12 @@
 import { systemClock } from '@loopguard/core';
 import type { SessionView } from '@loopguard/core/internal';
-import { statusSnapshot } from '@loopguard/server';
+import { DEFAULT_STATUS_SESSIONS, statusSnapshot } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
+import { localTime, timeZoneName } from '../localTime.js';
 import { printable } from '../terminalText.js';
 import { entryCall } from './entryCall.js';
 import {
@@ -17,15 +18,15 @@ import {
 } from './openStatusReader.js';
 import { positiveInteger } from './parsers.js';
 
-/** `2026-11-29 08:30:12` in UTC: the tables' times, short enough for a table. */
-const shortTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-
-/** `  newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
+/** `newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
   if (breaker === undefined) return '';
-  if (typeof breaker.runId !== 'string') return `  breaker: ${breaker.state}`;
-  return `  newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
+  if (typeof breaker.runId !== 'string') return `breaker: ${breaker.state}`;
+  return `newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
 }
+
+/** The largest `--limit`. */
+const MAX_LIMIT = 1000;
 
 type StatusOptions = StatusStoreFlags & {
   json?: boolean;
@@ -55,18 +56,28 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the status as JSON (the /status body)')
     .option('--session <id>', 'only this session; exit 10 when loopguard stopped it, 11 on spend')
     .addOption(
-      new Option('--limit <n>', 'sessions and tasks per page').argParser(positiveInteger(1000)).default(100),
+      new Option(
+        '--limit <n>',
+        'sessions and tasks per page (without it, the terminal lists the 20 most recent sessions)',
+      )
+        .argParser(positiveInteger(MAX_LIMIT))
+        .default(100),
     )
     .option('--cursor <cursor>', 'the nextCursor of the previous page of tasks')
     .addOption(
       new Option('--window <ms>', 'attempt window, ms').argParser(positiveInteger(1e9)).default(3_600_000),
     )
-    .action(async (options: StatusOptions) => {
+    .action(async (options: StatusOptions, command: Command) => {
       const store = await openStatusReader(options, io);
       try {
+        // a terminal's list of weeks of sessions is the 20 most recent unless --limit says (qa47)
+        const sessionLimit =
+          options.json === true || command.getOptionValueSource('limit') === 'cli'
+            ? options.limit
+            : Math.min(options.limit, DEFAULT_STATUS_SESSIONS);
         if (options.session !== undefined)
           await printSession(io, store, options.session, options.json === true);
-        else await printStatus(io, store, options);
+        else await printStatus(io, store, options, sessionLimit);
       } finally {
         await store.close();
       }
@@ -77,26 +88,74 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
 function sessionTable(sessions: readonly SessionView[]): string {
   const rows = sessions.map((s) => [
     s.agent,
-    s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`,
+    sessionName(s),
     s.projectDir,
-    shortTime(s.lastActive),
+    localTime(s.lastActive),
     s.summary,
   ]);
   // nothing cut: the ids are what `status --session` takes, the summary is the sentence every door prints
   return formatTable(
-    ['agent', 'session', 'project', 'last active (UTC)', 'what loopguard did'],
+    ['agent', 'session', 'project', `last active (${timeZoneName()})`, 'what loopguard did'],
     rows,
     Number.POSITIVE_INFINITY,
   );
 }
 
-async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOptions): Promise<void> {
+/** The session's id, and whose subagent it is. */
+function sessionName(s: SessionView): string {
+  return s.parentSessionId === null ? s.sessionId : `${s.sessionId} (subagent of ${s.parentSessionId})`;
+}
+
+/**
+ * The sessions for a terminal of `columns` (qa47): the table when it fits, else each session in
+ * two lines, its agent, id and time (and its project where they differ), then what loopguard did,
+ * wrapped within the width. Nothing is cut: the ids are what `status --session` takes.
+ */
+function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
+  const table = sessionTable(sessions);
+  if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
+  const oneProject = new Set(sessions.map((s) => s.projectDir)).size === 1;
+  const agentWidth = Math.max('agent'.length, ...sessions.map((s) => s.agent.length));
+  const idWidth = Math.max('session'.length, ...sessions.map((s) => sessionName(s).length));
+  const head = (agent: string, id: string, time: string, project: string) =>
+    printable(
+      `${agent.padEnd(agentWidth)}  ${id.padEnd(idWidth)}  ${time}${project === '' ? '' : `  ${project}`}`,
+    );
+  const lines = [head('agent', 'session', `last active (${timeZoneName()})`, oneProject ? '' : 'project')];
+  for (const s of sessions) {
+    lines.push(head(s.agent, sessionName(s), localTime(s.lastActive), oneProject ? '' : s.projectDir));
+    lines.push(...wrapped(printable(s.summary), '  ', columns));
+  }
+  return lines.join('\n');
+}
+
+/** `text` in lines of at most `columns`, each after `indent`, broken between words. */
+function wrapped(text: string, indent: string, columns: number): string[] {
+  const width = Math.max(20, columns - indent.length);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(indent + line);
+  return lines;
+}
+
+async function printStatus(
+  io: CliIo,
+  store: OpenStatusReader,
+  options: StatusOptions,
+  sessionLimit: number,
+): Promise<void> {
   const { reader } = store;
   const [baseline, run] = await Promise.all([reader.metricsBaseline(), reader.latestRun()]);
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
-      { limit: options.limit, cursor: options.cursor, sessionLimit: options.limit },
+      { limit: options.limit, cursor: options.cursor, sessionLimit },
       {
         clock: systemClock,
         attemptsRecorded: baseline.attempts,
@@ -120,12 +179,19 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${n} ${verdict.replace(/_/g, ' ')}`)
     .join(', ');
-  out(
-    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}${spendLine(spend)}${runLine(snapshot.breaker)}\n`,
-  );
-  if (sessions.sessions.length > 0) out(`\n${sessionTable(sessions.sessions)}\n`);
-  if (total > sessions.sessions.length)
-    out(`(the ${sessions.sessions.length} most recent shown; --limit for more)\n`);
+  const counts = [
+    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}`,
+    spendLine(spend),
+    runLine(snapshot.breaker),
+  ].filter((part) => part !== '');
+  // on a narrow terminal each count its own line (qa47)
+  const oneLine = counts.join('  ');
+  out(`${io.columns !== undefined && oneLine.length > io.columns ? counts.join('\n') : oneLine}\n`);
+  if (sessions.sessions.length > 0) out(`\n${sessionList(sessions.sessions, io.columns)}\n`);
+  if (total > sessions.sessions.length) {
+    const all = total <= MAX_LIMIT ? `--limit ${total} for all` : `--limit ${MAX_LIMIT} for more`;
+    out(`(the ${sessions.sessions.length} most recent of ${total} shown; ${all})\n`);
+  }
   if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;
   out(
     `\ntasks (orchestrator): ${snapshot.page.total}  attempts recorded: ${snapshot.tickCount}  running: ${snapshot.running ? 'yes' : 'no'}\n\n`,
@@ -134,10 +200,12 @@ async function printStatus(io: CliIo, store: OpenStatusReader, options: StatusOp
     t.id,
     t.status,
     String(t.attemptCount),
-    t.lastAttempt === null ? '-' : shortTime(t.lastAttempt),
+    t.lastAttempt === null ? '-' : localTime(t.lastAttempt),
     t.lastRecovery ?? '-',
   ]);
-  out(`${formatTable(['task', 'status', 'attempts', 'last attempt (UTC)', 'last recovery'], rows)}\n`);
+  out(
+    `${formatTable(['task', 'status', 'attempts', `last attempt (${timeZoneName()})`, 'last recovery'], rows)}\n`,
+  );
   if (snapshot.page.nextCursor !== null)
     out(`\nmore: loopguard status ${store.label} --cursor ${snapshot.page.nextCursor}\n`);
 }
@@ -160,16 +228,17 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   const out = io.stdout;
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
-    out(`database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionTable([session])}\n`);
+    out(
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionList([session], io.columns)}\n`,
+    );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
       const sub =
         e.metadata.parentSessionId === session.sessionId ? ` (subagent ${e.metadata.sessionId})` : '';
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
-      out(
-        `  ${shortTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}\n`,
-      );
+      const line = `${localTime(e.timestamp)}  ${printable(`${e.topic}${at}${sub}: ${e.content.split('\n')[0]}`)}`;
+      out(`${io.columns === undefined ? `  ${line}` : wrapped(line, '  ', io.columns).join('\n')}\n`);
     }
   }
   if (session.verdict === 'stopped')
@@ -200,8 +269,8 @@ function spendCounts(recoveries: readonly { topic: string; count: number }[]): {
   return { warnings: count('spend_warning'), stops: count('spend_stop') };
 }
 
-/** `  spend: 1 warning, 1 stop` when the spend guard has spoken, else nothing. */
+/** `spend: 1 warning, 1 stop` when the spend guard has spoken, else nothing. */
 function spendLine({ warnings, stops }: { warnings: number; stops: number }): string {
   if (warnings + stops === 0) return '';
-  return `  spend: ${warnings} warning${warnings === 1 ? '' : 's'}, ${stops} stop${stops === 1 ? '' : 's'} (loopguard recoveries --topic spend_stop)`;
+  return `spend: ${warnings} warning${warnings === 1 ? '' : 's'}, ${stops} stop${stops === 1 ? '' : 's'} (loopguard recoveries --topic spend_stop)`;
 }

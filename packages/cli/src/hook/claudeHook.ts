@@ -60,6 +60,8 @@ export const CLAUDE_HOOK_EVENTS = [
  *   result the model sees), `continue: false` and `stopReason` (the session ends,
  *   `terminal_reason: "hook_stopped"`);
  * - a stop after the call: `continue: false` and `stopReason`, with the message as context.
+ * - a notice to the user (a refused `.loopguard`): `systemMessage` alone, which 2.1.330 shows as a
+ *   hook message and hands to no request;
  */
 export const claudeHook: HookDialect = {
   agent: 'claude',
@@ -104,6 +106,9 @@ export const claudeHook: HookDialect = {
       default:
         throw new HookInputError(`unknown Claude Code event ${JSON.stringify(eventName)}`);
     }
+  },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
   },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';

@@ -37,6 +37,8 @@ function codexCallOf(event: Record<string, unknown>): { tool: string; input: unk
  *   `PreToolUse` reply that carries `continue: false` or `stopReason` as unsupported and runs the
  *   call, and no reply ends its turn: a stop in Codex is every further repeat denied before it runs;
  * - a stop found after the call ran: its message as context (the repeats that follow are denied).
+ * - a notice to the user (a refused `.loopguard`): `systemMessage` alone, which 0.169.0 takes
+ *   (`exec` prints no hook message) and never hands to the model;
  *
  * `tool_response` is the command's output only: Codex names no exit code in the event, so the
  * event's `error` is always false here; whether a command failed is read from the rollout the event
@@ -77,6 +79,9 @@ export const codexHook: HookDialect = {
       default:
         throw new HookInputError(`unknown Codex event ${JSON.stringify(eventName)}`);
     }
+  },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
   },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';

@@ -44,6 +44,8 @@ export const GEMINI_HOOK_EVENTS = ['BeforeTool', 'AfterTool', 'AfterAgent', 'Ses
  * - a stop before the call: `BeforeTool` with `decision: "deny"` and `reason`, `continue: false`
  *   and `stopReason` ("Agent execution stopped by hook: ...");
  * - a stop after the call: `continue: false` and `stopReason`, with the message as context.
+ * - a notice to the user (a refused `.loopguard`): `systemMessage` alone, shown in the interactive
+ *   history (only logged under `-p`), never handed to the model;
  */
 export const geminiHook: HookDialect = {
   agent: 'gemini',
@@ -84,6 +86,9 @@ export const geminiHook: HookDialect = {
       default:
         throw new HookInputError(`unknown Gemini CLI event ${JSON.stringify(eventName)}`);
     }
+  },
+  notice(_event: HookEvent, message: string) {
+    return JSON.stringify({ systemMessage: message });
   },
   render(event: HookEvent, reply: HookReply) {
     if (reply.kind === 'silent' || event.kind === 'agent_stop' || event.kind === 'session_end') return '';

@@ -91,6 +91,11 @@ export interface HookDialect {
   parse(payload: unknown, env: NodeJS.ProcessEnv, cwd: string): HookEvent;
   /** The JSON to print for `reply` to `event`; `''` for silence. */
   render(event: HookEvent, reply: HookReply): string;
+  /**
+   * The JSON that shows `message` to the user, not the model, and decides nothing (the CLI's
+   * `systemMessage`): loopguard telling that it is not guarding the session (`unguardedNotice`).
+   */
+  notice(event: HookEvent, message: string): string;
 }
 
 /**

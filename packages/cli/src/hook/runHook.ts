@@ -1,8 +1,10 @@
 import { isAbsolute } from 'node:path';
+import { UnsafeStateError } from '../stateFolder.js';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
 import { codexHook } from './codexHook.js';
+import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject, type TranscriptDistrust } from './guardProject.js';
@@ -11,6 +13,8 @@ import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { sessionProjectDir } from './sessionProject.js';
+import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
 
@@ -94,7 +98,8 @@ export async function runHook(agent: string, io: HookIo): Promise<0> {
  * The reply to one event of `agent` (the JSON to print, `''` for silence), for the hook process and
  * for the MCP server alike. Silence, reading and writing nothing, when `context.env` switches the
  * hooks off ({@link hookSwitchedOff}). Never throws: a failure is logged to the project's
- * `.loopguard/hook.log` and answered with silence. The reply only ever adds context, refuses a call
+ * `.loopguard/hook.log` and answered with silence, except a refused `.loopguard` (a link, another
+ * user's, tracked by git), which the user is told of once a session ({@link unguardedNotice}). The reply only ever adds context, refuses a call
  * or ends the session: whatever a bug would make of it, it never answers `allow` ({@link withoutAllow}).
  * @param text - the event's JSON text.
  * @param context - the environment the CLI gave the call (its project directory variables), the
@@ -119,21 +124,37 @@ export async function answerHookEvent(
   if (hookSwitchedOff(context.env)) return '';
   const now = context.now ?? Date.now;
   let event: HookEvent | undefined;
+  let dialect: HookDialect | undefined;
   let projectDir = projectDirOfContext(context);
   try {
-    const dialect = dialectOf(agent);
+    dialect = dialectOf(agent);
     event =
       context.fields === undefined
         ? readHookEvent(dialect, text, context.env, context.cwd)
         : readHookEventFields(dialect, context.fields(), context.env, context.cwd);
     if (!isAbsolute(event.projectDir))
       throw new Error(`the project directory ${JSON.stringify(event.projectDir)} is not an absolute path`);
-    projectDir = event.projectDir;
-    const reply = await guardProject(dialect.agent, event, now, context.openDatabase, context.distrust);
+    // recorded in the repository's project when the session started below it (qa47), and a Codex
+    // session resumed from another folder in the project it started in (codex47); the transcript
+    // is still the one the agent keeps for the folder the session started in
+    const startedIn = event.projectDir;
+    let recorded = withProjectDir(event, sessionProjectDir(startedIn));
+    if (dialect.agent === 'codex')
+      recorded = withProjectDir(recorded, codexSessionProject(recorded, context.openDatabase));
+    projectDir = recorded.projectDir;
+    const { distrust } = context;
+    const trust: TranscriptDistrust | undefined =
+      distrust === undefined || recorded === event
+        ? distrust
+        : (e) => distrust({ ...e, projectDir: startedIn });
+    const reply = await guardProject(dialect.agent, recorded, now, context.openDatabase, trust);
     return withoutAllow(dialect.render(event, reply));
   } catch (error) {
     logFailure(projectDir, agent, event, error, now());
-    return '';
+    // a refused `.loopguard` switches loopguard off: the user hears it once a session, not the log alone
+    if (!(error instanceof UnsafeStateError) || dialect === undefined || event === undefined) return '';
+    const notice = unguardedNotice(dialect.agent, event, context.env, now());
+    return notice === undefined ? '' : withoutAllow(dialect.notice(event, notice));
   }
 }
 
@@ -218,4 +239,9 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
     cwd: process.cwd(),
     exit: (code) => process.exit(code),
   };
+}
+
+/** `event` recorded in `projectDir` (itself when that is already its folder). */
+function withProjectDir(event: HookEvent, projectDir: string): HookEvent {
+  return projectDir === event.projectDir ? event : { ...event, projectDir };
 }

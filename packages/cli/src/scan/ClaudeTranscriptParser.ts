@@ -2,6 +2,7 @@ import { RecentSet, recordOf } from '@loopguard/core/internal';
 import { anthropicUsage } from '@loopguard/core/spend';
 import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
 import { claudeGuardVerdicts } from './guardVerdicts.js';
+import { HeldCall } from './heldCall.js';
 import {
   NOTHING,
   noteStart,
@@ -36,7 +37,7 @@ const HOOK_TYPE_WITHIN = 512;
  *   attachments, `api-request*`, `summary`, queue and cost records give none;
  * - loopguard's own nudges and stops (its hooks' answers, written as `attachment` records) and its
  *   refusals (a call's result that names the hook that rejected it) are noted as such
- *   ({@link claudeGuardVerdicts});
+ *   ({@link claudeGuardVerdicts}); a refused call is counted, never observed ({@link HeldCall});
  * - a sidechain (a subagent's turns, `isSidechain`) is another run: only the records on the side
  *   of the first message give steps (the main session in the main file, the subagent in its own file).
  * Usage is counted as ccusage counts it: once per API reply (one reply is written as one record per
@@ -54,6 +55,8 @@ export class ClaudeTranscriptParser implements TranscriptParser {
    */
   private readonly counted = new RecentSet<string>(COUNTED_GENERATION);
   private readonly steps = new ClaudeCodeSteps();
+  /** A `tool_use` not given yet: its result may say loopguard refused it. */
+  private readonly calls = new HeldCall();
 
   /**
    * Only user and assistant records give steps or usage (most of a transcript is neither). Claude
@@ -103,23 +106,26 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     const message = recordOf(record.message);
     if (record.type === 'user') {
       if (record.isMeta === true || record.isCompactSummary === true) return NOTHING;
-      const steps = this.steps.user(message);
+      const found = this.steps.user(message);
       const guard = claudeGuardVerdicts(record);
+      if (this.calls.refused(blockOf(message, 'tool_result')?.tool_use_id, guard))
+        return { steps: [], tokens: 0, unobservedCalls: 1, guard };
+      const steps = this.calls.give(found);
       return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
     }
-    const steps = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
-    return this.reply(steps, message, record);
+    const found = record.isApiErrorMessage === true ? [] : this.steps.assistant(message);
+    return this.reply(this.calls.give(found, blockOf(message, 'tool_use')?.id), message, record);
   }
 
   end(): TranscriptRead {
-    return { steps: this.steps.end(), tokens: 0 };
+    return { steps: [...this.calls.give([]), ...this.steps.end()], tokens: 0 };
   }
 
   /** loopguard's own nudge or stop, when the attachment is one (on this run's side). */
   private attachment(record: Record<string, unknown>): TranscriptRead {
     if ((record.isSidechain === true) !== (this.sidechain ?? false)) return NOTHING;
     const guard = claudeGuardVerdicts(record);
-    return guard.length === 0 ? NOTHING : { steps: [], tokens: 0, guard };
+    return guard.length === 0 ? NOTHING : { steps: this.calls.give([]), tokens: 0, guard };
   }
 
   /**
@@ -151,4 +157,14 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     }
     return usageTokens(usage);
   }
+}
+
+/** The message's one content block of `type` (a record holds one block), or `undefined`. */
+function blockOf(
+  message: Record<string, unknown> | undefined,
+  type: string,
+): Record<string, unknown> | undefined {
+  const blocks = Array.isArray(message?.content) ? message.content.map(recordOf) : [];
+  const found = blocks.filter((block) => block?.type === type);
+  return found.length === 1 ? found[0] : undefined;
 }

@@ -2,6 +2,7 @@ import { numberOf, recordOf } from '@loopguard/core/internal';
 import { usageRecordOf } from '@loopguard/core/spend';
 import { CodexRolloutSteps } from '@loopguard/core/steps';
 import { codexGuardVerdicts } from './guardVerdicts.js';
+import { HeldCall } from './heldCall.js';
 import {
   NOTHING,
   noteStart,
@@ -29,11 +30,13 @@ function typeAt(line: string, from: number): string | undefined {
 
 /**
  * A Codex rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, checked against 0.169.0): each
- * line is `{ timestamp, type, payload }`. The `response_item`s are read by Codex's one translation
+ * line is `{ timestamp, type, payload }`; a subagent's (its `session_meta` names a
+ * `parent_thread_id`) is its own run, under that session, as the hooks record it. The `response_item`s are read by Codex's one translation
  * ({@link CodexRolloutSteps}: calls are actions, their outputs observations, the agent's last
  * message of a turn a message); the `event_msg` copies of items are not steps. Tokens come from
  * the `token_count` events (the growth of the session's total). loopguard's own nudges and stops
- * (a hook's context, a denial) are noted as such ({@link codexGuardVerdicts}).
+ * (a hook's context, a denial) are noted as such ({@link codexGuardVerdicts}); a call it refused
+ * (the model's own against loopguard) is counted, never observed.
  */
 export class CodexRolloutParser implements TranscriptParser {
   readonly agent = 'codex';
@@ -43,6 +46,8 @@ export class CodexRolloutParser implements TranscriptParser {
   /** The model of the current turn (`turn_context`), for the price of its tokens. */
   private model: string | undefined;
   private readonly steps = new CodexRolloutSteps();
+  /** A call's action not given yet: its output may say loopguard refused it. */
+  private readonly calls = new HeldCall();
 
   /**
    * Only items, token counts and the session's header matter. Codex writes a record's `type` in its
@@ -79,15 +84,15 @@ export class CodexRolloutParser implements TranscriptParser {
       case 'session_meta':
         if (typeof payload.id === 'string') this.meta.sessionId ??= payload.id;
         if (typeof payload.cwd === 'string') this.meta.project ??= payload.cwd;
+        // a subagent's rollout names the thread that spawned it: its run is that session's
+        if (typeof payload.parent_thread_id === 'string' && payload.parent_thread_id !== '')
+          this.meta.parentSessionId ??= payload.parent_thread_id;
         return NOTHING;
       case 'turn_context':
         if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
         return NOTHING;
-      case 'response_item': {
-        const steps = this.steps.item(payload);
-        const guard = codexGuardVerdicts(payload);
-        return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
-      }
+      case 'response_item':
+        return this.responseItem(payload);
       case 'event_msg':
         return payload.type === 'token_count' ? this.tokenCount(payload, record.timestamp) : NOTHING;
       default:
@@ -96,7 +101,20 @@ export class CodexRolloutParser implements TranscriptParser {
   }
 
   end(): TranscriptRead {
-    return { steps: this.steps.end(), tokens: 0 };
+    return { steps: [...this.calls.give([]), ...this.steps.end()], tokens: 0 };
+  }
+
+  /**
+   * An item's steps. A call's action is held until the next item ({@link HeldCall}): a call
+   * loopguard refused (its output says so) is counted, never observed, as the hooks count it.
+   */
+  private responseItem(payload: Record<string, unknown>): TranscriptRead {
+    const guard = codexGuardVerdicts(payload);
+    const found = this.steps.item(payload);
+    if (this.calls.refused(payload.call_id, guard))
+      return { steps: [], tokens: 0, unobservedCalls: 1, guard };
+    const steps = this.calls.give(found, payload.call_id);
+    return guard.length === 0 ? { steps, tokens: 0 } : { steps, tokens: 0, guard };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
 import { type GuardVerdict, geminiGuardVerdicts } from './guardVerdicts.js';
+import { confirmedVerdicts, recordedVerdicts } from './recordedVerdicts.js';
 import {
   NOTHING,
   noteStart,
@@ -9,14 +10,13 @@ import {
   type TranscriptRead,
 } from './TranscriptParser.js';
 
-/** loopguard's own nudges and stops in a reply's tool calls (see {@link geminiGuardVerdicts}). */
-function guardOf(reply: Record<string, unknown>): { guard?: GuardVerdict[] } {
+/** loopguard's own nudges and stops in a reply's tool calls, as its transcript reads (see {@link geminiGuardVerdicts}). */
+function guardOf(reply: Record<string, unknown>): GuardVerdict[] {
   const calls = Array.isArray(reply.toolCalls) ? reply.toolCalls : [];
-  const guard = calls.flatMap((call) => {
+  return calls.flatMap((call) => {
     const record = recordOf(call);
     return record === undefined ? [] : geminiGuardVerdicts(record);
   });
-  return guard.length === 0 ? {} : { guard };
 }
 
 /**
@@ -27,7 +27,8 @@ function guardOf(reply: Record<string, unknown>): { guard?: GuardVerdict[] } {
  * ({@link GeminiCliSteps.chatReply}: each tool call an action and the observation of its result,
  * the text a message only when the reply calls no tool); its `tokens.total` are the tokens. Thoughts, user messages (and the tool
  * responses they carry, which repeat the calls' results), `info` and `error` records give none.
- * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts}).
+ * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts});
+ * a call it refused (the model's own against loopguard) is counted, never observed.
  */
 export class GeminiChatParser implements TranscriptParser {
   readonly agent = 'gemini';
@@ -36,6 +37,8 @@ export class GeminiChatParser implements TranscriptParser {
   /** The model reply whose later copies may still come. */
   private held: Record<string, unknown> | undefined;
   private readonly steps = new GeminiCliSteps();
+  /** The session's verdicts in its project's `state.db` not matched yet ({@link recordedVerdicts}); `null`: not looked up. */
+  private recorded: string[] | undefined | null = null;
 
   /** @param project - the folder the CLI filed the chat under (`tmp/<project>/chats`). */
   constructor(project?: string) {
@@ -66,17 +69,43 @@ export class GeminiChatParser implements TranscriptParser {
     return last.length === 0 ? read : { ...read, steps: [...read.steps, ...last] };
   }
 
+  /**
+   * The verdicts loopguard gave of `guard`: a tool's result can read as loopguard's nudge (a file
+   * `read_file` returns as it is, ending in `</untrusted_context>` and a `<hook_context>` of its
+   * own), which the chat cannot tell from Gemini CLI's; where the project's `state.db` knows the
+   * session, a nudge or stop counts only as one it recorded ({@link confirmedVerdicts}).
+   */
+  private confirmed(read: GuardVerdict[]): { guard?: GuardVerdict[] } {
+    let guard = read;
+    if (guard.some((verdict) => verdict.action === 'nudge' || verdict.action === 'stop')) {
+      if (this.recorded === null)
+        this.recorded = recordedVerdicts('gemini', this.meta.project, this.meta.sessionId);
+      guard = confirmedVerdicts(guard, this.recorded);
+    }
+    return guard.length === 0 ? {} : { guard };
+  }
+
   /** The held reply's steps and tokens, once its last copy is known. */
   private release(): TranscriptRead {
     const reply = this.held;
     this.held = undefined;
     if (reply === undefined) return NOTHING;
-    const steps = this.steps.chatReply(reply);
-    const guard = guardOf(reply);
+    // a call loopguard refused never ran: counted, never observed, as the hooks count it
+    let unobservedCalls = 0;
+    const steps = this.steps.chatReply(reply, (call) => {
+      const refused = geminiGuardVerdicts(call).some((verdict) => verdict.action === 'refusal');
+      if (refused) unobservedCalls++;
+      return refused;
+    });
+    const read = {
+      steps,
+      ...(unobservedCalls === 0 ? {} : { unobservedCalls }),
+      ...this.confirmed(guardOf(reply)),
+    };
     const tokens = recordOf(reply.tokens);
-    if (tokens === undefined) return { steps, tokens: 0, ...guard };
+    if (tokens === undefined) return { ...read, tokens: 0 };
     this.meta.hasUsage = true;
     const usage = geminiChatUsage(reply);
-    return { steps, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }), ...guard };
+    return { ...read, tokens: numberOf(tokens.total), ...(usage === undefined ? {} : { usage }) };
   }
 }

@@ -199,6 +199,11 @@ export class SessionScan {
       }
       this.judge(verdict, index);
     }
+    // a call refused before it ran: no attempt and no change, only numbered (the hooks do the same)
+    for (let n = 0; n < (read.unobservedCalls ?? 0); n++) {
+      this.detector.countUnobservedCall();
+      this.toolCalls++;
+    }
     for (const guard of read.guard ?? []) this.guarded(guard);
   }
 

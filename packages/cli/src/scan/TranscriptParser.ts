@@ -17,6 +17,12 @@ export interface TranscriptRead {
    * list when the record reports several models (a `result`'s final counts).
    */
   usage?: UsageRecord | readonly UsageRecord[];
+  /**
+   * Tool calls the model made that loopguard refused before they ran (its own calls against
+   * loopguard): numbered among the calls, never observed, as the hooks count them. Given after the
+   * steps. @default 0
+   */
+  unobservedCalls?: number;
   /** loopguard's own nudges and stops the record holds (its hooks were on), given after its steps. */
   guard?: GuardVerdict[];
 }

@@ -1,6 +1,7 @@
 import { constants, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { loadStaticAssets } from '@loopguard/server';
+import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
 import { costLines } from './renderTerminal.js';
 import type { ScanReport } from './scanReport.js';
@@ -44,7 +45,8 @@ function escapeHtml(text: string): string {
  * report's looping sessions as JSON) with the totals, the waste over time and per project, and the
  * evidence of every loop. Sessions without loops are left out of the page (the totals count them).
  */
-export function renderHtml(report: ScanReport, title = 'loopguard scan'): string {
+export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZone?: string): string {
+  const days = dayFormat(timeZone);
   const assets = loadStaticAssets();
   const uplot = assets.get('/vendor/uPlot.iife.min.js')?.body.toString('utf8') ?? '';
   const uplotCss = assets.get('/vendor/uPlot.min.css')?.body.toString('utf8') ?? '';
@@ -57,6 +59,8 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan'): string
       .filter((session) => session.loops.length > 0)
       .map((session) => ({
         ...session,
+        // its day in the scan's time zone, as the terminal's table and --since say it (qa47)
+        day: session.startedAt === null ? null : (localDay(session.startedAt, days) ?? null),
         loops: session.loops.map((loop) => ({ ...loop, costText: money(loop.wastedCost) })),
       })),
   };
@@ -106,8 +110,8 @@ export class ForeignReportFileError extends Error {
  * file ({@link ForeignReportFileError}): in a folder others can write (`/tmp`, where the kernel may
  * not protect either), another user can make the name first.
  */
-export async function writeHtmlReport(file: string, report: ScanReport): Promise<void> {
-  const page = renderHtml(report);
+export async function writeHtmlReport(file: string, report: ScanReport, timeZone?: string): Promise<void> {
+  const page = renderHtml(report, undefined, timeZone);
   // 0600 when made: it quotes the sessions' commands and results (a key in a command)
   const handle = await open(
     file,

@@ -1,4 +1,5 @@
 import { formatTable } from '../formatTable.js';
+import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
@@ -110,7 +111,9 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
 const stopText = (loop: ScannedLoop) =>
   `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
 
-const dateOf = (session: ScannedSession) => session.startedAt?.slice(0, 10) ?? '-';
+/** The session's day in the scan's time zone: the day `--since` and `--until` count it on (qa47). */
+const dateOf = (session: ScannedSession, days: Intl.DateTimeFormat) =>
+  (session.startedAt === null ? undefined : localDay(session.startedAt, days)) ?? '-';
 const kindsOf = (session: ScannedSession, stopped: boolean) => [
   ...new Set(session.loops.filter((loop) => isStopped(loop) === stopped).map((loop) => loop.kind)),
 ];
@@ -120,8 +123,10 @@ const kindsOf = (session: ScannedSession, stopped: boolean) => [
  * agent, the session's id as `status --session` takes it, kind, waste, one line of evidence), then
  * the loops that got a nudge and no stop.
  * @param price - cost per million tokens (`--price`), for the money column.
+ * @param timeZone - the days' IANA time zone (`--timezone`); default: the machine's.
  */
-export function renderTerminal(report: ScanReport, price?: number): string {
+export function renderTerminal(report: ScanReport, price?: number, timeZone?: string): string {
+  const days = dayFormat(timeZone);
   const { totals } = report;
   const out: string[] = [];
   out.push(
@@ -154,7 +159,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         .sort((a, b) => b.wastedToolCalls - a.wastedToolCalls)[0];
       return [
         session.project ?? '-',
-        dateOf(session),
+        dateOf(session, days),
         session.agent,
         session.sessionId,
         kindsOf(session, true).join(', '),
@@ -180,7 +185,7 @@ export function renderTerminal(report: ScanReport, price?: number): string {
         .filter((loop) => !isStopped(loop))
         .map((loop) => [
           session.project ?? '-',
-          dateOf(session),
+          dateOf(session, days),
           session.agent,
           session.sessionId,
           loop.kind,

@@ -126,7 +126,7 @@ export async function runScan(
     // loaded only for --html: the page's assets come from the server package (~0.2 s to load)
     const { ForeignReportFileError, writeHtmlReport } = await import('./htmlReport.js');
     try {
-      await writeHtmlReport(file, report);
+      await writeHtmlReport(file, report, options.timezone);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       const reason =
@@ -154,7 +154,7 @@ export async function runScan(
     if (wrote !== '') io.stderr(`loopguard scan: ${wrote}\n`);
   } else {
     io.stdout(
-      `${renderTerminal(report, options.price)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
+      `${renderTerminal(report, options.price, options.timezone)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
     );
   }
 }

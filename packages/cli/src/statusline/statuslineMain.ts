@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
+import { sessionProjectDir } from '../hook/sessionProject.js';
 import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
@@ -17,11 +18,13 @@ export const NOT_GUARDING =
  * session's first tool call), else the session's summary.
  */
 function projectLine(input: StatusLineInput): string {
-  const offBy = projectSwitchedOff(input.projectDir);
+  // the project the hooks record the session in: the repository's when it started below it (qa47)
+  const projectDir = sessionProjectDir(input.projectDir);
+  const offBy = projectSwitchedOff(projectDir);
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
   try {
-    path = ownStateDatabase(input.projectDir);
+    path = ownStateDatabase(projectDir);
   } catch (error) {
     // The hooks fail open on it too: say that nothing is guarded, not only that nothing is shown.
     if (error instanceof UnsafeStateError) return NOT_GUARDING;

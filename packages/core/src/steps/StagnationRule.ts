@@ -8,7 +8,10 @@ import type { StepHistory } from './stepHistory.js';
  * `staleTurns` turns in a row that taught nothing new, whatever the actions were. Different
  * commands that all end in "No matches found", or a run of re-reads and re-runs that only show
  * what was already shown. In both counts, a turn whose action names a file that no other turn of
- * the group names is left out: one command over many files is a sweep.
+ * the group names is left out: one command over many files is a sweep. A change that went through
+ * (an edit applied, a file written) is left out too: it is an effect on the work, not a look, and
+ * a reply that shows lines seen before says where the change went, not that nothing was learned.
+ * Changes that take no effect are outcome stagnation's (judged by what the probe shows after them).
  *
  * @example new StagnationRule(4, 8) // four different searches, "No matches found" each time: hit
  */
@@ -26,7 +29,13 @@ export class StagnationRule implements StepRule {
 
   judge(event: JudgedEvent, history: StepHistory): RuleHit | null {
     // Rejected replies are the rejected-turn rule's: it has its own, slower ladder.
-    if (event.kind !== 'turn' || event.turn.informative || event.turn.quiet || event.turn.rejected)
+    if (
+      event.kind !== 'turn' ||
+      event.turn.informative ||
+      event.turn.quiet ||
+      event.turn.rejected ||
+      event.turn.applied
+    )
       return null;
     const { turn } = event;
     const same = turn.error ? 0 : (history.outcomeCounts.get(turn.outcomeKey) ?? 0);
@@ -34,7 +43,7 @@ export class StagnationRule implements StepRule {
     // file, or a file another turn of the group names too, count.
     const group =
       same >= this.sameOutcome
-        ? history.lastMatching((t) => !t.error && t.outcomeKey === turn.outcomeKey, same)
+        ? history.lastMatching((t) => !t.error && !t.applied && t.outcomeKey === turn.outcomeKey, same)
         : [];
     const targets = group.map(turnTargets);
     const sameTurns = group.filter(
@@ -55,7 +64,7 @@ export class StagnationRule implements StepRule {
     }
     if (history.staleSinceInformative < this.staleTurns) return null;
     const streak = history.lastMatching(
-      (t) => !t.informative && !t.quiet && !t.rejected,
+      (t) => !t.informative && !t.quiet && !t.rejected && !t.applied,
       history.staleSinceInformative,
     );
     const streakTargets = streak.map(turnTargets);

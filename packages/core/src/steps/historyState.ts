@@ -24,6 +24,9 @@ export const historyStateSchema = lazySchema(() => {
         informative: z.boolean(),
         quiet: z.boolean(),
         rejected: z.boolean(),
+        // Written since issue 37's thirteenth round; an older snapshot's turns read as looks, as they were judged.
+        applied: z.boolean().default(false),
+        state: hash.default(0),
         outputLength: int.nonnegative(),
         duplicates: int.nonnegative(),
         evidence: evidenceSchema(),

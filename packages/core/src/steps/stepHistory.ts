@@ -103,7 +103,7 @@ export class StepHistory implements SnapshotPart {
   lastInformativeStep = -1;
   /** Turns since the last informative turn (inclusive of it). */
   turnsSinceInformative = 0;
-  /** Stale turns (not quiet) since the last informative turn. */
+  /** Stale turns (not quiet, not a change that went through) since the last informative turn. */
   staleSinceInformative = 0;
   /** Rejected replies in a row (messages between do not break the row), since the last informative turn. */
   rejectedSinceInformative = 0;
@@ -168,7 +168,7 @@ export class StepHistory implements SnapshotPart {
     if (turn.informative) this.startAgain(turn.step);
     else if (!turn.rejected) this.endMonologue();
     this.turnsSinceInformative++;
-    if (!turn.informative && !turn.quiet) this.staleSinceInformative++;
+    if (!turn.informative && !turn.quiet && !turn.applied) this.staleSinceInformative++;
     // Rejections count in a row: a reply the harness accepted shows the agent found the format again.
     this.rejectedSinceInformative = turn.rejected ? this.rejectedSinceInformative + 1 : 0;
     bump(this.pairCounts, turn.pairKey);
@@ -329,7 +329,16 @@ export class StepHistory implements SnapshotPart {
     this.countUncounted();
     return {
       recent: this.recent.map(
-        ({ sketch: _s, targets: _t, probeRun: _p, calledAgain: _c, evidence, actionText, ...turn }) => ({
+        ({
+          sketch: _s,
+          targets: _t,
+          placedText: _x,
+          probeRun: _p,
+          calledAgain: _c,
+          evidence,
+          actionText,
+          ...turn
+        }) => ({
           ...turn,
           actionText: actionText.slice(0, SNAPSHOT_TEXT),
           evidence: { ...evidence },

@@ -26,6 +26,17 @@ export interface Turn {
   quiet: boolean;
   /** A reply the harness rejected: no action (a format error) or an empty one. */
   rejected: boolean;
+  /**
+   * A change that went through: the action changes files or the environment, runs no probe, and
+   * its result came back without failing. An effect on the work, not a look: neither news nor stale.
+   */
+  applied: boolean;
+  /**
+   * For an applied change, where it left the work: an order-sensitive hash of its reply's lines
+   * (as fingerprinted), its repeated lines and its length, so that two replies showing the same
+   * lines in another arrangement differ. 0 for any other turn.
+   */
+  state: number;
   /** Length of the observation's output. */
   outputLength: number;
   /** Lines of the output whose shape occurred earlier in it (a block repeated inside the output). */
@@ -34,6 +45,8 @@ export interface Turn {
   sketch?: Sketch;
   /** The files the action names (see `targetsOf`), computed when first needed. */
   targets?: string;
+  /** The action's text without its numbers (see `NearDuplicateRule`), computed when first needed; not kept in snapshots. */
+  placedText?: string;
   /** Shortened texts for evidence. */
   evidence: StepEvidence;
   /** What the turn changed and what its probe showed (see `ProbeLedger`); not kept in snapshots. */

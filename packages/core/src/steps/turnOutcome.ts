@@ -87,7 +87,15 @@ export class TurnReader {
     let informative = false;
     let quiet = false;
     let duplicates = 0;
+    let state = 0;
     let result: ProbeOutcome = NO_RESULT;
+    const rejected = action === undefined || action.text.trim() === '';
+    const applied =
+      !rejected &&
+      !error &&
+      output !== undefined &&
+      action.kind.kind === 'change' &&
+      action.kind.probe === '';
     // The part of the output that is read (its head and tail when long), cut once for every reader.
     const bounded = output === undefined ? undefined : fingerprintedText(output);
     if (output !== undefined) {
@@ -101,6 +109,7 @@ export class TurnReader {
       const newLines = this.history.learnLines(print.lines);
       const newShapes = this.history.learnShapes(print.shapes);
       duplicates = print.duplicates;
+      if (applied) state = stateOf(print.lines, duplicates, output.length);
       if (action?.kind.probe) result = probeResult(output, print, error);
       // New only in its counts, with blocks repeated inside: the output accumulated.
       const accumulated = newShapes === 0 && print.duplicates > 0;
@@ -115,7 +124,6 @@ export class TurnReader {
         informative = (newLines > 0 && !accumulated) || (quiet && newAction) || firstLook;
       }
     } else informative = newAction;
-    const rejected = action === undefined || action.text.trim() === '';
     const probeRun = rejected ? undefined : probeRunOf(action, output, bounded, error, result);
     const read =
       !rejected && !error && output !== undefined && action?.kind.kind === 'read'
@@ -134,6 +142,8 @@ export class TurnReader {
       informative,
       quiet,
       rejected,
+      applied,
+      state,
       outputLength: output?.length ?? 0,
       duplicates,
       evidence,
@@ -189,6 +199,14 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
   if (action === undefined) return EMPTY_ECHO;
   action.echo ??= echoTokens(action.text);
   return action.echo;
+}
+
+/** Where an applied change left the work, as its reply shows it (see `Turn.state`); never 0. */
+function stateOf(lines: readonly number[], duplicates: number, length: number): number {
+  // A polynomial hash over the line fingerprints (already well mixed), mixed once at the end.
+  let h = length ^ Math.imul(duplicates, 0x9e3779b1);
+  for (let i = 0; i < lines.length; i++) h = (Math.imul(h, 31) + (lines[i] as number)) | 0;
+  return mix32(h) || 1;
 }
 
 /**

@@ -10,6 +10,11 @@ const SILENT: Record<string, string> = {
   'Claude Code': '(Bash completed with no output)',
   OpenHands:
     '\n[The command completed with exit code 0.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 0]',
+  'SWE-agent 1.x': 'Your command ran successfully and did not produce any output.',
+  'SWE-agent 0.x':
+    'Your command ran successfully and did not produce any output.\n(Open file: /repo/src/main.py)\n(Current directory: /repo)\nbash-$',
+  "OpenHands' IPython cell":
+    '[Code executed successfully with no output]\n[Jupyter current working directory: /workspace/repo]\n[Jupyter Python interpreter: /usr/bin/python]',
 };
 
 const SHAPES = {
@@ -65,6 +70,10 @@ describe('a silent success is what the command did, not how the agent frames it'
       'x (Bash completed with no output)',
       '[Current working directory: /w]\nreal output',
       '(Bash completed with no output)\n(Bash completed with no output)2',
+      'Your command ran successfully.',
+      'Yes\n(Open file: /repo/a.py)',
+      'total 0\n(Open file: n/a)\n(Current directory: /repo)\nbash-$',
+      '42\n[Jupyter current working directory: /w]\n[Jupyter Python interpreter: /usr/bin/python]',
     ])
       expect(isFramingOnly(framed), framed).toBe(false);
     for (const framing of [...Object.values(SILENT), '\n', '  \n\r\n', '[Command finished with exit code 0]'])

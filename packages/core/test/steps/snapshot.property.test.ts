@@ -320,9 +320,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 9,
-      fields: 145,
-      hash: '994b87e3eec00593',
+      layout: 10,
+      fields: 147,
+      hash: 'c0acb6c4a7218697',
     });
   });
 });

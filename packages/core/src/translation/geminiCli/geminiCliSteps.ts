@@ -121,15 +121,21 @@ export class GeminiCliSteps {
    * One model (`gemini`) record of a chat (`~/.gemini/tmp/<project>/chats/session-*.jsonl`), in its
    * last copy: its text, then each tool call as an action and the observation of its result
    * (`error` when its status is `error`). The text is held until it is known to end the turn.
+   * @param unrun - the calls that never ran (refused before they ran, to be counted only): they end
+   *   the held text as any call does, and give no step. @default none
    */
-  chatReply(reply: Record<string, unknown>): Step[] {
+  chatReply(
+    reply: Record<string, unknown>,
+    unrun: (call: Record<string, unknown>) => boolean = () => false,
+  ): Step[] {
     const steps = this.text.flush();
     const calls = Array.isArray(reply.toolCalls) ? reply.toolCalls.map(recordOf) : [];
     this.text.add(chatText(reply.content));
     for (const call of calls) {
       if (call === undefined || typeof call.name !== 'string' || call.name === '') continue;
       this.text.drop();
-      steps.push({ type: 'action', tool: call.name, input: call.args ?? {} }, chatResult(call));
+      if (!unrun(call))
+        steps.push({ type: 'action', tool: call.name, input: call.args ?? {} }, chatResult(call));
     }
     return steps;
   }

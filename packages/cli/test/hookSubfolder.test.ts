@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { claudeEvent, claudeFailingCall, hookState } from './hookHelpers.js';
+
+// A session started below its project (Codex, or Claude Code and Gemini CLI installed with --user,
+// whose project variable is the folder they started in): before qa47 the hooks made a database of
+// its own in that folder, so the project's `status`, dashboard and budget never saw it.
+
+/** A repository (a `.git` folder) with `src/deep` and, when given, its configuration file. */
+function repository(config?: string, git = true): { root: string; deep: string } {
+  const root = mkdtempSync(join(tmpdir(), 'loopguard-subfolder-'));
+  if (git) mkdirSync(join(root, '.git'));
+  const deep = join(root, 'src', 'deep');
+  mkdirSync(deep, { recursive: true });
+  if (config !== undefined) writeFileSync(join(root, 'loopguard.config.yaml'), config);
+  return { root, deep };
+}
+
+/** Four identical failing Bash calls of Claude Code session `session`, its project variable `dir`. */
+async function claudeLoop(dir: string, session: string): Promise<string[]> {
+  const replies: string[] = [];
+  for (let n = 1; n <= 4; n++) {
+    const call = claudeFailingCall(dir, session, n);
+    for (const event of [call.pre, call.post])
+      replies.push(
+        await answerHookEvent('claude', JSON.stringify(event), {
+          env: { CLAUDE_PROJECT_DIR: dir },
+          cwd: dir,
+        }),
+      );
+  }
+  return replies;
+}
+
+describe('a session started in a subfolder of a repository (qa47)', () => {
+  it("is recorded in the repository's database, which status and the dashboard read", async () => {
+    const { root, deep } = repository();
+    await claudeLoop(root, 'at-root');
+    const replies = await claudeLoop(deep, 'below');
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([
+      ['at-root', root],
+      ['below', root],
+    ]);
+  });
+
+  it("is judged under the repository's configuration: its off switch", async () => {
+    const { root, deep } = repository('hook:\n  enabled: false\n');
+    expect((await claudeLoop(deep, 'off')).every((reply) => reply === '')).toBe(true);
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+    expect(existsSync(join(root, '.loopguard'))).toBe(false);
+  });
+
+  it('Codex: the folder its hooks run in is below the repository', async () => {
+    const { root, deep } = repository('hook:\n  enabled: false\n');
+    const event = {
+      session_id: 'c1',
+      turn_id: 't1',
+      cwd: deep,
+      hook_event_name: 'PreToolUse',
+      model: 'gpt-scripted',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'call_1',
+    };
+    expect(await answerHookEvent('codex', JSON.stringify(event), { env: {}, cwd: deep })).toBe('');
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+    expect(existsSync(join(root, '.loopguard'))).toBe(false);
+  });
+
+  it('keeps its own folder where nothing of loopguard is above it in the repository, outside a repository, and never looks above the repository', async () => {
+    const fresh = repository();
+    await claudeLoop(fresh.deep, 's1');
+    expect(hookState(fresh.deep).sessions).toMatchObject([{ project_dir: fresh.deep }]);
+    const noGit = repository('hook:\n  enabled: false\n', false);
+    expect((await claudeLoop(noGit.deep, 's1')).join('')).toContain('Loop detected');
+    expect(existsSync(join(noGit.deep, '.loopguard', 'state.db'))).toBe(true);
+    // a repository inside a folder whose configuration switches loopguard off: not read
+    const outer = repository('hook:\n  enabled: false\n', false);
+    const inner = join(outer.root, 'inner');
+    mkdirSync(join(inner, '.git'), { recursive: true });
+    mkdirSync(join(inner, 'src'));
+    expect((await claudeLoop(join(inner, 'src'), 's1')).join('')).toContain('Loop detected');
+    expect(existsSync(join(inner, 'src', '.loopguard', 'state.db'))).toBe(true);
+  });
+
+  it("a Claude Code event's cwd after a cd is not where it starts: the project variable is", async () => {
+    const { root, deep } = repository();
+    await claudeLoop(root, 'first');
+    const event = claudeEvent(deep, 'first', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'toolu_9',
+    });
+    await answerHookEvent('claude', JSON.stringify(event), { env: { CLAUDE_PROJECT_DIR: root }, cwd: deep });
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+  });
+});
