@@ -102,7 +102,7 @@ describe('a session started in a subfolder of a repository (qa47)', () => {
   });
 });
 
-describe('a folder above the session that is not the user’s alone (qa48)', () => {
+describe('a folder above the session that another user owns or every user shares (qa48)', () => {
   it('a shared folder (/tmp) with a planted .git and configuration does not take the session, nor switch it off', async () => {
     // /tmp's shape: writable by every user, sticky; another user plants `.git` and an off switch there
     const shared = mkdtempSync(join(tmpdir(), 'loopguard-shared-'));
@@ -118,6 +118,9 @@ describe('a folder above the session that is not the user’s alone (qa48)', () 
 
   it("another user's folders end the walk: their .git and their loopguard files are not the session's project", () => {
     const { root, deep } = repository('hook:\n  enabled: false\n');
+    expect(sessionProjectDir(deep)).toBe(root);
+    // the user's own folder open to all (a Windows drive under WSL): still the user's
+    chmodSync(root, 0o777);
     expect(sessionProjectDir(deep)).toBe(root);
     vi.spyOn(process, 'getuid').mockReturnValue((process.getuid?.() ?? 0) + 1);
     try {

@@ -11,16 +11,17 @@ import { findConfigFile } from '../configFiles.js';
  * `status` and the dashboard of the repository, not in a database of its own in `repo/src` (qa47).
  * Never above the repository (another user's folders may be there), never in a folder that is no
  * repository's (each folder its own project, as before), and never through a folder above `dir`
- * that another user owns or can write (/tmp: anyone could plant a `.git` and an off switch there).
+ * that another user owns or that every user shares (/tmp: anyone could plant a `.git` and an off
+ * switch there).
  * @example sessionProjectDir('/home/me/repo/src') // '/home/me/repo' when it has .loopguard/state.db
  */
 export function sessionProjectDir(dir: string): string {
   // the common case first: the session's own folder is the project
   if (hasProjectFiles(dir) || existsSync(join(dir, '.git'))) return dir;
-  // the folders above `dir` up to its repository's root, each the user's alone (qa48: a `.git` and an
-  // off switch planted in /tmp, or in another user's folder, would take every session below them)
+  // the folders above `dir` up to its repository's root, each the user's own (qa48: a `.git` and an
+  // off switch planted in /tmp, or in another user's folder, took every session below them)
   const above: string[] = [];
-  for (let folder = dirname(dir); isUsersAlone(folder); folder = dirname(folder)) {
+  for (let folder = dirname(dir); isUsersOwn(folder); folder = dirname(folder)) {
     above.push(folder);
     if (existsSync(join(folder, '.git'))) return above.find(hasProjectFiles) ?? dir;
     if (dirname(folder) === folder) return dir;
@@ -34,14 +35,17 @@ function hasProjectFiles(folder: string): boolean {
 }
 
 /**
- * Whether `folder` is the user's own and no other user can write in it (group-writable is the
- * user's: a private group's umask 002); where the system has no users (Windows), every folder.
+ * Whether `folder` is the user's own and not a scratch folder every user shares (world-writable
+ * and sticky: /tmp, which root owns, so a root user's sessions would otherwise walk through it).
+ * Only an owner check, as git's own (`safe.directory`): a folder of the user's that is merely
+ * world-writable (a Windows drive under WSL shows every folder 0777) is the user's, and another
+ * user could change anything in it anyway. Where the system has no users (Windows), every folder.
  */
-function isUsersAlone(folder: string): boolean {
+function isUsersOwn(folder: string): boolean {
   try {
     const stats = statSync(folder);
     const uid = process.getuid?.();
-    return (uid === undefined || stats.uid === uid) && (stats.mode & 0o002) === 0;
+    return (uid === undefined || stats.uid === uid) && (stats.mode & 0o1002) !== 0o1002;
   } catch {
     return false;
   }
