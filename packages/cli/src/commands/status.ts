@@ -109,9 +109,11 @@ function sessionName(s: SessionView): string {
 /**
  * The sessions for a terminal of `columns` (qa47): the table when it fits, else each session in
  * two lines, its agent, id and time (and its project where they differ), then what loopguard did,
- * wrapped within the width. Nothing is cut: the ids are what `status --session` takes.
+ * wrapped within the width. Nothing is cut: the ids are what `status --session` takes. `status`'s
+ * list, and `demo`'s at its end.
+ * @param columns - the terminal's width; `undefined` (a pipe, a file): the table.
  */
-function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
+export function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
   const table = sessionTable(sessions);
   if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
   const oneProject = new Set(sessions.map((s) => s.projectDir)).size === 1;
