@@ -116,6 +116,18 @@ describe('a folder above the session that another user owns or every user shares
     expect(existsSync(join(shared, '.loopguard'))).toBe(false);
   });
 
+  it('a submodule or a worktree (a `.git` file) is a repository of its own: the walk ends at it', () => {
+    const { root } = repository('hook:\n  enabled: false\n');
+    for (const name of ['submodule', 'worktree']) {
+      const inner = join(root, 'vendor', name);
+      mkdirSync(join(inner, 'src'), { recursive: true });
+      writeFileSync(join(inner, '.git'), `gitdir: ${join(root, '.git', 'modules', name)}\n`);
+      expect(sessionProjectDir(join(inner, 'src'))).toBe(join(inner, 'src'));
+      writeFileSync(join(inner, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+      expect(sessionProjectDir(join(inner, 'src'))).toBe(inner);
+    }
+  });
+
   it("another user's folders end the walk: their .git and their loopguard files are not the session's project", () => {
     const { root, deep } = repository('hook:\n  enabled: false\n');
     expect(sessionProjectDir(deep)).toBe(root);
