@@ -17,7 +17,8 @@ const db = '.loopguard/demo.db';
 let demoOutput = '';
 
 beforeAll(async () => {
-  const io = bufferedIo({ cwd });
+  // a terminal of 80 columns: the sessions at the end as `status` lays them out there (qa48)
+  const io = bufferedIo({ cwd, columns: 80 });
   expect(await runCli(['demo'], io)).toBe(EXIT_CODES.ok);
   demoOutput = io.out();
   writeFileSync(join(cwd, 'notes.txt'), 'these are not SQLite pages '.repeat(200));
@@ -38,6 +39,15 @@ function expectOneLineError(result: { code: number; out: string; err: string }, 
 }
 
 describe('loopguard demo', () => {
+  it("lists the agent sessions as status does on the terminal's 80 columns, nothing past its edge (qa48)", () => {
+    const sessions = demoOutput.slice(demoOutput.indexOf('The agent sessions ('));
+    for (const line of sessions.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(sessions).toMatch(/\ncodex +demo-codex-session +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n/);
+    expect(sessions).toContain(
+      '  stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 call refused,\n  1 nudge',
+    );
+  });
+
   it('shows a Codex session nudged, then denied, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
     const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
     expect(scenario).toContain('Call 1 Bash: npm test -> failed (exit code 1, read from the rollout)');

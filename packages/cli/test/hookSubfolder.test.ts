@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
+import { sessionProjectDir } from '../src/hook/sessionProject.js';
 import { claudeEvent, claudeFailingCall, hookState } from './hookHelpers.js';
 
 // A session started below its project (Codex, or Claude Code and Gemini CLI installed with --user,
@@ -98,5 +99,46 @@ describe('a session started in a subfolder of a repository (qa47)', () => {
     });
     await answerHookEvent('claude', JSON.stringify(event), { env: { CLAUDE_PROJECT_DIR: root }, cwd: deep });
     expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+  });
+});
+
+describe('a folder above the session that another user owns or every user shares (qa48)', () => {
+  it('a shared folder (/tmp) with a planted .git and configuration does not take the session, nor switch it off', async () => {
+    // /tmp's shape: writable by every user, sticky; another user plants `.git` and an off switch there
+    const shared = mkdtempSync(join(tmpdir(), 'loopguard-shared-'));
+    chmodSync(shared, 0o1777);
+    mkdirSync(join(shared, '.git'));
+    writeFileSync(join(shared, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+    const work = join(shared, 'me', 'work');
+    mkdirSync(work, { recursive: true });
+    expect((await claudeLoop(work, 's1')).join('')).toContain('Loop detected');
+    expect(existsSync(join(work, '.loopguard', 'state.db'))).toBe(true);
+    expect(existsSync(join(shared, '.loopguard'))).toBe(false);
+  });
+
+  it('a submodule or a worktree (a `.git` file) is a repository of its own: the walk ends at it', () => {
+    const { root } = repository('hook:\n  enabled: false\n');
+    for (const name of ['submodule', 'worktree']) {
+      const inner = join(root, 'vendor', name);
+      mkdirSync(join(inner, 'src'), { recursive: true });
+      writeFileSync(join(inner, '.git'), `gitdir: ${join(root, '.git', 'modules', name)}\n`);
+      expect(sessionProjectDir(join(inner, 'src'))).toBe(join(inner, 'src'));
+      writeFileSync(join(inner, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+      expect(sessionProjectDir(join(inner, 'src'))).toBe(inner);
+    }
+  });
+
+  it("another user's folders end the walk: their .git and their loopguard files are not the session's project", () => {
+    const { root, deep } = repository('hook:\n  enabled: false\n');
+    expect(sessionProjectDir(deep)).toBe(root);
+    // the user's own folder open to all (a Windows drive under WSL): still the user's
+    chmodSync(root, 0o777);
+    expect(sessionProjectDir(deep)).toBe(root);
+    vi.spyOn(process, 'getuid').mockReturnValue((process.getuid?.() ?? 0) + 1);
+    try {
+      expect(sessionProjectDir(deep)).toBe(deep);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

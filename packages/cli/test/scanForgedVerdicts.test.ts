@@ -40,17 +40,18 @@ async function guardedUntilNudge(project: string): Promise<string> {
   throw new Error('no nudge');
 }
 
-/** A Gemini CLI 0.61 chat of session g1 filed for `project`, scanned: its report. */
+/** A Gemini CLI 0.61 chat of session `session` (g1) filed for `project`, scanned: its report. */
 async function scanChat(
   project: string,
   results: Array<{ name: string; output: string }>,
+  session = 'g1',
 ): Promise<ScanReport> {
   const home = tempProject();
   const folder = join(home, 'tmp', 'proj');
   mkdirSync(join(folder, 'chats'), { recursive: true });
   writeFileSync(join(folder, '.project_root'), project);
   const lines = [
-    { sessionId: 'g1', projectHash: 'abc', startTime: '2026-11-29T08:00:00.000Z' },
+    { sessionId: session, projectHash: 'abc', startTime: '2026-11-29T08:00:00.000Z' },
     ...results.map(({ name, output }, n) => ({
       id: `r${n}`,
       type: 'gemini',
@@ -110,6 +111,31 @@ describe("scan counts loopguard's verdicts in a Gemini CLI chat only as its proj
     ]);
     const loops = report.sessions[0]?.loops ?? [];
     expect(loops.map((loop) => [loop.nudgeCall, loop.loopguard])).toEqual([[2, 'nudged']]);
+  });
+
+  it('a session started in a subfolder is checked against the record of the project it is kept in (qa48)', async () => {
+    // the hooks record it in the repository's database (qa47); the chat names the subfolder
+    const repository = tempProject();
+    mkdirSync(join(repository, '.git'));
+    await guardedUntilNudge(repository);
+    const src = join(repository, 'src');
+    mkdirSync(src);
+    const ls = { tool_name: 'run_shell_command', tool_input: { command: 'ls' } };
+    const tool_response = {
+      llmContent: '<untrusted_context>\nOutput: a.ts\n</untrusted_context>',
+      returnDisplay: '',
+    };
+    await answerHookEvent(
+      'gemini',
+      JSON.stringify(geminiEvent(src, 'g2', 'AfterTool', { ...ls, tool_response })),
+      {
+        env: {},
+        cwd: src,
+      },
+    );
+    const report = await scanChat(src, [{ name: 'read_file', output: FORGED }], 'g2');
+    // before: the subfolder has no state.db, so the forged nudge was taken at its word
+    expect(report.sessions[0]?.loops ?? []).toEqual([]);
   });
 
   it('without a record of the session (no state.db), the chat is taken at its word, as before', async () => {

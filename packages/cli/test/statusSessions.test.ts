@@ -151,6 +151,38 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(project, ['status'])).out).toContain('| looped ');
   });
 
+  it('at 80 columns, sessions of several projects with long ids: no line past 80, the heading over its columns, in any time zone (qa48)', async () => {
+    const mixed = projectDatabase('mixed');
+    const other = join(root, 'a-folder-with-a-long-name', 'pkg');
+    const id = 'f0cefd91-050c-42c6-b273-ebf25ed1819b';
+    mixed.hooks.update({ agent: 'claude', sessionId: id, projectDir: other }, () => ({
+      next: state,
+      result: null,
+    }));
+    mixed.hooks.update({ agent: 'codex', sessionId: 'c1', projectDir: mixed.dir }, () => ({
+      next: state,
+      result: null,
+    }));
+    mixed.database.close();
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'America/Los_Angeles';
+      const io = bufferedIo({ cwd: mixed.dir, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+      expect(await runCli(['status'], io)).toBe(EXIT_CODES.ok);
+      const lines = io.out().split('\n');
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+      const heading = lines.find((line) => line.startsWith('agent '));
+      const row = lines.find((line) => line.startsWith('claude '));
+      // each session's time starts under the heading's, and so does the column after it
+      expect(heading?.indexOf('last active')).toBe(row?.indexOf('2026-') ?? -2);
+      expect(lines[lines.indexOf(row ?? '') + 1]).toBe(`  ${other}`);
+      expect(io.out()).toContain(`  ${mixed.dir}\n`);
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
+
   it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
     const many = projectDatabase('many');
     for (let i = 0; i < 25; i++) {

@@ -109,23 +109,46 @@ function sessionName(s: SessionView): string {
 /**
  * The sessions for a terminal of `columns` (qa47): the table when it fits, else each session in
  * two lines, its agent, id and time (and its project where they differ), then what loopguard did,
- * wrapped within the width. Nothing is cut: the ids are what `status --session` takes.
+ * wrapped within the width. Nothing is cut: the ids are what `status --session` takes. `status`'s
+ * list, and `demo`'s at its end.
+ * @param columns - the terminal's width; `undefined` (a pipe, a file): the table.
  */
-function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
+export function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
   const table = sessionTable(sessions);
   if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
   const oneProject = new Set(sessions.map((s) => s.projectDir)).size === 1;
   const agentWidth = Math.max('agent'.length, ...sessions.map((s) => s.agent.length));
   const idWidth = Math.max('session'.length, ...sessions.map((s) => sessionName(s).length));
-  const head = (agent: string, id: string, time: string, project: string) =>
+  const zone = `last active (${timeZoneName()})`;
+  const times = sessions.map((s) => localTime(s.lastActive));
+  const timeWidth = Math.max(zone.length, ...times.map((time) => time.length));
+  const head = (agent: string, id: string, time: string) =>
+    `${agent.padEnd(agentWidth)}  ${id.padEnd(idWidth)}  ${time}`;
+  // the project beside the time when every row holds it, else on a line of its own (qa48: a long
+  // path ran past the terminal's edge, which cut it mid-word)
+  const besideWidth = agentWidth + idWidth + timeWidth + 6;
+  const beside =
+    !oneProject &&
+    besideWidth + Math.max('project'.length, ...sessions.map((s) => s.projectDir.length)) <= columns;
+  const lines = [
     printable(
-      `${agent.padEnd(agentWidth)}  ${id.padEnd(idWidth)}  ${time}${project === '' ? '' : `  ${project}`}`,
+      beside
+        ? `${head('agent', 'session', zone.padEnd(timeWidth))}  project`
+        : head('agent', 'session', zone),
+    ),
+  ];
+  sessions.forEach((s, i) => {
+    const time = times[i] ?? '';
+    lines.push(
+      printable(
+        beside
+          ? `${head(s.agent, sessionName(s), time.padEnd(timeWidth))}  ${s.projectDir}`.trimEnd()
+          : head(s.agent, sessionName(s), time),
+      ),
     );
-  const lines = [head('agent', 'session', `last active (${timeZoneName()})`, oneProject ? '' : 'project')];
-  for (const s of sessions) {
-    lines.push(head(s.agent, sessionName(s), localTime(s.lastActive), oneProject ? '' : s.projectDir));
+    if (!oneProject && !beside && s.projectDir !== '') lines.push(printable(`  ${s.projectDir}`));
     lines.push(...wrapped(printable(s.summary), '  ', columns));
-  }
+  });
   return lines.join('\n');
 }
 

@@ -13,6 +13,7 @@ import { openLoopGuardDatabase, SqliteIterationStore, SqliteStatusReader } from 
 import { pino } from 'pino';
 import type { CliIo } from '../cliIo.js';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
+import { sessionList } from '../commands/status.js';
 import { formatTable } from '../formatTable.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
@@ -188,12 +189,9 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     };
     io.stdout(`\nStatus (the /status body):\n${JSON.stringify(seedShape, null, 2)}\n`);
     const { sessions: agentSessions } = await reader.sessionPage({ limit: 20 });
+    // as `status` lists them, for the terminal's width (qa48: a table of 134 columns, cut by an 80's)
     io.stdout(
-      `\nThe agent sessions (loopguard status --db ${options.db}):\n${formatTable(
-        ['agent', 'session', 'what loopguard did'],
-        agentSessions.map((s) => [s.agent, s.sessionId, s.summary]),
-        90,
-      )}\n`,
+      `\nThe agent sessions (loopguard status --db ${options.db}):\n${sessionList(agentSessions, io.columns)}\n`,
     );
     if (server) {
       io.stdout(`\nThe dashboard stays up at ${server.url} (Ctrl-C to stop).\n`);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { findConfigFile } from '../configFiles.js';
 
@@ -10,19 +10,23 @@ import { findConfigFile } from '../configFiles.js';
  * is so judged under the repository's configuration (its budget, its off switch) and listed by
  * `status` and the dashboard of the repository, not in a database of its own in `repo/src` (qa47).
  * Never above the repository (another user's folders may be there), never in a folder that is no
- * repository's (each folder its own project, as before).
+ * repository's (each folder its own project, as before), and never through a folder above `dir`
+ * that another user owns or that every user shares (/tmp: anyone could plant a `.git` and an off
+ * switch there).
  * @example sessionProjectDir('/home/me/repo/src') // '/home/me/repo' when it has .loopguard/state.db
  */
 export function sessionProjectDir(dir: string): string {
   // the common case first: the session's own folder is the project
-  if (hasProjectFiles(dir)) return dir;
-  const root = repositoryRoot(dir);
-  if (root === undefined || root === dir) return dir;
-  // `root` is above `dir`: the walk ends there
-  for (let folder = dirname(dir); ; folder = dirname(folder)) {
-    if (hasProjectFiles(folder)) return folder;
-    if (folder === root) return dir;
+  if (hasProjectFiles(dir) || existsSync(join(dir, '.git'))) return dir;
+  // the folders above `dir` up to its repository's root, each the user's own (qa48: a `.git` and an
+  // off switch planted in /tmp, or in another user's folder, took every session below them)
+  const above: string[] = [];
+  for (let folder = dirname(dir); isUsersOwn(folder); folder = dirname(folder)) {
+    above.push(folder);
+    if (existsSync(join(folder, '.git'))) return above.find(hasProjectFiles) ?? dir;
+    if (dirname(folder) === folder) return dir;
   }
+  return dir;
 }
 
 /** Whether `folder` holds loopguard's database or configuration file. */
@@ -30,12 +34,19 @@ function hasProjectFiles(folder: string): boolean {
   return existsSync(join(folder, '.loopguard', 'state.db')) || findConfigFile(folder) !== undefined;
 }
 
-/** The nearest folder from `dir` up that holds `.git`; `undefined` outside a repository. */
-function repositoryRoot(dir: string): string | undefined {
-  for (let folder = dir; ; ) {
-    if (existsSync(join(folder, '.git'))) return folder;
-    const parent = dirname(folder);
-    if (parent === folder) return undefined;
-    folder = parent;
+/**
+ * Whether `folder` is the user's own and not a scratch folder every user shares (world-writable
+ * and sticky: /tmp, which root owns, so a root user's sessions would otherwise walk through it).
+ * Only an owner check, as git's own (`safe.directory`): a folder of the user's that is merely
+ * world-writable (a Windows drive under WSL shows every folder 0777) is the user's, and another
+ * user could change anything in it anyway. Where the system has no users (Windows), every folder.
+ */
+function isUsersOwn(folder: string): boolean {
+  try {
+    const stats = statSync(folder);
+    const uid = process.getuid?.();
+    return (uid === undefined || stats.uid === uid) && (stats.mode & 0o1002) !== 0o1002;
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { sessionProjectDir } from '../hook/sessionProject.js';
 import { ownStateDatabase } from '../stateFolder.js';
 import type { GuardVerdict } from './guardVerdicts.js';
 
@@ -10,7 +11,8 @@ function gist(message: string): string {
 }
 
 /**
- * What loopguard's hooks recorded of a session in its project's `state.db`: the first line of each
+ * What loopguard's hooks recorded of a session in its project's `state.db` (the folder the hooks keep
+ * it in, `sessionProjectDir`): the first line of each
  * nudge and stop they gave (`loop_nudge`, `loop_stop` entries naming the session), as a check of
  * the verdicts its transcript seems to hold. `undefined` when the project keeps no record of the
  * session (no absolute project, no database, one refused, unreadable, or no row of the session).
@@ -22,7 +24,8 @@ export function recordedVerdicts(
 ): string[] | undefined {
   if (project === undefined || sessionId === undefined || !isAbsolute(project)) return undefined;
   try {
-    const path = ownStateDatabase(project);
+    // the hooks keep a session started below its repository's project there (qa47, qa48)
+    const path = ownStateDatabase(sessionProjectDir(project));
     if (path === undefined) return undefined;
     // loaded here only: most scans read no Gemini CLI verdict, and the scan's bundles leave the addon out
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
