@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 const FILE = '/work/app/render.py';
 /** The file as a first view shows it: 40 numbered lines, each line seen from then on. */
@@ -29,15 +28,6 @@ const shapes = {
     look: (i: number) => turn(`sed -n '${i * 3 + 1},+3p' ${FILE}`, around(i * 3)),
   },
 };
-
-/** Plays `steps` restoring the detector from its JSON snapshot before every step (as the command hook does). */
-function restoredEachStep(steps: readonly Step[]) {
-  let detector = makeStepDetector().detector;
-  return steps.map((step) => {
-    detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
-    return detector.observe(step);
-  });
-}
 
 describe.each(Object.entries(shapes))(
   'a change that went through is an effect, not a stale look, inputs as %s',

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 const FILE = '/repo/build/pom.xml';
 /** The file's own lines and a block the agent places in it: every reply shows only these lines. */
@@ -32,15 +31,6 @@ const shapes = {
       ),
   },
 };
-
-/** Plays `steps` restoring the detector from its JSON snapshot before every step (as the command hook does). */
-function restoredEachStep(steps: readonly Step[]) {
-  let detector = makeStepDetector().detector;
-  return steps.map((step) => {
-    detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
-    return detector.observe(step);
-  });
-}
 
 const found = (verdicts: ReturnType<typeof restoredEachStep>) =>
   detections(verdicts).map((v) => `${v.action}/${v.loopType}`);

@@ -44,6 +44,15 @@ export function feed(detector: StepLoopDetector, steps: readonly Step[]): StepVe
   return steps.map((step) => detector.observe(step));
 }
 
+/** Plays `steps` restoring the detector from its JSON snapshot before every step (as the command hook does). */
+export function restoredEachStep(steps: readonly Step[]): StepVerdict[] {
+  let detector = makeStepDetector().detector;
+  return steps.map((step) => {
+    detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
+    return detector.observe(step);
+  });
+}
+
 /** The non-continue verdicts of a run. */
 export function detections(verdicts: readonly StepVerdict[]): StepVerdict[] {
   return verdicts.filter((verdict) => verdict.action !== 'continue');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { printWorkOf, rewritesOwnPrints } from '../../src/steps/printRewrite.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 const FILE = '/workspace/repo/src/limits.py';
 const PROBE = 'cd /workspace/repo && python reproduce.py';
@@ -45,15 +45,6 @@ const shapes = {
       ),
   },
 };
-
-/** Plays `steps` restoring the detector from its JSON snapshot before every step (as the command hook does). */
-function restoredEachStep(steps: readonly Step[]) {
-  let detector = makeStepDetector().detector;
-  return steps.map((step) => {
-    detector = StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())));
-    return detector.observe(step);
-  });
-}
 
 describe.each(Object.entries(shapes))(
   'a rewrite of the agent’s own debug print, inputs as %s',
