@@ -9,27 +9,22 @@ import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
-import { hookLog, hookState, spendState } from './hookHelpers.js';
+import {
+  codexCallOutput,
+  codexEvent,
+  codexFunctionCall,
+  codexRolloutLine,
+  hookLog,
+  hookState,
+  spendState,
+} from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
-/** A rollout line as Codex 0.169.0 writes it. */
-const line = (type: string, payload: Record<string, unknown>, at = '2026-11-29T08:00:00.000Z') =>
-  `${JSON.stringify({ timestamp: at, type, payload })}\n`;
-const functionCall = (id: string, cmd: string) =>
-  line('response_item', {
-    type: 'function_call',
-    name: 'exec_command',
-    arguments: JSON.stringify({ cmd }),
-    call_id: id,
-  });
-const callOutput = (id: string, code: number, output: string) =>
-  line('response_item', {
-    type: 'function_call_output',
-    call_id: id,
-    output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOriginal token count: 9\nOutput:\n${output}`,
-  });
+const line = codexRolloutLine;
+const functionCall = codexFunctionCall;
+const callOutput = codexCallOutput;
 
 /**
  * The rollout line of a call Codex refused because a `PreToolUse` hook denied it (`reply`, the
@@ -42,22 +37,8 @@ const blockedOutput = (id: string, reply: string, command: string) =>
     output: `Command blocked by PreToolUse hook: ${JSON.parse(reply).hookSpecificOutput.permissionDecisionReason}. Command: ${command}`,
   });
 
-/** A Codex event of one `cat missing.txt` call, as 0.169.0 sends it. */
-function event(dir: string, rollout: string, name: string, id: string, extra: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    session_id: 's1',
-    turn_id: 't1',
-    transcript_path: rollout,
-    cwd: dir,
-    hook_event_name: name,
-    model: 'gpt-scripted',
-    permission_mode: 'bypassPermissions',
-    tool_name: 'Bash',
-    tool_input: { command: 'cat missing.txt' },
-    tool_use_id: id,
-    ...extra,
-  });
-}
+/** A Codex event of one `cat missing.txt` call, as 0.169.0 sends it, as its hook reads it. */
+const event = (...args: Parameters<typeof codexEvent>) => JSON.stringify(codexEvent(...args));
 
 const NO_SUCH_FILE = 'cat: missing.txt: No such file or directory\n';
 

@@ -103,6 +103,56 @@ export function geminiEvent(
   };
 }
 
+/** A rollout line as Codex 0.169.0 writes it. */
+export const codexRolloutLine = (
+  type: string,
+  payload: Record<string, unknown>,
+  at = '2026-11-29T08:00:00.000Z',
+) => `${JSON.stringify({ timestamp: at, type, payload })}\n`;
+
+/** The rollout line of shell call `id` running `cmd`, written before Codex runs its hooks. */
+export const codexFunctionCall = (id: string, cmd: string) =>
+  codexRolloutLine('response_item', {
+    type: 'function_call',
+    name: 'exec_command',
+    arguments: JSON.stringify({ cmd }),
+    call_id: id,
+  });
+
+/** The rollout line of shell call `id`'s output (exit `code`), written after its `PostToolUse`. */
+export const codexCallOutput = (id: string, code: number, output: string) =>
+  codexRolloutLine('response_item', {
+    type: 'function_call_output',
+    call_id: id,
+    output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code ${code}\nOriginal token count: 9\nOutput:\n${output}`,
+  });
+
+/**
+ * Codex's hook event `name` of shell call `id` (session `s1`, `cat missing.txt`) run in `cwd`, as
+ * 0.169.0 sends it; `extra` adds or overrides fields.
+ */
+export function codexEvent(
+  cwd: string,
+  rollout: string,
+  name: string,
+  id: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    session_id: 's1',
+    turn_id: 't1',
+    transcript_path: rollout,
+    cwd,
+    hook_event_name: name,
+    model: 'gpt-scripted',
+    permission_mode: 'bypassPermissions',
+    tool_name: 'Bash',
+    tool_input: { command: 'cat missing.txt' },
+    tool_use_id: id,
+    ...extra,
+  };
+}
+
 /**
  * Codex's `PreToolUse` of a shell call in `cwd` (session `c1`, call `call_1`), as Codex 0.169.0 sends
  * it, with an empty rollout written beside it.
@@ -110,18 +160,7 @@ export function geminiEvent(
 export function codexShellCall(cwd: string, command: string) {
   const rollout = join(cwd, 'rollout.jsonl');
   writeFileSync(rollout, '');
-  return {
-    session_id: 'c1',
-    turn_id: 't1',
-    transcript_path: rollout,
-    cwd,
-    hook_event_name: 'PreToolUse',
-    model: 'gpt-scripted',
-    permission_mode: 'bypassPermissions',
-    tool_name: 'Bash',
-    tool_input: { command },
-    tool_use_id: 'call_1',
-  };
+  return codexEvent(cwd, rollout, 'PreToolUse', 'call_1', { session_id: 'c1', tool_input: { command } });
 }
 
 /** The recorded events of a real CLI session (one JSON object per line), rewritten to `cwd` and `session`. */

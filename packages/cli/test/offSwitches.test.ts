@@ -4,7 +4,17 @@ import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
-import { claudeEvent, claudeFailingCall, geminiEvent, mcpHookCall, tempProject } from './hookHelpers.js';
+import {
+  claudeEvent,
+  claudeFailingCall,
+  codexCallOutput,
+  codexEvent,
+  codexFunctionCall,
+  codexRolloutLine,
+  geminiEvent,
+  mcpHookCall,
+  tempProject,
+} from './hookHelpers.js';
 
 // trust44: "every off switch works in every mode". The table in docs/decisions.md ("Trust, a fourth
 // red-team pass") lists each door and switch; this file tests the cells no other test covered: each
@@ -33,10 +43,6 @@ function claudeReply(n: number): string {
   };
   return `${JSON.stringify({ type: 'assistant', timestamp: '2026-11-28T10:00:00.000Z', message })}\n`;
 }
-
-/** A rollout line as Codex 0.169.0 writes it. */
-const rolloutLine = (type: string, payload: Record<string, unknown>) =>
-  `${JSON.stringify({ timestamp: '2026-11-29T08:00:00.000Z', type, payload })}\n`;
 
 /**
  * One door's session in `dir`: `call(n)` makes the n-th failing `cat missing.txt` call as the CLI
@@ -80,42 +86,16 @@ function session(door: Door, dir: string, env: NodeJS.ProcessEnv): (n: number) =
     };
   }
   const rollout = join(dir, 'rollout.jsonl');
-  if (!existsSync(rollout)) writeFileSync(rollout, rolloutLine('session_meta', { id: 's1', cwd: dir }));
+  if (!existsSync(rollout)) writeFileSync(rollout, codexRolloutLine('session_meta', { id: 's1', cwd: dir }));
   return async (n) => {
     const id = `call_${n}`;
-    const event = (name: string, extra: Record<string, unknown> = {}) => ({
-      session_id: 's1',
-      turn_id: 't1',
-      transcript_path: rollout,
-      cwd: dir,
-      hook_event_name: name,
-      model: 'gpt-scripted',
-      permission_mode: 'bypassPermissions',
-      tool_name: 'Bash',
-      tool_input: { command: 'cat missing.txt' },
-      tool_use_id: id,
-      ...extra,
-    });
-    appendFileSync(
-      rollout,
-      rolloutLine('response_item', {
-        type: 'function_call',
-        name: 'exec_command',
-        arguments: '{"cmd":"cat missing.txt"}',
-        call_id: id,
-      }),
-    );
+    const event = (name: string, extra: Record<string, unknown> = {}) =>
+      codexEvent(dir, rollout, name, id, extra);
+    appendFileSync(rollout, codexFunctionCall(id, 'cat missing.txt'));
     const before = await ask('codex', event('PreToolUse'));
     const output = 'cat: missing.txt: No such file or directory\n';
     const after = await ask('codex', event('PostToolUse', { tool_response: output }));
-    appendFileSync(
-      rollout,
-      rolloutLine('response_item', {
-        type: 'function_call_output',
-        call_id: id,
-        output: `Chunk ID: ${id}\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\n${output}`,
-      }),
-    );
+    appendFileSync(rollout, codexCallOutput(id, 1, output));
     return [before, after];
   };
 }
