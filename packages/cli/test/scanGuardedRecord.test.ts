@@ -34,8 +34,16 @@ const time = (n: number) => `2026-11-29T08:00:${String(n).padStart(2, '0')}.000Z
  * and the transcript Claude Code 2.1.330 writes of it (each call, its result, the hooks' answers as
  * its attachments; `answers: false` leaves them out). Returns the transcript's path.
  */
-async function guardedClaude(dir: string, session: string, calls: number, answers = true): Promise<string> {
-  const file = join(mkdtempSync(join(tmpdir(), 'loopguard-scan49-claude-')), `${session}.jsonl`);
+async function guardedClaude(
+  dir: string,
+  session: string,
+  calls: number,
+  {
+    answers = true,
+    file = join(mkdtempSync(join(tmpdir(), 'loopguard-scan49-claude-')), `${session}.jsonl`),
+    inputTokens = 1000,
+  }: { answers?: boolean; file?: string; inputTokens?: number } = {},
+): Promise<string> {
   const base = { sessionId: session, cwd: dir, isSidechain: false };
   const hook = (event: unknown) =>
     answerHookEvent('claude', JSON.stringify(event), { env: { CLAUDE_PROJECT_DIR: dir }, cwd: dir });
@@ -45,25 +53,25 @@ async function guardedClaude(dir: string, session: string, calls: number, answer
   };
   for (let n = 1; n <= calls; n++) {
     const call = claudeFailingCall(dir, session, n);
+    const reply = line({
+      ...base,
+      type: 'assistant',
+      timestamp: time(n),
+      requestId: `req_${n}`,
+      message: {
+        id: `msg_${n}`,
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: call.pre.tool_input }],
+        usage: { input_tokens: inputTokens, output_tokens: 50 },
+      },
+    });
+    // the reply is in the transcript when its call's PreToolUse runs (the spend guard reads it there)
+    if (answers) appendFileSync(file, reply);
     const pre = await hook(call.pre);
-    // without the answers, the transcript ends at the call loopguard stopped (one cut short)
+    // without the answers, the transcript ends before the call loopguard stopped (one cut short)
     if (pre !== '' && !answers) break;
-    appendFileSync(
-      file,
-      line({
-        ...base,
-        type: 'assistant',
-        timestamp: time(n),
-        requestId: `req_${n}`,
-        message: {
-          id: `msg_${n}`,
-          model: 'claude-sonnet-4-5',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: call.pre.tool_input }],
-          usage: { input_tokens: 1000, output_tokens: 50 },
-        },
-      }),
-    );
+    if (!answers) appendFileSync(file, reply);
     if (pre !== '') {
       // the stop before the call: Claude Code denies it and ends the session
       const reason = (JSON.parse(pre) as { stopReason: string }).stopReason;
@@ -288,6 +296,34 @@ describe('scan and the other doors, one story (scan49)', () => {
     });
   }
 
+  it("tells the dollars loopguard's spend guard counted, and says where the scan's prices differ", async () => {
+    const { root } = repository();
+    const other = repository();
+    writeFileSync(
+      join(root, 'loopguard.config.yaml'),
+      'spend:\n  session:\n    maxCostUsd: 100\n  prices:\n    claude-sonnet-4-5: { input: 1, output: 1, cacheWrite: 1, cacheRead: 1 }\n',
+    );
+    // where the hooks read its usage (the event's transcript_path); a million tokens a reply
+    const file = join(root, 'transcript.jsonl');
+    await guardedClaude(root, 'spent', 6, { file, inputTokens: 1_000_000 });
+    const [status] = await statusOf(root);
+    // the reply that asked for the call loopguard stopped is counted: 4 replies
+    expect(status?.summary).toBe(
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge, $4.00 of $100.00',
+    );
+    // scanned in the project: its prices, one story
+    const [here] = await scanJson(file, root);
+    expect(here?.record?.summary).toBe(status?.summary);
+    expect(here?.costUsd).toBeCloseTo(4.0002, 4);
+    expect(here?.recordDiffers).toBeUndefined();
+    // scanned from another folder: the pricing library's prices, said
+    const [there] = await scanJson(file, other.root);
+    expect(there?.project).toBe(root);
+    expect(there?.recordDiffers).toBe(
+      "loopguard's spend guard counted $4.00; the transcript's replies cost $24.00 at the prices of the folder scanned from",
+    );
+  });
+
   it('--project keeps a session by the project loopguard keeps it in, the folder it started in, or its ccusage name', async () => {
     const { root, src } = repository();
     const file = await guardedClaude(src, 'named', 2);
@@ -303,7 +339,7 @@ describe('scan and the other doors, one story (scan49)', () => {
   it("says where loopguard's record and the transcript differ: a stop the transcript does not hold", async () => {
     const { root } = repository();
     // the transcript without the hooks' answers (the stop and the nudge loopguard recorded)
-    const file = await guardedClaude(root, 'unsaid', 6, false);
+    const file = await guardedClaude(root, 'unsaid', 6, { answers: false });
     const [session] = await scanJson(file, root);
     expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
     expect(session?.recordDiffers).toBe(

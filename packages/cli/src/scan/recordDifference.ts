@@ -69,7 +69,7 @@ export function recordDifference(session: ScannedSession): string | undefined {
     formatMoney(record.costUsd) !== formatMoney(session.costUsd)
   )
     parts.push(
-      `loopguard's spend guard counted ${formatMoney(record.costUsd)}, the transcript's replies cost ${formatMoney(session.costUsd)}`,
+      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies cost ${formatMoney(session.costUsd)} at the prices of the folder scanned from`,
     );
   return parts.length === 0 ? undefined : parts.join('; ');
 }
