@@ -11,17 +11,13 @@ import { SessionRecords } from './sessionRecord.js';
  */
 export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   const records = new SessionRecords();
-  try {
-    return sessions.map((session) => {
-      const record = records.recordOf(session);
-      if (record === undefined) return session;
-      const startedIn =
-        session.project !== null && session.project !== record.project ? { startedIn: session.project } : {};
-      const told: ScannedSession = { ...session, project: record.project, ...startedIn, record };
-      const differs = recordDifference(told);
-      return differs === undefined ? told : { ...told, recordDiffers: differs };
-    });
-  } finally {
-    records.close();
-  }
+  return sessions.map((session) => {
+    const record = records.recordOf(session);
+    if (record === undefined) return session;
+    const startedIn =
+      session.project !== null && session.project !== record.project ? { startedIn: session.project } : {};
+    const told: ScannedSession = { ...session, project: record.project, ...startedIn, record };
+    const differs = recordDifference(told);
+    return differs === undefined ? told : { ...told, recordDiffers: differs };
+  });
 }

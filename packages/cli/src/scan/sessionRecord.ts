@@ -31,15 +31,14 @@ export interface SessionRecord {
   costUsd: number | null;
 }
 
-type Database = BetterSqlite3.Database;
-
 /**
- * The records of scanned sessions, read from their projects' databases: each folder's project and
- * database looked up once, each database opened once, read-only. Call {@link close} when done.
+ * The records of scanned sessions, read from their projects' databases: each folder's project
+ * looked up once, each database read once, read-only, and closed.
  */
 export class SessionRecords {
   private readonly projects = new Map<string, string>();
-  private readonly databases = new Map<string, Database | null>();
+  /** Each project's records by `agent:sessionId`; `null`: no database, or one not to be read. */
+  private readonly byProject = new Map<string, Map<string, SessionRecord> | null>();
 
   /**
    * The record of `session` (its agent and id) in the project the hooks keep a session started in
@@ -58,47 +57,42 @@ export class SessionRecords {
       project = sessionProjectDir(started);
       this.projects.set(started, project);
     }
-    const db = this.database(project);
-    if (db === null) return undefined;
-    try {
-      const row = db
-        .prepare(
-          'SELECT * FROM agent_sessions WHERE agent = ? AND session_id = ? ORDER BY last_active DESC LIMIT 1',
-        )
-        .get(session.agent, session.sessionId) as SessionRow | undefined;
-      return row === undefined ? undefined : recordOfView(sessionViewOf(row));
-    } catch {
-      return undefined;
+    let records = this.byProject.get(project);
+    if (records === undefined) {
+      records = readRecords(project);
+      this.byProject.set(project, records);
     }
+    return records?.get(`${session.agent}:${session.sessionId}`);
   }
+}
 
-  /** Closes the databases opened. */
-  close(): void {
-    for (const db of this.databases.values()) db?.close();
-    this.databases.clear();
-  }
-
-  private database(project: string): Database | null {
-    let db = this.databases.get(project);
-    if (db !== undefined) return db;
-    db = null;
+/**
+ * Every session's record in `project`'s database, read once (the view is one pass over its
+ * entries, where a query by session would be a pass each); `null` where there is no database or
+ * it is refused (a link, another user's) or unreadable.
+ */
+function readRecords(project: string): Map<string, SessionRecord> | null {
+  try {
+    const path = ownStateDatabase(project);
+    if (path === undefined) return null;
+    // loaded here only, as `recordedVerdicts` does: the scan's bundles leave the addon out
+    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true });
     try {
-      const path = ownStateDatabase(project);
-      if (path !== undefined) {
-        // loaded here only, as `recordedVerdicts` does: the scan's bundles leave the addon out
-        const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-        const opened = new Sqlite(path, { readonly: true, fileMustExist: true });
-        const view = opened
-          .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
-          .get();
-        if (view === undefined) opened.close();
-        else db = opened;
-      }
-    } catch {
-      db = null; // a database refused (a link, another user's) or unreadable keeps no record
+      const view = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
+        .get();
+      if (view === undefined) return null;
+      const records = new Map<string, SessionRecord>();
+      // the most recently active row of an id (a session id may repeat across folders of one database)
+      const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
+      for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+      return records;
+    } finally {
+      db.close();
     }
-    this.databases.set(project, db);
-    return db;
+  } catch {
+    return null;
   }
 }
 
