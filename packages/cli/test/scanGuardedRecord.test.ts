@@ -42,7 +42,8 @@ async function guardedClaude(
     answers = true,
     file = join(mkdtempSync(join(tmpdir(), 'loopguard-scan49-claude-')), `${session}.jsonl`),
     inputTokens = 1000,
-  }: { answers?: boolean; file?: string; inputTokens?: number } = {},
+    unheeded = false,
+  }: { answers?: boolean; file?: string; inputTokens?: number; unheeded?: boolean } = {},
 ): Promise<string> {
   const base = { sessionId: session, cwd: dir, isSidechain: false };
   const hook = (event: unknown) =>
@@ -69,10 +70,11 @@ async function guardedClaude(
     // the reply is in the transcript when its call's PreToolUse runs (the spend guard reads it there)
     if (answers) appendFileSync(file, reply);
     const pre = await hook(call.pre);
-    // without the answers, the transcript ends before the call loopguard stopped (one cut short)
-    if (pre !== '' && !answers) break;
+    // without the answers, the transcript ends before the call loopguard stopped (one cut short),
+    // or, `unheeded`, holds it as a call that ran
+    if (pre !== '' && !answers && !unheeded) break;
     if (!answers) appendFileSync(file, reply);
-    if (pre !== '') {
+    if (pre !== '' && answers) {
       // the stop before the call: Claude Code denies it and ends the session
       const reason = (JSON.parse(pre) as { stopReason: string }).stopReason;
       attachment(n, { type: 'hook_stopped_continuation', message: reason, hookEvent: 'PreToolUse' });
@@ -92,6 +94,7 @@ async function guardedClaude(
         },
       }),
     );
+    if (pre !== '') break;
     const post = await hook(call.post);
     const context = post === '' ? undefined : JSON.parse(post).hookSpecificOutput?.additionalContext;
     if (context !== undefined)
@@ -350,6 +353,20 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(terminal).toContain(
       'claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.',
     );
+    expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
+  });
+
+  it("a stop the record holds at the call the replay stops is loopguard's in the table", async () => {
+    const { root } = repository();
+    // a transcript without the hooks' answers that holds the call loopguard stopped as one that
+    // ran (its answer unheeded): the replay stops at the same call
+    const file = await guardedClaude(root, 'ran', 6, { answers: false, unheeded: true });
+    const [session] = await scanJson(file, root);
+    expect(session?.recordDiffers).toBe(
+      "loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error); loopguard's hooks saw 3 of the 4 tool calls that ran",
+    );
+    const terminal = await scan([file], root);
+    expect(terminal).toContain('| same_error | call 4 (by loopguard) |');
     expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
   });
 

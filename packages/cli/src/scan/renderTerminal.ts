@@ -111,9 +111,20 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
   return lines;
 }
 
-/** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)`. */
-const stopText = (loop: ScannedLoop) =>
-  `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
+/**
+ * Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)` (the transcript holds
+ * loopguard's stop there, or its record does where the transcript holds none).
+ */
+function stopText(loop: ScannedLoop, session: ScannedSession): string {
+  const call = loop.stopCall ?? loop.endCall;
+  const recorded = session.record?.stop;
+  const byLoopguard =
+    loop.loopguard === 'stopped' ||
+    (recorded?.on === 'loop' &&
+      recorded.call === call &&
+      !session.loops.some((l) => l.loopguard === 'stopped'));
+  return `call ${call}${byLoopguard ? ' (by loopguard)' : ''}`;
+}
 
 /** The session's day in the scan's time zone: the day `--since` and `--until` count it on (qa47). */
 const dateOf = (session: ScannedSession, days: Intl.DateTimeFormat) =>
@@ -167,7 +178,7 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
         session.agent,
         session.sessionId,
         kindsOf(session, true).join(', '),
-        worst === undefined ? '' : stopText(worst),
+        worst === undefined ? '' : stopText(worst, session),
         wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
