@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -354,6 +354,12 @@ describe('scan and the other doors, one story (scan49)', () => {
       'claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.',
     );
     expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
+    // the HTML page says it as the terminal does
+    const page = join(root, 'report.html');
+    await scan([file, '--html', page], root);
+    expect(readFileSync(page, 'utf8')).toContain(
+      '<li>claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.</li>',
+    );
   });
 
   it("a stop the record holds at the call the replay stops is loopguard's in the table", async () => {
