@@ -242,8 +242,12 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(status.summary).toContain('1 call refused');
       const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
       expect(scanned.code, scanned.stderr).toBe(0);
-      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      const sessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+      const loops = sessions.flatMap((session) => session.loops);
       expect(loops).toMatchObject([{ nudgeCall: 5, stopCall: 6, loopguard: 'stopped' }]);
+      // scan49: status's story, refused call and all, with nothing to explain
+      expect(sessions).toMatchObject([{ project: status.projectDir, record: { summary: status.summary } }]);
+      expect(sessions[0]?.recordDiffers).toBeUndefined();
     }, 600_000);
 
     it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
@@ -277,10 +281,13 @@ describe.each<Mode>(['command', 'mcp'])(
       // scan says the same call, the denied call 7 spent after it
       const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });
       expect(scanned.code, scanned.stderr).toBe(0);
-      const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+      const sessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+      const loops = sessions.flatMap((session) => session.loops);
       expect(loops).toMatchObject([
         { nudgeCall: 4, stopCall: 6, wastedDeniedCalls: 1, loopguard: 'stopped' },
       ]);
+      expect(sessions[0]?.record?.stop).toMatchObject({ on: 'loop', call: 6 });
+      expect(sessions[0]?.recordDiffers).toBeUndefined();
     }, 600_000);
   },
 );

@@ -109,11 +109,18 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // rollout, no flags
     const stopCall = entries[1]?.metadata.toolCall;
     expect(stopCall).toEqual(expect.any(Number));
-    expect(await expectStatusAndDashboard(dir, stopCall)).toMatchObject({ agent: 'codex' });
+    const status = await expectStatusAndDashboard(dir, stopCall);
+    expect(status).toMatchObject({ agent: 'codex' });
     const scanned = await loopguard(dir, ['scan', '--json'], env);
     expect(scanned.code, scanned.stderr).toBe(0);
-    const loops = (JSON.parse(scanned.stdout) as ScanReport).sessions.flatMap((session) => session.loops);
+    const scannedSessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    const loops = scannedSessions.flatMap((session) => session.loops);
     expect(loops.find((loop) => loop.loopguard === 'stopped')).toMatchObject({ stopCall });
+    // scan49: the scan's row is status's session, by id and project, with its sentence
+    expect(scannedSessions).toMatchObject([
+      { sessionId: status.sessionId, project: status.projectDir, record: { summary: status.summary } },
+    ]);
+    expect(scannedSessions[0]?.recordDiffers).toBeUndefined();
 
     const hooksFile = join(env.CODEX_HOME, 'hooks.json');
     expect(existsSync(hooksFile)).toBe(true);
@@ -243,6 +250,11 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     });
     expect(runs.find((run) => run.sessionId === main?.session_id)).toMatchObject({ toolCalls: 5, loops: [] });
     expect(runs.find((run) => run.sessionId === main?.session_id)?.parentSessionId).toBeUndefined();
+    // scan49: each run is the one status lists, with its sentence, and nothing to explain
+    for (const run of runs) {
+      expect(run.record?.summary, run.sessionId).toEqual(expect.any(String));
+      expect(run.recordDiffers, run.sessionId).toBeUndefined();
+    }
   }, 600_000);
 
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {

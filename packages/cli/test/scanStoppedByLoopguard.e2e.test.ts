@@ -113,7 +113,16 @@ async function expectStoppedByLoopguard(session: { dir: string; transcript: stri
   const out = await scan(session.transcript, false);
   expect(out).toContain(`call ${hook.stop} (by loopguard)`);
   expect(out).not.toContain('Nudged, never stopped');
-  await expectStatusAndDashboard(session.dir, hook.stop);
+  const status = await expectStatusAndDashboard(session.dir, hook.stop);
+  // scan49: the scan's row is status's session, by id and project, with status's sentence and no
+  // difference to explain
+  expect(report.sessions[0]).toMatchObject({
+    sessionId: status.sessionId,
+    project: status.projectDir,
+    record: { summary: status.summary, stop: { on: 'loop', call: hook.stop } },
+  });
+  expect(report.sessions[0]?.recordDiffers).toBeUndefined();
+  expect(out).not.toContain("Where loopguard's record");
 }
 
 describe.each(['command', 'mcp'] as const)(

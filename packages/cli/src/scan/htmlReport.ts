@@ -64,6 +64,17 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
         loops: session.loops.map((loop) => ({ ...loop, costText: money(loop.wastedCost) })),
       })),
   };
+  // where loopguard's record and the transcript tell a session differently, as the terminal says it
+  const differing = report.sessions.filter((session) => session.recordDiffers !== undefined);
+  const differences =
+    differing.length === 0
+      ? ''
+      : `<h2>Where loopguard's record (what status says) and the transcript differ</h2>\n<ul id="record-differs">${differing
+          .map(
+            (session) =>
+              `<li>${escapeHtml(`${session.agent} ${session.sessionId}: ${session.recordDiffers}.`)}</li>`,
+          )
+          .join('')}</ul>\n`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -88,7 +99,7 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
 <tbody id="loops"></tbody>
 </table>
 <p id="no-loops" hidden>No loops found.</p>
-<script type="application/json" id="scan-data">${scriptJson(data)}</script>
+${differences}<script type="application/json" id="scan-data">${scriptJson(data)}</script>
 <script>${scriptCode(uplot)}</script>
 <script>${scriptCode(readFileSync(PAGE_SCRIPT, 'utf8'))}</script>
 </body>

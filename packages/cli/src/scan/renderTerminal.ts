@@ -88,8 +88,12 @@ const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
  * would have stopped (their hooks were off), each with what was spent after the stop.
  */
 function loopLines(report: ScanReport, price: number | undefined): string[] {
-  const looped = report.sessions.filter((session) => session.loops.some(isStopped));
-  const byHooks = looped.filter((session) => session.loops.some((loop) => loop.loopguard === 'stopped'));
+  // loopguard's record says what it did where the transcript holds no stop of its own (recordDiffers says so)
+  const byRecord = (session: ScannedSession) => session.record?.stop?.on === 'loop';
+  const looped = report.sessions.filter((session) => session.loops.some(isStopped) || byRecord(session));
+  const byHooks = looped.filter(
+    (session) => session.loops.some((loop) => loop.loopguard === 'stopped') || byRecord(session),
+  );
   const byReplay = looped.filter((session) => !byHooks.includes(session));
   if (looped.length === 0) return ['No session looped long enough for loopguard to stop it.'];
   const lines: string[] = [];
@@ -107,9 +111,20 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
   return lines;
 }
 
-/** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)`. */
-const stopText = (loop: ScannedLoop) =>
-  `call ${loop.stopCall ?? loop.endCall}${loop.loopguard === 'stopped' ? ' (by loopguard)' : ''}`;
+/**
+ * Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)` (the transcript holds
+ * loopguard's stop there, or its record does where the transcript holds none).
+ */
+function stopText(loop: ScannedLoop, session: ScannedSession): string {
+  const call = loop.stopCall ?? loop.endCall;
+  const recorded = session.record?.stop;
+  const byLoopguard =
+    loop.loopguard === 'stopped' ||
+    (recorded?.on === 'loop' &&
+      recorded.call === call &&
+      !session.loops.some((l) => l.loopguard === 'stopped'));
+  return `call ${call}${byLoopguard ? ' (by loopguard)' : ''}`;
+}
 
 /** The session's day in the scan's time zone: the day `--since` and `--until` count it on (qa47). */
 const dateOf = (session: ScannedSession, days: Intl.DateTimeFormat) =>
@@ -163,7 +178,7 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
         session.agent,
         session.sessionId,
         kindsOf(session, true).join(', '),
-        worst === undefined ? '' : stopText(worst),
+        worst === undefined ? '' : stopText(worst, session),
         wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
         worst?.evidence ?? '',
       ];
@@ -203,6 +218,14 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
     );
     if (all.length > MAX_ROWS)
       out.push(`… and ${count(all.length - MAX_ROWS)} more (all of them: --json or --html)`);
+  }
+  const differing = report.sessions.filter((session) => session.recordDiffers !== undefined);
+  if (differing.length > 0) {
+    out.push('', "Where loopguard's record (what status says) and the transcript differ:");
+    for (const session of differing.slice(0, MAX_ROWS))
+      out.push(`${session.agent} ${session.sessionId}: ${session.recordDiffers}.`);
+    if (differing.length > MAX_ROWS)
+      out.push(`… and ${count(differing.length - MAX_ROWS)} more (all of them: --json)`);
   }
   if (looped.length > 0)
     out.push('', 'Files and tool calls: loopguard scan --json. How to act on this: docs/scan.md.');

@@ -8,6 +8,7 @@ import { readHookConfig } from '../hook/hookConfig.js';
 import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
+import { withRecords } from './recordedSessions.js';
 import { renderTerminal } from './renderTerminal.js';
 import { ScanCache, scanCacheFile, scanCacheKey } from './scanCache.js';
 import { scanPaths } from './scanPaths.js';
@@ -119,7 +120,8 @@ export async function runScan(
     workers,
     cache,
   );
-  const sessions = scanned.sessions.filter(sessionFilter(filter));
+  // what loopguard did, read now (never cached: a session's record grows while it runs)
+  const sessions = withRecords(scanned.sessions).filter(sessionFilter(filter));
   const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);
   if (options.html !== undefined) {
     const file = resolve(io.cwd, options.html);

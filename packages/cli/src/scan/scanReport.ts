@@ -10,9 +10,9 @@ export interface ScanTotals {
   sessions: number;
   /** Sessions with at least one loop loopguard would have stopped (or did: {@link stoppedByLoopguard}). */
   sessionsWithLoops: number;
-  /** Sessions loopguard's own hooks stopped (the transcript records the stop). */
+  /** Sessions loopguard's own hooks stopped (the transcript records the stop, or loopguard's record where the transcript holds none). */
   stoppedByLoopguard: number;
-  /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop). */
+  /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop, or loopguard's record). */
   stoppedOnSpendByLoopguard: number;
   /** Tool calls that ran, in all sessions. */
   toolCalls: number;
@@ -117,8 +117,11 @@ export function scanReport(
     totals.toolCalls += session.toolCalls;
     totals.deniedCalls += session.deniedCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
-    if (session.loops.some((loop) => loop.loopguard === 'stopped')) totals.stoppedByLoopguard++;
-    if (session.spendStop !== undefined) totals.stoppedOnSpendByLoopguard++;
+    // what loopguard did: its stop in the transcript, or in its record where the transcript holds none
+    if (session.loops.some((loop) => loop.loopguard === 'stopped') || session.record?.stop?.on === 'loop')
+      totals.stoppedByLoopguard++;
+    if (session.spendStop !== undefined || session.record?.stop?.on === 'spend')
+      totals.stoppedOnSpendByLoopguard++;
     totals.nudgesWithoutStop += session.loops.filter((loop) => !isStopped(loop)).length;
     const waste = sessionWaste(session);
     totals.wastedToolCalls += waste.toolCalls;

@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { ScannedLoop, SessionScan, SpendStop } from './SessionScan.js';
+import type { SessionRecord } from './sessionRecord.js';
 import type { ScanAgent, TranscriptParser } from './TranscriptParser.js';
 
 /** One session as `loopguard scan` reports it (the `--json` shape, with a few more fields). */
@@ -15,8 +16,17 @@ export interface ScannedSession {
   sessionId: string;
   /** A Claude Code subagent's run: the session it belongs to. Absent for a main thread. */
   parentSessionId?: string;
-  /** The session's project (its working directory, or the folder it is filed under), when known. */
+  /**
+   * The session's project, when known: the one loopguard keeps it in where its database holds a
+   * record of the session (`status`'s project), else its working directory (or the folder it is filed under).
+   */
   project: string | null;
+  /** The folder the agent started in, where loopguard keeps the session in another project (`repo/src` of `repo`'s session). */
+  startedIn?: string;
+  /** What loopguard's hooks recorded of the session, where its project's `state.db` holds it: what `status` says. */
+  record?: SessionRecord;
+  /** Where `record` and the transcript tell the session differently, in the user's words (`recordDifference`). */
+  recordDiffers?: string;
   /** ISO time of the session's first record, when known. */
   startedAt: string | null;
   /** Steps in loopguard's step model (tool calls, their results, the agent's messages). */

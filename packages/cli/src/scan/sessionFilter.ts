@@ -9,7 +9,10 @@ export interface SessionFilter {
   since?: string;
   /** Last day, `YYYY-MM-DD`, inclusive, in the local time zone. */
   until?: string;
-  /** A project: its full path, its last folder name, or the name of the folder its file is in (ccusage's project names). */
+  /**
+   * A project: its full path, its last folder name, or the name of the folder its file is in
+   * (ccusage's project names); the project loopguard keeps a session in and the folder it started in both match.
+   */
   project?: string;
   /** The IANA time zone of the days. @default the machine's (`TZ`) */
   timeZone?: string;
@@ -36,10 +39,13 @@ function matches(session: ScannedSession, filter: SessionFilter, days: Intl.Date
   }
   if (filter.project !== undefined) {
     const wanted = filter.project.replace(/\/+$/, '');
-    const project = session.project;
     if (basename(dirname(session.file)) === wanted || geminiFolder(session.file) === wanted) return true;
-    if (project === null) return false;
-    return project === wanted || basename(project) === wanted || claudeFolderName(project) === wanted;
+    // loopguard's project (status's) or the folder the agent started in, by either name
+    return [session.project, session.startedIn].some(
+      (project) =>
+        typeof project === 'string' &&
+        (project === wanted || basename(project) === wanted || claudeFolderName(project) === wanted),
+    );
   }
   return true;
 }

@@ -1,0 +1,75 @@
+import { formatMoney } from './money.js';
+import type { ScannedSession } from './scannedSession.js';
+
+const calls = (n: number) => `${n.toLocaleString('en-US')} tool call${n === 1 ? '' : 's'}`;
+const kindText = (kind: string | null | undefined) => (kind ? ` (${kind})` : '');
+
+/** The stop the transcript holds, loopguard's own (a loop's or the spend guard's): its tool call and kind. */
+function transcriptStop(
+  session: ScannedSession,
+): { on: 'loop' | 'spend'; call: number | null; kind: string } | undefined {
+  const loop = session.loops.find((candidate) => candidate.loopguard === 'stopped');
+  if (loop !== undefined) return { on: 'loop', call: loop.stopCall, kind: loop.stopKind ?? loop.kind };
+  if (session.spendStop !== undefined) return { on: 'spend', call: session.spendStop.call, kind: '' };
+  return undefined;
+}
+
+/** What the replay would do where the transcript holds no stop of loopguard's: `a replay would stop it at call 4 (same_error)`. */
+function replayText(session: ScannedSession): string {
+  const loop = session.loops.find((candidate) => candidate.stopStep !== null);
+  if (loop !== undefined)
+    return `a replay would stop it at call ${loop.stopCall}${kindText(loop.stopKind ?? loop.kind)}`;
+  const nudged = session.loops[0];
+  return nudged === undefined
+    ? 'a replay finds no loop'
+    : `a replay would nudge it at call ${nudged.nudgeCall} and not stop it`;
+}
+
+/**
+ * Where loopguard's record of a session (what `status` and the other doors say) and its transcript
+ * tell it differently, in the user's words; `undefined` when they agree or there is no record.
+ * Compared: the stop (a loop's or the spend guard's, and its tool call), the tool calls that ran,
+ * and the dollars of a session whose spend guard counted them.
+ * @example recordDifference(session) // 'loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error)'
+ */
+export function recordDifference(session: ScannedSession): string | undefined {
+  const record = session.record;
+  if (record === undefined) return undefined;
+  const parts: string[] = [];
+  const held = transcriptStop(session);
+  const stop = record.stop;
+  if (stop !== null && (held === undefined || held.on !== stop.on || held.call !== stop.call)) {
+    const did =
+      stop.on === 'spend'
+        ? `loopguard's spend guard stopped it at call ${stop.call}`
+        : `loopguard stopped it at call ${stop.call}${kindText(stop.kind)}`;
+    const transcript =
+      held === undefined
+        ? `the transcript holds no stop: ${replayText(session)}`
+        : `the transcript holds its ${held.on === 'spend' ? 'spend ' : ''}stop at call ${held.call}`;
+    parts.push(`${did} and ${transcript}`);
+  } else if (stop === null && held !== undefined) {
+    parts.push(
+      `the transcript holds loopguard's ${held.on === 'spend' ? 'spend ' : ''}stop at call ${held.call}, its record no stop`,
+    );
+  } else if (stop === null && session.loops.some((loop) => loop.stopStep !== null)) {
+    parts.push(
+      `loopguard did not stop it and ${replayText(session)} (with the options of the folder scanned from)`,
+    );
+  }
+  if (record.toolCalls !== null && record.toolCalls !== session.toolCalls)
+    parts.push(
+      record.toolCalls < session.toolCalls
+        ? `loopguard's hooks saw ${record.toolCalls.toLocaleString('en-US')} of the ${calls(session.toolCalls)} that ran`
+        : `loopguard's hooks saw ${calls(record.toolCalls)} run, the transcript holds ${session.toolCalls.toLocaleString('en-US')}`,
+    );
+  if (
+    record.costUsd !== null &&
+    typeof session.costUsd === 'number' &&
+    formatMoney(record.costUsd) !== formatMoney(session.costUsd)
+  )
+    parts.push(
+      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies cost ${formatMoney(session.costUsd)} at the prices of the folder scanned from`,
+    );
+  return parts.length === 0 ? undefined : parts.join('; ');
+}

@@ -1,0 +1,117 @@
+import { createRequire } from 'node:module';
+import { isAbsolute } from 'node:path';
+import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
+import type BetterSqlite3 from 'better-sqlite3';
+import { sessionProjectDir } from '../hook/sessionProject.js';
+import { ownStateDatabase } from '../stateFolder.js';
+import type { ScanAgent } from './TranscriptParser.js';
+
+/**
+ * What loopguard's hooks recorded of a scanned session in its project's `state.db`: the story
+ * `status`, `status --session`, the dashboard and the status line tell of it (the `agent_sessions`
+ * view, read as they read it).
+ * @example { project: '/home/me/app', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge', toolCalls: 3, refusedCalls: 0, nudges: 1, stop: { on: 'loop', kind: 'same_error', call: 4 }, costUsd: null }
+ */
+export interface SessionRecord {
+  /** The project loopguard keeps the session in (`status`'s project). */
+  project: string;
+  /** What loopguard did, in one word (`status`'s verdict). */
+  verdict: SessionVerdict;
+  /** The sentence every other door prints of the session. */
+  summary: string;
+  /** Tool calls that ran, as the hooks counted them. */
+  toolCalls: number | null;
+  /** The model's own calls against loopguard that its hooks refused (no loop, no stop). */
+  refusedCalls: number;
+  /** Nudges loopguard gave. */
+  nudges: number;
+  /** loopguard's first stop: a loop's or the spend guard's, its kind and the tool call it fell at; `null`: none. */
+  stop: { on: 'loop' | 'spend'; kind: string | null; call: number | null } | null;
+  /** Dollars the spend guard counted (priced models only); `null` where no spend guard counted. */
+  costUsd: number | null;
+}
+
+/**
+ * The records of scanned sessions, read from their projects' databases: each folder's project
+ * looked up once, each database read once, read-only, and closed.
+ */
+export class SessionRecords {
+  private readonly projects = new Map<string, string>();
+  /** Each project's records by `agent:sessionId`; `null`: no database, or one not to be read. */
+  private readonly byProject = new Map<string, Map<string, SessionRecord> | null>();
+
+  /**
+   * The record of `session` (its agent and id) in the project the hooks keep a session started in
+   * its `project` in (`sessionProjectDir`); `undefined` where there is none (a folder the hooks never
+   * wrote in, a database refused or unreadable, no row of the session).
+   */
+  recordOf(session: {
+    agent: ScanAgent;
+    sessionId: string;
+    project: string | null;
+  }): SessionRecord | undefined {
+    const started = session.project;
+    if (started === null || !isAbsolute(started) || session.agent === 'steps') return undefined;
+    let project = this.projects.get(started);
+    if (project === undefined) {
+      project = sessionProjectDir(started);
+      this.projects.set(started, project);
+    }
+    let records = this.byProject.get(project);
+    if (records === undefined) {
+      records = readRecords(project);
+      this.byProject.set(project, records);
+    }
+    return records?.get(`${session.agent}:${session.sessionId}`);
+  }
+}
+
+/**
+ * Every session's record in `project`'s database, read once (the view is one pass over its
+ * entries, where a query by session would be a pass each); `null` where there is no database or
+ * it is refused (a link, another user's) or unreadable.
+ */
+function readRecords(project: string): Map<string, SessionRecord> | null {
+  try {
+    const path = ownStateDatabase(project);
+    if (path === undefined) return null;
+    // loaded here only, as `recordedVerdicts` does: the scan's bundles leave the addon out
+    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true });
+    try {
+      const view = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
+        .get();
+      if (view === undefined) return null;
+      const records = new Map<string, SessionRecord>();
+      // the most recently active row of an id (a session id may repeat across folders of one database)
+      const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
+      for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+      return records;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+function recordOfView(view: ReturnType<typeof sessionViewOf>): SessionRecord {
+  return {
+    project: view.projectDir,
+    verdict: view.verdict,
+    summary: view.summary,
+    toolCalls: view.toolCalls,
+    refusedCalls: view.refusedCalls,
+    nudges: view.nudges,
+    stop:
+      view.stop === null
+        ? null
+        : {
+            on: view.stop.topic === 'spend_stop' ? 'spend' : 'loop',
+            kind: view.stop.kind,
+            call: view.stop.call,
+          },
+    costUsd: view.spend === null ? null : view.spend.costUsd,
+  };
+}
