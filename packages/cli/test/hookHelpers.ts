@@ -38,20 +38,20 @@ export function claudeEvent(
   };
 }
 
-/** A Claude Code Bash call that fails the same way: the `PreToolUse` and `PostToolUseFailure` events. */
+/** A Claude Code Bash call that fails the same way: the `PreToolUse` and `PostToolUseFailure` events, its input and error. */
 export function claudeFailingCall(cwd: string, session: string, n: number, command = 'cat missing.txt') {
   const tool = {
     tool_name: 'Bash',
     tool_input: { command, description: `try ${n}` },
     tool_use_id: `toolu_${n}`,
   };
+  const error = `Exit code 1\ncat: ${command.split(' ')[1]}: No such file or directory`;
   return {
     pre: claudeEvent(cwd, session, 'PreToolUse', tool),
-    post: claudeEvent(cwd, session, 'PostToolUseFailure', {
-      ...tool,
-      error: `Exit code 1\ncat: ${command.split(' ')[1]}: No such file or directory`,
-      is_interrupt: false,
-    }),
+    post: claudeEvent(cwd, session, 'PostToolUseFailure', { ...tool, error, is_interrupt: false }),
+    /** The call's input and the error its failure reports, as the transcript holds them. */
+    input: tool.tool_input,
+    error,
   };
 }
 

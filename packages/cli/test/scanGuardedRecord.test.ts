@@ -63,7 +63,7 @@ async function guardedClaude(
         id: `msg_${n}`,
         model: 'claude-sonnet-4-5',
         role: 'assistant',
-        content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: call.pre.tool_input }],
+        content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: call.input }],
         usage: { input_tokens: inputTokens, output_tokens: 50 },
       },
     });
@@ -88,9 +88,7 @@ async function guardedClaude(
         timestamp: time(n),
         message: {
           role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: `toolu_${n}`, is_error: true, content: call.post.error },
-          ],
+          content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, is_error: true, content: call.error }],
         },
       }),
     );
