@@ -164,6 +164,33 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   }, 600_000);
 
+  it('a user who trusted an earlier init (no SessionEnd): init adds it, Codex still trusts the other three, and init names the one to trust (qa49)', async () => {
+    // the hooks.json an earlier init wrote is today's without SessionEnd; the user trusted its three
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const hooksFile = join(env.CODEX_HOME, 'hooks.json');
+    const { SessionEnd, ...earlier } = JSON.parse(readFileSync(hooksFile, 'utf8')).hooks;
+    expect(SessionEnd).toBeDefined();
+    writeFileSync(hooksFile, `${JSON.stringify({ hooks: earlier }, null, 2)}\n`);
+    expect((await trustCodexHooks(codex, env, dir, isLoopguard)).map((h) => h.trustStatus)).toEqual(
+      Array(3).fill('untrusted'),
+    );
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      "(1 of 4 not trusted yet): start codex, type /hooks and trust loopguard's SessionEnd hook;",
+    );
+    // Codex's own review agrees: the three keep their trust, SessionEnd waits for the user's
+    const listed = await trustCodexHooks(codex, env, dir, () => false);
+    expect(listed.map((h) => [h.key.slice(h.key.indexOf(':') + 1), h.trustStatus])).toEqual([
+      ['pre_tool_use:0:0', 'trusted'],
+      ['post_tool_use:0:0', 'trusted'],
+      ['session_end:0:0', 'untrusted'],
+      ['stop:0:0', 'trusted'],
+    ]);
+  }, 600_000);
+
   it('never judges a session that makes progress', async () => {
     const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
     const { dir, result, bodies } = await codexWithHooks((turn) => {

@@ -22,6 +22,8 @@ const NO_MATCHER = new Set(['stop', 'user_prompt_submit']);
 export interface CodexHookTrust {
   /** Codex's key of the hook: `<real path of hooks.json>:<event>:<group>:<handler>`. */
   key: string;
+  /** The event in `hooks.json` (`PreToolUse`, `SessionEnd`), as `init` names the events it guards. */
+  event: string;
   /** The hash Codex trusts for its current definition (`sha256:…`). */
   currentHash: string;
   /** `trusted`: the user's `config.toml` holds this hash; `modified`: another; `untrusted`: none. */
@@ -107,7 +109,7 @@ export function codexTrust(
         const trusted = recordAt(state, key).trusted_hash;
         const status =
           trusted === currentHash ? 'trusted' : typeof trusted === 'string' ? 'modified' : 'untrusted';
-        hooks.push({ key, currentHash, status });
+        hooks.push({ key, event, currentHash, status });
       });
     });
   }
