@@ -9,7 +9,7 @@ import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
 import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
-import { expectStatusAndDashboard } from './sessionStory.js';
+import { expectSessionOfTheRoot, expectStatusAndDashboard, ROOT_BUDGET } from './sessionStory.js';
 
 // A real Codex CLI (pinned), offline against a scripted Responses API on 127.0.0.1, with
 // loopguard's hooks installed by `loopguard init codex --user` and trusted through Codex's own
@@ -189,6 +189,37 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       ['session_end:0:0', 'untrusted'],
       ['stop:0:0', 'trusted'],
     ]);
+  }, 600_000);
+
+  it("a session started in a subfolder is the repository's, under its budget, and ends when Codex exits (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    const api = await startFakeResponsesApi((turn) =>
+      turn === 0
+        ? [execCommand('cat missing.txt')]
+        : turn === 1
+          ? [execCommand('echo one > one.txt')]
+          : [assistantText('Done.')],
+    );
+    try {
+      const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+        cwd: sub,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' },
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(api.bodies).toHaveLength(3);
+    } finally {
+      await api.close();
+    }
+    await expectSessionOfTheRoot(dir, sub, 'codex');
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {

@@ -6,6 +6,7 @@ import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
 import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectSessionOfTheRoot, ROOT_BUDGET } from './sessionStory.js';
 
 // A real Gemini CLI, offline against a scripted Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL,
 // an API key from the environment), with loopguard's hooks installed by `loopguard init gemini`.
@@ -130,6 +131,31 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(2);
     expect(received.some((r) => r.includes('not guarding'))).toBe(false);
     expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
+  }, 600_000);
+
+  it("init gemini --user: a session started in a subfolder is the repository's, under its budget, and ends when Gemini CLI exits (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    const init = await loopguard(dir, ['init', 'gemini', '--user'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    const script = (turn: number): GeminiTurn =>
+      turn === 0
+        ? failing
+        : turn === 1
+          ? { tool: 'run_shell_command', args: { command: 'echo one > one.txt' } }
+          : { text: 'Done.' };
+    const api = await startFakeGeminiApi(script);
+    try {
+      const { result, events } = await runGeminiPrint(gemini, sub, api.url, home);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(events.find((e) => e.type === 'result')).toMatchObject({ status: 'success' });
+    } finally {
+      await api.close();
+    }
+    await expectSessionOfTheRoot(dir, sub, 'gemini');
   }, 600_000);
 
   it('never nudges a model that makes progress', async () => {
