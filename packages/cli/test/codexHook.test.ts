@@ -639,6 +639,9 @@ describe('loopguard init codex', () => {
     const hooks = JSON.parse(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8'));
     expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex$/);
+    // within Codex's cap of a SessionEnd hook (a longer one it cuts, with a warning at each start)
+    expect(hooks.hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
+    expect(hooks.hooks.Stop[0].hooks[0].timeout).toBeGreaterThan(3);
     const removed = await loopguard(dir, ['init', 'codex', '--remove'], env);
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(join(dir, '.codex', 'hooks.json'))).toBe(false);

@@ -191,6 +191,26 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     ]);
   }, 600_000);
 
+  it("a user who trusted polish47's SessionEnd hook (10 s, which Codex cut to 3 s with a warning at each start): init writes 3 s, Codex still trusts it and warns no more (qa49)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const hooksFile = join(env.CODEX_HOME, 'hooks.json');
+    const earlier = JSON.parse(readFileSync(hooksFile, 'utf8'));
+    earlier.hooks.SessionEnd[0].hooks[0].timeout = 10;
+    writeFileSync(hooksFile, `${JSON.stringify(earlier, null, 2)}\n`);
+    const warnings: string[] = [];
+    await trustCodexHooks(codex, env, dir, isLoopguard, (said) => warnings.push(...said));
+    expect(warnings).toEqual([`clamping SessionEnd hook timeout to 3s in ${hooksFile}`]);
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
+    expect(JSON.parse(readFileSync(hooksFile, 'utf8')).hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
+    // Codex's own listing: all four trusted, nothing to warn of
+    const listed = await trustCodexHooks(codex, env, dir, () => false);
+    expect(listed.map((h) => h.trustStatus)).toEqual(Array(4).fill('trusted'));
+  }, 600_000);
+
   it("a session started in a subfolder is the repository's, under its budget, and ends when Codex exits (qa49)", async () => {
     const { dir } = tempRepo('');
     writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);

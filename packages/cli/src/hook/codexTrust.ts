@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { MARKER_KEY } from './hookSettings.js';
+import { CODEX_SESSION_END_TIMEOUT_MAX, MARKER_KEY } from './hookSettings.js';
 
 /** Codex's snake-case label of a hook event in its trust keys and hashes. */
 const EVENT_LABELS: Record<string, string> = {
@@ -11,9 +11,6 @@ const EVENT_LABELS: Record<string, string> = {
   Stop: 'stop',
   SessionEnd: 'session_end',
 };
-
-/** The longest a `SessionEnd` hook runs in Codex, seconds: a longer timeout is cut to it. */
-const SESSION_END_TIMEOUT_MAX = 3;
 
 /** Events whose matcher Codex leaves out of a hook's identity. */
 const NO_MATCHER = new Set(['stop', 'user_prompt_submit']);
@@ -55,7 +52,7 @@ export function codexHookHash(
     // a session's end waits for its hooks at most 3 s, 1 s by default (Codex 0.169.0's `hooks/list`)
     timeout:
       eventLabel === 'session_end'
-        ? Math.min(SESSION_END_TIMEOUT_MAX, Math.max(1, given ?? 1))
+        ? Math.min(CODEX_SESSION_END_TIMEOUT_MAX, Math.max(1, given ?? 1))
         : Math.max(1, given ?? 600),
     async: handler.async === true,
   };
