@@ -5,9 +5,10 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
+import { startTmuxPane } from './claudeTui.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
-import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, shipTrackedLoopguard, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { expectSessionOfTheRoot, expectStatusAndDashboard, ROOT_BUDGET } from './sessionStory.js';
 
@@ -240,6 +241,54 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       await api.close();
     }
     await expectSessionOfTheRoot(dir, sub, 'codex');
+  }, 600_000);
+
+  it("its TUI shows the user loopguard's notice of a tracked .loopguard once, and the model never reads it (trust44; qa49)", async () => {
+    const { dir } = tempRepo('');
+    shipTrackedLoopguard(dir);
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    // the project trusted as the user does at Codex's first start there (no prompt in the pane)
+    const config = join(env.CODEX_HOME, 'config.toml');
+    writeFileSync(
+      config,
+      `${readFileSync(config, 'utf8')}\n[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`,
+    );
+    const api = await startFakeResponsesApi((turn) =>
+      turn < 2 ? [execCommand('cat missing.txt')] : [assistantText('All done here.')],
+    );
+    const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
+    const tui = [
+      '--sandbox',
+      'danger-full-access',
+      '-c',
+      'model_provider="scripted"',
+      '-c',
+      `model_providers.scripted=${provider}`,
+    ];
+    const pane = await startTmuxPane([codex, ...tui, '--model', 'gpt-scripted'], {
+      cwd: dir,
+      env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' },
+      width: 160,
+      height: 60,
+    });
+    try {
+      await pane.waitFor('the prompt', (shown) => (shown.includes('Ask Codex') ? true : undefined));
+      await pane.submit('Fix the bug.');
+      const shown = await pane.waitFor(
+        'the reply',
+        (p) => (p.includes('All done here.') ? p : undefined),
+        120_000,
+      );
+      expect(shown).toContain('↳ Hook · loopguard is not guarding this session: ');
+      expect(shown.match(/not guarding/g)).toHaveLength(1);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    // no request of the session (the TUI makes one more than `exec`) carries it
+    expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {

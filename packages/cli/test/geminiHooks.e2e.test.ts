@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startTmuxPane } from './claudeTui.js';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
-import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, shipTrackedLoopguard, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { expectSessionOfTheRoot, ROOT_BUDGET } from './sessionStory.js';
 
@@ -156,6 +157,47 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
       await api.close();
     }
     await expectSessionOfTheRoot(dir, sub, 'gemini');
+  }, 600_000);
+
+  it("its interactive screen shows the user loopguard's notice of a tracked .loopguard once, and the model never reads it (trust44; qa49)", async () => {
+    const { dir } = tempRepo('');
+    shipTrackedLoopguard(dir);
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    expect((await loopguard(dir, ['init', 'gemini', '--user'], { HOME: home })).code).toBe(0);
+    const settings = join(home, '.gemini', 'settings.json');
+    const user = JSON.parse(readFileSync(settings, 'utf8'));
+    const auth = { security: { auth: { selectedType: 'gemini-api-key' } }, hooksConfig: { enabled: true } };
+    writeFileSync(settings, JSON.stringify({ ...user, ...auth, privacy: { usageStatisticsEnabled: false } }));
+    const script = (turn: number): GeminiTurn => (turn < 2 ? failing : { text: 'All done here.' });
+    const api = await startFakeGeminiApi(script);
+    const pane = await startTmuxPane([process.execPath, gemini, '--yolo'], {
+      cwd: dir,
+      env: {
+        HOME: home,
+        GEMINI_API_KEY: 'test',
+        GOOGLE_GEMINI_BASE_URL: api.url,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        LOOPGUARD_HOOK: '',
+      },
+      width: 160,
+      height: 60,
+    });
+    try {
+      await pane.waitFor('the prompt', (shown) => (shown.includes('Type your message') ? true : undefined));
+      await pane.submit('Fix the bug.');
+      const shown = await pane.waitFor(
+        'the reply',
+        (p) => (p.includes('All done here.') ? p : undefined),
+        120_000,
+      );
+      expect(shown).toContain('ℹ loopguard is not guarding this session: ');
+      expect(shown.match(/not guarding/g)).toHaveLength(1);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    expect(api.conversations).toHaveLength(3);
+    expect(JSON.stringify(api.conversations)).not.toContain('not guarding');
   }, 600_000);
 
   it('never nudges a model that makes progress', async () => {
