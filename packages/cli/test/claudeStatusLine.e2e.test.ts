@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { seedClaudeHome, startTmuxPane } from './claudeTui.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 import { ROOT_BUDGET } from './sessionStory.js';
 
@@ -29,6 +29,16 @@ function statusLineOf(pane: string): string | undefined {
   const lines = pane.split('\n');
   const rule = lines.findLastIndex((line) => /^─{40,}$/.test(line.trim()));
   return rule === -1 ? undefined : lines[rule + 1]?.trim();
+}
+
+/** Whether the process `pid` is still running. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `loopguard status --session <id> --json` in `dir`: its exit code, its stderr and the session's summary. */
@@ -179,6 +189,11 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       await pane.waitFor(`status line "loopguard: ${summary}"`, (text) =>
         statusLineOf(text) === `loopguard: ${summary}` ? true : undefined,
       );
+      // the user's /exit: Claude Code's SessionEnd, and no door says the session is running
+      await pane.submit('/exit');
+      for (let i = 0; i < 300 && isRunning(pane.pid); i++) await sleep(100);
+      expect(isRunning(pane.pid)).toBe(false);
+      expect(sessionVerdicts(dir)).toEqual([['claude', 'clean']]);
     } finally {
       await pane.close();
       await api.close();
