@@ -17,7 +17,7 @@ import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState, sessionVerdicts } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
-import { expectStatusAndDashboard } from './sessionStory.js';
+import { expectSessionOfTheRoot, expectStatusAndDashboard, ROOT_BUDGET } from './sessionStory.js';
 
 // A real Claude Code, offline against a scripted Messages API on 127.0.0.1, with loopguard's hooks
 // installed by `loopguard init claude --project` in a temporary repository.
@@ -352,6 +352,32 @@ describe('the fast path (MCP server) with a real Claude Code (offline)', () => {
     expect(received[1]).not.toContain("mcp__loopguard__hook is loopguard's hook");
     const sessions = existsSync(join(dir, '.loopguard', 'state.db')) ? hookState(dir).sessions : [];
     expect(sessions.map((s) => s.session_id)).not.toContain('forged');
+  }, 600_000);
+
+  it("init claude --user: a session started in a subfolder is the repository's, under its budget, and ends when Claude Code exits (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const init = await loopguard(dir, ['init', 'claude', '--user'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    const script = (turn: number): ScriptedTurn =>
+      turn === 0
+        ? failing
+        : turn === 1
+          ? { tool: 'Bash', input: { command: 'echo one > one.txt', description: 'Write one' } }
+          : { text: 'Done.' };
+    const api = await startFakeAnthropicApi(script);
+    try {
+      const { result, resultLine } = await runClaudePrint(claude, sub, api.url, home);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(resultLine).toMatchObject({ subtype: 'success', result: 'Done.' });
+    } finally {
+      await api.close();
+    }
+    // the fast path's SessionEnd is its one command hook: the session reads ended, not running
+    await expectSessionOfTheRoot(dir, sub, 'claude');
   }, 600_000);
 
   it('lets the session complete unguarded when loopguard is gone (fail open)', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
 import { seedClaudeHome, startTmuxPane } from './claudeTui.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
-import { hookLog, hookState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { ROOT_BUDGET } from './sessionStory.js';
 
 // Claude Code runs a `statusLine` command only in its interactive screen (not with -p): the real
 // Claude Code runs here in a tmux pane, offline against a scripted Messages API on 127.0.0.1, in a
@@ -28,6 +29,16 @@ function statusLineOf(pane: string): string | undefined {
   const lines = pane.split('\n');
   const rule = lines.findLastIndex((line) => /^─{40,}$/.test(line.trim()));
   return rule === -1 ? undefined : lines[rule + 1]?.trim();
+}
+
+/** Whether the process `pid` is still running. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `loopguard status --session <id> --json` in `dir`: its exit code, its stderr and the session's summary. */
@@ -128,6 +139,62 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       expect(hookLog(dir)).toEqual([]);
     } finally {
       for (const release of held.values()) release();
+      await pane.close();
+      await api.close();
+    }
+  }, 600_000);
+  it("init claude --user: a session started in a subfolder shows the repository's record of it, under its budget (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const api = await startFakeAnthropicApi((turn) =>
+      turn === 0
+        ? failing
+        : turn === 1
+          ? { tool: 'Bash', input: { command: 'echo one > one.txt', description: 'Write one' } }
+          : { text: 'All done here.' },
+    );
+    const env = claudeEnv(api.url, home);
+    seedClaudeHome(home, sub, env.ANTHROPIC_API_KEY as string);
+    const init = await loopguard(dir, ['init', 'claude', '--user', '--status-line'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    const pane = await startTmuxPane([claude, '--dangerously-skip-permissions'], {
+      cwd: sub,
+      env: { ...env, LOOPGUARD_HOOK: '' },
+    });
+    try {
+      await pane.waitFor('status line before the first tool call', (text) =>
+        statusLineOf(text) === 'loopguard: watching' ? true : undefined,
+      );
+      await pane.submit('/mcp');
+      await pane.waitFor('loopguard connected in /mcp', (text) =>
+        /✔ loopguard\s/.test(text) ? true : undefined,
+      );
+      await pane.press('Escape');
+      await pane.waitFor('the prompt again', (text) =>
+        statusLineOf(text) === 'loopguard: watching' && !text.includes('MCP servers') ? true : undefined,
+      );
+      await pane.submit('Fix the bug.');
+      await pane.waitFor(
+        'the reply',
+        (text) => (text.includes('All done here.') ? true : undefined),
+        120_000,
+      );
+      // the session is the repository's, and the status line reads it there
+      const sessionId = String(hookState(dir).sessions[0]?.session_id);
+      const { summary } = await statusOf(sub, sessionId);
+      expect(summary).toMatch(/^running, 2 tool calls ran, \$[\d.]+ of \$2\.0+$/);
+      await pane.waitFor(`status line "loopguard: ${summary}"`, (text) =>
+        statusLineOf(text) === `loopguard: ${summary}` ? true : undefined,
+      );
+      // the user's /exit: Claude Code's SessionEnd, and no door says the session is running
+      await pane.submit('/exit');
+      for (let i = 0; i < 300 && isRunning(pane.pid); i++) await sleep(100);
+      expect(isRunning(pane.pid)).toBe(false);
+      expect(sessionVerdicts(dir)).toEqual([['claude', 'clean']]);
+    } finally {
       await pane.close();
       await api.close();
     }

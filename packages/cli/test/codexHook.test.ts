@@ -620,6 +620,9 @@ describe('loopguard init codex', () => {
     const hooks = JSON.parse(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8'));
     expect(Object.keys(hooks.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex$/);
+    // within Codex's cap of a SessionEnd hook (a longer one it cuts, with a warning at each start)
+    expect(hooks.hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
+    expect(hooks.hooks.Stop[0].hooks[0].timeout).toBeGreaterThan(3);
     const removed = await loopguard(dir, ['init', 'codex', '--remove'], env);
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(join(dir, '.codex', 'hooks.json'))).toBe(false);
@@ -650,6 +653,28 @@ describe('loopguard init codex', () => {
     expect(readFileSync(join(dir, '.codex', 'hooks.json'), 'utf8')).toBe(own);
     expect(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8')).toBe(own);
     expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
+  });
+
+  it('a user who trusted the three hooks of an earlier init is told which one is new, by its event (qa49)', async () => {
+    // an earlier init registered no SessionEnd: its three hooks trusted, then init adds the fourth
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const file = join(env.CODEX_HOME, 'hooks.json');
+    const { hooks } = codexTrust(file, readFileSync(file, 'utf8'), env.CODEX_HOME);
+    const trusted = hooks.filter((hook) => !hook.key.includes(':session_end:'));
+    expect(trusted).toHaveLength(3);
+    writeFileSync(
+      join(env.CODEX_HOME, 'config.toml'),
+      trusted
+        .map((h) => `[hooks.state.${JSON.stringify(h.key)}]\ntrusted_hash = "${h.currentHash}"\n`)
+        .join('\n'),
+    );
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      "Codex skips loopguard's hooks until you trust them (1 of 4 not trusted yet): start codex, type /hooks and trust loopguard's SessionEnd hook;",
+    );
   });
 
   it('refuses a relative CODEX_HOME in one line naming it, writing nothing', async () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
 
 /** One hook as Codex's `hooks/list` reports it (the fields the tests read). */
 export interface ListedCodexHook {
@@ -12,13 +13,15 @@ export interface ListedCodexHook {
  * The user's trust step, done through Codex's own review API (what its `/hooks` screen does):
  * `codex app-server` on stdio, `hooks/list` for `cwd`, then `config/batchWrite` of
  * `hooks.state."<key>".trusted_hash` for each hook `pick` selects. Returns the hooks as listed
- * before the write.
+ * before the write. `warned` gets the listing's warnings (what Codex's TUI shows at each start,
+ * `⚠ … warnings`); by default the test fails on any (qa49).
  */
 export async function trustCodexHooks(
   codex: string,
   env: Record<string, string>,
   cwd: string,
   pick: (hook: ListedCodexHook) => boolean,
+  warned: (warnings: string[]) => void = (warnings) => expect(warnings).toEqual([]),
 ): Promise<ListedCodexHook[]> {
   const server = spawn(codex, ['app-server'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   const waiting = new Map<number, (message: Record<string, unknown>) => void>();
@@ -45,9 +48,9 @@ export async function trustCodexHooks(
     });
     server.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
     const listed = await call('hooks/list', { cwds: [cwd] });
-    const hooks = (listed.result as { data: Array<{ hooks: ListedCodexHook[] }> }).data.flatMap(
-      (d) => d.hooks,
-    );
+    const data = (listed.result as { data: Array<{ hooks: ListedCodexHook[]; warnings?: string[] }> }).data;
+    warned(data.flatMap((d) => d.warnings ?? []));
+    const hooks = data.flatMap((d) => d.hooks);
     const edits = hooks.filter(pick).map((hook) => ({
       keyPath: `hooks.state.${JSON.stringify(hook.key)}.trusted_hash`,
       value: hook.currentHash,

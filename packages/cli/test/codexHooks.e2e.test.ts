@@ -5,11 +5,12 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { codexExecArgs, ensureCodex } from './agentClis.js';
+import { startTmuxPane } from './claudeTui.js';
 import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
-import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, shipTrackedLoopguard, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
-import { expectStatusAndDashboard } from './sessionStory.js';
+import { expectSessionOfTheRoot, expectStatusAndDashboard, ROOT_BUDGET } from './sessionStory.js';
 
 // A real Codex CLI (pinned), offline against a scripted Responses API on 127.0.0.1, with
 // loopguard's hooks installed by `loopguard init codex --user` and trusted through Codex's own
@@ -169,6 +170,132 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(String(result.stdout)).toContain('"exit_code":1');
     expect(bodies.some((b) => b.includes('not guarding'))).toBe(false);
     expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
+  }, 600_000);
+
+  it('a user who trusted an earlier init (no SessionEnd): init adds it, Codex still trusts the other three, and init names the one to trust (qa49)', async () => {
+    // the hooks.json an earlier init wrote is today's without SessionEnd; the user trusted its three
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const hooksFile = join(env.CODEX_HOME, 'hooks.json');
+    const { SessionEnd, ...earlier } = JSON.parse(readFileSync(hooksFile, 'utf8')).hooks;
+    expect(SessionEnd).toBeDefined();
+    writeFileSync(hooksFile, `${JSON.stringify({ hooks: earlier }, null, 2)}\n`);
+    expect((await trustCodexHooks(codex, env, dir, isLoopguard)).map((h) => h.trustStatus)).toEqual(
+      Array(3).fill('untrusted'),
+    );
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      "(1 of 4 not trusted yet): start codex, type /hooks and trust loopguard's SessionEnd hook;",
+    );
+    // Codex's own review agrees: the three keep their trust, SessionEnd waits for the user's
+    const listed = await trustCodexHooks(codex, env, dir, () => false);
+    expect(listed.map((h) => [h.key.slice(h.key.indexOf(':') + 1), h.trustStatus])).toEqual([
+      ['pre_tool_use:0:0', 'trusted'],
+      ['post_tool_use:0:0', 'trusted'],
+      ['session_end:0:0', 'untrusted'],
+      ['stop:0:0', 'trusted'],
+    ]);
+  }, 600_000);
+
+  it("a user who trusted polish47's SessionEnd hook (10 s, which Codex cut to 3 s with a warning at each start): init writes 3 s, Codex still trusts it and warns no more (qa49)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const hooksFile = join(env.CODEX_HOME, 'hooks.json');
+    const earlier = JSON.parse(readFileSync(hooksFile, 'utf8'));
+    earlier.hooks.SessionEnd[0].hooks[0].timeout = 10;
+    writeFileSync(hooksFile, `${JSON.stringify(earlier, null, 2)}\n`);
+    const warnings: string[] = [];
+    await trustCodexHooks(codex, env, dir, isLoopguard, (said) => warnings.push(...said));
+    expect(warnings).toEqual([`clamping SessionEnd hook timeout to 3s in ${hooksFile}`]);
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
+    expect(JSON.parse(readFileSync(hooksFile, 'utf8')).hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
+    // Codex's own listing: all four trusted, nothing to warn of
+    const listed = await trustCodexHooks(codex, env, dir, () => false);
+    expect(listed.map((h) => h.trustStatus)).toEqual(Array(4).fill('trusted'));
+  }, 600_000);
+
+  it("a session started in a subfolder is the repository's, under its budget, and ends when Codex exits (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    const api = await startFakeResponsesApi((turn) =>
+      turn === 0
+        ? [execCommand('cat missing.txt')]
+        : turn === 1
+          ? [execCommand('echo one > one.txt')]
+          : [assistantText('Done.')],
+    );
+    try {
+      const result = await execa(codex, codexExecArgs(api.url, 'Fix the bug.'), {
+        cwd: sub,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' },
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(api.bodies).toHaveLength(3);
+    } finally {
+      await api.close();
+    }
+    await expectSessionOfTheRoot(dir, sub, 'codex');
+  }, 600_000);
+
+  it("its TUI shows the user loopguard's notice of a tracked .loopguard once, and the model never reads it (trust44; qa49)", async () => {
+    const { dir } = tempRepo('');
+    shipTrackedLoopguard(dir);
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    // the project trusted as the user does at Codex's first start there (no prompt in the pane)
+    const config = join(env.CODEX_HOME, 'config.toml');
+    writeFileSync(
+      config,
+      `${readFileSync(config, 'utf8')}\n[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`,
+    );
+    const api = await startFakeResponsesApi((turn) =>
+      turn < 2 ? [execCommand('cat missing.txt')] : [assistantText('All done here.')],
+    );
+    const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
+    const tui = [
+      '--sandbox',
+      'danger-full-access',
+      '-c',
+      'model_provider="scripted"',
+      '-c',
+      `model_providers.scripted=${provider}`,
+    ];
+    const pane = await startTmuxPane([codex, ...tui, '--model', 'gpt-scripted'], {
+      cwd: dir,
+      env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' },
+      width: 160,
+      height: 60,
+    });
+    try {
+      await pane.waitFor('the prompt', (shown) => (shown.includes('Ask Codex') ? true : undefined));
+      await pane.submit('Fix the bug.');
+      const shown = await pane.waitFor(
+        'the reply',
+        (p) => (p.includes('All done here.') ? p : undefined),
+        120_000,
+      );
+      expect(shown).toContain('↳ Hook · loopguard is not guarding this session: ');
+      expect(shown.match(/not guarding/g)).toHaveLength(1);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    // no request of the session (the TUI makes one more than `exec`) carries it
+    expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {

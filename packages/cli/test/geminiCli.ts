@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -38,8 +38,8 @@ export async function ensureGeminiCli(): Promise<string> {
 
 /**
  * One `gemini -p 'Fix the bug.'` in `dir` with stream-json output and `--yolo`, offline against the
- * scripted API at `apiUrl`, in the home `home` (its `.gemini/settings.json` written: API-key auth,
- * the hooks system on, no usage statistics), loopguard's hooks on: the process's result and its
+ * scripted API at `apiUrl`, in the home `home` (its `.gemini/settings.json` written over what it
+ * holds: API-key auth, the hooks system on, no usage statistics), loopguard's hooks on: the process's result and its
  * stream-json events, as the e2e tests run it.
  * @param options.model - `--model <name>` (default: none, Gemini CLI's own).
  */
@@ -51,9 +51,13 @@ export async function runGeminiPrint(
   options: { model?: string; timeout?: number } = {},
 ) {
   mkdirSync(join(home, '.gemini'), { recursive: true });
+  const settings = join(home, '.gemini', 'settings.json');
+  // what is there already is kept: the hooks of `loopguard init gemini --user`
+  const user = existsSync(settings) ? (JSON.parse(readFileSync(settings, 'utf8')) as object) : {};
   writeFileSync(
-    join(home, '.gemini', 'settings.json'),
+    settings,
     JSON.stringify({
+      ...user,
       security: { auth: { selectedType: 'gemini-api-key' } },
       privacy: { usageStatisticsEnabled: false },
       hooksConfig: { enabled: true },

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startTmuxPane } from './claudeTui.js';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
-import { hookLog, hookState, sessionVerdicts, spendState } from './hookHelpers.js';
+import { hookLog, hookState, sessionVerdicts, shipTrackedLoopguard, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
+import { expectSessionOfTheRoot, ROOT_BUDGET } from './sessionStory.js';
 
 // A real Gemini CLI, offline against a scripted Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL,
 // an API key from the environment), with loopguard's hooks installed by `loopguard init gemini`.
@@ -130,6 +132,72 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(2);
     expect(received.some((r) => r.includes('not guarding'))).toBe(false);
     expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
+  }, 600_000);
+
+  it("init gemini --user: a session started in a subfolder is the repository's, under its budget, and ends when Gemini CLI exits (qa49)", async () => {
+    const { dir } = tempRepo('');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);
+    const sub = join(dir, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    const init = await loopguard(dir, ['init', 'gemini', '--user'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    const script = (turn: number): GeminiTurn =>
+      turn === 0
+        ? failing
+        : turn === 1
+          ? { tool: 'run_shell_command', args: { command: 'echo one > one.txt' } }
+          : { text: 'Done.' };
+    const api = await startFakeGeminiApi(script);
+    try {
+      const { result, events } = await runGeminiPrint(gemini, sub, api.url, home);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(events.find((e) => e.type === 'result')).toMatchObject({ status: 'success' });
+    } finally {
+      await api.close();
+    }
+    await expectSessionOfTheRoot(dir, sub, 'gemini');
+  }, 600_000);
+
+  it("its interactive screen shows the user loopguard's notice of a tracked .loopguard once, and the model never reads it (trust44; qa49)", async () => {
+    const { dir } = tempRepo('');
+    shipTrackedLoopguard(dir);
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    expect((await loopguard(dir, ['init', 'gemini', '--user'], { HOME: home })).code).toBe(0);
+    const settings = join(home, '.gemini', 'settings.json');
+    const user = JSON.parse(readFileSync(settings, 'utf8'));
+    const auth = { security: { auth: { selectedType: 'gemini-api-key' } }, hooksConfig: { enabled: true } };
+    writeFileSync(settings, JSON.stringify({ ...user, ...auth, privacy: { usageStatisticsEnabled: false } }));
+    const script = (turn: number): GeminiTurn => (turn < 2 ? failing : { text: 'All done here.' });
+    const api = await startFakeGeminiApi(script);
+    const pane = await startTmuxPane([process.execPath, gemini, '--yolo'], {
+      cwd: dir,
+      env: {
+        HOME: home,
+        GEMINI_API_KEY: 'test',
+        GOOGLE_GEMINI_BASE_URL: api.url,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        LOOPGUARD_HOOK: '',
+      },
+      width: 160,
+      height: 60,
+    });
+    try {
+      await pane.waitFor('the prompt', (shown) => (shown.includes('Type your message') ? true : undefined));
+      await pane.submit('Fix the bug.');
+      const shown = await pane.waitFor(
+        'the reply',
+        (p) => (p.includes('All done here.') ? p : undefined),
+        120_000,
+      );
+      expect(shown).toContain('ℹ loopguard is not guarding this session: ');
+      expect(shown.match(/not guarding/g)).toHaveLength(1);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    expect(api.conversations).toHaveLength(3);
+    expect(JSON.stringify(api.conversations)).not.toContain('not guarding');
   }, 600_000);
 
   it('never nudges a model that makes progress', async () => {

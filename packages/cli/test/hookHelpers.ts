@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,4 +272,12 @@ export function mcpHookCall(event: Record<string, unknown>, id = 1): Buffer {
   );
   const message = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hook', arguments: args } };
   return Buffer.from(`${JSON.stringify(message)}\n`);
+}
+
+/** Makes `dir` a repository that ships a `.loopguard` (a `state.db` in it) tracked by git, which the hooks refuse (trust44). */
+export function shipTrackedLoopguard(dir: string): void {
+  mkdirSync(join(dir, '.loopguard'));
+  writeFileSync(join(dir, '.loopguard', 'state.db'), 'shipped\n');
+  execFileSync('git', ['add', '-f', '.loopguard'], { cwd: dir });
+  execFileSync('git', ['commit', '-qm', 'ship .loopguard'], { cwd: dir });
 }

@@ -391,8 +391,13 @@ function sayCodexTrust(
     return;
   }
   const modified = waiting.some((hook) => hook.status === 'modified');
+  // an earlier init's hooks trusted, a new one added (SessionEnd, polish47): name the one to trust
+  const which =
+    waiting.length === report.hooks.length
+      ? `the ${waiting.length} loopguard hooks`
+      : `loopguard's ${waiting.map((hook) => hook.event).join(', ')} hook${waiting.length === 1 ? '' : 's'}`;
   io.stdout(
-    `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex, type /hooks and trust the ${waiting.length} loopguard hooks; loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
+    `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex, type /hooks and trust ${which}; loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
   );
 }
 

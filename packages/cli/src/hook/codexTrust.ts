@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { MARKER_KEY } from './hookSettings.js';
+import { CODEX_SESSION_END_TIMEOUT_MAX, MARKER_KEY } from './hookSettings.js';
 
 /** Codex's snake-case label of a hook event in its trust keys and hashes. */
 const EVENT_LABELS: Record<string, string> = {
@@ -12,9 +12,6 @@ const EVENT_LABELS: Record<string, string> = {
   SessionEnd: 'session_end',
 };
 
-/** The longest a `SessionEnd` hook runs in Codex, seconds: a longer timeout is cut to it. */
-const SESSION_END_TIMEOUT_MAX = 3;
-
 /** Events whose matcher Codex leaves out of a hook's identity. */
 const NO_MATCHER = new Set(['stop', 'user_prompt_submit']);
 
@@ -22,6 +19,8 @@ const NO_MATCHER = new Set(['stop', 'user_prompt_submit']);
 export interface CodexHookTrust {
   /** Codex's key of the hook: `<real path of hooks.json>:<event>:<group>:<handler>`. */
   key: string;
+  /** The event in `hooks.json` (`PreToolUse`, `SessionEnd`), as `init` names the events it guards. */
+  event: string;
   /** The hash Codex trusts for its current definition (`sha256:…`). */
   currentHash: string;
   /** `trusted`: the user's `config.toml` holds this hash; `modified`: another; `untrusted`: none. */
@@ -53,7 +52,7 @@ export function codexHookHash(
     // a session's end waits for its hooks at most 3 s, 1 s by default (Codex 0.169.0's `hooks/list`)
     timeout:
       eventLabel === 'session_end'
-        ? Math.min(SESSION_END_TIMEOUT_MAX, Math.max(1, given ?? 1))
+        ? Math.min(CODEX_SESSION_END_TIMEOUT_MAX, Math.max(1, given ?? 1))
         : Math.max(1, given ?? 600),
     async: handler.async === true,
   };
@@ -107,7 +106,7 @@ export function codexTrust(
         const trusted = recordAt(state, key).trusted_hash;
         const status =
           trusted === currentHash ? 'trusted' : typeof trusted === 'string' ? 'modified' : 'untrusted';
-        hooks.push({ key, currentHash, status });
+        hooks.push({ key, event, currentHash, status });
       });
     });
   }

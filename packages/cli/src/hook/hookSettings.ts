@@ -40,6 +40,9 @@ export interface PlannedEntry {
   entry: HookEntry;
 }
 
+/** The longest Codex (0.169.0) lets a `SessionEnd` hook run, seconds: a longer timeout it cuts to this. */
+export const CODEX_SESSION_END_TIMEOUT_MAX = 3;
+
 /** The events each CLI registers the hook for, and whether the event takes a tool matcher. */
 const EVENTS: Record<HookAgent, ReadonlyArray<readonly [event: string, matcher: string | null]>> = {
   claude: [
@@ -80,7 +83,13 @@ export function commandEntries(agent: HookAgent, command: string, timeoutSeconds
     agent === 'gemini'
       ? { type: 'command', command, name: 'loopguard', timeout: timeoutSeconds * 1000 }
       : { type: 'command', command, timeout: timeoutSeconds };
-  return EVENTS[agent].map(([event, matcher]) => ({ event, matcher, entry }));
+  // a longer one Codex cuts, and says so at each start of its TUI (`⚠ … warnings`)
+  const atEnd: HookEntry = { ...entry, timeout: Math.min(timeoutSeconds, CODEX_SESSION_END_TIMEOUT_MAX) };
+  return EVENTS[agent].map(([event, matcher]) => ({
+    event,
+    matcher,
+    entry: agent === 'codex' && event === 'SessionEnd' ? atEnd : entry,
+  }));
 }
 
 /** The marker of `entry` (a hook entry's node), or `undefined` when the entry is not loopguard's. */
