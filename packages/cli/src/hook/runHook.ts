@@ -8,7 +8,7 @@ import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject, type TranscriptDistrust } from './guardProject.js';
-import { heldSessionProject } from './heldSessionProject.js';
+import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import type { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
@@ -139,7 +139,10 @@ export async function answerHookEvent(
     // is still the one the agent keeps for the folder the session started in
     const startedIn = event.projectDir;
     // (and kept in the project that holds it when a `.git` made since then ends the walk: trust45)
-    let recorded = withProjectDir(event, heldSessionProject(dialect.agent, event, context.openDatabase));
+    let recorded = withProjectDir(
+      event,
+      heldSessionProject(startedIn, hookSessionHeld(dialect.agent, event, context.openDatabase)),
+    );
     if (dialect.agent === 'codex')
       recorded = withProjectDir(recorded, codexSessionProject(recorded, context.openDatabase));
     projectDir = recorded.projectDir;
