@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openHookDatabase } from './hookDatabase.js';
+// types only: `scan` reads this module, and its bundles load better-sqlite3 only where a record is read
+import type { openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { isUsersOwn, sessionProjectDir } from './sessionProject.js';
 
@@ -35,12 +36,12 @@ function hasDatabase(folder: string): boolean {
  * {@link heldSessionProject}'s `holds` for a hook event: the project's database, opened as the
  * hooks open it, has a row of the event's session or of its parent session (a subagent's run). A
  * database the hooks refuse, or cannot read, holds none.
- * @param open - how a project's database is opened (the hook's, by default).
+ * @param open - how a project's database is opened (the hook's `openHookDatabase`).
  */
 export function hookSessionHeld(
   agent: HookAgent,
   event: HookEvent,
-  open: typeof openHookDatabase = openHookDatabase,
+  open: typeof openHookDatabase,
 ): (project: string) => boolean {
   return (project) => {
     let database: ReturnType<typeof openHookDatabase>;

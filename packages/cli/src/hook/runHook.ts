@@ -9,7 +9,7 @@ import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject, type TranscriptDistrust } from './guardProject.js';
 import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
-import type { openHookDatabase } from './hookDatabase.js';
+import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
@@ -141,7 +141,10 @@ export async function answerHookEvent(
     // (and kept in the project that holds it when a `.git` made since then ends the walk: trust45)
     let recorded = withProjectDir(
       event,
-      heldSessionProject(startedIn, hookSessionHeld(dialect.agent, event, context.openDatabase)),
+      heldSessionProject(
+        startedIn,
+        hookSessionHeld(dialect.agent, event, context.openDatabase ?? openHookDatabase),
+      ),
     );
     if (dialect.agent === 'codex')
       recorded = withProjectDir(recorded, codexSessionProject(recorded, context.openDatabase));
