@@ -1,4 +1,12 @@
-import { chmodSync, lstatSync, mkdirSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  type Stats,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gitTracks } from './gitTracks.js';
 
@@ -45,6 +53,7 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
     if (!create) return undefined;
     mkdirSync(folder, { mode: PRIVATE });
     writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
+    markUntracked(folder, lstatSync(folder));
     return folder;
   }
   refuseUnsafe(folder, stats);
@@ -52,16 +61,41 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
     throw new UnsafeStateError(
       `refusing ${folder}: it is a file, not a folder; loopguard keeps its state in a folder of this user's (remove it)`,
     );
-  if ((stats.mode & 0o077) !== 0) {
-    // git makes a checked-out folder with the umask's mode; one loopguard made is 0700
+  // git makes a checked-out folder with the umask's mode, 0700 under umask 077 as loopguard makes
+  // its own (trust45): git is asked unless the folder is open to others no more and holds the mark
+  // loopguard left when it made or checked this very folder
+  const open = (stats.mode & 0o077) !== 0;
+  if (open || !existsSync(untrackedMark(folder, stats))) {
     // Removed, not only untracked: a shipped state.db's own tables and triggers would stay in use.
     if (gitTracks('.', folder))
       throw new UnsafeStateError(
         `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git and remove it (git rm -r --cached .loopguard && rm -rf .loopguard): the next session makes a new one`,
       );
-    if (create) chmodSync(folder, PRIVATE);
+    if (create) {
+      if (open) chmodSync(folder, PRIVATE);
+      markUntracked(folder, stats);
+    }
   }
   return folder;
+}
+
+/**
+ * The empty file that says loopguard made or checked this `.loopguard` (not tracked by git), named
+ * by the folder's device and inode: a repository does not know them, since a checkout's, a copy's
+ * or an archive's folder is a new one (trust45). Folders from before it are asked about once. Not
+ * the birth time too: where the system gives none, node gives the change time, which every file
+ * made in the folder moves (git would be asked at every call).
+ */
+function untrackedMark(folder: string, stats: Stats): string {
+  return join(folder, `.untracked-${stats.dev}-${stats.ino}`);
+}
+
+function markUntracked(folder: string, stats: Stats): void {
+  try {
+    writeFileSync(untrackedMark(folder, stats), '', { flag: 'wx', mode: 0o600 });
+  } catch {
+    // one already there, or a folder that cannot take it: git is asked again next time
+  }
 }
 
 /**

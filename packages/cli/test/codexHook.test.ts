@@ -194,6 +194,33 @@ describe('loopguard hook codex', () => {
     expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
   });
 
+  it('trust45: a `.git` made since in the folder the rollout names does not split a resumed session', async () => {
+    const repo = temp('loopguard-codex-repo-');
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+    const src = join(repo, 'src');
+    mkdirSync(src);
+    const rollout = join(repo, 'rollout.jsonl');
+    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: src }));
+    const call = (folder: string, id: string) => {
+      appendFileSync(rollout, functionCall(id, 'ls'));
+      return answerHookEvent(
+        'codex',
+        event(folder, rollout, 'PostToolUse', id, { tool_input: { command: 'ls' }, tool_response: 'a\n' }),
+        { env: {}, cwd: folder },
+      );
+    };
+    await call(src, 'call_1');
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    // the model ran `git init` in src; the session is then resumed elsewhere
+    mkdirSync(join(src, '.git'));
+    const resumedIn = temp('loopguard-codex-resumed-');
+    await call(resumedIn, 'call_2');
+    expect(hookState(repo).sessions).toMatchObject([{ session_id: 's1', tool_calls: 2 }]);
+    expect(existsSync(join(src, '.loopguard'))).toBe(false);
+    expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
+  });
+
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
     const { dir, answer, rollout } = codexSession();
     const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';

@@ -142,3 +142,29 @@ describe('a folder above the session that another user owns or every user shares
     }
   });
 });
+
+describe('trust45: a session below its project and a `.git` the model makes', () => {
+  it('a `.git` made mid-session (`git init`, `touch .git`) does not move the session out of the project that holds it', async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      // after two calls the model runs `git init` in its folder: no loopguard name, not refused
+      if (n === 3) mkdirSync(join(deep, '.git'));
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep },
+            cwd: deep,
+          }),
+        );
+    }
+    // still judged in the root's project: its loop found, its budget's project, one row
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([['below', root]]);
+    // a session that starts there now is the new repository's: it is not held above
+    await claudeLoop(deep, 'new-here');
+    expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['new-here']);
+  });
+});

@@ -374,6 +374,17 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
   });
 
+  it('trust45: a `.git` made in the folder a session started in keeps it where the hooks recorded it', async () => {
+    const { root, src } = repository();
+    const file = await guardedClaude(src, 'git-made', 6);
+    // the model ran `git init` in its folder: the hooks keep the session in the project holding it
+    mkdirSync(join(src, '.git'));
+    const [session] = await scanJson(file, root);
+    expect(session?.project).toBe(root);
+    expect(session?.startedIn).toBe(src);
+    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+  });
+
   it('a session loopguard keeps no record of is the folder it started in, as before', async () => {
     const { root, src } = repository();
     const file = await guardedClaude(src, 'unguarded', 2);

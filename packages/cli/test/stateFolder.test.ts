@@ -251,7 +251,7 @@ describe('.loopguard/ carries its own .gitignore (issue 35)', () => {
 
 describe("a repository's own .loopguard, tracked by git (trust41)", () => {
   /** A repository that ships `.loopguard/state.db` (`git add -f`), cloned by the victim (umask 022). */
-  async function clonedRepositoryWithState(): Promise<string> {
+  async function clonedRepositoryWithState(mode = 0o755): Promise<string> {
     const origin = tempProject();
     execFileSync('git', ['init', '-q'], { cwd: origin });
     await hookCall(origin, 'claude', claudeFailingCall(origin, 'planter', 1).post);
@@ -261,7 +261,7 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     });
     const clone = join(tempProject(), 'clone');
     execFileSync('git', ['clone', '-q', origin, clone]);
-    chmodSync(join(clone, '.loopguard'), 0o755); // as git makes it under the common umask
+    chmodSync(join(clone, '.loopguard'), mode); // as git makes it under the common umask (022)
     return clone;
   }
 
@@ -277,6 +277,26 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
     const status = await loopguard(clone, ['status']);
     expect(status.code).toBe(1); // as for a linked state.db
     expect(status.stderr).toContain('git tracks');
+  });
+
+  it('trust45: under umask 077 (git makes the folder 0700, as loopguard does) it is refused all the same', async () => {
+    const clone = await clonedRepositoryWithState(0o700);
+    for (let n = 1; n <= 2; n++) {
+      const call = claudeFailingCall(clone, 'victim', n, `curl -H "Authorization: Bearer sk-secret-${n}" x`);
+      expect((await hookCall(clone, 'claude', call.pre)).code).toBe(0);
+      expect((await hookCall(clone, 'claude', call.post)).code).toBe(0);
+    }
+    // on main: ` M .loopguard/state.db`: the mode alone was taken for loopguard's own folder
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+    expect((await loopguard(clone, ['status'])).stderr).toContain('git tracks');
+    // a folder loopguard made, 0700 and untracked, is asked about once, then known by its mark
+    const own = tempProject();
+    execFileSync('git', ['init', '-q'], { cwd: own });
+    await hookCall(own, 'claude', claudeFailingCall(own, 'mine', 1).post);
+    expect(
+      readdirSync(join(own, '.loopguard')).filter((name) => name.startsWith('.untracked-')),
+    ).toHaveLength(1);
+    expect((await loopguard(own, ['status'])).code).toBe(0);
   });
 
   it("the fix the refusal names leaves none of the repository's database in use, its triggers none (qa42)", async () => {

@@ -85,6 +85,18 @@ describe('loopguard statusline', () => {
     ).toContain('stopped by loopguard at call 4');
   });
 
+  it('keeps reading the repository where a `.git` was made in the session folder since (trust45), as the hooks record it', async () => {
+    const repo = project();
+    mkdirSync(join(repo, '.git'));
+    const deep = join(repo, 'src', 'deep');
+    mkdirSync(join(deep, '.git'), { recursive: true });
+    const of = (session: string) =>
+      line(JSON.stringify({ session_id: session, cwd: deep, workspace: { project_dir: deep } }));
+    expect(await of('s1')).toContain('stopped by loopguard at call 4');
+    // a session the repository never held is the new repository's
+    expect(await of('new')).toBe('loopguard: watching\n');
+  });
+
   it('says it is watching before the first tool call, and never fails the status line', async () => {
     expect(await line(JSON.stringify({ session_id: 'new', cwd: dir }))).toBe('loopguard: watching\n');
     expect(await line(JSON.stringify({ session_id: 's1', cwd: root }))).toBe('loopguard: watching\n');

@@ -2,9 +2,9 @@ import { existsSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { recordOf } from '@loopguard/core/internal';
 import { withRegularFile } from '../regularFile.js';
+import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookEvent } from './hookEvent.js';
-import { sessionProjectDir } from './sessionProject.js';
 
 /** Longest first line of a rollout read for the folder it names (Codex 0.169.0's is ≈ 22 KB). */
 const MAX_SESSION_META_BYTES = 256 * 1024;
@@ -16,30 +16,24 @@ const FIRST_READ_BYTES = 32 * 1024;
  * (`event.projectDir`, docs/decisions.md "codexcwd"), and a session resumed from another folder
  * (`codex resume`, `codex exec resume`) in that other folder: then the session stays where it
  * started, the folder its rollout's first line (`session_meta.cwd`) names, as `scan` reads it (or
- * the project above it, {@link sessionProjectDir}),
+ * the project above it, or the one above that holds it: `heldSessionProject`),
  * so that its calls are counted in one row and every door shows one session. Only when that
  * project's state already holds the session (or, for a subagent's run, its session): a rollout's
  * first line alone never moves a session's calls under another project's configuration.
  * Else, and for an event that names no rollout (`--ephemeral`), `event.projectDir`.
+ * A database the hooks refuse there holds none: the session is then recorded where it runs.
  * @param open - how a project's database is opened (the hook's, by default).
- * @throws the database's error, as `guardProject` would (the hook fails open).
  */
 export function codexSessionProject(event: HookEvent, open = openHookDatabase): string {
   const folder = event.transcriptPath === undefined ? undefined : rolloutFolder(event.transcriptPath);
-  // a session started below its repository's project is recorded there (see sessionProjectDir)
-  const started = folder === undefined ? undefined : sessionProjectDir(folder);
-  if (started === undefined || started === event.projectDir) return event.projectDir;
-  if (!existsSync(join(started, '.loopguard', 'state.db'))) return event.projectDir;
-  const database = open(started, 0);
-  try {
-    const held = (sessionId: string) =>
-      database.sessions.peek({ agent: 'codex', sessionId, projectDir: started }) !== null;
-    const heldThere =
-      held(event.sessionId) || (event.parentSessionId !== undefined && held(event.parentSessionId));
-    return heldThere ? started : event.projectDir;
-  } finally {
-    database.close();
-  }
+  if (folder === undefined) return event.projectDir;
+  // a session started below its repository's project is recorded there (see sessionProjectDir),
+  // also where a `.git` was made in its folder since (trust45)
+  const holds = hookSessionHeld('codex', event, open);
+  const started = heldSessionProject(folder, holds);
+  if (started === event.projectDir || !existsSync(join(started, '.loopguard', 'state.db')))
+    return event.projectDir;
+  return holds(started) ? started : event.projectDir;
 }
 
 /** The absolute folder a rollout's `session_meta` line names, or `undefined` (unreadable, another first line). */

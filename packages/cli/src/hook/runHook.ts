@@ -8,12 +8,12 @@ import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
 import { guardProject, type TranscriptDistrust } from './guardProject.js';
-import type { openHookDatabase } from './hookDatabase.js';
+import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
+import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
-import { sessionProjectDir } from './sessionProject.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
@@ -138,7 +138,14 @@ export async function answerHookEvent(
     // session resumed from another folder in the project it started in (codex47); the transcript
     // is still the one the agent keeps for the folder the session started in
     const startedIn = event.projectDir;
-    let recorded = withProjectDir(event, sessionProjectDir(startedIn));
+    // (and kept in the project that holds it when a `.git` made since then ends the walk: trust45)
+    let recorded = withProjectDir(
+      event,
+      heldSessionProject(
+        startedIn,
+        hookSessionHeld(dialect.agent, event, context.openDatabase ?? openHookDatabase),
+      ),
+    );
     if (dialect.agent === 'codex')
       recorded = withProjectDir(recorded, codexSessionProject(recorded, context.openDatabase));
     projectDir = recorded.projectDir;

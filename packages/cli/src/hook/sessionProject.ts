@@ -41,7 +41,7 @@ function hasProjectFiles(folder: string): boolean {
  * world-writable (a Windows drive under WSL shows every folder 0777) is the user's, and another
  * user could change anything in it anyway. Where the system has no users (Windows), every folder.
  */
-function isUsersOwn(folder: string): boolean {
+export function isUsersOwn(folder: string): boolean {
   try {
     const stats = statSync(folder);
     const uid = process.getuid?.();

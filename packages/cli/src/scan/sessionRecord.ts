@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
 import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
+import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
 import { ownStateDatabase } from '../stateFolder.js';
 import type { ScanAgent } from './TranscriptParser.js';
@@ -57,12 +58,24 @@ export class SessionRecords {
       project = sessionProjectDir(started);
       this.projects.set(started, project);
     }
+    const key = `${session.agent}:${session.sessionId}`;
+    let records = this.recordsOf(project);
+    if (records === null) {
+      // no database there: a `.git` made in the folder since may have ended the walk below the
+      // project the hooks kept the session in (trust45), as they find it
+      records = this.recordsOf(heldSessionProject(started, (p) => this.recordsOf(p)?.has(key) === true));
+    }
+    return records?.get(key);
+  }
+
+  /** `project`'s records, read once. */
+  private recordsOf(project: string): Map<string, SessionRecord> | null {
     let records = this.byProject.get(project);
     if (records === undefined) {
       records = readRecords(project);
       this.byProject.set(project, records);
     }
-    return records?.get(`${session.agent}:${session.sessionId}`);
+    return records;
   }
 }
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
+import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
-import { sessionProjectDir } from '../hook/sessionProject.js';
 import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
@@ -18,8 +18,11 @@ export const NOT_GUARDING =
  * session's first tool call), else the session's summary.
  */
 function projectLine(input: StatusLineInput): string {
-  // the project the hooks record the session in: the repository's when it started below it (qa47)
-  const projectDir = sessionProjectDir(input.projectDir);
+  // the project the hooks record the session in: the repository's when it started below it (qa47),
+  // the one holding it when a `.git` was made in its folder since (trust45)
+  const projectDir = heldSessionProject(input.projectDir, (project) =>
+    holdsSession(project, input.sessionId),
+  );
   const offBy = projectSwitchedOff(projectDir);
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
@@ -36,6 +39,25 @@ function projectLine(input: StatusLineInput): string {
     return statusLine(db, input);
   } finally {
     db.close();
+  }
+}
+
+/** Whether `project`'s database (one of the user's own, read only) has a row of Claude Code session `sessionId`. */
+function holdsSession(project: string, sessionId: string): boolean {
+  try {
+    const path = ownStateDatabase(project);
+    if (path === undefined) return false;
+    const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
+    try {
+      const row = db
+        .prepare("SELECT 1 FROM hook_sessions WHERE agent = 'claude' AND session_id = ? AND project_dir = ?")
+        .get(sessionId, project);
+      return row !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
   }
 }
 
