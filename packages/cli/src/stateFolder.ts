@@ -3,7 +3,9 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readlinkSync,
+  rmSync,
   type Stats,
   writeFileSync,
 } from 'node:fs';
@@ -79,6 +81,9 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
   return folder;
 }
 
+/** How the name of a `.loopguard`'s mark starts (see `untrackedMark`). */
+const MARK_PREFIX = '.untracked-';
+
 /**
  * The empty file that says loopguard made or checked this `.loopguard` (not tracked by git), named
  * by the folder's device and inode: a repository does not know them, since a checkout's, a copy's
@@ -87,12 +92,21 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
  * made in the folder moves (git would be asked at every call).
  */
 function untrackedMark(folder: string, stats: Stats): string {
-  return join(folder, `.untracked-${stats.dev}-${stats.ino}`);
+  return join(folder, `${MARK_PREFIX}${stats.dev}-${stats.ino}`);
 }
 
+/**
+ * Leaves this folder's mark and takes out the marks of the folders it was copied or moved from
+ * (`cp -a`, another disk, a backup restored): without that each copy added one (qa50). Only when
+ * a mark is written, once a folder.
+ */
 function markUntracked(folder: string, stats: Stats): void {
+  const mark = untrackedMark(folder, stats);
   try {
-    writeFileSync(untrackedMark(folder, stats), '', { flag: 'wx', mode: 0o600 });
+    writeFileSync(mark, '', { flag: 'wx', mode: 0o600 });
+    for (const name of readdirSync(folder))
+      if (name.startsWith(MARK_PREFIX) && join(folder, name) !== mark)
+        rmSync(join(folder, name), { force: true });
   } catch {
     // one already there, or a folder that cannot take it: git is asked again next time
   }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -297,6 +298,24 @@ describe("a repository's own .loopguard, tracked by git (trust41)", () => {
       readdirSync(join(own, '.loopguard')).filter((name) => name.startsWith('.untracked-')),
     ).toHaveLength(1);
     expect((await loopguard(own, ['status'])).code).toBe(0);
+  });
+
+  it('qa50: a project copied (`cp -a`) or moved to another disk keeps one mark, its new folder’s, not one a copy', () => {
+    const marks = (project: string) =>
+      readdirSync(join(project, '.loopguard')).filter((name) => name.startsWith('.untracked-'));
+    const original = tempProject();
+    openHookDatabase(original, 1000).close();
+    let project = original;
+    for (let copy = 1; copy <= 3; copy++) {
+      const next = join(tempProject(), 'copy');
+      execFileSync('cp', ['-a', project, next]);
+      openHookDatabase(next, 1000).close();
+      const { dev, ino } = lstatSync(join(next, '.loopguard'));
+      // on main: the marks of every folder it was copied from stay, one more a copy
+      expect(marks(next)).toEqual([`.untracked-${dev}-${ino}`]);
+      project = next;
+    }
+    expect(marks(original)).toHaveLength(1);
   });
 
   it("the fix the refusal names leaves none of the repository's database in use, its triggers none (qa42)", async () => {
