@@ -183,4 +183,40 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'transcripts',
     ]);
   });
+
+  it('qa50: in a repository whose project already holds sessions, records none of its own there', () => {
+    const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+    const repo = mkdtempSync(join(tmpdir(), 'loopguard-demo-repo-'));
+    try {
+      execFileSync('git', ['init', '-q'], { cwd: repo });
+      // one Claude Code call of the user's own: the project's .loopguard/state.db
+      const event = {
+        session_id: 'mine',
+        transcript_path: join(repo, 't.jsonl'),
+        cwd: repo,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_response: { stdout: 'a', stderr: '' },
+        tool_use_id: 'toolu_1',
+      };
+      execFileSync(process.execPath, [bin, 'hook', 'claude'], {
+        cwd: repo,
+        input: JSON.stringify(event),
+        env: { ...process.env, CLAUDE_PROJECT_DIR: repo, LOOPGUARD_HOOK: '' },
+      });
+      // on main: "internal error: cannot open … codex-project/.loopguard/state.db", exit code 1, the
+      // demo's Codex session walked up from .loopguard/demo-files into the user's database
+      execFileSync(process.execPath, [bin, 'demo'], { cwd: repo, encoding: 'utf8' });
+      const database = openLoopGuardDatabase(join(repo, '.loopguard', 'state.db'));
+      try {
+        const sessions = database.db.prepare('SELECT session_id FROM hook_sessions').all();
+        expect(sessions).toEqual([{ session_id: 'mine' }]);
+      } finally {
+        database.close();
+      }
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
 });

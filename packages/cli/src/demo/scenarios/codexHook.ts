@@ -18,6 +18,9 @@ const CALLS: readonly { command: string; workdir?: string }[] = [
 const FAILURE =
   'FAIL test/sum.test.js\n  sum adds two numbers: expected 5, received 4\nTests: 1 failed, 1 total\n';
 
+/** The demo's Codex project's configuration: the hooks on, as by default. */
+const DEMO_CONFIG = 'hook:\n  enabled: true\n';
+
 /** One line of a Codex 0.169.0 rollout (`$CODEX_HOME/sessions/…/rollout-*.jsonl`). */
 function rolloutLine(payload: Record<string, unknown>, type = 'response_item'): string {
   return `${JSON.stringify({ timestamp: new Date().toISOString(), type, payload })}\n`;
@@ -38,6 +41,9 @@ export const codexHook: DemoScenario = {
   async run(ctx) {
     const project = join(ctx.workDir, 'codex-project');
     mkdirSync(join(project, 'packages', 'web'), { recursive: true });
+    // a project of its own: else the hook's walk up from `.loopguard/demo-files` reached the
+    // repository the demo runs in and recorded this session in the user's own database (qa50)
+    writeFileSync(join(project, 'loopguard.config.yaml'), DEMO_CONFIG);
     const rollout = join(project, 'rollout.jsonl');
     writeFileSync(rollout, rolloutLine({ id: 'demo-codex-session', cwd: project }, 'session_meta'));
     const hook = async (
