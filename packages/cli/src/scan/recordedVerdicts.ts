@@ -1,9 +1,6 @@
-import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import { sessionProjectDir } from '../hook/sessionProject.js';
-import { ownStateDatabase } from '../stateFolder.js';
 import type { GuardVerdict } from './guardVerdicts.js';
+import { holdsSession, readProjectDatabase, recordingProject } from './projectDatabase.js';
 
 /** The first line of a verdict's message without the `loopguard: ` a stop's reason starts with. */
 function gist(message: string): string {
@@ -11,10 +8,10 @@ function gist(message: string): string {
 }
 
 /**
- * What loopguard's hooks recorded of a session in its project's `state.db` (the folder the hooks keep
- * it in, `sessionProjectDir`): the first line of each
- * nudge and stop they gave (`loop_nudge`, `loop_stop` entries naming the session), as a check of
- * the verdicts its transcript seems to hold. `undefined` when the project keeps no record of the
+ * What loopguard's hooks recorded of a session in its project's `state.db` (the folder the hooks
+ * keep it in, {@link recordingProject}): the first line of each nudge and stop they gave
+ * (`loop_nudge`, `loop_stop` entries naming the session), as a check of the verdicts its
+ * transcript seems to hold. `undefined` when the project keeps no record of the
  * session (no absolute project, no database, one refused, unreadable, or no row of the session).
  */
 export function recordedVerdicts(
@@ -23,30 +20,16 @@ export function recordedVerdicts(
   sessionId: string | undefined,
 ): string[] | undefined {
   if (project === undefined || sessionId === undefined || !isAbsolute(project)) return undefined;
-  try {
-    // the hooks keep a session started below its repository's project there (qa47, qa48)
-    const path = ownStateDatabase(sessionProjectDir(project));
-    if (path === undefined) return undefined;
-    // loaded here only: most scans read no Gemini CLI verdict, and the scan's bundles leave the addon out
-    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      const known = db
-        .prepare('SELECT 1 FROM hook_sessions WHERE agent = ? AND session_id = ? LIMIT 1')
-        .get(agent, sessionId);
-      if (known === undefined) return undefined;
-      const rows = db
-        .prepare(
-          "SELECT content FROM context_entries WHERE topic IN ('loop_nudge', 'loop_stop') AND json_extract(metadata, '$.agent') = ? AND json_extract(metadata, '$.sessionId') = ? ORDER BY id",
-        )
-        .all(agent, sessionId) as Array<{ content: string }>;
-      return rows.map((row) => gist(row.content));
-    } finally {
-      db.close();
-    }
-  } catch {
-    return undefined;
-  }
+  // the hooks keep a session started below its repository's project there (qa47, qa48, trust45)
+  return readProjectDatabase(recordingProject(agent, sessionId, project), (db) => {
+    if (!holdsSession(db, agent, sessionId)) return undefined;
+    const rows = db
+      .prepare(
+        "SELECT content FROM context_entries WHERE topic IN ('loop_nudge', 'loop_stop') AND json_extract(metadata, '$.agent') = ? AND json_extract(metadata, '$.sessionId') = ? ORDER BY id",
+      )
+      .all(agent, sessionId) as Array<{ content: string }>;
+    return rows.map((row) => gist(row.content));
+  });
 }
 
 /**

@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
 import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
-import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
-import { ownStateDatabase } from '../stateFolder.js';
+import { readProjectDatabase } from './projectDatabase.js';
 import type { ScanAgent } from './TranscriptParser.js';
 
 /**
@@ -85,28 +83,18 @@ export class SessionRecords {
  * it is refused (a link, another user's) or unreadable.
  */
 function readRecords(project: string): Map<string, SessionRecord> | null {
-  try {
-    const path = ownStateDatabase(project);
-    if (path === undefined) return null;
-    // loaded here only, as `recordedVerdicts` does: the scan's bundles leave the addon out
-    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-    const db = new Sqlite(path, { readonly: true, fileMustExist: true });
-    try {
-      const view = db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
-        .get();
-      if (view === undefined) return null;
-      const records = new Map<string, SessionRecord>();
-      // the most recently active row of an id (a session id may repeat across folders of one database)
-      const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
-      for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
-      return records;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
+  const records = readProjectDatabase(project, (db) => {
+    const view = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
+      .get();
+    if (view === undefined) return null;
+    const records = new Map<string, SessionRecord>();
+    // the most recently active row of an id (a session id may repeat across folders of one database)
+    const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
+    for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+    return records;
+  });
+  return records ?? null;
 }
 
 function recordOfView(view: ReturnType<typeof sessionViewOf>): SessionRecord {
