@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, ensureClaudeCode } from './claudeCode.js';
-import { seedClaudeHome, startTmuxPane } from './claudeTui.js';
+import { seedClaudeHome, startTmuxPane, type TmuxPane } from './claudeTui.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState, sessionVerdicts } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
@@ -29,6 +29,25 @@ function statusLineOf(pane: string): string | undefined {
   const lines = pane.split('\n');
   const rule = lines.findLastIndex((line) => /^─{40,}$/.test(line.trim()));
   return rule === -1 ? undefined : lines[rule + 1]?.trim();
+}
+
+/**
+ * Waits in a new Claude Code pane until loopguard's MCP server is connected. Claude Code starts it
+ * in the background, and calls made before it is connected go unguarded ("MCP server 'loopguard'
+ * not connected"): the status line says "watching", then /mcp lists it, then the prompt is back.
+ */
+async function untilLoopguardConnected(pane: TmuxPane): Promise<void> {
+  await pane.waitFor('status line before the first tool call', (text) =>
+    statusLineOf(text) === 'loopguard: watching' ? true : undefined,
+  );
+  await pane.submit('/mcp');
+  await pane.waitFor('loopguard connected in /mcp', (text) =>
+    /✔ loopguard\s/.test(text) ? true : undefined,
+  );
+  await pane.press('Escape');
+  await pane.waitFor('the prompt again', (text) =>
+    statusLineOf(text) === 'loopguard: watching' && !text.includes('MCP servers') ? true : undefined,
+  );
 }
 
 /** Whether the process `pid` is still running. */
@@ -70,19 +89,7 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       env: { ...env, LOOPGUARD_HOOK: '' },
     });
     try {
-      await pane.waitFor('status line before the first tool call', (text) =>
-        statusLineOf(text) === 'loopguard: watching' ? true : undefined,
-      );
-      // Claude Code starts loopguard's MCP server in the background, and calls made before it is
-      // connected go unguarded ("MCP server 'loopguard' not connected"): wait until /mcp lists it.
-      await pane.submit('/mcp');
-      await pane.waitFor('loopguard connected in /mcp', (text) =>
-        /✔ loopguard\s/.test(text) ? true : undefined,
-      );
-      await pane.press('Escape');
-      await pane.waitFor('the prompt again', (text) =>
-        statusLineOf(text) === 'loopguard: watching' && !text.includes('MCP servers') ? true : undefined,
-      );
+      await untilLoopguardConnected(pane);
       await pane.submit('Fix the bug.');
 
       const seen: string[] = [];
@@ -165,17 +172,7 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       env: { ...env, LOOPGUARD_HOOK: '' },
     });
     try {
-      await pane.waitFor('status line before the first tool call', (text) =>
-        statusLineOf(text) === 'loopguard: watching' ? true : undefined,
-      );
-      await pane.submit('/mcp');
-      await pane.waitFor('loopguard connected in /mcp', (text) =>
-        /✔ loopguard\s/.test(text) ? true : undefined,
-      );
-      await pane.press('Escape');
-      await pane.waitFor('the prompt again', (text) =>
-        statusLineOf(text) === 'loopguard: watching' && !text.includes('MCP servers') ? true : undefined,
-      );
+      await untilLoopguardConnected(pane);
       await pane.submit('Fix the bug.');
       await pane.waitFor(
         'the reply',

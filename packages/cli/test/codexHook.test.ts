@@ -59,6 +59,31 @@ function codexSession(config?: string) {
   return { dir, rollout, answer };
 }
 
+/**
+ * A Codex session started in `src` of a repository guarded at its root (its config), after one
+ * `ls` call run there; `call(folder, id)` runs the next `ls` call with Codex's hooks run in `folder`.
+ */
+async function sessionBelowItsRepository() {
+  const repo = temp('loopguard-codex-repo-');
+  mkdirSync(join(repo, '.git'));
+  writeFileSync(join(repo, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+  const src = join(repo, 'src');
+  mkdirSync(src);
+  const rollout = join(repo, 'rollout.jsonl');
+  writeFileSync(rollout, line('session_meta', { id: 's1', cwd: src }));
+  const call = (folder: string, id: string) => {
+    appendFileSync(rollout, functionCall(id, 'ls'));
+    return answerHookEvent(
+      'codex',
+      event(folder, rollout, 'PostToolUse', id, { tool_input: { command: 'ls' }, tool_response: 'a\n' }),
+      { env: {}, cwd: folder },
+    );
+  };
+  await call(src, 'call_1');
+  appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+  return { repo, src, call };
+}
+
 describe('loopguard hook codex', () => {
   it('reads the failure from the rollout (the event has none): same_error, as scan says; every repeat denied', async () => {
     const dir = temp('loopguard-codex-hook-');
@@ -170,23 +195,7 @@ describe('loopguard hook codex', () => {
   });
 
   it('a session started below its repository and resumed in another folder stays in the repository (codex47 with qa47)', async () => {
-    const repo = temp('loopguard-codex-repo-');
-    mkdirSync(join(repo, '.git'));
-    writeFileSync(join(repo, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
-    const src = join(repo, 'src');
-    mkdirSync(src);
-    const rollout = join(repo, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: src }));
-    const call = (folder: string, id: string) => {
-      appendFileSync(rollout, functionCall(id, 'ls'));
-      return answerHookEvent(
-        'codex',
-        event(folder, rollout, 'PostToolUse', id, { tool_input: { command: 'ls' }, tool_response: 'a\n' }),
-        { env: {}, cwd: folder },
-      );
-    };
-    await call(src, 'call_1');
-    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    const { repo, src, call } = await sessionBelowItsRepository();
     const resumedIn = temp('loopguard-codex-resumed-');
     await call(resumedIn, 'call_2');
     expect(hookState(repo).sessions).toMatchObject([{ session_id: 's1', tool_calls: 2 }]);
@@ -195,23 +204,7 @@ describe('loopguard hook codex', () => {
   });
 
   it('trust45: a `.git` made since in the folder the rollout names does not split a resumed session', async () => {
-    const repo = temp('loopguard-codex-repo-');
-    mkdirSync(join(repo, '.git'));
-    writeFileSync(join(repo, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
-    const src = join(repo, 'src');
-    mkdirSync(src);
-    const rollout = join(repo, 'rollout.jsonl');
-    writeFileSync(rollout, line('session_meta', { id: 's1', cwd: src }));
-    const call = (folder: string, id: string) => {
-      appendFileSync(rollout, functionCall(id, 'ls'));
-      return answerHookEvent(
-        'codex',
-        event(folder, rollout, 'PostToolUse', id, { tool_input: { command: 'ls' }, tool_response: 'a\n' }),
-        { env: {}, cwd: folder },
-      );
-    };
-    await call(src, 'call_1');
-    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    const { repo, src, call } = await sessionBelowItsRepository();
     // the model ran `git init` in src; the session is then resumed elsewhere
     mkdirSync(join(src, '.git'));
     const resumedIn = temp('loopguard-codex-resumed-');

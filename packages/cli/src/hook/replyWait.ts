@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recordOf } from '@loopguard/core/internal';
 import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
@@ -40,13 +40,8 @@ export async function waitForReply(
 ): Promise<boolean> {
   const needle = Buffer.from(marker, 'utf8');
   const deadline = performance.now() + timeoutMs;
-  let file: Awaited<ReturnType<typeof open>>;
-  try {
-    // O_NONBLOCK: a FIFO given as the transcript must not hang the hook.
-    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return false;
-  }
+  const file = await openTranscript(path);
+  if (file === undefined) return false;
   try {
     if (!(await file.stat()).isFile()) return false;
     let scanned = Math.max(0, from - lookbackBytes);
@@ -90,12 +85,8 @@ const LAST_REPLY_BYTES = 256 * 1024;
  * @returns `false` when unsure (anything else, a file that cannot be read): the caller waits.
  */
 export async function endsWithReadReply(path: string, read: number, marker: string): Promise<boolean> {
-  let file: Awaited<ReturnType<typeof open>>;
-  try {
-    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return false;
-  }
+  const file = await openTranscript(path);
+  if (file === undefined) return false;
   try {
     const info = await file.stat();
     if (!info.isFile() || info.size !== read || read === 0) return false;
@@ -117,6 +108,18 @@ export async function endsWithReadReply(path: string, read: number, marker: stri
     return false;
   } finally {
     await file.close();
+  }
+}
+
+/**
+ * The transcript at `path` opened for reading, `undefined` when it cannot be. O_NONBLOCK: a FIFO
+ * given as the transcript must not hang the hook (the callers read only a regular file).
+ */
+async function openTranscript(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
   }
 }
 
