@@ -168,3 +168,30 @@ describe('trust45: a session below its project and a `.git` the model makes', ()
     expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['new-here']);
   });
 });
+
+describe('trust46: a `.git` the model makes, then a second session in its folder', () => {
+  it("the first session's next calls stay in the project that holds it, the new project's database made by another session notwithstanding", async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        // the model runs `git init` in its folder, then starts a session there (`claude -p`): that
+        // session is the new repository's, and makes its database
+        mkdirSync(join(deep, '.git'));
+        await claudeLoop(deep, 'second');
+      }
+      const call = claudeFailingCall(deep, 'first', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep },
+            cwd: deep,
+          }),
+        );
+    }
+    // the loop found over all four calls, in the root's project, one row of the first session
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([['first', root]]);
+    expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['second']);
+  });
+});

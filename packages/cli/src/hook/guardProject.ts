@@ -14,6 +14,7 @@ import {
   rememberedResult,
 } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
+import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
@@ -32,7 +33,8 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
- * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
+ * with its rollout; a session this database does not hold, where a project above already holds it,
+ * in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
  * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -57,6 +59,16 @@ export async function guardProject(
       sessionId: event.sessionId,
       projectDir: event.projectDir,
     });
+    if (peeked === null && !holdsParent(agent, event, database)) {
+      // the session's first call in this database: a project above that already holds it keeps it,
+      // where a `.git` made since ended the walk there and another session made this database (trust46)
+      const above = heldAbove(event.projectDir, hookSessionHeld(agent, event, open));
+      if (above !== undefined) {
+        failed = false;
+        const moved = { ...event, projectDir: above };
+        return guardProject(agent, moved, now, open, (e) => distrust({ ...e, projectDir: event.projectDir }));
+      }
+    }
     if (switchedOff(agent, event, peeked, database)) {
       failed = false;
       return { kind: 'silent' };
@@ -139,6 +151,14 @@ function sessionEndedEntry(agent: HookAgent, event: HookEvent): ContextEntryInpu
     relatedTasks: [`${agent}:${event.sessionId}`],
     metadata: { sessionId: event.sessionId, agent, projectDir: event.projectDir, hookEvent: event.eventName },
   };
+}
+
+/** Whether the event is a subagent's whose session `database` holds. */
+function holdsParent(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  if (event.parentSessionId === undefined) return false;
+  return (
+    database.sessions.peek({ agent, sessionId: event.parentSessionId, projectDir: event.projectDir }) !== null
+  );
 }
 
 /**
