@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,5 +194,32 @@ describe('trust46: a `.git` the model makes, then a second session in its folder
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([['first', root]]);
     expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['second']);
+  });
+});
+
+describe('trust46: a refused database the model brings into its folder', () => {
+  it('a repository pulled into the folder with its `.loopguard/state.db` (refused: git tracks it) does not switch the session off', async () => {
+    const { root, deep } = repository('hook:\n  enabled: true\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        // `git init && git pull <a repository that ships .loopguard/state.db>`: names nothing of loopguard's
+        execFileSync('git', ['init', '-q'], { cwd: deep });
+        mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+        writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+        execFileSync('git', ['add', '-f', '.loopguard/state.db'], { cwd: deep });
+      }
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
+            cwd: deep,
+          }),
+        );
+    }
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
   });
 });

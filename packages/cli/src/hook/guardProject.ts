@@ -2,6 +2,7 @@ import type { ContextEntryInput } from '@loopguard/core';
 import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
+import { UnsafeStateError } from '../stateFolder.js';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
@@ -33,8 +34,8 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
- * with its rollout; a session this database does not hold, where a project above already holds it,
- * in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
+ * with its rollout; a session this database does not hold, or whose database is refused, where a
+ * project above already holds it, in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
  * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -51,7 +52,25 @@ export async function guardProject(
 ): Promise<HookReply> {
   const config = await readGuardConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
-  const database = open(event.projectDir, config.lockTimeoutMs);
+  // where this project's database does not hold the session (refused, or no row of it), a project
+  // above that already holds it keeps it (trust46): the project that first held a session keeps it
+  const heldElsewhere = () => {
+    const above = heldAbove(event.projectDir, hookSessionHeld(agent, event, open));
+    return above === undefined
+      ? undefined
+      : guardProject(agent, { ...event, projectDir: above }, now, open, (e) =>
+          distrust({ ...e, projectDir: event.projectDir }),
+        );
+  };
+  let database: HookDatabase;
+  try {
+    database = open(event.projectDir, config.lockTimeoutMs);
+  } catch (error) {
+    // a refused database holds no session (a repository pulled into the session's folder ships one)
+    const moved = error instanceof UnsafeStateError ? heldElsewhere() : undefined;
+    if (moved === undefined) throw error;
+    return moved;
+  }
   let failed = true;
   try {
     const peeked = database.sessions.peek({
@@ -59,15 +78,12 @@ export async function guardProject(
       sessionId: event.sessionId,
       projectDir: event.projectDir,
     });
-    if (peeked === null && !holdsParent(agent, event, database)) {
-      // the session's first call in this database: a project above that already holds it keeps it,
-      // where a `.git` made since ended the walk there and another session made this database (trust46)
-      const above = heldAbove(event.projectDir, hookSessionHeld(agent, event, open));
-      if (above !== undefined) {
-        failed = false;
-        const moved = { ...event, projectDir: above };
-        return guardProject(agent, moved, now, open, (e) => distrust({ ...e, projectDir: event.projectDir }));
-      }
+    // the session's first call in this database: where a `.git` made since ended the walk here and
+    // another session made this database, the project above that holds the session keeps it
+    const moved = peeked === null && !holdsParent(agent, event, database) ? heldElsewhere() : undefined;
+    if (moved !== undefined) {
+      failed = false;
+      return await moved;
     }
     if (switchedOff(agent, event, peeked, database)) {
       failed = false;
