@@ -214,6 +214,28 @@ describe('loopguard hook codex', () => {
     expect(existsSync(join(resumedIn, '.loopguard'))).toBe(false);
   });
 
+  it('trust46: nor does a second session in that folder, which makes its database: the session stays in the project that held it, resumed or not', async () => {
+    const { repo, src, call } = await sessionBelowItsRepository();
+    mkdirSync(join(src, '.git'));
+    // a second session (the model's own `codex exec`) starts in src: src's project is its own
+    const other = join(repo, 'other-rollout.jsonl');
+    writeFileSync(other, line('session_meta', { id: 's2', cwd: src }) + functionCall('o_1', 'ls'));
+    await answerHookEvent(
+      'codex',
+      event(src, other, 'PostToolUse', 'o_1', {
+        session_id: 's2',
+        tool_input: { command: 'ls' },
+        tool_response: 'a\n',
+      }),
+      { env: {}, cwd: src },
+    );
+    expect(hookState(src).sessions).toMatchObject([{ session_id: 's2' }]);
+    await call(src, 'call_2');
+    await call(temp('loopguard-codex-resumed-'), 'call_3');
+    expect(hookState(repo).sessions).toMatchObject([{ session_id: 's1', tool_calls: 3 }]);
+    expect(hookState(src).sessions.map((s) => s.session_id)).toEqual(['s2']);
+  });
+
   it('a repeat after a change is not denied before it runs (its result cannot be foreseen); its result stops', async () => {
     const { dir, answer, rollout } = codexSession();
     const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';

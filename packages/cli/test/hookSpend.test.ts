@@ -163,6 +163,39 @@ describe('the spend guard in the hook', () => {
     expect(status.stdout).toContain('stopped on spend at call 2 (cap), 1 tool call ran');
   });
 
+  it("trust46: a new session (the model's own `claude -p`) in a project whose day is spent is denied its first call", async () => {
+    const dir = project('spend:\n  projectDay:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 1200, 1));
+    expect(JSON.parse(await afterTool(dir, 'spent'))).toMatchObject({ continue: false });
+    for (const session of ['child-1', 'child-2']) {
+      writeFileSync(join(dir, 'transcript.jsonl'), reply(`${session}-reply`, 10, 1));
+      const first = claudeEvent(dir, session, 'PreToolUse', {
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        tool_use_id: `toolu_${session}`,
+      });
+      const answer = await answerHookEvent('claude', JSON.stringify(first), {
+        env: {},
+        cwd: dir,
+        now: () => T0,
+      });
+      expect(answer, session).not.toBe('');
+      expect(JSON.parse(answer)).toMatchObject({
+        continue: false,
+        hookSpecificOutput: {
+          permissionDecision: 'deny',
+          permissionDecisionReason: expect.stringContaining('this project today reached its budget ('),
+        },
+      });
+    }
+    // each denial recorded (a session that ran no call has no row: `recoveries` lists its stop)
+    expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.sessionId, e.metadata.scope])).toEqual([
+      ['spend_stop', 'spent', 'project_day'],
+      ['spend_stop', 'child-1', 'project_day'],
+      ['spend_stop', 'child-2', 'project_day'],
+    ]);
+  });
+
   it('a session under its budget is never denied before a call', async () => {
     const dir = project('spend:\n  session:\n    maxTokens: 1000\n');
     appendFileSync(join(dir, 'transcript.jsonl'), reply('msg_1', 500, 1));

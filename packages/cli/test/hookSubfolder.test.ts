@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,5 +167,59 @@ describe('trust45: a session below its project and a `.git` the model makes', ()
     // a session that starts there now is the new repository's: it is not held above
     await claudeLoop(deep, 'new-here');
     expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['new-here']);
+  });
+});
+
+describe('trust46: a `.git` the model makes, then a second session in its folder', () => {
+  it("the first session's next calls stay in the project that holds it, the new project's database made by another session notwithstanding", async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        // the model runs `git init` in its folder, then starts a session there (`claude -p`): that
+        // session is the new repository's, and makes its database
+        mkdirSync(join(deep, '.git'));
+        await claudeLoop(deep, 'second');
+      }
+      const call = claudeFailingCall(deep, 'first', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep },
+            cwd: deep,
+          }),
+        );
+    }
+    // the loop found over all four calls, in the root's project, one row of the first session
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([['first', root]]);
+    expect(hookState(deep).sessions.map((s) => s.session_id)).toEqual(['second']);
+  });
+});
+
+describe('trust46: a refused database the model brings into its folder', () => {
+  it('a repository pulled into the folder with its `.loopguard/state.db` (refused: git tracks it) does not switch the session off', async () => {
+    const { root, deep } = repository('hook:\n  enabled: true\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        // `git init && git pull <a repository that ships .loopguard/state.db>`: names nothing of loopguard's
+        execFileSync('git', ['init', '-q'], { cwd: deep });
+        mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+        writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+        execFileSync('git', ['add', '-f', '.loopguard/state.db'], { cwd: deep });
+      }
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
+            cwd: deep,
+          }),
+        );
+    }
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
   });
 });

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
@@ -242,6 +243,33 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     } finally {
       server.close();
     }
+  });
+
+  it("trust46: the desktop notification's arguments (which every local user reads in ps) hold none of the agent's output", async () => {
+    // the agent changes a file every time, and fails the same way, naming a key in its error
+    const { dir } = tempRepo('echo $N > work.txt\necho "Error: 401 Unauthorized for key sk-SECRET46"');
+    const bin = mkdtempSync(join(tmpdir(), 'loopguard-notify-'));
+    const argv = join(bin, 'argv.txt');
+    writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\nprintf '%s\\n' "$@" >> ${argv}\n`, { mode: 0o755 });
+    const result = await loopguard(
+      dir,
+      run(
+        '--on-stagnation',
+        'alert',
+        '--same-error-threshold',
+        '2',
+        '--max-iterations',
+        '3',
+        '--',
+        './agent.sh',
+      ),
+      { DISPLAY: ':46', PATH: `${bin}:${process.env.PATH}` },
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    expect(result.stderr).toContain('sk-SECRET46'); // the user's terminal says why, as before
+    const shown = readFileSync(argv, 'utf8');
+    expect(shown).toContain('loopguard: stagnation detected');
+    expect(shown).not.toContain('SECRET46');
   });
 
   it('kills a hanging agent and its process group at the iteration timeout, leaving no orphan', async () => {

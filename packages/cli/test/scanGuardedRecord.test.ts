@@ -385,6 +385,16 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
   });
 
+  it('trust46: and where a second session has since made the new repository its database', async () => {
+    const { root, src } = repository();
+    const file = await guardedClaude(src, 'git-made', 6);
+    mkdirSync(join(src, '.git'));
+    await guardedClaude(src, 'second', 2);
+    const [session] = await scanJson(file, root);
+    expect(session?.project).toBe(root);
+    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+  });
+
   it('a session loopguard keeps no record of is the folder it started in, as before', async () => {
     const { root, src } = repository();
     const file = await guardedClaude(src, 'unguarded', 2);

@@ -97,6 +97,18 @@ describe('loopguard statusline', () => {
     expect(await of('new')).toBe('loopguard: watching\n');
   });
 
+  it('keeps reading the repository where a second session has since made the new repository its database (trust46)', async () => {
+    const repo = project();
+    mkdirSync(join(repo, '.git'));
+    const deep = join(repo, 'src', 'deep');
+    mkdirSync(join(deep, '.git'), { recursive: true });
+    const other = openLoopGuardDatabase(join(deep, '.loopguard', 'state.db'), { createDirectory: true });
+    other.close();
+    const of = (session: string) =>
+      line(JSON.stringify({ session_id: session, cwd: deep, workspace: { project_dir: deep } }));
+    expect(await of('s1')).toContain('stopped by loopguard at call 4');
+  });
+
   it('says it is watching before the first tool call, and never fails the status line', async () => {
     expect(await line(JSON.stringify({ session_id: 'new', cwd: dir }))).toBe('loopguard: watching\n');
     expect(await line(JSON.stringify({ session_id: 's1', cwd: root }))).toBe('loopguard: watching\n');

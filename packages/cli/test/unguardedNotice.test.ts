@@ -131,6 +131,17 @@ describe('a refused .loopguard is told to the user once a session (trust44)', ()
     expect(readdirSync(join(state, 'loopguard', 'unguarded-told'))).toEqual([]);
   });
 
+  it("trust46: nor where a folder above the marks is open to others (XDG_STATE_HOME in a shared folder): they could swap the marks' folder for one of theirs", async () => {
+    const dir = tempProject();
+    symlinkSync(tempProject(), join(dir, '.loopguard'));
+    const shared = tempProject();
+    chmodSync(shared, 0o777); // another user's folder, or one every user writes (not sticky)
+    const env = { XDG_STATE_HOME: join(shared, 'state') };
+    const call = claudeFailingCall(dir, 's1', 1).pre;
+    expect(reply((await hookCall(dir, 'claude', call, env)).stdout)?.systemMessage).toBe(UNGUARDED_NOTICE);
+    expect(reply((await hookCall(dir, 'claude', call, env)).stdout)?.systemMessage).toBe(UNGUARDED_NOTICE);
+  });
+
   it("the told sessions are remembered in the user's own folder, 0700, each mark 0600", async () => {
     const dir = tempProject();
     symlinkSync(tempProject(), join(dir, '.loopguard'));

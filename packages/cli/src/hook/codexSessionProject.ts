@@ -2,7 +2,7 @@ import { existsSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { recordOf } from '@loopguard/core/internal';
 import { withRegularFile } from '../regularFile.js';
-import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
+import { heldAbove, heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookEvent } from './hookEvent.js';
 
@@ -30,10 +30,10 @@ export function codexSessionProject(event: HookEvent, open = openHookDatabase): 
   // a session started below its repository's project is recorded there (see sessionProjectDir),
   // also where a `.git` was made in its folder since (trust45)
   const holds = hookSessionHeld('codex', event, open);
-  const started = heldSessionProject(folder, holds);
+  const started = heldSessionProject(folder, holds, false);
   if (started === event.projectDir || !existsSync(join(started, '.loopguard', 'state.db')))
     return event.projectDir;
-  return holds(started) ? started : event.projectDir;
+  return holds(started) ? started : (heldAbove(started, holds) ?? event.projectDir);
 }
 
 /** The absolute folder a rollout's `session_meta` line names, or `undefined` (unreadable, another first line). */

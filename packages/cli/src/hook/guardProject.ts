@@ -2,6 +2,7 @@ import type { ContextEntryInput } from '@loopguard/core';
 import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
+import { UnsafeStateError } from '../stateFolder.js';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
@@ -14,6 +15,7 @@ import {
   rememberedResult,
 } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
+import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
@@ -32,7 +34,8 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
- * with its rollout); then, when a budget is set, {@link guardSpend} after a tool
+ * with its rollout; a session this database does not hold, or whose database is refused, where a
+ * project above already holds it, in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
  * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -49,7 +52,25 @@ export async function guardProject(
 ): Promise<HookReply> {
   const config = await readGuardConfig(event.projectDir);
   if (!config.enabled) return { kind: 'silent' };
-  const database = open(event.projectDir, config.lockTimeoutMs);
+  // where this project's database does not hold the session (refused, or no row of it), a project
+  // above that already holds it keeps it (trust46): the project that first held a session keeps it
+  const heldElsewhere = () => {
+    const above = heldAbove(event.projectDir, hookSessionHeld(agent, event, open));
+    return above === undefined
+      ? undefined
+      : guardProject(agent, { ...event, projectDir: above }, now, open, (e) =>
+          distrust({ ...e, projectDir: event.projectDir }),
+        );
+  };
+  let database: HookDatabase;
+  try {
+    database = open(event.projectDir, config.lockTimeoutMs);
+  } catch (error) {
+    // a refused database holds no session (a repository pulled into the session's folder ships one)
+    const moved = error instanceof UnsafeStateError ? heldElsewhere() : undefined;
+    if (moved === undefined) throw error;
+    return moved;
+  }
   let failed = true;
   try {
     const peeked = database.sessions.peek({
@@ -57,6 +78,13 @@ export async function guardProject(
       sessionId: event.sessionId,
       projectDir: event.projectDir,
     });
+    // the session's first call in this database: where a `.git` made since ended the walk here and
+    // another session made this database, the project above that holds the session keeps it
+    const moved = peeked === null && !holdsParent(agent, event, database) ? heldElsewhere() : undefined;
+    if (moved !== undefined) {
+      failed = false;
+      return await moved;
+    }
     if (switchedOff(agent, event, peeked, database)) {
       failed = false;
       return { kind: 'silent' };
@@ -139,6 +167,14 @@ function sessionEndedEntry(agent: HookAgent, event: HookEvent): ContextEntryInpu
     relatedTasks: [`${agent}:${event.sessionId}`],
     metadata: { sessionId: event.sessionId, agent, projectDir: event.projectDir, hookEvent: event.eventName },
   };
+}
+
+/** Whether the event is a subagent's whose session `database` holds. */
+function holdsParent(agent: HookAgent, event: HookEvent, database: HookDatabase): boolean {
+  if (event.parentSessionId === undefined) return false;
+  return (
+    database.sessions.peek({ agent, sessionId: event.parentSessionId, projectDir: event.projectDir }) !== null
+  );
 }
 
 /**

@@ -185,6 +185,7 @@ function recordVerdict(
  * after a failing call (`PostToolUseFailure`), and a budget lowered in the configuration between
  * two calls was crossed at none: the session's next call is where its spend stop holds, denied
  * before it runs, as a loop stop's every later call is. The configuration's budget now is the one judged.
+ * A project's day at its budget stops every session of the project before its calls, a new one's first.
  */
 export function spentOut(
   event: HookEvent,
@@ -195,7 +196,9 @@ export function spentOut(
   const dayKey = projectDaySpendKey(now);
   const keys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
   return context.store.update(keys, (rows) => {
-    if (!rows.has(sessionKey)) return { next: new Map(), result: undefined };
+    // a session that has counted nothing yet is at no budget of its own, but a project's day spent is
+    // every session's: a new session (the model's own `claude -p`) is denied its first call (trust46)
+    if (!rows.has(sessionKey) && !rows.has(dayKey)) return { next: new Map(), result: undefined };
     const scopes: SpendScope[] = keys.map((key) => ({
       kind: key === sessionKey ? 'session' : 'project_day',
       label: key === sessionKey ? 'this session' : 'this project today',

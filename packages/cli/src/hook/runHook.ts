@@ -144,6 +144,7 @@ export async function answerHookEvent(
       heldSessionProject(
         startedIn,
         hookSessionHeld(dialect.agent, event, context.openDatabase ?? openHookDatabase),
+        false, // guardProject peeks in the project's database itself (trust46)
       ),
     );
     if (dialect.agent === 'codex')

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 
 /**
@@ -61,11 +61,35 @@ function firstTime(folder: string | undefined, key: string, at: number): boolean
     const stats = lstatSync(folder);
     // another user's folder, or one others can write: a mark there could be planted to hush the notice
     if (!stats.isDirectory() || stats.uid !== process.getuid?.() || (stats.mode & 0o077) !== 0) return true;
+    // and above it: a folder another user can write in (an `XDG_STATE_HOME` in a shared folder) lets
+    // her swap this one for hers, marks planted, between this check and the mark (trust46)
+    if (!keptFromOthers(folder)) return true;
     closeSync(openSync(mark, 'wx', 0o600));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'EEXIST';
   }
   removeOldMarks(folder, at);
+  return true;
+}
+
+/**
+ * Whether no other user can change what `folder` names: every folder above it (and above where
+ * it leads, when one is a symbolic link) is the user's or root's, and none is open to others'
+ * writes unless sticky (`/tmp`, where only an entry's owner moves it). Where the system has no
+ * users (Windows), `true`.
+ */
+function keptFromOthers(folder: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  for (const path of new Set([folder, realpathSync(folder)])) {
+    for (let above = dirname(path); ; above = dirname(above)) {
+      const stats = lstatSync(above);
+      if (stats.uid !== uid && stats.uid !== 0) return false;
+      const openToOthers = (stats.mode & 0o022) !== 0 && (stats.mode & 0o1000) === 0;
+      if (!stats.isSymbolicLink() && openToOthers) return false;
+      if (dirname(above) === above) break;
+    }
+  }
   return true;
 }
 

@@ -47,7 +47,11 @@ export async function postWebhook(
   return problem;
 }
 
-/** Shows a desktop notification where the machine has one (`notify-send` with a display, macOS `osascript`); silent otherwise. */
+/**
+ * Shows a desktop notification where the machine has one (`notify-send` with a display, macOS
+ * `osascript`); silent otherwise. `title` and `message` are the notifier's arguments, which every
+ * local user can read while it runs: never text of the agent's (its output may hold a secret).
+ */
 export async function notifyDesktop(title: string, message: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (process.platform === 'darwin') {
     await execa(

@@ -52,7 +52,13 @@ export class StagnationActions {
       );
     }
     if (action === 'alert') {
-      await notifyDesktop('loopguard: stagnation detected', reason, this.input.io.env);
+      // not the reason: it quotes the agent's error, and a notifier's arguments are every local
+      // user's to read (`ps`) while it runs (trust46); the terminal says why
+      await notifyDesktop(
+        'loopguard: stagnation detected',
+        `run ${runId} stalled at iteration ${iteration}: the terminal says why`,
+        this.input.io.env,
+      );
       return null;
     }
     if (action === 'abort') return abortedOutcome(state.lastTask, reason);

@@ -58,9 +58,9 @@ export class SessionRecords {
     }
     const key = `${session.agent}:${session.sessionId}`;
     let records = this.recordsOf(project);
-    if (records === null) {
-      // no database there: a `.git` made in the folder since may have ended the walk below the
-      // project the hooks kept the session in (trust45), as they find it
+    if (records?.has(key) !== true) {
+      // not there: a `.git` made in the folder since may have ended the walk below the project the
+      // hooks kept the session in (trust45, and trust46 where another session made this database)
       records = this.recordsOf(heldSessionProject(started, (p) => this.recordsOf(p)?.has(key) === true));
     }
     return records?.get(key);
