@@ -54,22 +54,32 @@ export function buildHookSnapshot(dir) {
  * data, and last the code cache: a 64-bit count, then each module's id and its code as a 64-bit
  * length and its bytes. The cache's start is the one offset past V8's data from which that vector,
  * its ids printable, ends exactly at the end of the file; it becomes a count of zero. The result
- * replaces the blob only when this node starts from it and answers `--snapshot-check`.
+ * replaces the blob only when this node starts from it and answers `--snapshot-check`; nothing here
+ * fails the build.
  * @param {string} path - the blob just built.
  * @param {string} entry - the snapshot's entry script (the check runs it as the hook command does).
  */
 function withoutBuiltinsCodeCache(path, entry) {
-  const blob = readFileSync(path);
-  const start = codeCacheOffset(blob);
-  if (start === undefined) return;
   const trimmed = `${path}.trimmed`;
-  writeFileSync(trimmed, Buffer.concat([blob.subarray(0, start), Buffer.alloc(8)]), { mode: 0o644 });
-  const check = spawnSync(process.execPath, ['--snapshot-blob', trimmed, entry, 'hook', '--snapshot-check'], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  if (check.status === 0 && check.stdout === 'ok') renameSync(trimmed, path);
-  else rmSync(trimmed, { force: true });
+  try {
+    const blob = readFileSync(path);
+    const start = codeCacheOffset(blob);
+    if (start === undefined) return;
+    writeFileSync(trimmed, Buffer.concat([blob.subarray(0, start), Buffer.alloc(8)]), { mode: 0o644 });
+    const check = spawnSync(
+      process.execPath,
+      ['--snapshot-blob', trimmed, entry, 'hook', '--snapshot-check'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      },
+    );
+    if (check.status === 0 && check.stdout === 'ok') renameSync(trimmed, path);
+  } catch {
+    // a write that failed (a full disk): the blob as node built it still works
+  } finally {
+    rmSync(trimmed, { force: true });
+  }
 }
 
 /** Node's blob magic number (`SnapshotData::kMagic`). */
