@@ -13,4 +13,11 @@ describe('the user-facing docs', () => {
     const lines = readFileSync(join(docs, name), 'utf8').split('\n');
     expect(lines.filter((line) => /\bseed(?:'s|s)?\b|\bseed-\d/i.test(line))).toEqual([]);
   });
+
+  // nor loopguard's own word for what it reads ("the step-level detector", "the step detector"):
+  // the loop detector, tool calls and messages (a JSON field such as `nudgeStep` keeps its name)
+  it.each(USER_DOCS)('%s never names the step detector', (name) => {
+    const lines = readFileSync(join(docs, name), 'utf8').split('\n');
+    expect(lines.filter((line) => /\bstep[- ]level\b|\bstep detector\b/i.test(line))).toEqual([]);
+  });
 });

@@ -63,7 +63,7 @@ describe('loopguard run around a real Claude Code (offline)', () => {
     expect(result.code, result.stderr).toBe(EXIT_CODES.aborted);
     const { run, iterations } = stored(dir);
     expect(iterations.map((i) => i.progress)).toEqual(['stopped', 'stopped']);
-    expect(run.reason).toContain('step_loop_stopped: stopped mid-run by the step-level detector');
+    expect(run.reason).toContain('step_loop_stopped: stopped mid-run by the loop detector');
     const stop = artifact(dir, run.id, 1, 'step_loop.json') as {
       action: string;
       loopType: string;

@@ -56,8 +56,19 @@ describe('docs/cli.md', () => {
     },
   );
 
-  it('documents every exit code', async () => {
+  it('documents every exit code, and no other', async () => {
     const { EXIT_CODES } = await import('../src/exitCodes.js');
-    for (const code of Object.values(EXIT_CODES)) expect(docs).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+    const table = section('Exit codes');
+    const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(documented).toEqual(Object.values(EXIT_CODES));
+  });
+
+  it('lists every event `loopguard run --json` prints, and no other', async () => {
+    const { RUN_EVENTS } = await import('../src/run/RunDisplay.js');
+    const from = docs.indexOf('With `--json`, stdout carries one JSON object per line:');
+    const to = docs.indexOf('Each has `event` and `at`', from);
+    expect(from).toBeGreaterThan(-1);
+    const listed = [...docs.slice(from, to).matchAll(/`([a-z]+(?:_[a-z]+)*)`/g)].map((m) => m[1]);
+    expect(listed).toEqual([...RUN_EVENTS]);
   });
 });

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXEMPT_COMMANDS } from '@loopguard/core/steps';
 import { describe, expect, it } from 'vitest';
+import { checkedHookConfig } from '../src/hook/checkedHookConfig.js';
 import { DEFAULT_HOOK_CONFIG, readHookConfig } from '../src/hook/hookConfig.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+
+/** `loopguard <args>` in `dir` (its HOME too): the exit code and stderr. */
+async function runCliIn(dir: string, args: string[]): Promise<{ code: number; err: string }> {
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  const code = await runCli(args, io);
+  return { code, err: io.err() };
+}
 
 function project(yaml?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-hookconfig-'));
@@ -47,5 +57,27 @@ describe('the hook section of loopguard.config.yaml', () => {
       expect(config).toMatchObject({ enabled, lockTimeoutMs, detector });
     }
     await expect(readHookConfig(project('hook:\n  lockTimeoutMs: -1\n'))).rejects.toThrow(/lockTimeoutMs/);
+  });
+});
+
+describe('a bad detector option in the hook section, as scan and init say it', () => {
+  it.each([
+    ['hook:\n  bogusKey: 1\n', 'hook: unknown option "bogusKey"'],
+    ['hook:\n  repeatThreshold: -1\n', 'hook: "repeatThreshold" Too small'],
+  ])('names the file and the section: %j', async (yaml, reason) => {
+    const dir = project(yaml);
+    const file = join(dir, 'loopguard.config.yaml');
+    await expect(checkedHookConfig(dir)).rejects.toThrow(`config ${file}: ${reason}`);
+    const scan = await runCliIn(dir, ['scan', dir]);
+    expect(scan.code).toBe(2);
+    expect(scan.err).toContain(`loopguard: config ${file}: ${reason}`);
+    const init = await runCliIn(dir, ['init', 'gemini', '--dry-run']);
+    expect(init.code).toBe(2);
+    expect(init.err).toContain(`loopguard: config ${file}: ${reason}`);
+  });
+
+  it('reads a good one as readHookConfig does', async () => {
+    const dir = project('hook:\n  repeatThreshold: 5\n');
+    expect(await checkedHookConfig(dir)).toEqual(await readHookConfig(dir));
   });
 });

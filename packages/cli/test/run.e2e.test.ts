@@ -439,7 +439,7 @@ describe('loopguard run: options and configuration', () => {
 });
 
 describe('loopguard run --agent-stream', () => {
-  it('jsonl: stops an iteration mid-run through the step-level detector, records the stop and counts it for the breaker', async () => {
+  it('jsonl: stops an iteration mid-run through the loop detector, records the stop and counts it for the breaker', async () => {
     const step = (s: object) => `echo '${JSON.stringify(s)}'`;
     const { dir } = tempRepo(
       [
@@ -471,7 +471,7 @@ describe('loopguard run --agent-stream', () => {
     expect(result.code).toBe(EXIT_CODES.aborted);
     const { run: r, iterations } = stored(dir);
     expect(iterations.map((i) => i.progress)).toEqual(['stopped', 'stopped']);
-    expect(r.reason).toContain('step_loop_stopped: stopped mid-run by the step-level detector: same_error');
+    expect(r.reason).toContain('step_loop_stopped: stopped mid-run by the loop detector: same_error');
     const stop = artifact(dir, r.id, 1, 'step_loop.json') as {
       action: string;
       toolCall: number;
@@ -483,6 +483,6 @@ describe('loopguard run --agent-stream', () => {
     expect(result.stderr).toContain('(4 repeats) at tool call 4');
     expect(stop.evidence.some((e) => JSON.stringify(e).includes('pytest tests/test_parse.py'))).toBe(true);
     expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({ timedOut: false, signal: 'SIGTERM' });
-    expect(result.stderr).toContain('stopped mid-run by the step-level detector');
+    expect(result.stderr).toContain('stopped mid-run by the loop detector');
   });
 });

@@ -1,12 +1,14 @@
 import { ManualClock } from '@loopguard/core';
 import { StagnationBreaker } from '@loopguard/core/breaker';
 import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
 import type { AgentResult } from '../src/run/agentProcess.js';
 import { attemptOf, judgeIteration } from '../src/run/judgeIteration.js';
 import { RunDisplay } from '../src/run/RunDisplay.js';
 import { resolveRunOptions } from '../src/run/runOptions.js';
 import type { SessionState } from '../src/run/sessionState.js';
 import { StagnationActions } from '../src/run/stagnationActions.js';
+import { endWith } from '../src/run/startRun.js';
 import { RunWaits } from '../src/run/waits.js';
 import { bufferedIo } from './helpers.js';
 
@@ -213,5 +215,18 @@ describe('RunWaits (injected clock and sleep)', () => {
     slept.length = 0;
     await w.afterIteration(4, { kind: 'rate_limit', resetAt: null });
     expect(slept.reduce((a, b) => a + b, 0)).toBe(first);
+  });
+});
+
+describe("endWith: the run's last line", () => {
+  it('names how the run ended in words, with its exit code', async () => {
+    await expect(endWith('r1', EXIT_CODES.ok)).resolves.toBeUndefined();
+    await expect(endWith('r1', EXIT_CODES.budgetSpent)).rejects.toThrow(
+      /^run r1 ended: budget spent \(exit code 5\)$/,
+    );
+    await expect(endWith('r1', EXIT_CODES.spendStopped)).rejects.toThrow(
+      /^run r1 ended: stopped by the spend guard \(exit code 6\)$/,
+    );
+    await expect(endWith('r1', EXIT_CODES.paused)).rejects.toThrow(/^run r1 ended: paused \(exit code 3\)$/);
   });
 });

@@ -13,7 +13,7 @@ export class LoopStoppedError extends RunError {
 
   /** @param verdict - the detector's `stop` verdict. */
   constructor(verdict: StepVerdict) {
-    super('aborted', verdict.message ?? `stopped by the step-level loop detector (${verdict.loopType})`);
+    super('aborted', verdict.message ?? `stopped by loopguard's loop detector (${verdict.loopType})`);
     this.verdict = verdict;
   }
 }

@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StepLoopDetector } from '@loopguard/core/steps';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
+import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { codexTrust } from '../hook/codexTrust.js';
-import { readHookConfig } from '../hook/hookConfig.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import {
   commandEntries,
@@ -627,7 +626,7 @@ export function editSettings<T>(edit: () => T, shown: string): T {
 /** A bad `hook` section in the project's configuration is reported now, not at every hook call. */
 async function checkProjectConfig(cwd: string): Promise<void> {
   try {
-    new StepLoopDetector((await readHookConfig(cwd)).detector);
+    await checkedHookConfig(cwd);
   } catch (error) {
     throw new CliError(`${(error as Error).message}; nothing written`);
   }

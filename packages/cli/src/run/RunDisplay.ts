@@ -4,6 +4,29 @@ import type { CliIo } from '../cliIo.js';
 
 const COLOURS: Record<BreakerState, string> = { CLOSED: '\x1b[32m', HALF_OPEN: '\x1b[33m', OPEN: '\x1b[31m' };
 
+/** Every event `loopguard run --json` prints (its `event` field), as docs/cli.md lists them (a test holds the two equal). */
+export const RUN_EVENTS = [
+  'run_started',
+  'iteration_started',
+  'iteration_finished',
+  'breaker_state_changed',
+  'stagnation_detected',
+  'webhook_posted',
+  'escalated',
+  'escalation_exhausted',
+  'step_loop_stopped',
+  'spend_warning',
+  'spend_stop',
+  'infrastructure_wait',
+  'cooldown_wait',
+  'call_limit_wait',
+  'warning',
+  'run_finished',
+] as const;
+
+/** One of the {@link RUN_EVENTS}. */
+export type RunEvent = (typeof RUN_EVENTS)[number];
+
 /**
  * What `loopguard run` shows: one JSON object per line on stdout with `--json` (for pipelines),
  * else plain lines prefixed `[loopguard]` on stderr (a live, redrawn status line on a terminal),
@@ -26,7 +49,7 @@ export class RunDisplay {
   }
 
   /** Reports an event: a JSON line (`{"event": type, …data}`) or the human `line`. */
-  event(type: string, data: Record<string, unknown>, line: string | null): void {
+  event(type: RunEvent, data: Record<string, unknown>, line: string | null): void {
     if (this.json) {
       this.io.stdout(
         `${JSON.stringify({ event: type, at: new Date(this.clock.now()).toISOString(), ...data })}\n`,

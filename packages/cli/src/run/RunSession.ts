@@ -209,14 +209,14 @@ export class RunSession {
       this.nudges = ran.nudges;
       if (ran.malformed.lines > 0)
         this.warn(
-          `iteration ${n}: ${ran.malformed.lines} agent output line(s) could not be read as steps (first: ${ran.malformed.first})`,
+          `iteration ${n}: ${ran.malformed.lines} agent output line(s) could not be read as tool calls or messages (first: ${ran.malformed.first})`,
         );
       if (stopVerdict !== null) {
         const { loopType, repeats, evidence, toolCall } = stopVerdict;
         this.display.event(
           'step_loop_stopped',
           { run: run.id, iteration: n, loopType, repeats, toolCall, evidence },
-          `iteration ${n} stopped mid-run by the step-level detector: ${loopType} (${repeats} repeats) at tool call ${toolCall}`,
+          `iteration ${n} stopped mid-run by the loop detector: ${loopType} (${repeats} repeats) at tool call ${toolCall}`,
         );
       }
       const plan = options.plan === undefined ? null : readPlan(resolve(run.cwd, options.plan));

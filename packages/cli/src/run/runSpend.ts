@@ -11,7 +11,7 @@ import {
   usageStream,
 } from '@loopguard/core/spend';
 import { EXIT_CODES } from '../exitCodes.js';
-import type { RunDisplay } from './RunDisplay.js';
+import type { RunDisplay, RunEvent } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
 import { runSpendOptions } from './runSpendOptions.js';
 import type { Outcome } from './sessionState.js';
@@ -85,7 +85,7 @@ export function settleSpend(verdicts: readonly SpendVerdict[], report: SpendRepo
     });
     report.record?.(entry);
     report.display.event(
-      entry.topic,
+      entry.topic as Extract<RunEvent, 'spend_warning' | 'spend_stop'>, // spendEntry's topic
       {
         run: report.runId,
         iteration: report.iteration,

@@ -86,9 +86,17 @@ export async function executeSession(
   }
 }
 
+/** How a run ended, in the words its last line says beside the exit code (`run … ended: budget spent (exit code 5)`). */
+const ENDINGS: Partial<Record<ExitCode, string>> = {
+  [EXIT_CODES.paused]: 'paused',
+  [EXIT_CODES.aborted]: 'aborted',
+  [EXIT_CODES.budgetSpent]: 'budget spent',
+  [EXIT_CODES.spendStopped]: 'stopped by the spend guard',
+  [EXIT_CODES.interrupted]: 'interrupted',
+};
+
 /** Ends the command with the run's exit code: 0 returns, any other code becomes a one-line {@link CliError}. */
 export async function endWith(runId: string, code: ExitCode): Promise<void> {
   if (code === EXIT_CODES.ok) return;
-  const name = Object.entries(EXIT_CODES).find(([, value]) => value === code)?.[0] ?? 'error';
-  throw new CliError(`run ${runId} ended: ${name} (exit code ${code})`, code);
+  throw new CliError(`run ${runId} ended: ${ENDINGS[code] ?? 'error'} (exit code ${code})`, code);
 }

@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { StepLoopDetector } from '@loopguard/core/steps';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
-import { readHookConfig } from '../hook/hookConfig.js';
+import { checkedHookConfig } from '../hook/checkedHookConfig.js';
+import type { HookConfig } from '../hook/hookConfig.js';
 import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
@@ -84,11 +84,10 @@ export async function runScan(
     // ELOOP) is one line from the scan, which goes on with the others
     if (missing(root)) throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
   }
-  let detector: Awaited<ReturnType<typeof readHookConfig>>['detector'];
-  let prices: Awaited<ReturnType<typeof readHookConfig>>['prices'];
+  let detector: HookConfig['detector'];
+  let prices: HookConfig['prices'];
   try {
-    ({ detector, prices } = await readHookConfig(io.cwd));
-    new StepLoopDetector(detector); // the options are checked once, before any file is read
+    ({ detector, prices } = await checkedHookConfig(io.cwd)); // checked once, before any file is read
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), EXIT_CODES.usage);
   }

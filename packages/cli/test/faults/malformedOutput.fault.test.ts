@@ -35,7 +35,7 @@ describe('malformed agent output', () => {
     const metrics = artifact(dir, run.id, 1, 'metrics.json');
     expect(metrics.malformedStepLines).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(
-      /warning: iteration 1: \d+ agent output line\(s\) could not be read as steps/,
+      /warning: iteration 1: \d+ agent output line\(s\) could not be read as tool calls or messages/,
     );
   });
 });

@@ -257,13 +257,11 @@ describe('StagnationBreaker: bad input', () => {
 });
 
 describe('StagnationBreaker: step-level stops', () => {
-  it('counts iterations stopped mid-run by the step-level detector', () => {
+  it('counts iterations stopped mid-run by the loop detector', () => {
     const { feed } = make({ stagnationThreshold: 2 });
     expect(feed({ filesChanged: 1, stepLoopStopped: 'same_error' }).state).toBe('CLOSED');
     const verdict = feed({ filesChanged: 1, stepLoopStopped: 'same_error' });
     expect(verdict.tripped).toBe(true);
-    expect(verdict.reason).toContain(
-      'step_loop_stopped: stopped mid-run by the step-level detector: same_error',
-    );
+    expect(verdict.reason).toContain('step_loop_stopped: stopped mid-run by the loop detector: same_error');
   });
 });

@@ -1,0 +1,22 @@
+import { StepLoopDetector } from '@loopguard/core/steps';
+import { findConfigFile } from '../configFiles.js';
+import { type HookConfig, readHookConfig } from './hookConfig.js';
+
+/**
+ * The project's configuration as {@link readHookConfig} reads it, with its `hook` section's
+ * detector options checked once, as `scan` and `init` check them before they read or write
+ * anything (a hook call builds its detector from them, and fails open on a bad one).
+ * @throws Error naming the file and the section: `config <file>: hook: "repeatThreshold" Too small: …`,
+ *   or readHookConfig's error.
+ * @example const { detector } = await checkedHookConfig(process.cwd());
+ */
+export async function checkedHookConfig(projectDir: string): Promise<HookConfig> {
+  const config = await readHookConfig(projectDir);
+  try {
+    new StepLoopDetector(config.detector);
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
+    throw new Error(`config ${findConfigFile(projectDir)}: hook: ${reason}`);
+  }
+  return config;
+}
