@@ -6,7 +6,7 @@
 // Without a blob, or with one this node cannot load, the installed hook command starts without it
 // (docs/hooks.md): a failed build is reported, never fatal.
 import { spawnSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,9 +31,103 @@ export function buildHookSnapshot(dir) {
     );
     return false;
   }
+  withoutBuiltinsCodeCache(building, join(dir, 'hook-snapshot.cjs'));
   renameSync(building, blob);
   buildZodCache(dir);
   return true;
+}
+
+/**
+ * Takes node's code cache of its own modules out of the blob at `path`, when the blob is in the
+ * layout this script knows and loads without it; else leaves it whole. Node adds to every blob it
+ * builds the compiled code of all its modules (324 on node 20, 2.9 MB of the blob's 5.7 MB), for
+ * the modules a process requires after its start; a hook call requires none (every module it uses
+ * is in the snapshot's heap), yet each call read that half of the file into a zeroed buffer, copied
+ * it and indexed it: ≈ 4 ms of CPU a call (docs/benchmarks.md, issue 37 §3, ninth round). A module
+ * a call did require without it is compiled from node's source, as any node without a cache does.
+ * Node's own way to leave it out (`withoutCodeCache` in `--build-snapshot-config`) drops the
+ * compiled code of the snapshot's functions too, which each call would then compile again (+2.8 ms).
+ *
+ * The layout (node's `SnapshotData::ToBlob`): a magic number, the metadata (a type byte, node's
+ * version, arch and platform as a 64-bit length and its bytes, V8's cache tag and flags as 32-bit
+ * numbers), V8's startup data (a 32-bit length and its bytes), node's own isolate and environment
+ * data, and last the code cache: a 64-bit count, then each module's id and its code as a 64-bit
+ * length and its bytes. The cache's start is the one offset past V8's data from which that vector,
+ * its ids printable, ends exactly at the end of the file; it becomes a count of zero. The result
+ * replaces the blob only when this node starts from it and answers `--snapshot-check`; nothing here
+ * fails the build.
+ * @param {string} path - the blob just built.
+ * @param {string} entry - the snapshot's entry script (the check runs it as the hook command does).
+ */
+function withoutBuiltinsCodeCache(path, entry) {
+  const trimmed = `${path}.trimmed`;
+  try {
+    const blob = readFileSync(path);
+    const start = codeCacheOffset(blob);
+    if (start === undefined) return;
+    writeFileSync(trimmed, Buffer.concat([blob.subarray(0, start), Buffer.alloc(8)]), { mode: 0o644 });
+    const check = spawnSync(
+      process.execPath,
+      ['--snapshot-blob', trimmed, entry, 'hook', '--snapshot-check'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      },
+    );
+    if (check.status === 0 && check.stdout === 'ok') renameSync(trimmed, path);
+  } catch {
+    // a write that failed (a full disk): the blob as node built it still works
+  } finally {
+    rmSync(trimmed, { force: true });
+  }
+}
+
+/** Node's blob magic number (`SnapshotData::kMagic`). */
+const BLOB_MAGIC = 0x0143da19;
+
+/**
+ * Where the code cache vector of node's blob `blob` starts ({@link withoutBuiltinsCodeCache}), or
+ * `undefined` when the blob is not in that layout (another node's, an empty cache).
+ * @param {Buffer} blob
+ * @returns {number | undefined}
+ */
+export function codeCacheOffset(blob) {
+  const size = blob.length;
+  if (size < 64 || blob.readUInt32LE(0) !== BLOB_MAGIC) return undefined;
+  let at = 5; // the magic and the snapshot's type
+  for (const expected of [process.versions.node, process.arch, process.platform]) {
+    const length = Number(blob.readBigUInt64LE(at));
+    if (blob.toString('latin1', at + 8, at + 8 + length) !== expected) return undefined;
+    at += 8 + length;
+  }
+  at += 8; // V8's cache tag and the snapshot's flags
+  const v8End = at + 4 + blob.readUInt32LE(at);
+  const found = [];
+  for (let offset = v8End; offset <= size - 8 && found.length < 2; offset++)
+    if (isCodeCacheTail(blob, offset)) found.push(offset);
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** Whether a code cache vector of at least one module starts at `offset` and ends exactly at the end of `blob`. */
+function isCodeCacheTail(blob, offset) {
+  const size = blob.length;
+  const count = Number(blob.readBigUInt64LE(offset));
+  if (count < 1 || count > 10_000) return false;
+  let at = offset + 8;
+  for (let i = 0; i < count; i++) {
+    if (at + 8 > size) return false;
+    const idLength = Number(blob.readBigUInt64LE(at));
+    at += 8;
+    if (idLength < 1 || idLength > 256 || at + idLength > size) return false;
+    for (let c = at; c < at + idLength; c++) if (blob[c] <= 0x20 || blob[c] >= 0x7f) return false;
+    at += idLength;
+    if (at + 8 > size) return false;
+    const codeLength = Number(blob.readBigUInt64LE(at));
+    at += 8;
+    if (codeLength > size - at) return false;
+    at += codeLength;
+  }
+  return at === size;
 }
 
 /**

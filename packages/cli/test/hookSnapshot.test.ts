@@ -159,6 +159,32 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     expect([...source].filter((character) => character > '\u007f')).toEqual([]);
   });
 
+  it("holds no code cache of node's own modules, which a call never requires after its start", async () => {
+    // node's blob ends with that cache: a count, then each module's id and code; here a count of zero
+    expect(readFileSync(blob).subarray(-8)).toEqual(Buffer.alloc(8));
+    // node says what it compiles of its own modules; a call from the blob compiles none
+    const dir = mkdtempSync(join(scratch, 'builtins-'));
+    writeFileSync(
+      join(dir, 'loopguard.config.json'),
+      JSON.stringify({ spend: { session: { maxCostUsd: 10 } } }),
+    );
+    writeFileSync(join(dir, 'transcript.jsonl'), '');
+    const { code, stdout, stderr } = await shellHook(
+      snapshotHookCommand([process.execPath, bin], blob, 'claude'),
+      dir,
+      claudeEvent(dir, 's1', 'PostToolUse', {
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_response: 'a',
+      }),
+      { NODE_DEBUG_NATIVE: 'CODE_CACHE' },
+    );
+    expect([code, stdout]).toEqual([0, '']);
+    expect(stderr).toContain('snapshot contains 0 code cache');
+    expect(stderr).not.toContain('Compiling');
+    expect(existsSync(join(dir, '.loopguard', 'hook.log'))).toBe(false);
+  });
+
   it("holds no zod: zod's code is its own file, loaded by a call that validates something", async () => {
     const bundle = join(blob, '..');
     const source = readFileSync(join(bundle, 'hook-snapshot.cjs'), 'utf8');
