@@ -187,16 +187,16 @@ export class TurnReader {
   }
 
   /**
-   * The class of a failure: its first error line without digits or echoed words; for a change the
-   * tool refused, with no such line, the first line its refusal says something on (see
-   * {@link refusalLine}); else its whole outcome.
+   * The class of a failure: its first error line without digits or echoed words; for a change an
+   * editing tool refused (not a shell line: see `ActionKind.editor`), with no such line, the first
+   * line its refusal says something on (see {@link refusalLine}); else its whole outcome.
    */
   private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
     if (first !== '') return lineClass(first, echoOf(action));
     // A refusal is the tool's own message, not a program's output: its first line names it.
-    const refused = action !== undefined && action.kind.kind === 'change' && action.kind.probe === '';
+    const refused = action?.kind.editor === true;
     const line = refused ? refusalLine(head) : '';
     return line === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(line, echoOf(action));
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 const FILE = '/workspace/repo/src/parse.py';
 
@@ -136,6 +136,10 @@ describe.each(Object.entries(anchored))(
         ['stop', 'same_error'],
       ]);
       expect(found[0]?.message).toMatch(/refused with the same error/);
+      // As the command hook plays it: the call and its reply in two processes, the detector restored between.
+      expect(detections(restoredEachStep(steps)).map((v) => [v.action, v.step])).toEqual(
+        found.map((v) => [v.action, v.step]),
+      );
     });
 
     it('a refusal that goes through between them ends the streak', () => {
@@ -185,5 +189,35 @@ describe("a refusal known by what the tool says first, with Claude Code's tools"
       ['nudge', 'same_error'],
       ['stop', 'same_error'],
     ]);
+  });
+});
+
+describe('a shell line that changes something is not a tool refusing', () => {
+  it.each([
+    ['command strings', (command: string, output: string): Step[] => turn(command, output, { error: true })],
+    [
+      'argument objects',
+      (command: string, output: string): Step[] => [
+        { type: 'action', tool: 'execute_bash', input: { command } },
+        { type: 'observation', tool: 'execute_bash', output, error: true },
+      ],
+    ],
+  ])('installs failing otherwise after the same first line are different failures (%s)', (_shape, call) => {
+    // `pip install` prints its own progress first; what went wrong comes later and differs.
+    const causes = [
+      'the wheel needs a C compiler that is not installed',
+      'the resolver found two versions that conflict',
+      'the index answered with a timeout',
+      'the build backend is missing from the archive',
+    ];
+    const log = () => Array.from({ length: 10 }, (_, n) => `  building step ${n} of the archive`).join('\n');
+    const steps = causes.flatMap((cause, i) => [
+      ...call(
+        `pip install -e .[extra${i}]`,
+        `Looking in indexes: https://pypi.org/simple\n${log()}\nERROR: ${cause}`,
+      ),
+      ...turn(`cat setup.cfg.part${i}`, `[extra${i}]\nrequires = thing${i}`),
+    ]);
+    expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
   });
 });
