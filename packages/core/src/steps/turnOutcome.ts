@@ -8,6 +8,7 @@ import {
   fingerprintedText,
   isShortReply,
   lineClass,
+  lineClassAgainst,
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
@@ -195,10 +196,12 @@ export class TurnReader {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
     if (first !== '') return lineClass(first, echoOf(action));
+    const whole = mix32(outcome ^ 0x51ed270b) || 2;
     // A refusal is the tool's own message, not a program's output: its first line names it.
-    const refused = action?.kind.editor === true;
-    const line = refused ? refusalLine(head) : '';
-    return line === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(line, echoOf(action));
+    if (action?.kind.editor !== true) return whole;
+    const line = refusalLine(head);
+    // Against the attempt's text (an edit of kilobytes): the words it echoes are masked.
+    return line === '' ? whole : lineClassAgainst(line, action.text);
   }
 }
 
