@@ -208,7 +208,9 @@ export class ProbeLedger implements SnapshotPart {
       this.results.add(run.result);
     }
     const runEvidence = { ...evidence };
-    if (previous !== undefined && !shown && (same || comesBack || previous.seen.includes(run.result))) {
+    // An earlier result counts only as `comesBack` judges it: an identical result given before the
+    // agent last changed its own scripts answers a new question, as one with other noise does.
+    if (previous !== undefined && !shown && (same || comesBack)) {
       const unlearned = changesSincePrevious > 0 && this.learned === previous.learnedAtLast;
       // A stale round: the code changed, in places already changed, and nothing was learned between.
       const staleRound = unlearned && this.novel === previous.novelAtLast;

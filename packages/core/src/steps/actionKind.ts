@@ -28,6 +28,12 @@ export interface ActionKind {
   paths: string[];
   /** Whether the change writes whole files (`create`, `Write`, `cat > f`): how an agent makes its own scripts. */
   fullWrite?: boolean;
+  /**
+   * Whether the change is an editing tool's call or an agent's editing command (SWE-agent's `edit
+   * 12:14`), not a shell command line: when it is refused, the reply is the tool's own message (see
+   * `refusalLine` in `turnOutcome.ts`), not a program's output. Absent: a shell line or a read.
+   */
+  editor?: boolean;
 }
 
 /** Input fields that carry new file content: their presence makes an editor call a change. */
@@ -77,7 +83,9 @@ const WRITING_TOOL =
 export function classifyAction(tool: string, input: unknown): ActionKind {
   if (typeof input === 'string') return classifyShell(input);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { kind: WRITING_TOOL.test(tool) ? 'change' : 'read', probe: '', paths: [] };
+    return WRITING_TOOL.test(tool)
+      ? { kind: 'change', probe: '', paths: [], editor: true }
+      : { kind: 'read', probe: '', paths: [] };
   }
   const record = input as Record<string, unknown>;
   const sub = typeof record.command === 'string' ? record.command : undefined;
@@ -91,7 +99,7 @@ export function classifyAction(tool: string, input: unknown): ActionKind {
     const fullWrite =
       sub === 'create' ||
       (!('old_str' in record) && !('old_string' in record) && WHOLE_FILE_FIELDS.some((f) => f in record));
-    return { kind: 'change', probe: '', paths: paths.slice(0, 4), fullWrite };
+    return { kind: 'change', probe: '', paths: paths.slice(0, 4), fullWrite, editor: true };
   }
   if (sub !== undefined && EDITOR_READS.has(sub))
     return { kind: 'read', probe: '', paths: paths.slice(0, 4) };
@@ -99,7 +107,9 @@ export function classifyAction(tool: string, input: unknown): ActionKind {
   if (shell !== '') return classifyShell(shell);
   if (typeof record.code === 'string') return { kind: 'probe', probe: collapse(record.code), paths: [] };
   const pattern = typeof record.pattern === 'string' ? [] : paths;
-  return { kind: WRITING_TOOL.test(tool) ? 'change' : 'read', probe: '', paths: pattern.slice(0, 4) };
+  return WRITING_TOOL.test(tool)
+    ? { kind: 'change', probe: '', paths: pattern.slice(0, 4), editor: true }
+    : { kind: 'read', probe: '', paths: pattern.slice(0, 4) };
 }
 
 /**
@@ -132,7 +142,7 @@ const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b(?=\s*\S)/;
 
 function classifyShell(text: string): ActionKind {
   if (EDITOR_COMMAND.test(text))
-    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
+    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text), editor: true };
   text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
   const probes: string[] = [];
   const paths: string[] = [];

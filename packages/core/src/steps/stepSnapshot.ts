@@ -149,6 +149,7 @@ const envelopeSchema = lazySchema(() =>
           probe: z.string(),
           paths: z.array(z.string()),
           fullWrite: z.boolean().optional(),
+          editor: z.boolean().optional(),
         }),
         prints: z
           .object({

@@ -68,6 +68,11 @@ function classOf(code: number): number {
   return code < 128 ? (ASCII_CLASS[code] as number) : NON_ASCII;
 }
 
+/** Whether `code` separates tokens (see {@link SEPARATORS}): a space, a quote, `:`, a bracket, a line end. */
+export function isSeparator(code: number): boolean {
+  return code < 128 && ASCII_CLASS[code] === SEPARATOR;
+}
+
 /** Whether `code` is an ASCII digit. */
 export function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;

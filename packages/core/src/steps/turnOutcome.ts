@@ -8,6 +8,7 @@ import {
   fingerprintedText,
   isShortReply,
   lineClass,
+  lineClassAgainst,
   mix32,
   OUTPUT_HEAD,
 } from './fingerprint.js';
@@ -186,11 +187,21 @@ export class TurnReader {
     return this.history.learnAction(`\u0002${files.includes('tmp') ? actionKey('read', files) : files}`);
   }
 
-  /** The class of a failure: its first error line without digits or echoed words, else its whole outcome. */
+  /**
+   * The class of a failure: its first error line without digits or echoed words; for a change an
+   * editing tool refused (not a shell line: see `ActionKind.editor`), with no such line, the first
+   * line its refusal says something on (see {@link refusalLine}); else its whole outcome.
+   */
   private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
-    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echoOf(action));
+    if (first !== '') return lineClass(first, echoOf(action));
+    const whole = mix32(outcome ^ 0x51ed270b) || 2;
+    // A refusal is the tool's own message, not a program's output: its first line names it.
+    if (action?.kind.editor !== true) return whole;
+    const line = refusalLine(head);
+    // Against the attempt's text (an edit of kilobytes): the words it echoes are masked.
+    return line === '' ? whole : lineClassAgainst(line, action.text);
   }
 }
 
@@ -200,6 +211,28 @@ function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
   action.echo ??= echoTokens(action.text);
   return action.echo;
 }
+
+/**
+ * The first line of a tool's refusal that says something: not empty, not a bare header of one word
+ * (OpenHands' editor opens with `ERROR:` alone, then `No replacement was performed, old_str \`…\` did
+ * not appear verbatim in …`); `''` when none. Such a refusal has no line the error pattern knows, and
+ * its whole text echoes the attempt (the `old_str` it could not find), so without this every
+ * attempt refused the same way was a class of its own.
+ */
+function refusalLine(head: string): string {
+  let start = 0;
+  while (start < head.length) {
+    let end = head.indexOf('\n', start);
+    if (end === -1) end = head.length;
+    const line = head.slice(start, end).trim();
+    if (line !== '' && !BARE_HEADER.test(line)) return line;
+    start = end + 1;
+  }
+  return '';
+}
+
+/** A line of one word and punctuation alone (`ERROR:`, `Error`, `---`): a header that names nothing. */
+const BARE_HEADER = /^\W*\w*\W*$/;
 
 /** Where an applied change left the work, as its reply shows it (see `Turn.state`); never 0. */
 function stateOf(lines: readonly number[], duplicates: number, length: number): number {

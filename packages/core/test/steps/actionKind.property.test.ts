@@ -20,7 +20,7 @@ const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b(?=\s*\S)/;
 
 function classifyShellOracle(text: string): ActionKind {
   if (EDITOR_COMMAND.test(text))
-    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text) };
+    return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text), editor: true };
   text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
   const probes: string[] = [];
   const paths: string[] = [];

@@ -134,6 +134,28 @@ describe.each(Object.entries(shapes))(
       ]);
     });
 
+    it('a script that asks more each round, its new case fixed each time, is progress: the same pass and the same failure coming back byte for byte are new answers', () => {
+      // The agent's reproduction gains a case, fails on it, the code is fixed, it passes; again.
+      // Each failure and each pass reads exactly like the earlier ones, but each answers a new
+      // question (the script changed since): a result that comes back counts only since the
+      // agent last changed its own scripts, whether it comes back with other noise or none.
+      const probe = 'cd /workspace/repo && python reproduce.py';
+      const cases = (n: number) => Array.from({ length: n }, (_, i) => `check(${i})`).join('\n');
+      const steps: Step[] = [
+        ...rewriteOwn('/workspace/repo/reproduce.py', cases(1)),
+        ...run(probe, FAILURE, true),
+        ...[1, 2, 3, 4].flatMap((i) => [
+          ...edit(i),
+          ...run(probe, 'all cases pass'),
+          ...rewriteOwn('/workspace/repo/reproduce.py', cases(i + 1)),
+          ...run(probe, FAILURE, true),
+        ]),
+        ...edit(5),
+        ...run(probe, 'all cases pass'),
+      ];
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+    });
+
     describe('after the nudge, a result moved by a new question is no answer', () => {
       const probe = 'cd /workspace/repo && python reproduce.py';
       const failure = 'FAIL: test_rows\nFAIL: test_order\nFAILED (failures=2)';

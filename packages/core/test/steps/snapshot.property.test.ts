@@ -320,7 +320,7 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 10,
+      layout: 11,
       fields: 147,
       hash: 'c0acb6c4a7218697',
     });
