@@ -12,6 +12,7 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { isFramingOnly } from './framingLines.js';
+import { pairKeyOf } from './historyState.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import type { PrintWorkReader } from './printRewrite.js';
 import { maskNoise, typedWords } from './probeKey.js';
@@ -81,7 +82,8 @@ export class TurnReader {
       evidence.error = error;
     }
     const actionKey = action?.key ?? '';
-    const newAction = action !== undefined && this.history.learnAction(actionKey);
+    const actionHash = keyHash(actionKey);
+    const newAction = action !== undefined && this.history.learnActionHash(actionHash);
     let outcomeKey = NO_OBSERVATION;
     let errorClass = 0;
     let informative = false;
@@ -136,7 +138,7 @@ export class TurnReader {
       tool: action?.tool ?? '',
       actionText: action?.text ?? '',
       outcomeKey,
-      pairKey: `${actionKey}\u0001${outcomeKey}`,
+      pairKey: pairKeyOf(actionHash, outcomeKey),
       error,
       errorClass,
       informative,
