@@ -80,5 +80,7 @@ export function pairKeyOf(actionHash: number, outcomeKey: number): number {
 /** The pair key an older snapshot wrote as `actionKey\u0001outcome`, as {@link pairKeyOf} gives it now. */
 export function pairKeyOfText(text: string): number {
   const at = text.lastIndexOf('\u0001');
-  return at === -1 ? pairKeyOf(keyHash(text), 0) : pairKeyOf(keyHash(text.slice(0, at)), Number(text.slice(at + 1)) >>> 0);
+  return at === -1
+    ? pairKeyOf(keyHash(text), 0)
+    : pairKeyOf(keyHash(text.slice(0, at)), Number(text.slice(at + 1)) >>> 0);
 }

@@ -68,6 +68,11 @@ function classOf(code: number): number {
   return code < 128 ? (ASCII_CLASS[code] as number) : NON_ASCII;
 }
 
+/** Whether `code` ends a token (see {@link scanTokens}: spaces, quotes and `: , ( ) [ ] ; { } < >`). */
+export function isSeparator(code: number): boolean {
+  return code < 128 && ASCII_CLASS[code] === SEPARATOR;
+}
+
 /** Whether `code` is an ASCII digit. */
 export function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;

@@ -2,6 +2,7 @@ import { firstErrorLine } from '../signatures/errorSignature.js';
 import type { ActionKind } from './actionKind.js';
 import type { FileSearch } from './fileSearch.js';
 import {
+  echoedTokens,
   echoTokens,
   type Fingerprint,
   fingerprint,
@@ -166,7 +167,7 @@ export class TurnReader {
     withResult: boolean,
   ): Fingerprint {
     if (isShortReply(output)) {
-      const echo = echoOf(action);
+      const echo = echoOf(action, output);
       if (echo.size > 0) return fingerprint(output, echo, withResult);
     }
     let print = this.prints.find('', text);
@@ -192,13 +193,23 @@ export class TurnReader {
   private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
-    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echoOf(action));
+    return first === '' ? mix32(outcome ^ 0x51ed270b) || 2 : lineClass(first, echoOf(action, first));
   }
 }
 
-/** Raw hashes of the action's tokens (what its output may echo), computed on first need and kept on the action. */
-function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
+/**
+ * The tokens of `text` that the action's text holds too (what `text` echoes of it): looked for one
+ * by one in the action's text when `text` has few (a short reply, an error line: see
+ * `echoedTokens`), else read from the action's whole token set, computed once and kept on the
+ * action. The same answer either way; the first spares the scan of a long action (an edit that
+ * carries a whole file) for a reply of a few words.
+ */
+function echoOf(action: PendingAction | undefined, text: string): ReadonlySet<number> {
   if (action === undefined) return EMPTY_ECHO;
+  if (action.echo === undefined) {
+    const echoed = echoedTokens(text, action.text);
+    if (echoed !== undefined) return echoed;
+  }
   action.echo ??= echoTokens(action.text);
   return action.echo;
 }
