@@ -3,7 +3,9 @@
 // minimum over the replays (the same step in the same state each time: the minimum removes the
 // time the process was descheduled). Prints the mean of those minimums per step and the ratio, and
 // what a user pays: the mean per step over the first replay of every run (one pass, each step timed
-// as it comes, garbage collection included), with its ratio.
+// as it comes, garbage collection included), with its ratio; and that pass by the process's CPU time
+// (every thread: the collector's and the compiler's included, the time the process waited for a core
+// left out), which on a loaded machine is the steadier of the two one-pass figures.
 // Run: build the old version and copy packages/core/dist to DIR (inside packages/core/node_modules
 // so that its dependencies resolve), then
 //   npx tsc -b && node scripts/bench-steps-versions.mjs DIR packages/core/dist
@@ -23,14 +25,15 @@ for (const dist of builds) detectors.push(await stepDetectorOf(dist));
 const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()], ...labelledStepCorpora()];
 
 console.log(
-  `| corpus | ${builds.map((b) => `${b} (min of ${REPS})`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass)`).join(' | ')} | ratio |`,
+  `| corpus | ${builds.map((b) => `${b} (min of ${REPS})`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass)`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass, CPU)`).join(' | ')} | ratio |`,
 );
 console.log(
-  `| --- | ${builds.map(() => '---').join(' | ')} | --- | ${builds.map(() => '---').join(' | ')} | --- |`,
+  `| --- | ${builds.map(() => '---').join(' | ')} | --- | ${builds.map(() => '---').join(' | ')} | --- | ${builds.map(() => '---').join(' | ')} | --- |`,
 );
 for (const [name, runs] of corpora) {
   const sums = detectors.map(() => 0);
   const onePass = detectors.map(() => 0);
+  const onePassCpu = detectors.map(() => 0);
   let steps = 0;
   runs.forEach((run, r) => {
     const mins = detectors.map(() => new Float64Array(run.steps.length).fill(Number.POSITIVE_INFINITY));
@@ -42,6 +45,7 @@ for (const [name, runs] of corpora) {
         // instances made before timing: construction is not observe()
         const fresh = [new Detector(), new Detector(), new Detector(), new Detector()];
         let instance = fresh.shift();
+        const cpu = process.cpuUsage();
         run.steps.forEach((step, i) => {
           const start = process.hrtime.bigint();
           const verdict = instance.observe(step);
@@ -50,6 +54,10 @@ for (const [name, runs] of corpora) {
           if (rep === 0) onePass[d] += ns;
           if (verdict.action === 'stop') instance = fresh.shift() ?? new Detector();
         });
+        if (rep === 0) {
+          const used = process.cpuUsage(cpu);
+          onePassCpu[d] += used.user + used.system;
+        }
       }
     }
     steps += run.steps.length;
@@ -61,6 +69,10 @@ for (const [name, runs] of corpora) {
   const ratio = (means[means.length - 1] / means[0]).toFixed(3);
   const passes = onePass.map((sum) => sum / steps / 1000);
   const passRatio = (passes[passes.length - 1] / passes[0]).toFixed(3);
+  const cpus = onePassCpu.map((sum) => sum / steps);
+  const cpuRatio = (cpus[cpus.length - 1] / cpus[0]).toFixed(3);
   const µs = (values) => values.map((m) => `${m.toFixed(2)} µs`).join(' | ');
-  console.log(`| ${name} | ${µs(means)} | ${ratio} | ${µs(passes)} | ${passRatio} |`);
+  console.log(
+    `| ${name} | ${µs(means)} | ${ratio} | ${µs(passes)} | ${passRatio} | ${µs(cpus)} | ${cpuRatio} |`,
+  );
 }

@@ -94,25 +94,80 @@ export function echoTokens(actionText: string): Set<number> {
  * kilobytes (hashing the edit's tokens cost tens of microseconds a refusal).
  */
 export function lineClassAgainst(line: string, actionText: string): number {
-  const text = actionText.length > OUTPUT_HEAD ? actionText.slice(0, OUTPUT_HEAD) : actionText;
-  const entries = scanTokens(line, 0, Math.min(line.length, OUTPUT_HEAD));
-  const echo = new Set<number>();
-  for (let t = 0; t < entries; t++) {
-    const length = (TOKEN_FLAGS[t] as number) >> LENGTH_SHIFT;
-    if (length < MIN_ECHO_TOKEN) continue;
-    const end = TOKEN_ENDS[t] as number;
-    if (holdsToken(text, line.slice(end - length, end))) echo.add(TOKEN_HASHES[t] as number);
-  }
-  return lineClass(line, echo);
+  return lineClass(
+    line,
+    searchEchoes(line, OUTPUT_HEAD, actionText, Number.POSITIVE_INFINITY) as ReadonlySet<number>,
+  );
 }
 
-/** Whether `token` is one of `text`'s tokens: found with a separator (or an end) on either side. */
-function holdsToken(text: string, token: string): boolean {
+/**
+ * Distinct tokens of a text that {@link echoedTokens} looks for in the action one by one at most,
+ * and characters of the action's head a search must spare for each: a text with more takes the
+ * action's whole token set ({@link echoTokens}), which costs a scan of the action's head and a set
+ * entry per token. A search is a native `indexOf` over the head; the scan handles a character in
+ * JavaScript, several times slower, so a search pays off only in a long head.
+ */
+export const ECHO_SEARCHES = 12;
+/** Characters of an action's text a search must spare for each of the {@link ECHO_SEARCHES}. */
+const HEAD_PER_SEARCH = 32;
+/** Reused by every call of {@link echoedTokens} (read before the next call): no garbage per reply. */
+const SCRATCH_ECHOED = new Set<number>();
+const SCRATCH_ASKED = new Set<number>();
+
+/**
+ * The tokens of `text` (raw hashes, at least 3 characters long) that are tokens of `actionText` too
+ * (of its first {@link OUTPUT_HEAD} characters, as {@link echoTokens} reads it): each of the text's
+ * tokens looked for in the action's text (a native search, a match counted only where a token
+ * starts and ends), the action never scanned. The tokens of `text` among {@link echoTokens}'s
+ * answer, found without building it (equal but for two tokens of one 32-bit hash). `undefined`
+ * when `text` has more than {@link ECHO_SEARCHES} distinct tokens, or the action's text is shorter
+ * than 32 characters for each of them (its scan is then the cheaper). The set is shared: read it
+ * before the next call.
+ * @example echoedTokens('File created at: /w/a.py', `create /w/a.py ${'x'.repeat(400)}`)?.size; // 1 (`/w/a.py`)
+ */
+export function echoedTokens(text: string, actionText: string): ReadonlySet<number> | undefined {
+  // A short action is scanned whole sooner than searched once per token.
+  if (actionText.length < ECHO_SEARCHES * HEAD_PER_SEARCH) return undefined;
+  return searchEchoes(text, OUTPUT_HEAD + OUTPUT_TAIL, actionText, ECHO_SEARCHES);
+}
+
+/**
+ * The tokens among the first `read` characters of `text` (at least 3 characters long) that are
+ * tokens of `actionText`'s head too, each looked for with a native search; `undefined` past `most`
+ * distinct tokens. The set is shared (see {@link echoedTokens}).
+ */
+function searchEchoes(
+  text: string,
+  read: number,
+  actionText: string,
+  most: number,
+): ReadonlySet<number> | undefined {
+  const echoed = SCRATCH_ECHOED;
+  const asked = SCRATCH_ASKED;
+  echoed.clear();
+  asked.clear();
+  const head = actionText.length > OUTPUT_HEAD ? actionText.slice(0, OUTPUT_HEAD) : actionText;
+  const entries = scanTokens(text, 0, Math.min(text.length, read));
+  for (let t = 0; t < entries; t++) {
+    const length = (TOKEN_FLAGS[t] as number) >> LENGTH_SHIFT;
+    const hash = TOKEN_HASHES[t] as number;
+    if (length < MIN_ECHO_TOKEN || asked.has(hash)) continue;
+    if (asked.size === most) return undefined;
+    asked.add(hash);
+    const end = TOKEN_ENDS[t] as number;
+    if (isTokenOf(head, text.slice(end - length, end))) echoed.add(hash);
+  }
+  return echoed;
+}
+
+/** Whether `token` occurs in `text` as a whole token (a separator or the text's end on each side). */
+function isTokenOf(text: string, token: string): boolean {
+  const length = token.length;
   for (let at = text.indexOf(token); at !== -1; at = text.indexOf(token, at + 1)) {
-    const after = at + token.length;
+    const end = at + length;
     if (
       (at === 0 || isSeparator(text.charCodeAt(at - 1))) &&
-      (after === text.length || isSeparator(text.charCodeAt(after)))
+      (end === text.length || isSeparator(text.charCodeAt(end)))
     )
       return true;
   }

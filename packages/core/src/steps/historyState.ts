@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from '../kernel/optionSchemas.js';
+import { mix32 } from './fingerprint.js';
 import { evidenceSchema } from './stepEvidence.js';
 
 /** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
@@ -18,7 +19,8 @@ export const historyStateSchema = lazySchema(() => {
         tool: z.string(),
         actionText: z.string(),
         outcomeKey: hash,
-        pairKey: z.string(),
+        // A turn's pair key is not written since issue 37 §3's ninth round (observe37o): it is
+        // computed again from the action key and the outcome (an older snapshot's string is dropped).
         error: z.boolean(),
         errorClass: hash,
         informative: z.boolean(),
@@ -41,7 +43,8 @@ export const historyStateSchema = lazySchema(() => {
     seenShapes: seenSchema,
     seenErrors: seenSchema,
     seenActions: seenSchema,
-    pairCounts: z.array(z.tuple([z.string(), int.positive()])),
+    // A hash since observe37o; an older snapshot's `actionKey\u0001outcome` strings are read as their hash.
+    pairCounts: z.array(z.tuple([z.union([hash, z.string()]), int.positive()])),
     errorCounts: z.array(z.tuple([hash, int.positive()])),
     outcomeCounts: z.array(z.tuple([hash, int.positive()])),
     messageCounts: z.array(z.tuple([z.string(), int.positive()])),
@@ -64,4 +67,20 @@ export function keyHash(key: string): number {
   let a = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) a = Math.imul(a ^ key.charCodeAt(i), 0x01000193);
   return (a ^ key.length) >>> 0;
+}
+
+/**
+ * The pair key of a turn: its action key's {@link keyHash} and its outcome, as one 32-bit hash (the
+ * action's identity is a 32-bit hash already where the run's seen actions are kept).
+ */
+export function pairKeyOf(actionHash: number, outcomeKey: number): number {
+  return mix32(actionHash ^ Math.imul(outcomeKey ^ 0x27d4eb2f, 0x9e3779b1));
+}
+
+/** The pair key an older snapshot wrote as `actionKey\u0001outcome`, as {@link pairKeyOf} gives it now. */
+export function pairKeyOfText(text: string): number {
+  const at = text.lastIndexOf('\u0001');
+  return at === -1
+    ? pairKeyOf(keyHash(text), 0)
+    : pairKeyOf(keyHash(text.slice(0, at)), Number(text.slice(at + 1)) >>> 0);
 }

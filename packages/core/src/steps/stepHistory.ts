@@ -1,5 +1,5 @@
 import { BoundedSeen } from './boundedSeen.js';
-import { historyStateSchema, MAX_TRACKED_PERIOD } from './historyState.js';
+import { historyStateSchema, keyHash, MAX_TRACKED_PERIOD, pairKeyOf, pairKeyOfText } from './historyState.js';
 import { ProbeLedger } from './ProbeLedger.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
@@ -10,7 +10,7 @@ import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from './stepS
 import type { MessageTurn, Turn } from './turn.js';
 import { UnseenPrints } from './unseenPrints.js';
 
-export { MAX_TRACKED_PERIOD } from './historyState.js';
+export { keyHash, MAX_TRACKED_PERIOD } from './historyState.js';
 export type { StepEvidence } from './stepEvidence.js';
 export type { MessageTurn, Turn } from './turn.js';
 
@@ -81,8 +81,8 @@ export class StepHistory implements SnapshotPart {
   readonly seenErrors = new BoundedSeen(4096);
   /** Action keys seen in the run (bounded). */
   readonly seenActions = new BoundedSeen(SEEN_LINES_GENERATION);
-  /** Since the last informative turn (inclusive): occurrences per pair key. */
-  readonly pairCounts = new Map<string, number>();
+  /** Since the last informative turn (inclusive): occurrences per pair key (see `pairKeyOf`). */
+  readonly pairCounts = new Map<number, number>();
   /** Since the last informative turn: failures per error class. */
   readonly errorCounts = new Map<number, number>();
   /** Since the last informative turn: occurrences per outcome. */
@@ -144,7 +144,11 @@ export class StepHistory implements SnapshotPart {
 
   /** Records an action key; returns whether it was new. */
   learnAction(actionKey: string): boolean {
-    const hash = keyHash(actionKey);
+    return this.learnActionHash(keyHash(actionKey));
+  }
+
+  /** Records an action key by its {@link keyHash}; returns whether it was new. */
+  learnActionHash(hash: number): boolean {
     if (this.seenActions.has(hash)) return false;
     this.seenActions.add(hash);
     return true;
@@ -335,6 +339,7 @@ export class StepHistory implements SnapshotPart {
           placedText: _x,
           probeRun: _p,
           calledAgain: _c,
+          pairKey: _k,
           evidence,
           actionText,
           ...turn
@@ -382,7 +387,11 @@ export class StepHistory implements SnapshotPart {
     this.recent.splice(
       0,
       this.recent.length,
-      ...s.recent.map((turn) => ({ ...turn, evidence: cleanEvidence(turn.evidence) })),
+      ...s.recent.map((turn) => ({
+        ...turn,
+        pairKey: pairKeyOf(keyHash(turn.actionKey), turn.outcomeKey),
+        evidence: cleanEvidence(turn.evidence),
+      })),
     );
     this.probes.restore(s.probes);
     this.rejections.restore(s.rejections);
@@ -393,7 +402,11 @@ export class StepHistory implements SnapshotPart {
     this.seenShapes.restore(s.seenShapes);
     this.seenErrors.restore(s.seenErrors);
     this.seenActions.restore(s.seenActions);
-    refill(this.pairCounts, s.pairCounts);
+    this.pairCounts.clear();
+    for (const [key, count] of s.pairCounts) {
+      const pair = typeof key === 'string' ? pairKeyOfText(key) : key;
+      this.pairCounts.set(pair, (this.pairCounts.get(pair) ?? 0) + count);
+    }
     refill(this.errorCounts, s.errorCounts);
     refill(this.outcomeCounts, s.outcomeCounts);
     refill(this.messageCounts, s.messageCounts);
@@ -419,11 +432,4 @@ export class StepHistory implements SnapshotPart {
 function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {
   map.clear();
   for (const [key, count] of entries) map.set(key, count);
-}
-
-/** A 32-bit hash of a key string, for bounded sets of seen keys. */
-export function keyHash(key: string): number {
-  let a = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) a = Math.imul(a ^ key.charCodeAt(i), 0x01000193);
-  return (a ^ key.length) >>> 0;
 }

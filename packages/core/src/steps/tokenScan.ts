@@ -68,7 +68,7 @@ function classOf(code: number): number {
   return code < 128 ? (ASCII_CLASS[code] as number) : NON_ASCII;
 }
 
-/** Whether `code` separates tokens (see {@link SEPARATORS}): a space, a quote, `:`, a bracket, a line end. */
+/** Whether `code` ends a token (see {@link scanTokens}: spaces, quotes and `: , ( ) [ ] ; { } < >`). */
 export function isSeparator(code: number): boolean {
   return code < 128 && ASCII_CLASS[code] === SEPARATOR;
 }

@@ -14,8 +14,8 @@ export interface Turn {
   actionText: string;
   /** The outcome: an order-insensitive hash of the observation's line fingerprints (0: no observation). */
   outcomeKey: number;
-  /** `actionKey` and `outcomeKey` together. */
-  pairKey: string;
+  /** `actionKey` and `outcomeKey` together, as one 32-bit hash (`pairKeyOf`); not kept in snapshots. */
+  pairKey: number;
   /** Whether the observation was a failure. */
   error: boolean;
   /** For a failure, the fingerprint of its first error line (the error's class); else 0. */

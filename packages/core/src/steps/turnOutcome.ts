@@ -2,6 +2,7 @@ import { firstErrorLine } from '../signatures/errorSignature.js';
 import type { ActionKind } from './actionKind.js';
 import type { FileSearch } from './fileSearch.js';
 import {
+  echoedTokens,
   echoTokens,
   type Fingerprint,
   fingerprint,
@@ -13,6 +14,7 @@ import {
   OUTPUT_HEAD,
 } from './fingerprint.js';
 import { isFramingOnly } from './framingLines.js';
+import { pairKeyOf } from './historyState.js';
 import { MAX_PATHS, type ProbeRun } from './ProbeLedger.js';
 import type { PrintWorkReader } from './printRewrite.js';
 import { maskNoise, typedWords } from './probeKey.js';
@@ -82,7 +84,8 @@ export class TurnReader {
       evidence.error = error;
     }
     const actionKey = action?.key ?? '';
-    const newAction = action !== undefined && this.history.learnAction(actionKey);
+    const actionHash = keyHash(actionKey);
+    const newAction = action !== undefined && this.history.learnActionHash(actionHash);
     let outcomeKey = NO_OBSERVATION;
     let errorClass = 0;
     let informative = false;
@@ -137,7 +140,7 @@ export class TurnReader {
       tool: action?.tool ?? '',
       actionText: action?.text ?? '',
       outcomeKey,
-      pairKey: `${actionKey}\u0001${outcomeKey}`,
+      pairKey: pairKeyOf(actionHash, outcomeKey),
       error,
       errorClass,
       informative,
@@ -165,7 +168,7 @@ export class TurnReader {
     withResult: boolean,
   ): Fingerprint {
     if (isShortReply(output)) {
-      const echo = echoOf(action);
+      const echo = echoOf(action, output);
       if (echo.size > 0) return fingerprint(output, echo, withResult);
     }
     let print = this.prints.find('', text);
@@ -195,7 +198,7 @@ export class TurnReader {
   private errorClass(output: string, action: PendingAction | undefined, outcome: number): number {
     const head = output.length > OUTPUT_HEAD ? output.slice(0, OUTPUT_HEAD) : output;
     const first = this.firstErrorLines.get('', head, () => firstErrorLine(boundLines(head)) ?? '');
-    if (first !== '') return lineClass(first, echoOf(action));
+    if (first !== '') return lineClass(first, echoOf(action, first));
     const whole = mix32(outcome ^ 0x51ed270b) || 2;
     // A refusal is the tool's own message, not a program's output: its first line names it.
     if (action?.kind.editor !== true) return whole;
@@ -205,9 +208,19 @@ export class TurnReader {
   }
 }
 
-/** Raw hashes of the action's tokens (what its output may echo), computed on first need and kept on the action. */
-function echoOf(action: PendingAction | undefined): ReadonlySet<number> {
+/**
+ * The tokens of `text` that the action's text holds too (what `text` echoes of it): looked for one
+ * by one in the action's text when `text` has few (a short reply, an error line: see
+ * `echoedTokens`), else read from the action's whole token set, computed once and kept on the
+ * action. The same answer either way; the first spares the scan of a long action (an edit that
+ * carries a whole file) for a reply of a few words.
+ */
+function echoOf(action: PendingAction | undefined, text: string): ReadonlySet<number> {
   if (action === undefined) return EMPTY_ECHO;
+  if (action.echo === undefined) {
+    const echoed = echoedTokens(text, action.text);
+    if (echoed !== undefined) return echoed;
+  }
   action.echo ??= echoTokens(action.text);
   return action.echo;
 }

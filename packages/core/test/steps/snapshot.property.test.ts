@@ -12,6 +12,7 @@ import {
   type StepVerdict,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
+import { keyHash, pairKeyOf } from '../../src/steps/historyState.js';
 import { sealSnapshot } from '../../src/steps/snapshotSeal.js';
 import { textHash } from '../../src/steps/stepKeys.js';
 import { COUNTS_ONLY, turn } from './helpers.js';
@@ -69,7 +70,7 @@ function runWithRestarts(
   steps: readonly Step[],
   options: StepLoopDetectorOptions,
   cuts: ReadonlySet<number>,
-  via: 'json' | 'sealed' = 'json',
+  via: 'json' | 'sealed' | 'layout 10' = 'json',
 ) {
   let detector = new StepLoopDetector(options);
   const verdicts: StepVerdict[] = [];
@@ -78,10 +79,42 @@ function runWithRestarts(
       detector =
         via === 'sealed'
           ? StepLoopDetector.restoreSealed(detector.sealedSnapshot(), options)
-          : StepLoopDetector.restore(JSON.parse(JSON.stringify(detector.snapshot())), options);
+          : StepLoopDetector.restore(
+              via === 'layout 10'
+                ? asLayout10(JSON.parse(JSON.stringify(detector.snapshot())))
+                : JSON.parse(JSON.stringify(detector.snapshot())),
+              options,
+            );
     verdicts.push(detector.observe(step));
   });
   return verdicts;
+}
+
+interface Layout10Turn {
+  actionKey: string;
+  outcomeKey: number;
+  pairKey?: string;
+}
+
+/**
+ * A snapshot as layout 10 wrote it (before observe37o): each recent turn with its pair key as the
+ * text `actionKey\u0001outcome`, and the pair counts keyed by that text. The texts are those of the
+ * recent turns whose hash a count has (every count of these short runs has one).
+ */
+function asLayout10(snapshot: {
+  history: { recent: Layout10Turn[]; pairCounts: Array<[number | string, number]> };
+}): unknown {
+  const texts = new Map<number, string>();
+  for (const turn of snapshot.history.recent) {
+    turn.pairKey = `${turn.actionKey}\u0001${turn.outcomeKey}`;
+    texts.set(pairKeyOf(keyHash(turn.actionKey), turn.outcomeKey), turn.pairKey);
+  }
+  snapshot.history.pairCounts = snapshot.history.pairCounts.map(([key, count]) => {
+    const text = texts.get(key as number);
+    if (text === undefined) throw new Error('a pair count with no recent turn');
+    return [text, count];
+  });
+  return snapshot;
 }
 
 describe('StepLoopDetector snapshot and restore', () => {
@@ -116,6 +149,18 @@ describe('StepLoopDetector snapshot and restore', () => {
       fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
         const every = new Set(steps.map((_, i) => i));
         expect(runWithRestarts(steps, options, every, 'sealed')).toEqual(
+          runWithRestarts(steps, options, new Set()),
+        );
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a snapshot of layout 10 (pair keys as text) restored before every step gives the same verdicts', () => {
+    fc.assert(
+      fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
+        const every = new Set(steps.map((_, i) => i));
+        expect(runWithRestarts(steps, options, every, 'layout 10')).toEqual(
           runWithRestarts(steps, options, new Set()),
         );
       }),
@@ -321,8 +366,8 @@ describe('StepLoopDetector.restoreSealed', () => {
       hash: textHash(layout.join('\n')),
     }).toEqual({
       layout: 11,
-      fields: 147,
-      hash: 'c0acb6c4a7218697',
+      fields: 145,
+      hash: 'f38cb9d4c46e23fb',
     });
   });
 });

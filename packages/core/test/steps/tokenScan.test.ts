@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { echoTokens, exactHash, fingerprint, lineClass, mix32 } from '../../src/steps/fingerprint.js';
+import {
+  echoedTokens,
+  echoTokens,
+  exactHash,
+  fingerprint,
+  lineClass,
+  mix32,
+} from '../../src/steps/fingerprint.js';
 import {
   LENGTH_SHIFT,
   LINE_END,
@@ -327,5 +334,41 @@ describe('the readers of scanTokens against their forms over the token cursor', 
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('echoedTokens against echoTokens', () => {
+  it("gives the tokens of a text that the action's token set holds, when it answers", () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(textArb, textArb, fc.nat({ max: 5000 }), (text, words, padding) => {
+        // The action's head: its words, then padding past the search's bound, its end cut at 4,000.
+        const action = `${words} ${'ab '.repeat(padding)}${words}`;
+        const found = echoedTokens(text, action);
+        if (found === undefined) return;
+        answered++;
+        const all = echoTokens(action);
+        const expected = new Set<number>();
+        for (const event of oracleEvents(text, false)) {
+          const [raw, , , length] = event.split('/');
+          if (event !== '\\n' && Number(length) >= 3 && all.has(Number(raw) | 0))
+            expected.add(Number(raw) | 0);
+        }
+        expect(new Set(found)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+    // The search answered often enough for the property to mean something.
+    expect(answered).toBeGreaterThan(1000);
+  });
+
+  it('finds a token only whole, at the start and end of the text, and leaves the short action to the scan', () => {
+    const long = (words: string) => `${words} ${'x'.repeat(400)}`;
+    expect([...(echoedTokens('foo.py failed', long('run foo.py')) ?? [])].length).toBe(1);
+    expect(echoedTokens('foo.py failed', long('run foo.pyc'))?.size).toBe(0);
+    expect(echoedTokens('foo', long('xfoo foox'))?.size).toBe(0);
+    expect(echoedTokens('foo', long('foo'))?.size).toBe(1);
+    expect(echoedTokens('abcdef', `${'y'.repeat(4000)} abcdef`)?.size).toBe(0);
+    expect(echoedTokens('foo', 'cd foo')).toBeUndefined();
   });
 });
