@@ -120,7 +120,7 @@ export class SqliteHookSessionStore {
     this.clock = options.clock ?? systemClock;
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
     this.agentProcess = options.agentProcess ?? null;
-    const withProcess = (statements: (process: string) => [string, string]) => {
+    const withProcess = (statements: (column: string) => [string, string]) => {
       try {
         return statements(', agent_process').map((sql) => this.db.prepare(sql));
       } catch (error) {
@@ -129,14 +129,14 @@ export class SqliteHookSessionStore {
         return statements('').map((sql) => this.db.prepare(sql.replace(', @agentProcess', '')));
       }
     };
-    [this.selectStmt, this.upsertStmt] = withProcess((process) => [
-      `SELECT snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${process} FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?`,
-      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${process})
+    [this.selectStmt, this.upsertStmt] = withProcess((column) => [
+      `SELECT snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${column} FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?`,
+      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${column})
        VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @toolCalls, @parentSessionId, @agentType, @nudges, @stops, @enabled, @now, @now, @agentProcess)
        ON CONFLICT (agent, session_id, project_dir) DO UPDATE SET snapshot = excluded.snapshot,
          last_results = excluded.last_results, steps = excluded.steps, tool_calls = excluded.tool_calls,
          parent_session_id = excluded.parent_session_id, agent_type = excluded.agent_type, nudges = excluded.nudges,
-         stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at${process === '' ? '' : ', agent_process = excluded.agent_process'}`,
+         stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at${column === '' ? '' : ', agent_process = excluded.agent_process'}`,
     ]) as [BetterSqlite3.Statement, BetterSqlite3.Statement];
   }
 
@@ -191,20 +191,20 @@ export class SqliteHookSessionStore {
 }
 
 /**
- * What `agent_process` says after an event: `process` itself when it started before the session's
+ * What `agent_process` says after an event: `agent`'s process itself when it started before the session's
  * first event or was this session's at its previous event too; otherwise `?` and it (seen once, not
  * yet told: a session resumed in a new process, or a launcher started for each call such as `npx
  * loopguard hook …`, which ends with its call and so is never told); `null` when not known.
  */
 function agentProcessColumn(
-  process: AgentProcess | null,
+  agent: AgentProcess | null,
   row: SessionRow | undefined,
   now: number,
 ): string | null {
-  if (process === null) return null;
-  if (process.startedAt <= (row?.created_at ?? now)) return process.id;
+  if (agent === null) return null;
+  if (agent.startedAt <= (row?.created_at ?? now)) return agent.id;
   const previous = row?.agent_process ?? null;
-  return previous === process.id || previous === `?${process.id}` ? process.id : `?${process.id}`;
+  return previous === agent.id || previous === `?${agent.id}` ? agent.id : `?${agent.id}`;
 }
 
 function assertKey(key: HookSessionKey): void {
