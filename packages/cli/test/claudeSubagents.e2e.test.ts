@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { hookLog, hookState, spendState } from './hookHelpers.js';
@@ -52,7 +53,10 @@ const isSubagent = (messages: unknown[] | undefined) => JSON.stringify(messages?
 async function sessionWithSubagent(mode: 'command' | 'mcp', start: Start) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
-  writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100000000\n');
+  writeFileSync(
+    join(dir, 'loopguard.config.yaml'),
+    'spend:\n  session:\n    maxTokens: 100000000\n    maxCostUsd: 100\n',
+  );
   const init = await loopguard(dir, ['init', 'claude', ...(mode === 'command' ? ['--command-hooks'] : [])], {
     HOME: home,
   });
@@ -67,7 +71,7 @@ async function sessionWithSubagent(mode: 'command' | 'mcp', start: Start) {
       .filter((file) => file.endsWith('.jsonl'))
       .map((file) => ({ file, text: readFileSync(join(projects, file), 'utf8') }));
     const received = api.conversations.map((c) => ({ subagent: isSubagent(c), text: JSON.stringify(c) }));
-    return { dir, result, resultLine, transcripts, received };
+    return { dir, home, result, resultLine, transcripts, received };
   } finally {
     await api.close();
   }
@@ -90,7 +94,7 @@ describe.each([
   ['mcp', 'foreground'],
 ] as const)('a Claude Code subagent that loops, %s hooks, in the %s', (mode, start) => {
   it('is nudged and stopped in its own run; the main thread is never judged and completes; its replies count against the session', async () => {
-    const { dir, result, resultLine, transcripts, received } = await sessionWithSubagent(mode, start);
+    const { dir, home, result, resultLine, transcripts, received } = await sessionWithSubagent(mode, start);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(resultLine).toMatchObject({ subtype: 'success', terminal_reason: 'completed' });
 
@@ -141,5 +145,19 @@ describe.each([
     );
     expect(ledgers[`subagent:claude:${sessionId}:${agentId}`]?.totals.replies).toBe(subagentReplies.size);
     expect(hookLog(dir)).toEqual([]);
+
+    // scan tells what the other doors tell: the session's dollars are its subagent's too (sessions50:
+    // it read them as a difference of prices), and the subagent is its own run, stopped at call 4
+    const scanned = await loopguard(dir, ['scan', '--json', '--no-cache'], { HOME: home });
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const scannedSessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    const scannedMain = scannedSessions.find((s) => s.sessionId === sessionId);
+    expect(scannedMain?.record?.summary).toMatch(/^no loop found, 4 tool calls ran, \$/);
+    expect(scannedMain?.recordDiffers).toBeUndefined();
+    const scannedSubagent = scannedSessions.find((s) => s.sessionId === agentId);
+    expect(scannedSubagent?.record?.summary).toBe(
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+    );
+    expect(scannedSubagent?.recordDiffers).toBeUndefined();
   }, 600_000);
 });

@@ -74,10 +74,30 @@ describe('a session started in a subfolder of a repository (qa47)', () => {
     expect(existsSync(join(root, '.loopguard'))).toBe(false);
   });
 
-  it('keeps its own folder where nothing of loopguard is above it in the repository, outside a repository, and never looks above the repository', async () => {
+  it("sessions50: a repository's first session started in a subfolder is the repository's; a later one at the root joins it", async () => {
     const fresh = repository();
-    await claudeLoop(fresh.deep, 's1');
-    expect(hookState(fresh.deep).sessions).toMatchObject([{ project_dir: fresh.deep }]);
+    await claudeLoop(fresh.deep, 'first-below');
+    await claudeLoop(fresh.root, 'then-at-root');
+    expect(existsSync(join(fresh.deep, '.loopguard'))).toBe(false);
+    expect(hookState(fresh.root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([
+      ['first-below', fresh.root],
+      ['then-at-root', fresh.root],
+    ]);
+    // a subfolder that already has its own database (made before sessions50) keeps it
+    const older = repository();
+    mkdirSync(join(older.deep, '.loopguard'));
+    writeFileSync(join(older.deep, '.loopguard', 'state.db'), '');
+    expect(sessionProjectDir(older.deep)).toBe(older.deep);
+  });
+
+  it('keeps its own folder outside a repository, below a home folder kept in git, and never looks above the repository', async () => {
+    const home = repository();
+    vi.stubEnv('HOME', home.root);
+    try {
+      expect(sessionProjectDir(home.deep)).toBe(home.deep);
+    } finally {
+      vi.unstubAllEnvs();
+    }
     const noGit = repository('hook:\n  enabled: false\n', false);
     expect((await claudeLoop(noGit.deep, 's1')).join('')).toContain('Loop detected');
     expect(existsSync(join(noGit.deep, '.loopguard', 'state.db'))).toBe(true);
@@ -87,7 +107,8 @@ describe('a session started in a subfolder of a repository (qa47)', () => {
     mkdirSync(join(inner, '.git'), { recursive: true });
     mkdirSync(join(inner, 'src'));
     expect((await claudeLoop(join(inner, 'src'), 's1')).join('')).toContain('Loop detected');
-    expect(existsSync(join(inner, 'src', '.loopguard', 'state.db'))).toBe(true);
+    expect(existsSync(join(inner, '.loopguard', 'state.db'))).toBe(true);
+    expect(existsSync(join(outer.root, '.loopguard'))).toBe(false);
   });
 
   it("a Claude Code event's cwd after a cd is not where it starts: the project variable is", async () => {
@@ -123,9 +144,10 @@ describe('a folder above the session that another user owns or every user shares
       const inner = join(root, 'vendor', name);
       mkdirSync(join(inner, 'src'), { recursive: true });
       writeFileSync(join(inner, '.git'), `gitdir: ${join(root, '.git', 'modules', name)}\n`);
-      expect(sessionProjectDir(join(inner, 'src'))).toBe(join(inner, 'src'));
-      writeFileSync(join(inner, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+      // its own root, not the enclosing repository's, whose configuration switches loopguard off
       expect(sessionProjectDir(join(inner, 'src'))).toBe(inner);
+      writeFileSync(join(inner, 'src', 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');
+      expect(sessionProjectDir(join(inner, 'src'))).toBe(join(inner, 'src'));
     }
   });
 

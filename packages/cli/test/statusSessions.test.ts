@@ -209,6 +209,51 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(JSON.parse((await run(many.dir, ['status', '--json'])).out).sessions.sessions).toHaveLength(25);
   });
 
+  it('sessions50: --verdict lists only the sessions of that verdict, the oldest stop past the 20 most recent included; a bad value is refused', async () => {
+    const many = projectDatabase('filtered');
+    // the stop is the oldest of 25 sessions: the 20 most recent leave it out
+    for (let i = 0; i < 25; i++) {
+      many.clock.advance(60_000);
+      const sessionId = `s${String(i).padStart(2, '0')}`;
+      many.hooks.update({ agent: 'claude', sessionId, projectDir: many.dir }, () => ({
+        next: { ...state, nudges: 0, stops: i === 0 ? 1 : 0 },
+        result: null,
+      }));
+      if (i === 0)
+        many.database.stateMachine.addContextEntry({
+          entryType: 'decision',
+          topic: 'loop_stop',
+          content: 'You ran the same failing command 4 times.',
+          relatedTasks: [`claude:${sessionId}`],
+          metadata: { loopType: 'repeated_action', toolCall: 4 },
+        });
+    }
+    many.database.close();
+    const rows = (out: string) => out.split('\n').filter((line) => /^claude +\| s\d\d /.test(line));
+    expect(rows((await run(many.dir, ['status'])).out).some((row) => row.includes('| s00 '))).toBe(false);
+    const stopped = await run(many.dir, ['status', '--verdict', 'stopped']);
+    expect(stopped.code).toBe(EXIT_CODES.ok);
+    // the counts are every session's, the list the stopped ones
+    expect(stopped.out).toContain('sessions: 25 (24 clean, 1 stopped)');
+    expect(rows(stopped.out)).toHaveLength(1);
+    expect(rows(stopped.out)[0]).toContain('stopped by loopguard at call 4 (repeated_action)');
+    const clean = await run(many.dir, ['status', '--verdict', 'clean', '--limit', '3']);
+    expect(rows(clean.out)).toHaveLength(3);
+    expect(clean.out).toContain('(the 3 most recent of 24 clean shown; --limit 24 for all)');
+    const none = await run(many.dir, ['status', '--verdict', 'stopped_on_spend']);
+    expect(rows(none.out)).toHaveLength(0);
+    expect(none.out).toContain('(no session stopped on spend)');
+    const json = JSON.parse((await run(many.dir, ['status', '--json', '--verdict', 'stopped'])).out);
+    expect(json.sessions.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(['s00']);
+    const bad = await run(many.dir, ['status', '--verdict', 'looped']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.out).toBe('');
+    // one line naming the flag (then commander's pointer to --help, as for every bad flag)
+    const [first] = bad.err.split('\n');
+    expect(first).toContain("'--verdict <verdict>' argument 'looped' is invalid");
+    expect(first).toContain('must be one of running, clean, nudged, stopped, stopped_on_spend');
+  });
+
   it("says the project's hooks are off where its configuration switches them off (the sessions are from before)", async () => {
     const off = hooksOnlyProject('off-app');
     writeFileSync(join(off, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');

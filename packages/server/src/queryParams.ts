@@ -23,6 +23,8 @@ export interface StatusQuery {
   cursor: string | undefined;
   /** Sessions on the first page of sessions beside the tasks, 1..1000. @default 20 */
   sessionLimit?: number | undefined;
+  /** Only sessions with this verdict on that page (`loopguard status --verdict`; the counts stay every session's). @default every verdict */
+  sessionVerdict?: SessionVerdict | undefined;
 }
 
 /**

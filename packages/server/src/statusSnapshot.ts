@@ -97,7 +97,10 @@ export async function statusSnapshot(
   const [page, lastAttempt, sessions, sessionCounts] = await Promise.all([
     reader.taskPage({ limit: query.limit, cursor: query.cursor, attemptsSince }),
     live ? null : reader.lastAttemptAt(),
-    reader.sessionPage({ limit: query.sessionLimit ?? DEFAULT_STATUS_SESSIONS }),
+    reader.sessionPage({
+      limit: query.sessionLimit ?? DEFAULT_STATUS_SESSIONS,
+      verdict: query.sessionVerdict,
+    }),
     reader.sessionCounts(),
   ]);
   const loopDetection: StatusSnapshot['loopDetection'] = Object.create(null);

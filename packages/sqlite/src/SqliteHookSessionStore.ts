@@ -1,6 +1,7 @@
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
+import type { AgentProcess } from './agentProcess.js';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
@@ -67,10 +68,18 @@ export interface SqliteHookSessionStoreOptions {
   clock?: Clock;
   /** What to do when `SQLITE_BUSY` escapes the busy timeout. @default { retries: 5, initialDelayMs: 25 } */
   busyRetry?: BusyRetryPolicy;
+  /**
+   * The agent CLI's process this caller runs for (`hookAgentProcess()`), written with every update
+   * as `agent_process` (see `agentProcessColumn`: a process started after the session's first event
+   * is told only once a second event comes from it). @default null (not known)
+   */
+  agentProcess?: AgentProcess | null;
 }
 
 interface SessionRow extends SummaryRow {
   snapshot: string;
+  /** Absent from a database of schema 8 to 12. */
+  agent_process?: string | null;
 }
 
 interface SummaryRow {
@@ -103,23 +112,32 @@ export class SqliteHookSessionStore {
   private readonly selectStmt: BetterSqlite3.Statement;
   private peekStmt: BetterSqlite3.Statement | undefined;
   private readonly upsertStmt: BetterSqlite3.Statement;
+  private readonly agentProcess: AgentProcess | null;
 
   /** @param options - see {@link SqliteHookSessionStoreOptions}. */
   constructor(options: SqliteHookSessionStoreOptions) {
     this.db = options.db;
     this.clock = options.clock ?? systemClock;
     this.busyRetry = options.busyRetry ?? DEFAULT_BUSY_RETRY;
-    this.selectStmt = this.db.prepare(
-      'SELECT snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
-    );
-    this.upsertStmt = this.db.prepare(
-      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at)
-       VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @toolCalls, @parentSessionId, @agentType, @nudges, @stops, @enabled, @now, @now)
+    this.agentProcess = options.agentProcess ?? null;
+    const withProcess = (statements: (column: string) => [string, string]) => {
+      try {
+        return statements(', agent_process').map((sql) => this.db.prepare(sql));
+      } catch (error) {
+        // a database of schema 8 to 12 (no `agent_process`), as the option allows: not written
+        if (!String(error).includes('agent_process')) throw error;
+        return statements('').map((sql) => this.db.prepare(sql.replace(', @agentProcess', '')));
+      }
+    };
+    [this.selectStmt, this.upsertStmt] = withProcess((column) => [
+      `SELECT snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${column} FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?`,
+      `INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, last_results, steps, tool_calls, parent_session_id, agent_type, nudges, stops, enabled, created_at, updated_at${column})
+       VALUES (@agent, @sessionId, @projectDir, @snapshot, @lastResults, @steps, @toolCalls, @parentSessionId, @agentType, @nudges, @stops, @enabled, @now, @now, @agentProcess)
        ON CONFLICT (agent, session_id, project_dir) DO UPDATE SET snapshot = excluded.snapshot,
          last_results = excluded.last_results, steps = excluded.steps, tool_calls = excluded.tool_calls,
          parent_session_id = excluded.parent_session_id, agent_type = excluded.agent_type, nudges = excluded.nudges,
-         stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at`,
-    );
+         stops = excluded.stops, enabled = excluded.enabled, updated_at = excluded.updated_at${column === '' ? '' : ', agent_process = excluded.agent_process'}`,
+    ]) as [BetterSqlite3.Statement, BetterSqlite3.Statement];
   }
 
   /** The session, or `null` when it has no row. */
@@ -161,13 +179,32 @@ export class SqliteHookSessionStore {
           const row = this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined;
           const { next, result } = change(recordOf(row));
           if (next !== undefined) {
-            this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now: this.clock.now() });
+            const now = this.clock.now();
+            const agentProcess = agentProcessColumn(this.agentProcess, row, now);
+            this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
           }
           return result;
         })
         .immediate(),
     );
   }
+}
+
+/**
+ * What `agent_process` says after an event: `agent`'s process itself when it started before the session's
+ * first event or was this session's at its previous event too; otherwise `?` and it (seen once, not
+ * yet told: a session resumed in a new process, or a launcher started for each call such as `npx
+ * loopguard hook …`, which ends with its call and so is never told); `null` when not known.
+ */
+function agentProcessColumn(
+  agent: AgentProcess | null,
+  row: SessionRow | undefined,
+  now: number,
+): string | null {
+  if (agent === null) return null;
+  if (agent.startedAt <= (row?.created_at ?? now)) return agent.id;
+  const previous = row?.agent_process ?? null;
+  return previous === agent.id || previous === `?${agent.id}` ? agent.id : `?${agent.id}`;
 }
 
 function assertKey(key: HookSessionKey): void {

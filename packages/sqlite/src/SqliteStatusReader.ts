@@ -1,5 +1,6 @@
 import * as core from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
+import { readLiveSessions } from './liveSessions.js';
 import { SqliteRunStore } from './SqliteRunStore.js';
 
 /**
@@ -46,6 +47,13 @@ export class SqliteStatusReader implements core.StatusReader {
   /** Whether the view `name` exists (a database of an older schema, opened read-only, has none). */
   private hasView(name: string): boolean {
     return this.hasSchemaObject('view', name);
+  }
+
+  /** Whether the sessions view exists; it then reads a killed agent's session as ended ({@link readLiveSessions}). */
+  private hasSessions(): boolean {
+    if (!this.hasView('agent_sessions')) return false;
+    readLiveSessions(this.db);
+    return true;
   }
 
   private hasSchemaObject(type: 'table' | 'view', name: string): boolean {
@@ -174,7 +182,7 @@ export class SqliteStatusReader implements core.StatusReader {
   }
 
   async sessionPage(query: core.SessionPageQuery): Promise<core.SessionPage> {
-    if (!this.hasView('agent_sessions')) return { sessions: [], nextCursor: null };
+    if (!this.hasSessions()) return { sessions: [], nextCursor: null };
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (query.sessionId !== undefined) {
@@ -199,7 +207,7 @@ export class SqliteStatusReader implements core.StatusReader {
   }
 
   async sessionCounts(): Promise<core.SessionCounts> {
-    if (!this.hasView('agent_sessions')) return core.sessionCountsOf([], []);
+    if (!this.hasSessions()) return core.sessionCountsOf([], []);
     const verdicts = this.cached(
       'SELECT verdict, count(*) AS count FROM agent_sessions GROUP BY verdict',
     ).all() as { verdict: string; count: number }[];

@@ -1,6 +1,9 @@
+// --- the agent CLI's process, and sessions read as ended once it is gone ---
+export { type AgentProcess, agentProcessGone, hookAgentProcess } from './agentProcess.js';
 // --- asynchronous twin of the database ---
 export { asyncSqliteStorage } from './asyncSqliteStorage.js';
 export { type BusyRetryPolicy, DEFAULT_BUSY_RETRY } from './busyRetry.js';
+export { readLiveSessions } from './liveSessions.js';
 export {
   assertSchemaCurrent,
   MIGRATIONS,

@@ -13,6 +13,7 @@ import { up009HookSessionText } from './schema/009_hookSessionText.js';
 import { up010RefusedCalls } from './schema/010_refusedCalls.js';
 import { up011AdapterSpend } from './schema/011_adapterSpend.js';
 import { up012SessionEnd } from './schema/012_sessionEnd.js';
+import { up013AgentProcess } from './schema/013_agentProcess.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 10, name: 'refused calls', up: up010RefusedCalls },
   { version: 11, name: 'adapter spend', up: up011AdapterSpend },
   { version: 12, name: 'session end', up: up012SessionEnd },
+  { version: 13, name: 'agent process', up: up013AgentProcess },
 ]);
 
 /**

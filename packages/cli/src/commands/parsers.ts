@@ -21,3 +21,15 @@ export function positiveInteger(max: number): (value: string) => number {
     return n;
   };
 }
+
+/**
+ * Commander argument parser for one of `values` (a session's verdict: `--verdict stopped`).
+ * @example new Option('--verdict <verdict>').argParser(oneOf(SESSION_VERDICTS))
+ */
+export function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`must be one of ${values.join(', ')}.`);
+    return value as T;
+  };
+}

@@ -1,5 +1,5 @@
 import { systemClock } from '@loopguard/core';
-import type { SessionView } from '@loopguard/core/internal';
+import { SESSION_VERDICTS, type SessionVerdict, type SessionView } from '@loopguard/core/internal';
 import { DEFAULT_STATUS_SESSIONS, statusSnapshot } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
@@ -16,7 +16,7 @@ import {
   readingFlags,
   type StatusStoreFlags,
 } from './openStatusReader.js';
-import { positiveInteger } from './parsers.js';
+import { oneOf, positiveInteger } from './parsers.js';
 
 /** `newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
@@ -34,11 +34,12 @@ type StatusOptions = StatusStoreFlags & {
   cursor?: string;
   window: number;
   session?: string;
+  verdict?: SessionVerdict;
 };
 
 /**
- * `loopguard status [--db <file> | --postgres <url>] [--json] [--session <id>] [--limit n] [--cursor c]`:
- * the recent agent sessions with what loopguard did to each, then the orchestrator's tasks when the
+ * `loopguard status [--db <file> | --postgres <url>] [--json] [--session <id>] [--verdict v] [--limit n] [--cursor c]`:
+ * the recent agent sessions with what loopguard did to each (`--verdict stopped`: only those), then the orchestrator's tasks when the
  * store has any (the `/status` body with `--json`). Without a store flag it reads the project's
  * database and says which. `--session <id>` prints one session and exits 10 when loopguard stopped
  * it, 11 when the spend guard did (docs/cli.md).
@@ -55,6 +56,12 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--json', 'print the status as JSON (the /status body)')
     .option('--session <id>', 'only this session; exit 10 when loopguard stopped it, 11 on spend')
+    .addOption(
+      new Option(
+        '--verdict <verdict>',
+        `only the sessions with this verdict (${SESSION_VERDICTS.join(', ')})`,
+      ).argParser(oneOf(SESSION_VERDICTS)),
+    )
     .addOption(
       new Option(
         '--limit <n>',
@@ -178,7 +185,7 @@ async function printStatus(
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
-      { limit: options.limit, cursor: options.cursor, sessionLimit },
+      { limit: options.limit, cursor: options.cursor, sessionLimit, sessionVerdict: options.verdict },
       {
         clock: systemClock,
         attemptsRecorded: baseline.attempts,
@@ -211,9 +218,13 @@ async function printStatus(
   const oneLine = counts.join('  ');
   out(`${io.columns !== undefined && oneLine.length > io.columns ? counts.join('\n') : oneLine}\n`);
   if (sessions.sessions.length > 0) out(`\n${sessionList(sessions.sessions, io.columns)}\n`);
-  if (total > sessions.sessions.length) {
-    const all = total <= MAX_LIMIT ? `--limit ${total} for all` : `--limit ${MAX_LIMIT} for more`;
-    out(`(the ${sessions.sessions.length} most recent of ${total} shown; ${all})\n`);
+  // --verdict: the sessions of that verdict, which the counts above number
+  const listed = options.verdict === undefined ? total : sessions.counts[options.verdict];
+  const which = options.verdict === undefined ? '' : ` ${options.verdict.replace(/_/g, ' ')}`;
+  if (listed === 0 && options.verdict !== undefined) out(`\n(no session${which})\n`);
+  if (listed > sessions.sessions.length) {
+    const all = listed <= MAX_LIMIT ? `--limit ${listed} for all` : `--limit ${MAX_LIMIT} for more`;
+    out(`(the ${sessions.sessions.length} most recent of ${listed}${which} shown; ${all})\n`);
   }
   if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;
   out(

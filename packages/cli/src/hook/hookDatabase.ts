@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContextEntryInput } from '@loopguard/core';
 import {
+  type AgentProcess,
   type BusyRetryPolicy,
+  hookAgentProcess,
   openLoopGuardDatabase,
   SCHEMA_VERSION,
   SqliteHookSessionStore,
@@ -31,6 +33,14 @@ export interface HookDatabase {
 /** A hook call never retries a busy database: it waits `busy_timeout`, then fails open. */
 const NO_RETRY: BusyRetryPolicy = { retries: 0, initialDelayMs: 0 };
 
+let agentProcess: AgentProcess | null | undefined;
+
+/** The agent CLI's process this process serves (read once: a hook call's, or the MCP server's, parent). */
+function theAgentProcess(): AgentProcess | null {
+  if (agentProcess === undefined) agentProcess = hookAgentProcess();
+  return agentProcess;
+}
+
 /** How much of `state.db` a hook call reads through a memory mapping (`mmap_size`); past it, by `read`. */
 const HOOK_MMAP_BYTES = 64 * 1024 * 1024;
 
@@ -55,7 +65,7 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
     let stateMachine: SqliteStateMachine | undefined;
     let spend: SqliteSpendStore | undefined;
     return {
-      sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY }),
+      sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY, agentProcess: theAgentProcess() }),
       record(entry) {
         stateMachine ??= new SqliteStateMachine({ db, busyRetry: NO_RETRY });
         stateMachine.addContextEntry(storable(entry));
@@ -70,7 +80,11 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
   const database = openLoopGuardDatabase(path, { busyTimeoutMs: lockTimeoutMs, busyRetry: NO_RETRY });
   let spend: SqliteSpendStore | undefined;
   return {
-    sessions: new SqliteHookSessionStore({ db: database.db, busyRetry: NO_RETRY }),
+    sessions: new SqliteHookSessionStore({
+      db: database.db,
+      busyRetry: NO_RETRY,
+      agentProcess: theAgentProcess(),
+    }),
     record: (entry) => database.stateMachine.addContextEntry(storable(entry)),
     spend: () => {
       spend ??= new SqliteSpendStore({ db: database.db, busyRetry: NO_RETRY });

@@ -1,18 +1,22 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { findConfigFile } from '../configFiles.js';
 
 /**
  * The project a session that started in `dir` is recorded in: the nearest folder from `dir` up to
  * its git repository's root (the folder holding `.git`, a worktree's too) that holds loopguard's
- * database (`.loopguard/state.db`) or configuration (`loopguard.config.*`), else `dir` itself.
+ * database (`.loopguard/state.db`) or configuration (`loopguard.config.*`), else the repository's
+ * root itself (sessions50: a repository's first session started in `repo/src` no longer makes
+ * `repo/src` a project apart from the sessions later started at the root), else `dir`.
  * A session started in `repo/src` (Codex, or Claude Code and Gemini CLI installed with `--user`)
  * is so judged under the repository's configuration (its budget, its off switch) and listed by
  * `status` and the dashboard of the repository, not in a database of its own in `repo/src` (qa47).
  * Never above the repository (another user's folders may be there), never in a folder that is no
- * repository's (each folder its own project, as before), and never through a folder above `dir`
- * that another user owns or that every user shares (/tmp: anyone could plant a `.git` and an off
- * switch there).
+ * repository's (each folder its own project, as before), never the home folder as a repository
+ * (dotfiles kept in git: every folder below it would be one project), and never through a folder
+ * above `dir` that another user owns or that every user shares (/tmp: anyone could plant a `.git`
+ * and an off switch there).
  * @example sessionProjectDir('/home/me/repo/src') // '/home/me/repo' when it has .loopguard/state.db
  */
 export function sessionProjectDir(dir: string): string {
@@ -23,10 +27,20 @@ export function sessionProjectDir(dir: string): string {
   const above: string[] = [];
   for (let folder = dirname(dir); isUsersOwn(folder); folder = dirname(folder)) {
     above.push(folder);
-    if (existsSync(join(folder, '.git'))) return above.find(hasProjectFiles) ?? dir;
+    if (existsSync(join(folder, '.git')))
+      return above.find(hasProjectFiles) ?? (isHome(folder) ? dir : folder);
     if (dirname(folder) === folder) return dir;
   }
   return dir;
+}
+
+/** Whether `folder` is the user's home folder. */
+function isHome(folder: string): boolean {
+  try {
+    return resolve(homedir()) === folder;
+  } catch {
+    return true;
+  }
 }
 
 /** Whether `folder` holds loopguard's database or configuration file. */

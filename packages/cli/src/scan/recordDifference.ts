@@ -29,10 +29,11 @@ function replayText(session: ScannedSession): string {
  * Where loopguard's record of a session (what `status` and the other doors say) and its transcript
  * tell it differently, in the user's words; `undefined` when they agree or there is no record.
  * Compared: the stop (a loop's or the spend guard's, and its tool call), the tool calls that ran,
- * and the dollars of a session whose spend guard counted them.
+ * and the dollars of a session whose spend guard counted them (with `subagentCostUsd`, what its
+ * subagents' transcripts cost: the record counts their replies too).
  * @example recordDifference(session) // 'loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error)'
  */
-export function recordDifference(session: ScannedSession): string | undefined {
+export function recordDifference(session: ScannedSession, subagentCostUsd?: number): string | undefined {
   const record = session.record;
   if (record === undefined) return undefined;
   const parts: string[] = [];
@@ -63,13 +64,15 @@ export function recordDifference(session: ScannedSession): string | undefined {
         ? `loopguard's hooks saw ${record.toolCalls.toLocaleString('en-US')} of the ${calls(session.toolCalls)} that ran`
         : `loopguard's hooks saw ${calls(record.toolCalls)} run, the transcript holds ${session.toolCalls.toLocaleString('en-US')}`,
     );
+  const transcriptCost =
+    typeof session.costUsd === 'number' ? session.costUsd + (subagentCostUsd ?? 0) : undefined;
   if (
     record.costUsd !== null &&
-    typeof session.costUsd === 'number' &&
-    formatMoney(record.costUsd) !== formatMoney(session.costUsd)
+    transcriptCost !== undefined &&
+    formatMoney(record.costUsd) !== formatMoney(transcriptCost)
   )
     parts.push(
-      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies cost ${formatMoney(session.costUsd)} at the prices of the folder scanned from`,
+      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies${subagentCostUsd === undefined ? '' : " (its subagents' with them)"} cost ${formatMoney(transcriptCost)} at the prices of the folder scanned from`,
     );
   return parts.length === 0 ? undefined : parts.join('; ');
 }

@@ -11,13 +11,29 @@ import { SessionRecords } from './sessionRecord.js';
  */
 export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   const records = new SessionRecords();
+  const subagents = subagentCosts(sessions);
   return sessions.map((session) => {
     const record = records.recordOf(session);
     if (record === undefined) return session;
     const startedIn =
       session.project !== null && session.project !== record.project ? { startedIn: session.project } : {};
     const told: ScannedSession = { ...session, project: record.project, ...startedIn, record };
-    const differs = recordDifference(told);
+    const differs = recordDifference(told, subagents.get(session.sessionId));
     return differs === undefined ? told : { ...told, recordDiffers: differs };
   });
+}
+
+/**
+ * What each Claude Code session's subagents' transcripts cost, by the session's id: the hooks count
+ * a subagent's replies against its session's budget (docs/spend.md), so the session's record holds
+ * them, where `scan` lists each subagent's transcript as a session of its own (sessions50).
+ */
+function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number> {
+  const costs = new Map<string, number>();
+  for (const session of sessions) {
+    if (session.agent !== 'claude' || session.parentSessionId === undefined) continue;
+    if (typeof session.costUsd !== 'number') continue;
+    costs.set(session.parentSessionId, (costs.get(session.parentSessionId) ?? 0) + session.costUsd);
+  }
+  return costs;
 }

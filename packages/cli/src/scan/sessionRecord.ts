@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
+import { readLiveSessions } from '@loopguard/sqlite/liveSessions';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
 import { readProjectDatabase } from './projectDatabase.js';
@@ -88,6 +89,7 @@ function readRecords(project: string): Map<string, SessionRecord> | null {
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
       .get();
     if (view === undefined) return null;
+    readLiveSessions(db);
     const records = new Map<string, SessionRecord>();
     // the most recently active row of an id (a session id may repeat across folders of one database)
     const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];

@@ -1,4 +1,5 @@
 import { type SessionRow, sessionViewOf } from '@loopguard/core/internal';
+import { readLiveSessions } from '@loopguard/sqlite/liveSessions';
 import type Database from 'better-sqlite3';
 import { claudeSubagentTranscripts } from '../hook/claudeSubagent.js';
 
@@ -59,6 +60,7 @@ export function statusLineInput(text: string, env: NodeJS.ProcessEnv = {}): Stat
  * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran'
  */
 export function statusLine(db: Database.Database, input: StatusLineInput): string {
+  readLiveSessions(db);
   const row = db
     .prepare(
       `SELECT s.*, h.enabled FROM agent_sessions s

@@ -3,7 +3,8 @@ import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
 /**
  * What loopguard did to a session, in one word (decided in one place: the store's `agent_sessions`
- * view). `running`: active in the last 10 minutes and not stopped; `clean`: ended without a word from
+ * view, read through `readLiveSessions` by every door). `running`: active in the last 10 minutes, not
+ * stopped, and neither said ended by its agent nor its agent's process known gone; `clean`: ended without a word from
  * loopguard; `nudged`: told it was looping, never stopped; `stopped`: ended by loopguard's loop stop
  * (or a `loopguard run`'s breaker or guards); `stopped_on_spend`: ended by the spend guard.
  */

@@ -1,0 +1,206 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { openLoopGuardDatabase, SqliteStatusReader } from '@loopguard/sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { statuslineMain } from '../src/statusline/statuslineMain.js';
+import { bufferedIo } from './helpers.js';
+import { bin } from './runHelpers.js';
+
+// sessions50: a session whose agent CLI was killed without its end event (a closed terminal, `kill
+// -9`) read `running` for 10 minutes in every door. The hooks now record the agent's process (the
+// hook's parent, or the parent's parent past the `sh -c` Claude Code runs a command hook through:
+// checked with the real Claude Code 2.1.330, Gemini CLI 0.61.0 and Codex 0.169.0), and every door
+// says the session ended once that process is gone. Each agent below is a stand-in process that runs
+// the built hook as its CLI does, then is killed.
+
+/** One tool call that ran, as each CLI's hook receives it, and the way each CLI starts a command hook. */
+const AGENTS = {
+  claude: {
+    env: (dir: string) => ({ CLAUDE_PROJECT_DIR: dir }),
+    shell: true,
+    call: {
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'echo one > one.txt' },
+      tool_response: { stdout: '', stderr: '', interrupted: false },
+      tool_use_id: 'toolu_1',
+    },
+  },
+  gemini: {
+    env: (dir: string) => ({ GEMINI_PROJECT_DIR: dir }),
+    shell: false,
+    call: {
+      hook_event_name: 'AfterTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'echo one > one.txt' },
+      tool_response: { llmContent: 'Output: (empty)', returnDisplay: '' },
+    },
+  },
+  codex: {
+    env: (_dir: string) => ({}),
+    shell: false,
+    call: {
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'echo one > one.txt' },
+      tool_response: '',
+      tool_use_id: 'call_1',
+    },
+  },
+} as const;
+
+type Agent = keyof typeof AGENTS;
+
+/**
+ * A stand-in for the agent CLI: runs `loopguard hook <agent>` on one event (through `/bin/sh -c` as
+ * Claude Code does, or directly as Gemini CLI and Codex do), prints the hook's answer, then waits.
+ */
+const STAND_IN = `
+const { spawnSync } = require('node:child_process');
+const [bin, agent, shell, input] = process.argv.slice(1);
+const q = (s) => "'" + s.replace(/'/g, "'\\\\''") + "'";
+const r = shell === 'true'
+  ? spawnSync('/bin/sh', ['-c', q(process.execPath) + ' ' + q(bin) + ' hook ' + agent], { input })
+  : spawnSync(process.execPath, [bin, 'hook', agent], { input });
+process.stdout.write('answered ' + r.status + '\\n');
+setInterval(() => {}, 60_000);
+`;
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL');
+});
+
+/** Starts the stand-in of `agent` in `dir`, and resolves once its hook call has answered. */
+async function startAgent(agent: Agent, dir: string): Promise<ChildProcess> {
+  const { env, shell, call } = AGENTS[agent];
+  const event = JSON.stringify({ session_id: 's1', cwd: dir, ...call });
+  const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, String(shell), event], {
+    cwd: dir,
+    env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  running.push(child);
+  const answered = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (data: Buffer) => resolve(data.toString()));
+    child.once('exit', () => reject(new Error('the stand-in exited')));
+  });
+  expect(answered).toBe('answered 0\n');
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-killed-'));
+  writeFileSync(join(dir, 'loopguard.config.yaml'), '');
+  return dir;
+}
+
+const database = (dir: string) => join(dir, '.loopguard', 'state.db');
+
+/** The recorded agent process's pid (`linux:<uid>:<boot>:<pid ns>:<pid>:<start>`). */
+function recordedPid(dir: string): number | undefined {
+  const db = openLoopGuardDatabase(database(dir), { readonly: true });
+  try {
+    const row = db.db.prepare('SELECT agent_process FROM hook_sessions').get() as {
+      agent_process: string | null;
+    };
+    return row.agent_process === null ? undefined : Number(row.agent_process.split(':').at(-2));
+  } finally {
+    db.close();
+  }
+}
+
+/** What `status --json` and `status` (the terminal) say of the session, and the counts. */
+async function status(dir: string) {
+  const json = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  expect(await runCli(['status', '--json'], json), json.err()).toBe(EXIT_CODES.ok);
+  const body = JSON.parse(json.out()).sessions;
+  const terminal = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  expect(await runCli(['status'], terminal), terminal.err()).toBe(EXIT_CODES.ok);
+  return {
+    verdict: body.sessions[0].verdict as string,
+    summary: body.sessions[0].summary as string,
+    running: body.counts.running as number,
+    terminal: terminal.out(),
+  };
+}
+
+/** What the dashboard's filter "running" lists (the server's reader of the project's database). */
+async function dashboardRunning(dir: string): Promise<number> {
+  const db = openLoopGuardDatabase(database(dir), { readonly: true });
+  try {
+    return (await new SqliteStatusReader(db).sessionPage({ limit: 10, verdict: 'running' })).sessions.length;
+  } finally {
+    db.close();
+  }
+}
+
+describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed without its end event', (agent) => {
+  it("records the agent's process (not the shell), and every door says the session ended once it is gone", async () => {
+    if (process.platform !== 'linux') return; // elsewhere the 10 minutes hold (no /proc)
+    const dir = project();
+    const child = await startAgent(agent, dir);
+    expect(recordedPid(dir)).toBe(child.pid);
+    expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+    expect(await dashboardRunning(dir)).toBe(1);
+    await kill(child);
+    const after = await status(dir);
+    expect(after).toMatchObject({ verdict: 'clean', summary: 'no loop found, 1 tool call ran', running: 0 });
+    expect(after.terminal).toContain('no loop found, 1 tool call ran');
+    expect(after.terminal).not.toMatch(/running/);
+    expect(await dashboardRunning(dir)).toBe(0);
+  });
+});
+
+describe('claude: the status line and scan of a killed session', () => {
+  it('say what status says', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = project();
+    await kill(await startAgent('claude', dir));
+    const { summary } = await status(dir);
+    let line = '';
+    const input = JSON.stringify({ session_id: 's1', cwd: dir, workspace: { project_dir: dir } });
+    expect(await statuslineMain(Readable.from([input]), (text) => (line += text), {})).toBe(0);
+    expect(line.trim()).toBe(`loopguard: ${summary}`);
+    // Claude Code's transcript of the session: the call and its result
+    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-killed-claude-')), 's1.jsonl');
+    const base = { sessionId: 's1', cwd: dir, isSidechain: false, timestamp: new Date().toISOString() };
+    const { call } = AGENTS.claude;
+    appendFileSync(
+      file,
+      `${JSON.stringify({
+        ...base,
+        type: 'assistant',
+        requestId: 'req_1',
+        message: {
+          id: 'msg_1',
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: call.tool_input }],
+          usage: { input_tokens: 1000, output_tokens: 50 },
+        },
+      })}\n${JSON.stringify({
+        ...base,
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '' }] },
+      })}\n`,
+    );
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+    expect(await runCli(['scan', file, '--json', '--no-cache'], io), io.err()).toBe(EXIT_CODES.ok);
+    const [session] = (JSON.parse(io.out()) as ScanReport).sessions;
+    expect(session?.record?.summary).toBe(summary);
+    expect(session?.record?.verdict).toBe('clean');
+  });
+});

@@ -1,0 +1,102 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/**
+ * The agent CLI's process as a hook call saw it: what lets a door say a session whose agent was
+ * killed without its end event (a closed terminal, `kill -9`) has ended, without waiting out the
+ * 10 minutes of `RUNNING_WINDOW_MS`. Linux only (read from `/proc`); elsewhere there is none and
+ * the 10 minutes hold.
+ * @example { id: 'linux:0:2f1c…:4026531836:41233:7950083', startedAt: 1796019600120 }
+ */
+export interface AgentProcess {
+  /**
+   * `linux:<uid>:<boot id>:<pid namespace>:<pid>:<start time in clock ticks>`: the boot, the pid
+   * namespace and the start time rule out another process given the same pid later, or a pid of
+   * another machine or container.
+   */
+  id: string;
+  /** When the process started, epoch ms (to the second: the boot time `/proc/stat` gives). */
+  startedAt: number;
+}
+
+/** Clock ticks a second in `/proc`'s times (`USER_HZ`: 100 on every architecture node runs on). */
+const USER_HZ = 100;
+
+/** A shell an agent runs a hook's command line through (`/bin/sh -c '<command>'`: Claude Code does). */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
+
+/**
+ * The process of the agent CLI that started this hook process: its parent (Gemini CLI, Codex, and
+ * Claude Code's MCP server), or the parent's parent when the parent is the shell the agent ran the
+ * hook's command through (`sh -c '… hook claude'`: Claude Code's command hooks). `null` off Linux,
+ * or when `/proc` cannot tell.
+ */
+export function hookAgentProcess(): AgentProcess | null {
+  if (process.platform !== 'linux' || typeof process.getuid !== 'function') return null;
+  try {
+    let pid = process.ppid;
+    if (ranThroughShell(pid)) pid = statOf(pid).ppid;
+    if (pid <= 1) return null;
+    const { startTicks } = statOf(pid);
+    return {
+      id: ['linux', process.getuid(), machineOf(), pid, startTicks].join(':'),
+      startedAt: Math.round((bootTime() + startTicks / USER_HZ) * 1000),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the process `id` names ({@link AgentProcess.id}) is known to be gone: this machine, boot
+ * and pid namespace, the reader's own user, and no process with that pid and start time. `false`
+ * when it cannot be known here (another system, machine, container or user; `null`): the session
+ * then keeps the 10-minute rule.
+ */
+export function agentProcessGone(id: string | null): boolean {
+  if (id === null || process.platform !== 'linux' || typeof process.getuid !== 'function') return false;
+  const match = /^linux:(\d+):(.+):(\d+):(\d+)$/.exec(id);
+  if (match === null) return false;
+  const [, uid, machine, pid, startTicks] = match;
+  try {
+    // another user's processes may be hidden from this one (`hidepid`): not known gone
+    if (Number(uid) !== process.getuid() || machine !== machineOf()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = statOf(Number(pid));
+    // an exited process its parent has not reaped yet (`Z`, or where no one reaps: a container's init) is gone
+    return stat.startTicks !== Number(startTicks) || stat.state === 'Z' || stat.state === 'X';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** Whether `pid` is a shell running one command line (`sh -c '<command>'`). */
+function ranThroughShell(pid: number): boolean {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return argv.length >= 3 && argv[1] === '-c' && SHELLS.has(basename(argv[0] ?? ''));
+}
+
+/** `pid`'s state, parent and start time (`/proc/<pid>/stat`, read after the command's name, which may hold anything). */
+function statOf(pid: number): { state: string; ppid: number; startTicks: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', ppid: Number(fields[1]), startTicks: Number(fields[19]) };
+}
+
+let machine: string | undefined;
+
+/** This boot of this machine, and this process's pid namespace. */
+function machineOf(): string {
+  machine ??= `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${readlinkSync('/proc/self/ns/pid').replace(/\D/g, '')}`;
+  return machine;
+}
+
+/** When the machine booted, epoch seconds (`btime` of `/proc/stat`). */
+function bootTime(): number {
+  const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+  if (line === null) throw new Error('no btime');
+  return Number(line[1]);
+}

@@ -1,0 +1,40 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { agentProcessGone } from './agentProcess.js';
+
+/** The SQL function the reading connection's view calls: 1 when the process `agent_process` names is gone. */
+const GONE_FUNCTION = 'loopguard_agent_process_gone';
+
+/**
+ * Makes `agent_sessions` on this connection say `clean` (or `nudged`) of a hook session the view
+ * calls `running` whose agent CLI's process is known to be gone ({@link agentProcessGone}: killed
+ * without its end event, a closed terminal): a temporary view of the same name over the database's,
+ * which every query of the connection then reads (its counts and filters too), so every door (`status`,
+ * the dashboard, the status line, `scan`'s record) tells the same. The file is not written: this works
+ * on a read-only connection, and the database's own view (what `sqlite3` shows) keeps the 10-minute
+ * rule. A database older than schema 13 (no `agent_process`) is left as it is. Idempotent.
+ */
+export function readLiveSessions(db: BetterSqlite3.Database): void {
+  const temp = db
+    .prepare("SELECT 1 FROM sqlite_temp_master WHERE type = 'view' AND name = 'agent_sessions'")
+    .get();
+  if (temp !== undefined) return;
+  const hasColumn = db
+    .prepare("SELECT 1 FROM pragma_table_info('hook_sessions') WHERE name = 'agent_process'")
+    .get();
+  const columns = (
+    db.prepare("SELECT name FROM pragma_table_info('agent_sessions')").all() as { name: string }[]
+  )
+    .map((c) => c.name)
+    .filter((name) => name !== 'verdict');
+  if (hasColumn === undefined || columns.length === 0) return;
+  db.function(GONE_FUNCTION, { deterministic: false }, (id: unknown) =>
+    typeof id === 'string' && agentProcessGone(id) ? 1 : 0,
+  );
+  db.exec(`CREATE TEMP VIEW agent_sessions AS
+    SELECT ${columns.map((c) => `s."${c}"`).join(', ')},
+      CASE WHEN s.verdict = 'running' AND ${GONE_FUNCTION}((SELECT h.agent_process FROM main.hook_sessions h
+          WHERE h.agent = s.agent AND h.session_id = s.session_id AND h.project_dir = s.project_dir)) = 1
+        THEN CASE WHEN s.nudges > 0 THEN 'nudged' ELSE 'clean' END
+        ELSE s.verdict END AS verdict
+    FROM main.agent_sessions s`);
+}

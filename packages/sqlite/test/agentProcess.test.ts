@@ -1,0 +1,163 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ManualClock } from '@loopguard/core';
+import { describe, expect, it } from 'vitest';
+import {
+  agentProcessGone,
+  hookAgentProcess,
+  openLoopGuardDatabase,
+  readLiveSessions,
+  SqliteHookSessionStore,
+} from '../src/index.js';
+
+// sessions50: a door says a session ended once its agent's process is gone, only where that is
+// known (this machine, boot, pid namespace and user) and never of another process given the pid.
+
+const linux = process.platform === 'linux';
+const state = {
+  snapshot: '{}',
+  lastResults: '[]',
+  steps: 2,
+  toolCalls: 1,
+  parentSessionId: null,
+  agentType: null,
+  nudges: 0,
+  stops: 0,
+  enabled: true,
+};
+
+/** The id `hookAgentProcess` would write for `pid`, with its start time moved by `ticks`. */
+function idOf(pid: number, ticks = 0): string {
+  const own = hookAgentProcess()?.id as string;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  return own.replace(/:\d+:\d+$/, `:${pid}:${start + ticks}`);
+}
+
+describe('agentProcessGone', () => {
+  it.runIf(linux)('is false of a live process, true once it is gone or its pid names a later process', () => {
+    expect(hookAgentProcess()?.id).toMatch(new RegExp(`^linux:\\d+:[0-9a-f-]+:\\d+:${process.ppid}:\\d+$`));
+    expect(agentProcessGone(idOf(process.pid))).toBe(false);
+    // the same pid, started at another time: another process
+    expect(agentProcessGone(idOf(process.pid, 1))).toBe(true);
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    const gone = idOf(process.pid).replace(/:\d+:(\d+)$/, `:${child.stdout}:$1`);
+    expect(agentProcessGone(gone)).toBe(true);
+  });
+
+  it.runIf(linux)(
+    'is true of a process that exited and was not reaped (a zombie: a container whose init reaps none)',
+    async () => {
+      // `sleep 0`'s parent becomes `sleep 5`, which never waits for it
+      const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      try {
+        const pid = Number(
+          await new Promise<string>((resolve) =>
+            parent.stdout.once('data', (d: Buffer) => resolve(String(d))),
+          ),
+        );
+        let state = '';
+        for (let i = 0; i < 200 && state !== 'Z'; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';
+        }
+        expect(state).toBe('Z');
+        expect(agentProcessGone(idOf(pid))).toBe(true);
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+  );
+
+  it.runIf(linux)(
+    'is never true where it cannot be known: another user, boot or container, or no record',
+    () => {
+      const id = idOf(process.pid, 1); // gone, were it this machine's
+      const uid = process.getuid?.() ?? 0;
+      expect(agentProcessGone(id.replace(/^linux:\d+:/, `linux:${uid + 1}:`))).toBe(false);
+      expect(agentProcessGone(id.replace(/^(linux:\d+:)[0-9a-f-]+:/, '$1another-boot:'))).toBe(false);
+      expect(agentProcessGone(id.replace(/:(\d+):(\d+):(\d+)$/, ':1:$2:$3'))).toBe(false);
+      expect(agentProcessGone(`?${id}`)).toBe(false);
+      expect(agentProcessGone(null)).toBe(false);
+      expect(agentProcessGone('windows:1')).toBe(false);
+    },
+  );
+});
+
+describe("the hook session's agent_process", () => {
+  const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
+  const column = (db: ReturnType<typeof openLoopGuardDatabase>) =>
+    db.db.prepare('SELECT agent_process FROM hook_sessions').pluck().get();
+
+  it('is the process that was there at the first event; a later one only once a second event comes from it', () => {
+    const clock = new ManualClock(10_000);
+    const database = openLoopGuardDatabase(':memory:', { clock });
+    const write = (process: { id: string; startedAt: number } | null) => {
+      new SqliteHookSessionStore({ db: database.db, clock, agentProcess: process }).update(key, () => ({
+        next: state,
+        result: null,
+      }));
+      clock.advance(1_000);
+    };
+    write({ id: 'linux:1:b:2:100:5', startedAt: 9_000 });
+    expect(column(database)).toBe('linux:1:b:2:100:5');
+    // a launcher started for this call (`npx loopguard hook …`), then another: never told
+    write({ id: 'linux:1:b:2:200:7', startedAt: 10_500 });
+    expect(column(database)).toBe('?linux:1:b:2:200:7');
+    write({ id: 'linux:1:b:2:300:9', startedAt: 11_500 });
+    expect(column(database)).toBe('?linux:1:b:2:300:9');
+    // a session resumed in a new process: told from its second event
+    write({ id: 'linux:1:b:2:400:9', startedAt: 12_500 });
+    write({ id: 'linux:1:b:2:400:9', startedAt: 12_500 });
+    expect(column(database)).toBe('linux:1:b:2:400:9');
+    write(null);
+    expect(column(database)).toBeNull();
+    database.close();
+  });
+
+  it.runIf(linux)(
+    "a reading connection's agent_sessions says a running session whose process is gone ended; the file's view keeps running",
+    () => {
+      const database = openLoopGuardDatabase(':memory:');
+      for (const [sessionId, process] of [
+        ['alive', { id: idOf(global.process.pid), startedAt: 0 }],
+        ['gone', { id: idOf(global.process.pid, 1), startedAt: 0 }],
+        ['unknown', null],
+      ] as const) {
+        new SqliteHookSessionStore({ db: database.db, agentProcess: process }).update(
+          { ...key, sessionId },
+          () => ({ next: { ...state, nudges: sessionId === 'gone' ? 1 : 0 }, result: null }),
+        );
+      }
+      const verdicts = () =>
+        database.db.prepare('SELECT session_id, verdict FROM agent_sessions ORDER BY session_id').all();
+      expect(verdicts()).toEqual([
+        { session_id: 'alive', verdict: 'running' },
+        { session_id: 'gone', verdict: 'running' },
+        { session_id: 'unknown', verdict: 'running' },
+      ]);
+      readLiveSessions(database.db);
+      readLiveSessions(database.db);
+      expect(verdicts()).toEqual([
+        { session_id: 'alive', verdict: 'running' },
+        { session_id: 'gone', verdict: 'nudged' },
+        { session_id: 'unknown', verdict: 'running' },
+      ]);
+      expect(
+        database.db.prepare("SELECT count(*) FROM agent_sessions WHERE verdict = 'running'").pluck().get(),
+      ).toBe(2);
+      expect(
+        database.db
+          .prepare("SELECT count(*) FROM main.agent_sessions WHERE verdict = 'running'")
+          .pluck()
+          .get(),
+      ).toBe(3);
+      database.close();
+    },
+  );
+});
