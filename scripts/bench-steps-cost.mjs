@@ -13,6 +13,7 @@
 import { labelledStepCorpora } from './bench/labelledLoops.mjs';
 import { stepDetectorOf } from './bench/stepBuild.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
+import { replayStepMinimums } from './bench/stepReplay.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
 /** The characters of an output that the fingerprint reads (its head and tail, see `fingerprintedText`). */
@@ -56,23 +57,7 @@ console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const [name, runs] of corpora) {
   const points = detectors.map(() => Object.fromEntries(KINDS.map((kind) => [kind, []])));
   runs.forEach((run, r) => {
-    const mins = detectors.map(() => new Float64Array(run.steps.length).fill(Number.POSITIVE_INFINITY));
-    const order = detectors.map((_, d) => d);
-    for (let rep = 0; rep < REPS; rep++) {
-      for (const d of (r + rep) % 2 === 0 ? order : [...order].reverse()) {
-        const Detector = detectors[d];
-        // instances made before timing: construction is not observe()
-        const fresh = [new Detector(), new Detector(), new Detector(), new Detector()];
-        let instance = fresh.shift();
-        run.steps.forEach((step, i) => {
-          const start = process.hrtime.bigint();
-          const verdict = instance.observe(step);
-          const ns = Number(process.hrtime.bigint() - start);
-          if (ns < mins[d][i]) mins[d][i] = ns;
-          if (verdict.action === 'stop') instance = fresh.shift() ?? new Detector();
-        });
-      }
-    }
+    const { mins } = replayStepMinimums(detectors, run, r, REPS);
     mins.forEach((m, d) => {
       run.steps.forEach((step, i) => {
         points[d][step.type]?.push([charactersOf(step), m[i] / 1000]);

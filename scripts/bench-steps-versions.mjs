@@ -13,6 +13,7 @@
 import { labelledStepCorpora } from './bench/labelledLoops.mjs';
 import { stepDetectorOf } from './bench/stepBuild.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
+import { replayStepMinimums } from './bench/stepReplay.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
 const builds = process.argv.slice(2);
@@ -36,30 +37,14 @@ for (const [name, runs] of corpora) {
   const onePassCpu = detectors.map(() => 0);
   let steps = 0;
   runs.forEach((run, r) => {
-    const mins = detectors.map(() => new Float64Array(run.steps.length).fill(Number.POSITIVE_INFINITY));
-    // Every other run (and replay) the builds take turns going first: neither gets the warm caches.
-    const order = detectors.map((_, d) => d);
-    for (let rep = 0; rep < REPS; rep++) {
-      for (const d of (r + rep) % 2 === 0 ? order : [...order].reverse()) {
-        const Detector = detectors[d];
-        // instances made before timing: construction is not observe()
-        const fresh = [new Detector(), new Detector(), new Detector(), new Detector()];
-        let instance = fresh.shift();
-        const cpu = process.cpuUsage();
-        run.steps.forEach((step, i) => {
-          const start = process.hrtime.bigint();
-          const verdict = instance.observe(step);
-          const ns = Number(process.hrtime.bigint() - start);
-          if (ns < mins[d][i]) mins[d][i] = ns;
-          if (rep === 0) onePass[d] += ns;
-          if (verdict.action === 'stop') instance = fresh.shift() ?? new Detector();
-        });
-        if (rep === 0) {
-          const used = process.cpuUsage(cpu);
-          onePassCpu[d] += used.user + used.system;
-        }
-      }
-    }
+    const replay = replayStepMinimums(detectors, run, r, REPS);
+    const mins = replay.mins;
+    replay.onePassNs.forEach((ns, d) => {
+      onePass[d] += ns;
+    });
+    replay.onePassCpuUs.forEach((us, d) => {
+      onePassCpu[d] += us;
+    });
     steps += run.steps.length;
     mins.forEach((m, d) => {
       for (const ns of m) sums[d] += ns;

@@ -9,22 +9,13 @@ import {
   readLiveSessions,
   SqliteHookSessionStore,
 } from '../src/index.js';
+import { ONE_CALL_SESSION } from './helpers.js';
 
 // sessions50: a door says a session ended once its agent's process is gone, only where that is
 // known (this machine, boot, pid namespace and user) and never of another process given the pid.
 
 const linux = process.platform === 'linux';
-const state = {
-  snapshot: '{}',
-  lastResults: '[]',
-  steps: 2,
-  toolCalls: 1,
-  parentSessionId: null,
-  agentType: null,
-  nudges: 0,
-  stops: 0,
-  enabled: true,
-};
+const state = ONE_CALL_SESSION;
 
 /** The id `hookAgentProcess` would write for `pid`, with its start time moved by `ticks`. */
 function idOf(pid: number, ticks = 0): string {
@@ -50,8 +41,9 @@ describe('agentProcessGone', () => {
   it.runIf(linux)(
     'is true of a process that exited and was not reaped (a zombie: a container whose init reaps none)',
     async () => {
-      // `sleep 0`'s parent becomes `sleep 5`, which never waits for it
-      const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      // `sleep 1`'s parent becomes `sleep 10`, which never waits for it (the child outlives the
+      // shell's `exec` by a second: a shell still there when it exits would reap it)
+      const parent = spawn('/bin/sh', ['-c', 'sleep 1 & echo $!; exec sleep 10'], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       try {
@@ -61,7 +53,7 @@ describe('agentProcessGone', () => {
           ),
         );
         let state = '';
-        for (let i = 0; i < 200 && state !== 'Z'; i++) {
+        for (let i = 0; i < 500 && state !== 'Z'; i++) {
           await new Promise((resolve) => setTimeout(resolve, 10));
           const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
           state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HookSessionRecord } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -150,3 +151,16 @@ export function portableFixtures(): { fixture(name: string): string; dir: string
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
+
+/** A hook session's state after one tool call ran (two steps), nothing found: what a store writes first. */
+export const ONE_CALL_SESSION: Omit<HookSessionRecord, 'createdAt' | 'updatedAt'> = {
+  snapshot: '{}',
+  lastResults: '[]',
+  steps: 2,
+  toolCalls: 1,
+  parentSessionId: null,
+  agentType: null,
+  nudges: 0,
+  stops: 0,
+  enabled: true,
+};

@@ -2,19 +2,10 @@ import { InvalidInputError, ManualClock } from '@loopguard/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate, openLoopGuardDatabase, SqliteHookSessionStore } from '../src/index.js';
+import { ONE_CALL_SESSION } from './helpers.js';
 
 const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
-const state = {
-  snapshot: '{}',
-  lastResults: '[]',
-  steps: 2,
-  toolCalls: 1,
-  parentSessionId: null,
-  agentType: null,
-  nudges: 0,
-  stops: 0,
-  enabled: true,
-};
+const state = ONE_CALL_SESSION;
 
 function makeStore() {
   const clock = new ManualClock(1_000);
