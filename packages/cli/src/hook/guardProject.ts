@@ -15,7 +15,7 @@ import {
   rememberedResult,
 } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
-import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
+import { hasStateDatabase, heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
@@ -34,8 +34,9 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
- * with its rollout; a session this database does not hold, or whose database is refused, where a
- * project above already holds it, in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
+ * with its rollout; a session this database does not hold, or whose database is refused, or whose
+ * folder's configuration switches the hooks off, where a project above already holds it, in that
+ * project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
  * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -51,7 +52,6 @@ export async function guardProject(
   distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
   const config = await readGuardConfig(event.projectDir);
-  if (!config.enabled) return { kind: 'silent' };
   // where this project's database does not hold the session (refused, or no row of it), a project
   // above that already holds it keeps it (trust46): the project that first held a session keeps it
   const heldElsewhere = () => {
@@ -62,6 +62,13 @@ export async function guardProject(
           distrust({ ...e, projectDir: event.projectDir }),
         );
   };
+  if (!config.enabled) {
+    // an off switch brought into the session's folder since (a repository pulled there with its
+    // configuration) is not the project's that holds the session: where this folder's database does
+    // not hold it, a project above that does keeps it, and its configuration (trust47)
+    const holds = hasStateDatabase(event.projectDir) && hookSessionHeld(agent, event, open)(event.projectDir);
+    return (holds ? undefined : await heldElsewhere()) ?? { kind: 'silent' };
+  }
   let database: HookDatabase;
   try {
     database = open(event.projectDir, config.lockTimeoutMs);
