@@ -274,6 +274,31 @@ describe('trust47: an off switch the model brings into its folder', () => {
     expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
   });
 
+  it('nor does a configuration that fails validation, pulled the same way', async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        execFileSync('git', ['init', '-q'], { cwd: deep });
+        writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": "no"}}');
+        mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+        writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+        execFileSync('git', ['add', '-f', 'loopguard.config.json', '.loopguard/state.db'], { cwd: deep });
+      }
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
+            cwd: deep,
+          }),
+        );
+    }
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
+  });
+
   it('a session that starts in a folder switched off is not guarded, nor written anywhere', async () => {
     const { root, deep } = repository('hook:\n  enabled: true\n');
     await claudeLoop(root, 'at-root');

@@ -51,7 +51,6 @@ export async function guardProject(
   open: typeof openHookDatabase = openHookDatabase,
   distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
-  const config = await readGuardConfig(event.projectDir);
   // where this project's database does not hold the session (refused, or no row of it), a project
   // above that already holds it keeps it (trust46): the project that first held a session keeps it
   const heldElsewhere = () => {
@@ -62,13 +61,22 @@ export async function guardProject(
           distrust({ ...e, projectDir: event.projectDir }),
         );
   };
-  if (!config.enabled) {
-    // an off switch brought into the session's folder since (a repository pulled there with its
-    // configuration) is not the project's that holds the session: where this folder's database does
-    // not hold it, a project above that does keeps it, and its configuration (trust47)
-    const holds = hasStateDatabase(event.projectDir) && hookSessionHeld(agent, event, open)(event.projectDir);
-    return (holds ? undefined : await heldElsewhere()) ?? { kind: 'silent' };
+  // so too, before this project's database is opened, where its configuration switches the hooks
+  // off or fails validation: one brought into the session's folder since (a repository pulled there
+  // with it) is not the configuration of the project that holds the session (trust47)
+  const heldElsewhereUnlessHere = () =>
+    hasStateDatabase(event.projectDir) && hookSessionHeld(agent, event, open)(event.projectDir)
+      ? undefined
+      : heldElsewhere();
+  let config: HookConfig;
+  try {
+    config = await readGuardConfig(event.projectDir);
+  } catch (error) {
+    const moved = heldElsewhereUnlessHere();
+    if (moved === undefined) throw error;
+    return moved;
   }
+  if (!config.enabled) return (await heldElsewhereUnlessHere()) ?? { kind: 'silent' };
   let database: HookDatabase;
   try {
     database = open(event.projectDir, config.lockTimeoutMs);
