@@ -15,7 +15,7 @@ import {
   rememberedResult,
 } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
-import { hasStateDatabase, heldAbove, hookSessionHeld } from './heldSessionProject.js';
+import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
@@ -61,22 +61,20 @@ export async function guardProject(
           distrust({ ...e, projectDir: event.projectDir }),
         );
   };
-  // so too, before this project's database is opened, where its configuration switches the hooks
-  // off or fails validation: one brought into the session's folder since (a repository pulled there
-  // with it) is not the configuration of the project that holds the session (trust47)
-  const heldElsewhereUnlessHere = () =>
-    hasStateDatabase(event.projectDir) && hookSessionHeld(agent, event, open)(event.projectDir)
-      ? undefined
-      : heldElsewhere();
+  // so too where this project's configuration switches the hooks off or fails validation: one
+  // brought into the session's folder since (a repository pulled there with it) is not the
+  // configuration of the project that holds the session (trust47). Its database is not opened (it
+  // is switched off); a session a project above holds was never recorded here (it moves only where
+  // this database does not hold it).
   let config: HookConfig;
   try {
     config = await readGuardConfig(event.projectDir);
   } catch (error) {
-    const moved = heldElsewhereUnlessHere();
+    const moved = heldElsewhere();
     if (moved === undefined) throw error;
     return moved;
   }
-  if (!config.enabled) return (await heldElsewhereUnlessHere()) ?? { kind: 'silent' };
+  if (!config.enabled) return (await heldElsewhere()) ?? { kind: 'silent' };
   let database: HookDatabase;
   try {
     database = open(event.projectDir, config.lockTimeoutMs);

@@ -28,7 +28,7 @@ export function heldSessionProject(
   askProject = true,
 ): string {
   const project = sessionProjectDir(dir);
-  if (hasStateDatabase(project) && (!askProject || holds(project))) return project;
+  if (hasDatabase(project) && (!askProject || holds(project))) return project;
   return heldAbove(project, holds) ?? project;
 }
 
@@ -39,14 +39,13 @@ export function heldSessionProject(
  */
 export function heldAbove(project: string, holds: (project: string) => boolean): string | undefined {
   for (let folder = dirname(project); isUsersOwn(folder); folder = dirname(folder)) {
-    if (hasStateDatabase(folder) && holds(folder)) return folder;
+    if (hasDatabase(folder) && holds(folder)) return folder;
     if (dirname(folder) === folder) break;
   }
   return undefined;
 }
 
-/** Whether `folder` has a `.loopguard/state.db` (of any kind: whether it is the user's own is the opener's check). */
-export function hasStateDatabase(folder: string): boolean {
+function hasDatabase(folder: string): boolean {
   return existsSync(join(folder, '.loopguard', 'state.db'));
 }
 
