@@ -245,3 +245,66 @@ describe('trust46: a refused database the model brings into its folder', () => {
     expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
   });
 });
+
+describe('trust47: an off switch the model brings into its folder', () => {
+  it('a repository pulled into the folder with `hook.enabled: false` does not switch off a session the project above holds', async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        // `git init && git pull <a repository that ships its loopguard.config.json and
+        // .loopguard/state.db>`: names nothing of loopguard's; the folder's configuration now says
+        // the hooks are off, and it has a database (refused: git tracks it)
+        execFileSync('git', ['init', '-q'], { cwd: deep });
+        writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": false}}');
+        mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+        writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+        execFileSync('git', ['add', '-f', 'loopguard.config.json', '.loopguard/state.db'], { cwd: deep });
+      }
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
+            cwd: deep,
+          }),
+        );
+    }
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
+  });
+
+  it('nor does a configuration that fails validation, pulled the same way', async () => {
+    const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      if (n === 3) {
+        execFileSync('git', ['init', '-q'], { cwd: deep });
+        writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": "no"}}');
+        mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+        writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+        execFileSync('git', ['add', '-f', 'loopguard.config.json', '.loopguard/state.db'], { cwd: deep });
+      }
+      const call = claudeFailingCall(deep, 'below', n);
+      for (const event of [call.pre, call.post])
+        replies.push(
+          await answerHookEvent('claude', JSON.stringify(event), {
+            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
+            cwd: deep,
+          }),
+        );
+    }
+    expect(replies.join('\n')).toContain('Loop detected (same_error)');
+    expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
+    expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
+  });
+
+  it('a session that starts in a folder switched off is not guarded, nor written anywhere', async () => {
+    const { root, deep } = repository('hook:\n  enabled: true\n');
+    await claudeLoop(root, 'at-root');
+    writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": false}}');
+    expect((await claudeLoop(deep, 'off-below')).every((reply) => reply === '')).toBe(true);
+    expect(existsSync(join(deep, '.loopguard'))).toBe(false);
+    expect(hookState(root).sessions.map((s) => s.session_id)).toEqual(['at-root']);
+  });
+});

@@ -30,11 +30,18 @@ export function readLiveSessions(db: BetterSqlite3.Database): void {
   db.function(GONE_FUNCTION, { deterministic: false }, (id: unknown) =>
     typeof id === 'string' && agentProcessGone(id) ? 1 : 0,
   );
-  db.exec(`CREATE TEMP VIEW agent_sessions AS
-    SELECT ${columns.map((c) => `s."${c}"`).join(', ')},
+  // One statement, prepared (never `exec`, which runs any that follow), and each name quoted: the
+  // names are the file's own (a database loopguard did not make may be read), not ours (trust47).
+  db.prepare(`CREATE TEMP VIEW agent_sessions AS
+    SELECT ${columns.map((c) => `s.${quotedName(c)}`).join(', ')},
       CASE WHEN s.verdict = 'running' AND ${GONE_FUNCTION}((SELECT h.agent_process FROM main.hook_sessions h
           WHERE h.agent = s.agent AND h.session_id = s.session_id AND h.project_dir = s.project_dir)) = 1
         THEN CASE WHEN s.nudges > 0 THEN 'nudged' ELSE 'clean' END
         ELSE s.verdict END AS verdict
-    FROM main.agent_sessions s`);
+    FROM main.agent_sessions s`).run();
+}
+
+/** `name` as an SQL identifier: in double quotes, each of its own doubled. */
+function quotedName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -152,4 +154,38 @@ describe("the hook session's agent_process", () => {
       database.close();
     },
   );
+});
+
+describe('readLiveSessions on a crafted database (trust47)', () => {
+  // A database loopguard takes for its own yet did not make (a project's `.loopguard/state.db`
+  // shipped in an archive: untracked, so accepted) names the columns of its own `agent_sessions`
+  // view. Spliced unquoted into the temporary view's SQL, a name holding `"` ran statements of the
+  // file's choosing on every reader's connection, read-only as it is: `VACUUM INTO` wrote a file
+  // anywhere the user can (`~/.ssh/authorized_keys`, a shell profile), from `status`, the
+  // dashboard, the status line and `scan`.
+  it('runs nothing a column name says, and reads the sessions', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lg-trust47-'));
+    const path = join(dir, 'state.db');
+    const written = join(dir, 'written-by-the-database');
+    const database = openLoopGuardDatabase(path);
+    new SqliteHookSessionStore({ db: database.db, agentProcess: null }).update(
+      { agent: 'claude', sessionId: 's1', projectDir: '/repo' },
+      () => ({ next: state, result: null }),
+    );
+    const view = database.db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
+      .pluck()
+      .get() as string;
+    const name = `x" FROM main.hook_sessions; VACUUM INTO '${written}'; SELECT 1 AS "y`;
+    database.db.exec(`${view.replace('agent_sessions', 'crafted_sessions')};
+      DROP VIEW agent_sessions;
+      CREATE VIEW agent_sessions AS SELECT *, 1 AS "${name.replaceAll('"', '""')}" FROM crafted_sessions;`);
+    database.close();
+    const reading = openLoopGuardDatabase(path, { readonly: true });
+    readLiveSessions(reading.db);
+    expect(existsSync(written)).toBe(false);
+    expect(reading.db.prepare('SELECT session_id FROM agent_sessions').pluck().all()).toEqual(['s1']);
+    reading.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

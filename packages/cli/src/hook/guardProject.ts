@@ -34,8 +34,9 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * configuration (validated when the file changed: {@link readGuardConfig}), opens `.loopguard/state.db` (created on first use; a lock held past
  * `lockTimeoutMs` is an error, not a wait), and runs {@link guardSession} in one transaction with
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
- * with its rollout; a session this database does not hold, or whose database is refused, where a
- * project above already holds it, in that project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
+ * with its rollout; a session this database does not hold, or whose database is refused, or whose
+ * folder's configuration switches the hooks off, where a project above already holds it, in that
+ * project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
  * call, at the end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
@@ -50,8 +51,6 @@ export async function guardProject(
   open: typeof openHookDatabase = openHookDatabase,
   distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
-  const config = await readGuardConfig(event.projectDir);
-  if (!config.enabled) return { kind: 'silent' };
   // where this project's database does not hold the session (refused, or no row of it), a project
   // above that already holds it keeps it (trust46): the project that first held a session keeps it
   const heldElsewhere = () => {
@@ -62,6 +61,20 @@ export async function guardProject(
           distrust({ ...e, projectDir: event.projectDir }),
         );
   };
+  // so too where this project's configuration switches the hooks off or fails validation: one
+  // brought into the session's folder since (a repository pulled there with it) is not the
+  // configuration of the project that holds the session (trust47). Its database is not opened (it
+  // is switched off); a session a project above holds was never recorded here (it moves only where
+  // this database does not hold it).
+  let config: HookConfig;
+  try {
+    config = await readGuardConfig(event.projectDir);
+  } catch (error) {
+    const moved = heldElsewhere();
+    if (moved === undefined) throw error;
+    return moved;
+  }
+  if (!config.enabled) return (await heldElsewhere()) ?? { kind: 'silent' };
   let database: HookDatabase;
   try {
     database = open(event.projectDir, config.lockTimeoutMs);
