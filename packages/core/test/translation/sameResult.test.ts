@@ -75,6 +75,33 @@ describe('Claude Code: the hook reads a Bash result as the transcript holds it',
     ]);
   });
 
+  it('refused51: a result Claude Code wrapped in <tool_use_error> is its own refusal; a failed run is not', () => {
+    const steps = new ClaudeCodeSteps();
+    const call = (id: string) =>
+      steps.assistant({
+        id,
+        content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'sleep 60' } }],
+      });
+    const result = (id: string, content: unknown) =>
+      steps.user({ content: [{ type: 'tool_result', tool_use_id: id, content, is_error: true }] });
+    call('a');
+    expect(result('a', '<tool_use_error>Blocked: standalone sleep 60.</tool_use_error>')).toEqual([
+      {
+        type: 'observation',
+        tool: 'Bash',
+        output: '<tool_use_error>Blocked: standalone sleep 60.</tool_use_error>',
+        error: true,
+        refused: true,
+      },
+    ]);
+    call('b');
+    expect(
+      result('b', [{ type: 'text', text: '<tool_use_error>Error: No such tool</tool_use_error>' }])[0],
+    ).toMatchObject({ refused: true });
+    call('c');
+    expect(result('c', 'Exit code 1\nsleep: invalid time interval')[0]).not.toHaveProperty('refused');
+  });
+
   // The hook's objects and the transcript's sentences of one real session of Claude Code 2.1.330
   // (an edit-and-rerun session offline): the hook must read what the model read.
   const file = '/tmp/app/src/calc.mjs';
