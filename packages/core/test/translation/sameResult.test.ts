@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ClaudeCodeSteps,
+  CodexRolloutSteps,
   claudeToolResponseText,
   GeminiCliSteps,
   geminiToolResponse,
@@ -206,5 +207,43 @@ describe('Claude Code: the hook reads a Bash result as the transcript holds it',
     ).toEqual([{ type: 'action', tool: 'Read', input: { file_path: 'x' } }]);
     expect(steps.assistant({ id: 'b', content: [{ type: 'text', text: 'Done.' }] })).toEqual([]);
     expect(steps.end()).toEqual([{ type: 'message', text: 'Done.' }]);
+  });
+});
+
+describe("refused51: a call the agent's CLI refused before it ran, as Gemini CLI 0.61.0 and Codex 0.169.0 write it", () => {
+  it('Gemini CLI: a tool it does not have is refused; a tool that ran and failed is not', () => {
+    const call = (name: string, error: string) => ({
+      name,
+      args: { command: 'sleep 60' },
+      result: [{ functionResponse: { response: { error } } }],
+      status: 'error',
+    });
+    const [, refused] = new GeminiCliSteps().chatReply({
+      toolCalls: [
+        call('run_shell_command', 'Tool "run_shell_command" not found. Did you mean one of: "grep_search"?'),
+      ],
+    });
+    expect(refused).toMatchObject({ error: true, refused: true });
+    const [, failed] = new GeminiCliSteps().chatReply({
+      toolCalls: [call('read_file', 'File not found: /repo/Tool "x" not found')],
+    });
+    expect(failed).not.toHaveProperty('refused');
+  });
+
+  it("Codex: an unsupported call and arguments it could not read are refused; a command's output is not", () => {
+    const steps = new CodexRolloutSteps();
+    const output = (text: string) => {
+      steps.item({ type: 'function_call', name: 'sleep', arguments: '{}', call_id: 'c' });
+      return steps.item({ type: 'function_call_output', call_id: 'c', output: text })[0];
+    };
+    expect(output('unsupported call: sleep')).toMatchObject({ refused: true });
+    expect(
+      output('failed to parse function arguments: missing field `cmd` at line 1 column 10'),
+    ).toMatchObject({
+      refused: true,
+    });
+    expect(
+      output('Chunk ID: a1\nProcess exited with code 0\nOutput:\nunsupported call: sleep\n'),
+    ).not.toHaveProperty('refused');
   });
 });
