@@ -332,7 +332,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       case 'observation': {
         const action = this.pending;
         this.pending = undefined;
-        if (action?.exempt) return this.continueAt(index);
+        // a waiting call waits only where it ran: one the CLI refused came back at once
+        if (action?.exempt && valid.refused !== true) return this.continueAt(index);
         return this.judgeTurn(index, action, valid.output, valid.error === true);
       }
       case 'message': {

@@ -25,6 +25,13 @@ export interface ObservationStep {
   output: string;
   /** Whether the tool reported a failure (non-zero exit code, `is_error`). @default false */
   error?: boolean;
+  /**
+   * Whether the agent's CLI refused the call before it ran (Claude Code's `<tool_use_error>`: an
+   * input it rejected, a command it blocks, a tool it does not have): nothing ran and no time
+   * passed, so a waiting command (`sleep 60`, an exempt tool) is judged like any other call.
+   * @default false
+   */
+  refused?: boolean;
 }
 
 /**
@@ -57,6 +64,7 @@ interface StepFields {
   output: unknown;
   error: unknown;
   text: unknown;
+  refused: unknown;
 }
 
 /** `step[name]`, a getter or Proxy trap that throws being a typed error naming the field. */
@@ -80,6 +88,7 @@ function readFields(step: Record<string, unknown>): StepFields {
     output: readField(step, 'output'),
     error: readField(step, 'error'),
     text: readField(step, 'text'),
+    refused: readField(step, 'refused'),
   };
 }
 
@@ -110,9 +119,13 @@ export function validateStep(step: unknown): Step {
       if (record.tool !== undefined && typeof record.tool !== 'string') {
         fail('tool', 'must be a string when given', record.tool);
       }
+      if (record.refused !== undefined && typeof record.refused !== 'boolean') {
+        fail('refused', 'must be a boolean when given', record.refused);
+      }
       const observation: ObservationStep = { type: 'observation', output: record.output };
       if (record.tool !== undefined) observation.tool = record.tool as string;
       if (record.error === true) observation.error = true;
+      if (record.refused === true) observation.refused = true;
       return observation;
     }
     case 'message':

@@ -103,6 +103,25 @@ describe('exemptions', () => {
     expect(detections(feed(makeStepDetector({ exemptTools: ['CiStatus'] }).detector, custom))).toEqual([]);
   });
 
+  it('refused51: a waiting command the CLI refused before it ran is judged (no time passed)', () => {
+    const refused = (command: string): Step[] => [
+      { type: 'action', tool: 'Bash', input: { command } },
+      { type: 'observation', tool: 'Bash', output: `Blocked: ${command}.`, error: true, refused: true },
+    ];
+    const blocked = detections(
+      feed(
+        makeStepDetector().detector,
+        times(6, () => refused('sleep 60')),
+      ),
+    );
+    expect(blocked[0]).toMatchObject({ loopType: 'same_error' });
+    // the same calls that ran and failed are waiting, as before
+    const ran = times(6, () =>
+      turn({ command: 'sleep 60' }, 'Blocked: sleep 60.', { tool: 'Bash', error: true }),
+    );
+    expect(detections(feed(makeStepDetector().detector, ran))).toEqual([]);
+  });
+
   it('exemptCommands replaces the default patterns', () => {
     const poll = times(5, () => turn('./scripts/wait-for-db.sh', 'waiting'));
     expect(detections(feed(makeStepDetector().detector, poll))).not.toEqual([]);

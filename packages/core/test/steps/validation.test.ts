@@ -13,6 +13,7 @@ describe('bad steps', () => {
     [{ type: 'observation', output: 3 }, /^step\.output must be a string, got number 3/],
     [{ type: 'observation', output: '', error: 'yes' }, /^step\.error must be a boolean/],
     [{ type: 'observation', output: '', tool: 1 }, /^step\.tool must be a string when given/],
+    [{ type: 'observation', output: '', refused: 1 }, /^step\.refused must be a boolean when given/],
     [{ type: 'message' }, /^step\.text must be a string/],
   ])('%j is rejected naming the field, and nothing is recorded', (step, message) => {
     const { detector } = makeStepDetector();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ClaudeCodeSteps,
+  CodexRolloutSteps,
   claudeToolResponseText,
   GeminiCliSteps,
   geminiToolResponse,
@@ -73,6 +74,33 @@ describe('Claude Code: the hook reads a Bash result as the transcript holds it',
     ).toEqual([
       { type: 'observation', tool: 'Bash', output: claudeToolResponseText({ stdout: '', stderr: '' }) },
     ]);
+  });
+
+  it('refused51: a result Claude Code wrapped in <tool_use_error> is its own refusal; a failed run is not', () => {
+    const steps = new ClaudeCodeSteps();
+    const call = (id: string) =>
+      steps.assistant({
+        id,
+        content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'sleep 60' } }],
+      });
+    const result = (id: string, content: unknown) =>
+      steps.user({ content: [{ type: 'tool_result', tool_use_id: id, content, is_error: true }] });
+    call('a');
+    expect(result('a', '<tool_use_error>Blocked: standalone sleep 60.</tool_use_error>')).toEqual([
+      {
+        type: 'observation',
+        tool: 'Bash',
+        output: '<tool_use_error>Blocked: standalone sleep 60.</tool_use_error>',
+        error: true,
+        refused: true,
+      },
+    ]);
+    call('b');
+    expect(
+      result('b', [{ type: 'text', text: '<tool_use_error>Error: No such tool</tool_use_error>' }])[0],
+    ).toMatchObject({ refused: true });
+    call('c');
+    expect(result('c', 'Exit code 1\nsleep: invalid time interval')[0]).not.toHaveProperty('refused');
   });
 
   // The hook's objects and the transcript's sentences of one real session of Claude Code 2.1.330
@@ -179,5 +207,43 @@ describe('Claude Code: the hook reads a Bash result as the transcript holds it',
     ).toEqual([{ type: 'action', tool: 'Read', input: { file_path: 'x' } }]);
     expect(steps.assistant({ id: 'b', content: [{ type: 'text', text: 'Done.' }] })).toEqual([]);
     expect(steps.end()).toEqual([{ type: 'message', text: 'Done.' }]);
+  });
+});
+
+describe("refused51: a call the agent's CLI refused before it ran, as Gemini CLI 0.61.0 and Codex 0.169.0 write it", () => {
+  it('Gemini CLI: a tool it does not have is refused; a tool that ran and failed is not', () => {
+    const call = (name: string, error: string) => ({
+      name,
+      args: { command: 'sleep 60' },
+      result: [{ functionResponse: { response: { error } } }],
+      status: 'error',
+    });
+    const [, refused] = new GeminiCliSteps().chatReply({
+      toolCalls: [
+        call('run_shell_command', 'Tool "run_shell_command" not found. Did you mean one of: "grep_search"?'),
+      ],
+    });
+    expect(refused).toMatchObject({ error: true, refused: true });
+    const [, failed] = new GeminiCliSteps().chatReply({
+      toolCalls: [call('read_file', 'File not found: /repo/Tool "x" not found')],
+    });
+    expect(failed).not.toHaveProperty('refused');
+  });
+
+  it("Codex: an unsupported call and arguments it could not read are refused; a command's output is not", () => {
+    const steps = new CodexRolloutSteps();
+    const output = (text: string) => {
+      steps.item({ type: 'function_call', name: 'sleep', arguments: '{}', call_id: 'c' });
+      return steps.item({ type: 'function_call_output', call_id: 'c', output: text })[0];
+    };
+    expect(output('unsupported call: sleep')).toMatchObject({ refused: true });
+    expect(
+      output('failed to parse function arguments: missing field `cmd` at line 1 column 10'),
+    ).toMatchObject({
+      refused: true,
+    });
+    expect(
+      output('Chunk ID: a1\nProcess exited with code 0\nOutput:\nunsupported call: sleep\n'),
+    ).not.toHaveProperty('refused');
   });
 });

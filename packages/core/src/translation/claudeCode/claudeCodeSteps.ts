@@ -116,6 +116,15 @@ export function claudeToolResponseText(response: unknown): string {
   return file ?? claudeResultText(response);
 }
 
+/** Claude Code (2.1.330) wraps in this the error it raised itself before the call ran (validation, a blocked command, no such tool). */
+const CLAUDE_REFUSAL = '<tool_use_error>';
+
+/** Whether a failed call's result is Claude Code's own refusal: its text starts `<tool_use_error>`. */
+function isClaudeRefusal(content: unknown): boolean {
+  const text = Array.isArray(content) ? recordOf(content[0])?.text : content;
+  return typeof text === 'string' && text.startsWith(CLAUDE_REFUSAL);
+}
+
 /**
  * Claude Code's messages as steps, shared by every door that reads them (the live
  * `--output-format stream-json`, the session transcript, the Agent SDK): an assistant `tool_use`
@@ -125,6 +134,7 @@ export function claudeToolResponseText(response: unknown): string {
  * the reply is complete (see {@link TurnText}); `thinking` blocks never.
  *
  * Claude Code writes a reply as one record per content block, all with the reply's `message.id`.
+ * A result it wrapped in `<tool_use_error>` is its own refusal of the call before it ran (`refused`).
  */
 export class ClaudeCodeSteps {
   private readonly calls = new CallNames();
@@ -156,6 +166,7 @@ export class ClaudeCodeSteps {
       const tool = this.calls.close(block.tool_use_id);
       if (tool !== undefined) step.tool = tool;
       if (block.is_error === true) step.error = true;
+      if (block.is_error === true && isClaudeRefusal(block.content)) step.refused = true;
       steps.push(step);
     }
     return steps;

@@ -8,6 +8,13 @@ import { codexToolName } from './codexTools.js';
 /** `Process exited with code 1` (exec_command), or the exit code of an older JSON output. */
 const EXIT_CODE = /(?:^|\n)Process exited with code (-?\d+)/;
 
+/**
+ * Codex (0.169.0) answers a call it refused before it ran with one of these as the whole output: a
+ * tool it does not have (`unsupported call: sleep`), arguments it could not read (`failed to parse
+ * function arguments: missing field `cmd` …`). A command's own output starts with its header.
+ */
+const CODEX_REFUSAL = /^(?:unsupported call: |failed to parse function arguments: )/;
+
 /** Where exec_command's output starts, after its header. */
 const OUTPUT_MARK = '\nOutput:\n';
 
@@ -59,7 +66,8 @@ function messageText(content: unknown): string {
  * `custom_tool_call` (apply_patch) or `local_shell_call` is an action (`tool` its name, with the
  * command tools named `shell` as in `codex exec --json`; `input` its arguments object, which the
  * detector reads as the command line for a shell call), its `*_output` an observation (`error` when
- * the command exited non-zero; exec_command's volatile header left out). An assistant `message` is
+ * the command exited non-zero, `refused` when Codex refused the call before it ran; exec_command's
+ * volatile header left out). An assistant `message` is
  * a message only when no call follows it before the user's next message or the rollout's end (see
  * {@link TurnText}); reasoning and the user's and developer's messages never are.
  */
@@ -86,6 +94,7 @@ export class CodexRolloutSteps {
         const tool = this.calls.close(item.call_id);
         if (tool !== undefined) step.tool = tool;
         if (error) step.error = true;
+        if (typeof item.output === 'string' && CODEX_REFUSAL.test(item.output)) step.refused = true;
         return [step];
       }
       case 'message':

@@ -8,12 +8,16 @@ import { TurnText } from '../turnText.js';
 /** `run_shell_command` reports a failing command in the model's copy (`Exit Code: 1`), not as an error. */
 const FAILED_EXIT = /^Exit Code: [1-9]\d*$/m;
 
+/** Gemini CLI (0.61.0)'s error for a call of a tool it does not have (the call never ran): `Tool "sleep" not found. …`. */
+const GEMINI_NO_TOOL = /^Tool "[^"\n]*" not found\b/;
+
 /**
  * One tool result as every Gemini CLI door reads it. The output is what the CLI displays, even when
  * empty (the stream has nothing else, and the model's copy wraps it in volatile lines such as
  * `Process Group PGID: 1446`), else the model's copy;
  * a failure is the error's message (it names what failed, `File not found: /repo/a.txt`). `error`
- * when the call failed or the model's copy reports a non-zero exit code.
+ * when the call failed or the model's copy reports a non-zero exit code; `refused` when the error
+ * says the tool does not exist (the call never ran).
  */
 function observation(
   tool: string | undefined,
@@ -31,6 +35,7 @@ function observation(
   const step: ObservationStep = { type: 'observation', output };
   if (tool !== undefined) step.tool = tool;
   if (failed || FAILED_EXIT.test(model)) step.error = true;
+  if (typeof message === 'string' && GEMINI_NO_TOOL.test(message)) step.refused = true;
   return step;
 }
 
