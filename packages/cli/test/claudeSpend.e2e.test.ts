@@ -30,7 +30,8 @@ const progress = (turn: number): ScriptedTurn =>
 /** How `init claude` installs the hooks: its default fast path (`mcp_tool` hooks) or command hooks. */
 type HookPath = 'fast path' | 'command hooks';
 
-async function claudeWithBudget(config: string, path: HookPath, model = 'claude-sonnet-4-5') {
+/** Runs `sessions` sessions of `claude -p` one after the other in a repository with `config`; returns the last. */
+async function claudeWithBudget(config: string, path: HookPath, model = 'claude-sonnet-4-5', sessions = 1) {
   const { dir } = tempRepo('');
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   writeFileSync(join(dir, 'loopguard.config.yaml'), config);
@@ -41,10 +42,12 @@ async function claudeWithBudget(config: string, path: HookPath, model = 'claude-
   expect(init.code, init.stderr).toBe(0);
   const api = await startFakeAnthropicApi(progress, { usage: { input_tokens: 100_000, output_tokens: 1 } });
   try {
+    for (let session = 1; session < sessions; session++)
+      await runClaudePrint(claude, dir, api.url, home, { extraArgs: ['--model', model] });
     const { result, resultLine } = await runClaudePrint(claude, dir, api.url, home, {
       extraArgs: ['--model', model],
     });
-    return { dir, result, resultLine, received: api.conversations.map((c) => JSON.stringify(c)) };
+    return { dir, home, result, resultLine, received: api.conversations.map((c) => JSON.stringify(c)) };
   } finally {
     await api.close();
   }
@@ -77,6 +80,29 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
         },
       });
       expect(received[3]).toContain('hook additional context: loopguard: you have spent');
+      expect(hookLog(dir)).toEqual([]);
+    }, 600_000);
+
+    it("qa51: a session started after the project's day is spent is denied its first call, and every door lists it as stopped on spend", async () => {
+      const { dir, home } = await claudeWithBudget(
+        'spend:\n  projectDay:\n    maxTokens: 250000\n',
+        path,
+        'claude-sonnet-4-5',
+        2,
+      );
+      const status = await loopguard(dir, ['status', '--json']);
+      const { sessions, counts } = JSON.parse(status.stdout).sessions;
+      expect(counts).toMatchObject({ stopped_on_spend: 2, running: 0 });
+      const [second] = sessions;
+      expect(second.summary).toMatch(/^stopped on spend at call 1 \(cap\), 0 tool calls ran, \$/);
+      const one = await loopguard(dir, ['status', '--session', second.sessionId]);
+      expect(one.code).toBe(EXIT_CODES.sessionStoppedOnSpend);
+      const projects = join(home, '.claude', 'projects');
+      const scan = await loopguard(dir, ['scan', projects, '--json', '--no-cache'], { HOME: home });
+      const scanned = JSON.parse(scan.stdout).sessions.find(
+        (s: { sessionId: string }) => s.sessionId === second.sessionId,
+      );
+      expect(scanned.record.summary).toBe(second.summary);
       expect(hookLog(dir)).toEqual([]);
     }, 600_000);
 

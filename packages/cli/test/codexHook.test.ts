@@ -322,6 +322,28 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('qa51: a new session denied its first call by the spent day is listed as stopped on spend', async () => {
+    const { dir, answer, rollout } = codexSession('spend:\n  projectDay:\n    maxTokens: 100\n');
+    appendFileSync(rollout, functionCall('call_1', 'ls'));
+    expect(await answer('PreToolUse', 'call_1', 'ls')).toBe('');
+    const total = { input_tokens: 500, cached_input_tokens: 0, output_tokens: 10, total_tokens: 510 };
+    const usage = { info: { total_token_usage: total, last_token_usage: total } };
+    appendFileSync(rollout, line('event_msg', { type: 'token_count', ...usage }, '2026-11-29T08:00:01.000Z'));
+    appendFileSync(rollout, callOutput('call_1', 0, 'a\n'));
+    await answer('PostToolUse', 'call_1', 'ls', { tool_response: 'a\n' });
+    const second = join(dir, 'rollout-2.jsonl');
+    writeFileSync(second, line('session_meta', { id: 's2', cwd: dir }) + functionCall('call_9', 'pwd'));
+    const reply = await answerHookEvent(
+      'codex',
+      event(dir, second, 'PreToolUse', 'call_9', { session_id: 's2', tool_input: { command: 'pwd' } }),
+      { env: {}, cwd: dir },
+    );
+    expect(JSON.parse(reply).hookSpecificOutput.permissionDecision).toBe('deny');
+    const status = await loopguard(dir, ['status', '--session', 's2']);
+    expect(status.code).toBe(11);
+    expect(status.stdout).toContain('stopped on spend at call 1 (cap), 0 tool calls ran');
+  });
+
   it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {
     const { dir, answer, rollout } = codexSession('spend:\n  session:\n    maxTokens: 100\n');
     const blocked = (id: string, reply: string, cmd: string) =>

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { projectDaySpendKey } from '../src/hook/guardSpend.js';
@@ -9,6 +10,7 @@ import { readHookConfig } from '../src/hook/hookConfig.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { readTranscriptUsage } from '../src/hook/transcriptUsage.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
+import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import {
   claudeEvent,
   claudeFailingCall,
@@ -188,12 +190,48 @@ describe('the spend guard in the hook', () => {
         },
       });
     }
-    // each denial recorded (a session that ran no call has no row: `recoveries` lists its stop)
+    // each denial recorded (and each session listed as stopped on spend, qa51)
     expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.sessionId, e.metadata.scope])).toEqual([
       ['spend_stop', 'spent', 'project_day'],
       ['spend_stop', 'child-1', 'project_day'],
       ['spend_stop', 'child-2', 'project_day'],
     ]);
+  });
+
+  it('qa51: a new session denied its first call by the spent day is listed by every door as stopped on spend', async () => {
+    const dir = project('spend:\n  projectDay:\n    maxTokens: 1000\n');
+    appendFileSync(join(dir, 'transcript.jsonl'), reply('a', 1200, 1));
+    await afterTool(dir, 'spent');
+    writeFileSync(join(dir, 'transcript.jsonl'), reply('child-reply', 10, 1));
+    const first = claudeEvent(dir, 'child', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_use_id: 'toolu_child',
+    });
+    const answer = await answerHookEvent('claude', JSON.stringify(first), {
+      env: {},
+      cwd: dir,
+      now: () => T0,
+    });
+    expect(JSON.parse(answer)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
+    const sentence = 'stopped on spend at call 1 (cap), 0 tool calls ran, $0.000030';
+    const status = await loopguard(dir, ['status', '--session', 'child']);
+    expect(status.code).toBe(11);
+    expect(status.stdout).toContain(sentence);
+    const listed = JSON.parse((await loopguard(dir, ['status', '--json'])).stdout);
+    expect(listed.sessions.counts.stopped_on_spend).toBe(2);
+    const child = listed.sessions.sessions.find((s: { sessionId: string }) => s.sessionId === 'child');
+    expect(child).toMatchObject({ verdict: 'stopped_on_spend', toolCalls: 0, stop: { call: 1 } });
+    expect(child.summary).toContain(sentence);
+    let line = '';
+    await statuslineMain(
+      Readable.from([JSON.stringify({ session_id: 'child', cwd: dir })]),
+      (text) => {
+        line += text;
+      },
+      {},
+    );
+    expect(line).toContain(`loopguard: ${sentence}`);
   });
 
   it('a session under its budget is never denied before a call', async () => {

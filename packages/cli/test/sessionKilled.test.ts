@@ -23,7 +23,7 @@ import { bin } from './runHelpers.js';
 const AGENTS = {
   claude: {
     env: (dir: string) => ({ CLAUDE_PROJECT_DIR: dir }),
-    shell: true,
+    how: 'shell',
     call: {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
@@ -34,7 +34,7 @@ const AGENTS = {
   },
   gemini: {
     env: (dir: string) => ({ GEMINI_PROJECT_DIR: dir }),
-    shell: false,
+    how: 'direct',
     call: {
       hook_event_name: 'AfterTool',
       tool_name: 'run_shell_command',
@@ -44,7 +44,7 @@ const AGENTS = {
   },
   codex: {
     env: (_dir: string) => ({}),
-    shell: false,
+    how: 'direct',
     call: {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
@@ -58,17 +58,25 @@ const AGENTS = {
 type Agent = keyof typeof AGENTS;
 
 /**
- * A stand-in for the agent CLI: runs `loopguard hook <agent>` on one event (through `/bin/sh -c` as
- * Claude Code does, or directly as Gemini CLI and Codex do), prints the hook's answer, then waits.
+ * A stand-in for the agent CLI: runs `loopguard hook <agent>` on each event (through `/bin/sh -c` as
+ * Claude Code does, directly as Gemini CLI and Codex do, or through a `launcher` started for each
+ * call, as `npx loopguard hook …` is), prints the hook's answers, then waits.
  */
 const STAND_IN = `
 const { spawnSync } = require('node:child_process');
-const [bin, agent, shell, input] = process.argv.slice(1);
+const [bin, agent, how, events] = process.argv.slice(1);
 const q = (s) => "'" + s.replace(/'/g, "'\\\\''") + "'";
-const r = shell === 'true'
-  ? spawnSync('/bin/sh', ['-c', q(process.execPath) + ' ' + q(bin) + ' hook ' + agent], { input })
-  : spawnSync(process.execPath, [bin, 'hook', agent], { input });
-process.stdout.write('answered ' + r.status + '\\n');
+const launch = "require('node:child_process').spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit' })";
+const statuses = JSON.parse(events).map((event) => {
+  const input = JSON.stringify(event);
+  const r = how === 'shell'
+    ? spawnSync('/bin/sh', ['-c', q(process.execPath) + ' ' + q(bin) + ' hook ' + agent], { input })
+    : how === 'launcher'
+      ? spawnSync(process.execPath, ['-e', launch, bin, 'hook', agent], { input })
+      : spawnSync(process.execPath, [bin, 'hook', agent], { input });
+  return r.status;
+});
+process.stdout.write('answered ' + statuses.join(' ') + '\\n');
 setInterval(() => {}, 60_000);
 `;
 
@@ -77,11 +85,25 @@ afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL');
 });
 
-/** Starts the stand-in of `agent` in `dir`, and resolves once its hook call has answered. */
-async function startAgent(agent: Agent, dir: string): Promise<ChildProcess> {
-  const { env, shell, call } = AGENTS[agent];
-  const event = JSON.stringify({ session_id: 's1', cwd: dir, ...call });
-  const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, String(shell), event], {
+/** The stand-in's `n`th tool call (1-based) of `agent`'s session `s1` in `dir`, as its CLI sends it. */
+function callEvent(agent: Agent, dir: string, n: number): Record<string, unknown> {
+  const { call } = AGENTS[agent];
+  const id = 'tool_use_id' in call ? { tool_use_id: `${call.tool_use_id}_${n}` } : {};
+  return { session_id: 's1', cwd: dir, ...call, tool_input: { command: `echo ${n} > ${n}.txt` }, ...id };
+}
+
+/**
+ * Starts the stand-in of `agent` in `dir`, and resolves once its hook calls have answered: `calls`
+ * tool calls, each hook started as the CLI starts it unless `how` says otherwise.
+ */
+async function startAgent(
+  agent: Agent,
+  dir: string,
+  { calls = 2, how = AGENTS[agent].how as string } = {},
+): Promise<ChildProcess> {
+  const { env } = AGENTS[agent];
+  const events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, i + 1));
+  const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, how, JSON.stringify(events)], {
     cwd: dir,
     env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -91,7 +113,7 @@ async function startAgent(agent: Agent, dir: string): Promise<ChildProcess> {
     child.stdout?.once('data', (data: Buffer) => resolve(data.toString()));
     child.once('exit', () => reject(new Error('the stand-in exited')));
   });
-  expect(answered).toBe('answered 0\n');
+  expect(answered).toBe(`answered ${Array(calls).fill(0).join(' ')}\n`);
   return child;
 }
 
@@ -157,12 +179,27 @@ describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed without its e
     expect(await dashboardRunning(dir)).toBe(1);
     await kill(child);
     const after = await status(dir);
-    expect(after).toMatchObject({ verdict: 'clean', summary: 'no loop found, 1 tool call ran', running: 0 });
-    expect(after.terminal).toContain('no loop found, 1 tool call ran');
+    expect(after).toMatchObject({ verdict: 'clean', summary: 'no loop found, 2 tool calls ran', running: 0 });
+    expect(after.terminal).toContain('no loop found, 2 tool calls ran');
     expect(after.terminal).not.toMatch(/running/);
     expect(await dashboardRunning(dir)).toBe(0);
   });
 });
+
+describe.each(Object.keys(AGENTS) as Agent[])(
+  '%s: a hook started through a launcher for each call',
+  (agent) => {
+    it('qa51: never reads ended while its session runs, the first call included (`npx loopguard hook …`)', async () => {
+      if (process.platform !== 'linux') return;
+      const dir = project();
+      const child = await startAgent(agent, dir, { calls: 1, how: 'launcher' });
+      // the launcher of the first call is gone, the agent runs on: a process is told once two events came from it
+      expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+      expect(await dashboardRunning(dir)).toBe(1);
+      await kill(child);
+    });
+  },
+);
 
 describe('claude: the status line and scan of a killed session', () => {
   it('say what status says', async () => {

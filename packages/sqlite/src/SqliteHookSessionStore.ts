@@ -70,8 +70,8 @@ export interface SqliteHookSessionStoreOptions {
   busyRetry?: BusyRetryPolicy;
   /**
    * The agent CLI's process this caller runs for (`hookAgentProcess()`), written with every update
-   * as `agent_process` (see `agentProcessColumn`: a process started after the session's first event
-   * is told only once a second event comes from it). @default null (not known)
+   * as `agent_process` (see `agentProcessColumn`: a process is told only once a second event of the
+   * session comes from it). @default null (not known)
    */
   agentProcess?: AgentProcess | null;
 }
@@ -180,7 +180,7 @@ export class SqliteHookSessionStore {
           const { next, result } = change(recordOf(row));
           if (next !== undefined) {
             const now = this.clock.now();
-            const agentProcess = agentProcessColumn(this.agentProcess, row, now);
+            const agentProcess = agentProcessColumn(this.agentProcess, row);
             this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
           }
           return result;
@@ -191,18 +191,15 @@ export class SqliteHookSessionStore {
 }
 
 /**
- * What `agent_process` says after an event: `agent`'s process itself when it started before the session's
- * first event or was this session's at its previous event too; otherwise `?` and it (seen once, not
- * yet told: a session resumed in a new process, or a launcher started for each call such as `npx
- * loopguard hook …`, which ends with its call and so is never told); `null` when not known.
+ * What `agent_process` says after an event: `agent`'s process itself when the session's previous
+ * event came from it too; otherwise `?` and it (seen once, not yet told). Told only at a second event
+ * from the same process: a launcher started for each call (`npx loopguard hook …`, `pnpm exec`)
+ * ends with its call, the first call's too (it started before the session's first event, so no
+ * start time tells it from the agent: qa51); a session resumed in a new process is told from its
+ * second event. `null` when not known.
  */
-function agentProcessColumn(
-  agent: AgentProcess | null,
-  row: SessionRow | undefined,
-  now: number,
-): string | null {
+function agentProcessColumn(agent: AgentProcess | null, row: SessionRow | undefined): string | null {
   if (agent === null) return null;
-  if (agent.startedAt <= (row?.created_at ?? now)) return agent.id;
   const previous = row?.agent_process ?? null;
   return previous === agent.id || previous === `?${agent.id}` ? agent.id : `?${agent.id}`;
 }

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
  * killed without its end event (a closed terminal, `kill -9`) has ended, without waiting out the
  * 10 minutes of `RUNNING_WINDOW_MS`. Linux only (read from `/proc`); elsewhere there is none and
  * the 10 minutes hold.
- * @example { id: 'linux:0:2f1c…:4026531836:41233:7950083', startedAt: 1796019600120 }
+ * @example { id: 'linux:0:2f1c…:4026531836:41233:7950083' }
  */
 export interface AgentProcess {
   /**
@@ -15,12 +15,7 @@ export interface AgentProcess {
    * another machine or container.
    */
   id: string;
-  /** When the process started, epoch ms (to the second: the boot time `/proc/stat` gives). */
-  startedAt: number;
 }
-
-/** Clock ticks a second in `/proc`'s times (`USER_HZ`: 100 on every architecture node runs on). */
-const USER_HZ = 100;
 
 /** A shell an agent runs a hook's command line through (`/bin/sh -c '<command>'`: Claude Code does). */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
@@ -38,10 +33,7 @@ export function hookAgentProcess(): AgentProcess | null {
     if (ranThroughShell(pid)) pid = statOf(pid).ppid;
     if (pid <= 1) return null;
     const { startTicks } = statOf(pid);
-    return {
-      id: ['linux', process.getuid(), machineOf(), pid, startTicks].join(':'),
-      startedAt: Math.round((bootTime() + startTicks / USER_HZ) * 1000),
-    };
+    return { id: ['linux', process.getuid(), machineOf(), pid, startTicks].join(':') };
   } catch {
     return null;
   }
@@ -92,11 +84,4 @@ let machine: string | undefined;
 function machineOf(): string {
   machine ??= `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${readlinkSync('/proc/self/ns/pid').replace(/\D/g, '')}`;
   return machine;
-}
-
-/** When the machine booted, epoch seconds (`btime` of `/proc/stat`). */
-function bootTime(): number {
-  const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
-  if (line === null) throw new Error('no btime');
-  return Number(line[1]);
 }

@@ -88,26 +88,26 @@ describe("the hook session's agent_process", () => {
   const column = (db: ReturnType<typeof openLoopGuardDatabase>) =>
     db.db.prepare('SELECT agent_process FROM hook_sessions').pluck().get();
 
-  it('is the process that was there at the first event; a later one only once a second event comes from it', () => {
+  it('is told once a second event comes from the same process (qa51: a launcher at the first event too)', () => {
     const clock = new ManualClock(10_000);
     const database = openLoopGuardDatabase(':memory:', { clock });
-    const write = (process: { id: string; startedAt: number } | null) => {
+    const write = (process: { id: string } | null) => {
       new SqliteHookSessionStore({ db: database.db, clock, agentProcess: process }).update(key, () => ({
         next: state,
         result: null,
       }));
       clock.advance(1_000);
     };
-    write({ id: 'linux:1:b:2:100:5', startedAt: 9_000 });
-    expect(column(database)).toBe('linux:1:b:2:100:5');
-    // a launcher started for this call (`npx loopguard hook …`), then another: never told
-    write({ id: 'linux:1:b:2:200:7', startedAt: 10_500 });
+    // a launcher started for each call (`npx loopguard hook …`), the first call's included: never told
+    write({ id: 'linux:1:b:2:100:5' });
+    expect(column(database)).toBe('?linux:1:b:2:100:5');
+    write({ id: 'linux:1:b:2:200:7' });
     expect(column(database)).toBe('?linux:1:b:2:200:7');
-    write({ id: 'linux:1:b:2:300:9', startedAt: 11_500 });
+    write({ id: 'linux:1:b:2:300:9' });
     expect(column(database)).toBe('?linux:1:b:2:300:9');
-    // a session resumed in a new process: told from its second event
-    write({ id: 'linux:1:b:2:400:9', startedAt: 12_500 });
-    write({ id: 'linux:1:b:2:400:9', startedAt: 12_500 });
+    // the agent's own process (or a session resumed in a new one): told from its second event
+    write({ id: 'linux:1:b:2:400:9' });
+    write({ id: 'linux:1:b:2:400:9' });
     expect(column(database)).toBe('linux:1:b:2:400:9');
     write(null);
     expect(column(database)).toBeNull();
@@ -119,14 +119,16 @@ describe("the hook session's agent_process", () => {
     () => {
       const database = openLoopGuardDatabase(':memory:');
       for (const [sessionId, process] of [
-        ['alive', { id: idOf(global.process.pid), startedAt: 0 }],
-        ['gone', { id: idOf(global.process.pid, 1), startedAt: 0 }],
+        ['alive', { id: idOf(global.process.pid) }],
+        ['gone', { id: idOf(global.process.pid, 1) }],
         ['unknown', null],
       ] as const) {
-        new SqliteHookSessionStore({ db: database.db, agentProcess: process }).update(
-          { ...key, sessionId },
-          () => ({ next: { ...state, nudges: sessionId === 'gone' ? 1 : 0 }, result: null }),
-        );
+        // two events from the process: told
+        for (let event = 0; event < 2; event++)
+          new SqliteHookSessionStore({ db: database.db, agentProcess: process }).update(
+            { ...key, sessionId },
+            () => ({ next: { ...state, nudges: sessionId === 'gone' ? 1 : 0 }, result: null }),
+          );
       }
       const verdicts = () =>
         database.db.prepare('SELECT session_id, verdict FROM agent_sessions ORDER BY session_id').all();

@@ -9,6 +9,7 @@ import {
   MAX_KEPT_OUTPUT,
   MAX_SEEN_CALLS,
   type Memory,
+  newSession,
   parseMemory,
   remember,
   rememberResult,
@@ -163,18 +164,23 @@ function readRollout(
  * The session after the spend guard denied the event's call (in Codex its stop is every further
  * call denied before it runs): the call counts among the denied ones, so that the next denial falls
  * at the next call the model made, and the rollout's read skips it as it skips the loop guard's.
- * A session with no row yet is left as it is.
+ * A session with no row yet (denied its first call: the project's day spent) gets one, so that every
+ * door lists it and its stop (qa51).
  */
 export function countSpendDenial(
   event: HookEvent,
   session: HookSessionRecord | null,
+  context: Pick<GuardContext, 'detector'>,
 ): HookSessionUpdate<undefined> {
-  if (session === null) return { result: undefined };
-  const memory = parseMemory(session.lastResults);
+  const memory = parseMemory(session?.lastResults);
   const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
   codex.deniedCalls = (codex.deniedCalls ?? 0) + 1;
   if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
-  return { result: undefined, next: withMemory(session, { ...memory, codex }) };
+  const kept: Memory = { ...memory, codex };
+  return {
+    result: undefined,
+    next: session === null ? newSession(event, context, kept) : withMemory(session, kept),
+  };
 }
 
 function replyOf(verdict: StepVerdict, denied: boolean): HookReply {

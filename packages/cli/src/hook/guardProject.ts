@@ -11,6 +11,7 @@ import {
   countRefusal,
   type GuardContext,
   guardSession,
+  newSession,
   parseMemory,
   rememberedResult,
 } from './guardSession.js';
@@ -155,13 +156,21 @@ export async function guardProject(
       agent !== 'codex' && event.kind === 'before_tool' && !loopStop && config.spend !== undefined
         ? budgetStopBefore(agent, event, config.spend, database, now)
         : undefined;
+    // a new session denied its first call (the project's day spent) ran none, but every door lists
+    // it and its stop: its row is made, with no tool call (qa51)
+    if (budgetStop !== undefined && peeked === null && event.parentSessionId === undefined)
+      database.sessions.update(
+        { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+        (session) =>
+          session === null ? { result: undefined, next: newSession(event, context) } : { result: undefined },
+      );
     const stopping = loopStop || budgetStop !== undefined;
     const counted = await spendVerdict(agent, event, config, database, now, distrust, stopping);
     const spend = budgetStop ?? counted;
     if (rollout !== undefined && event.kind === 'before_tool' && !loopStop && spend?.action === 'stop') {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },
-        (session) => countSpendDenial(event, session),
+        (session) => countSpendDenial(event, session, context),
       );
     }
     failed = false;
@@ -275,8 +284,8 @@ function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatab
     sessionId: event.sessionId,
     projectDir: event.projectDir,
   });
-  if (session === null) return undefined;
-  const made = callsMade(session, parseMemory(session.lastResults));
+  // a session with no row has made no call yet: a denial of its first is at call 1
+  const made = session === null ? 0 : callsMade(session, parseMemory(session.lastResults));
   return event.kind === 'before_tool' ? made + 1 : made;
 }
 

@@ -357,19 +357,30 @@ export function countRefusal(
       result: undefined,
       next: { ...withMemory(session, memory), ...(snapshot === undefined ? {} : { snapshot }) },
     };
+  return { result: undefined, next: newSession(event, context, memory, snapshot) };
+}
+
+/**
+ * The row of a session whose first call was denied before it ran (refused, or stopped on spend): no
+ * tool call ran, but every door lists the session and what loopguard did to it.
+ * @param snapshot - the detector's sealed snapshot. @default a fresh detector's
+ */
+export function newSession(
+  event: HookEvent,
+  context: Pick<GuardContext, 'detector'>,
+  memory: Memory = { results: [], seen: [] },
+  snapshot?: string,
+): NonNullable<HookSessionUpdate<unknown>['next']> {
   return {
-    result: undefined,
-    next: {
-      snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
-      lastResults: JSON.stringify(memory satisfies Memory),
-      steps: 0,
-      toolCalls: 0,
-      parentSessionId: event.parentSessionId ?? null,
-      agentType: event.agentType ?? null,
-      enabled: true,
-      nudges: 0,
-      stops: 0,
-    },
+    snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
+    lastResults: JSON.stringify(memory satisfies Memory),
+    steps: 0,
+    toolCalls: 0,
+    parentSessionId: event.parentSessionId ?? null,
+    agentType: event.agentType ?? null,
+    enabled: true,
+    nudges: 0,
+    stops: 0,
   };
 }
 
