@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -306,5 +306,42 @@ describe('trust47: an off switch the model brings into its folder', () => {
     expect((await claudeLoop(deep, 'off-below')).every((reply) => reply === '')).toBe(true);
     expect(existsSync(join(deep, '.loopguard'))).toBe(false);
     expect(hookState(root).sessions.map((s) => s.session_id)).toEqual(['at-root']);
+  });
+});
+
+describe('qa52: a failure in the project above that holds the session', () => {
+  it.each([
+    ['has a database of another session', 'other'],
+    ['has a database git tracks (refused)', 'tracked'],
+  ])('is logged in that project, not in the switched-off folder below, which %s', async (_, below) => {
+    const { root, deep } = repository();
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
+    const call = async (n: number) => {
+      const events = claudeFailingCall(deep, 'held', n);
+      for (const event of [events.pre, events.post])
+        await answerHookEvent('claude', JSON.stringify(event), {
+          env: { CLAUDE_PROJECT_DIR: deep, HOME: home },
+          cwd: deep,
+        });
+    };
+    await call(1);
+    // the folder becomes a repository of its own with a database, then is switched off
+    execFileSync('git', ['init', '-q'], { cwd: deep });
+    if (below === 'other') await claudeLoop(deep, 'other');
+    else {
+      mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
+      writeFileSync(join(deep, '.loopguard', 'state.db'), '');
+      execFileSync('git', ['add', '-f', '.loopguard/state.db'], { cwd: deep });
+    }
+    writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": false}}');
+    // the session's next call fails open in the project that holds it (its configuration is invalid)
+    writeFileSync(join(root, 'loopguard.config.yaml'), 'hook:\n  enabled: "no"\n');
+    await call(2);
+    const logOf = (dir: string) => {
+      const path = join(dir, '.loopguard', 'hook.log');
+      return existsSync(path) ? readFileSync(path, 'utf8') : '';
+    };
+    expect(logOf(deep)).not.toContain('session=held');
+    expect(logOf(root)).toMatch(/claude PreToolUse session=held: failed open: config .*hook\.enabled/);
   });
 });

@@ -37,8 +37,9 @@ export type TranscriptDistrust = (event: HookEvent) => string | undefined;
  * the nudge or stop entry it records (Codex, whose events name no exit code: {@link guardCodexSession}
  * with its rollout; a session this database does not hold, or whose database is refused, or whose
  * folder's configuration switches the hooks off, where a project above already holds it, in that
- * project instead: {@link heldAbove}); then, when a budget is set, {@link guardSpend} after a tool
- * call, at the end of a turn, or (counting only) at the loop guard's stop.
+ * project instead: {@link heldAbove}, where a failure is logged in that project's `hook.log` and
+ * answered with silence); then, when a budget is set, {@link guardSpend} after a tool call, at the
+ * end of a turn, or (counting only) at the loop guard's stop.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @param distrust - why the event's transcript must not be read, if so (see {@link TranscriptDistrust}).
@@ -56,11 +57,18 @@ export async function guardProject(
   // above that already holds it keeps it (trust46): the project that first held a session keeps it
   const heldElsewhere = () => {
     const above = heldAbove(event.projectDir, hookSessionHeld(agent, event, open));
-    return above === undefined
-      ? undefined
-      : guardProject(agent, { ...event, projectDir: above }, now, open, (e) =>
-          distrust({ ...e, projectDir: event.projectDir }),
-        );
+    if (above === undefined) return undefined;
+    const moved = { ...event, projectDir: above };
+    // its failure is that project's: logged in its hook.log (which the user of its `status` reads),
+    // never in the folder below, switched off or refused (qa52); a refused database is the caller's
+    // to tell the user of
+    return guardProject(agent, moved, now, open, (e) =>
+      distrust({ ...e, projectDir: event.projectDir }),
+    ).catch((error: unknown): HookReply => {
+      if (error instanceof UnsafeStateError) throw error;
+      logFailure(above, agent, moved, error, now());
+      return { kind: 'silent' };
+    });
   };
   // so too where this project's configuration switches the hooks off or fails validation: one
   // brought into the session's folder since (a repository pulled there with it) is not the
