@@ -21,18 +21,29 @@ function repository(config?: string, git = true): { root: string; deep: string }
   return { root, deep };
 }
 
-/** Four identical failing Bash calls of Claude Code session `session`, its project variable `dir`. */
-async function claudeLoop(dir: string, session: string): Promise<string[]> {
+/**
+ * Four identical failing Bash calls of Claude Code session `session`, its project variable `dir`.
+ * `beforeThird` runs after two calls (what the model does mid-session); `freshHome` gives each
+ * event a HOME of its own (no unguarded notice hushed by an earlier one).
+ */
+async function claudeLoop(
+  dir: string,
+  session: string,
+  { beforeThird, freshHome = false }: { beforeThird?: () => unknown; freshHome?: boolean } = {},
+): Promise<string[]> {
   const replies: string[] = [];
   for (let n = 1; n <= 4; n++) {
+    if (n === 3) await beforeThird?.();
     const call = claudeFailingCall(dir, session, n);
-    for (const event of [call.pre, call.post])
+    for (const event of [call.pre, call.post]) {
+      const home = freshHome ? { HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) } : {};
       replies.push(
         await answerHookEvent('claude', JSON.stringify(event), {
-          env: { CLAUDE_PROJECT_DIR: dir },
+          env: { CLAUDE_PROJECT_DIR: dir, ...home },
           cwd: dir,
         }),
       );
+    }
   }
   return replies;
 }
@@ -169,19 +180,8 @@ describe('a folder above the session that another user owns or every user shares
 describe('trust45: a session below its project and a `.git` the model makes', () => {
   it('a `.git` made mid-session (`git init`, `touch .git`) does not move the session out of the project that holds it', async () => {
     const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
-      // after two calls the model runs `git init` in its folder: no loopguard name, not refused
-      if (n === 3) mkdirSync(join(deep, '.git'));
-      const call = claudeFailingCall(deep, 'below', n);
-      for (const event of [call.pre, call.post])
-        replies.push(
-          await answerHookEvent('claude', JSON.stringify(event), {
-            env: { CLAUDE_PROJECT_DIR: deep },
-            cwd: deep,
-          }),
-        );
-    }
+    // after two calls the model runs `git init` in its folder: no loopguard name, not refused
+    const replies = await claudeLoop(deep, 'below', { beforeThird: () => mkdirSync(join(deep, '.git')) });
     // still judged in the root's project: its loop found, its budget's project, one row
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(existsSync(join(deep, '.loopguard'))).toBe(false);
@@ -195,23 +195,14 @@ describe('trust45: a session below its project and a `.git` the model makes', ()
 describe('trust46: a `.git` the model makes, then a second session in its folder', () => {
   it("the first session's next calls stay in the project that holds it, the new project's database made by another session notwithstanding", async () => {
     const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
-      if (n === 3) {
+    const replies = await claudeLoop(deep, 'first', {
+      beforeThird: async () => {
         // the model runs `git init` in its folder, then starts a session there (`claude -p`): that
         // session is the new repository's, and makes its database
         mkdirSync(join(deep, '.git'));
         await claudeLoop(deep, 'second');
-      }
-      const call = claudeFailingCall(deep, 'first', n);
-      for (const event of [call.pre, call.post])
-        replies.push(
-          await answerHookEvent('claude', JSON.stringify(event), {
-            env: { CLAUDE_PROJECT_DIR: deep },
-            cwd: deep,
-          }),
-        );
-    }
+      },
+    });
     // the loop found over all four calls, in the root's project, one row of the first session
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(hookState(root).sessions.map((s) => [s.session_id, s.project_dir])).toEqual([['first', root]]);
@@ -222,24 +213,16 @@ describe('trust46: a `.git` the model makes, then a second session in its folder
 describe('trust46: a refused database the model brings into its folder', () => {
   it('a repository pulled into the folder with its `.loopguard/state.db` (refused: git tracks it) does not switch the session off', async () => {
     const { root, deep } = repository('hook:\n  enabled: true\n');
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
-      if (n === 3) {
+    const replies = await claudeLoop(deep, 'below', {
+      beforeThird: async () => {
         // `git init && git pull <a repository that ships .loopguard/state.db>`: names nothing of loopguard's
         execFileSync('git', ['init', '-q'], { cwd: deep });
         mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
         writeFileSync(join(deep, '.loopguard', 'state.db'), '');
         execFileSync('git', ['add', '-f', '.loopguard/state.db'], { cwd: deep });
-      }
-      const call = claudeFailingCall(deep, 'below', n);
-      for (const event of [call.pre, call.post])
-        replies.push(
-          await answerHookEvent('claude', JSON.stringify(event), {
-            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
-            cwd: deep,
-          }),
-        );
-    }
+      },
+      freshHome: true,
+    });
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
     expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
@@ -249,9 +232,8 @@ describe('trust46: a refused database the model brings into its folder', () => {
 describe('trust47: an off switch the model brings into its folder', () => {
   it('a repository pulled into the folder with `hook.enabled: false` does not switch off a session the project above holds', async () => {
     const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
-      if (n === 3) {
+    const replies = await claudeLoop(deep, 'below', {
+      beforeThird: async () => {
         // `git init && git pull <a repository that ships its loopguard.config.json and
         // .loopguard/state.db>`: names nothing of loopguard's; the folder's configuration now says
         // the hooks are off, and it has a database (refused: git tracks it)
@@ -260,40 +242,25 @@ describe('trust47: an off switch the model brings into its folder', () => {
         mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
         writeFileSync(join(deep, '.loopguard', 'state.db'), '');
         execFileSync('git', ['add', '-f', 'loopguard.config.json', '.loopguard/state.db'], { cwd: deep });
-      }
-      const call = claudeFailingCall(deep, 'below', n);
-      for (const event of [call.pre, call.post])
-        replies.push(
-          await answerHookEvent('claude', JSON.stringify(event), {
-            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
-            cwd: deep,
-          }),
-        );
-    }
+      },
+      freshHome: true,
+    });
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
   });
 
   it('nor does a configuration that fails validation, pulled the same way', async () => {
     const { root, deep } = repository('spend:\n  session:\n    maxCostUsd: 2\n');
-    const replies: string[] = [];
-    for (let n = 1; n <= 4; n++) {
-      if (n === 3) {
+    const replies = await claudeLoop(deep, 'below', {
+      beforeThird: async () => {
         execFileSync('git', ['init', '-q'], { cwd: deep });
         writeFileSync(join(deep, 'loopguard.config.json'), '{"hook": {"enabled": "no"}}');
         mkdirSync(join(deep, '.loopguard'), { mode: 0o755 });
         writeFileSync(join(deep, '.loopguard', 'state.db'), '');
         execFileSync('git', ['add', '-f', 'loopguard.config.json', '.loopguard/state.db'], { cwd: deep });
-      }
-      const call = claudeFailingCall(deep, 'below', n);
-      for (const event of [call.pre, call.post])
-        replies.push(
-          await answerHookEvent('claude', JSON.stringify(event), {
-            env: { CLAUDE_PROJECT_DIR: deep, HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) },
-            cwd: deep,
-          }),
-        );
-    }
+      },
+      freshHome: true,
+    });
     expect(replies.join('\n')).toContain('Loop detected (same_error)');
     expect(replies.join('\n')).not.toContain('loopguard is not guarding this session');
     expect(hookState(root).sessions.map((s) => [s.session_id, s.tool_calls])).toEqual([['below', 4]]);
