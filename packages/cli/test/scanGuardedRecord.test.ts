@@ -337,6 +337,22 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(await scanJson(file, root, ['--project', 'elsewhere'])).toEqual([]);
   });
 
+  it("docs51: a spend stop only loopguard's record holds is not said to be in the transcript", async () => {
+    const { root } = repository();
+    writeFileSync(join(root, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1500\n');
+    // the transcript without the hooks' answers: the spend stop is in loopguard's record only
+    const file = join(root, 'transcript.jsonl');
+    await guardedClaude(root, 'spent', 4, { file, answers: false });
+    const [session] = await scanJson(file, root);
+    expect(session?.record?.stop?.on).toBe('spend');
+    expect(session?.spendStop).toBeUndefined();
+    const terminal = await scan([file], root);
+    expect(terminal).toContain(
+      "loopguard's spend guard stopped 1 session at its budget (loopguard's record holds its stop",
+    );
+    expect(terminal).not.toContain('(the transcript holds its stop)');
+  });
+
   it("says where loopguard's record and the transcript differ: a stop the transcript does not hold", async () => {
     const { root } = repository();
     // the transcript without the hooks' answers (the stop and the nudge loopguard recorded)

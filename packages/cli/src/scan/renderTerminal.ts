@@ -154,8 +154,18 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
   out.push(...loopLines(report, price));
   if (totals.stoppedOnSpendByLoopguard > 0) {
     const n = totals.stoppedOnSpendByLoopguard;
+    // counted from the transcript's stop, or from loopguard's record where the transcript holds none
+    const recordOnly = report.sessions.filter(
+      (session) => session.spendStop === undefined && session.record?.stop?.on === 'spend',
+    ).length;
+    const where =
+      recordOnly === 0
+        ? 'the transcript holds its stop'
+        : recordOnly === n
+          ? "loopguard's record holds its stop, the transcript none"
+          : `the transcript holds its stop; for ${count(recordOnly)} of them, loopguard's record only`;
     out.push(
-      `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (the transcript holds its stop).`,
+      `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (${where}).`,
     );
   }
   out.push(...costLines(totals));
