@@ -84,7 +84,7 @@ function runWithRestarts(
                 ? asLayout10(JSON.parse(JSON.stringify(detector.snapshot())))
                 : via === 'forged pair keys'
                   ? withPairKeys(JSON.parse(JSON.stringify(detector.snapshot())), 7)
-                : JSON.parse(JSON.stringify(detector.snapshot())),
+                  : JSON.parse(JSON.stringify(detector.snapshot())),
               options,
             );
     verdicts.push(detector.observe(step));
