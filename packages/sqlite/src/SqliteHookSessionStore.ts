@@ -71,9 +71,11 @@ export interface SqliteHookSessionStoreOptions {
   /**
    * The agent CLI's process this caller runs for (`hookAgentProcess()`), written with every update
    * as `agent_process` (see `agentProcessColumn`: a process is told only once a second event of the
-   * session comes from it). @default null (not known)
+   * session comes from it). A function is called at the first write only, and once: a caller that
+   * writes nothing (a hook call answered from the session's memory) never reads `/proc`.
+   * @default null (not known)
    */
-  agentProcess?: AgentProcess | null;
+  agentProcess?: AgentProcess | null | (() => AgentProcess | null);
 }
 
 interface SessionRow extends SummaryRow {
@@ -112,7 +114,7 @@ export class SqliteHookSessionStore {
   private readonly selectStmt: BetterSqlite3.Statement;
   private peekStmt: BetterSqlite3.Statement | undefined;
   private readonly upsertStmt: BetterSqlite3.Statement;
-  private readonly agentProcess: AgentProcess | null;
+  private agentProcess: AgentProcess | null | (() => AgentProcess | null);
 
   /** @param options - see {@link SqliteHookSessionStoreOptions}. */
   constructor(options: SqliteHookSessionStoreOptions) {
@@ -180,6 +182,7 @@ export class SqliteHookSessionStore {
           const { next, result } = change(recordOf(row));
           if (next !== undefined) {
             const now = this.clock.now();
+            if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
             const agentProcess = agentProcessColumn(this.agentProcess, row);
             this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
           }

@@ -114,6 +114,27 @@ describe("the hook session's agent_process", () => {
     database.close();
   });
 
+  it('given as a function, is read at the first write only, and once (hook37o: a call that writes nothing reads no /proc)', () => {
+    const database = openLoopGuardDatabase(':memory:');
+    let reads = 0;
+    const sessions = new SqliteHookSessionStore({
+      db: database.db,
+      agentProcess: () => {
+        reads++;
+        return { id: 'linux:1:b:2:400:9' };
+      },
+    });
+    sessions.peek(key);
+    sessions.get(key);
+    sessions.update(key, () => ({ result: null }));
+    expect(reads).toBe(0);
+    sessions.update(key, () => ({ next: state, result: null }));
+    sessions.update(key, () => ({ next: state, result: null }));
+    expect(reads).toBe(1);
+    expect(column(database)).toBe('linux:1:b:2:400:9');
+    database.close();
+  });
+
   it.runIf(linux)(
     "a reading connection's agent_sessions says a running session whose process is gone ended; the file's view keeps running",
     () => {

@@ -35,7 +35,11 @@ const NO_RETRY: BusyRetryPolicy = { retries: 0, initialDelayMs: 0 };
 
 let agentProcess: AgentProcess | null | undefined;
 
-/** The agent CLI's process this process serves (read once: a hook call's, or the MCP server's, parent). */
+/**
+ * The agent CLI's process this process serves (read once: a hook call's, or the MCP server's,
+ * parent), read at a session's first write only: a call answered from the session's memory (most
+ * calls before a tool runs) writes nothing and reads nothing of `/proc` (hook37o).
+ */
 function theAgentProcess(): AgentProcess | null {
   if (agentProcess === undefined) agentProcess = hookAgentProcess();
   return agentProcess;
@@ -65,7 +69,7 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
     let stateMachine: SqliteStateMachine | undefined;
     let spend: SqliteSpendStore | undefined;
     return {
-      sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY, agentProcess: theAgentProcess() }),
+      sessions: new SqliteHookSessionStore({ db, busyRetry: NO_RETRY, agentProcess: theAgentProcess }),
       record(entry) {
         stateMachine ??= new SqliteStateMachine({ db, busyRetry: NO_RETRY });
         stateMachine.addContextEntry(storable(entry));
@@ -83,7 +87,7 @@ export function openHookDatabase(projectDir: string, lockTimeoutMs: number): Hoo
     sessions: new SqliteHookSessionStore({
       db: database.db,
       busyRetry: NO_RETRY,
-      agentProcess: theAgentProcess(),
+      agentProcess: theAgentProcess,
     }),
     record: (entry) => database.stateMachine.addContextEntry(storable(entry)),
     spend: () => {

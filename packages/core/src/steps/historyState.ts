@@ -19,8 +19,10 @@ export const historyStateSchema = lazySchema(() => {
         tool: z.string(),
         actionText: z.string(),
         outcomeKey: hash,
-        // A turn's pair key is not written since issue 37 §3's ninth round (observe37o): it is
-        // computed again from the action key and the outcome (an older snapshot's string is dropped).
+        // A turn's pair key (a number since observe37o, written again since hook37o) is not read
+        // from a snapshot this schema validates: left out here, it is dropped and computed again
+        // from the action key and the outcome (an older snapshot's string too). Only a sealed
+        // snapshot, this build's own output, is restored with the key it holds.
         error: z.boolean(),
         errorClass: hash,
         informative: z.boolean(),

@@ -7,7 +7,7 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  * defaults absorb. A sealed snapshot is trusted only by the layout that wrote it; a test pins the
  * layout to the fields a snapshot holds, so a change that forgets to bump it fails.
  */
-export const STEP_SNAPSHOT_LAYOUT = 11;
+export const STEP_SNAPSHOT_LAYOUT = 12;
 
 /**
  * The checksum a seal holds over the snapshot's JSON text. Injected: core has no I/O and runs

@@ -339,7 +339,6 @@ export class StepHistory implements SnapshotPart {
           placedText: _x,
           probeRun: _p,
           calledAgain: _c,
-          pairKey: _k,
           evidence,
           actionText,
           ...turn
@@ -389,7 +388,10 @@ export class StepHistory implements SnapshotPart {
       this.recent.length,
       ...s.recent.map((turn) => ({
         ...turn,
-        pairKey: pairKeyOf(keyHash(turn.actionKey), turn.outcomeKey),
+        // a sealed snapshot's own (its layout's `recent` keeps it); a validated one's is dropped by
+        // the schema and computed again from the action key (hook37o: a hash of every kept action
+        // key was most of a restore's work on its own)
+        pairKey: pairKeyIn(turn) ?? pairKeyOf(keyHash(turn.actionKey), turn.outcomeKey),
         evidence: cleanEvidence(turn.evidence),
       })),
     );
@@ -427,6 +429,12 @@ export class StepHistory implements SnapshotPart {
     this.lastWasChange = s.lastWasChange;
     this.blindRun = s.blindRun;
   }
+}
+
+/** The pair key a turn of a sealed snapshot holds; `undefined` in a validated one (see `historyStateSchema`). */
+function pairKeyIn(turn: object): number | undefined {
+  const key = (turn as { pairKey?: unknown }).pairKey;
+  return typeof key === 'number' ? key : undefined;
 }
 
 function refill<K>(map: Map<K, number>, entries: Array<[K, number]>): void {

@@ -14,7 +14,7 @@ export interface Turn {
   actionText: string;
   /** The outcome: an order-insensitive hash of the observation's line fingerprints (0: no observation). */
   outcomeKey: number;
-  /** `actionKey` and `outcomeKey` together, as one 32-bit hash (`pairKeyOf`); not kept in snapshots. */
+  /** `actionKey` and `outcomeKey` together, as one 32-bit hash (`pairKeyOf`); a validated snapshot's is computed again. */
   pairKey: number;
   /** Whether the observation was a failure. */
   error: boolean;

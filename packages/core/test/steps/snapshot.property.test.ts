@@ -70,7 +70,7 @@ function runWithRestarts(
   steps: readonly Step[],
   options: StepLoopDetectorOptions,
   cuts: ReadonlySet<number>,
-  via: 'json' | 'sealed' | 'layout 10' = 'json',
+  via: 'json' | 'sealed' | 'layout 10' | 'forged pair keys' = 'json',
 ) {
   let detector = new StepLoopDetector(options);
   const verdicts: StepVerdict[] = [];
@@ -82,12 +82,20 @@ function runWithRestarts(
           : StepLoopDetector.restore(
               via === 'layout 10'
                 ? asLayout10(JSON.parse(JSON.stringify(detector.snapshot())))
-                : JSON.parse(JSON.stringify(detector.snapshot())),
+                : via === 'forged pair keys'
+                  ? withPairKeys(JSON.parse(JSON.stringify(detector.snapshot())), 7)
+                  : JSON.parse(JSON.stringify(detector.snapshot())),
               options,
             );
     verdicts.push(detector.observe(step));
   });
   return verdicts;
+}
+
+/** A plain snapshot whose every recent turn claims the pair key `key` (what only a seal is trusted with). */
+function withPairKeys(snapshot: { history: { recent: Array<{ pairKey?: number }> } }, key: number): unknown {
+  for (const turn of snapshot.history.recent) turn.pairKey = key;
+  return snapshot;
 }
 
 interface Layout10Turn {
@@ -161,6 +169,18 @@ describe('StepLoopDetector snapshot and restore', () => {
       fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
         const every = new Set(steps.map((_, i) => i));
         expect(runWithRestarts(steps, options, every, 'layout 10')).toEqual(
+          runWithRestarts(steps, options, new Set()),
+        );
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a plain snapshot whose turns claim pair keys is restored with the keys computed again (only a seal is trusted)', () => {
+    fc.assert(
+      fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
+        const every = new Set(steps.map((_, i) => i));
+        expect(runWithRestarts(steps, options, every, 'forged pair keys')).toEqual(
           runWithRestarts(steps, options, new Set()),
         );
       }),
@@ -365,9 +385,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 11,
-      fields: 145,
-      hash: 'f38cb9d4c46e23fb',
+      layout: 12,
+      fields: 146,
+      hash: '95267401913cbadb',
     });
   });
 });
