@@ -98,6 +98,9 @@ function withPairKeys(snapshot: { history: { recent: Array<{ pairKey?: number }>
   return snapshot;
 }
 
+/** A pair count whose text a layout-10 snapshot held but this build's snapshot no longer can tell. */
+class NoLayout10Text extends Error {}
+
 interface Layout10Turn {
   actionKey: string;
   outcomeKey: number;
@@ -107,7 +110,8 @@ interface Layout10Turn {
 /**
  * A snapshot as layout 10 wrote it (before observe37o): each recent turn with its pair key as the
  * text `actionKey\u0001outcome`, and the pair counts keyed by that text. The texts are those of the
- * recent turns whose hash a count has (every count of these short runs has one).
+ * recent turns whose hash a count has; a count whose turn has left the recent turns has no text
+ * this test can know (layout 10 kept it in the key): {@link NoLayout10Text}, a run the property skips.
  */
 function asLayout10(snapshot: {
   history: { recent: Layout10Turn[]; pairCounts: Array<[number | string, number]> };
@@ -119,7 +123,7 @@ function asLayout10(snapshot: {
   }
   snapshot.history.pairCounts = snapshot.history.pairCounts.map(([key, count]) => {
     const text = texts.get(key as number);
-    if (text === undefined) throw new Error('a pair count with no recent turn');
+    if (text === undefined) throw new NoLayout10Text();
     return [text, count];
   });
   return snapshot;
@@ -168,9 +172,15 @@ describe('StepLoopDetector snapshot and restore', () => {
     fc.assert(
       fc.property(runArbitrary, optionsArbitrary, (steps, options) => {
         const every = new Set(steps.map((_, i) => i));
-        expect(runWithRestarts(steps, options, every, 'layout 10')).toEqual(
-          runWithRestarts(steps, options, new Set()),
-        );
+        let restarted: StepVerdict[];
+        try {
+          restarted = runWithRestarts(steps, options, every, 'layout 10');
+        } catch (error) {
+          // not a snapshot layout 10 could have written from what this one holds: not this property's case
+          fc.pre(!(error instanceof NoLayout10Text));
+          throw error;
+        }
+        expect(restarted).toEqual(runWithRestarts(steps, options, new Set()));
       }),
       { numRuns: 150 },
     );
