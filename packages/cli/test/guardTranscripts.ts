@@ -1,3 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { bufferedIo } from './helpers.js';
+
 // Claude Code sessions (2.1.330's record shapes) in which loopguard's hooks answered: for the tests
 // of what scan reports of loopguard's own nudges and stops.
 
@@ -69,3 +78,21 @@ export const claudeStop = (n: number, hook = 'PreToolUse') => ({
     hookEvent: hook,
   },
 });
+
+/** `loopguard scan` of `lines` written as a transcript in `dir` (its cwd and HOME): what it printed. */
+export async function scanIn(dir: string, lines: unknown[], ...args: string[]): Promise<string> {
+  const file = join(dir, 'session.jsonl');
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  const code = await runCli(['scan', file, ...args], io);
+  expect(code, io.err()).toBe(EXIT_CODES.ok);
+  return io.out();
+}
+
+/** {@link scanIn} a new temporary folder. */
+export async function scan(lines: unknown[], ...args: string[]): Promise<string> {
+  return scanIn(mkdtempSync(join(tmpdir(), 'loopguard-scan-')), lines, ...args);
+}
+
+/** `loopguard scan --json` of `lines`, in a new temporary folder. */
+export const scanJson = async (lines: unknown[]) => JSON.parse(await scan(lines, '--json')) as ScanReport;

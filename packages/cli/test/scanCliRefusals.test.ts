@@ -1,11 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
-import { runCli } from '../src/main.js';
-import type { ScanReport } from '../src/scan/scanReport.js';
-import { bufferedIo } from './helpers.js';
+import { scanJson } from './guardTranscripts.js';
 
 // refused51: a call the agent's CLI refused itself, before any hook ran (a command it blocks, a tool
 // it does not have, arguments it could not read), is a result the model read, like a failed call:
@@ -13,16 +7,6 @@ import { bufferedIo } from './helpers.js';
 // (scanGuardVerdicts.test.ts). The record shapes are those Claude Code 2.1.330, Gemini CLI 0.61.0
 // and Codex 0.169.0 wrote offline for such calls; a waiting command (`sleep 60`, a `sleep` tool)
 // that the CLI refused waited for nothing, so its exemption does not hold.
-
-async function scanJson(lines: unknown[]): Promise<ScanReport> {
-  const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-cli-refusals-'));
-  const file = join(dir, 'session.jsonl');
-  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
-  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
-  const code = await runCli(['scan', file, '--json'], io);
-  expect(code, io.err()).toBe(EXIT_CODES.ok);
-  return JSON.parse(io.out()) as ScanReport;
-}
 
 const base = { sessionId: 's1', cwd: '/tmp/app', isSidechain: false, timestamp: '2026-11-30T08:00:00.000Z' };
 

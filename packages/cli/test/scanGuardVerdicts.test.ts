@@ -2,29 +2,22 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
-import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
-import { claudeNudge, claudeSession, claudeStop, NUDGE, STOP } from './guardTranscripts.js';
-import { bufferedIo } from './helpers.js';
+import {
+  claudeNudge,
+  claudeSession,
+  claudeStop,
+  NUDGE,
+  STOP,
+  scan,
+  scanIn,
+  scanJson,
+} from './guardTranscripts.js';
 
 // scan recognises loopguard's own nudges and stops in a transcript (its hooks were on) and reports
 // them as what they were (issue 35), in the record shapes Claude Code 2.1.330, Gemini CLI 0.61.0
 // and Codex 0.169.0 wrote offline; a tool's output or the model's text that reads the same is not one.
-
-async function scan(lines: unknown[], ...args: string[]) {
-  return scanIn(mkdtempSync(join(tmpdir(), 'loopguard-scan-guard-')), lines, ...args);
-}
-async function scanIn(dir: string, lines: unknown[], ...args: string[]) {
-  const file = join(dir, 'session.jsonl');
-  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
-  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
-  const code = await runCli(['scan', file, ...args], io);
-  expect(code, io.err()).toBe(EXIT_CODES.ok);
-  return io.out();
-}
-const scanJson = async (lines: unknown[]) => JSON.parse(await scan(lines, '--json')) as ScanReport;
 
 describe('scan reports what loopguard itself did in a session', () => {
   it('Claude Code: a session loopguard denied at call 4 is "stopped by loopguard at call 4", its waste from there', async () => {
