@@ -147,6 +147,32 @@ export function medianDelayFloor(corpus) {
 }
 
 /**
+ * Where the caught loops' delays come from, in one line: how many stop at their floor (see
+ * {@link delayFloor}), below it (nudged before `certainAt`) or above it (and of those, how many
+ * were nudged only after `certainAt`), how many have no floor, and how many more loops at ≤ `target`
+ * steps the median needs.
+ * @param {Array<{ delay: number, nudge: number | undefined, floor: number | null }>} sources - one per caught loop.
+ * @param {number} target - the delay the median should reach (default 8: issue 37's).
+ */
+export function delaySources(sources, target = 8) {
+  const count = (keep) => sources.filter(keep).length;
+  const within = count((s) => s.delay <= target);
+  // the median is the ((n - 1) / 2)-th smallest delay, rounded down (as `median` takes it)
+  const needed = Math.max(0, Math.floor((sources.length - 1) / 2) + 1 - within);
+  const above = sources.filter((s) => s.floor !== null && s.delay > s.floor);
+  return [
+    `${sources.length} caught, ${within} at ≤ ${target} steps`,
+    `at their floor ${count((s) => s.floor !== null && s.delay === s.floor)}`,
+    `below it ${count((s) => s.floor !== null && s.delay < s.floor)}`,
+    `above it ${above.length} (${above.filter((s) => s.nudge !== undefined && s.nudge > 0).length} nudged after certainAt)`,
+    `no floor ${count((s) => s.floor === null)}`,
+    `the median at ≤ ${target} needs ${needed} more at ≤ ${target}`,
+    // what the ladder allows at best: each loop above its floor stopped at it (nudged at certainAt)
+    `at ≤ ${target} if none stopped above its floor ${count((s) => Math.min(s.delay, s.floor ?? s.delay) <= target)}`,
+  ].join('; ');
+}
+
+/**
  * The figures of one detector on a labelled corpus: recall (stops; stops or nudges), by kind,
  * median delay, false stops, hard negatives stopped. `details` lists misses and false stops.
  */
@@ -154,7 +180,7 @@ export function scoreLabelled(create, corpus) {
   const byKey = new Map(corpus.runs.map((run) => [run.key, run]));
   const results = new Map(corpus.runs.map((run) => [run.key, replay(create, run.steps)]));
   const row = {};
-  const details = { missed: [], falseStops: [], delays: [] };
+  const details = { missed: [], falseStops: [], delays: [], sources: [] };
   const kinds = [...new Set(corpus.loops.map((loop) => loop.kind))].sort();
   const delays = [];
   let caught = 0;
@@ -177,6 +203,11 @@ export function scoreLabelled(create, corpus) {
         details.delays.push(
           `${key}@${loop.certainAt}: ${stop - loop.certainAt} (nudge ${nudge === undefined ? '-' : nudge - loop.certainAt}, floor ${floor ?? '-'})`,
         );
+        details.sources.push({
+          delay: stop - loop.certainAt,
+          nudge: nudge === undefined ? undefined : nudge - loop.certainAt,
+          floor,
+        });
       } else
         details.missed.push(
           `${key} ${loop.kind} certain ${loop.certainAt} (stops ${stops.join(',') || '-'}; nudges ${nudges.join(',') || '-'})`,
@@ -259,7 +290,7 @@ export function printLabelledTable(detectors, { details = false, corpus: name = 
   if (!details) return;
   for (const s of scored) {
     console.log(
-      `\n## ${s.name}\nmissed:\n  ${s.details.missed.join('\n  ')}\nfalse stops:\n  ${s.details.falseStops.join('\n  ')}\ndelays:\n  ${s.details.delays.join('\n  ')}`,
+      `\n## ${s.name}\nmissed:\n  ${s.details.missed.join('\n  ')}\nfalse stops:\n  ${s.details.falseStops.join('\n  ')}\ndelays:\n  ${s.details.delays.join('\n  ')}\ndelay sources: ${delaySources(s.details.sources)}`,
     );
   }
 }
