@@ -12,7 +12,10 @@ import { openState, type RunState, stateFile } from '../run/stateStore.js';
  * and closes the state.
  * @throws CliError (exit 2) when a run is live here, when there is no state file, or no such run.
  */
-export function openExistingRun(io: CliIo, runId: string): { state: RunState; run: RunRecord; lock: RunLock } {
+export function openExistingRun(
+  io: CliIo,
+  runId: string,
+): { state: RunState; run: RunRecord; lock: RunLock } {
   if (!existsSync(stateFile(io.cwd))) throw new CliError(`no runs here: ${stateFile(io.cwd)} does not exist`);
   const lock = lockRepository(io.cwd);
   try {
