@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // What a user of the agent CLIs reads speaks of sessions, tool calls and dollars: never "the seed"
 // (the specification loopguard was built from, which no user has read).
 const docs = dirname(fileURLToPath(import.meta.url));
-const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md', 'guards.md'];
+const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md', 'guards.md', 'sql.md'];
 /** An export's name an embedder imports (`@loopguard/core/seeds`) is a name, not a word of the docs. */
 const EXPORT_NAMES = /@loopguard\/core\/seeds\b/g;
 
