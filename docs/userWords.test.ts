@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest';
 // What a user of the agent CLIs reads speaks of sessions, tool calls and dollars: never "the seed"
 // (the specification loopguard was built from, which no user has read).
 const docs = dirname(fileURLToPath(import.meta.url));
-const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md'];
+const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md', 'guards.md', 'sql.md'];
+/** An export's name an embedder imports (`@loopguard/core/seeds`) is a name, not a word of the docs. */
+const EXPORT_NAMES = /@loopguard\/core\/seeds\b/g;
 
 describe('the user-facing docs', () => {
   it.each(USER_DOCS)('%s never names the seed', (name) => {
     const lines = readFileSync(join(docs, name), 'utf8').split('\n');
-    expect(lines.filter((line) => /\bseed(?:'s|s)?\b|\bseed-\d/i.test(line))).toEqual([]);
+    const words = lines.map((line) => line.replace(EXPORT_NAMES, ''));
+    expect(words.filter((line) => /\bseed(?:'s|s)?\b|\bseed-\d/i.test(line))).toEqual([]);
   });
 
   // nor loopguard's own word for what it reads ("the step-level detector", "the step detector"):

@@ -56,6 +56,15 @@ describe('docs/cli.md', () => {
     },
   );
 
+  it.each(['run', 'demo', 'serve', 'status', 'recoveries', 'init', 'scan'])(
+    '`loopguard %s --help` states a number default as a number, not a quoted string',
+    async (command) => {
+      const io = bufferedIo();
+      await runCli([command, '--help'], io);
+      expect(io.out()).not.toMatch(/default: "\d+"/);
+    },
+  );
+
   it('documents every exit code, and no other', async () => {
     const { EXIT_CODES } = await import('../src/exitCodes.js');
     const table = section('Exit codes');

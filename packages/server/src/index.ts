@@ -33,6 +33,7 @@ export {
 } from './queryParams.js';
 export { registerSessionMetrics } from './sessionMetrics.js';
 export {
+  DEFAULT_STATUS_PORT,
   isLoopback,
   type RunningStatusServer,
   type StartStatusServerOptions,

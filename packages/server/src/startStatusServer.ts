@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { ConfigurationError } from '@loopguard/core';
 import { createStatusHandler, type StatusHandler, type StatusHandlerOptions } from './createStatusHandler.js';
 
+/** The port the status server listens on unless told (`loopguard serve`, `demo --serve`). */
+export const DEFAULT_STATUS_PORT = 7070;
+
 /**
  * Options of {@link startStatusServer}: the handler's options plus where to listen.
  * @example { reader, port: 7070, host: '127.0.0.1' }
@@ -56,7 +59,7 @@ export function isLoopback(host: string): boolean {
  */
 export async function startStatusServer(options: StartStatusServerOptions): Promise<RunningStatusServer> {
   const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? 7070;
+  const port = options.port ?? DEFAULT_STATUS_PORT;
   if (!(Number.isInteger(port) && port >= 0 && port <= 65_535))
     throw new ConfigurationError(`port must be an integer from 0 to 65535, got ${String(port)}`);
   if (!isLoopback(host) && (options.token === undefined || options.token.length < 16))

@@ -1,3 +1,4 @@
+import { DEFAULT_STATUS_PORT } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { runDemo } from '../demo/runDemo.js';
@@ -14,7 +15,11 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .description('Run a scripted autopilot into every loop type and a guard trip, on a fresh SQLite file.')
     .option('--db <file>', 'the SQLite file to (re)create', '.loopguard/demo.db')
     .option('--serve', 'serve the dashboard during the demo and keep it up afterwards')
-    .addOption(new Option('--port <port>', 'dashboard port with --serve').argParser(parsePort).default(7070))
+    .addOption(
+      new Option('--port <port>', 'dashboard port with --serve')
+        .argParser(parsePort)
+        .default(DEFAULT_STATUS_PORT),
+    )
     .addOption(
       new Option('--pace <ms>', 'wait this long after each attempt (to watch the dashboard)')
         .argParser(positiveInteger(60_000))

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
@@ -51,7 +51,12 @@ import {
   serverPath,
   withServer,
 } from '../mcp/mcpRegistration.js';
-import { type InitSpendFlags, initSpendOf, writeSpendSection } from './initSpend.js';
+import {
+  DEFAULT_INIT_SPEND_WORDS,
+  type InitSpendFlags,
+  initSpendOf,
+  writeSpendSection,
+} from './initSpend.js';
 import { switchedOffBy } from './initSwitchedOff.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
@@ -135,6 +140,9 @@ function statusLineCommandOf(command: string | undefined): string {
   );
 }
 
+/** How long, in seconds, the agent CLI lets one hook call run unless `--timeout` says. */
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 10;
+
 /**
  * `loopguard init claude|gemini|codex [--user|--project] [--dry-run] [--remove] [--replace]`: merges
  * loopguard's hook entries into the CLI's settings file (`.claude/settings.json`,
@@ -158,7 +166,12 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     .option('--dry-run', 'print the change as a diff and write nothing')
     .option('--remove', "take loopguard's hooks out again")
     .option('--command <command>', 'the command that runs loopguard (default: this node and this loopguard)')
-    .option('--timeout <seconds>', 'how long the CLI lets one hook call run', '10')
+    .addOption(
+      new Option('--timeout <seconds>', 'how long the CLI lets one hook call run').default(
+        String(DEFAULT_HOOK_TIMEOUT_SECONDS),
+        String(DEFAULT_HOOK_TIMEOUT_SECONDS),
+      ),
+    )
     .option(
       '--command-hooks',
       'claude: a loopguard process per hook call instead of the MCP server (for Claude Code before 2.1.118)',
@@ -173,7 +186,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--spend',
-      'write the spend guard into loopguard.config.yaml: $10 a session, warned at 80 %; a budget already there is kept (docs/spend.md)',
+      `write the spend guard into loopguard.config.yaml: ${DEFAULT_INIT_SPEND_WORDS}; a budget already there is kept (docs/spend.md)`,
     )
     .option('--max-cost-usd <usd>', "the spend guard's cap per session in US dollars (implies --spend)")
     .option('--max-tokens <n>', "the spend guard's cap per session in tokens (implies --spend)")

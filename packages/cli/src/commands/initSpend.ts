@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  DEFAULT_SPEND_WARN_AT,
   formatUsd,
   parseSpendOptions,
   type ResolvedSpendOptions,
@@ -12,12 +13,19 @@ import { parseDocument } from 'yaml';
 import { CliError } from '../CliError.js';
 import { CONFIG_FILES, parseConfigText, readConfigFile } from '../configFiles.js';
 
+const INIT_SESSION_USD = 10;
+
 /**
  * The spend guard `init --spend` writes when no cap is given: $10 per session, warned at 80 %.
  * A Claude Code session of a few hours on a Sonnet model costs a few dollars; one that reaches $10
  * is usually going in circles.
  */
-export const DEFAULT_INIT_SPEND: SpendOptions = { session: { maxCostUsd: 10 }, warnAt: 0.8 };
+export const DEFAULT_INIT_SPEND: SpendOptions = {
+  session: { maxCostUsd: INIT_SESSION_USD },
+  warnAt: DEFAULT_SPEND_WARN_AT,
+};
+/** {@link DEFAULT_INIT_SPEND} as `init --help` says it. */
+export const DEFAULT_INIT_SPEND_WORDS = `$${INIT_SESSION_USD} a session, warned at ${DEFAULT_SPEND_WARN_AT * 100} %`;
 
 /** `init`'s spend flags. */
 export interface InitSpendFlags {

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '@loopguard/core';
 import type { RecoveryView } from '@loopguard/core/internal';
-import { parseRecoveriesQuery } from '@loopguard/server';
-import type { Command } from 'commander';
+import { MAX_PAGE_LIMIT, parseRecoveriesQuery } from '@loopguard/server';
+import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
@@ -17,6 +17,9 @@ interface RecoveriesOptions extends StatusStoreFlags {
   cursor?: string;
   json?: boolean;
 }
+
+/** The entries a terminal's page shows without `--limit` (the /recoveries endpoint's page is longer). */
+const RECOVERIES_SHOWN = 20;
 
 /**
  * What a row says of where its loop stood: a task's attempts (`3`), or the tool call a session's
@@ -48,7 +51,12 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
     .option('--task <id>', 'only entries about this task')
     .option('--since <time>', 'only entries at or after this time (epoch ms or ISO date)')
     .option('--until <time>', 'only entries before this time (epoch ms or ISO date)')
-    .option('--limit <n>', 'entries per page (1..1000)', '20')
+    .addOption(
+      new Option('--limit <n>', `entries per page (1..${MAX_PAGE_LIMIT})`).default(
+        String(RECOVERIES_SHOWN),
+        String(RECOVERIES_SHOWN),
+      ),
+    )
     .option('--cursor <cursor>', 'the nextCursor of the previous page')
     .option('--json', 'print the page as JSON (the /recoveries body)')
     .action(async (options: RecoveriesOptions) => {

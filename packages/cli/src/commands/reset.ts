@@ -2,7 +2,6 @@ import { StagnationBreaker } from '@loopguard/core/breaker';
 import type { RunRecord } from '@loopguard/sqlite';
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
-import { lockRepository } from '../run/liveRun.js';
 import type { RunState } from '../run/stateStore.js';
 import { openExistingRun } from './openExistingRun.js';
 
@@ -15,18 +14,13 @@ export function registerResetCommand(program: Command, io: CliIo): void {
     )
     .argument('<run-id>', 'the run (see loopguard runs)')
     .action((runId: string) => {
-      const { state, run } = openExistingRun(io, runId);
+      // under the lock: a live run's own breaker would overwrite the reset, or the reset would undo its decision
+      const { state, run, lock } = openExistingRun(io, runId);
       try {
-        // a live run's own breaker would overwrite the reset, or the reset would undo its decision
-        const lock = lockRepository(io.cwd);
-        try {
-          // read again under the lock: the run may have moved on since
-          resetBreaker(io, state, state.runs.getRun(runId) ?? run);
-        } finally {
-          lock.release();
-        }
+        resetBreaker(io, state, run);
       } finally {
         state.db.close();
+        lock.release();
       }
     });
 }

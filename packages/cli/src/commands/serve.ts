@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isLoopback } from '@loopguard/server';
+import { DEFAULT_STATUS_PORT, isLoopback } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { DB_FLAG_HELP, openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
@@ -23,7 +23,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--postgres <url>', "a PostgreSQL connection string: the fleet's shared store (read only)")
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--config <path>', 'configuration file whose serve: section may give postgres and schema')
-    .addOption(new Option('--port <port>', 'TCP port (0: any free port)').argParser(parsePort).default(7070))
+    .addOption(
+      new Option('--port <port>', 'TCP port (0: any free port)')
+        .argParser(parsePort)
+        .default(DEFAULT_STATUS_PORT),
+    )
     .option('--host <host>', 'address to listen on (anything but loopback needs --token)', '127.0.0.1')
     .addOption(
       new Option(

@@ -1,6 +1,12 @@
 import { systemClock } from '@loopguard/core';
 import { SESSION_VERDICTS, type SessionVerdict, type SessionView } from '@loopguard/core/internal';
-import { DEFAULT_STATUS_SESSIONS, statusSnapshot } from '@loopguard/server';
+import {
+  DEFAULT_ATTEMPT_WINDOW_MS,
+  DEFAULT_STATUS_SESSIONS,
+  MAX_PAGE_LIMIT,
+  parseStatusQuery,
+  statusSnapshot,
+} from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
@@ -26,7 +32,6 @@ function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown 
 }
 
 /** The largest `--limit`. */
-const MAX_LIMIT = 1000;
 
 type StatusOptions = StatusStoreFlags & {
   json?: boolean;
@@ -65,14 +70,16 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .addOption(
       new Option(
         '--limit <n>',
-        'sessions and tasks per page (without it, the terminal lists the 20 most recent sessions)',
+        `sessions and tasks per page (without it, the terminal lists the ${DEFAULT_STATUS_SESSIONS} most recent sessions)`,
       )
-        .argParser(positiveInteger(MAX_LIMIT))
-        .default(100),
+        .argParser(positiveInteger(MAX_PAGE_LIMIT))
+        .default(parseStatusQuery(new URLSearchParams()).limit),
     )
     .option('--cursor <cursor>', 'the nextCursor of the previous page of tasks')
     .addOption(
-      new Option('--window <ms>', 'attempt window, ms').argParser(positiveInteger(1e9)).default(3_600_000),
+      new Option('--window <ms>', 'attempt window, ms')
+        .argParser(positiveInteger(1e9))
+        .default(DEFAULT_ATTEMPT_WINDOW_MS),
     )
     .action(async (options: StatusOptions, command: Command) => {
       const store = await openStatusReader(options, io);
@@ -223,7 +230,7 @@ async function printStatus(
   const which = options.verdict === undefined ? '' : ` ${options.verdict.replace(/_/g, ' ')}`;
   if (listed === 0 && options.verdict !== undefined) out(`\n(no session${which})\n`);
   if (listed > sessions.sessions.length) {
-    const all = listed <= MAX_LIMIT ? `--limit ${listed} for all` : `--limit ${MAX_LIMIT} for more`;
+    const all = listed <= MAX_PAGE_LIMIT ? `--limit ${listed} for all` : `--limit ${MAX_PAGE_LIMIT} for more`;
     out(`(the ${sessions.sessions.length} most recent of ${listed}${which} shown; ${all})\n`);
   }
   if (snapshot.page.total === 0 && snapshot.tickCount === 0) return;

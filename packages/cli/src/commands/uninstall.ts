@@ -5,7 +5,7 @@ import type { CliIo } from '../cliIo.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../hook/installRecord.js';
 import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
 import { claudeConfigFile, serverPath, withServer } from '../mcp/mcpRegistration.js';
-import { editSettings, initHooks } from './init.js';
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
 
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
@@ -38,7 +38,13 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
           }
           await initHooks(
             target.agent,
-            { remove: true, quiet: true, user: target.project === null, timeout: '10', shownFrom: io.cwd },
+            {
+              remove: true,
+              quiet: true,
+              user: target.project === null,
+              timeout: String(DEFAULT_HOOK_TIMEOUT_SECONDS),
+              shownFrom: io.cwd,
+            },
             { ...io, cwd: target.project ?? io.cwd },
           );
         } catch (error) {

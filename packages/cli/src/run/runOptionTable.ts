@@ -1,12 +1,19 @@
 import {
   DEFAULT_COOLDOWN_MS,
+  DEFAULT_INFRASTRUCTURE_BACKOFF_MS,
   DEFAULT_PERMISSION_DENIAL_THRESHOLD,
   DEFAULT_SAME_ERROR_THRESHOLD,
   DEFAULT_STAGNATION_THRESHOLD,
   DEFAULT_TASK_THRESHOLD,
   DEFAULT_TEST_ONLY_SHARE,
 } from '@loopguard/core/breaker';
-import { spendOptionsSchema } from '@loopguard/core/spend';
+import {
+  DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
+  MAX_ITERATIONS_CAP,
+  MAX_RUNTIME_MINUTES_CAP,
+} from '@loopguard/core/guards';
+import { DEFAULT_CONFIG } from '@loopguard/core/seeds';
+import { DEFAULT_SPEND_WARN_AT, spendOptionsSchema } from '@loopguard/core/spend';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
@@ -95,16 +102,21 @@ export const RUN_OPTIONS = [
   {
     key: 'maxIterations',
     flag: '--max-iterations <n>',
-    help: 'iterations allowed, 1..50',
-    default: 10,
-    schema: z.coerce.number().int().min(1).max(50, 'must be at most 50'),
+    help: `iterations allowed, 1..${MAX_ITERATIONS_CAP}`,
+    default: DEFAULT_CONFIG.max_iterations,
+    schema: z.coerce.number().int().min(1).max(MAX_ITERATIONS_CAP, `must be at most ${MAX_ITERATIONS_CAP}`),
   },
   {
     key: 'maxRuntime',
     flag: '--max-runtime <duration>',
-    help: 'how long the run may last, at most 60m',
-    default: '60m',
-    schema: duration('at most 60m').pipe(z.number().positive().max(3_600_000, 'must be at most 60m')),
+    help: `how long the run may last, at most ${MAX_RUNTIME_MINUTES_CAP}m`,
+    default: `${MAX_RUNTIME_MINUTES_CAP}m`,
+    schema: duration(`at most ${MAX_RUNTIME_MINUTES_CAP}m`).pipe(
+      z
+        .number()
+        .positive()
+        .max(MAX_RUNTIME_MINUTES_CAP * 60_000, `must be at most ${MAX_RUNTIME_MINUTES_CAP}m`),
+    ),
   },
   {
     key: 'iterationTimeout',
@@ -167,7 +179,7 @@ export const RUN_OPTIONS = [
     key: 'maxConsecutiveFailures',
     flag: '--max-consecutive-failures <n>',
     help: 'agent runs failing in a row (exit code ≠ 0, infrastructure excluded) that open the breaker',
-    default: 3,
+    default: DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
     schema: count,
   },
   {
@@ -245,7 +257,7 @@ export const RUN_OPTIONS = [
     key: 'backoff',
     flag: '--backoff <duration>',
     help: 'first wait after an infrastructure error (rate limit, 5xx), doubling',
-    default: '30s',
+    default: `${DEFAULT_INFRASTRUCTURE_BACKOFF_MS / 1000}s`,
     schema: duration('first wait after an infrastructure error'),
   },
   {
@@ -258,14 +270,14 @@ export const RUN_OPTIONS = [
   {
     key: 'maxCostUsd',
     flag: '--max-cost-usd <usd>',
-    help: "stop the run when the agent's replies have cost this many US dollars, warning at 80 % (read from --agent-stream; prices from the pricing library)",
+    help: `stop the run when the agent's replies have cost this many US dollars, warning at ${DEFAULT_SPEND_WARN_AT * 100} % (read from --agent-stream; prices from the pricing library)`,
     defaultText: 'off',
     schema: z.coerce.number().positive('must be a number > 0'),
   },
   {
     key: 'maxTokens',
     flag: '--max-tokens <n>',
-    help: "stop the run when the agent's replies have used this many tokens (input, output and cache), warning at 80 % (read from --agent-stream)",
+    help: `stop the run when the agent's replies have used this many tokens (input, output and cache), warning at ${DEFAULT_SPEND_WARN_AT * 100} % (read from --agent-stream)`,
     defaultText: 'off',
     schema: count,
   },

@@ -65,6 +65,12 @@ describe('one live run per repository', () => {
     expect(reset.code).toBe(EXIT_CODES.usage);
     expect(reset.stderr.trim()).toBe(second.stderr.trim());
     expect(reset.stdout).toBe('');
+    // an id that is no run here hears of the live run too, not "not found" (docs/cli.md)
+    for (const command of ['reset', 'resume']) {
+      const unknown = await loopguard(dir, [command, 'no-such-run']);
+      expect(unknown.code).toBe(EXIT_CODES.usage);
+      expect(unknown.stderr.trim()).toBe(second.stderr.trim());
+    }
     const { transitions } = stored(dir);
     expect(transitions.filter((t) => t.reason.includes('manual reset'))).toEqual([]);
     expect(live?.status).toBe('running');

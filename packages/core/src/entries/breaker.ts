@@ -25,6 +25,7 @@ export type {
   SignalReading,
   SignalStatus,
 } from '../breaker/breakerTypes.js';
+export { DEFAULT_INFRASTRUCTURE_BACKOFF_MS } from '../breaker/infrastructureWait.js';
 export { reportedError } from '../breaker/reportedError.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from '../breaker/StagnationBreaker.js';
 export { isTestFile } from '../breaker/TestOnlySignal.js';

@@ -5,7 +5,10 @@
  * @packageDocumentation
  */
 
-export { ConsecutiveFailuresGuard } from '../guards/ConsecutiveFailuresGuard.js';
+export {
+  ConsecutiveFailuresGuard,
+  DEFAULT_CIRCUIT_BREAKER_THRESHOLD,
+} from '../guards/ConsecutiveFailuresGuard.js';
 export type {
   AnalysedIteration,
   Guard,
@@ -27,5 +30,6 @@ export { MaxIterationsGuard } from '../guards/MaxIterationsGuard.js';
 export { MaxRuntimeGuard } from '../guards/MaxRuntimeGuard.js';
 export { QualityRegressionGuard } from '../guards/QualityRegressionGuard.js';
 export { RepeatedOutputGuard } from '../guards/RepeatedOutputGuard.js';
+export { MAX_ITERATIONS_CAP, MAX_RUNTIME_MINUTES_CAP } from '../guards/safetyConfig.js';
 export type { SignatureExemption } from '../guards/signatureExemption.js';
 export { ThrashingGuard } from '../guards/ThrashingGuard.js';

@@ -7,19 +7,19 @@ export const ADVICE: Readonly<Record<StepLoopType, string>> = Object.freeze({
   outcome_stagnation:
     'Check that the edited code is what runs before editing again: print the imported module path, add a print or an assert in the changed code, and rebuild, reinstall or clear caches if it does not run.',
   repeated_action:
-    'Running it again will not change the result: use what it already returned, or take a different step.',
+    'Running it again will not change the result: use what it already returned, or take a different action.',
   near_duplicate:
-    'Small variations of the same step keep giving the same result: the variation does not matter; change the approach (another file, another tool, another hypothesis).',
+    'Small variations of the same action keep giving the same result: the variation does not matter; change the approach (another file, another tool, another hypothesis).',
   growing_output:
     'Each run only adds the same content again (the file or output grows by the same block): stop repeating it, look at the current state of the file and fix it once.',
   stagnation:
-    'The last steps showed nothing new: write down what you know and what you have not checked yet, then test the most likely of those.',
+    'The last actions showed nothing new: write down what you know and what you have not checked yet, then test the most likely of those.',
   rejected_turn: 'Your replies are being rejected: answer with exactly one command in the expected format.',
   same_error:
     'Retrying gives the same failure: read the error line, find the code it names, and change that code, the command or the approach before running it again.',
-  oscillation: 'Alternating between these two steps makes no progress: decide on one and move on.',
+  oscillation: 'Alternating between these two actions makes no progress: decide on one and move on.',
   cycle:
-    'This sequence gave the same results every time: change one of its steps or try a different approach.',
+    'This sequence gave the same results every time: change one of its actions or try a different approach.',
   repeated_message:
     'Repeating the same message makes no progress: act on it (run the next command) or try something new.',
   chanting: 'Your reply repeats the same text over and over: stop repeating it and continue with the task.',
