@@ -2,6 +2,7 @@ import { StagnationBreaker } from '@loopguard/core/breaker';
 import type { RunRecord } from '@loopguard/sqlite';
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
+import { lockRepository } from '../run/liveRun.js';
 import type { RunState } from '../run/stateStore.js';
 import { openExistingRun } from './openExistingRun.js';
 
@@ -14,13 +15,18 @@ export function registerResetCommand(program: Command, io: CliIo): void {
     )
     .argument('<run-id>', 'the run (see loopguard runs)')
     .action((runId: string) => {
-      // under the lock: a live run's own breaker would overwrite the reset, or the reset would undo its decision
-      const { state, run, lock } = openExistingRun(io, runId);
+      const { state, run } = openExistingRun(io, runId);
       try {
-        resetBreaker(io, state, run);
+        // a live run's own breaker would overwrite the reset, or the reset would undo its decision
+        const lock = lockRepository(io.cwd);
+        try {
+          // read again under the lock: the run may have moved on since
+          resetBreaker(io, state, state.runs.getRun(runId) ?? run);
+        } finally {
+          lock.release();
+        }
       } finally {
         state.db.close();
-        lock.release();
       }
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { endLeftoverAgent } from '../run/liveRun.js';
+import { endLeftoverAgent, lockRepository } from '../run/liveRun.js';
 import { resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savedPrompt } from '../run/startRun.js';
 import { openExistingRun } from './openExistingRun.js';
@@ -16,8 +16,7 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
     .argument('<run-id>', 'the run (see loopguard runs)')
     .option('--json', 'one JSON event per line on stdout instead of the human display')
     .action(async (runId: string, flags: { json?: boolean }) => {
-      const { state, run, lock } = openExistingRun(io, runId);
-      let handedOver = false;
+      const { state, run } = openExistingRun(io, runId);
       try {
         if (run.status === 'completed')
           throw new CliError(`run ${runId} already completed; start a new one with loopguard run`);
@@ -28,14 +27,13 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
         );
         const prompt = savedPrompt(run);
         if (prompt === null) throw new CliError(`run ${runId}: its saved prompt (prompt.md) is missing`);
+        const lock = lockRepository(io.cwd);
         if (run.status === 'interrupted') {
           const leftover = await endLeftoverAgent(run);
           if (leftover !== null) io.stderr(`[loopguard] ${leftover}\n`);
         }
-        handedOver = true;
         await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
       } finally {
-        if (!handedOver) lock.release();
         state.db.close();
       }
     });
