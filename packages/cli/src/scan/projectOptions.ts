@@ -35,13 +35,17 @@ export async function inProjectsOptions(
   rescan: (files: string[], setup: ScanSetupOf) => Promise<ScannedSession[]>,
 ): Promise<ScannedSession[]> {
   const baseKey = JSON.stringify(base);
+  // each folder's project and each project's setup, looked up once
+  const projects = new Map<string, string | undefined>();
   const setups = new Map<string, ScanSetupOf | undefined>();
   const groups = new Map<string, { setup: ScanSetupOf; files: Set<string> }>();
   for (const session of sessions) {
     // a folder not on this machine (a transcript copied here, a fixture): the folder scanned from's
     if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') continue;
-    if (!existsSync(session.project)) continue;
-    const project = sessionProjectDir(session.project);
+    if (!projects.has(session.project))
+      projects.set(session.project, existsSync(session.project) ? sessionProjectDir(session.project) : undefined);
+    const project = projects.get(session.project);
+    if (project === undefined) continue;
     if (!setups.has(project)) setups.set(project, await projectSetup(project, setupOf));
     const setup = setups.get(project);
     const key = setup === undefined ? baseKey : JSON.stringify(setup);
