@@ -73,7 +73,7 @@ export function agentProcessGone(id: string | null): boolean {
  * Whether `pid` is a process started for this hook call, not the agent: a shell running one command
  * line (`sh -c '<command>'`, `bash -lc …`) or a script (`sh wrapper.sh`), or a process whose command line holds
  * `own` (this process's arguments, `hook claude`: a launcher such as `npm exec`, which may have
- * rewritten its command line into one string, so it is read word by word).
+ * rewritten its command line into one string, then read word by word).
  */
 function startedForThisCall(pid: number, own: string[]): boolean {
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
@@ -81,7 +81,9 @@ function startedForThisCall(pid: number, own: string[]): boolean {
     .filter((arg) => arg !== '');
   // the agent is never a shell: one with arguments between it and this process (`-c`, `-lc`, a script) is the call's
   if (SHELLS.has(basename(argv[0] ?? '')) && argv.length >= 2) return true;
-  const words = argv.flatMap((arg) => arg.split(/\s+/));
+  // one string: a title the process set (`npm exec loopguard hook claude`); else its arguments as
+  // given, so that an agent's prompt that happens to say "hook claude" is no launcher
+  const words = argv.length === 1 ? (argv[0] ?? '').split(/\s+/) : argv;
   return own.length > 0 && words.some((_, i) => own.every((arg, j) => words[i + j] === arg));
 }
 

@@ -120,7 +120,10 @@ describe("the hook session's agent_process", () => {
       const inner = `${q(process.execPath)} ${q(script)} hook claude`;
       const launcher = `require('node:child_process').spawnSync('/bin/bash', ['-lc', ${JSON.stringify(inner)}], { stdio: 'inherit' })`;
       const agent = `const r = require('node:child_process').spawnSync('/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} hook claude`)}], { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
-      const out = spawnSync(process.execPath, ['-e', agent], { encoding: 'utf8' }).stdout;
+      // an agent whose prompt happens to say the hook's words is no launcher
+      const out = spawnSync(process.execPath, ['-e', agent, 'fix the hook claude runs'], {
+        encoding: 'utf8',
+      }).stdout;
       const [pid, id] = out.split(' ');
       expect(id?.split(':').at(-2)).toBe(pid);
       rmSync(dir, { recursive: true });
