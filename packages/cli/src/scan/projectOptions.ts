@@ -43,7 +43,10 @@ export async function inProjectsOptions(
     // a folder not on this machine (a transcript copied here, a fixture): the folder scanned from's
     if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') continue;
     if (!projects.has(session.project))
-      projects.set(session.project, existsSync(session.project) ? sessionProjectDir(session.project) : undefined);
+      projects.set(
+        session.project,
+        existsSync(session.project) ? sessionProjectDir(session.project) : undefined,
+      );
     const project = projects.get(session.project);
     if (project === undefined) continue;
     if (!setups.has(project)) setups.set(project, await projectSetup(project, setupOf));
