@@ -10,7 +10,12 @@ import { trustCodexHooks } from './codexHookTrust.js';
 import { assistantText, execCommand, multiAgentCall, startFakeResponsesApi } from './fakeModelApis.js';
 import { hookLog, hookState, sessionVerdicts, shipTrackedLoopguard, spendState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
-import { expectSessionOfTheRoot, expectStatusAndDashboard, ROOT_BUDGET } from './sessionStory.js';
+import {
+  expectOneStory,
+  expectSessionOfTheRoot,
+  expectStatusAndDashboard,
+  ROOT_BUDGET,
+} from './sessionStory.js';
 
 // A real Codex CLI (pinned), offline against a scripted Responses API on 127.0.0.1, with
 // loopguard's hooks installed by `loopguard init codex --user` and trusted through Codex's own
@@ -111,6 +116,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const stopCall = entries[1]?.metadata.toolCall;
     expect(stopCall).toEqual(expect.any(Number));
     const status = await expectStatusAndDashboard(dir, stopCall);
+    await expectOneStory(dir, { env });
     expect(status).toMatchObject({ agent: 'codex' });
     const scanned = await loopguard(dir, ['scan', '--json'], env);
     expect(scanned.code, scanned.stderr).toBe(0);
@@ -382,6 +388,8 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       expect(run.record?.summary, run.sessionId).toEqual(expect.any(String));
       expect(run.recordDiffers, run.sessionId).toBeUndefined();
     }
+    // sessions53: every door, field by field, the subagent's run and the main thread's
+    expect((await expectOneStory(dir, { env })).size).toBe(2);
   }, 600_000);
 
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {

@@ -317,12 +317,36 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(here?.record?.summary).toBe(status?.summary);
     expect(here?.costUsd).toBeCloseTo(4.0002, 4);
     expect(here?.recordDiffers).toBeUndefined();
-    // scanned from another folder: the pricing library's prices, said
+    // sessions53: scanned from another folder (with prices of its own), the session's project's
+    // prices still, as its hooks counted: the same story
+    writeFileSync(
+      join(other.root, 'loopguard.config.yaml'),
+      'spend:\n  prices:\n    claude-sonnet-4-5: { input: 9, output: 9, cacheWrite: 9, cacheRead: 9 }\n',
+    );
     const [there] = await scanJson(file, other.root);
     expect(there?.project).toBe(root);
-    expect(there?.recordDiffers).toBe(
-      "loopguard's spend guard counted $4.00; the transcript's replies cost $24.00 at the prices of the folder scanned from",
-    );
+    expect(there?.costUsd).toBeCloseTo(4.0002, 4);
+    expect(there?.recordDiffers).toBeUndefined();
+  });
+
+  it("sessions53: replays a session with its project's detector options wherever scan runs, as its hooks judged it", async () => {
+    const { root } = repository();
+    const other = repository();
+    // the project's hooks never stop a loop of 6 repeats; the folder scanned from has the defaults
+    writeFileSync(join(root, 'loopguard.config.yaml'), 'hook:\n  stopAfter: 50\n');
+    const file = join(root, 'transcript.jsonl');
+    await guardedClaude(root, 'lenient', 6, { file });
+    const [status] = await statusOf(root);
+    expect(status?.summary).toMatch(/^running, 6 tool calls ran, \d nudges?$/);
+    for (const from of [root, other.root]) {
+      const [session] = await scanJson(file, from);
+      expect(session?.record?.summary, from).toBe(status?.summary);
+      expect(
+        session?.loops.filter((loop) => loop.stopStep !== null),
+        from,
+      ).toEqual([]);
+      expect(session?.recordDiffers, from).toBeUndefined();
+    }
   });
 
   it('--project keeps a session by the project loopguard keeps it in, the folder it started in, or its ccusage name', async () => {

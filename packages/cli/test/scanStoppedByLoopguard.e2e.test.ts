@@ -14,7 +14,7 @@ import { runGeminiPrint } from './geminiCli.js';
 import { bufferedIo } from './helpers.js';
 import { hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
-import { expectStatusAndDashboard } from './sessionStory.js';
+import { expectOneStory, expectStatusAndDashboard } from './sessionStory.js';
 
 // One story from every door (issue 35): a real Claude Code and Gemini CLI session (offline, scripted
 // model APIs) with loopguard's hooks installed, looping until the hooks stop it. Then, in that
@@ -123,6 +123,8 @@ async function expectStoppedByLoopguard(session: { dir: string; transcript: stri
   });
   expect(report.sessions[0]?.recordDiffers).toBeUndefined();
   expect(out).not.toContain("Where loopguard's record");
+  // sessions53: every door, field by field
+  await expectOneStory(session.dir, { transcripts: [session.transcript] });
 }
 
 describe.each(['command', 'mcp'] as const)(

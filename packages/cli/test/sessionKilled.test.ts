@@ -201,6 +201,24 @@ describe.each(Object.keys(AGENTS) as Agent[])(
   },
 );
 
+describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed during its first tool call', (agent) => {
+  for (const how of [AGENTS[agent].how, 'launcher'])
+    it(`sessions53: every door says the session ended at once (its hooks started ${how === 'launcher' ? 'through a launcher' : 'as the CLI starts them'})`, async () => {
+      if (process.platform !== 'linux') return;
+      const dir = project();
+      const child = await startAgent(agent, dir, { calls: 1, how });
+      expect(recordedPid(dir)).toBe(child.pid);
+      expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+      await kill(child);
+      expect(await status(dir)).toMatchObject({
+        verdict: 'clean',
+        summary: 'no loop found, 1 tool call ran',
+        running: 0,
+      });
+      expect(await dashboardRunning(dir)).toBe(0);
+    });
+});
+
 describe('claude: the status line and scan of a killed session', () => {
   it('say what status says', async () => {
     if (process.platform !== 'linux') return;

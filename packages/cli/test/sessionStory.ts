@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { expect } from 'vitest';
 import { openStatusReader } from '../src/commands/openStatusReader.js';
 import { serveDashboard } from '../src/commands/serveDashboard.js';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
 import { hookState, sessionVerdicts } from './hookHelpers.js';
 
@@ -67,3 +69,104 @@ export async function expectSessionOfTheRoot(dir: string, sub: string, agent: st
     budget: { maxCostUsd: 2 },
   });
 }
+
+/**
+ * Every door's story of every session of the project `dir`, field by field (sessions53): for each
+ * session `status --json` lists, `status`'s table holds its sentence, `status --session` (run in
+ * `dir`, no flags) says the same sentence, verdict, tool calls and stop call with its exit status (10
+ * stopped by loopguard, 11 on spend, else 0), the dashboard's `/sessions` the same, `scan --json`'s
+ * record of its transcript (`transcripts`, else the agents' own places under `env`'s) the same (with no difference to explain), and for a Claude Code main
+ * session the status line ends with the sentence.
+ * @returns the sentences by session id.
+ */
+export async function expectOneStory(
+  dir: string,
+  { env = {}, transcripts = [] }: { env?: Record<string, string>; transcripts?: string[] } = {},
+): Promise<Map<string, string>> {
+  const io = (cwd = dir) => bufferedIo({ cwd, env: { NO_COLOR: '1', ...process.env, ...env } });
+  const json = io();
+  expect(await runCli(['status', '--json', '--limit', '100'], json), json.err()).toBe(EXIT_CODES.ok);
+  type Listed = {
+    agent: string;
+    sessionId: string;
+    parentSessionId: string | null;
+    verdict: string;
+    summary: string;
+    toolCalls: number | null;
+    stop: { call: number | null } | null;
+  };
+  const listed = JSON.parse(json.out()).sessions.sessions as Listed[];
+  expect(listed.length).toBeGreaterThan(0);
+  const table = io();
+  expect(await runCli(['status', '--limit', '100'], table), table.err()).toBe(EXIT_CODES.ok);
+  const store = await openStatusReader({}, io());
+  const server = await serveDashboard({ reader: store.reader, port: 0 });
+  const scan = io();
+  expect(await runCli(['scan', ...transcripts, '--json', '--no-cache'], scan), scan.err()).toBe(
+    EXIT_CODES.ok,
+  );
+  const scanned = JSON.parse(scan.out()).sessions as Array<{
+    agent: string;
+    sessionId: string;
+    toolCalls: number;
+    record?: {
+      verdict: string;
+      summary: string;
+      toolCalls: number | null;
+      stop: { call: number | null } | null;
+    };
+    recordDiffers?: string;
+  }>;
+  const stories = new Map<string, string>();
+  try {
+    for (const session of listed) {
+      const what = `${session.agent} ${session.sessionId}`;
+      stories.set(session.sessionId, session.summary);
+      expect(table.out().replace(/\s+/g, ' '), what).toContain(session.summary);
+      const one = io();
+      const code = await runCli(['status', '--session', session.sessionId, '--json'], one);
+      expect(code, what).toBe(
+        session.verdict === 'stopped'
+          ? EXIT_CODES.sessionStopped
+          : session.verdict === 'stopped_on_spend'
+            ? EXIT_CODES.sessionStoppedOnSpend
+            : EXIT_CODES.ok,
+      );
+      expect(JSON.parse(one.out()), what).toMatchObject({
+        verdict: session.verdict,
+        summary: session.summary,
+        toolCalls: session.toolCalls,
+      });
+      const page = (await (await fetch(`${server.url}sessions?sessionId=${session.sessionId}`)).json()) as {
+        sessions: Listed[];
+      };
+      expect(
+        page.sessions.map((s) => [s.verdict, s.summary, s.toolCalls, s.stop?.call ?? null]),
+        what,
+      ).toEqual([[session.verdict, session.summary, session.toolCalls, session.stop?.call ?? null]]);
+      const run = scanned.find((s) => s.agent === session.agent && s.sessionId === session.sessionId);
+      expect(run?.record, what).toMatchObject({
+        verdict: session.verdict,
+        summary: session.summary,
+        toolCalls: session.toolCalls,
+      });
+      expect(run?.recordDiffers, what).toBeUndefined();
+      if (session.agent === 'claude' && session.parentSessionId === null) {
+        let line = '';
+        const input = JSON.stringify({
+          session_id: session.sessionId,
+          cwd: dir,
+          workspace: { project_dir: dir },
+        });
+        expect(await statuslineMain(Readable.from([input]), (text) => (line += text), { ...env })).toBe(0);
+        expect(line.trim(), what).toMatch(new RegExp(`^loopguard: ${escapeRegExp(session.summary)}`));
+      }
+    }
+  } finally {
+    await server.close();
+    await store.close();
+  }
+  return stories;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -70,8 +70,8 @@ export interface SqliteHookSessionStoreOptions {
   busyRetry?: BusyRetryPolicy;
   /**
    * The agent CLI's process this caller runs for (`hookAgentProcess()`), written with every update
-   * as `agent_process` (see `agentProcessColumn`: a process is told only once a second event of the
-   * session comes from it). A function is called at the first write only, and once: a caller that
+   * as `agent_process` (`hookAgentProcess` finds it past the shells and launchers started for one
+   * call, so it is known from the session's first event). A function is called at the first write only, and once: a caller that
    * writes nothing (a hook call answered from the session's memory) never reads `/proc`.
    * @default null (not known)
    */
@@ -183,7 +183,8 @@ export class SqliteHookSessionStore {
           if (next !== undefined) {
             const now = this.clock.now();
             if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
-            const agentProcess = agentProcessColumn(this.agentProcess, row);
+            // the process of the session's latest event: a session resumed in a new one follows it
+            const agentProcess = this.agentProcess?.id ?? null;
             this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
           }
           return result;
@@ -191,20 +192,6 @@ export class SqliteHookSessionStore {
         .immediate(),
     );
   }
-}
-
-/**
- * What `agent_process` says after an event: `agent`'s process itself when the session's previous
- * event came from it too; otherwise `?` and it (seen once, not yet told). Told only at a second event
- * from the same process: a launcher started for each call (`npx loopguard hook …`, `pnpm exec`)
- * ends with its call, the first call's too (it started before the session's first event, so no
- * start time tells it from the agent: qa51); a session resumed in a new process is told from its
- * second event. `null` when not known.
- */
-function agentProcessColumn(agent: AgentProcess | null, row: SessionRow | undefined): string | null {
-  if (agent === null) return null;
-  const previous = row?.agent_process ?? null;
-  return previous === agent.id || previous === `?${agent.id}` ? agent.id : `?${agent.id}`;
 }
 
 function assertKey(key: HookSessionKey): void {

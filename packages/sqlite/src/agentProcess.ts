@@ -21,16 +21,20 @@ export interface AgentProcess {
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
 
 /**
- * The process of the agent CLI that started this hook process: its parent (Gemini CLI, Codex, and
- * Claude Code's MCP server), or the parent's parent when the parent is the shell the agent ran the
- * hook's command through (`sh -c '… hook claude'`: Claude Code's command hooks). `null` off Linux,
- * or when `/proc` cannot tell.
+ * The process of the agent CLI that started this hook process: the nearest ancestor that is neither
+ * a shell the agent ran the hook's command line through (`sh -c '… hook claude'`: Claude Code's
+ * command hooks), nor a shell running a script, nor a launcher of this very command (`npx loopguard
+ * hook claude`, `pnpm exec …`: a process whose command line holds this process's arguments), each
+ * of which is started for one call and ends with it. Gemini CLI, Codex and Claude Code's MCP server
+ * are the direct parent. `null` off Linux, or when `/proc` cannot tell.
  */
 export function hookAgentProcess(): AgentProcess | null {
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return null;
   try {
+    const own = process.argv.slice(2);
     let pid = process.ppid;
-    if (ranThroughShell(pid)) pid = statOf(pid).ppid;
+    // a few steps at most: `sh -c` → `npm exec` → `sh -c` is the longest chain of a known launcher
+    for (let step = 0; step < 8 && pid > 1 && startedForThisCall(pid, own); step++) pid = statOf(pid).ppid;
     if (pid <= 1) return null;
     const { startTicks } = statOf(pid);
     return { id: ['linux', process.getuid(), machineOf(), pid, startTicks].join(':') };
@@ -65,10 +69,22 @@ export function agentProcessGone(id: string | null): boolean {
   }
 }
 
-/** Whether `pid` is a shell running one command line (`sh -c '<command>'`). */
-function ranThroughShell(pid: number): boolean {
-  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  return argv.length >= 3 && argv[1] === '-c' && SHELLS.has(basename(argv[0] ?? ''));
+/**
+ * Whether `pid` is a process started for this hook call, not the agent: a shell running one command
+ * line (`sh -c '<command>'`, `bash -lc …`) or a script (`sh wrapper.sh`), or a process whose command line holds
+ * `own` (this process's arguments, `hook claude`: a launcher such as `npm exec`, which may have
+ * rewritten its command line into one string, then read word by word).
+ */
+function startedForThisCall(pid: number, own: string[]): boolean {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((arg) => arg !== '');
+  // the agent is never a shell: one with arguments between it and this process (`-c`, `-lc`, a script) is the call's
+  if (SHELLS.has(basename(argv[0] ?? '')) && argv.length >= 2) return true;
+  // one string: a title the process set (`npm exec loopguard hook claude`); else its arguments as
+  // given, so that an agent's prompt that happens to say "hook claude" is no launcher
+  const words = argv.length === 1 ? (argv[0] ?? '').split(/\s+/) : argv;
+  return own.length > 0 && words.some((_, i) => own.every((arg, j) => words[i + j] === arg));
 }
 
 /** `pid`'s state, parent and start time (`/proc/<pid>/stat`, read after the command's name, which may hold anything). */

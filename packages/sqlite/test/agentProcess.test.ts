@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
@@ -88,7 +88,7 @@ describe("the hook session's agent_process", () => {
   const column = (db: ReturnType<typeof openLoopGuardDatabase>) =>
     db.db.prepare('SELECT agent_process FROM hook_sessions').pluck().get();
 
-  it('is told once a second event comes from the same process (qa51: a launcher at the first event too)', () => {
+  it("is the process of the session's latest event, told from the first (sessions53: `hookAgentProcess` skips the launchers)", () => {
     const clock = new ManualClock(10_000);
     const database = openLoopGuardDatabase(':memory:', { clock });
     const write = (process: { id: string } | null) => {
@@ -98,21 +98,37 @@ describe("the hook session's agent_process", () => {
       }));
       clock.advance(1_000);
     };
-    // a launcher started for each call (`npx loopguard hook …`), the first call's included: never told
     write({ id: 'linux:1:b:2:100:5' });
-    expect(column(database)).toBe('?linux:1:b:2:100:5');
-    write({ id: 'linux:1:b:2:200:7' });
-    expect(column(database)).toBe('?linux:1:b:2:200:7');
-    write({ id: 'linux:1:b:2:300:9' });
-    expect(column(database)).toBe('?linux:1:b:2:300:9');
-    // the agent's own process (or a session resumed in a new one): told from its second event
-    write({ id: 'linux:1:b:2:400:9' });
+    expect(column(database)).toBe('linux:1:b:2:100:5');
+    // a session resumed in a new process follows it
     write({ id: 'linux:1:b:2:400:9' });
     expect(column(database)).toBe('linux:1:b:2:400:9');
     write(null);
     expect(column(database)).toBeNull();
     database.close();
   });
+
+  it.runIf(linux)(
+    'hookAgentProcess: past the shells and the launchers of this very command, the agent (sessions53)',
+    () => {
+      // agent → sh -c → launcher holding this command's arguments → bash -lc → this probe
+      const probe = `const { hookAgentProcess } = require(${JSON.stringify(require.resolve('../dist/index.js'))}); process.stdout.write(hookAgentProcess()?.id ?? 'none')`;
+      const dir = mkdtempSync(join(tmpdir(), 'loopguard-agent-'));
+      const script = join(dir, 'probe.cjs');
+      writeFileSync(script, probe);
+      const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+      const inner = `${q(process.execPath)} ${q(script)} hook claude`;
+      const launcher = `require('node:child_process').spawnSync('/bin/bash', ['-lc', ${JSON.stringify(inner)}], { stdio: 'inherit' })`;
+      const agent = `const r = require('node:child_process').spawnSync('/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} hook claude`)}], { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
+      // an agent whose prompt happens to say the hook's words is no launcher
+      const out = spawnSync(process.execPath, ['-e', agent, 'fix the hook claude runs'], {
+        encoding: 'utf8',
+      }).stdout;
+      const [pid, id] = out.split(' ');
+      expect(id?.split(':').at(-2)).toBe(pid);
+      rmSync(dir, { recursive: true });
+    },
+  );
 
   it('given as a function, is read at the first write only, and once (hook37o: a call that writes nothing reads no /proc)', () => {
     const database = openLoopGuardDatabase(':memory:');

@@ -7,6 +7,7 @@ import { SqliteStatusReader } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 import { projectHooksOff } from './projectHooksOff.js';
@@ -230,6 +231,10 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
     return projectDatabase === undefined ? store : { ...store, projectDatabase };
   }
   const found = findStateDatabase(io);
+  const off = found === undefined ? switchedOffProject(io.cwd) : undefined;
+  if (off !== undefined)
+    // the hooks write nothing there: "no session guarded here yet" would promise a database (sessions53)
+    throw new CliError(`${switchedOffWords(off)}, and recorded none`);
   if (found === undefined) {
     // the demo keeps its own database, apart from the one the hooks and `run` write
     const demo = existsSync(join(io.cwd, '.loopguard', 'demo.db'))
@@ -259,7 +264,7 @@ function openSqlite(path: string, io: CliIo): OpenStatusReader {
     reader: new SqliteStatusReader(database),
     label: `--db ${path}`,
     source,
-    hooksOff: () => projectHooksOff(source),
+    hooksOff: () => projectHooksOff(source, io.cwd),
     close: async () => database.close(),
   };
 }

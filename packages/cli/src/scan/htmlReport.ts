@@ -5,6 +5,7 @@ import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
 import { costLines } from './renderTerminal.js';
 import type { ScanReport } from './scanReport.js';
+import { UNGUARDED_HEADING, unguardedSessions } from './unguardedSessions.js';
 
 const PAGE_SCRIPT = new URL('../../assets/scan-report.js', import.meta.url);
 
@@ -75,6 +76,11 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
               `<li>${escapeHtml(`${session.agent} ${session.sessionId}: ${session.recordDiffers}.`)}</li>`,
           )
           .join('')}</ul>\n`;
+  const unguarded = unguardedSessions(report.sessions);
+  const notGuarded =
+    unguarded.length === 0
+      ? ''
+      : `<h2>${UNGUARDED_HEADING}</h2>\n<ul id="unguarded">${unguarded.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>\n`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -99,7 +105,7 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
 <tbody id="loops"></tbody>
 </table>
 <p id="no-loops" hidden>No loops found.</p>
-${differences}<script type="application/json" id="scan-data">${scriptJson(data)}</script>
+${differences}${notGuarded}<script type="application/json" id="scan-data">${scriptJson(data)}</script>
 <script>${scriptCode(uplot)}</script>
 <script>${scriptCode(readFileSync(PAGE_SCRIPT, 'utf8'))}</script>
 </body>

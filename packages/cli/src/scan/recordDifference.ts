@@ -54,9 +54,7 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
       `the transcript holds loopguard's ${held.on === 'spend' ? 'spend ' : ''}stop at call ${held.call}, its record no stop`,
     );
   } else if (stop === null && session.loops.some((loop) => loop.stopStep !== null)) {
-    parts.push(
-      `loopguard did not stop it and ${replayText(session)} (with the options of the folder scanned from)`,
-    );
+    parts.push(`loopguard did not stop it and ${replayText(session)} (with its project's options)`);
   }
   if (record.toolCalls !== null && record.toolCalls !== session.toolCalls)
     parts.push(
@@ -72,7 +70,7 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
     formatMoney(record.costUsd) !== formatMoney(transcriptCost)
   )
     parts.push(
-      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies${subagentCostUsd === undefined ? '' : " (its subagents' with them)"} cost ${formatMoney(transcriptCost)} at the prices of the folder scanned from`,
+      `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies${subagentCostUsd === undefined ? '' : " (its subagents' with them)"} cost ${formatMoney(transcriptCost)} at its project's prices`,
     );
   return parts.length === 0 ? undefined : parts.join('; ');
 }

@@ -1,3 +1,5 @@
+import { isAbsolute } from 'node:path';
+import { type SwitchedOffProject, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { recordDifference } from './recordDifference.js';
 import type { ScannedSession } from './scannedSession.js';
 import { SessionRecords } from './sessionRecord.js';
@@ -7,14 +9,25 @@ import { SessionRecords } from './sessionRecord.js';
  * session's `project` becomes the one loopguard keeps it in (`status`'s), the folder its agent
  * started in stays as `startedIn` when it differs (a session started in `repo/src` is `repo`'s),
  * `record` tells what the other doors say of it, and `recordDiffers` where the transcript tells
- * it otherwise ({@link recordDifference}). New objects: the scan cache's stay as read.
+ * it otherwise ({@link recordDifference}); a session with no record started in a project whose
+ * hooks are switched off now is `unguarded`, with `status`'s words. New objects: the scan cache's stay as read.
  */
 export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   const records = new SessionRecords();
+  const offBy = new Map<string, SwitchedOffProject | undefined>();
+  // a session with no record started where the hooks are off: say so, as `status` there does (sessions53)
+  const offHere = (started: string | null) => {
+    if (started === null || !isAbsolute(started)) return undefined;
+    if (!offBy.has(started)) offBy.set(started, switchedOffProject(started));
+    return offBy.get(started);
+  };
   const subagents = subagentCosts(sessions);
   return sessions.map((session) => {
     const record = records.recordOf(session);
-    if (record === undefined) return session;
+    if (record === undefined) {
+      const off = offHere(session.project);
+      return off === undefined ? session : { ...session, unguarded: switchedOffWords(off) };
+    }
     const startedIn =
       session.project !== null && session.project !== record.project ? { startedIn: session.project } : {};
     const told: ScannedSession = { ...session, project: record.project, ...startedIn, record };

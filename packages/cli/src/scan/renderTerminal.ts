@@ -4,6 +4,7 @@ import { formatMoney } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 import { isStopped, type ScanReport, sessionWaste } from './scanReport.js';
+import { UNGUARDED_HEADING, unguardedSessions } from './unguardedSessions.js';
 
 /** Rows of each table at most: the worst ones; `--json` and `--html` have them all. */
 const MAX_ROWS = 25;
@@ -237,6 +238,8 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
     if (differing.length > MAX_ROWS)
       out.push(`… and ${count(differing.length - MAX_ROWS)} more (all of them: --json)`);
   }
+  const unguarded = unguardedSessions(report.sessions);
+  if (unguarded.length > 0) out.push('', `${UNGUARDED_HEADING}:`, ...unguarded);
   if (looped.length > 0)
     out.push('', 'Files and tool calls: loopguard scan --json. How to act on this: docs/scan.md.');
   return `${out.join('\n')}\n`;

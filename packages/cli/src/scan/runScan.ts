@@ -8,6 +8,7 @@ import type { HookConfig } from '../hook/hookConfig.js';
 import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
+import { inProjectsOptions } from './projectOptions.js';
 import { withRecords } from './recordedSessions.js';
 import { renderTerminal } from './renderTerminal.js';
 import { ScanCache, scanCacheFile, scanCacheKey } from './scanCache.js';
@@ -95,10 +96,14 @@ export async function runScan(
   if (options.budget !== undefined && options.price !== undefined)
     throw new CliError('--budget needs the per-model prices: give it without --price', EXIT_CODES.usage);
   // one price for every model (--price) prices the waste at the end; else each reply from its model
-  const pricing =
-    options.price === undefined
-      ? { prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
-      : undefined;
+  const setupOf = (config: Pick<HookConfig, 'detector' | 'prices'>) => ({
+    detector: config.detector,
+    pricing:
+      options.price === undefined
+        ? { prices: config.prices, ...(options.budget === undefined ? {} : { budgetUsd: options.budget }) }
+        : undefined,
+  });
+  const { pricing } = setupOf({ detector, prices });
   // a file's result depends on its bytes, the build, the detector's options and the price book's source
   const cache =
     options.cache === false
@@ -119,8 +124,16 @@ export async function runScan(
     workers,
     cache,
   );
+  // each session judged and priced as its project's hooks judge it (sessions53)
+  const judged = await inProjectsOptions(
+    scanned.sessions,
+    { detector, pricing },
+    setupOf,
+    // few files, read by this thread: the first scan's workers have ended with it
+    async (files, setup) => (await scanPaths(files, setup.detector, {}, setup.pricing)).sessions,
+  );
   // what loopguard did, read now (never cached: a session's record grows while it runs)
-  const sessions = withRecords(scanned.sessions).filter(sessionFilter(filter));
+  const sessions = withRecords(judged).filter(sessionFilter(filter));
   const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);
   if (options.html !== undefined) {
     const file = resolve(io.cwd, options.html);

@@ -25,6 +25,12 @@ export interface ScannedSession {
   startedIn?: string;
   /** What loopguard's hooks recorded of the session, where its project's `state.db` holds it: what `status` says. */
   record?: SessionRecord;
+  /**
+   * Where the session has no record and started in a project whose hooks are switched off now:
+   * `status`'s words, `off in /repo (hook.enabled: false in /repo/loopguard.config.yaml): loopguard
+   * guards no session started there`.
+   */
+  unguarded?: string;
   /** Where `record` and the transcript tell the session differently, in the user's words (`recordDifference`). */
   recordDiffers?: string;
   /** ISO time of the session's first record, when known. */

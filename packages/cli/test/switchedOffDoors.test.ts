@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
+import { runCli } from '../src/main.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import { bufferedIo } from './helpers.js';
+import { bin } from './runHelpers.js';
+
+// sessions53: a repository's `hook.enabled: false` switched loopguard off for the sessions started
+// there, and no door said so: `status` there listed the project above's sessions (or promised a
+// database "at a session's first tool call"), `scan` showed the session as any other. Every door
+// now says that sessions there are not guarded and which file says so; the hooks still write nothing.
+
+/** A repository (`app`, hooks on, its database made by one session) holding another (`app/vendor/lib`) whose configuration switches them off. */
+function repositories(): { app: string; lib: string } {
+  const app = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-off-')));
+  const lib = join(app, 'vendor', 'lib');
+  mkdirSync(join(app, '.git'), { recursive: true });
+  mkdirSync(join(lib, '.git'), { recursive: true });
+  writeFileSync(join(app, 'loopguard.config.yaml'), '');
+  writeFileSync(join(lib, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+  hook(app, 'on');
+  return { app, lib };
+}
+
+/** One tool call of Claude Code session `sessionId` started in `dir`, through the built hook; its reply. */
+function hook(dir: string, sessionId: string): string {
+  const event = {
+    session_id: sessionId,
+    cwd: dir,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_response: { stdout: '', stderr: '', interrupted: false },
+    tool_use_id: `toolu_${sessionId}`,
+  };
+  const run = spawnSync(process.execPath, [bin, 'hook', 'claude'], {
+    cwd: dir,
+    input: JSON.stringify(event),
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_PROJECT_DIR: dir, HOME: dir, LOOPGUARD_HOOK: '' },
+  });
+  expect(run.status).toBe(0);
+  return run.stdout;
+}
+
+async function cli(dir: string, args: string[]) {
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  const code = await runCli(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('sessions53: a repository whose configuration switches the hooks off', () => {
+  it('writes nothing there, and status, status --json (the dashboard) and scan say its sessions are not guarded, naming the file', async () => {
+    const { app, lib } = repositories();
+    expect(hook(lib, 'off')).toBe('');
+    expect(existsSync(join(lib, '.loopguard'))).toBe(false);
+    const words = `off in ${lib} (hook.enabled: false in ${join(lib, 'loopguard.config.yaml')}): loopguard guards no session started there`;
+    // status in the repository below: the database above is read, and the switch said
+    const status = await cli(lib, ['status']);
+    expect(status.code, status.err).toBe(EXIT_CODES.ok);
+    expect(status.out).toContain(`hooks: ${words}\n`);
+    expect(status.out).toContain('sessions: 1');
+    const json = await cli(lib, ['status', '--json']);
+    expect(JSON.parse(json.out).hooksOff).toBe(words);
+    // at the root, where the hooks are on: nothing of it
+    expect((await cli(app, ['status'])).out).not.toContain('hooks:');
+    // scan of the session started there
+    const transcript = join(mkdtempSync(join(tmpdir(), 'loopguard-off-scan-')), 'off.jsonl');
+    const base = { sessionId: 'off', cwd: lib, isSidechain: false, timestamp: new Date().toISOString() };
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ ...base, type: 'assistant', requestId: 'r1', message: { id: 'm1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_off', name: 'Bash', input: { command: 'ls' } }], usage: { input_tokens: 10, output_tokens: 5 } } })}\n${JSON.stringify({ ...base, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_off', content: '' }] } })}\n`,
+    );
+    const scanJson = await cli(lib, ['scan', transcript, '--json', '--no-cache']);
+    expect(scanJson.code, scanJson.err).toBe(EXIT_CODES.ok);
+    const [session] = (JSON.parse(scanJson.out) as ScanReport).sessions;
+    expect(session?.record).toBeUndefined();
+    expect(session?.unguarded).toBe(words);
+    const html = join(lib, '..', 'report.html');
+    const scan = await cli(lib, ['scan', transcript, '--no-cache', '--html', html]);
+    expect(readFileSync(html, 'utf8')).toContain(`<ul id="unguarded"><li>1 session: ${words}.</li></ul>`);
+    expect(scan.out).toContain(`Not guarded by loopguard (what status says there):\n1 session: ${words}.`);
+  });
+
+  it('with no database anywhere: status says the hooks are off there, not that a session will make one', async () => {
+    const lib = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-off-alone-')));
+    mkdirSync(join(lib, '.git'));
+    mkdirSync(join(lib, 'src'));
+    writeFileSync(join(lib, 'loopguard.config.yaml'), 'hook:\n  enabled: false\n');
+    for (const dir of [lib, join(lib, 'src')]) {
+      const status = await cli(dir, ['status']);
+      expect(status.code).toBe(EXIT_CODES.usage);
+      expect(status.err).toBe(
+        `loopguard: off in ${lib} (hook.enabled: false in ${join(lib, 'loopguard.config.yaml')}): loopguard guards no session started there, and recorded none\n`,
+      );
+    }
+  });
+});
