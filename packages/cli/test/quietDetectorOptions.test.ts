@@ -4,20 +4,12 @@ import { SCAN_FIXTURES } from './agentTranscripts.js';
 
 /** Every schema core makes starts with a call of one of `z`'s makers (`z.object`, ...): counted here. */
 const made = vi.hoisted(() => ({ count: 0 }));
-vi.mock('zod', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('zod')>();
-  const z = new Proxy(actual.z, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (typeof value !== 'function' || typeof key !== 'string' || !/^[a-z]/.test(key)) return value;
-      return (...args: unknown[]) => {
-        made.count++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ...actual, z };
-});
+vi.mock('zod', async (importOriginal) =>
+  (await import('../../core/test/zodMakers.js')).countingZod(
+    await importOriginal<typeof import('zod')>(),
+    made,
+  ),
+);
 
 const LOOPING = [
   'claude-2.1.330-looping.jsonl',
