@@ -7,20 +7,12 @@ import { sha256Hex } from '../src/hook/sealChecksum.js';
 
 /** Every schema starts with a call of one of `z`'s makers (`z.object`, `z.number`, ...): counted here. */
 const made = vi.hoisted(() => ({ count: 0 }));
-vi.mock('zod', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('zod')>();
-  const z = new Proxy(actual.z, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (typeof value !== 'function' || typeof key !== 'string' || !/^[a-z]/.test(key)) return value;
-      return (...args: unknown[]) => {
-        made.count++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ...actual, z };
-});
+vi.mock('zod', async (importOriginal) =>
+  (await import('../../core/test/zodMakers.js')).countingZod(
+    await importOriginal<typeof import('zod')>(),
+    made,
+  ),
+);
 
 const CONFIG = {
   hook: { lockTimeoutMs: 500, stopAfter: 2, exemptCommands: ['^make watch\\b'] },

@@ -1,6 +1,7 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
 import { type HookConfig, readHookConfig } from './hookConfig.js';
+import { quietDetectorOptions } from './quietDetectorOptions.js';
 
 /**
  * The project's configuration as {@link readHookConfig} reads it, with its `hook` section's
@@ -13,7 +14,7 @@ import { type HookConfig, readHookConfig } from './hookConfig.js';
 export async function checkedHookConfig(projectDir: string): Promise<HookConfig> {
   const config = await readHookConfig(projectDir);
   try {
-    new StepLoopDetector(config.detector);
+    new StepLoopDetector(quietDetectorOptions(config.detector));
   } catch (error) {
     const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
     throw new Error(`config ${findConfigFile(projectDir)}: hook: ${reason}`);

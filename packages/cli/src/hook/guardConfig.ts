@@ -7,9 +7,6 @@ import {
   type ResolvedSpendOptions,
 } from '@loopguard/core/spend';
 import {
-  defaultStepLoopDetectorOptions,
-  parseStepLoopDetectorOptions,
-  type StepLoopDetectorOptions,
   sealedBody,
   sealStepLoopDetectorOptions,
   sealText,
@@ -24,13 +21,8 @@ import {
   parseHookConfig,
 } from './hookConfig.js';
 import { noopLogger } from './noopLogger.js';
+import { DEFAULT_DETECTOR_OPTIONS, quietDetectorOptions } from './quietDetectorOptions.js';
 import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
-
-/**
- * The detector's options of a project without a configuration file, made once (in the hook's
- * startup snapshot), without zod.
- */
-export const DEFAULT_DETECTOR_OPTIONS = defaultStepLoopDetectorOptions(noopLogger);
 
 /** The configuration of a project without a configuration file, the detector's options ready. */
 const DEFAULT_GUARD_CONFIG: Readonly<HookConfig> = Object.freeze({
@@ -82,16 +74,9 @@ export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
   if (sealed !== undefined) return sealed;
   const config = parseHookConfig(file, bytes.toString('utf8'));
-  const ready = { ...config, detector: detectorOptions(config.detector) };
+  const ready = { ...config, detector: quietDetectorOptions(config.detector) };
   if (sealedPath !== undefined) writeSealed(sealedPath, key, ready);
   return ready;
-}
-
-/** The options of the session's detector, validated with the hook's logger; none set: the defaults, made once. */
-function detectorOptions(options: StepLoopDetectorOptions): StepLoopDetectorOptions {
-  return Object.keys(options).length === 0
-    ? DEFAULT_DETECTOR_OPTIONS
-    : parseStepLoopDetectorOptions({ ...options, logger: noopLogger });
 }
 
 /** `.loopguard/config.sealed`; `undefined` when the folder is missing, a symbolic link or another user's. */

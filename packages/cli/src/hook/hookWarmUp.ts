@@ -3,9 +3,9 @@ import { Socket } from 'node:net';
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
-import { DEFAULT_DETECTOR_OPTIONS } from './guardConfig.js';
 import { guardSession } from './guardSession.js';
 import type { HookDialect } from './hookEvent.js';
+import { DEFAULT_DETECTOR_OPTIONS } from './quietDetectorOptions.js';
 import { readHookEvent } from './runHook.js';
 
 /** The CLIs' tool calls of the made-up session: each CLI's shell tool, before and after it runs. */

@@ -1,11 +1,10 @@
 import {
-  parseStepLoopDetectorOptions,
   type StepEvidence,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
 } from '@loopguard/core/steps';
-import { noopLogger } from '../hook/noopLogger.js';
+import { quietDetectorOptions } from '../hook/quietDetectorOptions.js';
 import type { GuardVerdict } from './guardVerdicts.js';
 import { ScanCost, type ScanPricing } from './scanCost.js';
 import type { TranscriptRead } from './TranscriptParser.js';
@@ -167,11 +166,12 @@ export class SessionScan {
 
   /**
    * `options` as every session's detector of a scan takes them: validated once (each detector would
-   * validate its own: ≈ 0.25 ms a file with zod), logging nothing (a scan reads many sessions).
+   * validate its own: ≈ 0.25 ms a file with zod), logging nothing (a scan reads many sessions); none
+   * set: the defaults, without zod (see {@link quietDetectorOptions}).
    * @throws ConfigurationError naming the offending option.
    */
   static detectorOptions(options: StepLoopDetectorOptions): StepLoopDetectorOptions {
-    return parseStepLoopDetectorOptions({ ...options, logger: noopLogger });
+    return quietDetectorOptions(options);
   }
 
   /**

@@ -2,20 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 
 /** Every schema core makes starts with a call of one of `z`'s makers (`z.object`, `z.number`, ...): counted here. */
 const made = vi.hoisted(() => ({ count: 0 }));
-vi.mock('zod', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('zod')>();
-  const z = new Proxy(actual.z, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (typeof value !== 'function' || typeof key !== 'string' || !/^[a-z]/.test(key)) return value;
-      return (...args: unknown[]) => {
-        made.count++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ...actual, z };
-});
+vi.mock('zod', async (importOriginal) =>
+  (await import('../zodMakers.js')).countingZod(await importOriginal<typeof import('zod')>(), made),
+);
 
 describe("core's schemas, made on first use", () => {
   it('none is made when core loads, nor for the default options or a sealed restore', async () => {
