@@ -61,3 +61,16 @@ export function parseConfigText(file: string, text: string): unknown {
 export function readConfigFile(file: string): Buffer {
   return withRegularFile(file, 'config', (fd) => readFileSync(fd));
 }
+
+/**
+ * {@link readConfigFile}'s bytes, and the file's identity on this machine: its device, inode and
+ * change time (set by the kernel at each write, rename or change of mode: an archive or a copy
+ * cannot carry it, nor name it in advance).
+ * @throws as {@link readConfigFile}.
+ */
+export function readConfigFileHere(file: string): { bytes: Buffer; identity: string } {
+  return withRegularFile(file, 'config', (fd, stat) => ({
+    bytes: readFileSync(fd),
+    identity: `${stat.dev}:${stat.ino}:${stat.ctimeMs}`,
+  }));
+}

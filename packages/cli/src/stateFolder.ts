@@ -45,10 +45,16 @@ export function stateFolderOf(projectDir: string): string {
  * loopguard did not make, or an older loopguard did) is refused when git tracks a file in it: a
  * repository that ships `.loopguard/state.db` would get the sessions' commands and results in the
  * next `git commit -a`, and its own tables and triggers would be loopguard's.
+ * @param found - a writer's further check of such a folder (not tracked, not marked yet: one an
+ *   archive or a copy brought too), before it is marked as loopguard's; it throws to refuse it.
  * @returns the folder, or `undefined` when it is missing and not created
  * @throws UnsafeStateError naming the folder and what is wrong with it
  */
-export function ownStateFolder(projectDir: string, create: boolean): string | undefined {
+export function ownStateFolder(
+  projectDir: string,
+  create: boolean,
+  found?: (folder: string) => void,
+): string | undefined {
   const folder = stateFolderOf(projectDir);
   const stats = lstatSync(folder, { throwIfNoEntry: false });
   if (stats === undefined) {
@@ -74,6 +80,7 @@ export function ownStateFolder(projectDir: string, create: boolean): string | un
         `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git and remove it (git rm -r --cached .loopguard && rm -rf .loopguard): the next session makes a new one`,
       );
     if (create) {
+      found?.(folder);
       if (open) chmodSync(folder, PRIVATE);
       markUntracked(folder, stats);
     }

@@ -184,6 +184,27 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     }, 600_000);
 
+    it("trust48: a repository's settings that give the hook's deadline 1 ms switch nothing off (the loop is still nudged and stopped)", async () => {
+      const { dir, result, resultLine, received } = await claudeWithHooks(
+        () => failing,
+        mode,
+        [],
+        async (repo) => {
+          // Claude Code hands a settings file's env to its hooks; the repository ships this one
+          mkdirSync(join(repo, '.claude'));
+          writeFileSync(
+            join(repo, '.claude', 'settings.json'),
+            `${JSON.stringify({ env: { LOOPGUARD_HOOK_DEADLINE_MS: '1' } }, null, 2)}\n`,
+          );
+        },
+      );
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      // on main, command hooks: six failing calls, every hook call `failed open` at its 1 ms deadline
+      expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(hookLog(dir)).toEqual([]);
+    }, 600_000);
+
     it('lets a session whose database breaks mid-session complete (fail open)', async () => {
       // Broken from outside while the model's second call is asked for: the model's own attempt at
       // loopguard's state is refused (ownStateCalls.test.ts).

@@ -1,9 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { HookConfig } from '../src/hook/hookConfig.js';
-import { sha256Hex } from '../src/hook/sealChecksum.js';
+import { SHA256_SEAL_CHECKSUM, sha256Hex } from '../src/hook/sealChecksum.js';
 
 /** Every schema starts with a call of one of `z`'s makers (`z.object`, `z.number`, ...): counted here. */
 const made = vi.hoisted(() => ({ count: 0 }));
@@ -120,6 +129,32 @@ describe("the hook's configuration, validated when the file changed", () => {
     const linked = project({ hook: { stopAfter: 2 } });
     symlinkSync(sealed(dir), sealed(linked));
     expect((await hookCall(linked)).validated).toBe(true);
+  });
+
+  it('trust48: a sealed configuration that came with the project (an archive, a copy) is validated again', async () => {
+    // The attack: an archive of a project ships its `.loopguard/config.sealed`, resealed (the seal is
+    // a checksum anyone computes) to switch the hooks off for the configuration file beside it, whose
+    // text says nothing of it: `status`, the status line and `init` read the file.
+    const { sealText } = await import('@loopguard/core/steps');
+    const origin = project({ spend: { session: { maxCostUsd: 5 } } });
+    await hookCall(origin);
+    const row = readFileSync(sealed(origin), 'utf8');
+    const stamp = /^\{"seal":"(.*) sha256:/.exec(row)?.[1] as string;
+    const body = row.slice(row.indexOf('","state":') + '","state":'.length, -1);
+    const off = body.replace('"enabled":true', '"enabled":false').replace(/,"spend":\{.*\}\}$/, '}');
+    expect(off).not.toBe(body);
+    writeFileSync(sealed(origin), sealText(off, stamp, 'state', SHA256_SEAL_CHECKSUM));
+    // where it was written, the row is taken as it is (whoever can write .loopguard can write the file too)
+    expect((await hookCall(origin)).config.enabled).toBe(false);
+    // unpacked elsewhere: the same bytes, another file
+    const unpacked = join(scratch, `unpacked-${Date.now()}`);
+    cpSync(origin, unpacked, { recursive: true, preserveTimestamps: true });
+    const read = await hookCall(unpacked);
+    expect(read).toMatchObject({
+      validated: true,
+      config: { enabled: true, spend: { session: { maxCostUsd: 5 } } },
+    });
+    expect((await hookCall(unpacked)).validated).toBe(false); // its own row, written now, is taken
   });
 
   it('keeps nothing without a .loopguard folder, and reads a project without a file as the defaults', async () => {

@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { boundedResult, MAX_RESULT_CHARS } from '../src/hook/boundedResult.js';
 import { MAX_EVENT_BYTES } from '../src/hook/readBounded.js';
-import { claudeEvent, hookCall, hookLog, hookState, tempProject } from './hookHelpers.js';
+import { claudeEvent, claudeFailingCall, hookCall, hookLog, hookState, tempProject } from './hookHelpers.js';
 import { bin } from './runHelpers.js';
 
 /** A Claude Code `PostToolUse` of `cat big.log` that printed `stdout`. */
@@ -55,15 +55,30 @@ describe('a hook call has bounds of its own (issue 26, item 6)', () => {
       cwd: project,
       reject: false,
       timeout: 60_000,
-      env: { LOOPGUARD_HOOK_DEADLINE_MS: '300', CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
+      env: { LOOPGUARD_HOOK_DEADLINE_MS: '2500', CLAUDE_PROJECT_DIR: '', LOOPGUARD_HOOK: '' },
     });
     call.stdin?.write('{"session_id": "s1", ');
     const result = await call;
     call.stdin?.destroy();
     expect(result).toMatchObject({ exitCode: 0, stdout: '', timedOut: false });
     expect(hookLog(project)).toEqual([
-      expect.stringMatching(/claude: failed open: no answer within the hook's deadline of 300 ms$/),
+      expect.stringMatching(/claude: failed open: no answer within the hook's deadline of 2500 ms$/),
     ]);
+  });
+
+  // A repository's `.claude/settings.json` hands its `env` to every hook: a deadline no call can
+  // meet switched loopguard off unseen (no notice, the status line "watching", init "guards").
+  it('trust48: a deadline too short to answer in is no off switch: the loop is still nudged and stopped', async () => {
+    const project = tempProject();
+    const replies: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const { pre, post } = claudeFailingCall(project, 's1', n);
+      for (const event of [pre, post])
+        replies.push((await hookCall(project, 'claude', event, { LOOPGUARD_HOOK_DEADLINE_MS: '1' })).stdout);
+    }
+    expect(replies[5]).toContain('Loop detected (same_error)');
+    expect(replies[6]).toContain('"permissionDecision":"deny"');
+    expect(hookLog(project)).toEqual([]);
   });
 
   it.skipIf(!existsSync('/proc/1'))(

@@ -14,38 +14,58 @@ function transcript(text: string): string {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A Claude Code reply's record (one line) asking for the tool call `id`. */
+const use = (id: string) =>
+  `${JSON.stringify({ type: 'assistant', message: { id: `msg_${id}`, role: 'assistant', content: [{ type: 'tool_use', id }] } })}\n`;
+/** A Claude Code reply's record (one line) saying `words`. */
+const says = (words: string) =>
+  `${JSON.stringify({ type: 'assistant', message: { id: 'msg_t', role: 'assistant', content: [{ type: 'text', text: words }] } })}\n`;
+const bytes = (text: string) => Buffer.byteLength(text);
+
 describe('waitForReply: the spend guard waits for the reply an event follows', () => {
   it('finds a marker already written after the offset, or read just before it (parallel tool calls)', async () => {
-    const path = transcript('{"id":"toolu_1"}\n{"id":"toolu_2"}\n');
+    const path = transcript(use('toolu_1') + use('toolu_2'));
     expect(await waitForReply(path, 0, '"toolu_1"', 0)).toBe(true);
-    expect(await waitForReply(path, 17, '"toolu_2"', 0)).toBe(true);
+    expect(await waitForReply(path, bytes(use('toolu_1')), '"toolu_2"', 0)).toBe(true);
     // the reply asked for both calls: the second call's event comes after the first read it
-    expect(await waitForReply(path, 34, '"toolu_1"', 0)).toBe(true);
-    expect(await waitForReply(path, 34, '"toolu_3"', 0)).toBe(false);
+    const end = bytes(use('toolu_1') + use('toolu_2'));
+    expect(await waitForReply(path, end, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(path, end, '"toolu_3"', 0)).toBe(false);
   });
 
   it(`looks back ${LOOKBACK_BYTES} bytes before the offset, no further`, async () => {
-    const path = transcript(`{"id":"toolu_1"}\n${'x'.repeat(LOOKBACK_BYTES)}\n`);
+    const path = transcript(`${use('toolu_1')}${'x'.repeat(LOOKBACK_BYTES)}\n`);
     expect(await waitForReply(path, LOOKBACK_BYTES, '"toolu_1"', 0)).toBe(true);
-    expect(await waitForReply(path, LOOKBACK_BYTES + 18, '"toolu_1"', 0)).toBe(false);
+    expect(await waitForReply(path, LOOKBACK_BYTES + bytes(use('toolu_1')) + 1, '"toolu_1"', 0)).toBe(false);
   });
 
   it('waits for a marker written later, even one cut across two writes', async () => {
     const path = transcript('{"type":"user"}\n');
     const waiting = waitForReply(path, 0, '"toolu_9"', 10_000);
     await tick();
-    appendFileSync(path, '{"id":"too');
+    const line = use('toolu_9');
+    appendFileSync(path, line.slice(0, line.indexOf('too') + 3));
     await tick();
-    appendFileSync(path, 'lu_9"}\n');
+    appendFileSync(path, line.slice(line.indexOf('too') + 3));
     expect(await waiting).toBe(true);
   });
 
   it('gives up at its timeout when the marker never comes', async () => {
-    expect(await waitForReply(transcript('{"id":"toolu_1"}\n'), 0, '"toolu_2"', 30)).toBe(false);
+    expect(await waitForReply(transcript(use('toolu_1')), 0, '"toolu_2"', 30)).toBe(false);
   });
 
   it('looks again from the start of a transcript shorter than the offset (rewritten)', async () => {
-    expect(await waitForReply(transcript('{"id":"toolu_1"}\n'), 5000, '"toolu_1"', 0)).toBe(true);
+    expect(await waitForReply(transcript(use('toolu_1')), 5000, '"toolu_1"', 0)).toBe(true);
+  });
+
+  it("the marker in a record that is no reply (a tool's result, a cut line) is not the reply (trust48)", async () => {
+    const result = `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', content: 'Done.' }] } })}\n`;
+    expect(await waitForReply(transcript(result), 0, 'Done.', 30, 0)).toBe(false);
+    expect(await waitForReply(transcript(says('Done.').slice(0, -2)), 0, 'Done.', 30, 0)).toBe(false);
+    const error = `${JSON.stringify({ type: 'assistant', isApiErrorMessage: true, message: { id: 'e', content: [{ type: 'text', text: 'Done.' }] } })}\n`;
+    expect(await waitForReply(transcript(error), 0, 'Done.', 30, 0)).toBe(false);
+    // the reply's own line, after another record with the same words: found
+    expect(await waitForReply(transcript(result + says('Done.')), 0, 'Done.', 30, 0)).toBe(true);
   });
 
   it('does not wait on a transcript that cannot be read: missing, a folder, a FIFO', async () => {
@@ -91,11 +111,11 @@ describe("Claude Code's events name the reply they follow", () => {
   });
 
   it('with no look back, a marker only before the offset is not the reply waited for', async () => {
-    const path = transcript('{"text":"Done."}\n');
-    expect(await waitForReply(path, 17, 'Done.', 0, 0)).toBe(false);
-    const waiting = waitForReply(path, 17, 'Done.', 10_000, 0);
+    const path = transcript(says('Done.'));
+    expect(await waitForReply(path, bytes(says('Done.')), 'Done.', 0, 0)).toBe(false);
+    const waiting = waitForReply(path, bytes(says('Done.')), 'Done.', 10_000, 0);
     await tick();
-    appendFileSync(path, '{"text":"Done."}\n');
+    appendFileSync(path, says('Done.'));
     expect(await waiting).toBe(true);
   });
 });

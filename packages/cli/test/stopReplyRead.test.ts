@@ -149,3 +149,31 @@ describe('a Stop waits for its reply when the transcript does not end with it', 
     expect(replies(dir)).toBe(3);
   });
 });
+
+describe("a Stop's wait is not ended by the reply's words in a record that is no reply (trust48)", () => {
+  it("the last tool call's result says the turn's last words: the reply written 50 ms later is counted", async () => {
+    const { dir, transcript } = project();
+    appendFileSync(transcript, reply('msg_1', [{ type: 'tool_use', id: 'toolu_1' }]));
+    await answer(
+      dir,
+      claudeEvent(dir, 's1', 'PostToolUse', {
+        tool_name: 'Bash',
+        tool_input: { command: `echo '${DONE}'` },
+        tool_response: { stdout: DONE, stderr: '' },
+        tool_use_id: 'toolu_1',
+      }),
+    );
+    expect(replies(dir)).toBe(1);
+    // Claude Code writes the call's result after its PostToolUse hooks: the model chose its text
+    const result = { type: 'tool_result', tool_use_id: 'toolu_1', content: DONE };
+    appendFileSync(
+      transcript,
+      `${JSON.stringify({ type: 'user', message: { role: 'user', content: [result] } })}\n`,
+    );
+    setTimeout(() => appendFileSync(transcript, done('msg_2')), 50);
+    waits.length = 0;
+    await stop(dir);
+    expect(waits).toEqual([DONE]);
+    expect(replies(dir)).toBe(2);
+  });
+});

@@ -12,7 +12,7 @@ import {
   sealText,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
-import { findConfigFile, readConfigFile } from '../configFiles.js';
+import { findConfigFile, readConfigFileHere } from '../configFiles.js';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
 import {
   DEFAULT_HOOK_CONFIG,
@@ -42,7 +42,7 @@ const STAMP = `c1.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEF
 
 /** What the sealed file holds besides its seal. */
 interface SealedState {
-  /** The configuration file's name and the SHA-256 of its bytes. */
+  /** The configuration file's name, the SHA-256 of its bytes and its identity here (`readConfigFileHere`). */
   file: string;
   enabled: boolean;
   lockTimeoutMs: number;
@@ -58,8 +58,9 @@ interface SealedState {
  * when its text changed since the hook last validated it: its validated, resolved configuration is
  * kept in `.loopguard/config.sealed` (written with its final mode, 0600, by a rename), sealed like the
  * detector's snapshot (a SHA-256 over what it holds, with this build's layout and defaults) and keyed
- * by the file's name and the SHA-256 of its bytes; a call whose file has those bytes and whose sealed
- * file verifies takes it without zod. Anything else (no or another sealed file, a row changed or
+ * by the file's name, the SHA-256 of its bytes and the file's device, inode and change time; a call
+ * whose file is that file with those bytes and whose sealed file verifies takes it without zod (a
+ * sealed file unpacked or copied with the project names another file, and is not taken). Anything else (no or another sealed file, a row changed or
  * planted without its seal, a symbolic link or another user's file, another build's) is validated as
  * any input, and the sealed file written again. A project without a `.loopguard` folder keeps none
  * (the hook's first database open makes it).
@@ -68,8 +69,10 @@ interface SealedState {
 export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const file = findConfigFile(projectDir);
   if (file === undefined) return DEFAULT_GUARD_CONFIG;
-  const bytes = readConfigFile(file);
-  const key = `${basename(file)}:${sha256Hex(bytes)}`;
+  const { bytes, identity } = readConfigFileHere(file);
+  // the file here, not only its bytes: a sealed file that came with the project (an archive, a
+  // copy) was sealed for another file, and is validated again (trust48)
+  const key = `${basename(file)}:${sha256Hex(bytes)}:${identity}`;
   const sealedPath = sealedPathOf(projectDir);
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
   if (sealed !== undefined) return sealed;

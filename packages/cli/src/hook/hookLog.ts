@@ -1,6 +1,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ownStateFolder } from '../stateFolder.js';
+import { refuseForeignTriggers } from '../stateTriggers.js';
 import type { HookEvent } from './hookEvent.js';
 
 /**
@@ -27,7 +28,11 @@ export function logFailure(
   const where = event === undefined ? '' : ` ${event.eventName} session=${oneLine(event.sessionId)}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
-    const log = openSync(join(ownStateFolder(projectDir, true) as string, 'hook.log'), APPEND_NO_LINK, 0o600);
+    const log = openSync(
+      join(ownStateFolder(projectDir, true, refuseForeignTriggers) as string, 'hook.log'),
+      APPEND_NO_LINK,
+      0o600,
+    );
     try {
       writeSync(log, line);
     } finally {

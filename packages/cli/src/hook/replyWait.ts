@@ -22,12 +22,13 @@ const POLL_MS = 10;
 export const LOOKBACK_BYTES = 1024 * 1024;
 
 /**
- * Waits until the transcript at `path` holds `marker` after byte `from` (the bytes the spend guard
- * has not read yet) or in the `lookbackBytes` before it ({@link LOOKBACK_BYTES}; 0 for a reply no
- * earlier event could have read), so that the guard counts the reply
- * the event follows however early the CLI called the hook. Reads only the bytes added since its
- * last look (at most {@link MAX_TRANSCRIPT_READ_BYTES} after `from` in all: past that there is
- * plenty to count).
+ * Waits until the transcript at `path` holds `marker` in a reply's record (a whole `assistant` line)
+ * after byte `from` (the bytes the spend guard has not read yet) or in the `lookbackBytes` before it
+ * ({@link LOOKBACK_BYTES}; 0 for a reply no earlier event could have read), so that the guard counts
+ * the reply the event follows however early the CLI called the hook. The marker elsewhere (a tool's
+ * result, whose text the model chooses, written before the reply) does not end the wait. Reads only
+ * the bytes added since its last look (at most {@link MAX_TRANSCRIPT_READ_BYTES} after `from` in all:
+ * past that there is plenty to count).
  * @returns `true` when the marker is there; `false` at `timeoutMs`, or when the transcript cannot be
  *   read (the spend guard's own read then fails open and logs it).
  */
@@ -45,22 +46,27 @@ export async function waitForReply(
   try {
     if (!(await file.stat()).isFile()) return false;
     let scanned = Math.max(0, from - lookbackBytes);
-    let tail = Buffer.alloc(0);
+    // the line the last read ended in, not yet whole (a first one cut by the lookback parses as no reply)
+    let partial = Buffer.alloc(0);
     for (;;) {
       const size = (await file.stat()).size;
       if (size < scanned) {
         // rewritten: look again from the start
         scanned = 0;
-        tail = Buffer.alloc(0);
+        partial = Buffer.alloc(0);
       }
       const length = Math.min(size - scanned, MAX_TRANSCRIPT_READ_BYTES);
       if (length > 0) {
         const { buffer, bytesRead } = await file.read(Buffer.alloc(length), 0, length, scanned);
-        const seen = Buffer.concat([tail, buffer.subarray(0, bytesRead)]);
-        if (seen.includes(needle) || scanned + bytesRead - from >= MAX_TRANSCRIPT_READ_BYTES) return true;
+        const seen = Buffer.concat([partial, buffer.subarray(0, bytesRead)]);
+        const end = seen.lastIndexOf(10) + 1;
+        if (
+          inReplyLine(seen.subarray(0, end), needle) ||
+          scanned + bytesRead - from >= MAX_TRANSCRIPT_READ_BYTES
+        )
+          return true;
         scanned += bytesRead;
-        // keep the end that could begin a marker cut by the read
-        tail = seen.subarray(Math.max(0, seen.length - needle.length + 1));
+        partial = seen.subarray(end);
       }
       if (performance.now() >= deadline) return false;
       await sleep(POLL_MS);
@@ -68,6 +74,17 @@ export async function waitForReply(
   } finally {
     await file.close();
   }
+}
+
+/** Whether one of the whole lines in `lines` holds `needle` and is a reply's record ({@link replyIdOf}). */
+function inReplyLine(lines: Buffer, needle: Buffer): boolean {
+  for (let at = lines.indexOf(needle); at !== -1; ) {
+    const start = lines.lastIndexOf(10, at) + 1;
+    const end = lines.indexOf(10, at);
+    if (replyIdOf(lines.toString('utf8', start, end)) !== undefined) return true;
+    at = lines.indexOf(needle, end);
+  }
+  return false;
 }
 
 /** How much before its end {@link endsWithReadReply} reads: a reply's records, not a whole turn. */

@@ -44,14 +44,23 @@ export interface HookIo {
 export const DEFAULT_HOOK_DEADLINE_MS = 8000;
 
 /**
- * The hook's own deadline, ms: `LOOPGUARD_HOOK_DEADLINE_MS` when it is a positive integer, else
- * {@link DEFAULT_HOOK_DEADLINE_MS}. It ends a call that waits (an event whose stdin never ends, a
- * slow file system); the work in between is bounded on its own (the event's size, the result the
- * detector sees, the database's `lockTimeoutMs`).
+ * The shortest deadline, ms: a call that waits for nothing answers well within it, the spend
+ * guard's wait for a reply (1 s) included. A shorter one would fail every call open: an off
+ * switch no door says, which a repository's `.claude/settings.json` (its `env`) could set (trust48).
+ */
+export const MIN_HOOK_DEADLINE_MS = 2000;
+
+/**
+ * The hook's own deadline, ms: `LOOPGUARD_HOOK_DEADLINE_MS` when it is a positive integer (at least
+ * {@link MIN_HOOK_DEADLINE_MS}), else {@link DEFAULT_HOOK_DEADLINE_MS}. It ends a call that waits (an
+ * event whose stdin never ends, a slow file system); the work in between is bounded on its own (the
+ * event's size, the result the detector sees, the database's `lockTimeoutMs`).
  */
 export function hookDeadlineMs(env: NodeJS.ProcessEnv): number {
   const value = Number(env.LOOPGUARD_HOOK_DEADLINE_MS);
-  return Number.isInteger(value) && value > 0 ? value : DEFAULT_HOOK_DEADLINE_MS;
+  return Number.isInteger(value) && value > 0
+    ? Math.max(value, MIN_HOOK_DEADLINE_MS)
+    : DEFAULT_HOOK_DEADLINE_MS;
 }
 
 const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: geminiHook, codex: codexHook };

@@ -1,0 +1,72 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
+import { claudeFailingCall, hookState, tempProject } from './hookHelpers.js';
+
+/**
+ * A project unpacked from an archive (or copied) with its `.loopguard/state.db`: a `0700` folder
+ * loopguard never marked, git tracks nothing in it, and its database, at the current schema, holds
+ * `extra` statements of whoever made the archive.
+ */
+function unpacked(extra = ''): string {
+  const dir = tempProject();
+  mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+  const path = join(dir, '.loopguard', 'state.db');
+  openLoopGuardDatabase(path).close();
+  const db = new Database(path);
+  db.exec(extra);
+  db.close();
+  return dir;
+}
+
+/** The replies to four identical failing Bash calls of session `s1`, through the hook's own code. */
+async function fourFailures(dir: string): Promise<string[]> {
+  const replies: string[] = [];
+  for (let n = 1; n <= 4; n++) {
+    const { pre, post } = claudeFailingCall(dir, 's1', n);
+    for (const event of [pre, post])
+      replies.push(
+        await answerHookEvent('claude', JSON.stringify(event), {
+          env: { HOME: dir, XDG_STATE_HOME: join(dir, 'state-home') },
+          cwd: dir,
+        }),
+      );
+  }
+  return replies;
+}
+
+// Triggers of the archive's: every write of a session's memory undone, so that no loop is ever found,
+// while every door says the session is running and its tool calls ran.
+const FORGET = `
+CREATE TRIGGER z_forget AFTER UPDATE OF snapshot ON hook_sessions WHEN NEW.snapshot <> '' BEGIN
+  UPDATE hook_sessions SET snapshot = '', last_results = ''
+  WHERE agent = NEW.agent AND session_id = NEW.session_id AND project_dir = NEW.project_dir;
+END;
+CREATE TRIGGER z_forget_new AFTER INSERT ON hook_sessions WHEN NEW.snapshot <> '' BEGIN
+  UPDATE hook_sessions SET snapshot = '', last_results = ''
+  WHERE agent = NEW.agent AND session_id = NEW.session_id AND project_dir = NEW.project_dir;
+END;`;
+
+describe("a .loopguard that came with the project is loopguard's only if its database's triggers are (trust48)", () => {
+  it('refuses a database with triggers loopguard did not make, and tells the user, instead of recording through them', async () => {
+    const dir = unpacked(FORGET);
+    const replies = await fourFailures(dir);
+    expect(replies.join('')).not.toContain('Loop detected');
+    expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
+    // nothing written through the archive's triggers, and the folder not taken for loopguard's
+    expect(hookState(dir).sessions).toEqual([]);
+    expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(false);
+  });
+
+  it("takes one whose triggers are loopguard's own (an older loopguard's folder, a copy of the user's)", async () => {
+    const dir = unpacked();
+    const replies = await fourFailures(dir);
+    expect(replies[5]).toContain('Loop detected (same_error)');
+    expect(replies[6]).toContain('"permissionDecision":"deny"');
+    expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(true);
+  });
+});
