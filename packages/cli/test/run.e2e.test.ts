@@ -445,7 +445,7 @@ describe('loopguard run: options and configuration', () => {
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     rmSync(join(dir, 'loopguard.config.json'));
     const flag = await loopguard(dir, run('--max-iterations', '51', '--', './agent.sh'));
-    expect(flag.stderr).toContain('--max-iterations must be at most 50');
+    expect(flag.stderr).toContain('--max-iterations must be an integer from 1 to 50');
     const duration = await loopguard(
       dir,
       run('--max-iterations', '2', '--cooldown', 'soon', '--', './agent.sh'),

@@ -46,7 +46,13 @@ const duration = (what: string) =>
     }
     return ms;
   });
-const count = z.coerce.number().int().min(1, 'must be an integer ≥ 1');
+/** A whole number from `min` (to `max`), each failure in the same words (zod's read "received NaN"). */
+const integer = (min: number, max?: number) => {
+  const message = `must be an integer ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}`;
+  const atLeast = z.coerce.number({ message }).int(message).min(min, message);
+  return max === undefined ? atLeast : atLeast.max(max, message);
+};
+const count = integer(1);
 const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
@@ -97,7 +103,7 @@ export const RUN_OPTIONS = [
     flag: '--max-iterations <n>',
     help: 'iterations allowed, 1..50',
     default: 10,
-    schema: z.coerce.number().int().min(1).max(50, 'must be at most 50'),
+    schema: integer(1, 50),
   },
   {
     key: 'maxRuntime',
@@ -260,7 +266,7 @@ export const RUN_OPTIONS = [
     flag: '--max-cost-usd <usd>',
     help: "stop the run when the agent's replies have cost this many US dollars, warning at 80 % (read from --agent-stream; prices from the pricing library)",
     defaultText: 'off',
-    schema: z.coerce.number().positive('must be a number > 0'),
+    schema: z.coerce.number({ message: 'must be a number > 0' }).positive('must be a number > 0'),
   },
   {
     key: 'maxTokens',
