@@ -88,10 +88,16 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
 
 /**
  * The configuration of the text of `file` (JSON or YAML by its name), validated: see {@link readHookConfig}.
- * @throws Error naming the file and the key when a value is invalid.
+ * @throws Error naming the file: and the key when a value is invalid, or the syntax error.
  */
 export function parseHookConfig(file: string, text: string): HookConfig {
-  const parsed = parseConfigText(file, text);
+  let parsed: unknown;
+  try {
+    parsed = parseConfigText(file, text);
+  } catch (error) {
+    // in the words `status` and `run` use: which of the project's files, then why
+    throw new Error(`config ${file}: cannot be read: ${(error as Error).message}`);
+  }
   const section = (parsed as { hook?: unknown } | null)?.hook ?? {};
   const spendSection = (parsed as { spend?: unknown } | null)?.spend;
   const spend =
