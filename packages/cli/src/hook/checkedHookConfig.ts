@@ -1,6 +1,6 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
-import { type HookConfig, readHookConfig } from './hookConfig.js';
+import { type HookConfig, readHookConfigNow } from './hookConfig.js';
 
 /**
  * The project's configuration as {@link readHookConfig} reads it, with its `hook` section's
@@ -11,7 +11,16 @@ import { type HookConfig, readHookConfig } from './hookConfig.js';
  * @example const { detector } = await checkedHookConfig(process.cwd());
  */
 export async function checkedHookConfig(projectDir: string): Promise<HookConfig> {
-  const config = await readHookConfig(projectDir);
+  return checkedHookConfigNow(projectDir);
+}
+
+/**
+ * {@link checkedHookConfig} without waiting: what `status` and the dashboard check to say that the
+ * hooks fail open on the project's configuration.
+ * @throws as {@link checkedHookConfig}
+ */
+export function checkedHookConfigNow(projectDir: string): HookConfig {
+  const config = readHookConfigNow(projectDir);
   try {
     new StepLoopDetector(config.detector);
   } catch (error) {

@@ -80,6 +80,11 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  *   (the detector validates its own options when it is built).
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
+  return readHookConfigNow(projectDir);
+}
+
+/** {@link readHookConfig}, for a caller that cannot wait (`status`'s line on the project's hooks). */
+export function readHookConfigNow(projectDir: string): HookConfig {
   const file = findConfigFile(projectDir);
   return file === undefined
     ? DEFAULT_HOOK_CONFIG
