@@ -1,6 +1,6 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
-import { type HookConfig, readHookConfigNow } from './hookConfig.js';
+import { type HookConfig, hookSectionError, readHookConfigNow } from './hookConfig.js';
 
 /**
  * The project's configuration as {@link readHookConfig} reads it, with its `hook` section's
@@ -24,8 +24,7 @@ export function checkedHookConfigNow(projectDir: string): HookConfig {
   try {
     new StepLoopDetector(config.detector);
   } catch (error) {
-    const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
-    throw new Error(`config ${findConfigFile(projectDir)}: hook: ${reason}`);
+    throw hookSectionError(findConfigFile(projectDir), error);
   }
   return config;
 }

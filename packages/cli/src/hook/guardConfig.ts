@@ -21,6 +21,7 @@ import {
   DEFAULT_HOOK_CONFIG,
   DEFAULT_HOOK_LOCK_TIMEOUT_MS,
   type HookConfig,
+  hookSectionError,
   parseHookConfig,
 } from './hookConfig.js';
 import { noopLogger } from './noopLogger.js';
@@ -82,7 +83,13 @@ export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
   if (sealed !== undefined) return sealed;
   const config = parseHookConfig(file, bytes.toString('utf8'));
-  const ready = { ...config, detector: detectorOptions(config.detector) };
+  let detector: StepLoopDetectorOptions;
+  try {
+    detector = detectorOptions(config.detector);
+  } catch (error) {
+    throw hookSectionError(file, error);
+  }
+  const ready = { ...config, detector };
   if (sealedPath !== undefined) writeSealed(sealedPath, key, ready);
   return ready;
 }

@@ -92,6 +92,15 @@ export function readHookConfigNow(projectDir: string): HookConfig {
 }
 
 /**
+ * The detector's refusal of the `hook` section's options in `file` as every door says it:
+ * `config <file>: hook: "repeatThreshold" Too small: …` (the detector's own words name no file).
+ */
+export function hookSectionError(file: string | undefined, error: unknown): Error {
+  const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
+  return new Error(`config ${file}: hook: ${reason}`);
+}
+
+/**
  * The configuration of the text of `file` (JSON or YAML by its name), validated: see {@link readHookConfig}.
  * @throws Error naming the file: and the key when a value is invalid, or the syntax error.
  */
