@@ -93,6 +93,11 @@ describe("the hook's configuration, validated when the file changed", () => {
     writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { stopAfter: 0 } }));
     await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
     await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
+    // qa53: named as scan and init name it (hook.log said `StepLoopDetector options: …`)
+    writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { repeatThreshold: 1 } }));
+    await expect(hookCall(dir)).rejects.toThrow(
+      `config ${join(dir, 'loopguard.config.json')}: hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)`,
+    );
   });
 
   it('refuses a planted configuration: a changed row, one sealed for other bytes, a symbolic link', async () => {

@@ -64,6 +64,8 @@ describe('a bad detector option in the hook section, as scan and init say it', (
   it.each([
     ['hook:\n  bogusKey: 1\n', 'hook: unknown option "bogusKey"'],
     ['hook:\n  repeatThreshold: -1\n', 'hook: "repeatThreshold" Too small'],
+    // qa53: a file that is not YAML was said without its name (`loopguard: not valid YAML: …`)
+    ['hook: [\n', 'cannot be read: not valid YAML: bad indent at line 2, column 1'],
   ])('names the file and the section: %j', async (yaml, reason) => {
     const dir = project(yaml);
     const file = join(dir, 'loopguard.config.yaml');

@@ -253,6 +253,13 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     const result = await run(['uninstall'], home);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toContain('no loopguard hooks to remove');
+    expect(result.stdout).not.toContain('nothing to take out');
+    // qa53: run again, it says that there was nothing left, where it said nothing at all
+    const again = await run(['uninstall'], home);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(
+      "loopguard: nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded",
+    );
     expect(readdirSync(dir)).toEqual([]);
     expect(readFileSync(config, 'utf8')).toBe('{"numStartups": 3}\n');
     // only Claude Code's file (and init's one backup of it) is left in the home folder

@@ -404,6 +404,18 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     const { run: r, iterations } = stored(dir);
     expect(iterations).toHaveLength(3);
     expect(r.reason).toContain('task second blocked: task_not_progressing');
+    expect(result.stderr).not.toContain('--plan');
+  });
+  it('qa53: says so when the --plan file is not there (a mistyped name ran with no task, unsaid)', async () => {
+    const { dir } = tempRepo('echo x >> w.txt');
+    const result = await loopguard(
+      dir,
+      run('--plan', 'fix_plan.md', '--max-iterations', '1', '--', './agent.sh'),
+    );
+    expect(result.stderr).toContain(
+      'loopguard: warning: --plan fix_plan.md: no such file (yet): the run has no task until it exists\n',
+    );
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
   });
   it('records each iteration as an attempt in the seed-002 LoopDetector: a finished task revisited again and again trips', async () => {
     // the agent checks "first" when it is open, and un-checks it (breaking finished work) otherwise
@@ -445,7 +457,7 @@ describe('loopguard run: options and configuration', () => {
     expect(existsSync(join(dir, '.loopguard'))).toBe(false);
     rmSync(join(dir, 'loopguard.config.json'));
     const flag = await loopguard(dir, run('--max-iterations', '51', '--', './agent.sh'));
-    expect(flag.stderr).toContain('--max-iterations must be at most 50');
+    expect(flag.stderr).toContain('--max-iterations must be an integer from 1 to 50');
     const duration = await loopguard(
       dir,
       run('--max-iterations', '2', '--cooldown', 'soon', '--', './agent.sh'),

@@ -52,10 +52,29 @@ describe('the run options table', () => {
   });
 
   it('says what a cap is without the seed: --max-iterations 99 and --max-runtime 2h name the limit only', () => {
-    expect(() => resolveRunOptions({ maxIterations: 99 }, {}, null)).toThrow(/must be at most 50/);
+    expect(() => resolveRunOptions({ maxIterations: 99 }, {}, null)).toThrow(
+      /must be an integer from 1 to 50/,
+    );
     expect(() => resolveRunOptions({ maxIterations: 99 }, {}, null)).not.toThrow(/seed/);
     expect(() => resolveRunOptions({ maxRuntime: '2h' }, {}, null)).toThrow(/must be at most 60m/);
     expect(() => resolveRunOptions({ maxRuntime: '2h' }, {}, null)).not.toThrow(/seed/);
+  });
+
+  // qa53: every number flag says what it takes in words, as its help does (zod's own words
+  // were "Invalid input: expected number, received NaN" for `--max-iterations x`)
+  it.each([
+    ['--max-iterations', 'x', 'must be an integer from 1 to 50'],
+    ['--max-iterations', '0', 'must be an integer from 1 to 50'],
+    ['--max-iterations', '1.5', 'must be an integer from 1 to 50'],
+    ['--max-iterations', '99', 'must be an integer from 1 to 50'],
+    ['--stagnation-threshold', 'x', 'must be an integer ≥ 1'],
+    ['--max-tokens', '1.5', 'must be an integer ≥ 1'],
+    ['--max-cost-usd', 'x', 'must be a number > 0'],
+  ])('%s %s: %s', (flag, value, words) => {
+    const key = flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    expect(() => resolveRunOptions({}, { [key]: value, agentStream: 'claude' }, null)).toThrow(
+      `${flag} ${words} (got "${value}")`,
+    );
   });
 
   it('rejects a key that is not in the table', () => {

@@ -332,6 +332,24 @@ describe('loopguard scan: steps, waste and settings', () => {
     expect(report.totals.sessionsWithLoops).toBe(1);
     expect(report.totals.wastedTokens).toBeGreaterThan(0);
   });
+
+  // qa53: `loopguard run` without --agent-stream keeps the agent's text (or nothing): each such log
+  // was a line on stderr (`empty`, `unknown format`) and "files skipped" in the totals
+  it('reads the output log of an agent that printed text or nothing as no session, and says nothing of it', async () => {
+    const dir = tempDir();
+    const log = (iteration: number, text: string) => {
+      const folder = join(dir, '.loopguard', 'runs', 'r1', 'iterations', String(iteration));
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'output.log'), text);
+    };
+    log(1, '');
+    log(2, 'Reading the code...\nDone: fixed the parser.\n');
+    const { code, out, err } = await scan([], dir, { HOME: tempDir(), NO_COLOR: '1' });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    expect(err).toBe('');
+    expect(out).not.toContain('skipped');
+    expect(out).toContain('0 sessions');
+  });
 });
 
 describe('loopguard scan: progress', () => {

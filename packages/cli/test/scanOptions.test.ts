@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -196,5 +196,19 @@ describe('loopguard scan with no path: the places of the CLIs and ccusage', () =
     const { out } = await scan([tempDir()]);
     expect(out).toContain('No sessions in ');
     expect(out).toContain('scan reads .jsonl transcripts');
+  });
+});
+
+// qa53: a report that cannot be written was said after every file had been read (minutes over a
+// long history), below the lines of that reading
+describe('loopguard scan --html into a folder that is not there', () => {
+  it('is one line and exit 2 before any file is read', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes.jsonl'), 'not json\n');
+    const report = join(dir, 'missing', 'loops.html');
+    const { code, out, err } = await scan([dir, '--html', report]);
+    expect(code).toBe(EXIT_CODES.usage);
+    expect(out).toBe('');
+    expect(err).toBe(`loopguard: --html: cannot write ${report} (no folder ${join(dir, 'missing')})\n`);
   });
 });

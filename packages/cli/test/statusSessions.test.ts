@@ -266,6 +266,28 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(join(project, 'src'), ['status'])).out).not.toContain('hooks: off');
   });
 
+  // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing
+  it.each([
+    [
+      'hook:\n  repeatThreshold: 1\n',
+      'hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)',
+    ],
+    ['hook: [\n', 'cannot be read: not valid YAML: bad indent at line 2, column 1'],
+  ])(
+    "says the project's hooks fail open where its configuration is not one they can use: %j",
+    async (yaml, reason) => {
+      const broken = hooksOnlyProject(`broken-${yaml.length}`);
+      const file = join(broken, 'loopguard.config.yaml');
+      writeFileSync(file, yaml);
+      const line = `hooks: failing open in this project (config ${file}: ${reason}): loopguard guards no session here until that file is fixed`;
+      const status = await run(join(broken, 'src'), ['status']);
+      expect(status.out).toContain(`.loopguard/state.db\n${line}\n`);
+      expect((await run(join(broken, 'src'), ['status', '--session', 'nudged'])).out).toContain(line);
+      const json = JSON.parse((await run(join(broken, 'src'), ['status', '--json'])).out);
+      expect(json.hooksOff).toBe(line.slice('hooks: '.length));
+    },
+  );
+
   it('prints every summary whole, its dollars included: the sentence status --json, the dashboard and the status line say', async () => {
     const spent = hooksOnlyProject('spent-app');
     const database = openLoopGuardDatabase(join(spent, '.loopguard', 'state.db'));

@@ -284,6 +284,20 @@
 
   // ---- entries (GET /recoveries and the live events) ----
 
+  // An entry of a session counts in tool calls, as its message does: the detector's step indexes
+  // (`step`, `since`, each evidence's `step`) are left out of what the page shows (the API keeps them).
+  function shownMetadata(metadata) {
+    if (typeof metadata.toolCall !== 'number') return metadata;
+    const { step: _step, since: _since, ...shown } = metadata;
+    if (Array.isArray(shown.evidence))
+      shown.evidence = shown.evidence.map((item) => {
+        if (item === null || typeof item !== 'object' || typeof item.call !== 'number') return item;
+        const { step: _itemStep, ...rest } = item;
+        return rest;
+      });
+    return shown;
+  }
+
   function entryItem(recovery, fresh) {
     const item = el('li', undefined, fresh ? 'fresh' : '');
     item.dataset.recoveryId = recovery.id;
@@ -306,7 +320,7 @@
     details.append(
       summary,
       el('pre', recovery.content),
-      el('pre', JSON.stringify(recovery.metadata, null, 2)),
+      el('pre', JSON.stringify(shownMetadata(recovery.metadata), null, 2)),
     );
     item.append(details);
     return item;

@@ -57,8 +57,10 @@ export function hooksOnlyDatabase(
       },
       result: null,
     }));
+  // as the hooks write it: each evidence's step index beside its tool call
   const failing = (call: number) => ({
-    toolCall: call,
+    step: call * 2 - 1,
+    call,
     tool: 'Bash',
     action: 'npm test',
     output: 'Error: Cannot find module ./cart',
@@ -124,6 +126,8 @@ export function hooksOnlyDatabase(
   });
   entry('loop_stop', 'claude', HOOK_SESSIONS.stopped, {
     loopType: 'same_error',
+    since: 1,
+    step: 7,
     toolCall: 4,
     followsNudge: true,
     evidence: [1, 2, 3, 4].map(failing),

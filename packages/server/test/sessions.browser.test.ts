@@ -209,6 +209,16 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await detail.locator('.session-entries summary').nth(1).click();
     const evidence = await detail.locator('.session-entries pre').nth(3).textContent();
     expect(JSON.parse(evidence ?? '{}').evidence).toHaveLength(4);
+    // qa53: the evidence speaks of tool calls, as the message above it does: no step index
+    // (`"since": 3` beside "since call 2" read as a contradiction)
+    const shown = JSON.parse(evidence ?? '{}');
+    expect(shown).toMatchObject({ loopType: 'same_error', toolCall: 4 });
+    expect(Object.keys(shown)).not.toContain('step');
+    expect(Object.keys(shown)).not.toContain('since');
+    for (const item of shown.evidence) {
+      expect(Object.keys(item)).not.toContain('step');
+      expect(item.call).toEqual(expect.any(Number));
+    }
     // the spend stop's session shows its warning and its stop
     await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.spent }).click();
     const spend = page.locator('#sessions tr.session-detail', { hasText: 'stopped on spend' });

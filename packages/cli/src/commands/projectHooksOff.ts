@@ -1,17 +1,19 @@
 import { basename, dirname } from 'node:path';
+import { checkedHookConfigNow } from '../hook/checkedHookConfig.js';
 import { projectSwitchedOff } from '../hook/hookSwitch.js';
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 
 /**
- * What `loopguard status` (after `hooks: `) and `serve`'s dashboard say when the hooks are switched
- * off, read now: where `database` is a project's (`<project>/.loopguard/state.db`) whose
+ * What `loopguard status` (after `hooks: `) and `serve`'s dashboard say when the hooks guard no
+ * session, read now: where `database` is a project's (`<project>/.loopguard/state.db`) whose
  * configuration switches them off, `off in this project (hook.enabled: false in
  * loopguard.config.yaml): loopguard guards no session here` (its sessions are from before: the hooks
- * write nothing now); else, where the sessions started in `cwd` would be kept in another project
- * whose configuration does (a repository below the database's project: sessions53), that one's
+ * write nothing now), or `failing open in this project (config …: …): …` when its configuration
+ * cannot be read or holds a value the hooks refuse (each call fails open on it, and says so in
+ * `.loopguard/hook.log`); else, where the sessions started in `cwd` would be kept in another project
+ * whose configuration switches them off (a repository below the database's project), that one's
  * words ({@link switchedOffWords}), so a session started there is not missing from the list unsaid.
- * `undefined` while the hooks are on, and when the configuration cannot be read (the hooks report
- * that in `.loopguard/hook.log`). The rule is the status line's, {@link projectSwitchedOff}.
+ * `undefined` while the hooks are on. The off rule is the status line's, {@link projectSwitchedOff}.
  * @example projectHooksOff('/repo/.loopguard/state.db', '/repo') // undefined while the hooks are on
  */
 export function projectHooksOff(database: string, cwd?: string): string | undefined {
@@ -19,14 +21,16 @@ export function projectHooksOff(database: string, cwd?: string): string | undefi
   const project =
     basename(database) === 'state.db' && basename(folder) === '.loopguard' ? dirname(folder) : undefined;
   if (project !== undefined) {
-    let file: string | undefined;
     try {
-      file = projectSwitchedOff(project);
-    } catch {
-      file = undefined;
+      const file = projectSwitchedOff(project);
+      if (file !== undefined)
+        return `off in this project (hook.enabled: false in ${file}): loopguard guards no session here`;
+      checkedHookConfigNow(project);
+    } catch (error) {
+      // every hook call fails open on it (hook.log says so at each call): the user reads it here too
+      const reason = (error as Error).message.split('\n')[0];
+      return `failing open in this project (${reason}): loopguard guards no session here until that file is fixed`;
     }
-    if (file !== undefined)
-      return `off in this project (hook.enabled: false in ${file}): loopguard guards no session here`;
   }
   const here = cwd === undefined ? undefined : switchedOffProject(cwd);
   return here === undefined || here.project === project ? undefined : switchedOffWords(here);

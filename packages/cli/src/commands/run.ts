@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
@@ -35,6 +35,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const { config, ...rest } = flags;
     const file = readConfigFile(io.cwd, config as string | undefined);
     const options = resolveRunOptions(file.values, rest, file.path);
+    // not an error: an agent may write its plan in its first iteration; a mistyped name is said
+    if (options.plan !== undefined && !existsSync(resolve(io.cwd, options.plan)))
+      io.stderr(
+        `loopguard: warning: --plan ${options.plan}: no such file (yet): the run has no task until it exists\n`,
+      );
     let prompt: string;
     if (options.promptFile !== undefined) {
       try {

@@ -7,6 +7,9 @@ import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
 import { claudeConfigFile, serverPath, withServer } from '../mcp/mcpRegistration.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
 
+const NOTHING_TO_TAKE_OUT =
+  "nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded";
+
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
  * user's, of the three CLIs, and each project `init` recorded), and Claude Code's MCP server entries,
@@ -30,10 +33,19 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
         ...recordedInstalls(home).filter((r) => r.project !== null),
       ];
       const failed: string[] = [];
+      // each file cleaned is said; when none was, that is said, not silence
+      let said = false;
+      const told: CliIo = {
+        ...io,
+        stdout: (text) => {
+          said = true;
+          io.stdout(text);
+        },
+      };
       for (const target of targets) {
         try {
           if (target.project !== null && !existsSync(target.project)) {
-            removeOrphanServer(target, home, io);
+            removeOrphanServer(target, home, told);
             continue;
           }
           await initHooks(
@@ -45,7 +57,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
               timeout: String(DEFAULT_HOOK_TIMEOUT_SECONDS),
               shownFrom: io.cwd,
             },
-            { ...io, cwd: target.project ?? io.cwd },
+            { ...told, cwd: target.project ?? io.cwd },
           );
         } catch (error) {
           const command =
@@ -56,6 +68,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
         }
       }
       if (failed.length > 0) throw new CliError(failed.join('\n'));
+      if (!said) io.stdout(`loopguard: ${NOTHING_TO_TAKE_OUT}\n`);
     });
 }
 

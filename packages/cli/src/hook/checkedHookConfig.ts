@@ -1,6 +1,6 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
-import { type HookConfig, readHookConfig } from './hookConfig.js';
+import { type HookConfig, hookSectionError, readHookConfigNow } from './hookConfig.js';
 import { quietDetectorOptions } from './quietDetectorOptions.js';
 
 /**
@@ -12,12 +12,20 @@ import { quietDetectorOptions } from './quietDetectorOptions.js';
  * @example const { detector } = await checkedHookConfig(process.cwd());
  */
 export async function checkedHookConfig(projectDir: string): Promise<HookConfig> {
-  const config = await readHookConfig(projectDir);
+  return checkedHookConfigNow(projectDir);
+}
+
+/**
+ * {@link checkedHookConfig} without waiting: what `status` and the dashboard check to say that the
+ * hooks fail open on the project's configuration.
+ * @throws as {@link checkedHookConfig}
+ */
+export function checkedHookConfigNow(projectDir: string): HookConfig {
+  const config = readHookConfigNow(projectDir);
   try {
     new StepLoopDetector(quietDetectorOptions(config.detector));
   } catch (error) {
-    const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
-    throw new Error(`config ${findConfigFile(projectDir)}: hook: ${reason}`);
+    throw hookSectionError(findConfigFile(projectDir), error);
   }
   return config;
 }

@@ -7,6 +7,7 @@ import {
   type ResolvedSpendOptions,
 } from '@loopguard/core/spend';
 import {
+  type StepLoopDetectorOptions,
   sealedBody,
   sealStepLoopDetectorOptions,
   sealText,
@@ -18,6 +19,7 @@ import {
   DEFAULT_HOOK_CONFIG,
   DEFAULT_HOOK_LOCK_TIMEOUT_MS,
   type HookConfig,
+  hookSectionError,
   parseHookConfig,
 } from './hookConfig.js';
 import { noopLogger } from './noopLogger.js';
@@ -77,7 +79,13 @@ export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
   if (sealed !== undefined) return sealed;
   const config = parseHookConfig(file, bytes.toString('utf8'));
-  const ready = { ...config, detector: quietDetectorOptions(config.detector) };
+  let detector: StepLoopDetectorOptions;
+  try {
+    detector = quietDetectorOptions(config.detector);
+  } catch (error) {
+    throw hookSectionError(file, error);
+  }
+  const ready = { ...config, detector };
   if (sealedPath !== undefined) writeSealed(sealedPath, key, ready);
   return ready;
 }

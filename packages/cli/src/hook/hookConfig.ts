@@ -80,6 +80,11 @@ function frozen(config: HookConfig): Readonly<HookConfig> {
  *   (the detector validates its own options when it is built).
  */
 export async function readHookConfig(projectDir: string): Promise<HookConfig> {
+  return readHookConfigNow(projectDir);
+}
+
+/** {@link readHookConfig}, for a caller that cannot wait (`status`'s line on the project's hooks). */
+export function readHookConfigNow(projectDir: string): HookConfig {
   const file = findConfigFile(projectDir);
   return file === undefined
     ? DEFAULT_HOOK_CONFIG
@@ -87,11 +92,26 @@ export async function readHookConfig(projectDir: string): Promise<HookConfig> {
 }
 
 /**
+ * The detector's refusal of the `hook` section's options in `file` as every door says it:
+ * `config <file>: hook: "repeatThreshold" Too small: …` (the detector's own words name no file).
+ */
+export function hookSectionError(file: string | undefined, error: unknown): Error {
+  const reason = (error as Error).message.replace(/^StepLoopDetector options: /, '');
+  return new Error(`config ${file}: hook: ${reason}`);
+}
+
+/**
  * The configuration of the text of `file` (JSON or YAML by its name), validated: see {@link readHookConfig}.
- * @throws Error naming the file and the key when a value is invalid.
+ * @throws Error naming the file: and the key when a value is invalid, or the syntax error.
  */
 export function parseHookConfig(file: string, text: string): HookConfig {
-  const parsed = parseConfigText(file, text);
+  let parsed: unknown;
+  try {
+    parsed = parseConfigText(file, text);
+  } catch (error) {
+    // in the words `status` and `run` use: which of the project's files, then why
+    throw new Error(`config ${file}: cannot be read: ${(error as Error).message}`);
+  }
   const section = (parsed as { hook?: unknown } | null)?.hook ?? {};
   const spendSection = (parsed as { spend?: unknown } | null)?.spend;
   const spend =

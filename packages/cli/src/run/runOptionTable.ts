@@ -53,7 +53,13 @@ const duration = (what: string) =>
     }
     return ms;
   });
-const count = z.coerce.number().int().min(1, 'must be an integer ≥ 1');
+/** A whole number from `min` (to `max`), each failure in the same words (zod's read "received NaN"). */
+const integer = (min: number, max?: number) => {
+  const message = `must be an integer ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}`;
+  const atLeast = z.coerce.number({ message }).int(message).min(min, message);
+  return max === undefined ? atLeast : atLeast.max(max, message);
+};
+const count = integer(1);
 const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
@@ -104,7 +110,7 @@ export const RUN_OPTIONS = [
     flag: '--max-iterations <n>',
     help: `iterations allowed, 1..${MAX_ITERATIONS_CAP}`,
     default: DEFAULT_CONFIG.max_iterations,
-    schema: z.coerce.number().int().min(1).max(MAX_ITERATIONS_CAP, `must be at most ${MAX_ITERATIONS_CAP}`),
+    schema: integer(1, MAX_ITERATIONS_CAP),
   },
   {
     key: 'maxRuntime',
@@ -272,7 +278,7 @@ export const RUN_OPTIONS = [
     flag: '--max-cost-usd <usd>',
     help: `stop the run when the agent's replies have cost this many US dollars, warning at ${DEFAULT_SPEND_WARN_AT * 100} % (read from --agent-stream; prices from the pricing library)`,
     defaultText: 'off',
-    schema: z.coerce.number().positive('must be a number > 0'),
+    schema: z.coerce.number({ message: 'must be a number > 0' }).positive('must be a number > 0'),
   },
   {
     key: 'maxTokens',

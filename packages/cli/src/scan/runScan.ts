@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
@@ -44,6 +44,15 @@ export interface ScanOptions {
 const PROGRESS_FROM = 20;
 
 /** Whether `path` is not there (as opposed to there but not to be looked at). */
+/** Whether `path` is a folder (one that cannot be looked at is not one). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function missing(path: string): boolean {
   try {
     statSync(path);
@@ -84,6 +93,15 @@ export async function runScan(
     // only a path that is not there is a usage error; one that cannot be looked at (EACCES,
     // ELOOP) is one line from the scan, which goes on with the others
     if (missing(root)) throw new CliError(`${paths[i] ?? root}: no such file or folder`, EXIT_CODES.usage);
+  }
+  if (options.html !== undefined) {
+    // said before the reading (minutes over a long history), not after it
+    const folder = dirname(resolve(io.cwd, options.html));
+    if (!isFolder(folder))
+      throw new CliError(
+        `--html: cannot write ${resolve(io.cwd, options.html)} (no folder ${folder})`,
+        EXIT_CODES.usage,
+      );
   }
   let detector: HookConfig['detector'];
   let prices: HookConfig['prices'];

@@ -27,7 +27,8 @@ function parseLine(line: string): Record<string, unknown> | undefined | null {
  * {@link StepLoopDetector} with `options`. A file whose first record is not JSON or not a format
  * loopguard knows gives only a problem; lines that are not JSON inside a session are left out (a
  * truncated last line is named as such). A `loopguard run` output log (`output.log`) may mix plain
- * text with the agent's JSON events: its plain lines are skipped silently. A `.json` file is an older
+ * text with the agent's JSON events: its plain lines are skipped silently, and one with no JSON
+ * line at all (a run without `--agent-stream`) is no session and no problem. A `.json` file is an older
  * Gemini CLI chat, read whole (see {@link scanGeminiJsonChat}). With `pricing`, each reply is
  * priced from its model (see {@link ScanCost}). What is not a regular file (a FIFO, a socket, a
  * device) is never opened; a line over {@link MAX_LINE_LENGTH} is skipped unread; a record the
@@ -52,6 +53,7 @@ export async function scanFile(
   let bad = 0;
   let lastBad = false;
   let long = 0;
+  let events = 0;
   const skipped = new Skipped();
   try {
     for await (const batch of readLines(file)) {
@@ -62,6 +64,7 @@ export async function scanFile(
           continue;
         }
         if (line.trim() === '' || (lenient && !line.trimStart().startsWith('{'))) continue;
+        events++;
         // a line no step can come from is not parsed, unless it looks cut (a truncated last line)
         if (parser?.mayMatter?.(line) === false && line.trimEnd().endsWith('}')) continue;
         const record = parseLine(line);
@@ -93,6 +96,8 @@ export async function scanFile(
     return { problem: { file, problem: reason(error) }, readFailed: true };
   }
   if (parser === undefined || scan === undefined) {
+    // the log of a run without --agent-stream: the agent's text, or nothing; no transcript, no fault
+    if (lenient && events === 0 && long === 0) return {};
     const what = long > 0 ? `a line over ${MAX_LINE_LENGTH / 1024 / 1024} MiB` : 'unknown format';
     return { problem: { file, problem: lines === 0 ? 'empty' : what } };
   }

@@ -25,13 +25,19 @@ export const ADVICE: Readonly<Record<StepLoopType, string>> = Object.freeze({
   chanting: 'Your reply repeats the same text over and over: stop repeating it and continue with the task.',
 });
 
+/**
+ * `text` shortened, on one line: an output's or a command's line breaks (a trailing one, an exit
+ * code on a line of its own) would break the message's one line per evidence.
+ */
+function inline(text: string): string {
+  return shorten(text, 120).replace(/\s+/g, ' ').trim();
+}
+
 function describe(evidence: StepEvidence): string {
-  if (evidence.message !== undefined) return `message "${shorten(evidence.message, 120)}"`;
-  const action = evidence.action === undefined ? '(no action)' : `\`${shorten(evidence.action, 120)}\``;
+  if (evidence.message !== undefined) return `message "${inline(evidence.message)}"`;
+  const action = evidence.action === undefined ? '(no action)' : `\`${inline(evidence.action)}\``;
   const output =
-    evidence.output === undefined
-      ? ''
-      : ` → ${evidence.error ? 'error ' : ''}"${shorten(evidence.output, 120)}"`;
+    evidence.output === undefined ? '' : ` → ${evidence.error ? 'error ' : ''}"${inline(evidence.output)}"`;
   return `${evidence.call === undefined ? `step ${evidence.step}` : `call ${evidence.call}`}: ${action}${output}`;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RuleHit } from '../../src/steps/StepRule.js';
 import { ADVICE, stepLoopMessage } from '../../src/steps/stepLoopMessage.js';
 
 // The nudge is what the model reads, and the user in the transcript: tool calls and actions, never
@@ -14,5 +15,49 @@ describe('the text of a nudge and of a stop', () => {
     };
     for (const rung of ['nudge', 'stop'] as const)
       expect(stepLoopMessage(rung, hit)).not.toMatch(/\bsteps?\b/i);
+  });
+});
+
+// qa53: the real CLIs hand a failing command's output with its line breaks (Codex ends it with one,
+// Claude Code puts `Exit code 1` on a line of its own): each evidence stays one line of the message.
+describe('stepLoopMessage', () => {
+  const failure = (call: number, output: string) => ({
+    step: call * 2 - 1,
+    call,
+    tool: 'Bash',
+    action: 'cat missing.txt',
+    output,
+    error: true,
+  });
+  const hit = (outputs: string[]): RuleHit => ({
+    loopType: 'same_error',
+    repeats: outputs.length,
+    since: 1,
+    evidence: outputs.map((output, i) => failure(i + 1, output)),
+    summary: `the same action failed with the same error ${outputs.length} times`,
+  });
+
+  it.each([
+    ['Codex (a trailing line break)', 'cat: missing.txt: No such file or directory\n'],
+    [
+      'Claude Code (its exit code on a line of its own)',
+      'Exit code 1\ncat: missing.txt: No such file or directory',
+    ],
+  ])('%s: each evidence is one line, its output on it', (_, output) => {
+    const lines = stepLoopMessage('nudge', hit([output, output, output])).split('\n');
+    expect(lines).toEqual([
+      'Loop detected (same_error): the same action failed with the same error 3 times, since call 1.',
+      'Repeating:',
+      expect.stringMatching(
+        /^- call 3: `cat missing\.txt` → error "(Exit code 1 )?cat: missing\.txt: No such file or directory"$/,
+      ),
+      expect.stringMatching(/^Retrying gives the same failure/),
+    ]);
+  });
+
+  it('a command written over several lines is one line of evidence', () => {
+    const evidence = { ...failure(1, 'boom'), action: "cat <<'EOF' > a.txt\nhello\nEOF" };
+    const message = stepLoopMessage('stop', { ...hit(['boom']), evidence: [evidence] });
+    expect(message.split('\n')[2]).toBe('- call 1: `cat <<\'EOF\' > a.txt hello EOF` → error "boom"');
   });
 });
