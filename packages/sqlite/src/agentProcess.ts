@@ -21,12 +21,22 @@ export interface AgentProcess {
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
 
 /**
+ * Whether `program` is a shell: one of {@link SHELLS}, or the user's own (`$SHELL`, which Codex runs
+ * a hook's command line through, `$SHELL -lc '<command>'`: fish, tcsh or any other).
+ */
+function isShell(program: string): boolean {
+  const name = basename(program);
+  return SHELLS.has(name) || (process.env.SHELL !== undefined && name === basename(process.env.SHELL));
+}
+
+/**
  * The process of the agent CLI that started this hook process: the nearest ancestor that is neither
  * a shell the agent ran the hook's command line through (`sh -c '… hook claude'`: Claude Code's
  * command hooks), nor a shell running a script, nor a launcher of this very command (`npx loopguard
  * hook claude`, `pnpm exec …`: a process whose command line holds this process's arguments), each
- * of which is started for one call and ends with it. Gemini CLI, Codex and Claude Code's MCP server
- * are the direct parent. `null` off Linux, or when `/proc` cannot tell.
+ * of which is started for one call and ends with it (Gemini CLI runs a hook through `bash -c`, Codex
+ * through the user's `$SHELL -lc`). Claude Code's MCP server's is its direct parent. `null` off
+ * Linux, or when `/proc` cannot tell.
  */
 export function hookAgentProcess(): AgentProcess | null {
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return null;
@@ -80,7 +90,7 @@ function startedForThisCall(pid: number, own: string[]): boolean {
     .split('\0')
     .filter((arg) => arg !== '');
   // the agent is never a shell: one with arguments between it and this process (`-c`, `-lc`, a script) is the call's
-  if (SHELLS.has(basename(argv[0] ?? '')) && argv.length >= 2) return true;
+  if (isShell(argv[0] ?? '') && argv.length >= 2) return true;
   // one string: a title the process set (`npm exec loopguard hook claude`); else its arguments as
   // given, so that an agent's prompt that happens to say "hook claude" is no launcher
   const words = argv.length === 1 ? (argv[0] ?? '').split(/\s+/) : argv;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
@@ -123,6 +123,30 @@ describe("the hook session's agent_process", () => {
       // an agent whose prompt happens to say the hook's words is no launcher
       const out = spawnSync(process.execPath, ['-e', agent, 'fix the hook claude runs'], {
         encoding: 'utf8',
+      }).stdout;
+      const [pid, id] = out.split(' ');
+      expect(id?.split(':').at(-2)).toBe(pid);
+      rmSync(dir, { recursive: true });
+    },
+  );
+
+  it.runIf(linux)(
+    "hookAgentProcess: past the user's own shell, whatever its name (review54: Codex runs a hook through `$SHELL -lc`, fish's too)",
+    () => {
+      // agent → $SHELL -lc (a shell no list names: bash under another name) → this probe
+      const probe = `const { hookAgentProcess } = require(${JSON.stringify(require.resolve('../dist/index.js'))}); process.stdout.write(hookAgentProcess()?.id ?? 'none')`;
+      const dir = mkdtempSync(join(tmpdir(), 'loopguard-agent-'));
+      const script = join(dir, 'probe.cjs');
+      writeFileSync(script, probe);
+      const shell = join(dir, 'fish');
+      symlinkSync('/bin/bash', shell);
+      const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+      // two commands, so that the shell stays the probe's parent (a lone one may be exec'd)
+      const command = `${q(process.execPath)} ${q(script)} hook codex; true`;
+      const agent = `const r = require('node:child_process').spawnSync(process.env.SHELL, ['-lc', ${JSON.stringify(command)}], { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
+      const out = spawnSync(process.execPath, ['-e', agent], {
+        encoding: 'utf8',
+        env: { ...process.env, SHELL: shell },
       }).stdout;
       const [pid, id] = out.split(' ');
       expect(id?.split(':').at(-2)).toBe(pid);
