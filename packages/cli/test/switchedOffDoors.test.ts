@@ -86,6 +86,42 @@ describe('sessions53: a repository whose configuration switches the hooks off', 
     expect(scan.out).toContain(`Not guarded by loopguard (what status says there):\n1 session: ${words}.`);
   });
 
+  it('review54: a repository whose configuration the hooks fail open on is told alike (status below the project, scan, no database)', async () => {
+    const { app, lib } = repositories();
+    const file = join(lib, 'loopguard.config.yaml');
+    writeFileSync(file, 'hook:\n  repeatThreshold: -1\n');
+    expect(hook(lib, 'failing')).toBe('');
+    // said in its hook.log, recorded nowhere
+    expect(existsSync(join(lib, '.loopguard', 'state.db'))).toBe(false);
+    const status = await cli(lib, ['status']);
+    expect(status.code, status.err).toBe(EXIT_CODES.ok);
+    expect(status.out).toMatch(
+      new RegExp(
+        `hooks: failing open in ${lib} \\(config ${file}: hook: .*\\): loopguard guards no session started there until that file is fixed\n`,
+      ),
+    );
+    expect((await cli(app, ['status'])).out).not.toContain('hooks:');
+    const transcript = join(mkdtempSync(join(tmpdir(), 'loopguard-failing-scan-')), 'failing.jsonl');
+    const base = { sessionId: 'failing', cwd: lib, isSidechain: false, timestamp: new Date().toISOString() };
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ ...base, type: 'assistant', requestId: 'r1', message: { id: 'm1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_f', name: 'Bash', input: { command: 'ls' } }], usage: { input_tokens: 10, output_tokens: 5 } } })}\n`,
+    );
+    const scanJson = await cli(app, ['scan', transcript, '--json', '--no-cache']);
+    expect(scanJson.code, scanJson.err).toBe(EXIT_CODES.ok);
+    const [session] = (JSON.parse(scanJson.out) as ScanReport).sessions;
+    expect(session?.unguarded).toMatch(new RegExp(`^failing open in ${lib} \\(config ${file}: hook: `));
+    // alone, without a database anywhere: not "a session's first tool call makes one"
+    const alone = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-failing-alone-')));
+    mkdirSync(join(alone, '.git'));
+    writeFileSync(join(alone, 'loopguard.config.yaml'), 'hook:\n  repeatThreshold: -1\n');
+    const none = await cli(alone, ['status']);
+    expect(none.code).toBe(EXIT_CODES.usage);
+    expect(none.err).toMatch(
+      new RegExp(`^loopguard: failing open in ${alone} \\(config .*\\): .*, and recorded none\n$`),
+    );
+  });
+
   it('with no database anywhere: status says the hooks are off there, not that a session will make one', async () => {
     const lib = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-off-alone-')));
     mkdirSync(join(lib, '.git'));

@@ -1,7 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { checkedHookConfigNow } from '../hook/checkedHookConfig.js';
-import { projectSwitchedOff } from '../hook/hookSwitch.js';
-import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
+import { projectUnguarded, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 
 /**
  * What `loopguard status` (after `hooks: `) and `serve`'s dashboard say when the hooks guard no
@@ -11,27 +9,20 @@ import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject
  * write nothing now), or `failing open in this project (config …: …): …` when its configuration
  * cannot be read or holds a value the hooks refuse (each call fails open on it, and says so in
  * `.loopguard/hook.log`); else, where the sessions started in `cwd` would be kept in another project
- * whose configuration switches them off (a repository below the database's project), that one's
- * words ({@link switchedOffWords}), so a session started there is not missing from the list unsaid.
- * `undefined` while the hooks are on. The off rule is the status line's, {@link projectSwitchedOff}.
+ * whose hooks guard no session (switched off or failing open: a repository below the database's
+ * project), that one's words ({@link switchedOffWords}), so a session started there is not missing
+ * from the list unsaid. `undefined` while the hooks are on. The rule is {@link projectUnguarded}'s.
  * @example projectHooksOff('/repo/.loopguard/state.db', '/repo') // undefined while the hooks are on
  */
 export function projectHooksOff(database: string, cwd?: string): string | undefined {
   const folder = dirname(database);
   const project =
     basename(database) === 'state.db' && basename(folder) === '.loopguard' ? dirname(folder) : undefined;
-  if (project !== undefined) {
-    try {
-      const file = projectSwitchedOff(project);
-      if (file !== undefined)
-        return `off in this project (hook.enabled: false in ${file}): loopguard guards no session here`;
-      checkedHookConfigNow(project);
-    } catch (error) {
-      // every hook call fails open on it (hook.log says so at each call): the user reads it here too
-      const reason = (error as Error).message.split('\n')[0];
-      return `failing open in this project (${reason}): loopguard guards no session here until that file is fixed`;
-    }
-  }
+  const off = project === undefined ? undefined : projectUnguarded(project);
+  if (off !== undefined)
+    return off.error !== undefined
+      ? `failing open in this project (${off.error}): loopguard guards no session here until that file is fixed`
+      : `off in this project (hook.enabled: false in ${basename(off.file ?? '')}): loopguard guards no session here`;
   const here = cwd === undefined ? undefined : switchedOffProject(cwd);
   return here === undefined || here.project === project ? undefined : switchedOffWords(here);
 }

@@ -31,8 +31,6 @@ function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown 
   return `newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
 }
 
-/** The largest `--limit`. */
-
 type StatusOptions = StatusStoreFlags & {
   json?: boolean;
   limit: number;

@@ -43,7 +43,6 @@ export interface ScanOptions {
 /** Below this many files no progress bar is drawn. */
 const PROGRESS_FROM = 20;
 
-/** Whether `path` is not there (as opposed to there but not to be looked at). */
 /** Whether `path` is a folder (one that cannot be looked at is not one). */
 function isFolder(path: string): boolean {
   try {
@@ -53,6 +52,7 @@ function isFolder(path: string): boolean {
   }
 }
 
+/** Whether `path` is not there (as opposed to there but not to be looked at). */
 function missing(path: string): boolean {
   try {
     statSync(path);
