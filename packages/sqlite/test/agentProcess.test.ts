@@ -108,49 +108,65 @@ describe("the hook session's agent_process", () => {
     database.close();
   });
 
+  /** `text` quoted for a POSIX shell. */
+  const q = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+  /**
+   * Runs `agent(probe)` (a node script given the shell command of a probe that prints
+   * `hookAgentProcess()`'s id, run as `hook <agent>`) in a folder of its own, with `env`: the agent's
+   * pid and the id the probe found.
+   */
+  function agentAndFound(
+    agent: (probe: string, dir: string) => string,
+    args: string[] = [],
+    env: (dir: string) => NodeJS.ProcessEnv = () => process.env,
+  ): { pid: string | undefined; found: string | undefined } {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-agent-'));
+    const script = join(dir, 'probe.cjs');
+    writeFileSync(
+      script,
+      `const { hookAgentProcess } = require(${JSON.stringify(require.resolve('../dist/index.js'))}); process.stdout.write(hookAgentProcess()?.id ?? 'none')`,
+    );
+    const source = `const r = require('node:child_process').spawnSync(${agent(`${q(process.execPath)} ${q(script)}`, dir)}, { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
+    const out = spawnSync(process.execPath, ['-e', source, ...args], {
+      encoding: 'utf8',
+      env: env(dir),
+    }).stdout;
+    rmSync(dir, { recursive: true });
+    const [pid, id] = out.split(' ');
+    return { pid, found: id?.split(':').at(-2) };
+  }
+
   it.runIf(linux)(
     'hookAgentProcess: past the shells and the launchers of this very command, the agent (sessions53)',
     () => {
       // agent → sh -c → launcher holding this command's arguments → bash -lc → this probe
-      const probe = `const { hookAgentProcess } = require(${JSON.stringify(require.resolve('../dist/index.js'))}); process.stdout.write(hookAgentProcess()?.id ?? 'none')`;
-      const dir = mkdtempSync(join(tmpdir(), 'loopguard-agent-'));
-      const script = join(dir, 'probe.cjs');
-      writeFileSync(script, probe);
-      const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-      const inner = `${q(process.execPath)} ${q(script)} hook claude`;
-      const launcher = `require('node:child_process').spawnSync('/bin/bash', ['-lc', ${JSON.stringify(inner)}], { stdio: 'inherit' })`;
-      const agent = `const r = require('node:child_process').spawnSync('/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} hook claude`)}], { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
-      // an agent whose prompt happens to say the hook's words is no launcher
-      const out = spawnSync(process.execPath, ['-e', agent, 'fix the hook claude runs'], {
-        encoding: 'utf8',
-      }).stdout;
-      const [pid, id] = out.split(' ');
-      expect(id?.split(':').at(-2)).toBe(pid);
-      rmSync(dir, { recursive: true });
+      const { pid, found } = agentAndFound(
+        (probe) => {
+          const launcher = `require('node:child_process').spawnSync('/bin/bash', ['-lc', ${JSON.stringify(`${probe} hook claude`)}], { stdio: 'inherit' })`;
+          return `'/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} hook claude`)}]`;
+        },
+        // an agent whose prompt happens to say the hook's words is no launcher
+        ['fix the hook claude runs'],
+      );
+      expect(found).toBe(pid);
     },
   );
 
   it.runIf(linux)(
     "hookAgentProcess: past the user's own shell, whatever its name (review54: Codex runs a hook through `$SHELL -lc`, fish's too)",
     () => {
-      // agent → $SHELL -lc (a shell no list names: bash under another name) → this probe
-      const probe = `const { hookAgentProcess } = require(${JSON.stringify(require.resolve('../dist/index.js'))}); process.stdout.write(hookAgentProcess()?.id ?? 'none')`;
-      const dir = mkdtempSync(join(tmpdir(), 'loopguard-agent-'));
-      const script = join(dir, 'probe.cjs');
-      writeFileSync(script, probe);
-      const shell = join(dir, 'fish');
-      symlinkSync('/bin/bash', shell);
-      const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-      // two commands, so that the shell stays the probe's parent (a lone one may be exec'd)
-      const command = `${q(process.execPath)} ${q(script)} hook codex; true`;
-      const agent = `const r = require('node:child_process').spawnSync(process.env.SHELL, ['-lc', ${JSON.stringify(command)}], { encoding: 'utf8' }); process.stdout.write(process.pid + ' ' + r.stdout)`;
-      const out = spawnSync(process.execPath, ['-e', agent], {
-        encoding: 'utf8',
-        env: { ...process.env, SHELL: shell },
-      }).stdout;
-      const [pid, id] = out.split(' ');
-      expect(id?.split(':').at(-2)).toBe(pid);
-      rmSync(dir, { recursive: true });
+      // agent → $SHELL -lc (a shell no list names: bash under another name) → this probe; two
+      // commands, so that the shell stays the probe's parent (a lone one may be exec'd)
+      const { pid, found } = agentAndFound(
+        (probe) => `process.env.SHELL, ['-lc', ${JSON.stringify(`${probe} hook codex; true`)}]`,
+        [],
+        (dir) => {
+          symlinkSync('/bin/bash', join(dir, 'fish'));
+          return { ...process.env, SHELL: join(dir, 'fish') };
+        },
+      );
+      expect(found).toBe(pid);
     },
   );
 
