@@ -277,6 +277,12 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(warm.err).toBe(cold.err);
   });
 
+  it('review54: keys setups apart that differ only in an exempt command (a RegExp reads `{}` in JSON)', () => {
+    const setup = (source: string) => ({ detector: { exemptCommands: [new RegExp(source)] }, pricing: null });
+    expect(scanCacheKey(setup('^make '))).not.toBe(scanCacheKey(setup('^cat ')));
+    expect(scanCacheKey(setup('^make '))).toBe(scanCacheKey(setup('^make ')));
+  });
+
   it('trusts no cache of another user, nor one written with another key (a new build, other options)', async () => {
     const { home, files } = await scannedOnce();
     const file = cacheOf(home);

@@ -349,6 +349,23 @@ describe('scan and the other doors, one story (scan49)', () => {
     }
   });
 
+  it("review54: a project's exempt commands are its own, though the folder scanned from lists as many others", async () => {
+    const { root } = repository();
+    const other = repository();
+    // the project's hooks never count `cat`; the folder scanned from exempts another command (a
+    // RegExp reads `{}` in JSON: the two setups were taken for one, and the session kept the other's)
+    writeFileSync(join(root, 'loopguard.config.yaml'), "hook:\n  exemptCommands: ['^cat ']\n");
+    writeFileSync(join(other.root, 'loopguard.config.yaml'), "hook:\n  exemptCommands: ['^make ']\n");
+    const file = join(root, 'transcript.jsonl');
+    await guardedClaude(root, 'exempt', 6, { file });
+    const [status] = await statusOf(root);
+    expect(status?.summary).toMatch(/^running, 6 tool calls ran$/);
+    for (const from of [root, other.root]) {
+      const [session] = await scanJson(file, from);
+      expect(session?.loops, from === root ? "root" : "other").toEqual([]);
+    }
+  });
+
   it('--project keeps a session by the project loopguard keeps it in, the folder it started in, or its ccusage name', async () => {
     const { root, src } = repository();
     const file = await guardedClaude(src, 'named', 2);

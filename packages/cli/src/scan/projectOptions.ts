@@ -5,6 +5,7 @@ import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
 import type { ScanPricingSource } from './scanCost.js';
 import type { ScannedSession } from './scannedSession.js';
+import { setupText } from './setupText.js';
 
 /** The detector's options and the prices a session is replayed and priced with. */
 export interface ScanSetupOf {
@@ -34,7 +35,7 @@ export async function inProjectsOptions(
   }) => ScanSetupOf,
   rescan: (files: string[], setup: ScanSetupOf) => Promise<ScannedSession[]>,
 ): Promise<ScannedSession[]> {
-  const baseKey = JSON.stringify(base);
+  const baseKey = setupText(base);
   // each folder's project and each project's setup, looked up once
   const projects = new Map<string, string | undefined>();
   const setups = new Map<string, ScanSetupOf | undefined>();
@@ -51,7 +52,7 @@ export async function inProjectsOptions(
     if (project === undefined) continue;
     if (!setups.has(project)) setups.set(project, await projectSetup(project, setupOf));
     const setup = setups.get(project);
-    const key = setup === undefined ? baseKey : JSON.stringify(setup);
+    const key = setup === undefined ? baseKey : setupText(setup);
     if (setup === undefined || key === baseKey) continue;
     const group = groups.get(key) ?? { setup, files: new Set<string>() };
     group.files.add(session.file);

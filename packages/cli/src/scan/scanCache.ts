@@ -21,6 +21,7 @@ import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { geminiProjectRootFile } from './geminiFolder.js';
 import type { FileScan } from './scannedSession.js';
+import { setupText } from './setupText.js';
 
 /** The cache file's layout; a cache of another layout is ignored (and replaced). */
 const LAYOUT = 1;
@@ -101,7 +102,7 @@ function pricesVersion(): string {
  */
 export function scanCacheKey(setup: unknown): string {
   return createHash('sha256')
-    .update(`${LAYOUT}\n${buildStamp()}\n${pricesVersion()}\n${JSON.stringify(setup)}`)
+    .update(`${LAYOUT}\n${buildStamp()}\n${pricesVersion()}\n${setupText(setup)}`)
     .digest('hex');
 }
 
