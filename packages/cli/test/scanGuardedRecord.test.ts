@@ -362,7 +362,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(status?.summary).toMatch(/^running, 6 tool calls ran$/);
     for (const from of [root, other.root]) {
       const [session] = await scanJson(file, from);
-      expect(session?.loops, from === root ? "root" : "other").toEqual([]);
+      expect(session?.loops, from === root ? 'root' : 'other').toEqual([]);
     }
   });
 
