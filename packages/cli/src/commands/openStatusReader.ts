@@ -20,6 +20,7 @@ import { projectHooksOff } from './projectHooksOff.js';
 export const DB_FLAG_HELP =
   'the loopguard SQLite file (default: .loopguard/state.db here or above, else ~/.loopguard/state.db)';
 
+/** The flags of the commands that read a store (`status`, `serve`, `recoveries`): which store. */
 export interface StatusStoreFlags {
   /** `--db`: the loopguard SQLite file. */
   db?: string;
