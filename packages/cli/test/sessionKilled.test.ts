@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,6 +19,10 @@ import { bin } from './runHelpers.js';
 // says the session ended once that process is gone. Each agent below is a stand-in process that runs
 // the built hook as its CLI does, then is killed.
 
+/** A user's shell by a name no list of shells holds (`fish`): bash under that name. */
+const USER_SHELL = join(mkdtempSync(join(tmpdir(), 'loopguard-shell-')), 'fish');
+symlinkSync('/bin/bash', USER_SHELL);
+
 /** One tool call that ran, as each CLI's hook receives it, and the way each CLI starts a command hook. */
 const AGENTS = {
   claude: {
@@ -34,7 +38,7 @@ const AGENTS = {
   },
   gemini: {
     env: (dir: string) => ({ GEMINI_PROJECT_DIR: dir }),
-    how: 'direct',
+    how: 'bash',
     call: {
       hook_event_name: 'AfterTool',
       tool_name: 'run_shell_command',
@@ -43,8 +47,9 @@ const AGENTS = {
     },
   },
   codex: {
-    env: (_dir: string) => ({}),
-    how: 'direct',
+    // Codex runs a hook through the user's shell: here one no list of shells names (review54)
+    env: (_dir: string) => ({ SHELL: USER_SHELL }),
+    how: 'userShell',
     call: {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
@@ -59,8 +64,10 @@ type Agent = keyof typeof AGENTS;
 
 /**
  * A stand-in for the agent CLI: runs `loopguard hook <agent>` on each event (through `/bin/sh -c` as
- * Claude Code does, directly as Gemini CLI and Codex do, or through a `launcher` started for each
- * call, as `npx loopguard hook …` is), prints the hook's answers, then waits.
+ * Claude Code does, `bash -c` as Gemini CLI does, `$SHELL -lc` as Codex does, directly, or through
+ * a `launcher` started for each call, as `npx loopguard hook …` is; a shell's command line holds
+ * two commands, as `init`'s does, so that the shell is not replaced by the hook), prints the hook's
+ * answers, then waits.
  */
 const STAND_IN = `
 const { spawnSync } = require('node:child_process');
@@ -69,8 +76,10 @@ const q = (s) => "'" + s.replace(/'/g, "'\\\\''") + "'";
 const launch = "require('node:child_process').spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit' })";
 const statuses = JSON.parse(events).map((event) => {
   const input = JSON.stringify(event);
-  const r = how === 'shell'
-    ? spawnSync('/bin/sh', ['-c', q(process.execPath) + ' ' + q(bin) + ' hook ' + agent], { input })
+  const command = q(process.execPath) + ' ' + q(bin) + ' hook ' + agent + ' || exit 1';
+  const shells = { shell: ['/bin/sh', '-c'], bash: ['bash', '-c'], userShell: [process.env.SHELL, '-lc'] };
+  const r = how in shells
+    ? spawnSync(shells[how][0], [shells[how][1], command], { input })
     : how === 'launcher'
       ? spawnSync(process.execPath, ['-e', launch, bin, 'hook', agent], { input })
       : spawnSync(process.execPath, [bin, 'hook', agent], { input });
@@ -193,7 +202,7 @@ describe.each(Object.keys(AGENTS) as Agent[])(
       if (process.platform !== 'linux') return;
       const dir = project();
       const child = await startAgent(agent, dir, { calls: 1, how: 'launcher' });
-      // the launcher of the first call is gone, the agent runs on: a process is told once two events came from it
+      // the launcher of the first call is gone, the agent runs on: the hook recorded the agent, past the launcher
       expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
       expect(await dashboardRunning(dir)).toBe(1);
       await kill(child);
