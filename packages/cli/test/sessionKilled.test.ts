@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -18,10 +18,6 @@ import { bin } from './runHelpers.js';
 // checked with the real Claude Code 2.1.330, Gemini CLI 0.61.0 and Codex 0.169.0), and every door
 // says the session ended once that process is gone. Each agent below is a stand-in process that runs
 // the built hook as its CLI does, then is killed.
-
-/** A user's shell by a name no list of shells holds (`fish`): bash under that name. */
-const USER_SHELL = join(mkdtempSync(join(tmpdir(), 'loopguard-shell-')), 'fish');
-symlinkSync('/bin/bash', USER_SHELL);
 
 /** One tool call that ran, as each CLI's hook receives it, and the way each CLI starts a command hook. */
 const AGENTS = {
@@ -47,9 +43,8 @@ const AGENTS = {
     },
   },
   codex: {
-    // Codex runs a hook through the user's shell: here one no list of shells names (review54)
-    env: (_dir: string) => ({ SHELL: USER_SHELL }),
-    how: 'userShell',
+    env: (_dir: string) => ({}),
+    how: 'bash',
     call: {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
@@ -64,7 +59,7 @@ type Agent = keyof typeof AGENTS;
 
 /**
  * A stand-in for the agent CLI: runs `loopguard hook <agent>` on each event (through `/bin/sh -c` as
- * Claude Code does, `bash -c` as Gemini CLI does, `$SHELL -lc` as Codex does, directly, or through
+ * Claude Code does, `bash -c` as Gemini CLI 0.61.0 and Codex 0.169.0 do, directly, or through
  * a `launcher` started for each call, as `npx loopguard hook …` is; a shell's command line holds
  * two commands, as `init`'s does, so that the shell is not replaced by the hook), prints the hook's
  * answers, then waits.
@@ -77,7 +72,7 @@ const launch = "require('node:child_process').spawnSync(process.execPath, proces
 const statuses = JSON.parse(events).map((event) => {
   const input = JSON.stringify(event);
   const command = q(process.execPath) + ' ' + q(bin) + ' hook ' + agent + ' || exit 1';
-  const shells = { shell: ['/bin/sh', '-c'], bash: ['bash', '-c'], userShell: [process.env.SHELL, '-lc'] };
+  const shells = { shell: ['/bin/sh', '-c'], bash: ['bash', '-c'] };
   const r = how in shells
     ? spawnSync(shells[how][0], [shells[how][1], command], { input })
     : how === 'launcher'

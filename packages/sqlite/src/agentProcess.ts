@@ -21,8 +21,9 @@ export interface AgentProcess {
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
 
 /**
- * Whether `program` is a shell: one of {@link SHELLS}, or the user's own (`$SHELL`, which Codex runs
- * a hook's command line through, `$SHELL -lc '<command>'`: fish, tcsh or any other).
+ * Whether `program` is a shell: one of {@link SHELLS}, or the user's own (`$SHELL`: fish, tcsh or any
+ * other), which an agent may run a hook's command line through (Codex's hook runner does, `$SHELL -lc
+ * '<command>'`, where no shell program is set; the pinned 0.169.0 runs `/bin/bash -c`).
  */
 function isShell(program: string): boolean {
   const name = basename(program);
@@ -34,8 +35,8 @@ function isShell(program: string): boolean {
  * a shell the agent ran the hook's command line through (`sh -c '… hook claude'`: Claude Code's
  * command hooks), nor a shell running a script, nor a launcher of this very command (`npx loopguard
  * hook claude`, `pnpm exec …`: a process whose command line holds this process's arguments), each
- * of which is started for one call and ends with it (Gemini CLI runs a hook through `bash -c`, Codex
- * through the user's `$SHELL -lc`). Claude Code's MCP server's is its direct parent. `null` off
+ * of which is started for one call and ends with it (Gemini CLI 0.61.0 and Codex 0.169.0 run a hook
+ * through `bash -c`). Claude Code's MCP server's is its direct parent. `null` off
  * Linux, or when `/proc` cannot tell.
  */
 export function hookAgentProcess(): AgentProcess | null {

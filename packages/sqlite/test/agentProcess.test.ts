@@ -154,7 +154,7 @@ describe("the hook session's agent_process", () => {
   );
 
   it.runIf(linux)(
-    "hookAgentProcess: past the user's own shell, whatever its name (review54: Codex runs a hook through `$SHELL -lc`, fish's too)",
+    "hookAgentProcess: past the user's own shell, whatever its name (review54: Codex's hook runner falls back to `$SHELL -lc`, fish's too)",
     () => {
       // agent → $SHELL -lc (a shell no list names: bash under another name) → this probe; two
       // commands, so that the shell stays the probe's parent (a lone one may be exec'd)
