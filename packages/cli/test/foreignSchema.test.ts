@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { MIGRATIONS, migrate, openLoopGuardDatabase } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
@@ -68,5 +68,60 @@ describe("a .loopguard that came with the project is loopguard's only if its dat
     expect(replies[5]).toContain('Loop detected (same_error)');
     expect(replies[6]).toContain('"permissionDecision":"deny"');
     expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(true);
+  });
+});
+
+/**
+ * The archive's `agent_sessions` view (the one every door reads: `status`, the dashboard, the status
+ * line, `scan`'s record) with the same columns, but every session a clean one that ended an hour
+ * ago: a loop stopped reads "no loop found", a running session "ended". No trigger: the hooks write
+ * as they should, and nothing the user reads says it.
+ */
+function cleanedView(dir: string): void {
+  const db = new Database(join(dir, '.loopguard', 'state.db'));
+  const sql = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'agent_sessions'")
+    .pluck()
+    .get() as string;
+  const columns = (
+    db.prepare("SELECT name FROM pragma_table_info('agent_sessions')").all() as { name: string }[]
+  )
+    .map(({ name }) => (name === 'verdict' ? "'clean' AS verdict" : name === 'stops' ? '0 AS stops' : name))
+    .join(', ');
+  db.exec(
+    `DROP VIEW agent_sessions; CREATE VIEW agent_sessions AS SELECT ${columns} FROM (${sql.replace(/^CREATE VIEW agent_sessions AS\s*/, '')})`,
+  );
+  db.close();
+}
+
+describe("a .loopguard that came with the project is loopguard's only if every object of its database is (trust49)", () => {
+  it("refuses a database whose view every door reads is not loopguard's, and tells the user", async () => {
+    const dir = unpacked();
+    cleanedView(dir);
+    const replies = await fourFailures(dir);
+    expect(replies.join('')).not.toContain('Loop detected');
+    expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
+    expect(hookState(dir).sessions).toEqual([]);
+    expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(false);
+  });
+
+  it("takes an older loopguard's database, whose objects are its migrations' at its version (and migrates it)", async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
+    const db = new Database(join(dir, '.loopguard', 'state.db'));
+    migrate(db, { migrations: MIGRATIONS.slice(0, -2) });
+    db.close();
+    const replies = await fourFailures(dir);
+    expect(replies[5]).toContain('Loop detected (same_error)');
+    expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(true);
+  });
+
+  it.each([
+    ['a table of its own', 'CREATE TABLE notes (text TEXT)'],
+    ['an index on an expression', 'CREATE INDEX hook_sessions_snapshot ON hook_sessions (length(snapshot))'],
+  ])('refuses one with %s too', async (_what, extra) => {
+    const dir = unpacked(extra);
+    const replies = await fourFailures(dir);
+    expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
   });
 });
