@@ -105,15 +105,21 @@ describe("a .loopguard that came with the project is loopguard's only if every o
     expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(false);
   });
 
-  it("takes an older loopguard's database, whose objects are its migrations' at its version (and migrates it)", async () => {
+  it("takes an older loopguard's database, whose view its migrations replace (its text another build's)", async () => {
     const dir = tempProject();
     mkdirSync(join(dir, '.loopguard'), { mode: 0o700 });
     const db = new Database(join(dir, '.loopguard', 'state.db'));
     migrate(db, { migrations: MIGRATIONS.slice(0, -2) });
     db.close();
+    // schema 11's view in words this build's migrations no longer write: migration 12 replaces it
+    cleanedView(dir);
     const replies = await fourFailures(dir);
     expect(replies[5]).toContain('Loop detected (same_error)');
     expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(true);
+    const view = new Database(join(dir, '.loopguard', 'state.db'), { readonly: true });
+    const verdicts = view.prepare('SELECT verdict FROM agent_sessions').pluck().all();
+    view.close();
+    expect(verdicts).toEqual(['stopped']);
   });
 
   it.each([

@@ -1,20 +1,17 @@
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from './migrations.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
 
 /** A schema object as `sqlite_master` holds it: its type, name, table and SQL. */
-type SchemaObject = { type: string; name: string; tbl_name: string; sql: string | null };
+type SchemaObject = { type: string; name: string; tbl_name: string; sql: string };
 
-/**
- * loopguard's own schema objects after each migration, by the `user_version` it sets (the
- * objects as `objectKey` makes them); built once a process, in memory.
- */
-let own: Map<number, Set<string>> | undefined;
+/** loopguard's own schema objects (as `objectKey` makes them), from its migrations run once a process in memory. */
+let own: Set<string> | undefined;
 
 function objectsOf(db: Database.Database): SchemaObject[] {
-  // SQLite's own (`sqlite_autoindex_…`, `sqlite_sequence`, `sqlite_stat1` of an `ANALYZE`) are not the schema's
+  // SQLite's own (`sqlite_autoindex_…`, with no SQL; `sqlite_sequence`; `sqlite_stat1` of an `ANALYZE`) are not the schema's
   return db
     .prepare(
-      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
     )
     .all() as SchemaObject[];
 }
@@ -23,45 +20,57 @@ function objectKey(object: SchemaObject): string {
   return JSON.stringify([object.type, object.name, object.tbl_name, object.sql]);
 }
 
-function ownObjects(): Map<number, Set<string>> {
-  if (own === undefined) {
-    const fresh = new Database(':memory:');
-    try {
-      const versions = new Map<number, Set<string>>([[0, new Set()]]);
-      for (const migration of MIGRATIONS) {
-        migration.up(fresh);
-        versions.set(migration.version, new Set(objectsOf(fresh).map(objectKey)));
-      }
-      own = versions;
-    } finally {
-      fresh.close();
-    }
-  }
-  return own;
+/** `db` brought to this build's schema (`migrate`), its objects' keys. */
+function migratedObjects(db: Database.Database): Set<string> {
+  migrate(db);
+  return new Set(objectsOf(db).map(objectKey));
 }
 
 /**
- * How many schema objects of the loopguard database at `path` its migrations did not make at the
- * file's schema version (`user_version`): a trigger (it runs inside every write: it could undo what
- * the hooks record, trust48), a view (every door reads `agent_sessions`: one of the file's could
- * say each stopped session found no loop, trust49), a table, an index, or one of loopguard's names
- * with other SQL. Each is compared whole (type, name, table, SQL) with the objects of the migrations
- * up to that version, so an older loopguard's database counts none. 0 for a file newer than this
+ * How many schema objects the loopguard database at `path` would hold, once migrated to this
+ * build's schema, that loopguard's migrations do not make: a trigger (it runs inside every write:
+ * it could undo what the hooks record, trust48), a view (every door reads `agent_sessions`: one of
+ * the file's could say each stopped session found no loop, trust49), a table, an index, or one of
+ * loopguard's names with other SQL, each compared whole (type, name, table, SQL). The file's schema
+ * (not its rows) is copied into memory, one `CREATE` statement at a time, and migrated there: an
+ * older loopguard's database counts none (the migrations recreate its view in this build's words),
+ * and one whose schema cannot be copied or migrated counts as foreign. 0 for a file newer than this
  * build (its open refuses it, and says why). Opens the file read-only and reads its schema only.
  * @throws SQLite's error when the file cannot be opened or is not a database.
  * @example foreignSchemaObjects('.loopguard/state.db'); // 0
  */
 export function foreignSchemaObjects(path: string): number {
-  const versions = ownObjects();
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  if (own === undefined) {
+    const fresh = new Database(':memory:');
+    try {
+      own = migratedObjects(fresh);
+    } finally {
+      fresh.close();
+    }
+  }
+  const file = new Database(path, { readonly: true, fileMustExist: true });
+  let version: number;
+  let objects: SchemaObject[];
   try {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    // a version between two migrations (a gap) is the one below's schema
-    const known = [...versions.keys()].filter((v) => v <= version).at(-1) ?? 0;
-    if (version > (MIGRATIONS.at(-1)?.version ?? 0)) return 0;
-    const expected = versions.get(known) ?? new Set<string>();
-    return objectsOf(db).filter((object) => !expected.has(objectKey(object))).length;
+    version = file.pragma('user_version', { simple: true }) as number;
+    objects = objectsOf(file);
   } finally {
-    db.close();
+    file.close();
+  }
+  if (version > SCHEMA_VERSION) return 0;
+  const copy = new Database(':memory:');
+  try {
+    // one statement each (`prepare` refuses a second: `ATTACH`, `VACUUM INTO` could write files), and only `CREATE`s
+    for (const object of objects) {
+      if (!/^\s*CREATE\s/i.test(object.sql)) return objects.length;
+      copy.prepare(object.sql).run();
+    }
+    copy.pragma(`user_version = ${version | 0}`);
+    const expected = own;
+    return [...migratedObjects(copy)].filter((key) => !expected.has(key)).length;
+  } catch {
+    return Math.max(1, objects.length);
+  } finally {
+    copy.close();
   }
 }
