@@ -65,6 +65,8 @@ export function foreignSchemaObjects(path: string): number {
       if (!/^\s*CREATE\s/i.test(object.sql)) return objects.length;
       copy.prepare(object.sql).run();
     }
+    // each landed in the copy's main schema as it stood in the file (a `CREATE TEMP …` would not)
+    if (objectsOf(copy).length !== objects.length) return objects.length;
     copy.pragma(`user_version = ${version | 0}`);
     const expected = own;
     return [...migratedObjects(copy)].filter((key) => !expected.has(key)).length;
