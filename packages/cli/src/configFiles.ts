@@ -64,12 +64,14 @@ export function readConfigFile(file: string): Buffer {
 }
 
 /**
- * The most a configuration file may hold, bytes (1 MiB): one is a few hundred bytes. A larger file
- * is refused unread, so that a repository's file (or its link to `/proc/self/pagemap`, a "regular"
- * file of size 0 that reads as gigabytes) cannot make every hook call, `status` and the dashboard
- * read it whole (trust49).
+ * The most a configuration file may hold, bytes (64 KiB): one is a few hundred bytes, a long price
+ * table a few kilobytes. A larger file is refused unread, so that a repository's file (or its link
+ * to `/proc/self/pagemap`, a "regular" file of size 0 that reads as gigabytes) cannot make every
+ * hook call, `status` and the dashboard read it whole, nor parse it: YAML's parser takes seconds
+ * from a few hundred kilobytes on (its duplicate-key check grows with the square of the keys), and
+ * `status` and the dashboard parse the file at each look (trust49).
  */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+export const MAX_CONFIG_BYTES = 64 * 1024;
 
 /** `fd`'s bytes, at most {@link MAX_CONFIG_BYTES}; read to its end, as `/proc` tells no size. */
 function readBounded(fd: number, file: string): Buffer {
@@ -82,7 +84,7 @@ function readBounded(fd: number, file: string): Buffer {
     chunks.push(chunk.subarray(0, read));
     length += read;
     if (length > MAX_CONFIG_BYTES)
-      throw new Error(`config ${file} is larger than 1 MiB, more than a configuration holds`);
+      throw new Error(`config ${file} is larger than 64 KiB, more than a configuration holds`);
   }
 }
 

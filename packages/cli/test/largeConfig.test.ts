@@ -16,12 +16,12 @@ async function run(cwd: string, args: string[]) {
  * A project whose `loopguard.config.json` is larger than any configuration: a repository's file (or
  * its link to `/proc/self/pagemap`, which reads as a regular file of size 0 and gives gigabytes)
  * that every reader took whole, the hooks at each call and `status` and the dashboard at each look.
- * Here a valid configuration padded to 2 MiB, so that what changes is the reading, not the parsing.
+ * Here a valid configuration padded to 128 KiB, so that what changes is the reading, not the parsing.
  */
 function projectWithLargeConfig(): { dir: string; file: string } {
   const dir = tempProject();
   const file = join(dir, 'loopguard.config.json');
-  writeFileSync(file, `{"hook": {"repeatThreshold": 3}}${' '.repeat(2 * 1024 * 1024)}`);
+  writeFileSync(file, `{"hook": {"repeatThreshold": 3}}${' '.repeat(128 * 1024)}`);
   return { dir, file };
 }
 
@@ -39,12 +39,12 @@ describe('a configuration file larger than any configuration is refused unread (
     const reply = await hookCall(dir, 'claude', pre);
     expect(reply.code).toBe(0);
     expect(reply.stdout).toBe('');
-    expect(hookLog(dir).join('\n')).toContain(`config ${file} is larger than 1 MiB`);
+    expect(hookLog(dir).join('\n')).toContain(`config ${file} is larger than 64 KiB`);
     // status reads the file for its own options too, and says it in one line
     const status = await run(dir, ['status']);
     expect(status.code).toBe(EXIT_CODES.usage);
     expect(status.err).toBe(
-      `loopguard: config ${file}: cannot be read: config ${file} is larger than 1 MiB, more than a configuration holds\n`,
+      `loopguard: config ${file}: cannot be read: config ${file} is larger than 64 KiB, more than a configuration holds\n`,
     );
   });
 
@@ -52,6 +52,6 @@ describe('a configuration file larger than any configuration is refused unread (
     const { dir, file } = projectWithLargeConfig();
     const result = await run(dir, ['run', '--', 'true']);
     expect(result.code).toBe(EXIT_CODES.usage);
-    expect(result.err).toContain(`config ${file}: cannot be read: config ${file} is larger than 1 MiB`);
+    expect(result.err).toContain(`config ${file}: cannot be read: config ${file} is larger than 64 KiB`);
   });
 });
