@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS, migrate, openLoopGuardDatabase } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
@@ -129,5 +129,20 @@ describe("a .loopguard that came with the project is loopguard's only if every o
     const dir = unpacked(extra);
     const replies = await fourFailures(dir);
     expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
+  });
+
+  it('refuses one whose stored SQL holds a second statement, and runs none of it while checking', async () => {
+    const dir = unpacked();
+    const db = new Database(join(dir, '.loopguard', 'state.db'));
+    db.unsafeMode(true);
+    db.pragma('writable_schema = ON');
+    // SQLite reads only the first statement of a stored schema line; a copy run by `exec` would run the rest
+    db.prepare(
+      "UPDATE sqlite_master SET sql = sql || '; VACUUM INTO ''' || ? || '''' WHERE name = 'tasks'",
+    ).run(join(dir, 'copy.db'));
+    db.close();
+    const replies = await fourFailures(dir);
+    expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
+    expect(existsSync(join(dir, 'copy.db'))).toBe(false);
   });
 });
