@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { withRegularFile } from './regularFile.js';
@@ -55,11 +55,37 @@ export function parseConfigText(file: string, text: string): unknown {
 
 /**
  * The bytes of a configuration file, which must be a regular file ({@link withRegularFile}: a FIFO
- * the model makes in its place fails the call open instead of blocking it).
- * @throws Error naming the file when it is not a regular file, or when it cannot be read.
+ * the model makes in its place fails the call open instead of blocking it) of at most
+ * {@link MAX_CONFIG_BYTES}.
+ * @throws Error naming the file when it is not a regular file, is larger, or cannot be read.
  */
 export function readConfigFile(file: string): Buffer {
-  return withRegularFile(file, 'config', (fd) => readFileSync(fd));
+  return withRegularFile(file, 'config', (fd) => readBounded(fd, file));
+}
+
+/**
+ * The most a configuration file may hold, bytes (64 KiB): one is a few hundred bytes, a long price
+ * table a few kilobytes. A larger file is refused unread, so that a repository's file (or its link
+ * to `/proc/self/pagemap`, a "regular" file of size 0 that reads as gigabytes) cannot make every
+ * hook call, `status` and the dashboard read it whole, nor parse it: YAML's parser takes seconds
+ * from a few hundred kilobytes on (its duplicate-key check grows with the square of the keys), and
+ * `status` and the dashboard parse the file at each look (trust49).
+ */
+export const MAX_CONFIG_BYTES = 64 * 1024;
+
+/** `fd`'s bytes, at most {@link MAX_CONFIG_BYTES}; read to its end, as `/proc` tells no size. */
+function readBounded(fd: number, file: string): Buffer {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) return Buffer.concat(chunks, length);
+    chunks.push(chunk.subarray(0, read));
+    length += read;
+    if (length > MAX_CONFIG_BYTES)
+      throw new Error(`config ${file} is larger than 64 KiB, more than a configuration holds`);
+  }
 }
 
 /**
@@ -70,7 +96,7 @@ export function readConfigFile(file: string): Buffer {
  */
 export function readConfigFileHere(file: string): { bytes: Buffer; identity: string } {
   return withRegularFile(file, 'config', (fd, stat) => ({
-    bytes: readFileSync(fd),
+    bytes: readBounded(fd, file),
     identity: `${stat.dev}:${stat.ino}:${stat.ctimeMs}`,
   }));
 }

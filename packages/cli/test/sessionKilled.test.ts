@@ -98,15 +98,15 @@ function callEvent(agent: Agent, dir: string, n: number): Record<string, unknown
 
 /**
  * Starts the stand-in of `agent` in `dir`, and resolves once its hook calls have answered: `calls`
- * tool calls, each hook started as the CLI starts it unless `how` says otherwise.
+ * tool calls (numbered from `first`), each hook started as the CLI starts it unless `how` says otherwise.
  */
 async function startAgent(
   agent: Agent,
   dir: string,
-  { calls = 2, how = AGENTS[agent].how as string } = {},
+  { calls = 2, how = AGENTS[agent].how as string, first = 1 } = {},
 ): Promise<ChildProcess> {
   const { env } = AGENTS[agent];
-  const events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, i + 1));
+  const events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, first + i));
   const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, how, JSON.stringify(events)], {
     cwd: dir,
     env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '' },
@@ -261,5 +261,31 @@ describe('claude: the status line and scan of a killed session', () => {
     const [session] = (JSON.parse(io.out()) as ScanReport).sessions;
     expect(session?.record?.summary).toBe(summary);
     expect(session?.record?.verdict).toBe('clean');
+  });
+});
+
+describe('trust49: a second CLI process on the same session (the model runs `claude -p --resume <its id>`)', () => {
+  it('does not make the session read ended once that process exits while the first runs on', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = project();
+    const agent = await startAgent('claude', dir, { calls: 1 });
+    // the model's child CLI: the same session's events, from another process, which then exits
+    const child = await startAgent('claude', dir, { calls: 1, first: 2 });
+    await kill(child);
+    expect(recordedPid(dir)).toBe(agent.pid);
+    expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+    expect(await dashboardRunning(dir)).toBe(1);
+    await kill(agent);
+  });
+
+  it('still follows a session resumed in a new process once the first is gone', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = project();
+    await kill(await startAgent('claude', dir, { calls: 1 }));
+    const resumed = await startAgent('claude', dir, { calls: 1, first: 2 });
+    expect(recordedPid(dir)).toBe(resumed.pid);
+    expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+    await kill(resumed);
+    expect(await status(dir)).toMatchObject({ verdict: 'clean', running: 0 });
   });
 });

@@ -1,7 +1,7 @@
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { AgentProcess } from './agentProcess.js';
+import { type AgentProcess, agentProcessState } from './agentProcess.js';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
@@ -70,8 +70,9 @@ export interface SqliteHookSessionStoreOptions {
   busyRetry?: BusyRetryPolicy;
   /**
    * The agent CLI's process this caller runs for (`hookAgentProcess()`), written with every update
-   * as `agent_process` (`hookAgentProcess` finds it past the shells and launchers started for one
-   * call, so it is known from the session's first event). A function is called at the first write only, and once: a caller that
+   * as `agent_process` unless the one recorded is another process still running (`hookAgentProcess`
+   * finds it past the shells and launchers started for one call, so it is known from the session's
+   * first event). A function is called at the first write only, and once: a caller that
    * writes nothing (a hook call answered from the session's memory) never reads `/proc`.
    * @default null (not known)
    */
@@ -183,8 +184,7 @@ export class SqliteHookSessionStore {
           if (next !== undefined) {
             const now = this.clock.now();
             if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
-            // the process of the session's latest event: a session resumed in a new one follows it
-            const agentProcess = this.agentProcess?.id ?? null;
+            const agentProcess = sessionProcess(row?.agent_process ?? null, this.agentProcess?.id ?? null);
             this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
           }
           return result;
@@ -192,6 +192,18 @@ export class SqliteHookSessionStore {
         .immediate(),
     );
   }
+}
+
+/**
+ * The session's agent process after an event from `ours`: the one recorded while it runs on (a
+ * second CLI process on the same session, such as the model's `claude -p --resume <its id>`, must
+ * not make the session read ended when it exits, trust49), else `ours` (a session resumed in a new
+ * process once the first is gone follows it; one whose process is not known here takes it too).
+ */
+function sessionProcess(recorded: string | null, ours: string | null): string | null {
+  return recorded !== null && recorded !== ours && agentProcessState(recorded) === 'running'
+    ? recorded
+    : ours;
 }
 
 function assertKey(key: HookSessionKey): void {

@@ -61,22 +61,32 @@ export function hookAgentProcess(): AgentProcess | null {
  * then keeps the 10-minute rule.
  */
 export function agentProcessGone(id: string | null): boolean {
-  if (id === null || process.platform !== 'linux' || typeof process.getuid !== 'function') return false;
+  return agentProcessState(id) === 'gone';
+}
+
+/**
+ * What is known here of the process `id` names: `gone` (see {@link agentProcessGone}), `running`
+ * (this machine, boot, pid namespace and user, a live process with that pid and start time), or
+ * `unknown`.
+ */
+export function agentProcessState(id: string | null): 'gone' | 'running' | 'unknown' {
+  if (id === null || process.platform !== 'linux' || typeof process.getuid !== 'function') return 'unknown';
   const match = /^linux:(\d+):(.+):(\d+):(\d+)$/.exec(id);
-  if (match === null) return false;
+  if (match === null) return 'unknown';
   const [, uid, machine, pid, startTicks] = match;
   try {
     // another user's processes may be hidden from this one (`hidepid`): not known gone
-    if (Number(uid) !== process.getuid() || machine !== machineOf()) return false;
+    if (Number(uid) !== process.getuid() || machine !== machineOf()) return 'unknown';
   } catch {
-    return false;
+    return 'unknown';
   }
   try {
     const stat = statOf(Number(pid));
     // an exited process its parent has not reaped yet (`Z`, or where no one reaps: a container's init) is gone
-    return stat.startTicks !== Number(startTicks) || stat.state === 'Z' || stat.state === 'X';
+    const gone = stat.startTicks !== Number(startTicks) || stat.state === 'Z' || stat.state === 'X';
+    return gone ? 'gone' : 'running';
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'unknown';
   }
 }
 

@@ -3,7 +3,7 @@ export { type AgentProcess, agentProcessGone, hookAgentProcess } from './agentPr
 // --- asynchronous twin of the database ---
 export { asyncSqliteStorage } from './asyncSqliteStorage.js';
 export { type BusyRetryPolicy, DEFAULT_BUSY_RETRY } from './busyRetry.js';
-export { foreignTriggers } from './foreignTriggers.js';
+export { foreignSchemaObjects } from './foreignSchema.js';
 export { readLiveSessions } from './liveSessions.js';
 export {
   assertSchemaCurrent,

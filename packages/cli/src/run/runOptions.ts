@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describeValue } from '@loopguard/core/internal';
 import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
-import { CONFIG_FILES, parseConfigText } from '../configFiles.js';
+import { CONFIG_FILES, parseConfigText, readConfigFile as readConfigBytes } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 import { runSpendOptions } from './runSpendOptions.js';
@@ -74,8 +74,7 @@ export function readConfigFile(
   if (found === undefined) return { path: null, values: {} };
   let parsed: unknown;
   try {
-    const text = readFileSync(found, 'utf8');
-    parsed = parseConfigText(found, text);
+    parsed = parseConfigText(found, readConfigBytes(found).toString('utf8'));
   } catch (error) {
     throw new CliError(
       `config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`,
