@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
+import { type Clock, InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
 import { type Logger, RUN_STARTED_TOPIC, type RunTally, silentLogger } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
 import {
@@ -13,8 +13,10 @@ import { RunSpend } from './RunSpend.js';
 import { type RecordingPort, recordingPort } from './recordingPort.js';
 
 /**
- * How long a change to a run's tally (a tool call, usage) waits before it is written: one write a
- * run every 2 seconds at most, whatever its pace, and one at its end where the adapter sees it.
+ * The least time between two writes of a run's tally (a tool call, usage): the first change after a
+ * quiet stretch is written at once, later ones when 2 seconds have passed since the last write
+ * (a timer), so a run writes at most once every 2 seconds whatever its pace, and once more at its
+ * end where the adapter sees it.
  */
 export const TALLY_DELAY_MS = 2_000;
 
@@ -60,6 +62,9 @@ export class RunGuard {
   private toolCalls = 0;
   /** Writes the run's tally, once its start is recorded; `undefined` before, or with nowhere to write. */
   private writeTally: ((ended: boolean) => void) | undefined;
+  /** When the tally was last written (the clock's ms); the next change waits for {@link TALLY_DELAY_MS} after it. */
+  private tallyWrittenAt = Number.NEGATIVE_INFINITY;
+  private readonly clock: Clock;
   /** The pending write of a changed tally ({@link TALLY_DELAY_MS}). */
   private tallyTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -75,6 +80,7 @@ export class RunGuard {
     const detectorOptions = { ...given, ...(runId === undefined ? {} : { runId }) };
     this.logger = options.logger;
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
     // Anything but a port is left to the detector's option check, which names it.
     this.recording =
       typeof (stateMachine as { addContextEntry?: unknown } | undefined)?.addContextEntry === 'function'
@@ -158,7 +164,14 @@ export class RunGuard {
   /** Schedules the write of the changed tally, unless one is already due. */
   private tallyChanged(): void {
     if (this.writeTally === undefined || this.tallyTimer !== undefined) return;
-    this.tallyTimer = setTimeout(this.flushDue, TALLY_DELAY_MS);
+    // the first change after a quiet stretch is written at once (a run shows its first call), the
+    // others when the stretch since the last write is over
+    const wait = this.tallyWrittenAt + TALLY_DELAY_MS - this.clock.now();
+    if (wait <= 0) {
+      this.flushTally(false);
+      return;
+    }
+    this.tallyTimer = setTimeout(this.flushDue, wait);
     // The timer keeps no process alive: one about to exit writes what is due first (beforeExit).
     this.tallyTimer.unref?.();
     dueOnExit(this.flushDue);
@@ -171,6 +184,7 @@ export class RunGuard {
     if (this.tallyTimer !== undefined) clearTimeout(this.tallyTimer);
     this.tallyTimer = undefined;
     dueTallies.delete(this.flushDue);
+    if (this.writeTally !== undefined) this.tallyWrittenAt = this.clock.now();
     try {
       this.writeTally?.(ended);
     } catch (error) {
