@@ -23,7 +23,8 @@ export const RUNNING_WINDOW_MS = 600_000;
  * (`adapter_runs`: its tool calls, spend, budget, last activity and end, written by the adapters as
  * the run goes on; a stop entry's figures come first).
  */
-export const AGENT_SESSIONS_VIEW_SQL = `
+function agentSessionsView(tallies: string): string {
+  return `
 CREATE VIEW agent_sessions AS
 WITH
   hook AS (
@@ -70,7 +71,7 @@ WITH
       0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status, r.ended_at,
       r.tokens AS tally_tokens, r.cost_usd AS tally_cost_usd, r.unpriced_tokens AS tally_unpriced_tokens,
       r.budget_usd AS tally_budget_usd, r.budget_tokens AS tally_budget_tokens
-    FROM adapter_entries g LEFT JOIN adapter_runs r ON r.adapter = g.agent AND r.run_id = g.session_id
+    FROM adapter_entries g LEFT JOIN ${tallies} r ON r.adapter = g.agent AND r.run_id = g.session_id
   ),
   every AS (SELECT * FROM hook UNION ALL SELECT * FROM run UNION ALL SELECT * FROM adapter),
   judged AS (
@@ -120,6 +121,19 @@ LEFT JOIN context_entries e ON e.id = j.stop_entry_id
 LEFT JOIN spend_ledgers l ON l.scope = j.scope
 LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.topic = 'spend_stop';
 `;
+}
+
+/** The view `agent_sessions` as the current schema has it (version 14 on: the runs' tallies read). */
+export const AGENT_SESSIONS_VIEW_SQL: string = agentSessionsView('adapter_runs');
+
+/**
+ * The view as versions 8 to 13 made it: no run tallies (`adapter_runs` comes with version 14), so
+ * that a database migrated through those versions reads its sessions at each of them.
+ */
+export const AGENT_SESSIONS_VIEW_V13_SQL: string = agentSessionsView(
+  '(SELECT NULL AS adapter, NULL AS run_id, NULL AS updated_at, NULL AS tool_calls, NULL AS tokens, NULL AS cost_usd,' +
+    ' NULL AS unpriced_tokens, NULL AS budget_usd, NULL AS budget_tokens, NULL AS ended_at WHERE 0)',
+);
 
 /**
  * Schema version 8: the session, one notion across doors. `hook_sessions` takes Codex, a
@@ -158,7 +172,7 @@ CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
 
 ALTER TABLE spend_ledgers ADD COLUMN cap_usd REAL CHECK (cap_usd IS NULL OR cap_usd >= 0);
 ALTER TABLE spend_ledgers ADD COLUMN cap_tokens INTEGER CHECK (cap_tokens IS NULL OR cap_tokens >= 0);
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 8. */
 export function up008AgentSessions(db: BetterSqlite3.Database): void {
