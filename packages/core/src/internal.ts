@@ -72,6 +72,8 @@ export {
   eventOf,
   RECOVERY_TOPICS_SQL,
   RECOVERY_VIEW_TOPICS_SQL,
+  runTallyUpsertSql,
+  runTallyValues,
   SCHEMA_V1_TASK_STATUSES_SQL,
   TASK_COLUMNS,
   type TaskRow,

@@ -21,6 +21,8 @@ import {
   eventOf,
   RECOVERY_TOPICS_SQL,
   type RunTally,
+  runTallyUpsertSql,
+  runTallyValues,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,
@@ -113,28 +115,10 @@ export class PgStateMachine implements AsyncStateMachine {
   async recordRunTally(tally: RunTally): Promise<void> {
     validateRunTally(tally);
     assertNoNul(tally, 'tally');
-    const { adapter, runId, projectDir, at, toolCalls } = tally;
     await this.ex.query(
       'PgStateMachine.recordRunTally',
-      `INSERT INTO adapter_runs (adapter, run_id, project_dir, started_at, updated_at, tool_calls, tokens, cost_usd,
-         unpriced_tokens, budget_usd, budget_tokens, ended_at) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11)
-       ON CONFLICT (adapter, run_id) DO UPDATE SET project_dir = excluded.project_dir, updated_at = excluded.updated_at,
-         tool_calls = excluded.tool_calls, tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-         unpriced_tokens = excluded.unpriced_tokens, budget_usd = excluded.budget_usd,
-         budget_tokens = excluded.budget_tokens, ended_at = excluded.ended_at`,
-      [
-        adapter,
-        runId,
-        projectDir,
-        at,
-        toolCalls,
-        tally.tokens,
-        tally.costUsd,
-        tally.unpricedTokens,
-        tally.budgetUsd,
-        tally.budgetTokens,
-        tally.ended ? at : null,
-      ],
+      runTallyUpsertSql((n) => `$${n}`),
+      runTallyValues(tally),
       'loopguard_run_tally',
     );
   }

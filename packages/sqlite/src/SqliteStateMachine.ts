@@ -22,6 +22,8 @@ import {
   entryOf,
   eventOf,
   type RunTally,
+  runTallyUpsertSql,
+  runTallyValues,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,
@@ -120,14 +122,7 @@ export class SqliteStateMachine implements StateMachine {
           ' VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
       this.getEntryStmt = this.db.prepare(`SELECT ${ENTRY_COLUMNS} FROM context_entries WHERE id = ?`);
-      this.upsertRunStmt = this.db.prepare(
-        `INSERT INTO adapter_runs (adapter, run_id, project_dir, started_at, updated_at, tool_calls, tokens, cost_usd,
-           unpriced_tokens, budget_usd, budget_tokens, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (adapter, run_id) DO UPDATE SET project_dir = excluded.project_dir, updated_at = excluded.updated_at,
-           tool_calls = excluded.tool_calls, tokens = excluded.tokens, cost_usd = excluded.cost_usd,
-           unpriced_tokens = excluded.unpriced_tokens, budget_usd = excluded.budget_usd, budget_tokens = excluded.budget_tokens,
-           ended_at = excluded.ended_at`,
-      );
+      this.upsertRunStmt = this.db.prepare(runTallyUpsertSql(() => '?'));
     } catch (error) {
       throw toStorageError(
         error,
@@ -211,22 +206,8 @@ export class SqliteStateMachine implements StateMachine {
   /** Keeps the run's one row in `adapter_runs` (see the port; docs/sql.md, "Sessions"). */
   recordRunTally(tally: RunTally): void {
     validateRunTally(tally);
-    const { adapter, runId, projectDir, at, toolCalls } = tally;
     this.write('recordRunTally', () => {
-      this.upsertRunStmt.run(
-        adapter,
-        runId,
-        projectDir,
-        at,
-        at,
-        toolCalls,
-        tally.tokens,
-        tally.costUsd,
-        tally.unpricedTokens,
-        tally.budgetUsd,
-        tally.budgetTokens,
-        tally.ended ? at : null,
-      );
+      this.upsertRunStmt.run(...runTallyValues(tally));
     });
   }
 
