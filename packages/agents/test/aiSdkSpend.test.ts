@@ -1,4 +1,5 @@
 import { InMemoryStateMachine } from '@loopguard/core';
+import type { RunTally } from '@loopguard/core/internal';
 import { generateText, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -157,6 +158,42 @@ describe('AI SDK loopGuard: the spend option (the SDK mock model)', () => {
       costUsd: 0,
       unpricedTokens: 45,
       unpricedModels: ['mock-model-id'],
+    });
+  });
+
+  it('sessions54: onEnd counts the final reply and tells the store the run ended, with its tool calls and dollars', async () => {
+    const tallies: RunTally[] = [];
+    const stateMachine = Object.assign(new InMemoryStateMachine(), {
+      recordRunTally: (tally: RunTally) => {
+        tallies.push(tally);
+      },
+    });
+    const model = scriptedModel((call) =>
+      call < 2 ? { tool: 'writeFile', input: { path: `e${call}.txt`, text: 'x' } } : { text: 'done' },
+    );
+    const guard = loopGuard({
+      taskId: 'T5',
+      runId: 'r5',
+      stateMachine,
+      spend: { session: { maxCostUsd: 1 }, prices: PRICES },
+    });
+    await generateText({
+      model,
+      tools,
+      prompt: 'Write files',
+      prepareStep: guard.prepareStep,
+      stopWhen: guard.stopWhen,
+      onEnd: guard.onEnd,
+    });
+    await guard.run.settled();
+    // three replies at $0.02: the final one (no stopWhen after it) counted through onEnd
+    expect(tallies.at(-1)).toMatchObject({
+      adapter: 'ai-sdk',
+      runId: 'r5',
+      toolCalls: 2,
+      costUsd: 0.06,
+      budgetUsd: 1,
+      ended: true,
     });
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { InMemoryStateMachine } from '@loopguard/core';
+import type { RunTally } from '@loopguard/core/internal';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureClaudeCode } from '../../cli/test/claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from '../../cli/test/fakeAnthropicApi.js';
@@ -75,8 +76,18 @@ const catMissing: ScriptedTurn = {
 
 describe('Claude Agent SDK loopGuard (real SDK and Claude Code, scripted API)', () => {
   it('nudges through the hook feedback the model sees, then stops: the next tool call is denied and the run ends', async () => {
-    const stateMachine = new InMemoryStateMachine();
+    const tallies: RunTally[] = [];
+    const stateMachine = Object.assign(new InMemoryStateMachine(), {
+      recordRunTally: (tally: RunTally) => {
+        tallies.push(tally);
+      },
+    });
     const { messages, bodies, guard } = await drive(() => catMissing, { stateMachine, taskId: 'T1' });
+    // sessions54: the messages' end told the store the run ended, with its tool calls
+    expect(tallies.at(-1)).toMatchObject({ adapter: 'claude-agent-sdk', ended: true });
+    const [stop] = stateMachine.listContextEntries({ topics: ['loop_stop'] });
+    expect(tallies.at(-1)?.toolCalls).toBe(stop?.metadata.toolCall);
+    expect(tallies.at(-1)?.toolCalls).toBeGreaterThan(0);
     expect(guard.run.nudges).toHaveLength(1);
     expect(guard.run.nudges[0]).toContain('Loop detected (same_error)');
     // The request after the failure that made the nudge carries it as hook context; none before does.

@@ -1,4 +1,5 @@
 import { InMemoryStateMachine } from '@loopguard/core';
+import type { RunTally } from '@loopguard/core/internal';
 import {
   Agent,
   type AgentInputItem,
@@ -220,7 +221,13 @@ describe('OpenAI Agents loopGuard: the spend option (RunContext.usage, through w
   });
 
   it('counts every response once (the final one too), in tokens when the model has no name or price', async () => {
-    const guard = loopGuard({ spend: { session: { maxCostUsd: 100 } } });
+    const tallies: RunTally[] = [];
+    const stateMachine = Object.assign(new InMemoryStateMachine(), {
+      recordRunTally: (tally: RunTally) => {
+        tallies.push(tally);
+      },
+    });
+    const guard = loopGuard({ stateMachine, taskId: 'T1', spend: { session: { maxCostUsd: 100 } } });
     const model = new ScriptedModel((call) => (call < 2 ? writes(call) : { text: 'Done.' }), usage);
     const agent = guard.watch(fileAgent(model, {}));
     // watching twice (a second guard.watch of the same agent) counts nothing twice
@@ -233,6 +240,9 @@ describe('OpenAI Agents loopGuard: the spend option (RunContext.usage, through w
       costUsd: 0,
       unpricedTokens: 3150,
     });
+    // sessions54: agent_end told the store the run ended, with its tool calls and tokens
+    await guard.run.settled();
+    expect(tallies.at(-1)).toMatchObject({ toolCalls: 2, tokens: 3150, unpricedTokens: 3150, ended: true });
   });
 
   it('reads usage totals defensively: new context, reset totals, nothing new, no usage', () => {

@@ -1,9 +1,10 @@
 import { asyncInMemoryStorage, ConfigurationError, InMemoryStateMachine } from '@loopguard/core';
+import type { RunTally } from '@loopguard/core/internal';
 import { setStepLoopDetectionEnabled } from '@loopguard/core/steps';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { contentSteps } from '../src/ai-sdk/contentSteps.js';
-import { RunGuard } from '../src/shared/RunGuard.js';
+import { RunGuard, TALLY_DELAY_MS } from '../src/shared/RunGuard.js';
 import { errorText, outputText } from '../src/shared/stepText.js';
 
 const failing = [
@@ -118,6 +119,107 @@ describe('RunGuard', () => {
     await run.settled();
     expect(run.nudges).toHaveLength(1);
     expect(lines.join('')).toContain('connection reset');
+  });
+
+  describe("sessions54: a run's tally (tool calls, spend) written as it goes, at a bounded cost", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /** A state machine that keeps its tallies (the port's optional method). */
+    function tallyStore() {
+      const tallies: RunTally[] = [];
+      const stateMachine = Object.assign(new InMemoryStateMachine(), {
+        recordRunTally: (tally: RunTally) => {
+          tallies.push(tally);
+        },
+      });
+      return { stateMachine, tallies };
+    }
+    const call = (n: number) => ({ type: 'action', tool: 'bash', input: `echo ${n}` }) as const;
+
+    it('writes once per delay whatever the pace, and at once, marked ended, at the run end', () => {
+      vi.useFakeTimers();
+      const { stateMachine, tallies } = tallyStore();
+      const run = new RunGuard({ stateMachine, taskId: 'T1', runId: 'r1', projectDir: '/repo' }, 'ai-sdk');
+      for (let n = 0; n < 50; n++) run.observe(call(n));
+      // the first call at once (the run shows it), the 49 others in one write when the delay is over
+      expect(tallies).toMatchObject([
+        { adapter: 'ai-sdk', runId: 'r1', projectDir: '/repo', toolCalls: 1, tokens: null, ended: false },
+      ]);
+      vi.advanceTimersByTime(TALLY_DELAY_MS - 1);
+      expect(tallies).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(tallies.map((t) => t.toolCalls)).toEqual([1, 50]);
+      vi.advanceTimersByTime(10 * TALLY_DELAY_MS); // nothing changed: nothing written
+      expect(tallies).toHaveLength(2);
+      run.observe(call(50)); // after a quiet stretch: at once
+      run.observe(call(51));
+      run.end();
+      expect(tallies.map((t) => [t.toolCalls, t.ended])).toEqual([
+        [1, false],
+        [50, false],
+        [51, false],
+        [52, true],
+      ]);
+      vi.advanceTimersByTime(TALLY_DELAY_MS); // the end cleared the pending write
+      expect(tallies).toHaveLength(4);
+    });
+
+    it('carries the spend and the budget where a budget counts them', async () => {
+      const { stateMachine, tallies } = tallyStore();
+      const prices = { m: { input: 1000, output: 2000 } };
+      const run = new RunGuard(
+        { stateMachine, taskId: 'T1', runId: 'r2', spend: { session: { maxCostUsd: 1 }, prices } },
+        'langgraph',
+      );
+      run.observe(call(1));
+      await run.observeUsage([
+        {
+          replyId: 'u1',
+          model: 'm',
+          inputTokens: 10,
+          outputTokens: 5,
+          cacheCreationTokens: 0,
+          cacheReadTokens: 0,
+        },
+      ]);
+      run.end();
+      expect(tallies.at(-1)).toMatchObject({
+        toolCalls: 1,
+        tokens: 15,
+        costUsd: 0.02,
+        unpricedTokens: 0,
+        budgetUsd: 1,
+        budgetTokens: null,
+        ended: true,
+      });
+    });
+
+    it('writes nothing for a run switched off, or through a store without the method', () => {
+      const { stateMachine, tallies } = tallyStore();
+      const off = new RunGuard({ stateMachine, taskId: 'T1', runId: 'r3', enabled: false }, 'ai-sdk');
+      off.observe(call(1));
+      off.end();
+      expect(tallies).toEqual([]);
+      const plain = new InMemoryStateMachine();
+      const run = new RunGuard({ stateMachine: plain, taskId: 'T1', runId: 'r4' }, 'ai-sdk');
+      run.observe(call(1));
+      expect(run.end()).toBeUndefined();
+      expect(plain.listContextEntries().map((e) => e.topic)).toEqual(['run_started']);
+    });
+
+    it('logs a failed write and goes on (the guard never breaks the run)', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+      const stateMachine = Object.assign(new InMemoryStateMachine(), {
+        recordRunTally: async () => Promise.reject(new Error('connection reset')),
+      });
+      const run = new RunGuard({ stateMachine, taskId: 'T1', runId: 'r5', logger }, 'ai-sdk');
+      run.observe(call(1));
+      await run.end();
+      expect(lines.join('')).toContain('connection reset');
+    });
   });
 
   it('rejects a bad option with a ConfigurationError naming it', () => {

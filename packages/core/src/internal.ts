@@ -29,6 +29,7 @@ export {
 export { toAsyncStorage } from './memory/toAsyncStorage.js';
 export { checkStoredAttempt, checkStoredAttempts, validatePageQuery } from './model/attemptInput.js';
 export { RUN_STARTED_TOPIC, SESSION_ENDED_TOPIC } from './model/contextEntry.js';
+export { type RunTally, validateRunTally } from './model/runTally.js';
 export {
   validateContextEntryInput,
   validateContextEntryQuery,
@@ -71,6 +72,8 @@ export {
   eventOf,
   RECOVERY_TOPICS_SQL,
   RECOVERY_VIEW_TOPICS_SQL,
+  runTallyUpsertSql,
+  runTallyValues,
   SCHEMA_V1_TASK_STATUSES_SQL,
   TASK_COLUMNS,
   type TaskRow,

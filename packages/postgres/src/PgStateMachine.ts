@@ -20,11 +20,15 @@ import {
   entryOf,
   eventOf,
   RECOVERY_TOPICS_SQL,
+  type RunTally,
+  runTallyUpsertSql,
+  runTallyValues,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,
   validateContextEntryInput,
   validateContextEntryQuery,
+  validateRunTally,
   validateTaskFilter,
   validateTaskInput,
   validateTransition,
@@ -105,6 +109,18 @@ export class PgStateMachine implements AsyncStateMachine {
       [input.id, input.title ?? null, input.status ?? 'pending', metadata, this.clock.now()],
     );
     return taskOf(rows[0] as TaskRow);
+  }
+
+  /** Keeps the run's one row in `adapter_runs` (see the port; docs/sql.md, "Sessions"). */
+  async recordRunTally(tally: RunTally): Promise<void> {
+    validateRunTally(tally);
+    assertNoNul(tally, 'tally');
+    await this.ex.query(
+      'PgStateMachine.recordRunTally',
+      runTallyUpsertSql((n) => `$${n}`),
+      runTallyValues(tally),
+      'loopguard_run_tally',
+    );
   }
 
   async transition(taskId: string, status: TaskStatus, reason: string): Promise<Task> {

@@ -227,14 +227,15 @@ export class PgStatusReader implements core.StatusReader {
  * A run that left only its `run_started` entry is a session too, its project that entry's
  * `projectDir`, and a run stopped has its stop entry's `toolCall` as its tool calls. A run's spend and budget are those
  * its `spend_stop` entry recorded (`a`; the adapters keep their
- * ledger in memory), as the SQLite view reads them.
+ * ledger in memory), as the SQLite view reads them; (schema version 6) a run's tally (`adapter_runs`:
+ * its tool calls, spend, budget, last activity and end) where no stop entry gives them.
  */
 const ADAPTER_SESSIONS_SQL = `
 WITH grouped AS (
   SELECT e.metadata->>'adapter' AS agent, e.metadata->>'runId' AS session_id,
     coalesce(max(e.metadata->>'projectDir'), '') AS project_dir,
     NULL::text AS parent_session_id, NULL::text AS agent_type, min(e.timestamp) AS started_at,
-    max(e.timestamp) AS last_active, NULL::integer AS tool_calls,
+    max(e.timestamp) AS last_active,
     count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
     (array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')))[1] AS stop_entry_id
   FROM (
@@ -246,21 +247,26 @@ WITH grouped AS (
   GROUP BY 1, 2
 ),
 judged AS (
-  SELECT g.agent, g.session_id, g.project_dir, g.parent_session_id, g.agent_type, g.started_at, g.last_active,
-    coalesce(g.tool_calls, (s.metadata->>'toolCall')::integer) AS tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
+  SELECT g.agent, g.session_id, g.project_dir, g.parent_session_id, g.agent_type, g.started_at,
+    greatest(g.last_active, r.updated_at) AS last_active,
+    coalesce((s.metadata->>'toolCall')::integer, r.tool_calls) AS tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
     coalesce(s.metadata->>'loopType', s.metadata->>'reason') AS stop_kind,
     (s.metadata->>'toolCall')::integer AS stop_call, s.timestamp AS stopped_at,
-    (a.metadata #>> '{spent,tokens}')::bigint AS tokens, (a.metadata #>> '{spent,costUsd}')::double precision AS cost_usd,
-    (a.metadata #>> '{spent,unpricedTokens}')::bigint AS unpriced_tokens,
-    (a.metadata #>> '{caps,maxCostUsd}')::double precision AS budget_usd,
-    (a.metadata #>> '{caps,maxTokens}')::bigint AS budget_tokens, NULL::text AS run_status,
+    coalesce((a.metadata #>> '{spent,tokens}')::bigint, r.tokens) AS tokens,
+    coalesce((a.metadata #>> '{spent,costUsd}')::double precision, r.cost_usd) AS cost_usd,
+    coalesce((a.metadata #>> '{spent,unpricedTokens}')::bigint, r.unpriced_tokens) AS unpriced_tokens,
+    CASE WHEN a.id IS NULL THEN r.budget_usd ELSE (a.metadata #>> '{caps,maxCostUsd}')::double precision END AS budget_usd,
+    CASE WHEN a.id IS NULL THEN r.budget_tokens ELSE (a.metadata #>> '{caps,maxTokens}')::bigint END AS budget_tokens,
+    NULL::text AS run_status,
     CASE
       WHEN s.topic = 'spend_stop' THEN 'stopped_on_spend'
       WHEN s.topic = 'loop_stop' THEN 'stopped'
-      WHEN g.last_active >= (extract(epoch FROM now()) * 1000)::bigint - 600000 THEN 'running'
+      WHEN greatest(g.last_active, r.updated_at) >= (extract(epoch FROM now()) * 1000)::bigint - 600000
+        AND (r.ended_at IS NULL OR r.ended_at < greatest(g.last_active, r.updated_at)) THEN 'running'
       WHEN g.nudges > 0 THEN 'nudged'
       ELSE 'clean'
     END AS verdict
-  FROM grouped AS g LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
+  FROM grouped AS g LEFT JOIN adapter_runs AS r ON r.adapter = g.agent AND r.run_id = g.session_id
+    LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
     LEFT JOIN context_entries AS a ON a.id = g.stop_entry_id AND a.topic = 'spend_stop'
 )`;

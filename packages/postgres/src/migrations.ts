@@ -6,6 +6,7 @@ import { RECOVERY_VIEW_INDEX_SQL } from './schema/002_recoveryViewIndex.js';
 import { APPEND_ATTEMPT_FUNCTION_SQL } from './schema/003_appendAttemptFunction.js';
 import { SPEND_TOPICS_INDEX_SQL } from './schema/004_spendTopicsIndex.js';
 import { REFUSAL_TOPIC_INDEX_SQL } from './schema/005_refusalTopicIndex.js';
+import { ADAPTER_RUNS_SQL } from './schema/006_adapterRuns.js';
 
 /**
  * One step of the PostgreSQL schema: applied once, in order, inside the migration transaction.
@@ -32,6 +33,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   { version: 3, name: 'append attempt function', sql: APPEND_ATTEMPT_FUNCTION_SQL },
   { version: 4, name: 'spend topics index', sql: SPEND_TOPICS_INDEX_SQL },
   { version: 5, name: 'refusal topic index', sql: REFUSAL_TOPIC_INDEX_SQL },
+  { version: 6, name: 'adapter runs', sql: ADAPTER_RUNS_SQL },
 ]);
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigurationError, StorageError } from '@loopguard/core';
+import { ConfigurationError, ManualClock, StorageError } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStorage, PG_SCHEMA_VERSION, PgStatusReader, VERSION_TABLE } from '../src/index.js';
 import { freePort } from '../src/testing/index.js';
@@ -30,6 +30,7 @@ describe('PostgreSQL schema and migrations', () => {
         'append attempt function',
         'spend topics index',
         'refusal topic index',
+        'adapter runs',
       ],
     });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
@@ -39,6 +40,7 @@ describe('PostgreSQL schema and migrations', () => {
       { version: 3, name: 'append attempt function' },
       { version: 4, name: 'spend topics index' },
       { version: 5, name: 'refusal topic index' },
+      { version: 6, name: 'adapter runs' },
     ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });
@@ -142,6 +144,57 @@ describe('PostgreSQL schema and migrations', () => {
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('context_entries_recovery_view_time');
     expect(text).not.toMatch(/Seq Scan/);
+    await storage.close();
+  });
+
+  it('sessions54: shows a framework run loopguard did not stop with its tally, running until it ends, as SQLite does', async () => {
+    const clock = new ManualClock(Date.now() - 60_000);
+    const storage = await openFresh(cluster(), { clock });
+    const start = clock.now();
+    const started = (runId: string, adapter: string) =>
+      storage.stateMachine.addContextEntry({
+        entryType: 'learning',
+        topic: 'run_started',
+        content: `${adapter} run ${runId} started`,
+        relatedTasks: [runId],
+        metadata: { runId, adapter, projectDir: '/repo' },
+      });
+    await started('r1', 'ai-sdk');
+    await started('r2', 'langgraph');
+    const tally = { adapter: 'ai-sdk', runId: 'r1', projectDir: '/repo', at: start + 5000, toolCalls: 7 };
+    const spend = { tokens: 1200, costUsd: 0.12, unpricedTokens: 0, budgetUsd: 1, budgetTokens: null };
+    await storage.stateMachine.recordRunTally({ ...tally, ...spend, ended: false });
+    const reader = new PgStatusReader(storage);
+    const one = async (sessionId: string) => (await reader.sessionPage({ limit: 10, sessionId })).sessions[0];
+    expect(await one('r1')).toMatchObject({
+      verdict: 'running',
+      toolCalls: 7,
+      lastActive: start + 5000,
+      startedAt: start,
+      spend: { tokens: 1200, costUsd: 0.12 },
+      budget: { maxCostUsd: 1, maxTokens: null },
+    });
+    await storage.stateMachine.recordRunTally({
+      ...tally,
+      ...spend,
+      at: start + 9000,
+      toolCalls: 9,
+      ended: true,
+    });
+    expect(await one('r1')).toMatchObject({ verdict: 'clean', toolCalls: 9, lastActive: start + 9000 });
+    expect(await one('r2')).toMatchObject({ verdict: 'running', toolCalls: null, spend: null });
+    clock.advance(10_000);
+    await storage.stateMachine.addContextEntry({
+      entryType: 'decision',
+      topic: 'loop_stop',
+      content: 'stop',
+      relatedTasks: ['r1'],
+      metadata: { runId: 'r1', adapter: 'ai-sdk', loopType: 'cycle', toolCall: 8 },
+    });
+    expect(await one('r1')).toMatchObject({ verdict: 'stopped', toolCalls: 8 });
+    await expect(
+      storage.stateMachine.recordRunTally({ ...tally, ...spend, runId: 'a\u0000b', ended: false }),
+    ).rejects.toThrow(/tally/);
     await storage.close();
   });
 

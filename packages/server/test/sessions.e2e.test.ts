@@ -253,6 +253,43 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
     expect(await getText('/metrics')).toContain('loopguard_sessions{verdict="stopped"} 1');
   });
 
+  it('sessions54: shows a run not stopped with the tool calls and dollars of its tally, the same on every door', async () => {
+    ctx = await openStore(kind);
+    await ctx.addContextEntry({
+      entryType: 'learning',
+      topic: 'run_started',
+      content: 'ai-sdk run run-43 started',
+      relatedTasks: ['T9'],
+      metadata: { adapter: 'ai-sdk', runId: 'run-43', projectDir: '/repo' },
+    });
+    ctx.clock.advance(5000);
+    await ctx.recordRunTally({
+      adapter: 'ai-sdk',
+      runId: 'run-43',
+      projectDir: '/repo',
+      at: ctx.clock.now(),
+      toolCalls: 7,
+      tokens: 1200,
+      costUsd: 0.12,
+      unpricedTokens: 0,
+      budgetUsd: 1,
+      budgetTokens: null,
+      ended: true,
+    });
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/sessions');
+    expect(body.sessions).toMatchObject([
+      {
+        agent: 'ai-sdk',
+        sessionId: 'run-43',
+        toolCalls: 7,
+        verdict: 'clean',
+        lastActive: ctx.clock.now(),
+        summary: 'no loop found, 7 tool calls ran, $0.12 of $1.00',
+      },
+    ]);
+  });
+
   it('says what a run stopped on spend had spent against its budget, as its spend_stop entry recorded it (adapters44)', async () => {
     ctx = await openStore(kind);
     const spent = { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0, unpricedModels: [] };

@@ -9,7 +9,7 @@ import {
   SharedLoopDetector,
   type TaskInput,
 } from '@loopguard/core';
-import type { StatusReader } from '@loopguard/core/internal';
+import type { RunTally, StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { ThrowawayCluster } from '@loopguard/postgres/testing';
 import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteStatusReader } from '@loopguard/sqlite';
@@ -36,6 +36,8 @@ export interface TestStore {
   cluster(): ThrowawayCluster;
   upsertTask(input: TaskInput): Promise<void>;
   addContextEntry(input: ContextEntryInput): Promise<void>;
+  /** Keeps a framework run's tally (the adapters' `recordRunTally`). */
+  recordRunTally(tally: RunTally): Promise<void>;
   recordAttempt(
     taskId: string,
     status: string,
@@ -84,6 +86,7 @@ export function useStores(
         },
         upsertTask: async (input) => void database.stateMachine.upsertTask(input),
         addContextEntry: async (input) => void database.stateMachine.addContextEntry(input),
+        recordRunTally: async (tally) => database.stateMachine.recordRunTally(tally),
         recordAttempt: async (...args) => void detector.recordAttempt(...args),
         cleanup: async () => {
           database.close();
@@ -111,6 +114,7 @@ export function useStores(
       cluster: () => running,
       upsertTask: async (input) => void (await stateMachine.upsertTask(input)),
       addContextEntry: async (input) => void (await stateMachine.addContextEntry(input)),
+      recordRunTally: async (tally) => await stateMachine.recordRunTally?.(tally),
       recordAttempt: async (...args) => void (await detector.recordAttempt(...args)),
       cleanup: () => storage.close(),
     };

@@ -21,11 +21,15 @@ import {
   type EventRow,
   entryOf,
   eventOf,
+  type RunTally,
+  runTallyUpsertSql,
+  runTallyValues,
   TASK_COLUMNS,
   type TaskRow,
   taskOf,
   validateContextEntryInput,
   validateContextEntryQuery,
+  validateRunTally,
   validateTaskFilter,
   validateTaskInput,
   validateTransition,
@@ -79,6 +83,7 @@ export class SqliteStateMachine implements StateMachine {
   private readonly listEventsStmt: BetterSqlite3.Statement<[string], EventRow>;
   private readonly insertEntryStmt: BetterSqlite3.Statement<unknown[]>;
   private readonly getEntryStmt: BetterSqlite3.Statement<[number | bigint], EntryRow>;
+  private readonly upsertRunStmt: BetterSqlite3.Statement<unknown[]>;
   private readonly entryQueries = new Map<string, BetterSqlite3.Statement<unknown[], EntryRow>>();
   private readonly runInTransaction: BetterSqlite3.Transaction<(fn: () => unknown) => unknown>;
 
@@ -117,6 +122,7 @@ export class SqliteStateMachine implements StateMachine {
           ' VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
       this.getEntryStmt = this.db.prepare(`SELECT ${ENTRY_COLUMNS} FROM context_entries WHERE id = ?`);
+      this.upsertRunStmt = this.db.prepare(runTallyUpsertSql(() => '?'));
     } catch (error) {
       throw toStorageError(
         error,
@@ -194,6 +200,14 @@ export class SqliteStateMachine implements StateMachine {
         metadata,
       );
       return entryOf(this.getEntryStmt.get(lastInsertRowid) as EntryRow);
+    });
+  }
+
+  /** Keeps the run's one row in `adapter_runs` (see the port; docs/sql.md, "Sessions"). */
+  recordRunTally(tally: RunTally): void {
+    validateRunTally(tally);
+    this.write('recordRunTally', () => {
+      this.upsertRunStmt.run(...runTallyValues(tally));
     });
   }
 

@@ -14,6 +14,7 @@ import { up010RefusedCalls } from './schema/010_refusedCalls.js';
 import { up011AdapterSpend } from './schema/011_adapterSpend.js';
 import { up012SessionEnd } from './schema/012_sessionEnd.js';
 import { up013AgentProcess } from './schema/013_agentProcess.js';
+import { up014AdapterRuns } from './schema/014_adapterRuns.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 11, name: 'adapter spend', up: up011AdapterSpend },
   { version: 12, name: 'session end', up: up012SessionEnd },
   { version: 13, name: 'agent process', up: up013AgentProcess },
+  { version: 14, name: 'adapter runs', up: up014AdapterRuns },
 ]);
 
 /**

@@ -1,6 +1,7 @@
 import { ManualClock } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
 import {
+  asyncSqliteStorage,
   type HookSessionRecord,
   openLoopGuardDatabase,
   SqliteHookSessionStore,
@@ -163,6 +164,43 @@ describe('agent_sessions: one session across doors', () => {
       ['run', 'r1', 'stopped_on_spend'],
       ['run', 'r2', 'nudged'],
     ]);
+  });
+
+  it('sessions54: shows a framework run loopguard did not stop with its tally (tool calls, dollars, budget), running until it ends', async () => {
+    const { database, clock, entry, reader } = makeDatabase(60_000);
+    const start = clock.now();
+    entry('run_started', 'r1', { runId: 'r1', adapter: 'ai-sdk', projectDir: '/repo' });
+    entry('run_started', 'r2', { runId: 'r2', adapter: 'langgraph', projectDir: '/repo' });
+    const tally = { adapter: 'ai-sdk', runId: 'r1', projectDir: '/repo', at: start + 5000, toolCalls: 7 };
+    const spend = { tokens: 1200, costUsd: 0.12, unpricedTokens: 0, budgetUsd: 1, budgetTokens: null };
+    database.stateMachine.recordRunTally({ ...tally, ...spend, ended: false });
+    const one = async (sessionId: string) => (await reader.sessionPage({ limit: 10, sessionId })).sessions[0];
+    expect(await one('r1')).toMatchObject({
+      verdict: 'running',
+      toolCalls: 7,
+      lastActive: start + 5000,
+      startedAt: start,
+      spend: { tokens: 1200, costUsd: 0.12 },
+      budget: { maxCostUsd: 1, maxTokens: null },
+    });
+    // the asynchronous twin (what a SharedLoopDetector's embedder hands the adapters) writes it too
+    await asyncSqliteStorage(database).stateMachine.recordRunTally?.({
+      ...tally,
+      ...spend,
+      at: start + 9000,
+      toolCalls: 9,
+      ended: true,
+    });
+    expect(await one('r1')).toMatchObject({ verdict: 'clean', toolCalls: 9, lastActive: start + 9000 });
+    // a run with no tally (a store of one's own, or before its first write) lists as before
+    expect(await one('r2')).toMatchObject({ verdict: 'running', toolCalls: null, spend: null });
+    // a stop's own figures come first: the stop ended the run
+    clock.advance(10_000);
+    entry('loop_stop', 'r1', { runId: 'r1', adapter: 'ai-sdk', loopType: 'cycle', toolCall: 8 });
+    expect(await one('r1')).toMatchObject({ verdict: 'stopped', toolCalls: 8 });
+    expect(() =>
+      database.stateMachine.recordRunTally({ ...tally, ...spend, toolCalls: -1, ended: false }),
+    ).toThrow(/tally\.toolCalls/);
   });
 
   it("lists a session's entries with its subagents' (each names its run): what loopguard did in the session", async () => {

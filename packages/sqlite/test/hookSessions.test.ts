@@ -141,7 +141,13 @@ describe('SqliteHookSessionStore', () => {
     refusal.run(1_500, JSON.stringify([`${key.agent}:${key.sessionId}`]));
     refusal.run(1_600, JSON.stringify(['claude:another-session']));
 
-    expect(migrate(db).applied).toEqual(['refused calls', 'adapter spend', 'session end', 'agent process']);
+    expect(migrate(db).applied).toEqual([
+      'refused calls',
+      'adapter spend',
+      'session end',
+      'agent process',
+      'adapter runs',
+    ]);
     const index = db
       .prepare(`SELECT sql FROM sqlite_master WHERE name = 'context_entries_recovery_view_time'`)
       .pluck()
@@ -181,8 +187,8 @@ describe('SqliteHookSessionStore', () => {
     // the view as version 10 shipped it read an adapter's spend from no ledger: none
     db.exec(`DROP VIEW agent_sessions;
       CREATE VIEW agent_sessions AS SELECT json_extract(metadata, '$.runId') AS session_id FROM context_entries;`);
-    expect(migrate(db).applied).toEqual(['adapter spend', 'session end', 'agent process']);
-    expect(db.pragma('user_version', { simple: true })).toBe(13);
+    expect(migrate(db).applied).toEqual(['adapter spend', 'session end', 'agent process', 'adapter runs']);
+    expect(db.pragma('user_version', { simple: true })).toBe(14);
     expect(spendOf()).toEqual([
       {
         session_id: 'r1',

@@ -91,6 +91,7 @@ describe('openLoopGuardDatabase', () => {
       { type: 'index', name: 'task_attempt_summary_last' },
       { type: 'index', name: 'task_events_task' },
       { type: 'index', name: 'tasks_status' },
+      { type: 'table', name: 'adapter_runs' },
       { type: 'table', name: 'attempts' },
       { type: 'table', name: 'breaker_transitions' },
       { type: 'table', name: 'context_entries' },

@@ -45,6 +45,15 @@ export interface AiSdkLoopGuard {
   readonly prepareStep: GuardPrepareStep;
   /** Pass as `stopWhen`: true once the detector stops the run, and the run's other conditions. */
   readonly stopWhen: GuardStopCondition[];
+  /**
+   * Pass as `onEnd` (the SDK calls it once every step has finished): the last steps are judged and
+   * counted (a final reply calls no `stopWhen`), and the store is told the run ended, so the doors
+   * stop reading it `running`. Optional: without it a run reads `running` for 10 minutes after its
+   * last tool call.
+   */
+  readonly onEnd: (event: {
+    readonly steps: readonly (Pick<StepResult<ToolSet>, 'content'> & UsageOfStep)[];
+  }) => Promise<void> | undefined;
   /** The run's guard: `stopVerdict`, `nudges`, `detector`. */
   readonly run: RunGuard;
   /** The `stop` verdict once the run was stopped, else `null` (`finishReason` is then `tool-calls`). */
@@ -105,6 +114,10 @@ export function loopGuard<TOOLS extends ToolSet = ToolSet>(
   return {
     prepareStep,
     stopWhen: [loopStopped, ...others],
+    onEnd: ({ steps }) => {
+      const caught = catchUp(steps);
+      return caught === undefined ? run.end() : caught.then(() => run.end());
+    },
     run,
     get stopVerdict() {
       return run.stopVerdict;

@@ -136,6 +136,8 @@ export function loopGuard(options: ClaudeAgentLoopGuardOptions = {}): ClaudeAgen
         yield message;
       }
       for (const step of translation.end()) run.observe(step);
+      // the messages ended: the run did, and its tally says so
+      await run.end();
     },
     run,
     get stopVerdict() {

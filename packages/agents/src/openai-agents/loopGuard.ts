@@ -43,7 +43,8 @@ export interface OpenAIAgentsLoopGuard {
   /**
    * With the `spend` option: listens to `agent`'s events (`agent_tool_start`, after the model
    * response that asked for the tool; `agent_end`) and counts what the SDK added to the run's
-   * `RunContext.usage` since ({@link RunUsage}), priced by the agent's `model` when it is a name.
+   * `RunContext.usage` since ({@link RunUsage}), priced by the agent's `model` when it is a name;
+   * `agent_end` also tells the store the run ended (its tally: the doors stop reading it `running`).
    * Watch every agent a run may hand off to. Returns `agent`.
    */
   // biome-ignore lint/suspicious/noExplicitAny: an agent of any context and output type
@@ -129,7 +130,12 @@ export function loopGuard(options: OpenAIAgentsLoopGuardOptions = {}): OpenAIAge
     watch(agent) {
       const listener = (context: RunContext<unknown>) => count(context, agent.model);
       agent.on('agent_tool_start', listener);
-      agent.on('agent_end', listener);
+      agent.on('agent_end', (context) => {
+        listener(context);
+        // the final output: the run ended, and its tally says so once its usage is counted
+        if (pendingUsage === undefined) void run.end();
+        else void pendingUsage.then(() => run.end());
+      });
       return agent;
     },
     get spendStopVerdict() {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
-import { type Logger, RUN_STARTED_TOPIC, silentLogger } from '@loopguard/core/internal';
+import { type Clock, InvalidInputError, type StateMachine, systemClock } from '@loopguard/core';
+import { type Logger, RUN_STARTED_TOPIC, type RunTally, silentLogger } from '@loopguard/core/internal';
 import type { UsageRecord } from '@loopguard/core/spend';
 import {
   isStepLoopDetectionEnabled,
@@ -11,6 +11,28 @@ import {
 import type { LoopGuardOptions } from './loopGuardOptions.js';
 import { RunSpend } from './RunSpend.js';
 import { type RecordingPort, recordingPort } from './recordingPort.js';
+
+/**
+ * The least time between two writes of a run's tally (a tool call, usage): the first change after a
+ * quiet stretch is written at once, later ones when 2 seconds have passed since the last write
+ * (a timer), so a run writes at most once every 2 seconds whatever its pace, and once more at its
+ * end where the adapter sees it.
+ */
+export const TALLY_DELAY_MS = 2_000;
+
+/** The runs' tally writes waiting for their timer: written when the process is about to exit. */
+const dueTallies = new Set<() => void>();
+let exitListened = false;
+
+/** Keeps `flush` to run at the process's `beforeExit` (one listener for every run). */
+function dueOnExit(flush: () => void): void {
+  dueTallies.add(flush);
+  if (exitListened) return;
+  exitListened = true;
+  process.on('beforeExit', () => {
+    for (const due of [...dueTallies]) due();
+  });
+}
 
 /**
  * One agent run under one `StepLoopDetector`: what every adapter shares. It takes the steps the
@@ -38,6 +60,13 @@ export class RunGuard {
   private recordStart: (() => void) | undefined;
   /** Tool calls the detector has taken so far (its stop entries name the count: `toolCall`). */
   private toolCalls = 0;
+  /** Writes the run's tally, once its start is recorded; `undefined` before, or with nowhere to write. */
+  private writeTally: ((ended: boolean) => void) | undefined;
+  /** When the tally was last written (the clock's ms); the next change waits for {@link TALLY_DELAY_MS} after it. */
+  private tallyWrittenAt = Number.NEGATIVE_INFINITY;
+  private readonly clock: Clock;
+  /** The pending write of a changed tally ({@link TALLY_DELAY_MS}). */
+  private tallyTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * @param options - the `StepLoopDetector` options; `stateMachine` may be synchronous or asynchronous.
@@ -51,6 +80,7 @@ export class RunGuard {
     const detectorOptions = { ...given, ...(runId === undefined ? {} : { runId }) };
     this.logger = options.logger;
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
     // Anything but a port is left to the detector's option check, which names it.
     this.recording =
       typeof (stateMachine as { addContextEntry?: unknown } | undefined)?.addContextEntry === 'function'
@@ -69,7 +99,7 @@ export class RunGuard {
     });
     const { recording } = this;
     if (recording !== undefined && adapter !== undefined && runId !== undefined)
-      this.recordStart = () =>
+      this.recordStart = () => {
         recording.port.addContextEntry({
           entryType: 'learning',
           topic: RUN_STARTED_TOPIC,
@@ -77,6 +107,11 @@ export class RunGuard {
           relatedTasks: [options.taskId ?? runId],
           metadata: { runId, projectDir },
         });
+        const { recordTally } = recording;
+        if (recordTally !== undefined)
+          this.writeTally = (ended) =>
+            recordTally(this.tallyOf({ adapter, runId, projectDir, at: clock.now(), ended }));
+      };
     this.spend = RunSpend.of(spend, {
       clock,
       taskId: options.taskId,
@@ -97,7 +132,65 @@ export class RunGuard {
    */
   observeUsage(records: readonly UsageRecord[]): Promise<void> | undefined {
     this.started();
+    if (records.length > 0 && this.spend !== undefined) this.tallyChanged();
     return this.spend?.observe(records);
+  }
+
+  /**
+   * The run has ended (the framework said so): its tally is written at once, marked ended, so that
+   * the doors stop reading it `running`. Later steps are still judged (a run resumed).
+   * @returns like {@link settled}.
+   */
+  end(): Promise<void> | undefined {
+    this.flushTally(true);
+    return this.settled();
+  }
+
+  /** The tally of the run now: its tool calls, and its spend and caps when a budget counts them. */
+  private tallyOf(key: Pick<RunTally, 'adapter' | 'runId' | 'projectDir' | 'at' | 'ended'>): RunTally {
+    const spent = this.spend?.spent;
+    const caps = this.spend?.caps;
+    return {
+      ...key,
+      toolCalls: this.toolCalls,
+      tokens: spent?.tokens ?? null,
+      costUsd: spent?.costUsd ?? null,
+      unpricedTokens: spent?.unpricedTokens ?? null,
+      budgetUsd: caps?.maxCostUsd ?? null,
+      budgetTokens: caps?.maxTokens ?? null,
+    };
+  }
+
+  /** Schedules the write of the changed tally, unless one is already due. */
+  private tallyChanged(): void {
+    if (this.writeTally === undefined || this.tallyTimer !== undefined) return;
+    // the first change after a quiet stretch is written at once (a run shows its first call), the
+    // others when the stretch since the last write is over
+    const wait = this.tallyWrittenAt + TALLY_DELAY_MS - this.clock.now();
+    if (wait <= 0) {
+      this.flushTally(false);
+      return;
+    }
+    this.tallyTimer = setTimeout(this.flushDue, wait);
+    // The timer keeps no process alive: one about to exit writes what is due first (beforeExit).
+    this.tallyTimer.unref?.();
+    dueOnExit(this.flushDue);
+  }
+
+  private readonly flushDue = (): void => this.flushTally(false);
+
+  /** Writes the tally now (clearing a pending write). */
+  private flushTally(ended: boolean): void {
+    if (this.tallyTimer !== undefined) clearTimeout(this.tallyTimer);
+    this.tallyTimer = undefined;
+    dueTallies.delete(this.flushDue);
+    if (this.writeTally !== undefined) this.tallyWrittenAt = this.clock.now();
+    try {
+      this.writeTally?.(ended);
+    } catch (error) {
+      // the run goes on, as after any failed write (the guard never breaks the run)
+      this.log.error({ err: error, topic: 'run tally' }, 'Recording a run failed');
+    }
   }
 
   /** The guard's logger, made on first use: a silent pino logger costs more than a short run's steps. */
@@ -131,7 +224,10 @@ export class RunGuard {
       this.log.warn({ err: error }, 'Step skipped: the detector rejected it');
       return null;
     }
-    if (step.type === 'action') this.toolCalls++;
+    if (step.type === 'action') {
+      this.toolCalls++;
+      this.tallyChanged();
+    }
     if (verdict.action === 'nudge' && verdict.message !== null) {
       this.nudges.push(verdict.message);
       this.undelivered.push(verdict.message);

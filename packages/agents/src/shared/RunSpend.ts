@@ -80,6 +80,11 @@ export class RunSpend {
     return next;
   }
 
+  /** The run's caps (the `session` scope of the options), if any. */
+  get caps(): { maxCostUsd?: number; maxTokens?: number } | undefined {
+    return this.options.session;
+  }
+
   /** What the run has spent so far (`undefined` before the pricing library loaded). */
   get spent(): SpendTotals | undefined {
     return this.guard?.run.totals;

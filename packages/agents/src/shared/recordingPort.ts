@@ -1,5 +1,5 @@
 import type { AsyncStateMachine, ContextEntry, ContextEntryInput, StateMachine } from '@loopguard/core';
-import type { Logger } from '@loopguard/core/internal';
+import type { Logger, RunTally } from '@loopguard/core/internal';
 
 /** What {@link recordingPort} returns: the port the detector writes through, and its pending writes. */
 export interface RecordingPort {
@@ -10,6 +10,11 @@ export interface RecordingPort {
    * thrown); `undefined` when none is pending.
    */
   settled(): Promise<void> | undefined;
+  /**
+   * Writes the run's tally (`recordRunTally`), tracked like an entry; `undefined` when the store has
+   * no such method (a store of one's own): the run then shows no tally.
+   */
+  readonly recordTally: ((tally: RunTally) => void) | undefined;
 }
 
 function isPromise(value: unknown): value is Promise<unknown> {
@@ -31,17 +36,21 @@ export function recordingPort(
   adapter?: string,
 ): RecordingPort {
   const pending = new Set<Promise<void>>();
+  /** Tracks an asynchronous write so that {@link RecordingPort.settled} waits for it; a failure is logged. */
+  const track = (result: Promise<unknown>, topic: string): void => {
+    const write = result.then(
+      () => undefined,
+      (error: unknown) => log().error({ err: error, topic }, 'Recording a step loop failed'),
+    );
+    const tracked = write.finally(() => pending.delete(tracked));
+    pending.add(tracked);
+  };
   const addContextEntry = (given: ContextEntryInput): ContextEntry => {
     // The adapter's name lets the sessions view list this run as a session of that framework.
     const input = adapter === undefined ? given : { ...given, metadata: { ...given.metadata, adapter } };
     const result: unknown = stateMachine.addContextEntry(input);
     if (!isPromise(result)) return result as ContextEntry;
-    const write = result.then(
-      () => undefined,
-      (error: unknown) => log().error({ err: error, topic: input.topic }, 'Recording a step loop failed'),
-    );
-    const tracked = write.finally(() => pending.delete(tracked));
-    pending.add(tracked);
+    track(result, input.topic);
     return {
       id: 'pending',
       timestamp: now(),
@@ -55,8 +64,16 @@ export function recordingPort(
   };
   // The detector's option schema checks for addContextEntry only, and it is the one method it calls.
   const port = { addContextEntry } as unknown as StateMachine;
+  const recordTally =
+    typeof stateMachine.recordRunTally !== 'function'
+      ? undefined
+      : (tally: RunTally) => {
+          const result: unknown = stateMachine.recordRunTally?.(tally);
+          if (isPromise(result)) track(result, 'run tally');
+        };
   return {
     port,
+    recordTally,
     settled: () => (pending.size === 0 ? undefined : Promise.all([...pending]).then(() => undefined)),
   };
 }

@@ -23,6 +23,7 @@ const STATE_MACHINE_METHODS = [
   'listTaskEvents',
   'addContextEntry',
   'listContextEntries',
+  'recordRunTally',
 ] as const satisfies readonly (keyof AsyncStateMachine)[];
 
 const ATTEMPT_STORE_METHODS = [
@@ -49,9 +50,9 @@ type Gate = <T>(op: () => T) => Promise<T>;
 function promisified<P extends object>(port: P, methods: readonly string[], gate: Gate): unknown {
   const twin: Record<string, unknown> = {};
   for (const name of methods) {
-    const method = (port as Record<string, (...args: unknown[]) => unknown>)[name] as (
-      ...args: unknown[]
-    ) => unknown;
+    const method = (port as Record<string, ((...args: unknown[]) => unknown) | undefined>)[name];
+    // an optional method the port lacks stays absent from its twin
+    if (typeof method !== 'function') continue;
     twin[name] = (...args: unknown[]) => gate(() => method.apply(port, args));
   }
   return Object.freeze(twin);

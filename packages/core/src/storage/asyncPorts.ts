@@ -9,7 +9,8 @@ import type { AttemptStore, StateMachine } from './ports.js';
  * type AsyncClock = AsyncPort<{ now(): number }>; // { now(): Promise<number> }
  */
 export type AsyncPort<P> = {
-  [K in keyof P]: P[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : P[K];
+  // NonNullable: an optional method (`recordRunTally?`) is made asynchronous too.
+  [K in keyof P]: NonNullable<P[K]> extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : P[K];
 };
 
 /**

@@ -20,6 +20,8 @@ export const STATE_MACHINE_METHODS = methodsOf<StateMachine>({
   listTaskEvents: true,
   addContextEntry: true,
   listContextEntries: true,
+  // optional: a store of one's own without it still guards (its runs show no tally)
+  recordRunTally: false,
   transaction: true,
 });
 

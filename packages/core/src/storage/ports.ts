@@ -5,6 +5,7 @@ import type {
   AttemptSummaryPageQuery,
 } from '../model/attempt.js';
 import type { ContextEntry, ContextEntryInput, ContextEntryQuery } from '../model/contextEntry.js';
+import type { RunTally } from '../model/runTally.js';
 import type { Task, TaskEvent, TaskInput, TaskStatus } from '../model/task.js';
 
 /**
@@ -34,6 +35,14 @@ export interface StateMachine {
   addContextEntry(input: ContextEntryInput): ContextEntry;
   /** Context entries matching `query`, newest first. */
   listContextEntries(query?: ContextEntryQuery): ContextEntry[];
+  /**
+   * Keeps one row for a framework adapter's run (by `adapter` and `runId`): creates it, or replaces
+   * its tally (its first `at` is kept as the run's start). The adapters call it at most once every
+   * few seconds and at the run's end; the sessions view reads it. Optional: a store without it
+   * lists such a run with no tool calls or dollars until loopguard stops it.
+   * @throws InvalidInputError naming the field (`validateRunTally`).
+   */
+  recordRunTally?(tally: RunTally): void;
   /**
    * Runs `fn` so that every write it makes through this port and the attempt store that shares
    * its storage commits together or not at all; serialises against other writers on the same storage.

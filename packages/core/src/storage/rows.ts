@@ -1,5 +1,6 @@
 import type { Attempt } from '../model/attempt.js';
 import { type ContextEntry, type ContextEntryType, RECOVERY_TOPICS } from '../model/contextEntry.js';
+import type { RunTally } from '../model/runTally.js';
 import type { Task, TaskEvent, TaskStatus } from '../model/task.js';
 import { RECOVERY_VIEW_TOPICS } from './recoveryView.js';
 
@@ -155,4 +156,39 @@ export const SCHEMA_V1_TASK_STATUSES_SQL =
 /** Whether every topic is a recovery topic (then the recovery partial index applies). */
 export function allRecoveryTopics(topics: readonly string[]): boolean {
   return topics.every((t) => (RECOVERY_TOPICS as readonly string[]).includes(t));
+}
+
+/**
+ * The upsert both stores run for `recordRunTally` (one row a run in `adapter_runs`; docs/sql.md),
+ * with the store's placeholder for the n-th value (1-based): `?` in SQLite, `$n` in PostgreSQL. Its
+ * values are {@link runTallyValues}'s, in order.
+ * @example db.prepare(runTallyUpsertSql(() => '?')).run(...runTallyValues(tally));
+ */
+export function runTallyUpsertSql(param: (n: number) => string): string {
+  const values = Array.from({ length: 12 }, (_, i) => param(i + 1)).join(', ');
+  return `INSERT INTO adapter_runs (adapter, run_id, project_dir, started_at, updated_at, tool_calls, tokens, cost_usd,
+    unpriced_tokens, budget_usd, budget_tokens, ended_at) VALUES (${values})
+  ON CONFLICT (adapter, run_id) DO UPDATE SET project_dir = excluded.project_dir, updated_at = excluded.updated_at,
+    tool_calls = excluded.tool_calls, tokens = excluded.tokens, cost_usd = excluded.cost_usd,
+    unpriced_tokens = excluded.unpriced_tokens, budget_usd = excluded.budget_usd,
+    budget_tokens = excluded.budget_tokens, ended_at = excluded.ended_at`;
+}
+
+/** The values of {@link runTallyUpsertSql} for `tally` (its time starts the run's row and updates it). */
+export function runTallyValues(tally: RunTally): unknown[] {
+  const { at } = tally;
+  return [
+    tally.adapter,
+    tally.runId,
+    tally.projectDir,
+    at,
+    at,
+    tally.toolCalls,
+    tally.tokens,
+    tally.costUsd,
+    tally.unpricedTokens,
+    tally.budgetUsd,
+    tally.budgetTokens,
+    tally.ended ? at : null,
+  ];
 }

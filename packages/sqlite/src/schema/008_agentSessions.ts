@@ -19,9 +19,12 @@ export const RUNNING_WINDOW_MS = 600_000;
  * a hook session's end (`ended_at`: its, or its parent session's, last `session_ended` entry; a
  * session is `running` only when no such entry follows its last event) and an adapter's run's
  * project (its `run_started` entry's `projectDir`) and, for a run stopped, its tool calls (its stop
- * entry's `toolCall`: the stop ends the run).
+ * entry's `toolCall`: the stop ends the run), and version 14 with an adapter's run's tally
+ * (`adapter_runs`: its tool calls, spend, budget, last activity and end, written by the adapters as
+ * the run goes on; a stop entry's figures come first).
  */
-export const AGENT_SESSIONS_VIEW_SQL = `
+function agentSessionsView(tallies: string): string {
+  return `
 CREATE VIEW agent_sessions AS
 WITH
   hook AS (
@@ -33,7 +36,9 @@ WITH
       NULL AS run_status,
       (SELECT max(t.timestamp) FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
         WHERE t.task_id IN (h.agent || ':' || h.session_id, h.agent || ':' || h.parent_session_id)
-          AND e.topic = '${SESSION_ENDED_TOPIC}') AS ended_at
+          AND e.topic = '${SESSION_ENDED_TOPIC}') AS ended_at,
+      NULL AS tally_tokens, NULL AS tally_cost_usd, NULL AS tally_unpriced_tokens, NULL AS tally_budget_usd,
+      NULL AS tally_budget_tokens
     FROM hook_sessions h
   ),
   run AS (
@@ -43,15 +48,15 @@ WITH
          AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id) AS nudges,
       (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
          AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id) AS stops,
-      0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status, NULL AS ended_at
+      0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status, NULL AS ended_at,
+      NULL AS tally_tokens, NULL AS tally_cost_usd, NULL AS tally_unpriced_tokens, NULL AS tally_budget_usd,
+      NULL AS tally_budget_tokens
     FROM runs r
   ),
-  adapter AS (
+  adapter_entries AS (
     SELECT json_extract(e.metadata, '$.adapter') AS agent, json_extract(e.metadata, '$.runId') AS session_id,
-      coalesce(max(json_extract(e.metadata, '$.projectDir')), '') AS project_dir, NULL AS parent_session_id, NULL AS agent_type, min(e.timestamp) AS started_at,
-      max(e.timestamp) AS last_active, NULL AS tool_calls,
-      sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops,
-      0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status, NULL AS ended_at
+      coalesce(max(json_extract(e.metadata, '$.projectDir')), '') AS project_dir, min(e.timestamp) AS started_at,
+      max(e.timestamp) AS last_active, sum(e.topic = 'loop_nudge') AS nudges, sum(e.topic = 'loop_stop') AS stops
     FROM (
       SELECT topic, timestamp, metadata FROM context_entries WHERE topic IN ${RECOVERY_VIEW_TOPICS_SQL}
       UNION ALL
@@ -59,6 +64,14 @@ WITH
     ) e
     WHERE json_extract(e.metadata, '$.adapter') IS NOT NULL AND json_extract(e.metadata, '$.runId') IS NOT NULL
     GROUP BY 1, 2
+  ),
+  adapter AS (
+    SELECT g.agent, g.session_id, g.project_dir, NULL AS parent_session_id, NULL AS agent_type, g.started_at,
+      max(g.last_active, coalesce(r.updated_at, 0)) AS last_active, r.tool_calls, g.nudges, g.stops,
+      0 AS refused_calls, NULL AS entry_task, NULL AS scope, NULL AS run_status, r.ended_at,
+      r.tokens AS tally_tokens, r.cost_usd AS tally_cost_usd, r.unpriced_tokens AS tally_unpriced_tokens,
+      r.budget_usd AS tally_budget_usd, r.budget_tokens AS tally_budget_tokens
+    FROM adapter_entries g LEFT JOIN ${tallies} r ON r.adapter = g.agent AND r.run_id = g.session_id
   ),
   every AS (SELECT * FROM hook UNION ALL SELECT * FROM run UNION ALL SELECT * FROM adapter),
   judged AS (
@@ -75,19 +88,23 @@ WITH
     FROM every s
   )
 SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, j.started_at, j.last_active,
-  CASE WHEN j.tool_calls IS NULL AND j.scope IS NULL THEN json_extract(e.metadata, '$.toolCall') ELSE j.tool_calls END
+  CASE WHEN j.scope IS NULL THEN coalesce(json_extract(e.metadata, '$.toolCall'), j.tool_calls) ELSE j.tool_calls END
     AS tool_calls,
   j.nudges, j.stops, j.refused_calls,
   e.topic AS stop_topic,
   coalesce(json_extract(e.metadata, '$.loopType'), json_extract(e.metadata, '$.reason')) AS stop_kind,
   json_extract(e.metadata, '$.toolCall') AS stop_call,
   e.timestamp AS stopped_at,
-  coalesce(json_extract(l.ledger, '$.totals.tokens'), json_extract(a.metadata, '$.spent.tokens')) AS tokens,
-  coalesce(json_extract(l.ledger, '$.totals.costUsd'), json_extract(a.metadata, '$.spent.costUsd')) AS cost_usd,
-  coalesce(json_extract(l.ledger, '$.totals.unpricedTokens'), json_extract(a.metadata, '$.spent.unpricedTokens'))
-    AS unpriced_tokens,
-  CASE WHEN a.id IS NULL THEN l.cap_usd ELSE json_extract(a.metadata, '$.caps.maxCostUsd') END AS budget_usd,
-  CASE WHEN a.id IS NULL THEN l.cap_tokens ELSE json_extract(a.metadata, '$.caps.maxTokens') END AS budget_tokens,
+  coalesce(json_extract(l.ledger, '$.totals.tokens'), json_extract(a.metadata, '$.spent.tokens'), j.tally_tokens)
+    AS tokens,
+  coalesce(json_extract(l.ledger, '$.totals.costUsd'), json_extract(a.metadata, '$.spent.costUsd'), j.tally_cost_usd)
+    AS cost_usd,
+  coalesce(json_extract(l.ledger, '$.totals.unpricedTokens'), json_extract(a.metadata, '$.spent.unpricedTokens'),
+    j.tally_unpriced_tokens) AS unpriced_tokens,
+  CASE WHEN a.id IS NULL THEN coalesce(l.cap_usd, j.tally_budget_usd) ELSE json_extract(a.metadata, '$.caps.maxCostUsd') END
+    AS budget_usd,
+  CASE WHEN a.id IS NULL THEN coalesce(l.cap_tokens, j.tally_budget_tokens)
+    ELSE json_extract(a.metadata, '$.caps.maxTokens') END AS budget_tokens,
   j.run_status,
   CASE
     WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
@@ -104,6 +121,19 @@ LEFT JOIN context_entries e ON e.id = j.stop_entry_id
 LEFT JOIN spend_ledgers l ON l.scope = j.scope
 LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.topic = 'spend_stop';
 `;
+}
+
+/** The view `agent_sessions` as the current schema has it (version 14 on: the runs' tallies read). */
+export const AGENT_SESSIONS_VIEW_SQL: string = agentSessionsView('adapter_runs');
+
+/**
+ * The view as versions 8 to 13 made it: no run tallies (`adapter_runs` comes with version 14), so
+ * that a database migrated through those versions reads its sessions at each of them.
+ */
+export const AGENT_SESSIONS_VIEW_V13_SQL: string = agentSessionsView(
+  '(SELECT NULL AS adapter, NULL AS run_id, NULL AS updated_at, NULL AS tool_calls, NULL AS tokens, NULL AS cost_usd,' +
+    ' NULL AS unpriced_tokens, NULL AS budget_usd, NULL AS budget_tokens, NULL AS ended_at WHERE 0)',
+);
 
 /**
  * Schema version 8: the session, one notion across doors. `hook_sessions` takes Codex, a
@@ -142,7 +172,7 @@ CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
 
 ALTER TABLE spend_ledgers ADD COLUMN cap_usd REAL CHECK (cap_usd IS NULL OR cap_usd >= 0);
 ALTER TABLE spend_ledgers ADD COLUMN cap_tokens INTEGER CHECK (cap_tokens IS NULL OR cap_tokens >= 0);
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 8. */
 export function up008AgentSessions(db: BetterSqlite3.Database): void {

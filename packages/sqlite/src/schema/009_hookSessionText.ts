@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V13_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 9: `hook_sessions.snapshot` and `last_results` without their `json_valid` checks.
@@ -37,7 +37,7 @@ FROM hook_sessions;
 DROP TABLE hook_sessions;
 ALTER TABLE hook_sessions_v9 RENAME TO hook_sessions;
 CREATE INDEX hook_sessions_updated ON hook_sessions (updated_at);
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 9. */
 export function up009HookSessionText(db: BetterSqlite3.Database): void {

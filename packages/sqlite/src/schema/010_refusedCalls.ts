@@ -1,6 +1,6 @@
 import { RECOVERY_VIEW_TOPICS_SQL } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V13_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 10: the calls loopguard refused (`call_refused` entries, one a refused call,
@@ -14,7 +14,7 @@ DROP VIEW agent_sessions;
 DROP INDEX IF EXISTS context_entries_recovery_view_time;
 CREATE INDEX context_entries_recovery_view_time ON context_entries (timestamp)
   WHERE topic IN ${RECOVERY_VIEW_TOPICS_SQL};
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 10. */
 export function up010RefusedCalls(db: BetterSqlite3.Database): void {

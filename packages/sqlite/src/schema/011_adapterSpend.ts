@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V13_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 11: every framework adapter's run is a session, and says what it spent. The view
@@ -10,7 +10,7 @@ import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
  */
 export const ADAPTER_SPEND_SCHEMA_SQL = `
 DROP VIEW agent_sessions;
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 11. */
 export function up011AdapterSpend(db: BetterSqlite3.Database): void {

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V13_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 12: a hook session its agent said it ended is no longer `running`. The view
@@ -11,7 +11,7 @@ import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
  */
 export const SESSION_END_SCHEMA_SQL = `
 DROP VIEW agent_sessions;
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V13_SQL}`;
 
 /** Applies schema version 12. */
 export function up012SessionEnd(db: BetterSqlite3.Database): void {

@@ -120,9 +120,10 @@ export const aiSdkAgent: DemoScenario = {
       prompt: 'Summarise README.md',
       prepareStep: clean.prepareStep,
       stopWhen: clean.stopWhen,
+      onEnd: clean.onEnd, // counts the final answer and tells the store the run ended
     });
     ctx.print(
-      `   Another run reads README.md once and answers (finishReason ${cleanRun.finishReason}): the ai-sdk session ${CLEAN_RUN}, no loop found`,
+      `   Another run reads README.md once and answers (finishReason ${cleanRun.finishReason}): the ai-sdk session ${CLEAN_RUN}, no loop found, 1 tool call ran`,
     );
   },
 };
