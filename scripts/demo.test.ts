@@ -146,7 +146,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
         'stopped on spend at call 6 (cap), 6 tool calls ran, $0.504 of $0.500',
       ],
       ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge'],
-      ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found'],
+      ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found, 1 tool call ran'],
       ['run', 'demo-run-1', 'stopped by loopguard (run paused)'],
       ['run', 'demo-run-0', 'stopped by loopguard (run paused)'],
     ]);
