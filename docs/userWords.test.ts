@@ -3,10 +3,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// What a user of the agent CLIs reads speaks of sessions, tool calls and dollars: never "the seed"
-// (the specification loopguard was built from, which no user has read).
+// What a user (of the agent CLIs, or embedding loopguard) reads speaks of sessions, tool calls and
+// dollars: never "the seed" (the specification loopguard was built from, which no user has read).
 const docs = dirname(fileURLToPath(import.meta.url));
-const USER_DOCS = ['cli.md', 'hooks.md', 'scan.md', 'spend.md', 'server.md', 'guards.md', 'sql.md'];
+const USER_DOCS = [
+  'cli.md',
+  'hooks.md',
+  'scan.md',
+  'spend.md',
+  'server.md',
+  'guards.md',
+  'sql.md',
+  'embedding.md',
+  'iteration-control.md',
+  'loop-detector.md',
+  'scale-out.md',
+];
 /** An export's name an embedder imports (`@loopguard/core/seeds`) is a name, not a word of the docs. */
 const EXPORT_NAMES = /@loopguard\/core\/seeds\b/g;
 

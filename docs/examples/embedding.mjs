@@ -11,7 +11,7 @@ const { stateMachine } = store;
 stateMachine.upsertTask({ id: 'T1', title: 'Add the login form' });
 stateMachine.upsertTask({ id: 'T2', title: 'Call the billing API' });
 
-// 2. Guarded iteration sessions: seed 000's safety checks run before every iteration.
+// 2. Guarded iteration sessions: the safety checks run before every iteration.
 const sessions = new IterationSessions({ stateMachine, store: new SqliteIterationStore({ db: store.db }) });
 sessions.on('guardTriggered', (t) => console.log(`  guard ${t.guard} stopped ${t.taskId}: ${t.message}`));
 
@@ -101,7 +101,7 @@ const status = loop.getStatus();
 const { tickCount, guards } = status;
 console.log(`stopped (${reason}) after ${tickCount} ticks; guards blocked ${guards.blocked} session(s)`);
 
-// 7. Every recovery is a row people can query with plain SQL (the seed's query).
+// 7. Every recovery is a row people can query with plain SQL (the recoveries query of docs/sql.md).
 const rows = store.db
   .prepare(
     `SELECT * FROM context_entries
