@@ -118,6 +118,10 @@ describe('loopguard status: the sessions every door wrote', () => {
       expect(list.out).toMatch(/\| 2026-11-29 19:45:32 +\|/);
       const one = await run(zoned.dir, ['status', '--session', 'late']);
       expect(one.out).toContain('  2026-11-29 19:45:32  loop_stop at call 4: ');
+      // `recoveries` says the same time by the same rule, naming the zone (sessions55)
+      const entries = await run(zoned.dir, ['recoveries']);
+      expect(entries.out).toContain('time (America/Los_Angeles)');
+      expect(entries.out).toMatch(/\| 2026-11-29 19:45:32 +\| stop /);
       process.env.TZ = 'Asia/Kolkata';
       expect((await run(zoned.dir, ['status'])).out).toMatch(/\| 2026-11-30 09:15:32 +\|/);
     } finally {

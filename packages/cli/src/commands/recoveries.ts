@@ -5,6 +5,7 @@ import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
+import { localTime, timeZoneName } from '../localTime.js';
 import { entryCall } from './entryCall.js';
 import { DB_FLAG_HELP, openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
 
@@ -82,7 +83,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
         }
         const rows = page.recoveries.map((r) => [
           r.id,
-          new Date(r.timestamp).toISOString(),
+          localTime(r.timestamp),
           r.action,
           r.taskId ?? '-',
           r.loopType ?? '-',
@@ -90,7 +91,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           r.content.split('\n')[0] ?? '',
         ]);
         io.stdout(
-          `database: ${store.source}\n${formatTable(['id', 'time', 'action', 'task or session', 'loop type', 'attempts or call', 'content'], rows)}\n`,
+          `database: ${store.source}\n${formatTable(['id', `time (${timeZoneName()})`, 'action', 'task or session', 'loop type', 'attempts or call', 'content'], rows)}\n`,
         );
         if (page.nextCursor !== null)
           io.stdout(`\nmore: loopguard recoveries ${store.label} --cursor ${page.nextCursor}\n`);

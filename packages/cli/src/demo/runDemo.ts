@@ -15,6 +15,7 @@ import type { CliIo } from '../cliIo.js';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
 import { sessionList } from '../commands/status.js';
 import { formatTable } from '../formatTable.js';
+import { localTime, timeZoneName } from '../localTime.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
@@ -156,10 +157,10 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     const rows = database.db.prepare(SEED_RECOVERY_SQL).all() as Record<string, string | number>[];
     io.stdout(
       `${formatTable(
-        ['id', 'timestamp', 'entry_type', 'topic', 'related_tasks', 'content'],
+        ['id', `timestamp (${timeZoneName()})`, 'entry_type', 'topic', 'related_tasks', 'content'],
         rows.map((row) => [
           String(row.id),
-          new Date(Number(row.timestamp)).toISOString(),
+          localTime(Number(row.timestamp)),
           String(row.entry_type),
           String(row.topic),
           String(row.related_tasks),
