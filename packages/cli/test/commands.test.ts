@@ -142,6 +142,18 @@ describe('loopguard status', () => {
   it('reports a missing file, a file that is not SQLite and a bad flag in one line with exit code 2', async () => {
     expectOneLineError(await run(['status', '--db', 'missing.db']), '--db missing.db: no such file');
     expectOneLineError(await run(['status', '--db', 'notes.txt']), '--db notes.txt: not a SQLite database');
+    // a folder, the database's own among them: named as a folder, the file in it offered (sessions55)
+    for (const command of ['status', 'recoveries'])
+      expectOneLineError(
+        await run([command, '--db', '.loopguard']),
+        '--db .loopguard: a folder, not a database file (give the file: --db .loopguard/demo.db)',
+      );
+    mkdirSync(join(cwd, 'empty-folder'), { recursive: true });
+    expectOneLineError(
+      await run(['status', '--db', 'empty-folder']),
+      '--db empty-folder: a folder, not a database file',
+    );
+    expect((await run(['status', '--db', 'empty-folder'])).err).not.toContain('give the file');
     expectOneLineError(
       await run(['status', '--db', db, '--limit', 'lots']),
       "option '--limit <n>' argument 'lots' is invalid",

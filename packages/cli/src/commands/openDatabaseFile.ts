@@ -1,18 +1,35 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 
 /**
+ * What `--db <folder>` says: a folder is no database (SQLite's own word would be "unable to open"
+ * or "not a database"), and the file to give when the folder holds `state.db` or a single `.db`.
+ */
+function folderGiven(path: string, absolute: string): CliError {
+  let files: string[] = [];
+  try {
+    files = readdirSync(absolute).filter((name) => name.endsWith('.db'));
+  } catch {
+    // an unreadable folder: named as a folder all the same, no file offered
+  }
+  const file = files.includes('state.db') ? 'state.db' : files.length === 1 ? files[0] : undefined;
+  const offer = file === undefined ? '' : ` (give the file: --db ${join(path, file)})`;
+  return new CliError(`--db ${path}: a folder, not a database file${offer}`);
+}
+
+/**
  * Opens the `--db` file read-only for the inspecting commands (`serve`, `status`, `recoveries`).
- * @throws CliError (exit code 2) naming `--db` when the file is missing, not SQLite or too new.
+ * @throws CliError (exit code 2) naming `--db` when the file is missing, a folder, not SQLite or too new.
  * @example const database = openDatabaseFile(options.db, io);
  */
 export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
   const absolute = resolve(io.cwd, path);
   if (!existsSync(absolute)) throw new CliError(`--db ${path}: no such file`);
+  if (statSync(absolute).isDirectory()) throw folderGiven(path, absolute);
   try {
     return openLoopGuardDatabase(absolute, { readonly: true });
   } catch (error) {
