@@ -95,8 +95,22 @@ describe("the hook's configuration, validated when the file changed", () => {
     await expect(hookCall(dir)).rejects.toThrow(/stopAfter/);
     // qa53: named as scan and init name it (hook.log said `StepLoopDetector options: …`)
     writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { repeatThreshold: 1 } }));
-    await expect(hookCall(dir)).rejects.toThrow(
-      `config ${join(dir, 'loopguard.config.json')}: hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)`,
+    const refusal = `config ${join(dir, 'loopguard.config.json')}: hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)`;
+    await expect(hookCall(dir)).rejects.toThrow(refusal);
+    // sessions55: the refusal is kept for these bytes: the next call fails open on it without zod
+    vi.resetModules();
+    const { readGuardConfig } = await import('../src/hook/guardConfig.js');
+    const before = made.count;
+    await expect(readGuardConfig(dir)).rejects.toThrow(refusal);
+    expect(made.count).toBe(before);
+  });
+
+  it('stamps the sealed file with the defaults it was resolved with (a build with others validates again)', async () => {
+    const { CONFIG_SEAL_STAMP } = await import('../src/hook/configSeal.js');
+    const { DEFAULT_HOOK_LOCK_TIMEOUT_MS } = await import('../src/hook/hookConfig.js');
+    const spend = await import('@loopguard/core/spend');
+    expect(CONFIG_SEAL_STAMP).toBe(
+      `c2.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${spend.DEFAULT_SPEND_WARN_AT}.${spend.DEFAULT_BURN_MINUTES}.${spend.DEFAULT_ON_UNKNOWN_PRICE}`,
     );
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,10 @@ import { Readable } from 'node:stream';
 import { ManualClock } from '@loopguard/core';
 import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/main.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
+import { bufferedIo } from './helpers.js';
+import { claudeFailingCall, hookCall } from './hookHelpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'loopguard-statusline-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -179,6 +183,45 @@ describe('loopguard statusline', () => {
       'spend:\n  session:\n    maxCostUsd: 5\n  enabled: false # not the hooks\n',
     );
     expect(await line(JSON.stringify({ session_id: 's1', cwd: budget }))).toContain('at call 4');
+  });
+
+  it("says the hooks fail open on the project's configuration, in the words status uses, once a hook call failed open on it (sessions55)", async () => {
+    const dir = project();
+    const file = join(dir, 'loopguard.config.yaml');
+    const input = JSON.stringify({ session_id: 's1', cwd: dir });
+    const failingOpen = (reason: string) =>
+      `loopguard: failing open in this project (config ${file}: ${reason}) until that file is fixed\n`;
+    const status = async () => {
+      // from a folder below: in the project's own, status reads the file for serve.postgres too,
+      // and refuses YAML it cannot parse
+      mkdirSync(join(dir, 'src'), { recursive: true });
+      const io = bufferedIo({ cwd: join(dir, 'src'), env: { NO_COLOR: '1' } });
+      await runCli(['status'], io);
+      return io.out();
+    };
+    for (const [yaml, reason] of [
+      [
+        'hook:\n  repeatThreshold: 1\n',
+        'hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)',
+      ],
+      ['hook: [\n', 'cannot be read: not valid YAML: bad indent at line 2, column 1'],
+    ] as const) {
+      writeFileSync(file, yaml);
+      expect((await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 5).pre)).stdout).toBe('');
+      expect(await line(input)).toBe(failingOpen(reason));
+      expect(await status()).toContain(`hooks: failing open in this project (config ${file}: ${reason}):`);
+    }
+    // fixed: the session's own line again, once a hook call validated the file, and before it too
+    writeFileSync(file, 'hook:\n  repeatThreshold: 3\n');
+    expect(await line(input)).toContain('at call 4');
+    await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 5).pre);
+    expect(await line(input)).toContain('at call 4');
+    // a file no hook call can read (a FIFO in its place): said at once (status refuses to start on it)
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(await line(input)).toBe(
+      `loopguard: failing open in this project (config ${file} is not a regular file) until that file is fixed\n`,
+    );
   });
 
   it("names what loopguard did to the session's subagents: the main thread ran on, its subagent was stopped", async () => {

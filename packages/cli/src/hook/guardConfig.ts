@@ -1,58 +1,20 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import {
-  DEFAULT_BURN_MINUTES,
-  DEFAULT_ON_UNKNOWN_PRICE,
-  DEFAULT_SPEND_WARN_AT,
-  type ResolvedSpendOptions,
-} from '@loopguard/core/spend';
 import {
   type StepLoopDetectorOptions,
-  sealedBody,
   sealStepLoopDetectorOptions,
-  sealText,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
-import { findConfigFile, readConfigFileHere } from '../configFiles.js';
-import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
-import {
-  DEFAULT_HOOK_CONFIG,
-  DEFAULT_HOOK_LOCK_TIMEOUT_MS,
-  type HookConfig,
-  hookSectionError,
-  parseHookConfig,
-} from './hookConfig.js';
+import { findConfigFile } from '../configFiles.js';
+import { configKey, readSealedState, sealedPathOf, writeSealedState } from './configSeal.js';
+import { DEFAULT_HOOK_CONFIG, type HookConfig, hookSectionError, parseHookConfig } from './hookConfig.js';
 import { noopLogger } from './noopLogger.js';
 import { DEFAULT_DETECTOR_OPTIONS, quietDetectorOptions } from './quietDetectorOptions.js';
-import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
+import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
 
 /** The configuration of a project without a configuration file, the detector's options ready. */
 const DEFAULT_GUARD_CONFIG: Readonly<HookConfig> = Object.freeze({
   ...DEFAULT_HOOK_CONFIG,
   detector: DEFAULT_DETECTOR_OPTIONS,
 });
-
-/** Where the hook keeps the configuration it validated last, in the project's `.loopguard`. */
-export const SEALED_CONFIG_FILE = 'config.sealed';
-
-/**
- * The sealed configuration's layout, bumped with any change to what it holds, and the hook's and
- * the spend guard's defaults it was resolved with (core's seal of the detector's options holds
- * theirs): a configuration another build resolved is validated again.
- */
-const STAMP = `c1.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEFAULT_BURN_MINUTES}.${DEFAULT_ON_UNKNOWN_PRICE}`;
-
-/** What the sealed file holds besides its seal. */
-interface SealedState {
-  /** The configuration file's name, the SHA-256 of its bytes and its identity here (`readConfigFileHere`). */
-  file: string;
-  enabled: boolean;
-  lockTimeoutMs: number;
-  prices: HookConfig['prices'];
-  spend?: ResolvedSpendOptions;
-  /** The detector's options sealed by core; absent: the defaults. */
-  detector?: string;
-}
 
 /**
  * The hook's configuration of the project (see {@link readHookConfig}), with the detector's options
@@ -71,48 +33,41 @@ interface SealedState {
 export async function readGuardConfig(projectDir: string): Promise<HookConfig> {
   const file = findConfigFile(projectDir);
   if (file === undefined) return DEFAULT_GUARD_CONFIG;
-  const { bytes, identity } = readConfigFileHere(file);
-  // the file here, not only its bytes: a sealed file that came with the project (an archive, a
-  // copy) was sealed for another file, and is validated again (trust48)
-  const key = `${basename(file)}:${sha256Hex(bytes)}:${identity}`;
+  const { bytes, key } = configKey(file);
   const sealedPath = sealedPathOf(projectDir);
   const sealed = sealedPath === undefined ? undefined : readSealed(sealedPath, key);
+  if (sealed instanceof Error) throw sealed;
   if (sealed !== undefined) return sealed;
-  const config = parseHookConfig(file, bytes.toString('utf8'));
-  let detector: StepLoopDetectorOptions;
+  let ready: HookConfig;
   try {
-    detector = quietDetectorOptions(config.detector);
+    const config = parseHookConfig(file, bytes.toString('utf8'));
+    let detector: StepLoopDetectorOptions;
+    try {
+      detector = quietDetectorOptions(config.detector);
+    } catch (error) {
+      throw hookSectionError(file, error);
+    }
+    ready = { ...config, detector };
   } catch (error) {
-    throw hookSectionError(file, error);
+    // kept too: the next calls fail open without the parser, and the status line says why without
+    // it (sessions55); not where `.loopguard` is missing (a folder whose session a project above
+    // holds gets nothing of loopguard's, qa52: hook.log makes the folder where it is the project's)
+    if (sealedPath !== undefined)
+      writeSealedState(sealedPath, { file: key, error: (error as Error).message });
+    throw error;
   }
-  const ready = { ...config, detector };
   if (sealedPath !== undefined) writeSealed(sealedPath, key, ready);
   return ready;
 }
 
-/** `.loopguard/config.sealed`; `undefined` when the folder is missing, a symbolic link or another user's. */
-function sealedPathOf(projectDir: string): string | undefined {
-  try {
-    const folder = ownStateFolder(projectDir, false);
-    return folder === undefined ? undefined : join(folder, SEALED_CONFIG_FILE);
-  } catch {
-    return undefined; // refused: the database open reports it
-  }
-}
-
-/** The sealed configuration when the file at `path` is this build's seal, unchanged, of the file `key` names. */
-function readSealed(path: string, key: string): HookConfig | undefined {
-  let text: string;
-  try {
-    checkOwnStateFile(path);
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined; // missing, a symbolic link, another user's
-  }
-  const body = sealedBody(text, STAMP, 'state', SHA256_SEAL_CHECKSUM);
-  if (body === undefined) return undefined;
-  const state = JSON.parse(body) as SealedState;
-  if (state.file !== key) return undefined;
+/**
+ * The sealed configuration when the file at `path` is this build's seal, unchanged, of the file
+ * `key` names: the configuration, or the error the file was refused with.
+ */
+function readSealed(path: string, key: string): HookConfig | Error | undefined {
+  const state = readSealedState(path, key);
+  if (state === undefined) return undefined;
+  if ('error' in state) return new Error(state.error);
   const detector =
     state.detector === undefined
       ? DEFAULT_DETECTOR_OPTIONS
@@ -127,9 +82,9 @@ function readSealed(path: string, key: string): HookConfig | undefined {
   };
 }
 
-/** Keeps `config`, validated from the file `key` names, sealed at `path`; a failure keeps nothing (the next call validates). */
+/** Keeps `config`, validated from the file `key` names, sealed at `path`. */
 function writeSealed(path: string, key: string, config: HookConfig): void {
-  const state: SealedState = {
+  writeSealedState(path, {
     file: key,
     enabled: config.enabled,
     lockTimeoutMs: config.lockTimeoutMs,
@@ -138,15 +93,5 @@ function writeSealed(path: string, key: string, config: HookConfig): void {
     ...(config.detector === DEFAULT_DETECTOR_OPTIONS
       ? {}
       : { detector: sealStepLoopDetectorOptions(config.detector, SHA256_SEAL_CHECKSUM) }),
-  };
-  const temporary = `${path}.${process.pid}.${Date.now()}`;
-  try {
-    writeFileSync(temporary, sealText(JSON.stringify(state), STAMP, 'state', SHA256_SEAL_CHECKSUM), {
-      mode: 0o600,
-      flag: 'wx',
-    });
-    renameSync(temporary, path);
-  } catch {
-    rmSync(temporary, { force: true });
-  }
+  });
 }

@@ -1,4 +1,7 @@
+import { basename } from 'node:path';
 import Database from 'better-sqlite3';
+import { findConfigFile } from '../configFiles.js';
+import { sealedVerdict } from '../hook/configSeal.js';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
@@ -13,8 +16,8 @@ export const NOT_GUARDING =
   'loopguard: not guarding this project (its .loopguard is refused; `loopguard status` says why)';
 
 /**
- * The line of a session the environment leaves on: the project's off switch, else
- * {@link NOT_GUARDING}, else `watching` before the database exists (the hooks write it on the
+ * The line of a session the environment leaves on: the project's off switch, or the error its
+ * hooks fail open on (as the hooks' last validation of the file sealed it), else {@link NOT_GUARDING}, else `watching` before the database exists (the hooks write it on the
  * session's first tool call), else the session's summary.
  */
 function projectLine(input: StatusLineInput): string {
@@ -23,7 +26,13 @@ function projectLine(input: StatusLineInput): string {
   const projectDir = heldSessionProject(input.projectDir, (project) =>
     holdsSession(project, input.sessionId),
   );
-  const offBy = projectSwitchedOff(projectDir);
+  // what the hooks' last validation of the configuration said, without the YAML parser (sessions55)
+  const file = findConfigFile(projectDir);
+  const sealed = file === undefined ? undefined : sealedVerdict(projectDir, file);
+  if (sealed !== undefined && 'error' in sealed)
+    return `loopguard: failing open in this project (${sealed.error.split('\n')[0]}) until that file is fixed`;
+  const offBy =
+    sealed === undefined ? projectSwitchedOff(projectDir) : sealed.enabled ? undefined : basename(file ?? '');
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
   try {

@@ -1,0 +1,122 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ResolvedSpendOptions } from '@loopguard/core/spend';
+import { sealedBody, sealText } from '@loopguard/core/steps';
+import { readConfigFileHere } from '../configFiles.js';
+import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
+import type { HookConfig } from './hookConfig.js';
+import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
+
+/** Where the hook keeps the configuration it validated last, in the project's `.loopguard`. */
+export const SEALED_CONFIG_FILE = 'config.sealed';
+
+/**
+ * The sealed configuration's layout, bumped with any change to what it holds (`c2`: a refused
+ * file's error, sessions55), then the hook's lock timeout and the spend guard's warning share, burn
+ * minutes and unknown-price rule it was resolved with (core's seal of the detector's options holds
+ * the detector's): a configuration another build resolved is validated again. Written out, not
+ * read from their modules, so that the status line loads no schema library to read it (its bundle
+ * stays small); `guardConfig.test.ts` holds it to those defaults.
+ */
+export const CONFIG_SEAL_STAMP = 'c2.3000.0.8.5.warn';
+
+/** The configuration the hook validated, as the sealed file holds it besides its seal. */
+export interface SealedConfig {
+  /** The configuration file's name, the SHA-256 of its bytes and its identity here ({@link configKey}). */
+  file: string;
+  enabled: boolean;
+  lockTimeoutMs: number;
+  prices: HookConfig['prices'];
+  spend?: ResolvedSpendOptions;
+  /** The detector's options sealed by core; absent: the defaults. */
+  detector?: string;
+}
+
+/** A file the hook refused, as the sealed file holds it: each call fails open on it. */
+export interface SealedRefusal {
+  /** As {@link SealedConfig.file}. */
+  file: string;
+  /** Why (`config <file>: hook: "repeatThreshold" Too small: …`). */
+  error: string;
+}
+
+/** What the sealed file holds besides its seal. */
+export type SealedState = SealedConfig | SealedRefusal;
+
+/**
+ * The configuration file's bytes and the key its seal is kept under: its name, the SHA-256 of its
+ * bytes and the file's device, inode and change time (`readConfigFileHere`): a sealed file that came
+ * with the project (an archive, a copy) was sealed for another file (trust48).
+ * @throws as `readConfigFileHere` (not a regular file, larger than 64 KiB, unreadable).
+ */
+export function configKey(file: string): { bytes: Buffer; key: string } {
+  const { bytes, identity } = readConfigFileHere(file);
+  return { bytes, key: `${basename(file)}:${sha256Hex(bytes)}:${identity}` };
+}
+
+/** `.loopguard/config.sealed`; `undefined` when the folder is missing, a symbolic link or another user's. */
+export function sealedPathOf(projectDir: string): string | undefined {
+  try {
+    const folder = ownStateFolder(projectDir, false);
+    return folder === undefined ? undefined : join(folder, SEALED_CONFIG_FILE);
+  } catch {
+    return undefined; // refused: the database open reports it
+  }
+}
+
+/** What the file at `path` holds when it is this build's seal, unchanged, of the file `key` names. */
+export function readSealedState(path: string, key: string): SealedState | undefined {
+  let text: string;
+  try {
+    checkOwnStateFile(path);
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // missing, a symbolic link, another user's
+  }
+  const body = sealedBody(text, CONFIG_SEAL_STAMP, 'state', SHA256_SEAL_CHECKSUM);
+  if (body === undefined) return undefined;
+  const state = JSON.parse(body) as SealedState;
+  return state.file === key ? state : undefined;
+}
+
+/** Keeps `state` sealed at `path` (mode 0600, by a rename); a failure keeps nothing (the next call validates). */
+export function writeSealedState(path: string, state: SealedState): void {
+  const temporary = `${path}.${process.pid}.${Date.now()}`;
+  try {
+    writeFileSync(
+      temporary,
+      sealText(JSON.stringify(state), CONFIG_SEAL_STAMP, 'state', SHA256_SEAL_CHECKSUM),
+      {
+        mode: 0o600,
+        flag: 'wx',
+      },
+    );
+    renameSync(temporary, path);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/**
+ * What the hook's last validation of `file` (the project's configuration file) said, read without
+ * parsing it: `{ error }` when the hooks fail open on it (one that cannot be read, or the error they
+ * sealed for these very bytes), `{ enabled }` when they validated these bytes, `undefined` when no
+ * hook call has validated them yet. For the status line, which runs after every reply and must not
+ * pay the YAML parser each time (docs/benchmarks.md, "The status line and a configuration that
+ * fails open").
+ */
+export function sealedVerdict(
+  projectDir: string,
+  file: string,
+): { error: string } | { enabled: boolean } | undefined {
+  let key: string;
+  try {
+    key = configKey(file).key;
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  const path = sealedPathOf(projectDir);
+  const state = path === undefined ? undefined : readSealedState(path, key);
+  if (state === undefined) return undefined;
+  return 'error' in state ? { error: state.error } : { enabled: state.enabled };
+}
