@@ -10,7 +10,9 @@ import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
+import { codexEvent, codexFunctionCall, hookCall } from './hookHelpers.js';
 import { bin } from './runHelpers.js';
+import { expectOneStory } from './sessionStory.js';
 
 // sessions50: a session whose agent CLI was killed without its end event (a closed terminal, `kill
 // -9`) read `running` for 10 minutes in every door. The hooks now record the agent's process (the
@@ -221,6 +223,126 @@ describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed during its fi
       });
       expect(await dashboardRunning(dir)).toBe(0);
     });
+});
+
+/** The event each CLI's hook receives before a tool call runs (its first, in session `s1` of `dir`). */
+const BEFORE = {
+  claude: (dir: string) => ({
+    session_id: 's1',
+    cwd: dir,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm install' },
+    tool_use_id: 'toolu_1',
+  }),
+  gemini: (dir: string) => ({
+    session_id: 's1',
+    cwd: dir,
+    hook_event_name: 'BeforeTool',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'npm install' },
+  }),
+  // Codex writes the call to its rollout, then runs PreToolUse
+  codex: (dir: string) => {
+    const rollout = join(dir, 'rollout.jsonl');
+    writeFileSync(rollout, codexFunctionCall('call_1', 'npm install'));
+    return codexEvent(dir, rollout, 'PreToolUse', 'call_1', { tool_input: { command: 'npm install' } });
+  },
+} as const;
+
+describe.each(Object.keys(BEFORE) as Array<keyof typeof BEFORE>)(
+  '%s: an agent killed before its first tool call returned',
+  (agent) => {
+    it('sessions55: is a session with that call in every door, running, then ended once the agent is gone', async () => {
+      if (process.platform !== 'linux') return;
+      const dir = project();
+      const events = [BEFORE[agent](dir)];
+      const child = spawn(
+        process.execPath,
+        ['-e', STAND_IN, bin, agent, AGENTS[agent].how, JSON.stringify(events)],
+        {
+          cwd: dir,
+          env: { ...process.env, ...AGENTS[agent].env(dir), LOOPGUARD_HOOK: '' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      running.push(child);
+      await new Promise((resolve) => child.stdout?.once('data', resolve));
+      expect(recordedPid(dir)).toBe(child.pid);
+      expect(await status(dir)).toMatchObject({
+        verdict: 'running',
+        summary: 'running, 1 tool call ran',
+        running: 1,
+      });
+      expect(await dashboardRunning(dir)).toBe(1);
+      await kill(child);
+      expect(await status(dir)).toMatchObject({
+        verdict: 'clean',
+        summary: 'no loop found, 1 tool call ran',
+        running: 0,
+      });
+      expect(await dashboardRunning(dir)).toBe(0);
+    });
+  },
+);
+
+describe('claude: a session killed before its first tool call returned, door by door', () => {
+  it('sessions55: status, --session, the dashboard, scan and the status line tell one story', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = project();
+    const child = spawn(
+      process.execPath,
+      ['-e', STAND_IN, bin, 'claude', AGENTS.claude.how, JSON.stringify([BEFORE.claude(dir)])],
+      {
+        cwd: dir,
+        env: { ...process.env, CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    running.push(child);
+    await new Promise((resolve) => child.stdout?.once('data', resolve));
+    await kill(child);
+    // Claude Code's transcript of the session: the call, and no result
+    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-killed-claude-')), 's1.jsonl');
+    const base = { sessionId: 's1', cwd: dir, isSidechain: false, timestamp: new Date().toISOString() };
+    appendFileSync(
+      file,
+      `${JSON.stringify({
+        ...base,
+        type: 'assistant',
+        requestId: 'req_1',
+        message: {
+          id: 'msg_1',
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm install' } }],
+          usage: { input_tokens: 1000, output_tokens: 50 },
+        },
+      })}\n`,
+    );
+    const stories = await expectOneStory(dir, { transcripts: [file], env: { HOME: dir } });
+    expect([...stories.values()]).toEqual(['no loop found, 1 tool call ran']);
+  });
+});
+
+describe('claude: a session whose first call returns after its row was made at the call', () => {
+  it('counts that call once, parallel calls included (sessions55)', async () => {
+    const dir = project();
+    const env = { CLAUDE_PROJECT_DIR: dir };
+    const pre = (n: number) => ({
+      ...BEFORE.claude(dir),
+      tool_input: { command: ['ls src', 'git status', 'cat README.md'][n - 1] },
+      tool_use_id: `toolu_${n}`,
+    });
+    const post = (n: number) => ({
+      ...pre(n),
+      hook_event_name: 'PostToolUse',
+      tool_response: { stdout: `${n}`, stderr: '', interrupted: false },
+    });
+    for (const event of [pre(1), pre(2), post(2), post(1), pre(3), post(3)])
+      expect((await hookCall(dir, 'claude', event, env)).code).toBe(0);
+    expect((await status(dir)).summary).toMatch(/^running, 3 tool calls ran/);
+  });
 });
 
 describe('claude: the status line and scan of a killed session', () => {

@@ -14,6 +14,7 @@ import {
   remember,
   rememberResult,
   restoreDetector,
+  resultCount,
   turnSteps,
   withMemory,
 } from './guardSession.js';
@@ -98,14 +99,21 @@ export function guardCodexSession(
       reply = replyOf(verdict, false);
     }
   }
+  const counted = resultCount(event, memory.startedCalls);
+  const { startedCalls: _, ...rest } = memory;
+  const kept: Memory = {
+    ...rest,
+    ...(counted.startedCalls === undefined ? {} : { startedCalls: counted.startedCalls }),
+    codex,
+  };
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
       snapshot: JSON.stringify(detector.snapshot()),
-      lastResults: JSON.stringify({ ...memory, codex } satisfies Memory),
+      lastResults: JSON.stringify(kept),
       steps: detector.stepCount,
       // Codex fires PostToolUse only for a call that ran
-      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      toolCalls: (session?.toolCalls ?? 0) + counted.toolCalls,
       // a subagent's run (its own row) is listed under its session; the first event names them
       parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
       agentType: session?.agentType ?? event.agentType ?? null,

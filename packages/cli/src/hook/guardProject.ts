@@ -14,6 +14,7 @@ import {
   newSession,
   parseMemory,
   rememberedResult,
+  startedSession,
 } from './guardSession.js';
 import { guardSpend, spentOut } from './guardSpend.js';
 import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
@@ -175,6 +176,21 @@ export async function guardProject(
     const stopping = loopStop || budgetStop !== undefined;
     const counted = await spendVerdict(agent, event, config, database, now, distrust, stopping);
     const spend = budgetStop ?? counted;
+    // a session's first call, answered silently: its row is made now, that call counted, so that
+    // a session killed before the call returned is listed with it (sessions55)
+    if (
+      event.kind === 'before_tool' &&
+      peeked === null &&
+      reply.kind === 'silent' &&
+      spend?.action !== 'stop'
+    )
+      database.sessions.update(
+        { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+        (session) =>
+          session === null
+            ? { result: undefined, next: startedSession(event, context) }
+            : { result: undefined },
+      );
     if (rollout !== undefined && event.kind === 'before_tool' && !loopStop && spend?.action === 'stop') {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },

@@ -73,7 +73,13 @@ export function guardSession(
   context: GuardContext,
 ): HookSessionUpdate<HookReply> {
   if (session !== null && !session.enabled) return { result: { kind: 'silent' } };
-  const { results: lastResults, seen, refusedCalls, unendedStop } = parseMemory(session?.lastResults);
+  const {
+    results: lastResults,
+    seen,
+    refusedCalls,
+    startedCalls,
+    unendedStop,
+  } = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
   // The same event through a second hook entry (installed twice): answered once, counted once.
   if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
@@ -88,6 +94,7 @@ export function guardSession(
       results: lastResults,
       seen,
       ...(refusedCalls === undefined ? {} : { refusedCalls }),
+      ...(startedCalls === undefined ? {} : { startedCalls }),
     };
     return { result: stopReply(unendedStop, event), next: withMemory(session, memory) };
   }
@@ -133,6 +140,7 @@ export function guardSession(
       if (event.kind === 'after_tool' && !endsAfter(context.agent, event)) stopToCarry = message;
     }
   }
+  const counted = resultCount(event, startedCalls);
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
@@ -141,10 +149,11 @@ export function guardSession(
         results: lastResults,
         seen,
         ...(refusedCalls === undefined ? {} : { refusedCalls }),
+        ...(counted.startedCalls === undefined ? {} : { startedCalls: counted.startedCalls }),
         ...(stopToCarry === undefined ? {} : { unendedStop: stopToCarry }),
       } satisfies Memory),
       steps: detector.stepCount,
-      toolCalls: (session?.toolCalls ?? 0) + (event.kind === 'after_tool' ? 1 : 0),
+      toolCalls: (session?.toolCalls ?? 0) + counted.toolCalls,
       // a subagent's run (its own row) is listed under its session; the first event names them
       parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
       agentType: session?.agentType ?? event.agentType ?? null,
@@ -225,6 +234,12 @@ export interface Memory {
    */
   refusedCalls?: number;
   /**
+   * Calls counted in `toolCalls` when they started, their results not come yet: a session's first
+   * call makes its row ({@link startedSession}), so that a session killed before that call returned
+   * is listed with it; its result, when it comes, is then not counted again (sessions55).
+   */
+  startedCalls?: number;
+  /**
    * The message of a stop made after a call that the agent does not end the session on (Claude
    * Code's `PostToolUseFailure`: {@link endsAfter}): the session's next call is denied with it and
    * the session ended then; the end of its turn (`agent_stop`) drops it.
@@ -275,13 +290,14 @@ export function parseMemory(text: string | undefined): Memory {
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen, codex, refusedCalls, unendedStop } = (
+  const { results, seen, codex, refusedCalls, startedCalls, unendedStop } = (
     Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
   ) as {
     results?: unknown;
     seen?: unknown;
     codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown; refused?: unknown };
     refusedCalls?: unknown;
+    startedCalls?: unknown;
     unendedStop?: unknown;
   };
   const strings = (list: unknown) =>
@@ -314,6 +330,9 @@ export function parseMemory(text: string | undefined): Memory {
     seen: strings(seen),
     ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
       ? { refusedCalls: refusedCalls as number }
+      : {}),
+    ...(Number.isSafeInteger(startedCalls) && (startedCalls as number) > 0
+      ? { startedCalls: startedCalls as number }
       : {}),
     ...(typeof unendedStop === 'string' ? { unendedStop } : {}),
   };
@@ -382,6 +401,32 @@ export function newSession(
     nudges: 0,
     stops: 0,
   };
+}
+
+/**
+ * What the event adds to the session's `toolCalls`: 1 for a call's result, unless that call was
+ * counted when it started ({@link Memory.startedCalls}, then one fewer is left started); 0 else.
+ */
+export function resultCount(
+  event: HookEvent,
+  startedCalls: number | undefined,
+): { toolCalls: 0 | 1; startedCalls?: number } {
+  if (event.kind !== 'after_tool')
+    return { toolCalls: 0, ...(startedCalls === undefined ? {} : { startedCalls }) };
+  if (startedCalls === undefined) return { toolCalls: 1 };
+  return { toolCalls: 0, ...(startedCalls > 1 ? { startedCalls: startedCalls - 1 } : {}) };
+}
+
+/**
+ * The row of a session made at its first call, before that call's result: the call counted as
+ * started ({@link Memory.startedCalls}), so that every door lists the session with it, running, and
+ * ended by the same rule as any other once its agent is gone (killed during that call, sessions55).
+ */
+export function startedSession(
+  event: HookEvent,
+  context: Pick<GuardContext, 'detector'>,
+): NonNullable<HookSessionUpdate<unknown>['next']> {
+  return { ...newSession(event, context, { results: [], seen: [], startedCalls: 1 }), toolCalls: 1 };
 }
 
 /**
