@@ -34,7 +34,7 @@ function isShell(program: string): boolean {
  * The process of the agent CLI that started this hook process: the nearest ancestor that is neither
  * a shell the agent ran the hook's command line through (`sh -c '… hook claude'`: Claude Code's
  * command hooks), nor a shell running a script, nor a launcher of this very command (`npx loopguard
- * hook claude`, `pnpm exec …`: a process whose command line holds this process's arguments), each
+ * hook claude`, `pnpm exec …`: a process whose command line holds this program and its arguments), each
  * of which is started for one call and ends with it (Gemini CLI 0.61.0 and Codex 0.169.0 run a hook
  * through `bash -c`). Claude Code's MCP server's is its direct parent. `null` off
  * Linux, or when `/proc` cannot tell.
@@ -91,10 +91,20 @@ export function agentProcessState(id: string | null): 'gone' | 'running' | 'unkn
 }
 
 /**
+ * Whether `word` names this program as a launcher's command line does: its script (`process.argv[1]`)
+ * or loopguard's package (`loopguard`, `loopguard@0.1.0`, `@loopguard/cli`, `…/.bin/loopguard`).
+ */
+function namesThisProgram(word: string): boolean {
+  return word === process.argv[1] || /(^|\/)(loopguard|@loopguard\/cli)(@[\w.-]+)?$/.test(word);
+}
+
+/**
  * Whether `pid` is a process started for this hook call, not the agent: a shell running one command
- * line (`sh -c '<command>'`, `bash -lc …`) or a script (`sh wrapper.sh`), or a process whose command line holds
- * `own` (this process's arguments, `hook claude`: a launcher such as `npm exec`, which may have
- * rewritten its command line into one string, then read word by word).
+ * line (`sh -c '<command>'`, `bash -lc …`) or a script (`sh wrapper.sh`), or a process whose command
+ * line holds this program and `own` after it (this process's arguments, `hook claude`, `mcp`: a
+ * launcher such as `npm exec loopguard mcp`, which may have rewritten its command line into one
+ * string, then read word by word). The program is required: an agent whose own arguments hold the
+ * words (`claude -p mcp`) is no launcher (sessions55).
  */
 function startedForThisCall(pid: number, own: string[]): boolean {
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
@@ -105,7 +115,10 @@ function startedForThisCall(pid: number, own: string[]): boolean {
   // one string: a title the process set (`npm exec loopguard hook claude`); else its arguments as
   // given, so that an agent's prompt that happens to say "hook claude" is no launcher
   const words = argv.length === 1 ? (argv[0] ?? '').split(/\s+/) : argv;
-  return own.length > 0 && words.some((_, i) => own.every((arg, j) => words[i + j] === arg));
+  return (
+    own.length > 0 &&
+    words.some((word, i) => namesThisProgram(word) && own.every((arg, j) => words[i + 1 + j] === arg))
+  );
 }
 
 /** `pid`'s state, parent and start time (`/proc/<pid>/stat`, read after the command's name, which may hold anything). */

@@ -144,12 +144,35 @@ describe("the hook session's agent_process", () => {
       const { pid, found } = agentAndFound(
         (probe) => {
           const launcher = `require('node:child_process').spawnSync('/bin/bash', ['-lc', ${JSON.stringify(`${probe} hook claude`)}], { stdio: 'inherit' })`;
-          return `'/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} hook claude`)}]`;
+          // as `npx loopguard hook claude` names it: the program, then the hook's arguments
+          return `'/bin/sh', ['-c', ${JSON.stringify(`${q(process.execPath)} -e ${q(launcher)} loopguard hook claude`)}]`;
         },
         // an agent whose prompt happens to say the hook's words is no launcher
         ['fix the hook claude runs'],
       );
       expect(found).toBe(pid);
+    },
+  );
+
+  it.runIf(linux)(
+    "hookAgentProcess: the MCP server's agent, whose own command line holds a lone `mcp` (sessions55: Claude Code is no launcher)",
+    () => {
+      // Claude Code started with a prompt of one word, `mcp`, runs `sh -c 'exec <command> mcp'`
+      // (init's entry for a command given as a string): the probe's parent is the agent
+      const direct = agentAndFound(
+        (probe) => `'/bin/sh', ['-c', ${JSON.stringify(`exec ${probe} mcp`)}]`,
+        ['mcp'],
+      );
+      expect(direct.found).toBe(direct.pid);
+      // and past a launcher of `loopguard mcp` (`npx loopguard mcp`), to the agent
+      const launched = agentAndFound(
+        (probe) => {
+          const launcher = `require('node:child_process').spawnSync('/bin/sh', ['-c', ${JSON.stringify(`exec ${probe} mcp`)}], { stdio: 'inherit' })`;
+          return `process.execPath, ['-e', ${JSON.stringify(launcher)}, 'loopguard@0.1.0', 'mcp']`;
+        },
+        ['mcp'],
+      );
+      expect(launched.found).toBe(launched.pid);
     },
   );
 
