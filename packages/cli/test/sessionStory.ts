@@ -129,6 +129,9 @@ export async function expectOneStory(
     for (const session of listed) {
       const what = `${session.agent} ${session.sessionId}`;
       stories.set(session.sessionId, session.summary);
+      // a subagent's spend is its session's (its budget, its line's dollars): no door gives the
+      // subagent's sentence dollars or tokens of its own (sessions55)
+      if (session.parentSessionId !== null) expect(session.summary, what).not.toMatch(/\$|tokens/);
       expect(table.out().replace(/\s+/g, ' '), what).toContain(session.summary);
       const one = io();
       const code = await runCli(['status', '--session', session.sessionId, '--json'], one);
