@@ -105,10 +105,14 @@ function callEvent(agent: Agent, dir: string, n: number): Record<string, unknown
 async function startAgent(
   agent: Agent,
   dir: string,
-  { calls = 2, how = AGENTS[agent].how as string, first = 1 } = {},
+  {
+    calls = 2,
+    how = AGENTS[agent].how as string,
+    first = 1,
+    events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, first + i)),
+  }: { calls?: number; how?: string; first?: number; events?: unknown[] } = {},
 ): Promise<ChildProcess> {
   const { env } = AGENTS[agent];
-  const events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, first + i));
   const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, how, JSON.stringify(events)], {
     cwd: dir,
     env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '' },
@@ -119,7 +123,7 @@ async function startAgent(
     child.stdout?.once('data', (data: Buffer) => resolve(data.toString()));
     child.once('exit', () => reject(new Error('the stand-in exited')));
   });
-  expect(answered).toBe(`answered ${Array(calls).fill(0).join(' ')}\n`);
+  expect(answered).toBe(`answered ${Array(events.length).fill(0).join(' ')}\n`);
   return child;
 }
 
@@ -175,6 +179,58 @@ async function dashboardRunning(dir: string): Promise<number> {
   }
 }
 
+/**
+ * Claude Code's transcript of session `s1` in `dir`: the reply that asked for the call `input`, and
+ * the call's result unless `returned` is false (the session was killed before it).
+ */
+function claudeTranscript(dir: string, input: unknown, returned: boolean): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'loopguard-killed-claude-')), 's1.jsonl');
+  const base = { sessionId: 's1', cwd: dir, isSidechain: false, timestamp: new Date().toISOString() };
+  const reply = {
+    ...base,
+    type: 'assistant',
+    requestId: 'req_1',
+    message: {
+      id: 'msg_1',
+      model: 'claude-sonnet-4-5',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input }],
+      usage: { input_tokens: 1000, output_tokens: 50 },
+    },
+  };
+  const result = {
+    ...base,
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '' }] },
+  };
+  appendFileSync(
+    file,
+    [reply, ...(returned ? [result] : [])].map((record) => `${JSON.stringify(record)}\n`).join(''),
+  );
+  return file;
+}
+
+/**
+ * The session of one tool call in `dir`, its agent `child` recorded: running in every door, then
+ * ended (`no loop found, 1 tool call ran`) once `child` is killed.
+ */
+async function expectRunningThenEnded(dir: string, child: ChildProcess): Promise<void> {
+  expect(recordedPid(dir)).toBe(child.pid);
+  expect(await status(dir)).toMatchObject({
+    verdict: 'running',
+    summary: 'running, 1 tool call ran',
+    running: 1,
+  });
+  expect(await dashboardRunning(dir)).toBe(1);
+  await kill(child);
+  expect(await status(dir)).toMatchObject({
+    verdict: 'clean',
+    summary: 'no loop found, 1 tool call ran',
+    running: 0,
+  });
+  expect(await dashboardRunning(dir)).toBe(0);
+}
+
 describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed without its end event', (agent) => {
   it("records the agent's process (not the shell), and every door says the session ended once it is gone", async () => {
     if (process.platform !== 'linux') return; // elsewhere the 10 minutes hold (no /proc)
@@ -213,15 +269,7 @@ describe.each(Object.keys(AGENTS) as Agent[])('%s: an agent killed during its fi
       if (process.platform !== 'linux') return;
       const dir = project();
       const child = await startAgent(agent, dir, { calls: 1, how });
-      expect(recordedPid(dir)).toBe(child.pid);
-      expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
-      await kill(child);
-      expect(await status(dir)).toMatchObject({
-        verdict: 'clean',
-        summary: 'no loop found, 1 tool call ran',
-        running: 0,
-      });
-      expect(await dashboardRunning(dir)).toBe(0);
+      await expectRunningThenEnded(dir, child);
     });
 });
 
@@ -256,32 +304,8 @@ describe.each(Object.keys(BEFORE) as Array<keyof typeof BEFORE>)(
     it('sessions55: is a session with that call in every door, running, then ended once the agent is gone', async () => {
       if (process.platform !== 'linux') return;
       const dir = project();
-      const events = [BEFORE[agent](dir)];
-      const child = spawn(
-        process.execPath,
-        ['-e', STAND_IN, bin, agent, AGENTS[agent].how, JSON.stringify(events)],
-        {
-          cwd: dir,
-          env: { ...process.env, ...AGENTS[agent].env(dir), LOOPGUARD_HOOK: '' },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        },
-      );
-      running.push(child);
-      await new Promise((resolve) => child.stdout?.once('data', resolve));
-      expect(recordedPid(dir)).toBe(child.pid);
-      expect(await status(dir)).toMatchObject({
-        verdict: 'running',
-        summary: 'running, 1 tool call ran',
-        running: 1,
-      });
-      expect(await dashboardRunning(dir)).toBe(1);
-      await kill(child);
-      expect(await status(dir)).toMatchObject({
-        verdict: 'clean',
-        summary: 'no loop found, 1 tool call ran',
-        running: 0,
-      });
-      expect(await dashboardRunning(dir)).toBe(0);
+      const child = await startAgent(agent, dir, { events: [BEFORE[agent](dir)] });
+      await expectRunningThenEnded(dir, child);
     });
   },
 );
@@ -290,36 +314,9 @@ describe('claude: a session killed before its first tool call returned, door by 
   it('sessions55: status, --session, the dashboard, scan and the status line tell one story', async () => {
     if (process.platform !== 'linux') return;
     const dir = project();
-    const child = spawn(
-      process.execPath,
-      ['-e', STAND_IN, bin, 'claude', AGENTS.claude.how, JSON.stringify([BEFORE.claude(dir)])],
-      {
-        cwd: dir,
-        env: { ...process.env, CLAUDE_PROJECT_DIR: dir, LOOPGUARD_HOOK: '' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    running.push(child);
-    await new Promise((resolve) => child.stdout?.once('data', resolve));
-    await kill(child);
+    await kill(await startAgent('claude', dir, { events: [BEFORE.claude(dir)] }));
     // Claude Code's transcript of the session: the call, and no result
-    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-killed-claude-')), 's1.jsonl');
-    const base = { sessionId: 's1', cwd: dir, isSidechain: false, timestamp: new Date().toISOString() };
-    appendFileSync(
-      file,
-      `${JSON.stringify({
-        ...base,
-        type: 'assistant',
-        requestId: 'req_1',
-        message: {
-          id: 'msg_1',
-          model: 'claude-sonnet-4-5',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm install' } }],
-          usage: { input_tokens: 1000, output_tokens: 50 },
-        },
-      })}\n`,
-    );
+    const file = claudeTranscript(dir, { command: 'npm install' }, false);
     const stories = await expectOneStory(dir, { transcripts: [file], env: { HOME: dir } });
     expect([...stories.values()]).toEqual(['no loop found, 1 tool call ran']);
   });
@@ -356,28 +353,7 @@ describe('claude: the status line and scan of a killed session', () => {
     expect(await statuslineMain(Readable.from([input]), (text) => (line += text), {})).toBe(0);
     expect(line.trim()).toBe(`loopguard: ${summary}`);
     // Claude Code's transcript of the session: the call and its result
-    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-killed-claude-')), 's1.jsonl');
-    const base = { sessionId: 's1', cwd: dir, isSidechain: false, timestamp: new Date().toISOString() };
-    const { call } = AGENTS.claude;
-    appendFileSync(
-      file,
-      `${JSON.stringify({
-        ...base,
-        type: 'assistant',
-        requestId: 'req_1',
-        message: {
-          id: 'msg_1',
-          model: 'claude-sonnet-4-5',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: call.tool_input }],
-          usage: { input_tokens: 1000, output_tokens: 50 },
-        },
-      })}\n${JSON.stringify({
-        ...base,
-        type: 'user',
-        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '' }] },
-      })}\n`,
-    );
+    const file = claudeTranscript(dir, AGENTS.claude.call.tool_input, true);
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
     expect(await runCli(['scan', file, '--json', '--no-cache'], io), io.err()).toBe(EXIT_CODES.ok);
     const [session] = (JSON.parse(io.out()) as ScanReport).sessions;
