@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
  * @returns {boolean} whether the blob was built.
  */
 export function buildHookSnapshot(dir) {
+  buildPriceLibraryCache(dir);
   const blob = join(dir, 'hook.blob');
   const building = `${blob}.${process.pid}`;
   rmSync(blob, { force: true });
@@ -182,6 +183,43 @@ renameSync(cache + '.' + process.pid, cache);
   if (result.status !== 0)
     console.error(
       `loopguard: zod's code cache was not made (zod compiles from its source): ${result.stderr}`,
+    );
+}
+
+/**
+ * V8's code cache of `dir/genai-prices.cjs` (the pricing library as one file, which each thread of
+ * `loopguard scan` loads: bundle-hook.mjs, scan/bundledPriceLibrary.ts), `dir/genai-prices.cache`:
+ * made by a node like the scan's (`NODE_OPTIONS` cleared) that compiles the file through the scan's
+ * own function (`compilePriceLibrary`, the same wrapper), prices replies of three providers' models,
+ * then saves what it compiled. A cache V8 refuses is ignored (the library compiles from its source).
+ * Without genai-prices.cjs (a build before it, or the bundles not made yet): nothing.
+ * @param {string} dir - the bundle directory.
+ */
+export function buildPriceLibraryCache(dir) {
+  const source = join(dir, 'genai-prices.cjs');
+  const cache = join(dir, 'genai-prices.cache');
+  rmSync(cache, { force: true });
+  const loader = join(dir, '..', 'scan', 'bundledPriceLibrary.js');
+  if (!existsSync(source) || !existsSync(loader)) return;
+  const make = `
+import { renameSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const [loader, source, cache] = process.argv.slice(1);
+const { compilePriceLibrary } = await import(pathToFileURL(loader).href);
+const { library, script } = compilePriceLibrary(source);
+const usage = { input_tokens: 21300, cache_write_tokens: 100, cache_read_tokens: 20000, output_tokens: 90 };
+for (const model of ['claude-sonnet-4-5', 'gpt-5', 'gemini-2.5-pro', 'no-such-model'])
+  library.calcPrice(usage, model, { timestamp: new Date('2026-01-01T00:00:00Z') });
+writeFileSync(cache + '.' + process.pid, script.createCachedData(), { mode: 0o644 });
+renameSync(cache + '.' + process.pid, cache);
+`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', make, loader, source, cache], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (result.status !== 0)
+    console.error(
+      `loopguard: the pricing library's code cache was not made (it compiles from its source): ${result.stderr}`,
     );
 }
 

@@ -14,7 +14,7 @@
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
-import { buildHookSnapshot } from './build-hook-snapshot.mjs';
+import { buildHookSnapshot, buildPriceLibraryCache } from './build-hook-snapshot.mjs';
 
 const cli = fileURLToPath(new URL('../packages/cli/', import.meta.url));
 const outDir = `${cli}dist/bundle`;
@@ -253,3 +253,31 @@ for (const [entry, file] of [
     },
   });
 }
+
+// The pricing library for the scan's threads (dist/bundle/genai-prices.cjs): each thread of a scan
+// loads it, and compiling its 0.8 MB was half of that. As one CommonJS file of the build, V8's code
+// cache of it (genai-prices.cache, made beside the blob by build-hook-snapshot.mjs, where the build
+// is installed) spares the compile (scan/bundledPriceLibrary.ts, which falls back to the package).
+// It is the installed package's own code, tree-shaken to `calcPrice`, in ASCII.
+await build({
+  cwd: cli,
+  platform: 'node',
+  plugins: [
+    replaceModule(
+      'price-library-entry',
+      '\0price-library-entry',
+      '\0price-library-entry',
+      `export { calcPrice } from '@pydantic/genai-prices';`,
+    ),
+  ],
+  logLevel: 'warn',
+  input: '\0price-library-entry',
+  output: {
+    file: `${outDir}/genai-prices.cjs`,
+    format: 'cjs',
+    codeSplitting: false,
+    charset: 'ascii',
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+  },
+});
+buildPriceLibraryCache(outDir);

@@ -9,10 +9,25 @@ import { seededRandom } from '../bench/injectLoops.mjs';
 const FILLER = 'x'.repeat(600);
 
 /**
- * The lines of one session: `calls` tool calls in `cwd` starting at `start` (ms); from call
- * `loopAt` on, `loopLength` calls repeat the same failing command (`loopAt` -1: no loop).
+ * A model the pricing library knows (a scan prices each of its replies, as a user's transcripts
+ * are priced; a made-up name priced nothing, and the benchmark measured no pricing).
  */
-export function sessionLines({ cwd, start, calls, loopAt = -1, loopLength = 0, loopCommand = 'make watch' }) {
+export const SYNTHETIC_MODEL = 'claude-sonnet-4-5-20250929';
+
+/**
+ * The lines of one session: `calls` tool calls in `cwd` starting at `start` (ms), replies from
+ * `model`; from call `loopAt` on, `loopLength` calls repeat the same failing command (`loopAt` -1:
+ * no loop).
+ */
+export function sessionLines({
+  cwd,
+  start,
+  calls,
+  loopAt = -1,
+  loopLength = 0,
+  loopCommand = 'make watch',
+  model = SYNTHETIC_MODEL,
+}) {
   const sessionId = randomUUID();
   const lines = [];
   let time = start;
@@ -49,7 +64,7 @@ export function sessionLines({ cwd, start, calls, loopAt = -1, loopLength = 0, l
         id: `msg_${sessionId.slice(0, 8)}_${i}`,
         type: 'message',
         role: 'assistant',
-        model: 'claude-model',
+        model,
         content: [
           { type: 'text', text: looping ? 'Let me run it again.' : `Looking at part ${i} of the module.` },
           { type: 'tool_use', id, name: 'Bash', input: { command, description: 'Run' } },

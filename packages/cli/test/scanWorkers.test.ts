@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -276,10 +276,14 @@ describe('loopguard scan with worker threads (the built CLI)', () => {
   it('gives the cold report with its cache, run after run (workers started ahead on the first, none after)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'loopguard-scan-cache-home-'));
     // the fixtures are settled (checked out, not changed since): remembered; the two new files are
-    // too fresh to be remembered, so each run reads them on the workers it starts then
+    // too fresh to be remembered, so each run reads them on the workers it starts then (modified an
+    // hour ahead, so that they stay fresh however long the runs take on a busy machine)
     const fresh = mkdtempSync(join(tmpdir(), 'loopguard-scan-fresh-'));
-    for (const name of ['claude-2.1.330-looping.jsonl', 'codex-0.169.0-looping.jsonl'])
+    const ahead = new Date(Date.now() + 3_600_000);
+    for (const name of ['claude-2.1.330-looping.jsonl', 'codex-0.169.0-looping.jsonl']) {
       cpSync(join(fileURLToPath(SCAN_FIXTURES), name), join(fresh, name));
+      utimesSync(join(fresh, name), ahead, ahead);
+    }
     const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
     const paths = [fileURLToPath(SCAN_FIXTURES), fresh];
     const io = bufferedIo({ cwd: tmpdir() });

@@ -1,5 +1,6 @@
 import type { UsageRecord } from '@loopguard/core/spend';
-import { type CostOf, loadLibraryCost, type ModelPrice, priceBook, tokensOf } from '@loopguard/core/spend';
+import { type CostOf, type ModelPrice, priceBook, tokensOf } from '@loopguard/core/spend';
+import { loadScanLibraryCost } from './bundledPriceLibrary.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
 /** How a scan prices what it reads: the guard's price book, and `--budget`. */
@@ -20,7 +21,7 @@ export interface ScanPricingSource {
 
 /** The price book of `source`: its own prices, then the pricing library. */
 export async function scanPricing(source: ScanPricingSource): Promise<ScanPricing> {
-  const costOf = priceBook(source.prices, await loadLibraryCost());
+  const costOf = priceBook(source.prices, await loadScanLibraryCost());
   return source.budgetUsd === undefined ? { costOf } : { costOf, budgetUsd: source.budgetUsd };
 }
 

@@ -1,3 +1,4 @@
+import { type PlainPrices, plainCost, plainPricesOf, type TokenUsage } from './plainPrices.js';
 import type { CostOf } from './priceBook.js';
 
 /** The part of `@pydantic/genai-prices` loopguard uses. */
@@ -31,24 +32,39 @@ export function libraryCostOf({ calcPrice }: PriceLibrary): CostOf {
   // a miss costs a search of every provider's models: a scan of a million replies of a model it does
   // not know asks once.
   const unknown = new Set<string>();
+  // And so does the table of a model it knows: one the library applies alike at every time is kept,
+  // and a reply priced from it as the library prices it (each call of the library took 40-60 µs,
+  // most of a scan's CPU on transcripts of known models).
+  const plain = new Map<string, PlainPrices | null>();
   return (record) => {
-    if (record.model === undefined || unknown.has(record.model)) return undefined;
+    const model = record.model;
+    if (model === undefined || unknown.has(model)) return undefined;
+    // The library's input_tokens is the whole input, cache reads and writes included.
+    const usage: TokenUsage = {
+      input_tokens: record.inputTokens + record.cacheCreationTokens + record.cacheReadTokens,
+      cache_write_tokens: record.cacheCreationTokens,
+      cache_read_tokens: record.cacheReadTokens,
+      output_tokens: record.outputTokens,
+    };
+    const prices = plain.get(model);
+    const known = prices === undefined || prices === null ? undefined : plainCost(prices, usage);
+    if (known !== undefined) return known;
     try {
-      // The library's input_tokens is the whole input, cache reads and writes included.
       const result = calcPrice(
-        {
-          input_tokens: record.inputTokens + record.cacheCreationTokens + record.cacheReadTokens,
-          cache_write_tokens: record.cacheCreationTokens,
-          cache_read_tokens: record.cacheReadTokens,
-          output_tokens: record.outputTokens,
-        },
-        record.model,
+        usage,
+        model,
         record.at === undefined ? undefined : { timestamp: new Date(record.at) },
       );
-      if (result !== null) return result.total_price;
-      if (record.model.length <= UNKNOWN_NAME_LENGTH) {
+      if (result !== null) {
+        if (prices === undefined && model.length <= UNKNOWN_NAME_LENGTH) {
+          if (plain.size >= UNKNOWN_KEPT) plain.clear();
+          plain.set(model, plainPricesOf(result.model.prices) ?? null);
+        }
+        return result.total_price;
+      }
+      if (model.length <= UNKNOWN_NAME_LENGTH) {
         if (unknown.size >= UNKNOWN_KEPT) unknown.clear();
-        unknown.add(record.model);
+        unknown.add(model);
       }
       return undefined;
     } catch {

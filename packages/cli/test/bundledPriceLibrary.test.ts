@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { calcPrice } from '@pydantic/genai-prices';
+import { describe, expect, it } from 'vitest';
+import { compilePriceLibrary } from '../src/scan/bundledPriceLibrary.js';
+
+// the build's copy of the pricing library and V8's code cache of it (bundle-hook.mjs)
+const library = fileURLToPath(new URL('../dist/bundle/genai-prices.cjs', import.meta.url));
+const cache = fileURLToPath(new URL('../dist/bundle/genai-prices.cache', import.meta.url));
+
+const MODELS = ['claude-sonnet-4-5-20250929', 'claude-opus-4-1', 'gpt-5', 'gemini-2.5-pro', 'no-such-model'];
+const USAGES = [
+  { input_tokens: 21_300, cache_write_tokens: 100, cache_read_tokens: 20_000, output_tokens: 90 },
+  { input_tokens: 250_000, cache_write_tokens: 0, cache_read_tokens: 0, output_tokens: 7 },
+];
+
+/** What `calcPrice` of `lib` says of each model and usage, at two times. */
+function prices(lib: { calcPrice: typeof calcPrice }) {
+  return MODELS.flatMap((model) =>
+    USAGES.flatMap((usage) =>
+      [Date.UTC(2025, 0, 1), Date.UTC(2026, 9, 12)].map(
+        (at) => lib.calcPrice(usage, model, { timestamp: new Date(at) })?.total_price ?? null,
+      ),
+    ),
+  );
+}
+
+describe("the scan's pricing library, bundled with its code cache", () => {
+  it('prices as the installed package does, with the cache and with a cache V8 refuses', () => {
+    const expected = prices({ calcPrice });
+    expect(expected.filter((price) => price !== null).length).toBeGreaterThan(10);
+    const cached = compilePriceLibrary(library, readFileSync(cache));
+    expect(cached.script.cachedDataRejected).toBe(false); // made by this node: taken
+    expect(prices(cached.library)).toEqual(expected);
+    const spoiled = compilePriceLibrary(library, Buffer.from('not a code cache'));
+    expect(spoiled.script.cachedDataRejected).toBe(true);
+    expect(prices(spoiled.library)).toEqual(expected);
+  });
+
+  it('is ASCII: V8 keeps its source at one byte a character', () => {
+    const source = readFileSync(library, 'utf8');
+    expect([...source].filter((character) => character > '\u007f')).toEqual([]);
+  });
+});
