@@ -136,6 +136,9 @@ function segmentsCanRepeat(text: string, fences: readonly number[], repeats: num
     for (let at = text.indexOf(stop); at !== -1; at = text.indexOf(stop, at + 1)) {
       while (fence < fences.length && (fences[fence] as number) < at) fence++;
       if (fence % 2 === 0) count(at);
+      // Inside code: go on from the marker that closes it (none: the rest is code).
+      else if (fence === fences.length) break;
+      else at = fences[fence] as number;
     }
   }
   for (let fence = 0; fence < fences.length; fence += 2) count(fences[fence] as number);
