@@ -27,8 +27,9 @@ export const CHANT_TAIL = 40;
 export function codeFences(text: string): number[] {
   const fences: number[] = [];
   let inCode = false;
-  let line = -1;
-  let lineInCode = false;
+  // The line of the last marker met (where its `\n` is, or the text's length) and whether it is markup.
+  let lineEnd = -1;
+  let markup = false;
   // The next ``` and ~~~ from where the search stands, each searched again only once passed.
   let ticks = text.indexOf('```');
   let tildes = text.indexOf('~~~');
@@ -38,15 +39,15 @@ export function codeFences(text: string): number[] {
     if (tildes !== -1 && tildes < from) tildes = text.indexOf('~~~', from);
     const at = ticks === -1 ? tildes : tildes === -1 ? ticks : Math.min(ticks, tildes);
     if (at === -1) return fences;
-    const start = text.lastIndexOf('\n', at - 1) + 1;
-    if (start !== line) {
-      line = start;
-      lineInCode = inCode;
-    }
-    if (!lineInCode && isMarkupLine(text, start, at)) {
+    if (at > lineEnd) {
+      // A new line, read once however many markers it holds (no marker before `at` on it yet).
       const newline = text.indexOf('\n', at);
-      if (newline === -1) return fences;
-      from = newline + 1;
+      lineEnd = newline === -1 ? text.length : newline;
+      markup = !inCode && isMarkupLine(text, text.lastIndexOf('\n', at - 1) + 1, at);
+    }
+    if (markup) {
+      if (lineEnd === text.length) return fences;
+      from = lineEnd + 1;
       continue;
     }
     fences.push(at);
