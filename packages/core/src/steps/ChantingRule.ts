@@ -1,3 +1,4 @@
+import { CHANT_TAIL, mayChant } from './chantBound.js';
 import { ChantRun, hasLetter, MIN_SEGMENT, ProseScanner, type ProseSink, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 import { shorten } from './StepRule.js';
@@ -5,7 +6,7 @@ import { shorten } from './StepRule.js';
 /** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
 const MIN_CHANT_LENGTH = 256;
 /** Length of the tail searched for when a message repeats text with no line or sentence breaks. */
-const TAIL = 40;
+const TAIL = CHANT_TAIL;
 
 /**
  * One message that repeats itself many times inside: within one uninterrupted run of prose, lines
@@ -46,6 +47,8 @@ export class ChantingRule implements StepRule {
     // Without segments enough, only text repeated without breaks can chant, and `repeats` tails
     // need that many times TAIL characters: a shorter message cannot, so it is not scanned.
     if (!hashing && text.length < TAIL * this.repeats) return null;
+    // Most long messages cannot chant at all, which their segment ends and tail tell without the scan.
+    if (!mayChant(text, this.repeats, hashing)) return null;
     const scan = this.scan;
     scan.run(text, hashing);
     if (scan.prose < Math.max(MIN_CHANT_LENGTH, this.repeats * MIN_SEGMENT)) return null;

@@ -21,7 +21,8 @@ export function segmentKey(raw: string): string {
   return raw.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-function isAsciiSpace(code: number): boolean {
+/** Whether `code` is an ASCII space (what `\s` matches below 128). */
+export function isAsciiSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13);
 }
 
@@ -99,7 +100,7 @@ function fenceAt(text: string, at: number, to: number): boolean {
 }
 
 /** Where the fence marker starting at `at` ends (a marker may be longer than three characters). */
-function fenceEnd(text: string, at: number, to: number): number {
+export function fenceEnd(text: string, at: number, to: number): number {
   const code = text.charCodeAt(at);
   let end = at + 3;
   while (end < to && text.charCodeAt(end) === code) end++;
@@ -121,14 +122,15 @@ export function afterFences(text: string, inCode: boolean): { inCode: boolean; f
   return { inCode: code, from };
 }
 
-function nextFence(text: string, from: number): number {
+/** Where the next fence marker (```` ``` ```` or `~~~`) starts from `from`, or -1. */
+export function nextFence(text: string, from: number): number {
   const ticks = text.indexOf('```', from);
   const tildes = text.indexOf('~~~', from);
   return ticks === -1 ? tildes : tildes === -1 ? ticks : Math.min(ticks, tildes);
 }
 
 /** `| # >`: a line starting with one is a table row, a heading or a blockquote, never prose. */
-function isMarkupStart(code: number): boolean {
+export function isMarkupStart(code: number): boolean {
   return code === 124 || code === 35 || code === 62;
 }
 
