@@ -8,6 +8,7 @@ import {
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { exemptCommandProblem } from './exemptCommandCheck.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
 export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 3000;
@@ -36,6 +37,18 @@ const hookSectionSchema = lazySchema(() =>
       // configuration file cannot spread a list the way code does.
       exemptCommands: z
         .array(z.string())
+        .superRefine((sources, context) => {
+          // a repository's patterns run on every command: refused before any is run (trust51)
+          for (const [index, source] of sources.entries()) {
+            const problem = exemptCommandProblem(source);
+            if (problem !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [index],
+                message: `${JSON.stringify(source)} ${problem}`,
+              });
+          }
+        })
         .transform((sources) => [...DEFAULT_EXEMPT_COMMANDS, ...sources.map((source) => new RegExp(source))])
         .optional(),
     })
