@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXEMPT_COMMANDS } from '@loopguard/core/steps';
@@ -100,5 +100,16 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
       ...DEFAULT_EXEMPT_COMMANDS.map((pattern) => pattern.source),
       ...sources,
     ]);
+  });
+
+  it("the built hook seals what it checked under its build's id, as the bundles and the startup snapshot carry it", async () => {
+    const { BUILD_ID } = (await import(join(bin, '..', 'buildId.js'))) as { BUILD_ID: string };
+    expect(BUILD_ID).toMatch(/^[0-9a-f]{16}$/);
+    const { dir } = repository(['^make watch\\b']);
+    mkdirSync(join(dir, '.loopguard'));
+    expect(hook(dir, 'ls').status).toBe(0);
+    expect(readFileSync(join(dir, '.loopguard', 'config.sealed'), 'utf8')).toMatch(
+      new RegExp(`^\\{"seal":"c2\\.${BUILD_ID}\\.`),
+    );
   });
 });

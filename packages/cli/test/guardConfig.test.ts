@@ -162,6 +162,44 @@ describe("the hook's configuration, validated when the file changed", () => {
     expect((await hookCall(unpacked)).validated).toBe(false); // its own row, written now, is taken
   });
 
+  it('trust51: a configuration sealed by another build (its checks, not only its defaults) is validated again', async () => {
+    // What a build sealed passed that build's checks: an exemption of every command (`.`) passed
+    // them all before trust51, and the defaults did not change with the check that refuses it.
+    const { DEFAULT_EXEMPT_COMMANDS, parseStepLoopDetectorOptions, sealStepLoopDetectorOptions, sealText } =
+      await import('@loopguard/core/steps');
+    const dir = project();
+    await hookCall(dir);
+    const row = readFileSync(sealed(dir), 'utf8');
+    const stamp = /^\{"seal":"([^ ]*) sha256:/.exec(row)?.[1] as string;
+    const { BUILD_ID } = await import('../src/buildId.js');
+    expect(stamp.split('.').slice(0, 2)).toEqual(['c2', BUILD_ID]);
+    // the row as a build with other checks wrote it: `.` among the exemptions
+    const body = row.slice(row.indexOf('","state":') + '","state":'.length, -1);
+    const state = JSON.parse(body) as { detector: string };
+    state.detector = sealStepLoopDetectorOptions(
+      parseStepLoopDetectorOptions({ stopAfter: 2, exemptCommands: [...DEFAULT_EXEMPT_COMMANDS, /./] }),
+      SHA256_SEAL_CHECKSUM,
+    );
+    const everything = JSON.stringify(state);
+    const otherBuilds = [
+      // every build before trust51 stamped its layout and defaults only
+      `c1.${stamp.split('.').slice(2).join('.')}`,
+      stamp.replace(`.${BUILD_ID}.`, '.0123456789abcdef.'),
+    ];
+    for (const other of otherBuilds) {
+      // (the detector's own seal inside holds core's layout and defaults: unchanged here)
+      writeFileSync(sealed(dir), sealText(everything, other, 'state', SHA256_SEAL_CHECKSUM));
+      const read = await hookCall(dir);
+      expect(read.validated).toBe(true);
+      expect(read.config.detector.exemptCommands?.some((pattern) => pattern.test('ls'))).toBe(false);
+    }
+    // this build's own row is taken as it is (whoever can write .loopguard can write the file too)
+    writeFileSync(sealed(dir), sealText(everything, stamp, 'state', SHA256_SEAL_CHECKSUM));
+    expect((await hookCall(dir)).config.detector.exemptCommands?.some((pattern) => pattern.test('ls'))).toBe(
+      true,
+    );
+  });
+
   it('keeps nothing without a .loopguard folder, and reads a project without a file as the defaults', async () => {
     const dir = mkdtempSync(join(scratch, 'project-'));
     writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify(CONFIG));

@@ -13,6 +13,7 @@ import {
   sealText,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
+import { BUILD_ID } from '../buildId.js';
 import { findConfigFile, readConfigFileHere } from '../configFiles.js';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
 import {
@@ -36,11 +37,12 @@ const DEFAULT_GUARD_CONFIG: Readonly<HookConfig> = Object.freeze({
 export const SEALED_CONFIG_FILE = 'config.sealed';
 
 /**
- * The sealed configuration's layout, bumped with any change to what it holds, and the hook's and
- * the spend guard's defaults it was resolved with (core's seal of the detector's options holds
- * theirs): a configuration another build resolved is validated again.
+ * The sealed configuration's layout, bumped with any change to what it holds, the build that
+ * checked it ({@link BUILD_ID}: another build may check more, under the same defaults: trust51), and
+ * the hook's and the spend guard's defaults it was resolved with (core's seal of the detector's
+ * options holds theirs): a configuration another build resolved is validated again.
  */
-const STAMP = `c1.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEFAULT_BURN_MINUTES}.${DEFAULT_ON_UNKNOWN_PRICE}`;
+const STAMP = `c2.${BUILD_ID}.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${DEFAULT_SPEND_WARN_AT}.${DEFAULT_BURN_MINUTES}.${DEFAULT_ON_UNKNOWN_PRICE}`;
 
 /** What the sealed file holds besides its seal. */
 interface SealedState {
@@ -59,7 +61,7 @@ interface SealedState {
  * ready for the detector (validated, the hook's logger in them). A configuration file is validated
  * when its text changed since the hook last validated it: its validated, resolved configuration is
  * kept in `.loopguard/config.sealed` (written with its final mode, 0600, by a rename), sealed like the
- * detector's snapshot (a SHA-256 over what it holds, with this build's layout and defaults) and keyed
+ * detector's snapshot (a SHA-256 over what it holds, with this build's layout, id (`BUILD_ID`) and defaults) and keyed
  * by the file's name, the SHA-256 of its bytes and the file's device, inode and change time; a call
  * whose file is that file with those bytes and whose sealed file verifies takes it without zod (a
  * sealed file unpacked or copied with the project names another file, and is not taken). Anything else (no or another sealed file, a row changed or
