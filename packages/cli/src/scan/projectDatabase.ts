@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
-import { ownStateDatabase } from '../stateFolder.js';
+import { readableStateDatabase } from '../stateSchema.js';
 
 /**
  * What `read` finds in `project`'s `.loopguard/state.db`, opened read-only and checked as every
- * reader checks it (`ownStateDatabase`: a link, another user's, a FIFO, tracked by git are refused);
+ * reader checks it (`readableStateDatabase`: a link, another user's, a FIFO, tracked by git are refused);
  * `undefined` where there is none, it is refused, or reading it fails: `scan` then goes by the
  * transcript alone.
  */
@@ -14,7 +14,7 @@ export function readProjectDatabase<T>(
   read: (db: BetterSqlite3.Database) => T,
 ): T | undefined {
   try {
-    const path = ownStateDatabase(project);
+    const path = readableStateDatabase(project);
     if (path === undefined) return undefined;
     // loaded here only: most scans read no record, and the scan's bundles leave the addon out
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;

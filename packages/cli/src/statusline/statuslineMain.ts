@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
-import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
+import { UnsafeStateError } from '../stateFolder.js';
+import { readableStateDatabase } from '../stateSchema.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
 /**
@@ -27,7 +28,7 @@ function projectLine(input: StatusLineInput): string {
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
   try {
-    path = ownStateDatabase(projectDir);
+    path = readableStateDatabase(projectDir);
   } catch (error) {
     // The hooks fail open on it too: say that nothing is guarded, not only that nothing is shown.
     if (error instanceof UnsafeStateError) return NOT_GUARDING;
@@ -45,7 +46,7 @@ function projectLine(input: StatusLineInput): string {
 /** Whether `project`'s database (one of the user's own, read only) has a row of Claude Code session `sessionId`. */
 function holdsSession(project: string, sessionId: string): boolean {
   try {
-    const path = ownStateDatabase(project);
+    const path = readableStateDatabase(project);
     if (path === undefined) return false;
     const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
     try {
