@@ -2,8 +2,7 @@ import Database from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
-import { UnsafeStateError } from '../stateFolder.js';
-import { readableStateDatabase } from '../stateSchema.js';
+import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
 /**
@@ -28,7 +27,10 @@ function projectLine(input: StatusLineInput): string {
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
   try {
-    path = readableStateDatabase(projectDir);
+    // Not `readableStateDatabase`: its schema check is a schema's worth of SQL to load after every
+    // reply, and the status line reads only this session's row, which a database that came with
+    // the project cannot hold (the id is new); the session's first hook call checks the folder (trust51).
+    path = ownStateDatabase(projectDir);
   } catch (error) {
     // The hooks fail open on it too: say that nothing is guarded, not only that nothing is shown.
     if (error instanceof UnsafeStateError) return NOT_GUARDING;
@@ -46,7 +48,7 @@ function projectLine(input: StatusLineInput): string {
 /** Whether `project`'s database (one of the user's own, read only) has a row of Claude Code session `sessionId`. */
 function holdsSession(project: string, sessionId: string): boolean {
   try {
-    const path = readableStateDatabase(project);
+    const path = ownStateDatabase(project);
     if (path === undefined) return false;
     const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
     try {
