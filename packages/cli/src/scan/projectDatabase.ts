@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
-import { readableStateDatabase } from '../stateSchema.js';
+import { ownStateDatabase } from '../stateFolder.js';
 
 /**
  * What `read` finds in `project`'s `.loopguard/state.db`, opened read-only and checked as every
- * reader checks it (`readableStateDatabase`: a link, another user's, a FIFO, tracked by git are refused);
+ * reader checks it (`ownStateDatabase`: a link, another user's, a FIFO, tracked by git are refused);
  * `undefined` where there is none, it is refused, or reading it fails: `scan` then goes by the
  * transcript alone.
  */
@@ -14,7 +14,10 @@ export function readProjectDatabase<T>(
   read: (db: BetterSqlite3.Database) => T,
 ): T | undefined {
   try {
-    const path = readableStateDatabase(project);
+    // Not `readableStateDatabase` (`status`'s): its schema check would load the migrations' SQL into
+    // every scan thread, and `scan` reads only the rows of the sessions its transcripts name, whose
+    // ids a database that came with the project cannot hold (trust51).
+    const path = ownStateDatabase(project);
     if (path === undefined) return undefined;
     // loaded here only: most scans read no record, and the scan's bundles leave the addon out
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
