@@ -83,6 +83,34 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     },
   );
 
+  it.each(['Bash', 'run_shell_command', 'shell', 'exec_command'])(
+    "refuses hook.exemptTools naming the agent's shell (%s): it exempts every command the same way",
+    async (tool) => {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-exempt-tools-')));
+      mkdirSync(join(dir, '.git'));
+      const file = join(dir, 'loopguard.config.yaml');
+      writeFileSync(file, `hook:\n  exemptTools: [BashOutput, ${tool}]\n`);
+      await expect(checkedHookConfig(dir)).rejects.toThrow(
+        `config ${file}: hook.exemptTools.1 "${tool}" is the agent's shell: exempting it exempts every command`,
+      );
+      const said = await status(dir);
+      expect(said.err).toContain(`loopguard: failing open in ${dir} (config ${file}: hook.exemptTools.1 `);
+    },
+  );
+
+  it('takes polling tools', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-exempt-tools-')));
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'hook:\n  exemptTools: [BashOutput, sleep, mcp__ci__wait_for_build]\n',
+    );
+    expect((await checkedHookConfig(dir)).detector.exemptTools).toEqual([
+      'BashOutput',
+      'sleep',
+      'mcp__ci__wait_for_build',
+    ]);
+  });
+
   it('takes polling commands, and the defaults pass the same check', async () => {
     const sources = [
       '^make watch\\b',

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { SHELL_TOOLS } from '@loopguard/core/steps';
 
 /** The longest `hook.exemptCommands` source taken, characters: a polling command's pattern is a line. */
 export const MAX_EXEMPT_COMMAND_CHARS = 256;
@@ -63,4 +64,16 @@ function backtracks(pattern: RegExp): boolean {
   for (const { from, to, text } of counted.sort((a, b) => b.from - a.from))
     literal = `${literal.slice(0, from)}${text}${literal.slice(to)}`;
   return analyse(parser.parseLiteral(literal), { maxReports: 1 }).reports.length > 0;
+}
+
+/**
+ * Why a project's `hook.exemptTools` entry cannot be taken, or `undefined` when it can: the agents'
+ * shell tools (`Bash`, `run_shell_command`, `shell`, ...: core's `SHELL_TOOLS`, in any case) run
+ * every command, so exempting one exempts every command, as `exemptCommands: ["."]` would (trust51).
+ * @example exemptToolProblem('Bash') // `is the agent's shell: …`
+ */
+export function exemptToolProblem(tool: string): string | undefined {
+  return SHELL_TOOLS.has(tool.toLowerCase())
+    ? "is the agent's shell: exempting it exempts every command (exempt the polling commands instead: exemptCommands)"
+    : undefined;
 }
