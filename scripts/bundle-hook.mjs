@@ -11,7 +11,8 @@
 //
 // And `loopguard scan`'s action and worker thread (dist/bundle/scan.mjs, scan-worker.mjs, below);
 // the command and scanPaths fall back to the modules when they are missing.
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 import { buildHookSnapshot, buildPriceLibraryCache } from './build-hook-snapshot.mjs';
@@ -19,6 +20,23 @@ import { buildHookSnapshot, buildPriceLibraryCache } from './build-hook-snapshot
 const cli = fileURLToPath(new URL('../packages/cli/', import.meta.url));
 const outDir = `${cli}dist/bundle`;
 rmSync(outDir, { recursive: true, force: true });
+
+// The build's id (packages/cli/src/buildId.ts): a checksum of the compiled JavaScript of core,
+// sqlite and the CLI, written into dist/buildId.js before any bundle is made, so that the modules,
+// the bundles and the startup snapshot carry the same one.
+const buildIdFile = `${cli}dist/buildId.js`;
+const checksum = createHash('sha256');
+for (const pkg of ['core', 'sqlite', 'cli']) {
+  const dist = fileURLToPath(new URL(`../packages/${pkg}/dist/`, import.meta.url));
+  const files = readdirSync(dist, { recursive: true })
+    .filter((file) => file.endsWith('.js') && `${dist}${file}` !== buildIdFile)
+    .sort();
+  for (const file of files) checksum.update(`${pkg}/${file}\0`).update(readFileSync(`${dist}${file}`));
+}
+writeFileSync(
+  buildIdFile,
+  `/** This build's id: see src/buildId.ts (written by scripts/bundle-hook.mjs). */\nexport const BUILD_ID = '${checksum.digest('hex').slice(0, 16)}';\n`,
+);
 
 /** The rolldown options shared by both bundles. */
 const options = {

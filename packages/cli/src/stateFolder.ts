@@ -45,8 +45,9 @@ export function stateFolderOf(projectDir: string): string {
  * loopguard did not make, or an older loopguard did) is refused when git tracks a file in it: a
  * repository that ships `.loopguard/state.db` would get the sessions' commands and results in the
  * next `git commit -a`, and its own tables and triggers would be loopguard's.
- * @param found - a writer's further check of such a folder (not tracked, not marked yet: one an
- *   archive or a copy brought too), before it is marked as loopguard's; it throws to refuse it.
+ * @param found - a further check of such a folder (not tracked, not marked yet: one an archive or a
+ *   copy brought too), by a writer before it is marked as loopguard's, and by a reader before it
+ *   reads it (a reader marks nothing); it throws to refuse it.
  * @returns the folder, or `undefined` when it is missing and not created
  * @throws UnsafeStateError naming the folder and what is wrong with it
  */
@@ -79,8 +80,8 @@ export function ownStateFolder(
       throw new UnsafeStateError(
         `refusing ${folder}: git tracks files in it, and what loopguard stores there (the sessions' commands and results) would be committed with them; take it out of git and remove it (git rm -r --cached .loopguard && rm -rf .loopguard): the next session makes a new one`,
       );
+    found?.(folder);
     if (create) {
-      found?.(folder);
       if (open) chmodSync(folder, PRIVATE);
       markUntracked(folder, stats);
     }
@@ -139,11 +140,12 @@ export function checkOwnStateFile(path: string): void {
  * The project's `state.db` for a reader (`status`, `serve`, the status line), checked as the
  * writers check it: the folder and the file refused when a symbolic link or another user's, so
  * that nobody plants a database for the user to read (in `/tmp`, which a search upwards reaches).
+ * @param found - the check of a folder loopguard has not made or checked here (see {@link ownStateFolder}).
  * @returns the database's path, or `undefined` when there is none
  * @throws UnsafeStateError naming the folder or file and what is wrong with it
  */
-export function ownStateDatabase(projectDir: string): string | undefined {
-  if (ownStateFolder(projectDir, false) === undefined) return undefined;
+export function ownStateDatabase(projectDir: string, found?: (folder: string) => void): string | undefined {
+  if (ownStateFolder(projectDir, false, found) === undefined) return undefined;
   const path = join(stateFolderOf(projectDir), 'state.db');
   if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   checkOwnStateFile(path);

@@ -24,6 +24,15 @@ describe('loopguard (the command)', () => {
     expect(io.err()).not.toMatch(/\n\s+at /);
   });
 
+  it('`hook <unknown agent>` through the command tree: the same one line and exit 1 as the hook process (trust51)', async () => {
+    const io = bufferedIo();
+    expect(await runCli(['hook', 'cursor'], io)).toBe(EXIT_CODES.internalError);
+    expect(io.err()).toBe(
+      'loopguard: hook: unknown agent "cursor" (expected claude, gemini or codex): this call is not guarded\n',
+    );
+    expect(io.out()).toBe('');
+  });
+
   it("a command's usage error points at that command's help, in one line and the hint (qa41)", async () => {
     const io = bufferedIo();
     expect(await runCli(['status', '--bogus'], io)).toBe(EXIT_CODES.usage);

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { MIGRATIONS, migrate, openLoopGuardDatabase } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
 import { claudeFailingCall, hookState, tempProject } from './hookHelpers.js';
 
 /**
@@ -144,5 +147,49 @@ describe("a .loopguard that came with the project is loopguard's only if every o
     const replies = await fourFailures(dir);
     expect(replies[0]).toContain(UNGUARDED_NOTICE.slice(0, 40));
     expect(existsSync(join(dir, 'copy.db'))).toBe(false);
+  });
+});
+
+describe('what a door takes of a database it did not write (trust51)', () => {
+  it("status reads an archive's database only as the hooks would take it: its own view is refused before any hook ran", async () => {
+    // on 3e38f64 `status` read the archive's view before any hook had checked the folder: a
+    // session stopped by loopguard read "no loop found"
+    const dir = unpacked();
+    cleanedView(dir);
+    const io = bufferedIo({ cwd: dir, env: { HOME: dir, NO_COLOR: '1' } });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.internalError);
+    expect(io.err()).toMatch(
+      new RegExp(
+        `^loopguard: refusing ${join(dir, '.loopguard')}: loopguard did not make it, and its state.db holds 1 `,
+      ),
+    );
+    expect(io.out()).toBe('');
+    // and it marks nothing: the hooks still check the folder themselves
+    expect(readdirSync(join(dir, '.loopguard')).some((name) => name.startsWith('.untracked-'))).toBe(false);
+  });
+
+  it("the first hook call takes none of the rows nobody could have written yet: a future day's spend, a session active tomorrow", async () => {
+    const dir = unpacked();
+    const now = Date.now();
+    const day = (offset: number) => new Date(now + offset * 86_400_000).toISOString().slice(0, 10);
+    const db = new Database(join(dir, '.loopguard', 'state.db'));
+    const ledger = db.prepare('INSERT INTO spend_ledgers (scope, ledger, updated_at) VALUES (?, ?, ?)');
+    ledger.run(`project_day:${day(1)}`, '{"costUsd":1000}', now - 60_000); // tomorrow's spend, "written" a minute ago
+    ledger.run(`project_day:${day(-1)}`, '{"costUsd":1}', now - 86_400_000); // yesterday's: history
+    ledger.run('session:claude:old', '{"costUsd":1}', now + 30 * 86_400_000); // updated next month
+    const session = db.prepare(
+      "INSERT INTO hook_sessions (agent, session_id, project_dir, snapshot, created_at, updated_at) VALUES ('claude', ?, ?, '{}', ?, ?)",
+    );
+    session.run('tomorrow', dir, now, now + 86_400_000);
+    session.run('earlier', dir, now - 3_600_000, now - 3_600_000);
+    db.close();
+    const replies = await fourFailures(dir);
+    expect(replies[5]).toContain('Loop detected (same_error)');
+    const after = new Database(join(dir, '.loopguard', 'state.db'), { readonly: true });
+    const scopes = after.prepare('SELECT scope FROM spend_ledgers ORDER BY scope').pluck().all();
+    const sessions = after.prepare('SELECT session_id FROM hook_sessions ORDER BY session_id').pluck().all();
+    after.close();
+    expect(scopes).toEqual([`project_day:${day(-1)}`]);
+    expect(sessions).toEqual(['earlier', 's1']);
   });
 });

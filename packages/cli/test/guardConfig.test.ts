@@ -108,9 +108,10 @@ describe("the hook's configuration, validated when the file changed", () => {
   it('stamps the sealed file with the defaults it was resolved with (a build with others validates again)', async () => {
     const { CONFIG_SEAL_STAMP } = await import('../src/hook/configSeal.js');
     const { DEFAULT_HOOK_LOCK_TIMEOUT_MS } = await import('../src/hook/hookConfig.js');
+    const { BUILD_ID } = await import('../src/buildId.js');
     const spend = await import('@loopguard/core/spend');
     expect(CONFIG_SEAL_STAMP).toBe(
-      `c2.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${spend.DEFAULT_SPEND_WARN_AT}.${spend.DEFAULT_BURN_MINUTES}.${spend.DEFAULT_ON_UNKNOWN_PRICE}`,
+      `c3.${BUILD_ID}.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${spend.DEFAULT_SPEND_WARN_AT}.${spend.DEFAULT_BURN_MINUTES}.${spend.DEFAULT_ON_UNKNOWN_PRICE}`,
     );
   });
 
@@ -174,6 +175,46 @@ describe("the hook's configuration, validated when the file changed", () => {
       config: { enabled: true, spend: { session: { maxCostUsd: 5 } } },
     });
     expect((await hookCall(unpacked)).validated).toBe(false); // its own row, written now, is taken
+  });
+
+  it('trust51: a configuration sealed by another build (its checks, not only its defaults) is validated again', async () => {
+    // What a build sealed passed that build's checks: an exemption of every command (`.`) passed
+    // them all before trust51, and the defaults did not change with the check that refuses it.
+    const { DEFAULT_EXEMPT_COMMANDS, parseStepLoopDetectorOptions, sealStepLoopDetectorOptions, sealText } =
+      await import('@loopguard/core/steps');
+    const dir = project();
+    await hookCall(dir);
+    const row = readFileSync(sealed(dir), 'utf8');
+    const stamp = /^\{"seal":"([^ ]*) sha256:/.exec(row)?.[1] as string;
+    const { BUILD_ID } = await import('../src/buildId.js');
+    expect(stamp.split('.').slice(0, 2)).toEqual(['c3', BUILD_ID]);
+    // the row as a build with other checks wrote it: `.` among the exemptions
+    const body = row.slice(row.indexOf('","state":') + '","state":'.length, -1);
+    const state = JSON.parse(body) as { detector: string };
+    state.detector = sealStepLoopDetectorOptions(
+      parseStepLoopDetectorOptions({ stopAfter: 2, exemptCommands: [...DEFAULT_EXEMPT_COMMANDS, /./] }),
+      SHA256_SEAL_CHECKSUM,
+    );
+    const everything = JSON.stringify(state);
+    const otherBuilds = [
+      // every build before trust51 stamped its layout and defaults only
+      `c1.${stamp.split('.').slice(2).join('.')}`,
+      // and sessions55's, which kept a refused file's error too
+      `c2.${stamp.split('.').slice(2).join('.')}`,
+      stamp.replace(`.${BUILD_ID}.`, '.0123456789abcdef.'),
+    ];
+    for (const other of otherBuilds) {
+      // (the detector's own seal inside holds core's layout and defaults: unchanged here)
+      writeFileSync(sealed(dir), sealText(everything, other, 'state', SHA256_SEAL_CHECKSUM));
+      const read = await hookCall(dir);
+      expect(read.validated).toBe(true);
+      expect(read.config.detector.exemptCommands?.some((pattern) => pattern.test('ls'))).toBe(false);
+    }
+    // this build's own row is taken as it is (whoever can write .loopguard can write the file too)
+    writeFileSync(sealed(dir), sealText(everything, stamp, 'state', SHA256_SEAL_CHECKSUM));
+    expect((await hookCall(dir)).config.detector.exemptCommands?.some((pattern) => pattern.test('ls'))).toBe(
+      true,
+    );
   });
 
   it('keeps nothing without a .loopguard folder, and reads a project without a file as the defaults', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FNV_SEAL_CHECKSUM } from '@loopguard/core/steps';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
@@ -113,7 +113,7 @@ describe('loopguard hook fails open', () => {
     );
   });
 
-  it('on an unknown event or agent', async () => {
+  it('on an unknown event', async () => {
     const dir = tempProject();
     await expectFailOpen(
       dir,
@@ -127,7 +127,20 @@ describe('loopguard hook fails open', () => {
       claudeEvent(dir, 's', 'PreToolUse'),
       /unknown Gemini CLI event "PreToolUse"/,
     );
-    await expectFailOpen(dir, 'cursor', claudeEvent(dir, 's', 'PreToolUse'), /unknown agent "cursor"/);
+  });
+
+  it('but an unknown agent is not silent: one line on stderr and exit 1, which no CLI reads as allow or block (trust51)', async () => {
+    // `loopguard hook cursor` in a settings file guards nothing: an off switch nobody would see
+    const dir = tempProject();
+    for (const agent of ['cursor', 'Claude', '']) {
+      const result = await hookCall(dir, agent, claudeFailingCall(dir, 's', 1).post);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `loopguard: hook: unknown agent ${JSON.stringify(agent)} (expected claude, gemini or codex): this call is not guarded`, // (execa drops the final newline)
+      );
+    }
+    expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   });
 
   it('on a bad configuration, naming the option', async () => {

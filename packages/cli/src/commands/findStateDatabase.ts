@@ -2,7 +2,8 @@ import { dirname } from 'node:path';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
-import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
+import { UnsafeStateError } from '../stateFolder.js';
+import { readableStateDatabase } from '../stateSchema.js';
 
 /**
  * The loopguard database an inspecting command reads when no store is given: the nearest
@@ -16,11 +17,11 @@ export function findStateDatabase(io: Pick<CliIo, 'cwd' | 'env'>): string | unde
   const home = io.env.HOME;
   try {
     for (let dir = io.cwd; ; dir = dirname(dir)) {
-      const found = ownStateDatabase(dir);
+      const found = readableStateDatabase(dir);
       if (found !== undefined) return found;
       if (dirname(dir) === dir) break;
     }
-    return home === undefined || home === '' ? undefined : ownStateDatabase(home);
+    return home === undefined || home === '' ? undefined : readableStateDatabase(home);
   } catch (error) {
     if (error instanceof UnsafeStateError)
       throw new CliError(error.message, EXIT_CODES.internalError, { cause: error });

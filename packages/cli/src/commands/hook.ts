@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { processHookIo, runHook } from '../hook/runHook.js';
+import { EXIT_CODES } from '../exitCodes.js';
+import { processHookIo, runHook, unknownAgentWords } from '../hook/runHook.js';
 
 /**
  * `loopguard hook claude|gemini|codex`: one hook call of Claude Code, Gemini CLI or Codex, the event on stdin,
- * the reply on stdout, always exit 0 (see docs/hooks.md). `bin.js` runs it without loading the
+ * the reply on stdout, exit 0 (see docs/hooks.md); an unknown agent: one line, exit 1 (`UNKNOWN_AGENT_EXIT`). `bin.js` runs it without loading the
  * command tree; this registration gives it its help and the same behaviour through `runCli`.
  * @example echo '{"hook_event_name":"PostToolUse",...}' | loopguard hook claude
  */
@@ -14,6 +16,8 @@ export function registerHookCommand(program: Command, io: CliIo): void {
     .description('Guard one hook event of Claude Code, Gemini CLI or Codex (installed by loopguard init).')
     .argument('<agent>', 'claude, gemini or codex')
     .action(async (agent: string) => {
-      await runHook(agent, { ...processHookIo(), stdout: io.stdout, env: io.env, cwd: io.cwd });
+      const { stderr: _saidByCliError, ...hookIo } = processHookIo();
+      const code = await runHook(agent, { ...hookIo, stdout: io.stdout, env: io.env, cwd: io.cwd });
+      if (code !== 0) throw new CliError(unknownAgentWords(agent), EXIT_CODES.internalError);
     });
 }

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ResolvedSpendOptions } from '@loopguard/core/spend';
 import { sealedBody, sealText } from '@loopguard/core/steps';
+import { BUILD_ID } from '../buildId.js';
 import { readConfigFileHere } from '../configFiles.js';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
 import type { HookConfig } from './hookConfig.js';
@@ -12,13 +13,14 @@ export const SEALED_CONFIG_FILE = 'config.sealed';
 
 /**
  * The sealed configuration's layout, bumped with any change to what it holds (`c2`: a refused
- * file's error, sessions55), then the hook's lock timeout and the spend guard's warning share, burn
- * minutes and unknown-price rule it was resolved with (core's seal of the detector's options holds
- * the detector's): a configuration another build resolved is validated again. Written out, not
+ * file's error, sessions55; `c3`: the build), the build that checked it ({@link BUILD_ID}: another
+ * build may check more under the same defaults, trust51), then the hook's lock timeout and the spend
+ * guard's warning share, burn minutes and unknown-price rule it was resolved with (core's seal of the
+ * detector's options holds the detector's): a configuration another build resolved is validated again. Written out, not
  * read from their modules, so that the status line loads no schema library to read it (its bundle
  * stays small); `guardConfig.test.ts` holds it to those defaults.
  */
-export const CONFIG_SEAL_STAMP = 'c2.3000.0.8.5.warn';
+export const CONFIG_SEAL_STAMP = `c3.${BUILD_ID}.3000.0.8.5.warn`;
 
 /** The configuration the hook validated, as the sealed file holds it besides its seal. */
 export interface SealedConfig {

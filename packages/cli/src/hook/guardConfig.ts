@@ -21,7 +21,7 @@ const DEFAULT_GUARD_CONFIG: Readonly<HookConfig> = Object.freeze({
  * ready for the detector (validated, the hook's logger in them). A configuration file is validated
  * when its text changed since the hook last validated it: its validated, resolved configuration is
  * kept in `.loopguard/config.sealed` (written with its final mode, 0600, by a rename), sealed like the
- * detector's snapshot (a SHA-256 over what it holds, with this build's layout and defaults) and keyed
+ * detector's snapshot (a SHA-256 over what it holds, with this build's layout, id (`BUILD_ID`) and defaults) and keyed
  * by the file's name, the SHA-256 of its bytes and the file's device, inode and change time; a call
  * whose file is that file with those bytes and whose sealed file verifies takes it without zod (a
  * sealed file unpacked or copied with the project names another file, and is not taken). Anything else (no or another sealed file, a row changed or

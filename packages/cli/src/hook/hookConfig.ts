@@ -8,6 +8,7 @@ import {
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { exemptCommandProblem, exemptToolProblem } from './exemptCommandCheck.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */
 export const DEFAULT_HOOK_LOCK_TIMEOUT_MS = 3000;
@@ -32,15 +33,30 @@ const hookSectionSchema = lazySchema(() =>
     .object({
       enabled: z.boolean().default(true),
       lockTimeoutMs: z.number().int().min(0).max(60_000).default(DEFAULT_HOOK_LOCK_TIMEOUT_MS),
+      // a repository's exemptions that would switch the guard off unseen (or, a pattern, hold each
+      // call to its deadline) are refused before any is used (trust51)
+      exemptTools: z.array(z.string()).superRefine(refuseEach(exemptToolProblem)).optional(),
       // A project's polling commands are added to the defaults (`sleep`, `gh run watch`, ...): a
       // configuration file cannot spread a list the way code does.
       exemptCommands: z
         .array(z.string())
+        .superRefine(refuseEach(exemptCommandProblem))
         .transform((sources) => [...DEFAULT_EXEMPT_COMMANDS, ...sources.map((source) => new RegExp(source))])
         .optional(),
     })
     .catchall(z.unknown()),
 );
+
+/** A refinement adding an issue at each entry `problem` refuses: `"<entry>" <problem>`. */
+function refuseEach(problem: (entry: string) => string | undefined) {
+  return (entries: string[], context: z.RefinementCtx<string[]>) => {
+    for (const [index, entry] of entries.entries()) {
+      const why = problem(entry);
+      if (why !== undefined)
+        context.addIssue({ code: 'custom', path: [index], message: `${JSON.stringify(entry)} ${why}` });
+    }
+  };
+}
 
 /** What the schema gives for an empty `hook` section, without zod (a test holds the two equal). */
 const DEFAULT_SECTION: z.output<ReturnType<typeof hookSectionSchema>> = {

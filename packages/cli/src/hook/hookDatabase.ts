@@ -13,7 +13,7 @@ import {
 } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
 import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
-import { refuseForeignSchema } from '../stateSchema.js';
+import { checkFoundState } from '../stateSchema.js';
 import { wellFormed } from './hookEvent.js';
 
 /** A project's `.loopguard/state.db`, opened for one hook call. */
@@ -63,7 +63,7 @@ const HOOK_MMAP_BYTES = 64 * 1024 * 1024;
  * @throws UnsafeStateError, StorageError or SQLite's error: the caller fails open.
  */
 export function openHookDatabase(projectDir: string, lockTimeoutMs: number): HookDatabase {
-  const path = join(ownStateFolder(projectDir, true, refuseForeignSchema) as string, 'state.db');
+  const path = join(ownStateFolder(projectDir, true, checkFoundState) as string, 'state.db');
   checkOwnStateFile(path);
   const db = existsSync(path) ? openCurrent(path, lockTimeoutMs) : undefined;
   if (db !== undefined) {

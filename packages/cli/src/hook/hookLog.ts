@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ownStateFolder } from '../stateFolder.js';
-import { refuseForeignSchema } from '../stateSchema.js';
+import { checkFoundState } from '../stateSchema.js';
 import type { HookEvent } from './hookEvent.js';
 
 /**
@@ -29,7 +29,7 @@ export function logFailure(
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {
     const log = openSync(
-      join(ownStateFolder(projectDir, true, refuseForeignSchema) as string, 'hook.log'),
+      join(ownStateFolder(projectDir, true, checkFoundState) as string, 'hook.log'),
       APPEND_NO_LINK,
       0o600,
     );

@@ -1,5 +1,5 @@
 import './zodJitless.js';
-import { processHookIo, runHook } from './runHook.js';
+import { processHookIo, runHook, type UNKNOWN_AGENT_EXIT } from './runHook.js';
 
 /**
  * The hook process's entry (`loopguard hook claude|gemini|codex`, dispatched by `bin.js` before anything
@@ -11,10 +11,10 @@ import { processHookIo, runHook } from './runHook.js';
  * (`bin.js`, the startup snapshot's) then end the process with `process.exit`, rather than let node
  * wind down (free the V8 heap piece by piece, run a scavenge it scheduled, its cleanup hooks):
  * ≈ 3 ms of a call's CPU (docs/benchmarks.md).
- * @param agent - `claude`, `gemini` or `codex`.
+ * @param agent - `claude`, `gemini` or `codex` (another: one line on stderr, exit 1: `runHook`).
  * @example process.exitCode = await hookMain('claude');
  */
-export async function hookMain(agent: string): Promise<0> {
+export async function hookMain(agent: string): Promise<0 | typeof UNKNOWN_AGENT_EXIT> {
   const io = processHookIo();
   const code = await runHook(agent, io);
   await io.replied();

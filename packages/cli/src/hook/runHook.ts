@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { EXIT_CODES } from '../exitCodes.js';
 import { UnsafeStateError } from '../stateFolder.js';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
@@ -24,6 +25,8 @@ export interface HookIo {
   readStdin(): Promise<string>;
   /** Writes the reply (the only thing a hook ever prints). */
   stdout(text: string): void;
+  /** Writes the one line of a hook that cannot run at all ({@link UNKNOWN_AGENT_EXIT}). @default nothing is written */
+  stderr?(text: string): void;
   /** The hook process's environment. */
   env: NodeJS.ProcessEnv;
   /**
@@ -66,16 +69,35 @@ export function hookDeadlineMs(env: NodeJS.ProcessEnv): number {
 const DIALECTS: Record<string, HookDialect> = { claude: claudeHook, gemini: geminiHook, codex: codexHook };
 
 /**
- * One hook call: `loopguard hook claude|gemini|codex` with the CLI's event on stdin. Always returns 0:
+ * The exit code of `loopguard hook <agent>` for an agent it does not know (a settings line it did
+ * not write): Claude Code, Gemini CLI and Codex read an exit code other than 0 and 2 as a hook that
+ * failed without blocking, and show its line on stderr. Exit 0 would be an off switch nobody sees,
+ * exit 2 a block (trust51).
+ */
+export const UNKNOWN_AGENT_EXIT = EXIT_CODES.internalError;
+
+/** What `loopguard hook <agent>` says of an agent it does not know, after `loopguard: `. */
+export function unknownAgentWords(agent: string): string {
+  return `hook: ${unknownAgent(agent).message}: this call is not guarded`;
+}
+
+/**
+ * One hook call: `loopguard hook claude|gemini|codex` with the CLI's event on stdin. Returns 0:
  * when loopguard itself fails (a missing or corrupt database, a lock held past `lockTimeoutMs`, a
  * malformed or unknown event, a bad configuration), nothing is printed and one line goes to
- * `.loopguard/hook.log` in the project: a guard that breaks must not break the agent.
+ * `.loopguard/hook.log` in the project: a guard that breaks must not break the agent. An unknown
+ * agent (not `claude`, `gemini` or `codex`) guards nothing at all: one line on stderr and
+ * {@link UNKNOWN_AGENT_EXIT}, stdin unread.
  *
  * @param agent - `claude`, `gemini` or `codex`.
  * @example process.exitCode = await runHook('claude', processHookIo());
  */
-export async function runHook(agent: string, io: HookIo): Promise<0> {
+export async function runHook(agent: string, io: HookIo): Promise<0 | typeof UNKNOWN_AGENT_EXIT> {
   if (hookSwitchedOff(io.env)) return 0; // stdin is not even read
+  if (!Object.hasOwn(DIALECTS, agent)) {
+    io.stderr?.(`loopguard: ${unknownAgentWords(agent)}\n`);
+    return UNKNOWN_AGENT_EXIT;
+  }
   const fail = (error: unknown) =>
     logFailure(projectDirOfContext(io), agent, undefined, error, (io.now ?? Date.now)());
   const deadlineMs = hookDeadlineMs(io.env);
@@ -188,10 +210,12 @@ function projectDirOfContext(context: Pick<HookIo, 'env' | 'cwd'>): string {
 }
 
 function dialectOf(agent: string): HookDialect {
-  const dialect = DIALECTS[agent];
-  if (dialect === undefined)
-    throw new Error(`unknown agent ${JSON.stringify(agent)} (expected claude, gemini or codex)`);
-  return dialect;
+  if (!Object.hasOwn(DIALECTS, agent)) throw unknownAgent(agent);
+  return DIALECTS[agent] as HookDialect;
+}
+
+function unknownAgent(agent: string): Error {
+  return new Error(`unknown agent ${JSON.stringify(agent)} (expected claude, gemini or codex)`);
 }
 
 /**
@@ -252,6 +276,7 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
       replied = new Promise((resolve) => process.stdout.write(text, () => resolve()));
     },
     replied: () => replied,
+    stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
     exit: (code) => process.exit(code),

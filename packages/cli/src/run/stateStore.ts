@@ -5,7 +5,7 @@ import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteRunStore } from '@
 import { CliError } from '../CliError.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { checkOwnStateFile, ownStateFolder, UnsafeStateError } from '../stateFolder.js';
-import { refuseForeignSchema } from '../stateSchema.js';
+import { checkFoundState, refuseForeignSchema } from '../stateSchema.js';
 
 /** The state file of `loopguard run` in a working directory. */
 export function stateFile(cwd: string): string {
@@ -100,7 +100,11 @@ export function openState(
 ): RunState | null {
   const path = stateFile(cwd);
   try {
-    if (ownStateFolder(cwd, mode === 'write', refuseForeignSchema) === undefined) return null;
+    if (
+      ownStateFolder(cwd, mode === 'write', mode === 'write' ? checkFoundState : refuseForeignSchema) ===
+      undefined
+    )
+      return null;
     checkOwnStateFile(path);
   } catch (error) {
     if (error instanceof UnsafeStateError)

@@ -14,6 +14,9 @@ export function readProjectDatabase<T>(
   read: (db: BetterSqlite3.Database) => T,
 ): T | undefined {
   try {
+    // Not `readableStateDatabase` (`status`'s): its schema check would load the migrations' SQL into
+    // every scan thread, and `scan` reads only the rows of the sessions its transcripts name, whose
+    // ids a database that came with the project cannot hold (trust51).
     const path = ownStateDatabase(project);
     if (path === undefined) return undefined;
     // loaded here only: most scans read no record, and the scan's bundles leave the addon out

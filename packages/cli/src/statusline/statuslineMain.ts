@@ -36,6 +36,9 @@ function projectLine(input: StatusLineInput): string {
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
   let path: string | undefined;
   try {
+    // Not `readableStateDatabase`: its schema check is a schema's worth of SQL to load after every
+    // reply, and the status line reads only this session's row, which a database that came with
+    // the project cannot hold (the id is new); the session's first hook call checks the folder (trust51).
     path = ownStateDatabase(projectDir);
   } catch (error) {
     // The hooks fail open on it too: say that nothing is guarded, not only that nothing is shown.
