@@ -5,11 +5,15 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ManualClock } from '@loopguard/core';
 import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/main.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
 import { claudeFailingCall, hookCall } from './hookHelpers.js';
+
+// The hook calls here run the build and the status line runs the source: one install's two share
+// the build's id, which the sealed configuration is stamped with (trust51).
+vi.mock('../src/buildId.js', () => import('../dist/buildId.js'));
 
 const root = mkdtempSync(join(tmpdir(), 'loopguard-statusline-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
