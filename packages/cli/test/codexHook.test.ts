@@ -141,6 +141,38 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it('trust50: a provider that lets the model reuse one call id for every call: the answers of ids of their own', async () => {
+    const run = async (idOf: (n: number) => string) => {
+      const dir = temp('loopguard-codex-hook-');
+      const rollout = join(dir, 'rollout.jsonl');
+      writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+      const answer = (name: string, id: string, extra?: Record<string, unknown>) =>
+        answerHookEvent('codex', event(dir, rollout, name, id, extra), { env: {}, cwd: dir });
+      const ran: number[] = [];
+      const denied: number[] = [];
+      for (let n = 1; n <= 14; n++) {
+        const id = idOf(n);
+        // then another command under the same id: its calls are not taken for the denied one's
+        const command = n <= 8 ? 'cat missing.txt' : n <= 10 ? 'ls' : 'cat other.txt';
+        const output = command === 'ls' ? 'a\n' : NO_SUCH_FILE.replace('missing.txt', command.slice(4));
+        appendFileSync(rollout, functionCall(id, command));
+        const before = await answer('PreToolUse', id, { tool_input: { command } });
+        if (before !== '') {
+          denied.push(n);
+          appendFileSync(rollout, blockedOutput(id, before, command));
+          continue;
+        }
+        ran.push(n);
+        await answer('PostToolUse', id, { tool_input: { command }, tool_response: output });
+        appendFileSync(rollout, callOutput(id, command === 'ls' ? 0 : 1, output));
+      }
+      return { ran, denied, toolCalls: hookState(dir).entries.map((e) => e.metadata.toolCall) };
+    };
+    const own = await run((n) => `call_${n}`);
+    expect(own.denied.slice(0, 5)).toEqual([4, 5, 6, 7, 8]);
+    expect(await run(() => 'call_same')).toEqual(own);
+  });
+
   it("records a session's calls in the folder its hooks run in, whatever folder the event names (codexcwd)", async () => {
     // Codex runs its hooks in the session's folder; the event's `cwd` is the call's `workdir`
     const dir = temp('loopguard-codex-hook-');

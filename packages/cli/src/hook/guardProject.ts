@@ -9,6 +9,7 @@ import { readGuardConfig } from './guardConfig.js';
 import {
   callsMade,
   countRefusal,
+  deliveryOf,
   type GuardContext,
   guardSession,
   newSession,
@@ -143,6 +144,7 @@ export async function guardProject(
       memory !== undefined &&
       event.kind === 'before_tool' &&
       memory.unendedStop === undefined &&
+      deliveryOf(event, memory.seen) === 'new' &&
       rememberedResult(event, memory.results) === undefined;
     const reply: HookReply = unjudged
       ? { kind: 'silent' }
