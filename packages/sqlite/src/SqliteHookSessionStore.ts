@@ -1,7 +1,7 @@
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import { type AgentProcess, agentProcessState } from './agentProcess.js';
+import { type AgentProcess, agentProcessState, isAncestorProcess } from './agentProcess.js';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
@@ -174,9 +174,11 @@ export class SqliteHookSessionStore {
    * The agent process recorded for the session when it is not this caller's and still runs: another
    * agent CLI process is sending events under the session's id (the model's `claude -p --resume
    * <id>` or `--session-id <id>` of a session that is running), which must not be taken for the
-   * session (trust50). `null` when it is this caller's, gone, not known here, when this caller's is
-   * not known, or in a database of schema 8 to 12 (no `agent_process`). Reads `/proc` (this
-   * caller's process, once; the recorded one's state when it differs).
+   * session (trust50). `null` when it is this caller's or one of its ancestors (the model's CLI
+   * resuming its own session in a child; a subreaper recorded when a CLI died during a hook call),
+   * gone, not known here, when this caller's is not known, or in a database of schema 8 to 12 (no
+   * `agent_process`). Reads `/proc` (this caller's process, once; the recorded one's state and this
+   * caller's ancestors when it differs).
    */
   otherLiveProcess(key: HookSessionKey): string | null {
     assertKey(key);
@@ -203,7 +205,9 @@ export class SqliteHookSessionStore {
     if (recorded === null) return null;
     if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
     const ours = this.agentProcess?.id ?? null;
-    return ours !== null && heldByAnother(recorded, ours) ? recorded : null;
+    return ours !== null && heldByAnother(recorded, ours) && !isAncestorProcess(recorded, ours)
+      ? recorded
+      : null;
   }
 
   /**
