@@ -23,17 +23,19 @@ const failing: ScriptedTurn = { tool: 'Bash', input: { command: 'cat missing.txt
 // but not from a subfolder (its transcripts are kept by folder), where the user's hooks (`init
 // claude --user`) record the calls in the repository that holds the running session.
 describe.each([
-  ['--resume', '', 'loopguard'],
-  ['--session-id', '', 'Claude Code'],
-  ['--session-id', 'src', 'loopguard'],
+  ['--resume', '', 'loopguard', 'command'],
+  ['--resume', '', 'loopguard', 'mcp'],
+  ['--session-id', '', 'Claude Code', 'command'],
+  ['--session-id', 'src', 'loopguard', 'command'],
 ])(
-  'a second Claude Code process under a running session’s id (%s, in the folder %j)',
-  (flag, folder, refuser) => {
+  'a second Claude Code process under a running session’s id (%s, in the folder %j: refused by %s; %s hooks)',
+  (flag, folder, refuser, mode) => {
     it('is ended at its first call, and none of its calls reaches the running session', async () => {
       const { dir } = tempRepo('');
       const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
       const scope = folder === '' ? [] : ['--user'];
-      const init = await loopguard(dir, ['init', 'claude', '--command-hooks', ...scope], { HOME: home });
+      const hooks = mode === 'command' ? ['--command-hooks'] : [];
+      const init = await loopguard(dir, ['init', 'claude', ...hooks, ...scope], { HOME: home });
       expect(init.code, init.stderr).toBe(0);
       let release = () => {};
       const held = new Promise<void>((resolve) => {
