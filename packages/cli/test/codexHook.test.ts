@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SpendLedger } from '@loopguard/core/spend';
 import { describe, expect, it } from 'vitest';
 import { codexHook } from '../src/hook/codexHook.js';
 import { readRolloutSteps } from '../src/hook/codexRollout.js';
@@ -139,6 +140,38 @@ describe('loopguard hook codex', () => {
     // each denial falls at the call the model made (the calls scan counts), the stop at the first
     expect(hookState(dir).entries.map((e) => e.metadata.toolCall)).toEqual([3, 4, 5, 6]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('trust50: a provider that lets the model reuse one call id for every call: the answers of ids of their own', async () => {
+    const run = async (idOf: (n: number) => string) => {
+      const dir = temp('loopguard-codex-hook-');
+      const rollout = join(dir, 'rollout.jsonl');
+      writeFileSync(rollout, line('session_meta', { id: 's1', cwd: dir }));
+      const answer = (name: string, id: string, extra?: Record<string, unknown>) =>
+        answerHookEvent('codex', event(dir, rollout, name, id, extra), { env: {}, cwd: dir });
+      const ran: number[] = [];
+      const denied: number[] = [];
+      for (let n = 1; n <= 14; n++) {
+        const id = idOf(n);
+        // then another command under the same id: its calls are not taken for the denied one's
+        const command = n <= 8 ? 'cat missing.txt' : n <= 10 ? 'ls' : 'cat other.txt';
+        const output = command === 'ls' ? 'a\n' : NO_SUCH_FILE.replace('missing.txt', command.slice(4));
+        appendFileSync(rollout, functionCall(id, command));
+        const before = await answer('PreToolUse', id, { tool_input: { command } });
+        if (before !== '') {
+          denied.push(n);
+          appendFileSync(rollout, blockedOutput(id, before, command));
+          continue;
+        }
+        ran.push(n);
+        await answer('PostToolUse', id, { tool_input: { command }, tool_response: output });
+        appendFileSync(rollout, callOutput(id, command === 'ls' ? 0 : 1, output));
+      }
+      return { ran, denied, toolCalls: hookState(dir).entries.map((e) => e.metadata.toolCall) };
+    };
+    const own = await run((n) => `call_${n}`);
+    expect(own.denied.slice(0, 5)).toEqual([4, 5, 6, 7, 8]);
+    expect(await run(() => 'call_same')).toEqual(own);
   });
 
   it("records a session's calls in the folder its hooks run in, whatever folder the event names (codexcwd)", async () => {
@@ -643,7 +676,7 @@ describe("Codex's trust in init's hooks", () => {
 });
 
 describe("the spend guard's reading of a Codex rollout", () => {
-  it("counts each token_count's last reply, priced at the event's model, with the event's time as its id", () => {
+  it("counts each token_count's last reply, priced at the event's model, with the event's time and the thread's total as its id", () => {
     const usage = {
       info: {
         total_token_usage: { input_tokens: 20, cached_input_tokens: 4, output_tokens: 10, total_tokens: 30 },
@@ -656,7 +689,7 @@ describe("the spend guard's reading of a Codex rollout", () => {
       line('response_item', { type: 'message', role: 'assistant', content: [] });
     expect(usageOfLines(text, 'codex', 'gpt-5')).toEqual([
       {
-        replyId: 'codex:2026-11-29T08:00:01.000Z',
+        replyId: 'codex:2026-11-29T08:00:01.000Z:30',
         model: 'gpt-5',
         inputTokens: 6,
         cacheReadTokens: 4,
@@ -665,6 +698,40 @@ describe("the spend guard's reading of a Codex rollout", () => {
         at: Date.parse('2026-11-29T08:00:01.000Z'),
       },
     ]);
+  });
+});
+
+describe("the project's day counts two Codex threads' replies of the same millisecond (trust50)", () => {
+  it("each once: their ids hold the thread's running total besides the time; a copy of one (a fork) still counts once", () => {
+    const at = '2026-11-29T08:00:01.000Z';
+    const reply = (total: number) =>
+      line(
+        'event_msg',
+        {
+          type: 'token_count',
+          info: {
+            total_token_usage: {
+              input_tokens: total - 5,
+              cached_input_tokens: 0,
+              output_tokens: 5,
+              total_tokens: total,
+            },
+            last_token_usage: {
+              input_tokens: 10,
+              cached_input_tokens: 0,
+              output_tokens: 5,
+              total_tokens: 15,
+            },
+          },
+        },
+        at,
+      );
+    // two subagents (or two sessions of the project) whose replies end in the same millisecond
+    const first = usageOfLines(reply(15), 'codex', 'gpt-5');
+    const second = usageOfLines(reply(45), 'codex', 'gpt-5');
+    const day = new SpendLedger();
+    for (const record of [...first, ...second, ...first]) day.add(record, () => 0, 0);
+    expect(day.totals).toMatchObject({ replies: 2, tokens: 30 });
   });
 });
 

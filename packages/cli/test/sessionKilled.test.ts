@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -71,6 +71,7 @@ const { spawnSync } = require('node:child_process');
 const [bin, agent, how, events] = process.argv.slice(1);
 const q = (s) => "'" + s.replace(/'/g, "'\\\\''") + "'";
 const launch = "require('node:child_process').spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit' })";
+const replies = [];
 const statuses = JSON.parse(events).map((event) => {
   const input = JSON.stringify(event);
   const command = q(process.execPath) + ' ' + q(bin) + ' hook ' + agent + ' || exit 1';
@@ -80,8 +81,10 @@ const statuses = JSON.parse(events).map((event) => {
     : how === 'launcher'
       ? spawnSync(process.execPath, ['-e', launch, bin, 'hook', agent], { input })
       : spawnSync(process.execPath, [bin, 'hook', agent], { input });
+  replies.push(String(r.stdout));
   return r.status;
 });
+if (process.env.STAND_IN_REPLIES) require('node:fs').writeFileSync(process.env.STAND_IN_REPLIES, JSON.stringify(replies));
 process.stdout.write('answered ' + statuses.join(' ') + '\\n');
 setInterval(() => {}, 60_000);
 `;
@@ -100,7 +103,8 @@ function callEvent(agent: Agent, dir: string, n: number): Record<string, unknown
 
 /**
  * Starts the stand-in of `agent` in `dir`, and resolves once its hook calls have answered: `calls`
- * tool calls (numbered from `first`), each hook started as the CLI starts it unless `how` says otherwise.
+ * tool calls (numbered from `first`) or the `events` given, then `more`, each hook started as the CLI
+ * starts it unless `how` says otherwise; `replies` for its transcript.
  */
 async function startAgent(
   agent: Agent,
@@ -109,13 +113,23 @@ async function startAgent(
     calls = 2,
     how = AGENTS[agent].how as string,
     first = 1,
-    events = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, first + i)),
-  }: { calls?: number; how?: string; first?: number; events?: unknown[] } = {},
+    events: given = Array.from({ length: calls }, (_, i) => callEvent(agent, dir, first + i)),
+    more = [],
+    replies = '',
+  }: {
+    calls?: number;
+    how?: string;
+    first?: number;
+    events?: unknown[];
+    more?: Array<Record<string, unknown>>;
+    replies?: string;
+  } = {},
 ): Promise<ChildProcess> {
   const { env } = AGENTS[agent];
+  const events = [...given, ...more];
   const child = spawn(process.execPath, ['-e', STAND_IN, bin, agent, how, JSON.stringify(events)], {
     cwd: dir,
-    env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '' },
+    env: { ...process.env, ...env(dir), LOOPGUARD_HOOK: '', STAND_IN_REPLIES: replies },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   running.push(child);
@@ -385,5 +399,44 @@ describe('trust49: a second CLI process on the same session (the model runs `cla
     expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
     await kill(resumed);
     expect(await status(dir)).toMatchObject({ verdict: 'clean', running: 0 });
+  });
+});
+
+describe('trust50: a second agent process on a session while its own runs (`claude -p --resume <id>`, `--session-id <id>`)', () => {
+  it('is not that session: its calls are neither judged nor counted there, it is ended, and its end does not end the session', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = project();
+    const agent = await startAgent('claude', dir, { calls: 1 });
+    const replies = join(dir, 'replies.json');
+    // the model's child CLI under the session's id: four identical failing calls, then its end
+    const failing = (n: number) => ({
+      session_id: 's1',
+      cwd: dir,
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Bash',
+      tool_input: { command: 'cat missing.txt' },
+      tool_use_id: `toolu_child_${n}`,
+      error: 'Exit code 1\ncat: missing.txt: No such file or directory',
+    });
+    const end = { session_id: 's1', cwd: dir, hook_event_name: 'SessionEnd', reason: 'other' };
+    await startAgent('claude', dir, { calls: 0, more: [...[1, 2, 3, 4].map(failing), end], replies });
+    const answers = JSON.parse(readFileSync(replies, 'utf8')) as string[];
+    for (const answer of answers.slice(0, 4)) {
+      expect(JSON.parse(answer)).toMatchObject({ continue: false });
+      expect(answer).toContain('already running in another process');
+    }
+    expect(answers[4]).toBe('');
+    expect(recordedPid(dir)).toBe(agent.pid);
+    expect(await status(dir)).toMatchObject({ verdict: 'running', running: 1 });
+    const db = openLoopGuardDatabase(database(dir), { readonly: true });
+    try {
+      expect(db.db.prepare('SELECT tool_calls, stops FROM hook_sessions').get()).toEqual({
+        tool_calls: 1,
+        stops: 0,
+      });
+    } finally {
+      db.close();
+    }
+    await kill(agent);
   });
 });

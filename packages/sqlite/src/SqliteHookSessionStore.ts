@@ -1,7 +1,7 @@
 import { type Clock, InvalidInputError, systemClock } from '@loopguard/core';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import { type AgentProcess, agentProcessState } from './agentProcess.js';
+import { type AgentProcess, agentProcessState, isAncestorProcess } from './agentProcess.js';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
 
 /** The agent CLIs `loopguard hook` guards. */
@@ -114,6 +114,8 @@ export class SqliteHookSessionStore {
   private readonly busyRetry: Readonly<BusyRetryPolicy>;
   private readonly selectStmt: BetterSqlite3.Statement;
   private peekStmt: BetterSqlite3.Statement | undefined;
+  /** `null`: a database of schema 8 to 12, without `agent_process`. */
+  private processStmt: BetterSqlite3.Statement | null | undefined;
   private readonly upsertStmt: BetterSqlite3.Statement;
   private agentProcess: AgentProcess | null | (() => AgentProcess | null);
 
@@ -169,6 +171,46 @@ export class SqliteHookSessionStore {
   }
 
   /**
+   * The agent process recorded for the session when it is not this caller's and still runs: another
+   * agent CLI process is sending events under the session's id (the model's `claude -p --resume
+   * <id>` or `--session-id <id>` of a session that is running), which must not be taken for the
+   * session (trust50). `null` when it is this caller's or one of its ancestors (the model's CLI
+   * resuming its own session in a child; a subreaper recorded when a CLI died during a hook call),
+   * gone, not known here, when this caller's is not known, or in a database of schema 8 to 12 (no
+   * `agent_process`). Reads `/proc` (this caller's process, once; the recorded one's state and this
+   * caller's ancestors when it differs).
+   */
+  otherLiveProcess(key: HookSessionKey): string | null {
+    assertKey(key);
+    let statement = this.processStmt;
+    if (statement === undefined) {
+      try {
+        statement = this.db.prepare(
+          'SELECT agent_process FROM hook_sessions WHERE agent = ? AND session_id = ? AND project_dir = ?',
+        );
+      } catch (error) {
+        if (!String(error).includes('agent_process')) throw error;
+        statement = null; // schema 8 to 12
+      }
+      this.processStmt = statement;
+    }
+    if (statement === null) return null;
+    const prepared = statement;
+    const recorded = runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.otherLiveProcess', () => {
+      const row = prepared.get(key.agent, key.sessionId, key.projectDir) as
+        | { agent_process: string | null }
+        | undefined;
+      return row?.agent_process ?? null;
+    });
+    if (recorded === null) return null;
+    if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
+    const ours = this.agentProcess?.id ?? null;
+    return ours !== null && heldByAnother(recorded, ours) && !isAncestorProcess(recorded, ours)
+      ? recorded
+      : null;
+  }
+
+  /**
    * Reads the session (`null` when new), hands it to `change`, and writes what `change` returns,
    * in one `BEGIN IMMEDIATE` transaction. Writes `change` makes on the same connection (context
    * entries) commit or roll back with it.
@@ -201,9 +243,12 @@ export class SqliteHookSessionStore {
  * process once the first is gone follows it; one whose process is not known here takes it too).
  */
 function sessionProcess(recorded: string | null, ours: string | null): string | null {
-  return recorded !== null && recorded !== ours && agentProcessState(recorded) === 'running'
-    ? recorded
-    : ours;
+  return recorded !== null && heldByAnother(recorded, ours) ? recorded : ours;
+}
+
+/** Whether the process `recorded` names is not `ours` and is still running (see {@link agentProcessState}). */
+function heldByAnother(recorded: string, ours: string | null): boolean {
+  return recorded !== ours && agentProcessState(recorded) === 'running';
 }
 
 function assertKey(key: HookSessionKey): void {

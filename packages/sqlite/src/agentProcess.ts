@@ -99,6 +99,32 @@ function namesThisProgram(word: string): boolean {
 }
 
 /**
+ * Whether the process `ancestor` names is one of the ancestors of the process `id` names (both
+ * {@link AgentProcess.id}s of this machine's processes): a process that holds a session and started
+ * the one sending its events (the model's own CLI resuming its own session in a child), or a
+ * subreaper (`systemd --user`) recorded for a session whose CLI died during a hook call, above every
+ * process of the user's. `false` when it cannot be told.
+ */
+export function isAncestorProcess(ancestor: string, id: string): boolean {
+  const [pid, startTicks] = id.split(':').slice(-2).map(Number);
+  const [wanted, wantedTicks] = ancestor.split(':').slice(-2).map(Number);
+  if (ancestor.split(':').slice(0, -2).join(':') !== id.split(':').slice(0, -2).join(':')) return false;
+  try {
+    let stat = statOf(pid as number);
+    if (stat.startTicks !== startTicks) return false;
+    // a pid chain is a few dozen long at most; the bound keeps a cycle (none in Linux) from looping
+    for (let step = 0; step < 64 && stat.ppid > 0; step++) {
+      const parent = stat.ppid;
+      stat = statOf(parent);
+      if (parent === wanted && stat.startTicks === wantedTicks) return true;
+    }
+  } catch {
+    // a process in the chain ended meanwhile: not told
+  }
+  return false;
+}
+
+/**
  * Whether `pid` is a process started for this hook call, not the agent: a shell running one command
  * line (`sh -c '<command>'`, `bash -lc …`) or a script (`sh wrapper.sh`), or a process whose command
  * line holds this program and `own` after it (this process's arguments, `hook claude`, `mcp`: a

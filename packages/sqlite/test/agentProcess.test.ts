@@ -291,3 +291,53 @@ describe('readLiveSessions on a crafted database (trust47)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('otherLiveProcess (trust50): another agent process still running under the session id', () => {
+  const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
+  const recordedBy = (database: ReturnType<typeof openLoopGuardDatabase>, id: string) =>
+    new SqliteHookSessionStore({ db: database.db, agentProcess: { id } }).update(key, () => ({
+      next: state,
+      result: null,
+    }));
+
+  it.runIf(linux)(
+    'is the recorded process while it runs apart from this one; not once it is gone, nor this one',
+    async () => {
+      const other = spawn('sleep', ['30']);
+      try {
+        const database = openLoopGuardDatabase(':memory:');
+        recordedBy(database, idOf(other.pid as number));
+        const ours = new SqliteHookSessionStore({ db: database.db, agentProcess: { id: idOf(process.pid) } });
+        expect(ours.otherLiveProcess(key)).toBe(idOf(other.pid as number));
+        expect(ours.otherLiveProcess({ ...key, sessionId: 'new' })).toBeNull();
+        const itself = new SqliteHookSessionStore({
+          db: database.db,
+          agentProcess: { id: idOf(other.pid as number) },
+        });
+        expect(itself.otherLiveProcess(key)).toBeNull();
+        // not known here: the events are the session's, as before
+        expect(
+          new SqliteHookSessionStore({ db: database.db, agentProcess: null }).otherLiveProcess(key),
+        ).toBeNull();
+        const exited = new Promise((resolve) => other.once('exit', resolve));
+        other.kill('SIGKILL');
+        await exited;
+        expect(ours.otherLiveProcess(key)).toBeNull();
+        database.close();
+      } finally {
+        other.kill('SIGKILL');
+      }
+    },
+  );
+
+  it.runIf(linux)(
+    'is not an ancestor of this one (the model resuming its own session in a child; a subreaper)',
+    () => {
+      const database = openLoopGuardDatabase(':memory:');
+      recordedBy(database, idOf(process.ppid));
+      const ours = new SqliteHookSessionStore({ db: database.db, agentProcess: { id: idOf(process.pid) } });
+      expect(ours.otherLiveProcess(key)).toBeNull();
+      database.close();
+    },
+  );
+});

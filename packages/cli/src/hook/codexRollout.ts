@@ -55,13 +55,28 @@ export function readRolloutSteps(
     steps.push(...more);
     for (const _ of more) callIds.push(typeof callId === 'string' ? callId : undefined);
   };
-  let at = 0;
-  while (at < text.length) {
+  // the event's own call is the last one opened under its id: an earlier call under the same id
+  // (a provider that lets the model write call ids) is read as the call it was (trust50)
+  const items: Array<{ item: Record<string, unknown> | undefined; next: number }> = [];
+  let own = -1;
+  for (let at = 0; at < text.length; ) {
     const next = text.indexOf('\n', at) + 1;
     const line = text.slice(at, next);
     const item = line.includes('"response_item"') ? itemOf(line) : undefined;
+    if (
+      untilCallId !== undefined &&
+      item !== undefined &&
+      CALLS.has(String(item.type)) &&
+      item.call_id === untilCallId
+    )
+      own = items.length;
+    items.push({ item, next });
+    at = next;
+  }
+  let at = 0;
+  for (const [i, { item, next }] of items.entries()) {
+    if (i === own) break;
     if (item !== undefined) {
-      if (untilCallId !== undefined && CALLS.has(String(item.type)) && item.call_id === untilCallId) break;
       // a held message is given when the next item comes: it belongs to no call
       const found = translation.item(item);
       add(found, found[0]?.type === 'message' ? undefined : item.call_id);

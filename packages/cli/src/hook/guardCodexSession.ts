@@ -2,6 +2,7 @@ import { StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { RolloutSteps } from './codexRollout.js';
 import {
+  deliveryOf,
   entryOf,
   foreseeable,
   type GuardContext,
@@ -54,13 +55,20 @@ export function guardCodexSession(
   if (session !== null && !session.enabled) return silent;
   const memory = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
-  if (call !== undefined && memory.seen.includes(call)) return silent;
+  const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
+  // A call about to run under the id of a call denied before it ran is that event's copy (a hook
+  // installed twice) only while the rollout does not hold the denied call's end: read first (trust50).
+  const underDeniedId = event.kind === 'before_tool' && codex.denied.includes(event.callId ?? '');
+  const delivered = deliveryOf(event, memory.seen);
+  if (delivered === 'again' && !underDeniedId) return silent;
   // Most calls are not repeats: answered without reading the rollout or restoring the detector
   // (the next PostToolUse reads what they add).
-  if (event.kind === 'before_tool' && !memory.results.some((r) => r.key === keyOf(event.tool, event.input)))
+  if (
+    event.kind === 'before_tool' &&
+    delivered === 'new' &&
+    !memory.results.some((r) => r.key === keyOf(event.tool, event.input))
+  )
     return silent;
-  if (call !== undefined) remember(memory.seen, call, MAX_SEEN_CALLS);
-  const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const record = (verdict: StepVerdict, denied = false) => {
@@ -70,7 +78,9 @@ export function guardCodexSession(
 
   const untold = readRollout(context.readRollout(codex.offset), detector, memory, codex, record);
   let reply: HookReply = untold === undefined ? { kind: 'silent' } : replyOf(untold, false);
-  if (event.kind === 'before_tool' || event.kind === 'after_tool') {
+  const copy = deliveryOf(event, memory.seen) === 'again';
+  if (call !== undefined && !copy) remember(memory.seen, call, MAX_SEEN_CALLS);
+  if ((event.kind === 'before_tool' || event.kind === 'after_tool') && !copy) {
     const key = keyOf(event.tool, event.input);
     const last = memory.results.find((r) => r.key === key);
     const probe = StepLoopDetector.restore(detector.snapshot(), context.detector);
@@ -142,10 +152,14 @@ function readRollout(
     const callId = read.callIds[i];
     // A denied call never ran (its output is Codex's refusal): the session stays where its stop
     // was, so that every further repeat is denied too.
-    if (callId !== undefined && codex.denied.includes(callId)) continue;
+    if (callId !== undefined && codex.denied.includes(callId)) {
+      if (step.type === 'observation') endAnswered(codex.denied, callId, memory.seen);
+      continue;
+    }
     // A refused call (the model's own against loopguard) never ran either: only counted.
     if (callId !== undefined && codex.refused?.includes(callId)) {
       if (step.type === 'action') detector.countUnobservedCall();
+      else endAnswered(codex.refused, callId, memory.seen);
       continue;
     }
     const verdict = detector.observe(step);
@@ -189,6 +203,17 @@ export function countSpendDenial(
     result: undefined,
     next: session === null ? newSession(event, context, kept) : withMemory(session, kept),
   };
+}
+
+/**
+ * A call denied or refused before it ran, read to its end in the rollout: its id is dropped from
+ * `answered` once, and its `PreToolUse` from `seen`, so that a later call under the same id (a
+ * provider that lets the model write call ids) is read and judged as the new call it is (trust50).
+ */
+function endAnswered(answered: string[], callId: string, seen: string[]): void {
+  answered.splice(answered.indexOf(callId), 1);
+  const pre = seen.indexOf(`PreToolUse:${callId}`);
+  if (pre !== -1) seen.splice(pre, 1);
 }
 
 function replyOf(verdict: StepVerdict, denied: boolean): HookReply {

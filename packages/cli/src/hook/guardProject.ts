@@ -9,6 +9,7 @@ import { readGuardConfig } from './guardConfig.js';
 import {
   callsMade,
   countRefusal,
+  deliveryOf,
   type GuardContext,
   guardSession,
   newSession,
@@ -112,6 +113,20 @@ export async function guardProject(
       failed = false;
       return { kind: 'silent' };
     }
+    // another agent process under the session's id while the session's own runs (the model's
+    // `claude -p --resume <id>`): not the session, whose calls, budget and end it must not touch
+    const holder =
+      peeked === null
+        ? null
+        : database.sessions.otherLiveProcess({
+            agent,
+            sessionId: event.sessionId,
+            projectDir: event.projectDir,
+          });
+    if (holder !== null) {
+      failed = false;
+      return secondProcessReply(event, holder);
+    }
     if (event.kind === 'session_end') {
       // the agent says so: every door says at once that the session is over (a session that made
       // no call is listed nowhere, and gets no entry)
@@ -144,6 +159,7 @@ export async function guardProject(
       memory !== undefined &&
       event.kind === 'before_tool' &&
       memory.unendedStop === undefined &&
+      deliveryOf(event, memory.seen) === 'new' &&
       rememberedResult(event, memory.results) === undefined;
     const reply: HookReply = unjudged
       ? { kind: 'silent' }
@@ -221,6 +237,27 @@ function holdsParent(agent: HookAgent, event: HookEvent, database: HookDatabase)
   return (
     database.sessions.peek({ agent, sessionId: event.parentSessionId, projectDir: event.projectDir }) !== null
   );
+}
+
+/**
+ * The answer to an event of a second agent process on a session whose own process still runs
+ * (`holder`, the recorded `linux:…:<pid>:<start>`): a call is refused and that process ended (a stop
+ * that records nothing: Claude Code and Gemini CLI end it, Codex refuses each of its calls), its
+ * turn's end and its session's end are silence. Nothing is written (trust50).
+ */
+function secondProcessReply(event: HookEvent, holder: string): HookReply {
+  if (event.kind !== 'before_tool' && event.kind !== 'after_tool') return { kind: 'silent' };
+  const pid = holder.split(':').at(-2);
+  const message =
+    `loopguard: session ${event.sessionId} is already running in another process (pid ${pid}); ` +
+    'this second process on the same session is not guarded as that session, and is ended. Resume the ' +
+    'session once that process has ended, or start a session of its own.';
+  return {
+    kind: 'stop',
+    denied: event.kind === 'before_tool',
+    message,
+    stopReason: 'loopguard: this session is already running in another process',
+  };
 }
 
 /**

@@ -81,12 +81,19 @@ export function guardSession(
     unendedStop,
   } = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
+  const delivered = deliveryOf(event, seen);
   // The same event through a second hook entry (installed twice): answered once, counted once.
-  if (call !== undefined && seen.includes(call)) return { result: { kind: 'silent' } };
+  if (delivered === 'again') return { result: { kind: 'silent' } };
   const last = event.kind === 'before_tool' ? rememberedResult(event, lastResults) : undefined;
   // Most calls are not repeats: they are answered without restoring the detector (nor writing:
-  // a second hook entry's copy of such a call is silent too).
-  if (event.kind === 'before_tool' && last === undefined && unendedStop === undefined)
+  // a second hook entry's copy of such a call is silent too). A call under an id already answered
+  // is remembered, so that its result is not taken for the earlier call's second copy.
+  if (
+    event.kind === 'before_tool' &&
+    last === undefined &&
+    unendedStop === undefined &&
+    delivered !== 'reused'
+  )
     return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
   if (event.kind === 'before_tool' && session !== null && unendedStop !== undefined) {
@@ -108,9 +115,21 @@ export function guardSession(
   let stopToCarry = event.kind === 'after_tool' ? unendedStop : undefined;
   switch (event.kind) {
     case 'before_tool': {
-      if (last === undefined || !foreseeable(last, detector)) return { result: { kind: 'silent' } };
+      // a call under a reused id writes its memory however it is answered (see deliveryOf)
+      const silent: HookSessionUpdate<HookReply> =
+        session === null || delivered !== 'reused'
+          ? { result: { kind: 'silent' } }
+          : {
+              result: { kind: 'silent' },
+              next: withMemory(session, {
+                results: lastResults,
+                seen,
+                ...(refusedCalls === undefined ? {} : { refusedCalls }),
+              }),
+            };
+      if (last === undefined || !foreseeable(last, detector)) return silent;
       verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
-      if (verdict?.action !== 'stop') return { result: { kind: 'silent' } };
+      if (verdict?.action !== 'stop') return silent;
       break;
     }
     case 'after_tool': {
@@ -467,6 +486,34 @@ export function refusalEntry(
 export function remember(list: string[], item: string, max: number): void {
   list.unshift(item);
   list.length = Math.min(list.length, max);
+}
+
+/**
+ * How an event stands to the events of its call answered before ({@link Memory.seen}):
+ * - `again`: the call's latest event answered is this one (same name, same call id): a second hook
+ *   entry's copy of it (a hook installed twice), answered once and counted once;
+ * - `reused`: a call about to run under an id whose call already ran or was answered (its
+ *   `PostToolUse` is remembered): the id is reused by a new call (a provider that lets the model write
+ *   its call ids). The call is remembered, so that its own result is judged, not taken for a copy;
+ * - `new`: anything else (the first event of a call, or its result after its `PreToolUse`; an event
+ *   without a call id).
+ * A hook's copies of one event all come before the call's next event (a CLI runs every hook entry
+ * of an event before it goes on), so the latest event of the id tells a copy from a reuse (trust50).
+ */
+export function deliveryOf(event: HookEvent, seen: readonly string[]): 'again' | 'reused' | 'new' {
+  if (event.callId === undefined) return 'new';
+  const latest = latestEventOf(seen, event.callId);
+  if (latest === event.eventName) return 'again';
+  return latest !== undefined && event.kind === 'before_tool' ? 'reused' : 'new';
+}
+
+/** The name of the latest event remembered (`seen`, newest first) of call `callId`, if any. */
+function latestEventOf(seen: readonly string[], callId: string): string | undefined {
+  for (const entry of seen) {
+    const colon = entry.indexOf(':');
+    if (entry.slice(colon + 1) === callId) return entry.slice(0, colon);
+  }
+  return undefined;
 }
 
 /** The detector's identity of an action: the same normalised text means the same action. */

@@ -128,9 +128,13 @@ const REPLIES: Record<
 };
 
 /**
- * One reply's usage from a Codex rollout's `token_count` event. Its id is the event's time: a
- * fork's or a subagent's rollout that copies the parent's history copies its events with their
- * time, so a ledger that saw them (the project's day) counts them once.
+ * One reply's usage from a Codex rollout's `token_count` event. Its id is the event's time and the
+ * thread's running total (`total_token_usage.total_tokens`): a fork's or a subagent's rollout that
+ * copies the parent's history copies its events with both, so a ledger that saw them (the
+ * project's day) counts them once, while two threads' replies of the same millisecond (parallel
+ * subagents, two sessions of a project) are two (trust50). Not the `response_id` of Codex's
+ * `token_usage_record`: the provider writes it (a local server may repeat one), and that record is
+ * a separate line, which a read that starts between the two would not pair.
  */
 function codexTokenCount(record: Record<string, unknown>, model?: string): UsageRecord | undefined {
   const payload = recordOf(record.payload);
@@ -139,8 +143,10 @@ function codexTokenCount(record: Record<string, unknown>, model?: string): Usage
   if (last === undefined) return undefined;
   const cached = numberOf(last.cached_input_tokens);
   const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : undefined;
+  const total = recordOf(recordOf(payload.info)?.total_token_usage)?.total_tokens;
+  const thread = typeof total === 'number' ? `:${total}` : '';
   return usageRecordOf({
-    replyId: typeof record.timestamp === 'string' ? `codex:${record.timestamp}` : undefined,
+    replyId: typeof record.timestamp === 'string' ? `codex:${record.timestamp}${thread}` : undefined,
     model,
     inputTokens: numberOf(last.input_tokens) - cached,
     cacheReadTokens: cached,
