@@ -183,6 +183,32 @@ describe('loopguard status: the sessions every door wrote', () => {
     }
   });
 
+  it("at 80 columns, a Codex subagent's run: no line past 80, whose subagent it is on a line of its own (qa54)", async () => {
+    const codex = projectDatabase('subagent');
+    const main = '01a22c59-4655-7321-88d3-e484008e01e7';
+    const sub = '01a22c59-4796-7482-87fd-cf981f72f326';
+    codex.hooks.update({ agent: 'codex', sessionId: main, projectDir: codex.dir }, () => ({
+      next: { ...state, nudges: 0 },
+      result: null,
+    }));
+    codex.clock.advance(1_000);
+    codex.hooks.update({ agent: 'codex', sessionId: sub, projectDir: codex.dir }, () => ({
+      next: { ...state, parentSessionId: main, agentType: 'default' },
+      result: null,
+    }));
+    codex.database.close();
+    const io = bufferedIo({ cwd: codex.dir, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.ok);
+    const lines = io.out().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    const heading = lines.find((line) => line.startsWith('agent '));
+    const rows = lines.filter((line) => line.startsWith('codex '));
+    expect(rows).toHaveLength(2);
+    // each session's time under the heading's
+    for (const row of rows) expect(row.search(/\d{4}-\d\d-\d\d /), row).toBe(heading?.indexOf('last active'));
+    expect(lines[lines.findIndex((line) => line.includes(sub)) + 1]).toBe(`  subagent of ${main}`);
+  });
+
   it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
     const many = projectDatabase('many');
     for (let i = 0; i < 25; i++) {
