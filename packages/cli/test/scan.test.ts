@@ -90,6 +90,29 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     expect(report.totals).toMatchObject({ sessionsWithLoops: 0, wastedToolCalls: 0, wastedTokens: 0 });
   });
 
+  it('fits a terminal of 80 columns: each loop in a few lines, nothing past the edge, nothing cut; a pipe still gets the table (qa54)', async () => {
+    const io = bufferedIo({ cwd: tempDir(), env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+    expect(await runCli(['scan', fixtures, '--price', '3'], io), io.err()).toBe(EXIT_CODES.ok);
+    const lines = io.out().split('\n');
+    const report = await scanJson([fixtures, '--price', '3']);
+    const looped = report.sessions.filter((session) => session.loops.length > 0);
+    expect(looped.length).toBeGreaterThan(0);
+    // the tables (the lines after the totals) stay within the width; the sentences above wrap as prose
+    const tables = lines.slice(lines.findIndex((line) => line === '') + 1);
+    for (const line of tables) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(io.out()).not.toContain(' | ');
+    for (const session of looped) {
+      const head = lines.find((line) => line.includes(session.sessionId));
+      expect(head, session.sessionId).toMatch(new RegExp(`^${session.agent} +${session.sessionId}`));
+      // then its kind, where it was stopped or nudged, and its evidence, indented
+      const next = lines[lines.indexOf(head ?? '') + 2] ?? '';
+      expect(next, session.sessionId).toMatch(/^ {2}\S/);
+      expect(next).toContain(session.loops[0]?.kind ?? '-');
+    }
+    // piped (no width): the table, as scripts read it
+    expect((await scan([fixtures, '--price', '3'])).out).toContain(' | ');
+  });
+
   it('prints the --json shape of the issue', async () => {
     const report = await scanJson([fixtures]);
     expect(Object.keys(report).sort()).toEqual(['sessions', 'totals']);
