@@ -98,7 +98,7 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     const looped = report.sessions.filter((session) => session.loops.length > 0);
     expect(looped.length).toBeGreaterThan(0);
     // the tables (the lines after the totals) stay within the width; the sentences above wrap as prose
-    const tables = lines.slice(lines.findIndex((line) => line === '') + 1);
+    const tables = lines.slice(lines.indexOf('') + 1);
     for (const line of tables) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(io.out()).not.toContain(' | ');
     for (const session of looped) {
