@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
-import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteSpendStore } from '@loopguard/sqlite';
+import {
+  openLoopGuardDatabase,
+  SCHEMA_VERSION,
+  SqliteHookSessionStore,
+  SqliteSpendStore,
+} from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -207,6 +212,24 @@ describe('loopguard status: the sessions every door wrote', () => {
     // each session's time under the heading's
     for (const row of rows) expect(row.search(/\d{4}-\d\d-\d\d /), row).toBe(heading?.indexOf('last active'));
     expect(lines[lines.findIndex((line) => line.includes(sub)) + 1]).toBe(`  subagent of ${main}`);
+  });
+
+  it('says what to do with a database an earlier loopguard wrote, in one line: the next guarded call brings it up to date (qa54)', async () => {
+    const older = projectDatabase('older');
+    older.hooks.update({ agent: 'claude', sessionId: 's1', projectDir: older.dir }, () => ({
+      next: state,
+      result: null,
+    }));
+    older.database.db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    older.database.close();
+    const before = await run(older.dir, ['status']);
+    expect(before.code).toBe(EXIT_CODES.usage);
+    expect(before.err.trim().split('\n')).toEqual([
+      `loopguard: --db ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
+    ]);
+    // what a hook's open does: the database migrated, status reads it
+    openLoopGuardDatabase(join(older.dir, '.loopguard', 'state.db')).close();
+    expect((await run(older.dir, ['status'])).out).toContain('| s1 ');
   });
 
   it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
