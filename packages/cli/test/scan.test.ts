@@ -356,6 +356,55 @@ describe('loopguard scan: steps, waste and settings', () => {
     expect(report.totals.wastedTokens).toBeGreaterThan(0);
   });
 
+  it("counts a session once when `loopguard run` wrote its stream and the CLI its transcript: the transcript's (qa54)", async () => {
+    const dir = tempDir();
+    const home = tempDir();
+    // the pinned Claude Code's transcript of a looping session, where Claude Code keeps it
+    const transcript = fixture('claude-2.1.330-looping.jsonl');
+    const alone = await scanJson([transcript]);
+    const id = alone.sessions[0]?.sessionId ?? '';
+    const projects = join(home, '.claude', 'projects', '-repo');
+    mkdirSync(projects, { recursive: true });
+    copyFileSync(transcript, join(projects, `${id}.jsonl`));
+    // and the same session's stream-json, as `loopguard run --agent-stream claude` kept it
+    const iteration = join(dir, '.loopguard', 'runs', 'r1', 'iterations', '1');
+    mkdirSync(iteration, { recursive: true });
+    const events = [JSON.stringify({ type: 'system', subtype: 'init', session_id: id, cwd: '/repo' })];
+    for (let i = 0; i < 6; i++) {
+      events.push(
+        JSON.stringify({
+          type: 'assistant',
+          session_id: id,
+          message: {
+            id: `m${i}`,
+            content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'npm test' } }],
+            usage: { input_tokens: 100, output_tokens: 10 },
+          },
+        }),
+        JSON.stringify({
+          type: 'user',
+          session_id: id,
+          message: {
+            content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'failed', is_error: true }],
+          },
+        }),
+      );
+    }
+    writeFileSync(join(iteration, 'output.log'), `${events.join('\n')}\n`);
+    const { code, out, err } = await scan(['--json', '--no-cache'], dir, { HOME: home, NO_COLOR: '1' });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const report = JSON.parse(out) as ScanReport;
+    expect(report.totals.files).toBe(2);
+    expect(report.sessions.map((s) => [s.sessionId, s.format])).toEqual([[id, 'claude-transcript']]);
+    // the totals are the transcript's alone, as ccusage reads it
+    expect(report.totals).toMatchObject({
+      sessions: 1,
+      toolCalls: alone.totals.toolCalls,
+      wastedTokens: alone.totals.wastedTokens,
+      costUsd: alone.totals.costUsd,
+    });
+  });
+
   // qa53: `loopguard run` without --agent-stream keeps the agent's text (or nothing): each such log
   // was a line on stderr (`empty`, `unknown format`) and "files skipped" in the totals
   it('reads the output log of an agent that printed text or nothing as no session, and says nothing of it', async () => {
