@@ -211,6 +211,12 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(widths.table).toBeGreaterThan(widths.panel ?? 0);
     await page.locator('#sessions tbody tr.session').first().click();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(widths.window);
+    // an opened session's sentence and entries wrap within the window, not across the wide table
+    await page.locator('#sessions tr.session-detail .session-entries details').first().waitFor();
+    const rights = await page
+      .locator('#sessions tr.session-detail .session-summary, #sessions tr.session-detail .session-entries')
+      .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().right));
+    for (const right of rights) expect(right).toBeLessThanOrEqual(widths.window);
     expect(problems).toEqual([]);
   });
 
