@@ -48,6 +48,16 @@ describe('loopguard demo', () => {
     );
   });
 
+  it("prints its scan as `scan` does on the terminal's 80 columns: each loop in a few lines, nothing past its edge (qa54)", () => {
+    const from = demoOutput.indexOf('Scanned 1 file');
+    const scanned = demoOutput.slice(from, demoOutput.indexOf('Try it on your own sessions', from));
+    const table = scanned.slice(scanned.indexOf('\n\n') + 2, scanned.indexOf('Files and tool calls'));
+    expect(table.trim()).not.toBe('');
+    for (const line of table.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(table).not.toContain(' | ');
+    expect(table).toMatch(/^ {3}claude +\S+ +\d{4}-\d\d-\d\d\n/);
+  });
+
   it('shows a Codex session nudged, then denied, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
     const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
     expect(scenario).toContain('Call 1 Bash: npm test -> failed (exit code 1, read from the rollout)');

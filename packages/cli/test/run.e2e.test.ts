@@ -341,6 +341,14 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     ]);
     expect(events.at(-1)).toMatchObject({ status: 'budget_spent', exitCode: 5 });
     expect(result.stderr).toContain('agent says hi');
+    // its iterations ran out, no budget in dollars was set: status says loopguard stopped it, exit 10 (qa54)
+    const runId = (events[0] as { event: string; run?: string }).run ?? '';
+    const status = await loopguard(dir, ['status', '--session', runId, '--json']);
+    expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      verdict: 'stopped',
+      summary: 'stopped by loopguard (run reached its iteration or time limit)',
+    });
   });
 
   it('outside a git repository the file signal is unavailable, never "no progress"', async () => {

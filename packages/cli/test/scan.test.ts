@@ -90,6 +90,29 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     expect(report.totals).toMatchObject({ sessionsWithLoops: 0, wastedToolCalls: 0, wastedTokens: 0 });
   });
 
+  it('fits a terminal of 80 columns: each loop in a few lines, nothing past the edge, nothing cut; a pipe still gets the table (qa54)', async () => {
+    const io = bufferedIo({ cwd: tempDir(), env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+    expect(await runCli(['scan', fixtures, '--price', '3'], io), io.err()).toBe(EXIT_CODES.ok);
+    const lines = io.out().split('\n');
+    const report = await scanJson([fixtures, '--price', '3']);
+    const looped = report.sessions.filter((session) => session.loops.length > 0);
+    expect(looped.length).toBeGreaterThan(0);
+    // the tables (the lines after the totals) stay within the width; the sentences above wrap as prose
+    const tables = lines.slice(lines.indexOf('') + 1);
+    for (const line of tables) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(io.out()).not.toContain(' | ');
+    for (const session of looped) {
+      const head = lines.find((line) => line.includes(session.sessionId));
+      expect(head, session.sessionId).toMatch(new RegExp(`^${session.agent} +${session.sessionId}`));
+      // then its kind, where it was stopped or nudged, and its evidence, indented
+      const next = lines[lines.indexOf(head ?? '') + 2] ?? '';
+      expect(next, session.sessionId).toMatch(/^ {2}\S/);
+      expect(next).toContain(session.loops[0]?.kind ?? '-');
+    }
+    // piped (no width): the table, as scripts read it
+    expect((await scan([fixtures, '--price', '3'])).out).toContain(' | ');
+  });
+
   it('prints the --json shape of the issue', async () => {
     const report = await scanJson([fixtures]);
     expect(Object.keys(report).sort()).toEqual(['sessions', 'totals']);
@@ -331,6 +354,55 @@ describe('loopguard scan: steps, waste and settings', () => {
     });
     expect(report.totals.sessionsWithLoops).toBe(1);
     expect(report.totals.wastedTokens).toBeGreaterThan(0);
+  });
+
+  it("counts a session once when `loopguard run` wrote its stream and the CLI its transcript: the transcript's (qa54)", async () => {
+    const dir = tempDir();
+    const home = tempDir();
+    // the pinned Claude Code's transcript of a looping session, where Claude Code keeps it
+    const transcript = fixture('claude-2.1.330-looping.jsonl');
+    const alone = await scanJson([transcript]);
+    const id = alone.sessions[0]?.sessionId ?? '';
+    const projects = join(home, '.claude', 'projects', '-repo');
+    mkdirSync(projects, { recursive: true });
+    copyFileSync(transcript, join(projects, `${id}.jsonl`));
+    // and the same session's stream-json, as `loopguard run --agent-stream claude` kept it
+    const iteration = join(dir, '.loopguard', 'runs', 'r1', 'iterations', '1');
+    mkdirSync(iteration, { recursive: true });
+    const events = [JSON.stringify({ type: 'system', subtype: 'init', session_id: id, cwd: '/repo' })];
+    for (let i = 0; i < 6; i++) {
+      events.push(
+        JSON.stringify({
+          type: 'assistant',
+          session_id: id,
+          message: {
+            id: `m${i}`,
+            content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'npm test' } }],
+            usage: { input_tokens: 100, output_tokens: 10 },
+          },
+        }),
+        JSON.stringify({
+          type: 'user',
+          session_id: id,
+          message: {
+            content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'failed', is_error: true }],
+          },
+        }),
+      );
+    }
+    writeFileSync(join(iteration, 'output.log'), `${events.join('\n')}\n`);
+    const { code, out, err } = await scan(['--json', '--no-cache'], dir, { HOME: home, NO_COLOR: '1' });
+    expect(code, err).toBe(EXIT_CODES.ok);
+    const report = JSON.parse(out) as ScanReport;
+    expect(report.totals.files).toBe(2);
+    expect(report.sessions.map((s) => [s.sessionId, s.format])).toEqual([[id, 'claude-transcript']]);
+    // the totals are the transcript's alone, as ccusage reads it
+    expect(report.totals).toMatchObject({
+      sessions: 1,
+      toolCalls: alone.totals.toolCalls,
+      wastedTokens: alone.totals.wastedTokens,
+      costUsd: alone.totals.costUsd,
+    });
   });
 
   // qa53: `loopguard run` without --agent-stream keeps the agent's text (or nothing): each such log

@@ -73,6 +73,25 @@ describe('loopguard scan --html in Chromium', () => {
     await page.close();
   });
 
+  it('fits a phone-wide window: the page never scrolls sideways, the loops table scrolls in its own box (qa54)', async () => {
+    const { file } = await writeReport([fileURLToPath(SCAN_FIXTURES), '--price', '3']);
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      window: window.innerWidth,
+      table: document.getElementById('loops')?.closest('table')?.scrollWidth,
+      box: document.getElementById('loops')?.closest('table')?.parentElement?.clientWidth,
+    }));
+    expect(widths.page, JSON.stringify(widths)).toBe(widths.window);
+    expect(widths.table).toBeGreaterThan(widths.box ?? 0);
+    // both charts drawn, one above the other
+    expect(await page.locator('#charts canvas').count()).toBe(2);
+    await page.close();
+  });
+
   it("says where it wrote the page, and shows --budget's line the terminal prints", async () => {
     const args = [fileURLToPath(SCAN_FIXTURES), '--budget', '0.0001'];
     const { file, err } = await writeReport(args);

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
-import { openLoopGuardDatabase, SqliteHookSessionStore, SqliteSpendStore } from '@loopguard/sqlite';
+import {
+  openLoopGuardDatabase,
+  SCHEMA_VERSION,
+  SqliteHookSessionStore,
+  SqliteSpendStore,
+} from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
@@ -185,6 +190,50 @@ describe('loopguard status: the sessions every door wrote', () => {
       if (before === undefined) delete process.env.TZ;
       else process.env.TZ = before;
     }
+  });
+
+  it("at 80 columns, a Codex subagent's run: no line past 80, whose subagent it is on a line of its own (qa54)", async () => {
+    const codex = projectDatabase('subagent');
+    const main = '01a22c59-4655-7321-88d3-e484008e01e7';
+    const sub = '01a22c59-4796-7482-87fd-cf981f72f326';
+    codex.hooks.update({ agent: 'codex', sessionId: main, projectDir: codex.dir }, () => ({
+      next: { ...state, nudges: 0 },
+      result: null,
+    }));
+    codex.clock.advance(1_000);
+    codex.hooks.update({ agent: 'codex', sessionId: sub, projectDir: codex.dir }, () => ({
+      next: { ...state, parentSessionId: main, agentType: 'default' },
+      result: null,
+    }));
+    codex.database.close();
+    const io = bufferedIo({ cwd: codex.dir, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.ok);
+    const lines = io.out().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    const heading = lines.find((line) => line.startsWith('agent '));
+    const rows = lines.filter((line) => line.startsWith('codex '));
+    expect(rows).toHaveLength(2);
+    // each session's time under the heading's
+    for (const row of rows) expect(row.search(/\d{4}-\d\d-\d\d /), row).toBe(heading?.indexOf('last active'));
+    expect(lines[lines.findIndex((line) => line.includes(sub)) + 1]).toBe(`  subagent of ${main}`);
+  });
+
+  it('says what to do with a database an earlier loopguard wrote, in one line: the next guarded call brings it up to date (qa54)', async () => {
+    const older = projectDatabase('older');
+    older.hooks.update({ agent: 'claude', sessionId: 's1', projectDir: older.dir }, () => ({
+      next: state,
+      result: null,
+    }));
+    older.database.db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    older.database.close();
+    const before = await run(older.dir, ['status']);
+    expect(before.code).toBe(EXIT_CODES.usage);
+    expect(before.err.trim().split('\n')).toEqual([
+      `loopguard: --db ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
+    ]);
+    // what a hook's open does: the database migrated, status reads it
+    openLoopGuardDatabase(join(older.dir, '.loopguard', 'state.db')).close();
+    expect((await run(older.dir, ['status'])).out).toContain('| s1 ');
   });
 
   it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {

@@ -195,6 +195,31 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it('fits a phone-wide window: the page never scrolls sideways, the sessions table scrolls in its own panel (qa54)', async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    await open(hooksOnlyDatabase());
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      window: window.innerWidth,
+      header: document.querySelector('header')?.getBoundingClientRect().width,
+      table: document.getElementById('sessions')?.scrollWidth,
+      panel: document.getElementById('sessions')?.parentElement?.clientWidth,
+    }));
+    expect(widths.page, JSON.stringify(widths)).toBe(widths.window);
+    expect(widths.header).toBe(widths.window);
+    // the table keeps its columns readable and scrolls inside its panel instead
+    expect(widths.table).toBeGreaterThan(widths.panel ?? 0);
+    await page.locator('#sessions tbody tr.session').first().click();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(widths.window);
+    // an opened session's sentence and entries wrap within the window, not across the wide table
+    await page.locator('#sessions tr.session-detail .session-entries details').first().waitFor();
+    const rights = await page
+      .locator('#sessions tr.session-detail .session-summary, #sessions tr.session-detail .session-entries')
+      .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().right));
+    for (const right of rights) expect(right).toBeLessThanOrEqual(widths.window);
+    expect(problems).toEqual([]);
+  });
+
   it('opens a session: its summary, its nudge and stop with their evidence', async () => {
     await open(hooksOnlyDatabase());
     await page.locator('#sessions tbody tr.session').first().click();

@@ -15,6 +15,7 @@ import { up011AdapterSpend } from './schema/011_adapterSpend.js';
 import { up012SessionEnd } from './schema/012_sessionEnd.js';
 import { up013AgentProcess } from './schema/013_agentProcess.js';
 import { up014AdapterRuns } from './schema/014_adapterRuns.js';
+import { up015RunLimits } from './schema/015_runLimits.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 12, name: 'session end', up: up012SessionEnd },
   { version: 13, name: 'agent process', up: up013AgentProcess },
   { version: 14, name: 'adapter runs', up: up014AdapterRuns },
+  { version: 15, name: 'run limits', up: up015RunLimits },
 ]);
 
 /**

@@ -158,12 +158,24 @@ describe('agent_sessions: one session across doors', () => {
     runs.updateRun('r2', { status: 'completed' });
     entry('loop_nudge', 'T1', { runId: 'r2', loopType: 'same_error', toolCall: 3 });
     entry('loop_stop', 'T9', { runId: 'a1', adapter: 'ai-sdk', loopType: 'cycle', toolCall: 7 });
+    // r3: its spend guard's stop (`run --max-cost-usd`) ends it `budget_spent` too, with its entry
+    runs.createRun({ id: 'r3', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r3', { status: 'budget_spent' });
+    entry('spend_stop', 'r3', { runId: 'r3', scope: 'session', reason: 'cap' });
     const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
     expect(sessions.map((s) => [s.agent, s.sessionId, s.verdict]).sort()).toEqual([
       ['ai-sdk', 'a1', 'stopped'],
-      ['run', 'r1', 'stopped_on_spend'],
+      ['run', 'r1', 'stopped'],
       ['run', 'r2', 'nudged'],
+      ['run', 'r3', 'stopped_on_spend'],
     ]);
+    // r1 ran out of its iterations or time (`budget_spent` without a spend stop, `run` exit 5):
+    // loopguard's guard stopped it, no budget in dollars or tokens did (qa54)
+    expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
+      'stopped by loopguard (run reached its iteration or time limit)',
+    );
+    expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (cap)');
+    expect((await reader.sessionCounts()).byVerdict).toMatchObject({ stopped: 2, stopped_on_spend: 1 });
   });
 
   it('sessions54: shows a framework run loopguard did not stop with its tally (tool calls, dollars, budget), running until it ends', async () => {

@@ -147,6 +147,7 @@ describe('SqliteHookSessionStore', () => {
       'session end',
       'agent process',
       'adapter runs',
+      'run limits',
     ]);
     const index = db
       .prepare(`SELECT sql FROM sqlite_master WHERE name = 'context_entries_recovery_view_time'`)
@@ -187,8 +188,14 @@ describe('SqliteHookSessionStore', () => {
     // the view as version 10 shipped it read an adapter's spend from no ledger: none
     db.exec(`DROP VIEW agent_sessions;
       CREATE VIEW agent_sessions AS SELECT json_extract(metadata, '$.runId') AS session_id FROM context_entries;`);
-    expect(migrate(db).applied).toEqual(['adapter spend', 'session end', 'agent process', 'adapter runs']);
-    expect(db.pragma('user_version', { simple: true })).toBe(14);
+    expect(migrate(db).applied).toEqual([
+      'adapter spend',
+      'session end',
+      'agent process',
+      'adapter runs',
+      'run limits',
+    ]);
+    expect(db.pragma('user_version', { simple: true })).toBe(15);
     expect(spendOf()).toEqual([
       {
         session_id: 'r1',

@@ -36,9 +36,21 @@ export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
     if (error instanceof LoopGuardError) {
       const reason = /SQLITE_NOTADB|not a database/i.test(`${error.message} ${String(error.cause)}`)
         ? 'not a SQLite database'
-        : error.message;
+        : (olderSchema(error.message) ?? error.message);
       throw new CliError(`--db ${path}: ${reason}`, undefined, { cause: error });
     }
     throw error;
   }
+}
+
+/**
+ * A database an earlier loopguard wrote, in the user's words (qa54): a read-only door does not
+ * migrate it (it writes in no folder a hook has not checked), the hooks and `run` do when they
+ * next open it. `undefined` for any other message. The versions come from `assertSchemaCurrent`'s
+ * own message (`schema version 14, older than 15`).
+ */
+function olderSchema(message: string): string | undefined {
+  const versions = /schema version (\d+), older than (\d+)/.exec(message);
+  if (versions === null) return undefined;
+  return `written by an earlier loopguard (schema version ${versions[1]}; this one reads ${versions[2]}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`;
 }

@@ -14,6 +14,7 @@ import { EXIT_CODES } from '../exitCodes.js';
 import { formatTable } from '../formatTable.js';
 import { localTime, timeZoneName } from '../localTime.js';
 import { printable } from '../terminalText.js';
+import { wrapped } from '../wrapText.js';
 import { entryCall } from './entryCall.js';
 import {
   DB_FLAG_HELP,
@@ -121,8 +122,8 @@ function sessionName(s: SessionView): string {
 /**
  * The sessions for a terminal of `columns` (qa47): the table when it fits, else each session in
  * two lines, its agent, id and time (and its project where they differ), then what loopguard did,
- * wrapped within the width. Nothing is cut: the ids are what `status --session` takes. `status`'s
- * list, and `demo`'s at its end.
+ * wrapped within the width (a subagent's run: whose it is on a line between them). Nothing is
+ * cut: the ids are what `status --session` takes. `status`'s list, and `demo`'s at its end.
  * @param columns - the terminal's width; `undefined` (a pipe, a file): the table.
  */
 export function sessionList(sessions: readonly SessionView[], columns: number | undefined): string {
@@ -130,7 +131,8 @@ export function sessionList(sessions: readonly SessionView[], columns: number | 
   if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
   const oneProject = new Set(sessions.map((s) => s.projectDir)).size === 1;
   const agentWidth = Math.max('agent'.length, ...sessions.map((s) => s.agent.length));
-  const idWidth = Math.max('session'.length, ...sessions.map((s) => sessionName(s).length));
+  // a subagent's parent goes on a line of its own (qa54: two ids side by side passed 80 columns)
+  const idWidth = Math.max('session'.length, ...sessions.map((s) => s.sessionId.length));
   const zone = `last active (${timeZoneName()})`;
   const times = sessions.map((s) => localTime(s.lastActive));
   const timeWidth = Math.max(zone.length, ...times.map((time) => time.length));
@@ -154,29 +156,15 @@ export function sessionList(sessions: readonly SessionView[], columns: number | 
     lines.push(
       printable(
         beside
-          ? `${head(s.agent, sessionName(s), time.padEnd(timeWidth))}  ${s.projectDir}`.trimEnd()
-          : head(s.agent, sessionName(s), time),
+          ? `${head(s.agent, s.sessionId, time.padEnd(timeWidth))}  ${s.projectDir}`.trimEnd()
+          : head(s.agent, s.sessionId, time),
       ),
     );
+    if (s.parentSessionId !== null) lines.push(printable(`  subagent of ${s.parentSessionId}`));
     if (!oneProject && !beside && s.projectDir !== '') lines.push(printable(`  ${s.projectDir}`));
     lines.push(...wrapped(printable(s.summary), '  ', columns));
   });
   return lines.join('\n');
-}
-
-/** `text` in lines of at most `columns`, each after `indent`, broken between words. */
-function wrapped(text: string, indent: string, columns: number): string[] {
-  const width = Math.max(20, columns - indent.length);
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(indent + line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(indent + line);
-  return lines;
 }
 
 async function printStatus(

@@ -38,6 +38,11 @@ export interface DemoContext extends DemoAutopilot {
   /** Writes one line of narration. */
   print(line: string): void;
   /**
+   * The terminal's width in columns (`CliIo.columns`), for a table a scenario prints; `undefined`
+   * for a pipe or a file (the table as it is).
+   */
+  readonly columns: number | undefined;
+  /**
    * A separate autopilot whose detector has `options` (for example `{ enableAutoUnblock: false }`),
    * on the same database, clock and logger.
    */

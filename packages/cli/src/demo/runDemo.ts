@@ -128,6 +128,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     },
     autopilot,
     print: (line) => io.stdout(`${line}\n`),
+    columns: io.columns,
     pause,
     watch(emitter) {
       if (server) attachEmitter(server.handler.feed, emitter);

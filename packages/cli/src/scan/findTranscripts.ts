@@ -13,7 +13,12 @@ function isTranscript(path: string): boolean {
   const name = basename(path);
   if (path.endsWith('.jsonl')) return true;
   if (name.startsWith('session-') && name.endsWith('.json')) return basename(dirname(path)) === 'chats';
-  return name === 'output.log' && path.includes('iterations');
+  return isRunLog(path);
+}
+
+/** Whether a file is a `loopguard run` output log (`…/iterations/<n>/output.log`). */
+export function isRunLog(path: string): boolean {
+  return basename(path) === 'output.log' && path.includes('iterations');
 }
 
 /**

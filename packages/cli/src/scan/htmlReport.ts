@@ -16,7 +16,9 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8p
 #totals { display: flex; gap: 12px; flex-wrap: wrap; }
 .card { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; min-width: 150px; }
 .card strong { display: block; font-size: 22px; } .card span { color: #666; font-size: 12px; }
-#charts { margin-top: 16px; display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+#charts { margin-top: 16px; display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+@media (max-width: 760px) { #charts { grid-template-columns: minmax(0, 1fr); } }
+.wide { overflow-x: auto; } .wide table { min-width: 960px; }
 #charts section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { border-bottom: 1px solid #eee; padding: 6px 8px; text-align: left; vertical-align: top; }
@@ -100,10 +102,10 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
 <section><h2>Waste per project</h2><div id="chart-projects"></div></section>
 </div>
 <h2>Loops, worst first</h2>
-<table>
+<div class="wide"><table>
 <thead><tr><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end (tool call)</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
 <tbody id="loops"></tbody>
-</table>
+</table></div>
 <p id="no-loops" hidden>No loops found.</p>
 ${differences}${notGuarded}<script type="application/json" id="scan-data">${scriptJson(data)}</script>
 <script>${scriptCode(uplot)}</script>

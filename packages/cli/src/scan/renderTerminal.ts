@@ -1,4 +1,6 @@
 import { formatTable } from '../formatTable.js';
+import { printable } from '../terminalText.js';
+import { wrapped } from '../wrapText.js';
 import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
@@ -135,13 +137,50 @@ const kindsOf = (session: ScannedSession, stopped: boolean) => [
 ];
 
 /**
+ * A table for a terminal of `columns` (qa54): as it is where it fits (and for a pipe or a file,
+ * `columns` undefined: scripts read the table), else each row in a few lines, `lines(row)`'s first
+ * as it is and the others indented and wrapped between words, as `status` lays out its sessions.
+ */
+function fitted(
+  headers: string[],
+  rows: string[][],
+  columns: number | undefined,
+  lines: (row: string[]) => string[],
+): string {
+  const table = formatTable(headers, rows);
+  if (columns === undefined || table.split('\n').every((line) => line.length <= columns)) return table;
+  return rows
+    .flatMap((row) =>
+      lines(row).flatMap((line, i) =>
+        i === 0 ? [printable(line)] : wrapped(printable(line), '  ', columns),
+      ),
+    )
+    .join('\n');
+}
+
+/**
+ * A row's head in the narrow layout: the agent (padded to the longest agent's name, so that the
+ * ids line up), the session's id (what `status --session` takes) and its day, then its project.
+ */
+const headLines = ([project, date, agent, session]: string[]) => [
+  `${(agent ?? '').padEnd('claude'.length)}  ${session}  ${date}`,
+  `${project}`,
+];
+
+/**
  * The scan for a person: totals on top, then the sessions that looped, worst first (project, date,
  * agent, the session's id as `status --session` takes it, kind, waste, one line of evidence), then
  * the loops that got a nudge and no stop.
  * @param price - cost per million tokens (`--price`), for the money column.
  * @param timeZone - the days' IANA time zone (`--timezone`); default: the machine's.
+ * @param columns - the terminal's width (`CliIo.columns`); default: none, the tables as they are.
  */
-export function renderTerminal(report: ScanReport, price?: number, timeZone?: string): string {
+export function renderTerminal(
+  report: ScanReport,
+  price?: number,
+  timeZone?: string,
+  columns?: number,
+): string {
   const days = dayFormat(timeZone);
   const { totals } = report;
   const out: string[] = [];
@@ -196,9 +235,15 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
     });
     out.push(
       '',
-      formatTable(
+      fitted(
         ['project', 'date', 'agent', 'session', 'kind', 'stop', 'wasted after the stop', 'evidence'],
         rows,
+        columns,
+        (row) => [
+          ...headLines(row),
+          `${row[4]}, stopped at ${row[5]}, wasted after the stop: ${row[6]}`,
+          `${row[7]}`,
+        ],
       ),
     );
     if (looped.length > MAX_ROWS)
@@ -222,9 +267,11 @@ export function renderTerminal(report: ScanReport, price?: number, timeZone?: st
     out.push(
       '',
       'Nudged, never stopped:',
-      formatTable(
+      fitted(
         ['project', 'date', 'agent', 'session', 'kind', 'nudge', 'evidence'],
         all.slice(0, MAX_ROWS),
+        columns,
+        (row) => [...headLines(row), `${row[4]}, nudged at ${row[5]}`, `${row[6]}`],
       ),
     );
     if (all.length > MAX_ROWS)

@@ -186,7 +186,7 @@ export async function runScan(
     if (wrote !== '') io.stderr(`loopguard scan: ${wrote}\n`);
   } else {
     io.stdout(
-      `${renderTerminal(report, options.price, options.timezone)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
+      `${renderTerminal(report, options.price, options.timezone, io.columns)}${hint === undefined ? '' : `\n${hint}\n`}${wrote === '' ? '' : `\n${wrote}\n`}`,
     );
   }
 }

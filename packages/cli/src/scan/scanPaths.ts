@@ -1,5 +1,6 @@
 import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { transcriptsUnder } from './findTranscripts.js';
+import { oncePerSession } from './oncePerSession.js';
 import { SessionScan } from './SessionScan.js';
 import type { Looked, ScanCache } from './scanCache.js';
 import { type ScanPricingSource, scanPricing } from './scanCost.js';
@@ -150,5 +151,5 @@ async function scanFiles(
     await workers.map<string, FileScan>(toRead, { setup, failed, here }, takeRead);
   }
   takeKnown(files.length);
-  return { sessions, problems, files: files.length };
+  return { sessions: oncePerSession(sessions), problems, files: files.length };
 }

@@ -156,7 +156,7 @@ function headline({
       return `stopped on spend${where}${kind}`;
     case 'stopped':
       return stop === null
-        ? `stopped by loopguard (run ${runStatus ?? 'stopped'})`
+        ? `stopped by loopguard (${runStopWords(runStatus)})`
         : `stopped by loopguard${where}${kind}`;
     case 'nudged':
       return `nudged ${nudges}×, not stopped`;
@@ -165,6 +165,16 @@ function headline({
     case 'clean':
       return 'no loop found';
   }
+}
+
+/**
+ * How a `loopguard run` stopped by its breaker or guards ended, in the user's words: `run paused`,
+ * `run aborted`, and for `budget_spent` without a spend stop (its iterations or time ran out: a
+ * spend stop reads `stopped on spend`) what happened rather than the stored status's name (qa54).
+ */
+function runStopWords(runStatus: string | null): string {
+  if (runStatus === 'budget_spent') return 'run reached its iteration or time limit';
+  return `run ${runStatus ?? 'stopped'}`;
 }
 
 /**

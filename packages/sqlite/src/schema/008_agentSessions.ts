@@ -9,6 +9,21 @@ import type BetterSqlite3 from 'better-sqlite3';
 export const RUNNING_WINDOW_MS = 600_000;
 
 /**
+ * The verdicts of a stop, as versions 8 to 14 decided them: a `loopguard run` stored `budget_spent`
+ * read `stopped_on_spend`, whether its spend guard stopped it or its iterations or time ran out.
+ */
+const SPEND_STOP_V14 = `WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
+    WHEN e.topic = 'loop_stop' OR j.run_status IN ('aborted', 'paused') THEN 'stopped'`;
+
+/**
+ * The verdicts of a stop from version 15 on (qa54): `stopped_on_spend` only where the spend guard
+ * stopped it (its `spend_stop` entry: a run's carries its `runId`); a run that reached its
+ * iterations or its time (`budget_spent` without one, `run`'s exit 5) was stopped by loopguard.
+ */
+const SPEND_STOP_V15 = `WHEN e.topic = 'spend_stop' THEN 'stopped_on_spend'
+    WHEN e.topic = 'loop_stop' OR j.run_status IN ('aborted', 'paused', 'budget_spent') THEN 'stopped'`;
+
+/**
  * The view `agent_sessions` (every door's sessions with their verdict), as the current schema has
  * it: version 8 made it, version 9 again after rebuilding `hook_sessions`, which it reads, and
  * version 10 with `refused_calls` (a hook session's `call_refused` entries, counted through
@@ -23,7 +38,7 @@ export const RUNNING_WINDOW_MS = 600_000;
  * (`adapter_runs`: its tool calls, spend, budget, last activity and end, written by the adapters as
  * the run goes on; a stop entry's figures come first).
  */
-function agentSessionsView(tallies: string): string {
+function agentSessionsView(tallies: string, spendStop = SPEND_STOP_V15): string {
   return `
 CREATE VIEW agent_sessions AS
 WITH
@@ -107,8 +122,7 @@ SELECT j.agent, j.session_id, j.project_dir, j.parent_session_id, j.agent_type, 
     ELSE json_extract(a.metadata, '$.caps.maxTokens') END AS budget_tokens,
   j.run_status,
   CASE
-    WHEN e.topic = 'spend_stop' OR j.run_status = 'budget_spent' THEN 'stopped_on_spend'
-    WHEN e.topic = 'loop_stop' OR j.run_status IN ('aborted', 'paused') THEN 'stopped'
+    ${spendStop}
     WHEN j.run_status = 'running'
       OR (j.run_status IS NULL AND j.last_active >= CAST(strftime('%s', 'now') AS INTEGER) * 1000 - ${RUNNING_WINDOW_MS}
         AND (j.ended_at IS NULL OR j.ended_at < j.last_active))
@@ -123,8 +137,14 @@ LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.
 `;
 }
 
-/** The view `agent_sessions` as the current schema has it (version 14 on: the runs' tallies read). */
+/**
+ * The view `agent_sessions` as the current schema has it (version 14 on: the runs' tallies read;
+ * version 15 on: a run's verdict of a stop as {@link SPEND_STOP_V15} says).
+ */
 export const AGENT_SESSIONS_VIEW_SQL: string = agentSessionsView('adapter_runs');
+
+/** The view as version 14 made it (a `budget_spent` run read `stopped_on_spend`). */
+export const AGENT_SESSIONS_VIEW_V14_SQL: string = agentSessionsView('adapter_runs', SPEND_STOP_V14);
 
 /**
  * The view as versions 8 to 13 made it: no run tallies (`adapter_runs` comes with version 14), so
@@ -133,6 +153,7 @@ export const AGENT_SESSIONS_VIEW_SQL: string = agentSessionsView('adapter_runs')
 export const AGENT_SESSIONS_VIEW_V13_SQL: string = agentSessionsView(
   '(SELECT NULL AS adapter, NULL AS run_id, NULL AS updated_at, NULL AS tool_calls, NULL AS tokens, NULL AS cost_usd,' +
     ' NULL AS unpriced_tokens, NULL AS budget_usd, NULL AS budget_tokens, NULL AS ended_at WHERE 0)',
+  SPEND_STOP_V14,
 );
 
 /**

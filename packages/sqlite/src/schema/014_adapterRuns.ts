@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V14_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 14: a framework adapter's run keeps one row, `adapter_runs`, replaced as the run
@@ -26,7 +26,7 @@ CREATE TABLE adapter_runs (
   PRIMARY KEY (adapter, run_id)
 ) WITHOUT ROWID;
 DROP VIEW agent_sessions;
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V14_SQL}`;
 
 /** Applies schema version 14. */
 export function up014AdapterRuns(db: BetterSqlite3.Database): void {

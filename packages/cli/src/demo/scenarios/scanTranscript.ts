@@ -62,7 +62,10 @@ export const scanTranscript: DemoScenario = {
     );
     const scanned = await scanPaths([dir], {});
     const report = scanReport(scanned.sessions, scanned.files, scanned.problems.length, 3);
-    for (const line of renderTerminal(report, 3).trimEnd().split('\n')) ctx.print(`   ${line}`.trimEnd());
+    // as `scan` prints it on this terminal, less the narration's indent (qa54)
+    const columns = ctx.columns === undefined ? undefined : ctx.columns - 3;
+    for (const line of renderTerminal(report, 3, undefined, columns).trimEnd().split('\n'))
+      ctx.print(`   ${line}`.trimEnd());
     ctx.print(`   Try it on your own sessions: loopguard scan (or: loopguard scan ${dir} --html loops.html)`);
     ctx.print(
       '   Pick days and a project as in ccusage: loopguard scan --since 20261101 --until 20261130 --project my-app',
