@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ManualClock } from '@loopguard/core';
+import { sealText } from '@loopguard/core/steps';
 import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { CONFIG_SEAL_STAMP, configKey, SEALED_CONFIG_FILE } from '../src/hook/configSeal.js';
+import { SHA256_SEAL_CHECKSUM } from '../src/hook/sealChecksum.js';
 import { runCli } from '../src/main.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
 import { bufferedIo } from './helpers.js';
@@ -226,6 +229,33 @@ describe('loopguard statusline', () => {
     expect(await line(input)).toBe(
       `loopguard: failing open in this project (config ${file} is not a regular file) until that file is fixed\n`,
     );
+  });
+
+  it('says the hooks fail open when a hook of another build refused the file: a running MCP server of the build before an upgrade (review56)', async () => {
+    const dir = project();
+    const file = join(dir, 'loopguard.config.yaml');
+    writeFileSync(file, 'hook:\n  repeatThreshold: 1\n');
+    const error = `config ${file}: hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)`;
+    // what the other build's hook kept: the same layout, its own build's id in the stamp
+    const stamp = CONFIG_SEAL_STAMP.replace(/^c3\.[^.]+\./, 'c3.0123456789abcdef.');
+    expect(stamp).not.toBe(CONFIG_SEAL_STAMP);
+    const body = JSON.stringify({ file: configKey(file).key, error });
+    writeFileSync(
+      join(dir, '.loopguard', SEALED_CONFIG_FILE),
+      sealText(body, stamp, 'state', SHA256_SEAL_CHECKSUM),
+      {
+        mode: 0o600,
+      },
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: dir }))).toBe(
+      `loopguard: failing open in this project (${error}) until that file is fixed\n`,
+    );
+    // another layout (an older build's `c2`) is not read: its fields may mean other things
+    writeFileSync(
+      join(dir, '.loopguard', SEALED_CONFIG_FILE),
+      sealText(body, stamp.replace(/^c3/, 'c2'), 'state', SHA256_SEAL_CHECKSUM),
+    );
+    expect(await line(JSON.stringify({ session_id: 's1', cwd: dir }))).toContain('at call 4');
   });
 
   it("names what loopguard did to the session's subagents: the main thread ran on, its subagent was stopped", async () => {

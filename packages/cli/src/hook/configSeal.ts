@@ -11,6 +11,9 @@ import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
 /** Where the hook keeps the configuration it validated last, in the project's `.loopguard`. */
 export const SEALED_CONFIG_FILE = 'config.sealed';
 
+/** The layout's part of {@link CONFIG_SEAL_STAMP}, which every build's stamp starts with. */
+const SEAL_LAYOUT = 'c3.';
+
 /**
  * The sealed configuration's layout, bumped with any change to what it holds (`c2`: a refused
  * file's error, sessions55; `c3`: the build), the build that checked it ({@link BUILD_ID}: another
@@ -20,7 +23,7 @@ export const SEALED_CONFIG_FILE = 'config.sealed';
  * read from their modules, so that the status line loads no schema library to read it (its bundle
  * stays small); `guardConfig.test.ts` holds it to those defaults.
  */
-export const CONFIG_SEAL_STAMP = `c3.${BUILD_ID}.3000.0.8.5.warn`;
+export const CONFIG_SEAL_STAMP = `${SEAL_LAYOUT}${BUILD_ID}.3000.0.8.5.warn`;
 
 /** The configuration the hook validated, as the sealed file holds it besides its seal. */
 export interface SealedConfig {
@@ -66,8 +69,22 @@ export function sealedPathOf(projectDir: string): string | undefined {
   }
 }
 
-/** What the file at `path` holds when it is this build's seal, unchanged, of the file `key` names. */
-export function readSealedState(path: string, key: string): SealedState | undefined {
+/**
+ * The stamp a sealed file names when it is of this layout ({@link SEAL_LAYOUT}), whichever build
+ * wrote it: what the status line reads, as the hooks that run kept it (review56).
+ */
+function stampOfLayout(text: string): string | undefined {
+  const head = '{"seal":"';
+  const end = text.indexOf(' ', head.length);
+  const stamp = text.startsWith(head) && end !== -1 ? text.slice(head.length, end) : undefined;
+  return stamp?.startsWith(SEAL_LAYOUT) ? stamp : undefined;
+}
+
+/**
+ * What the file at `path` holds when it is this build's seal, unchanged, of the file `key` names;
+ * with `anyBuild`, another build's of this layout too (see {@link sealedVerdict}).
+ */
+export function readSealedState(path: string, key: string, anyBuild = false): SealedState | undefined {
   let text: string;
   try {
     checkOwnStateFile(path);
@@ -75,7 +92,8 @@ export function readSealedState(path: string, key: string): SealedState | undefi
   } catch {
     return undefined; // missing, a symbolic link, another user's
   }
-  const body = sealedBody(text, CONFIG_SEAL_STAMP, 'state', SHA256_SEAL_CHECKSUM);
+  const stamp = anyBuild ? stampOfLayout(text) : CONFIG_SEAL_STAMP;
+  const body = stamp === undefined ? undefined : sealedBody(text, stamp, 'state', SHA256_SEAL_CHECKSUM);
   if (body === undefined) return undefined;
   const state = JSON.parse(body) as SealedState;
   return state.file === key ? state : undefined;
@@ -105,7 +123,9 @@ export function writeSealedState(path: string, state: SealedState): void {
  * sealed for these very bytes), `{ enabled }` when they validated these bytes, `undefined` when no
  * hook call has validated them yet. For the status line, which runs after every reply and must not
  * pay the YAML parser each time (docs/benchmarks.md, "The status line and a configuration that
- * fails open").
+ * fails open"). Read whichever build sealed it: the status line says what the hooks that run did,
+ * and those may be another build's (Claude Code's MCP server, started before an upgrade, serves its
+ * session's hooks until the session ends, while each status line runs the upgraded build).
  */
 export function sealedVerdict(
   projectDir: string,
@@ -118,7 +138,7 @@ export function sealedVerdict(
     return { error: (error as Error).message };
   }
   const path = sealedPathOf(projectDir);
-  const state = path === undefined ? undefined : readSealedState(path, key);
+  const state = path === undefined ? undefined : readSealedState(path, key, true);
   if (state === undefined) return undefined;
   return 'error' in state ? { error: state.error } : { enabled: state.enabled };
 }
