@@ -236,6 +236,20 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(older.dir, ['status'])).out).toContain('| s1 ');
   });
 
+  it("runs says of a database an earlier loopguard wrote what status says, not SQLite's advice to open it writable (review56)", async () => {
+    const older = projectDatabase('older-runs');
+    older.database.db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    older.database.close();
+    const path = join(older.dir, '.loopguard', 'state.db');
+    const before = await run(older.dir, ['runs']);
+    expect(before.code).toBe(EXIT_CODES.internalError);
+    expect(before.err.trim().split('\n')).toEqual([
+      `loopguard: ${path}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
+    ]);
+    openLoopGuardDatabase(path).close();
+    expect((await run(older.dir, ['runs'])).out).toBe('no runs yet\n');
+  });
+
   it('lists the 20 most recent sessions without --limit and says how many it left out; --limit and --json as asked (qa47)', async () => {
     const many = projectDatabase('many');
     for (let i = 0; i < 25; i++) {

@@ -4,6 +4,7 @@ import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { olderSchema } from '../olderSchema.js';
 
 /**
  * What `--db <folder>` says: a folder is no database (SQLite's own word would be "unable to open"
@@ -41,16 +42,4 @@ export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
     }
     throw error;
   }
-}
-
-/**
- * A database an earlier loopguard wrote, in the user's words (qa54): a read-only door does not
- * migrate it (it writes in no folder a hook has not checked), the hooks and `run` do when they
- * next open it. `undefined` for any other message. The versions come from `assertSchemaCurrent`'s
- * own message (`schema version 14, older than 15`).
- */
-function olderSchema(message: string): string | undefined {
-  const versions = /schema version (\d+), older than (\d+)/.exec(message);
-  if (versions === null) return undefined;
-  return `written by an earlier loopguard (schema version ${versions[1]}; this one reads ${versions[2]}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`;
 }

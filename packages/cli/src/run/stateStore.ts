@@ -1,9 +1,11 @@
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import { EXIT_CODES } from '../exitCodes.js';
+import { olderSchema } from '../olderSchema.js';
 import { checkOwnStateFile, ownStateFolder, UnsafeStateError } from '../stateFolder.js';
 import { checkFoundState, refuseForeignSchema } from '../stateSchema.js';
 
@@ -117,6 +119,9 @@ export function openState(
     return probe(path, mode);
   } catch (error) {
     corruption = causeOf(error);
+    const older = mode === 'read' && error instanceof LoopGuardError ? olderSchema(error.message) : undefined;
+    if (older !== undefined)
+      throw new CliError(`${path}: ${older}`, EXIT_CODES.internalError, { cause: error });
     if (!isCorruption(error)) throw stateIoError(path, mode === 'read' ? 'read' : 'open', error);
     if (mode === 'read')
       throw new CliError(
