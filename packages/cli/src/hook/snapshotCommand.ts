@@ -69,9 +69,11 @@ export function plainHookCommand(argv: [node: string, bin: string], agent: strin
 /**
  * The shell command of a hook call that starts from the snapshot `blob`, and starts without it
  * when that fails: a blob removed, corrupt or left by another node version slows the hook down,
- * never breaks it. Node fails that way before anything reads the event; a hook call itself always
- * exits 0, and were it to fail after reading the event, the second start would read an empty or
- * cut event and fail open like any unreadable event (it never answers anything). The snapshot
+ * never breaks it. Node fails that way before anything reads the event; a hook call itself exits 0
+ * (but for an agent it does not know, `hook cursor`: exit 1 before reading anything, which the
+ * second start says again; `init` writes no such command), and were it to fail after reading the
+ * event, the second start would read an empty or cut event and fail open like any unreadable event
+ * (it never answers anything). The snapshot
  * starts without the user's `NODE_OPTIONS`: V8 refuses a snapshot under other V8 flags (a
  * `--max-old-space-size` set for other tools), and a hook call needs none of them. Both starts go
  * without `NODE_EXTRA_CA_CERTS` ({@link plainHookCommand}).
