@@ -93,9 +93,11 @@ export function guardCodexSession(
     const verdict =
       result === undefined
         ? undefined
-        : turnSteps(event.tool, event.input, result.output, result.error)
-            .map((step) => probe.observe(step))
-            .find((v) => v.action !== 'continue');
+        : event.kind === 'before_tool'
+          ? probe.foresee(event.tool, event.input, result.output, result.error)
+          : turnSteps(event.tool, event.input, result.output, result.error)
+              .map((step) => probe.observe(step))
+              .find((v) => v.action !== 'continue');
     if (event.kind === 'before_tool' && verdict?.action === 'stop') {
       // the detector counts the calls that ran; the model made the denied ones too, and each
       // denial falls at its own call (the calls scan counts in the rollout)
