@@ -174,10 +174,10 @@
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
 
-  /** `same_error at call 4`, `cap` (a spend stop without its call) or `–`. */
+  /** `same_error at call 4`, `budget reached` (a spend stop without its call: the server's words) or `–`. */
   function stopText({ stop }) {
     if (stop === null) return '–';
-    const kind = stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
+    const kind = stop.reason ?? stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
     return stop.call == null ? kind : `${kind} at call ${stop.call}`;
   }
 
@@ -304,9 +304,10 @@
     item.dataset.action = recovery.action;
     const details = el('details');
     const summary = el('summary');
-    const { toolCall, reason } = recovery.metadata;
+    const { toolCall } = recovery.metadata;
     const facts = [
-      recovery.loopType ?? (typeof reason === 'string' ? reason : null),
+      // a spend entry's reason in the server's words (`budget reached`), not its key (story56)
+      recovery.loopType ?? recovery.spendReason ?? null,
       typeof toolCall === 'number' ? `call ${toolCall}` : null,
       recovery.attemptCount != null ? plural(recovery.attemptCount, 'attempt') : null,
       when(recovery.timestamp),

@@ -174,7 +174,7 @@ describe('agent_sessions: one session across doors', () => {
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
       'stopped by loopguard (run reached its iteration or time limit)',
     );
-    expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (cap)');
+    expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (budget reached)');
     expect((await reader.sessionCounts()).byVerdict).toMatchObject({ stopped: 2, stopped_on_spend: 1 });
   });
 

@@ -1,4 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
+import { spendReasonWords } from './spendReasonWords.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
 /**
@@ -45,8 +46,17 @@ export interface SessionView {
   stops: number;
   /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
   refusedCalls: number;
-  /** The first stop: its kind (a loop type, or the spend reason), its entry topic, the tool call it fell at. */
-  stop: { topic: 'loop_stop' | 'spend_stop'; kind: string | null; call: number | null; at: number } | null;
+  /**
+   * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
+   * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
+   */
+  stop: {
+    topic: 'loop_stop' | 'spend_stop';
+    kind: string | null;
+    call: number | null;
+    at: number;
+    reason: string | null;
+  } | null;
   /**
    * What the session spent, when a spend guard counted it; `costUsd` only of priced models, and
    * `cost` as every door writes it (`formatUsd`: `$0.0038`, never `$0.00`).
@@ -150,7 +160,8 @@ function headline({
   runStatus,
 }: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const where = stop?.call == null ? '' : ` at call ${stop.call}`;
-  const kind = stop?.kind ? ` (${stop.kind})` : '';
+  const said = stop?.reason ?? stop?.kind;
+  const kind = said ? ` (${said})` : '';
   switch (verdict) {
     case 'stopped_on_spend':
       return `stopped on spend${where}${kind}`;
@@ -218,7 +229,16 @@ export function sessionViewOf(row: SessionRow): SessionView {
     refusedCalls: Number(row.refused_calls ?? 0),
     stop:
       row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
-        ? { topic: row.stop_topic, kind: row.stop_kind, call: num(row.stop_call), at: Number(row.stopped_at) }
+        ? {
+            topic: row.stop_topic,
+            kind: row.stop_kind,
+            call: num(row.stop_call),
+            at: Number(row.stopped_at),
+            reason:
+              row.stop_topic === 'spend_stop' && row.stop_kind !== null
+                ? spendReasonWords(row.stop_kind)
+                : null,
+          }
         : null,
     spend:
       row.tokens === null
