@@ -128,9 +128,10 @@
     if (run) {
       // The run's state as its store reports it: running, paused, interrupted (owner gone), …
       const state = String(run.runStatus);
+      // its status in the server's words (`limit reached`, not `budget_spent`: story56)
       $('run').replaceChildren(
         `${run.runId} `,
-        el('span', state, `badge run-${state.replace(/[^a-z_]/g, '')}`),
+        el('span', run.statusText ?? state, `badge run-${state.replace(/[^a-z_]/g, '')}`),
       );
       if (run.reason) $('run').title = run.reason;
     }
@@ -241,7 +242,7 @@
       session.spend
         ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
         : null,
-      session.runStatus ? `run ${session.runStatus}` : null,
+      session.runStatusText ? `run ${session.runStatusText}` : null,
     ].filter((fact) => fact !== null);
     cell.append(el('p', facts.join(' · '), 'hint'));
     const list = el('ol', undefined, 'session-entries');

@@ -105,7 +105,13 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       '–',
       'stopped',
     ]);
-    expect(spent?.slice(4)).toEqual(['12', '0', 'budget reached at call 12', '$0.52 of $0.50', 'stopped on spend']);
+    expect(spent?.slice(4)).toEqual([
+      '12',
+      '0',
+      'budget reached at call 12',
+      '$0.52 of $0.50',
+      'stopped on spend',
+    ]);
     expect(nudged?.slice(0, 1).concat(nudged.slice(4))).toEqual(['codex', '7', '2', '–', '–', 'nudged']);
     expect(clean?.slice(4)).toEqual(['9', '0', '–', '–', 'clean']);
     expect(problems).toEqual([]);
