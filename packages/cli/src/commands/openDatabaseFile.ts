@@ -4,6 +4,7 @@ import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { earlierSchemaText } from '../earlierSchemaText.js';
 
 /**
  * What `--db <folder>` says: a folder is no database (SQLite's own word would be "unable to open"
@@ -52,5 +53,5 @@ export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
 function olderSchema(message: string): string | undefined {
   const versions = /schema version (\d+), older than (\d+)/.exec(message);
   if (versions === null) return undefined;
-  return `written by an earlier loopguard (schema version ${versions[1]}; this one reads ${versions[2]}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`;
+  return earlierSchemaText(Number(versions[1]), Number(versions[2]));
 }
