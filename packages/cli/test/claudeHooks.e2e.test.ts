@@ -256,9 +256,11 @@ describe.each<Mode>(['command', 'mcp'])(
         ['loop_nudge', 5],
         ['loop_stop', 6],
       ]);
-      expect(entries[1]?.content).toContain(
-        '4 times, since call 3.\nRepeating:\n- call 6: `cat missing.txt`',
+      // call 6 never ran: the stop says so and quotes the calls that ran (story56)
+      expect(entries[1]?.content).toMatch(
+        /^Stopped \(same_error\): call 6 was refused before it ran: it repeats call 5, [^\n]*\nRepeating:\n- call 5: `cat missing.txt`/,
       );
+      expect(entries[1]?.content).not.toContain('- call 6:');
       const status = await expectStatusAndDashboard(dir, 6);
       expect(status.summary).toContain('1 call refused');
       const scanned = await loopguard(dir, ['scan', '--json'], { HOME: home });

@@ -374,7 +374,7 @@ describe('loopguard hook codex', () => {
     expect(JSON.parse(reply).hookSpecificOutput.permissionDecision).toBe('deny');
     const status = await loopguard(dir, ['status', '--session', 's2']);
     expect(status.code).toBe(11);
-    expect(status.stdout).toContain('stopped on spend at call 1 (cap), 0 tool calls ran');
+    expect(status.stdout).toContain('stopped on spend at call 1 (budget reached), 0 tool calls ran');
   });
 
   it('a refused call is numbered among the calls: the spend stop after it falls at the call scan says', async () => {

@@ -129,6 +129,27 @@ describe('loopguard status', () => {
     expect(json.breaker).toMatchObject({ runId: 'r1', runStatus: 'interrupted', state: 'OPEN' });
   });
 
+  it("story56: says a run at its limit in words, in status's header and in the runs list", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-story56-'));
+    mkdirSync(join(dir, '.loopguard'));
+    const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+    const runs = new SqliteRunStore({ db: database.db });
+    runs.createRun({ id: 'r1', command: ['agent'], options: {}, cwd: dir });
+    runs.updateRun('r1', { status: 'budget_spent', reason: 'Iteration 3 exceeds maximum of 2.' });
+    database.close();
+    const inDir = async (args: string[]) => {
+      const io = bufferedIo({ cwd: dir });
+      await runCli(args, io);
+      return io.out();
+    };
+    const status = await inDir(['status']);
+    expect(status).toContain('newest run r1 limit reached, breaker: CLOSED');
+    expect(status).not.toContain('budget_spent');
+    expect(await inDir(['runs'])).toMatch(/^r1\s+limit reached\s+0\s+CLOSED/m);
+    expect(JSON.parse(await inDir(['runs', '--json']))).toMatchObject({ status: 'budget_spent' });
+    rmSync(dir, { recursive: true });
+  });
+
   it('prints the /status body with --json, paged with --limit and --cursor', async () => {
     const first = await run(['status', '--db', db, '--json', '--limit', '3']);
     const page = JSON.parse(first.out);

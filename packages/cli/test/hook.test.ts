@@ -59,6 +59,16 @@ describe('loopguard hook claude', () => {
     );
 
     const { sessions, entries } = hookState(dir);
+    // the denied call never ran (story56): the model is told so, and no output of it is quoted
+    const ran = Number(sessions[0]?.tool_calls);
+    const reason = stop.hookSpecificOutput.permissionDecisionReason as string;
+    expect(reason).toMatch(
+      new RegExp(
+        `^Stopped \\(same_error\\): call ${ran + 1} was refused before it ran: it repeats call ${ran}, with nothing changed since, and the loop went on after the nudge\\.\n`,
+      ),
+    );
+    expect(reason).not.toContain(`- call ${ran + 1}: `);
+    expect(reason).not.toContain(`${ran + 1} times`);
     expect(sessions).toMatchObject([{ session_id: 's1', nudges: 1, stops: 1, steps: replies.length + 1 }]);
     expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     expect(entries[0]?.related_tasks).toEqual(['claude:s1']);

@@ -101,7 +101,7 @@ describe('the spend guard in the hook', () => {
       ['spend_stop', 4],
     ]);
     const status = await loopguard(dir, ['status', '--session', 'calls']);
-    expect(status.stdout).toContain('stopped on spend at call 4 (cap), 4 tool calls ran');
+    expect(status.stdout).toContain('stopped on spend at call 4 (budget reached), 4 tool calls ran');
   });
 
   it('a session stopped at a failing call (Claude Code ignores continue: false there) is denied its next calls before they run', async () => {
@@ -143,7 +143,7 @@ describe('the spend guard in the hook', () => {
     ]);
     expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 3, tokens: 1800 });
     const status = await loopguard(dir, ['status', '--session', 'failing']);
-    expect(status.stdout).toContain('stopped on spend at call 1 (cap), 1 tool call ran');
+    expect(status.stdout).toContain('stopped on spend at call 1 (budget reached), 1 tool call ran');
   });
 
   it('a budget lowered in the configuration between two calls stops the session at the next call, recorded there', async () => {
@@ -162,7 +162,7 @@ describe('the spend guard in the hook', () => {
     expect(reply2).toMatchObject({ continue: false, hookSpecificOutput: { permissionDecision: 'deny' } });
     expect(spendState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([['spend_stop', 2]]);
     const status = await loopguard(dir, ['status', '--session', 'lowered']);
-    expect(status.stdout).toContain('stopped on spend at call 2 (cap), 1 tool call ran');
+    expect(status.stdout).toContain('stopped on spend at call 2 (budget reached), 1 tool call ran');
   });
 
   it("trust46: a new session (the model's own `claude -p`) in a project whose day is spent is denied its first call", async () => {
@@ -214,7 +214,7 @@ describe('the spend guard in the hook', () => {
       now: () => T0,
     });
     expect(JSON.parse(answer)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
-    const sentence = 'stopped on spend at call 1 (cap), 0 tool calls ran, $0.000030';
+    const sentence = 'stopped on spend at call 1 (budget reached), 0 tool calls ran, $0.000030';
     const status = await loopguard(dir, ['status', '--session', 'child']);
     expect(status.code).toBe(11);
     expect(status.stdout).toContain(sentence);

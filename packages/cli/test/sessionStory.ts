@@ -142,11 +142,13 @@ export async function expectOneStory(
             ? EXIT_CODES.sessionStoppedOnSpend
             : EXIT_CODES.ok,
       );
-      expect(JSON.parse(one.out()), what).toMatchObject({
+      const detail = JSON.parse(one.out());
+      expect(detail, what).toMatchObject({
         verdict: session.verdict,
         summary: session.summary,
         toolCalls: session.toolCalls,
       });
+      expectDeniedCallsNeverRan(detail.entries, what);
       const page = (await (await fetch(`${server.url}sessions?sessionId=${session.sessionId}`)).json()) as {
         sessions: Listed[];
       };
@@ -181,6 +183,25 @@ export async function expectOneStory(
     await store.close();
   }
   return stories;
+}
+
+/**
+ * A stop that refused its call before it ran (story56) tells the model so, at the call `status`
+ * names, and quotes no output of that call (it gave none): the message, the stop's call and the
+ * calls that ran tell one story.
+ */
+function expectDeniedCallsNeverRan(
+  entries: Array<{ topic: string; content: string; metadata: Record<string, unknown> }>,
+  what: string,
+): void {
+  for (const entry of entries) {
+    if (entry.topic !== 'loop_stop' || entry.metadata.deniedBeforeRun !== true) continue;
+    const call = Number(entry.metadata.toolCall);
+    expect(entry.content, what).toMatch(
+      new RegExp(`^Stopped \\(\\w+\\): call ${call} was refused before it ran`),
+    );
+    expect(entry.content, what).not.toContain(`- call ${call}: `);
+  }
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

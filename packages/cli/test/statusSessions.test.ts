@@ -95,7 +95,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const order = ['nudged', 'spent', 'looped'].map((id) => out.indexOf(`| ${id} `));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
-    expect(out).toContain('stopped on spend (cap)');
+    expect(out).toContain('stopped on spend (budget reached)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
 

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ManualClock } from '@loopguard/core';
 import { sealText } from '@loopguard/core/steps';
-import { openLoopGuardDatabase, SqliteHookSessionStore } from '@loopguard/sqlite';
+import { openLoopGuardDatabase, SCHEMA_VERSION, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EXIT_CODES } from '../src/exitCodes.js';
 import { CONFIG_SEAL_STAMP, configKey, SEALED_CONFIG_FILE } from '../src/hook/configSeal.js';
 import { SHA256_SEAL_CHECKSUM } from '../src/hook/sealChecksum.js';
 import { runCli } from '../src/main.js';
@@ -78,6 +79,23 @@ describe('loopguard statusline', () => {
         JSON.stringify({ session_id: 's1', cwd: join(dir, 'src'), workspace: { project_dir: dir } }),
       ),
     ).toBe('loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n');
+  });
+
+  it('says what status says of a database an earlier loopguard wrote, until a hook brings it up to date (story56)', async () => {
+    const older = project();
+    const path = join(older, '.loopguard', 'state.db');
+    const database = openLoopGuardDatabase(path);
+    database.db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    database.close();
+    const io = bufferedIo({ cwd: older, env: { NO_COLOR: '1' } });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.usage);
+    const said = io.err().trim().replace(`loopguard: --db ${path}: `, '');
+    expect(said).toMatch(/^written by an earlier loopguard \(schema version/);
+    const input = JSON.stringify({ session_id: 's1', cwd: older, workspace: { project_dir: older } });
+    expect(await line(input)).toBe(`loopguard: ${said}\n`);
+    // what a hook's open does: the database migrated, the line is the session's again
+    openLoopGuardDatabase(path).close();
+    expect(await line(input)).toContain('stopped by loopguard at call 4');
   });
 
   it('reads the project from CLAUDE_PROJECT_DIR first, as the hooks do', async () => {

@@ -128,9 +128,10 @@
     if (run) {
       // The run's state as its store reports it: running, paused, interrupted (owner gone), …
       const state = String(run.runStatus);
+      // its status in the server's words (`limit reached`, not `budget_spent`: story56)
       $('run').replaceChildren(
         `${run.runId} `,
-        el('span', state, `badge run-${state.replace(/[^a-z_]/g, '')}`),
+        el('span', run.statusText ?? state, `badge run-${state.replace(/[^a-z_]/g, '')}`),
       );
       if (run.reason) $('run').title = run.reason;
     }
@@ -174,10 +175,10 @@
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
 
-  /** `same_error at call 4`, `cap` (a spend stop without its call) or `–`. */
+  /** `same_error at call 4`, `budget reached` (a spend stop without its call: the server's words) or `–`. */
   function stopText({ stop }) {
     if (stop === null) return '–';
-    const kind = stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
+    const kind = stop.reason ?? stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
     return stop.call == null ? kind : `${kind} at call ${stop.call}`;
   }
 
@@ -241,7 +242,7 @@
       session.spend
         ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
         : null,
-      session.runStatus ? `run ${session.runStatus}` : null,
+      session.runStatusText ? `run ${session.runStatusText}` : null,
     ].filter((fact) => fact !== null);
     cell.append(el('p', facts.join(' · '), 'hint'));
     const list = el('ol', undefined, 'session-entries');
@@ -304,9 +305,10 @@
     item.dataset.action = recovery.action;
     const details = el('details');
     const summary = el('summary');
-    const { toolCall, reason } = recovery.metadata;
+    const { toolCall } = recovery.metadata;
     const facts = [
-      recovery.loopType ?? (typeof reason === 'string' ? reason : null),
+      // a spend entry's reason in the server's words (`budget reached`), not its key (story56)
+      recovery.loopType ?? recovery.spendReason ?? null,
       typeof toolCall === 'number' ? `call ${toolCall}` : null,
       recovery.attemptCount != null ? plural(recovery.attemptCount, 'attempt') : null,
       when(recovery.timestamp),

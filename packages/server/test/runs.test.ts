@@ -57,6 +57,7 @@ describe('the newest loopguard run', () => {
       state: 'OPEN',
       runId: 'r2',
       runStatus: 'paused',
+      statusText: 'paused',
       reason: 'no file changes in 3 iterations',
       updatedAt: at,
     });

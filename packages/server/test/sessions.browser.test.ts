@@ -105,7 +105,13 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       '–',
       'stopped',
     ]);
-    expect(spent?.slice(4)).toEqual(['12', '0', 'cap at call 12', '$0.52 of $0.50', 'stopped on spend']);
+    expect(spent?.slice(4)).toEqual([
+      '12',
+      '0',
+      'budget reached at call 12',
+      '$0.52 of $0.50',
+      'stopped on spend',
+    ]);
     expect(nudged?.slice(0, 1).concat(nudged.slice(4))).toEqual(['codex', '7', '2', '–', '–', 'nudged']);
     expect(clean?.slice(4)).toEqual(['9', '0', '–', '–', 'clean']);
     expect(problems).toEqual([]);
@@ -171,10 +177,10 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const row = page.locator('#sessions tbody tr.session', { hasText: 'spend-run' });
     const cells = (await row.locator('td').allTextContents()).map((t) => t.trim());
     expect(cells[0]).toBe('ai-sdk');
-    expect(cells.slice(6)).toEqual(['cap', '$0.06 of $0.05', 'stopped on spend']);
+    expect(cells.slice(6)).toEqual(['budget reached', '$0.06 of $0.05', 'stopped on spend']);
     await row.click();
     expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
-      'stopped on spend (cap), $0.06 of $0.05',
+      'stopped on spend (budget reached), $0.06 of $0.05',
     );
     expect(await text('#spent')).toBe('$0.58');
     expect(problems).toEqual([]);
@@ -249,8 +255,8 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const spend = page.locator('#sessions tr.session-detail', { hasText: 'stopped on spend' });
     await spend.locator('.session-entries details').nth(1).waitFor();
     expect(await spend.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent share · call 9 · /),
-      expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent cap · call 12 · /),
+      expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent nearing its budget · call 9 · /),
+      expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent budget reached · call 12 · /),
     ]);
     // closing it again
     await page.locator('#sessions tbody tr.session').first().click();

@@ -338,7 +338,7 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
         sessionId: 'run-7',
         spend: { tokens: 45, costUsd: 0.06, cost: '$0.06', unpricedTokens: 0 },
         budget: { maxCostUsd: 0.05, maxTokens: null },
-        summary: 'stopped on spend (cap), $0.06 of $0.05',
+        summary: 'stopped on spend (budget reached), $0.06 of $0.05',
         spendSummary: '$0.06 of $0.05',
       },
     ]);

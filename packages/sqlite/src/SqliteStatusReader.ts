@@ -123,6 +123,7 @@ export class SqliteStatusReader implements core.StatusReader {
       state: run.breakerState,
       runId: run.id,
       runStatus: run.status,
+      statusText: core.runStatusWords(run.status),
       reason: run.reason,
       updatedAt: run.updatedAt,
     };
@@ -198,7 +199,11 @@ export class SqliteStatusReader implements core.StatusReader {
       where.push('(last_active < ? OR (last_active = ? AND (agent, session_id, project_dir) < (?, ?, ?)))');
       params.push(after[0], ...after);
     }
-    const sql = `SELECT * FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+    // a run's reason is the runs table's (the view has no column for it: story56)
+    const reason = this.hasTable('runs')
+      ? `(SELECT r.reason FROM runs r WHERE agent_sessions.agent = 'run' AND r.id = agent_sessions.session_id)`
+      : 'NULL';
+    const sql = `SELECT *, ${reason} AS run_reason FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT ?`;
     return core.sessionPageOf(
       this.cached(sql).all(...params, query.limit + 1) as core.SessionRow[],

@@ -16,6 +16,7 @@ import { up012SessionEnd } from './schema/012_sessionEnd.js';
 import { up013AgentProcess } from './schema/013_agentProcess.js';
 import { up014AdapterRuns } from './schema/014_adapterRuns.js';
 import { up015RunLimits } from './schema/015_runLimits.js';
+import { SCHEMA_VERSION } from './schemaVersion.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
 /**
@@ -64,12 +65,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 15, name: 'run limits', up: up015RunLimits },
 ]);
 
-/**
- * The schema version this build of `@loopguard/sqlite` writes: the last migration's version.
- * @example
- * db.pragma('user_version', { simple: true }) === SCHEMA_VERSION; // after openLoopGuardDatabase(db)
- */
-export const SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;
+export { SCHEMA_VERSION };
 
 /**
  * What {@link migrate} did.

@@ -174,8 +174,31 @@ describe('agent_sessions: one session across doors', () => {
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
       'stopped by loopguard (run reached its iteration or time limit)',
     );
-    expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (cap)');
+    expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (budget reached)');
     expect((await reader.sessionCounts()).byVerdict).toMatchObject({ stopped: 2, stopped_on_spend: 1 });
+  });
+
+  it("story56: says why a run's breaker paused it, and its status in words", async () => {
+    const { database, clock, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r1', { status: 'paused', reason: 'no file changes in 3 iterations' });
+    clock.advance(1000);
+    runs.createRun({ id: 'r2', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r2', { status: 'budget_spent', reason: 'Iteration 3 exceeds maximum of 2.' });
+    const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
+    expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
+      'stopped by loopguard (run paused: no file changes in 3 iterations)',
+    );
+    expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
+      'stopped by loopguard (run reached its iteration or time limit)',
+    );
+    // the header's newest run: its status in words, not the stored name
+    expect(await reader.latestRun()).toMatchObject({
+      runId: 'r2',
+      runStatus: 'budget_spent',
+      statusText: 'limit reached',
+    });
   });
 
   it('sessions54: shows a framework run loopguard did not stop with its tally (tool calls, dollars, budget), running until it ends', async () => {

@@ -54,6 +54,8 @@ describe('openLoopGuardDatabase', () => {
     const path = `${tmp.dir}/state.db`;
     const store = openLoopGuardDatabase(path, { busyTimeoutMs: 1234 });
     expect(store.migration).toEqual({ from: 0, to: SCHEMA_VERSION, applied: MIGRATIONS.map((m) => m.name) });
+    // the version the status line compares with is the last migration's (story56)
+    expect(MIGRATIONS.at(-1)?.version).toBe(SCHEMA_VERSION);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('busy_timeout', { simple: true })).toBe(1234);

@@ -1,3 +1,4 @@
+import { runStatusWords } from '@loopguard/core/internal';
 import type { Command } from 'commander';
 import type { CliIo } from '../cliIo.js';
 import { localTime, timeZoneName } from '../localTime.js';
@@ -31,7 +32,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       for (const run of runs) {
         rows.push([
           run.id,
-          run.status,
+          runStatusWords(run.status), // `--json` keeps the stored name
           String(run.iteration),
           run.breakerState,
           localTime(run.startedAt),

@@ -25,11 +25,11 @@ import {
 } from './openStatusReader.js';
 import { oneOf, positiveInteger } from './parsers.js';
 
-/** `newest run r2 interrupted, breaker: OPEN` for the newest run; empty without one. */
-function runLine(breaker: { state: string; runId?: unknown; runStatus?: unknown } | undefined): string {
+/** `newest run r2 interrupted, breaker: OPEN` for the newest run (its status in words); empty without one. */
+function runLine(breaker: { state: string; runId?: unknown; statusText?: unknown } | undefined): string {
   if (breaker === undefined) return '';
   if (typeof breaker.runId !== 'string') return `breaker: ${breaker.state}`;
-  return `newest run ${breaker.runId} ${String(breaker.runStatus)}, breaker: ${breaker.state}`;
+  return `newest run ${breaker.runId} ${String(breaker.statusText)}, breaker: ${breaker.state}`;
 }
 
 type StatusOptions = StatusStoreFlags & {

@@ -84,6 +84,11 @@ export function guardCodexSession(
     const key = keyOf(event.tool, event.input);
     const last = memory.results.find((r) => r.key === key);
     const probe = StepLoopDetector.restore(detector.snapshot(), context.detector);
+    // the detector counts the calls that ran; the model made the denied ones too, and each denial
+    // falls at its own call (the calls scan counts in the rollout): the probe numbers a call about
+    // to run, and its stop's words, among all of them (story56)
+    const deniedCalls = event.kind === 'before_tool' ? (codex.deniedCalls ?? 0) : 0;
+    for (let n = 0; n < deniedCalls; n++) probe.countUnobservedCall();
     const result =
       event.kind === 'after_tool'
         ? { output: event.output, error: last?.error ?? false }
@@ -93,14 +98,13 @@ export function guardCodexSession(
     const verdict =
       result === undefined
         ? undefined
-        : turnSteps(event.tool, event.input, result.output, result.error)
-            .map((step) => probe.observe(step))
-            .find((v) => v.action !== 'continue');
+        : event.kind === 'before_tool'
+          ? probe.foresee(event.tool, event.input, result.output, result.error)
+          : turnSteps(event.tool, event.input, result.output, result.error)
+              .map((step) => probe.observe(step))
+              .find((v) => v.action !== 'continue');
     if (event.kind === 'before_tool' && verdict?.action === 'stop') {
-      // the detector counts the calls that ran; the model made the denied ones too, and each
-      // denial falls at its own call (the calls scan counts in the rollout)
-      const deniedCalls = codex.deniedCalls ?? 0;
-      record({ ...verdict, toolCall: verdict.toolCall + deniedCalls }, true);
+      record(verdict, true);
       codex.deniedCalls = deniedCalls + 1;
       if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
       reply = replyOf(verdict, true);

@@ -128,7 +128,7 @@ export function guardSession(
               }),
             };
       if (last === undefined || !foreseeable(last, detector)) return silent;
-      verdict = observe(turnSteps(event.tool, event.input, last.output, last.error));
+      verdict = detector.foresee(event.tool, event.input, last.output, last.error);
       if (verdict?.action !== 'stop') return silent;
       break;
     }

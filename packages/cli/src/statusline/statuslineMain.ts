@@ -1,10 +1,12 @@
 import { basename } from 'node:path';
+import { SCHEMA_VERSION } from '@loopguard/sqlite/schemaVersion';
 import Database from 'better-sqlite3';
 import { findConfigFile } from '../configFiles.js';
 import { sealedVerdict } from '../hook/configSeal.js';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
+import { earlierSchemaText } from '../olderSchema.js';
 import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
@@ -18,7 +20,8 @@ export const NOT_GUARDING =
 /**
  * The line of a session the environment leaves on: the project's off switch, or the error its
  * hooks fail open on (as the hooks' last validation of the file sealed it), else {@link NOT_GUARDING}, else `watching` before the database exists (the hooks write it on the
- * session's first tool call), else the session's summary.
+ * session's first tool call), else what `status` says of a database an earlier loopguard wrote,
+ * else the session's summary.
  */
 function projectLine(input: StatusLineInput): string {
   // the project the hooks record the session in: the repository's when it started below it (qa47),
@@ -48,6 +51,10 @@ function projectLine(input: StatusLineInput): string {
   if (path === undefined) return 'loopguard: watching';
   const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 200 });
   try {
+    // a database an earlier loopguard wrote: `status` refuses to read it until a hook migrates it,
+    // and says so; the line says the same (story56), not a sentence of an earlier schema's view
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version < SCHEMA_VERSION) return `loopguard: ${earlierSchemaText(version, SCHEMA_VERSION)}`;
     return statusLine(db, input);
   } finally {
     db.close();

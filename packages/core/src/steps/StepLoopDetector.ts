@@ -103,6 +103,8 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private pending: PendingAction | undefined;
   private steps = 0;
   private calls = 0;
+  /** While {@link foresee} judges a call that has not run. */
+  private foreseeing = false;
 
   /**
    * @param options - see {@link StepLoopDetectorOptions}.
@@ -156,6 +158,25 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
    */
   countUnobservedCall(): void {
     this.calls++;
+  }
+
+  /**
+   * Judges a call about to run as if it gave `output` again: a caller that remembers the call's last
+   * result, nothing changed since, and denies the call when the verdict is `stop` (the command
+   * hook). The call and its foreseen result are observed as any other; a stop's message says the call
+   * was refused before it ran and quotes only the calls that ran (it gave no output), so that the
+   * model reads what `status` says: that call did not run (story56).
+   * @returns the verdict of the call's two steps (the first that is not `continue`).
+   */
+  foresee(tool: string, input: unknown, output: string, error: boolean): StepVerdict {
+    const action = this.observe({ type: 'action', tool, input });
+    if (action.action !== 'continue') return action;
+    this.foreseeing = true;
+    try {
+      return this.observe({ type: 'observation', tool, output, error });
+    } finally {
+      this.foreseeing = false;
+    }
   }
 
   /** Whether this run's detection is on (the per-run switch; the global one is {@link setStepLoopDetectionEnabled}). */
@@ -419,12 +440,15 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       this.ladder.reset();
     followsNudge = this.ladder.isNudged || hit.nudged === true;
     const rung = thoughts ? 'continue' : this.ladder.climb(index, hit.loopType, hit.progress, hit.nudged);
+    // a call judged before it ran gave no output: its evidence is a forecast, not a fact
+    const refused = this.foreseeing && rung === 'stop' ? this.calls : undefined;
+    const evidence = hit.evidence.filter((e) => refused === undefined || e.call !== refused);
     const verdict: StepVerdict = {
       action: rung,
       loopType: hit.loopType,
       repeats: hit.repeats,
-      evidence: hit.evidence.slice(-this.options.maxEvidence),
-      message: rung === 'continue' ? null : stepLoopMessage(rung, hit),
+      evidence: evidence.slice(-this.options.maxEvidence),
+      message: rung === 'continue' ? null : stepLoopMessage(rung, hit, refused),
       since: hit.since,
       step: index,
       toolCall: this.calls,

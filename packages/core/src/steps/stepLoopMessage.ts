@@ -56,18 +56,35 @@ function sinceText(hit: RuleHit): string {
 }
 
 /**
+ * The head of a stop refused before call `call` ran: which earlier call it repeats. The rule's
+ * summary counts the refused call among the failures or results; it never ran, so the head does not
+ * repeat that count (story56).
+ */
+function refusedHead(hit: RuleHit, call: number): string {
+  const action = hit.evidence.find((e) => e.call === call)?.action;
+  const earlier = hit.evidence
+    .filter((e) => e.call !== undefined && e.call < call && e.action === action)
+    .at(-1);
+  const repeated = earlier === undefined ? 'an earlier call' : `call ${earlier.call}`;
+  return `Stopped (${hit.loopType}): call ${call} was refused before it ran: it repeats ${repeated}, with nothing changed since, and the loop went on after the nudge.`;
+}
+
+/**
  * The text a caller hands to the agent: what repeats, since when, the evidence, what to try
- * instead. For a stop it says the loop went on after the nudge.
+ * instead. For a stop it says the loop went on after the nudge; for a stop of a call refused before
+ * it ran (`refused`, its number), that the call did not run, and it quotes only the calls that ran.
  *
  * @example stepLoopMessage('nudge', hit); // 'Loop detected (same_error): the same action failed ...'
  */
-export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit): string {
+export function stepLoopMessage(rung: 'nudge' | 'stop', hit: RuleHit, refused?: number): string {
   const head =
     rung === 'nudge'
       ? `Loop detected (${hit.loopType}): ${hit.summary}, ${sinceText(hit)}.`
-      : `Stopped (${hit.loopType}): the loop went on after the nudge; ${hit.summary}, ${sinceText(hit)}.`;
+      : refused !== undefined
+        ? refusedHead(hit, refused)
+        : `Stopped (${hit.loopType}): the loop went on after the nudge; ${hit.summary}, ${sinceText(hit)}.`;
   const unique = new Map<string, StepEvidence>();
-  for (const evidence of hit.evidence)
+  for (const evidence of hit.evidence.filter((e) => refused === undefined || e.call !== refused))
     unique.set(`${evidence.action}\u0000${evidence.output}\u0000${evidence.message}`, evidence);
   const lines = [...unique.values()].slice(-5).map((evidence) => `- ${describe(evidence)}`);
   return [head, 'Repeating:', ...lines, hit.advice ?? ADVICE[hit.loopType]].join('\n');

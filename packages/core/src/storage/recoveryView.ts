@@ -5,6 +5,7 @@ import {
   SPEND_TOPICS,
   STEP_LOOP_TOPICS,
 } from '../model/contextEntry.js';
+import { spendReasonWords } from './spendReasonWords.js';
 
 /**
  * Topics the recoveries page lists (`/recoveries`, `loopguard recoveries`, the dashboard, the live
@@ -62,6 +63,8 @@ export interface RecoveryView {
   loopType: string | null;
   /** Attempts in the loop, from the metadata; `null` when absent. */
   attemptCount: number | null;
+  /** A spend entry's reason in words (`budget reached`, {@link spendReasonWords}); `null` for any other entry. */
+  spendReason: string | null;
   /** The text the autopilot reads. */
   content: string;
   /** The entry's metadata: the evidence (attempts), thresholds, blockers. */
@@ -82,6 +85,10 @@ export function recoveryViewOf(entry: ContextEntry): RecoveryView {
     taskId: entry.relatedTasks[0] ?? null,
     loopType: typeof loopType === 'string' ? loopType : null,
     attemptCount: typeof attemptCount === 'number' ? attemptCount : null,
+    spendReason:
+      entry.topic.startsWith('spend_') && typeof entry.metadata.reason === 'string'
+        ? spendReasonWords(entry.metadata.reason)
+        : null,
     content: entry.content,
     metadata: entry.metadata,
   };

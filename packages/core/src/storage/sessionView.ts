@@ -1,4 +1,6 @@
 import { formatUsd } from '../kernel/formatUsd.js';
+import { runStatusWords } from './runStatusWords.js';
+import { spendReasonWords } from './spendReasonWords.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
 /**
@@ -45,8 +47,17 @@ export interface SessionView {
   stops: number;
   /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
   refusedCalls: number;
-  /** The first stop: its kind (a loop type, or the spend reason), its entry topic, the tool call it fell at. */
-  stop: { topic: 'loop_stop' | 'spend_stop'; kind: string | null; call: number | null; at: number } | null;
+  /**
+   * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
+   * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
+   */
+  stop: {
+    topic: 'loop_stop' | 'spend_stop';
+    kind: string | null;
+    call: number | null;
+    at: number;
+    reason: string | null;
+  } | null;
   /**
    * What the session spent, when a spend guard counted it; `costUsd` only of priced models, and
    * `cost` as every door writes it (`formatUsd`: `$0.0038`, never `$0.00`).
@@ -56,6 +67,10 @@ export interface SessionView {
   budget: { maxCostUsd: number | null; maxTokens: number | null } | null;
   /** A `loopguard run`'s own status (`completed`, `aborted`, …); `null` for the others. */
   runStatus: string | null;
+  /** `runStatus` as a user reads it (`limit reached` for `budget_spent`); `null` for the others. */
+  runStatusText: string | null;
+  /** Why a `loopguard run` last stopped or paused (what `loopguard runs` prints); `null` for the others or while it runs. */
+  runReason: string | null;
   verdict: SessionVerdict;
   /** {@link sessionSummary} of the session: what every door prints. */
   summary: string;
@@ -93,6 +108,8 @@ export interface SessionRow {
   budget_usd: number | null;
   budget_tokens: number | string | null;
   run_status: string | null;
+  /** A run's `runs.reason` (the reader joins it: the view has no column for it); absent: none. */
+  run_reason?: string | null;
   verdict: string;
 }
 
@@ -148,15 +165,17 @@ function headline({
   stop,
   nudges,
   runStatus,
+  runReason,
 }: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const where = stop?.call == null ? '' : ` at call ${stop.call}`;
-  const kind = stop?.kind ? ` (${stop.kind})` : '';
+  const said = stop?.reason ?? stop?.kind;
+  const kind = said ? ` (${said})` : '';
   switch (verdict) {
     case 'stopped_on_spend':
       return `stopped on spend${where}${kind}`;
     case 'stopped':
       return stop === null
-        ? `stopped by loopguard (${runStopWords(runStatus)})`
+        ? `stopped by loopguard (${runStopWords(runStatus, runReason)})`
         : `stopped by loopguard${where}${kind}`;
     case 'nudged':
       return `nudged ${nudges}×, not stopped`;
@@ -169,13 +188,23 @@ function headline({
 
 /**
  * How a `loopguard run` stopped by its breaker or guards ended, in the user's words: `run paused`,
- * `run aborted`, and for `budget_spent` without a spend stop (its iterations or time ran out: a
- * spend stop reads `stopped on spend`) what happened rather than the stored status's name (qa54).
+ * `run aborted` with why (its first line, as `loopguard runs` prints it: story56), and for
+ * `budget_spent` without a spend stop (its iterations or time ran out: a spend stop reads `stopped
+ * on spend`) what happened rather than the stored status's name (qa54).
  */
-function runStopWords(runStatus: string | null): string {
+function runStopWords(runStatus: string | null, runReason: string | null): string {
   if (runStatus === 'budget_spent') return 'run reached its iteration or time limit';
-  return `run ${runStatus ?? 'stopped'}`;
+  const why = runReason?.split('\n')[0]?.trim();
+  return `run ${runStatusWords(runStatus ?? 'stopped')}${why ? `: ${shortReason(why)}` : ''}`;
 }
+
+/** A run's reason cut to one readable length: the sentence is one line in every door. */
+function shortReason(reason: string): string {
+  return reason.length <= MAX_REASON ? reason : `${reason.slice(0, MAX_REASON - 1)}…`;
+}
+
+/** Longest run reason the sentence quotes. */
+const MAX_REASON = 120;
 
 /**
  * `$0.41 of $0.50`, `12,400 tokens of 50,000`, `$0.41` or `''`; dollars beside tokens they could
@@ -218,7 +247,16 @@ export function sessionViewOf(row: SessionRow): SessionView {
     refusedCalls: Number(row.refused_calls ?? 0),
     stop:
       row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
-        ? { topic: row.stop_topic, kind: row.stop_kind, call: num(row.stop_call), at: Number(row.stopped_at) }
+        ? {
+            topic: row.stop_topic,
+            kind: row.stop_kind,
+            call: num(row.stop_call),
+            at: Number(row.stopped_at),
+            reason:
+              row.stop_topic === 'spend_stop' && row.stop_kind !== null
+                ? spendReasonWords(row.stop_kind)
+                : null,
+          }
         : null,
     spend:
       row.tokens === null
@@ -234,6 +272,8 @@ export function sessionViewOf(row: SessionRow): SessionView {
         ? null
         : { maxCostUsd: num(row.budget_usd), maxTokens: num(row.budget_tokens) },
     runStatus: row.run_status,
+    runStatusText: row.run_status === null ? null : runStatusWords(row.run_status),
+    runReason: row.run_reason ?? null,
     verdict,
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };

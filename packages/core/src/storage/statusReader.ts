@@ -82,6 +82,8 @@ export interface RunBreakerView {
   runId: string;
   /** `running`, `paused`, `interrupted`, `completed`, `failed`, … */
   runStatus: string;
+  /** `runStatus` as a user reads it (`limit reached` for `budget_spent`: `runStatusWords`). */
+  statusText: string;
   /** Why the run last stopped or paused; `null` while it runs. */
   reason: string | null;
   /** When the run last changed, epoch ms. */

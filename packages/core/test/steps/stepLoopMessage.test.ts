@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StepLoopDetector } from '../../src/steps/StepLoopDetector.js';
 import type { RuleHit } from '../../src/steps/StepRule.js';
 import { ADVICE, stepLoopMessage } from '../../src/steps/stepLoopMessage.js';
 
@@ -59,5 +60,30 @@ describe('stepLoopMessage', () => {
     const evidence = { ...failure(1, 'boom'), action: "cat <<'EOF' > a.txt\nhello\nEOF" };
     const message = stepLoopMessage('stop', { ...hit(['boom']), evidence: [evidence] });
     expect(message.split('\n')[2]).toBe('- call 1: `cat <<\'EOF\' > a.txt hello EOF` → error "boom"');
+  });
+});
+
+// story56: a call the command hook judges before it runs gave no output; the stop tells the model
+// that call was refused, quoting only the calls that ran, as `status` counts them.
+describe('StepLoopDetector.foresee', () => {
+  it('words a stop before the call as a refusal, quoting only the calls that ran', () => {
+    const detector = new StepLoopDetector();
+    const fail = 'cat: missing.txt: No such file or directory';
+    let nudged = 0;
+    for (let call = 1; nudged === 0 && call <= 8; call++) {
+      detector.observe({ type: 'action', tool: 'bash', input: 'cat missing.txt' });
+      const verdict = detector.observe({ type: 'observation', tool: 'bash', output: fail, error: true });
+      if (verdict.action === 'nudge') nudged = call;
+    }
+    expect(nudged).toBeGreaterThan(0);
+    const stop = detector.foresee('bash', 'cat missing.txt', fail, true);
+    expect(stop).toMatchObject({ action: 'stop', toolCall: nudged + 1 });
+    expect(stop.message).toMatch(
+      new RegExp(
+        `^Stopped \\(same_error\\): call ${nudged + 1} was refused before it ran: it repeats call ${nudged}, with nothing changed since`,
+      ),
+    );
+    expect(stop.message).not.toContain(`call ${nudged + 1}: `);
+    expect(stop.evidence.map((e) => e.call)).not.toContain(nudged + 1);
   });
 });

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { ContextEntry } from '../../src/index.js';
+import { recoveryViewOf, sessionViewOf } from '../../src/internal.js';
+
+// story56: the spend guard's reasons are stored as keys (`cap`, `share`, `burn_rate`,
+// `unknown_price`); what a user reads of them (the sentence, the dashboard's entries and stop
+// column) says them in words.
+describe('the spend guard’s reasons in words', () => {
+  const spendEntry = (reason: string): ContextEntry =>
+    ({
+      id: '1',
+      timestamp: 0,
+      entryType: 'decision',
+      topic: reason === 'cap' ? 'spend_stop' : 'spend_warning',
+      content: 'loopguard: …',
+      relatedTasks: ['claude:s1'],
+      metadata: { reason, scope: 'session' },
+    }) as unknown as ContextEntry;
+
+  it.each([
+    ['cap', 'budget reached'],
+    ['share', 'nearing its budget'],
+    ['burn_rate', 'spending fast'],
+    ['unknown_price', 'a model without a price'],
+  ])('an entry of %s says "%s"', (reason, words) => {
+    expect(recoveryViewOf(spendEntry(reason)).spendReason).toBe(words);
+  });
+
+  it('a loop entry has none', () => {
+    const entry = { ...spendEntry('cap'), topic: 'loop_stop', metadata: { loopType: 'same_error' } };
+    expect(recoveryViewOf(entry as ContextEntry).spendReason).toBeNull();
+  });
+
+  it('the sentence of a session stopped on spend says why in words', () => {
+    const view = sessionViewOf({
+      agent: 'claude',
+      session_id: 's1',
+      project_dir: '/repo',
+      parent_session_id: null,
+      agent_type: null,
+      started_at: 0,
+      last_active: 0,
+      tool_calls: 4,
+      nudges: 0,
+      stops: 1,
+      stop_topic: 'spend_stop',
+      stop_kind: 'cap',
+      stop_call: 4,
+      stopped_at: 0,
+      tokens: null,
+      cost_usd: null,
+      unpriced_tokens: null,
+      budget_usd: null,
+      budget_tokens: null,
+      run_status: null,
+      verdict: 'stopped_on_spend',
+    });
+    expect(view.summary).toBe('stopped on spend at call 4 (budget reached), 4 tool calls ran');
+    expect(view.stop).toMatchObject({ kind: 'cap', reason: 'budget reached' });
+  });
+});
