@@ -143,12 +143,16 @@ describe('the demo (the README main job: loopguard demo)', () => {
       [
         'claude',
         'demo-spend-session',
-        'stopped on spend at call 6 (cap), 6 tool calls ran, $0.504 of $0.500',
+        'stopped on spend at call 6 (budget reached), 6 tool calls ran, $0.504 of $0.500',
       ],
       ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge'],
       ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found, 1 tool call ran'],
-      ['run', 'demo-run-1', 'stopped by loopguard (run paused)'],
-      ['run', 'demo-run-0', 'stopped by loopguard (run paused)'],
+      ['run', 'demo-run-1', 'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))'],
+      [
+        'run',
+        'demo-run-0',
+        'stopped by loopguard (run paused: permission denied for tool Bash (2 in a row, threshold 2))',
+      ],
     ]);
     const status = execFileSync(process.execPath, [bin, 'status', '--db', join('.loopguard', 'demo.db')], {
       cwd,

@@ -182,13 +182,17 @@ describe('agent_sessions: one session across doors', () => {
     const { database, clock, reader } = makeDatabase();
     const runs = new SqliteRunStore({ db: database.db, clock });
     runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
-    runs.updateRun('r1', { status: 'paused', reason: 'no file changes in 3 iterations' });
+    // as the breaker writes it: its signal's name, then the words
+    runs.updateRun('r1', {
+      status: 'paused',
+      reason: 'no_file_changes: no files changed (3 in a row, threshold 3)',
+    });
     clock.advance(1000);
     runs.createRun({ id: 'r2', command: ['claude', '-p'], options: {}, cwd: '/repo' });
     runs.updateRun('r2', { status: 'budget_spent', reason: 'Iteration 3 exceeds maximum of 2.' });
     const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
-      'stopped by loopguard (run paused: no file changes in 3 iterations)',
+      'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))',
     );
     expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
       'stopped by loopguard (run reached its iteration or time limit)',

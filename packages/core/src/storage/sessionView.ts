@@ -188,13 +188,18 @@ function headline({
 
 /**
  * How a `loopguard run` stopped by its breaker or guards ended, in the user's words: `run paused`,
- * `run aborted` with why (its first line, as `loopguard runs` prints it: story56), and for
+ * `run aborted` with why (its first line, as `loopguard runs` prints it, without the signal's name:
+ * story56), and for
  * `budget_spent` without a spend stop (its iterations or time ran out: a spend stop reads `stopped
  * on spend`) what happened rather than the stored status's name (qa54).
  */
 function runStopWords(runStatus: string | null, runReason: string | null): string {
   if (runStatus === 'budget_spent') return 'run reached its iteration or time limit';
-  const why = runReason?.split('\n')[0]?.trim();
+  // the breaker writes its signal's name first (`no_file_changes: no files changed …`): the words only
+  const why = runReason
+    ?.split('\n')[0]
+    ?.replace(/^[a-z]+(?:_[a-z]+)+: /, '')
+    .trim();
   return `run ${runStatusWords(runStatus ?? 'stopped')}${why ? `: ${shortReason(why)}` : ''}`;
 }
 
