@@ -94,7 +94,7 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
       const { sessions, counts } = JSON.parse(status.stdout).sessions;
       expect(counts).toMatchObject({ stopped_on_spend: 2, running: 0 });
       const [second] = sessions;
-      expect(second.summary).toMatch(/^stopped on spend at call 1 \(cap\), 0 tool calls ran, \$/);
+      expect(second.summary).toMatch(/^stopped on spend at call 1 \(budget reached\), 0 tool calls ran, \$/);
       const one = await loopguard(dir, ['status', '--session', second.sessionId]);
       expect(one.code).toBe(EXIT_CODES.sessionStoppedOnSpend);
       const projects = join(home, '.claude', 'projects');

@@ -267,11 +267,15 @@ describe("the model's own calls against loopguard's state, configuration and off
     // the words the model and status --session read number the calls the same way (qa40)
     expect(entries.map((e) => e.metadata.evidence.map((x: { call: number }) => x.call))).toEqual([
       [1, 3, 4],
-      [1, 3, 4, 5],
+      [1, 3, 4], // the refused call gave no output: not quoted (story56)
     ]);
     expect(entries[0]?.content).toContain('3 times, since call 1.\nRepeating:\n- call 4: `cat missing.txt`');
-    expect(entries[1]?.content).toContain('4 times, since call 1.\nRepeating:\n- call 5: `cat missing.txt`');
-    expect(stop.hookSpecificOutput.permissionDecisionReason).toContain('- call 5: `cat missing.txt`');
+    // the stop, before call 5 ran: the model's own refused call 2 counted, call 5 named, not quoted
+    const stopped = 'Stopped (same_error): call 5 was refused before it ran: it repeats call 4,';
+    expect(entries[1]?.content).toContain(stopped);
+    expect(entries[1]?.content).toContain('- call 4: `cat missing.txt`');
+    expect(entries[1]?.content).not.toContain('- call 5:');
+    expect(stop.hookSpecificOutput.permissionDecisionReason).toContain(stopped);
   });
 
   it("a forged event handed to loopguard's MCP server registered under another name (trust42)", async () => {
