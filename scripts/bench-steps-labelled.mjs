@@ -1,8 +1,9 @@
 // Labelled-loop quality of the step-level loop detector on one hand-labelled corpus (the SWE-agent
 // java dev split of weaker models, or the OpenHands + Claude 3.5 dev split), side by side with Gemini
 // CLI's LoopDetectionService and the OpenHands rules.
-// Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--half even|odd] [--details]
-// (--half: the runs at even or odd positions in index.json only; see bench/labelledLoops.mjs halfOf)
+// Run: npx tsc -b && node scripts/bench-steps-labelled.mjs [--corpus java|openhands] [--half even|odd|A|B] [--details]
+// (--half: the runs at even or odd positions in index.json only, see bench/labelledLoops.mjs halfOf;
+// A or B: the runs whose task id hashes to that half, see hashHalfOf)
 // Env: LOOPGUARD_LABELLED_CORPUS (a corpus folder, instead of --corpus), LOOPGUARD_BENCH_ONLY,
 // LOOPGUARD_STEP_OPTIONS (loopguard's options as JSON), LOOPGUARD_BENCH_BASELINE (an older
 // packages/core/dist: a "loopguard before" column, see bench/loopguardBuilds.mjs).

@@ -3,6 +3,7 @@
 // fresh one (the agent restarted). A loop is
 // detected when a stop falls in [certainAt - 2, loopEnd + 3]; delay = that stop - certainAt. A false
 // stop is a stop outside every labelled loop's [loopStart, loopEnd + 3].
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,27 @@ export function halfOf(corpus, half) {
   return {
     ...corpus,
     runs: corpus.runs.filter((run) => keys.has(run.key)),
+    loops: corpus.loops.filter(inHalf),
+    hardNegatives: corpus.hardNegatives.filter(inHalf),
+  };
+}
+
+/**
+ * The half (`A` or `B`) a run falls in by a stable hash of its task id (the first byte of its
+ * SHA-256, even or odd): neither its label nor its position, and a task's runs by several models
+ * (the java split) in one half, so no task is seen on both sides.
+ */
+export function hashHalf(taskId) {
+  return createHash('sha256').update(taskId).digest()[0] % 2 === 0 ? 'A' : 'B';
+}
+
+/** One half of a labelled corpus by {@link hashHalf} of each run's task id, with its loops and hard negatives. */
+export function hashHalfOf(corpus, half) {
+  if (half !== 'A' && half !== 'B') throw new Error(`half must be A or B, got ${half}`);
+  const inHalf = (label) => hashHalf(label.id) === half;
+  return {
+    ...corpus,
+    runs: corpus.runs.filter(inHalf),
     loops: corpus.loops.filter(inHalf),
     hardNegatives: corpus.hardNegatives.filter(inHalf),
   };
@@ -254,7 +276,7 @@ export function scoreLabelled(create, corpus) {
 
 /**
  * Prints the side-by-side table of `detectors` (`{ name, create }`) on a labelled corpus (or one
- * `half` of it: `even` or `odd`, see {@link halfOf}), or a skip line.
+ * `half` of it: `even` or `odd`, see {@link halfOf}; `A` or `B`, see {@link hashHalfOf}), or a skip line.
  */
 export function printLabelledTable(detectors, { details = false, corpus: name = 'java', half } = {}) {
   const whole = loadLabelledCorpus(labelledCorpusDir(name));
@@ -262,8 +284,10 @@ export function printLabelledTable(detectors, { details = false, corpus: name = 
     console.log(`labelled corpus not found at ${labelledCorpusDir(name)}: skipped`);
     return;
   }
-  const corpus = half === undefined ? whole : halfOf(whole, half);
-  if (half !== undefined) console.log(`The ${half} half (by position in index.json):`);
+  const byHash = half === 'A' || half === 'B';
+  const corpus = half === undefined ? whole : byHash ? hashHalfOf(whole, half) : halfOf(whole, half);
+  if (half !== undefined)
+    console.log(`The ${half} half (${byHash ? 'by a hash of the task id' : 'by position in index.json'}):`);
   const scored = detectors.map((d) => ({ name: d.name, ...scoreLabelled(d.create, corpus) }));
   const kinds = scored[0].kinds;
   console.log(
