@@ -630,37 +630,28 @@ describe("the output's source paths are read only where they can decide or are s
       },
     }) as unknown as Parameters<OutcomeStagnationRule['judge']>[1];
   const event = { kind: 'turn' } as Parameters<OutcomeStagnationRule['judge']>[0];
+  /** The rule's verdict on that update, with `repeats` 3: another copy counts from the second changed round. */
+  const judged = (rounds: { changed: number; blind: number }, outputPaths: () => string[]) =>
+    new OutcomeStagnationRule(3, 3, 4).judge(event, historyWith(rounds, outputPaths));
+  const otherCopyRan = () => ['/testbed/pkg/core.py'];
 
   it('a round too few for another copy to count: no hit, and the output is not searched for paths', () => {
     let reads = 0;
-    const rule = new OutcomeStagnationRule(3, 3, 4);
-    const hit = rule.judge(
-      event,
-      historyWith({ changed: 1, blind: 1 }, () => {
-        reads++;
-        return ['/testbed/pkg/core.py'];
-      }),
-    );
+    const hit = judged({ changed: 1, blind: 1 }, () => {
+      reads++;
+      return otherCopyRan();
+    });
     expect(hit).toBeNull();
     expect(reads).toBe(0);
   });
 
   it('rounds enough: another copy in the output is the evidence, and the advice names both copies', () => {
-    const rule = new OutcomeStagnationRule(3, 3, 4);
-    const hit = rule.judge(
-      event,
-      historyWith({ changed: 2, blind: 1 }, () => ['/testbed/pkg/core.py']),
-    );
+    const hit = judged({ changed: 2, blind: 1 }, otherCopyRan);
     expect(hit?.advice).toContain('/testbed/pkg/core.py');
     expect(hit?.advice).toContain('/workspace/repo/pkg/core.py');
   });
 
   it('a hit on other evidence still reads the paths for its advice', () => {
-    const rule = new OutcomeStagnationRule(3, 3, 4);
-    const hit = rule.judge(
-      event,
-      historyWith({ changed: 0, blind: 3 }, () => ['/testbed/pkg/core.py']),
-    );
-    expect(hit?.advice).toContain('/testbed/pkg/core.py');
+    expect(judged({ changed: 0, blind: 3 }, otherCopyRan)?.advice).toContain('/testbed/pkg/core.py');
   });
 });
