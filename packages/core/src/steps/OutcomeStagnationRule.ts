@@ -68,20 +68,21 @@ export class OutcomeStagnationRule implements StepRule {
     const armed = sinceHit && this.questionsAt === history.probes.questions;
     // A new question since the hit: the loop shows again only by a change to the code under test.
     if (sinceHit && !armed && !tried) return null;
-    // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
-    // counts every round of a change and the same result, whatever was read or tried between.
-    const outputPaths = record.outputPaths();
-    const cannotWork = otherCopy(outputPaths, history.probes.edited) !== undefined;
     const hit =
       verdictHit ||
       armed ||
-      (cannotWork && record.changedRounds >= this.repeats - 1) ||
       record.blindRounds >= this.ceiling ||
       (staleRound && record.staleRounds >= this.repeats - 1) ||
       // Changes to the code under test with nothing learned since the same result are guesses,
       // wherever they went: a new place is a new hypothesis only when something taught it.
-      (blindRound && record.guessRounds >= this.repeats - 1);
+      (blindRound && record.guessRounds >= this.repeats - 1) ||
+      // Evidence that the edits cannot take effect (the output runs another copy of an edited file)
+      // counts every round of a change and the same result, whatever was read or tried between.
+      // Asked last, and only with rounds enough: the output's paths are a pattern over its text.
+      (record.changedRounds >= this.repeats - 1 &&
+        otherCopy(record.outputPaths(), history.probes.edited) !== undefined);
     if (!hit) return null;
+    const outputPaths = record.outputPaths();
     this.armedAt = history.probes.news;
     this.questionsAt = history.probes.questions;
     const changes = history.probes.changes - record.changesAtStart;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
+import { OutcomeStagnationRule } from '../../src/steps/OutcomeStagnationRule.js';
 import { otherPackageCopy } from '../../src/steps/packageCopy.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
@@ -593,5 +594,64 @@ describe('polling is not looping, whatever the input shape', () => {
     expect(detections(feed(makeStepDetector().detector, steps)).length).toBeGreaterThan(0);
     const { detector } = makeStepDetector({ exemptCommands: [/^make watch\b/] });
     expect(detections(feed(detector, steps))).toEqual([]);
+  });
+});
+
+describe("the output's source paths are read only where they can decide or are shown", () => {
+  /** A ledger's latest update after a run with the same result as its previous one, one change between. */
+  const historyWith = (rounds: { changed: number; blind: number }, outputPaths: () => string[]) =>
+    ({
+      probes: {
+        latest: {
+          record: {
+            label: 'python reproduce.py',
+            streak: 2,
+            since: 1,
+            changesAtStart: 0,
+            verdictRounds: 0,
+            staleRounds: 0,
+            guessRounds: 0,
+            blindRounds: rounds.blind,
+            changedRounds: rounds.changed,
+            runs: [{ step: 1 }, { step: 3 }],
+            outputPaths,
+          },
+          changesSincePrevious: 1,
+          staleRound: false,
+          blindRound: true,
+          verdictNews: false,
+          tried: true,
+        },
+        news: 0,
+        questions: 0,
+        changes: 1,
+        edited: ['/workspace/repo/pkg/core.py'],
+        changesSince: () => [{ step: 2, paths: ['/workspace/repo/pkg/core.py'], evidence: { step: 2 } }],
+      },
+    }) as unknown as Parameters<OutcomeStagnationRule['judge']>[1];
+  const event = { kind: 'turn' } as Parameters<OutcomeStagnationRule['judge']>[0];
+  /** The rule's verdict on that update, with `repeats` 3: another copy counts from the second changed round. */
+  const judged = (rounds: { changed: number; blind: number }, outputPaths: () => string[]) =>
+    new OutcomeStagnationRule(3, 3, 4).judge(event, historyWith(rounds, outputPaths));
+  const otherCopyRan = () => ['/testbed/pkg/core.py'];
+
+  it('a round too few for another copy to count: no hit, and the output is not searched for paths', () => {
+    let reads = 0;
+    const hit = judged({ changed: 1, blind: 1 }, () => {
+      reads++;
+      return otherCopyRan();
+    });
+    expect(hit).toBeNull();
+    expect(reads).toBe(0);
+  });
+
+  it('rounds enough: another copy in the output is the evidence, and the advice names both copies', () => {
+    const hit = judged({ changed: 2, blind: 1 }, otherCopyRan);
+    expect(hit?.advice).toContain('/testbed/pkg/core.py');
+    expect(hit?.advice).toContain('/workspace/repo/pkg/core.py');
+  });
+
+  it('a hit on other evidence still reads the paths for its advice', () => {
+    expect(judged({ changed: 0, blind: 3 }, otherCopyRan)?.advice).toContain('/testbed/pkg/core.py');
   });
 });
