@@ -92,7 +92,11 @@ function redacted(url: string): string {
   }
 }
 
-/** The `serve:` section of the configuration file (`--config` or the first of `CONFIG_FILES` in `cwd`). */
+/**
+ * The `serve:` section of the configuration file (`--config` or the first of `CONFIG_FILES` in `cwd`).
+ * The project's own file that cannot be read has none: the hooks fail open on it, and the project's
+ * database is read, whose doors say so ({@link projectHooksOff}); a file the user named is refused.
+ */
 function serveSection(
   io: CliIo,
   path: string | undefined,
@@ -104,6 +108,7 @@ function serveSection(
     // one rule with the hooks': a FIFO is refused, not waited on; an error quotes no text
     parsed = parseConfigText(found, readConfigFile(found).toString('utf8'));
   } catch (error) {
+    if (path === undefined) return undefined;
     throw new CliError(`config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`);
   }
   const serve = (parsed as { serve?: unknown } | null)?.serve;
