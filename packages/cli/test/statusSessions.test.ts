@@ -229,7 +229,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const before = await run(older.dir, ['status']);
     expect(before.code).toBe(EXIT_CODES.usage);
     expect(before.err.trim().split('\n')).toEqual([
-      `loopguard: --db ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
+      `loopguard: ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
     ]);
     // what a hook's open does: the database migrated, status reads it
     openLoopGuardDatabase(join(older.dir, '.loopguard', 'state.db')).close();

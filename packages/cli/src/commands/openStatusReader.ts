@@ -250,7 +250,7 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
       `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: no session guarded here yet (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
     );
   }
-  return openSqlite(found, io);
+  return openSqlite(found, io, false);
 }
 
 /** The project's database a config's `serve.postgres` passes over, if any; a refused one is none. */
@@ -263,8 +263,9 @@ function projectDatabaseBeside(io: CliIo): string | undefined {
   }
 }
 
-function openSqlite(path: string, io: CliIo): OpenStatusReader {
-  const database = openDatabaseFile(path, io);
+/** `given`: the user named `path` with `--db` (else it was found, and its errors name no flag). */
+function openSqlite(path: string, io: CliIo, given = true): OpenStatusReader {
+  const database = openDatabaseFile(path, io, given);
   const source = resolve(io.cwd, path);
   return {
     reader: new SqliteStatusReader(database),
