@@ -150,6 +150,12 @@ describe('sessions57: a project whose own configuration is not valid YAML', () =
     expect(status.code, status.err).toBe(EXIT_CODES.ok);
     expect(status.out).toMatch(new RegExp(`hooks: ${failing.source}\n`));
     expect(status.out).toContain('sessions: 1');
+    // on a terminal of 80 columns, the line wrapped between words as the sessions are (qa54's rule)
+    const io = bufferedIo({ cwd: app, env: { NO_COLOR: '1', HOME: app }, isTTY: true, columns: 80 });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.ok);
+    const narrow = io.out();
+    for (const line of narrow.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(narrow.replace(/\n {2}/g, ' ')).toMatch(new RegExp(`hooks: ${failing.source}\n`));
     const json = await cli(app, ['status', '--json']);
     expect(json.code, json.err).toBe(EXIT_CODES.ok);
     expect(JSON.parse(json.out).hooksOff).toMatch(failing);
