@@ -181,6 +181,15 @@ describe('sessions57: a project whose own configuration is not valid YAML', () =
         `^loopguard scan: config ${file}: .*: the hooks fail open on it; sessions replayed with the default options\n$`,
       ),
     );
+    // with no database yet: the hooks' words, not the parser's refusal
+    const alone = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-broken-alone-')));
+    mkdirSync(join(alone, '.git'));
+    writeFileSync(join(alone, 'loopguard.config.yaml'), 'hook:\n  enabled: [\n');
+    const none = await cli(alone, ['status']);
+    expect(none.code).toBe(EXIT_CODES.usage);
+    expect(none.err).toMatch(
+      new RegExp(`^loopguard: failing open in ${alone} \\(config .*\\): .*, and recorded none\n$`),
+    );
     // a file the user names is still refused: they asked for its serve section
     const named = await cli(app, ['serve', '--config', file, '--port', '0']);
     expect(named.code).toBe(EXIT_CODES.usage);
