@@ -1,6 +1,6 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { Socket } from 'node:net';
-import type { HookSessionRecord } from '@loopguard/sqlite';
+import { type HookSessionRecord, hookAgentProcess } from '@loopguard/sqlite';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
 import { guardSession } from './guardSession.js';
@@ -57,8 +57,10 @@ export function warmUpHook(): void {
 
 /**
  * Runs node's own code that every call runs and the made-up session cannot: a socket made and
- * destroyed (a call's stdin on a pipe is a `net.Socket`, and its end makes the stderr stream), and
- * the file status calls the project's checks make (`lstatSync`, `existsSync`, here of `/`). Called
+ * destroyed (a call's stdin on a pipe is a `net.Socket`), the file status calls the project's checks
+ * make (`lstatSync`, `existsSync`, here of `/`), and the reading of the agent's process from `/proc`
+ * that every call on a session makes (`hookAgentProcess`, which keeps nothing: its answer here, the
+ * build's own parent, is thrown away; not `hookDatabase`'s `theAgentProcess`, which keeps it). Called
  * while the startup snapshot is built, like {@link warmUpHook}: their functions are then compiled
  * in the snapshot instead of on each call. Opens nothing that outlives the call (the socket has no
  * handle), so nothing is left for the snapshot to refuse.
@@ -67,4 +69,5 @@ export function warmUpNode(): void {
   new Socket().destroy();
   lstatSync('/', { throwIfNoEntry: false });
   existsSync('/');
+  hookAgentProcess();
 }

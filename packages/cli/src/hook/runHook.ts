@@ -268,7 +268,7 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
   let replied = Promise.resolve();
   return {
     readStdin: async () => {
-      const text = await readBounded(process.stdin);
+      const text = await readBounded(keptOpen(process.stdin));
       if (text === undefined) throw new Error(`the event is larger than ${MAX_EVENT_BYTES} bytes`);
       return text;
     },
@@ -281,6 +281,18 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
     cwd: process.cwd(),
     exit: (code) => process.exit(code),
   };
+}
+
+/**
+ * `stdin`, not destroyed at its end: destroying a socket reads `process.stderr`, which makes the
+ * stderr stream (its handle, its socket) for a call that writes nothing there: ≈ 0.8 ms of CPU a call
+ * (docs/decisions.md, issue 37 §3, thirteenth round). The process ends once the call is answered
+ * (`hookMain`), closing it then.
+ */
+function keptOpen(stdin: NodeJS.ReadStream): NodeJS.ReadStream {
+  const state = (stdin as unknown as { _readableState?: { autoDestroy: boolean } })._readableState;
+  if (state !== undefined) state.autoDestroy = false;
+  return stdin;
 }
 
 /** `event` recorded in `projectDir` (itself when that is already its folder). */
