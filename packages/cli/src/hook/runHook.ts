@@ -14,7 +14,7 @@ import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
-import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { keptOpen, MAX_EVENT_BYTES, readBounded } from './readBounded.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
@@ -281,18 +281,6 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
     cwd: process.cwd(),
     exit: (code) => process.exit(code),
   };
-}
-
-/**
- * `stdin`, not destroyed at its end: destroying a socket reads `process.stderr`, which makes the
- * stderr stream (its handle, its socket) for a call that writes nothing there: ≈ 0.8 ms of CPU a call
- * (docs/decisions.md, issue 37 §3, thirteenth round). The process ends once the call is answered
- * (`hookMain`), closing it then.
- */
-function keptOpen(stdin: NodeJS.ReadStream): NodeJS.ReadStream {
-  const state = (stdin as unknown as { _readableState?: { autoDestroy: boolean } })._readableState;
-  if (state !== undefined) state.autoDestroy = false;
-  return stdin;
 }
 
 /** `event` recorded in `projectDir` (itself when that is already its folder). */
