@@ -340,6 +340,26 @@ describe('loopguard serve', () => {
     expect(await exited).toBe(0);
   });
 
+  it("says the project's own exemptions on the dashboard as status says them (trust52)", async () => {
+    const project = mkdtempSync(join(cwd, 'exempt-'));
+    openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { createDirectory: true }).close();
+    const config = join(project, 'loopguard.config.json');
+    writeFileSync(config, JSON.stringify({ hook: { exemptTools: ['Edit'] } }));
+    const { child, url, auth } = await startServe(['--port', '0'], project);
+    const exited = exitOf(child);
+    try {
+      const body = (await (await fetch(new URL('/status', url), auth)).json()) as { hooksExempt?: string };
+      const words = `exempt in this project: the tool "Edit" (from ${config}): loopguard judges none of these calls`;
+      expect(body.hooksExempt).toBe(words);
+      expect((await run(['status', '--db', join(project, '.loopguard', 'state.db')])).out).toContain(
+        `\nhooks: ${words}\n`,
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
   it('reports a port in use and a public host without a token in one line with exit code 2', async () => {
     const blocker = createServer();
     await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -331,6 +332,34 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(session.out).toContain(line);
     // on: no such line
     expect((await run(join(project, 'src'), ['status'])).out).not.toContain('hooks: off');
+  });
+
+  // trust52: a cloned repository's exemptions narrow what is guarded, and no door said so
+  it("lists the project's own exemptions and the file they come from, and whether git brought it", async () => {
+    const exempt = hooksOnlyProject('exempt-app');
+    const file = join(exempt, 'loopguard.config.yaml');
+    writeFileSync(
+      file,
+      'hook:\n  exemptCommands: ["^(?:npm|make|pytest) ", "\\u001b]0;x"]\n  exemptTools: [BashOutput, Edit, Write]\n',
+    );
+    const line = `hooks: exempt in this project: commands matching "^(?:npm|make|pytest) ", "\\u001b]0;x" and the tools "Edit", "Write" (from ${file}): loopguard judges none of these calls`;
+    const status = await run(join(exempt, 'src'), ['status']);
+    expect(status.out).toContain(`.loopguard/state.db\n${line}\n`);
+    expect((await run(exempt, ['status', '--session', 'nudged'])).out).toContain(line);
+    const json = JSON.parse((await run(exempt, ['status', '--json'])).out);
+    expect(json.hooksExempt).toBe(line.slice('hooks: '.length));
+    // a file git tracks came with the repository
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: exempt });
+    git('init', '-q');
+    git('add', 'loopguard.config.yaml');
+    expect((await run(exempt, ['status'])).out).toContain(
+      `(from ${file}, which git tracks: it came with the repository)`,
+    );
+    // the defaults alone (a tool list without additions) say nothing
+    writeFileSync(file, 'hook:\n  exemptTools: [BashOutput, sleep]\n');
+    expect((await run(exempt, ['status'])).out).not.toContain('exempt in this project');
+    expect(JSON.parse((await run(exempt, ['status', '--json'])).out)).not.toHaveProperty('hooksExempt');
   });
 
   // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing

@@ -50,6 +50,17 @@ export interface StatusHandlerOptions {
    */
   hooksOff?: () => string | undefined;
   /**
+   * What the project's configuration exempts from the guard, as a sentence, or `undefined` when it
+   * exempts nothing beyond the defaults: `/status` carries it as `hooksExempt` (absent while
+   * `undefined`) and the dashboard shows it under its header, as {@link StatusHandlerOptions.hooksOff}.
+   * Asked as `hooksOff` is; must be quick and must not throw. `loopguard serve` gives a project's
+   * own exemptions and the file they come from (`exempt in this project: commands matching "^npm "
+   * (from /repo/loopguard.config.yaml, which git tracks: it came with the repository): loopguard
+   * judges none of these calls`, the words of `loopguard status`).
+   * @default undefined (nothing said)
+   */
+  hooksExempt?: () => string | undefined;
+  /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
    * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
    * match it. @default undefined (no token)
@@ -116,6 +127,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     emitters: options.emitters ?? [],
     breaker: options.breaker,
     hooksOff: options.hooksOff,
+    hooksExempt: options.hooksExempt,
     attemptWindowMs: options.attemptWindowMs,
     followIntervalMs: options.followIntervalMs ?? 500,
   });

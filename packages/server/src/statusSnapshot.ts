@@ -58,6 +58,13 @@ export interface StatusSnapshot {
    * loopguard guards no session here`); absent while they are on or when unknown (PostgreSQL).
    */
   hooksOff?: string;
+  /**
+   * What the project's configuration exempts from the guard beyond the defaults, and the file it
+   * comes from (`loopguard serve` and `status` over a project's database: `exempt in this project:
+   * commands matching "^npm " (from …): loopguard judges none of these calls`); absent when
+   * nothing is exempt beyond the defaults, or when unknown (PostgreSQL).
+   */
+  hooksExempt?: string;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
   /** When the snapshot was taken, epoch ms. */
@@ -81,6 +88,8 @@ export interface StatusSnapshotSources {
   breaker?: BreakerView | undefined;
   /** Why the hooks are switched off, when they are (the snapshot's `hooksOff`). */
   hooksOff?: string | undefined;
+  /** What the project's configuration exempts, if anything (the snapshot's `hooksExempt`). */
+  hooksExempt?: string | undefined;
 }
 
 /**
@@ -124,6 +133,7 @@ export async function statusSnapshot(
     ...(live?.guards ? { guards: live.guards } : {}),
     ...(breaker ? { breaker } : {}),
     ...(sources.hooksOff === undefined ? {} : { hooksOff: sources.hooksOff }),
+    ...(sources.hooksExempt === undefined ? {} : { hooksExempt: sources.hooksExempt }),
     source: live ? 'loop' : 'database',
     generatedAt: clock.now(),
   };

@@ -129,6 +129,16 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect((await getJson('/status')).body).not.toHaveProperty('hooksOff');
     });
 
+    it('says what the project exempts with the sentence it is given (hooksExempt); no field without one (trust52)', async () => {
+      let exempt: string | undefined;
+      await start({ hooksExempt: () => exempt });
+      expect((await getJson('/status')).body).not.toHaveProperty('hooksExempt');
+      exempt =
+        'exempt in this project: the tool "Edit" (from /repo/loopguard.config.json): loopguard judges none of these calls';
+      ctx.clock.advance(1_000);
+      expect((await getJson('/status')).body.hooksExempt).toBe(exempt);
+    });
+
     it('keeps a task named __proto__ (or constructor) in loopDetection', async () => {
       for (const id of ['__proto__', 'constructor', 'T1']) {
         await ctx.upsertTask({ id, status: 'in_progress' });

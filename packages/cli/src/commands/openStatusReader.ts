@@ -10,7 +10,7 @@ import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
-import { projectHooksOff } from './projectHooksOff.js';
+import { projectHooksExempt, projectHooksOff } from './projectHooksOff.js';
 
 /**
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
@@ -47,6 +47,11 @@ export interface OpenStatusReader {
    * ({@link projectHooksOff}); always `undefined` for PostgreSQL (a fleet's store is no project's).
    */
   hooksOff(): string | undefined;
+  /**
+   * What the project's configuration exempts from the guard, read now, for a project's SQLite
+   * database ({@link projectHooksExempt}); always `undefined` for PostgreSQL.
+   */
+  hooksExempt(): string | undefined;
   /**
    * The project's own SQLite database when the store read is another one named by `serve.postgres`
    * of the configuration file: the hooks write the project's sessions there, never to PostgreSQL.
@@ -187,6 +192,7 @@ async function openPostgres(
     // two schemas of one database are two stores
     source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
+    hooksExempt: () => undefined,
     close: () => storage.close(),
   };
 }
@@ -266,6 +272,7 @@ function openSqlite(path: string, io: CliIo): OpenStatusReader {
     label: `--db ${path}`,
     source,
     hooksOff: () => projectHooksOff(source, io.cwd),
+    hooksExempt: () => projectHooksExempt(source),
     close: async () => database.close(),
   };
 }

@@ -185,6 +185,7 @@ async function printStatus(
         attemptWindowMs: options.window,
         breaker: run === undefined ? undefined : { ...run },
         hooksOff: store.hooksOff(),
+        hooksExempt: store.hooksExempt(),
       },
     ),
   );
@@ -195,7 +196,9 @@ async function printStatus(
     return;
   }
   const out = io.stdout;
-  out(`database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}`);
+  out(
+    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}${hooksOffLine(snapshot.hooksExempt)}`,
+  );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
   const byVerdict = Object.entries(sessions.counts)
@@ -256,7 +259,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
     out(
-      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionList([session], io.columns)}\n`,
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${hooksOffLine(store.hooksExempt())}${sessionList([session], io.columns)}\n`,
     );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
@@ -274,7 +277,6 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
     throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStoppedOnSpend);
 }
 
-/** `hooks: off in this project (…)` and a line break where the store's hooks are off, else `''`. */
 /** Where the project's own sessions are when `serve.postgres` sent `status` to another store. */
 function projectDatabaseLine(store: OpenStatusReader): string {
   return store.projectDatabase === undefined
@@ -282,8 +284,12 @@ function projectDatabaseLine(store: OpenStatusReader): string {
     : `this project's hook sessions are not in this store: loopguard status --db ${store.projectDatabase}\n`;
 }
 
+/**
+ * `hooks: off in this project (…)` (or `hooks: exempt in this project: …`) and a line break where
+ * there is such a sentence, else `''`; shown printable (a project's path is the user's folder name).
+ */
 function hooksOffLine(hooksOff: string | undefined): string {
-  return hooksOff === undefined ? '' : `hooks: ${hooksOff}\n`;
+  return hooksOff === undefined ? '' : `${printable(`hooks: ${hooksOff}`)}\n`;
 }
 
 /** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */
