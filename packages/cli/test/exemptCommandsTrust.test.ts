@@ -57,6 +57,12 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     ['(?:)', /exempts every command/],
     ['\\s', /exempts every command/],
     ['[\\s\\S]*', /exempts every command/],
+    // trust52: a tool that is not the shell is matched by its input's JSON: these exempted every
+    // Read, Edit, Write and MCP call, in every agent
+    ['"', /exempts every call of a tool other than the shell/],
+    ['^\\{', /exempts every call of a tool other than the shell/],
+    ['\\}$', /exempts every call of a tool other than the shell/],
+    [':', /exempts every call of a tool other than the shell/],
     ['(a+)+$', /can take time that grows faster than the command's length/],
     ['(\\w+\\s?)*$', /can take time that grows faster than the command's length/],
     ['.*.*=.*', /can take time that grows faster than the command's length/],
