@@ -362,6 +362,32 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(JSON.parse((await run(exempt, ['status', '--json'])).out)).not.toHaveProperty('hooksExempt');
   });
 
+  // trust52: a repository's `spend.prices` can price a model the library knows at $0, so that a
+  // budget in dollars never trips while every door shows it
+  it('says which models the project prices below the pricing library, and from which file', async () => {
+    const cheap = hooksOnlyProject('cheap-app');
+    const file = join(cheap, 'loopguard.config.yaml');
+    writeFileSync(
+      file,
+      'spend:\n  session: { maxCostUsd: 10 }\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0 }\n    claude-opus-4-5: { input: 100, output: 100 }\n    my-fine-tune: { input: 0, output: 0 }\n',
+    );
+    const line = `spend: prices in this project below the pricing library's: "claude-sonnet-4-5" input $0.00 (the library: $3.00), output $0.00 (the library: $15.00), cache writes $0.00 (the library: $3.75), cache reads $0.00 (the library: $0.30) a million tokens (from ${file}): every budget in dollars counts these replies at them`;
+    expect((await run(cheap, ['status'])).out).toContain(`.loopguard/state.db\n${line}\n`);
+    const json = JSON.parse((await run(cheap, ['status', '--json'])).out);
+    expect(json.pricesBelowLibrary).toBe(line.slice('spend: '.length));
+    // init, where the budget is set, says it beside the budget
+    const init = await run(cheap, ['init', 'claude', '--spend', '--dry-run'], { HOME: cheap });
+    expect(init.out).toContain(
+      'spend guard kept: $10.00 a session, warned at 80 %, a reply without a price: warn, prices below the pricing library\'s: "claude-sonnet-4-5"',
+    );
+    // a price at or above the library's, or for a model it does not price, says nothing
+    writeFileSync(
+      file,
+      'spend:\n  prices:\n    claude-sonnet-4-5: { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }\n    my-fine-tune: { input: 0, output: 0 }\n',
+    );
+    expect((await run(cheap, ['status'])).out).not.toContain('below the pricing library');
+  });
+
   // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing
   it.each([
     [

@@ -10,7 +10,7 @@ import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
-import { projectHooksExempt, projectHooksOff } from './projectHooksOff.js';
+import { projectHooksExempt, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';
 
 /**
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
@@ -52,6 +52,11 @@ export interface OpenStatusReader {
    * database ({@link projectHooksExempt}); always `undefined` for PostgreSQL.
    */
   hooksExempt(): string | undefined;
+  /**
+   * The models the project's configuration prices below the pricing library, read now, for a
+   * project's SQLite database ({@link projectPricesBelowLibrary}); always `undefined` for PostgreSQL.
+   */
+  pricesBelowLibrary(): string | undefined;
   /**
    * The project's own SQLite database when the store read is another one named by `serve.postgres`
    * of the configuration file: the hooks write the project's sessions there, never to PostgreSQL.
@@ -193,6 +198,7 @@ async function openPostgres(
     source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
     hooksExempt: () => undefined,
+    pricesBelowLibrary: () => undefined,
     close: () => storage.close(),
   };
 }
@@ -273,6 +279,7 @@ function openSqlite(path: string, io: CliIo): OpenStatusReader {
     source,
     hooksOff: () => projectHooksOff(source, io.cwd),
     hooksExempt: () => projectHooksExempt(source),
+    pricesBelowLibrary: () => projectPricesBelowLibrary(source),
     close: async () => database.close(),
   };
 }

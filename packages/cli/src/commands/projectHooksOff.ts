@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { projectExemptions } from '../hook/projectExemptions.js';
+import { projectCheaperPrices, projectExemptions } from '../hook/projectExemptions.js';
 import { projectUnguarded, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 
 /**
@@ -35,6 +35,15 @@ export function projectHooksOff(database: string, cwd?: string): string | undefi
 export function projectHooksExempt(database: string): string | undefined {
   const project = databaseProject(database);
   return project === undefined ? undefined : projectExemptions(project);
+}
+
+/**
+ * What `status` says (after `spend: `) of the models the project's configuration prices below the
+ * pricing library, where `database` is a project's: {@link projectCheaperPrices}'s words, read now.
+ */
+export function projectPricesBelowLibrary(database: string): string | undefined {
+  const project = databaseProject(database);
+  return project === undefined ? undefined : projectCheaperPrices(project);
 }
 
 /** The project whose database `database` is (`<project>/.loopguard/state.db`), else `undefined`. */

@@ -190,14 +190,18 @@ async function printStatus(
     ),
   );
   const spend = spendCounts(baseline.recoveries);
+  const cheaper = store.pricesBelowLibrary();
   if (options.json) {
     const beside = store.projectDatabase === undefined ? {} : { projectDatabase: store.projectDatabase };
-    io.stdout(`${JSON.stringify({ database: store.source, ...beside, ...snapshot, spend }, null, 2)}\n`);
+    const prices = cheaper === undefined ? {} : { pricesBelowLibrary: cheaper };
+    io.stdout(
+      `${JSON.stringify({ database: store.source, ...beside, ...snapshot, ...prices, spend }, null, 2)}\n`,
+    );
     return;
   }
   const out = io.stdout;
   out(
-    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}${hooksOffLine(snapshot.hooksExempt)}`,
+    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}${hooksOffLine(snapshot.hooksExempt)}${cheaper === undefined ? '' : `${printable(`spend: ${cheaper}`)}\n`}`,
   );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);

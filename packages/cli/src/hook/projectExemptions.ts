@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
+import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
 
 /**
@@ -37,6 +38,33 @@ export function projectExemptions(project: string): string | undefined {
     tools.length === 0 ? '' : `${tools.length === 1 ? 'the tool' : 'the tools'} ${quoted(tools)}`,
   ].filter((part) => part !== '');
   if (what.length === 0) return undefined;
+  return `exempt in this project: ${what.join(' and ')} (${cameFrom(file, project)}): loopguard judges none of these calls`;
+}
+
+/**
+ * The models the project's `spend.prices` prices below the pricing library, read now, in the words
+ * `status` prints after `spend: `: `prices in this project below the pricing library's:
+ * "claude-sonnet-4-5" input $0.00 (the library: $3.00), … a million tokens (from
+ * /repo/loopguard.config.yaml, which git tracks: it came with the repository): every budget in
+ * dollars counts these replies at them` ({@link pricesBelowLibrary}). `undefined` without such a
+ * price, and where the file cannot be used (the hooks fail open on it: that is said instead).
+ */
+export function projectCheaperPrices(project: string): string | undefined {
+  const file = findConfigFile(project);
+  if (file === undefined) return undefined;
+  let below: string | undefined;
+  try {
+    below = pricesBelowLibrary(checkedHookConfigNow(project).prices);
+  } catch {
+    return undefined;
+  }
+  return below === undefined
+    ? undefined
+    : `prices in this project below the pricing library's: ${below} (${cameFrom(file, project)}): every budget in dollars counts these replies at them`;
+}
+
+/** `from <file>`, and `, which git tracks: it came with the repository` when git tracks it. */
+function cameFrom(file: string, project: string): string {
   const tracked = gitTracks(basename(file), project) ? ', which git tracks: it came with the repository' : '';
-  return `exempt in this project: ${what.join(' and ')} (from ${file}${tracked}): loopguard judges none of these calls`;
+  return `from ${file}${tracked}`;
 }
