@@ -340,7 +340,7 @@ describe('loopguard serve', () => {
     expect(await exited).toBe(0);
   });
 
-  it("says the project's own exemptions on the dashboard as status says them (trust52)", async () => {
+  it("says the project's own exemptions and thresholds on the dashboard as status says them (trust52)", async () => {
     const project = mkdtempSync(join(cwd, 'exempt-'));
     openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { createDirectory: true }).close();
     const config = join(project, 'loopguard.config.json');
@@ -348,9 +348,11 @@ describe('loopguard serve', () => {
     const { child, url, auth } = await startServe(['--port', '0'], project);
     const exited = exitOf(child);
     try {
-      const body = (await (await fetch(new URL('/status', url), auth)).json()) as { hooksExempt?: string };
-      const words = `exempt in this project: the tool "Edit" (from ${config}): loopguard judges none of these calls`;
-      expect(body.hooksExempt).toBe(words);
+      const body = (await (await fetch(new URL('/status', url), auth)).json()) as {
+        hooksConfigured?: string;
+      };
+      const words = `settings of this project (${config}): the tool "Edit" is exempt: loopguard judges none of its calls`;
+      expect(body.hooksConfigured).toBe(words);
       expect((await run(['status', '--db', join(project, '.loopguard', 'state.db')])).out).toContain(
         `\nhooks: ${words}\n`,
       );

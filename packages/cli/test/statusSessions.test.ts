@@ -334,32 +334,41 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(join(project, 'src'), ['status'])).out).not.toContain('hooks: off');
   });
 
-  // trust52: a cloned repository's exemptions narrow what is guarded, and no door said so
-  it("lists the project's own exemptions and the file they come from, and whether git brought it", async () => {
+  // trust52: a cloned repository's exemptions and thresholds narrow what is guarded (a threshold of a
+  // million is the guard switched off), and no door said so
+  it("lists the project's own exemptions and thresholds, the file they come from, and whether git brought it", async () => {
     const exempt = hooksOnlyProject('exempt-app');
     const file = join(exempt, 'loopguard.config.yaml');
     writeFileSync(
       file,
       'hook:\n  exemptCommands: ["^(?:npm|make|pytest) ", "\\u001b]0;x"]\n  exemptTools: [BashOutput, Edit, Write]\n',
     );
-    const line = `hooks: exempt in this project: commands matching "^(?:npm|make|pytest) ", "\\u001b]0;x" and the tools "Edit", "Write" (from ${file}): loopguard judges none of these calls`;
+    const line = `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) ", "\\u001b]0;x" and the tools "Edit", "Write" are exempt: loopguard judges none of their calls`;
     const status = await run(join(exempt, 'src'), ['status']);
     expect(status.out).toContain(`.loopguard/state.db\n${line}\n`);
     expect((await run(exempt, ['status', '--session', 'nudged'])).out).toContain(line);
     const json = JSON.parse((await run(exempt, ['status', '--json'])).out);
-    expect(json.hooksExempt).toBe(line.slice('hooks: '.length));
+    expect(json.hooksConfigured).toBe(line.slice('hooks: '.length));
+    // thresholds so high that no loop is ever nudged or stopped
+    writeFileSync(
+      file,
+      'hook:\n  repeatThreshold: 1000000\n  sameErrorThreshold: 1000000\n  stopAfter: 1000000\n  exemptTools: [Edit]\n',
+    );
+    expect((await run(exempt, ['status'])).out).toContain(
+      `hooks: settings of this project (${file}): the tool "Edit" is exempt: loopguard judges none of its calls; repeatThreshold 1000000 (default 3), sameErrorThreshold 1000000 (default 3), stopAfter 1000000 (default 1)\n`,
+    );
     // a file git tracks came with the repository
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: exempt });
     git('init', '-q');
     git('add', 'loopguard.config.yaml');
     expect((await run(exempt, ['status'])).out).toContain(
-      `(from ${file}, which git tracks: it came with the repository)`,
+      `hooks: settings of this project (${file}, which git tracks: it came with the repository): `,
     );
-    // the defaults alone (a tool list without additions) say nothing
-    writeFileSync(file, 'hook:\n  exemptTools: [BashOutput, sleep]\n');
-    expect((await run(exempt, ['status'])).out).not.toContain('exempt in this project');
-    expect(JSON.parse((await run(exempt, ['status', '--json'])).out)).not.toHaveProperty('hooksExempt');
+    // the defaults alone (a tool list without additions, a threshold at its default) say nothing
+    writeFileSync(file, 'hook:\n  exemptTools: [BashOutput, sleep]\n  repeatThreshold: 3\n');
+    expect((await run(exempt, ['status'])).out).not.toContain('settings of this project');
+    expect(JSON.parse((await run(exempt, ['status', '--json'])).out)).not.toHaveProperty('hooksConfigured');
   });
 
   // trust52: a repository's `spend.prices` can price a model the library knows at $0, so that a

@@ -50,16 +50,16 @@ export interface StatusHandlerOptions {
    */
   hooksOff?: () => string | undefined;
   /**
-   * What the project's configuration exempts from the guard, as a sentence, or `undefined` when it
-   * exempts nothing beyond the defaults: `/status` carries it as `hooksExempt` (absent while
+   * What the project's configuration changes in the guard (exemptions, thresholds), as a sentence,
+   * or `undefined` when it changes nothing: `/status` carries it as `hooksConfigured` (absent while
    * `undefined`) and the dashboard shows it under its header, as {@link StatusHandlerOptions.hooksOff}.
    * Asked as `hooksOff` is; must be quick and must not throw. `loopguard serve` gives a project's
-   * own exemptions and the file they come from (`exempt in this project: commands matching "^npm "
-   * (from /repo/loopguard.config.yaml, which git tracks: it came with the repository): loopguard
-   * judges none of these calls`, the words of `loopguard status`).
+   * own settings and the file they come from (`settings of this project (/repo/loopguard.config.yaml,
+   * which git tracks: it came with the repository): commands matching "^npm " are exempt: loopguard
+   * judges none of their calls; stopAfter 1000 (default 1)`, the words of `loopguard status`).
    * @default undefined (nothing said)
    */
-  hooksExempt?: () => string | undefined;
+  hooksConfigured?: () => string | undefined;
   /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
    * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
@@ -127,7 +127,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     emitters: options.emitters ?? [],
     breaker: options.breaker,
     hooksOff: options.hooksOff,
-    hooksExempt: options.hooksExempt,
+    hooksConfigured: options.hooksConfigured,
     attemptWindowMs: options.attemptWindowMs,
     followIntervalMs: options.followIntervalMs ?? 500,
   });

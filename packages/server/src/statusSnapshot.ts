@@ -59,12 +59,12 @@ export interface StatusSnapshot {
    */
   hooksOff?: string;
   /**
-   * What the project's configuration exempts from the guard beyond the defaults, and the file it
-   * comes from (`loopguard serve` and `status` over a project's database: `exempt in this project:
-   * commands matching "^npm " (from …): loopguard judges none of these calls`); absent when
-   * nothing is exempt beyond the defaults, or when unknown (PostgreSQL).
+   * What the project's configuration changes in the guard, and the file it comes from (`loopguard
+   * serve` and `status` over a project's database: `settings of this project (…): commands matching
+   * "^npm " are exempt: loopguard judges none of their calls; stopAfter 1000 (default 1)`); absent
+   * when it changes nothing, or when unknown (PostgreSQL).
    */
-  hooksExempt?: string;
+  hooksConfigured?: string;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
   /** When the snapshot was taken, epoch ms. */
@@ -88,8 +88,8 @@ export interface StatusSnapshotSources {
   breaker?: BreakerView | undefined;
   /** Why the hooks are switched off, when they are (the snapshot's `hooksOff`). */
   hooksOff?: string | undefined;
-  /** What the project's configuration exempts, if anything (the snapshot's `hooksExempt`). */
-  hooksExempt?: string | undefined;
+  /** What the project's configuration changes in the guard, if anything (the snapshot's `hooksConfigured`). */
+  hooksConfigured?: string | undefined;
 }
 
 /**
@@ -133,7 +133,7 @@ export async function statusSnapshot(
     ...(live?.guards ? { guards: live.guards } : {}),
     ...(breaker ? { breaker } : {}),
     ...(sources.hooksOff === undefined ? {} : { hooksOff: sources.hooksOff }),
-    ...(sources.hooksExempt === undefined ? {} : { hooksExempt: sources.hooksExempt }),
+    ...(sources.hooksConfigured === undefined ? {} : { hooksConfigured: sources.hooksConfigured }),
     source: live ? 'loop' : 'database',
     generatedAt: clock.now(),
   };

@@ -28,8 +28,8 @@ export interface StatusSourceOptions {
   breaker?: (() => BreakerView | undefined | Promise<BreakerView | undefined>) | undefined;
   /** Why the hooks are switched off now, if they are (`StatusHandlerOptions.hooksOff`). */
   hooksOff?: (() => string | undefined) | undefined;
-  /** What the project's configuration exempts, if anything (`StatusHandlerOptions.hooksExempt`). */
-  hooksExempt?: (() => string | undefined) | undefined;
+  /** What the project's configuration changes in the guard, if anything (`StatusHandlerOptions.hooksConfigured`). */
+  hooksConfigured?: (() => string | undefined) | undefined;
   attemptWindowMs?: number | undefined;
   followIntervalMs: number;
 }
@@ -122,7 +122,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
         live: loop?.getStatus(),
         breaker: await breakerNow(),
         hooksOff: options.hooksOff?.(),
-        hooksExempt: options.hooksExempt?.(),
+        hooksConfigured: options.hooksConfigured?.(),
       });
     },
     async stamp() {

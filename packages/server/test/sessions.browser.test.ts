@@ -48,7 +48,7 @@ afterEach(async () => {
 async function open(
   db: ServedStore,
   hooksOff?: () => string | undefined,
-  hooksExempt?: () => string | undefined,
+  hooksConfigured?: () => string | undefined,
 ): Promise<void> {
   store = db;
   server = await startStatusServer({
@@ -57,7 +57,7 @@ async function open(
     clock: db.clock,
     followIntervalMs: 50,
     ...(hooksOff === undefined ? {} : { hooksOff }),
-    ...(hooksExempt === undefined ? {} : { hooksExempt }),
+    ...(hooksConfigured === undefined ? {} : { hooksConfigured }),
   });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
@@ -395,11 +395,11 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
 
   it("says what the project's configuration exempts, and from where, in status's words (trust52)", async () => {
     const words =
-      'exempt in this project: commands matching "^(?:npm|make) " (from /repo/loopguard.config.yaml, which git tracks: it came with the repository): loopguard judges none of these calls';
+      'settings of this project (/repo/loopguard.config.yaml, which git tracks: it came with the repository): commands matching "^(?:npm|make) " are exempt: loopguard judges none of their calls; stopAfter 1000 (default 1)';
     const db = hooksOnlyDatabase();
     await open(db, undefined, () => words);
-    expect(await text('#hooks-exempt')).toBe(`hooks: ${words}`);
-    expect(await page.locator('#hooks-exempt').isVisible()).toBe(true);
+    expect(await text('#hooks-configured')).toBe(`hooks: ${words}`);
+    expect(await page.locator('#hooks-configured').isVisible()).toBe(true);
     expect(await page.locator('#hooks-off').isVisible()).toBe(false);
     expect(problems).toEqual([]);
   });

@@ -129,14 +129,14 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect((await getJson('/status')).body).not.toHaveProperty('hooksOff');
     });
 
-    it('says what the project exempts with the sentence it is given (hooksExempt); no field without one (trust52)', async () => {
+    it('says what the project changes in the guard with the sentence it is given (hooksConfigured); no field without one (trust52)', async () => {
       let exempt: string | undefined;
-      await start({ hooksExempt: () => exempt });
-      expect((await getJson('/status')).body).not.toHaveProperty('hooksExempt');
+      await start({ hooksConfigured: () => exempt });
+      expect((await getJson('/status')).body).not.toHaveProperty('hooksConfigured');
       exempt =
-        'exempt in this project: the tool "Edit" (from /repo/loopguard.config.json): loopguard judges none of these calls';
+        'settings of this project (/repo/loopguard.config.json): the tool "Edit" is exempt: loopguard judges none of its calls';
       ctx.clock.advance(1_000);
-      expect((await getJson('/status')).body.hooksExempt).toBe(exempt);
+      expect((await getJson('/status')).body.hooksConfigured).toBe(exempt);
     });
 
     it('keeps a task named __proto__ (or constructor) in loopDetection', async () => {

@@ -10,7 +10,7 @@ import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
-import { projectHooksExempt, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';
+import { projectHooksConfigured, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';
 
 /**
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
@@ -48,10 +48,10 @@ export interface OpenStatusReader {
    */
   hooksOff(): string | undefined;
   /**
-   * What the project's configuration exempts from the guard, read now, for a project's SQLite
-   * database ({@link projectHooksExempt}); always `undefined` for PostgreSQL.
+   * What the project's configuration changes in the guard, read now, for a project's SQLite
+   * database ({@link projectHooksConfigured}); always `undefined` for PostgreSQL.
    */
-  hooksExempt(): string | undefined;
+  hooksConfigured(): string | undefined;
   /**
    * The models the project's configuration prices below the pricing library, read now, for a
    * project's SQLite database ({@link projectPricesBelowLibrary}); always `undefined` for PostgreSQL.
@@ -197,7 +197,7 @@ async function openPostgres(
     // two schemas of one database are two stores
     source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
-    hooksExempt: () => undefined,
+    hooksConfigured: () => undefined,
     pricesBelowLibrary: () => undefined,
     close: () => storage.close(),
   };
@@ -278,7 +278,7 @@ function openSqlite(path: string, io: CliIo): OpenStatusReader {
     label: `--db ${path}`,
     source,
     hooksOff: () => projectHooksOff(source, io.cwd),
-    hooksExempt: () => projectHooksExempt(source),
+    hooksConfigured: () => projectHooksConfigured(source),
     pricesBelowLibrary: () => projectPricesBelowLibrary(source),
     close: async () => database.close(),
   };

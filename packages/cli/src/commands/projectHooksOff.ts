@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { projectCheaperPrices, projectExemptions } from '../hook/projectExemptions.js';
+import { projectCheaperPrices, projectHookSettings } from '../hook/projectHookSettings.js';
 import { projectUnguarded, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 
 /**
@@ -27,14 +27,15 @@ export function projectHooksOff(database: string, cwd?: string): string | undefi
 }
 
 /**
- * What `status` (after `hooks: `) and the dashboard say of the calls the project's configuration
- * exempts from the guard, where `database` is a project's: {@link projectExemptions}'s words,
- * read now; `undefined` for any other database or without exemptions of the project's own.
- * @example projectHooksExempt('/repo/.loopguard/state.db') // 'exempt in this project: commands matching "^npm " (from …): …'
+ * What `status` (after `hooks: `) and the dashboard say of what the project's configuration
+ * changes in the guard (exemptions, thresholds), where `database` is a project's:
+ * {@link projectHookSettings}'s words, read now; `undefined` for any other database or when it
+ * changes nothing.
+ * @example projectHooksConfigured('/repo/.loopguard/state.db') // 'settings of this project (…): stopAfter 1000 (default 1)'
  */
-export function projectHooksExempt(database: string): string | undefined {
+export function projectHooksConfigured(database: string): string | undefined {
   const project = databaseProject(database);
-  return project === undefined ? undefined : projectExemptions(project);
+  return project === undefined ? undefined : projectHookSettings(project);
 }
 
 /**

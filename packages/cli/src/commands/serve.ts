@@ -44,7 +44,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         const server = await serveDashboard({
           reader: store.reader,
           hooksOff: store.hooksOff, // the project's off switch, read anew as the page refreshes
-          hooksExempt: store.hooksExempt, // and what it exempts from the guard (trust52)
+          hooksConfigured: store.hooksConfigured, // and what it changes in the guard (trust52)
           port: options.port,
           host: options.host,
           ...(token === undefined ? {} : { token }),

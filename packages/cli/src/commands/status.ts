@@ -185,7 +185,7 @@ async function printStatus(
         attemptWindowMs: options.window,
         breaker: run === undefined ? undefined : { ...run },
         hooksOff: store.hooksOff(),
-        hooksExempt: store.hooksExempt(),
+        hooksConfigured: store.hooksConfigured(),
       },
     ),
   );
@@ -201,7 +201,7 @@ async function printStatus(
   }
   const out = io.stdout;
   out(
-    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}${hooksOffLine(snapshot.hooksExempt)}${cheaper === undefined ? '' : `${printable(`spend: ${cheaper}`)}\n`}`,
+    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}${hooksOffLine(snapshot.hooksConfigured)}${cheaper === undefined ? '' : `${printable(`spend: ${cheaper}`)}\n`}`,
   );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
@@ -263,7 +263,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
     out(
-      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${hooksOffLine(store.hooksExempt())}${sessionList([session], io.columns)}\n`,
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${hooksOffLine(store.hooksConfigured())}${sessionList([session], io.columns)}\n`,
     );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
@@ -289,7 +289,7 @@ function projectDatabaseLine(store: OpenStatusReader): string {
 }
 
 /**
- * `hooks: off in this project (…)` (or `hooks: exempt in this project: …`) and a line break where
+ * `hooks: off in this project (…)` (or `hooks: settings of this project (…): …`) and a line break where
  * there is such a sentence, else `''`; shown printable (a project's path is the user's folder name).
  */
 function hooksOffLine(hooksOff: string | undefined): string {
