@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
@@ -7,6 +7,7 @@ import { SqliteStatusReader } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { gitTracks } from '../gitTracks.js';
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
@@ -232,6 +233,12 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
   if (section !== undefined && url !== undefined) {
+    // a repository's file chooses the server, and node-postgres sends it the user's PGPASSWORD
+    // (trust52): a found file git tracks names a store only when the user names it too
+    if (flags.config === undefined && gitTracks(basename(section.path), dirname(section.path)))
+      throw new CliError(
+        `serve.postgres in ${section.path}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>)`,
+      );
     const projectDatabase = projectDatabaseBeside(io);
     const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'), {
       named: `serve.postgres ${redacted(url)} (in ${section.path})`,
