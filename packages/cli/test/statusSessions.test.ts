@@ -352,10 +352,10 @@ describe('loopguard status: the sessions every door wrote', () => {
     // thresholds so high that no loop is ever nudged or stopped
     writeFileSync(
       file,
-      'hook:\n  repeatThreshold: 1000000\n  sameErrorThreshold: 1000000\n  stopAfter: 1000000\n  exemptTools: [Edit]\n',
+      'hook:\n  repeatThreshold: 1000000\n  sameErrorThreshold: 1000000\n  stopAfter: 1000000\n  lockTimeoutMs: 0\n  exemptTools: [Edit]\n',
     );
     expect((await run(exempt, ['status'])).out).toContain(
-      `hooks: settings of this project (${file}): the tool "Edit" is exempt: loopguard judges none of its calls; repeatThreshold 1000000 (default 3), sameErrorThreshold 1000000 (default 3), stopAfter 1000000 (default 1)\n`,
+      `hooks: settings of this project (${file}): the tool "Edit" is exempt: loopguard judges none of its calls; repeatThreshold 1000000 (default 3), sameErrorThreshold 1000000 (default 3), stopAfter 1000000 (default 1), lockTimeoutMs 0 (default 3000)\n`,
     );
     // a file git tracks came with the repository
     const git = (...args: string[]) =>

@@ -8,13 +8,15 @@ import { findConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
+import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
 
 /**
  * What the project's configuration changes in the guard, read now, in the words `status` and the
  * dashboard print after `hooks: `: `settings of this project (/repo/loopguard.config.yaml, which git
  * tracks: it came with the repository): commands matching "^npm " and the tool "Edit" are exempt:
  * loopguard judges none of their calls; repeatThreshold 1000000 (default 3), stopAfter 1000000
- * (default 1)`. A cloned repository's `hook.exemptCommands`, `hook.exemptTools` and thresholds
+ * (default 1)`. A cloned repository's `hook.exemptCommands`, `hook.exemptTools`, thresholds and
+ * `hook.lockTimeoutMs` (0: a call that meets another's lock fails open)
  * narrow what is guarded (a threshold of a million is the guard switched off) as surely as
  * `hook.enabled: false`, so a door says them and where they came from (trust52). Exemptions are
  * those beyond the defaults (the default polling commands and tools are not listed); each pattern
@@ -43,8 +45,13 @@ export function projectHookSettings(project: string): string | undefined {
     commands.length === 0 ? '' : `commands matching ${quoted(commands)}`,
     tools.length === 0 ? '' : `${tools.length === 1 ? 'the tool' : 'the tools'} ${quoted(tools)}`,
   ].filter((part) => part !== '');
-  const defaults = defaultStepLoopDetectorOptions() as Record<string, unknown>;
-  const changed = Object.entries(thresholds)
+  const defaults: Record<string, unknown> = {
+    ...defaultStepLoopDetectorOptions(),
+    lockTimeoutMs: DEFAULT_HOOK_LOCK_TIMEOUT_MS,
+  };
+  // a lock wait of 0 makes every call that meets another one's lock fail open (parallel calls)
+  const options = { ...thresholds, lockTimeoutMs: config.lockTimeoutMs };
+  const changed = Object.entries(options)
     .filter(([key, value]) => value !== defaults[key])
     .map(([key, value]) => `${key} ${JSON.stringify(value)} (default ${JSON.stringify(defaults[key])})`);
   const parts = [
