@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, geminiEnv, runGeminiPrint } from './geminiCli.js';
+import { expectOnlyItsOwnCall, heldTurn } from './heldTurn.js';
 import { hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
@@ -25,14 +26,7 @@ describe('a second Gemini CLI process resuming a running session (--resume <id>)
     const init = await loopguard(dir, ['init', 'gemini', '--project']);
     expect(init.code, init.stderr).toBe(0);
     const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let waiting = () => {};
-    const sessionWaits = new Promise<void>((resolve) => {
-      waiting = resolve;
-    });
+    const { held, release, sessionWaits, waiting } = heldTurn();
     const api = await startFakeGeminiApi(async (turn, contents) => {
       // the second process's requests carry its prompt
       if (JSON.stringify(contents).includes('SECOND')) return turn < 8 ? failing : { text: 'done' };
@@ -64,9 +58,7 @@ describe('a second Gemini CLI process resuming a running session (--resume <id>)
       expect(result.exitCode, String(result.stderr)).toBe(0);
       const output = `${second.stdout}${second.stderr}`;
       expect(output).toContain('already running in another process');
-      // the running session's row: its own call only, no loop, no stop
-      expect(hookState(dir).sessions).toMatchObject([{ session_id: SESSION, tool_calls: 1, stops: 0 }]);
-      expect(hookState(dir).entries).toEqual([]);
+      expectOnlyItsOwnCall(dir, SESSION);
     } finally {
       release();
       await api.close();
