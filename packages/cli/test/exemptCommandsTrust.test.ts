@@ -136,6 +136,18 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     ]);
   });
 
+  it("init says what a repository's configuration changes in the guard, and where it came from (trust52)", async () => {
+    const { dir, file } = repository(['^(?:npm|make|pytest) ']);
+    // installed, then asked again (already installed): both say it
+    for (let run = 0; run < 2; run++) {
+      const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+      expect(await runCli(['init', 'claude', '--project'], io), io.err()).toBe(EXIT_CODES.ok);
+      expect(io.out()).toContain(
+        `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) " are exempt: loopguard judges none of their calls\n`,
+      );
+    }
+  });
+
   it("the built hook seals what it checked under its build's id, as the bundles and the startup snapshot carry it", async () => {
     const { BUILD_ID } = (await import(join(bin, '..', 'buildId.js'))) as { BUILD_ID: string };
     expect(BUILD_ID).toMatch(/^[0-9a-f]{16}$/);
