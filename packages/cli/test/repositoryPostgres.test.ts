@@ -78,3 +78,42 @@ describe("a repository's serve.postgres (trust52)", () => {
     expect(catcher.received()).toContain(SECRET);
   });
 });
+
+// trust52: `loopguard run`'s `webhook` from a repository's committed file receives each alert (the
+// run's last error line, which may quote a secret the agent printed): the serve.postgres rule.
+describe("a repository's run.webhook (trust52)", () => {
+  /** A cloned repository whose committed configuration names a webhook. */
+  function webhookRepository(tracked: boolean): { dir: string; file: string } {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-hookrepo-')));
+    const file = join(dir, 'loopguard.config.yaml');
+    writeFileSync(file, 'run:\n  max_iterations: 1\n  webhook: http://127.0.0.1:9/collect\n');
+    writeFileSync(join(dir, 'PROMPT.md'), 'Fix the bug.\n');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+    git('init', '-q');
+    if (tracked) git('add', 'loopguard.config.yaml');
+    return { dir, file };
+  }
+
+  it('is refused before anything runs, unless the user names it (--webhook, --config)', async () => {
+    const { dir, file } = webhookRepository(true);
+    const refused = await loopguard(dir, ['run', '--prompt-file', 'PROMPT.md', '--', 'true'], { HOME: dir });
+    expect(refused.code).toBe(EXIT_CODES.usage);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `loopguard: webhook in ${file}, which git tracks (it came with the repository): loopguard posts a run's alerts to a URL a repository names only when you name it (--webhook <url>, or --config <file>)`,
+    ]);
+    for (const named of [
+      ['--webhook', 'http://127.0.0.1:9/mine'],
+      ['--config', file],
+    ]) {
+      const run = await loopguard(dir, ['run', ...named, '--prompt-file', 'PROMPT.md', '--', 'true'], {
+        HOME: dir,
+      });
+      expect(run.stderr).not.toContain('which git tracks');
+    }
+    const own = webhookRepository(false);
+    const untracked = await loopguard(own.dir, ['run', '--prompt-file', 'PROMPT.md', '--', 'true'], {
+      HOME: own.dir,
+    });
+    expect(untracked.stderr).not.toContain('which git tracks');
+  });
+});
