@@ -1,6 +1,6 @@
-import { existsSync, readSync } from 'node:fs';
+import { existsSync, lstatSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { withRegularFile } from './regularFile.js';
 
 /** The configuration files loopguard reads from a project directory, first found wins. */
@@ -10,9 +10,26 @@ export const CONFIG_FILES = [
   'loopguard.config.yml',
 ] as const;
 
-/** The project's configuration file (the first of {@link CONFIG_FILES} there), or `undefined`. */
+/**
+ * The project's configuration file (the first of {@link CONFIG_FILES} there), or `undefined`. In a
+ * folder every user can write (`/tmp`, `/dev/shm`), a file that is not this user's is passed over
+ * (trust52): another user planted it there, to switch loopguard off (`hook.enabled: false`) for a
+ * session started in that folder, or to point `status` at a PostgreSQL server of hers
+ * (`serve.postgres`, which node-postgres sends the user's `PGPASSWORD`). A teammate's file in a
+ * folder only the team writes is read as before.
+ */
 export function findConfigFile(projectDir: string): string | undefined {
-  return CONFIG_FILES.map((name) => join(projectDir, name)).find((path) => existsSync(path));
+  return CONFIG_FILES.map((name) => join(projectDir, name)).find(
+    (path) => existsSync(path) && !plantedByAnother(path),
+  );
+}
+
+/** Whether `path` is another user's file in a folder every user can write. */
+function plantedByAnother(path: string): boolean {
+  const uid = process.getuid?.();
+  const file = lstatSync(path, { throwIfNoEntry: false });
+  if (uid === undefined || file === undefined || file.uid === uid) return false;
+  return (statSync(dirname(path)).mode & 0o002) !== 0;
 }
 
 /**

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
+import { expectOnlyItsOwnCall, heldTurn } from './heldTurn.js';
 import { hookState } from './hookHelpers.js';
 import { loopguard, tempRepo } from './runHelpers.js';
 
@@ -37,14 +38,7 @@ describe.each([
       const hooks = mode === 'command' ? ['--command-hooks'] : [];
       const init = await loopguard(dir, ['init', 'claude', ...hooks, ...scope], { HOME: home });
       expect(init.code, init.stderr).toBe(0);
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let waiting = () => {};
-      const sessionWaits = new Promise<void>((resolve) => {
-        waiting = resolve;
-      });
+      const { held, release, sessionWaits, waiting } = heldTurn();
       const api = await startFakeAnthropicApi(async (turn, body) => {
         // the second process's requests carry its prompt; the running session's never do
         if (JSON.stringify(body.messages).includes('SECOND')) return turn < 8 ? failing : { text: 'done' };
@@ -90,9 +84,7 @@ describe.each([
         expect(output).toContain(
           refuser === 'loopguard' ? 'already running in another process' : 'is already in use',
         );
-        // the running session's row: its own call only, no loop, no stop
-        expect(hookState(dir).sessions).toMatchObject([{ session_id: SESSION, tool_calls: 1, stops: 0 }]);
-        expect(hookState(dir).entries).toEqual([]);
+        expectOnlyItsOwnCall(dir, SESSION);
       } finally {
         release();
         await api.close();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARGV_TOKEN_WARNING } from '../src/commands/serve.js';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
@@ -356,6 +357,50 @@ describe('loopguard serve', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+
+  it("says the project's own exemptions and thresholds on the dashboard as status says them (trust52)", async () => {
+    const project = mkdtempSync(join(cwd, 'exempt-'));
+    openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { createDirectory: true }).close();
+    const config = join(project, 'loopguard.config.json');
+    writeFileSync(config, JSON.stringify({ hook: { exemptTools: ['Edit'] } }));
+    const { child, url, auth } = await startServe(['--port', '0'], project);
+    const exited = exitOf(child);
+    try {
+      const body = (await (await fetch(new URL('/status', url), auth)).json()) as {
+        hooksConfigured?: string;
+      };
+      const words = `settings of this project (${config}): the tool "Edit" is exempt: loopguard judges none of its calls`;
+      expect(body.hooksConfigured).toBe(words);
+      expect((await run(['status', '--db', join(project, '.loopguard', 'state.db')])).out).toContain(
+        `\nhooks: ${words}\n`,
+      );
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('warns that a --token given on the command line is in the process list, and not for LOOPGUARD_TOKEN (trust52)', async () => {
+    const token = 'a-token-of-the-user-52';
+    const serveWith = (args: string[], env: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0', ...args], {
+          cwd,
+          env: { ...process.env, ...env },
+        });
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+        });
+        child.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('loopguard dashboard:')) child.kill('SIGTERM');
+        });
+        child.on('exit', () => resolve(err));
+        child.on('error', reject);
+      });
+    expect(await serveWith(['--token', token], {})).toBe(`${ARGV_TOKEN_WARNING}`);
+    expect(await serveWith([], { LOOPGUARD_TOKEN: token })).toBe('');
   });
 
   it('reports a port in use and a public host without a token in one line with exit code 2', async () => {

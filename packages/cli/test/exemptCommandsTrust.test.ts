@@ -57,6 +57,12 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     ['(?:)', /exempts every command/],
     ['\\s', /exempts every command/],
     ['[\\s\\S]*', /exempts every command/],
+    // trust52: a tool that is not the shell is matched by its input's JSON: these exempted every
+    // Read, Edit, Write and MCP call, in every agent
+    ['"', /exempts every call of a tool other than the shell/],
+    ['^\\{', /exempts every call of a tool other than the shell/],
+    ['\\}$', /exempts every call of a tool other than the shell/],
+    [':', /exempts every call of a tool other than the shell/],
     ['(a+)+$', /can take time that grows faster than the command's length/],
     ['(\\w+\\s?)*$', /can take time that grows faster than the command's length/],
     ['.*.*=.*', /can take time that grows faster than the command's length/],
@@ -128,6 +134,18 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
       ...DEFAULT_EXEMPT_COMMANDS.map((pattern) => pattern.source),
       ...sources,
     ]);
+  });
+
+  it("init says what a repository's configuration changes in the guard, and where it came from (trust52)", async () => {
+    const { dir, file } = repository(['^(?:npm|make|pytest) ']);
+    // installed, then asked again (already installed): both say it
+    for (let run = 0; run < 2; run++) {
+      const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+      expect(await runCli(['init', 'claude', '--project'], io), io.err()).toBe(EXIT_CODES.ok);
+      expect(io.out()).toContain(
+        `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) " are exempt: loopguard judges none of their calls\n`,
+      );
+    }
   });
 
   it("the built hook seals what it checked under its build's id, as the bundles and the startup snapshot carry it", async () => {

@@ -11,12 +11,12 @@ interface GenerateRequest {
 /**
  * A scripted Gemini API on 127.0.0.1 (only what Gemini CLI needs offline): `POST
  * /v1beta/models/<model>:streamGenerateContent?alt=sse` and `:generateContent`. A request that
- * offers tools gets `script(turn)`, where `turn` counts the model turns already in the
- * conversation; any other request (the model router) gets a routing verdict. `conversations` keeps
+ * offers tools gets `script(turn, contents)`, where `turn` counts the model turns already in the
+ * conversation (a promise holds the reply until it settles); any other request (the model router) gets a routing verdict. `conversations` keeps
  * the `contents` of every request that offered tools: what the model received.
  */
 export async function startFakeGeminiApi(
-  script: (turn: number) => GeminiTurn,
+  script: (turn: number, contents: unknown[]) => GeminiTurn | Promise<GeminiTurn>,
   {
     usage = { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
   }: { usage?: Record<string, number> } = {},
@@ -27,7 +27,7 @@ export async function startFakeGeminiApi(
     req.on('data', (chunk) => {
       body += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const json = (body === '' ? {} : JSON.parse(body)) as GenerateRequest;
       if (req.url?.includes(':countTokens')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -39,7 +39,7 @@ export async function startFakeGeminiApi(
       // Without tools it is Gemini CLI's model router asking for a JSON verdict: with a plain text
       // instead, the first reply came about 100 s later (measured).
       const turn = offersTools
-        ? script((json.contents ?? []).filter((c) => c.role === 'model').length)
+        ? await script((json.contents ?? []).filter((c) => c.role === 'model').length, json.contents ?? [])
         : { text: JSON.stringify({ complexity_reasoning: 'a scripted test', complexity_score: 1 }) };
       const part =
         'tool' in turn ? { functionCall: { name: turn.tool, args: turn.args } } : { text: turn.text };

@@ -36,19 +36,32 @@ export async function ensureGeminiCli(): Promise<string> {
   return entry;
 }
 
+/** The environment of a Gemini CLI run offline against the scripted API at `apiUrl`, in `home`. */
+export function geminiEnv(apiUrl: string, home: string): Record<string, string> {
+  return {
+    HOME: home,
+    GEMINI_API_KEY: 'test',
+    GOOGLE_GEMINI_BASE_URL: apiUrl,
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    LOOPGUARD_HOOK: '',
+    NO_COLOR: '1',
+  };
+}
+
 /**
  * One `gemini -p 'Fix the bug.'` in `dir` with stream-json output and `--yolo`, offline against the
  * scripted API at `apiUrl`, in the home `home` (its `.gemini/settings.json` written over what it
  * holds: API-key auth, the hooks system on, no usage statistics), loopguard's hooks on: the process's result and its
  * stream-json events, as the e2e tests run it.
  * @param options.model - `--model <name>` (default: none, Gemini CLI's own).
+ * @param options.extraArgs - more arguments (`--session-id <id>`).
  */
 export async function runGeminiPrint(
   gemini: string,
   dir: string,
   apiUrl: string,
   home: string,
-  options: { model?: string; timeout?: number } = {},
+  options: { model?: string; timeout?: number; extraArgs?: string[] } = {},
 ) {
   mkdirSync(join(home, '.gemini'), { recursive: true });
   const settings = join(home, '.gemini', 'settings.json');
@@ -70,6 +83,7 @@ export async function runGeminiPrint(
       '-p',
       'Fix the bug.',
       ...(options.model === undefined ? [] : ['--model', options.model]),
+      ...(options.extraArgs ?? []),
       '--output-format',
       'stream-json',
       '--yolo',
@@ -79,14 +93,7 @@ export async function runGeminiPrint(
       reject: false,
       stdin: 'ignore',
       timeout: options.timeout ?? 240_000,
-      env: {
-        HOME: home,
-        GEMINI_API_KEY: 'test',
-        GOOGLE_GEMINI_BASE_URL: apiUrl,
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-        LOOPGUARD_HOOK: '',
-        NO_COLOR: '1',
-      },
+      env: geminiEnv(apiUrl, home),
     },
   );
   const events = String(result.stdout)

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,6 +344,69 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(session.out).toContain(line);
     // on: no such line
     expect((await run(join(project, 'src'), ['status'])).out).not.toContain('hooks: off');
+  });
+
+  // trust52: a cloned repository's exemptions and thresholds narrow what is guarded (a threshold of a
+  // million is the guard switched off), and no door said so
+  it("lists the project's own exemptions and thresholds, the file they come from, and whether git brought it", async () => {
+    const exempt = hooksOnlyProject('exempt-app');
+    const file = join(exempt, 'loopguard.config.yaml');
+    writeFileSync(
+      file,
+      'hook:\n  exemptCommands: ["^(?:npm|make|pytest) ", "\\u001b]0;x"]\n  exemptTools: [BashOutput, Edit, Write]\n',
+    );
+    const line = `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) ", "\\u001b]0;x" and the tools "Edit", "Write" are exempt: loopguard judges none of their calls`;
+    const status = await run(join(exempt, 'src'), ['status']);
+    expect(status.out).toContain(`.loopguard/state.db\n${line}\n`);
+    expect((await run(exempt, ['status', '--session', 'nudged'])).out).toContain(line);
+    const json = JSON.parse((await run(exempt, ['status', '--json'])).out);
+    expect(json.hooksConfigured).toBe(line.slice('hooks: '.length));
+    // thresholds so high that no loop is ever nudged or stopped
+    writeFileSync(
+      file,
+      'hook:\n  repeatThreshold: 1000000\n  sameErrorThreshold: 1000000\n  stopAfter: 1000000\n  lockTimeoutMs: 0\n  exemptTools: [Edit]\n',
+    );
+    expect((await run(exempt, ['status'])).out).toContain(
+      `hooks: settings of this project (${file}): the tool "Edit" is exempt: loopguard judges none of its calls; repeatThreshold 1000000 (default 3), sameErrorThreshold 1000000 (default 3), stopAfter 1000000 (default 1), lockTimeoutMs 0 (default 3000)\n`,
+    );
+    // a file git tracks came with the repository
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: exempt });
+    git('init', '-q');
+    git('add', 'loopguard.config.yaml');
+    expect((await run(exempt, ['status'])).out).toContain(
+      `hooks: settings of this project (${file}, which git tracks: it came with the repository): `,
+    );
+    // the defaults alone (a tool list without additions, a threshold at its default) say nothing
+    writeFileSync(file, 'hook:\n  exemptTools: [BashOutput, sleep]\n  repeatThreshold: 3\n');
+    expect((await run(exempt, ['status'])).out).not.toContain('settings of this project');
+    expect(JSON.parse((await run(exempt, ['status', '--json'])).out)).not.toHaveProperty('hooksConfigured');
+  });
+
+  // trust52: a repository's `spend.prices` can price a model the library knows at $0, so that a
+  // budget in dollars never trips while every door shows it
+  it('says which models the project prices below the pricing library, and from which file', async () => {
+    const cheap = hooksOnlyProject('cheap-app');
+    const file = join(cheap, 'loopguard.config.yaml');
+    writeFileSync(
+      file,
+      'spend:\n  session: { maxCostUsd: 10 }\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0 }\n    claude-opus-4-5: { input: 100, output: 100 }\n    my-fine-tune: { input: 0, output: 0 }\n',
+    );
+    const line = `spend: prices in this project below the pricing library's: "claude-sonnet-4-5" input $0.00 (the library: $3.00), output $0.00 (the library: $15.00), cache writes $0.00 (the library: $3.75), cache reads $0.00 (the library: $0.30) a million tokens (from ${file}): every budget in dollars counts these replies at them`;
+    expect((await run(cheap, ['status'])).out).toContain(`.loopguard/state.db\n${line}\n`);
+    const json = JSON.parse((await run(cheap, ['status', '--json'])).out);
+    expect(json.pricesBelowLibrary).toBe(line.slice('spend: '.length));
+    // init, where the budget is set, says it beside the budget
+    const init = await run(cheap, ['init', 'claude', '--spend', '--dry-run'], { HOME: cheap });
+    expect(init.out).toContain(
+      'spend guard kept: $10.00 a session, warned at 80 %, a reply without a price: warn, prices below the pricing library\'s: "claude-sonnet-4-5"',
+    );
+    // a price at or above the library's, or for a model it does not price, says nothing
+    writeFileSync(
+      file,
+      'spend:\n  prices:\n    claude-sonnet-4-5: { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }\n    my-fine-tune: { input: 0, output: 0 }\n',
+    );
+    expect((await run(cheap, ['status'])).out).not.toContain('below the pricing library');
   });
 
   // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing

@@ -111,6 +111,9 @@
     // The project's off switch, in `loopguard status`'s words: its sessions are from before.
     $('hooks-off').hidden = typeof status.hooksOff !== 'string';
     $('hooks-off').textContent = status.hooksOff ? `hooks: ${status.hooksOff}` : '';
+    // What the project's configuration changes in the guard, and the file it came from (trust52).
+    $('hooks-configured').hidden = typeof status.hooksConfigured !== 'string';
+    $('hooks-configured').textContent = status.hooksConfigured ? `hooks: ${status.hooksConfigured}` : '';
     const hasTasks = status.page.total > 0 || status.source === 'loop';
     for (const box of document.querySelectorAll('.tasks-only')) box.hidden = !hasTasks;
     $('tasks-section').hidden = !hasTasks;

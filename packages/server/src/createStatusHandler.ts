@@ -50,6 +50,17 @@ export interface StatusHandlerOptions {
    */
   hooksOff?: () => string | undefined;
   /**
+   * What the project's configuration changes in the guard (exemptions, thresholds), as a sentence,
+   * or `undefined` when it changes nothing: `/status` carries it as `hooksConfigured` (absent while
+   * `undefined`) and the dashboard shows it under its header, as {@link StatusHandlerOptions.hooksOff}.
+   * Asked as `hooksOff` is; must be quick and must not throw. `loopguard serve` gives a project's
+   * own settings and the file they come from (`settings of this project (/repo/loopguard.config.yaml,
+   * which git tracks: it came with the repository): commands matching "^npm " are exempt: loopguard
+   * judges none of their calls; stopAfter 1000 (default 1)`, the words of `loopguard status`).
+   * @default undefined (nothing said)
+   */
+  hooksConfigured?: () => string | undefined;
+  /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
    * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
    * match it. @default undefined (no token)
@@ -116,6 +127,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     emitters: options.emitters ?? [],
     breaker: options.breaker,
     hooksOff: options.hooksOff,
+    hooksConfigured: options.hooksConfigured,
     attemptWindowMs: options.attemptWindowMs,
     followIntervalMs: options.followIntervalMs ?? 500,
   });

@@ -58,6 +58,13 @@ export interface StatusSnapshot {
    * loopguard guards no session here`); absent while they are on or when unknown (PostgreSQL).
    */
   hooksOff?: string;
+  /**
+   * What the project's configuration changes in the guard, and the file it comes from (`loopguard
+   * serve` and `status` over a project's database: `settings of this project (…): commands matching
+   * "^npm " are exempt: loopguard judges none of their calls; stopAfter 1000 (default 1)`); absent
+   * when it changes nothing, or when unknown (PostgreSQL).
+   */
+  hooksConfigured?: string;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
   /** When the snapshot was taken, epoch ms. */
@@ -81,6 +88,8 @@ export interface StatusSnapshotSources {
   breaker?: BreakerView | undefined;
   /** Why the hooks are switched off, when they are (the snapshot's `hooksOff`). */
   hooksOff?: string | undefined;
+  /** What the project's configuration changes in the guard, if anything (the snapshot's `hooksConfigured`). */
+  hooksConfigured?: string | undefined;
 }
 
 /**
@@ -124,6 +133,7 @@ export async function statusSnapshot(
     ...(live?.guards ? { guards: live.guards } : {}),
     ...(breaker ? { breaker } : {}),
     ...(sources.hooksOff === undefined ? {} : { hooksOff: sources.hooksOff }),
+    ...(sources.hooksConfigured === undefined ? {} : { hooksConfigured: sources.hooksConfigured }),
     source: live ? 'loop' : 'database',
     generatedAt: clock.now(),
   };

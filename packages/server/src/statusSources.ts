@@ -28,6 +28,8 @@ export interface StatusSourceOptions {
   breaker?: (() => BreakerView | undefined | Promise<BreakerView | undefined>) | undefined;
   /** Why the hooks are switched off now, if they are (`StatusHandlerOptions.hooksOff`). */
   hooksOff?: (() => string | undefined) | undefined;
+  /** What the project's configuration changes in the guard, if anything (`StatusHandlerOptions.hooksConfigured`). */
+  hooksConfigured?: (() => string | undefined) | undefined;
   attemptWindowMs?: number | undefined;
   followIntervalMs: number;
 }
@@ -120,6 +122,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
         live: loop?.getStatus(),
         breaker: await breakerNow(),
         hooksOff: options.hooksOff?.(),
+        hooksConfigured: options.hooksConfigured?.(),
       });
     },
     async stamp() {

@@ -45,7 +45,11 @@ afterEach(async () => {
   store = undefined;
 });
 
-async function open(db: ServedStore, hooksOff?: () => string | undefined): Promise<void> {
+async function open(
+  db: ServedStore,
+  hooksOff?: () => string | undefined,
+  hooksConfigured?: () => string | undefined,
+): Promise<void> {
   store = db;
   server = await startStatusServer({
     reader: db.reader,
@@ -53,6 +57,7 @@ async function open(db: ServedStore, hooksOff?: () => string | undefined): Promi
     clock: db.clock,
     followIntervalMs: 50,
     ...(hooksOff === undefined ? {} : { hooksOff }),
+    ...(hooksConfigured === undefined ? {} : { hooksConfigured }),
   });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
@@ -391,6 +396,17 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       () => document.getElementById('chart')?.dataset.series === 'nudge,stop,spend_warning,spend_stop',
     );
     expect(await page.locator('#recoveries li').count()).toBe(7);
+    expect(problems).toEqual([]);
+  });
+
+  it("says what the project's configuration exempts, and from where, in status's words (trust52)", async () => {
+    const words =
+      'settings of this project (/repo/loopguard.config.yaml, which git tracks: it came with the repository): commands matching "^(?:npm|make) " are exempt: loopguard judges none of their calls; stopAfter 1000 (default 1)';
+    const db = hooksOnlyDatabase();
+    await open(db, undefined, () => words);
+    expect(await text('#hooks-configured')).toBe(`hooks: ${words}`);
+    expect(await page.locator('#hooks-configured').isVisible()).toBe(true);
+    expect(await page.locator('#hooks-off').isVisible()).toBe(false);
     expect(problems).toEqual([]);
   });
 

@@ -129,6 +129,16 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect((await getJson('/status')).body).not.toHaveProperty('hooksOff');
     });
 
+    it('says what the project changes in the guard with the sentence it is given (hooksConfigured); no field without one (trust52)', async () => {
+      let exempt: string | undefined;
+      await start({ hooksConfigured: () => exempt });
+      expect((await getJson('/status')).body).not.toHaveProperty('hooksConfigured');
+      exempt =
+        'settings of this project (/repo/loopguard.config.json): the tool "Edit" is exempt: loopguard judges none of its calls';
+      ctx.clock.advance(1_000);
+      expect((await getJson('/status')).body.hooksConfigured).toBe(exempt);
+    });
+
     it('keeps a task named __proto__ (or constructor) in loopDetection', async () => {
       for (const id of ['__proto__', 'constructor', 'T1']) {
         await ctx.upsertTask({ id, status: 'in_progress' });

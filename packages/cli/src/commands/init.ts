@@ -22,6 +22,7 @@ import {
 } from '../hook/hookSettings.js';
 import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../hook/installRecord.js';
 import { lineDiff } from '../hook/lineDiff.js';
+import { projectHookSettings } from '../hook/projectHookSettings.js';
 import {
   type FoundSettingsFile,
   readSettingsFile,
@@ -51,6 +52,7 @@ import {
   serverPath,
   withServer,
 } from '../mcp/mcpRegistration.js';
+import { printable } from '../terminalText.js';
 import {
   DEFAULT_INIT_SPEND_WORDS,
   type InitSpendFlags,
@@ -279,6 +281,9 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     const projectDir = scope === 'user' ? undefined : io.cwd;
     saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io);
     sayCodexTrust(file, after, codexHome, projectDir, io);
+    // and what the project's file changes in the guard: a cloned repository's exemptions (trust52)
+    const changed = projectDir === undefined || options.remove ? undefined : projectHookSettings(projectDir);
+    if (changed !== undefined) io.stdout(`${printable(`hooks: ${changed}`)}\n`);
   };
   if (!edited && server?.change === undefined && other === undefined) {
     if (!(options.remove && options.quiet && found.text === null))

@@ -12,6 +12,7 @@ import {
 import { parseDocument } from 'yaml';
 import { CliError } from '../CliError.js';
 import { CONFIG_FILES, parseConfigText, readConfigFile } from '../configFiles.js';
+import { pricesBelowLibrary } from '../hook/cheaperPrices.js';
 
 const INIT_SESSION_USD = 10;
 
@@ -192,7 +193,17 @@ export function budgetsInWords(spend: ResolvedSpendOptions, before?: ResolvedSpe
       : [`${burn?.action} at ${rates.join(' or ')} a minute over ${burn?.forMinutes} minutes`]),
     `warned at ${Math.round(spend.warnAt * 100)} %`,
     `a reply without a price: ${spend.onUnknownPrice}`,
+    ...cheaperWords(spend),
   ].join(', ');
+}
+
+/** The models the section prices below the pricing library, where a budget is in dollars (trust52). */
+function cheaperWords(spend: ResolvedSpendOptions): string[] {
+  const inDollars = [spend.session, spend.task, spend.projectDay].some(
+    (caps) => caps?.maxCostUsd !== undefined,
+  );
+  const below = inDollars && spend.prices !== undefined ? pricesBelowLibrary(spend.prices) : undefined;
+  return below === undefined ? [] : [`prices below the pricing library's: ${below}`];
 }
 
 function was<T>(now: T, old: T | undefined, format: (value: T) => string): string {

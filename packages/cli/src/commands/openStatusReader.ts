@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
@@ -7,10 +7,11 @@ import { SqliteStatusReader } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { gitTracks } from '../gitTracks.js';
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
 import { findStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
-import { projectHooksOff } from './projectHooksOff.js';
+import { projectHooksConfigured, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';
 
 /**
  * Where an inspecting command reads: a SQLite file or a PostgreSQL database.
@@ -47,6 +48,16 @@ export interface OpenStatusReader {
    * ({@link projectHooksOff}); always `undefined` for PostgreSQL (a fleet's store is no project's).
    */
   hooksOff(): string | undefined;
+  /**
+   * What the project's configuration changes in the guard, read now, for a project's SQLite
+   * database ({@link projectHooksConfigured}); always `undefined` for PostgreSQL.
+   */
+  hooksConfigured(): string | undefined;
+  /**
+   * The models the project's configuration prices below the pricing library, read now, for a
+   * project's SQLite database ({@link projectPricesBelowLibrary}); always `undefined` for PostgreSQL.
+   */
+  pricesBelowLibrary(): string | undefined;
   /**
    * The project's own SQLite database when the store read is another one named by `serve.postgres`
    * of the configuration file: the hooks write the project's sessions there, never to PostgreSQL.
@@ -192,6 +203,8 @@ async function openPostgres(
     // two schemas of one database are two stores
     source: schema === undefined ? redacted(url) : `${redacted(url)}, schema ${schema}`,
     hooksOff: () => undefined,
+    hooksConfigured: () => undefined,
+    pricesBelowLibrary: () => undefined,
     close: () => storage.close(),
   };
 }
@@ -225,6 +238,12 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   const section = serveSection(io, flags.config);
   const url = section && configString(section, 'postgres');
   if (section !== undefined && url !== undefined) {
+    // a repository's file chooses the server, and node-postgres sends it the user's PGPASSWORD
+    // (trust52): a found file git tracks names a store only when the user names it too
+    if (flags.config === undefined && gitTracks(basename(section.path), dirname(section.path)))
+      throw new CliError(
+        `serve.postgres in ${section.path}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>)`,
+      );
     const projectDatabase = projectDatabaseBeside(io);
     const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'), {
       named: `serve.postgres ${redacted(url)} (in ${section.path})`,
@@ -272,6 +291,8 @@ function openSqlite(path: string, io: CliIo, given = true): OpenStatusReader {
     label: `--db ${path}`,
     source,
     hooksOff: () => projectHooksOff(source, io.cwd),
+    hooksConfigured: () => projectHooksConfigured(source),
+    pricesBelowLibrary: () => projectPricesBelowLibrary(source),
     close: async () => database.close(),
   };
 }

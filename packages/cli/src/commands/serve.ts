@@ -7,6 +7,13 @@ import { parsePort } from './parsers.js';
 import { serveDashboard, untilSignal } from './serveDashboard.js';
 
 /**
+ * What `serve --token <t>` says on stderr: every local user reads a process's arguments (`ps`,
+ * `/proc/<pid>/cmdline`), and with the token the dashboard's commands and results (trust52).
+ */
+export const ARGV_TOKEN_WARNING =
+  'loopguard: warning: --token is in the process list (ps), where every local user can read it and open the dashboard; give it in LOOPGUARD_TOKEN, or let serve make one\n';
+
+/**
  * `loopguard serve (--db <file> | --postgres <url>) [--port 7070] [--host 127.0.0.1] [--token t]`:
  * the status server and dashboard over a store other processes write, until SIGINT or SIGTERM.
  * Without `--token` it makes one (on loopback too: any local user can connect to 127.0.0.1, and
@@ -35,31 +42,40 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         'bearer token required on every request (on loopback, default: a new one, printed in the address)',
       ).env('LOOPGUARD_TOKEN'),
     )
-    .action(async (options: StatusStoreFlags & { port: number; host: string; token?: string }) => {
-      const store = await openStatusReader(options, io);
-      try {
-        // a public address needs a token the user chose (startStatusServer refuses it without one)
-        const made = options.token === undefined && isLoopback(options.host);
-        const token = made ? randomBytes(24).toString('base64url') : options.token;
-        const server = await serveDashboard({
-          reader: store.reader,
-          hooksOff: store.hooksOff, // the project's off switch, read anew as the page refreshes
-          port: options.port,
-          host: options.host,
-          ...(token === undefined ? {} : { token }),
-        });
-        // a token the user chose is theirs to type; the one made here is shown once, on their terminal
-        const entry = `${server.url}?token=${made ? token : '<token>'}`;
-        // one write: a reader of the address gets the note with it
-        const beside =
-          store.projectDatabase === undefined
-            ? ''
-            : `this project's hook sessions are not in this store: loopguard serve --db ${store.projectDatabase}\n`;
-        io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n${beside}`);
-        await untilSignal();
-        await server.close();
-      } finally {
-        await store.close();
-      }
-    });
+    .action(
+      async (
+        options: StatusStoreFlags & { port: number; host: string; token?: string },
+        command: Command,
+      ) => {
+        // an empty one is refused below, in one line
+        if (command.getOptionValueSource('token') === 'cli' && options.token !== '')
+          io.stderr(ARGV_TOKEN_WARNING);
+        const store = await openStatusReader(options, io);
+        try {
+          // a public address needs a token the user chose (startStatusServer refuses it without one)
+          const made = options.token === undefined && isLoopback(options.host);
+          const token = made ? randomBytes(24).toString('base64url') : options.token;
+          const server = await serveDashboard({
+            reader: store.reader,
+            hooksOff: store.hooksOff, // the project's off switch, read anew as the page refreshes
+            hooksConfigured: store.hooksConfigured, // and what it changes in the guard (trust52)
+            port: options.port,
+            host: options.host,
+            ...(token === undefined ? {} : { token }),
+          });
+          // a token the user chose is theirs to type; the one made here is shown once, on their terminal
+          const entry = `${server.url}?token=${made ? token : '<token>'}`;
+          // one write: a reader of the address gets the note with it
+          const beside =
+            store.projectDatabase === undefined
+              ? ''
+              : `this project's hook sessions are not in this store: loopguard serve --db ${store.projectDatabase}\n`;
+          io.stdout(`loopguard dashboard: ${entry} (reading ${store.source}; Ctrl-C to stop)\n${beside}`);
+          await untilSignal();
+          await server.close();
+        } finally {
+          await store.close();
+        }
+      },
+    );
 }

@@ -185,18 +185,23 @@ async function printStatus(
         attemptWindowMs: options.window,
         breaker: run === undefined ? undefined : { ...run },
         hooksOff: store.hooksOff(),
+        hooksConfigured: store.hooksConfigured(),
       },
     ),
   );
   const spend = spendCounts(baseline.recoveries);
+  const cheaper = store.pricesBelowLibrary();
   if (options.json) {
     const beside = store.projectDatabase === undefined ? {} : { projectDatabase: store.projectDatabase };
-    io.stdout(`${JSON.stringify({ database: store.source, ...beside, ...snapshot, spend }, null, 2)}\n`);
+    const prices = cheaper === undefined ? {} : { pricesBelowLibrary: cheaper };
+    io.stdout(
+      `${JSON.stringify({ database: store.source, ...beside, ...snapshot, ...prices, spend }, null, 2)}\n`,
+    );
     return;
   }
   const out = io.stdout;
   out(
-    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff, io.columns)}`,
+    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff, io.columns)}${hooksOffLine(snapshot.hooksConfigured, io.columns)}${cheaper === undefined ? '' : `${terminalLines(printable(`spend: ${cheaper}`), io.columns)}\n`}`,
   );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
@@ -258,7 +263,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
     out(
-      `database: ${store.source}\n${hooksOffLine(store.hooksOff(), io.columns)}${sessionList([session], io.columns)}\n`,
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff(), io.columns)}${hooksOffLine(store.hooksConfigured(), io.columns)}${sessionList([session], io.columns)}\n`,
     );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
@@ -276,7 +281,6 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
     throw new CliError(`session ${id}: ${session.summary}`, EXIT_CODES.sessionStoppedOnSpend);
 }
 
-/** `hooks: off in this project (…)` and a line break where the store's hooks are off, else `''`. */
 /** Where the project's own sessions are when `serve.postgres` sent `status` to another store. */
 function projectDatabaseLine(store: OpenStatusReader): string {
   return store.projectDatabase === undefined
@@ -284,8 +288,12 @@ function projectDatabaseLine(store: OpenStatusReader): string {
     : `this project's hook sessions are not in this store: loopguard status --db ${store.projectDatabase}\n`;
 }
 
+/**
+ * `hooks: off in this project (…)` (or `hooks: settings of this project (…): …`) and a line break where
+ * there is such a sentence, else `''`; shown printable (a project's path is the user's folder name).
+ */
 function hooksOffLine(hooksOff: string | undefined, columns: number | undefined): string {
-  return hooksOff === undefined ? '' : `${terminalLines(`hooks: ${hooksOff}`, columns)}\n`;
+  return hooksOff === undefined ? '' : `${terminalLines(printable(`hooks: ${hooksOff}`), columns)}\n`;
 }
 
 /** A line of the header, wrapped between words on a terminal, its next lines indented (sessions57). */

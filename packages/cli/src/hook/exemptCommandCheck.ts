@@ -12,6 +12,14 @@ export const MAX_EXEMPT_COMMAND_CHARS = 256;
 const ORDINARY_COMMANDS = ['', 'x', 'ls', 'git status'];
 
 /**
+ * The text the detector matches for a call of a tool that is not the shell: its input as JSON
+ * (core's `actionText`; a shell's command is matched as typed). A pattern that matches any input
+ * object (`"`, `^\{`, `\}$`, `:`) exempts every Read, Edit, Write and MCP call of every agent
+ * (trust52), the way exempting the editing tools by name would, all at once.
+ */
+const ANY_TOOL_INPUTS = ['{}', '{"x":"x"}'];
+
+/**
  * Why a project's `hook.exemptCommands` source cannot be taken, or `undefined` when it can. The
  * hook runs each pattern on every command the model types (up to 16 KiB): a repository's file is
  * input, and two of its patterns are an off switch nobody sees (trust51):
@@ -20,7 +28,9 @@ const ORDINARY_COMMANDS = ['', 'x', 'ls', 'git status'];
  *   eslint-plugin-regexp's super-linear backtracking rules), with counted repetitions (`{20}`) judged
  *   as unbounded ones, since 2^20 tries a start is as bad in practice;
  * - one that exempts every command: it matches the empty text or an ordinary command (`x`,
- *   `ls`, `git status`; tried only once the pattern is known to run in linear time).
+ *   `ls`, `git status`; tried only once the pattern is known to run in linear time);
+ * - one that exempts every call of a tool other than the shell: it matches any tool's input as the
+ *   detector reads it (`{}`, `{"x":"x"}`: JSON), trust52.
  * `scslre` and its parser are loaded on first use: most projects set no exemption.
  * @example exemptCommandProblem('.') // 'exempts every command (it matches "ls") …'
  */
@@ -38,6 +48,9 @@ export function exemptCommandProblem(source: string): string | undefined {
   const ordinary = ORDINARY_COMMANDS.find((command) => pattern.test(command));
   if (ordinary !== undefined)
     return `exempts every command (it matches ${JSON.stringify(ordinary)}): name the polling command it exempts, such as ^make watch`;
+  const input = ANY_TOOL_INPUTS.find((text) => pattern.test(text));
+  if (input !== undefined)
+    return `exempts every call of a tool other than the shell (it matches ${JSON.stringify(input)}, the form a tool's input is matched in): name the polling command it exempts, such as ^make watch`;
   return undefined;
 }
 

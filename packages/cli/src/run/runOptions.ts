@@ -1,11 +1,15 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describeValue } from '@loopguard/core/internal';
 import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { CliError } from '../CliError.js';
-import { CONFIG_FILES, parseConfigText, readConfigFile as readConfigBytes } from '../configFiles.js';
+import {
+  CONFIG_FILES,
+  findConfigFile,
+  parseConfigText,
+  readConfigFile as readConfigBytes,
+} from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 import { runSpendOptions } from './runSpendOptions.js';
@@ -67,10 +71,8 @@ export function readConfigFile(
   cwd: string,
   path?: string,
 ): { path: string | null; values: Record<string, unknown> } {
-  const found =
-    path !== undefined
-      ? resolve(cwd, path)
-      : CONFIG_FILES.map((f) => join(cwd, f)).find((f) => existsSync(f));
+  // one rule with the hooks' (findConfigFile: another user's file in a shared folder is passed over)
+  const found = path !== undefined ? resolve(cwd, path) : findConfigFile(cwd);
   if (found === undefined) return { path: null, values: {} };
   let parsed: unknown;
   try {

@@ -1,0 +1,95 @@
+import { basename } from 'node:path';
+import {
+  DEFAULT_EXEMPT_COMMANDS,
+  DEFAULT_EXEMPT_TOOLS,
+  defaultStepLoopDetectorOptions,
+} from '@loopguard/core/steps';
+import { findConfigFile } from '../configFiles.js';
+import { gitTracks } from '../gitTracks.js';
+import { pricesBelowLibrary } from './cheaperPrices.js';
+import { checkedHookConfigNow } from './checkedHookConfig.js';
+import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
+
+/**
+ * What the project's configuration changes in the guard, read now, in the words `status` and the
+ * dashboard print after `hooks: `: `settings of this project (/repo/loopguard.config.yaml, which git
+ * tracks: it came with the repository): commands matching "^npm " and the tool "Edit" are exempt:
+ * loopguard judges none of their calls; repeatThreshold 1000000 (default 3), stopAfter 1000000
+ * (default 1)`. A cloned repository's `hook.exemptCommands`, `hook.exemptTools`, thresholds and
+ * `hook.lockTimeoutMs` (0: a call that meets another's lock fails open)
+ * narrow what is guarded (a threshold of a million is the guard switched off) as surely as
+ * `hook.enabled: false`, so a door says them and where they came from (trust52). Exemptions are
+ * those beyond the defaults (the default polling commands and tools are not listed); each pattern
+ * and tool is quoted as JSON (a control character in the file is shown escaped). `undefined` when
+ * the file changes nothing, and where the hooks are off or fail open on it (those are said
+ * instead). Reads only; asks git only where there is something to say.
+ * @example projectHookSettings('/repo') // undefined without a configuration file
+ */
+export function projectHookSettings(project: string): string | undefined {
+  const file = findConfigFile(project);
+  if (file === undefined) return undefined;
+  let config: ReturnType<typeof checkedHookConfigNow>;
+  try {
+    config = checkedHookConfigNow(project);
+  } catch {
+    return undefined; // the hooks fail open on it: `projectUnguarded` says so
+  }
+  if (!config.enabled) return undefined;
+  const { exemptCommands, exemptTools, ...thresholds } = config.detector;
+  const commands = (exemptCommands ?? [])
+    .slice(DEFAULT_EXEMPT_COMMANDS.length)
+    .map((pattern) => pattern.source);
+  const tools = (exemptTools ?? []).filter((tool) => !DEFAULT_EXEMPT_TOOLS.includes(tool));
+  const quoted = (names: readonly string[]) => names.map((name) => JSON.stringify(name)).join(', ');
+  const exempt = [
+    commands.length === 0 ? '' : `commands matching ${quoted(commands)}`,
+    tools.length === 0 ? '' : `${tools.length === 1 ? 'the tool' : 'the tools'} ${quoted(tools)}`,
+  ].filter((part) => part !== '');
+  const defaults: Record<string, unknown> = {
+    ...defaultStepLoopDetectorOptions(),
+    lockTimeoutMs: DEFAULT_HOOK_LOCK_TIMEOUT_MS,
+  };
+  // a lock wait of 0 makes every call that meets another one's lock fail open (parallel calls)
+  const options = { ...thresholds, lockTimeoutMs: config.lockTimeoutMs };
+  const changed = Object.entries(options)
+    .filter(([key, value]) => value !== defaults[key])
+    .map(([key, value]) => `${key} ${JSON.stringify(value)} (default ${JSON.stringify(defaults[key])})`);
+  const parts = [
+    exempt.length === 0
+      ? ''
+      : commands.length === 0 && tools.length === 1
+        ? `${exempt[0]} is exempt: loopguard judges none of its calls`
+        : `${exempt.join(' and ')} are exempt: loopguard judges none of their calls`,
+    changed.join(', '),
+  ].filter((part) => part !== '');
+  if (parts.length === 0) return undefined;
+  return `settings of this project (${cameFrom(file, project, true)}): ${parts.join('; ')}`;
+}
+
+/**
+ * The models the project's `spend.prices` prices below the pricing library, read now, in the words
+ * `status` prints after `spend: `: `prices in this project below the pricing library's:
+ * "claude-sonnet-4-5" input $0.00 (the library: $3.00), … a million tokens (from
+ * /repo/loopguard.config.yaml, which git tracks: it came with the repository): every budget in
+ * dollars counts these replies at them` ({@link pricesBelowLibrary}). `undefined` without such a
+ * price, and where the file cannot be used (the hooks fail open on it: that is said instead).
+ */
+export function projectCheaperPrices(project: string): string | undefined {
+  const file = findConfigFile(project);
+  if (file === undefined) return undefined;
+  let below: string | undefined;
+  try {
+    below = pricesBelowLibrary(checkedHookConfigNow(project).prices);
+  } catch {
+    return undefined;
+  }
+  return below === undefined
+    ? undefined
+    : `prices in this project below the pricing library's: ${below} (${cameFrom(file, project)}): every budget in dollars counts these replies at them`;
+}
+
+/** `from <file>` (or `<file>` with `bare`), and `, which git tracks: it came with the repository` when git tracks it. */
+function cameFrom(file: string, project: string, bare = false): string {
+  const tracked = gitTracks(basename(file), project) ? ', which git tracks: it came with the repository' : '';
+  return `${bare ? '' : 'from '}${file}${tracked}`;
+}
