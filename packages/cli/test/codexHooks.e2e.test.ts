@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
@@ -302,6 +303,50 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     }
     // no request of the session (the TUI makes one more than `exec`) carries it
     expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
+  }, 600_000);
+
+  it("the session's own switch (enabled = 0 on its row): the loop runs unjudged after it, and every door says the session was switched off (codex58)", async () => {
+    // two failures, the user switches the session's row off, the session resumed fails five times more
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    let resumed = false;
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
+      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
+    });
+    try {
+      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+      const run = (args: string[]) =>
+        execa(codex, [exec as string, ...args], {
+          cwd: dir,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run(rest);
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+      const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+      database.db.prepare('UPDATE hook_sessions SET enabled = 0 WHERE session_id = ?').run(thread);
+      database.close();
+      resumed = true;
+      const second = await run([...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+      expect(second.exitCode, String(second.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
+    expect(hookState(dir).entries).toEqual([]);
+    // status, status --session, the dashboard and scan's record: one sentence, naming the switch
+    const stories = await expectOneStory(dir, { env });
+    expect([...stories.values()]).toEqual([
+      'off for this session (switched off), no loop found, 2 tool calls ran',
+    ]);
   }, 600_000);
 
   it('never judges a session that makes progress', async () => {
