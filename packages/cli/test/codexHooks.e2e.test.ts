@@ -349,6 +349,61 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     ]);
   }, 600_000);
 
+  it("a new user's first session, as docs/hooks.md says: init codex in the project, Codex's own prompts trust the folder and the hooks, and its TUI shows each refusal with loopguard's words (codex58)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const init = await loopguard(dir, ['init', 'codex'], env);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('Codex does not trust this project yet');
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      return ran < 5 ? [execCommand('cat missing.txt')] : [assistantText('All done here.')];
+    });
+    const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
+    const tui = ['--sandbox', 'danger-full-access', '-c', 'model_provider="scripted"'];
+    const pane = await startTmuxPane(
+      [codex, ...tui, '-c', `model_providers.scripted=${provider}`, '--model', 'gpt-scripted'],
+      { cwd: dir, env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' }, width: 160, height: 80 },
+    );
+    let shown = '';
+    try {
+      const asked = (words: string) => (p: string) => (p.includes(words) ? true : undefined);
+      await pane.waitFor('the folder trust prompt', asked('Trust this folder?'));
+      await pane.press('Enter');
+      // Codex asks about the 4 new hooks itself (what `init` told the user to do with /hooks)
+      await pane.waitFor('the hooks review', asked('4 hooks are new or changed.'));
+      await pane.press('Down');
+      await pane.waitFor('the second choice', asked('› 2. Trust all and continue'));
+      await pane.press('Enter');
+      await pane.waitFor('the prompt', asked('Ask Codex'));
+      await pane.submit('Fix the bug.');
+      shown = await pane.waitFor('the reply', (p) => (p.includes('All done here.') ? p : undefined), 120_000);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    // the user reads each refusal in the TUI with loopguard's reason; never the nudge (a developer
+    // message to the model only)
+    expect(shown.match(/• Blocked by hook/g)).toHaveLength(2);
+    expect(shown).toContain('└ Stopped (same_error): call 4 was refused before it ran: it repeats call 3');
+    expect(shown).toContain('loopguard refused this call, and refuses every repeat of it');
+    expect(shown).not.toContain('Loop detected');
+    // the model read the nudge and then why each call was refused, in words
+    // (the TUI asks more than `exec`: the request after call 3 is found by its outputs)
+    const nudged = api.bodies.find((b) => JSON.stringify(b).includes('Loop detected (same_error)'));
+    expect((nudged as { input: Array<{ type?: string }> }).input.filter((i) => i.type === 'function_call_output')).toHaveLength(3);
+    expect(api.bodies.map(lastOutput)).toContainEqual(
+      expect.stringMatching(
+        /^Command blocked by PreToolUse hook: Stopped \(same_error\): call 4 was refused before it ran/,
+      ),
+    );
+    const again = await loopguard(dir, ['init', 'codex'], env);
+    expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
+    expect([...(await expectOneStory(dir, { env })).values()]).toEqual([
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+    ]);
+  }, 600_000);
+
   it('never judges a session that makes progress', async () => {
     const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
     const { dir, result, bodies } = await codexWithHooks((turn) => {
