@@ -391,7 +391,9 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // the model read the nudge and then why each call was refused, in words
     // (the TUI asks more than `exec`: the request after call 3 is found by its outputs)
     const nudged = api.bodies.find((b) => JSON.stringify(b).includes('Loop detected (same_error)'));
-    expect((nudged as { input: Array<{ type?: string }> }).input.filter((i) => i.type === 'function_call_output')).toHaveLength(3);
+    expect(
+      (nudged as { input: Array<{ type?: string }> }).input.filter((i) => i.type === 'function_call_output'),
+    ).toHaveLength(3);
     expect(api.bodies.map(lastOutput)).toContainEqual(
       expect.stringMatching(
         /^Command blocked by PreToolUse hook: Stopped \(same_error\): call 4 was refused before it ran/,
