@@ -347,6 +347,12 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect([...stories.values()]).toEqual([
       'off for this session (switched off), no loop found, 2 tool calls ran',
     ]);
+    // scan lists it among the sessions loopguard did not guard, in status's words
+    const scanned = await loopguard(dir, ['scan'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    expect(scanned.stdout.replace(/\s+/g, ' ')).toContain(
+      `Not guarded by loopguard (what status says there): 1 session: off for this session (switched off), in ${dir}.`,
+    );
   }, 600_000);
 
   it("a new user's first session, as docs/hooks.md says: init codex in the project, Codex's own prompts trust the folder and the hooks, and its TUI shows each refusal with loopguard's words (codex58)", async () => {
