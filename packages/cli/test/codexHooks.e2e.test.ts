@@ -646,10 +646,15 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(warned).toBe(7);
     const stopped = outputs.findIndex((o) => o.startsWith('Command blocked by PreToolUse hook:'));
     expect(stopped).toBe(8);
-    for (const output of outputs.slice(8, 11))
+    for (const output of outputs.slice(8, 11)) {
       expect(output).toMatch(
         /^Command blocked by PreToolUse hook: loopguard: this session reached its budget/,
       );
+      // no reply ends a Codex turn: the model reads that every further call is refused (codex58)
+      expect(output).toContain(
+        'loopguard refuses every further tool call of this session: end your turn with what you have. Command: ',
+      );
+    }
     expect(existsSync(join(dir, 'file6.txt'))).toBe(true);
     expect(existsSync(join(dir, 'file7.txt'))).toBe(false);
     const { entries, ledgers } = spendState(dir);
