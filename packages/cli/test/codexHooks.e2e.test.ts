@@ -87,6 +87,48 @@ function lastOutput(body: unknown): string {
   return String(outputs[outputs.length - 1]?.output ?? '');
 }
 
+/**
+ * A session of `cat missing.txt` failing twice in the project `dir` (`init codex --user`, trusted),
+ * then `between(thread)`, then `codex exec resume <thread>` run in `resumeIn` failing five times
+ * more. Returns the scripted API's requests.
+ */
+async function pausedAndResumed(
+  dir: string,
+  env: Record<string, string>,
+  resumeIn: string,
+  between: (thread: string) => void = () => undefined,
+): Promise<Array<{ input?: Array<Record<string, unknown>> }>> {
+  expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+  await trustCodexHooks(codex, env, dir, isLoopguard);
+  let resumed = false;
+  const api = await startFakeResponsesApi((_call, body) => {
+    const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+    if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
+    return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
+  });
+  try {
+    const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+    const run = (cwd: string, args: string[]) =>
+      execa(codex, [exec as string, ...args], {
+        cwd,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...env, SCRIPTED_API_KEY: 'test' },
+      });
+    const first = await run(dir, rest);
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+    between(thread);
+    resumed = true;
+    const second = await run(resumeIn, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+    expect(second.exitCode, String(second.stderr)).toBe(0);
+  } finally {
+    await api.close();
+  }
+  return api.bodies as Array<{ input?: Array<Record<string, unknown>> }>;
+}
+
 describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
   it('nudges by the third identical failing call, denies every repeat from the fourth on; --remove leaves nothing', async () => {
     const { dir, env, result, bodies, outputs } = await codexWithHooks((turn) =>
@@ -309,37 +351,12 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // two failures, the user switches the session's row off, the session resumed fails five times more
     const { dir } = tempRepo('');
     const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
-    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
-    await trustCodexHooks(codex, env, dir, isLoopguard);
-    let resumed = false;
-    const api = await startFakeResponsesApi((_call, body) => {
-      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
-      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
-      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
-    });
-    try {
-      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
-      const run = (args: string[]) =>
-        execa(codex, [exec as string, ...args], {
-          cwd: dir,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 300_000,
-          env: { ...env, SCRIPTED_API_KEY: 'test' },
-        });
-      const first = await run(rest);
-      expect(first.exitCode, String(first.stderr)).toBe(0);
-      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+    const requests = await pausedAndResumed(dir, env, dir, (thread) => {
       const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
       database.db.prepare('UPDATE hook_sessions SET enabled = 0 WHERE session_id = ?').run(thread);
       database.close();
-      resumed = true;
-      const second = await run([...rest.slice(0, -1), 'resume', thread, 'Go on.']);
-      expect(second.exitCode, String(second.stderr)).toBe(0);
-    } finally {
-      await api.close();
-    }
-    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    });
+    const bodies = requests.map((b) => JSON.stringify(b));
     expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
     expect(hookState(dir).entries).toEqual([]);
     // status, status --session, the dashboard and scan's record: one sentence, naming the switch
@@ -548,36 +565,10 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const { dir } = tempRepo('');
     const elsewhere = tempRepo('').dir;
     const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
-    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
-    await trustCodexHooks(codex, env, dir, isLoopguard);
-    let resumed = false;
-    const api = await startFakeResponsesApi((_call, body) => {
-      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
-      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
-      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
-    });
-    try {
-      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
-      const run = (cwd: string, args: string[]) =>
-        execa(codex, [exec as string, ...args], {
-          cwd,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 300_000,
-          env: { ...env, SCRIPTED_API_KEY: 'test' },
-        });
-      const first = await run(dir, rest);
-      expect(first.exitCode, String(first.stderr)).toBe(0);
-      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
-      resumed = true;
-      const second = await run(elsewhere, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
-      expect(second.exitCode, String(second.stderr)).toBe(0);
-    } finally {
-      await api.close();
-    }
+    const requests = await pausedAndResumed(dir, env, elsewhere);
     // calls 1 and 2 in the project, 3 after the resume: nudged at 3, calls 4 to 7 denied
-    const outputs = api.bodies.map(lastOutput);
-    expect(api.bodies.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
+    const outputs = requests.map(lastOutput);
+    expect(requests.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
     for (const output of outputs.slice(5))
       expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
     expect(existsSync(join(elsewhere, '.loopguard'))).toBe(false);
