@@ -348,6 +348,11 @@ describe('loopguard hook codex', () => {
       appendFileSync(rollout, functionCall(`call_${n}`, cmd));
       const reply = JSON.parse(await answer('PreToolUse', `call_${n}`, cmd));
       expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+      // no reply ends a Codex turn: the model is told in words that every further call is refused
+      // and what to do (codex58); scan still reads the first line as the spend guard's stop
+      expect(reply.hookSpecificOutput.permissionDecisionReason).toBe(
+        'loopguard: this session reached its budget (510 of 100 tokens); loopguard stopped it.\nloopguard refuses every further tool call of this session: end your turn with what you have',
+      );
       appendFileSync(rollout, blockedOutput(`call_${n}`, JSON.stringify(reply), cmd));
     }
     const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../src/scan/scanReport.js';
@@ -84,6 +85,48 @@ function lastOutput(body: unknown): string {
   const input = (body as { input?: Array<{ type?: string; output?: unknown }> }).input ?? [];
   const outputs = input.filter((item) => item.type === 'function_call_output');
   return String(outputs[outputs.length - 1]?.output ?? '');
+}
+
+/**
+ * A session of `cat missing.txt` failing twice in the project `dir` (`init codex --user`, trusted),
+ * then `between(thread)`, then `codex exec resume <thread>` run in `resumeIn` failing five times
+ * more. Returns the scripted API's requests.
+ */
+async function pausedAndResumed(
+  dir: string,
+  env: Record<string, string>,
+  resumeIn: string,
+  between: (thread: string) => void = () => undefined,
+): Promise<Array<{ input?: Array<Record<string, unknown>> }>> {
+  expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+  await trustCodexHooks(codex, env, dir, isLoopguard);
+  let resumed = false;
+  const api = await startFakeResponsesApi((_call, body) => {
+    const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+    if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
+    return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
+  });
+  try {
+    const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+    const run = (cwd: string, args: string[]) =>
+      execa(codex, [exec as string, ...args], {
+        cwd,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...env, SCRIPTED_API_KEY: 'test' },
+      });
+    const first = await run(dir, rest);
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+    between(thread);
+    resumed = true;
+    const second = await run(resumeIn, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+    expect(second.exitCode, String(second.stderr)).toBe(0);
+  } finally {
+    await api.close();
+  }
+  return api.bodies as Array<{ input?: Array<Record<string, unknown>> }>;
 }
 
 describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
@@ -304,6 +347,88 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
   }, 600_000);
 
+  it("the session's own switch (enabled = 0 on its row): the loop runs unjudged after it, and every door says the session was switched off (codex58)", async () => {
+    // two failures, the user switches the session's row off, the session resumed fails five times more
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const requests = await pausedAndResumed(dir, env, dir, (thread) => {
+      const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+      database.db.prepare('UPDATE hook_sessions SET enabled = 0 WHERE session_id = ?').run(thread);
+      database.close();
+    });
+    const bodies = requests.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
+    expect(hookState(dir).entries).toEqual([]);
+    // status, status --session, the dashboard and scan's record: one sentence, naming the switch
+    const stories = await expectOneStory(dir, { env });
+    expect([...stories.values()]).toEqual([
+      'off for this session (switched off), no loop found, 2 tool calls ran',
+    ]);
+    // scan lists it among the sessions loopguard did not guard, in status's words
+    const scanned = await loopguard(dir, ['scan'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    expect(scanned.stdout.replace(/\s+/g, ' ')).toContain(
+      `Not guarded by loopguard (what status says there): 1 session: off for this session (switched off), in ${dir}.`,
+    );
+  }, 600_000);
+
+  it("a new user's first session, as docs/hooks.md says: init codex in the project, Codex's own prompts trust the folder and the hooks, and its TUI shows each refusal with loopguard's words (codex58)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    const init = await loopguard(dir, ['init', 'codex'], env);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('Codex does not trust this project yet');
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      return ran < 5 ? [execCommand('cat missing.txt')] : [assistantText('All done here.')];
+    });
+    const provider = `{ name = "scripted", base_url = "${api.url}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
+    const tui = ['--sandbox', 'danger-full-access', '-c', 'model_provider="scripted"'];
+    const pane = await startTmuxPane(
+      [codex, ...tui, '-c', `model_providers.scripted=${provider}`, '--model', 'gpt-scripted'],
+      { cwd: dir, env: { ...env, SCRIPTED_API_KEY: 'test', LOOPGUARD_HOOK: '' }, width: 160, height: 80 },
+    );
+    let shown = '';
+    try {
+      const asked = (words: string) => (p: string) => (p.includes(words) ? true : undefined);
+      await pane.waitFor('the folder trust prompt', asked('Trust this folder?'));
+      await pane.press('Enter');
+      // Codex asks about the 4 new hooks itself (what `init` told the user to do with /hooks)
+      await pane.waitFor('the hooks review', asked('4 hooks are new or changed.'));
+      await pane.press('Down');
+      await pane.waitFor('the second choice', asked('› 2. Trust all and continue'));
+      await pane.press('Enter');
+      await pane.waitFor('the prompt', asked('Ask Codex'));
+      await pane.submit('Fix the bug.');
+      shown = await pane.waitFor('the reply', (p) => (p.includes('All done here.') ? p : undefined), 120_000);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+    // the user reads each refusal in the TUI with loopguard's reason; never the nudge (a developer
+    // message to the model only)
+    expect(shown.match(/• Blocked by hook/g)).toHaveLength(2);
+    expect(shown).toContain('└ Stopped (same_error): call 4 was refused before it ran: it repeats call 3');
+    expect(shown).toContain('loopguard refused this call, and refuses every repeat of it');
+    expect(shown).not.toContain('Loop detected');
+    // the model read the nudge and then why each call was refused, in words
+    // (the TUI asks more than `exec`: the request after call 3 is found by its outputs)
+    const nudged = api.bodies.find((b) => JSON.stringify(b).includes('Loop detected (same_error)'));
+    expect(
+      (nudged as { input: Array<{ type?: string }> }).input.filter((i) => i.type === 'function_call_output'),
+    ).toHaveLength(3);
+    expect(api.bodies.map(lastOutput)).toContainEqual(
+      expect.stringMatching(
+        /^Command blocked by PreToolUse hook: Stopped \(same_error\): call 4 was refused before it ran/,
+      ),
+    );
+    const again = await loopguard(dir, ['init', 'codex'], env);
+    expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
+    expect([...(await expectOneStory(dir, { env })).values()]).toEqual([
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+    ]);
+  }, 600_000);
+
   it('never judges a session that makes progress', async () => {
     const commands = ['echo one > one.txt', 'echo two > two.txt', 'ls', 'cat one.txt two.txt'];
     const { dir, result, bodies } = await codexWithHooks((turn) => {
@@ -440,36 +565,10 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const { dir } = tempRepo('');
     const elsewhere = tempRepo('').dir;
     const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
-    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
-    await trustCodexHooks(codex, env, dir, isLoopguard);
-    let resumed = false;
-    const api = await startFakeResponsesApi((_call, body) => {
-      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
-      if (ran < (resumed ? 7 : 2)) return [execCommand('cat missing.txt')];
-      return [assistantText(resumed ? 'I give up.' : 'Let me think.')];
-    });
-    try {
-      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
-      const run = (cwd: string, args: string[]) =>
-        execa(codex, [exec as string, ...args], {
-          cwd,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 300_000,
-          env: { ...env, SCRIPTED_API_KEY: 'test' },
-        });
-      const first = await run(dir, rest);
-      expect(first.exitCode, String(first.stderr)).toBe(0);
-      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
-      resumed = true;
-      const second = await run(elsewhere, [...rest.slice(0, -1), 'resume', thread, 'Go on.']);
-      expect(second.exitCode, String(second.stderr)).toBe(0);
-    } finally {
-      await api.close();
-    }
+    const requests = await pausedAndResumed(dir, env, elsewhere);
     // calls 1 and 2 in the project, 3 after the resume: nudged at 3, calls 4 to 7 denied
-    const outputs = api.bodies.map(lastOutput);
-    expect(api.bodies.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
+    const outputs = requests.map(lastOutput);
+    expect(requests.map((b) => JSON.stringify(b)).findIndex((b) => b.includes('Loop detected ('))).toBe(4);
     for (const output of outputs.slice(5))
       expect(output).toMatch(/^Command blocked by PreToolUse hook: Stopped \(same_error\): /);
     expect(existsSync(join(elsewhere, '.loopguard'))).toBe(false);
@@ -538,10 +637,15 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(warned).toBe(7);
     const stopped = outputs.findIndex((o) => o.startsWith('Command blocked by PreToolUse hook:'));
     expect(stopped).toBe(8);
-    for (const output of outputs.slice(8, 11))
+    for (const output of outputs.slice(8, 11)) {
       expect(output).toMatch(
         /^Command blocked by PreToolUse hook: loopguard: this session reached its budget/,
       );
+      // no reply ends a Codex turn: the model reads that every further call is refused (codex58)
+      expect(output).toContain(
+        'loopguard refuses every further tool call of this session: end your turn with what you have. Command: ',
+      );
+    }
     expect(existsSync(join(dir, 'file6.txt'))).toBe(true);
     expect(existsSync(join(dir, 'file7.txt'))).toBe(false);
     const { entries, ledgers } = spendState(dir);

@@ -100,6 +100,26 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
 
+  it('says of a session the user switched off, and of its subagent, that it is off, in status and status --session (codex58)', async () => {
+    const off = projectDatabase('switched-off');
+    const key = { agent: 'codex' as const, projectDir: off.dir };
+    off.hooks.update({ ...key, sessionId: 'main' }, () => ({ next: { ...state, nudges: 0 }, result: null }));
+    off.hooks.update({ ...key, sessionId: 'sub' }, () => ({
+      next: { ...state, nudges: 0, toolCalls: 2, parentSessionId: 'main', agentType: 'default' },
+      result: null,
+    }));
+    off.database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 'main'").run();
+    off.database.close();
+    const list = await run(off.dir, ['status', '--json']);
+    const sessions = JSON.parse(list.out).sessions.sessions as Array<Record<string, unknown>>;
+    expect(sessions.map((s) => [s.sessionId, s.switchedOff, s.summary])).toEqual([
+      ['sub', true, 'off for this session (switched off), no loop found, 2 tool calls ran'],
+      ['main', true, 'off for this session (switched off), no loop found, 4 tool calls ran'],
+    ]);
+    const one = await run(off.dir, ['status', '--session', 'main']);
+    expect(one.out).toContain('off for this session (switched off), no loop found, 4 tool calls ran');
+  });
+
   it("says its times in the user's time zone, as the dashboard and scan do, naming the zone (qa47)", async () => {
     const zoned = projectDatabase('zoned');
     // 19:45 in Los Angeles on 29 November is 03:45 UTC on the 30th: the day differs

@@ -11,7 +11,10 @@ const GONE_FUNCTION = 'loopguard_agent_process_gone';
  * which every query of the connection then reads (its counts and filters too), so every door (`status`,
  * the dashboard, the status line, `scan`'s record) tells the same. The file is not written: this works
  * on a read-only connection, and the database's own view (what `sqlite3` shows) keeps the 10-minute
- * rule. A database older than schema 13 (no `agent_process`) is left as it is. Idempotent.
+ * rule. It also says, as `switched_off` (1, else 0 or `NULL`), whether the user switched the session
+ * off (`enabled = 0` on its row, or on its session's row for a subagent's run: the hooks' own rule),
+ * so that every door says so (codex58). A database older than schema 13 (no `agent_process`) is left
+ * as it is. Idempotent.
  */
 export function readLiveSessions(db: BetterSqlite3.Database): void {
   const temp = db
@@ -37,7 +40,9 @@ export function readLiveSessions(db: BetterSqlite3.Database): void {
       CASE WHEN s.verdict = 'running' AND ${GONE_FUNCTION}((SELECT h.agent_process FROM main.hook_sessions h
           WHERE h.agent = s.agent AND h.session_id = s.session_id AND h.project_dir = s.project_dir)) = 1
         THEN CASE WHEN s.nudges > 0 THEN 'nudged' ELSE 'clean' END
-        ELSE s.verdict END AS verdict
+        ELSE s.verdict END AS verdict,
+      (SELECT max(h.enabled = 0) FROM main.hook_sessions h WHERE h.agent = s.agent
+          AND h.project_dir = s.project_dir AND h.session_id IN (s.session_id, s.parent_session_id)) AS switched_off
     FROM main.agent_sessions s`).run();
 }
 

@@ -214,7 +214,9 @@ export async function guardProject(
       );
     }
     failed = false;
-    return spend === undefined || loopStop ? reply : withSpend(reply, spend, event.kind === 'before_tool');
+    return spend === undefined || loopStop
+      ? reply
+      : withSpend(agent, reply, spend, event.kind === 'before_tool');
   } finally {
     database.close(failed);
   }
@@ -363,13 +365,20 @@ function lazyLibraryCost(): CostOf {
   };
 }
 
-/** The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is handed to the model. */
-function withSpend(reply: HookReply, verdict: SpendVerdict, denied: boolean): HookReply {
+/**
+ * The loop guard's reply with the spend guard's verdict: a stop ends the session, a warning is
+ * handed to the model. Codex ends no turn on a hook's reply: the model reading its call refused is
+ * told that every further call will be, and what to do (codex58).
+ */
+function withSpend(agent: HookAgent, reply: HookReply, verdict: SpendVerdict, denied: boolean): HookReply {
   if (verdict.action === 'stop') {
     return {
       kind: 'stop',
       denied,
-      message: verdict.message,
+      message:
+        agent === 'codex' && denied
+          ? `${verdict.message}\nloopguard refuses every further tool call of this session: end your turn with what you have.`
+          : verdict.message,
       stopReason: verdict.message.split('\n')[0] ?? '',
     };
   }

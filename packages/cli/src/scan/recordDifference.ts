@@ -30,7 +30,8 @@ function replayText(session: ScannedSession): string {
  * tell it differently, in the user's words; `undefined` when they agree or there is no record.
  * Compared: the stop (a loop's or the spend guard's, and its tool call), the tool calls that ran,
  * and the dollars of a session whose spend guard counted them (with `subagentCostUsd`, what its
- * subagents' transcripts cost: the record counts their replies too).
+ * subagents' transcripts cost: the record counts their replies too). A session the user switched
+ * off (its record says so) differs only by a stop.
  * @example recordDifference(session) // 'loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error)'
  */
 export function recordDifference(session: ScannedSession, subagentCostUsd?: number): string | undefined {
@@ -53,9 +54,12 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
     parts.push(
       `the transcript holds loopguard's ${held.on === 'spend' ? 'spend ' : ''}stop at call ${held.call}, its record no stop`,
     );
-  } else if (stop === null && session.loops.some((loop) => loop.stopStep !== null)) {
+  } else if (stop === null && !record.switchedOff && session.loops.some((loop) => loop.stopStep !== null)) {
     parts.push(`loopguard did not stop it and ${replayText(session)} (with its project's options)`);
   }
+  // a session the user switched off: its later calls were not judged, counted or priced, and its
+  // record says so (codex58)
+  if (record.switchedOff) return parts.length === 0 ? undefined : parts.join('; ');
   if (record.toolCalls !== null && record.toolCalls !== session.toolCalls)
     parts.push(
       record.toolCalls < session.toolCalls

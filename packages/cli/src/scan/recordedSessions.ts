@@ -10,7 +10,7 @@ import { SessionRecords } from './sessionRecord.js';
  * started in stays as `startedIn` when it differs (a session started in `repo/src` is `repo`'s),
  * `record` tells what the other doors say of it, and `recordDiffers` where the transcript tells
  * it otherwise ({@link recordDifference}); a session with no record started in a project whose
- * hooks are switched off now is `unguarded`, with `status`'s words. New objects: the scan cache's stay as read.
+ * hooks are switched off now is `unguarded`, with `status`'s words, as is one the user switched off. New objects: the scan cache's stay as read.
  */
 export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   const records = new SessionRecords();
@@ -30,7 +30,11 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
     }
     const startedIn =
       session.project !== null && session.project !== record.project ? { startedIn: session.project } : {};
-    const told: ScannedSession = { ...session, project: record.project, ...startedIn, record };
+    // a session the user switched off is listed with the sessions loopguard did not guard (codex58)
+    const off = record.switchedOff
+      ? { unguarded: `off for this session (switched off), in ${record.project}` }
+      : {};
+    const told: ScannedSession = { ...session, project: record.project, ...startedIn, record, ...off };
     const differs = recordDifference(told, subagents.get(session.sessionId));
     return differs === undefined ? told : { ...told, recordDiffers: differs };
   });

@@ -28,7 +28,8 @@ export interface ScannedSession {
   /**
    * Where the session has no record and started in a project whose hooks are switched off now:
    * `status`'s words, `off in /repo (hook.enabled: false in /repo/loopguard.config.yaml): loopguard
-   * guards no session started there`.
+   * guards no session started there`; or whose record says the user switched it off: `off for this
+   * session (switched off), in /repo`.
    */
   unguarded?: string;
   /** Where `record` and the transcript tell the session differently, in the user's words (`recordDifference`). */

@@ -29,6 +29,8 @@ export interface SessionRecord {
   stop: { on: 'loop' | 'spend'; kind: string | null; call: number | null } | null;
   /** Dollars the spend guard counted (priced models only); `null` where no spend guard counted. */
   costUsd: number | null;
+  /** The user switched the session off: its later calls were neither judged nor counted (codex58). */
+  switchedOff: boolean;
 }
 
 /**
@@ -116,5 +118,6 @@ function recordOfView(view: ReturnType<typeof sessionViewOf>): SessionRecord {
             call: view.stop.call,
           },
     costUsd: view.spend === null ? null : view.spend.costUsd,
+    switchedOff: view.switchedOff,
   };
 }

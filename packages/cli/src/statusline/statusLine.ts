@@ -54,8 +54,8 @@ export function statusLineInput(text: string, env: NodeJS.ProcessEnv = {}): Stat
 
 /**
  * The one line about a Claude Code session: `loopguard: <the session's summary>`, the sentence
- * `status` and the dashboard print for it; `loopguard: watching` before its first tool call; led by
- * `off for this session (switched off)` once its row is switched off (`enabled = 0`).
+ * `status` and the dashboard print for it (led by `off for this session (switched off)` once its
+ * row is switched off, `enabled = 0`); `loopguard: watching` before its first tool call.
  * @param db - the project's database, open read-only (schema 8 or later).
  * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran'
  */
@@ -63,14 +63,11 @@ export function statusLine(db: Database.Database, input: StatusLineInput): strin
   readLiveSessions(db);
   const row = db
     .prepare(
-      `SELECT s.*, h.enabled FROM agent_sessions s
-       LEFT JOIN hook_sessions h ON h.agent = s.agent AND h.session_id = s.session_id AND h.project_dir = s.project_dir
-       WHERE s.agent = 'claude' AND s.session_id = ? ORDER BY s.last_active DESC LIMIT 1`,
+      `SELECT * FROM agent_sessions WHERE agent = 'claude' AND session_id = ? ORDER BY last_active DESC LIMIT 1`,
     )
-    .get(input.sessionId) as (SessionRow & { enabled: number | null }) | undefined;
+    .get(input.sessionId) as SessionRow | undefined;
   if (row === undefined) return 'loopguard: watching';
-  const off = row.enabled === 0 ? 'off for this session (switched off), ' : '';
-  return `loopguard: ${off}${sessionViewOf(row).summary}${subagentsText(db, input)}`;
+  return `loopguard: ${sessionViewOf(row).summary}${subagentsText(db, input)}`;
 }
 
 /** What loopguard did to a subagent, by its run's verdict (those it did nothing to are not named). */

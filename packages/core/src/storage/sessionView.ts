@@ -72,6 +72,11 @@ export interface SessionView {
   /** Why a `loopguard run` last stopped or paused (what `loopguard runs` prints); `null` for the others or while it runs. */
   runReason: string | null;
   verdict: SessionVerdict;
+  /**
+   * The user switched the session off (`UPDATE hook_sessions SET enabled = 0 …`, docs/hooks.md): its
+   * calls after the switch are neither judged nor counted, and its summary says so first.
+   */
+  switchedOff: boolean;
   /** {@link sessionSummary} of the session: what every door prints. */
   summary: string;
   /**
@@ -110,6 +115,11 @@ export interface SessionRow {
   run_status: string | null;
   /** A run's `runs.reason` (the reader joins it: the view has no column for it); absent: none. */
   run_reason?: string | null;
+  /**
+   * 1 where the user switched the session off (its hook row's `enabled = 0`, or its session's for a
+   * subagent's run), as SQLite's reading connection adds it (`readLiveSessions`); absent, `NULL` or 0: on.
+   */
+  switched_off?: number | null;
   verdict: string;
 }
 
@@ -143,10 +153,14 @@ const num = (value: number | string | null): number | null => (value === null ? 
 /**
  * What loopguard did to a session, in one line: the sentence `status`, the dashboard, the status line
  * and `/status` all print.
+ * A session the user switched off says so first (`off for this session (switched off), no loop
+ * found, 2 tool calls ran`): the calls after the switch are not among those counted (codex58).
  * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
-  const parts = [headline(view)];
+  const parts = [
+    view.switchedOff ? `off for this session (switched off), ${headline(view)}` : headline(view),
+  ];
   // the calls that ran: a call denied before it ran (the stop's) is not one
   if (view.toolCalls !== null)
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
@@ -280,6 +294,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     runStatusText: row.run_status === null ? null : runStatusWords(row.run_status),
     runReason: row.run_reason ?? null,
     verdict,
+    switchedOff: Number(row.switched_off ?? 0) === 1,
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
 }
