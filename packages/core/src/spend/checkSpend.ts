@@ -201,6 +201,6 @@ function burnText(
     `loopguard: ${scope.label} is spending ${parts.join(' and ')} over the last ${burn.forMinutes} minutes.` +
     (burn.action === 'stop'
       ? ' loopguard stopped it.'
-      : ' A loop often shows as a rate before it shows as a repeat: check that each step makes progress.')
+      : ' A loop often shows as a rate before it shows as a repeat: check that each tool call makes progress.')
   );
 }
