@@ -7,7 +7,7 @@ import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { codexTrust } from '../hook/codexTrust.js';
-import type { HookAgent } from '../hook/hookEvent.js';
+import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import {
   commandEntries,
   hasHooks,
@@ -91,7 +91,6 @@ export interface InitOptions extends InitSpendFlags {
   statusLine?: boolean;
 }
 
-const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI', codex: 'Codex' };
 const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
 /**
