@@ -27,7 +27,9 @@ export type SpendReason = 'share' | 'cap' | 'burn_rate' | 'unknown_price';
 export interface SpendVerdict {
   /** `warn`: tell the agent; `stop`: stop it the way its door stops a loop. */
   action: 'warn' | 'stop';
+  /** Why it spoke. */
   reason: SpendReason;
+  /** Whose budget: the session (or run), the task, or the project's day. */
   scope: SpendScopeKind;
   /** The text the agent (and the user) reads. */
   message: string;
