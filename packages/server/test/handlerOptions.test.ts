@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import { describe, expect, it } from 'vitest';
-import { createStatusHandler } from '../src/index.js';
+import { createStatusHandler, followReader, LiveFeed } from '../src/index.js';
 
 // Bad options are refused where the handler is made, naming the option, before any timer or stream
 // starts: a negative poll interval would poll the store in a tight loop, a cache time that is not
@@ -28,5 +28,14 @@ describe('createStatusHandler options', () => {
     const create = () => createStatusHandler({} as Parameters<typeof createStatusHandler>[0]);
     expect(create).toThrow(ConfigurationError);
     expect(create).toThrow(/^reader must be/);
+  });
+});
+
+describe('followReader options', () => {
+  it.each([-1, 0, 2.5, 'x'])('intervalMs %s is refused, naming it, before the first read', (intervalMs) => {
+    const start = { attemptId: 0, recoveryId: 0, transitionId: 0 } as never;
+    const follow = () => followReader(reader, start, new LiveFeed(), { intervalMs: intervalMs as number });
+    expect(follow).toThrow(ConfigurationError);
+    expect(follow).toThrow(/^intervalMs must be/);
   });
 });
