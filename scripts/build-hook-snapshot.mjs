@@ -188,10 +188,10 @@ renameSync(cache + '.' + process.pid, cache);
 
 /**
  * V8's code cache of `dir/genai-prices.cjs` (the pricing library as one file, which each thread of
- * `loopguard scan` loads: bundle-hook.mjs, scan/bundledPriceLibrary.ts), `dir/genai-prices.cache`:
- * made by a node like the scan's (`NODE_OPTIONS` cleared) that compiles the file through the scan's
- * own function (`compilePriceLibrary`, the same wrapper), prices replies of three providers' models,
- * then saves what it compiled. A cache V8 refuses is ignored (the library compiles from its source).
+ * `loopguard scan` and a hook call that prices a reply load: bundle-hook.mjs, hook/priceLibrary.ts),
+ * `dir/genai-prices.cache`: made by a node like theirs (`NODE_OPTIONS` cleared) that compiles the
+ * file through their own function (`compilePriceLibrary`, the same wrapper), prices replies of three
+ * providers' models, then saves what it compiled. A cache V8 refuses is ignored (the library compiles from its source).
  * Without genai-prices.cjs (a build before it, or the bundles not made yet): nothing.
  * @param {string} dir - the bundle directory.
  */
@@ -199,7 +199,7 @@ export function buildPriceLibraryCache(dir) {
   const source = join(dir, 'genai-prices.cjs');
   const cache = join(dir, 'genai-prices.cache');
   rmSync(cache, { force: true });
-  const loader = join(dir, '..', 'scan', 'bundledPriceLibrary.js');
+  const loader = join(dir, '..', 'hook', 'priceLibrary.js');
   if (!existsSync(source) || !existsSync(loader)) return;
   const make = `
 import { renameSync, writeFileSync } from 'node:fs';

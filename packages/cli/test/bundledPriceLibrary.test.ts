@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
-import { compilePriceLibrary } from '../src/scan/bundledPriceLibrary.js';
+import { compilePriceLibrary } from '../src/hook/priceLibrary.js';
 
 // the build's copy of the pricing library and V8's code cache of it (bundle-hook.mjs)
 const library = fileURLToPath(new URL('../dist/bundle/genai-prices.cjs', import.meta.url));
@@ -40,5 +41,20 @@ describe("the scan's pricing library, bundled with its code cache", () => {
   it('is ASCII: V8 keeps its source at one byte a character', () => {
     const source = readFileSync(library, 'utf8');
     expect([...source].filter((character) => character > '\u007f')).toEqual([]);
+  });
+});
+
+describe("the hook's pricing library", () => {
+  it("is the build's bundled copy with its code cache, not the package compiled at each call", () => {
+    // The package's CommonJS entry, as the hook resolved it: a require would leave it in node's cache.
+    const fromHook = createRequire(fileURLToPath(new URL('../dist/hook/', import.meta.url)));
+    const entry = fromHook.resolve('@pydantic/genai-prices');
+    delete fromHook.cache[entry];
+    // the built module, as the hook runs it: its place finds the build's bundle folder
+    const built = fileURLToPath(new URL('../dist/hook/priceLibrary.js', import.meta.url));
+    const { requirePriceLibrary } = fromHook(built) as typeof import('../src/hook/priceLibrary.js');
+    const hooked = requirePriceLibrary();
+    expect(fromHook.cache[entry]).toBeUndefined();
+    expect(prices(hooked)).toEqual(prices({ calcPrice }));
   });
 });

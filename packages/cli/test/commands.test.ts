@@ -170,6 +170,24 @@ describe('loopguard status', () => {
     ]);
   });
 
+  it('sessions57: names the database it found, not --db, when the user gave none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-found-'));
+    mkdirSync(join(dir, '.git'));
+    mkdirSync(join(dir, '.loopguard'));
+    writeFileSync(join(dir, '.loopguard', 'state.db'), 'these are not SQLite pages '.repeat(200));
+    for (const command of ['status', 'recoveries', 'serve']) {
+      const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+      const result = {
+        code: await runCli([command, '--port', '0'].slice(0, command === 'serve' ? 3 : 1), io),
+        out: io.out(),
+        err: io.err(),
+      };
+      expectOneLineError(result, `loopguard: ${join(dir, '.loopguard', 'state.db')}: not a SQLite database`);
+      expect(result.err).not.toContain('--db');
+    }
+    rmSync(dir, { recursive: true });
+  });
+
   it('reports a missing file, a file that is not SQLite and a bad flag in one line with exit code 2', async () => {
     expectOneLineError(await run(['status', '--db', 'missing.db']), '--db missing.db: no such file');
     expectOneLineError(await run(['status', '--db', 'notes.txt']), '--db notes.txt: not a SQLite database');

@@ -131,7 +131,7 @@ describe('the packages as published', () => {
       // zod is not in the snapshot: a project's configuration loads it, compiled with the code cache
       // install.sh made beside the blob for this node
       expect(existsSync(join(dirname(blob), 'zod-subset.cache'))).toBe(true);
-      // and the code cache of the pricing library each thread of a scan loads
+      // and the code cache of the pricing library each thread of a scan, and a hook call that prices, loads
       expect(existsSync(join(dirname(blob), 'genai-prices.cache'))).toBe(true);
       const configured = join(app, 'configured');
       mkdirSync(configured);

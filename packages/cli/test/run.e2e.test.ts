@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
-import { artifact, loopguard, stored, tempRepo } from './runHelpers.js';
+import { artifact, bin, loopguard, stored, tempRepo } from './runHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];
 const transitions = (cwd: string) => stored(cwd).transitions.map((t) => `${t.from}->${t.to}`);
@@ -474,6 +475,24 @@ describe('loopguard run: options and configuration', () => {
     const action = await loopguard(dir, run('--on-stagnation', 'panic', '--', './agent.sh'));
     expect(action.code).toBe(EXIT_CODES.usage);
     expect(action.stderr).toContain("argument 'panic' is invalid");
+  });
+
+  it('sessions57: says so when stdin held no prompt (a script that forgot to pipe it), not when it held one', async () => {
+    const { dir } = tempRepo('true');
+    const warning =
+      "loopguard: warning: stdin held no prompt: the agent's stdin gets nothing each iteration (pipe the prompt, or give --prompt-file PATH; ignore this when the command carries its own)\n";
+    const args = ['run', '--max-iterations', '1', '--', './agent.sh'];
+    const empty = await loopguard(dir, args);
+    expect(empty.stderr).toContain(warning);
+    expect(empty.code).toBe(EXIT_CODES.budgetSpent);
+    const piped = await execa(process.execPath, [bin, ...args], {
+      cwd: dir,
+      reject: false,
+      input: 'fix the tests\n',
+      env: { NO_COLOR: '1' },
+    });
+    expect(piped.exitCode).toBe(EXIT_CODES.budgetSpent);
+    expect(String(piped.stderr)).not.toContain('stdin held no prompt');
   });
 
   it('a missing prompt file is exit 2', async () => {

@@ -127,6 +127,18 @@ describe('loopguard status: the sessions every door wrote', () => {
       const entries = await run(zoned.dir, ['recoveries']);
       expect(entries.out).toContain('time (America/Los_Angeles)');
       expect(entries.out).toMatch(/\| 2026-11-29 19:45:32 +\| stop /);
+      // sessions57: a day alone is that day in the same zone, both ends included as scan's days
+      // (it was UTC's midnight: the 30th held it, and --until the 29th left it out)
+      const on = async (flag: string, day: string) =>
+        (await run(zoned.dir, ['recoveries', flag, day, '--json'])).out.includes('claude:late');
+      expect(await on('--since', '2026-11-29')).toBe(true);
+      expect(await on('--since', '2026-11-30')).toBe(false);
+      expect(await on('--until', '2026-11-29')).toBe(true);
+      expect(await on('--until', '20261128')).toBe(false);
+      expect(await on('--since', '20261130')).toBe(false);
+      // a time says its zone or is local, as before
+      expect(await on('--since', '2026-11-29T19:45:00')).toBe(true);
+      expect(await on('--since', '2026-11-30T03:46:00Z')).toBe(false);
       process.env.TZ = 'Asia/Kolkata';
       expect((await run(zoned.dir, ['status'])).out).toMatch(/\| 2026-11-30 09:15:32 +\|/);
     } finally {
@@ -229,7 +241,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const before = await run(older.dir, ['status']);
     expect(before.code).toBe(EXIT_CODES.usage);
     expect(before.err.trim().split('\n')).toEqual([
-      `loopguard: --db ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
+      `loopguard: ${join(older.dir, '.loopguard', 'state.db')}: written by an earlier loopguard (schema version ${SCHEMA_VERSION - 1}; this one reads ${SCHEMA_VERSION}): the next tool call loopguard's hooks guard in this project, or the next loopguard run here, brings it up to date`,
     ]);
     // what a hook's open does: the database migrated, status reads it
     openLoopGuardDatabase(join(older.dir, '.loopguard', 'state.db')).close();

@@ -89,7 +89,7 @@ describe('loopguard statusline', () => {
     database.close();
     const io = bufferedIo({ cwd: older, env: { NO_COLOR: '1' } });
     expect(await runCli(['status'], io)).toBe(EXIT_CODES.usage);
-    const said = io.err().trim().replace(`loopguard: --db ${path}: `, '');
+    const said = io.err().trim().replace(`loopguard: ${path}: `, '');
     expect(said).toMatch(/^written by an earlier loopguard \(schema version/);
     const input = JSON.stringify({ session_id: 's1', cwd: older, workspace: { project_dir: older } });
     expect(await line(input)).toBe(`loopguard: ${said}\n`);

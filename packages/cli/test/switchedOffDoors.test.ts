@@ -136,3 +136,63 @@ describe('sessions53: a repository whose configuration switches the hooks off', 
     }
   });
 });
+
+describe('sessions57: a project whose own configuration is not valid YAML', () => {
+  it('status, status --json (the dashboard) and scan there say the hooks fail open on it, instead of refusing it', async () => {
+    const { app } = repositories(); // its database holds the session from before the file broke
+    const file = join(app, 'loopguard.config.yaml');
+    writeFileSync(file, 'hook:\n  enabled: [\n');
+    expect(hook(app, 'broken')).toBe('');
+    const failing = new RegExp(
+      `failing open in this project \\(config ${file}: .*\\): loopguard guards no session here until that file is fixed`,
+    );
+    const status = await cli(app, ['status']);
+    expect(status.code, status.err).toBe(EXIT_CODES.ok);
+    expect(status.out).toMatch(new RegExp(`hooks: ${failing.source}\n`));
+    expect(status.out).toContain('sessions: 1');
+    // on a terminal of 80 columns, the line wrapped between words as the sessions are (qa54's rule)
+    const io = bufferedIo({ cwd: app, env: { NO_COLOR: '1', HOME: app }, isTTY: true, columns: 80 });
+    expect(await runCli(['status'], io)).toBe(EXIT_CODES.ok);
+    const narrow = io.out();
+    for (const line of narrow.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(narrow.replace(/\n {2}/g, ' ')).toMatch(new RegExp(`hooks: ${failing.source}\n`));
+    const json = await cli(app, ['status', '--json']);
+    expect(json.code, json.err).toBe(EXIT_CODES.ok);
+    expect(JSON.parse(json.out).hooksOff).toMatch(failing);
+    expect((await cli(app, ['recoveries'])).code).toBe(EXIT_CODES.ok);
+    // scan there: the sessions judged with the defaults (the hooks guard none), the failure said
+    const transcript = join(mkdtempSync(join(tmpdir(), 'loopguard-broken-scan-')), 'broken.jsonl');
+    const base = { sessionId: 'broken', cwd: app, isSidechain: false, timestamp: new Date().toISOString() };
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ ...base, type: 'assistant', requestId: 'r1', message: { id: 'm1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'ls' } }], usage: { input_tokens: 10, output_tokens: 5 } } })}\n`,
+    );
+    const scanJson = await cli(app, ['scan', transcript, '--json', '--no-cache']);
+    expect(scanJson.code, scanJson.err).toBe(EXIT_CODES.ok);
+    const [session] = (JSON.parse(scanJson.out) as ScanReport).sessions;
+    expect(session?.unguarded).toMatch(new RegExp(`^failing open in ${app} \\(config ${file}: `));
+    const scan = await cli(app, ['scan', transcript, '--no-cache']);
+    expect(scan.code, scan.err).toBe(EXIT_CODES.ok);
+    expect(scan.out).toMatch(
+      /Not guarded by loopguard \(what status says there\):\n1 session: failing open in /,
+    );
+    expect(scan.err).toMatch(
+      new RegExp(
+        `^loopguard scan: config ${file}: .*: the hooks fail open on it; sessions replayed with the default options\n$`,
+      ),
+    );
+    // with no database yet: the hooks' words, not the parser's refusal
+    const alone = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-broken-alone-')));
+    mkdirSync(join(alone, '.git'));
+    writeFileSync(join(alone, 'loopguard.config.yaml'), 'hook:\n  enabled: [\n');
+    const none = await cli(alone, ['status']);
+    expect(none.code).toBe(EXIT_CODES.usage);
+    expect(none.err).toMatch(
+      new RegExp(`^loopguard: failing open in ${alone} \\(config .*\\): .*, and recorded none\n$`),
+    );
+    // a file the user names is still refused: they asked for its serve section
+    const named = await cli(app, ['serve', '--config', file, '--port', '0']);
+    expect(named.code).toBe(EXIT_CODES.usage);
+    expect(named.err).toMatch(new RegExp(`^loopguard: config ${file}: cannot be read: `));
+  });
+});

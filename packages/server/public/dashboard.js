@@ -287,9 +287,13 @@
 
   // An entry of a session counts in tool calls, as its message does: the detector's step indexes
   // (`step`, `since`, each evidence's `step`) are left out of what the page shows (the API keeps them).
-  function shownMetadata(metadata) {
+  // A spend entry's reason is the server's words, as its summary says it (`budget reached`, not the
+  // stored key `cap`: sessions57).
+  function shownMetadata(recovery) {
+    const { metadata, spendReason } = recovery;
     if (typeof metadata.toolCall !== 'number') return metadata;
     const { step: _step, since: _since, ...shown } = metadata;
+    if (typeof spendReason === 'string' && 'reason' in shown) shown.reason = spendReason;
     if (Array.isArray(shown.evidence))
       shown.evidence = shown.evidence.map((item) => {
         if (item === null || typeof item !== 'object' || typeof item.call !== 'number') return item;
@@ -322,7 +326,7 @@
     details.append(
       summary,
       el('pre', recovery.content),
-      el('pre', JSON.stringify(shownMetadata(recovery.metadata), null, 2)),
+      el('pre', JSON.stringify(shownMetadata(recovery), null, 2)),
     );
     item.append(details);
     return item;

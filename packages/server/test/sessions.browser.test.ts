@@ -258,6 +258,12 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent nearing its budget · call 9 · /),
       expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent budget reached · call 12 · /),
     ]);
+    // sessions57: its details say the reason as the summary does, not the stored key (`"cap"`)
+    await spend.locator('.session-entries summary').nth(1).click();
+    const stopDetails = JSON.parse(
+      (await spend.locator('.session-entries pre').nth(3).textContent()) ?? '{}',
+    );
+    expect(stopDetails).toMatchObject({ reason: 'budget reached', toolCall: 12 });
     // closing it again
     await page.locator('#sessions tbody tr.session').first().click();
     expect(await page.locator('#sessions tr.session-detail').count()).toBe(1);

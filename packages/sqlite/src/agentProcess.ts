@@ -37,7 +37,8 @@ function isShell(program: string): boolean {
  * hook claude`, `pnpm exec …`: a process whose command line holds this program and its arguments), each
  * of which is started for one call and ends with it (Gemini CLI 0.61.0 and Codex 0.169.0 run a hook
  * through `bash -c`). Claude Code's MCP server's is its direct parent. `null` off
- * Linux, or when `/proc` cannot tell.
+ * Linux, or when `/proc` cannot tell. Keeps nothing between calls (the hook's startup snapshot runs
+ * it while it is built, so that a call does not compile it).
  */
 export function hookAgentProcess(): AgentProcess | null {
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return null;
@@ -48,7 +49,9 @@ export function hookAgentProcess(): AgentProcess | null {
     for (let step = 0; step < 8 && pid > 1 && startedForThisCall(pid, own); step++) pid = statOf(pid).ppid;
     if (pid <= 1) return null;
     const { startTicks } = statOf(pid);
-    return { id: ['linux', process.getuid(), machineOf(), pid, startTicks].join(':') };
+    // read, not kept: the hook's startup snapshot runs this while it is built (hookWarmUp.ts), and a
+    // kept value would be the build's boot and pid namespace in every call started from it
+    return { id: ['linux', process.getuid(), readMachine(), pid, startTicks].join(':') };
   } catch {
     return null;
   }
@@ -156,8 +159,13 @@ function statOf(pid: number): { state: string; ppid: number; startTicks: number 
 
 let machine: string | undefined;
 
-/** This boot of this machine, and this process's pid namespace. */
+/** This boot of this machine, and this process's pid namespace, read once (a door judges many sessions). */
 function machineOf(): string {
-  machine ??= `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${readlinkSync('/proc/self/ns/pid').replace(/\D/g, '')}`;
+  machine ??= readMachine();
   return machine;
+}
+
+/** This boot of this machine, and this process's pid namespace, read now. */
+function readMachine(): string {
+  return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${readlinkSync('/proc/self/ns/pid').replace(/\D/g, '')}`;
 }

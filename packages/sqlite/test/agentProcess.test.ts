@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@loopguard/core';
@@ -79,6 +80,31 @@ describe('agentProcessGone', () => {
       expect(agentProcessGone(`?${id}`)).toBe(false);
       expect(agentProcessGone(null)).toBe(false);
       expect(agentProcessGone('windows:1')).toBe(false);
+    },
+  );
+});
+
+describe('hookAgentProcess', () => {
+  it.runIf(linux)(
+    "reads this boot and pid namespace at every call and keeps nothing: the hook's startup snapshot runs it while it is built (hook37r)",
+    () => {
+      // node's own `fs`, whose change `syncBuiltinESMExports` gives the modules that import from it
+      const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+      const reads: string[] = [];
+      const original = fs.readFileSync;
+      fs.readFileSync = ((path: import('node:fs').PathOrFileDescriptor, ...rest: never[]) => {
+        reads.push(String(path));
+        return original(path, ...rest);
+      }) as typeof fs.readFileSync;
+      syncBuiltinESMExports();
+      try {
+        agentProcessGone(null); // a door's reading, kept for its process, is not the hook's
+        expect(hookAgentProcess()?.id).toBe(hookAgentProcess()?.id);
+      } finally {
+        fs.readFileSync = original;
+        syncBuiltinESMExports();
+      }
+      expect(reads.filter((path) => path === '/proc/sys/kernel/random/boot_id')).toHaveLength(2);
     },
   );
 });

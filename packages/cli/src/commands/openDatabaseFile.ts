@@ -24,12 +24,15 @@ function folderGiven(path: string, absolute: string): CliError {
 
 /**
  * Opens the `--db` file read-only for the inspecting commands (`serve`, `status`, `recoveries`).
+ * @param given - whether the user gave it with `--db`; else it was found (`findStateDatabase`)
+ *   and its errors name the file alone, never a flag the user did not give. @default true
  * @throws CliError (exit code 2) naming `--db` when the file is missing, a folder, not SQLite or too new.
  * @example const database = openDatabaseFile(options.db, io);
  */
-export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
+export function openDatabaseFile(path: string, io: CliIo, given = true): LoopGuardDatabase {
   const absolute = resolve(io.cwd, path);
-  if (!existsSync(absolute)) throw new CliError(`--db ${path}: no such file`);
+  const named = given ? `--db ${path}` : absolute;
+  if (!existsSync(absolute)) throw new CliError(`${named}: no such file`);
   if (statSync(absolute).isDirectory()) throw folderGiven(path, absolute);
   try {
     return openLoopGuardDatabase(absolute, { readonly: true });
@@ -38,7 +41,7 @@ export function openDatabaseFile(path: string, io: CliIo): LoopGuardDatabase {
       const reason = /SQLITE_NOTADB|not a database/i.test(`${error.message} ${String(error.cause)}`)
         ? 'not a SQLite database'
         : (olderSchema(error.message) ?? error.message);
-      throw new CliError(`--db ${path}: ${reason}`, undefined, { cause: error });
+      throw new CliError(`${named}: ${reason}`, undefined, { cause: error });
     }
     throw error;
   }

@@ -92,7 +92,11 @@ function redacted(url: string): string {
   }
 }
 
-/** The `serve:` section of the configuration file (`--config` or the first of `CONFIG_FILES` in `cwd`). */
+/**
+ * The `serve:` section of the configuration file (`--config` or the first of `CONFIG_FILES` in `cwd`).
+ * The project's own file that cannot be read has none: the hooks fail open on it, and the project's
+ * database is read, whose doors say so ({@link projectHooksOff}); a file the user named is refused.
+ */
 function serveSection(
   io: CliIo,
   path: string | undefined,
@@ -104,6 +108,7 @@ function serveSection(
     // one rule with the hooks': a FIFO is refused, not waited on; an error quotes no text
     parsed = parseConfigText(found, readConfigFile(found).toString('utf8'));
   } catch (error) {
+    if (path === undefined) return undefined;
     throw new CliError(`config ${found}: cannot be read: ${(error as Error).message.split('\n')[0]}`);
   }
   const serve = (parsed as { serve?: unknown } | null)?.serve;
@@ -245,7 +250,7 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
       `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: no session guarded here yet (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
     );
   }
-  return openSqlite(found, io);
+  return openSqlite(found, io, false);
 }
 
 /** The project's database a config's `serve.postgres` passes over, if any; a refused one is none. */
@@ -258,8 +263,9 @@ function projectDatabaseBeside(io: CliIo): string | undefined {
   }
 }
 
-function openSqlite(path: string, io: CliIo): OpenStatusReader {
-  const database = openDatabaseFile(path, io);
+/** `given`: the user named `path` with `--db` (else it was found, and its errors name no flag). */
+function openSqlite(path: string, io: CliIo, given = true): OpenStatusReader {
+  const database = openDatabaseFile(path, io, given);
   const source = resolve(io.cwd, path);
   return {
     reader: new SqliteStatusReader(database),

@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { formatTable } from '../formatTable.js';
-import { localTime, timeZoneName } from '../localTime.js';
+import { localDayStart, localTime, timeZoneName } from '../localTime.js';
 import { entryCall } from './entryCall.js';
 import { DB_FLAG_HELP, openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
 
@@ -50,8 +50,14 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       'only loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop or call_refused',
     )
     .option('--task <id>', 'only entries about this task')
-    .option('--since <time>', 'only entries at or after this time (epoch ms or ISO date)')
-    .option('--until <time>', 'only entries before this time (epoch ms or ISO date)')
+    .option(
+      '--since <time>',
+      'only entries at or after this time (epoch ms, an ISO time, or a day: YYYY-MM-DD, local)',
+    )
+    .option(
+      '--until <time>',
+      'only entries before this time (epoch ms, an ISO time, or a day: YYYY-MM-DD, local, included)',
+    )
     .addOption(
       new Option('--limit <n>', `entries per page (1..${MAX_PAGE_LIMIT})`).default(
         String(RECOVERIES_SHOWN),
@@ -64,7 +70,10 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       const params = new URLSearchParams();
       for (const name of ['topic', 'task', 'since', 'until', 'limit', 'cursor'] as const) {
         const value = options[name];
-        if (value !== undefined) params.set(name, value);
+        // a day alone is the user's, as the table's times (the endpoint's ISO reading is UTC's)
+        const day =
+          name === 'since' || name === 'until' ? value && localDayStart(value, name === 'until') : undefined;
+        if (value !== undefined) params.set(name, day === undefined ? value : String(day));
       }
       let query: ReturnType<typeof parseRecoveriesQuery>;
       try {

@@ -16,6 +16,10 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
+/** What `run` says when the prompt it read from stdin is empty (or only blanks). */
+const EMPTY_PROMPT_WARNING =
+  "loopguard: warning: stdin held no prompt: the agent's stdin gets nothing each iteration (pipe the prompt, or give --prompt-file PATH; ignore this when the command carries its own)\n";
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -51,6 +55,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       }
     } else if (process.stdin.isTTY !== true) {
       prompt = await readStdin();
+      // not an error: a command may carry its own prompt (`claude -p "…"` from a script or CI)
+      if (prompt.trim() === '') io.stderr(EMPTY_PROMPT_WARNING);
     } else {
       throw new CliError('no prompt: give --prompt-file PATH or pipe the prompt on stdin');
     }

@@ -195,7 +195,9 @@ async function printStatus(
     return;
   }
   const out = io.stdout;
-  out(`database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff)}`);
+  out(
+    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff, io.columns)}`,
+  );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
   const byVerdict = Object.entries(sessions.counts)
@@ -256,7 +258,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
     out(
-      `database: ${store.source}\n${hooksOffLine(store.hooksOff())}${sessionList([session], io.columns)}\n`,
+      `database: ${store.source}\n${hooksOffLine(store.hooksOff(), io.columns)}${sessionList([session], io.columns)}\n`,
     );
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
@@ -282,8 +284,13 @@ function projectDatabaseLine(store: OpenStatusReader): string {
     : `this project's hook sessions are not in this store: loopguard status --db ${store.projectDatabase}\n`;
 }
 
-function hooksOffLine(hooksOff: string | undefined): string {
-  return hooksOff === undefined ? '' : `hooks: ${hooksOff}\n`;
+function hooksOffLine(hooksOff: string | undefined, columns: number | undefined): string {
+  return hooksOff === undefined ? '' : `${terminalLines(`hooks: ${hooksOff}`, columns)}\n`;
+}
+
+/** A line of the header, wrapped between words on a terminal, its next lines indented (sessions57). */
+function terminalLines(text: string, columns: number | undefined): string {
+  return columns === undefined ? text : wrapped(text, '  ', columns).join('\n').slice(2);
 }
 
 /** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */

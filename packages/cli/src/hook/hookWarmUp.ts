@@ -1,11 +1,13 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { Socket } from 'node:net';
-import type { HookSessionRecord } from '@loopguard/sqlite';
+import { Readable } from 'node:stream';
+import { type HookSessionRecord, hookAgentProcess } from '@loopguard/sqlite';
 import { claudeHook } from './claudeHook.js';
 import { geminiHook } from './geminiHook.js';
 import { guardSession } from './guardSession.js';
 import type { HookDialect } from './hookEvent.js';
 import { DEFAULT_DETECTOR_OPTIONS } from './quietDetectorOptions.js';
+import { keptOpen, readBounded } from './readBounded.js';
 import { readHookEvent } from './runHook.js';
 
 /** The CLIs' tool calls of the made-up session: each CLI's shell tool, before and after it runs. */
@@ -57,14 +59,22 @@ export function warmUpHook(): void {
 
 /**
  * Runs node's own code that every call runs and the made-up session cannot: a socket made and
- * destroyed (a call's stdin on a pipe is a `net.Socket`, and its end makes the stderr stream), and
- * the file status calls the project's checks make (`lstatSync`, `existsSync`, here of `/`). Called
+ * destroyed (a call's stdin on a pipe is a `net.Socket`), an event read from a made-up stream as a
+ * call reads its stdin (node's stream code, ≈ 0.9 ms of a call's CPU), the file status calls the
+ * project's checks make (`lstatSync`, `existsSync`, here of `/`), and the reading of the agent's process from `/proc`
+ * that every call on a session makes (`hookAgentProcess`, which keeps nothing: its answer here, the
+ * build's own parent, is thrown away; not `hookDatabase`'s `theAgentProcess`, which keeps it). Called
  * while the startup snapshot is built, like {@link warmUpHook}: their functions are then compiled
  * in the snapshot instead of on each call. Opens nothing that outlives the call (the socket has no
  * handle), so nothing is left for the snapshot to refuse.
  */
 export function warmUpNode(): void {
   new Socket().destroy();
+  const event = keptOpen(new Readable({ read() {} }));
+  event.push(Buffer.from('{}'));
+  event.push(null);
+  void readBounded(event); // ends in the build's event loop, before the snapshot is taken
   lstatSync('/', { throwIfNoEntry: false });
   existsSync('/');
+  hookAgentProcess();
 }

@@ -40,3 +40,15 @@ export async function readBounded(
   }
   return size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * `stream`, not destroyed at its end: destroying a socket reads `process.stderr`, which makes the
+ * stderr stream (its handle, its socket) for a hook call that writes nothing there: ≈ 0.8 ms of CPU a
+ * call (docs/decisions.md, issue 37 §3, thirteenth round). For a stream its process ends after
+ * reading (the hook's stdin: `hookMain`), which closes it then.
+ */
+export function keptOpen<T extends Readable>(stream: T): T {
+  const state = (stream as unknown as { _readableState?: { autoDestroy: boolean } })._readableState;
+  if (state !== undefined) state.autoDestroy = false;
+  return stream;
+}

@@ -14,7 +14,7 @@ import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
-import { MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import { keptOpen, MAX_EVENT_BYTES, readBounded } from './readBounded.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';
@@ -268,7 +268,7 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
   let replied = Promise.resolve();
   return {
     readStdin: async () => {
-      const text = await readBounded(process.stdin);
+      const text = await readBounded(keptOpen(process.stdin));
       if (text === undefined) throw new Error(`the event is larger than ${MAX_EVENT_BYTES} bytes`);
       return text;
     },

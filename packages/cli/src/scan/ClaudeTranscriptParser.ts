@@ -54,6 +54,9 @@ export class ClaudeTranscriptParser implements TranscriptParser {
    * key), the last 32,768 to 65,536 of them: a set of every reply grew with the file.
    */
   private readonly counted = new RecentSet<string>(COUNTED_GENERATION);
+  /** The `message.id` and `requestId` of the last reply counted: its next records repeat them. */
+  private lastId: unknown;
+  private lastRequestId: unknown;
   private readonly steps = new ClaudeCodeSteps();
   /** A `tool_use` not given yet: its result may say loopguard refused it. */
   private readonly calls = new HeldCall();
@@ -152,8 +155,12 @@ export class ClaudeTranscriptParser implements TranscriptParser {
     this.meta.hasUsage = true;
     const id = message?.id;
     if (typeof id === 'string') {
+      // the reply's next record (most of a reply's records follow each other): no key to make
+      if (id === this.lastId && requestId === this.lastRequestId) return 0;
       const key = `${id}:${typeof requestId === 'string' ? requestId : ''}`;
       if (!this.counted.addNew(key)) return 0;
+      this.lastId = id;
+      this.lastRequestId = requestId;
     }
     return usageTokens(usage);
   }

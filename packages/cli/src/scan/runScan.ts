@@ -4,7 +4,7 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
-import type { HookConfig } from '../hook/hookConfig.js';
+import { DEFAULT_HOOK_CONFIG, type HookConfig } from '../hook/hookConfig.js';
 import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
@@ -108,7 +108,13 @@ export async function runScan(
   try {
     ({ detector, prices } = await checkedHookConfig(io.cwd)); // checked once, before any file is read
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error), EXIT_CODES.usage);
+    // the hooks fail open on it and guard nothing here: the sessions are replayed with the defaults,
+    // and those started here are listed as not guarded, in status's words (sessions57)
+    const why = printable((error as Error).message.split('\n')[0] ?? '');
+    io.stderr(
+      `loopguard scan: ${why}: the hooks fail open on it; sessions replayed with the default options\n`,
+    );
+    ({ detector, prices } = DEFAULT_HOOK_CONFIG);
   }
   const progress = io.stderrIsTTY === true;
   if (options.budget !== undefined && options.price !== undefined)
