@@ -1,7 +1,8 @@
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
-import { guardSession, parseMemory } from '../src/hook/guardSession.js';
+import { guardSession } from '../src/hook/guardSession.js';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { parseMemory } from '../src/hook/sessionMemory.js';
 
 /**
  * The command hook's stop before a repeat runs: a repeat is judged before it runs, taken to give

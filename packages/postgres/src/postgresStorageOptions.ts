@@ -11,7 +11,10 @@ import { z } from 'zod';
  * await openPostgresStorage({ connectionString: 'postgres://loopguard@db.internal:5432/agents', schema: 'loopguard', max: 20 });
  */
 export interface PostgresStorageOptions {
-  /** A libpq connection URI, e.g. `postgres://user:secret@db:5432/agents?sslmode=require`. */
+  /**
+   * A libpq connection URI, e.g. `postgres://user:secret@db:5432/agents?sslmode=require`.
+   * @default undefined (the fields below and the `PG*` variables)
+   */
   connectionString?: string;
   /** Server host name or Unix-socket directory. @default PGHOST, else localhost */
   host?: string;

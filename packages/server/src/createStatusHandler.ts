@@ -3,6 +3,7 @@ import { type Clock, ConfigurationError, systemClock } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
 import type { Registry } from 'prom-client';
 import type { LiveEmitter } from './attachEmitter.js';
+import { checkHandlerOptions } from './handlerOptions.js';
 import { authorize, dashboardFolder } from './http/authorize.js';
 import { createEventStreams } from './http/eventStreams.js';
 import { checkDeclaredBody } from './http/readBody.js';
@@ -109,7 +110,8 @@ export interface StatusHandler {
  * `maxBodyBytes` 413; then a missing or malformed token gets 401 (with no token, a `Host` that is not
  * a loopback name gets 403: DNS rebinding); then bad query parameters get 400, unknown routes 404,
  * other methods 405, a store out of reach 503.
- * @throws ConfigurationError when `token` is empty.
+ * @throws ConfigurationError when `token` is empty, `reader` is missing or a numeric option is not a
+ * whole number of at least its minimum (1 ms for the intervals, 0 for the limits and `cacheMs`).
  * @example
  * import { createServer } from 'node:http';
  * const handler = createStatusHandler({ reader: new SqliteStatusReader(database) });
@@ -119,6 +121,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
   // `LOOPGUARD_TOKEN=` set from an unset variable: every request with an empty cookie would pass
   if (options.token === '')
     throw new ConfigurationError('token must not be empty (token option, --token or LOOPGUARD_TOKEN)');
+  checkHandlerOptions(options);
   const clock = options.clock ?? systemClock;
   const sources = startStatusSources({
     reader: options.reader,

@@ -1,4 +1,5 @@
 import { type FeedPosition, type StatusReader, startsLoop } from '@loopguard/core/internal';
+import { checkWholeNumber } from './handlerOptions.js';
 import type { LiveFeed } from './LiveFeed.js';
 
 /** Recoveries and transitions read per query while catching up. */
@@ -32,6 +33,7 @@ export interface StoreFollower {
  * transition, then per recovery `loopDetected` (when it begins a loop: a stop that follows its
  * nudge is the same loop) and `recoveryApplied`. Reads never overlap; a failed read (a busy file, a
  * lost connection) is retried at the next interval from the same position.
+ * @throws ConfigurationError when `intervalMs` is not a whole number of at least 1.
  * @example
  * const follower = followReader(reader, await reader.feedPosition(), feed, { intervalMs: 250 });
  * await follower.catchUp(); // before serving /metrics
@@ -42,6 +44,7 @@ export function followReader(
   feed: LiveFeed,
   options: FollowReaderOptions = {},
 ): StoreFollower {
+  checkWholeNumber('intervalMs', options.intervalMs, 1);
   let position = start;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
 import { CliError } from '../CliError.js';
@@ -8,7 +7,7 @@ import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { codexTrust } from '../hook/codexTrust.js';
-import type { HookAgent } from '../hook/hookEvent.js';
+import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import {
   commandEntries,
   hasHooks,
@@ -60,6 +59,7 @@ import {
   writeSpendSection,
 } from './initSpend.js';
 import { switchedOffBy } from './initSwitchedOff.js';
+import { codexHomeOf, homeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
 export interface InitOptions extends InitSpendFlags {
@@ -70,32 +70,29 @@ export interface InitOptions extends InitSpendFlags {
    * `uninstall` gives the user's own, as it works in every project. @default the project (`io.cwd`)
    */
   shownFrom?: string;
+  /** `--user`: the user's settings file instead of the project's. @default false */
   user?: boolean;
+  /** `--project`: the project's settings file, in the current directory (what happens anyway). @default false */
   project?: boolean;
+  /** `--dry-run`: print the change as a diff and write nothing. @default false */
   dryRun?: boolean;
+  /** `--remove`: take loopguard's hooks out again. @default false */
   remove?: boolean;
+  /** `--command`: the command that runs loopguard. @default this node and this loopguard ({@link loopguardArgv}) */
   command?: string;
+  /** `--timeout`: how long, in seconds, the CLI lets one hook call run. @default '10' ({@link DEFAULT_HOOK_TIMEOUT_SECONDS}) */
   timeout: string;
+  /** `--command-hooks`: Claude Code runs a loopguard process per hook call, not the MCP server. @default false */
   commandHooks?: boolean;
+  /** `--replace`: also take out loopguard hooks init did not mark here and those of the other scope. @default false */
   replace?: boolean;
-  /** `--status-line`: set Claude Code's `statusLine` to `loopguard statusline` (a user's own is kept unless `replace`). */
+  /**
+   * `--status-line`: set Claude Code's `statusLine` to `loopguard statusline` (a user's own is kept
+   * unless `replace`). @default false
+   */
   statusLine?: boolean;
 }
 
-const CLI_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', gemini: 'Gemini CLI', codex: 'Codex' };
-const SETTINGS_DIRS: Record<HookAgent, string> = { claude: '.claude', gemini: '.gemini', codex: '.codex' };
-/** The file each CLI reads its hooks from, in its settings directory. */
-const SETTINGS_FILES: Record<HookAgent, string> = {
-  claude: 'settings.json',
-  gemini: 'settings.json',
-  codex: 'hooks.json',
-};
-/** The variable each CLI reads its user settings directory from before `HOME`. */
-const USER_DIR_VARIABLES: Record<HookAgent, string> = {
-  claude: 'CLAUDE_CONFIG_DIR',
-  gemini: 'GEMINI_CLI_HOME',
-  codex: 'CODEX_HOME',
-};
 const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
 /**
@@ -400,7 +397,7 @@ function sayCodexTrust(
   const waiting = report.hooks.filter((hook) => hook.status !== 'trusted');
   if (report.projectTrusted === false) {
     io.stdout(
-      `Codex does not trust this project yet: it loads none of ${join(SETTINGS_DIRS.codex, SETTINGS_FILES.codex)} until you do (start codex here and trust the project), or install with --user\n`,
+      `Codex does not trust this project yet: it loads none of ${projectSettingsPath('codex')} until you do (start codex here and trust the project), or install with --user\n`,
     );
   }
   if (waiting.length === 0) {
@@ -416,20 +413,6 @@ function sayCodexTrust(
   io.stdout(
     `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex, type /hooks and trust ${which}; loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
   );
-}
-
-/**
- * Codex's home, where it keeps its trust in hooks (`config.toml`): `$CODEX_HOME`, else `~/.codex`.
- * @throws CliError naming the variable when it is not an absolute path.
- */
-function codexHomeOf(env: NodeJS.ProcessEnv): string {
-  const override = env.CODEX_HOME?.trim();
-  const [path, variable] = override ? [override, 'CODEX_HOME'] : [env.HOME ?? homedir(), 'HOME'];
-  if (!isAbsolute(path))
-    throw new CliError(
-      `${variable} is not an absolute path (${JSON.stringify(path)}), so there is no Codex home to read its trust in the hooks from; set ${variable} to a directory`,
-    );
-  return override ? path : join(path, '.codex');
 }
 
 /** What `init` says of Claude Code's status line, by what it did to it (nothing to say: none). */
@@ -587,39 +570,6 @@ function otherScope(
   }
   const text = settingsFileText(removeStrayHooks(removeHooks(other)));
   return { found, settings: other, text, file, project: otherScopeName === 'user' ? null : io.cwd };
-}
-
-function homeOf(env: NodeJS.ProcessEnv): string {
-  return env.HOME || homedir();
-}
-
-function settingsFileOf(agent: HookAgent, scope: 'user' | 'project', io: CliIo): string {
-  return scope === 'user'
-    ? userSettingsFile(agent, io.env)
-    : join(io.cwd, SETTINGS_DIRS[agent], SETTINGS_FILES[agent]);
-}
-
-/**
- * The user's settings file, where the CLI itself reads it: `$CLAUDE_CONFIG_DIR/settings.json`,
- * `$GEMINI_CLI_HOME/.gemini/settings.json` or `$CODEX_HOME/hooks.json` when that variable is set,
- * else under `HOME`.
- */
-function userSettingsFile(agent: HookAgent, env: NodeJS.ProcessEnv): string {
-  const variable = USER_DIR_VARIABLES[agent];
-  const override = env[variable]?.trim();
-  if (override) {
-    const dir = absolute(override, variable);
-    return agent === 'gemini' ? join(dir, '.gemini', 'settings.json') : join(dir, SETTINGS_FILES[agent]);
-  }
-  return join(absolute(env.HOME ?? homedir(), 'HOME'), SETTINGS_DIRS[agent], SETTINGS_FILES[agent]);
-}
-
-function absolute(path: string, variable: string): string {
-  if (isAbsolute(path)) return path;
-  const what = path === '' ? 'empty' : `not an absolute path (${JSON.stringify(path)})`;
-  throw new CliError(
-    `--user: ${variable} is ${what}, so there is no user settings file; set ${variable} to a directory`,
-  );
 }
 
 function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {

@@ -2,24 +2,26 @@ import { StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { RolloutSteps } from './codexRollout.js';
 import {
-  deliveryOf,
   entryOf,
   foreseeable,
   type GuardContext,
   keyOf,
-  MAX_KEPT_OUTPUT,
-  MAX_SEEN_CALLS,
-  type Memory,
   newSession,
-  parseMemory,
-  remember,
-  rememberResult,
   restoreDetector,
   resultCount,
   turnSteps,
-  withMemory,
 } from './guardSession.js';
 import type { HookEvent, HookReply } from './hookEvent.js';
+import {
+  deliveryOf,
+  MAX_KEPT_OUTPUT,
+  MAX_SEEN_CALLS,
+  type Memory,
+  parseMemory,
+  remember,
+  rememberResult,
+  withMemory,
+} from './sessionMemory.js';
 
 /** Most recent calls remembered as denied, or as answered with a verdict. */
 const MAX_ANSWERED_CALLS = 64;

@@ -7,13 +7,10 @@ import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import {
-  callsMade,
   countRefusal,
-  deliveryOf,
   type GuardContext,
   guardSession,
   newSession,
-  parseMemory,
   rememberedResult,
   startedSession,
 } from './guardSession.js';
@@ -25,6 +22,7 @@ import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { ownStateRefusal } from './ownStateCall.js';
 import { requirePriceLibrary } from './priceLibrary.js';
+import { callsMade, deliveryOf, parseMemory } from './sessionMemory.js';
 
 /**
  * Why the event's `transcriptPath` must not be read by the spend guard (`undefined`: it may be): the

@@ -12,25 +12,18 @@ import { printable } from '../terminalText.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
-
-/** Most recent actions whose last result is kept to recognise a repeat before it runs. */
-export const MAX_LAST_RESULTS = 16;
-/** Most recent events remembered by call (see {@link HookEvent.callId}) to count a hook installed twice once. */
-export const MAX_SEEN_CALLS = 64;
-/** Longest result kept per action (a longer one is kept cut; its repeat is then only caught after it runs). */
-export const MAX_KEPT_OUTPUT = 16_384;
-
-/** The last result of one recent action. */
-export interface LastResult {
-  key: string;
-  output: string;
-  error: boolean;
-  /**
-   * The detector's {@link StepLoopDetector.changeCount} after this result; absent in a row written
-   * before it was kept (such a result is never foreseen: see {@link foreseeable}).
-   */
-  changes?: number;
-}
+import {
+  callsMade,
+  deliveryOf,
+  type LastResult,
+  MAX_KEPT_OUTPUT,
+  MAX_SEEN_CALLS,
+  type Memory,
+  parseMemory,
+  remember,
+  rememberResult,
+  withMemory,
+} from './sessionMemory.js';
 
 /**
  * Whether a repeat of the call whose last result is `last` can be judged before it runs, taken to
@@ -216,56 +209,6 @@ export function rememberedResult(
   return results.find((r) => r.key === key);
 }
 
-/** The session's row with only its memory replaced: what an update that changes nothing else writes. */
-export function withMemory(
-  session: HookSessionRecord,
-  memory: Memory,
-): Omit<HookSessionRecord, 'createdAt' | 'updatedAt'> {
-  const { createdAt: _created, updatedAt: _updated, ...kept } = session;
-  return { ...kept, lastResults: JSON.stringify(memory satisfies Memory) };
-}
-
-/** What a session remembers besides its detector (the `last_results` column). */
-export interface Memory {
-  /** The last result of the most recent actions, newest first. */
-  results: LastResult[];
-  /** The most recent events answered, as `<eventName>:<callId>`, newest first. */
-  seen: string[];
-  /**
-   * Codex: how far its rollout is read, its calls already answered, and how many calls it denied
-   * (they never ran, but the model made them: see `guardCodexSession`).
-   */
-  codex?: {
-    offset: number;
-    denied: string[];
-    told: string[];
-    deniedCalls?: number;
-    /** The calls loopguard refused as the model's own against it ({@link countRefusal}): never observed, only counted. */
-    refused?: string[];
-  };
-  /**
-   * The model's own calls against loopguard that were refused before they ran, numbered among the
-   * calls as scan numbers them ({@link callsMade}). Claude Code's and Gemini CLI's detector never
-   * observes them and is told of each ({@link countRefusal}), so that its loop entries and their
-   * words number the calls after it; Codex's rollout holds its refusals, which its detector skips
-   * and counts there (`codex.refused`): a refused call never ran, so it is neither an attempt nor a
-   * change, and the repeat after it is judged as if it had not been made.
-   */
-  refusedCalls?: number;
-  /**
-   * Calls counted in `toolCalls` when they started, their results not come yet: a session's first
-   * call makes its row ({@link startedSession}), so that a session killed before that call returned
-   * is listed with it; its result, when it comes, is then not counted again (sessions55).
-   */
-  startedCalls?: number;
-  /**
-   * The message of a stop made after a call that the agent does not end the session on (Claude
-   * Code's `PostToolUseFailure`: {@link endsAfter}): the session's next call is denied with it and
-   * the session ended then; the end of its turn (`agent_stop`) drops it.
-   */
-  unendedStop?: string;
-}
-
 /**
  * Whether the agent ends the session on a stop answered to this after-call event. Claude Code
  * (2.1.330) does on `PostToolUse` but not on `PostToolUseFailure`, where it hands the model the
@@ -286,74 +229,6 @@ function stopReply(message: string, event: HookEvent): HookReply {
     denied,
     message: denied ? `${message}\nloopguard refused this call and ended ${endedRun(event)}.` : message,
     stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
-  };
-}
-
-/**
- * The calls the model made in the session so far, as every entry numbers a call (and `scan`): the
- * calls that ran, the calls loopguard denied before they ran (Codex's, whose stops deny calls and
- * let the turn go on) and the calls it refused (the model's own calls against loopguard).
- */
-export function callsMade(session: Pick<HookSessionRecord, 'toolCalls'> | null, memory: Memory): number {
-  return (session?.toolCalls ?? 0) + (memory.codex?.deniedCalls ?? 0) + (memory.refusedCalls ?? 0);
-}
-
-/**
- * The stored memory: `{ results, seen }`, or a list of results (written before `seen` existed);
- * what is neither (a row edited by hand) counts as nothing remembered.
- */
-export function parseMemory(text: string | undefined): Memory {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text ?? '[]');
-  } catch {
-    return { results: [], seen: [] };
-  }
-  const { results, seen, codex, refusedCalls, startedCalls, unendedStop } = (
-    Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
-  ) as {
-    results?: unknown;
-    seen?: unknown;
-    codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown; refused?: unknown };
-    refusedCalls?: unknown;
-    startedCalls?: unknown;
-    unendedStop?: unknown;
-  };
-  const strings = (list: unknown) =>
-    (Array.isArray(list) ? list : []).filter((c): c is string => typeof c === 'string');
-  return {
-    ...(codex !== null && typeof codex === 'object'
-      ? {
-          codex: {
-            offset: typeof codex.offset === 'number' && codex.offset >= 0 ? codex.offset : 0,
-            denied: strings(codex.denied),
-            told: strings(codex.told),
-            ...(Array.isArray(codex.refused) ? { refused: strings(codex.refused) } : {}),
-            ...(Number.isSafeInteger(codex.deniedCalls) && (codex.deniedCalls as number) > 0
-              ? { deniedCalls: codex.deniedCalls as number }
-              : {}),
-          },
-        }
-      : {}),
-    results: (Array.isArray(results) ? results : [])
-      .filter(
-        (r): r is LastResult =>
-          typeof r?.key === 'string' && typeof r?.output === 'string' && typeof r?.error === 'boolean',
-      )
-      // a count that is not one is dropped: that result is then never foreseen
-      .map((r) =>
-        r.changes === undefined || Number.isSafeInteger(r.changes)
-          ? r
-          : { key: r.key, output: r.output, error: r.error },
-      ),
-    seen: strings(seen),
-    ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
-      ? { refusedCalls: refusedCalls as number }
-      : {}),
-    ...(Number.isSafeInteger(startedCalls) && (startedCalls as number) > 0
-      ? { startedCalls: startedCalls as number }
-      : {}),
-    ...(typeof unendedStop === 'string' ? { unendedStop } : {}),
   };
 }
 
@@ -482,40 +357,6 @@ export function refusalEntry(
   };
 }
 
-/** Puts `item` first in `list`, dropping the oldest beyond `max`. */
-export function remember(list: string[], item: string, max: number): void {
-  list.unshift(item);
-  list.length = Math.min(list.length, max);
-}
-
-/**
- * How an event stands to the events of its call answered before ({@link Memory.seen}):
- * - `again`: the call's latest event answered is this one (same name, same call id): a second hook
- *   entry's copy of it (a hook installed twice), answered once and counted once;
- * - `reused`: a call about to run under an id whose call already ran or was answered (its
- *   `PostToolUse` is remembered): the id is reused by a new call (a provider that lets the model write
- *   its call ids). The call is remembered, so that its own result is judged, not taken for a copy;
- * - `new`: anything else (the first event of a call, or its result after its `PreToolUse`; an event
- *   without a call id).
- * A hook's copies of one event all come before the call's next event (a CLI runs every hook entry
- * of an event before it goes on), so the latest event of the id tells a copy from a reuse (trust50).
- */
-export function deliveryOf(event: HookEvent, seen: readonly string[]): 'again' | 'reused' | 'new' {
-  if (event.callId === undefined) return 'new';
-  const latest = latestEventOf(seen, event.callId);
-  if (latest === event.eventName) return 'again';
-  return latest !== undefined && event.kind === 'before_tool' ? 'reused' : 'new';
-}
-
-/** The name of the latest event remembered (`seen`, newest first) of call `callId`, if any. */
-function latestEventOf(seen: readonly string[], callId: string): string | undefined {
-  for (const entry of seen) {
-    const colon = entry.indexOf(':');
-    if (entry.slice(colon + 1) === callId) return entry.slice(0, colon);
-  }
-  return undefined;
-}
-
 /** The detector's identity of an action: the same normalised text means the same action. */
 export function keyOf(tool: string, input: unknown): string {
   return actionKey(tool, actionText(canonicalInput(tool, input)));
@@ -527,14 +368,6 @@ export function turnSteps(tool: string, input: unknown, output: string, error: b
     { type: 'action', tool, input },
     { type: 'observation', tool, output, error },
   ];
-}
-
-/** Puts `result` first, dropping the action's older result and the oldest beyond the bound. */
-export function rememberResult(results: LastResult[], result: LastResult): void {
-  const index = results.findIndex((r) => r.key === result.key);
-  if (index !== -1) results.splice(index, 1);
-  results.unshift(result);
-  results.length = Math.min(results.length, MAX_LAST_RESULTS);
 }
 
 /** The session's task id in context entries: `<agent>:<session_id>`. */

@@ -4,6 +4,13 @@ import type { HookAgent as StoredHookAgent } from '@loopguard/sqlite';
 /** The agent CLIs whose hooks this build installs (a subset of what `hook_sessions` stores). */
 export type HookAgent = Extract<StoredHookAgent, 'claude' | 'gemini' | 'codex'>;
 
+/** The name each agent CLI goes by in what the user reads. */
+export const CLI_NAMES: Readonly<Record<HookAgent, string>> = {
+  claude: 'Claude Code',
+  gemini: 'Gemini CLI',
+  codex: 'Codex',
+};
+
 /** What every hook event names: the session and the project it runs in. */
 interface HookEventBase {
   /**

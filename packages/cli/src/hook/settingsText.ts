@@ -1,5 +1,5 @@
 import { stripComments } from 'jsonc-parser';
-import type { HookAgent } from './hookEvent.js';
+import { CLI_NAMES, type HookAgent } from './hookEvent.js';
 import { type JsonText, parseJsonText } from './jsonText.js';
 
 /** A settings file that its CLI would not read, or that `loopguard init` cannot edit safely. */
@@ -16,11 +16,11 @@ export class InvalidSettingsError extends Error {
  * Gemini CLI 0.61.0 reads `//` and `/* *\/` comments (strip-json-comments, then `JSON.parse`) but
  * refuses a byte order mark. Neither reads a trailing comma.
  */
-const DIALECTS: Record<HookAgent, { cli: string; comments: boolean; bom: boolean }> = {
-  claude: { cli: 'Claude Code', comments: false, bom: true },
-  gemini: { cli: 'Gemini CLI', comments: true, bom: false },
+const DIALECTS: Record<HookAgent, { comments: boolean; bom: boolean }> = {
+  claude: { comments: false, bom: true },
+  gemini: { comments: true, bom: false },
   // Codex 0.169.0 reads its hooks.json as plain JSON
-  codex: { cli: 'Codex', comments: false, bom: false },
+  codex: { comments: false, bom: false },
 };
 
 const BOM = '\uFEFF';
@@ -44,7 +44,7 @@ export function readSettingsText(text: string, agent: HookAgent): SettingsText {
   const bom = text.startsWith(BOM) ? BOM : '';
   if (bom !== '' && !dialect.bom) {
     throw new InvalidSettingsError(
-      `starts with a byte order mark, which ${dialect.cli} cannot read: save it as UTF-8 without one`,
+      `starts with a byte order mark, which ${CLI_NAMES[agent]} cannot read: save it as UTF-8 without one`,
     );
   }
   const body = text.slice(bom.length);
@@ -52,7 +52,8 @@ export function readSettingsText(text: string, agent: HookAgent): SettingsText {
     try {
       JSON.parse(dialect.comments ? stripComments(body) : body);
     } catch {
-      const comments = !dialect.comments && hasComments(body) ? `; ${dialect.cli} reads no comments` : '';
+      const comments =
+        !dialect.comments && hasComments(body) ? `; ${CLI_NAMES[agent]} reads no comments` : '';
       throw new InvalidSettingsError(`is not valid JSON (${syntaxError(body, dialect.comments)}${comments})`);
     }
   }

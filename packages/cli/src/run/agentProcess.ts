@@ -36,19 +36,22 @@ export interface RunAgentOptions {
    * is found and ended; without it only the process group is.
    */
   token?: string;
-  /** Called with the agent's pid (its process group id) once it started. */
+  /** Called with the agent's pid (its process group id) once it started. @default undefined (not called) */
   onStart?: (pid: number) => void;
   /** Grace period between SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
   /** How long output may still arrive after the agent exited and its tree was ended. @default 500 */
   drainMs?: number;
-  /** Receives the agent's output as it comes. */
+  /** Receives the agent's output as it comes. @default undefined (kept only, up to `keepBytes`) */
   onStdout?: (chunk: string) => void;
-  /** Receives the agent's stderr as it comes. */
+  /** Receives the agent's stderr as it comes. @default undefined (kept only, up to `keepBytes`) */
   onStderr?: (chunk: string) => void;
-  /** Aborting it stops the agent (forwarding the user's interrupt to its process group). */
+  /** Aborting it stops the agent (forwarding the user's interrupt to its process group). @default undefined */
   signal?: AbortSignal;
-  /** Aborting it stops the agent's process group without counting as a user interrupt (a step-level stop). */
+  /**
+   * Aborting it stops the agent's process group without counting as a user interrupt (the stream
+   * watcher's stop: a loop or a budget). @default undefined
+   */
   stop?: AbortSignal;
   /** Output kept in memory per stream. @default 1 MiB */
   keepBytes?: number;

@@ -12,10 +12,13 @@ export interface SpendTotals {
   replies: number;
   /** All tokens: input, output, cache writes and cache reads. */
   tokens: number;
-  /** The parts of `tokens`. */
+  /** The parts of `tokens`: input tokens not read from or written to a cache. */
   inputTokens: number;
+  /** Output tokens. */
   outputTokens: number;
+  /** Tokens written to the cache. */
   cacheCreationTokens: number;
+  /** Tokens read from the cache. */
   cacheReadTokens: number;
   /** Dollars of the replies whose model has a price. */
   costUsd: number;
@@ -27,6 +30,7 @@ export interface SpendTotals {
 
 /** A ledger as JSON, to keep it between hook calls. */
 export interface SpendLedgerSnapshot {
+  /** What the ledger counted. */
   totals: SpendTotals;
   /** Reply ids counted, most recent first (at most {@link MAX_REMEMBERED_REPLIES}). */
   seen: string[];

@@ -27,7 +27,9 @@ export type SpendReason = 'share' | 'cap' | 'burn_rate' | 'unknown_price';
 export interface SpendVerdict {
   /** `warn`: tell the agent; `stop`: stop it the way its door stops a loop. */
   action: 'warn' | 'stop';
+  /** Why it spoke. */
   reason: SpendReason;
+  /** Whose budget: the session (or run), the task, or the project's day. */
   scope: SpendScopeKind;
   /** The text the agent (and the user) reads. */
   message: string;
@@ -201,6 +203,6 @@ function burnText(
     `loopguard: ${scope.label} is spending ${parts.join(' and ')} over the last ${burn.forMinutes} minutes.` +
     (burn.action === 'stop'
       ? ' loopguard stopped it.'
-      : ' A loop often shows as a rate before it shows as a repeat: check that each step makes progress.')
+      : ' A loop often shows as a rate before it shows as a repeat: check that each tool call makes progress.')
   );
 }

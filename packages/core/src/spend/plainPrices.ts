@@ -52,8 +52,9 @@ const ABSENT_UNITS = new Set([
 export interface PlainPrices {
   /** The token prices in the table's order: usage key, price, whether input. */
   readonly terms: ReadonlyArray<readonly [usage: keyof TokenUsage, price: Price, input: boolean]>;
-  /** Whether cache reads, cache writes have a price (only then are they taken out of the whole input). */
+  /** Whether cache reads have a price (only then are they taken out of the whole input). */
   readonly reads: boolean;
+  /** Whether cache writes have a price (only then are they taken out of the whole input). */
   readonly writes: boolean;
 }
 

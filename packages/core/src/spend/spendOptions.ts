@@ -20,9 +20,9 @@ export interface SpendCaps {
 
 /** The burn-rate alarm of a session or run: spend per minute above a threshold over a stretch. */
 export interface BurnRateOptions {
-  /** Alarm when the tokens per minute, averaged over `forMinutes`, reach this. */
+  /** Alarm when the tokens per minute, averaged over `forMinutes`, reach this. @default undefined (no alarm on tokens) */
   tokensPerMinute?: number;
-  /** Alarm when the dollars per minute, averaged over `forMinutes`, reach this. */
+  /** Alarm when the dollars per minute, averaged over `forMinutes`, reach this. @default undefined (no alarm on dollars) */
   costUsdPerMinute?: number;
   /** The stretch, whole minutes (1–120). @default 5 */
   forMinutes?: number;
@@ -35,17 +35,23 @@ export interface BurnRateOptions {
  * `init`'s options and the adapters' `spend` option share these keys. Nothing set: no guard.
  */
 export interface SpendOptions {
-  /** Caps of one agent session (a hook session, a `loopguard run`, an adapter's run). */
+  /** Caps of one agent session (a hook session, a `loopguard run`, an adapter's run). @default undefined (no cap) */
   session?: SpendCaps;
-  /** Caps of one task over all its attempts and runs (the orchestrator, `loopguard run --task`). */
+  /**
+   * Caps of one task over all its attempts and runs (the orchestrator, `loopguard run --task`).
+   * @default undefined (no cap)
+   */
   task?: SpendCaps;
-  /** Caps of one project over one UTC day, all sessions together (the hooks). */
+  /** Caps of one project over one UTC day, all sessions together (the hooks). @default undefined (no cap) */
   projectDay?: SpendCaps;
   /** The share of a cap (over 0, under 1) at which the agent is warned once. @default 0.8 */
   warnAt?: number;
-  /** The burn-rate alarm of a session. */
+  /** The burn-rate alarm of a session. @default undefined (no alarm) */
   burnRate?: BurnRateOptions;
-  /** Prices by exact model name, before the pricing library's (US dollars per million tokens). */
+  /**
+   * Prices by exact model name, before the pricing library's (US dollars per million tokens).
+   * @default undefined (the pricing library's alone)
+   */
   prices?: Record<string, ModelPrice>;
   /**
    * What happens when a reply's model has no price while a budget is in dollars (a cap in dollars,

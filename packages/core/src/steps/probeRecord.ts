@@ -177,10 +177,10 @@ export function boundedKey(key: string): string {
   return key.slice(0, half) + key.slice(-half);
 }
 
-/** The ledger's snapshot, validated on restore (built on first use, see parseSnapshotPart). */
 /** Print texts the agent typed that are remembered (see `ProbeLedger.agentPrints`). */
 export const MAX_AGENT_PRINTS = 16;
 
+/** The ledger's snapshot, validated on restore (built on first use, see parseSnapshotPart). */
 export const ledgerStateSchema = lazySchema(() => {
   const int = z.number().int();
   return z.object({

@@ -119,7 +119,7 @@ export const GIT_READS = new Set([
   'rev-parse',
   'config',
 ]);
-/** Package managers: `install`, `uninstall`, `add`, `remove` change the environment. */
+/** Package managers: a verb of {@link PACKAGE_CHANGES} makes their command change the environment. */
 export const PACKAGE_MANAGERS = new Set([
   'pip',
   'pip3',
@@ -135,6 +135,7 @@ export const PACKAGE_MANAGERS = new Set([
   'go',
   'uv',
 ]);
+/** Package-manager verbs that change the environment (`install`, `remove`, `upgrade`, `build`, …). */
 export const PACKAGE_CHANGES = new Set([
   'install',
   'uninstall',

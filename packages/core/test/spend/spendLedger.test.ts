@@ -273,6 +273,9 @@ describe('budgets', () => {
     const alarm = checkSpend(scopes, options, MINUTE);
     expect(alarm).toMatchObject({ action: 'warn', reason: 'burn_rate' });
     expect(alarm?.message).toContain('1,050 tokens a minute (alarm at 1,000) over the last 2 minutes');
+    // the user reads it (the agent CLI shows it): tool calls, not the detector's steps
+    expect(alarm?.message).toContain('check that each tool call makes progress');
+    expect(alarm?.message).not.toMatch(/\bsteps?\b/);
     expect(alarm?.evidence.burnRate).toEqual({
       tokensPerMinute: 1050,
       costUsdPerMinute: expect.any(Number),
