@@ -429,6 +429,28 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect((await run(cheap, ['status'])).out).not.toContain('below the pricing library');
   });
 
+  // review59: `status --session` printed the hooks lines (sessions57, trust52's settings) but not the
+  // prices line, above the one session whose `$0.00 of $10.00` those prices make
+  it('status --session says the prices below the pricing library too, within 80 columns on a terminal', async () => {
+    const cheap = hooksOnlyProject('cheap-session');
+    const file = join(cheap, 'loopguard.config.yaml');
+    writeFileSync(
+      file,
+      'hook:\n  exemptTools: [Edit]\nspend:\n  session: { maxCostUsd: 10 }\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0 }\n',
+    );
+    const settings = `hooks: settings of this project (${file}): the tool "Edit" is exempt: loopguard judges none of its calls`;
+    const prices = `spend: prices in this project below the pricing library's: "claude-sonnet-4-5" input $0.00`;
+    const one = await run(cheap, ['status', '--session', 'nudged']);
+    expect(one.out).toContain(`.loopguard/state.db\n${settings}\n${prices}`);
+    const io = bufferedIo({ cwd: cheap, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+    await runCli(['status', '--session', 'nudged'], io);
+    const lines = io.out().split('\n');
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    expect(
+      lines.some((line) => line.startsWith("spend: prices in this project below the pricing library's:")),
+    ).toBe(true);
+  });
+
   // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing
   it.each([
     [

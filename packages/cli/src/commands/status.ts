@@ -201,7 +201,11 @@ async function printStatus(
   }
   const out = io.stdout;
   out(
-    `database: ${store.source}\n${projectDatabaseLine(store)}${hooksOffLine(snapshot.hooksOff, io.columns)}${hooksOffLine(snapshot.hooksConfigured, io.columns)}${cheaper === undefined ? '' : `${terminalLines(printable(`spend: ${cheaper}`), io.columns)}\n`}`,
+    headerLines(store, io.columns, {
+      hooksOff: snapshot.hooksOff,
+      hooksConfigured: snapshot.hooksConfigured,
+      pricesBelowLibrary: cheaper,
+    }),
   );
   const { sessions } = snapshot;
   const total = Object.values(sessions.counts).reduce((n, c) => n + c, 0);
@@ -262,9 +266,12 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   const out = io.stdout;
   if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
   else {
-    out(
-      `database: ${store.source}\n${hooksOffLine(store.hooksOff(), io.columns)}${hooksOffLine(store.hooksConfigured(), io.columns)}${sessionList([session], io.columns)}\n`,
-    );
+    const said = {
+      hooksOff: store.hooksOff(),
+      hooksConfigured: store.hooksConfigured(),
+      pricesBelowLibrary: store.pricesBelowLibrary(),
+    };
+    out(`${headerLines(store, io.columns, said)}${sessionList([session], io.columns)}\n`);
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its
       const sub =
@@ -289,11 +296,34 @@ function projectDatabaseLine(store: OpenStatusReader): string {
 }
 
 /**
- * `hooks: off in this project (…)` (or `hooks: settings of this project (…): …`) and a line break where
- * there is such a sentence, else `''`; shown printable (a project's path is the user's folder name).
+ * The lines above the sessions, `status`'s and `status --session`'s alike: the database read, where
+ * the project's own sessions are, and what the project's configuration does to the guard (hooks off
+ * or failing open, its settings, its prices below the pricing library's: trust52), each wrapped on
+ * a terminal. One place, so that a door's header cannot say less than the other's (review59).
  */
-function hooksOffLine(hooksOff: string | undefined, columns: number | undefined): string {
-  return hooksOff === undefined ? '' : `${terminalLines(printable(`hooks: ${hooksOff}`), columns)}\n`;
+function headerLines(
+  store: OpenStatusReader,
+  columns: number | undefined,
+  said: {
+    hooksOff?: string | undefined;
+    hooksConfigured?: string | undefined;
+    pricesBelowLibrary?: string | undefined;
+  },
+): string {
+  return `database: ${store.source}\n${projectDatabaseLine(store)}${saidLine('hooks', said.hooksOff, columns)}${saidLine('hooks', said.hooksConfigured, columns)}${saidLine('spend', said.pricesBelowLibrary, columns)}`;
+}
+
+/**
+ * `hooks: off in this project (…)` (or `hooks: settings of this project (…): …`, `spend: prices in
+ * this project below …`) and a line break where there is such a sentence, else `''`; shown
+ * printable (a project's path is the user's folder name).
+ */
+function saidLine(
+  label: 'hooks' | 'spend',
+  sentence: string | undefined,
+  columns: number | undefined,
+): string {
+  return sentence === undefined ? '' : `${terminalLines(printable(`${label}: ${sentence}`), columns)}\n`;
 }
 
 /** A line of the header, wrapped between words on a terminal, its next lines indented (sessions57). */
