@@ -3,6 +3,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { loopguard } from './runHelpers.js';
@@ -61,6 +62,23 @@ describe("a repository's serve.postgres (trust52)", () => {
       expect(result.code).toBe(EXIT_CODES.usage);
       expect(result.stderr.trim().split('\n')).toEqual([
         `loopguard: serve.postgres in ${file}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>)`,
+      ]);
+    },
+  );
+
+  // review59: before trust52 such a status read the fleet and named the project's own database
+  // beside it; the refusal dropped that, leaving the user no word of where their sessions are
+  it.each(['status', 'recoveries'])(
+    "%s's refusal names the project's own database, where the hooks write its sessions",
+    async (command) => {
+      catcher = await passwordCatcher();
+      const { dir, file } = repository(catcher.port, true);
+      openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'), { createDirectory: true }).close();
+      const result = await loopguard(dir, [command], { PGPASSWORD: SECRET, HOME: dir });
+      expect(catcher.received()).toBe('');
+      expect(result.code).toBe(EXIT_CODES.usage);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `loopguard: serve.postgres in ${file}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>); this project's hook sessions: loopguard status --db ${join(dir, '.loopguard', 'state.db')}`,
       ]);
     },
   );

@@ -240,18 +240,18 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
   if (section !== undefined && url !== undefined) {
     // a repository's file chooses the server, and node-postgres sends it the user's PGPASSWORD
     // (trust52): a found file git tracks names a store only when the user names it too
+    // and says where the project's own sessions are, as a read of that store does (review59)
+    const projectDatabase = projectDatabaseBeside(io);
+    const sessionsHere =
+      projectDatabase && `this project's hook sessions: loopguard status --db ${projectDatabase}`;
     if (flags.config === undefined && gitTracks(basename(section.path), dirname(section.path)))
       throw new CliError(
-        `serve.postgres in ${section.path}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>)`,
+        `serve.postgres in ${section.path}, which git tracks (it came with the repository): loopguard connects to a store a repository names only when you name it (--postgres <url>, or serve's --config <file>)${sessionsHere === undefined ? '' : `; ${sessionsHere}`}`,
       );
-    const projectDatabase = projectDatabaseBeside(io);
     const store = await openPostgres(url, flags.schema ?? configString(section, 'schema'), {
       named: `serve.postgres ${redacted(url)} (in ${section.path})`,
       schemaKey: flags.schema === undefined ? 'serve.schema' : '--schema',
-      beside:
-        projectDatabase === undefined
-          ? ''
-          : ` (this project's hook sessions: loopguard status --db ${projectDatabase})`,
+      beside: sessionsHere === undefined ? '' : ` (${sessionsHere})`,
     });
     return projectDatabase === undefined ? store : { ...store, projectDatabase };
   }
