@@ -4,7 +4,7 @@ import {
   DEFAULT_EXEMPT_TOOLS,
   defaultStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile, passedOverConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
@@ -22,12 +22,18 @@ import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
  * those beyond the defaults (the default polling commands and tools are not listed); each pattern
  * and tool is quoted as JSON (a control character in the file is shown escaped). `undefined` when
  * the file changes nothing, and where the hooks are off or fail open on it (those are said
- * instead). Reads only; asks git only where there is something to say.
+ * instead). Where the project's file is passed over (another user's in a folder every user writes:
+ * {@link passedOverConfigFile}), that it is not read and why. Reads only; asks git only where there is something to say.
  * @example projectHookSettings('/repo') // undefined without a configuration file
  */
 export function projectHookSettings(project: string): string | undefined {
   const file = findConfigFile(project);
-  if (file === undefined) return undefined;
+  if (file === undefined) {
+    const passedOver = passedOverConfigFile(project);
+    return passedOver === undefined
+      ? undefined
+      : `${passedOver} is not read: it is another user's file in a folder every user can write, so it may have been planted there; the defaults apply`;
+  }
   let config: ReturnType<typeof checkedHookConfigNow>;
   try {
     config = checkedHookConfigNow(project);
