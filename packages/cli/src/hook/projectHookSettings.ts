@@ -1,14 +1,9 @@
 import { basename } from 'node:path';
-import {
-  DEFAULT_EXEMPT_COMMANDS,
-  DEFAULT_EXEMPT_TOOLS,
-  defaultStepLoopDetectorOptions,
-} from '@loopguard/core/steps';
 import { findConfigFile, passedOverConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
-import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
+import { hookSettingsChanges } from './hookSettingsChanges.js';
 
 /**
  * What the project's configuration changes in the guard, read now, in the words `status` and the
@@ -41,25 +36,12 @@ export function projectHookSettings(project: string): string | undefined {
     return undefined; // the hooks fail open on it: `projectUnguarded` says so
   }
   if (!config.enabled) return undefined;
-  const { exemptCommands, exemptTools, ...thresholds } = config.detector;
-  const commands = (exemptCommands ?? [])
-    .slice(DEFAULT_EXEMPT_COMMANDS.length)
-    .map((pattern) => pattern.source);
-  const tools = (exemptTools ?? []).filter((tool) => !DEFAULT_EXEMPT_TOOLS.includes(tool));
+  const { commands, tools, changed } = hookSettingsChanges(config);
   const quoted = (names: readonly string[]) => names.map((name) => JSON.stringify(name)).join(', ');
   const exempt = [
     commands.length === 0 ? '' : `commands matching ${quoted(commands)}`,
     tools.length === 0 ? '' : `${tools.length === 1 ? 'the tool' : 'the tools'} ${quoted(tools)}`,
   ].filter((part) => part !== '');
-  const defaults: Record<string, unknown> = {
-    ...defaultStepLoopDetectorOptions(),
-    lockTimeoutMs: DEFAULT_HOOK_LOCK_TIMEOUT_MS,
-  };
-  // a lock wait of 0 makes every call that meets another one's lock fail open (parallel calls)
-  const options = { ...thresholds, lockTimeoutMs: config.lockTimeoutMs };
-  const changed = Object.entries(options)
-    .filter(([key, value]) => value !== defaults[key])
-    .map(([key, value]) => `${key} ${JSON.stringify(value)} (default ${JSON.stringify(defaults[key])})`);
   const parts = [
     exempt.length === 0
       ? ''
