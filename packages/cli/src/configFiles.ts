@@ -24,6 +24,19 @@ export function findConfigFile(projectDir: string): string | undefined {
   );
 }
 
+/**
+ * The configuration file {@link findConfigFile} passed over in `projectDir` (another user's, in a
+ * folder every user can write), when it found none to read; else `undefined`. The doors that say
+ * what the project changes in the guard name it, so the user whose file it is (or who wonders why
+ * `/tmp/loopguard.config.json` does nothing) learns why it is not read (trust53).
+ */
+export function passedOverConfigFile(projectDir: string): string | undefined {
+  if (findConfigFile(projectDir) !== undefined) return undefined;
+  return CONFIG_FILES.map((name) => join(projectDir, name)).find(
+    (path) => existsSync(path) && plantedByAnother(path),
+  );
+}
+
 /** Whether `path` is another user's file in a folder every user can write. */
 function plantedByAnother(path: string): boolean {
   const uid = process.getuid?.();

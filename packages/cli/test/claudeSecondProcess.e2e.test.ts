@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { filesUnder } from './agentTranscripts.js';
 import { claudeEnv, ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { expectOnlyItsOwnCall, heldTurn } from './heldTurn.js';
@@ -85,6 +86,7 @@ describe.each([
           refuser === 'loopguard' ? 'already running in another process' : 'is already in use',
         );
         expectOnlyItsOwnCall(dir, SESSION);
+        if (flag === '--resume') expectABranchOfItsOwn(home);
       } finally {
         release();
         await api.close();
@@ -92,3 +94,39 @@ describe.each([
     }, 600_000);
   },
 );
+
+/**
+ * trust53: `--resume` appends the second process's records to the running session's transcript,
+ * chained (`parentUuid`) from the record the session had reached: a branch beside the session's
+ * own next records, which a reader could tell apart (docs/decisions.md, trust53, on why the
+ * budget still counts its reply). Pinned here so that a Claude Code that writes otherwise is seen.
+ */
+function expectABranchOfItsOwn(home: string): void {
+  const [transcript] = filesUnder(join(home, '.claude', 'projects'), `${SESSION}.jsonl`);
+  const records = readFileSync(transcript ?? '', 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          uuid?: string;
+          parentUuid?: string | null;
+          type: string;
+          message?: { content?: unknown };
+        },
+    );
+  const byUuid = new Map(records.filter((r) => r.uuid !== undefined).map((r) => [r.uuid, r]));
+  const ancestors = (uuid: string | undefined) => {
+    const seen: string[] = [];
+    for (let at = byUuid.get(uuid); at?.parentUuid; at = byUuid.get(at.parentUuid)) seen.push(at.parentUuid);
+    return seen;
+  };
+  const said = (text: string) => (r: (typeof records)[number]) =>
+    JSON.stringify(r.message?.content).includes(text);
+  const second = records.find((r) => r.type === 'user' && said('SECOND')(r));
+  const done = records.find((r) => r.type === 'assistant' && said('"done"')(r));
+  expect(second?.uuid).toBeDefined();
+  // the session's own reply does not descend from the second process's prompt, and shares its root
+  expect(ancestors(done?.uuid)).not.toContain(second?.uuid);
+  expect(ancestors(second?.uuid).at(-1)).toBe(ancestors(done?.uuid).at(-1));
+}

@@ -155,7 +155,7 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     mkdirSync(join(dir, '.loopguard'));
     expect(hook(dir, 'ls').status).toBe(0);
     expect(readFileSync(join(dir, '.loopguard', 'config.sealed'), 'utf8')).toMatch(
-      new RegExp(`^\\{"seal":"c3\\.${BUILD_ID}\\.`),
+      new RegExp(`^\\{"seal":"c4\\.${BUILD_ID}\\.`),
     );
   });
 });

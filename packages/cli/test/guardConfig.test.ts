@@ -111,7 +111,7 @@ describe("the hook's configuration, validated when the file changed", () => {
     const { BUILD_ID } = await import('../src/buildId.js');
     const spend = await import('@loopguard/core/spend');
     expect(CONFIG_SEAL_STAMP).toBe(
-      `c3.${BUILD_ID}.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${spend.DEFAULT_SPEND_WARN_AT}.${spend.DEFAULT_BURN_MINUTES}.${spend.DEFAULT_ON_UNKNOWN_PRICE}`,
+      `c4.${BUILD_ID}.${DEFAULT_HOOK_LOCK_TIMEOUT_MS}.${spend.DEFAULT_SPEND_WARN_AT}.${spend.DEFAULT_BURN_MINUTES}.${spend.DEFAULT_ON_UNKNOWN_PRICE}`,
     );
   });
 
@@ -187,7 +187,7 @@ describe("the hook's configuration, validated when the file changed", () => {
     const row = readFileSync(sealed(dir), 'utf8');
     const stamp = /^\{"seal":"([^ ]*) sha256:/.exec(row)?.[1] as string;
     const { BUILD_ID } = await import('../src/buildId.js');
-    expect(stamp.split('.').slice(0, 2)).toEqual(['c3', BUILD_ID]);
+    expect(stamp.split('.').slice(0, 2)).toEqual(['c4', BUILD_ID]);
     // the row as a build with other checks wrote it: `.` among the exemptions
     const body = row.slice(row.indexOf('","state":') + '","state":'.length, -1);
     const state = JSON.parse(body) as { detector: string };

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { projectHooksConfigured } from '../src/commands/projectHooksOff.js';
 import { findConfigFile } from '../src/configFiles.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
 
@@ -39,5 +40,16 @@ describe("another user's configuration file in a folder every user writes (trust
     expect(findConfigFile(shared)).toBe(join(shared, 'loopguard.config.json'));
     const team = folder('team', 0o775);
     expect(asAnotherUser(() => findConfigFile(team))).toBe(join(team, 'loopguard.config.json'));
+  });
+
+  it('is named, with why it is not read, where status and the dashboard say the settings (trust53)', () => {
+    const shared = folder('said', 0o1777);
+    const words = asAnotherUser(() => projectHooksConfigured(join(shared, '.loopguard', 'state.db')));
+    expect(words).toBe(
+      `${join(shared, 'loopguard.config.json')} is not read: it is another user's file in a folder every user can write, so it may have been planted there; the defaults apply`,
+    );
+    vi.restoreAllMocks();
+    // the user's own file there is read (it switches the hooks off: said by another line)
+    expect(projectHooksConfigured(join(shared, '.loopguard', 'state.db'))).toBeUndefined();
   });
 });

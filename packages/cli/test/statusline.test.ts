@@ -249,13 +249,42 @@ describe('loopguard statusline', () => {
     );
   });
 
+  // trust53: a cloned repository's file that exempts the editing tools, raises the thresholds to a
+  // million or prices a model at $0 changes what the guard does while the line said the session's
+  // verdict alone; `status` says how, the line points to it.
+  it("says the project's settings narrow the guard or price replies below the pricing library, once a hook call validated the file (trust53)", async () => {
+    const dir = project();
+    const file = join(dir, 'loopguard.config.yaml');
+    const input = JSON.stringify({ session_id: 's1', cwd: dir });
+    const after = async (yaml: string) => {
+      writeFileSync(file, yaml);
+      await hookCall(dir, 'claude', claudeFailingCall(dir, 's1', 5).pre);
+      return line(input);
+    };
+    expect(await after('hook:\n  repeatThreshold: 1000000\n')).toMatch(
+      /at call 4.*; this project's settings narrow the guard \(loopguard status says how\)\n$/,
+    );
+    expect(await after('hook:\n  exemptTools: [BashOutput, sleep, Edit]\n')).toContain(
+      "; this project's settings narrow the guard (loopguard status says how)",
+    );
+    expect(await after('spend:\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0 }\n')).toMatch(
+      /at call 4.*; this project prices replies below the pricing library \(loopguard status says how\)\n$/,
+    );
+    // the defaults written out, a fine-tune's price: nothing to say
+    for (const yaml of [
+      'hook:\n  repeatThreshold: 3\n  exemptTools: [BashOutput, sleep]\n',
+      'spend:\n  prices:\n    my-fine-tune: { input: 0, output: 0 }\n',
+    ])
+      expect(await after(yaml)).not.toMatch(/this project/);
+  });
+
   it('says the hooks fail open when a hook of another build refused the file: a running MCP server of the build before an upgrade (review56)', async () => {
     const dir = project();
     const file = join(dir, 'loopguard.config.yaml');
     writeFileSync(file, 'hook:\n  repeatThreshold: 1\n');
     const error = `config ${file}: hook: "repeatThreshold" Too small: expected number to be >=2 (got number 1)`;
     // what the other build's hook kept: the same layout, its own build's id in the stamp
-    const stamp = CONFIG_SEAL_STAMP.replace(/^c3\.[^.]+\./, 'c3.0123456789abcdef.');
+    const stamp = CONFIG_SEAL_STAMP.replace(/^c4\.[^.]+\./, 'c4.0123456789abcdef.');
     expect(stamp).not.toBe(CONFIG_SEAL_STAMP);
     const body = JSON.stringify({ file: configKey(file).key, error });
     writeFileSync(
@@ -268,10 +297,10 @@ describe('loopguard statusline', () => {
     expect(await line(JSON.stringify({ session_id: 's1', cwd: dir }))).toBe(
       `loopguard: failing open in this project (${error}) until that file is fixed\n`,
     );
-    // another layout (an older build's `c2`) is not read: its fields may mean other things
+    // another layout (an older build's `c3`) is not read: its fields may mean other things
     writeFileSync(
       join(dir, '.loopguard', SEALED_CONFIG_FILE),
-      sealText(body, stamp.replace(/^c3/, 'c2'), 'state', SHA256_SEAL_CHECKSUM),
+      sealText(body, stamp.replace(/^c4/, 'c3'), 'state', SHA256_SEAL_CHECKSUM),
     );
     expect(await line(JSON.stringify({ session_id: 's1', cwd: dir }))).toContain('at call 4');
   });

@@ -12,11 +12,12 @@ import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
 export const SEALED_CONFIG_FILE = 'config.sealed';
 
 /** The layout's part of {@link CONFIG_SEAL_STAMP}, which every build's stamp starts with. */
-const SEAL_LAYOUT = 'c3.';
+const SEAL_LAYOUT = 'c4.';
 
 /**
  * The sealed configuration's layout, bumped with any change to what it holds (`c2`: a refused
- * file's error, sessions55; `c3`: the build), the build that checked it ({@link BUILD_ID}: another
+ * file's error, sessions55; `c3`: the build; `c4`: {@link SealedConfig.narrows} and
+ * {@link SealedConfig.cheaper}, trust53), the build that checked it ({@link BUILD_ID}: another
  * build may check more under the same defaults, trust51), then the hook's lock timeout and the spend
  * guard's warning share, burn minutes and unknown-price rule it was resolved with (core's seal of the
  * detector's options holds the detector's): a configuration another build resolved is validated again. Written out, not
@@ -35,6 +36,10 @@ export interface SealedConfig {
   spend?: ResolvedSpendOptions;
   /** The detector's options sealed by core; absent: the defaults. */
   detector?: string;
+  /** `true` when the file narrows the guard (`hookSettingsChanges`: exemptions, thresholds), for the status line. */
+  narrows?: true;
+  /** `true` when `prices` prices a model below the pricing library (`pricesBelowLibrary`), for the status line. */
+  cheaper?: true;
 }
 
 /** A file the hook refused, as the sealed file holds it: each call fails open on it. */
@@ -120,7 +125,7 @@ export function writeSealedState(path: string, state: SealedState): void {
 /**
  * What the hook's last validation of `file` (the project's configuration file) said, read without
  * parsing it: `{ error }` when the hooks fail open on it (one that cannot be read, or the error they
- * sealed for these very bytes), `{ enabled }` when they validated these bytes, `undefined` when no
+ * sealed for these very bytes), `{ enabled, narrows, cheaper }` when they validated these bytes, `undefined` when no
  * hook call has validated them yet. For the status line, which runs after every reply and must not
  * pay the YAML parser each time (docs/benchmarks.md, "The status line and a configuration that
  * fails open"). Read whichever build sealed it: the status line says what the hooks that run did,
@@ -130,7 +135,7 @@ export function writeSealedState(path: string, state: SealedState): void {
 export function sealedVerdict(
   projectDir: string,
   file: string,
-): { error: string } | { enabled: boolean } | undefined {
+): { error: string } | Pick<SealedConfig, 'enabled' | 'narrows' | 'cheaper'> | undefined {
   let key: string;
   try {
     key = configKey(file).key;
@@ -140,5 +145,7 @@ export function sealedVerdict(
   const path = sealedPathOf(projectDir);
   const state = path === undefined ? undefined : readSealedState(path, key, true);
   if (state === undefined) return undefined;
-  return 'error' in state ? { error: state.error } : { enabled: state.enabled };
+  if ('error' in state) return { error: state.error };
+  const { enabled, narrows, cheaper } = state;
+  return { enabled, ...(narrows ? { narrows } : {}), ...(cheaper ? { cheaper } : {}) };
 }

@@ -4,8 +4,10 @@ import {
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
 import { findConfigFile } from '../configFiles.js';
+import { pricesBelowLibrary } from './cheaperPrices.js';
 import { configKey, readSealedState, sealedPathOf, writeSealedState } from './configSeal.js';
 import { DEFAULT_HOOK_CONFIG, type HookConfig, hookSectionError, parseHookConfig } from './hookConfig.js';
+import { narrowsGuard } from './hookSettingsChanges.js';
 import { noopLogger } from './noopLogger.js';
 import { DEFAULT_DETECTOR_OPTIONS, quietDetectorOptions } from './quietDetectorOptions.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
@@ -93,5 +95,17 @@ function writeSealed(path: string, key: string, config: HookConfig): void {
     ...(config.detector === DEFAULT_DETECTOR_OPTIONS
       ? {}
       : { detector: sealStepLoopDetectorOptions(config.detector, SHA256_SEAL_CHECKSUM) }),
+    // what the status line says without the file's parser nor the pricing library (trust53)
+    ...(narrowsGuard(config) ? { narrows: true } : {}),
+    ...(cheaperThanLibrary(config.prices) ? { cheaper: true } : {}),
   });
+}
+
+/** Whether `prices` prices a model below the pricing library; `false` when the library cannot be loaded. */
+function cheaperThanLibrary(prices: HookConfig['prices']): boolean {
+  try {
+    return pricesBelowLibrary(prices) !== undefined;
+  } catch {
+    return false;
+  }
 }

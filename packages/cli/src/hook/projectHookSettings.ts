@@ -1,14 +1,9 @@
 import { basename } from 'node:path';
-import {
-  DEFAULT_EXEMPT_COMMANDS,
-  DEFAULT_EXEMPT_TOOLS,
-  defaultStepLoopDetectorOptions,
-} from '@loopguard/core/steps';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile, passedOverConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
-import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
+import { hookSettingsChanges } from './hookSettingsChanges.js';
 
 /**
  * What the project's configuration changes in the guard, read now, in the words `status` and the
@@ -22,12 +17,18 @@ import { DEFAULT_HOOK_LOCK_TIMEOUT_MS } from './hookConfig.js';
  * those beyond the defaults (the default polling commands and tools are not listed); each pattern
  * and tool is quoted as JSON (a control character in the file is shown escaped). `undefined` when
  * the file changes nothing, and where the hooks are off or fail open on it (those are said
- * instead). Reads only; asks git only where there is something to say.
+ * instead). Where the project's file is passed over (another user's in a folder every user writes:
+ * {@link passedOverConfigFile}), that it is not read and why. Reads only; asks git only where there is something to say.
  * @example projectHookSettings('/repo') // undefined without a configuration file
  */
 export function projectHookSettings(project: string): string | undefined {
   const file = findConfigFile(project);
-  if (file === undefined) return undefined;
+  if (file === undefined) {
+    const passedOver = passedOverConfigFile(project);
+    return passedOver === undefined
+      ? undefined
+      : `${passedOver} is not read: it is another user's file in a folder every user can write, so it may have been planted there; the defaults apply`;
+  }
   let config: ReturnType<typeof checkedHookConfigNow>;
   try {
     config = checkedHookConfigNow(project);
@@ -35,25 +36,12 @@ export function projectHookSettings(project: string): string | undefined {
     return undefined; // the hooks fail open on it: `projectUnguarded` says so
   }
   if (!config.enabled) return undefined;
-  const { exemptCommands, exemptTools, ...thresholds } = config.detector;
-  const commands = (exemptCommands ?? [])
-    .slice(DEFAULT_EXEMPT_COMMANDS.length)
-    .map((pattern) => pattern.source);
-  const tools = (exemptTools ?? []).filter((tool) => !DEFAULT_EXEMPT_TOOLS.includes(tool));
+  const { commands, tools, changed } = hookSettingsChanges(config);
   const quoted = (names: readonly string[]) => names.map((name) => JSON.stringify(name)).join(', ');
   const exempt = [
     commands.length === 0 ? '' : `commands matching ${quoted(commands)}`,
     tools.length === 0 ? '' : `${tools.length === 1 ? 'the tool' : 'the tools'} ${quoted(tools)}`,
   ].filter((part) => part !== '');
-  const defaults: Record<string, unknown> = {
-    ...defaultStepLoopDetectorOptions(),
-    lockTimeoutMs: DEFAULT_HOOK_LOCK_TIMEOUT_MS,
-  };
-  // a lock wait of 0 makes every call that meets another one's lock fail open (parallel calls)
-  const options = { ...thresholds, lockTimeoutMs: config.lockTimeoutMs };
-  const changed = Object.entries(options)
-    .filter(([key, value]) => value !== defaults[key])
-    .map(([key, value]) => `${key} ${JSON.stringify(value)} (default ${JSON.stringify(defaults[key])})`);
   const parts = [
     exempt.length === 0
       ? ''

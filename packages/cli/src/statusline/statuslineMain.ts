@@ -37,6 +37,28 @@ function projectLine(input: StatusLineInput): string {
   const offBy =
     sealed === undefined ? projectSwitchedOff(projectDir) : sealed.enabled ? undefined : basename(file ?? '');
   if (offBy !== undefined) return `loopguard: off in this project (hook.enabled: false in ${offBy})`;
+  return `${sessionLine(projectDir, input)}${settingsText(sealed)}`;
+}
+
+/**
+ * `; this project's settings narrow the guard (loopguard status says how)`, or that it prices
+ * replies below the pricing library, or both in one clause, or `''`: what the hooks sealed of the
+ * project's file (trust53). A cloned repository's exemptions, thresholds or $0 prices change what
+ * the guard does; `status` says how and from which file, the line only that it does (short, and
+ * without the file's parser nor the pricing library, which the hooks ran once for these bytes).
+ */
+function settingsText(sealed: { narrows?: true; cheaper?: true } | undefined): string {
+  const what = [
+    sealed?.narrows ? "this project's settings narrow the guard" : '',
+    sealed?.cheaper
+      ? `${sealed.narrows ? 'it' : 'this project'} prices replies below the pricing library`
+      : '',
+  ].filter((part) => part !== '');
+  return what.length === 0 ? '' : `; ${what.join(' and ')} (loopguard status says how)`;
+}
+
+/** The session's own line from the project's database (or `watching`, or what an earlier schema needs). */
+function sessionLine(projectDir: string, input: StatusLineInput): string {
   let path: string | undefined;
   try {
     // Not `readableStateDatabase`: its schema check is a schema's worth of SQL to load after every
