@@ -90,7 +90,8 @@ function afterStopText(sessions: ScannedSession[], price: number | undefined, st
 const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
 
 /**
- * The loops in a person's words: the sessions loopguard's hooks stopped, those the replay would
+ * The loops in a person's words: the sessions loopguard stopped (its hooks, or `run`'s stream
+ * watcher, by its record), those the replay would
  * have stopped (their hooks were not installed), and those that looped where loopguard was off
  * (`unguarded`: listed under {@link UNGUARDED_HEADING}; the user or their project switched it off,
  * so "would have stopped" is not what loopguard there does), each with what was spent after the stop.
@@ -120,7 +121,7 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
   }
   if (byHooks.length > 0) {
     lines.push(
-      `loopguard's hooks stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
+      `loopguard stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
     );
   }
   return lines;
