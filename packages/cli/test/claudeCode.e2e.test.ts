@@ -48,7 +48,7 @@ async function guardClaude(script: (turn: number) => ScriptedTurn, args: string[
       ],
       env,
     );
-    return { dir, result, requests: api.requests };
+    return { dir, result, requests: api.requests, home: env.HOME as string };
   } finally {
     await api.close();
   }
@@ -56,7 +56,7 @@ async function guardClaude(script: (turn: number) => ScriptedTurn, args: string[
 
 describe('loopguard run around a real Claude Code (offline)', () => {
   it('stops an iteration mid-run when the model runs the same failing command again and again, and counts the stops for the breaker', async () => {
-    const { dir, result } = await guardClaude(
+    const { dir, result, home } = await guardClaude(
       () => ({ tool: 'Bash', input: { command: 'cat missing.txt', description: 'Read the file' } }),
       ['--stagnation-threshold', '2', '--on-stagnation', 'abort'],
     );
@@ -66,6 +66,7 @@ describe('loopguard run around a real Claude Code (offline)', () => {
     expect(run.reason).toContain('step_loop_stopped: stopped mid-run by the loop detector');
     const stop = artifact(dir, run.id, 1, 'step_loop.json') as {
       action: string;
+      toolCall: number;
       loopType: string;
       evidence: unknown[];
     };
@@ -79,6 +80,25 @@ describe('loopguard run around a real Claude Code (offline)', () => {
     };
     expect(metrics.timedOut).toBe(false);
     expect(metrics.signal === 'SIGTERM' || metrics.exitCode === 143).toBe(true);
+    // sessions59: status says loopguard stopped the run at the stop's call; scan of Claude Code's own
+    // transcripts and of the run's logs gives each stopped session the run's record, no "would have"
+    const status = await loopguard(dir, ['status', '--session', run.id, '--json']);
+    expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
+    const told = JSON.parse(status.stdout);
+    expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: stop.toolCall } });
+    const scan = await loopguard(dir, ['scan', '--no-cache', '--json'], { HOME: home });
+    const sessions = JSON.parse(scan.stdout).sessions as Array<{
+      record?: { run?: string; summary: string };
+      recordDiffers?: string;
+    }>;
+    expect(sessions).toHaveLength(2);
+    for (const session of sessions) {
+      expect(session.record).toMatchObject({ run: run.id, summary: told.summary });
+      expect(session.recordDiffers).toBeUndefined();
+    }
+    const terminal = await loopguard(dir, ['scan', '--no-cache'], { HOME: home });
+    expect(terminal.stdout).toContain('loopguard stopped 2 sessions in a loop');
+    expect(terminal.stdout).not.toContain('would have stopped');
   }, 600_000);
 
   it('leaves a run that makes progress untouched: it completes with exit 0', async () => {

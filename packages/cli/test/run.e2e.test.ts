@@ -506,6 +506,84 @@ describe('loopguard run: options and configuration', () => {
 });
 
 describe('loopguard run --agent-stream', () => {
+  it("sessions59: the stream watcher's stop is loopguard's in every door: status's row of the run, scan of the agent's session", async () => {
+    // Claude Code's stream-json, as `claude -p --output-format stream-json --verbose` prints it
+    const session = 'b7e2c1d0-5a4f-4e3b-9c2d-1f0e9a8b7c6d';
+    const line = (event: object) => `echo '${JSON.stringify({ ...event, session_id: session })}'`;
+    const call = (n: number) => [
+      line({
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: {
+          id: `msg_${n}`,
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [
+            { type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command: 'cat missing.txt' } },
+          ],
+          usage: { input_tokens: 100, output_tokens: 12 },
+        },
+      }),
+      line({
+        type: 'user',
+        parent_tool_use_id: null,
+        message: {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: `toolu_${n}`,
+              content: 'cat: missing.txt: No such file or directory',
+              is_error: true,
+            },
+          ],
+        },
+      }),
+      'sleep 0.05',
+    ];
+    const { dir } = tempRepo(
+      [
+        // its first event names the session and the folder it runs in
+        `printf '{"type":"system","subtype":"init","cwd":"%s","session_id":"${session}"}\\n' "$(pwd)"`,
+        ...Array.from({ length: 20 }, (_, i) => call(i + 1)).flat(),
+        'sleep 300',
+      ].join('\n'),
+    );
+    const result = await loopguard(
+      dir,
+      run(
+        '--agent-stream',
+        'claude',
+        '--max-iterations',
+        '1',
+        '--iteration-timeout',
+        '5m',
+        '--',
+        './agent.sh',
+      ),
+    );
+    expect(result.stderr).toContain('stopped mid-run by the loop detector');
+    const { run: r } = stored(dir);
+    // status: the run's row says loopguard stopped it, at the call the agent's stream counts
+    const status = await loopguard(dir, ['status', '--session', r.id, '--json']);
+    expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
+    const told = JSON.parse(status.stdout);
+    expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: 4 }, nudges: 1 });
+    expect(told.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    // scan of the agent's stream as the run kept it: loopguard stopped it, as status says
+    const logs = join(dir, '.loopguard', 'runs');
+    const scanned = await loopguard(dir, ['scan', logs, '--json', '--no-cache'], { HOME: dir });
+    expect(scanned.code, scanned.stderr).toBe(EXIT_CODES.ok);
+    const [one] = JSON.parse(scanned.stdout).sessions;
+    expect(one).toMatchObject({ agent: 'claude', sessionId: session });
+    expect(one.record).toMatchObject({ verdict: 'stopped', summary: told.summary });
+    expect(one.recordDiffers).toBeUndefined();
+    const terminal = await loopguard(dir, ['scan', logs, '--no-cache'], { HOME: dir });
+    expect(terminal.stdout).toContain('loopguard stopped 1 session in a loop');
+    expect(terminal.stdout).toContain('call 4 (by loopguard)');
+    expect(terminal.stdout).not.toContain('would have stopped');
+  });
+
   it('jsonl: stops an iteration mid-run through the loop detector, records the stop and counts it for the breaker', async () => {
     const step = (s: object) => `echo '${JSON.stringify(s)}'`;
     const { dir } = tempRepo(

@@ -47,7 +47,7 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(out).toContain('1 session, 3 tool calls ran, 1 denied by loopguard.');
     expect(out).toContain('call 4 (by loopguard)');
     // nothing ran after loopguard's stop: no session "looped past" it
-    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: nothing spent after the stop.");
+    expect(out).toContain('loopguard stopped 1 session in a loop: nothing spent after the stop.');
     expect(out).not.toMatch(/looped (past|where)/);
     expect(out).not.toContain('Nudged, never stopped');
   });
@@ -73,7 +73,7 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 4, endCall: 7, wastedToolCalls: 3 });
     expect(loop?.ended).toBe('stopped_by_loopguard');
     expect(await scan(lines)).toContain(
-      "loopguard's hooks stopped 1 session in a loop: 3 tool calls, 336 tokens ($0.0014) spent after the stop.",
+      'loopguard stopped 1 session in a loop: 3 tool calls, 336 tokens ($0.0014) spent after the stop.',
     );
   });
 
@@ -401,7 +401,7 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(out).toContain('1 session, 3 tool calls ran, 4 denied by loopguard.');
     // the calls after the stop were asked for and refused: they did not run
     expect(report.sessions[0]?.loops[0]).toMatchObject({ wastedToolCalls: 3, wastedDeniedCalls: 3 });
-    expect(out).toContain("loopguard's hooks stopped 1 session in a loop: 3 tool calls (3 denied) spent");
+    expect(out).toContain('loopguard stopped 1 session in a loop: 3 tool calls (3 denied) spent');
     expect(out).toMatch(/\| 3 calls \(3 denied\) +\|/);
     expect(out).not.toContain('Nudged, never stopped');
   });

@@ -408,7 +408,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(terminal).toContain(
       'claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.',
     );
-    expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
+    expect(terminal).toContain('loopguard stopped 1 session in a loop');
     // the HTML page says it as the terminal does
     const page = join(root, 'report.html');
     await scan([file, '--html', page], root);
@@ -428,7 +428,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     );
     const terminal = await scan([file], root);
     expect(terminal).toContain('| same_error | call 4 (by loopguard) |');
-    expect(terminal).toContain("loopguard's hooks stopped 1 session in a loop");
+    expect(terminal).toContain('loopguard stopped 1 session in a loop');
   });
 
   it('trust45: a `.git` made in the folder a session started in keeps it where the hooks recorded it', async () => {

@@ -2,10 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { claudeSession } from './guardTranscripts.js';
 import { bufferedIo } from './helpers.js';
 import { bin } from './runHelpers.js';
 
@@ -84,6 +86,34 @@ describe('sessions53: a repository whose configuration switches the hooks off', 
     const scan = await cli(lib, ['scan', transcript, '--no-cache', '--html', html]);
     expect(readFileSync(html, 'utf8')).toContain(`<ul id="unguarded"><li>1 session: ${words}.</li></ul>`);
     expect(scan.out).toContain(`Not guarded by loopguard (what status says there):\n1 session: ${words}.`);
+  });
+
+  it("sessions59: scan's headline does not count a loop of a session loopguard did not guard as one it would have stopped", async () => {
+    const { app, lib } = repositories();
+    // a session the user switched off on its row (codex58's switch), and one started where the hooks are off
+    expect(hook(app, 'switched')).toBe('');
+    const db = join(app, '.loopguard', 'state.db');
+    const database = new Database(db);
+    database.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 'switched'").run();
+    database.close();
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-off-loops-'));
+    const looping = (sessionId: string, cwd: string) =>
+      (claudeSession(8, {}) as Array<Record<string, unknown>>).map((line) => ({ ...line, sessionId, cwd }));
+    for (const [name, lines] of [
+      ['switched', looping('switched', app)],
+      ['unguarded', looping('unguarded', lib)],
+    ] as const)
+      writeFileSync(
+        join(folder, `${name}.jsonl`),
+        `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`,
+      );
+    const scan = await cli(app, ['scan', folder, '--no-cache']);
+    expect(scan.code, scan.err).toBe(EXIT_CODES.ok);
+    const text = scan.out.replace(/\s+/g, ' ');
+    expect(text).toContain('2 sessions looped while loopguard was off for them (see "Not guarded" below):');
+    expect(text).not.toContain('would have stopped');
+    expect(text).toContain(`1 session: off for this session (switched off), in ${app}.`);
+    expect(text).toContain(`1 session: off in ${lib} (hook.enabled: false`);
   });
 
   it('review54: a repository whose configuration the hooks fail open on is told alike (status below the project, scan, no database)', async () => {

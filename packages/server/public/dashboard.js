@@ -1,6 +1,8 @@
 // The loopguard dashboard. Every value from the server is written with textContent (never as
 // HTML), so session ids, task ids and entry texts cannot inject markup or script.
 
+import { formatUsd } from './formatUsd.js';
+
 (() => {
   const VERDICTS = ['running', 'clean', 'nudged', 'stopped', 'stopped_on_spend'];
   // Known kinds of entry first, in this order and colour; any other kind stored is plotted too.
@@ -292,12 +294,32 @@
   // (`step`, `since`, each evidence's `step`) are left out of what the page shows (the API keeps them).
   // A spend entry's reason is the server's words, as its summary says it (`budget reached`, not the
   // stored key `cap`: sessions57).
+  /**
+   * A spend entry's dollars as every door says them (`$0.504` of a `$0.500` cap, not
+   * `0.5039999999999999`); the API keeps the numbers.
+   */
+  function spendWords(shown) {
+    const spent = shown.spent?.costUsd;
+    const cap = shown.caps?.maxCostUsd;
+    const both = typeof spent === 'number' && typeof cap === 'number';
+    if (typeof spent === 'number')
+      shown.spent = { ...shown.spent, costUsd: formatUsd(spent, both ? cap : undefined) };
+    if (typeof cap === 'number')
+      shown.caps = { ...shown.caps, maxCostUsd: formatUsd(cap, both ? spent : undefined) };
+  }
+
+  /** An entry's metadata in the user's words: the stored keys, its values as the page says them. */
   function shownMetadata(recovery) {
     const { metadata, spendReason } = recovery;
-    if (typeof metadata.toolCall !== 'number') return metadata;
-    const { step: _step, since: _since, ...shown } = metadata;
+    // an entry that counts tool calls shows no step index (`"since": 3` beside "since call 2" read as a contradiction, qa53)
+    const calls = typeof metadata.toolCall === 'number';
+    const { step: _step, since: _since, ...rest } = metadata;
+    const shown = calls ? rest : { ...metadata };
     if (typeof spendReason === 'string' && 'reason' in shown) shown.reason = spendReason;
-    if (Array.isArray(shown.evidence))
+    spendWords(shown);
+    // the moment in the page's local time, as the summary above says it, not epoch ms
+    if (typeof shown.detectedAt === 'number') shown.detectedAt = when(shown.detectedAt);
+    if (calls && Array.isArray(shown.evidence))
       shown.evidence = shown.evidence.map((item) => {
         if (item === null || typeof item !== 'object' || typeof item.call !== 'number') return item;
         const { step: _itemStep, ...rest } = item;

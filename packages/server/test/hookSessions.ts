@@ -103,7 +103,15 @@ export function hooksOnlyDatabase(
   });
   session('gemini', HOOK_SESSIONS.spent, { toolCalls: 12 });
   entry('spend_warning', 'gemini', HOOK_SESSIONS.spent, { scope: 'session', reason: 'share', toolCall: 9 });
-  entry('spend_stop', 'gemini', HOOK_SESSIONS.spent, { scope: 'session', reason: 'cap', toolCall: 12 });
+  // stored as the spend guard writes them: a float's noise in dollars, the time in epoch ms
+  entry('spend_stop', 'gemini', HOOK_SESSIONS.spent, {
+    scope: 'session',
+    reason: 'cap',
+    toolCall: 12,
+    spent: { tokens: 52_000, costUsd: 0.5039999999999999 },
+    caps: { maxCostUsd: 0.5 },
+    detectedAt: clock.now(),
+  });
   const scope = `session:gemini:${HOOK_SESSIONS.spent}`;
   new SqliteSpendStore({ db: database.db, clock }).update([scope], () => ({
     next: new Map([

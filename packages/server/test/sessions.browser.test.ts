@@ -269,6 +269,12 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       (await spend.locator('.session-entries pre').nth(3).textContent()) ?? '{}',
     );
     expect(stopDetails).toMatchObject({ reason: 'budget reached', toolCall: 12 });
+    // sessions59: its dollars as every door says them, its time in the page's local time
+    expect(stopDetails.spent.costUsd).toBe('$0.504');
+    expect(stopDetails.caps.maxCostUsd).toBe('$0.500');
+    // written when the entry was: the time its summary says
+    const summary = (await spend.locator('.session-entries summary').nth(1).textContent()) ?? '';
+    expect(stopDetails.detectedAt).toBe(summary.split(' · ').at(-1));
     // closing it again
     await page.locator('#sessions tbody tr.session').first().click();
     expect(await page.locator('#sessions tr.session-detail').count()).toBe(1);

@@ -13,7 +13,8 @@ const GONE_FUNCTION = 'loopguard_agent_process_gone';
  * on a read-only connection, and the database's own view (what `sqlite3` shows) keeps the 10-minute
  * rule. It also says, as `switched_off` (1, else 0 or `NULL`), whether the user switched the session
  * off (`enabled = 0` on its row, or on its session's row for a subagent's run: the hooks' own rule),
- * so that every door says so (codex58). A database older than schema 13 (no `agent_process`) is left
+ * so that every door says so (codex58). A `loopguard run` still running reads `running` though its
+ * stream watcher stopped an iteration (a `loop_stop` entry: the run goes on; sessions59). A database older than schema 13 (no `agent_process`) is left
  * as it is. Idempotent.
  */
 export function readLiveSessions(db: BetterSqlite3.Database): void {
@@ -37,7 +38,8 @@ export function readLiveSessions(db: BetterSqlite3.Database): void {
   // names are the file's own (a database loopguard did not make may be read), not ours (trust47).
   db.prepare(`CREATE TEMP VIEW agent_sessions AS
     SELECT ${columns.map((c) => `s.${quotedName(c)}`).join(', ')},
-      CASE WHEN s.verdict = 'running' AND ${GONE_FUNCTION}((SELECT h.agent_process FROM main.hook_sessions h
+      CASE WHEN s.agent = 'run' AND s.run_status = 'running' THEN 'running'
+        WHEN s.verdict = 'running' AND ${GONE_FUNCTION}((SELECT h.agent_process FROM main.hook_sessions h
           WHERE h.agent = s.agent AND h.session_id = s.session_id AND h.project_dir = s.project_dir)) = 1
         THEN CASE WHEN s.nudges > 0 THEN 'nudged' ELSE 'clean' END
         ELSE s.verdict END AS verdict,

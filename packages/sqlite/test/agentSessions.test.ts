@@ -178,6 +178,17 @@ describe('agent_sessions: one session across doors', () => {
     expect((await reader.sessionCounts()).byVerdict).toMatchObject({ stopped: 2, stopped_on_spend: 1 });
   });
 
+  it('sessions59: a run whose stream watcher stopped an iteration reads running while it goes on, stopped once it ended', async () => {
+    const { database, clock, entry, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    entry('loop_stop', 'r1', { runId: 'r1', iteration: 1, loopType: 'same_error', toolCall: 4 });
+    const verdict = async () => (await reader.sessionPage({ limit: 10 })).sessions[0];
+    expect(await verdict()).toMatchObject({ verdict: 'running', summary: expect.stringMatching(/^running/) });
+    runs.updateRun('r1', { status: 'budget_spent' });
+    expect((await verdict())?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+  });
+
   it("story56: says why a run's breaker paused it, and its status in words", async () => {
     const { database, clock, reader } = makeDatabase();
     const runs = new SqliteRunStore({ db: database.db, clock });

@@ -14,6 +14,7 @@ import { reportIteration } from './iterationReport.js';
 import { claimsOf, judgeIteration } from './judgeIteration.js';
 import { currentTask, readPlan } from './plan.js';
 import { RunDisplay } from './RunDisplay.js';
+import { recordLoopEntries } from './runLoopEntries.js';
 import type { RunOptions } from './runOptions.js';
 import { RunSpend, settleSpend } from './runSpend.js';
 import { saveIteration } from './saveIteration.js';
@@ -204,6 +205,11 @@ export class RunSession {
       });
       const { result, changes, stopVerdict } = ran;
       if (result.interrupted) return INTERRUPTED;
+      recordLoopEntries(
+        ran.loops,
+        { runId: run.id, iteration: n, task, now: this.clock.now() },
+        this.input.recordEntry,
+      );
       iteration = n;
       tree = ran.tree;
       this.nudges = ran.nudges;

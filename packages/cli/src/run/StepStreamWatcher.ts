@@ -11,6 +11,7 @@ import {
 } from '@loopguard/core/steps';
 import type { AGENT_STREAM_FORMATS } from './runOptionTable.js';
 import type { RunSpend } from './runSpend.js';
+import { streamSessionId } from './streamSessionId.js';
 
 /** The agent output formats `--agent-stream` reads as steps. */
 export type AgentStreamFormat = (typeof AGENT_STREAM_FORMATS)[number];
@@ -38,6 +39,10 @@ export class StepStreamWatcher {
   readonly stopSignal: AbortSignal;
   /** The verdict that stopped the iteration, or `null`. */
   stopVerdict: StepVerdict | null = null;
+  /** The detectors' nudges and stop, oldest first (recorded as the run's `loop_nudge` and `loop_stop` entries). */
+  readonly loopVerdicts: StepVerdict[] = [];
+  /** The agent's session the stream names (`claude:<session_id>`, `codex:<thread_id>`), as `scan` keys it; `null` until named. */
+  agentSession: string | null = null;
   /** The nudge messages of this iteration, oldest first. */
   readonly nudges: string[] = [];
   /** Lines that looked like steps but could not be judged (counted in the iteration's metrics). */
@@ -57,7 +62,7 @@ export class StepStreamWatcher {
    *   records of the same lines are counted, a warning joins the nudges, a stop aborts.
    */
   constructor(
-    format: AgentStreamFormat,
+    private readonly format: AgentStreamFormat,
     private readonly runId: string,
     private readonly spend?: { guard: RunSpend; task: string | null },
   ) {
@@ -95,6 +100,7 @@ export class StepStreamWatcher {
   private line(line: string): void {
     if (this.stopVerdict !== null || this.controller.signal.aborted || !line.trimStart().startsWith('{'))
       return;
+    if (this.agentSession === null && this.format !== 'jsonl') this.noteSession(line);
     const spent = this.spend?.guard.line(line, this.spend.task);
     if (spent !== undefined) {
       this.spendVerdicts.push(spent);
@@ -102,6 +108,24 @@ export class StepStreamWatcher {
       else this.controller.abort();
     }
     this.guarded(() => this.judge(this.parser.push(line)));
+  }
+
+  /** The thresholds the detectors judge with (the defaults: `--agent-stream` takes no options). */
+  get thresholds(): Readonly<Record<string, number>> {
+    return (this.detectors.get(null) as StepLoopDetector).options;
+  }
+
+  /** Notes the session a line names (its first event does; the line is parsed again only until then). */
+  private noteSession(line: string): void {
+    if (!line.includes('"session_id"') && !line.includes('"thread_id"')) return;
+    try {
+      const event: unknown = JSON.parse(line);
+      if (event === null || typeof event !== 'object') return;
+      const id = streamSessionId(event as Record<string, unknown>);
+      if (id !== undefined) this.agentSession = `${this.format}:${id}`;
+    } catch {
+      // not JSON: the parser counts it
+    }
   }
 
   /**
@@ -132,6 +156,7 @@ export class StepStreamWatcher {
     const detector = this.detectorOf(this.parser.subagent ?? null);
     for (const step of steps) {
       const verdict = detector.observe(step);
+      if (verdict.action === 'nudge' || verdict.action === 'stop') this.loopVerdicts.push(verdict);
       if (verdict.action === 'nudge' && verdict.message !== null) this.nudges.push(verdict.message);
       if (verdict.action === 'stop') {
         this.stopVerdict = verdict;

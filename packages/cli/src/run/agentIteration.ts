@@ -3,6 +3,7 @@ import type { StepVerdict } from '@loopguard/core/steps';
 import { type AgentResult, runAgent } from './agentProcess.js';
 import type { GitWorkspace } from './GitWorkspace.js';
 import type { RunDisplay } from './RunDisplay.js';
+import type { IterationLoops } from './runLoopEntries.js';
 import type { RunOptions } from './runOptions.js';
 import type { RunSpend } from './runSpend.js';
 import { StepStreamWatcher } from './StepStreamWatcher.js';
@@ -23,6 +24,8 @@ export interface AgentIteration {
   malformed: { lines: number; first: string | null };
   /** The spend guard's warnings and stop (a stop ended the iteration), oldest first. */
   spend: SpendVerdict[];
+  /** The step-level detector's nudges and stop, to record (`--agent-stream`; none without). */
+  loops: IterationLoops;
 }
 
 /** What {@link runAgentIteration} needs. */
@@ -88,6 +91,7 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
       nudges: [],
       malformed: { lines: 0, first: null },
       spend: watcher?.spendVerdicts ?? [],
+      loops: loopsOf(watcher),
     };
   const tree = workspace === null ? null : await workspace.snapshot();
   const changes =
@@ -98,5 +102,12 @@ export async function runAgentIteration(input: AgentIterationInput): Promise<Age
   const nudges =
     watcher === null ? [] : [...watcher.nudges, ...(stopVerdict?.message ? [stopVerdict.message] : [])];
   const malformed = { lines: watcher?.malformedLines ?? 0, first: watcher?.firstProblem ?? null };
-  return { result, tree, changes, stopVerdict, nudges, malformed, spend: watcher?.spendVerdicts ?? [] };
+  const spend = watcher?.spendVerdicts ?? [];
+  return { result, tree, changes, stopVerdict, nudges, malformed, spend, loops: loopsOf(watcher) };
+}
+
+function loopsOf(watcher: StepStreamWatcher | null): IterationLoops {
+  return watcher === null
+    ? { verdicts: [], thresholds: {}, agentSession: null }
+    : { verdicts: watcher.loopVerdicts, thresholds: watcher.thresholds, agentSession: watcher.agentSession };
 }

@@ -6,6 +6,7 @@ import {
   JsonlStepParser,
   type StepLineParser,
 } from '@loopguard/core/steps';
+import { streamSessionId } from '../run/streamSessionId.js';
 import {
   NOTHING,
   noteStart,
@@ -31,8 +32,8 @@ export type StreamFormat = keyof typeof STREAMS;
 
 /** The session id, folder and start a stream's events carry (each format names them its own way). */
 function noteEvent(meta: SessionMeta, event: Record<string, unknown>): void {
-  const id = event.session_id ?? event.thread_id;
-  if (typeof id === 'string') meta.sessionId ??= id;
+  const id = streamSessionId(event);
+  if (id !== undefined) meta.sessionId ??= id;
   if (typeof event.cwd === 'string') meta.project ??= event.cwd;
   noteStart(meta, event.timestamp);
 }

@@ -14,6 +14,14 @@ function transcriptStop(
   return undefined;
 }
 
+/** The replay's first stop: its tool call and kind. */
+function replayStop(session: ScannedSession): { on: 'loop'; call: number | null; kind: string } | undefined {
+  const loop = session.loops.find((candidate) => candidate.stopStep !== null);
+  return loop === undefined
+    ? undefined
+    : { on: 'loop', call: loop.stopCall, kind: loop.stopKind ?? loop.kind };
+}
+
 /** What the replay would do where the transcript holds no stop of loopguard's: `a replay would stop it at call 4 (same_error)`. */
 function replayText(session: ScannedSession): string {
   const loop = session.loops.find((candidate) => candidate.stopStep !== null);
@@ -38,7 +46,8 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
   const record = session.record;
   if (record === undefined) return undefined;
   const parts: string[] = [];
-  const held = transcriptStop(session);
+  // a run's stream watcher kills the agent at its stop: the stream holds no mark of it, the replay's stop is it
+  const held = transcriptStop(session) ?? (record.run === undefined ? undefined : replayStop(session));
   const stop = record.stop;
   if (stop !== null && (held === undefined || held.on !== stop.on || held.call !== stop.call)) {
     const did =

@@ -65,8 +65,11 @@ export function costLines(totals: ScanReport['totals']): string[] {
   return lines;
 }
 
-/** What the sessions spent after their stops: `4 tool calls, 65,240 tokens ($0.20) spent after the stop`, or `nothing spent after the stop`. */
-function afterStopText(sessions: ScannedSession[], price: number | undefined): string {
+/**
+ * What the sessions spent after their stops: `4 tool calls, 65,240 tokens ($0.20) spent after the stop`, or `nothing spent after the stop`.
+ * @param stop - what the stop was. @default 'the stop'
+ */
+function afterStopText(sessions: ScannedSession[], price: number | undefined, stop = 'the stop'): string {
   let calls = 0;
   let denied = 0;
   let tokens: number | null = null;
@@ -79,16 +82,19 @@ function afterStopText(sessions: ScannedSession[], price: number | undefined): s
     const dollars = wastedUsd(session, waste.tokens, price);
     usd = usd === undefined || dollars === undefined ? undefined : usd + dollars;
   }
-  if (calls === 0 && !tokens) return 'nothing spent after the stop';
+  if (calls === 0 && !tokens) return `nothing spent after ${stop}`;
   const money = usd === undefined || tokens === null ? '' : ` (${formatMoney(usd)})`;
-  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${deniedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after the stop`;
+  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${deniedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after ${stop}`;
 }
 
 const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
 
 /**
- * The loops in a person's words: the sessions loopguard's hooks stopped, and those the replay
- * would have stopped (their hooks were off), each with what was spent after the stop.
+ * The loops in a person's words: the sessions loopguard stopped (its hooks, or `run`'s stream
+ * watcher, by its record), those the replay would
+ * have stopped (their hooks were not installed), and those that looped where loopguard was off
+ * (`unguarded`: listed under {@link UNGUARDED_HEADING}; the user or their project switched it off,
+ * so "would have stopped" is not what loopguard there does), each with what was spent after the stop.
  */
 function loopLines(report: ScanReport, price: number | undefined): string[] {
   // loopguard's record says what it did where the transcript holds no stop of its own (recordDiffers says so)
@@ -97,7 +103,8 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
   const byHooks = looped.filter(
     (session) => session.loops.some((loop) => loop.loopguard === 'stopped') || byRecord(session),
   );
-  const byReplay = looped.filter((session) => !byHooks.includes(session));
+  const offThere = looped.filter((session) => !byHooks.includes(session) && session.unguarded !== undefined);
+  const byReplay = looped.filter((session) => !byHooks.includes(session) && !offThere.includes(session));
   if (looped.length === 0) return ['No session looped long enough for loopguard to stop it.'];
   const lines: string[] = [];
   if (byReplay.length > 0) {
@@ -106,9 +113,15 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
       `${sessionsText(byReplay.length)} looped where loopguard would have stopped ${them}: ${afterStopText(byReplay, price)}.`,
     );
   }
+  if (offThere.length > 0) {
+    const them = offThere.length === 1 ? 'it' : 'them';
+    lines.push(
+      `${sessionsText(offThere.length)} looped while loopguard was off for ${them} (see "Not guarded" below): ${afterStopText(offThere, price, "the replay's stop")}.`,
+    );
+  }
   if (byHooks.length > 0) {
     lines.push(
-      `loopguard's hooks stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
+      `loopguard stopped ${sessionsText(byHooks.length)} in a loop: ${afterStopText(byHooks, price)}.`,
     );
   }
   return lines;

@@ -10,7 +10,7 @@ export interface ScanTotals {
   sessions: number;
   /** Sessions with at least one loop loopguard would have stopped (or did: {@link stoppedByLoopguard}). */
   sessionsWithLoops: number;
-  /** Sessions loopguard's own hooks stopped (the transcript records the stop, or loopguard's record where the transcript holds none). */
+  /** Sessions loopguard stopped in a loop (the transcript records the stop, or loopguard's record where the transcript holds none: a hook's, or `run`'s stream watcher's). */
   stoppedByLoopguard: number;
   /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop, or loopguard's record). */
   stoppedOnSpendByLoopguard: number;

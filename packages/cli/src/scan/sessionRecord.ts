@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
 import { readLiveSessions } from '@loopguard/sqlite/liveSessions';
+import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
 import { readProjectDatabase } from './projectDatabase.js';
@@ -31,6 +32,12 @@ export interface SessionRecord {
   costUsd: number | null;
   /** The user switched the session off: its later calls were neither judged nor counted (codex58). */
   switchedOff: boolean;
+  /**
+   * The `loopguard run` whose stream watcher stopped this agent session mid-run (its `loop_stop`
+   * entry names the session as `agentSession`): the record is the run's (`status`'s row of it),
+   * with this session's stop; absent for a session the hooks recorded.
+   */
+  run?: string;
 }
 
 /**
@@ -96,9 +103,36 @@ function readRecords(project: string): Map<string, SessionRecord> | null {
     // the most recently active row of an id (a session id may repeat across folders of one database)
     const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
     for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+    addRunStops(db, records);
     return records;
   });
   return records ?? null;
+}
+
+/**
+ * The agent sessions `loopguard run`'s stream watcher stopped (sessions59): each gets its run's
+ * record (`run:<id>`, what `status` says of the run) with its own stop, and no dollars (the run's
+ * are every iteration's); a session the hooks recorded keeps the hooks' record.
+ */
+function addRunStops(db: BetterSqlite3.Database, records: Map<string, SessionRecord>): void {
+  const stops = db
+    .prepare(
+      `SELECT json_extract(metadata, '$.agentSession') AS session, json_extract(metadata, '$.runId') AS run,
+        json_extract(metadata, '$.loopType') AS kind, json_extract(metadata, '$.toolCall') AS call
+       FROM context_entries WHERE topic = 'loop_stop' AND json_extract(metadata, '$.agentSession') IS NOT NULL
+       ORDER BY id`,
+    )
+    .all() as Array<{ session: string; run: string; kind: string | null; call: number | null }>;
+  for (const stop of stops) {
+    const run = records.get(`run:${stop.run}`);
+    if (run === undefined || records.has(stop.session)) continue;
+    records.set(stop.session, {
+      ...run,
+      stop: { on: 'loop', kind: stop.kind, call: stop.call },
+      costUsd: null,
+      run: stop.run,
+    });
+  }
 }
 
 function recordOfView(view: ReturnType<typeof sessionViewOf>): SessionRecord {
