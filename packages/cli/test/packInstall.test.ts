@@ -81,7 +81,7 @@ describe('the packages as published', () => {
         { cwd: join(prefix, 'lib', 'loopguard'), encoding: 'utf8' },
       );
       expect(assets.trim()).toBe(
-        '/ /dashboard.js /dashboard.css /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
+        '/ /dashboard.js /dashboard.css /formatUsd.js /vendor/uPlot.iife.min.js /vendor/uPlot.min.css',
       );
       // `loopguard scan --html` inlines the chart library and its own page script (the cli's assets/).
       const transcript = join(root, 'packages/cli/test/fixtures/scan/claude-2.1.330-looping.jsonl');
