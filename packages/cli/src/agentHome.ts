@@ -82,3 +82,16 @@ export function claudeConfigFile(env: NodeJS.ProcessEnv): string {
     ? join(absolute(dir, 'CLAUDE_CONFIG_DIR'), '.claude.json')
     : join(userHomeOf('claude', env), '.claude.json');
 }
+
+/**
+ * `folder()` ({@link agentHomeOf}, {@link userHomeOf}), or undefined when loopguard cannot place it:
+ * for a reader (`scan`, the MCP server's trust in a transcript), which then reads nothing there.
+ */
+export function placedFolder(folder: () => string): string | undefined {
+  try {
+    return folder();
+  } catch (error) {
+    if (error instanceof AgentHomeError) return undefined;
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
-import { AgentHomeError, agentHomeOf } from '../agentHome.js';
+import { agentHomeOf, placedFolder } from '../agentHome.js';
 
 /**
  * Where Claude Code keeps a session's transcript, and whether an event's `transcript_path` is
@@ -20,12 +20,7 @@ const FOLDER_CHARS = 200;
  * that no transcript is trusted.
  */
 export function claudeProjectsDir(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return join(agentHomeOf('claude', env), 'projects');
-  } catch (error) {
-    if (error instanceof AgentHomeError) return undefined;
-    throw error;
-  }
+  return placedFolder(() => join(agentHomeOf('claude', env), 'projects'));
 }
 
 /**

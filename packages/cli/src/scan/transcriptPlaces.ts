@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { AgentHomeError, agentHomeOf, userHomeOf } from '../agentHome.js';
+import { agentHomeOf, placedFolder, userHomeOf } from '../agentHome.js';
 
 /** One place where an agent keeps its sessions. */
 export interface TranscriptPlace {
@@ -8,19 +8,6 @@ export interface TranscriptPlace {
   agent: string;
   /** The folder. */
   path: string;
-}
-
-/**
- * A CLI's folder ({@link agentHomeOf}), or undefined when it is relative to where the CLI started:
- * that place is left out rather than guessed, and `scan <path>` reads it.
- */
-function placed(folder: () => string): string | undefined {
-  try {
-    return folder();
-  } catch (error) {
-    if (error instanceof AgentHomeError) return undefined;
-    throw error;
-  }
 }
 
 /**
@@ -34,7 +21,7 @@ function claudePlaces(env: NodeJS.ProcessEnv): string[] {
     .map((dir) => dir.trim())
     .filter((dir) => dir !== '');
   if (configured.length === 0) {
-    const home = placed(() => userHomeOf('claude', env));
+    const home = placedFolder(() => userHomeOf('claude', env));
     if (home === undefined) return [];
     const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
     return [join(xdg, 'claude', 'projects'), join(home, '.claude', 'projects')];
@@ -56,8 +43,9 @@ function claudePlaces(env: NodeJS.ProcessEnv): string[] {
  * - `loopguard run`: `<cwd>/.loopguard/runs`.
  */
 export function transcriptPlaces(env: NodeJS.ProcessEnv, cwd: string): TranscriptPlace[] {
-  const codex = placed(() => agentHomeOf('codex', env));
-  const gemini = placed(() => agentHomeOf('gemini', env));
+  // a folder the CLI reads relative to where it started is left out, not guessed: `scan <path>` reads it
+  const codex = placedFolder(() => agentHomeOf('codex', env));
+  const gemini = placedFolder(() => agentHomeOf('gemini', env));
   const places: TranscriptPlace[] = [
     ...claudePlaces(env).map((path) => ({ agent: 'Claude Code', path })),
     ...(codex === undefined
