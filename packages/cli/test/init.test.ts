@@ -106,7 +106,6 @@ describe('loopguard init', () => {
     const home = tempProject();
     const result = await loopguard(dir, ['init', 'gemini', '--user', '--command', 'loopguard'], {
       HOME: home,
-      GEMINI_CLI_HOME: '',
     });
     expect(result.code, result.stderr).toBe(0);
     const settings = read(join(home, '.gemini', 'settings.json'));
@@ -205,18 +204,34 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe('{}');
   });
 
-  it('--user with an empty or relative HOME is an error, and writes no file anywhere', async () => {
-    for (const home of ['', 'relative/home']) {
+  it('--user where the CLI reads a folder relative to where it starts is an error, and writes no file anywhere', async () => {
+    const refusals: [string, Record<string, string>, RegExp][] = [
+      ['claude', { HOME: 'relative/home' }, /HOME is not an absolute path \("relative\/home"\)/],
+      // Claude Code then reads ./settings.json; Gemini CLI ./.gemini (Node's empty home)
+      ['claude', { CLAUDE_CONFIG_DIR: '' }, /CLAUDE_CONFIG_DIR is empty/],
+      ['claude', { CLAUDE_CONFIG_DIR: '  ' }, /CLAUDE_CONFIG_DIR is not an absolute path \(" {2}"\)/],
+      ['gemini', { HOME: '' }, /HOME is empty/],
+      ['gemini', { GEMINI_CLI_HOME: '~/g' }, /GEMINI_CLI_HOME is not an absolute path \("~\/g"\)/],
+    ];
+    for (const [agent, env, message] of refusals) {
       const dir = tempProject();
-      const result = await loopguard(dir, ['init', 'claude', '--user'], {
-        HOME: home,
-        CLAUDE_CONFIG_DIR: '',
-      });
+      const result = await loopguard(dir, ['init', agent, '--user'], env);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^loopguard: --user: HOME is (empty|not an absolute path .*), so there/);
+      expect(result.stderr).toMatch(/^loopguard: --user: \w+ is (empty|not an absolute path .*), so there/);
+      expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(readdirSync(dir)).toEqual([]);
     }
+  });
+
+  it('a relative CLAUDE_CONFIG_DIR is an error, not a server registered in a ~/.claude.json Claude Code never reads', async () => {
+    const dir = tempProject();
+    const home = tempProject();
+    const result = await loopguard(dir, ['init', 'claude'], { HOME: home, CLAUDE_CONFIG_DIR: 'cfg' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^loopguard: CLAUDE_CONFIG_DIR is not an absolute path \("cfg"\)/);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(home)).toEqual([]);
   });
 
   it("--user writes the file the CLI reads: CLAUDE_CONFIG_DIR's, GEMINI_CLI_HOME's", async () => {

@@ -64,7 +64,7 @@ function setUp() {
       {
         stdout: (text) => out.push(text),
         stderr: (text) => out.push(text),
-        env: { HOME: home, CLAUDE_CONFIG_DIR: '' },
+        env: { HOME: home },
         cwd: dir,
         isTTY: false,
       },

@@ -29,7 +29,7 @@ function setUp(config = '{\n  "numStartups": 3,\n  "primaryApiKey": "sk-ant-not-
   const home = tempProject();
   const dir = tempProject();
   writeFileSync(join(home, '.claude.json'), config, { mode: 0o600 });
-  const run = (args: string[], cwd = dir) => loopguard(cwd, args, { HOME: home, CLAUDE_CONFIG_DIR: '' });
+  const run = (args: string[], cwd = dir) => loopguard(cwd, args, { HOME: home });
   return { home, dir, run, config: join(home, '.claude.json') };
 }
 

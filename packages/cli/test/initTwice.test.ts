@@ -21,7 +21,7 @@ function setUp(settings?: unknown) {
     mkdirSync(join(dir, '.claude'));
     writeFileSync(projectSettings(dir), `${JSON.stringify(settings, null, 2)}\n`);
   }
-  const run = (args: string[]) => loopguard(dir, args, { HOME: home, CLAUDE_CONFIG_DIR: '' });
+  const run = (args: string[]) => loopguard(dir, args, { HOME: home });
   return { home, dir, run };
 }
 

@@ -26,7 +26,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const prefix = join(work, 'prefix');
 const home = join(work, 'home');
 mkdirSync(home);
-const userEnv = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '' };
+const { CLAUDE_CONFIG_DIR, GEMINI_CLI_HOME, CODEX_HOME, ...inherited } = process.env;
+const userEnv = { ...inherited, HOME: home };
 const installEnv = { ...process.env, LOOPGUARD_PREFIX: prefix, npm_config_yes: 'true' };
 const loopguard = join(prefix, 'bin', 'loopguard');
 

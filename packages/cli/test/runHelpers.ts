@@ -43,13 +43,16 @@ let scratchHome: string | undefined;
 export async function loopguard(cwd: string, args: string[], env: Record<string, string> = {}) {
   const userFiles = args[0] === 'init' || args[0] === 'uninstall';
   if (userFiles && scratchHome === undefined) scratchHome = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
+  // init and uninstall write the user's files: under a scratch HOME, the CLIs' own variables unset
+  const { CLAUDE_CONFIG_DIR, GEMINI_CLI_HOME, CODEX_HOME, ...inherited } = process.env;
   const result = await execa(process.execPath, [bin, ...args], {
     cwd,
     reject: false,
     stdin: 'ignore',
+    extendEnv: false,
     env: {
+      ...(userFiles ? { ...inherited, HOME: scratchHome as string } : process.env),
       NO_COLOR: '1',
-      ...(userFiles ? { HOME: scratchHome as string, CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '' } : {}),
       ...env,
     },
   });

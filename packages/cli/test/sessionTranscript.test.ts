@@ -10,8 +10,15 @@ describe("the session's transcript in Claude Code's folder (what the MCP server 
   it("is <config dir>/projects/<the project's folder>/<session_id>.jsonl, CLAUDE_CONFIG_DIR honoured", () => {
     expect(claudeProjectsDir(home)).toBe('/home/u/.claude/projects');
     expect(claudeProjectsDir({ ...home, CLAUDE_CONFIG_DIR: '/cfg/' })).toBe('/cfg/projects');
-    // a relative CLAUDE_CONFIG_DIR is not Claude Code's folder: the home's
-    expect(claudeProjectsDir({ ...home, CLAUDE_CONFIG_DIR: 'cfg' })).toBe('/home/u/.claude/projects');
+    // a relative (or empty) CLAUDE_CONFIG_DIR is Claude Code's from where it started: no folder
+    // is known, so no transcript is trusted, the home's neither
+    for (const config of ['cfg', '', '  ']) {
+      expect(claudeProjectsDir({ ...home, CLAUDE_CONFIG_DIR: config })).toBeUndefined();
+      const env = { ...home, CLAUDE_CONFIG_DIR: config };
+      expect(isSessionTranscript('/home/u/.claude/projects/-work-a/s1.jsonl', 's1', '/work/a', env)).toBe(
+        false,
+      );
+    }
     const path = '/home/u/.claude/projects/-work-my-app-v2/s1.jsonl';
     expect(isSessionTranscript(path, 's1', '/work/my_app.v2', home)).toBe(true);
     expect(isSessionTranscript(path, 's2', '/work/my_app.v2', home)).toBe(false);

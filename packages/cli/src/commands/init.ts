@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
+import { claudeConfigFile } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
@@ -44,13 +45,7 @@ import {
   withoutExtraCaCerts,
 } from '../hook/snapshotCommand.js';
 import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
-import {
-  claudeConfigFile,
-  mcpServerEntry,
-  mcpToolEntries,
-  serverPath,
-  withServer,
-} from '../mcp/mcpRegistration.js';
+import { mcpServerEntry, mcpToolEntries, serverPath, withServer } from '../mcp/mcpRegistration.js';
 import { printable } from '../terminalText.js';
 import {
   DEFAULT_INIT_SPEND_WORDS,
@@ -358,7 +353,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     if (statusLine.change === 'offer') io.stdout(`${STATUS_LINE_NOTES.offer}\n`);
     if (fast && scope === 'project' && gitTracks(file, io.cwd))
       io.stdout(
-        `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env, home)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
+        `warning: ${shown(file)} is tracked by git, but the MCP server its hooks call is registered in this user's ${claudeConfigFile(io.env)} only: a teammate's Claude Code would run its tool calls unguarded, without a word. Each teammate runs loopguard init claude, or use --command-hooks --command loopguard (a loopguard on the PATH)\n`,
       );
   }
   sayWhatStops();
@@ -477,7 +472,7 @@ function serverChange(
   io: CliIo,
   home: string,
 ): ServerChange {
-  const file = claudeConfigFile(io.env, home);
+  const file = claudeConfigFile(io.env);
   const found = readSettingsFile(file, (path) => path);
   const path = serverPath(project ?? undefined);
   const wanted = fast && !options.remove;

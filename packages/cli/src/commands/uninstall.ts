@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { claudeConfigFile } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../hook/installRecord.js';
 import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
-import { claudeConfigFile, serverPath, withServer } from '../mcp/mcpRegistration.js';
+import { serverPath, withServer } from '../mcp/mcpRegistration.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
 
 const NOTHING_TO_TAKE_OUT =
@@ -80,7 +81,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
 function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): void {
   const project = target.project as string;
   if (target.agent === 'claude') {
-    const file = target.server?.file ?? claudeConfigFile(io.env, home);
+    const file = target.server?.file ?? claudeConfigFile(io.env);
     const path = target.server?.path ?? serverPath(project);
     const found = readSettingsFile(file, (shown) => shown);
     const { text } = editSettings(

@@ -324,7 +324,7 @@ function transcriptDistrust(event: HookEvent, env: NodeJS.ProcessEnv): string | 
   // a subagent's event names its session's transcript (its own id is the subagent's)
   const session = event.parentSessionId ?? event.sessionId;
   if (path === undefined || isSessionTranscript(path, session, event.projectDir, env)) return undefined;
-  return `transcript_path ${JSON.stringify(path.slice(0, 200))} is not the session's transcript in Claude Code's folder ${claudeProjectsDir(env)}`;
+  return `transcript_path ${JSON.stringify(path.slice(0, 200))} is not the session's transcript in Claude Code's folder ${claudeProjectsDir(env) ?? '(none: CLAUDE_CONFIG_DIR or HOME is empty or relative)'}`;
 }
 
 /** A tool's result of one text. */

@@ -1,4 +1,3 @@
-import { isAbsolute, join } from 'node:path';
 import type { Node } from 'jsonc-parser';
 import type { PlannedEntry } from '../hook/hookSettings.js';
 import { commandEntries } from '../hook/hookSettings.js';
@@ -20,16 +19,6 @@ export interface McpServerEntry {
   command: string;
   args: string[];
   env: Record<string, string>;
-}
-
-/**
- * Claude Code's own configuration file, where it reads MCP servers (`claude mcp add` writes
- * there): `$CLAUDE_CONFIG_DIR/.claude.json` when that is set, else `~/.claude.json` (checked with
- * Claude Code 2.1.330).
- */
-export function claudeConfigFile(env: NodeJS.ProcessEnv, home: string): string {
-  const dir = env.CLAUDE_CONFIG_DIR?.trim();
-  return dir && isAbsolute(dir) ? join(dir, '.claude.json') : join(home, '.claude.json');
 }
 
 /**

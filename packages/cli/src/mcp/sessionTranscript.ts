@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { agentHomeOf, placedFolder } from '../agentHome.js';
 
 /**
  * Where Claude Code keeps a session's transcript, and whether an event's `transcript_path` is
@@ -14,11 +14,13 @@ import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 /** Longest folder name Claude Code writes whole; a longer one is cut here and given a hash. */
 const FOLDER_CHARS = 200;
 
-/** Claude Code's folder of transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
-export function claudeProjectsDir(env: NodeJS.ProcessEnv): string {
-  const config = env.CLAUDE_CONFIG_DIR?.trim();
-  const home = env.HOME || homedir();
-  return join(config && isAbsolute(config) ? config : join(home, '.claude'), 'projects');
+/**
+ * Claude Code's folder of transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`
+ * ({@link agentHomeOf}); undefined when that folder is relative to where Claude Code started, so
+ * that no transcript is trusted.
+ */
+export function claudeProjectsDir(env: NodeJS.ProcessEnv): string | undefined {
+  return placedFolder(() => join(agentHomeOf('claude', env), 'projects'));
 }
 
 /**
@@ -54,9 +56,11 @@ export function isSessionTranscript(
 ): boolean {
   if (!isAbsolute(path) || normalize(path) !== path) return false;
   const folder = dirname(path);
+  const projects = claudeProjectsDir(env);
   return (
+    projects !== undefined &&
     basename(path) === `${sessionId}.jsonl` &&
-    dirname(folder) === claudeProjectsDir(env) &&
+    dirname(folder) === projects &&
     isProjectFolder(basename(folder), projectDir)
   );
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { agentHomeOf, placedFolder, userHomeOf } from '../agentHome.js';
 
 /** One place where an agent keeps its sessions. */
 export interface TranscriptPlace {
@@ -10,13 +10,19 @@ export interface TranscriptPlace {
   path: string;
 }
 
-/** `CLAUDE_CONFIG_DIR` as ccusage reads it: comma-separated folders, each holding `projects/` (or being it). */
-function claudePlaces(env: NodeJS.ProcessEnv, home: string): string[] {
+/**
+ * `CLAUDE_CONFIG_DIR` as ccusage reads it, not as Claude Code does (deliberately: `scan` finds
+ * what ccusage finds): comma-separated folders, each trimmed and holding `projects/` (or being
+ * it), an empty one as unset; unset, `$XDG_CONFIG_HOME/claude/projects` and Claude Code's own.
+ */
+function claudePlaces(env: NodeJS.ProcessEnv): string[] {
   const configured = (env.CLAUDE_CONFIG_DIR ?? '')
     .split(',')
     .map((dir) => dir.trim())
     .filter((dir) => dir !== '');
   if (configured.length === 0) {
+    const home = placedFolder(() => userHomeOf('claude', env));
+    if (home === undefined) return [];
     const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
     return [join(xdg, 'claude', 'projects'), join(home, '.claude', 'projects')];
   }
@@ -37,13 +43,15 @@ function claudePlaces(env: NodeJS.ProcessEnv, home: string): string[] {
  * - `loopguard run`: `<cwd>/.loopguard/runs`.
  */
 export function transcriptPlaces(env: NodeJS.ProcessEnv, cwd: string): TranscriptPlace[] {
-  const home = env.HOME || homedir();
-  const codex = env.CODEX_HOME || join(home, '.codex');
+  // a folder the CLI reads relative to where it started is left out, not guessed: `scan <path>` reads it
+  const codex = placedFolder(() => agentHomeOf('codex', env));
+  const gemini = placedFolder(() => agentHomeOf('gemini', env));
   const places: TranscriptPlace[] = [
-    ...claudePlaces(env, home).map((path) => ({ agent: 'Claude Code', path })),
-    { agent: 'Codex', path: join(codex, 'sessions') },
-    { agent: 'Codex', path: join(codex, 'archived_sessions') },
-    { agent: 'Gemini CLI', path: join(env.GEMINI_CLI_HOME || home, '.gemini', 'tmp') },
+    ...claudePlaces(env).map((path) => ({ agent: 'Claude Code', path })),
+    ...(codex === undefined
+      ? []
+      : ['sessions', 'archived_sessions'].map((name) => ({ agent: 'Codex', path: join(codex, name) }))),
+    ...(gemini === undefined ? [] : [{ agent: 'Gemini CLI', path: join(gemini, 'tmp') }]),
     ...(env.GEMINI_DATA_DIR ? [{ agent: 'Gemini CLI', path: env.GEMINI_DATA_DIR }] : []),
     { agent: 'loopguard run', path: join(cwd, '.loopguard', 'runs') },
   ];
