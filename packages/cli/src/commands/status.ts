@@ -328,7 +328,7 @@ function saidLine(
 
 /** A line of the header, wrapped between words on a terminal, its next lines indented (sessions57). */
 function terminalLines(text: string, columns: number | undefined): string {
-  return columns === undefined ? text : wrapped(text, '  ', columns).join('\n').slice(2);
+  return columns === undefined ? text : wrapped(text, '  ', columns, '').join('\n');
 }
 
 /** The spend guard's entries in the store: warnings and stops (`spend_warning`, `spend_stop`). */
