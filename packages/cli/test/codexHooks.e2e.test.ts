@@ -392,7 +392,15 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     try {
       const asked = (words: string) => (p: string) => (p.includes(words) ? true : undefined);
       await pane.waitFor('the folder trust prompt', asked('Trust this folder?'));
-      await pane.press('Enter');
+      // a key pressed while Codex still draws its first screen can be lost: press again while it stays
+      for (let tries = 1; ; tries++) {
+        await pane.press('Enter');
+        const left = (p: string) => (p.includes('Trust this folder?') ? undefined : true);
+        const gone = await pane.waitFor('the folder trusted', left, 3_000).catch((error: unknown) => {
+          if (tries === 10) throw error;
+        });
+        if (gone === true) break;
+      }
       // Codex asks about the 4 new hooks itself (what `init` told the user to do with /hooks)
       await pane.waitFor('the hooks review', asked('4 hooks are new or changed.'));
       await pane.press('Down');

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -74,11 +74,13 @@ describe('no orphans, no hangs', () => {
       child.kill('SIGKILL');
       await child;
       const pidsFile = join(dir, 'pids');
-      writeFileSync(
-        join(dir, 'agent.sh'),
-        // the resumed agent ends at once: its last line (tempRepo ends the script with a newline)
-        readFileSync(join(dir, 'agent.sh'), 'utf8').replace(/^sleep 120$/m, 'true'),
-      );
+      // the resumed agent ends at once: its last line (tempRepo ends the script with a newline); written
+      // beside and renamed over, as a killed agent's shell may still be running the file (ETXTBSY)
+      const script = join(dir, 'agent.sh');
+      writeFileSync(`${script}.next`, readFileSync(script, 'utf8').replace(/^sleep 120$/m, 'true'), {
+        mode: statSync(script).mode,
+      });
+      renameSync(`${script}.next`, script);
       const resume = async () => {
         const runs = await loopguard(dir, ['runs', '--json']);
         const listed =
