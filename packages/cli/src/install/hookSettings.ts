@@ -1,5 +1,5 @@
 import type { Node } from 'jsonc-parser';
-import type { HookAgent } from './hookEvent.js';
+import type { HookAgent } from '../hook/hookEvent.js';
 import { appendElement, appendProperty, membersOf, memberValue, removeMember } from './jsonText.js';
 import { InvalidSettingsError, type SettingsText, withText } from './settingsText.js';
 
