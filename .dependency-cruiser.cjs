@@ -46,7 +46,8 @@ module.exports = {
     {
       name: 'cli-runtime-not-install',
       severity: 'error',
-      comment: 'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
+      comment:
+        'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
       from: { path: '^packages/cli/src/(hook|mcp)/' },
       to: { path: '^packages/cli/src/install/' },
     },

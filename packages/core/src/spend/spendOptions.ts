@@ -115,7 +115,8 @@ const validated = new WeakSet<object>();
  * @throws ConfigurationError naming the key and the value.
  */
 export function parseSpendOptions(input: unknown, what = 'spend options'): ResolvedSpendOptions {
-  if (typeof input === 'object' && input !== null && validated.has(input)) return input as ResolvedSpendOptions;
+  if (typeof input === 'object' && input !== null && validated.has(input))
+    return input as ResolvedSpendOptions;
   const resolved = frozen(parseOptions(spendOptionsSchema(), input, what)) as ResolvedSpendOptions;
   validated.add(resolved);
   return resolved;
