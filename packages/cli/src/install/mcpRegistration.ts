@@ -15,9 +15,13 @@ import { InvalidSettingsError } from './settingsText.js';
 
 /** How Claude Code starts loopguard's MCP server: a stdio server entry of its `mcpServers`. */
 export interface McpServerEntry {
+  /** The transport: the server speaks over its stdin and stdout. */
   type: 'stdio';
+  /** The program started (node). */
   command: string;
+  /** Its arguments (loopguard's bin and `mcp`). */
   args: string[];
+  /** Its environment: loopguard's own variables, set at `init`. */
   env: Record<string, string>;
 }
 

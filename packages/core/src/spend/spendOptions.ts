@@ -64,8 +64,11 @@ export interface SpendOptions {
 
 /** {@link SpendOptions} with the defaults applied. */
 export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate' | 'onUnknownPrice'> & {
+  /** {@link SpendOptions.warnAt}, default applied (0.8). */
   warnAt: number;
+  /** {@link SpendOptions.onUnknownPrice}, default applied (`warn`). */
   onUnknownPrice: 'warn' | 'stop';
+  /** {@link SpendOptions.burnRate}, `forMinutes` (5) and `action` (`warn`) applied. */
   burnRate?: Required<Pick<BurnRateOptions, 'forMinutes' | 'action'>> & BurnRateOptions;
 };
 
