@@ -12,9 +12,12 @@ export const DEFAULT_BURN_MINUTES = 5;
 
 /** The caps of one scope; either or both. */
 export interface SpendCaps {
-  /** Stop at this many tokens (input, output and cache, all counted). */
+  /** Stop at this many tokens (input, output and cache, all counted). @default undefined (no cap on tokens) */
   maxTokens?: number;
-  /** Stop at this many US dollars (replies of unpriced models add nothing here, and the messages say so). */
+  /**
+   * Stop at this many US dollars (replies of unpriced models add nothing here, and the messages say so).
+   * @default undefined (no cap on dollars)
+   */
   maxCostUsd?: number;
 }
 

@@ -154,11 +154,11 @@ export interface SessionRow {
 export interface SessionPageQuery {
   /** Sessions per page (1..1000). */
   limit: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page. @default undefined (the first page) */
   cursor?: string | undefined;
-  /** Only sessions with this id (a session id may repeat across agents and projects). */
+  /** Only sessions with this id (a session id may repeat across agents and projects). @default every session */
   sessionId?: string | undefined;
-  /** Only this verdict. */
+  /** Only this verdict. @default every verdict */
   verdict?: SessionVerdict | undefined;
 }
 

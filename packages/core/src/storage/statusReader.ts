@@ -55,15 +55,15 @@ export interface TaskStatusPage {
 export interface RecoveryPageQuery {
   /** Entries per page (1..1000). */
   limit: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page. @default undefined (the first page) */
   cursor?: string | undefined;
-  /** Only this topic (one of `RECOVERY_VIEW_TOPICS`). */
+  /** Only this topic (one of `RECOVERY_VIEW_TOPICS`). @default every topic */
   topic?: RecoveryViewTopic | undefined;
-  /** Only entries about this task. */
+  /** Only entries about this task. @default every task's */
   taskId?: string | undefined;
-  /** Only entries at or after this time, epoch ms. */
+  /** Only entries at or after this time, epoch ms. @default no lower bound */
   since?: number | undefined;
-  /** Only entries before this time, epoch ms. */
+  /** Only entries before this time, epoch ms. @default no upper bound */
   until?: number | undefined;
 }
 
