@@ -5,6 +5,9 @@
  * its own files and the layers before it, never one after it. The features (attempts, steps,
  * breaker, guards, iteration, signatures, spend, and translation: one folder per agent) may use each
  * other, without cycles. The entry points (index.ts, internal.ts and the subpath entries) sit above everything.
+ *
+ * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
+ * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
  */
 const core = '^packages/core/src/';
 const features = '(attempts|steps|breaker|guards|iteration|signatures|spend|translation)';
@@ -39,6 +42,14 @@ module.exports = {
       comment: 'Features import the files they use, never the package entry points.',
       from: { path: `${core}${features}/` },
       to: { path: `${core}(index|internal|entries)(/|\\.ts$)` },
+    },
+    {
+      name: 'cli-runtime-not-install',
+      severity: 'error',
+      comment:
+        'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
+      from: { path: '^packages/cli/src/(hook|mcp)/' },
+      to: { path: '^packages/cli/src/install/' },
     },
   ],
   options: {

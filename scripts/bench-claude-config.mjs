@@ -16,7 +16,7 @@ const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-config-'));
 const cli = fileURLToPath(new URL('../packages/cli/', import.meta.url));
 /** jsonc-parser's CommonJS build (its ESM build imports without file extensions, which node refuses). */
 const cliPackage = join(cli, 'package.json');
-const registration = pathToFileURL(join(cli, 'dist', 'mcp', 'mcpRegistration.js')).href;
+const registration = pathToFileURL(join(cli, 'dist', 'install', 'mcpRegistration.js')).href;
 
 /** A Claude Code configuration of about `bytes` in the shape of its own: many projects, each with its history. */
 function claudeConfig(bytes, indented) {

@@ -67,4 +67,23 @@ describe('dependency rules', () => {
     expect(result.ok).toBe(false);
     expect(result.output).toContain('no-circular');
   });
+
+  it("reject the hook or the MCP server importing init's settings-editing files", () => {
+    const install = 'export const edit = 1;\n';
+    for (const from of ['hook', 'mcp']) {
+      const result = cruise({
+        'packages/cli/src/install/edit.ts': install,
+        [`packages/cli/src/${from}/a.ts`]:
+          "import { edit } from '../install/edit.js';\nexport const a = edit;\n",
+      });
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain('cli-runtime-not-install');
+    }
+    const command = cruise({
+      'packages/cli/src/install/edit.ts': install,
+      'packages/cli/src/commands/init.ts':
+        "import { edit } from '../install/edit.js';\nexport const a = edit;\n",
+    });
+    expect(command.ok).toBe(true);
+  });
 });

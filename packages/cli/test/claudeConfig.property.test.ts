@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
-import { pathTree } from '../src/hook/jsonPathTree.js';
-import { memberValue } from '../src/hook/jsonText.js';
-import { InvalidClaudeConfigError, mcpServerEntry, withServer } from '../src/mcp/mcpRegistration.js';
+import { pathTree } from '../src/install/jsonPathTree.js';
+import { memberValue } from '../src/install/jsonText.js';
+import { InvalidClaudeConfigError, mcpServerEntry, withServer } from '../src/install/mcpRegistration.js';
 
 // Claude Code's ~/.claude.json as it may be: any JSON around the path init edits (keys and strings
 // with quotes, brackets and escapes, long arrays of strings), on one line or indented. The partial

@@ -5,10 +5,10 @@ import { SpendLedger } from '@loopguard/core/spend';
 import { describe, expect, it } from 'vitest';
 import { codexHook } from '../src/hook/codexHook.js';
 import { readRolloutSteps } from '../src/hook/codexRollout.js';
-import { codexHookHash, codexTrust } from '../src/hook/codexTrust.js';
 import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
+import { codexHookHash, codexTrust } from '../src/install/codexTrust.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import {
   codexCallOutput,

@@ -11,9 +11,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandEntries, installHooks, removeHooks } from '../src/hook/hookSettings.js';
-import { lineDiff } from '../src/hook/lineDiff.js';
-import { readSettingsText, settingsFileText } from '../src/hook/settingsText.js';
+import { commandEntries, installHooks, removeHooks } from '../src/install/hookSettings.js';
+import { lineDiff } from '../src/install/lineDiff.js';
+import { readSettingsText, settingsFileText } from '../src/install/settingsText.js';
 import { tempProject } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type InitOptions, initHooks } from '../src/commands/init.js';
-import { installsFile } from '../src/hook/installRecord.js';
+import { installsFile } from '../src/install/installRecord.js';
 import { tempProject } from './hookHelpers.js';
 
 /** The file whose rename (the last step of an atomic write) fails, and the mode of every temporary file when made. */

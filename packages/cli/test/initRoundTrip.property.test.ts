@@ -8,8 +8,8 @@ import {
   hookEventsOf,
   installHooks,
   removeHooks,
-} from '../src/hook/hookSettings.js';
-import { InvalidSettingsError, readSettingsText, settingsFileText } from '../src/hook/settingsText.js';
+} from '../src/install/hookSettings.js';
+import { InvalidSettingsError, readSettingsText, settingsFileText } from '../src/install/settingsText.js';
 
 // Settings files as people and other tools write them: other tools' hooks (some with commands
 // that look like loopguard's), odd but valid JSON (numbers beyond a double, escapes, `__proto__`),

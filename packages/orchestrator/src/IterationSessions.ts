@@ -105,7 +105,10 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
   startIteration(
     taskId: string,
     config: IterationConfig,
-    options: { agentContext?: Record<string, unknown> } = {},
+    options: {
+      /** JSON stored in the start checkpoint. @default undefined (none stored) */
+      agentContext?: Record<string, unknown>;
+    } = {},
   ): IterationStartResult {
     assertNonEmptyString(taskId, 'taskId');
     parseOptions(iterationConfigSchema, config, 'config (IterationConfig)');
@@ -157,7 +160,10 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
    */
   nextIteration(
     sessionId: string,
-    options: { agentContext?: Record<string, unknown> } = {},
+    options: {
+      /** JSON stored in the iteration's checkpoint. @default undefined (none stored) */
+      agentContext?: Record<string, unknown>;
+    } = {},
   ): NextIterationResult {
     const session = this.activeSession(sessionId);
     const agentContext = plainObjectOrUndefined(options?.agentContext, 'options.agentContext');
@@ -236,7 +242,10 @@ export class IterationSessions extends SafeEmitter<IterationSessionsEvents> impl
   recordValidation(
     sessionId: string,
     validation: ValidationResult,
-    options: { output?: string } = {},
+    options: {
+      /** The agent's output for the iteration, searched for a completion promise. @default undefined (none) */
+      output?: string;
+    } = {},
   ): RecordValidationResult {
     const session = this.activeSession(sessionId);
     const output = options?.output;

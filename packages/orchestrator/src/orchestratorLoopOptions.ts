@@ -24,6 +24,7 @@ export interface OrchestratorLoopOptions<State = unknown> {
   /**
    * The core state machine: tasks, transitions, context entries (recoveries are written there).
    * Required unless a `detector` is given (a `SharedLoopDetector` brings its own storage).
+   * @default undefined (the `detector`'s storage)
    */
   stateMachine?: StateMachine;
   /** Reads the system state and decides each tick. */

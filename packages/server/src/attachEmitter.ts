@@ -8,8 +8,10 @@ import type { BreakerView, LiveFeed } from './LiveFeed.js';
  * @example attachEmitter(feed, loop);
  */
 export interface LiveEmitter {
+  /** Adds `listener` for `event`. */
   // biome-ignore lint/suspicious/noExplicitAny: accepts every typed emitter (their event maps differ)
   on(event: any, listener: (...args: any[]) => void): unknown;
+  /** Removes `listener` for `event`. */
   // biome-ignore lint/suspicious/noExplicitAny: as for on
   off(event: any, listener: (...args: any[]) => void): unknown;
 }

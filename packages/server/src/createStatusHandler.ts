@@ -31,6 +31,7 @@ export interface StatusHandlerOptions {
    * `getStatus()`, and its events are streamed. Without a loop, `running` says whether an attempt
    * was stored in the last minute and `tickCount` counts attempts (stored at start, recorded since).
    * Without it (and without `emitters`) the server follows the store for new attempts and recoveries.
+   * @default undefined (the store is followed)
    */
   loop?: StatusLoop;
   /** More in-process emitters to stream (a `LoopDetector`, `IterationSessions`, a breaker). @default [] */

@@ -16,11 +16,17 @@ import type { StatusSources } from './statusSources.js';
 
 /** What the routes answer from. */
 export interface RouteContext {
+  /** The store's status reader. */
   reader: StatusReader;
+  /** The live feed and metrics. */
   sources: StatusSources;
+  /** The cache of recent answers. */
   cache: ResponseCache;
+  /** The open event streams (`/events`). */
   streams: EventStreams;
+  /** The dashboard's files, by path. */
   assets: Map<string, StaticAsset>;
+  /** Largest request body read, in bytes. */
   maxBodyBytes: number;
 }
 

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
  * @example { body: Buffer.from('<!doctype html>…'), type: 'text/html; charset=utf-8' }
  */
 export interface StaticAsset {
+  /** The file's bytes. */
   body: Buffer;
+  /** Its content type. */
   type: string;
 }
 

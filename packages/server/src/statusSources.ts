@@ -13,6 +13,7 @@ import { type StatusSnapshot, statusSnapshot } from './statusSnapshot.js';
  * @example const handler = createStatusHandler({ reader, loop });
  */
 export interface StatusLoop extends LiveEmitter {
+  /** The loop's state now: whether it runs, its ticks, its guards. */
   getStatus(): { running: boolean; tickCount: number; guards?: unknown };
 }
 
@@ -21,16 +22,29 @@ export interface StatusLoop extends LiveEmitter {
  * @example { reader, clock: systemClock, emitters: [], followIntervalMs: 500 }
  */
 export interface StatusSourceOptions {
+  /** The store's status reader. */
   reader: StatusReader;
+  /** The time of the status and the metrics. */
   clock: Clock;
+  /** A live loop in this process (its events feed the stream). @default undefined (the store is followed) */
   loop?: StatusLoop | undefined;
+  /** In-process emitters whose events feed the stream; empty: the store is followed. */
   emitters: readonly LiveEmitter[];
+  /** The stagnation breaker's view, when the server has one. @default undefined (the store's newest run) */
   breaker?: (() => BreakerView | undefined | Promise<BreakerView | undefined>) | undefined;
-  /** Why the hooks are switched off now, if they are (`StatusHandlerOptions.hooksOff`). */
+  /** Why the hooks are switched off now, if they are (`StatusHandlerOptions.hooksOff`). @default undefined (not said) */
   hooksOff?: (() => string | undefined) | undefined;
-  /** What the project's configuration changes in the guard, if anything (`StatusHandlerOptions.hooksConfigured`). */
+  /**
+   * What the project's configuration changes in the guard, if anything (`StatusHandlerOptions.hooksConfigured`).
+   * @default undefined (not said)
+   */
   hooksConfigured?: (() => string | undefined) | undefined;
+  /**
+   * How far back attempts count on the status page, ms.
+   * @default 3,600,000 (one hour, `DEFAULT_ATTEMPT_WINDOW_MS`)
+   */
   attemptWindowMs?: number | undefined;
+  /** How often the store is followed for new events, ms (`createStatusHandler`'s default: 500). */
   followIntervalMs: number;
 }
 
@@ -39,7 +53,9 @@ export interface StatusSourceOptions {
  * store), the metrics counting it, and the status built from the store and the live loop.
  */
 export interface StatusSources {
+  /** The live events, in order. */
   readonly feed: LiveFeed;
+  /** The counters of `/metrics`. */
   readonly metrics: StatusMetrics;
   /** Settles once the metrics hold what the store held and the follower runs; rejects when the store cannot be read. */
   readonly ready: Promise<void>;

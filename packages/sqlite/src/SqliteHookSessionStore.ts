@@ -12,8 +12,11 @@ const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
 /** Which session a row is: the CLI, its `session_id`, and the project directory it runs in. */
 export interface HookSessionKey {
+  /** The CLI. */
   agent: HookAgent;
+  /** Its session id. */
   sessionId: string;
+  /** The project the session runs in. */
   projectDir: string;
 }
 

@@ -6,11 +6,13 @@ const COLUMNS =
 
 /** The shape of a `listContextEntries` query, which decides the SQL text (one cached statement each). */
 export interface EntryQueryShape {
+  /** Whether the query filters by a related task. */
   byTask: boolean;
   /** `none`: no topic filter; `one`: a single topic; `many`: several. */
   topics: 'none' | 'one' | 'many';
   /** Which partial index the topics allow: all recovery topics, none of them, or a mix. */
   topicClass: 'recovery' | 'other' | 'mixed';
+  /** Whether the query has a lower time bound. */
   since: boolean;
 }
 

@@ -3,12 +3,19 @@ import { errorText, outputText } from '../shared/stepText.js';
 
 /** The part of an AI SDK content part the adapter reads (`StepResult.content`). */
 export interface ContentPartLike {
+  /** The part's kind: `text`, `tool-call`, `tool-result`, `tool-error`, `reasoning`, …. */
   readonly type: string;
+  /** A text part's words. */
   readonly text?: string;
+  /** The call a `tool-call`, `tool-result` or `tool-error` part belongs to. */
   readonly toolCallId?: string;
+  /** The tool called. */
   readonly toolName?: string;
+  /** A call's arguments, as the model wrote them. */
   readonly input?: unknown;
+  /** A `tool-result` part's value. */
   readonly output?: unknown;
+  /** A `tool-error` part's error. */
   readonly error?: unknown;
 }
 

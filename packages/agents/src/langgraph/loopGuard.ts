@@ -10,6 +10,7 @@ import { messageUsage } from './messageUsage.js';
 
 /** The state the guard's node reads: a `messages` channel (as in `MessagesAnnotation`). */
 export interface MessagesState {
+  /** The conversation so far: the guard reads the new messages of each step. */
   messages: BaseMessage[];
 }
 

@@ -3,12 +3,19 @@ import { outputText } from '../shared/stepText.js';
 
 /** The fields of an OpenAI Agents SDK input item the adapter reads (`AgentInputItem`). */
 export interface AgentItemLike {
+  /** The item's kind: `message`, `function_call`, `function_call_result`, …. */
   readonly type?: string;
+  /** A message's author (`assistant`, `user`). */
   readonly role?: string;
+  /** A message's content: text, or a list of parts with `text`. */
   readonly content?: unknown;
+  /** The function a `function_call` calls. */
   readonly name?: string;
+  /** The call a `function_call` or its `function_call_result` belongs to. */
   readonly callId?: string;
+  /** A call's arguments, as JSON text. */
   readonly arguments?: string;
+  /** A `function_call_result`'s output. */
   readonly output?: unknown;
 }
 

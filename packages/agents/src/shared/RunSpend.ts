@@ -15,6 +15,7 @@ import {
 
 /** What {@link RunSpend} reports to. */
 export interface RunSpendContext {
+  /** The time of each reply counted (the burn rate) and of the entries written. */
   clock: Clock;
   /** The task the run works on (the `task` budget, the entries' related task). */
   taskId: string | undefined;

@@ -7,8 +7,17 @@ import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
-import { codexTrust } from '../hook/codexTrust.js';
 import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
+import { projectHookSettings } from '../hook/projectHookSettings.js';
+import {
+  builtFile,
+  plainHookCommand,
+  shellQuote,
+  snapshotHookCommand,
+  usableHookSnapshot,
+  withoutExtraCaCerts,
+} from '../hook/snapshotCommand.js';
+import { codexTrust } from '../install/codexTrust.js';
 import {
   commandEntries,
   hasHooks,
@@ -19,33 +28,24 @@ import {
   removeHooks,
   removeStrayHooks,
   strayHooks,
-} from '../hook/hookSettings.js';
-import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../hook/installRecord.js';
-import { lineDiff } from '../hook/lineDiff.js';
-import { projectHookSettings } from '../hook/projectHookSettings.js';
+} from '../install/hookSettings.js';
+import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../install/installRecord.js';
+import { lineDiff } from '../install/lineDiff.js';
+import { mcpServerEntry, mcpToolEntries, serverPath, withServer } from '../install/mcpRegistration.js';
 import {
   type FoundSettingsFile,
   readSettingsFile,
   removeSettingsFile,
   type WrittenSettingsFile,
   writeSettingsFile,
-} from '../hook/settingsFile.js';
+} from '../install/settingsFile.js';
 import {
   InvalidSettingsError,
   readSettingsText,
   type SettingsText,
   settingsFileText,
-} from '../hook/settingsText.js';
-import {
-  builtFile,
-  plainHookCommand,
-  shellQuote,
-  snapshotHookCommand,
-  usableHookSnapshot,
-  withoutExtraCaCerts,
-} from '../hook/snapshotCommand.js';
-import { type StatusLineChange, withStatusLine } from '../hook/statusLineSettings.js';
-import { mcpServerEntry, mcpToolEntries, serverPath, withServer } from '../mcp/mcpRegistration.js';
+} from '../install/settingsText.js';
+import { type StatusLineChange, withStatusLine } from '../install/statusLineSettings.js';
 import { printable } from '../terminalText.js';
 import {
   DEFAULT_INIT_SPEND_WORDS,

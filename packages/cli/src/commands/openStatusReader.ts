@@ -35,6 +35,7 @@ export interface StatusStoreFlags {
 
 /** An open store to read, and how to close it. */
 export interface OpenStatusReader {
+  /** The reader of the store found. */
   reader: StatusReader;
   /** `--db <file>` or `--postgres <url without password>`, for messages. */
   label: string;
@@ -64,6 +65,7 @@ export interface OpenStatusReader {
    * @default undefined (the store read is the project's, or a flag named it)
    */
   projectDatabase?: string;
+  /** Closes the store (and the reader's connections). */
   close(): Promise<void>;
 }
 

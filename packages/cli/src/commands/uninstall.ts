@@ -3,9 +3,9 @@ import type { Command } from 'commander';
 import { claudeConfigFile } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
-import { type InstallRecord, recordedInstalls, updateInstalls } from '../hook/installRecord.js';
-import { readSettingsFile, writeSettingsFile } from '../hook/settingsFile.js';
-import { serverPath, withServer } from '../mcp/mcpRegistration.js';
+import { type InstallRecord, recordedInstalls, updateInstalls } from '../install/installRecord.js';
+import { serverPath, withServer } from '../install/mcpRegistration.js';
+import { readSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
 
 const NOTHING_TO_TAKE_OUT =

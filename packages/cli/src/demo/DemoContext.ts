@@ -26,8 +26,11 @@ export interface DemoAutopilot {
  * @example await ctx.tick('T3.4.2', { status: 'done', completedWork: ['Checking'], blockers: [] }, 'Checking if task complete...');
  */
 export interface DemoContext extends DemoAutopilot {
+  /** The demo's own database (a temporary file). */
   readonly database: LoopGuardDatabase;
+  /** The `loopguard run` sessions the scenarios write. */
   readonly sessions: IterationSessions;
+  /** The demo's simulated clock: scenarios move it on by hand. */
   readonly clock: ManualClock;
   /**
    * A folder of the demo's own, beside its database, emptied at every run: where a scenario keeps

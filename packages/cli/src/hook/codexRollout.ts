@@ -6,9 +6,11 @@ import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
 
 /** The steps a Codex rollout gained since an offset, and where the next read starts. */
 export interface RolloutSteps {
+  /** The steps read from the rollout, in order. */
   steps: Step[];
   /** The `call_id` of the call each step belongs to (same index as `steps`); `undefined` for a message. */
   callIds: Array<string | undefined>;
+  /** The byte offset read up to: the next read starts there. */
   offset: number;
 }
 

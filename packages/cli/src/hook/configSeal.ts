@@ -30,9 +30,13 @@ export const CONFIG_SEAL_STAMP = `${SEAL_LAYOUT}${BUILD_ID}.3000.0.8.5.warn`;
 export interface SealedConfig {
   /** The configuration file's name, the SHA-256 of its bytes and its identity here ({@link configKey}). */
   file: string;
+  /** The file's `hook.enabled` (`false`: the hooks are off for the project). */
   enabled: boolean;
+  /** The file's `hook.lockTimeoutMs`, default applied. */
   lockTimeoutMs: number;
+  /** The file's `spend.prices` (model prices over the pricing library's). */
   prices: HookConfig['prices'];
+  /** The file's `spend` section, validated; absent: no spend guard. */
   spend?: ResolvedSpendOptions;
   /** The detector's options sealed by core; absent: the defaults. */
   detector?: string;

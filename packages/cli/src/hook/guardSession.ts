@@ -37,6 +37,7 @@ export function foreseeable(last: LastResult, detector: StepLoopDetector): boole
 
 /** What {@link guardSession} needs besides the event and the stored session. */
 export interface GuardContext {
+  /** The CLI whose session this is. */
   agent: HookAgent;
   /** Options of the session's detector (from the project's configuration). */
   detector: StepLoopDetectorOptions;

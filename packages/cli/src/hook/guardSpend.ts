@@ -17,7 +17,9 @@ import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsag
 
 /** What {@link guardSpend} needs besides the event. */
 export interface SpendGuardContext {
+  /** The CLI whose session is counted. */
   agent: HookAgent;
+  /** The project's `spend` options, validated. */
   options: ResolvedSpendOptions;
   /** The price book (overrides, then the pricing library), whatever the budget is in. */
   costOf: CostOf;

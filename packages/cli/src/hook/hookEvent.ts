@@ -66,10 +66,36 @@ interface HookEventBase {
  * - `session_end`: the agent ended the session (`SessionEnd`, all three CLIs, headless runs too).
  */
 export type HookEvent =
-  | (HookEventBase & { kind: 'before_tool'; tool: string; input: unknown })
-  | (HookEventBase & { kind: 'after_tool'; tool: string; input: unknown; output: string; error: boolean })
-  | (HookEventBase & { kind: 'agent_stop'; text: string })
-  | (HookEventBase & { kind: 'session_end' });
+  | (HookEventBase & {
+      /** A tool call about to run. */
+      kind: 'before_tool';
+      /** The tool's name, as the CLI names it (`Bash`, `run_shell_command`, `shell`). */
+      tool: string;
+      /** The call's input, as the model wrote it. */
+      input: unknown;
+    })
+  | (HookEventBase & {
+      /** A tool call that ran, with its result. */
+      kind: 'after_tool';
+      /** The tool's name, as the CLI names it. */
+      tool: string;
+      /** The call's input, as the model wrote it. */
+      input: unknown;
+      /** The result the model receives, as text. */
+      output: string;
+      /** Whether the call failed (`PostToolUseFailure`, an error result). */
+      error: boolean;
+    })
+  | (HookEventBase & {
+      /** The agent finished its turn. */
+      kind: 'agent_stop';
+      /** Its last text; `''` when the event carries none. */
+      text: string;
+    })
+  | (HookEventBase & {
+      /** The agent ended the session. */
+      kind: 'session_end';
+    });
 
 /**
  * What the hook answers:
@@ -79,10 +105,32 @@ export type HookEvent =
  * - `refuse`: refuse the call before it runs, `message` the model's reason; the session goes on.
  */
 export type HookReply =
-  | { kind: 'silent' }
-  | { kind: 'nudge'; message: string }
-  | { kind: 'refuse'; message: string }
-  | { kind: 'stop'; message: string; stopReason: string; denied: boolean };
+  | {
+      /** Nothing on stdout, exit 0: go on. */
+      kind: 'silent';
+    }
+  | {
+      /** Hand `message` to the model after the tool call. */
+      kind: 'nudge';
+      /** What the model reads. */
+      message: string;
+    }
+  | {
+      /** Refuse the call before it runs; the session goes on. */
+      kind: 'refuse';
+      /** The model's reason. */
+      message: string;
+    }
+  | {
+      /** End the session. */
+      kind: 'stop';
+      /** What the model reads. */
+      message: string;
+      /** What the CLI shows the user as the reason it stopped. */
+      stopReason: string;
+      /** Whether the repeated call is refused before it runs (else the stop follows its result). */
+      denied: boolean;
+    };
 
 /** One CLI's hook dialect: its events in, its JSON replies out. */
 export interface HookDialect {

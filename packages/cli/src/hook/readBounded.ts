@@ -45,10 +45,13 @@ export async function readBounded(
  * `stream`, not destroyed at its end: destroying a socket reads `process.stderr`, which makes the
  * stderr stream (its handle, its socket) for a hook call that writes nothing there: ≈ 0.8 ms of CPU a
  * call (docs/decisions.md, issue 37 §3, thirteenth round). For a stream its process ends after
- * reading (the hook's stdin: `hookMain`), which closes it then.
+ * reading (the hook's stdin: `hookMain`), which closes it then. Only a saving: on a node where the
+ * switch is missing or cannot be set, `stream` is returned as it is.
  */
 export function keptOpen<T extends Readable>(stream: T): T {
-  const state = (stream as unknown as { _readableState?: { autoDestroy: boolean } })._readableState;
-  if (state !== undefined) state.autoDestroy = false;
+  // Node's private state: a node without it, or whose `autoDestroy` cannot be set (null state, a
+  // getter alone, read-only), reads the event all the same, destroying the stream at its end.
+  const state: unknown = (stream as unknown as { _readableState?: unknown })._readableState;
+  if (typeof state === 'object' && state !== null) Reflect.set(state, 'autoDestroy', false);
   return stream;
 }

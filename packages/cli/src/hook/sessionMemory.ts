@@ -10,8 +10,11 @@ export const MAX_KEPT_OUTPUT = 16_384;
 
 /** The last result of one recent action. */
 export interface LastResult {
+  /** The action key of the call (`actionKey`). */
   key: string;
+  /** Its result, bounded as the detector saw it. */
   output: string;
+  /** Whether the call failed. */
   error: boolean;
   /**
    * The detector's `StepLoopDetector.changeCount` after this result; absent in a row written

@@ -10,7 +10,9 @@ export const MAX_TRANSCRIPT_READ_BYTES = 8 * 1024 * 1024;
 
 /** The usage records a transcript gained since `offset`, and where the next read starts. */
 export interface TranscriptUsage {
+  /** The usage records read, in order. */
   records: UsageRecord[];
+  /** The byte offset read up to: the next read starts there. */
   offset: number;
 }
 

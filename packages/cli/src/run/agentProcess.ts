@@ -34,6 +34,7 @@ export interface RunAgentOptions {
   /**
    * Tags the agent's environment (`LOOPGUARD_AGENT_TOKEN`) so that its whole tree, daemons included,
    * is found and ended; without it only the process group is.
+   * @default undefined (the process group alone)
    */
   token?: string;
   /** Called with the agent's pid (its process group id) once it started. @default undefined (not called) */

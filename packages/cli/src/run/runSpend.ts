@@ -60,12 +60,17 @@ export class RunSpend {
 
 /** Where {@link settleSpend} reports. */
 export interface SpendReport {
+  /** The run's id (the entries' related task without a task). */
   runId: string;
+  /** The iteration the usage came in (1-based). */
   iteration: number;
+  /** The task the run works on; `null` without `--task`. */
   task: string | null;
+  /** Where the warning or stop is shown. */
   display: RunDisplay;
   /** Writes the context entries (`spend_warning`, `spend_stop`) to the run's state file; absent: not written. */
   record: ((entry: ContextEntryInput) => void) | undefined;
+  /** Epoch ms: the entries' time. */
   now: number;
 }
 

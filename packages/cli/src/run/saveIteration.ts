@@ -10,6 +10,7 @@ export interface IterationToSave {
   n: number;
   /** When it started and ended, epoch ms. */
   startedAt: number;
+  /** When the iteration ended, epoch ms. */
   endedAt: number;
   /** The model it ran with, if any. */
   model: string | null;

@@ -9,6 +9,7 @@ import { setupText } from './setupText.js';
 
 /** The detector's options and the prices a session is replayed and priced with. */
 export interface ScanSetupOf {
+  /** The detector's options for the project's sessions (its configuration file's, else the defaults). */
   detector: StepLoopDetectorOptions;
   /** `undefined` with `--price` (one price for every model, applied at the end). */
   pricing: ScanPricingSource | undefined;

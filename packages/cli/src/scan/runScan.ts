@@ -22,19 +22,22 @@ import type { WorkerPool } from './workerPool.js';
 export interface ScanOptions {
   /** `--json`: the report as JSON. @default the terminal's table */
   json?: boolean;
-  /** `--html`: also write the report as one page to this file. */
+  /** `--html`: also write the report as one page to this file. @default undefined (no page) */
   html?: string;
   /** `--price`: one price per million tokens for every model. @default each model's own */
   price?: number;
-  /** `--since`: the first day, `YYYY-MM-DD`. */
+  /** `--since`: the first day, `YYYY-MM-DD`. @default undefined (no first day) */
   since?: string;
-  /** `--until`: the last day, `YYYY-MM-DD`. */
+  /** `--until`: the last day, `YYYY-MM-DD`. @default undefined (no last day) */
   until?: string;
-  /** `--project`: one project's sessions only. */
+  /** `--project`: one project's sessions only. @default undefined (every project) */
   project?: string;
   /** `--timezone`: the days' time zone. @default the machine's */
   timezone?: string;
-  /** `--budget`: a spend budget per session, US dollars, to show what it would have saved. */
+  /**
+   * `--budget`: a spend budget per session, US dollars, to show what it would have saved.
+   * @default undefined (no budget column)
+   */
   budget?: number;
   /** `--no-cache` gives `false`: every file is read, and the cache is neither read nor written. @default true */
   cache?: boolean;

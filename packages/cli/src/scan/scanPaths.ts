@@ -12,7 +12,9 @@ import type { WorkerPool } from './workerPool.js';
 
 /** What scanning a set of paths found. */
 export interface PathsScan {
+  /** The sessions read, one per transcript. */
   sessions: ScannedSession[];
+  /** What could not be read, with why (the scan goes on without it). */
   problems: ScanProblem[];
   /** Transcript files found (read or skipped). */
   files: number;

@@ -42,7 +42,9 @@ export interface ScanTotals {
 
 /** What `loopguard scan --json` prints. */
 export interface ScanReport {
+  /** Each session scanned, with its verdict. */
   sessions: ScannedSession[];
+  /** All sessions together. */
   totals: ScanTotals;
 }
 

@@ -8,13 +8,17 @@ import { grantActive, storedCycle } from './workflows.js';
 
 /** The runner's view of one task: the attempts inside the window and the runs they end with. */
 export interface TaskTrack {
+  /** The task. */
   taskId: string;
+  /** Its attempts, oldest first (those before `head` have left the window). */
   attempts: Attempt[];
   /** Index of the oldest attempt still inside the window. */
   head: number;
   /** Timestamp of `attempts[head]` (Infinity when none), kept so that the window check touches no attempt. */
   oldest: number;
+  /** The runs of same-status attempts at the window's end; `undefined` until first computed. */
   runs: RunState | undefined;
+  /** Whether an `unblock_authority` grant is in force for the task. */
   grantActive: boolean;
 }
 

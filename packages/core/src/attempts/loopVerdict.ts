@@ -11,7 +11,9 @@ export type Recommendation = 'force_next' | 'unblock_authority' | 'escalate';
 
 /** A judged loop, before evidence is attached. */
 export interface LoopVerdict {
+  /** The loop found. */
   loopType: LoopType;
+  /** The recovery the detector recommends for it. */
   recommendation: Recommendation;
   /** Attempts in the run that makes the loop. */
   attemptCount: number;

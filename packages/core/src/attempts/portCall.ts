@@ -14,8 +14,11 @@ type MethodOf<P extends PortName> = Exclude<
 
 /** One request a workflow yields: call `method` of `port` with `args`. */
 export interface PortCall {
+  /** The storage port called. */
   port: PortName;
+  /** The method of that port. */
   method: string;
+  /** Its arguments, in order. */
   args: readonly unknown[];
 }
 

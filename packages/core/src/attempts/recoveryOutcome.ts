@@ -7,9 +7,11 @@ export type RecoveryOutcome =
   | {
       /** A recovery was written. */
       applied: true;
+      /** The task recovered. */
       taskId: string;
       /** The recovery written. */
       action: Recommendation;
+      /** The loop the recovery answers. */
       loopType: LoopType;
       /** The context entry written. */
       entry: ContextEntry;
@@ -19,6 +21,7 @@ export type RecoveryOutcome =
   | {
       /** Nothing was written. */
       applied: false;
+      /** The task the result named. */
       taskId: string;
       /** Why nothing was written: the result was not a loop, or the loop no longer holds in storage. */
       reason: string;

@@ -11,8 +11,11 @@ import * as flow from './workflows.js';
 export interface StoredRecoveryContext {
   /** Runs a workflow in one storage transaction. */
   run: <T>(workflow: Workflow<T>) => T;
+  /** The runner's view of the tasks (updated with what is written). */
   cache: RunCache;
+  /** The detector's settings in force. */
   settings: DetectorSettings;
+  /** Where the recovery is logged. */
   log: Logger;
 }
 

@@ -33,7 +33,9 @@ import { findTaskCycle, planCycleRecovery, type TaskCycle, type TaskCycleOptions
 
 /** A judgement and the recovery it led to. */
 export interface Recovery {
+  /** What the recovery wrote, or why nothing was. */
   outcome: RecoveryOutcome;
+  /** The detection the recovery answered. */
   detection: LoopDetectionResult;
 }
 

@@ -8,13 +8,17 @@ import { testFindings } from './testFindings.js';
 /** Seed 004's decision: proceed, retry with feedback, or escalate with a question. */
 export type IterationDecision =
   | {
+      /** The validation passed: go on to the next task. */
       action: 'proceed';
+      /** The task validated. */
       task_id: string;
       /** `Validation passed. Proceeding to next task.` */
       message: string;
     }
   | {
+      /** Run the task again with the feedback. */
       action: 'retry';
+      /** The task validated. */
       task_id: string;
       /** The iteration to run next (`current_iteration + 1`). */
       iteration: number;
@@ -22,10 +26,13 @@ export type IterationDecision =
       feedback: Feedback;
     }
   | {
+      /** Stop iterating and ask a human (attempts or the same failure exhausted). */
       action: 'escalate';
+      /** The task validated. */
       task_id: string;
       /** The iteration that escalated. */
       iteration: number;
+      /** What the human reads: the attempts, the pattern across them, the diff. */
       context: {
         /** One line per attempt: `Iteration 1: Test failed - …`. */
         attempts_summary: string;

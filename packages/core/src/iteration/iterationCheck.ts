@@ -38,15 +38,18 @@ export interface IterationCheck {
   task_id: string;
   /** The iteration just validated, 1-based. */
   current_iteration: number;
-  /** Iterations allowed; overrides the configuration's `max_iterations`. */
+  /** Iterations allowed; overrides the configuration's `max_iterations`. @default the configuration's */
   max_iterations?: number;
   /** This iteration's tests. */
   test_result: TestResult;
   /** This iteration's review. */
   review_result: ReviewResult;
-  /** Earlier iterations of the task, oldest first. */
+  /** Earlier iterations of the task, oldest first. @default none */
   previous_attempts?: readonly AttemptRecord[];
-  /** The change under validation, included in an escalation when `escalation_includes_diff`. */
+  /**
+   * The change under validation, included in an escalation when `escalation_includes_diff`.
+   * @default undefined (no diff in the escalation)
+   */
   diff?: string;
 }
 

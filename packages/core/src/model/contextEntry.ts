@@ -75,12 +75,12 @@ export interface ContextEntryInput {
 
 /** Filter for listing context entries; all fields optional, results newest first. */
 export interface ContextEntryQuery {
-  /** Only these topics. */
+  /** Only these topics. @default every topic */
   topics?: readonly string[];
-  /** Only entries whose `relatedTasks` contain this task id. */
+  /** Only entries whose `relatedTasks` contain this task id. @default every task's */
   taskId?: string;
-  /** Only entries at or after this time, epoch ms. */
+  /** Only entries at or after this time, epoch ms. @default no lower bound */
   since?: number;
-  /** At most this many entries. */
+  /** At most this many entries. @default no limit */
   limit?: number;
 }

@@ -21,7 +21,8 @@ export class SpendGuard {
   private readonly tasks = new Map<string, SpendLedger>();
 
   /**
-   * @param options - the spend options (validated here).
+   * @param options - the spend options: validated here, unless they are what `parseSpendOptions` returned
+   *   (an adapter's, checked at its own edge: not parsed twice).
    * @param costOf - the price book.
    * @param label - how messages name the run: `this run`, `this session`.
    * @throws ConfigurationError naming the option.

@@ -1,8 +1,12 @@
 /** The usage loopguard gives the pricing library (`input_tokens` is the whole input, cache included). */
 export type TokenUsage = {
+  /** Input tokens, cache writes and reads not included. */
   input_tokens: number;
+  /** Tokens written to the prompt cache. */
   cache_write_tokens: number;
+  /** Tokens read from the prompt cache. */
   cache_read_tokens: number;
+  /** Output tokens. */
   output_tokens: number;
 };
 

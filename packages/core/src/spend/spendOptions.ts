@@ -12,9 +12,12 @@ export const DEFAULT_BURN_MINUTES = 5;
 
 /** The caps of one scope; either or both. */
 export interface SpendCaps {
-  /** Stop at this many tokens (input, output and cache, all counted). */
+  /** Stop at this many tokens (input, output and cache, all counted). @default undefined (no cap on tokens) */
   maxTokens?: number;
-  /** Stop at this many US dollars (replies of unpriced models add nothing here, and the messages say so). */
+  /**
+   * Stop at this many US dollars (replies of unpriced models add nothing here, and the messages say so).
+   * @default undefined (no cap on dollars)
+   */
   maxCostUsd?: number;
 }
 
@@ -64,8 +67,11 @@ export interface SpendOptions {
 
 /** {@link SpendOptions} with the defaults applied. */
 export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate' | 'onUnknownPrice'> & {
+  /** {@link SpendOptions.warnAt}, default applied (0.8). */
   warnAt: number;
+  /** {@link SpendOptions.onUnknownPrice}, default applied (`warn`). */
   onUnknownPrice: 'warn' | 'stop';
+  /** {@link SpendOptions.burnRate}, `forMinutes` (5) and `action` (`warn`) applied. */
   burnRate?: Required<Pick<BurnRateOptions, 'forMinutes' | 'action'>> & BurnRateOptions;
 };
 
@@ -103,13 +109,30 @@ export const spendOptionsSchema = lazySchema(() => {
   });
 });
 
+/** The options this module validated: frozen, so one handed on (an adapter's to its SpendGuard) is not checked again. */
+const validated = new WeakSet<object>();
+
 /**
- * Validates spend options and applies the defaults.
+ * Validates spend options and applies the defaults, once: the result is frozen (nested objects too),
+ * and given back to this function it is returned as it is. So an adapter validates at its own edge,
+ * before the pricing library loads, and the public `SpendGuard` it builds later does not parse
+ * the same options again; options built by hand (or a copy of validated ones) are still checked.
  * @param what - how the caller names them in errors (`loopguard.config.yaml spend`, `spend option`).
  * @throws ConfigurationError naming the key and the value.
  */
 export function parseSpendOptions(input: unknown, what = 'spend options'): ResolvedSpendOptions {
-  return parseOptions(spendOptionsSchema(), input, what) as ResolvedSpendOptions;
+  if (typeof input === 'object' && input !== null && validated.has(input))
+    return input as ResolvedSpendOptions;
+  const resolved = frozen(parseOptions(spendOptionsSchema(), input, what)) as ResolvedSpendOptions;
+  validated.add(resolved);
+  return resolved;
+}
+
+/** `value` with every object in it frozen (the parsed options are plain data: objects and numbers). */
+function frozen<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const member of Object.values(value)) frozen(member);
+  return Object.freeze(value);
 }
 
 /** Whether the options set any cap or alarm (the guard is off otherwise). */

@@ -22,7 +22,9 @@ const MAX_SEGMENTS = 4096;
 
 /** What the stream found: the repeated segment and how often it occurred. */
 export interface StreamChant {
+  /** The repeated segment, as the stream had it. */
   segment: string;
+  /** How often it occurred. */
   count: number;
 }
 

@@ -30,6 +30,7 @@ export type StepLoopType =
 
 /** What a rule found: the loop, how often it repeated, and the steps that show it. */
 export interface RuleHit {
+  /** The loop the rule found. */
   loopType: StepLoopType;
   /** How many times the repeating unit (a turn, a cycle, a message, a line) occurred. */
   repeats: number;
@@ -61,7 +62,19 @@ export interface RuleHit {
 export type LoopProgress = 'turn' | 'probe' | 'verdict' | 'rejection' | 'retry' | 'search' | 'debug';
 
 /** What a rule is asked to judge: a completed turn or a message. */
-export type JudgedEvent = { kind: 'turn'; turn: Turn } | { kind: 'message'; message: MessageTurn };
+export type JudgedEvent =
+  | {
+      /** A tool call with its result. */
+      kind: 'turn';
+      /** The call and what it returned. */
+      turn: Turn;
+    }
+  | {
+      /** The model's text. */
+      kind: 'message';
+      /** The message, as the rules read it. */
+      message: MessageTurn;
+    };
 
 /**
  * One loop rule: a small strategy that looks at the newest event and the run's history and

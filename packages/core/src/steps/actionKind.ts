@@ -21,6 +21,7 @@ export type ActionKindName = 'change' | 'probe' | 'read';
 
 /** An action classified: see {@link classifyAction}. */
 export interface ActionKind {
+  /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKindName;
   /** For a probe, its identity: the commands it runs, `cd` prefixes left out, whitespace collapsed; else `''`. */
   probe: string;

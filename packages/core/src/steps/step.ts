@@ -6,6 +6,7 @@ import { describeValue } from '../kernel/validate.js';
  * @example { type: 'action', tool: 'bash', input: 'pytest tests/test_a.py' }
  */
 export interface ActionStep {
+  /** The step's kind: a tool call. */
   type: 'action';
   /** Name of the tool (`bash`, `Edit`, `Read`, ...). Non-empty. */
   tool: string;
@@ -18,6 +19,7 @@ export interface ActionStep {
  * @example { type: 'observation', tool: 'bash', output: 'FAILED tests/test_a.py::test_x', error: true }
  */
 export interface ObservationStep {
+  /** The step's kind: a tool call's result. */
   type: 'observation';
   /** Name of the tool that produced it, when known. */
   tool?: string;
@@ -39,6 +41,7 @@ export interface ObservationStep {
  * @example { type: 'message', text: 'Let me run the tests again.' }
  */
 export interface MessageStep {
+  /** The step's kind: the model's text. */
   type: 'message';
   /** The text. */
   text: string;

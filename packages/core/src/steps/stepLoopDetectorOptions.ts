@@ -338,32 +338,38 @@ export function adoptParsedStepLoopDetectorOptions(
 /** The options' defaults ({@link StepLoopDetectorOptions}' data options), as a detector takes them. */
 export const STEP_OPTION_DEFAULTS: Readonly<typeof DEFAULTS> = DEFAULTS;
 
-/** The numeric options in force, defaults applied ({@link StepLoopDetector.options}). */
-export interface StepThresholds {
-  repeatThreshold: number;
-  sameErrorThreshold: number;
-  verbatimThreshold: number;
-  verbatimChangeThreshold: number;
-  nearDuplicateThreshold: number;
-  nearDuplicateSimilarity: number;
-  sameOutcomeThreshold: number;
-  staleTurnThreshold: number;
-  probeRepeats: number;
-  probeCeiling: number;
-  probeVerdictCeiling: number;
-  rejectedThreshold: number;
-  rejectedStopThreshold: number;
-  oscillationRepeats: number;
-  cycleRepeats: number;
-  maxCycleLength: number;
-  messageRepeatThreshold: number;
-  messageSimilarity: number;
-  chantRepeats: number;
-  chantShare: number;
-  streamChantRepeats: number;
-  stopAfter: number;
-  maxEvidence: number;
-}
+/**
+ * The numeric options in force, defaults applied ({@link StepLoopDetector.options}); each documented,
+ * with its default, on {@link StepLoopDetectorOptions}.
+ */
+export type StepThresholds = Required<
+  Pick<
+    StepLoopDetectorOptions,
+    | 'repeatThreshold'
+    | 'sameErrorThreshold'
+    | 'verbatimThreshold'
+    | 'verbatimChangeThreshold'
+    | 'nearDuplicateThreshold'
+    | 'nearDuplicateSimilarity'
+    | 'sameOutcomeThreshold'
+    | 'staleTurnThreshold'
+    | 'probeRepeats'
+    | 'probeCeiling'
+    | 'probeVerdictCeiling'
+    | 'rejectedThreshold'
+    | 'rejectedStopThreshold'
+    | 'oscillationRepeats'
+    | 'cycleRepeats'
+    | 'maxCycleLength'
+    | 'messageRepeatThreshold'
+    | 'messageSimilarity'
+    | 'chantRepeats'
+    | 'chantShare'
+    | 'streamChantRepeats'
+    | 'stopAfter'
+    | 'maxEvidence'
+  >
+>;
 
 /** The thresholds out of parsed options. */
 export function thresholdsOf(parsed: ParsedStepLoopDetectorOptions): StepThresholds {

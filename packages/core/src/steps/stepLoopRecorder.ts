@@ -7,12 +7,17 @@ import type { StepVerdict } from './stepVerdict.js';
 
 /** Where a step detector's nudges and stops go: the log, the detector's events, the state machine. */
 export interface StepLoopSinks {
+  /** The detector's logger. */
   log: Logger;
+  /** The time of the entries written. */
   clock: Clock;
   /** The state machine port; nothing is recorded without it or without `taskId`. */
   stateMachine: StateMachine | undefined;
+  /** The task the entries relate to; nothing is recorded without it. */
   taskId: string | undefined;
+  /** The run the entries name, if any. */
   runId: string | undefined;
+  /** The thresholds in force, written into each entry's metadata. */
   thresholds: Readonly<Record<string, number>>;
   /** Emits the detector's `stepLoopDetected` event. */
   detected: (verdict: StepVerdict) => void;

@@ -48,12 +48,17 @@ export interface SnapshotPart {
 
 /** The action waiting for its observation when the snapshot was taken. */
 export interface PendingActionState {
+  /** Its step number. */
   step: number;
   /** Its 1-based tool call number (absent in an older snapshot). */
   call?: number;
+  /** The tool called. */
   tool: string;
+  /** The call's input as text. */
   text: string;
+  /** Its action key (`actionKey`). */
   key: string;
+  /** Whether the call is exempt (a polling command or tool): never judged. */
   exempt: boolean;
   /** What the action does to the work (see `classifyAction`). */
   kind: ActionKind;

@@ -57,6 +57,7 @@ export interface Turn {
 
 /** One message, as the rules see it. */
 export interface MessageTurn {
+  /** Its step number. */
   step: number;
   /**
    * Whitespace collapsed, lower-cased, digits left out (`messageKey`); computed when first read
@@ -65,8 +66,10 @@ export interface MessageTurn {
   key?: string;
   /** Whether the message has nothing but digits and whitespace (its key is `''`): a rejected reply. */
   blank: boolean;
+  /** The message as the model wrote it. */
   text: string;
   /** Near-duplicate sketch, computed when first needed. */
   sketch?: Sketch;
+  /** What a verdict quotes of it. */
   evidence: StepEvidence;
 }

@@ -28,12 +28,17 @@ import type { PrintEditReader } from './unseenPrints.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {
+  /** Its step number. */
   step: number;
   /** Its 1-based tool call number (absent when restored from an older snapshot). */
   call?: number;
+  /** The tool called. */
   tool: string;
+  /** The call's input as text. */
   text: string;
+  /** Its action key (`actionKey`). */
   key: string;
+  /** Whether the call is exempt (a polling command or tool): never judged. */
   exempt: boolean;
   /** What the action does to the work: a change, a probe run or a read. */
   kind: ActionKind;

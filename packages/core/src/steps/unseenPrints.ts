@@ -84,7 +84,9 @@ export function printedTexts(code: string): string[] {
 
 /** What an edit did to the print calls of the file it edits: the texts it added and those it took out. */
 export interface PrintEdit {
+  /** Print calls the change adds. */
   added: string[];
+  /** Print calls the change takes out. */
   removed: string[];
 }
 

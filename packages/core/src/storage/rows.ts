@@ -19,43 +19,69 @@ function json<T>(value: Json<T>): T {
 
 /** A row of `tasks`. */
 export interface TaskRow {
+  /** The task's id. */
   id: string;
+  /** Its title. */
   title: string;
+  /** Its status. */
   status: TaskStatus;
+  /** Why it is blocked; `NULL` unless it is. */
   blocked_reason: string | null;
+  /** Its metadata (JSON). */
   metadata: Json<Record<string, unknown>>;
+  /** Created, epoch ms. */
   created_at: number;
+  /** Last changed, epoch ms. */
   updated_at: number;
 }
 
 /** A row of `task_events`. */
 export interface EventRow {
+  /** The task. */
   task_id: string;
+  /** The status left; `NULL` for the task's creation. */
   from_status: TaskStatus | null;
+  /** The status entered. */
   to_status: TaskStatus;
+  /** Why. */
   reason: string;
+  /** When, epoch ms. */
   timestamp: number;
 }
 
 /** A row of `context_entries`. */
 export interface EntryRow {
+  /** The entry's id (increasing). */
   id: number;
+  /** When it was written, epoch ms. */
   timestamp: number;
+  /** Its type (`recovery`, `decision`, `observation`, …). */
   entry_type: ContextEntryType;
+  /** Its topic (`loop_recovery`, `loop_stop`, `spend_warning`, …). */
   topic: string;
+  /** Its text. */
   content: string;
+  /** The tasks it relates to (a JSON list). */
   related_tasks: Json<string[]>;
+  /** How sure the writer was, 0..1. */
   confidence: number;
+  /** Its metadata (JSON). */
   metadata: Json<Record<string, unknown>>;
 }
 
 /** A row of `attempts`. */
 export interface AttemptRow {
+  /** The task attempted. */
   task_id: string;
+  /** When, epoch ms. */
   timestamp: number;
+  /** The status the attempt ended in. */
   status: TaskStatus;
+  /** What blocked it (a JSON list). */
   blockers: Json<string[]>;
+  /** What it completed (a JSON list). */
   completed_work: Json<string[]>;
+  /** The agent session that made it. */
   session_id: string;
 }
 

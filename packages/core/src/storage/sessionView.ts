@@ -43,7 +43,9 @@ export interface SessionView {
   lastActive: number;
   /** Tool calls that ran; `null` where the door does not count them (`loopguard run`, adapters). */
   toolCalls: number | null;
+  /** Nudges loopguard gave the session. */
   nudges: number;
+  /** Stops loopguard gave it (a session is stopped once; its subagents' runs count apart). */
   stops: number;
   /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
   refusedCalls: number;
@@ -71,6 +73,7 @@ export interface SessionView {
   runStatusText: string | null;
   /** Why a `loopguard run` last stopped or paused (what `loopguard runs` prints); `null` for the others or while it runs. */
   runReason: string | null;
+  /** What loopguard did to it, in one word: `running`, `clean`, `nudged`, `stopped`, `stopped_on_spend`. */
   verdict: SessionVerdict;
   /**
    * The user switched the session off (`UPDATE hook_sessions SET enabled = 0 …`, docs/hooks.md): its
@@ -91,27 +94,47 @@ export interface SessionView {
  * @example { agent: 'claude', session_id: 's1', verdict: 'stopped', stop_call: 4, … }
  */
 export interface SessionRow {
+  /** The door: `claude`, `codex`, `gemini`, `run` or an adapter. */
   agent: string;
+  /** The session's id. */
   session_id: string;
+  /** The project directory (`''` for an adapter's run). */
   project_dir: string;
+  /** A subagent's parent session; `NULL` for a main thread. */
   parent_session_id: string | null;
+  /** A subagent's type; `NULL` for a main thread. */
   agent_type: string | null;
+  /** First event, epoch ms (PostgreSQL's `bigint` may come back as text). */
   started_at: number | string;
+  /** Last event, epoch ms (text on PostgreSQL). */
   last_active: number | string;
+  /** Tool calls that ran; `NULL` where the door does not count them. */
   tool_calls: number | null;
+  /** Nudges (a count: text on PostgreSQL). */
   nudges: number | string;
+  /** Stops (a count: text on PostgreSQL). */
   stops: number | string;
   /** Absent or `NULL` in a store that records no refusals (PostgreSQL): none. */
   refused_calls?: number | string | null;
+  /** The first stop's entry topic (`loop_stop`, `spend_stop`); `NULL` without one. */
   stop_topic: string | null;
+  /** The first stop's kind: a loop type or the spend reason's key. */
   stop_kind: string | null;
+  /** The tool call the first stop fell at. */
   stop_call: number | null;
+  /** When the first stop was written, epoch ms. */
   stopped_at: number | string | null;
+  /** Tokens a spend guard counted; `NULL` when none counted. */
   tokens: number | null;
+  /** US dollars of the priced models counted. */
   cost_usd: number | null;
+  /** Tokens of models without a price. */
   unpriced_tokens: number | null;
+  /** The session's budget in dollars; `NULL` without one. */
   budget_usd: number | null;
+  /** The session's budget in tokens; `NULL` without one. */
   budget_tokens: number | string | null;
+  /** A `loopguard run`'s `runs.status`; `NULL` for the others. */
   run_status: string | null;
   /** A run's `runs.reason` (the reader joins it: the view has no column for it); absent: none. */
   run_reason?: string | null;
@@ -120,6 +143,7 @@ export interface SessionRow {
    * subagent's run), as SQLite's reading connection adds it (`readLiveSessions`); absent, `NULL` or 0: on.
    */
   switched_off?: number | null;
+  /** The view's verdict (a {@link SessionVerdict}). */
   verdict: string;
 }
 
@@ -130,11 +154,11 @@ export interface SessionRow {
 export interface SessionPageQuery {
   /** Sessions per page (1..1000). */
   limit: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page. @default undefined (the first page) */
   cursor?: string | undefined;
-  /** Only sessions with this id (a session id may repeat across agents and projects). */
+  /** Only sessions with this id (a session id may repeat across agents and projects). @default every session */
   sessionId?: string | undefined;
-  /** Only this verdict. */
+  /** Only this verdict. @default every verdict */
   verdict?: SessionVerdict | undefined;
 }
 
@@ -143,6 +167,7 @@ export interface SessionPageQuery {
  * @example { sessions: [...], nextCursor: null }
  */
 export interface SessionPage {
+  /** The sessions of this page. */
   sessions: SessionView[];
   /** Pass as `cursor` for the next page; `null` on the last page. */
   nextCursor: string | null;
@@ -304,7 +329,9 @@ export function sessionViewOf(row: SessionRow): SessionView {
  * @example { agent: 'claude', sessionId: '3f1c…' }
  */
 export interface SessionKey {
+  /** The door: `claude`, `codex`, `gemini`, `run` or an adapter. */
   agent: string;
+  /** The session's id within that door. */
   sessionId: string;
 }
 
@@ -342,7 +369,9 @@ export function sessionPageOf(rows: readonly SessionRow[], limit: number): Sessi
  * @example { byVerdict: { running: 0, clean: 4, nudged: 1, stopped: 2, stopped_on_spend: 1 }, spendByAgent: [{ agent: 'claude', tokens: 120000, costUsd: 1.9, cost: '$1.90' }], spent: '$1.90' }
  */
 export interface SessionCounts {
+  /** Sessions by verdict (every verdict present, 0 when none). */
   byVerdict: Record<SessionVerdict, number>;
+  /** What each agent spent, where a spend guard counted it; `cost` as every door writes it. */
   spendByAgent: { agent: string; tokens: number; costUsd: number; cost: string }[];
   /** All agents together: dollars when any was priced (`$0.0038`), else tokens (`120 tokens`); `''` when none was counted. */
   spent: string;

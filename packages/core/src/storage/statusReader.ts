@@ -6,9 +6,13 @@ import type { SessionCounts, SessionKey, SessionPage, SessionPageQuery } from '.
  * @example { id: 'T3.4.3', title: 'Design-system review', status: 'blocked', blockedReason: 'Loop escalation: …', attemptCount: 0, lastAttempt: null, lastRecovery: 'loop_escalation' }
  */
 export interface TaskStatusRow {
+  /** The task's id. */
   id: string;
+  /** Its title. */
   title: string;
+  /** Its status (`pending`, `in_progress`, `blocked`, …). */
   status: string;
+  /** Why it is blocked; `null` unless it is. */
   blockedReason: string | null;
   /** Attempts at or after the query's `attemptsSince`. */
   attemptCount: number;
@@ -36,6 +40,7 @@ export interface TaskPageQuery {
  * @example { tasks: [...], total: 100000, nextCursor: 'WyJUMDAwOTkiXQ' }
  */
 export interface TaskStatusPage {
+  /** The tasks of this page, by id. */
   tasks: TaskStatusRow[];
   /** Tasks stored. */
   total: number;
@@ -50,15 +55,15 @@ export interface TaskStatusPage {
 export interface RecoveryPageQuery {
   /** Entries per page (1..1000). */
   limit: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page. @default undefined (the first page) */
   cursor?: string | undefined;
-  /** Only this topic (one of `RECOVERY_VIEW_TOPICS`). */
+  /** Only this topic (one of `RECOVERY_VIEW_TOPICS`). @default every topic */
   topic?: RecoveryViewTopic | undefined;
-  /** Only entries about this task. */
+  /** Only entries about this task. @default every task's */
   taskId?: string | undefined;
-  /** Only entries at or after this time, epoch ms. */
+  /** Only entries at or after this time, epoch ms. @default no lower bound */
   since?: number | undefined;
-  /** Only entries before this time, epoch ms. */
+  /** Only entries before this time, epoch ms. @default no upper bound */
   until?: number | undefined;
 }
 
@@ -67,6 +72,7 @@ export interface RecoveryPageQuery {
  * @example { recoveries: [...], nextCursor: null }
  */
 export interface RecoveryPage {
+  /** The recoveries of this page. */
   recoveries: RecoveryView[];
   /** Pass as `cursor` for the next page; `null` on the last page. */
   nextCursor: string | null;
@@ -79,6 +85,7 @@ export interface RecoveryPage {
 export interface RunBreakerView {
   /** The breaker's state: `CLOSED`, `HALF_OPEN` or `OPEN`. */
   state: string;
+  /** The run's id. */
   runId: string;
   /** `running`, `paused`, `interrupted`, `completed`, `failed`, … */
   runStatus: string;
@@ -95,12 +102,17 @@ export interface RunBreakerView {
  * @example { id: 3, runId: 'r1', at: 1760825000000, from: 'CLOSED', state: 'OPEN', reason: 'no file changes in 3 iterations' }
  */
 export interface BreakerTransitionView {
+  /** The transition's id (increasing). */
   id: number;
+  /** The run it belongs to. */
   runId: string;
+  /** When, epoch ms. */
   at: number;
+  /** The state left. */
   from: string;
   /** The state entered. */
   state: string;
+  /** Why, in words (`no file changes in 3 iterations`). */
   reason: string;
 }
 
@@ -141,7 +153,9 @@ export interface FeedBatch {
    * reads are not seen.
    */
   attemptsAdded: number;
+  /** Breaker transitions written after the position. */
   breakerTransitions: BreakerTransitionView[];
+  /** Recoveries written after the position. */
   recoveries: RecoveryView[];
   /** Pass to the next {@link StatusReader.feedAfter}. */
   position: FeedPosition;

@@ -6,12 +6,19 @@ import type { TaskPageQuery, TaskStatusPage } from './statusReader.js';
  * `count(*)` and `bigint` may come back as strings).
  */
 export interface TaskPageRow {
+  /** The task's id. */
   id: string;
+  /** Its title. */
   title: string;
+  /** Its status. */
   status: string;
+  /** Why it is blocked; `NULL` unless it is. */
   blocked_reason: string | null;
+  /** Attempts in the window (a count: text on PostgreSQL). */
   attempt_count: number | string;
+  /** The newest attempt's time, epoch ms; `NULL` when none. */
   last_attempt: number | string | null;
+  /** The topic of the newest recovery; `NULL` when it never looped. */
   last_recovery: string | null;
 }
 

@@ -6,6 +6,7 @@ import {
   type PriceLibrary,
   parseSpendOptions,
   priceBook,
+  SpendGuard,
   SpendLedger,
   type SpendScope,
   spendEntry,
@@ -338,5 +339,30 @@ describe('options', () => {
     [{ sesion: {} }, 'unknown option "sesion" (did you mean "session"?)'],
   ])('reject %j naming the key', (input, named) => {
     expect(() => parseSpendOptions(input, 'spend')).toThrow(named);
+  });
+
+  it('are validated once: a guard given what parseSpendOptions returned keeps it as it is', () => {
+    // The adapters validate at their own edge (before the pricing library loads) and hand the
+    // result to SpendGuard, itself public: it must not parse the same options a second time.
+    const resolved = parseSpendOptions({ session: { maxTokens: 10 } }, 'spend option');
+    const guard = new SpendGuard(resolved, priceBook({}));
+    expect(guard.options).toBe(resolved);
+    expect(guard.observe([usageRecordOf({ inputTokens: 10, replyId: 'r1' })], 0)?.action).toBe('stop');
+  });
+
+  it('are frozen once validated, so that nothing changes them between the check and the guard', () => {
+    const resolved = parseSpendOptions({ session: { maxCostUsd: 1 }, burnRate: { tokensPerMinute: 5 } });
+    expect(() => {
+      (resolved as { warnAt: number }).warnAt = 7;
+    }).toThrow(TypeError);
+    expect(() => {
+      (resolved.session as { maxCostUsd: number }).maxCostUsd = -1;
+    }).toThrow(TypeError);
+  });
+
+  it('given by hand to SpendGuard are still validated there, naming the key', () => {
+    expect(() => new SpendGuard({ warnAt: 5 }, priceBook({}))).toThrow('"warnAt"');
+    const copied = { ...parseSpendOptions({ session: { maxTokens: 10 } }), warnAt: 2 };
+    expect(() => new SpendGuard(copied, priceBook({}))).toThrow('"warnAt"');
   });
 });

@@ -59,7 +59,9 @@ function seen(event: RecordedEvent, stdout: string): string {
 
 /** What {@link copyRecords} copied: the entries, and the ids of the sessions. */
 export interface CopiedRecords {
+  /** Context entries copied. */
   entries: number;
+  /** The hook sessions copied, by id. */
   sessionIds: string[];
 }
 

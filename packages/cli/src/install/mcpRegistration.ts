@@ -1,7 +1,8 @@
 import type { Node } from 'jsonc-parser';
-import type { PlannedEntry } from '../hook/hookSettings.js';
-import { commandEntries } from '../hook/hookSettings.js';
-import { countOf, pathTree } from '../hook/jsonPathTree.js';
+import { HOOK_TOOL_NAME, hookToolInput, MCP_SERVER_NAME } from '../mcp/hookTool.js';
+import type { PlannedEntry } from './hookSettings.js';
+import { commandEntries } from './hookSettings.js';
+import { countOf, pathTree } from './jsonPathTree.js';
 import {
   appendProperty,
   type JsonText,
@@ -9,15 +10,18 @@ import {
   memberValue,
   parseJsonText,
   removeMember,
-} from '../hook/jsonText.js';
-import { InvalidSettingsError } from '../hook/settingsText.js';
-import { HOOK_TOOL_NAME, hookToolInput, MCP_SERVER_NAME } from './hookTool.js';
+} from './jsonText.js';
+import { InvalidSettingsError } from './settingsText.js';
 
 /** How Claude Code starts loopguard's MCP server: a stdio server entry of its `mcpServers`. */
 export interface McpServerEntry {
+  /** The transport: the server speaks over its stdin and stdout. */
   type: 'stdio';
+  /** The program started (node). */
   command: string;
+  /** Its arguments (loopguard's bin and `mcp`). */
   args: string[];
+  /** Its environment: loopguard's own variables, set at `init`. */
   env: Record<string, string>;
 }
 

@@ -1,5 +1,5 @@
 import { stripComments } from 'jsonc-parser';
-import { CLI_NAMES, type HookAgent } from './hookEvent.js';
+import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import { type JsonText, parseJsonText } from './jsonText.js';
 
 /** A settings file that its CLI would not read, or that `loopguard init` cannot edit safely. */

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { HookAgent } from './hookEvent.js';
+import type { HookAgent } from '../hook/hookEvent.js';
 
 /** Claude Code's MCP server entry `init` registered along with its hooks. */
 export interface ServerRecord {

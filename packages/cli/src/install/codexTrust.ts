@@ -29,6 +29,7 @@ export interface CodexHookTrust {
 
 /** What `init codex` tells the user about Codex's trust in loopguard's hooks. */
 export interface CodexTrustReport {
+  /** Each loopguard hook in the file, with its trust. */
   hooks: CodexHookTrust[];
   /** For a project's hooks: whether Codex trusts the project (else it loads none of its `.codex/`). */
   projectTrusted?: boolean;

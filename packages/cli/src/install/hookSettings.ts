@@ -1,5 +1,5 @@
 import type { Node } from 'jsonc-parser';
-import type { HookAgent } from './hookEvent.js';
+import type { HookAgent } from '../hook/hookEvent.js';
 import { appendElement, appendProperty, membersOf, memberValue, removeMember } from './jsonText.js';
 import { InvalidSettingsError, type SettingsText, withText } from './settingsText.js';
 
@@ -28,7 +28,10 @@ export interface Marker {
  * A hook entry loopguard writes, without its marker: a `command` entry today; another kind (an
  * `http` entry) is another value of this type.
  */
-export type HookEntry = { type: string } & Record<string, unknown>;
+export type HookEntry = {
+  /** The entry's kind in the CLI's settings (`command`). */
+  type: string;
+} & Record<string, unknown>;
 
 /** One entry to install: on which event, under which matcher (`null`: the event takes none). */
 export interface PlannedEntry {
