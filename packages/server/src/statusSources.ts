@@ -30,6 +30,8 @@ export interface StatusSourceOptions {
   hooksOff?: (() => string | undefined) | undefined;
   /** What the project's configuration changes in the guard, if anything (`StatusHandlerOptions.hooksConfigured`). */
   hooksConfigured?: (() => string | undefined) | undefined;
+  /** The prices below the pricing library, if any (`StatusHandlerOptions.pricesBelowLibrary`). */
+  pricesBelowLibrary?: (() => string | undefined) | undefined;
   attemptWindowMs?: number | undefined;
   followIntervalMs: number;
 }
@@ -123,6 +125,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
         breaker: await breakerNow(),
         hooksOff: options.hooksOff?.(),
         hooksConfigured: options.hooksConfigured?.(),
+        pricesBelowLibrary: options.pricesBelowLibrary?.(),
       });
     },
     async stamp() {
