@@ -58,6 +58,14 @@ const TAMPERING = [
   // loopguard's package removed: every hook then fails to start, and fails open (trust41)
   'npm uninstall -g @loopguard/cli',
   'pnpm remove --global @loopguard/cli',
+  // the agent's own switch of every hook, loopguard's with them, set in its settings (trust54):
+  // Claude Code 2.1.330's `disableAllHooks` and `allowManagedHooksOnly`, Gemini CLI 0.61.0's
+  // `hooksConfig` (`enabled: false`, or loopguard's hooks `disabled` by name)
+  `echo '{"disableAllHooks": true}' > .claude/settings.local.json`,
+  `jq '.disableAllHooks = true' ~/.claude/settings.json > s.json && mv s.json ~/.claude/settings.json`,
+  `printf '{"allowManagedHooksOnly":true}' > .claude/settings.local.json`,
+  `echo '{"hooksConfig": {"enabled": false}}' > .gemini/settings.json`,
+  `jq '.hooksConfig.enabled = false' .gemini/settings.json | sponge .gemini/settings.json`,
   'npm rm -g loopguard && echo done',
   'yarn global remove @loopguard/cli',
   'pnpm --filter web remove @loopguard/cli',
@@ -86,6 +94,8 @@ const ORDINARY = [
   'git commit -m "ci: run the pre-commit hook codex review"',
   'git stash && git pull --rebase && git stash pop',
   'grep -r foo .',
+  'grep -rn disableAllHooks ~/.claude',
+  'cat .gemini/settings.json | jq .hooksConfig',
   'grep -rn "TODO" . --exclude-dir={node_modules,.git,.loopguard}',
   'rg --hidden -g "!.loopguard" foo',
   'ls -la',

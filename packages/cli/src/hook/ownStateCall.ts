@@ -46,7 +46,8 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
  * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`, or as a JSON
  * or YAML key: a settings file's `env`; a search
- * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
+ * for the name is no harm), the agent's switch of all its hooks set (`disableAllHooks`,
+ * `allowManagedHooksOnly`, Gemini CLI's `hooksConfig`), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
  * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its hooks pointed
  * at another command by `init --command`; its package
@@ -59,6 +60,10 @@ const NAMED_IN_COMMAND = new RegExp(
     // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
     // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
     /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
+    // the agent's own switch of all its hooks set in its settings, loopguard's with them (trust54):
+    // Claude Code's `disableAllHooks`, `allowManagedHooksOnly`; Gemini CLI's `hooksConfig` (`enabled`,
+    // `disabled` by name), as a JSON key or a `jq` path set; a search for them is no harm
+    /\b(?:disableAllHooks|allowManagedHooksOnly|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     // `init --command true` points the hooks at a command that answers nothing: an off switch too
