@@ -80,3 +80,25 @@ describe("a repository's run.prompt_file (trust54)", () => {
     expect(own.stderr).not.toContain('which git tracks');
   });
 });
+
+describe("a repository's spend.prices below the pricing library (trust54)", () => {
+  it("is said before the run starts: the user's --max-cost-usd counts those replies at them", async () => {
+    const { dir, file } = repository('', true);
+    writeFileSync(
+      file,
+      'run:\n  max_iterations: 1\nspend:\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 }\n',
+    );
+    execFileSync('git', ['add', '.'], { cwd: dir });
+    const run = await loopguard(
+      dir,
+      ['run', '--prompt-file', 'PROMPT.md', '--max-cost-usd', '1', '--agent-stream', 'claude', ...AGENT],
+      { HOME: dir },
+    );
+    expect(run.stderr).toContain(
+      `loopguard: warning: prices in this project below the pricing library's: "claude-sonnet-4-5" input $0.00 (the library: $3.00)`,
+    );
+    expect(run.stderr).toContain(
+      `(from ${file}, which git tracks: it came with the repository): every budget in dollars counts these replies at them`,
+    );
+  });
+});

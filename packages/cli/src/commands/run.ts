@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
+import { projectCheaperPrices } from '../hook/projectHookSettings.js';
 import { lockRepository } from '../run/liveRun.js';
 import { refuseRepositoryChoices } from '../run/repositoryChoices.js';
 import { addRunOptions, readConfigFile, resolveRunOptions } from '../run/runOptions.js';
@@ -44,6 +45,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (config === undefined && file.path !== null)
       refuseRepositoryChoices({ path: file.path, values: file.values }, rest, io.cwd);
     const options = resolveRunOptions(file.values, rest, file.path);
+    // a found file's prices below the library's lower the user's budget in dollars: said, as status
+    // and init say it (trust54)
+    if (config === undefined && rest.spend === undefined && file.path !== null) {
+      const cheaper = projectCheaperPrices(dirname(file.path));
+      if (cheaper !== undefined) io.stderr(`loopguard: warning: ${cheaper}\n`);
+    }
     // not an error: an agent may write its plan in its first iteration; a mistyped name is said
     if (options.plan !== undefined && !existsSync(resolve(io.cwd, options.plan)))
       io.stderr(
