@@ -175,6 +175,43 @@ describe("the model's own calls against loopguard's state, configuration and off
     }
   });
 
+  it("trust54: a Write or Edit of the agent's settings that sets its all-hooks-off switch, not one that sets anything else", async () => {
+    const dir = tempProject();
+    const call = (tool: string, input: Record<string, unknown>) =>
+      claudeEvent(dir, 's1', 'PreToolUse', { tool_name: tool, tool_input: input, tool_use_id: 't' });
+    const local = join(dir, '.claude', 'settings.local.json');
+    for (const event of [
+      call('Write', { file_path: local, content: '{\n  "disableAllHooks": true\n}\n' }),
+      call('Write', { file_path: local, content: '{"env": {"LOOPGUARD_HOOK": "off"}}' }),
+      call('Edit', {
+        file_path: '.claude/settings.json',
+        old_string: '{',
+        new_string: '{ "allowManagedHooksOnly": true,',
+      }),
+      call('MultiEdit', {
+        file_path: join(dir, '.claude', 'settings.json'),
+        edits: [{ old_string: '{', new_string: '{"disableAllHooks":true,' }],
+      }),
+      geminiEvent(dir, 's1', 'BeforeTool', {
+        tool_name: 'write_file',
+        tool_input: { file_path: '.gemini/settings.json', content: '{"hooksConfig": {"enabled": false}}' },
+      }),
+    ]) {
+      const agent =
+        (event as { hook_event_name: string }).hook_event_name === 'BeforeTool' ? 'gemini' : 'claude';
+      const reply = await answerHookEvent(agent, JSON.stringify(event), { env: {}, cwd: dir });
+      expect(reply, JSON.stringify(event)).toContain('loopguard refused this call');
+    }
+    for (const event of [
+      call('Write', { file_path: local, content: '{"permissions": {"allow": ["Bash(npm test)"]}}' }),
+      call('Write', {
+        file_path: join(dir, 'docs', 'hooks.md'),
+        content: 'Set "disableAllHooks": true to stop.\n',
+      }),
+    ])
+      expect(await claude(dir, event)).toBe('');
+  });
+
   it('leaves alone the calls that only mention loopguard: its status, a file about it, a test run', async () => {
     const dir = tempProject();
     for (const event of [
