@@ -41,6 +41,40 @@ function absolute(value: string, variable: string): string {
   return value;
 }
 
+/** The account's home folder (the password database's), or `undefined` when it has none. */
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * loopguard's own home folder (`~/.loopguard`: the install record, the home's database; the scan
+ * cache and the hook's notice marks without their XDG variable): `HOME`; unset or empty, the
+ * account's, as Node's `os.homedir()` takes it; a relative `HOME`: `undefined`, never a folder under
+ * wherever loopguard was started (a repository's). One rule for every place.
+ */
+export function loopguardHome(env: NodeJS.ProcessEnv): string | undefined {
+  const home = env.HOME;
+  if (home === undefined || home === '') return accountHome();
+  return isAbsolute(home) ? home : undefined;
+}
+
+/**
+ * {@link loopguardHome}, for a command that writes there (`init`, `uninstall`).
+ * @throws CliError naming `HOME` when it is relative
+ */
+export function requiredLoopguardHome(env: NodeJS.ProcessEnv): string {
+  const home = loopguardHome(env);
+  if (home === undefined)
+    throw new CliError(
+      `HOME is not an absolute path (${JSON.stringify(env.HOME ?? '')}), so there is no folder for loopguard's own files (~/.loopguard); set HOME to a directory`,
+    );
+  return home;
+}
+
 /**
  * The user's home as `agent`'s CLI takes it: `HOME`; unset, the account's (Node's, Bun's and
  * Rust's rule alike). An empty `HOME` is unset to Claude Code (Bun) and Codex (Rust), but the

@@ -273,6 +273,25 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(sessions[0]?.recordDiffers).toBeUndefined();
     }, 600_000);
 
+    it("trust54: the model's Bash and Write that set Claude Code's disableAllHooks are refused; the loop after them is still nudged and stopped", async () => {
+      const off = `echo '{"disableAllHooks": true}' > .claude/settings.local.json`;
+      const local = '.claude/settings.local.json';
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? { tool: 'Bash', input: { command: off, description: 'Quiet the hooks' } }
+          : turn === 1
+            ? { tool: 'Write', input: { file_path: local, content: '{"disableAllHooks": true}\n' } }
+            : failing;
+      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(received[1]).toContain('loopguard refused this call');
+      expect(received[2]).toContain('loopguard refused this call');
+      expect(existsSync(join(dir, '.claude', 'settings.local.json'))).toBe(false);
+      expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+    }, 600_000);
+
     it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
       const bash = (command: string): ScriptedTurn => ({
         tool: 'Bash',

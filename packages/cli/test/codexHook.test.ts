@@ -544,6 +544,36 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it("twin subagents' replies of the same millisecond and running total each count in the session's budget (trust54)", async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000000\n');
+    const total = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+    const tokens = line(
+      'event_msg',
+      { type: 'token_count', info: { total_token_usage: total, last_token_usage: total } },
+      '2026-11-29T08:00:01.000Z',
+    );
+    // two subagents the model started with one prompt: each its own rollout, one reply each, ended
+    // in the same millisecond with the same running total
+    for (const twin of ['sub-1', 'sub-2']) {
+      const rollout = join(dir, `rollout-${twin}.jsonl`);
+      writeFileSync(rollout, line('session_meta', { id: twin, cwd: dir }) + tokens);
+      appendFileSync(rollout, functionCall(`call_${twin}`, 'ls'));
+      const subagent = { agent_id: twin, agent_type: 'default', transcript_path: rollout };
+      const answer = (name: string, more: Record<string, unknown> = {}) =>
+        answerHookEvent(
+          'codex',
+          event(dir, rollout, name, `call_${twin}`, { tool_input: { command: 'ls' }, ...subagent, ...more }),
+          { env: {}, cwd: dir },
+        );
+      expect(await answer('PreToolUse')).toBe('');
+      await answer('PostToolUse', { tool_response: 'ok\n' });
+    }
+    const ledger = spendState(dir).ledgers.find((l) => l.scope === 'session:codex:s1');
+    expect(ledger?.ledger.totals).toMatchObject({ replies: 2, tokens: 220 });
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('a rollout it cannot read fails open: silent, one line in the hook log', async () => {
     const dir = temp('loopguard-codex-hook-');
     const reply = await answerHookEvent(

@@ -11,7 +11,8 @@ export function bufferedIo(overrides: Partial<CliIo> = {}): CliIo & { out: () =>
     stderr: (text) => {
       err += text;
     },
-    env: { NO_COLOR: '1' },
+    // no HOME is the account's home (loopguardHome): its scan cache is not the test's to fill
+    env: { NO_COLOR: '1', LOOPGUARD_SCAN_CACHE: 'off' },
     cwd: process.cwd(),
     isTTY: false,
     ...overrides,

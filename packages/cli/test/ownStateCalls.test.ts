@@ -58,6 +58,14 @@ const TAMPERING = [
   // loopguard's package removed: every hook then fails to start, and fails open (trust41)
   'npm uninstall -g @loopguard/cli',
   'pnpm remove --global @loopguard/cli',
+  // the agent's own switch of every hook, loopguard's with them, set in its settings (trust54):
+  // Claude Code 2.1.330's `disableAllHooks` and `allowManagedHooksOnly`, Gemini CLI 0.61.0's
+  // `hooksConfig` (`enabled: false`, or loopguard's hooks `disabled` by name)
+  `echo '{"disableAllHooks": true}' > .claude/settings.local.json`,
+  `jq '.disableAllHooks = true' ~/.claude/settings.json > s.json && mv s.json ~/.claude/settings.json`,
+  `printf '{"allowManagedHooksOnly":true}' > .claude/settings.local.json`,
+  `echo '{"hooksConfig": {"enabled": false}}' > .gemini/settings.json`,
+  `jq '.hooksConfig.enabled = false' .gemini/settings.json | sponge .gemini/settings.json`,
   'npm rm -g loopguard && echo done',
   'yarn global remove @loopguard/cli',
   'pnpm --filter web remove @loopguard/cli',
@@ -86,6 +94,8 @@ const ORDINARY = [
   'git commit -m "ci: run the pre-commit hook codex review"',
   'git stash && git pull --rebase && git stash pop',
   'grep -r foo .',
+  'grep -rn disableAllHooks ~/.claude',
+  'cat .gemini/settings.json | jq .hooksConfig',
   'grep -rn "TODO" . --exclude-dir={node_modules,.git,.loopguard}',
   'rg --hidden -g "!.loopguard" foo',
   'ls -la',
@@ -163,6 +173,43 @@ describe("the model's own calls against loopguard's state, configuration and off
       });
       expect(JSON.parse(await claude(dir, event)).hookSpecificOutput.permissionDecision, tool).toBe('deny');
     }
+  });
+
+  it("trust54: a Write or Edit of the agent's settings that sets its all-hooks-off switch, not one that sets anything else", async () => {
+    const dir = tempProject();
+    const call = (tool: string, input: Record<string, unknown>) =>
+      claudeEvent(dir, 's1', 'PreToolUse', { tool_name: tool, tool_input: input, tool_use_id: 't' });
+    const local = join(dir, '.claude', 'settings.local.json');
+    for (const event of [
+      call('Write', { file_path: local, content: '{\n  "disableAllHooks": true\n}\n' }),
+      call('Write', { file_path: local, content: '{"env": {"LOOPGUARD_HOOK": "off"}}' }),
+      call('Edit', {
+        file_path: '.claude/settings.json',
+        old_string: '{',
+        new_string: '{ "allowManagedHooksOnly": true,',
+      }),
+      call('MultiEdit', {
+        file_path: join(dir, '.claude', 'settings.json'),
+        edits: [{ old_string: '{', new_string: '{"disableAllHooks":true,' }],
+      }),
+      geminiEvent(dir, 's1', 'BeforeTool', {
+        tool_name: 'write_file',
+        tool_input: { file_path: '.gemini/settings.json', content: '{"hooksConfig": {"enabled": false}}' },
+      }),
+    ]) {
+      const agent =
+        (event as { hook_event_name: string }).hook_event_name === 'BeforeTool' ? 'gemini' : 'claude';
+      const reply = await answerHookEvent(agent, JSON.stringify(event), { env: {}, cwd: dir });
+      expect(reply, JSON.stringify(event)).toContain('loopguard refused this call');
+    }
+    for (const event of [
+      call('Write', { file_path: local, content: '{"permissions": {"allow": ["Bash(npm test)"]}}' }),
+      call('Write', {
+        file_path: join(dir, 'docs', 'hooks.md'),
+        content: 'Set "disableAllHooks": true to stop.\n',
+      }),
+    ])
+      expect(await claude(dir, event)).toBe('');
   });
 
   it('leaves alone the calls that only mention loopguard: its status, a file about it, a test run', async () => {

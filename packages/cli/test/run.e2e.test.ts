@@ -218,7 +218,8 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
           '--on-stagnation',
           'alert',
           '--webhook',
-          `http://127.0.0.1:${port}/hook`,
+          // a webhook's URL holds its secret (Slack's, Discord's): never in the run's output (trust54)
+          `http://127.0.0.1:${port}/hook/T0/B0/Secret-of-the-hook-54`,
           '--max-iterations',
           '3',
           '--',
@@ -226,6 +227,8 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
         ),
       );
       expect(result.code).toBe(EXIT_CODES.budgetSpent);
+      expect(result.stdout + result.stderr).toContain(`webhook posted to http://127.0.0.1:${port}/… (`);
+      expect(result.stdout + result.stderr).not.toContain('Secret-of-the-hook-54');
       const { run: r } = stored(dir);
       expect(received).toEqual([
         {

@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -26,7 +27,11 @@ const looping = readdirSync(fixtures).filter((name) => name.endsWith('-looping.j
 const progressing = readdirSync(fixtures).filter((name) => name.endsWith('-progressing.jsonl'));
 const tempDir = () => mkdtempSync(join(tmpdir(), 'loopguard-scan-'));
 
-async function scan(args: string[], cwd = tempDir(), env: NodeJS.ProcessEnv = { NO_COLOR: '1' }) {
+async function scan(
+  args: string[],
+  cwd = tempDir(),
+  env: NodeJS.ProcessEnv = { NO_COLOR: '1', LOOPGUARD_SCAN_CACHE: 'off' },
+) {
   const io = bufferedIo({ cwd, env });
   const code = await runCli(['scan', ...args], io);
   return { code, out: io.out(), err: io.err() };
@@ -195,6 +200,35 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
     expect(out).toContain(formatMoney((tokens * 10) / 1_000_000));
     const bad = await scan([fixtures, '--price', 'cheap']);
     expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
+describe("loopguard scan: a project's own prices are said (trust54)", () => {
+  it('says which sessions were priced at a spend.prices, and a price below the pricing library', async () => {
+    const claude = fixture(looping.find((name) => name.startsWith('claude')) as string);
+    const dir = realpathSync(tempDir());
+    const plain = await scan([claude], dir);
+    expect(plain.out).not.toContain('spend.prices');
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'spend:\n  prices:\n    claude-opus-5-5: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 }\n',
+    );
+    const note = `Sessions of ${dir} priced at its spend.prices (from ${join(dir, 'loopguard.config.yaml')}), below the pricing library's: "claude-opus-5-5" input $0.00 (the library: $`;
+    const { out } = await scan([claude], dir);
+    expect(out).toContain(note);
+    expect(out).toMatch(/Priced per model: \$0\.00 in all\.\n.*Sessions of /);
+    const json = await scanJson([claude], dir);
+    expect(json.totals.projectPrices).toEqual([expect.stringContaining(note.slice(0, -1))]);
+    // a model the library does not price (the documented use): the prices are said, nothing below
+    const codex = fixture(looping.find((name) => name.startsWith('codex')) as string);
+    writeFileSync(
+      join(dir, 'loopguard.config.yaml'),
+      'spend:\n  prices:\n    gpt-scripted: { input: 1, output: 1 }\n',
+    );
+    expect((await scanJson([codex], dir)).totals.projectPrices).toEqual([
+      `Sessions of ${dir} priced at its spend.prices (from ${join(dir, 'loopguard.config.yaml')})`,
+    ]);
+    expect((await scanJson([codex, '--price', '3'], dir)).totals.projectPrices).toBeUndefined();
   });
 });
 

@@ -385,11 +385,11 @@ describe('loopguard scan remembers what it read (the scan cache)', () => {
     expect(before).not.toEqual(forged);
   });
 
-  it('finds its file under XDG_CACHE_HOME, else HOME/.cache, never a relative folder nor without either', () => {
+  it('finds its file under XDG_CACHE_HOME, else ~/.cache (the account home without HOME), never a relative folder', () => {
     expect(scanCacheFile({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe('/x/loopguard/scan-cache');
     expect(scanCacheFile({ XDG_CACHE_HOME: 'rel', HOME: '/h' })).toBe('/h/.cache/loopguard/scan-cache');
     expect(scanCacheFile({ HOME: 'rel' })).toBeUndefined();
-    expect(scanCacheFile({})).toBeUndefined();
+    expect(scanCacheFile({ HOME: 'rel', XDG_CACHE_HOME: 'rel' })).toBeUndefined();
     expect(scanCacheFile({ HOME: '/h', LOOPGUARD_SCAN_CACHE: 'off' })).toBeUndefined();
   });
 });

@@ -116,6 +116,9 @@ import { formatUsd } from './formatUsd.js';
     // What the project's configuration changes in the guard, and the file it came from (trust52).
     $('hooks-configured').hidden = typeof status.hooksConfigured !== 'string';
     $('hooks-configured').textContent = status.hooksConfigured ? `hooks: ${status.hooksConfigured}` : '';
+    // A price below the pricing library: every budget in dollars counts those replies at it (trust54).
+    $('prices-below').hidden = typeof status.pricesBelowLibrary !== 'string';
+    $('prices-below').textContent = status.pricesBelowLibrary ? `spend: ${status.pricesBelowLibrary}` : '';
     const hasTasks = status.page.total > 0 || status.source === 'loop';
     for (const box of document.querySelectorAll('.tasks-only')) box.hidden = !hasTasks;
     $('tasks-section').hidden = !hasTasks;

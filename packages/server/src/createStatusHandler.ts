@@ -63,6 +63,17 @@ export interface StatusHandlerOptions {
    */
   hooksConfigured?: () => string | undefined;
   /**
+   * The models the project's configuration prices below the pricing library, as a sentence, or
+   * `undefined` when none: `/status` carries it as `pricesBelowLibrary` (absent while `undefined`) and
+   * the dashboard shows it under its header, as {@link StatusHandlerOptions.hooksOff}: every budget in
+   * dollars counts those replies at them. Asked as `hooksOff` is; must not throw. `loopguard serve`
+   * gives a project's (`prices in this project below the pricing library's: "claude-sonnet-4-5" input
+   * $0.00 (the library: $3.00), … (from /repo/loopguard.config.yaml): every budget in dollars counts
+   * these replies at them`, the words of `loopguard status`).
+   * @default undefined (nothing said)
+   */
+  pricesBelowLibrary?: () => string | undefined;
+  /**
    * A bearer token every request must carry (`Authorization: Bearer <token>`; the dashboard takes it
    * once as `/?token=…` and keeps it in an HttpOnly cookie). Never empty: an empty cookie would
    * match it. @default undefined (no token)
@@ -132,6 +143,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
     breaker: options.breaker,
     hooksOff: options.hooksOff,
     hooksConfigured: options.hooksConfigured,
+    pricesBelowLibrary: options.pricesBelowLibrary,
     attemptWindowMs: options.attemptWindowMs,
     followIntervalMs: options.followIntervalMs ?? 500,
   });

@@ -65,6 +65,11 @@ export interface StatusSnapshot {
    * when it changes nothing, or when unknown (PostgreSQL).
    */
   hooksConfigured?: string;
+  /**
+   * The models the project's configuration prices below the pricing library, and the file
+   * (`loopguard serve` and `status` over a project's database); absent when none, or unknown.
+   */
+  pricesBelowLibrary?: string;
   /** Where `running` and `tickCount` come from. */
   source: 'loop' | 'database';
   /** When the snapshot was taken, epoch ms. */
@@ -90,6 +95,8 @@ export interface StatusSnapshotSources {
   hooksOff?: string | undefined;
   /** What the project's configuration changes in the guard, if anything (the snapshot's `hooksConfigured`). */
   hooksConfigured?: string | undefined;
+  /** The prices below the pricing library, if any (the snapshot's `pricesBelowLibrary`). */
+  pricesBelowLibrary?: string | undefined;
 }
 
 /**
@@ -134,6 +141,7 @@ export async function statusSnapshot(
     ...(breaker ? { breaker } : {}),
     ...(sources.hooksOff === undefined ? {} : { hooksOff: sources.hooksOff }),
     ...(sources.hooksConfigured === undefined ? {} : { hooksConfigured: sources.hooksConfigured }),
+    ...(sources.pricesBelowLibrary === undefined ? {} : { pricesBelowLibrary: sources.pricesBelowLibrary }),
     source: live ? 'loop' : 'database',
     generatedAt: clock.now(),
   };

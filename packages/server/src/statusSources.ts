@@ -39,6 +39,8 @@ export interface StatusSourceOptions {
    * @default undefined (not said)
    */
   hooksConfigured?: (() => string | undefined) | undefined;
+  /** The prices below the pricing library, if any (`StatusHandlerOptions.pricesBelowLibrary`). @default undefined (not said) */
+  pricesBelowLibrary?: (() => string | undefined) | undefined;
   /**
    * How far back attempts count on the status page, ms.
    * @default 3,600,000 (one hour, `DEFAULT_ATTEMPT_WINDOW_MS`)
@@ -139,6 +141,7 @@ export function startStatusSources(options: StatusSourceOptions): StatusSources 
         breaker: await breakerNow(),
         hooksOff: options.hooksOff?.(),
         hooksConfigured: options.hooksConfigured?.(),
+        pricesBelowLibrary: options.pricesBelowLibrary?.(),
       });
     },
     async stamp() {

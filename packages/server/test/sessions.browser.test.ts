@@ -49,6 +49,7 @@ async function open(
   db: ServedStore,
   hooksOff?: () => string | undefined,
   hooksConfigured?: () => string | undefined,
+  pricesBelowLibrary?: () => string | undefined,
 ): Promise<void> {
   store = db;
   server = await startStatusServer({
@@ -58,6 +59,7 @@ async function open(
     followIntervalMs: 50,
     ...(hooksOff === undefined ? {} : { hooksOff }),
     ...(hooksConfigured === undefined ? {} : { hooksConfigured }),
+    ...(pricesBelowLibrary === undefined ? {} : { pricesBelowLibrary }),
   });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
@@ -413,6 +415,16 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(await text('#hooks-configured')).toBe(`hooks: ${words}`);
     expect(await page.locator('#hooks-configured').isVisible()).toBe(true);
     expect(await page.locator('#hooks-off').isVisible()).toBe(false);
+    expect(problems).toEqual([]);
+  });
+
+  it("says the project's prices below the pricing library in status's words (trust54)", async () => {
+    const words =
+      'prices in this project below the pricing library\'s: "claude-sonnet-4-5" input $0.00 (the library: $3.00) a million tokens (from /repo/loopguard.config.yaml): every budget in dollars counts these replies at them';
+    await open(hooksOnlyDatabase(), undefined, undefined, () => words);
+    expect(await text('#prices-below')).toBe(`spend: ${words}`);
+    expect(await page.locator('#prices-below').isVisible()).toBe(true);
+    expect(await page.locator('#hooks-configured').isVisible()).toBe(false);
     expect(problems).toEqual([]);
   });
 

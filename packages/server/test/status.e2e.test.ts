@@ -139,6 +139,16 @@ describe.each(STORE_KINDS)('the status server on %s', (kind) => {
       expect((await getJson('/status')).body.hooksConfigured).toBe(exempt);
     });
 
+    it('says the prices below the pricing library with the sentence it is given (pricesBelowLibrary); no field without one (trust54)', async () => {
+      let below: string | undefined;
+      await start({ pricesBelowLibrary: () => below });
+      expect((await getJson('/status')).body).not.toHaveProperty('pricesBelowLibrary');
+      below =
+        'prices in this project below the pricing library\'s: "claude-sonnet-4-5" input $0.00 (the library: $3.00) a million tokens (from /repo/loopguard.config.yaml): every budget in dollars counts these replies at them';
+      ctx.clock.advance(1_000);
+      expect((await getJson('/status')).body.pricesBelowLibrary).toBe(below);
+    });
+
     it('keeps a task named __proto__ (or constructor) in loopDetection', async () => {
       for (const id of ['__proto__', 'constructor', 'T1']) {
         await ctx.upsertTask({ id, status: 'in_progress' });

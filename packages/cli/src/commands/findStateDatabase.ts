@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { loopguardHome } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
@@ -14,14 +15,14 @@ import { readableStateDatabase } from '../stateSchema.js';
  * @example findStateDatabase({ cwd: '/repo/src', env: { HOME: '/home/me' } }); // '/repo/.loopguard/state.db'
  */
 export function findStateDatabase(io: Pick<CliIo, 'cwd' | 'env'>): string | undefined {
-  const home = io.env.HOME;
+  const home = loopguardHome(io.env);
   try {
     for (let dir = io.cwd; ; dir = dirname(dir)) {
       const found = readableStateDatabase(dir);
       if (found !== undefined) return found;
       if (dirname(dir) === dir) break;
     }
-    return home === undefined || home === '' ? undefined : readableStateDatabase(home);
+    return home === undefined ? undefined : readableStateDatabase(home);
   } catch (error) {
     if (error instanceof UnsafeStateError)
       throw new CliError(error.message, EXIT_CODES.internalError, { cause: error });

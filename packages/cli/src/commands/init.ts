@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
-import { claudeConfigFile } from '../agentHome.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { gitTracks } from '../gitTracks.js';
@@ -54,7 +54,7 @@ import {
   writeSpendSection,
 } from './initSpend.js';
 import { switchedOffBy } from './initSwitchedOff.js';
-import { codexHomeOf, homeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
+import { codexHomeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
 export interface InitOptions extends InitSpendFlags {
@@ -208,11 +208,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
       `--timeout must be an integer from 1 to 600 seconds, got ${JSON.stringify(options.timeout)}`,
     );
   }
-  const home = homeOf(io.env);
   // where Codex keeps its trust in the hooks: checked before anything is written
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
   const file = settingsFileOf(agent, scope, io);
+  const home = requiredLoopguardHome(io.env);
   const from = options.shownFrom ?? io.cwd;
   const shown = (path: string) =>
     options.user || (path !== from && !path.startsWith(`${from}${sep}`)) ? path : relative(from, path) || '.';

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
-import { gitTracks } from '../gitTracks.js';
+import { projectCheaperPrices } from '../hook/projectHookSettings.js';
 import { lockRepository } from '../run/liveRun.js';
+import { refuseRepositoryChoices } from '../run/repositoryChoices.js';
 import { addRunOptions, readConfigFile, resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savePrompt } from '../run/startRun.js';
 import { openState } from '../run/stateStore.js';
@@ -39,19 +40,17 @@ export function registerRunCommand(program: Command, io: CliIo): void {
   addRunOptions(command).action(async (command: string[], flags: Record<string, unknown>) => {
     const { config, ...rest } = flags;
     const file = readConfigFile(io.cwd, config as string | undefined);
-    // a repository's file chooses where the run's alerts (its last error line) go (trust52): a
-    // found file git tracks names a webhook only when the user names it too
-    if (
-      config === undefined &&
-      file.path !== null &&
-      file.values.webhook !== undefined &&
-      rest.webhook === undefined &&
-      gitTracks(basename(file.path), dirname(file.path))
-    )
-      throw new CliError(
-        `webhook in ${file.path}, which git tracks (it came with the repository): loopguard posts a run's alerts to a URL a repository names only when you name it (--webhook <url>, or --config <file>)`,
-      );
+    // a repository's file chooses nothing that runs a command, sends a file or posts an alert
+    // (trust52, trust54) unless the user names it too
+    if (config === undefined && file.path !== null)
+      refuseRepositoryChoices({ path: file.path, values: file.values }, rest, io.cwd);
     const options = resolveRunOptions(file.values, rest, file.path);
+    // a found file's prices below the library's lower the user's budget in dollars: said, as status
+    // and init say it (trust54)
+    if (config === undefined && rest.spend === undefined && file.path !== null) {
+      const cheaper = projectCheaperPrices(dirname(file.path));
+      if (cheaper !== undefined) io.stderr(`loopguard: warning: ${cheaper}\n`);
+    }
     // not an error: an agent may write its plan in its first iteration; a mistyped name is said
     if (options.plan !== undefined && !existsSync(resolve(io.cwd, options.plan)))
       io.stderr(

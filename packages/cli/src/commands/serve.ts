@@ -59,6 +59,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             reader: store.reader,
             hooksOff: store.hooksOff, // the project's off switch, read anew as the page refreshes
             hooksConfigured: store.hooksConfigured, // and what it changes in the guard (trust52)
+            pricesBelowLibrary: store.pricesBelowLibrary, // and its prices below the library's (trust54)
             port: options.port,
             host: options.host,
             ...(token === undefined ? {} : { token }),

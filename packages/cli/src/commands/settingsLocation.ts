@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_FOLDERS, AgentHomeError, agentHomeOf } from '../agentHome.js';
 import { CliError } from '../CliError.js';
@@ -14,11 +13,6 @@ const SETTINGS_FILES: Record<HookAgent, string> = {
 /** A project's settings file of `agent`, relative to the project: `.codex/hooks.json`. */
 export function projectSettingsPath(agent: HookAgent): string {
   return join(AGENT_FOLDERS[agent], SETTINGS_FILES[agent]);
-}
-
-/** The user's home folder: `HOME`, else the OS's. */
-export function homeOf(env: NodeJS.ProcessEnv): string {
-  return env.HOME || homedir();
 }
 
 /** The settings file of `agent` in `scope`: the user's ({@link userSettingsFile}) or the project's, under `io.cwd`. */

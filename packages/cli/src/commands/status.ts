@@ -175,6 +175,7 @@ async function printStatus(
 ): Promise<void> {
   const { reader } = store;
   const [baseline, run] = await Promise.all([reader.metricsBaseline(), reader.latestRun()]);
+  const cheaper = store.pricesBelowLibrary();
   const snapshot = await readingFlags(() =>
     statusSnapshot(
       reader,
@@ -186,17 +187,14 @@ async function printStatus(
         breaker: run === undefined ? undefined : { ...run },
         hooksOff: store.hooksOff(),
         hooksConfigured: store.hooksConfigured(),
+        pricesBelowLibrary: cheaper,
       },
     ),
   );
   const spend = spendCounts(baseline.recoveries);
-  const cheaper = store.pricesBelowLibrary();
   if (options.json) {
     const beside = store.projectDatabase === undefined ? {} : { projectDatabase: store.projectDatabase };
-    const prices = cheaper === undefined ? {} : { pricesBelowLibrary: cheaper };
-    io.stdout(
-      `${JSON.stringify({ database: store.source, ...beside, ...snapshot, ...prices, spend }, null, 2)}\n`,
-    );
+    io.stdout(`${JSON.stringify({ database: store.source, ...beside, ...snapshot, spend }, null, 2)}\n`);
     return;
   }
   const out = io.stdout;

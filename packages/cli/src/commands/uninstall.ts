@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { claudeConfigFile } from '../agentHome.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../install/installRecord.js';
@@ -26,7 +26,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
       "Take loopguard's hooks out of every settings file init wrote (run by install.sh --uninstall).",
     )
     .action(async () => {
-      const home = io.env.HOME ?? '';
+      const home = requiredLoopguardHome(io.env);
       const targets: InstallRecord[] = [
         { agent: 'claude', project: null },
         { agent: 'gemini', project: null },

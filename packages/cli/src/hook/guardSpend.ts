@@ -132,7 +132,13 @@ export async function guardSpend(
       // a subagent's transcript keeps its own ledger too: what that run spent
       const ownLedger = source === main ? undefined : new SpendLedger(rows.get(source.key)?.ledger);
       for (const usage of read.records) {
-        addUsage(scopes, usage, context.costOf, now);
+        // a Codex reply's id (its time and its thread's running total) keeps a fork's copy once in
+        // the project's day; in the session's ledger it is its thread's: twin subagents' replies of
+        // one millisecond and one running total are two (trust54)
+        const threads = context.agent === 'codex' && usage.replyId !== undefined;
+        const inSession = threads ? { ...usage, replyId: `${usage.replyId}@${source.key}` } : usage;
+        addUsage(scopes.slice(0, 1), inSession, context.costOf, now);
+        addUsage(scopes.slice(1), usage, context.costOf, now);
         ownLedger?.add(usage, context.costOf, now);
       }
       if (ownLedger === undefined) sessionOffset = read.offset;

@@ -10,7 +10,8 @@ import type { HookEvent } from './hookEvent.js';
  * switch loopguard off for later sessions. The model runs as the user: a call that hides what it
  * touches (a name built at run time, a script written first) gets through; this refuses the plain
  * ones. Only where a call says what it touches is read: a path argument and a shell command, never
- * the text a call writes (a `.gitignore` or a document may name loopguard's folder).
+ * the text a call writes (a `.gitignore` or a document may name loopguard's folder), but for the
+ * agent's all-hooks-off switch written into its settings file (`writesHooksOff`).
  */
 
 /**
@@ -43,10 +44,41 @@ const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'dir
 const COMMAND_FIELDS = ['command', 'cmd'] as const;
 
 /**
+ * The agent's own switch of all its hooks set in its settings, loopguard's with them (trust54):
+ * Claude Code's `disableAllHooks`, `allowManagedHooksOnly` (2.1.330 runs no hook for the rest of
+ * the running session once written); Gemini CLI's `hooksConfig` (`enabled`, `disabled` by name);
+ * as a JSON key or a `jq` path set (a search for them is no harm).
+ */
+const HOOKS_OFF_SET = /\b(?:disableAllHooks|allowManagedHooksOnly|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
+
+/** loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`). */
+const SWITCH_IN_ENV = /\bLOOPGUARD_HOOK['"]?\s*:/;
+
+/** An agent's settings file: `settings.json` or `settings.local.json` (Claude Code, Gemini CLI). */
+const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
+
+/**
+ * Whether a call writes {@link HOOKS_OFF_SET} (or loopguard's own switch in its `env`) into an
+ * agent's settings file: the one place where
+ * the text a call writes is read (a `Write`'s `content`, an `Edit`'s `new_string`, Gemini CLI's
+ * `write_file` and `replace`), since that text is the switch itself.
+ */
+function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
+  if (!AGENT_SETTINGS_FILE.test(basename(path))) return false;
+  const texts = [input.content, input.new_string, input.newString];
+  if (Array.isArray(input.edits))
+    for (const edit of input.edits) texts.push((edit as Record<string, unknown> | null)?.new_string);
+  return texts.some(
+    (text) => typeof text === 'string' && (HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text)),
+  );
+}
+
+/**
  * In a command: the `.loopguard` folder as a word of a path (`.loopguard`, `.loopguard/state.db`,
  * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`, or as a JSON
  * or YAML key: a settings file's `env`; a search
- * for the name is no harm), loopguard's hook or MCP server run by hand (an event the model wrote,
+ * for the name is no harm), the agent's switch of all its hooks set (`disableAllHooks`,
+ * `allowManagedHooksOnly`, Gemini CLI's `hooksConfig`), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
  * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its hooks pointed
  * at another command by `init --command`; its package
@@ -59,6 +91,7 @@ const NAMED_IN_COMMAND = new RegExp(
     // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
     // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
     /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
+    HOOKS_OFF_SET.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     // `init --command true` points the hooks at a command that answers nothing: an off switch too
@@ -133,7 +166,8 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   }
   for (const field of PATH_FIELDS) {
     const path = input[field];
-    if (typeof path === 'string' && isOwnFile(resolve(event.projectDir, path))) return OWN_STATE_REFUSED;
+    if (typeof path !== 'string') continue;
+    if (isOwnFile(resolve(event.projectDir, path)) || writesHooksOff(path, input)) return OWN_STATE_REFUSED;
   }
   return undefined;
 }

@@ -76,6 +76,27 @@ export function projectCheaperPrices(project: string): string | undefined {
     : `prices in this project below the pricing library's: ${below} (${cameFrom(file, project)}): every budget in dollars counts these replies at them`;
 }
 
+/**
+ * Which prices priced the replies of `project`'s sessions when its configuration sets `spend.prices`,
+ * in the words `scan` prints: `Sessions of /repo priced at its spend.prices (from
+ * /repo/loopguard.config.yaml, which git tracks: it came with the repository), below the pricing
+ * library's: "claude-sonnet-4-5" input $0.00 (the library: $3.00), … a million tokens`
+ * ({@link pricesBelowLibrary}); `undefined` without prices, and where the file cannot be used.
+ */
+export function projectPricesNote(project: string): string | undefined {
+  const file = findConfigFile(project);
+  if (file === undefined) return undefined;
+  let prices: ReturnType<typeof checkedHookConfigNow>['prices'];
+  try {
+    prices = checkedHookConfigNow(project).prices;
+  } catch {
+    return undefined;
+  }
+  if (Object.keys(prices).length === 0) return undefined;
+  const below = pricesBelowLibrary(prices);
+  return `Sessions of ${project} priced at its spend.prices (${cameFrom(file, project)})${below === undefined ? '' : `, below the pricing library's: ${below}`}`;
+}
+
 /** `from <file>` (or `<file>` with `bare`), and `, which git tracks: it came with the repository` when git tracks it. */
 function cameFrom(file: string, project: string, bare = false): string {
   const tracked = gitTracks(basename(file), project) ? ', which git tracks: it came with the repository' : '';

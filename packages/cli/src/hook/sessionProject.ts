@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { loopguardHome } from '../agentHome.js';
 import { findConfigFile } from '../configFiles.js';
 
 /**
@@ -34,13 +34,10 @@ export function sessionProjectDir(dir: string): string {
   return dir;
 }
 
-/** Whether `folder` is the user's home folder. */
+/** Whether `folder` is the user's home folder ({@link loopguardHome}; none placed: taken as it). */
 function isHome(folder: string): boolean {
-  try {
-    return resolve(homedir()) === folder;
-  } catch {
-    return true;
-  }
+  const home = loopguardHome(process.env);
+  return home === undefined || resolve(home) === folder;
 }
 
 /** Whether `folder` holds loopguard's database or configuration file. */

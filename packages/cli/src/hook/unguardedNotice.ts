@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
+import { loopguardHome } from '../agentHome.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 
 /**
@@ -16,17 +17,15 @@ const MARK_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Where the hook remembers which sessions it told that loopguard is not guarding them:
- * `$XDG_STATE_HOME/loopguard/unguarded-told`, else `$HOME/.local/state/loopguard/unguarded-told`,
- * read from `env` only (relative folders ignored, as the XDG specification says); `undefined`:
+ * `$XDG_STATE_HOME/loopguard/unguarded-told`, else `~/.local/state/loopguard/unguarded-told`
+ * (`loopguardHome`; relative folders ignored, as the XDG specification says); `undefined`:
  * nowhere. Never the project's `.loopguard`: that is the folder refused.
  */
 export function toldFolder(env: NodeJS.ProcessEnv): string | undefined {
   const xdg = env.XDG_STATE_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'loopguard', 'unguarded-told');
-  const home = env.HOME;
-  return home !== undefined && isAbsolute(home)
-    ? join(home, '.local', 'state', 'loopguard', 'unguarded-told')
-    : undefined;
+  const home = loopguardHome(env);
+  return home === undefined ? undefined : join(home, '.local', 'state', 'loopguard', 'unguarded-told');
 }
 
 /**

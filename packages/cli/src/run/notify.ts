@@ -21,6 +21,22 @@ export interface StagnationAlert {
  * @returns `null` when delivered, else why not.
  * @example await postWebhook('https://hooks.example/x', alert, 5000);
  */
+/**
+ * A webhook's URL as the run's output shows it: its origin, the rest (the path and query, where
+ * Slack's, Discord's and most services' URLs hold their secret) left out, since that output goes to
+ * terminals and CI logs (trust54).
+ * @example shownWebhook('https://hooks.slack.com/services/T0/B0/xyz'); // 'https://hooks.slack.com/…'
+ */
+export function shownWebhook(url: string): string {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return '…';
+  }
+  return `${origin}/…`;
+}
+
 export async function postWebhook(
   url: string,
   alert: StagnationAlert,

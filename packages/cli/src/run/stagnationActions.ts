@@ -1,7 +1,7 @@
 import type { StagnationBreaker } from '@loopguard/core/breaker';
 import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
-import { notifyDesktop, postWebhook } from './notify.js';
+import { notifyDesktop, postWebhook, shownWebhook } from './notify.js';
 import type { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
 import { abortedOutcome, type Outcome, type SessionState } from './sessionState.js';
@@ -43,12 +43,12 @@ export class StagnationActions {
     display.event('stagnation_detected', alert, `[STAGNATION DETECTED] ${reason}`);
     if (options.webhook !== undefined) {
       const problem = await postWebhook(options.webhook, alert);
+      const shown = shownWebhook(options.webhook);
       display.event(
         'webhook_posted',
-        { run: runId, url: options.webhook, delivered: problem === null, problem },
-        problem === null
-          ? `webhook posted to ${options.webhook}`
-          : `webhook to ${options.webhook} failed: ${problem}`,
+        { run: runId, url: shown, delivered: problem === null, problem },
+        // the path left out (its key), and said so, so that nobody reads a wrong URL
+        `${problem === null ? `webhook posted to ${shown}` : `webhook to ${shown} failed: ${problem}`} (its path not shown: a webhook's URL may hold its key)`,
       );
     }
     if (action === 'alert') {

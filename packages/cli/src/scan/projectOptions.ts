@@ -38,18 +38,11 @@ export async function inProjectsOptions(
 ): Promise<ScannedSession[]> {
   const baseKey = setupText(base);
   // each folder's project and each project's setup, looked up once
-  const projects = new Map<string, string | undefined>();
+  const projects: ProjectsSeen = new Map();
   const setups = new Map<string, ScanSetupOf | undefined>();
   const groups = new Map<string, { setup: ScanSetupOf; files: Set<string> }>();
   for (const session of sessions) {
-    // a folder not on this machine (a transcript copied here, a fixture): the folder scanned from's
-    if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') continue;
-    if (!projects.has(session.project))
-      projects.set(
-        session.project,
-        existsSync(session.project) ? sessionProjectDir(session.project) : undefined,
-      );
-    const project = projects.get(session.project);
+    const project = sessionSetupProject(session, projects);
     if (project === undefined) continue;
     if (!setups.has(project)) setups.set(project, await projectSetup(project, setupOf));
     const setup = setups.get(project);
@@ -72,6 +65,21 @@ export async function inProjectsOptions(
     // a file's sessions, once, where its first stood
     return sessions.findIndex((s) => s.file === session.file) === i ? replaced : [];
   });
+}
+
+/** Each session folder's project (`sessionProjectDir`), looked up once; `undefined`: not on this machine. */
+export type ProjectsSeen = Map<string, string | undefined>;
+
+/**
+ * The project whose configuration judges and prices `session` in {@link inProjectsOptions} (the one
+ * its hooks keep it in), or `undefined` where its folder is not on this machine (a transcript
+ * copied here, a fixture, loopguard's own JSONL): the folder `scan` runs in judges it then.
+ */
+export function sessionSetupProject(session: ScannedSession, seen: ProjectsSeen): string | undefined {
+  if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') return undefined;
+  if (!seen.has(session.project))
+    seen.set(session.project, existsSync(session.project) ? sessionProjectDir(session.project) : undefined);
+  return seen.get(session.project);
 }
 
 async function projectSetup(

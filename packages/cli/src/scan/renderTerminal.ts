@@ -56,6 +56,7 @@ export function costLines(totals: ScanReport['totals']): string[] {
         ? `; the cost of ${count(totals.unpricedTokens)} tokens is unknown (no price for their model).`
         : '.'),
   ];
+  for (const note of totals.projectPrices ?? []) lines.push(`${note}.`);
   const budget = totals.budget;
   if (budget !== undefined) {
     lines.push(

@@ -5,10 +5,11 @@ import type { CliIo } from '../cliIo.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { DEFAULT_HOOK_CONFIG, type HookConfig } from '../hook/hookConfig.js';
+import { projectPricesNote } from '../hook/projectHookSettings.js';
 import { printable } from '../terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
-import { inProjectsOptions } from './projectOptions.js';
+import { inProjectsOptions, type ProjectsSeen, sessionSetupProject } from './projectOptions.js';
 import { withRecords } from './recordedSessions.js';
 import { renderTerminal } from './renderTerminal.js';
 import { ScanCache, scanCacheFile, scanCacheKey } from './scanCache.js';
@@ -162,6 +163,13 @@ export async function runScan(
   // what loopguard did, read now (never cached: a session's record grows while it runs)
   const sessions = withRecords(judged).filter(sessionFilter(filter));
   const report = scanReport(sessions, scanned.files, scanned.problems.length, options.price, options.budget);
+  // the prices each session's dollars were counted at, when a project set its own (trust54)
+  if (pricing !== undefined && report.totals.costUsd !== undefined) {
+    const seen: ProjectsSeen = new Map();
+    const projects = new Set(sessions.map((session) => sessionSetupProject(session, seen) ?? io.cwd));
+    const notes = [...projects].flatMap((project) => printable(projectPricesNote(project) ?? '') || []);
+    if (notes.length > 0) report.totals.projectPrices = notes;
+  }
   if (options.html !== undefined) {
     const file = resolve(io.cwd, options.html);
     // loaded only for --html: the page's assets come from the server package (~0.2 s to load)

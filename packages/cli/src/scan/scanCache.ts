@@ -19,6 +19,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loopguardHome } from '../agentHome.js';
 import { geminiProjectRootFile } from './geminiFolder.js';
 import type { FileScan } from './scannedSession.js';
 import { setupText } from './setupText.js';
@@ -41,7 +42,7 @@ const SETTLED_MS = 2000;
 
 /**
  * Where `loopguard scan` keeps what it learned: `$XDG_CACHE_HOME/loopguard/scan-cache`, else
- * `$HOME/.cache/loopguard/scan-cache`, read from `env` only (no `HOME`: no cache). Relative
+ * `~/.cache/loopguard/scan-cache` (`loopguardHome`: a relative `HOME` has no cache). Relative
  * folders are ignored, as the XDG specification says. `LOOPGUARD_SCAN_CACHE=off` turns the cache
  * off (as `--no-cache` does): `undefined`.
  */
@@ -49,8 +50,8 @@ export function scanCacheFile(env: NodeJS.ProcessEnv): string | undefined {
   if (env.LOOPGUARD_SCAN_CACHE === 'off') return undefined;
   const xdg = env.XDG_CACHE_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'loopguard', 'scan-cache');
-  const home = env.HOME;
-  return home !== undefined && isAbsolute(home) ? join(home, '.cache', 'loopguard', 'scan-cache') : undefined;
+  const home = loopguardHome(env);
+  return home === undefined ? undefined : join(home, '.cache', 'loopguard', 'scan-cache');
 }
 
 /** What identifies a file's contents without reading it: device, inode, size, and its times in ns. */

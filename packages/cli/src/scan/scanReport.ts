@@ -36,6 +36,11 @@ export interface ScanTotals {
   costUsd?: number;
   /** Tokens whose cost is unknown: a model without a price, a format that names no model (without `--price`). */
   unpricedTokens?: number;
+  /**
+   * Where a project's `spend.prices` priced its sessions' replies (without `--price`): one sentence
+   * each, with the prices below the pricing library's (`projectPricesNote`); absent when none did.
+   */
+  projectPrices?: string[];
   /** With `--budget`: the cap per session, the sessions that would have reached it, and the dollars after. */
   budget?: { usd: number; sessionsStopped: number; savedUsd: number };
 }
