@@ -17,14 +17,9 @@ export interface StagnationAlert {
 }
 
 /**
- * Posts `alert` as JSON to `url`, with a timeout and one retry.
- * @returns `null` when delivered, else why not.
- * @example await postWebhook('https://hooks.example/x', alert, 5000);
- */
-/**
  * A webhook's URL as the run's output shows it: its origin, the rest (the path and query, where
  * Slack's, Discord's and most services' URLs hold their secret) left out, since that output goes to
- * terminals and CI logs (trust54).
+ * terminals and CI logs.
  * @example shownWebhook('https://hooks.slack.com/services/T0/B0/xyz'); // 'https://hooks.slack.com/…'
  */
 export function shownWebhook(url: string): string {
@@ -37,6 +32,11 @@ export function shownWebhook(url: string): string {
   return `${origin}/…`;
 }
 
+/**
+ * Posts `alert` as JSON to `url`, with a timeout and one retry.
+ * @returns `null` when delivered, else why not.
+ * @example await postWebhook('https://hooks.example/x', alert, 5000);
+ */
 export async function postWebhook(
   url: string,
   alert: StagnationAlert,
