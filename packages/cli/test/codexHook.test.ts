@@ -11,6 +11,7 @@ import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { bufferedIo } from './helpers.js';
 import {
   codexCallOutput,
   codexEvent,
@@ -20,7 +21,6 @@ import {
   hookState,
   spendState,
 } from './hookHelpers.js';
-import { bufferedIo } from './helpers.js';
 import { loopguard } from './runHelpers.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
