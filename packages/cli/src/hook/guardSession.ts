@@ -329,9 +329,11 @@ export function resultCount(
  */
 export function startedSession(
   event: HookEvent,
-  context: Pick<GuardContext, 'detector'>,
+  context: Pick<GuardContext, 'detector' | 'agent'>,
 ): NonNullable<HookSessionUpdate<unknown>['next']> {
-  const startedCall = event.callId === undefined ? {} : { startedCall: event.callId };
+  // Claude Code's and Codex's `tool_use_id` names the call; Gemini CLI's id names one event only
+  const startedCall =
+    event.callId === undefined || context.agent === 'gemini' ? {} : { startedCall: event.callId };
   return {
     ...newSession(event, context, { results: [], seen: [], startedCalls: 1, ...startedCall }),
     toolCalls: 1,

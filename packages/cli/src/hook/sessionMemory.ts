@@ -63,7 +63,8 @@ export interface Memory {
    */
   startedCalls?: number;
   /**
-   * The id of the call counted when it started (`startedCalls`): a result of another call counts,
+   * The id of the call counted when it started (`startedCalls`; Claude Code's and Codex's
+   * `tool_use_id`, absent for Gemini CLI, whose ids name one event): a result of another call counts,
    * since the started call's own may never come (Claude Code skips a `PostToolUse` mcp_tool hook
    * while loopguard's MCP server connects, qa60).
    */
