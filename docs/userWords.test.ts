@@ -31,6 +31,16 @@ describe('the user-facing docs', () => {
 
   // nor loopguard's own word for what it reads ("the step-level detector", "the step detector"):
   // the loop detector, tool calls and messages (a JSON field such as `nudgeStep` keeps its name)
+  // the README's table of what loops says what the user sees loop, tool calls (qa60); a package's
+  // row may name its API (`StepLoopDetector`, `@loopguard/core/steps`)
+  it("README's rows of what loops never speak of steps", () => {
+    const rows = readFileSync(join(docs, '..', 'README.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !line.includes('@loopguard/'));
+    const words = (line: string) => line.replace(/`[^`]*`|\[[^\]]*\]\([^)]*\)/g, '');
+    expect(rows.filter((line) => /\bsteps?\b/i.test(words(line)))).toEqual([]);
+  });
+
   it.each(USER_DOCS)('%s never names the step detector', (name) => {
     const lines = readFileSync(join(docs, name), 'utf8').split('\n');
     expect(lines.filter((line) => /\bstep[- ]level\b|\bstep detector\b/i.test(line))).toEqual([]);

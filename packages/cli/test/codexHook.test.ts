@@ -9,7 +9,9 @@ import type { HookEvent, HookReply } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { usageOfLines } from '../src/hook/transcriptUsage.js';
 import { codexHookHash, codexTrust } from '../src/install/codexTrust.js';
+import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { bufferedIo } from './helpers.js';
 import {
   codexCallOutput,
   codexEvent,
@@ -140,6 +142,14 @@ describe('loopguard hook codex', () => {
     // each denial falls at the call the model made (the calls scan counts), the stop at the first
     expect(hookState(dir).entries.map((e) => e.metadata.toolCall)).toEqual([3, 4, 5, 6]);
     expect(hookLog(dir)).toEqual([]);
+    // qa60: Codex goes on after the stop, and every door says how often it was denied since (scan
+    // counted "2 calls (2 denied)" after the stop while status, the dashboard and the status line
+    // said only "stopped … at call 4")
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    expect(await runCli(['status', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
+    );
   });
 
   it('trust50: a provider that lets the model reuse one call id for every call: the answers of ids of their own', async () => {

@@ -432,8 +432,9 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     );
     const again = await loopguard(dir, ['init', 'codex'], env);
     expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
+    // the two refusals the user saw: the stop, then one more (qa60)
     expect([...(await expectOneStory(dir, { env })).values()]).toEqual([
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 more call denied after the stop, 1 nudge',
     ]);
   }, 600_000);
 

@@ -115,13 +115,9 @@ export function guardCodexSession(
       reply = replyOf(verdict, false);
     }
   }
-  const counted = resultCount(event, memory.startedCalls);
-  const { startedCalls: _, ...rest } = memory;
-  const kept: Memory = {
-    ...rest,
-    ...(counted.startedCalls === undefined ? {} : { startedCalls: counted.startedCalls }),
-    codex,
-  };
+  const { toolCalls: counted, ...started } = resultCount(event, memory);
+  const { startedCalls: _, startedCall: _call, ...rest } = memory;
+  const kept: Memory = { ...rest, ...started, codex };
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
@@ -129,7 +125,7 @@ export function guardCodexSession(
       lastResults: JSON.stringify(kept),
       steps: detector.stepCount,
       // Codex fires PostToolUse only for a call that ran
-      toolCalls: (session?.toolCalls ?? 0) + counted.toolCalls,
+      toolCalls: (session?.toolCalls ?? 0) + counted,
       // a subagent's run (its own row) is listed under its session; the first event names them
       parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
       agentType: session?.agentType ?? event.agentType ?? null,

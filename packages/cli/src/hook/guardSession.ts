@@ -72,6 +72,7 @@ export function guardSession(
     seen,
     refusedCalls,
     startedCalls,
+    startedCall,
     unendedStop,
   } = parseMemory(session?.lastResults);
   const call = event.callId === undefined ? undefined : `${event.eventName}:${event.callId}`;
@@ -96,6 +97,7 @@ export function guardSession(
       seen,
       ...(refusedCalls === undefined ? {} : { refusedCalls }),
       ...(startedCalls === undefined ? {} : { startedCalls }),
+      ...(startedCall === undefined ? {} : { startedCall }),
     };
     return { result: stopReply(unendedStop, event), next: withMemory(session, memory) };
   }
@@ -153,7 +155,7 @@ export function guardSession(
       if (event.kind === 'after_tool' && !endsAfter(context.agent, event)) stopToCarry = message;
     }
   }
-  const counted = resultCount(event, startedCalls);
+  const counted = resultCount(event, { startedCalls, startedCall });
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
@@ -163,6 +165,7 @@ export function guardSession(
         seen,
         ...(refusedCalls === undefined ? {} : { refusedCalls }),
         ...(counted.startedCalls === undefined ? {} : { startedCalls: counted.startedCalls }),
+        ...(counted.startedCall === undefined ? {} : { startedCall: counted.startedCall }),
         ...(stopToCarry === undefined ? {} : { unendedStop: stopToCarry }),
       } satisfies Memory),
       steps: detector.stepCount,
@@ -301,14 +304,22 @@ export function newSession(
 /**
  * What the event adds to the session's `toolCalls`: 1 for a call's result, unless that call was
  * counted when it started ({@link Memory.startedCalls}, then one fewer is left started); 0 else.
+ * A result of a call other than the started one ({@link Memory.startedCall}) counts, the started
+ * call kept: its own result may come later (parallel calls) or never (qa60).
  */
 export function resultCount(
   event: HookEvent,
-  startedCalls: number | undefined,
-): { toolCalls: 0 | 1; startedCalls?: number } {
-  if (event.kind !== 'after_tool')
-    return { toolCalls: 0, ...(startedCalls === undefined ? {} : { startedCalls }) };
+  started: { startedCalls?: number | undefined; startedCall?: string | undefined },
+): { toolCalls: 0 | 1 } & Pick<Memory, 'startedCalls' | 'startedCall'> {
+  const { startedCalls, startedCall } = started;
+  const kept = {
+    ...(startedCalls === undefined ? {} : { startedCalls }),
+    ...(startedCall === undefined ? {} : { startedCall }),
+  };
+  if (event.kind !== 'after_tool') return { toolCalls: 0, ...kept };
   if (startedCalls === undefined) return { toolCalls: 1 };
+  if (startedCall !== undefined && event.callId !== undefined && event.callId !== startedCall)
+    return { toolCalls: 1, ...kept };
   return { toolCalls: 0, ...(startedCalls > 1 ? { startedCalls: startedCalls - 1 } : {}) };
 }
 
@@ -319,9 +330,15 @@ export function resultCount(
  */
 export function startedSession(
   event: HookEvent,
-  context: Pick<GuardContext, 'detector'>,
+  context: Pick<GuardContext, 'detector' | 'agent'>,
 ): NonNullable<HookSessionUpdate<unknown>['next']> {
-  return { ...newSession(event, context, { results: [], seen: [], startedCalls: 1 }), toolCalls: 1 };
+  // Claude Code's and Codex's `tool_use_id` names the call; Gemini CLI's id names one event only
+  const startedCall =
+    event.callId === undefined || context.agent === 'gemini' ? {} : { startedCall: event.callId };
+  return {
+    ...newSession(event, context, { results: [], seen: [], startedCalls: 1, ...startedCall }),
+    toolCalls: 1,
+  };
 }
 
 /**

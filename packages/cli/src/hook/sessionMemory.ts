@@ -66,6 +66,13 @@ export interface Memory {
    */
   startedCalls?: number;
   /**
+   * The id of the call counted when it started (`startedCalls`; Claude Code's and Codex's
+   * `tool_use_id`, absent for Gemini CLI, whose ids name one event): a result of another call counts,
+   * since the started call's own may never come (Claude Code skips a `PostToolUse` mcp_tool hook
+   * while loopguard's MCP server connects, qa60).
+   */
+  startedCall?: string;
+  /**
    * The message of a stop made after a call that the agent does not end the session on (Claude
    * Code's `PostToolUseFailure`: `endsAfter` in guardSession.ts): the session's next call is denied with it and
    * the session ended then; the end of its turn (`agent_stop`) drops it.
@@ -93,7 +100,7 @@ export function parseMemory(text: string | undefined): Memory {
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen, codex, refusedCalls, startedCalls, unendedStop } = (
+  const { results, seen, codex, refusedCalls, startedCalls, startedCall, unendedStop } = (
     Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
   ) as {
     results?: unknown;
@@ -101,6 +108,7 @@ export function parseMemory(text: string | undefined): Memory {
     codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown; refused?: unknown };
     refusedCalls?: unknown;
     startedCalls?: unknown;
+    startedCall?: unknown;
     unendedStop?: unknown;
   };
   const strings = (list: unknown) =>
@@ -137,6 +145,7 @@ export function parseMemory(text: string | undefined): Memory {
     ...(Number.isSafeInteger(startedCalls) && (startedCalls as number) > 0
       ? { startedCalls: startedCalls as number }
       : {}),
+    ...(typeof startedCall === 'string' ? { startedCall } : {}),
     ...(typeof unendedStop === 'string' ? { unendedStop } : {}),
   };
 }

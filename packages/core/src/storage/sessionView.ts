@@ -180,6 +180,7 @@ const num = (value: number | string | null): number | null => (value === null ? 
  * and `/status` all print.
  * A session the user switched off says so first (`off for this session (switched off), no loop
  * found, 2 tool calls ran`): the calls after the switch are not among those counted (codex58).
+ * A session that went on after its stop (Codex) says how many more calls were denied since.
  * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
@@ -189,6 +190,11 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
   // the calls that ran: a call denied before it ran (the stop's) is not one
   if (view.toolCalls !== null)
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
+  // a session that goes on after its stop (Codex: no reply ends its turn) has each repeat denied,
+  // each a stop of its own: said, as scan says the calls denied after the stop (qa60)
+  const deniedAfter = view.toolCalls === null || view.stop === null ? 0 : view.stops - 1;
+  if (deniedAfter > 0)
+    parts.push(`${deniedAfter} more call${deniedAfter === 1 ? '' : 's'} denied after the stop`);
   if (view.refusedCalls > 0)
     parts.push(`${view.refusedCalls} call${view.refusedCalls === 1 ? '' : 's'} refused`);
   if (view.nudges > 0 && view.verdict !== 'nudged')

@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
+import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
+import { hookState } from './hookHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+
+// qa60: a real Claude Code 2.1.330 (offline) whose first reply comes before loopguard's MCP server is
+// connected (the server's start held 3 s here; three `claude -p` at once on a loaded machine did it
+// unprompted). Claude Code waits for the server for that call's `PreToolUse`, but skips its
+// `PostToolUseFailure` ("mcp_tool hook skipped — MCP server 'loopguard' not connected"): the session
+// ran 4 calls and every door said 3.
+let claude = '';
+beforeAll(async () => {
+  claude = await ensureClaudeCode();
+}, 900_000);
+
+const COMMANDS = ['cat missing1.txt', 'cat missing2.txt', 'cat missing3.txt', 'cat missing4.txt'];
+
+describe('the fast path with a server that connects after the first reply (Claude Code 2.1.330)', () => {
+  it('counts the first call, whose result Claude Code never hands over, once: every call that ran', async () => {
+    const { dir } = tempRepo('');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    // the server Claude Code starts, held 3 s before it runs
+    const file = join(home, '.claude.json');
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    const server = config.projects[dir].mcpServers.loopguard as { command: string; args: string[] };
+    const started = [server.command, ...server.args].map((word) => `'${word}'`).join(' ');
+    config.projects[dir].mcpServers.loopguard = {
+      ...server,
+      command: 'sh',
+      args: ['-c', `sleep 3; exec ${started}`],
+    };
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    const api = await startFakeAnthropicApi((turn): ScriptedTurn => {
+      const command = COMMANDS[turn];
+      return command === undefined
+        ? { text: 'I stop here.' }
+        : { tool: 'Bash', input: { command, description: 'try' } };
+    });
+    try {
+      const { lines } = await runClaudePrint(claude, dir, api.url, home);
+      // the condition: the session began before the server was connected
+      expect(lines.find((line) => line.subtype === 'init')).toMatchObject({
+        mcp_servers: [{ name: 'loopguard', status: 'pending' }],
+      });
+    } finally {
+      await api.close();
+    }
+    expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 4 }]);
+  }, 300_000);
+});
