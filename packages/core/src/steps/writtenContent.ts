@@ -37,6 +37,7 @@ export function writtenContent(input: unknown): WrittenContent | undefined {
     const text = typeof value === 'string' ? value : actionText(value, `step.input.${key}`);
     written = `${written ?? ''}${key}\u0000${text.length}\u0000${text}`;
   }
-  if (rest === undefined) return undefined;
-  return { rest: actionText(rest), written: written ?? '' };
+  // No content written (every such field undefined): the input's text is that of one without them.
+  if (rest === undefined || written === undefined) return undefined;
+  return { rest: actionText(rest), written };
 }

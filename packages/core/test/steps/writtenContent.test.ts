@@ -46,6 +46,10 @@ describe('an editor call is identified by what it writes, as written', () => {
     expect(actionKey('bash', 'sleep 30s && ls   /tmp/x1')).toBe(actionKey('bash', 'sleep 60s && ls /tmp/x2'));
     expect(writtenContent({ command: 'ls /tmp/x1' })).toBeUndefined();
     expect(writtenContent('edit 1:2')).toBeUndefined();
+    // the same text, the same key: a content field left undefined is no field (as `actionText` reads it)
+    expect(keyOf({ command: 'view', path: '/w/a.py', new_str: undefined })).toBe(
+      keyOf({ command: 'view', path: '/w/a.py' }),
+    );
   });
 
   it("a SWE-agent editing command's lines after the first are what it writes", () => {
