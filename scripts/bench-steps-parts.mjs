@@ -64,7 +64,7 @@ for (const [name, runs] of corpora) {
     },
     action: () => {
       for (const { tool, input, text } of actions) {
-        actionKey(tool, text);
+        actionKey(tool, text, input);
         classifyAction(tool, input);
       }
     },

@@ -377,7 +377,8 @@ export function refusalEntry(
 
 /** The detector's identity of an action: the same normalised text means the same action. */
 export function keyOf(tool: string, input: unknown): string {
-  return actionKey(tool, actionText(canonicalInput(tool, input)));
+  const canonical = canonicalInput(tool, input);
+  return actionKey(tool, actionText(canonical), canonical);
 }
 
 /** A tool call and its result as the detector's two steps. */

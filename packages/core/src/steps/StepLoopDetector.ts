@@ -329,7 +329,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     switch (valid.type) {
       case 'action': {
         const { key, kind } = this.actionMemo.get(valid.tool, text, () => ({
-          key: actionKey(valid.tool, text),
+          key: actionKey(valid.tool, text, valid.input),
           kind: classifyAction(valid.tool, valid.input),
         }));
         const closed = this.closePending(index, key);

@@ -37,8 +37,11 @@ export interface ActionKind {
   editor?: boolean;
 }
 
-/** Input fields that carry new file content: their presence makes an editor call a change. */
-const CONTENT_FIELDS = [
+/**
+ * Input fields that carry new file content: their presence makes an editor call a change, and their
+ * values are an action's identity as written (`writtenContent`).
+ */
+export const CONTENT_FIELDS: readonly string[] = [
   'old_str',
   'new_str',
   'file_text',
@@ -141,8 +144,17 @@ const CLASSIFIED_TEXT = 4000;
 /** SWE-agent's editing commands: their first line is the command, the rest is file content. */
 const EDITOR_COMMAND = /^\s*(?:edit|insert|append|create)\b(?=\s*\S)/;
 
+/**
+ * Whether a command line is one of SWE-agent's editing commands (`edit 12:14` and the lines it
+ * writes, `create f.py`): its first line is the command, the rest is file content.
+ * @example isEditorCommand('edit 3:3\nx = 1\nend_of_edit'); // true
+ */
+export function isEditorCommand(text: string): boolean {
+  return EDITOR_COMMAND.test(text);
+}
+
 function classifyShell(text: string): ActionKind {
-  if (EDITOR_COMMAND.test(text))
+  if (isEditorCommand(text))
     return { kind: 'change', probe: '', paths: [], fullWrite: /^\s*create\b/.test(text), editor: true };
   text = text.length > CLASSIFIED_TEXT ? text.slice(0, CLASSIFIED_TEXT) : text;
   const probes: string[] = [];

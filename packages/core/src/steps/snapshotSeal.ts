@@ -5,9 +5,11 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  * The layout of this build's snapshots, beside {@link STEP_SNAPSHOT_VERSION}: bumped with any change
  * to what a part writes (a field added, renamed or retyped), also one that an older reader's
  * defaults absorb. A sealed snapshot is trusted only by the layout that wrote it; a test pins the
- * layout to the fields a snapshot holds, so a change that forgets to bump it fails.
+ * layout to the fields a snapshot holds, so a change that forgets to bump it fails. Layout 13 keys an
+ * editor's call by what it writes as written (`writtenContent`): a layout-12 row is validated once,
+ * and an edit it holds reads as new once when it comes again.
  */
-export const STEP_SNAPSHOT_LAYOUT = 12;
+export const STEP_SNAPSHOT_LAYOUT = 13;
 
 /**
  * The checksum a seal holds over the snapshot's JSON text. Injected: core has no I/O and runs

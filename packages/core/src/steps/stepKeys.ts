@@ -1,15 +1,21 @@
 import { normalizeVolatile } from '../signatures/normalizeVolatile.js';
+import { writtenContent } from './writtenContent.js';
 
 /**
  * Identity of an action: tool plus input, whitespace collapsed and volatile parts (timestamps,
- * ids, hex addresses, temp paths, pids, durations) normalised by core's signature module. Two
- * actions with equal keys are the same action; the agent's reasoning never takes part.
+ * ids, hex addresses, temp paths, pids, durations) normalised by core's signature module. An
+ * editor call's written content ({@link writtenContent}) is kept as written: only the rest of its
+ * input is normalised. Two actions with equal keys are the same action; the agent's reasoning never
+ * takes part.
  *
  * @example actionKey('bash', 'ls   /tmp/x1') === actionKey('bash', 'ls /tmp/x2'); // true
  * @param text - the input's text ({@link actionText}).
+ * @param input - the input itself (omitted: `text` is the whole input, as a command line is).
  */
-export function actionKey(tool: string, text: string): string {
-  return compactKey(`${tool}\u0000${normalizeVolatile(text)}`);
+export function actionKey(tool: string, text: string, input?: unknown): string {
+  const content = input === undefined ? undefined : writtenContent(input);
+  if (content === undefined) return compactKey(`${tool}\u0000${normalizeVolatile(text)}`);
+  return compactKey(`${tool}\u0000${normalizeVolatile(content.rest)}\u0000${content.written}`);
 }
 
 /** Keys longer than this are kept as a prefix, the length and a 64-bit hash: a long run's set of seen turns stays small. */

@@ -395,7 +395,7 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 12,
+      layout: 13,
       fields: 146,
       hash: '95267401913cbadb',
     });
