@@ -42,7 +42,7 @@ export async function inProjectsOptions(
   const groups = new Map<string, { setup: ScanSetupOf; files: Set<string> }>();
   for (const session of sessions) {
     // a folder not on this machine (a transcript copied here, a fixture): the folder scanned from's
-    if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') continue;
+    if (session.project === null || !isAbsolute(session.project) || session.agent === 'jsonl') continue;
     if (!projects.has(session.project))
       projects.set(
         session.project,

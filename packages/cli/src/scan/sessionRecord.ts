@@ -60,7 +60,7 @@ export class SessionRecords {
     project: string | null;
   }): SessionRecord | undefined {
     const started = session.project;
-    if (started === null || !isAbsolute(started) || session.agent === 'steps') return undefined;
+    if (started === null || !isAbsolute(started) || session.agent === 'jsonl') return undefined;
     let project = this.projects.get(started);
     if (project === undefined) {
       project = sessionProjectDir(started);
