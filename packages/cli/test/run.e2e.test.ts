@@ -569,7 +569,7 @@ describe('loopguard run --agent-stream', () => {
     expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
     const told = JSON.parse(status.stdout);
     expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: 4 }, nudges: 1 });
-    expect(told.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same_error\)/);
     // scan of the agent's stream as the run kept it: loopguard stopped it, as status says
     const logs = join(dir, '.loopguard', 'runs');
     const scanned = await loopguard(dir, ['scan', logs, '--json', '--no-cache'], { HOME: dir });
