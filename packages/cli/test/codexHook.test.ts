@@ -322,7 +322,11 @@ describe('loopguard hook codex', () => {
     for (const n of [4, 5]) {
       const denied = JSON.parse(await run(`run_${n}`, 'python3 reproduce.py', 1, FAILING));
       expect(denied.hookSpecificOutput.permissionDecision).toBe('deny');
-      expect(denied.hookSpecificOutput.permissionDecisionReason).toMatch(/^Stopped \(outcome_stagnation\)/);
+      expect(denied.hookSpecificOutput.permissionDecisionReason).toMatch(
+        new RegExp(
+          `^Stopped \\(outcome_stagnation\\): call ${n + 5} was refused before it ran: it repeats call 8, `,
+        ),
+      );
     }
     await run('edit_4', "sed -i 's/^x4$/names = []/' src/loader.py", 0, '');
     expect(await run('run_6', 'python3 reproduce.py', 1, FAILING)).toBe('');

@@ -196,7 +196,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       'python3 reproduce.py',
       'python3 reproduce.py',
     ];
-    const { result, outputs, bodies } = await codexWithHooks(
+    const { dir, env, result, outputs, bodies } = await codexWithHooks(
       (turn) =>
         turn < script.length ? [execCommand(script[turn] as string)] : [assistantText('I give up.')],
       undefined,
@@ -212,7 +212,11 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // request 8 answers call 8, the stop handed to the model with its result
     expect(bodies[8]).toContain('Stopped (outcome_stagnation)');
     expect(bodies[8]).toContain('loopguard refuses every repeat of it.');
-    expect(outputs[9]).toMatch(/^Command blocked by PreToolUse hook: Stopped \(outcome_stagnation\): /);
+    expect(outputs[9]).toMatch(
+      /^Command blocked by PreToolUse hook: Stopped \(outcome_stagnation\): call 9 was refused before it ran: it repeats call 8, /,
+    );
+    // every door: the stop at call 8, the repeat never ran
+    await expectOneStory(dir, { env });
   }, 600_000);
 
   it('LOOPGUARD_HOOK=off codex: the same loop runs unjudged, and nothing is written', async () => {

@@ -109,7 +109,7 @@ export function guardCodexSession(
     // (the detector judged its loop over at that stop); one that runs drops it
     if (event.kind === 'before_tool' && codex.stopped?.key === key) {
       if (verdict !== undefined && verdict.action !== 'stop')
-        verdict = { ...codex.stopped.verdict, toolCall: verdict.toolCall };
+        verdict = refusedRepeat(codex.stopped.verdict, verdict.toolCall);
       else if (verdict === undefined) delete codex.stopped;
     }
     if (event.kind === 'after_tool' && verdict?.action === 'stop') codex.stopped = { key, verdict };
@@ -178,7 +178,11 @@ function readRollout(
     }
     const verdict = detector.observe(step);
     if (step.type === 'action') action = keyOf(step.tool, step.input);
-    if (verdict.action === 'stop' && action !== undefined) codex.stopped = { key: action, verdict };
+    if (verdict.action === 'stop' && action !== undefined)
+      codex.stopped = {
+        key: action,
+        verdict: { ...verdict, toolCall: verdict.toolCall + (codex.deniedCalls ?? 0) },
+      };
     if (step.type === 'observation' && action !== undefined) {
       const output = step.output.slice(0, MAX_KEPT_OUTPUT);
       rememberResult(memory.results, {
@@ -229,6 +233,17 @@ function endAnswered(answered: string[], callId: string, seen: string[]): void {
   answered.splice(answered.indexOf(callId), 1);
   const pre = seen.indexOf(`PreToolUse:${callId}`);
   if (pre !== -1) seen.splice(pre, 1);
+}
+
+/**
+ * The stop a repeat of the call `stopped` fell at (after it ran) is denied with, at call `call`: its
+ * head says the call was refused before it ran and which call it repeats, as a foreseen stop's does
+ * (story56: every door reads that the call never ran), then the stop's evidence and advice.
+ */
+function refusedRepeat(stopped: StepVerdict, call: number): StepVerdict {
+  const [, ...rest] = (stopped.message ?? '').split('\n');
+  const head = `Stopped (${stopped.loopType}): call ${call} was refused before it ran: it repeats call ${stopped.toolCall}, with nothing changed since, where loopguard stopped the loop.`;
+  return { ...stopped, toolCall: call, message: [head, ...rest].join('\n') };
 }
 
 /**
