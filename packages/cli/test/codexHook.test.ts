@@ -303,6 +303,53 @@ describe('loopguard hook codex', () => {
     ]);
   });
 
+  // sessions60: Codex cannot end the turn, so a stop found after its call ran reaches the model as
+  // context, and the model read no word that the next repeat will not run
+  it('a stop found after its call ran tells the model that loopguard refuses every repeat, and it does', async () => {
+    const { dir, answer, rollout } = codexSession();
+    const FAILING = 'Traceback (most recent call last):\nValueError: names differ\n';
+    const changes = ['names = sorted(names)', 'cache = {}', 'apps = reversed(apps)', 'return list(names)'];
+    const replies: string[] = [];
+    const run = async (id: string, cmd: string, code: number, output: string) => {
+      appendFileSync(rollout, functionCall(id, cmd));
+      const pre = await answer('PreToolUse', id, cmd);
+      if (pre !== '') {
+        appendFileSync(rollout, blockedOutput(id, pre, cmd));
+        return pre;
+      }
+      replies.push(await answer('PostToolUse', id, cmd, { tool_response: output }));
+      appendFileSync(rollout, callOutput(id, code, output));
+      return '';
+    };
+    for (const [n, change] of changes.entries()) {
+      await run(`edit_${n}`, `sed -i 's/^x${n}$/${change}/' src/loader.py`, 0, '');
+      await run(`run_${n}`, 'python3 reproduce.py', 1, FAILING);
+    }
+    const stop = JSON.parse(replies.at(-1) ?? '').hookSpecificOutput.additionalContext as string;
+    expect(stop).toMatch(/^Stopped \(outcome_stagnation\)/);
+    expect(stop).toMatch(/\nloopguard refuses every repeat of it\.$/);
+    // every repeat, each at the call the model made; after a change the repeat runs and is judged
+    for (const n of [4, 5]) {
+      const denied = JSON.parse(await run(`run_${n}`, 'python3 reproduce.py', 1, FAILING));
+      expect(denied.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(denied.hookSpecificOutput.permissionDecisionReason).toMatch(
+        new RegExp(
+          `^Stopped \\(outcome_stagnation\\): call ${n + 5} was refused before it ran: it repeats call 8, `,
+        ),
+      );
+    }
+    await run('edit_4', "sed -i 's/^x4$/names = []/' src/loader.py", 0, '');
+    expect(await run('run_6', 'python3 reproduce.py', 1, FAILING)).toBe('');
+    expect(
+      hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall, e.metadata.deniedBeforeRun ?? false]),
+    ).toEqual([
+      ['loop_nudge', 6, false],
+      ['loop_stop', 8, false],
+      ['loop_stop', 9, true],
+      ['loop_stop', 10, true],
+    ]);
+  });
+
   it('a verdict after denied calls falls at the call the model made, as scan numbers it', async () => {
     const { dir, answer, rollout } = codexSession();
     const failing = (cmd: string) => `cat: ${cmd.slice(4)}: No such file or directory\n`;

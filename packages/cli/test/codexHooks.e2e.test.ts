@@ -181,6 +181,44 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(listed).toEqual([]);
   }, 600_000);
 
+  // sessions60: a stop found after its call ran (outcome_stagnation: edits that change nothing)
+  // reaches the model as context, Codex going on; the model reads that every repeat is refused, and
+  // the next repeat never runs
+  it('a stop found after its call ran: the model reads that every repeat is refused, and the next one is', async () => {
+    const script = [
+      "sed -i 's/^x0$/names = sorted(names)/' loader.py",
+      'python3 reproduce.py',
+      "sed -i 's/^x1$/cache = {}/' loader.py",
+      'python3 reproduce.py',
+      "sed -i 's/^x2$/apps = reversed(apps)/' loader.py",
+      'python3 reproduce.py',
+      "sed -i 's/^x3$/return list(names)/' loader.py",
+      'python3 reproduce.py',
+      'python3 reproduce.py',
+    ];
+    const { dir, env, result, outputs, bodies } = await codexWithHooks(
+      (turn) =>
+        turn < script.length ? [execCommand(script[turn] as string)] : [assistantText('I give up.')],
+      undefined,
+      false,
+      [],
+      async (dir) => {
+        writeFileSync(join(dir, 'loader.py'), 'x0\nx1\nx2\nx3\n');
+        writeFileSync(join(dir, 'reproduce.py'), "raise ValueError('names differ')\n");
+        return undefined;
+      },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // request 8 answers call 8, the stop handed to the model with its result
+    expect(bodies[8]).toContain('Stopped (outcome_stagnation)');
+    expect(bodies[8]).toContain('loopguard refuses every repeat of it.');
+    expect(outputs[9]).toMatch(
+      /^Command blocked by PreToolUse hook: Stopped \(outcome_stagnation\): call 9 was refused before it ran: it repeats call 8, /,
+    );
+    // every door: the stop at call 8, the repeat never ran
+    await expectOneStory(dir, { env });
+  }, 600_000);
+
   it('LOOPGUARD_HOOK=off codex: the same loop runs unjudged, and nothing is written', async () => {
     const { dir, result, outputs } = await codexWithHooks(
       (turn) => (turn < 5 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),

@@ -81,6 +81,24 @@ describe('loopguard demo', () => {
   });
 });
 
+describe('loopguard demo: one clock (sessions60)', () => {
+  it("records what the hooks did at the demo's simulated time: each entry detected when written, each session active by then", async () => {
+    const database = openLoopGuardDatabase(join(cwd, db), { readonly: true });
+    const entries = database.db
+      .prepare("SELECT topic, timestamp, metadata FROM context_entries WHERE metadata LIKE '%detectedAt%'")
+      .all() as { topic: string; timestamp: number; metadata: string }[];
+    database.close();
+    expect(new Set(entries.map((e) => e.topic))).toEqual(
+      new Set(['loop_nudge', 'loop_stop', 'spend_warning', 'spend_stop']),
+    );
+    for (const e of entries) expect(JSON.parse(e.metadata).detectedAt, e.topic).toBe(e.timestamp);
+    const newest = Math.max(...entries.map((e) => e.timestamp));
+    const { out } = await run(['status', '--db', db, '--json']);
+    const sessions = JSON.parse(out).sessions.sessions as { sessionId: string; lastActive: number }[];
+    for (const s of sessions) expect(s.lastActive, s.sessionId).toBeLessThanOrEqual(newest);
+  });
+});
+
 describe('loopguard demo: what the user reads (qa39)', () => {
   it('speaks of tool calls and model calls, never of steps', () => {
     expect(demoOutput).not.toMatch(/\bsteps?\b/i);

@@ -148,6 +148,18 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     }
   });
 
+  // sessions60: the dry run, where a user reads what init would do before doing it, said nothing of it
+  it('init --dry-run says it too, and writes nothing', async () => {
+    const { dir, file } = repository(['^(?:npm|make|pytest) ']);
+    const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+    expect(await runCli(['init', 'gemini', '--project', '--dry-run'], io), io.err()).toBe(EXIT_CODES.ok);
+    expect(io.out()).toContain('+++ .gemini/settings.json');
+    expect(io.out()).toContain(
+      `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) " are exempt: loopguard judges none of their calls\n`,
+    );
+    expect(existsSync(join(dir, '.gemini'))).toBe(false);
+  });
+
   it("the built hook seals what it checked under its build's id, as the bundles and the startup snapshot carry it", async () => {
     const { BUILD_ID } = (await import(join(bin, '..', 'buildId.js'))) as { BUILD_ID: string };
     expect(BUILD_ID).toMatch(/^[0-9a-f]{16}$/);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -480,6 +481,47 @@ describe('loopguard run: options and configuration', () => {
     expect(action.stderr).toContain("argument 'panic' is invalid");
   });
 
+  // sessions60: started by a process that leaves its stdin an open pipe (a CI step, an editor's task,
+  // another agent's tool call), `run` waited for its end forever, without a word; Claude Code goes on
+  // after 3 s without data, and says so
+  it('goes on without a prompt when stdin is a pipe nobody writes nor closes, and says so; a prompt that comes slowly is read whole', async () => {
+    const { dir } = tempRepo('cat "$0" > /dev/null');
+    const args = [bin, 'run', '--max-iterations', '1', '--', './agent.sh'];
+    const open = spawn(process.execPath, args, {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let err = '';
+    open.stderr.on('data', (chunk) => {
+      err += String(chunk);
+    });
+    // before the fix it waited forever: ended, so that the test fails rather than hangs
+    const guard = setTimeout(() => open.kill(), 30_000);
+    const code = await new Promise((done) => open.on('exit', done));
+    clearTimeout(guard);
+    open.stdin.destroy();
+    expect(code).toBe(EXIT_CODES.budgetSpent);
+    expect(err).toContain(
+      "loopguard: warning: no prompt on stdin after 3 s (a pipe nobody closed): the run goes on without one, the agent's stdin gets nothing each iteration (pipe the prompt, or give --prompt-file PATH; < /dev/null when the command carries its own)\n",
+    );
+    expect(err).not.toContain('stdin held no prompt');
+    // its first line at once, the rest after the 3 s: the whole prompt
+    const second = tempRepo('cat "$0" > /dev/null').dir;
+    const slow = spawn(process.execPath, args, {
+      cwd: second,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    slow.stdin.write('Fix the bug.\n');
+    setTimeout(() => slow.stdin.end('Then run the tests.\n'), 3500);
+    expect(await new Promise((done) => slow.on('exit', done))).toBe(EXIT_CODES.budgetSpent);
+    const id = stored(second).run.id;
+    expect(readFileSync(join(second, '.loopguard', 'runs', id, 'prompt.md'), 'utf8')).toBe(
+      'Fix the bug.\nThen run the tests.\n',
+    );
+  });
+
   it('sessions57: says so when stdin held no prompt (a script that forgot to pipe it), not when it held one', async () => {
     const { dir } = tempRepo('true');
     const warning =
@@ -572,7 +614,11 @@ describe('loopguard run --agent-stream', () => {
     expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
     const told = JSON.parse(status.stdout);
     expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: 4 }, nudges: 1 });
-    expect(told.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same_error\)/);
+    // sessions60: its entries too, in status --session and recoveries, as the summary says the call
+    const lines = (await loopguard(dir, ['status', '--session', r.id])).stdout;
+    expect(lines).toMatch(/ loop_stop at call 4 of iteration 1: Stopped \(same_error\)/);
+    expect((await loopguard(dir, ['recoveries'])).stdout).toContain('call 4 of iteration 1');
     // scan of the agent's stream as the run kept it: loopguard stopped it, as status says
     const logs = join(dir, '.loopguard', 'runs');
     const scanned = await loopguard(dir, ['scan', logs, '--json', '--no-cache'], { HOME: dir });

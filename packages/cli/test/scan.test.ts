@@ -288,7 +288,11 @@ describe('loopguard scan: steps, waste and settings', () => {
     writeFileSync(join(dir, 'steps.jsonl'), stepLines(8, ['ls', 'cat README.md', 'git status']));
     const report = await scanJson([dir]);
     const [session] = report.sessions;
-    expect(session).toMatchObject({ agent: 'steps', steps: 22, toolCalls: 11, tokens: null });
+    // sessions60: named as `--agent-stream jsonl` names the format, never "steps"
+    expect(session).toMatchObject({ agent: 'jsonl', steps: 22, toolCalls: 11, tokens: null });
+    const table = (await scan([dir])).out;
+    // agent, then the session (the file's name)
+    expect(table).toMatch(/\| jsonl +\| steps +\|/);
     const [loop] = session?.loops ?? [];
     expect(loop).toMatchObject({ ended: 'got_out', wastedTokens: null });
     if (loop === undefined || loop.stopStep === null) throw new Error('no stopped loop');
@@ -302,7 +306,7 @@ describe('loopguard scan: steps, waste and settings', () => {
     const dir = tempDir();
     for (let i = 0; i < 30; i++) writeFileSync(join(dir, `s${i}.jsonl`), stepLines(4 + i));
     const { out } = await scan([dir]);
-    expect(out.split('\n').filter((line) => / \| steps +\| /.test(line))).toHaveLength(25);
+    expect(out.split('\n').filter((line) => / \| jsonl +\| /.test(line))).toHaveLength(25);
     expect(out).toContain('… and 5 more (all of them: --json or --html)');
     expect((await scanJson([dir])).sessions).toHaveLength(30);
   });
@@ -315,7 +319,7 @@ describe('loopguard scan: steps, waste and settings', () => {
     const { out } = await scan([dir]);
     const header = out.split('\n').find((line) => line.startsWith('project'));
     expect(header).toMatch(/^project +\| date +\| agent +\| session +\| kind /);
-    const rows = out.split('\n').filter((line) => / \| steps +\| /.test(line));
+    const rows = out.split('\n').filter((line) => / \| jsonl +\| /.test(line));
     expect(rows.map((row) => row.split(' | ')[3]?.trim())).toEqual(['morning', 'evening', 'nudged']);
   });
 

@@ -227,6 +227,32 @@ describe('a planted database is never read without --db either', () => {
   });
 });
 
+describe('a nested project is its own (sessions60)', () => {
+  it("status in a nested repository with its own config and no session says so, never the parent's sessions", async () => {
+    const parent = tempProject();
+    openHookDatabase(parent, 1000).close();
+    for (const nested of ['with-config', 'repository']) {
+      const dir = join(parent, nested);
+      mkdirSync(dir);
+      if (nested === 'with-config')
+        writeFileSync(join(dir, 'loopguard.config.json'), '{"hook":{"stopAfter":5}}');
+      else mkdirSync(join(dir, '.git'));
+      expect(findStateDatabase({ cwd: dir, env: {} })).toBeUndefined();
+      const result = await loopguard(dir, ['status']);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(`^loopguard: no loopguard database in ${dir}: no session guarded in this project yet \\(`),
+      );
+    }
+    // a folder below a project, neither a repository nor configured, is the project's
+    mkdirSync(join(parent, 'src'));
+    expect(findStateDatabase({ cwd: join(parent, 'src'), env: {} })).toBe(
+      join(parent, '.loopguard', 'state.db'),
+    );
+  });
+});
+
 describe('.loopguard/ carries its own .gitignore (issue 35)', () => {
   it("made by the hook's first database open: git status shows nothing of it", async () => {
     const dir = tempProject();

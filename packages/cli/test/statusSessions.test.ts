@@ -451,6 +451,29 @@ describe('loopguard status: the sessions every door wrote', () => {
     ).toBe(true);
   });
 
+  // sessions60: `status --session --json` carried none of the facts of the project's configuration
+  // that `status --json` (and `status --session`'s terminal lines) carry
+  it('status --session --json carries the hooks and prices facts status --json does', async () => {
+    const configured = hooksOnlyProject('configured-session-json');
+    const file = join(configured, 'loopguard.config.yaml');
+    const facts = (body: Record<string, unknown>) => ({
+      hooksOff: body.hooksOff,
+      hooksConfigured: body.hooksConfigured,
+      pricesBelowLibrary: body.pricesBelowLibrary,
+    });
+    for (const yaml of [
+      'hook:\n  exemptTools: [Edit]\nspend:\n  prices:\n    claude-sonnet-4-5: { input: 0, output: 0 }\n',
+      'hook:\n  enabled: false\n',
+    ]) {
+      writeFileSync(file, yaml);
+      const all = facts(JSON.parse((await run(configured, ['status', '--json'])).out));
+      expect(Object.values(all).filter((fact) => fact !== undefined)).not.toEqual([]);
+      const one = JSON.parse((await run(configured, ['status', '--session', 'nudged', '--json'])).out);
+      expect(facts(one)).toEqual(all);
+      expect(one.summary).toBeTypeOf('string');
+    }
+  });
+
   // qa53: every hook call fails open on such a file (hook.log says so), while status said nothing
   it.each([
     [

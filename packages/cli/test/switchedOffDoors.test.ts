@@ -49,8 +49,11 @@ function hook(dir: string, sessionId: string): string {
   return run.stdout;
 }
 
+/** A home folder apart from the repositories: the search for a database stops at the home folder's. */
+const home = mkdtempSync(join(tmpdir(), 'loopguard-off-home-'));
+
 async function cli(dir: string, args: string[]) {
-  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: home } });
   const code = await runCli(args, io);
   return { code, out: io.out(), err: io.err() };
 }
@@ -61,13 +64,14 @@ describe('sessions53: a repository whose configuration switches the hooks off', 
     expect(hook(lib, 'off')).toBe('');
     expect(existsSync(join(lib, '.loopguard'))).toBe(false);
     const words = `off in ${lib} (hook.enabled: false in ${join(lib, 'loopguard.config.yaml')}): loopguard guards no session started there`;
-    // status in the repository below: the database above is read, and the switch said
-    const status = await cli(lib, ['status']);
-    expect(status.code, status.err).toBe(EXIT_CODES.ok);
-    expect(status.out).toContain(`hooks: ${words}\n`);
-    expect(status.out).toContain('sessions: 1');
-    const json = await cli(lib, ['status', '--json']);
-    expect(JSON.parse(json.out).hooksOff).toBe(words);
+    // status in the repository below: a project of its own, which recorded nothing; the database
+    // above holds none of its sessions, and is not read (sessions60)
+    for (const args of [['status'], ['status', '--json']]) {
+      const status = await cli(lib, args);
+      expect(status.code).toBe(EXIT_CODES.usage);
+      expect(status.out).toBe('');
+      expect(status.err).toBe(`loopguard: ${words}, and recorded none\n`);
+    }
     // at the root, where the hooks are on: nothing of it
     expect((await cli(app, ['status'])).out).not.toContain('hooks:');
     // scan of the session started there
@@ -124,10 +128,10 @@ describe('sessions53: a repository whose configuration switches the hooks off', 
     // said in its hook.log, recorded nowhere
     expect(existsSync(join(lib, '.loopguard', 'state.db'))).toBe(false);
     const status = await cli(lib, ['status']);
-    expect(status.code, status.err).toBe(EXIT_CODES.ok);
-    expect(status.out).toMatch(
+    expect(status.code).toBe(EXIT_CODES.usage);
+    expect(status.err).toMatch(
       new RegExp(
-        `hooks: failing open in ${lib} \\(config ${file}: hook: .*\\): loopguard guards no session started there until that file is fixed\n`,
+        `^loopguard: failing open in ${lib} \\(config ${file}: hook: .*\\): loopguard guards no session started there until that file is fixed, and recorded none\n$`,
       ),
     );
     expect((await cli(app, ['status'])).out).not.toContain('hooks:');

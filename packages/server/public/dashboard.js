@@ -337,11 +337,13 @@ import { formatUsd } from './formatUsd.js';
     item.dataset.action = recovery.action;
     const details = el('details');
     const summary = el('summary');
-    const { toolCall } = recovery.metadata;
+    const { toolCall, iteration } = recovery.metadata;
+    // a run's entry: the iteration whose agent session the call counts, as `status` says it (sessions60)
+    const of = typeof iteration === 'number' ? ` of iteration ${iteration}` : '';
     const facts = [
       // a spend entry's reason in the server's words (`budget reached`), not its key (story56)
       recovery.loopType ?? recovery.spendReason ?? null,
-      typeof toolCall === 'number' ? `call ${toolCall}` : null,
+      typeof toolCall === 'number' ? `call ${toolCall}${of}` : null,
       recovery.attemptCount != null ? plural(recovery.attemptCount, 'attempt') : null,
       when(recovery.timestamp),
     ].filter((fact) => fact !== null);

@@ -4,6 +4,7 @@ import type { StatusReader } from '@loopguard/core/internal';
 import {
   openLoopGuardDatabase,
   SqliteHookSessionStore,
+  SqliteRunStore,
   SqliteSpendStore,
   SqliteStatusReader,
 } from '@loopguard/sqlite';
@@ -475,6 +476,41 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     );
     expect(await page.evaluate(() => document.querySelectorAll('img, svg, b, main script').length)).toBe(0);
     expect(problems).toEqual([]);
+  });
+});
+
+// sessions60: a `loopguard run` whose stream watcher stopped an iteration, the next one completing
+// it: its call counts that iteration's agent session, and the page says which, as `status` does
+describe("the dashboard in Chromium on a loopguard run's stopped iteration", () => {
+  it('names the iteration in the sentence and in each entry, and says the run completed', async () => {
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(':memory:', { clock });
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    for (const [topic, toolCall] of [
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+    ] as const)
+      database.stateMachine.addContextEntry({
+        entryType: topic === 'loop_stop' ? 'decision' : 'learning',
+        topic,
+        content: topic === 'loop_stop' ? 'Stopped (same_error): …' : 'Loop detected (same_error): …',
+        relatedTasks: ['r1'],
+        metadata: { runId: 'r1', iteration: 2, loopType: 'same_error', toolCall },
+      });
+    runs.updateRun('r1', { status: 'completed' });
+    await open({ reader: new SqliteStatusReader(database), clock, cleanup: () => database.close() });
+    await page.locator('#sessions tbody tr.session').first().click();
+    const detail = page.locator('#sessions tr.session-detail');
+    await detail.locator('.session-entries details').nth(1).waitFor();
+    expect(await detail.locator('.session-summary').textContent()).toBe(
+      'stopped by loopguard at call 4 of iteration 2 (same_error), then the run completed, 1 nudge',
+    );
+    const summaries = await detail.locator('.session-entries summary').allTextContents();
+    expect(summaries.map((summary) => /same_error · (call [^·]*) ·/.exec(summary)?.[1])).toEqual([
+      'call 3 of iteration 2',
+      'call 4 of iteration 2',
+    ]);
   });
 });
 

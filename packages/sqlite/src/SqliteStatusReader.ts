@@ -1,6 +1,6 @@
 import * as core from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import { readLiveSessions } from './liveSessions.js';
+import { readLiveSessions, sessionRowColumns } from './liveSessions.js';
 import { SqliteRunStore } from './SqliteRunStore.js';
 
 /**
@@ -199,11 +199,7 @@ export class SqliteStatusReader implements core.StatusReader {
       where.push('(last_active < ? OR (last_active = ? AND (agent, session_id, project_dir) < (?, ?, ?)))');
       params.push(after[0], ...after);
     }
-    // a run's reason is the runs table's (the view has no column for it: story56)
-    const reason = this.hasTable('runs')
-      ? `(SELECT r.reason FROM runs r WHERE agent_sessions.agent = 'run' AND r.id = agent_sessions.session_id)`
-      : 'NULL';
-    const sql = `SELECT *, ${reason} AS run_reason FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+    const sql = `SELECT ${sessionRowColumns(this.db)} FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT ?`;
     return core.sessionPageOf(
       this.cached(sql).all(...params, query.limit + 1) as core.SessionRow[],

@@ -52,3 +52,22 @@ export function readLiveSessions(db: BetterSqlite3.Database): void {
 function quotedName(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
+
+/**
+ * The columns every door reads of `agent_sessions` (`status`'s reader and `scan`'s record alike), for
+ * `SELECT ${sessionRowColumns(db)} FROM agent_sessions`: the view's, a run's `run_reason` (the runs
+ * table's: story56) and `stop_iteration`, the iteration its stop fell in (its call counts that
+ * iteration's agent session: sessions60). Neither is a column of the view, whose change would be a
+ * schema version; `NULL` in a database without runs.
+ */
+export function sessionRowColumns(db: BetterSqlite3.Database): string {
+  const runs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
+  if (runs === undefined) return '*, NULL AS run_reason, NULL AS stop_iteration';
+  return `*,
+    (SELECT r.reason FROM runs r WHERE agent_sessions.agent = 'run' AND r.id = agent_sessions.session_id)
+      AS run_reason,
+    (SELECT json_extract(e.metadata, '$.iteration') FROM context_entries e
+      WHERE agent_sessions.agent = 'run' AND e.topic = agent_sessions.stop_topic
+        AND e.timestamp = agent_sessions.stopped_at AND json_extract(e.metadata, '$.runId') = agent_sessions.session_id
+      ORDER BY e.id LIMIT 1) AS stop_iteration`;
+}

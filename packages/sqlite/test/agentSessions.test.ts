@@ -186,7 +186,25 @@ describe('agent_sessions: one session across doors', () => {
     const verdict = async () => (await reader.sessionPage({ limit: 10 })).sessions[0];
     expect(await verdict()).toMatchObject({ verdict: 'running', summary: expect.stringMatching(/^running/) });
     runs.updateRun('r1', { status: 'budget_spent' });
-    expect((await verdict())?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect((await verdict())?.summary).toMatch(
+      /^stopped by loopguard at call 4 of iteration 1 \(same_error\)/,
+    );
+  });
+
+  // sessions60: the call counts the iteration's agent session; a later iteration that completed the
+  // run left the row reading as if loopguard had ended the run at that call
+  it('a run whose stopped iteration is followed by a completed one names the iteration, and says the run completed', async () => {
+    const { database, clock, entry, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    entry('loop_nudge', 'r1', { runId: 'r1', iteration: 2, loopType: 'same_error', toolCall: 3 });
+    entry('loop_stop', 'r1', { runId: 'r1', iteration: 2, loopType: 'same_error', toolCall: 4 });
+    runs.updateRun('r1', { status: 'completed' });
+    const [run] = (await reader.sessionPage({ limit: 10 })).sessions;
+    expect(run).toMatchObject({ verdict: 'stopped', stop: { call: 4, iteration: 2 } });
+    expect(run?.summary).toBe(
+      'stopped by loopguard at call 4 of iteration 2 (same_error), then the run completed, 1 nudge',
+    );
   });
 
   it("story56: says why a run's breaker paused it, and its status in words", async () => {

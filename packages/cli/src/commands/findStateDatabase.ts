@@ -1,10 +1,20 @@
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { loopguardHome } from '../agentHome.js';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
+import { findConfigFile } from '../configFiles.js';
 import { EXIT_CODES } from '../exitCodes.js';
 import { UnsafeStateError } from '../stateFolder.js';
 import { readableStateDatabase } from '../stateSchema.js';
+
+/** Where {@link searchStateDatabase} ended: the database found, or the project that has none yet. */
+export interface StateDatabaseSearch {
+  /** The database found; `undefined` when none. */
+  database?: string;
+  /** The project of its own the search stopped at (a repository, or a folder with a loopguard config file) when it holds no database. */
+  project?: string;
+}
 
 /**
  * The loopguard database an inspecting command reads when no store is given: the nearest
@@ -15,14 +25,29 @@ import { readableStateDatabase } from '../stateSchema.js';
  * @example findStateDatabase({ cwd: '/repo/src', env: { HOME: '/home/me' } }); // '/repo/.loopguard/state.db'
  */
 export function findStateDatabase(io: Pick<CliIo, 'cwd' | 'env'>): string | undefined {
+  return searchStateDatabase(io).database;
+}
+
+/**
+ * {@link findStateDatabase}, saying where it stopped: the search never passes a project of its own
+ * (a git repository, or a folder with a loopguard config file, other than the home folder) that
+ * holds no database (sessions60): the hooks record a session started there in that project
+ * (`sessionProjectDir`), so the parent's database holds none of its sessions, and reading it would
+ * show another project's sessions under this one's settings.
+ * @throws CliError (exit 1) when the nearest one is a symbolic link or another user's
+ */
+export function searchStateDatabase(io: Pick<CliIo, 'cwd' | 'env'>): StateDatabaseSearch {
   const home = loopguardHome(io.env);
   try {
     for (let dir = io.cwd; ; dir = dirname(dir)) {
       const found = readableStateDatabase(dir);
-      if (found !== undefined) return found;
+      if (found !== undefined) return { database: found };
+      if (dir !== home && (existsSync(join(dir, '.git')) || findConfigFile(dir) !== undefined))
+        return { project: dir };
       if (dirname(dir) === dir) break;
     }
-    return home === undefined ? undefined : readableStateDatabase(home);
+    const inHome = home === undefined ? undefined : readableStateDatabase(home);
+    return inHome === undefined ? {} : { database: inHome };
   } catch (error) {
     if (error instanceof UnsafeStateError)
       throw new CliError(error.message, EXIT_CODES.internalError, { cause: error });

@@ -269,13 +269,17 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     ? hasHooks(settings) || (options.replace === true && strays.length > 0) || statusLine.change === 'removed'
     : after !== before;
   // what would keep the hooks just written from guarding: the project's off switches, Codex's trust
+  // what the project's file changes in the guard: a cloned repository's exemptions (trust52), the
+  // dry run's reader too (sessions60)
+  const saySettings = () => {
+    const changed = scope === 'user' || options.remove ? undefined : projectHookSettings(io.cwd);
+    if (changed !== undefined) io.stdout(`${printable(`hooks: ${changed}`)}\n`);
+  };
   const sayWhatStops = () => {
     const projectDir = scope === 'user' ? undefined : io.cwd;
     saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io);
     sayCodexTrust(file, after, codexHome, projectDir, io);
-    // and what the project's file changes in the guard: a cloned repository's exemptions (trust52)
-    const changed = projectDir === undefined || options.remove ? undefined : projectHookSettings(projectDir);
-    if (changed !== undefined) io.stdout(`${printable(`hooks: ${changed}`)}\n`);
+    saySettings();
   };
   if (!edited && server?.change === undefined && other === undefined) {
     if (!(options.remove && options.quiet && found.text === null))
@@ -291,6 +295,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     if (other !== undefined) io.stdout(lineDiff(other.found.text ?? '', other.text, other.file));
     if (server?.change !== undefined)
       io.stdout(lineDiff(server.change.found.text ?? '', server.change.text, server.change.file));
+    saySettings();
     return;
   }
   const notes: string[] = [];

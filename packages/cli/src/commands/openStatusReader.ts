@@ -9,7 +9,7 @@ import type { CliIo } from '../cliIo.js';
 import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
 import { gitTracks } from '../gitTracks.js';
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
-import { findStateDatabase } from './findStateDatabase.js';
+import { findStateDatabase, searchStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 import { projectHooksConfigured, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';
 
@@ -257,7 +257,7 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
     });
     return projectDatabase === undefined ? store : { ...store, projectDatabase };
   }
-  const found = findStateDatabase(io);
+  const { database: found, project } = searchStateDatabase(io);
   const off = found === undefined ? switchedOffProject(io.cwd) : undefined;
   if (off !== undefined)
     // the hooks write nothing there: "no session guarded here yet" would promise a database (sessions53)
@@ -267,8 +267,12 @@ export async function openStatusReader(flags: StatusStoreFlags, io: CliIo): Prom
     const demo = existsSync(join(io.cwd, '.loopguard', 'demo.db'))
       ? '; the demo wrote --db .loopguard/demo.db'
       : '';
+    const where =
+      project === undefined
+        ? `${io.cwd} or above, nor in ~/.loopguard: no session guarded here yet`
+        : `${project}: no session guarded in this project yet`;
     throw new CliError(
-      `no loopguard database in ${io.cwd} or above, nor in ~/.loopguard: no session guarded here yet (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
+      `no loopguard database in ${where} (the hooks loopguard init installs write .loopguard/state.db at a session's first tool call); to read another store, give --db <file> or --postgres <url> (or serve.postgres in the config file)${demo}`,
     );
   }
   return openSqlite(found, io, false);

@@ -22,10 +22,38 @@ export function newRunId(now = new Date()): string {
 const EMPTY_PROMPT_WARNING =
   "loopguard: warning: stdin held no prompt: the agent's stdin gets nothing each iteration (pipe the prompt, or give --prompt-file PATH; ignore this when the command carries its own)\n";
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** How long `run` waits for the prompt's first byte on a stdin pipe: Claude Code's 3 s (`-p`). */
+const FIRST_BYTE_WAIT_MS = 3000;
+
+/** What `run` says when stdin is a pipe that brought nothing in {@link FIRST_BYTE_WAIT_MS}. */
+const OPEN_PIPE_WARNING =
+  "loopguard: warning: no prompt on stdin after 3 s (a pipe nobody closed): the run goes on without one, the agent's stdin gets nothing each iteration (pipe the prompt, or give --prompt-file PATH; < /dev/null when the command carries its own)\n";
+
+/**
+ * The prompt on stdin, to its end; `undefined` when nothing came in {@link FIRST_BYTE_WAIT_MS}
+ * (sessions60: a CI step, an editor's task or another agent's tool call leaves stdin an open pipe
+ * that never ends, and `run` waited for it forever, without a word). Once a byte came, the prompt is
+ * read whole however slowly it comes.
+ */
+function readStdin(): Promise<string | undefined> {
+  const stdin = process.stdin;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const waiting = setTimeout(() => {
+      stdin.off('data', onData).off('end', onEnd).off('error', reject);
+      stdin.destroy();
+      resolve(undefined);
+    }, FIRST_BYTE_WAIT_MS);
+    const onData = (chunk: Buffer) => {
+      clearTimeout(waiting);
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      clearTimeout(waiting);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    stdin.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
 
 /** Registers `loopguard run [options] -- <command…>`. */
@@ -66,9 +94,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         );
       }
     } else if (process.stdin.isTTY !== true) {
-      prompt = await readStdin();
+      const read = await readStdin();
+      prompt = read ?? '';
       // not an error: a command may carry its own prompt (`claude -p "…"` from a script or CI)
-      if (prompt.trim() === '') io.stderr(EMPTY_PROMPT_WARNING);
+      if (read === undefined) io.stderr(OPEN_PIPE_WARNING);
+      else if (prompt.trim() === '') io.stderr(EMPTY_PROMPT_WARNING);
     } else {
       throw new CliError('no prompt: give --prompt-file PATH or pipe the prompt on stdin');
     }

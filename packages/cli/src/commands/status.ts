@@ -262,13 +262,16 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
   }
   const entries = await store.reader.sessionEntries(session, 100);
   const out = io.stdout;
-  if (json) out(`${JSON.stringify({ database: store.source, ...session, entries }, null, 2)}\n`);
-  else {
-    const said = {
-      hooksOff: store.hooksOff(),
-      hooksConfigured: store.hooksConfigured(),
-      pricesBelowLibrary: store.pricesBelowLibrary(),
-    };
+  // what the project's configuration does to the guard, as `status --json` says it (sessions60)
+  const said = {
+    hooksOff: store.hooksOff(),
+    hooksConfigured: store.hooksConfigured(),
+    pricesBelowLibrary: store.pricesBelowLibrary(),
+  };
+  if (json) {
+    const beside = store.projectDatabase === undefined ? {} : { projectDatabase: store.projectDatabase };
+    out(`${JSON.stringify({ database: store.source, ...beside, ...session, ...said, entries }, null, 2)}\n`);
+  } else {
     out(`${headerLines(store, io.columns, said)}${sessionList([session], io.columns)}\n`);
     for (const e of entries) {
       // a subagent's entry names its run: the session's own verdict is not its

@@ -97,7 +97,7 @@ export function guardCodexSession(
         : last !== undefined && foreseeable(last, detector)
           ? last
           : undefined;
-    const verdict =
+    let verdict =
       result === undefined
         ? undefined
         : event.kind === 'before_tool'
@@ -105,6 +105,14 @@ export function guardCodexSession(
           : turnSteps(event.tool, event.input, result.output, result.error)
               .map((step) => probe.observe(step))
               .find((v) => v.action !== 'continue');
+    // a repeat of the call a stop fell at after it ran, nothing changed since: denied with that stop
+    // (the detector judged its loop over at that stop); one that runs drops it
+    if (event.kind === 'before_tool' && codex.stopped?.key === key) {
+      if (verdict !== undefined && verdict.action !== 'stop')
+        verdict = refusedRepeat(codex.stopped.verdict, verdict.toolCall);
+      else if (verdict === undefined) delete codex.stopped;
+    }
+    if (event.kind === 'after_tool' && verdict?.action === 'stop') codex.stopped = { key, verdict };
     if (event.kind === 'before_tool' && verdict?.action === 'stop') {
       record(verdict, true);
       codex.deniedCalls = deniedCalls + 1;
@@ -166,6 +174,11 @@ function readRollout(
     }
     const verdict = detector.observe(step);
     if (step.type === 'action') action = keyOf(step.tool, step.input);
+    if (verdict.action === 'stop' && action !== undefined)
+      codex.stopped = {
+        key: action,
+        verdict: { ...verdict, toolCall: verdict.toolCall + (codex.deniedCalls ?? 0) },
+      };
     if (step.type === 'observation' && action !== undefined) {
       const output = step.output.slice(0, MAX_KEPT_OUTPUT);
       rememberResult(memory.results, {
@@ -218,13 +231,28 @@ function endAnswered(answered: string[], callId: string, seen: string[]): void {
   if (pre !== -1) seen.splice(pre, 1);
 }
 
+/**
+ * The stop a repeat of the call `stopped` fell at (after it ran) is denied with, at call `call`: its
+ * head says the call was refused before it ran and which call it repeats, as a foreseen stop's does
+ * (story56: every door reads that the call never ran), then the stop's evidence and advice.
+ */
+function refusedRepeat(stopped: StepVerdict, call: number): StepVerdict {
+  const [, ...rest] = (stopped.message ?? '').split('\n');
+  const head = `Stopped (${stopped.loopType}): call ${call} was refused before it ran: it repeats call ${stopped.toolCall}, with nothing changed since, where loopguard stopped the loop.`;
+  return { ...stopped, toolCall: call, message: [head, ...rest].join('\n') };
+}
+
+/**
+ * The model's words of a verdict. Codex cannot end the turn, so a stop says what comes of the loop's
+ * next repeat, denied before it runs (sessions60: a stop found after its call ran said nothing of it).
+ */
 function replyOf(verdict: StepVerdict, denied: boolean): HookReply {
   const message = verdict.message ?? '';
   if (verdict.action === 'nudge') return { kind: 'nudge', message };
   return {
     kind: 'stop',
     denied,
-    message: denied ? `${message}\nloopguard refused this call, and refuses every repeat of it.` : message,
+    message: `${message}\n${denied ? 'loopguard refused this call, and refuses' : 'loopguard refuses'} every repeat of it.`,
     stopReason: `loopguard: ${message.split('\n')[0] ?? ''}`,
   };
 }

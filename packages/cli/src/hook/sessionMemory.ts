@@ -1,3 +1,4 @@
+import type { StepVerdict } from '@loopguard/core/steps';
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import type { HookEvent } from './hookEvent.js';
 
@@ -49,6 +50,12 @@ export interface Memory {
     deniedCalls?: number;
     /** The calls loopguard refused as the model's own against it (`countRefusal`): never observed, only counted. */
     refused?: string[];
+    /**
+     * The stop found after its call ran (the model told, the call run: Codex cannot end the turn),
+     * and that call's key: each repeat of it while nothing changed is denied with this stop, as a
+     * repeat foreseen to stop is (sessions60); a repeat that runs (after a change) drops it.
+     */
+    stopped?: { key: string; verdict: StepVerdict };
   };
   /**
    * The model's own calls against loopguard that were refused before they ran, numbered among the
@@ -105,7 +112,14 @@ export function parseMemory(text: string | undefined): Memory {
   ) as {
     results?: unknown;
     seen?: unknown;
-    codex?: { offset?: unknown; denied?: unknown; told?: unknown; deniedCalls?: unknown; refused?: unknown };
+    codex?: {
+      offset?: unknown;
+      denied?: unknown;
+      told?: unknown;
+      deniedCalls?: unknown;
+      refused?: unknown;
+      stopped?: { key?: unknown; verdict?: StepVerdict };
+    };
     refusedCalls?: unknown;
     startedCalls?: unknown;
     startedCall?: unknown;
@@ -123,6 +137,9 @@ export function parseMemory(text: string | undefined): Memory {
             ...(Array.isArray(codex.refused) ? { refused: strings(codex.refused) } : {}),
             ...(Number.isSafeInteger(codex.deniedCalls) && (codex.deniedCalls as number) > 0
               ? { deniedCalls: codex.deniedCalls as number }
+              : {}),
+            ...(typeof codex.stopped?.key === 'string' && codex.stopped.verdict?.action === 'stop'
+              ? { stopped: { key: codex.stopped.key, verdict: codex.stopped.verdict } }
               : {}),
           },
         }

@@ -21,7 +21,7 @@ const STREAMS = {
   'claude-stream-json': { agent: 'claude', parser: () => new ClaudeStreamJsonParser(), usage: 'claude' },
   'codex-exec-json': { agent: 'codex', parser: () => new CodexJsonParser(), usage: 'codex' },
   'gemini-stream-json': { agent: 'gemini', parser: () => new GeminiStreamJsonParser(), usage: 'gemini' },
-  'steps-jsonl': { agent: 'steps', parser: () => new JsonlStepParser(), usage: undefined },
+  'steps-jsonl': { agent: 'jsonl', parser: () => new JsonlStepParser(), usage: undefined },
 } as const satisfies Record<
   string,
   { agent: ScanAgent; parser: () => StepLineParser; usage: UsageStreamFormat | undefined }

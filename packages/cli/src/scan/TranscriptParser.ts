@@ -3,8 +3,8 @@ import type { UsageRecord } from '@loopguard/core/spend';
 import type { Step } from '@loopguard/core/steps';
 import type { GuardVerdict } from './guardVerdicts.js';
 
-/** The agents whose sessions `loopguard scan` reads; `steps` is loopguard's own step JSONL. */
-export type ScanAgent = 'claude' | 'codex' | 'gemini' | 'steps';
+/** The agents whose sessions `loopguard scan` reads; `jsonl` is loopguard's own JSONL format (`--agent-stream jsonl`'s). */
+export type ScanAgent = 'claude' | 'codex' | 'gemini' | 'jsonl';
 
 /** What one record of a transcript adds to its session: steps, and tokens where usage is recorded. */
 export interface TranscriptRead {

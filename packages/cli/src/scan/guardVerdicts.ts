@@ -117,8 +117,8 @@ export function geminiGuardVerdicts(toolCall: Record<string, unknown>): GuardVer
 const CODEX_DENIED = 'Command blocked by PreToolUse hook: ';
 
 /**
- * Codex (0.169.0) writes a hook's context as a `developer` message whose metadata names it
- * `hooks.additional_context`, and a `PreToolUse` denial as the call's output `Command blocked by
+ * Codex (0.169.0) writes a hook's context (a nudge, or a stop found after its call ran) as a
+ * `developer` message whose metadata names it `hooks.additional_context`, and a `PreToolUse` denial as the call's output `Command blocked by
  * PreToolUse hook: <reason>. Command: …` (a real output starts with its chunk header).
  */
 export function codexGuardVerdicts(payload: Record<string, unknown>): GuardVerdict[] {
@@ -132,5 +132,9 @@ export function codexGuardVerdicts(payload: Record<string, unknown>): GuardVerdi
     return [];
   const kinds = recordOf(payload.internal_chat_message_metadata_passthrough)?.content_item_kinds;
   if (!Array.isArray(kinds) || !kinds.includes('hooks.additional_context')) return [];
-  return payload.content.flatMap((part) => guardVerdictOf(recordOf(part)?.text, 'nudge') ?? []);
+  // a nudge, or a stop found after its call ran (Codex cannot end the turn: the stop is context too)
+  return payload.content.flatMap((part) => {
+    const text = recordOf(part)?.text;
+    return guardVerdictOf(text, 'nudge') ?? guardVerdictOf(text, 'stop') ?? [];
+  });
 }

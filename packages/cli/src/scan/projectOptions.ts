@@ -76,7 +76,7 @@ export type ProjectsSeen = Map<string, string | undefined>;
  * copied here, a fixture, loopguard's own JSONL): the folder `scan` runs in judges it then.
  */
 export function sessionSetupProject(session: ScannedSession, seen: ProjectsSeen): string | undefined {
-  if (session.project === null || !isAbsolute(session.project) || session.agent === 'steps') return undefined;
+  if (session.project === null || !isAbsolute(session.project) || session.agent === 'jsonl') return undefined;
   if (!seen.has(session.project))
     seen.set(session.project, existsSync(session.project) ? sessionProjectDir(session.project) : undefined);
   return seen.get(session.project);

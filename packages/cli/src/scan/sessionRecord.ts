@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
-import { readLiveSessions } from '@loopguard/sqlite/liveSessions';
+import { readLiveSessions, sessionRowColumns } from '@loopguard/sqlite/liveSessions';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { sessionProjectDir } from '../hook/sessionProject.js';
@@ -60,7 +60,7 @@ export class SessionRecords {
     project: string | null;
   }): SessionRecord | undefined {
     const started = session.project;
-    if (started === null || !isAbsolute(started) || session.agent === 'steps') return undefined;
+    if (started === null || !isAbsolute(started) || session.agent === 'jsonl') return undefined;
     let project = this.projects.get(started);
     if (project === undefined) {
       project = sessionProjectDir(started);
@@ -101,7 +101,9 @@ function readRecords(project: string): Map<string, SessionRecord> | null {
     readLiveSessions(db);
     const records = new Map<string, SessionRecord>();
     // the most recently active row of an id (a session id may repeat across folders of one database)
-    const rows = db.prepare('SELECT * FROM agent_sessions ORDER BY last_active').all() as SessionRow[];
+    const rows = db
+      .prepare(`SELECT ${sessionRowColumns(db)} FROM agent_sessions ORDER BY last_active`)
+      .all() as SessionRow[];
     for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
     addRunStops(db, records);
     return records;

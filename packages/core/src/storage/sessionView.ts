@@ -57,6 +57,8 @@ export interface SessionView {
     topic: 'loop_stop' | 'spend_stop';
     kind: string | null;
     call: number | null;
+    /** A `loopguard run`'s iteration the stop fell in (its call counts that iteration's agent session); `null` for the others. */
+    iteration: number | null;
     at: number;
     reason: string | null;
   } | null;
@@ -124,6 +126,8 @@ export interface SessionRow {
   stop_call: number | null;
   /** When the first stop was written, epoch ms. */
   stopped_at: number | string | null;
+  /** A run's stop entry's `iteration` (SQLite's reader adds it: the view has no column for it); absent: none. */
+  stop_iteration?: number | string | null;
   /** Tokens a spend guard counted; `NULL` when none counted. */
   tokens: number | null;
   /** US dollars of the priced models counted. */
@@ -212,16 +216,20 @@ function headline({
   runStatus,
   runReason,
 }: Omit<SessionView, 'summary' | 'spendSummary'>): string {
-  const where = stop?.call == null ? '' : ` at call ${stop.call}`;
+  // a run's call counts its iteration's agent session: the iteration says which (sessions60)
+  const iteration = stop?.iteration == null ? '' : ` of iteration ${stop.iteration}`;
+  const where = stop?.call == null ? '' : ` at call ${stop.call}${iteration}`;
   const said = stop?.reason ?? stop?.kind;
   const kind = said ? ` (${said})` : '';
+  // an iteration stopped, the run went on to complete: the stop did not end it
+  const then = runStatus === 'completed' ? ', then the run completed' : '';
   switch (verdict) {
     case 'stopped_on_spend':
       return `stopped on spend${where}${kind}`;
     case 'stopped':
       return stop === null
         ? `stopped by loopguard (${runStopWords(runStatus, runReason)})`
-        : `stopped by loopguard${where}${kind}`;
+        : `stopped by loopguard${where}${kind}${then}`;
     case 'nudged':
       return `nudged ${nudges}×, not stopped`;
     case 'running':
@@ -301,6 +309,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
             topic: row.stop_topic,
             kind: row.stop_kind,
             call: num(row.stop_call),
+            iteration: num(row.stop_iteration ?? null),
             at: Number(row.stopped_at),
             reason:
               row.stop_topic === 'spend_stop' && row.stop_kind !== null

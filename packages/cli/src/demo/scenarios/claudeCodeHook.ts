@@ -77,11 +77,22 @@ export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
   ctx.watch(feed);
   try {
     const entries = store.stateMachine.listContextEntries({ topics: [...COPIED_TOPICS] }).reverse();
+    // on the demo's clock, which its entries and sessions are written at: the hook wrote real time
+    // (sessions60: a spend stop detected twenty minutes after its own entry's time)
+    const now = ctx.clock.now();
     for (const { entryType, topic, content, relatedTasks, confidence, metadata } of entries) {
-      const copy = { entryType, topic, content, relatedTasks, confidence, metadata };
+      const detected = 'detectedAt' in metadata ? { detectedAt: now } : {};
+      const copy = {
+        entryType,
+        topic,
+        content,
+        relatedTasks,
+        confidence,
+        metadata: { ...metadata, ...detected },
+      };
       feed.emit('stepLoopRecorded', ctx.database.stateMachine.addContextEntry(copy));
     }
-    const sessions = new SqliteHookSessionStore({ db: ctx.database.db });
+    const sessions = new SqliteHookSessionStore({ db: ctx.database.db, clock: ctx.clock });
     const rows = store.db.prepare('SELECT agent, session_id, project_dir FROM hook_sessions').all() as {
       agent: HookAgent;
       session_id: string;
@@ -103,7 +114,7 @@ export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
       cap_usd: number | null;
       cap_tokens: number | null;
     }[];
-    new SqliteSpendStore({ db: ctx.database.db }).update(
+    new SqliteSpendStore({ db: ctx.database.db, clock: ctx.clock }).update(
       ledgers.map((l) => l.scope),
       () => ({
         next: new Map(
