@@ -342,7 +342,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           tool: valid.tool,
           text,
           key,
-          exempt: isExemptAction(this.exemptions, valid.tool, command || text),
+          exempt: isExemptAction(this.exemptions, valid.tool, command, text),
           kind,
           search: searchReader(command),
           prints,

@@ -7,9 +7,11 @@ const SPLITS = /[\n;&|]/;
  * write). Not a shell parser: enough to tell what a command line does (writes, runs, reads), on the
  * bounded text an agent sends.
  *
+ * `limit` stops at that many segments: the first ones, as without it.
+ *
  * @example shellSegments('cd /repo && python x.py | head'); // ['cd /repo', 'python x.py', 'head']
  */
-export function shellSegments(text: string): string[] {
+export function shellSegments(text: string, limit = Number.POSITIVE_INFINITY): string[] {
   // One line with no separator is one segment (`sed -n 1,40p a.py`, `grep 'x' a.py`): a quote
   // hides separators only, and no heredoc body can follow on the same line.
   if (!SPLITS.test(text)) {
@@ -47,6 +49,7 @@ export function shellSegments(text: string): string[] {
       const next = line[i + 1];
       if (char === ';' || (char === '&' && next === '&') || char === '|') {
         push(segments, current + line.slice(from, i));
+        if (segments.length >= limit) return segments;
         current = '';
         if (next === '&' || next === '|') i++;
         from = i + 1;
@@ -56,6 +59,7 @@ export function shellSegments(text: string): string[] {
     // A quote left open runs to the next line (a multi-line python -c "…").
     if (quote === '') {
       push(segments, current);
+      if (segments.length >= limit) return segments;
       current = '';
     } else current += '\n';
   }

@@ -156,8 +156,9 @@ export interface StepLoopDetectorOptions {
    */
   exemptTools?: readonly string[];
   /**
-   * Patterns tested against an action's command text (its string input, else its JSON); a match
-   * exempts the action and its observation.
+   * Patterns tested against each command of an action's shell command line (split at `;`, `&&`,
+   * `||`, `|`, `&`, line ends), else against its JSON: the action and its observation are exempt
+   * when every command matches one (`sleep 2; cat missing.txt` is judged).
    * @default DEFAULT_EXEMPT_COMMANDS (sleep, watch, wait, tail -f, gh run watch|view, gh pr checks, kubectl rollout status|wait)
    */
   exemptCommands?: readonly RegExp[];

@@ -73,6 +73,44 @@ describe('exemptions', () => {
     ).toEqual([]);
   });
 
+  // exempt61: an exemption covers a command line only when every command in it waits
+  const shapes = (command: string): Step[][] => [
+    times(10, () => turn(command, 'cat: missing.txt: No such file or directory', { error: true })),
+    times(10, () =>
+      turn({ command, description: 'Wait, then read' }, 'cat: missing.txt: No such file or directory', {
+        tool: 'Bash',
+        error: true,
+      }),
+    ),
+  ];
+  it.each([
+    'sleep 2; cat missing.txt',
+    'sleep 2 && cat missing.txt',
+    'sleep 2\ncat missing.txt',
+    'sleep 2 & cat missing.txt',
+    'sleep 2 | cat missing.txt',
+    'cat missing.txt && gh run view 123',
+    'cat missing.txt # tail -f server.log',
+  ])('exempt61: a loop behind a waiting command is judged (%j)', (command) => {
+    expect(isExemptAction({ tools: [], commands: DEFAULT_EXEMPT_COMMANDS }, 'bash', command)).toBe(false);
+    for (const steps of shapes(command)) {
+      expect(detections(feed(makeStepDetector().detector, steps))[0]).toMatchObject({
+        loopType: 'same_error',
+      });
+    }
+  });
+
+  it.each([
+    'sleep 30 && gh run view 123',
+    'sleep 5; wait',
+    '# wait for CI\ngh run watch 123',
+    'timeout 60 tail -f server.log 2>&1',
+  ])('exempt61: a command line that only waits stays exempt (%j)', (command) => {
+    expect(isExemptAction({ tools: [], commands: DEFAULT_EXEMPT_COMMANDS }, 'bash', command)).toBe(true);
+    for (const steps of shapes(command))
+      expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+  });
+
   it('exempt steps neither count nor break a loop in progress', () => {
     const { detector } = makeStepDetector(COUNTS_ONLY);
     const verdicts = feed(detector, [

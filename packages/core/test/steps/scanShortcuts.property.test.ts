@@ -192,6 +192,15 @@ describe('shellSegments cuts segments out, and gives what building them a charac
     );
   });
 
+  it('stops at its limit with the first segments it would give (exempt61)', () => {
+    fc.assert(
+      fc.property(shellArb, fc.integer({ min: 1, max: 4 }), (text, limit) => {
+        expect(shellSegments(text, limit)).toEqual(shellSegmentsOracle(text).slice(0, limit));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('on arbitrary strings', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 80 }), (text) => {
