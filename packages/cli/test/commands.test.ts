@@ -261,7 +261,12 @@ describe('loopguard recoveries', () => {
     );
     expectOneLineError(
       await run(['recoveries', '--db', db, '--since', 'last week']),
-      '--since must be epoch milliseconds or an ISO date, got "last week"',
+      '--since must be epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local), got "last week"',
+    );
+    // the forms `--help` offers, a day among them (polish61: the line named the endpoint's two alone)
+    expectOneLineError(
+      await run(['recoveries', '--db', db, '--until', 'yesterday']),
+      '--until must be epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local), got "yesterday"',
     );
     expectOneLineError(
       await run(['recoveries', '--db', db, '--limit', '0']),
