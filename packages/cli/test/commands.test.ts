@@ -110,6 +110,18 @@ describe('loopguard status', () => {
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
 
+  it('a --session with no id is one line naming it, not a session called --json (polish61)', async () => {
+    for (const args of [
+      ['--session', '--json'],
+      ['--session', '--verdict', 'stopped'],
+    ]) {
+      const result = await run(['status', '--db', db, ...args]);
+      expectOneLineError(result, `error: option '--session <id>' argument '${args[1]}' is invalid.`);
+      expect(result.err).toContain(`the session's id is missing`);
+      expect(result.out).toBe('');
+    }
+  });
+
   it('prints the newest loopguard run with the state its store reports, interrupted included', async () => {
     const path = join(cwd, 'runs.db');
     const database = openLoopGuardDatabase(path);
@@ -267,6 +279,10 @@ describe('loopguard recoveries', () => {
     expectOneLineError(
       await run(['recoveries', '--db', db, '--until', 'yesterday']),
       '--until must be epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local), got "yesterday"',
+    );
+    expectOneLineError(
+      await run(['recoveries', '--db', db, '--task', '--json']),
+      "error: option '--task <id>' argument '--json' is invalid. the task's id is missing",
     );
     expectOneLineError(
       await run(['recoveries', '--db', db, '--limit', '0']),

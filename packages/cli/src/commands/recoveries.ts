@@ -8,6 +8,7 @@ import { formatTable } from '../formatTable.js';
 import { localDayStart, localTime, timeZoneName } from '../localTime.js';
 import { entryCall } from './entryCall.js';
 import { DB_FLAG_HELP, openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
+import { idNotOption } from './parsers.js';
 
 interface RecoveriesOptions extends StatusStoreFlags {
   topic?: string;
@@ -53,7 +54,11 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       '--topic <topic>',
       'only loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop or call_refused',
     )
-    .option('--task <id>', 'only entries about this task')
+    .addOption(
+      new Option('--task <id>', 'only entries about this task').argParser(
+        idNotOption("the task's id", 'loopguard status'),
+      ),
+    )
     .option('--since <time>', `only entries at or after this time (${TIME_FORMS})`)
     .option('--until <time>', `only entries before this time (${TIME_FORMS}; a day is included)`)
     .addOption(
