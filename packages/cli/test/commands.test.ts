@@ -267,27 +267,25 @@ describe('loopguard recoveries', () => {
   });
 
   it('rejects bad filters in one line with exit code 2', async () => {
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--topic', 'oops']),
-      '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, call_refused, got "oops"',
-    );
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--since', 'last week']),
-      '--since must be epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local), got "last week"',
-    );
-    // the forms `--help` offers, a day among them (polish61: the line named the endpoint's two alone)
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--until', 'yesterday']),
-      '--until must be epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local), got "yesterday"',
-    );
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--task', '--json']),
-      "error: option '--task <id>' argument '--json' is invalid. the task's id is missing",
-    );
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--limit', '0']),
-      '--limit must be an integer from 1 to 1000',
-    );
+    // a time's line names the forms `--help` offers, a day among them (polish61: the endpoint's two alone)
+    const forms =
+      'epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local)';
+    for (const [flag, value, message] of [
+      [
+        '--topic',
+        'oops',
+        '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, call_refused, got "oops"',
+      ],
+      ['--since', 'last week', `--since must be ${forms}, got "last week"`],
+      ['--until', 'yesterday', `--until must be ${forms}, got "yesterday"`],
+      [
+        '--task',
+        '--json',
+        "error: option '--task <id>' argument '--json' is invalid. the task's id is missing",
+      ],
+      ['--limit', '0', '--limit must be an integer from 1 to 1000'],
+    ] as const)
+      expectOneLineError(await run(['recoveries', '--db', db, flag, value]), message);
   });
 });
 
