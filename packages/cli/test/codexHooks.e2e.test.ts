@@ -274,7 +274,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const again = await loopguard(dir, ['init', 'codex', '--user'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(
-      "(1 of 4 not trusted yet): start codex, type /hooks and trust loopguard's SessionEnd hook;",
+      '(1 of 4 not trusted yet): start codex: it asks about them itself ("Hooks need review"): choose "Trust all and continue", or "Review hooks" to trust loopguard\'s SessionEnd hook alone',
     );
     // Codex's own review agrees: the three keep their trust, SessionEnd waits for the user's
     const listed = await trustCodexHooks(codex, env, dir, () => false);
@@ -416,6 +416,9 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const init = await loopguard(dir, ['init', 'codex'], env);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('Codex does not trust this project yet');
+    // what init tells the user to expect is what Codex shows below, word for word (polish61)
+    for (const words of ['Hooks need review', 'Trust all and continue', 'Review hooks'])
+      expect(init.stdout).toContain(`"${words}"`);
     const api = await startFakeResponsesApi((_call, body) => {
       const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
       return ran < 5 ? [execCommand('cat missing.txt')] : [assistantText('All done here.')];
@@ -439,8 +442,10 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
         });
         if (gone === true) break;
       }
-      // Codex asks about the 4 new hooks itself (what `init` told the user to do with /hooks)
-      await pane.waitFor('the hooks review', asked('4 hooks are new or changed.'));
+      // Codex asks about the 4 new hooks itself, as `init` told the user it would
+      await pane.waitFor('the hooks review', asked('Hooks need review'));
+      await pane.waitFor('its count', asked('4 hooks are new or changed.'));
+      await pane.waitFor('the choice to read each', asked('Review hooks'));
       await pane.press('Down');
       await pane.waitFor('the second choice', asked('› 2. Trust all and continue'));
       await pane.press('Enter');

@@ -128,6 +128,18 @@ describe('loopguard status', () => {
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
 
+  it('a --session with no id is one line naming it, not a session called --json (polish61)', async () => {
+    for (const args of [
+      ['--session', '--json'],
+      ['--session', '--verdict', 'stopped'],
+    ]) {
+      const result = await run(['status', '--db', db, ...args]);
+      expectOneLineError(result, `error: option '--session <id>' argument '${args[1]}' is invalid.`);
+      expect(result.err).toContain(`the session's id is missing`);
+      expect(result.out).toBe('');
+    }
+  });
+
   it('prints the newest loopguard run with the state its store reports, interrupted included', async () => {
     const path = join(cwd, 'runs.db');
     const database = openLoopGuardDatabase(path);
@@ -273,18 +285,25 @@ describe('loopguard recoveries', () => {
   });
 
   it('rejects bad filters in one line with exit code 2', async () => {
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--topic', 'oops']),
-      '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, call_refused, got "oops"',
-    );
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--since', 'last week']),
-      '--since must be epoch milliseconds or an ISO date, got "last week"',
-    );
-    expectOneLineError(
-      await run(['recoveries', '--db', db, '--limit', '0']),
-      '--limit must be an integer from 1 to 1000',
-    );
+    // a time's line names the forms `--help` offers, a day among them (polish61: the endpoint's two alone)
+    const forms =
+      'epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local)';
+    for (const [flag, value, message] of [
+      [
+        '--topic',
+        'oops',
+        '--topic must be one of loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop, call_refused, got "oops"',
+      ],
+      ['--since', 'last week', `--since must be ${forms}, got "last week"`],
+      ['--until', 'yesterday', `--until must be ${forms}, got "yesterday"`],
+      [
+        '--task',
+        '--json',
+        "error: option '--task <id>' argument '--json' is invalid. the task's id is missing",
+      ],
+      ['--limit', '0', '--limit must be an integer from 1 to 1000'],
+    ] as const)
+      expectOneLineError(await run(['recoveries', '--db', db, flag, value]), message);
   });
 });
 

@@ -230,6 +230,10 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
       expect(result.code).toBe(EXIT_CODES.budgetSpent);
       expect(result.stdout + result.stderr).toContain(`webhook posted to http://127.0.0.1:${port}/… (`);
       expect(result.stdout + result.stderr).not.toContain('Secret-of-the-hook-54');
+      // but `ps` shows it to every local user: said, as serve's --token is (polish61)
+      expect(result.stderr).toContain(
+        'loopguard: warning: --webhook is in the process list (ps), where every local user can read its URL',
+      );
       const { run: r } = stored(dir);
       expect(received).toEqual([
         {
@@ -245,6 +249,30 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
           },
         },
       ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a webhook from a configuration file is in no process list: no warning, and it is posted (polish61)', async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      received.push(req.url ?? '');
+      req.resume().on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as { port: number };
+    try {
+      const { dir } = tempRepo('echo "Error: build failed"');
+      const file = join(mkdtempSync(join(tmpdir(), 'loopguard-webhook-')), 'run.yaml');
+      writeFileSync(file, `webhook: http://127.0.0.1:${port}/hook/Secret-61\n`, { mode: 0o600 });
+      const result = await loopguard(
+        dir,
+        run('--config', file, '--on-stagnation', 'alert', '--max-iterations', '3', '--', './agent.sh'),
+      );
+      expect(result.code, result.stderr).toBe(EXIT_CODES.budgetSpent);
+      expect(result.stderr).not.toContain('process list');
+      expect(received).toEqual(['/hook/Secret-61']);
     } finally {
       server.close();
     }

@@ -234,6 +234,41 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it("shows each session's verdict on a 390 px phone without scrolling sideways (polish61)", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open(hooksOnlyDatabase());
+    const seen = async () =>
+      page.locator('#sessions tbody tr.session .badge.verdict').evaluateAll((badges) =>
+        badges.map((badge) => {
+          const box = badge.getBoundingClientRect();
+          const y = box.top + box.height / 2;
+          const hit = document.elementFromPoint(box.left + box.width / 2, y);
+          // and no sliver of another column between the verdict and the panel's right edge
+          const panel = badge.closest('section') as HTMLElement;
+          const edge = document.elementFromPoint(panel.getBoundingClientRect().right - 2, y);
+          const cell = badge.closest('td') as HTMLElement;
+          return {
+            inWindow: box.left >= 0 && box.right <= window.innerWidth,
+            onTop: badge.contains(hit) && (edge === panel || cell.contains(edge)),
+          };
+        }),
+      );
+    await page.locator('#sessions').scrollIntoViewIfNeeded();
+    expect(await seen()).toEqual(Array(4).fill({ inWindow: true, onTop: true }));
+    // and still there once the table is scrolled to its start and to its end in its panel
+    for (const left of [10_000, 0]) {
+      await page.evaluate((x) => document.getElementById('sessions-section')?.scrollTo({ left: x }), left);
+      expect(await seen()).toEqual(Array(4).fill({ inWindow: true, onTop: true }));
+    }
+    expect(
+      await page
+        .locator('#sessions thead th')
+        .last()
+        .evaluate((th) => th.getBoundingClientRect().right),
+    ).toBeLessThanOrEqual(390);
+    expect(problems).toEqual([]);
+  });
+
   it('opens a session: its summary, its nudge and stop with their evidence', async () => {
     await open(hooksOnlyDatabase());
     await page.locator('#sessions tbody tr.session').first().click();

@@ -410,8 +410,9 @@ function sayCodexTrust(
     waiting.length === report.hooks.length
       ? `the ${waiting.length} loopguard hooks`
       : `loopguard's ${waiting.map((hook) => hook.event).join(', ')} hook${waiting.length === 1 ? '' : 's'}`;
+  // Codex 0.169.0 asks at its own start, before a slash command can be typed: its words (polish61)
   io.stdout(
-    `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex, type /hooks and trust ${which}; loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
+    `Codex skips loopguard's hooks until you trust them (${waiting.length} of ${report.hooks.length} ${modified ? 'changed since you trusted them' : 'not trusted yet'}): start codex: it asks about them itself ("Hooks need review"): choose "Trust all and continue", or "Review hooks" to trust ${which} alone (/hooks does the same later); loopguard init codex${projectDir === undefined ? ' --user' : ''} then says whether they run\n`,
   );
 }
 

@@ -8,6 +8,7 @@ import { formatTable } from '../formatTable.js';
 import { localDayStart, localTime, timeZoneName } from '../localTime.js';
 import { entryCall } from './entryCall.js';
 import { DB_FLAG_HELP, openStatusReader, readingFlags, type StatusStoreFlags } from './openStatusReader.js';
+import { idNotOption } from './parsers.js';
 
 interface RecoveriesOptions extends StatusStoreFlags {
   topic?: string;
@@ -30,6 +31,10 @@ function attemptsOrCall(entry: RecoveryView): string {
   return entryCall(entry.metadata) ?? String(entry.attemptCount ?? '-');
 }
 
+/** The times `--since` and `--until` take, as their help and their error line say them. */
+const TIME_FORMS =
+  'epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local)';
+
 /**
  * `loopguard recoveries (--db <file> | --postgres <url>) [--topic] [--task] [--since] [--until] [--limit] [--json]`:
  * the recovery context entries and the sessions' nudges and stops (`loop_nudge`, `loop_stop`), newest first
@@ -49,15 +54,13 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       '--topic <topic>',
       'only loop_recovery, unblock_authority, loop_escalation, loop_nudge, loop_stop, spend_warning, spend_stop or call_refused',
     )
-    .option('--task <id>', 'only entries about this task')
-    .option(
-      '--since <time>',
-      'only entries at or after this time (epoch ms, an ISO time, or a day: YYYY-MM-DD, local)',
+    .addOption(
+      new Option('--task <id>', 'only entries about this task').argParser(
+        idNotOption("the task's id", 'loopguard status'),
+      ),
     )
-    .option(
-      '--until <time>',
-      'only entries before this time (epoch ms, an ISO time, or a day: YYYY-MM-DD, local, included)',
-    )
+    .option('--since <time>', `only entries at or after this time (${TIME_FORMS})`)
+    .option('--until <time>', `only entries before this time (${TIME_FORMS}; a day is included)`)
     .addOption(
       new Option('--limit <n>', `entries per page (1..${MAX_PAGE_LIMIT})`).default(
         String(RECOVERIES_SHOWN),
@@ -79,9 +82,13 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
       try {
         query = parseRecoveriesQuery(params);
       } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        // a time the endpoint refused: the forms this command takes, a day among them (polish61)
+        const time = (['since', 'until'] as const).find((name) => error.message.startsWith(`${name} `));
+        if (time !== undefined)
+          throw new CliError(`--${time} must be ${TIME_FORMS}, got ${JSON.stringify(options[time])}`);
         // The parser's messages start with the parameter's name: the flag of the same name.
-        if (error instanceof InvalidInputError) throw new CliError(`--${error.message}`);
-        throw error;
+        throw new CliError(`--${error.message}`);
       }
       const store = await openStatusReader(options, io);
       try {

@@ -56,6 +56,14 @@ function readStdin(): Promise<string | undefined> {
   });
 }
 
+/**
+ * What `run --webhook <url>` says on stderr: every local user reads a process's arguments (`ps`,
+ * `/proc/<pid>/cmdline`) for the whole run, and a webhook's URL may hold its key (Slack's path), as
+ * `serve --token` says of its token (polish61).
+ */
+const WEBHOOK_IN_PS_WARNING =
+  "loopguard: warning: --webhook is in the process list (ps), where every local user can read its URL (a webhook's URL may hold its key); give it as webhook: in a configuration file only you can read (--config PATH, or an untracked loopguard.config.yaml)\n";
+
 /** Registers `loopguard run [options] -- <command…>`. */
 export function registerRunCommand(program: Command, io: CliIo): void {
   const command = program
@@ -73,6 +81,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (config === undefined && file.path !== null)
       refuseRepositoryChoices({ path: file.path, values: file.values }, rest, io.cwd);
     const options = resolveRunOptions(file.values, rest, file.path);
+    if (rest.webhook !== undefined) io.stderr(WEBHOOK_IN_PS_WARNING);
     // a found file's prices below the library's lower the user's budget in dollars: said, as status
     // and init say it (trust54)
     if (config === undefined && rest.spend === undefined && file.path !== null) {

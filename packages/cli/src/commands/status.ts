@@ -23,7 +23,7 @@ import {
   readingFlags,
   type StatusStoreFlags,
 } from './openStatusReader.js';
-import { oneOf, positiveInteger } from './parsers.js';
+import { idNotOption, oneOf, positiveInteger } from './parsers.js';
 
 /** `newest run r2 interrupted, breaker: OPEN` for the newest run (its status in words); empty without one. */
 function runLine(breaker: { state: string; runId?: unknown; statusText?: unknown } | undefined): string {
@@ -59,7 +59,12 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .option('--postgres <url>', 'a PostgreSQL connection string (a fleet)')
     .option('--schema <name>', "the PostgreSQL schema of loopguard's tables (default: public)")
     .option('--json', 'print the status as JSON (the /status body)')
-    .option('--session <id>', 'only this session; exit 10 when loopguard stopped it, 11 on spend')
+    .addOption(
+      new Option(
+        '--session <id>',
+        'only this session; exit 10 when loopguard stopped it, 11 on spend',
+      ).argParser(idNotOption("the session's id", 'loopguard status')),
+    )
     .addOption(
       new Option(
         '--verdict <verdict>',
