@@ -9,21 +9,18 @@
 // CPU time leaves out the time waiting for a core, which a whole pass's wall clock does not.
 // Run: npx tsc -b && node scripts/bench-steps-parts.mjs [DIST]   (default packages/core/dist)
 // Env: LOOPGUARD_BENCH_REPS (default 7).
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { labelledStepCorpora } from './bench/labelledLoops.mjs';
-import { stepDetectorOf } from './bench/stepBuild.mjs';
+import { stepDetectorOf, stepPartOf } from './bench/stepBuild.mjs';
 import { loadCorpus } from './bench/stepCorpus.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
 const dist = process.argv[2] ?? 'packages/core/dist';
-const load = async (file) => import(pathToFileURL(path.resolve(dist, file)).href);
 const Detector = await stepDetectorOf(dist);
-const { fingerprint } = await load('steps/fingerprint.js');
-const { ChantingRule } = await load('steps/ChantingRule.js');
-const { actionKey } = await load('steps/stepKeys.js');
-const { actionText } = await load('steps/inputText.js');
-const { classifyAction } = await load('steps/actionKind.js');
+const { fingerprint } = await stepPartOf(dist, 'steps/history/fingerprint.js');
+const { ChantingRule } = await stepPartOf(dist, 'steps/rules/ChantingRule.js');
+const { actionKey } = await stepPartOf(dist, 'steps/history/stepKeys.js');
+const { actionText } = await stepPartOf(dist, 'steps/actions/inputText.js');
+const { classifyAction } = await stepPartOf(dist, 'steps/actions/actionKind.js');
 const NO_ECHO = new Set();
 
 /** The CPU time of `work` in µs (user and system, every thread). */

@@ -3,10 +3,10 @@
 // scripts/bench-steps-halves.mjs). The ablations live here, never in the product: the product has no
 // switch per rule (the rule classes are read from their built files: they are not exported).
 import { StepLoopDetector } from '../../packages/core/dist/entries/steps.js';
-import { OutcomeStagnationRule } from '../../packages/core/dist/steps/OutcomeStagnationRule.js';
-import { otherCopy, probeDiagnosis } from '../../packages/core/dist/steps/probeDiagnosis.js';
-import { SameErrorRule } from '../../packages/core/dist/steps/SameErrorRule.js';
-import { UnseenPrintsRule } from '../../packages/core/dist/steps/UnseenPrintsRule.js';
+import { otherCopy, probeDiagnosis } from '../../packages/core/dist/steps/probes/probeDiagnosis.js';
+import { OutcomeStagnationRule } from '../../packages/core/dist/steps/rules/OutcomeStagnationRule.js';
+import { SameErrorRule } from '../../packages/core/dist/steps/rules/SameErrorRule.js';
+import { UnseenPrintsRule } from '../../packages/core/dist/steps/rules/UnseenPrintsRule.js';
 import { replay } from './labelledLoops.mjs';
 
 /** A rule whose hits are dropped; it still judges every event it is given (its state moves as in the product). */

@@ -39,8 +39,8 @@ export {
 } from './model/stateMachineInput.js';
 export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
-export { actionText } from './steps/inputText.js';
-export { actionKey } from './steps/stepKeys.js';
+export { actionText } from './steps/actions/inputText.js';
+export { actionKey } from './steps/history/stepKeys.js';
 export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {
   validateIterationCheckpointInput,

@@ -6,40 +6,43 @@
  * @packageDocumentation
  */
 
-export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '../steps/exemptions.js';
-export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from '../steps/globalSwitch.js';
-export { JsonlStepParser } from '../steps/JsonlStepParser.js';
-export type { StepLineParser } from '../steps/StepLineParser.js';
+export { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '../steps/actions/exemptions.js';
+export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/actions/shellCommand.js';
+export type { StepEvidence } from '../steps/history/stepHistory.js';
+export { isStepLoopDetectionEnabled, setStepLoopDetectionEnabled } from '../steps/options/globalSwitch.js';
 export {
-  STEP_LOOP_TOPICS,
-  StepLoopDetector,
-  type StepLoopDetectorEvents,
-  type StepVerdict,
-} from '../steps/StepLoopDetector.js';
-export type { StepLoopType } from '../steps/StepRule.js';
-export { sealStepLoopDetectorOptions, unsealStepLoopDetectorOptions } from '../steps/sealedStepOptions.js';
-export { canonicalInput, SHELL_TOOLS, shellCommandOf } from '../steps/shellCommand.js';
+  sealStepLoopDetectorOptions,
+  unsealStepLoopDetectorOptions,
+} from '../steps/options/sealedStepOptions.js';
 export {
   FNV_SEAL_CHECKSUM,
   type SealChecksum,
   STEP_SNAPSHOT_LAYOUT,
   sealedBody,
   sealText,
-} from '../steps/snapshotSeal.js';
-export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
-export type { StepEvidence } from '../steps/stepHistory.js';
+} from '../steps/options/snapshotSeal.js';
 export {
   defaultStepLoopDetectorOptions,
   parseStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
-} from '../steps/stepLoopDetectorOptions.js';
+} from '../steps/options/stepLoopDetectorOptions.js';
 export {
   type SnapshotJson,
   type SnapshotPart,
   STEP_SNAPSHOT_FORMAT,
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
-} from '../steps/stepSnapshot.js';
+} from '../steps/options/stepSnapshot.js';
+export { JsonlStepParser } from '../steps/parsers/JsonlStepParser.js';
+export type { StepLineParser } from '../steps/parsers/StepLineParser.js';
+export type { StepLoopType } from '../steps/rules/StepRule.js';
+export {
+  STEP_LOOP_TOPICS,
+  StepLoopDetector,
+  type StepLoopDetectorEvents,
+  type StepVerdict,
+} from '../steps/StepLoopDetector.js';
+export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/step.js';
 export { ClaudeStreamJsonParser } from '../translation/claudeCode/ClaudeStreamJsonParser.js';
 export {
   ClaudeCodeSteps,

@@ -4,36 +4,22 @@ import { InvalidInputError } from '../kernel/errors.js';
 import { silentLogger } from '../kernel/logger.js';
 import { SafeEmitter } from '../kernel/SafeEmitter.js';
 import { describeValue } from '../kernel/validate.js';
-import { type ActionKind, classifyAction, commandTextOf } from './actionKind.js';
-import { ChantingStream } from './ChantingStream.js';
-import { isExemptAction, type StepExemptions } from './exemptions.js';
-import { type FileSearch, searchReader } from './fileSearch.js';
-import { isStepLoopDetectionEnabled } from './globalSwitch.js';
-import { actionText } from './inputText.js';
-import {
-  type PrintWork,
-  type PrintWorkReader,
-  printWorkOf,
-  printWorkOfState,
-  printWorkReader,
-} from './printRewrite.js';
-import { RecentMemo } from './recentMemo.js';
-import { StepLadder } from './StepLadder.js';
-import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
-import { canonicalStep } from './shellCommand.js';
-import { type SealChecksum, sealSnapshot, unsealSnapshot } from './snapshotSeal.js';
-import type { Step } from './step.js';
-import { StepHistory } from './stepHistory.js';
-import { actionKey, isBlankMessage } from './stepKeys.js';
+import { type ActionKind, classifyAction, commandTextOf } from './actions/actionKind.js';
+import { isExemptAction, type StepExemptions } from './actions/exemptions.js';
+import { actionText } from './actions/inputText.js';
+import { canonicalStep } from './actions/shellCommand.js';
+import { RecentMemo } from './history/recentMemo.js';
+import { StepHistory } from './history/stepHistory.js';
+import { actionKey, isBlankMessage } from './history/stepKeys.js';
+import { type PendingAction, TurnReader } from './history/turnOutcome.js';
+import { isStepLoopDetectionEnabled } from './options/globalSwitch.js';
+import { type SealChecksum, sealSnapshot, unsealSnapshot } from './options/snapshotSeal.js';
 import {
   parsedStepLoopDetectorOptions,
   type StepLoopDetectorOptions,
   type StepThresholds,
   thresholdsOf,
-} from './stepLoopDetectorOptions.js';
-import { stepLoopMessage } from './stepLoopMessage.js';
-import { reportStepLoop, type StepLoopSinks } from './stepLoopRecorder.js';
-import { messageRulesOf, turnRulesOf } from './stepRules.js';
+} from './options/stepLoopDetectorOptions.js';
 import {
   MAX_EDIT_PRINTS,
   readSnapshotEnvelope,
@@ -42,15 +28,29 @@ import {
   STEP_SNAPSHOT_FORMAT,
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
-} from './stepSnapshot.js';
+} from './options/stepSnapshot.js';
+import { type FileSearch, searchReader } from './probes/fileSearch.js';
+import {
+  type PrintWork,
+  type PrintWorkReader,
+  printWorkOf,
+  printWorkOfState,
+  printWorkReader,
+} from './probes/printRewrite.js';
+import { type PrintEdit, type PrintEditReader, printEditReader } from './probes/unseenPrints.js';
+import { ChantingStream } from './rules/ChantingStream.js';
+import { StepLadder } from './rules/StepLadder.js';
+import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './rules/StepRule.js';
+import { messageRulesOf, turnRulesOf } from './rules/stepRules.js';
+import type { Step } from './step.js';
+import { stepLoopMessage } from './stepLoopMessage.js';
+import { reportStepLoop, type StepLoopSinks } from './stepLoopRecorder.js';
 import {
   chantingStop,
   continueVerdict,
   type StepLoopDetectorEvents,
   type StepVerdict,
 } from './stepVerdict.js';
-import { type PendingAction, TurnReader } from './turnOutcome.js';
-import { type PrintEdit, type PrintEditReader, printEditReader } from './unseenPrints.js';
 
 export { STEP_LOOP_TOPICS } from '../model/contextEntry.js';
 

@@ -1,7 +1,7 @@
 import type { ContextEntry } from '../model/contextEntry.js';
-import type { StreamChant } from './ChantingStream.js';
-import { type RuleHit, type StepLoopType, shorten } from './StepRule.js';
-import type { StepEvidence } from './stepHistory.js';
+import type { StepEvidence } from './history/stepHistory.js';
+import type { StreamChant } from './rules/ChantingStream.js';
+import { type RuleHit, type StepLoopType, shorten } from './rules/StepRule.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
 
 /** What {@link StepLoopDetector.observe} returns for one step. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RecentSet } from '../../src/kernel/RecentSet.js';
-import { BoundedSeen } from '../../src/steps/boundedSeen.js';
+import { BoundedSeen } from '../../src/steps/history/boundedSeen.js';
 
 describe('RecentSet', () => {
   it('finds every value among the last `generation` distinct ones added, and none older than 2 × `generation`', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChantingRule, countSegments } from '../../src/steps/ChantingRule.js';
-import type { JudgedEvent } from '../../src/steps/StepRule.js';
+import { ChantingRule, countSegments } from '../../src/steps/rules/ChantingRule.js';
+import type { JudgedEvent } from '../../src/steps/rules/StepRule.js';
 
 /**
  * The rule for text without structure (no fences, markup or markdown markers: one run), written

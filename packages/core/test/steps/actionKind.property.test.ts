@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ActionKind, type ActionKindName, classifyAction } from '../../src/steps/actionKind.js';
+import { type ActionKind, type ActionKindName, classifyAction } from '../../src/steps/actions/actionKind.js';
 import {
   CHANGE_COMMANDS,
   GIT_READS,
@@ -9,8 +9,8 @@ import {
   PACKAGE_READS,
   PREFIXES,
   READ_COMMANDS,
-} from '../../src/steps/shellCommands.js';
-import { shellSegments } from '../../src/steps/shellSegments.js';
+} from '../../src/steps/actions/shellCommands.js';
+import { shellSegments } from '../../src/steps/actions/shellSegments.js';
 
 // `classifyAction`'s reading of a shell line as it was written before its shortcuts (quotes blanked
 // and the redirect pattern run on every segment, the command's folder cut by a pattern): the oracle.

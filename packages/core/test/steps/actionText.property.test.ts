@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/kernel/errors.js';
-import { actionText, MAX_INPUT_DEPTH, REASONING_FIELDS } from '../../src/steps/inputText.js';
+import { actionText, MAX_INPUT_DEPTH, REASONING_FIELDS } from '../../src/steps/actions/inputText.js';
 
 // The serialisation as it was written before its fields' paths were built only when needed: the oracle.
 function reject(path: string, problem: string): never {

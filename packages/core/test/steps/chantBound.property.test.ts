@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CHANT_TAIL, codeFences, lastSegmentEnd, mayChant } from '../../src/steps/chantBound.js';
-import { ProseScanner, type ProseSink } from '../../src/steps/chantText.js';
+import { CHANT_TAIL, codeFences, lastSegmentEnd, mayChant } from '../../src/steps/rules/chantBound.js';
+import { ProseScanner, type ProseSink } from '../../src/steps/rules/chantText.js';
 
 /** What the chanting rule's scan of a whole message sees: its segments and each line's start in code. */
 function scanOf(text: string): {

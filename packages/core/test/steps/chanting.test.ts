@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChantingStream } from '../../src/steps/ChantingStream.js';
+import { ChantingStream } from '../../src/steps/rules/ChantingStream.js';
 import { makeStepDetector } from './helpers.js';
 
 /** The whole-message verdict (chantRepeats 10, chantShare 0.5 by default). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { StepLoopDetector } from '../../src/entries/steps.js';
 import { type ContextEntry, ManualClock } from '../../src/index.js';
 import { recoveryViewOf, startsLoop } from '../../src/internal.js';
-import { StepLadder } from '../../src/steps/StepLadder.js';
+import { StepLadder } from '../../src/steps/rules/StepLadder.js';
 import { COUNTS_ONLY, feed, makeRecordingDetector, makeStepDetector, turn } from './helpers.js';
 
 describe('StepLadder', () => {

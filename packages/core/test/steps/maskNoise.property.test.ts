@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskNoise } from '../../src/steps/probeKey.js';
-import { canonicalSetOrder } from '../../src/steps/setOrder.js';
+import { maskNoise } from '../../src/steps/probes/probeKey.js';
+import { canonicalSetOrder } from '../../src/steps/probes/setOrder.js';
 
 /** maskNoise as it was before it skipped patterns that cannot match: every pattern, every time. */
 const ORACLE: ReadonlyArray<readonly [RegExp, string]> = [

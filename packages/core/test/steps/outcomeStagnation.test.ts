@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { classifyAction, commandTextOf } from '../../src/steps/actionKind.js';
-import { OutcomeStagnationRule } from '../../src/steps/OutcomeStagnationRule.js';
-import { otherPackageCopy } from '../../src/steps/packageCopy.js';
+import { classifyAction, commandTextOf } from '../../src/steps/actions/actionKind.js';
+import { otherPackageCopy } from '../../src/steps/probes/packageCopy.js';
+import { OutcomeStagnationRule } from '../../src/steps/rules/OutcomeStagnationRule.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 /** The two shapes an agent gives: SWE-agent-style command strings, or tool-argument objects. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { printWorkOf, rewritesOwnPrints } from '../../src/steps/printRewrite.js';
+import { printWorkOf, rewritesOwnPrints } from '../../src/steps/probes/printRewrite.js';
 import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 const FILE = '/workspace/repo/src/limits.py';

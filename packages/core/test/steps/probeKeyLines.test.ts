@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
-import { keyLines, maskTyped, typedWords } from '../../src/steps/probeKey.js';
-import { probeIdentity } from '../../src/steps/probePaths.js';
+import { keyLines, maskTyped, typedWords } from '../../src/steps/probes/probeKey.js';
+import { probeIdentity } from '../../src/steps/probes/probePaths.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const SCRIPT = '/workspace/repro.py';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EXEMPT_COMMANDS, type Step, setStepLoopDetectionEnabled } from '../../src/entries/steps.js';
-import { isExemptAction } from '../../src/steps/exemptions.js';
+import { isExemptAction } from '../../src/steps/actions/exemptions.js';
 import { COUNTS_ONLY, detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const times = (count: number, make: (i: number) => Step[]): Step[] =>

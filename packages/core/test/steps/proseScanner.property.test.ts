@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProseScanner, type ProseSink, segmentHash } from '../../src/steps/chantText.js';
+import { ProseScanner, type ProseSink, segmentHash } from '../../src/steps/rules/chantText.js';
 
 /** Every segment the scanner reports over `text`, line by line as `ChantingRule` scans a message. */
 function segmentsOf(text: string, hashes = true): Array<{ from: number; to: number; hash: number }> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecentMemo } from '../../src/steps/recentMemo.js';
+import { RecentMemo } from '../../src/steps/history/recentMemo.js';
 
 describe('RecentMemo', () => {
   it('computes a pair once while it is among the recent ones, and again once it is not', () => {

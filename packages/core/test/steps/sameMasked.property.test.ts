@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskTyped, sameMasked } from '../../src/steps/probeKey.js';
+import { maskTyped, sameMasked } from '../../src/steps/probes/probeKey.js';
 
 /** Pieces that steer the masking: words (typed or not), digits glued to them, separators, `~` itself. */
 const piece = fc.constantFrom(

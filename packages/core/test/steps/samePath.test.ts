@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { samePath } from '../../src/steps/probePaths.js';
+import { samePath } from '../../src/steps/probes/probePaths.js';
 
 describe('samePath', () => {
   it.each([

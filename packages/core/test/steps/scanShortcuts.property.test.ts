@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../../src/signatures/errorSignature.js';
-import { fingerprintedText } from '../../src/steps/fingerprint.js';
-import { keyLines, maskNoise, SUMMARY_LINE } from '../../src/steps/probeKey.js';
-import { shellSegments } from '../../src/steps/shellSegments.js';
+import { shellSegments } from '../../src/steps/actions/shellSegments.js';
+import { fingerprintedText } from '../../src/steps/history/fingerprint.js';
+import { keyLines, maskNoise, SUMMARY_LINE } from '../../src/steps/probes/probeKey.js';
 
 /** `keyLines` as it was written first: every line of the text tested, none skipped. */
 function keyLinesOracle(output: string): string {

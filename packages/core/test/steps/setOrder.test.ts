@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSetOrder } from '../../src/steps/setOrder.js';
+import { canonicalSetOrder } from '../../src/steps/probes/setOrder.js';
 
 describe('canonicalSetOrder', () => {
   it('prints the items of a set in one order, whatever order a run printed them in', () => {

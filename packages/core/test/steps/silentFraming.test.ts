@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
-import { isFramingOnly } from '../../src/steps/framingLines.js';
+import { isFramingOnly } from '../../src/steps/history/framingLines.js';
 import { claudeToolResponseText } from '../../src/translation/claudeCode/claudeCodeSteps.js';
 import { makeStepDetector, turn } from './helpers.js';
 

@@ -12,9 +12,9 @@ import {
   type StepVerdict,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
-import { keyHash, pairKeyOf } from '../../src/steps/historyState.js';
-import { sealSnapshot } from '../../src/steps/snapshotSeal.js';
-import { textHash } from '../../src/steps/stepKeys.js';
+import { keyHash, pairKeyOf } from '../../src/steps/history/historyState.js';
+import { textHash } from '../../src/steps/history/stepKeys.js';
+import { sealSnapshot } from '../../src/steps/options/snapshotSeal.js';
 import { COUNTS_ONLY, turn } from './helpers.js';
 
 /** A few turns and messages to build runs from, so that runs repeat, alternate, cycle and fail alike. */

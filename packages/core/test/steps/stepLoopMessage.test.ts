@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RuleHit } from '../../src/steps/rules/StepRule.js';
 import { StepLoopDetector } from '../../src/steps/StepLoopDetector.js';
-import type { RuleHit } from '../../src/steps/StepRule.js';
 import { ADVICE, stepLoopMessage } from '../../src/steps/stepLoopMessage.js';
 
 // The nudge is what the model reads, and the user in the transcript: tool calls and actions, never

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
-import { searchOf } from '../../src/steps/fileSearch.js';
-import { printEdit, printedTexts } from '../../src/steps/unseenPrints.js';
+import { searchOf } from '../../src/steps/probes/fileSearch.js';
+import { printEdit, printedTexts } from '../../src/steps/probes/unseenPrints.js';
 import { detections, feed, makeStepDetector, turn } from './helpers.js';
 
 const CODE = '/repo/django/db/migrations/loader.py';

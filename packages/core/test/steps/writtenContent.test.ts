@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { StepLoopDetector } from '../../src/entries/steps.js';
 import { normalizeVolatile } from '../../src/signatures/normalizeVolatile.js';
-import { actionText } from '../../src/steps/inputText.js';
-import { actionKey, compactKey } from '../../src/steps/stepKeys.js';
-import { writtenContent } from '../../src/steps/writtenContent.js';
+import { actionText } from '../../src/steps/actions/inputText.js';
+import { writtenContent } from '../../src/steps/actions/writtenContent.js';
+import { actionKey, compactKey } from '../../src/steps/history/stepKeys.js';
 import { feed, makeStepDetector, turn } from './helpers.js';
 
 const EDITOR = 'str_replace_editor';

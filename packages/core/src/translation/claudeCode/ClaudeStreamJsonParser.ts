@@ -1,5 +1,5 @@
 import { recordOf } from '../../kernel/jsonValues.js';
-import { readJsonLine, type StepLineParser } from '../../steps/StepLineParser.js';
+import { readJsonLine, type StepLineParser } from '../../steps/parsers/StepLineParser.js';
 import type { Step } from '../../steps/step.js';
 import { ClaudeCodeSteps } from './claudeCodeSteps.js';
 
