@@ -6,6 +6,10 @@
  * breaker, guards, iteration, signatures, spend, and translation: one folder per agent) may use each
  * other, without cycles. The entry points (index.ts, internal.ts and the subpath entries) sit above everything.
  *
+ * core/src/steps keeps its detector at the top (StepLoopDetector, the verdict, the message, the recorder) and
+ * its parts in folders (rules, probes, history, options, actions, parsers): the parts never import the top but
+ * the step itself, and the folders that read one step (actions, parsers) know nothing of the run.
+ *
  * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
  * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
  */
@@ -42,6 +46,24 @@ module.exports = {
       comment: 'Features import the files they use, never the package entry points.',
       from: { path: `${core}${features}/` },
       to: { path: `${core}(index|internal|entries)(/|\\.ts$)` },
+    },
+    {
+      name: 'core-steps-parts-not-detector',
+      severity: 'error',
+      comment:
+        "The folders of core/steps are the detector's parts: they import the step, never the detector, its verdict, message or recorder.",
+      from: { path: `${core}steps/[^/]+/` },
+      to: {
+        path: `${core}steps/(StepLoopDetector|stepVerdict|stepLoopEntry|stepLoopMessage|stepLoopRecorder)\\.ts$`,
+      },
+    },
+    {
+      name: 'core-steps-one-step',
+      severity: 'error',
+      comment:
+        'core/steps/actions and parsers read one step: they import none of the run (rules, probes, history, options).',
+      from: { path: `${core}steps/(actions|parsers)/` },
+      to: { path: `${core}steps/(rules|probes|history|options)/` },
     },
     {
       name: 'cli-runtime-not-install',
