@@ -419,7 +419,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     const turn = this.reader.read(index, action, output, error);
     if (calledAgain) turn.calledAgain = true;
     this.history.addTurn(turn);
-    if (this.ladder.endedBy(turn.informative, this.history)) this.ladder.reset();
+    if (this.ladder.endedBy(turn, this.history)) this.ladder.reset();
     return this.judge(index, { kind: 'turn', turn }, this.turnRules);
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
 import type { StepHistory } from '../history/stepHistory.js';
+import type { Turn } from '../history/turn.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from '../options/stepSnapshot.js';
 import type { LoopProgress, StepLoopType } from './StepRule.js';
 
@@ -86,21 +87,23 @@ export class StepLadder implements SnapshotPart {
   }
 
   /**
-   * Whether the latest turn (`informative`, recorded in `history`) ends the nudged loop. After an
+   * Whether the latest `turn` (recorded in `history`) ends the nudged loop. After an
    * outcome-stagnation nudge only a probe result that moved does (an edit's new text, a read, a new
    * file touched are what the loop is made of; a result moved by a new question ends the nudge but
    * not the loop: the outcome rule's next hit on it stops, see `RuleHit.nudged`); after a refused tool's, only an attempt that goes
    * through or is refused otherwise; after a call retried with the same failure, only a change or
-   * that call going otherwise; else any informative turn.
+   * that call going otherwise; else any informative turn but a change that went through silently:
+   * it says the command ran, nothing about the loop (an effect, not news), so the loop's next hit
+   * stops.
    */
-  endedBy(informative: boolean, history: StepHistory): boolean {
+  endedBy(turn: Turn, history: StepHistory): boolean {
     if (this.progressBy === 'probe') return history.probes.latest.news || history.probes.latest.asked;
     if (this.progressBy === 'verdict') return history.probes.latest.verdictNews;
     if (this.progressBy === 'rejection') return history.rejections.broke;
     if (this.progressBy === 'retry') return history.retries.broke;
     if (this.progressBy === 'search') return history.searches.broke;
     if (this.progressBy === 'debug') return history.unseenPrints.broke;
-    return informative;
+    return turn.informative && !(turn.applied && turn.quiet);
   }
 
   /** Something was learned: the next hit nudges again. */
