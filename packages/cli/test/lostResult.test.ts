@@ -218,3 +218,15 @@ describe('the result of a first call Claude Code never handed over (latesrv62)',
     }
   });
 });
+
+describe('a call under a reused id while the first call runs (latesrv62)', () => {
+  it('keeps the first call counted as started: its result, when it comes, is not counted again', async () => {
+    const dir = tempProject();
+    const first = claudeFailingCall(dir, 's1', 1);
+    const second = claudeFailingCall(dir, 's1', 2);
+    // a provider that lets the model write call ids: a third call under the second's id
+    const third = claudeFailingCall(dir, 's1', 2, 'cat other.txt');
+    await answer(dir, [first.pre, second.pre, second.post, third.pre, third.post, first.post]);
+    expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 3 }]);
+  });
+});

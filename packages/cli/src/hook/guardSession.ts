@@ -142,6 +142,9 @@ export function guardSession(
                 results: lastResults,
                 seen,
                 ...(refusedCalls === undefined ? {} : { refusedCalls }),
+                // the first call, still started: its result is not counted again when it comes
+                ...(startedCalls === undefined ? {} : { startedCalls }),
+                ...(startedCall === undefined ? {} : { startedCall }),
               }),
             };
       if (last === undefined || !foreseeable(last, detector)) return silent;
