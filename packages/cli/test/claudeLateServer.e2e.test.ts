@@ -19,38 +19,72 @@ beforeAll(async () => {
 
 const COMMANDS = ['cat missing1.txt', 'cat missing2.txt', 'cat missing3.txt', 'cat missing4.txt'];
 
+/**
+ * A real `claude -p` in a new repository whose loopguard MCP server starts 3 s late, the model
+ * scripted by `script` (its turn: the assistant messages so far); the project, the `init` line
+ * and the requests the model received.
+ */
+async function lateServerSession(script: (turn: number) => ScriptedTurn) {
+  const { dir } = tempRepo('');
+  const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+  const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
+  expect(init.code, init.stderr).toBe(0);
+  // the server Claude Code starts, held 3 s before it runs
+  const file = join(home, '.claude.json');
+  const config = JSON.parse(readFileSync(file, 'utf8'));
+  const server = config.projects[dir].mcpServers.loopguard as { command: string; args: string[] };
+  const started = [server.command, ...server.args].map((word) => `'${word}'`).join(' ');
+  config.projects[dir].mcpServers.loopguard = {
+    ...server,
+    command: 'sh',
+    args: ['-c', `sleep 3; exec ${started}`],
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  const api = await startFakeAnthropicApi(script);
+  try {
+    const { lines } = await runClaudePrint(claude, dir, api.url, home);
+    return {
+      dir,
+      init: lines.find((line) => line.subtype === 'init'),
+      received: api.conversations.map((c) => JSON.stringify(c)),
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+/** The condition of every test here: the session began before the server was connected. */
+const PENDING = { mcp_servers: [{ name: 'loopguard', status: 'pending' }] };
+
 describe('the fast path with a server that connects after the first reply (Claude Code 2.1.330)', () => {
   it('counts the first call, whose result Claude Code never hands over, once: every call that ran', async () => {
-    const { dir } = tempRepo('');
-    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
-    const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
-    expect(init.code, init.stderr).toBe(0);
-    // the server Claude Code starts, held 3 s before it runs
-    const file = join(home, '.claude.json');
-    const config = JSON.parse(readFileSync(file, 'utf8'));
-    const server = config.projects[dir].mcpServers.loopguard as { command: string; args: string[] };
-    const started = [server.command, ...server.args].map((word) => `'${word}'`).join(' ');
-    config.projects[dir].mcpServers.loopguard = {
-      ...server,
-      command: 'sh',
-      args: ['-c', `sleep 3; exec ${started}`],
-    };
-    writeFileSync(file, JSON.stringify(config, null, 2));
-    const api = await startFakeAnthropicApi((turn): ScriptedTurn => {
+    const { dir, init } = await lateServerSession((turn): ScriptedTurn => {
       const command = COMMANDS[turn];
       return command === undefined
         ? { text: 'I stop here.' }
         : { tool: 'Bash', input: { command, description: 'try' } };
     });
-    try {
-      const { lines } = await runClaudePrint(claude, dir, api.url, home);
-      // the condition: the session began before the server was connected
-      expect(lines.find((line) => line.subtype === 'init')).toMatchObject({
-        mcp_servers: [{ name: 'loopguard', status: 'pending' }],
-      });
-    } finally {
-      await api.close();
-    }
+    expect(init).toMatchObject(PENDING);
     expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 4 }]);
+  }, 300_000);
+
+  // latesrv62: the first call's result, read from the session's transcript at the next call, is
+  // judged in order: a loop starting at that call is nudged at its third failure, not its fourth
+  it('nudges a loop that starts at that call on time: its result is read from the transcript', async () => {
+    const { dir, init, received } = await lateServerSession(() => ({
+      tool: 'Bash',
+      input: { command: 'cat missing.txt', description: 'try' },
+    }));
+    expect(init).toMatchObject(PENDING);
+    // request k follows call k: the nudge of the third failure is in request 3
+    const nudged = received.findIndex((r) => r.includes('Loop detected'));
+    expect(nudged).toBe(3);
+    expect(received[nudged]).toContain('3 times, since call 1.');
+    const { sessions, entries } = hookState(dir);
+    expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+    ]);
+    expect(sessions).toMatchObject([{ tool_calls: 3 }]);
   }, 300_000);
 });

@@ -3,6 +3,7 @@ import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
 import { UnsafeStateError } from '../stateFolder.js';
+import { readClaudeCall } from './claudeTranscriptCall.js';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
@@ -25,8 +26,9 @@ import { requirePriceLibrary } from './priceLibrary.js';
 import { callsMade, deliveryOf, parseMemory } from './sessionMemory.js';
 
 /**
- * Why the event's `transcriptPath` must not be read by the spend guard (`undefined`: it may be): the
- * MCP server reads only the file where Claude Code keeps the session's transcript.
+ * Why the event's `transcriptPath` must not be read (`undefined`: it may be), by the spend guard
+ * and for a skipped call's result: the MCP server reads only the file where Claude Code keeps the
+ * session's transcript.
  */
 export type TranscriptDistrust = (event: HookEvent) => string | undefined;
 
@@ -137,6 +139,7 @@ export async function guardProject(
       detector: config.detector,
       record: (entry) => database.record(entry),
       now,
+      ...(agent === 'claude' ? { readCall: (id: string) => skippedResult(event, id, distrust, now) } : {}),
     };
     const refused = ownStateRefusal(event);
     if (refused !== undefined) {
@@ -217,6 +220,26 @@ export async function guardProject(
       : withSpend(agent, reply, spend, event.kind === 'before_tool');
   } finally {
     database.close(failed);
+  }
+}
+
+/**
+ * Call `callId` as the transcript of the event's session holds it (`readClaudeCall`): the model's
+ * input, read only where `distrust` trusts the path (the MCP server: the file where Claude Code
+ * keeps that session's transcript), and not for a subagent's run (its calls are in its own file);
+ * `[]` else, and when the file cannot be read (logged, but a file not there yet: the event is
+ * judged without it).
+ */
+function skippedResult(event: HookEvent, callId: string, distrust: TranscriptDistrust, now: () => number) {
+  const path = event.transcriptPath;
+  if (path === undefined || event.parentSessionId !== undefined || distrust(event) !== undefined) return [];
+  try {
+    return readClaudeCall(path, callId);
+  } catch (error) {
+    // a transcript not written yet holds nothing
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      logFailure(event.projectDir, 'claude', event, error, now());
+    return [];
   }
 }
 

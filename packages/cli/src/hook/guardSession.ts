@@ -19,7 +19,9 @@ import {
   MAX_KEPT_OUTPUT,
   MAX_SEEN_CALLS,
   type Memory,
+  NOT_IN_TRANSCRIPT,
   parseMemory,
+  READ_IN_TRANSCRIPT,
   remember,
   rememberResult,
   withMemory,
@@ -45,6 +47,11 @@ export interface GuardContext {
   record(entry: ContextEntryInput): void;
   /** Epoch ms, for `detectedAt`. */
   now(): number;
+  /**
+   * Claude Code: call `callId`'s action and result as the session's own transcript holds them
+   * (`readClaudeCall`), `[]` while it holds no result of it. Absent: no transcript is read.
+   */
+  readCall?(callId: string): Step[];
 }
 
 /**
@@ -60,6 +67,9 @@ export interface GuardContext {
  *   agent does not end it there, at its next call: {@link endsAfter}).
  * - `agent_stop`: the agent's text is observed as a message; nudges and stops are recorded only
  *   (the turn is over: nobody would hear them, and blocking would force the agent on).
+ * At an `after_tool` or `agent_stop` of another call, a started call whose result never came
+ * (Claude Code skipped its hook: {@link Memory.startedCall}) is read from the transcript
+ * (`context.readCall`) and judged first, in order, once ({@link skippedCall}).
  */
 export function guardSession(
   event: HookEvent,
@@ -105,6 +115,17 @@ export function guardSession(
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
     steps.map((step) => detector.observe(step)).find((verdict) => verdict.action !== 'continue');
+  const skipped = skippedCall(event, { startedCalls, startedCall }, seen, context);
+  let started: Pick<Memory, 'startedCalls' | 'startedCall'> = {
+    ...(startedCalls === undefined ? {} : { startedCalls }),
+    ...(startedCall === undefined ? {} : { startedCall }),
+  };
+  let lateVerdict: StepVerdict | undefined;
+  if (skipped !== undefined) {
+    lateVerdict = observe(skipped.steps);
+    rememberResult(lastResults, { ...skipped.result, changes: detector.changeCount });
+    started = skipped.started;
+  }
 
   let verdict: StepVerdict | undefined;
   // a stop the agent did not carry out ends the session at its next call; its turn's end, anyway
@@ -121,6 +142,9 @@ export function guardSession(
                 results: lastResults,
                 seen,
                 ...(refusedCalls === undefined ? {} : { refusedCalls }),
+                // the first call, still started: its result is not counted again when it comes
+                ...(startedCalls === undefined ? {} : { startedCalls }),
+                ...(startedCall === undefined ? {} : { startedCall }),
               }),
             };
       if (last === undefined || !foreseeable(last, detector)) return silent;
@@ -144,18 +168,21 @@ export function guardSession(
   }
 
   let reply: HookReply = { kind: 'silent' };
-  if (verdict !== undefined && verdict.action !== 'continue') {
-    counts[verdict.action === 'stop' ? 'stops' : 'nudges']++;
+  // the skipped call's verdict first (its turn came first), then the event's; a stop is not undone
+  for (const found of [lateVerdict, verdict]) {
+    if (found === undefined || found.action === 'continue') continue;
+    counts[found.action === 'stop' ? 'stops' : 'nudges']++;
     // the detector numbers the refused calls too (countRefusal): scan counts them
-    context.record(entryOf(verdict, event, detector, context));
-    const message = verdict.message ?? '';
-    if (verdict.action === 'nudge') reply = { kind: 'nudge', message };
+    context.record(entryOf(found, event, detector, context));
+    const message = found.message ?? '';
+    if (reply.kind === 'stop') continue;
+    if (found.action === 'nudge') reply = { kind: 'nudge', message };
     else {
       reply = stopReply(message, event);
       if (event.kind === 'after_tool' && !endsAfter(context.agent, event)) stopToCarry = message;
     }
   }
-  const counted = resultCount(event, { startedCalls, startedCall });
+  const counted = resultCount(event, started);
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
     next: {
@@ -298,6 +325,52 @@ export function newSession(
     enabled: true,
     nudges: 0,
     stops: 0,
+  };
+}
+
+/**
+ * The started call whose result hook Claude Code skipped (its MCP server still connecting: qa60),
+ * read from the session's transcript at an `after_tool` or `agent_stop` of another call, once: its
+ * steps, its result to remember, and what stays started once it is judged (it was counted when it
+ * started); `seen` remembers the read ({@link READ_IN_TRANSCRIPT}: its own hook, come after all,
+ * is a copy). `undefined` when there is none, no transcript is read, or the transcript holds no
+ * result of it ({@link NOT_IN_TRANSCRIPT}: a call still running beside the event's, whose own hook
+ * brings it; not read again, so that a transcript that never holds it costs one read, not one a call).
+ */
+export function skippedCall(
+  event: HookEvent,
+  started: { startedCalls?: number | undefined; startedCall?: string | undefined },
+  seen: string[],
+  context: Pick<GuardContext, 'readCall'>,
+):
+  | {
+      steps: Step[];
+      result: Omit<LastResult, 'changes'>;
+      started: Pick<Memory, 'startedCalls' | 'startedCall'>;
+    }
+  | undefined {
+  const { startedCalls, startedCall } = started;
+  if (
+    context.readCall === undefined ||
+    event.kind === 'before_tool' ||
+    startedCall === undefined ||
+    event.callId === startedCall ||
+    seen.includes(`${NOT_IN_TRANSCRIPT}:${startedCall}`)
+  )
+    return undefined;
+  const steps = context.readCall(startedCall);
+  const [action, observation] = steps;
+  const found = action?.type === 'action' && observation?.type === 'observation';
+  remember(seen, `${found ? READ_IN_TRANSCRIPT : NOT_IN_TRANSCRIPT}:${startedCall}`, MAX_SEEN_CALLS);
+  if (!found) return undefined;
+  return {
+    steps,
+    result: {
+      key: keyOf(action.tool, action.input),
+      output: observation.output.slice(0, MAX_KEPT_OUTPUT),
+      error: observation.error === true,
+    },
+    started: startedCalls !== undefined && startedCalls > 1 ? { startedCalls: startedCalls - 1 } : {},
   };
 }
 

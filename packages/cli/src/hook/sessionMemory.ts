@@ -37,7 +37,10 @@ export function withMemory(
 export interface Memory {
   /** The last result of the most recent actions, newest first. */
   results: LastResult[];
-  /** The most recent events answered, as `<eventName>:<callId>`, newest first. */
+  /**
+   * The most recent events answered, as `<eventName>:<callId>`, newest first; a call read from the
+   * session's transcript, as {@link READ_IN_TRANSCRIPT} or {@link NOT_IN_TRANSCRIPT} for its name.
+   */
   seen: string[];
   /**
    * Codex: how far its rollout is read, its calls already answered, and how many calls it denied
@@ -174,9 +177,23 @@ export function remember(list: string[], item: string, max: number): void {
 }
 
 /**
+ * The event name {@link Memory.seen} gives a call whose result was read from the session's
+ * transcript (Claude Code skipped its result's hook: `guardSession`, latesrv62).
+ */
+export const READ_IN_TRANSCRIPT = 'transcript';
+
+/**
+ * The event name {@link Memory.seen} gives a call whose result the session's transcript did not
+ * hold when it was read for it: it is not read again (its own hook brings it, if any).
+ */
+export const NOT_IN_TRANSCRIPT = 'untranscribed';
+
+/**
  * How an event stands to the events of its call answered before ({@link Memory.seen}):
  * - `again`: the call's latest event answered is this one (same name, same call id): a second hook
- *   entry's copy of it (a hook installed twice), answered once and counted once;
+ *   entry's copy of it (a hook installed twice), answered once and counted once; so is a result
+ *   whose call's result was read from the transcript ({@link READ_IN_TRANSCRIPT}): its own hook,
+ *   come after all;
  * - `reused`: a call about to run under an id whose call already ran or was answered (its
  *   `PostToolUse` is remembered): the id is reused by a new call (a provider that lets the model write
  *   its call ids). The call is remembered, so that its own result is judged, not taken for a copy;
@@ -188,7 +205,8 @@ export function remember(list: string[], item: string, max: number): void {
 export function deliveryOf(event: HookEvent, seen: readonly string[]): 'again' | 'reused' | 'new' {
   if (event.callId === undefined) return 'new';
   const latest = latestEventOf(seen, event.callId);
-  if (latest === event.eventName) return 'again';
+  if (latest === event.eventName || (latest === READ_IN_TRANSCRIPT && event.kind === 'after_tool'))
+    return 'again';
   return latest !== undefined && event.kind === 'before_tool' ? 'reused' : 'new';
 }
 
