@@ -116,7 +116,7 @@ describe('agent_sessions: one session across doors', () => {
       spendSummary: '$0.00 of $5.00 (and 120 tokens of unpriced models)',
       summary: 'no loop found, 4 tool calls ran, $0.00 of $5.00 (and 120 tokens of unpriced models)',
     });
-    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00000');
+    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00');
     expect(byId.cheap?.summary).toContain(byId.cheap?.spendSummary);
   });
 
