@@ -269,7 +269,10 @@ const MAX_REASON = 120;
  * not price say so (`$0.00 of $5.00 (and 120 tokens of unpriced models)`), never a bare `$0.00`.
  */
 function spendText({ spend, budget }: Pick<SessionView, 'spend' | 'budget'>): string {
-  if (spend === null) return budget?.maxCostUsd == null ? '' : `${formatUsd(0, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, 0)}`;
+  if (spend === null)
+    return budget?.maxCostUsd == null
+      ? ''
+      : `${formatUsd(0, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, 0)}`;
   const unpriced =
     spend.unpricedTokens > 0
       ? ` (and ${spend.unpricedTokens.toLocaleString('en-US')} tokens of unpriced models)`
