@@ -223,8 +223,9 @@ describe('agent_sessions: one session across doors', () => {
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
       'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))',
     );
+    // polish62: which limit, from the guard's own message
     expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
-      'stopped by loopguard (run reached its iteration or time limit)',
+      'stopped by loopguard (run reached its iteration limit of 2)',
     );
     // the header's newest run: its status in words, not the stored name
     expect(await reader.latestRun()).toMatchObject({

@@ -1,5 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
-import { runStatusWords } from './runStatusWords.js';
+import { runLimitWords, runStatusWords } from './runStatusWords.js';
 import { spendReasonWords } from './spendReasonWords.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
@@ -247,7 +247,7 @@ function headline({
  * on spend`) what happened rather than the stored status's name (qa54).
  */
 function runStopWords(runStatus: string | null, runReason: string | null): string {
-  if (runStatus === 'budget_spent') return 'run reached its iteration or time limit';
+  if (runStatus === 'budget_spent') return `run reached ${runLimitWords(runReason)}`;
   // the breaker writes its signal's name first (`no_file_changes: no files changed …`): the words only
   const why = runReason
     ?.split('\n')[0]
