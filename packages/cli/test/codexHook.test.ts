@@ -22,6 +22,7 @@ import {
   spendState,
 } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
+import { expectOneStory } from './sessionStory.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
@@ -421,6 +422,8 @@ describe('loopguard hook codex', () => {
     expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
       'stopped on spend at call 2 (budget reached), 1 tool call ran, 2 more calls denied after the stop, 510 tokens of 100',
     );
+    // and every door the same: status's table and --session, the dashboard, scan's record of the rollout
+    await expectOneStory(dir, { transcripts: [rollout] });
   });
 
   it('qa51: a new session denied its first call by the spent day is listed as stopped on spend', async () => {
