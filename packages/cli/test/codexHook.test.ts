@@ -22,6 +22,7 @@ import {
   spendState,
 } from './hookHelpers.js';
 import { loopguard } from './runHelpers.js';
+import { expectOneStory } from './sessionStory.js';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
@@ -415,6 +416,14 @@ describe('loopguard hook codex', () => {
     const stops = spendState(dir).entries.filter((e) => e.topic === 'spend_stop');
     expect(stops.map((e) => e.metadata.toolCall)).toEqual([2, 3, 4]);
     expect(hookLog(dir)).toEqual([]);
+    // polish62: every door says the later denials, as a loop stop's do (qa60 said them for a loop stop only)
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    expect(await runCli(['status', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
+      'stopped on spend at call 2 (budget reached), 1 tool call ran, 2 more calls denied after the stop, 510 tokens of 100',
+    );
+    // and every door the same: status's table and --session, the dashboard, scan's record of the rollout
+    await expectOneStory(dir, { transcripts: [rollout] });
   });
 
   it('qa51: a new session denied its first call by the spent day is listed as stopped on spend', async () => {

@@ -140,6 +140,28 @@ describe('loopguard status', () => {
     }
   });
 
+  it("names each demo run's project as a folder, never '.' (polish62: the dashboard's screenshot showed '.')", async () => {
+    const result = await run(['status', '--db', db, '--json']);
+    expect(result.code, result.err).toBe(0);
+    const runs = (
+      JSON.parse(result.out) as { sessions: { sessions: { agent: string; projectDir: string }[] } }
+    ).sessions.sessions.filter((s) => s.agent === 'run');
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) expect(r.projectDir).toBe(join(cwd, '.loopguard', 'demo-files'));
+  });
+
+  it('an empty --session is a usage error naming it, not "no such session" (polish62)', async () => {
+    for (const id of ['', '  ']) {
+      const result = await run(['status', '--db', db, '--session', id]);
+      expectOneLineError(result, `error: option '--session <id>' argument '${id}' is invalid.`);
+      expect(result.err).toContain(`the session's id is empty`);
+      expect(result.out).toBe('');
+    }
+    const task = await run(['recoveries', '--db', db, '--task', '']);
+    expectOneLineError(task, `error: option '--task <id>' argument '' is invalid.`);
+    expect(task.err).toContain(`the task's id is empty`);
+  });
+
   it('prints the newest loopguard run with the state its store reports, interrupted included', async () => {
     const path = join(cwd, 'runs.db');
     const database = openLoopGuardDatabase(path);

@@ -214,7 +214,7 @@ describe('the spend guard in the hook', () => {
       now: () => T0,
     });
     expect(JSON.parse(answer)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
-    const sentence = 'stopped on spend at call 1 (budget reached), 0 tool calls ran, $0.000030';
+    const sentence = 'stopped on spend at call 1 (budget reached), 0 tool calls ran, $0.00003';
     const status = await loopguard(dir, ['status', '--session', 'child']);
     expect(status.code).toBe(11);
     expect(status.stdout).toContain(sentence);

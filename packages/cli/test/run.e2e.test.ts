@@ -380,8 +380,10 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
     expect(JSON.parse(status.stdout)).toMatchObject({
       verdict: 'stopped',
-      summary: 'stopped by loopguard (run reached its iteration or time limit)',
+      summary: 'stopped by loopguard (run reached its iteration limit of 2)',
     });
+    // its last line says the same, not "budget spent" (no budget was set: polish62)
+    expect(result.stderr).toContain(`run ${runId} ended: reached its iteration limit of 2 (exit code 5)`);
   });
 
   it('outside a git repository the file signal is unavailable, never "no progress"', async () => {

@@ -221,9 +221,12 @@ describe('RunWaits (injected clock and sleep)', () => {
 describe("endWith: the run's last line", () => {
   it('names how the run ended in words, with its exit code', async () => {
     await expect(endWith('r1', EXIT_CODES.ok)).resolves.toBeUndefined();
-    await expect(endWith('r1', EXIT_CODES.budgetSpent)).rejects.toThrow(
-      /^run r1 ended: budget spent \(exit code 5\)$/,
+    await expect(endWith('r1', EXIT_CODES.budgetSpent, 'max_runtime (15min) exceeded')).rejects.toThrow(
+      /^run r1 ended: reached its time limit of 15 min \(exit code 5\)$/,
     );
+    await expect(
+      endWith('r1', EXIT_CODES.budgetSpent, 'Iteration 11 exceeds maximum of 10. Circuit breaker triggered.'),
+    ).rejects.toThrow(/^run r1 ended: reached its iteration limit of 10 \(exit code 5\)$/);
     await expect(endWith('r1', EXIT_CODES.spendStopped)).rejects.toThrow(
       /^run r1 ended: stopped by the spend guard \(exit code 6\)$/,
     );

@@ -240,7 +240,7 @@ describe('loopguard scan: money', () => {
     const rows = out.split('\n').filter((line) => / \| (claude|codex|gemini) +\| /.test(line));
     expect(total).toMatch(/^\$0\.00\d\d$/);
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(row).toMatch(/tokens, \$0\.00?0?[1-9]\d /);
+    for (const row of rows) expect(row).toMatch(/tokens, \$0\.00?0?[1-9]\d? /);
     expect(out).not.toContain('$0.00 ');
   });
 
@@ -551,6 +551,27 @@ describe('loopguard scan: default places', () => {
       expect((JSON.parse(out) as ScanReport).sessions.map((s) => s.project)).toEqual(['/home/dev/shop']);
     }
   });
+});
+
+it("files a Gemini CLI subagent's chat (chats/<session>/<agent>.jsonl) under its session's project, as its subagent (polish62)", async () => {
+  const home = tempDir();
+  const folder = join(home, '.gemini', 'tmp', 'shop-1');
+  const parent = '86e2be55-7892-4307-9ffe-da9bed68e818';
+  mkdirSync(join(folder, 'chats', parent), { recursive: true });
+  writeFileSync(join(folder, '.project_root'), '/home/dev/shop');
+  // written by Gemini CLI 0.61.0 (a generalist subagent against the scripted API of geminiSubagents.e2e)
+  copyFileSync(
+    fileURLToPath(new URL('./fixtures/gemini/gemini-0.61.0-subagent.jsonl', import.meta.url)),
+    join(folder, 'chats', parent, 'd8afa3ac.jsonl'),
+  );
+  const env = { HOME: home, GEMINI_CLI_HOME: home };
+  for (const filter of [[], ['--project', 'shop-1']]) {
+    const { code, out, err } = await scan(['--json', ...filter], tempDir(), env);
+    expect(code, err).toBe(EXIT_CODES.ok);
+    expect((JSON.parse(out) as ScanReport).sessions.map((s) => [s.project, s.parentSessionId])).toEqual([
+      ['/home/dev/shop', parent],
+    ]);
+  }
 });
 
 describe('loopguard scan: bad input', () => {

@@ -79,7 +79,7 @@ export {
   type TaskRow,
   taskOf,
 } from './storage/rows.js';
-export { runStatusWords } from './storage/runStatusWords.js';
+export { runLimitWords, runStatusWords } from './storage/runStatusWords.js';
 export {
   SESSION_VERDICTS,
   type SessionCounts,

@@ -156,6 +156,19 @@ describe('the newest run in Chromium', () => {
     expect(await page.locator('#run .badge').getAttribute('class')).toBe('badge run-interrupted');
     expect(problems).toEqual([]);
   });
+
+  it("writes the header's badges in dark text on their light colour (polish62: white on yellow)", async () => {
+    const { SqliteRunStore } = await import('@loopguard/sqlite');
+    if (ctx.database === undefined) throw new Error('a SQLite store was expected');
+    const runs = new SqliteRunStore({ db: ctx.database.db, clock: ctx.clock });
+    runs.createRun({ id: 'r8', command: ['agent'], options: {}, cwd: '/repo' });
+    runs.updateRun('r8', { status: 'paused', breakerState: 'OPEN' });
+    await open();
+    for (const badge of ['#run .badge', '#breaker .badge']) {
+      const color = await page.locator(badge).evaluate((node) => getComputedStyle(node).color);
+      expect(color, badge).toBe('rgb(27, 31, 36)');
+    }
+  });
 });
 
 describe('the dashboard over a PostgreSQL restart in Chromium', () => {

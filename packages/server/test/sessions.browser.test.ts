@@ -138,7 +138,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await open(db);
     const nudged = await cells(2);
     expect(nudged[0]).toBe('codex');
-    expect(nudged[7]).toBe('$0.00025 of $5.00000 (and 120 tokens of unpriced models)');
+    expect(nudged[7]).toBe('$0.00025 of $5.00 (and 120 tokens of unpriced models)');
     await page.locator('#sessions tbody tr.session').nth(2).click();
     expect(await page.locator('#sessions tr.session-detail .session-summary').textContent()).toContain(
       nudged[7],
@@ -309,7 +309,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(stopDetails).toMatchObject({ reason: 'budget reached', toolCall: 12 });
     // sessions59: its dollars as every door says them, its time in the page's local time
     expect(stopDetails.spent.costUsd).toBe('$0.504');
-    expect(stopDetails.caps.maxCostUsd).toBe('$0.500');
+    expect(stopDetails.caps.maxCostUsd).toBe('$0.50');
     // written when the entry was: the time its summary says
     const summary = (await spend.locator('.session-entries summary').nth(1).textContent()) ?? '';
     expect(stopDetails.detectedAt).toBe(summary.split(' · ').at(-1));

@@ -116,7 +116,7 @@ describe('agent_sessions: one session across doors', () => {
       spendSummary: '$0.00 of $5.00 (and 120 tokens of unpriced models)',
       summary: 'no loop found, 4 tool calls ran, $0.00 of $5.00 (and 120 tokens of unpriced models)',
     });
-    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00000');
+    expect(byId.cheap?.spendSummary).toBe('$0.00025 of $5.00');
     expect(byId.cheap?.summary).toContain(byId.cheap?.spendSummary);
   });
 
@@ -223,8 +223,9 @@ describe('agent_sessions: one session across doors', () => {
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
       'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))',
     );
+    // polish62: which limit, from the guard's own message
     expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
-      'stopped by loopguard (run reached its iteration or time limit)',
+      'stopped by loopguard (run reached its iteration limit of 2)',
     );
     // the header's newest run: its status in words, not the stored name
     expect(await reader.latestRun()).toMatchObject({

@@ -35,12 +35,14 @@ export function oneOf<T extends string>(values: readonly T[]): (value: string) =
 }
 
 /**
- * Commander argument parser for an id that cannot start with `-`: `status --session --json` left
+ * Commander argument parser for an id that cannot be empty (`--session ""` is a usage error, not
+ * "no such session") nor start with `-`: `status --session --json` left
  * the id out, and commander would take `--json` as one (polish61). `what` names the id's kind.
  * @example new Option('--session <id>').argParser(idNotOption("the session's id", 'loopguard status'))
  */
 export function idNotOption(what: string, lister: string): (value: string) => string {
   return (value) => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${what} is empty (${lister} lists the ids).`);
     if (value.startsWith('-'))
       throw new InvalidArgumentError(`${what} is missing: ${value} is an option (${lister} lists the ids).`);
     return value;

@@ -32,7 +32,8 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
           const leftover = await endLeftoverAgent(run);
           if (leftover !== null) io.stderr(`[loopguard] ${leftover}\n`);
         }
-        await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
+        const code = await executeSession(io, run, state, options, prompt, lock);
+        await endWith(run.id, code, state.runs.getRun(run.id)?.reason ?? null);
       } finally {
         state.db.close();
       }

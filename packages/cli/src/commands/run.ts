@@ -118,7 +118,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       const id = newRunId();
       savePrompt(io.cwd, id, prompt);
       const run = state.runs.createRun({ id, command, options: { ...options }, cwd: io.cwd });
-      await endWith(run.id, await executeSession(io, run, state, options, prompt, lock));
+      const code = await executeSession(io, run, state, options, prompt, lock);
+      await endWith(run.id, code, state.runs.getRun(run.id)?.reason ?? null);
     } finally {
       state.db.close();
     }

@@ -214,10 +214,10 @@ export function countSpendDenial(
   codex.deniedCalls = (codex.deniedCalls ?? 0) + 1;
   if (event.callId !== undefined) remember(codex.denied, event.callId, MAX_ANSWERED_CALLS);
   const kept: Memory = { ...memory, codex };
-  return {
-    result: undefined,
-    next: session === null ? newSession(event, context, kept) : withMemory(session, kept),
-  };
+  const next = session === null ? newSession(event, context, kept) : withMemory(session, kept);
+  // each denial is a stop of the session's, as a loop stop's repeats are: every door says the later
+  // ones (`2 more calls denied after the stop`)
+  return { result: undefined, next: { ...next, stops: next.stops + 1 } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoopDetector } from '@loopguard/core';
+import { runLimitWords } from '@loopguard/core/internal';
 import type { RunLock, RunRecord } from '@loopguard/sqlite';
 import { CliError } from '../CliError.js';
 import type { CliIo } from '../cliIo.js';
@@ -86,17 +87,21 @@ export async function executeSession(
   }
 }
 
-/** How a run ended, in the words its last line says beside the exit code (`run … ended: budget spent (exit code 5)`). */
+/** How a run ended, in the words its last line says beside the exit code (`run … ended: paused (exit code 3)`). */
 const ENDINGS: Partial<Record<ExitCode, string>> = {
   [EXIT_CODES.paused]: 'paused',
   [EXIT_CODES.aborted]: 'aborted',
-  [EXIT_CODES.budgetSpent]: 'budget spent',
   [EXIT_CODES.spendStopped]: 'stopped by the spend guard',
   [EXIT_CODES.interrupted]: 'interrupted',
 };
 
-/** Ends the command with the run's exit code: 0 returns, any other code becomes a one-line {@link CliError}. */
-export async function endWith(runId: string, code: ExitCode): Promise<void> {
+/**
+ * Ends the command with the run's exit code: 0 returns, any other code becomes a one-line
+ * {@link CliError}; a run that reached its iterations or time says which, from its stored `reason`
+ * (`reached its iteration limit of 10`, as `status` says it).
+ */
+export async function endWith(runId: string, code: ExitCode, reason: string | null = null): Promise<void> {
   if (code === EXIT_CODES.ok) return;
-  throw new CliError(`run ${runId} ended: ${ENDINGS[code] ?? 'error'} (exit code ${code})`, code);
+  const ending = code === EXIT_CODES.budgetSpent ? `reached ${runLimitWords(reason)}` : ENDINGS[code];
+  throw new CliError(`run ${runId} ended: ${ending ?? 'error'} (exit code ${code})`, code);
 }

@@ -40,9 +40,13 @@ export class GeminiChatParser implements TranscriptParser {
   /** The session's verdicts in its project's `state.db` not matched yet ({@link recordedVerdicts}); `null`: not looked up. */
   private recorded: string[] | undefined | null = null;
 
-  /** @param project - the folder the CLI filed the chat under (`tmp/<project>/chats`). */
-  constructor(project?: string) {
+  /**
+   * @param project - the folder the CLI filed the chat under (`tmp/<project>/chats`).
+   * @param parentSessionId - a subagent's chat: the session it belongs to. @default none (a session's own chat)
+   */
+  constructor(project?: string, parentSessionId?: string) {
     if (project !== undefined) this.meta.project = project;
+    if (parentSessionId !== undefined) this.meta.parentSessionId = parentSessionId;
   }
 
   push(record: Record<string, unknown>): TranscriptRead {

@@ -3,7 +3,7 @@ import { isAbsolute } from 'node:path';
 import { ClaudeTranscriptParser } from './ClaudeTranscriptParser.js';
 import { CodexRolloutParser } from './CodexRolloutParser.js';
 import { GeminiChatParser } from './GeminiChatParser.js';
-import { geminiFolder, geminiProjectRootFile } from './geminiFolder.js';
+import { geminiFolder, geminiParentSession, geminiProjectRootFile } from './geminiFolder.js';
 import { StreamParser } from './StreamParser.js';
 import type { TranscriptParser } from './TranscriptParser.js';
 
@@ -48,7 +48,9 @@ export function geminiProject(file: string): string | undefined {
 export function detectFormat(record: Record<string, unknown>, file: string): TranscriptParser | undefined {
   const type = record.type;
   if (typeof record.sessionId === 'string' && typeof record.projectHash === 'string') {
-    return new GeminiChatParser(geminiProject(file));
+    // a subagent's chat (its header's `kind`) is its session's subagent, filed in a folder named after it
+    const parent = record.kind === 'subagent' ? geminiParentSession(file) : undefined;
+    return new GeminiChatParser(geminiProject(file), parent);
   }
   if (typeof type === 'string' && CODEX_RECORDS.has(type) && 'payload' in record)
     return new CodexRolloutParser();

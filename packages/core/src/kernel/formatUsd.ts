@@ -2,21 +2,37 @@
 const MAX_DECIMALS = 10;
 
 /**
- * Money as every door shows it (the spend guard's messages, `scan`'s terminal, JSON and HTML):
- * cents from $0.01 up (`$4.10`), two significant digits below a cent (`$0.0042`, so that a small
- * cost never reads as $0.00), and, beside the amount it is compared with (`beside`: the cap, the
- * alarm's threshold), as many more decimals as it takes for the two to read differently: $0.047
- * of a $0.05 cap reads `$0.047 of $0.050`, never `$0.05 of $0.05`. Give the pair to both sides
- * (`formatUsd(spent, cap)`, `formatUsd(cap, spent)`) and they show the same decimals.
+ * Money as every door shows it (the spend guard's messages, `status`, the dashboard, the status
+ * line, `scan`'s terminal, JSON and HTML), written as a person writes dollars: cents from $0.01 up
+ * (`$4.10`), two significant digits below a cent (`$0.0042`, so that a small cost never reads as
+ * $0.00), no trailing zero past the cents that the amount does not have (`$0.005`). Beside the amount
+ * it is compared with (`beside`: the cap, the alarm's threshold), an amount the cents do not show
+ * exactly takes as many more decimals as it takes for the two to read differently: $0.047 of a $0.05
+ * cap reads `$0.047 of $0.05`, never `$0.05 of $0.05`; a cap keeps its own cents (`$0.0026 of $10.00`).
+ * Give the pair to both sides (`formatUsd(spent, cap)`, `formatUsd(cap, spent)`).
  * @example formatUsd(4.1); // '$4.10'
  * @example formatUsd(0.00421); // '$0.0042'
- * @example `${formatUsd(0.047, 0.05)} of ${formatUsd(0.05, 0.047)}`; // '$0.047 of $0.050'
+ * @example `${formatUsd(0.047, 0.05)} of ${formatUsd(0.05, 0.047)}`; // '$0.047 of $0.05'
+ * @example `${formatUsd(0.0026, 10)} of ${formatUsd(10, 0.0026)}`; // '$0.0026 of $10.00'
  */
 export function formatUsd(amount: number, beside?: number): string {
-  let decimals = Math.max(ownDecimals(amount), beside === undefined ? 0 : ownDecimals(beside));
+  let decimals = ownDecimals(amount);
   if (beside !== undefined && beside !== amount)
-    while (decimals < MAX_DECIMALS && amount.toFixed(decimals) === beside.toFixed(decimals)) decimals++;
-  return `${amount < 0 ? '-' : ''}$${Math.abs(amount).toFixed(decimals)}`;
+    while (
+      decimals < MAX_DECIMALS &&
+      !shownExactly(amount, decimals) &&
+      amount.toFixed(decimals) === beside.toFixed(decimals)
+    )
+      decimals++;
+  let digits = Math.abs(amount).toFixed(decimals);
+  const trimmed = digits.replace(/(\.\d\d\d*?)0+$/, '$1');
+  if (Number(trimmed) === Math.abs(amount)) digits = trimmed;
+  return `${amount < 0 ? '-' : ''}$${digits}`;
+}
+
+/** Whether `decimals` decimals show the amount as it is (`0.05` at 2, not `0.047`). */
+function shownExactly(amount: number, decimals: number): boolean {
+  return Number(amount.toFixed(decimals)) === amount;
 }
 
 /** Decimals of an amount alone: 2 (cents), more below a cent for two significant digits. */

@@ -7,3 +7,19 @@
 export function runStatusWords(status: string): string {
   return status === 'budget_spent' ? 'limit reached' : status.replaceAll('_', ' ');
 }
+
+/**
+ * Which limit a `loopguard run` stopped at, read from its stored reason (the guard's message, seed
+ * 001's words: `Iteration 11 exceeds maximum of 10. …`, `max_runtime (15min) exceeded`), so that
+ * `run`'s last line and every door name the same one; `its iteration or time limit` when the reason
+ * names neither.
+ * @example runLimitWords('Iteration 11 exceeds maximum of 10.'); // 'its iteration limit of 10'
+ * @example runLimitWords('max_runtime (15min) exceeded'); // 'its time limit of 15 min'
+ */
+export function runLimitWords(reason: string | null): string {
+  const iterations = /^Iteration \d+ exceeds maximum of (\d+)\b/.exec(reason ?? '');
+  if (iterations !== null) return `its iteration limit of ${iterations[1]}`;
+  const minutes = /^max_runtime \((\d+(?:\.\d+)?)min\) exceeded/.exec(reason ?? '');
+  if (minutes !== null) return `its time limit of ${minutes[1]} min`;
+  return 'its iteration or time limit';
+}

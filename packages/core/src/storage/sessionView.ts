@@ -1,5 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
-import { runStatusWords } from './runStatusWords.js';
+import { runLimitWords, runStatusWords } from './runStatusWords.js';
 import { spendReasonWords } from './spendReasonWords.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 
@@ -247,7 +247,7 @@ function headline({
  * on spend`) what happened rather than the stored status's name (qa54).
  */
 function runStopWords(runStatus: string | null, runReason: string | null): string {
-  if (runStatus === 'budget_spent') return 'run reached its iteration or time limit';
+  if (runStatus === 'budget_spent') return `run reached ${runLimitWords(runReason)}`;
   // the breaker writes its signal's name first (`no_file_changes: no files changed …`): the words only
   const why = runReason
     ?.split('\n')[0]
@@ -269,7 +269,10 @@ const MAX_REASON = 120;
  * not price say so (`$0.00 of $5.00 (and 120 tokens of unpriced models)`), never a bare `$0.00`.
  */
 function spendText({ spend, budget }: Pick<SessionView, 'spend' | 'budget'>): string {
-  if (spend === null) return budget?.maxCostUsd == null ? '' : `$0 of ${formatUsd(budget.maxCostUsd)}`;
+  if (spend === null)
+    return budget?.maxCostUsd == null
+      ? ''
+      : `${formatUsd(0, budget.maxCostUsd)} of ${formatUsd(budget.maxCostUsd, 0)}`;
   const unpriced =
     spend.unpricedTokens > 0
       ? ` (and ${spend.unpricedTokens.toLocaleString('en-US')} tokens of unpriced models)`

@@ -247,7 +247,7 @@ describe('budgets', () => {
     const scopes = session();
     addUsage(scopes, reply('a', 47_000), flat, 0);
     expect(checkSpend(scopes, options, 0)?.message).toContain(
-      'you have spent $0.047 of $0.050 on this session (94 %)',
+      'you have spent $0.047 of $0.05 on this session (94 %)',
     );
   });
 

@@ -12,7 +12,7 @@ export const breakerTrip: DemoScenario = {
       id: 'demo-run-1',
       command: ['my-agent', '--task', 'T9.9.9'],
       options: { stagnationThreshold: 3 },
-      cwd: '.',
+      cwd: ctx.workDir, // the demo's own folder: every door names a run's project by it
     });
     const breaker = new StagnationBreaker({ runId: run.id, stagnationThreshold: 3, clock: ctx.clock });
     breaker.on('breakerStateChanged', (transition) => runs.appendTransition(transition));

@@ -8,7 +8,12 @@ export const permissionDenied: DemoScenario = {
   tasks: [],
   async run(ctx) {
     const runs = new SqliteRunStore({ db: ctx.database.db, clock: ctx.clock });
-    const run = runs.createRun({ id: 'demo-run-0', command: ['claude', '-p'], options: {}, cwd: '.' });
+    const run = runs.createRun({
+      id: 'demo-run-0',
+      command: ['claude', '-p'],
+      options: {},
+      cwd: ctx.workDir,
+    });
     const breaker = new StagnationBreaker({ runId: run.id, clock: ctx.clock });
     breaker.on('breakerStateChanged', (transition) => runs.appendTransition(transition));
     ctx.watch(breaker);

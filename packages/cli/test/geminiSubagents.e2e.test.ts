@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
+import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
+import { hookLog, hookState } from './hookHelpers.js';
+import { loopguard, tempRepo } from './runHelpers.js';
+import { expectStatusAndDashboard } from './sessionStory.js';
+
+// A real Gemini CLI 0.61.0, offline against a scripted Gemini API on 127.0.0.1, whose model hands
+// the task to its built-in `generalist` subagent (`invoke_agent`).
+let gemini = '';
+beforeAll(async () => {
+  gemini = await ensureGeminiCli();
+}, 900_000);
+
+const TASK = 'Find why missing.txt cannot be read.';
+
+describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
+  it("counts the subagent's calls in its session's run, as Gemini CLI's hooks name them; scan files its chat under the session (polish62)", async () => {
+    const { dir } = tempRepo('');
+    const init = await loopguard(dir, ['init', 'gemini', '--project']);
+    expect(init.code, init.stderr).toBe(0);
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    const asked: string[] = [];
+    // the subagent's conversation starts with its task; the main one with the user's prompt
+    const script = (turn: number, contents: unknown[]): GeminiTurn => {
+      const first = JSON.stringify(contents[0] ?? '');
+      const subagent = first.includes(TASK);
+      asked.push(`${subagent ? 'subagent' : 'main'} ${turn}`);
+      if (!subagent)
+        return turn === 0
+          ? { tool: 'invoke_agent', args: { agent_name: 'generalist', prompt: TASK } }
+          : { text: 'Done.' };
+      if (turn < 5) return { tool: 'run_shell_command', args: { command: 'cat missing.txt' } };
+      return { tool: 'complete_task', args: { result: { response: 'It does not exist.' } } };
+    };
+    const api = await startFakeGeminiApi(script);
+    try {
+      const { result } = await runGeminiPrint(gemini, dir, api.url, home);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    // Gemini CLI's hook input names no subagent (the session's id and chat): one row, one run.
+    // Its stop does not end the subagent: it asks again, its repeat is refused, then it completes
+    // and the main thread answers.
+    expect(asked).toEqual(['main 0', ...[0, 1, 2, 3, 4, 5].map((n) => `subagent ${n}`), 'main 1']);
+    expect(hookState(dir).sessions).toHaveLength(1);
+    expect(hookState(dir).entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
+      ['loop_nudge', 3],
+      ['loop_stop', 4],
+      ['loop_stop', 5],
+    ]);
+    expect(hookLog(dir)).toEqual([]);
+    // status and the dashboard tell the same sentence
+    const status = await expectStatusAndDashboard(dir, 4);
+    expect(status.summary).toBe(
+      'stopped by loopguard at call 4 (same_error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+    );
+    // scan files the subagent's chat under the session's project, as its subagent
+    const scan = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
+    expect(scan.code, scan.stderr).toBe(0);
+    const sessions = (JSON.parse(scan.stdout) as { sessions: Record<string, unknown>[] }).sessions;
+    const sessionId = String(hookState(dir).sessions[0]?.session_id);
+    expect(sessions.find((s) => s.parentSessionId !== undefined)).toMatchObject({
+      project: dir,
+      parentSessionId: sessionId,
+    });
+  }, 600_000);
+});
