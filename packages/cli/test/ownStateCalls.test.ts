@@ -75,6 +75,12 @@ const TAMPERING = [
   "echo 'features = { hooks = false }' > .codex/config.toml",
   "sed -i 's/^hooks = true/hooks = false/' ~/.codex/config.toml",
   'codex features disable hooks',
+  // one hook off, or untrusted (Codex skips a hook whose trusted_hash is not its own): trust62,
+  // checked with Codex's hooks/list (`enabled: false`)
+  `printf '[hooks.state."%s"]\\nenabled = false\\n' "$KEY" >> ~/.codex/config.toml`,
+  "sed -i '/trusted_hash/d' ~/.codex/config.toml",
+  `sed -i 's/trusted_hash = .*/trusted_hash = "sha256:0"/' "$CODEX_HOME/config.toml"`,
+  'apply_patch <<\'EOF\'\n*** Begin Patch\n*** Update File: /home/me/.codex/config.toml\n@@\n [hooks.state."/home/me/.codex/hooks.json:pre_tool_use:0:0"]\n-trusted_hash = "sha256:25f8"\n*** End Patch\nEOF',
   'codex features disable codex_hooks',
   "echo 'allow_managed_hooks_only = true' >> /etc/codex/requirements.toml",
   "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: /home/me/.codex/config.toml\n@@\n [features]\n+hooks = false\n*** End Patch\nEOF",
@@ -111,6 +117,7 @@ const ORDINARY = [
   // Codex's switch read, or a project's own `hooks` set to false (trust62)
   'codex features list | grep hooks',
   'grep -n "hooks" ~/.codex/config.toml',
+  'grep -n trusted_hash ~/.codex/config.toml',
   "sed -i 's/hooks = true/hooks = false/' src/app.py",
   'codex features enable hooks',
   "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/settings.toml\n@@\n [features]\n+hooks = false\n*** End Patch\nEOF",

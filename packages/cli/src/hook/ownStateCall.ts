@@ -56,11 +56,20 @@ const HOOKS_OFF_SET =
  * Codex's switch of all its hooks (trust62; Codex 0.169.0's `codex features list` says which): its
  * `hooks` feature (`codex_hooks`, the legacy alias) set false in a `config.toml` (`[features]` then
  * `hooks = false`, `features.hooks = false`, `features = { hooks = false }`), or by `codex features
- * disable hooks`, which writes it; `allow_managed_hooks_only` (a `requirements.toml`) is in
- * {@link HOOKS_OFF_SET}.
+ * disable hooks`, which writes it; one hook switched off (`[hooks.state."<key>"]` then
+ * `enabled = false`, as its `/hooks` screen writes it) or untrusted (its `trusted_hash` set, or
+ * deleted by `sed`: Codex skips a hook it does not trust); `allow_managed_hooks_only` (a
+ * `requirements.toml`) is in {@link HOOKS_OFF_SET}.
  */
-const CODEX_HOOKS_OFF =
-  /\bfeatures\b[\s\S]*?(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b|\bcodex\b[^\n;&|]*\sfeatures\s+disable\s+['"]?(?:codex_)?hooks\b/;
+const CODEX_HOOKS_OFF = new RegExp(
+  [
+    /\bfeatures\b[\s\S]*?(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/.source,
+    /\bcodex\b[^\n;&|]*\sfeatures\s+disable\s+['"]?(?:codex_)?hooks\b/.source,
+    /\bhooks\.state\b[\s\S]*?(?:\b|(?<=\\n))enabled['"]?\s*=\s*false\b/.source,
+    /\btrusted_hash['"]?\s*=/.source,
+    /\bsed\b[^\n]*\b(?:trusted_hash|hooks\.state)\b[^\n]*\/d\b/.source,
+  ].join('|'),
+);
 
 /**
  * Codex's `hooks` feature set false, in a command that names a `config.toml` (a `sed` of the line);
