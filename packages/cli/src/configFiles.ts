@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { withRegularFile } from './regularFile.js';
 
 /** The configuration files loopguard reads from a project directory, first found wins. */
@@ -11,38 +11,44 @@ export const CONFIG_FILES = [
 ] as const;
 
 /**
- * The project's configuration file (the first of {@link CONFIG_FILES} there), or `undefined`. In a
- * folder every user can write (`/tmp`, `/dev/shm`), a file that is not this user's is passed over
- * (trust52): another user planted it there, to switch loopguard off (`hook.enabled: false`) for a
- * session started in that folder, or to point `status` at a PostgreSQL server of hers
- * (`serve.postgres`, which node-postgres sends the user's `PGPASSWORD`). A teammate's file in a
- * folder only the team writes is read as before.
+ * The project's configuration file (the first of {@link CONFIG_FILES} there), or `undefined`. A file
+ * that is not this user's (nor root's, who can write any file) is passed over wherever it is, and
+ * so is a link to one and a file every user can write: another user could speak for loopguard
+ * through it, to switch it off (`hook.enabled: false`) for a session started in that folder, or to
+ * point `status` at a PostgreSQL server of hers (`serve.postgres`, which node-postgres sends the
+ * user's `PGPASSWORD`). In `/tmp` (trust52), as in a folder her group writes or her own project
+ * (trust62: git passes over a repository another user owns, for the same reason).
  */
 export function findConfigFile(projectDir: string): string | undefined {
   return CONFIG_FILES.map((name) => join(projectDir, name)).find(
-    (path) => existsSync(path) && !plantedByAnother(path),
+    (path) => existsSync(path) && !anotherUsers(path),
   );
 }
 
 /**
- * The configuration file {@link findConfigFile} passed over in `projectDir` (another user's, in a
- * folder every user can write), when it found none to read; else `undefined`. The doors that say
- * what the project changes in the guard name it, so the user whose file it is (or who wonders why
- * `/tmp/loopguard.config.json` does nothing) learns why it is not read (trust53).
+ * The configuration file {@link findConfigFile} passed over in `projectDir` (another user's), when
+ * it found none to read; else `undefined`. The doors that say what the project changes in the
+ * guard name it, so the user whose file it is (or who wonders why `/tmp/loopguard.config.json`
+ * does nothing) learns why it is not read (trust53).
  */
 export function passedOverConfigFile(projectDir: string): string | undefined {
   if (findConfigFile(projectDir) !== undefined) return undefined;
   return CONFIG_FILES.map((name) => join(projectDir, name)).find(
-    (path) => existsSync(path) && plantedByAnother(path),
+    (path) => existsSync(path) && anotherUsers(path),
   );
 }
 
-/** Whether `path` is another user's file in a folder every user can write. */
-function plantedByAnother(path: string): boolean {
+/**
+ * Whether another user could write `path`: it, or the file it links to, is neither this user's
+ * nor root's, or every user can write the file. Where there are no user ids (Windows): `false`.
+ */
+function anotherUsers(path: string): boolean {
   const uid = process.getuid?.();
-  const file = lstatSync(path, { throwIfNoEntry: false });
-  if (uid === undefined || file === undefined || file.uid === uid) return false;
-  return (statSync(dirname(path)).mode & 0o002) !== 0;
+  const link = lstatSync(path, { throwIfNoEntry: false });
+  const file = statSync(path, { throwIfNoEntry: false });
+  if (uid === undefined || link === undefined) return false;
+  const others = (owner: number) => owner !== uid && owner !== 0;
+  return others(link.uid) || (file !== undefined && (others(file.uid) || (file.mode & 0o002) !== 0));
 }
 
 /**

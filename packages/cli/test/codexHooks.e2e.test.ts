@@ -712,4 +712,43 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(session?.ledger.totals).toMatchObject({ replies: bodies.length, tokens: 15 * bodies.length });
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
+
+  it("trust62: the model's call that switches Codex's hooks feature off is refused; the next session's loop is still nudged", async () => {
+    // `codex features disable hooks` writes this; the next `codex` started (a `loopguard run`
+    // iteration, a resumed session) would run no hook of loopguard's
+    const off = `printf '[features]\\nhooks = false\\n' >> "$CODEX_HOME/config.toml"`;
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    let second = false;
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      if (!second) return ran === 0 ? [execCommand(off)] : [assistantText('Done.')];
+      return ran < 7 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+    });
+    try {
+      const args = codexExecArgs(api.url, 'Fix the bug.');
+      const run = () =>
+        execa(codex, args, {
+          cwd: dir,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run();
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      expect(lastOutput(api.bodies[1])).toContain('loopguard refused this call');
+      const config = join(env.CODEX_HOME, 'config.toml');
+      expect(existsSync(config) ? readFileSync(config, 'utf8') : '').not.toContain('hooks = false');
+      second = true;
+      const next = await run();
+      expect(next.exitCode, String(next.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
+  }, 600_000);
 });

@@ -467,6 +467,31 @@ describe('init says when the project it guards switches loopguard off (trust43)'
     );
   });
 
+  // trust62: Codex 0.169.0 reads `[features]` from a project's `.codex/config.toml` once the user
+  // trusts the project (checked with `codex features list`): a repository can ship it
+  it.each([
+    [
+      '.codex/config.toml',
+      '[features]\nhooks = false\n',
+      'hooks = false in [features] of .codex/config.toml',
+    ],
+    [
+      '.codex/config.toml',
+      'features.codex_hooks = false\n',
+      'codex_hooks = false in [features] of .codex/config.toml',
+    ],
+    ['codex-home/config.toml', '[features]\nhooks = false\n', 'hooks = false in [features] of '],
+  ])('codex with %s setting %j', async (file, text, says) => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.codex'));
+    mkdirSync(join(dir, 'codex-home'));
+    writeFileSync(join(dir, file), text);
+    const env = { CODEX_HOME: join(dir, 'codex-home'), HOME: dir };
+    const result = await loopguard(dir, ['init', 'codex', '--project'], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`warning: loopguard is switched off (${says}`);
+  });
+
   it('says nothing of the kind in a project that leaves it on', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/exitCodes.js';
 import { loopguard } from './runHelpers.js';
@@ -100,5 +100,50 @@ describe("a repository's spend.prices below the pricing library (trust54)", () =
     expect(run.stderr).toContain(
       `(from ${file}, which git tracks: it came with the repository): every budget in dollars counts these replies at them`,
     );
+  });
+});
+
+describe('a project no git repository holds, a ZIP download (trust62)', () => {
+  /** A download's folder: its configuration holds `run`'s `lines`; no `.git` here or above. */
+  function download(lines: string): { dir: string; file: string; env: Record<string, string> } {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-download-')));
+    const file = join(dir, 'loopguard.config.yaml');
+    writeFileSync(file, `run:\n  max_iterations: 1\n${lines}`);
+    writeFileSync(join(dir, 'PROMPT.md'), 'Fix the bug.\n');
+    return { dir, file, env: { HOME: dir, GIT_CEILING_DIRECTORIES: dirname(dir) } };
+  }
+
+  it('its evidence_command never runs unless the user names it: nothing tells its file from theirs', async () => {
+    const { dir, file, env } = download('  evidence_command: touch ran-by-the-download\n');
+    const marker = join(dir, 'ran-by-the-download');
+    const refused = await loopguard(dir, ['run', '--prompt-file', 'PROMPT.md', ...AGENT], env);
+    expect(refused.code).toBe(EXIT_CODES.usage);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `loopguard: evidence_command in ${file}, which no git repository holds (a download's file, which cannot be told from yours): loopguard runs a command a project's file names only when you name it (--evidence-command <command>, or --config <file>)`,
+    ]);
+    expect(existsSync(marker)).toBe(false);
+    const named = await loopguard(
+      dir,
+      ['run', '--config', file, '--prompt-file', 'PROMPT.md', ...AGENT],
+      env,
+    );
+    expect(named.stderr).not.toContain('no git repository');
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('its webhook and a prompt_file outside it are refused; a prompt_file inside it is read', async () => {
+    const hook = download('  webhook: http://127.0.0.1:9/alerts\n');
+    const webhook = await loopguard(hook.dir, ['run', '--prompt-file', 'PROMPT.md', ...AGENT], hook.env);
+    expect(webhook.code).toBe(EXIT_CODES.usage);
+    expect(webhook.stderr).toContain(`webhook in ${hook.file}, which no git repository holds`);
+    const secret = join(realpathSync(mkdtempSync(join(tmpdir(), 'loopguard-secret-'))), 'credentials');
+    writeFileSync(secret, 'aws_secret_access_key = Secret-of-the-user-62\n');
+    const outside = download(`  prompt_file: ${secret}\n`);
+    const refused = await loopguard(outside.dir, ['run', '--', 'sh', '-c', 'cat; exit 1'], outside.env);
+    expect(refused.code).toBe(EXIT_CODES.usage);
+    expect(refused.stdout + refused.stderr).not.toContain('Secret-of-the-user-62');
+    const inside = download('  prompt_file: PROMPT.md\n');
+    const read = await loopguard(inside.dir, ['run', ...AGENT], inside.env);
+    expect(read.code, read.stderr).toBe(0);
   });
 });

@@ -277,7 +277,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   };
   const sayWhatStops = () => {
     const projectDir = scope === 'user' ? undefined : io.cwd;
-    saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io);
+    saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io, codexHome);
     sayCodexTrust(file, after, codexHome, projectDir, io);
     saySettings();
   };
@@ -371,9 +371,10 @@ function saySwitchedOff(
   projectDir: string | undefined,
   options: InitOptions,
   io: CliIo,
+  codexHome: string | undefined,
 ): void {
   if (options.remove || options.dryRun) return;
-  const off = switchedOffBy(agent, written, projectDir);
+  const off = switchedOffBy(agent, written, projectDir, codexHome);
   if (off !== undefined)
     io.stdout(
       `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,

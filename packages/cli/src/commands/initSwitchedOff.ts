@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { readConfigFile } from '../configFiles.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
@@ -11,13 +12,18 @@ import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
  * which hands its settings' `env` to its hooks and MCP servers and runs none with `disableAllHooks`,
  * those two keys of the settings file written and of the project's `.claude/settings.local.json`. A file that cannot be read or parsed
  * says nothing here (the hooks report it).
+ * For Codex, its `hooks` feature off (`codex_hooks`, the legacy alias) in `$CODEX_HOME/config.toml`
+ * or the project's `.codex/config.toml`, which Codex 0.169.0 reads once the user trusts the project
+ * (trust62).
  * @param written - the settings file init wrote (as shown) and its new text.
  * @param projectDir - the project, or `undefined` for the user's settings.
+ * @param codexHome - Codex's home folder (for Codex only), or `undefined`.
  */
 export function switchedOffBy(
   agent: HookAgent,
   written: { shown: string; text: string },
   projectDir: string | undefined,
+  codexHome?: string,
 ): string | undefined {
   const offs: string[] = [];
   if (projectDir !== undefined) {
@@ -36,6 +42,18 @@ export function switchedOffBy(
       if (settings?.env?.[HOOK_SWITCH_ENV] === 'off') offs.push(`${HOOK_SWITCH_ENV}=off in ${shown}`);
       // Claude Code runs no hook at all then, loopguard's included
       if (settings?.disableAllHooks === true) offs.push(`disableAllHooks: true in ${shown}`);
+    }
+  }
+  if (agent === 'codex') {
+    const home = codexHome === undefined ? undefined : join(codexHome, 'config.toml');
+    const files = home === undefined ? [] : [{ shown: home, path: home }];
+    if (projectDir !== undefined)
+      files.push({ shown: join('.codex', 'config.toml'), path: join(projectDir, '.codex', 'config.toml') });
+    for (const { shown, path } of files) {
+      const config = quietly(() => parseToml(readConfigFile(path).toString('utf8')));
+      const features = (config as { features?: Record<string, unknown> } | undefined)?.features;
+      for (const key of ['hooks', 'codex_hooks'])
+        if (features?.[key] === false) offs.push(`${key} = false in [features] of ${shown}`);
     }
   }
   return offs.length === 0 ? undefined : offs.join('; ');

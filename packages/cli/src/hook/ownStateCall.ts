@@ -49,7 +49,34 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * the running session once written); Gemini CLI's `hooksConfig` (`enabled`, `disabled` by name);
  * as a JSON key or a `jq` path set (a search for them is no harm).
  */
-const HOOKS_OFF_SET = /\b(?:disableAllHooks|allowManagedHooksOnly|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
+const HOOKS_OFF_SET =
+  /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
+
+/**
+ * Codex's switch of all its hooks (trust62; Codex 0.169.0's `codex features list` says which): its
+ * `hooks` feature (`codex_hooks`, the legacy alias) set false in a `config.toml` (`[features]` then
+ * `hooks = false`, `features.hooks = false`, `features = { hooks = false }`), or by `codex features
+ * disable hooks`, which writes it; one hook switched off (`[hooks.state."<key>"]` then
+ * `enabled = false`, as its `/hooks` screen writes it) or untrusted (its `trusted_hash` set, or
+ * deleted by `sed`: Codex skips a hook it does not trust); `allow_managed_hooks_only` (a
+ * `requirements.toml`) is in {@link HOOKS_OFF_SET}.
+ */
+const CODEX_HOOKS_OFF = new RegExp(
+  [
+    /\bfeatures\b[\s\S]*?(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/.source,
+    /\bcodex\b[^\n;&|]*\sfeatures\s+disable\s+['"]?(?:codex_)?hooks\b/.source,
+    /\bhooks\.state\b[\s\S]*?(?:\b|(?<=\\n))enabled['"]?\s*=\s*false\b/.source,
+    /\btrusted_hash['"]?\s*=/.source,
+    /\bsed\b[^\n]*\b(?:trusted_hash|hooks\.state)\b[^\n]*\/d\b/.source,
+  ].join('|'),
+);
+
+/**
+ * Codex's `hooks` feature set false, in a command that names a `config.toml` (a `sed` of the line);
+ * after a `printf`'s `\n` too.
+ */
+const CODEX_HOOKS_FALSE = /(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/;
+const CODEX_CONFIG_FILE = /(?:^|[\s'"`/])config\.toml\b/;
 
 /** loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`). */
 const SWITCH_IN_ENV = /\bLOOPGUARD_HOOK['"]?\s*:/;
@@ -78,7 +105,7 @@ function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
  * `~/.loopguard`), the configuration file, the environment switch set (`LOOPGUARD_HOOK=`, or as a JSON
  * or YAML key: a settings file's `env`; a search
  * for the name is no harm), the agent's switch of all its hooks set (`disableAllHooks`,
- * `allowManagedHooksOnly`, Gemini CLI's `hooksConfig`), loopguard's hook or MCP server run by hand (an event the model wrote,
+ * `allowManagedHooksOnly`, Gemini CLI's `hooksConfig`; Codex's: {@link CODEX_HOOKS_OFF}), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
  * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its hooks pointed
  * at another command by `init --command`; its package
@@ -131,17 +158,26 @@ const EXCLUSION =
 const APPLY_PATCH = /\bapply_patch\s*<<-?\s*(['"]?)(\w+)\1\n([\s\S]*?)\n\2(?=\n|$)/g;
 const PATCH_FILE_LINE = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): /;
 
-/** `command` with its patches' text left out (their file lines kept: {@link APPLY_PATCH}). */
+/**
+ * `command` with its patches' text left out (their file lines kept: {@link APPLY_PATCH}), but for a
+ * patch of a `config.toml` (Codex's), whose text may be its hooks-off switch (as `writesHooksOff`).
+ */
 function withoutPatchText(command: string): string {
-  return command.replace(APPLY_PATCH, (_patch, _quote, _tag, body: string) =>
-    ['apply_patch', ...body.split('\n').filter((line) => PATCH_FILE_LINE.test(line))].join('\n'),
-  );
+  return command.replace(APPLY_PATCH, (patch, _quote, _tag, body: string) => {
+    const files = body.split('\n').filter((line) => PATCH_FILE_LINE.test(line));
+    return files.some((line) => CODEX_CONFIG_FILE.test(line)) ? patch : ['apply_patch', ...files].join('\n');
+  });
 }
 
 /** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
 function namesOwnState(command: string): boolean {
   const text = withoutPatchText(command).replace(EXCLUSION, ' ');
-  return NAMED_IN_COMMAND.test(text) || REMOVES_OWN_PACKAGE.test(text.replace(WORKSPACE_SELECTOR, ' '));
+  return (
+    NAMED_IN_COMMAND.test(text) ||
+    CODEX_HOOKS_OFF.test(text) ||
+    (CODEX_CONFIG_FILE.test(text) && CODEX_HOOKS_FALSE.test(text)) ||
+    REMOVES_OWN_PACKAGE.test(text.replace(WORKSPACE_SELECTOR, ' '))
+  );
 }
 
 /** A file name of loopguard's configuration. */

@@ -17,7 +17,7 @@ import { hookSettingsChanges } from './hookSettingsChanges.js';
  * those beyond the defaults (the default polling commands and tools are not listed); each pattern
  * and tool is quoted as JSON (a control character in the file is shown escaped). `undefined` when
  * the file changes nothing, and where the hooks are off or fail open on it (those are said
- * instead). Where the project's file is passed over (another user's in a folder every user writes:
+ * instead). Where the project's file is passed over (another user could write it:
  * {@link passedOverConfigFile}), that it is not read and why. Reads only; asks git only where there is something to say.
  * @example projectHookSettings('/repo') // undefined without a configuration file
  */
@@ -27,7 +27,7 @@ export function projectHookSettings(project: string): string | undefined {
     const passedOver = passedOverConfigFile(project);
     return passedOver === undefined
       ? undefined
-      : `${passedOver} is not read: it is another user's file in a folder every user can write, so it may have been planted there; the defaults apply`;
+      : `${passedOver} is not read: it is not yours alone to write (another user's file, or one every user can write), so another user could speak for loopguard through it; the defaults apply`;
   }
   let config: ReturnType<typeof checkedHookConfigNow>;
   try {

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { CliError } from '../CliError.js';
-import { gitTracks } from '../gitTracks.js';
+import { gitTracking } from '../gitTracks.js';
 
 /** The real path of `path`, or `path` itself when it is not there (nothing to send, nothing refused). */
 function real(path: string): string {
@@ -19,7 +19,8 @@ function inside(path: string, folder: string): boolean {
 }
 
 /**
- * Refuses what a configuration file git tracks (one that came with the repository) may not choose
+ * Refuses what a configuration file git tracks (one that came with the repository), or one no git
+ * repository holds (a ZIP download's, which nothing tells from the user's own), may not choose
  * for `loopguard run` unless the user names it too (a flag, or `--config <file>`): where the run's
  * alerts go (`webhook`: they quote the agent's last error line), a command loopguard runs outside
  * the agent's sandbox and permission prompts (`evidence_command`), and a prompt file outside the
@@ -40,17 +41,25 @@ export function refuseRepositoryChoices(
   const outsidePrompt =
     chosen(promptFile, 'promptFile') && promptPath !== null && !inside(promptPath, dirname(file.path));
   if (!chosen(webhook, 'webhook') && !chosen(evidenceCommand, 'evidenceCommand') && !outsidePrompt) return;
-  if (!gitTracks(basename(file.path), dirname(file.path))) return;
-  const tracked = `in ${file.path}, which git tracks (it came with the repository)`;
+  const git = gitTracking(basename(file.path), dirname(file.path));
+  if (git === 'untracked') return;
+  // no repository (a ZIP download, an archive): nothing tells the file from the user's own (trust62)
+  const [tracked, whose] =
+    git === 'tracked'
+      ? [`in ${file.path}, which git tracks (it came with the repository)`, 'a repository']
+      : [
+          `in ${file.path}, which no git repository holds (a download's file, which cannot be told from yours)`,
+          "a project's file",
+        ];
   if (chosen(webhook, 'webhook'))
     throw new CliError(
-      `webhook ${tracked}: loopguard posts a run's alerts to a URL a repository names only when you name it (--webhook <url>, or --config <file>)`,
+      `webhook ${tracked}: loopguard posts a run's alerts to a URL ${whose} names only when you name it (--webhook <url>, or --config <file>)`,
     );
   if (chosen(evidenceCommand, 'evidenceCommand'))
     throw new CliError(
-      `evidence_command ${tracked}: loopguard runs a command a repository names only when you name it (--evidence-command <command>, or --config <file>)`,
+      `evidence_command ${tracked}: loopguard runs a command ${whose} names only when you name it (--evidence-command <command>, or --config <file>)`,
     );
   throw new CliError(
-    `prompt_file ${tracked}, names ${promptPath}, outside the repository: loopguard sends a file outside it to the agent only when you name it (--prompt-file <path>, or --config <file>)`,
+    `prompt_file ${tracked}, names ${promptPath}, outside ${git === 'tracked' ? 'the repository' : 'its folder'}: loopguard sends a file outside it to the agent only when you name it (--prompt-file <path>, or --config <file>)`,
   );
 }

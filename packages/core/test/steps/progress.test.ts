@@ -91,6 +91,12 @@ describe('exemptions', () => {
     'sleep 2 | cat missing.txt',
     'cat missing.txt && gh run view 123',
     'cat missing.txt # tail -f server.log',
+    // trust62: a waiting command's argument that runs another command (a substitution)
+    'sleep 0 $(cat missing.txt)',
+    'sleep 0 `cat missing.txt`',
+    'timeout 5 sleep "$(cat missing.txt 2>&1)"',
+    'sleep 1 <(cat missing.txt)',
+    'sleep 2 && gh run view "$(cat missing.txt)"',
   ])('exempt61: a loop behind a waiting command is judged (%j)', (command) => {
     expect(isExemptAction({ tools: [], commands: DEFAULT_EXEMPT_COMMANDS }, 'bash', command)).toBe(false);
     for (const steps of shapes(command)) {
@@ -105,6 +111,8 @@ describe('exemptions', () => {
     'sleep 5; wait',
     '# wait for CI\ngh run watch 123',
     'timeout 60 tail -f server.log 2>&1',
+    'sleep $((RANDOM % 5))',
+    'sleep "$DELAY"',
   ])('exempt61: a command line that only waits stays exempt (%j)', (command) => {
     expect(isExemptAction({ tools: [], commands: DEFAULT_EXEMPT_COMMANDS }, 'bash', command)).toBe(true);
     for (const steps of shapes(command))

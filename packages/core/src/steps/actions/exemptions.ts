@@ -30,10 +30,18 @@ export interface StepExemptions {
 const BACKGROUND = /(?<![<>&])&(?![>&])/;
 
 /**
+ * A command substitution (`$(…)`, `` `…` ``) or a process substitution (`<(…)`, `>(…)`): another
+ * command run inside a segment, whose work no waiting command's name covers (`sleep 0 $(cat
+ * missing.txt)`, trust62). An arithmetic expansion, `$((…))`, runs none.
+ */
+const SUBSTITUTION = /\$\((?!\()|`|[<>]\(/;
+
+/**
  * Whether an action is exempt: its tool is listed, or every command of its shell command line
  * matches a pattern (each segment split at `;`, `&&`, `||`, `|`, `&` and line ends; comment lines
- * left out), so a waiting command never hides the work beside it (`sleep 2; cat missing.txt` is
- * judged). An action with no shell command is matched as its whole text (its input's JSON).
+ * left out) and none runs a substitution ({@link SUBSTITUTION}), so a waiting command never hides
+ * the work beside it or inside it (`sleep 2; cat missing.txt` is judged). An action with no shell
+ * command is matched as its whole text (its input's JSON).
  * @example isExemptAction({ tools: [], commands: DEFAULT_EXEMPT_COMMANDS }, 'bash', 'sleep 30'); // true
  */
 export function isExemptAction(
@@ -51,6 +59,7 @@ export function isExemptAction(
   const [head = ''] = shellSegments(lineEnd === -1 ? command : command.slice(0, lineEnd), 1);
   if (!head.startsWith('#') && !matches(exemptions.commands, head.split(BACKGROUND, 1)[0] as string))
     return false;
+  if (SUBSTITUTION.test(command)) return false;
   const commands = commandsOf(shellSegments(command));
   return commands.length > 0 && commands.every((segment) => matches(exemptions.commands, segment));
 }
