@@ -7,8 +7,9 @@
  * other, without cycles. The entry points (index.ts, internal.ts and the subpath entries) sit above everything.
  *
  * core/src/steps keeps its detector at the top (StepLoopDetector, the verdict, the message, the recorder) and
- * its parts in folders (rules, probes, history, options, actions, parsers): the parts never import the top but
- * the step itself, and the folders that read one step (actions, parsers) know nothing of the run.
+ * its parts in folders (rules, probes, history, keys, options, actions, parsers): the parts never import the top
+ * but the step itself, and the folders that read one step (actions, parsers) know nothing of the run. Of the run's
+ * folders, keys (one step's text as keys and hashes) sits below probes, and probes below history.
  *
  * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
  * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
@@ -64,6 +65,22 @@ module.exports = {
         'core/steps/actions and parsers read one step: they import none of the run (rules, probes, history, options).',
       from: { path: `${core}steps/(actions|parsers)/` },
       to: { path: `${core}steps/(rules|probes|history|options)/` },
+    },
+    {
+      name: 'core-steps-keys-below-the-run',
+      severity: 'error',
+      comment:
+        "core/steps/keys turn one step's text into keys, hashes and evidence: they import none of the run (rules, probes, history, options).",
+      from: { path: `${core}steps/keys/` },
+      to: { path: `${core}steps/(rules|probes|history|options)/` },
+    },
+    {
+      name: 'core-steps-probes-below-history',
+      severity: 'error',
+      comment:
+        'core/steps/probes judge one probe against the ledger; the history holds the ledger, so probes never import it (they share core/steps/keys).',
+      from: { path: `${core}steps/probes/` },
+      to: { path: `${core}steps/history/` },
     },
     {
       name: 'cli-runtime-not-install',

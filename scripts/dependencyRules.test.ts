@@ -86,4 +86,31 @@ describe('dependency rules', () => {
     });
     expect(command.ok).toBe(true);
   });
+
+  it("reject core/steps' probes importing the history, or the keys importing any of the run", () => {
+    const keys = 'export const key = 1;\n';
+    const probe = cruise({
+      'packages/core/src/steps/history/stepHistory.ts': 'export const history = 1;\n',
+      'packages/core/src/steps/probes/ProbeLedger.ts':
+        "import { history } from '../history/stepHistory.js';\nexport const ledger = history;\n",
+    });
+    expect(probe.ok).toBe(false);
+    expect(probe.output).toContain('core-steps-probes-below-history');
+    for (const run of ['history', 'probes', 'rules', 'options']) {
+      const result = cruise({
+        [`packages/core/src/steps/${run}/a.ts`]: 'export const a = 1;\n',
+        'packages/core/src/steps/keys/fingerprint.ts': `import { a } from '../${run}/a.js';\nexport const f = a;\n`,
+      });
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain('core-steps-keys-below-the-run');
+    }
+    const both = cruise({
+      'packages/core/src/steps/keys/fingerprint.ts': keys,
+      'packages/core/src/steps/probes/probeKey.ts':
+        "import { key } from '../keys/fingerprint.js';\nexport const p = key;\n",
+      'packages/core/src/steps/history/stepHistory.ts':
+        "import { key } from '../keys/fingerprint.js';\nimport { p } from '../probes/probeKey.js';\nexport const h = key + p;\n",
+    });
+    expect(both.ok).toBe(true);
+  });
 });
