@@ -13,6 +13,9 @@
  *
  * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
  * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
+ * What every door shares sits in three folders below the commands: terminal (streams, tables, text, times, the
+ * one-line error and its exit code), files (the user's files loopguard reads: agent homes, configuration files,
+ * git) and state (the project's `.loopguard` folder and its database's schema). The entry points stay at the top.
  */
 const core = '^packages/core/src/';
 const features = '(attempts|steps|breaker|guards|iteration|signatures|spend|translation)';
@@ -89,6 +92,24 @@ module.exports = {
         'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
       from: { path: '^packages/cli/src/(hook|mcp)/' },
       to: { path: '^packages/cli/src/install/' },
+    },
+    {
+      name: 'cli-shared-below-commands',
+      severity: 'error',
+      comment:
+        "cli/src/terminal, files and state are what every door shares (the terminal's text and errors, the user's files, loopguard's own state folder): they import no command, door or entry point.",
+      from: { path: '^packages/cli/src/(terminal|files|state)/' },
+      to: {
+        path: '^packages/cli/src/((commands|demo|install|run|statusline|mcp)/|(program|main|bin|index)\\.ts$)',
+      },
+    },
+    {
+      name: 'cli-terminal-no-files',
+      severity: 'error',
+      comment:
+        "cli/src/terminal writes text and errors: it reads none of the user's files nor loopguard's state.",
+      from: { path: '^packages/cli/src/terminal/' },
+      to: { path: '^packages/cli/src/(files|state)/' },
     },
   ],
   options: {

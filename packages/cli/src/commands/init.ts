@@ -2,10 +2,8 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Option } from 'commander';
-import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { gitTracks } from '../gitTracks.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
+import { gitTracks } from '../files/gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import { projectHookSettings } from '../hook/projectHookSettings.js';
@@ -46,7 +44,9 @@ import {
   settingsFileText,
 } from '../install/settingsText.js';
 import { type StatusLineChange, withStatusLine } from '../install/statusLineSettings.js';
-import { printable } from '../terminalText.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { printable } from '../terminal/terminalText.js';
 import {
   DEFAULT_INIT_SPEND_WORDS,
   type InitSpendFlags,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { readConfigFile } from '../configFiles.js';
+import { readConfigFile } from '../files/configFiles.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
 

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../install/installRecord.js';
 import { serverPath, withServer } from '../install/mcpRegistration.js';
 import { readSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
 
 const NOTHING_TO_TAKE_OUT =

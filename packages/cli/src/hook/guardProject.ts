@@ -2,7 +2,7 @@ import type { ContextEntryInput } from '@loopguard/core';
 import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
 import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
-import { UnsafeStateError } from '../stateFolder.js';
+import { UnsafeStateError } from '../state/stateFolder.js';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';

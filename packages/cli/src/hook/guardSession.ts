@@ -8,7 +8,7 @@ import {
   type StepVerdict,
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
-import { printable } from '../terminalText.js';
+import { printable } from '../terminal/terminalText.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
-import { EXIT_CODES } from '../exitCodes.js';
-import { UnsafeStateError } from '../stateFolder.js';
+import { UnsafeStateError } from '../state/stateFolder.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
