@@ -1,0 +1,11 @@
+/** What {@link guardSession} needs besides the event and the stored session. */
+export interface GuardContext {
+  /** The CLI whose session this is. */
+  agent: HookAgent;
+  /** Options of the session's detector (from the project's configuration). */
+  detector: StepLoopDetectorOptions;
+  /** Writes a nudge or stop entry (same transaction as the session). */
+  record(entry: ContextEntryInput): void;
+  /** Epoch ms, for `detectedAt`. */
+  now(): number;
+}
