@@ -1,4 +1,9 @@
-function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {
+import type { HookAgent } from '../hook/hookEvent.js';
+import { InvalidSettingsError, readSettingsText, type SettingsText } from '../install/settingsText.js';
+import { CliError } from '../terminal/CliError.js';
+
+/** The text of `agent`'s settings file `shown`, read; a file it refuses is one line naming it ({@link editSettings}). */
+export function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {
   return editSettings(() => readSettingsText(text, agent), shown);
 }
 

@@ -1,92 +1,40 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, relative, sep } from 'node:path';
 import { type Command, Option } from 'commander';
 import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
 import { gitTracks } from '../files/gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import { projectHookSettings } from '../hook/projectHookSettings.js';
-import {
-  builtFile,
-  plainHookCommand,
-  shellQuote,
-  snapshotHookCommand,
-  usableHookSnapshot,
-  withoutExtraCaCerts,
-} from '../hook/snapshotCommand.js';
 import { codexTrust } from '../install/codexTrust.js';
 import {
   commandEntries,
   hasHooks,
   hookEventsOf,
   installHooks,
-  ownsFile,
   ownsFolder,
   removeHooks,
   removeStrayHooks,
   strayHooks,
 } from '../install/hookSettings.js';
-import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../install/installRecord.js';
+import { installsFile, updateInstalls } from '../install/installRecord.js';
 import { lineDiff } from '../install/lineDiff.js';
-import { mcpServerEntry, mcpToolEntries, serverPath, withServer } from '../install/mcpRegistration.js';
-import {
-  type FoundSettingsFile,
-  readSettingsFile,
-  removeSettingsFile,
-  type WrittenSettingsFile,
-  writeSettingsFile,
-} from '../install/settingsFile.js';
-import {
-  InvalidSettingsError,
-  readSettingsText,
-  type SettingsText,
-  settingsFileText,
-} from '../install/settingsText.js';
+import { mcpToolEntries } from '../install/mcpRegistration.js';
+import { readSettingsFile, removeSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
+import { settingsFileText } from '../install/settingsText.js';
 import { type StatusLineChange, withStatusLine } from '../install/statusLineSettings.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
 import { printable } from '../terminal/terminalText.js';
-import {
-  DEFAULT_INIT_SPEND_WORDS,
-  type InitSpendFlags,
-  initSpendOf,
-  writeSpendSection,
-} from './initSpend.js';
+import { editSettings, parseSettings } from './editSettings.js';
+import type { InitOptions } from './initOptions.js';
+import { DEFAULT_INIT_SPEND_WORDS, initSpendOf, writeSpendSection } from './initSpend.js';
+import { type InitStep, madeByInit, runSteps } from './initSteps.js';
 import { switchedOffBy } from './initSwitchedOff.js';
+import { hookCommandOf, statusLineCommandOf } from './loopguardCommand.js';
+import { otherScope } from './otherScope.js';
+import { serverChange } from './serverChange.js';
 import { codexHomeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
-
-/** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
-export interface InitOptions extends InitSpendFlags {
-  /** With `remove`: say nothing about a settings file that does not exist (`uninstall`). @default false */
-  quiet?: boolean;
-  /**
-   * The folder the files named in the output are shown relative to (those outside it: in full);
-   * `uninstall` gives the user's own, as it works in every project. @default the project (`io.cwd`)
-   */
-  shownFrom?: string;
-  /** `--user`: the user's settings file instead of the project's. @default false */
-  user?: boolean;
-  /** `--project`: the project's settings file, in the current directory (what happens anyway). @default false */
-  project?: boolean;
-  /** `--dry-run`: print the change as a diff and write nothing. @default false */
-  dryRun?: boolean;
-  /** `--remove`: take loopguard's hooks out again. @default false */
-  remove?: boolean;
-  /** `--command`: the command that runs loopguard. @default this node and this loopguard ({@link loopguardArgv}) */
-  command?: string;
-  /** `--timeout`: how long, in seconds, the CLI lets one hook call run. @default '10' ({@link DEFAULT_HOOK_TIMEOUT_SECONDS}) */
-  timeout: string;
-  /** `--command-hooks`: Claude Code runs a loopguard process per hook call, not the MCP server. @default false */
-  commandHooks?: boolean;
-  /** `--replace`: also take out loopguard hooks init did not mark here and those of the other scope. @default false */
-  replace?: boolean;
-  /**
-   * `--status-line`: set Claude Code's `statusLine` to `loopguard statusline` (a user's own is kept
-   * unless `replace`). @default false
-   */
-  statusLine?: boolean;
-}
 
 const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 

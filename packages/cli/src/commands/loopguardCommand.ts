@@ -1,8 +1,20 @@
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HookAgent } from '../hook/hookEvent.js';
+import {
+  builtFile,
+  plainHookCommand,
+  shellQuote,
+  snapshotHookCommand,
+  usableHookSnapshot,
+  withoutExtraCaCerts,
+} from '../hook/snapshotCommand.js';
+
 /**
  * This loopguard: this node and the `loopguard` command it was started as (the one
  * `scripts/install.sh` links, which stays valid across re-installs), else this package's `bin.js`.
  */
-function loopguardArgv(): [node: string, bin: string] {
+export function loopguardArgv(): [node: string, bin: string] {
   const started = process.argv[1];
   const bin =
     started !== undefined && basename(started) === 'loopguard'
@@ -20,7 +32,7 @@ export function defaultHookCommand(): string {
  * The hook command `init` writes: `--command`'s, else this loopguard's, started from the hook's
  * startup snapshot when this node loads it (see {@link snapshotHookCommand}).
  */
-function hookCommandOf(agent: HookAgent, command: string | undefined): string {
+export function hookCommandOf(agent: HookAgent, command: string | undefined): string {
   if (command !== undefined) return `${command} hook ${agent}`;
   const argv = loopguardArgv();
   const blob = usableHookSnapshot(...argv);
@@ -33,7 +45,7 @@ function hookCommandOf(agent: HookAgent, command: string | undefined): string {
  * module loader, after every reply), else `loopguard statusline` when it was not built; started
  * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
  */
-function statusLineCommandOf(command: string | undefined): string {
+export function statusLineCommandOf(command: string | undefined): string {
   if (command !== undefined) return `${command} statusline`;
   const [node, bin] = loopguardArgv();
   const bundle = builtFile(bin, 'statusline.cjs');

@@ -1,5 +1,13 @@
+import type { HookAgent } from '../hook/hookEvent.js';
+import { hasHooks, removeHooks, removeStrayHooks, strayHooks } from '../install/hookSettings.js';
+import { type FoundSettingsFile, readSettingsFile } from '../install/settingsFile.js';
+import { readSettingsText, type SettingsText, settingsFileText } from '../install/settingsText.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import type { InitOptions } from './initOptions.js';
+import { settingsFileOf } from './settingsLocation.js';
+
 /** The other scope's settings file with loopguard's hooks taken out (`--replace`). */
-interface OtherScopeChange {
+export interface OtherScopeChange {
   found: FoundSettingsFile;
   /** The file as it is. */
   settings: SettingsText;
@@ -16,7 +24,7 @@ interface OtherScopeChange {
  * planned to be taken out there (with the MCP server of that scope, which would be left without
  * the hook that refuses the model's call of it).
  */
-function otherScope(
+export function otherScope(
   agent: HookAgent,
   scope: 'user' | 'project',
   options: InitOptions,

@@ -1,5 +1,14 @@
+import { claudeConfigFile } from '../files/agentHome.js';
+import { recordOf, type ServerRecord } from '../install/installRecord.js';
+import { mcpServerEntry, serverPath, withServer } from '../install/mcpRegistration.js';
+import { type FoundSettingsFile, readSettingsFile } from '../install/settingsFile.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { editSettings } from './editSettings.js';
+import type { InitOptions } from './initOptions.js';
+import { loopguardArgv } from './loopguardCommand.js';
+
 /** The change of Claude Code's configuration `init` makes, and what to record of the server. */
-interface ServerChange {
+export interface ServerChange {
   /** The new text of the file, or `undefined` when it stays as it is. */
   change?: {
     found: FoundSettingsFile;
@@ -19,7 +28,7 @@ interface ServerChange {
  * (`--remove`, `--command-hooks`), and taken out of the other scope when `--replace` takes that
  * scope's hooks out (`otherProject`: that scope; `null` for the user's).
  */
-function serverChange(
+export function serverChange(
   options: InitOptions,
   fast: boolean,
   project: string | null,

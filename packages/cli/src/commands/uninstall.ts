@@ -6,7 +6,8 @@ import { serverPath, withServer } from '../install/mcpRegistration.js';
 import { readSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
+import { editSettings } from './editSettings.js';
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, initHooks } from './init.js';
 
 const NOTHING_TO_TAKE_OUT =
   "nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded";

@@ -1,3 +1,7 @@
+import type { ContextEntryInput } from '@loopguard/core';
+import type { StepLoopDetectorOptions } from '@loopguard/core/steps';
+import type { HookAgent } from './hookEvent.js';
+
 /** What {@link guardSession} needs besides the event and the stored session. */
 export interface GuardContext {
   /** The CLI whose session this is. */

@@ -1,34 +1,22 @@
-import type { ContextEntryInput } from '@loopguard/core';
-import { SESSION_ENDED_TOPIC } from '@loopguard/core/internal';
-import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
 import type { HookSessionSummary } from '@loopguard/sqlite';
 import { UnsafeStateError } from '../state/stateFolder.js';
 import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
-import {
-  countRefusal,
-  type GuardContext,
-  guardSession,
-  newSession,
-  rememberedResult,
-  startedSession,
-} from './guardSession.js';
-import { guardSpend, spentOut } from './guardSpend.js';
+import type { GuardContext } from './guardContext.js';
+import { countRefusal, guardSession, rememberedResult } from './guardSession.js';
+import { guardSpend } from './guardSpend.js';
 import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { ownStateRefusal } from './ownStateCall.js';
-import { requirePriceLibrary } from './priceLibrary.js';
-import { callsMade, deliveryOf, parseMemory } from './sessionMemory.js';
-
-/**
- * Why the event's `transcriptPath` must not be read by the spend guard (`undefined`: it may be): the
- * MCP server reads only the file where Claude Code keeps the session's transcript.
- */
-export type TranscriptDistrust = (event: HookEvent) => string | undefined;
+import { sessionEndedEntry } from './sessionEntries.js';
+import { deliveryOf, parseMemory } from './sessionMemory.js';
+import type { TranscriptDistrust } from './sessionSpend.js';
+import { budgetStopBefore, spendVerdict, withSpend } from './sessionSpend.js';
+import { newSession, startedSession } from './storedSession.js';
 
 /**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
@@ -265,4 +253,3 @@ function switchedOff(
   const parent = { agent, sessionId: event.parentSessionId, projectDir: event.projectDir };
   return database.sessions.peek(parent)?.enabled === false;
 }
-

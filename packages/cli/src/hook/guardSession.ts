@@ -1,17 +1,15 @@
-import { type ContextEntryInput, LoopGuardError } from '@loopguard/core';
-import { actionKey, actionText, stepLoopEntry } from '@loopguard/core/internal';
+import { LoopGuardError } from '@loopguard/core';
 import {
-  canonicalInput,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
-import { printable } from '../terminal/terminalText.js';
+import type { GuardContext } from './guardContext.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
-import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
+import { entryOf, refusalEntry } from './sessionEntries.js';
 import {
   callsMade,
   deliveryOf,
@@ -24,6 +22,8 @@ import {
   rememberResult,
   withMemory,
 } from './sessionMemory.js';
+import { keyOf, turnSteps } from './sessionSteps.js';
+import { newSession, resultCount } from './storedSession.js';
 
 /**
  * Whether a repeat of the call whose last result is `last` can be judged before it runs, taken to
@@ -269,4 +269,3 @@ export function countRefusal(
 function endedRun(event: HookEvent): string {
   return event.parentSessionId === undefined ? 'the session' : "this subagent's run";
 }
-

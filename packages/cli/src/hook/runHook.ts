@@ -8,13 +8,14 @@ import { codexHook } from './codexHook.js';
 import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
-import { guardProject, type TranscriptDistrust } from './guardProject.js';
+import { guardProject } from './guardProject.js';
 import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { keptOpen, MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import type { TranscriptDistrust } from './sessionSpend.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';

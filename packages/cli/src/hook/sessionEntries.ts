@@ -1,3 +1,12 @@
+import type { ContextEntryInput } from '@loopguard/core';
+import { SESSION_ENDED_TOPIC, stepLoopEntry } from '@loopguard/core/internal';
+import type { StepLoopDetector, StepVerdict } from '@loopguard/core/steps';
+import { printable } from '../terminal/terminalText.js';
+import type { GuardContext } from './guardContext.js';
+import type { HookAgent, HookEvent } from './hookEvent.js';
+import { refusedCallText } from './ownStateCall.js';
+import { callsMade } from './sessionMemory.js';
+
 /**
  * The `call_refused` entry of a refused call: the sentence the model was told and what the call
  * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
@@ -84,7 +93,7 @@ export function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agent
 }
 
 /** The `session_ended` entry of the event's session, related to its task (`<agent>:<session_id>`). */
-function sessionEndedEntry(agent: HookAgent, event: HookEvent): ContextEntryInput {
+export function sessionEndedEntry(agent: HookAgent, event: HookEvent): ContextEntryInput {
   return {
     entryType: 'learning',
     topic: SESSION_ENDED_TOPIC,

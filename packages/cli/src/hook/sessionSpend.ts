@@ -1,8 +1,23 @@
+import { type CostOf, libraryCostOf, priceBook, type SpendVerdict } from '@loopguard/core/spend';
+import { guardSpend, spentOut } from './guardSpend.js';
+import type { HookConfig } from './hookConfig.js';
+import type { HookDatabase } from './hookDatabase.js';
+import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
+import { logFailure } from './hookLog.js';
+import { requirePriceLibrary } from './priceLibrary.js';
+import { callsMade, parseMemory } from './sessionMemory.js';
+
+/**
+ * Why the event's `transcriptPath` must not be read by the spend guard (`undefined`: it may be): the
+ * MCP server reads only the file where Claude Code keeps the session's transcript.
+ */
+export type TranscriptDistrust = (event: HookEvent) => string | undefined;
+
 /**
  * The spend guard's verdict after a tool call or a turn, when the configuration sets a budget.
  * @param countOnly - the loop guard stopped the session at this event: count its replies, judge nothing.
  */
-async function spendVerdict(
+export async function spendVerdict(
   agent: HookAgent,
   event: HookEvent,
   config: HookConfig,
@@ -35,7 +50,7 @@ async function spendVerdict(
 }
 
 /** The stop of a session already at its budget, before its next call ({@link spentOut}), at the call it denies. */
-function budgetStopBefore(
+export function budgetStopBefore(
   agent: HookAgent,
   event: HookEvent,
   options: NonNullable<HookConfig['spend']>,
@@ -89,7 +104,12 @@ function lazyLibraryCost(): CostOf {
  * handed to the model. Codex ends no turn on a hook's reply: the model reading its call refused is
  * told that every further call will be, and what to do (codex58).
  */
-function withSpend(agent: HookAgent, reply: HookReply, verdict: SpendVerdict, denied: boolean): HookReply {
+export function withSpend(
+  agent: HookAgent,
+  reply: HookReply,
+  verdict: SpendVerdict,
+  denied: boolean,
+): HookReply {
   if (verdict.action === 'stop') {
     return {
       kind: 'stop',

@@ -1,3 +1,6 @@
+import { actionKey, actionText } from '@loopguard/core/internal';
+import { canonicalInput, type Step } from '@loopguard/core/steps';
+
 /** The detector's identity of an action: the same normalised text means the same action. */
 export function keyOf(tool: string, input: unknown): string {
   const canonical = canonicalInput(tool, input);

@@ -1,3 +1,10 @@
+import { StepLoopDetector } from '@loopguard/core/steps';
+import type { HookSessionUpdate } from '@loopguard/sqlite';
+import type { GuardContext } from './guardContext.js';
+import type { HookEvent } from './hookEvent.js';
+import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
+import type { Memory } from './sessionMemory.js';
+
 /**
  * The row of a session whose first call was denied before it ran (refused, or stopped on spend): no
  * tool call ran, but every door lists the session and what loopguard did to it.
