@@ -65,16 +65,8 @@ module.exports = {
       name: 'core-steps-one-step',
       severity: 'error',
       comment:
-        'core/steps/actions and parsers read one step: they import none of the run (rules, probes, history, options).',
-      from: { path: `${core}steps/(actions|parsers)/` },
-      to: { path: `${core}steps/(rules|probes|history|options)/` },
-    },
-    {
-      name: 'core-steps-keys-below-the-run',
-      severity: 'error',
-      comment:
-        "core/steps/keys turn one step's text into keys, hashes and evidence: they import none of the run (rules, probes, history, options).",
-      from: { path: `${core}steps/keys/` },
+        "core/steps/actions, parsers and keys read one step (keys: its text as keys, hashes and evidence): they import none of the run (rules, probes, history, options).",
+      from: { path: `${core}steps/(actions|parsers|keys)/` },
       to: { path: `${core}steps/(rules|probes|history|options)/` },
     },
     {

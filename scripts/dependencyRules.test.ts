@@ -105,7 +105,7 @@ describe('dependency rules', () => {
     );
     for (const run of ['history', 'probes', 'rules', 'options'])
       expect(bad.output).toContain(
-        `core-steps-keys-below-the-run: packages/core/src/steps/keys/${run}Key.ts`,
+        `core-steps-one-step: packages/core/src/steps/keys/${run}Key.ts`,
       );
     const both = cruise({
       'packages/core/src/steps/keys/fingerprint.ts': 'export const key = 1;\n',
