@@ -31,6 +31,11 @@ function layer(name, later) {
   };
 }
 
+/** A rule forbidding files whose path matches `from` to import files whose path matches `to`. */
+function forbid(name, comment, from, to) {
+  return { name, severity: 'error', comment, from: { path: from }, to: { path: to } };
+}
+
 module.exports = {
   forbidden: [
     {
@@ -65,44 +70,34 @@ module.exports = {
       name: 'core-steps-one-step',
       severity: 'error',
       comment:
-        "core/steps/actions, parsers and keys read one step (keys: its text as keys, hashes and evidence): they import none of the run (rules, probes, history, options).",
+        'core/steps/actions, parsers and keys read one step (keys: its text as keys, hashes and evidence): they import none of the run (rules, probes, history, options).',
       from: { path: `${core}steps/(actions|parsers|keys)/` },
       to: { path: `${core}steps/(rules|probes|history|options)/` },
     },
-    {
-      name: 'core-steps-probes-below-history',
-      severity: 'error',
-      comment:
-        'core/steps/probes judge one probe against the ledger; the history holds the ledger, so probes never import it (they share core/steps/keys).',
-      from: { path: `${core}steps/probes/` },
-      to: { path: `${core}steps/history/` },
-    },
-    {
-      name: 'cli-runtime-not-install',
-      severity: 'error',
-      comment:
-        'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
-      from: { path: '^packages/cli/src/(hook|mcp)/' },
-      to: { path: '^packages/cli/src/install/' },
-    },
-    {
-      name: 'cli-shared-below-commands',
-      severity: 'error',
-      comment:
-        "cli/src/terminal, files and state are what every door shares (the terminal's text and errors, the user's files, loopguard's own state folder): they import no command, door or entry point.",
-      from: { path: '^packages/cli/src/(terminal|files|state)/' },
-      to: {
-        path: '^packages/cli/src/((commands|demo|install|run|statusline|mcp)/|(program|main|bin|index)\\.ts$)',
-      },
-    },
-    {
-      name: 'cli-terminal-no-files',
-      severity: 'error',
-      comment:
-        "cli/src/terminal writes text and errors: it reads none of the user's files nor loopguard's state.",
-      from: { path: '^packages/cli/src/terminal/' },
-      to: { path: '^packages/cli/src/(files|state)/' },
-    },
+    forbid(
+      'core-steps-probes-below-history',
+      'core/steps/probes judge one probe against the ledger; the history holds the ledger, so probes never import it (they share core/steps/keys).',
+      `${core}steps/probes/`,
+      `${core}steps/history/`,
+    ),
+    forbid(
+      'cli-runtime-not-install',
+      'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
+      '^packages/cli/src/(hook|mcp)/',
+      '^packages/cli/src/install/',
+    ),
+    forbid(
+      'cli-shared-below-commands',
+      "cli/src/terminal, files and state are what every door shares (the terminal's text and errors, the user's files, loopguard's own state folder): they import no command, door or entry point.",
+      '^packages/cli/src/(terminal|files|state)/',
+      '^packages/cli/src/((commands|demo|install|run|statusline|mcp)/|(program|main|bin|index)\\.ts$)',
+    ),
+    forbid(
+      'cli-terminal-no-files',
+      "cli/src/terminal writes text and errors: it reads none of the user's files nor loopguard's state.",
+      '^packages/cli/src/terminal/',
+      '^packages/cli/src/(files|state)/',
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -8,11 +8,13 @@ import { settingsFileOf } from './settingsLocation.js';
 
 /** The other scope's settings file with loopguard's hooks taken out (`--replace`). */
 export interface OtherScopeChange {
+  /** The file as it was read: the path written, its text and mode. */
   found: FoundSettingsFile;
   /** The file as it is. */
   settings: SettingsText;
   /** Its text without loopguard's hooks. */
   text: string;
+  /** The file's path. */
   file: string;
   /** That scope: a project directory, or `null` for the user's. */
   project: string | null;
