@@ -104,9 +104,7 @@ describe('dependency rules', () => {
       'core-steps-probes-below-history: packages/core/src/steps/probes/ProbeLedger.ts',
     );
     for (const run of ['history', 'probes', 'rules', 'options'])
-      expect(bad.output).toContain(
-        `core-steps-one-step: packages/core/src/steps/keys/${run}Key.ts`,
-      );
+      expect(bad.output).toContain(`core-steps-one-step: packages/core/src/steps/keys/${run}Key.ts`);
     const both = cruise({
       'packages/core/src/steps/keys/fingerprint.ts': 'export const key = 1;\n',
       'packages/core/src/steps/probes/probeKey.ts':
