@@ -7,11 +7,15 @@
  * other, without cycles. The entry points (index.ts, internal.ts and the subpath entries) sit above everything.
  *
  * core/src/steps keeps its detector at the top (StepLoopDetector, the verdict, the message, the recorder) and
- * its parts in folders (rules, probes, history, options, actions, parsers): the parts never import the top but
- * the step itself, and the folders that read one step (actions, parsers) know nothing of the run.
+ * its parts in folders (rules, probes, history, keys, options, actions, parsers): the parts never import the top
+ * but the step itself, and the folders that read one step (actions, parsers) know nothing of the run. Of the run's
+ * folders, keys (one step's text as keys and hashes) sits below probes, and probes below history.
  *
  * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
  * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
+ * What every door shares sits in three folders below the commands: terminal (streams, tables, text, times, the
+ * one-line error and its exit code), files (the user's files loopguard reads: agent homes, configuration files,
+ * git) and state (the project's `.loopguard` folder and its database's schema). The entry points stay at the top.
  */
 const core = '^packages/core/src/';
 const features = '(attempts|steps|breaker|guards|iteration|signatures|spend|translation)';
@@ -25,6 +29,11 @@ function layer(name, later) {
     from: { path: `${core}${name}/` },
     to: { path: `${core}(${later.join('|')})(/|\\.ts$)` },
   };
+}
+
+/** A rule forbidding files whose path matches `from` to import files whose path matches `to`. */
+function forbid(name, comment, from, to) {
+  return { name, severity: 'error', comment, from: { path: from }, to: { path: to } };
 }
 
 module.exports = {
@@ -61,18 +70,34 @@ module.exports = {
       name: 'core-steps-one-step',
       severity: 'error',
       comment:
-        'core/steps/actions and parsers read one step: they import none of the run (rules, probes, history, options).',
-      from: { path: `${core}steps/(actions|parsers)/` },
+        'core/steps/actions, parsers and keys read one step (keys: its text as keys, hashes and evidence): they import none of the run (rules, probes, history, options).',
+      from: { path: `${core}steps/(actions|parsers|keys)/` },
       to: { path: `${core}steps/(rules|probes|history|options)/` },
     },
-    {
-      name: 'cli-runtime-not-install',
-      severity: 'error',
-      comment:
-        'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
-      from: { path: '^packages/cli/src/(hook|mcp)/' },
-      to: { path: '^packages/cli/src/install/' },
-    },
+    forbid(
+      'core-steps-probes-below-history',
+      'core/steps/probes judge one probe against the ledger; the history holds the ledger, so probes never import it (they share core/steps/keys).',
+      `${core}steps/probes/`,
+      `${core}steps/history/`,
+    ),
+    forbid(
+      'cli-runtime-not-install',
+      'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',
+      '^packages/cli/src/(hook|mcp)/',
+      '^packages/cli/src/install/',
+    ),
+    forbid(
+      'cli-shared-below-commands',
+      "cli/src/terminal, files and state are what every door shares (the terminal's text and errors, the user's files, loopguard's own state folder): they import no command, door or entry point.",
+      '^packages/cli/src/(terminal|files|state)/',
+      '^packages/cli/src/((commands|demo|install|run|statusline|mcp)/|(program|main|bin|index)\\.ts$)',
+    ),
+    forbid(
+      'cli-terminal-no-files',
+      "cli/src/terminal writes text and errors: it reads none of the user's files nor loopguard's state.",
+      '^packages/cli/src/terminal/',
+      '^packages/cli/src/(files|state)/',
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -36,7 +36,7 @@ const cli = cliOf(new URL('../', import.meta.url));
 const bin = cli('bin.js');
 const { guardProject } = await import(cli('hook/guardProject.js'));
 const { shellQuote, plainHookCommand } = await import(cli('hook/snapshotCommand.js'));
-/** The hook command the `init` of the build at `build` writes for `agent` (see init.ts): each build its own. */
+/** The hook command the `init` of the build at `build` writes for `agent` (see commands/loopguardCommand.ts): each build its own. */
 const installedOf = async (build) => {
   const { snapshotHookCommand, usableHookSnapshot } = await import(build('hook/snapshotCommand.js'));
   const buildBin = build('bin.js');
@@ -44,7 +44,7 @@ const installedOf = async (build) => {
   if (buildBlob === undefined) throw new Error(`no usable hook snapshot beside ${buildBin}: build it first`);
   return (agent) => snapshotHookCommand([process.execPath, buildBin], buildBlob, agent);
 };
-/** The hook command `init` writes for `agent` (see init.ts), and the same without the snapshot. */
+/** The hook command `init` writes for `agent` (see commands/loopguardCommand.ts), and the same without the snapshot. */
 const installed = await installedOf(cli);
 const plain = (agent) =>
   plainHookCommand?.([process.execPath, bin], agent) ?? // a build before it: the command it wrote

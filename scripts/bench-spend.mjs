@@ -19,7 +19,7 @@ const CALLS = Number(process.argv[2] ?? 20);
 const BASELINE = process.env.LOOPGUARD_BENCH_BASELINE;
 const CPU = process.env.LOOPGUARD_BENCH_CPU === '1';
 const cliOf = (root) => (path) => fileURLToPath(new URL(`packages/cli/dist/${path}`, root));
-/** The hook command the `init` of the build at `build` writes for Claude Code (see init.ts). */
+/** The hook command the `init` of the build at `build` writes for Claude Code (see commands/loopguardCommand.ts). */
 const installedOf = async (build) => {
   const { snapshotHookCommand, usableHookSnapshot } = await import(build('hook/snapshotCommand.js'));
   const buildBin = build('bin.js');

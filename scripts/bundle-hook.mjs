@@ -239,7 +239,7 @@ buildHookSnapshot(outDir);
 // see the class the action throws (a bundled copy is another class: bad input read as an internal
 // error, exit 1 instead of 2).
 const htmlReport = `${cli}dist/scan/htmlReport.js`;
-const cliError = `${cli}dist/CliError.js`;
+const cliError = `${cli}dist/terminal/CliError.js`;
 for (const [entry, file] of [
   ['dist/scan/runScan.js', 'scan.mjs'],
   ['dist/scan/scanWorker.js', 'scan-worker.mjs'],
@@ -263,7 +263,7 @@ for (const [entry, file] of [
     input: `${cli}${entry}`,
     output: {
       file: `${outDir}/${file}`,
-      paths: { [htmlReport]: '../scan/htmlReport.js', [cliError]: '../CliError.js' },
+      paths: { [htmlReport]: '../scan/htmlReport.js', [cliError]: '../terminal/CliError.js' },
       format: 'es',
       codeSplitting: false,
       charset: 'ascii',

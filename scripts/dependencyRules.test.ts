@@ -86,4 +86,57 @@ describe('dependency rules', () => {
     });
     expect(command.ok).toBe(true);
   });
+
+  it("reject core/steps' probes importing the history, or the keys importing any of the run", () => {
+    const files: Record<string, string> = {
+      'packages/core/src/steps/history/stepHistory.ts': 'export const history = 1;\n',
+      'packages/core/src/steps/probes/ProbeLedger.ts':
+        "import { history } from '../history/stepHistory.js';\nexport const ledger = history;\n",
+    };
+    for (const run of ['history', 'probes', 'rules', 'options']) {
+      files[`packages/core/src/steps/${run}/a.ts`] = 'export const a = 1;\n';
+      files[`packages/core/src/steps/keys/${run}Key.ts`] =
+        `import { a } from '../${run}/a.js';\nexport const k = a;\n`;
+    }
+    const bad = cruise(files);
+    expect(bad.ok).toBe(false);
+    expect(bad.output).toContain(
+      'core-steps-probes-below-history: packages/core/src/steps/probes/ProbeLedger.ts',
+    );
+    for (const run of ['history', 'probes', 'rules', 'options'])
+      expect(bad.output).toContain(`core-steps-one-step: packages/core/src/steps/keys/${run}Key.ts`);
+    const both = cruise({
+      'packages/core/src/steps/keys/fingerprint.ts': 'export const key = 1;\n',
+      'packages/core/src/steps/probes/probeKey.ts':
+        "import { key } from '../keys/fingerprint.js';\nexport const p = key;\n",
+      'packages/core/src/steps/history/stepHistory.ts':
+        "import { key } from '../keys/fingerprint.js';\nimport { p } from '../probes/probeKey.js';\nexport const h = key + p;\n",
+    });
+    expect(both.ok).toBe(true);
+  });
+
+  it("reject the CLI's shared folders importing a command or an entry, and terminal/ importing files or state", () => {
+    const bad = cruise({
+      'packages/cli/src/commands/init.ts': 'export const i = 1;\n',
+      'packages/cli/src/run/startRun.ts': 'export const r = 1;\n',
+      'packages/cli/src/program.ts': 'export const p = 1;\n',
+      'packages/cli/src/files/gitTracks.ts': 'export const g = 1;\n',
+      'packages/cli/src/terminal/a.ts': "import { i } from '../commands/init.js';\nexport const a = i;\n",
+      'packages/cli/src/files/b.ts': "import { r } from '../run/startRun.js';\nexport const b = r;\n",
+      'packages/cli/src/state/c.ts': "import { p } from '../program.js';\nexport const c = p;\n",
+      'packages/cli/src/terminal/d.ts': "import { g } from '../files/gitTracks.js';\nexport const d = g;\n",
+    });
+    expect(bad.ok).toBe(false);
+    for (const from of ['terminal/a.ts', 'files/b.ts', 'state/c.ts'])
+      expect(bad.output).toMatch(new RegExp(`cli-shared-below-commands: packages/cli/src/${from}`));
+    expect(bad.output).toMatch(/cli-terminal-no-files: packages\/cli\/src\/terminal\/d\.ts/);
+    const fine = cruise({
+      'packages/cli/src/terminal/CliError.ts': 'export const e = 1;\n',
+      'packages/cli/src/files/agentHome.ts':
+        "import { e } from '../terminal/CliError.js';\nexport const h = e;\n",
+      'packages/cli/src/commands/init.ts':
+        "import { h } from '../files/agentHome.js';\nexport const i = h;\n",
+    });
+    expect(fine.ok).toBe(true);
+  });
 });

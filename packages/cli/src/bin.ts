@@ -26,7 +26,7 @@ if (args[0] === 'hook' && args.length === 2 && !args[1]?.startsWith('-')) {
     : await import('./statusline/statuslineMain.js');
   process.exitCode = await statuslineMain();
 } else {
-  const { processIo } = await import('./cliIo.js');
+  const { processIo } = await import('./terminal/cliIo.js');
   const { runCli } = await import('./main.js');
   process.exitCode = await runCli(args, processIo());
 }

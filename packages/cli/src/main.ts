@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
-import { CliError } from './CliError.js';
-import type { CliIo } from './cliIo.js';
-import { EXIT_CODES } from './exitCodes.js';
 import { createProgram } from './program.js';
+import { CliError } from './terminal/CliError.js';
+import type { CliIo } from './terminal/cliIo.js';
+import { EXIT_CODES } from './terminal/exitCodes.js';
 
 /**
  * Runs the `loopguard` command with `args` (without `node` and the script) and returns its exit

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
-import type { CliIo } from './cliIo.js';
+import type { CliIo } from './terminal/cliIo.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
 

@@ -1,12 +1,12 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeConfigFile } from '../src/agentHome.js';
-import type { CliIo } from '../src/cliIo.js';
 import { codexHomeOf, settingsFileOf } from '../src/commands/settingsLocation.js';
+import { claudeConfigFile } from '../src/files/agentHome.js';
 import type { HookAgent } from '../src/hook/hookEvent.js';
 import { claudeProjectsDir } from '../src/mcp/sessionTranscript.js';
 import { transcriptPlaces } from '../src/scan/transcriptPlaces.js';
+import type { CliIo } from '../src/terminal/cliIo.js';
 
 /**
  * Where each CLI keeps the user's files, as the pinned CLIs do it (run with each value: Claude

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { completionClaimed, infrastructureOf, structuredResultOf } from '../src/run/agentResult.js';
 import { questionOf } from '../src/run/agentSignals.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard, stored, tempRepo } from './runHelpers.js';
 
 const fixture = (name: string) =>

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { codexExecArgs, ensureCodex, ensureGeminiCli } from './agentClis.js';
 import {
   assistantText,

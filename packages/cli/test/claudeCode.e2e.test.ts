@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { ensureClaudeCode } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { artifact, loopguard, stored, tempRepo } from './runHelpers.js';

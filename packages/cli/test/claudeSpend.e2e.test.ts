@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { ccusageTotals } from './ccusage.js';
 import { claudeEnv, ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';

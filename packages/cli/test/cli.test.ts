@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));

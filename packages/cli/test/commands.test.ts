@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGV_TOKEN_WARNING } from '../src/commands/serve.js';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../src/configFiles.js';
+import { parseConfigText } from '../src/files/configFiles.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo } from './helpers.js';
 import { claudeEvent, hookCall, hookLog, tempProject } from './hookHelpers.js';

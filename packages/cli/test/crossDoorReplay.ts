@@ -8,11 +8,11 @@ import {
   type StepLineParser,
 } from '@loopguard/core/steps';
 import { expect } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import { StepStreamWatcher } from '../src/run/StepStreamWatcher.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { hookCall, mcpHookCall, tempProject } from './hookHelpers.js';
 

@@ -66,7 +66,7 @@ describe('docs/cli.md', () => {
   );
 
   it('documents every exit code, and no other', async () => {
-    const { EXIT_CODES } = await import('../src/exitCodes.js');
+    const { EXIT_CODES } = await import('../src/terminal/exitCodes.js');
     const table = section('Exit codes');
     const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
     expect(documented).toEqual(Object.values(EXIT_CODES));

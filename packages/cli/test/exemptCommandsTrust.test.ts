@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXEMPT_COMMANDS } from '@loopguard/core/steps';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { checkedHookConfig } from '../src/hook/checkedHookConfig.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { bin } from './runHelpers.js';
 

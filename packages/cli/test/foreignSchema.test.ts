@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { MIGRATIONS, migrate, openLoopGuardDatabase } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { claudeFailingCall, hookState, tempProject } from './hookHelpers.js';
 

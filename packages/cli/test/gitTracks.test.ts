@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitTracks } from '../src/gitTracks.js';
+import { gitTracks } from '../src/files/gitTracks.js';
 
 describe('gitTracks', () => {
   const repo = mkdtempSync(join(tmpdir(), 'loopguard-gittracks-'));

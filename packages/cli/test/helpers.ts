@@ -1,4 +1,4 @@
-import type { CliIo } from '../src/cliIo.js';
+import type { CliIo } from '../src/terminal/cliIo.js';
 
 /** A {@link CliIo} that collects what a command writes. */
 export function bufferedIo(overrides: Partial<CliIo> = {}): CliIo & { out: () => string; err: () => string } {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
 import { claudeFailingCall, hookCall, tempProject } from './hookHelpers.js';
 

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type InitOptions, initHooks } from '../src/commands/init.js';
+import { initHooks } from '../src/commands/init.js';
+import type { InitOptions } from '../src/commands/initOptions.js';
 import { installsFile } from '../src/install/installRecord.js';
 import { tempProject } from './hookHelpers.js';
 

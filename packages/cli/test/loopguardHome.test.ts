@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { toldFolder } from '../src/hook/unguardedNotice.js';
 import { scanCacheFile } from '../src/scan/scanCache.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard } from './runHelpers.js';
 
 // trust54: loopguard's own files under the user's home (the install record, the scan cache, the

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { projectHooksConfigured } from '../src/commands/projectHooksOff.js';
-import { findConfigFile } from '../src/configFiles.js';
+import { findConfigFile } from '../src/files/configFiles.js';
 import { readHookConfig } from '../src/hook/hookConfig.js';
 
 // trust52: in a folder every user can write (`/tmp`), another user could leave a

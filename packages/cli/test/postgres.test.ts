@@ -8,8 +8,8 @@ import { openPostgresStorage, type PostgresStorage } from '@loopguard/postgres';
 import { ThrowawayCluster } from '@loopguard/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ARGV_PASSWORD_WARNING } from '../src/commands/openStatusReader.js';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
 import { claudeFailingCall, hookCall } from './hookHelpers.js';
 

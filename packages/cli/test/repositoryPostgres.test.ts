@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard } from './runHelpers.js';
 
 // trust52: `status`, `serve` and `recoveries` without a flag read the store `serve.postgres` of the

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard } from './runHelpers.js';
 
 // trust54: a cloned repository's committed configuration chose, for `loopguard run`, a shell command

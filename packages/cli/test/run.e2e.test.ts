@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { artifact, bin, loopguard, stored, tempRepo } from './runHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];

@@ -1,7 +1,6 @@
 import { ManualClock } from '@loopguard/core';
 import { StagnationBreaker } from '@loopguard/core/breaker';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import type { AgentResult } from '../src/run/agentProcess.js';
 import { attemptOf, judgeIteration } from '../src/run/judgeIteration.js';
 import { RunDisplay } from '../src/run/RunDisplay.js';
@@ -10,6 +9,7 @@ import type { SessionState } from '../src/run/sessionState.js';
 import { StagnationActions } from '../src/run/stagnationActions.js';
 import { endWith } from '../src/run/startRun.js';
 import { RunWaits } from '../src/run/waits.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 
 const result = (output: string, exitCode = 0): AgentResult => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { structuredResultOf } from '../src/run/agentResult.js';
 import { permissionDenialsOf, questionOf } from '../src/run/agentSignals.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard, stored, tempRepo } from './runHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];

@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { loopguard, stored, tempRepo } from './runHelpers.js';
 
 const run = (...args: string[]) => ['run', '--prompt-file', 'PROMPT.md', ...args];

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import {
   claudeSession,
   codexSession,

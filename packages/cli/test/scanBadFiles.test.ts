@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
 import { MAX_LINE_LENGTH, readLines } from '../src/scan/readLines.js';
 import { scanFile } from '../src/scan/scanFile.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'loopguard-scan-bad-'));

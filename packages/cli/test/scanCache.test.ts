@@ -21,12 +21,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { UsageRecord } from '@loopguard/core/spend';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { ClaudeTranscriptParser } from '../src/scan/ClaudeTranscriptParser.js';
 import { CodexRolloutParser } from '../src/scan/CodexRolloutParser.js';
 import { type Looked, ScanCache, scanCacheFile, scanCacheKey } from '../src/scan/scanCache.js';
 import type { FileScan } from '../src/scan/scannedSession.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { runCli } from '../src/main.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { geminiEvent, tempProject } from './hookHelpers.js';
 

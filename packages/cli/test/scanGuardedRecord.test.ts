@@ -2,11 +2,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { runCli } from '../src/main.js';
 import type { ScannedSession } from '../src/scan/scannedSession.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { claudeFailingCall, geminiEvent } from './hookHelpers.js';
 

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { parseDay } from '../src/scan/days.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import { transcriptPlaces } from '../src/scan/transcriptPlaces.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { WorkerPool } from '../src/scan/workerPool.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { SCAN_FIXTURES } from './agentTranscripts.js';
 import { bufferedIo } from './helpers.js';
 

@@ -4,9 +4,9 @@ import { Readable } from 'node:stream';
 import { expect } from 'vitest';
 import { openStatusReader } from '../src/commands/openStatusReader.js';
 import { serveDashboard } from '../src/commands/serveDashboard.js';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { hookState, sessionVerdicts } from './hookHelpers.js';
 

@@ -10,8 +10,8 @@ import {
   SqliteSpendStore,
 } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { runCli } from '../src/main.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'loopguard-status-'));

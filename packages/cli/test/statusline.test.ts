@@ -7,11 +7,11 @@ import { ManualClock } from '@loopguard/core';
 import { sealText } from '@loopguard/core/steps';
 import { openLoopGuardDatabase, SCHEMA_VERSION, SqliteHookSessionStore } from '@loopguard/sqlite';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EXIT_CODES } from '../src/exitCodes.js';
 import { CONFIG_SEAL_STAMP, configKey, SEALED_CONFIG_FILE } from '../src/hook/configSeal.js';
 import { SHA256_SEAL_CHECKSUM } from '../src/hook/sealChecksum.js';
 import { runCli } from '../src/main.js';
 import { statuslineMain } from '../src/statusline/statuslineMain.js';
+import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 import { claudeFailingCall, hookCall } from './hookHelpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapped } from '../src/wrapText.js';
+import { wrapped } from '../src/terminal/wrapText.js';
 
 describe('wrapped', () => {
   const text =

@@ -1,7 +1,7 @@
 import { DEFAULT_STATUS_PORT } from '@loopguard/server';
 import { type Command, Option } from 'commander';
-import type { CliIo } from '../cliIo.js';
 import { runDemo } from '../demo/runDemo.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { parsePort, positiveInteger } from './parsers.js';
 
 /**

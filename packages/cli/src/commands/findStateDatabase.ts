@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loopguardHome } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { findConfigFile } from '../configFiles.js';
-import { EXIT_CODES } from '../exitCodes.js';
-import { UnsafeStateError } from '../stateFolder.js';
-import { readableStateDatabase } from '../stateSchema.js';
+import { loopguardHome } from '../files/agentHome.js';
+import { findConfigFile } from '../files/configFiles.js';
+import { UnsafeStateError } from '../state/stateFolder.js';
+import { readableStateDatabase } from '../state/stateSchema.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 
 /** Where {@link searchStateDatabase} ended: the database found, or the project that has none yet. */
 export interface StateDatabaseSearch {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES } from '../exitCodes.js';
 import { processHookIo, runHook, unknownAgentWords } from '../hook/runHook.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 
 /**
  * `loopguard hook claude|gemini|codex`: one hook call of Claude Code, Gemini CLI or Codex, the event on stdin,

@@ -1,138 +1,42 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, relative, sep } from 'node:path';
 import { type Command, Option } from 'commander';
-import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { gitTracks } from '../gitTracks.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
+import { gitTracks } from '../files/gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
 import { projectHookSettings } from '../hook/projectHookSettings.js';
-import {
-  builtFile,
-  plainHookCommand,
-  shellQuote,
-  snapshotHookCommand,
-  usableHookSnapshot,
-  withoutExtraCaCerts,
-} from '../hook/snapshotCommand.js';
 import { codexTrust } from '../install/codexTrust.js';
 import {
   commandEntries,
   hasHooks,
   hookEventsOf,
   installHooks,
-  ownsFile,
   ownsFolder,
   removeHooks,
   removeStrayHooks,
   strayHooks,
 } from '../install/hookSettings.js';
-import { installsFile, recordOf, type ServerRecord, updateInstalls } from '../install/installRecord.js';
+import { installsFile, updateInstalls } from '../install/installRecord.js';
 import { lineDiff } from '../install/lineDiff.js';
-import { mcpServerEntry, mcpToolEntries, serverPath, withServer } from '../install/mcpRegistration.js';
-import {
-  type FoundSettingsFile,
-  readSettingsFile,
-  removeSettingsFile,
-  type WrittenSettingsFile,
-  writeSettingsFile,
-} from '../install/settingsFile.js';
-import {
-  InvalidSettingsError,
-  readSettingsText,
-  type SettingsText,
-  settingsFileText,
-} from '../install/settingsText.js';
+import { mcpToolEntries } from '../install/mcpRegistration.js';
+import { readSettingsFile, removeSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
+import { settingsFileText } from '../install/settingsText.js';
 import { type StatusLineChange, withStatusLine } from '../install/statusLineSettings.js';
-import { printable } from '../terminalText.js';
-import {
-  DEFAULT_INIT_SPEND_WORDS,
-  type InitSpendFlags,
-  initSpendOf,
-  writeSpendSection,
-} from './initSpend.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { printable } from '../terminal/terminalText.js';
+import { editSettings, parseSettings } from './editSettings.js';
+import type { InitOptions } from './initOptions.js';
+import { DEFAULT_INIT_SPEND_WORDS, initSpendOf, writeSpendSection } from './initSpend.js';
+import { type InitStep, madeByInit, runSteps } from './initSteps.js';
 import { switchedOffBy } from './initSwitchedOff.js';
+import { hookCommandOf, statusLineCommandOf } from './loopguardCommand.js';
+import { otherScope } from './otherScope.js';
+import { serverChange } from './serverChange.js';
 import { codexHomeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
 
-/** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
-export interface InitOptions extends InitSpendFlags {
-  /** With `remove`: say nothing about a settings file that does not exist (`uninstall`). @default false */
-  quiet?: boolean;
-  /**
-   * The folder the files named in the output are shown relative to (those outside it: in full);
-   * `uninstall` gives the user's own, as it works in every project. @default the project (`io.cwd`)
-   */
-  shownFrom?: string;
-  /** `--user`: the user's settings file instead of the project's. @default false */
-  user?: boolean;
-  /** `--project`: the project's settings file, in the current directory (what happens anyway). @default false */
-  project?: boolean;
-  /** `--dry-run`: print the change as a diff and write nothing. @default false */
-  dryRun?: boolean;
-  /** `--remove`: take loopguard's hooks out again. @default false */
-  remove?: boolean;
-  /** `--command`: the command that runs loopguard. @default this node and this loopguard ({@link loopguardArgv}) */
-  command?: string;
-  /** `--timeout`: how long, in seconds, the CLI lets one hook call run. @default '10' ({@link DEFAULT_HOOK_TIMEOUT_SECONDS}) */
-  timeout: string;
-  /** `--command-hooks`: Claude Code runs a loopguard process per hook call, not the MCP server. @default false */
-  commandHooks?: boolean;
-  /** `--replace`: also take out loopguard hooks init did not mark here and those of the other scope. @default false */
-  replace?: boolean;
-  /**
-   * `--status-line`: set Claude Code's `statusLine` to `loopguard statusline` (a user's own is kept
-   * unless `replace`). @default false
-   */
-  statusLine?: boolean;
-}
-
 const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
-
-/**
- * This loopguard: this node and the `loopguard` command it was started as (the one
- * `scripts/install.sh` links, which stays valid across re-installs), else this package's `bin.js`.
- */
-function loopguardArgv(): [node: string, bin: string] {
-  const started = process.argv[1];
-  const bin =
-    started !== undefined && basename(started) === 'loopguard'
-      ? started
-      : join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
-  return [process.execPath, bin];
-}
-
-/** The shell command that runs this loopguard ({@link loopguardArgv}), quoted. */
-export function defaultHookCommand(): string {
-  return loopguardArgv().map(shellQuote).join(' ');
-}
-
-/**
- * The hook command `init` writes: `--command`'s, else this loopguard's, started from the hook's
- * startup snapshot when this node loads it (see {@link snapshotHookCommand}).
- */
-function hookCommandOf(agent: HookAgent, command: string | undefined): string {
-  if (command !== undefined) return `${command} hook ${agent}`;
-  const argv = loopguardArgv();
-  const blob = usableHookSnapshot(...argv);
-  return blob === undefined ? plainHookCommand(argv, agent) : snapshotHookCommand(argv, blob, agent);
-}
-
-/**
- * The status-line command `init` writes: `--command`'s, else node running loopguard's bundled
- * status line (`dist/bundle/statusline.cjs`, which runs itself as the main module: no bin.js, no ES
- * module loader, after every reply), else `loopguard statusline` when it was not built; started
- * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
- */
-function statusLineCommandOf(command: string | undefined): string {
-  if (command !== undefined) return `${command} statusline`;
-  const [node, bin] = loopguardArgv();
-  const bundle = builtFile(bin, 'statusline.cjs');
-  return withoutExtraCaCerts(
-    bundle === undefined ? `${defaultHookCommand()} statusline` : `${shellQuote(node)} ${shellQuote(bundle)}`,
-  );
-}
 
 /** How long, in seconds, the agent CLI lets one hook call run unless `--timeout` says. */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 10;
@@ -427,171 +331,6 @@ const STATUS_LINE_NOTES: Partial<Record<StatusLineChange | 'offer', string>> = {
   offer:
     "Claude Code's status line can show what loopguard did to each session: loopguard init claude --status-line",
 };
-
-/** One write of `init`: what puts it back when a later one fails (`undefined`: nothing to put back). */
-type InitStep = () => WrittenSettingsFile | undefined;
-
-/** Whether `after` leaves the settings file `init` made (its marker says so) as it began: then it goes. */
-function madeByInit(settings: SettingsText, after: string): boolean {
-  return ownsFile(settings) && after.trim() === '{}';
-}
-
-/** Runs `steps` in order; when one fails, the ones before it are undone (newest first) and it throws. */
-function runSteps(steps: InitStep[]): void {
-  const done: WrittenSettingsFile[] = [];
-  try {
-    for (const step of steps) {
-      const written = step();
-      if (written !== undefined) done.push(written);
-    }
-  } catch (error) {
-    for (const written of done.reverse()) written.undo();
-    throw error;
-  }
-}
-
-/** The change of Claude Code's configuration `init` makes, and what to record of the server. */
-interface ServerChange {
-  /** The new text of the file, or `undefined` when it stays as it is. */
-  change?: {
-    found: FoundSettingsFile;
-    text: string;
-    file: string;
-    /** Whether the server is added (else only taken out). */
-    adds: boolean;
-    /** What changed, for the user. */
-    what: string;
-  };
-  /** The server to record with the install (none when it was taken out). */
-  record?: { server: ServerRecord };
-}
-
-/**
- * Claude Code's `~/.claude.json` with loopguard's MCP server added (the fast path) or taken out
- * (`--remove`, `--command-hooks`), and taken out of the other scope when `--replace` takes that
- * scope's hooks out (`otherProject`: that scope; `null` for the user's).
- */
-function serverChange(
-  options: InitOptions,
-  fast: boolean,
-  project: string | null,
-  otherProject: string | null | undefined,
-  io: CliIo,
-  home: string,
-): ServerChange {
-  const file = claudeConfigFile(io.env);
-  const found = readSettingsFile(file, (path) => path);
-  const path = serverPath(project ?? undefined);
-  const wanted = fast && !options.remove;
-  const entry = mcpServerEntry(options.command ?? loopguardArgv());
-  const ownedOf = (where: string | null, keys: string[]) => {
-    const server = recordOf(home, 'claude', where)?.server;
-    return server?.file === file && server.path.join('\0') === keys.join('\0') ? server.owned : undefined;
-  };
-  const recorded = ownedOf(project, path);
-  const before = found.text ?? '';
-  const what: string[] = [];
-  const edit = editSettings(() => withServer(before, path, wanted ? entry : undefined, recorded), file);
-  let text = edit.text;
-  if (text !== before)
-    what.push(
-      `loopguard's MCP server ${wanted ? 'registered for' : 'taken out of'} ${project ?? 'every project'} (${keysOf(path)})`,
-    );
-  if (otherProject !== undefined) {
-    const otherPath = serverPath(otherProject ?? undefined);
-    const owned = ownedOf(otherProject, otherPath);
-    const cleaned = editSettings(() => withServer(text, otherPath, undefined, owned), file).text;
-    if (cleaned !== text)
-      what.push(`loopguard's MCP server taken out of ${otherProject ?? 'every project'} (--replace)`);
-    text = cleaned;
-  }
-  const owned = edit.added ? edit.owned : (recorded ?? edit.owned);
-  const record = wanted ? { server: { file, path, owned } } : undefined;
-  return {
-    ...(text === before ? {} : { change: { found, text, file, adds: wanted, what: what.join('; ') } }),
-    ...(record === undefined ? {} : { record }),
-  };
-}
-
-/** `projects["/repo"].mcpServers.loopguard`: the path of a value, as JavaScript would write it. */
-function keysOf(path: readonly string[]): string {
-  return path
-    .map((key, index) =>
-      /^[A-Za-z_$][\w$]*$/.test(key) ? `${index === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key)}]`,
-    )
-    .join('');
-}
-
-/** The other scope's settings file with loopguard's hooks taken out (`--replace`). */
-interface OtherScopeChange {
-  found: FoundSettingsFile;
-  /** The file as it is. */
-  settings: SettingsText;
-  /** Its text without loopguard's hooks. */
-  text: string;
-  file: string;
-  /** That scope: a project directory, or `null` for the user's. */
-  project: string | null;
-}
-
-/**
- * Loopguard hooks in the other scope (the user's settings for a project, a project's for the
- * user) reach loopguard a second time on every call (counted once): said, or with `--replace`
- * planned to be taken out there (with the MCP server of that scope, which would be left without
- * the hook that refuses the model's call of it).
- */
-function otherScope(
-  agent: HookAgent,
-  scope: 'user' | 'project',
-  options: InitOptions,
-  io: CliIo,
-): OtherScopeChange | undefined {
-  if (options.remove) return undefined;
-  const otherScopeName = scope === 'user' ? 'project' : 'user';
-  let file: string;
-  try {
-    file = settingsFileOf(agent, otherScopeName, io);
-  } catch {
-    return undefined;
-  }
-  if (file === settingsFileOf(agent, scope, io)) return undefined;
-  let found: FoundSettingsFile;
-  let other: SettingsText;
-  try {
-    found = readSettingsFile(file, (path) => path);
-    other = readSettingsText(found.text ?? '', agent);
-  } catch {
-    return undefined;
-  }
-  if (!hasHooks(other) && strayHooks(other).length === 0) return undefined;
-  if (!options.replace) {
-    io.stdout(
-      `${file} also runs loopguard's hooks: every call reaches loopguard twice (counted once); --replace takes them out there\n`,
-    );
-    return undefined;
-  }
-  const text = settingsFileText(removeStrayHooks(removeHooks(other)));
-  return { found, settings: other, text, file, project: otherScopeName === 'user' ? null : io.cwd };
-}
-
-function parseSettings(text: string, agent: HookAgent, shown: string): SettingsText {
-  return editSettings(() => readSettingsText(text, agent), shown);
-}
-
-/**
- * Runs `edit`, reporting a settings file (or Claude Code's configuration) it refuses as one line
- * naming the file.
- * @throws CliError (usage): `<shown> <the problem>; nothing written`
- */
-export function editSettings<T>(edit: () => T, shown: string): T {
-  try {
-    return edit();
-  } catch (error) {
-    if (error instanceof InvalidSettingsError)
-      throw new CliError(`${shown} ${error.message}; nothing written`);
-    throw error;
-  }
-}
 
 /** A bad `hook` section in the project's configuration is reported now, not at every hook call. */
 async function checkProjectConfig(cwd: string): Promise<void> {

@@ -10,9 +10,9 @@ import {
   spendGuardOn,
 } from '@loopguard/core/spend';
 import { parseDocument } from 'yaml';
-import { CliError } from '../CliError.js';
-import { CONFIG_FILES, parseConfigText, readConfigFile } from '../configFiles.js';
+import { CONFIG_FILES, parseConfigText, readConfigFile } from '../files/configFiles.js';
 import { pricesBelowLibrary } from '../hook/cheaperPrices.js';
+import { CliError } from '../terminal/CliError.js';
 
 const INIT_SESSION_USD = 10;
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { readConfigFile } from '../configFiles.js';
+import { readConfigFile } from '../files/configFiles.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CliIo } from '../cliIo.js';
 import { McpHookServer } from '../mcp/McpHookServer.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /**
  * `loopguard mcp`: loopguard's MCP server on stdio, which Claude Code starts for a session whose

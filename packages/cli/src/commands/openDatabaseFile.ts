@@ -2,9 +2,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase } from '@loopguard/sqlite';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { olderSchema } from '../olderSchema.js';
+import { olderSchema } from '../state/olderSchema.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /**
  * What `--db <folder>` says: a folder is no database (SQLite's own word would be "unable to open"

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { RunRecord } from '@loopguard/sqlite';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
 import { lockRepository } from '../run/liveRun.js';
 import { openState, type RunState, stateFile } from '../run/stateStore.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /**
  * Opens `.loopguard/state.db` in the current directory and reads one run (`resume`, `reset`).

@@ -4,11 +4,11 @@ import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } f
 import type { StatusReader } from '@loopguard/core/internal';
 import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
-import { gitTracks } from '../gitTracks.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../files/configFiles.js';
+import { gitTracks } from '../files/gitTracks.js';
 import { switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { findStateDatabase, searchStateDatabase } from './findStateDatabase.js';
 import { openDatabaseFile } from './openDatabaseFile.js';
 import { projectHooksConfigured, projectHooksOff, projectPricesBelowLibrary } from './projectHooksOff.js';

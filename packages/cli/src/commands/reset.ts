@@ -1,9 +1,9 @@
 import { StagnationBreaker } from '@loopguard/core/breaker';
 import type { RunRecord } from '@loopguard/sqlite';
 import type { Command } from 'commander';
-import type { CliIo } from '../cliIo.js';
 import { lockRepository } from '../run/liveRun.js';
 import type { RunState } from '../run/stateStore.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { openExistingRun } from './openExistingRun.js';
 
 /** Registers `loopguard reset <run id>`. */

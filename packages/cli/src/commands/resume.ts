@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
 import { endLeftoverAgent, lockRepository } from '../run/liveRun.js';
 import { resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savedPrompt } from '../run/startRun.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { openExistingRun } from './openExistingRun.js';
 
 /** Registers `loopguard resume <run id>`. */

@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES } from '../exitCodes.js';
 import { projectCheaperPrices } from '../hook/projectHookSettings.js';
 import { lockRepository } from '../run/liveRun.js';
 import { refuseRepositoryChoices } from '../run/repositoryChoices.js';
 import { addRunOptions, readConfigFile, resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savePrompt } from '../run/startRun.js';
 import { openState } from '../run/stateStore.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 
 /** A new run id: `YYYYMMDD-HHMMSS-xxxx` (UTC, sortable, unique per directory). */
 export function newRunId(now = new Date()): string {

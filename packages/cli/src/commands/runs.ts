@@ -1,9 +1,9 @@
 import { runStatusWords } from '@loopguard/core/internal';
 import type { Command } from 'commander';
-import type { CliIo } from '../cliIo.js';
-import { localTime, timeZoneName } from '../localTime.js';
 import { openState } from '../run/stateStore.js';
-import { printable } from '../terminalText.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { localTime, timeZoneName } from '../terminal/localTime.js';
+import { printable } from '../terminal/terminalText.js';
 
 /** Registers `loopguard runs`. */
 export function registerRunsCommand(program: Command, io: CliIo): void {

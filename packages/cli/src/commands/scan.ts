@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { CliIo } from '../cliIo.js';
 import { dayFormat, parseDay } from '../scan/days.js';
 import type { ScanOptions } from '../scan/runScan.js';
 import { scanCacheFile } from '../scan/scanCache.js';
 import { startScanWorkers } from '../scan/scanWorkers.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /** The scan's action bundled in one file (scripts/bundle-hook.mjs); absent, its modules are loaded. */
 const BUNDLE = new URL('../bundle/scan.mjs', import.meta.url);

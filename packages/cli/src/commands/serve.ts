@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_STATUS_PORT, isLoopback } from '@loopguard/server';
 import { type Command, Option } from 'commander';
-import type { CliIo } from '../cliIo.js';
+import type { CliIo } from '../terminal/cliIo.js';
 import { DB_FLAG_HELP, openStatusReader, type StatusStoreFlags } from './openStatusReader.js';
 import { parsePort } from './parsers.js';
 import { serveDashboard, untilSignal } from './serveDashboard.js';

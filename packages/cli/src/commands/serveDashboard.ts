@@ -4,7 +4,7 @@ import {
   type StartStatusServerOptions,
   startStatusServer,
 } from '@loopguard/server';
-import { CliError } from '../CliError.js';
+import { CliError } from '../terminal/CliError.js';
 
 /**
  * Starts the status server for a command, turning a port in use or a bad host/token into a

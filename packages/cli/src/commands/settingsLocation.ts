@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { AGENT_FOLDERS, AgentHomeError, agentHomeOf } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
+import { AGENT_FOLDERS, AgentHomeError, agentHomeOf } from '../files/agentHome.js';
 import type { HookAgent } from '../hook/hookEvent.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /** The file each CLI reads its hooks from, in its settings directory. */
 const SETTINGS_FILES: Record<HookAgent, string> = {

@@ -8,13 +8,13 @@ import {
   statusSnapshot,
 } from '@loopguard/server';
 import { type Command, Option } from 'commander';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES } from '../exitCodes.js';
-import { formatTable } from '../formatTable.js';
-import { localTime, timeZoneName } from '../localTime.js';
-import { printable } from '../terminalText.js';
-import { wrapped } from '../wrapText.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
+import { formatTable } from '../terminal/formatTable.js';
+import { localTime, timeZoneName } from '../terminal/localTime.js';
+import { printable } from '../terminal/terminalText.js';
+import { wrapped } from '../terminal/wrapText.js';
 import { entryCall } from './entryCall.js';
 import {
   DB_FLAG_HELP,

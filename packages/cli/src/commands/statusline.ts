@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CliIo } from '../cliIo.js';
 import { statuslineMain } from '../statusline/statuslineMain.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 /**
  * `loopguard statusline`: Claude Code's `statusLine` command (installed by `loopguard init claude`):

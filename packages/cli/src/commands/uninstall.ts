@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { claudeConfigFile, requiredLoopguardHome } from '../agentHome.js';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
+import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../install/installRecord.js';
 import { serverPath, withServer } from '../install/mcpRegistration.js';
 import { readSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, editSettings, initHooks } from './init.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { editSettings } from './editSettings.js';
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, initHooks } from './init.js';
 
 const NOTHING_TO_TAKE_OUT =
   "nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded";

@@ -11,11 +11,11 @@ import {
 import { attachEmitter, type RunningStatusServer, statusSnapshot } from '@loopguard/server';
 import { openLoopGuardDatabase, SqliteIterationStore, SqliteStatusReader } from '@loopguard/sqlite';
 import { pino } from 'pino';
-import type { CliIo } from '../cliIo.js';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
 import { sessionList } from '../commands/status.js';
-import { formatTable } from '../formatTable.js';
-import { localTime, timeZoneName } from '../localTime.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { formatTable } from '../terminal/formatTable.js';
+import { localTime, timeZoneName } from '../terminal/localTime.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 

@@ -1,5 +1,5 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile } from '../files/configFiles.js';
 import { type HookConfig, hookSectionError, readHookConfigNow } from './hookConfig.js';
 import { quietDetectorOptions } from './quietDetectorOptions.js';
 

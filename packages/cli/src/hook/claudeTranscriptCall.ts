@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import { recordOf } from '@loopguard/core/internal';
 import { ClaudeCodeSteps, type Step } from '@loopguard/core/steps';
-import { withRegularFile } from '../regularFile.js';
+import { withRegularFile } from '../files/regularFile.js';
 import { MAX_TRANSCRIPT_READ_BYTES } from './transcriptUsage.js';
 
 /**

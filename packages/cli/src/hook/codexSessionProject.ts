@@ -1,7 +1,7 @@
 import { existsSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { recordOf } from '@loopguard/core/internal';
-import { withRegularFile } from '../regularFile.js';
+import { withRegularFile } from '../files/regularFile.js';
 import { heldAbove, heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookEvent } from './hookEvent.js';

@@ -3,8 +3,8 @@ import { basename, join } from 'node:path';
 import type { ResolvedSpendOptions } from '@loopguard/core/spend';
 import { sealedBody, sealText } from '@loopguard/core/steps';
 import { BUILD_ID } from '../buildId.js';
-import { readConfigFileHere } from '../configFiles.js';
-import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
+import { readConfigFileHere } from '../files/configFiles.js';
+import { checkOwnStateFile, ownStateFolder } from '../state/stateFolder.js';
 import type { HookConfig } from './hookConfig.js';
 import { SHA256_SEAL_CHECKSUM, sha256Hex } from './sealChecksum.js';
 

@@ -1,17 +1,10 @@
 import { StepLoopDetector, type StepVerdict } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { RolloutSteps } from './codexRollout.js';
-import {
-  entryOf,
-  foreseeable,
-  type GuardContext,
-  keyOf,
-  newSession,
-  restoreDetector,
-  resultCount,
-  turnSteps,
-} from './guardSession.js';
+import type { GuardContext } from './guardContext.js';
+import { foreseeable, restoreDetector } from './guardSession.js';
 import type { HookEvent, HookReply } from './hookEvent.js';
+import { entryOf } from './sessionEntries.js';
 import {
   deliveryOf,
   MAX_KEPT_OUTPUT,
@@ -22,6 +15,8 @@ import {
   rememberResult,
   withMemory,
 } from './sessionMemory.js';
+import { keyOf, turnSteps } from './sessionSteps.js';
+import { newSession, resultCount } from './storedSession.js';
 
 /** Most recent calls remembered as denied, or as answered with a verdict. */
 const MAX_ANSWERED_CALLS = 64;

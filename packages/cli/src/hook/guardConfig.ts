@@ -3,7 +3,7 @@ import {
   sealStepLoopDetectorOptions,
   unsealStepLoopDetectorOptions,
 } from '@loopguard/core/steps';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile } from '../files/configFiles.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { configKey, readSealedState, sealedPathOf, writeSealedState } from './configSeal.js';
 import { DEFAULT_HOOK_CONFIG, type HookConfig, hookSectionError, parseHookConfig } from './hookConfig.js';

@@ -1,17 +1,15 @@
-import { type ContextEntryInput, LoopGuardError } from '@loopguard/core';
-import { actionKey, actionText, stepLoopEntry } from '@loopguard/core/internal';
+import { LoopGuardError } from '@loopguard/core';
 import {
-  canonicalInput,
   type Step,
   StepLoopDetector,
   type StepLoopDetectorOptions,
   type StepVerdict,
 } from '@loopguard/core/steps';
 import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
-import { printable } from '../terminalText.js';
+import type { GuardContext } from './guardContext.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
-import { refusedCallText } from './ownStateCall.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
+import { entryOf, refusalEntry } from './sessionEntries.js';
 import {
   callsMade,
   deliveryOf,
@@ -19,13 +17,14 @@ import {
   MAX_KEPT_OUTPUT,
   MAX_SEEN_CALLS,
   type Memory,
-  NOT_IN_TRANSCRIPT,
   parseMemory,
-  READ_IN_TRANSCRIPT,
   remember,
   rememberResult,
   withMemory,
 } from './sessionMemory.js';
+import { keyOf, turnSteps } from './sessionSteps.js';
+import { skippedCall } from './skippedCall.js';
+import { newSession, resultCount } from './storedSession.js';
 
 /**
  * Whether a repeat of the call whose last result is `last` can be judged before it runs, taken to
@@ -35,23 +34,6 @@ import {
  */
 export function foreseeable(last: LastResult, detector: StepLoopDetector): boolean {
   return last.changes === detector.changeCount;
-}
-
-/** What {@link guardSession} needs besides the event and the stored session. */
-export interface GuardContext {
-  /** The CLI whose session this is. */
-  agent: HookAgent;
-  /** Options of the session's detector (from the project's configuration). */
-  detector: StepLoopDetectorOptions;
-  /** Writes a nudge or stop entry (same transaction as the session). */
-  record(entry: ContextEntryInput): void;
-  /** Epoch ms, for `detectedAt`. */
-  now(): number;
-  /**
-   * Claude Code: call `callId`'s action and result as the session's own transcript holds them
-   * (`readClaudeCall`), `[]` while it holds no result of it. Absent: no transcript is read.
-   */
-  readCall?(callId: string): Step[];
 }
 
 /**
@@ -304,216 +286,7 @@ export function countRefusal(
   return { result: undefined, next: newSession(event, context, memory, snapshot) };
 }
 
-/**
- * The row of a session whose first call was denied before it ran (refused, or stopped on spend): no
- * tool call ran, but every door lists the session and what loopguard did to it.
- * @param snapshot - the detector's sealed snapshot. @default a fresh detector's
- */
-export function newSession(
-  event: HookEvent,
-  context: Pick<GuardContext, 'detector'>,
-  memory: Memory = { results: [], seen: [] },
-  snapshot?: string,
-): NonNullable<HookSessionUpdate<unknown>['next']> {
-  return {
-    snapshot: snapshot ?? new StepLoopDetector(context.detector).sealedSnapshot(SHA256_SEAL_CHECKSUM),
-    lastResults: JSON.stringify(memory satisfies Memory),
-    steps: 0,
-    toolCalls: 0,
-    parentSessionId: event.parentSessionId ?? null,
-    agentType: event.agentType ?? null,
-    enabled: true,
-    nudges: 0,
-    stops: 0,
-  };
-}
-
-/**
- * The started call whose result hook Claude Code skipped (its MCP server still connecting: qa60),
- * read from the session's transcript at an `after_tool` or `agent_stop` of another call, once: its
- * steps, its result to remember, and what stays started once it is judged (it was counted when it
- * started); `seen` remembers the read ({@link READ_IN_TRANSCRIPT}: its own hook, come after all,
- * is a copy). `undefined` when there is none, no transcript is read, or the transcript holds no
- * result of it ({@link NOT_IN_TRANSCRIPT}: a call still running beside the event's, whose own hook
- * brings it; not read again, so that a transcript that never holds it costs one read, not one a call).
- */
-export function skippedCall(
-  event: HookEvent,
-  started: { startedCalls?: number | undefined; startedCall?: string | undefined },
-  seen: string[],
-  context: Pick<GuardContext, 'readCall'>,
-):
-  | {
-      steps: Step[];
-      result: Omit<LastResult, 'changes'>;
-      started: Pick<Memory, 'startedCalls' | 'startedCall'>;
-    }
-  | undefined {
-  const { startedCalls, startedCall } = started;
-  if (
-    context.readCall === undefined ||
-    event.kind === 'before_tool' ||
-    startedCall === undefined ||
-    event.callId === startedCall ||
-    seen.includes(`${NOT_IN_TRANSCRIPT}:${startedCall}`)
-  )
-    return undefined;
-  const steps = context.readCall(startedCall);
-  const [action, observation] = steps;
-  const found = action?.type === 'action' && observation?.type === 'observation';
-  remember(seen, `${found ? READ_IN_TRANSCRIPT : NOT_IN_TRANSCRIPT}:${startedCall}`, MAX_SEEN_CALLS);
-  if (!found) return undefined;
-  return {
-    steps,
-    result: {
-      key: keyOf(action.tool, action.input),
-      output: observation.output.slice(0, MAX_KEPT_OUTPUT),
-      error: observation.error === true,
-    },
-    started: startedCalls !== undefined && startedCalls > 1 ? { startedCalls: startedCalls - 1 } : {},
-  };
-}
-
-/**
- * What the event adds to the session's `toolCalls`: 1 for a call's result, unless that call was
- * counted when it started ({@link Memory.startedCalls}, then one fewer is left started); 0 else.
- * A result of a call other than the started one ({@link Memory.startedCall}) counts, the started
- * call kept: its own result may come later (parallel calls) or never (qa60).
- */
-export function resultCount(
-  event: HookEvent,
-  started: { startedCalls?: number | undefined; startedCall?: string | undefined },
-): { toolCalls: 0 | 1 } & Pick<Memory, 'startedCalls' | 'startedCall'> {
-  const { startedCalls, startedCall } = started;
-  const kept = {
-    ...(startedCalls === undefined ? {} : { startedCalls }),
-    ...(startedCall === undefined ? {} : { startedCall }),
-  };
-  if (event.kind !== 'after_tool') return { toolCalls: 0, ...kept };
-  if (startedCalls === undefined) return { toolCalls: 1 };
-  if (startedCall !== undefined && event.callId !== undefined && event.callId !== startedCall)
-    return { toolCalls: 1, ...kept };
-  return { toolCalls: 0, ...(startedCalls > 1 ? { startedCalls: startedCalls - 1 } : {}) };
-}
-
-/**
- * The row of a session made at its first call, before that call's result: the call counted as
- * started ({@link Memory.startedCalls}), so that every door lists the session with it, running, and
- * ended by the same rule as any other once its agent is gone (killed during that call, sessions55).
- */
-export function startedSession(
-  event: HookEvent,
-  context: Pick<GuardContext, 'detector' | 'agent'>,
-): NonNullable<HookSessionUpdate<unknown>['next']> {
-  // Claude Code's and Codex's `tool_use_id` names the call; Gemini CLI's id names one event only
-  const startedCall =
-    event.callId === undefined || context.agent === 'gemini' ? {} : { startedCall: event.callId };
-  return {
-    ...newSession(event, context, { results: [], seen: [], startedCalls: 1, ...startedCall }),
-    toolCalls: 1,
-  };
-}
-
-/**
- * The `call_refused` entry of a refused call: the sentence the model was told and what the call
- * would have done (its first line: `<tool>: <command> — <sentence>`, what `status --session`
- * prints; its control characters shown as U+FFFD), with the session's metadata, the call's
- * `tool`, `command` (as given) and `toolCall`, its number among the calls ({@link callsMade}).
- */
-export function refusalEntry(
-  event: HookEvent,
-  context: Pick<GuardContext, 'agent'>,
-  message: string,
-  toolCall: number,
-): ContextEntryInput {
-  const tool = event.kind === 'before_tool' ? event.tool : '';
-  const command = refusedCallText(event);
-  return {
-    entryType: 'decision',
-    topic: 'call_refused',
-    // one line a terminal prints as text: the command is the model's, its escapes are not sent on
-    content: `${tool}: ${printable(command.replace(/\s+/g, ' '))} — ${message}`,
-    relatedTasks: [sessionTaskId(context.agent, event.sessionId)],
-    metadata: {
-      sessionId: event.sessionId,
-      ...subagentFields(event),
-      agent: context.agent,
-      projectDir: event.projectDir,
-      hookEvent: event.eventName,
-      tool,
-      command,
-      toolCall,
-      deniedBeforeRun: true,
-    },
-  };
-}
-
-/** The detector's identity of an action: the same normalised text means the same action. */
-export function keyOf(tool: string, input: unknown): string {
-  const canonical = canonicalInput(tool, input);
-  return actionKey(tool, actionText(canonical), canonical);
-}
-
-/** A tool call and its result as the detector's two steps. */
-export function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {
-  return [
-    { type: 'action', tool, input },
-    { type: 'observation', tool, output, error },
-  ];
-}
-
-/** The session's task id in context entries: `<agent>:<session_id>`. */
-export function sessionTaskId(agent: HookAgent, sessionId: string): string {
-  return `${agent}:${sessionId}`;
-}
-
-/**
- * The nudge or stop entry of `verdict` on `event`, with the session's metadata.
- * @param deniedBeforeRun - the verdict refused the event's call. @default event.kind === 'before_tool'
- */
-export function entryOf(
-  verdict: StepVerdict,
-  event: HookEvent,
-  detector: StepLoopDetector,
-  context: GuardContext,
-  deniedBeforeRun = event.kind === 'before_tool',
-): ContextEntryInput {
-  const entry = stepLoopEntry(verdict, {
-    taskId: sessionTaskId(context.agent, event.sessionId),
-    runId: event.sessionId,
-    detectedAt: context.now(),
-    thresholds: detector.options,
-  });
-  return {
-    ...entry,
-    metadata: {
-      ...entry.metadata,
-      sessionId: event.sessionId,
-      ...subagentFields(event),
-      agent: context.agent,
-      projectDir: event.projectDir,
-      hookEvent: event.eventName,
-      ...(deniedBeforeRun ? { deniedBeforeRun: true } : {}),
-    },
-  };
-}
-
 /** What a stop ends: the session, or (Claude Code ends only the subagent whose call is stopped) the subagent's run. */
 function endedRun(event: HookEvent): string {
   return event.parentSessionId === undefined ? 'the session' : "this subagent's run";
-}
-
-/**
- * What an entry says of a subagent's run besides its `sessionId` (the subagent's `agent_id`): the
- * session it belongs to and its type; nothing for a main thread.
- * @example subagentFields({ parentSessionId: 's', agentType: 'Explore', ... }); // { parentSessionId: 's', agentType: 'Explore' }
- */
-export function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agentType'>): {
-  parentSessionId?: string;
-  agentType?: string;
-} {
-  return {
-    ...(event.parentSessionId === undefined ? {} : { parentSessionId: event.parentSessionId }),
-    ...(event.agentType === undefined ? {} : { agentType: event.agentType }),
-  };
 }

@@ -7,7 +7,7 @@ import {
 } from '@loopguard/core/spend';
 import { DEFAULT_EXEMPT_COMMANDS, type StepLoopDetectorOptions } from '@loopguard/core/steps';
 import { z } from 'zod';
-import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../files/configFiles.js';
 import { exemptCommandProblem, exemptToolProblem } from './exemptCommandCheck.js';
 
 /** Default of `hook.lockTimeoutMs`: how long a hook waits for another one's lock before giving up (fail open). */

@@ -12,8 +12,8 @@ import {
   SqliteStateMachine,
 } from '@loopguard/sqlite';
 import Database from 'better-sqlite3';
-import { checkOwnStateFile, ownStateFolder } from '../stateFolder.js';
-import { checkFoundState } from '../stateSchema.js';
+import { checkOwnStateFile, ownStateFolder } from '../state/stateFolder.js';
+import { checkFoundState } from '../state/stateSchema.js';
 import { wellFormed } from './hookEvent.js';
 
 /** A project's `.loopguard/state.db`, opened for one hook call. */

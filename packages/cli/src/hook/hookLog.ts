@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { ownStateFolder } from '../stateFolder.js';
-import { checkFoundState } from '../stateSchema.js';
+import { ownStateFolder } from '../state/stateFolder.js';
+import { checkFoundState } from '../state/stateSchema.js';
 import type { HookEvent } from './hookEvent.js';
 
 /**

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { findConfigFile, parseConfigText, readConfigFile } from '../configFiles.js';
+import { findConfigFile, parseConfigText, readConfigFile } from '../files/configFiles.js';
 
 /** The environment variable that switches the hook off for one session: `LOOPGUARD_HOOK=off claude`. */
 export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';

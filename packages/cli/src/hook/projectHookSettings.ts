@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { findConfigFile, passedOverConfigFile } from '../configFiles.js';
-import { gitTracks } from '../gitTracks.js';
+import { findConfigFile, passedOverConfigFile } from '../files/configFiles.js';
+import { gitTracks } from '../files/gitTracks.js';
 import { pricesBelowLibrary } from './cheaperPrices.js';
 import { checkedHookConfigNow } from './checkedHookConfig.js';
 import { hookSettingsChanges } from './hookSettingsChanges.js';

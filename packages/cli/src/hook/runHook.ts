@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
-import { EXIT_CODES } from '../exitCodes.js';
-import { UnsafeStateError } from '../stateFolder.js';
+import { UnsafeStateError } from '../state/stateFolder.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { boundedResult } from './boundedResult.js';
 import { boundedValue } from './boundedValue.js';
 import { claudeHook } from './claudeHook.js';
@@ -8,13 +8,14 @@ import { codexHook } from './codexHook.js';
 import { codexSessionProject } from './codexSessionProject.js';
 import { parseEventText } from './eventText.js';
 import { geminiHook } from './geminiHook.js';
-import { guardProject, type TranscriptDistrust } from './guardProject.js';
+import { guardProject } from './guardProject.js';
 import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
 import type { HookDialect, HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { keptOpen, MAX_EVENT_BYTES, readBounded } from './readBounded.js';
+import type { TranscriptDistrust } from './sessionSpend.js';
 import { unguardedNotice } from './unguardedNotice.js';
 
 export { logFailure } from './hookLog.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { loopguardHome } from '../agentHome.js';
-import { findConfigFile } from '../configFiles.js';
+import { loopguardHome } from '../files/agentHome.js';
+import { findConfigFile } from '../files/configFiles.js';
 
 /**
  * The project a session that started in `dir` is recorded in: the nearest folder from `dir` up to

@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { anthropicUsage, type UsageRecord, usageRecordOf } from '@loopguard/core/spend';
 import { geminiChatUsage } from '@loopguard/core/steps';
-import { withRegularFile } from '../regularFile.js';
+import { withRegularFile } from '../files/regularFile.js';
 import type { HookAgent } from './hookEvent.js';
 
 /** Most bytes of a transcript one hook call reads; the rest is read by the next calls. */

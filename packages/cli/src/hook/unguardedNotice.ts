@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { loopguardHome } from '../agentHome.js';
+import { loopguardHome } from '../files/agentHome.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 
 /**

@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CliError } from '../CliError.js';
+import { CliError } from '../terminal/CliError.js';
 
 /** A settings file as found on disk: where its bytes are, and its text when it exists. */
 export interface FoundSettingsFile {

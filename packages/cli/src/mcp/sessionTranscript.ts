@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
-import { agentHomeOf, placedFolder } from '../agentHome.js';
+import { agentHomeOf, placedFolder } from '../files/agentHome.js';
 
 /**
  * Where Claude Code keeps a session's transcript, and whether an event's `transcript_path` is

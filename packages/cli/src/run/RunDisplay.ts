@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '@loopguard/core';
 import type { BreakerState } from '@loopguard/core/breaker';
-import type { CliIo } from '../cliIo.js';
+import type { CliIo } from '../terminal/cliIo.js';
 
 const COLOURS: Record<BreakerState, string> = { CLOSED: '\x1b[32m', HALF_OPEN: '\x1b[33m', OPEN: '\x1b[31m' };
 

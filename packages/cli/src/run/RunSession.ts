@@ -3,8 +3,8 @@ import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } fr
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
 import { runAgentIteration } from './agentIteration.js';
 import { tailOf } from './agentResult.js';
 import { runDirectory } from './artifacts.js';

@@ -2,8 +2,8 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireRunLock, liveRunOwner, type RunLock, type RunRecord } from '@loopguard/sqlite';
-import { CliError } from '../CliError.js';
-import { EXIT_CODES } from '../exitCodes.js';
+import { CliError } from '../terminal/CliError.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { runDirectory } from './artifacts.js';
 import {
   groupMembers,

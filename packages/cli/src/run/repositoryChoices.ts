@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { CliError } from '../CliError.js';
-import { gitTracking } from '../gitTracks.js';
+import { gitTracking } from '../files/gitTracks.js';
+import { CliError } from '../terminal/CliError.js';
 
 /** The real path of `path`, or `path` itself when it is not there (nothing to send, nothing refused). */
 function real(path: string): string {

@@ -3,14 +3,14 @@ import { describeValue } from '@loopguard/core/internal';
 import { spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
-import { CliError } from '../CliError.js';
 import {
   CONFIG_FILES,
   findConfigFile,
   parseConfigText,
   readConfigFile as readConfigBytes,
-} from '../configFiles.js';
-import { EXIT_CODES } from '../exitCodes.js';
+} from '../files/configFiles.js';
+import { CliError } from '../terminal/CliError.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { defaultTextOf, RUN_OPTIONS, type RunOptionSpec, type STAGNATION_ACTIONS } from './runOptionTable.js';
 import { runSpendOptions } from './runSpendOptions.js';
 
@@ -60,7 +60,7 @@ export function addRunOptions(command: Command): Command {
   return command;
 }
 
-export { CONFIG_FILES } from '../configFiles.js';
+export { CONFIG_FILES } from '../files/configFiles.js';
 
 /**
  * Reads the configuration file (`--config PATH` or the first of {@link CONFIG_FILES} in `cwd`).

@@ -10,7 +10,7 @@ import {
   type UsageStreamFormat,
   usageStream,
 } from '@loopguard/core/spend';
-import { EXIT_CODES } from '../exitCodes.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import type { RunDisplay, RunEvent } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
 import { runSpendOptions } from './runSpendOptions.js';

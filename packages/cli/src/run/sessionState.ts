@@ -1,5 +1,5 @@
 import type { RunStatus } from '@loopguard/sqlite';
-import { EXIT_CODES, type ExitCode } from '../exitCodes.js';
+import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
 
 /** How a run ends: its stored status, the exit code, the reason shown and stored. */
 export interface Outcome {

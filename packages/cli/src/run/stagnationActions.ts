@@ -1,6 +1,6 @@
 import type { StagnationBreaker } from '@loopguard/core/breaker';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES } from '../exitCodes.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { notifyDesktop, postWebhook, shownWebhook } from './notify.js';
 import type { RunDisplay } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LoopGuardError } from '@loopguard/core';
 import { type LoopGuardDatabase, openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
-import { CliError } from '../CliError.js';
-import { EXIT_CODES } from '../exitCodes.js';
-import { olderSchema } from '../olderSchema.js';
-import { checkOwnStateFile, ownStateFolder, UnsafeStateError } from '../stateFolder.js';
-import { checkFoundState, refuseForeignSchema } from '../stateSchema.js';
+import { olderSchema } from '../state/olderSchema.js';
+import { checkOwnStateFile, ownStateFolder, UnsafeStateError } from '../state/stateFolder.js';
+import { checkFoundState, refuseForeignSchema } from '../state/stateSchema.js';
+import { CliError } from '../terminal/CliError.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
 
 /** The state file of `loopguard run` in a working directory. */
 export function stateFile(cwd: string): string {

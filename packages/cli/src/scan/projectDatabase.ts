@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
-import { ownStateDatabase } from '../stateFolder.js';
+import { ownStateDatabase } from '../state/stateFolder.js';
 
 /**
  * What `read` finds in `project`'s `.loopguard/state.db`, opened read-only and checked as every

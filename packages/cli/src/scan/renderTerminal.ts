@@ -1,6 +1,6 @@
-import { formatTable } from '../formatTable.js';
-import { printable } from '../terminalText.js';
-import { wrapped } from '../wrapText.js';
+import { formatTable } from '../terminal/formatTable.js';
+import { printable } from '../terminal/terminalText.js';
+import { wrapped } from '../terminal/wrapText.js';
 import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';

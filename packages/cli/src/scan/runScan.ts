@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { CliError } from '../CliError.js';
-import type { CliIo } from '../cliIo.js';
-import { EXIT_CODES } from '../exitCodes.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { DEFAULT_HOOK_CONFIG, type HookConfig } from '../hook/hookConfig.js';
 import { projectPricesNote } from '../hook/projectHookSettings.js';
-import { printable } from '../terminalText.js';
+import { CliError } from '../terminal/CliError.js';
+import type { CliIo } from '../terminal/cliIo.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
+import { printable } from '../terminal/terminalText.js';
 import { emptyScanHint } from './emptyScanHint.js';
 import { progressLine } from './progressBar.js';
 import { inProjectsOptions, type ProjectsSeen, sessionSetupProject } from './projectOptions.js';

@@ -19,7 +19,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loopguardHome } from '../agentHome.js';
+import { loopguardHome } from '../files/agentHome.js';
 import { geminiProjectRootFile } from './geminiFolder.js';
 import type { FileScan } from './scannedSession.js';
 import { setupText } from './setupText.js';

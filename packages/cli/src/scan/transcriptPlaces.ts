@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { agentHomeOf, placedFolder, userHomeOf } from '../agentHome.js';
+import { agentHomeOf, placedFolder, userHomeOf } from '../files/agentHome.js';
 
 /** One place where an agent keeps its sessions. */
 export interface TranscriptPlace {

@@ -1,13 +1,13 @@
 import { basename } from 'node:path';
 import { SCHEMA_VERSION } from '@loopguard/sqlite/schemaVersion';
 import Database from 'better-sqlite3';
-import { findConfigFile } from '../configFiles.js';
+import { findConfigFile } from '../files/configFiles.js';
 import { sealedVerdict } from '../hook/configSeal.js';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
 import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
-import { earlierSchemaText } from '../olderSchema.js';
-import { ownStateDatabase, UnsafeStateError } from '../stateFolder.js';
+import { earlierSchemaText } from '../state/olderSchema.js';
+import { ownStateDatabase, UnsafeStateError } from '../state/stateFolder.js';
 import { type StatusLineInput, statusLine, statusLineInput } from './statusLine.js';
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/exitCodes.js';
+import { EXIT_CODES } from '../../src/terminal/exitCodes.js';
 import { bin, loopguard, stored, tempRepo } from '../runHelpers.js';
 import { alive, eventually, recordedPids } from './faultHelpers.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/exitCodes.js';
+import { EXIT_CODES } from '../../src/terminal/exitCodes.js';
 import { artifact, loopguard, stored, tempRepo } from '../runHelpers.js';
 
 describe('malformed agent output', () => {

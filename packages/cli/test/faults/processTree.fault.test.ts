@@ -2,7 +2,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/exitCodes.js';
+import { EXIT_CODES } from '../../src/terminal/exitCodes.js';
 import { artifact, bin, loopguard, stored, tempRepo } from '../runHelpers.js';
 import { alive, eventually, recordedPids } from './faultHelpers.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/exitCodes.js';
+import { EXIT_CODES } from '../../src/terminal/exitCodes.js';
 import { loopguard, tempRepo } from '../runHelpers.js';
 import { inNamespace } from './faultHelpers.js';
 

@@ -10,8 +10,8 @@ import { actionText } from './actions/inputText.js';
 import { canonicalStep } from './actions/shellCommand.js';
 import { RecentMemo } from './history/recentMemo.js';
 import { StepHistory } from './history/stepHistory.js';
-import { actionKey, isBlankMessage } from './history/stepKeys.js';
 import { type PendingAction, TurnReader } from './history/turnOutcome.js';
+import { actionKey, isBlankMessage } from './keys/stepKeys.js';
 import { isStepLoopDetectionEnabled } from './options/globalSwitch.js';
 import { type SealChecksum, sealSnapshot, unsealSnapshot } from './options/snapshotSeal.js';
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { echoTokens, lineClass, lineClassAgainst, OUTPUT_HEAD } from '../../src/steps/history/fingerprint.js';
+import { echoTokens, lineClass, lineClassAgainst, OUTPUT_HEAD } from '../../src/steps/keys/fingerprint.js';
 
 /** Words, separators and digits, often shared between the line and the action's text. */
 const WORDS = [

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isBlankMessage, messageKey } from '../../src/steps/history/stepKeys.js';
+import { isBlankMessage, messageKey } from '../../src/steps/keys/stepKeys.js';
 
 /** `messageKey` as first written: a chain of comparisons per character. */
 function oracleMessageKey(text: string): string {

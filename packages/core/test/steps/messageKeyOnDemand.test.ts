@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../src/entries/steps.js';
-import { messageKey } from '../../src/steps/history/stepKeys.js';
+import { messageKey } from '../../src/steps/keys/stepKeys.js';
 import { feed, makeStepDetector, turn } from './helpers.js';
 
 const say = (text: string): Step => ({ type: 'message', text });

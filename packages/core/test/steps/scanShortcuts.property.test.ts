@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../../src/signatures/errorSignature.js';
 import { shellSegments } from '../../src/steps/actions/shellSegments.js';
-import { fingerprintedText } from '../../src/steps/history/fingerprint.js';
+import { fingerprintedText } from '../../src/steps/keys/fingerprint.js';
 import { keyLines, maskNoise, SUMMARY_LINE } from '../../src/steps/probes/probeKey.js';
 
 /** `keyLines` as it was written first: every line of the text tested, none skipped. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SCRATCH_SEEN_CAPACITY, ScratchSeen } from '../../src/steps/history/scratchSeen.js';
+import { SCRATCH_SEEN_CAPACITY, ScratchSeen } from '../../src/steps/keys/scratchSeen.js';
 
 /** What fingerprint does with its scratch set: add each value not seen yet, while there is room. */
 function replay(seen: { has(v: number): boolean; add(v: number): unknown; size: number }, values: number[]) {

@@ -12,8 +12,9 @@ import {
   type StepVerdict,
 } from '../../src/entries/steps.js';
 import { InvalidInputError } from '../../src/index.js';
-import { keyHash, pairKeyOf } from '../../src/steps/history/historyState.js';
-import { textHash } from '../../src/steps/history/stepKeys.js';
+import { pairKeyOf } from '../../src/steps/history/historyState.js';
+import { keyHash } from '../../src/steps/keys/keyHash.js';
+import { textHash } from '../../src/steps/keys/stepKeys.js';
 import { sealSnapshot } from '../../src/steps/options/snapshotSeal.js';
 import { COUNTS_ONLY, turn } from './helpers.js';
 

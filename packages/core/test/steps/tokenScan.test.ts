@@ -7,7 +7,7 @@ import {
   fingerprint,
   lineClass,
   mix32,
-} from '../../src/steps/history/fingerprint.js';
+} from '../../src/steps/keys/fingerprint.js';
 import {
   LENGTH_SHIFT,
   LINE_END,
@@ -17,7 +17,7 @@ import {
   TOKEN_FLAGS,
   TOKEN_HASHES,
   VOLATILE,
-} from '../../src/steps/history/tokenScan.js';
+} from '../../src/steps/keys/tokenScan.js';
 
 function events(text: string): string[] {
   const entries = scanTokens(text, 0, text.length);

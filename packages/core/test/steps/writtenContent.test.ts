@@ -3,7 +3,7 @@ import { StepLoopDetector } from '../../src/entries/steps.js';
 import { normalizeVolatile } from '../../src/signatures/normalizeVolatile.js';
 import { actionText } from '../../src/steps/actions/inputText.js';
 import { writtenContent } from '../../src/steps/actions/writtenContent.js';
-import { actionKey, compactKey } from '../../src/steps/history/stepKeys.js';
+import { actionKey, compactKey } from '../../src/steps/keys/stepKeys.js';
 import { feed, makeStepDetector, turn } from './helpers.js';
 
 const EDITOR = 'str_replace_editor';

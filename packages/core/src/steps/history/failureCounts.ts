@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { StepEvidence } from './stepEvidence.js';
-import { cleanEvidence, evidenceSchema } from './stepEvidence.js';
+import type { StepEvidence } from '../keys/stepEvidence.js';
+import { cleanEvidence, evidenceSchema } from '../keys/stepEvidence.js';
 
 /** One key's failures with one error class. */
 export interface FailureCount {

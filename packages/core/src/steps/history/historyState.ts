@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
-import { mix32 } from './fingerprint.js';
-import { evidenceSchema } from './stepEvidence.js';
+import { mix32 } from '../keys/fingerprint.js';
+import { keyHash } from '../keys/keyHash.js';
+import { evidenceSchema } from '../keys/stepEvidence.js';
 
 /** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
 export const MAX_TRACKED_PERIOD = 16;
@@ -63,13 +64,6 @@ export const historyStateSchema = lazySchema(() => {
     blindRun: int.nonnegative().default(0),
   });
 });
-
-/** A 32-bit hash of a key string, for bounded sets of seen keys. */
-export function keyHash(key: string): number {
-  let a = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) a = Math.imul(a ^ key.charCodeAt(i), 0x01000193);
-  return (a ^ key.length) >>> 0;
-}
 
 /**
  * The pair key of a turn: its action key's {@link keyHash} and its outcome, as one 32-bit hash (the

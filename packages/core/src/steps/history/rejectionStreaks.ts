@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
+import type { StepEvidence } from '../keys/stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from '../options/stepSnapshot.js';
 import { parseSnapshotPart } from '../options/stepSnapshot.js';
 import { type FailureCount, FailureCounts, failureCountsSchema } from './failureCounts.js';
-import type { StepEvidence } from './stepEvidence.js';
 
 /** Tools whose streak is remembered; the oldest is forgotten beyond this. */
 const MAX_TOOLS = 16;

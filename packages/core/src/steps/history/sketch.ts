@@ -1,4 +1,4 @@
-import { mix32 } from './fingerprint.js';
+import { mix32 } from '../keys/fingerprint.js';
 
 /**
  * Near-duplicate actions: the Jaccard similarity of their word sets, estimated from bottom-k MinHash

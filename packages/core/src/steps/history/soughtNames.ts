@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from '../keys/stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from '../options/stepSnapshot.js';
 import { parseSnapshotPart } from '../options/stepSnapshot.js';
-import { cleanEvidence, evidenceSchema, type StepEvidence } from './stepEvidence.js';
 
 /** Searches remembered (a file and the name sought in it); the oldest is forgotten beyond this. */
 const MAX_SEARCHES = 16;

@@ -1,17 +1,19 @@
+import { keyHash } from '../keys/keyHash.js';
+import { cleanEvidence } from '../keys/stepEvidence.js';
+import { messageKey } from '../keys/stepKeys.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from '../options/stepSnapshot.js';
 import { ProbeLedger } from '../probes/ProbeLedger.js';
 import { UnseenPrints } from '../probes/unseenPrints.js';
 import { BoundedSeen } from './boundedSeen.js';
-import { historyStateSchema, keyHash, MAX_TRACKED_PERIOD, pairKeyOf, pairKeyOfText } from './historyState.js';
+import { historyStateSchema, MAX_TRACKED_PERIOD, pairKeyOf, pairKeyOfText } from './historyState.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
 import { SoughtNames } from './soughtNames.js';
-import { cleanEvidence } from './stepEvidence.js';
-import { messageKey } from './stepKeys.js';
 import type { MessageTurn, Turn } from './turn.js';
 
-export { keyHash, MAX_TRACKED_PERIOD } from './historyState.js';
-export type { StepEvidence } from './stepEvidence.js';
+export { keyHash } from '../keys/keyHash.js';
+export type { StepEvidence } from '../keys/stepEvidence.js';
+export { MAX_TRACKED_PERIOD } from './historyState.js';
 export type { MessageTurn, Turn } from './turn.js';
 
 const RECENT_CAPACITY = 64;

@@ -1,6 +1,6 @@
+import type { StepEvidence } from '../keys/stepEvidence.js';
 import type { ProbeRun } from '../probes/ProbeLedger.js';
 import type { Sketch } from './sketch.js';
-import type { StepEvidence } from './stepEvidence.js';
 
 /** One tool call with its result, as the rules see it. */
 export interface Turn {

@@ -1,13 +1,5 @@
 import { firstErrorLine } from '../../signatures/errorSignature.js';
 import type { ActionKind } from '../actions/actionKind.js';
-import type { FileSearch } from '../probes/fileSearch.js';
-import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
-import type { PrintWorkReader } from '../probes/printRewrite.js';
-import { maskNoise, typedWords } from '../probes/probeKey.js';
-import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
-import { outputWords } from '../probes/probeVerdict.js';
-import type { PrintEditReader } from '../probes/unseenPrints.js';
-import { shorten } from '../rules/StepRule.js';
 import {
   echoedTokens,
   echoTokens,
@@ -19,12 +11,20 @@ import {
   lineClassAgainst,
   mix32,
   OUTPUT_HEAD,
-} from './fingerprint.js';
+} from '../keys/fingerprint.js';
+import { actionKey, boundLines } from '../keys/stepKeys.js';
+import type { FileSearch } from '../probes/fileSearch.js';
+import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
+import type { PrintWorkReader } from '../probes/printRewrite.js';
+import { maskNoise, typedWords } from '../probes/probeKey.js';
+import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
+import { outputWords } from '../probes/probeVerdict.js';
+import type { PrintEditReader } from '../probes/unseenPrints.js';
+import { shorten } from '../rules/StepRule.js';
 import { isFramingOnly } from './framingLines.js';
 import { pairKeyOf } from './historyState.js';
 import { RecentMemo } from './recentMemo.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
-import { actionKey, boundLines } from './stepKeys.js';
 
 /** An action waiting for its observation. */
 export interface PendingAction {

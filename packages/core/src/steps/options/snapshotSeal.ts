@@ -1,4 +1,4 @@
-import { textHash } from '../history/stepKeys.js';
+import { textHash } from '../keys/stepKeys.js';
 import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot.js';
 
 /**

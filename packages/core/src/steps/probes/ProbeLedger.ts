@@ -1,5 +1,5 @@
-import { keyHash } from '../history/historyState.js';
-import { cleanEvidence, type StepEvidence } from '../history/stepEvidence.js';
+import { keyHash } from '../keys/keyHash.js';
+import { cleanEvidence, type StepEvidence } from '../keys/stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from '../options/stepSnapshot.js';
 import { parseSnapshotPart } from '../options/stepSnapshot.js';
 import { asksAnew } from './newQuestion.js';

@@ -1,7 +1,7 @@
 import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../../signatures/errorSignature.js';
 import { hasHexRun, longestHexRun } from '../../signatures/hexRun.js';
-import { fingerprintedText } from '../history/fingerprint.js';
-import { isDigit } from '../history/tokenScan.js';
+import { fingerprintedText } from '../keys/fingerprint.js';
+import { isDigit } from '../keys/tokenScan.js';
 import { canonicalSetOrder } from './setOrder.js';
 
 /** A test runner's summary (`3 failed, 9 passed`): its counts are the result. */

@@ -1,4 +1,4 @@
-import { compactKey } from '../history/stepKeys.js';
+import { compactKey } from '../keys/stepKeys.js';
 
 /** How the probe ledger reads paths: a probe's identity, and whether two paths name one file. */
 

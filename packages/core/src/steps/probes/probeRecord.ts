@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
 import type { ActionKindName } from '../actions/actionKind.js';
-import { cleanEvidence, evidenceSchema, type StepEvidence } from '../history/stepEvidence.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from '../keys/stepEvidence.js';
 import type { FileSearch } from './fileSearch.js';
 import type { PrintWorkReader } from './printRewrite.js';
 import type { PrintEditReader } from './unseenPrints.js';

@@ -1,4 +1,4 @@
-import { exactHash, type Fingerprint, fingerprintedText, mix32 } from '../history/fingerprint.js';
+import { exactHash, type Fingerprint, fingerprintedText, mix32 } from '../keys/fingerprint.js';
 import { ANY_KEY_LINE, keyLines, maskNoise } from './probeKey.js';
 
 /** A probe's result: the value compared across its runs, and the text it says, read when needed. */

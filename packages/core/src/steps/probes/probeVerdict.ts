@@ -1,4 +1,4 @@
-import { fingerprintedText } from '../history/fingerprint.js';
+import { fingerprintedText } from '../keys/fingerprint.js';
 import { MAX_OUTPUT_WORDS, type ProbeRecord, type ProbeRun } from './probeRecord.js';
 
 /** Identifier-like words (three characters or more, starting with a letter or `_`). */

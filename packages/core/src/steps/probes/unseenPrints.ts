@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
-import { cleanEvidence, evidenceSchema, type StepEvidence } from '../history/stepEvidence.js';
+import { cleanEvidence, evidenceSchema, type StepEvidence } from '../keys/stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from '../options/stepSnapshot.js';
 import { MAX_EDIT_PRINTS, parseSnapshotPart } from '../options/stepSnapshot.js';
 import type { FileSearch } from './fileSearch.js';

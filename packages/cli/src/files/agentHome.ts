@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { CliError } from './CliError.js';
-import type { HookAgent } from './hook/hookEvent.js';
+import type { HookAgent } from '../hook/hookEvent.js';
+import { CliError } from '../terminal/CliError.js';
 
 /**
  * Where each agent CLI keeps the user's files, read from the same variables as the CLI itself

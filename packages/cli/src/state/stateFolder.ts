@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { gitTracks } from './gitTracks.js';
+import { gitTracks } from '../files/gitTracks.js';
 
 /**
  * A `.loopguard` folder or a file of it that loopguard refuses to use: a symbolic link, or another

@@ -1,4 +1,4 @@
-import { parseDay } from './scan/days.js';
+import { parseDay } from '../scan/days.js';
 
 /**
  * `2026-11-29 19:45:32`: epoch ms in the user's time zone (the process's, `TZ`), as the dashboard
