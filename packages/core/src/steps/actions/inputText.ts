@@ -30,11 +30,32 @@ function read(record: Record<string, unknown>, key: string | number, path: strin
 }
 
 function keysOf(record: object, path: string): string[] {
+  let keys: string[];
   try {
-    return Object.keys(record).sort();
+    keys = Object.keys(record);
   } catch (error) {
     return reject(path, `cannot be enumerated: ${(error as Error)?.message ?? String(error)}`);
   }
+  return sortKeys(keys);
+}
+
+/**
+ * `keys.sort()` (UTF-16 code unit order, as `<` compares strings), in place. An input has a few
+ * keys: an insertion sort orders them without the copy `Array.prototype.sort` makes of its array
+ * on every call, garbage the collector pays for on every object input.
+ */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Whether `value` is written as it is: anything but an object or a BigInt (the two that may fail). */
@@ -47,13 +68,13 @@ function leafText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function serialise(value: unknown, path: string, depth: number, stack: Set<object>, top: boolean): string {
+function serialise(value: unknown, path: string, depth: number, stack: object[], top: boolean): string {
   if (typeof value === 'bigint') reject(path, `must be JSON-serialisable, got BigInt ${value}n`);
   if (isLeaf(value)) return leafText(value);
   const object = value as object;
   if (depth >= MAX_INPUT_DEPTH) reject(path, `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
-  if (stack.has(object)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
-  stack.add(object);
+  if (stack.includes(object)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
+  stack.push(object);
   let text: string;
   let isArray: boolean;
   try {
@@ -86,7 +107,7 @@ function serialise(value: unknown, path: string, depth: number, stack: Set<objec
     }
     text += '}';
   }
-  stack.delete(object);
+  stack.pop();
   return text;
 }
 
@@ -102,7 +123,7 @@ function serialise(value: unknown, path: string, depth: number, stack: Set<objec
  */
 export function actionText(input: unknown, field = 'step.input'): string {
   if (typeof input === 'string') return input;
-  return serialise(input, field, 0, new Set(), true);
+  return serialise(input, field, 0, [], true);
 }
 
 /**
@@ -120,7 +141,7 @@ export function checkOtherFields(
   except: string,
   field = 'step.input',
 ): void {
-  const stack = new Set<object>([record]);
+  const stack: object[] = [record];
   for (const key of keysOf(record, field)) {
     if (key === except) continue;
     const value = read(record, key, field);
