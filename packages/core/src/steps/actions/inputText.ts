@@ -44,7 +44,7 @@ function keysOf(record: object, path: string): string[] {
  * keys: an insertion sort orders them without the copy `Array.prototype.sort` makes of its array
  * on every call, garbage the collector pays for on every object input.
  */
-function sortKeys(keys: string[]): string[] {
+export function sortKeys(keys: string[]): string[] {
   if (keys.length > 32) return keys.sort();
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i] as string;
@@ -68,7 +68,16 @@ function leafText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function serialise(value: unknown, path: string, depth: number, stack: object[], top: boolean): string {
+/**
+ * `value`'s text; `without` is the top-level fields left out (`undefined` below the top: none).
+ */
+function serialise(
+  value: unknown,
+  path: string,
+  depth: number,
+  stack: object[],
+  without: readonly string[] | undefined,
+): string {
   if (typeof value === 'bigint') reject(path, `must be JSON-serialisable, got BigInt ${value}n`);
   if (isLeaf(value)) return leafText(value);
   const object = value as object;
@@ -91,19 +100,21 @@ function serialise(value: unknown, path: string, depth: number, stack: object[],
     for (let i = 0; i < length; i++) {
       const item = read(items, i, path);
       if (i > 0) text += ',';
-      text += isLeaf(item) ? leafText(item) : serialise(item, `${path}[${i}]`, depth + 1, stack, false);
+      text += isLeaf(item) ? leafText(item) : serialise(item, `${path}[${i}]`, depth + 1, stack, undefined);
     }
     text += ']';
   } else {
     const record = object as Record<string, unknown>;
     text = '{';
     for (const key of keysOf(record, path)) {
-      if (top && REASONING_FIELDS.includes(key)) continue;
+      if (without !== undefined && (REASONING_FIELDS.includes(key) || without.includes(key))) continue;
       const field = read(record, key, path);
       if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
       if (text.length > 1) text += ',';
       text += `${JSON.stringify(key)}:`;
-      text += isLeaf(field) ? leafText(field) : serialise(field, `${path}.${key}`, depth + 1, stack, false);
+      text += isLeaf(field)
+        ? leafText(field)
+        : serialise(field, `${path}.${key}`, depth + 1, stack, undefined);
     }
     text += '}';
   }
@@ -123,7 +134,21 @@ function serialise(value: unknown, path: string, depth: number, stack: object[],
  */
 export function actionText(input: unknown, field = 'step.input'): string {
   if (typeof input === 'string') return input;
-  return serialise(input, field, 0, [], true);
+  return serialise(input, field, 0, [], NONE);
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * {@link actionText} of an input object with the top-level fields `without` left out too, as the
+ * text of a copy without them would be, but with no copy made (a copy with fields deleted is an
+ * object V8 keeps as a hash table: garbage the collector pays for on every editor call).
+ *
+ * @throws InvalidInputError naming the field, as {@link actionText} does.
+ * @example actionTextWithout({ path: '/a.py', new_str: 'x' }, ['new_str']); // '{"path":"/a.py"}'
+ */
+export function actionTextWithout(record: object, without: readonly string[]): string {
+  return serialise(record, 'step.input', 0, [], without);
 }
 
 /**
@@ -146,6 +171,6 @@ export function checkOtherFields(
     if (key === except) continue;
     const value = read(record, key, field);
     if (value === null || (typeof value !== 'object' && typeof value !== 'bigint')) continue;
-    serialise(value, `${field}.${key}`, 1, stack, false);
+    serialise(value, `${field}.${key}`, 1, stack, undefined);
   }
 }
