@@ -90,7 +90,7 @@ if (mode === 'floor' || mode === 'scan' || mode === 'ccusage') {
       build === undefined || build === '' ? new URL('..', import.meta.url) : pathToFileURL(`${build}/`);
     const { runCli } = await import(new URL('packages/cli/dist/main.js', root).href);
     let out = '';
-    // this build's cache lives in `cacheHome` (none: no cache; an older build has none either)
+    // the build's cache lives in `cacheHome` (none: no cache; a build older than the eighth round has none)
     const env = cacheHome === undefined || cacheHome === '' ? {} : { XDG_CACHE_HOME: cacheHome };
     const io = { stdout: (t) => (out += t), stderr: () => {}, env, cwd: os.tmpdir(), isTTY: false };
     const code = await runCli(['scan', dir, '--json'], io);
@@ -118,15 +118,23 @@ try {
   console.log(`${sessions} sessions, ${(bytes / 1024 / 1024).toFixed(0)} MB in ${work}`);
   const before = process.env.LOOPGUARD_SCAN_BEFORE;
   const run = (which) => {
-    const args =
-      which === 'scan before'
-        ? ['scan', work, before]
-        : which.startsWith('scan')
-          ? ['scan', work, '', cacheFolder]
-          : [which, work];
-    const child = spawnSync(process.execPath, [self, ...args], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`${which} failed: ${child.stderr}`);
-    return JSON.parse(child.stdout);
+    // The build before scans cold every round: an empty cache folder of its own each time (a build
+    // since the eighth round keeps a cache, else under the machine's home, read back in round 2).
+    const beforeCache =
+      which === 'scan before' ? mkdtempSync(join(os.tmpdir(), 'loopguard-bench-cache-before-')) : '';
+    try {
+      const args =
+        which === 'scan before'
+          ? ['scan', work, before, beforeCache]
+          : which.startsWith('scan')
+            ? ['scan', work, '', cacheFolder]
+            : [which, work];
+      const child = spawnSync(process.execPath, [self, ...args], { encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`${which} failed: ${child.stderr}`);
+      return JSON.parse(child.stdout);
+    } finally {
+      if (beforeCache !== '') rmSync(beforeCache, { recursive: true, force: true });
+    }
   };
   ensureCcusage();
   const results = {

@@ -328,10 +328,16 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     if (!this.enabled || !isStepLoopDetectionEnabled()) return this.continueAt(index);
     switch (valid.type) {
       case 'action': {
-        const { key, kind } = this.actionMemo.get(valid.tool, text, () => ({
-          key: actionKey(valid.tool, text, valid.input),
-          kind: classifyAction(valid.tool, valid.input),
-        }));
+        // Looked up, then computed on a miss: no closure a call for the memo's `get`.
+        let known = this.actionMemo.find(valid.tool, text);
+        if (known === undefined) {
+          known = {
+            key: actionKey(valid.tool, text, valid.input),
+            kind: classifyAction(valid.tool, valid.input),
+          };
+          this.actionMemo.remember(valid.tool, text, known);
+        }
+        const { key, kind } = known;
         const closed = this.closePending(index, key);
         const command = commandTextOf(valid.input);
         // An editor's change: the print calls it adds and takes out, read when the ledger asks (not for its own scripts).

@@ -102,6 +102,19 @@ describe('actionText: the same text and the same errors as the serialisation it 
     );
   });
 
+  it('orders any keys as `sort()` does, few or many (its own sort below 33 keys), and a shared value is no cycle', () => {
+    const anyKey = fc.string({ unit: 'binary', maxLength: 4 });
+    const wide = fc.dictionary(anyKey, leaf, { maxKeys: 40 });
+    fc.assert(
+      fc.property(wide, fc.array(wide, { maxLength: 3 }), (input, shared) => {
+        expect(outcome(actionText, input)).toBe(outcome(oracle, input));
+        const twice = { a: shared, b: [shared, input], c: input };
+        expect(outcome(actionText, twice)).toBe(outcome(oracle, twice));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('names the same field for a cycle, a BigInt, a throwing getter and too deep a nesting', () => {
     const cycle: Record<string, unknown> = { a: [1, { b: 2 }] };
     ((cycle.a as unknown[])[1] as Record<string, unknown>).c = cycle;

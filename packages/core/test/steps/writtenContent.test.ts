@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StepLoopDetector } from '../../src/entries/steps.js';
 import { normalizeVolatile } from '../../src/signatures/normalizeVolatile.js';
+import { CONTENT_FIELDS } from '../../src/steps/actions/actionKind.js';
 import { actionText } from '../../src/steps/actions/inputText.js';
 import { writtenContent } from '../../src/steps/actions/writtenContent.js';
 import { actionKey, compactKey } from '../../src/steps/keys/stepKeys.js';
@@ -60,6 +62,36 @@ describe('an editor call is identified by what it writes, as written', () => {
     const swe = (body: string) => actionKey('bash', body, body);
     expect(swe('edit 3:3\nsleep(30s)\nend_of_edit')).not.toBe(swe('edit 3:3\nsleep(60s)\nend_of_edit'));
     expect(swe('edit 3:3\nx\nend_of_edit')).toBe(swe('edit   3:3\nx\nend_of_edit'));
+  });
+
+  it('the rest is the text of the input without its content fields, as a copy without them reads (observe37t)', () => {
+    const field = fc.constantFrom(
+      'command',
+      'path',
+      'description',
+      '__proto__',
+      'view_range',
+      ...CONTENT_FIELDS,
+    );
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.constant(undefined),
+      fc.array(fc.string(), { maxLength: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(field, value, { maxKeys: 8 }), (input) => {
+        const copy: Record<string, unknown> = { ...input };
+        for (const key of CONTENT_FIELDS) delete copy[key];
+        const found = writtenContent(input);
+        if (found !== undefined) expect(found.rest).toBe(actionText(copy));
+        const written = Object.keys(input).some(
+          (key) => CONTENT_FIELDS.includes(key) && input[key] !== undefined,
+        );
+        expect(found !== undefined).toBe(written);
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('the content is one-to-one with its fields: a value cannot pose as another field', () => {

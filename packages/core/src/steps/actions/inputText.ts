@@ -30,11 +30,32 @@ function read(record: Record<string, unknown>, key: string | number, path: strin
 }
 
 function keysOf(record: object, path: string): string[] {
+  let keys: string[];
   try {
-    return Object.keys(record).sort();
+    keys = Object.keys(record);
   } catch (error) {
     return reject(path, `cannot be enumerated: ${(error as Error)?.message ?? String(error)}`);
   }
+  return sortKeys(keys);
+}
+
+/**
+ * `keys.sort()` (UTF-16 code unit order, as `<` compares strings), in place. An input has a few
+ * keys: an insertion sort orders them without the copy `Array.prototype.sort` makes of its array
+ * on every call, garbage the collector pays for on every object input.
+ */
+export function sortKeys(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Whether `value` is written as it is: anything but an object or a BigInt (the two that may fail). */
@@ -47,13 +68,22 @@ function leafText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function serialise(value: unknown, path: string, depth: number, stack: Set<object>, top: boolean): string {
+/**
+ * `value`'s text; `without` is the top-level fields left out (`undefined` below the top: none).
+ */
+function serialise(
+  value: unknown,
+  path: string,
+  depth: number,
+  stack: object[],
+  without: readonly string[] | undefined,
+): string {
   if (typeof value === 'bigint') reject(path, `must be JSON-serialisable, got BigInt ${value}n`);
   if (isLeaf(value)) return leafText(value);
   const object = value as object;
   if (depth >= MAX_INPUT_DEPTH) reject(path, `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
-  if (stack.has(object)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
-  stack.add(object);
+  if (stack.includes(object)) reject(path, 'refers to itself (a cycle); it must be JSON-serialisable');
+  stack.push(object);
   let text: string;
   let isArray: boolean;
   try {
@@ -70,23 +100,25 @@ function serialise(value: unknown, path: string, depth: number, stack: Set<objec
     for (let i = 0; i < length; i++) {
       const item = read(items, i, path);
       if (i > 0) text += ',';
-      text += isLeaf(item) ? leafText(item) : serialise(item, `${path}[${i}]`, depth + 1, stack, false);
+      text += isLeaf(item) ? leafText(item) : serialise(item, `${path}[${i}]`, depth + 1, stack, undefined);
     }
     text += ']';
   } else {
     const record = object as Record<string, unknown>;
     text = '{';
     for (const key of keysOf(record, path)) {
-      if (top && REASONING_FIELDS.includes(key)) continue;
+      if (without !== undefined && (REASONING_FIELDS.includes(key) || without.includes(key))) continue;
       const field = read(record, key, path);
       if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
       if (text.length > 1) text += ',';
       text += `${JSON.stringify(key)}:`;
-      text += isLeaf(field) ? leafText(field) : serialise(field, `${path}.${key}`, depth + 1, stack, false);
+      text += isLeaf(field)
+        ? leafText(field)
+        : serialise(field, `${path}.${key}`, depth + 1, stack, undefined);
     }
     text += '}';
   }
-  stack.delete(object);
+  stack.pop();
   return text;
 }
 
@@ -102,7 +134,21 @@ function serialise(value: unknown, path: string, depth: number, stack: Set<objec
  */
 export function actionText(input: unknown, field = 'step.input'): string {
   if (typeof input === 'string') return input;
-  return serialise(input, field, 0, new Set(), true);
+  return serialise(input, field, 0, [], NONE);
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * {@link actionText} of an input object with the top-level fields `without` left out too, as the
+ * text of a copy without them would be, but with no copy made (a copy with fields deleted is an
+ * object V8 keeps as a hash table: garbage the collector pays for on every editor call).
+ *
+ * @throws InvalidInputError naming the field, as {@link actionText} does.
+ * @example actionTextWithout({ path: '/a.py', new_str: 'x' }, ['new_str']); // '{"path":"/a.py"}'
+ */
+export function actionTextWithout(record: object, without: readonly string[]): string {
+  return serialise(record, 'step.input', 0, [], without);
 }
 
 /**
@@ -120,11 +166,11 @@ export function checkOtherFields(
   except: string,
   field = 'step.input',
 ): void {
-  const stack = new Set<object>([record]);
+  const stack: object[] = [record];
   for (const key of keysOf(record, field)) {
     if (key === except) continue;
     const value = read(record, key, field);
     if (value === null || (typeof value !== 'object' && typeof value !== 'bigint')) continue;
-    serialise(value, `${field}.${key}`, 1, stack, false);
+    serialise(value, `${field}.${key}`, 1, stack, undefined);
   }
 }

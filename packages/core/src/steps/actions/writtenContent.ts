@@ -1,5 +1,5 @@
 import { CONTENT_FIELDS, isEditorCommand } from './actionKind.js';
-import { actionText } from './inputText.js';
+import { actionText, actionTextWithout, sortKeys } from './inputText.js';
 
 /** An editor call's input split into what it writes and the rest (see {@link writtenContent}). */
 export interface WrittenContent {
@@ -27,17 +27,14 @@ export function writtenContent(input: unknown): WrittenContent | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
   const record = input as Record<string, unknown>;
   let written: string | undefined;
-  let rest: Record<string, unknown> | undefined;
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortKeys(Object.keys(record))) {
     if (!CONTENT_FIELDS.includes(key)) continue;
-    rest ??= { ...record };
     const value = record[key];
-    delete rest[key];
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
     const text = typeof value === 'string' ? value : actionText(value, `step.input.${key}`);
     written = `${written ?? ''}${key}\u0000${text.length}\u0000${text}`;
   }
-  // No content written (every such field undefined): the input's text is that of one without them.
-  if (rest === undefined || written === undefined) return undefined;
-  return { rest: actionText(rest), written };
+  // No content written (no such field, or every one undefined): the input's text is that of one without them.
+  if (written === undefined) return undefined;
+  return { rest: actionTextWithout(record, CONTENT_FIELDS), written };
 }
