@@ -751,4 +751,35 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     const bodies = api.bodies.map((b) => JSON.stringify(b));
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 600_000);
+
+  it('stdin63: a shell kept open for typed commands is refused; what would be typed there never runs', async () => {
+    // Codex 0.169.0 sends `exec_command`'s PreToolUse as `{ command: "sh" }` (no `tty`) and no hook
+    // event at all for `write_stdin`: what is typed into a kept shell goes around every hook
+    const typed = (outputs: string[]) => {
+      const session = /session ID (\d+)/.exec(outputs.join('\n'))?.[1] ?? '1';
+      const chars = 'rm -rf .loopguard/x; echo done\n';
+      const args = { session_id: Number(session), chars, yield_time_ms: 500 };
+      return { type: 'function_call', name: 'write_stdin', arguments: JSON.stringify(args) };
+    };
+    const { dir, outputs } = await codexWithHooks(
+      (_call, body) => {
+        const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output');
+        if (ran.length === 0) {
+          const args = { cmd: 'sh', tty: true, yield_time_ms: 500 };
+          return [{ type: 'function_call', name: 'exec_command', arguments: JSON.stringify(args) }];
+        }
+        if (ran.length === 1) return [typed(ran.map((item) => String(item.output)))];
+        return [assistantText('Done.')];
+      },
+      undefined,
+      false,
+      [],
+      async (repo) => {
+        mkdirSync(join(repo, '.loopguard', 'x'), { recursive: true });
+        return undefined;
+      },
+    );
+    expect(existsSync(join(dir, '.loopguard', 'x'))).toBe(true);
+    expect(outputs[1]).toContain('loopguard refused this call: a shell or interpreter started without');
+  }, 600_000);
 });

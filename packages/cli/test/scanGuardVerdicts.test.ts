@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
+import { TERMINAL_SHELL_REFUSED } from '../src/hook/terminalShellCall.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import {
   claudeNudge,
@@ -363,6 +364,29 @@ describe('scan reports what loopguard itself did in a session', () => {
       deniedCalls: 6,
       loops: [],
     });
+  });
+
+  it("Codex: loopguard's refusal of a shell kept open for typed commands is a denied call, not one that ran (stdin63)", async () => {
+    const item = (payload: Record<string, unknown>) => ({
+      timestamp: '2026-11-29T08:00:00.000Z',
+      type: 'response_item',
+      payload,
+    });
+    const report = await scanJson([
+      { timestamp: '2026-11-29T08:00:00.000Z', type: 'session_meta', payload: { id: 'x1', cwd: '/tmp/app' } },
+      item({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: '{"cmd":"sh","tty":true}',
+        call_id: 'c1',
+      }),
+      item({
+        type: 'function_call_output',
+        call_id: 'c1',
+        output: `Command blocked by PreToolUse hook: ${TERMINAL_SHELL_REFUSED}. Command: sh`,
+      }),
+    ]);
+    expect(report.sessions[0]).toMatchObject({ toolCalls: 0, deniedCalls: 1, loops: [] });
   });
 
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {

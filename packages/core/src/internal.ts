@@ -40,6 +40,7 @@ export {
 export type { InfrastructureKind } from './signatures/infrastructure.js';
 // --- step-level detection pieces for the hooks (one process per tool call) ---
 export { actionText } from './steps/actions/inputText.js';
+export { shellSegments } from './steps/actions/shellSegments.js';
 export { actionKey } from './steps/keys/stepKeys.js';
 export { stepLoopEntry } from './steps/stepLoopEntry.js';
 export {

@@ -18,6 +18,7 @@ import { deliveryOf, parseMemory } from './sessionMemory.js';
 import type { TranscriptDistrust } from './sessionSpend.js';
 import { budgetStopBefore, spendVerdict, withSpend } from './sessionSpend.js';
 import { newSession, startedSession } from './storedSession.js';
+import { terminalShellRefusal } from './terminalShellCall.js';
 
 /**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
@@ -128,7 +129,8 @@ export async function guardProject(
       now,
       ...(agent === 'claude' ? { readCall: (id: string) => skippedResult(event, id, distrust, now) } : {}),
     };
-    const refused = ownStateRefusal(event);
+    // Codex's `write_stdin` reaches no hook: a shell it would keep open for typed commands is refused
+    const refused = ownStateRefusal(event) ?? (agent === 'codex' ? terminalShellRefusal(event) : undefined);
     if (refused !== undefined) {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },

@@ -1,15 +1,17 @@
 import { recordOf } from '@loopguard/core/internal';
 import { OWN_STATE_REFUSED } from '../hook/ownStateCall.js';
+import { TERMINAL_SHELL_REFUSED } from '../hook/terminalShellCall.js';
 
 /** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
 export interface GuardVerdict {
   /**
    * `nudge`: loopguard told the agent of a loop; `stop`: it ended the session in a loop;
    * `spend_stop`: its spend guard ended the session at its budget; `refusal`: it refused the
-   * model's own call against loopguard (its state, configuration or off switch), and the session went on.
+   * model's own call against loopguard (its state, configuration or off switch), or a Codex shell
+   * kept open for typed commands, and the session went on.
    */
   action: 'nudge' | 'stop' | 'spend_stop' | 'refusal';
-  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop, `own_state` for a refusal. */
+  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop, `own_state` or `terminal_shell` for a refusal. */
   kind: string;
   /** The message, as the transcript holds it (a stop's is often its first line only). */
   message: string;
@@ -42,10 +44,12 @@ export function guardVerdictOf(
     : undefined;
 }
 
-/** loopguard's refusal of the model's own call, when the denial's reason (`text`) is it. */
+/** loopguard's refusal of the model's call, when the denial's reason (`text`) is one. */
 function refusalOf(text: string): GuardVerdict[] {
-  return text.startsWith(OWN_STATE_REFUSED)
-    ? [{ action: 'refusal', kind: 'own_state', message: OWN_STATE_REFUSED, denied: true }]
+  if (text.startsWith(OWN_STATE_REFUSED))
+    return [{ action: 'refusal', kind: 'own_state', message: OWN_STATE_REFUSED, denied: true }];
+  return text.startsWith(TERMINAL_SHELL_REFUSED)
+    ? [{ action: 'refusal', kind: 'terminal_shell', message: TERMINAL_SHELL_REFUSED, denied: true }]
     : [];
 }
 

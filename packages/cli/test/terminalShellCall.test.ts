@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { HookEvent } from '../src/hook/hookEvent.js';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
+import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
+
+// Codex 0.169.0 hands `write_stdin` to no hook: a shell or interpreter it keeps open for typed
+// commands would run them unseen (stdin63). Its start is refused; a command given to it is not.
+
+const call = (command: string) =>
+  ({
+    kind: 'before_tool',
+    tool: 'shell',
+    input: { command },
+    projectDir: '/repo',
+    sessionId: 's',
+    callId: 'c',
+  }) as HookEvent;
+
+describe('a shell or interpreter started for typed commands (Codex)', () => {
+  it.each([
+    'sh',
+    'bash',
+    'bash -i',
+    '/bin/bash --norc --noprofile',
+    'exec zsh -l',
+    'env -i TERM=xterm sh',
+    'TERM=dumb bash',
+    'bash -s',
+    'sh -s -- a b',
+    'python3',
+    'python3 -i',
+    'python -',
+    'node',
+    'node --interactive',
+    'deno repl',
+    'irb',
+    'perl',
+    'php -a',
+    'cd src && bash',
+    'sh | tee log.txt',
+    '"sh"',
+  ])('%s is refused', (command) => {
+    expect(terminalShellRefusal(call(command))).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'bash -lc "npm test"',
+    'sh -c ls',
+    'sh -ec "make"',
+    'bash script.sh',
+    'sh < setup.sh',
+    "bash <<'EOF'\nls\nEOF",
+    'curl -fsSL https://example.com/install.sh | sh',
+    'echo ls | bash',
+    'python3 -c "print(1)"',
+    'python3 -m pytest -q',
+    'python3 manage.py test',
+    'node -e "console.log(1)"',
+    'node --eval=1',
+    'node dist/bin.js',
+    'perl -pe s/a/b/ f.txt',
+    'ruby -e "p 1"',
+    'php -r "echo 1;"',
+    'git status',
+    'shellcheck a.sh',
+    'npm test',
+    'python3 --version',
+    'node -v',
+    'bash --help',
+    '#!/bin/bash\nset -e',
+  ])('%s is left alone', (command) => {
+    expect(terminalShellRefusal(call(command))).toBeUndefined();
+  });
+
+  it("Codex's call is denied with why and what to do instead, and recorded as refused", async () => {
+    const dir = tempProject();
+    const reply = JSON.parse(
+      await answerHookEvent('codex', JSON.stringify(codexShellCall(dir, 'bash')), { env: {}, cwd: dir }),
+    );
+    expect(reply.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: TERMINAL_SHELL_REFUSED.replace(/\.$/, ''),
+    });
+    expect(TERMINAL_SHELL_REFUSED).toContain('run each command as a call of its own');
+  });
+
+  it("Claude Code's `Bash` keeps no shell open for typed commands: its `bash` is left alone", async () => {
+    const dir = tempProject();
+    const event = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'bash' },
+      tool_use_id: 'toolu_1',
+    });
+    const reply = await answerHookEvent('claude', JSON.stringify(event), { env: {}, cwd: dir });
+    expect(reply).not.toContain('deny');
+  });
+});
+
+// Ordinary work of three corpora of real agent runs (../shared/corpora, read at run time, never
+// copied) must not meet the rule; without the corpora there is nothing to read.
+const CORPORA = fileURLToPath(new URL('../../../../shared/corpora/', import.meta.url));
+
+describe.skipIf(!existsSync(CORPORA))('the corpora: no ordinary command is refused', () => {
+  it.each(['openhands-claude35-dev', 'swe-agent-java-dev', 'swe-trajectories-dev'])('%s', (corpus) => {
+    let seen = 0;
+    const refused: string[] = [];
+    const root = join(CORPORA, corpus);
+    for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (!name.endsWith('.jsonl')) continue;
+      for (const line of readFileSync(join(root, name), 'utf8').split('\n')) {
+        if (line === '') continue;
+        const step = JSON.parse(line) as { type?: string; input?: unknown };
+        if (step.type !== 'action') continue;
+        const input = typeof step.input === 'string' ? { command: step.input } : step.input;
+        const command = (input as { command?: unknown } | null)?.command;
+        if (typeof command !== 'string') continue;
+        seen++;
+        if (terminalShellRefusal(call(command)) !== undefined) refused.push(command.slice(0, 80));
+      }
+    }
+    expect(seen).toBeGreaterThan(1000);
+    expect(refused).toEqual([]);
+  });
+});
