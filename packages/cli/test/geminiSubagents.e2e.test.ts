@@ -18,7 +18,7 @@ beforeAll(async () => {
 const TASK = 'Find why missing.txt cannot be read.';
 
 describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
-  it("counts the subagent's calls in its session's run, as Gemini CLI's hooks name them; scan files its chat under the session (polish62)", async () => {
+  it("counts the subagent's calls in its session's run, as Gemini CLI's hooks name them; scan files its chat under the session (polish62) and tells the session as they do (geminiscan63)", async () => {
     const { dir } = tempRepo('');
     const init = await loopguard(dir, ['init', 'gemini', '--project']);
     expect(init.code, init.stderr).toBe(0);
@@ -68,5 +68,9 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
       project: dir,
       parentSessionId: sessionId,
     });
+    // and tells the session as the other doors do: its subagent's chat joined to the main one (geminiscan63)
+    const main = sessions.find((s) => s.sessionId === sessionId);
+    expect(main?.record).toBeDefined();
+    expect(main?.recordDiffers).toBeUndefined();
   }, 600_000);
 });
