@@ -524,4 +524,9 @@ it("a Gemini CLI session's record is compared with its main chat and its subagen
   // each chat is still listed as it reads: the main thread's one call, the subagent's own
   expect(told?.toolCalls).toBe(1);
   expect(sessions.find((s) => s.parentSessionId === session)?.toolCalls).toBe(4);
+  // one session stopped, as status counts it: not its subagent's chat again
+  expect(report.totals.stoppedByLoopguard).toBe(1);
+  expect(await scan([chats], root)).toContain(
+    'loopguard stopped 1 session in a loop: 1 tool call (1 denied)',
+  );
 });

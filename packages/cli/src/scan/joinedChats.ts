@@ -1,6 +1,27 @@
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 
+/**
+ * Whether `session` is a chat whose calls its session's record counts (`parentSessionId`): a Gemini
+ * CLI subagent's, whose hook input gives its events the session's id (polish62). A Claude Code or
+ * Codex subagent is a run of its own, with its own record.
+ */
+export function inSessionRecord(
+  session: ScannedSession,
+): session is ScannedSession & { parentSessionId: string } {
+  return session.agent === 'gemini' && session.parentSessionId !== undefined;
+}
+
+/**
+ * Whether a session's stop counts as a session stopped: not where it is a Gemini CLI subagent's
+ * chat whose session's record is among `sessions` (that record holds the stop: one session
+ * stopped, as `status` says; geminiscan63).
+ */
+export function stopCountedApart(sessions: readonly ScannedSession[]): (session: ScannedSession) => boolean {
+  const recorded = new Set(sessions.filter((s) => s.record !== undefined).map((s) => s.sessionId));
+  return (session) => !(inSessionRecord(session) && recorded.has(session.parentSessionId));
+}
+
 /** A call's number among the session's calls: the ones that ran and the ones refused. */
 const callsOf = (session: ScannedSession) => session.toolCalls + session.deniedCalls;
 

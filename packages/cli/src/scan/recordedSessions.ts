@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { type SwitchedOffProject, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
-import { joinedChats } from './joinedChats.js';
+import { inSessionRecord, joinedChats } from './joinedChats.js';
 import { recordDifference } from './recordDifference.js';
 import type { ScannedSession } from './scannedSession.js';
 import { SessionRecords } from './sessionRecord.js';
@@ -66,7 +66,7 @@ function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number>
 function geminiSubagentChats(sessions: readonly ScannedSession[]): Map<string, ScannedSession[]> {
   const chats = new Map<string, ScannedSession[]>();
   for (const session of sessions) {
-    if (session.agent !== 'gemini' || session.parentSessionId === undefined) continue;
+    if (!inSessionRecord(session)) continue;
     chats.set(session.parentSessionId, [...(chats.get(session.parentSessionId) ?? []), session]);
   }
   return chats;
