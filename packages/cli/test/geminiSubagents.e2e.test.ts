@@ -62,7 +62,11 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     // scan files the subagent's chat under the session's project, as its subagent
     const scan = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
     expect(scan.code, scan.stderr).toBe(0);
-    const sessions = (JSON.parse(scan.stdout) as { sessions: Record<string, unknown>[] }).sessions;
+    const report = JSON.parse(scan.stdout) as {
+      sessions: Record<string, unknown>[];
+      totals: { stoppedByLoopguard: number };
+    };
+    const sessions = report.sessions;
     const sessionId = String(hookState(dir).sessions[0]?.session_id);
     expect(sessions.find((s) => s.parentSessionId !== undefined)).toMatchObject({
       project: dir,
@@ -72,5 +76,6 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     const main = sessions.find((s) => s.sessionId === sessionId);
     expect(main?.record).toBeDefined();
     expect(main?.recordDiffers).toBeUndefined();
+    expect(report.totals.stoppedByLoopguard).toBe(1);
   }, 600_000);
 });
