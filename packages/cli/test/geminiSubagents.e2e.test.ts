@@ -18,7 +18,7 @@ beforeAll(async () => {
 const TASK = 'Find why missing.txt cannot be read.';
 
 describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
-  it("counts the subagent's calls in its session's run, as Gemini CLI's hooks name them; scan files its chat under the session (polish62)", async () => {
+  it("counts the subagent's calls in its session's run, as Gemini CLI's hooks name them; scan files its chat under the session (polish62) and tells the session as they do (geminiscan63)", async () => {
     const { dir } = tempRepo('');
     const init = await loopguard(dir, ['init', 'gemini', '--project']);
     expect(init.code, init.stderr).toBe(0);
@@ -62,11 +62,20 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     // scan files the subagent's chat under the session's project, as its subagent
     const scan = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
     expect(scan.code, scan.stderr).toBe(0);
-    const sessions = (JSON.parse(scan.stdout) as { sessions: Record<string, unknown>[] }).sessions;
+    const report = JSON.parse(scan.stdout) as {
+      sessions: Record<string, unknown>[];
+      totals: { stoppedByLoopguard: number };
+    };
+    const sessions = report.sessions;
     const sessionId = String(hookState(dir).sessions[0]?.session_id);
     expect(sessions.find((s) => s.parentSessionId !== undefined)).toMatchObject({
       project: dir,
       parentSessionId: sessionId,
     });
+    // and tells the session as the other doors do: its subagent's chat joined to the main one (geminiscan63)
+    const main = sessions.find((s) => s.sessionId === sessionId);
+    expect(main?.record).toBeDefined();
+    expect(main?.recordDiffers).toBeUndefined();
+    expect(report.totals.stoppedByLoopguard).toBe(1);
   }, 600_000);
 });

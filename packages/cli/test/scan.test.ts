@@ -556,13 +556,13 @@ describe('loopguard scan: default places', () => {
 it("files a Gemini CLI subagent's chat (chats/<session>/<agent>.jsonl) under its session's project, as its subagent (polish62)", async () => {
   const home = tempDir();
   const folder = join(home, '.gemini', 'tmp', 'shop-1');
-  const parent = '86e2be55-7892-4307-9ffe-da9bed68e818';
+  const parent = 'a1cbc770-ba13-4353-9aa1-8a3ac27337e5';
   mkdirSync(join(folder, 'chats', parent), { recursive: true });
   writeFileSync(join(folder, '.project_root'), '/home/dev/shop');
   // written by Gemini CLI 0.61.0 (a generalist subagent against the scripted API of geminiSubagents.e2e)
   copyFileSync(
     fileURLToPath(new URL('./fixtures/gemini/gemini-0.61.0-subagent.jsonl', import.meta.url)),
-    join(folder, 'chats', parent, 'd8afa3ac.jsonl'),
+    join(folder, 'chats', parent, '510d2a4f.jsonl'),
   );
   const env = { HOME: home, GEMINI_CLI_HOME: home };
   for (const filter of [[], ['--project', 'shop-1']]) {

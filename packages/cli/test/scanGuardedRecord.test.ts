@@ -466,3 +466,67 @@ describe('scan and the other doors, one story (scan49)', () => {
     expect(unrecorded?.startedIn).toBeUndefined();
   });
 });
+
+// geminiscan63: Gemini CLI's hook input gives a subagent's calls its session's id (polish62), so
+// the session's record holds them; `scan` compares it with the session's chats joined.
+it("a Gemini CLI session's record is compared with its main chat and its subagents' chats joined (geminiscan63)", async () => {
+  const { root } = repository();
+  const chats = join(mkdtempSync(join(tmpdir(), 'loopguard-scan63-gemini-')), 'tmp', 'proj', 'chats');
+  const session = 'a1cbc770-ba13-4353-9aa1-8a3ac27337e5';
+  mkdirSync(join(chats, session), { recursive: true });
+  writeFileSync(join(chats, '..', '.project_root'), root);
+  // the chats Gemini CLI 0.61.0 wrote when its `generalist` subagent ran `cat missing.txt` five times
+  const fixture = (name: string) =>
+    readFileSync(new URL(`./fixtures/gemini/${name}`, import.meta.url), 'utf8');
+  const main = fixture('gemini-0.61.0-subagent-main.jsonl');
+  const subagent = fixture('gemini-0.61.0-subagent.jsonl');
+  writeFileSync(join(chats, 'session-2026-11-30T22-28-a1cbc770.jsonl'), main);
+  writeFileSync(join(chats, session, '510d2a4f-ad07-4dc7-86a2-5e1c08e23772.jsonl'), subagent);
+  // the hook events Gemini CLI sent, in its order: the subagent's calls inside the main thread's
+  // `invoke_agent`, each under the session's id; a call its chat holds as an error was refused
+  const hook = (name: string, fields: Record<string, unknown>) =>
+    answerHookEvent('gemini', JSON.stringify(geminiEvent(root, session, name, fields)), {
+      env: {},
+      cwd: root,
+    });
+  const calls = (chat: string) => {
+    const replies = new Map<string, { toolCalls?: Record<string, unknown>[] }>();
+    for (const text of chat.trim().split('\n')) {
+      const record = JSON.parse(text);
+      if (record.type === 'gemini') replies.set(record.id, record);
+    }
+    return [...replies.values()].flatMap((reply) => reply.toolCalls ?? []);
+  };
+  const run = async (call: Record<string, unknown>) => {
+    const tool = { tool_name: call.name, tool_input: call.args };
+    const before = await hook('BeforeTool', tool);
+    expect(before !== '', String(call.id)).toBe(call.status === 'error');
+    if (before !== '') return;
+    const [result] = call.result as Array<{ functionResponse: { response: { output?: string } } }>;
+    const output = String(result?.functionResponse.response.output).split('\n\n<hook_context>')[0];
+    await hook('AfterTool', { ...tool, tool_response: { llmContent: output, returnDisplay: '' } });
+  };
+  const [invoke] = calls(main);
+  const tool = { tool_name: invoke?.name, tool_input: invoke?.args };
+  expect(await hook('BeforeTool', tool)).toBe('');
+  for (const call of calls(subagent)) await run(call);
+  await hook('AfterTool', { ...tool, tool_response: { llmContent: 'finished', returnDisplay: '' } });
+
+  const [status] = await statusOf(root);
+  expect(status?.summary).toBe(
+    'stopped by loopguard at call 4 (same_error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+  );
+  const report = JSON.parse(await scan([chats, '--json'], root)) as ScanReport;
+  const sessions = report.sessions;
+  const told = sessions.find((s) => s.sessionId === session);
+  expect(told?.record?.summary).toBe(status?.summary);
+  expect(told?.recordDiffers).toBeUndefined();
+  // each chat is still listed as it reads: the main thread's one call, the subagent's own
+  expect(told?.toolCalls).toBe(1);
+  expect(sessions.find((s) => s.parentSessionId === session)?.toolCalls).toBe(4);
+  // one session stopped, as status counts it: not its subagent's chat again
+  expect(report.totals.stoppedByLoopguard).toBe(1);
+  expect(await scan([chats], root)).toContain(
+    'loopguard stopped 1 session in a loop: 1 tool call (1 denied)',
+  );
+});

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { type SwitchedOffProject, switchedOffProject, switchedOffWords } from '../hook/switchedOffProject.js';
+import { inSessionRecord, joinedChats } from './joinedChats.js';
 import { recordDifference } from './recordDifference.js';
 import type { ScannedSession } from './scannedSession.js';
 import { SessionRecords } from './sessionRecord.js';
@@ -22,6 +23,7 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
     return offBy.get(started);
   };
   const subagents = subagentCosts(sessions);
+  const chats = geminiSubagentChats(sessions);
   return sessions.map((session) => {
     const record = records.recordOf(session);
     if (record === undefined) {
@@ -35,7 +37,9 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
       ? { unguarded: `off for this session (switched off), in ${record.project}` }
       : {};
     const told: ScannedSession = { ...session, project: record.project, ...startedIn, record, ...off };
-    const differs = recordDifference(told, subagents.get(session.sessionId));
+    // a Gemini CLI session's record counts its subagents' calls: compared with their chats joined (geminiscan63)
+    const compared = joinedChats(told, chats.get(session.sessionId) ?? [], record.stop?.call ?? null);
+    const differs = recordDifference(compared, subagents.get(session.sessionId));
     return differs === undefined ? told : { ...told, recordDiffers: differs };
   });
 }
@@ -53,4 +57,17 @@ function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number>
     costs.set(session.parentSessionId, (costs.get(session.parentSessionId) ?? 0) + session.costUsd);
   }
   return costs;
+}
+
+/**
+ * Each Gemini CLI session's subagents' chats, by the session's id: its hooks count a subagent's
+ * calls in its session's run (Gemini CLI's hook input names no subagent, polish62).
+ */
+function geminiSubagentChats(sessions: readonly ScannedSession[]): Map<string, ScannedSession[]> {
+  const chats = new Map<string, ScannedSession[]>();
+  for (const session of sessions) {
+    if (!inSessionRecord(session)) continue;
+    chats.set(session.parentSessionId, [...(chats.get(session.parentSessionId) ?? []), session]);
+  }
+  return chats;
 }

@@ -1,3 +1,4 @@
+import { stopCountedApart } from './joinedChats.js';
 import { costOf } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
@@ -10,7 +11,7 @@ export interface ScanTotals {
   sessions: number;
   /** Sessions with at least one loop loopguard would have stopped (or did: {@link stoppedByLoopguard}). */
   sessionsWithLoops: number;
-  /** Sessions loopguard stopped in a loop (the transcript records the stop, or loopguard's record where the transcript holds none: a hook's, or `run`'s stream watcher's). */
+  /** Sessions loopguard stopped in a loop (the transcript records the stop, or loopguard's record where the transcript holds none: a hook's, or `run`'s stream watcher's; a Gemini CLI subagent's chat not again where its session's record is read). */
   stoppedByLoopguard: number;
   /** Sessions loopguard's spend guard stopped at their budget (the transcript records the stop, or loopguard's record). */
   stoppedOnSpendByLoopguard: number;
@@ -120,14 +121,18 @@ export function scanReport(
     nudgesWithoutStop: 0,
     problems,
   };
+  const counted = stopCountedApart(sessions);
   for (const session of sessions) {
     totals.toolCalls += session.toolCalls;
     totals.deniedCalls += session.deniedCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
     // what loopguard did: its stop in the transcript, or in its record where the transcript holds none
-    if (session.loops.some((loop) => loop.loopguard === 'stopped') || session.record?.stop?.on === 'loop')
+    if (
+      (counted(session) && session.loops.some((loop) => loop.loopguard === 'stopped')) ||
+      session.record?.stop?.on === 'loop'
+    )
       totals.stoppedByLoopguard++;
-    if (session.spendStop !== undefined || session.record?.stop?.on === 'spend')
+    if ((counted(session) && session.spendStop !== undefined) || session.record?.stop?.on === 'spend')
       totals.stoppedOnSpendByLoopguard++;
     totals.nudgesWithoutStop += session.loops.filter((loop) => !isStopped(loop)).length;
     const waste = sessionWaste(session);

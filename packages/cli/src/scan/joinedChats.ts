@@ -1,0 +1,76 @@
+import type { ScannedLoop } from './SessionScan.js';
+import type { ScannedSession } from './scannedSession.js';
+
+/**
+ * Whether `session` is a chat whose calls its session's record counts (`parentSessionId`): a Gemini
+ * CLI subagent's, whose hook input gives its events the session's id (polish62). A Claude Code or
+ * Codex subagent is a run of its own, with its own record.
+ */
+export function inSessionRecord(
+  session: ScannedSession,
+): session is ScannedSession & { parentSessionId: string } {
+  return session.agent === 'gemini' && session.parentSessionId !== undefined;
+}
+
+/**
+ * Whether a session's stop counts as a session stopped: not where it is a Gemini CLI subagent's
+ * chat whose session's record is among `sessions` (that record holds the stop: one session
+ * stopped, as `status` says; geminiscan63).
+ */
+export function stopCountedApart(sessions: readonly ScannedSession[]): (session: ScannedSession) => boolean {
+  const recorded = new Set(sessions.filter((s) => s.record !== undefined).map((s) => s.sessionId));
+  return (session) => !(inSessionRecord(session) && recorded.has(session.parentSessionId));
+}
+
+/** A call's number among the session's calls: the ones that ran and the ones refused. */
+const callsOf = (session: ScannedSession) => session.toolCalls + session.deniedCalls;
+
+/** `loop` with its tool calls numbered `shift` further on. */
+function shifted(loop: ScannedLoop, shift: number): ScannedLoop {
+  if (shift === 0) return loop;
+  return {
+    ...loop,
+    nudgeCall: loop.nudgeCall + shift,
+    stopCall: loop.stopCall === null ? null : loop.stopCall + shift,
+    endCall: loop.endCall + shift,
+  };
+}
+
+/**
+ * A Gemini CLI session as its hooks saw it: its main chat with its subagents' chats joined (their
+ * tool calls, refused calls, loops and spend stop). Gemini CLI's hook input gives a subagent's
+ * events the session's id (polish62), so loopguard's record of the session counts them, where each
+ * chat is a file, and a session, of its own in `scan`. A subagent's calls are numbered in its chat
+ * from 1, in the session after the calls that ran before them; the chats name no order across
+ * files (the main thread's `invoke_agent` is written when the subagent ends), so a subagent's stop
+ * is taken at `recordedStop` where that lies between its own number and its number after all the
+ * session's other calls, else at its own. Only for the comparison with the record: the chats are
+ * listed as they read.
+ * @param recordedStop - the tool call of the stop loopguard's record holds; `null`: none.
+ * @example joinedChats(main, [subagent], 4).toolCalls // 5: the main thread's 1 and the subagent's 4
+ */
+export function joinedChats(
+  main: ScannedSession,
+  subagents: readonly ScannedSession[],
+  recordedStop: number | null,
+): ScannedSession {
+  if (subagents.length === 0) return main;
+  const all = subagents.reduce((sum, chat) => sum + callsOf(chat), callsOf(main));
+  const loops = [...main.loops];
+  for (const chat of subagents) {
+    const stop = chat.loops.find((loop) => loop.loopguard === 'stopped')?.stopCall ?? null;
+    const shift =
+      stop === null || recordedStop === null
+        ? 0
+        : Math.min(Math.max(recordedStop - stop, 0), all - callsOf(chat));
+    loops.push(...chat.loops.map((loop) => shifted(loop, shift)));
+  }
+  const spendStop = main.spendStop ?? subagents.find((chat) => chat.spendStop !== undefined)?.spendStop;
+  return {
+    ...main,
+    toolCalls: subagents.reduce((sum, chat) => sum + chat.toolCalls, main.toolCalls),
+    deniedCalls: subagents.reduce((sum, chat) => sum + chat.deniedCalls, main.deniedCalls),
+    loops,
+    ...(spendStop === undefined ? {} : { spendStop }),
+  };
+}
