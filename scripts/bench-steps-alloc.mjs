@@ -8,19 +8,12 @@
 // Run: npx tsc -b && node scripts/bench-steps-alloc.mjs OLD_DIST [NEW_DIST]
 // Env: LOOPGUARD_BENCH_SITES (default 12): the sites listed per corpus.
 import { Session } from 'node:inspector/promises';
-import { labelledStepCorpora } from './bench/labelledLoops.mjs';
-import { stepDetectorOf } from './bench/stepBuild.mjs';
-import { loadCorpus } from './bench/stepCorpus.mjs';
+import { buildsCompared } from './bench/buildsCompared.mjs';
 
 const SITES = Number(process.env.LOOPGUARD_BENCH_SITES ?? 12);
-const builds = process.argv.slice(2);
-if (builds.length === 0) {
-  console.error('usage: node scripts/bench-steps-alloc.mjs OLD_DIST [NEW_DIST]');
-  process.exit(2);
-}
-const detectors = [];
-for (const dist of builds) detectors.push(await stepDetectorOf(dist));
-const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()], ...labelledStepCorpora()];
+const { builds, detectors, corpora } = await buildsCompared(
+  'node scripts/bench-steps-alloc.mjs OLD_DIST [NEW_DIST]',
+);
 const session = new Session();
 session.connect();
 

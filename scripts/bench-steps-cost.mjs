@@ -10,23 +10,16 @@
 // read less text or do less per step.
 // Run: npx tsc -b && node scripts/bench-steps-cost.mjs DIST [DIST...]   (e.g. packages/core/dist)
 // Env: LOOPGUARD_BENCH_REPS (default 7).
-import { labelledStepCorpora } from './bench/labelledLoops.mjs';
-import { stepDetectorOf } from './bench/stepBuild.mjs';
-import { loadCorpus } from './bench/stepCorpus.mjs';
+import { buildsCompared } from './bench/buildsCompared.mjs';
 import { replayStepMinimums } from './bench/stepReplay.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
 /** The characters of an output that the fingerprint reads (its head and tail, see `fingerprintedText`). */
 const OUTPUT_READ = 6001;
 const KINDS = ['action', 'observation', 'message'];
-const builds = process.argv.slice(2);
-if (builds.length === 0) {
-  console.error('usage: node scripts/bench-steps-cost.mjs DIST [DIST...]');
-  process.exit(2);
-}
-const detectors = [];
-for (const dist of builds) detectors.push(await stepDetectorOf(dist));
-const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()], ...labelledStepCorpora()];
+const { builds, detectors, corpora } = await buildsCompared(
+  'node scripts/bench-steps-cost.mjs DIST [DIST...]',
+);
 
 /** The characters `step` brings (see the header). */
 function charactersOf(step) {

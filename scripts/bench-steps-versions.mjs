@@ -10,20 +10,13 @@
 // so that its dependencies resolve), then
 //   npx tsc -b && node scripts/bench-steps-versions.mjs DIR packages/core/dist
 // Env: LOOPGUARD_BENCH_REPS (default 7).
-import { labelledStepCorpora } from './bench/labelledLoops.mjs';
-import { stepDetectorOf } from './bench/stepBuild.mjs';
-import { loadCorpus } from './bench/stepCorpus.mjs';
+import { buildsCompared } from './bench/buildsCompared.mjs';
 import { replayStepMinimums } from './bench/stepReplay.mjs';
 
 const REPS = Number(process.env.LOOPGUARD_BENCH_REPS ?? 7);
-const builds = process.argv.slice(2);
-if (builds.length === 0) {
-  console.error('usage: node scripts/bench-steps-versions.mjs OLD_DIST [NEW_DIST]');
-  process.exit(2);
-}
-const detectors = [];
-for (const dist of builds) detectors.push(await stepDetectorOf(dist));
-const corpora = [['gemini-3-pro (swe-trajectories-dev)', loadCorpus()], ...labelledStepCorpora()];
+const { builds, detectors, corpora } = await buildsCompared(
+  'node scripts/bench-steps-versions.mjs OLD_DIST [NEW_DIST]',
+);
 
 console.log(
   `| corpus | ${builds.map((b) => `${b} (min of ${REPS})`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass)`).join(' | ')} | ratio | ${builds.map((b) => `${b} (one pass, CPU)`).join(' | ')} | ratio |`,
