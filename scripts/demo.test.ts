@@ -53,7 +53,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'generateText ended after 4 model calls (finishReason tool-calls); the nudge was in prompt 4 of 4',
       // the spend guard, through the built `loopguard hook claude`
       'Call 5 Edit src/page5.tsx: WARN: loopguard: you have spent $0.42 of $0.50 on this session (84 %)',
-      'Call 6 Edit src/page6.tsx: STOP (the session ends): loopguard: this session reached its budget ($0.504 of $0.500)',
+      'Call 6 Edit src/page6.tsx: STOP (the session ends): loopguard: this session reached its budget ($0.504 of $0.50)',
       'The hook recorded 2 entries (spend_warning, spend_stop) and what the Claude Code session demo-spend-session spent',
       // sessions, never the orchestrator's tasks, where the demo speaks of agent sessions (demo46)
       'The hook recorded 3 entries (loop_nudge, call_refused, loop_stop) for the Codex session demo-codex-session',
@@ -143,7 +143,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       [
         'claude',
         'demo-spend-session',
-        'stopped on spend at call 6 (budget reached), 6 tool calls ran, $0.504 of $0.500',
+        'stopped on spend at call 6 (budget reached), 6 tool calls ran, $0.504 of $0.50',
       ],
       ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge'],
       ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found, 1 tool call ran'],
