@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
+import { MAX_TRANSCRIPT_READS } from '../src/hook/skippedCall.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import {
   claudeEvent,
@@ -182,7 +183,7 @@ describe('the result of a first call Claude Code never handed over (latesrv62)',
     expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 2, steps: 4 }]);
   });
 
-  it('is looked for once: a transcript that did not hold it is not read again at every call', async () => {
+  it('is looked for again when Claude Code wrote it to the transcript after the next call (the real CLI does)', async () => {
     const dir = tempProject();
     const calls = [1, 2, 3].map((n) => claudeFailingCall(dir, 's1', n));
     const [first, second, third] = calls as [(typeof calls)[0], (typeof calls)[0], (typeof calls)[0]];
@@ -192,8 +193,29 @@ describe('the result of a first call Claude Code never handed over (latesrv62)',
       join(dir, 'transcript.jsonl'),
       transcriptCall(1, first.input, { content: first.error, isError: true }),
     );
-    await answer(dir, [third.pre, third.post]);
-    expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 3, steps: 4 }]);
+    const [, nudge] = await answer(dir, [third.pre, third.post]);
+    expect(nudge).toContain('Loop detected (same_error)');
+    expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 3, steps: 6, nudges: 1 }]);
+  });
+
+  it(`is looked for ${MAX_TRANSCRIPT_READS} times: a transcript that does not hold it is not read at every call`, async () => {
+    const dir = tempProject();
+    // five different files: no loop, every call runs
+    const calls = [1, 2, 3, 4, 5].map((n) => claudeFailingCall(dir, 's1', n, `cat missing${n}.txt`));
+    const [first, ...rest] = calls as [(typeof calls)[0], ...(typeof calls)[0][]];
+    writeFileSync(join(dir, 'transcript.jsonl'), '');
+    await answer(dir, [
+      first.pre,
+      ...rest.slice(0, MAX_TRANSCRIPT_READS).flatMap((call) => [call.pre, call.post]),
+    ]);
+    writeFileSync(
+      join(dir, 'transcript.jsonl'),
+      transcriptCall(1, first.input, { content: first.error, isError: true }),
+    );
+    const last = rest[MAX_TRANSCRIPT_READS] as (typeof calls)[0];
+    await answer(dir, [last.pre, last.post]);
+    // calls 2 to 5 judged, the first's result not read a fourth time
+    expect(hookState(dir).sessions).toMatchObject([{ tool_calls: 5, steps: 8 }]);
   });
 
   it("the MCP server reads it only from the session's own transcript, never from a file the model wrote", async () => {

@@ -184,7 +184,8 @@ export const READ_IN_TRANSCRIPT = 'transcript';
 
 /**
  * The event name {@link Memory.seen} gives a call whose result the session's transcript did not
- * hold when it was read for it: it is not read again (its own hook brings it, if any).
+ * hold when it was read for it, once per read (read again up to `MAX_TRANSCRIPT_READS` times in all,
+ * then left to its own hook, if any).
  */
 export const NOT_IN_TRANSCRIPT = 'untranscribed';
 

@@ -12,14 +12,25 @@ import {
 } from './sessionMemory.js';
 import { keyOf } from './sessionSteps.js';
 
+/** How many times a skipped call's result is looked for in the transcript before it is left to its own hook. */
+export const MAX_TRANSCRIPT_READS = 3;
+
+/** How many reads of the transcript did not find call `callId`'s result ({@link NOT_IN_TRANSCRIPT} marks). */
+function timesNotFound(seen: readonly string[], callId: string): number {
+  const mark = `${NOT_IN_TRANSCRIPT}:${callId}`;
+  return seen.reduce((count, entry) => (entry === mark ? count + 1 : count), 0);
+}
+
 /**
  * The started call whose result hook Claude Code skipped (its MCP server still connecting: qa60),
  * read from the session's transcript at an `after_tool` or `agent_stop` of another call, once: its
  * steps, its result to remember, and what stays started once it is judged (it was counted when it
  * started); `seen` remembers the read ({@link READ_IN_TRANSCRIPT}: its own hook, come after all,
  * is a copy). `undefined` when there is none, no transcript is read, or the transcript holds no
- * result of it ({@link NOT_IN_TRANSCRIPT}: a call still running beside the event's, whose own hook
- * brings it; not read again, so that a transcript that never holds it costs one read, not one a call).
+ * result of it yet ({@link NOT_IN_TRANSCRIPT}: a call still running beside the event's, whose own
+ * hook brings it, or a result Claude Code writes to its transcript after the next call's hook, as
+ * the real CLI does: read again at the next events, {@link MAX_TRANSCRIPT_READS} times in all, so
+ * that a transcript that never holds it costs three reads, not one a call).
  */
 export function skippedCall(
   event: HookEvent,
@@ -39,7 +50,7 @@ export function skippedCall(
     event.kind === 'before_tool' ||
     startedCall === undefined ||
     event.callId === startedCall ||
-    seen.includes(`${NOT_IN_TRANSCRIPT}:${startedCall}`)
+    timesNotFound(seen, startedCall) >= MAX_TRANSCRIPT_READS
   )
     return undefined;
   const steps = context.readCall(startedCall);
