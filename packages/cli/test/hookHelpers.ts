@@ -177,9 +177,10 @@ export function hookState(cwd: string) {
   const database = openLoopGuardDatabase(join(cwd, '.loopguard', 'state.db'), { readonly: true });
   const { db } = database;
   try {
-    const sessions = db.prepare('SELECT * FROM hook_sessions ORDER BY created_at').all() as Array<
-      Record<string, unknown>
-    >;
+    // rows created in the same millisecond: a session before its subagents (the table has no insertion order)
+    const sessions = db
+      .prepare('SELECT * FROM hook_sessions ORDER BY created_at, parent_session_id IS NOT NULL, session_id')
+      .all() as Array<Record<string, unknown>>;
     const entries = (
       db
         .prepare(
