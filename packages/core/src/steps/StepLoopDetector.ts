@@ -11,6 +11,7 @@ import { canonicalStep } from './actions/shellCommand.js';
 import { RecentMemo } from './history/recentMemo.js';
 import { StepHistory } from './history/stepHistory.js';
 import { type PendingAction, TurnReader } from './history/turnOutcome.js';
+import { shorten } from './keys/shorten.js';
 import { actionKey, isBlankMessage } from './keys/stepKeys.js';
 import { isStepLoopDetectionEnabled } from './options/globalSwitch.js';
 import { type SealChecksum, sealSnapshot, unsealSnapshot } from './options/snapshotSeal.js';
@@ -40,7 +41,7 @@ import {
 import { type PrintEdit, type PrintEditReader, printEditReader } from './probes/unseenPrints.js';
 import { ChantingStream } from './rules/ChantingStream.js';
 import { StepLadder } from './rules/StepLadder.js';
-import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './rules/StepRule.js';
+import type { JudgedEvent, RuleHit, StepRule } from './rules/StepRule.js';
 import { messageRulesOf, turnRulesOf } from './rules/stepRules.js';
 import type { Step } from './step.js';
 import { stepLoopMessage } from './stepLoopMessage.js';

@@ -12,6 +12,7 @@ import {
   mix32,
   OUTPUT_HEAD,
 } from '../keys/fingerprint.js';
+import { shorten } from '../keys/shorten.js';
 import { actionKey, boundLines } from '../keys/stepKeys.js';
 import type { FileSearch } from '../probes/fileSearch.js';
 import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
@@ -20,7 +21,6 @@ import { maskNoise, typedWords } from '../probes/probeKey.js';
 import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
 import { outputWords } from '../probes/probeVerdict.js';
 import type { PrintEditReader } from '../probes/unseenPrints.js';
-import { shorten } from '../rules/StepRule.js';
 import { isFramingOnly } from './framingLines.js';
 import { pairKeyOf } from './historyState.js';
 import { RecentMemo } from './recentMemo.js';
