@@ -1,5 +1,4 @@
 import { firstErrorLine } from '../../signatures/errorSignature.js';
-import type { ActionKind } from '../actions/actionKind.js';
 import {
   echoedTokens,
   echoTokens,
@@ -14,6 +13,7 @@ import {
 } from '../keys/fingerprint.js';
 import { shorten } from '../keys/shorten.js';
 import { actionKey, boundLines } from '../keys/stepKeys.js';
+import type { PendingActionState } from '../options/stepSnapshot.js';
 import type { FileSearch } from '../probes/fileSearch.js';
 import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
 import type { PrintWorkReader } from '../probes/printRewrite.js';
@@ -26,22 +26,11 @@ import { pairKeyOf } from './historyState.js';
 import { RecentMemo } from './recentMemo.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
 
-/** An action waiting for its observation. */
-export interface PendingAction {
-  /** Its step number. */
-  step: number;
-  /** Its 1-based tool call number (absent when restored from an older snapshot). */
-  call?: number;
-  /** The tool called. */
-  tool: string;
-  /** The call's input as text. */
-  text: string;
-  /** Its action key (`actionKey`). */
-  key: string;
-  /** Whether the call is exempt (a polling command or tool): never judged. */
-  exempt: boolean;
-  /** What the action does to the work: a change, a probe run or a read. */
-  kind: ActionKind;
+/**
+ * An action waiting for its observation: its snapshot's fields ({@link PendingActionState}), with what
+ * it does to prints and the search it ends with read when asked.
+ */
+export interface PendingAction extends Omit<PendingActionState, 'prints' | 'search' | 'printWork'> {
   /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
   prints?: PrintEditReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
