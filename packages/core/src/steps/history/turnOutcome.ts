@@ -13,33 +13,15 @@ import {
 } from '../keys/fingerprint.js';
 import { shorten } from '../keys/shorten.js';
 import { actionKey, boundLines } from '../keys/stepKeys.js';
-import type { PendingActionState } from '../options/stepSnapshot.js';
-import type { FileSearch } from '../probes/fileSearch.js';
 import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
-import type { PrintWorkReader } from '../probes/printRewrite.js';
 import { maskNoise, typedWords } from '../probes/probeKey.js';
 import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
 import { outputWords } from '../probes/probeVerdict.js';
-import type { PrintEditReader } from '../probes/unseenPrints.js';
 import { isFramingOnly } from './framingLines.js';
 import { pairKeyOf } from './historyState.js';
+import type { PendingAction } from './pendingAction.js';
 import { RecentMemo } from './recentMemo.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
-
-/**
- * An action waiting for its observation: its snapshot's fields ({@link PendingActionState}), with what
- * it does to prints and the search it ends with read when asked.
- */
-export interface PendingAction extends Omit<PendingActionState, 'prints' | 'search' | 'printWork'> {
-  /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
-  prints?: PrintEditReader | undefined;
-  /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
-  search?: (() => FileSearch | undefined) | undefined;
-  /** For a change, what it does to debug prints, read when asked (see `printWorkOf`; `undefined`: none). */
-  printWork?: PrintWorkReader | undefined;
-  /** Raw hashes of the action's tokens, computed when its observation first needs them. */
-  echo?: Set<number>;
-}
 
 const EMPTY_ECHO: ReadonlySet<number> = new Set();
 /** Failure texts whose first error line is remembered (the corpora's repeats all fall within the last 16). */
