@@ -8,8 +8,9 @@
  *
  * core/src/steps keeps its detector at the top (StepLoopDetector, the verdict, the message, the recorder) and
  * its parts in folders (rules, probes, history, keys, options, actions, parsers): the parts never import the top
- * but the step itself, and the folders that read one step (actions, parsers) know nothing of the run. Of the run's
- * folders, keys (one step's text as keys and hashes) sits below probes, and probes below history.
+ * but the step itself, and the folders that read one step (actions, parsers) know nothing of the run. The run's
+ * folders import one way, lowest first: keys (one step's text as keys, hashes and shortened evidence), options
+ * (the detector's options and the snapshot's shapes), probes, history, rules.
  *
  * packages/cli/src/install holds what `init`, `uninstall` and the MCP registration write into the agents'
  * settings files; the hook and the MCP server answer events and never edit settings, so they import none of it.
@@ -34,6 +35,27 @@ function layer(name, later) {
 /** A rule forbidding files whose path matches `from` to import files whose path matches `to`. */
 function forbid(name, comment, from, to) {
   return { name, severity: 'error', comment, from: { path: from }, to: { path: to } };
+}
+
+/** What each of core/steps' run folders is, lowest first (keys, below them all, is held by core-steps-one-step). */
+const stepsRun = [
+  ['options', "the detector's options and the snapshot's shapes"],
+  ['probes', 'judge one probe against the ledger'],
+  ['history', 'holds the run: the ledger, the turns and their outcomes'],
+  ['rules', 'judge the history'],
+];
+
+/** One rule a folder of core/steps' run: it imports none of the folders above it. */
+function stepsRunLadder() {
+  return stepsRun.slice(0, -1).map(([folder, what], i) => {
+    const above = stepsRun.slice(i + 1).map(([name]) => name);
+    return forbid(
+      `core-steps-${folder}-below-${above[0]}`,
+      `core/steps/${folder} (${what}) imports none of ${above.join(', ')}: the run's folders import one way.`,
+      `${core}steps/${folder}/`,
+      `${core}steps/(${above.join('|')})/`,
+    );
+  });
 }
 
 module.exports = {
@@ -74,12 +96,7 @@ module.exports = {
       from: { path: `${core}steps/(actions|parsers|keys)/` },
       to: { path: `${core}steps/(rules|probes|history|options)/` },
     },
-    forbid(
-      'core-steps-probes-below-history',
-      'core/steps/probes judge one probe against the ledger; the history holds the ledger, so probes never import it (they share core/steps/keys).',
-      `${core}steps/probes/`,
-      `${core}steps/history/`,
-    ),
+    ...stepsRunLadder(),
     forbid(
       'cli-runtime-not-install',
       'The hook and the MCP server answer events; editing settings files is `init`/`uninstall` work (cli/src/install).',

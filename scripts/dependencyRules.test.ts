@@ -115,6 +115,37 @@ describe('dependency rules', () => {
     expect(both.ok).toBe(true);
   });
 
+  // code64: the run's folders of core/steps import one way, keys → options → probes → history → rules
+  it("reject a folder of core/steps' run importing one above it: options the probes or the history, the history the rules", () => {
+    const order = ['options', 'probes', 'history', 'rules'];
+    const files: Record<string, string> = {};
+    for (const [i, low] of order.entries()) {
+      files[`packages/core/src/steps/${low}/a.ts`] = 'export const a = 1;\n';
+      for (const high of order.slice(i + 1))
+        files[`packages/core/src/steps/${low}/${high}User.ts`] =
+          `import { a } from '../${high}/a.js';\nexport const b = a;\n`;
+    }
+    const bad = cruise(files);
+    expect(bad.ok).toBe(false);
+    for (const [i, low] of order.entries())
+      for (const high of order.slice(i + 1))
+        expect(bad.output).toContain(
+          `core-steps-${low}-below-${order[i + 1]}: packages/core/src/steps/${low}/${high}User.ts`,
+        );
+    const fine = cruise({
+      'packages/core/src/steps/keys/shorten.ts': 'export const s = 1;\n',
+      'packages/core/src/steps/options/stepSnapshot.ts':
+        "import { s } from '../keys/shorten.js';\nexport const o = s;\n",
+      'packages/core/src/steps/probes/probeKey.ts':
+        "import { o } from '../options/stepSnapshot.js';\nexport const p = o;\n",
+      'packages/core/src/steps/history/turnOutcome.ts':
+        "import { s } from '../keys/shorten.js';\nimport { o } from '../options/stepSnapshot.js';\nimport { p } from '../probes/probeKey.js';\nexport const h = s + o + p;\n",
+      'packages/core/src/steps/rules/StepRule.ts':
+        "import { h } from '../history/turnOutcome.js';\nimport { o } from '../options/stepSnapshot.js';\nexport const r = h + o;\n",
+    });
+    expect(fine.ok, fine.output).toBe(true);
+  });
+
   it("reject the CLI's shared folders importing a command or an entry, and terminal/ importing files or state", () => {
     const bad = cruise({
       'packages/cli/src/commands/init.ts': 'export const i = 1;\n',

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseSpendOptions } from '@loopguard/core/spend';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addRunOptions, resolveRunOptions, runOptionsSchema } from '../src/run/runOptions.js';
@@ -75,6 +76,51 @@ describe('the run options table', () => {
     expect(() => resolveRunOptions({}, { [key]: value, agentStream: 'claude' }, null)).toThrow(
       `${flag} ${words} (got "${value}")`,
     );
+  });
+
+  // code64: each bad spend option, one line naming it (the JSON text stands for what is inside it)
+  it.each([
+    ['{nope', '--spend must be JSON such as {"session":{"maxCostUsd":5}} (got "{nope")'],
+    [
+      '{"session":{"maxCostUsd":-1}}',
+      '--spend session.maxCostUsd Too small: expected number to be >0 (got "{\\"session\\":{\\"maxCostUsd\\":-1}}")',
+    ],
+    ['{"sesion":{}}', '--spend Unrecognized key: "sesion" (got "{\\"sesion\\":{}}")'],
+    [
+      '{"session":{"maxCost":1}}',
+      '--spend session Unrecognized key: "maxCost" (got "{\\"session\\":{\\"maxCost\\":1}}")',
+    ],
+    ['[1]', '--spend Invalid input: expected object, received array (got "[1]")'],
+  ])('--spend %s: %s', (spend, message) => {
+    expect(() => resolveRunOptions({}, { spend, agentStream: 'jsonl' }, null)).toThrow(message);
+  });
+
+  it('names a bad spend key of the configuration file with the file', () => {
+    const file = '/repo/loopguard.config.yaml';
+    expect(() => resolveRunOptions({ spend: { warnAt: 2 } }, { agentStream: 'jsonl' }, file)).toThrow(
+      `spend warnAt (in ${file}) Too big: expected number to be <1 (got number 2)`,
+    );
+    expect(() => resolveRunOptions({ spend: 7 }, { agentStream: 'jsonl' }, file)).toThrow(
+      `spend (in ${file}) Invalid input (got number 7)`,
+    );
+  });
+
+  it("validates the run's spend options once, at the edge: --max-cost-usd and --max-tokens are in `spend`, which the guard takes as it is", () => {
+    const options = resolveRunOptions(
+      { spend: { session: { maxTokens: 10 }, warnAt: 0.5 } },
+      { maxCostUsd: '2', agentStream: 'claude' },
+      '/repo/loopguard.config.yaml',
+    );
+    expect(options.spend).toEqual({
+      session: { maxTokens: 10, maxCostUsd: 2 },
+      warnAt: 0.5,
+      onUnknownPrice: 'warn',
+    });
+    expect(parseSpendOptions(options.spend)).toBe(options.spend);
+    expect(resolveRunOptions({}, { maxTokens: '7', agentStream: 'claude' }, null).spend?.session).toEqual({
+      maxTokens: 7,
+    });
+    expect(resolveRunOptions({}, {}, null).spend).toBeUndefined();
   });
 
   it('rejects a key that is not in the table', () => {

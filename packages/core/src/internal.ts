@@ -82,19 +82,23 @@ export {
 } from './storage/rows.js';
 export { runLimitWords, runStatusWords } from './storage/runStatusWords.js';
 export {
-  SESSION_VERDICTS,
   type SessionCounts,
+  sessionCountsOf,
+} from './storage/sessionCounts.js';
+export {
   type SessionKey,
   type SessionPage,
   type SessionPageQuery,
+  sessionPageAfter,
+  sessionPageOf,
+} from './storage/sessionPage.js';
+export {
+  SESSION_VERDICTS,
   type SessionRow,
   type SessionVerdict,
   type SessionView,
-  sessionCountsOf,
-  sessionPageAfter,
-  sessionPageOf,
-  sessionViewOf,
 } from './storage/sessionView.js';
+export { sessionViewOf } from './storage/sessionViewOf.js';
 export type {
   BreakerTransitionView,
   FeedBatch,

@@ -112,6 +112,18 @@ function idOf(params: URLSearchParams, name: string): string | undefined {
   return raw;
 }
 
+/** One of `choices` (`undefined` when absent). */
+function choiceOf<T extends string>(
+  params: URLSearchParams,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const raw = params.get(name);
+  if (raw !== null && !(choices as readonly string[]).includes(raw))
+    throw new InvalidInputError(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  return (raw ?? undefined) as T | undefined;
+}
+
 function requiredIdOf(params: URLSearchParams, name: string): string {
   const value = idOf(params, name);
   if (value === undefined) throw new InvalidInputError(`query parameter ${name} is required`);
@@ -161,15 +173,10 @@ export function parseStatusQuery(params: URLSearchParams): StatusQuery {
  */
 export function parseSessionsQuery(params: URLSearchParams): SessionsQuery {
   only(params, ['limit', 'cursor', 'verdict', 'sessionId']);
-  const verdict = params.get('verdict');
-  if (verdict !== null && !(SESSION_VERDICTS as readonly string[]).includes(verdict))
-    throw new InvalidInputError(
-      `verdict must be one of ${SESSION_VERDICTS.join(', ')}, got ${JSON.stringify(verdict)}`,
-    );
   return {
     limit: limitOf(params, 50),
     cursor: textOf(params, 'cursor'),
-    verdict: (verdict ?? undefined) as SessionVerdict | undefined,
+    verdict: choiceOf(params, 'verdict', SESSION_VERDICTS),
     sessionId: idOf(params, 'sessionId'),
   };
 }
@@ -195,15 +202,10 @@ export function parseSessionEntriesQuery(params: URLSearchParams): SessionEntrie
  */
 export function parseRecoveriesQuery(params: URLSearchParams): RecoveriesQuery {
   only(params, ['limit', 'cursor', 'topic', 'task', 'since', 'until']);
-  const topic = params.get('topic');
-  if (topic !== null && !(RECOVERY_VIEW_TOPICS as readonly string[]).includes(topic))
-    throw new InvalidInputError(
-      `topic must be one of ${RECOVERY_VIEW_TOPICS.join(', ')}, got ${JSON.stringify(topic)}`,
-    );
   return {
     limit: limitOf(params, 50),
     cursor: textOf(params, 'cursor'),
-    topic: (topic ?? undefined) as RecoveriesQuery['topic'],
+    topic: choiceOf(params, 'topic', RECOVERY_VIEW_TOPICS),
     taskId: textOf(params, 'task'),
     since: timeOf(params, 'since'),
     until: timeOf(params, 'until'),

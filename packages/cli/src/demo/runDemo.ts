@@ -12,10 +12,10 @@ import { attachEmitter, type RunningStatusServer, statusSnapshot } from '@loopgu
 import { openLoopGuardDatabase, SqliteIterationStore, SqliteStatusReader } from '@loopguard/sqlite';
 import { pino } from 'pino';
 import { serveDashboard, untilSignal } from '../commands/serveDashboard.js';
-import { sessionList } from '../commands/status.js';
 import type { CliIo } from '../terminal/cliIo.js';
 import { formatTable } from '../terminal/formatTable.js';
 import { localTime, timeZoneName } from '../terminal/localTime.js';
+import { sessionList } from '../terminal/sessionList.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 

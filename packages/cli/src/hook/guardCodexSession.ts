@@ -16,7 +16,7 @@ import {
   withMemory,
 } from './sessionMemory.js';
 import { keyOf, turnSteps } from './sessionSteps.js';
-import { newSession, resultCount } from './storedSession.js';
+import { judgedSession, newSession, resultCount } from './storedSession.js';
 
 /** Most recent calls remembered as denied, or as answered with a verdict. */
 const MAX_ANSWERED_CALLS = 64;
@@ -123,18 +123,14 @@ export function guardCodexSession(
   const kept: Memory = { ...rest, ...started, codex };
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
-    next: {
+    // Codex fires PostToolUse only for a call that ran
+    next: judgedSession(event, session, {
       snapshot: JSON.stringify(detector.snapshot()),
-      lastResults: JSON.stringify(kept),
+      memory: kept,
       steps: detector.stepCount,
-      // Codex fires PostToolUse only for a call that ran
-      toolCalls: (session?.toolCalls ?? 0) + counted,
-      // a subagent's run (its own row) is listed under its session; the first event names them
-      parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
-      agentType: session?.agentType ?? event.agentType ?? null,
-      enabled: true,
+      toolCalls: counted,
       ...counts,
-    },
+    }),
   };
 }
 

@@ -24,7 +24,7 @@ import {
 } from './sessionMemory.js';
 import { keyOf, turnSteps } from './sessionSteps.js';
 import { skippedCall } from './skippedCall.js';
-import { newSession, resultCount } from './storedSession.js';
+import { judgedSession, newSession, resultCount } from './storedSession.js';
 
 /**
  * Whether a repeat of the call whose last result is `last` can be judged before it runs, taken to
@@ -83,16 +83,22 @@ export function guardSession(
   )
     return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
-  if (event.kind === 'before_tool' && session !== null && unendedStop !== undefined) {
-    const memory: Memory = {
-      results: lastResults,
-      seen,
-      ...(refusedCalls === undefined ? {} : { refusedCalls }),
-      ...(startedCalls === undefined ? {} : { startedCalls }),
-      ...(startedCall === undefined ? {} : { startedCall }),
+  // the memory kept: the results, the calls seen, the refused and the started ones
+  const memoryWith = (started: {
+    startedCalls?: number | undefined;
+    startedCall?: string | undefined;
+  }): Memory => ({
+    results: lastResults,
+    seen,
+    ...(refusedCalls === undefined ? {} : { refusedCalls }),
+    ...(started.startedCalls === undefined ? {} : { startedCalls: started.startedCalls }),
+    ...(started.startedCall === undefined ? {} : { startedCall: started.startedCall }),
+  });
+  if (event.kind === 'before_tool' && session !== null && unendedStop !== undefined)
+    return {
+      result: stopReply(unendedStop, event),
+      next: withMemory(session, memoryWith({ startedCalls, startedCall })),
     };
-    return { result: stopReply(unendedStop, event), next: withMemory(session, memory) };
-  }
   const detector = restoreDetector(session, context.detector);
   const counts = { nudges: session?.nudges ?? 0, stops: session?.stops ?? 0 };
   const observe = (steps: Step[]): StepVerdict | undefined =>
@@ -120,14 +126,8 @@ export function guardSession(
           ? { result: { kind: 'silent' } }
           : {
               result: { kind: 'silent' },
-              next: withMemory(session, {
-                results: lastResults,
-                seen,
-                ...(refusedCalls === undefined ? {} : { refusedCalls }),
-                // the first call, still started: its result is not counted again when it comes
-                ...(startedCalls === undefined ? {} : { startedCalls }),
-                ...(startedCall === undefined ? {} : { startedCall }),
-              }),
+              // the first call, still started: its result is not counted again when it comes
+              next: withMemory(session, memoryWith({ startedCalls, startedCall })),
             };
       if (last === undefined || !foreseeable(last, detector)) return silent;
       verdict = detector.foresee(event.tool, event.input, last.output, last.error);
@@ -167,24 +167,16 @@ export function guardSession(
   const counted = resultCount(event, started);
   return {
     result: event.kind === 'agent_stop' ? { kind: 'silent' } : reply,
-    next: {
+    next: judgedSession(event, session, {
       snapshot: detector.sealedSnapshot(SHA256_SEAL_CHECKSUM),
-      lastResults: JSON.stringify({
-        results: lastResults,
-        seen,
-        ...(refusedCalls === undefined ? {} : { refusedCalls }),
-        ...(counted.startedCalls === undefined ? {} : { startedCalls: counted.startedCalls }),
-        ...(counted.startedCall === undefined ? {} : { startedCall: counted.startedCall }),
+      memory: {
+        ...memoryWith(counted),
         ...(stopToCarry === undefined ? {} : { unendedStop: stopToCarry }),
-      } satisfies Memory),
+      },
       steps: detector.stepCount,
-      toolCalls: (session?.toolCalls ?? 0) + counted.toolCalls,
-      // a subagent's run (its own row) is listed under its session; the first event names them
-      parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
-      agentType: session?.agentType ?? event.agentType ?? null,
-      enabled: true,
+      toolCalls: counted.toolCalls,
       ...counts,
-    },
+    }),
   };
 }
 

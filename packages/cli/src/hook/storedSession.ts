@@ -1,5 +1,5 @@
 import { StepLoopDetector } from '@loopguard/core/steps';
-import type { HookSessionUpdate } from '@loopguard/sqlite';
+import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
 import type { GuardContext } from './guardContext.js';
 import type { HookEvent } from './hookEvent.js';
 import { SHA256_SEAL_CHECKSUM } from './sealChecksum.js';
@@ -26,6 +26,44 @@ export function newSession(
     enabled: true,
     nudges: 0,
     stops: 0,
+  };
+}
+
+/** What a judged event leaves of a session: see {@link judgedSession}. */
+export interface JudgedState {
+  /** The detector's snapshot, as stored. */
+  snapshot: string;
+  /** The session's memory after the event. */
+  memory: Memory;
+  /** The steps the detector has seen. */
+  steps: number;
+  /** The tool calls the event adds (see {@link resultCount}). */
+  toolCalls: number;
+  /** The session's nudges, the event's included. */
+  nudges: number;
+  /** The session's stops, the event's included. */
+  stops: number;
+}
+
+/**
+ * The row of a session after an event its detector judged (Claude Code's, Gemini CLI's and Codex's
+ * alike): a subagent's run (its own row) is listed under its session, named by the first event.
+ */
+export function judgedSession(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  state: JudgedState,
+): NonNullable<HookSessionUpdate<unknown>['next']> {
+  return {
+    snapshot: state.snapshot,
+    lastResults: JSON.stringify(state.memory satisfies Memory),
+    steps: state.steps,
+    toolCalls: (session?.toolCalls ?? 0) + state.toolCalls,
+    parentSessionId: session?.parentSessionId ?? event.parentSessionId ?? null,
+    agentType: session?.agentType ?? event.agentType ?? null,
+    enabled: true,
+    nudges: state.nudges,
+    stops: state.stops,
   };
 }
 

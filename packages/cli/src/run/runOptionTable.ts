@@ -13,7 +13,7 @@ import {
   MAX_RUNTIME_MINUTES_CAP,
 } from '@loopguard/core/guards';
 import { DEFAULT_CONFIG } from '@loopguard/core/seeds';
-import { DEFAULT_SPEND_WARN_AT, spendOptionsSchema } from '@loopguard/core/spend';
+import { DEFAULT_SPEND_WARN_AT } from '@loopguard/core/spend';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
@@ -63,23 +63,18 @@ const count = integer(1);
 const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
-/** The `spend` section as an object (the configuration file) or as JSON (`--spend`). */
-const spend = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((value, ctx) => {
-  let input: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      input = JSON.parse(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"session":{"maxCostUsd":5}}' });
-      return z.NEVER;
-    }
+/**
+ * The `spend` section as an object (the configuration file) or as JSON (`--spend`): read here, validated
+ * with `--max-cost-usd` and `--max-tokens` over it, once (see runSpendOptions).
+ */
+const spend = z.union([z.string(), z.record(z.string(), z.unknown())]).transform((value, ctx): unknown => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"session":{"maxCostUsd":5}}' });
+    return z.NEVER;
   }
-  const parsed = spendOptionsSchema().safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  // The issue keeps its path inside the section, so that the error names the key and its value.
-  ctx.addIssue({ code: 'custom', message: issue?.message ?? 'is invalid', path: issue?.path ?? [] });
-  return z.NEVER;
 });
 const choice = <const T extends readonly [string, ...string[]]>(values: T) => ({
   choices: values,

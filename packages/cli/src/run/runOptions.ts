@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describeValue } from '@loopguard/core/internal';
-import { spendGuardOn } from '@loopguard/core/spend';
+import { type ResolvedSpendOptions, spendGuardOn } from '@loopguard/core/spend';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import {
@@ -24,7 +24,10 @@ type Optional = Exclude<Validated, { default: unknown }>;
 
 /** `loopguard run`'s options after validation and defaults (durations in ms). */
 export type RunOptions = { [S in Defaulted as S['key']]: z.output<S['schema']> } & {
-  [S in Optional as S['key']]?: z.output<S['schema']>;
+  [S in Exclude<Optional, { key: 'spend' }> as S['key']]?: z.output<S['schema']>;
+} & {
+  /** The run's spend options: the `spend` section with `--max-cost-usd` and `--max-tokens` over it, validated. */
+  spend?: ResolvedSpendOptions;
 };
 
 function fieldSchema(spec: RunOptionSpec & { schema: z.ZodType }): z.ZodType {
@@ -34,14 +37,29 @@ function fieldSchema(spec: RunOptionSpec & { schema: z.ZodType }): z.ZodType {
 /**
  * The options of `loopguard run`, from flags and `loopguard.config.json` / `.yaml` (flags win),
  * derived from {@link RUN_OPTIONS}: a default is parsed like a given value. Unknown keys are rejected.
+ * The spend options are validated once, with the run's caps over the section (runSpendOptions).
  */
-export const runOptionsSchema = z.strictObject(
-  Object.fromEntries(
-    (RUN_OPTIONS as readonly RunOptionSpec[]).flatMap((spec) =>
-      spec.schema === null ? [] : [[spec.key, fieldSchema({ ...spec, schema: spec.schema })]],
+export const runOptionsSchema = z
+  .strictObject(
+    Object.fromEntries(
+      (RUN_OPTIONS as readonly RunOptionSpec[]).flatMap((spec) =>
+        spec.schema === null ? [] : [[spec.key, fieldSchema({ ...spec, schema: spec.schema })]],
+      ),
     ),
-  ),
-) as unknown as z.ZodType<RunOptions>;
+  )
+  .transform((options, ctx) => {
+    const spend = runSpendOptions(options);
+    if (spend === undefined) return options;
+    if (spend.success) return { ...options, spend: spend.data };
+    const issue = spend.error.issues[0];
+    // custom, not unrecognized_keys: a key unknown inside the section is not an unknown option of the run
+    ctx.addIssue({
+      code: 'custom',
+      message: issue?.message ?? 'is invalid',
+      path: ['spend', ...(issue?.path ?? [])],
+    });
+    return z.NEVER;
+  }) as unknown as z.ZodType<RunOptions>;
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
@@ -123,7 +141,7 @@ export function resolveRunOptions(
   if (parsed.success) {
     if (parsed.data.task !== undefined && parsed.data.plan !== undefined)
       throw new CliError('--task and --plan cannot be used together');
-    if (parsed.data.agentStream === undefined && spendGuardOn(runSpendOptions(parsed.data)))
+    if (parsed.data.agentStream === undefined && spendGuardOn(parsed.data.spend))
       throw new CliError("the spend guard reads the agent's usage from its output: give --agent-stream");
     return parsed.data;
   }

@@ -13,7 +13,6 @@ import {
 import { EXIT_CODES } from '../terminal/exitCodes.js';
 import type { RunDisplay, RunEvent } from './RunDisplay.js';
 import type { RunOptions } from './runOptions.js';
-import { runSpendOptions } from './runSpendOptions.js';
 import type { Outcome } from './sessionState.js';
 
 /**
@@ -34,8 +33,8 @@ export class RunSpend {
 
   /** The run's guard, or `null` when the options set no budget (the pricing library loads only then). */
   static async create(options: RunOptions, clock: Clock): Promise<RunSpend | null> {
-    const spend = runSpendOptions(options);
-    if (!spendGuardOn(spend) || options.agentStream === undefined) return null;
+    const spend = options.spend;
+    if (spend === undefined || !spendGuardOn(spend) || options.agentStream === undefined) return null;
     const costOf = priceBook(spend.prices, await loadLibraryCost());
     return new RunSpend(new SpendGuard(spend, costOf, 'this run'), options.agentStream, clock);
   }

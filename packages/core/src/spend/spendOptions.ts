@@ -77,7 +77,9 @@ export type ResolvedSpendOptions = Omit<SpendOptions, 'warnAt' | 'burnRate' | 'o
 
 /**
  * The schema of {@link SpendOptions}. Made on first use (`lazySchema`): a hook call validates spend
- * options only when the project's configuration file has a `spend` section.
+ * options only when the project's configuration file has a `spend` section. What it parses is frozen
+ * and known as validated: {@link parseSpendOptions} and `SpendGuard` take it as it is (an edge that
+ * reports the schema's issues in its own words, as `loopguard run` does, validates once).
  */
 export const spendOptionsSchema = lazySchema(() => {
   const positive = z.number().positive().finite();
@@ -91,26 +93,34 @@ export const spendOptionsSchema = lazySchema(() => {
     cacheWrite: z.number().min(0).finite().optional(),
     cacheRead: z.number().min(0).finite().optional(),
   });
-  return z.strictObject({
-    session: capsSchema.optional(),
-    task: capsSchema.optional(),
-    projectDay: capsSchema.optional(),
-    warnAt: z.number().gt(0).lt(1).default(DEFAULT_SPEND_WARN_AT),
-    burnRate: z
-      .strictObject({
-        tokensPerMinute: positive.optional(),
-        costUsdPerMinute: positive.optional(),
-        forMinutes: z.number().int().min(1).max(120).default(DEFAULT_BURN_MINUTES),
-        action: z.enum(['warn', 'stop']).default('warn'),
-      })
-      .optional(),
-    prices: z.record(z.string().min(1), priceSchema).optional(),
-    onUnknownPrice: z.enum(['warn', 'stop']).default(DEFAULT_ON_UNKNOWN_PRICE),
-  });
+  return z
+    .strictObject({
+      session: capsSchema.optional(),
+      task: capsSchema.optional(),
+      projectDay: capsSchema.optional(),
+      warnAt: z.number().gt(0).lt(1).default(DEFAULT_SPEND_WARN_AT),
+      burnRate: z
+        .strictObject({
+          tokensPerMinute: positive.optional(),
+          costUsdPerMinute: positive.optional(),
+          forMinutes: z.number().int().min(1).max(120).default(DEFAULT_BURN_MINUTES),
+          action: z.enum(['warn', 'stop']).default('warn'),
+        })
+        .optional(),
+      prices: z.record(z.string().min(1), priceSchema).optional(),
+      onUnknownPrice: z.enum(['warn', 'stop']).default(DEFAULT_ON_UNKNOWN_PRICE),
+    })
+    .overwrite(markValidated);
 });
 
 /** The options this module validated: frozen, so one handed on (an adapter's to its SpendGuard) is not checked again. */
 const validated = new WeakSet<object>();
+
+/** `options`, frozen (nested objects too) and known as validated. */
+function markValidated<T extends object>(options: T): T {
+  validated.add(frozen(options));
+  return options;
+}
 
 /**
  * Validates spend options and applies the defaults, once: the result is frozen (nested objects too),
@@ -123,9 +133,7 @@ const validated = new WeakSet<object>();
 export function parseSpendOptions(input: unknown, what = 'spend options'): ResolvedSpendOptions {
   if (typeof input === 'object' && input !== null && validated.has(input))
     return input as ResolvedSpendOptions;
-  const resolved = frozen(parseOptions(spendOptionsSchema(), input, what)) as ResolvedSpendOptions;
-  validated.add(resolved);
-  return resolved;
+  return parseOptions(spendOptionsSchema(), input, what) as ResolvedSpendOptions;
 }
 
 /** `value` with every object in it frozen (the parsed options are plain data: objects and numbers). */

@@ -8,9 +8,11 @@ import { type ActionKind, classifyAction, commandTextOf } from './actions/action
 import { isExemptAction, type StepExemptions } from './actions/exemptions.js';
 import { actionText } from './actions/inputText.js';
 import { canonicalStep } from './actions/shellCommand.js';
+import { type PendingAction, pendingActionOf, pendingActionState } from './history/pendingAction.js';
 import { RecentMemo } from './history/recentMemo.js';
 import { StepHistory } from './history/stepHistory.js';
-import { type PendingAction, TurnReader } from './history/turnOutcome.js';
+import { TurnReader } from './history/turnOutcome.js';
+import { shorten } from './keys/shorten.js';
 import { actionKey, isBlankMessage } from './keys/stepKeys.js';
 import { isStepLoopDetectionEnabled } from './options/globalSwitch.js';
 import { type SealChecksum, sealSnapshot, unsealSnapshot } from './options/snapshotSeal.js';
@@ -21,7 +23,6 @@ import {
   thresholdsOf,
 } from './options/stepLoopDetectorOptions.js';
 import {
-  MAX_EDIT_PRINTS,
   readSnapshotEnvelope,
   restoreSealedParts,
   type SnapshotJson,
@@ -29,18 +30,12 @@ import {
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
 } from './options/stepSnapshot.js';
-import { type FileSearch, searchReader } from './probes/fileSearch.js';
-import {
-  type PrintWork,
-  type PrintWorkReader,
-  printWorkOf,
-  printWorkOfState,
-  printWorkReader,
-} from './probes/printRewrite.js';
-import { type PrintEdit, type PrintEditReader, printEditReader } from './probes/unseenPrints.js';
+import { searchReader } from './probes/fileSearch.js';
+import { printWorkReader } from './probes/printRewrite.js';
+import { printEditReader } from './probes/unseenPrints.js';
 import { ChantingStream } from './rules/ChantingStream.js';
 import { StepLadder } from './rules/StepLadder.js';
-import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './rules/StepRule.js';
+import type { JudgedEvent, RuleHit, StepRule } from './rules/StepRule.js';
 import { messageRulesOf, turnRulesOf } from './rules/stepRules.js';
 import type { Step } from './step.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
@@ -212,21 +207,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
       steps: this.steps,
       calls: this.calls,
       enabled: this.enabled,
-      pending:
-        pending === undefined
-          ? null
-          : {
-              step: pending.step,
-              ...(pending.call === undefined ? {} : { call: pending.call }),
-              tool: pending.tool,
-              text: pending.text,
-              key: pending.key,
-              exempt: pending.exempt,
-              kind: { ...pending.kind, paths: [...pending.kind.paths] },
-              ...printsState(pending.prints),
-              ...(pending.printWork === undefined ? {} : { printWork: printWorkState(pending.printWork) }),
-              ...searchState(pending.search),
-            },
+      pending: pending === undefined ? null : pendingActionState(pending),
       history: this.history.snapshot(),
       ladder: this.ladder.snapshot(),
       rules,
@@ -263,15 +244,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
     detector.calls = state.calls ?? 0;
     detector.enabled = state.enabled;
     const pending = state.pending;
-    detector.pending =
-      pending === null
-        ? undefined
-        : {
-            ...pending,
-            prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
-            search: pending.search === undefined ? undefined : () => pending.search,
-            printWork: pending.printWork === undefined ? undefined : printWorkOfState(pending.printWork),
-          };
+    detector.pending = pending === null ? undefined : pendingActionOf(pending);
     return detector;
   }
 
@@ -471,25 +444,4 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
   private continueAt(index: number): StepVerdict {
     return continueVerdict(index, this.calls);
   }
-}
-
-/** A pending action's search of a file as its snapshot keeps it: absent when it has none. */
-function searchState(search: (() => FileSearch | undefined) | undefined): { search?: FileSearch } {
-  const read = search?.();
-  return read === undefined ? {} : { search: { ...read } };
-}
-
-/** A pending change's print work as its snapshot keeps it. */
-function printWorkState(reader: PrintWorkReader): PrintWork {
-  const work = printWorkOf(undefined, reader);
-  return work.rewritten === undefined
-    ? { typed: work.typed.slice(0, MAX_EDIT_PRINTS) }
-    : { typed: work.typed.slice(0, MAX_EDIT_PRINTS), rewritten: work.rewritten.slice(0, MAX_EDIT_PRINTS) };
-}
-
-/** A pending action's print edit as its snapshot keeps it: absent when it has none. */
-function printsState(prints: PrintEditReader | undefined): { prints?: PrintEdit } {
-  const edit = prints?.();
-  if (edit === undefined || (edit.added.length === 0 && edit.removed.length === 0)) return {};
-  return { prints: { added: [...edit.added], removed: [...edit.removed] } };
 }

@@ -1,6 +1,6 @@
 import type { StepEvidence } from './history/stepHistory.js';
+import { shorten } from './keys/shorten.js';
 import type { RuleHit, StepLoopType } from './rules/StepRule.js';
-import { shorten } from './rules/StepRule.js';
 
 /** The next step for each loop kind when the evidence names nothing more specific (a rule's `advice` wins). */
 export const ADVICE: Readonly<Record<StepLoopType, string>> = Object.freeze({

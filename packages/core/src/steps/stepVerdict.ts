@@ -1,7 +1,8 @@
 import type { ContextEntry } from '../model/contextEntry.js';
 import type { StepEvidence } from './history/stepHistory.js';
+import { shorten } from './keys/shorten.js';
 import type { StreamChant } from './rules/ChantingStream.js';
-import { type RuleHit, type StepLoopType, shorten } from './rules/StepRule.js';
+import type { RuleHit, StepLoopType } from './rules/StepRule.js';
 import { stepLoopMessage } from './stepLoopMessage.js';
 
 /** What {@link StepLoopDetector.observe} returns for one step. */

@@ -1,5 +1,6 @@
 import type { RecoveryView, RecoveryViewTopic } from './recoveryView.js';
-import type { SessionCounts, SessionKey, SessionPage, SessionPageQuery } from './sessionView.js';
+import type { SessionCounts } from './sessionCounts.js';
+import type { SessionKey, SessionPage, SessionPageQuery } from './sessionPage.js';
 
 /**
  * One task on a status page.

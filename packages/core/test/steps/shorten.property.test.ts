@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shorten } from '../../src/steps/rules/StepRule.js';
+import { shorten } from '../../src/steps/keys/shorten.js';
 
 /** `shorten` as first written: the whole text escaped, then cut. */
 function oracleShorten(text: string, max = 200): string {

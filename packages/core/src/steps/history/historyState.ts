@@ -3,9 +3,7 @@ import { lazySchema } from '../../kernel/optionSchemas.js';
 import { mix32 } from '../keys/fingerprint.js';
 import { keyHash } from '../keys/keyHash.js';
 import { evidenceSchema } from '../keys/stepEvidence.js';
-
-/** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
-export const MAX_TRACKED_PERIOD = 16;
+import { MAX_TRACKED_PERIOD } from '../options/stepLoopDetectorOptions.js';
 
 /** zod schema of a {@link StepHistory} snapshot, built on first use (see parseSnapshotPart). */
 export const historyStateSchema = lazySchema(() => {

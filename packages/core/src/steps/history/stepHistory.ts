@@ -1,11 +1,12 @@
 import { keyHash } from '../keys/keyHash.js';
 import { cleanEvidence } from '../keys/stepEvidence.js';
 import { messageKey } from '../keys/stepKeys.js';
+import { MAX_TRACKED_PERIOD } from '../options/stepLoopDetectorOptions.js';
 import { parseSnapshotPart, type SnapshotJson, type SnapshotPart } from '../options/stepSnapshot.js';
 import { ProbeLedger } from '../probes/ProbeLedger.js';
 import { UnseenPrints } from '../probes/unseenPrints.js';
 import { BoundedSeen } from './boundedSeen.js';
-import { historyStateSchema, MAX_TRACKED_PERIOD, pairKeyOf, pairKeyOfText } from './historyState.js';
+import { historyStateSchema, pairKeyOf, pairKeyOfText } from './historyState.js';
 import { RejectionStreaks } from './rejectionStreaks.js';
 import { RetriedCalls } from './retriedCalls.js';
 import { SoughtNames } from './soughtNames.js';
@@ -13,7 +14,6 @@ import type { MessageTurn, Turn } from './turn.js';
 
 export { keyHash } from '../keys/keyHash.js';
 export type { StepEvidence } from '../keys/stepEvidence.js';
-export { MAX_TRACKED_PERIOD } from './historyState.js';
 export type { MessageTurn, Turn } from './turn.js';
 
 const RECENT_CAPACITY = 64;

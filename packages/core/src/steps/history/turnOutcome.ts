@@ -1,5 +1,4 @@
 import { firstErrorLine } from '../../signatures/errorSignature.js';
-import type { ActionKind } from '../actions/actionKind.js';
 import {
   echoedTokens,
   echoTokens,
@@ -12,45 +11,17 @@ import {
   mix32,
   OUTPUT_HEAD,
 } from '../keys/fingerprint.js';
+import { shorten } from '../keys/shorten.js';
 import { actionKey, boundLines } from '../keys/stepKeys.js';
-import type { FileSearch } from '../probes/fileSearch.js';
 import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
-import type { PrintWorkReader } from '../probes/printRewrite.js';
 import { maskNoise, typedWords } from '../probes/probeKey.js';
 import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
 import { outputWords } from '../probes/probeVerdict.js';
-import type { PrintEditReader } from '../probes/unseenPrints.js';
-import { shorten } from '../rules/StepRule.js';
 import { isFramingOnly } from './framingLines.js';
 import { pairKeyOf } from './historyState.js';
+import type { PendingAction } from './pendingAction.js';
 import { RecentMemo } from './recentMemo.js';
 import { keyHash, type StepEvidence, type StepHistory, type Turn } from './stepHistory.js';
-
-/** An action waiting for its observation. */
-export interface PendingAction {
-  /** Its step number. */
-  step: number;
-  /** Its 1-based tool call number (absent when restored from an older snapshot). */
-  call?: number;
-  /** The tool called. */
-  tool: string;
-  /** The call's input as text. */
-  text: string;
-  /** Its action key (`actionKey`). */
-  key: string;
-  /** Whether the call is exempt (a polling command or tool): never judged. */
-  exempt: boolean;
-  /** What the action does to the work: a change, a probe run or a read. */
-  kind: ActionKind;
-  /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
-  prints?: PrintEditReader | undefined;
-  /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
-  search?: (() => FileSearch | undefined) | undefined;
-  /** For a change, what it does to debug prints, read when asked (see `printWorkOf`; `undefined`: none). */
-  printWork?: PrintWorkReader | undefined;
-  /** Raw hashes of the action's tokens, computed when its observation first needs them. */
-  echo?: Set<number>;
-}
 
 const EMPTY_ECHO: ReadonlySet<number> = new Set();
 /** Failure texts whose first error line is remembered (the corpora's repeats all fall within the last 16). */

@@ -5,7 +5,9 @@ import { clockSchema, lazySchema, loggerSchema, portSchema } from '../../kernel/
 import { parseOptions } from '../../kernel/parseOptions.js';
 import type { StateMachine } from '../../storage/ports.js';
 import { DEFAULT_EXEMPT_COMMANDS, DEFAULT_EXEMPT_TOOLS } from '../actions/exemptions.js';
-import { MAX_TRACKED_PERIOD } from '../history/stepHistory.js';
+
+/** Longest periodic pattern tracked (cycle length): see docs/step-detector.md for why 16. */
+export const MAX_TRACKED_PERIOD = 16;
 
 /** Options of {@link StepLoopDetector}; every threshold has a documented default. */
 export interface StepLoopDetectorOptions {

@@ -1,7 +1,7 @@
+import { shorten } from '../keys/shorten.js';
 import { CHANT_TAIL, mayChant } from './chantBound.js';
 import { ChantRun, hasLetter, MIN_SEGMENT, ProseScanner, type ProseSink, segmentKey } from './chantText.js';
 import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
-import { shorten } from './StepRule.js';
 
 /** Messages shorter than this never count as chanting: a few repeated words in a short reply cost nothing. */
 const MIN_CHANT_LENGTH = 256;

@@ -1,7 +1,8 @@
 import { ERROR_LINE } from '../../signatures/errorSignature.js';
 import type { StepHistory } from '../history/stepHistory.js';
 import type { Turn } from '../history/turn.js';
-import { type JudgedEvent, type RuleHit, type StepRule, shorten } from './StepRule.js';
+import { shorten } from '../keys/shorten.js';
+import type { JudgedEvent, RuleHit, StepRule } from './StepRule.js';
 
 /**
  * Failures of the same class `threshold` times with nothing learned in between, or of the same

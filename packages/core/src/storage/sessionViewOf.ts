@@ -1,0 +1,63 @@
+import { formatUsd } from '../kernel/formatUsd.js';
+import { runStatusWords } from './runStatusWords.js';
+import { sessionSummary, spendText } from './sessionSummary.js';
+import { SESSION_VERDICTS, type SessionRow, type SessionVerdict, type SessionView } from './sessionView.js';
+import { spendReasonWords } from './spendReasonWords.js';
+
+const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/**
+ * The view of one `agent_sessions` row.
+ * @example sessionViewOf(row).verdict; // 'stopped'
+ */
+export function sessionViewOf(row: SessionRow): SessionView {
+  const verdict = (SESSION_VERDICTS as readonly string[]).includes(row.verdict)
+    ? (row.verdict as SessionVerdict)
+    : 'clean';
+  const view: Omit<SessionView, 'summary' | 'spendSummary'> = {
+    agent: row.agent,
+    sessionId: row.session_id,
+    projectDir: row.project_dir,
+    parentSessionId: row.parent_session_id,
+    agentType: row.agent_type,
+    startedAt: Number(row.started_at),
+    lastActive: Number(row.last_active),
+    toolCalls: num(row.tool_calls),
+    nudges: Number(row.nudges),
+    stops: Number(row.stops),
+    refusedCalls: Number(row.refused_calls ?? 0),
+    stop:
+      row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
+        ? {
+            topic: row.stop_topic,
+            kind: row.stop_kind,
+            call: num(row.stop_call),
+            iteration: num(row.stop_iteration ?? null),
+            at: Number(row.stopped_at),
+            reason:
+              row.stop_topic === 'spend_stop' && row.stop_kind !== null
+                ? spendReasonWords(row.stop_kind)
+                : null,
+          }
+        : null,
+    spend:
+      row.tokens === null
+        ? null
+        : {
+            tokens: Number(row.tokens),
+            costUsd: Number(row.cost_usd ?? 0),
+            cost: formatUsd(Number(row.cost_usd ?? 0)),
+            unpricedTokens: Number(row.unpriced_tokens ?? 0),
+          },
+    budget:
+      row.budget_usd === null && row.budget_tokens === null
+        ? null
+        : { maxCostUsd: num(row.budget_usd), maxTokens: num(row.budget_tokens) },
+    runStatus: row.run_status,
+    runStatusText: row.run_status === null ? null : runStatusWords(row.run_status),
+    runReason: row.run_reason ?? null,
+    verdict,
+    switchedOff: Number(row.switched_off ?? 0) === 1,
+  };
+  return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
+}
