@@ -175,11 +175,18 @@ describe('the demo (the README main job: loopguard demo)', () => {
 
   it('leaves no folder behind outside its own .loopguard/demo-files, emptied at every run', () => {
     const bin = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
-    const before = new Set(readdirSync(tmpdir()));
-    execFileSync(process.execPath, [bin, 'demo'], { cwd, encoding: 'utf8' });
-    expect(
-      readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('loopguard-demo')),
-    ).toEqual([]);
+    // a temporary folder of this run's own: other test files run demos in the shared one at the same time
+    const runTmp = mkdtempSync(join(tmpdir(), 'loopguard-demo-tmp-'));
+    try {
+      execFileSync(process.execPath, [bin, 'demo'], {
+        cwd,
+        encoding: 'utf8',
+        env: { ...process.env, TMPDIR: runTmp },
+      });
+      expect(readdirSync(runTmp)).toEqual([]);
+    } finally {
+      rmSync(runTmp, { recursive: true, force: true });
+    }
     expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
       // the Claude Code replay runs in a temporary folder (under .loopguard its Read would be a call
       // against loopguard's own files), removed afterwards: the check above
