@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { hooksRemovedRefusal } from '../src/hook/hooksRemovedCall.js';
 import { ownStateRefusal } from '../src/hook/ownStateCall.js';
 
 // Every shell command and file path of three corpora of real agent runs (../shared/corpora, read
@@ -43,7 +44,8 @@ describe.skipIf(!existsSync(CORPORA))(
       const refused: number[] = [];
       for (const event of calls(corpus)) {
         seen++;
-        if (ownStateRefusal(event) !== undefined) refused.push(seen); // the call's number, not its text
+        // and those that take loopguard's hooks out of an agent's hooks file (trust64)
+        if ((ownStateRefusal(event) ?? hooksRemovedRefusal(event)) !== undefined) refused.push(seen); // the call's number, not its text
       }
       expect(seen).toBeGreaterThan(1000);
       expect(refused).toEqual([]);

@@ -12,6 +12,7 @@ import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
+import { hooksRemovedRefusal } from './hooksRemovedCall.js';
 import { ownStateRefusal } from './ownStateCall.js';
 import { sessionEndedEntry } from './sessionEntries.js';
 import { deliveryOf, parseMemory } from './sessionMemory.js';
@@ -130,7 +131,10 @@ export async function guardProject(
       ...(agent === 'claude' ? { readCall: (id: string) => skippedResult(event, id, distrust, now) } : {}),
     };
     // Codex's `write_stdin` reaches no hook: a shell it would keep open for typed commands is refused
-    const refused = ownStateRefusal(event) ?? (agent === 'codex' ? terminalShellRefusal(event) : undefined);
+    const refused =
+      ownStateRefusal(event) ??
+      hooksRemovedRefusal(event) ??
+      (agent === 'codex' ? terminalShellRefusal(event) : undefined);
     if (refused !== undefined) {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },
