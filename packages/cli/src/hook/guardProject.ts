@@ -20,6 +20,7 @@ import type { TranscriptDistrust } from './sessionSpend.js';
 import { budgetStopBefore, spendVerdict, withSpend } from './sessionSpend.js';
 import { newSession, startedSession } from './storedSession.js';
 import { terminalShellRefusal } from './terminalShellCall.js';
+import { unhookedAgentRefusal } from './unhookedAgentCall.js';
 
 /**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
@@ -134,6 +135,7 @@ export async function guardProject(
     const refused =
       ownStateRefusal(event) ??
       hooksRemovedRefusal(event) ??
+      unhookedAgentRefusal(event) ??
       (agent === 'codex' ? terminalShellRefusal(event) : undefined);
     if (refused !== undefined) {
       database.sessions.update(
