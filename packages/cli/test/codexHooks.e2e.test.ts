@@ -752,6 +752,47 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 600_000);
 
+  it("trust64: the model's calls that remove loopguard's hooks or start a Codex without them are refused; the next session's loop is still nudged", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    const hooks = join(env.CODEX_HOME, 'hooks.json');
+    const installed = readFileSync(hooks, 'utf8');
+    // the hooks file taken away, then a nested Codex with its hooks feature off
+    const attacks = ['rm "$CODEX_HOME/hooks.json"', 'codex exec --disable hooks "Fix the bug."'];
+    let second = false;
+    const api = await startFakeResponsesApi((_call, body) => {
+      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+      if (!second)
+        return ran < attacks.length ? [execCommand(attacks[ran] as string)] : [assistantText('Done.')];
+      return ran < 7 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+    });
+    try {
+      const args = codexExecArgs(api.url, 'Fix the bug.');
+      const run = () =>
+        execa(codex, args, {
+          cwd: dir,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run();
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      expect(lastOutput(api.bodies[1])).toContain("it would take loopguard's hooks out");
+      expect(lastOutput(api.bodies[2])).toContain('it starts an agent with its hooks off');
+      expect(readFileSync(hooks, 'utf8')).toBe(installed);
+      second = true;
+      const next = await run();
+      expect(next.exitCode, String(next.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
+  }, 600_000);
+
   it('stdin63: a shell kept open for typed commands is refused; what would be typed there never runs', async () => {
     // Codex 0.169.0 sends `exec_command`'s PreToolUse as `{ command: "sh" }` (no `tty`) and no hook
     // event at all for `write_stdin`: what is typed into a kept shell goes around every hook
