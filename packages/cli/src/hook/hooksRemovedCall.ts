@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
+import { shellWords } from './shellWords.js';
 
 /**
  * The model's calls that take loopguard's hooks out of an agent's hooks file (trust64): Claude
@@ -211,6 +212,9 @@ const CODEX_CONFIG_TEXT = new RegExp(`(?:^|[\\s'"\`(=/{])(?:${CODEX_CONFIG_PATH}
 const AGENT_FOLDER_WORD =
   /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
 
+/** What every command this file refuses names: a patch, an agent's folder or its home. */
+const AGENT_NAMED = /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR/;
+
 /** Programs that only read the files they name (unless a redirection writes one). */
 const READERS =
   /^(?:cat|less|more|head|tail|grep|egrep|fgrep|rg|ag|jq|diff|cmp|wc|ls|stat|file|test|\[|echo|printf|bat|md5sum|sha\d*sum|realpath|readlink|dirname|basename|tree|code|du|touch|loopguard|codex|claude|gemini)$/;
@@ -225,9 +229,6 @@ const COPIERS = /^(?:cp|install|ln|rsync)$/;
 /** What may stand before the program: assignments and the wrappers that run it. */
 const PREFIX = /^(?:\w+=\S*|sudo|exec|command|nohup|time|env|builtin|-\S*)$/;
 
-/** A shell word's text without its quotes. */
-const unquoted = (word: string) => word.replace(/'([^']*)'|"([^"]*)"/g, '$1$2');
-
 /**
  * Whether one command of a shell command line writes an agent's hooks file: a redirection to it,
  * `tee`/`sponge`/`dd of=` into it, an in-place edit, `rm`/`mv` of it or of the agent's folder,
@@ -236,7 +237,7 @@ const unquoted = (word: string) => word.replace(/'([^']*)'|"([^"]*)"/g, '$1$2');
  * that names hooks or loopguard are refused there (an MCP server appended stays the user's ask).
  */
 function writesHooksFile(segment: string): boolean {
-  const words = (segment.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? []).map(unquoted);
+  const words = shellWords(segment);
   let at = 0;
   while (at < words.length && PREFIX.test(words[at] as string)) at++;
   const program = (words[at] ?? '').split('/').pop() as string;
@@ -297,7 +298,8 @@ export function hooksRemovedRefusal(event: HookEvent): string | undefined {
     return undefined;
   const input = event.input as Record<string, unknown>;
   const path = input.file_path ?? input.path;
-  if (typeof path === 'string') {
+  const writes = input.content !== undefined || input.old_string !== undefined || input.edits !== undefined;
+  if (typeof path === 'string' && writes) {
     const file = resolve(event.projectDir, path);
     const before = hooksFileText(file);
     if (before !== undefined) {
@@ -308,7 +310,8 @@ export function hooksRemovedRefusal(event: HookEvent): string | undefined {
   for (const field of ['command', 'cmd']) {
     const value = input[field];
     const command = Array.isArray(value) ? value.join(' ') : value;
-    if (typeof command !== 'string') continue;
+    // most commands name no agent's folder: read no further (a call of every session passes here)
+    if (typeof command !== 'string' || !AGENT_NAMED.test(command)) continue;
     for (const [, body] of command.matchAll(PATCH))
       if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');

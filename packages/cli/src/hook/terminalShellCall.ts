@@ -1,5 +1,6 @@
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
+import { shellWords } from './shellWords.js';
 
 /**
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
@@ -67,12 +68,6 @@ const SUDO_VALUE = /^-[ugpCDhrtRUT]$/;
 const SSH_VALUE = /^-[bcDEeFIiJLlmOopQRSWw]$/;
 const SSH_NO_SHELL = /^-[a-zA-Z]*[NVGO]/;
 
-/** A shell word's text without its quotes. */
-const unquoted = (word: string) => word.replace(/'([^']*)'|"([^"]*)"/g, '$1$2');
-
-/** A command's words, quotes kept together and taken off. */
-const wordsOf = (text: string) => (text.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? []).map(unquoted);
-
 /** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
 function textReadsTerminal(text: string): boolean {
   let from = 0;
@@ -90,7 +85,7 @@ function textReadsTerminal(text: string): boolean {
 
 /** Whether `segment` copies its stdin, the terminal, to its stdout (`cat`, `cat -`, `tee log`, `dd`). */
 function passesTerminal(segment: string): boolean {
-  const [program = '', ...args] = wordsOf(segment);
+  const [program = '', ...args] = shellWords(segment);
   const operands = args.filter((word) => word === '-' || !word.startsWith('-'));
   if (program === 'cat') return operands.every((word) => word === '-');
   return program === 'tee' || (program === 'dd' && !args.some((word) => word.startsWith('if=')));
@@ -100,7 +95,7 @@ function passesTerminal(segment: string): boolean {
 function readsTerminal(segment: string): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
-  const words = wordsOf(segment);
+  const words = shellWords(segment);
   let at = 0;
   while (at < words.length && PREFIX.test(words[at] as string)) at++;
   let program = (words[at] ?? '').split('/').pop() as string;

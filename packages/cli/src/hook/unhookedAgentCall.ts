@@ -1,5 +1,6 @@
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
+import { shellWords } from './shellWords.js';
 
 /**
  * An agent the model starts with its hooks off (trust64): `codex exec --disable hooks` (Codex
@@ -35,9 +36,6 @@ const SETTING_SOURCES = ['user', 'project', 'local'];
 /** The environment that starts Claude Code as `--bare` or `--safe-mode` do, set to anything but off. */
 const UNHOOKED_ENV = /\bCLAUDE_CODE_(?:SIMPLE|SAFE_MODE)=(?!(?:0|false)?(?:\s|$))/;
 
-/** A shell word's text without its quotes. */
-const unquoted = (word: string) => word.replace(/'([^']*)'|"([^"]*)"/g, '$1$2');
-
 /** Whether the words after an agent's program start it with its hooks off. */
 function unhooked(agent: 'codex' | 'claude', args: string[]): boolean {
   return args.some((word, index) => {
@@ -66,7 +64,7 @@ export function unhookedAgentRefusal(event: HookEvent): string | undefined {
     if (typeof command !== 'string' || !/codex|claude/.test(command)) continue;
     if (UNHOOKED_ENV.test(command)) return UNHOOKED_AGENT_REFUSED;
     for (const segment of shellSegments(command)) {
-      const words = (segment.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? []).map(unquoted);
+      const words = shellWords(segment);
       let at = 0;
       while (at < words.length && LAUNCHER.test(words[at] as string)) at++;
       const name = (words[at] ?? '').split('/').pop() as string;
