@@ -59,14 +59,21 @@ type = "command"
 command = "loopguard hook codex"
 `;
 
-/** A project with the three agents' hooks files as loopguard's `init` leaves them. */
-function guardedProject(): string {
-  const dir = tempProject();
-  for (const folder of ['.claude', '.gemini', '.codex']) mkdirSync(join(dir, folder));
+/** The three agents' hooks files in `dir` as loopguard's `init` leaves them (the project's, or a home's). */
+function installHooks(dir: string): void {
+  for (const folder of ['.claude', '.gemini', '.codex']) mkdirSync(join(dir, folder), { recursive: true });
   writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify(CLAUDE_SETTINGS, null, 2));
+  writeFileSync(join(dir, '.claude', 'settings.local.json'), JSON.stringify(CLAUDE_SETTINGS, null, 2));
   writeFileSync(join(dir, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS, null, 2));
   writeFileSync(join(dir, '.codex', 'hooks.json'), JSON.stringify(CODEX_HOOKS, null, 2));
   writeFileSync(join(dir, '.codex', 'config.toml'), CODEX_CONFIG);
+}
+
+/** A project and its user's home, each with loopguard's hooks installed, and a `.vscode` of the project's own. */
+function guardedProject(): string {
+  const dir = tempProject();
+  installHooks(dir);
+  installHooks(join(dir, 'home'));
   mkdirSync(join(dir, '.vscode'));
   writeFileSync(join(dir, '.vscode', 'settings.json'), '{"hooks": {}}');
   return dir;
@@ -74,6 +81,10 @@ function guardedProject(): string {
 
 const call = (dir: string, tool: string, input: Record<string, unknown>) =>
   ({ kind: 'before_tool', tool, input, projectDir: dir, sessionId: 's', callId: 'c' }) as HookEvent;
+
+/** The refusal of a shell `command` in the project `dir`, its home `dir/home`. */
+const shell = (dir: string, command: string) =>
+  hooksRemovedRefusal(call(dir, 'shell', { command }), { HOME: join(dir, 'home') });
 
 const text = (value: unknown) => JSON.stringify(value, null, 2);
 /** The settings file's text of its `Stop` event, as an Edit's `old_string` takes it out. */
@@ -255,8 +266,7 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
     'rm "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json"',
   ])('%s', (command) => {
-    const dir = guardedProject();
-    expect(hooksRemovedRefusal(call(dir, 'shell', { command }))).toBe(HOOKS_REMOVED_REFUSED);
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
   });
 
   it.each([
@@ -276,8 +286,26 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'rm src/settings.json',
     'cat .claude/settings.json > /tmp/copy.json',
   ])('leaves alone: %s', (command) => {
-    const dir = guardedProject();
-    expect(hooksRemovedRefusal(call(dir, 'shell', { command }))).toBeUndefined();
+    expect(shell(guardedProject(), command)).toBeUndefined();
+  });
+
+  it("leaves alone a shell write of a hooks file that holds none of loopguard's hooks, or none at all", () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude', 'settings.local.json'), '{"permissions": {"allow": []}}');
+    for (const command of [
+      `echo '{"permissions": {"allow": ["Bash(npm test)"]}}' > .claude/settings.json`,
+      `jq '.permissions.allow += ["Bash(ls)"]' .claude/settings.local.json > /tmp/s.json && mv /tmp/s.json .claude/settings.local.json`,
+      'rm -rf .claude',
+      'rm ~/.codex/hooks.json',
+    ])
+      expect(shell(dir, command), command).toBeUndefined();
+    // the same, where it cannot be told which file it is: refused
+    for (const command of [
+      'cd sub && rm .claude/settings.local.json',
+      'rm "$DIR/.claude/settings.local.json"',
+    ])
+      expect(shell(dir, command), command).toBe(HOOKS_REMOVED_REFUSED);
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
@@ -12,8 +12,8 @@ import { shellWords } from './shellWords.js';
  * and `init --remove` the user's way out. An edit by a file tool (`Edit`, `Write`, Gemini CLI's
  * `replace` and `write_file`, Codex's `apply_patch`) is judged by the file it leaves: refused when
  * one of loopguard's hook events is gone from it. A shell command cannot be read that way, so a
- * shell command that writes an agent's hooks file (its own switches: `ownStateCall.ts`) is
- * refused, and the refusal says to use the edit tool.
+ * shell command that writes an agent's hooks file holding loopguard's hooks (its own switches:
+ * `ownStateCall.ts`) is refused, and the refusal says to use the edit tool.
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
@@ -207,8 +207,14 @@ const CODEX_CONFIG_PATH = /(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/config\.toml/.sou
 /** The file as a whole word (a redirection's target, an argument), and anywhere in a script's text. */
 const HOOKS_FILE_WORD = new RegExp(`(?:^|/|\\$\\{?)(?:${HOOKS_FILE_PATH})$`);
 const CODEX_CONFIG_WORD = new RegExp(`(?:^|/|\\$\\{?)(?:${CODEX_CONFIG_PATH})$`);
-const HOOKS_FILE_TEXT = new RegExp(`(?:^|[\\s'"\`(=/{])(?:${HOOKS_FILE_PATH})(?=$|[\\s'"\`),;])`);
-const CODEX_CONFIG_TEXT = new RegExp(`(?:^|[\\s'"\`(=/{])(?:${CODEX_CONFIG_PATH})(?=$|[\\s'"\`),;])`);
+const HOOKS_FILE_TEXT = new RegExp(
+  `(?:^|[\\s'"\`(=])([^\\s'"\`()=,;]*(?:${HOOKS_FILE_PATH}))(?=$|[\\s'"\`),;])`,
+  'g',
+);
+const CODEX_CONFIG_TEXT = new RegExp(
+  `(?:^|[\\s'"\`(=])([^\\s'"\`()=,;]*(?:${CODEX_CONFIG_PATH}))(?=$|[\\s'"\`),;])`,
+  'g',
+);
 const AGENT_FOLDER_WORD =
   /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
 
@@ -229,14 +235,62 @@ const COPIERS = /^(?:cp|install|ln|rsync)$/;
 /** What may stand before the program: assignments and the wrappers that run it. */
 const PREFIX = /^(?:\w+=\S*|sudo|exec|command|nohup|time|env|builtin|-\S*)$/;
 
+/** The files of an agent's folder that may hold its hooks. */
+const FOLDER_FILES = ['settings.json', 'settings.local.json', 'hooks.json', CODEX_CONFIG_NAME];
+
+/** Where a shell command's paths are read from: the project, the agent's environment, whether a `cd` moved it. */
+interface PathContext {
+  projectDir: string;
+  env: Record<string, string | undefined>;
+  /** The command changes its folder (`cd`, `pushd`): a relative path's folder is not known. */
+  moved: boolean;
+}
+
+/** An agent's home named by its variable (`$CODEX_HOME`, `${CLAUDE_CONFIG_DIR:-~/.claude}`). */
+const AGENT_HOME = /\$\{(CODEX_HOME|CLAUDE_CONFIG_DIR)(?::?-([^}]*))?\}|\$(CODEX_HOME|CLAUDE_CONFIG_DIR)\b/g;
+const HOME_DEFAULT: Record<string, string> = { CODEX_HOME: '~/.codex', CLAUDE_CONFIG_DIR: '~/.claude' };
+
+/** The file a shell word names, `undefined` when the command does not say it plainly (another variable, a glob, after a `cd`). */
+function pathOf(word: string, { projectDir, env, moved }: PathContext): string | undefined {
+  const home = env.HOME ?? '~';
+  const path = word
+    .replace(AGENT_HOME, (_match, braced?: string, fallback?: string, bare?: string) => {
+      const name = (braced ?? bare) as string;
+      return env[name] ?? fallback ?? (HOME_DEFAULT[name] as string);
+    })
+    .replace(/^~(?=\/|$)/, home)
+    .replace(/\$\{HOME\}|\$HOME\b/g, home);
+  if (/[$`~*?[]/.test(path) || (moved && !isAbsolute(path))) return undefined;
+  return resolve(projectDir, path);
+}
+
 /**
- * Whether one command of a shell command line writes an agent's hooks file: a redirection to it,
+ * Whether the hooks file (or agent's folder) a shell word names holds a hook of loopguard's now;
+ * also when that cannot be told. A file that does not exist, or holds none, is not loopguard's to
+ * keep: writing it is left alone (a permission added to a `settings.local.json` without hooks).
+ */
+function holdsHooks(word: string, context: PathContext): boolean {
+  const path = pathOf(word, context);
+  if (path === undefined) return true;
+  const files = AGENT_FOLDER_WORD.test(word) ? FOLDER_FILES.map((name) => join(path, name)) : [path];
+  return files.some((file) => {
+    const text = hooksFileText(file);
+    if (text === undefined) return false;
+    return basename(file) === CODEX_CONFIG_NAME
+      ? loopguardLines(text) > 0
+      : (loopguardEvents(text)?.size ?? 0) > 0;
+  });
+}
+
+/**
+ * Whether one command of a shell command line writes an agent's hooks file that holds loopguard's
+ * hooks: a redirection to it,
  * `tee`/`sponge`/`dd of=` into it, an in-place edit, `rm`/`mv` of it or of the agent's folder,
  * `cp` over it, or any other program than a reader given it (an interpreter's script). Codex's
  * `config.toml` also holds its other settings: only its removal, its replacement, and an edit
  * that names hooks or loopguard are refused there (an MCP server appended stays the user's ask).
  */
-function writesHooksFile(segment: string): boolean {
+function writesHooksFile(segment: string, context: PathContext): boolean {
   const words = shellWords(segment);
   let at = 0;
   while (at < words.length && PREFIX.test(words[at] as string)) at++;
@@ -249,18 +303,19 @@ function writesHooksFile(segment: string): boolean {
     const target = redirect[2] === '' ? words[index + 1] : redirect[2];
     if (target !== undefined) targets.push({ word: target, replaced: redirect[1] !== '>>' });
   });
+  const is = (pattern: RegExp, word: string | undefined) =>
+    word !== undefined && pattern.test(word) && holdsHooks(word, context);
   const last = args.at(-1);
   const sources = args.slice(0, -1).filter((word) => !word.startsWith('-'));
-  const named = (pattern: RegExp) => args.some((word) => pattern.test(word));
+  const named = (pattern: RegExp) => args.some((word) => is(pattern, word));
   const inPlace = IN_PLACE.test(program) && args.some((word) => /^-[a-zA-Z]*i|^--in-place/.test(word));
   const gitWrite = program === 'git' && /^(?:checkout|restore|rm|mv|reset)$/.test(args[0] ?? '');
   const folderGone =
     (REMOVERS.test(program) && named(AGENT_FOLDER_WORD)) ||
-    (program === 'mv' && sources.some((word) => AGENT_FOLDER_WORD.test(word)));
+    (program === 'mv' && sources.some((word) => is(AGENT_FOLDER_WORD, word)));
   const intoFolder =
     (program === 'mv' || COPIERS.test(program)) &&
-    last !== undefined &&
-    AGENT_FOLDER_WORD.test(last) &&
+    is(AGENT_FOLDER_WORD, last) &&
     sources.some((word) => HOOKS_JSON_NAME.test(basename(word)));
   if (folderGone || intoFolder) return true;
   for (const [pattern, inText, wholeOnly] of [
@@ -268,20 +323,20 @@ function writesHooksFile(segment: string): boolean {
     [CODEX_CONFIG_WORD, CODEX_CONFIG_TEXT, true],
   ] as const) {
     const replaced =
-      targets.some((target) => pattern.test(target.word) && (target.replaced || !wholeOnly)) ||
+      targets.some((target) => is(pattern, target.word) && (target.replaced || !wholeOnly)) ||
       (REMOVERS.test(program) && named(pattern)) ||
       (program === 'mv' && named(pattern)) ||
       (gitWrite && named(pattern)) ||
-      (COPIERS.test(program) && last !== undefined && pattern.test(last)) ||
+      (COPIERS.test(program) && is(pattern, last)) ||
       ((program === 'tee' || program === 'sponge') &&
         named(pattern) &&
         !(wholeOnly && args.includes('-a'))) ||
-      (program === 'dd' && args.some((word) => word.startsWith('of=') && pattern.test(word.slice(3))));
+      (program === 'dd' && args.some((word) => word.startsWith('of=') && is(pattern, word.slice(3))));
     if (replaced) return true;
-    if (!inText.test(segment) || READERS.test(program) || program === 'git' || COPIERS.test(program))
-      continue;
+    if (READERS.test(program) || program === 'git' || COPIERS.test(program)) continue;
     if (IN_PLACE.test(program) && !inPlace) continue;
     if (program === 'find' && !args.some((word) => word === '-delete' || word.startsWith('-exec'))) continue;
+    if (![...segment.matchAll(inText)].some((match) => holdsHooks(match[1] as string, context))) continue;
     // an in-place edit or a script: Codex's config.toml only where it names its hooks
     if (!wholeOnly || /\bhooks\b|loopguard/.test(segment)) return true;
   }
@@ -291,9 +346,14 @@ function writesHooksFile(segment: string): boolean {
 /**
  * Why the call is refused, or `undefined`: a file edit that leaves an agent's hooks file without
  * one of loopguard's hook events, or a shell command that writes one (see the file's comment).
+ * @param env - the agent's environment, where a command's `~`, `$HOME`, `$CODEX_HOME` and
+ *   `$CLAUDE_CONFIG_DIR` lead (default: this process's, a child of the agent).
  * @example hooksRemovedRefusal({ kind: 'before_tool', tool: 'Bash', input: { command: 'rm .claude/settings.json' }, ... }); // HOOKS_REMOVED_REFUSED
  */
-export function hooksRemovedRefusal(event: HookEvent): string | undefined {
+export function hooksRemovedRefusal(
+  event: HookEvent,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
     return undefined;
   const input = event.input as Record<string, unknown>;
@@ -315,7 +375,9 @@ export function hooksRemovedRefusal(event: HookEvent): string | undefined {
     for (const [, body] of command.matchAll(PATCH))
       if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
-    if (shellSegments(shell).some(writesHooksFile)) return HOOKS_REMOVED_REFUSED;
+    const context = { projectDir: event.projectDir, env, moved: /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell) };
+    if (shellSegments(shell).some((segment) => writesHooksFile(segment, context)))
+      return HOOKS_REMOVED_REFUSED;
   }
   return undefined;
 }
