@@ -6,7 +6,9 @@ import { shellWords } from './shellWords.js';
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
  * `python3`): with `exec_command`'s `tty: true` it keeps running, and the model types commands
  * into it with `write_stdin`, which Codex 0.169.0 hands to no hook (stdin63). What it would run is
- * typed later, where loopguard neither refuses nor counts it; so the start is refused.
+ * typed later, where loopguard neither refuses nor counts it; so the start is refused, under
+ * whatever name it comes (trust64: `python3 -i x.py`, `node -r mod`, `busybox sh`, `cat | sh`,
+ * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
