@@ -69,11 +69,30 @@ function installHooks(dir: string): void {
   writeFileSync(join(dir, '.codex', 'config.toml'), CODEX_CONFIG);
 }
 
+/** Claude Code's `.claude.json` with loopguard's MCP server registered for `project`, as `init claude` leaves it. */
+const claudeState = (project: string) => ({
+  numStartups: 3,
+  projects: {
+    [project]: {
+      mcpServers: {
+        github: { type: 'stdio', command: 'gh-mcp', args: [] },
+        loopguard: {
+          type: 'stdio',
+          command: '/usr/bin/node',
+          args: ['/opt/loopguard/dist/bin.js', 'mcp'],
+          env: {},
+        },
+      },
+    },
+  },
+});
+
 /** A project and its user's home, each with loopguard's hooks installed, and a `.vscode` of the project's own. */
 function guardedProject(): string {
   const dir = tempProject();
   installHooks(dir);
   installHooks(join(dir, 'home'));
+  writeFileSync(join(dir, 'home', '.claude.json'), JSON.stringify(claudeState(dir), null, 2));
   mkdirSync(join(dir, '.vscode'));
   writeFileSync(join(dir, '.vscode', 'settings.json'), '{"hooks": {}}');
   return dir;
@@ -160,6 +179,15 @@ describe("trust64: a file edit that takes loopguard's hooks out of an agent's ho
       'write_file',
       () => ({ file_path: '.gemini/settings.json', content: '{}' }),
     ],
+    [
+      "Claude Code: an Edit of .claude.json that takes loopguard's MCP server out (its fast path's hooks call it)",
+      'Edit',
+      (dir) => ({
+        file_path: join(dir, 'home', '.claude.json'),
+        old_string: '"loopguard": {',
+        new_string: '"loopguard-off": {',
+      }),
+    ],
   ];
   it.each(refused)('%s', (_name, tool, input) => {
     const dir = guardedProject();
@@ -210,6 +238,10 @@ describe("trust64: a file edit that takes loopguard's hooks out of an agent's ho
         { file_path: '.gemini/settings.json', old_string: 'gemini-2.5-pro', new_string: 'gemini-2.5-flash' },
       ],
       ['Write', { file_path: '.vscode/settings.json', content: '{}' }],
+      [
+        'Edit',
+        { file_path: 'home/.claude.json', old_string: '"numStartups": 3', new_string: '"numStartups": 4' },
+      ],
       ['Write', { file_path: 'src/settings.json', content: '{}' }],
       [
         'apply_patch',
@@ -265,6 +297,11 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'echo "" | tee .gemini/settings.json',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
     'rm "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json"',
+    // the MCP server the fast path's hooks call, unregistered: each hook then runs nothing
+    'claude mcp remove loopguard',
+    'claude mcp remove -s user loopguard',
+    'claude mcp rm "loopguard" --scope project',
+    'rm ~/.claude.json',
   ])('%s', (command) => {
     expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
   });
@@ -285,6 +322,9 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     "echo '{}' > .vscode/settings.json",
     'rm src/settings.json',
     'cat .claude/settings.json > /tmp/copy.json',
+    'claude mcp remove github',
+    'claude mcp list',
+    'jq .mcpServers ~/.claude.json',
   ])('leaves alone: %s', (command) => {
     expect(shell(guardedProject(), command)).toBeUndefined();
   });

@@ -20,12 +20,16 @@ import { shellWords } from './shellWords.js';
 export const HOOKS_REMOVED_REFUSED =
   "loopguard refused this call: it would take loopguard's hooks out of the agent's settings or hooks file, and the sessions after it would run unguarded; that is the user's to do (`loopguard init <agent> --remove`). To change another setting in that file, edit it with your file edit tool (Edit, replace, apply_patch) and leave loopguard's hook entries as they are.";
 
-/** Longest hooks file read to compare (a larger one is not an agent's settings). */
-const MAX_HOOKS_FILE = 1 << 20;
+/** Longest hooks file read to compare (Claude Code's `.claude.json` grows with its history). */
+const MAX_HOOKS_FILE = 16 << 20;
 
-/** File names that hold an agent's hooks: the JSON ones, and Codex's `config.toml`. */
+/**
+ * File names that hold an agent's hooks: the JSON ones, Codex's `config.toml`, and Claude Code's
+ * `.claude.json` (the MCP server its fast path's hooks call).
+ */
 const HOOKS_JSON_NAME = /^(?:settings(?:\.local)?|hooks)\.json$/;
 const CODEX_CONFIG_NAME = 'config.toml';
+const CLAUDE_STATE_NAME = '.claude.json';
 
 /**
  * A hook entry of loopguard's in a JSON hooks file, by what it runs: loopguard's hook (`loopguard
@@ -64,10 +68,12 @@ const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]
 
 /**
  * The hook events of `text` (a JSON hooks file) that run loopguard, each with its group's matcher
- * (`PreToolUse\0*`: a matcher changed to match nothing takes the hook out too), `undefined` when
- * it is not JSON (an unreadable settings file runs no hook).
+ * (`PreToolUse\0*`: a matcher changed to match nothing takes the hook out too); in Claude Code's
+ * `.claude.json`, the places that register loopguard's MCP server, which its fast path's hooks call
+ * (`mcpServers\0<project>`: a hook whose server is gone runs nothing). `undefined` when it is not
+ * JSON (an unreadable settings file runs no hook).
  */
-function loopguardEvents(text: string): Set<string> | undefined {
+function loopguardEvents(text: string, name: string): Set<string> | undefined {
   let settings: unknown;
   try {
     settings = JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
@@ -75,7 +81,17 @@ function loopguardEvents(text: string): Set<string> | undefined {
     return undefined;
   }
   const events = new Set<string>();
-  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
+  const root = (settings ?? {}) as { hooks?: unknown; mcpServers?: unknown; projects?: unknown };
+  if (name === CLAUDE_STATE_NAME) {
+    const projects = typeof root.projects === 'object' && root.projects !== null ? root.projects : {};
+    for (const [project, fields] of [['', root], ...Object.entries(projects)] as Array<[string, unknown]>) {
+      const server = (fields as { mcpServers?: { loopguard?: unknown } } | null)?.mcpServers?.loopguard;
+      if (/loopguard|bin\.js/.test(JSON.stringify(server ?? '')) && /\bmcp\b/.test(JSON.stringify(server)))
+        events.add(`mcpServers\0${project}`);
+    }
+    return events;
+  }
+  const hooks = root.hooks;
   if (typeof hooks !== 'object' || hooks === null) return events;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
@@ -92,16 +108,17 @@ function loopguardEvents(text: string): Set<string> | undefined {
 function keepsHooks(name: string, before: string, after: string | undefined): boolean {
   // Codex's hooks tables in TOML: loopguard's hook commands, line by line
   if (name === CODEX_CONFIG_NAME) return loopguardLines(after ?? '') >= loopguardLines(before);
-  const had = loopguardEvents(before);
+  const had = loopguardEvents(before, name);
   if (had === undefined || had.size === 0) return true;
-  const has = after === undefined ? new Set<string>() : (loopguardEvents(after) ?? new Set<string>());
+  const has = after === undefined ? new Set<string>() : (loopguardEvents(after, name) ?? new Set<string>());
   return [...had].every((event) => has.has(event));
 }
 
 /** The text of the hooks file at `path` now, `undefined` when it is not one or cannot be read. */
 function hooksFileText(path: string): string | undefined {
   const name = basename(path);
-  if (!HOOKS_JSON_NAME.test(name) && name !== CODEX_CONFIG_NAME) return undefined;
+  if (!HOOKS_JSON_NAME.test(name) && name !== CODEX_CONFIG_NAME && name !== CLAUDE_STATE_NAME)
+    return undefined;
   try {
     if (statSync(path).size > MAX_HOOKS_FILE) return undefined;
     return readFileSync(path, 'utf8');
@@ -201,7 +218,7 @@ function patchedText(before: string, lines: string[]): string | undefined {
  * `$HOME`, `$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`), Codex's `config.toml`, and the agents' folders.
  */
 const HOOKS_FILE_PATH =
-  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json/
+  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json/
     .source;
 const CODEX_CONFIG_PATH = /(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/config\.toml/.source;
 /** The file as a whole word (a redirection's target, an argument), and anywhere in a script's text. */
@@ -218,8 +235,11 @@ const CODEX_CONFIG_TEXT = new RegExp(
 const AGENT_FOLDER_WORD =
   /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
 
+/** loopguard's MCP server unregistered by Claude Code's own command: its fast path's hooks then run nothing. */
+const MCP_REMOVED = /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm)\b[^\n;&|]*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
+
 /** What every command this file refuses names: a patch, an agent's folder or its home. */
-const AGENT_NAMED = /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR/;
+const AGENT_NAMED = /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR|\bmcp\b/;
 
 /** Programs that only read the files they name (unless a redirection writes one). */
 const READERS =
@@ -276,9 +296,10 @@ function holdsHooks(word: string, context: PathContext): boolean {
   return files.some((file) => {
     const text = hooksFileText(file);
     if (text === undefined) return false;
-    return basename(file) === CODEX_CONFIG_NAME
+    const name = basename(file);
+    return name === CODEX_CONFIG_NAME
       ? loopguardLines(text) > 0
-      : (loopguardEvents(text)?.size ?? 0) > 0;
+      : (loopguardEvents(text, name)?.size ?? 0) > 0;
   });
 }
 
@@ -374,6 +395,7 @@ export function hooksRemovedRefusal(
     if (typeof command !== 'string' || !AGENT_NAMED.test(command)) continue;
     for (const [, body] of command.matchAll(PATCH))
       if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
+    if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
     const context = { projectDir: event.projectDir, env, moved: /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell) };
     if (shellSegments(shell).some((segment) => writesHooksFile(segment, context)))
