@@ -7,8 +7,9 @@ import { shellWords } from './shellWords.js';
 /**
  * The model's calls that take loopguard's hooks out of an agent's hooks file (trust64): Claude
  * Code's `.claude/settings.json` and `settings.local.json` (the project's, the user's), Gemini
- * CLI's `.gemini/settings.json`, Codex's `hooks.json` and the hooks tables of its `config.toml`.
- * The session goes on guarded, but the next one would run unguarded; `init` is the user's way in
+ * CLI's `.gemini/settings.json`, Codex's `hooks.json` and the hooks tables of its `config.toml`,
+ * and Claude Code's `.claude.json`, which registers the MCP server the fast path's hooks call
+ * (also unregistered by `claude mcp remove loopguard`). The session goes on guarded, but the next one would run unguarded; `init` is the user's way in
  * and `init --remove` the user's way out. An edit by a file tool (`Edit`, `Write`, Gemini CLI's
  * `replace` and `write_file`, Codex's `apply_patch`) is judged by the file it leaves: refused when
  * one of loopguard's hook events is gone from it. A shell command cannot be read that way, so a
