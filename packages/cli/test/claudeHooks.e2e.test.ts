@@ -292,6 +292,26 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
     }, 600_000);
 
+    it("trust64: the model's calls that take loopguard's hooks out of the settings, or its MCP server away, are refused; the loop after them is still nudged and stopped", async () => {
+      const bash = (command: string): ScriptedTurn => ({
+        tool: 'Bash',
+        input: { command, description: command },
+      });
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? bash("jq 'del(.hooks)' .claude/settings.json > s.json && mv s.json .claude/settings.json")
+          : turn === 1
+            ? bash('claude mcp remove loopguard -s local')
+            : failing;
+      const { dir, result, resultLine, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(received[1]).toContain("it would take loopguard's hooks out");
+      expect(received[2]).toContain("it would take loopguard's hooks out");
+      expect(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')).toContain('"loopguard": {');
+      expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+    }, 600_000);
+
     it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
       const bash = (command: string): ScriptedTurn => ({
         tool: 'Bash',

@@ -88,6 +88,50 @@ function lastOutput(body: unknown): string {
 }
 
 /**
+ * A first session (`init codex --user`, trusted) whose model runs each of `attacks`, then
+ * `afterFirst(env, their outputs)`, then a second session of `cat missing.txt` failing seven
+ * times. Returns every request of both, as text.
+ */
+async function refusedThenLooped(
+  attacks: string[],
+  afterFirst: (env: { HOME: string; CODEX_HOME: string }, outputs: string[]) => void,
+  installed: (env: { HOME: string; CODEX_HOME: string }) => void = () => undefined,
+): Promise<string[]> {
+  const { dir } = tempRepo('');
+  const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+  expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+  await trustCodexHooks(codex, env, dir, isLoopguard);
+  installed(env);
+  let second = false;
+  const api = await startFakeResponsesApi((_call, body) => {
+    const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+    if (!second)
+      return ran < attacks.length ? [execCommand(attacks[ran] as string)] : [assistantText('Done.')];
+    return ran < 7 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+  });
+  try {
+    const args = codexExecArgs(api.url, 'Fix the bug.');
+    const run = () =>
+      execa(codex, args, {
+        cwd: dir,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+        env: { ...env, SCRIPTED_API_KEY: 'test' },
+      });
+    const first = await run();
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    afterFirst(env, api.bodies.slice(1, attacks.length + 1).map(lastOutput));
+    second = true;
+    const next = await run();
+    expect(next.exitCode, String(next.stderr)).toBe(0);
+  } finally {
+    await api.close();
+  }
+  return api.bodies.map((b) => JSON.stringify(b));
+}
+
+/**
  * A session of `cat missing.txt` failing twice in the project `dir` (`init codex --user`, trusted),
  * then `between(thread)`, then `codex exec resume <thread>` run in `resumeIn` failing five times
  * more. Returns the scripted API's requests.
@@ -717,38 +761,29 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     // `codex features disable hooks` writes this; the next `codex` started (a `loopguard run`
     // iteration, a resumed session) would run no hook of loopguard's
     const off = `printf '[features]\\nhooks = false\\n' >> "$CODEX_HOME/config.toml"`;
-    const { dir } = tempRepo('');
-    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
-    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
-    await trustCodexHooks(codex, env, dir, isLoopguard);
-    let second = false;
-    const api = await startFakeResponsesApi((_call, body) => {
-      const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
-      if (!second) return ran === 0 ? [execCommand(off)] : [assistantText('Done.')];
-      return ran < 7 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
-    });
-    try {
-      const args = codexExecArgs(api.url, 'Fix the bug.');
-      const run = () =>
-        execa(codex, args, {
-          cwd: dir,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 300_000,
-          env: { ...env, SCRIPTED_API_KEY: 'test' },
-        });
-      const first = await run();
-      expect(first.exitCode, String(first.stderr)).toBe(0);
-      expect(lastOutput(api.bodies[1])).toContain('loopguard refused this call');
+    const bodies = await refusedThenLooped([off], (env, outputs) => {
+      expect(outputs[0]).toContain('loopguard refused this call');
       const config = join(env.CODEX_HOME, 'config.toml');
       expect(existsSync(config) ? readFileSync(config, 'utf8') : '').not.toContain('hooks = false');
-      second = true;
-      const next = await run();
-      expect(next.exitCode, String(next.stderr)).toBe(0);
-    } finally {
-      await api.close();
-    }
-    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    });
+    expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
+  }, 600_000);
+
+  it("trust64: the model's calls that remove loopguard's hooks or start a Codex without them are refused; the next session's loop is still nudged", async () => {
+    let installed = '';
+    // the hooks file taken away, then a nested Codex with its hooks feature off
+    const attacks = ['rm "$CODEX_HOME/hooks.json"', 'codex exec --disable hooks "Fix the bug."'];
+    const bodies = await refusedThenLooped(
+      attacks,
+      (env, outputs) => {
+        expect(outputs[0]).toContain("it would take loopguard's hooks out");
+        expect(outputs[1]).toContain('it starts an agent with its hooks off');
+        expect(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8')).toBe(installed);
+      },
+      (env) => {
+        installed = readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8');
+      },
+    );
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 600_000);
 

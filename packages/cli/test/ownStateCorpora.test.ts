@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { hooksRemovedRefusal } from '../src/hook/hooksRemovedCall.js';
 import { ownStateRefusal } from '../src/hook/ownStateCall.js';
+import { unhookedAgentRefusal } from '../src/hook/unhookedAgentCall.js';
 
 // Every shell command and file path of three corpora of real agent runs (../shared/corpora, read
 // at run time, never copied) goes through the refusal rule of the model's own calls: ordinary work
@@ -43,7 +45,10 @@ describe.skipIf(!existsSync(CORPORA))(
       const refused: number[] = [];
       for (const event of calls(corpus)) {
         seen++;
-        if (ownStateRefusal(event) !== undefined) refused.push(seen); // the call's number, not its text
+        // and those that take loopguard's hooks out of an agent's hooks file or start an agent
+        // without them (trust64)
+        const refusal = ownStateRefusal(event) ?? hooksRemovedRefusal(event) ?? unhookedAgentRefusal(event);
+        if (refusal !== undefined) refused.push(seen); // the call's number, not its text
       }
       expect(seen).toBeGreaterThan(1000);
       expect(refused).toEqual([]);

@@ -2,8 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HOOKS_REMOVED_REFUSED } from '../src/hook/hooksRemovedCall.js';
 import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
 import { TERMINAL_SHELL_REFUSED } from '../src/hook/terminalShellCall.js';
+import { UNHOOKED_AGENT_REFUSED } from '../src/hook/unhookedAgentCall.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import {
   claudeNudge,
@@ -388,6 +390,39 @@ describe('scan reports what loopguard itself did in a session', () => {
     ]);
     expect(report.sessions[0]).toMatchObject({ toolCalls: 0, deniedCalls: 1, loops: [] });
   });
+
+  it.each([
+    ['rm "$CODEX_HOME/hooks.json"', HOOKS_REMOVED_REFUSED],
+    ['codex exec --disable hooks "go"', UNHOOKED_AGENT_REFUSED],
+  ])(
+    "Codex: loopguard's refusal of %s is a denied call, not one that ran (trust64)",
+    async (cmd, refusal) => {
+      const item = (payload: Record<string, unknown>) => ({
+        timestamp: '2026-11-29T08:00:00.000Z',
+        type: 'response_item',
+        payload,
+      });
+      const report = await scanJson([
+        {
+          timestamp: '2026-11-29T08:00:00.000Z',
+          type: 'session_meta',
+          payload: { id: 'x1', cwd: '/tmp/app' },
+        },
+        item({
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd }),
+          call_id: 'c1',
+        }),
+        item({
+          type: 'function_call_output',
+          call_id: 'c1',
+          output: `Command blocked by PreToolUse hook: ${refusal}. Command: ${cmd}`,
+        }),
+      ]);
+      expect(report.sessions[0]).toMatchObject({ toolCalls: 0, deniedCalls: 1, loops: [] });
+    },
+  );
 
   it("Codex: the hook's context (a developer message) and the denial of a call", async () => {
     const lines = codexSession(4);

@@ -12,6 +12,7 @@ import type { HookConfig } from './hookConfig.js';
 import { type HookDatabase, openHookDatabase } from './hookDatabase.js';
 import type { HookAgent, HookEvent, HookReply } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
+import { hooksRemovedRefusal } from './hooksRemovedCall.js';
 import { ownStateRefusal } from './ownStateCall.js';
 import { sessionEndedEntry } from './sessionEntries.js';
 import { deliveryOf, parseMemory } from './sessionMemory.js';
@@ -19,6 +20,7 @@ import type { TranscriptDistrust } from './sessionSpend.js';
 import { budgetStopBefore, spendVerdict, withSpend } from './sessionSpend.js';
 import { newSession, startedSession } from './storedSession.js';
 import { terminalShellRefusal } from './terminalShellCall.js';
+import { unhookedAgentRefusal } from './unhookedAgentCall.js';
 
 /**
  * Guards one event in its project: reads the `hook` and `spend` sections of the project's
@@ -130,7 +132,11 @@ export async function guardProject(
       ...(agent === 'claude' ? { readCall: (id: string) => skippedResult(event, id, distrust, now) } : {}),
     };
     // Codex's `write_stdin` reaches no hook: a shell it would keep open for typed commands is refused
-    const refused = ownStateRefusal(event) ?? (agent === 'codex' ? terminalShellRefusal(event) : undefined);
+    const refused =
+      ownStateRefusal(event) ??
+      hooksRemovedRefusal(event) ??
+      unhookedAgentRefusal(event) ??
+      (agent === 'codex' ? terminalShellRefusal(event) : undefined);
     if (refused !== undefined) {
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },

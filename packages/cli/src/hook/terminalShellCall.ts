@@ -1,33 +1,218 @@
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
+import { shellWords } from './shellWords.js';
 
 /**
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
  * `python3`): with `exec_command`'s `tty: true` it keeps running, and the model types commands
  * into it with `write_stdin`, which Codex 0.169.0 hands to no hook (stdin63). What it would run is
- * typed later, where loopguard neither refuses nor counts it; so the start is refused.
+ * typed later, where loopguard neither refuses nor counts it; so the start is refused, under
+ * whatever name it comes (trust64: `python3 -i x.py`, `node -r mod`, `busybox sh`, `cat | sh`,
+ * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
 export const TERMINAL_SHELL_REFUSED =
   'loopguard refused this call: a shell or interpreter started without a command (`sh`, `bash -i`, `python3`) runs what is typed into it later, which loopguard cannot see; run each command as a call of its own (`bash -lc "…"`, `python3 -c "…"`, a script file).';
 
-/** Shells: a cluster of short options with `c` gives the command, one with `s` reads it from stdin. */
-const SHELLS = /^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|tcsh|csh)$/;
-
-/** Interpreters with a prompt or a program read from stdin when started with none. */
-const INTERPRETERS =
-  /^(?:python[\d.]*|ipython3?|node|nodejs|deno|bun|ruby|irb|perl|php|lua(?:jit)?|tclsh|julia)$/;
-
 /**
- * Options that give an interpreter its program (`-c`, `-e`, `-E`, `-m`, `-p`, `-r`) or make it
- * exit at once (`-V`, `-v`, `-h`: its version, its help).
+ * How a program's short options read (trust64): which give it its program (`-c`, `-e`: the text
+ * runs, and a shell's is judged again, `sh -c sh`), which take a value (`node -r mod`, `perl
+ * -Mstrict`, `bash -o vi`: the value is no script), which make it interactive whatever else it is
+ * given (`python3 -i x.py`, `php -a`, `lua -i`), which read stdin (`sh -s`), and which exit at
+ * once (a version, a help). A word that is none of them is its script: it runs that, not a prompt.
  */
-const PROGRAM_OPTION = /[ceEmprVvh]/;
-const PROGRAM_LONG_OPTION = /^--(?:command|eval|print|version|help)(?:=|$)/;
+interface Options {
+  program: string;
+  value: string;
+  interactive: string;
+  stdin: string;
+  exits: string;
+}
+
+const option = (program: string, value: string, interactive = '', exits = 'vVh', stdin = ''): Options => ({
+  program,
+  value,
+  interactive,
+  stdin,
+  exits,
+});
+
+/** The shells and interpreters that read typed commands when given none, with their options. */
+const PROGRAMS: Array<[RegExp, Options]> = [
+  [/^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|tcsh|csh)$/, option('c', 'oO', '', '', 's')],
+  [/^(?:python[\d.]*|ipython3?)$/, option('cm', 'WX', 'i')],
+  [/^(?:node|nodejs)$/, option('epc', 'rC', '', 'vh')],
+  [/^(?:deno|bun)$/, option('e', '', '', 'vh')],
+  [/^(?:ruby|irb)$/, option('e', 'rIC', '', 'vh')],
+  [/^perl$/, option('eE', 'MmI')],
+  [/^php$/, option('rf', 'cdz', 'a')],
+  [/^(?:lua(?:jit)?|julia)$/, option('eE', 'lLJ', 'i')],
+  [/^tclsh$/, option('', '')],
+];
+
+/** Long options that give the program, exit, make it interactive, or take a value. */
+const LONG_PROGRAM = /^--(?:command|eval|print|check)(?:=|$)/;
+const LONG_EXITS = /^--(?:version|help)(?:=|$)/;
+const LONG_VALUE = /^--(?:require|import|loader|experimental-loader|conditions|env-file|rcfile|init-file)$/;
+
+/** Python modules that are themselves a prompt (`python3 -m code`, `-m pdb x.py`). */
+const PROMPT_MODULE = /^(?:code|asyncio|pdb|IPython|ptpython|bpython)$/;
+
+/** A program's text that opens a terminal of its own (`pty.spawn("/bin/bash")`, `code.interact()`). */
+const OPENS_TERMINAL = /\bpty\.spawn\b|\bcode\.interact\b/;
 
 /** What may stand before the program: assignments, `exec`, `command`, `nohup`, `time`, `env` and its options. */
 const PREFIX = /^(?:\w+=\S*|exec|command|nohup|time|env|-\S*)$/;
+
+/** Value-taking options of `sudo`/`doas` and `ssh`, and `ssh`'s that open no shell. */
+const SUDO_VALUE = /^-[ugpCDhrtRUT]$/;
+const SSH_VALUE = /^-[bcDEeFIiJLlmOopQRSWw]$/;
+const SSH_NO_SHELL = /^-[a-zA-Z]*[NVGO]/;
+
+/** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
+function textReadsTerminal(text: string): boolean {
+  let from = 0;
+  let before: string | undefined;
+  for (const segment of shellSegments(text)) {
+    const at = text.indexOf(segment, from);
+    from = at === -1 ? from : at + segment.length;
+    const piped = at !== -1 && /(?<!\|)\|\s*$/.test(text.slice(0, at));
+    // after a pipe it reads what the command before it reads: the terminal, for a bare `cat`
+    if (readsTerminal(segment) && (!piped || (before !== undefined && passesTerminal(before)))) return true;
+    before = segment;
+  }
+  return false;
+}
+
+/** Whether `segment` copies its stdin, the terminal, to its stdout (`cat`, `cat -`, `tee log`, `dd`). */
+function passesTerminal(segment: string): boolean {
+  const [program = '', ...args] = shellWords(segment);
+  const operands = args.filter((word) => word === '-' || !word.startsWith('-'));
+  if (program === 'cat') return operands.every((word) => word === '-');
+  return program === 'tee' || (program === 'dd' && !args.some((word) => word.startsWith('if=')));
+}
+
+/** Whether `segment` starts a shell, interpreter or login that reads its commands from the terminal. */
+function readsTerminal(segment: string): boolean {
+  // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
+  if (segment.startsWith('#') || segment.includes('<')) return false;
+  const words = shellWords(segment);
+  let at = 0;
+  while (at < words.length && PREFIX.test(words[at] as string)) at++;
+  let program = (words[at] ?? '').split('/').pop() as string;
+  // `busybox sh`: the applet is the program
+  if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
+    program = words[++at] as string;
+  const args = words.slice(at + 1);
+  switch (program) {
+    case 'sudo':
+    case 'doas':
+      return sudoReadsTerminal(args);
+    case 'su':
+      return loginReadsTerminal(args, /^(?:-c|--command)$/);
+    case 'script':
+      return loginReadsTerminal(args, /^(?:-c|--command)$/);
+    case 'tmux':
+      return tmuxAttaches(args);
+    case 'screen':
+      // detached (`-dm`, `-d -m`), or a listing: no terminal to type into
+      return !(
+        args.some((word) => /^-(?:[a-zA-Z]*d[a-zA-Z]*m|ls|list|wipe|X|Q|v|h)/.test(word)) ||
+        (args.includes('-d') && args.includes('-m'))
+      );
+    case 'ssh':
+      return sshReadsTerminal(args);
+  }
+  const options = PROGRAMS.find(([name]) => name.test(program))?.[1];
+  return options !== undefined && interpreterReadsTerminal(program, options, args);
+}
+
+/** A shell or an interpreter: see {@link Options}. */
+function interpreterReadsTerminal(program: string, options: Options, args: string[]): boolean {
+  let interactive = false;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (word === '-') return true;
+    if (word === '--' || word === 'repl') continue;
+    if (word.startsWith('--')) {
+      if (word === '--interactive') interactive = true;
+      else if (LONG_EXITS.test(word)) return false;
+      else if (LONG_PROGRAM.test(word)) return interactive;
+      else if (LONG_VALUE.test(word)) index++;
+      continue;
+    }
+    if (!/^[-+]/.test(word)) return interactive;
+    const flags = word.slice(1);
+    for (let char = 0; char < flags.length; char++) {
+      const flag = flags[char] as string;
+      const rest = flags.slice(char + 1);
+      const value = rest !== '' ? rest : (args[index + 1] ?? '');
+      if (options.exits.includes(flag)) return false;
+      if (options.interactive.includes(flag)) interactive = true;
+      else if (options.stdin.includes(flag)) return true;
+      else if (options.program.includes(flag)) {
+        // the program is given: a shell's command (its first operand) and a prompt module are
+        // judged, the rest runs
+        if (options.stdin !== '')
+          return textReadsTerminal(args.slice(index + 1).find((next) => !/^[-+]/.test(next)) ?? '');
+        if (flag === 'm' && /^python/.test(program)) return interactive || PROMPT_MODULE.test(value);
+        return interactive || OPENS_TERMINAL.test(value);
+      } else if (options.value.includes(flag)) {
+        if (rest === '') index++;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+/** `sudo -s`, `sudo -i` with no command, or `sudo <a command that reads the terminal>`. */
+function sudoReadsTerminal(args: string[]): boolean {
+  let shell = false;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '));
+    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '));
+    if (SUDO_VALUE.test(word)) index++;
+    else if (/^-[a-zA-Z]*[si]/.test(word) || word === '--shell' || word === '--login') shell = true;
+  }
+  return shell;
+}
+
+/** `su` and `script` start a login shell unless given a command (`-c`), which is judged. */
+function loginReadsTerminal(args: string[], command: RegExp): boolean {
+  const at = args.findIndex((word) => command.test(word) || /^--command=/.test(word));
+  if (at === -1) return true;
+  const word = args[at] as string;
+  return textReadsTerminal(word.startsWith('--command=') ? word.slice(10) : (args[at + 1] ?? ''));
+}
+
+/** `tmux`, `tmux new` without `-d`, `tmux attach`: a terminal the model types into. */
+function tmuxAttaches(args: string[]): boolean {
+  const at = args.findIndex(
+    (word, index) => !word.startsWith('-') && !/^-[LSfcT]$/.test(args[index - 1] ?? ''),
+  );
+  const command = at === -1 ? 'new-session' : (args[at] as string);
+  if (/^(?:attach|attach-session|a|at)$/.test(command)) return true;
+  return (
+    /^(?:new|new-session)$/.test(command) && !args.slice(at + 1).some((word) => /^-[a-zA-Z]*d/.test(word))
+  );
+}
+
+/** `ssh host` (no remote command: a login shell), or a remote command that reads the terminal. */
+function sshReadsTerminal(args: string[]): boolean {
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (SSH_NO_SHELL.test(word)) return false;
+    if (SSH_VALUE.test(word)) index++;
+    else if (!word.startsWith('-')) {
+      const remote = args.slice(index + 1);
+      return remote.length === 0 || textReadsTerminal(remote.join(' '));
+    }
+  }
+  return false;
+}
 
 /**
  * Why the Codex call is refused, or `undefined`: refused when one of its commands (split at `;`,
@@ -39,38 +224,5 @@ export function terminalShellRefusal(event: HookEvent): string | undefined {
   if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
     return undefined;
   const command = (event.input as Record<string, unknown>).command;
-  if (typeof command !== 'string') return undefined;
-  let from = 0;
-  for (const segment of shellSegments(command)) {
-    const at = command.indexOf(segment, from);
-    from = at === -1 ? from : at + segment.length;
-    if (readsTerminal(segment) && !(at !== -1 && /(?<!\|)\|\s*$/.test(command.slice(0, at))))
-      return TERMINAL_SHELL_REFUSED;
-  }
-  return undefined;
-}
-
-/** Whether `segment` starts a shell or interpreter that reads its commands from the terminal. */
-function readsTerminal(segment: string): boolean {
-  // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
-  if (segment.startsWith('#') || segment.includes('<')) return false;
-  const words = segment.split(/\s+/).map((word) => word.replace(/^['"]|['"]$/g, ''));
-  let at = 0;
-  while (at < words.length && PREFIX.test(words[at] as string)) at++;
-  const program = (words[at] ?? '').split('/').pop() as string;
-  const shell = SHELLS.test(program);
-  if (!shell && !INTERPRETERS.test(program)) return false;
-  for (const word of words.slice(at + 1)) {
-    if (word === '-') return true;
-    if (word === '--' || word === 'repl') continue;
-    if (word.startsWith('--')) {
-      if (PROGRAM_LONG_OPTION.test(word)) return false;
-      continue;
-    }
-    if (!word.startsWith('-')) return false;
-    const flags = word.slice(1);
-    if (shell ? flags.includes('c') : PROGRAM_OPTION.test(flags)) return false;
-    if (shell && flags.includes('s')) return true;
-  }
-  return true;
+  return typeof command === 'string' && textReadsTerminal(command) ? TERMINAL_SHELL_REFUSED : undefined;
 }

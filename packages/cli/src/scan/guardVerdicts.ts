@@ -1,17 +1,20 @@
 import { recordOf } from '@loopguard/core/internal';
+import { HOOKS_REMOVED_REFUSED } from '../hook/hooksRemovedCall.js';
 import { OWN_STATE_REFUSED } from '../hook/ownStateCall.js';
 import { TERMINAL_SHELL_REFUSED } from '../hook/terminalShellCall.js';
+import { UNHOOKED_AGENT_REFUSED } from '../hook/unhookedAgentCall.js';
 
 /** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
 export interface GuardVerdict {
   /**
    * `nudge`: loopguard told the agent of a loop; `stop`: it ended the session in a loop;
    * `spend_stop`: its spend guard ended the session at its budget; `refusal`: it refused the
-   * model's own call against loopguard (its state, configuration or off switch), or a Codex shell
-   * kept open for typed commands, and the session went on.
+   * model's own call against loopguard (its state, configuration or off switch, its hooks taken
+   * out of the agent's settings, an agent started without them), or a Codex shell kept open for
+   * typed commands, and the session went on.
    */
   action: 'nudge' | 'stop' | 'spend_stop' | 'refusal';
-  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop, `own_state` or `terminal_shell` for a refusal. */
+  /** The loop kind its message names (`same_error`, `near_duplicate`, ...); `spend` for a spend stop, `own_state`, `hooks_removed`, `unhooked_agent` or `terminal_shell` for a refusal. */
   kind: string;
   /** The message, as the transcript holds it (a stop's is often its first line only). */
   message: string;
@@ -44,13 +47,18 @@ export function guardVerdictOf(
     : undefined;
 }
 
+/** loopguard's refusals of the model's calls, each with its kind. */
+const REFUSALS: ReadonlyArray<readonly [kind: string, message: string]> = [
+  ['own_state', OWN_STATE_REFUSED],
+  ['hooks_removed', HOOKS_REMOVED_REFUSED],
+  ['unhooked_agent', UNHOOKED_AGENT_REFUSED],
+  ['terminal_shell', TERMINAL_SHELL_REFUSED],
+];
+
 /** loopguard's refusal of the model's call, when the denial's reason (`text`) is one. */
 function refusalOf(text: string): GuardVerdict[] {
-  if (text.startsWith(OWN_STATE_REFUSED))
-    return [{ action: 'refusal', kind: 'own_state', message: OWN_STATE_REFUSED, denied: true }];
-  return text.startsWith(TERMINAL_SHELL_REFUSED)
-    ? [{ action: 'refusal', kind: 'terminal_shell', message: TERMINAL_SHELL_REFUSED, denied: true }]
-    : [];
+  const found = REFUSALS.find(([, message]) => text.startsWith(message.replace(/\.$/, '')));
+  return found === undefined ? [] : [{ action: 'refusal', kind: found[0], message: found[1], denied: true }];
 }
 
 const CLAUDE_DENIED = /^Error: PreToolUse:[^\n]*? hook error: /;

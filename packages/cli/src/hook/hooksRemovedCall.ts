@@ -1,0 +1,406 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { shellSegments } from '@loopguard/core/internal';
+import type { HookEvent } from './hookEvent.js';
+import { shellWords } from './shellWords.js';
+
+/**
+ * The model's calls that take loopguard's hooks out of an agent's hooks file (trust64): Claude
+ * Code's `.claude/settings.json` and `settings.local.json` (the project's, the user's), Gemini
+ * CLI's `.gemini/settings.json`, Codex's `hooks.json` and the hooks tables of its `config.toml`,
+ * and Claude Code's `.claude.json`, which registers the MCP server the fast path's hooks call
+ * (also unregistered by `claude mcp remove loopguard`). The session goes on guarded, but the next one would run unguarded; `init` is the user's way in
+ * and `init --remove` the user's way out. An edit by a file tool (`Edit`, `Write`, Gemini CLI's
+ * `replace` and `write_file`, Codex's `apply_patch`) is judged by the file it leaves: refused when
+ * one of loopguard's hook events is gone from it. A shell command cannot be read that way, so a
+ * shell command that writes an agent's hooks file holding loopguard's hooks (its own switches:
+ * `ownStateCall.ts`) is refused, and the refusal says to use the edit tool.
+ */
+
+/** What the model is told when such a call is refused: why, and what to do instead. */
+export const HOOKS_REMOVED_REFUSED =
+  "loopguard refused this call: it would take loopguard's hooks out of the agent's settings or hooks file, and the sessions after it would run unguarded; that is the user's to do (`loopguard init <agent> --remove`). To change another setting in that file, edit it with your file edit tool (Edit, replace, apply_patch) and leave loopguard's hook entries as they are.";
+
+/** Longest hooks file read to compare (Claude Code's `.claude.json` grows with its history). */
+const MAX_HOOKS_FILE = 16 << 20;
+
+/**
+ * File names that hold an agent's hooks: the JSON ones, Codex's `config.toml`, and Claude Code's
+ * `.claude.json` (the MCP server its fast path's hooks call).
+ */
+const HOOKS_JSON_NAME = /^(?:settings(?:\.local)?|hooks)\.json$/;
+const CODEX_CONFIG_NAME = 'config.toml';
+const CLAUDE_STATE_NAME = '.claude.json';
+
+/**
+ * A hook entry of loopguard's in a JSON hooks file, by what it runs: loopguard's hook (`loopguard
+ * hook claude`, a clone's `bin.js`, or any command `init --command` wrote under loopguard's marker,
+ * the key `init` writes), the `loopguard` MCP server's `mcp_tool`, the old resident process's URL.
+ * An entry that keeps the marker but runs another command is no longer loopguard's.
+ */
+function isLoopguardEntry(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const fields = entry as Record<string, unknown>;
+  const marked = typeof fields.loopguard === 'object' && fields.loopguard !== null;
+  const command = typeof fields.command === 'string' ? fields.command : '';
+  return (
+    (RUNS_HOOK.test(command) && (marked || LOOPGUARD_COMMAND.test(command))) ||
+    (fields.type === 'mcp_tool' && fields.server === 'loopguard') ||
+    (typeof fields.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+\/hook\//.test(fields.url))
+  );
+}
+
+/** A command that runs an agent's hook (`… hook claude`), and one that runs loopguard's. */
+const RUNS_HOOK = /\bhook\s+['"]?(?:claude|gemini|codex)\b/;
+const LOOPGUARD_COMMAND = /(?:loopguard|bin\.js)[^\n]*\bhook\s+['"]?(?:claude|gemini|codex)\b/;
+
+/** A line of loopguard's hook entry: its command, its marker, its MCP server. */
+const LOOPGUARD_LINE = new RegExp(
+  `${LOOPGUARD_COMMAND.source}|"loopguard"\\s*:\\s*\\{|"server"\\s*:\\s*"loopguard"`,
+);
+
+/** How many lines of `text` are loopguard's hook entries' ({@link LOOPGUARD_LINE}). */
+function loopguardLines(text: string): number {
+  return text.split('\n').filter((line) => LOOPGUARD_LINE.test(line)).length;
+}
+
+/** JSONC's comments and trailing commas (Gemini CLI's settings take them), strings kept. */
+const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]])/g;
+
+/**
+ * The hook events of `text` (a JSON hooks file) that run loopguard, each with its group's matcher
+ * (`PreToolUse\0*`: a matcher changed to match nothing takes the hook out too); in Claude Code's
+ * `.claude.json`, the places that register loopguard's MCP server, which its fast path's hooks call
+ * (`mcpServers\0<project>`: a hook whose server is gone runs nothing). `undefined` when it is not
+ * JSON (an unreadable settings file runs no hook).
+ */
+function loopguardEvents(text: string, name: string): Set<string> | undefined {
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
+  } catch {
+    return undefined;
+  }
+  const events = new Set<string>();
+  const root = (settings ?? {}) as { hooks?: unknown; mcpServers?: unknown; projects?: unknown };
+  if (name === CLAUDE_STATE_NAME) {
+    const projects = typeof root.projects === 'object' && root.projects !== null ? root.projects : {};
+    for (const [project, fields] of [['', root], ...Object.entries(projects)] as Array<[string, unknown]>) {
+      const server = (fields as { mcpServers?: { loopguard?: unknown } } | null)?.mcpServers?.loopguard;
+      if (/loopguard|bin\.js/.test(JSON.stringify(server ?? '')) && /\bmcp\b/.test(JSON.stringify(server)))
+        events.add(`mcpServers\0${project}`);
+    }
+    return events;
+  }
+  const hooks = root.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return events;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const { hooks: entries, matcher } = (group ?? {}) as { hooks?: unknown; matcher?: unknown };
+      if (Array.isArray(entries) && entries.some(isLoopguardEntry))
+        events.add(`${event}\0${String(matcher ?? '')}`);
+    }
+  }
+  return events;
+}
+
+/** Whether `after` (`undefined`: the file is gone) keeps every hook of loopguard's that `before` holds. */
+function keepsHooks(name: string, before: string, after: string | undefined): boolean {
+  // Codex's hooks tables in TOML: loopguard's hook commands, line by line
+  if (name === CODEX_CONFIG_NAME) return loopguardLines(after ?? '') >= loopguardLines(before);
+  const had = loopguardEvents(before, name);
+  if (had === undefined || had.size === 0) return true;
+  const has = after === undefined ? new Set<string>() : (loopguardEvents(after, name) ?? new Set<string>());
+  return [...had].every((event) => has.has(event));
+}
+
+/** The text of the hooks file at `path` now, `undefined` when it is not one or cannot be read. */
+function hooksFileText(path: string): string | undefined {
+  const name = basename(path);
+  if (!HOOKS_JSON_NAME.test(name) && name !== CODEX_CONFIG_NAME && name !== CLAUDE_STATE_NAME)
+    return undefined;
+  try {
+    if (statSync(path).size > MAX_HOOKS_FILE) return undefined;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** One string replacement of a file edit tool (Claude Code's `Edit`, Gemini CLI's `replace`). */
+interface Replacement {
+  old_string?: unknown;
+  new_string?: unknown;
+  replace_all?: unknown;
+  allow_multiple?: unknown;
+  expected_replacements?: unknown;
+}
+
+/** `text` after the file tool's input, `undefined` when it cannot apply (the tool fails too). */
+function editedText(text: string, input: Record<string, unknown>): string | undefined {
+  if (typeof input.content === 'string') return input.content;
+  const edits = (Array.isArray(input.edits) ? input.edits : [input]) as Replacement[];
+  let after = text;
+  for (const edit of edits) {
+    const { old_string: from, new_string: to } = edit ?? {};
+    if (typeof from !== 'string' || typeof to !== 'string' || from === '' || !after.includes(from))
+      return undefined;
+    const all =
+      edit.replace_all === true ||
+      edit.allow_multiple === true ||
+      (typeof edit.expected_replacements === 'number' && edit.expected_replacements > 1);
+    after = all ? after.split(from).join(to) : after.replace(from, () => to);
+  }
+  return after;
+}
+
+/** A Codex patch (`*** Begin Patch … *** End Patch`), alone or in an `apply_patch` heredoc. */
+const PATCH = /\*\*\* Begin Patch\n([\s\S]*?)(?:\n\*\*\* End Patch|$)/g;
+const PATCH_FILE = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
+
+/** Whether the patch's changes keep loopguard's hooks in every hooks file it touches. */
+function patchKeepsHooks(body: string, projectDir: string): boolean {
+  const files = body.split(/\n(?=\*\*\* (?:Add|Update|Delete) File: )/);
+  for (const file of files) {
+    const [header = '', ...lines] = file.split('\n');
+    const match = PATCH_FILE.exec(header);
+    if (match === null) continue;
+    const path = resolve(projectDir, (match[2] as string).trim());
+    const before = hooksFileText(path);
+    if (before === undefined) continue;
+    const name = basename(path);
+    const moved = lines[0]?.startsWith('*** Move to: ') === true;
+    if (match[1] === 'Delete' || moved) {
+      if (!keepsHooks(name, before, undefined)) return false;
+      continue;
+    }
+    const after =
+      match[1] === 'Add'
+        ? lines.map((line) => line.replace(/^\+/, '')).join('\n')
+        : patchedText(before, lines);
+    // a hunk that does not apply as written: what it takes out is read line by line
+    const removed = lines.filter((line) => line.startsWith('-')).join('\n');
+    const added = lines.filter((line) => line.startsWith('+')).join('\n');
+    const kept =
+      after === undefined
+        ? loopguardLines(added) >= loopguardLines(removed)
+        : keepsHooks(name, before, after);
+    if (!kept) return false;
+  }
+  return true;
+}
+
+/** `before` with an `*** Update File` section's hunks applied, `undefined` when one does not apply. */
+function patchedText(before: string, lines: string[]): string | undefined {
+  let after = before;
+  const hunks: string[][] = [];
+  for (const line of lines) {
+    if (line.startsWith('@@') || hunks.length === 0) hunks.push([]);
+    if (!line.startsWith('@@')) hunks.at(-1)?.push(line);
+  }
+  for (const hunk of hunks) {
+    const body = hunk.filter((line) => line !== '*** End of File');
+    const from = body.filter((line) => !line.startsWith('+')).map((line) => line.slice(1));
+    const to = body.filter((line) => !line.startsWith('-')).map((line) => line.slice(1));
+    if (from.length === 0) {
+      after = `${after}${to.join('\n')}\n`;
+      continue;
+    }
+    const old = from.join('\n');
+    if (!after.includes(old)) return undefined;
+    after = after.replace(old, () => to.join('\n'));
+  }
+  return after;
+}
+
+/**
+ * In a shell command's word: an agent's JSON hooks file (the project's or the user's, by `~`,
+ * `$HOME`, `$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`), Codex's `config.toml`, and the agents' folders.
+ */
+const HOOKS_FILE_PATH =
+  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json/
+    .source;
+const CODEX_CONFIG_PATH = /(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/config\.toml/.source;
+/** The file as a whole word (a redirection's target, an argument), and anywhere in a script's text. */
+const HOOKS_FILE_WORD = new RegExp(`(?:^|/|\\$\\{?)(?:${HOOKS_FILE_PATH})$`);
+const CODEX_CONFIG_WORD = new RegExp(`(?:^|/|\\$\\{?)(?:${CODEX_CONFIG_PATH})$`);
+const HOOKS_FILE_TEXT = new RegExp(
+  `(?:^|[\\s'"\`(=])([^\\s'"\`()=,;]*(?:${HOOKS_FILE_PATH}))(?=$|[\\s'"\`),;])`,
+  'g',
+);
+const CODEX_CONFIG_TEXT = new RegExp(
+  `(?:^|[\\s'"\`(=])([^\\s'"\`()=,;]*(?:${CODEX_CONFIG_PATH}))(?=$|[\\s'"\`),;])`,
+  'g',
+);
+const AGENT_FOLDER_WORD =
+  /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
+
+/** loopguard's MCP server unregistered by Claude Code's own command: its fast path's hooks then run nothing. */
+const MCP_REMOVED = /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm)\b[^\n;&|]*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
+
+/** What every command this file refuses names: a patch, an agent's folder or its home. */
+const AGENT_NAMED = /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR|\bmcp\b/;
+
+/** Programs that only read the files they name (unless a redirection writes one). */
+const READERS =
+  /^(?:cat|less|more|head|tail|grep|egrep|fgrep|rg|ag|jq|diff|cmp|wc|ls|stat|file|test|\[|echo|printf|bat|md5sum|sha\d*sum|realpath|readlink|dirname|basename|tree|code|du|touch|loopguard|codex|claude|gemini)$/;
+
+/** Programs that edit a file in place with a short option holding `i` (`sed -i`, `perl -pi`, `yq -i`, `gawk -i inplace`). */
+const IN_PLACE = /^(?:sed|gsed|perl|ruby|yq|awk|gawk)$/;
+
+/** Programs that replace or remove what they name (their last word: `cp`, `install`, `ln`, `rsync`). */
+const REMOVERS = /^(?:rm|unlink|truncate|shred|rmdir)$/;
+const COPIERS = /^(?:cp|install|ln|rsync)$/;
+
+/** What may stand before the program: assignments and the wrappers that run it. */
+const PREFIX = /^(?:\w+=\S*|sudo|exec|command|nohup|time|env|builtin|-\S*)$/;
+
+/** The files of an agent's folder that may hold its hooks. */
+const FOLDER_FILES = ['settings.json', 'settings.local.json', 'hooks.json', CODEX_CONFIG_NAME];
+
+/** Where a shell command's paths are read from: the project, the agent's environment, whether a `cd` moved it. */
+interface PathContext {
+  projectDir: string;
+  env: Record<string, string | undefined>;
+  /** The command changes its folder (`cd`, `pushd`): a relative path's folder is not known. */
+  moved: boolean;
+}
+
+/** An agent's home named by its variable (`$CODEX_HOME`, `${CLAUDE_CONFIG_DIR:-~/.claude}`). */
+const AGENT_HOME = /\$\{(CODEX_HOME|CLAUDE_CONFIG_DIR)(?::?-([^}]*))?\}|\$(CODEX_HOME|CLAUDE_CONFIG_DIR)\b/g;
+const HOME_DEFAULT: Record<string, string> = { CODEX_HOME: '~/.codex', CLAUDE_CONFIG_DIR: '~/.claude' };
+
+/** The file a shell word names, `undefined` when the command does not say it plainly (another variable, a glob, after a `cd`). */
+function pathOf(word: string, { projectDir, env, moved }: PathContext): string | undefined {
+  const home = env.HOME ?? '~';
+  const path = word
+    .replace(AGENT_HOME, (_match, braced?: string, fallback?: string, bare?: string) => {
+      const name = (braced ?? bare) as string;
+      return env[name] ?? fallback ?? (HOME_DEFAULT[name] as string);
+    })
+    .replace(/^~(?=\/|$)/, home)
+    .replace(/\$\{HOME\}|\$HOME\b/g, home);
+  if (/[$`~*?[]/.test(path) || (moved && !isAbsolute(path))) return undefined;
+  return resolve(projectDir, path);
+}
+
+/**
+ * Whether the hooks file (or agent's folder) a shell word names holds a hook of loopguard's now;
+ * also when that cannot be told. A file that does not exist, or holds none, is not loopguard's to
+ * keep: writing it is left alone (a permission added to a `settings.local.json` without hooks).
+ */
+function holdsHooks(word: string, context: PathContext): boolean {
+  const path = pathOf(word, context);
+  if (path === undefined) return true;
+  const files = AGENT_FOLDER_WORD.test(word) ? FOLDER_FILES.map((name) => join(path, name)) : [path];
+  return files.some((file) => {
+    const text = hooksFileText(file);
+    if (text === undefined) return false;
+    const name = basename(file);
+    return name === CODEX_CONFIG_NAME
+      ? loopguardLines(text) > 0
+      : (loopguardEvents(text, name)?.size ?? 0) > 0;
+  });
+}
+
+/**
+ * Whether one command of a shell command line writes an agent's hooks file that holds loopguard's
+ * hooks: a redirection to it,
+ * `tee`/`sponge`/`dd of=` into it, an in-place edit, `rm`/`mv` of it or of the agent's folder,
+ * `cp` over it, or any other program than a reader given it (an interpreter's script). Codex's
+ * `config.toml` also holds its other settings: only its removal, its replacement, and an edit
+ * that names hooks or loopguard are refused there (an MCP server appended stays the user's ask).
+ */
+function writesHooksFile(segment: string, context: PathContext): boolean {
+  const words = shellWords(segment);
+  let at = 0;
+  while (at < words.length && PREFIX.test(words[at] as string)) at++;
+  const program = (words[at] ?? '').split('/').pop() as string;
+  const args = words.slice(at + 1).filter((word) => !/^\d*[<>]/.test(word));
+  const targets: Array<{ word: string; replaced: boolean }> = [];
+  words.forEach((word, index) => {
+    const redirect = /^(?:\d*|&)(>>?\|?)(.*)$/.exec(word);
+    if (redirect === null) return;
+    const target = redirect[2] === '' ? words[index + 1] : redirect[2];
+    if (target !== undefined) targets.push({ word: target, replaced: redirect[1] !== '>>' });
+  });
+  const is = (pattern: RegExp, word: string | undefined) =>
+    word !== undefined && pattern.test(word) && holdsHooks(word, context);
+  const last = args.at(-1);
+  const sources = args.slice(0, -1).filter((word) => !word.startsWith('-'));
+  const named = (pattern: RegExp) => args.some((word) => is(pattern, word));
+  const inPlace = IN_PLACE.test(program) && args.some((word) => /^-[a-zA-Z]*i|^--in-place/.test(word));
+  const gitWrite = program === 'git' && /^(?:checkout|restore|rm|mv|reset)$/.test(args[0] ?? '');
+  const folderGone =
+    (REMOVERS.test(program) && named(AGENT_FOLDER_WORD)) ||
+    (program === 'mv' && sources.some((word) => is(AGENT_FOLDER_WORD, word)));
+  const intoFolder =
+    (program === 'mv' || COPIERS.test(program)) &&
+    is(AGENT_FOLDER_WORD, last) &&
+    sources.some((word) => HOOKS_JSON_NAME.test(basename(word)));
+  if (folderGone || intoFolder) return true;
+  for (const [pattern, inText, wholeOnly] of [
+    [HOOKS_FILE_WORD, HOOKS_FILE_TEXT, false],
+    [CODEX_CONFIG_WORD, CODEX_CONFIG_TEXT, true],
+  ] as const) {
+    const replaced =
+      targets.some((target) => is(pattern, target.word) && (target.replaced || !wholeOnly)) ||
+      (REMOVERS.test(program) && named(pattern)) ||
+      (program === 'mv' && named(pattern)) ||
+      (gitWrite && named(pattern)) ||
+      (COPIERS.test(program) && is(pattern, last)) ||
+      ((program === 'tee' || program === 'sponge') &&
+        named(pattern) &&
+        !(wholeOnly && args.includes('-a'))) ||
+      (program === 'dd' && args.some((word) => word.startsWith('of=') && is(pattern, word.slice(3))));
+    if (replaced) return true;
+    if (READERS.test(program) || program === 'git' || COPIERS.test(program)) continue;
+    if (IN_PLACE.test(program) && !inPlace) continue;
+    if (program === 'find' && !args.some((word) => word === '-delete' || word.startsWith('-exec'))) continue;
+    if (![...segment.matchAll(inText)].some((match) => holdsHooks(match[1] as string, context))) continue;
+    // an in-place edit or a script: Codex's config.toml only where it names its hooks
+    if (!wholeOnly || /\bhooks\b|loopguard/.test(segment)) return true;
+  }
+  return false;
+}
+
+/**
+ * Why the call is refused, or `undefined`: a file edit that leaves an agent's hooks file without
+ * one of loopguard's hook events, or a shell command that writes one (see the file's comment).
+ * @param env - the agent's environment, where a command's `~`, `$HOME`, `$CODEX_HOME` and
+ *   `$CLAUDE_CONFIG_DIR` lead (default: this process's, a child of the agent).
+ * @example hooksRemovedRefusal({ kind: 'before_tool', tool: 'Bash', input: { command: 'rm .claude/settings.json' }, ... }); // HOOKS_REMOVED_REFUSED
+ */
+export function hooksRemovedRefusal(
+  event: HookEvent,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
+    return undefined;
+  const input = event.input as Record<string, unknown>;
+  const path = input.file_path ?? input.path;
+  const writes = input.content !== undefined || input.old_string !== undefined || input.edits !== undefined;
+  if (typeof path === 'string' && writes) {
+    const file = resolve(event.projectDir, path);
+    const before = hooksFileText(file);
+    if (before !== undefined) {
+      const after = editedText(before, input);
+      if (after !== undefined && !keepsHooks(basename(file), before, after)) return HOOKS_REMOVED_REFUSED;
+    }
+  }
+  for (const field of ['command', 'cmd']) {
+    const value = input[field];
+    const command = Array.isArray(value) ? value.join(' ') : value;
+    // most commands name no agent's folder: read no further (a call of every session passes here)
+    if (typeof command !== 'string' || !AGENT_NAMED.test(command)) continue;
+    for (const [, body] of command.matchAll(PATCH))
+      if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
+    if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
+    const shell = command.replace(PATCH, ' ');
+    const context = { projectDir: event.projectDir, env, moved: /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell) };
+    if (shellSegments(shell).some((segment) => writesHooksFile(segment, context)))
+      return HOOKS_REMOVED_REFUSED;
+  }
+  return undefined;
+}

@@ -1,0 +1,383 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { HookEvent } from '../src/hook/hookEvent.js';
+import { HOOKS_REMOVED_REFUSED, hooksRemovedRefusal } from '../src/hook/hooksRemovedCall.js';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { claudeEvent, codexShellCall, geminiEvent, tempProject } from './hookHelpers.js';
+
+// trust64: the model taking loopguard's hooks out of an agent's hooks file (Claude Code's and
+// Gemini CLI's settings, Codex's hooks.json and config.toml) ran unrefused: the next session ran
+// unguarded. A file edit is judged by the file it leaves; a shell command that writes the file is
+// refused (the model edits it with its edit tool). Another setting changed is left alone.
+
+const entry = (command: string, owns: string) => ({
+  type: 'command',
+  command,
+  timeout: 10,
+  loopguard: { owns },
+});
+
+/** Claude Code's project settings as `init claude` leaves them beside the user's own. */
+const CLAUDE_SETTINGS = {
+  permissions: { allow: ['Bash(ls)'] },
+  hooks: {
+    PreToolUse: [
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo pre' }] },
+      {
+        matcher: '*',
+        hooks: [{ type: 'mcp_tool', server: 'loopguard', tool: 'hook', loopguard: { owns: 'list' } }],
+      },
+    ],
+    Stop: [{ hooks: [entry('loopguard hook claude', 'list')] }],
+  },
+};
+
+const GEMINI_SETTINGS = {
+  model: { name: 'gemini-2.5-pro' },
+  hooks: {
+    BeforeTool: [
+      { matcher: '.*', hooks: [{ ...entry('loopguard hook gemini', 'hooks'), name: 'loopguard' }] },
+    ],
+  },
+};
+
+const CODEX_HOOKS = {
+  hooks: {
+    PreToolUse: [{ matcher: '', hooks: [entry('loopguard hook codex', 'file')] }],
+    Stop: [{ hooks: [entry('loopguard hook codex', 'file')] }],
+  },
+};
+
+/** Codex's hooks written by hand in its config.toml (no marker: the command tells them). */
+const CODEX_CONFIG = `model = "o3"
+
+[[hooks.PreToolUse]]
+matcher = ""
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "loopguard hook codex"
+`;
+
+/** The three agents' hooks files in `dir` as loopguard's `init` leaves them (the project's, or a home's). */
+function installHooks(dir: string): void {
+  for (const folder of ['.claude', '.gemini', '.codex']) mkdirSync(join(dir, folder), { recursive: true });
+  writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify(CLAUDE_SETTINGS, null, 2));
+  writeFileSync(join(dir, '.claude', 'settings.local.json'), JSON.stringify(CLAUDE_SETTINGS, null, 2));
+  writeFileSync(join(dir, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS, null, 2));
+  writeFileSync(join(dir, '.codex', 'hooks.json'), JSON.stringify(CODEX_HOOKS, null, 2));
+  writeFileSync(join(dir, '.codex', 'config.toml'), CODEX_CONFIG);
+}
+
+/** Claude Code's `.claude.json` with loopguard's MCP server registered for `project`, as `init claude` leaves it. */
+const claudeState = (project: string) => ({
+  numStartups: 3,
+  projects: {
+    [project]: {
+      mcpServers: {
+        github: { type: 'stdio', command: 'gh-mcp', args: [] },
+        loopguard: {
+          type: 'stdio',
+          command: '/usr/bin/node',
+          args: ['/opt/loopguard/dist/bin.js', 'mcp'],
+          env: {},
+        },
+      },
+    },
+  },
+});
+
+/** A project and its user's home, each with loopguard's hooks installed, and a `.vscode` of the project's own. */
+function guardedProject(): string {
+  const dir = tempProject();
+  installHooks(dir);
+  installHooks(join(dir, 'home'));
+  writeFileSync(join(dir, 'home', '.claude.json'), JSON.stringify(claudeState(dir), null, 2));
+  mkdirSync(join(dir, '.vscode'));
+  writeFileSync(join(dir, '.vscode', 'settings.json'), '{"hooks": {}}');
+  return dir;
+}
+
+const call = (dir: string, tool: string, input: Record<string, unknown>) =>
+  ({ kind: 'before_tool', tool, input, projectDir: dir, sessionId: 's', callId: 'c' }) as HookEvent;
+
+/** The refusal of a shell `command` in the project `dir`, its home `dir/home`. */
+const shell = (dir: string, command: string) =>
+  hooksRemovedRefusal(call(dir, 'shell', { command }), { HOME: join(dir, 'home') });
+
+const text = (value: unknown) => JSON.stringify(value, null, 2);
+/** The settings file's text of its `Stop` event, as an Edit's `old_string` takes it out. */
+const settingsText = text(CLAUDE_SETTINGS);
+const stopGroup = settingsText.slice(
+  settingsText.indexOf(',\n    "Stop"'),
+  settingsText.lastIndexOf('\n  }'),
+);
+
+/** A Codex patch of `file` that takes `removed` out and puts `added` in. */
+const patch = (file: string, removed: string[], added: string[] = []) =>
+  [
+    '*** Begin Patch',
+    `*** Update File: ${file}`,
+    '@@',
+    ...removed.map((line) => `-${line}`),
+    ...added.map((line) => `+${line}`),
+    '*** End Patch',
+  ].join('\n');
+
+describe("trust64: a file edit that takes loopguard's hooks out of an agent's hooks file is refused", () => {
+  const refused: Array<[string, string, (dir: string) => Record<string, unknown>]> = [
+    [
+      'Claude Code: an Edit that takes out the Stop group',
+      'Edit',
+      (dir) => ({ file_path: join(dir, '.claude/settings.json'), old_string: stopGroup, new_string: '' }),
+    ],
+    [
+      'Claude Code: a Write of the settings without the hooks',
+      'Write',
+      () => ({
+        file_path: '.claude/settings.json',
+        content: text({ permissions: CLAUDE_SETTINGS.permissions }),
+      }),
+    ],
+    [
+      "Claude Code: an Edit that changes loopguard's matcher to match nothing",
+      'Edit',
+      () => ({
+        file_path: '.claude/settings.json',
+        old_string: '"matcher": "*"',
+        new_string: '"matcher": "None"',
+      }),
+    ],
+    [
+      'Claude Code: a MultiEdit that renames the hooks key',
+      'MultiEdit',
+      (dir) => ({
+        file_path: join(dir, '.claude/settings.json'),
+        edits: [{ old_string: '"hooks": {', new_string: '"hooks_off": {' }],
+      }),
+    ],
+    [
+      'Claude Code: an Edit that leaves the file no JSON',
+      'Edit',
+      () => ({
+        file_path: '.claude/settings.json',
+        old_string: '"permissions": {',
+        new_string: '"permissions": {{',
+      }),
+    ],
+    [
+      "Gemini CLI: a replace of loopguard's command with another",
+      'replace',
+      () => ({
+        file_path: '.gemini/settings.json',
+        old_string: '"command": "loopguard hook gemini"',
+        new_string: '"command": "true"',
+      }),
+    ],
+    [
+      'Gemini CLI: a write_file of {}',
+      'write_file',
+      () => ({ file_path: '.gemini/settings.json', content: '{}' }),
+    ],
+    [
+      "Claude Code: an Edit of .claude.json that takes loopguard's MCP server out (its fast path's hooks call it)",
+      'Edit',
+      (dir) => ({
+        file_path: join(dir, 'home', '.claude.json'),
+        old_string: '"loopguard": {',
+        new_string: '"loopguard-off": {',
+      }),
+    ],
+  ];
+  it.each(refused)('%s', (_name, tool, input) => {
+    const dir = guardedProject();
+    expect(hooksRemovedRefusal(call(dir, tool, input(dir)))).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it.each([
+    [
+      "a patch that takes loopguard's command out of config.toml",
+      patch('.codex/config.toml', ['command = "loopguard hook codex"'], ['command = "true"']),
+    ],
+    ['a patch that deletes hooks.json', '*** Begin Patch\n*** Delete File: .codex/hooks.json\n*** End Patch'],
+    [
+      'a patch that moves hooks.json away, in an apply_patch heredoc',
+      "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .codex/hooks.json\n*** Move to: .codex/hooks.off\n*** End Patch\nEOF",
+    ],
+  ])('Codex: %s', (_name, command) => {
+    const dir = guardedProject();
+    expect(hooksRemovedRefusal(call(dir, 'apply_patch', { command }))).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('a patch of hooks.json that takes out the PreToolUse group, as Codex writes it', () => {
+    const dir = guardedProject();
+    const lines = JSON.stringify(CODEX_HOOKS, null, 2).split('\n');
+    const start = lines.findIndex((line) => line.includes('"PreToolUse"'));
+    const end = lines.findIndex((line, index) => index > start && line.trim() === '],');
+    const body = lines.slice(start, end + 1);
+    const command = patch('.codex/hooks.json', body);
+    expect(hooksRemovedRefusal(call(dir, 'apply_patch', { command }))).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('leaves alone an edit that changes another setting, adds a hook of the user, or touches another settings file', () => {
+    const dir = guardedProject();
+    for (const [tool, input] of [
+      [
+        'Edit',
+        {
+          file_path: '.claude/settings.json',
+          old_string: '"Bash(ls)"',
+          new_string: '"Bash(ls)", "Bash(npm test)"',
+        },
+      ],
+      ['Write', { file_path: '.claude/settings.json', content: text({ ...CLAUDE_SETTINGS, model: 'opus' }) }],
+      ['Edit', { file_path: '.claude/settings.json', old_string: 'echo pre', new_string: 'echo before' }],
+      ['Edit', { file_path: '.claude/settings.json', old_string: 'not in the file', new_string: '' }],
+      [
+        'replace',
+        { file_path: '.gemini/settings.json', old_string: 'gemini-2.5-pro', new_string: 'gemini-2.5-flash' },
+      ],
+      ['Write', { file_path: '.vscode/settings.json', content: '{}' }],
+      [
+        'Edit',
+        { file_path: 'home/.claude.json', old_string: '"numStartups": 3', new_string: '"numStartups": 4' },
+      ],
+      ['Write', { file_path: 'src/settings.json', content: '{}' }],
+      [
+        'apply_patch',
+        {
+          command: [
+            '*** Begin Patch',
+            '*** Update File: .codex/config.toml',
+            '@@',
+            ' model = "o3"',
+            '+',
+            '+[mcp_servers.docs]',
+            '+command = "npx"',
+            '*** End Patch',
+          ].join('\n'),
+        },
+      ],
+      [
+        'apply_patch',
+        {
+          command: patch(
+            '.codex/hooks.json',
+            ['    "Stop": ['],
+            ['    "Stop": [ {"hooks": [{"type": "command", "command": "notify"}]},'],
+          ),
+        },
+      ],
+      ['apply_patch', { command: '*** Begin Patch\n*** Delete File: .vscode/settings.json\n*** End Patch' }],
+    ] as const)
+      expect(hooksRemovedRefusal(call(dir, tool, { ...input })), JSON.stringify(input)).toBeUndefined();
+  });
+});
+
+describe("trust64: a shell command that writes an agent's hooks file is refused", () => {
+  it.each([
+    'rm .claude/settings.json',
+    'rm -rf .claude',
+    'rm -f ~/.claude/settings.local.json',
+    "echo '{}' > .claude/settings.local.json",
+    "jq 'del(.hooks)' .claude/settings.json > /tmp/s.json && mv /tmp/s.json .claude/settings.json",
+    "jq 'del(.hooks.BeforeTool)' .gemini/settings.json | sponge .gemini/settings.json",
+    "sed -i '/loopguard/d' ~/.codex/hooks.json",
+    `python3 -c "import json; s=json.load(open('.gemini/settings.json')); s.pop('hooks'); json.dump(s, open('.gemini/settings.json','w'))"`,
+    'mv ~/.codex/hooks.json ~/.codex/hooks.json.bak',
+    'mv .codex .codex-off',
+    'cp /dev/null "$CODEX_HOME/hooks.json"',
+    'truncate -s 0 ~/.claude/settings.json',
+    'cp /tmp/settings.json .claude/',
+    "cat > .codex/hooks.json <<'EOF'\n{}\nEOF",
+    'git checkout HEAD~3 -- .claude/settings.json',
+    "sed -i '/hooks.PreToolUse/,+5d' ~/.codex/config.toml",
+    'rm ~/.codex/config.toml',
+    'echo \'model = "o3"\' > ~/.codex/config.toml',
+    'echo "" | tee .gemini/settings.json',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's parameter expansion
+    'rm "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json"',
+    // the MCP server the fast path's hooks call, unregistered: each hook then runs nothing
+    'claude mcp remove loopguard',
+    'claude mcp remove -s user loopguard',
+    'claude mcp rm "loopguard" --scope project',
+    'rm ~/.claude.json',
+  ])('%s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it.each([
+    'cat .claude/settings.json',
+    'jq .hooks ~/.claude/settings.json',
+    'grep -n loopguard ~/.codex/hooks.json',
+    'sed -n 1,20p .claude/settings.json',
+    'cp .claude/settings.json /tmp/settings.backup.json',
+    'diff .claude/settings.json /tmp/settings.backup.json',
+    'git add .claude/settings.json && git commit -m "chore: share the settings"',
+    'ls -la .claude .codex',
+    'cat >> ~/.codex/config.toml <<\'EOF\'\n[mcp_servers.docs]\ncommand = "npx"\nEOF',
+    `sed -i 's/model = .*/model = "o3"/' ~/.codex/config.toml`,
+    'mkdir -p .claude/commands && cp review.md .claude/commands/',
+    'rm -rf build .cache node_modules',
+    "echo '{}' > .vscode/settings.json",
+    'rm src/settings.json',
+    'cat .claude/settings.json > /tmp/copy.json',
+    'claude mcp remove github',
+    'claude mcp list',
+    'jq .mcpServers ~/.claude.json',
+  ])('leaves alone: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBeUndefined();
+  });
+
+  it("leaves alone a shell write of a hooks file that holds none of loopguard's hooks, or none at all", () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude', 'settings.local.json'), '{"permissions": {"allow": []}}');
+    for (const command of [
+      `echo '{"permissions": {"allow": ["Bash(npm test)"]}}' > .claude/settings.json`,
+      `jq '.permissions.allow += ["Bash(ls)"]' .claude/settings.local.json > /tmp/s.json && mv /tmp/s.json .claude/settings.local.json`,
+      'rm -rf .claude',
+      'rm ~/.codex/hooks.json',
+    ])
+      expect(shell(dir, command), command).toBeUndefined();
+    // the same, where it cannot be told which file it is: refused
+    for (const command of [
+      'cd sub && rm .claude/settings.local.json',
+      'rm "$DIR/.claude/settings.local.json"',
+    ])
+      expect(shell(dir, command), command).toBe(HOOKS_REMOVED_REFUSED);
+  });
+});
+
+describe('trust64: each agent refuses it, as a denied call', () => {
+  it("Claude Code's Edit, Gemini CLI's shell, Codex's patch", async () => {
+    const dir = guardedProject();
+    const claude = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Write',
+      tool_input: { file_path: join(dir, '.claude', 'settings.json'), content: '{}' },
+      tool_use_id: 't',
+    });
+    expect(
+      JSON.parse(await answerHookEvent('claude', JSON.stringify(claude), { env: {}, cwd: dir })),
+    ).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: HOOKS_REMOVED_REFUSED,
+      },
+    });
+    const gemini = geminiEvent(dir, 'g1', 'BeforeTool', {
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'rm .gemini/settings.json' },
+    });
+    expect(
+      JSON.parse(await answerHookEvent('gemini', JSON.stringify(gemini), { env: {}, cwd: dir })),
+    ).toMatchObject({
+      decision: 'deny',
+    });
+    const codex = codexShellCall(dir, '*** Begin Patch\n*** Delete File: .codex/hooks.json\n*** End Patch');
+    const reply = JSON.parse(await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir }));
+    expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(HOOKS_REMOVED_REFUSED).toContain('edit it with your file edit tool');
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { HookEvent } from '../src/hook/hookEvent.js';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { UNHOOKED_AGENT_REFUSED, unhookedAgentRefusal } from '../src/hook/unhookedAgentCall.js';
+import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
+
+// trust64: an agent the model starts with its hooks off runs its tool calls where loopguard sees
+// none of them (`codex exec --disable hooks`, Claude Code's `--bare`): a switch the model flips.
+
+const call = (command: string) =>
+  ({
+    kind: 'before_tool',
+    tool: 'shell',
+    input: { command },
+    projectDir: '/repo',
+    sessionId: 's',
+    callId: 'c',
+  }) as HookEvent;
+
+describe('trust64: a nested agent started with its hooks off is refused', () => {
+  it.each([
+    'codex exec --disable hooks "fix the failing test"',
+    'codex exec --disable=codex_hooks -s workspace-write "go on"',
+    'cd sub && codex --disable hooks exec "retry"',
+    'npx @openai/codex@0.169.0 exec --disable hooks "x"',
+    'timeout 600 codex exec --enable web_search --disable hooks "x"',
+    'claude -p --bare "run the tests until they pass"',
+    'claude --safe-mode -p "go"',
+    'claude --restricted -p "edit the parser"',
+    'claude -p --setting-sources user "go"',
+    'claude --setting-sources=project,local -p "go"',
+    'CLAUDE_CODE_SIMPLE=1 claude -p "go"',
+    'export CLAUDE_CODE_SAFE_MODE=1 && claude -p "go"',
+    'npx -y @anthropic-ai/claude-code --bare -p "go"',
+    '/usr/local/bin/claude --bare -p go',
+  ])('%s', (command) => {
+    expect(unhookedAgentRefusal(call(command))).toBe(UNHOOKED_AGENT_REFUSED);
+  });
+
+  it.each([
+    'codex exec "fix the failing test"',
+    'codex exec --enable hooks "x"',
+    'codex exec --disable web_search "x"',
+    'codex features list',
+    'claude -p "summarise the diff"',
+    'claude --settings .claude/ci.json -p "go"',
+    'claude --setting-sources user,project,local -p "go"',
+    'CLAUDE_CODE_SIMPLE=0 claude -p "go"',
+    'echo claude --bare',
+    'git commit -m "docs: codex exec --disable hooks runs unguarded"',
+    'grep -rn -- "--bare" docs/',
+    'npm run build -- --bare',
+  ])('leaves alone: %s', (command) => {
+    expect(unhookedAgentRefusal(call(command))).toBeUndefined();
+  });
+
+  it("Codex's and Claude Code's calls are denied with why and what to do instead", async () => {
+    const dir = tempProject();
+    const codex = codexShellCall(dir, 'codex exec --disable hooks "fix it"');
+    const codexReply = JSON.parse(
+      await answerHookEvent('codex', JSON.stringify(codex), { env: {}, cwd: dir }),
+    );
+    expect(codexReply.hookSpecificOutput.permissionDecision).toBe('deny');
+    const claude = claudeEvent(dir, 's1', 'PreToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: 'claude -p --bare "go"' },
+      tool_use_id: 't',
+    });
+    const reply = JSON.parse(await answerHookEvent('claude', JSON.stringify(claude), { env: {}, cwd: dir }));
+    expect(reply.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: UNHOOKED_AGENT_REFUSED,
+    });
+    expect(UNHOOKED_AGENT_REFUSED).toContain('start it without that option');
+  });
+});
