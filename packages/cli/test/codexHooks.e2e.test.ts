@@ -386,6 +386,70 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
   }, 600_000);
 
+  it("the session's own switch covers a subagent it starts after: unjudged, and scan lists its loop with the session's switch (codex64)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    const SUBTASK = 'SUBTASK: read missing.txt';
+    let resumed = false;
+    // one call, then (resumed, the session switched off) a subagent that runs the same failing
+    // command six times while the main thread waits for it
+    const api = await startFakeResponsesApi((_call, body) => {
+      const input = body.input ?? [];
+      const outputs = input.filter((item) => item.type === 'function_call_output');
+      const text = JSON.stringify(input);
+      if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
+        return outputs.length < 6 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+      if (!resumed)
+        return outputs.length === 0 ? [execCommand('echo one > one.txt')] : [assistantText('Paused.')];
+      if (outputs.length === 1) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+      if (outputs.length === 2) {
+        const agent = JSON.parse(String(outputs[1]?.output)).agent_id as string;
+        return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+      }
+      return [assistantText('Done.')];
+    });
+    try {
+      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+      const run = (args: string[]) =>
+        execa(codex, [exec as string, '-c', 'features.multi_agent=true', ...args], {
+          cwd: dir,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run(rest);
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+      const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+      database.db.prepare('UPDATE hook_sessions SET enabled = 0 WHERE session_id = ?').run(thread);
+      database.close();
+      resumed = true;
+      const second = await run([...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+      expect(second.exitCode, String(second.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
+    expect(hookState(dir).entries).toEqual([]);
+    expect(hookState(dir).sessions).toHaveLength(1);
+    // scan: the subagent's rollout loops where the session's switch left it alone, said as such
+    const scanned = await loopguard(dir, ['scan', '--json', '--no-cache'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const sessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    const subagent = sessions.find((s) => s.parentSessionId !== undefined);
+    expect(subagent?.loops.length).toBeGreaterThan(0);
+    expect(subagent?.unguarded).toBe(`off for this session (switched off), in ${dir}`);
+    const text = await loopguard(dir, ['scan', '--no-cache'], env);
+    expect(text.stdout).not.toContain('looped where loopguard would have stopped');
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      '1 session looped while loopguard was off for it (see "Not guarded" below)',
+    );
+  }, 600_000);
+
   it("the session's own switch (enabled = 0 on its row): the loop runs unjudged after it, and every door says the session was switched off (codex58)", async () => {
     // two failures, the user switches the session's row off, the session resumed fails five times more
     const { dir } = tempRepo('');
