@@ -634,6 +634,12 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       expect(run.record?.summary, run.sessionId).toEqual(expect.any(String));
       expect(run.recordDiffers, run.sessionId).toBeUndefined();
     }
+    // scan's table names the subagent's session, as status and the dashboard do (codex64)
+    const table = (await loopguard(dir, ['scan', '--no-cache'], env)).stdout.split('\n');
+    expect(table.find((row) => row.startsWith('project '))).toMatch(/\| evidence +\| subagent of$/);
+    expect(table.find((row) => row.includes(String(subagent?.session_id)))).toMatch(
+      new RegExp(`\\| ${main?.session_id}$`),
+    );
     // sessions53: every door, field by field, the subagent's run and the main thread's
     expect((await expectOneStory(dir, { env })).size).toBe(2);
   }, 600_000);
