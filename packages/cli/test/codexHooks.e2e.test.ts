@@ -644,6 +644,47 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect((await expectOneStory(dir, { env })).size).toBe(2);
   }, 600_000);
 
+  it("a budget its subagent reaches: the subagent's run is stopped on spend at its call, the session at its own, as each rollout says (codex64)", async () => {
+    const SUBTASK = 'SUBTASK: write the files';
+    const { dir, env, result, outputs } = await codexWithHooks(
+      (_call, body) => {
+        const input = body.input ?? [];
+        const ran = input.filter((item) => item.type === 'function_call_output');
+        const text = JSON.stringify(input);
+        if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
+          return ran.length < 6
+            ? [execCommand(`echo ${ran.length} > s${ran.length}.txt`)]
+            : [assistantText('Done.')];
+        if (ran.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+        if (ran.length === 1) {
+          const agent = JSON.parse(String(ran[0]?.output)).agent_id as string;
+          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+        }
+        const command = ['echo a > a.txt', 'echo b > b.txt', 'echo c > c.txt'][ran.length - 2];
+        return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
+      },
+      // 15 tokens a reply: the subagent's own five replies reach the session's budget before its
+      // sixth call (its fifth, where the main thread's first reply is counted by then: the threads
+      // run side by side, so the call is not asserted)
+      'spend:\n  session:\n    maxTokens: 75\n',
+      false,
+      ['-c', 'features.multi_agent=true'],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(outputs.some((o) => o.includes('this session reached its budget'))).toBe(true);
+    const { sessions } = hookState(dir);
+    const main = sessions.find((s) => s.parent_session_id === null);
+    const subagent = sessions.find((s) => s.parent_session_id !== null);
+    // every door, field by field, and scan's rollouts with no difference to explain
+    const stories = await expectOneStory(dir, { env });
+    expect(stories.get(String(subagent?.session_id))).toMatch(
+      /^stopped on spend at call \d \(budget reached\), \d tool calls ran/,
+    );
+    expect(stories.get(String(main?.session_id))).toMatch(
+      /^stopped on spend at call \d+ \(budget reached\), \d+ tool calls ran, .*tokens of 75$/,
+    );
+  }, 600_000);
+
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {
     // Codex's event names the call's `workdir` as its `cwd`; the same failing command run in a
     // subfolder, another repository with loopguard's own hooks and state, and a folder outside

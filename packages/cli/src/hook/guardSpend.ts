@@ -19,6 +19,7 @@ import {
 import { codexSubagentRollouts } from './codexSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
+import { sessionTaskId, subagentFields } from './sessionEntries.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
@@ -167,21 +168,25 @@ export async function guardSpend(
   });
 }
 
-/** Records a warning or stop entry of the event's session, with its evidence and where it fell. */
+/**
+ * Records a warning or stop entry of the event's run, with its evidence and where it fell: a
+ * subagent's event is its run's (its id, `parentSessionId`, its call), as its loop entries are, so
+ * that the run the budget stopped is the one each door and its transcript say (codex64); the
+ * budget stays its session's.
+ */
 function recordVerdict(
   verdict: SpendVerdict,
   event: HookEvent,
   context: Pick<SpendGuardContext, 'agent' | 'toolCall' | 'record'>,
   now: number,
 ): void {
-  const session = event.parentSessionId ?? event.sessionId;
   context.record(
     spendEntry(verdict, {
-      taskId: `${context.agent}:${session}`,
+      taskId: sessionTaskId(context.agent, event.sessionId),
       detectedAt: now,
       metadata: {
-        sessionId: session,
-        ...(event.parentSessionId === undefined ? {} : { subagentId: event.sessionId }),
+        sessionId: event.sessionId,
+        ...subagentFields(event),
         agent: context.agent,
         projectDir: event.projectDir,
         hookEvent: event.eventName,
