@@ -19,9 +19,10 @@ export function ensureGeminiCli(): Promise<string> {
 
 /**
  * The arguments of `codex exec --json` against a scripted Responses API at `apiUrl` (its key read
- * from `SCRIPTED_API_KEY`), ending with `prompt` (`-`: read from stdin).
+ * from `SCRIPTED_API_KEY`), ending with `prompt` (`-`: read from stdin). `model`: the name the
+ * rollout records (a priced one, `gpt-5`, for the dollars of a budget).
  */
-export function codexExecArgs(apiUrl: string, prompt: string): string[] {
+export function codexExecArgs(apiUrl: string, prompt: string, model = 'gpt-scripted'): string[] {
   const provider = `{ name = "scripted", base_url = "${apiUrl}/v1", wire_api = "responses", env_key = "SCRIPTED_API_KEY" }`;
   return [
     'exec',
@@ -34,7 +35,7 @@ export function codexExecArgs(apiUrl: string, prompt: string): string[] {
     '-c',
     `model_providers.scripted=${provider}`,
     '--model',
-    'gpt-scripted',
+    model,
     prompt,
   ];
 }

@@ -640,6 +640,75 @@ describe('loopguard hook codex', () => {
     expect(hookLog(dir)).toEqual([]);
   });
 
+  it("a subagent's replies after its last call count at the main thread's next event, and scan's dollars are the record's (codex64)", async () => {
+    const dir = temp('loopguard-codex-hook-');
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 10\n');
+    // as Codex 0.169.0 names them: the threads' rollouts in one day folder, the subagent's by its id
+    const day = join(dir, 'sessions', '2026', '11', '29');
+    mkdirSync(day, { recursive: true });
+    const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
+    const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
+    const model = line('turn_context', { model: 'gpt-5' });
+    writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
+    writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
+    let total = 0;
+    // one reply's count, as Codex writes it after the reply's call (its time and the thread's total)
+    const reply = (rollout: string, second: number) => {
+      total += 110;
+      const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+      const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
+      appendFileSync(
+        rollout,
+        line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second}.000Z`),
+      );
+    };
+    const call = async (rollout: string, id: string, cmd: string, extra: Record<string, unknown> = {}) => {
+      appendFileSync(rollout, functionCall(id, cmd));
+      const answer = (name: string, more: Record<string, unknown> = {}) =>
+        answerHookEvent(
+          'codex',
+          event(dir, rollout, name, id, { model: 'gpt-5', tool_input: { command: cmd }, ...extra, ...more }),
+          { env: {}, cwd: dir },
+        );
+      expect(await answer('PreToolUse')).toBe('');
+      await answer('PostToolUse', { tool_response: 'ok\n' });
+      appendFileSync(rollout, callOutput(id, 0, 'ok\n'));
+    };
+    const subagent = { agent_id: 'sub-1', agent_type: 'default', transcript_path: sub };
+    await call(main, 'call_main_1', 'echo one > one.txt');
+    reply(main, 10);
+    await call(sub, 'call_sub_1', 'ls', subagent);
+    reply(sub, 11);
+    await call(sub, 'call_sub_2', 'ls -a', subagent);
+    reply(sub, 12);
+    // the subagent's closing reply: no event of its thread comes after it
+    appendFileSync(sub, line('response_item', { type: 'message', role: 'assistant', content: [] }));
+    reply(sub, 13);
+    await call(main, 'call_main_2', 'cat one.txt');
+    reply(main, 14);
+    await answerHookEvent('codex', event(dir, main, 'Stop', 'end', { model: 'gpt-5' }), {
+      env: {},
+      cwd: dir,
+    });
+    const { ledgers } = spendState(dir);
+    const ledger = ledgers.find((l) => l.scope === 'session:codex:s1');
+    const own = ledgers.find((l) => l.scope === 'subagent:codex:s1:sub-1');
+    expect(own?.ledger.totals).toMatchObject({ replies: 3 });
+    expect(ledger?.ledger.totals).toMatchObject({ replies: 5 });
+    expect(hookLog(dir)).toEqual([]);
+    // scan of the two rollouts: the session's record holds its subagent's dollars, as its rollouts do
+    const scanned = await loopguard(dir, ['scan', '--json', '--no-cache', join(dir, 'sessions')]);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const sessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    expect(sessions.map((s) => [s.sessionId, s.parentSessionId])).toEqual(
+      expect.arrayContaining([
+        ['s1', undefined],
+        ['sub-1', 's1'],
+      ]),
+    );
+    for (const session of sessions) expect(session.recordDiffers, session.sessionId).toBeUndefined();
+  });
+
   it('a rollout it cannot read fails open: silent, one line in the hook log', async () => {
     const dir = temp('loopguard-codex-hook-');
     const reply = await answerHookEvent(

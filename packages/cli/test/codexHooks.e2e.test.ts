@@ -36,6 +36,7 @@ async function codexWithHooks(
   switchedOff = false,
   codexArgs: string[] = [],
   before: (dir: string) => Promise<string | undefined> = async () => undefined,
+  model?: string,
 ) {
   const { dir } = tempRepo('');
   // a folder `before` names: Codex is started there, with `-C <dir>`
@@ -59,7 +60,7 @@ async function codexWithHooks(
   expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
   const api = await startFakeResponsesApi(script);
   try {
-    const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+    const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.', model);
     const chdir = from === undefined ? [] : ['-C', dir];
     const result = await execa(codex, [exec as string, ...chdir, ...codexArgs, ...rest], {
       cwd: from ?? dir,
@@ -429,6 +430,70 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(api.bodies.some((b) => JSON.stringify(b).includes('not guarding'))).toBe(false);
   }, 600_000);
 
+  it("the session's own switch covers a subagent it starts after: unjudged, and scan lists its loop with the session's switch (codex64)", async () => {
+    const { dir } = tempRepo('');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    await trustCodexHooks(codex, env, dir, isLoopguard);
+    const SUBTASK = 'SUBTASK: read missing.txt';
+    let resumed = false;
+    // one call, then (resumed, the session switched off) a subagent that runs the same failing
+    // command six times while the main thread waits for it
+    const api = await startFakeResponsesApi((_call, body) => {
+      const input = body.input ?? [];
+      const outputs = input.filter((item) => item.type === 'function_call_output');
+      const text = JSON.stringify(input);
+      if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
+        return outputs.length < 6 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
+      if (!resumed)
+        return outputs.length === 0 ? [execCommand('echo one > one.txt')] : [assistantText('Paused.')];
+      if (outputs.length === 1) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+      if (outputs.length === 2) {
+        const agent = JSON.parse(String(outputs[1]?.output)).agent_id as string;
+        return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+      }
+      return [assistantText('Done.')];
+    });
+    try {
+      const [exec, ...rest] = codexExecArgs(api.url, 'Fix the bug.');
+      const run = (args: string[]) =>
+        execa(codex, [exec as string, '-c', 'features.multi_agent=true', ...args], {
+          cwd: dir,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 300_000,
+          env: { ...env, SCRIPTED_API_KEY: 'test' },
+        });
+      const first = await run(rest);
+      expect(first.exitCode, String(first.stderr)).toBe(0);
+      const thread = JSON.parse(String(first.stdout).split('\n')[0] ?? '{}').thread_id as string;
+      const database = openLoopGuardDatabase(join(dir, '.loopguard', 'state.db'));
+      database.db.prepare('UPDATE hook_sessions SET enabled = 0 WHERE session_id = ?').run(thread);
+      database.close();
+      resumed = true;
+      const second = await run([...rest.slice(0, -1), 'resume', thread, 'Go on.']);
+      expect(second.exitCode, String(second.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    const bodies = api.bodies.map((b) => JSON.stringify(b));
+    expect(bodies.some((b) => b.includes('Loop detected') || b.includes('Command blocked'))).toBe(false);
+    expect(hookState(dir).entries).toEqual([]);
+    expect(hookState(dir).sessions).toHaveLength(1);
+    // scan: the subagent's rollout loops where the session's switch left it alone, said as such
+    const scanned = await loopguard(dir, ['scan', '--json', '--no-cache'], env);
+    expect(scanned.code, scanned.stderr).toBe(0);
+    const sessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+    const subagent = sessions.find((s) => s.parentSessionId !== undefined);
+    expect(subagent?.loops.length).toBeGreaterThan(0);
+    expect(subagent?.unguarded).toBe(`off for this session (switched off), in ${dir}`);
+    const text = await loopguard(dir, ['scan', '--no-cache'], env);
+    expect(text.stdout).not.toContain('looped where loopguard would have stopped');
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      '1 session looped while loopguard was off for it (see "Not guarded" below)',
+    );
+  }, 600_000);
+
   it("the session's own switch (enabled = 0 on its row): the loop runs unjudged after it, and every door says the session was switched off (codex58)", async () => {
     // two failures, the user switches the session's row off, the session resumed fails five times more
     const { dir } = tempRepo('');
@@ -560,9 +625,12 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
         const command = ['echo one > one.txt', 'cat one.txt', 'ls'][outputs.length - 2];
         return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
       },
-      'spend:\n  session:\n    maxTokens: 100000\n',
+      // a budget in dollars, the replies priced (codex64: scan's dollars are the record's)
+      'spend:\n  session:\n    maxCostUsd: 10\n',
       false,
       ['-c', 'features.multi_agent=true'],
+      async () => undefined,
+      'gpt-5',
     );
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(bodies.some((b) => b.includes('Command blocked by PreToolUse hook: Stopped (same_error)'))).toBe(
@@ -584,14 +652,15 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       ['loop_stop', 4],
     ]);
     // both threads' replies in the session's ledger, each once; the subagent's also in its own row.
-    // Not its last two: Codex writes a reply's count after its call's output, and no event of the
-    // subagent's thread comes after its last call (it sends no Stop): docs/hooks.md, "Subagents".
+    // Its last two too (codex64): Codex writes a reply's count after its call's output, and no event
+    // of the subagent's thread comes after its last call; the main thread's next events read them.
     const { ledgers } = spendState(dir);
     const ledger = ledgers.find((l) => l.scope === `session:codex:${main?.session_id}`);
     const own = ledgers.find((l) => l.scope === `subagent:codex:${main?.session_id}:${subagent?.session_id}`);
     const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
-    expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies - 2 });
-    expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length - 2 });
+    expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies });
+    expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length });
+    expect(ledger?.ledger.totals.costUsd).toBeGreaterThan(0);
     expect(hookLog(dir)).toEqual([]);
     // scan: the subagent's rollout is its run, under its session, as status names it (codex47)
     const scanned = await loopguard(dir, ['scan', '--json'], env);
@@ -609,8 +678,55 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       expect(run.record?.summary, run.sessionId).toEqual(expect.any(String));
       expect(run.recordDiffers, run.sessionId).toBeUndefined();
     }
+    // scan's table names the subagent's session, as status and the dashboard do (codex64)
+    const table = (await loopguard(dir, ['scan', '--no-cache'], env)).stdout.split('\n');
+    expect(table.find((row) => row.startsWith('project '))).toMatch(/\| evidence +\| subagent of$/);
+    expect(table.find((row) => row.includes(String(subagent?.session_id)))).toMatch(
+      new RegExp(`\\| ${main?.session_id}$`),
+    );
     // sessions53: every door, field by field, the subagent's run and the main thread's
     expect((await expectOneStory(dir, { env })).size).toBe(2);
+  }, 600_000);
+
+  it("a budget its subagent reaches: the subagent's run is stopped on spend at its call, the session at its own, as each rollout says (codex64)", async () => {
+    const SUBTASK = 'SUBTASK: write the files';
+    const { dir, env, result, outputs } = await codexWithHooks(
+      (_call, body) => {
+        const input = body.input ?? [];
+        const ran = input.filter((item) => item.type === 'function_call_output');
+        const text = JSON.stringify(input);
+        if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
+          return ran.length < 6
+            ? [execCommand(`echo ${ran.length} > s${ran.length}.txt`)]
+            : [assistantText('Done.')];
+        if (ran.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+        if (ran.length === 1) {
+          const agent = JSON.parse(String(ran[0]?.output)).agent_id as string;
+          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+        }
+        const command = ['echo a > a.txt', 'echo b > b.txt', 'echo c > c.txt'][ran.length - 2];
+        return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
+      },
+      // 15 tokens a reply: the subagent's own five replies reach the session's budget before its
+      // sixth call (its fifth, where the main thread's first reply is counted by then: the threads
+      // run side by side, so the call is not asserted)
+      'spend:\n  session:\n    maxTokens: 75\n',
+      false,
+      ['-c', 'features.multi_agent=true'],
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(outputs.some((o) => o.includes('this session reached its budget'))).toBe(true);
+    const { sessions } = hookState(dir);
+    const main = sessions.find((s) => s.parent_session_id === null);
+    const subagent = sessions.find((s) => s.parent_session_id !== null);
+    // every door, field by field, and scan's rollouts with no difference to explain
+    const stories = await expectOneStory(dir, { env });
+    expect(stories.get(String(subagent?.session_id))).toMatch(
+      /^stopped on spend at call \d \(budget reached\), \d tool calls ran/,
+    );
+    expect(stories.get(String(main?.session_id))).toMatch(
+      /^stopped on spend at call \d+ \(budget reached\), \d+ tool calls ran, .*tokens of 75$/,
+    );
   }, 600_000);
 
   it('records every call of a session in the project it started in, wherever a call runs (codexcwd)', async () => {

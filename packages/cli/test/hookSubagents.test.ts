@@ -231,9 +231,12 @@ describe.each([
       offset: statSync(own).size,
     });
     expect(byScope['subagent:claude:s1:b2']?.ledger.totals).toMatchObject({ replies: 1, tokens: 100 });
-    expect(entries.map((e) => [e.topic, e.related_tasks, e.metadata.subagentId])).toEqual([
-      ['spend_warning', ['claude:s1'], 'a1f2e3d4c5b6a7980'],
-      ['spend_stop', ['claude:s1'], undefined],
+    // each entry is its run's (codex64): the warning the subagent's, at its first call; the stop the session's
+    expect(
+      entries.map((e) => [e.topic, e.related_tasks, e.metadata.parentSessionId, e.metadata.toolCall]),
+    ).toEqual([
+      ['spend_warning', ['claude:a1f2e3d4c5b6a7980'], 's1', 1],
+      ['spend_stop', ['claude:s1'], undefined, 1],
     ]);
     expect(hookLog(dir)).toEqual([]);
   });

@@ -64,6 +64,26 @@ export class SqliteSpendStore {
   }
 
   /**
+   * The scopes whose key starts with `prefix` (a session's subagents: `subagent:codex:<session>:`),
+   * with how far each was read, the most recently updated first, at most `limit`; without a
+   * transaction, as {@link offsetOf}: a hint of which sources to read.
+   */
+  scopesUnder(prefix: string, limit: number): Array<{ scope: string; offset: number }> {
+    assertNonEmptyString(prefix, 'prefix');
+    // the key's range: every key that starts with the prefix sorts between it and the prefix with one
+    // more code point past any (the primary key's index answers it)
+    const rows = runStorageOp(this.db, this.busyRetry, 'SqliteSpendStore.scopesUnder', () =>
+      this.db
+        .prepare(
+          `SELECT scope, offset FROM spend_ledgers WHERE scope >= ? AND scope < ?
+           ORDER BY updated_at DESC, scope LIMIT ?`,
+        )
+        .all(prefix, `${prefix}\u{10FFFF}`, limit),
+    ) as Array<{ scope: string; offset: number }>;
+    return rows.filter((row) => row.scope.startsWith(prefix));
+  }
+
+  /**
    * Reads the rows of `scopes` (absent or unreadable rows are missing from the map), hands them to
    * `change`, and writes the rows it returns, in one `BEGIN IMMEDIATE` transaction. Writes `change`
    * makes on the same connection (context entries) commit or roll back with it.

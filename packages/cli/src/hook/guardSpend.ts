@@ -10,9 +10,16 @@ import {
   spendEntry,
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
-import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
+import {
+  claudeSubagentTranscript,
+  claudeSubagentTranscripts,
+  MAX_SUBAGENT_TRANSCRIPTS,
+  type SubagentTranscript,
+} from './claudeSubagent.js';
+import { codexSubagentRollouts } from './codexSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
+import { sessionTaskId, subagentFields } from './sessionEntries.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
@@ -161,21 +168,25 @@ export async function guardSpend(
   });
 }
 
-/** Records a warning or stop entry of the event's session, with its evidence and where it fell. */
+/**
+ * Records a warning or stop entry of the event's run, with its evidence and where it fell: a
+ * subagent's event is its run's (its id, `parentSessionId`, its call), as its loop entries are, so
+ * that the run the budget stopped is the one each door and its transcript say (codex64); the
+ * budget stays its session's.
+ */
 function recordVerdict(
   verdict: SpendVerdict,
   event: HookEvent,
   context: Pick<SpendGuardContext, 'agent' | 'toolCall' | 'record'>,
   now: number,
 ): void {
-  const session = event.parentSessionId ?? event.sessionId;
   context.record(
     spendEntry(verdict, {
-      taskId: `${context.agent}:${session}`,
+      taskId: sessionTaskId(context.agent, event.sessionId),
       detectedAt: now,
       metadata: {
-        sessionId: session,
-        ...(event.parentSessionId === undefined ? {} : { subagentId: event.sessionId }),
+        sessionId: event.sessionId,
+        ...subagentFields(event),
         agent: context.agent,
         projectDir: event.projectDir,
         hookEvent: event.eventName,
@@ -234,11 +245,11 @@ function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSourc
 }
 
 /**
- * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code)
- * those of the session's other subagents that changed size since they were last read (their
- * offset, read outside the transaction, is only a hint of where to look). So a subagent's last
- * reply, written after its last tool call, is counted at the session's next event, whichever
- * thread's, and each reply once (each transcript is read on from where it was left).
+ * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code,
+ * Codex at a main thread's event) those of the session's other subagents that changed size since
+ * they were last read (their offset, read outside the transaction, is only a hint of where to
+ * look). So a subagent's last reply, written after its last tool call, is counted at the session's
+ * next event, and each reply once (each transcript is read on from where it was left).
  */
 function sessionTranscripts(
   agent: HookAgent,
@@ -250,11 +261,29 @@ function sessionTranscripts(
   // a Codex subagent's event names its own rollout only: the session's is read at its own events
   if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
-  if (agent !== 'claude') return sources;
-  for (const transcript of claudeSubagentTranscripts(main.path)) {
+  if (agent !== 'claude' && agent !== 'codex') return sources;
+  for (const transcript of subagentTranscripts(agent, session, main.path, store)) {
     const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
       sources.push({ path: transcript.path, key });
   }
   return sources;
+}
+
+/**
+ * The session's subagents' transcripts: Claude Code's, listed from their folder; Codex's, the
+ * rollouts of the subagents whose own events made their rows (the main thread's events name none).
+ */
+function subagentTranscripts(
+  agent: 'claude' | 'codex',
+  session: string,
+  mainPath: string,
+  store: SqliteSpendStore,
+): SubagentTranscript[] {
+  if (agent === 'claude') return claudeSubagentTranscripts(mainPath);
+  const prefix = subagentSpendKey(agent, session, '');
+  const known = store
+    .scopesUnder(prefix, MAX_SUBAGENT_TRANSCRIPTS)
+    .map((row) => row.scope.slice(prefix.length));
+  return codexSubagentRollouts(mainPath, known);
 }

@@ -70,13 +70,13 @@ export function budgetStopBefore(
 }
 
 /**
- * The session's tool call an event is about, as the loop guard counted it (the call after one, the
- * next before one), so that a spend entry says where it fell as a loop entry does ({@link callsMade});
- * `undefined` at the end of a turn, and for a subagent's event (its calls are its run's, the budget
- * the session's).
+ * The run's tool call an event is about, as the loop guard counted it (the call after one, the next
+ * before one), so that a spend entry says where it fell as a loop entry does ({@link callsMade}): a
+ * subagent's event at its own run's call (its entry is its run's, the budget its session's);
+ * `undefined` at the end of a turn.
  */
 function sessionToolCall(agent: HookAgent, event: HookEvent, database: HookDatabase): number | undefined {
-  if (event.parentSessionId !== undefined || event.kind === 'agent_stop') return undefined;
+  if (event.kind === 'agent_stop') return undefined;
   const session = database.sessions.peek({
     agent,
     sessionId: event.sessionId,

@@ -3,7 +3,7 @@ import { type SwitchedOffProject, switchedOffProject, switchedOffWords } from '.
 import { inSessionRecord, joinedChats } from './joinedChats.js';
 import { recordDifference } from './recordDifference.js';
 import type { ScannedSession } from './scannedSession.js';
-import { SessionRecords } from './sessionRecord.js';
+import { type SessionRecord, SessionRecords } from './sessionRecord.js';
 
 /**
  * The sessions with loopguard's record of each, where their project's database holds one: the
@@ -11,7 +11,8 @@ import { SessionRecords } from './sessionRecord.js';
  * started in stays as `startedIn` when it differs (a session started in `repo/src` is `repo`'s),
  * `record` tells what the other doors say of it, and `recordDiffers` where the transcript tells
  * it otherwise ({@link recordDifference}); a session with no record started in a project whose
- * hooks are switched off now is `unguarded`, with `status`'s words, as is one the user switched off. New objects: the scan cache's stay as read.
+ * hooks are switched off now is `unguarded`, with `status`'s words, as is one the user switched off
+ * and a subagent of such a session with no record of its own. New objects: the scan cache's stay as read.
  */
 export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   const records = new SessionRecords();
@@ -24,9 +25,22 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
   };
   const subagents = subagentCosts(sessions);
   const chats = geminiSubagentChats(sessions);
-  return sessions.map((session) => {
-    const record = records.recordOf(session);
+  const recorded = sessions.map((session) => records.recordOf(session));
+  const switchedOff = switchedOffSessions(sessions, recorded);
+  return sessions.map((session, i) => {
+    const record = recorded[i];
     if (record === undefined) {
+      // a subagent the hooks left alone because its session was switched off (the switch covers it)
+      const parent =
+        session.parentSessionId === undefined
+          ? undefined
+          : switchedOff.get(`${session.agent}:${session.parentSessionId}`);
+      if (parent !== undefined)
+        return {
+          ...session,
+          project: parent,
+          unguarded: `off for this session (switched off), in ${parent}`,
+        };
       const off = offHere(session.project);
       return off === undefined ? session : { ...session, unguarded: switchedOffWords(off) };
     }
@@ -45,14 +59,34 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
 }
 
 /**
- * What each Claude Code session's subagents' transcripts cost, by the session's id: the hooks count
- * a subagent's replies against its session's budget (docs/spend.md), so the session's record holds
- * them, where `scan` lists each subagent's transcript as a session of its own (sessions50).
+ * The project of each session among `sessions` whose record says the user switched it off, by its
+ * agent and id (`codex:<id>`): the switch covers the subagents it starts (docs/hooks.md, "Switching it off"), whose
+ * calls the hooks then never record.
+ */
+function switchedOffSessions(
+  sessions: readonly ScannedSession[],
+  recorded: ReadonlyArray<SessionRecord | undefined>,
+): Map<string, string> {
+  const off = new Map<string, string>();
+  for (const [i, session] of sessions.entries()) {
+    const record = recorded[i];
+    if (record?.switchedOff === true && session.parentSessionId === undefined)
+      off.set(`${session.agent}:${session.sessionId}`, record.project);
+  }
+  return off;
+}
+
+/**
+ * What each Claude Code or Codex session's subagents' transcripts cost, by the session's id: the
+ * hooks count a subagent's replies against its session's budget (docs/spend.md), so the session's
+ * record holds them, where `scan` lists each subagent's transcript (a Codex subagent's rollout) as a
+ * session of its own (sessions50, codex64).
  */
 function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number> {
   const costs = new Map<string, number>();
   for (const session of sessions) {
-    if (session.agent !== 'claude' || session.parentSessionId === undefined) continue;
+    if (session.parentSessionId === undefined || (session.agent !== 'claude' && session.agent !== 'codex'))
+      continue;
     if (typeof session.costUsd !== 'number') continue;
     costs.set(session.parentSessionId, (costs.get(session.parentSessionId) ?? 0) + session.costUsd);
   }

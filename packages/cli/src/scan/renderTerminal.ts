@@ -175,12 +175,27 @@ function fitted(
 
 /**
  * A row's head in the narrow layout: the agent (padded to the longest agent's name, so that the
- * ids line up), the session's id (what `status --session` takes) and its day, then its project.
+ * ids line up), the session's id (what `status --session` takes) and its day, a subagent's session
+ * (`parent`, on a line of its own as `status` puts it), then its project.
  */
-const headLines = ([project, date, agent, session]: string[]) => [
+const headLines = ([project, date, agent, session]: string[], parent = '') => [
   `${(agent ?? '').padEnd('claude'.length)}  ${session}  ${date}`,
+  ...(parent === '' ? [] : [`subagent of ${parent}`]),
   `${project}`,
 ];
+
+/**
+ * A table's `subagent of` column, last, where one of its rows is a subagent's run: the id of the
+ * session it belongs to, as `status` and the dashboard name it (codex64); no column otherwise.
+ */
+function withSubagentColumn(
+  headers: string[],
+  rows: string[][],
+  parents: ReadonlyArray<string | undefined>,
+): { headers: string[]; rows: string[][] } {
+  if (parents.every((parent) => parent === undefined)) return { headers, rows };
+  return { headers: [...headers, 'subagent of'], rows: rows.map((row, i) => [...row, parents[i] ?? '']) };
+}
 
 /**
  * The scan for a person: totals on top, then the sessions that looped, worst first (project, date,
@@ -248,46 +263,49 @@ export function renderTerminal(
         worst?.evidence ?? '',
       ];
     });
+    const table = withSubagentColumn(
+      ['project', 'date', 'agent', 'session', 'kind', 'stop', 'wasted after the stop', 'evidence'],
+      rows,
+      looped.slice(0, MAX_ROWS).map((session) => session.parentSessionId),
+    );
     out.push(
       '',
-      fitted(
-        ['project', 'date', 'agent', 'session', 'kind', 'stop', 'wasted after the stop', 'evidence'],
-        rows,
-        columns,
-        (row) => [
-          ...headLines(row),
-          `${row[4]}, stopped at ${row[5]}, wasted after the stop: ${row[6]}`,
-          `${row[7]}`,
-        ],
-      ),
+      fitted(table.headers, table.rows, columns, (row) => [
+        ...headLines(row, row[8]),
+        `${row[4]}, stopped at ${row[5]}, wasted after the stop: ${row[6]}`,
+        `${row[7]}`,
+      ]),
     );
     if (looped.length > MAX_ROWS)
       out.push(`… and ${count(looped.length - MAX_ROWS)} more (all of them: --json or --html)`);
   }
   const nudged = report.sessions.filter((session) => session.loops.some((loop) => !isStopped(loop)));
   if (nudged.length > 0) {
-    const all = nudged.flatMap((session) =>
-      session.loops
-        .filter((loop) => !isStopped(loop))
-        .map((loop) => [
-          session.project ?? '-',
-          dateOf(session, days),
-          session.agent,
-          session.sessionId,
-          loop.kind,
-          `call ${loop.nudgeCall}${loop.loopguard === 'nudged' ? ' (by loopguard)' : ''}`,
-          loop.evidence,
-        ]),
+    const loops = nudged.flatMap((session) =>
+      session.loops.filter((loop) => !isStopped(loop)).map((loop) => ({ session, loop })),
+    );
+    const all = loops.map(({ session, loop }) => [
+      session.project ?? '-',
+      dateOf(session, days),
+      session.agent,
+      session.sessionId,
+      loop.kind,
+      `call ${loop.nudgeCall}${loop.loopguard === 'nudged' ? ' (by loopguard)' : ''}`,
+      loop.evidence,
+    ]);
+    const table = withSubagentColumn(
+      ['project', 'date', 'agent', 'session', 'kind', 'nudge', 'evidence'],
+      all.slice(0, MAX_ROWS),
+      loops.slice(0, MAX_ROWS).map(({ session }) => session.parentSessionId),
     );
     out.push(
       '',
       'Nudged, never stopped:',
-      fitted(
-        ['project', 'date', 'agent', 'session', 'kind', 'nudge', 'evidence'],
-        all.slice(0, MAX_ROWS),
-        columns,
-        (row) => [...headLines(row), `${row[4]}, nudged at ${row[5]}`, `${row[6]}`],
-      ),
+      fitted(table.headers, table.rows, columns, (row) => [
+        ...headLines(row, row[7]),
+        `${row[4]}, nudged at ${row[5]}`,
+        `${row[6]}`,
+      ]),
     );
     if (all.length > MAX_ROWS)
       out.push(`… and ${count(all.length - MAX_ROWS)} more (all of them: --json or --html)`);
