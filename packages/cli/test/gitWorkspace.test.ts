@@ -76,4 +76,19 @@ describe('GitWorkspace', () => {
     // the committed blob is read from the repository, not copied into the run's folder
     expect(filesUnder(runDir)).not.toContain(`objects/${committed.slice(0, 2)}/${committed.slice(2)}`);
   });
+
+  // git takes the exclusion of an ignored path as naming it: it stages the rest and exits 1 ("The
+  // following paths are ignored…"), and every `loopguard run` there ended "internal error"
+  it('snapshots a repository whose .gitignore lists .loopguard, and one that comes to list it', async () => {
+    const { dir, runDir } = repositoryWithSecret();
+    writeFileSync(join(runDir, '..', '..', 'state.db'), 'not for the snapshot');
+    const workspace = (await GitWorkspace.open(dir, runDir)) as GitWorkspace;
+    const first = await workspace.snapshot();
+    writeFileSync(join(dir, '.gitignore'), '.loopguard/\n');
+    const second = await workspace.snapshot();
+    writeFileSync(join(dir, 'README.md'), '# project\nfixed\n');
+    const changes = await workspace.changes(first, await workspace.snapshot());
+    expect(changes.files.sort()).toEqual(['.gitignore', 'README.md']);
+    expect((await workspace.changes(first, second)).files).toEqual(['.gitignore']);
+  });
 });

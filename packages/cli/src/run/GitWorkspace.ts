@@ -100,8 +100,12 @@ export class GitWorkspace {
 
   /** The tree id of the working tree as it is now. */
   async snapshot(): Promise<string> {
-    // one shell runs both git commands: a spawn from node costs more than the two from the shell
-    const script = "git add -A -- . ':(exclude).loopguard' && git write-tree";
+    // One shell runs the git commands: a spawn from node costs more than two from the shell. git
+    // takes the exclusion of a path the repository ignores as naming it: it stages the rest and
+    // exits 1 ("The following paths are ignored…"); there, and only there, the add is made again
+    // without it (an ignored `.loopguard` is not added anyway).
+    const script =
+      "{ git add -A -- . ':(exclude).loopguard' || { git check-ignore -q .loopguard && git add -A -- .; }; } && git write-tree";
     try {
       const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
       return stdout.trim();
