@@ -35,8 +35,8 @@ describe('GitWorkspace', () => {
   // became readable by every local user who can enter the project (and stayed until git gc)
   it('secrets64: a snapshot writes nothing into the repository, and its changes still come out', async () => {
     const { dir, runDir } = repositoryWithSecret();
-    const objects = join(dir, '.git', 'objects');
-    const before = filesUnder(objects);
+    const repository = join(dir, '.git');
+    const before = filesUnder(repository);
     const workspace = await GitWorkspace.open(dir, runDir);
     expect(workspace).not.toBeNull();
     const first = await (workspace as GitWorkspace).snapshot();
@@ -45,7 +45,7 @@ describe('GitWorkspace', () => {
     const changes = await (workspace as GitWorkspace).changes(first, second);
     expect(changes.files).toEqual(['README.md']);
     expect(changes.patch).toContain('+fixed');
-    expect(filesUnder(objects)).toEqual(before);
+    expect(filesUnder(repository)).toEqual(before);
     expect(filesUnder(runDir).some((file) => file.startsWith('objects/'))).toBe(true);
   });
 
