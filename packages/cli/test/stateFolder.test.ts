@@ -179,17 +179,28 @@ describe("what the hook stores is this user's alone (issue 38)", () => {
   it.each([
     ['left by `loopguard demo` (0755, unmarked)', 0o755, false],
     ['marked by an earlier hook without one (0700)', 0o700, true],
-  ])('secrets64: a .loopguard without its .gitignore, %s, gets one from the next writer', async (_, mode, marked) => {
-    const dir = tempProject();
-    execFileSync('git', ['init', '-q'], { cwd: dir });
-    mkdirSync(join(dir, '.loopguard', 'demo-files'), { recursive: true });
-    chmodSync(join(dir, '.loopguard'), mode);
-    if (marked) openHookDatabase(dir, 1000).close();
-    rmSync(join(dir, '.loopguard', '.gitignore'), { force: true });
-    await hookCall(dir, 'claude', claudeFailingCall(dir, 's', 1, 'cat missing-sk-live-0123456789abcdef.txt').post);
-    expect(readFileSync(join(dir, '.loopguard', 'state.db')).includes('sk-live-0123456789abcdef')).toBe(true);
-    expect(String(execFileSync('git', ['status', '--porcelain', '-uall'], { cwd: dir }))).not.toContain('.loopguard');
-  });
+  ])(
+    'secrets64: a .loopguard without its .gitignore, %s, gets one from the next writer',
+    async (_, mode, marked) => {
+      const dir = tempProject();
+      execFileSync('git', ['init', '-q'], { cwd: dir });
+      mkdirSync(join(dir, '.loopguard', 'demo-files'), { recursive: true });
+      chmodSync(join(dir, '.loopguard'), mode);
+      if (marked) openHookDatabase(dir, 1000).close();
+      rmSync(join(dir, '.loopguard', '.gitignore'), { force: true });
+      await hookCall(
+        dir,
+        'claude',
+        claudeFailingCall(dir, 's', 1, 'cat missing-sk-live-0123456789abcdef.txt').post,
+      );
+      expect(readFileSync(join(dir, '.loopguard', 'state.db')).includes('sk-live-0123456789abcdef')).toBe(
+        true,
+      );
+      expect(String(execFileSync('git', ['status', '--porcelain', '-uall'], { cwd: dir }))).not.toContain(
+        '.loopguard',
+      );
+    },
+  );
 });
 
 describe('a planted database is never read without --db either', () => {
