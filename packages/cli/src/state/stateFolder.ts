@@ -94,11 +94,13 @@ export function ownStateFolder(
  * Writes the folder's `.gitignore` when it has none: a `.loopguard` that `loopguard demo` (its
  * `demo-files`), an embedding or an older loopguard made, or whose file was removed, otherwise
  * showed `state.db` in `git status`, and `git add -A` committed the sessions' commands and results
- * (secrets64). One failed exclusive create on each writer's call when it is there.
+ * (secrets64). One `existsSync` on each writer's call when it is there.
  */
 function keepOutOfGit(folder: string): void {
+  const file = join(folder, '.gitignore');
+  if (existsSync(file)) return; // ~2 µs; a failed exclusive create costs ~10 (its error)
   try {
-    writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
+    writeFileSync(file, GITIGNORE, { flag: 'wx' });
   } catch {
     // there already (the user's edits to it are theirs), or a folder that cannot take it
   }
