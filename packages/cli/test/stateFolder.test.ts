@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -18,6 +19,7 @@ import { findStateDatabase } from '../src/commands/findStateDatabase.js';
 import { openHookDatabase } from '../src/hook/hookDatabase.js';
 import { UNGUARDED_NOTICE } from '../src/hook/unguardedNotice.js';
 import { openState } from '../src/run/stateStore.js';
+import { ownStateFolder } from '../src/state/stateFolder.js';
 import { claudeFailingCall, hookCall, hookLog, tempProject } from './hookHelpers.js';
 import { bin, loopguard } from './runHelpers.js';
 
@@ -170,6 +172,35 @@ describe("what the hook stores is this user's alone (issue 38)", () => {
     openHookDatabase(dir, 1000).close();
     expect(statSync(join(dir, '.loopguard')).mode & 0o777).toBe(0o700);
   });
+
+  // secrets64: `loopguard demo` makes `.loopguard/demo-files` (and so `.loopguard`) without the
+  // folder's `.gitignore`; the hooks took such a folder without writing one, so the session's
+  // state.db (a key in a command) was in `git status` and went out with `git add -A && git push`
+  it.each([
+    ['left by `loopguard demo` (0755, unmarked)', 0o755, false],
+    ['marked by an earlier hook without one (0700)', 0o700, true],
+  ])(
+    'secrets64: a .loopguard without its .gitignore, %s, gets one from the next writer',
+    async (_, mode, marked) => {
+      const dir = tempProject();
+      execFileSync('git', ['init', '-q'], { cwd: dir });
+      mkdirSync(join(dir, '.loopguard', 'demo-files'), { recursive: true });
+      chmodSync(join(dir, '.loopguard'), mode);
+      if (marked) openHookDatabase(dir, 1000).close();
+      rmSync(join(dir, '.loopguard', '.gitignore'), { force: true });
+      await hookCall(
+        dir,
+        'claude',
+        claudeFailingCall(dir, 's', 1, 'cat missing-sk-live-0123456789abcdef.txt').post,
+      );
+      expect(readFileSync(join(dir, '.loopguard', 'state.db')).includes('sk-live-0123456789abcdef')).toBe(
+        true,
+      );
+      expect(String(execFileSync('git', ['status', '--porcelain', '-uall'], { cwd: dir }))).not.toContain(
+        '.loopguard',
+      );
+    },
+  );
 });
 
 describe('a planted database is never read without --db either', () => {
@@ -265,14 +296,19 @@ describe('.loopguard/ carries its own .gitignore (issue 35)', () => {
     ).toBe('');
   });
 
-  it("made by loopguard run's state too, and never added to a folder that has none", () => {
+  it("made by loopguard run's state too, and added to a folder that has none (secrets64)", () => {
     const dir = tempProject();
     openState(dir, () => {}, 'write')?.db.close();
     expect(existsSync(join(dir, '.loopguard', '.gitignore'))).toBe(true);
     const older = tempProject();
     mkdirSync(join(older, '.loopguard'));
     openHookDatabase(older, 1000).close();
-    expect(existsSync(join(older, '.loopguard', '.gitignore'))).toBe(false);
+    expect(readFileSync(join(older, '.loopguard', '.gitignore'), 'utf8')).toContain('\n*\n');
+    // a reader writes nothing
+    const read = tempProject();
+    mkdirSync(join(read, '.loopguard'), { mode: 0o700 });
+    ownStateFolder(read, false);
+    expect(existsSync(join(read, '.loopguard', '.gitignore'))).toBe(false);
   });
 });
 

@@ -1,5 +1,14 @@
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import {
   type Clock,
   ConfigurationError,
@@ -60,7 +69,8 @@ export interface OpenLoopGuardDatabaseOptions {
   readonly?: boolean;
   /**
    * Create the file's directory (recursively) when it is missing, instead of throwing; the
-   * folders made are `0700` (a new database file is always made `0600`).
+   * folders made are `0700` (a new database file is always made `0600`), and the file's own folder
+   * gets a `.gitignore` of `*` (what it holds is never for a commit).
    * @default false
    */
   createDirectory?: boolean;
@@ -129,6 +139,9 @@ function unavailable(path: string, problem: string, cause?: unknown): StorageErr
 /** The mode of a folder {@link OpenLoopGuardDatabaseOptions.createDirectory} makes. */
 const PRIVATE_FOLDER = 0o700;
 
+/** The `.gitignore` of a folder made for the database: it holds the database and its files alone. */
+const FOLDER_GITIGNORE = "# loopguard database (the agents' commands and results): not for git\n*\n";
+
 /**
  * Creates the database file empty, mode 0600, before SQLite does: SQLite would make it with 0644
  * under the common umask, and its `-wal` and `-shm` take the database file's mode, so the
@@ -152,6 +165,8 @@ function checkPath(path: string, options: OpenLoopGuardDatabaseOptions): void {
       try {
         // this user's alone: what loopguard stores quotes the agents' commands and results
         mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER });
+        // and out of git: in a repository, `git add -A` would commit and push it (secrets64)
+        writeFileSync(join(dir, '.gitignore'), FOLDER_GITIGNORE, { flag: 'wx' });
       } catch (error) {
         throw unavailable(path, `its directory ${JSON.stringify(dir)} cannot be created`, error);
       }

@@ -1,4 +1,5 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,5 +41,25 @@ describe('a database and folder it makes are the user’s alone (trust44)', () =
     openLoopGuardDatabase(shared).close();
     expect(modeOf(shared)).toBe(0o640);
     expect(modeOf(path)).toBe(0o600);
+  });
+});
+
+// secrets64: the folder it made had no `.gitignore`: in a repository, `git add -A` took the
+// database (the nudges quote the looping commands and their output) into the next commit and push
+describe('a folder it makes is kept out of git (secrets64)', () => {
+  it('gets a .gitignore of `*`; a folder that was there gets none', () => {
+    const repository = mkdtempSync(join(tmpdir(), 'loopguard-private-'));
+    execFileSync('git', ['init', '-q'], { cwd: repository });
+    const path = join(repository, '.loopguard', 'state.db');
+    const database = openLoopGuardDatabase(path, { createDirectory: true });
+    database.stateMachine.addContextEntry({ entryType: 'learning', topic: 'loop_nudge', content: 'sk-1' });
+    database.close();
+    expect(readFileSync(join(repository, '.loopguard', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+    expect(String(execFileSync('git', ['status', '--porcelain', '-uall'], { cwd: repository }))).toBe('');
+    mkdirSync(join(repository, 'data'));
+    openLoopGuardDatabase(join(repository, 'data', 'state.db'), { createDirectory: true }).close();
+    expect(String(execFileSync('git', ['status', '--porcelain', '-uall'], { cwd: repository }))).toBe(
+      '?? data/state.db\n',
+    );
   });
 });

@@ -58,9 +58,6 @@ export interface RunDemoOptions {
 export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
   const path = resolve(io.cwd, options.db);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-  const workDir = join(dirname(path), 'demo-files');
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
   // The scripted autopilot's clock advances a minute a tick: it starts far enough back that its
   // records end before now, as a real history would.
   const clock = new ManualClock(Math.floor((Date.now() - DEMO_HISTORY_MS) / 1000) * 1000);
@@ -68,7 +65,11 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
     { level: 'info', base: null, timestamp: false },
     { write: (line: string) => io.stdout(`  [log] ${(JSON.parse(line) as { msg: string }).msg}\n`) },
   );
+  // the database first: a folder it makes (`.loopguard`) is private and kept out of git
   const database = openLoopGuardDatabase(path, { clock, createDirectory: true });
+  const workDir = join(dirname(path), 'demo-files');
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
   const sessions = new IterationSessions({
     stateMachine: database.stateMachine,
     store: new SqliteIterationStore({ db: database.db }),

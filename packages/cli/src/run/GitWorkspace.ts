@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 // Git plumbing runs on every iteration: node's execFile costs about half of execa per call here
@@ -48,13 +48,24 @@ export interface WorkspaceChanges {
 }
 
 /**
+ * An entry of `GIT_ALTERNATE_OBJECT_DIRECTORIES`: C-quoted when it holds the list's separator or
+ * starts with a quote (git unquotes such an entry, since 2.11).
+ */
+function alternateEntry(path: string): string {
+  return /[:"\\]/.test(path) ? `"${path.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : path;
+}
+
+/**
  * The "no file changes" facts of a git working tree. A snapshot is the tree of the whole working
  * tree, committed or not, untracked files included (ignored files and `.loopguard/` excluded),
- * written with a private index so the user's index is never touched. Comparing the snapshots
- * taken before and after an iteration tells whether it changed anything, whether or not the
- * agent committed its work.
+ * written with a private index so the user's index is never touched, and into a private object
+ * folder beside it (the repository's objects read as an alternate): `git add` writes a blob of
+ * every untracked file, and in the repository's own `.git/objects` (mode 0444, folders 0755) a key
+ * the user kept in a 0600 file became readable by every local user. Comparing the snapshots taken
+ * before and after an iteration tells whether it changed anything, whether or not the agent
+ * committed its work.
  * @example
- * const ws = await GitWorkspace.open(cwd, '.loopguard/runs/r1/index');
+ * const ws = await GitWorkspace.open(cwd, '/repo/.loopguard/runs/r1');
  * const before = await ws?.snapshot(); // … run the agent …
  * const changes = await ws?.changes(before, await ws.snapshot());
  */
@@ -64,18 +75,37 @@ export class GitWorkspace {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  /** The workspace at `cwd`, or `null` when `cwd` is not inside a git working tree. */
-  static async open(cwd: string, indexFile: string): Promise<GitWorkspace | null> {
-    const probe = await git(cwd, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
-    if (probe === null || probe.code !== 0 || probe.stdout.trim() !== 'true') return null;
-    mkdirSync(dirname(indexFile), { recursive: true });
-    return new GitWorkspace(cwd, { ...process.env, GIT_INDEX_FILE: indexFile });
+  /**
+   * The workspace at `cwd`, or `null` when `cwd` is not inside a git working tree.
+   * @param folder - the run's own folder (under the private `.loopguard`): the snapshots' index
+   *   (`index`) and objects (`objects/`) are kept there
+   */
+  static async open(cwd: string, folder: string): Promise<GitWorkspace | null> {
+    const probe = await git(cwd, ['rev-parse', '--is-inside-work-tree', '--git-path', 'objects']).catch(
+      () => null,
+    );
+    const [inside, objects] = probe?.code === 0 ? probe.stdout.split('\n') : [];
+    if (inside !== 'true' || objects === undefined || objects === '') return null;
+    const own = join(folder, 'objects');
+    mkdirSync(own, { recursive: true });
+    const inherited = process.env.GIT_ALTERNATE_OBJECT_DIRECTORIES;
+    const repository = alternateEntry(resolve(cwd, objects));
+    return new GitWorkspace(cwd, {
+      ...process.env,
+      GIT_INDEX_FILE: join(folder, 'index'),
+      GIT_OBJECT_DIRECTORY: own,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: inherited ? `${repository}${delimiter}${inherited}` : repository,
+    });
   }
 
   /** The tree id of the working tree as it is now. */
   async snapshot(): Promise<string> {
-    // one shell runs both git commands: a spawn from node costs more than the two from the shell
-    const script = "git add -A -- . ':(exclude).loopguard' && git write-tree";
+    // One shell runs the git commands: a spawn from node costs more than two from the shell. git
+    // takes the exclusion of a path the repository ignores as naming it: it stages the rest and
+    // exits 1 ("The following paths are ignored…"); there, and only there, the add is made again
+    // without it (an ignored `.loopguard` is not added anyway).
+    const script =
+      "{ git add -A -- . ':(exclude).loopguard' || { git check-ignore -q .loopguard && git add -A -- .; }; } && git write-tree";
     try {
       const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
       return stdout.trim();
@@ -87,7 +117,11 @@ export class GitWorkspace {
   /** The changes from tree `from` to tree `to` (nothing to compute when they are equal). */
   async changes(from: string, to: string): Promise<WorkspaceChanges> {
     if (from === to) return { files: [], patch: '' };
-    const patch = await git(this.cwd, ['diff', '--binary', '--no-color', '--no-ext-diff', from, to]);
+    const patch = await git(
+      this.cwd,
+      ['diff', '--binary', '--no-color', '--no-ext-diff', from, to],
+      this.env,
+    );
     const files = [...patch.stdout.matchAll(/^diff --git a\/(.*?) b\//gm)].map((m) => m[1] ?? '');
     return { files, patch: patch.stdout };
   }

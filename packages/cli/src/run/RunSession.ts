@@ -133,7 +133,7 @@ export class RunSession {
       last = Math.max(last, row.iteration);
       this.history.push({ iteration: row.iteration, passed: row.exitCode === 0 });
     }
-    const workspace = await GitWorkspace.open(run.cwd, `${this.runDir}/index`);
+    const workspace = await GitWorkspace.open(run.cwd, this.runDir);
     if (workspace === null) this.warn('not a git repository: the no-file-changes signal is unavailable');
     const startedAt = this.clock.now();
     this.display.event(

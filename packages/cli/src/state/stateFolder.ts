@@ -61,7 +61,7 @@ export function ownStateFolder(
   if (stats === undefined) {
     if (!create) return undefined;
     mkdirSync(folder, { mode: PRIVATE });
-    writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx' });
+    keepOutOfGit(folder);
     markUntracked(folder, lstatSync(folder));
     return folder;
   }
@@ -86,7 +86,24 @@ export function ownStateFolder(
       markUntracked(folder, stats);
     }
   }
+  if (create) keepOutOfGit(folder);
   return folder;
+}
+
+/**
+ * Writes the folder's `.gitignore` when it has none: a `.loopguard` that `loopguard demo` (its
+ * `demo-files`), an embedding or an older loopguard made, or whose file was removed, otherwise
+ * showed `state.db` in `git status`, and `git add -A` committed the sessions' commands and results
+ * (secrets64). One `existsSync` on each writer's call when it is there.
+ */
+function keepOutOfGit(folder: string): void {
+  const file = join(folder, '.gitignore');
+  if (existsSync(file)) return; // ~2 µs; a failed exclusive create costs ~10 (its error)
+  try {
+    writeFileSync(file, GITIGNORE, { flag: 'wx' });
+  } catch {
+    // there already (the user's edits to it are theirs), or a folder that cannot take it
+  }
 }
 
 /** How the name of a `.loopguard`'s mark starts (see `untrackedMark`). */
