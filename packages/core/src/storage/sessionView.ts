@@ -50,6 +50,16 @@ export interface SessionView {
   /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
   refusedCalls: number;
   /**
+   * Of the stops after the first, those that denied a call before it ran: a Codex session or a Gemini
+   * CLI subagent goes on after its stop, and each repeat is denied (`2 more calls denied after the stop`).
+   */
+  deniedAfterStop: number;
+  /**
+   * The stops after the first found after their call ran (a session resumed after its stop, `claude
+   * --resume`, and stopped again): how many, and the call the last fell at; `null` without one.
+   */
+  stoppedAgain: { times: number; lastCall: number | null } | null;
+  /**
    * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
    * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
    */
@@ -118,6 +128,13 @@ export interface SessionRow {
   stops: number | string;
   /** Absent or `NULL` in a store that records no refusals (PostgreSQL): none. */
   refused_calls?: number | string | null;
+  /**
+   * Of a hook session's stops after the first, those that denied a call before it ran (SQLite's
+   * reader adds it: the view has no column for it); absent or `NULL`: every later stop did.
+   */
+  denied_after_stop?: number | string | null;
+  /** The call the last of a hook session's other later stops fell at (SQLite's reader adds it); absent: none. */
+  last_stop_call?: number | string | null;
   /** The first stop's entry topic (`loop_stop`, `spend_stop`); `NULL` without one. */
   stop_topic: string | null;
   /** The first stop's kind: a loop type or the spend reason's key. */
@@ -196,9 +213,15 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
   // a session that goes on after its stop (Codex: no reply ends its turn) has each repeat denied,
   // each a stop of its own: said, as scan says the calls denied after the stop (qa60)
-  const deniedAfter = view.toolCalls === null || view.stop === null ? 0 : view.stops - 1;
+  const deniedAfter = view.deniedAfterStop;
   if (deniedAfter > 0)
     parts.push(`${deniedAfter} more call${deniedAfter === 1 ? '' : 's'} denied after the stop`);
+  // a session resumed after its stop and stopped again: a stop, not a denial (sess64)
+  const again = view.stoppedAgain;
+  if (again !== null) {
+    const at = again.lastCall === null ? '' : ` at call ${again.lastCall}`;
+    parts.push(again.times === 1 ? `stopped again${at}` : `stopped ${again.times} more times, the last${at}`);
+  }
   if (view.refusedCalls > 0)
     parts.push(`${view.refusedCalls} call${view.refusedCalls === 1 ? '' : 's'} refused`);
   if (view.nudges > 0 && view.verdict !== 'nudged')
@@ -306,6 +329,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     nudges: Number(row.nudges),
     stops: Number(row.stops),
     refusedCalls: Number(row.refused_calls ?? 0),
+    ...laterStops(row),
     stop:
       row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
         ? {
@@ -340,6 +364,22 @@ export function sessionViewOf(row: SessionRow): SessionView {
     switchedOff: Number(row.switched_off ?? 0) === 1,
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
+}
+
+/**
+ * What a session's stops after its first were ({@link SessionView.deniedAfterStop}, `stoppedAgain`):
+ * only a session whose calls are counted and that was stopped has any; a reader that does not tell
+ * (PostgreSQL's) takes each to have denied a call, as a stop that goes on does.
+ */
+function laterStops(row: SessionRow): Pick<SessionView, 'deniedAfterStop' | 'stoppedAgain'> {
+  const stopped = row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop';
+  const later = row.tool_calls === null || !stopped ? 0 : Math.max(0, Number(row.stops) - 1);
+  const denied = Math.min(later, Number(row.denied_after_stop ?? later));
+  const times = later - denied;
+  return {
+    deniedAfterStop: denied,
+    stoppedAgain: times === 0 ? null : { times, lastCall: num(row.last_stop_call ?? null) },
+  };
 }
 
 /**
