@@ -90,6 +90,7 @@ export {
   type SessionRow,
   type SessionVerdict,
   type SessionView,
+  type SpendByAgentRow,
   sessionCountsOf,
   sessionPageAfter,
   sessionPageOf,

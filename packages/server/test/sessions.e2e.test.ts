@@ -347,6 +347,31 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
     expect(await getText('/metrics')).toContain('loopguard_session_spend_dollars{agent="ai-sdk"} 0.06');
   });
 
+  it("writes the total spent as the run's row does: $0.504 of $0.50 is $0.504 in the total, not $0.50 (sess64)", async () => {
+    ctx = await openStore(kind);
+    await ctx.addContextEntry({
+      entryType: 'decision',
+      topic: 'spend_stop',
+      content: 'this run reached its budget ($0.504 of $0.50)',
+      relatedTasks: ['T1'],
+      metadata: {
+        adapter: 'ai-sdk',
+        runId: 'run-7',
+        scope: 'session',
+        reason: 'cap',
+        spent: { replies: 3, tokens: 45, costUsd: 0.5039999999999999, unpricedTokens: 0, unpricedModels: [] },
+        caps: { maxCostUsd: 0.5 },
+      },
+    });
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/status');
+    expect(body.sessions.sessions[0].spendSummary).toBe('$0.504 of $0.50');
+    expect(body.sessions).toMatchObject({
+      spent: '$0.504',
+      spendByAgent: [{ agent: 'ai-sdk', cost: '$0.504' }],
+    });
+  });
+
   it('lists a run loopguard never spoke to from its run_started entry: no loop found (adapters44)', async () => {
     ctx = await openStore(kind);
     await ctx.addContextEntry({
