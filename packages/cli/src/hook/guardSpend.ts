@@ -11,6 +11,7 @@ import {
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
 import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
+import { geminiSubagentChats } from './geminiSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
@@ -234,8 +235,9 @@ function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSourc
 }
 
 /**
- * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code)
- * those of the session's other subagents that changed size since they were last read (their
+ * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code,
+ * Gemini CLI: its subagents' events name only the session's chat) those of the session's other
+ * subagents that changed size since they were last read (their
  * offset, read outside the transaction, is only a hint of where to look). So a subagent's last
  * reply, written after its last tool call, is counted at the session's next event, whichever
  * thread's, and each reply once (each transcript is read on from where it was left).
@@ -250,8 +252,13 @@ function sessionTranscripts(
   // a Codex subagent's event names its own rollout only: the session's is read at its own events
   if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
-  if (agent !== 'claude') return sources;
-  for (const transcript of claudeSubagentTranscripts(main.path)) {
+  const subagents =
+    agent === 'claude'
+      ? claudeSubagentTranscripts(main.path)
+      : agent === 'gemini'
+        ? geminiSubagentChats(main.path, session)
+        : [];
+  for (const transcript of subagents) {
     const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
       sources.push({ path: transcript.path, key });
