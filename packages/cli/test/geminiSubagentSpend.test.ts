@@ -25,18 +25,22 @@ const reply = (id: string, input: number) =>
     model: 'gemini-2.5-flash',
   })}\n`;
 
-/** A project with a $0.50 session budget, the session's main chat and its subagent's, each with one reply. */
-function project(subagentTokens: number): { dir: string; chat: string } {
+/**
+ * A project with a session budget (`maxCostUsd`), the session's main chat and its subagent's, each
+ * with one reply, filed as Gemini CLI files them (`tmp/<name>/chats/`, its `.project_root`).
+ */
+function project(subagentTokens: number, maxCostUsd = 0.5): { dir: string; chat: string; chats: string } {
   const dir = mkdtempSync(join(tmpdir(), 'loopguard-gemini-spend-'));
-  writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 0.5\n');
-  const chats = join(dir, 'chats');
+  writeFileSync(join(dir, 'loopguard.config.yaml'), `spend:\n  session:\n    maxCostUsd: ${maxCostUsd}\n`);
+  const chats = join(mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-')), 'tmp', 'proj', 'chats');
   mkdirSync(join(chats, SESSION), { recursive: true });
+  writeFileSync(join(chats, '..', '.project_root'), dir);
   const header = (kind: string) =>
     `${JSON.stringify({ sessionId: SESSION, projectHash: 'b105', startTime: '2026-11-30T22:28:57.532Z', kind })}\n`;
   const chat = join(chats, 'session-2026-11-30T22-28-510d2a4f.jsonl');
   writeFileSync(chat, header('main') + reply('m1', 1_000));
   writeFileSync(join(chats, SESSION, 'k3x9q2.jsonl'), header('subagent') + reply('s1', subagentTokens));
-  return { dir, chat };
+  return { dir, chat, chats };
 }
 
 /** The subagent's shell call, after it ran: its hook event names the session and its chat. */
@@ -72,5 +76,18 @@ describe("a Gemini CLI subagent's dollars", () => {
     expect(await subagentCall(dir, chat, 1)).toBe('');
     const [ledger] = spendState(dir).ledgers.filter((l) => l.scope === `session:gemini:${SESSION}`);
     expect(ledger?.ledger.totals.tokens).toBe(1_001 + 10_001);
+  });
+
+  it("scan compares the record's dollars with the session's chats joined, the subagent's with the main one's", async () => {
+    const { dir, chat, chats } = project(2_000_000, 100);
+    expect(await subagentCall(dir, chat, 1)).toBe('');
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats, '--json'], io);
+    const report = JSON.parse(io.out()) as {
+      sessions: Array<{ sessionId: string; parentSessionId?: string; recordDiffers?: string }>;
+    };
+    const main = report.sessions.find((s) => s.sessionId === SESSION && s.parentSessionId === undefined);
+    // the record counted both chats' replies: so does the comparison (before, the main chat's alone)
+    expect(main?.recordDiffers).toBe("loopguard's hooks saw 1 tool call run, the transcript holds 0");
   });
 });

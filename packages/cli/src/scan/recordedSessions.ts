@@ -45,14 +45,16 @@ export function withRecords(sessions: ScannedSession[]): ScannedSession[] {
 }
 
 /**
- * What each Claude Code session's subagents' transcripts cost, by the session's id: the hooks count
- * a subagent's replies against its session's budget (docs/spend.md), so the session's record holds
- * them, where `scan` lists each subagent's transcript as a session of its own (sessions50).
+ * What each Claude Code or Gemini CLI session's subagents' transcripts cost, by the session's id: the
+ * hooks count a subagent's replies against its session's budget (docs/spend.md; a Gemini CLI
+ * subagent's chat since sess64), so the session's record holds them, where `scan` lists each
+ * subagent's transcript as a session of its own (sessions50).
  */
 function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number> {
   const costs = new Map<string, number>();
   for (const session of sessions) {
-    if (session.agent !== 'claude' || session.parentSessionId === undefined) continue;
+    if (session.parentSessionId === undefined) continue;
+    if (session.agent !== 'claude' && !inSessionRecord(session)) continue;
     if (typeof session.costUsd !== 'number') continue;
     costs.set(session.parentSessionId, (costs.get(session.parentSessionId) ?? 0) + session.costUsd);
   }
