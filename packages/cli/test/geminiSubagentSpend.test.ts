@@ -61,13 +61,28 @@ describe("a Gemini CLI subagent's dollars", () => {
     const reply = JSON.parse(await subagentCall(dir, chat, 1));
     expect(reply).toMatchObject({ continue: false, stopReason: expect.stringMatching(/reached its budget/) });
     expect(spendState(dir).entries.map((e) => e.topic)).toContain('spend_stop');
+    // the stop does not end a Gemini CLI subagent: it asks again, and its call is denied before it runs
+    const again = {
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'ls src/2' },
+      transcript_path: chat,
+    };
+    const denied = await answerHookEvent(
+      'gemini',
+      JSON.stringify(geminiEvent(dir, SESSION, 'BeforeTool', again)),
+      {
+        env: {},
+        cwd: dir,
+      },
+    );
+    expect(JSON.parse(denied)).toMatchObject({ decision: 'deny' });
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     await runCli(['status', '--json'], io);
     const [session] = (JSON.parse(io.out()) as { sessions: { sessions: Array<Record<string, unknown>> } })
       .sessions.sessions;
     expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
     expect(session?.summary).toMatch(
-      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, \$0\.\d+ of \$0\.50$/,
+      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 1 more call denied after the stop, \$0\.\d+ of \$0\.50$/,
     );
   });
 

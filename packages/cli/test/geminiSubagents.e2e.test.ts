@@ -109,7 +109,10 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
       .sessions.sessions;
     // the main chat alone holds one reply ($0.09): the stop fell in the subagent's run, its replies counted
     expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
-    expect(session?.summary).toMatch(/^stopped on spend at call \d \(budget reached\), /);
+    // the stop does not end the subagent: its next calls are denied, each said
+    expect(session?.summary).toMatch(
+      /^stopped on spend at call \d \(budget reached\), \d tool calls? ran, \d+ more calls? denied after the stop, /,
+    );
     expect((session?.spend as { costUsd: number } | undefined)?.costUsd).toBeGreaterThan(0.3);
     const scan = await loopguard(dir, ['scan'], { HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: '1' });
     expect(scan.code, scan.stderr).toBe(0);

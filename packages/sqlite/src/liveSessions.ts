@@ -58,12 +58,13 @@ function quotedName(name: string): string {
  * record alike), for `SELECT ${sessionRowColumns(db)} FROM agent_sessions`: the view's, a run's
  * `run_reason` (the runs table's: story56) and `stop_iteration`, the iteration its stop fell in (its
  * call counts that iteration's agent session: sessions60), and of a hook session's stops after its
- * first ({@link laterStops}) `denied_after_stop`, those that denied a call before it ran, and
- * `last_stop_call`, the call the last of the others fell at (sess64). None is a column of the view,
+ * first ({@link laterStops}) `denied_after_stop`, those that denied a call before it ran,
+ * `stopped_again`, the others, and `last_stop_call`, the call the last of those fell at (sess64). None is a column of the view,
  * whose change would be a schema version; a run's are `NULL` in a database without runs.
  */
 export function sessionRowColumns(db: BetterSqlite3.Database): string {
   const stops = `${laterStops('count(*)', DENIED_STOP)} AS denied_after_stop,
+    ${laterStops('count(*)', `NOT ${DENIED_STOP}`)} AS stopped_again,
     ${laterStops("json_extract(e.metadata, '$.toolCall')", `NOT ${DENIED_STOP}`, 'DESC')} AS last_stop_call`;
   const runs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
   if (runs === undefined) return `*, NULL AS run_reason, NULL AS stop_iteration, ${stops}`;

@@ -130,10 +130,12 @@ export interface SessionRow {
   refused_calls?: number | string | null;
   /**
    * Of a hook session's stops after the first, those that denied a call before it ran (SQLite's
-   * reader adds it: the view has no column for it); absent or `NULL`: every later stop did.
+   * reader adds it: the view has no column for it); absent or `NULL` (with `stopped_again`): the stops less one.
    */
   denied_after_stop?: number | string | null;
-  /** The call the last of a hook session's other later stops fell at (SQLite's reader adds it); absent: none. */
+  /** Of a hook session's stops after the first, the others: found after their call ran (SQLite's reader adds it). */
+  stopped_again?: number | string | null;
+  /** The call the last of those fell at (SQLite's reader adds it); absent: none. */
   last_stop_call?: number | string | null;
   /** The first stop's entry topic (`loop_stop`, `spend_stop`); `NULL` without one. */
   stop_topic: string | null;
@@ -367,15 +369,18 @@ export function sessionViewOf(row: SessionRow): SessionView {
 }
 
 /**
- * What a session's stops after its first were ({@link SessionView.deniedAfterStop}, `stoppedAgain`):
- * only a session whose calls are counted and that was stopped has any; a reader that does not tell
- * (PostgreSQL's) takes each to have denied a call, as a stop that goes on does.
+ * What a session's stops after its first were ({@link SessionView.deniedAfterStop}, `stoppedAgain`),
+ * as its stop entries say (SQLite's reader: a spend stop's denials are entries the hooks count as a
+ * stop only for Codex); only a session whose calls are counted and that was stopped has any. A
+ * reader that does not tell (PostgreSQL's, which holds no hook session) has its stops less one, each
+ * taken to have denied a call, as a stop that goes on does.
  */
 function laterStops(row: SessionRow): Pick<SessionView, 'deniedAfterStop' | 'stoppedAgain'> {
   const stopped = row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop';
-  const later = row.tool_calls === null || !stopped ? 0 : Math.max(0, Number(row.stops) - 1);
-  const denied = Math.min(later, Number(row.denied_after_stop ?? later));
-  const times = later - denied;
+  if (row.tool_calls === null || !stopped) return { deniedAfterStop: 0, stoppedAgain: null };
+  const told = row.denied_after_stop != null && row.stopped_again != null;
+  const denied = told ? Number(row.denied_after_stop) : Math.max(0, Number(row.stops) - 1);
+  const times = told ? Number(row.stopped_again) : 0;
   return {
     deniedAfterStop: denied,
     stoppedAgain: times === 0 ? null : { times, lastCall: num(row.last_stop_call ?? null) },
