@@ -92,11 +92,13 @@ const DENIED_STOP = `(coalesce(json_extract(e.metadata, '$.deniedBeforeRun'), 0)
  * stop (`claude --resume`) may be stopped again, after a call ran.
  */
 function laterStops(select: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): string {
-  return `(SELECT ${select} FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
+  // only a session stopped has a stop after its first: the others (most) read no entry
+  return `CASE WHEN agent_sessions.stop_topic IS NULL THEN NULL ELSE
+    (SELECT ${select} FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
       WHERE agent_sessions.agent IN ('claude', 'codex', 'gemini')
         AND t.task_id = agent_sessions.agent || ':' || agent_sessions.session_id
         AND e.topic IN ('loop_stop', 'spend_stop') AND ${where}
         AND t.entry_id <> (SELECT f.entry_id FROM context_entry_tasks f JOIN context_entries g ON g.id = f.entry_id
           WHERE f.task_id = t.task_id AND g.topic IN ('loop_stop', 'spend_stop') ORDER BY f.timestamp, f.entry_id LIMIT 1)
-      ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1)`;
+      ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1) END`;
 }
