@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -188,11 +188,30 @@ describe('the demo (the README main job: loopguard demo)', () => {
       rmSync(runTmp, { recursive: true, force: true });
     }
     expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
-      // the Claude Code replay runs in a temporary folder (under .loopguard its Read would be a call
-      // against loopguard's own files), removed afterwards: the check above
+      // the Claude Code replays run in a temporary folder (under .loopguard its Read would be a call
+      // against loopguard's own files), removed afterwards: the check above; their sessions are
+      // shown in folders of their own here
+      'claude-project',
       'codex-project',
+      'spend-project',
       'transcripts',
     ]);
+    // every session names a folder that exists, the Claude Code ones too (sess64: a deleted temporary one)
+    const json = execFileSync(
+      process.execPath,
+      [bin, 'status', '--db', join('.loopguard', 'demo.db'), '--json'],
+      {
+        cwd,
+        encoding: 'utf8',
+      },
+    );
+    const sessions = (
+      JSON.parse(json) as { sessions: { sessions: Array<{ agent: string; projectDir: string }> } }
+    ).sessions.sessions;
+    expect(sessions.filter((s) => s.agent === 'claude')).toHaveLength(2);
+    expect(
+      sessions.filter((s) => !existsSync(s.projectDir)).map((s) => `${s.agent} ${s.projectDir}`),
+    ).toEqual([]);
   });
 
   it('qa50: in a repository whose project already holds sessions, records none of its own there', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -77,5 +77,45 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     expect(main?.record).toBeDefined();
     expect(main?.recordDiffers).toBeUndefined();
     expect(report.totals.stoppedByLoopguard).toBe(1);
+  }, 600_000);
+
+  it("counts the subagent's dollars in its session's budget, written to its own chat: the session is stopped on spend, and every door says so (sess64)", async () => {
+    const { dir } = tempRepo('');
+    expect((await loopguard(dir, ['init', 'gemini', '--project'])).code).toBe(0);
+    // a budget the main chat alone never reaches: its one reply before the subagent, $0.09
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 0.3\n');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+    const script = (turn: number, contents: unknown[]): GeminiTurn => {
+      if (!JSON.stringify(contents[0] ?? '').includes(TASK))
+        return turn === 0
+          ? { tool: 'invoke_agent', args: { agent_name: 'generalist', prompt: TASK } }
+          : { text: 'Done.' };
+      if (turn < 5) return { tool: 'run_shell_command', args: { command: `ls -d dir${turn}` } };
+      return { tool: 'complete_task', args: { result: { response: 'Listed.' } } };
+    };
+    // each reply 300,000 input tokens of gemini-2.5-flash: $0.09
+    const api = await startFakeGeminiApi(script, {
+      usage: { promptTokenCount: 300_000, candidatesTokenCount: 1, totalTokenCount: 300_001 },
+    });
+    try {
+      const { result } = await runGeminiPrint(gemini, dir, api.url, home, { model: 'gemini-2.5-flash' });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+    } finally {
+      await api.close();
+    }
+    expect(hookLog(dir)).toEqual([]);
+    const io = await loopguard(dir, ['status', '--json']);
+    const [session] = (JSON.parse(io.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    // the main chat alone holds one reply ($0.09): the stop fell in the subagent's run, its replies counted
+    expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
+    // the stop does not end the subagent: its next calls are denied, each said
+    expect(session?.summary).toMatch(
+      /^stopped on spend at call \d \(budget reached\), \d tool calls? ran, \d+ more calls? denied after the stop, /,
+    );
+    expect((session?.spend as { costUsd: number } | undefined)?.costUsd).toBeGreaterThan(0.3);
+    const scan = await loopguard(dir, ['scan'], { HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: '1' });
+    expect(scan.code, scan.stderr).toBe(0);
+    expect(scan.stdout).toContain("loopguard's spend guard stopped 1 session at its budget");
   }, 600_000);
 });

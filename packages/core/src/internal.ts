@@ -83,6 +83,7 @@ export {
 export { runLimitWords, runStatusWords } from './storage/runStatusWords.js';
 export {
   type SessionCounts,
+  type SpendByAgentRow,
   sessionCountsOf,
 } from './storage/sessionCounts.js';
 export {

@@ -198,10 +198,11 @@ export class PgStatusReader implements core.StatusReader {
         'sessionCounts',
         `${ADAPTER_SESSIONS_SQL} SELECT verdict, count(*) AS count FROM judged GROUP BY verdict`,
       ),
-      this.rows<{ agent: string; tokens: string | null; cost_usd: string | null }>(
+      this.rows<core.SpendByAgentRow>(
         'sessionCounts',
-        `${ADAPTER_SESSIONS_SQL} SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd FROM judged
-         WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
+        `${ADAPTER_SESSIONS_SQL} SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd,
+           json_agg(json_build_array(cost_usd, budget_usd)) FILTER (WHERE abs(cost_usd - budget_usd) < 0.01) AS near_cap
+         FROM judged WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
       ),
     ]);
     return core.sessionCountsOf(verdicts, spend);

@@ -209,6 +209,29 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     expect(problems).toEqual([]);
   });
 
+  it("says the header's dollars as the rows do: a session's $0.504 of $0.50 is not $0.50 in the total (sess64)", async () => {
+    const db = hooksOnlyDatabase();
+    const scope = `session:gemini:${HOOK_SESSIONS.spent}`;
+    new SqliteSpendStore({ db: db.database.db, clock: db.clock }).update([scope], () => ({
+      next: new Map([
+        [
+          scope,
+          {
+            ledger: { totals: { tokens: 52_000, costUsd: 0.5039999999999999 } },
+            offset: 10,
+            caps: { maxCostUsd: 0.5 },
+          },
+        ],
+      ]),
+      result: null,
+    }));
+    await open(db);
+    expect((await cells(1))[7]).toBe('$0.504 of $0.50');
+    expect(await text('#spent')).toBe('$0.504');
+    expect(await page.locator('#spent').getAttribute('title')).toBe('gemini: $0.504, 52,000 tokens');
+    expect(problems).toEqual([]);
+  });
+
   it('fits a phone-wide window: the page never scrolls sideways, the sessions table scrolls in its own panel (qa54)', async () => {
     await page.setViewportSize({ width: 420, height: 900 });
     await open(hooksOnlyDatabase());

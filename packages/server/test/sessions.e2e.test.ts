@@ -206,6 +206,24 @@ describe('sessions on an empty database', () => {
 
 const openStore = useStores();
 
+/** The `spend_stop` entry an adapter writes when its run `run-7` spent `spent` against a `cap` in dollars. */
+function spendStop(ctx: TestStore, spent: Record<string, unknown>, cap: number) {
+  return ctx.addContextEntry({
+    entryType: 'decision',
+    topic: 'spend_stop',
+    content: 'this run reached its budget',
+    relatedTasks: ['T1'],
+    metadata: {
+      adapter: 'ai-sdk',
+      runId: 'run-7',
+      scope: 'session',
+      reason: 'cap',
+      spent,
+      caps: { maxCostUsd: cap },
+    },
+  });
+}
+
 describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind) => {
   let ctx: TestStore;
   afterEach(async () => {
@@ -308,20 +326,7 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
       },
     });
     ctx.clock.advance(1000);
-    await ctx.addContextEntry({
-      entryType: 'decision',
-      topic: 'spend_stop',
-      content: 'this run reached its budget ($0.06 of $0.05)',
-      relatedTasks: ['T1'],
-      metadata: {
-        adapter: 'ai-sdk',
-        runId: 'run-7',
-        scope: 'session',
-        reason: 'cap',
-        spent,
-        caps: { maxCostUsd: 0.05 },
-      },
-    });
+    await spendStop(ctx, spent, 0.05);
     // a run stopped on a loop has no spend of its own to say
     await ctx.addContextEntry({
       entryType: 'decision',
@@ -345,6 +350,18 @@ describe.each(STORE_KINDS)("a framework adapter's runs as sessions on %s", (kind
     const loop = await getJson('/sessions?verdict=stopped');
     expect(loop.body.sessions).toMatchObject([{ sessionId: 'run-8', spend: null, budget: null }]);
     expect(await getText('/metrics')).toContain('loopguard_session_spend_dollars{agent="ai-sdk"} 0.06');
+  });
+
+  it("writes the total spent as the run's row does: $0.504 of $0.50 is $0.504 in the total, not $0.50 (sess64)", async () => {
+    ctx = await openStore(kind);
+    await spendStop(ctx, { replies: 3, tokens: 45, costUsd: 0.5039999999999999, unpricedTokens: 0 }, 0.5);
+    server = await startStatusServer({ reader: ctx.reader, port: 0, clock: ctx.clock });
+    const { body } = await getJson('/status');
+    expect(body.sessions.sessions[0].spendSummary).toBe('$0.504 of $0.50');
+    expect(body.sessions).toMatchObject({
+      spent: '$0.504',
+      spendByAgent: [{ agent: 'ai-sdk', cost: '$0.504' }],
+    });
   });
 
   it('lists a run loopguard never spoke to from its run_started entry: no loop found (adapters44)', async () => {

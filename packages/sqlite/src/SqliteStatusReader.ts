@@ -213,9 +213,10 @@ export class SqliteStatusReader implements core.StatusReader {
       'SELECT verdict, count(*) AS count FROM agent_sessions GROUP BY verdict',
     ).all() as { verdict: string; count: number }[];
     const spend = this.cached(
-      `SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd FROM agent_sessions
-       WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
-    ).all() as { agent: string; tokens: number; cost_usd: number }[];
+      `SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd,
+         json_group_array(json_array(cost_usd, budget_usd)) FILTER (WHERE abs(cost_usd - budget_usd) < 0.01) AS near_cap
+       FROM agent_sessions WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
+    ).all() as core.SpendByAgentRow[];
     return core.sessionCountsOf(verdicts, spend);
   }
 

@@ -54,20 +54,51 @@ function quotedName(name: string): string {
 }
 
 /**
- * The columns every door reads of `agent_sessions` (`status`'s reader and `scan`'s record alike), for
- * `SELECT ${sessionRowColumns(db)} FROM agent_sessions`: the view's, a run's `run_reason` (the runs
- * table's: story56) and `stop_iteration`, the iteration its stop fell in (its call counts that
- * iteration's agent session: sessions60). Neither is a column of the view, whose change would be a
- * schema version; `NULL` in a database without runs.
+ * The columns every door reads of `agent_sessions` (`status`'s reader, the status line and `scan`'s
+ * record alike), for `SELECT ${sessionRowColumns(db)} FROM agent_sessions`: the view's, a run's
+ * `run_reason` (the runs table's: story56) and `stop_iteration`, the iteration its stop fell in (its
+ * call counts that iteration's agent session: sessions60), and of a hook session's stops after its
+ * first ({@link laterStops}) `denied_after_stop`, those that denied a call before it ran,
+ * `stopped_again`, the others, and `last_stop_call`, the call the last of those fell at (sess64). None is a column of the view,
+ * whose change would be a schema version; a run's are `NULL` in a database without runs.
  */
 export function sessionRowColumns(db: BetterSqlite3.Database): string {
+  const stops = `${laterStops('count(*)', DENIED_STOP)} AS denied_after_stop,
+    ${laterStops('count(*)', `NOT ${DENIED_STOP}`)} AS stopped_again,
+    ${laterStops("json_extract(e.metadata, '$.toolCall')", `NOT ${DENIED_STOP}`, 'DESC')} AS last_stop_call`;
   const runs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get();
-  if (runs === undefined) return '*, NULL AS run_reason, NULL AS stop_iteration';
-  return `*,
+  if (runs === undefined) return `*, NULL AS run_reason, NULL AS stop_iteration, ${stops}`;
+  return `*, ${stops},
     (SELECT r.reason FROM runs r WHERE agent_sessions.agent = 'run' AND r.id = agent_sessions.session_id)
       AS run_reason,
     (SELECT json_extract(e.metadata, '$.iteration') FROM context_entries e
       WHERE agent_sessions.agent = 'run' AND e.topic = agent_sessions.stop_topic
         AND e.timestamp = agent_sessions.stopped_at AND json_extract(e.metadata, '$.runId') = agent_sessions.session_id
       ORDER BY e.id LIMIT 1) AS stop_iteration`;
+}
+
+/**
+ * A stop entry that denied its call before it ran: a loop stop so marked (`deniedBeforeRun`), or a
+ * spend stop answered to a call about to run (its `hookEvent`; the spend guard judges a session at
+ * its budget there, and marks nothing).
+ */
+const DENIED_STOP = `(coalesce(json_extract(e.metadata, '$.deniedBeforeRun'), 0) = 1
+  OR (e.topic = 'spend_stop' AND coalesce(json_extract(e.metadata, '$.hookEvent'), '') IN ('PreToolUse', 'BeforeTool')))`;
+
+/**
+ * `select` of a hook session's stop entries after its first (the first as the view finds it: by
+ * time, then entry id), those `where` holds, by time in `order`. A Codex session, or a Gemini CLI
+ * subagent, goes on after its stop, each repeat denied a stop of its own; a session resumed after its
+ * stop (`claude --resume`) may be stopped again, after a call ran.
+ */
+function laterStops(select: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): string {
+  // only a session stopped has a stop after its first: the others (most) read no entry
+  return `CASE WHEN agent_sessions.stop_topic IS NULL THEN NULL ELSE
+    (SELECT ${select} FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
+      WHERE agent_sessions.agent IN ('claude', 'codex', 'gemini')
+        AND t.task_id = agent_sessions.agent || ':' || agent_sessions.session_id
+        AND e.topic IN ('loop_stop', 'spend_stop') AND ${where}
+        AND t.entry_id <> (SELECT f.entry_id FROM context_entry_tasks f JOIN context_entries g ON g.id = f.entry_id
+          WHERE f.task_id = t.task_id AND g.topic IN ('loop_stop', 'spend_stop') ORDER BY f.timestamp, f.entry_id LIMIT 1)
+      ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1) END`;
 }

@@ -1,6 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { AGENT_ID } from './subagentRun.js';
+import { type SubagentTranscript, subagentTranscripts } from './subagentTranscripts.js';
 
 /**
  * What Claude Code's subagents look like to a hook (checked with 2.1.330, offline): the tool calls
@@ -27,19 +26,6 @@ export function claudeSubagentTranscript(transcriptPath: string, agentId: string
   return folder === undefined ? undefined : join(folder, `agent-${agentId}.jsonl`);
 }
 
-/** Most subagent transcripts one hook call looks at: the most recently written. */
-export const MAX_SUBAGENT_TRANSCRIPTS = 64;
-
-/** A subagent's transcript and its size. */
-export interface SubagentTranscript {
-  /** The subagent's `agent_id` (from the file's name, `agent-<agent_id>.jsonl`). */
-  agentId: string;
-  /** The transcript's path. */
-  path: string;
-  /** Its size when it was listed, bytes. */
-  size: number;
-}
-
 /**
  * The transcripts of the session's subagents (nested ones included: Claude Code writes them in the
  * same folder), at most {@link MAX_SUBAGENT_TRANSCRIPTS}, the most recently written first; none when
@@ -48,24 +34,5 @@ export interface SubagentTranscript {
 export function claudeSubagentTranscripts(transcriptPath: string): SubagentTranscript[] {
   const folder = subagentFolder(transcriptPath);
   if (folder === undefined) return [];
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  const found: Array<SubagentTranscript & { at: number }> = [];
-  for (const name of names) {
-    const agentId = /^agent-(.+)\.jsonl$/.exec(name)?.[1];
-    if (agentId === undefined || !AGENT_ID.test(agentId)) continue;
-    const path = join(folder, name);
-    try {
-      const stat = statSync(path);
-      if (stat.isFile()) found.push({ agentId, path, size: stat.size, at: stat.mtimeMs });
-    } catch {
-      // gone between the listing and the look: nothing to count
-    }
-  }
-  found.sort((a, b) => b.at - a.at);
-  return found.slice(0, MAX_SUBAGENT_TRANSCRIPTS).map(({ agentId, path, size }) => ({ agentId, path, size }));
+  return subagentTranscripts(folder, (name) => /^agent-(.+)\.jsonl$/.exec(name)?.[1]);
 }

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { SubagentTranscript } from './claudeSubagent.js';
 import { AGENT_ID } from './subagentRun.js';
+import type { SubagentTranscript } from './subagentTranscripts.js';
 
 /**
  * The rollouts of a Codex session's subagents `agentIds` (each known from its own hook events),

@@ -10,16 +10,13 @@ import {
   spendEntry,
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
-import {
-  claudeSubagentTranscript,
-  claudeSubagentTranscripts,
-  MAX_SUBAGENT_TRANSCRIPTS,
-  type SubagentTranscript,
-} from './claudeSubagent.js';
+import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
 import { codexSubagentRollouts } from './codexSubagent.js';
+import { geminiSubagentChats } from './geminiSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
 import { sessionTaskId, subagentFields } from './sessionEntries.js';
+import { MAX_SUBAGENT_TRANSCRIPTS, type SubagentTranscript } from './subagentTranscripts.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
 /** What {@link guardSpend} needs besides the event. */
@@ -246,10 +243,11 @@ function ownTranscript(agent: HookAgent, event: HookEvent, main: TranscriptSourc
 
 /**
  * The transcripts to read at this call: the session's, the event's own run's, and (Claude Code,
- * Codex at a main thread's event) those of the session's other subagents that changed size since
- * they were last read (their offset, read outside the transaction, is only a hint of where to
- * look). So a subagent's last reply, written after its last tool call, is counted at the session's
- * next event, and each reply once (each transcript is read on from where it was left).
+ * Codex at a main thread's event, Gemini CLI: its subagents' events name only the session's chat)
+ * those of the session's other subagents that changed size since they were last read (their
+ * offset, read outside the transaction, is only a hint of where to look). So a subagent's last
+ * reply, written after its last tool call, is counted at the session's next event, whichever
+ * thread's, and each reply once (each transcript is read on from where it was left).
  */
 function sessionTranscripts(
   agent: HookAgent,
@@ -261,7 +259,6 @@ function sessionTranscripts(
   // a Codex subagent's event names its own rollout only: the session's is read at its own events
   if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
-  if (agent !== 'claude' && agent !== 'codex') return sources;
   for (const transcript of subagentTranscripts(agent, session, main.path, store)) {
     const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
@@ -271,16 +268,18 @@ function sessionTranscripts(
 }
 
 /**
- * The session's subagents' transcripts: Claude Code's, listed from their folder; Codex's, the
- * rollouts of the subagents whose own events made their rows (the main thread's events name none).
+ * The session's subagents' transcripts: Claude Code's, listed from their folder; Gemini CLI's chats,
+ * filed under the session's; Codex's, the rollouts of the subagents whose own events made their rows
+ * (the main thread's events name none).
  */
 function subagentTranscripts(
-  agent: 'claude' | 'codex',
+  agent: HookAgent,
   session: string,
   mainPath: string,
   store: SqliteSpendStore,
 ): SubagentTranscript[] {
   if (agent === 'claude') return claudeSubagentTranscripts(mainPath);
+  if (agent === 'gemini') return geminiSubagentChats(mainPath, session);
   const prefix = subagentSpendKey(agent, session, '');
   const known = store
     .scopesUnder(prefix, MAX_SUBAGENT_TRANSCRIPTS)

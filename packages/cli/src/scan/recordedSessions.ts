@@ -77,16 +77,15 @@ function switchedOffSessions(
 }
 
 /**
- * What each Claude Code or Codex session's subagents' transcripts cost, by the session's id: the
- * hooks count a subagent's replies against its session's budget (docs/spend.md), so the session's
- * record holds them, where `scan` lists each subagent's transcript (a Codex subagent's rollout) as a
- * session of its own (sessions50, codex64).
+ * What each session's subagents' transcripts cost, by the session's id: the hooks count a
+ * subagent's replies against its session's budget (docs/spend.md; a Codex subagent's rollout since
+ * codex64, a Gemini CLI subagent's chat since sess64), so the session's record holds them, where
+ * `scan` lists each subagent's transcript as a session of its own (sessions50).
  */
 function subagentCosts(sessions: readonly ScannedSession[]): Map<string, number> {
   const costs = new Map<string, number>();
   for (const session of sessions) {
-    if (session.parentSessionId === undefined || (session.agent !== 'claude' && session.agent !== 'codex'))
-      continue;
+    if (session.parentSessionId === undefined) continue;
     if (typeof session.costUsd !== 'number') continue;
     costs.set(session.parentSessionId, (costs.get(session.parentSessionId) ?? 0) + session.costUsd);
   }

@@ -1,5 +1,5 @@
 import { type SessionRow, sessionViewOf } from '@loopguard/core/internal';
-import { readLiveSessions } from '@loopguard/sqlite/liveSessions';
+import { readLiveSessions, sessionRowColumns } from '@loopguard/sqlite/liveSessions';
 import type Database from 'better-sqlite3';
 import { claudeSubagentTranscripts } from '../hook/claudeSubagent.js';
 
@@ -63,7 +63,8 @@ export function statusLine(db: Database.Database, input: StatusLineInput): strin
   readLiveSessions(db);
   const row = db
     .prepare(
-      `SELECT * FROM agent_sessions WHERE agent = 'claude' AND session_id = ? ORDER BY last_active DESC LIMIT 1`,
+      `SELECT ${sessionRowColumns(db)} FROM agent_sessions WHERE agent = 'claude' AND session_id = ?
+       ORDER BY last_active DESC LIMIT 1`,
     )
     .get(input.sessionId) as SessionRow | undefined;
   if (row === undefined) return 'loopguard: watching';

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 
-export { formatUsd } from '../kernel/formatUsd.js';
+export { formatUsd, formatUsdTotal } from '../kernel/formatUsd.js';
 export {
   addUsage,
   checkSpend,

@@ -16,6 +16,29 @@ const MAX_DECIMALS = 10;
  * @example `${formatUsd(0.0026, 10)} of ${formatUsd(10, 0.0026)}`; // '$0.0026 of $10.00'
  */
 export function formatUsd(amount: number, beside?: number): string {
+  const decimals = shownDecimals(amount, beside);
+  let digits = Math.abs(amount).toFixed(decimals);
+  const trimmed = trimZeros(digits);
+  if (Number(trimmed) === Math.abs(amount)) digits = trimmed;
+  return `${amount < 0 ? '-' : ''}$${digits}`;
+}
+
+/**
+ * A total of amounts each written beside what it is compared with (a session's spend beside its cap:
+ * `parts`), as every door writes it: with as many decimals as its most precise part was written
+ * with, so that a session's `$0.504 of $0.50` is not `$0.50` in the total (sess64); no trailing zero
+ * past the cents (a sum of floats is never exact: `$0.52`, not `$0.520`).
+ * @example formatUsdTotal(0.504, [{ amount: 0.504, beside: 0.5 }]); // '$0.504'
+ * @example formatUsdTotal(1.2, [{ amount: 0.504, beside: 0.5 }]); // '$1.20'
+ */
+export function formatUsdTotal(total: number, parts: readonly { amount: number; beside: number }[]): string {
+  const decimals = Math.max(ownDecimals(total), ...parts.map((p) => shownDecimals(p.amount, p.beside)));
+  if (decimals === ownDecimals(total)) return formatUsd(total);
+  return `${total < 0 ? '-' : ''}$${trimZeros(Math.abs(total).toFixed(decimals))}`;
+}
+
+/** The decimals {@link formatUsd} writes `amount` with, beside `beside`. */
+function shownDecimals(amount: number, beside: number | undefined): number {
   let decimals = ownDecimals(amount);
   if (beside !== undefined && beside !== amount)
     while (
@@ -24,10 +47,12 @@ export function formatUsd(amount: number, beside?: number): string {
       amount.toFixed(decimals) === beside.toFixed(decimals)
     )
       decimals++;
-  let digits = Math.abs(amount).toFixed(decimals);
-  const trimmed = digits.replace(/(\.\d\d\d*?)0+$/, '$1');
-  if (Number(trimmed) === Math.abs(amount)) digits = trimmed;
-  return `${amount < 0 ? '-' : ''}$${digits}`;
+  return decimals;
+}
+
+/** `digits` without the zeros that end it past the cents (`0.5040` → `0.504`, `0.50` stays). */
+function trimZeros(digits: string): string {
+  return digits.replace(/(\.\d\d\d*?)0+$/, '$1');
 }
 
 /** Whether `decimals` decimals show the amount as it is (`0.05` at 2, not `0.047`). */

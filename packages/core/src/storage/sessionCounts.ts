@@ -1,4 +1,4 @@
-import { formatUsd } from '../kernel/formatUsd.js';
+import { formatUsdTotal } from '../kernel/formatUsd.js';
 import { SESSION_VERDICTS, type SessionVerdict } from './sessionView.js';
 
 /**
@@ -21,16 +21,17 @@ export interface SessionCounts {
  */
 export function sessionCountsOf(
   verdicts: readonly { verdict: string; count: number | string }[],
-  spend: readonly { agent: string; tokens: number | string | null; cost_usd: number | string | null }[],
+  spend: readonly SpendByAgentRow[],
 ): SessionCounts {
   const byVerdict = Object.fromEntries(SESSION_VERDICTS.map((v) => [v, 0])) as Record<SessionVerdict, number>;
   for (const { verdict, count } of verdicts)
     if (verdict in byVerdict) byVerdict[verdict as SessionVerdict] += Number(count);
-  const spendByAgent = spend.map((s) => ({
+  const nearCap = spend.map(nearCapParts);
+  const spendByAgent = spend.map((s, i) => ({
     agent: s.agent,
     tokens: Number(s.tokens ?? 0),
     costUsd: Number(s.cost_usd ?? 0),
-    cost: formatUsd(Number(s.cost_usd ?? 0)),
+    cost: formatUsdTotal(Number(s.cost_usd ?? 0), nearCap[i] ?? []),
   }));
   const costUsd = spendByAgent.reduce((sum, s) => sum + s.costUsd, 0);
   const tokens = spendByAgent.reduce((sum, s) => sum + s.tokens, 0);
@@ -38,7 +39,35 @@ export function sessionCountsOf(
     spendByAgent.length === 0
       ? ''
       : costUsd > 0
-        ? formatUsd(costUsd)
+        ? formatUsdTotal(costUsd, nearCap.flat())
         : `${tokens.toLocaleString('en-US')} tokens`;
   return { byVerdict, spendByAgent, spent };
+}
+
+/**
+ * What an agent's sessions spent, as a reader groups them for {@link sessionCountsOf}.
+ * @example { agent: 'gemini', tokens: 52000, cost_usd: 0.504, near_cap: '[[0.504,0.5]]' }
+ */
+export interface SpendByAgentRow {
+  /** The door. */
+  agent: string;
+  /** Its sessions' tokens (text on PostgreSQL). */
+  tokens: number | string | null;
+  /** Its sessions' dollars of priced models (text on PostgreSQL). */
+  cost_usd: number | string | null;
+  /**
+   * Its sessions whose dollars lie within a cent of their dollar cap, `[spent, cap]` each (a JSON
+   * array: text in SQLite, parsed on PostgreSQL; `NULL` or absent: none): only beside such a cap is
+   * an amount written with more than its own decimals (`formatUsd`), which the total then keeps.
+   */
+  near_cap?: string | ReadonlyArray<readonly [number | string, number | string]> | null;
+}
+
+/** The `near_cap` pairs of a row as `formatUsdTotal` reads them. */
+function nearCapParts(row: SpendByAgentRow): { amount: number; beside: number }[] {
+  const pairs = typeof row.near_cap === 'string' ? JSON.parse(row.near_cap) : (row.near_cap ?? []);
+  return (pairs as Array<[number | string, number | string]>).map(([amount, beside]) => ({
+    amount: Number(amount),
+    beside: Number(beside),
+  }));
 }

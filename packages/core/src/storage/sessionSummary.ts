@@ -19,9 +19,15 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
   // a session that goes on after its stop (Codex: no reply ends its turn) has each repeat denied,
   // each a stop of its own: said, as scan says the calls denied after the stop (qa60)
-  const deniedAfter = view.toolCalls === null || view.stop === null ? 0 : view.stops - 1;
+  const deniedAfter = view.deniedAfterStop;
   if (deniedAfter > 0)
     parts.push(`${deniedAfter} more call${deniedAfter === 1 ? '' : 's'} denied after the stop`);
+  // a session resumed after its stop and stopped again: a stop, not a denial (sess64)
+  const again = view.stoppedAgain;
+  if (again !== null) {
+    const at = again.lastCall === null ? '' : ` at call ${again.lastCall}`;
+    parts.push(again.times === 1 ? `stopped again${at}` : `stopped ${again.times} more times, the last${at}`);
+  }
   if (view.refusedCalls > 0)
     parts.push(`${view.refusedCalls} call${view.refusedCalls === 1 ? '' : 's'} refused`);
   if (view.nudges > 0 && view.verdict !== 'nudged')

@@ -45,6 +45,16 @@ export interface SessionView {
   /** Calls loopguard refused before they ran, the session going on (`call_refused` entries: the model's own calls against loopguard). */
   refusedCalls: number;
   /**
+   * Of the stops after the first, those that denied a call before it ran: a Codex session or a Gemini
+   * CLI subagent goes on after its stop, and each repeat is denied (`2 more calls denied after the stop`).
+   */
+  deniedAfterStop: number;
+  /**
+   * The stops after the first found after their call ran (a session resumed after its stop, `claude
+   * --resume`, and stopped again): how many, and the call the last fell at; `null` without one.
+   */
+  stoppedAgain: { times: number; lastCall: number | null } | null;
+  /**
    * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
    * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
    */
@@ -113,6 +123,15 @@ export interface SessionRow {
   stops: number | string;
   /** Absent or `NULL` in a store that records no refusals (PostgreSQL): none. */
   refused_calls?: number | string | null;
+  /**
+   * Of a hook session's stops after the first, those that denied a call before it ran (SQLite's
+   * reader adds it: the view has no column for it); absent or `NULL` (with `stopped_again`): the stops less one.
+   */
+  denied_after_stop?: number | string | null;
+  /** Of a hook session's stops after the first, the others: found after their call ran (SQLite's reader adds it). */
+  stopped_again?: number | string | null;
+  /** The call the last of those fell at (SQLite's reader adds it); absent: none. */
+  last_stop_call?: number | string | null;
   /** The first stop's entry topic (`loop_stop`, `spend_stop`); `NULL` without one. */
   stop_topic: string | null;
   /** The first stop's kind: a loop type or the spend reason's key. */

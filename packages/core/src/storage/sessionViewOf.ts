@@ -26,6 +26,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     nudges: Number(row.nudges),
     stops: Number(row.stops),
     refusedCalls: Number(row.refused_calls ?? 0),
+    ...laterStops(row),
     stop:
       row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop'
         ? {
@@ -60,4 +61,23 @@ export function sessionViewOf(row: SessionRow): SessionView {
     switchedOff: Number(row.switched_off ?? 0) === 1,
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
+}
+
+/**
+ * What a session's stops after its first were ({@link SessionView.deniedAfterStop}, `stoppedAgain`),
+ * as its stop entries say (SQLite's reader: a spend stop's denials are entries the hooks count as a
+ * stop only for Codex); only a session whose calls are counted and that was stopped has any. A
+ * reader that does not tell (PostgreSQL's, which holds no hook session) has its stops less one, each
+ * taken to have denied a call, as a stop that goes on does.
+ */
+function laterStops(row: SessionRow): Pick<SessionView, 'deniedAfterStop' | 'stoppedAgain'> {
+  const stopped = row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop';
+  if (row.tool_calls === null || !stopped) return { deniedAfterStop: 0, stoppedAgain: null };
+  const told = row.denied_after_stop != null && row.stopped_again != null;
+  const denied = told ? Number(row.denied_after_stop) : Math.max(0, Number(row.stops) - 1);
+  const times = told ? Number(row.stopped_again) : 0;
+  return {
+    deniedAfterStop: denied,
+    stoppedAgain: times === 0 ? null : { times, lastCall: num(row.last_stop_call ?? null) },
+  };
 }

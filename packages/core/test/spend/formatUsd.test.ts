@@ -1,4 +1,4 @@
-import { formatUsd } from '@loopguard/core/spend';
+import { formatUsd, formatUsdTotal } from '@loopguard/core/spend';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -38,5 +38,15 @@ describe('formatUsd: one rule for money', () => {
         },
       ),
     );
+  });
+
+  it('a total keeps the decimals a part was written with beside its cap, never one past the cents that is a zero (sess64)', () => {
+    const part = { amount: 0.5039999999999999, beside: 0.5 };
+    expect(formatUsdTotal(0.5039999999999999, [part])).toBe('$0.504');
+    expect(formatUsdTotal(0.5039999999999999 + 0.016, [part])).toBe('$0.52');
+    expect(formatUsdTotal(1.2, [part])).toBe('$1.20');
+    expect(formatUsdTotal(1.704, [part])).toBe('$1.704');
+    expect(formatUsdTotal(0.5, [{ amount: 0.5, beside: 0.5 }])).toBe('$0.50');
+    expect(formatUsdTotal(0.0043, [])).toBe('$0.0043');
   });
 });

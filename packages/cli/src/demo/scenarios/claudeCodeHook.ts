@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,8 +70,15 @@ export interface CopiedRecords {
  * into the demo's, so that the demo's sessions table says what `status` says in the project: the
  * entries (nudges, stops, refused calls, spend warnings and stops, also sent to the dashboard's live
  * feed as a step detector reports them), the sessions, and what each session spent (its ledger).
+ * The replay ran in a temporary folder, removed after it (under the demo's `.loopguard` folder its
+ * calls would be calls against loopguard's own files): its records name instead the folder `name` of
+ * the demo's files, made here, so that every session names a folder that exists (sess64).
+ * @returns what was copied; `shownAs`: the folder the records name.
  */
-export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
+export function copyRecords(ctx: DemoContext, project: string, name: string): CopiedRecords {
+  const shownAs = join(ctx.workDir, name);
+  mkdirSync(shownAs, { recursive: true });
+  const shown = (text: string) => text.replaceAll(project, shownAs);
   const store = openLoopGuardDatabase(join(project, '.loopguard', 'state.db'), { readonly: true });
   const feed = new EventEmitter();
   ctx.watch(feed);
@@ -85,10 +92,10 @@ export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
       const copy = {
         entryType,
         topic,
-        content,
+        content: shown(content),
         relatedTasks,
         confidence,
-        metadata: { ...metadata, ...detected },
+        metadata: { ...(JSON.parse(shown(JSON.stringify(metadata))) as typeof metadata), ...detected },
       };
       feed.emit('stepLoopRecorded', ctx.database.stateMachine.addContextEntry(copy));
     }
@@ -101,7 +108,11 @@ export function copyRecords(ctx: DemoContext, project: string): CopiedRecords {
     for (const row of rows) {
       const key = { agent: row.agent, sessionId: row.session_id, projectDir: row.project_dir };
       const session = new SqliteHookSessionStore({ db: store.db }).get(key);
-      if (session !== null) sessions.update(key, () => ({ next: session, result: null }));
+      if (session !== null)
+        sessions.update({ ...key, projectDir: shown(row.project_dir) }, () => ({
+          next: session,
+          result: null,
+        }));
     }
     const ledgers = store.db
       .prepare(
@@ -178,7 +189,7 @@ async function replay(ctx: DemoContext, project: string): Promise<void> {
     // Claude Code ends the session at a stop: the recording's later events never happen.
     if (stdout.trim() !== '' && (JSON.parse(stdout) as HookAnswer).continue === false) break;
   }
-  const { entries, sessionIds } = copyRecords(ctx, project);
+  const { entries, sessionIds } = copyRecords(ctx, project, 'claude-project');
   ctx.print(
     `   The hook recorded ${entries} entries (loop_nudge, loop_stop) for the Claude Code session ${sessionIds.join(', ')}`,
   );

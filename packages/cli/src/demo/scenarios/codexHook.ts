@@ -127,7 +127,7 @@ export const codexHook: DemoScenario = {
       );
       await ctx.pause();
     }
-    const { entries, sessionIds } = copyRecords(ctx, project);
+    const { entries, sessionIds } = copyRecords(ctx, project, 'codex-project');
     ctx.print(
       `   The hook recorded ${entries} entries (loop_nudge, call_refused, loop_stop) for the Codex session ${sessionIds.join(', ')}`,
     );

@@ -72,7 +72,7 @@ export const spendBudget: DemoScenario = {
         await ctx.pause();
         if (stop) break;
       }
-      const { entries, sessionIds } = copyRecords(ctx, project);
+      const { entries, sessionIds } = copyRecords(ctx, project, 'spend-project');
       ctx.print(
         `   The hook recorded ${entries} entries (spend_warning, spend_stop) and what the Claude Code session ${sessionIds.join(', ')} spent`,
       );

@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { answerHookEvent } from '../src/hook/runHook.js';
+import { runCli } from '../src/main.js';
+import { bufferedIo } from './helpers.js';
+import { geminiEvent, spendState } from './hookHelpers.js';
+
+// Gemini CLI (0.61.0) sends a subagent's hook events with the session's id and the session's chat as
+// `transcript_path`, and writes the subagent's replies to a chat of its own, filed under the
+// session's (`chats/<session id>/<agent id>.jsonl`). The spend guard read the main chat only: a
+// subagent's dollars were in no budget (sess64).
+
+const SESSION = '510d2a4f-ad07-4dc7-86a2-5e1c08e23772';
+
+/** A chat record of a model reply as Gemini CLI 0.61.0 writes it. */
+const reply = (id: string, input: number) =>
+  `${JSON.stringify({
+    id,
+    timestamp: '2026-11-30T22:28:57.576Z',
+    type: 'gemini',
+    content: '',
+    tokens: { input, output: 1, cached: 0, thoughts: 0, tool: 0, total: input + 1 },
+    model: 'gemini-2.5-flash',
+  })}\n`;
+
+/**
+ * A project with a session budget (`maxCostUsd`), the session's main chat and its subagent's, each
+ * with one reply, filed as Gemini CLI files them (`tmp/<name>/chats/`, its `.project_root`).
+ */
+function project(subagentTokens: number, maxCostUsd = 0.5): { dir: string; chat: string; chats: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'loopguard-gemini-spend-'));
+  writeFileSync(join(dir, 'loopguard.config.yaml'), `spend:\n  session:\n    maxCostUsd: ${maxCostUsd}\n`);
+  const chats = join(mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-')), 'tmp', 'proj', 'chats');
+  mkdirSync(join(chats, SESSION), { recursive: true });
+  writeFileSync(join(chats, '..', '.project_root'), dir);
+  const header = (kind: string) =>
+    `${JSON.stringify({ sessionId: SESSION, projectHash: 'b105', startTime: '2026-11-30T22:28:57.532Z', kind })}\n`;
+  const chat = join(chats, 'session-2026-11-30T22-28-510d2a4f.jsonl');
+  writeFileSync(chat, header('main') + reply('m1', 1_000));
+  writeFileSync(join(chats, SESSION, 'k3x9q2.jsonl'), header('subagent') + reply('s1', subagentTokens));
+  return { dir, chat, chats };
+}
+
+/** The subagent's shell call, after it ran: its hook event names the session and its chat. */
+async function subagentCall(dir: string, chat: string, n: number): Promise<string> {
+  const call = { tool_name: 'run_shell_command', tool_input: { command: `ls src/${n}` } };
+  const response = { llmContent: `Output: file${n}.ts\nExit Code: 0`, returnDisplay: `file${n}.ts` };
+  const event = geminiEvent(dir, SESSION, 'AfterTool', {
+    ...call,
+    tool_response: response,
+    transcript_path: chat,
+  });
+  return answerHookEvent('gemini', JSON.stringify(event), { env: {}, cwd: dir });
+}
+
+describe("a Gemini CLI subagent's dollars", () => {
+  it("count in its session's budget: the subagent's call past the budget stops the session on spend, and every door says it", async () => {
+    const { dir, chat } = project(2_000_000);
+    const reply = JSON.parse(await subagentCall(dir, chat, 1));
+    expect(reply).toMatchObject({ continue: false, stopReason: expect.stringMatching(/reached its budget/) });
+    expect(spendState(dir).entries.map((e) => e.topic)).toContain('spend_stop');
+    // the stop does not end a Gemini CLI subagent: it asks again, and its call is denied before it runs
+    const again = {
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'ls src/2' },
+      transcript_path: chat,
+    };
+    const denied = await answerHookEvent(
+      'gemini',
+      JSON.stringify(geminiEvent(dir, SESSION, 'BeforeTool', again)),
+      {
+        env: {},
+        cwd: dir,
+      },
+    );
+    expect(JSON.parse(denied)).toMatchObject({ decision: 'deny' });
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    await runCli(['status', '--json'], io);
+    const [session] = (JSON.parse(io.out()) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
+    expect(session?.summary).toMatch(
+      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 1 more call denied after the stop, \$0\.\d+ of \$0\.50$/,
+    );
+  });
+
+  it('a subagent under the budget is counted, not stopped', async () => {
+    const { dir, chat } = project(10_000);
+    expect(await subagentCall(dir, chat, 1)).toBe('');
+    const [ledger] = spendState(dir).ledgers.filter((l) => l.scope === `session:gemini:${SESSION}`);
+    expect(ledger?.ledger.totals.tokens).toBe(1_001 + 10_001);
+  });
+
+  it("scan compares the record's dollars with the session's chats joined, the subagent's with the main one's", async () => {
+    const { dir, chat, chats } = project(2_000_000, 100);
+    expect(await subagentCall(dir, chat, 1)).toBe('');
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats, '--json'], io);
+    const report = JSON.parse(io.out()) as {
+      sessions: Array<{ sessionId: string; parentSessionId?: string; recordDiffers?: string }>;
+    };
+    const main = report.sessions.find((s) => s.sessionId === SESSION && s.parentSessionId === undefined);
+    // the record counted both chats' replies: so does the comparison (before, the main chat's alone)
+    expect(main?.recordDiffers).toBe("loopguard's hooks saw 1 tool call run, the transcript holds 0");
+  });
+});
