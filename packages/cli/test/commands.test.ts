@@ -306,6 +306,17 @@ describe('loopguard recoveries', () => {
     expect(future.recoveries).toEqual([]);
   });
 
+  it("qa64: the next page's command keeps the filters and the page's length", async () => {
+    const first = await run(['recoveries', '--db', db, '--topic', 'loop_escalation', '--limit', '1']);
+    const more = /^more: loopguard recoveries (.*)$/m.exec(first.out)?.[1] ?? '';
+    expect(more).toMatch(/^--db \S+ --topic loop_escalation --limit 1 --cursor \S+$/);
+    const next = await run(['recoveries', ...more.split(' ')]);
+    expect(next.code, next.err).toBe(EXIT_CODES.ok);
+    expect(
+      [...next.out.matchAll(/\| (force_next|unblock_authority|escalate)\s+\|/g)].map((m) => m[1]),
+    ).toEqual(['escalate']);
+  });
+
   it('rejects bad filters in one line with exit code 2', async () => {
     // a time's line names the forms `--help` offers, a day among them (polish61: the endpoint's two alone)
     const forms =

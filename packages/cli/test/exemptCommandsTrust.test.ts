@@ -140,7 +140,8 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
     const { dir, file } = repository(['^(?:npm|make|pytest) ']);
     // installed, then asked again (already installed): both say it
     for (let run = 0; run < 2; run++) {
-      const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+      // a home of its own: init in the home folder itself is refused (qa64)
+      const io = bufferedIo({ cwd: dir, env: { HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) } });
       expect(await runCli(['init', 'claude', '--project'], io), io.err()).toBe(EXIT_CODES.ok);
       expect(io.out()).toContain(
         `hooks: settings of this project (${file}): commands matching "^(?:npm|make|pytest) " are exempt: loopguard judges none of their calls\n`,
@@ -151,7 +152,7 @@ describe("a repository's hook.exemptCommands (trust51)", () => {
   // sessions60: the dry run, where a user reads what init would do before doing it, said nothing of it
   it('init --dry-run says it too, and writes nothing', async () => {
     const { dir, file } = repository(['^(?:npm|make|pytest) ']);
-    const io = bufferedIo({ cwd: dir, env: { HOME: dir } });
+    const io = bufferedIo({ cwd: dir, env: { HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')) } });
     expect(await runCli(['init', 'gemini', '--project', '--dry-run'], io), io.err()).toBe(EXIT_CODES.ok);
     expect(io.out()).toContain('+++ .gemini/settings.json');
     expect(io.out()).toContain(

@@ -8,9 +8,9 @@ import { DEFAULT_HOOK_CONFIG, readHookConfig } from '../src/hook/hookConfig.js';
 import { runCli } from '../src/main.js';
 import { bufferedIo } from './helpers.js';
 
-/** `loopguard <args>` in `dir` (its HOME too): the exit code and stderr. */
-async function runCliIn(dir: string, args: string[]): Promise<{ code: number; err: string }> {
-  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: dir } });
+/** `loopguard <args>` in `dir` (its HOME too, unless `home`): the exit code and stderr. */
+async function runCliIn(dir: string, args: string[], home = dir): Promise<{ code: number; err: string }> {
+  const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1', HOME: home } });
   const code = await runCli(args, io);
   return { code, err: io.err() };
 }
@@ -75,7 +75,12 @@ describe('a bad detector option in the hook section, as scan and init say it', (
     expect(scan.code).toBe(0);
     expect(scan.err).toContain(`loopguard scan: config ${file}: ${reason}`);
     expect(scan.err).toContain(': the hooks fail open on it; sessions replayed with the default options\n');
-    const init = await runCliIn(dir, ['init', 'gemini', '--dry-run']);
+    // init in the home folder itself is refused (qa64): a home of its own
+    const init = await runCliIn(
+      dir,
+      ['init', 'gemini', '--dry-run'],
+      mkdtempSync(join(tmpdir(), 'loopguard-home-')),
+    );
     expect(init.code).toBe(2);
     expect(init.err).toContain(`loopguard: config ${file}: ${reason}`);
   });

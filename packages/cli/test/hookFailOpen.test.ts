@@ -143,6 +143,33 @@ describe('loopguard hook fails open', () => {
     expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(false);
   });
 
+  it('qa64: run by hand with a terminal as stdin, says what it is in one line, exit 1, without waiting for its deadline', async () => {
+    // a user trying `loopguard hook claude` at the prompt saw nothing for 8 s (the deadline), then a
+    // "failed open" line in the project's hook.log; no agent CLI gives a hook a terminal as stdin
+    const { runHook } = await import('../src/hook/runHook.js');
+    const dir = tempProject();
+    let read = false;
+    let err = '';
+    const code = await runHook('claude', {
+      readStdin: async () => {
+        read = true;
+        return '';
+      },
+      stdinIsTerminal: true,
+      stdout: () => {},
+      stderr: (text) => {
+        err += text;
+      },
+      env: {},
+      cwd: dir,
+    });
+    expect([code, read]).toEqual([1, false]);
+    expect(err).toBe(
+      'loopguard: hook claude reads one hook event on stdin, as Claude Code sends it (loopguard init claude installs it; docs/hooks.md): stdin is a terminal, so this call guards nothing\n',
+    );
+    expect(hookLog(dir)).toEqual([]);
+  });
+
   it('on a bad configuration, naming the option', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.json'), JSON.stringify({ hook: { repeatThreshold: 1 } }));

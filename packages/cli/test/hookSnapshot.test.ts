@@ -110,8 +110,9 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
         expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(true);
       }
       const project = tempProject();
+      // a home of its own: init in the home folder itself is refused (qa64)
       const init = await loopguard(project, ['init', 'claude', '--status-line', '--command-hooks'], {
-        HOME: project,
+        HOME: tempProject(),
       });
       expect(init.code, init.stderr).toBe(0);
       const statusLine: string = JSON.parse(readFileSync(join(project, '.claude', 'settings.json'), 'utf8'))

@@ -166,6 +166,27 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(removed.stdout).toContain('.claude/settings.json: removed (init had made it)');
   });
 
+  it("qa64: in the home folder, where the project's settings file is the user's, init refuses and names --user (nothing written)", async () => {
+    const { home, run, config } = setUp();
+    const before = readFileSync(config, 'utf8');
+    for (const [agent, file] of [
+      ['claude', join(home, '.claude', 'settings.json')],
+      ['gemini', join(home, '.gemini', 'settings.json')],
+      ['codex', join(home, '.codex', 'hooks.json')],
+    ] as const) {
+      const result = await run(['init', agent], home);
+      expect([result.code, result.stdout]).toEqual([2, '']);
+      expect(result.stderr).toBe(
+        `loopguard: ${file} is ${agent === 'claude' ? 'Claude Code' : agent === 'gemini' ? 'Gemini CLI' : 'Codex'}'s settings file for every folder (${home} is the home folder): loopguard init ${agent} --user guards every folder; or run init in a project's folder`,
+      );
+      expect(existsSync(file)).toBe(false);
+    }
+    expect(readFileSync(config, 'utf8')).toBe(before);
+    expect(existsSync(join(home, '.loopguard', 'installs.json'))).toBe(false);
+    // --user there is the way, and works
+    expect((await run(['init', 'claude', '--user'], home)).code).toBe(0);
+  });
+
   it('says a session started in a subfolder runs unguarded: Gemini CLI too, not a --user install (qa47)', async () => {
     const { dir, run } = setUp();
     const gemini = await run(['init', 'gemini']);

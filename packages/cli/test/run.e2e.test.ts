@@ -386,6 +386,16 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     expect(result.stderr).toContain(`run ${runId} ended: reached its iteration limit of 2 (exit code 5)`);
   });
 
+  it("qa64: the display's line for a run that reached its limit says it in words, not the stored status's name", async () => {
+    const { dir } = tempRepo('echo x >> w.txt');
+    const result = await loopguard(dir, run('--max-iterations', '1', '--', './agent.sh'));
+    expect(result.code).toBe(EXIT_CODES.budgetSpent);
+    expect(result.stderr).not.toContain('budget_spent');
+    expect(result.stderr).toMatch(
+      /^\[loopguard\] run \S+ limit reached: Iteration 2 exceeds maximum of 1\./m,
+    );
+  });
+
   it('outside a git repository the file signal is unavailable, never "no progress"', async () => {
     const { dir } = tempRepo('echo "step $N"', { git: false });
     const result = await loopguard(

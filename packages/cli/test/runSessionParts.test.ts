@@ -144,6 +144,10 @@ describe('StagnationActions: the pause menu asks through the CLI I/O', () => {
     expect(state).toMatchObject({ modelIndex: 1, failureContext: 'stuck' });
     const aborted = await actionsWith(['a']).actions.act('stuck', 3);
     expect(aborted).toMatchObject({ status: 'aborted', exitCode: 4, reason: 'task T1 blocked: stuck' });
+    // qa64: a run without a task blocks none: its reason is the breaker's alone, never "task (none)"
+    const { actions: noTask, state: noTaskState } = actionsWith(['a']);
+    noTaskState.lastTask = null;
+    expect(await noTask.act('stuck', 3)).toMatchObject({ status: 'aborted', exitCode: 4, reason: 'stuck' });
   });
 
   it('[s] with a plan skips the task; without a way to ask, the run pauses (exit 3)', async () => {

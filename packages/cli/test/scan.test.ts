@@ -595,6 +595,15 @@ describe('loopguard scan: bad input', () => {
     expect(report.totals).toMatchObject({ files: 5, sessions: 2, sessionsWithLoops: 2, problems: 4 });
   });
 
+  it('qa64: says "1 file skipped", and "2 files" for two, with sessions read and without', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'c-unknown.jsonl'), '{"kind":"something else"}\n');
+    expect((await scan([dir])).out).toContain('\n1 file skipped or read in part (see stderr).\n');
+    writeFileSync(join(dir, 'b-not-json.jsonl'), 'hello\n');
+    writeFileSync(join(dir, 'e-good.jsonl'), stepLines(8));
+    expect((await scan([dir])).out).toContain('2 files skipped or read in part (see stderr).');
+  });
+
   it('exits 2 with one line for a path that does not exist', async () => {
     const { code, out, err } = await scan([join(tempDir(), 'nowhere')]);
     expect(code).toBe(EXIT_CODES.usage);

@@ -417,7 +417,10 @@ describe('loopguard status: the sessions every door wrote', () => {
     const json = JSON.parse((await run(cheap, ['status', '--json'])).out);
     expect(json.pricesBelowLibrary).toBe(line.slice('spend: '.length));
     // init, where the budget is set, says it beside the budget
-    const init = await run(cheap, ['init', 'claude', '--spend', '--dry-run'], { HOME: cheap });
+    // a home of its own: init in the home folder itself is refused (qa64)
+    const init = await run(cheap, ['init', 'claude', '--spend', '--dry-run'], {
+      HOME: mkdtempSync(join(tmpdir(), 'loopguard-home-')),
+    });
     expect(init.out).toContain(
       'spend guard kept: $10.00 a session, warned at 80 %, a reply without a price: warn, prices below the pricing library\'s: "claude-sonnet-4-5"',
     );

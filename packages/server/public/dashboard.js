@@ -262,9 +262,16 @@ import { formatUsd } from './formatUsd.js';
     const { entries } = await getJson(`sessions/entries?${query}`);
     list.replaceChildren(
       ...(entries.length === 0
-        ? [el('li', 'No nudge, stop or spend entry: loopguard did not step in.', 'hint')]
+        ? [el('li', noEntryWords(session), 'hint')]
         : entries.map((entry) => entryItem(entry, false))),
     );
+  }
+
+  // a session stopped without an entry is a `loopguard run` its breaker, guards or limits ended (qa64)
+  function noEntryWords(session) {
+    return session.verdict === 'stopped'
+      ? "No nudge, stop or spend entry: the run's breaker, guards or limits ended it, as the sentence above says."
+      : 'No nudge, stop or spend entry: loopguard did not step in.';
   }
 
   async function loadSessions() {

@@ -572,6 +572,34 @@ describe("the dashboard in Chromium on a loopguard run's stopped iteration", () 
   });
 });
 
+// qa64: a run its iteration limit stopped has no entry: its detail said "loopguard did not step in"
+// under "stopped by loopguard (run reached its iteration limit of 1)"
+describe('the dashboard in Chromium on a loopguard run stopped by its limit', () => {
+  it("says why there is no entry, never that loopguard did not step in; a clean run's still says that", async () => {
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const database = openLoopGuardDatabase(':memory:', { clock });
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r1', { status: 'completed' });
+    clock.advance(1000);
+    runs.createRun({ id: 'r2', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r2', { status: 'budget_spent', reason: 'Iteration 2 exceeds maximum of 1.' });
+    await open({ reader: new SqliteStatusReader(database), clock, cleanup: () => database.close() });
+    const detailOf = async (row: number) => {
+      await page.locator('#sessions tbody tr.session').nth(row).click();
+      const entries = page.locator('#sessions tr.session-detail .session-entries').nth(0);
+      await entries.locator('li:not(:has-text("loading"))').first().waitFor();
+      const text = await entries.textContent();
+      await page.locator('#sessions tbody tr.session').nth(row).click();
+      return text;
+    };
+    expect(await detailOf(0)).toBe(
+      "No nudge, stop or spend entry: the run's breaker, guards or limits ended it, as the sentence above says.",
+    );
+    expect(await detailOf(1)).toBe('No nudge, stop or spend entry: loopguard did not step in.');
+  });
+});
+
 describe('the dashboard in Chromium on an empty database', () => {
   it('says there are no sessions and no entries yet, with zero counts and no chart', async () => {
     const db = hooksOnlyDatabase();

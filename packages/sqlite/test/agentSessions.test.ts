@@ -235,6 +235,30 @@ describe('agent_sessions: one session across doors', () => {
     });
   });
 
+  it("qa64: an aborted run's words name its blocked task without the signal's name, and no task when it had none", async () => {
+    const { database, clock, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    runs.createRun({ id: 'r1', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    // as `--on-stagnation abort` stores it with a task (`--task`, a plan item)
+    runs.updateRun('r1', {
+      status: 'aborted',
+      reason: 'task Write the parser blocked: no_file_changes: no files changed (2 in a row, threshold 2)',
+    });
+    clock.advance(1000);
+    runs.createRun({ id: 'r2', command: ['claude', '-p'], options: {}, cwd: '/repo' });
+    runs.updateRun('r2', {
+      status: 'aborted',
+      reason: 'no_file_changes: no files changed (2 in a row, threshold 2)',
+    });
+    const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
+    expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
+      'stopped by loopguard (run aborted: task Write the parser blocked: no files changed (2 in a row, threshold 2))',
+    );
+    expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
+      'stopped by loopguard (run aborted: no files changed (2 in a row, threshold 2))',
+    );
+  });
+
   it('sessions54: shows a framework run loopguard did not stop with its tally (tool calls, dollars, budget), running until it ends', async () => {
     const { database, clock, entry, reader } = makeDatabase(60_000);
     const start = clock.now();

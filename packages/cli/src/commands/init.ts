@@ -34,7 +34,7 @@ import { switchedOffBy } from './initSwitchedOff.js';
 import { hookCommandOf, statusLineCommandOf } from './loopguardCommand.js';
 import { otherScope } from './otherScope.js';
 import { serverChange } from './serverChange.js';
-import { codexHomeOf, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
+import { codexHomeOf, projectFileIsUsers, projectSettingsPath, settingsFileOf } from './settingsLocation.js';
 
 const AGENTS: readonly HookAgent[] = ['claude', 'gemini', 'codex'];
 
@@ -116,6 +116,10 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
   const file = settingsFileOf(agent, scope, io);
+  if (scope === 'project' && !options.remove && projectFileIsUsers(agent, io))
+    throw new CliError(
+      `${file} is ${CLI_NAMES[agent]}'s settings file for every folder (${io.cwd} is the home folder): loopguard init ${agent} --user guards every folder; or run init in a project's folder`,
+    );
   const home = requiredLoopguardHome(io.env);
   const from = options.shownFrom ?? io.cwd;
   const shown = (path: string) =>

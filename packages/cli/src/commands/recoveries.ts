@@ -2,6 +2,7 @@ import { InvalidInputError } from '@loopguard/core';
 import type { RecoveryView } from '@loopguard/core/internal';
 import { MAX_PAGE_LIMIT, parseRecoveriesQuery } from '@loopguard/server';
 import { type Command, Option } from 'commander';
+import { shellQuote } from '../hook/snapshotCommand.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
 import { formatTable } from '../terminal/formatTable.js';
@@ -34,6 +35,19 @@ function attemptsOrCall(entry: RecoveryView): string {
 /** The times `--since` and `--until` take, as their help and their error line say them. */
 const TIME_FORMS =
   'epoch ms, an ISO time (2026-11-29T18:00, local unless it names a zone) or a day (YYYY-MM-DD or YYYYMMDD, local)';
+
+/**
+ * The filters and page length of this page, as flags for the next page's command (` --topic
+ * loop_stop --limit 5`): the cursor alone would list every topic from there on (qa64).
+ */
+function kept(options: RecoveriesOptions): string {
+  const flags = (['topic', 'task', 'since', 'until', 'limit'] as const).flatMap((name) => {
+    const value = options[name];
+    if (value === undefined || (name === 'limit' && value === String(RECOVERIES_SHOWN))) return [];
+    return [` --${name} ${/^[\w./:@%+=,-]+$/.test(value) ? value : shellQuote(value)}`];
+  });
+  return flags.join('');
+}
 
 /**
  * `loopguard recoveries (--db <file> | --postgres <url>) [--topic] [--task] [--since] [--until] [--limit] [--json]`:
@@ -110,7 +124,9 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           `database: ${store.source}\n${formatTable(['id', `time (${timeZoneName()})`, 'action', 'task or session', 'loop type', 'attempts or call', 'content'], rows)}\n`,
         );
         if (page.nextCursor !== null)
-          io.stdout(`\nmore: loopguard recoveries ${store.label} --cursor ${page.nextCursor}\n`);
+          io.stdout(
+            `\nmore: loopguard recoveries ${store.label}${kept(options)} --cursor ${page.nextCursor}\n`,
+          );
       } finally {
         await store.close();
       }

@@ -1,5 +1,6 @@
-import { join } from 'node:path';
-import { AGENT_FOLDERS, AgentHomeError, agentHomeOf } from '../files/agentHome.js';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { AGENT_FOLDERS, AgentHomeError, agentHomeOf, placedFolder } from '../files/agentHome.js';
 import type { HookAgent } from '../hook/hookEvent.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
@@ -39,4 +40,27 @@ function userSettingsFile(agent: HookAgent, env: NodeJS.ProcessEnv): string {
  */
 export function codexHomeOf(env: NodeJS.ProcessEnv): string {
   return agentHomeOf('codex', env);
+}
+
+/**
+ * Whether the project's settings file of `agent` under `io.cwd` is the user's own (`init` run in
+ * the home folder: `~/.claude/settings.json`), which the CLI reads in every folder: a project
+ * install there would guard every folder with a project's registration (Claude Code's MCP server
+ * registered for the home folder alone, so every other folder's calls unguarded, with a hook error).
+ */
+export function projectFileIsUsers(agent: HookAgent, io: CliIo): boolean {
+  const user = placedFolder(() => agentHomeOf(agent, io.env));
+  return user !== undefined && samePath(user, join(io.cwd, AGENT_FOLDERS[agent]));
+}
+
+/** Whether two folders are one, through links where they exist. */
+function samePath(a: string, b: string): boolean {
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path === dirname(path) ? path : join(real(dirname(path)), basename(path));
+    }
+  };
+  return real(resolve(a)) === real(resolve(b));
 }

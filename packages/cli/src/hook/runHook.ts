@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { isatty } from 'node:tty';
 import { UnsafeStateError } from '../state/stateFolder.js';
 import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { boundedResult } from './boundedResult.js';
@@ -11,7 +12,7 @@ import { geminiHook } from './geminiHook.js';
 import { guardProject } from './guardProject.js';
 import { heldSessionProject, hookSessionHeld } from './heldSessionProject.js';
 import { openHookDatabase } from './hookDatabase.js';
-import type { HookDialect, HookEvent } from './hookEvent.js';
+import { CLI_NAMES, type HookAgent, type HookDialect, type HookEvent } from './hookEvent.js';
 import { logFailure } from './hookLog.js';
 import { hookSwitchedOff } from './hookSwitch.js';
 import { keptOpen, MAX_EVENT_BYTES, readBounded } from './readBounded.js';
@@ -28,6 +29,11 @@ export interface HookIo {
   stdout(text: string): void;
   /** Writes the one line of a hook that cannot run at all ({@link UNKNOWN_AGENT_EXIT}). @default nothing is written */
   stderr?(text: string): void;
+  /**
+   * Whether stdin is a terminal: a person typed the command, no agent CLI runs it so (each pipes its
+   * event); the call then says what it is instead of waiting for its deadline. @default false
+   */
+  stdinIsTerminal?: boolean;
   /** The hook process's environment. */
   env: NodeJS.ProcessEnv;
   /**
@@ -82,6 +88,11 @@ export function unknownAgentWords(agent: string): string {
   return `hook: ${unknownAgent(agent).message}: this call is not guarded`;
 }
 
+/** What `loopguard hook <agent>` run at a terminal says, after `loopguard: ` (qa64). */
+export function terminalStdinWords(agent: HookAgent): string {
+  return `hook ${agent} reads one hook event on stdin, as ${CLI_NAMES[agent]} sends it (loopguard init ${agent} installs it; docs/hooks.md): stdin is a terminal, so this call guards nothing`;
+}
+
 /**
  * One hook call: `loopguard hook claude|gemini|codex` with the CLI's event on stdin. Returns 0:
  * when loopguard itself fails (a missing or corrupt database, a lock held past `lockTimeoutMs`, a
@@ -97,6 +108,10 @@ export async function runHook(agent: string, io: HookIo): Promise<0 | typeof UNK
   if (hookSwitchedOff(io.env)) return 0; // stdin is not even read
   if (!Object.hasOwn(DIALECTS, agent)) {
     io.stderr?.(`loopguard: ${unknownAgentWords(agent)}\n`);
+    return UNKNOWN_AGENT_EXIT;
+  }
+  if (io.stdinIsTerminal === true) {
+    io.stderr?.(`loopguard: ${terminalStdinWords(agent as HookAgent)}\n`);
     return UNKNOWN_AGENT_EXIT;
   }
   const fail = (error: unknown) =>
@@ -278,6 +293,7 @@ export function processHookIo(): HookIo & { replied(): Promise<void> } {
     },
     replied: () => replied,
     stderr: (text) => process.stderr.write(text),
+    stdinIsTerminal: isatty(0),
     env: process.env,
     cwd: process.cwd(),
     exit: (code) => process.exit(code),

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } from '@loopguard/core';
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
+import { runStatusWords } from '@loopguard/core/internal';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../terminal/cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
@@ -339,7 +340,8 @@ export class RunSession {
     this.display.event(
       'run_finished',
       { run: run.id, status, exitCode, reason, breaker: this.breaker.state, opens: this.breaker.opens },
-      `run ${run.id} ${outcome.status}: ${outcome.reason}${hint}`,
+      // in words, as `runs` and `status` say it (`limit reached`); `--json` keeps the stored name
+      `run ${run.id} ${runStatusWords(status)}: ${reason}${hint}`,
     );
     return outcome.exitCode;
   }

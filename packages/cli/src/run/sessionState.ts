@@ -32,11 +32,11 @@ export const INTERRUPTED: Outcome = Object.freeze({
   reason: 'interrupted by the user',
 });
 
-/** The outcome of a run aborted on stagnation: its task is blocked. */
+/** The outcome of a run aborted on stagnation: its task, when it has one, is blocked. */
 export function abortedOutcome(task: string | null, reason: string): Outcome {
   return {
     status: 'aborted',
     exitCode: EXIT_CODES.aborted,
-    reason: `task ${task ?? '(none)'} blocked: ${reason}`,
+    reason: task === null ? reason : `task ${task} blocked: ${reason}`,
   };
 }

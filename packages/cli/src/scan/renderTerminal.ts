@@ -219,7 +219,7 @@ export function renderTerminal(
       `${count(totals.toolCalls)} tool call${totals.toolCalls === 1 ? '' : 's'} ran` +
       (totals.deniedCalls > 0 ? `, ${count(totals.deniedCalls)} denied by loopguard.` : '.'),
   );
-  const skipped = `${count(totals.problems)} files skipped or read in part (see stderr).`;
+  const skipped = `${count(totals.problems)} file${totals.problems === 1 ? '' : 's'} skipped or read in part (see stderr).`;
   if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
   out.push(...loopLines(report, price));
   if (totals.stoppedOnSpendByLoopguard > 0) {

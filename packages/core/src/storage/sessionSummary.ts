@@ -77,10 +77,11 @@ function headline({
  */
 function runStopWords(runStatus: string | null, runReason: string | null): string {
   if (runStatus === 'budget_spent') return `run reached ${runLimitWords(runReason)}`;
-  // the breaker writes its signal's name first (`no_file_changes: no files changed …`): the words only
+  // the breaker writes its signal's name first (`no_file_changes: no files changed …`), after the
+  // blocked task of an aborted run (`task T1 blocked: no_file_changes: …`): the words only
   const why = runReason
     ?.split('\n')[0]
-    ?.replace(/^[a-z]+(?:_[a-z]+)+: /, '')
+    ?.replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1')
     .trim();
   return `run ${runStatusWords(runStatus ?? 'stopped')}${why ? `: ${shortReason(why)}` : ''}`;
 }
