@@ -47,7 +47,8 @@ export function sessionViewOf(row: SessionRow): SessionView {
         : {
             tokens: Number(row.tokens),
             costUsd: Number(row.cost_usd ?? 0),
-            cost: formatUsd(Number(row.cost_usd ?? 0)),
+            // beside its cap, as the sentence writes it (`$0.504 of $0.50`): one amount in every field
+            cost: formatUsd(Number(row.cost_usd ?? 0), num(row.budget_usd) ?? undefined),
             unpricedTokens: Number(row.unpriced_tokens ?? 0),
           },
     budget:

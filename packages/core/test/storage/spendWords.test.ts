@@ -58,4 +58,32 @@ describe('the spend guard’s reasons in words', () => {
     expect(view.summary).toBe('stopped on spend at call 4 (budget reached), 4 tool calls ran');
     expect(view.stop).toMatchObject({ kind: 'cap', reason: 'budget reached' });
   });
+
+  it("a session's dollars read as beside its cap in every field: status --json's cost agrees with the sentence (qa64)", () => {
+    const view = sessionViewOf({
+      agent: 'gemini',
+      session_id: 's2',
+      project_dir: '/repo',
+      parent_session_id: null,
+      agent_type: null,
+      started_at: 0,
+      last_active: 0,
+      tool_calls: 4,
+      nudges: 0,
+      stops: 1,
+      stop_topic: 'spend_stop',
+      stop_kind: 'cap',
+      stop_call: 4,
+      stopped_at: 0,
+      tokens: 52000,
+      cost_usd: 0.504,
+      unpriced_tokens: 0,
+      budget_usd: 0.5,
+      budget_tokens: null,
+      run_status: null,
+      verdict: 'stopped_on_spend',
+    });
+    expect(view.spendSummary).toBe('$0.504 of $0.50');
+    expect(view.spend?.cost).toBe('$0.504');
+  });
 });
