@@ -87,7 +87,7 @@ describe('a refused call, in every door (issue 35)', () => {
     expect(status.out).toContain('1 tool call ran, 1 call refused');
     const one = await cli(dir, ['status', '--session', 's1']);
     expect(one.code).toBe(0);
-    expect(one.out).toContain(`call_refused at call 2: Bash: ${DUMP} — loopguard refused this call:`);
+    expect(one.out).toContain(`call refused at call 2: Bash: ${DUMP} — loopguard refused this call:`);
     const json = JSON.parse((await cli(dir, ['status', '--session', 's1', '--json'])).out);
     expect(json).toMatchObject({ refusedCalls: 1, toolCalls: 1 });
     expect(json.entries.map((e: { topic: string }) => e.topic)).toEqual(['call_refused']);

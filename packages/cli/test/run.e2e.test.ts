@@ -657,7 +657,7 @@ describe('loopguard run --agent-stream', () => {
     expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same_error\)/);
     // sessions60: its entries too, in status --session and recoveries, as the summary says the call
     const lines = (await loopguard(dir, ['status', '--session', r.id])).stdout;
-    expect(lines).toMatch(/ loop_stop at call 4 of iteration 1: Stopped \(same_error\)/);
+    expect(lines).toMatch(/ stop at call 4 of iteration 1: Stopped \(same_error\)/);
     expect((await loopguard(dir, ['recoveries'])).stdout).toContain('call 4 of iteration 1');
     // scan of the agent's stream as the run kept it: loopguard stopped it, as status says
     const logs = join(dir, '.loopguard', 'runs');

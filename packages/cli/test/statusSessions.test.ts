@@ -143,7 +143,7 @@ describe('loopguard status: the sessions every door wrote', () => {
       expect(list.out).toContain('last active (America/Los_Angeles)');
       expect(list.out).toMatch(/\| 2026-11-29 19:45:32 +\|/);
       const one = await run(zoned.dir, ['status', '--session', 'late']);
-      expect(one.out).toContain('  2026-11-29 19:45:32  loop_stop at call 4: ');
+      expect(one.out).toContain('  2026-11-29 19:45:32  stop at call 4: ');
       // `recoveries` says the same time by the same rule, naming the zone (sessions55)
       const entries = await run(zoned.dir, ['recoveries']);
       expect(entries.out).toContain('time (America/Los_Angeles)');
@@ -187,7 +187,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const one = await narrow(['status', '--session', 'looped']);
     for (const line of one.out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(one.out.replace(/\n {2}/g, ' ')).toContain(
-      'loop_stop at call 4: You ran the same failing command 4 times.',
+      'stop at call 4: You ran the same failing command 4 times.',
     );
     // piped (no width): the table, one line a session, as before
     expect((await run(project, ['status'])).out).toContain('| looped ');
@@ -554,7 +554,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const { code, out } = await run(dir, ['status', '--session', 'main']);
     expect(code).toBe(EXIT_CODES.ok);
     expect(out).toMatch(
-      /loop_stop at call 4 \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
+      / stop at call 4 \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
     );
   });
 
@@ -582,9 +582,9 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(code).toBe(EXIT_CODES.sessionStopped);
     const lines = out.split('\n').filter((line) => line.startsWith('  '));
     expect(lines.map((line) => line.replace(/^ +\S+ \S+ +/, ''))).toEqual([
-      'loop_nudge at call 3: Loop detected (same_error): the same action failed.',
-      'loop_stop at call 4: Stopped (same_error): the same action failed.',
-      'loop_stop at call 5: Stopped (same_error): the same action failed.',
+      'nudge at call 3: Loop detected (same_error): the same action failed.',
+      'stop at call 4: Stopped (same_error): the same action failed.',
+      'stop at call 5: Stopped (same_error): the same action failed.',
     ]);
   });
 
