@@ -12,6 +12,15 @@ import { EXIT_CODES } from './terminal/exitCodes.js';
  */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   const program = await createProgram(io, args[0]);
+  // `help <typo>`: commander would print the whole help as its error; said as an unknown command is
+  const asked = args[0] === 'help' ? args[1] : undefined;
+  if (
+    asked !== undefined &&
+    !program.commands.some((c) => c.name() === asked || c.aliases().includes(asked))
+  ) {
+    io.stderr(`error: unknown command '${asked}'\n(run loopguard --help for usage)\n`);
+    return EXIT_CODES.usage;
+  }
   try {
     await program.parseAsync([...args], { from: 'user' });
     return EXIT_CODES.ok;

@@ -24,6 +24,16 @@ describe('loopguard (the command)', () => {
     expect(io.err()).not.toMatch(/\n\s+at /);
   });
 
+  it('`help <unknown command>` says so in one line, as an unknown command, not the whole help (qa64)', async () => {
+    const io = bufferedIo();
+    expect(await runCli(['help', 'bogus'], io)).toBe(EXIT_CODES.usage);
+    expect(io.err()).toBe("error: unknown command 'bogus'\n(run loopguard --help for usage)\n");
+    expect(io.out()).toBe('');
+    const known = bufferedIo();
+    expect(await runCli(['help', 'status'], known)).toBe(EXIT_CODES.ok);
+    expect(known.out()).toMatch(/^Usage: loopguard status /);
+  });
+
   it('`hook <unknown agent>` through the command tree: the same one line and exit 1 as the hook process (trust51)', async () => {
     const io = bufferedIo();
     expect(await runCli(['hook', 'cursor'], io)).toBe(EXIT_CODES.internalError);
