@@ -1,9 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { runCli } from '../src/main.js';
+import { joinedChats } from '../src/scan/joinedChats.js';
+import { recordDifference } from '../src/scan/recordDifference.js';
+import type { ScanReport } from '../src/scan/scanReport.js';
+import type { SessionRecord } from '../src/scan/sessionRecord.js';
 import { bufferedIo } from './helpers.js';
 import { geminiEvent, spendState } from './hookHelpers.js';
 
@@ -104,5 +108,74 @@ describe("a Gemini CLI subagent's dollars", () => {
     const main = report.sessions.find((s) => s.sessionId === SESSION && s.parentSessionId === undefined);
     // the record counted both chats' replies: so does the comparison (before, the main chat's alone)
     expect(main?.recordDiffers).toBe("loopguard's hooks saw 1 tool call run, the transcript holds 0");
+  });
+});
+
+// gemscan65: written by the real Gemini CLI 0.61.0 (geminiSubagents.e2e's "dollars" test): a
+// `generalist` subagent's three `ls` calls, the spend stop after the third (its session at $0.36 of
+// $0.30), then 18 calls denied before they ran, each with the spend guard's words. The hooks never
+// ran nor judged those: `status` reads "stopped on spend at call 3 (budget reached), 4 tool calls
+// ran, 18 more calls denied after the stop, stopped again at call 4, 1 nudge, $1.98 of $0.30".
+describe("scan of a Gemini CLI session stopped on spend in its subagent's run (gemscan65)", () => {
+  const STOPPED = 'e2abf9c9-845c-43cf-bae2-2f57747b0220';
+  const fixture = (name: string) => new URL(`./fixtures/gemini/${name}`, import.meta.url);
+  /** The session's two chats as Gemini CLI filed them, in a project that keeps no record of them. */
+  function chats(): string {
+    const root = mkdtempSync(join(tmpdir(), 'loopguard-gemscan65-'));
+    const folder = join(mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-')), 'tmp', 'proj', 'chats');
+    mkdirSync(join(folder, STOPPED), { recursive: true });
+    writeFileSync(join(folder, '..', '.project_root'), root);
+    copyFileSync(
+      fixture('gemini-0.61.0-subagent-spend-main.jsonl'),
+      join(folder, 'session-2026-12-01T01-13-e2abf9c9.jsonl'),
+    );
+    copyFileSync(
+      fixture('gemini-0.61.0-subagent-spend.jsonl'),
+      join(folder, STOPPED, 'a283f068-44d0-4e5d-b56a-e7f6335e7292.jsonl'),
+    );
+    return folder;
+  }
+
+  it('counts the calls denied after the stop as denied, and finds no loop in them', async () => {
+    const folder = chats();
+    const io = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', folder, '--json'], io);
+    const report = JSON.parse(io.out()) as ScanReport;
+    const subagent = report.sessions.find((s) => s.parentSessionId === STOPPED);
+    expect(subagent).toMatchObject({ toolCalls: 3, deniedCalls: 18, spendStop: { call: 3 } });
+    // before: a same_error loop replayed over the denied calls, "stopped" at call 7
+    expect(subagent?.loops.filter((loop) => loop.stopStep !== null)).toEqual([]);
+    expect(report.totals).toMatchObject({ deniedCalls: 18, wastedToolCalls: 0 });
+    const text = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', folder], text);
+    expect(text.out()).not.toContain('looped where loopguard would have stopped it');
+  });
+
+  it("compares the record's spend stop with the session's chats joined: the subagent's stop, not the main chat's later one", async () => {
+    const folder = chats();
+    const io = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', folder, '--json'], io);
+    const sessions = (JSON.parse(io.out()) as ScanReport).sessions;
+    const main = sessions.find((s) => s.sessionId === STOPPED && s.parentSessionId === undefined);
+    const subagent = sessions.find((s) => s.parentSessionId === STOPPED);
+    if (main === undefined || subagent === undefined) throw new Error('both chats are sessions');
+    // the record `status` read of that session
+    const record: SessionRecord = {
+      project: String(main.project),
+      verdict: 'stopped_on_spend',
+      summary: 'stopped on spend at call 3 (budget reached), 4 tool calls ran, …',
+      toolCalls: 4,
+      refusedCalls: 0,
+      nudges: 1,
+      stop: { on: 'spend', kind: 'cap', call: 3 },
+      costUsd: 1.980055,
+      switchedOff: false,
+    };
+    // the main chat's `invoke_agent` result holds the stop answered after it (its call 1, the session's 4th)
+    expect(main.spendStop?.call).toBe(1);
+    const joined = joinedChats({ ...main, record }, [subagent], 3);
+    expect(joined.spendStop?.call).toBe(3);
+    // before: "loopguard's spend guard stopped it at call 3 and the transcript holds its spend stop at call 1"
+    expect(recordDifference(joined, subagent.costUsd ?? 0)).toBeUndefined();
   });
 });

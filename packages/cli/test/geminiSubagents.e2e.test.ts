@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScanReport } from '../src/scan/scanReport.js';
 import { type GeminiTurn, startFakeGeminiApi } from './fakeGeminiApi.js';
 import { ensureGeminiCli, runGeminiPrint } from './geminiCli.js';
 import { hookLog, hookState } from './hookHelpers.js';
@@ -117,5 +118,17 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     const scan = await loopguard(dir, ['scan'], { HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: '1' });
     expect(scan.code, scan.stderr).toBe(0);
     expect(scan.stdout).toContain("loopguard's spend guard stopped 1 session at its budget");
+    // and scan tells it as status does: the calls denied after the stop are denied calls, no loop,
+    // and the stop where the record holds it (gemscan65; before: a same_error loop "stopped" in the
+    // denied calls, and "the transcript holds its spend stop at call 1", the main chat's number)
+    expect(scan.stdout).not.toContain('looped where loopguard would have stopped it');
+    expect(scan.stdout).not.toContain("Where loopguard's record");
+    const json = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
+    const report = JSON.parse(json.stdout) as ScanReport;
+    const main = report.sessions.find((s) => s.sessionId === session?.sessionId);
+    expect(main?.record?.summary).toBe(session?.summary);
+    expect(main?.recordDiffers).toBeUndefined();
+    expect(report.sessions.flatMap((s) => s.loops).filter((loop) => loop.stopStep !== null)).toEqual([]);
+    expect(report.totals).toMatchObject({ deniedCalls: session?.deniedAfterStop, wastedToolCalls: 0 });
   }, 600_000);
 });

@@ -1,6 +1,6 @@
 import { numberOf, recordOf } from '@loopguard/core/internal';
 import { GeminiCliSteps, geminiChatUsage } from '@loopguard/core/steps';
-import { type GuardVerdict, geminiGuardVerdicts } from './guardVerdicts.js';
+import { type GuardVerdict, geminiGuardVerdicts, neverRan } from './guardVerdicts.js';
 import { confirmedVerdicts, recordedVerdicts } from './recordedVerdicts.js';
 import {
   NOTHING,
@@ -28,7 +28,7 @@ function guardOf(reply: Record<string, unknown>): GuardVerdict[] {
  * the text a message only when the reply calls no tool); its `tokens.total` are the tokens. Thoughts, user messages (and the tool
  * responses they carry, which repeat the calls' results), `info` and `error` records give none.
  * loopguard's own nudges and stops in the calls' results are noted as such ({@link geminiGuardVerdicts});
- * a call it refused (the model's own against loopguard) is counted, never observed.
+ * a call it refused (the model's own against loopguard), or its spend guard denied, is counted, never observed.
  */
 export class GeminiChatParser implements TranscriptParser {
   readonly agent = 'gemini';
@@ -94,12 +94,12 @@ export class GeminiChatParser implements TranscriptParser {
     const reply = this.held;
     this.held = undefined;
     if (reply === undefined) return NOTHING;
-    // a call loopguard refused never ran: counted, never observed, as the hooks count it
+    // a call loopguard refused, or its spend guard denied, never ran: counted, never observed
     let unobservedCalls = 0;
     const steps = this.steps.chatReply(reply, (call) => {
-      const refused = geminiGuardVerdicts(call).some((verdict) => verdict.action === 'refusal');
-      if (refused) unobservedCalls++;
-      return refused;
+      const unrun = neverRan(geminiGuardVerdicts(call));
+      if (unrun) unobservedCalls++;
+      return unrun;
     });
     const read = {
       steps,

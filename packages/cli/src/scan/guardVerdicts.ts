@@ -47,6 +47,18 @@ export function guardVerdictOf(
     : undefined;
 }
 
+/**
+ * Whether the call whose result holds `verdicts` never ran: loopguard refused it (a `refusal`), or
+ * its spend guard denied it before it ran, its session already stopped at its budget (Gemini CLI's
+ * subagent and Codex ask again after the stop). The hooks neither observe nor judge such a call:
+ * `scan` counts it and never observes it, so that it is no attempt, no change and no loop (gemscan65).
+ */
+export function neverRan(verdicts: readonly GuardVerdict[]): boolean {
+  return verdicts.some(
+    (verdict) => verdict.action === 'refusal' || (verdict.action === 'spend_stop' && verdict.denied === true),
+  );
+}
+
 /** loopguard's refusals of the model's calls, each with its kind. */
 const REFUSALS: ReadonlyArray<readonly [kind: string, message: string]> = [
   ['own_state', OWN_STATE_REFUSED],

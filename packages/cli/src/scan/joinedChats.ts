@@ -1,4 +1,4 @@
-import type { ScannedLoop } from './SessionScan.js';
+import type { ScannedLoop, SpendStop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
 
 /**
@@ -40,12 +40,13 @@ function shifted(loop: ScannedLoop, shift: number): ScannedLoop {
  * A Gemini CLI session as its hooks saw it: its main chat with its subagents' chats joined (their
  * tool calls, refused calls, loops and spend stop). Gemini CLI's hook input gives a subagent's
  * events the session's id (polish62), so loopguard's record of the session counts them, where each
- * chat is a file, and a session, of its own in `scan`. A subagent's calls are numbered in its chat
- * from 1, in the session after the calls that ran before them; the chats name no order across
- * files (the main thread's `invoke_agent` is written when the subagent ends), so a subagent's stop
- * is taken at `recordedStop` where that lies between its own number and its number after all the
- * session's other calls, else at its own. Only for the comparison with the record: the chats are
- * listed as they read.
+ * chat is a file, and a session, of its own in `scan`. A chat's calls are numbered in it from 1, in
+ * the session after the calls of the other chats that ran before them; the chats name no order
+ * across files (the main thread's `invoke_agent` is written when the subagent ends, its result
+ * holding what was answered after it), so a chat's stop is taken at `recordedStop` where that lies
+ * between its own number and its number after all the session's other calls, else at its own: a
+ * subagent's loop stop, and each chat's spend stop, the session's being the first (gemscan65).
+ * Only for the comparison with the record: the chats are listed as they read.
  * @param recordedStop - the tool call of the stop loopguard's record holds; `null`: none.
  * @example joinedChats(main, [subagent], 4).toolCalls // 5: the main thread's 1 and the subagent's 4
  */
@@ -56,16 +57,26 @@ export function joinedChats(
 ): ScannedSession {
   if (subagents.length === 0) return main;
   const all = subagents.reduce((sum, chat) => sum + callsOf(chat), callsOf(main));
+  /** How far `chat`'s stop at call `stop` moves in the session: to `recordedStop` where it can lie. */
+  const shiftOf = (chat: ScannedSession, stop: number | null) =>
+    stop === null || recordedStop === null
+      ? 0
+      : Math.min(Math.max(recordedStop - stop, 0), all - callsOf(chat));
   const loops = [...main.loops];
   for (const chat of subagents) {
     const stop = chat.loops.find((loop) => loop.loopguard === 'stopped')?.stopCall ?? null;
-    const shift =
-      stop === null || recordedStop === null
-        ? 0
-        : Math.min(Math.max(recordedStop - stop, 0), all - callsOf(chat));
-    loops.push(...chat.loops.map((loop) => shifted(loop, shift)));
+    loops.push(...chat.loops.map((loop) => shifted(loop, shiftOf(chat, stop))));
   }
-  const spendStop = main.spendStop ?? subagents.find((chat) => chat.spendStop !== undefined)?.spendStop;
+  const spendStop = [main, ...subagents]
+    .flatMap((chat) =>
+      chat.spendStop === undefined
+        ? []
+        : [{ ...chat.spendStop, call: chat.spendStop.call + shiftOf(chat, chat.spendStop.call) }],
+    )
+    .reduce<SpendStop | undefined>(
+      (first, stop) => (first === undefined || stop.call < first.call ? stop : first),
+      undefined,
+    );
   return {
     ...main,
     toolCalls: subagents.reduce((sum, chat) => sum + chat.toolCalls, main.toolCalls),
