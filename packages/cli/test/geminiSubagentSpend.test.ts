@@ -149,6 +149,11 @@ describe("scan of a Gemini CLI session stopped on spend in its subagent's run (g
     const text = bufferedIo({ env: { NO_COLOR: '1' } });
     await runCli(['scan', folder], text);
     expect(text.out()).not.toContain('looped where loopguard would have stopped it');
+    // and says them as status does, after the stop (before: "18 denied by loopguard" only, in the first line)
+    expect(subagent?.spendStop?.deniedAfter).toBe(18);
+    expect(text.out()).toMatch(
+      /at its budget \(the transcript holds its stop\), 18 more calls denied after the stop\.\n/,
+    );
   });
 
   it("compares the record's spend stop with the session's chats joined: the subagent's stop, not the main chat's later one", async () => {

@@ -123,6 +123,9 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     // denied calls, and "the transcript holds its spend stop at call 1", the main chat's number)
     expect(scan.stdout).not.toContain('looped where loopguard would have stopped it');
     expect(scan.stdout).not.toContain("Where loopguard's record");
+    expect(scan.stdout).toContain(
+      `loopguard's spend guard stopped 1 session at its budget (the transcript holds its stop), ${session?.deniedAfterStop} more calls denied after the stop.`,
+    );
     const json = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
     const report = JSON.parse(json.stdout) as ScanReport;
     const main = report.sessions.find((s) => s.sessionId === session?.sessionId);

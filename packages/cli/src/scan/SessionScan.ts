@@ -63,6 +63,11 @@ export interface SpendStop {
   call: number;
   /** Its message (`loopguard: this session reached its budget (…); loopguard stopped it.`). */
   message: string;
+  /**
+   * The calls loopguard denied before they ran after it: the agent asked again (a Codex turn, a
+   * Gemini CLI subagent), each denied; `status`'s `N more calls denied after the stop` (gemscan65).
+   */
+  deniedAfter: number;
 }
 
 interface OpenLoop {
@@ -155,8 +160,8 @@ export class SessionScan {
   private lastActionStep = -1;
   private open: OpenLoop | undefined;
   private readonly loops: OpenLoop[] = [];
-  /** loopguard's spend guard's stop, where its hooks gave one (the first). */
-  private spendStop: SpendStop | undefined;
+  /** loopguard's spend guard's stop, where its hooks gave one (the first), with the denied calls counted at it. */
+  private spendStop: { call: number; message: string; deniedAt: number } | undefined;
 
   /** @param cost - prices the replies, when the scan has a price book. */
   constructor(
@@ -227,8 +232,13 @@ export class SessionScan {
       deniedCalls: this.deniedCalls,
       tokens: this.tokens,
       loops: this.loops.map((loop) => this.report(loop)),
-      ...(this.spendStop === undefined ? {} : { spendStop: this.spendStop }),
+      ...(this.spendStop === undefined ? {} : { spendStop: this.spendStopOf(this.spendStop) }),
     };
+  }
+
+  /** The spend stop with the calls denied after it. */
+  private spendStopOf({ call, message, deniedAt }: NonNullable<SessionScan['spendStop']>): SpendStop {
+    return { call, message, deniedAfter: this.deniedCalls - deniedAt };
   }
 
   private judge(verdict: StepVerdict, index: number): void {
@@ -272,7 +282,7 @@ export class SessionScan {
     if (guard.action === 'refusal') return;
     if (guard.action === 'spend_stop') {
       // no loop: the session's budget; Codex denies every further call the same way
-      this.spendStop ??= { call: this.toolCalls, message: guard.message };
+      this.spendStop ??= { call: this.toolCalls, message: guard.message, deniedAt: this.deniedCalls };
       return;
     }
     const index = Math.max(0, this.steps - 1);

@@ -234,8 +234,12 @@ export function renderTerminal(
         : recordOnly === n
           ? "loopguard's record holds its stop, the transcript none"
           : `the transcript holds its stop; for ${count(recordOnly)} of them, loopguard's record only`;
+    // the calls the agent asked for after the stop, each denied (status's words)
+    const denied = report.sessions.reduce((sum, session) => sum + (session.spendStop?.deniedAfter ?? 0), 0);
+    const after =
+      denied === 0 ? '' : `, ${count(denied)} more call${denied === 1 ? '' : 's'} denied after the stop`;
     out.push(
-      `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (${where}).`,
+      `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (${where})${after}.`,
     );
   }
   out.push(...costLines(totals));
