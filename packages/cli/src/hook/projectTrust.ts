@@ -1,0 +1,63 @@
+import { dirname, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+
+/**
+ * Whether an agent trusts a project by the file the user's trust is kept in (trust65): Gemini CLI
+ * runs no project hook, and Codex loads no project `.codex/`, in a folder it does not trust. Read
+ * as the pinned CLIs read it (Gemini CLI 0.61.0's `isPathTrusted`, Codex 0.169.0's `trust_level`).
+ */
+
+/** Gemini CLI's trusted folders file, in its folder (`~/.gemini`). */
+export const GEMINI_TRUST_NAME = 'trustedFolders.json';
+
+/** JSONC's comments and trailing commas, strings kept (Gemini CLI strips them before parsing). */
+const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]])/g;
+
+/**
+ * Whether Gemini CLI trusts `projectDir` by its trusted folders file's text (`undefined`: no
+ * file): the longest rule whose folder holds the project decides (`TRUST_PARENT` trusts the rule's
+ * parent); no rule, or a file it cannot read, trusts nothing.
+ */
+export function geminiTrusts(text: string | undefined, projectDir: string): boolean {
+  let rules: unknown;
+  try {
+    rules = JSON.parse((text ?? '{}').replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
+  } catch {
+    return false;
+  }
+  if (typeof rules !== 'object' || rules === null) return false;
+  const project = resolve(projectDir);
+  let longest = -1;
+  let level: unknown;
+  for (const [path, value] of Object.entries(rules)) {
+    const folder = resolve(value === 'TRUST_PARENT' ? dirname(path) : path);
+    const holds = project === folder || project.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+    if (holds && path.length > longest) {
+      longest = path.length;
+      level = value;
+    }
+  }
+  return level === 'TRUST_FOLDER' || level === 'TRUST_PARENT';
+}
+
+/**
+ * Whether Codex trusts `projectDir` by its `config.toml`'s text (`undefined`: no file): the
+ * nearest of the project's folder and the folders above it (its repository's root) that has a
+ * `[projects."<dir>"] trust_level` decides, and only `"trusted"` trusts. A file that is no TOML
+ * trusts nothing (Codex does not start).
+ */
+export function codexTrusts(text: string | undefined, projectDir: string): boolean {
+  let projects: unknown;
+  try {
+    projects = (parseToml(text ?? '') as { projects?: unknown }).projects;
+  } catch {
+    return false;
+  }
+  if (typeof projects !== 'object' || projects === null) return false;
+  const levels = projects as Record<string, { trust_level?: unknown } | undefined>;
+  for (let dir = resolve(projectDir); ; dir = dirname(dir)) {
+    const level = levels[dir]?.trust_level;
+    if (level !== undefined) return level === 'trusted';
+    if (dirname(dir) === dir) return false;
+  }
+}
