@@ -280,8 +280,14 @@ const COPIERS = /^(?:cp|install|ln|rsync)$/;
 /** What may stand before the program: assignments and the wrappers that run it. */
 const PREFIX = /^(?:\w+=\S*|sudo|exec|command|nohup|time|env|builtin|-\S*)$/;
 
-/** The files of an agent's folder that may hold its hooks. */
-const FOLDER_FILES = ['settings.json', 'settings.local.json', 'hooks.json', CODEX_CONFIG_NAME];
+/** The files of an agent's folder that may hold its hooks, or its trust in a project that holds them. */
+const FOLDER_FILES = [
+  'settings.json',
+  'settings.local.json',
+  'hooks.json',
+  CODEX_CONFIG_NAME,
+  GEMINI_TRUST_NAME,
+];
 
 /** Where a shell command's paths are read from: the project, the agent's environment, whether a `cd` moved it. */
 interface PathContext {
