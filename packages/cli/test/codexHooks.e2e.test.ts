@@ -923,7 +923,8 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
       'CODEX_HOME=/tmp/x codex exec "Fix the bug."',
     ];
     const bodies = await refusedThenLooped(attacks, (_env, refused) => {
-      for (const output of refused) expect(output).toContain('it starts an agent with its hooks off');
+      expect(refused[0]).toContain('it starts an agent with its hooks off');
+      expect(refused[1]).toContain('it starts an agent with another home');
     });
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 900_000);

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
-import { UNHOOKED_AGENT_REFUSED, unhookedAgentRefusal } from '../src/hook/unhookedAgentCall.js';
+import {
+  UNHOOKED_AGENT_REFUSED,
+  UNHOOKED_HOME_REFUSED,
+  unhookedAgentRefusal,
+} from '../src/hook/unhookedAgentCall.js';
 import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
 
 // trust64: an agent the model starts with its hooks off runs its tool calls where loopguard sees
@@ -112,11 +116,14 @@ describe("trust65: a nested agent started with another home whose hooks are not 
     'export CODEX_HOME=$EMPTY && codex exec "go"',
     'CODEX_HOME=$(mktemp -d) codex exec "go"',
     'CLAUDE_CONFIG_DIR=./empty npx -y @anthropic-ai/claude-code -p "go"',
-    'codex exec --ignore-user-config "go"',
   ])('%s', (template) => {
     const { dir, home, empty } = setup();
     const command = template.replaceAll('$EMPTY', empty);
-    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_HOME_REFUSED);
+  });
+
+  it("codex exec --ignore-user-config (it skips the config.toml that holds its hooks' trust)", () => {
+    expect(unhookedAgentRefusal(call('codex exec --ignore-user-config "go"'))).toBe(UNHOOKED_AGENT_REFUSED);
   });
 
   it.each([

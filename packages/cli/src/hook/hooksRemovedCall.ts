@@ -22,7 +22,7 @@ import { shellWords } from './shellWords.js';
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
 export const HOOKS_REMOVED_REFUSED =
-  "loopguard refused this call: it would take loopguard's hooks out of the agent's settings or hooks file (or untrust the project that holds them), and the sessions after it would run unguarded; that is the user's to do (`loopguard init <agent> --remove`). To change another setting in that file, edit it with your file edit tool (Edit, replace, apply_patch) and leave loopguard's hook entries as they are.";
+  "loopguard refused this call: it would take loopguard's hooks out of the agent's settings or hooks file, and the sessions after it would run unguarded; that is the user's to do (`loopguard init <agent> --remove`). To change another setting in that file, edit it with your file edit tool (Edit, replace, apply_patch) and leave loopguard's hook entries as they are.";
 
 /** Longest hooks file read to compare (Claude Code's `.claude.json` grows with its history). */
 const MAX_HOOKS_FILE = 16 << 20;

@@ -1,5 +1,4 @@
 import { dirname, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 
 /**
  * Whether an agent trusts a project by the file the user's trust is kept in (trust65): Gemini CLI
@@ -40,23 +39,30 @@ export function geminiTrusts(text: string | undefined, projectDir: string): bool
   return level === 'TRUST_FOLDER' || level === 'TRUST_PARENT';
 }
 
+/** A TOML table header of a project (`[projects."/repo"]`, `[projects.'/repo']`), and its trust key. */
+const PROJECT_TABLE = /^\s*\[\s*projects\s*\.\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*\]\s*(?:#.*)?$/;
+const TABLE = /^\s*\[/;
+const TRUST_LEVEL = /^\s*trust_level\s*=\s*(?:"([^"]*)"|'([^']*)')/;
+
 /**
  * Whether Codex trusts `projectDir` by its `config.toml`'s text (`undefined`: no file): the
  * nearest of the project's folder and the folders above it (its repository's root) that has a
- * `[projects."<dir>"] trust_level` decides, and only `"trusted"` trusts. A file that is no TOML
- * trusts nothing (Codex does not start).
+ * `[projects."<dir>"] trust_level` decides, and only `"trusted"` trusts. Read line by line, the
+ * way Codex writes the table (no TOML parser in the hook: its start is measured); a form this
+ * does not read (an inline table) counts as no trust.
  */
 export function codexTrusts(text: string | undefined, projectDir: string): boolean {
-  let projects: unknown;
-  try {
-    projects = (parseToml(text ?? '') as { projects?: unknown }).projects;
-  } catch {
-    return false;
+  const levels = new Map<string, string>();
+  let table: string | undefined;
+  for (const line of (text ?? '').split('\n')) {
+    const header = PROJECT_TABLE.exec(line);
+    if (header !== null) table = (header[1]?.replace(/\\(.)/g, '$1') ?? header[2]) as string;
+    else if (TABLE.test(line)) table = undefined;
+    const level = table === undefined ? null : TRUST_LEVEL.exec(line);
+    if (table !== undefined && level) levels.set(table, (level[1] ?? level[2]) as string);
   }
-  if (typeof projects !== 'object' || projects === null) return false;
-  const levels = projects as Record<string, { trust_level?: unknown } | undefined>;
   for (let dir = resolve(projectDir); ; dir = dirname(dir)) {
-    const level = levels[dir]?.trust_level;
+    const level = levels.get(dir);
     if (level !== undefined) return level === 'trusted';
     if (dirname(dir) === dir) return false;
   }

@@ -21,7 +21,11 @@ import { shellWords } from './shellWords.js';
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
 export const UNHOOKED_AGENT_REFUSED =
-  "loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--ignore-user-config`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`, or another home whose hooks are not loopguard's: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.";
+  'loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.';
+
+/** What the model is told when it starts an agent with another home that holds none of loopguard's hooks (trust65). */
+export const UNHOOKED_HOME_REFUSED =
+  "loopguard refused this call: it starts an agent with another home (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`) that holds none of loopguard's hooks, whose tool calls loopguard would not guard; start it with the user's own home, and its hooks guard it too.";
 
 /** The agents' programs, by name or by package (`npx @openai/codex`). */
 const CODEX = /^(?:codex|@openai\/codex(?:@\S*)?)$/;
@@ -157,8 +161,8 @@ export function unhookedAgentRefusal(
       const agent = [CODEX, CLAUDE, GEMINI].findIndex((pattern) => pattern.test(name) || pattern.test(word));
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
-      if (unhooked(which, words.slice(at + 1)) || otherHome(which, assigned, env, event.projectDir))
-        return UNHOOKED_AGENT_REFUSED;
+      if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
+      if (otherHome(which, assigned, env, event.projectDir)) return UNHOOKED_HOME_REFUSED;
     }
   }
   return undefined;
