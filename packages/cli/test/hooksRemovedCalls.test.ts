@@ -443,6 +443,47 @@ describe("trust65: an edit that untrusts a project holding loopguard's hooks is 
     expect(hooksRemovedRefusal(call(dir, tool, input(dir)))).toBe(HOOKS_REMOVED_REFUSED);
   });
 
+  it("Gemini CLI: folder trust switched back on in the user's settings, where no rule trusts the project", () => {
+    const dir = trustedProject();
+    writeFileSync(join(dir, 'home', '.gemini', 'trustedFolders.json'), '{}');
+    writeFileSync(
+      join(dir, 'home', '.gemini', 'settings.json'),
+      text({ security: { folderTrust: { enabled: false } } }),
+    );
+    const file = home(dir, '.gemini/settings.json');
+    for (const input of [
+      { file_path: file, old_string: '"enabled": false', new_string: '"enabled": true' },
+      { file_path: file, content: '{}' },
+    ])
+      expect(hooksRemovedRefusal(call(dir, 'replace', input)), JSON.stringify(input)).toBe(
+        HOOKS_REMOVED_REFUSED,
+      );
+    expect(shell(dir, `sed -i 's/false/true/' ~/.gemini/settings.json`)).toBe(HOOKS_REMOVED_REFUSED);
+    // another setting of the same file, and the project's own (Gemini CLI ignores its folder trust)
+    expect(
+      hooksRemovedRefusal(
+        call(dir, 'replace', {
+          file_path: file,
+          old_string: '"security"',
+          new_string: '"ui": {}, "security"',
+        }),
+      ),
+    ).toBeUndefined();
+    writeFileSync(
+      join(dir, '.gemini', 'settings.json'),
+      text({ ...GEMINI_SETTINGS, security: { folderTrust: { enabled: false } } }),
+    );
+    expect(
+      hooksRemovedRefusal(
+        call(dir, 'replace', {
+          file_path: '.gemini/settings.json',
+          old_string: '"enabled": false',
+          new_string: '"enabled": true',
+        }),
+      ),
+    ).toBeUndefined();
+  });
+
   it('Codex: a patch that untrusts the project', () => {
     const dir = trustedProject();
     const command = patch(

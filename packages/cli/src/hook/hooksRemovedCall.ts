@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
-import { codexTrusts, GEMINI_TRUST_NAME, geminiTrusts } from './projectTrust.js';
+import { codexTrusts, GEMINI_TRUST_NAME, geminiTrustOff, geminiTrusts } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -113,7 +113,14 @@ function loopguardEvents(text: string, name: string): Set<string> | undefined {
  * holds, and the agent's trust in `projectDir` where the project's hooks are loopguard's (trust65:
  * Gemini CLI's trusted folders, Codex's `trust_level`; an untrusted project's hooks do not run).
  */
-function keepsHooks(name: string, before: string, after: string | undefined, projectDir: string): boolean {
+function keepsHooks(file: string, before: string, after: string | undefined, projectDir: string): boolean {
+  const name = basename(file);
+  if (userGeminiSettings(file, projectDir)) {
+    const folders = hooksFileText(join(dirname(file), GEMINI_TRUST_NAME));
+    const trusts = (settings: string | undefined) =>
+      geminiTrustOff(settings) || geminiTrusts(folders, projectDir);
+    if (projectHolds(projectDir, 'gemini') && trusts(before) && !trusts(after)) return false;
+  }
   if (name === GEMINI_TRUST_NAME)
     return (
       !projectHolds(projectDir, 'gemini') ||
@@ -193,10 +200,9 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const path = resolve(projectDir, (match[2] as string).trim());
     const before = hooksFileText(path);
     if (before === undefined) continue;
-    const name = basename(path);
     const moved = lines[0]?.startsWith('*** Move to: ') === true;
     if (match[1] === 'Delete' || moved) {
-      if (!keepsHooks(name, before, undefined, projectDir)) return false;
+      if (!keepsHooks(path, before, undefined, projectDir)) return false;
       continue;
     }
     const after =
@@ -209,7 +215,7 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const kept =
       after === undefined
         ? loopguardLines(added) >= loopguardLines(removed)
-        : keepsHooks(name, before, after, projectDir);
+        : keepsHooks(path, before, after, projectDir);
     if (!kept) return false;
   }
   return true;
@@ -337,6 +343,8 @@ function fileHolds(file: string, projectDir: string): boolean {
   if (text === undefined) return false;
   const name = basename(file);
   if (name === GEMINI_TRUST_NAME) return projectHolds(projectDir, 'gemini') && geminiTrusts(text, projectDir);
+  if (userGeminiSettings(file, projectDir) && geminiTrustOff(text) && projectHolds(projectDir, 'gemini'))
+    return true;
   return (
     hooksIn(text, name) ||
     (name === CODEX_CONFIG_NAME && projectHolds(projectDir, 'codex') && codexTrusts(text, projectDir))
@@ -346,6 +354,19 @@ function fileHolds(file: string, projectDir: string): boolean {
 /** Whether a hooks file's text holds one of loopguard's hooks. */
 function hooksIn(text: string, name: string): boolean {
   return name === CODEX_CONFIG_NAME ? loopguardLines(text) > 0 : (loopguardEvents(text, name)?.size ?? 0) > 0;
+}
+
+/**
+ * Whether `file` is a Gemini CLI `settings.json` of a home (not the project's own, whose folder
+ * trust Gemini CLI ignores): its `security.folderTrust` decides whether the project is trusted.
+ */
+function userGeminiSettings(file: string, projectDir: string): boolean {
+  const folder = dirname(file);
+  return (
+    basename(file) === 'settings.json' &&
+    basename(folder) === '.gemini' &&
+    folder !== join(projectDir, '.gemini')
+  );
 }
 
 /** Whether the project's own hooks files of Gemini CLI or Codex hold one of loopguard's hooks. */
@@ -444,7 +465,7 @@ export function hooksRemovedRefusal(
     const before = hooksFileText(file);
     if (before !== undefined) {
       const after = editedText(before, input);
-      if (after !== undefined && !keepsHooks(basename(file), before, after, event.projectDir))
+      if (after !== undefined && !keepsHooks(file, before, after, event.projectDir))
         return HOOKS_REMOVED_REFUSED;
     }
   }

@@ -45,6 +45,21 @@ const TABLE = /^\s*\[/;
 const TRUST_LEVEL = /^\s*trust_level\s*=\s*(?:"([^"]*)"|'([^']*)')/;
 
 /**
+ * Whether Gemini CLI's user settings (their text; `undefined`: no file) switch folder trust off
+ * (`security.folderTrust.enabled: false`; on by default), which trusts every folder.
+ */
+export function geminiTrustOff(text: string | undefined): boolean {
+  try {
+    const settings = JSON.parse(
+      (text ?? '{}').replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''),
+    );
+    return settings?.security?.folderTrust?.enabled === false;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Whether Codex trusts `projectDir` by its `config.toml`'s text (`undefined`: no file): the
  * nearest of the project's folder and the folders above it (its repository's root) that has a
  * `[projects."<dir>"] trust_level` decides, and only `"trusted"` trusts. Read line by line, the
