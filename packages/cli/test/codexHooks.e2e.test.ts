@@ -903,6 +903,32 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 600_000);
 
+  it("trust65: Codex's `--ignore-user-config` runs none of loopguard's hooks (its trust is in the config it skips), so the model's nested one is refused", async () => {
+    // the pinned Codex with the flag: a call loopguard's hook refuses (its hooks file emptied) runs
+    const attack = `echo '{}' > "$CODEX_HOME/hooks.json"`;
+    const { env, outputs } = await codexWithHooks(
+      (_call, body) => {
+        const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output');
+        return ran.length === 0 ? [execCommand(attack)] : [assistantText('Done.')];
+      },
+      undefined,
+      false,
+      ['--ignore-user-config'],
+    );
+    expect(outputs[1]).not.toContain('loopguard refused');
+    expect(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8').trim()).toBe('{}');
+    // the model starting such a Codex, or one with another home, is refused by the hooks that run
+    const attacks = [
+      'codex exec --ignore-user-config "Fix the bug."',
+      'CODEX_HOME=/tmp/x codex exec "Fix the bug."',
+    ];
+    const bodies = await refusedThenLooped(attacks, (_env, refused) => {
+      expect(refused[0]).toContain('it starts an agent with its hooks off');
+      expect(refused[1]).toContain('it starts an agent with another home');
+    });
+    expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
+  }, 900_000);
+
   it('stdin63: a shell kept open for typed commands is refused; what would be typed there never runs', async () => {
     // Codex 0.169.0 sends `exec_command`'s PreToolUse as `{ command: "sh" }` (no `tty`) and no hook
     // event at all for `write_stdin`: what is typed into a kept shell goes around every hook

@@ -381,3 +381,167 @@ describe('trust64: each agent refuses it, as a denied call', () => {
     expect(HOOKS_REMOVED_REFUSED).toContain('edit it with your file edit tool');
   });
 });
+
+// trust65: the model untrusting the project whose hooks are loopguard's: Gemini CLI runs no
+// project hook in a folder it does not trust (`~/.gemini/trustedFolders.json`), Codex loads no
+// project `.codex/` in one whose `trust_level` is not "trusted" (`$CODEX_HOME/config.toml`).
+describe("trust65: an edit that untrusts a project holding loopguard's hooks is refused", () => {
+  /** A guarded project its user's Gemini CLI and Codex trust, as their own prompts leave them. */
+  function trustedProject(): string {
+    const dir = guardedProject();
+    writeFileSync(
+      join(dir, 'home', '.gemini', 'trustedFolders.json'),
+      text({ [dir]: 'TRUST_FOLDER', '/elsewhere': 'DO_NOT_TRUST' }),
+    );
+    writeFileSync(
+      join(dir, 'home', '.codex', 'config.toml'),
+      `model = "o3"\n\n[projects."${dir}"]\ntrust_level = "trusted"\n`,
+    );
+    return dir;
+  }
+  const home = (dir: string, file: string) => join(dir, 'home', file);
+
+  it.each<[string, string, (dir: string) => Record<string, unknown>]>([
+    [
+      'Gemini CLI: a replace that sets the project to DO_NOT_TRUST',
+      'replace',
+      (dir) => ({
+        file_path: home(dir, '.gemini/trustedFolders.json'),
+        old_string: '": "TRUST_FOLDER"',
+        new_string: '": "DO_NOT_TRUST"',
+      }),
+    ],
+    [
+      'Gemini CLI: a write_file that leaves the project out',
+      'write_file',
+      (dir) => ({ file_path: home(dir, '.gemini/trustedFolders.json'), content: '{}' }),
+    ],
+    [
+      'Gemini CLI: a write_file that distrusts a folder inside it by a longer rule',
+      'write_file',
+      (dir) => ({
+        file_path: home(dir, '.gemini/trustedFolders.json'),
+        content: text({ [dir]: 'TRUST_FOLDER', [`${dir}/`]: 'DO_NOT_TRUST' }),
+      }),
+    ],
+    [
+      "Codex: an Edit of config.toml that sets the project's trust_level to untrusted",
+      'Edit',
+      (dir) => ({
+        file_path: home(dir, '.codex/config.toml'),
+        old_string: 'trust_level = "trusted"',
+        new_string: 'trust_level = "untrusted"',
+      }),
+    ],
+    [
+      "Codex: a Write of config.toml without the project's table",
+      'Write',
+      (dir) => ({ file_path: home(dir, '.codex/config.toml'), content: 'model = "o3"\n' }),
+    ],
+  ])('%s', (_name, tool, input) => {
+    const dir = trustedProject();
+    expect(hooksRemovedRefusal(call(dir, tool, input(dir)))).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it("Gemini CLI: folder trust switched back on in the user's settings, where no rule trusts the project", () => {
+    const dir = trustedProject();
+    writeFileSync(join(dir, 'home', '.gemini', 'trustedFolders.json'), '{}');
+    writeFileSync(
+      join(dir, 'home', '.gemini', 'settings.json'),
+      text({ security: { folderTrust: { enabled: false } } }),
+    );
+    const file = home(dir, '.gemini/settings.json');
+    for (const input of [
+      { file_path: file, old_string: '"enabled": false', new_string: '"enabled": true' },
+      { file_path: file, content: '{}' },
+    ])
+      expect(hooksRemovedRefusal(call(dir, 'replace', input)), JSON.stringify(input)).toBe(
+        HOOKS_REMOVED_REFUSED,
+      );
+    expect(shell(dir, `sed -i 's/false/true/' ~/.gemini/settings.json`)).toBe(HOOKS_REMOVED_REFUSED);
+    // another setting of the same file, and the project's own (Gemini CLI ignores its folder trust)
+    expect(
+      hooksRemovedRefusal(
+        call(dir, 'replace', {
+          file_path: file,
+          old_string: '"security"',
+          new_string: '"ui": {}, "security"',
+        }),
+      ),
+    ).toBeUndefined();
+    writeFileSync(
+      join(dir, '.gemini', 'settings.json'),
+      text({ ...GEMINI_SETTINGS, security: { folderTrust: { enabled: false } } }),
+    );
+    expect(
+      hooksRemovedRefusal(
+        call(dir, 'replace', {
+          file_path: '.gemini/settings.json',
+          old_string: '"enabled": false',
+          new_string: '"enabled": true',
+        }),
+      ),
+    ).toBeUndefined();
+  });
+
+  it('Codex: a patch that untrusts the project', () => {
+    const dir = trustedProject();
+    const command = patch(
+      home(dir, '.codex/config.toml'),
+      ['trust_level = "trusted"'],
+      ['trust_level = "untrusted"'],
+    );
+    expect(hooksRemovedRefusal(call(dir, 'apply_patch', { command }))).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it.each([
+    "echo '{}' > ~/.gemini/trustedFolders.json",
+    'rm ~/.gemini/trustedFolders.json',
+    `sed -i 's/TRUST_FOLDER/DO_NOT_TRUST/' ~/.gemini/trustedFolders.json`,
+    `sed -i 's/trust_level = "trusted"/trust_level = "untrusted"/' ~/.codex/config.toml`,
+  ])('a shell write: %s', (command) => {
+    expect(shell(trustedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('leaves alone a rule of another folder, a trust given, and a project without loopguard', () => {
+    const dir = trustedProject();
+    for (const [tool, input] of [
+      [
+        'replace',
+        {
+          file_path: home(dir, '.gemini/trustedFolders.json'),
+          old_string: '"/elsewhere"',
+          new_string: '"/other"',
+        },
+      ],
+      [
+        'Edit',
+        {
+          file_path: home(dir, '.codex/config.toml'),
+          old_string: 'model = "o3"',
+          new_string: 'model = "o4"',
+        },
+      ],
+      [
+        'Write',
+        {
+          file_path: home(dir, '.codex/config.toml'),
+          content: `[projects."${dir}"]\ntrust_level = "trusted"\n\n[projects."/other"]\ntrust_level = "untrusted"\n`,
+        },
+      ],
+    ] as const)
+      expect(hooksRemovedRefusal(call(dir, tool, { ...input })), JSON.stringify(input)).toBeUndefined();
+    expect(shell(dir, 'cat ~/.gemini/trustedFolders.json')).toBeUndefined();
+    expect(shell(dir, `sed -i 's/model = .*/model = "o4"/' ~/.codex/config.toml`)).toBeUndefined();
+    // the project holds none of loopguard's hooks: its trust is the user's business
+    const bare = tempProject();
+    mkdirSync(join(bare, 'home', '.gemini'), { recursive: true });
+    writeFileSync(join(bare, 'home', '.gemini', 'trustedFolders.json'), text({ [bare]: 'TRUST_FOLDER' }));
+    expect(
+      hooksRemovedRefusal(
+        call(bare, 'write_file', { file_path: 'home/.gemini/trustedFolders.json', content: '{}' }),
+      ),
+    ).toBeUndefined();
+    expect(shell(bare, 'rm ~/.gemini/trustedFolders.json')).toBeUndefined();
+  });
+});

@@ -1,7 +1,13 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
-import { UNHOOKED_AGENT_REFUSED, unhookedAgentRefusal } from '../src/hook/unhookedAgentCall.js';
+import {
+  UNHOOKED_AGENT_REFUSED,
+  UNHOOKED_HOME_REFUSED,
+  unhookedAgentRefusal,
+} from '../src/hook/unhookedAgentCall.js';
 import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
 
 // trust64: an agent the model starts with its hooks off runs its tool calls where loopguard sees
@@ -72,5 +78,74 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
       permissionDecisionReason: UNHOOKED_AGENT_REFUSED,
     });
     expect(UNHOOKED_AGENT_REFUSED).toContain('start it without that option');
+  });
+});
+
+// trust65: a nested agent started with another home (`CODEX_HOME=/tmp/x codex exec`) loads the
+// hooks of that home, not the user's: where the user's are loopguard's and the other home's are
+// not, the nested agent runs unguarded, a switch the model flips as `--disable hooks` is. Codex's
+// `--ignore-user-config` skips `config.toml`, where its hooks' trust is kept: it runs none of them.
+describe("trust65: a nested agent started with another home whose hooks are not loopguard's is refused", () => {
+  const hooked = (folder: string, file: string, hooks: Record<string, unknown>) => {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, file), JSON.stringify({ hooks }));
+  };
+  const loopguard = (agent: string) => ({
+    Stop: [{ hooks: [{ type: 'command', command: `loopguard hook ${agent}`, loopguard: { owns: 'file' } }] }],
+  });
+  /** A project, its user's home with loopguard's hooks in each agent's folder, and an empty folder. */
+  function setup() {
+    const dir = tempProject();
+    const home = join(dir, 'home');
+    hooked(join(home, '.codex'), 'hooks.json', loopguard('codex'));
+    hooked(join(home, '.claude'), 'settings.json', loopguard('claude'));
+    hooked(join(home, '.gemini'), 'settings.json', loopguard('gemini'));
+    const other = join(dir, 'other');
+    hooked(join(other, '.codex'), 'hooks.json', loopguard('codex'));
+    mkdirSync(join(dir, 'empty'));
+    return { dir, home, empty: join(dir, 'empty'), other };
+  }
+  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
+
+  it.each([
+    'CODEX_HOME=$EMPTY codex exec "fix the failing test"',
+    'env CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"',
+    'HOME=$EMPTY gemini -p "go"',
+    'GEMINI_CLI_HOME=$EMPTY gemini -p "go"',
+    'HOME=$EMPTY codex exec "go"',
+    'export CODEX_HOME=$EMPTY && codex exec "go"',
+    'CODEX_HOME=$(mktemp -d) codex exec "go"',
+    'CLAUDE_CONFIG_DIR=./empty npx -y @anthropic-ai/claude-code -p "go"',
+  ])('%s', (template) => {
+    const { dir, home, empty } = setup();
+    const command = template.replaceAll('$EMPTY', empty);
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_HOME_REFUSED);
+  });
+
+  it("codex exec --ignore-user-config (it skips the config.toml that holds its hooks' trust)", () => {
+    expect(unhookedAgentRefusal(call('codex exec --ignore-user-config "go"'))).toBe(UNHOOKED_AGENT_REFUSED);
+  });
+
+  it.each([
+    'CODEX_HOME=$HOME_DIR/.codex codex exec "go"',
+    'CODEX_HOME=$OTHER/.codex codex exec "go"',
+    'HOME=$EMPTY npm test',
+    'CODEX_HOME=$EMPTY echo codex exec',
+    'export CODEX_HOME=$EMPTY; ls',
+  ])('leaves alone: %s', (template) => {
+    const { dir, home, empty, other } = setup();
+    const command = template
+      .replaceAll('$EMPTY', empty)
+      .replaceAll('$HOME_DIR', home)
+      .replaceAll('$OTHER', other);
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBeUndefined();
+  });
+
+  it("leaves alone another home where the user's own hooks are not loopguard's either", () => {
+    const { dir, empty } = setup();
+    const bare = tempProject();
+    expect(
+      unhookedAgentRefusal(at(dir, `CODEX_HOME=${empty} codex exec "go"`), { HOME: bare }),
+    ).toBeUndefined();
   });
 });

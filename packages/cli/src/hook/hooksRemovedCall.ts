@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import type { HookEvent } from './hookEvent.js';
+import { codexTrusts, GEMINI_TRUST_NAME, geminiTrustOff, geminiTrusts } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -14,7 +15,9 @@ import { shellWords } from './shellWords.js';
  * `replace` and `write_file`, Codex's `apply_patch`) is judged by the file it leaves: refused when
  * one of loopguard's hook events is gone from it. A shell command cannot be read that way, so a
  * shell command that writes an agent's hooks file holding loopguard's hooks (its own switches:
- * `ownStateCall.ts`) is refused, and the refusal says to use the edit tool.
+ * `ownStateCall.ts`) is refused, and the refusal says to use the edit tool. Untrusting a project
+ * whose hooks are loopguard's takes them out the same way (trust65: Gemini CLI's
+ * `trustedFolders.json`, Codex's `trust_level` in `config.toml`; `projectTrust.ts`).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
@@ -105,10 +108,33 @@ function loopguardEvents(text: string, name: string): Set<string> | undefined {
   return events;
 }
 
-/** Whether `after` (`undefined`: the file is gone) keeps every hook of loopguard's that `before` holds. */
-function keepsHooks(name: string, before: string, after: string | undefined): boolean {
+/**
+ * Whether `after` (`undefined`: the file is gone) keeps every hook of loopguard's that `before`
+ * holds, and the agent's trust in `projectDir` where the project's hooks are loopguard's (trust65:
+ * Gemini CLI's trusted folders, Codex's `trust_level`; an untrusted project's hooks do not run).
+ */
+function keepsHooks(file: string, before: string, after: string | undefined, projectDir: string): boolean {
+  const name = basename(file);
+  if (userGeminiSettings(file, projectDir)) {
+    const folders = hooksFileText(join(dirname(file), GEMINI_TRUST_NAME));
+    const trusts = (settings: string | undefined) =>
+      geminiTrustOff(settings) || geminiTrusts(folders, projectDir);
+    if (projectHolds(projectDir, 'gemini') && trusts(before) && !trusts(after)) return false;
+  }
+  if (name === GEMINI_TRUST_NAME)
+    return (
+      !projectHolds(projectDir, 'gemini') ||
+      !geminiTrusts(before, projectDir) ||
+      geminiTrusts(after, projectDir)
+    );
   // Codex's hooks tables in TOML: loopguard's hook commands, line by line
-  if (name === CODEX_CONFIG_NAME) return loopguardLines(after ?? '') >= loopguardLines(before);
+  if (name === CODEX_CONFIG_NAME)
+    return (
+      loopguardLines(after ?? '') >= loopguardLines(before) &&
+      (!projectHolds(projectDir, 'codex') ||
+        !codexTrusts(before, projectDir) ||
+        codexTrusts(after, projectDir))
+    );
   const had = loopguardEvents(before, name);
   if (had === undefined || had.size === 0) return true;
   const has = after === undefined ? new Set<string>() : (loopguardEvents(after, name) ?? new Set<string>());
@@ -118,7 +144,12 @@ function keepsHooks(name: string, before: string, after: string | undefined): bo
 /** The text of the hooks file at `path` now, `undefined` when it is not one or cannot be read. */
 function hooksFileText(path: string): string | undefined {
   const name = basename(path);
-  if (!HOOKS_JSON_NAME.test(name) && name !== CODEX_CONFIG_NAME && name !== CLAUDE_STATE_NAME)
+  if (
+    !HOOKS_JSON_NAME.test(name) &&
+    name !== CODEX_CONFIG_NAME &&
+    name !== CLAUDE_STATE_NAME &&
+    name !== GEMINI_TRUST_NAME
+  )
     return undefined;
   try {
     if (statSync(path).size > MAX_HOOKS_FILE) return undefined;
@@ -169,10 +200,9 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const path = resolve(projectDir, (match[2] as string).trim());
     const before = hooksFileText(path);
     if (before === undefined) continue;
-    const name = basename(path);
     const moved = lines[0]?.startsWith('*** Move to: ') === true;
     if (match[1] === 'Delete' || moved) {
-      if (!keepsHooks(name, before, undefined)) return false;
+      if (!keepsHooks(path, before, undefined, projectDir)) return false;
       continue;
     }
     const after =
@@ -185,7 +215,7 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const kept =
       after === undefined
         ? loopguardLines(added) >= loopguardLines(removed)
-        : keepsHooks(name, before, after);
+        : keepsHooks(path, before, after, projectDir);
     if (!kept) return false;
   }
   return true;
@@ -219,7 +249,7 @@ function patchedText(before: string, lines: string[]): string | undefined {
  * `$HOME`, `$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`), Codex's `config.toml`, and the agents' folders.
  */
 const HOOKS_FILE_PATH =
-  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json/
+  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|\.gemini\}?\/trustedFolders\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json/
     .source;
 const CODEX_CONFIG_PATH = /(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/config\.toml/.source;
 /** The file as a whole word (a redirection's target, an argument), and anywhere in a script's text. */
@@ -256,8 +286,14 @@ const COPIERS = /^(?:cp|install|ln|rsync)$/;
 /** What may stand before the program: assignments and the wrappers that run it. */
 const PREFIX = /^(?:\w+=\S*|sudo|exec|command|nohup|time|env|builtin|-\S*)$/;
 
-/** The files of an agent's folder that may hold its hooks. */
-const FOLDER_FILES = ['settings.json', 'settings.local.json', 'hooks.json', CODEX_CONFIG_NAME];
+/** The files of an agent's folder that may hold its hooks, or its trust in a project that holds them. */
+const FOLDER_FILES = [
+  'settings.json',
+  'settings.local.json',
+  'hooks.json',
+  CODEX_CONFIG_NAME,
+  GEMINI_TRUST_NAME,
+];
 
 /** Where a shell command's paths are read from: the project, the agent's environment, whether a `cd` moved it. */
 interface PathContext {
@@ -294,14 +330,57 @@ function holdsHooks(word: string, context: PathContext): boolean {
   const path = pathOf(word, context);
   if (path === undefined) return true;
   const files = AGENT_FOLDER_WORD.test(word) ? FOLDER_FILES.map((name) => join(path, name)) : [path];
-  return files.some((file) => {
-    const text = hooksFileText(file);
-    if (text === undefined) return false;
-    const name = basename(file);
-    return name === CODEX_CONFIG_NAME
-      ? loopguardLines(text) > 0
-      : (loopguardEvents(text, name)?.size ?? 0) > 0;
+  return files.some((file) => fileHolds(file, context.projectDir));
+}
+
+/**
+ * Whether the hooks file holds one of loopguard's hooks; a trust file (Gemini CLI's trusted
+ * folders, Codex's `config.toml`), whether it trusts `projectDir` where the project's hooks are
+ * loopguard's.
+ */
+function fileHolds(file: string, projectDir: string): boolean {
+  const text = hooksFileText(file);
+  if (text === undefined) return false;
+  const name = basename(file);
+  if (name === GEMINI_TRUST_NAME) return projectHolds(projectDir, 'gemini') && geminiTrusts(text, projectDir);
+  if (userGeminiSettings(file, projectDir) && geminiTrustOff(text) && projectHolds(projectDir, 'gemini'))
+    return true;
+  return (
+    hooksIn(text, name) ||
+    (name === CODEX_CONFIG_NAME && projectHolds(projectDir, 'codex') && codexTrusts(text, projectDir))
+  );
+}
+
+/** Whether a hooks file's text holds one of loopguard's hooks. */
+function hooksIn(text: string, name: string): boolean {
+  return name === CODEX_CONFIG_NAME ? loopguardLines(text) > 0 : (loopguardEvents(text, name)?.size ?? 0) > 0;
+}
+
+/**
+ * Whether `file` is a Gemini CLI `settings.json` of a home (not the project's own, whose folder
+ * trust Gemini CLI ignores): its `security.folderTrust` decides whether the project is trusted.
+ */
+function userGeminiSettings(file: string, projectDir: string): boolean {
+  const folder = dirname(file);
+  return (
+    basename(file) === 'settings.json' &&
+    basename(folder) === '.gemini' &&
+    folder !== join(projectDir, '.gemini')
+  );
+}
+
+/** Whether the project's own hooks files of Gemini CLI or Codex hold one of loopguard's hooks. */
+function projectHolds(projectDir: string, agent: 'gemini' | 'codex'): boolean {
+  const files = agent === 'gemini' ? ['settings.json'] : ['hooks.json', CODEX_CONFIG_NAME];
+  return files.some((name) => {
+    const text = hooksFileText(join(projectDir, `.${agent}`, name));
+    return text !== undefined && hooksIn(text, name);
   });
+}
+
+/** Whether an agent's folder (a nested agent's home) holds one of loopguard's hooks. */
+export function folderHoldsHooks(folder: string, projectDir: string): boolean {
+  return FOLDER_FILES.some((name) => fileHolds(join(folder, name), projectDir));
 }
 
 /**
@@ -360,7 +439,7 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
     if (program === 'find' && !args.some((word) => word === '-delete' || word.startsWith('-exec'))) continue;
     if (![...segment.matchAll(inText)].some((match) => holdsHooks(match[1] as string, context))) continue;
     // an in-place edit or a script: Codex's config.toml only where it names its hooks
-    if (!wholeOnly || /\bhooks\b|loopguard/.test(segment)) return true;
+    if (!wholeOnly || /\bhooks\b|loopguard|trust_level|\bprojects\b/.test(segment)) return true;
   }
   return false;
 }
@@ -386,7 +465,8 @@ export function hooksRemovedRefusal(
     const before = hooksFileText(file);
     if (before !== undefined) {
       const after = editedText(before, input);
-      if (after !== undefined && !keepsHooks(basename(file), before, after)) return HOOKS_REMOVED_REFUSED;
+      if (after !== undefined && !keepsHooks(file, before, after, event.projectDir))
+        return HOOKS_REMOVED_REFUSED;
     }
   }
   for (const field of ['command', 'cmd']) {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { codexTrusts, geminiTrusts } from '../src/hook/projectTrust.js';
+
+// trust65: an agent's trust in a project, read as Gemini CLI 0.61.0 and Codex 0.169.0 read it
+describe("the agents' trust in a project", () => {
+  it("Gemini CLI: the longest rule holding the project decides; TRUST_PARENT trusts its rule's parent", () => {
+    expect(geminiTrusts('{"/work": "TRUST_FOLDER"}', '/work/app')).toBe(true);
+    expect(geminiTrusts('{"/work": "TRUST_FOLDER", "/work/app": "DO_NOT_TRUST"}', '/work/app')).toBe(false);
+    expect(geminiTrusts('{"/work/app/x": "TRUST_PARENT"}', '/work/app')).toBe(true);
+    expect(geminiTrusts('{\n  // mine\n  "/work/app": "TRUST_FOLDER",\n}', '/work/app')).toBe(true);
+    expect(geminiTrusts('{"/work/application": "TRUST_FOLDER"}', '/work/app')).toBe(false);
+    expect(geminiTrusts(undefined, '/work/app')).toBe(false);
+    expect(geminiTrusts('{', '/work/app')).toBe(false);
+  });
+
+  it('Codex: the nearest project table\'s trust_level decides, only "trusted" trusts', () => {
+    const config = (dir: string, level: string) => `[projects."${dir}"]\ntrust_level = "${level}"\n`;
+    expect(codexTrusts(config('/work/app', 'trusted'), '/work/app')).toBe(true);
+    expect(codexTrusts(config('/work', 'trusted'), '/work/app/sub')).toBe(true);
+    expect(codexTrusts(config('/work', 'trusted') + config('/work/app', 'untrusted'), '/work/app')).toBe(
+      false,
+    );
+    expect(codexTrusts(`[projects.'/work/app']\ntrust_level = 'trusted'\n`, '/work/app')).toBe(true);
+    // a key of the next table is not the project's
+    expect(codexTrusts(`[projects."/work/app"]\n[tui]\ntrust_level = "trusted"\n`, '/work/app')).toBe(false);
+    expect(codexTrusts('model = "o3"\n', '/work/app')).toBe(false);
+    expect(codexTrusts(undefined, '/work/app')).toBe(false);
+  });
+});
