@@ -48,15 +48,8 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     );
     expect(result.code).toBe(EXIT_CODES.aborted);
     expect(stored(dir).run).toMatchObject({ status: 'aborted', iteration: 2, breakerState: 'OPEN' });
-  });
-
-  it("polish65: says the breaker's signals in words, as status does, in run's lines and runs' REASON; --json keeps the names", async () => {
-    const { dir } = tempRepo('echo nothing');
-    const result = await loopguard(
-      dir,
-      run('--stagnation-threshold', '2', '--on-stagnation', 'abort', '--', './agent.sh'),
-    );
-    expect(result.code).toBe(EXIT_CODES.aborted);
+    // polish65: the breaker's signals in words, as status says them, in run's lines and runs' REASON;
+    // --json keeps the names
     expect(result.stderr).toContain('exit 0 · no files changed 1/2');
     expect(result.stderr).toContain('[STAGNATION DETECTED] no files changed (2 in a row, threshold 2)');
     expect(result.stderr).not.toMatch(/no_file_changes|step_loop_stopped/);
