@@ -101,6 +101,16 @@ describe('loopguard demo --db: a file the demo did not write (polish65)', () => 
       // the -wal and -shm of the open database too
       expect(readdirSync(join(folder, '.loopguard')).sort()).toEqual(before);
       database.close();
+      // closed, its -wal and -shm gone: the check opens no SQLite connection that would make them again
+      expectOneLineError(
+        await runCli(['demo', '--db', '.loopguard/state.db'], io).then((code) => ({
+          code,
+          out: '',
+          err: io.err(),
+        })),
+        '--db .loopguard/state.db: holds data the demo did not write',
+      );
+      expect(readdirSync(join(folder, '.loopguard')).sort()).toEqual(['demo-files', 'state.db']);
       const kept = openLoopGuardDatabase(state, { readonly: true });
       expect(kept.stateMachine.getTask('T1')?.title).toBe('recorded work');
       kept.close();

@@ -1,5 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { CliError } from '../terminal/CliError.js';
 
 /**
@@ -24,20 +24,34 @@ export function demoDatabaseCheck(path: string, shown: string): void {
   );
 }
 
-/** Marks the demo's fresh database as the demo's ({@link DEMO_APPLICATION_ID}). */
+/**
+ * Marks the demo's fresh database as the demo's ({@link DEMO_APPLICATION_ID}), written through to
+ * the file's header at once (a checkpoint): a demo killed half-way is still known as the demo's.
+ */
 export function markDemoDatabase(db: Database.Database): void {
   db.pragma(`application_id = ${DEMO_APPLICATION_ID}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
+/** The magic string every SQLite file starts with. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/**
+ * The `application_id` in the file's header (offset 68, big-endian), read as bytes: opening the file
+ * with SQLite, even read-only, would leave a `-wal` and a `-shm` beside a user's database.
+ */
 function applicationId(path: string): number | undefined {
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
+    if (!statSync(path).isFile()) return undefined;
+    const header = Buffer.alloc(72);
+    const fd = openSync(path, 'r');
     try {
-      return db.pragma('application_id', { simple: true }) as number;
+      if (readSync(fd, header, 0, header.length, 0) < header.length) return undefined;
     } finally {
-      db.close();
+      closeSync(fd);
     }
+    return header.toString('latin1', 0, 16) === SQLITE_MAGIC ? header.readUInt32BE(68) : undefined;
   } catch {
-    return undefined; // a folder, not SQLite, unreadable: not the demo's
+    return undefined; // unreadable: not the demo's
   }
 }
