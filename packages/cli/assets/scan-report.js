@@ -197,6 +197,9 @@
         b.loop.wastedToolCalls - a.loop.wastedToolCalls ||
         (b.loop.wastedTokens ?? 0) - (a.loop.wastedTokens ?? 0),
     );
+    // a subagent's run names the session it belongs to, last, as the terminal's table does (codex64)
+    const subagents = rows.some(({ session }) => session.parentSessionId !== undefined);
+    if (subagents) $('loops-head').append(element('th', 'subagent of'));
     for (const { session, loop } of rows) {
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
       const calls = `${loop.nudgeCall} / ${loop.stopCall ?? '–'} / ${loop.endCall}`;
@@ -220,6 +223,7 @@
         element('td', waste),
         evidence,
       );
+      if (subagents) row.append(element('td', session.parentSessionId ?? ''));
       $('loops').append(row);
     }
     if (rows.length === 0) $('no-loops').hidden = false;

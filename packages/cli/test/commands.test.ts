@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openLoopGuardDatabase, SqliteRunStore } from '@loopguard/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARGV_TOKEN_WARNING } from '../src/commands/serve.js';
+import { runDemo } from '../src/demo/runDemo.js';
 import { runCli } from '../src/main.js';
 import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo, dashboardAccess } from './helpers.js';
@@ -78,6 +79,67 @@ describe('loopguard demo', () => {
     expect(scenario).toContain(
       'The hook recorded 3 entries (loop_nudge, call_refused, loop_stop) for the Codex session demo-codex-session',
     );
+  });
+});
+
+describe('loopguard demo --db: a file the demo did not write (polish65)', () => {
+  it("refuses a user's own database, or any file it did not write, in one line with exit code 2, deleting nothing", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-db-'));
+    try {
+      mkdirSync(join(folder, '.loopguard', 'demo-files'), { recursive: true });
+      writeFileSync(join(folder, '.loopguard', 'demo-files', 'mine.txt'), 'a file of the user');
+      const state = join(folder, '.loopguard', 'state.db');
+      const database = openLoopGuardDatabase(state, { clock: { now: () => 1_000 } });
+      database.stateMachine.upsertTask({ id: 'T1', title: 'recorded work', status: 'in_progress' });
+      const before = readdirSync(join(folder, '.loopguard')).sort();
+      const io = bufferedIo({ cwd: folder });
+      expectOneLineError(
+        { code: await runCli(['demo', '--db', '.loopguard/state.db'], io), out: io.out(), err: io.err() },
+        '--db .loopguard/state.db: holds data the demo did not write',
+      );
+      expect(io.out()).toBe('');
+      // the -wal and -shm of the open database too
+      expect(readdirSync(join(folder, '.loopguard')).sort()).toEqual(before);
+      database.close();
+      // closed, its -wal and -shm gone: the check opens no SQLite connection that would make them again
+      expectOneLineError(
+        await runCli(['demo', '--db', '.loopguard/state.db'], io).then((code) => ({
+          code,
+          out: '',
+          err: io.err(),
+        })),
+        '--db .loopguard/state.db: holds data the demo did not write',
+      );
+      expect(readdirSync(join(folder, '.loopguard')).sort()).toEqual(['demo-files', 'state.db']);
+      const kept = openLoopGuardDatabase(state, { readonly: true });
+      expect(kept.stateMachine.getTask('T1')?.title).toBe('recorded work');
+      kept.close();
+      expect(readdirSync(join(folder, '.loopguard', 'demo-files'))).toEqual(['mine.txt']);
+      // not a database at all: kept as it is
+      writeFileSync(join(folder, 'notes.txt'), 'my notes');
+      const notes = bufferedIo({ cwd: folder });
+      expectOneLineError(
+        { code: await runCli(['demo', '--db', 'notes.txt'], notes), out: notes.out(), err: notes.err() },
+        '--db notes.txt: holds data the demo did not write',
+      );
+      expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('my notes');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("runs again on its own database (the previous demo's), and on a new or empty file", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-db-'));
+    try {
+      writeFileSync(join(folder, 'empty.db'), '');
+      for (const file of ['fresh.db', 'fresh.db', 'empty.db']) {
+        const io = bufferedIo({ cwd: folder });
+        await runDemo({ db: file, serve: false, port: 0, paceMs: 0, scenarios: [] }, io);
+        expect(io.err()).toBe('');
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

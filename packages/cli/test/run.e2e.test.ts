@@ -34,7 +34,7 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
       breakerState: 'CLOSED',
       exitCode: 5,
     });
-    expect(result.stderr).toContain('breaker CLOSED -> OPEN: no_file_changes');
+    expect(result.stderr).toContain('breaker CLOSED -> OPEN: no files changed (3 in a row, threshold 3)');
     expect(
       readFileSync(join(dir, '.loopguard', 'runs', stored_.id, 'iterations', '4', 'changes.patch'), 'utf8'),
     ).toContain('+4');
@@ -48,6 +48,16 @@ describe('loopguard run: stagnation end to end (fake agents in temporary git rep
     );
     expect(result.code).toBe(EXIT_CODES.aborted);
     expect(stored(dir).run).toMatchObject({ status: 'aborted', iteration: 2, breakerState: 'OPEN' });
+    // polish65: the breaker's signals in words, as status says them, in run's lines and runs' REASON;
+    // --json keeps the names
+    expect(result.stderr).toContain('exit 0 · no files changed 1/2');
+    expect(result.stderr).toContain('[STAGNATION DETECTED] no files changed (2 in a row, threshold 2)');
+    expect(result.stderr).not.toMatch(/no_file_changes|step_loop_stopped/);
+    const runs = await loopguard(dir, ['runs']);
+    expect(runs.stdout).toMatch(/aborted .*no files changed \(2 in a row, threshold 2\)/);
+    expect(runs.stdout).not.toContain('no_file_changes');
+    const json = await loopguard(dir, ['runs', '--json']);
+    expect(JSON.parse(json.stdout).reason).toContain('no_file_changes: no files changed');
   });
 
   it('an agent that commits its work every iteration never trips', async () => {

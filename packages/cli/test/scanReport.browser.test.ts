@@ -141,6 +141,54 @@ describe('loopguard scan --html in Chromium', () => {
     await page.close();
   });
 
+  it("names a subagent's session in a `subagent of` column, as the terminal's table does (polish65)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-subagent-'));
+    // a Claude Code subagent's own file (`<session>/subagents/agent-….jsonl`): its run under session s1
+    const subagent = claudeSession(6, {}).map((line) => ({
+      ...(line as object),
+      isSidechain: true,
+      agentId: 'a7f3e21',
+    }));
+    mkdirSync(join(dir, 's1', 'subagents'), { recursive: true });
+    writeFileSync(
+      join(dir, 's1', 'subagents', 'agent-a7f3e21.jsonl'),
+      `${subagent.map((line) => JSON.stringify(line)).join('\n')}\n`,
+    );
+    const main = claudeSession(6, {}).map((line) => ({ ...(line as object), sessionId: 's2' }));
+    writeFileSync(join(dir, 's2.jsonl'), `${main.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const { file, report } = await writeReport([dir]);
+    expect(report.sessions.find((session) => session.sessionId === 'a7f3e21')?.parentSessionId).toBe('s1');
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const headers = await page.locator('#loops').locator('xpath=..').locator('thead th').allTextContents();
+    expect(headers.at(-1)).toBe('subagent of');
+    const rows = await page
+      .locator('#loops tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => Array.from(tr.querySelectorAll(':scope > td')).map((td) => td.textContent ?? '')),
+      );
+    expect(rows.map((cells) => [cells.length, cells.at(-1)]).sort()).toEqual([
+      [headers.length, ''],
+      [headers.length, 's1'],
+    ]);
+    // looked at while writing this: the column last, the subagent's row naming s1
+    await page.screenshot({ path: join(dir, 'page.png'), fullPage: true });
+    await page.close();
+  });
+
+  it("has no `subagent of` column where no loop is a subagent's", async () => {
+    const { file } = await writeReport([fileURLToPath(SCAN_FIXTURES), '--price', '3']);
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(
+      await page.locator('#loops').locator('xpath=..').locator('thead th').allTextContents(),
+    ).not.toContain('subagent of');
+    await page.close();
+  });
+
   it("says the sessions loopguard's spend guard stopped, as the terminal does (qa39)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-spend-'));
     const message = 'loopguard: this session reached its budget ($1.60 of $1.00); loopguard stopped it.';

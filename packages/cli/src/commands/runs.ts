@@ -1,4 +1,4 @@
-import { runStatusWords } from '@loopguard/core/internal';
+import { runReasonWords, runStatusWords } from '@loopguard/core/internal';
 import type { Command } from 'commander';
 import { openState } from '../run/stateStore.js';
 import type { CliIo } from '../terminal/cliIo.js';
@@ -36,7 +36,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           String(run.iteration),
           run.breakerState,
           localTime(run.startedAt),
-          printable(run.reason ?? ''), // it may quote the agent (`the agent asked: …`)
+          printable(runReasonWords(run.reason ?? '')), // in words, as status says it; it may quote the agent (`the agent asked: …`)
         ]);
       }
       const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];

@@ -17,6 +17,7 @@ import { formatTable } from '../terminal/formatTable.js';
 import { localTime, timeZoneName } from '../terminal/localTime.js';
 import { sessionList } from '../terminal/sessionList.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
+import { demoDatabaseCheck, markDemoDatabase } from './demoDatabase.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
 /**
@@ -52,11 +53,14 @@ export interface RunDemoOptions {
 /**
  * `loopguard demo`: a scripted autopilot on a fresh SQLite file falls into every loop type and a
  * guard trip; the seed's log lines are printed as they happen, then the seed's SQL result as a
- * table and the status JSON.
+ * table and the status JSON. A `db` that holds anything but a previous demo's data is refused
+ * before anything is deleted (`demoDatabaseCheck`).
+ * @throws CliError (usage) for such a `db`.
  * @example await runDemo({ db: '.loopguard/demo.db', serve: false, port: 7070, paceMs: 0 }, processIo());
  */
 export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
   const path = resolve(io.cwd, options.db);
+  demoDatabaseCheck(path, options.db);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   // The scripted autopilot's clock advances a minute a tick: it starts far enough back that its
   // records end before now, as a real history would.
@@ -67,6 +71,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
   );
   // the database first: a folder it makes (`.loopguard`) is private and kept out of git
   const database = openLoopGuardDatabase(path, { clock, createDirectory: true });
+  markDemoDatabase(database.db);
   const workDir = join(dirname(path), 'demo-files');
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });

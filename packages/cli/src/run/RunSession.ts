@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } from '@loopguard/core';
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
-import { runStatusWords } from '@loopguard/core/internal';
+import { runReasonWords, runStatusWords } from '@loopguard/core/internal';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../terminal/cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
@@ -102,7 +102,7 @@ export class RunSession {
     });
     this.breaker.on('breakerStateChanged', (t) => {
       input.runs.appendTransition(t);
-      const line = `breaker ${this.display.state(t.from)} -> ${this.display.state(t.to)}: ${t.reason}`;
+      const line = `breaker ${this.display.state(t.from)} -> ${this.display.state(t.to)}: ${runReasonWords(t.reason)}`;
       this.display.event('breaker_state_changed', { ...t }, line);
     });
     this.guards = new GuardSet({
@@ -341,7 +341,7 @@ export class RunSession {
       'run_finished',
       { run: run.id, status, exitCode, reason, breaker: this.breaker.state, opens: this.breaker.opens },
       // in words, as `runs` and `status` say it (`limit reached`); `--json` keeps the stored name
-      `run ${run.id} ${runStatusWords(status)}: ${reason}${hint}`,
+      `run ${run.id} ${runStatusWords(status)}: ${runReasonWords(reason)}${hint}`,
     );
     return outcome.exitCode;
   }

@@ -1,4 +1,4 @@
-import type { BreakerVerdict } from '@loopguard/core/breaker';
+import { type BreakerVerdict, SIGNAL_WORDS } from '@loopguard/core/breaker';
 import type { AgentResult } from './agentProcess.js';
 import { formatDuration } from './duration.js';
 import type { RunDisplay } from './RunDisplay.js';
@@ -6,7 +6,8 @@ import type { RunOptions } from './runOptions.js';
 
 /**
  * Shows a finished iteration: the `iteration_finished` event and the status line
- * (`iteration 3/10 · 2m 05s of 1h 00m · breaker CLOSED · exit 0 · no_file_changes 2/3`).
+ * (`iteration 3/10 · 2m 05s of 1h 00m · breaker CLOSED · exit 0 · no files changed 2/3`),
+ * the signals in words; `--json`'s readings keep their names.
  */
 export function reportIteration(
   display: RunDisplay,
@@ -18,7 +19,7 @@ export function reportIteration(
   const stalled = verdict.readings.filter((r) => r.status === 'stalled');
   const signal =
     stalled.length > 0
-      ? stalled.map((r) => `${r.signal} ${r.streak}/${r.threshold}`).join(', ')
+      ? stalled.map((r) => `${SIGNAL_WORDS[r.signal]} ${r.streak}/${r.threshold}`).join(', ')
       : verdict.progress;
   const exit = result.timedOut
     ? `killed at the ${formatDuration(options.iterationTimeout)} timeout`

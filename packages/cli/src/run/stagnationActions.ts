@@ -1,4 +1,5 @@
 import type { StagnationBreaker } from '@loopguard/core/breaker';
+import { runReasonWords } from '@loopguard/core/internal';
 import type { CliIo } from '../terminal/cliIo.js';
 import { EXIT_CODES } from '../terminal/exitCodes.js';
 import { notifyDesktop, postWebhook, shownWebhook } from './notify.js';
@@ -40,7 +41,7 @@ export class StagnationActions {
     const { options, display, state, runId } = this.input;
     const action = options.onStagnation;
     const alert = { run: runId, iteration, reason, lastError: state.lastError, task: state.lastTask, action };
-    display.event('stagnation_detected', alert, `[STAGNATION DETECTED] ${reason}`);
+    display.event('stagnation_detected', alert, `[STAGNATION DETECTED] ${runReasonWords(reason)}`);
     if (options.webhook !== undefined) {
       const problem = await postWebhook(options.webhook, alert);
       const shown = shownWebhook(options.webhook);
@@ -90,7 +91,7 @@ export class StagnationActions {
     }
     for (;;) {
       io.stderr(
-        `\n[STAGNATION DETECTED] ${reason}\nTask: ${state.lastTask ?? '(none)'}\nLast error: ${state.lastError ?? '(none)'}\n\n${MENU}`,
+        `\n[STAGNATION DETECTED] ${runReasonWords(reason)}\nTask: ${state.lastTask ?? '(none)'}\nLast error: ${state.lastError ?? '(none)'}\n\n${MENU}`,
       );
       const choice = (await io.ask('Choice: ')).trim().toLowerCase();
       if (choice === 'c') {

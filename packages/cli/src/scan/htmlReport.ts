@@ -103,7 +103,7 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
 </div>
 <h2>Loops, worst first</h2>
 <div class="wide"><table>
-<thead><tr><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end (tool call)</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
+<thead><tr id="loops-head"><th>project</th><th>date</th><th>agent</th><th>kind</th><th>nudge / stop / end (tool call)</th><th>ended</th><th>wasted after the stop</th><th>evidence</th></tr></thead>
 <tbody id="loops"></tbody>
 </table></div>
 <p id="no-loops" hidden>No loops found.</p>

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { isatty } from 'node:tty';
 import { SCHEMA_VERSION } from '@loopguard/sqlite/schemaVersion';
 import Database from 'better-sqlite3';
 import { findConfigFile } from '../files/configFiles.js';
@@ -106,16 +107,34 @@ function holdsSession(project: string, sessionId: string): boolean {
 const MAX_INPUT_BYTES = 1024 * 1024;
 
 /**
+ * What `loopguard statusline` typed at a prompt says after `loopguard: ` (stdin a terminal: Claude
+ * Code pipes the session's JSON), on stderr, after which it exits 1 instead of waiting (polish65).
+ */
+export const STATUSLINE_TERMINAL_WORDS =
+  "statusline reads a Claude Code session's JSON on stdin, as Claude Code's status line sends it after each reply (loopguard init claude installs it; docs/hooks.md): stdin is a terminal, so there is nothing to show";
+
+/**
  * `loopguard statusline`: Claude Code's `statusLine` command. Reads the session's JSON on stdin and
  * prints one line of what loopguard did to the session. It never fails the status line: whatever
- * goes wrong prints `loopguard: status unavailable` and exits 0.
- * @returns the exit code (always 0).
+ * goes wrong prints `loopguard: status unavailable` and exits 0. Typed at a prompt (stdin a
+ * terminal, which Claude Code never gives it), it prints {@link STATUSLINE_TERMINAL_WORDS} on stderr
+ * and exits 1.
+ * @param terminal - whether stdin is a terminal and where that line goes. @default process.stdin's, process.stderr
+ * @returns the exit code: 0, or 1 with a terminal as stdin.
  */
 export async function statuslineMain(
   stdin: AsyncIterable<Buffer | string> = process.stdin,
   write: (text: string) => void = (text) => process.stdout.write(text),
   env: NodeJS.ProcessEnv = process.env,
+  terminal: { stdinIsTerminal: boolean; stderr(text: string): void } = {
+    stdinIsTerminal: stdin === process.stdin && isatty(0),
+    stderr: (text) => process.stderr.write(text),
+  },
 ): Promise<number> {
+  if (terminal.stdinIsTerminal) {
+    terminal.stderr(`loopguard: ${STATUSLINE_TERMINAL_WORDS}\n`);
+    return 1;
+  }
   let line = 'loopguard: status unavailable';
   try {
     const text = await readBounded(stdin, MAX_INPUT_BYTES);

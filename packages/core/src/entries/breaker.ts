@@ -28,5 +28,6 @@ export type {
 export { DEFAULT_INFRASTRUCTURE_BACKOFF_MS } from '../breaker/infrastructureWait.js';
 export { reportedError } from '../breaker/reportedError.js';
 export { StagnationBreaker, type StagnationBreakerEvents } from '../breaker/StagnationBreaker.js';
+export { SIGNAL_WORDS } from '../breaker/signalWords.js';
 export { isTestFile } from '../breaker/TestOnlySignal.js';
 export { type ErrorKind, type ErrorSignature, errorSignature } from '../signatures/errorSignature.js';

@@ -23,3 +23,14 @@ export function runLimitWords(reason: string | null): string {
   if (minutes !== null) return `its time limit of ${minutes[1]} min`;
   return 'its iteration or time limit';
 }
+
+/**
+ * A `loopguard run`'s stored reason as a user reads it (polish65): the breaker writes its signal's
+ * name first (`no_file_changes: no files changed …`), after the blocked task of an aborted run
+ * (`task T1 blocked: no_file_changes: …`), and the words after it say the same; the name goes, the
+ * rest is kept. `status`, `runs` and `run`'s lines read it so; `--json` keeps the stored reason.
+ * @example runReasonWords('no_file_changes: no files changed (3 in a row, threshold 3)'); // 'no files changed (3 in a row, threshold 3)'
+ */
+export function runReasonWords(reason: string): string {
+  return reason.replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1');
+}

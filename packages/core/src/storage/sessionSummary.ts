@@ -1,5 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
-import { runLimitWords, runStatusWords } from './runStatusWords.js';
+import { runLimitWords, runReasonWords, runStatusWords } from './runStatusWords.js';
 import type { SessionView } from './sessionView.js';
 
 /**
@@ -77,12 +77,8 @@ function headline({
  */
 function runStopWords(runStatus: string | null, runReason: string | null): string {
   if (runStatus === 'budget_spent') return `run reached ${runLimitWords(runReason)}`;
-  // the breaker writes its signal's name first (`no_file_changes: no files changed …`), after the
-  // blocked task of an aborted run (`task T1 blocked: no_file_changes: …`): the words only
-  const why = runReason
-    ?.split('\n')[0]
-    ?.replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1')
-    .trim();
+  const first = runReason?.split('\n')[0];
+  const why = first === undefined ? undefined : runReasonWords(first).trim();
   return `run ${runStatusWords(runStatus ?? 'stopped')}${why ? `: ${shortReason(why)}` : ''}`;
 }
 

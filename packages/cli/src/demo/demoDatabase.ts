@@ -1,0 +1,57 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { CliError } from '../terminal/CliError.js';
+
+/**
+ * The SQLite header's `application_id` the demo gives its database ("LGDM"): the mark by which a
+ * later demo knows the file as its own, to delete and write anew (polish65).
+ */
+export const DEMO_APPLICATION_ID = 0x4c47444d;
+
+/**
+ * Throws, before anything is deleted, when `path` holds what no demo wrote: a user's recorded
+ * sessions (`--db .loopguard/state.db`), any other database, any other file. A missing or empty file
+ * and a previous demo's database (its {@link DEMO_APPLICATION_ID}) pass.
+ * @param shown - `--db` as the user typed it, for the message.
+ * @throws CliError (usage, exit 2) naming `--db`.
+ * @example demoDatabaseCheck('/repo/.loopguard/demo.db', '.loopguard/demo.db');
+ */
+export function demoDatabaseCheck(path: string, shown: string): void {
+  if (!existsSync(path) || (statSync(path).isFile() && statSync(path).size === 0)) return;
+  if (applicationId(path) === DEMO_APPLICATION_ID) return;
+  throw new CliError(
+    `--db ${shown}: holds data the demo did not write, kept as it is (the demo deletes and rewrites its own file): give another file, or delete this one yourself if an older loopguard's demo wrote it`,
+  );
+}
+
+/**
+ * Marks the demo's fresh database as the demo's ({@link DEMO_APPLICATION_ID}), written through to
+ * the file's header at once (a checkpoint): a demo killed half-way is still known as the demo's.
+ */
+export function markDemoDatabase(db: Database.Database): void {
+  db.pragma(`application_id = ${DEMO_APPLICATION_ID}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** The magic string every SQLite file starts with. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/**
+ * The `application_id` in the file's header (offset 68, big-endian), read as bytes: opening the file
+ * with SQLite, even read-only, would leave a `-wal` and a `-shm` beside a user's database.
+ */
+function applicationId(path: string): number | undefined {
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    const header = Buffer.alloc(72);
+    const fd = openSync(path, 'r');
+    try {
+      if (readSync(fd, header, 0, header.length, 0) < header.length) return undefined;
+    } finally {
+      closeSync(fd);
+    }
+    return header.toString('latin1', 0, 16) === SQLITE_MAGIC ? header.readUInt32BE(68) : undefined;
+  } catch {
+    return undefined; // unreadable: not the demo's
+  }
+}
