@@ -141,6 +141,20 @@ describe('loopguard demo --db: a file the demo did not write (polish65)', () => 
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("runs again on an older loopguard's unmarked demo database at the demo's own default place (.loopguard/demo.db)", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-db-'));
+    try {
+      const old = openLoopGuardDatabase(join(folder, '.loopguard', 'demo.db'), { createDirectory: true });
+      old.stateMachine.upsertTask({ id: 'T1', title: 'an older demo', status: 'in_progress' });
+      old.close();
+      const io = bufferedIo({ cwd: folder });
+      await runDemo({ db: '.loopguard/demo.db', serve: false, port: 0, paceMs: 0, scenarios: [] }, io);
+      expect(io.err()).toBe('');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('loopguard demo: one clock (sessions60)', () => {

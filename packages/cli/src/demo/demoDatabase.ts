@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CliError } from '../terminal/CliError.js';
 
@@ -10,8 +11,9 @@ export const DEMO_APPLICATION_ID = 0x4c47444d;
 
 /**
  * Throws, before anything is deleted, when `path` holds what no demo wrote: a user's recorded
- * sessions (`--db .loopguard/state.db`), any other database, any other file. A missing or empty file
- * and a previous demo's database (its {@link DEMO_APPLICATION_ID}) pass.
+ * sessions (`--db .loopguard/state.db`), any other database, any other file. A missing or empty file,
+ * a previous demo's database (its {@link DEMO_APPLICATION_ID}) and the demo's default file
+ * (`.loopguard/demo.db`, which older demos wrote unmarked) pass.
  * @param shown - `--db` as the user typed it, for the message.
  * @throws CliError (usage, exit 2) naming `--db`.
  * @example demoDatabaseCheck('/repo/.loopguard/demo.db', '.loopguard/demo.db');
@@ -19,6 +21,8 @@ export const DEMO_APPLICATION_ID = 0x4c47444d;
 export function demoDatabaseCheck(path: string, shown: string): void {
   if (!existsSync(path) || (statSync(path).isFile() && statSync(path).size === 0)) return;
   if (applicationId(path) === DEMO_APPLICATION_ID) return;
+  // the demo's own default place: an older loopguard's demo wrote it there without the mark
+  if (basename(path) === 'demo.db' && basename(dirname(path)) === '.loopguard') return;
   throw new CliError(
     `--db ${shown}: holds data the demo did not write, kept as it is (the demo deletes and rewrites its own file): give another file, or delete this one yourself if an older loopguard's demo wrote it`,
   );
