@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextEntry } from '../../src/index.js';
-import { recoveryViewOf, sessionViewOf } from '../../src/internal.js';
+import { recoveryViewOf, type SessionRow, sessionViewOf } from '../../src/internal.js';
 
 // story56: the spend guard's reasons are stored as keys (`cap`, `share`, `burn_rate`,
 // `unknown_price`); what a user reads of them (the sentence, the dashboard's entries and stop
@@ -31,8 +31,9 @@ describe('the spend guard’s reasons in words', () => {
     expect(recoveryViewOf(entry as ContextEntry).spendReason).toBeNull();
   });
 
-  it('the sentence of a session stopped on spend says why in words', () => {
-    const view = sessionViewOf({
+  // a Claude Code session the spend guard stopped at call 4, as a reader hands it over
+  const stoppedOnSpend = (row: Partial<SessionRow>) =>
+    sessionViewOf({
       agent: 'claude',
       session_id: 's1',
       project_dir: '/repo',
@@ -54,35 +55,17 @@ describe('the spend guard’s reasons in words', () => {
       budget_tokens: null,
       run_status: null,
       verdict: 'stopped_on_spend',
+      ...row,
     });
+
+  it('the sentence of a session stopped on spend says why in words', () => {
+    const view = stoppedOnSpend({});
     expect(view.summary).toBe('stopped on spend at call 4 (budget reached), 4 tool calls ran');
     expect(view.stop).toMatchObject({ kind: 'cap', reason: 'budget reached' });
   });
 
   it("a session's dollars read as beside its cap in every field: status --json's cost agrees with the sentence (qa64)", () => {
-    const view = sessionViewOf({
-      agent: 'gemini',
-      session_id: 's2',
-      project_dir: '/repo',
-      parent_session_id: null,
-      agent_type: null,
-      started_at: 0,
-      last_active: 0,
-      tool_calls: 4,
-      nudges: 0,
-      stops: 1,
-      stop_topic: 'spend_stop',
-      stop_kind: 'cap',
-      stop_call: 4,
-      stopped_at: 0,
-      tokens: 52000,
-      cost_usd: 0.504,
-      unpriced_tokens: 0,
-      budget_usd: 0.5,
-      budget_tokens: null,
-      run_status: null,
-      verdict: 'stopped_on_spend',
-    });
+    const view = stoppedOnSpend({ tokens: 52000, cost_usd: 0.504, unpriced_tokens: 0, budget_usd: 0.5 });
     expect(view.spendSummary).toBe('$0.504 of $0.50');
     expect(view.spend?.cost).toBe('$0.504');
   });
