@@ -15,7 +15,7 @@ import { codexSubagentRollouts } from './codexSubagent.js';
 import { geminiSubagentChats } from './geminiSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
-import { sessionTaskId, subagentFields } from './sessionEntries.js';
+import { entrySession, sessionTaskId } from './sessionEntries.js';
 import { MAX_SUBAGENT_TRANSCRIPTS, type SubagentTranscript } from './subagentTranscripts.js';
 import { MAX_TRANSCRIPT_READ_BYTES, readTranscriptUsage } from './transcriptUsage.js';
 
@@ -182,11 +182,7 @@ function recordVerdict(
       taskId: sessionTaskId(context.agent, event.sessionId),
       detectedAt: now,
       metadata: {
-        sessionId: event.sessionId,
-        ...subagentFields(event),
-        agent: context.agent,
-        projectDir: event.projectDir,
-        hookEvent: event.eventName,
+        ...entrySession(context.agent, event),
         ...(context.toolCall === undefined ? {} : { toolCall: context.toolCall }),
         ...(event.transcriptPath === undefined ? {} : { transcriptPath: event.transcriptPath }),
       },

@@ -28,11 +28,7 @@ export function refusalEntry(
     content: `${tool}: ${printable(command.replace(/\s+/g, ' '))} — ${message}`,
     relatedTasks: [sessionTaskId(context.agent, event.sessionId)],
     metadata: {
-      sessionId: event.sessionId,
-      ...subagentFields(event),
-      agent: context.agent,
-      projectDir: event.projectDir,
-      hookEvent: event.eventName,
+      ...entrySession(context.agent, event),
       tool,
       command,
       toolCall,
@@ -67,11 +63,7 @@ export function entryOf(
     ...entry,
     metadata: {
       ...entry.metadata,
-      sessionId: event.sessionId,
-      ...subagentFields(event),
-      agent: context.agent,
-      projectDir: event.projectDir,
-      hookEvent: event.eventName,
+      ...entrySession(context.agent, event),
       ...(deniedBeforeRun ? { deniedBeforeRun: true } : {}),
     },
   };
@@ -82,13 +74,38 @@ export function entryOf(
  * session it belongs to and its type; nothing for a main thread.
  * @example subagentFields({ parentSessionId: 's', agentType: 'Explore', ... }); // { parentSessionId: 's', agentType: 'Explore' }
  */
-export function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agentType'>): {
+function subagentFields(event: Pick<HookEvent, 'parentSessionId' | 'agentType'>): {
   parentSessionId?: string;
   agentType?: string;
 } {
   return {
     ...(event.parentSessionId === undefined ? {} : { parentSessionId: event.parentSessionId }),
     ...(event.agentType === undefined ? {} : { agentType: event.agentType }),
+  };
+}
+
+/**
+ * What every entry of a hook session says of where it came from, in one order: the session, its
+ * subagent's run ({@link subagentFields}), the agent, the project, the hook event.
+ * @example entrySession('claude', event); // { sessionId: 's1', agent: 'claude', projectDir: '/repo', hookEvent: 'PreToolUse' }
+ */
+export function entrySession(
+  agent: HookAgent,
+  event: Pick<HookEvent, 'sessionId' | 'parentSessionId' | 'agentType' | 'projectDir' | 'eventName'>,
+): {
+  sessionId: string;
+  parentSessionId?: string;
+  agentType?: string;
+  agent: HookAgent;
+  projectDir: string;
+  hookEvent: string;
+} {
+  return {
+    sessionId: event.sessionId,
+    ...subagentFields(event),
+    agent,
+    projectDir: event.projectDir,
+    hookEvent: event.eventName,
   };
 }
 
