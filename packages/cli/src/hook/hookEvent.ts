@@ -97,6 +97,19 @@ export type HookEvent =
       kind: 'session_end';
     });
 
+/** A tool call about to run whose input the model wrote as an object. */
+export type BeforeToolCall = Extract<HookEvent, { kind: 'before_tool' }> & { input: Record<string, unknown> };
+
+/**
+ * The event when it is a tool call about to run with an object as input; `undefined` for any other
+ * event or input (the refusal checks read only such calls).
+ */
+export function beforeToolCall(event: HookEvent): BeforeToolCall | undefined {
+  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
+    return undefined;
+  return event as BeforeToolCall;
+}
+
 /**
  * What the hook answers:
  * - `silent`: nothing on stdout, exit 0 (go on);

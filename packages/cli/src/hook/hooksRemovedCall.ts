@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
-import type { HookEvent } from './hookEvent.js';
+import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { codexTrusts, GEMINI_TRUST_NAME, geminiTrustOff, geminiTrusts } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
@@ -455,9 +455,9 @@ export function hooksRemovedRefusal(
   event: HookEvent,
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
-  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
-    return undefined;
-  const input = event.input as Record<string, unknown>;
+  const call = beforeToolCall(event);
+  if (call === undefined) return undefined;
+  const input = call.input;
   const path = input.file_path ?? input.path;
   const writes = input.content !== undefined || input.old_string !== undefined || input.edits !== undefined;
   if (typeof path === 'string' && writes) {

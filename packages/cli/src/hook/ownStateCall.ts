@@ -1,5 +1,5 @@
 import { basename, resolve, sep } from 'node:path';
-import type { HookEvent } from './hookEvent.js';
+import { beforeToolCall, type HookEvent } from './hookEvent.js';
 
 /**
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
@@ -189,11 +189,10 @@ const CONFIG_FILE = /^loopguard\.config\.(?:ya?ml|json)$/;
  * @example ownStateRefusal({ kind: 'before_tool', tool: 'Bash', input: { command: 'rm -rf .loopguard' }, ... }); // OWN_STATE_REFUSED
  */
 export function ownStateRefusal(event: HookEvent): string | undefined {
-  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
-    return undefined;
-  const input = event.input as Record<string, unknown>;
-  if (MCP_HOOK_TOOL.test(event.tool) && typeof input.hook_event_name === 'string')
-    return FORGED_EVENT_REFUSED;
+  const call = beforeToolCall(event);
+  if (call === undefined) return undefined;
+  const input = call.input;
+  if (MCP_HOOK_TOOL.test(call.tool) && typeof input.hook_event_name === 'string') return FORGED_EVENT_REFUSED;
   for (const field of COMMAND_FIELDS) {
     const command = input[field];
     if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;

@@ -1,5 +1,5 @@
 import { shellSegments } from '@loopguard/core/internal';
-import type { HookEvent } from './hookEvent.js';
+import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -221,8 +221,6 @@ function sshReadsTerminal(args: string[]): boolean {
  * @example terminalShellRefusal({ kind: 'before_tool', tool: 'shell', input: { command: 'sh' }, ... }); // TERMINAL_SHELL_REFUSED
  */
 export function terminalShellRefusal(event: HookEvent): string | undefined {
-  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
-    return undefined;
-  const command = (event.input as Record<string, unknown>).command;
+  const command = beforeToolCall(event)?.input.command;
   return typeof command === 'string' && textReadsTerminal(command) ? TERMINAL_SHELL_REFUSED : undefined;
 }

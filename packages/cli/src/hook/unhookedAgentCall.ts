@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
-import type { HookEvent } from './hookEvent.js';
+import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { folderHoldsHooks } from './hooksRemovedCall.js';
 import { shellWords } from './shellWords.js';
 
@@ -129,9 +129,9 @@ export function unhookedAgentRefusal(
   event: HookEvent,
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
-  if (event.kind !== 'before_tool' || typeof event.input !== 'object' || event.input === null)
-    return undefined;
-  const input = event.input as Record<string, unknown>;
+  const call = beforeToolCall(event);
+  if (call === undefined) return undefined;
+  const input = call.input;
   for (const field of ['command', 'cmd']) {
     const value = input[field];
     const command = Array.isArray(value) ? value.join(' ') : value;
