@@ -73,6 +73,11 @@ describe('a shell or interpreter started for typed commands (Codex)', () => {
     'su',
     'su - postgres',
     'lua -i',
+    // shell66: `-T` asks for no remote terminal, but the remote shell still reads the local one
+    'ssh -T build-host',
+    'ssh -T -l deploy build-host',
+    'ssh -o StrictHostKeyChecking=no build-host',
+    'ssh -oStrictHostKeyChecking=no -lgitlab build-host',
   ])('%s is refused', (command) => {
     expect(terminalShellRefusal(call(command))).toBe(TERMINAL_SHELL_REFUSED);
   });
@@ -123,6 +128,11 @@ describe('a shell or interpreter started for typed commands (Codex)', () => {
     'su - postgres -c "pg_dump app"',
     'python3 -m pytest -x',
     'lua -e "print(1)"',
+    // shell66: a git host's account runs no shell (its greeting, then exit); `-n` reads no terminal
+    'ssh -T git@github.com',
+    'ssh -T -p 443 git@ssh.github.com',
+    'ssh -l git gitlab.com',
+    'ssh -n build-host',
   ])('%s is left alone', (command) => {
     expect(terminalShellRefusal(call(command))).toBeUndefined();
   });

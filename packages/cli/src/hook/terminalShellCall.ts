@@ -65,10 +65,10 @@ const OPENS_TERMINAL = /\bpty\.spawn\b|\bcode\.interact\b/;
 /** What may stand before the program: assignments, `exec`, `command`, `nohup`, `time`, `env` and its options. */
 const PREFIX = /^(?:\w+=\S*|exec|command|nohup|time|env|-\S*)$/;
 
-/** Value-taking options of `sudo`/`doas` and `ssh`, and `ssh`'s that open no shell. */
+/** Value-taking options of `sudo`/`doas` and `ssh`, and `ssh`'s that open no shell or read no terminal (`-n`). */
 const SUDO_VALUE = /^-[ugpCDhrtRUT]$/;
 const SSH_VALUE = /^-[bcDEeFIiJLlmOopQRSWw]$/;
-const SSH_NO_SHELL = /^-[a-zA-Z]*[NVGO]/;
+const SSH_NO_SHELL = /^-[46AaCfGgKkMNnqsTtVvXxYy]*[NVGOn]/;
 
 /** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
 function textReadsTerminal(text: string): boolean {
@@ -200,15 +200,22 @@ function tmuxAttaches(args: string[]): boolean {
   );
 }
 
-/** `ssh host` (no remote command: a login shell), or a remote command that reads the terminal. */
+/**
+ * `ssh host` (no remote command: a login shell reading the terminal, `-T` or not), or a remote
+ * command that reads the terminal. A git host's account (`git@github.com`, `-l git`) runs no shell
+ * (git-shell or a forced command: a greeting, then exit), and `-n` gives the remote side no terminal.
+ */
 function sshReadsTerminal(args: string[]): boolean {
+  let user = '';
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
     if (SSH_NO_SHELL.test(word)) return false;
+    if (word.startsWith('-l')) user = word === '-l' ? (args[index + 1] ?? '') : word.slice(2);
     if (SSH_VALUE.test(word)) index++;
     else if (!word.startsWith('-')) {
       const remote = args.slice(index + 1);
-      return remote.length === 0 || textReadsTerminal(remote.join(' '));
+      if (remote.length > 0) return textReadsTerminal(remote.join(' '));
+      return (/^([^@]*)@/.exec(word)?.[1] ?? user) !== 'git';
     }
   }
   return false;
