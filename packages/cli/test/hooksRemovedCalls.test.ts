@@ -209,6 +209,24 @@ describe("trust64: a file edit that takes loopguard's hooks out of an agent's ho
     expect(hooksRemovedRefusal(call(dir, 'apply_patch', { command }))).toBe(HOOKS_REMOVED_REFUSED);
   });
 
+  it('shell66: a patch that moves another file onto a hooks file is judged by what it leaves there', () => {
+    const dir = guardedProject();
+    writeFileSync(join(dir, 'hooks.off'), '{}');
+    writeFileSync(join(dir, 'settings.new'), text({ ...CLAUDE_SETTINGS, model: 'opus' }));
+    const move = (from: string, to: string, hunk: string[] = []) =>
+      ['*** Begin Patch', `*** Update File: ${from}`, `*** Move to: ${to}`, ...hunk, '*** End Patch'].join('\n');
+    const refusal = (command: string) => hooksRemovedRefusal(call(dir, 'apply_patch', { command }));
+    // a file without loopguard's hooks put in place of one that holds them
+    expect(refusal(move('hooks.off', '.codex/hooks.json'))).toBe(HOOKS_REMOVED_REFUSED);
+    expect(refusal(move('hooks.off', 'home/.claude/settings.json'))).toBe(HOOKS_REMOVED_REFUSED);
+    // one that keeps them but whose hunk takes one out
+    const server = ['@@', '-            "server": "loopguard",', '+            "server": "other",'];
+    expect(refusal(move('settings.new', '.claude/settings.json', server))).toBe(HOOKS_REMOVED_REFUSED);
+    // one that keeps them all, another setting changed: left alone
+    expect(refusal(move('settings.new', '.claude/settings.json'))).toBeUndefined();
+    expect(refusal(move('hooks.off', '.vscode/settings.json'))).toBeUndefined();
+  });
+
   it('a patch of hooks.json that takes out the PreToolUse group, as Codex writes it', () => {
     const dir = guardedProject();
     const lines = JSON.stringify(CODEX_HOOKS, null, 2).split('\n');

@@ -198,9 +198,12 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const match = PATCH_FILE.exec(header);
     if (match === null) continue;
     const path = resolve(projectDir, (match[2] as string).trim());
+    const moved = lines[0]?.startsWith('*** Move to: ') === true;
+    // moved onto a hooks file: what the file moved holds, patched, takes its place
+    if (moved && !moveKeepsHooks(path, (lines[0] as string).slice(13).trim(), lines.slice(1), projectDir))
+      return false;
     const before = hooksFileText(path);
     if (before === undefined) continue;
-    const moved = lines[0]?.startsWith('*** Move to: ') === true;
     if (match[1] === 'Delete' || moved) {
       if (!keepsHooks(path, before, undefined, projectDir)) return false;
       continue;
@@ -219,6 +222,25 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     if (!kept) return false;
   }
   return true;
+}
+
+/**
+ * Whether a patch's `*** Move to:` keeps loopguard's hooks in the file it lands on: the file moved
+ * (`from`), with the section's hunks applied, is what that file then holds; one that cannot be read
+ * or patched is not known to keep them.
+ */
+function moveKeepsHooks(from: string, to: string, lines: string[], projectDir: string): boolean {
+  const target = resolve(projectDir, to);
+  const before = hooksFileText(target);
+  if (before === undefined || target === from) return true;
+  let moved: string | undefined;
+  try {
+    if (statSync(from).size <= MAX_HOOKS_FILE) moved = readFileSync(from, 'utf8');
+  } catch {
+    moved = undefined;
+  }
+  const after = moved === undefined ? undefined : patchedText(moved, lines);
+  return after !== undefined && keepsHooks(target, before, after, projectDir);
 }
 
 /** `before` with an `*** Update File` section's hunks applied, `undefined` when one does not apply. */
