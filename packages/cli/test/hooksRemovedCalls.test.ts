@@ -214,7 +214,9 @@ describe("trust64: a file edit that takes loopguard's hooks out of an agent's ho
     writeFileSync(join(dir, 'hooks.off'), '{}');
     writeFileSync(join(dir, 'settings.new'), text({ ...CLAUDE_SETTINGS, model: 'opus' }));
     const move = (from: string, to: string, hunk: string[] = []) =>
-      ['*** Begin Patch', `*** Update File: ${from}`, `*** Move to: ${to}`, ...hunk, '*** End Patch'].join('\n');
+      ['*** Begin Patch', `*** Update File: ${from}`, `*** Move to: ${to}`, ...hunk, '*** End Patch'].join(
+        '\n',
+      );
     const refusal = (command: string) => hooksRemovedRefusal(call(dir, 'apply_patch', { command }));
     // a file without loopguard's hooks put in place of one that holds them
     expect(refusal(move('hooks.off', '.codex/hooks.json'))).toBe(HOOKS_REMOVED_REFUSED);
