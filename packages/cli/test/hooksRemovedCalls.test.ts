@@ -369,6 +369,30 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
   });
 });
 
+describe('shell66: a shell write whose text is in the command is judged by what it leaves', () => {
+  const kept = text({ ...CLAUDE_SETTINGS, permissions: { allow: ['Bash(ls)', 'Bash(npm test)'] } });
+  it.each([
+    `cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    `cat <<"JSON" > ~/.claude/settings.local.json\n${kept}\nJSON\necho written`,
+    `echo '${kept}' > .claude/settings.json`,
+  ])("leaves alone one that keeps loopguard's hooks: %s", (command) => {
+    expect(shell(guardedProject(), command)).toBeUndefined();
+  });
+
+  it.each([
+    'cat > .claude/settings.json <<\'EOF\'\n{"permissions": {}}\nEOF',
+    `cat > .claude/settings.json <<EOF\n${kept.replace('"Bash(ls)"', '"$(cat /tmp/x)"')}\nEOF`,
+    `echo '${kept}' > .claude/settings.json && rm .gemini/settings.json`,
+    `cat > .claude/settings.json <<'EOF'\n${kept}\n\nnot json\nEOF`,
+    `cat > .claude/settings.json <<'EOF'\n${kept}\nEOF2\n}\nEOF`,
+    `cd sub && cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    // what jq leaves is known only by running the model's filter: refused, told to use the edit tool
+    `jq '.permissions.allow += ["Bash(npm test)"]' .claude/settings.json > /tmp/s.json && mv /tmp/s.json .claude/settings.json`,
+  ])('refuses one that does not, or whose text is not known: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+});
+
 describe('trust64: each agent refuses it, as a denied call', () => {
   it("Claude Code's Edit, Gemini CLI's shell, Codex's patch", async () => {
     const dir = guardedProject();

@@ -467,6 +467,43 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
 }
 
 /**
+ * A shell write whose whole text is in the command (shell66): `cat > FILE <<'EOF'` (or `cat <<EOF >
+ * FILE` whose body expands nothing: no `$`, backquote or backslash) and `echo '…' > FILE` (no
+ * backslash, which `dash`'s `echo` reads). What it leaves is known, as a `Write`'s content is.
+ */
+const HEREDOC_WRITES = [
+  /(?<=^|[;&|\n(]\s*)cat\s+>\s*(?<word>[^\s;&|<>'"]+)\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
+  /(?<=^|[;&|\n(]\s*)cat\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>\s+>\s*(?<word>[^\s;&|<>'"]+)[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
+];
+const ECHO_WRITE = /(?<=^|[;&|\n(]\s*)echo\s+'([^'\\]*)'\s*>\s*([^\s;&|<>'"]+)(?=\s*(?:$|[;&|\n)]))/g;
+
+/**
+ * Whether each shell write of `shell` whose text is known ({@link HEREDOC_WRITES}) to a file it
+ * names plainly keeps loopguard's hooks there, and the rest of the command with those writes taken
+ * out (`undefined`: one does not keep them).
+ */
+function literalWritesKeep(shell: string, context: PathContext): string | undefined {
+  let rest = shell;
+  const writes: Array<[whole: string, word: string, text: string]> = [];
+  for (const heredoc of HEREDOC_WRITES)
+    for (const { 0: whole, groups } of shell.matchAll(heredoc)) {
+      const { word = '', quote = '', body = '' } = groups ?? {};
+      if (quote === '' && /[$`\\]/.test(body)) continue;
+      writes.push([whole, word, `${body}\n`]);
+    }
+  for (const [whole, text = '', word = ''] of shell.matchAll(ECHO_WRITE))
+    writes.push([whole, word, `${text}\n`]);
+  for (const [whole, word, text] of writes) {
+    const path = pathOf(word, context);
+    if (path === undefined) continue;
+    const before = hooksFileText(path);
+    if (before !== undefined && !keepsHooks(path, before, text, context.projectDir)) return undefined;
+    rest = rest.replace(whole, ' ');
+  }
+  return rest;
+}
+
+/**
  * Why the call is refused, or `undefined`: a file edit that leaves an agent's hooks file without
  * one of loopguard's hook events, or a shell command that writes one (see the file's comment).
  * @param env - the agent's environment, where a command's `~`, `$HOME`, `$CODEX_HOME` and
@@ -501,7 +538,8 @@ export function hooksRemovedRefusal(
     if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
     const context = { projectDir: event.projectDir, env, moved: /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell) };
-    if (shellSegments(shell).some((segment) => writesHooksFile(segment, context)))
+    const rest = literalWritesKeep(shell, context);
+    if (rest === undefined || shellSegments(rest).some((segment) => writesHooksFile(segment, context)))
       return HOOKS_REMOVED_REFUSED;
   }
   return undefined;
