@@ -1,6 +1,7 @@
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
+import { type Pipes, promptReadsTerminal } from './terminalPrompts.js';
 
 /**
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
@@ -79,7 +80,8 @@ function textReadsTerminal(text: string): boolean {
     from = at === -1 ? from : at + segment.length;
     const piped = at !== -1 && /(?<!\|)\|\s*$/.test(text.slice(0, at));
     // after a pipe it reads what the command before it reads: the terminal, for a bare `cat`
-    if (readsTerminal(segment) && (!piped || (before !== undefined && passesTerminal(before)))) return true;
+    const stdin = !piped || (before !== undefined && passesTerminal(before));
+    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) })) return true;
     before = segment;
   }
   return false;
@@ -93,8 +95,11 @@ function passesTerminal(segment: string): boolean {
   return program === 'tee' || (program === 'dd' && !args.some((word) => word.startsWith('if=')));
 }
 
-/** Whether `segment` starts a shell, interpreter or login that reads its commands from the terminal. */
-function readsTerminal(segment: string): boolean {
+/**
+ * Whether `segment` starts a shell, interpreter or login that reads its commands from the terminal,
+ * or a program with a prompt and a shell escape (`terminalPrompts.ts`).
+ */
+function readsTerminal(segment: string, pipes: Pipes): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
@@ -105,6 +110,12 @@ function readsTerminal(segment: string): boolean {
   if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
     program = words[++at] as string;
   const args = words.slice(at + 1);
+  if (promptReadsTerminal(program, args, pipes, textReadsTerminal)) return true;
+  return pipes.stdin && shellReadsTerminal(program, args);
+}
+
+/** Whether `program` given `args` is a shell, interpreter or login that reads the terminal. */
+function shellReadsTerminal(program: string, args: string[]): boolean {
   switch (program) {
     case 'sudo':
     case 'doas':

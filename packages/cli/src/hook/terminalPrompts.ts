@@ -1,0 +1,137 @@
+/**
+ * Programs that are not shells but read commands from the terminal and run a shell command from
+ * there (shell66): a database client (`sqlite3`'s `.shell`, `psql`'s `\!`, `mysql`'s `system`), a
+ * debugger (`gdb`'s `shell`, `lldb`'s `platform shell`), an editor (`vim`'s `:!`, `nano`'s
+ * execute, `emacs`'s `M-!`), a pager (`less`'s `!`), and a container's process given the
+ * terminal (`docker run -i`, `kubectl exec -i`). What the model types into them through Codex's
+ * `write_stdin` runs unseen, as in a shell: each is read by `terminalShellCall.ts`'s rule.
+ */
+
+/** Whether a command's text reads typed commands from the terminal (the terminal rule, for a container's command). */
+type TextRule = (text: string) => boolean;
+
+/**
+ * Each program's words that give it its commands, or make it exit (a version, a help), or that
+ * read no terminal (`gdb -batch`): given one, it opens no prompt.
+ */
+const GIVEN: Array<[RegExp, RegExp]> = [
+  [/^psql$/, /^-[AaBbEeHnqSsXxtz0]*[clfV?]|^--(?:command|file|list|version|help)\b/],
+  [/^(?:mysql|mariadb)$/, /^-[BNnrstvXw]*[eV?]|^--(?:execute|version|help)\b/],
+  [/^gdb$/, /^--?(?:batch|batch-silent|version|help|configuration)$/],
+  [/^lldb$/, /^-[bvh]$|^--(?:batch|version|help)$/],
+  [/^(?:vim?|nvim|gvim)$/, /^--(?:version|help|headless)$|^-h$/],
+  [/^nano$/, /^-[Vh]$|^--(?:version|help)$/],
+  [/^emacs$/, /^--(?:batch|script|version|help)\b/],
+  [/^(?:less|more|most)$/, /^-V$|^--(?:version|help)$/],
+];
+
+/** `sqlite3`'s options that take a value (`-cmd ".mode box"` runs it, then the prompt opens). */
+const SQLITE_VALUE =
+  /^--?(?:cmd|init|separator|newline|nullvalue|mmap|heap|lookaside|pagecache|vfs|maxsize|escape)$/;
+const SQLITE_EXITS = /^--?(?:version|help|A|archive)$/;
+
+/**
+ * `sqlite3 [options] [FILE] [SQL…]`: its prompt opens (or, with `-batch`, it reads the terminal
+ * line by line) unless SQL is given after the file.
+ */
+function sqliteReadsTerminal(args: string[]): boolean {
+  const operands: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (SQLITE_EXITS.test(word)) return false;
+    if (SQLITE_VALUE.test(word)) index++;
+    else if (!word.startsWith('-')) operands.push(word);
+  }
+  return operands.length < 2;
+}
+
+/** A `vim` command that quits (`-c wq`, `+qa!`, `-c '%s/a/b/' -c x`): given it, the editor runs it and exits. */
+const VIM_QUITS = /^(?:.*\|)?\s*(?:wq?a?|xa?|qa?|wqa)!?\s*$/;
+
+/** Whether `vim`'s `-c` or `+` commands end it. */
+function vimQuits(args: string[]): boolean {
+  return args.some(
+    (word, index) =>
+      (args[index - 1] === '-c' || word.startsWith('+')) && VIM_QUITS.test(word.replace(/^\+/, '')),
+  );
+}
+
+/** `psql -f -`: its file is the terminal. */
+function psqlStdin(args: string[]): boolean {
+  return args.some((word, index) => (word === '-f' || word === '--file') && args[index + 1] === '-');
+}
+
+/** `docker`/`podman`'s options of `run` and `exec` that take no value; every other one does. */
+const DOCKER_FLAGS =
+  /^--(?:rm|init|privileged|read-only|interactive|tty|detach|publish-all|quiet|no-healthcheck|oom-kill-disable|sig-proxy)$/;
+
+/**
+ * `docker run|exec|attach`, `podman …`: with `-i` (`--interactive`) the container's process reads
+ * the terminal. `run`'s command after the image (`exec`'s after the container) is judged by the
+ * terminal rule; none given runs the image's own (a shell for `ubuntu`, a REPL for `node`).
+ */
+function containerReadsTerminal(args: string[], rule: TextRule): boolean {
+  const from = args[0] === 'container' ? 1 : 0;
+  const command = args[from];
+  if (command === 'attach') return !args.includes('--no-stdin');
+  if (command !== 'run' && command !== 'exec') return false;
+  let interactive = false;
+  for (let index = from + 1; index < args.length; index++) {
+    const word = args[index] as string;
+    if (word === '--interactive' || word === '--interactive=true') interactive = true;
+    else if (/^-[ditPq]+$/.test(word)) interactive ||= word.includes('i');
+    else if (word.startsWith('--')) {
+      if (!DOCKER_FLAGS.test(word) && !word.includes('=')) index++;
+    } else if (word.startsWith('-')) {
+      // a short option that takes a value (`-v a:b`, `-p8080:80`)
+      if (word.length === 2) index++;
+    } else {
+      // the image (or the container): what follows is its command
+      const rest = args.slice(index + 1);
+      return interactive && (rest.length === 0 || rule(rest.join(' ')));
+    }
+  }
+  return false;
+}
+
+/**
+ * `kubectl exec|run|attach` with `-i` (`--stdin`): the pod's process reads the terminal. The
+ * command after `--` is judged; `run` without one runs the image's own, `attach` the pod's.
+ */
+function kubectlReadsTerminal(args: string[], rule: TextRule): boolean {
+  const end = args.indexOf('--');
+  const options = end === -1 ? args : args.slice(0, end);
+  const interactive = options.some((word) => /^-[it]*i[it]*$|^--stdin(?:=true)?$/.test(word));
+  if (!interactive || !/^(?:exec|run|attach)$/.test(args[0] ?? '')) return false;
+  if (end === -1) return args[0] !== 'exec' || rule(args.at(-1) ?? '');
+  return rule(args.slice(end + 1).join(' '));
+}
+
+/** Programs that read their keys from the terminal itself (`/dev/tty`), whatever their stdin. */
+const READS_TTY = /^(?:vim?|nvim|gvim|nano|emacs|less|more|most)$/;
+
+/** Where a command's stdin comes from and its stdout goes. */
+export interface Pipes {
+  /** Its stdin is the terminal (not a pipe from a command that does not pass it on). */
+  stdin: boolean;
+  /** Its stdout goes to another command (`less x | head`): a pager then passes its text on. */
+  pipedOn: boolean;
+}
+
+/**
+ * Whether `program` given `args` reads commands it can run a shell with from the terminal (see the
+ * file's comment); `rule` judges a container's command as the terminal rule does.
+ */
+export function promptReadsTerminal(program: string, args: string[], pipes: Pipes, rule: TextRule): boolean {
+  if (!pipes.stdin && !READS_TTY.test(program)) return false;
+  if (program === 'sqlite3') return sqliteReadsTerminal(args);
+  if (program === 'docker' || program === 'podman') return containerReadsTerminal(args, rule);
+  if (program === 'kubectl') return kubectlReadsTerminal(args, rule);
+  const given = GIVEN.find(([name]) => name.test(program))?.[1];
+  if (given === undefined) return false;
+  if (program === 'psql' && psqlStdin(args)) return true;
+  if (/^(?:less|more|most)$/.test(program) && (pipes.pipedOn || args.some((word) => word.startsWith('>'))))
+    return false;
+  if (/vi/.test(program) && vimQuits(args)) return false;
+  return !args.some((word) => given.test(word));
+}
