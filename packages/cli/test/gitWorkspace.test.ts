@@ -49,6 +49,34 @@ describe('GitWorkspace', () => {
     expect(filesUnder(runDir).some((file) => file.startsWith('objects/'))).toBe(true);
   });
 
+  // shell66: the repository's own config named programs git ran for loopguard's snapshot: an
+  // fsmonitor hook on `git add`, a clean filter on every file its attributes name, a textconv on diff
+  it("shell66: a snapshot and its changes run no program the repository's config names", async () => {
+    const { dir, runDir } = repositoryWithSecret();
+    const ran = join(dir, '..', `${dir.split('/').pop()}-ran`);
+    mkdirSync(ran);
+    const program = (name: string) => {
+      const path = join(ran, `${name}.sh`);
+      writeFileSync(path, `#!/bin/sh\ntouch '${join(ran, name)}'\nexec cat "$@" 2>/dev/null\n`, {
+        mode: 0o755,
+      });
+      return path;
+    };
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+    writeFileSync(join(dir, '.gitattributes'), '*.txt filter=tidy diff=pretty\n');
+    git('config', 'core.fsmonitor', program('fsmonitor'));
+    git('config', 'filter.tidy.clean', program('clean'));
+    git('config', 'filter.tidy.required', 'true');
+    git('config', 'diff.pretty.textconv', program('textconv'));
+    const workspace = (await GitWorkspace.open(dir, runDir)) as GitWorkspace;
+    const first = await workspace.snapshot();
+    writeFileSync(join(dir, 'notes.txt'), 'a note\n');
+    const changes = await workspace.changes(first, await workspace.snapshot());
+    expect(changes.files).toEqual(['notes.txt']);
+    expect(changes.patch).toContain('+a note');
+    expect(readdirSync(ran).sort()).toEqual(['clean.sh', 'fsmonitor.sh', 'textconv.sh']);
+  });
+
   it('secrets64: in a linked worktree the snapshot reads the shared objects and writes none', async () => {
     const { dir } = repositoryWithSecret();
     const linked = `${dir}-linked`;

@@ -98,6 +98,40 @@ export class GitWorkspace {
     });
   }
 
+  /**
+   * This workspace's environment with the repository's programs switched off (shell66): the
+   * repository's own config may name programs git runs while it snapshots (`core.fsmonitor` on
+   * `git add`, a `filter.<driver>.clean` or `process` on each file its attributes name, hooks): each
+   * is set off through `GIT_CONFIG_COUNT` (git 2.31), for every git command of the snapshot's shell.
+   * The filters are read anew each time: the agent may add one between snapshots.
+   */
+  private async guardedEnv(): Promise<NodeJS.ProcessEnv> {
+    const listed = await git(
+      this.cwd,
+      ['-c', 'core.fsmonitor=false', 'config', '-z', '--name-only', '--get-regexp', '^filter\\.'],
+      this.env,
+    );
+    // a driver `required` fails the add when it has no command: each is left unrequired
+    const drivers = new Set(listed.stdout.split('\0').map((key) => /^filter\.(.+)\.[^.]+$/s.exec(key)?.[1]));
+    drivers.delete(undefined);
+    const settings = [
+      ['core.fsmonitor', 'false'],
+      ['core.hooksPath', '/dev/null'],
+    ];
+    for (const driver of drivers)
+      settings.push(
+        [`filter.${driver}.clean`, ''],
+        [`filter.${driver}.process`, ''],
+        [`filter.${driver}.required`, 'false'],
+      );
+    const env: NodeJS.ProcessEnv = { ...this.env, GIT_CONFIG_COUNT: String(settings.length) };
+    settings.forEach(([key, value], index) => {
+      env[`GIT_CONFIG_KEY_${index}`] = key;
+      env[`GIT_CONFIG_VALUE_${index}`] = value;
+    });
+    return env;
+  }
+
   /** The tree id of the working tree as it is now. */
   async snapshot(): Promise<string> {
     // One shell runs the git commands: a spawn from node costs more than two from the shell. git
@@ -107,7 +141,8 @@ export class GitWorkspace {
     const script =
       "{ git add -A -- . ':(exclude).loopguard' || { git check-ignore -q .loopguard && git add -A -- .; }; } && git write-tree";
     try {
-      const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env: this.env, encoding: 'utf8' });
+      const env = await this.guardedEnv();
+      const { stdout } = await run('sh', ['-c', script], { cwd: this.cwd, env, encoding: 'utf8' });
       return stdout.trim();
     } catch (error) {
       throw snapshotError(error);
@@ -119,7 +154,7 @@ export class GitWorkspace {
     if (from === to) return { files: [], patch: '' };
     const patch = await git(
       this.cwd,
-      ['diff', '--binary', '--no-color', '--no-ext-diff', from, to],
+      ['diff', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', from, to],
       this.env,
     );
     const files = [...patch.stdout.matchAll(/^diff --git a\/(.*?) b\//gm)].map((m) => m[1] ?? '');
