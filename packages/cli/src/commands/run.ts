@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { projectCheaperPrices } from '../hook/projectHookSettings.js';
 import { lockRepository } from '../run/liveRun.js';
+import { plainWebhookWarning } from '../run/notify.js';
 import { refuseRepositoryChoices } from '../run/repositoryChoices.js';
 import { addRunOptions, readConfigFile, resolveRunOptions } from '../run/runOptions.js';
 import { endWith, executeSession, savePrompt } from '../run/startRun.js';
@@ -82,6 +83,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       refuseRepositoryChoices({ path: file.path, values: file.values }, rest, io.cwd);
     const options = resolveRunOptions(file.values, rest, file.path);
     if (rest.webhook !== undefined) io.stderr(WEBHOOK_IN_PS_WARNING);
+    const plain = options.webhook === undefined ? undefined : plainWebhookWarning(options.webhook);
+    if (plain !== undefined) io.stderr(plain);
     // a found file's prices below the library's lower the user's budget in dollars: said, as status
     // and init say it (trust54)
     if (config === undefined && rest.spend === undefined && file.path !== null) {

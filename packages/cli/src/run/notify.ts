@@ -32,6 +32,26 @@ export function shownWebhook(url: string): string {
   return `${origin}/…`;
 }
 
+/** A host on this machine: the loopback range, `localhost`, `[::1]`. */
+const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])$/i;
+
+/**
+ * What `run` says when its webhook is plain `http://` to another machine (shell66): the alert (the
+ * task, the agent's last error line) and the URL, whose path may hold the webhook's key, cross the
+ * network unencrypted. One line, the URL by its origin; `undefined` for `https://` or this machine.
+ * @example plainWebhookWarning('http://hooks.example.com/x'); // 'loopguard: warning: webhook http://hooks.example.com/… is plain http: …'
+ */
+export function plainWebhookWarning(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' || LOOPBACK.test(parsed.hostname)) return undefined;
+  return `loopguard: warning: webhook ${shownWebhook(url)} is plain http: its alerts (the task, the agent's last error line) and its URL cross the network unencrypted; use an https:// URL\n`;
+}
+
 /**
  * Posts `alert` as JSON to `url`, with a timeout and one retry.
  * @returns `null` when delivered, else why not.
