@@ -149,3 +149,72 @@ describe("trust65: a nested agent started with another home whose hooks are not 
     ).toBeUndefined();
   });
 });
+
+// trust66: a home unset (`env -u CODEX_HOME`, `unset`) or the whole environment cleared (`env -i`)
+// places the nested agent's home as surely as setting it: the agent falls back to its default
+// folder in the user's home (the passwd entry's, which `HOME` names). Judged by trust65's rule.
+describe('trust66: a nested agent started with its home unset or its environment cleared', () => {
+  const hooked = (folder: string, agent: string, file: string) => {
+    mkdirSync(folder, { recursive: true });
+    const command = `loopguard hook ${agent}`;
+    const stop = [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }];
+    writeFileSync(join(folder, file), JSON.stringify({ hooks: { Stop: stop } }));
+  };
+  /** A project whose user keeps each agent's home outside `HOME` (which holds none of loopguard's hooks). */
+  function setup() {
+    const dir = tempProject();
+    const bare = join(dir, 'bare');
+    mkdirSync(bare);
+    const kept = join(dir, 'kept');
+    hooked(join(kept, '.codex'), 'codex', 'hooks.json');
+    hooked(join(kept, '.claude'), 'claude', 'settings.json');
+    hooked(join(kept, '.gemini'), 'gemini', 'settings.json');
+    const env = {
+      HOME: bare,
+      CODEX_HOME: join(kept, '.codex'),
+      CLAUDE_CONFIG_DIR: join(kept, '.claude'),
+      GEMINI_CLI_HOME: kept,
+    };
+    return { dir, env };
+  }
+  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
+
+  it.each([
+    'env -u CODEX_HOME codex exec "fix the failing test"',
+    'env --unset=CODEX_HOME codex exec "go"',
+    'env --unset CODEX_HOME codex exec "go"',
+    'env -uCODEX_HOME codex exec "go"',
+    'unset CODEX_HOME; codex exec "go"',
+    'env -i codex exec "go"',
+    'env -i PATH=/usr/bin:/bin codex exec "go"',
+    'env - codex exec "go"',
+    'env --ignore-environment PATH="$PATH" claude -p "go"',
+    'env -u CLAUDE_CONFIG_DIR claude -p "go"',
+    'env -u GEMINI_CLI_HOME gemini -p "go"',
+    'env -i gemini -p "go"',
+  ])('%s', (command) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_HOME_REFUSED);
+  });
+
+  it.each([
+    'env -u OPENAI_BASE_URL codex exec "go"',
+    'env -i CODEX_HOME=$KEPT/.codex codex exec "go"',
+    'env -u CODEX_HOME CODEX_HOME=$KEPT/.codex codex exec "go"',
+    'unset CODEX_HOME; ls',
+    'sudo -u ci codex exec "go"',
+    'env -u CODEX_HOME npm test',
+  ])('leaves alone: %s', (template) => {
+    const { dir, env } = setup();
+    const command = template.replaceAll('$KEPT', join(dir, 'kept'));
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
+  });
+
+  it("leaves alone `env -i` where the user's homes are the default ones", () => {
+    const { dir } = setup();
+    const home = join(dir, 'kept');
+    const commands = ['env -i codex exec "go"', 'env -i PATH=/bin claude -p "go"', 'CODEX_HOME= codex exec "go"'];
+    for (const command of commands)
+      expect(unhookedAgentRefusal(at(dir, command), { HOME: home }), command).toBeUndefined();
+  });
+});

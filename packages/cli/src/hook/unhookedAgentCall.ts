@@ -78,12 +78,13 @@ function agentFolder(
   projectDir: string,
 ): string | undefined {
   const home = vars.HOME ?? '~';
+  // an empty `CODEX_HOME` or `GEMINI_CLI_HOME` is unset to the agent (docs/hooks.md)
   const value =
     agent === 'codex'
-      ? (vars.CODEX_HOME ?? `${home}/.codex`)
+      ? vars.CODEX_HOME || `${home}/.codex`
       : agent === 'claude'
         ? (vars.CLAUDE_CONFIG_DIR ?? `${home}/.claude`)
-        : `${vars.GEMINI_CLI_HOME ?? home}/.gemini`;
+        : `${vars.GEMINI_CLI_HOME || home}/.gemini`;
   const path = value.replace(/^~(?=\/|$)/, home).replace(/\$\{HOME\}|\$HOME\b/g, home);
   if (/[$`~*?]/.test(path)) return undefined;
   return isAbsolute(path) ? path : resolve(projectDir, path);
@@ -101,22 +102,42 @@ function guarded(agent: Agent, vars: Record<string, string | undefined>, project
 }
 
 /**
- * Whether the agent started in `segment` with the homes `assigned` (by this command) reads
- * another home than the user's, where the user's guards it and the other does not.
+ * How a command changes the environment a program starts with: variables set or unset
+ * (`undefined`: `env -u`, `unset`), and whether it starts from an empty one (`env -i`).
+ */
+interface EnvChange {
+  cleared: boolean;
+  vars: Record<string, string | undefined>;
+}
+
+/**
+ * The environment the nested agent starts with. Without `HOME` the agents take the passwd entry's
+ * home (Codex's `home_dir`, Node's `os.homedir()`), the user's own: read as `env.HOME`.
+ */
+function nestedEnv(env: Record<string, string | undefined>, change: EnvChange) {
+  const vars: Record<string, string | undefined> = change.cleared ? {} : { ...env };
+  for (const [name, value] of Object.entries(change.vars)) vars[name] = value;
+  return { ...vars, HOME: vars.HOME ?? env.HOME };
+}
+
+/**
+ * Whether the agent started with the environment `change` makes of the user's (`env`) would run
+ * without loopguard's hooks where the agent the user starts there runs with them (trust65: another
+ * home; trust66: a home unset, the environment cleared).
  */
 function otherHome(
   agent: Agent,
-  assigned: Record<string, string>,
+  change: EnvChange,
   env: Record<string, string | undefined>,
   projectDir: string,
 ): boolean {
-  if (Object.keys(assigned).length === 0) return false;
-  const vars = { ...env, ...assigned };
-  const own = agentFolder(agent, env, projectDir);
-  const other = agentFolder(agent, vars, projectDir);
-  if (other !== undefined && other === own) return false;
-  return guarded(agent, env, projectDir) && !guarded(agent, vars, projectDir);
+  if (!change.cleared && Object.keys(change.vars).length === 0) return false;
+  return guarded(agent, env, projectDir) && !guarded(agent, nestedEnv(env, change), projectDir);
 }
+
+/** `env`'s options that start from an empty environment, and one that unsets a variable (`-u NAME`, `--unset=NAME`). */
+const ENV_CLEAR = /^(?:-i|-|--ignore-environment)$/;
+const ENV_UNSET = /^(?:-u|--unset)(?:=?(.+))?$/s;
 
 /**
  * Why the call is refused, or `undefined`: one of its shell commands starts Codex, Claude Code or
@@ -137,23 +158,35 @@ export function unhookedAgentRefusal(
     const command = Array.isArray(value) ? value.join(' ') : value;
     if (typeof command !== 'string' || !/codex|claude|gemini/.test(command)) continue;
     if (UNHOOKED_ENV.test(command)) return UNHOOKED_AGENT_REFUSED;
-    // the homes this command sets: for the rest of it (`export`, a bare assignment) or one program
-    const exported: Record<string, string> = {};
+    // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
+    const exported: Record<string, string | undefined> = {};
     for (const segment of shellSegments(command)) {
       const words = shellWords(segment);
-      const assigned = { ...exported };
+      const change: EnvChange = { cleared: false, vars: { ...exported } };
+      const set = (name: string | undefined, value: string | undefined) => {
+        if (name !== undefined && HOME_VARIABLES.has(name)) change.vars[name] = value;
+      };
       let at = 0;
-      while (at < words.length && LAUNCHER.test(words[at] as string)) {
-        const [, name, value] = ASSIGNMENT.exec(words[at] as string) ?? [];
-        if (name !== undefined && HOME_VARIABLES.has(name)) assigned[name] = value as string;
-        at++;
-      }
-      if (words[at] === 'export' || at === words.length) {
-        for (const word of words.slice(at)) {
+      let inEnv = false;
+      for (; at < words.length; at++) {
+        const word = words[at] as string;
+        const unset = inEnv ? ENV_UNSET.exec(word) : null;
+        if (word === 'env') inEnv = true;
+        else if (inEnv && ENV_CLEAR.test(word)) Object.assign(change, { cleared: true, vars: {} });
+        else if (unset !== null) set(unset[1] ?? words[++at], undefined);
+        else if (!LAUNCHER.test(word)) break;
+        else {
           const [, name, value] = ASSIGNMENT.exec(word) ?? [];
-          if (name !== undefined && HOME_VARIABLES.has(name)) exported[name] = value as string;
+          set(name, value);
         }
-        Object.assign(exported, assigned);
+      }
+      if (words[at] === 'export' || words[at] === 'unset' || at === words.length) {
+        const unsets = words[at] === 'unset';
+        for (const word of words.slice(at + 1)) {
+          const [, name, value] = ASSIGNMENT.exec(word) ?? [undefined, unsets ? word : undefined];
+          set(name, unsets ? undefined : value);
+        }
+        Object.assign(exported, change.vars);
         continue;
       }
       const word = words[at] as string;
@@ -162,7 +195,7 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (otherHome(which, assigned, env, event.projectDir)) return UNHOOKED_HOME_REFUSED;
+      if (otherHome(which, change, env, event.projectDir)) return UNHOOKED_HOME_REFUSED;
     }
   }
   return undefined;
