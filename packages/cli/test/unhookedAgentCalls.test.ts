@@ -2,10 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { GEMINI_TRUST_NAME } from '../src/hook/projectTrust.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import {
   UNHOOKED_AGENT_REFUSED,
   UNHOOKED_HOME_REFUSED,
+  UNHOOKED_TRUST_REFUSED,
   unhookedAgentRefusal,
 } from '../src/hook/unhookedAgentCall.js';
 import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
@@ -213,8 +215,76 @@ describe('trust66: a nested agent started with its home unset or its environment
   it("leaves alone `env -i` where the user's homes are the default ones", () => {
     const { dir } = setup();
     const home = join(dir, 'kept');
-    const commands = ['env -i codex exec "go"', 'env -i PATH=/bin claude -p "go"', 'CODEX_HOME= codex exec "go"'];
+    const commands = [
+      'env -i codex exec "go"',
+      'env -i PATH=/bin claude -p "go"',
+      'CODEX_HOME= codex exec "go"',
+    ];
     for (const command of commands)
       expect(unhookedAgentRefusal(at(dir, command), { HOME: home }), command).toBeUndefined();
+  });
+});
+
+// trust66: Gemini CLI 0.61.0 reads its trust in the project from the environment before any file
+// (`checkPathTrust`): `GEMINI_RESTRICTED_MODE=true` and `GEMINI_CLI_TRUST_WORKSPACE=false` trust
+// nothing, `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names the trusted folders file. An untrusted project's
+// settings are dropped, its hooks with them: where they are loopguard's, the nested one runs unguarded.
+describe('trust66: a nested Gemini CLI started with the project untrusted by its environment', () => {
+  const write = (file: string, value: unknown) => {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify(value));
+  };
+  const stop = [
+    { hooks: [{ type: 'command', command: 'loopguard hook gemini', loopguard: { owns: 'file' } }] },
+  ];
+  /** A project whose own `.gemini/settings.json` holds loopguard's hooks, trusted in the user's home. */
+  function setup() {
+    const dir = tempProject();
+    write(join(dir, '.gemini', 'settings.json'), { hooks: { AfterTool: stop } });
+    const home = join(dir, 'home');
+    write(join(home, '.gemini', GEMINI_TRUST_NAME), { [dir]: 'TRUST_FOLDER' });
+    return { dir, home };
+  }
+  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
+
+  it.each([
+    'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "fix the failing test"',
+    'GEMINI_RESTRICTED_MODE=true gemini -p "go"',
+    'export GEMINI_RESTRICTED_MODE=true; gemini -p "go"',
+    'GEMINI_CLI_TRUSTED_FOLDERS_PATH=/nonexistent/trusted.json gemini -p "go"',
+    'env GEMINI_CLI_TRUSTED_FOLDERS_PATH=$(mktemp) npx @google/gemini-cli -p "go"',
+  ])('%s', (command) => {
+    const { dir, home } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_TRUST_REFUSED);
+  });
+
+  it("`env -u GEMINI_CLI_TRUST_WORKSPACE` where the user's environment is what trusts the project", () => {
+    const { dir } = setup();
+    const env = { HOME: tempProject(), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    const command = 'env -u GEMINI_CLI_TRUST_WORKSPACE gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_TRUST_REFUSED);
+  });
+
+  it.each([
+    'GEMINI_CLI_TRUST_WORKSPACE=true gemini -p "go"',
+    'GEMINI_RESTRICTED_MODE=false gemini -p "go"',
+    'GEMINI_CLI_TRUSTED_FOLDERS_PATH=$HOME_DIR/.gemini/trustedFolders.json gemini -p "go"',
+    'GEMINI_CLI_TRUST_WORKSPACE=false codex exec "go"',
+    'GEMINI_RESTRICTED_MODE=true npm test',
+  ])('leaves alone: %s', (template) => {
+    const { dir, home } = setup();
+    const command = template.replaceAll('$HOME_DIR', home);
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBeUndefined();
+  });
+
+  it("leaves alone the user's own hooks (they need no trust) and a trusted folders file Gemini CLI does not read", () => {
+    const { dir, home } = setup();
+    write(join(home, '.gemini', 'settings.json'), { hooks: { AfterTool: stop } });
+    const untrust = 'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, untrust), { HOME: home })).toBeUndefined();
+    const trustOff = join(dir, 'trustOff');
+    write(join(trustOff, '.gemini', 'settings.json'), { security: { folderTrust: { enabled: false } } });
+    const other = 'GEMINI_CLI_TRUSTED_FOLDERS_PATH=/nonexistent/trusted.json gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, other), { HOME: trustOff })).toBeUndefined();
   });
 });

@@ -2,7 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
-import { codexTrusts, GEMINI_TRUST_NAME, geminiTrustOff, geminiTrusts } from './projectTrust.js';
+import {
+  codexTrusts,
+  GEMINI_TRUST_NAME,
+  geminiEnvTrust,
+  geminiTrustOff,
+  geminiTrusts,
+} from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -151,6 +157,11 @@ function hooksFileText(path: string): string | undefined {
     name !== GEMINI_TRUST_NAME
   )
     return undefined;
+  return boundedText(path);
+}
+
+/** A file's text, `undefined` when it is larger than a hooks file may be or cannot be read. */
+function boundedText(path: string): string | undefined {
   try {
     if (statSync(path).size > MAX_HOOKS_FILE) return undefined;
     return readFileSync(path, 'utf8');
@@ -381,6 +392,28 @@ function projectHolds(projectDir: string, agent: 'gemini' | 'codex'): boolean {
 /** Whether an agent's folder (a nested agent's home) holds one of loopguard's hooks. */
 export function folderHoldsHooks(folder: string, projectDir: string): boolean {
   return FOLDER_FILES.some((name) => fileHolds(join(folder, name), projectDir));
+}
+
+/**
+ * Whether Gemini CLI started with `env` in `projectDir` loads loopguard's hooks: from its home's
+ * `folder` (`.gemini`), whose hooks need no trust, or from the project's own settings where it
+ * trusts the project: by its environment first (`geminiEnvTrust`), then folder trust switched off,
+ * then its trusted folders file (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, plain and absolute, when set).
+ * @param trustedFolders - the file the environment names, `null` when it names one not plainly.
+ */
+export function geminiGuarded(
+  folder: string,
+  projectDir: string,
+  env: Record<string, string | undefined>,
+  trustedFolders: string | null = join(folder, GEMINI_TRUST_NAME),
+): boolean {
+  const settings = hooksFileText(join(folder, 'settings.json'));
+  if (settings !== undefined && hooksIn(settings, 'settings.json')) return true;
+  if (!projectHolds(projectDir, 'gemini')) return false;
+  const trust = geminiEnvTrust(env);
+  if (trust !== undefined) return trust;
+  if (geminiTrustOff(settings)) return true;
+  return trustedFolders !== null && geminiTrusts(boundedText(trustedFolders), projectDir);
 }
 
 /**

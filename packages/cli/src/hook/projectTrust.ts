@@ -39,6 +39,17 @@ export function geminiTrusts(text: string | undefined, projectDir: string): bool
   return level === 'TRUST_FOLDER' || level === 'TRUST_PARENT';
 }
 
+/**
+ * Gemini CLI's trust in the project from its environment, read before any file (0.61.0's
+ * `checkPathTrust`; trust66): `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false`
+ * trust nothing, `GEMINI_CLI_TRUST_WORKSPACE=true` (what `--skip-trust` sets) every folder;
+ * `undefined`: the files decide.
+ */
+export function geminiEnvTrust(env: Record<string, string | undefined>): boolean | undefined {
+  if (env.GEMINI_RESTRICTED_MODE === 'true' || env.GEMINI_CLI_TRUST_WORKSPACE === 'false') return false;
+  return env.GEMINI_CLI_TRUST_WORKSPACE === 'true' ? true : undefined;
+}
+
 /** A TOML table header of a project (`[projects."/repo"]`, `[projects.'/repo']`), and its trust key. */
 const PROJECT_TABLE = /^\s*\[\s*projects\s*\.\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*\]\s*(?:#.*)?$/;
 const TABLE = /^\s*\[/;

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
-import { folderHoldsHooks } from './hooksRemovedCall.js';
+import { folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -26,6 +26,10 @@ export const UNHOOKED_AGENT_REFUSED =
 /** What the model is told when it starts an agent with another home that holds none of loopguard's hooks (trust65). */
 export const UNHOOKED_HOME_REFUSED =
   "loopguard refused this call: it starts an agent with another home (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`) that holds none of loopguard's hooks, whose tool calls loopguard would not guard; start it with the user's own home, and its hooks guard it too.";
+
+/** What the model is told when it starts Gemini CLI with the project untrusted by its environment, whose hooks are loopguard's (trust66). */
+export const UNHOOKED_TRUST_REFUSED =
+  "loopguard refused this call: it starts Gemini CLI with the project untrusted (`GEMINI_CLI_TRUST_WORKSPACE=false`, `GEMINI_RESTRICTED_MODE=true`, `GEMINI_CLI_TRUSTED_FOLDERS_PATH`), where it runs none of the project's hooks, loopguard's among them; start it without that variable, and its hooks guard it too.";
 
 /** The agents' programs, by name or by package (`npx @openai/codex`). */
 const CODEX = /^(?:codex|@openai\/codex(?:@\S*)?)$/;
@@ -66,6 +70,13 @@ function unhooked(agent: Agent, args: string[]): boolean {
 
 /** The variables that place an agent's home, and an assignment of one (`export CODEX_HOME=…`). */
 const HOME_VARIABLES = new Set(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME', 'HOME']);
+/** Gemini CLI's variables that decide its trust in the project (trust66: `geminiEnvTrust`). */
+const GEMINI_TRUST_VARIABLES = [
+  'GEMINI_RESTRICTED_MODE',
+  'GEMINI_CLI_TRUST_WORKSPACE',
+  'GEMINI_CLI_TRUSTED_FOLDERS_PATH',
+];
+const ENV_VARIABLES = new Set([...HOME_VARIABLES, ...GEMINI_TRUST_VARIABLES]);
 const ASSIGNMENT = /^(\w+)=(.*)$/s;
 
 /**
@@ -85,6 +96,11 @@ function agentFolder(
       : agent === 'claude'
         ? (vars.CLAUDE_CONFIG_DIR ?? `${home}/.claude`)
         : `${vars.GEMINI_CLI_HOME || home}/.gemini`;
+  return plainPath(value, home, projectDir);
+}
+
+/** A path a variable holds, as the shell expands `~` and `$HOME` in it; `undefined` when it is not plain. */
+function plainPath(value: string, home: string, projectDir: string): string | undefined {
   const path = value.replace(/^~(?=\/|$)/, home).replace(/\$\{HOME\}|\$HOME\b/g, home);
   if (/[$`~*?]/.test(path)) return undefined;
   return isAbsolute(path) ? path : resolve(projectDir, path);
@@ -92,11 +108,16 @@ function agentFolder(
 
 /**
  * Whether the agent started with `vars` loads loopguard's hooks: its home's (or the project's, in
- * a project that home trusts: `folderHoldsHooks`), or, for Claude Code, the project's own settings,
- * which it reads whatever its home.
+ * a project that home trusts: `folderHoldsHooks`, `geminiGuarded` with Gemini CLI's trust in the
+ * environment), or, for Claude Code, the project's own settings, which it reads whatever its home.
  */
 function guarded(agent: Agent, vars: Record<string, string | undefined>, projectDir: string): boolean {
   const folder = agentFolder(agent, vars, projectDir);
+  if (agent === 'gemini') {
+    const named = vars.GEMINI_CLI_TRUSTED_FOLDERS_PATH;
+    const trustedFolders = named ? (plainPath(named, vars.HOME ?? '~', projectDir) ?? null) : undefined;
+    return folder !== undefined && geminiGuarded(folder, projectDir, vars, trustedFolders);
+  }
   if (folder !== undefined && folderHoldsHooks(folder, projectDir)) return true;
   return agent === 'claude' && folderHoldsHooks(join(projectDir, '.claude'), projectDir);
 }
@@ -164,7 +185,7 @@ export function unhookedAgentRefusal(
       const words = shellWords(segment);
       const change: EnvChange = { cleared: false, vars: { ...exported } };
       const set = (name: string | undefined, value: string | undefined) => {
-        if (name !== undefined && HOME_VARIABLES.has(name)) change.vars[name] = value;
+        if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
       };
       let at = 0;
       let inEnv = false;
@@ -195,7 +216,9 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (otherHome(which, change, env, event.projectDir)) return UNHOOKED_HOME_REFUSED;
+      if (!otherHome(which, change, env, event.projectDir)) continue;
+      const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
+      return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
     }
   }
   return undefined;
