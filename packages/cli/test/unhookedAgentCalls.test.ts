@@ -288,3 +288,48 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
     expect(unhookedAgentRefusal(at(dir, other), { HOME: trustOff })).toBeUndefined();
   });
 });
+
+// trust66: the fast path's hooks (`mcp_tool`) call loopguard's MCP server, registered in the
+// `.claude.json` of Claude Code's home: a nested Claude Code with another home reads the project's
+// hooks, but its `.claude.json` has no such server, so they run nothing.
+describe("trust66: Claude Code's fast-path hooks guard a nested one only where its home registers loopguard's server", () => {
+  const write = (file: string, value: unknown) => {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify(value));
+  };
+  const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
+  function setup(entry: Record<string, unknown>) {
+    const dir = tempProject();
+    write(join(dir, '.claude', 'settings.json'), {
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }] },
+    });
+    const home = join(dir, 'home');
+    write(join(home, '.claude.json'), { projects: { [dir]: { mcpServers: server } } });
+    const served = join(dir, 'served');
+    write(join(served, '.claude.json'), { mcpServers: server });
+    mkdirSync(join(dir, 'empty'));
+    return { dir, home, served, empty: join(dir, 'empty') };
+  }
+  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
+  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
+  const at = (dir: string, line: string) => ({ ...call(line), projectDir: dir }) as HookEvent;
+  const fill = (line: string, paths: { empty: string; served: string }) =>
+    line.replaceAll('$EMPTY', paths.empty).replaceAll('$SERVED', paths.served);
+
+  it.each(['CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"', 'HOME=$EMPTY claude -p "go"'])('%s', (line) => {
+    const paths = setup(fastPath);
+    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+  });
+
+  it.each([
+    [fastPath, 'CLAUDE_CONFIG_DIR=$SERVED claude -p "go"'],
+    [fastPath, 'claude -p "go"'],
+    [command, 'CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"'],
+    [command, 'HOME=$EMPTY claude -p "go"'],
+  ])('leaves alone: %j, %s', (entry, line) => {
+    const paths = setup(entry);
+    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBeUndefined();
+  });
+});

@@ -83,7 +83,11 @@ const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]
  * (`mcpServers\0<project>`: a hook whose server is gone runs nothing). `undefined` when it is not
  * JSON (an unreadable settings file runs no hook).
  */
-function loopguardEvents(text: string, name: string): Set<string> | undefined {
+function loopguardEvents(
+  text: string,
+  name: string,
+  entryTest: (entry: unknown) => boolean = isLoopguardEntry,
+): Set<string> | undefined {
   let settings: unknown;
   try {
     settings = JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
@@ -107,8 +111,7 @@ function loopguardEvents(text: string, name: string): Set<string> | undefined {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       const { hooks: entries, matcher } = (group ?? {}) as { hooks?: unknown; matcher?: unknown };
-      if (Array.isArray(entries) && entries.some(isLoopguardEntry))
-        events.add(`${event}\0${String(matcher ?? '')}`);
+      if (Array.isArray(entries) && entries.some(entryTest)) events.add(`${event}\0${String(matcher ?? '')}`);
     }
   }
   return events;
@@ -392,6 +395,32 @@ function projectHolds(projectDir: string, agent: 'gemini' | 'codex'): boolean {
 /** Whether an agent's folder (a nested agent's home) holds one of loopguard's hooks. */
 export function folderHoldsHooks(folder: string, projectDir: string): boolean {
   return FOLDER_FILES.some((name) => fileHolds(join(folder, name), projectDir));
+}
+
+/** A hook entry of loopguard's that runs without its MCP server: any but the fast path's `mcp_tool`. */
+function runsAlone(entry: unknown): boolean {
+  return isLoopguardEntry(entry) && (entry as { type?: unknown }).type !== 'mcp_tool';
+}
+
+/**
+ * Whether Claude Code started with the settings folders `folders` (its home's, the project's
+ * `.claude`) loads a hook of loopguard's that runs (trust66): a command hook runs on its own; the
+ * fast path's `mcp_tool` hooks call loopguard's MCP server, so they run only where `stateFile`
+ * (the `.claude.json` that Claude Code reads; `undefined`: not known) registers it for the user
+ * or for `projectDir`.
+ */
+export function claudeGuarded(folders: string[], projectDir: string, stateFile: string | undefined): boolean {
+  let fastPath = false;
+  for (const folder of folders)
+    for (const name of ['settings.json', 'settings.local.json']) {
+      const text = hooksFileText(join(folder, name));
+      if (text === undefined) continue;
+      if ((loopguardEvents(text, name, runsAlone)?.size ?? 0) > 0) return true;
+      fastPath ||= (loopguardEvents(text, name)?.size ?? 0) > 0;
+    }
+  const state = fastPath && stateFile !== undefined ? hooksFileText(stateFile) : undefined;
+  const servers = state === undefined ? undefined : loopguardEvents(state, CLAUDE_STATE_NAME);
+  return servers?.has('mcpServers\0') === true || servers?.has(`mcpServers\0${resolve(projectDir)}`) === true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
-import { folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
+import { claudeGuarded, folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -109,7 +109,8 @@ function plainPath(value: string, home: string, projectDir: string): string | un
 /**
  * Whether the agent started with `vars` loads loopguard's hooks: its home's (or the project's, in
  * a project that home trusts: `folderHoldsHooks`, `geminiGuarded` with Gemini CLI's trust in the
- * environment), or, for Claude Code, the project's own settings, which it reads whatever its home.
+ * environment), or, for Claude Code, the project's own settings, which it reads whatever its home
+ * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server).
  */
 function guarded(agent: Agent, vars: Record<string, string | undefined>, projectDir: string): boolean {
   const folder = agentFolder(agent, vars, projectDir);
@@ -118,8 +119,13 @@ function guarded(agent: Agent, vars: Record<string, string | undefined>, project
     const trustedFolders = named ? (plainPath(named, vars.HOME ?? '~', projectDir) ?? null) : undefined;
     return folder !== undefined && geminiGuarded(folder, projectDir, vars, trustedFolders);
   }
-  if (folder !== undefined && folderHoldsHooks(folder, projectDir)) return true;
-  return agent === 'claude' && folderHoldsHooks(join(projectDir, '.claude'), projectDir);
+  if (agent === 'codex') return folder !== undefined && folderHoldsHooks(folder, projectDir);
+  // Claude Code keeps its `.claude.json` in `CLAUDE_CONFIG_DIR` when set, else in the home
+  const state = vars.CLAUDE_CONFIG_DIR
+    ? folder && join(folder, '.claude.json')
+    : plainPath(`${vars.HOME ?? '~'}/.claude.json`, '~', projectDir);
+  const folders = [folder, join(projectDir, '.claude')].filter((path) => path !== undefined);
+  return claudeGuarded(folders, projectDir, state);
 }
 
 /**
