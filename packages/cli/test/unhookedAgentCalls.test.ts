@@ -24,6 +24,13 @@ const call = (command: string) =>
     sessionId: 's',
     callId: 'c',
   }) as HookEvent;
+/** The same call in the project `dir`. */
+const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
+/** A JSON file written, its folders made. */
+const write = (file: string, value: unknown) => {
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+};
 
 describe('trust64: a nested agent started with its hooks off is refused', () => {
   it.each([
@@ -107,7 +114,6 @@ describe("trust65: a nested agent started with another home whose hooks are not 
     mkdirSync(join(dir, 'empty'));
     return { dir, home, empty: join(dir, 'empty'), other };
   }
-  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
 
   it.each([
     'CODEX_HOME=$EMPTY codex exec "fix the failing test"',
@@ -157,10 +163,10 @@ describe("trust65: a nested agent started with another home whose hooks are not 
 // folder in the user's home (the passwd entry's, which `HOME` names). Judged by trust65's rule.
 describe('trust66: a nested agent started with its home unset or its environment cleared', () => {
   const hooked = (folder: string, agent: string, file: string) => {
-    mkdirSync(folder, { recursive: true });
     const command = `loopguard hook ${agent}`;
-    const stop = [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }];
-    writeFileSync(join(folder, file), JSON.stringify({ hooks: { Stop: stop } }));
+    write(join(folder, file), {
+      hooks: { Stop: [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }] },
+    });
   };
   /** A project whose user keeps each agent's home outside `HOME` (which holds none of loopguard's hooks). */
   function setup() {
@@ -179,7 +185,6 @@ describe('trust66: a nested agent started with its home unset or its environment
     };
     return { dir, env };
   }
-  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
 
   it.each([
     'env -u CODEX_HOME codex exec "fix the failing test"',
@@ -230,10 +235,6 @@ describe('trust66: a nested agent started with its home unset or its environment
 // nothing, `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names the trusted folders file. An untrusted project's
 // settings are dropped, its hooks with them: where they are loopguard's, the nested one runs unguarded.
 describe('trust66: a nested Gemini CLI started with the project untrusted by its environment', () => {
-  const write = (file: string, value: unknown) => {
-    mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, JSON.stringify(value));
-  };
   const stop = [
     { hooks: [{ type: 'command', command: 'loopguard hook gemini', loopguard: { owns: 'file' } }] },
   ];
@@ -245,7 +246,6 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
     write(join(home, '.gemini', GEMINI_TRUST_NAME), { [dir]: 'TRUST_FOLDER' });
     return { dir, home };
   }
-  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
 
   it.each([
     'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "fix the failing test"',
@@ -293,10 +293,6 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
 // `.claude.json` of Claude Code's home: a nested Claude Code with another home reads the project's
 // hooks, but its `.claude.json` has no such server, so they run nothing.
 describe("trust66: Claude Code's fast-path hooks guard a nested one only where its home registers loopguard's server", () => {
-  const write = (file: string, value: unknown) => {
-    mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, JSON.stringify(value));
-  };
   const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
   function setup(entry: Record<string, unknown>) {
     const dir = tempProject();
