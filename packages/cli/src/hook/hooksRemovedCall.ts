@@ -428,7 +428,8 @@ export function claudeGuarded(folders: string[], projectDir: string, stateFile: 
  * `folder` (`.gemini`), whose hooks need no trust, or from the project's own settings where it
  * trusts the project: by its environment first (`geminiEnvTrust`), then folder trust switched off,
  * then its trusted folders file (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, plain and absolute, when set).
- * @param trustedFolders - the file the environment names, `null` when it names one not plainly.
+ * @param trustedFolders - the file the environment names, `null` when it names one not plainly
+ *   (default: `folder`'s `trustedFolders.json`).
  */
 export function geminiGuarded(
   folder: string,
