@@ -294,10 +294,14 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
 // hooks, but its `.claude.json` has no such server, so they run nothing.
 describe("trust66: Claude Code's fast-path hooks guard a nested one only where its home registers loopguard's server", () => {
   const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
+  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
+  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
   function setup(entry: Record<string, unknown>) {
     const dir = tempProject();
+    // as `init claude` writes the fast path: its `SessionEnd` hook is a command, which sees no call
+    const sessionEnd = [{ hooks: [{ ...command, timeout: 5 }] }];
     write(join(dir, '.claude', 'settings.json'), {
-      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }] },
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }], SessionEnd: sessionEnd },
     });
     const home = join(dir, 'home');
     write(join(home, '.claude.json'), { projects: { [dir]: { mcpServers: server } } });
@@ -306,8 +310,6 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
     mkdirSync(join(dir, 'empty'));
     return { dir, home, served, empty: join(dir, 'empty') };
   }
-  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
-  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
   const at = (dir: string, line: string) => ({ ...call(line), projectDir: dir }) as HookEvent;
   const fill = (line: string, paths: { empty: string; served: string }) =>
     line.replaceAll('$EMPTY', paths.empty).replaceAll('$SERVED', paths.served);

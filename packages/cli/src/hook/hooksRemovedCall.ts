@@ -404,8 +404,9 @@ function runsAlone(entry: unknown): boolean {
 
 /**
  * Whether Claude Code started with the settings folders `folders` (its home's, the project's
- * `.claude`) loads a hook of loopguard's that runs (trust66): a command hook runs on its own; the
- * fast path's `mcp_tool` hooks call loopguard's MCP server, so they run only where `stateFile`
+ * `.claude`) loads a hook of loopguard's that runs (trust66): a command hook runs on its own (one
+ * of `SessionEnd`, which the fast path writes as a command, sees no call); the fast path's
+ * `mcp_tool` hooks call loopguard's MCP server, so they run only where `stateFile`
  * (the `.claude.json` that Claude Code reads; `undefined`: not known) registers it for the user
  * or for `projectDir`.
  */
@@ -415,7 +416,8 @@ export function claudeGuarded(folders: string[], projectDir: string, stateFile: 
     for (const name of ['settings.json', 'settings.local.json']) {
       const text = hooksFileText(join(folder, name));
       if (text === undefined) continue;
-      if ((loopguardEvents(text, name, runsAlone)?.size ?? 0) > 0) return true;
+      const alone = loopguardEvents(text, name, runsAlone) ?? new Set<string>();
+      if ([...alone].some((event) => !event.startsWith('SessionEnd\0'))) return true;
       fastPath ||= (loopguardEvents(text, name)?.size ?? 0) > 0;
     }
   const state = fastPath && stateFile !== undefined ? hooksFileText(stateFile) : undefined;
