@@ -162,9 +162,22 @@ function otherHome(
   return guarded(agent, env, projectDir) && !guarded(agent, nestedEnv(env, change), projectDir);
 }
 
-/** `env`'s options that start from an empty environment, and one that unsets a variable (`-u NAME`, `--unset=NAME`). */
-const ENV_CLEAR = /^(?:-i|-|--ignore-environment)$/;
-const ENV_UNSET = /^(?:-u|--unset)(?:=?(.+))?$/s;
+/**
+ * What one of `env`'s options does: start from an empty environment (`-i`, `-`,
+ * `--ignore-environment`), unset a variable (`-u NAME`, `-uNAME`, `--unset=NAME`, in a group of
+ * short options too: `-vu NAME`; `''`: the next word names it), or neither.
+ */
+function envOption(word: string): { clear: boolean; unset?: string } | undefined {
+  if (word === '-' || word === '--ignore-environment') return { clear: true };
+  const long = /^--unset(?:=(.*))?$/s.exec(word);
+  if (long !== null) return { clear: false, unset: long[1] ?? '' };
+  const short = /^-([^u-]*)(?:u(.*))?$/s.exec(word);
+  if (short === null) return undefined;
+  return {
+    clear: (short[1] as string).includes('i'),
+    ...(short[2] === undefined ? {} : { unset: short[2] }),
+  };
+}
 
 /**
  * Why the call is refused, or `undefined`: one of its shell commands starts Codex, Claude Code or
@@ -188,7 +201,8 @@ export function unhookedAgentRefusal(
     // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
     const exported: Record<string, string | undefined> = {};
     for (const segment of shellSegments(command)) {
-      const words = shellWords(segment);
+      // a subshell's or a group's opening (`(unset X; …)`, `{ unset X; …; }`) stands before its first command
+      const words = shellWords(segment.replace(/^\s*(?:\(|\{\s)\s*/, ''));
       const change: EnvChange = { cleared: false, vars: { ...exported } };
       const set = (name: string | undefined, value: string | undefined) => {
         if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
@@ -197,18 +211,20 @@ export function unhookedAgentRefusal(
       let inEnv = false;
       for (; at < words.length; at++) {
         const word = words[at] as string;
-        const unset = inEnv ? ENV_UNSET.exec(word) : null;
+        const option = inEnv ? envOption(word) : undefined;
         if (word === 'env') inEnv = true;
-        else if (inEnv && ENV_CLEAR.test(word)) Object.assign(change, { cleared: true, vars: {} });
-        else if (unset !== null) set(unset[1] ?? words[++at], undefined);
-        else if (!LAUNCHER.test(word)) break;
+        else if (option !== undefined) {
+          if (option.clear) Object.assign(change, { cleared: true, vars: {} });
+          if (option.unset !== undefined) set(option.unset || words[++at], undefined);
+        } else if (!LAUNCHER.test(word)) break;
         else {
           const [, name, value] = ASSIGNMENT.exec(word) ?? [];
           set(name, value);
         }
       }
       if (words[at] === 'export' || words[at] === 'unset' || at === words.length) {
-        const unsets = words[at] === 'unset';
+        // `unset NAME`, and `export -n NAME`, which takes it out of what a program is started with
+        const unsets = words[at] === 'unset' || words[at + 1] === '-n';
         for (const word of words.slice(at + 1)) {
           const [, name, value] = ASSIGNMENT.exec(word) ?? [undefined, unsets ? word : undefined];
           set(name, unsets ? undefined : value);
