@@ -16,7 +16,9 @@ import { shellWords } from './shellWords.js';
  * project's are kept: it runs none of them. So does an agent started with another home
  * (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`; trust65) where the user's home
  * guards it and the other does not: the one rule is that the nested agent loads loopguard's hooks
- * wherever the agent the user would start there does.
+ * wherever the agent the user would start there does. The nested agent's environment is the
+ * user's as the command changes it: a home set, unset (`env -u`, `unset`) or cleared (`env -i`),
+ * and Gemini CLI's trust variables (trust66).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
