@@ -312,6 +312,17 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(resultLine.terminal_reason).toBe('hook_stopped');
     }, 600_000);
 
+    it("trust66: a nested Claude Code with another home is refused where the project's hooks are the fast path's (that home registers no loopguard server), left alone where they are commands", async () => {
+      const nested = 'CLAUDE_CONFIG_DIR=./other claude --version';
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0 ? { tool: 'Bash', input: { command: nested, description: nested } } : failing;
+      const { result, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const refused = received[1]?.includes('it starts an agent with another home');
+      expect(refused).toBe(mode === 'mcp');
+      expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+    }, 600_000);
+
     it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {
       const bash = (command: string): ScriptedTurn => ({
         tool: 'Bash',

@@ -929,6 +929,15 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
   }, 900_000);
 
+  it("trust66: a nested Codex with the user's CODEX_HOME unset or the environment cleared is refused where the default home holds none of loopguard's hooks", async () => {
+    // the user keeps loopguard's hooks in a CODEX_HOME of their own; HOME's `.codex` holds none
+    const attacks = ['env -u CODEX_HOME codex exec "Fix the bug."', 'env -i codex exec "Fix the bug."'];
+    const bodies = await refusedThenLooped(attacks, (_env, refused) => {
+      for (const output of refused) expect(output).toContain('it starts an agent with another home');
+    });
+    expect(bodies.some((b) => b.includes('Loop detected ('))).toBe(true);
+  }, 900_000);
+
   it('stdin63: a shell kept open for typed commands is refused; what would be typed there never runs', async () => {
     // Codex 0.169.0 sends `exec_command`'s PreToolUse as `{ command: "sh" }` (no `tty`) and no hook
     // event at all for `write_stdin`: what is typed into a kept shell goes around every hook

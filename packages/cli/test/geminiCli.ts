@@ -55,13 +55,14 @@ export function geminiEnv(apiUrl: string, home: string): Record<string, string> 
  * stream-json events, as the e2e tests run it.
  * @param options.model - `--model <name>` (default: none, Gemini CLI's own).
  * @param options.extraArgs - more arguments (`--session-id <id>`).
+ * @param options.env - variables over `geminiEnv`'s (default: none).
  */
 export async function runGeminiPrint(
   gemini: string,
   dir: string,
   apiUrl: string,
   home: string,
-  options: { model?: string; timeout?: number; extraArgs?: string[] } = {},
+  options: { model?: string; timeout?: number; extraArgs?: string[]; env?: Record<string, string> } = {},
 ) {
   mkdirSync(join(home, '.gemini'), { recursive: true });
   const settings = join(home, '.gemini', 'settings.json');
@@ -71,7 +72,7 @@ export async function runGeminiPrint(
     settings,
     JSON.stringify({
       ...user,
-      security: { auth: { selectedType: 'gemini-api-key' } },
+      security: { ...(user as { security?: object }).security, auth: { selectedType: 'gemini-api-key' } },
       privacy: { usageStatisticsEnabled: false },
       hooksConfig: { enabled: true },
     }),
@@ -93,7 +94,7 @@ export async function runGeminiPrint(
       reject: false,
       stdin: 'ignore',
       timeout: options.timeout ?? 240_000,
-      env: geminiEnv(apiUrl, home),
+      env: { ...geminiEnv(apiUrl, home), ...options.env },
     },
   );
   const events = String(result.stdout)

@@ -257,4 +257,40 @@ describe('loopguard hook with a real Gemini CLI (offline)', () => {
     });
     expect(hookLog(dir)).toEqual([]);
   }, 600_000);
+
+  it("trust66: GEMINI_CLI_TRUST_WORKSPACE=false drops the project's hooks (folder trust off: it runs unguarded), so the model's nested one is refused", async () => {
+    // the pinned Gemini CLI where the user switched folder trust off: nudged as ever, and with the
+    // variable the loop runs on unguarded
+    // four alike failing calls: loopguard nudges by then; Gemini CLI's own loop check stops at five
+    const looping = (turn: number): GeminiTurn => (turn < 4 ? failing : { text: 'Done.' });
+    for (const env of [{}, { GEMINI_CLI_TRUST_WORKSPACE: 'false' }]) {
+      const { dir } = tempRepo('');
+      expect((await loopguard(dir, ['init', 'gemini', '--project'])).code).toBe(0);
+      const home = mkdtempSync(join(tmpdir(), 'loopguard-gemini-home-'));
+      mkdirSync(join(home, '.gemini'));
+      const trustOff = { security: { folderTrust: { enabled: false } } };
+      writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(trustOff));
+      const api = await startFakeGeminiApi(looping);
+      try {
+        const { result, events } = await runGeminiPrint(gemini, dir, api.url, home, { env });
+        expect(result.exitCode, String(result.stderr)).toBe(0);
+        const guarded = Object.keys(env).length === 0;
+        const nudged = api.conversations.some((c) => JSON.stringify(c).includes('Loop detected'));
+        expect(nudged).toBe(guarded);
+        expect(existsSync(join(dir, '.loopguard', 'state.db'))).toBe(guarded);
+        if (!guarded) expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(4);
+      } finally {
+        await api.close();
+      }
+    }
+    // the model starting such a Gemini CLI from a guarded session is refused by the hooks that run
+    const nested: GeminiTurn = {
+      tool: 'run_shell_command',
+      args: { command: 'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "Fix the bug."' },
+    };
+    const refused = await geminiWithHooks((turn) => (turn === 0 ? nested : { text: 'Done.' }));
+    expect(refused.result.exitCode, String(refused.result.stderr)).toBe(0);
+    const output = String(refused.events.find((e) => e.type === 'tool_result')?.output);
+    expect(output).toContain('it starts Gemini CLI with the project untrusted');
+  }, 900_000);
 });

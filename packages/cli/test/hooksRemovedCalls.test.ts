@@ -487,6 +487,33 @@ describe("trust65: an edit that untrusts a project holding loopguard's hooks is 
     expect(hooksRemovedRefusal(call(dir, tool, input(dir)))).toBe(HOOKS_REMOVED_REFUSED);
   });
 
+  // trust66: Codex reads its trust in an inline table as in a table of its own
+  it("Codex: an edit out of an inline table's trust, and one into it, are read", () => {
+    const dir = trustedProject();
+    const config = home(dir, '.codex/config.toml');
+    const inline = (level: string) => `projects = { "${dir}" = { trust_level = "${level}" } }`;
+    writeFileSync(config, `${inline('trusted')}\nmodel = "o3"\n`);
+    const out = {
+      file_path: config,
+      old_string: inline('trusted'),
+      new_string: `[projects."${dir}"]\ntrust_level = "untrusted"`,
+    };
+    expect(hooksRemovedRefusal(call(dir, 'Edit', out))).toBe(HOOKS_REMOVED_REFUSED);
+    const kept = {
+      file_path: config,
+      old_string: inline('trusted'),
+      new_string: `[projects."${dir}"]\ntrust_level = "trusted"`,
+    };
+    expect(hooksRemovedRefusal(call(dir, 'Edit', kept))).toBeUndefined();
+    writeFileSync(config, `[projects."${dir}"]\ntrust_level = "trusted"\n`);
+    const into = {
+      file_path: config,
+      old_string: `[projects."${dir}"]\ntrust_level = "trusted"`,
+      new_string: inline('trusted'),
+    };
+    expect(hooksRemovedRefusal(call(dir, 'Edit', into))).toBeUndefined();
+  });
+
   it("Gemini CLI: folder trust switched back on in the user's settings, where no rule trusts the project", () => {
     const dir = trustedProject();
     writeFileSync(join(dir, 'home', '.gemini', 'trustedFolders.json'), '{}');

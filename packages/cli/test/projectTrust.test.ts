@@ -26,4 +26,28 @@ describe("the agents' trust in a project", () => {
     expect(codexTrusts('model = "o3"\n', '/work/app')).toBe(false);
     expect(codexTrusts(undefined, '/work/app')).toBe(false);
   });
+
+  // trust66: Codex 0.169.0 reads its config as TOML, so the project's trust in any of its forms
+  it("Codex: a project's trust_level in an inline table or a dotted key is read", () => {
+    const app = '"/work/app"';
+    expect(codexTrusts(`projects = { ${app} = { trust_level = "trusted" } }\n`, '/work/app')).toBe(true);
+    expect(codexTrusts(`[projects]\n${app} = { trust_level = "trusted" }\n`, '/work/app')).toBe(true);
+    expect(codexTrusts(`[projects]\n${app}.trust_level = "trusted"\n`, '/work/app')).toBe(true);
+    expect(codexTrusts(`projects.${app}.trust_level = 'trusted' # mine\n`, '/work/app')).toBe(true);
+    expect(
+      codexTrusts(`[projects.${app}]\nx = { a = [1, { b = "}" }] }\ntrust_level = "trusted"\n`, '/work/app'),
+    ).toBe(true);
+    const both = `projects = { "/work" = { trust_level = "trusted" }, ${app} = { trust_level = "untrusted" } }\n`;
+    expect(codexTrusts(both, '/work/app')).toBe(false);
+    expect(codexTrusts(`[projects]\n"/other" = { trust_level = "trusted" }\n`, '/work/app')).toBe(false);
+    expect(codexTrusts(`[tui]\nprojects = { ${app} = { trust_level = "trusted" } }\n`, '/work/app')).toBe(
+      false,
+    );
+    for (const broken of ['x = [#]', 'x = ["a', 'x = [1, 2', 'x = { a = [ }', 'projects = { "/work/app" = {'])
+      expect(
+        codexTrusts(`${broken}\n[projects.${app}]\ntrust_level = "trusted"\n`, '/work/app'),
+        broken,
+      ).toBe(true);
+    expect(codexTrusts(`# projects = { ${app} = { trust_level = "trusted" } }\n`, '/work/app')).toBe(false);
+  });
 });

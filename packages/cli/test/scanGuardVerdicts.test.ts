@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { HOOKS_REMOVED_REFUSED } from '../src/hook/hooksRemovedCall.js';
 import { OWN_STATE_REFUSED } from '../src/hook/ownStateCall.js';
 import { TERMINAL_SHELL_REFUSED } from '../src/hook/terminalShellCall.js';
-import { UNHOOKED_AGENT_REFUSED, UNHOOKED_HOME_REFUSED } from '../src/hook/unhookedAgentCall.js';
+import {
+  UNHOOKED_AGENT_REFUSED,
+  UNHOOKED_HOME_REFUSED,
+  UNHOOKED_TRUST_REFUSED,
+} from '../src/hook/unhookedAgentCall.js';
 import type { ScanReport } from '../src/scan/scanReport.js';
 import {
   claudeNudge,
@@ -396,6 +400,8 @@ describe('scan reports what loopguard itself did in a session', () => {
     ['codex exec --disable hooks "go"', UNHOOKED_AGENT_REFUSED],
     // trust65: a nested agent with another home
     ['CODEX_HOME=/tmp/x codex exec "go"', UNHOOKED_HOME_REFUSED],
+    // trust66: a nested Gemini CLI with the project untrusted by its environment
+    ['GEMINI_RESTRICTED_MODE=true gemini -p "go"', UNHOOKED_TRUST_REFUSED],
   ])(
     "Codex: loopguard's refusal of %s is a denied call, not one that ran (trust64)",
     async (cmd, refusal) => {

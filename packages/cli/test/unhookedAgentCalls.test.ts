@@ -2,10 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { GEMINI_TRUST_NAME } from '../src/hook/projectTrust.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import {
   UNHOOKED_AGENT_REFUSED,
   UNHOOKED_HOME_REFUSED,
+  UNHOOKED_TRUST_REFUSED,
   unhookedAgentRefusal,
 } from '../src/hook/unhookedAgentCall.js';
 import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
@@ -22,6 +24,13 @@ const call = (command: string) =>
     sessionId: 's',
     callId: 'c',
   }) as HookEvent;
+/** The same call in the project `dir`. */
+const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
+/** A JSON file written, its folders made. */
+const write = (file: string, value: unknown) => {
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+};
 
 describe('trust64: a nested agent started with its hooks off is refused', () => {
   it.each([
@@ -105,7 +114,6 @@ describe("trust65: a nested agent started with another home whose hooks are not 
     mkdirSync(join(dir, 'empty'));
     return { dir, home, empty: join(dir, 'empty'), other };
   }
-  const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
 
   it.each([
     'CODEX_HOME=$EMPTY codex exec "fix the failing test"',
@@ -147,5 +155,183 @@ describe("trust65: a nested agent started with another home whose hooks are not 
     expect(
       unhookedAgentRefusal(at(dir, `CODEX_HOME=${empty} codex exec "go"`), { HOME: bare }),
     ).toBeUndefined();
+  });
+});
+
+// trust66: a home unset (`env -u CODEX_HOME`, `unset`) or the whole environment cleared (`env -i`)
+// places the nested agent's home as surely as setting it: the agent falls back to its default
+// folder in the user's home (the passwd entry's, which `HOME` names). Judged by trust65's rule.
+describe('trust66: a nested agent started with its home unset or its environment cleared', () => {
+  const hooked = (folder: string, agent: string, file: string) => {
+    const command = `loopguard hook ${agent}`;
+    write(join(folder, file), {
+      hooks: { Stop: [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }] },
+    });
+  };
+  /** A project whose user keeps each agent's home outside `HOME` (which holds none of loopguard's hooks). */
+  function setup() {
+    const dir = tempProject();
+    const bare = join(dir, 'bare');
+    mkdirSync(bare);
+    const kept = join(dir, 'kept');
+    hooked(join(kept, '.codex'), 'codex', 'hooks.json');
+    hooked(join(kept, '.claude'), 'claude', 'settings.json');
+    hooked(join(kept, '.gemini'), 'gemini', 'settings.json');
+    const env = {
+      HOME: bare,
+      CODEX_HOME: join(kept, '.codex'),
+      CLAUDE_CONFIG_DIR: join(kept, '.claude'),
+      GEMINI_CLI_HOME: kept,
+    };
+    return { dir, env };
+  }
+
+  it.each([
+    'env -u CODEX_HOME codex exec "fix the failing test"',
+    'env --unset=CODEX_HOME codex exec "go"',
+    'env --unset CODEX_HOME codex exec "go"',
+    'env -uCODEX_HOME codex exec "go"',
+    'unset CODEX_HOME; codex exec "go"',
+    '(unset CODEX_HOME; codex exec "go")',
+    '{ unset CODEX_HOME; codex exec "go"; }',
+    'export -n CODEX_HOME; codex exec "go"',
+    'env -vu CODEX_HOME codex exec "go"',
+    'env -i codex exec "go"',
+    'env -i PATH=/usr/bin:/bin codex exec "go"',
+    'env - codex exec "go"',
+    'env --ignore-environment PATH="$PATH" claude -p "go"',
+    'env -u CLAUDE_CONFIG_DIR claude -p "go"',
+    'env -u GEMINI_CLI_HOME gemini -p "go"',
+    'env -i gemini -p "go"',
+  ])('%s', (command) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_HOME_REFUSED);
+  });
+
+  it.each([
+    'env -u OPENAI_BASE_URL codex exec "go"',
+    'env -i CODEX_HOME=$KEPT/.codex codex exec "go"',
+    'env -u CODEX_HOME CODEX_HOME=$KEPT/.codex codex exec "go"',
+    'unset CODEX_HOME; ls',
+    'sudo -u ci codex exec "go"',
+    'env -u CODEX_HOME npm test',
+  ])('leaves alone: %s', (template) => {
+    const { dir, env } = setup();
+    const command = template.replaceAll('$KEPT', join(dir, 'kept'));
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
+  });
+
+  it("leaves alone `env -i` where the user's homes are the default ones", () => {
+    const { dir } = setup();
+    const home = join(dir, 'kept');
+    const commands = [
+      'env -i codex exec "go"',
+      'env -i PATH=/bin claude -p "go"',
+      'CODEX_HOME= codex exec "go"',
+    ];
+    for (const command of commands)
+      expect(unhookedAgentRefusal(at(dir, command), { HOME: home }), command).toBeUndefined();
+  });
+});
+
+// trust66: Gemini CLI 0.61.0 reads its trust in the project from the environment before any file
+// (`checkPathTrust`): `GEMINI_RESTRICTED_MODE=true` and `GEMINI_CLI_TRUST_WORKSPACE=false` trust
+// nothing, `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names the trusted folders file. An untrusted project's
+// settings are dropped, its hooks with them: where they are loopguard's, the nested one runs unguarded.
+describe('trust66: a nested Gemini CLI started with the project untrusted by its environment', () => {
+  const stop = [
+    { hooks: [{ type: 'command', command: 'loopguard hook gemini', loopguard: { owns: 'file' } }] },
+  ];
+  /** A project whose own `.gemini/settings.json` holds loopguard's hooks, trusted in the user's home. */
+  function setup() {
+    const dir = tempProject();
+    write(join(dir, '.gemini', 'settings.json'), { hooks: { AfterTool: stop } });
+    const home = join(dir, 'home');
+    write(join(home, '.gemini', GEMINI_TRUST_NAME), { [dir]: 'TRUST_FOLDER' });
+    return { dir, home };
+  }
+
+  it.each([
+    'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "fix the failing test"',
+    'GEMINI_RESTRICTED_MODE=true gemini -p "go"',
+    'export GEMINI_RESTRICTED_MODE=true; gemini -p "go"',
+    'GEMINI_CLI_TRUSTED_FOLDERS_PATH=/nonexistent/trusted.json gemini -p "go"',
+    'env GEMINI_CLI_TRUSTED_FOLDERS_PATH=$(mktemp) npx @google/gemini-cli -p "go"',
+  ])('%s', (command) => {
+    const { dir, home } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_TRUST_REFUSED);
+  });
+
+  it("`env -u GEMINI_CLI_TRUST_WORKSPACE` where the user's environment is what trusts the project", () => {
+    const { dir } = setup();
+    const env = { HOME: tempProject(), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    const command = 'env -u GEMINI_CLI_TRUST_WORKSPACE gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_TRUST_REFUSED);
+  });
+
+  it.each([
+    'GEMINI_CLI_TRUST_WORKSPACE=true gemini -p "go"',
+    'GEMINI_RESTRICTED_MODE=false gemini -p "go"',
+    'GEMINI_CLI_TRUSTED_FOLDERS_PATH=$HOME_DIR/.gemini/trustedFolders.json gemini -p "go"',
+    'GEMINI_CLI_TRUST_WORKSPACE=false codex exec "go"',
+    'GEMINI_RESTRICTED_MODE=true npm test',
+  ])('leaves alone: %s', (template) => {
+    const { dir, home } = setup();
+    const command = template.replaceAll('$HOME_DIR', home);
+    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBeUndefined();
+  });
+
+  it("leaves alone the user's own hooks (they need no trust) and a trusted folders file Gemini CLI does not read", () => {
+    const { dir, home } = setup();
+    write(join(home, '.gemini', 'settings.json'), { hooks: { AfterTool: stop } });
+    const untrust = 'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, untrust), { HOME: home })).toBeUndefined();
+    const trustOff = join(dir, 'trustOff');
+    write(join(trustOff, '.gemini', 'settings.json'), { security: { folderTrust: { enabled: false } } });
+    const other = 'GEMINI_CLI_TRUSTED_FOLDERS_PATH=/nonexistent/trusted.json gemini -p "go"';
+    expect(unhookedAgentRefusal(at(dir, other), { HOME: trustOff })).toBeUndefined();
+  });
+});
+
+// trust66: the fast path's hooks (`mcp_tool`) call loopguard's MCP server, registered in the
+// `.claude.json` of Claude Code's home: a nested Claude Code with another home reads the project's
+// hooks, but its `.claude.json` has no such server, so they run nothing.
+describe("trust66: Claude Code's fast-path hooks guard a nested one only where its home registers loopguard's server", () => {
+  const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
+  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
+  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
+  function setup(entry: Record<string, unknown>) {
+    const dir = tempProject();
+    // as `init claude` writes the fast path: its `SessionEnd` hook is a command, which sees no call
+    const sessionEnd = [{ hooks: [{ ...command, timeout: 5 }] }];
+    write(join(dir, '.claude', 'settings.json'), {
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }], SessionEnd: sessionEnd },
+    });
+    const home = join(dir, 'home');
+    write(join(home, '.claude.json'), { projects: { [dir]: { mcpServers: server } } });
+    const served = join(dir, 'served');
+    write(join(served, '.claude.json'), { mcpServers: server });
+    mkdirSync(join(dir, 'empty'));
+    return { dir, home, served, empty: join(dir, 'empty') };
+  }
+  const at = (dir: string, line: string) => ({ ...call(line), projectDir: dir }) as HookEvent;
+  const fill = (line: string, paths: { empty: string; served: string }) =>
+    line.replaceAll('$EMPTY', paths.empty).replaceAll('$SERVED', paths.served);
+
+  it.each(['CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"', 'HOME=$EMPTY claude -p "go"'])('%s', (line) => {
+    const paths = setup(fastPath);
+    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+  });
+
+  it.each([
+    [fastPath, 'CLAUDE_CONFIG_DIR=$SERVED claude -p "go"'],
+    [fastPath, 'claude -p "go"'],
+    [command, 'CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"'],
+    [command, 'HOME=$EMPTY claude -p "go"'],
+  ])('leaves alone: %j, %s', (entry, line) => {
+    const paths = setup(entry);
+    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBeUndefined();
   });
 });

@@ -2,7 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
-import { codexTrusts, GEMINI_TRUST_NAME, geminiTrustOff, geminiTrusts } from './projectTrust.js';
+import {
+  codexTrusts,
+  GEMINI_TRUST_NAME,
+  geminiEnvTrust,
+  geminiTrustOff,
+  geminiTrusts,
+} from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -77,7 +83,11 @@ const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]
  * (`mcpServers\0<project>`: a hook whose server is gone runs nothing). `undefined` when it is not
  * JSON (an unreadable settings file runs no hook).
  */
-function loopguardEvents(text: string, name: string): Set<string> | undefined {
+function loopguardEvents(
+  text: string,
+  name: string,
+  entryTest: (entry: unknown) => boolean = isLoopguardEntry,
+): Set<string> | undefined {
   let settings: unknown;
   try {
     settings = JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
@@ -101,8 +111,7 @@ function loopguardEvents(text: string, name: string): Set<string> | undefined {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       const { hooks: entries, matcher } = (group ?? {}) as { hooks?: unknown; matcher?: unknown };
-      if (Array.isArray(entries) && entries.some(isLoopguardEntry))
-        events.add(`${event}\0${String(matcher ?? '')}`);
+      if (Array.isArray(entries) && entries.some(entryTest)) events.add(`${event}\0${String(matcher ?? '')}`);
     }
   }
   return events;
@@ -151,6 +160,11 @@ function hooksFileText(path: string): string | undefined {
     name !== GEMINI_TRUST_NAME
   )
     return undefined;
+  return boundedText(path);
+}
+
+/** A file's text, `undefined` when it is larger than a hooks file may be or cannot be read. */
+function boundedText(path: string): string | undefined {
   try {
     if (statSync(path).size > MAX_HOOKS_FILE) return undefined;
     return readFileSync(path, 'utf8');
@@ -403,6 +417,57 @@ function projectHolds(projectDir: string, agent: 'gemini' | 'codex'): boolean {
 /** Whether an agent's folder (a nested agent's home) holds one of loopguard's hooks. */
 export function folderHoldsHooks(folder: string, projectDir: string): boolean {
   return FOLDER_FILES.some((name) => fileHolds(join(folder, name), projectDir));
+}
+
+/** A hook entry of loopguard's that runs without its MCP server: any but the fast path's `mcp_tool`. */
+function runsAlone(entry: unknown): boolean {
+  return isLoopguardEntry(entry) && (entry as { type?: unknown }).type !== 'mcp_tool';
+}
+
+/**
+ * Whether Claude Code started with the settings folders `folders` (its home's, the project's
+ * `.claude`) loads a hook of loopguard's that runs (trust66): a command hook runs on its own (one
+ * of `SessionEnd`, which the fast path writes as a command, sees no call); the fast path's
+ * `mcp_tool` hooks call loopguard's MCP server, so they run only where `stateFile`
+ * (the `.claude.json` that Claude Code reads; `undefined`: not known) registers it for the user
+ * or for `projectDir`.
+ */
+export function claudeGuarded(folders: string[], projectDir: string, stateFile: string | undefined): boolean {
+  let fastPath = false;
+  for (const folder of folders)
+    for (const name of ['settings.json', 'settings.local.json']) {
+      const text = hooksFileText(join(folder, name));
+      if (text === undefined) continue;
+      const alone = loopguardEvents(text, name, runsAlone) ?? new Set<string>();
+      if ([...alone].some((event) => !event.startsWith('SessionEnd\0'))) return true;
+      fastPath ||= (loopguardEvents(text, name)?.size ?? 0) > 0;
+    }
+  const state = fastPath && stateFile !== undefined ? hooksFileText(stateFile) : undefined;
+  const servers = state === undefined ? undefined : loopguardEvents(state, CLAUDE_STATE_NAME);
+  return servers?.has('mcpServers\0') === true || servers?.has(`mcpServers\0${resolve(projectDir)}`) === true;
+}
+
+/**
+ * Whether Gemini CLI started with `env` in `projectDir` loads loopguard's hooks: from its home's
+ * `folder` (`.gemini`), whose hooks need no trust, or from the project's own settings where it
+ * trusts the project: by its environment first (`geminiEnvTrust`), then folder trust switched off,
+ * then its trusted folders file (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, plain and absolute, when set).
+ * @param trustedFolders - the file the environment names, `null` when it names one not plainly
+ *   (default: `folder`'s `trustedFolders.json`).
+ */
+export function geminiGuarded(
+  folder: string,
+  projectDir: string,
+  env: Record<string, string | undefined>,
+  trustedFolders: string | null = join(folder, GEMINI_TRUST_NAME),
+): boolean {
+  const settings = hooksFileText(join(folder, 'settings.json'));
+  if (settings !== undefined && hooksIn(settings, 'settings.json')) return true;
+  if (!projectHolds(projectDir, 'gemini')) return false;
+  const trust = geminiEnvTrust(env);
+  if (trust !== undefined) return trust;
+  if (geminiTrustOff(settings)) return true;
+  return trustedFolders !== null && geminiTrusts(boundedText(trustedFolders), projectDir);
 }
 
 /**

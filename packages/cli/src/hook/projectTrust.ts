@@ -39,10 +39,16 @@ export function geminiTrusts(text: string | undefined, projectDir: string): bool
   return level === 'TRUST_FOLDER' || level === 'TRUST_PARENT';
 }
 
-/** A TOML table header of a project (`[projects."/repo"]`, `[projects.'/repo']`), and its trust key. */
-const PROJECT_TABLE = /^\s*\[\s*projects\s*\.\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*\]\s*(?:#.*)?$/;
-const TABLE = /^\s*\[/;
-const TRUST_LEVEL = /^\s*trust_level\s*=\s*(?:"([^"]*)"|'([^']*)')/;
+/**
+ * Gemini CLI's trust in the project from its environment, read before any file (0.61.0's
+ * `checkPathTrust`; trust66): `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false`
+ * trust nothing, `GEMINI_CLI_TRUST_WORKSPACE=true` (what `--skip-trust` sets) every folder;
+ * `undefined`: the files decide.
+ */
+export function geminiEnvTrust(env: Record<string, string | undefined>): boolean | undefined {
+  if (env.GEMINI_RESTRICTED_MODE === 'true' || env.GEMINI_CLI_TRUST_WORKSPACE === 'false') return false;
+  return env.GEMINI_CLI_TRUST_WORKSPACE === 'true' ? true : undefined;
+}
 
 /**
  * Whether Gemini CLI's user settings (their text; `undefined`: no file) switch folder trust off
@@ -59,22 +65,76 @@ export function geminiTrustOff(text: string | undefined): boolean {
   }
 }
 
+/** One part of a TOML key (bare, `"basic"` or `'literal'`), and a string value. */
+const KEY_PART = /^\s*(?:([\w-]+)|"((?:[^"\\]|\\.)*)"|'([^']*)')\s*/;
+const STRING = /^\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/;
+const OTHER_VALUE = /^(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^,{}[\]"'#]+)/;
+
+/** A TOML key at the start of `text` (`projects."/p".trust_level`) and the text after it. */
+function readKey(text: string): [key: string[], rest: string] | undefined {
+  const key: string[] = [];
+  for (let rest = text; ; rest = rest.slice(1)) {
+    const part = KEY_PART.exec(rest);
+    if (part === null) return undefined;
+    key.push(part[1] ?? part[2]?.replace(/\\(.)/g, '$1') ?? (part[3] as string));
+    rest = rest.slice(part[0].length);
+    if (!rest.startsWith('.')) return [key, rest];
+  }
+}
+
+/**
+ * Reads the value at the start of `text` under `key`, calling `found` for each string in it (an
+ * inline table's too, with their keys); the text after it, `undefined` when it is no value read.
+ */
+function readValue(
+  text: string,
+  key: string[],
+  found: (key: string[], value: string) => void,
+): string | undefined {
+  let rest = text.trimStart();
+  const string = STRING.exec(rest);
+  if (string !== null) {
+    found(key, string[1]?.replace(/\\(.)/g, '$1') ?? (string[2] as string));
+    return rest.slice(string[0].length);
+  }
+  const close = rest.startsWith('{') ? '}' : rest.startsWith('[') ? ']' : undefined;
+  if (close === undefined) return rest.replace(OTHER_VALUE, '');
+  for (rest = rest.slice(1).trimStart(); !rest.startsWith(close); rest = rest.trimStart()) {
+    let inner = key;
+    if (close === '}') {
+      const [name, after] = readKey(rest) ?? [];
+      if (name === undefined || !after?.startsWith('=')) return undefined;
+      [inner, rest] = [[...key, ...name], after.slice(1)];
+    }
+    const after = readValue(rest, inner, found);
+    if (after === undefined || after === rest) return undefined; // no value: not TOML this reads
+    rest = after.trimStart().replace(/^,/, '');
+  }
+  return rest.slice(1);
+}
+
 /**
  * Whether Codex trusts `projectDir` by its `config.toml`'s text (`undefined`: no file): the
  * nearest of the project's folder and the folders above it (its repository's root) that has a
- * `[projects."<dir>"] trust_level` decides, and only `"trusted"` trusts. Read line by line, the
- * way Codex writes the table (no TOML parser in the hook: its start is measured); a form this
- * does not read (an inline table) counts as no trust.
+ * `projects."<dir>".trust_level` decides, and only `"trusted"` trusts. Read line by line (no TOML
+ * parser in the hook: its start is measured), in the forms TOML gives the key: a table of its own
+ * (`[projects."/p"]`, the form Codex writes), a dotted key, an inline table (trust66).
  */
 export function codexTrusts(text: string | undefined, projectDir: string): boolean {
   const levels = new Map<string, string>();
-  let table: string | undefined;
+  const found = (key: string[], value: string) => {
+    if (key.length === 3 && key[0] === 'projects' && key[2] === 'trust_level')
+      levels.set(key[1] as string, value);
+  };
+  let table: string[] = [];
   for (const line of (text ?? '').split('\n')) {
-    const header = PROJECT_TABLE.exec(line);
-    if (header !== null) table = (header[1]?.replace(/\\(.)/g, '$1') ?? header[2]) as string;
-    else if (TABLE.test(line)) table = undefined;
-    const level = table === undefined ? null : TRUST_LEVEL.exec(line);
-    if (table !== undefined && level) levels.set(table, (level[1] ?? level[2]) as string);
+    const header = /^\s*\[\[?/.exec(line);
+    if (header !== null) {
+      table = readKey(line.slice(header[0].length))?.[0] ?? [];
+      continue;
+    }
+    const [key, rest] = readKey(line) ?? [];
+    if (key !== undefined && rest?.startsWith('=')) readValue(rest.slice(1), [...table, ...key], found);
   }
   for (let dir = resolve(projectDir); ; dir = dirname(dir)) {
     const level = levels.get(dir);

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
-import { folderHoldsHooks } from './hooksRemovedCall.js';
+import { claudeGuarded, folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -16,7 +16,9 @@ import { shellWords } from './shellWords.js';
  * project's are kept: it runs none of them. So does an agent started with another home
  * (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`; trust65) where the user's home
  * guards it and the other does not: the one rule is that the nested agent loads loopguard's hooks
- * wherever the agent the user would start there does.
+ * wherever the agent the user would start there does. The nested agent's environment is the
+ * user's as the command changes it: a home set, unset (`env -u`, `unset`) or cleared (`env -i`),
+ * and Gemini CLI's trust variables (trust66).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
@@ -26,6 +28,10 @@ export const UNHOOKED_AGENT_REFUSED =
 /** What the model is told when it starts an agent with another home that holds none of loopguard's hooks (trust65). */
 export const UNHOOKED_HOME_REFUSED =
   "loopguard refused this call: it starts an agent with another home (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `HOME`) that holds none of loopguard's hooks, whose tool calls loopguard would not guard; start it with the user's own home, and its hooks guard it too.";
+
+/** What the model is told when it starts Gemini CLI with the project untrusted by its environment, whose hooks are loopguard's (trust66). */
+export const UNHOOKED_TRUST_REFUSED =
+  "loopguard refused this call: it starts Gemini CLI with the project untrusted (`GEMINI_CLI_TRUST_WORKSPACE=false`, `GEMINI_RESTRICTED_MODE=true`, `GEMINI_CLI_TRUSTED_FOLDERS_PATH`), where it runs none of the project's hooks, loopguard's among them; start it without that variable, and its hooks guard it too.";
 
 /** The agents' programs, by name or by package (`npx @openai/codex`). */
 const CODEX = /^(?:codex|@openai\/codex(?:@\S*)?)$/;
@@ -66,6 +72,13 @@ function unhooked(agent: Agent, args: string[]): boolean {
 
 /** The variables that place an agent's home, and an assignment of one (`export CODEX_HOME=…`). */
 const HOME_VARIABLES = new Set(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME', 'HOME']);
+/** Gemini CLI's variables that decide its trust in the project (trust66: `geminiEnvTrust`). */
+const GEMINI_TRUST_VARIABLES = [
+  'GEMINI_RESTRICTED_MODE',
+  'GEMINI_CLI_TRUST_WORKSPACE',
+  'GEMINI_CLI_TRUSTED_FOLDERS_PATH',
+];
+const ENV_VARIABLES = new Set([...HOME_VARIABLES, ...GEMINI_TRUST_VARIABLES]);
 const ASSIGNMENT = /^(\w+)=(.*)$/s;
 
 /**
@@ -78,12 +91,18 @@ function agentFolder(
   projectDir: string,
 ): string | undefined {
   const home = vars.HOME ?? '~';
+  // an empty `CODEX_HOME` or `GEMINI_CLI_HOME` is unset to the agent (docs/hooks.md)
   const value =
     agent === 'codex'
-      ? (vars.CODEX_HOME ?? `${home}/.codex`)
+      ? vars.CODEX_HOME || `${home}/.codex`
       : agent === 'claude'
         ? (vars.CLAUDE_CONFIG_DIR ?? `${home}/.claude`)
-        : `${vars.GEMINI_CLI_HOME ?? home}/.gemini`;
+        : `${vars.GEMINI_CLI_HOME || home}/.gemini`;
+  return plainPath(value, home, projectDir);
+}
+
+/** A path a variable holds, as the shell expands `~` and `$HOME` in it; `undefined` when it is not plain. */
+function plainPath(value: string, home: string, projectDir: string): string | undefined {
   const path = value.replace(/^~(?=\/|$)/, home).replace(/\$\{HOME\}|\$HOME\b/g, home);
   if (/[$`~*?]/.test(path)) return undefined;
   return isAbsolute(path) ? path : resolve(projectDir, path);
@@ -91,31 +110,75 @@ function agentFolder(
 
 /**
  * Whether the agent started with `vars` loads loopguard's hooks: its home's (or the project's, in
- * a project that home trusts: `folderHoldsHooks`), or, for Claude Code, the project's own settings,
- * which it reads whatever its home.
+ * a project that home trusts: `folderHoldsHooks`, `geminiGuarded` with Gemini CLI's trust in the
+ * environment), or, for Claude Code, the project's own settings, which it reads whatever its home
+ * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server).
  */
 function guarded(agent: Agent, vars: Record<string, string | undefined>, projectDir: string): boolean {
   const folder = agentFolder(agent, vars, projectDir);
-  if (folder !== undefined && folderHoldsHooks(folder, projectDir)) return true;
-  return agent === 'claude' && folderHoldsHooks(join(projectDir, '.claude'), projectDir);
+  if (agent === 'gemini') {
+    const named = vars.GEMINI_CLI_TRUSTED_FOLDERS_PATH;
+    const trustedFolders = named ? (plainPath(named, vars.HOME ?? '~', projectDir) ?? null) : undefined;
+    return folder !== undefined && geminiGuarded(folder, projectDir, vars, trustedFolders);
+  }
+  if (agent === 'codex') return folder !== undefined && folderHoldsHooks(folder, projectDir);
+  // Claude Code keeps its `.claude.json` in `CLAUDE_CONFIG_DIR` when set, else in the home
+  const state = vars.CLAUDE_CONFIG_DIR
+    ? folder && join(folder, '.claude.json')
+    : plainPath(`${vars.HOME ?? '~'}/.claude.json`, '~', projectDir);
+  const folders = [folder, join(projectDir, '.claude')].filter((path) => path !== undefined);
+  return claudeGuarded(folders, projectDir, state);
 }
 
 /**
- * Whether the agent started in `segment` with the homes `assigned` (by this command) reads
- * another home than the user's, where the user's guards it and the other does not.
+ * How a command changes the environment a program starts with: variables set or unset
+ * (`undefined`: `env -u`, `unset`), and whether it starts from an empty one (`env -i`).
+ */
+interface EnvChange {
+  cleared: boolean;
+  vars: Record<string, string | undefined>;
+}
+
+/**
+ * The environment the nested agent starts with. Without `HOME` the agents take the passwd entry's
+ * home (Codex's `home_dir`, Node's `os.homedir()`), the user's own: read as `env.HOME`.
+ */
+function nestedEnv(env: Record<string, string | undefined>, change: EnvChange) {
+  const vars: Record<string, string | undefined> = change.cleared ? {} : { ...env };
+  for (const [name, value] of Object.entries(change.vars)) vars[name] = value;
+  return { ...vars, HOME: vars.HOME ?? env.HOME };
+}
+
+/**
+ * Whether the agent started with the environment `change` makes of the user's (`env`) would run
+ * without loopguard's hooks where the agent the user starts there runs with them (trust65: another
+ * home; trust66: a home unset, the environment cleared).
  */
 function otherHome(
   agent: Agent,
-  assigned: Record<string, string>,
+  change: EnvChange,
   env: Record<string, string | undefined>,
   projectDir: string,
 ): boolean {
-  if (Object.keys(assigned).length === 0) return false;
-  const vars = { ...env, ...assigned };
-  const own = agentFolder(agent, env, projectDir);
-  const other = agentFolder(agent, vars, projectDir);
-  if (other !== undefined && other === own) return false;
-  return guarded(agent, env, projectDir) && !guarded(agent, vars, projectDir);
+  if (!change.cleared && Object.keys(change.vars).length === 0) return false;
+  return guarded(agent, env, projectDir) && !guarded(agent, nestedEnv(env, change), projectDir);
+}
+
+/**
+ * What one of `env`'s options does: start from an empty environment (`-i`, `-`,
+ * `--ignore-environment`), unset a variable (`-u NAME`, `-uNAME`, `--unset=NAME`, in a group of
+ * short options too: `-vu NAME`; `''`: the next word names it), or neither.
+ */
+function envOption(word: string): { clear: boolean; unset?: string } | undefined {
+  if (word === '-' || word === '--ignore-environment') return { clear: true };
+  const long = /^--unset(?:=(.*))?$/s.exec(word);
+  if (long !== null) return { clear: false, unset: long[1] ?? '' };
+  const short = /^-([^u-]*)(?:u(.*))?$/s.exec(word);
+  if (short === null) return undefined;
+  return {
+    clear: (short[1] as string).includes('i'),
+    ...(short[2] === undefined ? {} : { unset: short[2] }),
+  };
 }
 
 /**
@@ -137,23 +200,38 @@ export function unhookedAgentRefusal(
     const command = Array.isArray(value) ? value.join(' ') : value;
     if (typeof command !== 'string' || !/codex|claude|gemini/.test(command)) continue;
     if (UNHOOKED_ENV.test(command)) return UNHOOKED_AGENT_REFUSED;
-    // the homes this command sets: for the rest of it (`export`, a bare assignment) or one program
-    const exported: Record<string, string> = {};
+    // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
+    const exported: Record<string, string | undefined> = {};
     for (const segment of shellSegments(command)) {
-      const words = shellWords(segment);
-      const assigned = { ...exported };
+      // a subshell's or a group's opening (`(unset X; …)`, `{ unset X; …; }`) stands before its first command
+      const words = shellWords(segment.replace(/^\s*(?:\(|\{\s)\s*/, ''));
+      const change: EnvChange = { cleared: false, vars: { ...exported } };
+      const set = (name: string | undefined, value: string | undefined) => {
+        if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
+      };
       let at = 0;
-      while (at < words.length && LAUNCHER.test(words[at] as string)) {
-        const [, name, value] = ASSIGNMENT.exec(words[at] as string) ?? [];
-        if (name !== undefined && HOME_VARIABLES.has(name)) assigned[name] = value as string;
-        at++;
-      }
-      if (words[at] === 'export' || at === words.length) {
-        for (const word of words.slice(at)) {
+      let inEnv = false;
+      for (; at < words.length; at++) {
+        const word = words[at] as string;
+        const option = inEnv ? envOption(word) : undefined;
+        if (word === 'env') inEnv = true;
+        else if (option !== undefined) {
+          if (option.clear) Object.assign(change, { cleared: true, vars: {} });
+          if (option.unset !== undefined) set(option.unset || words[++at], undefined);
+        } else if (!LAUNCHER.test(word)) break;
+        else {
           const [, name, value] = ASSIGNMENT.exec(word) ?? [];
-          if (name !== undefined && HOME_VARIABLES.has(name)) exported[name] = value as string;
+          set(name, value);
         }
-        Object.assign(exported, assigned);
+      }
+      if (words[at] === 'export' || words[at] === 'unset' || at === words.length) {
+        // `unset NAME`, and `export -n NAME`, which takes it out of what a program is started with
+        const unsets = words[at] === 'unset' || words[at + 1] === '-n';
+        for (const word of words.slice(at + 1)) {
+          const [, name, value] = ASSIGNMENT.exec(word) ?? [undefined, unsets ? word : undefined];
+          set(name, unsets ? undefined : value);
+        }
+        Object.assign(exported, change.vars);
         continue;
       }
       const word = words[at] as string;
@@ -162,7 +240,9 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (otherHome(which, assigned, env, event.projectDir)) return UNHOOKED_HOME_REFUSED;
+      if (!otherHome(which, change, env, event.projectDir)) continue;
+      const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
+      return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
     }
   }
   return undefined;

@@ -2,7 +2,11 @@ import { recordOf } from '@loopguard/core/internal';
 import { HOOKS_REMOVED_REFUSED } from '../hook/hooksRemovedCall.js';
 import { OWN_STATE_REFUSED } from '../hook/ownStateCall.js';
 import { TERMINAL_SHELL_REFUSED } from '../hook/terminalShellCall.js';
-import { UNHOOKED_AGENT_REFUSED, UNHOOKED_HOME_REFUSED } from '../hook/unhookedAgentCall.js';
+import {
+  UNHOOKED_AGENT_REFUSED,
+  UNHOOKED_HOME_REFUSED,
+  UNHOOKED_TRUST_REFUSED,
+} from '../hook/unhookedAgentCall.js';
 
 /** A nudge or a stop that loopguard's own hooks gave in a session, as its transcript records it. */
 export interface GuardVerdict {
@@ -65,6 +69,7 @@ const REFUSALS: ReadonlyArray<readonly [kind: string, message: string]> = [
   ['hooks_removed', HOOKS_REMOVED_REFUSED],
   ['unhooked_agent', UNHOOKED_AGENT_REFUSED],
   ['unhooked_agent', UNHOOKED_HOME_REFUSED],
+  ['unhooked_agent', UNHOOKED_TRUST_REFUSED],
   ['terminal_shell', TERMINAL_SHELL_REFUSED],
 ];
 
