@@ -188,6 +188,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       rmSync(runTmp, { recursive: true, force: true });
     }
     expect(readdirSync(join(cwd, '.loopguard', 'demo-files')).sort()).toEqual([
+      '.made-by-loopguard-demo', // polish66: the mark by which a later demo knows it may empty it
       // the Claude Code replays run in a temporary folder (under .loopguard its Read would be a call
       // against loopguard's own files), removed afterwards: the check above; their sessions are
       // shown in folders of their own here

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { refuseOptionsAsValues } from './commands/parsers.js';
 import type { CliIo } from './terminal/cliIo.js';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -40,14 +41,21 @@ export async function createProgram(io: CliIo, command?: string): Promise<Comman
     .description('Stop autonomous coding agents from looping without progress.')
     .version(packageJson.version, '-v, --version')
     .showHelpAfterError('(run loopguard --help for usage)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      // commander puts its "(Did you mean --session?)" on a line of its own: a usage error is one line
+      outputError: (text, write) => write(text.replace(/\n\(Did you mean /g, ' (did you mean ')),
+    })
     .allowExcessArguments(false)
     .exitOverride();
   const names = command !== undefined && Object.hasOwn(COMMANDS, command) ? [command] : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
   for (const register of registers) register(program, io);
   // a command's usage error points at its own help (commander copies the program's hint to each)
-  for (const sub of program.commands)
+  for (const sub of program.commands) {
     sub.showHelpAfterError(`(run loopguard ${sub.name()} --help for usage)`);
+    refuseOptionsAsValues(sub);
+  }
   return program;
 }

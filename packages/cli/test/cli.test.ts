@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/main.js';
+import { createProgram } from '../src/program.js';
 import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { bufferedIo } from './helpers.js';
 
@@ -50,6 +52,59 @@ describe('loopguard (the command)', () => {
     const top = bufferedIo();
     expect(await runCli(['--bogus'], top)).toBe(EXIT_CODES.usage);
     expect(top.err()).toBe("error: unknown option '--bogus'\n(run loopguard --help for usage)\n");
+  });
+
+  it('a mistyped option or command says "did you mean" on its error line, never on a line of its own (polish66)', async () => {
+    const io = bufferedIo();
+    expect(await runCli(['status', '--sesion'], io)).toBe(EXIT_CODES.usage);
+    expect(io.err()).toBe(
+      "error: unknown option '--sesion' (did you mean --session?)\n(run loopguard status --help for usage)\n",
+    );
+    const command = bufferedIo();
+    expect(await runCli(['stauts'], command)).toBe(EXIT_CODES.usage);
+    expect(command.err()).toBe(
+      "error: unknown command 'stauts' (did you mean status?)\n(run loopguard --help for usage)\n",
+    );
+  });
+
+  it("every command's usage errors are one line and the hint: a mistyped option, a value left out, an option taken as a value (polish66)", async () => {
+    const program = await createProgram(bufferedIo());
+    const cases: string[][] = [];
+    for (const sub of program.commands) {
+      const name = sub.name();
+      const positional = sub.registeredArguments
+        .filter((a) => a.required)
+        .map((a) => (a.name() === 'command' ? 'true' : 'claude'));
+      for (const option of sub.options.filter((o) => o.required && o.long !== undefined)) {
+        const flag = option.long as string;
+        cases.push([name, flag.slice(0, -1), ...positional]); // a typo
+        cases.push([name, ...positional, flag]); // the value left out at the end
+        cases.push([name, flag, '--help', ...positional]); // the value left out before another option
+        cases.push([name, flag, '-h', ...positional]);
+        if (name === 'run') cases.push([name, flag, '--', 'true']); // before the agent's command
+      }
+      if (positional.length > 0) cases.push([name]);
+    }
+    expect(cases.length).toBeGreaterThan(100);
+    for (const args of cases) {
+      const io = bufferedIo();
+      const parsed = await createProgram(io, args[0]);
+      let ran = false;
+      for (const sub of parsed.commands)
+        sub.action(() => {
+          ran = true;
+        });
+      const code = await parsed.parseAsync(args, { from: 'user' }).then(
+        () => EXIT_CODES.ok,
+        (error: unknown) => (error instanceof CommanderError ? error.exitCode : -1),
+      );
+      const said = args.join(' ');
+      expect(ran, said).toBe(false);
+      expect(code, said).not.toBe(EXIT_CODES.ok);
+      expect(io.err(), said).toMatch(
+        new RegExp(`^error: [^\\n]+\\n\\(run loopguard ${args[0]} --help for usage\\)\\n$`),
+      );
+    }
   });
 
   it('status, serve and recoveries say in their help which database they read without --db (qa41)', async () => {

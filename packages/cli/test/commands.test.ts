@@ -157,6 +157,39 @@ describe('loopguard demo --db: a file the demo did not write (polish65)', () => 
   });
 });
 
+describe('loopguard demo --db: a demo-files folder the demo did not make (polish66)', () => {
+  it('refuses a new --db beside a demo-files folder of the user, in one line with exit code 2, deleting nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-files-'));
+    try {
+      mkdirSync(join(folder, 'demo-files'));
+      writeFileSync(join(folder, 'demo-files', 'mine.txt'), 'a file of the user');
+      const io = bufferedIo({ cwd: folder });
+      expectOneLineError(
+        { code: await runCli(['demo', '--db', 'new.db'], io), out: io.out(), err: io.err() },
+        '--db new.db: the folder demo-files beside it holds files the demo did not make',
+      );
+      expect(readdirSync(folder).sort()).toEqual(['demo-files']);
+      expect(readdirSync(join(folder, 'demo-files'))).toEqual(['mine.txt']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('runs again beside the demo-files it made, and in an empty one, which it then owns', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-files-'));
+    try {
+      mkdirSync(join(folder, 'empty', 'demo-files'), { recursive: true });
+      for (const db of ['fresh.db', 'fresh.db', 'empty/demo.db', 'empty/demo.db']) {
+        const io = bufferedIo({ cwd: folder });
+        await runDemo({ db, serve: false, port: 0, paceMs: 0, scenarios: [] }, io);
+        expect(io.err(), db).toBe('');
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('loopguard demo: one clock (sessions60)', () => {
   it("records what the hooks did at the demo's simulated time: each entry detected when written, each session active by then", async () => {
     const database = openLoopGuardDatabase(join(cwd, db), { readonly: true });

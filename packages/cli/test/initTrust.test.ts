@@ -266,6 +266,20 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect((await untracked.run(['init', 'claude'])).stdout).not.toContain('warning');
   });
 
+  it('uninstall with user settings init never wrote says, in one line, the files it looked at (polish66)', async () => {
+    const { home, run } = setUp();
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude', 'settings.json'), '{"permissions": {}}\n');
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'settings.json'), '{}\n');
+    const result = await run(['uninstall'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      `loopguard: nothing to take out: no loopguard hook in ${join(home, '.claude/settings.json')} or ${join(home, '.gemini/settings.json')}; ${join(home, '.codex/hooks.json')} is not there; no project init recorded holds a loopguard hook`,
+    );
+    expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe('{"permissions": {}}\n');
+  });
+
   it('uninstall leaves no folder init made, no "mcpServers": {}, no installs.json, and says nothing of files that do not exist', async () => {
     const { home, dir, run, config } = setUp('{"numStartups": 3}\n');
     expect((await run(['init', 'claude'])).code).toBe(0);
@@ -278,8 +292,10 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     // qa53: run again, it says that there was nothing left, where it said nothing at all
     const again = await run(['uninstall'], home);
     expect(again.code, again.stderr).toBe(0);
+    // polish66: it names what it looked at
+    const shownHome = (path: string) => join(home, path);
     expect(again.stdout).toBe(
-      "loopguard: nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded",
+      `loopguard: nothing to take out: ${shownHome('.claude/settings.json')}, ${shownHome('.gemini/settings.json')} and ${shownHome('.codex/hooks.json')} are not there; no project init recorded holds a loopguard hook`,
     );
     expect(readdirSync(dir)).toEqual([]);
     expect(readFileSync(config, 'utf8')).toBe('{"numStartups": 3}\n');

@@ -728,5 +728,13 @@ describe('loopguard run --agent-stream', () => {
     expect(stop.evidence.some((e) => JSON.stringify(e).includes('pytest tests/test_parse.py'))).toBe(true);
     expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({ timedOut: false, signal: 'SIGTERM' });
     expect(result.stderr).toContain('stopped mid-run by the loop detector');
+    // polish66: status and runs say the run stopped short and how to go on, in run's own words
+    const hint = `(loopguard resume ${r.id} continues it)`;
+    expect(result.stderr).toContain(hint);
+    const status = await loopguard(dir, ['status']);
+    expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same_error), then the run aborted ${hint}`);
+    expect((await loopguard(dir, ['runs'])).stdout).toMatch(
+      new RegExp(`aborted .*same_error .*\\(loopguard resume ${r.id} continues it\\)`),
+    );
   });
 });

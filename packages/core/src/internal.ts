@@ -80,7 +80,7 @@ export {
   type TaskRow,
   taskOf,
 } from './storage/rows.js';
-export { runLimitWords, runReasonWords, runStatusWords } from './storage/runStatusWords.js';
+export { resumeHint, runLimitWords, runReasonWords, runStatusWords } from './storage/runStatusWords.js';
 export {
   type SessionCounts,
   type SpendByAgentRow,

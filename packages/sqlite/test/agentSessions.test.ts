@@ -207,6 +207,41 @@ describe('agent_sessions: one session across doors', () => {
     );
   });
 
+  // polish66: a run paused (or ended) after an iteration's stop read only the stop: not that it is
+  // paused, nor how to go on, as `run` says it when it pauses
+  it('a run paused after a mid-run stop says so and how to go on, as run said it; an ended one says how it ended', async () => {
+    const { database, clock, entry, reader } = makeDatabase();
+    const runs = new SqliteRunStore({ db: database.db, clock });
+    const stopped = (id: string, status: 'paused' | 'aborted' | 'budget_spent', reason: string) => {
+      runs.createRun({ id, command: ['./agent.sh'], options: {}, cwd: '/repo' });
+      entry('loop_stop', id, { runId: id, iteration: 1, loopType: 'same_error', toolCall: 4 });
+      runs.updateRun(id, { status, reason });
+      clock.advance(1000);
+    };
+    stopped(
+      'r1',
+      'paused',
+      'step_loop_stopped: stopped mid-run by the loop detector: same_error (2 in a row, threshold 2)',
+    );
+    stopped(
+      'r2',
+      'aborted',
+      'step_loop_stopped: stopped mid-run by the loop detector: same_error (2 in a row, threshold 2)',
+    );
+    stopped('r3', 'budget_spent', 'Iteration 11 exceeds maximum of 10.');
+    const summary = async (id: string) =>
+      (await reader.sessionPage({ limit: 10 })).sessions.find((s) => s.sessionId === id)?.summary;
+    expect(await summary('r1')).toBe(
+      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run paused (loopguard resume r1 continues it)',
+    );
+    expect(await summary('r2')).toBe(
+      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run aborted (loopguard resume r2 continues it)',
+    );
+    expect(await summary('r3')).toBe(
+      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run reached its iteration limit of 10',
+    );
+  });
+
   it("story56: says why a run's breaker paused it, and its status in words", async () => {
     const { database, clock, reader } = makeDatabase();
     const runs = new SqliteRunStore({ db: database.db, clock });

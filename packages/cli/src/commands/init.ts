@@ -190,7 +190,9 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     saySettings();
   };
   if (!edited && server?.change === undefined && other === undefined) {
-    if (!(options.remove && options.quiet && found.text === null))
+    if (options.remove && options.untouched !== undefined)
+      options.untouched(shown(file), found.text !== null);
+    else
       io.stdout(
         `${shown(file)}: ${options.remove ? 'no loopguard hooks to remove' : 'loopguard hooks already installed'}\n`,
       );

@@ -2,8 +2,12 @@ import type { InitSpendFlags } from './initSpend.js';
 
 /** The options of `loopguard init` (and of `loopguard uninstall`, which runs it with `remove`). */
 export interface InitOptions extends InitSpendFlags {
-  /** With `remove`: say nothing about a settings file that does not exist (`uninstall`). @default false */
-  quiet?: boolean;
+  /**
+   * With `remove`: a settings file holding no loopguard hook, or not there, is handed to this (as
+   * shown, and whether it exists) instead of said: `uninstall` says all it looked at in one line.
+   * @default said, one line for a file that holds none
+   */
+  untouched?: (file: string, exists: boolean) => void;
   /**
    * The folder the files named in the output are shown relative to (those outside it: in full);
    * `uninstall` gives the user's own, as it works in every project. @default the project (`io.cwd`)

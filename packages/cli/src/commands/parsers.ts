@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 /**
  * Commander argument parser for a TCP port (0..65535).
@@ -47,4 +47,29 @@ export function idNotOption(what: string, lister: string): (value: string) => st
       throw new InvalidArgumentError(`${what} is missing: ${value} is an option (${lister} lists the ids).`);
     return value;
   };
+}
+
+/**
+ * Makes each option of `command` that takes a value refuse one of the command's own options, or
+ * `--`, as that value (after the option's own parser, whose message comes first): commander takes
+ * the next word whatever it is, so `demo --db --port 8080` made a database named `--port` and
+ * `run --task -- claude` a task named `--` (polish66). A value that merely starts with `-` (a
+ * token, a path) is still taken.
+ * @example refuseOptionsAsValues(program.commands[0])
+ */
+export function refuseOptionsAsValues(command: Command): void {
+  const flags = new Set(['--', '-h', '--help']);
+  for (const option of command.options)
+    for (const flag of [option.short, option.long]) if (flag) flags.add(flag);
+  for (const option of command.options.filter((o) => o.required)) {
+    const own = option.parseArg;
+    option.parseArg = <T>(value: string, previous: T): T => {
+      const parsed = own ? own(value, previous) : value;
+      if (flags.has(value.split('=')[0] as string))
+        throw new InvalidArgumentError(
+          `its value is missing: ${value} is ${value === '--' ? 'the end of the options' : 'an option'}.`,
+        );
+      return parsed as T;
+    };
+  }
 }

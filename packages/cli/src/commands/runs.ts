@@ -1,4 +1,4 @@
-import { runReasonWords, runStatusWords } from '@loopguard/core/internal';
+import { resumeHint, runReasonWords, runStatusWords } from '@loopguard/core/internal';
 import type { Command } from 'commander';
 import { openState } from '../run/stateStore.js';
 import type { CliIo } from '../terminal/cliIo.js';
@@ -36,7 +36,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           String(run.iteration),
           run.breakerState,
           localTime(run.startedAt),
-          printable(runReasonWords(run.reason ?? '')), // in words, as status says it; it may quote the agent (`the agent asked: …`)
+          reasonWords(run.id, run.status, run.reason),
         ]);
       }
       const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -45,4 +45,14 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}\n`,
         );
     });
+}
+
+/**
+ * A run's reason in words, as status says it (it may quote the agent: `the agent asked: …`), and
+ * how to go on, as `run` said it when it stopped (polish66), unless the reason says it already (a
+ * run whose loopguard process is gone).
+ */
+function reasonWords(id: string, status: string, reason: string | null): string {
+  const words = printable(runReasonWords(reason ?? ''));
+  return words.includes('loopguard resume') ? words : `${words}${resumeHint(id, status)}`.trim();
 }

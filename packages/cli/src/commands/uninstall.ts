@@ -9,9 +9,6 @@ import type { CliIo } from '../terminal/cliIo.js';
 import { editSettings } from './editSettings.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, initHooks } from './init.js';
 
-const NOTHING_TO_TAKE_OUT =
-  "nothing to take out: no loopguard hook in the CLIs' user settings or in a project init recorded";
-
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
  * user's, of the three CLIs, and each project `init` recorded), and Claude Code's MCP server entries,
@@ -35,6 +32,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
         ...recordedInstalls(home).filter((r) => r.project !== null),
       ];
       const failed: string[] = [];
+      const looked: Array<{ file: string; exists: boolean }> = [];
       // each file cleaned is said; when none was, that is said, not silence
       let said = false;
       const told: CliIo = {
@@ -54,7 +52,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
             target.agent,
             {
               remove: true,
-              quiet: true,
+              untouched: (file, exists) => looked.push({ file, exists }),
               user: target.project === null,
               timeout: String(DEFAULT_HOOK_TIMEOUT_SECONDS),
               shownFrom: io.cwd,
@@ -70,7 +68,7 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
         }
       }
       if (failed.length > 0) throw new CliError(failed.join('\n'));
-      if (!said) io.stdout(`loopguard: ${NOTHING_TO_TAKE_OUT}\n`);
+      if (!said) io.stdout(`loopguard: ${nothingToTakeOut(looked)}\n`);
     });
 }
 
@@ -95,4 +93,22 @@ function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): voi
     }
   }
   updateInstalls(home, target, false);
+}
+
+/**
+ * What `uninstall` looked at when it found nothing to take out, in one line (polish66): the files
+ * with no loopguard hook, those not there, and the projects init recorded.
+ * @example nothingToTakeOut([{ file: '/h/.claude/settings.json', exists: true }])
+ * // 'nothing to take out: no loopguard hook in /h/.claude/settings.json; no project init recorded holds a loopguard hook'
+ */
+function nothingToTakeOut(looked: ReadonlyArray<{ file: string; exists: boolean }>): string {
+  const list = (files: string[], and: string) =>
+    files.length === 1 ? files[0] : `${files.slice(0, -1).join(', ')} ${and} ${files.at(-1)}`;
+  const there = looked.filter((l) => l.exists).map((l) => l.file);
+  const gone = looked.filter((l) => !l.exists).map((l) => l.file);
+  const parts = [
+    ...(there.length > 0 ? [`no loopguard hook in ${list(there, 'or')}`] : []),
+    ...(gone.length > 0 ? [`${list(gone, 'and')} ${gone.length === 1 ? 'is' : 'are'} not there`] : []),
+  ];
+  return `nothing to take out: ${[...parts, 'no project init recorded holds a loopguard hook'].join('; ')}`;
 }

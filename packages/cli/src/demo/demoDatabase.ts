@@ -1,5 +1,14 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CliError } from '../terminal/CliError.js';
 
@@ -58,4 +67,31 @@ function applicationId(path: string): number | undefined {
   } catch {
     return undefined; // unreadable: not the demo's
   }
+}
+
+/** The file by which a `demo-files` folder is known as one a demo made (polish66). */
+const DEMO_FOLDER_MARK = '.made-by-loopguard-demo';
+
+/**
+ * Throws, before anything is deleted, when the `demo-files` folder beside the demo's database holds
+ * what no demo made (`demo --db new.db` in a folder of the user's): the demo empties it at every
+ * run. A missing or empty folder, one a demo marked ({@link markDemoFolder}) and the one at the
+ * demo's default place (`.loopguard/demo-files`, which older demos left unmarked) pass.
+ * @param shown - `--db` as the user typed it, for the message.
+ * @throws CliError (usage, exit 2) naming `--db` and the folder.
+ * @example demoFolderCheck('/repo/.loopguard/demo-files', '.loopguard/demo.db');
+ */
+export function demoFolderCheck(folder: string, shown: string): void {
+  const stat = lstatSync(folder, { throwIfNoEntry: false });
+  if (stat === undefined || basename(dirname(folder)) === '.loopguard') return;
+  if (stat.isDirectory() && (readdirSync(folder).length === 0 || existsSync(join(folder, DEMO_FOLDER_MARK))))
+    return;
+  throw new CliError(
+    `--db ${shown}: the folder ${basename(folder)} beside it holds files the demo did not make, kept as they are (the demo empties its own at every run): give a --db in another folder`,
+  );
+}
+
+/** Marks the demo's fresh `demo-files` folder as the demo's, for {@link demoFolderCheck}. */
+export function markDemoFolder(folder: string): void {
+  writeFileSync(join(folder, DEMO_FOLDER_MARK), 'made by loopguard demo: emptied at every demo run\n');
 }

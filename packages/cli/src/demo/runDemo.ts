@@ -17,7 +17,7 @@ import { formatTable } from '../terminal/formatTable.js';
 import { localTime, timeZoneName } from '../terminal/localTime.js';
 import { sessionList } from '../terminal/sessionList.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
-import { demoDatabaseCheck, markDemoDatabase } from './demoDatabase.js';
+import { demoDatabaseCheck, demoFolderCheck, markDemoDatabase, markDemoFolder } from './demoDatabase.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
 /**
@@ -61,6 +61,8 @@ export interface RunDemoOptions {
 export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
   const path = resolve(io.cwd, options.db);
   demoDatabaseCheck(path, options.db);
+  const workDir = join(dirname(path), 'demo-files');
+  demoFolderCheck(workDir, options.db);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   // The scripted autopilot's clock advances a minute a tick: it starts far enough back that its
   // records end before now, as a real history would.
@@ -72,9 +74,9 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
   // the database first: a folder it makes (`.loopguard`) is private and kept out of git
   const database = openLoopGuardDatabase(path, { clock, createDirectory: true });
   markDemoDatabase(database.db);
-  const workDir = join(dirname(path), 'demo-files');
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
+  markDemoFolder(workDir);
   const sessions = new IterationSessions({
     stateMachine: database.stateMachine,
     store: new SqliteIterationStore({ db: database.db }),

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } from '@loopguard/core';
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
-import { runReasonWords, runStatusWords } from '@loopguard/core/internal';
+import { resumeHint, runReasonWords, runStatusWords } from '@loopguard/core/internal';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../terminal/cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
@@ -333,9 +333,7 @@ export class RunSession {
       breaker: this.breaker.snapshot(),
       modelIndex: this.state.modelIndex,
     });
-    const resumable =
-      outcome.status === 'paused' || outcome.status === 'interrupted' || outcome.status === 'aborted';
-    const hint = resumable ? ` (loopguard resume ${run.id} continues it)` : '';
+    const hint = resumeHint(run.id, outcome.status);
     const { status, exitCode, reason } = outcome;
     this.display.event(
       'run_finished',

@@ -34,3 +34,16 @@ export function runLimitWords(reason: string | null): string {
 export function runReasonWords(reason: string): string {
   return reason.replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1');
 }
+
+/**
+ * How to go on with a `loopguard run` that stopped short of its end (paused, aborted or
+ * interrupted), in the words `run` says it then: ` (loopguard resume r1 continues it)`; `''` for the
+ * others (a completed run, a limit reached, a run still going). `run`'s last line, `status`, the
+ * dashboard and `runs` all say it so (polish66).
+ * @example resumeHint('r1', 'paused'); // ' (loopguard resume r1 continues it)'
+ */
+export function resumeHint(runId: string, status: string): string {
+  return status === 'paused' || status === 'aborted' || status === 'interrupted'
+    ? ` (loopguard resume ${runId} continues it)`
+    : '';
+}

@@ -1,5 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
-import { runLimitWords, runReasonWords, runStatusWords } from './runStatusWords.js';
+import { resumeHint, runLimitWords, runReasonWords, runStatusWords } from './runStatusWords.js';
 import type { SessionView } from './sessionView.js';
 
 /**
@@ -42,6 +42,7 @@ function headline({
   verdict,
   stop,
   nudges,
+  sessionId,
   runStatus,
   runReason,
 }: Omit<SessionView, 'summary' | 'spendSummary'>): string {
@@ -50,8 +51,7 @@ function headline({
   const where = stop?.call == null ? '' : ` at call ${stop.call}${iteration}`;
   const said = stop?.reason ?? stop?.kind;
   const kind = said ? ` (${said})` : '';
-  // an iteration stopped, the run went on to complete: the stop did not end it
-  const then = runStatus === 'completed' ? ', then the run completed' : '';
+  const then = stop === null ? '' : runAfterStop(sessionId, runStatus, runReason);
   switch (verdict) {
     case 'stopped_on_spend':
       return `stopped on spend${where}${kind}`;
@@ -65,6 +65,23 @@ function headline({
       return 'running';
     case 'clean':
       return 'no loop found';
+  }
+}
+
+/**
+ * What a `loopguard run` did after an iteration's stop (the stop does not end a run): `, then the run
+ * completed`; paused, aborted or interrupted, how to go on, as `run` said it then (polish66); a limit
+ * reached, which. `''` while it runs, and for an agent's own session.
+ */
+function runAfterStop(runId: string, runStatus: string | null, runReason: string | null): string {
+  switch (runStatus) {
+    case null:
+    case 'running':
+      return '';
+    case 'budget_spent':
+      return `, then the run reached ${runLimitWords(runReason)}`;
+    default:
+      return `, then the run ${runStatusWords(runStatus)}${resumeHint(runId, runStatus)}`;
   }
 }
 
