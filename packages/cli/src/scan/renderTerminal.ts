@@ -253,18 +253,18 @@ export function renderTerminal(
   if (looped.length > 0) {
     const rows = looped.slice(0, MAX_ROWS).map((session) => {
       const waste = sessionWaste(session);
-      const worst = [...session.loops]
-        .filter(isStopped)
-        .sort((a, b) => b.wastedToolCalls - a.wastedToolCalls)[0];
+      // the session's first stop, the one `status` names (`stopped by loopguard at call 4`); the
+      // waste is every loop's (qa66: a Codex session stopped at 4 and again at 8 read "call 8")
+      const first = session.loops.find(isStopped);
       return [
         session.project ?? '-',
         dateOf(session, days),
         session.agent,
         session.sessionId,
         kindsOf(session, true).join(', '),
-        worst === undefined ? '' : stopText(worst, session),
+        first === undefined ? '' : stopText(first, session),
         wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
-        worst?.evidence ?? '',
+        first?.evidence ?? '',
       ];
     });
     const table = withSubagentColumn(
