@@ -81,6 +81,11 @@ if [ "${1:-}" = "--uninstall" ]; then
     echo "loopguard: no loopguard to take the hooks out with; run bash scripts/install.sh, then bash scripts/install.sh --uninstall" >&2
     exit 1
   fi
+  if [ ! -e "$app" ] && [ ! -L "$link" ] && [ ! -e "$link" ]; then
+    # a second --uninstall, or another prefix: never say it removed what was not there (qa66)
+    echo "loopguard: nothing to remove in $prefix (no $link, no $app)"
+    exit 0
+  fi
   rm -rf "$app"
   rm -f "$link"
   echo "loopguard: removed $link and $app"

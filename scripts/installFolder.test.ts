@@ -52,3 +52,13 @@ describe('install.sh refuses a folder another user can change (trust43)', () => 
     expect(existsSync(join(prefix, 'bin', 'loopguard'))).toBe(false);
   });
 });
+
+describe('install.sh --uninstall where nothing is installed (qa66)', () => {
+  it('says so, and never that it removed what was not there', () => {
+    const prefix = mkdtempSync(join(tmp, 'prefix-empty-'));
+    const result = install(prefix, '--uninstall');
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('removed');
+    expect(result.stdout).toContain(`loopguard: nothing to remove in ${prefix}`);
+  });
+});

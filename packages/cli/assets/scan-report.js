@@ -202,7 +202,8 @@
     if (subagents) $('loops-head').append(element('th', 'subagent of'));
     for (const { session, loop } of rows) {
       const row = element('tr', undefined, stopped(loop) ? 'stopped' : 'nudged');
-      const calls = `${loop.nudgeCall} / ${loop.stopCall ?? '–'} / ${loop.endCall}`;
+      const stop = `${loop.stopCall ?? '–'}${loop.byLoopguard ? ' (by loopguard)' : ''}`;
+      const calls = `${loop.nudgeCall} / ${stop} / ${loop.endCall}`;
       const waste = stopped(loop)
         ? `${count(loop.wastedToolCalls)} calls${loop.wastedDeniedCalls ? ` (${count(loop.wastedDeniedCalls)} denied)` : ''}${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
         : loop.loopguard === 'nudged'

@@ -956,6 +956,25 @@ describe('loopguard init codex', () => {
     expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
   });
 
+  it("qa66: hooks trusted while Codex's hooks feature is off: init never says they run now", async () => {
+    const dir = temp('loopguard-codex-init-');
+    const env = { HOME: temp('loopguard-codex-user-'), CODEX_HOME: temp('loopguard-codex-home-') };
+    expect((await loopguard(dir, ['init', 'codex', '--user'], env)).code).toBe(0);
+    const file = join(env.CODEX_HOME, 'hooks.json');
+    const { hooks } = codexTrust(file, readFileSync(file, 'utf8'), env.CODEX_HOME);
+    const trust = hooks.map(
+      (h) => `[hooks.state.${JSON.stringify(h.key)}]\ntrusted_hash = "${h.currentHash}"\n`,
+    );
+    writeFileSync(join(env.CODEX_HOME, 'config.toml'), ['[features]\nhooks = false\n', ...trust].join('\n'));
+    const again = await loopguard(dir, ['init', 'codex', '--user'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('warning: loopguard is switched off (hooks = false in [features] of');
+    expect(again.stdout).not.toContain('they run now');
+    expect(again.stdout).toContain(
+      "Codex trusts loopguard's 4 hooks: they run once the switch above is taken out",
+    );
+  });
+
   it('a user who trusted the three hooks of an earlier init is told which one is new, by its event (qa49)', async () => {
     // an earlier init registered no SessionEnd: its three hooks trusted, then init adds the fourth
     const dir = temp('loopguard-codex-init-');

@@ -388,16 +388,16 @@ describe('loopguard recoveries', () => {
   it('lists recoveries newest first and filters by topic and task', async () => {
     const all = await run(['recoveries', '--db', db]);
     expect(all.code).toBe(EXIT_CODES.ok);
-    const actions = [...all.out.matchAll(/\| (force_next|unblock_authority|escalate)\s+\|/g)].map(
+    const actions = [...all.out.matchAll(/\| (force next|unblock authority|escalate)\s+\|/g)].map(
       (m) => m[1],
     );
     expect(actions).toEqual([
       'escalate',
       'escalate',
-      'force_next',
+      'force next',
       'escalate',
-      'unblock_authority',
-      'force_next',
+      'unblock authority',
+      'force next',
     ]);
     const escalations = JSON.parse(
       (await run(['recoveries', '--db', db, '--topic', 'loop_escalation', '--json'])).out,
@@ -422,8 +422,30 @@ describe('loopguard recoveries', () => {
     const next = await run(['recoveries', ...more.split(' ')]);
     expect(next.code, next.err).toBe(EXIT_CODES.ok);
     expect(
-      [...next.out.matchAll(/\| (force_next|unblock_authority|escalate)\s+\|/g)].map((m) => m[1]),
+      [...next.out.matchAll(/\| (force next|unblock authority|escalate)\s+\|/g)].map((m) => m[1]),
     ).toEqual(['escalate']);
+  });
+
+  it("qa66: the action column says each action in words, as the dashboard's badges and status --session", async () => {
+    const all = await run(['recoveries', '--db', db, '--limit', '1000']);
+    expect(all.code, all.err).toBe(EXIT_CODES.ok);
+    const actions = new Set(
+      all.out
+        .split('\n')
+        .slice(3)
+        .map((line) => line.split(' | ')[2]?.trim())
+        .filter((action) => action !== undefined && action !== ''),
+    );
+    // the demo writes every kind: a task's recoveries, nudges and stops, spend entries, a refused call
+    expect([...actions].sort()).toEqual(
+      expect.arrayContaining(['call refused', 'escalate', 'force next', 'spend stop', 'unblock authority']),
+    );
+    for (const action of actions) expect(action).not.toContain('_');
+    // --json keeps the stored action (a script's field)
+    const json = JSON.parse(
+      (await run(['recoveries', '--db', db, '--topic', 'loop_recovery', '--json'])).out,
+    );
+    expect(json.recoveries[0].action).toBe('force_next');
   });
 
   it('rejects bad filters in one line with exit code 2', async () => {

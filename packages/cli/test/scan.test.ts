@@ -604,6 +604,27 @@ describe('loopguard scan: bad input', () => {
     expect((await scan([dir])).out).toContain('2 files skipped or read in part (see stderr).');
   });
 
+  it('qa66: a session stopped in two loops names its first stop, where status says loopguard stopped it', async () => {
+    // a first loop (stopped at call 4, then it changes its approach), a second one with more waste
+    const first = stepLines(4, ['ls']).trim().split('\n');
+    const second = Array.from({ length: 8 }, () => [
+      { type: 'action', tool: 'bash', input: 'npm test' },
+      { type: 'observation', tool: 'bash', output: 'Error: Cannot find module ./cart.js', error: true },
+    ]).flat();
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'two-loops.jsonl'),
+      `${[...first, ...second.map((line) => JSON.stringify(line))].join('\n')}\n`,
+    );
+    const [session] = (await scanJson([dir])).sessions;
+    const stops = session?.loops.flatMap((loop) => (loop.stopCall === null ? [] : [loop.stopCall]));
+    expect(stops).toEqual([4, 9]);
+    const { out } = await scan([dir]);
+    const row = out.split('\n').find((line) => line.includes('two-loops')) ?? '';
+    expect(row, out).toMatch(/\| call 4 +\|/);
+    expect(row).toContain('make watch');
+  });
+
   it('exits 2 with one line for a path that does not exist', async () => {
     const { code, out, err } = await scan([join(tempDir(), 'nowhere')]);
     expect(code).toBe(EXIT_CODES.usage);

@@ -8,7 +8,10 @@ import type { ScanReport } from '../src/scan/scanReport.js';
 import { EXIT_CODES } from '../src/terminal/exitCodes.js';
 import { claudeSession, SCAN_FIXTURES, type Script } from './agentTranscripts.js';
 import { ccusageTotals } from './ccusage.js';
+import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
+import { startFakeAnthropicApi } from './fakeAnthropicApi.js';
 import { bufferedIo } from './helpers.js';
+import { tempRepo } from './runHelpers.js';
 
 // Side by side with ccusage (pinned, installed on demand, offline): the same transcripts, found by
 // both in the agents' default places of the same home, give the same token total per session.
@@ -133,5 +136,38 @@ describe('loopguard scan and ccusage on the same transcripts', () => {
     const ours = await scanTotals(home);
     expect([...ours.values()].every((tokens) => tokens !== null && tokens > 0)).toBe(true);
     expect(await ccusageTotals(home)).toEqual(ours);
+  }, 600_000);
+
+  it("qa66: a session with a subagent: ccusage adds the subagent's tokens to its session, scan gives them a row of their own; the two add up", async () => {
+    // the main thread starts a subagent, which runs two commands; every reply 100 input, 12 output tokens
+    const api = await startFakeAnthropicApi((turn, body) => {
+      if (!JSON.stringify(body.messages).includes('Fix the bug'))
+        return turn < 2
+          ? { tool: 'Bash', input: { command: `echo ${turn}`, description: 'Echo' } }
+          : { text: 'Sub done.' };
+      return turn === 0
+        ? {
+            tool: 'Agent',
+            input: { description: 'sub', prompt: 'Echo twice', subagent_type: 'general-purpose' },
+          }
+        : { text: 'Done.' };
+    });
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-ccusage-sub-'));
+    try {
+      await runClaudePrint(await ensureClaudeCode(), tempRepo('').dir, api.url, home, {
+        env: { LOOPGUARD_HOOK: 'off' },
+      });
+    } finally {
+      await api.close();
+    }
+    const ours = await scanTotals(home);
+    const theirs = await ccusageTotals(home);
+    const [main, ...others] = [...theirs.keys()];
+    expect(others).toEqual([]);
+    const subagents = [...ours.keys()].filter((key) => key !== main);
+    expect(subagents).toHaveLength(1);
+    const sub = ours.get(subagents[0] as string) as number;
+    expect(sub).toBe(3 * 112);
+    expect((ours.get(main as string) as number) + sub).toBe(theirs.get(main as string));
   }, 600_000);
 });

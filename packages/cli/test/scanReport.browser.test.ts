@@ -134,10 +134,59 @@ describe('loopguard scan --html in Chromium', () => {
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector('body[data-ready="true"]');
     const cells = await page.locator('#loops tr td').allTextContents();
-    expect(cells).toContain('3 / 4 / 4');
+    expect(cells).toContain('3 / 4 (by loopguard) / 4');
     expect(cells).toContain('stopped by loopguard');
     expect(cells).not.toContain('nudge only');
     expect(await page.locator('#totals').textContent()).toContain('1sessions loopguard stopped');
+    await page.close();
+  });
+
+  it('qa66: marks a stop by loopguard that did not end the session (Codex goes on), as the terminal does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-scan-html-goes-on-'));
+    const lines = claudeSession(4, { 3: [claudeNudge(3)], 4: [claudeStop(4, 'PostToolUseFailure')] });
+    // the model goes on after the stop with another command, which works: the loop "got out"
+    const base = {
+      sessionId: 's1',
+      cwd: '/tmp/app',
+      isSidechain: false,
+      timestamp: '2026-11-29T08:00:00.000Z',
+    };
+    lines.push(
+      {
+        ...base,
+        type: 'assistant',
+        message: {
+          id: 'msg_5',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: 'toolu_5', name: 'Bash', input: { command: 'ls' } }],
+          usage: { input_tokens: 100, output_tokens: 12 },
+        },
+      },
+      {
+        ...base,
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_5', content: 'README.md' }],
+        },
+      },
+    );
+    writeFileSync(join(dir, 'goes-on.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const { file, report } = await writeReport([dir]);
+    expect(report.sessions[0]?.loops[0]).toMatchObject({
+      stopCall: 4,
+      ended: 'got_out',
+      loopguard: 'stopped',
+    });
+    const terminal = bufferedIo({ cwd: dir, env: { LOOPGUARD_SCAN_CACHE: 'off' } });
+    await runCli(['scan', dir], terminal);
+    expect(terminal.out()).toContain('call 4 (by loopguard)');
+    const page = await browser.context.newPage();
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const cells = await page.locator('#loops tr td').allTextContents();
+    expect(cells).toContain('3 / 4 (by loopguard) / 4');
     await page.close();
   });
 

@@ -53,6 +53,7 @@ export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.
 export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {
   actionOfTopic,
+  actionWords,
   FOLLOWS_NUDGE_KEY,
   RECOVERY_VIEW_TOPICS,
   type RecoveryView,

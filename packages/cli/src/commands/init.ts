@@ -185,8 +185,15 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   };
   const sayWhatStops = () => {
     const projectDir = scope === 'user' ? undefined : io.cwd;
-    saySwitchedOff(agent, { shown: shown(file), text: after }, projectDir, options, io, codexHome);
-    sayCodexTrust(file, after, codexHome, projectDir, io);
+    const off = saySwitchedOff(
+      agent,
+      { shown: shown(file), text: after },
+      projectDir,
+      options,
+      io,
+      codexHome,
+    );
+    sayCodexTrust(file, after, codexHome, projectDir, io, off);
     saySettings();
   };
   if (!edited && server?.change === undefined && other === undefined) {
@@ -274,7 +281,7 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   sayWhatStops();
 }
 
-/** A warning line when the hooks just installed answer nothing ({@link switchedOffBy}). */
+/** A warning line when the hooks just installed answer nothing ({@link switchedOffBy}); whether it said one. */
 function saySwitchedOff(
   agent: HookAgent,
   written: { shown: string; text: string },
@@ -282,19 +289,21 @@ function saySwitchedOff(
   options: InitOptions,
   io: CliIo,
   codexHome: string | undefined,
-): void {
-  if (options.remove || options.dryRun) return;
+): boolean {
+  if (options.remove || options.dryRun) return false;
   const off = switchedOffBy(agent, written, projectDir, codexHome);
   if (off !== undefined)
     io.stdout(
       `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,
     );
+  return off !== undefined;
 }
 
 /**
  * Codex runs a hook only once the user trusts its exact definition (and a project's hooks only
  * in a project it trusts): says whether it does now, and the one step to take when not. loopguard
  * never writes that trust itself. Nothing to say without `codexHome` (another CLI, `--remove`).
+ * `switchedOff`: a switch said above keeps trusted hooks from running until it is taken out.
  */
 function sayCodexTrust(
   file: string,
@@ -302,6 +311,7 @@ function sayCodexTrust(
   codexHome: string | undefined,
   projectDir: string | undefined,
   io: CliIo,
+  switchedOff: boolean,
 ): void {
   if (codexHome === undefined) return;
   const report = codexTrust(file, text, codexHome, projectDir);
@@ -312,7 +322,9 @@ function sayCodexTrust(
     );
   }
   if (waiting.length === 0) {
-    io.stdout(`Codex trusts loopguard's ${report.hooks.length} hooks: they run now\n`);
+    // not "now" under the warning line above: Codex's `hooks = false` runs none of them (qa66)
+    const when = switchedOff ? 'once the switch above is taken out' : 'now';
+    io.stdout(`Codex trusts loopguard's ${report.hooks.length} hooks: they run ${when}\n`);
     return;
   }
   const modified = waiting.some((hook) => hook.status === 'modified');

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@loopguard/core';
-import type { RecoveryView } from '@loopguard/core/internal';
+import { actionWords, type RecoveryView } from '@loopguard/core/internal';
 import { MAX_PAGE_LIMIT, parseRecoveriesQuery } from '@loopguard/server';
 import { type Command, Option } from 'commander';
 import { shellQuote } from '../hook/snapshotCommand.js';
@@ -114,7 +114,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
         const rows = page.recoveries.map((r) => [
           r.id,
           localTime(r.timestamp),
-          r.action,
+          actionWords(r.topic), // as the dashboard's badges and `status --session` say it
           r.taskId ?? '-',
           r.loopType ?? '-',
           attemptsOrCall(r),

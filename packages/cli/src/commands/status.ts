@@ -1,5 +1,5 @@
 import { systemClock } from '@loopguard/core';
-import { actionOfTopic, SESSION_VERDICTS, type SessionVerdict } from '@loopguard/core/internal';
+import { actionWords, SESSION_VERDICTS, type SessionVerdict } from '@loopguard/core/internal';
 import {
   DEFAULT_ATTEMPT_WINDOW_MS,
   DEFAULT_STATUS_SESSIONS,
@@ -216,7 +216,7 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
       const call = entryCall(e.metadata);
       const at = call === undefined ? '' : ` at ${call}`;
       // the entry's action in words, as the dashboard's badge and `recoveries` say it (`nudge`, `spend warning`)
-      const what = actionOfTopic(e.topic).replaceAll('_', ' ');
+      const what = actionWords(e.topic);
       const line = `${localTime(e.timestamp)}  ${printable(`${what}${at}${sub}: ${e.content.split('\n')[0]}`)}`;
       out(`${io.columns === undefined ? `  ${line}` : wrapped(line, '  ', io.columns).join('\n')}\n`);
     }

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { loadStaticAssets } from '@loopguard/server';
 import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
-import { costLines } from './renderTerminal.js';
+import { costLines, stoppedByLoopguard } from './renderTerminal.js';
 import type { ScanReport } from './scanReport.js';
 import { UNGUARDED_HEADING, unguardedSessions } from './unguardedSessions.js';
 
@@ -64,7 +64,13 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
         ...session,
         // its day in the scan's time zone, as the terminal's table and --since say it (qa47)
         day: session.startedAt === null ? null : (localDay(session.startedAt, days) ?? null),
-        loops: session.loops.map((loop) => ({ ...loop, costText: money(loop.wastedCost) })),
+        // a stop of loopguard's marked as the terminal marks it, also one that did not end the
+        // session (a Codex model goes on after it: qa66)
+        loops: session.loops.map((loop) => ({
+          ...loop,
+          costText: money(loop.wastedCost),
+          byLoopguard: loop.stopCall !== null && stoppedByLoopguard(loop, session),
+        })),
       })),
   };
   // where loopguard's record and the transcript tell a session differently, as the terminal says it

@@ -130,18 +130,22 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
 }
 
 /**
- * Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)` (the transcript holds
- * loopguard's stop there, or its record does where the transcript holds none).
+ * Whether loopguard stopped the loop where it was stopped: the transcript holds loopguard's stop
+ * there, or its record does where the transcript holds none (the terminal's and the page's rule).
  */
-function stopText(loop: ScannedLoop, session: ScannedSession): string {
-  const call = loop.stopCall ?? loop.endCall;
+export function stoppedByLoopguard(loop: ScannedLoop, session: ScannedSession): boolean {
   const recorded = session.record?.stop;
-  const byLoopguard =
+  return (
     loop.loopguard === 'stopped' ||
     (recorded?.on === 'loop' &&
-      recorded.call === call &&
-      !session.loops.some((l) => l.loopguard === 'stopped'));
-  return `call ${call}${byLoopguard ? ' (by loopguard)' : ''}`;
+      recorded.call === (loop.stopCall ?? loop.endCall) &&
+      !session.loops.some((l) => l.loopguard === 'stopped'))
+  );
+}
+
+/** Where a loop was stopped, in tool calls: `call 4`, `call 4 (by loopguard)` ({@link stoppedByLoopguard}). */
+function stopText(loop: ScannedLoop, session: ScannedSession): string {
+  return `call ${loop.stopCall ?? loop.endCall}${stoppedByLoopguard(loop, session) ? ' (by loopguard)' : ''}`;
 }
 
 /** The session's day in the scan's time zone: the day `--since` and `--until` count it on (qa47). */
@@ -253,18 +257,18 @@ export function renderTerminal(
   if (looped.length > 0) {
     const rows = looped.slice(0, MAX_ROWS).map((session) => {
       const waste = sessionWaste(session);
-      const worst = [...session.loops]
-        .filter(isStopped)
-        .sort((a, b) => b.wastedToolCalls - a.wastedToolCalls)[0];
+      // the session's first stop, the one `status` names (`stopped by loopguard at call 4`); the
+      // waste is every loop's (qa66: a Codex session stopped at 4 and again at 8 read "call 8")
+      const first = session.loops.find(isStopped);
       return [
         session.project ?? '-',
         dateOf(session, days),
         session.agent,
         session.sessionId,
         kindsOf(session, true).join(', '),
-        worst === undefined ? '' : stopText(worst, session),
+        first === undefined ? '' : stopText(first, session),
         wasteText(waste.toolCalls, waste.deniedCalls, waste.tokens, wastedUsd(session, waste.tokens, price)),
-        worst?.evidence ?? '',
+        first?.evidence ?? '',
       ];
     });
     const table = withSubagentColumn(

@@ -42,6 +42,15 @@ export function actionOfTopic(topic: string): string {
 }
 
 /**
+ * The action a topic records, in the words a person reads (the dashboard's badges, `status
+ * --session`, `recoveries`): `force next`, `spend stop`, `call refused`.
+ * @example actionWords('spend_stop') // 'spend stop'
+ */
+export function actionWords(topic: string): string {
+  return actionOfTopic(topic).replaceAll('_', ' ');
+}
+
+/**
  * A recovery as the status server shows it: in `/recoveries`, in `recoveryApplied` events and on the dashboard.
  * @example { id: '7', timestamp: 1760825000000, topic: 'unblock_authority', action: 'unblock_authority', taskId: 'T3.4.3', loopType: 'blocked_task_spin', attemptCount: 3, content: 'UNBLOCK AUTHORITY GRANTED: …', metadata: { evidence: […] } }
  */
