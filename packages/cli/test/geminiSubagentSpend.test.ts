@@ -156,6 +156,16 @@ describe("scan of a Gemini CLI session stopped on spend in its subagent's run (g
     );
   });
 
+  it('counts the session once, its subagent under it, where no state.db records it (as with one)', async () => {
+    const io = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats(), '--json'], io);
+    // before: 2, the main chat (its `invoke_agent` result holds the stop) and the subagent's
+    expect((JSON.parse(io.out()) as ScanReport).totals.stoppedOnSpendByLoopguard).toBe(1);
+    const text = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats()], text);
+    expect(text.out()).toContain("loopguard's spend guard stopped 1 session at its budget");
+  });
+
   it("compares the record's spend stop with the session's chats joined: the subagent's stop, not the main chat's later one", async () => {
     const folder = chats();
     const io = bufferedIo({ env: { NO_COLOR: '1' } });
