@@ -90,6 +90,35 @@ describe("a Gemini CLI subagent's dollars", () => {
     );
   });
 
+  it('numbers each call denied after the stop on its own, as the calls the model made (each one more)', async () => {
+    const { dir, chat } = project(2_000_000);
+    await subagentCall(dir, chat, 1);
+    for (const n of [2, 3, 4]) {
+      const call = {
+        tool_name: 'run_shell_command',
+        tool_input: { command: `ls src/${n}` },
+        transcript_path: chat,
+      };
+      const denied = await answerHookEvent(
+        'gemini',
+        JSON.stringify(geminiEvent(dir, SESSION, 'BeforeTool', call)),
+        { env: {}, cwd: dir },
+      );
+      expect(JSON.parse(denied)).toMatchObject({ decision: 'deny' });
+    }
+    // before: the stop at call 1, then every denial at call 2
+    const calls = spendState(dir).entries.map((e) => e.metadata.toolCall as number);
+    expect(calls.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    await runCli(['status', '--json'], io);
+    const [session] = (JSON.parse(io.out()) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    // the calls that ran stay those that ran
+    expect(session?.summary).toMatch(
+      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 3 more calls denied after the stop, /,
+    );
+  });
+
   it('a subagent under the budget is counted, not stopped', async () => {
     const { dir, chat } = project(10_000);
     expect(await subagentCall(dir, chat, 1)).toBe('');
