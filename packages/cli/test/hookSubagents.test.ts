@@ -4,6 +4,8 @@ import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { hookToolInput } from '../src/mcp/hookTool.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
+import { recordDifference } from '../src/scan/recordDifference.js';
+import type { ScannedSession } from '../src/scan/scannedSession.js';
 import {
   claudeEvent,
   claudeFailingCall,
@@ -15,6 +17,7 @@ import {
   tempProject,
   trustedTranscript,
 } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
 
 // Claude Code's subagents (checked with 2.1.330): their tool calls reach the same hooks with the
 // session's `session_id` and `transcript_path`, plus `agent_id` and `agent_type`.
@@ -71,6 +74,37 @@ const fastPath: Door = (dir, env) => {
     return JSON.parse(lines.at(-1) as string).result.content[0].text as string;
   };
 };
+
+describe("scan of a Claude Code session whose subagent's call reached the session's budget (sess66)", () => {
+  it("agrees with its record: the stop, at no call of the session's own, is in the subagent's transcript", () => {
+    const session: ScannedSession = {
+      file: '/p/s1.jsonl',
+      agent: 'claude',
+      format: 'claude-transcript',
+      sessionId: 's1',
+      project: '/p',
+      startedAt: null,
+      steps: 2,
+      toolCalls: 1,
+      deniedCalls: 0,
+      tokens: 400,
+      loops: [],
+      record: {
+        project: '/p',
+        verdict: 'stopped_on_spend',
+        summary: 'stopped on spend (budget reached), 1 tool call ran, 1,100 tokens of 1,000',
+        toolCalls: 1,
+        refusedCalls: 0,
+        nudges: 0,
+        stop: { on: 'spend', kind: 'cap', call: null },
+        costUsd: null,
+        switchedOff: false,
+      },
+    };
+    // before: "loopguard's spend guard stopped it at call null and the transcript holds no stop: …"
+    expect(recordDifference(session)).toBeUndefined();
+  });
+});
 
 describe.each([
   ['command hooks', commandHook],
@@ -239,6 +273,35 @@ describe.each([
       ['spend_stop', ['claude:s1'], undefined, 1],
     ]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session whose subagent reached its budget, then ended its turn with no further call, reads as stopped on spend in every door (sess66)', async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = trustedTranscript(dir);
+    const door_ = door(dir, transcript.env);
+    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
+    const main = transcript.path;
+    const folder = join(dirname(main), 's1', 'subagents');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
+    writeFileSync(join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl'), reply('msg_2', 700, 'toolu_2'));
+    // the subagent's call crosses the session's budget: its run is stopped (Claude Code ends it alone)
+    const stop = JSON.parse(await hook(subagent(bashCall(dir, 2, 'ls', 'a'))));
+    expect(stop).toMatchObject({ continue: false });
+    // the main thread reads the subagent's end and ends its turn: no further call
+    expect(
+      await hook(
+        claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.', stop_hook_active: false }),
+      ),
+    ).toBe('');
+    const status = await loopguard(dir, ['status', '--json'], transcript.env);
+    const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
+    // before: "no loop found", its budget reached and spent past with no word of a stop
+    expect(session).toMatchObject({ verdict: 'stopped_on_spend' });
+    expect(session?.summary).toMatch(/^stopped on spend \(budget reached\)/);
   });
 
   it("cannot be spoken for by another session: a file named after another session's subagent moves nothing of it (trust42)", async () => {
