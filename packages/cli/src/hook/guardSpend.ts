@@ -11,7 +11,7 @@ import {
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
 import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
-import { codexSubagentRollouts } from './codexSubagent.js';
+import { codexSubagentRollouts, spawnedAgentId } from './codexSubagent.js';
 import { geminiSubagentChats } from './geminiSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
@@ -104,11 +104,19 @@ export async function guardSpend(
         event.replyUnread === true ? 0 : LOOKBACK_BYTES,
       );
   }
-  const sources = sessionTranscripts(context.agent, session, main, own, context.store);
   const now = context.now();
+  // a Codex subagent is its session's from the main thread's `spawn_agent` result on: one that makes
+  // no tool call sends no event of its own (sess66)
+  const spawned =
+    context.agent === 'codex' && event.kind === 'after_tool' && event.parentSessionId === undefined
+      ? spawnedAgentId(event.output)
+      : undefined;
+  const spawnedKey = spawned === undefined ? undefined : subagentSpendKey(context.agent, session, spawned);
+  const sources = sessionTranscripts(context.agent, session, main, own, context.store, now, spawned);
   const dayKey = projectDaySpendKey(now);
   const ledgerKeys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
   const keys = [...ledgerKeys, ...sources.filter((s) => s !== main).map((s) => s.key)];
+  if (spawnedKey !== undefined && !keys.includes(spawnedKey)) keys.push(spawnedKey);
   return context.store.update(keys, (rows) => {
     const scopes: SpendScope[] = ledgerKeys.map((key) => ({
       kind: key === sessionKey ? 'session' : 'project_day',
@@ -148,6 +156,9 @@ export async function guardSpend(
       if (ownLedger === undefined) sessionOffset = read.offset;
       else next.set(source.key, { ledger: ownLedger.snapshot(), offset: read.offset });
     }
+    // a subagent just spawned is remembered, its rollout read from its start at the next events
+    if (spawnedKey !== undefined && !next.has(spawnedKey) && !rows.has(spawnedKey))
+      next.set(spawnedKey, { ledger: new SpendLedger().snapshot(), offset: 0 });
     if (!readOne) return { next, result: undefined };
     // At the end of a turn nobody would hear a warning (and it is given once): count only, and
     // judge at the next tool call.
@@ -156,7 +167,12 @@ export async function guardSpend(
         ? undefined
         : checkSpend(scopes, context.options, now);
     if (verdict !== undefined) recordVerdict(verdict, event, context, now);
-    if (verdict?.action === 'stop' && event.parentSessionId !== undefined && event.kind === 'after_tool')
+    if (
+      verdict?.action === 'stop' &&
+      context.agent === 'claude' &&
+      event.parentSessionId !== undefined &&
+      event.kind === 'after_tool'
+    )
       recordSessionStop(verdict, event, event.parentSessionId, context, now);
     for (const [i, key] of ledgerKeys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
@@ -193,12 +209,13 @@ function recordVerdict(
 }
 
 /**
- * The session's own stop where its budget was reached after a subagent's call: the budget is the
- * session's, and the subagent's run (ended there: Claude Code ends only the subagent) is not the
- * session. Its main thread may end its turn with no further call (a subagent in the background,
- * Claude Code's default), which no later event would stop: its row says its budget stopped it, at
- * no call of its own (its main thread's next call is denied, "1 more call denied after the stop";
- * sess66).
+ * The session's own stop where its budget was reached after a Claude Code subagent's call: the
+ * budget is the session's, and the subagent's run (ended there: Claude Code ends only the subagent)
+ * is not the session. Its main thread may end its turn with no further call (a subagent in the
+ * background, Claude Code's default), which no later event would stop: its row says its budget
+ * stopped it, at no call of its own (its main thread's next call is denied, "1 more call denied
+ * after the stop"; sess66). A Codex session keeps its stop at its main thread's next call (each
+ * judged before it runs), where its rollout holds it.
  */
 function recordSessionStop(
   verdict: SpendVerdict,
@@ -277,11 +294,13 @@ function sessionTranscripts(
   main: TranscriptSource,
   own: TranscriptSource,
   store: SqliteSpendStore,
+  now: number,
+  spawned: string | undefined,
 ): TranscriptSource[] {
   // a Codex subagent's event names its own rollout only: the session's is read at its own events
   if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
-  for (const transcript of subagentTranscripts(agent, session, main.path, store)) {
+  for (const transcript of subagentTranscripts(agent, session, main.path, store, now, spawned)) {
     const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
       sources.push({ path: transcript.path, key });
@@ -291,14 +310,16 @@ function sessionTranscripts(
 
 /**
  * The session's subagents' transcripts: Claude Code's, listed from their folder; Gemini CLI's chats,
- * filed under the session's; Codex's, the rollouts of the subagents whose own events made their rows
- * (the main thread's events name none).
+ * filed under the session's; Codex's, the rollouts of the subagents whose own events made their rows,
+ * or the main thread's `spawn_agent` result (`spawned`: this event's), in the days' folders up to `now`.
  */
 function subagentTranscripts(
   agent: HookAgent,
   session: string,
   mainPath: string,
   store: SqliteSpendStore,
+  now: number,
+  spawned: string | undefined,
 ): SubagentTranscript[] {
   if (agent === 'claude') return claudeSubagentTranscripts(mainPath);
   if (agent === 'gemini') return geminiSubagentChats(mainPath, session);
@@ -306,5 +327,5 @@ function subagentTranscripts(
   const known = store
     .scopesUnder(prefix, MAX_SUBAGENT_TRANSCRIPTS)
     .map((row) => row.scope.slice(prefix.length));
-  return codexSubagentRollouts(mainPath, known);
+  return codexSubagentRollouts(mainPath, spawned === undefined ? known : [...known, spawned], now);
 }
