@@ -98,7 +98,10 @@ export type HookEvent =
     });
 
 /** A tool call about to run whose input the model wrote as an object. */
-export type BeforeToolCall = Extract<HookEvent, { kind: 'before_tool' }> & { input: Record<string, unknown> };
+export type BeforeToolCall = Extract<HookEvent, { kind: 'before_tool' }> & {
+  /** The call's input, an object. */
+  input: Record<string, unknown>;
+};
 
 /**
  * The event when it is a tool call about to run with an object as input; `undefined` for any other
