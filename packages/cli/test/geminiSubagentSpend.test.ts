@@ -106,16 +106,18 @@ describe("a Gemini CLI subagent's dollars", () => {
       );
       expect(JSON.parse(denied)).toMatchObject({ decision: 'deny' });
     }
-    // before: the stop at call 1, then every denial at call 2
+    // the main thread's `invoke_agent` ends after the subagent's run: its call, the 5th, and its stop there
+    await subagentCall(dir, chat, 5);
+    // before: the stop at call 1, then every denial at call 2, and the main thread's at call 2 too
     const calls = spendState(dir).entries.map((e) => e.metadata.toolCall as number);
-    expect(calls.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    expect(calls.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     await runCli(['status', '--json'], io);
     const [session] = (JSON.parse(io.out()) as { sessions: { sessions: Array<Record<string, unknown>> } })
       .sessions.sessions;
     // the calls that ran stay those that ran
     expect(session?.summary).toMatch(
-      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 3 more calls denied after the stop, /,
+      /^stopped on spend at call 1 \(budget reached\), 2 tool calls ran, 3 more calls denied after the stop, stopped again at call 5, /,
     );
   });
 

@@ -63,6 +63,7 @@ export function guardSession(
     results: lastResults,
     seen,
     refusedCalls,
+    deniedCalls,
     startedCalls,
     startedCall,
     unendedStop,
@@ -83,7 +84,7 @@ export function guardSession(
   )
     return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
-  // the memory kept: the results, the calls seen, the refused and the started ones
+  // the memory kept: the results, the calls seen, the refused, denied and started ones
   const memoryWith = (started: {
     startedCalls?: number | undefined;
     startedCall?: string | undefined;
@@ -91,6 +92,7 @@ export function guardSession(
     results: lastResults,
     seen,
     ...(refusedCalls === undefined ? {} : { refusedCalls }),
+    ...(deniedCalls === undefined ? {} : { deniedCalls }),
     ...(started.startedCalls === undefined ? {} : { startedCalls: started.startedCalls }),
     ...(started.startedCall === undefined ? {} : { startedCall: started.startedCall }),
   });
