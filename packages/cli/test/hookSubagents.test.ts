@@ -304,6 +304,43 @@ describe.each([
     expect(session?.summary).toMatch(/^stopped on spend \(budget reached\)/);
   });
 
+  it("a session whose main thread's last reply reached the budget (counted only) and whose subagent's next call is denied reads as stopped on spend (sess66)", async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+    const transcript = trustedTranscript(dir);
+    const door_ = door(dir, transcript.env);
+    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
+    const main = transcript.path;
+    const folder = join(dirname(main), 's1', 'subagents');
+    mkdirSync(folder, { recursive: true });
+    const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+    writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
+    writeFileSync(own, reply('msg_2', 300, 'toolu_2'));
+    expect(await hook(subagent(bashCall(dir, 2, 'ls', 'a')))).toBe('');
+    // the main thread's closing reply takes the session past its budget: its turn's end only counts
+    appendFileSync(main, reply('msg_3', 400, 'toolu_3'));
+    await hook(claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.', stop_hook_active: false }));
+    // the subagent, still running, asks for its next call: denied before it runs
+    appendFileSync(own, reply('msg_4', 10, 'toolu_4'));
+    const denied = JSON.parse(
+      await hook(
+        subagent(
+          claudeEvent(dir, 's1', 'PreToolUse', {
+            tool_name: 'Bash',
+            tool_input: { command: 'ls -l', description: 'check' },
+            tool_use_id: 'toolu_4',
+          }),
+        ),
+      ),
+    );
+    expect(denied).toMatchObject({ continue: false });
+    const status = await loopguard(dir, ['status', '--json'], transcript.env);
+    const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
+    expect(session).toMatchObject({ verdict: 'stopped_on_spend' });
+  });
+
   it("cannot be spoken for by another session: a file named after another session's subagent moves nothing of it (trust42)", async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 100000\n');

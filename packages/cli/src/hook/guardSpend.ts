@@ -167,13 +167,6 @@ export async function guardSpend(
         ? undefined
         : checkSpend(scopes, context.options, now);
     if (verdict !== undefined) recordVerdict(verdict, event, context, now);
-    if (
-      verdict?.action === 'stop' &&
-      context.agent === 'claude' &&
-      event.parentSessionId !== undefined &&
-      event.kind === 'after_tool'
-    )
-      recordSessionStop(verdict, event, event.parentSessionId, context, now);
     for (const [i, key] of ledgerKeys.entries()) {
       const ledger = (scopes[i] as SpendScope).ledger.snapshot();
       const caps = key === sessionKey ? context.options.session : context.options.projectDay;
@@ -206,31 +199,20 @@ function recordVerdict(
       },
     }),
   );
-}
-
-/**
- * The session's own stop where its budget was reached after a Claude Code subagent's call: the
- * budget is the session's, and the subagent's run (ended there: Claude Code ends only the subagent)
- * is not the session. Its main thread may end its turn with no further call (a subagent in the
- * background, Claude Code's default), which no later event would stop: its row says its budget
- * stopped it, at no call of its own (its main thread's next call is denied, "1 more call denied
- * after the stop"; sess66). A Codex session keeps its stop at its main thread's next call (each
- * judged before it runs), where its rollout holds it.
- */
-function recordSessionStop(
-  verdict: SpendVerdict,
-  event: HookEvent,
-  session: string,
-  context: Pick<SpendGuardContext, 'agent' | 'record'>,
-  now: number,
-): void {
-  const { parentSessionId: _parent, agentType: _type, ...main } = event;
-  recordVerdict(
-    verdict,
-    { ...main, sessionId: session },
-    { agent: context.agent, record: context.record },
-    now,
-  );
+  // A Claude Code subagent's stop is its session's too: the budget is the session's, and Claude Code
+  // ends the subagent alone. Its main thread may end its turn with no further call (a subagent in
+  // the background), which no later event would stop: its row says its budget stopped it, at no
+  // call of its own (sess66). A Codex session keeps its stop at its main thread's next call (each
+  // judged before it runs), where its rollout holds it.
+  if (verdict.action === 'stop' && context.agent === 'claude' && event.parentSessionId !== undefined) {
+    const { parentSessionId, agentType: _type, ...main } = event;
+    recordVerdict(
+      verdict,
+      { ...main, sessionId: parentSessionId },
+      { agent: context.agent, record: context.record },
+      now,
+    );
+  }
 }
 
 /**
