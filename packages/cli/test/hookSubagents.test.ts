@@ -75,6 +75,24 @@ const fastPath: Door = (dir, env) => {
   };
 };
 
+/**
+ * A project with a 1,000-token session budget, the session's transcript where Claude Code keeps it
+ * (the only one the fast path reads) and its subagents' folder, where 2.1.330 writes them; `hook`
+ * hands `door` an event naming that transcript.
+ */
+function budgetedSession(door: Door) {
+  const dir = tempProject();
+  writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+  const transcript = trustedTranscript(dir);
+  const door_ = door(dir, transcript.env);
+  const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
+  const main = transcript.path;
+  const folder = join(dirname(main), 's1', 'subagents');
+  mkdirSync(folder, { recursive: true });
+  const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+  return { dir, hook, main, folder, own, env: transcript.env };
+}
+
 describe("scan of a Claude Code session whose subagent's call reached the session's budget (sess66)", () => {
   it("agrees with its record: the stop, at no call of the session's own, is in the subagent's transcript", () => {
     const session: ScannedSession = {
@@ -230,17 +248,7 @@ describe.each([
   });
 
   it("count the subagent's replies, in its own transcript, against the session's budget, each once", async () => {
-    const dir = tempProject();
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
-    // the session's transcript where Claude Code keeps it (the only one the fast path reads) and the
-    // subagent's, where 2.1.330 writes them
-    const transcript = trustedTranscript(dir);
-    const door_ = door(dir, transcript.env);
-    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
-    const main = transcript.path;
-    const folder = join(dirname(main), 's1', 'subagents');
-    mkdirSync(folder, { recursive: true });
-    const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+    const { dir, hook, main, folder, own } = budgetedSession(door);
     writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
     writeFileSync(own, reply('msg_2', 200, 'toolu_2') + reply('msg_3', 200, 'toolu_3'));
     // another subagent's transcript is read too: 100
@@ -276,16 +284,9 @@ describe.each([
   });
 
   it('a session whose subagent reached its budget, then ended its turn with no further call, reads as stopped on spend in every door (sess66)', async () => {
-    const dir = tempProject();
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
-    const transcript = trustedTranscript(dir);
-    const door_ = door(dir, transcript.env);
-    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
-    const main = transcript.path;
-    const folder = join(dirname(main), 's1', 'subagents');
-    mkdirSync(folder, { recursive: true });
+    const { dir, hook, main, own, env } = budgetedSession(door);
     writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
-    writeFileSync(join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl'), reply('msg_2', 700, 'toolu_2'));
+    writeFileSync(own, reply('msg_2', 700, 'toolu_2'));
     // the subagent's call crosses the session's budget: its run is stopped (Claude Code ends it alone)
     const stop = JSON.parse(await hook(subagent(bashCall(dir, 2, 'ls', 'a'))));
     expect(stop).toMatchObject({ continue: false });
@@ -295,7 +296,7 @@ describe.each([
         claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.', stop_hook_active: false }),
       ),
     ).toBe('');
-    const status = await loopguard(dir, ['status', '--json'], transcript.env);
+    const status = await loopguard(dir, ['status', '--json'], env);
     const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
       .sessions.sessions;
     const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
@@ -305,15 +306,7 @@ describe.each([
   });
 
   it("a session whose main thread's last reply reached the budget (counted only) and whose subagent's next call is denied reads as stopped on spend (sess66)", async () => {
-    const dir = tempProject();
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
-    const transcript = trustedTranscript(dir);
-    const door_ = door(dir, transcript.env);
-    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
-    const main = transcript.path;
-    const folder = join(dirname(main), 's1', 'subagents');
-    mkdirSync(folder, { recursive: true });
-    const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+    const { dir, hook, main, own, env } = budgetedSession(door);
     writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
     writeFileSync(own, reply('msg_2', 300, 'toolu_2'));
     expect(await hook(subagent(bashCall(dir, 2, 'ls', 'a')))).toBe('');
@@ -334,7 +327,7 @@ describe.each([
       ),
     );
     expect(denied).toMatchObject({ continue: false });
-    const status = await loopguard(dir, ['status', '--json'], transcript.env);
+    const status = await loopguard(dir, ['status', '--json'], env);
     const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
       .sessions.sessions;
     const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
