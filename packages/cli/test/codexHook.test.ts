@@ -709,6 +709,93 @@ describe('loopguard hook codex', () => {
     for (const session of sessions) expect(session.recordDiffers, session.sessionId).toBeUndefined();
   });
 
+  describe("a subagent's replies no event of its own names (sess66)", () => {
+    /** A session's rollout in its day folder, its subagent's in `subDay`'s, and a main-thread call at `now`. */
+    function threads(subDay: string) {
+      const dir = temp('loopguard-codex-hook-');
+      writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 10\n');
+      const day = join(dir, 'sessions', '2026', '11', '29');
+      mkdirSync(day, { recursive: true });
+      mkdirSync(join(dir, 'sessions', subDay), { recursive: true });
+      const main = join(day, 'rollout-2026-11-29T23-50-00-s1.jsonl');
+      const sub = join(dir, 'sessions', subDay, 'rollout-2026-11-29T23-59-59-sub-1.jsonl');
+      const model = line('turn_context', { model: 'gpt-5' });
+      writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
+      writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
+      let total = 0;
+      const reply = (rollout: string) => {
+        total += 110;
+        const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+        const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
+        appendFileSync(
+          rollout,
+          line('event_msg', { type: 'token_count', info }, `2026-11-29T23:59:${total % 60}.000Z`),
+        );
+      };
+      const call = async (
+        rollout: string,
+        id: string,
+        tool: string,
+        output: string,
+        now: number,
+        extra: Record<string, unknown> = {},
+      ) => {
+        appendFileSync(rollout, functionCall(id, 'ls'));
+        const answer = (name: string, more: Record<string, unknown> = {}) =>
+          answerHookEvent(
+            'codex',
+            event(dir, rollout, name, id, {
+              model: 'gpt-5',
+              tool_name: tool,
+              tool_input: {},
+              ...extra,
+              ...more,
+            }),
+            { env: {}, cwd: dir, now: () => now },
+          );
+        await answer('PreToolUse');
+        await answer('PostToolUse', { tool_response: output });
+        appendFileSync(rollout, callOutput(id, 0, output));
+      };
+      const ledgers = () =>
+        Object.fromEntries(spendState(dir).ledgers.map((l) => [l.scope, l.ledger.totals]));
+      return { dir, main, sub, reply, call, ledgers };
+    }
+    const BEFORE_MIDNIGHT = Date.UTC(2026, 10, 29, 23, 55);
+    const AFTER_MIDNIGHT = Date.UTC(2026, 10, 30, 0, 10);
+
+    it('one that made no tool call is counted from its spawn_agent result on', async () => {
+      const { main, sub, reply, call, ledgers, dir } = threads('2026/11/29');
+      reply(main);
+      await call(main, 'call_spawn', 'spawn_agent', '{"agent_id":"sub-1","nickname":"Ada"}', BEFORE_MIDNIGHT);
+      // the subagent answers in two replies, with no tool call: no event of its own
+      reply(sub);
+      appendFileSync(sub, line('response_item', { type: 'message', role: 'assistant', content: [] }));
+      reply(sub);
+      await call(main, 'call_main_2', 'exec_command', 'ok\n', BEFORE_MIDNIGHT);
+      // before: the main thread's one reply, the subagent's two in no ledger
+      expect(ledgers()['session:codex:s1']).toMatchObject({ replies: 3 });
+      expect(ledgers()['subagent:codex:s1:sub-1']).toMatchObject({ replies: 2 });
+      expect(hookLog(dir)).toEqual([]);
+    });
+
+    it("one whose rollout is in the next day's folder is counted past its last call", async () => {
+      const { main, sub, reply, call, ledgers, dir } = threads('2026/11/30');
+      reply(main);
+      const subagent = { agent_id: 'sub-1', agent_type: 'default', transcript_path: sub };
+      await call(sub, 'call_sub_1', 'exec_command', 'ok\n', AFTER_MIDNIGHT, subagent);
+      reply(sub);
+      // its closing reply: no event of its thread comes after it
+      appendFileSync(sub, line('response_item', { type: 'message', role: 'assistant', content: [] }));
+      reply(sub);
+      await call(main, 'call_main_2', 'exec_command', 'ok\n', AFTER_MIDNIGHT);
+      // before: the subagent's closing reply uncounted (its rollout looked for in the session's day folder only)
+      expect(ledgers()['subagent:codex:s1:sub-1']).toMatchObject({ replies: 2 });
+      expect(ledgers()['session:codex:s1']).toMatchObject({ replies: 3 });
+      expect(hookLog(dir)).toEqual([]);
+    });
+  });
+
   it('a rollout it cannot read fails open: silent, one line in the hook log', async () => {
     const dir = temp('loopguard-codex-hook-');
     const reply = await answerHookEvent(

@@ -688,6 +688,44 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect((await expectOneStory(dir, { env })).size).toBe(2);
   }, 600_000);
 
+  it("counts a subagent that makes no tool call against its session, known from spawn_agent's result (sess66)", async () => {
+    const SUBTASK = 'SUBTASK: say hello';
+    const { dir, result, bodies } = await codexWithHooks(
+      (_call, body) => {
+        const input = body.input ?? [];
+        const outputs = input.filter((item) => item.type === 'function_call_output');
+        const text = JSON.stringify(input);
+        // the subagent answers with no tool call: no event of its own thread
+        if (text.includes(SUBTASK) && !text.includes('spawn_agent')) return [assistantText('Hello.')];
+        if (outputs.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
+        if (outputs.length === 1) {
+          const agent = JSON.parse(String(outputs[0]?.output)).agent_id as string;
+          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+        }
+        return outputs.length === 2 ? [execCommand('echo one > one.txt')] : [assistantText('Done.')];
+      },
+      'spend:\n  session:\n    maxCostUsd: 10\n',
+      false,
+      ['-c', 'features.multi_agent=true'],
+      async () => undefined,
+      'gpt-5',
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
+    expect(subagentReplies).toBeGreaterThan(0);
+    const { sessions } = hookState(dir);
+    const main = sessions.find((s) => s.parent_session_id === null);
+    // the subagent made no call: no row of its own, its replies in its session's ledger all the same
+    expect(sessions).toHaveLength(1);
+    const { ledgers } = spendState(dir);
+    const ledger = ledgers.find((l) => l.scope === `session:codex:${main?.session_id}`);
+    const own = ledgers.find((l) => l.scope.startsWith(`subagent:codex:${main?.session_id}:`));
+    // before: the main thread's replies alone
+    expect(own?.ledger.totals).toMatchObject({ replies: subagentReplies });
+    expect(ledger?.ledger.totals).toMatchObject({ replies: bodies.length });
+    expect(hookLog(dir)).toEqual([]);
+  }, 600_000);
+
   it("a budget its subagent reaches: the subagent's run is stopped on spend at its call, the session at its own, as each rollout says (codex64)", async () => {
     const SUBTASK = 'SUBTASK: write the files';
     const { dir, env, result, outputs } = await codexWithHooks(

@@ -90,6 +90,37 @@ describe("a Gemini CLI subagent's dollars", () => {
     );
   });
 
+  it('numbers each call denied after the stop on its own, as the calls the model made (each one more)', async () => {
+    const { dir, chat } = project(2_000_000);
+    await subagentCall(dir, chat, 1);
+    for (const n of [2, 3, 4]) {
+      const call = {
+        tool_name: 'run_shell_command',
+        tool_input: { command: `ls src/${n}` },
+        transcript_path: chat,
+      };
+      const denied = await answerHookEvent(
+        'gemini',
+        JSON.stringify(geminiEvent(dir, SESSION, 'BeforeTool', call)),
+        { env: {}, cwd: dir },
+      );
+      expect(JSON.parse(denied)).toMatchObject({ decision: 'deny' });
+    }
+    // the main thread's `invoke_agent` ends after the subagent's run: its call, the 5th, and its stop there
+    await subagentCall(dir, chat, 5);
+    // before: the stop at call 1, then every denial at call 2, and the main thread's at call 2 too
+    const calls = spendState(dir).entries.map((e) => e.metadata.toolCall as number);
+    expect(calls.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
+    await runCli(['status', '--json'], io);
+    const [session] = (JSON.parse(io.out()) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    // the calls that ran stay those that ran
+    expect(session?.summary).toMatch(
+      /^stopped on spend at call 1 \(budget reached\), 2 tool calls ran, 3 more calls denied after the stop, stopped again at call 5, /,
+    );
+  });
+
   it('a subagent under the budget is counted, not stopped', async () => {
     const { dir, chat } = project(10_000);
     expect(await subagentCall(dir, chat, 1)).toBe('');
@@ -154,6 +185,16 @@ describe("scan of a Gemini CLI session stopped on spend in its subagent's run (g
     expect(text.out()).toMatch(
       /at its budget \(the transcript holds its stop\), 18 more calls denied after the stop\.\n/,
     );
+  });
+
+  it('counts the session once, its subagent under it, where no state.db records it (as with one)', async () => {
+    const io = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats(), '--json'], io);
+    // before: 2, the main chat (its `invoke_agent` result holds the stop) and the subagent's
+    expect((JSON.parse(io.out()) as ScanReport).totals.stoppedOnSpendByLoopguard).toBe(1);
+    const text = bufferedIo({ env: { NO_COLOR: '1' } });
+    await runCli(['scan', chats()], text);
+    expect(text.out()).toContain("loopguard's spend guard stopped 1 session at its budget");
   });
 
   it("compares the record's spend stop with the session's chats joined: the subagent's stop, not the main chat's later one", async () => {

@@ -115,6 +115,10 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
       /^stopped on spend at call \d \(budget reached\), \d tool calls? ran, \d+ more calls? denied after the stop, /,
     );
     expect((session?.spend as { costUsd: number } | undefined)?.costUsd).toBeGreaterThan(0.3);
+    // each denied call is a call the model made (sess66): the main thread's later stop comes after
+    // them all, as scan numbers it (before: at the call after the last that ran, `call 4`)
+    const ran = Number(/(\d+) tool calls? ran/.exec(String(session?.summary))?.[1]);
+    expect(session?.summary).toContain(`stopped again at call ${ran + Number(session?.deniedAfterStop)}`);
     const scan = await loopguard(dir, ['scan'], { HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: '1' });
     expect(scan.code, scan.stderr).toBe(0);
     expect(scan.stdout).toContain("loopguard's spend guard stopped 1 session at its budget");

@@ -132,14 +132,15 @@ describe('the spend guard in the hook', () => {
         },
       });
     }
-    // the stop is recorded where it fell and at the call it denied (the next after the one that ran:
-    // Claude Code ends the session there, the second denial is this test's); the denials ran
-    // nothing, and the replies that asked for them are counted (no later event would)
+    // the stop is recorded where it fell and at each call it denied (the next after the one that ran:
+    // Claude Code ends the session there, the second denial is this test's, at the call after:
+    // sess66); the denials ran nothing, and the replies that asked for them are counted (no later
+    // event would)
     const { entries, ledgers } = spendState(dir);
     expect(entries.map((e) => [e.topic, e.metadata.toolCall])).toEqual([
       ['spend_stop', 1],
       ['spend_stop', 2],
-      ['spend_stop', 2],
+      ['spend_stop', 3],
     ]);
     expect(ledgers[0]?.ledger.totals).toMatchObject({ replies: 3, tokens: 1800 });
     const status = await loopguard(dir, ['status', '--session', 'failing']);

@@ -4,6 +4,8 @@ import { openLoopGuardDatabase } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { hookToolInput } from '../src/mcp/hookTool.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
+import { recordDifference } from '../src/scan/recordDifference.js';
+import type { ScannedSession } from '../src/scan/scannedSession.js';
 import {
   claudeEvent,
   claudeFailingCall,
@@ -15,6 +17,7 @@ import {
   tempProject,
   trustedTranscript,
 } from './hookHelpers.js';
+import { loopguard } from './runHelpers.js';
 
 // Claude Code's subagents (checked with 2.1.330): their tool calls reach the same hooks with the
 // session's `session_id` and `transcript_path`, plus `agent_id` and `agent_type`.
@@ -71,6 +74,55 @@ const fastPath: Door = (dir, env) => {
     return JSON.parse(lines.at(-1) as string).result.content[0].text as string;
   };
 };
+
+/**
+ * A project with a 1,000-token session budget, the session's transcript where Claude Code keeps it
+ * (the only one the fast path reads) and its subagents' folder, where 2.1.330 writes them; `hook`
+ * hands `door` an event naming that transcript.
+ */
+function budgetedSession(door: Door) {
+  const dir = tempProject();
+  writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
+  const transcript = trustedTranscript(dir);
+  const door_ = door(dir, transcript.env);
+  const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
+  const main = transcript.path;
+  const folder = join(dirname(main), 's1', 'subagents');
+  mkdirSync(folder, { recursive: true });
+  const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+  return { dir, hook, main, folder, own, env: transcript.env };
+}
+
+describe("scan of a Claude Code session whose subagent's call reached the session's budget (sess66)", () => {
+  it("agrees with its record: the stop, at no call of the session's own, is in the subagent's transcript", () => {
+    const session: ScannedSession = {
+      file: '/p/s1.jsonl',
+      agent: 'claude',
+      format: 'claude-transcript',
+      sessionId: 's1',
+      project: '/p',
+      startedAt: null,
+      steps: 2,
+      toolCalls: 1,
+      deniedCalls: 0,
+      tokens: 400,
+      loops: [],
+      record: {
+        project: '/p',
+        verdict: 'stopped_on_spend',
+        summary: 'stopped on spend (budget reached), 1 tool call ran, 1,100 tokens of 1,000',
+        toolCalls: 1,
+        refusedCalls: 0,
+        nudges: 0,
+        stop: { on: 'spend', kind: 'cap', call: null },
+        costUsd: null,
+        switchedOff: false,
+      },
+    };
+    // before: "loopguard's spend guard stopped it at call null and the transcript holds no stop: …"
+    expect(recordDifference(session)).toBeUndefined();
+  });
+});
 
 describe.each([
   ['command hooks', commandHook],
@@ -196,17 +248,7 @@ describe.each([
   });
 
   it("count the subagent's replies, in its own transcript, against the session's budget, each once", async () => {
-    const dir = tempProject();
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxTokens: 1000\n');
-    // the session's transcript where Claude Code keeps it (the only one the fast path reads) and the
-    // subagent's, where 2.1.330 writes them
-    const transcript = trustedTranscript(dir);
-    const door_ = door(dir, transcript.env);
-    const hook = (event: Record<string, unknown>) => door_({ ...event, transcript_path: transcript.path });
-    const main = transcript.path;
-    const folder = join(dirname(main), 's1', 'subagents');
-    mkdirSync(folder, { recursive: true });
-    const own = join(folder, 'agent-a1f2e3d4c5b6a7980.jsonl');
+    const { dir, hook, main, folder, own } = budgetedSession(door);
     writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
     writeFileSync(own, reply('msg_2', 200, 'toolu_2') + reply('msg_3', 200, 'toolu_3'));
     // another subagent's transcript is read too: 100
@@ -239,6 +281,57 @@ describe.each([
       ['spend_stop', ['claude:s1'], undefined, 1],
     ]);
     expect(hookLog(dir)).toEqual([]);
+  });
+
+  it('a session whose subagent reached its budget, then ended its turn with no further call, reads as stopped on spend in every door (sess66)', async () => {
+    const { dir, hook, main, own, env } = budgetedSession(door);
+    writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
+    writeFileSync(own, reply('msg_2', 700, 'toolu_2'));
+    // the subagent's call crosses the session's budget: its run is stopped (Claude Code ends it alone)
+    const stop = JSON.parse(await hook(subagent(bashCall(dir, 2, 'ls', 'a'))));
+    expect(stop).toMatchObject({ continue: false });
+    // the main thread reads the subagent's end and ends its turn: no further call
+    expect(
+      await hook(
+        claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.', stop_hook_active: false }),
+      ),
+    ).toBe('');
+    const status = await loopguard(dir, ['status', '--json'], env);
+    const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
+    // before: "no loop found", its budget reached and spent past with no word of a stop
+    expect(session).toMatchObject({ verdict: 'stopped_on_spend' });
+    expect(session?.summary).toMatch(/^stopped on spend \(budget reached\)/);
+  });
+
+  it("a session whose main thread's last reply reached the budget (counted only) and whose subagent's next call is denied reads as stopped on spend (sess66)", async () => {
+    const { dir, hook, main, own, env } = budgetedSession(door);
+    writeFileSync(main, reply('msg_1', 400, 'toolu_1'));
+    writeFileSync(own, reply('msg_2', 300, 'toolu_2'));
+    expect(await hook(subagent(bashCall(dir, 2, 'ls', 'a')))).toBe('');
+    // the main thread's closing reply takes the session past its budget: its turn's end only counts
+    appendFileSync(main, reply('msg_3', 400, 'toolu_3'));
+    await hook(claudeEvent(dir, 's1', 'Stop', { last_assistant_message: 'Done.', stop_hook_active: false }));
+    // the subagent, still running, asks for its next call: denied before it runs
+    appendFileSync(own, reply('msg_4', 10, 'toolu_4'));
+    const denied = JSON.parse(
+      await hook(
+        subagent(
+          claudeEvent(dir, 's1', 'PreToolUse', {
+            tool_name: 'Bash',
+            tool_input: { command: 'ls -l', description: 'check' },
+            tool_use_id: 'toolu_4',
+          }),
+        ),
+      ),
+    );
+    expect(denied).toMatchObject({ continue: false });
+    const status = await loopguard(dir, ['status', '--json'], env);
+    const sessions = (JSON.parse(status.stdout) as { sessions: { sessions: Array<Record<string, unknown>> } })
+      .sessions.sessions;
+    const session = sessions.find((s) => s.sessionId === 's1' && s.parentSessionId === null);
+    expect(session).toMatchObject({ verdict: 'stopped_on_spend' });
   });
 
   it("cannot be spoken for by another session: a file named after another session's subagent moves nothing of it (trust42)", async () => {

@@ -5,7 +5,7 @@ import { readRolloutSteps } from './codexRollout.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import type { GuardContext } from './guardContext.js';
-import { countRefusal, guardSession, rememberedResult } from './guardSession.js';
+import { countBudgetDenial, countRefusal, guardSession, rememberedResult } from './guardSession.js';
 import { guardSpend } from './guardSpend.js';
 import { heldAbove, hookSessionHeld } from './heldSessionProject.js';
 import type { HookConfig } from './hookConfig.js';
@@ -18,7 +18,7 @@ import { sessionEndedEntry } from './sessionEntries.js';
 import { deliveryOf, parseMemory } from './sessionMemory.js';
 import type { TranscriptDistrust } from './sessionSpend.js';
 import { budgetStopBefore, spendVerdict, withSpend } from './sessionSpend.js';
-import { newSession, startedSession } from './storedSession.js';
+import { startedSession } from './storedSession.js';
 import { terminalShellRefusal } from './terminalShellCall.js';
 import { unhookedAgentRefusal } from './unhookedAgentCall.js';
 
@@ -177,13 +177,13 @@ export async function guardProject(
       agent !== 'codex' && event.kind === 'before_tool' && !loopStop && config.spend !== undefined
         ? budgetStopBefore(agent, event, config.spend, database, now)
         : undefined;
+    // the denied call counts among those the model made, so the next denial is at the call after;
     // a new session denied its first call (the project's day spent) ran none, but every door lists
     // it and its stop: its row is made, with no tool call (qa51)
-    if (budgetStop !== undefined && peeked === null && event.parentSessionId === undefined)
+    if (budgetStop !== undefined && (peeked !== null || event.parentSessionId === undefined))
       database.sessions.update(
         { agent, sessionId: event.sessionId, projectDir: event.projectDir },
-        (session) =>
-          session === null ? { result: undefined, next: newSession(event, context) } : { result: undefined },
+        (session) => countBudgetDenial(event, session, context),
       );
     const stopping = loopStop || budgetStop !== undefined;
     const counted = await spendVerdict(agent, event, config, database, now, distrust, stopping);

@@ -63,6 +63,7 @@ export function guardSession(
     results: lastResults,
     seen,
     refusedCalls,
+    deniedCalls,
     startedCalls,
     startedCall,
     unendedStop,
@@ -83,7 +84,7 @@ export function guardSession(
   )
     return { result: { kind: 'silent' } };
   if (call !== undefined) remember(seen, call, MAX_SEEN_CALLS);
-  // the memory kept: the results, the calls seen, the refused and the started ones
+  // the memory kept: the results, the calls seen, the refused, denied and started ones
   const memoryWith = (started: {
     startedCalls?: number | undefined;
     startedCall?: string | undefined;
@@ -91,6 +92,7 @@ export function guardSession(
     results: lastResults,
     seen,
     ...(refusedCalls === undefined ? {} : { refusedCalls }),
+    ...(deniedCalls === undefined ? {} : { deniedCalls }),
     ...(started.startedCalls === undefined ? {} : { startedCalls: started.startedCalls }),
     ...(started.startedCall === undefined ? {} : { startedCall: started.startedCall }),
   });
@@ -258,15 +260,43 @@ export function countRefusal(
   }
   memory.refusedCalls = (memory.refusedCalls ?? 0) + 1;
   context.record(refusalEntry(event, context, message, callsMade(session, memory)));
-  // The detector never observes a refused call (it never ran: no attempt, no change); it is told
-  // of it, to number the calls after it as the model made them (the loop's words, not only its
-  // entries' metadata). Codex's is told where its rollout holds the call.
+  // Codex's detector is told where its rollout holds the call
   if (context.agent === 'codex' && event.callId !== undefined) {
     const codex = memory.codex ?? { offset: 0, denied: [], told: [] };
     codex.refused ??= [];
     remember(codex.refused, event.callId, MAX_SEEN_CALLS);
     memory.codex = codex;
   }
+  return unobservedCall(event, session, context, memory);
+}
+
+/**
+ * The session after a call loopguard denied at its budget, before it ran (Claude Code's, Gemini
+ * CLI's: Codex's is `countSpendDenial`): counted among the calls the model made, so that the next
+ * denial's entry is at the call after (a Gemini CLI subagent asks again after the stop: each denial
+ * its own number, as `scan` numbers them; sess66).
+ */
+export function countBudgetDenial(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  context: GuardContext,
+): HookSessionUpdate<undefined> {
+  const memory = parseMemory(session?.lastResults);
+  memory.deniedCalls = (memory.deniedCalls ?? 0) + 1;
+  return unobservedCall(event, session, context, memory);
+}
+
+/**
+ * The session with `memory` after a call that never ran. The detector never observes such a call
+ * (no attempt, no change); Claude Code's and Gemini CLI's is told of it, to number the calls after
+ * it as the model made them (the loop's words, not only its entries' metadata).
+ */
+function unobservedCall(
+  event: HookEvent,
+  session: HookSessionRecord | null,
+  context: GuardContext,
+  memory: Memory,
+): HookSessionUpdate<undefined> {
   const detector = context.agent === 'codex' ? undefined : restoreDetector(session, context.detector);
   detector?.countUnobservedCall();
   const snapshot = detector?.sealedSnapshot(SHA256_SEAL_CHECKSUM);

@@ -11,7 +11,7 @@ import {
 } from '@loopguard/core/spend';
 import type { SpendRow, SqliteSpendStore } from '@loopguard/sqlite';
 import { claudeSubagentTranscript, claudeSubagentTranscripts } from './claudeSubagent.js';
-import { codexSubagentRollouts } from './codexSubagent.js';
+import { codexSubagentRollouts, spawnedAgentId } from './codexSubagent.js';
 import { geminiSubagentChats } from './geminiSubagent.js';
 import type { HookAgent, HookEvent } from './hookEvent.js';
 import { endsWithReadReply, LOOKBACK_BYTES, REPLY_WAIT_MS, waitForReply } from './replyWait.js';
@@ -104,11 +104,19 @@ export async function guardSpend(
         event.replyUnread === true ? 0 : LOOKBACK_BYTES,
       );
   }
-  const sources = sessionTranscripts(context.agent, session, main, own, context.store);
   const now = context.now();
+  // a Codex subagent is its session's from the main thread's `spawn_agent` result on: one that makes
+  // no tool call sends no event of its own (sess66)
+  const spawned =
+    context.agent === 'codex' && event.kind === 'after_tool' && event.parentSessionId === undefined
+      ? spawnedAgentId(event.output)
+      : undefined;
+  const spawnedKey = spawned === undefined ? undefined : subagentSpendKey(context.agent, session, spawned);
+  const sources = sessionTranscripts(context.agent, session, main, own, context.store, now, spawned);
   const dayKey = projectDaySpendKey(now);
   const ledgerKeys = context.options.projectDay === undefined ? [sessionKey] : [sessionKey, dayKey];
   const keys = [...ledgerKeys, ...sources.filter((s) => s !== main).map((s) => s.key)];
+  if (spawnedKey !== undefined && !keys.includes(spawnedKey)) keys.push(spawnedKey);
   return context.store.update(keys, (rows) => {
     const scopes: SpendScope[] = ledgerKeys.map((key) => ({
       kind: key === sessionKey ? 'session' : 'project_day',
@@ -148,6 +156,9 @@ export async function guardSpend(
       if (ownLedger === undefined) sessionOffset = read.offset;
       else next.set(source.key, { ledger: ownLedger.snapshot(), offset: read.offset });
     }
+    // a subagent just spawned is remembered, its rollout read from its start at the next events
+    if (spawnedKey !== undefined && !next.has(spawnedKey) && !rows.has(spawnedKey))
+      next.set(spawnedKey, { ledger: new SpendLedger().snapshot(), offset: 0 });
     if (!readOne) return { next, result: undefined };
     // At the end of a turn nobody would hear a warning (and it is given once): count only, and
     // judge at the next tool call.
@@ -188,6 +199,20 @@ function recordVerdict(
       },
     }),
   );
+  // A Claude Code subagent's stop is its session's too: the budget is the session's, and Claude Code
+  // ends the subagent alone. Its main thread may end its turn with no further call (a subagent in
+  // the background), which no later event would stop: its row says its budget stopped it, at no
+  // call of its own (sess66). A Codex session keeps its stop at its main thread's next call (each
+  // judged before it runs), where its rollout holds it.
+  if (verdict.action === 'stop' && context.agent === 'claude' && event.parentSessionId !== undefined) {
+    const { parentSessionId, agentType: _type, ...main } = event;
+    recordVerdict(
+      verdict,
+      { ...main, sessionId: parentSessionId },
+      { agent: context.agent, record: context.record },
+      now,
+    );
+  }
 }
 
 /**
@@ -251,11 +276,13 @@ function sessionTranscripts(
   main: TranscriptSource,
   own: TranscriptSource,
   store: SqliteSpendStore,
+  now: number,
+  spawned: string | undefined,
 ): TranscriptSource[] {
   // a Codex subagent's event names its own rollout only: the session's is read at its own events
   if (own.path === main.path && own.key !== main.key) return [own];
   const sources = own === main ? [main] : [main, own];
-  for (const transcript of subagentTranscripts(agent, session, main.path, store)) {
+  for (const transcript of subagentTranscripts(agent, session, main.path, store, now, spawned)) {
     const key = subagentSpendKey(agent, session, transcript.agentId);
     if (key !== own.key && transcript.size !== store.offsetOf(key))
       sources.push({ path: transcript.path, key });
@@ -265,14 +292,16 @@ function sessionTranscripts(
 
 /**
  * The session's subagents' transcripts: Claude Code's, listed from their folder; Gemini CLI's chats,
- * filed under the session's; Codex's, the rollouts of the subagents whose own events made their rows
- * (the main thread's events name none).
+ * filed under the session's; Codex's, the rollouts of the subagents whose own events made their rows,
+ * or the main thread's `spawn_agent` result (`spawned`: this event's), in the days' folders up to `now`.
  */
 function subagentTranscripts(
   agent: HookAgent,
   session: string,
   mainPath: string,
   store: SqliteSpendStore,
+  now: number,
+  spawned: string | undefined,
 ): SubagentTranscript[] {
   if (agent === 'claude') return claudeSubagentTranscripts(mainPath);
   if (agent === 'gemini') return geminiSubagentChats(mainPath, session);
@@ -280,5 +309,5 @@ function subagentTranscripts(
   const known = store
     .scopesUnder(prefix, MAX_SUBAGENT_TRANSCRIPTS)
     .map((row) => row.scope.slice(prefix.length));
-  return codexSubagentRollouts(mainPath, known);
+  return codexSubagentRollouts(mainPath, spawned === undefined ? known : [...known, spawned], now);
 }

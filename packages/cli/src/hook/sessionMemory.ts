@@ -70,6 +70,12 @@ export interface Memory {
    */
   refusedCalls?: number;
   /**
+   * Claude Code's and Gemini CLI's calls the spend guard denied before they ran, its session at its
+   * budget (a Gemini CLI subagent asks again after the stop): numbered among the calls as
+   * `refusedCalls` are, each its own ({@link callsMade}; sess66). Codex's are `codex.deniedCalls`.
+   */
+  deniedCalls?: number;
+  /**
    * Calls counted in `toolCalls` when they started, their results not come yet: a session's first
    * call makes its row (`startedSession`), so that a session killed before that call returned
    * is listed with it; its result, when it comes, is then not counted again (sessions55).
@@ -93,10 +99,15 @@ export interface Memory {
 /**
  * The calls the model made in the session so far, as every entry numbers a call (and `scan`): the
  * calls that ran, the calls loopguard denied before they ran (Codex's, whose stops deny calls and
- * let the turn go on) and the calls it refused (the model's own calls against loopguard).
+ * let the turn go on, and every agent's denied at its budget) and the calls it refused (the model's own calls against loopguard).
  */
 export function callsMade(session: Pick<HookSessionRecord, 'toolCalls'> | null, memory: Memory): number {
-  return (session?.toolCalls ?? 0) + (memory.codex?.deniedCalls ?? 0) + (memory.refusedCalls ?? 0);
+  return (
+    (session?.toolCalls ?? 0) +
+    (memory.codex?.deniedCalls ?? 0) +
+    (memory.deniedCalls ?? 0) +
+    (memory.refusedCalls ?? 0)
+  );
 }
 
 /**
@@ -110,7 +121,7 @@ export function parseMemory(text: string | undefined): Memory {
   } catch {
     return { results: [], seen: [] };
   }
-  const { results, seen, codex, refusedCalls, startedCalls, startedCall, unendedStop } = (
+  const { results, seen, codex, refusedCalls, deniedCalls, startedCalls, startedCall, unendedStop } = (
     Array.isArray(parsed) ? { results: parsed } : (parsed ?? {})
   ) as {
     results?: unknown;
@@ -124,6 +135,7 @@ export function parseMemory(text: string | undefined): Memory {
       stopped?: { key?: unknown; verdict?: StepVerdict };
     };
     refusedCalls?: unknown;
+    deniedCalls?: unknown;
     startedCalls?: unknown;
     startedCall?: unknown;
     unendedStop?: unknown;
@@ -161,6 +173,9 @@ export function parseMemory(text: string | undefined): Memory {
     seen: strings(seen),
     ...(Number.isSafeInteger(refusedCalls) && (refusedCalls as number) > 0
       ? { refusedCalls: refusedCalls as number }
+      : {}),
+    ...(Number.isSafeInteger(deniedCalls) && (deniedCalls as number) > 0
+      ? { deniedCalls: deniedCalls as number }
       : {}),
     ...(Number.isSafeInteger(startedCalls) && (startedCalls as number) > 0
       ? { startedCalls: startedCalls as number }

@@ -13,13 +13,22 @@ export function inSessionRecord(
 }
 
 /**
- * Whether a session's stop counts as a session stopped: not where it is a Gemini CLI subagent's
- * chat whose session's record is among `sessions` (that record holds the stop: one session
- * stopped, as `status` says; geminiscan63).
+ * How many sessions `stopped` (chats of `all`) are: a Gemini CLI subagent's chat is its session's,
+ * one session with its main chat and its other subagents' (geminiscan63; without a record too,
+ * sess66), and where that session's record is among `all` the record holds its stop, not the chat.
  */
-export function stopCountedApart(sessions: readonly ScannedSession[]): (session: ScannedSession) => boolean {
-  const recorded = new Set(sessions.filter((s) => s.record !== undefined).map((s) => s.sessionId));
-  return (session) => !(inSessionRecord(session) && recorded.has(session.parentSessionId));
+export function sessionsCounted(
+  all: readonly ScannedSession[],
+): (stopped: readonly ScannedSession[]) => number {
+  const recorded = new Set(all.filter((s) => s.record !== undefined).map((s) => s.sessionId));
+  return (stopped) =>
+    new Set(
+      stopped.flatMap((session) => {
+        if (!inSessionRecord(session))
+          return [session.agent === 'gemini' ? `gemini:${session.sessionId}` : session];
+        return recorded.has(session.parentSessionId) ? [] : [`gemini:${session.parentSessionId}`];
+      }),
+    ).size;
 }
 
 /** A call's number among the session's calls: the ones that ran and the ones refused. */

@@ -49,7 +49,14 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
   // a run's stream watcher kills the agent at its stop: the stream holds no mark of it, the replay's stop is it
   const held = transcriptStop(session) ?? (record.run === undefined ? undefined : replayStop(session));
   const stop = record.stop;
-  if (stop !== null && (held === undefined || held.on !== stop.on || held.call !== stop.call)) {
+  // a spend stop at no call of the session's own: its subagent's call reached the session's budget,
+  // and the subagent's transcript holds the stop (sess66): nothing of it to compare here
+  const inSubagent = stop?.on === 'spend' && stop.call === null && held === undefined;
+  if (
+    stop !== null &&
+    !inSubagent &&
+    (held === undefined || held.on !== stop.on || held.call !== stop.call)
+  ) {
     const did =
       stop.on === 'spend'
         ? `loopguard's spend guard stopped it at call ${stop.call}`

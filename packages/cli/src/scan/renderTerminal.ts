@@ -2,7 +2,7 @@ import { formatTable } from '../terminal/formatTable.js';
 import { printable } from '../terminal/terminalText.js';
 import { wrapped } from '../terminal/wrapText.js';
 import { dayFormat, localDay } from './days.js';
-import { stopCountedApart } from './joinedChats.js';
+import { sessionsCounted } from './joinedChats.js';
 import { formatMoney } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
@@ -123,7 +123,7 @@ function loopLines(report: ScanReport, price: number | undefined): string[] {
   }
   if (byHooks.length > 0) {
     // a Gemini CLI subagent's chat is its session's stop: its waste is said, not a session more
-    const stopped = byHooks.filter(stopCountedApart(report.sessions)).length;
+    const stopped = sessionsCounted(report.sessions)(byHooks);
     lines.push(`loopguard stopped ${sessionsText(stopped)} in a loop: ${afterStopText(byHooks, price)}.`);
   }
   return lines;

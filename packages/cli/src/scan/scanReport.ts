@@ -1,4 +1,4 @@
-import { stopCountedApart } from './joinedChats.js';
+import { sessionsCounted } from './joinedChats.js';
 import { costOf } from './money.js';
 import type { ScannedLoop } from './SessionScan.js';
 import type { ScannedSession } from './scannedSession.js';
@@ -121,19 +121,20 @@ export function scanReport(
     nudgesWithoutStop: 0,
     problems,
   };
-  const counted = stopCountedApart(sessions);
+  // what loopguard did: its stop in the transcript, or in its record where the transcript holds none
+  const counted = sessionsCounted(sessions);
+  totals.stoppedByLoopguard = counted(
+    sessions.filter(
+      (s) => s.loops.some((loop) => loop.loopguard === 'stopped') || s.record?.stop?.on === 'loop',
+    ),
+  );
+  totals.stoppedOnSpendByLoopguard = counted(
+    sessions.filter((s) => s.spendStop !== undefined || s.record?.stop?.on === 'spend'),
+  );
   for (const session of sessions) {
     totals.toolCalls += session.toolCalls;
     totals.deniedCalls += session.deniedCalls;
     if (session.loops.some(isStopped)) totals.sessionsWithLoops++;
-    // what loopguard did: its stop in the transcript, or in its record where the transcript holds none
-    if (
-      (counted(session) && session.loops.some((loop) => loop.loopguard === 'stopped')) ||
-      session.record?.stop?.on === 'loop'
-    )
-      totals.stoppedByLoopguard++;
-    if ((counted(session) && session.spendStop !== undefined) || session.record?.stop?.on === 'spend')
-      totals.stoppedOnSpendByLoopguard++;
     totals.nudgesWithoutStop += session.loops.filter((loop) => !isStopped(loop)).length;
     const waste = sessionWaste(session);
     totals.wastedToolCalls += waste.toolCalls;
