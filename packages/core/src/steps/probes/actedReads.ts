@@ -96,12 +96,15 @@ export function unpackHashes(text: string): number[] {
   return hashes;
 }
 
-/** A read that taught something: its place among the run's learnings, and its names, read when judged. */
+/**
+ * A read that taught something: its place among the run's learnings, and its text (in this process)
+ * or its names' hashes packed (restored), each read into a set only when a round is judged on it.
+ */
 interface TaughtRead {
   at: number;
-  names: () => ReadonlySet<number>;
-  /** Its names packed, for a snapshot (memoised). */
-  packed: () => string;
+  text: string | undefined;
+  packed: string | undefined;
+  names: ReadonlySet<number> | undefined;
 }
 
 /** A change: its number, the learnings before it, and the names it wrote. */
@@ -132,24 +135,10 @@ export class ActedReads {
 
   /** A read that taught something, the `at`-th learning of the run, with its bounded text. */
   read(at: number, text: string): void {
-    let names: ReadonlySet<number> | undefined;
-    let sorted: number[] | undefined;
-    const hashes = (): number[] => {
-      sorted ??= shownNames(text);
-      return sorted;
-    };
-    let packed: string | undefined;
-    this.keepRead({
-      at,
-      names: () => {
-        names ??= new Set(hashes());
-        return names;
-      },
-      packed: () => {
-        packed ??= packHashes(hashes());
-        return packed;
-      },
-    });
+    this.reads.push({ at, text, packed: undefined, names: undefined });
+    // A forgotten read counts as acted on (as a learning not judged by name).
+    if (this.reads.length > MAX_ACTED)
+      this.unjudged = Math.max(this.unjudged, (this.reads.shift() as TaughtRead).at);
   }
 
   /** A learning that is not judged by name, the `at`-th of the run. */
@@ -175,24 +164,17 @@ export class ActedReads {
         if (write.change <= changes || write.learned < read.at) continue;
         const names = write.names();
         if (names === undefined) return true;
-        const shown = read.names();
+        const shown = namesOf(read);
         for (const name of names) if (shown.has(name)) return true;
       }
     }
     return false;
   }
 
-  private keepRead(read: TaughtRead): void {
-    this.reads.push(read);
-    // A forgotten read counts as acted on (as a learning not judged by name).
-    if (this.reads.length > MAX_ACTED)
-      this.unjudged = Math.max(this.unjudged, (this.reads.shift() as TaughtRead).at);
-  }
-
   /** The state: the reads' names packed, the changes' names (`null`: anything). */
   snapshot(): SnapshotJson {
     return {
-      reads: this.reads.map((read) => [read.at, read.packed()]),
+      reads: this.reads.map((read) => [read.at, packedOf(read)]),
       writes: this.writes.map((write) => {
         const names = write.names();
         return [write.change, write.learned, names === undefined ? null : packHashes(names)];
@@ -218,22 +200,24 @@ export class ActedReads {
     const s = parseSnapshotPart(stateSchema, state, 'snapshot.history.probes.acted');
     this.unjudged = s.unjudged;
     this.forgottenChange = s.forgottenChange;
-    for (const [at, packed] of s.reads) {
-      let names: ReadonlySet<number> | undefined;
-      this.reads.push({
-        at,
-        names: () => {
-          names ??= new Set(unpackHashes(packed));
-          return names;
-        },
-        packed: () => packed,
-      });
-    }
+    for (const [at, packed] of s.reads) this.reads.push({ at, text: undefined, packed, names: undefined });
     for (const [change, learnedBefore, packed] of s.writes) {
       const names = packed === null ? undefined : unpackHashes(packed);
       this.writes.push({ change, learned: learnedBefore, names: () => names });
     }
   }
+}
+
+/** A read's names as a set, computed once. */
+function namesOf(read: TaughtRead): ReadonlySet<number> {
+  read.names ??= new Set(read.text === undefined ? unpackHashes(read.packed ?? '') : shownNames(read.text));
+  return read.names;
+}
+
+/** A read's names packed, computed once. */
+function packedOf(read: TaughtRead): string {
+  read.packed ??= packHashes(read.text === undefined ? [] : shownNames(read.text));
+  return read.packed;
 }
 
 // built on first use (see parseSnapshotPart)
