@@ -155,6 +155,10 @@ describe.each(Object.entries(shapes))(
           'nudge',
         ]);
         expect(detections(feed(makeStepDetector().detector, rounds(true, 3)))).toEqual([]);
+        // Acting on what it read does not lift the ceiling: a fourth change at the same place is a loop.
+        expect(
+          detections(feed(makeStepDetector().detector, rounds(true, 4))).map((v) => [v.action, v.repeats]),
+        ).toEqual([['nudge', 5]]);
       });
 
       it("a read after the round's change is not acted on by it; a change to the agent's own script acts on anything read", () => {
