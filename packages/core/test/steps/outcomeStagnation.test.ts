@@ -15,6 +15,8 @@ const shapes = {
     rewriteOwn: (file: string, body: string): Step[] => turn(`cat > ${file} << 'EOF'\n${body}\nEOF`, ''),
     editCalling: (n: number, name: string): Step[] =>
       turn(`sed -i 's/limit = ${n}/limit = ${name}(${n})/' src/parse.py`, ''),
+    editRemoving: (n: number, name: string): Step[] =>
+      turn(`sed -i 's/limit = ${name}(${n})/limit = ${n}/' src/parse.py`, ''),
   },
   objects: {
     edit: (n: number, file = '/workspace/repo/src/parse.py'): Step[] => [
@@ -58,6 +60,23 @@ const shapes = {
         output: 'The file /workspace/repo/src/parse.py has been edited.',
       },
     ],
+    editRemoving: (n: number, name: string): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: {
+          command: 'str_replace',
+          path: '/workspace/repo/src/parse.py',
+          old_str: `limit = ${name}(${n})`,
+          new_str: `limit = ${n}`,
+        },
+      },
+      {
+        type: 'observation',
+        tool: 'str_replace_editor',
+        output: 'The file /workspace/repo/src/parse.py has been edited.',
+      },
+    ],
   },
 };
 
@@ -66,7 +85,7 @@ const FAILURE =
 
 describe.each(Object.entries(shapes))(
   'outcome stagnation, inputs as %s',
-  (_shape, { edit, run, read, rewriteOwn, editCalling }) => {
+  (_shape, { edit, run, read, rewriteOwn, editCalling, editRemoving }) => {
     /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
     const rounds = (count: number, output: (i: number) => string, error = false, file?: string): Step[] =>
       Array.from({ length: count }, (_, i) => [
@@ -159,6 +178,22 @@ describe.each(Object.entries(shapes))(
         expect(
           detections(feed(makeStepDetector().detector, rounds(true, 4))).map((v) => [v.action, v.repeats]),
         ).toEqual([['nudge', 5]]);
+      });
+
+      it('a change that takes out a call the read showed acted on it too: progress', () => {
+        // Each read shows the helper deprecated; the change takes its call out where it was written.
+        const steps = [
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[0, 1, 2].flatMap((i) => [
+            ...read(
+              `/workspace/repo/src/helpers${i}.py`,
+              `def legacy_rows_${i}(query):\n    raise DeprecationWarning`,
+            ),
+            ...editRemoving(i, `legacy_rows_${i}`),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+        ];
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
       });
 
       it("a read after the round's change is not acted on by it; a change to the agent's own script acts on anything read", () => {

@@ -10,7 +10,7 @@ import { editorParts, NEW_FIELDS, OLD_FIELDS, textOf } from './printRewrite.js';
 export const MAX_ACTED = 8;
 /** Characters of a read's text read for its names (as many as a read's result is computed from). */
 const SHOWN_TEXT = 6001;
-/** Names a change may write and still be told apart: a change that writes more acts on anything. */
+/** Names a change may touch and still be told apart: a change that touches more acts on anything. */
 export const MAX_WRITTEN_NAMES = 128;
 /** Characters of a change read for its names; a longer change acts on anything. */
 const WRITTEN_TEXT = 4000;
@@ -28,12 +28,12 @@ const NO_HASHES: readonly number[] = Object.freeze([]);
 export const ANY_NAMES: WrittenNames = () => undefined;
 
 /**
- * The names a change writes that the text it replaces did not hold, as hashes (an editor's new text
- * against its old, edit by edit; a shell line's every name); `undefined` when they cannot be told
- * (no text, more than {@link MAX_WRITTEN_NAMES}, a text longer than 4,000 characters): it may act on
- * anything.
+ * The names a change touches, as hashes: an editor's names that its new text writes and its old did
+ * not hold, or that its old held and its new takes out (edit by edit); a shell line's every name.
+ * `undefined` when they cannot be told (no text, more than {@link MAX_WRITTEN_NAMES}, a text longer
+ * than 4,000 characters): it may act on anything.
  *
- * @example writtenNames({ old_str: 'x = a', new_str: 'x = get_keep_attrs()' }); // [keyHash('get_keep_attrs')]
+ * @example writtenNames({ old_str: 'x = a', new_str: 'x = get_keep_attrs()' }); // [keyHash('get_keep_attrs'), ...]
  */
 export function writtenNames(input: unknown): number[] | undefined {
   const parts = editorParts(input);
@@ -48,7 +48,9 @@ export function writtenNames(input: unknown): number[] | undefined {
       const replaced = textOf(part, OLD_FIELDS) ?? '';
       if (written.length > WRITTEN_TEXT) return undefined;
       const before = new Set(replaced.match(NAME) ?? []);
-      for (const name of written.match(NAME) ?? []) if (!before.has(name)) added.add(name);
+      const after = new Set(written.match(NAME) ?? []);
+      for (const name of after) if (!before.has(name)) added.add(name);
+      for (const name of before) if (!after.has(name)) added.add(name);
     }
   }
   if (added.size > MAX_WRITTEN_NAMES) return undefined;
