@@ -30,6 +30,7 @@ import {
   STEP_SNAPSHOT_VERSION,
   type StepDetectorSnapshot,
 } from './options/stepSnapshot.js';
+import { writtenReader } from './probes/actedReads.js';
 import { searchReader } from './probes/fileSearch.js';
 import { printWorkReader } from './probes/printRewrite.js';
 import { printEditReader } from './probes/unseenPrints.js';
@@ -326,6 +327,7 @@ export class StepLoopDetector extends SafeEmitter<StepLoopDetectorEvents> {
           search: searchReader(command),
           prints,
           printWork: prints === undefined ? undefined : printWorkReader(valid.input, prints),
+          written: kind.kind === 'change' ? writtenReader(valid.input) : undefined,
         };
         return closed ?? this.continueAt(index);
       }

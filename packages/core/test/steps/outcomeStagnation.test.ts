@@ -13,6 +13,10 @@ const shapes = {
     run: (command: string, output: string, error = false): Step[] => turn(command, output, { error }),
     read: (file: string, content: string): Step[] => turn(`cat ${file}`, content),
     rewriteOwn: (file: string, body: string): Step[] => turn(`cat > ${file} << 'EOF'\n${body}\nEOF`, ''),
+    editCalling: (n: number, name: string): Step[] =>
+      turn(`sed -i 's/limit = ${n}/limit = ${name}(${n})/' src/parse.py`, ''),
+    editRemoving: (n: number, name: string): Step[] =>
+      turn(`sed -i 's/limit = ${name}(${n})/limit = ${n}/' src/parse.py`, ''),
   },
   objects: {
     edit: (n: number, file = '/workspace/repo/src/parse.py'): Step[] => [
@@ -39,6 +43,40 @@ const shapes = {
       { type: 'action', tool: 'execute_bash', input: { command: `cat > ${file} << 'EOF'\n${body}\nEOF` } },
       { type: 'observation', tool: 'execute_bash', output: '' },
     ],
+    editCalling: (n: number, name: string): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: {
+          command: 'str_replace',
+          path: '/workspace/repo/src/parse.py',
+          old_str: `limit = ${n}`,
+          new_str: `limit = ${name}(${n})`,
+        },
+      },
+      {
+        type: 'observation',
+        tool: 'str_replace_editor',
+        output: 'The file /workspace/repo/src/parse.py has been edited.',
+      },
+    ],
+    editRemoving: (n: number, name: string): Step[] => [
+      {
+        type: 'action',
+        tool: 'str_replace_editor',
+        input: {
+          command: 'str_replace',
+          path: '/workspace/repo/src/parse.py',
+          old_str: `limit = ${name}(${n})`,
+          new_str: `limit = ${n}`,
+        },
+      },
+      {
+        type: 'observation',
+        tool: 'str_replace_editor',
+        output: 'The file /workspace/repo/src/parse.py has been edited.',
+      },
+    ],
   },
 };
 
@@ -47,7 +85,7 @@ const FAILURE =
 
 describe.each(Object.entries(shapes))(
   'outcome stagnation, inputs as %s',
-  (_shape, { edit, run, read, rewriteOwn }) => {
+  (_shape, { edit, run, read, rewriteOwn, editCalling, editRemoving }) => {
     /** Rounds of: a change to the same file, then the same probe; `output(i)` is its result. */
     const rounds = (count: number, output: (i: number) => string, error = false, file?: string): Step[] =>
       Array.from({ length: count }, (_, i) => [
@@ -74,6 +112,125 @@ describe.each(Object.entries(shapes))(
       // The edited copy is the one that runs: a different change each round, each after a look at
       // the code it changes, stays progress.
       expect(detections(feed(makeStepDetector().detector, steps('/workspace/repo')))).toEqual([]);
+    });
+
+    describe('a round that did not act on what it read is stale', () => {
+      // Each round reads another helper, then changes the place it changed before; the probe says the same.
+      const round4 = [
+        ...read('/workspace/repo/src/helpers4.py', 'def fetch_rows_4(query):\n    return query.rows_4'),
+        ...edit(4),
+        ...run('python reproduce.py', 'same wrong answer: 3'),
+      ];
+      const rounds = (acting: boolean, count = 4): Step[] => [
+        ...run('python reproduce.py', 'same wrong answer: 3'),
+        ...[0, 1, 2, 3]
+          .slice(0, count)
+          .flatMap((i) => [
+            ...read(
+              `/workspace/repo/src/helpers${i}.py`,
+              `def fetch_rows_${i}(query):\n    return query.rows_${i}`,
+            ),
+            ...(acting ? editCalling(i, `fetch_rows_${i}`) : edit(i)),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+      ];
+
+      it('a change that writes none of the names the read showed: nudge at the third round, stop at the fourth', () => {
+        const found = detections(feed(makeStepDetector().detector, rounds(false)));
+        expect(found.map((v) => [v.action, v.loopType])).toEqual([
+          ['nudge', 'outcome_stagnation'],
+          ['stop', 'outcome_stagnation'],
+        ]);
+      });
+
+      it('restored from a snapshot of layout 13 (no reads kept): what was read before counts as acted on, what is read after is judged', () => {
+        const steps = rounds(false);
+        // Cut after the second round's read: the first two learnings are the old rule's.
+        const cut = run('', '').length + 2 * (read('', '').length + edit(0).length + run('', '').length) - 2;
+        const old = (at: number) => {
+          const detector = makeStepDetector().detector;
+          feed(detector, steps.slice(0, at));
+          const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+          delete snapshot.history.probes.acted;
+          if (snapshot.pending !== null) delete snapshot.pending.written;
+          return StepLoopDetector.restore(snapshot);
+        };
+        // The round whose read came before the restore is not stale; the next two are: the stop comes a round later.
+        const migrated = detections(feed(old(cut), steps.slice(cut)));
+        expect(migrated.map((v) => v.action)).toEqual(['nudge']);
+        expect(detections(feed(old(cut), [...steps.slice(cut), ...round4])).map((v) => v.action)).toEqual([
+          'nudge',
+          'stop',
+        ]);
+        // Restored with the reads kept, the verdicts are the uninterrupted detector's.
+        const kept = makeStepDetector().detector;
+        feed(kept, steps.slice(0, cut));
+        const same = StepLoopDetector.restore(JSON.parse(JSON.stringify(kept.snapshot())));
+        expect(detections(feed(same, steps.slice(cut))).map((v) => v.action)).toEqual(['nudge', 'stop']);
+      });
+
+      it('a change that calls what the read showed acted on it: progress, below the ceiling', () => {
+        expect(detections(feed(makeStepDetector().detector, rounds(false, 3))).map((v) => v.action)).toEqual([
+          'nudge',
+        ]);
+        expect(detections(feed(makeStepDetector().detector, rounds(true, 3)))).toEqual([]);
+        // Acting on what it read does not lift the ceiling: a fourth change at the same place is a loop.
+        expect(
+          detections(feed(makeStepDetector().detector, rounds(true, 4))).map((v) => [v.action, v.repeats]),
+        ).toEqual([['nudge', 5]]);
+      });
+
+      it('a change that takes out a call the read showed acted on it too: progress', () => {
+        // Each read shows the helper deprecated; the change takes its call out where it was written.
+        const steps = [
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[0, 1, 2].flatMap((i) => [
+            ...read(
+              `/workspace/repo/src/helpers${i}.py`,
+              `def legacy_rows_${i}(query):\n    raise DeprecationWarning`,
+            ),
+            ...editRemoving(i, `legacy_rows_${i}`),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+        ];
+        expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it("a read after the round's change is not acted on by it; a change to the agent's own script acts on anything read", () => {
+        const after = [
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...edit(0),
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[1, 2, 3].flatMap((i) => [
+            ...editCalling(i, `fetch_rows_${i}`),
+            ...read(
+              `/workspace/repo/src/helpers${i}.py`,
+              `def fetch_rows_${i}(query):\n    return query.rows_${i}`,
+            ),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+        ];
+        expect(detections(feed(makeStepDetector().detector, after)).map((v) => v.action)).toEqual([
+          'nudge',
+          'stop',
+        ]);
+        const own = [
+          ...rewriteOwn('/workspace/repo/reproduce.py', 'print(answer())'),
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...edit(0),
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[1, 2, 3].flatMap((i) => [
+            ...read(
+              `/workspace/repo/src/helpers${i}.py`,
+              `def fetch_rows_${i}(query):\n    return query.rows_${i}`,
+            ),
+            ...edit(i),
+            ...rewriteOwn('/workspace/repo/reproduce.py', `print(answer())  # ${i}`),
+            ...run('python reproduce.py', 'same wrong answer: 3'),
+          ]),
+        ];
+        expect(detections(feed(makeStepDetector().detector, own))).toEqual([]);
+      });
     });
 
     it('the first edit of a file after a look at it is a hypothesis; its run with the same result after it is not stale yet', () => {

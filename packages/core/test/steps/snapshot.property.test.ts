@@ -396,9 +396,9 @@ describe('StepLoopDetector.restoreSealed', () => {
       fields: layout.length,
       hash: textHash(layout.join('\n')),
     }).toEqual({
-      layout: 13,
-      fields: 146,
-      hash: '95267401913cbadb',
+      layout: 14,
+      fields: 153,
+      hash: '672b764ce61bc979',
     });
   });
 });

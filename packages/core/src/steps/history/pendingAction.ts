@@ -1,4 +1,5 @@
 import { MAX_EDIT_PRINTS, type PendingActionState } from '../options/stepSnapshot.js';
+import { packHashes, unpackHashes, type WrittenNames } from '../probes/actedReads.js';
 import type { FileSearch } from '../probes/fileSearch.js';
 import {
   type PrintWork,
@@ -12,7 +13,10 @@ import type { PrintEdit, PrintEditReader } from '../probes/unseenPrints.js';
  * An action waiting for its observation: its snapshot's fields ({@link PendingActionState}), with what
  * it does to prints and the search it ends with read when asked.
  */
-export interface PendingAction extends Omit<PendingActionState, 'prints' | 'search' | 'printWork'> {
+export interface PendingAction
+  extends Omit<PendingActionState, 'prints' | 'search' | 'printWork' | 'written'> {
+  /** For a change, the names it writes, read when asked (see `writtenNames`; `undefined`: none read, it may act on anything). */
+  written?: WrittenNames | undefined;
   /** For a change, the print calls it adds and takes out, read when asked (`undefined`: none). */
   prints?: PrintEditReader | undefined;
   /** The search of one file the command line ends with (see `searchOf`; `undefined`: none). */
@@ -36,6 +40,7 @@ export function pendingActionState(pending: PendingAction): PendingActionState {
     ...printsState(pending.prints),
     ...(pending.printWork === undefined ? {} : { printWork: printWorkState(pending.printWork) }),
     ...searchState(pending.search),
+    ...writtenState(pending.written),
   };
 }
 
@@ -46,7 +51,21 @@ export function pendingActionOf(pending: PendingActionState): PendingAction {
     prints: pending.prints === undefined ? undefined : () => pending.prints as PrintEdit,
     search: pending.search === undefined ? undefined : () => pending.search,
     printWork: pending.printWork === undefined ? undefined : printWorkOfState(pending.printWork),
+    written: writtenOf(pending.written),
   };
+}
+
+/** A pending change's written names as its snapshot keeps them: absent when it may act on anything. */
+function writtenState(written: WrittenNames | undefined): { written?: string } {
+  const names = written?.();
+  return names === undefined ? {} : { written: packHashes(names) };
+}
+
+/** The written names a snapshot's pending change kept (absent: it may act on anything). */
+function writtenOf(packed: string | undefined): WrittenNames | undefined {
+  if (packed === undefined) return undefined;
+  const names = unpackHashes(packed);
+  return () => names;
 }
 
 /** A pending action's search of a file as its snapshot keeps it: absent when it has none. */

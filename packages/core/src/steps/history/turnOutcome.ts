@@ -13,6 +13,7 @@ import {
 } from '../keys/fingerprint.js';
 import { shorten } from '../keys/shorten.js';
 import { actionKey, boundLines } from '../keys/stepKeys.js';
+import { ANY_NAMES } from '../probes/actedReads.js';
 import { MAX_PATHS, type ProbeRun } from '../probes/ProbeLedger.js';
 import { maskNoise, typedWords } from '../probes/probeKey.js';
 import { type ProbeOutcome, probeResult } from '../probes/probeResult.js';
@@ -274,6 +275,7 @@ function probeRunOf(
     prints: action.prints,
     search: action.search,
     printWork: action.printWork,
+    written: action.written ?? ANY_NAMES,
   };
 }
 

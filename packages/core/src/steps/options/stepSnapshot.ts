@@ -68,6 +68,8 @@ export interface PendingActionState {
   search?: { file: string; pattern: string };
   /** For a change, what it does to debug prints (see `printWorkOf`; absent: none read). */
   printWork?: { typed: string[]; rewritten?: string[] };
+  /** For a change, the names it writes, packed (see `writtenNames`; absent: it may act on anything). */
+  written?: string;
 }
 
 /**
@@ -168,6 +170,10 @@ const envelopeSchema = lazySchema(() =>
             typed: z.array(z.string()).max(MAX_EDIT_PRINTS),
             rewritten: z.array(z.string()).max(MAX_EDIT_PRINTS).optional(),
           })
+          .optional(),
+        written: z
+          .string()
+          .regex(/^[A-Za-z0-9+/]*={0,2}$/)
           .optional(),
       })
       .nullable(),

@@ -2,6 +2,7 @@ import { keyHash } from '../keys/keyHash.js';
 import { cleanEvidence, type StepEvidence } from '../keys/stepEvidence.js';
 import type { SnapshotJson, SnapshotPart } from '../options/stepSnapshot.js';
 import { parseSnapshotPart } from '../options/stepSnapshot.js';
+import { ActedReads, ANY_NAMES, NO_NAMES, type WrittenNames } from './actedReads.js';
 import { asksAnew } from './newQuestion.js';
 import { rewritesOwnPrints } from './printRewrite.js';
 import { sameMasked, typedSince } from './probeKey.js';
@@ -54,6 +55,8 @@ export class ProbeLedger implements SnapshotPart {
   private readonly results = new Set<number>();
   /** The reads of the run, to tell when one run again shows something else (bounded). */
   private readonly rechecks = new ReadRechecks();
+  /** The reads that taught and the changes after them: whether a round acted on what it read. */
+  private readonly acted = new ActedReads();
   /** A memo of the identities of recent probes (a cache: the same answers without it). */
   private readonly identities = new Map<string, string>();
   /** Changes made in the run. */
@@ -104,7 +107,13 @@ export class ProbeLedger implements SnapshotPart {
   record(step: number, run: ProbeRun | undefined, informative: boolean, evidence: StepEvidence): ProbeUpdate {
     if (run === undefined || run.probe === '') {
       const learned = informative && run !== undefined && this.teaches(run);
-      if (learned) this.learned++;
+      if (learned) {
+        this.learned++;
+        // What the read showed: its text, or its error (a refused view names what it refused).
+        const shown = run.readText === '' ? run.output() : run.readText;
+        if (shown === '') this.acted.learnedOther(this.learned);
+        else this.acted.read(this.learned, shown);
+      }
       const news = run !== undefined && this.reread(run);
       this.latest = learned || news ? { ...NO_UPDATE, learned, news } : NO_UPDATE;
     }
@@ -132,6 +141,7 @@ export class ProbeLedger implements SnapshotPart {
       this.agentPrints.push(text);
       if (this.agentPrints.length > MAX_AGENT_PRINTS) this.agentPrints.shift();
     }
+    this.acted.wrote(this.changes, this.learned, this.namesWritten(run, ownChange));
     this.recentChanges.push({ step, paths: run.paths.slice(0, MAX_PATHS), evidence });
     if (this.recentChanges.length > MAX_CHANGES) this.recentChanges.shift();
     // A change to the code under test at a place not changed before is a new hypothesis; so is a
@@ -212,8 +222,12 @@ export class ProbeLedger implements SnapshotPart {
     // agent last changed its own scripts answers a new question, as one with other noise does.
     if (previous !== undefined && !shown && (same || comesBack)) {
       const unlearned = changesSincePrevious > 0 && this.learned === previous.learnedAtLast;
-      // A stale round: the code changed, in places already changed, and nothing was learned between.
-      const staleRound = unlearned && this.novel === previous.novelAtLast;
+      // A stale round: the code changed, in places already changed, and nothing was learned between,
+      // or what was read between was not acted on (no change wrote a name a read before it showed).
+      const staleRound =
+        changesSincePrevious > 0 &&
+        this.novel === previous.novelAtLast &&
+        (unlearned || !this.acted.acted(previous.learnedAtLast, previous.changesAtLast));
       // A guess: the code under test changed, wherever, and nothing was learned since the same result.
       const guessRound = unlearned && tried;
       const blindRound = changesSincePrevious > 0;
@@ -253,8 +267,9 @@ export class ProbeLedger implements SnapshotPart {
       };
       return this.latest;
     }
-    // A new probe, or a result that moved: either teaches something.
+    // A new probe, or a result that moved: either teaches something (not judged by name).
     this.learned++;
+    this.acted.learnedOther(this.learned);
     const seen = previous === undefined ? [] : previous.seen;
     const seenKeys = previous === undefined ? [] : previous.seenKeys;
     if (previous !== undefined) this.remember(previous);
@@ -366,6 +381,17 @@ export class ProbeLedger implements SnapshotPart {
     return run.paths.length === 0 || !run.paths.every((path) => this.edited.some((e) => samePath(e, path)));
   }
 
+  /**
+   * What a change acts on: a change to the agent's own script, or one that names no file, may act on
+   * anything read; one that names no file on the probe's own line (`rm -rf _build && sphinx-build`)
+   * prepares the probe and acts on nothing; any other, on the names it writes.
+   */
+  private namesWritten(run: ProbeRun, ownChange: boolean): WrittenNames {
+    if (ownChange) return ANY_NAMES;
+    if (run.paths.length > 0) return run.written;
+    return run.probe === '' ? ANY_NAMES : NO_NAMES;
+  }
+
   private isOwn(path: string): boolean {
     return this.own.some((o) => samePath(o, path));
   }
@@ -417,6 +443,7 @@ export class ProbeLedger implements SnapshotPart {
       testedTyped: this.testedTyped.map((c) => ({ change: c.change, words: [...c.words()] })),
       results: [...this.results],
       reads: this.rechecks.snapshot(),
+      acted: this.acted.snapshot(),
       recentChanges: this.recentChanges.map((c) => ({
         ...c,
         paths: [...c.paths],
@@ -451,6 +478,7 @@ export class ProbeLedger implements SnapshotPart {
       ...s.testedTyped.map((c) => ({ change: c.change, words: () => c.words })),
     );
     this.rechecks.restore(s.reads);
+    this.acted.restore(s.acted, s.learned);
     this.results.clear();
     for (const result of s.results) this.results.add(result);
     this.recentChanges.splice(

@@ -17,9 +17,9 @@ export interface PrintWork {
 }
 
 /** Input fields holding the text an edit writes (OpenHands' editor, Claude Code's Edit and Write). */
-const NEW_FIELDS = ['new_str', 'new_string', 'file_text', 'content', 'contents'];
+export const NEW_FIELDS = ['new_str', 'new_string', 'file_text', 'content', 'contents'];
 /** Input fields holding the text an edit replaces. */
-const OLD_FIELDS = ['old_str', 'old_string'];
+export const OLD_FIELDS = ['old_str', 'old_string'];
 /** A `sed -i` line that is one substitution of one file: `sed -i '2445s/DEBUG: /DEBUG: {x} /' f.py`. */
 const SED_SUBSTITUTION =
   /^\s*sed\s+-i\S*\s+(['"])(?:\d+(?:,\d+)?\s*)?s([/|#,])((?:\\.|(?!\2)[^\\])*)\2(?:\\.|(?!\2)[^\\])*\2[gI\d]*\1\s+[^\s;&|<>]+\s*$/;
@@ -80,7 +80,7 @@ export function printWorkOf(
 }
 
 /** An editor input's edits (`MultiEdit`'s, else the input itself); `undefined`: not an editor's. */
-function editorParts(input: unknown): unknown[] | undefined {
+export function editorParts(input: unknown): unknown[] | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const record = input as Record<string, unknown>;
   const parts = Array.isArray(record.edits) ? record.edits : [record];
@@ -119,7 +119,8 @@ function onlyPrintLines(code: string): boolean {
   return true;
 }
 
-function textOf(part: unknown, names: readonly string[]): string | undefined {
+/** The first of `names` that is a string field of `part` (`undefined`: none). */
+export function textOf(part: unknown, names: readonly string[]): string | undefined {
   if (typeof part !== 'object' || part === null) return undefined;
   const fields = part as Record<string, unknown>;
   for (const name of names) {

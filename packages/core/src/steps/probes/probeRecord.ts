@@ -38,6 +38,8 @@ export interface ProbeRun {
   length: number;
   /** For a change, the words it typed (see `typedWords`), read only when a probe's result is compared with them (memoised). */
   typed: () => string[];
+  /** For a change, the names it writes (see `writtenNames`; `undefined`: it may act on anything), read when a round is judged. */
+  written: () => readonly number[] | undefined;
   /** For a change by an editor, the print calls it added and took out (see `printEdit`; absent: none read). */
   prints?: PrintEditReader | undefined;
   /** For a change, what it does to debug prints (see `printWorkOf`; absent: none read). */
@@ -204,6 +206,7 @@ export const ledgerStateSchema = lazySchema(() => {
       .default([]),
     results: z.array(int).max(MAX_RUN_RESULTS).default([]),
     reads: z.unknown(),
+    acted: z.unknown().optional(),
     recentChanges: z
       .array(z.object({ step: int, paths: z.array(z.string()).max(MAX_PATHS), evidence: evidenceSchema() }))
       .max(MAX_CHANGES),
