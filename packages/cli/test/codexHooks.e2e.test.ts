@@ -29,6 +29,31 @@ beforeAll(async () => {
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const isLoopguard = (hook: { command?: string }) => hook.command?.includes(' hook codex') === true;
 
+/**
+ * A scripted Codex that spawns a subagent on `subtask` and waits for it, then goes on as `after` says
+ * (given how many of its calls ran since the wait); `subagent` answers the subagent's own thread
+ * (given how many of its calls ran).
+ */
+function spawningSubagent(
+  subtask: string,
+  subagent: (ran: number) => ReturnType<typeof execCommand>[],
+  after: (ran: number) => ReturnType<typeof execCommand>[],
+): Parameters<typeof startFakeResponsesApi>[0] {
+  return (_call, body) => {
+    const input = body.input ?? [];
+    const ran = input.filter((item) => item.type === 'function_call_output');
+    // the subagent's thread starts with its task and never spawned an agent
+    const text = JSON.stringify(input);
+    if (text.includes(subtask) && !text.includes('spawn_agent')) return subagent(ran.length);
+    if (ran.length === 0) return [multiAgentCall('spawn_agent', { message: subtask })];
+    if (ran.length === 1) {
+      const agent = JSON.parse(String(ran[0]?.output)).agent_id as string;
+      return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
+    }
+    return after(ran.length - 2);
+  };
+}
+
 /** `init codex --user` into a fresh CODEX_HOME, the user's trust step, then `codex exec` with `script`. */
 async function codexWithHooks(
   script: Parameters<typeof startFakeResponsesApi>[0],
@@ -610,21 +635,14 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
   it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {
     const SUBTASK = 'SUBTASK: read missing.txt';
     const { dir, env, result, bodies } = await codexWithHooks(
-      (_call, body) => {
-        const input = body.input ?? [];
-        const outputs = input.filter((item) => item.type === 'function_call_output');
-        // the subagent's thread starts with its task and never spawned an agent
-        const text = JSON.stringify(input);
-        if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
-          return outputs.length < 8 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')];
-        if (outputs.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
-        if (outputs.length === 1) {
-          const agent = JSON.parse(String(outputs[0]?.output)).agent_id as string;
-          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
-        }
-        const command = ['echo one > one.txt', 'cat one.txt', 'ls'][outputs.length - 2];
-        return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
-      },
+      spawningSubagent(
+        SUBTASK,
+        (ran) => (ran < 8 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
+        (ran) => {
+          const command = ['echo one > one.txt', 'cat one.txt', 'ls'][ran];
+          return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
+        },
+      ),
       // a budget in dollars, the replies priced (codex64: scan's dollars are the record's)
       'spend:\n  session:\n    maxCostUsd: 10\n',
       false,
@@ -691,19 +709,12 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
   it("counts a subagent that makes no tool call against its session, known from spawn_agent's result (sess66)", async () => {
     const SUBTASK = 'SUBTASK: say hello';
     const { dir, result, bodies } = await codexWithHooks(
-      (_call, body) => {
-        const input = body.input ?? [];
-        const outputs = input.filter((item) => item.type === 'function_call_output');
-        const text = JSON.stringify(input);
-        // the subagent answers with no tool call: no event of its own thread
-        if (text.includes(SUBTASK) && !text.includes('spawn_agent')) return [assistantText('Hello.')];
-        if (outputs.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
-        if (outputs.length === 1) {
-          const agent = JSON.parse(String(outputs[0]?.output)).agent_id as string;
-          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
-        }
-        return outputs.length === 2 ? [execCommand('echo one > one.txt')] : [assistantText('Done.')];
-      },
+      // the subagent answers with no tool call: no event of its own thread
+      spawningSubagent(
+        SUBTASK,
+        () => [assistantText('Hello.')],
+        (ran) => (ran === 0 ? [execCommand('echo one > one.txt')] : [assistantText('Done.')]),
+      ),
       'spend:\n  session:\n    maxCostUsd: 10\n',
       false,
       ['-c', 'features.multi_agent=true'],
@@ -729,22 +740,14 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
   it("a budget its subagent reaches: the subagent's run is stopped on spend at its call, the session at its own, as each rollout says (codex64)", async () => {
     const SUBTASK = 'SUBTASK: write the files';
     const { dir, env, result, outputs } = await codexWithHooks(
-      (_call, body) => {
-        const input = body.input ?? [];
-        const ran = input.filter((item) => item.type === 'function_call_output');
-        const text = JSON.stringify(input);
-        if (text.includes(SUBTASK) && !text.includes('spawn_agent'))
-          return ran.length < 6
-            ? [execCommand(`echo ${ran.length} > s${ran.length}.txt`)]
-            : [assistantText('Done.')];
-        if (ran.length === 0) return [multiAgentCall('spawn_agent', { message: SUBTASK })];
-        if (ran.length === 1) {
-          const agent = JSON.parse(String(ran[0]?.output)).agent_id as string;
-          return [multiAgentCall('wait_agent', { targets: [agent], timeout_ms: 60_000 })];
-        }
-        const command = ['echo a > a.txt', 'echo b > b.txt', 'echo c > c.txt'][ran.length - 2];
-        return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
-      },
+      spawningSubagent(
+        SUBTASK,
+        (ran) => (ran < 6 ? [execCommand(`echo ${ran} > s${ran}.txt`)] : [assistantText('Done.')]),
+        (ran) => {
+          const command = ['echo a > a.txt', 'echo b > b.txt', 'echo c > c.txt'][ran];
+          return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
+        },
+      ),
       // 15 tokens a reply: the subagent's own five replies reach the session's budget before its
       // sixth call (its fifth, where the main thread's first reply is counted by then: the threads
       // run side by side, so the call is not asserted)

@@ -1,33 +1,16 @@
-import type { HookSessionRecord } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
-import { guardSession } from '../src/hook/guardSession.js';
 import type { HookEvent } from '../src/hook/hookEvent.js';
+import { inMemorySession } from './hookHelpers.js';
 
 /**
  * A round that did not act on what it read, through the command hook's events: the detector is
  * restored from the session's stored snapshot at every event, so a read's names must survive it.
  */
 describe('guardSession: a round that did not act on what it read is stale', () => {
-  const context = { agent: 'claude' as const, detector: {}, record() {}, now: () => 0 };
-  let calls = 0;
-  const base = () => ({ sessionId: 's1', projectDir: '/p', eventName: 'PreToolUse', callId: `c${++calls}` });
-
-  /** Feeds `events` to one session; the reply kinds in order, up to a stop. */
-  const drive = (events: HookEvent[]) => {
-    let session: HookSessionRecord | null = null;
-    const replies: string[] = [];
-    for (const event of events) {
-      const { result, next } = guardSession(event, session, context);
-      if (next !== undefined) session = { ...next, createdAt: 0, updatedAt: 0 };
-      replies.push(result.kind);
-      if (result.kind === 'stop') break;
-    }
-    return replies.filter((reply) => reply !== 'silent');
-  };
-  const call = (tool: string, input: unknown, output: string): HookEvent[] => [
-    { ...base(), kind: 'before_tool', tool, input },
-    { ...base(), eventName: 'PostToolUse', kind: 'after_tool', tool, input, output, error: false },
-  ];
+  const session = inMemorySession();
+  const call = (tool: string, input: unknown, output: string) => session.call(tool, input, output);
+  /** The replies to `events` that were not silent. */
+  const drive = (events: HookEvent[]) => session.drive(events).replies.filter((reply) => reply !== 'silent');
   /** A look at another helper, a change to the place changed before, the repro's same answer. */
   const round = (n: number, acting: boolean) => [
     ...call(

@@ -1,8 +1,8 @@
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { guardSession } from '../src/hook/guardSession.js';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { parseMemory } from '../src/hook/sessionMemory.js';
+import { inMemorySession } from './hookHelpers.js';
 
 /**
  * The command hook's stop before a repeat runs: a repeat is judged before it runs, taken to give
@@ -10,26 +10,7 @@ import { parseMemory } from '../src/hook/sessionMemory.js';
  * result may be the fix working; the stop then comes after the call, on the result it gave.
  */
 describe('guardSession: a repeat foreseen only while nothing changed', () => {
-  const context = { agent: 'claude' as const, detector: {}, record() {}, now: () => 0 };
-  let calls = 0;
-  const base = () => ({ sessionId: 's1', projectDir: '/p', eventName: 'PreToolUse', callId: `c${++calls}` });
-
-  /** Feeds `events` to one session; the reply kinds, `denied` marked. */
-  const drive = (events: HookEvent[]) => {
-    let session: HookSessionRecord | null = null;
-    const replies: string[] = [];
-    for (const event of events) {
-      const { result, next } = guardSession(event, session, context);
-      if (next !== undefined) session = { ...next, createdAt: 0, updatedAt: 0 };
-      replies.push(result.kind === 'stop' && result.denied ? 'denied' : result.kind);
-      if (result.kind === 'stop') break; // the session ends
-    }
-    return { replies, session };
-  };
-  const call = (tool: string, input: unknown, output: string, error = false): HookEvent[] => [
-    { ...base(), kind: 'before_tool', tool, input },
-    { ...base(), eventName: 'PostToolUse', kind: 'after_tool', tool, input, output, error },
-  ];
+  const { call, drive, context } = inMemorySession();
   const FAILING =
     'Traceback (most recent call last):\n  File "reproduce.py", line 3\nValueError: names differ\n';
 

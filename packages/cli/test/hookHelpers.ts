@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLoopGuardDatabase } from '@loopguard/sqlite';
+import { type HookSessionRecord, openLoopGuardDatabase } from '@loopguard/sqlite';
 import { execa } from 'execa';
+import { guardSession } from '../src/hook/guardSession.js';
+import type { HookEvent } from '../src/hook/hookEvent.js';
 import { bin } from './runHelpers.js';
 
 /** A temporary project directory. */
@@ -281,4 +283,34 @@ export function shipTrackedLoopguard(dir: string): void {
   writeFileSync(join(dir, '.loopguard', 'state.db'), 'shipped\n');
   execFileSync('git', ['add', '-f', '.loopguard'], { cwd: dir });
   execFileSync('git', ['commit', '-qm', 'ship .loopguard'], { cwd: dir });
+}
+
+/**
+ * A Claude Code session judged in memory, as the command hook judges it (the detector restored from
+ * the session's stored row at every event).
+ */
+export function inMemorySession() {
+  const context = { agent: 'claude' as const, detector: {}, record() {}, now: () => 0 };
+  let calls = 0;
+  const base = () => ({ sessionId: 's1', projectDir: '/p', eventName: 'PreToolUse', callId: `c${++calls}` });
+  return {
+    /** One tool call's two events: before it runs, then with its result. */
+    call: (tool: string, input: unknown, output: string, error = false): HookEvent[] => [
+      { ...base(), kind: 'before_tool', tool, input },
+      { ...base(), eventName: 'PostToolUse', kind: 'after_tool', tool, input, output, error },
+    ],
+    /** Feeds `events` to the session up to a stop; the reply kinds (`denied` for a stop before the call), and its row. */
+    drive: (events: HookEvent[]) => {
+      let session: HookSessionRecord | null = null;
+      const replies: string[] = [];
+      for (const event of events) {
+        const { result, next } = guardSession(event, session, context);
+        if (next !== undefined) session = { ...next, createdAt: 0, updatedAt: 0 };
+        replies.push(result.kind === 'stop' && result.denied ? 'denied' : result.kind);
+        if (result.kind === 'stop') break; // the session ends
+      }
+      return { replies, session };
+    },
+    context,
+  };
 }
