@@ -30,6 +30,20 @@ const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const isLoopguard = (hook: { command?: string }) => hook.command?.includes(' hook codex') === true;
 
 /**
+ * {@link codexWithHooks} with subagents on and a budget in dollars, gpt-5's replies priced
+ * (codex64: scan's dollars are the record's).
+ */
+const codexWithPricedSubagents = (script: Parameters<typeof startFakeResponsesApi>[0]) =>
+  codexWithHooks(
+    script,
+    'spend:\n  session:\n    maxCostUsd: 10\n',
+    false,
+    ['-c', 'features.multi_agent=true'],
+    async () => undefined,
+    'gpt-5',
+  );
+
+/**
  * A scripted Codex that spawns a subagent on `subtask` and waits for it, then goes on as `after` says
  * (given how many of its calls ran since the wait); `subagent` answers the subagent's own thread
  * (given how many of its calls ran).
@@ -634,7 +648,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
 
   it("judges a subagent's calls as its own run: the subagent is stopped, the main thread that makes progress is not (qa39)", async () => {
     const SUBTASK = 'SUBTASK: read missing.txt';
-    const { dir, env, result, bodies } = await codexWithHooks(
+    const { dir, env, result, bodies } = await codexWithPricedSubagents(
       spawningSubagent(
         SUBTASK,
         (ran) => (ran < 8 ? [execCommand('cat missing.txt')] : [assistantText('I give up.')]),
@@ -643,12 +657,6 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
           return command === undefined ? [assistantText('Done.')] : [execCommand(command)];
         },
       ),
-      // a budget in dollars, the replies priced (codex64: scan's dollars are the record's)
-      'spend:\n  session:\n    maxCostUsd: 10\n',
-      false,
-      ['-c', 'features.multi_agent=true'],
-      async () => undefined,
-      'gpt-5',
     );
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(bodies.some((b) => b.includes('Command blocked by PreToolUse hook: Stopped (same_error)'))).toBe(
@@ -708,18 +716,13 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
 
   it("counts a subagent that makes no tool call against its session, known from spawn_agent's result (sess66)", async () => {
     const SUBTASK = 'SUBTASK: say hello';
-    const { dir, result, bodies } = await codexWithHooks(
+    const { dir, result, bodies } = await codexWithPricedSubagents(
       // the subagent answers with no tool call: no event of its own thread
       spawningSubagent(
         SUBTASK,
         () => [assistantText('Hello.')],
         (ran) => (ran === 0 ? [execCommand('echo one > one.txt')] : [assistantText('Done.')]),
       ),
-      'spend:\n  session:\n    maxCostUsd: 10\n',
-      false,
-      ['-c', 'features.multi_agent=true'],
-      async () => undefined,
-      'gpt-5',
     );
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const subagentReplies = bodies.filter((b) => b.includes(SUBTASK) && !b.includes('spawn_agent')).length;
