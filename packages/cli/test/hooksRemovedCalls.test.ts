@@ -616,3 +616,64 @@ describe("trust65: an edit that untrusts a project holding loopguard's hooks is 
     expect(shell(bare, 'rm ~/.gemini/trustedFolders.json')).toBeUndefined();
   });
 });
+
+// trust67: Gemini CLI 0.61.0 reads its trusted folders from the file `GEMINI_CLI_TRUSTED_FOLDERS_PATH`
+// names, in place of `~/.gemini/trustedFolders.json` (`Storage.getTrustedFoldersPath`): a write
+// that untrusts the project there leaves its hooks unread as surely (trust65's edit rule).
+describe('trust67: the trusted folders file `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names is judged as trust65 judges an edit', () => {
+  function named(guarded = true) {
+    const dir = guarded ? guardedProject() : tempProject();
+    const file = join(dir, 'trust', 'folders.json');
+    mkdirSync(join(dir, 'trust'));
+    writeFileSync(file, text({ [dir]: 'TRUST_FOLDER', '/elsewhere': 'DO_NOT_TRUST' }));
+    const env = { HOME: join(dir, 'home'), GEMINI_CLI_TRUSTED_FOLDERS_PATH: file };
+    const run = (tool: string, input: Record<string, unknown>) =>
+      hooksRemovedRefusal(call(dir, tool, input), env);
+    return { dir, file, run };
+  }
+
+  it.each([
+    `echo '{}' > $GEMINI_CLI_TRUSTED_FOLDERS_PATH`,
+    'rm "$GEMINI_CLI_TRUSTED_FOLDERS_PATH"',
+    `sed -i 's/TRUST_FOLDER/DO_NOT_TRUST/' \${GEMINI_CLI_TRUSTED_FOLDERS_PATH}`,
+    `echo '{}' > FILE`,
+    'rm FILE',
+    'cp /dev/null FILE',
+    `python3 -c "open('FILE', 'w').write('{}')"`,
+  ])('a shell write: %s', (template) => {
+    const { file, run } = named();
+    expect(run('shell', { command: template.replaceAll('FILE', file) })).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('an edit and a write that untrust the project', () => {
+    const { file, run } = named();
+    expect(run('write_file', { file_path: file, content: '{}' })).toBe(HOOKS_REMOVED_REFUSED);
+    const replace = { file_path: file, old_string: '": "TRUST_FOLDER"', new_string: '": "DO_NOT_TRUST"' };
+    expect(run('replace', replace)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('leaves alone a read, a write that keeps the trust, and a project without loopguard', () => {
+    const { dir, file, run } = named();
+    expect(run('shell', { command: 'cat "$GEMINI_CLI_TRUSTED_FOLDERS_PATH"' })).toBeUndefined();
+    const keeps = JSON.stringify({ [dir]: 'TRUST_FOLDER', '/other': 'DO_NOT_TRUST' });
+    expect(run('shell', { command: `echo '${keeps}' > ${file}` })).toBeUndefined();
+    const replace = { file_path: file, old_string: '"/elsewhere"', new_string: '"/other"' };
+    expect(run('replace', replace)).toBeUndefined();
+    const bare = named(false);
+    expect(bare.run('shell', { command: `rm ${bare.file}` })).toBeUndefined();
+    expect(bare.run('write_file', { file_path: bare.file, content: '{}' })).toBeUndefined();
+  });
+
+  it.each([
+    'cp /dev/null ~/.gemini/trustedFolders.json',
+    ': > ~/.gemini/trustedFolders.json',
+    `printf '{}' > ~/.gemini/trustedFolders.json`,
+    'ln -sf /dev/null ~/.gemini/trustedFolders.json',
+    'mv /tmp/empty.json ~/.gemini/trustedFolders.json',
+    `python3 -c "import os; os.remove(os.path.expanduser('~/.gemini/trustedFolders.json'))"`,
+  ])('held: a shell write of `~/.gemini/trustedFolders.json`: %s', (command) => {
+    const dir = guardedProject();
+    writeFileSync(join(dir, 'home', '.gemini', 'trustedFolders.json'), text({ [dir]: 'TRUST_FOLDER' }));
+    expect(shell(dir, command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+});
