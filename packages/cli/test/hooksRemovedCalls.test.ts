@@ -677,3 +677,36 @@ describe('trust67: the trusted folders file `GEMINI_CLI_TRUSTED_FOLDERS_PATH` na
     expect(shell(dir, command)).toBe(HOOKS_REMOVED_REFUSED);
   });
 });
+
+// trust67: Codex reads its config.toml as TOML: lines inside a multi-line string, or after a `#`,
+// are no table and no hook, though the line reader took them for one.
+describe("trust67: Codex's config.toml: a hook or a trust put into a multi-line string or a comment", () => {
+  const hooksPart = CODEX_CONFIG.slice(CODEX_CONFIG.indexOf('[[hooks'));
+  const write = (dir: string, file: string, content: string) =>
+    hooksRemovedRefusal(call(dir, 'Write', { file_path: file, content }), { HOME: join(dir, 'home') });
+
+  it.each([
+    ['a multi-line string', `model = "o3"\nnotes = """\n${hooksPart}"""\n`],
+    ['a literal multi-line string', `model = "o3"\nnotes = '''\n${hooksPart}'''\n`],
+    ['a comment', CODEX_CONFIG.replace('command = ', '# command = ')],
+  ])("the project's hooks into %s: refused", (_name, content) => {
+    const dir = guardedProject();
+    expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it("the project's trust into a multi-line string: refused", () => {
+    const dir = guardedProject();
+    const file = join(dir, 'home', '.codex', 'config.toml');
+    writeFileSync(file, `model = "o3"\n\n[projects."${dir}"]\ntrust_level = "trusted"\n`);
+    const content = `model = "o3"\nnotes = """\n[projects."${dir}"]\ntrust_level = "trusted"\n"""\n`;
+    expect(write(dir, file, content)).toBe(HOOKS_REMOVED_REFUSED);
+    const kept = `model = "o3"\nnotes = """\nsee [tui]\n"""\n\n[projects."${dir}"] # mine\ntrust_level = "trusted"\n`;
+    expect(write(dir, file, kept)).toBeUndefined();
+  });
+
+  it('leaves alone a multi-line string or a comment beside the hooks', () => {
+    const dir = guardedProject();
+    const content = `# mine\nmodel = "o3"\ninstructions = """\nbe brief\n"""\n${hooksPart}`;
+    expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBeUndefined();
+  });
+});

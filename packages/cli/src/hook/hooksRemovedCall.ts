@@ -8,6 +8,7 @@ import {
   geminiEnvTrust,
   geminiTrustOff,
   geminiTrusts,
+  tomlCode,
 } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
@@ -70,7 +71,10 @@ const LOOPGUARD_LINE = new RegExp(
 
 /** How many lines of `text` are loopguard's hook entries' ({@link LOOPGUARD_LINE}). */
 function loopguardLines(text: string): number {
-  return text.split('\n').filter((line) => LOOPGUARD_LINE.test(line)).length;
+  // a hook inside a multi-line string or a comment is no hook to Codex (trust67)
+  return tomlCode(text, false)
+    .split('\n')
+    .filter((line) => LOOPGUARD_LINE.test(line)).length;
 }
 
 /** JSONC's comments and trailing commas (Gemini CLI's settings take them), strings kept. */
