@@ -117,6 +117,7 @@ function readValue(
  * TOML's text as its lines of code (trust67): comments taken out, and each multi-line string
  * (`"""…"""`, `'''…'''`) made a one-line basic string of its text (`strings: false`: an empty one),
  * so no line inside it reads as a table, a key or a hook. A string left open runs to the end.
+ * @param strings - keep a multi-line string's text (default: `true`); `false` leaves `""`.
  */
 export function tomlCode(text: string, strings = true): string {
   let code = '';

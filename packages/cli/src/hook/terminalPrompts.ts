@@ -35,7 +35,9 @@ const GIVEN: Array<[RegExp, RegExp]> = [
  * (`cleared`) change it.
  */
 export interface StartEnv {
+  /** The variables the command sets (`undefined`: unset). */
   vars: Record<string, string | undefined>;
+  /** The command starts from an empty environment (`env -i`). */
   cleared: boolean;
   /** The agent's environment. */
   user: Record<string, string | undefined>;
