@@ -64,9 +64,9 @@ describe("trust67: Codex's config.toml with values over several lines", () => {
   });
   it('a trust after a multi-line string or array, or in an inline table over lines, is read', () => {
     expect(codexTrusts(`notes = """\n[tui]\n"""\n${table}`, '/work/app')).toBe(true);
-    expect(codexTrusts(`[projects.${app}]\nx = [\n  1, # one\n  "]",\n]\ntrust_level = "trusted"\n`, '/work/app')).toBe(
-      true,
-    );
+    expect(
+      codexTrusts(`[projects.${app}]\nx = [\n  1, # one\n  "]",\n]\ntrust_level = "trusted"\n`, '/work/app'),
+    ).toBe(true);
     expect(codexTrusts(`projects = {\n  ${app} = { trust_level = "trusted" },\n}\n`, '/work/app')).toBe(true);
     expect(codexTrusts(`[projects.${app}]\ntrust_level = """trusted"""\n`, '/work/app')).toBe(true);
   });
