@@ -375,6 +375,17 @@ describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged 
     expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
   });
 
+  it("judges Claude Code in the folder it starts in: the project's own command hooks guard it under any home", () => {
+    const { dir, env } = setup();
+    hooked(join(dir, '.claude'), 'claude', 'settings.json');
+    // `sudo -C` is `--close-from`, not a folder; `sudo -D` and `env -C` are
+    expect(unhookedAgentRefusal(at(dir, 'sudo -C 3 -u ci claude -p "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'sudo -u ci claude -p "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'sudo -D /tmp -u ci claude -p "go"'), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+  });
+
   it("refuses `sudo -E` where the user's homes are the default ones: the target's home is sudo's", () => {
     const { dir } = setup();
     const env = { HOME: join(dir, 'kept') };

@@ -291,7 +291,9 @@ export function unhookedAgentRefusal(
         if (option !== undefined) {
           const { flags, name, value = '' } = option;
           at = option.last;
-          if (name === 'C' || name === 'chdir' || name === 'D') dir = plainPath(value, '~', dir) ?? dir;
+          // `env -C dir`, `sudo -D dir` (`sudo -C` is `--close-from`)
+          const chdir = name === 'chdir' || name === (wrapper === 'env' ? 'C' : 'D');
+          if (chdir) dir = plainPath(value, '~', dir) ?? dir;
           if (wrapper === 'sudo' && sudo !== undefined) {
             if (flags.includes('E') || (name === 'preserve-env' && option.value === undefined))
               sudo.all = true;
