@@ -616,3 +616,97 @@ describe("trust65: an edit that untrusts a project holding loopguard's hooks is 
     expect(shell(bare, 'rm ~/.gemini/trustedFolders.json')).toBeUndefined();
   });
 });
+
+// trust67: Gemini CLI 0.61.0 reads its trusted folders from the file `GEMINI_CLI_TRUSTED_FOLDERS_PATH`
+// names, in place of `~/.gemini/trustedFolders.json` (`Storage.getTrustedFoldersPath`): a write
+// that untrusts the project there leaves its hooks unread as surely (trust65's edit rule).
+describe('trust67: the trusted folders file `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names is judged as trust65 judges an edit', () => {
+  function named(guarded = true) {
+    const dir = guarded ? guardedProject() : tempProject();
+    const file = join(dir, 'trust', 'folders.json');
+    mkdirSync(join(dir, 'trust'));
+    writeFileSync(file, text({ [dir]: 'TRUST_FOLDER', '/elsewhere': 'DO_NOT_TRUST' }));
+    const env = { HOME: join(dir, 'home'), GEMINI_CLI_TRUSTED_FOLDERS_PATH: file };
+    const run = (tool: string, input: Record<string, unknown>) =>
+      hooksRemovedRefusal(call(dir, tool, input), env);
+    return { dir, file, run };
+  }
+
+  it.each([
+    `echo '{}' > $GEMINI_CLI_TRUSTED_FOLDERS_PATH`,
+    'rm "$GEMINI_CLI_TRUSTED_FOLDERS_PATH"',
+    `sed -i 's/TRUST_FOLDER/DO_NOT_TRUST/' \${GEMINI_CLI_TRUSTED_FOLDERS_PATH}`,
+    `echo '{}' > FILE`,
+    'rm FILE',
+    'cp /dev/null FILE',
+    `python3 -c "open('FILE', 'w').write('{}')"`,
+  ])('a shell write: %s', (template) => {
+    const { file, run } = named();
+    expect(run('shell', { command: template.replaceAll('FILE', file) })).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('an edit and a write that untrust the project', () => {
+    const { file, run } = named();
+    expect(run('write_file', { file_path: file, content: '{}' })).toBe(HOOKS_REMOVED_REFUSED);
+    const replace = { file_path: file, old_string: '": "TRUST_FOLDER"', new_string: '": "DO_NOT_TRUST"' };
+    expect(run('replace', replace)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('leaves alone a read, a write that keeps the trust, and a project without loopguard', () => {
+    const { dir, file, run } = named();
+    expect(run('shell', { command: 'cat "$GEMINI_CLI_TRUSTED_FOLDERS_PATH"' })).toBeUndefined();
+    const keeps = JSON.stringify({ [dir]: 'TRUST_FOLDER', '/other': 'DO_NOT_TRUST' });
+    expect(run('shell', { command: `echo '${keeps}' > ${file}` })).toBeUndefined();
+    const replace = { file_path: file, old_string: '"/elsewhere"', new_string: '"/other"' };
+    expect(run('replace', replace)).toBeUndefined();
+    const bare = named(false);
+    expect(bare.run('shell', { command: `rm ${bare.file}` })).toBeUndefined();
+    expect(bare.run('write_file', { file_path: bare.file, content: '{}' })).toBeUndefined();
+  });
+
+  it.each([
+    'cp /dev/null ~/.gemini/trustedFolders.json',
+    ': > ~/.gemini/trustedFolders.json',
+    `printf '{}' > ~/.gemini/trustedFolders.json`,
+    'ln -sf /dev/null ~/.gemini/trustedFolders.json',
+    'mv /tmp/empty.json ~/.gemini/trustedFolders.json',
+    `python3 -c "import os; os.remove(os.path.expanduser('~/.gemini/trustedFolders.json'))"`,
+  ])('held: a shell write of `~/.gemini/trustedFolders.json`: %s', (command) => {
+    const dir = guardedProject();
+    writeFileSync(join(dir, 'home', '.gemini', 'trustedFolders.json'), text({ [dir]: 'TRUST_FOLDER' }));
+    expect(shell(dir, command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+});
+
+// trust67: Codex reads its config.toml as TOML: lines inside a multi-line string, or after a `#`,
+// are no table and no hook, though the line reader took them for one.
+describe("trust67: Codex's config.toml: a hook or a trust put into a multi-line string or a comment", () => {
+  const hooksPart = CODEX_CONFIG.slice(CODEX_CONFIG.indexOf('[[hooks'));
+  const write = (dir: string, file: string, content: string) =>
+    hooksRemovedRefusal(call(dir, 'Write', { file_path: file, content }), { HOME: join(dir, 'home') });
+
+  it.each([
+    ['a multi-line string', `model = "o3"\nnotes = """\n${hooksPart}"""\n`],
+    ['a literal multi-line string', `model = "o3"\nnotes = '''\n${hooksPart}'''\n`],
+    ['a comment', CODEX_CONFIG.replace('command = ', '# command = ')],
+  ])("the project's hooks into %s: refused", (_name, content) => {
+    const dir = guardedProject();
+    expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it("the project's trust into a multi-line string: refused", () => {
+    const dir = guardedProject();
+    const file = join(dir, 'home', '.codex', 'config.toml');
+    writeFileSync(file, `model = "o3"\n\n[projects."${dir}"]\ntrust_level = "trusted"\n`);
+    const content = `model = "o3"\nnotes = """\n[projects."${dir}"]\ntrust_level = "trusted"\n"""\n`;
+    expect(write(dir, file, content)).toBe(HOOKS_REMOVED_REFUSED);
+    const kept = `model = "o3"\nnotes = """\nsee [tui]\n"""\n\n[projects."${dir}"] # mine\ntrust_level = "trusted"\n`;
+    expect(write(dir, file, kept)).toBeUndefined();
+  });
+
+  it('leaves alone a multi-line string or a comment beside the hooks', () => {
+    const dir = guardedProject();
+    const content = `# mine\nmodel = "o3"\ninstructions = """\nbe brief\n"""\n${hooksPart}`;
+    expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBeUndefined();
+  });
+});

@@ -51,3 +51,23 @@ describe("the agents' trust in a project", () => {
     expect(codexTrusts(`# projects = { ${app} = { trust_level = "trusted" } }\n`, '/work/app')).toBe(false);
   });
 });
+
+// trust67: TOML values over several lines, as Codex 0.169.0's TOML parser reads them: a
+// multi-line string holds text, not tables; an array or an inline table may span lines.
+describe("trust67: Codex's config.toml with values over several lines", () => {
+  const app = '"/work/app"';
+  const table = `[projects.${app}]\ntrust_level = "trusted"\n`;
+  it('a trust inside a multi-line string is no trust', () => {
+    expect(codexTrusts(`notes = """\n${table}"""\n`, '/work/app')).toBe(false);
+    expect(codexTrusts(`notes = '''\n${table}'''\n`, '/work/app')).toBe(false);
+    expect(codexTrusts(`notes = """a "quoted" line\n${table}"""\n`, '/work/app')).toBe(false);
+  });
+  it('a trust after a multi-line string or array, or in an inline table over lines, is read', () => {
+    expect(codexTrusts(`notes = """\n[tui]\n"""\n${table}`, '/work/app')).toBe(true);
+    expect(
+      codexTrusts(`[projects.${app}]\nx = [\n  1, # one\n  "]",\n]\ntrust_level = "trusted"\n`, '/work/app'),
+    ).toBe(true);
+    expect(codexTrusts(`projects = {\n  ${app} = { trust_level = "trusted" },\n}\n`, '/work/app')).toBe(true);
+    expect(codexTrusts(`[projects.${app}]\ntrust_level = """trusted"""\n`, '/work/app')).toBe(true);
+  });
+});

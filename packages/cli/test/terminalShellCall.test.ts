@@ -243,3 +243,69 @@ describe.skipIf(!existsSync(CORPORA))('the corpora: no ordinary command is refus
     expect(refused).toEqual([]);
   });
 });
+
+// trust67: programs shell66 left, read by its principle (what the model could type through
+// `write_stdin` that no hook sees). A pager reads its keys from the terminal and runs a shell at
+// `!`: git's and man's page only where the command gives them one, since Codex 0.169.0 starts
+// `exec_command` with `PAGER=cat` and `GIT_PAGER=cat` (`UNIFIED_EXEC_ENV`); man's `MANPAGER` is
+// the user's. `node inspect`'s debugger runs code (`exec`), telnet's prompt `!`, mosh is a remote
+// login, and expect with no script or `interact` hands over the terminal.
+describe('trust67: a pager, a debugger or a remote login that reads the terminal (Codex)', () => {
+  const refusal = (command: string, env: Record<string, string | undefined> = {}) =>
+    terminalShellRefusal(call(command), env);
+
+  it.each([
+    'GIT_PAGER=less git log',
+    'GIT_PAGER="less -R" git show HEAD',
+    'env -u GIT_PAGER git log -p',
+    'env -i PATH=/usr/bin git diff',
+    'cd sub && GIT_PAGER=more git blame a.c',
+    'PAGER=less man ls',
+    'man -P less ls',
+    'man --pager=most 3 printf',
+    'MANPAGER=vim man git',
+    'env -i man ls',
+    'node inspect app.js',
+    'node inspect -p 4242',
+    'telnet example.com 80',
+    'telnet',
+    'mosh build-host',
+    'mosh deploy@build-host -- bash',
+    'expect',
+    'expect -i run.exp',
+    `expect -c 'spawn ssh build-host; interact'`,
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it('man with the user’s own MANPAGER is refused', () => {
+    expect(refusal('man ls', { MANPAGER: 'less -R' })).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal('man ls', { MANPAGER: 'cat' })).toBeUndefined();
+    expect(refusal('man ls | col -b', { MANPAGER: 'less' })).toBeUndefined();
+  });
+
+  it.each([
+    'git log --oneline -5',
+    'git diff',
+    'git show HEAD~1',
+    'GIT_PAGER=cat git log',
+    'GIT_PAGER= git log',
+    'GIT_PAGER=less git --no-pager log',
+    'GIT_PAGER=less git -P diff',
+    'GIT_PAGER=less git log | head',
+    'GIT_PAGER=less git log > log.txt',
+    'env -u GIT_PAGER git --no-pager diff',
+    'man ls',
+    'man -k socket',
+    'MANPAGER=cat man ls',
+    'PAGER=less man ls > ls.txt',
+    'node --inspect app.js',
+    'node inspect.js',
+    'echo quit | telnet mail 25',
+    'mosh build-host -- uptime',
+    'expect run.exp',
+    `expect -c 'spawn ls; expect eof'`,
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+});

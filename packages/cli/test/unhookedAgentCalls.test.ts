@@ -161,31 +161,31 @@ describe("trust65: a nested agent started with another home whose hooks are not 
 // trust66: a home unset (`env -u CODEX_HOME`, `unset`) or the whole environment cleared (`env -i`)
 // places the nested agent's home as surely as setting it: the agent falls back to its default
 // folder in the user's home (the passwd entry's, which `HOME` names). Judged by trust65's rule.
-describe('trust66: a nested agent started with its home unset or its environment cleared', () => {
-  const hooked = (folder: string, agent: string, file: string) => {
-    const command = `loopguard hook ${agent}`;
-    write(join(folder, file), {
-      hooks: { Stop: [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }] },
-    });
+const hooked = (folder: string, agent: string, file: string) => {
+  const command = `loopguard hook ${agent}`;
+  write(join(folder, file), {
+    hooks: { Stop: [{ hooks: [{ type: 'command', command, loopguard: { owns: 'file' } }] }] },
+  });
+};
+/** A project whose user keeps each agent's home outside `HOME` (which holds none of loopguard's hooks). */
+function setup() {
+  const dir = tempProject();
+  const bare = join(dir, 'bare');
+  mkdirSync(bare);
+  const kept = join(dir, 'kept');
+  hooked(join(kept, '.codex'), 'codex', 'hooks.json');
+  hooked(join(kept, '.claude'), 'claude', 'settings.json');
+  hooked(join(kept, '.gemini'), 'gemini', 'settings.json');
+  const env = {
+    HOME: bare,
+    CODEX_HOME: join(kept, '.codex'),
+    CLAUDE_CONFIG_DIR: join(kept, '.claude'),
+    GEMINI_CLI_HOME: kept,
   };
-  /** A project whose user keeps each agent's home outside `HOME` (which holds none of loopguard's hooks). */
-  function setup() {
-    const dir = tempProject();
-    const bare = join(dir, 'bare');
-    mkdirSync(bare);
-    const kept = join(dir, 'kept');
-    hooked(join(kept, '.codex'), 'codex', 'hooks.json');
-    hooked(join(kept, '.claude'), 'claude', 'settings.json');
-    hooked(join(kept, '.gemini'), 'gemini', 'settings.json');
-    const env = {
-      HOME: bare,
-      CODEX_HOME: join(kept, '.codex'),
-      CLAUDE_CONFIG_DIR: join(kept, '.claude'),
-      GEMINI_CLI_HOME: kept,
-    };
-    return { dir, env };
-  }
+  return { dir, env };
+}
 
+describe('trust66: a nested agent started with its home unset or its environment cleared', () => {
   it.each([
     'env -u CODEX_HOME codex exec "fix the failing test"',
     'env --unset=CODEX_HOME codex exec "go"',
@@ -213,7 +213,6 @@ describe('trust66: a nested agent started with its home unset or its environment
     'env -i CODEX_HOME=$KEPT/.codex codex exec "go"',
     'env -u CODEX_HOME CODEX_HOME=$KEPT/.codex codex exec "go"',
     'unset CODEX_HOME; ls',
-    'sudo -u ci codex exec "go"',
     'env -u CODEX_HOME npm test',
   ])('leaves alone: %s', (template) => {
     const { dir, env } = setup();
@@ -333,5 +332,64 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
   ])('leaves alone: %j, %s', (entry, line) => {
     const paths = setup(entry);
     expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBeUndefined();
+  });
+});
+
+// trust67: `sudo` starts the agent as another account with sudo's environment (reset: the target's
+// `HOME`, no `CODEX_HOME`, unless kept by `-E` or `--preserve-env`), `env -S` splits a string into
+// more words (options, assignments, the agent itself), `env -C` / `sudo -D` take a folder: each was
+// read as the end of the wrappers, so the agent and what the command set before it went unread.
+describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged by the one rule', () => {
+  it.each([
+    ['sudo codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -u ci codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo --user=ci -n codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -E env -u CODEX_HOME codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -E CODEX_HOME=/tmp/x codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo --preserve-env=PATH codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -u ci claude -p "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -E codex exec --disable hooks "go"', UNHOOKED_AGENT_REFUSED],
+    [`env -S 'CODEX_HOME=/tmp/x codex exec "go"'`, UNHOOKED_HOME_REFUSED],
+    [`env -S'-u CODEX_HOME' codex exec "go"`, UNHOOKED_HOME_REFUSED],
+    [`env --split-string='-i codex exec go'`, UNHOOKED_HOME_REFUSED],
+    [`env -S 'codex exec --disable hooks go'`, UNHOOKED_AGENT_REFUSED],
+    ['env -C . CODEX_HOME=/tmp/x codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['env --chdir sub -u CLAUDE_CONFIG_DIR claude -p "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -D . -u ci codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['env -C sub claude --bare -p "go"', UNHOOKED_AGENT_REFUSED],
+  ])('%s', (command, refusal) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(refusal);
+  });
+
+  it.each([
+    'sudo -E codex exec "go"',
+    'sudo --preserve-env=CODEX_HOME,PATH codex exec "go"',
+    'sudo -E -u ci claude -p "go"',
+    `env -S 'FOO=1 codex exec "go"'`,
+    'env -C sub codex exec "go"',
+    'sudo apt-get install -y ripgrep',
+    'env -C /tmp ls && codex exec "go"',
+  ])('leaves alone: %s', (command) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
+  });
+
+  it("judges Claude Code in the folder it starts in: the project's own command hooks guard it under any home", () => {
+    const { dir, env } = setup();
+    hooked(join(dir, '.claude'), 'claude', 'settings.json');
+    // `sudo -C` is `--close-from`, not a folder; `sudo -D` and `env -C` are
+    expect(unhookedAgentRefusal(at(dir, 'sudo -C 3 -u ci claude -p "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'sudo -u ci claude -p "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'sudo -D /tmp -u ci claude -p "go"'), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+  });
+
+  it("refuses `sudo -E` where the user's homes are the default ones: the target's home is sudo's", () => {
+    const { dir } = setup();
+    const env = { HOME: join(dir, 'kept') };
+    expect(unhookedAgentRefusal(at(dir, 'sudo -E codex exec "go"'), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(at(dir, 'sudo --preserve-env=HOME codex exec "go"'), env)).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import {
   geminiEnvTrust,
   geminiTrustOff,
   geminiTrusts,
+  tomlCode,
 } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
 
@@ -70,7 +71,10 @@ const LOOPGUARD_LINE = new RegExp(
 
 /** How many lines of `text` are loopguard's hook entries' ({@link LOOPGUARD_LINE}). */
 function loopguardLines(text: string): number {
-  return text.split('\n').filter((line) => LOOPGUARD_LINE.test(line)).length;
+  // a hook inside a multi-line string or a comment is no hook to Codex (trust67)
+  return tomlCode(text, false)
+    .split('\n')
+    .filter((line) => LOOPGUARD_LINE.test(line)).length;
 }
 
 /** JSONC's comments and trailing commas (Gemini CLI's settings take them), strings kept. */
@@ -118,11 +122,32 @@ function loopguardEvents(
 }
 
 /**
+ * The trusted folders file Gemini CLI reads in place of `~/.gemini/trustedFolders.json`
+ * (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, 0.61.0's `Storage.getTrustedFoldersPath`; trust67), when the
+ * environment names one plainly; relative to the project, the folder the agent runs in.
+ */
+function namedTrustFile(env: Record<string, string | undefined>, projectDir: string): string | undefined {
+  const path = env.GEMINI_CLI_TRUSTED_FOLDERS_PATH;
+  return path && !/[$`~*?]/.test(path) ? resolve(projectDir, path) : undefined;
+}
+
+/** Whether `file` is a Gemini CLI trusted folders file: its own name, or the one the environment names. */
+function isTrustFile(file: string, trustFile: string | undefined): boolean {
+  return basename(file) === GEMINI_TRUST_NAME || (trustFile !== undefined && resolve(file) === trustFile);
+}
+
+/**
  * Whether `after` (`undefined`: the file is gone) keeps every hook of loopguard's that `before`
  * holds, and the agent's trust in `projectDir` where the project's hooks are loopguard's (trust65:
  * Gemini CLI's trusted folders, Codex's `trust_level`; an untrusted project's hooks do not run).
  */
-function keepsHooks(file: string, before: string, after: string | undefined, projectDir: string): boolean {
+function keepsHooks(
+  file: string,
+  before: string,
+  after: string | undefined,
+  projectDir: string,
+  trustFile?: string,
+): boolean {
   const name = basename(file);
   if (userGeminiSettings(file, projectDir)) {
     const folders = hooksFileText(join(dirname(file), GEMINI_TRUST_NAME));
@@ -130,7 +155,7 @@ function keepsHooks(file: string, before: string, after: string | undefined, pro
       geminiTrustOff(settings) || geminiTrusts(folders, projectDir);
     if (projectHolds(projectDir, 'gemini') && trusts(before) && !trusts(after)) return false;
   }
-  if (name === GEMINI_TRUST_NAME)
+  if (isTrustFile(file, trustFile))
     return (
       !projectHolds(projectDir, 'gemini') ||
       !geminiTrusts(before, projectDir) ||
@@ -150,10 +175,11 @@ function keepsHooks(file: string, before: string, after: string | undefined, pro
   return [...had].every((event) => has.has(event));
 }
 
-/** The text of the hooks file at `path` now, `undefined` when it is not one or cannot be read. */
-function hooksFileText(path: string): string | undefined {
+/** The text of the hooks file at `path` now, `undefined` when it is not one (nor `trustFile`) or cannot be read. */
+function hooksFileText(path: string, trustFile?: string): string | undefined {
   const name = basename(path);
   if (
+    !isTrustFile(path, trustFile) &&
     !HOOKS_JSON_NAME.test(name) &&
     name !== CODEX_CONFIG_NAME &&
     name !== CLAUDE_STATE_NAME &&
@@ -285,7 +311,7 @@ function patchedText(before: string, lines: string[]): string | undefined {
  * `$HOME`, `$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`), Codex's `config.toml`, and the agents' folders.
  */
 const HOOKS_FILE_PATH =
-  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|\.gemini\}?\/trustedFolders\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json/
+  /(?:\.(?:claude|gemini)\}?|CLAUDE_CONFIG_DIR[^/\s'"]*)\/settings(?:\.local)?\.json|\.gemini\}?\/trustedFolders\.json|(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/hooks\.json|(?<=^|\/)\.claude\.json|GEMINI_CLI_TRUSTED_FOLDERS_PATH\}?/
     .source;
 const CODEX_CONFIG_PATH = /(?:\.codex\}?|CODEX_HOME[^/\s'"]*)\/config\.toml/.source;
 /** The file as a whole word (a redirection's target, an argument), and anywhere in a script's text. */
@@ -306,7 +332,8 @@ const AGENT_FOLDER_WORD =
 const MCP_REMOVED = /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm)\b[^\n;&|]*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
 
 /** What every command this file refuses names: a patch, an agent's folder or its home. */
-const AGENT_NAMED = /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR|\bmcp\b/;
+const AGENT_NAMED =
+  /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR|GEMINI_CLI_TRUSTED_FOLDERS_PATH|\bmcp\b/;
 
 /** Programs that only read the files they name (unless a redirection writes one). */
 const READERS =
@@ -337,11 +364,18 @@ interface PathContext {
   env: Record<string, string | undefined>;
   /** The command changes its folder (`cd`, `pushd`): a relative path's folder is not known. */
   moved: boolean;
+  /** The trusted folders file the environment names (`namedTrustFile`). */
+  trustFile?: string;
 }
 
 /** An agent's home named by its variable (`$CODEX_HOME`, `${CLAUDE_CONFIG_DIR:-~/.claude}`). */
-const AGENT_HOME = /\$\{(CODEX_HOME|CLAUDE_CONFIG_DIR)(?::?-([^}]*))?\}|\$(CODEX_HOME|CLAUDE_CONFIG_DIR)\b/g;
-const HOME_DEFAULT: Record<string, string> = { CODEX_HOME: '~/.codex', CLAUDE_CONFIG_DIR: '~/.claude' };
+const AGENT_HOME =
+  /\$\{(CODEX_HOME|CLAUDE_CONFIG_DIR|GEMINI_CLI_TRUSTED_FOLDERS_PATH)(?::?-([^}]*))?\}|\$(CODEX_HOME|CLAUDE_CONFIG_DIR|GEMINI_CLI_TRUSTED_FOLDERS_PATH)\b/g;
+const HOME_DEFAULT: Record<string, string> = {
+  CODEX_HOME: '~/.codex',
+  CLAUDE_CONFIG_DIR: '~/.claude',
+  GEMINI_CLI_TRUSTED_FOLDERS_PATH: `~/.gemini/${GEMINI_TRUST_NAME}`,
+};
 
 /** The file a shell word names, `undefined` when the command does not say it plainly (another variable, a glob, after a `cd`). */
 function pathOf(word: string, { projectDir, env, moved }: PathContext): string | undefined {
@@ -366,7 +400,7 @@ function holdsHooks(word: string, context: PathContext): boolean {
   const path = pathOf(word, context);
   if (path === undefined) return true;
   const files = AGENT_FOLDER_WORD.test(word) ? FOLDER_FILES.map((name) => join(path, name)) : [path];
-  return files.some((file) => fileHolds(file, context.projectDir));
+  return files.some((file) => fileHolds(file, context.projectDir, context.trustFile));
 }
 
 /**
@@ -374,11 +408,12 @@ function holdsHooks(word: string, context: PathContext): boolean {
  * folders, Codex's `config.toml`), whether it trusts `projectDir` where the project's hooks are
  * loopguard's.
  */
-function fileHolds(file: string, projectDir: string): boolean {
-  const text = hooksFileText(file);
+function fileHolds(file: string, projectDir: string, trustFile?: string): boolean {
+  const text = hooksFileText(file, trustFile);
   if (text === undefined) return false;
   const name = basename(file);
-  if (name === GEMINI_TRUST_NAME) return projectHolds(projectDir, 'gemini') && geminiTrusts(text, projectDir);
+  if (isTrustFile(file, trustFile))
+    return projectHolds(projectDir, 'gemini') && geminiTrusts(text, projectDir);
   if (userGeminiSettings(file, projectDir) && geminiTrustOff(text) && projectHolds(projectDir, 'gemini'))
     return true;
   return (
@@ -491,8 +526,13 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
     const target = redirect[2] === '' ? words[index + 1] : redirect[2];
     if (target !== undefined) targets.push({ word: target, replaced: redirect[1] !== '>>' });
   });
+  // the trusted folders file the environment names, by its path (trust67)
+  const trustFile = (pattern: RegExp, word: string) =>
+    pattern === HOOKS_FILE_WORD &&
+    context.trustFile !== undefined &&
+    pathOf(word, context) === context.trustFile;
   const is = (pattern: RegExp, word: string | undefined) =>
-    word !== undefined && pattern.test(word) && holdsHooks(word, context);
+    word !== undefined && (pattern.test(word) || trustFile(pattern, word)) && holdsHooks(word, context);
   const last = args.at(-1);
   const sources = args.slice(0, -1).filter((word) => !word.startsWith('-'));
   const named = (pattern: RegExp) => args.some((word) => is(pattern, word));
@@ -524,7 +564,10 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
     if (READERS.test(program) || program === 'git' || COPIERS.test(program)) continue;
     if (IN_PLACE.test(program) && !inPlace) continue;
     if (program === 'find' && !args.some((word) => word === '-delete' || word.startsWith('-exec'))) continue;
-    if (![...segment.matchAll(inText)].some((match) => holdsHooks(match[1] as string, context))) continue;
+    const inScript = [...segment.matchAll(inText)].map((match) => match[1] as string);
+    if (pattern === HOOKS_FILE_WORD && context.trustFile && segment.includes(context.trustFile))
+      inScript.push(context.trustFile);
+    if (!inScript.some((word) => holdsHooks(word, context))) continue;
     // an in-place edit or a script: Codex's config.toml only where it names its hooks
     if (!wholeOnly || /\bhooks\b|loopguard|trust_level|\bprojects\b/.test(segment)) return true;
   }
@@ -561,8 +604,9 @@ function literalWritesKeep(shell: string, context: PathContext): string | undefi
   for (const [whole, word, text] of writes) {
     const path = pathOf(word, context);
     if (path === undefined) continue;
-    const before = hooksFileText(path);
-    if (before !== undefined && !keepsHooks(path, before, text, context.projectDir)) return undefined;
+    const before = hooksFileText(path, context.trustFile);
+    if (before !== undefined && !keepsHooks(path, before, text, context.projectDir, context.trustFile))
+      return undefined;
     rest = rest.replace(whole, ' ');
   }
   return rest;
@@ -584,12 +628,13 @@ export function hooksRemovedRefusal(
   const input = call.input;
   const path = input.file_path ?? input.path;
   const writes = input.content !== undefined || input.old_string !== undefined || input.edits !== undefined;
+  const trustFile = namedTrustFile(env, event.projectDir);
   if (typeof path === 'string' && writes) {
     const file = resolve(event.projectDir, path);
-    const before = hooksFileText(file);
+    const before = hooksFileText(file, trustFile);
     if (before !== undefined) {
       const after = editedText(before, input);
-      if (after !== undefined && !keepsHooks(file, before, after, event.projectDir))
+      if (after !== undefined && !keepsHooks(file, before, after, event.projectDir, trustFile))
         return HOOKS_REMOVED_REFUSED;
     }
   }
@@ -597,12 +642,14 @@ export function hooksRemovedRefusal(
     const value = input[field];
     const command = Array.isArray(value) ? value.join(' ') : value;
     // most commands name no agent's folder: read no further (a call of every session passes here)
-    if (typeof command !== 'string' || !AGENT_NAMED.test(command)) continue;
+    if (typeof command !== 'string') continue;
+    if (!AGENT_NAMED.test(command) && !(trustFile !== undefined && command.includes(trustFile))) continue;
     for (const [, body] of command.matchAll(PATCH))
       if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
     if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
-    const context = { projectDir: event.projectDir, env, moved: /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell) };
+    const moved = /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell);
+    const context = { projectDir: event.projectDir, env, moved, ...(trustFile && { trustFile }) };
     const rest = literalWritesKeep(shell, context);
     if (rest === undefined || shellSegments(rest).some((segment) => writesHooksFile(segment, context)))
       return HOOKS_REMOVED_REFUSED;

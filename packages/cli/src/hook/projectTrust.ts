@@ -114,6 +114,76 @@ function readValue(
 }
 
 /**
+ * TOML's text as its lines of code (trust67): comments taken out, and each multi-line string
+ * (`"""…"""`, `'''…'''`) made a one-line basic string of its text (`strings: false`: an empty one),
+ * so no line inside it reads as a table, a key or a hook. A string left open runs to the end.
+ * @param strings - keep a multi-line string's text (default: `true`); `false` leaves `""`.
+ */
+export function tomlCode(text: string, strings = true): string {
+  let code = '';
+  for (let at = 0; at < text.length; ) {
+    const char = text[at] as string;
+    const quote = text.slice(at, at + 3);
+    if (quote === '"""' || quote === "'''") {
+      let end = text.indexOf(quote, at + 3);
+      while (quote === '"""' && end !== -1 && /(?:^|[^\\])(?:\\\\)*\\$/.test(text.slice(at + 3, end)))
+        end = text.indexOf(quote, end + 1);
+      if (end === -1) return code + text.slice(at);
+      // up to two more quotes before the closing three are the string's own
+      const close = end;
+      while (text[end + 3] === quote[0] && end < close + 2) end++;
+      const body = text.slice(at + 3, end).replace(/^\r?\n/, '');
+      code += strings ? `"${body.replace(/[\\"]/g, '\\$&').replace(/\r?\n/g, '\\n')}"` : '""';
+      at = end + 3;
+    } else if (char === '"' || char === "'") {
+      let end = at + 1;
+      while (end < text.length && text[end] !== char && text[end] !== '\n')
+        end += char === '"' && text[end] === '\\' ? 2 : 1;
+      end = Math.min(end + (text[end] === char ? 1 : 0), text.length);
+      code += text.slice(at, end);
+      at = end;
+    } else if (char === '#') {
+      const line = text.indexOf('\n', at);
+      at = line === -1 ? text.length : line;
+    } else {
+      code += char;
+      at++;
+    }
+  }
+  return code;
+}
+
+/** How many brackets (`[`, `{`) a line of TOML code opens and leaves open (its strings' not counted). */
+function bracketDepth(line: string): number {
+  let depth = 0;
+  for (const [, bracket] of line.matchAll(/"(?:[^"\\]|\\.)*"?|'[^']*'?|([[\]{}])/g))
+    if (bracket !== undefined) depth += bracket === '[' || bracket === '{' ? 1 : -1;
+  return depth;
+}
+
+/**
+ * The lines of TOML code, a value over several lines (an array, an inline table) joined into one
+ * where its brackets close; one that never closes is left to its first line (not TOML: skipped).
+ */
+function tomlLines(text: string): string[] {
+  const lines = tomlCode(text).split('\n');
+  const joined: string[] = [];
+  for (let at = 0; at < lines.length; at++) {
+    let line = lines[at] as string;
+    let depth = bracketDepth(line);
+    let end = at;
+    while (depth > 0 && end + 1 < lines.length) {
+      end++;
+      depth += bracketDepth(lines[end] as string);
+      line += ` ${lines[end]}`;
+    }
+    if (depth <= 0) at = end;
+    joined.push(depth <= 0 ? line : (lines[at] as string));
+  }
+  return joined;
+}
+
+/**
  * Whether Codex trusts `projectDir` by its `config.toml`'s text (`undefined`: no file): the
  * nearest of the project's folder and the folders above it (its repository's root) that has a
  * `projects."<dir>".trust_level` decides, and only `"trusted"` trusts. Read line by line (no TOML
@@ -127,7 +197,7 @@ export function codexTrusts(text: string | undefined, projectDir: string): boole
       levels.set(key[1] as string, value);
   };
   let table: string[] = [];
-  for (const line of (text ?? '').split('\n')) {
+  for (const line of tomlLines(text ?? '')) {
     const header = /^\s*\[\[?/.exec(line);
     if (header !== null) {
       table = readKey(line.slice(header[0].length))?.[0] ?? [];

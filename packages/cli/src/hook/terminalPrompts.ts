@@ -5,6 +5,9 @@
  * execute, `emacs`'s `M-!`), a pager (`less`'s `!`), and a container's process given the
  * terminal (`docker run -i`, `kubectl exec -i`). What the model types into them through Codex's
  * `write_stdin` runs unseen, as in a shell: each is read by `terminalShellCall.ts`'s rule.
+ * So are git's and man's pager where the command gives them one that reads keys (trust67: Codex
+ * 0.169.0 starts `exec_command` with `PAGER=cat` and `GIT_PAGER=cat`, its `UNIFIED_EXEC_ENV`),
+ * telnet (its prompt's `!`) and mosh (a remote login, as `ssh host` is).
  */
 
 /** Whether a command's text reads typed commands from the terminal (the terminal rule, for a container's command). */
@@ -23,7 +26,79 @@ const GIVEN: Array<[RegExp, RegExp]> = [
   [/^nano$/, /^-[Vh]$|^--(?:version|help)$/],
   [/^emacs$/, /^--(?:batch|script|version|help)\b/],
   [/^(?:less|more|most)$/, /^-V$|^--(?:version|help)$/],
+  [/^telnet$/, /^--?(?:version|help)$/],
 ];
+
+/**
+ * The environment a command starts with: Codex's `exec_command`'s (the agent's, with `PAGER` and
+ * `GIT_PAGER` set to `cat`), as the command's assignments, `env -u` (`undefined`) and `env -i`
+ * (`cleared`) change it.
+ */
+export interface StartEnv {
+  /** The variables the command sets (`undefined`: unset). */
+  vars: Record<string, string | undefined>;
+  /** The command starts from an empty environment (`env -i`). */
+  cleared: boolean;
+  /** The agent's environment. */
+  user: Record<string, string | undefined>;
+}
+
+/** A variable of the command's environment, `undefined` when unset. */
+function variable(start: StartEnv, name: string): string | undefined {
+  if (name in start.vars) return start.vars[name];
+  if (start.cleared) return undefined;
+  return name === 'PAGER' || name === 'GIT_PAGER' ? 'cat' : start.user[name];
+}
+
+/** A pager that reads no keys (`cat`, none); `undefined` is the program's default, `less`. */
+const QUIET_PAGER = /^\s*(?:(?:\S*\/)?(?:cat|tee|head|tail))?(?:\s|$)/;
+const pages = (pager: string | undefined) => pager === undefined || !QUIET_PAGER.test(pager);
+
+/** A command whose output goes to a file or to another command: nothing is paged. */
+const outputTaken = (args: string[], pipes: Pipes) =>
+  pipes.pipedOn || args.some((word) => /^(?:1?>|&>)/.test(word));
+
+/**
+ * git pages through `GIT_PAGER` (else `core.pager`, which the repository's config may name, then
+ * `PAGER`), unless `--no-pager`/`-P` or its output is taken.
+ */
+function gitPages(args: string[], pipes: Pipes, start: StartEnv): boolean {
+  if (outputTaken(args, pipes) || args.some((word) => word === '--no-pager' || word === '-P')) return false;
+  return 'GIT_PAGER' in start.vars || start.cleared ? pages(variable(start, 'GIT_PAGER')) : false;
+}
+
+/** man's options that print no page (`-k`, `-f`, `-w`, a version). */
+const MAN_NO_PAGE =
+  /^-[a-zA-Z]*[fkwWtV?]$|^--(?:whatis|apropos|where|path|location|version|help|usage|troff)\b/;
+
+/** man pages through `-P`/`--pager`, else `MANPAGER`, else `PAGER`, unless its output is taken. */
+function manPages(args: string[], pipes: Pipes, start: StartEnv): boolean {
+  if (outputTaken(args, pipes) || args.some((word) => MAN_NO_PAGE.test(word))) return false;
+  const at = args.findIndex((word) => /^-P|^--pager(?:=|$)/.test(word));
+  const option = args[at] ?? '';
+  const given =
+    at === -1
+      ? undefined
+      : /^-P.|^--pager=/.test(option)
+        ? option.replace(/^-P|^--pager=/, '')
+        : args[at + 1];
+  return pages(given ?? variable(start, 'MANPAGER') ?? variable(start, 'PAGER'));
+}
+
+/** `mosh [options] host [--] [command]`: a login shell, or the command, judged. */
+function moshReadsTerminal(args: string[], rule: TextRule): boolean {
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (/^--(?:version|help)$/.test(word)) return false;
+    if (/^-[p]$/.test(word)) index++;
+    else if (!word.startsWith('-')) {
+      const command = args.slice(index + 1);
+      if (command[0] === '--') command.shift();
+      return command.length === 0 || rule(command.join(' '));
+    }
+  }
+  return false;
+}
 
 /** `sqlite3`'s options that take a value (`-cmd ".mode box"` runs it, then the prompt opens). */
 const SQLITE_VALUE =
@@ -120,10 +195,21 @@ export interface Pipes {
 
 /**
  * Whether `program` given `args` reads commands it can run a shell with from the terminal (see the
- * file's comment); `rule` judges a container's command as the terminal rule does.
+ * file's comment); `rule` judges a container's command as the terminal rule does; `start` is the
+ * environment the command starts with.
  */
-export function promptReadsTerminal(program: string, args: string[], pipes: Pipes, rule: TextRule): boolean {
+export function promptReadsTerminal(
+  program: string,
+  args: string[],
+  pipes: Pipes,
+  rule: TextRule,
+  start: StartEnv,
+): boolean {
+  // a pager reads its keys from the terminal itself
+  if (program === 'git') return gitPages(args, pipes, start);
+  if (program === 'man') return manPages(args, pipes, start);
   if (!pipes.stdin && !READS_TTY.test(program)) return false;
+  if (program === 'mosh') return moshReadsTerminal(args, rule);
   if (program === 'sqlite3') return sqliteReadsTerminal(args);
   if (program === 'docker' || program === 'podman') return containerReadsTerminal(args, rule);
   if (program === 'kubectl') return kubectlReadsTerminal(args, rule);

@@ -1,7 +1,7 @@
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
-import { type Pipes, promptReadsTerminal } from './terminalPrompts.js';
+import { type Pipes, promptReadsTerminal, type StartEnv } from './terminalPrompts.js';
 
 /**
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
@@ -50,6 +50,8 @@ const PROGRAMS: Array<[RegExp, Options]> = [
   [/^php$/, option('rf', 'cdz', 'a')],
   [/^(?:lua(?:jit)?|julia)$/, option('eE', 'lLJ', 'i')],
   [/^tclsh$/, option('', '')],
+  // expect: `-c` commands, `-i` its prompt; with neither a script nor `-c` it prompts
+  [/^expect$/, option('c', 'D', 'i', 'v')],
 ];
 
 /** Long options that give the program, exit, make it interactive, or take a value. */
@@ -61,7 +63,7 @@ const LONG_VALUE = /^--(?:require|import|loader|experimental-loader|conditions|e
 const PROMPT_MODULE = /^(?:code|asyncio|pdb|IPython|ptpython|bpython)$/;
 
 /** A program's text that opens a terminal of its own (`pty.spawn("/bin/bash")`, `code.interact()`). */
-const OPENS_TERMINAL = /\bpty\.spawn\b|\bcode\.interact\b/;
+const OPENS_TERMINAL = /\bpty\.spawn\b|\bcode\.interact\b|^(?:.*[;\n]\s*)?interact\b/;
 
 /** What may stand before the program: assignments, `exec`, `command`, `nohup`, `time`, `env` and its options. */
 const PREFIX = /^(?:\w+=\S*|exec|command|nohup|time|env|-\S*)$/;
@@ -71,8 +73,11 @@ const SUDO_VALUE = /^-[ugpCDhrtRUT]$/;
 const SSH_VALUE = /^-[bcDEeFIiJLlmOopQRSWw]$/;
 const SSH_NO_SHELL = /^-[46AaCfGgKkMNnqsTtVvXxYy]*[NVGOn]/;
 
-/** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
-function textReadsTerminal(text: string): boolean {
+/**
+ * Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal.
+ * @param env - the agent's environment, which Codex's `exec_command` passes on (a `MANPAGER`).
+ */
+function textReadsTerminal(text: string, env: Record<string, string | undefined>): boolean {
   let from = 0;
   let before: string | undefined;
   for (const segment of shellSegments(text)) {
@@ -81,7 +86,7 @@ function textReadsTerminal(text: string): boolean {
     const piped = at !== -1 && /(?<!\|)\|\s*$/.test(text.slice(0, at));
     // after a pipe it reads what the command before it reads: the terminal, for a bare `cat`
     const stdin = !piped || (before !== undefined && passesTerminal(before));
-    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) })) return true;
+    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) }, env)) return true;
     before = segment;
   }
   return false;
@@ -99,31 +104,49 @@ function passesTerminal(segment: string): boolean {
  * Whether `segment` starts a shell, interpreter or login that reads its commands from the terminal,
  * or a program with a prompt and a shell escape (`terminalPrompts.ts`).
  */
-function readsTerminal(segment: string, pipes: Pipes): boolean {
+function readsTerminal(segment: string, pipes: Pipes, env: Record<string, string | undefined>): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
+  const start: StartEnv = { vars: {}, cleared: false, user: env };
   let at = 0;
-  while (at < words.length && PREFIX.test(words[at] as string)) at++;
+  // an assignment's quoted value may hold a space (`GIT_PAGER="less -R"`)
+  const prefix = (word: string) => PREFIX.test(word) || /^\w+=/.test(word);
+  for (let inEnv = false; at < words.length && prefix(words[at] as string); at++) {
+    const word = words[at] as string;
+    const assignment = /^(\w+)=(.*)$/s.exec(word);
+    if (assignment !== null) start.vars[assignment[1] as string] = assignment[2];
+    inEnv ||= word === 'env';
+    if (!inEnv || !word.startsWith('-')) continue;
+    // `env -u NAME`, `-uNAME`, `--unset=NAME`; `-i`, `-`, `--ignore-environment`
+    const unset = /^(?:-u|--unset=?)(.*)$/s.exec(word);
+    if (unset !== null) start.vars[(unset[1] || words[++at]) ?? ''] = undefined;
+    else if (/^-[a-zA-Z]*i|^-$|^--ignore-environment$/.test(word)) start.cleared = true;
+  }
   let program = (words[at] ?? '').split('/').pop() as string;
   // `busybox sh`: the applet is the program
   if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
     program = words[++at] as string;
   const args = words.slice(at + 1);
-  if (promptReadsTerminal(program, args, pipes, textReadsTerminal)) return true;
-  return pipes.stdin && shellReadsTerminal(program, args);
+  const rule = (text: string) => textReadsTerminal(text, env);
+  if (promptReadsTerminal(program, args, pipes, rule, start)) return true;
+  return pipes.stdin && shellReadsTerminal(program, args, env);
 }
 
 /** Whether `program` given `args` is a shell, interpreter or login that reads the terminal. */
-function shellReadsTerminal(program: string, args: string[]): boolean {
+function shellReadsTerminal(
+  program: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): boolean {
   switch (program) {
     case 'sudo':
     case 'doas':
-      return sudoReadsTerminal(args);
+      return sudoReadsTerminal(args, env);
     case 'su':
-      return loginReadsTerminal(args, /^(?:-c|--command)$/);
+      return loginReadsTerminal(args, /^(?:-c|--command)$/, env);
     case 'script':
-      return loginReadsTerminal(args, /^(?:-c|--command)$/);
+      return loginReadsTerminal(args, /^(?:-c|--command)$/, env);
     case 'tmux':
       return tmuxAttaches(args);
     case 'screen':
@@ -133,19 +156,26 @@ function shellReadsTerminal(program: string, args: string[]): boolean {
         (args.includes('-d') && args.includes('-m'))
       );
     case 'ssh':
-      return sshReadsTerminal(args);
+      return sshReadsTerminal(args, env);
   }
   const options = PROGRAMS.find(([name]) => name.test(program))?.[1];
-  return options !== undefined && interpreterReadsTerminal(program, options, args);
+  return options !== undefined && interpreterReadsTerminal(program, options, args, env);
 }
 
 /** A shell or an interpreter: see {@link Options}. */
-function interpreterReadsTerminal(program: string, options: Options, args: string[]): boolean {
+function interpreterReadsTerminal(
+  program: string,
+  options: Options,
+  args: string[],
+  env: Record<string, string | undefined>,
+): boolean {
   let interactive = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
     if (word === '-') return true;
     if (word === '--' || word === 'repl') continue;
+    // `node inspect`: its debugger's prompt runs code in the program (`exec`)
+    if (word === 'inspect' && /^node/.test(program)) return true;
     if (word.startsWith('--')) {
       if (word === '--interactive') interactive = true;
       else if (LONG_EXITS.test(word)) return false;
@@ -166,7 +196,7 @@ function interpreterReadsTerminal(program: string, options: Options, args: strin
         // the program is given: a shell's command (its first operand) and a prompt module are
         // judged, the rest runs
         if (options.stdin !== '')
-          return textReadsTerminal(args.slice(index + 1).find((next) => !/^[-+]/.test(next)) ?? '');
+          return textReadsTerminal(args.slice(index + 1).find((next) => !/^[-+]/.test(next)) ?? '', env);
         if (flag === 'm' && /^python/.test(program)) return interactive || PROMPT_MODULE.test(value);
         return interactive || OPENS_TERMINAL.test(value);
       } else if (options.value.includes(flag)) {
@@ -179,12 +209,12 @@ function interpreterReadsTerminal(program: string, options: Options, args: strin
 }
 
 /** `sudo -s`, `sudo -i` with no command, or `sudo <a command that reads the terminal>`. */
-function sudoReadsTerminal(args: string[]): boolean {
+function sudoReadsTerminal(args: string[], env: Record<string, string | undefined>): boolean {
   let shell = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
-    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '));
-    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '));
+    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '), env);
+    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '), env);
     if (SUDO_VALUE.test(word)) index++;
     else if (/^-[a-zA-Z]*[si]/.test(word) || word === '--shell' || word === '--login') shell = true;
   }
@@ -192,11 +222,15 @@ function sudoReadsTerminal(args: string[]): boolean {
 }
 
 /** `su` and `script` start a login shell unless given a command (`-c`), which is judged. */
-function loginReadsTerminal(args: string[], command: RegExp): boolean {
+function loginReadsTerminal(
+  args: string[],
+  command: RegExp,
+  env: Record<string, string | undefined>,
+): boolean {
   const at = args.findIndex((word) => command.test(word) || /^--command=/.test(word));
   if (at === -1) return true;
   const word = args[at] as string;
-  return textReadsTerminal(word.startsWith('--command=') ? word.slice(10) : (args[at + 1] ?? ''));
+  return textReadsTerminal(word.startsWith('--command=') ? word.slice(10) : (args[at + 1] ?? ''), env);
 }
 
 /** `tmux`, `tmux new` without `-d`, `tmux attach`: a terminal the model types into. */
@@ -216,7 +250,7 @@ function tmuxAttaches(args: string[]): boolean {
  * command that reads the terminal. A git host's account (`git@github.com`, `-l git`) runs no shell
  * (git-shell or a forced command: a greeting, then exit), and `-n` gives the remote side no terminal.
  */
-function sshReadsTerminal(args: string[]): boolean {
+function sshReadsTerminal(args: string[], env: Record<string, string | undefined>): boolean {
   let user = '';
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
@@ -225,7 +259,7 @@ function sshReadsTerminal(args: string[]): boolean {
     if (SSH_VALUE.test(word)) index++;
     else if (!word.startsWith('-')) {
       const remote = args.slice(index + 1);
-      if (remote.length > 0) return textReadsTerminal(remote.join(' '));
+      if (remote.length > 0) return textReadsTerminal(remote.join(' '), env);
       return (/^([^@]*)@/.exec(word)?.[1] ?? user) !== 'git';
     }
   }
@@ -236,9 +270,14 @@ function sshReadsTerminal(args: string[]): boolean {
  * Why the Codex call is refused, or `undefined`: refused when one of its commands (split at `;`,
  * `&&`, `|`, …) is a shell or interpreter given no command, whose stdin is the terminal (not a
  * pipe, `sh < x`, or a heredoc).
+ * @param env - the agent's environment, which Codex passes on to the command (default: this
+ *   process's, a child of the agent).
  * @example terminalShellRefusal({ kind: 'before_tool', tool: 'shell', input: { command: 'sh' }, ... }); // TERMINAL_SHELL_REFUSED
  */
-export function terminalShellRefusal(event: HookEvent): string | undefined {
+export function terminalShellRefusal(
+  event: HookEvent,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   const command = beforeToolCall(event)?.input.command;
-  return typeof command === 'string' && textReadsTerminal(command) ? TERMINAL_SHELL_REFUSED : undefined;
+  return typeof command === 'string' && textReadsTerminal(command, env) ? TERMINAL_SHELL_REFUSED : undefined;
 }

@@ -164,21 +164,88 @@ function otherHome(
   return guarded(agent, env, projectDir) && !guarded(agent, nestedEnv(env, change), projectDir);
 }
 
+/** One option of a wrapper: its letters or long name, and the value it takes (`-u NAME`, `-uNAME`, `--unset=NAME`). */
+interface WrapperOption {
+  flags: string;
+  name?: string;
+  value?: string;
+  /** The index of the option's last word (its value's, when that is the next word). */
+  last: number;
+}
+
 /**
- * What one of `env`'s options does: start from an empty environment (`-i`, `-`,
- * `--ignore-environment`), unset a variable (`-u NAME`, `-uNAME`, `--unset=NAME`, in a group of
- * short options too: `-vu NAME`; `''`: the next word names it), or neither.
+ * The option `words[at]` of a wrapper whose short options `valued` and long options `long` take
+ * a value (a long one's after `=` or as the next word; any other long one's only after `=`); a group of
+ * short options (`-vu NAME`) gives its flags before the one that takes the value.
  */
-function envOption(word: string): { clear: boolean; unset?: string } | undefined {
-  if (word === '-' || word === '--ignore-environment') return { clear: true };
-  const long = /^--unset(?:=(.*))?$/s.exec(word);
-  if (long !== null) return { clear: false, unset: long[1] ?? '' };
-  const short = /^-([^u-]*)(?:u(.*))?$/s.exec(word);
+function wrapperOption(
+  words: string[],
+  at: number,
+  valued: string,
+  long: readonly string[],
+): WrapperOption | undefined {
+  const word = words[at] as string;
+  const next = (value: string | undefined, name: string): WrapperOption =>
+    value === undefined
+      ? { flags: '', name, value: words[at + 1] ?? '', last: at + 1 }
+      : { flags: '', name, value, last: at };
+  const longForm = /^--([\w-]+)(?:=(.*))?$/s.exec(word);
+  if (longForm !== null) {
+    const name = longForm[1] as string;
+    const value = longForm[2];
+    if (long.includes(name)) return next(value, name);
+    return { flags: '', name, ...(value === undefined ? {} : { value }), last: at };
+  }
+  const short = /^-(\w+)$/s.exec(word) ?? /^-(\w)(.+)$/s.exec(word);
   if (short === null) return undefined;
-  return {
-    clear: (short[1] as string).includes('i'),
-    ...(short[2] === undefined ? {} : { unset: short[2] }),
-  };
+  const letters = short[1] as string;
+  const index = [...letters].findIndex((letter) => valued.includes(letter));
+  if (index === -1) return { flags: letters + (short[2] ?? ''), last: at };
+  const rest = letters.slice(index + 1) + (short[2] ?? '');
+  const option = next(rest || undefined, letters[index] as string);
+  return { ...option, flags: letters.slice(0, index) };
+}
+
+/** The short and long options of `env` and `sudo` that take a value (GNU coreutils 9, sudo 1.9). */
+const WRAPPER_OPTIONS = {
+  env: ['uCS', ['unset', 'chdir', 'split-string']],
+  sudo: [
+    'ughpCDrtTUR',
+    [
+      'user',
+      'group',
+      'host',
+      'prompt',
+      'close-from',
+      'chdir',
+      'role',
+      'type',
+      'command-timeout',
+      'other-user',
+      'chroot',
+    ],
+  ],
+} as const;
+
+/** What `sudo`'s options keep of the environment (`-E`: all of it; `--preserve-env=A,B`), and its target account. */
+interface SudoKeeps {
+  all: boolean;
+  names: string[];
+  user: string;
+}
+
+/**
+ * The environment `sudo` starts its command with: sudoers' `env_reset` clears it, and `HOME` is
+ * the target account's (`~root`: read as no plain folder), which `-E` keeps too where sudoers sets
+ * `always_set_home` (not readable by the hook); the variables `-E` or `--preserve-env` name stay.
+ */
+function sudoEnv(change: EnvChange, env: Record<string, string | undefined>, keeps: SudoKeeps): EnvChange {
+  const now = (name: string) =>
+    name in change.vars ? change.vars[name] : change.cleared ? undefined : env[name];
+  const vars: Record<string, string | undefined> = keeps.all ? { ...change.vars } : {};
+  vars.HOME = `~${keeps.user}`;
+  for (const name of keeps.names) if (ENV_VARIABLES.has(name)) vars[name] = now(name);
+  return { cleared: change.cleared || !keeps.all, vars };
 }
 
 /**
@@ -210,15 +277,42 @@ export function unhookedAgentRefusal(
         if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
       };
       let at = 0;
-      let inEnv = false;
+      let wrapper: 'env' | 'sudo' | undefined;
+      let sudo: SudoKeeps | undefined;
+      let dir = event.projectDir;
       for (; at < words.length; at++) {
         const word = words[at] as string;
-        const option = inEnv ? envOption(word) : undefined;
-        if (word === 'env') inEnv = true;
-        else if (option !== undefined) {
-          if (option.clear) Object.assign(change, { cleared: true, vars: {} });
-          if (option.unset !== undefined) set(option.unset || words[++at], undefined);
-        } else if (!LAUNCHER.test(word)) break;
+        const option =
+          word === '-' && wrapper === 'env'
+            ? { flags: 'i', last: at }
+            : wrapper === undefined || !word.startsWith('-')
+              ? undefined
+              : wrapperOption(words, at, WRAPPER_OPTIONS[wrapper][0], WRAPPER_OPTIONS[wrapper][1]);
+        if (option !== undefined) {
+          const { flags, name, value = '' } = option;
+          at = option.last;
+          // `env -C dir`, `sudo -D dir` (`sudo -C` is `--close-from`)
+          const chdir = name === 'chdir' || name === (wrapper === 'env' ? 'C' : 'D');
+          if (chdir) dir = plainPath(value, '~', dir) ?? dir;
+          if (wrapper === 'sudo' && sudo !== undefined) {
+            if (flags.includes('E') || (name === 'preserve-env' && option.value === undefined))
+              sudo.all = true;
+            if (name === 'preserve-env') sudo.names.push(...value.split(','));
+            if (name === 'u' || name === 'user') sudo.user = value;
+            continue;
+          }
+          if (flags.includes('i') || name === 'ignore-environment')
+            Object.assign(change, { cleared: true, vars: {} });
+          if (name === 'u' || name === 'unset') set(value, undefined);
+          // `env -S 'A=1 codex exec'`: the string's words are the command's next ones
+          if (name === 'S' || name === 'split-string') words.splice(at + 1, 0, ...shellWords(value));
+          continue;
+        }
+        if (sudo !== undefined) Object.assign(change, sudoEnv(change, env, sudo));
+        sudo = undefined;
+        if (word === 'env' || word === 'sudo') wrapper = word;
+        if (word === 'sudo') sudo = { all: false, names: [], user: 'root' };
+        else if (!LAUNCHER.test(word)) break;
         else {
           const [, name, value] = ASSIGNMENT.exec(word) ?? [];
           set(name, value);
@@ -240,7 +334,7 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (!otherHome(which, change, env, event.projectDir)) continue;
+      if (!otherHome(which, change, env, dir)) continue;
       const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
       return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
     }
