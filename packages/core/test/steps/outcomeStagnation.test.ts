@@ -3,7 +3,7 @@ import { type Step, StepLoopDetector } from '../../src/entries/steps.js';
 import { classifyAction, commandTextOf } from '../../src/steps/actions/actionKind.js';
 import { otherPackageCopy } from '../../src/steps/probes/packageCopy.js';
 import { OutcomeStagnationRule } from '../../src/steps/rules/OutcomeStagnationRule.js';
-import { detections, feed, makeStepDetector, turn } from './helpers.js';
+import { detections, feed, makeStepDetector, restoredEachStep, turn } from './helpers.js';
 
 /** The two shapes an agent gives: SWE-agent-style command strings, or tool-argument objects. */
 const shapes = {
@@ -194,6 +194,34 @@ describe.each(Object.entries(shapes))(
           ]),
         ];
         expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
+      });
+
+      it("another probe's new result is judged by name too: not acted on, the round is stale; acted on, progress", () => {
+        // Each round runs another check, whose result is new and names a helper, then changes the
+        // place it changed before; the probe says the same.
+        const checked = (acting: boolean, count = 4): Step[] => [
+          ...run('python reproduce.py', 'same wrong answer: 3'),
+          ...[0, 1, 2, 3]
+            .slice(0, count)
+            .flatMap((i) => [
+              ...run(
+                `python check_rows.py --case ${i}`,
+                `case ${i}: fetch_rows_${i} returned query.rows_${i}`,
+              ),
+              ...(acting ? editCalling(i, `fetch_rows_${i}`) : edit(i)),
+              ...run('python reproduce.py', 'same wrong answer: 3'),
+            ]),
+        ];
+        expect(
+          detections(feed(makeStepDetector().detector, checked(false))).map((v) => [v.action, v.loopType]),
+        ).toEqual([
+          ['nudge', 'outcome_stagnation'],
+          ['stop', 'outcome_stagnation'],
+        ]);
+        expect(detections(feed(makeStepDetector().detector, checked(true, 3)))).toEqual([]);
+        // Restored from its snapshot at every step (the command hook's way), the same verdicts.
+        expect(detections(restoredEachStep(checked(false))).map((v) => v.action)).toEqual(['nudge', 'stop']);
+        expect(detections(restoredEachStep(checked(true, 3)))).toEqual([]);
       });
 
       it("a read after the round's change is not acted on by it; a change to the agent's own script acts on anything read", () => {

@@ -267,9 +267,9 @@ export class ProbeLedger implements SnapshotPart {
       };
       return this.latest;
     }
-    // A new probe, or a result that moved: either teaches something (not judged by name).
+    // A new probe, or a result that moved: either teaches something, judged by name as a read is.
     this.learned++;
-    this.acted.learnedOther(this.learned);
+    this.acted.resulted(this.learned, run.output());
     const seen = previous === undefined ? [] : previous.seen;
     const seenKeys = previous === undefined ? [] : previous.seenKeys;
     if (previous !== undefined) this.remember(previous);

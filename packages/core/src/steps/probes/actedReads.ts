@@ -10,6 +10,8 @@ import { editorParts, NEW_FIELDS, OLD_FIELDS, textOf } from './printRewrite.js';
 export const MAX_ACTED = 8;
 /** Characters of a read's text read for its names (as many as a read's result is computed from). */
 const SHOWN_TEXT = 6001;
+/** Characters of a probe's output read from each of its ends when it is longer than {@link SHOWN_TEXT}. */
+const SHOWN_HALF = 3000;
 /** Names a change may touch and still be told apart: a change that touches more acts on anything. */
 export const MAX_WRITTEN_NAMES = 128;
 /** Characters of a change read for its names; a longer change acts on anything. */
@@ -121,8 +123,9 @@ interface Write {
  * (in the same round) showed. A round that changed the code again where it had, with the same
  * result, and acted on none of its reads learned nothing it used: stale (see `ProbeLedger`).
  *
- * A learning that is no read with a text (another probe's new result, a listing) is not judged by
- * name: a round with one acted on it. A change that names no file, or changes the agent's own
+ * Another probe's new result is judged by name as a read is (its output's ends): a round whose
+ * only novelty is such a result that its changes did not act on is stale. A learning with no text
+ * (an empty output, a listing with none kept) is not judged by name: a round with one acted on it. A change that names no file, or changes the agent's own
  * script, acts on anything read before it (its script may ask about it). Bounded: the newest 8
  * reads and 8 changes; a round reaching past them is read as having acted. A read's names are
  * hashed only when a round is judged on them or the state is written.
@@ -141,6 +144,17 @@ export class ActedReads {
     // A forgotten read counts as acted on (as a learning not judged by name).
     if (this.reads.length > MAX_ACTED)
       this.unjudged = Math.max(this.unjudged, (this.reads.shift() as TaughtRead).at);
+  }
+
+  /**
+   * A probe's new result that taught something, the `at`-th learning of the run, judged by name
+   * like a read: its output's first and last halves of the bound (the end of an output is where a
+   * run says what it came to; see `boundedKey`). An empty output is not judged by name.
+   */
+  resulted(at: number, output: string): void {
+    if (output === '') this.learnedOther(at);
+    else if (output.length <= SHOWN_TEXT) this.read(at, output);
+    else this.read(at, output.slice(0, SHOWN_HALF) + output.slice(-SHOWN_HALF));
   }
 
   /** A learning that is not judged by name, the `at`-th of the run. */
