@@ -156,7 +156,7 @@ describe.each([
     expect(scannedMain?.recordDiffers).toBeUndefined();
     const scannedSubagent = scannedSessions.find((s) => s.sessionId === agentId);
     expect(scannedSubagent?.record?.summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge',
     );
     expect(scannedSubagent?.recordDiffers).toBeUndefined();
   }, 600_000);

@@ -149,7 +149,7 @@ describe('loopguard hook codex', () => {
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     expect(await runCli(['status', '--json'], io)).toBe(0);
     expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
     );
   });
 

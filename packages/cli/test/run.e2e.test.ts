@@ -664,7 +664,7 @@ describe('loopguard run --agent-stream', () => {
     expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
     const told = JSON.parse(status.stdout);
     expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: 4 }, nudges: 1 });
-    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same_error\)/);
+    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same error\)/);
     // sessions60: its entries too, in status --session and recoveries, as the summary says the call
     const lines = (await loopguard(dir, ['status', '--session', r.id])).stdout;
     expect(lines).toMatch(/ stop at call 4 of iteration 1: Stopped \(same_error\)/);

@@ -11,7 +11,7 @@ import type { ScanAgent } from './TranscriptParser.js';
  * What loopguard's hooks recorded of a scanned session in its project's `state.db`: the story
  * `status`, `status --session`, the dashboard and the status line tell of it (the `agent_sessions`
  * view, read as they read it).
- * @example { project: '/home/me/app', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge', toolCalls: 3, refusedCalls: 0, nudges: 1, stop: { on: 'loop', kind: 'same_error', call: 4 }, costUsd: null }
+ * @example { project: '/home/me/app', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge', toolCalls: 3, refusedCalls: 0, nudges: 1, stop: { on: 'loop', kind: 'same_error', call: 4 }, costUsd: null }
  */
 export interface SessionRecord {
   /** The project loopguard keeps the session in (`status`'s project). */

@@ -57,7 +57,7 @@ export function statusLineInput(text: string, env: NodeJS.ProcessEnv = {}): Stat
  * `status` and the dashboard print for it (led by `off for this session (switched off)` once its
  * row is switched off, `enabled = 0`); `loopguard: watching` before its first tool call.
  * @param db - the project's database, open read-only (schema 8 or later).
- * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran'
+ * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated call), 4 tool calls ran'
  */
 export function statusLine(db: Database.Database, input: StatusLineInput): string {
   readLiveSessions(db);

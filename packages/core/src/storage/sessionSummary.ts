@@ -8,7 +8,7 @@ import type { SessionView } from './sessionView.js';
  * A session the user switched off says so first (`off for this session (switched off), no loop
  * found, 2 tool calls ran`): the calls after the switch are not among those counted (codex58).
  * A session that went on after its stop (Codex) says how many more calls were denied since.
- * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
+ * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated call), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const parts = [
@@ -37,7 +37,7 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
   return parts.join(', ');
 }
 
-/** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated_action)`. */
+/** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated call)`. */
 function headline({
   verdict,
   stop,

@@ -55,8 +55,9 @@ export interface SessionView {
    */
   stoppedAgain: { times: number; lastCall: number | null } | null;
   /**
-   * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
-   * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
+   * The first stop: its kind (a loop type, or the spend reason's key: the code `--json` and SQL
+   * keep), its entry topic, the tool call it fell at, and its kind in words, what every door prints
+   * (`budget reached`, `near-identical calls`: `spendReasonWords`, `loopKindWords`; `null` without a kind).
    */
   stop: {
     topic: 'loop_stop' | 'spend_stop';

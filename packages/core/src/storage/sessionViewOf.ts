@@ -1,4 +1,5 @@
 import { formatUsd } from '../kernel/formatUsd.js';
+import { loopKindWords } from './loopKindWords.js';
 import { runStatusWords } from './runStatusWords.js';
 import { sessionSummary, spendText } from './sessionSummary.js';
 import { SESSION_VERDICTS, type SessionRow, type SessionVerdict, type SessionView } from './sessionView.js';
@@ -36,9 +37,11 @@ export function sessionViewOf(row: SessionRow): SessionView {
             iteration: num(row.stop_iteration ?? null),
             at: Number(row.stopped_at),
             reason:
-              row.stop_topic === 'spend_stop' && row.stop_kind !== null
-                ? spendReasonWords(row.stop_kind)
-                : null,
+              row.stop_kind === null
+                ? null
+                : row.stop_topic === 'spend_stop'
+                  ? spendReasonWords(row.stop_kind)
+                  : loopKindWords(row.stop_kind),
           }
         : null,
     spend:
