@@ -115,4 +115,8 @@ export type {
   TaskStatusPage,
   TaskStatusRow,
 } from './storage/statusReader.js';
+export {
+  type SubagentVerdictRow,
+  subagentVerdictsOf,
+} from './storage/subagentVerdicts.js';
 export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';

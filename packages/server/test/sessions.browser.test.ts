@@ -354,7 +354,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
           toolCalls: 3,
           parentSessionId: HOOK_SESSIONS.stopped,
           agentType: 'Explore',
-          nudges: 0,
+          nudges: 1,
           stops: 0,
           enabled: true,
         },
@@ -391,6 +391,10 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       expect.stringMatching(/^stop claude:a1b2c3d4-stopped same error · call 4 · /),
       expect.stringMatching(/^nudge claude:agent-7f2e same error · call 3 · /),
     ]);
+    // doors67: and its sentence names the subagent, as `status` and the status line say it
+    expect(await parent.locator('.session-summary').textContent()).toBe(
+      'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge; 1 subagent nudged',
+    );
     expect(problems).toEqual([]);
   });
 

@@ -1,5 +1,10 @@
 import { isAbsolute } from 'node:path';
-import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
+import {
+  type SessionRow,
+  type SessionVerdict,
+  sessionViewOf,
+  subagentVerdictsOf,
+} from '@loopguard/core/internal';
 import { readLiveSessions, sessionRowColumns } from '@loopguard/sqlite/liveSessions';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
@@ -104,7 +109,15 @@ function readRecords(project: string): Map<string, SessionRecord> | null {
     const rows = db
       .prepare(`SELECT ${sessionRowColumns(db)} FROM agent_sessions ORDER BY last_active`)
       .all() as SessionRow[];
-    for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+    // each main session's sentence names its subagents loopguard stepped in on, as `status` (doors67)
+    const subagents = rows.flatMap((row) =>
+      row.parent_session_id === null ? [] : [{ ...row, parent_session_id: row.parent_session_id, n: 1 }],
+    );
+    for (const row of rows)
+      records.set(
+        `${row.agent}:${row.session_id}`,
+        recordOfView(sessionViewOf(row, subagentVerdictsOf(subagents, row.agent, row.session_id))),
+      );
     addRunStops(db, records);
     return records;
   });

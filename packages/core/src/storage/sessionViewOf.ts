@@ -4,6 +4,7 @@ import { runStatusWords } from './runStatusWords.js';
 import { sessionSummary, spendText } from './sessionSummary.js';
 import { SESSION_VERDICTS, type SessionRow, type SessionVerdict, type SessionView } from './sessionView.js';
 import { spendReasonWords } from './spendReasonWords.js';
+import { NO_SUBAGENTS, type SubagentVerdicts } from './subagentVerdicts.js';
 
 const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
@@ -11,7 +12,7 @@ const num = (value: number | string | null): number | null => (value === null ? 
  * The view of one `agent_sessions` row.
  * @example sessionViewOf(row).verdict; // 'stopped'
  */
-export function sessionViewOf(row: SessionRow): SessionView {
+export function sessionViewOf(row: SessionRow, subagents: SubagentVerdicts = NO_SUBAGENTS): SessionView {
   const verdict = (SESSION_VERDICTS as readonly string[]).includes(row.verdict)
     ? (row.verdict as SessionVerdict)
     : 'clean';
@@ -63,6 +64,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     runReason: row.run_reason ?? null,
     verdict,
     switchedOff: Number(row.switched_off ?? 0) === 1,
+    subagents: { ...subagents },
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
 }
