@@ -88,6 +88,34 @@ async function sessionBelowItsRepository() {
   return { repo, src, call };
 }
 
+/**
+ * A project with a session's budget of `maxCostUsd` and a Codex session's two rollouts, as Codex
+ * 0.169.0 names them (one day folder, the subagent's by its id), and `reply`, which writes one
+ * reply's count (110 tokens) as Codex writes it after the reply's call (its time, the thread's total).
+ */
+function codexThreads(maxCostUsd: number) {
+  const dir = temp('loopguard-codex-hook-');
+  writeFileSync(join(dir, 'loopguard.config.yaml'), `spend:\n  session:\n    maxCostUsd: ${maxCostUsd}\n`);
+  const day = join(dir, 'sessions', '2026', '11', '29');
+  mkdirSync(day, { recursive: true });
+  const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
+  const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
+  const model = line('turn_context', { model: 'gpt-5' });
+  writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
+  writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
+  let total = 0;
+  const reply = (rollout: string, second: number) => {
+    total += 110;
+    const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+    const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
+    appendFileSync(
+      rollout,
+      line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second}.000Z`),
+    );
+  };
+  return { dir, main, sub, reply };
+}
+
 describe('loopguard hook codex', () => {
   it('reads the failure from the rollout (the event has none): same_error, as scan says; every repeat denied', async () => {
     const dir = temp('loopguard-codex-hook-');
@@ -641,27 +669,7 @@ describe('loopguard hook codex', () => {
   });
 
   it("a subagent's replies after its last call count at the main thread's next event, and scan's dollars are the record's (codex64)", async () => {
-    const dir = temp('loopguard-codex-hook-');
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 10\n');
-    // as Codex 0.169.0 names them: the threads' rollouts in one day folder, the subagent's by its id
-    const day = join(dir, 'sessions', '2026', '11', '29');
-    mkdirSync(day, { recursive: true });
-    const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
-    const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
-    const model = line('turn_context', { model: 'gpt-5' });
-    writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
-    writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
-    let total = 0;
-    // one reply's count, as Codex writes it after the reply's call (its time and the thread's total)
-    const reply = (rollout: string, second: number) => {
-      total += 110;
-      const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
-      const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
-      appendFileSync(
-        rollout,
-        line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second}.000Z`),
-      );
-    };
+    const { dir, main, sub, reply } = codexThreads(10);
     const call = async (rollout: string, id: string, cmd: string, extra: Record<string, unknown> = {}) => {
       appendFileSync(rollout, functionCall(id, cmd));
       const answer = (name: string, more: Record<string, unknown> = {}) =>
@@ -713,26 +721,9 @@ describe('loopguard hook codex', () => {
     // a main thread's call, then its subagent's three calls (the third warned at 90 %), whose closing
     // reply passes the session's budget ($0.0005: 5 replies of $0.000225)
     const setUp = async () => {
-      const dir = temp('loopguard-codex-hook-');
-      writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 0.0005\n');
-      const day = join(dir, 'sessions', '2026', '11', '29');
-      mkdirSync(day, { recursive: true });
-      const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
-      const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
-      const model = line('turn_context', { model: 'gpt-5' });
-      writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
-      writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
-      let total = 0;
+      const { dir, main, sub, reply: replyAt } = codexThreads(0.0005);
       let second = 10;
-      const reply = (rollout: string) => {
-        total += 110;
-        const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
-        const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
-        appendFileSync(
-          rollout,
-          line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second++}.000Z`),
-        );
-      };
+      const reply = (rollout: string) => replyAt(rollout, second++);
       const subagent = { agent_id: 'sub-1', agent_type: 'default', transcript_path: sub };
       // a call as Codex makes it: denied (its output says so), or run; the hook's answer
       const call = async (rollout: string, id: string, cmd: string) => {

@@ -732,7 +732,7 @@ describe('loopguard run --agent-stream', () => {
     const hint = `(loopguard resume ${r.id} continues it)`;
     expect(result.stderr).toContain(hint);
     const status = await loopguard(dir, ['status']);
-    expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same_error), then the run aborted ${hint}`);
+    expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same error), then the run aborted ${hint}`);
     expect((await loopguard(dir, ['runs'])).stdout).toMatch(
       new RegExp(`aborted .*same_error .*\\(loopguard resume ${r.id} continues it\\)`),
     );

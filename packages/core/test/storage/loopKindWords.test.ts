@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextEntry } from '../../src/index.js';
-import { loopKindWords, recoveryViewOf, type SessionRow, sessionViewOf } from '../../src/internal.js';
+import { loopKindWords, recoveryViewOf, sessionViewOf } from '../../src/internal.js';
 import { ADVICE } from '../../src/steps/stepLoopMessage.js';
+import { stoppedRow } from './sessionRows.js';
 
 // doors67: a loop's kind is stored as a code (`near_duplicate`); what a person reads of it (the
 // sentence of `status`, the dashboard and the status line, the dashboard's stop column and entries,
@@ -15,30 +16,16 @@ describe('a loop’s kind in words', () => {
     expect(loopKindWords('blocked_task_spin')).toBe('blocked task spin');
   });
 
+  // a Claude Code session stopped in a loop at call 4, as a reader hands it over
   const stopped = (kind: string) =>
     sessionViewOf({
-      agent: 'claude',
-      session_id: 's1',
-      project_dir: '/repo',
-      parent_session_id: null,
-      agent_type: null,
-      started_at: 0,
-      last_active: 0,
-      tool_calls: 3,
+      ...stoppedRow,
       nudges: 1,
-      stops: 1,
+      tool_calls: 3,
       stop_topic: 'loop_stop',
       stop_kind: kind,
-      stop_call: 4,
-      stopped_at: 0,
-      tokens: null,
-      cost_usd: null,
-      unpriced_tokens: null,
-      budget_usd: null,
-      budget_tokens: null,
-      run_status: null,
       verdict: 'stopped',
-    } as SessionRow);
+    });
 
   it('the sentence and the stop say the kind in words; the kind keeps its code', () => {
     const view = stopped('near_duplicate');
