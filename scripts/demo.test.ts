@@ -69,7 +69,9 @@ describe('the demo (the README main job: loopguard demo)', () => {
     expect(out).toMatch(
       /1 session looped where loopguard would have stopped it: [1-9]\d* tool calls, [\d,]+ tokens \(\$\d+\.\d\d\) spent after the stop\./,
     );
-    expect(out).toMatch(/\| claude \| [\w-]+ +\| \w+ +\| .*Bash npm test → error "Error: Cannot find module/);
+    expect(out).toMatch(
+      /\| claude \| [\w-]+ +\| same error +\| .*Bash npm test → error "Error: Cannot find module/,
+    );
     expect(out).toMatch(
       /The hook recorded 2 entries \(loop_nudge, loop_stop\) for the Claude Code session [0-9a-f-]{36}\n/,
     );
@@ -137,15 +139,15 @@ describe('the demo (the README main job: loopguard demo)', () => {
       [
         'codex',
         'demo-codex-session',
-        'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 call refused, 1 nudge',
+        'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 call refused, 1 nudge',
       ],
-      ['claude', '<uuid>', 'stopped by loopguard at call 5 (same_error), 4 tool calls ran, 1 nudge'],
+      ['claude', '<uuid>', 'stopped by loopguard at call 5 (same error), 4 tool calls ran, 1 nudge'],
       [
         'claude',
         'demo-spend-session',
         'stopped on spend at call 6 (budget reached), 6 tool calls ran, $0.504 of $0.50',
       ],
-      ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge'],
+      ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge'],
       ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found, 1 tool call ran'],
       ['run', 'demo-run-1', 'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))'],
       [

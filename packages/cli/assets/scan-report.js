@@ -218,7 +218,7 @@
         element('td', shortProject(projectOf(session))),
         element('td', session.day ?? '–'),
         element('td', session.agent),
-        element('td', loop.kind),
+        element('td', loop.kindText ?? loop.kind),
         element('td', calls),
         element('td', ENDED[loop.ended] ?? loop.ended),
         element('td', waste),

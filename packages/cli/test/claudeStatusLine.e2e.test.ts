@@ -139,7 +139,7 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
         'loopguard: running, 1 tool call ran',
         'loopguard: running, 2 tool calls ran',
         'loopguard: running, 3 tool calls ran, 1 nudge',
-        'loopguard: stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+        'loopguard: stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge',
       ]);
       expect(api.conversations).toHaveLength(4);
       expect(hookState(dir).entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);

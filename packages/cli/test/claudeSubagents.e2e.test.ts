@@ -152,11 +152,13 @@ describe.each([
     expect(scanned.code, scanned.stderr).toBe(0);
     const scannedSessions = (JSON.parse(scanned.stdout) as ScanReport).sessions;
     const scannedMain = scannedSessions.find((s) => s.sessionId === sessionId);
-    expect(scannedMain?.record?.summary).toMatch(/^no loop found, 4 tool calls ran, \$/);
+    expect(scannedMain?.record?.summary).toMatch(
+      /^no loop found, 4 tool calls ran, \$.*; 1 subagent stopped by loopguard$/,
+    );
     expect(scannedMain?.recordDiffers).toBeUndefined();
     const scannedSubagent = scannedSessions.find((s) => s.sessionId === agentId);
     expect(scannedSubagent?.record?.summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge',
     );
     expect(scannedSubagent?.recordDiffers).toBeUndefined();
   }, 600_000);

@@ -88,6 +88,34 @@ async function sessionBelowItsRepository() {
   return { repo, src, call };
 }
 
+/**
+ * A project with a session's budget of `maxCostUsd` and a Codex session's two rollouts, as Codex
+ * 0.169.0 names them (one day folder, the subagent's by its id), and `reply`, which writes one
+ * reply's count (110 tokens) as Codex writes it after the reply's call (its time, the thread's total).
+ */
+function codexThreads(maxCostUsd: number) {
+  const dir = temp('loopguard-codex-hook-');
+  writeFileSync(join(dir, 'loopguard.config.yaml'), `spend:\n  session:\n    maxCostUsd: ${maxCostUsd}\n`);
+  const day = join(dir, 'sessions', '2026', '11', '29');
+  mkdirSync(day, { recursive: true });
+  const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
+  const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
+  const model = line('turn_context', { model: 'gpt-5' });
+  writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
+  writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
+  let total = 0;
+  const reply = (rollout: string, second: number) => {
+    total += 110;
+    const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
+    const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
+    appendFileSync(
+      rollout,
+      line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second}.000Z`),
+    );
+  };
+  return { dir, main, sub, reply };
+}
+
 describe('loopguard hook codex', () => {
   it('reads the failure from the rollout (the event has none): same_error, as scan says; every repeat denied', async () => {
     const dir = temp('loopguard-codex-hook-');
@@ -149,7 +177,7 @@ describe('loopguard hook codex', () => {
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     expect(await runCli(['status', '--json'], io)).toBe(0);
     expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
     );
   });
 
@@ -641,27 +669,7 @@ describe('loopguard hook codex', () => {
   });
 
   it("a subagent's replies after its last call count at the main thread's next event, and scan's dollars are the record's (codex64)", async () => {
-    const dir = temp('loopguard-codex-hook-');
-    writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 10\n');
-    // as Codex 0.169.0 names them: the threads' rollouts in one day folder, the subagent's by its id
-    const day = join(dir, 'sessions', '2026', '11', '29');
-    mkdirSync(day, { recursive: true });
-    const main = join(day, 'rollout-2026-11-29T08-00-00-s1.jsonl');
-    const sub = join(day, 'rollout-2026-11-29T08-00-01-sub-1.jsonl');
-    const model = line('turn_context', { model: 'gpt-5' });
-    writeFileSync(main, line('session_meta', { id: 's1', cwd: dir }) + model);
-    writeFileSync(sub, line('session_meta', { id: 'sub-1', cwd: dir, parent_thread_id: 's1' }) + model);
-    let total = 0;
-    // one reply's count, as Codex writes it after the reply's call (its time and the thread's total)
-    const reply = (rollout: string, second: number) => {
-      total += 110;
-      const last = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, total_tokens: 110 };
-      const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last };
-      appendFileSync(
-        rollout,
-        line('event_msg', { type: 'token_count', info }, `2026-11-29T08:00:${second}.000Z`),
-      );
-    };
+    const { dir, main, sub, reply } = codexThreads(10);
     const call = async (rollout: string, id: string, cmd: string, extra: Record<string, unknown> = {}) => {
       appendFileSync(rollout, functionCall(id, cmd));
       const answer = (name: string, more: Record<string, unknown> = {}) =>
@@ -707,6 +715,105 @@ describe('loopguard hook codex', () => {
       ]),
     );
     for (const session of sessions) expect(session.recordDiffers, session.sessionId).toBeUndefined();
+  });
+
+  describe('a session whose subagent passed its budget, its main thread ending its turn with no call (doors67)', () => {
+    // a main thread's call, then its subagent's three calls (the third warned at 90 %), whose closing
+    // reply passes the session's budget ($0.0005: 5 replies of $0.000225)
+    const setUp = async () => {
+      const { dir, main, sub, reply: replyAt } = codexThreads(0.0005);
+      let second = 10;
+      const reply = (rollout: string) => replyAt(rollout, second++);
+      const subagent = { agent_id: 'sub-1', agent_type: 'default', transcript_path: sub };
+      // a call as Codex makes it: denied (its output says so), or run; the hook's answer
+      const call = async (rollout: string, id: string, cmd: string) => {
+        appendFileSync(rollout, functionCall(id, cmd));
+        const extra = rollout === sub ? subagent : {};
+        const answer = (name: string, more: Record<string, unknown> = {}) =>
+          answerHookEvent(
+            'codex',
+            event(dir, rollout, name, id, {
+              model: 'gpt-5',
+              tool_input: { command: cmd },
+              ...extra,
+              ...more,
+            }),
+            { env: {}, cwd: dir },
+          );
+        const pre = await answer('PreToolUse');
+        if (pre.includes('"deny"')) {
+          appendFileSync(rollout, blockedOutput(id, pre, cmd));
+          return pre;
+        }
+        await answer('PostToolUse', { tool_response: 'ok\n' });
+        appendFileSync(rollout, callOutput(id, 0, 'ok\n'));
+        return pre;
+      };
+      const turnEnd = () =>
+        answerHookEvent('codex', event(dir, main, 'Stop', 'end', { model: 'gpt-5' }), { env: {}, cwd: dir });
+      const views = async () =>
+        (
+          JSON.parse((await loopguard(dir, ['status', '--json'])).stdout).sessions.sessions as Array<{
+            sessionId: string;
+            verdict: string;
+            summary: string;
+          }>
+        ).map((v) => [v.sessionId, v.verdict, v.summary]);
+      await call(main, 'call_main_1', 'echo one > one.txt');
+      reply(main);
+      for (const [n, cmd] of ['ls', 'ls -a', 'ls -la'].entries()) {
+        expect(await call(sub, `call_sub_${n + 1}`, cmd)).not.toContain('"deny"');
+        reply(sub);
+      }
+      return { dir, main, sub, call, reply, turnEnd, views };
+    };
+
+    it('its closing reply: no call was denied, loopguard stopped nothing; the next call is denied and said at it', async () => {
+      const { dir, main, call, reply, turnEnd, views } = await setUp();
+      reply(main);
+      await turnEnd();
+      expect(hookLog(dir)).toEqual([]);
+      expect(spendState(dir).entries.map((e) => e.topic)).toEqual(['spend_warning']);
+      expect(await views()).toEqual([
+        ['s1', 'running', 'running, 1 tool call ran, $0.0011 of $0.0005'],
+        ['sub-1', 'running', 'running, 3 tool calls ran'],
+      ]);
+      // the main thread's next turn: its first call is denied, the session's stop, where its rollout holds it
+      expect(await call(main, 'call_main_2', 'cat one.txt')).toContain('"deny"');
+      expect((await views())[0]).toEqual([
+        's1',
+        'stopped_on_spend',
+        'stopped on spend at call 2 (budget reached), 1 tool call ran, $0.0011 of $0.0005',
+      ]);
+    });
+
+    it("its next call denied: the session's sentence says its subagent was stopped on spend, the stop in the subagent's run", async () => {
+      const { dir, sub, main, call, reply, turnEnd, views } = await setUp();
+      expect(await call(sub, 'call_sub_4', 'ls -lah')).toContain('"deny"');
+      reply(sub);
+      reply(main);
+      await turnEnd();
+      expect(hookLog(dir)).toEqual([]);
+      const [session, subagent] = await views();
+      expect(subagent).toEqual([
+        'sub-1',
+        'stopped_on_spend',
+        expect.stringMatching(/^stopped on spend at call 4 \(budget reached\), 3 tool calls ran/),
+      ]);
+      expect(session).toEqual([
+        's1',
+        'running',
+        expect.stringMatching(
+          /^running, 1 tool call ran, \$[\d.]+ of \$0\.0005; 1 subagent stopped on spend$/,
+        ),
+      ]);
+      // scan: the subagent's rollout holds the stop, the record agrees, and says the session's sentence
+      const scanned = await loopguard(dir, ['scan', '--json', '--no-cache', join(dir, 'sessions')]);
+      expect(scanned.code, scanned.stderr).toBe(0);
+      const rows = (JSON.parse(scanned.stdout) as ScanReport).sessions;
+      expect(rows.find((row) => row.sessionId === 'sub-1')?.recordDiffers).toBeUndefined();
+      expect(rows.find((row) => row.sessionId === 's1')?.record?.summary).toBe(session?.[2]);
+    });
   });
 
   describe("a subagent's replies no event of its own names (sess66)", () => {

@@ -46,7 +46,7 @@ describe('loopguard demo', () => {
     for (const line of sessions.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(sessions).toMatch(/\ncodex +demo-codex-session +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n/);
     expect(sessions).toContain(
-      '  stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 call refused,\n  1 nudge',
+      '  stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 call refused,\n  1 nudge',
     );
   });
 
@@ -223,7 +223,7 @@ describe('loopguard demo: Claude Code through `loopguard hook claude` (qa39)', (
     expect(scenario).toContain('Event 3 PreToolUse Read: sum.js -> runs');
     expect(scenario).not.toContain('""');
     const { out } = await run(['status', '--db', db]);
-    expect(out).toContain('stopped by loopguard at call 5 (same_error), 4 tool calls ran, 1 nudge');
+    expect(out).toContain('stopped by loopguard at call 5 (same error), 4 tool calls ran, 1 nudge');
   });
 });
 

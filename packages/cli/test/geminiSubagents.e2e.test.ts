@@ -58,7 +58,7 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     // status and the dashboard tell the same sentence
     const status = await expectStatusAndDashboard(dir, 4);
     expect(status.summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
     );
     // scan files the subagent's chat under the session's project, as its subagent
     const scan = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });

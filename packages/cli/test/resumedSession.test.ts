@@ -50,7 +50,7 @@ describe('a Claude Code session resumed after its stop', () => {
     // resumed: another file, the same error, found after the call ran
     expect(await failingCalls(dir, 5, 'cat other.txt')).toBe(5);
     const said =
-      'stopped by loopguard at call 4 (same_error), 4 tool calls ran, stopped again at call 5, 1 nudge';
+      'stopped by loopguard at call 4 (same error), 4 tool calls ran, stopped again at call 5, 1 nudge';
     expect(await doors(dir)).toEqual({ status: said, line: `loopguard: ${said}` });
   });
 
@@ -60,7 +60,7 @@ describe('a Claude Code session resumed after its stop', () => {
     await claude(dir, claudeEvent(dir, 's1', 'SessionEnd', { reason: 'other' }));
     expect(await failingCalls(dir, 5, 'cat missing.txt')).toBe(5);
     const said =
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 more call denied after the stop, 1 nudge';
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 more call denied after the stop, 1 nudge';
     expect(await doors(dir)).toEqual({ status: said, line: `loopguard: ${said}` });
   });
 });

@@ -664,7 +664,7 @@ describe('loopguard run --agent-stream', () => {
     expect(status.code, status.stderr).toBe(EXIT_CODES.sessionStopped);
     const told = JSON.parse(status.stdout);
     expect(told).toMatchObject({ verdict: 'stopped', stop: { topic: 'loop_stop', call: 4 }, nudges: 1 });
-    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same_error\)/);
+    expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same error\)/);
     // sessions60: its entries too, in status --session and recoveries, as the summary says the call
     const lines = (await loopguard(dir, ['status', '--session', r.id])).stdout;
     expect(lines).toMatch(/ stop at call 4 of iteration 1: Stopped \(same_error\)/);
@@ -732,7 +732,7 @@ describe('loopguard run --agent-stream', () => {
     const hint = `(loopguard resume ${r.id} continues it)`;
     expect(result.stderr).toContain(hint);
     const status = await loopguard(dir, ['status']);
-    expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same_error), then the run aborted ${hint}`);
+    expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same error), then the run aborted ${hint}`);
     expect((await loopguard(dir, ['runs'])).stdout).toMatch(
       new RegExp(`aborted .*same_error .*\\(loopguard resume ${r.id} continues it\\)`),
     );

@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loopKindWords } from '@loopguard/core/internal';
 import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/main.js';
 import { formatMoney } from '../src/scan/money.js';
@@ -112,7 +113,7 @@ describe('loopguard scan on transcripts the pinned CLIs wrote (fixtures)', () =>
       // then its kind, where it was stopped or nudged, and its evidence, indented
       const next = lines[lines.indexOf(head ?? '') + 2] ?? '';
       expect(next, session.sessionId).toMatch(/^ {2}\S/);
-      expect(next).toContain(session.loops[0]?.kind ?? '-');
+      expect(next).toContain(loopKindWords(session.loops[0]?.kind ?? '-'));
     }
     // piped (no width): the table, as scripts read it
     expect((await scan([fixtures, '--price', '3'])).out).toContain(' | ');
@@ -623,6 +624,18 @@ describe('loopguard scan: bad input', () => {
     const row = out.split('\n').find((line) => line.includes('two-loops')) ?? '';
     expect(row, out).toMatch(/\| call 4 +\|/);
     expect(row).toContain('make watch');
+  });
+
+  it('doors67: the tables say each loop kind in words; --json keeps the code', async () => {
+    const report = await scanJson([fixtures]);
+    const kinds = [...new Set(report.sessions.flatMap((session) => session.loops.map((loop) => loop.kind)))];
+    expect(kinds.length).toBeGreaterThan(0);
+    for (const kind of kinds) expect(kind).toMatch(/^[a-z]+(_[a-z]+)*$/);
+    const { out } = await scan([fixtures]);
+    for (const kind of kinds) {
+      if (kind.includes('_')) expect(out).not.toContain(kind);
+      expect(out).toContain(loopKindWords(kind));
+    }
   });
 
   it('exits 2 with one line for a path that does not exist', async () => {

@@ -285,7 +285,7 @@ describe('scan and the other doors, one story (scan49)', () => {
         summary: status?.summary,
       });
       expect(session?.startedIn).toBe(src);
-      expect(status?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\), 3 tool calls ran/);
+      expect(status?.summary).toMatch(/^stopped by loopguard at call 4 \(same error\), 3 tool calls ran/);
       // the transcript tells the same story: no difference to explain
       expect(session?.recordDiffers).toBeUndefined();
       expect(session?.loops.find((loop) => loop.loopguard === 'stopped')?.stopCall).toBe(4);
@@ -310,7 +310,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     const [status] = await statusOf(root);
     // the reply that asked for the call loopguard stopped is counted: 4 replies
     expect(status?.summary).toBe(
-      'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge, $4.00 of $100.00',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge, $4.00 of $100.00',
     );
     // scanned in the project: its prices, one story
     const [here] = await scanJson(file, root);
@@ -399,21 +399,21 @@ describe('scan and the other doors, one story (scan49)', () => {
     // the transcript without the hooks' answers (the stop and the nudge loopguard recorded)
     const file = await guardedClaude(root, 'unsaid', 6, { answers: false });
     const [session] = await scanJson(file, root);
-    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same error\)/);
     expect(session?.recordDiffers).toBe(
-      'loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it',
+      'loopguard stopped it at call 4 (same error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it',
     );
     const terminal = await scan([file], root);
     expect(terminal).toContain("Where loopguard's record (what status says) and the transcript differ:");
     expect(terminal).toContain(
-      'claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.',
+      'claude unsaid: loopguard stopped it at call 4 (same error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.',
     );
     expect(terminal).toContain('loopguard stopped 1 session in a loop');
     // the HTML page says it as the terminal does
     const page = join(root, 'report.html');
     await scan([file, '--html', page], root);
     expect(readFileSync(page, 'utf8')).toContain(
-      '<li>claude unsaid: loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.</li>',
+      '<li>claude unsaid: loopguard stopped it at call 4 (same error) and the transcript holds no stop: a replay would nudge it at call 3 and not stop it.</li>',
     );
   });
 
@@ -424,10 +424,10 @@ describe('scan and the other doors, one story (scan49)', () => {
     const file = await guardedClaude(root, 'ran', 6, { answers: false, unheeded: true });
     const [session] = await scanJson(file, root);
     expect(session?.recordDiffers).toBe(
-      "loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error); loopguard's hooks saw 3 of the 4 tool calls that ran",
+      "loopguard stopped it at call 4 (same error) and the transcript holds no stop: a replay would stop it at call 4 (same error); loopguard's hooks saw 3 of the 4 tool calls that ran",
     );
     const terminal = await scan([file], root);
-    expect(terminal).toContain('| same_error | call 4 (by loopguard) |');
+    expect(terminal).toContain('| same error | call 4 (by loopguard) |');
     expect(terminal).toContain('loopguard stopped 1 session in a loop');
   });
 
@@ -439,7 +439,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     const [session] = await scanJson(file, root);
     expect(session?.project).toBe(root);
     expect(session?.startedIn).toBe(src);
-    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same error\)/);
   });
 
   it('trust46: and where a second session has since made the new repository its database', async () => {
@@ -449,7 +449,7 @@ describe('scan and the other doors, one story (scan49)', () => {
     await guardedClaude(src, 'second', 2);
     const [session] = await scanJson(file, root);
     expect(session?.project).toBe(root);
-    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same_error\)/);
+    expect(session?.record?.summary).toMatch(/^stopped by loopguard at call 4 \(same error\)/);
   });
 
   it('a session loopguard keeps no record of is the folder it started in, as before', async () => {
@@ -514,7 +514,7 @@ it("a Gemini CLI session's record is compared with its main chat and its subagen
 
   const [status] = await statusOf(root);
   expect(status?.summary).toBe(
-    'stopped by loopguard at call 4 (same_error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+    'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
   );
   const report = JSON.parse(await scan([chats, '--json'], root)) as ScanReport;
   const sessions = report.sessions;

@@ -187,6 +187,10 @@ describe('loopguard scan --html in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     const cells = await page.locator('#loops tr td').allTextContents();
     expect(cells).toContain('3 / 4 (by loopguard) / 4');
+    // doors67: the kind in words, as the terminal says it; the page's data keeps the code
+    expect(report.sessions[0]?.loops[0]?.kind).toBe('same_error');
+    expect(cells).toContain('same error');
+    expect(cells).not.toContain('same_error');
     await page.close();
   });
 

@@ -95,7 +95,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toContain('sessions: 3 (1 nudged, 1 stopped, 1 stopped on spend)');
     const order = ['nudged', 'spent', 'looped'].map((id) => out.indexOf(`| ${id} `));
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(out).toContain('stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge');
+    expect(out).toContain('stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge');
     expect(out).toContain('stopped on spend (budget reached)');
     expect(out).not.toMatch(/tasks|attempts recorded/);
   });
@@ -180,9 +180,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const lines = out.split('\n');
     const at = lines.findIndex((line) => /^claude +looped +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(line));
     expect(at).toBeGreaterThan(0);
-    expect(lines[at + 1]).toBe(
-      '  stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
-    );
+    expect(lines[at + 1]).toBe('  stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge');
     expect(out).not.toContain(' | ');
     const one = await narrow(['status', '--session', 'looped']);
     for (const line of one.out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
@@ -336,7 +334,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     // the counts are every session's, the list the stopped ones
     expect(stopped.out).toContain('sessions: 25 (24 clean, 1 stopped)');
     expect(rows(stopped.out)).toHaveLength(1);
-    expect(rows(stopped.out)[0]).toContain('stopped by loopguard at call 4 (repeated_action)');
+    expect(rows(stopped.out)[0]).toContain('stopped by loopguard at call 4 (repeated call)');
     const clean = await run(many.dir, ['status', '--verdict', 'clean', '--limit', '3']);
     expect(rows(clean.out)).toHaveLength(3);
     expect(clean.out).toContain('(the 3 most recent of 24 clean shown; --limit 24 for all)');
@@ -520,7 +518,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const json = JSON.parse((await run(spent, ['status', '--json'])).out);
     const summaries: string[] = json.sessions.sessions.map((s: { summary: string }) => s.summary);
     expect(summaries).toContain(
-      'stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge, $0.32 of $5.00 (and 1,200 tokens of unpriced models)',
+      'stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge, $0.32 of $5.00 (and 1,200 tokens of unpriced models)',
     );
     const { out } = await run(spent, ['status']);
     for (const summary of summaries) expect(out).toContain(summary);
@@ -556,6 +554,19 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).toMatch(
       / stop at call 4 \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
     );
+    // doors67: the session's sentence names its stopped subagent, as the status line does, in every
+    // door (the subagent's own names none)
+    const said = 'no loop found, 4 tool calls ran; 1 subagent stopped by loopguard';
+    expect(out).toContain(said);
+    expect((await run(dir, ['status'])).out).toContain(said);
+    const views = JSON.parse((await run(dir, ['status', '--json'])).out).sessions.sessions as Array<{
+      sessionId: string;
+      summary: string;
+    }>;
+    expect(views.map((view) => [view.sessionId, view.summary]).sort()).toEqual([
+      ['a1b2', 'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge'],
+      ['main', said],
+    ]);
   });
 
   it("--session says at which tool call each entry fell, as the dashboard and recoveries do: each of Codex's denied repeats is a stop of its own (qa41)", async () => {
@@ -615,7 +626,7 @@ describe('loopguard status: the sessions every door wrote', () => {
       entries: [{ topic: 'loop_stop' }],
     });
     expect(stopped.err.trim()).toBe(
-      'loopguard: session looped: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
+      'loopguard: session looped: stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge',
     );
     expect((await run(project, ['status', '--session', 'spent'])).code).toBe(
       EXIT_CODES.sessionStoppedOnSpend,

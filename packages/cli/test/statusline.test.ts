@@ -78,7 +78,7 @@ describe('loopguard statusline', () => {
       await line(
         JSON.stringify({ session_id: 's1', cwd: join(dir, 'src'), workspace: { project_dir: dir } }),
       ),
-    ).toBe('loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n');
+    ).toBe('loopguard: stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge\n');
   });
 
   it('says what status says of a database an earlier loopguard wrote, until a hook brings it up to date (story56)', async () => {
@@ -165,7 +165,7 @@ describe('loopguard statusline', () => {
     database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();
     database.close();
     expect(await line(JSON.stringify({ session_id: 's1', cwd: off }))).toBe(
-      'loopguard: off for this session (switched off), stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge\n',
+      'loopguard: off for this session (switched off), stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge\n',
     );
   });
 

@@ -49,6 +49,7 @@ export {
   validateIterationSessionInput,
   validateSessionEnd,
 } from './storage/iterationStore.js';
+export { loopKindWords } from './storage/loopKindWords.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
 export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {
@@ -114,4 +115,8 @@ export type {
   TaskStatusPage,
   TaskStatusRow,
 } from './storage/statusReader.js';
+export {
+  type SubagentVerdictRow,
+  subagentVerdictsOf,
+} from './storage/subagentVerdicts.js';
 export { type TaskPageRow, taskPageAfter, taskPageOf } from './storage/taskPage.js';

@@ -183,7 +183,7 @@ import { formatUsd } from './formatUsd.js';
 
   // ---- sessions (GET /sessions, /sessions/entries) ----
 
-  /** `same_error at call 4`, `budget reached` (a spend stop without its call: the server's words) or `–`. */
+  /** `same error at call 4`, `budget reached` (a spend stop without its call: the server's words) or `–`. */
   function stopText({ stop }) {
     if (stop === null) return '–';
     const kind = stop.reason ?? stop.kind ?? (stop.topic === 'spend_stop' ? 'spend' : 'loop');
@@ -349,7 +349,8 @@ import { formatUsd } from './formatUsd.js';
     const of = typeof iteration === 'number' ? ` of iteration ${iteration}` : '';
     const facts = [
       // a spend entry's reason in the server's words (`budget reached`), not its key (story56)
-      recovery.loopType ?? recovery.spendReason ?? null,
+      // and a loop's kind in words (`same error`, not `same_error`: doors67)
+      recovery.loopTypeText ?? recovery.loopType ?? recovery.spendReason ?? null,
       typeof toolCall === 'number' ? `call ${toolCall}${of}` : null,
       recovery.attemptCount != null ? plural(recovery.attemptCount, 'attempt') : null,
       when(recovery.timestamp),

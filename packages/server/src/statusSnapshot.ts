@@ -19,7 +19,7 @@ export const DEFAULT_ATTEMPT_WINDOW_MS = 3_600_000;
  * The body of `GET /status` and of `loopguard status --json`: the newest agent sessions with their
  * verdicts and every session counted by verdict; the orchestrator's shape (`running`, `tickCount`,
  * `loopDetection`) with the page of tasks, guard statistics and the breaker.
- * @example { sessions: { sessions: [{ agent: 'claude', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge', … }], nextCursor: null, counts: { running: 0, clean: 0, nudged: 0, stopped: 1, stopped_on_spend: 0 }, spendByAgent: [] }, running: true, tickCount: 45, loopDetection: {}, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
+ * @example { sessions: { sessions: [{ agent: 'claude', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge', … }], nextCursor: null, counts: { running: 0, clean: 0, nudged: 0, stopped: 1, stopped_on_spend: 0 }, spendByAgent: [] }, running: true, tickCount: 45, loopDetection: {}, tasks: […], page: { limit: 100, total: 2, nextCursor: null }, source: 'database', generatedAt: 1760825100000 }
  */
 export interface StatusSnapshot {
   /**

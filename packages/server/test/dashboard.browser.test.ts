@@ -88,7 +88,7 @@ describe.each(STORE_KINDS)('the dashboard in Chromium on %s', (kind) => {
     const item = page.locator('#recoveries li', { hasText: 'T3.4.3' });
     await item.waitFor();
     expect(await item.locator('summary').textContent()).toMatch(
-      /^unblock authority T3.4.3 blocked_task_spin · 3 attempts · /,
+      /^unblock authority T3.4.3 blocked task spin · 3 attempts · /,
     );
     await item.locator('summary').click();
     expect(await item.locator('pre').first().textContent()).toContain(

@@ -109,7 +109,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       expect.any(String),
       '4',
       '1',
-      'same_error at call 4',
+      'same error at call 4',
       '–',
       'stopped',
     ]);
@@ -298,11 +298,11 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const detail = page.locator('#sessions tr.session-detail');
     await detail.locator('.session-entries details').nth(1).waitFor();
     expect(await detail.locator('.session-summary').textContent()).toBe(
-      'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge',
     );
     const summaries = await detail.locator('.session-entries summary').allTextContents();
-    expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /);
-    expect(summaries[1]).toMatch(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /);
+    expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /);
+    expect(summaries[1]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
     await detail.locator('.session-entries summary').nth(1).click();
     const evidence = await detail.locator('.session-entries pre').nth(3).textContent();
     expect(JSON.parse(evidence ?? '{}').evidence).toHaveLength(4);
@@ -354,7 +354,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
           toolCalls: 3,
           parentSessionId: HOOK_SESSIONS.stopped,
           agentType: 'Explore',
-          nudges: 0,
+          nudges: 1,
           stops: 0,
           enabled: true,
         },
@@ -387,10 +387,14 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const parent = page.locator('#sessions tr.session-detail');
     await parent.locator('.session-entries details').nth(2).waitFor();
     expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same_error · call 3 · /),
-      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /),
-      expect.stringMatching(/^nudge claude:agent-7f2e same_error · call 3 · /),
+      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /),
+      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same error · call 4 · /),
+      expect.stringMatching(/^nudge claude:agent-7f2e same error · call 3 · /),
     ]);
+    // doors67: and its sentence names the subagent, as `status` and the status line say it
+    expect(await parent.locator('.session-summary').textContent()).toBe(
+      'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge; 1 subagent nudged',
+    );
     expect(problems).toEqual([]);
   });
 
@@ -439,7 +443,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await open(hooksOnlyDatabase());
     const items = await page.locator('#recoveries summary').allTextContents();
     expect(items).toHaveLength(6);
-    expect(items[0]).toMatch(/^stop claude:a1b2c3d4-stopped same_error · call 4 · /);
+    expect(items[0]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
     expect(items.join('\n')).not.toContain('attempts');
     expect(problems).toEqual([]);
   });
@@ -458,7 +462,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await page.waitForFunction(() => document.getElementById('verdict-stopped')?.textContent === '2');
     expect(await text('#verdict-running')).toBe('1');
     const row = page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.nudged });
-    await row.locator('td', { hasText: 'repeated_action at call 8' }).waitFor();
+    await row.locator('td', { hasText: 'repeated call at call 8' }).waitFor();
     await page.waitForFunction(
       () => document.getElementById('chart')?.dataset.series === 'nudge,stop,spend_warning,spend_stop',
     );
@@ -562,10 +566,10 @@ describe("the dashboard in Chromium on a loopguard run's stopped iteration", () 
     const detail = page.locator('#sessions tr.session-detail');
     await detail.locator('.session-entries details').nth(1).waitFor();
     expect(await detail.locator('.session-summary').textContent()).toBe(
-      'stopped by loopguard at call 4 of iteration 2 (same_error), then the run completed, 1 nudge',
+      'stopped by loopguard at call 4 of iteration 2 (same error), then the run completed, 1 nudge',
     );
     const summaries = await detail.locator('.session-entries summary').allTextContents();
-    expect(summaries.map((summary) => /same_error · (call [^·]*) ·/.exec(summary)?.[1])).toEqual([
+    expect(summaries.map((summary) => /same error · (call [^·]*) ·/.exec(summary)?.[1])).toEqual([
       'call 3 of iteration 2',
       'call 4 of iteration 2',
     ]);

@@ -49,7 +49,7 @@ describe('sessions on a database written only by the hooks', () => {
       nudges: 1,
       verdict: 'stopped',
       stop: { topic: 'loop_stop', kind: 'same_error', call: 4 },
-      summary: 'stopped by loopguard at call 4 (same_error), 4 tool calls ran, 1 nudge',
+      summary: 'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge',
     });
     expect(body.sessions.nextCursor).toEqual(expect.any(String));
     expect(body.sessions.counts).toEqual({

@@ -1,6 +1,6 @@
 import * as core from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
-import { readLiveSessions, sessionRowColumns } from './liveSessions.js';
+import { readLiveSessions, sessionRowColumns, subagentVerdictRows } from './liveSessions.js';
 import { SqliteRunStore } from './SqliteRunStore.js';
 
 /**
@@ -201,10 +201,10 @@ export class SqliteStatusReader implements core.StatusReader {
     }
     const sql = `SELECT ${sessionRowColumns(this.db)} FROM agent_sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT ?`;
-    return core.sessionPageOf(
-      this.cached(sql).all(...params, query.limit + 1) as core.SessionRow[],
-      query.limit,
-    );
+    const rows = this.cached(sql).all(...params, query.limit + 1) as core.SessionRow[];
+    // the page's main sessions' subagents, for the sentence's end (doors67)
+    const parents = rows.slice(0, query.limit).filter((row) => row.parent_session_id === null);
+    return core.sessionPageOf(rows, query.limit, subagentVerdictRows(this.db, parents));
   }
 
   async sessionCounts(): Promise<core.SessionCounts> {

@@ -1,3 +1,4 @@
+import type { SubagentVerdictRow } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { agentProcessGone } from './agentProcess.js';
 
@@ -101,4 +102,28 @@ function laterStops(select: string, where: string, order: 'ASC' | 'DESC' = 'ASC'
         AND t.entry_id <> (SELECT f.entry_id FROM context_entry_tasks f JOIN context_entries g ON g.id = f.entry_id
           WHERE f.task_id = t.task_id AND g.topic IN ('loop_stop', 'spend_stop') ORDER BY f.timestamp, f.entry_id LIMIT 1)
       ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1) END`;
+}
+
+/**
+ * The counts of `parents`' subagents' runs by the verdicts a session's sentence names (stopped,
+ * stopped on spend, nudged), from `agent_sessions`: `status`'s reader passes a page's main sessions,
+ * the status line its session and the subagents' ids its transcripts name (a look-up by id: no read
+ * of every row after each reply), so every door ends the sentence alike (doors67).
+ * @example subagentVerdictRows(db, [{ agent: 'claude', session_id: 'main' }]); // [{ agent: 'claude', parent_session_id: 'main', verdict: 'stopped', n: 1 }]
+ */
+export function subagentVerdictRows(
+  db: BetterSqlite3.Database,
+  parents: readonly { agent: string; session_id: string }[],
+  subagentIds?: readonly string[],
+): SubagentVerdictRow[] {
+  if (parents.length === 0 || subagentIds?.length === 0) return [];
+  const ids = subagentIds === undefined ? '' : `AND session_id IN (${subagentIds.map(() => '?').join(', ')})`;
+  return db
+    .prepare(
+      `SELECT agent, parent_session_id, verdict, count(*) AS n FROM agent_sessions
+       WHERE (agent, parent_session_id) IN (VALUES ${parents.map(() => '(?, ?)').join(', ')}) ${ids}
+         AND verdict IN ('stopped', 'stopped_on_spend', 'nudged')
+       GROUP BY agent, parent_session_id, verdict`,
+    )
+    .all(...parents.flatMap((p) => [p.agent, p.session_id]), ...(subagentIds ?? [])) as SubagentVerdictRow[];
 }

@@ -79,7 +79,7 @@ describe('agent_sessions: one session across doors', () => {
       verdict: 'stopped',
       toolCalls: 4,
       stop: { topic: 'loop_stop', kind: 'repeated_action', call: 4 },
-      summary: 'stopped by loopguard at call 4 (repeated_action), 4 tool calls ran, 1 nudge',
+      summary: 'stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge',
     });
     expect(byId.spent).toMatchObject({
       verdict: 'stopped_on_spend',
@@ -187,7 +187,7 @@ describe('agent_sessions: one session across doors', () => {
     expect(await verdict()).toMatchObject({ verdict: 'running', summary: expect.stringMatching(/^running/) });
     runs.updateRun('r1', { status: 'budget_spent' });
     expect((await verdict())?.summary).toMatch(
-      /^stopped by loopguard at call 4 of iteration 1 \(same_error\)/,
+      /^stopped by loopguard at call 4 of iteration 1 \(same error\)/,
     );
   });
 
@@ -203,7 +203,7 @@ describe('agent_sessions: one session across doors', () => {
     const [run] = (await reader.sessionPage({ limit: 10 })).sessions;
     expect(run).toMatchObject({ verdict: 'stopped', stop: { call: 4, iteration: 2 } });
     expect(run?.summary).toBe(
-      'stopped by loopguard at call 4 of iteration 2 (same_error), then the run completed, 1 nudge',
+      'stopped by loopguard at call 4 of iteration 2 (same error), then the run completed, 1 nudge',
     );
   });
 
@@ -232,13 +232,13 @@ describe('agent_sessions: one session across doors', () => {
     const summary = async (id: string) =>
       (await reader.sessionPage({ limit: 10 })).sessions.find((s) => s.sessionId === id)?.summary;
     expect(await summary('r1')).toBe(
-      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run paused (loopguard resume r1 continues it)',
+      'stopped by loopguard at call 4 of iteration 1 (same error), then the run paused (loopguard resume r1 continues it)',
     );
     expect(await summary('r2')).toBe(
-      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run aborted (loopguard resume r2 continues it)',
+      'stopped by loopguard at call 4 of iteration 1 (same error), then the run aborted (loopguard resume r2 continues it)',
     );
     expect(await summary('r3')).toBe(
-      'stopped by loopguard at call 4 of iteration 1 (same_error), then the run reached its iteration limit of 10',
+      'stopped by loopguard at call 4 of iteration 1 (same error), then the run reached its iteration limit of 10',
     );
   });
 

@@ -1,5 +1,6 @@
 import { constants, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { loopKindWords } from '@loopguard/core/internal';
 import { loadStaticAssets } from '@loopguard/server';
 import { dayFormat, localDay } from './days.js';
 import { formatMoney } from './money.js';
@@ -70,6 +71,8 @@ export function renderHtml(report: ScanReport, title = 'loopguard scan', timeZon
           ...loop,
           costText: money(loop.wastedCost),
           byLoopguard: loop.stopCall !== null && stoppedByLoopguard(loop, session),
+          // its kind in words, as the terminal's table says it (doors67)
+          kindText: loopKindWords(loop.kind),
         })),
       })),
   };

@@ -1,8 +1,9 @@
+import { loopKindWords } from '@loopguard/core/internal';
 import { formatMoney } from './money.js';
 import type { ScannedSession } from './scannedSession.js';
 
 const calls = (n: number) => `${n.toLocaleString('en-US')} tool call${n === 1 ? '' : 's'}`;
-const kindText = (kind: string | null | undefined) => (kind ? ` (${kind})` : '');
+const kindText = (kind: string | null | undefined) => (kind ? ` (${loopKindWords(kind)})` : '');
 
 /** The stop the transcript holds, loopguard's own (a loop's or the spend guard's): its tool call and kind. */
 function transcriptStop(
@@ -22,7 +23,7 @@ function replayStop(session: ScannedSession): { on: 'loop'; call: number | null;
     : { on: 'loop', call: loop.stopCall, kind: loop.stopKind ?? loop.kind };
 }
 
-/** What the replay would do where the transcript holds no stop of loopguard's: `a replay would stop it at call 4 (same_error)`. */
+/** What the replay would do where the transcript holds no stop of loopguard's: `a replay would stop it at call 4 (same error)`. */
 function replayText(session: ScannedSession): string {
   const loop = session.loops.find((candidate) => candidate.stopStep !== null);
   if (loop !== undefined)
@@ -40,7 +41,7 @@ function replayText(session: ScannedSession): string {
  * and the dollars of a session whose spend guard counted them (with `subagentCostUsd`, what its
  * subagents' transcripts cost: the record counts their replies too). A session the user switched
  * off (its record says so) differs only by a stop.
- * @example recordDifference(session) // 'loopguard stopped it at call 4 (same_error) and the transcript holds no stop: a replay would stop it at call 4 (same_error)'
+ * @example recordDifference(session) // 'loopguard stopped it at call 4 (same error) and the transcript holds no stop: a replay would stop it at call 4 (same error)'
  */
 export function recordDifference(session: ScannedSession, subagentCostUsd?: number): string | undefined {
   const record = session.record;

@@ -1,3 +1,4 @@
+import { loopKindWords } from '@loopguard/core/internal';
 import { formatTable } from '../terminal/formatTable.js';
 import { printable } from '../terminal/terminalText.js';
 import { wrapped } from '../terminal/wrapText.js';
@@ -152,7 +153,10 @@ function stopText(loop: ScannedLoop, session: ScannedSession): string {
 const dateOf = (session: ScannedSession, days: Intl.DateTimeFormat) =>
   (session.startedAt === null ? undefined : localDay(session.startedAt, days)) ?? '-';
 const kindsOf = (session: ScannedSession, stopped: boolean) => [
-  ...new Set(session.loops.filter((loop) => isStopped(loop) === stopped).map((loop) => loop.kind)),
+  // in words (`same error`), as `status` says them; --json keeps the code (doors67)
+  ...new Set(
+    session.loops.filter((loop) => isStopped(loop) === stopped).map((loop) => loopKindWords(loop.kind)),
+  ),
 ];
 
 /**
@@ -297,7 +301,7 @@ export function renderTerminal(
       dateOf(session, days),
       session.agent,
       session.sessionId,
-      loop.kind,
+      loopKindWords(loop.kind),
       `call ${loop.nudgeCall}${loop.loopguard === 'nudged' ? ' (by loopguard)' : ''}`,
       loop.evidence,
     ]);

@@ -1,5 +1,10 @@
 import { isAbsolute } from 'node:path';
-import { type SessionRow, type SessionVerdict, sessionViewOf } from '@loopguard/core/internal';
+import {
+  type SessionRow,
+  type SessionVerdict,
+  sessionViewOf,
+  subagentVerdictsOf,
+} from '@loopguard/core/internal';
 import { readLiveSessions, sessionRowColumns } from '@loopguard/sqlite/liveSessions';
 import type BetterSqlite3 from 'better-sqlite3';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
@@ -11,7 +16,7 @@ import type { ScanAgent } from './TranscriptParser.js';
  * What loopguard's hooks recorded of a scanned session in its project's `state.db`: the story
  * `status`, `status --session`, the dashboard and the status line tell of it (the `agent_sessions`
  * view, read as they read it).
- * @example { project: '/home/me/app', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same_error), 3 tool calls ran, 1 nudge', toolCalls: 3, refusedCalls: 0, nudges: 1, stop: { on: 'loop', kind: 'same_error', call: 4 }, costUsd: null }
+ * @example { project: '/home/me/app', verdict: 'stopped', summary: 'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 nudge', toolCalls: 3, refusedCalls: 0, nudges: 1, stop: { on: 'loop', kind: 'same_error', call: 4 }, costUsd: null }
  */
 export interface SessionRecord {
   /** The project loopguard keeps the session in (`status`'s project). */
@@ -104,7 +109,15 @@ function readRecords(project: string): Map<string, SessionRecord> | null {
     const rows = db
       .prepare(`SELECT ${sessionRowColumns(db)} FROM agent_sessions ORDER BY last_active`)
       .all() as SessionRow[];
-    for (const row of rows) records.set(`${row.agent}:${row.session_id}`, recordOfView(sessionViewOf(row)));
+    // each main session's sentence names its subagents loopguard stepped in on, as `status` (doors67)
+    const subagents = rows.flatMap((row) =>
+      row.parent_session_id === null ? [] : [{ ...row, parent_session_id: row.parent_session_id, n: 1 }],
+    );
+    for (const row of rows)
+      records.set(
+        `${row.agent}:${row.session_id}`,
+        recordOfView(sessionViewOf(row, subagentVerdictsOf(subagents, row.agent, row.session_id))),
+      );
     addRunStops(db, records);
     return records;
   });

@@ -1,5 +1,10 @@
-import { type SessionRow, sessionViewOf } from '@loopguard/core/internal';
-import { readLiveSessions, sessionRowColumns } from '@loopguard/sqlite/liveSessions';
+import {
+  type SessionRow,
+  type SubagentVerdictRow,
+  sessionViewOf,
+  subagentVerdictsOf,
+} from '@loopguard/core/internal';
+import { readLiveSessions, sessionRowColumns, subagentVerdictRows } from '@loopguard/sqlite/liveSessions';
 import type Database from 'better-sqlite3';
 import { claudeSubagentTranscripts } from '../hook/claudeSubagent.js';
 
@@ -57,7 +62,7 @@ export function statusLineInput(text: string, env: NodeJS.ProcessEnv = {}): Stat
  * `status` and the dashboard print for it (led by `off for this session (switched off)` once its
  * row is switched off, `enabled = 0`); `loopguard: watching` before its first tool call.
  * @param db - the project's database, open read-only (schema 8 or later).
- * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated_action), 4 tool calls ran'
+ * @example statusLine(db, { sessionId: 's1', projectDir: '/repo' }); // 'loopguard: stopped by loopguard at call 4 (repeated call), 4 tool calls ran'
  */
 export function statusLine(db: Database.Database, input: StatusLineInput): string {
   readLiveSessions(db);
@@ -68,36 +73,16 @@ export function statusLine(db: Database.Database, input: StatusLineInput): strin
     )
     .get(input.sessionId) as SessionRow | undefined;
   if (row === undefined) return 'loopguard: watching';
-  return `loopguard: ${sessionViewOf(row).summary}${subagentsText(db, input)}`;
+  const subagents = subagentVerdictsOf(subagentsOf(db, input), 'claude', input.sessionId);
+  return `loopguard: ${sessionViewOf(row, subagents).summary}`;
 }
 
-/** What loopguard did to a subagent, by its run's verdict (those it did nothing to are not named). */
-const SUBAGENT_VERDICTS: Readonly<Record<string, string>> = {
-  stopped: 'stopped by loopguard',
-  stopped_on_spend: 'stopped on spend',
-  nudged: 'nudged',
-};
-
 /**
- * `; 1 subagent stopped by loopguard, 2 subagents nudged`, or `''`: the session's subagents
- * loopguard stepped in on, each a run of its own with its own verdict (`agent_sessions`). They are
- * found from their transcripts beside the session's (a folder listing and a look-up by id: no scan
- * of every session).
+ * The session's subagents loopguard stepped in on, found from their transcripts beside the session's
+ * (a folder listing and a look-up by id: no read of every session after each reply).
  */
-function subagentsText(db: Database.Database, input: StatusLineInput): string {
-  if (input.transcriptPath === undefined) return '';
+function subagentsOf(db: Database.Database, input: StatusLineInput): SubagentVerdictRow[] {
+  if (input.transcriptPath === undefined) return [];
   const ids = claudeSubagentTranscripts(input.transcriptPath).map((t) => t.agentId);
-  if (ids.length === 0) return '';
-  const rows = db
-    .prepare(
-      `SELECT verdict, count(*) AS n FROM agent_sessions
-       WHERE agent = 'claude' AND parent_session_id = ? AND session_id IN (${ids.map(() => '?').join(', ')})
-       GROUP BY verdict`,
-    )
-    .all(input.sessionId, ...ids) as Array<{ verdict: string; n: number }>;
-  const parts = Object.entries(SUBAGENT_VERDICTS).flatMap(([verdict, words]) => {
-    const n = rows.find((r) => r.verdict === verdict)?.n ?? 0;
-    return n === 0 ? [] : [`${n} subagent${n === 1 ? '' : 's'} ${words}`];
-  });
-  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
+  return subagentVerdictRows(db, [{ agent: 'claude', session_id: input.sessionId }], ids);
 }

@@ -5,6 +5,7 @@ import {
   SPEND_TOPICS,
   STEP_LOOP_TOPICS,
 } from '../model/contextEntry.js';
+import { loopKindWords } from './loopKindWords.js';
 import { spendReasonWords } from './spendReasonWords.js';
 
 /**
@@ -70,6 +71,8 @@ export interface RecoveryView {
   taskId: string | null;
   /** The loop type from the entry's metadata; `null` when absent. */
   loopType: string | null;
+  /** {@link loopType} in words (`same error`, {@link loopKindWords}), as the dashboard's entries say it; `null` when absent. */
+  loopTypeText: string | null;
   /** Attempts in the loop, from the metadata; `null` when absent. */
   attemptCount: number | null;
   /** A spend entry's reason in words (`budget reached`, {@link spendReasonWords}); `null` for any other entry. */
@@ -93,6 +96,7 @@ export function recoveryViewOf(entry: ContextEntry): RecoveryView {
     action: actionOfTopic(entry.topic),
     taskId: entry.relatedTasks[0] ?? null,
     loopType: typeof loopType === 'string' ? loopType : null,
+    loopTypeText: typeof loopType === 'string' ? loopKindWords(loopType) : null,
     attemptCount: typeof attemptCount === 'number' ? attemptCount : null,
     spendReason:
       entry.topic.startsWith('spend_') && typeof entry.metadata.reason === 'string'

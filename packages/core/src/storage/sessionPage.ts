@@ -1,6 +1,7 @@
 import type { SessionRow, SessionVerdict, SessionView } from './sessionView.js';
 import { sessionViewOf } from './sessionViewOf.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
+import { type SubagentVerdictRow, subagentVerdictsOf } from './subagentVerdicts.js';
 
 /**
  * What {@link StatusReader.sessionPage} reads: sessions, most recently active first.
@@ -52,11 +53,18 @@ export function sessionPageAfter(query: Pick<SessionPageQuery, 'cursor'>): Sessi
 }
 
 /**
- * A page from the rows read with `limit + 1` (the extra row says a next page exists).
+ * A page from the rows read with `limit + 1` (the extra row says a next page exists), each main
+ * session with its subagents' counts among `subagents` (the reader's {@link SubagentVerdictRow}s).
  * @example sessionPageOf(rows, 20).nextCursor; // null on the last page
  */
-export function sessionPageOf(rows: readonly SessionRow[], limit: number): SessionPage {
-  const sessions = rows.slice(0, limit).map(sessionViewOf);
+export function sessionPageOf(
+  rows: readonly SessionRow[],
+  limit: number,
+  subagents: readonly SubagentVerdictRow[] = [],
+): SessionPage {
+  const sessions = rows
+    .slice(0, limit)
+    .map((row) => sessionViewOf(row, subagentVerdictsOf(subagents, row.agent, row.session_id)));
   const last = sessions.at(-1);
   return {
     sessions,

@@ -1,14 +1,16 @@
 import { formatUsd } from '../kernel/formatUsd.js';
 import { resumeHint, runLimitWords, runReasonWords, runStatusWords } from './runStatusWords.js';
 import type { SessionView } from './sessionView.js';
+import { subagentsText } from './subagentVerdicts.js';
 
 /**
  * What loopguard did to a session, in one line: the sentence `status`, the dashboard, the status line
  * and `/status` all print.
  * A session the user switched off says so first (`off for this session (switched off), no loop
  * found, 2 tool calls ran`): the calls after the switch are not among those counted (codex58).
- * A session that went on after its stop (Codex) says how many more calls were denied since.
- * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated_action), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
+ * A session that went on after its stop (Codex) says how many more calls were denied since; one
+ * whose subagents loopguard stopped or nudged ends with them (`; 1 subagent stopped by loopguard`).
+ * @example sessionSummary(view); // 'stopped by loopguard at call 4 (repeated call), 3 tool calls ran, 1 call refused, 1 nudge, $0.41 of $0.50'
  */
 export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary'>): string {
   const parts = [
@@ -34,10 +36,11 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
     parts.push(`${view.nudges} nudge${view.nudges === 1 ? '' : 's'}`);
   const spent = spendText(view);
   if (spent !== '') parts.push(spent);
-  return parts.join(', ');
+  // its subagents loopguard stepped in on, each a run of its own (doors67: every door, not the status line alone)
+  return `${parts.join(', ')}${subagentsText(view.subagents)}`;
 }
 
-/** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated_action)`. */
+/** The verdict as a user reads it: `stopped by loopguard at call 4 (repeated call)`. */
 function headline({
   verdict,
   stop,

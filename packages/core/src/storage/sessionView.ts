@@ -1,3 +1,5 @@
+import type { SubagentVerdicts } from './subagentVerdicts.js';
+
 /**
  * What loopguard did to a session, in one word (decided in one place: the store's `agent_sessions`
  * view, read through `readLiveSessions` by every door). `running`: active in the last 10 minutes, not
@@ -55,8 +57,9 @@ export interface SessionView {
    */
   stoppedAgain: { times: number; lastCall: number | null } | null;
   /**
-   * The first stop: its kind (a loop type, or the spend reason's key), its entry topic, the tool call
-   * it fell at, and a spend stop's reason in words (`budget reached`; `null` for a loop's stop).
+   * The first stop: its kind (a loop type, or the spend reason's key: the code `--json` and SQL
+   * keep), its entry topic, the tool call it fell at, and its kind in words, what every door prints
+   * (`budget reached`, `near-identical calls`: `spendReasonWords`, `loopKindWords`; `null` without a kind).
    */
   stop: {
     topic: 'loop_stop' | 'spend_stop';
@@ -87,6 +90,11 @@ export interface SessionView {
    * calls after the switch are neither judged nor counted, and its summary says so first.
    */
   switchedOff: boolean;
+  /**
+   * Its subagents' runs loopguard stopped, stopped on spend or nudged (each a row of its own): the
+   * summary ends with them (`; 1 subagent stopped by loopguard`); all 0 for a subagent's run.
+   */
+  subagents: SubagentVerdicts;
   /** {@link sessionSummary} of the session: what every door prints. */
   summary: string;
   /**

@@ -1,8 +1,10 @@
 import { formatUsd } from '../kernel/formatUsd.js';
+import { loopKindWords } from './loopKindWords.js';
 import { runStatusWords } from './runStatusWords.js';
 import { sessionSummary, spendText } from './sessionSummary.js';
 import { SESSION_VERDICTS, type SessionRow, type SessionVerdict, type SessionView } from './sessionView.js';
 import { spendReasonWords } from './spendReasonWords.js';
+import { NO_SUBAGENTS, type SubagentVerdicts } from './subagentVerdicts.js';
 
 const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
@@ -10,7 +12,7 @@ const num = (value: number | string | null): number | null => (value === null ? 
  * The view of one `agent_sessions` row.
  * @example sessionViewOf(row).verdict; // 'stopped'
  */
-export function sessionViewOf(row: SessionRow): SessionView {
+export function sessionViewOf(row: SessionRow, subagents: SubagentVerdicts = NO_SUBAGENTS): SessionView {
   const verdict = (SESSION_VERDICTS as readonly string[]).includes(row.verdict)
     ? (row.verdict as SessionVerdict)
     : 'clean';
@@ -36,9 +38,11 @@ export function sessionViewOf(row: SessionRow): SessionView {
             iteration: num(row.stop_iteration ?? null),
             at: Number(row.stopped_at),
             reason:
-              row.stop_topic === 'spend_stop' && row.stop_kind !== null
-                ? spendReasonWords(row.stop_kind)
-                : null,
+              row.stop_kind === null
+                ? null
+                : row.stop_topic === 'spend_stop'
+                  ? spendReasonWords(row.stop_kind)
+                  : loopKindWords(row.stop_kind),
           }
         : null,
     spend:
@@ -60,6 +64,7 @@ export function sessionViewOf(row: SessionRow): SessionView {
     runReason: row.run_reason ?? null,
     verdict,
     switchedOff: Number(row.switched_off ?? 0) === 1,
+    subagents: { ...subagents },
   };
   return { ...view, summary: sessionSummary(view), spendSummary: spendText(view) };
 }

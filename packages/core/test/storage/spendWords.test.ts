@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextEntry } from '../../src/index.js';
 import { recoveryViewOf, type SessionRow, sessionViewOf } from '../../src/internal.js';
+import { stoppedRow } from './sessionRows.js';
 
 // story56: the spend guard's reasons are stored as keys (`cap`, `share`, `burn_rate`,
 // `unknown_price`); what a user reads of them (the sentence, the dashboard's entries and stop
@@ -31,32 +32,8 @@ describe('the spend guard’s reasons in words', () => {
     expect(recoveryViewOf(entry as ContextEntry).spendReason).toBeNull();
   });
 
-  // a Claude Code session the spend guard stopped at call 4, as a reader hands it over
-  const stoppedOnSpend = (row: Partial<SessionRow>) =>
-    sessionViewOf({
-      agent: 'claude',
-      session_id: 's1',
-      project_dir: '/repo',
-      parent_session_id: null,
-      agent_type: null,
-      started_at: 0,
-      last_active: 0,
-      tool_calls: 4,
-      nudges: 0,
-      stops: 1,
-      stop_topic: 'spend_stop',
-      stop_kind: 'cap',
-      stop_call: 4,
-      stopped_at: 0,
-      tokens: null,
-      cost_usd: null,
-      unpriced_tokens: null,
-      budget_usd: null,
-      budget_tokens: null,
-      run_status: null,
-      verdict: 'stopped_on_spend',
-      ...row,
-    });
+  // a Claude Code session the spend guard stopped at call 4
+  const stoppedOnSpend = (row: Partial<SessionRow>) => sessionViewOf({ ...stoppedRow, ...row });
 
   it('the sentence of a session stopped on spend says why in words', () => {
     const view = stoppedOnSpend({});
