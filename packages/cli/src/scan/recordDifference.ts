@@ -35,6 +35,14 @@ function replayText(session: ScannedSession): string {
 }
 
 /**
+ * Two amounts the user reads as one: the same when shown, or apart only by a sum's floating-point
+ * error (summed in another order, `0.000104999…` shows `$0.00010` beside `$0.00011`).
+ */
+function sameDollars(a: number, b: number): boolean {
+  return formatMoney(a) === formatMoney(b) || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+}
+
+/**
  * Where loopguard's record of a session (what `status` and the other doors say) and its transcript
  * tell it differently, in the user's words; `undefined` when they agree or there is no record.
  * Compared: the stop (a loop's or the spend guard's, and its tool call), the tool calls that ran,
@@ -85,11 +93,7 @@ export function recordDifference(session: ScannedSession, subagentCostUsd?: numb
     );
   const transcriptCost =
     typeof session.costUsd === 'number' ? session.costUsd + (subagentCostUsd ?? 0) : undefined;
-  if (
-    record.costUsd !== null &&
-    transcriptCost !== undefined &&
-    formatMoney(record.costUsd) !== formatMoney(transcriptCost)
-  )
+  if (record.costUsd !== null && transcriptCost !== undefined && !sameDollars(record.costUsd, transcriptCost))
     parts.push(
       `loopguard's spend guard counted ${formatMoney(record.costUsd)}; the transcript's replies${subagentCostUsd === undefined ? '' : " (its subagents' with them)"} cost ${formatMoney(transcriptCost)} at its project's prices`,
     );
