@@ -222,6 +222,13 @@ export class PgStatusReader implements core.StatusReader {
 }
 
 /**
+ * A stop entry `x` that denied its call before it ran: SQLite's reader's rule (`liveSessions.ts`), a
+ * loop stop so marked (`deniedBeforeRun`) or a spend stop answered to a call about to run.
+ */
+const DENIED_STOP = `(coalesce(x.metadata->>'deniedBeforeRun', '') = 'true'
+  OR (x.topic = 'spend_stop' AND coalesce(x.metadata->>'hookEvent', '') IN ('PreToolUse', 'BeforeTool')))`;
+
+/**
  * The sessions of a PostgreSQL store: the framework adapters' runs, from their entries (the fleet's
  * schema has no hook or `loopguard run` tables). The verdict follows the SQLite view `agent_sessions`
  * (docs/sql.md, "Sessions"): a spend stop, a loop stop, active in the last 10 minutes, nudged, clean.
@@ -238,7 +245,7 @@ WITH grouped AS (
     NULL::text AS parent_session_id, NULL::text AS agent_type, min(e.timestamp) AS started_at,
     max(e.timestamp) AS last_active,
     count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
-    (array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')))[1] AS stop_entry_id
+    array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')) AS stop_ids
   FROM (
     SELECT id, topic, timestamp, metadata FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}
     UNION ALL
@@ -258,7 +265,7 @@ judged AS (
     coalesce((a.metadata #>> '{spent,unpricedTokens}')::bigint, r.unpriced_tokens) AS unpriced_tokens,
     CASE WHEN a.id IS NULL THEN r.budget_usd ELSE (a.metadata #>> '{caps,maxCostUsd}')::double precision END AS budget_usd,
     CASE WHEN a.id IS NULL THEN r.budget_tokens ELSE (a.metadata #>> '{caps,maxTokens}')::bigint END AS budget_tokens,
-    NULL::text AS run_status,
+    NULL::text AS run_status, l.denied_after_stop, l.stopped_again, l.last_stop_call,
     CASE
       WHEN s.topic = 'spend_stop' THEN 'stopped_on_spend'
       WHEN s.topic = 'loop_stop' THEN 'stopped'
@@ -268,6 +275,13 @@ judged AS (
       ELSE 'clean'
     END AS verdict
   FROM grouped AS g LEFT JOIN adapter_runs AS r ON r.adapter = g.agent AND r.run_id = g.session_id
-    LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
-    LEFT JOIN context_entries AS a ON a.id = g.stop_entry_id AND a.topic = 'spend_stop'
+    LEFT JOIN context_entries AS s ON s.id = g.stop_ids[1]
+    LEFT JOIN context_entries AS a ON a.id = g.stop_ids[1] AND a.topic = 'spend_stop'
+    LEFT JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE ${DENIED_STOP}) AS denied_after_stop,
+        count(*) FILTER (WHERE NOT ${DENIED_STOP}) AS stopped_again,
+        (array_agg((x.metadata->>'toolCall')::integer ORDER BY x.timestamp DESC, x.id DESC)
+          FILTER (WHERE NOT ${DENIED_STOP}))[1] AS last_stop_call
+      FROM context_entries AS x WHERE x.id = ANY(g.stop_ids[2:])
+    ) AS l ON g.stop_ids IS NOT NULL
 )`;

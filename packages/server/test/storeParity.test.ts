@@ -77,6 +77,19 @@ describe('pg68: the same framework runs tell every door the same story on SQLite
     expect(postgres).toEqual(sqlite);
   });
 
+  it('a run guarded again under its run id and stopped again, after its call ran', async () => {
+    const [sqlite, postgres] = await onEveryStore([
+      entry('run_started', { ...ai, projectDir: '/repo' }),
+      entry('loop_stop', { ...ai, loopType: 'cycle', toolCall: 5 }),
+      entry('loop_stop', { ...ai, loopType: 'cycle', toolCall: 7 }),
+    ]);
+    // no call was denied: the second guard's stop came after its call ran, as a hook session resumed
+    expect(sqlite?.sessions[0]?.summary).toBe(
+      'stopped by loopguard at call 5 (repeated sequence of calls), 5 tool calls ran, stopped again at call 7',
+    );
+    expect(postgres).toEqual(sqlite);
+  });
+
   it('a run stopped on spend, with its warning first', async () => {
     const spent = { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0, unpricedModels: [] };
     const [sqlite, postgres] = await onEveryStore([
