@@ -1,7 +1,13 @@
 import { InvalidInputError, ManualClock } from '@loopguard/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, openLoopGuardDatabase, SCHEMA_VERSION, SqliteHookSessionStore } from '../src/index.js';
+import {
+  MIGRATIONS,
+  migrate,
+  openLoopGuardDatabase,
+  SCHEMA_VERSION,
+  SqliteHookSessionStore,
+} from '../src/index.js';
 import { ONE_CALL_SESSION } from './helpers.js';
 
 const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
