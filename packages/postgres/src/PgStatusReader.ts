@@ -184,9 +184,12 @@ export class PgStatusReader implements core.StatusReader {
     }
     const rows = await this.rows<core.SessionRow>(
       'sessionPage',
-      `${SESSIONS_SQL}
-       SELECT * FROM judged WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR verdict = $2) ${keyset}
-       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT $3`,
+      `WITH page AS (
+         SELECT * FROM agent_sessions WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR verdict = $2) ${keyset}
+         ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT $3
+       )
+       ${LATER_STOPS_SQL}
+       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC`,
       values,
     );
     return core.sessionPageOf(rows, query.limit);
@@ -229,27 +232,26 @@ const DENIED_STOP = `(coalesce(x.metadata->>'deniedBeforeRun', '') = 'true'
   OR (x.topic = 'spend_stop' AND coalesce(x.metadata->>'hookEvent', '') IN ('PreToolUse', 'BeforeTool')))`;
 
 /**
- * The sessions, as `judged`: the view `agent_sessions` (schema version 7: the one place PostgreSQL
- * decides a verdict, as SQLite's view does) and, as SQLite's reader adds them, a run's stops after its
- * first (a run guarded again under its `runId`: pg68), those that denied a call before it ran
- * (`denied_after_stop`), the others (`stopped_again`) and the call the last of those fell at
- * (`last_stop_call`), from one pass over the stop entries.
+ * The sessions of the CTE `page` (rows of the view `agent_sessions`, schema version 7: the one place
+ * PostgreSQL decides a verdict, as SQLite's view does) with, as SQLite's reader adds them, a run's
+ * stops after its first (a run guarded again under its `runId`: pg68): those that denied a call
+ * before it ran (`denied_after_stop`), the others (`stopped_again`) and the call the last of those
+ * fell at (`last_stop_call`), read for the page's stopped runs only.
  */
-const SESSIONS_SQL = `
-WITH stops AS (
+const LATER_STOPS_SQL = `,
+stops AS (
   SELECT x.metadata->>'adapter' AS agent, x.metadata->>'runId' AS session_id, x.timestamp, x.id,
     (x.metadata->>'toolCall')::integer AS tool_call, ${DENIED_STOP} AS denied,
     row_number() OVER (PARTITION BY x.metadata->>'adapter', x.metadata->>'runId' ORDER BY x.timestamp, x.id) AS n
   FROM context_entries AS x
-  WHERE x.topic IN ('loop_stop', 'spend_stop') AND x.metadata ? 'adapter' AND x.metadata ? 'runId'
+  WHERE x.topic IN ('loop_stop', 'spend_stop')
+    AND (x.metadata->>'adapter', x.metadata->>'runId') IN (SELECT agent, session_id FROM page WHERE stop_topic IS NOT NULL)
 ),
 later AS (
   SELECT agent, session_id, count(*) FILTER (WHERE denied) AS denied_after_stop,
     count(*) FILTER (WHERE NOT denied) AS stopped_again,
     (array_agg(tool_call ORDER BY timestamp DESC, id DESC) FILTER (WHERE NOT denied))[1] AS last_stop_call
   FROM stops WHERE n > 1 GROUP BY 1, 2
-),
-judged AS (
-  SELECT v.*, l.denied_after_stop, l.stopped_again, l.last_stop_call
-  FROM agent_sessions AS v LEFT JOIN later AS l ON l.agent = v.agent AND l.session_id = v.session_id
-)`;
+)
+SELECT v.*, l.denied_after_stop, l.stopped_again, l.last_stop_call
+FROM page AS v LEFT JOIN later AS l ON l.agent = v.agent AND l.session_id = v.session_id`;
