@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SharedLoopDetector } from '@loopguard/core';
-import { openPostgresStorage, type PostgresStorage } from '@loopguard/postgres';
+import {
+  migratePostgres,
+  openPostgresStorage,
+  PG_MIGRATIONS,
+  type PostgresStorage,
+} from '@loopguard/postgres';
 import { ThrowawayCluster } from '@loopguard/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ARGV_PASSWORD_WARNING } from '../src/commands/openStatusReader.js';
@@ -207,6 +212,22 @@ describe('loopguard serve --postgres', () => {
     expect(JSON.parse(recoveries.out).recoveries.map((r: { action: string }) => r.action)).toEqual([
       'force_next',
     ]);
+  });
+
+  it('pg68: a schema its workers have not migrated since an upgrade is said in one line, not an internal error', async () => {
+    const old = await openPostgresStorage({
+      connectionString: cluster.connectionString,
+      schema: 'old6',
+      migrate: false,
+    });
+    const client = await old.pool.connect();
+    await migratePostgres(client, 'old6', PG_MIGRATIONS.slice(0, 6));
+    client.release();
+    await old.close();
+    expectOneLineError(
+      await run(['status', '--postgres', cluster.connectionString, '--schema', 'old6']),
+      `written by an earlier loopguard (PostgreSQL schema version 6; this one reads ${PG_MIGRATIONS.length}): the next worker that opens it`,
+    );
   });
 
   it('reports a schema without loopguard tables and an unreachable server in one line, password hidden', async () => {

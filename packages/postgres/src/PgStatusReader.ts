@@ -184,9 +184,12 @@ export class PgStatusReader implements core.StatusReader {
     }
     const rows = await this.rows<core.SessionRow>(
       'sessionPage',
-      `${ADAPTER_SESSIONS_SQL}
-       SELECT * FROM judged WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR verdict = $2) ${keyset}
-       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT $3`,
+      `WITH page AS (
+         SELECT * FROM agent_sessions WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR verdict = $2) ${keyset}
+         ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC LIMIT $3
+       )
+       ${LATER_STOPS_SQL}
+       ORDER BY last_active DESC, agent DESC, session_id DESC, project_dir DESC`,
       values,
     );
     return core.sessionPageOf(rows, query.limit);
@@ -196,13 +199,13 @@ export class PgStatusReader implements core.StatusReader {
     const [verdicts, spend] = await Promise.all([
       this.rows<{ verdict: string; count: string }>(
         'sessionCounts',
-        `${ADAPTER_SESSIONS_SQL} SELECT verdict, count(*) AS count FROM judged GROUP BY verdict`,
+        'SELECT verdict, count(*) AS count FROM agent_sessions GROUP BY verdict',
       ),
       this.rows<core.SpendByAgentRow>(
         'sessionCounts',
-        `${ADAPTER_SESSIONS_SQL} SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd,
+        `SELECT agent, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd,
            json_agg(json_build_array(cost_usd, budget_usd)) FILTER (WHERE abs(cost_usd - budget_usd) < 0.01) AS near_cap
-         FROM judged WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
+         FROM agent_sessions WHERE tokens IS NOT NULL GROUP BY agent ORDER BY agent`,
       ),
     ]);
     return core.sessionCountsOf(verdicts, spend);
@@ -222,52 +225,33 @@ export class PgStatusReader implements core.StatusReader {
 }
 
 /**
- * The sessions of a PostgreSQL store: the framework adapters' runs, from their entries (the fleet's
- * schema has no hook or `loopguard run` tables). The verdict follows the SQLite view `agent_sessions`
- * (docs/sql.md, "Sessions"): a spend stop, a loop stop, active in the last 10 minutes, nudged, clean.
- * A run that left only its `run_started` entry is a session too, its project that entry's
- * `projectDir`, and a run stopped has its stop entry's `toolCall` as its tool calls. A run's spend and budget are those
- * its `spend_stop` entry recorded (`a`; the adapters keep their
- * ledger in memory), as the SQLite view reads them; (schema version 6) a run's tally (`adapter_runs`:
- * its tool calls, spend, budget, last activity and end) where no stop entry gives them.
+ * A stop entry `x` that denied its call before it ran: SQLite's reader's rule (`liveSessions.ts`), a
+ * loop stop so marked (`deniedBeforeRun`) or a spend stop answered to a call about to run.
  */
-const ADAPTER_SESSIONS_SQL = `
-WITH grouped AS (
-  SELECT e.metadata->>'adapter' AS agent, e.metadata->>'runId' AS session_id,
-    coalesce(max(e.metadata->>'projectDir'), '') AS project_dir,
-    NULL::text AS parent_session_id, NULL::text AS agent_type, min(e.timestamp) AS started_at,
-    max(e.timestamp) AS last_active,
-    count(*) FILTER (WHERE e.topic = 'loop_nudge') AS nudges, count(*) FILTER (WHERE e.topic = 'loop_stop') AS stops,
-    (array_agg(e.id ORDER BY e.timestamp, e.id) FILTER (WHERE e.topic IN ('loop_stop', 'spend_stop')))[1] AS stop_entry_id
-  FROM (
-    SELECT id, topic, timestamp, metadata FROM context_entries WHERE topic IN ${core.RECOVERY_VIEW_TOPICS_SQL}
-    UNION ALL
-    SELECT id, topic, timestamp, metadata FROM context_entries WHERE topic = '${core.RUN_STARTED_TOPIC}'
-  ) AS e
-  WHERE e.metadata ? 'adapter' AND e.metadata ? 'runId'
-  GROUP BY 1, 2
+const DENIED_STOP = `(coalesce(x.metadata->>'deniedBeforeRun', '') = 'true'
+  OR (x.topic = 'spend_stop' AND coalesce(x.metadata->>'hookEvent', '') IN ('PreToolUse', 'BeforeTool')))`;
+
+/**
+ * The sessions of the CTE `page` (rows of the view `agent_sessions`, schema version 7: the one place
+ * PostgreSQL decides a verdict, as SQLite's view does) with, as SQLite's reader adds them, a run's
+ * stops after its first (a run guarded again under its `runId`: pg68): those that denied a call
+ * before it ran (`denied_after_stop`), the others (`stopped_again`) and the call the last of those
+ * fell at (`last_stop_call`), read for the page's stopped runs only.
+ */
+const LATER_STOPS_SQL = `,
+stops AS (
+  SELECT x.metadata->>'adapter' AS agent, x.metadata->>'runId' AS session_id, x.timestamp, x.id,
+    (x.metadata->>'toolCall')::integer AS tool_call, ${DENIED_STOP} AS denied,
+    row_number() OVER (PARTITION BY x.metadata->>'adapter', x.metadata->>'runId' ORDER BY x.timestamp, x.id) AS n
+  FROM context_entries AS x
+  WHERE x.topic IN ('loop_stop', 'spend_stop')
+    AND (x.metadata->>'adapter', x.metadata->>'runId') IN (SELECT agent, session_id FROM page WHERE stop_topic IS NOT NULL)
 ),
-judged AS (
-  SELECT g.agent, g.session_id, g.project_dir, g.parent_session_id, g.agent_type, g.started_at,
-    greatest(g.last_active, r.updated_at) AS last_active,
-    coalesce((s.metadata->>'toolCall')::integer, r.tool_calls) AS tool_calls, g.nudges, g.stops, s.topic AS stop_topic,
-    coalesce(s.metadata->>'loopType', s.metadata->>'reason') AS stop_kind,
-    (s.metadata->>'toolCall')::integer AS stop_call, s.timestamp AS stopped_at,
-    coalesce((a.metadata #>> '{spent,tokens}')::bigint, r.tokens) AS tokens,
-    coalesce((a.metadata #>> '{spent,costUsd}')::double precision, r.cost_usd) AS cost_usd,
-    coalesce((a.metadata #>> '{spent,unpricedTokens}')::bigint, r.unpriced_tokens) AS unpriced_tokens,
-    CASE WHEN a.id IS NULL THEN r.budget_usd ELSE (a.metadata #>> '{caps,maxCostUsd}')::double precision END AS budget_usd,
-    CASE WHEN a.id IS NULL THEN r.budget_tokens ELSE (a.metadata #>> '{caps,maxTokens}')::bigint END AS budget_tokens,
-    NULL::text AS run_status,
-    CASE
-      WHEN s.topic = 'spend_stop' THEN 'stopped_on_spend'
-      WHEN s.topic = 'loop_stop' THEN 'stopped'
-      WHEN greatest(g.last_active, r.updated_at) >= (extract(epoch FROM now()) * 1000)::bigint - 600000
-        AND (r.ended_at IS NULL OR r.ended_at < greatest(g.last_active, r.updated_at)) THEN 'running'
-      WHEN g.nudges > 0 THEN 'nudged'
-      ELSE 'clean'
-    END AS verdict
-  FROM grouped AS g LEFT JOIN adapter_runs AS r ON r.adapter = g.agent AND r.run_id = g.session_id
-    LEFT JOIN context_entries AS s ON s.id = g.stop_entry_id
-    LEFT JOIN context_entries AS a ON a.id = g.stop_entry_id AND a.topic = 'spend_stop'
-)`;
+later AS (
+  SELECT agent, session_id, count(*) FILTER (WHERE denied) AS denied_after_stop,
+    count(*) FILTER (WHERE NOT denied) AS stopped_again,
+    (array_agg(tool_call ORDER BY timestamp DESC, id DESC) FILTER (WHERE NOT denied))[1] AS last_stop_call
+  FROM stops WHERE n > 1 GROUP BY 1, 2
+)
+SELECT v.*, l.denied_after_stop, l.stopped_again, l.last_stop_call
+FROM page AS v LEFT JOIN later AS l ON l.agent = v.agent AND l.session_id = v.session_id`;

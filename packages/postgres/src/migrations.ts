@@ -7,6 +7,7 @@ import { APPEND_ATTEMPT_FUNCTION_SQL } from './schema/003_appendAttemptFunction.
 import { SPEND_TOPICS_INDEX_SQL } from './schema/004_spendTopicsIndex.js';
 import { REFUSAL_TOPIC_INDEX_SQL } from './schema/005_refusalTopicIndex.js';
 import { ADAPTER_RUNS_SQL } from './schema/006_adapterRuns.js';
+import { AGENT_SESSIONS_VIEW_SQL } from './schema/007_agentSessions.js';
 
 /**
  * One step of the PostgreSQL schema: applied once, in order, inside the migration transaction.
@@ -34,6 +35,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = Object.freeze([
   { version: 4, name: 'spend topics index', sql: SPEND_TOPICS_INDEX_SQL },
   { version: 5, name: 'refusal topic index', sql: REFUSAL_TOPIC_INDEX_SQL },
   { version: 6, name: 'adapter runs', sql: ADAPTER_RUNS_SQL },
+  { version: 7, name: 'agent sessions', sql: AGENT_SESSIONS_VIEW_SQL },
 ]);
 
 /**

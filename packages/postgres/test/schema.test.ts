@@ -1,6 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { ConfigurationError, ManualClock, StorageError } from '@loopguard/core';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStorage, PG_SCHEMA_VERSION, PgStatusReader, VERSION_TABLE } from '../src/index.js';
+import {
+  migratePostgres,
+  openPostgresStorage,
+  PG_MIGRATIONS,
+  PG_SCHEMA_VERSION,
+  PgStatusReader,
+  VERSION_TABLE,
+} from '../src/index.js';
 import { freePort } from '../src/testing/index.js';
 import { freshSchema, openFresh, useCluster } from './cluster.js';
 
@@ -31,6 +39,7 @@ describe('PostgreSQL schema and migrations', () => {
         'spend topics index',
         'refusal topic index',
         'adapter runs',
+        'agent sessions',
       ],
     });
     const { rows } = await first.pool.query(`SELECT version, name FROM ${VERSION_TABLE} ORDER BY version`);
@@ -41,6 +50,7 @@ describe('PostgreSQL schema and migrations', () => {
       { version: 4, name: 'spend topics index' },
       { version: 5, name: 'refusal topic index' },
       { version: 6, name: 'adapter runs' },
+      { version: 7, name: 'agent sessions' },
     ]);
     await first.close();
     const second = await openPostgresStorage({ connectionString: cluster().connectionString, schema });
@@ -195,6 +205,75 @@ describe('PostgreSQL schema and migrations', () => {
     await expect(
       storage.stateMachine.recordRunTally({ ...tally, ...spend, runId: 'a\u0000b', ended: false }),
     ).rejects.toThrow(/tally/);
+    await storage.close();
+  });
+
+  it("pg68: a version 6 schema is migrated: the view agent_sessions answers docs/sql.md's queries as SQLite's does", async () => {
+    const schema = freshSchema();
+    const clock = new ManualClock(Date.now() - 3_600_000);
+    const connectionString = cluster().connectionString;
+    const old = await openPostgresStorage({ connectionString, schema, clock, migrate: false });
+    const client = await old.pool.connect();
+    await migratePostgres(client, schema, PG_MIGRATIONS.slice(0, 6));
+    client.release();
+    const entry = async (topic: string, metadata: Record<string, unknown>) => {
+      await old.stateMachine.addContextEntry({ entryType: 'decision', topic, content: topic, metadata });
+      clock.advance(1000);
+    };
+    await entry('run_started', { adapter: 'ai-sdk', runId: 'r1', projectDir: '/repo' });
+    await entry('loop_stop', { adapter: 'ai-sdk', runId: 'r1', loopType: 'cycle', toolCall: 5 });
+    const spent = { replies: 3, tokens: 45, costUsd: 0.06, unpricedTokens: 0 };
+    await entry('spend_stop', {
+      adapter: 'langgraph',
+      runId: 'r2',
+      reason: 'cap',
+      toolCall: 4,
+      spent,
+      caps: { maxCostUsd: 0.05 },
+    });
+    await entry('run_started', { adapter: 'langgraph', runId: 'r3', projectDir: '/repo' });
+    await expect(old.pool.query('SELECT * FROM agent_sessions')).rejects.toThrow(/does not exist/);
+    await old.close();
+
+    const storage = await openPostgresStorage({ connectionString, schema, clock });
+    expect(storage.migration.applied).toEqual(['agent sessions']);
+    const markdown = readFileSync(new URL('../../../docs/sql.md', import.meta.url), 'utf8');
+    const [queries] = [...markdown.matchAll(/```postgresql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    const statements = (queries ?? '')
+      .split(';')
+      .map((q) => q.trim())
+      .filter((q) => q.replace(/--.*$/gm, '').trim() !== '');
+    expect(statements).toHaveLength(3);
+    const results = [];
+    for (const statement of statements) results.push((await storage.pool.query(statement)).rows);
+    expect(
+      results[0]?.map((r) => [
+        r.agent,
+        r.session_id,
+        r.verdict,
+        r.stop_kind,
+        r.stop_call,
+        r.tool_calls,
+        r.usd,
+        r.budget_usd,
+      ]),
+    ).toEqual([
+      ['langgraph', 'r2', 'stopped_on_spend', 'cap', 4, 4, '0.06', 0.05],
+      ['ai-sdk', 'r1', 'stopped', 'cycle', 5, 5, null, null],
+    ]);
+    expect(Object.fromEntries(results[1]?.map((r) => [r.verdict, Number(r.count)]) ?? [])).toEqual({
+      stopped: 1,
+      stopped_on_spend: 1,
+      clean: 1,
+    });
+    expect(results[2]?.find((r) => r.agent === 'langgraph')).toMatchObject({ tokens: '45', usd: '0.06' });
+    // the doors read the view: the same verdicts
+    const page = await new PgStatusReader(storage).sessionPage({ limit: 10 });
+    expect(page.sessions.map((v) => [v.sessionId, v.summary])).toEqual([
+      ['r3', 'no loop found'],
+      ['r2', 'stopped on spend at call 4 (budget reached), 4 tool calls ran, $0.06 of $0.05'],
+      ['r1', 'stopped by loopguard at call 5 (repeated sequence of calls), 5 tool calls ran'],
+    ]);
     await storage.close();
   });
 

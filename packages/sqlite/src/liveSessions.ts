@@ -87,21 +87,32 @@ const DENIED_STOP = `(coalesce(json_extract(e.metadata, '$.deniedBeforeRun'), 0)
   OR (e.topic = 'spend_stop' AND coalesce(json_extract(e.metadata, '$.hookEvent'), '') IN ('PreToolUse', 'BeforeTool')))`;
 
 /**
- * `select` of a hook session's stop entries after its first (the first as the view finds it: by
- * time, then entry id), those `where` holds, by time in `order`. A Codex session, or a Gemini CLI
+ * `select` of a session's stop entries after its first (the first as the view finds it: by time,
+ * then entry id), those `where` holds, by time in `order`. A Codex session, or a Gemini CLI
  * subagent, goes on after its stop, each repeat denied a stop of its own; a session resumed after its
- * stop (`claude --resume`) may be stopped again, after a call ran.
+ * stop (`claude --resume`, a framework's run guarded again under its `runId`) may be stopped again,
+ * after a call ran. A hook session's entries are found through `context_entry_tasks`, a framework
+ * adapter's by its `runId` and `adapter` (pg68: as `PgStatusReader` finds them); a `loopguard run`
+ * has none (its stops are its iterations').
  */
 function laterStops(select: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): string {
+  const adapterStop = (e: string) => `${e}.topic IN ('loop_stop', 'spend_stop')
+        AND json_extract(${e}.metadata, '$.runId') = agent_sessions.session_id
+        AND json_extract(${e}.metadata, '$.adapter') = agent_sessions.agent`;
   // only a session stopped has a stop after its first: the others (most) read no entry
-  return `CASE WHEN agent_sessions.stop_topic IS NULL THEN NULL ELSE
+  return `CASE WHEN agent_sessions.stop_topic IS NULL OR agent_sessions.agent = 'run' THEN NULL
+    WHEN agent_sessions.agent IN ('claude', 'codex', 'gemini') THEN
     (SELECT ${select} FROM context_entry_tasks t JOIN context_entries e ON e.id = t.entry_id
-      WHERE agent_sessions.agent IN ('claude', 'codex', 'gemini')
-        AND t.task_id = agent_sessions.agent || ':' || agent_sessions.session_id
+      WHERE t.task_id = agent_sessions.agent || ':' || agent_sessions.session_id
         AND e.topic IN ('loop_stop', 'spend_stop') AND ${where}
         AND t.entry_id <> (SELECT f.entry_id FROM context_entry_tasks f JOIN context_entries g ON g.id = f.entry_id
           WHERE f.task_id = t.task_id AND g.topic IN ('loop_stop', 'spend_stop') ORDER BY f.timestamp, f.entry_id LIMIT 1)
-      ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1) END`;
+      ORDER BY t.timestamp ${order}, t.entry_id ${order} LIMIT 1)
+    ELSE
+    (SELECT ${select} FROM context_entries e
+      WHERE ${adapterStop('e')} AND ${where}
+        AND e.id <> (SELECT g.id FROM context_entries g WHERE ${adapterStop('g')} ORDER BY g.timestamp, g.id LIMIT 1)
+      ORDER BY e.timestamp ${order}, e.id ${order} LIMIT 1) END`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { up012SessionEnd } from './schema/012_sessionEnd.js';
 import { up013AgentProcess } from './schema/013_agentProcess.js';
 import { up014AdapterRuns } from './schema/014_adapterRuns.js';
 import { up015RunLimits } from './schema/015_runLimits.js';
+import { up016RunsByDoor } from './schema/016_runsByDoor.js';
 import { SCHEMA_VERSION } from './schemaVersion.js';
 import { isBusyError, toStorageError } from './sqliteErrors.js';
 
@@ -63,6 +64,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 13, name: 'agent process', up: up013AgentProcess },
   { version: 14, name: 'adapter runs', up: up014AdapterRuns },
   { version: 15, name: 'run limits', up: up015RunLimits },
+  { version: 16, name: 'runs by door', up: up016RunsByDoor },
 ]);
 
 export { SCHEMA_VERSION };

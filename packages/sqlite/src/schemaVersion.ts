@@ -5,4 +5,4 @@
  * @example
  * db.pragma('user_version', { simple: true }) === SCHEMA_VERSION; // after openLoopGuardDatabase(db)
  */
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;

@@ -1,12 +1,16 @@
 import { ManualClock } from '@loopguard/core';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   asyncSqliteStorage,
   type HookSessionRecord,
+  MIGRATIONS,
+  migrate,
   openLoopGuardDatabase,
   SqliteHookSessionStore,
   SqliteRunStore,
   SqliteSpendStore,
+  SqliteStateMachine,
   SqliteStatusReader,
 } from '../src/index.js';
 
@@ -176,6 +180,49 @@ describe('agent_sessions: one session across doors', () => {
     );
     expect(sessions.find((s) => s.sessionId === 'r3')?.summary).toBe('stopped on spend (budget reached)');
     expect((await reader.sessionCounts()).byVerdict).toMatchObject({ stopped: 2, stopped_on_spend: 1 });
+  });
+
+  it("pg68: a version 15 database is migrated: a run's stop and counts are its own door's, when another door's run has the same id", async () => {
+    const db = new Database(':memory:');
+    migrate(db, { migrations: MIGRATIONS.filter((m) => m.version <= 15) });
+    const clock = new ManualClock(Date.now() - HOUR);
+    const entries = new SqliteStateMachine({ db, clock });
+    const entry = (topic: string, metadata: Record<string, unknown>) => {
+      entries.addContextEntry({
+        entryType: 'decision',
+        topic,
+        content: topic,
+        relatedTasks: ['T1'],
+        metadata,
+      });
+      clock.advance(1000);
+    };
+    new SqliteRunStore({ db, clock }).createRun({
+      id: 'same',
+      command: ['claude', '-p'],
+      options: {},
+      cwd: '/repo',
+    });
+    entry('run_started', { adapter: 'langgraph', runId: 'same' });
+    entry('loop_stop', { adapter: 'ai-sdk', runId: 'same', loopType: 'cycle', toolCall: 5 });
+    const read = () =>
+      (
+        db
+          .prepare('SELECT agent, stops, stop_call, verdict FROM agent_sessions ORDER BY agent')
+          .all() as Record<string, unknown>[]
+      ).map((row) => Object.values(row));
+    // version 15 read the ai-sdk run's stop as the langgraph run's and the `loopguard run`'s too
+    expect(read()).toEqual([
+      ['ai-sdk', 1, 5, 'stopped'],
+      ['langgraph', 0, 5, 'stopped'],
+      ['run', 1, 5, 'stopped'],
+    ]);
+    expect(migrate(db).applied).toEqual(['runs by door']);
+    expect(read()).toEqual([
+      ['ai-sdk', 1, 5, 'stopped'],
+      ['langgraph', 0, null, 'clean'],
+      ['run', 0, null, 'running'],
+    ]);
   });
 
   it('sessions59: a run whose stream watcher stopped an iteration reads running while it goes on, stopped once it ended', async () => {

@@ -1,7 +1,13 @@
 import { InvalidInputError, ManualClock } from '@loopguard/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, openLoopGuardDatabase, SqliteHookSessionStore } from '../src/index.js';
+import {
+  MIGRATIONS,
+  migrate,
+  openLoopGuardDatabase,
+  SCHEMA_VERSION,
+  SqliteHookSessionStore,
+} from '../src/index.js';
 import { ONE_CALL_SESSION } from './helpers.js';
 
 const key = { agent: 'claude' as const, sessionId: 's1', projectDir: '/repo' };
@@ -148,6 +154,7 @@ describe('SqliteHookSessionStore', () => {
       'agent process',
       'adapter runs',
       'run limits',
+      'runs by door',
     ]);
     const index = db
       .prepare(`SELECT sql FROM sqlite_master WHERE name = 'context_entries_recovery_view_time'`)
@@ -194,8 +201,9 @@ describe('SqliteHookSessionStore', () => {
       'agent process',
       'adapter runs',
       'run limits',
+      'runs by door',
     ]);
-    expect(db.pragma('user_version', { simple: true })).toBe(15);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(spendOf()).toEqual([
       {
         session_id: 'r1',

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigurationError, InvalidInputError, LoopGuardError, StorageError } from '@loopguard/core';
 import type { StatusReader } from '@loopguard/core/internal';
-import { openPostgresStorage, PgStatusReader } from '@loopguard/postgres';
+import { openPostgresStorage, PG_SCHEMA_VERSION, PgStatusReader, VERSION_TABLE } from '@loopguard/postgres';
 import { SqliteStatusReader } from '@loopguard/sqlite';
 import { findConfigFile, parseConfigText, readConfigFile } from '../files/configFiles.js';
 import { gitTracks } from '../files/gitTracks.js';
@@ -199,6 +199,11 @@ async function openPostgres(
     }
     throw error;
   }
+  const version = await pgSchemaVersion(storage);
+  if (version !== undefined && version < PG_SCHEMA_VERSION) {
+    await storage.close();
+    throw new CliError(`${named}: ${earlierPgSchemaText(version)}${origin.beside}`);
+  }
   return {
     reader,
     label,
@@ -209,6 +214,29 @@ async function openPostgres(
     pricesBelowLibrary: () => undefined,
     close: () => storage.close(),
   };
+}
+
+/** The schema version a PostgreSQL store's migrations reached; `undefined` where it cannot be read. */
+async function pgSchemaVersion(storage: { pool: { query: PgQuery } }): Promise<number | undefined> {
+  try {
+    const { rows } = await storage.pool.query(`SELECT max(version) AS version FROM ${VERSION_TABLE}`);
+    const version = rows[0]?.version;
+    return typeof version === 'number' ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pool's `query`, as {@link pgSchemaVersion} calls it. */
+type PgQuery = (text: string) => Promise<{ rows: { version?: unknown }[] }>;
+
+/**
+ * A PostgreSQL store its workers have not migrated since an upgrade (pg68), in the user's words: the
+ * read-only doors migrate nothing (a dashboard's role may only read), a worker opening it does.
+ * @example earlierPgSchemaText(6); // 'written by an earlier loopguard (PostgreSQL schema version 6; this one reads 7): …'
+ */
+function earlierPgSchemaText(found: number): string {
+  return `written by an earlier loopguard (PostgreSQL schema version ${found}; this one reads ${PG_SCHEMA_VERSION}): the next worker that opens it (openPostgresStorage, which migrates unless migrate: false) brings it up to date`;
 }
 
 /**

@@ -132,13 +132,13 @@ export interface SessionRow {
   /** Absent or `NULL` in a store that records no refusals (PostgreSQL): none. */
   refused_calls?: number | string | null;
   /**
-   * Of a hook session's stops after the first, those that denied a call before it ran (SQLite's
-   * reader adds it: the view has no column for it); absent or `NULL` (with `stopped_again`): the stops less one.
+   * Of a session's stops after the first, those that denied a call before it ran (each reader adds it,
+   * for a hook session and a framework adapter's run: the view has no column for it); absent or `NULL`: none.
    */
   denied_after_stop?: number | string | null;
-  /** Of a hook session's stops after the first, the others: found after their call ran (SQLite's reader adds it). */
+  /** Of a session's stops after the first, the others: found after their call ran (each reader adds it); absent or `NULL`: none. */
   stopped_again?: number | string | null;
-  /** The call the last of those fell at (SQLite's reader adds it); absent: none. */
+  /** The call the last of those fell at (each reader adds it); absent: none. */
   last_stop_call?: number | string | null;
   /** The first stop's entry topic (`loop_stop`, `spend_stop`); `NULL` without one. */
   stop_topic: string | null;

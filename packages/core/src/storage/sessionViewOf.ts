@@ -71,19 +71,19 @@ export function sessionViewOf(row: SessionRow, subagents: SubagentVerdicts = NO_
 
 /**
  * What a session's stops after its first were ({@link SessionView.deniedAfterStop}, `stoppedAgain`),
- * as its stop entries say (SQLite's reader: a spend stop's denials are entries the hooks count as a
- * stop only for Codex); only a session whose calls are counted and that was stopped has any. A
- * reader that does not tell (PostgreSQL's, which holds no hook session) has its stops less one, each
- * taken to have denied a call, as a stop that goes on does.
+ * as its stop entries say (each reader finds them: a hook session's through its entries' task, a
+ * framework adapter's by its `runId` and adapter; a spend stop's denials are entries the hooks count as
+ * a stop only for Codex); only a session whose calls are counted and that was stopped has any. A
+ * reader that does not tell says none: a count of stops cannot say whether each denied a call or came
+ * after one ran (pg68: PostgreSQL's reader, which did not tell, read a framework's run guarded again
+ * and stopped again as `1 more call denied after the stop`).
  */
 function laterStops(row: SessionRow): Pick<SessionView, 'deniedAfterStop' | 'stoppedAgain'> {
   const stopped = row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop';
   if (row.tool_calls === null || !stopped) return { deniedAfterStop: 0, stoppedAgain: null };
-  const told = row.denied_after_stop != null && row.stopped_again != null;
-  const denied = told ? Number(row.denied_after_stop) : Math.max(0, Number(row.stops) - 1);
-  const times = told ? Number(row.stopped_again) : 0;
+  const times = Number(row.stopped_again ?? 0);
   return {
-    deniedAfterStop: denied,
+    deniedAfterStop: Number(row.denied_after_stop ?? 0),
     stoppedAgain: times === 0 ? null : { times, lastCall: num(row.last_stop_call ?? null) },
   };
 }

@@ -38,7 +38,10 @@ const SPEND_STOP_V15 = `WHEN e.topic = 'spend_stop' THEN 'stopped_on_spend'
  * (`adapter_runs`: its tool calls, spend, budget, last activity and end, written by the adapters as
  * the run goes on; a stop entry's figures come first).
  */
-function agentSessionsView(tallies: string, spendStop = SPEND_STOP_V15): string {
+function agentSessionsView(tallies: string, spendStop = SPEND_STOP_V15, byDoor = true): string {
+  // (version 16) a run's entries are its door's: an adapter's name theirs, a `loopguard run`'s none
+  const runsOwn = byDoor ? " AND json_extract(e.metadata, '$.adapter') IS NULL" : '';
+  const doorsOwn = byDoor ? " AND coalesce(json_extract(e.metadata, '$.adapter'), 'run') = s.agent" : '';
   return `
 CREATE VIEW agent_sessions AS
 WITH
@@ -60,9 +63,9 @@ WITH
     SELECT 'run' AS agent, r.id AS session_id, r.cwd AS project_dir, NULL AS parent_session_id,
       NULL AS agent_type, r.started_at, r.updated_at AS last_active, NULL AS tool_calls,
       (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
-         AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id) AS nudges,
+         AND e.topic = 'loop_nudge' AND json_extract(e.metadata, '$.runId') = r.id${runsOwn}) AS nudges,
       (SELECT count(*) FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
-         AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id) AS stops,
+         AND e.topic = 'loop_stop' AND json_extract(e.metadata, '$.runId') = r.id${runsOwn}) AS stops,
       0 AS refused_calls, NULL AS entry_task, 'run:' || r.id AS scope, r.status AS run_status, NULL AS ended_at,
       NULL AS tally_tokens, NULL AS tally_cost_usd, NULL AS tally_unpriced_tokens, NULL AS tally_budget_usd,
       NULL AS tally_budget_tokens
@@ -97,7 +100,7 @@ WITH
           ORDER BY t.timestamp, t.entry_id LIMIT 1)
       ELSE
         (SELECT e.id FROM context_entries e WHERE e.topic IN ${RECOVERY_VIEW_TOPICS_SQL}
-          AND e.topic IN ('loop_stop', 'spend_stop') AND json_extract(e.metadata, '$.runId') = s.session_id
+          AND e.topic IN ('loop_stop', 'spend_stop') AND json_extract(e.metadata, '$.runId') = s.session_id${doorsOwn}
           ORDER BY e.timestamp, e.id LIMIT 1)
       END AS stop_entry_id
     FROM every s
@@ -139,12 +142,19 @@ LEFT JOIN context_entries a ON a.id = j.stop_entry_id AND j.scope IS NULL AND a.
 
 /**
  * The view `agent_sessions` as the current schema has it (version 14 on: the runs' tallies read;
- * version 15 on: a run's verdict of a stop as {@link SPEND_STOP_V15} says).
+ * version 15 on: a run's verdict of a stop as {@link SPEND_STOP_V15} says; version 16 on: a run's
+ * stop and counts from its own door's entries, as PostgreSQL's reader finds them).
  */
 export const AGENT_SESSIONS_VIEW_SQL: string = agentSessionsView('adapter_runs');
 
+/**
+ * The view as version 15 made it: a run's stop found by its run id alone, so that a framework's run
+ * read the stop of another framework's run given the same id (pg68).
+ */
+export const AGENT_SESSIONS_VIEW_V15_SQL: string = agentSessionsView('adapter_runs', SPEND_STOP_V15, false);
+
 /** The view as version 14 made it (a `budget_spent` run read `stopped_on_spend`). */
-export const AGENT_SESSIONS_VIEW_V14_SQL: string = agentSessionsView('adapter_runs', SPEND_STOP_V14);
+export const AGENT_SESSIONS_VIEW_V14_SQL: string = agentSessionsView('adapter_runs', SPEND_STOP_V14, false);
 
 /**
  * The view as versions 8 to 13 made it: no run tallies (`adapter_runs` comes with version 14), so
@@ -154,6 +164,7 @@ export const AGENT_SESSIONS_VIEW_V13_SQL: string = agentSessionsView(
   '(SELECT NULL AS adapter, NULL AS run_id, NULL AS updated_at, NULL AS tool_calls, NULL AS tokens, NULL AS cost_usd,' +
     ' NULL AS unpriced_tokens, NULL AS budget_usd, NULL AS budget_tokens, NULL AS ended_at WHERE 0)',
   SPEND_STOP_V14,
+  false,
 );
 
 /**

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
+import { AGENT_SESSIONS_VIEW_V15_SQL } from './008_agentSessions.js';
 
 /**
  * Schema version 15: the view `agent_sessions` made again, so that a `loopguard run` that reached
@@ -9,7 +9,7 @@ import { AGENT_SESSIONS_VIEW_SQL } from './008_agentSessions.js';
  */
 export const RUN_LIMITS_SCHEMA_SQL = `
 DROP VIEW agent_sessions;
-${AGENT_SESSIONS_VIEW_SQL}`;
+${AGENT_SESSIONS_VIEW_V15_SQL}`;
 
 /** Applies schema version 15. */
 export function up015RunLimits(db: BetterSqlite3.Database): void {
