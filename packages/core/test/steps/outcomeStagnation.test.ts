@@ -342,6 +342,56 @@ describe.each(Object.entries(shapes))(
       expect(detections(feed(makeStepDetector().detector, steps))).toEqual([]);
     });
 
+    describe('a script that asks more, its previous answer whole in the new one, is asked the same question', () => {
+      const probe = 'cd /workspace/repo && python reproduce.py';
+      const script = '/workspace/repo/reproduce.py';
+      /** The script's answer in round `round` (0: before any): its first case's line, and one line a case added since. */
+      const answer = (round: number, first: string) =>
+        [first, ...Array.from({ length: round }, (_, i) => `case ${i + 2}: got 0 rows, expected 3`)].join(
+          '\n',
+        );
+      /**
+       * Each round changes the code under test where it changed it before (`code: false`: not) and
+       * adds a case to the agent's own script; the answer adds the new case's line, and the first
+       * case's line is `first(round)`.
+       */
+      const rounds = (
+        count: number,
+        {
+          code = true,
+          first = () => 'case 1: got 0 rows, expected 3',
+        }: { code?: boolean; first?: (round: number) => string } = {},
+      ): Step[] => [
+        ...rewriteOwn(script, 'check(1)'),
+        ...run(probe, answer(0, first(0))),
+        ...Array.from({ length: count }, (_, i) => [
+          ...(code ? edit(i) : []),
+          ...edit(i, script),
+          ...run(probe, answer(i + 1, first(i + 1))),
+        ]).flat(),
+      ];
+
+      it('the code changed and the old answer is there unchanged: each round counts, nudge at the third such answer, stop at the fourth', () => {
+        const steps = rounds(3);
+        const found = detections(feed(makeStepDetector().detector, steps));
+        expect(found.map((v) => [v.action, v.loopType])).toEqual([
+          ['nudge', 'outcome_stagnation'],
+          ['stop', 'outcome_stagnation'],
+        ]);
+        expect(found[1]?.step).toBe(steps.length - 1);
+        // Restored from its snapshot at every step (the command hook's way), the same verdicts.
+        expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
+      });
+
+      it('what stays a new question: the script alone changed, or a line of the old answer moved', () => {
+        // The agent works on its own script (the code untouched): a harness being built.
+        expect(detections(feed(makeStepDetector().detector, rounds(4, { code: false })))).toEqual([]);
+        // The first case says something else each round: the old answer is not whole in the new one.
+        const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
+        expect(detections(feed(makeStepDetector().detector, rounds(4, { first: moving })))).toEqual([]);
+      });
+    });
+
     describe('after the nudge, a result moved by a new question is no answer', () => {
       const probe = 'cd /workspace/repo && python reproduce.py';
       const failure = 'FAIL: test_rows\nFAIL: test_order\nFAILED (failures=2)';

@@ -5,7 +5,7 @@ import { parseSnapshotPart } from '../options/stepSnapshot.js';
 import { ActedReads, ANY_NAMES, NO_NAMES, type WrittenNames } from './actedReads.js';
 import { asksAnew } from './newQuestion.js';
 import { rewritesOwnPrints } from './printRewrite.js';
-import { sameMasked, typedSince } from './probeKey.js';
+import { holdsWhole, sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
@@ -195,7 +195,8 @@ export class ProbeLedger implements SnapshotPart {
       () => typedSince(this.testedTyped, previous?.changesAtLast ?? 0),
     );
     // The debug output the agent added to the code under test appearing is news, whatever the error.
-    const same = previous !== undefined && !shown && this.saysSame(previous, run);
+    const same =
+      previous !== undefined && !shown && (this.saysSame(previous, run) || this.asksMore(previous, run));
     // A result this probe gave before, whatever its noise, since the agent last changed its own
     // scripts (a script that asks more gets a new answer to a new question, even one it gave before).
     const comesBack = previous !== undefined && !shown && !same && this.comesBack(previous, run);
@@ -332,6 +333,18 @@ export class ProbeLedger implements SnapshotPart {
     if (key === before) return true;
     typed ??= new Set(typedSince(this.ownTyped, previous.changesAtLast));
     return typed.size > 0 && sameMasked(key, before, typed);
+  }
+
+  /**
+   * Whether the agent's script asked more since the probe's previous run while the code under test
+   * changed, and got the previous answer whole with lines of its own: the changes moved nothing the
+   * script asked before, so the round is the old question's (the result says the same). A script
+   * changed alone (a harness being built), or an earlier line that moved, stays a new question.
+   */
+  private asksMore(previous: ProbeRecord, run: ProbeRun): boolean {
+    if ((this.ownTyped.at(-1)?.change ?? 0) <= previous.changesAtLast) return false;
+    if (this.testedChanges <= previous.testedAtLast) return false;
+    return holdsWhole(boundedKey(previous.key()), boundedKey(run.key()));
   }
 
   /** Keeps a probe's latest result among its earlier ones, as it came and as what it said. */

@@ -4,7 +4,8 @@
  * under test was edited), or the agent changed its own scripts since the probe's previous run (a
  * debug print added to its reproduce script, its harness rewritten, even beside a change to the
  * code under test). The answer moved because the question did: it says nothing of whether the
- * changes to the code under test moved anything. After an outcome nudge such a result does not end
+ * changes to the code under test moved anything (a result that holds the previous one whole while
+ * the code changed too did not move: see `ProbeLedger.asksMore`). After an outcome nudge such a result does not end
  * the nudged loop; the loop must show again on the new question, by changes to the code under test
  * (see `OutcomeStagnationRule`).
  *

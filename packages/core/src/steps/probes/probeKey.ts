@@ -182,6 +182,27 @@ export function sameMasked(a: string, b: string, typed: ReadonlySet<string>): bo
   }
 }
 
+/**
+ * Whether the answer `after` holds every line of the answer `before` and lines of its own: the
+ * earlier answer whole, with more. Blank lines and indentation aside.
+ *
+ * @example holdsWhole('case 1: 0 rows', 'case 1: 0 rows\ncase 2: 0 rows'); // true
+ * @example holdsWhole('case 1: 0 rows', 'case 1: 3 rows\ncase 2: 0 rows'); // false: case 1 moved
+ */
+export function holdsWhole(before: string, after: string): boolean {
+  if (after.length <= before.length) return false;
+  const earlier = new Set<string>();
+  for (const line of before.split('\n')) if (line.trim() !== '') earlier.add(line.trim());
+  if (earlier.size === 0) return false;
+  let held = 0;
+  let added = false;
+  for (const line of new Set(after.split('\n').map((l) => l.trim()))) {
+    if (earlier.has(line)) held++;
+    else if (line !== '') added = true;
+  }
+  return added && held === earlier.size;
+}
+
 /** Reads `maskTyped(text.slice(from, to), typed)` one character code at a time (-1 at its end), `from` starting a run of word characters or not in one. */
 class MaskedReader {
   private at: number;
