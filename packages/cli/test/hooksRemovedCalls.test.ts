@@ -710,3 +710,51 @@ describe("trust67: Codex's config.toml: a hook or a trust put into a multi-line 
     expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBeUndefined();
   });
 });
+
+// trust68: a Codex patch knew a trust file by its name alone; the file the environment names is
+// one to a patch too, judged by what it leaves as the shell write and the edit are (trust67).
+describe('trust68: a Codex patch of the trusted folders file `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names', () => {
+  function named() {
+    const dir = guardedProject();
+    const file = join(dir, 'trust', 'folders.json');
+    mkdirSync(join(dir, 'trust'));
+    writeFileSync(file, `{\n  "${dir}": "TRUST_FOLDER",\n  "/elsewhere": "DO_NOT_TRUST"\n}\n`);
+    const env = { HOME: join(dir, 'home'), GEMINI_CLI_TRUSTED_FOLDERS_PATH: file };
+    const patch = (...lines: string[]) =>
+      hooksRemovedRefusal(
+        call(dir, 'shell', { command: ['*** Begin Patch', ...lines, '*** End Patch'].join('\n') }),
+        env,
+      );
+    return { dir, file, patch };
+  }
+
+  it('refuses a patch that untrusts the project, deletes the file, or moves it away', () => {
+    const { dir, file, patch } = named();
+    const untrust = [
+      `*** Update File: ${file}`,
+      '@@',
+      `-  "${dir}": "TRUST_FOLDER",`,
+      `+  "${dir}": "DO_NOT_TRUST",`,
+    ];
+    expect(patch(...untrust)).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch(`*** Delete File: ${file}`)).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch(`*** Update File: ${file}`, `*** Move to: ${join(dir, 'trust', 'old.json')}`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+    expect(patch(`*** Add File: ${file}`, '+{}')).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch('*** Update File: trust/folders.json', '@@', `-  "${dir}": "TRUST_FOLDER",`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+  });
+
+  it('leaves alone a patch that keeps the trust', () => {
+    const { file, patch } = named();
+    const other = [
+      `*** Update File: ${file}`,
+      '@@',
+      '-  "/elsewhere": "DO_NOT_TRUST"',
+      '+  "/other": "DO_NOT_TRUST"',
+    ];
+    expect(patch(...other)).toBeUndefined();
+  });
+});

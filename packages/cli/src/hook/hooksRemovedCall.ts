@@ -230,8 +230,11 @@ function editedText(text: string, input: Record<string, unknown>): string | unde
 const PATCH = /\*\*\* Begin Patch\n([\s\S]*?)(?:\n\*\*\* End Patch|$)/g;
 const PATCH_FILE = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 
-/** Whether the patch's changes keep loopguard's hooks in every hooks file it touches. */
-function patchKeepsHooks(body: string, projectDir: string): boolean {
+/**
+ * Whether the patch's changes keep loopguard's hooks in every hooks file it touches, and the trust
+ * in the trusted folders file the environment names (`trustFile`, trust68).
+ */
+function patchKeepsHooks(body: string, projectDir: string, trustFile?: string): boolean {
   const files = body.split(/\n(?=\*\*\* (?:Add|Update|Delete) File: )/);
   for (const file of files) {
     const [header = '', ...lines] = file.split('\n');
@@ -240,12 +243,12 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const path = resolve(projectDir, (match[2] as string).trim());
     const moved = lines[0]?.startsWith('*** Move to: ') === true;
     // moved onto a hooks file: what the file moved holds, patched, takes its place
-    if (moved && !moveKeepsHooks(path, (lines[0] as string).slice(13).trim(), lines.slice(1), projectDir))
-      return false;
-    const before = hooksFileText(path);
+    const to = moved ? (lines[0] as string).slice(13).trim() : '';
+    if (moved && !moveKeepsHooks(path, to, lines.slice(1), projectDir, trustFile)) return false;
+    const before = hooksFileText(path, trustFile);
     if (before === undefined) continue;
     if (match[1] === 'Delete' || moved) {
-      if (!keepsHooks(path, before, undefined, projectDir)) return false;
+      if (!keepsHooks(path, before, undefined, projectDir, trustFile)) return false;
       continue;
     }
     const after =
@@ -258,7 +261,7 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const kept =
       after === undefined
         ? loopguardLines(added) >= loopguardLines(removed)
-        : keepsHooks(path, before, after, projectDir);
+        : keepsHooks(path, before, after, projectDir, trustFile);
     if (!kept) return false;
   }
   return true;
@@ -269,9 +272,15 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
  * (`from`), with the section's hunks applied, is what that file then holds; one that cannot be read
  * or patched is not known to keep them.
  */
-function moveKeepsHooks(from: string, to: string, lines: string[], projectDir: string): boolean {
+function moveKeepsHooks(
+  from: string,
+  to: string,
+  lines: string[],
+  projectDir: string,
+  trustFile?: string,
+): boolean {
   const target = resolve(projectDir, to);
-  const before = hooksFileText(target);
+  const before = hooksFileText(target, trustFile);
   if (before === undefined || target === from) return true;
   let moved: string | undefined;
   try {
@@ -280,7 +289,7 @@ function moveKeepsHooks(from: string, to: string, lines: string[], projectDir: s
     moved = undefined;
   }
   const after = moved === undefined ? undefined : patchedText(moved, lines);
-  return after !== undefined && keepsHooks(target, before, after, projectDir);
+  return after !== undefined && keepsHooks(target, before, after, projectDir, trustFile);
 }
 
 /** `before` with an `*** Update File` section's hunks applied, `undefined` when one does not apply. */
@@ -645,7 +654,7 @@ export function hooksRemovedRefusal(
     if (typeof command !== 'string') continue;
     if (!AGENT_NAMED.test(command) && !(trustFile !== undefined && command.includes(trustFile))) continue;
     for (const [, body] of command.matchAll(PATCH))
-      if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
+      if (!patchKeepsHooks(body as string, event.projectDir, trustFile)) return HOOKS_REMOVED_REFUSED;
     if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
     const moved = /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell);
