@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
@@ -756,5 +756,67 @@ describe('trust68: a Codex patch of the trusted folders file `GEMINI_CLI_TRUSTED
       '+  "/other": "DO_NOT_TRUST"',
     ];
     expect(patch(...other)).toBeUndefined();
+  });
+});
+
+// trust68: a literal write in two steps (the text to a temporary file, then `mv` onto the hooks
+// file) leaves the same file as shell66's one-step `cat > FILE <<'EOF'`: judged by what it leaves,
+// where nothing can come between the two steps or change what they run.
+describe('trust68: a two-step literal write onto a hooks or trust file is judged by what it leaves', () => {
+  const kept = text({ ...CLAUDE_SETTINGS, permissions: { allow: ['Bash(ls)', 'Bash(npm test)'] } });
+  const dropped = text({ permissions: { allow: ['Bash(ls)'] } });
+
+  it.each([
+    `cat > /tmp/s.json <<'EOF'\n${kept}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+    `cat > .claude/s.tmp <<'EOF' && mv -f .claude/s.tmp .claude/settings.json\n${kept}\nEOF`,
+    `cat <<'EOF' > s.tmp\n${kept}\nEOF\nmv s.tmp ~/.claude/settings.json && echo done`,
+    `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp; mv --force s.tmp .claude/settings.json`,
+  ])("leaves alone one that keeps loopguard's hooks: %s", (command) => {
+    expect(shell(guardedProject(), command)).toBeUndefined();
+  });
+
+  it.each([
+    `cat > /tmp/s.json <<'EOF'\n${dropped}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+    `echo '${dropped}' > s.tmp && mv s.tmp .claude/settings.json`,
+    // something between the steps, or after them on the temporary file, or steps that may race
+    `cat > s.tmp <<'EOF'\n${kept}\nEOF\nsed -i d s.tmp\nmv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp & mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp | mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp && mv other.tmp .claude/settings.json`,
+    `cat > s.tmp <<'EOF' && sed -i d s.tmp && mv s.tmp .claude/settings.json\n${kept}\nEOF`,
+    // a program the command renames, or a PATH it changes, is not the one read
+    `mv() { : > "$2"; }\necho '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `alias mv='cp /dev/null'; echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `PATH=./bin:$PATH; echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `export PATH=./bin:$PATH && cat > s.tmp <<'EOF'\n${kept}\nEOF\nmv s.tmp .claude/settings.json`,
+  ])('refuses one that does not, or whose effect is not known: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it.each([
+    `cat() { :; }\ncat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    `echo() { :; }; echo '${kept}' > .claude/settings.json`,
+    `PATH=./bin:$PATH; cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+  ])('refuses a one-step literal write by a program the command renames: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it('refuses it through a temporary file that is a link (the write lands elsewhere)', () => {
+    const dir = guardedProject();
+    symlinkSync(join(dir, '.claude', 'settings.local.json'), join(dir, 's.tmp'));
+    expect(shell(dir, `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+  });
+
+  it('judges the trusted folders file by the trust it leaves', () => {
+    const dir = guardedProject();
+    const file = join(dir, 'home', '.gemini', 'trustedFolders.json');
+    writeFileSync(file, text({ [dir]: 'TRUST_FOLDER' }));
+    const write = (rules: unknown) =>
+      `echo '${text(rules)}' > t.tmp && mv t.tmp ~/.gemini/trustedFolders.json`;
+    expect(shell(dir, write({ [dir]: 'TRUST_FOLDER', '/x': 'DO_NOT_TRUST' }))).toBeUndefined();
+    expect(shell(dir, write({ [dir]: 'DO_NOT_TRUST' }))).toBe(HOOKS_REMOVED_REFUSED);
   });
 });
