@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
@@ -800,6 +800,30 @@ describe('trust68: a two-step literal write onto a hooks or trust file is judged
     `PATH=./bin:$PATH; cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
   ])('refuses a one-step literal write by a program the command renames: %s', (command) => {
     expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it("the whole Codex hook lets the one and the two steps that keep loopguard's hooks run", async () => {
+    const dir = guardedProject();
+    for (const command of [
+      `cat > /tmp/s.json <<'EOF'\n${kept}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+      `cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    ]) {
+      const event = JSON.stringify(codexShellCall(dir, command));
+      const reply = await answerHookEvent('codex', event, { env: { HOME: join(dir, 'home') }, cwd: dir });
+      expect(reply, command).not.toContain('deny');
+    }
+  });
+
+  it('refuses it through a temporary file that is a hard link', () => {
+    const dir = guardedProject();
+    linkSync(join(dir, '.claude', 'settings.json'), join(dir, 's.tmp'));
+    const dropped = text({ permissions: {} });
+    expect(shell(dir, `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+    expect(shell(dir, `echo '${dropped}' > /tmp/x.json && mv /tmp/x.json .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
   });
 
   it('refuses it through a temporary file that is a link (the write lands elsewhere)', () => {

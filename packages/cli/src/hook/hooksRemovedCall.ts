@@ -2,6 +2,7 @@ import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
+import { literalWrites } from './literalWrites.js';
 import {
   codexTrusts,
   GEMINI_TRUST_NAME,
@@ -584,43 +585,14 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
 }
 
 /**
- * A shell write whose whole text is in the command (shell66): `cat > FILE <<'EOF'` (or `cat <<EOF >
- * FILE` whose body expands nothing: no `$`, backquote or backslash) and `echo '…' > FILE` (no
- * backslash, which `dash`'s `echo` reads). What it leaves is known, as a `Write`'s content is.
- */
-const HEREDOC_WRITES = [
-  /(?<=^|[;&|\n(]\s*)cat\s+>\s*(?<word>[^\s;&|<>'"]+)\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>(?<andMv>[ \t]*&&[ \t]*mv\s[^\n;&|]*)?[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
-  /(?<=^|[;&|\n(]\s*)cat\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>\s+>\s*(?<word>[^\s;&|<>'"]+)[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
-];
-const ECHO_WRITE = /(?<=^|[;&|\n(]\s*)echo\s+'([^'\\]*)'\s*>\s*([^\s;&|<>'"]+)(?=\s*(?:$|[;&|\n)]))/g;
-
-/**
- * What makes `cat`, `echo` or `mv` another program than the one read (trust68): a function or an
- * alias of that name, a `PATH` set, a builtin switched (`enable`) or a path hashed (`hash -p`).
- */
-const RENAMED =
-  /\b(?:cat|echo|mv)\s*\(\s*\)|\bfunction\s+(?:cat|echo|mv)\b|\balias\s|\bPATH\+?=|\benable\s|\bhash\s/;
-
-/**
- * Whether each shell write of `shell` whose text is known ({@link HEREDOC_WRITES}) to a file it
- * names plainly keeps loopguard's hooks there, and the rest of the command with those writes taken
- * out (`undefined`: one does not keep them). In a command that renames the programs read
- * ({@link RENAMED}), no write's text is known: all of it is judged as any other command.
+ * Whether each shell write of `shell` whose text is known (`literalWrites`) to a file it names
+ * plainly keeps loopguard's hooks there, and the rest of the command with those writes taken out
+ * (`undefined`: one does not keep them).
  */
 function literalWritesKeep(shell: string, context: PathContext): string | undefined {
-  if (RENAMED.test(shell)) return shell;
   let rest = shell;
-  const writes: LiteralWrite[] = [];
-  for (const heredoc of HEREDOC_WRITES)
-    for (const { 0: whole, groups, index } of shell.matchAll(heredoc)) {
-      const { word = '', quote = '', body = '', andMv = '' } = groups ?? {};
-      if (quote === '' && /[$`\\]/.test(body)) continue;
-      writes.push({ whole, word, text: `${body}\n`, at: index, andMv });
-    }
-  for (const { 0: whole, 1: text = '', 2: word = '', index } of shell.matchAll(ECHO_WRITE))
-    writes.push({ whole, word, text: `${text}\n`, at: index, andMv: '' });
   const { projectDir, trustFile } = context;
-  for (const { whole, word, text, at, andMv } of writes) {
+  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell)) {
     const path = pathOf(word, context);
     if (path === undefined) continue;
     const before = hooksFileText(path, trustFile);
@@ -630,49 +602,31 @@ function literalWritesKeep(shell: string, context: PathContext): string | undefi
       continue;
     }
     // written to a file of no agent's, then moved onto one: what it leaves there is the text (trust68)
-    const moved = movedOnto(andMv || shell.slice(at + whole.length), path, context);
-    const onto = moved && hooksFileText(moved.to, trustFile);
-    if (moved !== undefined && onto !== undefined) {
-      if (!keepsHooks(moved.to, onto, text, projectDir, trustFile)) return undefined;
-      rest = rest.replace(andMv ? whole : whole + moved.command, ' ');
-    } else if (!andMv) rest = rest.replace(whole, ' ');
+    const to = then && movedOnto(then, path, context);
+    const onto = to && hooksFileText(to, trustFile);
+    if (to !== undefined && onto !== undefined) {
+      if (!keepsHooks(to, onto, text, projectDir, trustFile)) return undefined;
+      rest = rest.replace(thenInWhole ? whole : whole + then?.command, ' ');
+    } else if (!thenInWhole) rest = rest.replace(whole, ' ');
   }
   return rest;
 }
 
-/** A shell write whose text is known: where it stands in the command, and a `&& mv …` on its heredoc's line. */
-interface LiteralWrite {
-  whole: string;
-  word: string;
-  text: string;
-  at: number;
-  andMv: string;
-}
-
-/** A `mv` right after a write (`&& mv -f tmp FILE`, `; mv`, the next line): its source and its target. */
-const THEN_MV =
-  /^[ \t]*(?:&&|;|\n)\s*mv\s+(?:(?:-f|--force|-v|--verbose)\s+)*([^\s;&|<>'"-][^\s;&|<>'"]*)\s+([^\s;&|<>'"]+)(?=[ \t]*(?:$|&&|;|\n))/;
-
 /**
- * The file `from`, just written, moved by the command's next step (`tail`): its target and that
- * step's text; `undefined` when the next step is not such a `mv`, or `from` is a link (the write
- * lands in the file it leads to) or has another name (a hard link).
+ * The file a `mv` right after a write moves `from` (just written) onto; `undefined` when it moves
+ * another, or `from` is a link (the write lands in the file it leads to) or has another name (a
+ * hard link).
  */
-function movedOnto(
-  tail: string,
-  from: string,
-  context: PathContext,
-): { to: string; command: string } | undefined {
-  const mv = THEN_MV.exec(tail);
-  const to = mv === null ? undefined : pathOf(mv[2] as string, context);
-  if (mv === null || to === undefined || pathOf(mv[1] as string, context) !== from) return undefined;
+function movedOnto(mv: { from: string; to: string }, from: string, context: PathContext): string | undefined {
+  const to = pathOf(mv.to, context);
+  if (to === undefined || pathOf(mv.from, context) !== from) return undefined;
   try {
     const stat = lstatSync(from);
     if (!stat.isFile() || stat.nlink > 1) return undefined;
   } catch {
     // not there yet: the write makes it
   }
-  return { to, command: mv[0] };
+  return to;
 }
 
 /**
