@@ -1,7 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { OWN_STATE_REFUSED, ownStateRefusal } from '../src/hook/ownStateCall.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
@@ -13,6 +12,7 @@ import {
   hookCall,
   hookState,
   mcpHookCall,
+  shellCall,
   tempProject,
 } from './hookHelpers.js';
 
@@ -412,15 +412,7 @@ describe("trust68: a literal write of an agent's settings or hooks file is read 
     null,
     2,
   );
-  const refusal = (command: string) =>
-    ownStateRefusal({
-      kind: 'before_tool',
-      tool: 'shell',
-      input: { command },
-      projectDir: '/repo',
-      sessionId: 's',
-      callId: 'c',
-    } as HookEvent);
+  const refusal = (command: string) => ownStateRefusal(shellCall(command));
 
   it.each([
     `cat > .claude/settings.json <<'EOF'\n${settings}\nEOF`,

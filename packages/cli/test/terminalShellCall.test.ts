@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
-import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
+import { claudeEvent, codexShellCall, shellCall, tempProject } from './hookHelpers.js';
 
 // Codex 0.169.0 hands `write_stdin` to no hook: a shell or interpreter it keeps open for typed
 // commands would run them unseen (stdin63). Its start is refused; a command given to it is not.
@@ -316,7 +316,7 @@ describe('trust67: a pager, a debugger or a remote login that reads the terminal
 // `docker compose exec|run` give the container's process the terminal as `docker attach` does.
 describe('trust68: an expect script, ftp, sftp, gh and a container started or composed (Codex)', () => {
   const refusal = (command: string, dir = '/repo', env: Record<string, string | undefined> = {}) =>
-    terminalShellRefusal({ ...call(command), projectDir: dir } as HookEvent, env);
+    terminalShellRefusal(shellCall(command, dir), env);
 
   it.each([
     'ftp ftp.example.com',
