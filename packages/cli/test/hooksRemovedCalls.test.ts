@@ -772,6 +772,8 @@ describe('trust68: a two-step literal write onto a hooks or trust file is judged
     `cat <<'EOF' > s.tmp\n${kept}\nEOF\nmv s.tmp ~/.claude/settings.json && echo done`,
     `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
     `echo '${kept}' > s.tmp; mv --force s.tmp .claude/settings.json`,
+    // a text that says `enable`, `alias` or `PATH=` renames nothing
+    `cat > .claude/settings.json <<'EOF'\n${kept.replace('Bash(ls)', 'Bash(alias ll=ls; enable x; hash y; PATH=z)')}\nEOF`,
   ])("leaves alone one that keeps loopguard's hooks: %s", (command) => {
     expect(shell(guardedProject(), command)).toBeUndefined();
   });

@@ -44,19 +44,23 @@ export interface LiteralWrite {
 }
 
 /**
- * The literal writes of `shell`; none in a command that renames the programs read ({@link RENAMED}).
+ * The literal writes of `shell`; none in a command that, outside their texts, renames the programs
+ * read ({@link RENAMED}).
  * @example literalWrites(`echo '{}' > a.json && mv a.json b.json`); // [{ word: 'a.json', text: '{}\n', then: { from: 'a.json', to: 'b.json', … }, … }]
  */
 export function literalWrites(shell: string): LiteralWrite[] {
-  if (RENAMED.test(shell)) return [];
   const writes: LiteralWrite[] = [];
+  // the command outside the texts written (a text may say "enable" or "alias"), by their places
+  let outside = shell;
   for (const pattern of [...HEREDOC_WRITES, ECHO_WRITE])
     for (const { 0: whole, groups, index } of shell.matchAll(pattern)) {
       const { word = '', quote, body = '', andMv = '' } = groups ?? {};
       if (quote === '' && /[$`\\]/.test(body)) continue;
+      const from = index + whole.indexOf(pattern === ECHO_WRITE ? "'" : '\n') + 1;
+      outside = outside.slice(0, from) + ' '.repeat(body.length) + outside.slice(from + body.length);
       const mv = THEN_MV.exec(andMv || shell.slice(index + whole.length));
       const then = mv === null ? undefined : { from: mv[1] as string, to: mv[2] as string, command: mv[0] };
       writes.push({ whole, word, text: `${body}\n`, body, ...(then && { then }), thenInWhole: andMv !== '' });
     }
-  return writes;
+  return RENAMED.test(outside) ? [] : writes;
 }
