@@ -455,5 +455,9 @@ describe('trust68: a nested agent behind `sudo -u "$USER"`, `doas`, `runuser`, `
     expect(unhookedAgentRefusal(at(dir, 'USER=ci; sudo -u "$USER" codex exec'), env)).toBe(
       UNHOOKED_HOME_REFUSED,
     );
+    // in su's string, `$USER` is the target's (su sets it)
+    expect(unhookedAgentRefusal(at(dir, `su -m ci -c 'sudo -u "$USER" codex exec'`), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
   });
 });

@@ -366,6 +366,8 @@ function commandRefusal(
 ): string | undefined {
   // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
   const exported: Record<string, string | undefined> = {};
+  // `$USER` in a string is the target's shell's (`su ci -c '… "$USER" …'`): the user's only outside one
+  const outer = depth === 0 ? command : '';
   for (const segment of shellSegments(command)) {
     // a subshell's or a group's opening (`(unset X; …)`, `{ unset X; …; }`) stands before its first command
     const words = shellWords(segment.replace(/^\s*(?:\(|\{\s)\s*/, ''));
@@ -405,7 +407,7 @@ function commandRefusal(
         if (name === 'S' || name === 'split-string') words.splice(at + 1, 0, ...shellWords(value));
         continue;
       }
-      if (account !== undefined) Object.assign(change, switchedEnv(change, env, account, command));
+      if (account !== undefined) Object.assign(change, switchedEnv(change, env, account, outer));
       account = undefined;
       wrapper = undefined;
       if (word === 'env' || word === 'sudo' || word === 'doas') wrapper = word;
@@ -413,7 +415,7 @@ function commandRefusal(
       else if (word === 'su' || word === 'runuser') {
         // `runuser -u user cmd` runs the words after it; `su user -c '…'` a string, read below
         const su = suCall(words, at);
-        Object.assign(change, switchedEnv(change, env, su.keeps, command));
+        Object.assign(change, switchedEnv(change, env, su.keeps, outer));
         if (su.next === undefined) {
           if (su.command === undefined || depth >= STRING_DEPTH) break;
           const refusal = commandRefusal(su.command, env, dir, change, depth + 1);
