@@ -11,7 +11,8 @@ import { type Pipes, promptReadsTerminal, type StartEnv } from './terminalPrompt
  * into it with `write_stdin`, which Codex 0.169.0 hands to no hook (stdin63). What it would run is
  * typed later, where loopguard neither refuses nor counts it; so the start is refused, under
  * whatever name it comes (trust64: `python3 -i x.py`, `node -r mod`, `busybox sh`, `cat | sh`,
- * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`).
+ * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`; trust68: an `expect`
+ * script that calls `interact`, read from the project's folder or the call's own text).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
