@@ -336,6 +336,12 @@ describe('trust68: an expect script, ftp, sftp, gh and a container started or co
     'docker-compose exec -T web python3',
     'docker attach app',
     'docker attach --no-stdin=false app',
+    // a pager set for the rest of the command: exported, or assigned (Codex's variable is exported)
+    'export GIT_PAGER=less; git log',
+    'GIT_PAGER=less; git log',
+    'export GH_PAGER=less && gh pr view 1',
+    'unset GIT_PAGER; git log',
+    'export PAGER=less; man ls',
   ])('%s is refused', (command) => {
     expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
   });
@@ -357,6 +363,9 @@ describe('trust68: an expect script, ftp, sftp, gh and a container started or co
     'docker compose up -d',
     'docker compose exec --interactive=false app sh',
     'docker attach --no-stdin app',
+    'export GIT_PAGER=cat; git log',
+    'export PAGER=less; git log',
+    'export FOO=1 && man ls',
   ])('%s is left alone', (command) => {
     expect(refusal(command)).toBeUndefined();
   });

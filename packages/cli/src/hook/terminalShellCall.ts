@@ -84,22 +84,41 @@ interface Where {
   env: Record<string, string | undefined>;
   dir: string;
   command: string;
+  /** The variables the command has set or unset before (`export GIT_PAGER=less;`, `unset X;`). */
+  vars: Record<string, string | undefined>;
 }
 
 /** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
 function textReadsTerminal(text: string, ctx: Where): boolean {
   let from = 0;
   let before: string | undefined;
+  // what a segment sets for the rest (trust68): Codex's `PAGER`s are exported, so an assignment is too
+  const carried = { ...ctx, vars: { ...ctx.vars } };
   for (const segment of shellSegments(text)) {
     const at = text.indexOf(segment, from);
     from = at === -1 ? from : at + segment.length;
     const piped = at !== -1 && /(?<!\|)\|\s*$/.test(text.slice(0, at));
     // after a pipe it reads what the command before it reads: the terminal, for a bare `cat`
     const stdin = !piped || (before !== undefined && passesTerminal(before));
-    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) }, ctx)) return true;
+    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) }, carried))
+      return true;
     before = segment;
   }
   return false;
+}
+
+/**
+ * A segment that runs no program but sets variables for the rest of the command: bare assignments
+ * (in `start`), `export NAME=VALUE`, `unset NAME`, `export -n NAME`; written into `vars`.
+ */
+function setsForTheRest(words: string[], start: StartEnv, vars: Record<string, string | undefined>): void {
+  Object.assign(vars, start.vars);
+  const unsets = words[0] === 'unset' || words[1] === '-n';
+  for (const word of words.slice(1)) {
+    const [, name, value] = /^(\w+)=(.*)$/s.exec(word) ?? [undefined, word, undefined];
+    if (name !== undefined && /^\w+$/.test(name) && (unsets || value !== undefined))
+      vars[name] = unsets ? undefined : value;
+  }
 }
 
 /** Whether `segment` copies its stdin, the terminal, to its stdout (`cat`, `cat -`, `tee log`, `dd`). */
@@ -118,7 +137,7 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
-  const start: StartEnv = { vars: {}, cleared: false, user: ctx.env };
+  const start: StartEnv = { vars: { ...ctx.vars }, cleared: false, user: ctx.env };
   let at = 0;
   // an assignment's quoted value may hold a space (`GIT_PAGER="less -R"`)
   const prefix = (word: string) => PREFIX.test(word) || /^\w+=/.test(word);
@@ -133,14 +152,19 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
     if (unset !== null) start.vars[(unset[1] || words[++at]) ?? ''] = undefined;
     else if (/^-[a-zA-Z]*i|^-$|^--ignore-environment$/.test(word)) start.cleared = true;
   }
+  if (at === words.length || words[at] === 'export' || words[at] === 'unset') {
+    setsForTheRest(words.slice(at), start, ctx.vars);
+    return false;
+  }
   let program = (words[at] ?? '').split('/').pop() as string;
   // `busybox sh`: the applet is the program
   if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
     program = words[++at] as string;
   const args = words.slice(at + 1);
-  const rule = (text: string) => textReadsTerminal(text, ctx);
+  const inner = { ...ctx, vars: start.vars };
+  const rule = (text: string) => textReadsTerminal(text, inner);
   if (promptReadsTerminal(program, args, pipes, rule, start)) return true;
-  return pipes.stdin && shellReadsTerminal(program, args, ctx);
+  return pipes.stdin && shellReadsTerminal(program, args, inner);
 }
 
 /** Whether `program` given `args` is a shell, interpreter or login that reads the terminal. */
@@ -297,6 +321,6 @@ export function terminalShellRefusal(
 ): string | undefined {
   const command = beforeToolCall(event)?.input.command;
   if (typeof command !== 'string') return undefined;
-  const ctx = { env, dir: event.projectDir, command };
+  const ctx = { env, dir: event.projectDir, command, vars: {} };
   return textReadsTerminal(command, ctx) ? TERMINAL_SHELL_REFUSED : undefined;
 }
