@@ -314,3 +314,14 @@ export function inMemorySession() {
     context,
   };
 }
+
+/** A shell call of `command` before it runs, in the project `projectDir`, as the rules read it. */
+export const shellCall = (command: string, projectDir = '/repo'): HookEvent => ({
+  kind: 'before_tool',
+  tool: 'shell',
+  input: { command },
+  projectDir,
+  sessionId: 's',
+  callId: 'c',
+  eventName: 'PreToolUse',
+});

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
@@ -708,5 +708,141 @@ describe("trust67: Codex's config.toml: a hook or a trust put into a multi-line 
     const dir = guardedProject();
     const content = `# mine\nmodel = "o3"\ninstructions = """\nbe brief\n"""\n${hooksPart}`;
     expect(write(dir, join(dir, '.codex', 'config.toml'), content)).toBeUndefined();
+  });
+});
+
+// trust68: a Codex patch knew a trust file by its name alone; the file the environment names is
+// one to a patch too, judged by what it leaves as the shell write and the edit are (trust67).
+describe('trust68: a Codex patch of the trusted folders file `GEMINI_CLI_TRUSTED_FOLDERS_PATH` names', () => {
+  function named() {
+    const dir = guardedProject();
+    const file = join(dir, 'trust', 'folders.json');
+    mkdirSync(join(dir, 'trust'));
+    writeFileSync(file, `{\n  "${dir}": "TRUST_FOLDER",\n  "/elsewhere": "DO_NOT_TRUST"\n}\n`);
+    const env = { HOME: join(dir, 'home'), GEMINI_CLI_TRUSTED_FOLDERS_PATH: file };
+    const patch = (...lines: string[]) =>
+      hooksRemovedRefusal(
+        call(dir, 'shell', { command: ['*** Begin Patch', ...lines, '*** End Patch'].join('\n') }),
+        env,
+      );
+    return { dir, file, patch };
+  }
+
+  it('refuses a patch that untrusts the project, deletes the file, or moves it away', () => {
+    const { dir, file, patch } = named();
+    const untrust = [
+      `*** Update File: ${file}`,
+      '@@',
+      `-  "${dir}": "TRUST_FOLDER",`,
+      `+  "${dir}": "DO_NOT_TRUST",`,
+    ];
+    expect(patch(...untrust)).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch(`*** Delete File: ${file}`)).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch(`*** Update File: ${file}`, `*** Move to: ${join(dir, 'trust', 'old.json')}`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+    expect(patch(`*** Add File: ${file}`, '+{}')).toBe(HOOKS_REMOVED_REFUSED);
+    expect(patch('*** Update File: trust/folders.json', '@@', `-  "${dir}": "TRUST_FOLDER",`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+  });
+
+  it('leaves alone a patch that keeps the trust', () => {
+    const { file, patch } = named();
+    const other = [
+      `*** Update File: ${file}`,
+      '@@',
+      '-  "/elsewhere": "DO_NOT_TRUST"',
+      '+  "/other": "DO_NOT_TRUST"',
+    ];
+    expect(patch(...other)).toBeUndefined();
+  });
+});
+
+// trust68: a literal write in two steps (the text to a temporary file, then `mv` onto the hooks
+// file) leaves the same file as shell66's one-step `cat > FILE <<'EOF'`: judged by what it leaves,
+// where nothing can come between the two steps or change what they run.
+describe('trust68: a two-step literal write onto a hooks or trust file is judged by what it leaves', () => {
+  const kept = text({ ...CLAUDE_SETTINGS, permissions: { allow: ['Bash(ls)', 'Bash(npm test)'] } });
+  const dropped = text({ permissions: { allow: ['Bash(ls)'] } });
+
+  it.each([
+    `cat > /tmp/s.json <<'EOF'\n${kept}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+    `cat > .claude/s.tmp <<'EOF' && mv -f .claude/s.tmp .claude/settings.json\n${kept}\nEOF`,
+    `cat <<'EOF' > s.tmp\n${kept}\nEOF\nmv s.tmp ~/.claude/settings.json && echo done`,
+    `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp; mv --force s.tmp .claude/settings.json`,
+    // a text that says `enable`, `alias` or `PATH=` renames nothing
+    `cat > .claude/settings.json <<'EOF'\n${kept.replace('Bash(ls)', 'Bash(alias ll=ls; enable x; hash y; PATH=z)')}\nEOF`,
+  ])("leaves alone one that keeps loopguard's hooks: %s", (command) => {
+    expect(shell(guardedProject(), command)).toBeUndefined();
+  });
+
+  it.each([
+    `cat > /tmp/s.json <<'EOF'\n${dropped}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+    `echo '${dropped}' > s.tmp && mv s.tmp .claude/settings.json`,
+    // something between the steps, or after them on the temporary file, or steps that may race
+    `cat > s.tmp <<'EOF'\n${kept}\nEOF\nsed -i d s.tmp\nmv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp & mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp | mv s.tmp .claude/settings.json`,
+    `echo '${kept}' > s.tmp && mv other.tmp .claude/settings.json`,
+    `cat > s.tmp <<'EOF' && sed -i d s.tmp && mv s.tmp .claude/settings.json\n${kept}\nEOF`,
+    // a program the command renames, or a PATH it changes, is not the one read
+    `mv() { : > "$2"; }\necho '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `alias mv='cp /dev/null'; echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `PATH=./bin:$PATH; echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`,
+    `export PATH=./bin:$PATH && cat > s.tmp <<'EOF'\n${kept}\nEOF\nmv s.tmp .claude/settings.json`,
+  ])('refuses one that does not, or whose effect is not known: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it.each([
+    `cat() { :; }\ncat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    `echo() { :; }; echo '${kept}' > .claude/settings.json`,
+    `PATH=./bin:$PATH; cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+  ])('refuses a one-step literal write by a program the command renames: %s', (command) => {
+    expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
+  });
+
+  it("the whole Codex hook lets the one and the two steps that keep loopguard's hooks run", async () => {
+    const dir = guardedProject();
+    for (const command of [
+      `cat > /tmp/s.json <<'EOF'\n${kept}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+      `cat > .claude/settings.json <<'EOF'\n${kept}\nEOF`,
+    ]) {
+      const event = JSON.stringify(codexShellCall(dir, command));
+      const reply = await answerHookEvent('codex', event, { env: { HOME: join(dir, 'home') }, cwd: dir });
+      expect(reply, command).not.toContain('deny');
+    }
+  });
+
+  it('refuses it through a temporary file that is a hard link', () => {
+    const dir = guardedProject();
+    linkSync(join(dir, '.claude', 'settings.json'), join(dir, 's.tmp'));
+    const dropped = text({ permissions: {} });
+    expect(shell(dir, `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+    expect(shell(dir, `echo '${dropped}' > /tmp/x.json && mv /tmp/x.json .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+  });
+
+  it('refuses it through a temporary file that is a link (the write lands elsewhere)', () => {
+    const dir = guardedProject();
+    symlinkSync(join(dir, '.claude', 'settings.local.json'), join(dir, 's.tmp'));
+    expect(shell(dir, `echo '${kept}' > s.tmp && mv s.tmp .claude/settings.json`)).toBe(
+      HOOKS_REMOVED_REFUSED,
+    );
+  });
+
+  it('judges the trusted folders file by the trust it leaves', () => {
+    const dir = guardedProject();
+    const file = join(dir, 'home', '.gemini', 'trustedFolders.json');
+    writeFileSync(file, text({ [dir]: 'TRUST_FOLDER' }));
+    const write = (rules: unknown) =>
+      `echo '${text(rules)}' > t.tmp && mv t.tmp ~/.gemini/trustedFolders.json`;
+    expect(shell(dir, write({ [dir]: 'TRUST_FOLDER', '/x': 'DO_NOT_TRUST' }))).toBeUndefined();
+    expect(shell(dir, write({ [dir]: 'DO_NOT_TRUST' }))).toBe(HOOKS_REMOVED_REFUSED);
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OWN_STATE_REFUSED, ownStateRefusal } from '../src/hook/ownStateCall.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { McpHookServer } from '../src/mcp/McpHookServer.js';
 import {
@@ -11,6 +12,7 @@ import {
   hookCall,
   hookState,
   mcpHookCall,
+  shellCall,
   tempProject,
 } from './hookHelpers.js';
 
@@ -395,5 +397,43 @@ describe("the model's own calls against loopguard's state, configuration and off
     const reply = JSON.parse(JSON.parse(lines[0] as string).result.content[0].text);
     expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
     expect(reply.continue).toBeUndefined();
+  });
+});
+
+// trust68: a literal write of an agent's settings or hooks file (shell66, and its two-step form)
+// holds loopguard's hook command as a file's text: read as a `Write`'s content is (its off
+// switches only), not as a command that runs loopguard's hook by hand.
+describe("trust68: a literal write of an agent's settings or hooks file is read as the file's text", () => {
+  const settings = JSON.stringify(
+    {
+      permissions: { allow: ['Bash(ls)'] },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'loopguard hook claude' }] }] },
+    },
+    null,
+    2,
+  );
+  const refusal = (command: string) => ownStateRefusal(shellCall(command));
+
+  it.each([
+    `cat > .claude/settings.json <<'EOF'\n${settings}\nEOF`,
+    `cat > /tmp/s.json <<'EOF'\n${settings}\nEOF\nmv /tmp/s.json .claude/settings.json`,
+    `echo '${settings}' > s.tmp && mv s.tmp ~/.claude/settings.local.json`,
+    `cat > .codex/hooks.json <<'EOF'\n{"hooks": {"Stop": [{"hooks": [{"command": "loopguard hook codex"}]}]}}\nEOF`,
+  ])('leaves alone: %s', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it.each([
+    // the text a script holds runs: not a settings file
+    `cat > run.sh <<'EOF'\nloopguard hook claude < forged.json\nEOF\nbash run.sh`,
+    `cat > /tmp/s.json <<'EOF'\n${settings}\nEOF\nmv /tmp/s.json run.sh`,
+    // the switches a settings file's text holds are read, as a Write's content is
+    `cat > .claude/settings.json <<'EOF'\n{"disableAllHooks": true}\nEOF`,
+    `echo '{"env": {"LOOPGUARD_HOOK": "off"}}' > s.tmp && mv s.tmp .claude/settings.json`,
+    // the file named is loopguard's own, or the command runs its hook besides the write
+    `cat > .loopguard/settings.json <<'EOF'\n${settings}\nEOF`,
+    `cat > .claude/settings.json <<'EOF'\n${settings}\nEOF\nloopguard hook claude < forged.json`,
+  ])('refuses: %s', (command) => {
+    expect(refusal(command)).toBe(OWN_STATE_REFUSED);
   });
 });

@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
-import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
+import { claudeEvent, codexShellCall, shellCall, tempProject } from './hookHelpers.js';
 
 // Codex 0.169.0 hands `write_stdin` to no hook: a shell or interpreter it keeps open for typed
 // commands would run them unseen (stdin63). Its start is refused; a command given to it is not.
@@ -307,5 +307,79 @@ describe('trust67: a pager, a debugger or a remote login that reads the terminal
     `expect -c 'spawn ls; expect eof'`,
   ])('%s is left alone', (command) => {
     expect(refusal(command)).toBeUndefined();
+  });
+});
+
+// trust68: what trust67 left, by the same principle. An expect script's `interact` hands the
+// spawned program the terminal; ftp's and sftp's prompts run a local shell at `!`; gh pages
+// through `GH_PAGER` (Codex sets it to `cat`), else its config's pager; `docker start -i` and
+// `docker compose exec|run` give the container's process the terminal as `docker attach` does.
+describe('trust68: an expect script, ftp, sftp, gh and a container started or composed (Codex)', () => {
+  const refusal = (command: string, dir = '/repo', env: Record<string, string | undefined> = {}) =>
+    terminalShellRefusal(shellCall(command, dir), env);
+
+  it.each([
+    'ftp ftp.example.com',
+    'ftp -n 10.0.0.5',
+    'sftp deploy@build-host',
+    'sftp -P 2222 build-host:/srv',
+    'sftp -b - build-host',
+    'lftp build-host',
+    'GH_PAGER=less gh pr view 12',
+    'env -u GH_PAGER gh issue list',
+    'env -i gh pr diff',
+    'docker start -ai app',
+    'docker start --attach --interactive app',
+    'podman start -i app',
+    'docker compose exec app bash',
+    'docker compose run --rm app sh',
+    'docker-compose exec -T web python3',
+    'docker attach app',
+    'docker attach --no-stdin=false app',
+    // a pager set for the rest of the command: exported, or assigned (Codex's variable is exported)
+    'export GIT_PAGER=less; git log',
+    'GIT_PAGER=less; git log',
+    'export GH_PAGER=less && gh pr view 1',
+    'unset GIT_PAGER; git log',
+    'export PAGER=less; man ls',
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'ftp -n host < commands.txt',
+    'sftp -b batch.txt build-host',
+    'lftp -c "open host; mirror dist"',
+    'gh pr view 12',
+    'PAGER=less gh pr view 12',
+    'GH_PAGER=less gh pr view 12 | head',
+    'GH_PAGER=less gh pr list > prs.txt',
+    'gh --version',
+    'docker start app',
+    'docker start -a app',
+    'docker compose exec app npm test',
+    'docker compose exec -T app pytest -q',
+    'docker compose run --rm app npm test',
+    'docker compose up -d',
+    'docker compose exec --interactive=false app sh',
+    'docker attach --no-stdin app',
+    'export GIT_PAGER=cat; git log',
+    'export PAGER=less; git log',
+    'export FOO=1 && man ls',
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it('an expect script that calls `interact` is refused; one that waits for its end is not', () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, 'login.exp'), 'spawn ssh build-host\nexpect "$ "\ninteract\n');
+    writeFileSync(join(dir, 'tunnel.exp'), 'spawn ssh host\nif {1} { interact }\n');
+    writeFileSync(join(dir, 'run.exp'), '# no interact here\nspawn npm test\nexpect eof\n');
+    expect(refusal('expect login.exp', dir)).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal(`expect -f ${join(dir, 'tunnel.exp')}`, dir)).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal('expect run.exp', dir)).toBeUndefined();
+    // written by the same command: its text is in the command
+    const written = "cat > go.exp <<'EOF'\nspawn ssh build-host\ninteract\nEOF\nexpect go.exp";
+    expect(refusal(written, dir)).toBe(TERMINAL_SHELL_REFUSED);
   });
 });

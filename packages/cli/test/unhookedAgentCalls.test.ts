@@ -393,3 +393,71 @@ describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged 
     expect(unhookedAgentRefusal(at(dir, 'sudo --preserve-env=HOME codex exec "go"'), env)).toBeUndefined();
   });
 });
+
+// trust68: the accounts' other doors. `sudo -u "$USER"` (or the user's own name) starts the agent
+// as the user, with sudo's reset environment but the user's own home; `doas` resets it as sudo
+// does; `runuser -u` and `su` keep it but for `HOME` (`-m`/`-p` keep that too, `-`/`-l` clear it);
+// `su -c '…'`, `runuser … -c '…'` and `sh -c '…'` run a command in a string, judged as a command.
+describe('trust68: a nested agent behind `sudo -u "$USER"`, `doas`, `runuser`, `su -c` or `sh -c`', () => {
+  const user = (env: Record<string, string>) => ({ ...env, USER: 'dev', LOGNAME: 'dev' });
+
+  it.each([
+    ['sudo -u "$USER" codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['sudo -u dev codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['doas codex exec "go"', UNHOOKED_HOME_REFUSED],
+    ['doas -u ci claude -p "go"', UNHOOKED_HOME_REFUSED],
+    ['doas -n codex exec --disable hooks "go"', UNHOOKED_AGENT_REFUSED],
+    ['runuser -l -u dev codex exec "go"', UNHOOKED_HOME_REFUSED],
+    [`su - dev -c 'codex exec "go"'`, UNHOOKED_HOME_REFUSED],
+    [`su --command='claude --bare -p go' dev`, UNHOOKED_AGENT_REFUSED],
+    [`runuser dev -c 'env -u CODEX_HOME codex exec go'`, UNHOOKED_HOME_REFUSED],
+    [`bash -c 'codex exec --disable hooks go'`, UNHOOKED_AGENT_REFUSED],
+    [`sh -c "cd sub && env -u CODEX_HOME codex exec go"`, UNHOOKED_HOME_REFUSED],
+    [`CODEX_HOME=/tmp/x bash -lc 'codex exec go'`, UNHOOKED_HOME_REFUSED],
+  ])('%s', (command, refusal) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), user(env))).toBe(refusal);
+  });
+
+  it.each([
+    'sudo -E -u "$USER" codex exec "go"',
+    'sudo -u dev --preserve-env=CODEX_HOME codex exec "go"',
+    'runuser -u dev -- codex exec "go"',
+    'runuser -m -u ci codex exec "go"',
+    'runuser -u ci -- codex exec "go"',
+    `su -m ci -c 'codex exec go'`,
+    `su dev -c 'codex exec go'`,
+    `su - postgres -c 'psql -c "select 1"'`,
+    `bash -c 'codex exec go'`,
+    `sh -c 'npm test && gemini --version'`,
+    'doas apt-get install -y ripgrep',
+  ])('leaves alone: %s', (command) => {
+    const { dir, env } = setup();
+    expect(unhookedAgentRefusal(at(dir, command), user(env))).toBeUndefined();
+  });
+
+  it("reads the user's own account as its home, another's as one not known to guard, where the user's homes are the default ones", () => {
+    const { dir } = setup();
+    hooked(join(dir, 'kept', '.codex'), 'codex', 'hooks.json');
+    const env = { HOME: join(dir, 'kept'), USER: 'dev' };
+    expect(unhookedAgentRefusal(at(dir, 'sudo -u "$USER" codex exec "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'sudo -u dev codex exec "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, `su - dev -c 'codex exec go'`), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'doas -u dev codex exec go'), env)).toBeUndefined();
+    // another account, or `$USER` the command changes first, is not the user's
+    expect(unhookedAgentRefusal(at(dir, 'sudo -u ci codex exec "go"'), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(at(dir, 'runuser -u ci -- codex exec "go"'), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+    expect(unhookedAgentRefusal(at(dir, `su -c 'codex exec "go"'`), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(at(dir, `su ci -c "claude -p go"`), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(at(dir, `su -m ci -c "codex exec go"`), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(at(dir, 'USER=ci; sudo -u "$USER" codex exec'), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+    // in su's string, `$USER` is the target's (su sets it)
+    expect(unhookedAgentRefusal(at(dir, `su -m ci -c 'sudo -u "$USER" codex exec'`), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+  });
+});

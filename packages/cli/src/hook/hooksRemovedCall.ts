@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
+import { literalWrites } from './literalWrites.js';
 import {
   codexTrusts,
   GEMINI_TRUST_NAME,
@@ -230,8 +231,11 @@ function editedText(text: string, input: Record<string, unknown>): string | unde
 const PATCH = /\*\*\* Begin Patch\n([\s\S]*?)(?:\n\*\*\* End Patch|$)/g;
 const PATCH_FILE = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 
-/** Whether the patch's changes keep loopguard's hooks in every hooks file it touches. */
-function patchKeepsHooks(body: string, projectDir: string): boolean {
+/**
+ * Whether the patch's changes keep loopguard's hooks in every hooks file it touches, and the trust
+ * in the trusted folders file the environment names (`trustFile`, trust68).
+ */
+function patchKeepsHooks(body: string, projectDir: string, trustFile?: string): boolean {
   const files = body.split(/\n(?=\*\*\* (?:Add|Update|Delete) File: )/);
   for (const file of files) {
     const [header = '', ...lines] = file.split('\n');
@@ -240,12 +244,12 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const path = resolve(projectDir, (match[2] as string).trim());
     const moved = lines[0]?.startsWith('*** Move to: ') === true;
     // moved onto a hooks file: what the file moved holds, patched, takes its place
-    if (moved && !moveKeepsHooks(path, (lines[0] as string).slice(13).trim(), lines.slice(1), projectDir))
-      return false;
-    const before = hooksFileText(path);
+    const to = moved ? (lines[0] as string).slice(13).trim() : '';
+    if (moved && !moveKeepsHooks(path, to, lines.slice(1), projectDir, trustFile)) return false;
+    const before = hooksFileText(path, trustFile);
     if (before === undefined) continue;
     if (match[1] === 'Delete' || moved) {
-      if (!keepsHooks(path, before, undefined, projectDir)) return false;
+      if (!keepsHooks(path, before, undefined, projectDir, trustFile)) return false;
       continue;
     }
     const after =
@@ -258,7 +262,7 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
     const kept =
       after === undefined
         ? loopguardLines(added) >= loopguardLines(removed)
-        : keepsHooks(path, before, after, projectDir);
+        : keepsHooks(path, before, after, projectDir, trustFile);
     if (!kept) return false;
   }
   return true;
@@ -269,9 +273,15 @@ function patchKeepsHooks(body: string, projectDir: string): boolean {
  * (`from`), with the section's hunks applied, is what that file then holds; one that cannot be read
  * or patched is not known to keep them.
  */
-function moveKeepsHooks(from: string, to: string, lines: string[], projectDir: string): boolean {
+function moveKeepsHooks(
+  from: string,
+  to: string,
+  lines: string[],
+  projectDir: string,
+  trustFile?: string,
+): boolean {
   const target = resolve(projectDir, to);
-  const before = hooksFileText(target);
+  const before = hooksFileText(target, trustFile);
   if (before === undefined || target === from) return true;
   let moved: string | undefined;
   try {
@@ -280,7 +290,7 @@ function moveKeepsHooks(from: string, to: string, lines: string[], projectDir: s
     moved = undefined;
   }
   const after = moved === undefined ? undefined : patchedText(moved, lines);
-  return after !== undefined && keepsHooks(target, before, after, projectDir);
+  return after !== undefined && keepsHooks(target, before, after, projectDir, trustFile);
 }
 
 /** `before` with an `*** Update File` section's hunks applied, `undefined` when one does not apply. */
@@ -575,41 +585,48 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
 }
 
 /**
- * A shell write whose whole text is in the command (shell66): `cat > FILE <<'EOF'` (or `cat <<EOF >
- * FILE` whose body expands nothing: no `$`, backquote or backslash) and `echo '…' > FILE` (no
- * backslash, which `dash`'s `echo` reads). What it leaves is known, as a `Write`'s content is.
- */
-const HEREDOC_WRITES = [
-  /(?<=^|[;&|\n(]\s*)cat\s+>\s*(?<word>[^\s;&|<>'"]+)\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
-  /(?<=^|[;&|\n(]\s*)cat\s+<<\s*(?<quote>['"]?)(?<end>[\w.-]+)\k<quote>\s+>\s*(?<word>[^\s;&|<>'"]+)[ \t]*\n(?<body>[\s\S]*?)\n\k<end>(?=\n|$)/g,
-];
-const ECHO_WRITE = /(?<=^|[;&|\n(]\s*)echo\s+'([^'\\]*)'\s*>\s*([^\s;&|<>'"]+)(?=\s*(?:$|[;&|\n)]))/g;
-
-/**
- * Whether each shell write of `shell` whose text is known ({@link HEREDOC_WRITES}) to a file it
- * names plainly keeps loopguard's hooks there, and the rest of the command with those writes taken
- * out (`undefined`: one does not keep them).
+ * Whether each shell write of `shell` whose text is known (`literalWrites`) to a file it names
+ * plainly keeps loopguard's hooks there, and the rest of the command with those writes taken out
+ * (`undefined`: one does not keep them).
  */
 function literalWritesKeep(shell: string, context: PathContext): string | undefined {
   let rest = shell;
-  const writes: Array<[whole: string, word: string, text: string]> = [];
-  for (const heredoc of HEREDOC_WRITES)
-    for (const { 0: whole, groups } of shell.matchAll(heredoc)) {
-      const { word = '', quote = '', body = '' } = groups ?? {};
-      if (quote === '' && /[$`\\]/.test(body)) continue;
-      writes.push([whole, word, `${body}\n`]);
-    }
-  for (const [whole, text = '', word = ''] of shell.matchAll(ECHO_WRITE))
-    writes.push([whole, word, `${text}\n`]);
-  for (const [whole, word, text] of writes) {
+  const { projectDir, trustFile } = context;
+  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell)) {
     const path = pathOf(word, context);
     if (path === undefined) continue;
-    const before = hooksFileText(path, context.trustFile);
-    if (before !== undefined && !keepsHooks(path, before, text, context.projectDir, context.trustFile))
-      return undefined;
-    rest = rest.replace(whole, ' ');
+    const before = hooksFileText(path, trustFile);
+    if (before !== undefined) {
+      if (!keepsHooks(path, before, text, projectDir, trustFile)) return undefined;
+      rest = rest.replace(whole, ' ');
+      continue;
+    }
+    // written to a file of no agent's, then moved onto one: what it leaves there is the text (trust68)
+    const to = then && movedOnto(then, path, context);
+    const onto = to && hooksFileText(to, trustFile);
+    if (to !== undefined && onto !== undefined) {
+      if (!keepsHooks(to, onto, text, projectDir, trustFile)) return undefined;
+      rest = rest.replace(thenInWhole ? whole : whole + then?.command, ' ');
+    } else if (!thenInWhole) rest = rest.replace(whole, ' ');
   }
   return rest;
+}
+
+/**
+ * The file a `mv` right after a write moves `from` (just written) onto; `undefined` when it moves
+ * another, or `from` is a link (the write lands in the file it leads to) or has another name (a
+ * hard link).
+ */
+function movedOnto(mv: { from: string; to: string }, from: string, context: PathContext): string | undefined {
+  const to = pathOf(mv.to, context);
+  if (to === undefined || pathOf(mv.from, context) !== from) return undefined;
+  try {
+    const stat = lstatSync(from);
+    if (!stat.isFile() || stat.nlink > 1) return undefined;
+  } catch {
+    // not there yet: the write makes it
+  }
+  return to;
 }
 
 /**
@@ -645,7 +662,7 @@ export function hooksRemovedRefusal(
     if (typeof command !== 'string') continue;
     if (!AGENT_NAMED.test(command) && !(trustFile !== undefined && command.includes(trustFile))) continue;
     for (const [, body] of command.matchAll(PATCH))
-      if (!patchKeepsHooks(body as string, event.projectDir)) return HOOKS_REMOVED_REFUSED;
+      if (!patchKeepsHooks(body as string, event.projectDir, trustFile)) return HOOKS_REMOVED_REFUSED;
     if (MCP_REMOVED.test(command)) return HOOKS_REMOVED_REFUSED;
     const shell = command.replace(PATCH, ' ');
     const moved = /(?:^|[\s;&|(])(?:cd|pushd)\s/.test(shell);

@@ -1,5 +1,6 @@
 import { basename, resolve, sep } from 'node:path';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
+import { literalWrites } from './literalWrites.js';
 
 /**
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
@@ -169,9 +170,29 @@ function withoutPatchText(command: string): string {
   });
 }
 
+/** An agent's settings or hooks file in JSON, whose text names loopguard's hook command. */
+const HOOKS_JSON_FILE = /^(?:settings(?:\.local)?|hooks)\.json$/;
+
+/**
+ * `command` with the text of its literal writes of an agent's settings or hooks file left out (trust68:
+ * `cat > .claude/settings.json <<'EOF'`, or to a file then moved onto one: `literalWrites`): that text
+ * is the file's, whose hook command is `loopguard hook claude`, read as a `Write`'s content is
+ * (`writesHooksOff`: its switches only).
+ */
+function withoutSettingsText(command: string): string {
+  let text = command;
+  for (const { whole, word, body, then } of literalWrites(command)) {
+    const file = then?.from === word ? then.to : word;
+    if (!HOOKS_JSON_FILE.test(basename(file)) || HOOKS_OFF_SET.test(body) || SWITCH_IN_ENV.test(body))
+      continue;
+    text = text.replace(whole, whole.replace(body, ' '));
+  }
+  return text;
+}
+
 /** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
 function namesOwnState(command: string): boolean {
-  const text = withoutPatchText(command).replace(EXCLUSION, ' ');
+  const text = withoutSettingsText(withoutPatchText(command)).replace(EXCLUSION, ' ');
   return (
     NAMED_IN_COMMAND.test(text) ||
     CODEX_HOOKS_OFF.test(text) ||

@@ -7,7 +7,9 @@
  * `write_stdin` runs unseen, as in a shell: each is read by `terminalShellCall.ts`'s rule.
  * So are git's and man's pager where the command gives them one that reads keys (trust67: Codex
  * 0.169.0 starts `exec_command` with `PAGER=cat` and `GIT_PAGER=cat`, its `UNIFIED_EXEC_ENV`),
- * telnet (its prompt's `!`) and mosh (a remote login, as `ssh host` is).
+ * telnet (its prompt's `!`) and mosh (a remote login, as `ssh host` is); and (trust68) gh's pager
+ * (`GH_PAGER`, also `cat` under Codex), ftp's, lftp's and sftp's prompts (a local shell at `!`),
+ * `docker start -i` and `docker compose exec|run` (the service's process given stdin).
  */
 
 /** Whether a command's text reads typed commands from the terminal (the terminal rule, for a container's command). */
@@ -27,6 +29,9 @@ const GIVEN: Array<[RegExp, RegExp]> = [
   [/^emacs$/, /^--(?:batch|script|version|help)\b/],
   [/^(?:less|more|most)$/, /^-V$|^--(?:version|help)$/],
   [/^telnet$/, /^--?(?:version|help)$/],
+  // ftp's and lftp's prompts run a local shell at `!`; lftp's `-c`/`-f` run commands and exit
+  [/^ftp$/, /^--?(?:version|help)$/],
+  [/^lftp$/, /^-[cf]|^--(?:version|help)$/],
 ];
 
 /**
@@ -47,7 +52,7 @@ export interface StartEnv {
 function variable(start: StartEnv, name: string): string | undefined {
   if (name in start.vars) return start.vars[name];
   if (start.cleared) return undefined;
-  return name === 'PAGER' || name === 'GIT_PAGER' ? 'cat' : start.user[name];
+  return /^(?:PAGER|GIT_PAGER|GH_PAGER)$/.test(name) ? 'cat' : start.user[name];
 }
 
 /** A pager that reads no keys (`cat`, none); `undefined` is the program's default, `less`. */
@@ -60,11 +65,13 @@ const outputTaken = (args: string[], pipes: Pipes) =>
 
 /**
  * git pages through `GIT_PAGER` (else `core.pager`, which the repository's config may name, then
- * `PAGER`), unless `--no-pager`/`-P` or its output is taken.
+ * `PAGER`), unless `--no-pager`/`-P` or its output is taken; gh through `GH_PAGER` (else its
+ * config's `pager`, then `PAGER`: gh 2's `ioStreams`). Codex sets both variables to `cat`: a pager
+ * runs where the command sets one, or unsets the variable (the config's, not read here).
  */
-function gitPages(args: string[], pipes: Pipes, start: StartEnv): boolean {
+function pagerVariablePages(name: string, args: string[], pipes: Pipes, start: StartEnv): boolean {
   if (outputTaken(args, pipes) || args.some((word) => word === '--no-pager' || word === '-P')) return false;
-  return 'GIT_PAGER' in start.vars || start.cleared ? pages(variable(start, 'GIT_PAGER')) : false;
+  return name in start.vars || start.cleared ? pages(variable(start, name)) : false;
 }
 
 /** man's options that print no page (`-k`, `-f`, `-w`, a version). */
@@ -149,6 +156,9 @@ function containerReadsTerminal(args: string[], rule: TextRule): boolean {
   const from = args[0] === 'container' ? 1 : 0;
   const command = args[from];
   if (command === 'attach') return !args.includes('--no-stdin');
+  // `docker start -i`: attaches the container's stdin, as `attach` does
+  if (command === 'start') return args.some((word) => /^-[a]*i[a]*$|^--interactive(?:=true)?$/.test(word));
+  if (command === 'compose') return composeReadsTerminal(args.slice(from + 1), rule);
   if (command !== 'run' && command !== 'exec') return false;
   let interactive = false;
   for (let index = from + 1; index < args.length; index++) {
@@ -167,6 +177,42 @@ function containerReadsTerminal(args: string[], rule: TextRule): boolean {
     }
   }
   return false;
+}
+
+/** `docker compose`'s options that take a value, before its command. */
+const COMPOSE_VALUE =
+  /^-[fp]$|^--(?:file|project-name|profile|env-file|project-directory|ansi|progress|parallel)$/;
+/** `compose exec`'s and `run`'s options that take no value; every other one does. */
+const COMPOSE_FLAGS =
+  /^-[TP]+$|^--(?:no-TTY|rm|privileged|no-deps|service-ports|use-aliases|build|remove-orphans|quiet-pull|tty|interactive)$/;
+
+/**
+ * `docker compose exec|run` (`docker-compose …`): stdin is given to the service's process unless
+ * `-d` or `--interactive=false` (`-T` takes only its pseudo-terminal); its command is judged, and
+ * `run` without one runs the service's own (a shell for a dev container).
+ */
+function composeReadsTerminal(args: string[], rule: TextRule): boolean {
+  let index = 0;
+  for (; index < args.length && (args[index] as string).startsWith('-'); index++)
+    if (COMPOSE_VALUE.test(args[index] as string)) index++;
+  const command = args[index];
+  if (command !== 'exec' && command !== 'run') return false;
+  for (index++; index < args.length; index++) {
+    const word = args[index] as string;
+    if (/^-[a-zA-Z]*d[a-zA-Z]*$|^--detach$|^--interactive=false$/.test(word)) return false;
+    if (!word.startsWith('-')) {
+      const rest = args.slice(index + 1);
+      return rest.length === 0 || rule(rest.join(' '));
+    }
+    if (!COMPOSE_FLAGS.test(word) && !word.includes('=')) index++;
+  }
+  return false;
+}
+
+/** `sftp` opens its prompt (its `!` runs a local shell) unless given a batch file (`-b FILE`, not `-`). */
+function sftpReadsTerminal(args: string[]): boolean {
+  const at = args.findIndex((word) => word.startsWith('-b'));
+  return at === -1 || (args[at] === '-b' ? args[at + 1] : (args[at] as string).slice(2)) === '-';
 }
 
 /**
@@ -206,12 +252,15 @@ export function promptReadsTerminal(
   start: StartEnv,
 ): boolean {
   // a pager reads its keys from the terminal itself
-  if (program === 'git') return gitPages(args, pipes, start);
+  if (program === 'git') return pagerVariablePages('GIT_PAGER', args, pipes, start);
+  if (program === 'gh') return pagerVariablePages('GH_PAGER', args, pipes, start);
   if (program === 'man') return manPages(args, pipes, start);
   if (!pipes.stdin && !READS_TTY.test(program)) return false;
   if (program === 'mosh') return moshReadsTerminal(args, rule);
   if (program === 'sqlite3') return sqliteReadsTerminal(args);
   if (program === 'docker' || program === 'podman') return containerReadsTerminal(args, rule);
+  if (program === 'docker-compose' || program === 'podman-compose') return composeReadsTerminal(args, rule);
+  if (program === 'sftp') return sftpReadsTerminal(args);
   if (program === 'kubectl') return kubectlReadsTerminal(args, rule);
   const given = GIVEN.find(([name]) => name.test(program))?.[1];
   if (given === undefined) return false;

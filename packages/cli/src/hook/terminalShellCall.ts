@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
@@ -9,7 +11,8 @@ import { type Pipes, promptReadsTerminal, type StartEnv } from './terminalPrompt
  * into it with `write_stdin`, which Codex 0.169.0 hands to no hook (stdin63). What it would run is
  * typed later, where loopguard neither refuses nor counts it; so the start is refused, under
  * whatever name it comes (trust64: `python3 -i x.py`, `node -r mod`, `busybox sh`, `cat | sh`,
- * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`).
+ * `sh -c sh`, `script`, `tmux`, `screen`, `ssh host`, `sudo -s`, `su`; trust68: an `expect`
+ * script that calls `interact`, read from the project's folder or the call's own text).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
@@ -74,22 +77,48 @@ const SSH_VALUE = /^-[bcDEeFIiJLlmOopQRSWw]$/;
 const SSH_NO_SHELL = /^-[46AaCfGgKkMNnqsTtVvXxYy]*[NVGOn]/;
 
 /**
- * Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal.
- * @param env - the agent's environment, which Codex's `exec_command` passes on (a `MANPAGER`).
+ * Where a call's commands run: the agent's environment, which Codex's `exec_command` passes on (a
+ * `MANPAGER`), the project's folder (a script's path is read from it) and the call's whole text.
  */
-function textReadsTerminal(text: string, env: Record<string, string | undefined>): boolean {
+interface Where {
+  env: Record<string, string | undefined>;
+  dir: string;
+  command: string;
+  /** The variables the command has set or unset before (`export GIT_PAGER=less;`, `unset X;`). */
+  vars: Record<string, string | undefined>;
+}
+
+/** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
+function textReadsTerminal(text: string, ctx: Where): boolean {
   let from = 0;
   let before: string | undefined;
+  // what a segment sets for the rest (trust68): Codex's `PAGER`s are exported, so an assignment is too
+  const carried = { ...ctx, vars: { ...ctx.vars } };
   for (const segment of shellSegments(text)) {
     const at = text.indexOf(segment, from);
     from = at === -1 ? from : at + segment.length;
     const piped = at !== -1 && /(?<!\|)\|\s*$/.test(text.slice(0, at));
     // after a pipe it reads what the command before it reads: the terminal, for a bare `cat`
     const stdin = !piped || (before !== undefined && passesTerminal(before));
-    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) }, env)) return true;
+    if (readsTerminal(segment, { stdin, pipedOn: /^\s*\|(?!\|)/.test(text.slice(from)) }, carried))
+      return true;
     before = segment;
   }
   return false;
+}
+
+/**
+ * A segment that runs no program but sets variables for the rest of the command: bare assignments
+ * (in `start`), `export NAME=VALUE`, `unset NAME`, `export -n NAME`; written into `vars`.
+ */
+function setsForTheRest(words: string[], start: StartEnv, vars: Record<string, string | undefined>): void {
+  Object.assign(vars, start.vars);
+  const unsets = words[0] === 'unset' || words[1] === '-n';
+  for (const word of words.slice(1)) {
+    const [, name, value] = /^(\w+)=(.*)$/s.exec(word) ?? [undefined, word, undefined];
+    if (name !== undefined && /^\w+$/.test(name) && (unsets || value !== undefined))
+      vars[name] = unsets ? undefined : value;
+  }
 }
 
 /** Whether `segment` copies its stdin, the terminal, to its stdout (`cat`, `cat -`, `tee log`, `dd`). */
@@ -104,11 +133,11 @@ function passesTerminal(segment: string): boolean {
  * Whether `segment` starts a shell, interpreter or login that reads its commands from the terminal,
  * or a program with a prompt and a shell escape (`terminalPrompts.ts`).
  */
-function readsTerminal(segment: string, pipes: Pipes, env: Record<string, string | undefined>): boolean {
+function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
-  const start: StartEnv = { vars: {}, cleared: false, user: env };
+  const start: StartEnv = { vars: { ...ctx.vars }, cleared: false, user: ctx.env };
   let at = 0;
   // an assignment's quoted value may hold a space (`GIT_PAGER="less -R"`)
   const prefix = (word: string) => PREFIX.test(word) || /^\w+=/.test(word);
@@ -123,30 +152,31 @@ function readsTerminal(segment: string, pipes: Pipes, env: Record<string, string
     if (unset !== null) start.vars[(unset[1] || words[++at]) ?? ''] = undefined;
     else if (/^-[a-zA-Z]*i|^-$|^--ignore-environment$/.test(word)) start.cleared = true;
   }
+  if (at === words.length || words[at] === 'export' || words[at] === 'unset') {
+    setsForTheRest(words.slice(at), start, ctx.vars);
+    return false;
+  }
   let program = (words[at] ?? '').split('/').pop() as string;
   // `busybox sh`: the applet is the program
   if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
     program = words[++at] as string;
   const args = words.slice(at + 1);
-  const rule = (text: string) => textReadsTerminal(text, env);
+  const inner = { ...ctx, vars: start.vars };
+  const rule = (text: string) => textReadsTerminal(text, inner);
   if (promptReadsTerminal(program, args, pipes, rule, start)) return true;
-  return pipes.stdin && shellReadsTerminal(program, args, env);
+  return pipes.stdin && shellReadsTerminal(program, args, inner);
 }
 
 /** Whether `program` given `args` is a shell, interpreter or login that reads the terminal. */
-function shellReadsTerminal(
-  program: string,
-  args: string[],
-  env: Record<string, string | undefined>,
-): boolean {
+function shellReadsTerminal(program: string, args: string[], ctx: Where): boolean {
   switch (program) {
     case 'sudo':
     case 'doas':
-      return sudoReadsTerminal(args, env);
+      return sudoReadsTerminal(args, ctx);
     case 'su':
-      return loginReadsTerminal(args, /^(?:-c|--command)$/, env);
+      return loginReadsTerminal(args, /^(?:-c|--command)$/, ctx);
     case 'script':
-      return loginReadsTerminal(args, /^(?:-c|--command)$/, env);
+      return loginReadsTerminal(args, /^(?:-c|--command)$/, ctx);
     case 'tmux':
       return tmuxAttaches(args);
     case 'screen':
@@ -156,19 +186,14 @@ function shellReadsTerminal(
         (args.includes('-d') && args.includes('-m'))
       );
     case 'ssh':
-      return sshReadsTerminal(args, env);
+      return sshReadsTerminal(args, ctx);
   }
   const options = PROGRAMS.find(([name]) => name.test(program))?.[1];
-  return options !== undefined && interpreterReadsTerminal(program, options, args, env);
+  return options !== undefined && interpreterReadsTerminal(program, options, args, ctx);
 }
 
 /** A shell or an interpreter: see {@link Options}. */
-function interpreterReadsTerminal(
-  program: string,
-  options: Options,
-  args: string[],
-  env: Record<string, string | undefined>,
-): boolean {
+function interpreterReadsTerminal(program: string, options: Options, args: string[], ctx: Where): boolean {
   let interactive = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
@@ -183,7 +208,7 @@ function interpreterReadsTerminal(
       else if (LONG_VALUE.test(word)) index++;
       continue;
     }
-    if (!/^[-+]/.test(word)) return interactive;
+    if (!/^[-+]/.test(word)) return interactive || (program === 'expect' && expectInteracts(word, ctx));
     const flags = word.slice(1);
     for (let char = 0; char < flags.length; char++) {
       const flag = flags[char] as string;
@@ -196,7 +221,7 @@ function interpreterReadsTerminal(
         // the program is given: a shell's command (its first operand) and a prompt module are
         // judged, the rest runs
         if (options.stdin !== '')
-          return textReadsTerminal(args.slice(index + 1).find((next) => !/^[-+]/.test(next)) ?? '', env);
+          return textReadsTerminal(args.slice(index + 1).find((next) => !/^[-+]/.test(next)) ?? '', ctx);
         if (flag === 'm' && /^python/.test(program)) return interactive || PROMPT_MODULE.test(value);
         return interactive || OPENS_TERMINAL.test(value);
       } else if (options.value.includes(flag)) {
@@ -208,13 +233,33 @@ function interpreterReadsTerminal(
   return true;
 }
 
+/** An expect script's `interact` (at a line's start, after `;` or `{`): it hands the spawned program the terminal. */
+const EXPECT_INTERACT = /(?:^|[;{])[ \t]*interact\b/m;
+
+/** Longest expect script read (a larger one is judged by the call's text alone). */
+const MAX_SCRIPT = 1 << 20;
+
+/**
+ * Whether the expect script `path` calls `interact`: its file's text, or the call's own (a heredoc
+ * that writes the script in the same call, before the file exists).
+ */
+function expectInteracts(path: string, ctx: Where): boolean {
+  if (EXPECT_INTERACT.test(ctx.command)) return true;
+  try {
+    const file = resolve(ctx.dir, path);
+    return statSync(file).size <= MAX_SCRIPT && EXPECT_INTERACT.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** `sudo -s`, `sudo -i` with no command, or `sudo <a command that reads the terminal>`. */
-function sudoReadsTerminal(args: string[], env: Record<string, string | undefined>): boolean {
+function sudoReadsTerminal(args: string[], ctx: Where): boolean {
   let shell = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
-    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '), env);
-    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '), env);
+    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '), ctx);
+    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '), ctx);
     if (SUDO_VALUE.test(word)) index++;
     else if (/^-[a-zA-Z]*[si]/.test(word) || word === '--shell' || word === '--login') shell = true;
   }
@@ -222,15 +267,11 @@ function sudoReadsTerminal(args: string[], env: Record<string, string | undefine
 }
 
 /** `su` and `script` start a login shell unless given a command (`-c`), which is judged. */
-function loginReadsTerminal(
-  args: string[],
-  command: RegExp,
-  env: Record<string, string | undefined>,
-): boolean {
+function loginReadsTerminal(args: string[], command: RegExp, ctx: Where): boolean {
   const at = args.findIndex((word) => command.test(word) || /^--command=/.test(word));
   if (at === -1) return true;
   const word = args[at] as string;
-  return textReadsTerminal(word.startsWith('--command=') ? word.slice(10) : (args[at + 1] ?? ''), env);
+  return textReadsTerminal(word.startsWith('--command=') ? word.slice(10) : (args[at + 1] ?? ''), ctx);
 }
 
 /** `tmux`, `tmux new` without `-d`, `tmux attach`: a terminal the model types into. */
@@ -250,7 +291,7 @@ function tmuxAttaches(args: string[]): boolean {
  * command that reads the terminal. A git host's account (`git@github.com`, `-l git`) runs no shell
  * (git-shell or a forced command: a greeting, then exit), and `-n` gives the remote side no terminal.
  */
-function sshReadsTerminal(args: string[], env: Record<string, string | undefined>): boolean {
+function sshReadsTerminal(args: string[], ctx: Where): boolean {
   let user = '';
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
@@ -259,7 +300,7 @@ function sshReadsTerminal(args: string[], env: Record<string, string | undefined
     if (SSH_VALUE.test(word)) index++;
     else if (!word.startsWith('-')) {
       const remote = args.slice(index + 1);
-      if (remote.length > 0) return textReadsTerminal(remote.join(' '), env);
+      if (remote.length > 0) return textReadsTerminal(remote.join(' '), ctx);
       return (/^([^@]*)@/.exec(word)?.[1] ?? user) !== 'git';
     }
   }
@@ -279,5 +320,7 @@ export function terminalShellRefusal(
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
   const command = beforeToolCall(event)?.input.command;
-  return typeof command === 'string' && textReadsTerminal(command, env) ? TERMINAL_SHELL_REFUSED : undefined;
+  if (typeof command !== 'string') return undefined;
+  const ctx = { env, dir: event.projectDir, command, vars: {} };
+  return textReadsTerminal(command, ctx) ? TERMINAL_SHELL_REFUSED : undefined;
 }

@@ -206,7 +206,7 @@ function wrapperOption(
   return { ...option, flags: letters.slice(0, index) };
 }
 
-/** The short and long options of `env` and `sudo` that take a value (GNU coreutils 9, sudo 1.9). */
+/** The short and long options of `env`, `sudo` and `doas` that take a value (GNU coreutils 9, sudo 1.9, OpenDoas 6.8). */
 const WRAPPER_OPTIONS = {
   env: ['uCS', ['unset', 'chdir', 'split-string']],
   sudo: [
@@ -225,28 +225,107 @@ const WRAPPER_OPTIONS = {
       'chroot',
     ],
   ],
+  doas: ['uCa', []],
 } as const;
+type Wrapper = keyof typeof WRAPPER_OPTIONS;
 
-/** What `sudo`'s options keep of the environment (`-E`: all of it; `--preserve-env=A,B`), and its target account. */
-interface SudoKeeps {
+/** `su`'s and `runuser`'s options that take a value (util-linux 2.39). */
+const SU_OPTIONS = [
+  'ugGcsw',
+  ['user', 'group', 'supp-group', 'command', 'session-command', 'shell', 'whitelist-environment'],
+] as const;
+
+/**
+ * What a change of account keeps of the environment (`all`: `sudo -E`, `su` without `-l`; `names`:
+ * `--preserve-env=A,B`, `su -w A,B`), whether it keeps `HOME` (`su -m`), and the target account.
+ */
+interface AccountSwitch {
   all: boolean;
   names: string[];
+  home: boolean;
   user: string;
 }
 
 /**
- * The environment `sudo` starts its command with: sudoers' `env_reset` clears it, and `HOME` is
- * the target account's (`~root`: read as no plain folder), which `-E` keeps too where sudoers sets
- * `always_set_home` (not readable by the hook); the variables `-E` or `--preserve-env` name stay.
+ * Whether `user`, as the command names it, is the user's own account: their name (the agent's
+ * `USER` or `LOGNAME`), or `$USER` / `$LOGNAME` where the command names the variable nowhere else
+ * (`export USER=ci; sudo -u "$USER"` is another account).
  */
-function sudoEnv(change: EnvChange, env: Record<string, string | undefined>, keeps: SudoKeeps): EnvChange {
+function ownAccount(user: string, command: string, env: Record<string, string | undefined>): boolean {
+  const name = /^\$\{?(USER|LOGNAME)\}?$/.exec(user)?.[1];
+  if (name !== undefined) return env[name] !== undefined && command.split(name).length === 2;
+  return user !== '' && (user === env.USER || user === env.LOGNAME);
+}
+
+/**
+ * The environment a change of account starts its command with. sudo's (sudoers' `env_reset`) and
+ * doas's are cleared but for what `--preserve-env=A,B` names, or kept by `sudo -E`; `su` and
+ * `runuser` keep it unless `-l`; all of them set `HOME` to the target account's (`~root`, `~ci`:
+ * read as no plain folder) but `su -m`, and `sudo -E` too where sudoers sets `always_set_home`
+ * (not readable by the hook). The user's own account's home is the user's (trust68).
+ */
+function switchedEnv(
+  change: EnvChange,
+  env: Record<string, string | undefined>,
+  keeps: AccountSwitch,
+  command: string,
+): EnvChange {
   const now = (name: string) =>
     name in change.vars ? change.vars[name] : change.cleared ? undefined : env[name];
   const vars: Record<string, string | undefined> = keeps.all ? { ...change.vars } : {};
-  vars.HOME = `~${keeps.user}`;
+  if (!keeps.home) vars.HOME = ownAccount(keeps.user, command, env) ? env.HOME : `~${keeps.user}`;
   for (const name of keeps.names) if (ENV_VARIABLES.has(name)) vars[name] = now(name);
   return { cleared: change.cleared || !keeps.all, vars };
 }
+
+/**
+ * `su [options] [user] [-c command]` and `runuser` (util-linux): the account switch, and what it
+ * runs: the words after `runuser -u user`, or the string of `-c` (run by the target's shell).
+ */
+function suCall(words: string[], at: number): { keeps: AccountSwitch; command?: string; next?: number } {
+  const keeps: AccountSwitch = { all: true, names: [], home: false, user: '' };
+  let command: string | undefined;
+  for (let index = at + 1; index < words.length; index++) {
+    const word = words[index] as string;
+    const option = word === '-' ? { flags: 'l', last: index } : wrapperOption(words, index, ...SU_OPTIONS);
+    if (option === undefined) {
+      if (keeps.user === '') keeps.user = word;
+      continue;
+    }
+    const { flags, name, value = '' } = option;
+    index = option.last;
+    if (/[lL]/.test(flags) || name === 'login') keeps.all = false;
+    if (/[mp]/.test(flags) || name === 'preserve-environment') keeps.home = true;
+    if (name === 'w' || name === 'whitelist-environment') keeps.names.push(...value.split(','));
+    if (name === 'c' || name === 'command' || name === 'session-command') command = value;
+    if (name === 'u' || name === 'user') {
+      keeps.user = value;
+      const next = words[index + 1] === '--' ? index + 2 : index + 1;
+      return { keeps: { ...keeps, user: keeps.user || 'root' }, next };
+    }
+  }
+  // a login (`-l`) keeps nothing of the environment, `HOME` with it
+  if (!keeps.all) keeps.home = false;
+  return { keeps: { ...keeps, user: keeps.user || 'root' }, ...(command === undefined ? {} : { command }) };
+}
+
+/** A shell's `-c` string (`bash -lc 'codex exec …'`), `undefined` when it runs a script or none. */
+function shellString(words: string[], at: number): string | undefined {
+  let command = false;
+  for (let index = at + 1; index < words.length; index++) {
+    const word = words[index] as string;
+    if (/^[-+]o$|^[-+]O$|^--(?:rcfile|init-file)$/.test(word)) index++;
+    else if (/^-[a-zA-Z]+$/.test(word)) command ||= word.includes('c');
+    else if (!/^(?:--|\+)/.test(word)) return command ? word : undefined;
+  }
+  return undefined;
+}
+
+/** The shells whose `-c` string is a command of its own. */
+const SHELLS = /^(?:sh|bash|zsh|dash|ksh|mksh|ash)$/;
+
+/** How deep commands in strings are read (`su -c "bash -c '…'"`): past it, a string is not read. */
+const STRING_DEPTH = 4;
 
 /**
  * Why the call is refused, or `undefined`: one of its shell commands starts Codex, Claude Code or
@@ -267,77 +346,115 @@ export function unhookedAgentRefusal(
     const command = Array.isArray(value) ? value.join(' ') : value;
     if (typeof command !== 'string' || !/codex|claude|gemini/.test(command)) continue;
     if (UNHOOKED_ENV.test(command)) return UNHOOKED_AGENT_REFUSED;
-    // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
-    const exported: Record<string, string | undefined> = {};
-    for (const segment of shellSegments(command)) {
-      // a subshell's or a group's opening (`(unset X; …)`, `{ unset X; …; }`) stands before its first command
-      const words = shellWords(segment.replace(/^\s*(?:\(|\{\s)\s*/, ''));
-      const change: EnvChange = { cleared: false, vars: { ...exported } };
-      const set = (name: string | undefined, value: string | undefined) => {
-        if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
-      };
-      let at = 0;
-      let wrapper: 'env' | 'sudo' | undefined;
-      let sudo: SudoKeeps | undefined;
-      let dir = event.projectDir;
-      for (; at < words.length; at++) {
-        const word = words[at] as string;
-        const option =
-          word === '-' && wrapper === 'env'
-            ? { flags: 'i', last: at }
-            : wrapper === undefined || !word.startsWith('-')
-              ? undefined
-              : wrapperOption(words, at, WRAPPER_OPTIONS[wrapper][0], WRAPPER_OPTIONS[wrapper][1]);
-        if (option !== undefined) {
-          const { flags, name, value = '' } = option;
-          at = option.last;
-          // `env -C dir`, `sudo -D dir` (`sudo -C` is `--close-from`)
-          const chdir = name === 'chdir' || name === (wrapper === 'env' ? 'C' : 'D');
-          if (chdir) dir = plainPath(value, '~', dir) ?? dir;
-          if (wrapper === 'sudo' && sudo !== undefined) {
-            if (flags.includes('E') || (name === 'preserve-env' && option.value === undefined))
-              sudo.all = true;
-            if (name === 'preserve-env') sudo.names.push(...value.split(','));
-            if (name === 'u' || name === 'user') sudo.user = value;
-            continue;
-          }
-          if (flags.includes('i') || name === 'ignore-environment')
-            Object.assign(change, { cleared: true, vars: {} });
-          if (name === 'u' || name === 'unset') set(value, undefined);
-          // `env -S 'A=1 codex exec'`: the string's words are the command's next ones
-          if (name === 'S' || name === 'split-string') words.splice(at + 1, 0, ...shellWords(value));
+    const refusal = commandRefusal(command, env, event.projectDir, { cleared: false, vars: {} }, 0);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/**
+ * Why `command`, run in `projectDir` with the environment `base` makes of the user's (`env`), is
+ * refused: each of its shell commands read for the agent it starts and the environment it gives
+ * it; a command in a string (`su -c '…'`, `bash -c '…'`) is read the same way (trust68).
+ */
+function commandRefusal(
+  command: string,
+  env: Record<string, string | undefined>,
+  projectDir: string,
+  base: EnvChange,
+  depth: number,
+): string | undefined {
+  // the homes this command sets or unsets: for the rest of it (`export`, `unset`, a bare assignment) or one program
+  const exported: Record<string, string | undefined> = {};
+  // `$USER` in a string is the target's shell's (`su ci -c '… "$USER" …'`): the user's only outside one
+  const outer = depth === 0 ? command : '';
+  for (const segment of shellSegments(command)) {
+    // a subshell's or a group's opening (`(unset X; …)`, `{ unset X; …; }`) stands before its first command
+    const words = shellWords(segment.replace(/^\s*(?:\(|\{\s)\s*/, ''));
+    const change: EnvChange = { cleared: base.cleared, vars: { ...base.vars, ...exported } };
+    const set = (name: string | undefined, value: string | undefined) => {
+      if (name !== undefined && ENV_VARIABLES.has(name)) change.vars[name] = value;
+    };
+    let at = 0;
+    let wrapper: Wrapper | undefined;
+    let account: AccountSwitch | undefined;
+    let dir = projectDir;
+    for (; at < words.length; at++) {
+      const word = words[at] as string;
+      const option =
+        word === '-' && wrapper === 'env'
+          ? { flags: 'i', last: at }
+          : wrapper === undefined || !word.startsWith('-')
+            ? undefined
+            : wrapperOption(words, at, WRAPPER_OPTIONS[wrapper][0], WRAPPER_OPTIONS[wrapper][1]);
+      if (option !== undefined) {
+        const { flags, name, value = '' } = option;
+        at = option.last;
+        // `env -C dir`, `sudo -D dir` (`sudo -C` is `--close-from`, `doas -C` a config file)
+        const chdir = name === 'chdir' || name === (wrapper === 'env' ? 'C' : wrapper === 'sudo' ? 'D' : '');
+        if (chdir) dir = plainPath(value, '~', dir) ?? dir;
+        if (wrapper !== 'env' && account !== undefined) {
+          if (flags.includes('E') || (name === 'preserve-env' && option.value === undefined))
+            account.all = wrapper === 'sudo';
+          if (name === 'preserve-env') account.names.push(...value.split(','));
+          if (name === 'u' || name === 'user') account.user = value;
           continue;
         }
-        if (sudo !== undefined) Object.assign(change, sudoEnv(change, env, sudo));
-        sudo = undefined;
-        if (word === 'env' || word === 'sudo') wrapper = word;
-        if (word === 'sudo') sudo = { all: false, names: [], user: 'root' };
-        else if (!LAUNCHER.test(word)) break;
-        else {
-          const [, name, value] = ASSIGNMENT.exec(word) ?? [];
-          set(name, value);
-        }
-      }
-      if (words[at] === 'export' || words[at] === 'unset' || at === words.length) {
-        // `unset NAME`, and `export -n NAME`, which takes it out of what a program is started with
-        const unsets = words[at] === 'unset' || words[at + 1] === '-n';
-        for (const word of words.slice(at + 1)) {
-          const [, name, value] = ASSIGNMENT.exec(word) ?? [undefined, unsets ? word : undefined];
-          set(name, unsets ? undefined : value);
-        }
-        Object.assign(exported, change.vars);
+        if (flags.includes('i') || name === 'ignore-environment')
+          Object.assign(change, { cleared: true, vars: {} });
+        if (name === 'u' || name === 'unset') set(value, undefined);
+        // `env -S 'A=1 codex exec'`: the string's words are the command's next ones
+        if (name === 'S' || name === 'split-string') words.splice(at + 1, 0, ...shellWords(value));
         continue;
       }
-      const word = words[at] as string;
-      const name = word.split('/').pop() as string;
-      const agent = [CODEX, CLAUDE, GEMINI].findIndex((pattern) => pattern.test(name) || pattern.test(word));
-      if (agent === -1) continue;
-      const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
-      if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (!otherHome(which, change, env, dir)) continue;
-      const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
-      return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
+      if (account !== undefined) Object.assign(change, switchedEnv(change, env, account, outer));
+      account = undefined;
+      wrapper = undefined;
+      if (word === 'env' || word === 'sudo' || word === 'doas') wrapper = word;
+      if (word === 'sudo' || word === 'doas') account = { all: false, names: [], home: false, user: 'root' };
+      else if (word === 'su' || word === 'runuser') {
+        // `runuser -u user cmd` runs the words after it; `su user -c '…'` a string, read below
+        const su = suCall(words, at);
+        Object.assign(change, switchedEnv(change, env, su.keeps, outer));
+        if (su.next === undefined) {
+          if (su.command === undefined || depth >= STRING_DEPTH) break;
+          const refusal = commandRefusal(su.command, env, dir, change, depth + 1);
+          if (refusal !== undefined) return refusal;
+          break;
+        }
+        at = su.next - 1;
+      } else if (!LAUNCHER.test(word)) break;
+      else {
+        const [, name, value] = ASSIGNMENT.exec(word) ?? [];
+        set(name, value);
+      }
     }
+    if (words[at] === 'su' || words[at] === 'runuser') continue;
+    if (words[at] === 'export' || words[at] === 'unset' || at === words.length) {
+      // `unset NAME`, and `export -n NAME`, which takes it out of what a program is started with
+      const unsets = words[at] === 'unset' || words[at + 1] === '-n';
+      for (const word of words.slice(at + 1)) {
+        const [, name, value] = ASSIGNMENT.exec(word) ?? [undefined, unsets ? word : undefined];
+        set(name, unsets ? undefined : value);
+      }
+      Object.assign(exported, change.vars);
+      continue;
+    }
+    const word = words[at] as string;
+    const name = word.split('/').pop() as string;
+    const string = SHELLS.test(name) && depth < STRING_DEPTH ? shellString(words, at) : undefined;
+    if (string !== undefined) {
+      const refusal = commandRefusal(string, env, dir, change, depth + 1);
+      if (refusal !== undefined) return refusal;
+      continue;
+    }
+    const agent = [CODEX, CLAUDE, GEMINI].findIndex((pattern) => pattern.test(name) || pattern.test(word));
+    if (agent === -1) continue;
+    const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
+    if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
+    if (!otherHome(which, change, env, dir)) continue;
+    const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
+    return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
   }
   return undefined;
 }
