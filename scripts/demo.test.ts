@@ -149,11 +149,16 @@ describe('the demo (the README main job: loopguard demo)', () => {
       ],
       ['ai-sdk', 'demo-ai-sdk-run', 'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge'],
       ['ai-sdk', 'demo-ai-sdk-clean-run', 'no loop found, 1 tool call ran'],
-      ['run', 'demo-run-1', 'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))'],
+      // sess68: a run its breaker paused says how to go on, as after a mid-run stop
+      [
+        'run',
+        'demo-run-1',
+        'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3)) (loopguard resume demo-run-1 continues it)',
+      ],
       [
         'run',
         'demo-run-0',
-        'stopped by loopguard (run paused: permission denied for tool Bash (2 in a row, threshold 2))',
+        'stopped by loopguard (run paused: permission denied for tool Bash (2 in a row, threshold 2)) (loopguard resume demo-run-0 continues it)',
       ],
     ]);
     const status = execFileSync(process.execPath, [bin, 'status', '--db', join('.loopguard', 'demo.db')], {
