@@ -455,6 +455,10 @@ describe('loopguard recoveries', () => {
       expect.arrayContaining(['call refused', 'escalate', 'force next', 'spend stop', 'unblock authority']),
     );
     for (const action of actions) expect(action).not.toContain('_');
+    // sess68: the loop type and the quoted message in words too, as status --session and the dashboard
+    const rows = all.out.split('\n').slice(3);
+    expect(rows.some((row) => / \| same error +\| call 4 +\| Stopped \(same error\): /.test(row))).toBe(true);
+    for (const row of rows) expect(row).not.toMatch(/same_error|near_duplicate/);
     // --json keeps the stored action (a script's field)
     const json = JSON.parse(
       (await run(['recoveries', '--db', db, '--topic', 'loop_recovery', '--json'])).out,
