@@ -224,6 +224,17 @@ describe('loopguard demo: Claude Code through `loopguard hook claude` (qa39)', (
     expect(scenario).not.toContain('""');
     const { out } = await run(['status', '--db', db]);
     expect(out).toContain('stopped by loopguard at call 5 (same error), 4 tool calls ran, 1 nudge');
+    // sess68: the message the agent got, quoted by --session, says its kind in words; --json keeps it as stored
+    const id = /^claude +\| ([0-9a-f-]{36}) /m.exec(out)?.[1] ?? '';
+    const session = await run(['status', '--db', db, '--session', id]);
+    expect(session.out).toContain('stop at call 5: Stopped (same error): call 5 was refused before it ran');
+    expect(session.out).toContain('nudge at call 4: Loop detected (same error): ');
+    expect(session.out).not.toContain('same_error');
+    const json = JSON.parse((await run(['status', '--db', db, '--session', id, '--json'])).out);
+    expect(json.entries.map((e: { content: string }) => e.content.split(':')[0])).toEqual([
+      'Loop detected (same_error)',
+      'Stopped (same_error)',
+    ]);
   });
 });
 
@@ -233,7 +244,10 @@ describe('loopguard status', () => {
     expect(code).toBe(EXIT_CODES.ok);
     expect(out).toContain(`database: ${join(cwd, db)}`);
     expect(out).toContain('tasks (orchestrator): 10');
-    expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| loop_escalation/);
+    // sess68: the newest recovery in words, as the entries say it (the topic stays in --json)
+    expect(out).toMatch(/T3\.4\.3\s+\| blocked\s+\| 0\s+\| -\s+\| escalate *$/m);
+    expect(out).toMatch(/T3\.4\.2\s+\| done\s+\| 0\s+\| -\s+\| force next *$/m);
+    expect(out).not.toMatch(/loop_escalation|loop_recovery/);
     expect(out).toMatch(/T9\.1\.1\s+\| in_progress \| 6\s+\| \d{4}-/);
   });
 
@@ -441,6 +455,10 @@ describe('loopguard recoveries', () => {
       expect.arrayContaining(['call refused', 'escalate', 'force next', 'spend stop', 'unblock authority']),
     );
     for (const action of actions) expect(action).not.toContain('_');
+    // sess68: the loop type and the quoted message in words too, as status --session and the dashboard
+    const rows = all.out.split('\n').slice(3);
+    expect(rows.some((row) => / \| same error +\| call 4 +\| Stopped \(same error\): /.test(row))).toBe(true);
+    for (const row of rows) expect(row).not.toMatch(/same_error|near_duplicate/);
     // --json keeps the stored action (a script's field)
     const json = JSON.parse(
       (await run(['recoveries', '--db', db, '--topic', 'loop_recovery', '--json'])).out,

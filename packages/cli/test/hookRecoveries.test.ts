@@ -69,8 +69,9 @@ describe('a hook session on the recoveries page', () => {
       ['nudge', 'claude:s1'],
     ]);
     // the tool call each fell at, as status, the dashboard and scan say it (a session has no attempts)
-    expect(table.out).toMatch(/\| stop\s+\| claude:s1\s+\| same_error\s+\| call 4\s+\|/);
-    expect(table.out).toMatch(/\| nudge\s+\| claude:s1\s+\| same_error\s+\| call 3\s+\|/);
+    // sess68: the loop type in words, as the dashboard says it
+    expect(table.out).toMatch(/\| stop\s+\| claude:s1\s+\| same error\s+\| call 4\s+\|/);
+    expect(table.out).toMatch(/\| nudge\s+\| claude:s1\s+\| same error\s+\| call 3\s+\|/);
 
     const page = JSON.parse((await run(dir, ['recoveries', '--db', db, '--json'])).out) as {
       recoveries: RecoveryJson[];

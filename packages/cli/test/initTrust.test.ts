@@ -68,6 +68,20 @@ describe("init never leaves loopguard's MCP server without the hook that refuses
     );
     expect(existsSync(join(home, '.loopguard', 'installs.json'))).toBe(false);
   });
+
+  it('sess68: uninstall takes out the ~/.claude.json init made for a project whose folder was deleted', async () => {
+    const { dir, run, config, home } = setUp();
+    rmSync(config);
+    expect((await run(['init', 'claude'])).code).toBe(0);
+    expect(read(config).projects[dir].mcpServers.loopguard).toBeDefined();
+    rmSync(dir, { recursive: true });
+    const result = await run(['uninstall'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `${config}: loopguard's MCP server taken out of ${dir} (the folder is gone); removed (init had made it)`,
+    );
+    expect(readdirSync(home)).toEqual([]);
+  });
 });
 
 describe('init refuses a ~/.claude.json it cannot edit safely, naming the problem and changing nothing (issue 38)', () => {
@@ -280,7 +294,41 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe('{"permissions": {}}\n');
   });
 
-  it('uninstall leaves no folder init made, no "mcpServers": {}, no installs.json, and says nothing of files that do not exist', async () => {
+  // sess68: in a fresh home, init made ~/.claude.json for its server; uninstall left `{}` and a backup of it
+  it('uninstall in a fresh home takes out the ~/.claude.json init made, leaving the home as it found it; a file it held no hook in is named', async () => {
+    const { home, dir, run } = setUp();
+    rmSync(join(home, '.claude.json'));
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'settings.json'), '{"theme": "dark"}\n');
+    expect((await run(['init', 'claude', '--user'], home)).code).toBe(0);
+    // a project's server beside it in the same file: the file is still the one init made
+    expect((await run(['init', 'claude'])).code).toBe(0);
+    expect(existsSync(join(home, '.claude.json'))).toBe(true);
+    const result = await run(['uninstall'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readdirSync(home)).toEqual(['.gemini']);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(result.stdout).toContain(`${join(home, '.claude.json')}: removed (init had made it)`);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      `loopguard: nothing else to take out: no loopguard hook in ${join(home, '.gemini/settings.json')}; ${join(home, '.codex/hooks.json')} is not there`,
+    );
+  });
+
+  it('init claude --user --remove in a fresh home takes out the ~/.claude.json init made; one Claude Code wrote to since stays', async () => {
+    const { home, run, config } = setUp();
+    rmSync(config);
+    expect((await run(['init', 'claude', '--user'], home)).code).toBe(0);
+    expect((await run(['init', 'claude', '--user', '--remove'], home)).code).toBe(0);
+    expect(readdirSync(home)).toEqual([]);
+    // Claude Code, run since, keeps its own keys in the file: only the server goes
+    expect((await run(['init', 'claude', '--user'], home)).code).toBe(0);
+    const text = readFileSync(config, 'utf8');
+    writeFileSync(config, text.replace('{', '{\n  "numStartups": 1,'));
+    expect((await run(['init', 'claude', '--user', '--remove'], home)).code).toBe(0);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ numStartups: 1 });
+  });
+
+  it('uninstall leaves no folder init made, no "mcpServers": {}, no installs.json, and names what it left in one closing line, not one per file', async () => {
     const { home, dir, run, config } = setUp('{"numStartups": 3}\n');
     expect((await run(['init', 'claude'])).code).toBe(0);
     expect((await run(['init', 'gemini'])).code).toBe(0);
@@ -289,6 +337,10 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toContain('no loopguard hooks to remove');
     expect(result.stdout).not.toContain('nothing to take out');
+    // sess68: after the files it cleaned, what it looked at and left, in one line
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      `loopguard: nothing else to take out: ${join(home, '.gemini/settings.json')} and ${join(home, '.codex/hooks.json')} are not there`,
+    );
     // qa53: run again, it says that there was nothing left, where it said nothing at all
     const again = await run(['uninstall'], home);
     expect(again.code, again.stderr).toBe(0);

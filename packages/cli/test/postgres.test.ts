@@ -198,7 +198,7 @@ describe('loopguard serve --postgres', () => {
     const status = await run(['status', '--postgres', cluster.connectionString, '--schema', 'fleet']);
     expect(status.code).toBe(EXIT_CODES.ok);
     expect(status.out).toContain('tasks (orchestrator): 3');
-    expect(status.out).toMatch(/T1\s+\| done\s+\| 0\s+\| -\s+\| loop_recovery/);
+    expect(status.out).toMatch(/T1\s+\| done\s+\| 0\s+\| -\s+\| force next/);
     const recoveries = await run([
       'recoveries',
       '--postgres',

@@ -667,7 +667,7 @@ describe('loopguard run --agent-stream', () => {
     expect(told.summary).toMatch(/^stopped by loopguard at call 4 of iteration 1 \(same error\)/);
     // sessions60: its entries too, in status --session and recoveries, as the summary says the call
     const lines = (await loopguard(dir, ['status', '--session', r.id])).stdout;
-    expect(lines).toMatch(/ stop at call 4 of iteration 1: Stopped \(same_error\)/);
+    expect(lines).toMatch(/ stop at call 4 of iteration 1: Stopped \(same error\)/);
     expect((await loopguard(dir, ['recoveries'])).stdout).toContain('call 4 of iteration 1');
     // scan of the agent's stream as the run kept it: loopguard stopped it, as status says
     const logs = join(dir, '.loopguard', 'runs');
@@ -725,6 +725,9 @@ describe('loopguard run --agent-stream', () => {
     // the same failing call: nudged at the third, stopped at the fourth (said in tool calls)
     expect(stop.toolCall).toBe(4);
     expect(result.stderr).toContain('(4 repeats) at tool call 4');
+    // sess68: what run prints of the stop and of its stored reason says the kind in words
+    expect(result.stderr).toContain('stopped mid-run by the loop detector: same error');
+    expect(result.stderr).not.toContain('same_error');
     expect(stop.evidence.some((e) => JSON.stringify(e).includes('pytest tests/test_parse.py'))).toBe(true);
     expect(artifact(dir, r.id, 1, 'metrics.json')).toMatchObject({ timedOut: false, signal: 'SIGTERM' });
     expect(result.stderr).toContain('stopped mid-run by the loop detector');
@@ -733,8 +736,9 @@ describe('loopguard run --agent-stream', () => {
     expect(result.stderr).toContain(hint);
     const status = await loopguard(dir, ['status']);
     expect(status.stdout.replace(/\s+/g, ' ')).toContain(`(same error), then the run aborted ${hint}`);
+    // sess68: runs shows the stored reason back with the kind in words
     expect((await loopguard(dir, ['runs'])).stdout).toMatch(
-      new RegExp(`aborted .*same_error .*\\(loopguard resume ${r.id} continues it\\)`),
+      new RegExp(`aborted .*same error .*\\(loopguard resume ${r.id} continues it\\)`),
     );
   });
 });

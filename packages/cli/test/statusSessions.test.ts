@@ -552,7 +552,7 @@ describe('loopguard status: the sessions every door wrote', () => {
     const { code, out } = await run(dir, ['status', '--session', 'main']);
     expect(code).toBe(EXIT_CODES.ok);
     expect(out).toMatch(
-      / stop at call 4 \(subagent a1b2\): Stopped \(same_error\): the loop went on after the nudge\./,
+      / stop at call 4 \(subagent a1b2\): Stopped \(same error\): the loop went on after the nudge\./,
     );
     // doors67: the session's sentence names its stopped subagent, as the status line does, in every
     // door (the subagent's own names none)
@@ -593,9 +593,10 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(code).toBe(EXIT_CODES.sessionStopped);
     const lines = out.split('\n').filter((line) => line.startsWith('  '));
     expect(lines.map((line) => line.replace(/^ +\S+ \S+ +/, ''))).toEqual([
-      'nudge at call 3: Loop detected (same_error): the same action failed.',
-      'stop at call 4: Stopped (same_error): the same action failed.',
-      'stop at call 5: Stopped (same_error): the same action failed.',
+      // sess68: the message quoted with its kind in words
+      'nudge at call 3: Loop detected (same error): the same action failed.',
+      'stop at call 4: Stopped (same error): the same action failed.',
+      'stop at call 5: Stopped (same error): the same action failed.',
     ]);
   });
 

@@ -49,7 +49,7 @@ export {
   validateIterationSessionInput,
   validateSessionEnd,
 } from './storage/iterationStore.js';
-export { loopKindWords } from './storage/loopKindWords.js';
+export { loopKindWords, messageWords } from './storage/loopKindWords.js';
 export { iterationStoreSchema, stateMachineSchema } from './storage/portSchemas.js';
 export { recoveryPageAfter, recoveryPageOf, recoveryViewsOf } from './storage/recoveryPage.js';
 export {

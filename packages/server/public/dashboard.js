@@ -155,7 +155,9 @@ import { formatUsd } from './formatUsd.js';
         el('td', time(task.lastAttempt)),
       );
       const last = el('td');
-      if (task.lastRecovery) last.append(el('span', task.lastRecovery, `badge ${task.lastRecovery}`));
+      // its action in the server's words (`escalate`, not `loop_escalation`: sess68)
+      if (task.lastRecovery)
+        last.append(el('span', task.lastRecoveryText ?? task.lastRecovery, `badge ${task.lastRecovery}`));
       row.append(last);
       return row;
     });
@@ -363,7 +365,8 @@ import { formatUsd } from './formatUsd.js';
     );
     details.append(
       summary,
-      el('pre', recovery.content),
+      // the agent's message with its kind in the server's words (sess68), as status --session quotes it
+      el('pre', recovery.contentText ?? recovery.content),
       el('pre', JSON.stringify(shownMetadata(recovery), null, 2)),
     );
     item.append(details);

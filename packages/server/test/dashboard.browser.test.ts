@@ -98,6 +98,8 @@ describe.each(STORE_KINDS)('the dashboard in Chromium on %s', (kind) => {
     const row = page.locator('#tasks tbody tr.looping');
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('T3.4.3');
+    // sess68: the newest recovery in words, as the entry's badge says it, not its topic
+    expect(await row.locator('td').last().textContent()).toBe('unblock authority');
     expect(await page.locator('#tasks tbody tr').first().getAttribute('data-task-id')).toBe('T3.4.3');
     await page.waitForFunction(() => document.querySelector('#chart canvas') !== null);
     expect(problems).toEqual([]);

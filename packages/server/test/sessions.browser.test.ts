@@ -573,6 +573,10 @@ describe("the dashboard in Chromium on a loopguard run's stopped iteration", () 
       'call 3 of iteration 2',
       'call 4 of iteration 2',
     ]);
+    // sess68: the message the agent got, quoted, says its kind in words, as status --session does
+    expect(await detail.locator('.session-entries pre').first().textContent()).toBe(
+      'Loop detected (same error): …',
+    );
   });
 });
 

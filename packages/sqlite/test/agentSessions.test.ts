@@ -302,8 +302,9 @@ describe('agent_sessions: one session across doors', () => {
     runs.createRun({ id: 'r2', command: ['claude', '-p'], options: {}, cwd: '/repo' });
     runs.updateRun('r2', { status: 'budget_spent', reason: 'Iteration 3 exceeds maximum of 2.' });
     const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
+    // sess68: paused by its breaker with no mid-run stop, it says how to go on too, as run said it
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
-      'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3))',
+      'stopped by loopguard (run paused: no files changed (3 in a row, threshold 3)) (loopguard resume r1 continues it)',
     );
     // polish62: which limit, from the guard's own message
     expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
@@ -334,10 +335,10 @@ describe('agent_sessions: one session across doors', () => {
     });
     const sessions = (await reader.sessionPage({ limit: 10 })).sessions;
     expect(sessions.find((s) => s.sessionId === 'r1')?.summary).toBe(
-      'stopped by loopguard (run aborted: task Write the parser blocked: no files changed (2 in a row, threshold 2))',
+      'stopped by loopguard (run aborted: task Write the parser blocked: no files changed (2 in a row, threshold 2)) (loopguard resume r1 continues it)',
     );
     expect(sessions.find((s) => s.sessionId === 'r2')?.summary).toBe(
-      'stopped by loopguard (run aborted: no files changed (2 in a row, threshold 2))',
+      'stopped by loopguard (run aborted: no files changed (2 in a row, threshold 2)) (loopguard resume r2 continues it)',
     );
   });
 

@@ -246,6 +246,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
   const change = server?.change;
   if (change !== undefined) {
     const serverStep: InitStep = () => {
+      // the file init made for the server alone goes with it, as a settings file init made does (sess68)
+      if (change.removesFile) {
+        notes.push(`${change.file}: removed (init had made it)`);
+        return removeSettingsFile(change.found, (path) => path);
+      }
       const written = writeSettingsFile(change.found, change.text, (path) => path, 0o600);
       const backup = written.backup === undefined ? '' : `; backup in ${written.backup}`;
       notes.push(`${change.file}: ${change.what}${backup}`);

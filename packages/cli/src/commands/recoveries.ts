@@ -116,9 +116,10 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           localTime(r.timestamp),
           actionWords(r.topic), // as the dashboard's badges and `status --session` say it
           r.taskId ?? '-',
-          r.loopType ?? '-',
+          // the loop's kind and the agent's message with it in words, as the dashboard's entries (sess68)
+          r.loopTypeText ?? '-',
           attemptsOrCall(r),
-          r.content.split('\n')[0] ?? '',
+          r.contentText.split('\n')[0] ?? '',
         ]);
         io.stdout(
           `database: ${store.source}\n${formatTable(['id', `time (${timeZoneName()})`, 'action', 'task or session', 'loop type', 'attempts or call', 'content'], rows)}\n`,

@@ -1,5 +1,5 @@
 import { claudeConfigFile } from '../files/agentHome.js';
-import { recordOf, type ServerRecord } from '../install/installRecord.js';
+import { recordedInstalls, recordOf, type ServerRecord } from '../install/installRecord.js';
 import { mcpServerEntry, serverPath, withServer } from '../install/mcpRegistration.js';
 import { type FoundSettingsFile, readSettingsFile } from '../install/settingsFile.js';
 import type { CliIo } from '../terminal/cliIo.js';
@@ -16,6 +16,8 @@ export interface ServerChange {
     file: string;
     /** Whether the server is added (else only taken out). */
     adds: boolean;
+    /** Whether the file goes: init made it, and the server taken out was all it held (sess68). */
+    removesFile: boolean;
     /** What changed, for the user. */
     what: string;
   };
@@ -41,11 +43,17 @@ export function serverChange(
   const path = serverPath(project ?? undefined);
   const wanted = fast && !options.remove;
   const entry = mcpServerEntry(options.command ?? loopguardArgv());
-  const ownedOf = (where: string | null, keys: string[]) => {
+  const recordedAt = (where: string | null, keys: string[]) => {
     const server = recordOf(home, 'claude', where)?.server;
-    return server?.file === file && server.path.join('\0') === keys.join('\0') ? server.owned : undefined;
+    return server?.file === file && server.path.join('\0') === keys.join('\0') ? server : undefined;
   };
+  const ownedOf = (where: string | null, keys: string[]) => recordedAt(where, keys)?.owned;
   const recorded = ownedOf(project, path);
+  // whether init made the file: when it adds a server to no file, and while any server it made the
+  // file for is recorded (a project's server beside the user's is in the same file init made)
+  const madeFile =
+    recordedInstalls(home).some((r) => r.server?.file === file && r.server.madeFile === true) ||
+    (wanted && found.text === null);
   const before = found.text ?? '';
   const what: string[] = [];
   const edit = editSettings(() => withServer(before, path, wanted ? entry : undefined, recorded), file);
@@ -63,9 +71,12 @@ export function serverChange(
     text = cleaned;
   }
   const owned = edit.added ? edit.owned : (recorded ?? edit.owned);
-  const record = wanted ? { server: { file, path, owned } } : undefined;
+  const record = wanted ? { server: { file, path, owned, ...(madeFile ? { madeFile } : {}) } } : undefined;
+  const removesFile = !wanted && madeFile && isEmptyObject(text);
   return {
-    ...(text === before ? {} : { change: { found, text, file, adds: wanted, what: what.join('; ') } }),
+    ...(text === before
+      ? {}
+      : { change: { found, text, file, adds: wanted, removesFile, what: what.join('; ') } }),
     ...(record === undefined ? {} : { record }),
   };
 }
@@ -77,4 +88,19 @@ function keysOf(path: readonly string[]): string {
       /^[A-Za-z_$][\w$]*$/.test(key) ? `${index === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key)}]`,
     )
     .join('');
+}
+
+/**
+ * Whether Claude Code's configuration holds nothing: what is left of a file init made once its
+ * server is taken out, and Claude Code never wrote to it.
+ */
+export function isEmptyObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return (
+      typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+    );
+  } catch {
+    return false;
+  }
 }

@@ -173,7 +173,8 @@ async function printStatus(
     t.status,
     String(t.attemptCount),
     t.lastAttempt === null ? '-' : localTime(t.lastAttempt),
-    t.lastRecovery ?? '-',
+    // its action in words, as the entries say it (sess68); --json keeps the topic
+    t.lastRecoveryText ?? '-',
   ]);
   out(
     `${formatTable(['task', 'status', 'attempts', `last attempt (${timeZoneName()})`, 'last recovery'], rows)}\n`,
@@ -217,7 +218,8 @@ async function printSession(io: CliIo, store: OpenStatusReader, id: string, json
       const at = call === undefined ? '' : ` at ${call}`;
       // the entry's action in words, as the dashboard's badge and `recoveries` say it (`nudge`, `spend warning`)
       const what = actionWords(e.topic);
-      const line = `${localTime(e.timestamp)}  ${printable(`${what}${at}${sub}: ${e.content.split('\n')[0]}`)}`;
+      // the agent's message with its kind in words (sess68): `--json` keeps it as stored
+      const line = `${localTime(e.timestamp)}  ${printable(`${what}${at}${sub}: ${e.contentText.split('\n')[0]}`)}`;
       out(`${io.columns === undefined ? `  ${line}` : wrapped(line, '  ', io.columns).join('\n')}\n`);
     }
   }

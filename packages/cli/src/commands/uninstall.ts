@@ -3,11 +3,12 @@ import type { Command } from 'commander';
 import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
 import { type InstallRecord, recordedInstalls, updateInstalls } from '../install/installRecord.js';
 import { serverPath, withServer } from '../install/mcpRegistration.js';
-import { readSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
+import { readSettingsFile, removeSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
 import { editSettings } from './editSettings.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, initHooks } from './init.js';
+import { isEmptyObject } from './serverChange.js';
 
 /**
  * `loopguard uninstall`: takes loopguard's hooks out of every settings file it knows of (the
@@ -69,6 +70,8 @@ export function registerUninstallCommand(program: Command, io: CliIo): void {
       }
       if (failed.length > 0) throw new CliError(failed.join('\n'));
       if (!said) io.stdout(`loopguard: ${nothingToTakeOut(looked)}\n`);
+      // after the files it cleaned, the ones it looked at and left, in one line (sess68)
+      else if (looked.length > 0) io.stdout(`loopguard: nothing else to take out: ${filesLeft(looked)}\n`);
     });
 }
 
@@ -88,8 +91,13 @@ function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): voi
       file,
     );
     if (text !== (found.text ?? '')) {
-      writeSettingsFile(found, text, (shown) => shown);
-      io.stdout(`${file}: loopguard's MCP server taken out of ${project} (the folder is gone)\n`);
+      // the file init made for the server alone goes with it (sess68)
+      const goes = target.server?.madeFile === true && isEmptyObject(text);
+      if (goes) removeSettingsFile(found, (shown) => shown);
+      else writeSettingsFile(found, text, (shown) => shown);
+      io.stdout(
+        `${file}: loopguard's MCP server taken out of ${project} (the folder is gone)${goes ? '; removed (init had made it)' : ''}\n`,
+      );
     }
   }
   updateInstalls(home, target, false);
@@ -102,13 +110,21 @@ function removeOrphanServer(target: InstallRecord, home: string, io: CliIo): voi
  * // 'nothing to take out: no loopguard hook in /h/.claude/settings.json; no project init recorded holds a loopguard hook'
  */
 function nothingToTakeOut(looked: ReadonlyArray<{ file: string; exists: boolean }>): string {
+  const files = looked.length > 0 ? `${filesLeft(looked)}; ` : '';
+  return `nothing to take out: ${files}no project init recorded holds a loopguard hook`;
+}
+
+/**
+ * The files `uninstall` looked at and left: those with no loopguard hook, those not there.
+ * @example filesLeft([{ file: '/h/.gemini/settings.json', exists: false }]) // '/h/.gemini/settings.json is not there'
+ */
+function filesLeft(looked: ReadonlyArray<{ file: string; exists: boolean }>): string {
   const list = (files: string[], and: string) =>
     files.length === 1 ? files[0] : `${files.slice(0, -1).join(', ')} ${and} ${files.at(-1)}`;
   const there = looked.filter((l) => l.exists).map((l) => l.file);
   const gone = looked.filter((l) => !l.exists).map((l) => l.file);
-  const parts = [
+  return [
     ...(there.length > 0 ? [`no loopguard hook in ${list(there, 'or')}`] : []),
     ...(gone.length > 0 ? [`${list(gone, 'and')} ${gone.length === 1 ? 'is' : 'are'} not there`] : []),
-  ];
-  return `nothing to take out: ${[...parts, 'no project init recorded holds a loopguard hook'].join('; ')}`;
+  ].join('; ');
 }

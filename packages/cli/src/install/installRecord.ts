@@ -10,6 +10,11 @@ export interface ServerRecord {
   path: string[];
   /** The index in `path` of the first key `init` added: what `--remove` may take out once empty. */
   owned: number;
+  /**
+   * Whether `init` made the file (there was none): `--remove` and `uninstall` take it out when the
+   * server was all it held (sess68), rather than leave a `{}` that was not there. @default false
+   */
+  madeFile?: boolean;
 }
 
 /** One settings file `loopguard init` installed hooks in: the user's, or a project's. */
@@ -44,7 +49,8 @@ export function recordedInstalls(home: string): InstallRecord[] {
         typeof server?.file === 'string' &&
         Array.isArray(server.path) &&
         server.path.every((key: unknown) => typeof key === 'string') &&
-        Number.isInteger(server.owned);
+        Number.isInteger(server.owned) &&
+        (server.madeFile === undefined || typeof server.madeFile === 'boolean');
       return [{ agent: r.agent, project: r.project, ...(valid ? { server } : {}) }];
     });
   } catch {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type Clock, type ContextEntryInput, type LoopDetector, systemClock } from '@loopguard/core';
 import { type BreakerVerdict, StagnationBreaker } from '@loopguard/core/breaker';
 import { type GuardIteration, GuardSet } from '@loopguard/core/guards';
-import { resumeHint, runReasonWords, runStatusWords } from '@loopguard/core/internal';
+import { loopKindWords, resumeHint, runReasonWords, runStatusWords } from '@loopguard/core/internal';
 import type { RunRecord, SqliteRunStore } from '@loopguard/sqlite';
 import type { CliIo } from '../terminal/cliIo.js';
 import { EXIT_CODES, type ExitCode } from '../terminal/exitCodes.js';
@@ -223,7 +223,7 @@ export class RunSession {
         this.display.event(
           'step_loop_stopped',
           { run: run.id, iteration: n, loopType, repeats, toolCall, evidence },
-          `iteration ${n} stopped mid-run by the loop detector: ${loopType} (${repeats} repeats) at tool call ${toolCall}`,
+          `iteration ${n} stopped mid-run by the loop detector: ${loopKindWords(loopType ?? '')} (${repeats} repeats) at tool call ${toolCall}`,
         );
       }
       const plan = options.plan === undefined ? null : readPlan(resolve(run.cwd, options.plan));

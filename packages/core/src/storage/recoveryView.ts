@@ -5,7 +5,7 @@ import {
   SPEND_TOPICS,
   STEP_LOOP_TOPICS,
 } from '../model/contextEntry.js';
-import { loopKindWords } from './loopKindWords.js';
+import { loopKindWords, messageWords } from './loopKindWords.js';
 import { spendReasonWords } from './spendReasonWords.js';
 
 /**
@@ -79,6 +79,12 @@ export interface RecoveryView {
   spendReason: string | null;
   /** The text the autopilot reads. */
   content: string;
+  /**
+   * {@link content} as a person reads it quoted (`status --session`, the dashboard's entries): a
+   * loop message's kind in words (`Stopped (same error): …`, {@link messageWords}); any other
+   * content as it is.
+   */
+  contentText: string;
   /** The entry's metadata: the evidence (attempts), thresholds, blockers. */
   metadata: Readonly<Record<string, unknown>>;
 }
@@ -103,6 +109,7 @@ export function recoveryViewOf(entry: ContextEntry): RecoveryView {
         ? spendReasonWords(entry.metadata.reason)
         : null,
     content: entry.content,
+    contentText: messageWords(entry.content),
     metadata: entry.metadata,
   };
 }

@@ -1,3 +1,5 @@
+import { loopKindWords } from './loopKindWords.js';
+
 /**
  * A `loopguard run`'s stored status as a user reads it (story56): `budget_spent` (its iterations,
  * its time or its spend budget ran out: the name reads money alone) is `limit reached`; the other
@@ -28,12 +30,18 @@ export function runLimitWords(reason: string | null): string {
  * A `loopguard run`'s stored reason as a user reads it (polish65): the breaker writes its signal's
  * name first (`no_file_changes: no files changed …`), after the blocked task of an aborted run
  * (`task T1 blocked: no_file_changes: …`), and the words after it say the same; the name goes, the
- * rest is kept. `status`, `runs` and `run`'s lines read it so; `--json` keeps the stored reason.
+ * rest is kept, a mid-run stop's loop kind in words (`same error`, sess68). `status`, `runs`, the
+ * dashboard and `run`'s lines read it so; `--json` keeps the stored reason.
  * @example runReasonWords('no_file_changes: no files changed (3 in a row, threshold 3)'); // 'no files changed (3 in a row, threshold 3)'
  */
 export function runReasonWords(reason: string): string {
-  return reason.replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1');
+  return reason
+    .replace(/^(task .*? blocked: )?[a-z]+(?:_[a-z]+)+: /, '$1')
+    .replace(LOOP_STOP_KIND, (_, head: string, kind: string) => `${head}${loopKindWords(kind)}`);
 }
+
+/** The loop kind a mid-run stop's reason names (`stopped mid-run by the loop detector: same_error`): said in words (sess68). */
+const LOOP_STOP_KIND = /(stopped mid-run by the loop detector: )(\w+)/;
 
 /**
  * How to go on with a `loopguard run` that stopped short of its end (paused, aborted or

@@ -60,7 +60,7 @@ function headline({
       return `stopped on spend${where}${kind}`;
     case 'stopped':
       return stop === null
-        ? `stopped by loopguard (${runStopWords(runStatus, runReason)})`
+        ? `stopped by loopguard (${runStopWords(runStatus, runReason)})${resumeHint(sessionId, runStatus ?? '')}`
         : `stopped by loopguard${where}${kind}${then}`;
     case 'nudged':
       return `nudged ${nudges}×, not stopped`;
@@ -91,7 +91,7 @@ function runAfterStop(runId: string, runStatus: string | null, runReason: string
 /**
  * How a `loopguard run` stopped by its breaker or guards ended, in the user's words: `run paused`,
  * `run aborted` with why (its first line, as `loopguard runs` prints it, without the signal's name:
- * story56), and for
+ * story56; the sentence then says how to go on, as after a mid-run stop: sess68), and for
  * `budget_spent` without a spend stop (its iterations or time ran out: a spend stop reads `stopped
  * on spend`) what happened rather than the stored status's name (qa54).
  */

@@ -4,7 +4,7 @@ import type { SessionKey, SessionPage, SessionPageQuery } from './sessionPage.js
 
 /**
  * One task on a status page.
- * @example { id: 'T3.4.3', title: 'Design-system review', status: 'blocked', blockedReason: 'Loop escalation: …', attemptCount: 0, lastAttempt: null, lastRecovery: 'loop_escalation' }
+ * @example { id: 'T3.4.3', title: 'Design-system review', status: 'blocked', blockedReason: 'Loop escalation: …', attemptCount: 0, lastAttempt: null, lastRecovery: 'loop_escalation', lastRecoveryText: 'escalate' }
  */
 export interface TaskStatusRow {
   /** The task's id. */
@@ -21,6 +21,8 @@ export interface TaskStatusRow {
   lastAttempt: number | null;
   /** The topic of the task's newest recovery; `null` when it never looped. */
   lastRecovery: string | null;
+  /** {@link lastRecovery}'s action in words (`escalate`, `force next`, as `actionWords` says it), as `status` and the dashboard's Tasks tables say it; `null` when it never looped. */
+  lastRecoveryText: string | null;
 }
 
 /**

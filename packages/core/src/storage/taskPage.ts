@@ -1,3 +1,4 @@
+import { actionWords } from './recoveryView.js';
 import { decodeStatusCursor, encodeStatusCursor } from './statusCursor.js';
 import type { TaskPageQuery, TaskStatusPage } from './statusReader.js';
 
@@ -46,6 +47,7 @@ export function taskPageOf(rows: readonly TaskPageRow[], limit: number, total: n
     attemptCount: Number(row.attempt_count),
     lastAttempt: row.last_attempt === null ? null : Number(row.last_attempt),
     lastRecovery: row.last_recovery,
+    lastRecoveryText: row.last_recovery === null ? null : actionWords(row.last_recovery),
   }));
   const last = tasks.at(-1);
   return {

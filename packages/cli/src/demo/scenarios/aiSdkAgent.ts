@@ -1,5 +1,7 @@
+import { messageWords } from '@loopguard/core/internal';
 import { z } from 'zod';
 import type { DemoScenario } from '../DemoContext.js';
+import { verdictWords } from '../verdictWords.js';
 
 const TASK = 'T10.1.1';
 const MISSING = 'deploy/config.yaml';
@@ -31,9 +33,7 @@ export const aiSdkAgent: DemoScenario = {
     });
     ctx.watch(guard.run.detector); // its nudge and stop reach the dashboard's live feed
     guard.run.detector.on('stepLoopDetected', (verdict) =>
-      ctx.print(
-        `      -> ${verdict.action.toUpperCase()} (${verdict.loopType}): ${verdict.message?.split('\n')[0]}`,
-      ),
+      ctx.print(`      -> ${verdictWords(verdict)}: ${messageWords(verdict.message?.split('\n')[0] ?? '')}`),
     );
     const usage = {
       inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },

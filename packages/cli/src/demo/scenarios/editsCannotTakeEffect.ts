@@ -1,5 +1,6 @@
 import { type Step, StepLoopDetector } from '@loopguard/core/steps';
 import type { DemoScenario } from '../DemoContext.js';
+import { verdictWords } from '../verdictWords.js';
 
 const TRACEBACK = [
   'Traceback (most recent call last):',
@@ -44,10 +45,7 @@ export const editsCannotTakeEffect: DemoScenario = {
       });
       detector.observe(RUN);
       const verdict = detector.observe(RESULT);
-      const seen =
-        verdict.action === 'continue'
-          ? 'the same AssertionError'
-          : `${verdict.action.toUpperCase()} (${verdict.loopType})`;
+      const seen = verdict.action === 'continue' ? 'the same AssertionError' : verdictWords(verdict);
       ctx.print(`   Calls ${verdict.toolCall - 1}-${verdict.toolCall}: edit ${file}, run again -> ${seen}`);
       if (verdict.action === 'nudge')
         ctx.print(`   ${verdict.message?.split('\n').find((l) => l.includes('runs from'))}`);

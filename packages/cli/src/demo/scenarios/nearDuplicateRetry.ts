@@ -1,5 +1,7 @@
+import { messageWords } from '@loopguard/core/internal';
 import { StepLoopDetector } from '@loopguard/core/steps';
 import type { DemoScenario } from '../DemoContext.js';
+import { verdictWords } from '../verdictWords.js';
 
 const VIEW = [
   '[File: /repo/src/RowParser.java (120 lines total)]',
@@ -34,9 +36,9 @@ export const nearDuplicateRetry: DemoScenario = {
           ? i === 0
             ? 'a new result'
             : 'the same view: nothing new learned'
-          : `${verdict.action.toUpperCase()} (${verdict.loopType})`;
+          : verdictWords(verdict);
       ctx.print(`   Call ${verdict.toolCall}: edit ${line}:${line} -> ${seen}`);
-      if (verdict.action === 'stop') ctx.print(`   ${verdict.message?.split('\n')[0]}`);
+      if (verdict.action === 'stop') ctx.print(`   ${messageWords(verdict.message?.split('\n')[0] ?? '')}`);
       await ctx.pause();
     }
   },
