@@ -448,6 +448,24 @@ describe('loopguard recoveries', () => {
     expect(json.recoveries[0].action).toBe('force_next');
   });
 
+  it("qa68: the loop type column says a loop's kind in words, as status, the dashboard and scan", async () => {
+    const all = await run(['recoveries', '--db', db, '--limit', '1000']);
+    expect(all.code, all.err).toBe(EXIT_CODES.ok);
+    const kinds = new Set(
+      all.out
+        .split('\n')
+        .slice(3)
+        .map((line) => line.split(' | ')[4]?.trim())
+        .filter((kind) => kind !== undefined && kind !== ''),
+    );
+    // a session's loop as the step detector's words say it; a task's loop with spaces (the dashboard's entries)
+    expect([...kinds]).toEqual(expect.arrayContaining(['same error', 'blocked task spin', 'cross task cycle']));
+    for (const kind of kinds) expect(kind).not.toContain('_');
+    // --json keeps the code (a script's field)
+    const json = JSON.parse((await run(['recoveries', '--db', db, '--topic', 'loop_stop', '--json'])).out);
+    expect(json.recoveries.map((r: { loopType: string }) => r.loopType)).toContain('same_error');
+  });
+
   it('rejects bad filters in one line with exit code 2', async () => {
     // a time's line names the forms `--help` offers, a day among them (polish61: the endpoint's two alone)
     const forms =

@@ -116,7 +116,7 @@ export function registerRecoveriesCommand(program: Command, io: CliIo): void {
           localTime(r.timestamp),
           actionWords(r.topic), // as the dashboard's badges and `status --session` say it
           r.taskId ?? '-',
-          r.loopType ?? '-',
+          r.loopTypeText ?? '-', // in words, as status, the dashboard and scan say it (`--json`: the code)
           attemptsOrCall(r),
           r.content.split('\n')[0] ?? '',
         ]);
