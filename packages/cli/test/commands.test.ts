@@ -459,7 +459,9 @@ describe('loopguard recoveries', () => {
         .filter((kind) => kind !== undefined && kind !== ''),
     );
     // a session's loop as the step detector's words say it; a task's loop with spaces (the dashboard's entries)
-    expect([...kinds]).toEqual(expect.arrayContaining(['same error', 'blocked task spin', 'cross task cycle']));
+    expect([...kinds]).toEqual(
+      expect.arrayContaining(['same error', 'blocked task spin', 'cross task cycle']),
+    );
     for (const kind of kinds) expect(kind).not.toContain('_');
     // --json keeps the code (a script's field)
     const json = JSON.parse((await run(['recoveries', '--db', db, '--topic', 'loop_stop', '--json'])).out);
