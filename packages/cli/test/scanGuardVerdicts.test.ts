@@ -163,6 +163,17 @@ describe('scan reports what loopguard itself did in a session', () => {
     ]);
   });
 
+  it('qa68: a loop known only from a stop that names no call has the call it fell at as its evidence', async () => {
+    // two failing calls (too few for the replay), then loopguard's stop after the second: its
+    // message is one line (Gemini CLI's stops, a stop after the nudge), with no "- call n:" to quote
+    const lines = claudeSession(2, { 2: [claudeStop(2, 'PostToolUseFailure')] });
+    const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 2 });
+    expect(loop?.evidence).toBe(
+      'Bash cat missing.txt → error "Exit code 1 cat: missing.txt: No such file or directory"',
+    );
+  });
+
   it("a session loopguard's spend guard stopped says so (Claude Code's stop, Codex's denial): the verdict status gives it", async () => {
     const SPEND = 'loopguard: this session reached its budget ($0.56 of $0.50); loopguard stopped it.';
     const claude = claudeSession(2, {
