@@ -207,6 +207,7 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(set.code, set.stderr).toBe(0);
     const line = read(settings).statusLine;
     expect(line).toMatchObject({ type: 'command', refreshInterval: 10 });
+    expect(set.stdout).toContain('(what loopguard did to this session, after each reply and every 10 s)');
     // a line an earlier init wrote, without the interval: loopguard's, set anew with it
     const { refreshInterval: _, ...older } = line;
     writeFileSync(settings, JSON.stringify({ ...read(settings), statusLine: older }, null, 2));
