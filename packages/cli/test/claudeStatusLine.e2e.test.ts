@@ -150,6 +150,51 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
       await api.close();
     }
   }, 600_000);
+  it('qa68: a stop after the call ran, which no reply follows, reaches the status line', async () => {
+    const { dir } = tempRepo('');
+    const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
+    const init = await loopguard(dir, ['init', 'claude', '--status-line'], { HOME: home });
+    expect(init.code, init.stderr).toBe(0);
+    // reworded searches that find nothing: near-identical calls, judged on their results, so the
+    // stop comes from the 4th call's PostToolUse hook, after it ran; Claude Code then ends the turn.
+    // (qa68 saw this line stay at the 3rd call's for over a minute once, at load 10; this run shows
+    // the stop also without the refresh interval: it holds the outcome, init.test holds the interval)
+    const patterns = ['loadConfig', 'load_config', 'LoadConfig', 'configLoader', 'readConfig', 'parseConfig'];
+    const api = await startFakeAnthropicApi((turn) => {
+      const pattern = patterns[turn];
+      return pattern === undefined
+        ? { text: 'I stop here.' }
+        : { tool: 'Bash', input: { command: `grep -rn "${pattern}" src || echo "No matches found"` } };
+    });
+    const env = claudeEnv(api.url, home);
+    seedClaudeHome(home, dir, env.ANTHROPIC_API_KEY as string);
+    const pane = await startTmuxPane([claude, '--dangerously-skip-permissions'], {
+      cwd: dir,
+      env: { ...env, LOOPGUARD_HOOK: '' },
+    });
+    try {
+      await untilLoopguardConnected(pane);
+      await pane.submit('Fix the bug.');
+      await pane.waitFor("the hook's stop in the conversation", (text) =>
+        text.includes('hook stopped Claude') ? true : undefined,
+      );
+      const sessionId = String(hookState(dir).sessions[0]?.session_id);
+      const stopped = await statusOf(dir, sessionId);
+      expect([stopped.code, stopped.summary]).toEqual([
+        10,
+        'stopped by loopguard at call 4 (near-identical calls), 4 tool calls ran, 1 nudge',
+      ]);
+      // before: the line the 3rd call's reply left ("running, 3 tool calls ran, 1 nudge"), for good
+      await pane.waitFor(`status line "loopguard: ${stopped.summary}"`, (text) =>
+        statusLineOf(text) === `loopguard: ${stopped.summary}` ? true : undefined,
+      );
+      expect(api.conversations).toHaveLength(4);
+    } finally {
+      await pane.close();
+      await api.close();
+    }
+  }, 600_000);
+
   it("init claude --user: a session started in a subfolder shows the repository's record of it, under its budget (qa49)", async () => {
     const { dir } = tempRepo('');
     writeFileSync(join(dir, 'loopguard.config.yaml'), ROOT_BUDGET);

@@ -440,16 +440,19 @@ describe('loopguard recoveries', () => {
     ).toEqual(['escalate']);
   });
 
-  it("qa66: the action column says each action in words, as the dashboard's badges and status --session", async () => {
+  /** The values of the `index`-th column of the whole table of recoveries. */
+  async function tableColumn(index: number): Promise<Set<string>> {
     const all = await run(['recoveries', '--db', db, '--limit', '1000']);
     expect(all.code, all.err).toBe(EXIT_CODES.ok);
-    const actions = new Set(
-      all.out
-        .split('\n')
-        .slice(3)
-        .map((line) => line.split(' | ')[2]?.trim())
-        .filter((action) => action !== undefined && action !== ''),
-    );
+    const cells = all.out
+      .split('\n')
+      .slice(3)
+      .map((line) => line.split(' | ')[index]?.trim());
+    return new Set(cells.filter((cell): cell is string => cell !== undefined && cell !== ''));
+  }
+
+  it("qa66: the action column says each action in words, as the dashboard's badges and status --session", async () => {
+    const actions = await tableColumn(2);
     // the demo writes every kind: a task's recoveries, nudges and stops, spend entries, a refused call
     expect([...actions].sort()).toEqual(
       expect.arrayContaining(['call refused', 'escalate', 'force next', 'spend stop', 'unblock authority']),
@@ -464,6 +467,18 @@ describe('loopguard recoveries', () => {
       (await run(['recoveries', '--db', db, '--topic', 'loop_recovery', '--json'])).out,
     );
     expect(json.recoveries[0].action).toBe('force_next');
+  });
+
+  it("qa68: the loop type column says a loop's kind in words, as status, the dashboard and scan", async () => {
+    const kinds = await tableColumn(4);
+    // a session's loop as the step detector's words say it; a task's loop with spaces (the dashboard's entries)
+    expect([...kinds]).toEqual(
+      expect.arrayContaining(['same error', 'blocked task spin', 'cross task cycle']),
+    );
+    for (const kind of kinds) expect(kind).not.toContain('_');
+    // --json keeps the code (a script's field)
+    const json = JSON.parse((await run(['recoveries', '--db', db, '--topic', 'loop_stop', '--json'])).out);
+    expect(json.recoveries.map((r: { loopType: string }) => r.loopType)).toContain('same_error');
   });
 
   it('rejects bad filters in one line with exit code 2', async () => {

@@ -212,6 +212,24 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(user.stdout).not.toContain('subfolder');
   });
 
+  it("qa68: the status line is run again every 10 s, so a stop no reply follows reaches it; an older init's line gets the interval", async () => {
+    // Claude Code runs a status line after each reply: a session its PostToolUse hook stopped gets no
+    // reply after the stop, and the real Claude Code 2.1.330 kept "running, 3 tool calls ran, 1 nudge"
+    const { dir, run } = setUp();
+    const settings = join(dir, '.claude', 'settings.json');
+    const set = await run(['init', 'claude', '--status-line']);
+    expect(set.code, set.stderr).toBe(0);
+    const line = read(settings).statusLine;
+    expect(line).toMatchObject({ type: 'command', refreshInterval: 10 });
+    expect(set.stdout).toContain('(what loopguard did to this session, after each reply and every 10 s)');
+    // a line an earlier init wrote, without the interval: loopguard's, set anew with it
+    const { refreshInterval: _, ...older } = line;
+    writeFileSync(settings, JSON.stringify({ ...read(settings), statusLine: older }, null, 2));
+    const upgraded = await run(['init', 'claude', '--status-line']);
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    expect(read(settings).statusLine).toEqual(line);
+  });
+
   it("sets Claude Code's status line with --status-line, never replaces the user's own without --replace, and --remove takes it out", async () => {
     const { dir, run } = setUp();
     const settings = join(dir, '.claude', 'settings.json');

@@ -84,6 +84,16 @@ describe('scan reports what loopguard itself did in a session', () => {
     );
   });
 
+  it("qa68: the total cost after the stop is the loops' sum to the millionth, as the terminal shows it (a total rounded to $0.0010)", async () => {
+    const lines = claudeSession(6, { 3: [claudeNudge(3)], 4: [claudeStop(4, 'PostToolUseFailure')] });
+    const report = await scanJson(lines);
+    const [loop] = report.sessions[0]?.loops ?? [];
+    // two replies of 100 input and 12 output tokens at claude-sonnet-4-5's price
+    expect(loop?.wastedCost).toBeCloseTo(0.00096, 9);
+    expect(report.totals.wastedCost).toBeCloseTo(0.00096, 9);
+    expect(await scan(lines)).toContain('2 tool calls, 224 tokens ($0.00096) spent after the stop.');
+  });
+
   it('Claude Code: a nudge loopguard gave and no stop is "nudged by loopguard"', async () => {
     const lines = claudeSession(3, { 3: [claudeNudge(3)] });
     const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
@@ -161,6 +171,17 @@ describe('scan reports what loopguard itself did in a session', () => {
       [1, 'nudged'],
       [3, 'replay'],
     ]);
+  });
+
+  it('qa68: a loop known only from a stop that names no call has the call it fell at as its evidence', async () => {
+    // two failing calls (too few for the replay), then loopguard's stop after the second: its
+    // message is one line (Gemini CLI's stops, a stop after the nudge), with no "- call n:" to quote
+    const lines = claudeSession(2, { 2: [claudeStop(2, 'PostToolUseFailure')] });
+    const [loop] = (await scanJson(lines)).sessions[0]?.loops ?? [];
+    expect(loop).toMatchObject({ loopguard: 'stopped', stopCall: 2 });
+    expect(loop?.evidence).toBe(
+      'Bash cat missing.txt → error "Exit code 1 cat: missing.txt: No such file or directory"',
+    );
   });
 
   it("a session loopguard's spend guard stopped says so (Claude Code's stop, Codex's denial): the verdict status gives it", async () => {

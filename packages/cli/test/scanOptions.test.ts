@@ -211,4 +211,11 @@ describe('loopguard scan --html into a folder that is not there', () => {
     expect(out).toBe('');
     expect(err).toBe(`loopguard: --html: cannot write ${report} (no folder ${join(dir, 'missing')})\n`);
   });
+  it('qa68: a folder given as the report says so in words, not EISDIR', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes.jsonl'), 'not json\n');
+    const { code, err } = await scan([dir, '--html', dir]);
+    expect(code).toBe(EXIT_CODES.usage);
+    expect(err).toBe(`loopguard: --html: cannot write ${dir} (it is a folder: name a file in it)\n`);
+  });
 });

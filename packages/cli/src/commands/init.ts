@@ -22,7 +22,11 @@ import { lineDiff } from '../install/lineDiff.js';
 import { mcpToolEntries } from '../install/mcpRegistration.js';
 import { readSettingsFile, removeSettingsFile, writeSettingsFile } from '../install/settingsFile.js';
 import { settingsFileText } from '../install/settingsText.js';
-import { type StatusLineChange, withStatusLine } from '../install/statusLineSettings.js';
+import {
+  STATUS_LINE_REFRESH_SECONDS,
+  type StatusLineChange,
+  withStatusLine,
+} from '../install/statusLineSettings.js';
 import { CliError } from '../terminal/CliError.js';
 import type { CliIo } from '../terminal/cliIo.js';
 import { printable } from '../terminal/terminalText.js';
@@ -346,7 +350,7 @@ function sayCodexTrust(
 
 /** What `init` says of Claude Code's status line, by what it did to it (nothing to say: none). */
 const STATUS_LINE_NOTES: Partial<Record<StatusLineChange | 'offer', string>> = {
-  added: 'status line set: loopguard statusline (what loopguard did to this session, after each reply)',
+  added: `status line set: loopguard statusline (what loopguard did to this session, after each reply and every ${STATUS_LINE_REFRESH_SECONDS} s)`,
   replaced: 'status line replaced by loopguard statusline (--replace)',
   'kept-users':
     'keeps your status line; loopguard init claude --replace sets loopguard statusline instead (or call it from yours)',

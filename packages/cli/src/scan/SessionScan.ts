@@ -1,4 +1,6 @@
 import {
+  type ActionStep,
+  type ObservationStep,
   type StepEvidence,
   StepLoopDetector,
   type StepLoopDetectorOptions,
@@ -86,6 +88,8 @@ interface OpenLoop {
   evidence: StepVerdict['evidence'];
   /** The nudge's evidence. */
   nudgeEvidence: StepVerdict['evidence'];
+  /** The tool call loopguard's own nudge or stop fell at: the evidence of a loop its message names no call of. */
+  guardCall?: StepEvidence | undefined;
   loopguard?: 'nudged' | 'stopped';
   /** Whether the replay's own detector nudged in this loop (false: a loop known from loopguard's nudge only, so far). */
   replayed: boolean;
@@ -158,6 +162,9 @@ export class SessionScan {
   private deniedCalls = 0;
   private tokens = 0;
   private lastActionStep = -1;
+  /** The last tool call and its result, as read (a guard verdict's evidence is made from them only when needed). */
+  private lastAction: ActionStep | undefined;
+  private lastObservation: ObservationStep | undefined;
   private open: OpenLoop | undefined;
   private readonly loops: OpenLoop[] = [];
   /** loopguard's spend guard's stop, where its hooks gave one (the first), with the denied calls counted at it. */
@@ -201,7 +208,9 @@ export class SessionScan {
       if (step.type === 'action') {
         this.toolCalls++;
         this.lastActionStep = index;
-      }
+        this.lastAction = step;
+        this.lastObservation = undefined;
+      } else if (step.type === 'observation') this.lastObservation = step;
       this.judge(verdict, index);
     }
     // a call refused before it ran: no attempt and no change, only numbered (the hooks do the same)
@@ -294,13 +303,29 @@ export class SessionScan {
           ? open
           : this.opened(guard.kind, index, guard.message, []);
       nudged.loopguard = 'nudged';
+      nudged.guardCall ??= this.lastCall();
       return;
     }
     const loop = open ?? this.opened(guard.kind, index, guard.message, []);
+    loop.guardCall ??= this.lastCall();
     // Codex: every further repeat is denied too, and each denial repeats the stop it was
     if (loop.loopguard !== 'stopped') this.stopAt(loop, index, guard.kind, guard.message);
     loop.loopguard = 'stopped';
     this.extend(loop, index);
+  }
+
+  /** The last tool call with its result, as evidence (qa68: a Gemini CLI stop's message names none). */
+  private lastCall(): StepEvidence | undefined {
+    const action = this.lastAction;
+    if (action === undefined) return undefined;
+    const output = this.lastObservation;
+    return {
+      step: this.lastActionStep,
+      call: this.toolCalls,
+      tool: action.tool,
+      action: typeof action.input === 'string' ? action.input : JSON.stringify(action.input),
+      ...(output === undefined ? {} : { output: output.output, error: output.error === true }),
+    };
   }
 
   /** A new loop at its nudge (the open one is closed). */
@@ -387,7 +412,8 @@ export class SessionScan {
       ...(this.cost === undefined ? {} : { wastedCost: loop.wastedCost }),
       evidence:
         evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]) ||
-        messageEvidence(loop.message),
+        messageEvidence(loop.message) ||
+        evidenceLine(loop.guardCall),
       message: loop.message,
     };
   }

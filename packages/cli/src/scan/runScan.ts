@@ -47,6 +47,17 @@ export interface ScanOptions {
 /** Below this many files no progress bar is drawn. */
 const PROGRESS_FROM = 20;
 
+/** Why `--html`'s file cannot be written, in words: a file-system code is no reason a user reads (qa68). */
+const IS_A_FOLDER = 'it is a folder: name a file in it';
+const WRITE_FAULTS: Readonly<Record<string, string>> = {
+  EISDIR: IS_A_FOLDER,
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'a read-only file system',
+};
+
 /** Whether `path` is a folder (one that cannot be looked at is not one). */
 function isFolder(path: string): boolean {
   try {
@@ -100,12 +111,11 @@ export async function runScan(
   }
   if (options.html !== undefined) {
     // said before the reading (minutes over a long history), not after it
-    const folder = dirname(resolve(io.cwd, options.html));
+    const file = resolve(io.cwd, options.html);
+    const folder = dirname(file);
     if (!isFolder(folder))
-      throw new CliError(
-        `--html: cannot write ${resolve(io.cwd, options.html)} (no folder ${folder})`,
-        EXIT_CODES.usage,
-      );
+      throw new CliError(`--html: cannot write ${file} (no folder ${folder})`, EXIT_CODES.usage);
+    if (isFolder(file)) throw new CliError(`--html: cannot write ${file} (${IS_A_FOLDER})`, EXIT_CODES.usage);
   }
   let detector: HookConfig['detector'];
   let prices: HookConfig['prices'];
@@ -183,7 +193,7 @@ export async function runScan(
           ? error.message
           : code === 'ELOOP'
             ? 'it is a symbolic link'
-            : code;
+            : (WRITE_FAULTS[code] ?? code);
       throw new CliError(`--html: cannot write ${file} (${reason})`, EXIT_CODES.usage);
     }
   }

@@ -171,13 +171,15 @@ function modelCosts(
       stopped++;
     saved += session.budgetSavedUsd ?? 0;
   }
-  const cents = (usd: number) => Math.round(usd * 10_000) / 10_000;
+  // to the millionth of a dollar, what the terminal's and the page's amounts show (qa68: a total
+  // rounded to the ten-thousandth read $0.0009 on the page beside the terminal's $0.00086)
+  const millionths = (usd: number) => Math.round(usd * 1_000_000) / 1_000_000;
   return {
-    wastedCost: noUsage || wasted === null ? null : cents(wasted),
-    costUsd: cents(cost),
+    wastedCost: noUsage || wasted === null ? null : millionths(wasted),
+    costUsd: millionths(cost),
     unpricedTokens: unpriced,
     ...(budgetUsd === undefined
       ? {}
-      : { budget: { usd: budgetUsd, sessionsStopped: stopped, savedUsd: cents(saved) } }),
+      : { budget: { usd: budgetUsd, sessionsStopped: stopped, savedUsd: millionths(saved) } }),
   };
 }
