@@ -459,6 +459,7 @@ describe('loopguard recoveries', () => {
     );
     for (const action of actions) expect(action).not.toContain('_');
     // sess68: the loop type and the quoted message in words too, as status --session and the dashboard
+    const all = await run(['recoveries', '--db', db, '--limit', '1000']);
     const rows = all.out.split('\n').slice(3);
     expect(rows.some((row) => / \| same error +\| call 4 +\| Stopped \(same error\): /.test(row))).toBe(true);
     for (const row of rows) expect(row).not.toMatch(/same_error|near_duplicate/);
