@@ -322,6 +322,10 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'claude mcp remove -s user loopguard',
     'claude mcp rm "loopguard" --scope project',
     'rm ~/.claude.json',
+    // loopguard's own report written over the file: HTML where Claude Code reads JSON (redteam68)
+    'loopguard scan --html .claude/settings.json',
+    'loopguard scan ~/.claude/projects --html ~/.claude/settings.json',
+    'loopguard scan --html=.codex/hooks.json',
   ])('%s', (command) => {
     expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
   });
@@ -345,6 +349,8 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'claude mcp remove github',
     'claude mcp list',
     'jq .mcpServers ~/.claude.json',
+    'loopguard scan --html report.html ~/.claude/projects',
+    'loopguard status --db .loopguard/state.db',
   ])('leaves alone: %s', (command) => {
     expect(shell(guardedProject(), command)).toBeUndefined();
   });
