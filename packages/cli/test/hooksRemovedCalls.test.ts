@@ -326,6 +326,7 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'loopguard scan --html .claude/settings.json',
     'loopguard scan ~/.claude/projects --html ~/.claude/settings.json',
     'loopguard scan --html=.codex/hooks.json',
+    'loopguard scan --html ~/.claude.json',
   ])('%s', (command) => {
     expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
   });
