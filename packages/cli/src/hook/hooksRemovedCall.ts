@@ -328,8 +328,14 @@ const CODEX_CONFIG_TEXT = new RegExp(
 const AGENT_FOLDER_WORD =
   /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
 
-/** loopguard's MCP server unregistered by Claude Code's own command: its fast path's hooks then run nothing. */
-const MCP_REMOVED = /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm)\b[^\n;&|]*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
+/**
+ * loopguard's MCP server unregistered by Claude Code's own command (its fast path's hooks then run
+ * nothing), or another server registered under its name (`claude mcp add loopguard -- …`,
+ * `add-json`: a local scope's entry shadows the user's, and its answers are the hooks', redteam68).
+ * The name before `--` only: a server's own arguments after it are its command's.
+ */
+const MCP_REMOVED =
+  /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm|add|add-json)\b(?:(?!\s--(?:\s|$))[^\n;&|])*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
 
 /** What every command this file refuses names: a patch, an agent's folder or its home. */
 const AGENT_NAMED =
