@@ -335,6 +335,55 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
   });
 });
 
+// redteam68: Claude Code's `--strict-mcp-config` loads only the servers `--mcp-config` names, and a
+// server `--mcp-config` names `loopguard` is the one the fast path's hooks call: checked with the
+// real Claude Code 2.1.330 (offline, `init claude`, seven identical failing calls): with either,
+// no nudge, no stop, the session completed; without, nudged and stopped.
+describe("redteam68: a nested Claude Code without loopguard's MCP server, or with another under its name, is refused", () => {
+  const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
+  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
+  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
+  function setup(entry: Record<string, unknown>) {
+    const dir = tempProject();
+    write(join(dir, '.claude', 'settings.json'), {
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }] },
+    });
+    const home = join(dir, 'home');
+    write(join(home, '.claude.json'), { projects: { [dir]: { mcpServers: server } } });
+    write(join(dir, 'fake.json'), { mcpServers: { loopguard: { command: 'node', args: ['fake.js'] } } });
+    write(join(dir, 'docs.json'), { mcpServers: { docs: { command: 'docs-server' } } });
+    return { dir, home };
+  }
+
+  it.each([
+    `claude -p --strict-mcp-config --mcp-config '{"mcpServers":{}}' "go"`,
+    'claude --strict-mcp-config -p "go"',
+    'claude -p --strict-mcp-config --mcp-config docs.json "go"',
+  ])('the fast path: %s', (line) => {
+    const { dir, home } = setup(fastPath);
+    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+  });
+
+  it.each([
+    `claude -p --mcp-config '{"mcpServers":{"loopguard":{"command":"true"}}}' "go"`,
+    'claude -p --mcp-config docs.json fake.json "go"',
+    'claude -p --mcp-config=fake.json "go"',
+  ])('another server under its name, the fast path or commands: %s', (line) => {
+    for (const entry of [fastPath, command]) {
+      const { dir, home } = setup(entry);
+      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    }
+  });
+
+  it.each([
+    [fastPath, 'claude -p --mcp-config docs.json "go"'],
+    [command, 'claude -p --strict-mcp-config --mcp-config docs.json "go"'],
+  ])('leaves alone: %j, %s', (entry, line) => {
+    const { dir, home } = setup(entry);
+    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBeUndefined();
+  });
+});
+
 // trust67: `sudo` starts the agent as another account with sudo's environment (reset: the target's
 // `HOME`, no `CODEX_HOME`, unless kept by `-E` or `--preserve-env`), `env -S` splits a string into
 // more words (options, assignments, the agent itself), `env -C` / `sudo -D` take a folder: each was

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
@@ -18,12 +19,14 @@ import { shellWords } from './shellWords.js';
  * guards it and the other does not: the one rule is that the nested agent loads loopguard's hooks
  * wherever the agent the user would start there does. The nested agent's environment is the
  * user's as the command changes it: a home set, unset (`env -u`, `unset`) or cleared (`env -i`),
- * and Gemini CLI's trust variables (trust66).
+ * and Gemini CLI's trust variables (trust66). Claude Code's `--strict-mcp-config` loads no server
+ * but those `--mcp-config` names, so the fast path's hooks find none of loopguard's; a server
+ * `--mcp-config` names `loopguard` is the one they call (redteam68).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
 export const UNHOOKED_AGENT_REFUSED =
-  'loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.';
+  'loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`, `--strict-mcp-config`, or an `--mcp-config` server named loopguard), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.';
 
 /** What the model is told when it starts an agent with another home that holds none of loopguard's hooks (trust65). */
 export const UNHOOKED_HOME_REFUSED =
@@ -70,6 +73,57 @@ function unhooked(agent: Agent, args: string[]): boolean {
   });
 }
 
+/** A server named `loopguard` in an MCP configuration's text. */
+const LOOPGUARD_SERVER = /"loopguard"\s*:/;
+
+/** The most of an `--mcp-config` file read: a configuration of a few servers is a few kilobytes. */
+const MCP_CONFIG_BYTES = 1 << 20;
+
+/** The text of an `--mcp-config` value: its JSON, or the first MiB of the file it names (`''` when it cannot be read). */
+function mcpConfigText(value: string, projectDir: string): string {
+  if (value.trimStart().startsWith('{')) return value;
+  const path = plainPath(value, '~', projectDir);
+  if (path === undefined) return '';
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(MCP_CONFIG_BYTES);
+      return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Whether the words after `claude` take loopguard's MCP server away from the fast path's hooks
+ * (redteam68): `--strict-mcp-config` where they need it (`vars`: the nested agent's environment), or
+ * an `--mcp-config` (variadic: every word up to the next option) that names a server `loopguard`.
+ */
+function serverReplaced(
+  args: string[],
+  vars: Record<string, string | undefined>,
+  projectDir: string,
+): boolean {
+  const configs: string[] = [];
+  args.forEach((word, index) => {
+    if (word.startsWith('--mcp-config=')) configs.push(word.slice('--mcp-config='.length));
+    if (word !== '--mcp-config') return;
+    for (const value of args.slice(index + 1)) {
+      if (value.startsWith('-')) break;
+      configs.push(value);
+    }
+  });
+  if (configs.some((value) => LOOPGUARD_SERVER.test(mcpConfigText(value, projectDir)))) return true;
+  return (
+    args.includes('--strict-mcp-config') &&
+    guarded('claude', vars, projectDir) &&
+    !guarded('claude', vars, projectDir, false)
+  );
+}
+
 /** The variables that place an agent's home, and an assignment of one (`export CODEX_HOME=…`). */
 const HOME_VARIABLES = new Set(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME', 'HOME']);
 /** Gemini CLI's variables that decide its trust in the project (trust66: `geminiEnvTrust`). */
@@ -112,9 +166,15 @@ function plainPath(value: string, home: string, projectDir: string): string | un
  * Whether the agent started with `vars` loads loopguard's hooks: its home's (or the project's, in
  * a project that home trusts: `folderHoldsHooks`, `geminiGuarded` with Gemini CLI's trust in the
  * environment), or, for Claude Code, the project's own settings, which it reads whatever its home
- * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server).
+ * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server, and
+ * where `servers` says it loads that file's servers: `--strict-mcp-config` does not).
  */
-function guarded(agent: Agent, vars: Record<string, string | undefined>, projectDir: string): boolean {
+function guarded(
+  agent: Agent,
+  vars: Record<string, string | undefined>,
+  projectDir: string,
+  servers = true,
+): boolean {
   const folder = agentFolder(agent, vars, projectDir);
   if (agent === 'gemini') {
     const named = vars.GEMINI_CLI_TRUSTED_FOLDERS_PATH;
@@ -127,7 +187,7 @@ function guarded(agent: Agent, vars: Record<string, string | undefined>, project
     ? folder && join(folder, '.claude.json')
     : plainPath(`${vars.HOME ?? '~'}/.claude.json`, '~', projectDir);
   const folders = [folder, join(projectDir, '.claude')].filter((path) => path !== undefined);
-  return claudeGuarded(folders, projectDir, state);
+  return claudeGuarded(folders, projectDir, servers ? state : undefined);
 }
 
 /**
@@ -334,6 +394,8 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
+      if (which === 'claude' && serverReplaced(words.slice(at + 1), nestedEnv(env, change), dir))
+        return UNHOOKED_AGENT_REFUSED;
       if (!otherHome(which, change, env, dir)) continue;
       const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
       return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;
