@@ -336,9 +336,11 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
 });
 
 // redteam68: Claude Code's `--strict-mcp-config` loads only the servers `--mcp-config` names, and a
-// server `--mcp-config` names `loopguard` is the one the fast path's hooks call: checked with the
-// real Claude Code 2.1.330 (offline, `init claude`, seven identical failing calls): with either,
-// no nudge, no stop, the session completed; without, nudged and stopped.
+// server `--mcp-config` names `loopguard` is the one the fast path's hooks call; a `--settings` file
+// (written by the model's `Write`, which reads only a settings.json's text) may hold
+// `disableAllHooks`: checked with the real Claude Code 2.1.330 (offline, `init claude`, seven
+// identical failing calls): with any of them, no nudge, no stop, the session completed; without,
+// nudged and stopped.
 describe("redteam68: a nested Claude Code without loopguard's MCP server, or with another under its name, is refused", () => {
   const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
   const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
@@ -375,8 +377,18 @@ describe("redteam68: a nested Claude Code without loopguard's MCP server, or wit
     }
   });
 
+  it.each(['claude -p --settings ci.json "go"', 'claude --settings=./ci.json -p "go"'])(
+    'a --settings file that switches every hook off (checked live too): %s',
+    (line) => {
+      const { dir, home } = setup(command);
+      write(join(dir, 'ci.json'), { disableAllHooks: true });
+      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    },
+  );
+
   it.each([
     [fastPath, 'claude -p --mcp-config docs.json "go"'],
+    [command, 'claude -p --settings docs.json "go"'],
     [command, 'claude -p --strict-mcp-config --mcp-config docs.json "go"'],
   ])('leaves alone: %j, %s', (entry, line) => {
     const { dir, home } = setup(entry);

@@ -50,7 +50,7 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * the running session once written); Gemini CLI's `hooksConfig` (`enabled`, `disabled` by name);
  * as a JSON key or a `jq` path set (a search for them is no harm).
  */
-const HOOKS_OFF_SET =
+export const HOOKS_OFF_SET =
   /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
 
 /**

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { claudeGuarded, folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
+import { HOOKS_OFF_SET } from './ownStateCall.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -21,7 +22,8 @@ import { shellWords } from './shellWords.js';
  * user's as the command changes it: a home set, unset (`env -u`, `unset`) or cleared (`env -i`),
  * and Gemini CLI's trust variables (trust66). Claude Code's `--strict-mcp-config` loads no server
  * but those `--mcp-config` names, so the fast path's hooks find none of loopguard's; a server
- * `--mcp-config` names `loopguard` is the one they call (redteam68).
+ * `--mcp-config` names `loopguard` is the one they call; a `--settings` whose text sets
+ * `disableAllHooks` runs none (redteam68).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
@@ -76,18 +78,21 @@ function unhooked(agent: Agent, args: string[]): boolean {
 /** A server named `loopguard` in an MCP configuration's text. */
 const LOOPGUARD_SERVER = /"loopguard"\s*:/;
 
-/** The most of an `--mcp-config` file read: a configuration of a few servers is a few kilobytes. */
-const MCP_CONFIG_BYTES = 1 << 20;
+/** The most of an `--mcp-config` or `--settings` file read: such a file is a few kilobytes. */
+const OPTION_FILE_BYTES = 1 << 20;
 
-/** The text of an `--mcp-config` value: its JSON, or the first MiB of the file it names (`''` when it cannot be read). */
-function mcpConfigText(value: string, projectDir: string): string {
+/**
+ * The text of an `--mcp-config` or `--settings` value: its JSON, or the first MiB of the file it
+ * names (`''` when it cannot be read).
+ */
+function optionText(value: string, projectDir: string): string {
   if (value.trimStart().startsWith('{')) return value;
   const path = plainPath(value, '~', projectDir);
   if (path === undefined) return '';
   try {
     const fd = openSync(path, 'r');
     try {
-      const buffer = Buffer.alloc(MCP_CONFIG_BYTES);
+      const buffer = Buffer.alloc(OPTION_FILE_BYTES);
       return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
     } finally {
       closeSync(fd);
@@ -97,26 +102,34 @@ function mcpConfigText(value: string, projectDir: string): string {
   }
 }
 
+/** The values of Claude Code's `option` among `args` (`--x=v`, or every word after `--x` up to the next option). */
+function optionValues(args: string[], option: string): string[] {
+  const values: string[] = [];
+  args.forEach((word, index) => {
+    if (word.startsWith(`${option}=`)) values.push(word.slice(option.length + 1));
+    if (word !== option) return;
+    for (const value of args.slice(index + 1)) {
+      if (value.startsWith('-')) break;
+      values.push(value);
+    }
+  });
+  return values;
+}
+
 /**
- * Whether the words after `claude` take loopguard's MCP server away from the fast path's hooks
- * (redteam68): `--strict-mcp-config` where they need it (`vars`: the nested agent's environment), or
- * an `--mcp-config` (variadic: every word up to the next option) that names a server `loopguard`.
+ * Whether the words after `claude` switch its hooks off through what its options load
+ * (redteam68): a `--settings` whose text sets the all-hooks-off switch; an `--mcp-config` that names
+ * a server `loopguard` (the one the fast path's hooks then call); `--strict-mcp-config` where those
+ * hooks need `.claude.json`'s server (`vars`: the nested agent's environment).
  */
-function serverReplaced(
+function loadsHooksOff(
   args: string[],
   vars: Record<string, string | undefined>,
   projectDir: string,
 ): boolean {
-  const configs: string[] = [];
-  args.forEach((word, index) => {
-    if (word.startsWith('--mcp-config=')) configs.push(word.slice('--mcp-config='.length));
-    if (word !== '--mcp-config') return;
-    for (const value of args.slice(index + 1)) {
-      if (value.startsWith('-')) break;
-      configs.push(value);
-    }
-  });
-  if (configs.some((value) => LOOPGUARD_SERVER.test(mcpConfigText(value, projectDir)))) return true;
+  const texts = (option: string) => optionValues(args, option).map((value) => optionText(value, projectDir));
+  if (texts('--settings').some((text) => HOOKS_OFF_SET.test(text))) return true;
+  if (texts('--mcp-config').some((text) => LOOPGUARD_SERVER.test(text))) return true;
   return (
     args.includes('--strict-mcp-config') &&
     guarded('claude', vars, projectDir) &&
@@ -394,7 +407,7 @@ export function unhookedAgentRefusal(
       if (agent === -1) continue;
       const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
       if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
-      if (which === 'claude' && serverReplaced(words.slice(at + 1), nestedEnv(env, change), dir))
+      if (which === 'claude' && loadsHooksOff(words.slice(at + 1), nestedEnv(env, change), dir))
         return UNHOOKED_AGENT_REFUSED;
       if (!otherHome(which, change, env, dir)) continue;
       const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
