@@ -46,6 +46,10 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'claude --setting-sources=project,local -p "go"',
     'CLAUDE_CODE_SIMPLE=1 claude -p "go"',
     'export CLAUDE_CODE_SAFE_MODE=1 && claude -p "go"',
+    // what `--restricted` sets (redteam68: checked with Claude Code 2.1.330, seven identical failing
+    // calls unjudged with it, nudged and stopped without)
+    'CLAUDE_CODE_RESTRICTED=1 claude -p --allowedTools Bash "go"',
+    'export CLAUDE_CODE_RESTRICTED=yes && claude -p "go"',
     'npx -y @anthropic-ai/claude-code --bare -p "go"',
     '/usr/local/bin/claude --bare -p go',
   ])('%s', (command) => {
@@ -61,6 +65,7 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'claude --settings .claude/ci.json -p "go"',
     'claude --setting-sources user,project,local -p "go"',
     'CLAUDE_CODE_SIMPLE=0 claude -p "go"',
+    'CLAUDE_CODE_RESTRICTED=0 claude -p "go"',
     'echo claude --bare',
     'git commit -m "docs: codex exec --disable hooks runs unguarded"',
     'grep -rn -- "--bare" docs/',

@@ -11,7 +11,8 @@ import { shellWords } from './shellWords.js';
  * 0.169.0: "Equivalent to `-c features.hooks=false`", which `ownStateCall.ts` refuses already),
  * Claude Code's `--bare` ("skip hooks"), `--safe-mode` (hooks disabled), `--restricted` and a
  * `--setting-sources` that leaves a source out (the settings files that hold loopguard's hooks
- * are not read), or `CLAUDE_CODE_SIMPLE` / `CLAUDE_CODE_SAFE_MODE` set (what the two flags set).
+ * are not read), or `CLAUDE_CODE_SIMPLE` / `CLAUDE_CODE_SAFE_MODE` / `CLAUDE_CODE_RESTRICTED` set
+ * (what the three flags set).
  * The nested agent would run its tool calls where loopguard sees none of them: a switch the model
  * flips, as its settings' switches are. Gemini CLI 0.61.0 has no option that skips its hooks.
  * Codex's `--ignore-user-config` skips `$CODEX_HOME/config.toml`, where its hooks' trust and the
@@ -57,8 +58,12 @@ const CLAUDE_UNHOOKED = /^--(?:bare|safe-mode|restricted)$/;
 /** Claude Code's setting sources: a list that leaves one out skips the hooks it holds. */
 const SETTING_SOURCES = ['user', 'project', 'local'];
 
-/** The environment that starts Claude Code as `--bare` or `--safe-mode` do, set to anything but off. */
-const UNHOOKED_ENV = /\bCLAUDE_CODE_(?:SIMPLE|SAFE_MODE)=(?!(?:0|false)?(?:\s|$))/;
+/**
+ * The environment that starts Claude Code as `--bare`, `--safe-mode` or `--restricted` do
+ * (`CLAUDE_CODE_RESTRICTED`: redteam68, read by 2.1.330 as `1`, `true`, `yes` or `on`), set to
+ * anything but off.
+ */
+const UNHOOKED_ENV = /\bCLAUDE_CODE_(?:SIMPLE|SAFE_MODE|RESTRICTED)=(?!(?:0|false)?(?:\s|$))/;
 
 /** Whether the words after an agent's program start it with its hooks off. */
 function unhooked(agent: Agent, args: string[]): boolean {
