@@ -125,6 +125,23 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     expect(waitedForIt).toBe(false);
   });
 
+  it("redteam68: starts without a settings file's NODE_OPTIONS, from the snapshot or without it: code loaded there would answer for loopguard", async () => {
+    // Claude Code and Gemini CLI hand their hooks a settings file's `env`; this one ends node
+    // before loopguard's code runs, so a hook that loads it records nothing and answers nothing
+    const env = { NODE_OPTIONS: '--import=data:text/javascript,process.exit(0)' };
+    const argv: [string, string] = [process.execPath, bin];
+    for (const command of [
+      snapshotHookCommand(argv, blob, 'claude'),
+      snapshotHookCommand(argv, join(scratch, 'missing.blob'), 'claude'),
+      plainHookCommand(argv, 'claude'),
+    ]) {
+      const project = tempProject();
+      const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env);
+      expect(code).toBe(0);
+      expect(existsSync(join(project, '.loopguard', 'state.db')), command).toBe(true);
+    }
+  });
+
   it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'spend:\n  session:\n    maxCostUsd: 1\n');
