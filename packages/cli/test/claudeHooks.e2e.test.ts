@@ -366,6 +366,26 @@ describe.each<Mode>(['command', 'mcp'])(
 );
 
 describe('the fast path (MCP server) with a real Claude Code (offline)', () => {
+  it("redteam68: a settings file's NODE_OPTIONS that ends every node at its start switches nothing off (the loop is still nudged and stopped)", async () => {
+    const { result, resultLine, received } = await claudeWithHooks(
+      (turn) => (turn < 7 ? failing : { text: 'Done anyway.' }),
+      'mcp',
+      [],
+      async (repo) => {
+        // one line in a settings file Claude Code hands to the servers it starts: no script needed
+        mkdirSync(join(repo, '.claude'));
+        writeFileSync(
+          join(repo, '.claude', 'settings.local.json'),
+          `${JSON.stringify({ env: { NODE_OPTIONS: '--import=data:text/javascript,process.exit(0)' } })}\n`,
+        );
+      },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    // on main: eight requests, `completed`: the server gone at its start, every hook failed open
+    expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+    expect(resultLine.terminal_reason).toBe('hook_stopped');
+  }, 600_000);
+
   it('gives a squatter on the old resident port nothing, and the model calling the hook tool itself is refused', async () => {
     // A process listening where the old http hooks posted, as a local attacker would.
     const connections: string[] = [];

@@ -82,6 +82,24 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     }
   });
 
+  /**
+   * Runs a failing call through each hook command `init` may write (from the snapshot, its second
+   * start, without a blob) in `env`: each answers and records it (the project's database exists).
+   */
+  async function expectEachHookCommandRecords(env: Record<string, string>): Promise<void> {
+    const argv: [string, string] = [process.execPath, bin];
+    for (const command of [
+      snapshotHookCommand(argv, blob, 'claude'),
+      snapshotHookCommand(argv, join(scratch, 'missing.blob'), 'claude'),
+      plainHookCommand(argv, 'claude'),
+    ]) {
+      const project = tempProject();
+      const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env);
+      expect(code).toBe(0);
+      expect(existsSync(join(project, '.loopguard', 'state.db')), command).toBe(true);
+    }
+  }
+
   it("starts without the user's NODE_EXTRA_CA_CERTS, the hook from the snapshot or without it and the status line: node would read the file at every start", async () => {
     // A FIFO that nobody writes to holds any process that opens it for reading until a writer
     // comes: each command below answers on its own only when node never opens it (Node 20 reads
@@ -95,20 +113,9 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       waitedForIt = true;
       closeSync(openSync(fifo, 'r+'));
     }, 5_000);
-    const argv: [string, string] = [process.execPath, bin];
     const env = { NODE_EXTRA_CA_CERTS: fifo };
     try {
-      for (const command of [
-        snapshotHookCommand(argv, blob, 'claude'),
-        snapshotHookCommand(argv, join(scratch, 'missing.blob'), 'claude'),
-        plainHookCommand(argv, 'claude'),
-      ]) {
-        const project = tempProject();
-        const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env);
-        expect(code).toBe(0);
-        // the call was answered and recorded: the project's database exists
-        expect(existsSync(join(project, '.loopguard', 'state.db'))).toBe(true);
-      }
+      await expectEachHookCommandRecords(env);
       const project = tempProject();
       // a home of its own: init in the home folder itself is refused (qa64)
       const init = await loopguard(project, ['init', 'claude', '--status-line', '--command-hooks'], {
@@ -123,6 +130,12 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       clearInterval(writer);
     }
     expect(waitedForIt).toBe(false);
+  });
+
+  it("redteam68: starts without a settings file's NODE_OPTIONS, from the snapshot or without it: code loaded there would answer for loopguard", async () => {
+    // Claude Code and Gemini CLI hand their hooks a settings file's `env`; this one ends node
+    // before loopguard's code runs, so a hook that loads it records nothing and answers nothing
+    await expectEachHookCommandRecords({ NODE_OPTIONS: '--import=data:text/javascript,process.exit(0)' });
   });
 
   it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {

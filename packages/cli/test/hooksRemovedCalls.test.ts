@@ -322,6 +322,17 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'claude mcp remove -s user loopguard',
     'claude mcp rm "loopguard" --scope project',
     'rm ~/.claude.json',
+    // another server registered under loopguard's name: a local scope's shadows the user's (checked
+    // with Claude Code 2.1.330's `claude mcp get`), and its answers are the hooks' (redteam68)
+    'claude mcp add loopguard -- /bin/true',
+    'claude mcp add -s local loopguard -- node fake-server.js',
+    `claude mcp add-json loopguard '{"type":"stdio","command":"true"}'`,
+    'claude mcp add --transport http "loopguard" http://127.0.0.1:9/mcp',
+    // loopguard's own report written over the file: HTML where Claude Code reads JSON (redteam68)
+    'loopguard scan --html .claude/settings.json',
+    'loopguard scan ~/.claude/projects --html ~/.claude/settings.json',
+    'loopguard scan --html=.codex/hooks.json',
+    'loopguard scan --html ~/.claude.json',
   ])('%s', (command) => {
     expect(shell(guardedProject(), command)).toBe(HOOKS_REMOVED_REFUSED);
   });
@@ -345,6 +356,10 @@ describe("trust64: a shell command that writes an agent's hooks file is refused"
     'claude mcp remove github',
     'claude mcp list',
     'jq .mcpServers ~/.claude.json',
+    'loopguard scan --html report.html ~/.claude/projects',
+    'claude mcp add github -- npx -y @modelcontextprotocol/server-github',
+    'claude mcp add docs -- node server.js --name loopguard',
+    'loopguard status --db .loopguard/state.db',
   ])('leaves alone: %s', (command) => {
     expect(shell(guardedProject(), command)).toBeUndefined();
   });

@@ -245,6 +245,8 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     expect(read(join(config, '.gemini', 'settings.json')).hooks.AfterAgent).toHaveLength(1);
     // the MCP server goes where Claude Code reads it too; home holds only init's own record
     expect(read(join(config, '.claude.json')).mcpServers.loopguard.args).toEqual([expect.any(String), 'mcp']);
+    // started without a NODE_OPTIONS a settings file's env gives it (redteam68)
+    expect(read(join(config, '.claude.json')).mcpServers.loopguard.env).toEqual({ NODE_OPTIONS: '' });
     expect(readdirSync(home)).toEqual(['.loopguard']);
     const relative = await loopguard(dir, ['init', 'claude', '--user'], { ...env, CLAUDE_CONFIG_DIR: 'cfg' });
     expect(relative.stderr).toContain('--user: CLAUDE_CONFIG_DIR is not an absolute path ("cfg")');

@@ -57,6 +57,10 @@ const TAMPERING = [
   'loopguard init gemini --project --command=true',
   'loopguard init codex --command-hooks --command "sh -c true"',
   'node ~/src/loopguard/packages/cli/dist/bin.js init claude --remove',
+  // the session's budget raised by `init`, which replaces the cap the configuration sets (redteam68)
+  'loopguard init claude --max-cost-usd 100000',
+  'loopguard init codex --max-tokens=999999999999',
+  "npx loopguard init gemini --project --max-cost-usd '1e9'",
   // loopguard's package removed: every hook then fails to start, and fails open (trust41)
   'npm uninstall -g @loopguard/cli',
   'pnpm remove --global @loopguard/cli',

@@ -46,6 +46,10 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'claude --setting-sources=project,local -p "go"',
     'CLAUDE_CODE_SIMPLE=1 claude -p "go"',
     'export CLAUDE_CODE_SAFE_MODE=1 && claude -p "go"',
+    // what `--restricted` sets (redteam68: checked with Claude Code 2.1.330, seven identical failing
+    // calls unjudged with it, nudged and stopped without)
+    'CLAUDE_CODE_RESTRICTED=1 claude -p --allowedTools Bash "go"',
+    'export CLAUDE_CODE_RESTRICTED=yes && claude -p "go"',
     'npx -y @anthropic-ai/claude-code --bare -p "go"',
     '/usr/local/bin/claude --bare -p go',
   ])('%s', (command) => {
@@ -61,6 +65,7 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'claude --settings .claude/ci.json -p "go"',
     'claude --setting-sources user,project,local -p "go"',
     'CLAUDE_CODE_SIMPLE=0 claude -p "go"',
+    'CLAUDE_CODE_RESTRICTED=0 claude -p "go"',
     'echo claude --bare',
     'git commit -m "docs: codex exec --disable hooks runs unguarded"',
     'grep -rn -- "--bare" docs/',
@@ -332,6 +337,67 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
   ])('leaves alone: %j, %s', (entry, line) => {
     const paths = setup(entry);
     expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBeUndefined();
+  });
+});
+
+// redteam68: Claude Code's `--strict-mcp-config` loads only the servers `--mcp-config` names, and a
+// server `--mcp-config` names `loopguard` is the one the fast path's hooks call; a `--settings` file
+// (written by the model's `Write`, which reads only a settings.json's text) may hold
+// `disableAllHooks`: checked with the real Claude Code 2.1.330 (offline, `init claude`, seven
+// identical failing calls): with any of them, no nudge, no stop, the session completed; without,
+// nudged and stopped.
+describe("redteam68: a nested Claude Code without loopguard's MCP server, or with another under its name, is refused", () => {
+  const server = { loopguard: { type: 'stdio', command: 'loopguard', args: ['mcp'] } };
+  const fastPath = { type: 'mcp_tool', server: 'loopguard', tool: 'hook' };
+  const command = { type: 'command', command: 'loopguard hook claude', loopguard: { owns: 'file' } };
+  function setup(entry: Record<string, unknown>) {
+    const dir = tempProject();
+    write(join(dir, '.claude', 'settings.json'), {
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [entry] }] },
+    });
+    const home = join(dir, 'home');
+    write(join(home, '.claude.json'), { projects: { [dir]: { mcpServers: server } } });
+    write(join(dir, 'fake.json'), { mcpServers: { loopguard: { command: 'node', args: ['fake.js'] } } });
+    write(join(dir, 'docs.json'), { mcpServers: { docs: { command: 'docs-server' } } });
+    return { dir, home };
+  }
+
+  it.each([
+    `claude -p --strict-mcp-config --mcp-config '{"mcpServers":{}}' "go"`,
+    'claude --strict-mcp-config -p "go"',
+    'claude -p --strict-mcp-config --mcp-config docs.json "go"',
+  ])('the fast path: %s', (line) => {
+    const { dir, home } = setup(fastPath);
+    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+  });
+
+  it.each([
+    `claude -p --mcp-config '{"mcpServers":{"loopguard":{"command":"true"}}}' "go"`,
+    'claude -p --mcp-config docs.json fake.json "go"',
+    'claude -p --mcp-config=fake.json "go"',
+  ])('another server under its name, the fast path or commands: %s', (line) => {
+    for (const entry of [fastPath, command]) {
+      const { dir, home } = setup(entry);
+      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    }
+  });
+
+  it.each(['claude -p --settings ci.json "go"', 'claude --settings=./ci.json -p "go"'])(
+    'a --settings file that switches every hook off (checked live too): %s',
+    (line) => {
+      const { dir, home } = setup(command);
+      write(join(dir, 'ci.json'), { disableAllHooks: true });
+      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    },
+  );
+
+  it.each([
+    [fastPath, 'claude -p --mcp-config docs.json "go"'],
+    [command, 'claude -p --settings docs.json "go"'],
+    [command, 'claude -p --strict-mcp-config --mcp-config docs.json "go"'],
+  ])('leaves alone: %j, %s', (entry, line) => {
+    const { dir, home } = setup(entry);
+    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBeUndefined();
   });
 });
 

@@ -10,7 +10,32 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { ownStateFolder, UnsafeStateError } from '../state/stateFolder.js';
 import { CliError } from '../terminal/CliError.js';
+import { EXIT_CODES } from '../terminal/exitCodes.js';
+
+/**
+ * Throws, before anything is deleted or written (after the checks that only read), when the
+ * database's folder is a `.loopguard` that is a symbolic link or another user's (redteam68): `demo` run in `/tmp` wrote its database and its
+ * `demo-files` through the `.loopguard` another user left there, into whatever folder her link
+ * named. The rule every writer applies to a project's `.loopguard` (`ownStateFolder`), which also
+ * makes a missing one there and then (0700, no folder of hers can slip in before the database's
+ * open); a project folder that is not there yet is left to that open. A `--db` in another folder
+ * is the user's choice.
+ * @throws CliError (exit 1, as `run` and `status` refuse it) naming the folder and why.
+ * @example demoStateFolderCheck('/tmp/.loopguard/demo.db');
+ */
+export function demoStateFolderCheck(path: string): void {
+  if (basename(dirname(path)) !== '.loopguard') return;
+  const project = dirname(dirname(path));
+  try {
+    ownStateFolder(project, existsSync(project));
+  } catch (error) {
+    if (error instanceof UnsafeStateError)
+      throw new CliError(error.message, EXIT_CODES.internalError, { cause: error });
+    throw error;
+  }
+}
 
 /**
  * The SQLite header's `application_id` the demo gives its database ("LGDM"): the mark by which a

@@ -17,7 +17,13 @@ import { formatTable } from '../terminal/formatTable.js';
 import { localTime, timeZoneName } from '../terminal/localTime.js';
 import { sessionList } from '../terminal/sessionList.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
-import { demoDatabaseCheck, demoFolderCheck, markDemoDatabase, markDemoFolder } from './demoDatabase.js';
+import {
+  demoDatabaseCheck,
+  demoFolderCheck,
+  demoStateFolderCheck,
+  markDemoDatabase,
+  markDemoFolder,
+} from './demoDatabase.js';
 import { DEMO_SCENARIOS } from './scenarios/index.js';
 
 /**
@@ -63,6 +69,7 @@ export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void>
   demoDatabaseCheck(path, options.db);
   const workDir = join(dirname(path), 'demo-files');
   demoFolderCheck(workDir, options.db);
+  demoStateFolderCheck(path);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   // The scripted autopilot's clock advances a minute a tick: it starts far enough back that its
   // records end before now, as a real history would.

@@ -338,16 +338,32 @@ const CODEX_CONFIG_TEXT = new RegExp(
 const AGENT_FOLDER_WORD =
   /(?:(?:^|\/)\.(?:claude|gemini|codex)|^\$\{?(?:CODEX_HOME|CLAUDE_CONFIG_DIR)\}?)\/?$/;
 
-/** loopguard's MCP server unregistered by Claude Code's own command: its fast path's hooks then run nothing. */
-const MCP_REMOVED = /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm)\b[^\n;&|]*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
+/**
+ * loopguard's MCP server unregistered by Claude Code's own command (its fast path's hooks then run
+ * nothing), or another server registered under its name (`claude mcp add loopguard -- …`,
+ * `add-json`: a local scope's entry shadows the user's, and its answers are the hooks', redteam68).
+ * The name before `--` only: a server's own arguments after it are its command's.
+ */
+const MCP_REMOVED =
+  /\bclaude\b[^\n;&|]*\smcp\s+(?:remove|rm|add|add-json)\b(?:(?!\s--(?:\s|$))[^\n;&|])*?\s['"]?loopguard['"]?(?=\s|$|[;&|])/;
 
 /** What every command this file refuses names: a patch, an agent's folder or its home. */
 const AGENT_NAMED =
   /\*\*\* Begin Patch|\.(?:claude|gemini|codex)\b|CODEX_HOME|CLAUDE_CONFIG_DIR|GEMINI_CLI_TRUSTED_FOLDERS_PATH|\bmcp\b/;
 
-/** Programs that only read the files they name (unless a redirection writes one). */
+/** Programs that only read the files they name (unless a redirection writes one; `loopguard`: {@link loopguardWrites}). */
 const READERS =
   /^(?:cat|less|more|head|tail|grep|egrep|fgrep|rg|ag|jq|diff|cmp|wc|ls|stat|file|test|\[|echo|printf|bat|md5sum|sha\d*sum|realpath|readlink|dirname|basename|tree|code|du|touch|loopguard|codex|claude|gemini)$/;
+
+/**
+ * The file `loopguard` writes among its arguments: `scan --html <file>` replaces it with the report
+ * (HTML where the agent reads JSON: its hooks gone, redteam68); its other arguments it only reads.
+ */
+function loopguardWrites(args: string[]): string[] {
+  return args.flatMap((word, index) =>
+    word === '--html' ? (args[index + 1] ?? []) : word.startsWith('--html=') ? word.slice(7) : [],
+  );
+}
 
 /** Programs that edit a file in place with a short option holding `i` (`sed -i`, `perl -pi`, `yq -i`, `gawk -i inplace`). */
 const IN_PLACE = /^(?:sed|gsed|perl|ruby|yq|awk|gawk)$/;
@@ -519,7 +535,7 @@ export function geminiGuarded(
  * Whether one command of a shell command line writes an agent's hooks file that holds loopguard's
  * hooks: a redirection to it,
  * `tee`/`sponge`/`dd of=` into it, an in-place edit, `rm`/`mv` of it or of the agent's folder,
- * `cp` over it, or any other program than a reader given it (an interpreter's script). Codex's
+ * `cp` over it, `loopguard scan --html` into it, or any other program than a reader given it (an interpreter's script). Codex's
  * `config.toml` also holds its other settings: only its removal, its replacement, and an edit
  * that names hooks or loopguard are refused there (an MCP server appended stays the user's ask).
  */
@@ -566,6 +582,7 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
       (program === 'mv' && named(pattern)) ||
       (gitWrite && named(pattern)) ||
       (COPIERS.test(program) && is(pattern, last)) ||
+      (program === 'loopguard' && loopguardWrites(args).some((word) => is(pattern, word))) ||
       ((program === 'tee' || program === 'sponge') &&
         named(pattern) &&
         !(wholeOnly && args.includes('-a'))) ||

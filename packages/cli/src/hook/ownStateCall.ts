@@ -6,7 +6,8 @@ import { literalWrites } from './literalWrites.js';
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
  * names loopguard's state (`.loopguard`, the project's or the user's), its configuration
  * (`loopguard.config.yaml`, `.yml`, `.json`) or its environment off switch (`LOOPGUARD_HOOK`), or
- * runs its hook, its MCP server, `uninstall`, `init --remove` or `init --command` itself, is refused before it runs,
+ * runs its hook, its MCP server, `uninstall`, `init --remove`, `init --command` or `init`'s budget flags
+ * (`--max-cost-usd`, `--max-tokens`: they replace the session's cap) itself, is refused before it runs,
  * so that the model cannot clear its own stop, forge an event, spend another session's budget, or
  * switch loopguard off for later sessions. The model runs as the user: a call that hides what it
  * touches (a name built at run time, a script written first) gets through; this refuses the plain
@@ -50,7 +51,7 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * the running session once written); Gemini CLI's `hooksConfig` (`enabled`, `disabled` by name);
  * as a JSON key or a `jq` path set (a search for them is no harm).
  */
-const HOOKS_OFF_SET =
+export const HOOKS_OFF_SET =
   /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
 
 /**
@@ -109,7 +110,8 @@ function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
  * `allowManagedHooksOnly`, Gemini CLI's `hooksConfig`; Codex's: {@link CODEX_HOOKS_OFF}), loopguard's hook or MCP server run by hand (an event the model wrote,
  * answered as the agent's; `loopguard`, or a `bin.js` in a path naming it, not any project's
  * `node dist/bin.js mcp`), or its removal (`loopguard uninstall`, `init --remove`, its hooks pointed
- * at another command by `init --command`; its package
+ * at another command by `init --command`; the session's budget replaced by `init --max-cost-usd` or
+ * `--max-tokens`; its package
  * removed: {@link REMOVES_OWN_PACKAGE}).
  */
 const NAMED_IN_COMMAND = new RegExp(
@@ -122,8 +124,10 @@ const NAMED_IN_COMMAND = new RegExp(
     HOOKS_OFF_SET.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
-    // `init --command true` points the hooks at a command that answers nothing: an off switch too
-    /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+init\b[^\n;&|]*\s--(?:remove|command)(?=[\s='"]|$)/.source,
+    // `init --command true` points the hooks at a command that answers nothing: an off switch too;
+    // `init --max-cost-usd` / `--max-tokens` replace the session's cap the configuration sets (redteam68)
+    /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+init\b[^\n;&|]*\s--(?:remove|command|max-cost-usd|max-tokens)(?=[\s='"]|$)/
+      .source,
   ].join('|'),
 );
 

@@ -56,14 +56,16 @@ export function withoutExtraCaCerts(command: string): string {
 
 /**
  * The shell command of a hook call without the startup snapshot (`node bin hook <agent>`), started
- * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
+ * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}) and without `NODE_OPTIONS`: the
+ * agents hand their hooks a settings file's `env`, where `--import=data:…` would run code before
+ * loopguard's, answering for it (redteam68); a hook call needs none of the user's node options.
  * @param argv - the node and the `loopguard` command, unquoted.
  * @param agent - `claude`, `gemini` or `codex`.
  * @example plainHookCommand(['/usr/bin/node', '/usr/local/bin/loopguard'], 'claude')
  */
 export function plainHookCommand(argv: [node: string, bin: string], agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
-  return withoutExtraCaCerts(`${node} ${bin} hook ${agent}`);
+  return `NODE_OPTIONS= ${withoutExtraCaCerts(`${node} ${bin} hook ${agent}`)}`;
 }
 
 /**
@@ -75,7 +77,8 @@ export function plainHookCommand(argv: [node: string, bin: string], agent: strin
  * event, the second start would read an empty or cut event and fail open like any unreadable event
  * (it never answers anything). The snapshot
  * starts without the user's `NODE_OPTIONS`: V8 refuses a snapshot under other V8 flags (a
- * `--max-old-space-size` set for other tools), and a hook call needs none of them. Both starts go
+ * `--max-old-space-size` set for other tools), and a hook call needs none of them; so does the
+ * second start ({@link plainHookCommand}: code they load would answer for loopguard). Both starts go
  * without `NODE_EXTRA_CA_CERTS` ({@link plainHookCommand}).
  * @param argv - the node and the `loopguard` command, unquoted.
  * @param agent - `claude` or `gemini`.
@@ -84,7 +87,7 @@ export function plainHookCommand(argv: [node: string, bin: string], agent: strin
 export function snapshotHookCommand(argv: [node: string, bin: string], blob: string, agent: string): string {
   const [node, bin] = argv.map(shellQuote) as [string, string];
   const snapshot = withoutExtraCaCerts(`${node} --snapshot-blob ${shellQuote(blob)} ${bin} hook ${agent}`);
-  return `NODE_OPTIONS= ${snapshot} || ${withoutExtraCaCerts(`exec ${node} ${bin} hook ${agent}`)}`;
+  return `NODE_OPTIONS= ${snapshot} || NODE_OPTIONS= ${withoutExtraCaCerts(`exec ${node} ${bin} hook ${agent}`)}`;
 }
 
 /** `text` quoted for a POSIX shell. */

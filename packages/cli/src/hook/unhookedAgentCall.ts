@@ -1,7 +1,9 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { claudeGuarded, folderHoldsHooks, geminiGuarded } from './hooksRemovedCall.js';
+import { HOOKS_OFF_SET } from './ownStateCall.js';
 import { shellWords } from './shellWords.js';
 
 /**
@@ -9,7 +11,8 @@ import { shellWords } from './shellWords.js';
  * 0.169.0: "Equivalent to `-c features.hooks=false`", which `ownStateCall.ts` refuses already),
  * Claude Code's `--bare` ("skip hooks"), `--safe-mode` (hooks disabled), `--restricted` and a
  * `--setting-sources` that leaves a source out (the settings files that hold loopguard's hooks
- * are not read), or `CLAUDE_CODE_SIMPLE` / `CLAUDE_CODE_SAFE_MODE` set (what the two flags set).
+ * are not read), or `CLAUDE_CODE_SIMPLE` / `CLAUDE_CODE_SAFE_MODE` / `CLAUDE_CODE_RESTRICTED` set
+ * (what the three flags set).
  * The nested agent would run its tool calls where loopguard sees none of them: a switch the model
  * flips, as its settings' switches are. Gemini CLI 0.61.0 has no option that skips its hooks.
  * Codex's `--ignore-user-config` skips `$CODEX_HOME/config.toml`, where its hooks' trust and the
@@ -18,12 +21,15 @@ import { shellWords } from './shellWords.js';
  * guards it and the other does not: the one rule is that the nested agent loads loopguard's hooks
  * wherever the agent the user would start there does. The nested agent's environment is the
  * user's as the command changes it: a home set, unset (`env -u`, `unset`) or cleared (`env -i`),
- * and Gemini CLI's trust variables (trust66).
+ * and Gemini CLI's trust variables (trust66). Claude Code's `--strict-mcp-config` loads no server
+ * but those `--mcp-config` names, so the fast path's hooks find none of loopguard's; a server
+ * `--mcp-config` names `loopguard` is the one they call; a `--settings` whose text sets
+ * `disableAllHooks` runs none (redteam68).
  */
 
 /** What the model is told when such a call is refused: why, and what to do instead. */
 export const UNHOOKED_AGENT_REFUSED =
-  'loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.';
+  'loopguard refused this call: it starts an agent with its hooks off (`--disable hooks`, `--bare`, `--safe-mode`, `--restricted`, `--setting-sources`, `--strict-mcp-config`, or an `--mcp-config` server named loopguard), whose tool calls loopguard would not guard; start it without that option, and its hooks guard it too.';
 
 /** What the model is told when it starts an agent with another home that holds none of loopguard's hooks (trust65). */
 export const UNHOOKED_HOME_REFUSED =
@@ -52,8 +58,12 @@ const CLAUDE_UNHOOKED = /^--(?:bare|safe-mode|restricted)$/;
 /** Claude Code's setting sources: a list that leaves one out skips the hooks it holds. */
 const SETTING_SOURCES = ['user', 'project', 'local'];
 
-/** The environment that starts Claude Code as `--bare` or `--safe-mode` do, set to anything but off. */
-const UNHOOKED_ENV = /\bCLAUDE_CODE_(?:SIMPLE|SAFE_MODE)=(?!(?:0|false)?(?:\s|$))/;
+/**
+ * The environment that starts Claude Code as `--bare`, `--safe-mode` or `--restricted` do
+ * (`CLAUDE_CODE_RESTRICTED`: redteam68, read by 2.1.330 as `1`, `true`, `yes` or `on`), set to
+ * anything but off.
+ */
+const UNHOOKED_ENV = /\bCLAUDE_CODE_(?:SIMPLE|SAFE_MODE|RESTRICTED)=(?!(?:0|false)?(?:\s|$))/;
 
 /** Whether the words after an agent's program start it with its hooks off. */
 function unhooked(agent: Agent, args: string[]): boolean {
@@ -68,6 +78,68 @@ function unhooked(agent: Agent, args: string[]): boolean {
     const sources = value.split(',').map((source) => source.trim());
     return SETTING_SOURCES.some((source) => !sources.includes(source));
   });
+}
+
+/** A server named `loopguard` in an MCP configuration's text. */
+const LOOPGUARD_SERVER = /"loopguard"\s*:/;
+
+/** The most of an `--mcp-config` or `--settings` file read: such a file is a few kilobytes. */
+const OPTION_FILE_BYTES = 1 << 20;
+
+/**
+ * The text of an `--mcp-config` or `--settings` value: its JSON, or the first MiB of the file it
+ * names (`''` when it cannot be read).
+ */
+function optionText(value: string, projectDir: string): string {
+  if (value.trimStart().startsWith('{')) return value;
+  const path = plainPath(value, '~', projectDir);
+  if (path === undefined) return '';
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(OPTION_FILE_BYTES);
+      return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
+/** The values of Claude Code's `option` among `args` (`--x=v`, or every word after `--x` up to the next option). */
+function optionValues(args: string[], option: string): string[] {
+  const values: string[] = [];
+  args.forEach((word, index) => {
+    if (word.startsWith(`${option}=`)) values.push(word.slice(option.length + 1));
+    if (word !== option) return;
+    for (const value of args.slice(index + 1)) {
+      if (value.startsWith('-')) break;
+      values.push(value);
+    }
+  });
+  return values;
+}
+
+/**
+ * Whether the words after `claude` switch its hooks off through what its options load
+ * (redteam68): a `--settings` whose text sets the all-hooks-off switch; an `--mcp-config` that names
+ * a server `loopguard` (the one the fast path's hooks then call); `--strict-mcp-config` where those
+ * hooks need `.claude.json`'s server (`vars`: the nested agent's environment).
+ */
+function loadsHooksOff(
+  args: string[],
+  vars: Record<string, string | undefined>,
+  projectDir: string,
+): boolean {
+  const texts = (option: string) => optionValues(args, option).map((value) => optionText(value, projectDir));
+  if (texts('--settings').some((text) => HOOKS_OFF_SET.test(text))) return true;
+  if (texts('--mcp-config').some((text) => LOOPGUARD_SERVER.test(text))) return true;
+  return (
+    args.includes('--strict-mcp-config') &&
+    guarded('claude', vars, projectDir) &&
+    !guarded('claude', vars, projectDir, false)
+  );
 }
 
 /** The variables that place an agent's home, and an assignment of one (`export CODEX_HOME=…`). */
@@ -112,9 +184,15 @@ function plainPath(value: string, home: string, projectDir: string): string | un
  * Whether the agent started with `vars` loads loopguard's hooks: its home's (or the project's, in
  * a project that home trusts: `folderHoldsHooks`, `geminiGuarded` with Gemini CLI's trust in the
  * environment), or, for Claude Code, the project's own settings, which it reads whatever its home
- * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server).
+ * (`claudeGuarded`: the fast path's hooks only where its `.claude.json` registers the server, and
+ * where `servers` says it loads that file's servers: `--strict-mcp-config` does not).
  */
-function guarded(agent: Agent, vars: Record<string, string | undefined>, projectDir: string): boolean {
+function guarded(
+  agent: Agent,
+  vars: Record<string, string | undefined>,
+  projectDir: string,
+  servers = true,
+): boolean {
   const folder = agentFolder(agent, vars, projectDir);
   if (agent === 'gemini') {
     const named = vars.GEMINI_CLI_TRUSTED_FOLDERS_PATH;
@@ -127,7 +205,7 @@ function guarded(agent: Agent, vars: Record<string, string | undefined>, project
     ? folder && join(folder, '.claude.json')
     : plainPath(`${vars.HOME ?? '~'}/.claude.json`, '~', projectDir);
   const folders = [folder, join(projectDir, '.claude')].filter((path) => path !== undefined);
-  return claudeGuarded(folders, projectDir, state);
+  return claudeGuarded(folders, projectDir, servers ? state : undefined);
 }
 
 /**
@@ -452,6 +530,8 @@ function commandRefusal(
     if (agent === -1) continue;
     const which = (['codex', 'claude', 'gemini'] as const)[agent] as Agent;
     if (unhooked(which, words.slice(at + 1))) return UNHOOKED_AGENT_REFUSED;
+    if (which === 'claude' && loadsHooksOff(words.slice(at + 1), nestedEnv(env, change), dir))
+      return UNHOOKED_AGENT_REFUSED;
     if (!otherHome(which, change, env, dir)) continue;
     const untrusts = which === 'gemini' && GEMINI_TRUST_VARIABLES.some((name) => name in change.vars);
     return untrusts ? UNHOOKED_TRUST_REFUSED : UNHOOKED_HOME_REFUSED;

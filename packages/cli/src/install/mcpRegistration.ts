@@ -21,9 +21,16 @@ export interface McpServerEntry {
   command: string;
   /** Its arguments (loopguard's bin and `mcp`). */
   args: string[];
-  /** Its environment: loopguard's own variables, set at `init`. */
+  /**
+   * Its environment: loopguard's own variables, set at `init`; `NODE_OPTIONS` empty, over what
+   * Claude Code hands the servers it starts (a settings file's `env`: `--import=data:…,process.exit(0)`
+   * there ended the server at its start, and every fast-path hook failed open; redteam68).
+   */
   env: Record<string, string>;
 }
+
+/** The server's environment: node started without the user's or a settings file's `NODE_OPTIONS`. */
+const SERVER_ENV = { NODE_OPTIONS: '' };
 
 /**
  * Where the server is registered: `mcpServers` at the top (the user's scope: every project), or
@@ -42,8 +49,8 @@ export function serverPath(projectDir: string | undefined): string[] {
  */
 export function mcpServerEntry(argv: readonly [string, string] | string): McpServerEntry {
   return typeof argv === 'string'
-    ? { type: 'stdio', command: 'sh', args: ['-c', `exec ${argv} mcp`], env: {} }
-    : { type: 'stdio', command: argv[0], args: [argv[1], 'mcp'], env: {} };
+    ? { type: 'stdio', command: 'sh', args: ['-c', `exec ${argv} mcp`], env: { ...SERVER_ENV } }
+    : { type: 'stdio', command: argv[0], args: [argv[1], 'mcp'], env: { ...SERVER_ENV } };
 }
 
 /** A `~/.claude.json` that `init` cannot edit safely: not JSON, or a key on loopguard's path twice. */
