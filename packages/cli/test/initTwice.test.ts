@@ -103,7 +103,8 @@ describe('loopguard uninstall', () => {
     for (const file of [userSettings(home), projectSettings(dir), projectSettings(second)])
       expect(existsSync(file) ? entriesOf(file) : []).toEqual([]);
     expect(existsSync(join(dir, '.gemini', 'settings.json'))).toBe(false);
-    expect(JSON.stringify(read(join(home, '.claude.json')))).not.toContain('"loopguard"');
+    // init made ~/.claude.json and loopguard's server was all it held: it goes, as init found the home (sess68)
+    expect(existsSync(join(home, '.claude.json'))).toBe(false);
     // each file named where the user can find it: another project's by its full path (qa39)
     expect(result.stdout).toContain(`${projectSettings(second)}: removed (init had made it)`);
     expect(result.stdout).toContain(`${join('.gemini', 'settings.json')}: removed (init had made it)`);
