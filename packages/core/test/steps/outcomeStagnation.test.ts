@@ -346,10 +346,20 @@ describe.each(Object.entries(shapes))(
       const probe = 'cd /workspace/repo && python reproduce.py';
       const script = '/workspace/repo/reproduce.py';
       /** The script's answer in round `round` (0: before any): its first case's line, and one line a case added since. */
-      const answer = (round: number, first: string) =>
-        [first, ...Array.from({ length: round }, (_, i) => `case ${i + 2}: got 0 rows, expected 3`)].join(
-          '\n',
-        );
+      const answer = (round: number, first: string, long = false) =>
+        [
+          ...(long ? SETUP : []),
+          first,
+          ...Array.from(
+            { length: round },
+            (_, i) => `case ${i + 2}: got 0 rows, expected 3${long ? QUERY : ''}`,
+          ),
+        ].join('\n');
+      /** A long answer's setup lines (1,800 characters) and each case's query: past the bounded key's 2,000, its middle dropped. */
+      const SETUP = Array.from({ length: 30 }, (_, k) =>
+        `setup ${k}: created table app_${k} (id, name, value)`.padEnd(59, '.'),
+      );
+      const QUERY = ` for SELECT id, name, value FROM app_1 JOIN app_2 ON app_1.id = app_2.id WHERE ${'value > 0 AND '.repeat(16)}name IS NOT NULL`;
       /**
        * Each round changes the code under test where it changed it before (`code: false`: not) and
        * adds a case to the agent's own script; the answer adds the new case's line, and the first
@@ -360,14 +370,15 @@ describe.each(Object.entries(shapes))(
         {
           code = true,
           first = () => 'case 1: got 0 rows, expected 3',
-        }: { code?: boolean; first?: (round: number) => string } = {},
+          long = false,
+        }: { code?: boolean; first?: (round: number) => string; long?: boolean } = {},
       ): Step[] => [
         ...rewriteOwn(script, 'check(1)'),
-        ...run(probe, answer(0, first(0))),
+        ...run(probe, answer(0, first(0), long)),
         ...Array.from({ length: count }, (_, i) => [
           ...(code ? edit(i) : []),
           ...edit(i, script),
-          ...run(probe, answer(i + 1, first(i + 1))),
+          ...run(probe, answer(i + 1, first(i + 1), long)),
         ]).flat(),
       ];
 
@@ -389,6 +400,43 @@ describe.each(Object.entries(shapes))(
         // The first case says something else each round: the old answer is not whole in the new one.
         const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
         expect(detections(feed(makeStepDetector().detector, rounds(4, { first: moving })))).toEqual([]);
+      });
+
+      it('an answer longer than the bounded key, the old one whole in its middle: judged on the whole, kept across a snapshot', () => {
+        const steps = rounds(3, { long: true });
+        expect(answer(1, '', true).length).toBeGreaterThan(2000);
+        const found = detections(feed(makeStepDetector().detector, steps));
+        expect(found.map((v) => [v.action, v.loopType])).toEqual([
+          ['nudge', 'outcome_stagnation'],
+          ['stop', 'outcome_stagnation'],
+        ]);
+        expect(found[1]?.step).toBe(steps.length - 1);
+        expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
+        // A line of the old answer that moves: a new question, however long the answer.
+        const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
+        const moved = rounds(4, { long: true, first: moving });
+        expect(detections(feed(makeStepDetector().detector, moved))).toEqual([]);
+        expect(detections(restoredEachStep(moved))).toEqual([]);
+      });
+
+      it('restored from a snapshot of layout 14 (no lines kept) at every step: judged on the bounded key, as before', () => {
+        let detector = makeStepDetector().detector;
+        const verdicts = rounds(3, { long: true }).map((step) => {
+          const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+          for (const [, record] of snapshot.history.probes.probes) delete record.lines;
+          detector = StepLoopDetector.restore(snapshot);
+          return detector.observe(step);
+        });
+        expect(detections(verdicts)).toEqual([]);
+        // The short answers fit the bounded key: the same verdicts as the uninterrupted detector.
+        detector = makeStepDetector().detector;
+        const short = rounds(3).map((step) => {
+          const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+          for (const [, record] of snapshot.history.probes.probes) delete record.lines;
+          detector = StepLoopDetector.restore(snapshot);
+          return detector.observe(step);
+        });
+        expect(detections(short).map((v) => v.action)).toEqual(['nudge', 'stop']);
       });
     });
 
