@@ -382,17 +382,24 @@ describe.each(Object.entries(shapes))(
         ]).flat(),
       ];
 
-      it('the code changed and the old answer is there unchanged: each round counts, nudge at the third such answer, stop at the fourth', () => {
-        const steps = rounds(3);
-        const found = detections(feed(makeStepDetector().detector, steps));
-        expect(found.map((v) => [v.action, v.loopType])).toEqual([
-          ['nudge', 'outcome_stagnation'],
-          ['stop', 'outcome_stagnation'],
-        ]);
-        expect(found[1]?.step).toBe(steps.length - 1);
-        // Restored from its snapshot at every step (the command hook's way), the same verdicts.
-        expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
-      });
+      it.each([
+        ['short', false],
+        ['long (past the bounded key: the old answer whole in its middle, judged on the whole)', true],
+      ])(
+        'the code changed and the old answer is there unchanged, %s: each round counts, nudge at the third such answer, stop at the fourth',
+        (_length, long) => {
+          const steps = rounds(3, { long });
+          expect(answer(1, '', long).length > 2000).toBe(long);
+          const found = detections(feed(makeStepDetector().detector, steps));
+          expect(found.map((v) => [v.action, v.loopType])).toEqual([
+            ['nudge', 'outcome_stagnation'],
+            ['stop', 'outcome_stagnation'],
+          ]);
+          expect(found[1]?.step).toBe(steps.length - 1);
+          // Restored from its snapshot at every step (the command hook's way), the same verdicts.
+          expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
+        },
+      );
 
       it('what stays a new question: the script alone changed, or a line of the old answer moved', () => {
         // The agent works on its own script (the code untouched): a harness being built.
@@ -402,17 +409,7 @@ describe.each(Object.entries(shapes))(
         expect(detections(feed(makeStepDetector().detector, rounds(4, { first: moving })))).toEqual([]);
       });
 
-      it('an answer longer than the bounded key, the old one whole in its middle: judged on the whole, kept across a snapshot', () => {
-        const steps = rounds(3, { long: true });
-        expect(answer(1, '', true).length).toBeGreaterThan(2000);
-        const found = detections(feed(makeStepDetector().detector, steps));
-        expect(found.map((v) => [v.action, v.loopType])).toEqual([
-          ['nudge', 'outcome_stagnation'],
-          ['stop', 'outcome_stagnation'],
-        ]);
-        expect(found[1]?.step).toBe(steps.length - 1);
-        expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
-        // A line of the old answer that moves: a new question, however long the answer.
+      it('a line of a long old answer that moves: a new question, also across a snapshot', () => {
         const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
         const moved = rounds(4, { long: true, first: moving });
         expect(detections(feed(makeStepDetector().detector, moved))).toEqual([]);
@@ -420,23 +417,19 @@ describe.each(Object.entries(shapes))(
       });
 
       it('restored from a snapshot of layout 14 (no lines kept) at every step: judged on the bounded key, as before', () => {
-        let detector = makeStepDetector().detector;
-        const verdicts = rounds(3, { long: true }).map((step) => {
-          const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
-          for (const [, record] of snapshot.history.probes.probes) delete record.lines;
-          detector = StepLoopDetector.restore(snapshot);
-          return detector.observe(step);
-        });
-        expect(detections(verdicts)).toEqual([]);
+        /** The verdicts with the detector restored at every step from its snapshot, its probes' `lines` left out. */
+        const restoredAsLayout14 = (steps: Step[]) => {
+          let detector = makeStepDetector().detector;
+          return steps.map((step) => {
+            const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+            for (const [, record] of snapshot.history.probes.probes) delete record.lines;
+            detector = StepLoopDetector.restore(snapshot);
+            return detector.observe(step);
+          });
+        };
+        expect(detections(restoredAsLayout14(rounds(3, { long: true })))).toEqual([]);
         // The short answers fit the bounded key: the same verdicts as the uninterrupted detector.
-        detector = makeStepDetector().detector;
-        const short = rounds(3).map((step) => {
-          const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
-          for (const [, record] of snapshot.history.probes.probes) delete record.lines;
-          detector = StepLoopDetector.restore(snapshot);
-          return detector.observe(step);
-        });
-        expect(detections(short).map((v) => v.action)).toEqual(['nudge', 'stop']);
+        expect(detections(restoredAsLayout14(rounds(3))).map((v) => v.action)).toEqual(['nudge', 'stop']);
       });
     });
 
