@@ -3,7 +3,8 @@
 // and every field of every verdict (action, loop type, repeats, evidence, message, since, step, tool
 // call, followsNudge) must be equal. Each stream is played twice: once on one detector to its end
 // (the state after a stop is exercised too), once as the benches play it (a fresh detector after a
-// stop). Prints the differences (the first few of each corpus in full) and exits 1 when there is one.
+// stop). Prints the differences (the first few of each corpus in full, the rest one line each) and
+// exits 1 when there is one.
 // Also counts the streams whose final snapshot (the stored fingerprints and keys) differs: allowed
 // only with a new snapshot layout, and reported, not failed.
 // Run: build the old version and copy packages/core/dist to DIR (inside packages/core/node_modules
@@ -68,6 +69,12 @@ for (const [name, runs] of corpora) {
         if (differing++ < SHOWN) {
           console.log(`${name} ${run.id} step ${i}${freshAfterStop ? ' (fresh after stop)' : ''}:`);
           console.log(`  before ${before[i]}\n  after  ${after[i]}`);
+        } else {
+          // The rest, one line each: where, and the action and loop type before and after.
+          const [b, a] = [JSON.parse(before[i]), JSON.parse(after[i])];
+          console.log(
+            `${name} ${run.id} step ${i}${freshAfterStop ? ' (fresh after stop)' : ''}: ${b.action} ${b.loopType ?? ''} -> ${a.action} ${a.loopType ?? ''}`,
+          );
         }
       }
     }

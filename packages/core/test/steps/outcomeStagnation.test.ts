@@ -346,10 +346,20 @@ describe.each(Object.entries(shapes))(
       const probe = 'cd /workspace/repo && python reproduce.py';
       const script = '/workspace/repo/reproduce.py';
       /** The script's answer in round `round` (0: before any): its first case's line, and one line a case added since. */
-      const answer = (round: number, first: string) =>
-        [first, ...Array.from({ length: round }, (_, i) => `case ${i + 2}: got 0 rows, expected 3`)].join(
-          '\n',
-        );
+      const answer = (round: number, first: string, long = false) =>
+        [
+          ...(long ? SETUP : []),
+          first,
+          ...Array.from(
+            { length: round },
+            (_, i) => `case ${i + 2}: got 0 rows, expected 3${long ? QUERY : ''}`,
+          ),
+        ].join('\n');
+      /** A long answer's setup lines (1,800 characters) and each case's query: past the bounded key's 2,000, its middle dropped. */
+      const SETUP = Array.from({ length: 30 }, (_, k) =>
+        `setup ${k}: created table app_${k} (id, name, value)`.padEnd(59, '.'),
+      );
+      const QUERY = ` for SELECT id, name, value FROM app_1 JOIN app_2 ON app_1.id = app_2.id WHERE ${'value > 0 AND '.repeat(16)}name IS NOT NULL`;
       /**
        * Each round changes the code under test where it changed it before (`code: false`: not) and
        * adds a case to the agent's own script; the answer adds the new case's line, and the first
@@ -360,28 +370,36 @@ describe.each(Object.entries(shapes))(
         {
           code = true,
           first = () => 'case 1: got 0 rows, expected 3',
-        }: { code?: boolean; first?: (round: number) => string } = {},
+          long = false,
+        }: { code?: boolean; first?: (round: number) => string; long?: boolean } = {},
       ): Step[] => [
         ...rewriteOwn(script, 'check(1)'),
-        ...run(probe, answer(0, first(0))),
+        ...run(probe, answer(0, first(0), long)),
         ...Array.from({ length: count }, (_, i) => [
           ...(code ? edit(i) : []),
           ...edit(i, script),
-          ...run(probe, answer(i + 1, first(i + 1))),
+          ...run(probe, answer(i + 1, first(i + 1), long)),
         ]).flat(),
       ];
 
-      it('the code changed and the old answer is there unchanged: each round counts, nudge at the third such answer, stop at the fourth', () => {
-        const steps = rounds(3);
-        const found = detections(feed(makeStepDetector().detector, steps));
-        expect(found.map((v) => [v.action, v.loopType])).toEqual([
-          ['nudge', 'outcome_stagnation'],
-          ['stop', 'outcome_stagnation'],
-        ]);
-        expect(found[1]?.step).toBe(steps.length - 1);
-        // Restored from its snapshot at every step (the command hook's way), the same verdicts.
-        expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
-      });
+      it.each([
+        ['short', false],
+        ['long (past the bounded key: the old answer whole in its middle, judged on the whole)', true],
+      ])(
+        'the code changed and the old answer is there unchanged, %s: each round counts, nudge at the third such answer, stop at the fourth',
+        (_length, long) => {
+          const steps = rounds(3, { long });
+          expect(answer(1, '', long).length > 2000).toBe(long);
+          const found = detections(feed(makeStepDetector().detector, steps));
+          expect(found.map((v) => [v.action, v.loopType])).toEqual([
+            ['nudge', 'outcome_stagnation'],
+            ['stop', 'outcome_stagnation'],
+          ]);
+          expect(found[1]?.step).toBe(steps.length - 1);
+          // Restored from its snapshot at every step (the command hook's way), the same verdicts.
+          expect(detections(restoredEachStep(steps)).map((v) => v.action)).toEqual(['nudge', 'stop']);
+        },
+      );
 
       it('what stays a new question: the script alone changed, or a line of the old answer moved', () => {
         // The agent works on its own script (the code untouched): a harness being built.
@@ -389,6 +407,29 @@ describe.each(Object.entries(shapes))(
         // The first case says something else each round: the old answer is not whole in the new one.
         const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
         expect(detections(feed(makeStepDetector().detector, rounds(4, { first: moving })))).toEqual([]);
+      });
+
+      it('a line of a long old answer that moves: a new question, also across a snapshot', () => {
+        const moving = (round: number) => `case 1: got ${round} rows, expected 3`;
+        const moved = rounds(4, { long: true, first: moving });
+        expect(detections(feed(makeStepDetector().detector, moved))).toEqual([]);
+        expect(detections(restoredEachStep(moved))).toEqual([]);
+      });
+
+      it('restored from a snapshot of layout 14 (no lines kept) at every step: judged on the bounded key, as before', () => {
+        /** The verdicts with the detector restored at every step from its snapshot, its probes' `lines` left out. */
+        const restoredAsLayout14 = (steps: Step[]) => {
+          let detector = makeStepDetector().detector;
+          return steps.map((step) => {
+            const snapshot = JSON.parse(JSON.stringify(detector.snapshot()));
+            for (const [, record] of snapshot.history.probes.probes) delete record.lines;
+            detector = StepLoopDetector.restore(snapshot);
+            return detector.observe(step);
+          });
+        };
+        expect(detections(restoredAsLayout14(rounds(3, { long: true })))).toEqual([]);
+        // The short answers fit the bounded key: the same verdicts as the uninterrupted detector.
+        expect(detections(restoredAsLayout14(rounds(3))).map((v) => v.action)).toEqual(['nudge', 'stop']);
       });
     });
 

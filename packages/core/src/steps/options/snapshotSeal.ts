@@ -9,7 +9,7 @@ import { STEP_SNAPSHOT_VERSION, type StepDetectorSnapshot } from './stepSnapshot
  * editor's call by what it writes as written (`writtenContent`): a layout-12 row is validated once,
  * and an edit it holds reads as new once when it comes again.
  */
-export const STEP_SNAPSHOT_LAYOUT = 14;
+export const STEP_SNAPSHOT_LAYOUT = 15;
 
 /**
  * The checksum a seal holds over the snapshot's JSON text. Injected: core has no I/O and runs

@@ -5,11 +5,12 @@ import { parseSnapshotPart } from '../options/stepSnapshot.js';
 import { ActedReads, ANY_NAMES, NO_NAMES, type WrittenNames } from './actedReads.js';
 import { asksAnew } from './newQuestion.js';
 import { rewritesOwnPrints } from './printRewrite.js';
-import { holdsWhole, sameMasked, typedSince } from './probeKey.js';
+import { holdsWhole, lineHashes, sameMasked, typedSince } from './probeKey.js';
 import { probeIdentity, samePath } from './probePaths.js';
 import {
   boundedKey,
   ledgerStateSchema,
+  linesOf,
   MAX_AGENT_PRINTS,
   MAX_CHANGES,
   MAX_EDITED,
@@ -241,6 +242,7 @@ export class ProbeLedger implements SnapshotPart {
       if (previous.result !== run.result) this.remember(previous);
       previous.result = run.result;
       previous.key = run.key;
+      previous.lines = linesOf(run);
       previous.length = run.length;
       previous.streak++;
       Object.assign(previous, { verdict, verdictRounds, words });
@@ -278,6 +280,7 @@ export class ProbeLedger implements SnapshotPart {
       label: run.label,
       result: run.result,
       key: run.key,
+      lines: linesOf(run),
       length: run.length,
       seen,
       seenKeys,
@@ -340,11 +343,15 @@ export class ProbeLedger implements SnapshotPart {
    * changed, and got the previous answer whole with lines of its own: the changes moved nothing the
    * script asked before, so the round is the old question's (the result says the same). A script
    * changed alone (a harness being built), or an earlier line that moved, stays a new question.
+   * Judged on the whole keys, the previous one's lines as the record keeps them (`lines`); on the
+   * bounded keys when it keeps none (more lines than it keeps, or a snapshot of layout 14).
    */
   private asksMore(previous: ProbeRecord, run: ProbeRun): boolean {
     if ((this.ownTyped.at(-1)?.change ?? 0) <= previous.changesAtLast) return false;
     if (this.testedChanges <= previous.testedAtLast) return false;
-    return holdsWhole(boundedKey(previous.key()), boundedKey(run.key()));
+    const before = previous.lines();
+    if (before.length > 0) return holdsWhole(before, lineHashes(run.key()));
+    return holdsWhole(lineHashes(boundedKey(previous.key())), lineHashes(boundedKey(run.key())));
   }
 
   /** Keeps a probe's latest result among its earlier ones, as it came and as what it said. */

@@ -1,6 +1,7 @@
 import { ERROR_LINE, ERROR_LINE_HINT, SKIPPED_LINE } from '../../signatures/errorSignature.js';
 import { hasHexRun, longestHexRun } from '../../signatures/hexRun.js';
 import { fingerprintedText } from '../keys/fingerprint.js';
+import { keyHash } from '../keys/keyHash.js';
 import { isDigit } from '../keys/tokenScan.js';
 import { canonicalSetOrder } from './setOrder.js';
 
@@ -182,25 +183,39 @@ export function sameMasked(a: string, b: string, typed: ReadonlySet<string>): bo
   }
 }
 
+/** Distinct lines of a result's whole key whose hashes a probe keeps (see {@link lineHashes}). */
+export const MAX_LINE_HASHES = 256;
+
+/**
+ * The 32-bit hashes of the distinct lines of an answer (blank lines and indentation aside), sorted:
+ * what {@link holdsWhole} compares, kept per probe for its whole key where the snapshot keeps only
+ * a bounded copy of the text. `[]` when the answer has more than `most` distinct lines (too many to
+ * keep: the bounded copy is judged instead).
+ *
+ * @example lineHashes('a\n  a\n\nb').length; // 2
+ */
+export function lineHashes(answer: string, most = Number.POSITIVE_INFINITY): number[] {
+  const hashes = new Set<number>();
+  for (const line of answer.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    hashes.add(keyHash(trimmed));
+    if (hashes.size > most) return [];
+  }
+  return [...hashes].sort((a, b) => a - b);
+}
+
 /**
  * Whether the answer `after` holds every line of the answer `before` and lines of its own: the
- * earlier answer whole, with more. Blank lines and indentation aside.
+ * earlier answer whole, with more. Both as their {@link lineHashes}.
  *
- * @example holdsWhole('case 1: 0 rows', 'case 1: 0 rows\ncase 2: 0 rows'); // true
- * @example holdsWhole('case 1: 0 rows', 'case 1: 3 rows\ncase 2: 0 rows'); // false: case 1 moved
+ * @example holdsWhole(lineHashes('case 1: 0 rows'), lineHashes('case 1: 0 rows\ncase 2: 0 rows')); // true
+ * @example holdsWhole(lineHashes('case 1: 0 rows'), lineHashes('case 1: 3 rows\ncase 2: 0 rows')); // false: case 1 moved
  */
-export function holdsWhole(before: string, after: string): boolean {
-  if (after.length <= before.length) return false;
-  const earlier = new Set<string>();
-  for (const line of before.split('\n')) if (line.trim() !== '') earlier.add(line.trim());
-  if (earlier.size === 0) return false;
-  let held = 0;
-  let added = false;
-  for (const line of new Set(after.split('\n').map((l) => l.trim()))) {
-    if (earlier.has(line)) held++;
-    else if (line !== '') added = true;
-  }
-  return added && held === earlier.size;
+export function holdsWhole(before: readonly number[], after: readonly number[]): boolean {
+  if (before.length === 0 || after.length <= before.length) return false;
+  const later = new Set(after);
+  return before.every((line) => later.has(line));
 }
 
 /** Reads `maskTyped(text.slice(from, to), typed)` one character code at a time (-1 at its end), `from` starting a run of word characters or not in one. */

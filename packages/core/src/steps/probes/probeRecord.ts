@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { lazySchema } from '../../kernel/optionSchemas.js';
 import type { ActionKindName } from '../actions/actionKind.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from '../keys/stepEvidence.js';
+import { packHashes, unpackHashes } from './actedReads.js';
 import type { FileSearch } from './fileSearch.js';
 import type { PrintWorkReader } from './printRewrite.js';
+import { lineHashes, MAX_LINE_HASHES } from './probeKey.js';
 import type { PrintEditReader } from './unseenPrints.js';
 
 /** What a turn did to the work and what its probe showed: see `actionKind.ts`. */
@@ -62,6 +64,12 @@ export interface ProbeRecord {
   key: () => string;
   /** The length of the latest output. */
   length: number;
+  /**
+   * The distinct lines of the latest result's whole key (see {@link ProbeRun.key}), as `lineHashes`
+   * at most {@link MAX_LINE_HASHES} (`[]`: more, or a snapshot of layout 14): what `ProbeLedger.asksMore`
+   * compares where the snapshot keeps only the bounded key. Computed on first use.
+   */
+  lines: () => readonly number[];
   /** Earlier results of this probe, newest last (at most {@link MAX_SEEN_RESULTS}): one that comes back is not news. */
   seen: number[];
   /**
@@ -219,6 +227,10 @@ export const ledgerStateSchema = lazySchema(() => {
             result: int.nonnegative(),
             key: z.string().max(MAX_KEY_CHARS).default(''),
             length: int.nonnegative().default(0),
+            lines: z
+              .string()
+              .max(Math.ceil((MAX_LINE_HASHES * 4) / 3) + 4)
+              .optional(),
             seen: z.array(int).max(MAX_SEEN_RESULTS).default([]),
             seenKeys: z
               .array(z.tuple([int.nonnegative(), int.nonnegative()]))
@@ -266,11 +278,26 @@ export function rememberKey(seenKeys: Array<[number, number]>, hash: number, at:
   if (seenKeys.length > MAX_SEEN_RESULTS) seenKeys.shift();
 }
 
+/** A record's {@link ProbeRecord.lines} of a run: the `lineHashes` of its whole key, computed on first use. */
+export function linesOf(run: Pick<ProbeRun, 'key'>): () => readonly number[] {
+  return once(() => lineHashes(run.key(), MAX_LINE_HASHES));
+}
+
+/** `read`, called once. */
+function once(read: () => readonly number[]): () => readonly number[] {
+  let value: readonly number[] | undefined;
+  return () => {
+    value ??= read();
+    return value;
+  };
+}
+
 /** A probe record as its snapshot writes it: its key and words read, its evidence copied. */
 export function recordSnapshot(r: ProbeRecord): Record<string, unknown> {
   return {
     ...r,
     key: boundedKey(r.key()),
+    lines: packHashes(r.lines()),
     seen: [...r.seen],
     seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
     words: [...r.words()],
@@ -286,6 +313,7 @@ export function restoredRecord(
   return {
     ...r,
     key: () => r.key,
+    lines: once(() => (r.lines === undefined ? [] : unpackHashes(r.lines))),
     words: () => r.words,
     outputPaths: () => r.outputPaths,
     seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
