@@ -60,6 +60,16 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** A real Claude Code in a tmux pane in `cwd`, its `home` seeded after `init`, talking to the scripted API at `apiUrl`. */
+async function claudeInTmux(cwd: string, home: string, apiUrl: string): Promise<TmuxPane> {
+  const env = claudeEnv(apiUrl, home);
+  seedClaudeHome(home, cwd, env.ANTHROPIC_API_KEY as string);
+  return startTmuxPane([claude, '--dangerously-skip-permissions'], {
+    cwd,
+    env: { ...env, LOOPGUARD_HOOK: '' },
+  });
+}
+
 /** `loopguard status --session <id> --json` in `dir`: its exit code, its stderr and the session's summary. */
 async function statusOf(dir: string, sessionId: string) {
   const status = await loopguard(dir, ['status', '--session', sessionId, '--json']);
@@ -82,12 +92,7 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
     const api = await startFakeAnthropicApi((turn) =>
       turn === 0 ? failing : new Promise((resolve) => held.set(turn, () => resolve(failing))),
     );
-    const env = claudeEnv(api.url, home);
-    seedClaudeHome(home, dir, env.ANTHROPIC_API_KEY as string);
-    const pane = await startTmuxPane([claude, '--dangerously-skip-permissions'], {
-      cwd: dir,
-      env: { ...env, LOOPGUARD_HOOK: '' },
-    });
+    const pane = await claudeInTmux(dir, home, api.url);
     try {
       await untilLoopguardConnected(pane);
       await pane.submit('Fix the bug.');
@@ -166,12 +171,7 @@ describe('loopguard statusline in a real Claude Code (interactive, offline, in t
         ? { text: 'I stop here.' }
         : { tool: 'Bash', input: { command: `grep -rn "${pattern}" src || echo "No matches found"` } };
     });
-    const env = claudeEnv(api.url, home);
-    seedClaudeHome(home, dir, env.ANTHROPIC_API_KEY as string);
-    const pane = await startTmuxPane([claude, '--dangerously-skip-permissions'], {
-      cwd: dir,
-      env: { ...env, LOOPGUARD_HOOK: '' },
-    });
+    const pane = await claudeInTmux(dir, home, api.url);
     try {
       await untilLoopguardConnected(pane);
       await pane.submit('Fix the bug.');
