@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureClaudeCode, runClaudePrint } from './claudeCode.js';
 import { type ScriptedTurn, startFakeAnthropicApi } from './fakeAnthropicApi.js';
@@ -29,7 +30,8 @@ async function lateServerSession(script: (turn: number) => ScriptedTurn) {
   const home = mkdtempSync(join(tmpdir(), 'loopguard-claude-home-'));
   const init = await loopguard(dir, ['init', 'claude'], { HOME: home });
   expect(init.code, init.stderr).toBe(0);
-  // the server Claude Code starts, held 3 s before it runs
+  // the server Claude Code starts, held 3 s before it runs; it marks its start
+  const serverStarted = join(home, 'loopguard-server-started');
   const file = join(home, '.claude.json');
   const config = JSON.parse(readFileSync(file, 'utf8'));
   const server = config.projects[dir].mcpServers.loopguard as { command: string; args: string[] };
@@ -37,10 +39,21 @@ async function lateServerSession(script: (turn: number) => ScriptedTurn) {
   config.projects[dir].mcpServers.loopguard = {
     ...server,
     command: 'sh',
-    args: ['-c', `sleep 3; exec ${started}`],
+    args: ['-c', `sleep 3; : > '${serverStarted}'; exec ${started}`],
   };
   writeFileSync(file, JSON.stringify(config, null, 2));
-  const api = await startFakeAnthropicApi(script);
+  // The first reply goes out at once (its call runs before the server is connected); the second
+  // waits for the server to start and connect, so that the later calls reach it on a machine of any
+  // speed (on a quiet one the model's four calls all ran within the 3 s, the nudge with them).
+  let connected: Promise<void> | undefined;
+  const untilConnected = async () => {
+    while (!existsSync(serverStarted)) await sleep(100);
+    await sleep(2000);
+  };
+  const api = await startFakeAnthropicApi(async (turn) => {
+    if (turn > 0) await (connected ??= untilConnected());
+    return script(turn);
+  });
   try {
     const { lines } = await runClaudePrint(claude, dir, api.url, home);
     return {
