@@ -1,0 +1,62 @@
+import type { HookSessionRecord, HookSessionUpdate } from '@loopguard/sqlite';
+import type { GuardContext } from './guardContext.js';
+import { guardSession } from './guardSession.js';
+import type { BatchCall, HookEvent, HookReply } from './hookEvent.js';
+import { parseMemory } from './sessionMemory.js';
+
+/** An `after_batch` event: a model reply's calls with their results. */
+type AfterBatch = Extract<HookEvent, { kind: 'after_batch' }>;
+
+/**
+ * Whether any event of call `callId` reached the session already (`seen` holds `<event>:<id>`): its
+ * `PostToolUse` or `PostToolUseFailure` fed it, a `PreToolUse` loopguard denied or refused counted
+ * it, its result was read from the transcript, or this batch was delivered before (a hook entry
+ * installed twice). Only a call no hook was told of is left for the batch.
+ */
+function reachedSession(seen: readonly string[], callId: string): boolean {
+  return seen.some((entry) => entry.slice(entry.indexOf(':') + 1) === callId);
+}
+
+/**
+ * One `PostToolBatch` (Claude Code): the calls of the reply that no other hook event fed (the ones
+ * Claude Code refused itself before any hook ran: an `Edit` whose old text is not in the file, a
+ * tool it lacks, an input it rejects) are judged in the reply's order, each as the after-call event
+ * it never had ({@link guardSession}, under the batch's event name and the call's id, which marks it
+ * fed). A stop outranks a nudge; the last of a kind is the one answered. Nothing is written when the
+ * batch feeds no call (the common reply, whose calls all ran their hooks).
+ */
+export function guardBatch(
+  event: AfterBatch,
+  session: HookSessionRecord | null,
+  context: GuardContext,
+): HookSessionUpdate<HookReply> {
+  const { calls, ...base } = event;
+  let current = session;
+  let next: HookSessionUpdate<HookReply>['next'];
+  let reply: HookReply = { kind: 'silent' };
+  for (const call of calls) {
+    if (call.callId === undefined || reachedSession(parseMemory(current?.lastResults).seen, call.callId))
+      continue;
+    const update = guardSession(afterCall(base, call, call.callId), current, context);
+    if (update.result.kind === 'stop' || (update.result.kind === 'nudge' && reply.kind !== 'stop'))
+      reply = update.result;
+    if (update.next === undefined) continue;
+    next = update.next;
+    current = { ...update.next, createdAt: current?.createdAt ?? 0, updatedAt: current?.updatedAt ?? 0 };
+  }
+  return next === undefined ? { result: reply } : { result: reply, next };
+}
+
+/** The batch's call as the after-call event it never had. */
+function afterCall(base: Omit<AfterBatch, 'calls' | 'kind'>, call: BatchCall, callId: string): HookEvent {
+  return {
+    ...base,
+    kind: 'after_tool',
+    callId,
+    tool: call.tool,
+    input: call.input,
+    output: call.output,
+    error: call.error,
+    refused: call.refused,
+  };
+}
