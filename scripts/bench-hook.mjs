@@ -5,7 +5,8 @@
 // Also: the same call without the snapshot (the bundle, what the command falls back to), through
 // the modules (what `bin.js` loads when the bundle was not built); and Claude Code's fast path, a tool
 // call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
-// Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
+// Claude Code calls it; and Claude Code's PostToolBatch after a reply whose call ran (refused69),
+// as a command hook and on the fast path. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
 // tool call ≤ 10 ms p50 on the fast path.
 // With LOOPGUARD_BENCH_BASELINE=<another built checkout> (a worktree of the build before), the
 // command hook's calls on the 2,000-step sessions run through that build too, interleaved in the
@@ -52,6 +53,9 @@ const plain = (agent) =>
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
+/** Claude Code's `tool_use_id` of the call that runs `command` (one call per command in a run). */
+const callIdOf = (command) => `toolu_${Buffer.from(command).toString('hex').slice(-24)}`;
+
 /** Each CLI's events: the tool call before it runs and after, in its own dialect. */
 const DIALECTS = {
   claude: {
@@ -60,7 +64,20 @@ const DIALECTS = {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
       tool_input: { command },
+      tool_use_id: callIdOf(command),
       tool_response: { stdout: output, stderr: '', interrupted: false },
+    }),
+    // the reply's PostToolBatch after its one call ran (its PostToolUse fed it: nothing to judge)
+    batch: (command, output) => ({
+      hook_event_name: 'PostToolBatch',
+      tool_calls: [
+        {
+          tool_name: 'Bash',
+          tool_input: { command },
+          tool_use_id: callIdOf(command),
+          tool_response: { stdout: output, stderr: '', interrupted: false },
+        },
+      ],
     }),
   },
   gemini: {
@@ -123,6 +140,11 @@ for (const agent of ['claude', 'gemini']) {
       shell: installed(agent),
       input: (round) => event(dir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
     };
+    if (dialect.batch !== undefined)
+      variants[`${agent}, the reply's PostToolBatch after the call, ${session}`] = {
+        shell: installed(agent),
+        input: (round) => event(dir, dialect.batch(command(round), `commit ${round}\n 1 file changed`)),
+      };
     if (steps > 0 && BASELINE !== undefined) {
       const before = cliOf(pathToFileURL(`${resolve(BASELINE)}/`));
       const beforeDir = await project(
@@ -205,6 +227,16 @@ for (const steps of [0, LONG_SESSION_STEPS]) {
       await hookTool(
         event(DIALECTS.claude.after(command(round + 300_000), `commit ${round}\n 1 file changed`)),
       );
+    },
+  };
+  variants[
+    `claude fast path (MCP server), a tool call (before and after) and the reply's PostToolBatch, ${session}`
+  ] = {
+    inProcess: async (round) => {
+      const run = command(round + 600_000);
+      await hookTool(event(DIALECTS.claude.before(run)));
+      await hookTool(event(DIALECTS.claude.after(run, `commit ${round}\n 1 file changed`)));
+      await hookTool(event(DIALECTS.claude.batch(run, `commit ${round}\n 1 file changed`)));
     },
   };
 }

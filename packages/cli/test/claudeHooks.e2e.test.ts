@@ -233,7 +233,7 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(log.length).toBeGreaterThanOrEqual(5);
       for (const line of log)
         expect(line).toMatch(
-          /claude (PreToolUse|PostToolUse|PostToolUseFailure|Stop|SessionEnd) session=\S+: failed open: .*state\.db/,
+          /claude (PreToolUse|PostToolUse|PostToolUseFailure|PostToolBatch|Stop|SessionEnd) session=\S+: failed open: .*state\.db/,
         );
     }, 600_000);
 
