@@ -184,41 +184,53 @@ for (const agent of ['claude', 'gemini']) {
   }
 }
 
-// The fast path: loopguard's MCP server as Claude Code starts it (`loopguard mcp` on stdio) and
-// calls it from its mcp_tool hooks: each event's fields as strings, objects as their JSON.
-const server = spawn(process.execPath, [bin, 'mcp'], { cwd: work, stdio: ['pipe', 'pipe', 'inherit'] });
-const waiting = new Map();
-let buffered = '';
-server.stdout.on('data', (chunk) => {
-  buffered += chunk;
-  for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-    const message = JSON.parse(buffered.slice(0, end));
-    buffered = buffered.slice(end + 1);
-    waiting.get(message.id)?.(message);
-    waiting.delete(message.id);
-  }
-});
-let nextId = 0;
-const rpc = (method, params) =>
-  new Promise((resolve) => {
-    const id = ++nextId;
-    waiting.set(id, resolve);
-    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+// The fast path: loopguard's MCP server as Claude Code starts it (`loopguard mcp` on stdio, with
+// CLAUDE_PROJECT_DIR: a server started without it answers every call empty, judging nothing, as a
+// server another client started) and calls it from its mcp_tool hooks: each event's fields as
+// strings, objects as their JSON. One server per project, as Claude Code starts one per session.
+const servers = [];
+/** A `loopguard mcp` for project `dir`, and its `hook` tool as Claude Code calls it. */
+async function mcpServer(dir) {
+  const server = spawn(process.execPath, [bin, 'mcp'], {
+    cwd: dir,
+    env: { ...process.env, CLAUDE_PROJECT_DIR: dir },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench' } });
-const hookTool = async (event) => {
-  const args = Object.fromEntries(
-    Object.entries(event).map(([key, value]) => [
-      key,
-      typeof value === 'string' ? value : JSON.stringify(value),
-    ]),
-  );
-  const { result } = await rpc('tools/call', { name: 'hook', arguments: args });
-  if (result.isError || result.content[0].text !== '')
-    throw new Error(`the MCP server answered ${JSON.stringify(result)}`);
-};
+  servers.push(server);
+  const waiting = new Map();
+  let buffered = '';
+  server.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+      const message = JSON.parse(buffered.slice(0, end));
+      buffered = buffered.slice(end + 1);
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  let nextId = 0;
+  const rpc = (method, params) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      waiting.set(id, resolve);
+      server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench' } });
+  return async (event) => {
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const { result } = await rpc('tools/call', { name: 'hook', arguments: args });
+    if (result.isError || result.content[0].text !== '')
+      throw new Error(`the MCP server answered ${JSON.stringify(result)}`);
+  };
+}
 for (const steps of [0, LONG_SESSION_STEPS]) {
   const dir = await project('claude', steps);
+  const hookTool = await mcpServer(dir);
   const session = steps === 0 ? 'new session' : `${steps}-step session`;
   const event = (fields) => ({ session_id: 'bench-session', cwd: dir, ...fields });
   variants[`claude fast path (MCP server), a tool call (before and after), ${session}`] = {
@@ -237,6 +249,17 @@ for (const steps of [0, LONG_SESSION_STEPS]) {
       await hookTool(event(DIALECTS.claude.before(run)));
       await hookTool(event(DIALECTS.claude.after(run, `commit ${round}\n 1 file changed`)));
       await hookTool(event(DIALECTS.claude.batch(run, `commit ${round}\n 1 file changed`)));
+    },
+  };
+  // the batch's message alone (its call fed just before, untimed): what it adds to a reply
+  variants[`claude fast path (MCP server), the reply's PostToolBatch alone, ${session}`] = {
+    inProcess: async (round) => {
+      const run = command(round + 700_000);
+      await hookTool(event(DIALECTS.claude.before(run)));
+      await hookTool(event(DIALECTS.claude.after(run, `commit ${round}\n 1 file changed`)));
+      const start = process.hrtime.bigint();
+      await hookTool(event(DIALECTS.claude.batch(run, `commit ${round}\n 1 file changed`)));
+      return Number(process.hrtime.bigint() - start) / 1e6;
     },
   };
 }
@@ -261,8 +284,8 @@ for (let round = 0; round < CALLS; round++) {
   for (const [name, { args, shell, input, inProcess }] of Object.entries(variants)) {
     if (inProcess !== undefined) {
       const start = process.hrtime.bigint();
-      await inProcess(round);
-      times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+      const own = await inProcess(round);
+      times[name].push(own ?? Number(process.hrtime.bigint() - start) / 1e6);
       continue;
     }
     const stdin = input(round);
@@ -275,8 +298,10 @@ for (let round = 0; round < CALLS; round++) {
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
 }
-server.stdin.end();
-await new Promise((resolve) => server.once('exit', resolve));
+for (const server of servers) {
+  server.stdin.end();
+  await new Promise((resolve) => server.once('exit', resolve));
+}
 
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
