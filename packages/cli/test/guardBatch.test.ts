@@ -73,6 +73,13 @@ describe('guardBatch', () => {
     expect(update).toEqual({ result: { kind: 'silent' } });
   });
 
+  it('leaves a call that ran but whose result hook never came to the transcript read: the batch does not say it failed', () => {
+    const ran = batch([
+      ['toolu_1', 'Bash', { command: 'cat missing.txt' }, 'Exit code 1\ncat: missing.txt: No such file'],
+    ]);
+    expect(guardBatch(ran, null, context)).toEqual({ result: { kind: 'silent' } });
+  });
+
   it('feeds nothing to a session switched off (its per-session switch)', () => {
     const first = row(guardBatch(batch([['toolu_1', 'Edit', EDIT, REFUSAL]]), null, context).next, null);
     expect(first).not.toBeNull();

@@ -3,6 +3,7 @@ import type { GuardContext } from './guardContext.js';
 import { guardSession } from './guardSession.js';
 import type { BatchCall, HookEvent, HookReply } from './hookEvent.js';
 import { parseMemory } from './sessionMemory.js';
+import type { skippedCall } from './skippedCall.js';
 
 /** An `after_batch` event: a model reply's calls with their results. */
 type AfterBatch = Extract<HookEvent, { kind: 'after_batch' }>;
@@ -18,12 +19,15 @@ function reachedSession(seen: readonly string[], callId: string): boolean {
 }
 
 /**
- * One `PostToolBatch` (Claude Code): the calls of the reply that no other hook event fed (the ones
- * Claude Code refused itself before any hook ran: an `Edit` whose old text is not in the file, a
- * tool it lacks, an input it rejects) are judged in the reply's order, each as the after-call event
+ * One `PostToolBatch` (Claude Code): the calls of the reply that Claude Code refused itself before
+ * any hook ran (an `Edit` whose old text is not in the file, a tool it lacks, an input it rejects:
+ * its `<tool_use_error>` text) and that no other hook event fed are judged in the reply's order, each
+ * as the after-call event
  * it never had ({@link guardSession}, under the batch's event name and the call's id, which marks it
  * fed). A stop outranks a nudge; the last of a kind is the one answered. Nothing is written when the
- * batch feeds no call (the common reply, whose calls all ran their hooks).
+ * batch feeds no call (the common reply, whose calls all ran their hooks). Another call no hook fed
+ * (a result hook Claude Code skipped while loopguard's server connected) is left to the transcript
+ * read ({@link skippedCall}): the batch does not say whether the model got its result as an error.
  */
 export function guardBatch(
   event: AfterBatch,
@@ -35,7 +39,11 @@ export function guardBatch(
   let next: HookSessionUpdate<HookReply>['next'];
   let reply: HookReply = { kind: 'silent' };
   for (const call of calls) {
-    if (call.callId === undefined || reachedSession(parseMemory(current?.lastResults).seen, call.callId))
+    if (
+      !call.refused ||
+      call.callId === undefined ||
+      reachedSession(parseMemory(current?.lastResults).seen, call.callId)
+    )
       continue;
     const update = guardSession(afterCall(base, call, call.callId), current, context);
     if (update.result.kind === 'stop' || (update.result.kind === 'nudge' && reply.kind !== 'stop'))
