@@ -5,7 +5,8 @@
 // Also: the same call without the snapshot (the bundle, what the command falls back to), through
 // the modules (what `bin.js` loads when the bundle was not built); and Claude Code's fast path, a tool
 // call's two mcp_tool hooks (before and after) answered by `loopguard mcp` over its stdio, as
-// Claude Code calls it. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
+// Claude Code calls it; and Claude Code's PostToolBatch after a reply whose call ran (refused69),
+// as a command hook and on the fast path. Targets (issue 30): one command hook call p50 ≤ 1.5× the no-op hook; a
 // tool call ≤ 10 ms p50 on the fast path.
 // With LOOPGUARD_BENCH_BASELINE=<another built checkout> (a worktree of the build before), the
 // command hook's calls on the 2,000-step sessions run through that build too, interleaved in the
@@ -52,6 +53,9 @@ const plain = (agent) =>
 
 const work = mkdtempSync(join(os.tmpdir(), 'loopguard-bench-hook-'));
 
+/** Claude Code's `tool_use_id` of the call that runs `command` (one call per command in a run). */
+const callIdOf = (command) => `toolu_${Buffer.from(command).toString('hex').slice(-24)}`;
+
 /** Each CLI's events: the tool call before it runs and after, in its own dialect. */
 const DIALECTS = {
   claude: {
@@ -60,7 +64,20 @@ const DIALECTS = {
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
       tool_input: { command },
+      tool_use_id: callIdOf(command),
       tool_response: { stdout: output, stderr: '', interrupted: false },
+    }),
+    // the reply's PostToolBatch after its one call ran (its PostToolUse fed it: nothing to judge)
+    batch: (command, output) => ({
+      hook_event_name: 'PostToolBatch',
+      tool_calls: [
+        {
+          tool_name: 'Bash',
+          tool_input: { command },
+          tool_use_id: callIdOf(command),
+          tool_response: { stdout: output, stderr: '', interrupted: false },
+        },
+      ],
     }),
   },
   gemini: {
@@ -123,6 +140,11 @@ for (const agent of ['claude', 'gemini']) {
       shell: installed(agent),
       input: (round) => event(dir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
     };
+    if (dialect.batch !== undefined)
+      variants[`${agent}, the reply's PostToolBatch after the call, ${session}`] = {
+        shell: installed(agent),
+        input: (round) => event(dir, dialect.batch(command(round), `commit ${round}\n 1 file changed`)),
+      };
     if (steps > 0 && BASELINE !== undefined) {
       const before = cliOf(pathToFileURL(`${resolve(BASELINE)}/`));
       const beforeDir = await project(
@@ -162,41 +184,53 @@ for (const agent of ['claude', 'gemini']) {
   }
 }
 
-// The fast path: loopguard's MCP server as Claude Code starts it (`loopguard mcp` on stdio) and
-// calls it from its mcp_tool hooks: each event's fields as strings, objects as their JSON.
-const server = spawn(process.execPath, [bin, 'mcp'], { cwd: work, stdio: ['pipe', 'pipe', 'inherit'] });
-const waiting = new Map();
-let buffered = '';
-server.stdout.on('data', (chunk) => {
-  buffered += chunk;
-  for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-    const message = JSON.parse(buffered.slice(0, end));
-    buffered = buffered.slice(end + 1);
-    waiting.get(message.id)?.(message);
-    waiting.delete(message.id);
-  }
-});
-let nextId = 0;
-const rpc = (method, params) =>
-  new Promise((resolve) => {
-    const id = ++nextId;
-    waiting.set(id, resolve);
-    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+// The fast path: loopguard's MCP server as Claude Code starts it (`loopguard mcp` on stdio, with
+// CLAUDE_PROJECT_DIR: a server started without it answers every call empty, judging nothing, as a
+// server another client started) and calls it from its mcp_tool hooks: each event's fields as
+// strings, objects as their JSON. One server per project, as Claude Code starts one per session.
+const servers = [];
+/** A `loopguard mcp` for project `dir`, and its `hook` tool as Claude Code calls it. */
+async function mcpServer(dir) {
+  const server = spawn(process.execPath, [bin, 'mcp'], {
+    cwd: dir,
+    env: { ...process.env, CLAUDE_PROJECT_DIR: dir },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench' } });
-const hookTool = async (event) => {
-  const args = Object.fromEntries(
-    Object.entries(event).map(([key, value]) => [
-      key,
-      typeof value === 'string' ? value : JSON.stringify(value),
-    ]),
-  );
-  const { result } = await rpc('tools/call', { name: 'hook', arguments: args });
-  if (result.isError || result.content[0].text !== '')
-    throw new Error(`the MCP server answered ${JSON.stringify(result)}`);
-};
+  servers.push(server);
+  const waiting = new Map();
+  let buffered = '';
+  server.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+      const message = JSON.parse(buffered.slice(0, end));
+      buffered = buffered.slice(end + 1);
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  let nextId = 0;
+  const rpc = (method, params) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      waiting.set(id, resolve);
+      server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench' } });
+  return async (event) => {
+    const args = Object.fromEntries(
+      Object.entries(event).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const { result } = await rpc('tools/call', { name: 'hook', arguments: args });
+    if (result.isError || result.content[0].text !== '')
+      throw new Error(`the MCP server answered ${JSON.stringify(result)}`);
+  };
+}
 for (const steps of [0, LONG_SESSION_STEPS]) {
   const dir = await project('claude', steps);
+  const hookTool = await mcpServer(dir);
   const session = steps === 0 ? 'new session' : `${steps}-step session`;
   const event = (fields) => ({ session_id: 'bench-session', cwd: dir, ...fields });
   variants[`claude fast path (MCP server), a tool call (before and after), ${session}`] = {
@@ -205,6 +239,27 @@ for (const steps of [0, LONG_SESSION_STEPS]) {
       await hookTool(
         event(DIALECTS.claude.after(command(round + 300_000), `commit ${round}\n 1 file changed`)),
       );
+    },
+  };
+  variants[
+    `claude fast path (MCP server), a tool call (before and after) and the reply's PostToolBatch, ${session}`
+  ] = {
+    inProcess: async (round) => {
+      const run = command(round + 600_000);
+      await hookTool(event(DIALECTS.claude.before(run)));
+      await hookTool(event(DIALECTS.claude.after(run, `commit ${round}\n 1 file changed`)));
+      await hookTool(event(DIALECTS.claude.batch(run, `commit ${round}\n 1 file changed`)));
+    },
+  };
+  // the batch's message alone (its call fed just before, untimed): what it adds to a reply
+  variants[`claude fast path (MCP server), the reply's PostToolBatch alone, ${session}`] = {
+    inProcess: async (round) => {
+      const run = command(round + 700_000);
+      await hookTool(event(DIALECTS.claude.before(run)));
+      await hookTool(event(DIALECTS.claude.after(run, `commit ${round}\n 1 file changed`)));
+      const start = process.hrtime.bigint();
+      await hookTool(event(DIALECTS.claude.batch(run, `commit ${round}\n 1 file changed`)));
+      return Number(process.hrtime.bigint() - start) / 1e6;
     },
   };
 }
@@ -229,8 +284,8 @@ for (let round = 0; round < CALLS; round++) {
   for (const [name, { args, shell, input, inProcess }] of Object.entries(variants)) {
     if (inProcess !== undefined) {
       const start = process.hrtime.bigint();
-      await inProcess(round);
-      times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+      const own = await inProcess(round);
+      times[name].push(own ?? Number(process.hrtime.bigint() - start) / 1e6);
       continue;
     }
     const stdin = input(round);
@@ -243,8 +298,10 @@ for (let round = 0; round < CALLS; round++) {
       throw new Error(`${name}: exit ${result.status}, stdout ${result.stdout}`);
   }
 }
-server.stdin.end();
-await new Promise((resolve) => server.once('exit', resolve));
+for (const server of servers) {
+  server.stdin.end();
+  await new Promise((resolve) => server.once('exit', resolve));
+}
 
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -233,7 +233,7 @@ describe.each<Mode>(['command', 'mcp'])(
       expect(log.length).toBeGreaterThanOrEqual(5);
       for (const line of log)
         expect(line).toMatch(
-          /claude (PreToolUse|PostToolUse|PostToolUseFailure|Stop|SessionEnd) session=\S+: failed open: .*state\.db/,
+          /claude (PreToolUse|PostToolUse|PostToolUseFailure|PostToolBatch|Stop|SessionEnd) session=\S+: failed open: .*state\.db/,
         );
     }, 600_000);
 
@@ -321,6 +321,34 @@ describe.each<Mode>(['command', 'mcp'])(
       const refused = received[1]?.includes('it starts an agent with another home');
       expect(refused).toBe(mode === 'mcp');
       expect(received.some((r) => r.includes('Loop detected'))).toBe(true);
+    }, 600_000);
+
+    it('refused69: the same failing Edit again and again (refused by Claude Code before any call hook) is nudged, then stopped, through PostToolBatch; status counts the calls', async () => {
+      // call 1 reads README.md; 2 on sends an Edit whose old text is not in the file: Claude Code
+      // refuses it itself (`<tool_use_error>String to replace not found`), runs no PostToolUse
+      const script = (turn: number): ScriptedTurn =>
+        turn === 0
+          ? { tool: 'Read', input: { file_path: 'README.md' } }
+          : turn < 20
+            ? { tool: 'Edit', input: { file_path: 'README.md', old_string: 'nothere', new_string: 'x' } }
+            : { text: 'Done.' };
+      const { dir, home, result, resultLine, received } = await claudeWithHooks(script, mode);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const nudged = received.findIndex((r) => r.includes('Loop detected'));
+      expect(nudged).toBeGreaterThan(0);
+      expect(received[nudged]).toMatch(/PostToolBatch hook additional context: Loop detected \(\w+\): /);
+      // the stop ends the session: no request after the one the stop answers
+      const stopped = received.findIndex((r) => r.includes('Stopped ('));
+      expect(stopped === -1 ? received.length : stopped).toBeLessThan(20);
+      expect(resultLine.terminal_reason).toBe('hook_stopped');
+      const { sessions, entries } = hookState(dir);
+      expect(entries.map((e) => e.topic)).toEqual(['loop_nudge', 'loop_stop']);
+      const calls = received.length;
+      expect(sessions[0]?.tool_calls).toBe(calls);
+      const status = await loopguard(dir, ['status'], { HOME: home });
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toMatch(new RegExp(`\\b${calls} (tool )?calls?\\b`));
+      expect(hookLog(dir)).toEqual([]);
     }, 600_000);
 
     it('a stop after a failed rerun (PostToolUseFailure, which Claude Code does not end a session on) ends the session at its next call (qa40)', async () => {

@@ -94,7 +94,12 @@ describe.each<HookPath>(['fast path', 'command hooks'])(
       const { sessions, counts } = JSON.parse(status.stdout).sessions;
       expect(counts).toMatchObject({ stopped_on_spend: 2, running: 0 });
       const [second] = sessions;
-      expect(second.summary).toMatch(/^stopped on spend at call 1 \(budget reached\), 0 tool calls ran, \$/);
+      // its first three calls Write files of the first session's without reading them: Claude Code
+      // refuses them before any hook ran, and its PostToolBatch brings them (refused69); the fourth,
+      // the first to reach PreToolUse, is denied on the spent day
+      expect(second.summary).toMatch(
+        /^stopped on spend at call 4 \(budget reached\), 3 tool calls ran, 1 nudge, \$/,
+      );
       const one = await loopguard(dir, ['status', '--session', second.sessionId]);
       expect(one.code).toBe(EXIT_CODES.sessionStoppedOnSpend);
       const projects = join(home, '.claude', 'projects');

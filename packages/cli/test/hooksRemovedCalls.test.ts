@@ -29,6 +29,9 @@ const CLAUDE_SETTINGS = {
         hooks: [{ type: 'mcp_tool', server: 'loopguard', tool: 'hook', loopguard: { owns: 'list' } }],
       },
     ],
+    PostToolBatch: [
+      { hooks: [{ type: 'mcp_tool', server: 'loopguard', tool: 'hook', loopguard: { owns: 'list' } }] },
+    ],
     Stop: [{ hooks: [entry('loopguard hook claude', 'list')] }],
   },
 };
@@ -126,6 +129,17 @@ const patch = (file: string, removed: string[], added: string[] = []) =>
 
 describe("trust64: a file edit that takes loopguard's hooks out of an agent's hooks file is refused", () => {
   const refused: Array<[string, string, (dir: string) => Record<string, unknown>]> = [
+    [
+      "Claude Code: a Write of the settings without loopguard's PostToolBatch entry (refused69)",
+      'Write',
+      (dir) => {
+        const { PostToolBatch: _batch, ...hooks } = CLAUDE_SETTINGS.hooks;
+        return {
+          file_path: join(dir, '.claude/settings.json'),
+          content: JSON.stringify({ ...CLAUDE_SETTINGS, hooks }, null, 2),
+        };
+      },
+    ],
     [
       'Claude Code: an Edit that takes out the Stop group',
       'Edit',

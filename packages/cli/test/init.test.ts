@@ -191,14 +191,14 @@ describe('loopguard init never damages what it does not own (issue 26)', () => {
     const again = await loopguard(dir, ['init', 'claude', ...command]);
     expect(again.stdout).toContain('loopguard hooks already installed');
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe(once);
-    expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(5);
+    expect(once.match(/npx -y @loopguard\/cli hook claude/g)).toHaveLength(6);
     // another command replaces the entries in place of adding more
     expect((await loopguard(dir, ['init', 'claude', '--command-hooks', '--command', 'loopguard'])).code).toBe(
       0,
     );
     const replaced = readFileSync(settingsFile(dir, 'claude'), 'utf8');
     expect(replaced).not.toContain('npx');
-    expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(5);
+    expect(replaced.match(/"loopguard hook claude"/g)).toHaveLength(6);
     const removed = await loopguard(dir, ['init', 'claude', '--remove', ...command]);
     expect(removed.stdout).toContain("removed loopguard's Claude Code hooks");
     expect(readFileSync(settingsFile(dir, 'claude'), 'utf8')).toBe('{}');
@@ -396,6 +396,7 @@ describe('installHooks and removeHooks on marked entries', () => {
       'PreToolUse',
       'PostToolUse',
       'PostToolUseFailure',
+      'PostToolBatch',
       'SessionEnd',
     ]);
     expect(installed.hooks.Stop).toEqual([

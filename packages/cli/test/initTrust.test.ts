@@ -53,6 +53,7 @@ describe("init never leaves loopguard's MCP server without the hook that refuses
       'command',
       'command',
       'command',
+      'command',
     ]);
   });
 
@@ -164,7 +165,7 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toEqual([
-      ".claude/settings.json: loopguard guards Claude Code on PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd through loopguard's MCP server (mcp_tool hooks)",
+      ".claude/settings.json: loopguard guards Claude Code on PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, Stop, SessionEnd through loopguard's MCP server (mcp_tool hooks)",
       expect.stringMatching(
         new RegExp(
           `^${config}: loopguard's MCP server registered for ${dir} \\(projects\\["${dir}"\\]\\.mcpServers\\.loopguard\\); backup in ${config}\\.loopguard-backup-\\d+$`,

@@ -44,7 +44,7 @@ describe('loopguard init: a hook installed twice (issue 30)', () => {
     const entries = entriesOf(projectSettings(dir));
     expect(entries).not.toContainEqual(other);
     expect(entries).toContainEqual(foreign);
-    expect(entries.filter((e) => e.type === 'mcp_tool')).toHaveLength(4);
+    expect(entries.filter((e) => e.type === 'mcp_tool')).toHaveLength(5);
   });
 
   it('names loopguard hooks of the other scope, and --replace takes them out there', async () => {
@@ -58,7 +58,7 @@ describe('loopguard init: a hook installed twice (issue 30)', () => {
     expect(replaced.stdout).toContain(`${userSettings(home)}: removed loopguard's hooks (--replace)`);
     // init had made the user's file (and ~/.claude): taken away, not left as {}
     expect(existsSync(join(home, '.claude'))).toBe(false);
-    expect(entriesOf(projectSettings(dir)).filter((e) => e.loopguard !== undefined)).toHaveLength(5);
+    expect(entriesOf(projectSettings(dir)).filter((e) => e.loopguard !== undefined)).toHaveLength(6);
   });
 
   it('keeps one backup however often it runs, and --remove leaves no file where there was none', async () => {

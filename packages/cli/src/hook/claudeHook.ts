@@ -1,6 +1,7 @@
 import { boundedText } from '@loopguard/core/internal';
-import { claudeToolResponseText } from '@loopguard/core/steps';
+import { claudeBatchResult, claudeToolResponseText } from '@loopguard/core/steps';
 import {
+  type BatchCall,
   callIdOf,
   contextFor,
   eventObject,
@@ -41,11 +42,32 @@ function replyMarkerOf(
   return { replyMarker: JSON.stringify(start).slice(1, -1), replyUnread: true };
 }
 
+/**
+ * The calls of a `PostToolBatch` event (`tool_calls`), each read by Claude Code's one translation
+ * (`claudeBatchResult`: a `<tool_use_error>` is its refusal, as the model received it).
+ * @throws HookInputError when `tool_calls` is not a list of calls with a tool name
+ */
+function batchCallsOf(event: Record<string, unknown>): BatchCall[] {
+  const calls = event.tool_calls;
+  if (!Array.isArray(calls)) throw new HookInputError('event field tool_calls must be a list');
+  return calls.map((value: unknown) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new HookInputError('event field tool_calls must hold objects');
+    const call = value as Record<string, unknown>;
+    return {
+      ...callIdOf(call, 'tool_use_id'),
+      ...toolCallOf(call),
+      ...claudeBatchResult(call.tool_response),
+    };
+  });
+}
+
 /** Claude Code's events the hook is registered for. */
 export const CLAUDE_HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'PostToolUseFailure',
+  'PostToolBatch',
   'Stop',
   'SessionEnd',
 ] as const;
@@ -99,6 +121,8 @@ export const claudeHook: HookDialect = {
           output: boundedText(event.error),
           error: true,
         };
+      case 'PostToolBatch':
+        return { ...base, kind: 'after_batch', calls: batchCallsOf(event) };
       case 'Stop':
         return { ...base, kind: 'agent_stop', text: boundedText(event.last_assistant_message) };
       case 'SessionEnd':

@@ -2,6 +2,7 @@ import type { HookSessionSummary } from '@loopguard/sqlite';
 import { UnsafeStateError } from '../state/stateFolder.js';
 import { readClaudeCall } from './claudeTranscriptCall.js';
 import { readRolloutSteps } from './codexRollout.js';
+import { guardBatch } from './guardBatch.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import type { GuardContext } from './guardContext.js';
@@ -144,6 +145,15 @@ export async function guardProject(
       );
       failed = false;
       return { kind: 'refuse', message: refused };
+    }
+    if (event.kind === 'after_batch') {
+      // the calls no other hook fed (Claude Code refused them before any hook ran)
+      const reply = database.sessions.update(
+        { agent, sessionId: event.sessionId, projectDir: event.projectDir },
+        (session) => guardBatch(event, session, context),
+      );
+      failed = false;
+      return reply;
     }
     const rollout = agent === 'codex' ? event.transcriptPath : undefined;
     const until = event.kind === 'agent_stop' ? undefined : event.callId;

@@ -137,7 +137,7 @@ export function guardSession(
       break;
     }
     case 'after_tool': {
-      verdict = observe(turnSteps(event.tool, event.input, event.output, event.error));
+      verdict = observe(turnSteps(event.tool, event.input, event.output, event.error, event.refused));
       rememberResult(lastResults, {
         key: keyOf(event.tool, event.input),
         output: event.output.slice(0, MAX_KEPT_OUTPUT),
@@ -283,6 +283,8 @@ export function countBudgetDenial(
 ): HookSessionUpdate<undefined> {
   const memory = parseMemory(session?.lastResults);
   memory.deniedCalls = (memory.deniedCalls ?? 0) + 1;
+  // counted here: the reply's `PostToolBatch` does not feed it again
+  if (event.callId !== undefined) remember(memory.seen, `${event.eventName}:${event.callId}`, MAX_SEEN_CALLS);
   return unobservedCall(event, session, context, memory);
 }
 

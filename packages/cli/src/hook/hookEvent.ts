@@ -85,6 +85,14 @@ export type HookEvent =
       output: string;
       /** Whether the call failed (`PostToolUseFailure`, an error result). */
       error: boolean;
+      /** Whether the CLI refused the call before it ran (a call of a `PostToolBatch`). @default false */
+      refused?: boolean;
+    })
+  | (HookEventBase & {
+      /** A model reply's tool calls, each with its result, after all of them (Claude Code's `PostToolBatch`). */
+      kind: 'after_batch';
+      /** The reply's calls, in its order. */
+      calls: BatchCall[];
     })
   | (HookEventBase & {
       /** The agent finished its turn. */
@@ -96,6 +104,22 @@ export type HookEvent =
       /** The agent ended the session. */
       kind: 'session_end';
     });
+
+/** One call of an `after_batch` event, with its result as the model received it. */
+export interface BatchCall {
+  /** The call's id (`tool_use_id`); absent when the event names none (such a call is not fed). */
+  callId?: string;
+  /** The tool's name, as the CLI names it. */
+  tool: string;
+  /** The call's input, as the model wrote it. */
+  input: unknown;
+  /** The result the model received, as text. */
+  output: string;
+  /** Whether the model received it as an error. */
+  error: boolean;
+  /** Whether the CLI refused the call before it ran (its own error, no call hook ran). */
+  refused: boolean;
+}
 
 /** A tool call about to run whose input the model wrote as an object. */
 export type BeforeToolCall = Extract<HookEvent, { kind: 'before_tool' }> & {

@@ -7,10 +7,19 @@ export function keyOf(tool: string, input: unknown): string {
   return actionKey(tool, actionText(canonical), canonical);
 }
 
-/** A tool call and its result as the detector's two steps. */
-export function turnSteps(tool: string, input: unknown, output: string, error: boolean): Step[] {
+/**
+ * A tool call and its result as the detector's two steps.
+ * @param refused - the CLI refused the call before it ran. @default false
+ */
+export function turnSteps(
+  tool: string,
+  input: unknown,
+  output: string,
+  error: boolean,
+  refused = false,
+): Step[] {
   return [
     { type: 'action', tool, input },
-    { type: 'observation', tool, output, error },
+    { type: 'observation', tool, output, error, ...(refused ? { refused } : {}) },
   ];
 }

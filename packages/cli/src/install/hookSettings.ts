@@ -52,6 +52,8 @@ const EVENTS: Record<HookAgent, ReadonlyArray<readonly [event: string, matcher: 
     ['PreToolUse', '*'],
     ['PostToolUse', '*'],
     ['PostToolUseFailure', '*'],
+    // a reply's calls, once: the ones Claude Code refused before any other hook ran (refused69)
+    ['PostToolBatch', null],
     ['Stop', null],
     ['SessionEnd', null],
   ],

@@ -29,7 +29,8 @@ const STRING_FIELDS = [
   'agent_id',
   'agent_type',
 ] as const;
-const JSON_FIELDS = ['tool_input', 'tool_response'] as const;
+// `tool_calls`: a `PostToolBatch`'s calls (refused69)
+const JSON_FIELDS = ['tool_input', 'tool_response', 'tool_calls'] as const;
 
 /**
  * The `input` of loopguard's `mcp_tool` hook entries: every field the hook reads, as `${field}`.

@@ -46,6 +46,7 @@ export type { ActionStep, MessageStep, ObservationStep, Step } from '../steps/st
 export { ClaudeStreamJsonParser } from '../translation/claudeCode/ClaudeStreamJsonParser.js';
 export {
   ClaudeCodeSteps,
+  claudeBatchResult,
   claudeResultText,
   claudeToolResponseText,
 } from '../translation/claudeCode/claudeCodeSteps.js';

@@ -126,6 +126,19 @@ function isClaudeRefusal(content: unknown): boolean {
 }
 
 /**
+ * The result of one call of Claude Code's `PostToolBatch` event (`tool_calls[].tool_response`), read
+ * as the model received it ({@link claudeToolResponseText}); a result wrapped in `<tool_use_error>`
+ * is Claude Code's own refusal of the call before it ran, which the model got as an error
+ * (`error` and `refused`, as the transcript's and the stream's `tool_result` read it).
+ * @example claudeBatchResult('<tool_use_error>No such tool available: x</tool_use_error>').refused; // true
+ */
+export function claudeBatchResult(response: unknown): { output: string; error: boolean; refused: boolean } {
+  const output = claudeToolResponseText(response);
+  const refused = isClaudeRefusal(output);
+  return { output, error: refused, refused };
+}
+
+/**
  * Claude Code's messages as steps, shared by every door that reads them (the live
  * `--output-format stream-json`, the session transcript, the Agent SDK): an assistant `tool_use`
  * block is an action (`tool` its name, `input` its input object, which the detector reads as the
