@@ -51,7 +51,10 @@ async function lateServerSession(script: (turn: number) => ScriptedTurn) {
     await sleep(2000);
   };
   const api = await startFakeAnthropicApi(async (turn) => {
-    if (turn > 0) await (connected ??= untilConnected());
+    if (turn > 0) {
+      connected ??= untilConnected();
+      await connected;
+    }
     return script(turn);
   });
   try {
