@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
+import { memo } from './memo.js';
 
 /**
  * A zod schema accepting any object that has every one of `methods`: how options check an injected
@@ -32,11 +33,7 @@ export function portSchema<T>(message: string, ...methods: string[]): z.ZodType<
  * @example const schema = lazySchema(() => z.number()); schema().parse(1);
  */
 export function lazySchema<T>(make: () => T): () => T {
-  let made: T | undefined;
-  return () => {
-    made ??= make();
-    return made;
-  };
+  return memo(make);
 }
 
 /** Schema of an injected {@link Clock} (made on first use: {@link lazySchema}). */

@@ -1,3 +1,4 @@
+import { memo } from '../../kernel/memo.js';
 import { firstErrorLine } from '../../signatures/errorSignature.js';
 import {
   echoedTokens,
@@ -285,15 +286,6 @@ const NO_WORDS = (): string[] => [];
 const NO_PATHS = (): string[] => [];
 const NO_OUTPUT = (): string => '';
 const NO_HASHES = (): number[] => [];
-
-/** `compute`, called once, on the first read. */
-function memo<T>(compute: () => T): () => T {
-  let value: T | undefined;
-  return () => {
-    value ??= compute();
-    return value;
-  };
-}
 
 /** Python traceback frames, else absolute paths of source files. */
 const SOURCE_PATH = /File "([^"\n]+)"|(?:^|[\s'"(=])(\/(?:[\w.+-]+\/)+[\w.+-]+\.[A-Za-z]\w{0,5})\b/g;

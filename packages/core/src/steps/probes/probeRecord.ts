@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memo } from '../../kernel/memo.js';
 import { lazySchema } from '../../kernel/optionSchemas.js';
 import type { ActionKindName } from '../actions/actionKind.js';
 import { cleanEvidence, evidenceSchema, type StepEvidence } from '../keys/stepEvidence.js';
@@ -280,16 +281,7 @@ export function rememberKey(seenKeys: Array<[number, number]>, hash: number, at:
 
 /** A record's {@link ProbeRecord.lines} of a run: the `lineHashes` of its whole key, computed on first use. */
 export function linesOf(run: Pick<ProbeRun, 'key'>): () => readonly number[] {
-  return once(() => lineHashes(run.key(), MAX_LINE_HASHES));
-}
-
-/** `read`, called once. */
-function once(read: () => readonly number[]): () => readonly number[] {
-  let value: readonly number[] | undefined;
-  return () => {
-    value ??= read();
-    return value;
-  };
+  return memo((): readonly number[] => lineHashes(run.key(), MAX_LINE_HASHES));
 }
 
 /** A probe record as its snapshot writes it: its key and words read, its evidence copied. */
@@ -313,7 +305,7 @@ export function restoredRecord(
   return {
     ...r,
     key: () => r.key,
-    lines: once(() => (r.lines === undefined ? [] : unpackHashes(r.lines))),
+    lines: memo((): readonly number[] => (r.lines === undefined ? [] : unpackHashes(r.lines))),
     words: () => r.words,
     outputPaths: () => r.outputPaths,
     seenKeys: r.seenKeys.map(([key, at]) => [key, at]),
