@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,7 @@ for (const name of ['ai', 'zod', '@anthropic-ai', '@langchain', '@openai']) {
   symlinkSync(join(frameworks, name), join(tmp, 'node_modules', name), 'dir');
 }
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const refuseFixedPorts = pathToFileURL(join(docs, 'refuseFixedPorts.mjs')).href;
 
 const all = markdownFiles.flatMap(examplesOf);
 
@@ -110,10 +111,14 @@ describe('documentation examples', () => {
       mkdirSync(dir);
       writeFileSync(join(dir, 'example.mjs'), moduleOf(example));
       symlinkSync(join(tmp, 'node_modules'), join(dir, 'node_modules'), 'dir');
-      const { stderr } = await promisify(execFile)(process.execPath, ['example.mjs'], {
-        cwd: dir,
-        timeout: 60_000,
-      });
+      const { stderr } = await promisify(execFile)(
+        process.execPath,
+        ['--import', refuseFixedPorts, 'example.mjs'],
+        {
+          cwd: dir,
+          timeout: 60_000,
+        },
+      );
       expect(stderr).toBe('');
     });
   }
