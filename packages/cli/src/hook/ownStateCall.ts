@@ -1,6 +1,7 @@
 import { basename, resolve, sep } from 'node:path';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { literalWrites } from './literalWrites.js';
+import { type OwnCommandKind, ownCommandKind } from './ownCommandCall.js';
 
 /**
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
@@ -22,6 +23,20 @@ import { literalWrites } from './literalWrites.js';
  */
 export const OWN_STATE_REFUSED =
   "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).";
+
+/**
+ * What the model is told when it runs loopguard's `status` for another session (or all of them),
+ * `recoveries` or `serve` (trust70): loopguard's records of other sessions hold their commands and
+ * results, which are not this session's to read.
+ */
+export const OTHER_SESSIONS_REFUSED =
+  "loopguard refused this call: loopguard's records of other sessions (`loopguard status` but for `--session` of this one, `recoveries`, the dashboard of `serve`) are the user's to read, not the model's; ask the user.";
+
+/** The refusal of each kind of loopguard command ({@link ownCommandKind}). */
+const COMMAND_REFUSALS: Record<OwnCommandKind, string> = {
+  own: OWN_STATE_REFUSED,
+  others: OTHER_SESSIONS_REFUSED,
+};
 
 /**
  * What the model is told when it hands a hook event to a tool of loopguard's MCP server registered
@@ -219,10 +234,14 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   const input = call.input;
   if (MCP_HOOK_TOOL.test(call.tool) && typeof input.hook_event_name === 'string') return FORGED_EVENT_REFUSED;
   for (const field of COMMAND_FIELDS) {
-    const command = input[field];
-    if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;
-    if (Array.isArray(command) && command.some((part) => typeof part === 'string' && namesOwnState(part)))
-      return OWN_STATE_REFUSED;
+    const value = input[field];
+    const parts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+    for (const command of parts) {
+      if (typeof command !== 'string') continue;
+      if (namesOwnState(command)) return OWN_STATE_REFUSED;
+      const kind = ownCommandKind(command, event.sessionId);
+      if (kind !== undefined) return COMMAND_REFUSALS[kind];
+    }
   }
   for (const field of PATH_FIELDS) {
     const path = input[field];
