@@ -2,6 +2,9 @@ import { basename, resolve, sep } from 'node:path';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { literalWrites } from './literalWrites.js';
 import { type OwnCommandKind, ownCommandKind } from './ownCommandCall.js';
+import { commandSetsServerName, MCP_NAME_REFUSED, writesServerName } from './serverNameCall.js';
+
+export { MCP_NAME_REFUSED } from './serverNameCall.js';
 
 /**
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
@@ -95,8 +98,26 @@ const CODEX_HOOKS_OFF = new RegExp(
 const CODEX_HOOKS_FALSE = /(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/;
 const CODEX_CONFIG_FILE = /(?:^|[\s'"`/])config\.toml\b/;
 
-/** loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`). */
-const SWITCH_IN_ENV = /\bLOOPGUARD_HOOK['"]?\s*:/;
+/**
+ * loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`), and
+ * `SHELLOPTS` (trust70: bash reads it at its start, and `noexec` makes the shell that runs
+ * loopguard's hook command run nothing).
+ */
+const SWITCH_IN_ENV = /\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*:/;
+
+/** A dotenv file (`.env`, `.env.local`, `.envrc`), which tools load into the agent's environment. */
+const DOTENV_FILE = /^\.env(?:rc|\..+)?$/;
+
+/** The same switches set in a dotenv file's line (`SHELLOPTS=noexec`, `export LOOPGUARD_HOOK=off`). */
+const SWITCH_IN_DOTENV = /(?:^|\n)[ \t]*(?:export[ \t]+)?(?:LOOPGUARD_HOOK|SHELLOPTS)[ \t]*=/;
+
+/** The texts a file tool writes: a `Write`'s content, an `Edit`'s and each `MultiEdit` edit's new text. */
+function writtenTexts(input: Record<string, unknown>): unknown[] {
+  const texts = [input.content, input.new_string, input.newString];
+  if (Array.isArray(input.edits))
+    for (const edit of input.edits) texts.push((edit as Record<string, unknown> | null)?.new_string);
+  return texts;
+}
 
 /** An agent's settings file: `settings.json` or `settings.local.json` (Claude Code, Gemini CLI). */
 const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
@@ -108,13 +129,10 @@ const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
  * `write_file` and `replace`), since that text is the switch itself.
  */
 function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
+  const texts = writtenTexts(input).filter((text) => typeof text === 'string');
+  if (DOTENV_FILE.test(basename(path))) return texts.some((text) => SWITCH_IN_DOTENV.test(text));
   if (!AGENT_SETTINGS_FILE.test(basename(path))) return false;
-  const texts = [input.content, input.new_string, input.newString];
-  if (Array.isArray(input.edits))
-    for (const edit of input.edits) texts.push((edit as Record<string, unknown> | null)?.new_string);
-  return texts.some(
-    (text) => typeof text === 'string' && (HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text)),
-  );
+  return texts.some((text) => HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text));
 }
 
 /**
@@ -135,7 +153,7 @@ const NAMED_IN_COMMAND = new RegExp(
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
     // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
     // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
-    /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
+    /(?<!\$\{?)\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*(?::|=(?!=))/.source,
     HOOKS_OFF_SET.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
@@ -239,6 +257,7 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
     for (const command of parts) {
       if (typeof command !== 'string') continue;
       if (namesOwnState(command)) return OWN_STATE_REFUSED;
+      if (commandSetsServerName(command)) return MCP_NAME_REFUSED;
       const kind = ownCommandKind(command, event.sessionId);
       if (kind !== undefined) return COMMAND_REFUSALS[kind];
     }
@@ -247,6 +266,7 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
     const path = input[field];
     if (typeof path !== 'string') continue;
     if (isOwnFile(resolve(event.projectDir, path)) || writesHooksOff(path, input)) return OWN_STATE_REFUSED;
+    if (writesServerName(path, writtenTexts(input))) return MCP_NAME_REFUSED;
   }
   return undefined;
 }
