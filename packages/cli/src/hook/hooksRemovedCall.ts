@@ -620,7 +620,7 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
 function literalWritesKeep(shell: string, context: PathContext): string | undefined {
   let rest = shell;
   const { projectDir, trustFile } = context;
-  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell)) {
+  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell, context.env, projectDir)) {
     const path = pathOf(word, context);
     if (path === undefined) continue;
     const before = hooksFileText(path, trustFile);

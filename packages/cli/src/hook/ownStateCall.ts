@@ -216,9 +216,9 @@ const HOOKS_JSON_FILE = /^(?:settings(?:\.local)?|hooks)\.json$/;
  * is the file's, whose hook command is `loopguard hook claude`, read as a `Write`'s content is
  * (`writesHooksOff`: its switches only).
  */
-function withoutSettingsText(command: string): string {
+function withoutSettingsText(command: string, dir: string): string {
   let text = command;
-  for (const { whole, word, body, then } of literalWrites(command)) {
+  for (const { whole, word, body, then } of literalWrites(command, process.env, dir)) {
     const file = then?.from === word ? then.to : word;
     if (!HOOKS_JSON_FILE.test(basename(file)) || HOOKS_OFF_SET.test(body) || SWITCH_IN_ENV.test(body))
       continue;
@@ -228,8 +228,8 @@ function withoutSettingsText(command: string): string {
 }
 
 /** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
-function namesOwnState(command: string): boolean {
-  const text = withoutSettingsText(withoutPatchText(command)).replace(EXCLUSION, ' ');
+function namesOwnState(command: string, dir: string): boolean {
+  const text = withoutSettingsText(withoutPatchText(command), dir).replace(EXCLUSION, ' ');
   return (
     NAMED_IN_COMMAND.test(text) ||
     CODEX_HOOKS_OFF.test(text) ||
@@ -256,7 +256,7 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
     const parts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
     for (const command of parts) {
       if (typeof command !== 'string') continue;
-      if (namesOwnState(command)) return OWN_STATE_REFUSED;
+      if (namesOwnState(command, event.projectDir)) return OWN_STATE_REFUSED;
       if (commandSetsServerName(command)) return MCP_NAME_REFUSED;
       const kind = ownCommandKind(command, event.sessionId);
       if (kind !== undefined) return COMMAND_REFUSALS[kind];
