@@ -247,14 +247,19 @@ describe('what init says, and what uninstall leaves behind (issue 35)', () => {
     // node runs the bundled status line itself (no bin.js), and the command works as Claude Code runs it
     const command = read(settings).statusLine.command;
     expect(command).toBe(
-      `NODE_EXTRA_CA_CERTS= '${process.execPath}' '${join(realpathSync(dirname(bin)), 'bundle', 'statusline.cjs')}'`,
+      `NODE_OPTIONS= NODE_EXTRA_CA_CERTS= '${process.execPath}' '${join(realpathSync(dirname(bin)), 'bundle', 'statusline.cjs')}'`,
     );
+    // an inherited NODE_OPTIONS (a settings file's env) does not load code into it (trust70)
+    const planted = join(dir, 'planted.cjs');
+    writeFileSync(planted, "require('fs').writeFileSync(__filename + '.ran', '')");
     expect(
       execFileSync('sh', ['-c', command], {
         input: JSON.stringify({ session_id: 's', cwd: dir }),
         encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: `--require=${planted}` },
       }),
     ).toBe('loopguard: watching\n');
+    expect(existsSync(`${planted}.ran`)).toBe(false);
     expect(replaced.stdout).toContain('status line replaced by loopguard statusline (--replace)');
     const again = await run(['init', 'claude', '--status-line']);
     expect(again.stdout).toContain('loopguard hooks already installed');

@@ -165,7 +165,7 @@ export function createStatusHandler(options: StatusHandlerOptions): StatusHandle
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     checkDeclaredBody(req, maxBodyBytes);
     const url = requestUrl(req);
-    if (!authorize(options.token, req, url, res)) return;
+    if (!authorize(options.token, req, url, res, clock.now())) return;
     if (folder !== undefined && url.pathname.startsWith(folder))
       url.pathname = url.pathname.slice(folder.length - 1); // the dashboard's folder: the same routes
     await route(req, res, url, context);

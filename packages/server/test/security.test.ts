@@ -90,10 +90,45 @@ describe('bad requests before authentication', () => {
     await start({ token });
     const bad = await fetch(new URL('/status', server.url), { headers: { Cookie: 'loopguard_token=%E0' } });
     expect(bad.status).toBe(401);
+    const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
     const good = await getJson('/status', {
-      headers: { Cookie: `loopguard_token=${encodeURIComponent(token)}` },
+      headers: { Cookie: (entry.headers.get('set-cookie') ?? '').split(';')[0] ?? '' },
     });
     expect(good.status).toBe(200);
+  });
+
+  it("keeps the dashboard in for 12 hours after its last request, not for the server's life (trust70)", async () => {
+    const token = 'a-very-long-secret-token';
+    await start({ token });
+    const entry = await fetch(new URL(`/?token=${token}`, server.url), { redirect: 'manual' });
+    const set = entry.headers.get('set-cookie') ?? '';
+    expect(set).toContain('Max-Age=43200');
+    const first = set.split(';')[0] ?? '';
+    // the cookie is no copy of the token: a cookie read from the browser's store is no bearer token
+    expect(first).not.toContain(token);
+    expect(first).not.toContain(encodeURIComponent(token));
+    // used within 12 hours it is renewed: another 12 hours from this request
+    ctx.clock.advance(11 * 3600_000);
+    const used = await fetch(new URL('/status', server.url), { headers: { Cookie: first } });
+    expect(used.status).toBe(200);
+    const renewed = (used.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(renewed).toMatch(/^loopguard_token=./);
+    expect(used.headers.get('set-cookie')).toContain('Max-Age=43200');
+    ctx.clock.advance(11 * 3600_000);
+    // 22 hours after the first: the first cookie has expired, the renewed one has not
+    expect((await fetch(new URL('/status', server.url), { headers: { Cookie: first } })).status).toBe(401);
+    expect((await fetch(new URL('/status', server.url), { headers: { Cookie: renewed } })).status).toBe(200);
+    ctx.clock.advance(12 * 3600_000 + 1);
+    expect((await fetch(new URL('/status', server.url), { headers: { Cookie: renewed } })).status).toBe(401);
+  });
+
+  it('takes the token itself as a cookie no longer (trust70: it never expired)', async () => {
+    const token = 'a-very-long-secret-token';
+    await start({ token });
+    const response = await fetch(new URL('/status', server.url), {
+      headers: { Cookie: `loopguard_token=${encodeURIComponent(token)}` },
+    });
+    expect(response.status).toBe(401);
   });
 });
 

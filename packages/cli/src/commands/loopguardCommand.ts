@@ -43,13 +43,15 @@ export function hookCommandOf(agent: HookAgent, command: string | undefined): st
  * The status-line command `init` writes: `--command`'s, else node running loopguard's bundled
  * status line (`dist/bundle/statusline.cjs`, which runs itself as the main module: no bin.js, no ES
  * module loader, after every reply), else `loopguard statusline` when it was not built; started
- * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}).
+ * without `NODE_EXTRA_CA_CERTS` ({@link withoutExtraCaCerts}) and without `NODE_OPTIONS` (trust70:
+ * Claude Code hands its status line a settings file's `env`, where `--require` would run code in
+ * it, as in a hook call: `plainHookCommand`).
  */
 export function statusLineCommandOf(command: string | undefined): string {
   if (command !== undefined) return `${command} statusline`;
   const [node, bin] = loopguardArgv();
   const bundle = builtFile(bin, 'statusline.cjs');
-  return withoutExtraCaCerts(
+  return `NODE_OPTIONS= ${withoutExtraCaCerts(
     bundle === undefined ? `${defaultHookCommand()} statusline` : `${shellQuote(node)} ${shellQuote(bundle)}`,
-  );
+  )}`;
 }

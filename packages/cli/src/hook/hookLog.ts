@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ownStateFolder } from '../state/stateFolder.js';
 import { checkFoundState } from '../state/stateSchema.js';
+import { printable } from '../terminal/terminalText.js';
 import type { HookEvent } from './hookEvent.js';
 
 /**
@@ -11,7 +12,8 @@ import type { HookEvent } from './hookEvent.js';
 const APPEND_NO_LINK = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /**
- * Appends one line to `<projectDir>/.loopguard/hook.log`; a log that cannot be written is given up
+ * Appends one line to `<projectDir>/.loopguard/hook.log`, its reason's control characters shown as
+ * U+FFFD (`printable`, as every door that prints text it did not write); a log that cannot be written is given up
  * silently, and so is one whose `.loopguard` is refused (a symbolic link, another user's) or that
  * is itself a symbolic link: nothing is written into a folder or file loopguard does not own.
  */
@@ -24,7 +26,11 @@ export function logFailure(
 ): void {
   // No known project (the MCP server was given none): nowhere to log, never the working directory.
   if (!isAbsolute(projectDir)) return;
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  // the reason may carry text the model chose (a path, a value): its escape sequences would run in
+  // the terminal of the user who reads the log (trust70)
+  const reason = printable(
+    (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim(),
+  );
   const where = event === undefined ? '' : ` ${event.eventName} session=${oneLine(event.sessionId)}`;
   const line = `${new Date(at).toISOString()} ${agent}${where}: failed open: ${reason}\n`;
   try {

@@ -12,6 +12,7 @@ import {
   tomlCode,
 } from './projectTrust.js';
 import { shellWords } from './shellWords.js';
+import { weakensHooks } from './weakenedHooks.js';
 
 /**
  * The model's calls that take loopguard's hooks out of an agent's hooks file (trust64): Claude
@@ -81,6 +82,15 @@ function loopguardLines(text: string): number {
 /** JSONC's comments and trailing commas (Gemini CLI's settings take them), strings kept. */
 const JSONC_EXTRA = /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\/|,(?=\s*[}\]])/g;
 
+/** A JSON hooks file's content (JSONC's extras taken out), `undefined` when it is not JSON. */
+function parsedHooksFile(text: string): unknown {
+  try {
+    return JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? '')) ?? null;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The hook events of `text` (a JSON hooks file) that run loopguard, each with its group's matcher
  * (`PreToolUse\0*`: a matcher changed to match nothing takes the hook out too); in Claude Code's
@@ -93,12 +103,8 @@ function loopguardEvents(
   name: string,
   entryTest: (entry: unknown) => boolean = isLoopguardEntry,
 ): Set<string> | undefined {
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text.replace(JSONC_EXTRA, (_match, string?: string) => string ?? ''));
-  } catch {
-    return undefined;
-  }
+  const settings = parsedHooksFile(text);
+  if (settings === undefined) return undefined;
   const events = new Set<string>();
   const root = (settings ?? {}) as { hooks?: unknown; mcpServers?: unknown; projects?: unknown };
   if (name === CLAUDE_STATE_NAME) {
@@ -173,7 +179,12 @@ function keepsHooks(
   const had = loopguardEvents(before, name);
   if (had === undefined || had.size === 0) return true;
   const has = after === undefined ? new Set<string>() : (loopguardEvents(after, name) ?? new Set<string>());
-  return [...had].every((event) => has.has(event));
+  if (![...had].every((event) => has.has(event))) return false;
+  // kept, but not weakened: its timeout lowered or made async (trust70)
+  return (
+    name === CLAUDE_STATE_NAME ||
+    !weakensHooks(parsedHooksFile(before), parsedHooksFile(after ?? ''), isLoopguardEntry)
+  );
 }
 
 /** The text of the hooks file at `path` now, `undefined` when it is not one (nor `trustFile`) or cannot be read. */
@@ -609,7 +620,7 @@ function writesHooksFile(segment: string, context: PathContext): boolean {
 function literalWritesKeep(shell: string, context: PathContext): string | undefined {
   let rest = shell;
   const { projectDir, trustFile } = context;
-  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell)) {
+  for (const { whole, word, text, then, thenInWhole } of literalWrites(shell, context.env, projectDir)) {
     const path = pathOf(word, context);
     if (path === undefined) continue;
     const before = hooksFileText(path, trustFile);

@@ -1,3 +1,5 @@
+import { isSystemProgram } from './systemProgram.js';
+
 /**
  * Shell writes whose whole text is in the command (shell66): what they leave is known, as a
  * `Write`'s content is. Read by the hooks-file rule (`hooksRemovedCall.ts`, judged by what they
@@ -45,10 +47,17 @@ export interface LiteralWrite {
 
 /**
  * The literal writes of `shell`; none in a command that, outside their texts, renames the programs
- * read ({@link RENAMED}).
+ * read ({@link RENAMED}), nor where the `cat` or `mv` they use is not the system's on `env`'s
+ * `PATH` (trust70: `isSystemProgram`; `echo` is the shell's own).
+ * @param env - the environment the command runs in (default: this process's, a child of the agent).
+ * @param dir - the folder the command runs in, where a relative folder of `PATH` is.
  * @example literalWrites(`echo '{}' > a.json && mv a.json b.json`); // [{ word: 'a.json', text: '{}\n', then: { from: 'a.json', to: 'b.json', … }, … }]
  */
-export function literalWrites(shell: string): LiteralWrite[] {
+export function literalWrites(
+  shell: string,
+  env: Record<string, string | undefined> = process.env,
+  dir = process.cwd(),
+): LiteralWrite[] {
   const writes: LiteralWrite[] = [];
   // the command outside the texts written (a text may say "enable" or "alias"), by their places
   let outside = shell;
@@ -56,9 +65,11 @@ export function literalWrites(shell: string): LiteralWrite[] {
     for (const { 0: whole, groups, index } of shell.matchAll(pattern)) {
       const { word = '', quote, body = '', andMv = '' } = groups ?? {};
       if (quote === '' && /[$`\\]/.test(body)) continue;
+      if (pattern !== ECHO_WRITE && !isSystemProgram('cat', env.PATH, dir)) return [];
       const from = index + whole.indexOf(pattern === ECHO_WRITE ? "'" : '\n') + 1;
       outside = outside.slice(0, from) + ' '.repeat(body.length) + outside.slice(from + body.length);
       const mv = THEN_MV.exec(andMv || shell.slice(index + whole.length));
+      if (mv !== null && !isSystemProgram('mv', env.PATH, dir)) return [];
       const then = mv === null ? undefined : { from: mv[1] as string, to: mv[2] as string, command: mv[0] };
       writes.push({ whole, word, text: `${body}\n`, body, ...(then && { then }), thenInWhole: andMv !== '' });
     }

@@ -1,6 +1,10 @@
 import { basename, resolve, sep } from 'node:path';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { literalWrites } from './literalWrites.js';
+import { type OwnCommandKind, ownCommandKind } from './ownCommandCall.js';
+import { commandSetsServerName, MCP_NAME_REFUSED, writesServerName } from './serverNameCall.js';
+
+export { MCP_NAME_REFUSED } from './serverNameCall.js';
 
 /**
  * The model's own tool calls against loopguard (docs/hooks.md, "Why it is safe"): a call that
@@ -22,6 +26,20 @@ import { literalWrites } from './literalWrites.js';
  */
 export const OWN_STATE_REFUSED =
   "loopguard refused this call: its own state, configuration and off switch (.loopguard/, loopguard.config.*, LOOPGUARD_HOOK) are the user's to change, not the model's; ask the user (`loopguard status` shows what loopguard did).";
+
+/**
+ * What the model is told when it runs loopguard's `status` for another session (or all of them),
+ * `recoveries` or `serve` (trust70): loopguard's records of other sessions hold their commands and
+ * results, which are not this session's to read.
+ */
+export const OTHER_SESSIONS_REFUSED =
+  "loopguard refused this call: loopguard's records of other sessions (`loopguard status` but for `--session` of this one, `recoveries`, the dashboard of `serve`) are the user's to read, not the model's; ask the user.";
+
+/** The refusal of each kind of loopguard command ({@link ownCommandKind}). */
+const COMMAND_REFUSALS: Record<OwnCommandKind, string> = {
+  own: OWN_STATE_REFUSED,
+  others: OTHER_SESSIONS_REFUSED,
+};
 
 /**
  * What the model is told when it hands a hook event to a tool of loopguard's MCP server registered
@@ -80,8 +98,26 @@ const CODEX_HOOKS_OFF = new RegExp(
 const CODEX_HOOKS_FALSE = /(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/;
 const CODEX_CONFIG_FILE = /(?:^|[\s'"`/])config\.toml\b/;
 
-/** loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`). */
-const SWITCH_IN_ENV = /\bLOOPGUARD_HOOK['"]?\s*:/;
+/**
+ * loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`), and
+ * `SHELLOPTS` (trust70: bash reads it at its start, and `noexec` makes the shell that runs
+ * loopguard's hook command run nothing).
+ */
+const SWITCH_IN_ENV = /\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*:/;
+
+/** A dotenv file (`.env`, `.env.local`, `.envrc`), which tools load into the agent's environment. */
+const DOTENV_FILE = /^\.env(?:rc|\..+)?$/;
+
+/** The same switches set in a dotenv file's line (`SHELLOPTS=noexec`, `export LOOPGUARD_HOOK=off`). */
+const SWITCH_IN_DOTENV = /(?:^|\n)[ \t]*(?:export[ \t]+)?(?:LOOPGUARD_HOOK|SHELLOPTS)[ \t]*=/;
+
+/** The texts a file tool writes: a `Write`'s content, an `Edit`'s and each `MultiEdit` edit's new text. */
+function writtenTexts(input: Record<string, unknown>): unknown[] {
+  const texts = [input.content, input.new_string, input.newString];
+  if (Array.isArray(input.edits))
+    for (const edit of input.edits) texts.push((edit as Record<string, unknown> | null)?.new_string);
+  return texts;
+}
 
 /** An agent's settings file: `settings.json` or `settings.local.json` (Claude Code, Gemini CLI). */
 const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
@@ -93,13 +129,10 @@ const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
  * `write_file` and `replace`), since that text is the switch itself.
  */
 function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
+  const texts = writtenTexts(input).filter((text) => typeof text === 'string');
+  if (DOTENV_FILE.test(basename(path))) return texts.some((text) => SWITCH_IN_DOTENV.test(text));
   if (!AGENT_SETTINGS_FILE.test(basename(path))) return false;
-  const texts = [input.content, input.new_string, input.newString];
-  if (Array.isArray(input.edits))
-    for (const edit of input.edits) texts.push((edit as Record<string, unknown> | null)?.new_string);
-  return texts.some(
-    (text) => typeof text === 'string' && (HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text)),
-  );
+  return texts.some((text) => HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text));
 }
 
 /**
@@ -120,7 +153,7 @@ const NAMED_IN_COMMAND = new RegExp(
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
     // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
     // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
-    /(?<!\$\{?)\bLOOPGUARD_HOOK['"]?\s*(?::|=(?!=))/.source,
+    /(?<!\$\{?)\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*(?::|=(?!=))/.source,
     HOOKS_OFF_SET.source,
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
@@ -183,9 +216,9 @@ const HOOKS_JSON_FILE = /^(?:settings(?:\.local)?|hooks)\.json$/;
  * is the file's, whose hook command is `loopguard hook claude`, read as a `Write`'s content is
  * (`writesHooksOff`: its switches only).
  */
-function withoutSettingsText(command: string): string {
+function withoutSettingsText(command: string, dir: string): string {
   let text = command;
-  for (const { whole, word, body, then } of literalWrites(command)) {
+  for (const { whole, word, body, then } of literalWrites(command, process.env, dir)) {
     const file = then?.from === word ? then.to : word;
     if (!HOOKS_JSON_FILE.test(basename(file)) || HOOKS_OFF_SET.test(body) || SWITCH_IN_ENV.test(body))
       continue;
@@ -195,8 +228,8 @@ function withoutSettingsText(command: string): string {
 }
 
 /** Whether `command` names loopguard's own files or switches, its exclusions and patches' text left out. */
-function namesOwnState(command: string): boolean {
-  const text = withoutSettingsText(withoutPatchText(command)).replace(EXCLUSION, ' ');
+function namesOwnState(command: string, dir: string): boolean {
+  const text = withoutSettingsText(withoutPatchText(command), dir).replace(EXCLUSION, ' ');
   return (
     NAMED_IN_COMMAND.test(text) ||
     CODEX_HOOKS_OFF.test(text) ||
@@ -219,15 +252,21 @@ export function ownStateRefusal(event: HookEvent): string | undefined {
   const input = call.input;
   if (MCP_HOOK_TOOL.test(call.tool) && typeof input.hook_event_name === 'string') return FORGED_EVENT_REFUSED;
   for (const field of COMMAND_FIELDS) {
-    const command = input[field];
-    if (typeof command === 'string' && namesOwnState(command)) return OWN_STATE_REFUSED;
-    if (Array.isArray(command) && command.some((part) => typeof part === 'string' && namesOwnState(part)))
-      return OWN_STATE_REFUSED;
+    const value = input[field];
+    const parts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+    for (const command of parts) {
+      if (typeof command !== 'string') continue;
+      if (namesOwnState(command, event.projectDir)) return OWN_STATE_REFUSED;
+      if (commandSetsServerName(command)) return MCP_NAME_REFUSED;
+      const kind = ownCommandKind(command, event.sessionId);
+      if (kind !== undefined) return COMMAND_REFUSALS[kind];
+    }
   }
   for (const field of PATH_FIELDS) {
     const path = input[field];
     if (typeof path !== 'string') continue;
     if (isOwnFile(resolve(event.projectDir, path)) || writesHooksOff(path, input)) return OWN_STATE_REFUSED;
+    if (writesServerName(path, writtenTexts(input))) return MCP_NAME_REFUSED;
   }
   return undefined;
 }

@@ -32,6 +32,8 @@ const GIVEN: Array<[RegExp, RegExp]> = [
   // ftp's and lftp's prompts run a local shell at `!`; lftp's `-c`/`-f` run commands and exit
   [/^ftp$/, /^--?(?:version|help)$/],
   [/^lftp$/, /^-[cf]|^--(?:version|help)$/],
+  // tftp's prompt (tftp-hpa) writes the files it is told to `get`; `-c` gives it its command (trust70)
+  [/^tftp$/, /^-c$|^-V$|^--?(?:version|help)$/],
 ];
 
 /**
@@ -49,7 +51,7 @@ export interface StartEnv {
 }
 
 /** A variable of the command's environment, `undefined` when unset. */
-function variable(start: StartEnv, name: string): string | undefined {
+export function variable(start: StartEnv, name: string): string | undefined {
   if (name in start.vars) return start.vars[name];
   if (start.cleared) return undefined;
   return /^(?:PAGER|GIT_PAGER|GH_PAGER)$/.test(name) ? 'cat' : start.user[name];
@@ -72,6 +74,42 @@ const outputTaken = (args: string[], pipes: Pipes) =>
 function pagerVariablePages(name: string, args: string[], pipes: Pipes, start: StartEnv): boolean {
   if (outputTaken(args, pipes) || args.some((word) => word === '--no-pager' || word === '-P')) return false;
   return name in start.vars || start.cleared ? pages(variable(start, name)) : false;
+}
+
+/** git's options before its command that take a value (`-C dir`, `-c name=value`). */
+const GIT_VALUE = /^-[Cc]$|^--(?:git-dir|work-tree|namespace|exec-path|config-env)$/;
+
+/** git's commands that page their output (git 2's `USE_PAGER` commands, and `pager.<cmd>`'s defaults). */
+const GIT_PAGES = /^(?:log|show|diff|grep|blame|annotate|shortlog|reflog|whatchanged|range-diff)$/;
+
+/** `git branch`'s and `git tag`'s options that do something other than list (create, delete, move, set). */
+const GIT_NOT_LIST: Record<string, RegExp> = {
+  branch:
+    /^-[a-zA-Z]*[dDmMcCuf]|^--(?:delete|move|copy|set-upstream-to|unset-upstream|edit-description|show-current|force)\b/,
+  tag: /^-[a-zA-Z]*[adsfmFu]|^--(?:delete|annotate|sign|message|file|force|local-user)\b/,
+};
+
+/**
+ * Whether git's command pages (trust70): `-p`/`--paginate` before it makes any command page; else
+ * only those that page by default ({@link GIT_PAGES}), `branch` and `tag` when they list (no name
+ * given, nor an option that creates, deletes or moves one; `-l`/`--list` always lists), and
+ * `stash list` and `stash show`. `git commit`, `push`, `status` page nothing.
+ */
+function gitPages(args: string[]): boolean {
+  let at = 0;
+  for (; at < args.length && (args[at] as string).startsWith('-'); at++) {
+    const word = args[at] as string;
+    if (word === '-p' || word === '--paginate') return true;
+    if (GIT_VALUE.test(word)) at++;
+  }
+  const command = args[at];
+  const rest = args.slice(at + 1);
+  if (command === undefined) return false;
+  if (GIT_PAGES.test(command)) return true;
+  if (command === 'stash') return rest[0] === 'list' || rest[0] === 'show';
+  if (command !== 'branch' && command !== 'tag') return false;
+  if (rest.some((word) => word === '-l' || word === '--list')) return true;
+  return !rest.some((word) => !word.startsWith('-') || (GIT_NOT_LIST[command] as RegExp).test(word));
 }
 
 /** man's options that print no page (`-k`, `-f`, `-w`, a version). */
@@ -252,7 +290,7 @@ export function promptReadsTerminal(
   start: StartEnv,
 ): boolean {
   // a pager reads its keys from the terminal itself
-  if (program === 'git') return pagerVariablePages('GIT_PAGER', args, pipes, start);
+  if (program === 'git') return pagerVariablePages('GIT_PAGER', args, pipes, start) && gitPages(args);
   if (program === 'gh') return pagerVariablePages('GH_PAGER', args, pipes, start);
   if (program === 'man') return manPages(args, pipes, start);
   if (!pipes.stdin && !READS_TTY.test(program)) return false;

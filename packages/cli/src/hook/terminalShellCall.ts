@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { shellSegments } from '@loopguard/core/internal';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
 import { shellWords } from './shellWords.js';
-import { type Pipes, promptReadsTerminal, type StartEnv } from './terminalPrompts.js';
+import { type Pipes, promptReadsTerminal, type StartEnv, variable } from './terminalPrompts.js';
 
 /**
  * A Codex call that starts a shell or an interpreter with no command to run (`sh`, `bash -i`,
@@ -86,6 +86,8 @@ interface Where {
   command: string;
   /** The variables the command has set or unset before (`export GIT_PAGER=less;`, `unset X;`). */
   vars: Record<string, string | undefined>;
+  /** The command runs in an emptied environment (`env -i sh -c …`, `sudo`'s reset one): only `vars` are set. */
+  cleared?: boolean;
 }
 
 /** Whether any command of `text` (split at `;`, `&&`, `|`) reads typed commands from the terminal. */
@@ -137,7 +139,7 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
-  const start: StartEnv = { vars: { ...ctx.vars }, cleared: false, user: ctx.env };
+  const start: StartEnv = { vars: { ...ctx.vars }, cleared: ctx.cleared === true, user: ctx.env };
   let at = 0;
   // an assignment's quoted value may hold a space (`GIT_PAGER="less -R"`)
   const prefix = (word: string) => PREFIX.test(word) || /^\w+=/.test(word);
@@ -161,7 +163,9 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
   if ((program === 'busybox' || program === 'toybox') && at + 1 < words.length)
     program = words[++at] as string;
   const args = words.slice(at + 1);
-  const inner = { ...ctx, vars: start.vars };
+  const inner = { ...ctx, vars: start.vars, cleared: start.cleared };
+  // the command sudo runs, wherever its stdin comes from (`echo | sudo vim` reads the terminal)
+  if (program === 'sudo' || program === 'doas') return sudoReadsTerminal(args, pipes, start, inner);
   const rule = (text: string) => textReadsTerminal(text, inner);
   if (promptReadsTerminal(program, args, pipes, rule, start)) return true;
   return pipes.stdin && shellReadsTerminal(program, args, inner);
@@ -170,9 +174,6 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
 /** Whether `program` given `args` is a shell, interpreter or login that reads the terminal. */
 function shellReadsTerminal(program: string, args: string[], ctx: Where): boolean {
   switch (program) {
-    case 'sudo':
-    case 'doas':
-      return sudoReadsTerminal(args, ctx);
     case 'su':
       return loginReadsTerminal(args, /^(?:-c|--command)$/, ctx);
     case 'script':
@@ -253,17 +254,38 @@ function expectInteracts(path: string, ctx: Where): boolean {
   }
 }
 
-/** `sudo -s`, `sudo -i` with no command, or `sudo <a command that reads the terminal>`. */
-function sudoReadsTerminal(args: string[], ctx: Where): boolean {
+/** A word as the shell would read it again as one (`"select 1"`): the words of a command put back together. */
+function quoted(word: string): string {
+  if (!/[\s'"`$\\;&|<>()]/.test(word)) return word;
+  return word.includes("'") ? `"${word.replace(/["\\$`]/g, '\\$&')}"` : `'${word}'`;
+}
+
+/**
+ * `sudo -s`, `sudo -i` with no command (at the terminal), or `sudo <a command that reads the
+ * terminal>`, judged as the command that runs (trust70): in the environment sudo gives it,
+ * emptied (sudoers' `env_reset`: a `GIT_PAGER=cat` before `sudo` does not reach git, whose pager is
+ * then `less`) but for what `-E`/`--preserve-env` keeps; its own assignments (`sudo GIT_PAGER=cat
+ * git log`) are read as the command's. doas resets it the same way.
+ */
+function sudoReadsTerminal(args: string[], pipes: Pipes, start: StartEnv, ctx: Where): boolean {
   let shell = false;
+  let kept: 'all' | string[] = [];
   for (let index = 0; index < args.length; index++) {
     const word = args[index] as string;
-    if (word === '--') return textReadsTerminal(args.slice(index + 1).join(' '), ctx);
-    if (!word.startsWith('-')) return textReadsTerminal(args.slice(index).join(' '), ctx);
+    if (word === '--' || !word.startsWith('-')) {
+      const command = args.slice(word === '--' ? index + 1 : index);
+      if (command.length === 0) break;
+      const vars =
+        kept === 'all' ? start.vars : Object.fromEntries(kept.map((name) => [name, variable(start, name)]));
+      const env = { ...ctx, vars, cleared: kept === 'all' ? start.cleared : true };
+      return readsTerminal(command.map(quoted).join(' '), pipes, env);
+    }
     if (SUDO_VALUE.test(word)) index++;
+    else if (word === '--preserve-env' || /^-[a-zA-Z]*E/.test(word)) kept = 'all';
+    else if (word.startsWith('--preserve-env=')) kept = kept === 'all' ? kept : word.slice(15).split(',');
     else if (/^-[a-zA-Z]*[si]/.test(word) || word === '--shell' || word === '--login') shell = true;
   }
-  return shell;
+  return shell && pipes.stdin;
 }
 
 /** `su` and `script` start a login shell unless given a command (`-c`), which is judged. */

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './HttpError.js';
 
@@ -11,7 +11,38 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** The token in the request's `loopguard_token` cookie; `undefined` when absent or not decodable. */
+/**
+ * How long the dashboard's cookie lets a browser in after its last request, ms (trust70): 12 hours,
+ * renewed by each request it is sent with. Before, the cookie was the token itself and lasted as
+ * long as the server: a browser left open, or a copy of its cookie store, was in for days.
+ */
+export const DASHBOARD_COOKIE_MS = 12 * 60 * 60 * 1000;
+
+/** The cookie's value for a visit that lasts until `expiresAt` (epoch ms): that time and its HMAC under the token. */
+function cookieValue(token: string, expiresAt: number): string {
+  const mac = createHmac('sha256', token)
+    .update(`loopguard dashboard cookie\n${expiresAt}`)
+    .digest('base64url');
+  return `${expiresAt}.${mac}`;
+}
+
+/** Whether `value` is a cookie {@link cookieValue} made under `token` that has not expired at `now`. */
+function validCookie(value: string, token: string, now: number): boolean {
+  const expiresAt = Number(/^(\d{1,16})\./.exec(value)?.[1]);
+  if (!(expiresAt > now) || expiresAt > now + DASHBOARD_COOKIE_MS) return false;
+  return sameSecret(value, cookieValue(token, expiresAt));
+}
+
+/**
+ * The `Set-Cookie` header that lets the dashboard's browser in for {@link DASHBOARD_COOKIE_MS} from
+ * `now`, sent to the dashboard's folder only.
+ */
+function dashboardCookie(token: string, now: number): string {
+  const value = cookieValue(token, now + DASHBOARD_COOKIE_MS);
+  return `${TOKEN_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=${dashboardFolder(token)}; Max-Age=${DASHBOARD_COOKIE_MS / 1000}`;
+}
+
+/** The value of the request's `loopguard_token` cookie; `undefined` when absent or not decodable. */
 function cookieToken(req: IncomingMessage): string | undefined {
   const header = req.headers.cookie;
   if (header === undefined) return undefined;
@@ -46,8 +77,11 @@ function isLoopbackHost(host: string | undefined): boolean {
 
 /**
  * Checks a request's credentials. Without a token only loopback `Host` names pass (DNS rebinding);
- * with one, the request needs `Authorization: Bearer <token>` or the token cookie, and `/?token=…`
- * sets the cookie for {@link dashboardFolder} and redirects there (the dashboard's one way in).
+ * with one, the request needs `Authorization: Bearer <token>` or the dashboard's cookie, and
+ * `/?token=…` sets the cookie for {@link dashboardFolder} and redirects there (the dashboard's one
+ * way in). The cookie lets the browser in for {@link DASHBOARD_COOKIE_MS} after its last request:
+ * each request it comes with sets it anew.
+ * @param now - the time, epoch ms (the server's clock).
  * @returns `true` to go on; `false` when the response (the redirect) is already sent.
  * @throws HttpError 403 for a foreign `Host` without a token, 401 without the right token.
  */
@@ -56,6 +90,7 @@ export function authorize(
   req: IncomingMessage,
   url: URL,
   res: ServerResponse,
+  now: number = Date.now(),
 ): boolean {
   if (token === undefined) {
     if (!isLoopbackHost(req.headers.host))
@@ -64,17 +99,18 @@ export function authorize(
   }
   const header = req.headers.authorization;
   const bearer = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
-  const given = bearer ?? cookieToken(req);
-  if (given !== undefined && sameSecret(given, token)) return true;
+  if (bearer !== undefined && sameSecret(bearer, token)) return true;
+  const cookie = bearer === undefined ? cookieToken(req) : undefined;
+  if (cookie !== undefined && validCookie(cookie, token, now)) {
+    res.setHeader('Set-Cookie', dashboardCookie(token, now)); // 12 hours from this request
+    return true;
+  }
   const query = url.searchParams.get('token');
   if (url.pathname === '/' && query !== null && sameSecret(query, token)) {
-    // Keep the token in a cookie sent to the dashboard's folder only, and drop it from the address.
+    // A cookie sent to the dashboard's folder only, and the token dropped from the address.
     const folder = dashboardFolder(token);
     res.statusCode = 303;
-    res.setHeader(
-      'Set-Cookie',
-      `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${folder}`,
-    );
+    res.setHeader('Set-Cookie', dashboardCookie(token, now));
     res.setHeader('Location', folder);
     res.end();
     return false;

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { HookEvent } from '../src/hook/hookEvent.js';
+import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
+
+// trust70, Codex's terminal rule: (2) `sudo`/`doas` resets the environment (sudoers' `env_reset`),
+// so a `GIT_PAGER=cat` or `PAGER=cat` before it does not reach the command it runs, whose pager is
+// then the default `less`; the command after it is judged as the one that runs, wherever its stdin
+// comes from. (3) `tftp` with no `-c` opens its prompt (`get` writes files), as ftp's does. (4) git
+// pages only for the commands that page: `GIT_PAGER=less git commit` opens no pager.
+
+const refusal = (command: string, env: Record<string, string | undefined> = {}) =>
+  terminalShellRefusal(
+    {
+      kind: 'before_tool',
+      tool: 'shell',
+      input: { command },
+      projectDir: '/repo',
+      sessionId: 's',
+      callId: 'c',
+    } as HookEvent,
+    env,
+  );
+
+describe('sudo and doas: the command they run, in the environment they give it', () => {
+  it.each([
+    'GIT_PAGER=cat sudo git log',
+    'PAGER=cat sudo man ls',
+    'export GIT_PAGER=cat; sudo git diff',
+    'sudo -u deploy git show HEAD',
+    'doas git log',
+    'GIT_PAGER=cat sudo --preserve-env=HOME git log',
+    'echo x | sudo vim notes.txt',
+    'sudo GIT_PAGER=less git log',
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'sudo apt-get install -y jq',
+    'sudo git status',
+    'sudo git commit -m "fix"',
+    'sudo git log | head',
+    'sudo git --no-pager log',
+    'sudo GIT_PAGER=cat git log',
+    'sudo -E git log',
+    'sudo --preserve-env=GIT_PAGER git log',
+    'sudo -u postgres psql -c "select 1"',
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+});
+
+describe('tftp: its prompt, unless given its commands', () => {
+  it.each(['tftp 10.0.0.5', 'tftp -v host 69', 'tftp'])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each(['tftp 10.0.0.5 -c get firmware.bin', 'tftp -V', 'tftp host < commands.txt'])(
+    '%s is left alone',
+    (command) => {
+      expect(refusal(command)).toBeUndefined();
+    },
+  );
+});
+
+describe('git pages only for the commands that page', () => {
+  it.each([
+    'GIT_PAGER=less git log',
+    'GIT_PAGER=less git -C sub diff',
+    'GIT_PAGER=less git -c color.ui=always show',
+    'GIT_PAGER=less git -p status',
+    'GIT_PAGER=less git --paginate push',
+    'GIT_PAGER=less git branch',
+    'GIT_PAGER=less git branch -a',
+    'GIT_PAGER=less git tag -l "v1*"',
+    'GIT_PAGER=less git grep foo',
+    'GIT_PAGER=less git stash list',
+    'GIT_PAGER=less git reflog',
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'GIT_PAGER=less git commit -m "fix"',
+    'GIT_PAGER=less git status',
+    'GIT_PAGER=less git push origin main',
+    'GIT_PAGER=less git add -A',
+    'GIT_PAGER=less git checkout -b feature',
+    'GIT_PAGER=less git branch feature',
+    'GIT_PAGER=less git branch -d old',
+    'GIT_PAGER=less git tag v1.2',
+    'GIT_PAGER=less git stash',
+    'GIT_PAGER=less git fetch --all',
+    'env -i PATH=/usr/bin git rev-parse HEAD',
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+});
