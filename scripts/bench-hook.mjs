@@ -162,7 +162,8 @@ for (const agent of ['claude', 'gemini']) {
       if (dialect.batch !== undefined)
         variants[`before: ${agent}, the reply's PostToolBatch after the call, ${session}`] = {
           shell: beforeShell,
-          input: (round) => event(beforeDir, dialect.batch(command(round), `commit ${round}\n 1 file changed`)),
+          input: (round) =>
+            event(beforeDir, dialect.batch(command(round), `commit ${round}\n 1 file changed`)),
         };
     }
     if (steps > 0) {
