@@ -10,7 +10,8 @@
 // tool call ≤ 10 ms p50 on the fast path.
 // With LOOPGUARD_BENCH_BASELINE=<another built checkout> (a worktree of the build before), the
 // command hook's calls on the 2,000-step sessions run through that build too, interleaved in the
-// same run ("before:" rows), each build on sessions it wrote itself.
+// same run ("before:" rows, Claude Code's PostToolBatch after the call among them), each build on
+// sessions it wrote itself.
 // With LOOPGUARD_BENCH_CPU=1, each call runs under `perf stat -e task-clock` and its CPU time (the
 // process tree's, user and system) is reported beside the wall time: on a shared machine the CPU
 // time of a call is far steadier than its wall time, which waits for the other processes.
@@ -152,10 +153,18 @@ for (const agent of ['claude', 'gemini']) {
         steps,
         (await import(before('hook/guardProject.js'))).guardProject,
       );
+      const beforeShell = (await installedOf(before))(agent);
       variants[`before: ${agent}, after the call, ${session}`] = {
-        shell: (await installedOf(before))(agent),
+        shell: beforeShell,
         input: (round) => event(beforeDir, dialect.after(command(round), `commit ${round}\n 1 file changed`)),
       };
+      // the build before's batch after the same call, on its own session: the batch's row to compare with
+      if (dialect.batch !== undefined)
+        variants[`before: ${agent}, the reply's PostToolBatch after the call, ${session}`] = {
+          shell: beforeShell,
+          input: (round) =>
+            event(beforeDir, dialect.batch(command(round), `commit ${round}\n 1 file changed`)),
+        };
     }
     if (steps > 0) {
       variants[`${agent}, before the call, ${session}`] = {

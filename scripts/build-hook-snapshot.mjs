@@ -134,7 +134,8 @@ function isCodeCacheTail(blob, offset) {
 /**
  * V8's code cache of `dir/zod-subset.cjs` (zod, loaded by a hook call only when it validates
  * something: a project's configuration file, a snapshot the hook did not seal; see bundle-hook.mjs),
- * `dir/zod-subset.cache`: made by a node like the hook's (no V8 flag, `NODE_OPTIONS` cleared) that
+ * `dir/zod-subset.cache`: made by a node like the hook's (its one V8 flag, `--no-sparkplug`, which a
+ * call from the startup snapshot sets before it loads zod; `NODE_OPTIONS` cleared) that
  * compiles the file as the hook does, makes and runs schemas of the kinds loopguard's options are
  * made of, then saves what it compiled. A cache V8 refuses (another node, a changed file) is ignored:
  * zod is then compiled from its source. Without zod-subset.cjs (a build before it): nothing.
@@ -176,7 +177,9 @@ z.object({ k: z.boolean().default(true), l: z.array(z.string()).transform((v) =>
 writeFileSync(cache + '.' + process.pid, script.createCachedData(), { mode: 0o644 });
 renameSync(cache + '.' + process.pid, cache);
 `;
-  const result = spawnSync(process.execPath, ['-e', make, source, cache], {
+  // the hook's V8 flag (HOOK_V8_FLAG, packages/cli/src/hook/baselineCompiler.ts): V8 takes a cache
+  // only in a process whose flags are the ones it was made with
+  const result = spawnSync(process.execPath, ['--no-sparkplug', '-e', make, source, cache], {
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '' },
   });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -56,5 +57,33 @@ describe("the hook's pricing library", () => {
     const hooked = requirePriceLibrary();
     expect(fromHook.cache[entry]).toBeUndefined();
     expect(prices(hooked)).toEqual(prices({ calcPrice }));
+  });
+});
+
+describe("the build's code caches in a hook call from the startup snapshot (V8's baseline compiler off)", () => {
+  it("are taken: the pricing library's (made with V8's defaults) and zod's (made with the call's flag)", () => {
+    // in a process of its own: the flag is V8's, for the whole process
+    const built = (path: string) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { Script } from 'node:vm';
+      const { baselineCompilerOff } = await import(${JSON.stringify(built('hook/baselineCompiler.js'))});
+      const { compilePriceLibrary } = await import(${JSON.stringify(built('hook/priceLibrary.js'))});
+      baselineCompilerOff();
+      const prices = compilePriceLibrary(${JSON.stringify(library)}, readFileSync(${JSON.stringify(cache)}));
+      // zod as the snapshot's loader compiles it (bundle-hook.mjs), with its cache
+      const zod = ${JSON.stringify(built('bundle/zod-subset.cjs'))};
+      const zodScript = new Script('(function (exports, require, module) {' + readFileSync(zod, 'latin1') + '\\n})', {
+        filename: zod,
+        cachedData: readFileSync(zod.replace(/cjs$/, 'cache')),
+      });
+      process.stdout.write(JSON.stringify([prices.script.cachedDataRejected, zodScript.cachedDataRejected]));
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual([false, false]);
   });
 });

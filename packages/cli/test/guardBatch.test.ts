@@ -1,8 +1,13 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HookSessionRecord } from '@loopguard/sqlite';
 import { describe, expect, it } from 'vitest';
 import { claudeHook } from '../src/hook/claudeHook.js';
-import { guardBatch } from '../src/hook/guardBatch.js';
+import { batchJudgesAnyCall, guardBatch } from '../src/hook/guardBatch.js';
+import { guardProject } from '../src/hook/guardProject.js';
 import { guardSession } from '../src/hook/guardSession.js';
+import { openHookDatabase } from '../src/hook/hookDatabase.js';
 import type { HookEvent } from '../src/hook/hookEvent.js';
 
 /**
@@ -14,11 +19,11 @@ const EDIT = { file_path: '/p/README.md', old_string: 'nothere', new_string: 'x'
 const REFUSAL = '<tool_use_error>String to replace not found in file.\nString: nothere</tool_use_error>';
 
 /** Claude Code's `PostToolBatch` event with `calls` as `[tool_use_id, tool, input, tool_response]`. */
-function batch(calls: Array<[string, string, unknown, unknown]>) {
+function batch(calls: Array<[string, string, unknown, unknown]>, dir = '/p') {
   const event = claudeHook.parse(
     {
       session_id: 's1',
-      cwd: '/p',
+      cwd: dir,
       hook_event_name: 'PostToolBatch',
       tool_calls: calls.map(([tool_use_id, tool_name, tool_input, tool_response]) => ({
         tool_use_id,
@@ -27,8 +32,8 @@ function batch(calls: Array<[string, string, unknown, unknown]>) {
         tool_response,
       })),
     },
-    { CLAUDE_PROJECT_DIR: '/p' },
-    '/p',
+    { CLAUDE_PROJECT_DIR: dir },
+    dir,
   );
   if (event.kind !== 'after_batch') throw new Error('not a batch');
   return event;
@@ -105,5 +110,42 @@ describe('guardBatch', () => {
     expect(replies.at(-1)).toBe('stop');
     expect(replies.indexOf('nudge')).toBeLessThan(replies.length - 1);
     expect(session?.toolCalls).toBe(replies.length);
+  });
+
+  it('answers a batch whose calls all ran from the event alone: no database opened, none made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-batch-'));
+    try {
+      const opened: string[] = [];
+      const open: typeof openHookDatabase = (projectDir, lockTimeoutMs) => {
+        opened.push(projectDir);
+        return openHookDatabase(projectDir, lockTimeoutMs);
+      };
+      const ran = batch(
+        [
+          ['toolu_1', 'Bash', { command: 'ls' }, { stdout: 'a\nb', stderr: '' }],
+          ['toolu_2', 'Bash', { command: 'cat missing.txt' }, 'Exit code 1\ncat: missing.txt: No such file'],
+        ],
+        dir,
+      );
+      expect(batchJudgesAnyCall(ran)).toBe(false);
+      expect(await guardProject('claude', ran, () => 0, open)).toEqual({ kind: 'silent' });
+      expect(opened).toEqual([]);
+      expect(existsSync(join(dir, '.loopguard'))).toBe(false);
+      // a reply with a call Claude Code refused is judged in the project's database
+      const refused = batch([['toolu_3', 'Edit', EDIT, REFUSAL]], dir);
+      expect(batchJudgesAnyCall(refused)).toBe(true);
+      expect(await guardProject('claude', refused, () => 0, open)).toEqual({ kind: 'silent' });
+      expect(opened).toEqual([dir]);
+      const database = openHookDatabase(dir, 1000);
+      try {
+        expect(database.sessions.peek({ agent: 'claude', sessionId: 's1', projectDir: dir })?.toolCalls).toBe(
+          1,
+        );
+      } finally {
+        database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

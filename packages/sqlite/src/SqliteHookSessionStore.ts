@@ -3,6 +3,7 @@ import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type AgentProcess, agentProcessState, isAncestorProcess } from './agentProcess.js';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+import { immediateTransaction } from './immediateTransaction.js';
 
 /** The agent CLIs `loopguard hook` guards. */
 export type HookAgent = 'claude' | 'gemini' | 'codex';
@@ -215,26 +216,24 @@ export class SqliteHookSessionStore {
 
   /**
    * Reads the session (`null` when new), hands it to `change`, and writes what `change` returns,
-   * in one `BEGIN IMMEDIATE` transaction. Writes `change` makes on the same connection (context
+   * in one `BEGIN IMMEDIATE` transaction ({@link immediateTransaction}). Writes `change` makes on the same connection (context
    * entries) commit or roll back with it.
    * @throws whatever `change` throws (nothing is written then); StorageError when SQLite fails.
    */
   update<T>(key: HookSessionKey, change: (session: HookSessionRecord | null) => HookSessionUpdate<T>): T {
     assertKey(key);
     return runStorageOp(this.db, this.busyRetry, 'SqliteHookSessionStore.update', () =>
-      this.db
-        .transaction(() => {
-          const row = this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined;
-          const { next, result } = change(recordOf(row));
-          if (next !== undefined) {
-            const now = this.clock.now();
-            if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
-            const agentProcess = sessionProcess(row?.agent_process ?? null, this.agentProcess?.id ?? null);
-            this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
-          }
-          return result;
-        })
-        .immediate(),
+      immediateTransaction(this.db, () => {
+        const row = this.selectStmt.get(key.agent, key.sessionId, key.projectDir) as SessionRow | undefined;
+        const { next, result } = change(recordOf(row));
+        if (next !== undefined) {
+          const now = this.clock.now();
+          if (typeof this.agentProcess === 'function') this.agentProcess = this.agentProcess();
+          const agentProcess = sessionProcess(row?.agent_process ?? null, this.agentProcess?.id ?? null);
+          this.upsertStmt.run({ ...key, ...next, enabled: next.enabled ? 1 : 0, now, agentProcess });
+        }
+        return result;
+      }),
     );
   }
 }

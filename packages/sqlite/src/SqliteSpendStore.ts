@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '@loopguard/core';
 import { assertNonEmptyString } from '@loopguard/core/internal';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type BusyRetryPolicy, DEFAULT_BUSY_RETRY, runStorageOp } from './busyRetry.js';
+import { immediateTransaction } from './immediateTransaction.js';
 
 /** One scope's row of `spend_ledgers`. */
 export interface SpendRow {
@@ -85,7 +86,7 @@ export class SqliteSpendStore {
 
   /**
    * Reads the rows of `scopes` (absent or unreadable rows are missing from the map), hands them to
-   * `change`, and writes the rows it returns, in one `BEGIN IMMEDIATE` transaction. Writes `change`
+   * `change`, and writes the rows it returns, in one `BEGIN IMMEDIATE` transaction ({@link immediateTransaction}). Writes `change`
    * makes on the same connection (context entries) commit or roll back with it.
    * @throws whatever `change` throws (nothing is written then); StorageError when SQLite fails.
    */
@@ -95,27 +96,25 @@ export class SqliteSpendStore {
   ): T {
     for (const [i, scope] of scopes.entries()) assertNonEmptyString(scope, `scopes[${i}]`);
     return runStorageOp(this.db, this.busyRetry, 'SqliteSpendStore.update', () =>
-      this.db
-        .transaction(() => {
-          const rows = new Map<string, SpendRow>();
-          for (const scope of scopes) {
-            const row = this.selectStmt.get(scope) as { ledger: string; offset: number } | undefined;
-            if (row !== undefined) rows.set(scope, { ledger: parseJson(row.ledger), offset: row.offset });
-          }
-          const { next, result } = change(rows);
-          for (const [scope, row] of next) {
-            this.upsertStmt.run({
-              scope,
-              ledger: JSON.stringify(row.ledger),
-              offset: Math.max(0, Math.floor(row.offset)),
-              capUsd: row.caps?.maxCostUsd ?? null,
-              capTokens: row.caps?.maxTokens ?? null,
-              now: this.clock.now(),
-            });
-          }
-          return result;
-        })
-        .immediate(),
+      immediateTransaction(this.db, () => {
+        const rows = new Map<string, SpendRow>();
+        for (const scope of scopes) {
+          const row = this.selectStmt.get(scope) as { ledger: string; offset: number } | undefined;
+          if (row !== undefined) rows.set(scope, { ledger: parseJson(row.ledger), offset: row.offset });
+        }
+        const { next, result } = change(rows);
+        for (const [scope, row] of next) {
+          this.upsertStmt.run({
+            scope,
+            ledger: JSON.stringify(row.ledger),
+            offset: Math.max(0, Math.floor(row.offset)),
+            capUsd: row.caps?.maxCostUsd ?? null,
+            capTokens: row.caps?.maxTokens ?? null,
+            now: this.clock.now(),
+          });
+        }
+        return result;
+      }),
     );
   }
 }

@@ -19,6 +19,21 @@ function reachedSession(seen: readonly string[], callId: string): boolean {
 }
 
 /**
+ * Whether the batch has a call it may judge: one Claude Code refused before any hook ran, named by
+ * its id. A reply whose calls all ran (each fed by its own `PostToolUse` or `PostToolUseFailure`, or
+ * left to the transcript read) has none: its batch is answered with silence from the event alone,
+ * the project's configuration and database neither read nor written (`guardProject`).
+ */
+export function batchJudgesAnyCall(event: AfterBatch): boolean {
+  return event.calls.some(judgeable);
+}
+
+/** A call of the batch that {@link guardBatch} may feed: refused by Claude Code, with its id. */
+function judgeable(call: BatchCall): call is BatchCall & { callId: string } {
+  return call.refused === true && call.callId !== undefined;
+}
+
+/**
  * One `PostToolBatch` (Claude Code): the calls of the reply that Claude Code refused itself before
  * any hook ran (an `Edit` whose old text is not in the file, a tool it lacks, an input it rejects:
  * its `<tool_use_error>` text) and that no other hook event fed are judged in the reply's order, each
@@ -39,12 +54,7 @@ export function guardBatch(
   let next: HookSessionUpdate<HookReply>['next'];
   let reply: HookReply = { kind: 'silent' };
   for (const call of calls) {
-    if (
-      !call.refused ||
-      call.callId === undefined ||
-      reachedSession(parseMemory(current?.lastResults).seen, call.callId)
-    )
-      continue;
+    if (!judgeable(call) || reachedSession(parseMemory(current?.lastResults).seen, call.callId)) continue;
     const update = guardSession(afterCall(base, call, call.callId), current, context);
     if (update.result.kind === 'stop' || (update.result.kind === 'nudge' && reply.kind !== 'stop'))
       reply = update.result;

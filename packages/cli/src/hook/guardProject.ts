@@ -2,7 +2,7 @@ import type { HookSessionSummary } from '@loopguard/sqlite';
 import { UnsafeStateError } from '../state/stateFolder.js';
 import { readClaudeCall } from './claudeTranscriptCall.js';
 import { readRolloutSteps } from './codexRollout.js';
-import { guardBatch } from './guardBatch.js';
+import { batchJudgesAnyCall, guardBatch } from './guardBatch.js';
 import { countSpendDenial, guardCodexSession } from './guardCodexSession.js';
 import { readGuardConfig } from './guardConfig.js';
 import type { GuardContext } from './guardContext.js';
@@ -32,7 +32,8 @@ import { unhookedAgentRefusal } from './unhookedAgentCall.js';
  * folder's configuration switches the hooks off, where a project above already holds it, in that
  * project instead: {@link heldAbove}, where a failure is logged in that project's `hook.log` and
  * answered with silence); then, when a budget is set, {@link guardSpend} after a tool call, at the
- * end of a turn, or (counting only) at the loop guard's stop.
+ * end of a turn, or (counting only) at the loop guard's stop. A `PostToolBatch` with no call to
+ * judge (see {@link batchJudgesAnyCall}) is answered with silence before anything is read.
  * @param open - how the database is opened: once per call by default; the MCP server keeps
  *   its connections ({@link openHookDatabase}'s signature).
  * @param distrust - why the event's transcript must not be read, if so (see {@link TranscriptDistrust}).
@@ -46,6 +47,8 @@ export async function guardProject(
   open: typeof openHookDatabase = openHookDatabase,
   distrust: TranscriptDistrust = () => undefined,
 ): Promise<HookReply> {
+  // the common reply's batch: every call ran its own hooks, and nothing is left for it to judge
+  if (event.kind === 'after_batch' && !batchJudgesAnyCall(event)) return { kind: 'silent' };
   // where this project's database does not hold the session (refused, or no row of it), a project
   // above that already holds it keeps it (trust46): the project that first held a session keeps it
   const heldElsewhere = () => {

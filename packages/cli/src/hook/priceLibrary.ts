@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import type { PriceLibrary } from '@loopguard/core/spend';
+import { withStartFlags } from './baselineCompiler.js';
 
 /**
  * The pricing library as one CommonJS file of the build (`dist/bundle/genai-prices.cjs`, made by
@@ -18,7 +19,8 @@ export const BUNDLED_PRICE_CACHE = BUNDLED_PRICE_LIBRARY.replace(/\.cjs$/, '.cac
 
 /**
  * Compiles and runs the bundled pricing library `file` with V8's code cache `cachedData` (one the
- * running node refuses is ignored: the source is compiled). The build's cache is made through this
+ * running node refuses is ignored: the source is compiled), with V8's flags as node starts
+ * ({@link withStartFlags}). The build's cache is made through this
  * same function, so that the wrapper V8 checks the cache against is the one loaded.
  * @returns the library, and the script (for `createCachedData`).
  */
@@ -26,10 +28,11 @@ export function compilePriceLibrary(
   file: string,
   cachedData?: Buffer,
 ): { library: PriceLibrary; script: Script } {
-  const script = new Script(`(function (exports, require, module) {${readFileSync(file, 'latin1')}\n})`, {
-    filename: file,
-    ...(cachedData === undefined ? {} : { cachedData }),
-  });
+  const source = `(function (exports, require, module) {${readFileSync(file, 'latin1')}\n})`;
+  // the cache is the build's, made with V8's defaults, which a hook call changed (baselineCompiler.ts)
+  const script = withStartFlags(
+    () => new Script(source, { filename: file, ...(cachedData === undefined ? {} : { cachedData }) }),
+  );
   const module = { exports: {} as PriceLibrary };
   script.runInThisContext()(module.exports, createRequire(file), module);
   return { library: module.exports, script };
