@@ -3,6 +3,7 @@ import { createProgram } from './program.js';
 import { CliError } from './terminal/CliError.js';
 import type { CliIo } from './terminal/cliIo.js';
 import { EXIT_CODES } from './terminal/exitCodes.js';
+import { wrapped } from './terminal/wrapText.js';
 
 /**
  * Runs the `loopguard` command with `args` (without `node` and the script) and returns its exit
@@ -35,11 +36,25 @@ function exitCodeOf(error: unknown, io: CliIo): number {
     return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   if (error instanceof CliError) {
-    io.stderr(`loopguard: ${error.message}\n`);
+    io.stderr(errorLines(`loopguard: ${error.message}`, io));
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr(`loopguard: internal error: ${message}\n`);
   if (io.env.LOOPGUARD_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return EXIT_CODES.internalError;
+}
+
+/**
+ * An error's text for stderr: on a terminal of known width, each line broken between words within
+ * it, the rest indented (`status --session`'s sentence after exit 10 ran past 80 columns, sess70);
+ * to a pipe or a file, as it is.
+ */
+function errorLines(text: string, io: CliIo): string {
+  const { columns } = io;
+  if (io.stderrIsTTY !== true || columns === undefined) return `${text}\n`;
+  return `${text
+    .split('\n')
+    .flatMap((line) => (line.length <= columns ? [line] : wrapped(line, '  ', columns, '')))
+    .join('\n')}\n`;
 }
