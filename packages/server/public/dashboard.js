@@ -340,6 +340,18 @@ import { formatUsd } from './formatUsd.js';
     return shown;
   }
 
+  /**
+   * Whose entry it is: a hook session's as `status` names it (`claude session <id>`, a subagent's
+   * `codex subagent <id>`, as `status --session` says `(subagent <id>)`), never its entries' key
+   * `claude:<id>` (sess70); a task's or a run's by its id.
+   */
+  function entryOwner({ taskId, metadata }) {
+    const { agent, sessionId, parentSessionId } = metadata;
+    if (typeof agent === 'string' && typeof sessionId === 'string' && taskId === `${agent}:${sessionId}`)
+      return `${agent} ${typeof parentSessionId === 'string' ? 'subagent' : 'session'} ${sessionId}`;
+    return taskId ?? '(no session)';
+  }
+
   function entryItem(recovery, fresh) {
     const item = el('li', undefined, fresh ? 'fresh' : '');
     item.dataset.recoveryId = recovery.id;
@@ -360,7 +372,7 @@ import { formatUsd } from './formatUsd.js';
     summary.append(
       el('span', words(recovery.action), `badge ${recovery.action}`),
       ' ',
-      el('strong', recovery.taskId ?? '(no session)'),
+      el('strong', entryOwner(recovery)),
       ` ${facts.join(' · ')}`,
     );
     details.append(

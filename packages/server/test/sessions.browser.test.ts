@@ -301,8 +301,9 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge',
     );
     const summaries = await detail.locator('.session-entries summary').allTextContents();
-    expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /);
-    expect(summaries[1]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
+    // sess70: the session as status names it, not its entries' key (`claude:a1b2c3d4-stopped`)
+    expect(summaries[0]).toMatch(/^nudge claude session a1b2c3d4-stopped same error · call 3 · /);
+    expect(summaries[1]).toMatch(/^stop claude session a1b2c3d4-stopped same error · call 4 · /);
     await detail.locator('.session-entries summary').nth(1).click();
     const evidence = await detail.locator('.session-entries pre').nth(3).textContent();
     expect(JSON.parse(evidence ?? '{}').evidence).toHaveLength(4);
@@ -321,8 +322,8 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const spend = page.locator('#sessions tr.session-detail', { hasText: 'stopped on spend' });
     await spend.locator('.session-entries details').nth(1).waitFor();
     expect(await spend.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent nearing its budget · call 9 · /),
-      expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent budget reached · call 12 · /),
+      expect.stringMatching(/^spend warning gemini session e5f6a7b8-spent nearing its budget · call 9 · /),
+      expect.stringMatching(/^spend stop gemini session e5f6a7b8-spent budget reached · call 12 · /),
     ]);
     // sessions57: its details say the reason as the summary does, not the stored key (`"cap"`)
     await spend.locator('.session-entries summary').nth(1).click();
@@ -387,9 +388,10 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const parent = page.locator('#sessions tr.session-detail');
     await parent.locator('.session-entries details').nth(2).waitFor();
     expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /),
-      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same error · call 4 · /),
-      expect.stringMatching(/^nudge claude:agent-7f2e same error · call 3 · /),
+      expect.stringMatching(/^nudge claude session a1b2c3d4-stopped same error · call 3 · /),
+      expect.stringMatching(/^stop claude session a1b2c3d4-stopped same error · call 4 · /),
+      // the subagent's, as `status --session` of its session names it (`(subagent agent-7f2e)`)
+      expect.stringMatching(/^nudge claude subagent agent-7f2e same error · call 3 · /),
     ]);
     // doors67: and its sentence names the subagent, as `status` and the status line say it
     expect(await parent.locator('.session-summary').textContent()).toBe(
@@ -443,7 +445,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await open(hooksOnlyDatabase());
     const items = await page.locator('#recoveries summary').allTextContents();
     expect(items).toHaveLength(6);
-    expect(items[0]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
+    expect(items[0]).toMatch(/^stop claude session a1b2c3d4-stopped same error · call 4 · /);
     expect(items.join('\n')).not.toContain('attempts');
     expect(problems).toEqual([]);
   });
