@@ -3,7 +3,7 @@ import { createProgram } from './program.js';
 import { CliError } from './terminal/CliError.js';
 import type { CliIo } from './terminal/cliIo.js';
 import { EXIT_CODES } from './terminal/exitCodes.js';
-import { wrapped } from './terminal/wrapText.js';
+import { withinColumns } from './terminal/wrapText.js';
 
 /**
  * Runs the `loopguard` command with `args` (without `node` and the script) and returns its exit
@@ -46,15 +46,10 @@ function exitCodeOf(error: unknown, io: CliIo): number {
 }
 
 /**
- * An error's text for stderr: on a terminal of known width, each line broken between words within
- * it, the rest indented (`status --session`'s sentence after exit 10 ran past 80 columns, sess70);
- * to a pipe or a file, as it is.
+ * An error's text for stderr: on a terminal of known width, within it ({@link withinColumns}:
+ * `status --session`'s sentence after exit 10 ran past 80 columns, sess70); to a pipe or a file,
+ * as it is.
  */
 function errorLines(text: string, io: CliIo): string {
-  const { columns } = io;
-  if (io.stderrIsTTY !== true || columns === undefined) return `${text}\n`;
-  return `${text
-    .split('\n')
-    .flatMap((line) => (line.length <= columns ? [line] : wrapped(line, '  ', columns, '')))
-    .join('\n')}\n`;
+  return `${io.stderrIsTTY === true && io.columns !== undefined ? withinColumns(text, io.columns) : text}\n`;
 }
