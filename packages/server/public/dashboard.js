@@ -200,7 +200,8 @@ import { formatUsd } from './formatUsd.js';
     row.title = session.summary;
     const id = el('td');
     id.append(el('span', session.sessionId, 'session-id'));
-    if (session.agentType) id.append(el('small', ` subagent ${session.agentType}`));
+    // whose subagent it is, as `status` and `scan` name it (sess70); its type is in its detail
+    if (session.parentSessionId) id.append(el('small', ` subagent of ${session.parentSessionId}`, 'subagent-of'));
     if (session.projectDir) id.append(el('div', session.projectDir, 'project'));
     row.append(
       el('td', session.agent),
@@ -247,7 +248,9 @@ import { formatUsd } from './formatUsd.js';
     const facts = [
       `${session.agent} session ${session.sessionId}`,
       session.projectDir ? `in ${session.projectDir}` : null,
-      session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
+      session.parentSessionId
+        ? `subagent of ${session.parentSessionId}${session.agentType ? ` (${session.agentType})` : ''}`
+        : null,
       `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
       session.spend
         ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`

@@ -377,14 +377,20 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     });
     await open(db);
     const row = page.locator('#sessions tbody tr.session').first();
-    expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
+    // sess70: whose subagent it is, as `status` and `scan` name it (the row said `subagent Explore`
+    // and, for Codex, `subagent default`: no door said whose)
+    expect(await row.locator('td').nth(1).textContent()).toBe(
+      `agent-7f2e subagent of ${HOOK_SESSIONS.stopped}/home/dev/shop`,
+    );
     await row.click();
     expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
-      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
+      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped} (Explore)`,
     );
     // its session's own detail lists what loopguard did to the subagent too, naming it
     await row.click();
-    await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.stopped }).first().click();
+    // the session's own row (the subagent's names it too)
+    const ownId = page.locator('.session-id', { hasText: HOOK_SESSIONS.stopped });
+    await page.locator('#sessions tbody tr.session').filter({ has: ownId }).click();
     const parent = page.locator('#sessions tr.session-detail');
     await parent.locator('.session-entries details').nth(2).waitFor();
     expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
