@@ -201,7 +201,8 @@ import { formatUsd } from './formatUsd.js';
     const id = el('td');
     id.append(el('span', session.sessionId, 'session-id'));
     // whose subagent it is, as `status` and `scan` name it (sess70); its type is in its detail
-    if (session.parentSessionId) id.append(el('small', ` subagent of ${session.parentSessionId}`, 'subagent-of'));
+    if (session.parentSessionId)
+      id.append(el('small', ` subagent of ${session.parentSessionId}`, 'subagent-of'));
     if (session.projectDir) id.append(el('div', session.projectDir, 'project'));
     row.append(
       el('td', session.agent),
