@@ -3,6 +3,7 @@ import { createProgram } from './program.js';
 import { CliError } from './terminal/CliError.js';
 import type { CliIo } from './terminal/cliIo.js';
 import { EXIT_CODES } from './terminal/exitCodes.js';
+import { withinColumns } from './terminal/wrapText.js';
 
 /**
  * Runs the `loopguard` command with `args` (without `node` and the script) and returns its exit
@@ -35,11 +36,20 @@ function exitCodeOf(error: unknown, io: CliIo): number {
     return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   if (error instanceof CliError) {
-    io.stderr(`loopguard: ${error.message}\n`);
+    io.stderr(errorLines(`loopguard: ${error.message}`, io));
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr(`loopguard: internal error: ${message}\n`);
   if (io.env.LOOPGUARD_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return EXIT_CODES.internalError;
+}
+
+/**
+ * An error's text for stderr: on a terminal of known width, within it ({@link withinColumns}:
+ * `status --session`'s sentence after exit 10 ran past 80 columns, sess70); to a pipe or a file,
+ * as it is.
+ */
+function errorLines(text: string, io: CliIo): string {
+  return `${io.stderrIsTTY === true && io.columns !== undefined ? withinColumns(text, io.columns) : text}\n`;
 }

@@ -170,9 +170,15 @@ describe('loopguard status: the sessions every door wrote', () => {
 
   it('fits a terminal of 80 columns: each session in two lines, nothing cut; a pipe still gets the table (qa47)', async () => {
     const narrow = async (args: string[]) => {
-      const io = bufferedIo({ cwd: project, env: { NO_COLOR: '1' }, isTTY: true, columns: 80 });
+      const io = bufferedIo({
+        cwd: project,
+        env: { NO_COLOR: '1' },
+        isTTY: true,
+        stderrIsTTY: true,
+        columns: 80,
+      });
       const code = await runCli(args, io);
-      return { code, out: io.out() };
+      return { code, out: io.out(), err: io.err() };
     };
     const { code, out } = await narrow(['status']);
     expect(code).toBe(EXIT_CODES.ok);
@@ -187,6 +193,14 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(one.out.replace(/\n {2}/g, ' ')).toContain(
       'stop at call 4: You ran the same failing command 4 times.',
     );
+    // sess70: the sentence on stderr (exit 10) fits too, broken between words (it ran past the
+    // edge and the terminal cut `1 nudge` as `1 nu` / `dge`); piped, it stays one line
+    expect(one.code).toBe(EXIT_CODES.sessionStopped);
+    for (const line of one.err.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(one.err.replace(/\n {2}/g, ' ')).toBe(
+      'loopguard: session looped: stopped by loopguard at call 4 (repeated call), 4 tool calls ran, 1 nudge\n',
+    );
+    expect((await run(project, ['status', '--session', 'looped'])).err.split('\n')).toHaveLength(2);
     // piped (no width): the table, one line a session, as before
     expect((await run(project, ['status'])).out).toContain('| looped ');
   });

@@ -200,7 +200,9 @@ import { formatUsd } from './formatUsd.js';
     row.title = session.summary;
     const id = el('td');
     id.append(el('span', session.sessionId, 'session-id'));
-    if (session.agentType) id.append(el('small', ` subagent ${session.agentType}`));
+    // whose subagent it is, as `status` and `scan` name it (sess70); its type is in its detail
+    if (session.parentSessionId)
+      id.append(el('small', ` subagent of ${session.parentSessionId}`, 'subagent-of'));
     if (session.projectDir) id.append(el('div', session.projectDir, 'project'));
     row.append(
       el('td', session.agent),
@@ -247,7 +249,9 @@ import { formatUsd } from './formatUsd.js';
     const facts = [
       `${session.agent} session ${session.sessionId}`,
       session.projectDir ? `in ${session.projectDir}` : null,
-      session.parentSessionId ? `subagent of ${session.parentSessionId}` : null,
+      session.parentSessionId
+        ? `subagent of ${session.parentSessionId}${session.agentType ? ` (${session.agentType})` : ''}`
+        : null,
       `started ${when(session.startedAt)}, last active ${when(session.lastActive)}`,
       session.spend
         ? `${count(session.spend.tokens)} tokens, ${session.spend.cost}${session.spend.unpricedTokens > 0 ? ` (${count(session.spend.unpricedTokens)} tokens of unpriced models)` : ''}`
@@ -340,6 +344,18 @@ import { formatUsd } from './formatUsd.js';
     return shown;
   }
 
+  /**
+   * Whose entry it is: a hook session's as `status` names it (`claude session <id>`, a subagent's
+   * `codex subagent <id>`, as `status --session` says `(subagent <id>)`), never its entries' key
+   * `claude:<id>` (sess70); a task's or a run's by its id.
+   */
+  function entryOwner({ taskId, metadata }) {
+    const { agent, sessionId, parentSessionId } = metadata;
+    if (typeof agent === 'string' && typeof sessionId === 'string' && taskId === `${agent}:${sessionId}`)
+      return `${agent} ${typeof parentSessionId === 'string' ? 'subagent' : 'session'} ${sessionId}`;
+    return taskId ?? '(no session)';
+  }
+
   function entryItem(recovery, fresh) {
     const item = el('li', undefined, fresh ? 'fresh' : '');
     item.dataset.recoveryId = recovery.id;
@@ -360,7 +376,7 @@ import { formatUsd } from './formatUsd.js';
     summary.append(
       el('span', words(recovery.action), `badge ${recovery.action}`),
       ' ',
-      el('strong', recovery.taskId ?? '(no session)'),
+      el('strong', entryOwner(recovery)),
       ` ${facts.join(' · ')}`,
     );
     details.append(

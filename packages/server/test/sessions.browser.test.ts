@@ -301,8 +301,9 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
       'stopped by loopguard at call 4 (same error), 4 tool calls ran, 1 nudge',
     );
     const summaries = await detail.locator('.session-entries summary').allTextContents();
-    expect(summaries[0]).toMatch(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /);
-    expect(summaries[1]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
+    // sess70: the session as status names it, not its entries' key (`claude:a1b2c3d4-stopped`)
+    expect(summaries[0]).toMatch(/^nudge claude session a1b2c3d4-stopped same error · call 3 · /);
+    expect(summaries[1]).toMatch(/^stop claude session a1b2c3d4-stopped same error · call 4 · /);
     await detail.locator('.session-entries summary').nth(1).click();
     const evidence = await detail.locator('.session-entries pre').nth(3).textContent();
     expect(JSON.parse(evidence ?? '{}').evidence).toHaveLength(4);
@@ -321,8 +322,8 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     const spend = page.locator('#sessions tr.session-detail', { hasText: 'stopped on spend' });
     await spend.locator('.session-entries details').nth(1).waitFor();
     expect(await spend.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^spend warning gemini:e5f6a7b8-spent nearing its budget · call 9 · /),
-      expect.stringMatching(/^spend stop gemini:e5f6a7b8-spent budget reached · call 12 · /),
+      expect.stringMatching(/^spend warning gemini session e5f6a7b8-spent nearing its budget · call 9 · /),
+      expect.stringMatching(/^spend stop gemini session e5f6a7b8-spent budget reached · call 12 · /),
     ]);
     // sessions57: its details say the reason as the summary does, not the stored key (`"cap"`)
     await spend.locator('.session-entries summary').nth(1).click();
@@ -376,20 +377,27 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     });
     await open(db);
     const row = page.locator('#sessions tbody tr.session').first();
-    expect(await row.locator('td').nth(1).textContent()).toBe('agent-7f2e subagent Explore/home/dev/shop');
+    // sess70: whose subagent it is, as `status` and `scan` name it (the row said `subagent Explore`
+    // and, for Codex, `subagent default`: no door said whose)
+    expect(await row.locator('td').nth(1).textContent()).toBe(
+      `agent-7f2e subagent of ${HOOK_SESSIONS.stopped}/home/dev/shop`,
+    );
     await row.click();
     expect(await page.locator('#sessions tr.session-detail .hint').first().textContent()).toContain(
-      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped}`,
+      `claude session agent-7f2e · in /home/dev/shop · subagent of ${HOOK_SESSIONS.stopped} (Explore)`,
     );
     // its session's own detail lists what loopguard did to the subagent too, naming it
     await row.click();
-    await page.locator('#sessions tbody tr.session', { hasText: HOOK_SESSIONS.stopped }).first().click();
+    // the session's own row (the subagent's names it too)
+    const ownId = page.locator('.session-id', { hasText: HOOK_SESSIONS.stopped });
+    await page.locator('#sessions tbody tr.session').filter({ has: ownId }).click();
     const parent = page.locator('#sessions tr.session-detail');
     await parent.locator('.session-entries details').nth(2).waitFor();
     expect(await parent.locator('.session-entries summary').allTextContents()).toEqual([
-      expect.stringMatching(/^nudge claude:a1b2c3d4-stopped same error · call 3 · /),
-      expect.stringMatching(/^stop claude:a1b2c3d4-stopped same error · call 4 · /),
-      expect.stringMatching(/^nudge claude:agent-7f2e same error · call 3 · /),
+      expect.stringMatching(/^nudge claude session a1b2c3d4-stopped same error · call 3 · /),
+      expect.stringMatching(/^stop claude session a1b2c3d4-stopped same error · call 4 · /),
+      // the subagent's, as `status --session` of its session names it (`(subagent agent-7f2e)`)
+      expect.stringMatching(/^nudge claude subagent agent-7f2e same error · call 3 · /),
     ]);
     // doors67: and its sentence names the subagent, as `status` and the status line say it
     expect(await parent.locator('.session-summary').textContent()).toBe(
@@ -443,7 +451,7 @@ describe('the dashboard in Chromium on a database written only by the hooks', ()
     await open(hooksOnlyDatabase());
     const items = await page.locator('#recoveries summary').allTextContents();
     expect(items).toHaveLength(6);
-    expect(items[0]).toMatch(/^stop claude:a1b2c3d4-stopped same error · call 4 · /);
+    expect(items[0]).toMatch(/^stop claude session a1b2c3d4-stopped same error · call 4 · /);
     expect(items.join('\n')).not.toContain('attempts');
     expect(problems).toEqual([]);
   });

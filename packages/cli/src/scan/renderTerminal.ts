@@ -1,7 +1,7 @@
 import { loopKindWords } from '@loopguard/core/internal';
 import { formatTable } from '../terminal/formatTable.js';
 import { printable } from '../terminal/terminalText.js';
-import { wrapped } from '../terminal/wrapText.js';
+import { withinColumns, wrapped } from '../terminal/wrapText.js';
 import { dayFormat, localDay } from './days.js';
 import { sessionsCounted } from './joinedChats.js';
 import { formatMoney } from './money.js';
@@ -334,5 +334,6 @@ export function renderTerminal(
   if (unguarded.length > 0) out.push('', `${UNGUARDED_HEADING}:`, ...unguarded);
   if (looped.length > 0)
     out.push('', 'Files and tool calls: loopguard scan --json. How to act on this: docs/scan.md.');
-  return `${out.join('\n')}\n`;
+  // the sentences above the tables within the width too (sess70: they were cut mid-word)
+  return `${columns === undefined ? out.join('\n') : withinColumns(out.join('\n'), columns)}\n`;
 }

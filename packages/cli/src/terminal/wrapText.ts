@@ -19,3 +19,17 @@ export function wrapped(text: string, indent: string, columns: number, firstInde
   if (line !== '') lines.push(lead() + line);
   return lines;
 }
+
+/**
+ * `text` for a terminal of `columns`: each line longer than the width {@link wrapped} between
+ * words, its continuation indented two spaces; the others as they are. One rule for the lines that
+ * are not laid out for a width (an error on stderr, `scan`'s sentences above its tables), which the
+ * terminal would otherwise cut mid-word at its edge (sess70).
+ * @example withinColumns('loopguard: session s1: stopped by loopguard at call 4', 30) // 'loopguard: session s1: stopped\n  by loopguard at call 4'
+ */
+export function withinColumns(text: string, columns: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => (line.length <= columns ? [line] : wrapped(line, '  ', columns, '')))
+    .join('\n');
+}
