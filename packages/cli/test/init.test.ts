@@ -145,6 +145,20 @@ describe('loopguard init', () => {
     expect(config.stderr).toContain('stopAfter');
     expect(existsSync(join(other, '.claude'))).toBe(false);
   });
+
+  it('an empty or blank --command is one line with exit 2, writing nothing (qa70: it wrote " hook codex")', async () => {
+    for (const agent of ['claude', 'gemini', 'codex']) {
+      for (const command of ['', '   ']) {
+        const dir = tempProject();
+        const result = await loopguard(dir, ['init', agent, '--command-hooks', '--command', command]);
+        expect(result.code, `${agent} ${JSON.stringify(command)}`).toBe(2);
+        expect(result.stderr).toBe(
+          `loopguard: --command is empty (got ${JSON.stringify(command)}): give the command that runs loopguard (--command loopguard), or leave --command out for this loopguard`,
+        );
+        expect(readdirSync(dir), 'nothing written').toEqual([]);
+      }
+    }
+  });
 });
 
 /** Writes `text` as `agent`'s project settings file of a new project; returns the project. */

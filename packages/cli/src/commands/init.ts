@@ -116,6 +116,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
       `--timeout must be an integer from 1 to 600 seconds, got ${JSON.stringify(options.timeout)}`,
     );
   }
+  // an empty command wrote " hook codex": hooks that fail at every call (qa70)
+  if (options.command !== undefined && options.command.trim() === '')
+    throw new CliError(
+      `--command is empty (got ${JSON.stringify(options.command)}): give the command that runs loopguard (--command loopguard), or leave --command out for this loopguard`,
+    );
   // where Codex keeps its trust in the hooks: checked before anything is written
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
