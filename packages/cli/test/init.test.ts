@@ -509,6 +509,24 @@ describe('init says when the project it guards switches loopguard off (trust43)'
     expect(result.stdout).toContain(`warning: loopguard is switched off (${says}`);
   });
 
+  // qa70: a shell that exported LOOPGUARD_HOOK=off (the one-session switch) hands it to every agent
+  // started from it, which hand it to their hooks and to loopguard's MCP server: init said "guards"
+  it.each([
+    ['claude', []],
+    ['gemini', []],
+    ['codex', []],
+    ['claude', ['--user']],
+  ] as const)('%s %j, run where LOOPGUARD_HOOK=off is in the environment', async (agent, scope) => {
+    const dir = tempProject();
+    const result = await loopguard(dir, ['init', agent, ...scope], { LOOPGUARD_HOOK: 'off' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "warning: loopguard is switched off (LOOPGUARD_HOOK=off in this shell's environment, which an agent started from it hands to its hooks): its hooks answer nothing until that is taken out",
+    );
+    if (agent === 'claude' && scope.length > 0)
+      await loopguard(dir, ['init', agent, ...scope, '--remove'], { LOOPGUARD_HOOK: 'off' });
+  });
+
   it('says nothing of the kind in a project that leaves it on', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');

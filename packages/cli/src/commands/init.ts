@@ -305,7 +305,7 @@ function saySwitchedOff(
   codexHome: string | undefined,
 ): boolean {
   if (options.remove || options.dryRun) return false;
-  const off = switchedOffBy(agent, written, projectDir, codexHome);
+  const off = switchedOffBy(agent, written, projectDir, codexHome, io.env);
   if (off !== undefined)
     io.stdout(
       `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,
