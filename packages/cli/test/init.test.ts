@@ -146,6 +146,21 @@ describe('loopguard init', () => {
     expect(existsSync(join(other, '.claude'))).toBe(false);
   });
 
+  it('--status-line for Gemini CLI or Codex, which run no status line of loopguard, is one line with exit 2, writing nothing (qa70: it was ignored)', async () => {
+    for (const [agent, name] of [
+      ['gemini', 'Gemini CLI'],
+      ['codex', 'Codex'],
+    ] as const) {
+      const dir = tempProject();
+      const result = await loopguard(dir, ['init', agent, '--status-line']);
+      expect(result.code, agent).toBe(2);
+      expect(result.stderr).toBe(
+        `loopguard: --status-line is for Claude Code only (its statusLine setting runs loopguard statusline): ${name} runs no status line of loopguard; loopguard status says what loopguard did to each of its sessions`,
+      );
+      expect(readdirSync(dir), 'nothing written').toEqual([]);
+    }
+  });
+
   it('an empty or blank --command is one line with exit 2, writing nothing (qa70: it wrote " hook codex")', async () => {
     for (const agent of ['claude', 'gemini', 'codex']) {
       for (const command of ['', '   ']) {

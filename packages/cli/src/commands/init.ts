@@ -121,6 +121,11 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
     throw new CliError(
       `--command is empty (got ${JSON.stringify(options.command)}): give the command that runs loopguard (--command loopguard), or leave --command out for this loopguard`,
     );
+  // it was ignored: the user was left waiting for a status line the CLI never shows (qa70)
+  if (options.statusLine && agent !== 'claude')
+    throw new CliError(
+      `--status-line is for Claude Code only (its statusLine setting runs loopguard statusline): ${CLI_NAMES[agent]} runs no status line of loopguard; loopguard status says what loopguard did to each of its sessions`,
+    );
   // where Codex keeps its trust in the hooks: checked before anything is written
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
