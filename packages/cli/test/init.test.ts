@@ -145,6 +145,35 @@ describe('loopguard init', () => {
     expect(config.stderr).toContain('stopAfter');
     expect(existsSync(join(other, '.claude'))).toBe(false);
   });
+
+  it('--status-line for Gemini CLI or Codex, which run no status line of loopguard, is one line with exit 2, writing nothing (qa70: it was ignored)', async () => {
+    for (const [agent, name] of [
+      ['gemini', 'Gemini CLI'],
+      ['codex', 'Codex'],
+    ] as const) {
+      const dir = tempProject();
+      const result = await loopguard(dir, ['init', agent, '--status-line']);
+      expect(result.code, agent).toBe(2);
+      expect(result.stderr).toBe(
+        `loopguard: --status-line is for Claude Code only (its statusLine setting runs loopguard statusline): ${name} runs no status line of loopguard; loopguard status says what loopguard did to each of its sessions`,
+      );
+      expect(readdirSync(dir), 'nothing written').toEqual([]);
+    }
+  });
+
+  it('an empty or blank --command is one line with exit 2, writing nothing (qa70: it wrote " hook codex")', async () => {
+    for (const agent of ['claude', 'gemini', 'codex']) {
+      for (const command of ['', '   ']) {
+        const dir = tempProject();
+        const result = await loopguard(dir, ['init', agent, '--command-hooks', '--command', command]);
+        expect(result.code, `${agent} ${JSON.stringify(command)}`).toBe(2);
+        expect(result.stderr).toBe(
+          `loopguard: --command is empty (got ${JSON.stringify(command)}): give the command that runs loopguard (--command loopguard), or leave --command out for this loopguard`,
+        );
+        expect(readdirSync(dir), 'nothing written').toEqual([]);
+      }
+    }
+  });
 });
 
 /** Writes `text` as `agent`'s project settings file of a new project; returns the project. */
@@ -493,6 +522,24 @@ describe('init says when the project it guards switches loopguard off (trust43)'
     const result = await loopguard(dir, ['init', 'codex', '--project'], env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`warning: loopguard is switched off (${says}`);
+  });
+
+  // qa70: a shell that exported LOOPGUARD_HOOK=off (the one-session switch) hands it to every agent
+  // started from it, which hand it to their hooks and to loopguard's MCP server: init said "guards"
+  it.each([
+    ['claude', []],
+    ['gemini', []],
+    ['codex', []],
+    ['claude', ['--user']],
+  ] as const)('%s %j, run where LOOPGUARD_HOOK=off is in the environment', async (agent, scope) => {
+    const dir = tempProject();
+    const result = await loopguard(dir, ['init', agent, ...scope], { LOOPGUARD_HOOK: 'off' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "warning: loopguard is switched off (LOOPGUARD_HOOK=off in this shell's environment, which an agent started from it hands to its hooks): its hooks answer nothing until that is taken out",
+    );
+    if (agent === 'claude' && scope.length > 0)
+      await loopguard(dir, ['init', agent, ...scope, '--remove'], { LOOPGUARD_HOOK: 'off' });
   });
 
   it('says nothing of the kind in a project that leaves it on', async () => {

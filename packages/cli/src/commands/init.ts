@@ -116,6 +116,16 @@ export async function initHooks(agent: HookAgent, options: InitOptions, io: CliI
       `--timeout must be an integer from 1 to 600 seconds, got ${JSON.stringify(options.timeout)}`,
     );
   }
+  // an empty command wrote " hook codex": hooks that fail at every call (qa70)
+  if (options.command !== undefined && options.command.trim() === '')
+    throw new CliError(
+      `--command is empty (got ${JSON.stringify(options.command)}): give the command that runs loopguard (--command loopguard), or leave --command out for this loopguard`,
+    );
+  // it was ignored: the user was left waiting for a status line the CLI never shows (qa70)
+  if (options.statusLine && agent !== 'claude')
+    throw new CliError(
+      `--status-line is for Claude Code only (its statusLine setting runs loopguard statusline): ${CLI_NAMES[agent]} runs no status line of loopguard; loopguard status says what loopguard did to each of its sessions`,
+    );
   // where Codex keeps its trust in the hooks: checked before anything is written
   const codexHome = agent === 'codex' && !options.remove ? codexHomeOf(io.env) : undefined;
   const scope = options.user ? 'user' : 'project';
@@ -300,7 +310,7 @@ function saySwitchedOff(
   codexHome: string | undefined,
 ): boolean {
   if (options.remove || options.dryRun) return false;
-  const off = switchedOffBy(agent, written, projectDir, codexHome);
+  const off = switchedOffBy(agent, written, projectDir, codexHome, io.env);
   if (off !== undefined)
     io.stdout(
       `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,

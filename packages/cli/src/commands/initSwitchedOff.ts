@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readConfigFile } from '../files/configFiles.js';
 import type { HookAgent } from '../hook/hookEvent.js';
-import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
+import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
 
 /**
  * What switches loopguard off where `init` just installed its hooks, in words
@@ -15,17 +15,25 @@ import { HOOK_SWITCH_ENV, projectSwitchedOff } from '../hook/hookSwitch.js';
  * For Codex, its `hooks` feature off (`codex_hooks`, the legacy alias) in `$CODEX_HOME/config.toml`
  * or the project's `.codex/config.toml`, which Codex 0.169.0 reads once the user trusts the project
  * (trust62).
+ * And `LOOPGUARD_HOOK=off` in init's own environment: the shell that exported it hands it to every
+ * agent started from it, and they to their hooks and to loopguard's MCP server (qa70).
  * @param written - the settings file init wrote (as shown) and its new text.
  * @param projectDir - the project, or `undefined` for the user's settings.
  * @param codexHome - Codex's home folder (for Codex only), or `undefined`.
+ * @param env - init's environment.
  */
 export function switchedOffBy(
   agent: HookAgent,
   written: { shown: string; text: string },
   projectDir: string | undefined,
   codexHome?: string,
+  env: NodeJS.ProcessEnv = {},
 ): string | undefined {
   const offs: string[] = [];
+  if (hookSwitchedOff(env))
+    offs.push(
+      `${HOOK_SWITCH_ENV}=off in this shell's environment, which an agent started from it hands to its hooks`,
+    );
   if (projectDir !== undefined) {
     const config = quietly(() => projectSwitchedOff(projectDir));
     if (config !== undefined) offs.push(`hook.enabled: false in ${config}`);
