@@ -542,6 +542,27 @@ describe('init says when the project it guards switches loopguard off (trust43)'
       await loopguard(dir, ['init', agent, ...scope, '--remove'], { LOOPGUARD_HOOK: 'off' });
   });
 
+  // trust71: the other spellings of off the hooks read are said as such; a typo is said too (the hooks stay on)
+  it('LOOPGUARD_HOOK=" No " is said as off, LOOPGUARD_HOOK=of as a value that leaves loopguard on', async () => {
+    const off = await loopguard(tempProject(), ['init', 'gemini'], { LOOPGUARD_HOOK: ' No ' });
+    expect(off.stdout).toContain(
+      "warning: loopguard is switched off (LOOPGUARD_HOOK=No in this shell's environment, which an agent started from it hands to its hooks)",
+    );
+    const typo = await loopguard(tempProject(), ['init', 'gemini'], { LOOPGUARD_HOOK: 'of' });
+    expect(typo.code, typo.stderr).toBe(0);
+    expect(typo.stdout).toContain(
+      'warning: LOOPGUARD_HOOK="of" is neither off (off, 0, false, no) nor on: loopguard stays on',
+    );
+    expect(typo.stdout).not.toContain('switched off');
+    const settings = tempProject();
+    mkdirSync(join(settings, '.claude'), { recursive: true });
+    writeFileSync(join(settings, '.claude', 'settings.local.json'), '{"env": {"LOOPGUARD_HOOK": "FALSE"}}');
+    const local = await loopguard(settings, ['init', 'claude', '--command-hooks']);
+    expect(local.stdout).toContain(
+      'warning: loopguard is switched off (LOOPGUARD_HOOK=FALSE in .claude/settings.local.json)',
+    );
+  });
+
   it('says nothing of the kind in a project that leaves it on', async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), 'hook:\n  enabled: true\n');

@@ -161,6 +161,35 @@ describe('every off switch silences every hook door, the loop guard and the spen
     },
   );
 
+  // trust71: a user types OFF, 0, false or no for "off" (any case, spaces around it), in every door;
+  // a value that is neither (a typo) leaves every door on
+  it.each(DOORS.flatMap((door) => ['OFF', '0', 'false', ' No '].map((value) => [door, value] as const)))(
+    '%s door, LOOPGUARD_HOOK=%j: every answer silent, nothing written',
+    async (door, value) => {
+      const dir = tempProject();
+      writeFileSync(join(dir, 'loopguard.config.yaml'), CONFIG);
+      const call = session(door, dir, { LOOPGUARD_HOOK: value });
+      const answers: string[] = [];
+      for (let n = 1; n <= 6; n++) answers.push(...(await call(n)));
+      expect(answers.filter((a) => a !== '')).toEqual([]);
+      expect(existsSync(join(dir, '.loopguard')), 'nothing written').toBe(false);
+    },
+  );
+
+  it.each(['of', 'offf', 'disabled'])(
+    'LOOPGUARD_HOOK=%j is not off: every door still guards',
+    async (value) => {
+      for (const door of DOORS) {
+        const dir = tempProject();
+        writeFileSync(join(dir, 'loopguard.config.yaml'), CONFIG);
+        const call = session(door, dir, { LOOPGUARD_HOOK: value });
+        const answers: string[] = [];
+        for (let n = 1; n <= 6; n++) answers.push(...(await call(n)));
+        expect(answers.join('\n'), door).toMatch(/Loop detected|reached its budget/);
+      }
+    },
+  );
+
   it("Claude Code's session switch (enabled = 0) covers the spend guard: the budget crossed after it is not counted", async () => {
     const dir = tempProject();
     writeFileSync(join(dir, 'loopguard.config.yaml'), CONFIG);

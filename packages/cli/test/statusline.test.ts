@@ -160,6 +160,16 @@ describe('loopguard statusline', () => {
     expect(await line(input('s1'), { LOOPGUARD_HOOK: 'off' })).toBe(
       'loopguard: off for this session (LOOPGUARD_HOOK=off)\n',
     );
+    // trust71: every spelling of off the hooks read, named as the user set it
+    for (const value of ['OFF', ' 0 ', 'false', 'No'])
+      expect(await line(input('s1'), { LOOPGUARD_HOOK: value })).toBe(
+        `loopguard: off for this session (LOOPGUARD_HOOK=${value.trim()})\n`,
+      );
+    // a typo leaves the hooks on: the line says what it watches, and that the value was not read as off
+    expect(await line(input('new'), { LOOPGUARD_HOOK: 'of' })).toBe(
+      'loopguard: watching · LOOPGUARD_HOOK="of" is neither off (off, 0, false, no) nor on: loopguard stays on\n',
+    );
+    expect(await line(input('new'), { LOOPGUARD_HOOK: 'on' })).toBe('loopguard: watching\n');
     const off = project();
     const database = openLoopGuardDatabase(join(off, '.loopguard', 'state.db'));
     database.db.prepare("UPDATE hook_sessions SET enabled = 0 WHERE session_id = 's1'").run();

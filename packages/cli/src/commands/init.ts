@@ -5,6 +5,7 @@ import { claudeConfigFile, requiredLoopguardHome } from '../files/agentHome.js';
 import { gitTracks } from '../files/gitTracks.js';
 import { checkedHookConfig } from '../hook/checkedHookConfig.js';
 import { CLI_NAMES, type HookAgent } from '../hook/hookEvent.js';
+import { unknownHookSwitch } from '../hook/hookSwitch.js';
 import { projectHookSettings } from '../hook/projectHookSettings.js';
 import { codexTrust } from '../install/codexTrust.js';
 import {
@@ -311,6 +312,8 @@ function saySwitchedOff(
 ): boolean {
   if (options.remove || options.dryRun) return false;
   const off = switchedOffBy(agent, written, projectDir, codexHome, io.env);
+  const unknown = unknownHookSwitch(io.env);
+  if (unknown !== undefined) io.stdout(`warning: ${unknown}\n`);
   if (off !== undefined)
     io.stdout(
       `warning: loopguard is switched off (${off}): its hooks answer nothing until that is taken out\n`,

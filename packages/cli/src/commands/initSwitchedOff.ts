@@ -2,7 +2,13 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readConfigFile } from '../files/configFiles.js';
 import type { HookAgent } from '../hook/hookEvent.js';
-import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
+import {
+  HOOK_SWITCH_ENV,
+  hookSwitchedOff,
+  hookSwitchValue,
+  hookSwitchWords,
+  projectSwitchedOff,
+} from '../hook/hookSwitch.js';
 
 /**
  * What switches loopguard off where `init` just installed its hooks, in words
@@ -15,7 +21,7 @@ import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/ho
  * For Codex, its `hooks` feature off (`codex_hooks`, the legacy alias) in `$CODEX_HOME/config.toml`
  * or the project's `.codex/config.toml`, which Codex 0.169.0 reads once the user trusts the project
  * (trust62).
- * And `LOOPGUARD_HOOK=off` in init's own environment: the shell that exported it hands it to every
+ * And `LOOPGUARD_HOOK=off` (or `0`, `false`, `no`: `hookSwitchValue`) in init's own environment: the shell that exported it hands it to every
  * agent started from it, and they to their hooks and to loopguard's MCP server (qa70).
  * @param written - the settings file init wrote (as shown) and its new text.
  * @param projectDir - the project, or `undefined` for the user's settings.
@@ -32,7 +38,7 @@ export function switchedOffBy(
   const offs: string[] = [];
   if (hookSwitchedOff(env))
     offs.push(
-      `${HOOK_SWITCH_ENV}=off in this shell's environment, which an agent started from it hands to its hooks`,
+      `${hookSwitchWords(env)} in this shell's environment, which an agent started from it hands to its hooks`,
     );
   if (projectDir !== undefined) {
     const config = quietly(() => projectSwitchedOff(projectDir));
@@ -47,7 +53,9 @@ export function switchedOffBy(
     }
     for (const { shown, text } of files) {
       const settings = quietly(() => JSON.parse(text.replace(/^\uFEFF/, '')));
-      if (settings?.env?.[HOOK_SWITCH_ENV] === 'off') offs.push(`${HOOK_SWITCH_ENV}=off in ${shown}`);
+      const value = settings?.env?.[HOOK_SWITCH_ENV];
+      if (hookSwitchValue(value) === 'off')
+        offs.push(`${HOOK_SWITCH_ENV}=${String(value).trim()} in ${shown}`);
       // Claude Code runs no hook at all then, loopguard's included
       if (settings?.disableAllHooks === true) offs.push(`disableAllHooks: true in ${shown}`);
     }

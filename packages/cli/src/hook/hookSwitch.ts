@@ -5,14 +5,54 @@ import { findConfigFile, parseConfigText, readConfigFile } from '../files/config
 export const HOOK_SWITCH_ENV = 'LOOPGUARD_HOOK';
 
 /**
- * Whether the environment switches loopguard's hooks off (`LOOPGUARD_HOOK=off`): the one place that
+ * The values of {@link HOOK_SWITCH_ENV} that switch the hooks off, read trimmed and in any case
+ * (`off`, `OFF`, ` 0 `, `false`, `no`): what a user types for "off" (trust71).
+ */
+const OFF_VALUES = new Set(['off', '0', 'false', 'no']);
+
+/** The values that leave them on, read the same way; unset too. */
+const ON_VALUES = new Set(['', 'on', '1', 'true', 'yes']);
+
+/**
+ * What a value of the switch (the environment's, or a settings file's `env` key) says: `off`,
+ * `on` (unset, empty, `on`, `1`, `true`, `yes`), or `unknown` (a typo, `of`), which leaves the
+ * hooks on, the safe side, and is said where the user reads it (`init`'s warning, the status line):
+ * the one rule every door reads.
+ */
+export function hookSwitchValue(value: unknown): 'off' | 'on' | 'unknown' {
+  if (value === undefined) return 'on';
+  if (typeof value !== 'string') return 'unknown';
+  const word = value.trim().toLowerCase();
+  return OFF_VALUES.has(word) ? 'off' : ON_VALUES.has(word) ? 'on' : 'unknown';
+}
+
+/**
+ * Whether the environment switches loopguard's hooks off (`LOOPGUARD_HOOK=off`, or another of the
+ * values {@link hookSwitchValue} reads as off): the one place that
  * decides it for every door (the hook process, the MCP server, which Claude Code starts with its
  * own environment, and the status line, which says so). The project's `hook.enabled: false` and a
  * session's `enabled = 0` are decided in `guardProject` and `guardSession`, which both doors share
  * (the status line reads the first with {@link projectSwitchedOff}).
  */
 export function hookSwitchedOff(env: NodeJS.ProcessEnv): boolean {
-  return env[HOOK_SWITCH_ENV] === 'off';
+  return hookSwitchValue(env[HOOK_SWITCH_ENV]) === 'off';
+}
+
+/**
+ * The switch as the user set it (`LOOPGUARD_HOOK=0`), for the words that name it.
+ * @example hookSwitchWords({ LOOPGUARD_HOOK: ' OFF ' }); // 'LOOPGUARD_HOOK=OFF'
+ */
+export function hookSwitchWords(env: NodeJS.ProcessEnv): string {
+  return `${HOOK_SWITCH_ENV}=${(env[HOOK_SWITCH_ENV] ?? '').trim()}`;
+}
+
+/**
+ * What the user is told when the switch holds a value that is neither on nor off (`LOOPGUARD_HOOK=of`),
+ * or `undefined`: the hooks stay on.
+ */
+export function unknownHookSwitch(env: NodeJS.ProcessEnv): string | undefined {
+  if (hookSwitchValue(env[HOOK_SWITCH_ENV]) !== 'unknown') return undefined;
+  return `${HOOK_SWITCH_ENV}=${JSON.stringify(env[HOOK_SWITCH_ENV])} is neither off (off, 0, false, no) nor on: loopguard stays on`;
 }
 
 /**

@@ -5,7 +5,12 @@ import Database from 'better-sqlite3';
 import { findConfigFile } from '../files/configFiles.js';
 import { sealedVerdict } from '../hook/configSeal.js';
 import { heldSessionProject } from '../hook/heldSessionProject.js';
-import { HOOK_SWITCH_ENV, hookSwitchedOff, projectSwitchedOff } from '../hook/hookSwitch.js';
+import {
+  hookSwitchedOff,
+  hookSwitchWords,
+  projectSwitchedOff,
+  unknownHookSwitch,
+} from '../hook/hookSwitch.js';
 import { readBounded } from '../hook/readBounded.js';
 import { earlierSchemaText } from '../state/olderSchema.js';
 import { ownStateDatabase, UnsafeStateError } from '../state/stateFolder.js';
@@ -140,8 +145,11 @@ export async function statuslineMain(
     const text = await readBounded(stdin, MAX_INPUT_BYTES);
     const input = text === undefined ? undefined : statusLineInput(text, env);
     if (input !== undefined && hookSwitchedOff(env))
-      line = `loopguard: off for this session (${HOOK_SWITCH_ENV}=off)`;
-    else if (input !== undefined) line = projectLine(input);
+      line = `loopguard: off for this session (${hookSwitchWords(env)})`;
+    else if (input !== undefined) {
+      const unknown = unknownHookSwitch(env);
+      line = unknown === undefined ? projectLine(input) : `${projectLine(input)} · ${unknown}`;
+    }
   } catch {
     // An older schema, a locked, foreign or planted file: the line says so, the status line keeps working.
   }
