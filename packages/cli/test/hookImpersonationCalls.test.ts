@@ -58,6 +58,9 @@ describe("a server registered under loopguard's name is refused (trust70 item 9)
     `jq '.mcpServers.loopguard = {"command":"true"}' .mcp.json > m.json && mv m.json .mcp.json`,
     `jq '.projects["/repo"].mcpServers.loopguard = {"command":"true"}' ~/.claude.json | sponge ~/.claude.json`,
     `cat > .mcp.json <<'EOF'\n{"mcpServers": {"loopguard": {"command": "node"}}}\nEOF`,
+    // a server of the model's renamed loopguard: the replacement's key is followed by sed's `/` (trust71)
+    `sed -i 's/"github":/"loopguard":/' .mcp.json`,
+    `printf '{"mcpServers":{"loopguard":\n{"command":"true"}}}' > .mcp.json`,
   ])('shell: %s', (command) => {
     expect(ownStateRefusal(shellCall(command))).toBe(MCP_NAME_REFUSED);
   });
@@ -77,12 +80,17 @@ describe("a server registered under loopguard's name is refused (trust70 item 9)
     expect(ownStateRefusal(call('/repo', tool, input))).toBeUndefined();
   });
 
-  it.each(['cat .mcp.json', "jq '.mcpServers | keys' .mcp.json", 'jq .mcpServers.loopguard ~/.claude.json'])(
-    'left alone: %s',
-    (command) => {
-      expect(ownStateRefusal(shellCall(command))).toBeUndefined();
-    },
-  );
+  it.each([
+    'cat .mcp.json',
+    "jq '.mcpServers | keys' .mcp.json",
+    'jq .mcpServers.loopguard ~/.claude.json',
+    // a search for the key ends at its `:`, no value after it (trust71)
+    `grep '"loopguard":' ~/.claude.json`,
+    `grep -n '"loopguard": ' .mcp.json | head -3`,
+    `rg -c '"loopguard":'|| echo none; cat .mcp.json`,
+  ])('left alone: %s', (command) => {
+    expect(ownStateRefusal(shellCall(command))).toBeUndefined();
+  });
 });
 
 /** A project whose Claude Code and Gemini CLI settings hold loopguard's hooks, with a hook of the user's own. */
@@ -205,4 +213,89 @@ describe('SHELLOPTS set is refused (trust70 item 11)', () => {
       expect(ownStateRefusal(shellCall(command))).toBeUndefined();
     },
   );
+});
+
+// trust71: a variable that runs code in, or changes, the process that runs loopguard's hook
+// command, set where the agent hands it to its hooks (a settings file's `env`, Codex's
+// `config.toml`, a dotenv or a shell's startup file): `BASH_ENV` (bash's startup file),
+// `BASH_FUNC_<name>%%` (a function run for the command of that name), the dynamic linker's
+// `LD_*`/`DYLD_*`, node's `NODE_OPTIONS` (cleared by the commands init writes, not by a `--command`
+// of the user's). The same principle as `SHELLOPTS`; set for one command of the model's own, it
+// reaches no hook.
+describe("a variable that runs code in the hook's process, set where the agent hands it to its hooks (trust71)", () => {
+  it.each([
+    ['Write', { file_path: '.claude/settings.json', content: '{"env": {"BASH_ENV": "/tmp/x.sh"}}' }],
+    [
+      'Edit',
+      {
+        file_path: '/repo/.claude/settings.local.json',
+        old_string: '"env": {',
+        new_string: '"env": { "LD_PRELOAD": "/tmp/x.so",',
+      },
+    ],
+    [
+      'MultiEdit',
+      {
+        file_path: '.claude/settings.json',
+        edits: [{ old_string: '"env": {', new_string: '"env": {"NODE_OPTIONS": "--require /tmp/x.js",' }],
+      },
+    ],
+    [
+      'write_file',
+      { file_path: '.gemini/settings.json', content: '{"env": {"DYLD_INSERT_LIBRARIES": "/tmp/x.dylib"}}' },
+    ],
+    [
+      'Write',
+      {
+        file_path: '/home/me/.codex/config.toml',
+        content: '[shell_environment_policy]\nset = { LD_PRELOAD = "/tmp/x.so" }\n',
+      },
+    ],
+    ['Write', { file_path: '.envrc', content: 'export BASH_ENV=/tmp/x.sh\n' }],
+    ['Write', { file_path: '.env', content: 'PORT=3000\nBASH_FUNC_loopguard%%=() { true; }\n' }],
+    [
+      'Edit',
+      { file_path: '/home/me/.bashrc', old_string: '# end', new_string: 'export LD_AUDIT=/tmp/a.so\n# end' },
+    ],
+  ] as Array<[string, Record<string, unknown>]>)('%s %j', (tool, input) => {
+    expect(ownStateRefusal(call('/repo', tool, input))).toBe(OWN_STATE_REFUSED);
+  });
+
+  it.each([
+    `echo '{"env": {"BASH_ENV": "/tmp/x.sh"}}' > .claude/settings.local.json`,
+    `jq '.env.LD_PRELOAD = "/tmp/x.so"' ~/.claude/settings.json > s.json && mv s.json ~/.claude/settings.json`,
+    `jq '.env.NODE_OPTIONS = "--require=/tmp/x.js"' .claude/settings.json | sponge .claude/settings.json`,
+    `jq '.env["BASH_FUNC_loopguard%%"] = "() { true; }"' .claude/settings.json > s && mv s .claude/settings.json`,
+    `cat > .claude/settings.json <<'EOF'\n{"env": {"LD_AUDIT": "/tmp/a.so"}}\nEOF`,
+    `printf '[shell_environment_policy]\\nset = { LD_PRELOAD = "/tmp/x.so" }\\n' >> ~/.codex/config.toml`,
+    `echo 'export BASH_ENV=/tmp/x.sh' >> ~/.bashrc`,
+    `echo "DYLD_INSERT_LIBRARIES=/tmp/x.dylib" >> .env.local`,
+  ])('shell: %s', (command) => {
+    expect(ownStateRefusal(shellCall(command))).toBe(OWN_STATE_REFUSED);
+  });
+
+  it.each([
+    // set for one command of the model's own: it reaches no hook
+    'NODE_OPTIONS=--max-old-space-size=4096 npm run build',
+    'LD_LIBRARY_PATH=/opt/lib ./bin/app',
+    'export NODE_OPTIONS="--max-old-space-size=8192" && npx tsc -p tsconfig.json',
+    'BASH_ENV=./ci/env.sh bash scripts/test.sh',
+    // read, not set
+    'grep -rn LD_PRELOAD ~/.bashrc',
+    "jq '.env.NODE_OPTIONS' ~/.claude/settings.json",
+    `grep '"NODE_OPTIONS":' .claude/settings.json`,
+    'echo $LD_LIBRARY_PATH; cat ~/.codex/config.toml',
+  ])('left alone: %s', (command) => {
+    expect(ownStateRefusal(shellCall(command))).toBeUndefined();
+  });
+
+  it.each([
+    // `ENV` is read by an interactive shell only: the hook's `sh -c` never reads it
+    ['Write', { file_path: '.claude/settings.json', content: '{"env": {"NODE_ENV": "test", "ENV": "dev"}}' }],
+    ['Write', { file_path: '.env', content: 'ENV=production\nNODE_ENV=production\nFIELD_NAME=x\n' }],
+    ['Write', { file_path: 'docs/setup.md', content: 'Set `"LD_PRELOAD": "libx.so"` in your shell.\n' }],
+    ['Write', { file_path: 'config.toml', content: '[server]\nport = 80\n' }],
+  ] as Array<[string, Record<string, unknown>]>)('left alone: %s %j', (tool, input) => {
+    expect(ownStateRefusal(call('/repo', tool, input))).toBeUndefined();
+  });
 });

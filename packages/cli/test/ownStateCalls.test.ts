@@ -159,6 +159,10 @@ const ORDINARY = [
   `grep -rn "env.LOOPGUARD_HOOK === 'off'" packages/`,
   "grep -rn 'LOOPGUARD_HOOK' docs/",
   "jq '.env.LOOPGUARD_HOOK' ~/.claude/settings.json",
+  // a search for a settings key ends at its `:`, no value after it (trust71)
+  `grep '"LOOPGUARD_HOOK":' ~/.claude/settings.json .claude/settings.local.json`,
+  `grep -rn '"disableAllHooks":' ~/.claude`,
+  `grep -c '"hooksConfig": ' .gemini/settings.json`,
   // a project's own dependencies, loopguard's libraries among them (an embedding drops one)
   'npm uninstall lodash',
   'pnpm remove @loopguard/core',

@@ -1,5 +1,6 @@
 import { basename, resolve, sep } from 'node:path';
 import { beforeToolCall, type HookEvent } from './hookEvent.js';
+import { VALUE_FOLLOWS } from './keyValue.js';
 import { literalWrites } from './literalWrites.js';
 import { type OwnCommandKind, ownCommandKind } from './ownCommandCall.js';
 import { commandSetsServerName, MCP_NAME_REFUSED, writesServerName } from './serverNameCall.js';
@@ -69,8 +70,9 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  * the running session once written); Gemini CLI's `hooksConfig` (`enabled`, `disabled` by name);
  * as a JSON key or a `jq` path set (a search for them is no harm).
  */
-export const HOOKS_OFF_SET =
-  /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)['"]?(?:\.\w+)*\s*(?::|=(?!=))/;
+const HOOKS_OFF_KEYS =
+  /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)(?:\.\w+)*/.source;
+export const HOOKS_OFF_SET = keySet(HOOKS_OFF_KEYS);
 
 /**
  * Codex's switch of all its hooks (trust62; Codex 0.169.0's `codex features list` says which): its
@@ -99,17 +101,65 @@ const CODEX_HOOKS_FALSE = /(?:\b|(?<=\\n))(?:codex_)?hooks['"]?\s*=\s*false\b/;
 const CODEX_CONFIG_FILE = /(?:^|[\s'"`/])config\.toml\b/;
 
 /**
- * loopguard's environment switch as a settings file's `env` key (`"LOOPGUARD_HOOK": "off"`), and
- * `SHELLOPTS` (trust70: bash reads it at its start, and `noexec` makes the shell that runs
- * loopguard's hook command run nothing).
+ * loopguard's environment switch (`LOOPGUARD_HOOK`), and `SHELLOPTS` (trust70: bash reads it at its
+ * start, and `noexec` makes the shell that runs loopguard's hook command run nothing): refused
+ * wherever they are set.
  */
-const SWITCH_IN_ENV = /\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*:/;
+const SWITCHES = /\b(?:LOOPGUARD_HOOK|SHELLOPTS)/.source;
 
-/** A dotenv file (`.env`, `.env.local`, `.envrc`), which tools load into the agent's environment. */
-const DOTENV_FILE = /^\.env(?:rc|\..+)?$/;
+/**
+ * Variables that run code in, or change, the process that runs loopguard's hook command (trust71):
+ * bash's startup file (`BASH_ENV`) and options (`BASHOPTS`), a function it imports
+ * (`BASH_FUNC_loopguard%%`, run for the command of that name), the dynamic linker's (`LD_PRELOAD`,
+ * `LD_AUDIT`, `LD_LIBRARY_PATH`; macOS's `DYLD_*`: code loaded into the shell and node), node's
+ * `NODE_OPTIONS` (`--require`; the commands `init` writes clear it, a `--command` of the user's may
+ * not). Refused where an agent hands them to its hooks ({@link SETTINGS_OR_ENV_FILE}); set for one
+ * command of the model's own they reach no hook, and are common (`NODE_OPTIONS=--max-old-space-size`).
+ * Not `ENV`: a shell reads it only when interactive, and the hook's never is.
+ */
+const PROCESS_VARIABLES =
+  /\b(?:BASH_ENV|BASHOPTS|BASH_FUNC_[^\s'"=:\]]+|LD_[A-Z_]+|DYLD_[A-Z_]+|NODE_OPTIONS)/.source;
 
-/** The same switches set in a dotenv file's line (`SHELLOPTS=noexec`, `export LOOPGUARD_HOOK=off`). */
-const SWITCH_IN_DOTENV = /(?:^|\n)[ \t]*(?:export[ \t]+)?(?:LOOPGUARD_HOOK|SHELLOPTS)[ \t]*=/;
+/**
+ * `name` set: as a JSON, YAML or TOML key, a `jq` path or index (`.env["X"] =`), an assignment
+ * (`export X=`); not compared (`env.X === 'off'`).
+ */
+function keySet(name: string): RegExp {
+  return new RegExp(`${name}['"]?\\]?\\s*(?::|=(?!=))`);
+}
+
+/**
+ * The same in a command, whose `:` key is followed by its value ({@link VALUE_FOLLOWS}: a search
+ * for the key is not a set), and not read (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`).
+ */
+function keySetInCommand(name: string): string {
+  return `(?<!\\$\\{?)${name}['"]?\\]?\\s*(?::${VALUE_FOLLOWS}|=(?!=))`;
+}
+
+/** Both kinds set in a settings file's `env` (`"LD_PRELOAD": …`) or Codex's `config.toml` (`LD_PRELOAD = …`). */
+const VARIABLE_SET = keySet(`(?:${SWITCHES}|${PROCESS_VARIABLES})`);
+
+/**
+ * A file whose lines set variables in the agent's environment: a dotenv file (`.env`, `.env.local`,
+ * `.envrc`), which tools load, and a shell's startup file (`~/.bashrc`), which every shell the
+ * agent is started from runs.
+ */
+const ENV_LINES_NAME =
+  /\.(?:env(?:rc|\.[\w.-]+)?|bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile)/.source;
+const ENV_LINES_FILE = new RegExp(`^${ENV_LINES_NAME}$`);
+
+/** Both kinds set in such a file's line (`SHELLOPTS=noexec`, `export BASH_ENV=/tmp/x.sh`). */
+const VARIABLE_SET_IN_LINE = new RegExp(
+  `(?:^|\\n)[ \\t]*(?:export[ \\t]+)?(?:${SWITCHES}|${PROCESS_VARIABLES})[ \\t]*=`,
+);
+
+/** An agent's settings file (Claude Code's, Gemini CLI's), Codex's `config.toml`, or an {@link ENV_LINES_FILE}. */
+const SETTINGS_OR_ENV_FILE = new RegExp(
+  `(?:^|[\\s'"\`/=<>])(?:settings(?:\\.local)?\\.json|config\\.toml|${ENV_LINES_NAME})(?=$|[\\s'"\`;&|)<>])`,
+);
+
+/** In a command: a {@link PROCESS_VARIABLES} set, read only where the command names a {@link SETTINGS_OR_ENV_FILE}. */
+const PROCESS_VARIABLE_SET_IN_COMMAND = new RegExp(keySetInCommand(PROCESS_VARIABLES));
 
 /** The texts a file tool writes: a `Write`'s content, an `Edit`'s and each `MultiEdit` edit's new text. */
 function writtenTexts(input: Record<string, unknown>): unknown[] {
@@ -122,6 +172,9 @@ function writtenTexts(input: Record<string, unknown>): unknown[] {
 /** An agent's settings file: `settings.json` or `settings.local.json` (Claude Code, Gemini CLI). */
 const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
 
+/** Codex's configuration file, whose `[shell_environment_policy]` sets the variables its commands get. */
+const CODEX_CONFIG_NAME = 'config.toml';
+
 /**
  * Whether a call writes {@link HOOKS_OFF_SET} (or loopguard's own switch in its `env`) into an
  * agent's settings file: the one place where
@@ -130,9 +183,11 @@ const AGENT_SETTINGS_FILE = /^settings(?:\.local)?\.json$/;
  */
 function writesHooksOff(path: string, input: Record<string, unknown>): boolean {
   const texts = writtenTexts(input).filter((text) => typeof text === 'string');
-  if (DOTENV_FILE.test(basename(path))) return texts.some((text) => SWITCH_IN_DOTENV.test(text));
-  if (!AGENT_SETTINGS_FILE.test(basename(path))) return false;
-  return texts.some((text) => HOOKS_OFF_SET.test(text) || SWITCH_IN_ENV.test(text));
+  const name = basename(path);
+  if (ENV_LINES_FILE.test(name)) return texts.some((text) => VARIABLE_SET_IN_LINE.test(text));
+  if (name === CODEX_CONFIG_NAME) return texts.some((text) => VARIABLE_SET.test(text));
+  if (!AGENT_SETTINGS_FILE.test(name)) return false;
+  return texts.some((text) => HOOKS_OFF_SET.test(text) || VARIABLE_SET.test(text));
 }
 
 /**
@@ -151,10 +206,9 @@ const NAMED_IN_COMMAND = new RegExp(
   [
     /(?:^|[\s'"`/:;&|(<>~=])\.loopguard(?=$|[\s'"`/;&|)<>])/.source,
     /loopguard\.config\.(?:ya?ml|json)\b/.source,
-    // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`); not read
-    // (`"$LOOPGUARD_HOOK" = off`, `${LOOPGUARD_HOOK:-on}`) nor compared (`env.LOOPGUARD_HOOK === 'off'`)
-    /(?<!\$\{?)\b(?:LOOPGUARD_HOOK|SHELLOPTS)['"]?\s*(?::|=(?!=))/.source,
-    HOOKS_OFF_SET.source,
+    // set in a shell (`=`) or a settings file's `env` (`"LOOPGUARD_HOOK": "off"`)
+    keySetInCommand(SWITCHES),
+    keySetInCommand(HOOKS_OFF_KEYS),
     /(?:\bloopguard|bin\.js)['"]?\s+hook\s+['"]?(?:claude|gemini|codex)\b/.source,
     /\bloopguard(?:[^\s'"]*[/\\]bin\.js)?['"]?\s+(?:mcp|uninstall)\b/.source,
     // `init --command true` points the hooks at a command that answers nothing: an off switch too;
@@ -220,7 +274,7 @@ function withoutSettingsText(command: string, dir: string): string {
   let text = command;
   for (const { whole, word, body, then } of literalWrites(command, process.env, dir)) {
     const file = then?.from === word ? then.to : word;
-    if (!HOOKS_JSON_FILE.test(basename(file)) || HOOKS_OFF_SET.test(body) || SWITCH_IN_ENV.test(body))
+    if (!HOOKS_JSON_FILE.test(basename(file)) || HOOKS_OFF_SET.test(body) || VARIABLE_SET.test(body))
       continue;
     text = text.replace(whole, whole.replace(body, ' '));
   }
@@ -234,7 +288,8 @@ function namesOwnState(command: string, dir: string): boolean {
     NAMED_IN_COMMAND.test(text) ||
     CODEX_HOOKS_OFF.test(text) ||
     (CODEX_CONFIG_FILE.test(text) && CODEX_HOOKS_FALSE.test(text)) ||
-    REMOVES_OWN_PACKAGE.test(text.replace(WORKSPACE_SELECTOR, ' '))
+    REMOVES_OWN_PACKAGE.test(text.replace(WORKSPACE_SELECTOR, ' ')) ||
+    (SETTINGS_OR_ENV_FILE.test(text) && PROCESS_VARIABLE_SET_IN_COMMAND.test(text))
   );
 }
 

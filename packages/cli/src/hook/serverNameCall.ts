@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { VALUE_FOLLOWS } from './keyValue.js';
 
 /**
  * A server registered under loopguard's name (trust70): the fast path's hooks call the tool `hook`
@@ -19,9 +20,16 @@ export const MCP_NAME_REFUSED =
 const SERVERS_FILE = /^\.(?:mcp|claude)\.json$/;
 const SERVERS_FILE_IN_COMMAND = /(?:^|[\s'"`/=<>])\.(?:mcp|claude)\.json(?=$|[\s'"`;&|)<>])/;
 
-/** loopguard's name set as a key: a JSON (or Python-quoted) key, a `jq` path or index set. */
-const NAME_SET =
-  /['"]loopguard['"]\s*:|\bmcpServers\s*\.\s*loopguard\s*(?:\|=|=(?!=))|\[\s*['"]loopguard['"]\s*\]\s*(?:\|=|=(?!=))/;
+/** loopguard's name as a JSON (or Python-quoted) key, and set as a `jq` path or index. */
+const NAME_KEY = /['"]loopguard['"]\s*:/.source;
+const NAME_PATH_SET =
+  /\bmcpServers\s*\.\s*loopguard\s*(?:\|=|=(?!=))|\[\s*['"]loopguard['"]\s*\]\s*(?:\|=|=(?!=))/.source;
+
+/** loopguard's name set as a key in a file's text. */
+const NAME_SET = new RegExp(`${NAME_KEY}|${NAME_PATH_SET}`);
+
+/** The same in a command, whose key set is followed by its value ({@link VALUE_FOLLOWS}): a search for it is not. */
+const NAME_SET_IN_COMMAND = new RegExp(`${NAME_KEY}${VALUE_FOLLOWS}|${NAME_PATH_SET}`);
 
 /** Whether a file tool's write of `path` with `texts` (its written texts) sets loopguard's server name. */
 export function writesServerName(path: string, texts: unknown[]): boolean {
@@ -32,5 +40,5 @@ export function writesServerName(path: string, texts: unknown[]): boolean {
 
 /** Whether `command` names a servers file and sets loopguard's name as a key in it. */
 export function commandSetsServerName(command: string): boolean {
-  return SERVERS_FILE_IN_COMMAND.test(command) && NAME_SET.test(command);
+  return SERVERS_FILE_IN_COMMAND.test(command) && NAME_SET_IN_COMMAND.test(command);
 }
