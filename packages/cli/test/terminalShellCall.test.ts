@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -307,6 +307,55 @@ describe('trust67: a pager, a debugger or a remote login that reads the terminal
     `expect -c 'spawn ls; expect eof'`,
   ])('%s is left alone', (command) => {
     expect(refusal(command)).toBeUndefined();
+  });
+});
+
+// trust71: git's fallback to `PAGER` where the command leaves `GIT_PAGER` unset and sets `PAGER`
+// itself: git pages with `core.pager` (or `pager.<command>`) first, then `PAGER`; so the configuration
+// git reads is read too, and one that names a pager (or that loopguard cannot read) keeps the refusal.
+describe("trust71: git's fallback to the command's own PAGER (Codex)", () => {
+  const refusal = (command: string, dir: string, env: Record<string, string | undefined> = {}) =>
+    terminalShellRefusal(shellCall(command, dir), env);
+  /** A project with a git repository whose config is `config`, and a HOME whose `.gitconfig` is `global`. */
+  const repo = (config = '[core]\n\tbare = false\n', global = '[user]\n\tname = me\n') => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git', 'config'), config);
+    mkdirSync(join(dir, 'home'));
+    writeFileSync(join(dir, 'home', '.gitconfig'), global);
+    return { dir, env: { HOME: join(dir, 'home') } };
+  };
+
+  it.each([
+    'env -i PAGER=cat git log',
+    'env -i PATH=/usr/bin PAGER=cat git diff HEAD~1',
+    'env -u GIT_PAGER PAGER=cat git show',
+    'unset GIT_PAGER; export PAGER=cat; git log -5',
+  ])('%s is left alone where no configuration names a pager', (command) => {
+    const { dir, env } = repo();
+    expect(refusal(command, dir, env)).toBeUndefined();
+    expect(refusal(command, join(dir, 'src'), env), 'from a subfolder').toBeUndefined();
+  });
+
+  it('is refused where the configuration git reads names a pager, includes another file, or is not the one read', () => {
+    const command = 'env -u GIT_PAGER PAGER=cat git log';
+    expect(refusal(command, repo('[core]\n\tpager = less\n').dir)).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal(command, repo('[pager]\n\tlog = less -R\n').dir)).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal(command, repo('[include]\n\tpath = ~/more.gitconfig\n').dir)).toBe(TERMINAL_SHELL_REFUSED);
+    const global = repo(undefined, '[core]\n\tpager = delta\n');
+    expect(refusal(command, global.dir, global.env)).toBe(TERMINAL_SHELL_REFUSED);
+    // `env -i` drops HOME: git reads no global file then
+    expect(refusal('env -i PAGER=cat git log', global.dir, global.env)).toBeUndefined();
+    const { dir, env } = repo();
+    for (const other of [
+      'env -i PAGER=cat git -c core.pager=less log',
+      'env -i PAGER=cat git -C ../other log',
+      'env -i PAGER=cat GIT_CONFIG_GLOBAL=/tmp/g git log',
+      'cd ../other && env -i PAGER=cat git log',
+      'env -i PAGER=less git log',
+      'env -i PAGER=cat GIT_PAGER=less git log',
+    ])
+      expect(refusal(other, dir, env), other).toBe(TERMINAL_SHELL_REFUSED);
   });
 });
 

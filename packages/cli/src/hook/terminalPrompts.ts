@@ -1,3 +1,5 @@
+import { gitConfigMayPage } from './gitConfigPager.js';
+
 /**
  * Programs that are not shells but read commands from the terminal and run a shell command from
  * there (shell66): a database client (`sqlite3`'s `.shell`, `psql`'s `\!`, `mysql`'s `system`), a
@@ -48,6 +50,10 @@ export interface StartEnv {
   cleared: boolean;
   /** The agent's environment. */
   user: Record<string, string | undefined>;
+  /** The project's folder, where git finds its repository. */
+  dir: string;
+  /** The call's whole text. */
+  command: string;
 }
 
 /** A variable of the command's environment, `undefined` when unset. */
@@ -66,14 +72,36 @@ const outputTaken = (args: string[], pipes: Pipes) =>
   pipes.pipedOn || args.some((word) => /^(?:1?>|&>)/.test(word));
 
 /**
- * git pages through `GIT_PAGER` (else `core.pager`, which the repository's config may name, then
- * `PAGER`), unless `--no-pager`/`-P` or its output is taken; gh through `GH_PAGER` (else its
+ * git pages through `GIT_PAGER` (else `pager.<command>` or `core.pager`, which its configuration may
+ * name, then `PAGER`), unless `--no-pager`/`-P` or its output is taken; gh through `GH_PAGER` (else its
  * config's `pager`, then `PAGER`: gh 2's `ioStreams`). Codex sets both variables to `cat`: a pager
- * runs where the command sets one, or unsets the variable (the config's, not read here).
+ * runs where the command sets one, or unsets the variable; then `fallback` says what comes after it
+ * (`undefined`: not read, the program's default `less`, the safe side).
  */
-function pagerVariablePages(name: string, args: string[], pipes: Pipes, start: StartEnv): boolean {
+function pagerVariablePages(
+  name: string,
+  args: string[],
+  pipes: Pipes,
+  start: StartEnv,
+  fallback: () => string | undefined = () => undefined,
+): boolean {
   if (outputTaken(args, pipes) || args.some((word) => word === '--no-pager' || word === '-P')) return false;
-  return name in start.vars || start.cleared ? pages(variable(start, name)) : false;
+  if (!(name in start.vars) && !start.cleared) return false;
+  return pages(variable(start, name) ?? fallback());
+}
+
+/**
+ * git's pager where the command leaves `GIT_PAGER` unset (trust71): the `PAGER` the command sets
+ * itself (`env -i PAGER=cat git log`), where git's configuration names none ({@link gitConfigMayPage});
+ * else `undefined`. The agent's own `PAGER` is not read in its place: the command that removes
+ * `GIT_PAGER` and leaves `PAGER` to the agent stays refused, as trust67 chose.
+ */
+function gitFallbackPager(args: string[], start: StartEnv): string | undefined {
+  const pager = start.vars.PAGER;
+  if (pager === undefined) return undefined;
+  return gitConfigMayPage(start.dir, args, (name) => variable(start, name), start.command)
+    ? undefined
+    : pager;
 }
 
 /** git's options before its command that take a value (`-C dir`, `-c name=value`). */
@@ -290,7 +318,11 @@ export function promptReadsTerminal(
   start: StartEnv,
 ): boolean {
   // a pager reads its keys from the terminal itself
-  if (program === 'git') return pagerVariablePages('GIT_PAGER', args, pipes, start) && gitPages(args);
+  if (program === 'git')
+    return (
+      pagerVariablePages('GIT_PAGER', args, pipes, start, () => gitFallbackPager(args, start)) &&
+      gitPages(args)
+    );
   if (program === 'gh') return pagerVariablePages('GH_PAGER', args, pipes, start);
   if (program === 'man') return manPages(args, pipes, start);
   if (!pipes.stdin && !READS_TTY.test(program)) return false;

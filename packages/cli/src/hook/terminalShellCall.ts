@@ -139,7 +139,13 @@ function readsTerminal(segment: string, pipes: Pipes, ctx: Where): boolean {
   // a comment (a script's `#!/bin/bash` line) runs nothing; `<` gives it a file or a heredoc
   if (segment.startsWith('#') || segment.includes('<')) return false;
   const words = shellWords(segment);
-  const start: StartEnv = { vars: { ...ctx.vars }, cleared: ctx.cleared === true, user: ctx.env };
+  const start: StartEnv = {
+    vars: { ...ctx.vars },
+    cleared: ctx.cleared === true,
+    user: ctx.env,
+    dir: ctx.dir,
+    command: ctx.command,
+  };
   let at = 0;
   // an assignment's quoted value may hold a space (`GIT_PAGER="less -R"`)
   const prefix = (word: string) => PREFIX.test(word) || /^\w+=/.test(word);
