@@ -28,8 +28,14 @@ const scratch = tempProject();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs a hook command as the CLIs do (`sh -c`), with `event` on stdin. */
-async function shellHook(command: string, cwd: string, event: unknown, env: Record<string, string> = {}) {
-  const result = await execa('/bin/sh', ['-c', command], {
+async function shellHook(
+  command: string,
+  cwd: string,
+  event: unknown,
+  env: Record<string, string> = {},
+  shell = '/bin/sh',
+) {
+  const result = await execa(shell, ['-c', command], {
     cwd,
     reject: false,
     input: JSON.stringify(event),
@@ -87,7 +93,7 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
    * Runs a failing call through each hook command `init` may write (from the snapshot, its second
    * start, without a blob) in `env`: each answers and records it (the project's database exists).
    */
-  async function expectEachHookCommandRecords(env: Record<string, string>): Promise<void> {
+  async function expectEachHookCommandRecords(env: Record<string, string>, shell?: string): Promise<void> {
     const argv: [string, string] = [process.execPath, bin];
     for (const command of [
       snapshotHookCommand(argv, blob, 'claude'),
@@ -95,7 +101,7 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       plainHookCommand(argv, 'claude'),
     ]) {
       const project = tempProject();
-      const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env);
+      const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env, shell);
       expect(code).toBe(0);
       expect(existsSync(join(project, '.loopguard', 'state.db')), command).toBe(true);
     }
@@ -141,6 +147,20 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
     // Claude Code and Gemini CLI hand their hooks a settings file's `env`; this one ends node
     // before loopguard's code runs, so a hook that loads it records nothing and answers nothing
     await expectEachHookCommandRecords({ NODE_OPTIONS: '--import=data:text/javascript,process.exit(0)' });
+  });
+
+  it("trust71: a settings file's function for node or loopguard, or a PATH with another node first, runs nothing in its place (bash, which imports functions, too)", async () => {
+    // node is named by its absolute path in every command init writes: no function, no PATH lookup
+    const fake = join(scratch, 'fake-bin');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'node'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const env = {
+      'BASH_FUNC_node%%': '() { exit 0; }',
+      'BASH_FUNC_loopguard%%': '() { exit 0; }',
+      PATH: `${fake}:${process.env.PATH ?? ''}`,
+    };
+    await expectEachHookCommandRecords(env, '/bin/sh');
+    await expectEachHookCommandRecords(env, 'bash');
   });
 
   it('reads a YAML configuration and prices a money budget from it (the price library is loaded on use)', async () => {
