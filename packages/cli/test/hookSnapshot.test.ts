@@ -101,7 +101,13 @@ describe("the hook's startup snapshot (dist/bundle/hook.blob, built with the bun
       plainHookCommand(argv, 'claude'),
     ]) {
       const project = tempProject();
-      const { code } = await shellHook(command, project, claudeFailingCall(project, 's1', 1).post, env, shell);
+      const { code } = await shellHook(
+        command,
+        project,
+        claudeFailingCall(project, 's1', 1).post,
+        env,
+        shell,
+      );
       expect(code).toBe(0);
       expect(existsSync(join(project, '.loopguard', 'state.db')), command).toBe(true);
     }
