@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
+import { shellCall } from './hookHelpers.js';
 
 // trust70, Codex's terminal rule: (2) `sudo`/`doas` resets the environment (sudoers' `env_reset`),
 // so a `GIT_PAGER=cat` or `PAGER=cat` before it does not reach the command it runs, whose pager is
@@ -9,17 +9,7 @@ import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/termin
 // pages only for the commands that page: `GIT_PAGER=less git commit` opens no pager.
 
 const refusal = (command: string, env: Record<string, string | undefined> = {}) =>
-  terminalShellRefusal(
-    {
-      kind: 'before_tool',
-      tool: 'shell',
-      input: { command },
-      projectDir: '/repo',
-      sessionId: 's',
-      callId: 'c',
-    } as HookEvent,
-    env,
-  );
+  terminalShellRefusal(shellCall(command), env);
 
 describe('sudo and doas: the command they run, in the environment they give it', () => {
   it.each([
