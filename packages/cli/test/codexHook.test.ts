@@ -1204,4 +1204,38 @@ describe('loopguard init codex', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(join(dir, '.codex'))).toBe(false);
   });
+
+  // codex71: `--user` made the missing folder, so a mistyped CODEX_HOME got the hooks while Codex
+  // 0.169.0 refuses to start there ('CODEX_HOME points to "…", but that path does not exist', checked)
+  it.each([
+    ['--user', 'missing'],
+    ['--user', 'a file'],
+    ['--project', 'missing'],
+  ])(
+    'init codex %s with a CODEX_HOME that is %s: one line naming it, nothing written',
+    async (scope, what) => {
+      const dir = temp('loopguard-codex-init-');
+      const HOME = temp('loopguard-codex-user-');
+      const CODEX_HOME = join(HOME, 'codex-hom');
+      if (what === 'a file') writeFileSync(CODEX_HOME, '');
+      const result = await loopguard(dir, ['init', 'codex', scope], { HOME, CODEX_HOME });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `loopguard: CODEX_HOME points to ${JSON.stringify(CODEX_HOME)}, ${what === 'missing' ? 'which does not exist' : 'which is not a folder'}: Codex starts nowhere then; make that folder, or unset CODEX_HOME for ~/.codex`,
+      ]);
+      expect(existsSync(join(dir, '.codex'))).toBe(false);
+      expect(what === 'missing' ? existsSync(CODEX_HOME) : readFileSync(CODEX_HOME, 'utf8')).toBe(
+        what === 'missing' ? false : '',
+      );
+      expect(existsSync(join(HOME, '.loopguard'))).toBe(false);
+    },
+  );
+
+  it('init codex --user with CODEX_HOME unset makes ~/.codex, as Codex itself does', async () => {
+    const dir = temp('loopguard-codex-init-');
+    const HOME = temp('loopguard-codex-user-');
+    const result = await loopguard(dir, ['init', 'codex', '--user'], { HOME });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(join(HOME, '.codex', 'hooks.json'))).toBe(true);
+  });
 });

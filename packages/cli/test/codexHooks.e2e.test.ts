@@ -1013,4 +1013,40 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(existsSync(join(dir, '.loopguard', 'x'))).toBe(true);
     expect(outputs[1]).toContain('loopguard refused this call: a shell or interpreter started without');
   }, 600_000);
+
+  it("codex71: git commit's editor (core.editor, which the model can set) is refused; what vim's :! would run never runs", async () => {
+    // `git commit` with no message opens the repository's `core.editor` in the call's terminal;
+    // what the model types there (`:!…` in vim) runs through `write_stdin`, which no hook sees
+    const session = (guarded: boolean) =>
+      codexWithHooks(
+        (_call, body) => {
+          const ran = (body.input ?? []).filter((item) => item.type === 'function_call_output');
+          if (ran.length === 0) {
+            const args = { cmd: 'git commit', tty: true, yield_time_ms: 1000 };
+            return [{ type: 'function_call', name: 'exec_command', arguments: JSON.stringify(args) }];
+          }
+          if (ran.length === 1) {
+            const id = /session ID (\d+)/.exec(String(ran[0]?.output))?.[1] ?? '1';
+            const args = { session_id: Number(id), chars: ':!touch typed\n:cq\n', yield_time_ms: 1000 };
+            return [{ type: 'function_call', name: 'write_stdin', arguments: JSON.stringify(args) }];
+          }
+          return [assistantText('Done.')];
+        },
+        undefined,
+        !guarded,
+        [],
+        async (repo) => {
+          writeFileSync(join(repo, 'fix.txt'), 'fixed\n');
+          await execa('git', ['add', 'fix.txt'], { cwd: repo });
+          await execa('git', ['config', 'core.editor', 'vim -u NONE'], { cwd: repo });
+          return undefined;
+        },
+      );
+    // switched off, the editor opens and what is typed into it runs: the hole the rule closes
+    const off = await session(false);
+    expect(existsSync(join(off.dir, 'typed'))).toBe(true);
+    const on = await session(true);
+    expect(on.outputs[1]).toContain('loopguard refused this call: a shell or interpreter started without');
+    expect(existsSync(join(on.dir, 'typed'))).toBe(false);
+  }, 900_000);
 });

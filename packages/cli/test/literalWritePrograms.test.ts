@@ -1,10 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { HOOKS_REMOVED_REFUSED, hooksRemovedRefusal } from '../src/hook/hooksRemovedCall.js';
 import { literalWrites } from '../src/hook/literalWrites.js';
-import { tempProject } from './hookHelpers.js';
+import { shellCall, tempProject } from './hookHelpers.js';
 
 // trust70: a shell write is read as literal (its text is what the file gets) only where `cat` and
 // `mv` are the system's programs. A `cat` the model wrote earlier into a folder on PATH before
@@ -43,17 +42,7 @@ const WRITES = [
 ];
 
 const refusal = (dir: string, command: string, PATH: string) =>
-  hooksRemovedRefusal(
-    {
-      kind: 'before_tool',
-      tool: 'shell',
-      input: { command },
-      projectDir: dir,
-      sessionId: 's',
-      callId: 'c',
-    } as HookEvent,
-    { HOME: join(dir, 'home'), PATH },
-  );
+  hooksRemovedRefusal(shellCall(command, dir), { HOME: join(dir, 'home'), PATH });
 
 describe('literal writes only through the system’s cat and mv', () => {
   it.each(WRITES)('left alone with the system’s programs: %s', (command) => {

@@ -2,23 +2,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
 import { claudeEvent, codexShellCall, shellCall, tempProject } from './hookHelpers.js';
 
 // Codex 0.169.0 hands `write_stdin` to no hook: a shell or interpreter it keeps open for typed
 // commands would run them unseen (stdin63). Its start is refused; a command given to it is not.
-
-const call = (command: string) =>
-  ({
-    kind: 'before_tool',
-    tool: 'shell',
-    input: { command },
-    projectDir: '/repo',
-    sessionId: 's',
-    callId: 'c',
-  }) as HookEvent;
 
 describe('a shell or interpreter started for typed commands (Codex)', () => {
   it.each([
@@ -105,7 +94,7 @@ describe('a shell or interpreter started for typed commands (Codex)', () => {
     'kubectl run tmp --rm -it --image=busybox',
     'kubectl attach -i web-0',
   ])('%s is refused', (command) => {
-    expect(terminalShellRefusal(call(command))).toBe(TERMINAL_SHELL_REFUSED);
+    expect(terminalShellRefusal(shellCall(command))).toBe(TERMINAL_SHELL_REFUSED);
   });
 
   it.each([
@@ -190,7 +179,7 @@ describe('a shell or interpreter started for typed commands (Codex)', () => {
     'kubectl exec -it web-0 -- cat /etc/hosts',
     'kubectl run tmp --image=busybox --restart=Never -- echo hi',
   ])('%s is left alone', (command) => {
-    expect(terminalShellRefusal(call(command))).toBeUndefined();
+    expect(terminalShellRefusal(shellCall(command))).toBeUndefined();
   });
 
   it("Codex's call is denied with why and what to do instead, and recorded as refused", async () => {
@@ -236,7 +225,7 @@ describe.skipIf(!existsSync(CORPORA))('the corpora: no ordinary command is refus
         const command = (input as { command?: unknown } | null)?.command;
         if (typeof command !== 'string') continue;
         seen++;
-        if (terminalShellRefusal(call(command)) !== undefined) refused.push(command.slice(0, 80));
+        if (terminalShellRefusal(shellCall(command)) !== undefined) refused.push(command.slice(0, 80));
       }
     }
     expect(seen).toBeGreaterThan(1000);
@@ -252,7 +241,7 @@ describe.skipIf(!existsSync(CORPORA))('the corpora: no ordinary command is refus
 // login, and expect with no script or `interact` hands over the terminal.
 describe('trust67: a pager, a debugger or a remote login that reads the terminal (Codex)', () => {
   const refusal = (command: string, env: Record<string, string | undefined> = {}) =>
-    terminalShellRefusal(call(command), env);
+    terminalShellRefusal(shellCall(command), env);
 
   it.each([
     'GIT_PAGER=less git log',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/terminalShellCall.js';
+import { shellCall } from './hookHelpers.js';
 
 // trust70, Codex's terminal rule: (2) `sudo`/`doas` resets the environment (sudoers' `env_reset`),
 // so a `GIT_PAGER=cat` or `PAGER=cat` before it does not reach the command it runs, whose pager is
@@ -9,17 +9,7 @@ import { TERMINAL_SHELL_REFUSED, terminalShellRefusal } from '../src/hook/termin
 // pages only for the commands that page: `GIT_PAGER=less git commit` opens no pager.
 
 const refusal = (command: string, env: Record<string, string | undefined> = {}) =>
-  terminalShellRefusal(
-    {
-      kind: 'before_tool',
-      tool: 'shell',
-      input: { command },
-      projectDir: '/repo',
-      sessionId: 's',
-      callId: 'c',
-    } as HookEvent,
-    env,
-  );
+  terminalShellRefusal(shellCall(command), env);
 
 describe('sudo and doas: the command they run, in the environment they give it', () => {
   it.each([
@@ -92,6 +82,70 @@ describe('git pages only for the commands that page', () => {
     'GIT_PAGER=less git stash',
     'GIT_PAGER=less git fetch --all',
     'env -i PATH=/usr/bin git rev-parse HEAD',
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+});
+
+// codex71: `git commit` with no message opens an editor (vim: `:!` runs a shell) that the model
+// types into through `write_stdin`, or that waits until Codex's timeout. git takes its editor from
+// `GIT_EDITOR`, then `core.editor` (the repository's config, which the model can write: `git config
+// core.editor vim`), then `EDITOR` (Codex's `TERM=dumb` skips `VISUAL` and git's default `vi`):
+// only `GIT_EDITOR` or `-c core.editor=…` tell that no editor reads the terminal.
+describe('git commit that opens an editor', () => {
+  it.each([
+    'git commit',
+    'git commit -a',
+    'git commit --amend',
+    'git add -A && git commit',
+    'git -C sub commit -v',
+    'git commit -m "wip" -e',
+    'git commit -am "wip" --edit',
+    'git commit -c HEAD',
+    'git commit --reedit-message=HEAD',
+    'git commit --squash HEAD~1',
+    'git commit --fixup=amend:HEAD',
+    'git commit -t .gitmessage',
+    'EDITOR=true git commit',
+    'GIT_EDITOR=vim git commit',
+    'GIT_EDITOR="code --wait" git commit',
+    'git -c core.editor=nano commit',
+    'export GIT_EDITOR=vim; git commit',
+    'GIT_EDITOR=true sudo git commit',
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it('the user’s own GIT_EDITOR decides: an editor is refused, `true` is not', () => {
+    expect(refusal('git commit', { GIT_EDITOR: 'vim' })).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal('git commit', { GIT_EDITOR: 'true' })).toBeUndefined();
+    expect(refusal('git commit', { EDITOR: 'true' })).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'git commit -m "fix"',
+    'git commit -am "fix"',
+    'git commit -m"fix" -a',
+    'git commit --message=fix',
+    'git commit --message fix --amend',
+    'git commit -F msg.txt',
+    'git commit --file=-',
+    'git commit -C HEAD',
+    'git commit --reuse-message=HEAD --amend',
+    'git commit --amend --no-edit',
+    'git commit --fixup HEAD~1',
+    'git commit --fixup=HEAD~1',
+    'git commit --dry-run',
+    'git commit -h',
+    'GIT_EDITOR=true git commit',
+    'GIT_EDITOR=: git commit --amend',
+    'GIT_EDITOR="sed -i 1s/^/x/" git commit',
+    'export GIT_EDITOR=true; git commit',
+    'git -c core.editor=true commit',
+    'sudo GIT_EDITOR=true git commit',
+    'git status',
+    'git commit-tree HEAD^{tree} -m x',
+    'echo git commit',
   ])('%s is left alone', (command) => {
     expect(refusal(command)).toBeUndefined();
   });

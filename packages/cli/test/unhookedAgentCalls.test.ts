@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HookEvent } from '../src/hook/hookEvent.js';
 import { GEMINI_TRUST_NAME } from '../src/hook/projectTrust.js';
 import { answerHookEvent } from '../src/hook/runHook.js';
 import {
@@ -10,22 +9,11 @@ import {
   UNHOOKED_TRUST_REFUSED,
   unhookedAgentRefusal,
 } from '../src/hook/unhookedAgentCall.js';
-import { claudeEvent, codexShellCall, tempProject } from './hookHelpers.js';
+import { claudeEvent, codexShellCall, shellCall, tempProject } from './hookHelpers.js';
 
 // trust64: an agent the model starts with its hooks off runs its tool calls where loopguard sees
 // none of them (`codex exec --disable hooks`, Claude Code's `--bare`): a switch the model flips.
 
-const call = (command: string) =>
-  ({
-    kind: 'before_tool',
-    tool: 'shell',
-    input: { command },
-    projectDir: '/repo',
-    sessionId: 's',
-    callId: 'c',
-  }) as HookEvent;
-/** The same call in the project `dir`. */
-const at = (dir: string, command: string) => ({ ...call(command), projectDir: dir }) as HookEvent;
 /** A JSON file written, its folders made. */
 const write = (file: string, value: unknown) => {
   mkdirSync(join(file, '..'), { recursive: true });
@@ -53,7 +41,7 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'npx -y @anthropic-ai/claude-code --bare -p "go"',
     '/usr/local/bin/claude --bare -p go',
   ])('%s', (command) => {
-    expect(unhookedAgentRefusal(call(command))).toBe(UNHOOKED_AGENT_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(command))).toBe(UNHOOKED_AGENT_REFUSED);
   });
 
   it.each([
@@ -71,7 +59,7 @@ describe('trust64: a nested agent started with its hooks off is refused', () => 
     'grep -rn -- "--bare" docs/',
     'npm run build -- --bare',
   ])('leaves alone: %s', (command) => {
-    expect(unhookedAgentRefusal(call(command))).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command))).toBeUndefined();
   });
 
   it("Codex's and Claude Code's calls are denied with why and what to do instead", async () => {
@@ -132,11 +120,13 @@ describe("trust65: a nested agent started with another home whose hooks are not 
   ])('%s', (template) => {
     const { dir, home, empty } = setup();
     const command = template.replaceAll('$EMPTY', empty);
-    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(command, dir), { HOME: home })).toBe(UNHOOKED_HOME_REFUSED);
   });
 
   it("codex exec --ignore-user-config (it skips the config.toml that holds its hooks' trust)", () => {
-    expect(unhookedAgentRefusal(call('codex exec --ignore-user-config "go"'))).toBe(UNHOOKED_AGENT_REFUSED);
+    expect(unhookedAgentRefusal(shellCall('codex exec --ignore-user-config "go"'))).toBe(
+      UNHOOKED_AGENT_REFUSED,
+    );
   });
 
   it.each([
@@ -151,14 +141,14 @@ describe("trust65: a nested agent started with another home whose hooks are not 
       .replaceAll('$EMPTY', empty)
       .replaceAll('$HOME_DIR', home)
       .replaceAll('$OTHER', other);
-    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command, dir), { HOME: home })).toBeUndefined();
   });
 
   it("leaves alone another home where the user's own hooks are not loopguard's either", () => {
     const { dir, empty } = setup();
     const bare = tempProject();
     expect(
-      unhookedAgentRefusal(at(dir, `CODEX_HOME=${empty} codex exec "go"`), { HOME: bare }),
+      unhookedAgentRefusal(shellCall(`CODEX_HOME=${empty} codex exec "go"`, dir), { HOME: bare }),
     ).toBeUndefined();
   });
 });
@@ -210,7 +200,7 @@ describe('trust66: a nested agent started with its home unset or its environment
     'env -i gemini -p "go"',
   ])('%s', (command) => {
     const { dir, env } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(command, dir), env)).toBe(UNHOOKED_HOME_REFUSED);
   });
 
   it.each([
@@ -222,7 +212,7 @@ describe('trust66: a nested agent started with its home unset or its environment
   ])('leaves alone: %s', (template) => {
     const { dir, env } = setup();
     const command = template.replaceAll('$KEPT', join(dir, 'kept'));
-    expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command, dir), env)).toBeUndefined();
   });
 
   it("leaves alone `env -i` where the user's homes are the default ones", () => {
@@ -234,7 +224,7 @@ describe('trust66: a nested agent started with its home unset or its environment
       'CODEX_HOME= codex exec "go"',
     ];
     for (const command of commands)
-      expect(unhookedAgentRefusal(at(dir, command), { HOME: home }), command).toBeUndefined();
+      expect(unhookedAgentRefusal(shellCall(command, dir), { HOME: home }), command).toBeUndefined();
   });
 });
 
@@ -263,14 +253,14 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
     'env GEMINI_CLI_TRUSTED_FOLDERS_PATH=$(mktemp) npx @google/gemini-cli -p "go"',
   ])('%s', (command) => {
     const { dir, home } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBe(UNHOOKED_TRUST_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(command, dir), { HOME: home })).toBe(UNHOOKED_TRUST_REFUSED);
   });
 
   it("`env -u GEMINI_CLI_TRUST_WORKSPACE` where the user's environment is what trusts the project", () => {
     const { dir } = setup();
     const env = { HOME: tempProject(), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
     const command = 'env -u GEMINI_CLI_TRUST_WORKSPACE gemini -p "go"';
-    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(UNHOOKED_TRUST_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(command, dir), env)).toBe(UNHOOKED_TRUST_REFUSED);
   });
 
   it.each([
@@ -282,18 +272,18 @@ describe('trust66: a nested Gemini CLI started with the project untrusted by its
   ])('leaves alone: %s', (template) => {
     const { dir, home } = setup();
     const command = template.replaceAll('$HOME_DIR', home);
-    expect(unhookedAgentRefusal(at(dir, command), { HOME: home })).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command, dir), { HOME: home })).toBeUndefined();
   });
 
   it("leaves alone the user's own hooks (they need no trust) and a trusted folders file Gemini CLI does not read", () => {
     const { dir, home } = setup();
     write(join(home, '.gemini', 'settings.json'), { hooks: { AfterTool: stop } });
     const untrust = 'GEMINI_CLI_TRUST_WORKSPACE=false gemini -p "go"';
-    expect(unhookedAgentRefusal(at(dir, untrust), { HOME: home })).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(untrust, dir), { HOME: home })).toBeUndefined();
     const trustOff = join(dir, 'trustOff');
     write(join(trustOff, '.gemini', 'settings.json'), { security: { folderTrust: { enabled: false } } });
     const other = 'GEMINI_CLI_TRUSTED_FOLDERS_PATH=/nonexistent/trusted.json gemini -p "go"';
-    expect(unhookedAgentRefusal(at(dir, other), { HOME: trustOff })).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(other, dir), { HOME: trustOff })).toBeUndefined();
   });
 });
 
@@ -318,13 +308,12 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
     mkdirSync(join(dir, 'empty'));
     return { dir, home, served, empty: join(dir, 'empty') };
   }
-  const at = (dir: string, line: string) => ({ ...call(line), projectDir: dir }) as HookEvent;
   const fill = (line: string, paths: { empty: string; served: string }) =>
     line.replaceAll('$EMPTY', paths.empty).replaceAll('$SERVED', paths.served);
 
   it.each(['CLAUDE_CONFIG_DIR=$EMPTY claude -p "go"', 'HOME=$EMPTY claude -p "go"'])('%s', (line) => {
     const paths = setup(fastPath);
-    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBe(
+    expect(unhookedAgentRefusal(shellCall(fill(line, paths), paths.dir), { HOME: paths.home })).toBe(
       UNHOOKED_HOME_REFUSED,
     );
   });
@@ -336,7 +325,9 @@ describe("trust66: Claude Code's fast-path hooks guard a nested one only where i
     [command, 'HOME=$EMPTY claude -p "go"'],
   ])('leaves alone: %j, %s', (entry, line) => {
     const paths = setup(entry);
-    expect(unhookedAgentRefusal(at(paths.dir, fill(line, paths)), { HOME: paths.home })).toBeUndefined();
+    expect(
+      unhookedAgentRefusal(shellCall(fill(line, paths), paths.dir), { HOME: paths.home }),
+    ).toBeUndefined();
   });
 });
 
@@ -368,7 +359,7 @@ describe("redteam68: a nested Claude Code without loopguard's MCP server, or wit
     'claude -p --strict-mcp-config --mcp-config docs.json "go"',
   ])('the fast path: %s', (line) => {
     const { dir, home } = setup(fastPath);
-    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(line, dir), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
   });
 
   it.each([
@@ -378,7 +369,7 @@ describe("redteam68: a nested Claude Code without loopguard's MCP server, or wit
   ])('another server under its name, the fast path or commands: %s', (line) => {
     for (const entry of [fastPath, command]) {
       const { dir, home } = setup(entry);
-      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+      expect(unhookedAgentRefusal(shellCall(line, dir), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
     }
   });
 
@@ -387,7 +378,7 @@ describe("redteam68: a nested Claude Code without loopguard's MCP server, or wit
     (line) => {
       const { dir, home } = setup(command);
       write(join(dir, 'ci.json'), { disableAllHooks: true });
-      expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
+      expect(unhookedAgentRefusal(shellCall(line, dir), { HOME: home })).toBe(UNHOOKED_AGENT_REFUSED);
     },
   );
 
@@ -397,7 +388,7 @@ describe("redteam68: a nested Claude Code without loopguard's MCP server, or wit
     [command, 'claude -p --strict-mcp-config --mcp-config docs.json "go"'],
   ])('leaves alone: %j, %s', (entry, line) => {
     const { dir, home } = setup(entry);
-    expect(unhookedAgentRefusal(at(dir, line), { HOME: home })).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(line, dir), { HOME: home })).toBeUndefined();
   });
 });
 
@@ -425,7 +416,7 @@ describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged 
     ['env -C sub claude --bare -p "go"', UNHOOKED_AGENT_REFUSED],
   ])('%s', (command, refusal) => {
     const { dir, env } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), env)).toBe(refusal);
+    expect(unhookedAgentRefusal(shellCall(command, dir), env)).toBe(refusal);
   });
 
   it.each([
@@ -438,16 +429,16 @@ describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged 
     'env -C /tmp ls && codex exec "go"',
   ])('leaves alone: %s', (command) => {
     const { dir, env } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command, dir), env)).toBeUndefined();
   });
 
   it("judges Claude Code in the folder it starts in: the project's own command hooks guard it under any home", () => {
     const { dir, env } = setup();
     hooked(join(dir, '.claude'), 'claude', 'settings.json');
     // `sudo -C` is `--close-from`, not a folder; `sudo -D` and `env -C` are
-    expect(unhookedAgentRefusal(at(dir, 'sudo -C 3 -u ci claude -p "go"'), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, 'sudo -u ci claude -p "go"'), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, 'sudo -D /tmp -u ci claude -p "go"'), env)).toBe(
+    expect(unhookedAgentRefusal(shellCall('sudo -C 3 -u ci claude -p "go"', dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('sudo -u ci claude -p "go"', dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('sudo -D /tmp -u ci claude -p "go"', dir), env)).toBe(
       UNHOOKED_HOME_REFUSED,
     );
   });
@@ -455,8 +446,10 @@ describe('trust67: a nested agent behind `sudo`, `env -S` or `env -C` is judged 
   it("refuses `sudo -E` where the user's homes are the default ones: the target's home is sudo's", () => {
     const { dir } = setup();
     const env = { HOME: join(dir, 'kept') };
-    expect(unhookedAgentRefusal(at(dir, 'sudo -E codex exec "go"'), env)).toBe(UNHOOKED_HOME_REFUSED);
-    expect(unhookedAgentRefusal(at(dir, 'sudo --preserve-env=HOME codex exec "go"'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('sudo -E codex exec "go"', dir), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(
+      unhookedAgentRefusal(shellCall('sudo --preserve-env=HOME codex exec "go"', dir), env),
+    ).toBeUndefined();
   });
 });
 
@@ -482,7 +475,7 @@ describe('trust68: a nested agent behind `sudo -u "$USER"`, `doas`, `runuser`, `
     [`CODEX_HOME=/tmp/x bash -lc 'codex exec go'`, UNHOOKED_HOME_REFUSED],
   ])('%s', (command, refusal) => {
     const { dir, env } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), user(env))).toBe(refusal);
+    expect(unhookedAgentRefusal(shellCall(command, dir), user(env))).toBe(refusal);
   });
 
   it.each([
@@ -499,30 +492,32 @@ describe('trust68: a nested agent behind `sudo -u "$USER"`, `doas`, `runuser`, `
     'doas apt-get install -y ripgrep',
   ])('leaves alone: %s', (command) => {
     const { dir, env } = setup();
-    expect(unhookedAgentRefusal(at(dir, command), user(env))).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(command, dir), user(env))).toBeUndefined();
   });
 
   it("reads the user's own account as its home, another's as one not known to guard, where the user's homes are the default ones", () => {
     const { dir } = setup();
     hooked(join(dir, 'kept', '.codex'), 'codex', 'hooks.json');
     const env = { HOME: join(dir, 'kept'), USER: 'dev' };
-    expect(unhookedAgentRefusal(at(dir, 'sudo -u "$USER" codex exec "go"'), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, 'sudo -u dev codex exec "go"'), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, `su - dev -c 'codex exec go'`), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, 'doas -u dev codex exec go'), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('sudo -u "$USER" codex exec "go"', dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('sudo -u dev codex exec "go"', dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall(`su - dev -c 'codex exec go'`, dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('doas -u dev codex exec go', dir), env)).toBeUndefined();
     // another account, or `$USER` the command changes first, is not the user's
-    expect(unhookedAgentRefusal(at(dir, 'sudo -u ci codex exec "go"'), env)).toBe(UNHOOKED_HOME_REFUSED);
-    expect(unhookedAgentRefusal(at(dir, 'runuser -u ci -- codex exec "go"'), env)).toBe(
+    expect(unhookedAgentRefusal(shellCall('sudo -u ci codex exec "go"', dir), env)).toBe(
       UNHOOKED_HOME_REFUSED,
     );
-    expect(unhookedAgentRefusal(at(dir, `su -c 'codex exec "go"'`), env)).toBe(UNHOOKED_HOME_REFUSED);
-    expect(unhookedAgentRefusal(at(dir, `su ci -c "claude -p go"`), env)).toBe(UNHOOKED_HOME_REFUSED);
-    expect(unhookedAgentRefusal(at(dir, `su -m ci -c "codex exec go"`), env)).toBeUndefined();
-    expect(unhookedAgentRefusal(at(dir, 'USER=ci; sudo -u "$USER" codex exec'), env)).toBe(
+    expect(unhookedAgentRefusal(shellCall('runuser -u ci -- codex exec "go"', dir), env)).toBe(
+      UNHOOKED_HOME_REFUSED,
+    );
+    expect(unhookedAgentRefusal(shellCall(`su -c 'codex exec "go"'`, dir), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(`su ci -c "claude -p go"`, dir), env)).toBe(UNHOOKED_HOME_REFUSED);
+    expect(unhookedAgentRefusal(shellCall(`su -m ci -c "codex exec go"`, dir), env)).toBeUndefined();
+    expect(unhookedAgentRefusal(shellCall('USER=ci; sudo -u "$USER" codex exec', dir), env)).toBe(
       UNHOOKED_HOME_REFUSED,
     );
     // in su's string, `$USER` is the target's (su sets it)
-    expect(unhookedAgentRefusal(at(dir, `su -m ci -c 'sudo -u "$USER" codex exec'`), env)).toBe(
+    expect(unhookedAgentRefusal(shellCall(`su -m ci -c 'sudo -u "$USER" codex exec'`, dir), env)).toBe(
       UNHOOKED_HOME_REFUSED,
     );
   });

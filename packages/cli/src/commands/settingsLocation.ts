@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AGENT_FOLDERS, AgentHomeError, agentHomeOf, placedFolder } from '../files/agentHome.js';
 import type { HookAgent } from '../hook/hookEvent.js';
@@ -35,11 +35,21 @@ function userSettingsFile(agent: HookAgent, env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Codex's home, where it keeps its trust in hooks (`config.toml`): `$CODEX_HOME`, else `~/.codex`.
- * @throws CliError naming the variable when it is relative
+ * Codex's home, where it keeps its trust in hooks (`config.toml`): `$CODEX_HOME`, else `~/.codex`
+ * (which Codex makes when missing, and so may `init`). A `CODEX_HOME` that names no folder is
+ * refused: Codex 0.169.0 starts nowhere then ('CODEX_HOME points to "…", but that path does not
+ * exist'), and the folder `init` made would hide a mistyped name (codex71).
+ * @throws CliError naming the variable when it is relative, or names no folder
  */
 export function codexHomeOf(env: NodeJS.ProcessEnv): string {
-  return agentHomeOf('codex', env);
+  const home = agentHomeOf('codex', env);
+  if (!env.CODEX_HOME) return home;
+  const stats = statSync(home, { throwIfNoEntry: false });
+  if (stats?.isDirectory() !== true)
+    throw new CliError(
+      `CODEX_HOME points to ${JSON.stringify(home)}, ${stats === undefined ? 'which does not exist' : 'which is not a folder'}: Codex starts nowhere then; make that folder, or unset CODEX_HOME for ~/.codex`,
+    );
+  return home;
 }
 
 /**

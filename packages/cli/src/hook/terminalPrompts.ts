@@ -11,7 +11,8 @@ import { gitConfigMayPage } from './gitConfigPager.js';
  * 0.169.0 starts `exec_command` with `PAGER=cat` and `GIT_PAGER=cat`, its `UNIFIED_EXEC_ENV`),
  * telnet (its prompt's `!`) and mosh (a remote login, as `ssh host` is); and (trust68) gh's pager
  * (`GH_PAGER`, also `cat` under Codex), ftp's, lftp's and sftp's prompts (a local shell at `!`),
- * `docker start -i` and `docker compose exec|run` (the service's process given stdin).
+ * `docker start -i` and `docker compose exec|run` (the service's process given stdin); and (codex71)
+ * the editor `git commit` opens for its message.
  */
 
 /** Whether a command's text reads typed commands from the terminal (the terminal rule, for a container's command). */
@@ -117,6 +118,29 @@ const GIT_NOT_LIST: Record<string, RegExp> = {
   tag: /^-[a-zA-Z]*[adsfmFu]|^--(?:delete|annotate|sign|message|file|force|local-user)\b/,
 };
 
+/** git's own options, before its command: where the command is, and what they set. */
+interface GitOptions {
+  /** The index of git's command in its arguments (their length when none is given). */
+  at: number;
+  /** `-p`/`--paginate`: the command pages whatever it is. */
+  paginate: boolean;
+  /** The editor `-c core.editor=…` names, else `undefined`. */
+  editor: string | undefined;
+}
+
+/** Reads git's own options, before its command (`git -C sub -c core.editor=true commit`). */
+function gitOptions(args: string[]): GitOptions {
+  const options: GitOptions = { at: 0, paginate: false, editor: undefined };
+  for (; options.at < args.length && (args[options.at] as string).startsWith('-'); options.at++) {
+    const word = args[options.at] as string;
+    if (word === '-p' || word === '--paginate') options.paginate = true;
+    const config = args[options.at + 1] ?? '';
+    if (word === '-c' && /^core\.editor=/i.test(config)) options.editor = config.slice(12);
+    if (GIT_VALUE.test(word)) options.at++;
+  }
+  return options;
+}
+
 /**
  * Whether git's command pages (trust70): `-p`/`--paginate` before it makes any command page; else
  * only those that page by default ({@link GIT_PAGES}), `branch` and `tag` when they list (no name
@@ -124,12 +148,8 @@ const GIT_NOT_LIST: Record<string, RegExp> = {
  * `stash list` and `stash show`. `git commit`, `push`, `status` page nothing.
  */
 function gitPages(args: string[]): boolean {
-  let at = 0;
-  for (; at < args.length && (args[at] as string).startsWith('-'); at++) {
-    const word = args[at] as string;
-    if (word === '-p' || word === '--paginate') return true;
-    if (GIT_VALUE.test(word)) at++;
-  }
+  const { at, paginate } = gitOptions(args);
+  if (paginate) return true;
   const command = args[at];
   const rest = args.slice(at + 1);
   if (command === undefined) return false;
@@ -138,6 +158,61 @@ function gitPages(args: string[]): boolean {
   if (command !== 'branch' && command !== 'tag') return false;
   if (rest.some((word) => word === '-l' || word === '--list')) return true;
   return !rest.some((word) => !word.startsWith('-') || (GIT_NOT_LIST[command] as RegExp).test(word));
+}
+
+/** An editor that reads no keys (`true`, `:`, `cat`, `sed -i …`, none): git runs it and goes on. */
+const QUIET_EDITOR = /^\s*(?:(?:\S*\/)?(?:true|false|:|cat|echo|printf|sed|tee|head|tail|touch))?(?:\s|$)/;
+
+/** `git commit`'s long options that give its message or commit nothing, and those that take a value. */
+const COMMIT_GIVEN = /^--(?:message|file|reuse-message|no-edit|dry-run|help)(?:=|$)/;
+const COMMIT_VALUE =
+  /^--(?:message|file|reuse-message|reedit-message|template|author|date|cleanup|trailer|squash|fixup|pathspec-from-file|gpg-sign)$/;
+
+/**
+ * Whether `git commit`'s arguments open the editor for its message: unless `-m`, `-F`, `-C`,
+ * `--no-edit`, `--fixup <commit>` (not `amend:`/`reword:`), `--dry-run` or a help gives it or
+ * commits nothing; `-e`/`--edit` opens it whatever else is given (`-c`, `-t`, `--squash` edit).
+ */
+function commitEdits(args: string[]): boolean {
+  let given = false;
+  let edit = false;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (word === '--') break;
+    if (word === '-e' || word === '--edit') edit = true;
+    else if (word.startsWith('--fixup')) {
+      const value = word.startsWith('--fixup=') ? word.slice(8) : (args[++index] ?? '');
+      given ||= !/^(?:amend|reword):/.test(value);
+    } else if (word.startsWith('--')) {
+      given ||= COMMIT_GIVEN.test(word);
+      if (COMMIT_VALUE.test(word)) index++;
+    } else if (word.startsWith('-')) {
+      // a group of short options (`-am "msg"`): one that takes a value ends it, the rest is that value
+      for (const [char, flag] of [...word.slice(1)].entries()) {
+        if (flag === 'e') edit = true;
+        if (flag === 'h') given = true;
+        if (!'mFCctSu'.includes(flag)) continue;
+        given ||= 'mFC'.includes(flag);
+        if (char === word.length - 2 && 'mFCct'.includes(flag)) index++;
+        break;
+      }
+    }
+  }
+  return edit || !given;
+}
+
+/**
+ * Whether git opens an editor that reads the terminal (codex71): `git commit` that edits its
+ * message ({@link commitEdits}), with no editor that reads no keys ({@link QUIET_EDITOR}) in
+ * `GIT_EDITOR`, else in `-c core.editor=…`. git reads the repository's `core.editor` before
+ * `EDITOR` (the model can write it: `git config core.editor vim`), and under Codex's `TERM=dumb`
+ * takes neither `VISUAL` nor its default `vi`: no other variable tells that no editor opens.
+ */
+function gitEdits(args: string[], start: StartEnv): boolean {
+  const { at, editor } = gitOptions(args);
+  if (args[at] !== 'commit' || !commitEdits(args.slice(at + 1))) return false;
+  const chosen = variable(start, 'GIT_EDITOR') ?? editor;
+  return chosen === undefined || !QUIET_EDITOR.test(chosen);
 }
 
 /** man's options that print no page (`-k`, `-f`, `-w`, a version). */
@@ -320,8 +395,9 @@ export function promptReadsTerminal(
   // a pager reads its keys from the terminal itself
   if (program === 'git')
     return (
-      pagerVariablePages('GIT_PAGER', args, pipes, start, () => gitFallbackPager(args, start)) &&
-      gitPages(args)
+      (pagerVariablePages('GIT_PAGER', args, pipes, start, () => gitFallbackPager(args, start)) &&
+        gitPages(args)) ||
+      gitEdits(args, start)
     );
   if (program === 'gh') return pagerVariablePages('GH_PAGER', args, pipes, start);
   if (program === 'man') return manPages(args, pipes, start);

@@ -37,7 +37,21 @@ export interface ThrowawayClusterOptions {
    * @default []
    */
   settings?: readonly string[];
+  /**
+   * The TCP port on 127.0.0.1 tried first; when it is taken the server starts on a free one.
+   * @default a free port the kernel picks
+   */
+  port?: number;
 }
+
+/**
+ * How many ports `start` tries: a free port is picked, then the server binds it, and another
+ * process may take it in between (seen under load).
+ */
+const START_ATTEMPTS = 5;
+
+/** The server log's words for a port it could not bind (PostgreSQL 12–17, `LC_ALL=C`). */
+const PORT_TAKEN = /could not bind IPv4 address .*: Address already in use/;
 
 /** Where `initdb` lives, or `undefined`. */
 function findBinDir(): string | undefined {
@@ -94,7 +108,9 @@ export function freePort(): Promise<number> {
  * When this process is root the server runs as an unprivileged user that owns the directory
  * (the checkout may live in root's mode-700 home, so nothing is read from it).
  *
- * Starting fails with an error that says why (no `initdb`, `initdb` or `pg_ctl` output), never silently.
+ * A port another process takes between its pick and the server's bind (seen under load) is
+ * replaced by a fresh one, a few times at most. Starting fails with an error that says why (no
+ * `initdb`, `initdb` or `pg_ctl` output), never silently.
  *
  * @example
  * const cluster = await ThrowawayCluster.start();
@@ -104,20 +120,24 @@ export function freePort(): Promise<number> {
  * await cluster.destroy();
  */
 export class ThrowawayCluster {
-  /** `postgres://loopguard@127.0.0.1:<port>/postgres`: superuser `loopguard`, no password. */
-  readonly connectionString: string;
-
   private constructor(
     /** The temporary directory (data in `data/`, log in `server.log`). */
     readonly dir: string,
-    /** The TCP port on 127.0.0.1. */
-    readonly port: number,
+    private serverPort: number,
     private readonly binDir: string,
     private readonly ids: { uid: number; gid: number } | undefined,
     private readonly durable: boolean,
     private readonly settings: readonly string[],
-  ) {
-    this.connectionString = `postgres://loopguard@127.0.0.1:${port}/postgres`;
+  ) {}
+
+  /** The TCP port on 127.0.0.1 the server listens on. */
+  get port(): number {
+    return this.serverPort;
+  }
+
+  /** `postgres://loopguard@127.0.0.1:<port>/postgres`: superuser `loopguard`, no password. */
+  get connectionString(): string {
+    return `postgres://loopguard@127.0.0.1:${this.serverPort}/postgres`;
   }
 
   /**
@@ -138,7 +158,7 @@ export class ThrowawayCluster {
     if (ids) chownSync(dir, ids.uid, ids.gid);
     const cluster = new ThrowawayCluster(
       dir,
-      await freePort(),
+      options.port ?? (await freePort()),
       binDir,
       ids,
       options.durable === true,
@@ -156,12 +176,25 @@ export class ThrowawayCluster {
         '--locale=C',
         '--no-sync',
       ]);
-      await cluster.startServer();
+      await cluster.startOnFreePort();
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
       throw error;
     }
     return cluster;
+  }
+
+  /** Starts the server, on a fresh port each time the one tried is taken (up to {@link START_ATTEMPTS} ports). */
+  private async startOnFreePort(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const logged = this.log().length;
+      try {
+        return await this.startServer();
+      } catch (error) {
+        if (attempt === START_ATTEMPTS || !PORT_TAKEN.test(this.log().slice(logged))) throw error;
+        this.serverPort = await freePort();
+      }
+    }
   }
 
   /** Starts the server again after {@link stop} (same data, same port). */
