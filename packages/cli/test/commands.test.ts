@@ -157,6 +157,31 @@ describe('loopguard demo --db: a file the demo did not write (polish65)', () => 
   });
 });
 
+describe('loopguard demo --db: a folder that is not there (doors71)', () => {
+  it('refuses a --db whose folder is missing or a file, in one line naming --db, exit 2, making nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-db-'));
+    try {
+      writeFileSync(join(folder, 'notes.txt'), 'my notes');
+      for (const [db, missing] of [
+        ['x/y.db', 'x'],
+        ['x/.loopguard/demo.db', 'x'],
+        ['notes.txt/demo.db', 'notes.txt'],
+        ['notes.txt/.loopguard/demo.db', 'notes.txt'],
+      ] as const) {
+        const io = bufferedIo({ cwd: folder });
+        expectOneLineError(
+          { code: await runCli(['demo', '--db', db], io), out: io.out(), err: io.err() },
+          `--db ${db}: no such folder ${join(folder, missing)}`,
+        );
+        expect(io.err().trim().split('\n')).toHaveLength(1);
+        expect(readdirSync(folder)).toEqual(['notes.txt']);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('loopguard demo --db: a demo-files folder the demo did not make (polish66)', () => {
   it('refuses a new --db beside a demo-files folder of the user, in one line with exit code 2, deleting nothing', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-files-'));
