@@ -60,7 +60,7 @@ describe('loopguard demo', () => {
     expect(table).toMatch(/^ {3}claude +\S+ +\d{4}-\d\d-\d\d\n/);
   });
 
-  it('shows a Codex session nudged, then denied, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
+  it('shows a Codex session nudged, then refused, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
     const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
     expect(scenario).toContain('Call 1 Bash: npm test -> failed (exit code 1, read from the rollout)');
     // a call in a subfolder (its workdir) counts in the session's loop
@@ -71,7 +71,7 @@ describe('loopguard demo', () => {
       /Call 3 Bash: npm test -> NUDGE \(a developer message in the model's next request\): "Loop detected \(same_error\)/,
     );
     expect(scenario).toContain(
-      'Call 4 PreToolUse Bash: npm test -> DENIED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)',
+      'Call 4 PreToolUse Bash: npm test -> REFUSED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)',
     );
     expect(scenario).toContain(
       'Call 5 PreToolUse Bash: npm uninstall -g @loopguard/cli -> REFUSED (it would switch loopguard off), never runs; the model reads "Command blocked by PreToolUse hook: loopguard refused this call',

@@ -544,7 +544,9 @@ describe('loopguard status: the sessions every door wrote', () => {
     const database = openLoopGuardDatabase(join(spent, '.loopguard', 'state.db'));
     const spend = (key: string, costUsd: number) =>
       new SqliteSpendStore({ db: database.db }).update([key], () => ({
-        next: new Map([[key, { ledger: { totals: { tokens: 10_000, costUsd, unpricedTokens: 0 } }, offset: 1 }]]),
+        next: new Map([
+          [key, { ledger: { totals: { tokens: 10_000, costUsd, unpricedTokens: 0 } }, offset: 1 }],
+        ]),
         result: null,
       }));
     spend('session:claude:looped', 0.32);
@@ -555,7 +557,9 @@ describe('loopguard status: the sessions every door wrote', () => {
     const { out } = await run(spent, ['status']);
     expect(out).toContain('sessions: 3 (1 nudged, 1 stopped, 1 stopped on spend), $1.09 spent');
     // none spent: nothing said of dollars
-    expect((await run(project, ['status'])).out).toMatch(/sessions: 3 \(1 nudged, 1 stopped, 1 stopped on spend\)\s/);
+    expect((await run(project, ['status'])).out).toMatch(
+      /sessions: 3 \(1 nudged, 1 stopped, 1 stopped on spend\)\s/,
+    );
     expect((await run(project, ['status'])).out).not.toMatch(/\$[\d.]+ spent/);
   });
 

@@ -19,8 +19,8 @@ import { sessionList } from '../terminal/sessionList.js';
 import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js';
 import {
   demoDatabaseCheck,
-  demoFolderExists,
   demoFolderCheck,
+  demoFolderExists,
   demoStateFolderCheck,
   markDemoDatabase,
   markDemoFolder,
