@@ -205,7 +205,7 @@
       const stop = `${loop.stopCall ?? '–'}${loop.byLoopguard ? ' (by loopguard)' : ''}`;
       const calls = `${loop.nudgeCall} / ${stop} / ${loop.endCall}`;
       const waste = stopped(loop)
-        ? `${count(loop.wastedToolCalls)} calls${loop.wastedDeniedCalls ? ` (${count(loop.wastedDeniedCalls)} denied)` : ''}${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
+        ? `${count(loop.wastedToolCalls)} calls${loop.wastedDeniedCalls ? ` (${count(loop.wastedDeniedCalls)} refused)` : ''}${loop.wastedTokens === null ? '' : `, ${count(loop.wastedTokens)} tokens`}${loop.costText === null ? '' : `, ${loop.costText}`}`
         : loop.loopguard === 'nudged'
           ? 'nudged by loopguard, no stop'
           : 'nudge only';

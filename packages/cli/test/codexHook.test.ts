@@ -177,7 +177,7 @@ describe('loopguard hook codex', () => {
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     expect(await runCli(['status', '--json'], io)).toBe(0);
     expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
-      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 2 more calls denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 2 more calls refused after the stop, 1 nudge',
     );
   });
 
@@ -448,7 +448,7 @@ describe('loopguard hook codex', () => {
     const io = bufferedIo({ cwd: dir, env: { NO_COLOR: '1' } });
     expect(await runCli(['status', '--json'], io)).toBe(0);
     expect(JSON.parse(io.out()).sessions.sessions[0].summary).toBe(
-      'stopped on spend at call 2 (budget reached), 1 tool call ran, 2 more calls denied after the stop, 510 tokens of 100',
+      'stopped on spend at call 2 (budget reached), 1 tool call ran, 2 more calls refused after the stop, 510 tokens of 100',
     );
     // and every door the same: status's table and --session, the dashboard, scan's record of the rollout
     await expectOneStory(dir, { transcripts: [rollout] });

@@ -625,7 +625,7 @@ describe('loopguard hook with a real Codex CLI 0.169.0 (offline)', () => {
     expect(again.stdout).toContain("Codex trusts loopguard's 4 hooks: they run now");
     // the two refusals the user saw: the stop, then one more (qa60)
     expect([...(await expectOneStory(dir, { env })).values()]).toEqual([
-      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 more call denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 more call refused after the stop, 1 nudge',
     ]);
   }, 600_000);
 

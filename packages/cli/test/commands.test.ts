@@ -60,7 +60,7 @@ describe('loopguard demo', () => {
     expect(table).toMatch(/^ {3}claude +\S+ +\d{4}-\d\d-\d\d\n/);
   });
 
-  it('shows a Codex session nudged, then denied, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
+  it('shows a Codex session nudged, then refused, through `loopguard hook codex`; its uninstall of loopguard refused', () => {
     const scenario = demoOutput.slice(demoOutput.indexOf('Codex guarded by `loopguard hook codex`'));
     expect(scenario).toContain('Call 1 Bash: npm test -> failed (exit code 1, read from the rollout)');
     // a call in a subfolder (its workdir) counts in the session's loop
@@ -71,7 +71,7 @@ describe('loopguard demo', () => {
       /Call 3 Bash: npm test -> NUDGE \(a developer message in the model's next request\): "Loop detected \(same_error\)/,
     );
     expect(scenario).toContain(
-      'Call 4 PreToolUse Bash: npm test -> DENIED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)',
+      'Call 4 PreToolUse Bash: npm test -> REFUSED, never runs; the model reads "Command blocked by PreToolUse hook: Stopped (same_error)',
     );
     expect(scenario).toContain(
       'Call 5 PreToolUse Bash: npm uninstall -g @loopguard/cli -> REFUSED (it would switch loopguard off), never runs; the model reads "Command blocked by PreToolUse hook: loopguard refused this call',
@@ -151,6 +151,31 @@ describe('loopguard demo --db: a file the demo did not write (polish65)', () => 
       const io = bufferedIo({ cwd: folder });
       await runDemo({ db: '.loopguard/demo.db', serve: false, port: 0, paceMs: 0, scenarios: [] }, io);
       expect(io.err()).toBe('');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('loopguard demo --db: a folder that is not there (doors71)', () => {
+  it('refuses a --db whose folder is missing or a file, in one line naming --db, exit 2, making nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopguard-demo-db-'));
+    try {
+      writeFileSync(join(folder, 'notes.txt'), 'my notes');
+      for (const [db, missing] of [
+        ['x/y.db', 'x'],
+        ['x/.loopguard/demo.db', 'x'],
+        ['notes.txt/demo.db', 'notes.txt'],
+        ['notes.txt/.loopguard/demo.db', 'notes.txt'],
+      ] as const) {
+        const io = bufferedIo({ cwd: folder });
+        expectOneLineError(
+          { code: await runCli(['demo', '--db', db], io), out: io.out(), err: io.err() },
+          `--db ${db}: no such folder ${join(folder, missing)}`,
+        );
+        expect(io.err().trim().split('\n')).toHaveLength(1);
+        expect(readdirSync(folder)).toEqual(['notes.txt']);
+      }
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { messageWords } from '@loopguard/core/internal';
 import {
   ClaudeStreamJsonParser,
   CodexJsonParser,
@@ -35,10 +36,11 @@ export type StreamAgent = 'claude' | 'codex' | 'gemini';
 const firstLine = (text: string) => text.split('\n')[0] ?? '';
 /** The loop kind a message names: `Loop detected (near_duplicate): …`, `Stopped (same_error): …`. */
 const kindOf = (message: string) => /\((\w+)\)/.exec(message)?.[1] ?? '';
+/** Each door's message as a person reads it quoted (`scan --json`'s: its kind in words, doors71). */
 const verdict = (call: number, message: string, kind = kindOf(message)): DoorVerdict => ({
   call,
   kind,
-  message: firstLine(message),
+  message: firstLine(messageWords(message)),
 });
 
 const AFTER_TOOL = new Set(['PostToolUse', 'PostToolUseFailure', 'AfterTool']);

@@ -86,11 +86,11 @@ describe("a Gemini CLI subagent's dollars", () => {
       .sessions.sessions;
     expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
     expect(session?.summary).toMatch(
-      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 1 more call denied after the stop, \$0\.\d+ of \$0\.50$/,
+      /^stopped on spend at call 1 \(budget reached\), 1 tool call ran, 1 more call refused after the stop, \$0\.\d+ of \$0\.50$/,
     );
   });
 
-  it('numbers each call denied after the stop on its own, as the calls the model made (each one more)', async () => {
+  it('numbers each call refused after the stop on its own, as the calls the model made (each one more)', async () => {
     const { dir, chat } = project(2_000_000);
     await subagentCall(dir, chat, 1);
     for (const n of [2, 3, 4]) {
@@ -117,7 +117,7 @@ describe("a Gemini CLI subagent's dollars", () => {
       .sessions.sessions;
     // the calls that ran stay those that ran
     expect(session?.summary).toMatch(
-      /^stopped on spend at call 1 \(budget reached\), 2 tool calls ran, 3 more calls denied after the stop, stopped again at call 5, /,
+      /^stopped on spend at call 1 \(budget reached\), 2 tool calls ran, 3 more calls refused after the stop, stopped again at call 5, /,
     );
   });
 
@@ -146,7 +146,7 @@ describe("a Gemini CLI subagent's dollars", () => {
 // `generalist` subagent's three `ls` calls, the spend stop after the third (its session at $0.36 of
 // $0.30), then 18 calls denied before they ran, each with the spend guard's words. The hooks never
 // ran nor judged those: `status` reads "stopped on spend at call 3 (budget reached), 4 tool calls
-// ran, 18 more calls denied after the stop, stopped again at call 4, 1 nudge, $1.98 of $0.30".
+// ran, 18 more calls refused after the stop, stopped again at call 4, 1 nudge, $1.98 of $0.30".
 describe("scan of a Gemini CLI session stopped on spend in its subagent's run (gemscan65)", () => {
   const STOPPED = 'e2abf9c9-845c-43cf-bae2-2f57747b0220';
   const fixture = (name: string) => new URL(`./fixtures/gemini/${name}`, import.meta.url);
@@ -167,7 +167,7 @@ describe("scan of a Gemini CLI session stopped on spend in its subagent's run (g
     return folder;
   }
 
-  it('counts the calls denied after the stop as denied, and finds no loop in them', async () => {
+  it('counts the calls refused after the stop as denied, and finds no loop in them', async () => {
     const folder = chats();
     const io = bufferedIo({ env: { NO_COLOR: '1' } });
     await runCli(['scan', folder, '--json'], io);
@@ -180,10 +180,10 @@ describe("scan of a Gemini CLI session stopped on spend in its subagent's run (g
     const text = bufferedIo({ env: { NO_COLOR: '1' } });
     await runCli(['scan', folder], text);
     expect(text.out()).not.toContain('looped where loopguard would have stopped it');
-    // and says them as status does, after the stop (before: "18 denied by loopguard" only, in the first line)
+    // and says them as status does, after the stop (before: "18 refused by loopguard" only, in the first line)
     expect(subagent?.spendStop?.deniedAfter).toBe(18);
     expect(text.out()).toMatch(
-      /at its budget \(the transcript holds its stop\), 18 more calls denied after the stop\.\n/,
+      /at its budget \(the transcript holds its stop\), 18 more calls refused after the stop\.\n/,
     );
   });
 

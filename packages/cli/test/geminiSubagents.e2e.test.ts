@@ -58,7 +58,7 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     // status and the dashboard tell the same sentence
     const status = await expectStatusAndDashboard(dir, 4);
     expect(status.summary).toBe(
-      'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+      'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call refused after the stop, 1 nudge',
     );
     // scan files the subagent's chat under the session's project, as its subagent
     const scan = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
@@ -112,7 +112,7 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     expect(session).toMatchObject({ agent: 'gemini', verdict: 'stopped_on_spend' });
     // the stop does not end the subagent: its next calls are denied, each said
     expect(session?.summary).toMatch(
-      /^stopped on spend at call \d \(budget reached\), \d tool calls? ran, \d+ more calls? denied after the stop, /,
+      /^stopped on spend at call \d \(budget reached\), \d tool calls? ran, \d+ more calls? refused after the stop, /,
     );
     expect((session?.spend as { costUsd: number } | undefined)?.costUsd).toBeGreaterThan(0.3);
     // each denied call is a call the model made (sess66): the main thread's later stop comes after
@@ -122,13 +122,13 @@ describe('a Gemini CLI subagent with a real Gemini CLI (offline)', () => {
     const scan = await loopguard(dir, ['scan'], { HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: '1' });
     expect(scan.code, scan.stderr).toBe(0);
     expect(scan.stdout).toContain("loopguard's spend guard stopped 1 session at its budget");
-    // and scan tells it as status does: the calls denied after the stop are denied calls, no loop,
+    // and scan tells it as status does: the calls refused after the stop are denied calls, no loop,
     // and the stop where the record holds it (gemscan65; before: a same_error loop "stopped" in the
     // denied calls, and "the transcript holds its spend stop at call 1", the main chat's number)
     expect(scan.stdout).not.toContain('looped where loopguard would have stopped it');
     expect(scan.stdout).not.toContain("Where loopguard's record");
     expect(scan.stdout).toContain(
-      `loopguard's spend guard stopped 1 session at its budget (the transcript holds its stop), ${session?.deniedAfterStop} more calls denied after the stop.`,
+      `loopguard's spend guard stopped 1 session at its budget (the transcript holds its stop), ${session?.deniedAfterStop} more calls refused after the stop.`,
     );
     const json = await loopguard(dir, ['scan', '--json'], { HOME: home, GEMINI_CLI_HOME: home });
     const report = JSON.parse(json.stdout) as ScanReport;

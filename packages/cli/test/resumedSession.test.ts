@@ -8,7 +8,7 @@ import { claudeEvent, claudeFailingCall, tempProject } from './hookHelpers.js';
 
 // A Claude Code session stopped by loopguard ends; `claude --resume <id>` goes on under the same
 // session id, and its row. A stop found there after its call ran is a stop of its own, not a call
-// denied after the first: every door said "1 more call denied after the stop" of it (sess64).
+// denied after the first: every door said "1 more call refused after the stop" of it (sess64).
 
 // the status line runs the source, the hook calls the modules: one build id for the sealed configuration
 vi.mock('../src/buildId.js', () => import('../dist/buildId.js'));
@@ -54,13 +54,13 @@ describe('a Claude Code session resumed after its stop', () => {
     expect(await doors(dir)).toEqual({ status: said, line: `loopguard: ${said}` });
   });
 
-  it('its first call repeating the stopped one, denied: "1 more call denied after the stop", as before', async () => {
+  it('its first call repeating the stopped one, denied: "1 more call refused after the stop", as before', async () => {
     const dir = tempProject();
     await failingCalls(dir, 1, 'cat missing.txt');
     await claude(dir, claudeEvent(dir, 's1', 'SessionEnd', { reason: 'other' }));
     expect(await failingCalls(dir, 5, 'cat missing.txt')).toBe(5);
     const said =
-      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 more call denied after the stop, 1 nudge';
+      'stopped by loopguard at call 4 (same error), 3 tool calls ran, 1 more call refused after the stop, 1 nudge';
     expect(await doors(dir)).toEqual({ status: said, line: `loopguard: ${said}` });
   });
 });

@@ -40,7 +40,9 @@ describe('scan reports what loopguard itself did in a session', () => {
       ended: 'stopped_by_loopguard',
       wastedToolCalls: 0,
       wastedTokens: 0,
-      message: `loopguard: ${STOP}`,
+      // the message as status --session and the dashboard quote its entry: no hook's `loopguard: `, its kind in words (doors71)
+      message:
+        'Stopped (same error): the loop went on after the nudge; the same action failed with the same error 4 times, since call 1.',
     });
     expect(report.totals).toMatchObject({
       stoppedByLoopguard: 1,
@@ -51,7 +53,7 @@ describe('scan reports what loopguard itself did in a session', () => {
     expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
     expect(report.totals).toMatchObject({ toolCalls: 3, deniedCalls: 1 });
     const out = await scan(lines);
-    expect(out).toContain('1 session, 3 tool calls ran, 1 denied by loopguard.');
+    expect(out).toContain('1 session, 3 tool calls ran, 1 refused by loopguard.');
     expect(out).toContain('call 4 (by loopguard)');
     // nothing ran after loopguard's stop: no session "looped past" it
     expect(out).toContain('loopguard stopped 1 session in a loop: nothing spent after the stop.');
@@ -215,14 +217,20 @@ describe('scan reports what loopguard itself did in a session', () => {
         output: `Command blocked by PreToolUse hook: ${SPEND}. Command: cat a.txt`,
       }),
     ];
-    for (const lines of [claude, codex]) {
+    for (const [lines, agent, id] of [
+      [claude, 'claude', 's1'],
+      [codex, 'codex', 'x1'],
+    ] as const) {
       const report = await scanJson(lines);
       expect(report.sessions[0]).toMatchObject({
         loops: [],
         spendStop: { call: 2, message: expect.stringMatching(/^loopguard: this session reached its budget/) },
       });
       expect(report.totals).toMatchObject({ stoppedOnSpendByLoopguard: 1, stoppedByLoopguard: 0 });
-      expect(await scan(lines)).toContain("loopguard's spend guard stopped 1 session at its budget");
+      const out = await scan(lines);
+      expect(out).toContain("loopguard's spend guard stopped 1 session at its budget");
+      // doors71: the session named, its verdict in status's words
+      expect(out).toContain(`\n  ${agent} ${id}: stopped on spend at call 2\n`);
     }
   });
 
@@ -486,11 +494,13 @@ describe('scan reports what loopguard itself did in a session', () => {
     // calls 4 to 7 were refused before they ran: 3 ran, as status and the dashboard count them
     expect(report.sessions[0]).toMatchObject({ toolCalls: 3, deniedCalls: 4 });
     const out = await scan(lines);
-    expect(out).toContain('1 session, 3 tool calls ran, 4 denied by loopguard.');
+    expect(out).toContain('1 session, 3 tool calls ran, 4 refused by loopguard.');
     // the calls after the stop were asked for and refused: they did not run
     expect(report.sessions[0]?.loops[0]).toMatchObject({ wastedToolCalls: 3, wastedDeniedCalls: 3 });
-    expect(out).toContain('loopguard stopped 1 session in a loop: 3 tool calls (3 denied) spent');
-    expect(out).toMatch(/\| 3 calls \(3 denied\) +\|/);
+    expect(out).toContain('loopguard stopped 1 session in a loop: 3 tool calls (3 refused) spent');
+    expect(out).toMatch(/\| 3 calls \(3 refused\) +\|/);
+    // doors71: one word for a call loopguard did not let run, as status, the dashboard and the model's message say it
+    expect(out).not.toMatch(/\bdenied\b/);
     expect(out).not.toContain('Nudged, never stopped');
   });
 

@@ -392,6 +392,9 @@ describe('scan and the other doors, one story (scan49)', () => {
       "loopguard's spend guard stopped 1 session at its budget (loopguard's record holds its stop",
     );
     expect(terminal).not.toContain('(the transcript holds its stop)');
+    // doors71: the session named with the sentence status prints of it
+    expect(terminal).toContain(`\n  claude spent: ${session?.record?.summary}\n`);
+    expect(session?.record?.summary).toMatch(/^stopped on spend at call \d+ \(budget reached\)/);
   });
 
   it("says where loopguard's record and the transcript differ: a stop the transcript does not hold", async () => {
@@ -514,7 +517,7 @@ it("a Gemini CLI session's record is compared with its main chat and its subagen
 
   const [status] = await statusOf(root);
   expect(status?.summary).toBe(
-    'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call denied after the stop, 1 nudge',
+    'stopped by loopguard at call 4 (same error), 5 tool calls ran, 1 more call refused after the stop, 1 nudge',
   );
   const report = JSON.parse(await scan([chats, '--json'], root)) as ScanReport;
   const sessions = report.sessions;
@@ -527,6 +530,6 @@ it("a Gemini CLI session's record is compared with its main chat and its subagen
   // one session stopped, as status counts it: not its subagent's chat again
   expect(report.totals.stoppedByLoopguard).toBe(1);
   expect(await scan([chats], root)).toContain(
-    'loopguard stopped 1 session in a loop: 1 tool call (1 denied)',
+    'loopguard stopped 1 session in a loop: 1 tool call (1 refused)',
   );
 });

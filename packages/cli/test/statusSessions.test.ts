@@ -539,6 +539,30 @@ describe('loopguard status: the sessions every door wrote', () => {
     expect(out).not.toContain('…');
   });
 
+  it("the header gives the dollars its sessions spent, the dashboard's Spent (status --json's sessions.spent), beside the counts", async () => {
+    const spent = hooksOnlyProject('spent-total');
+    const database = openLoopGuardDatabase(join(spent, '.loopguard', 'state.db'));
+    const spend = (key: string, costUsd: number) =>
+      new SqliteSpendStore({ db: database.db }).update([key], () => ({
+        next: new Map([
+          [key, { ledger: { totals: { tokens: 10_000, costUsd, unpricedTokens: 0 } }, offset: 1 }],
+        ]),
+        result: null,
+      }));
+    spend('session:claude:looped', 0.32);
+    spend('session:gemini:spent', 0.77);
+    database.close();
+    const json = JSON.parse((await run(spent, ['status', '--json'])).out);
+    expect(json.sessions.spent).toBe('$1.09');
+    const { out } = await run(spent, ['status']);
+    expect(out).toContain('sessions: 3 (1 nudged, 1 stopped, 1 stopped on spend), $1.09 spent');
+    // none spent: nothing said of dollars
+    expect((await run(project, ['status'])).out).toMatch(
+      /sessions: 3 \(1 nudged, 1 stopped, 1 stopped on spend\)\s/,
+    );
+    expect((await run(project, ['status'])).out).not.toMatch(/\$[\d.]+ spent/);
+  });
+
   it("--session of a session whose subagent loopguard stopped lists that stop, naming the subagent; the session's own verdict decides the exit", async () => {
     const { dir, database, hooks } = projectDatabase('with-subagent');
     hooks.update({ agent: 'claude', sessionId: 'main', projectDir: dir }, () => ({

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -62,8 +62,14 @@ export function acquireRunLock(stateDir: string): RunLock | null {
   return {
     setOwner(owner) {
       const tmp = `${ownerFile(stateDir)}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify(owner)}\n`);
-      renameSync(tmp, ownerFile(stateDir));
+      try {
+        writeFileSync(tmp, `${JSON.stringify(owner)}\n`);
+        renameSync(tmp, ownerFile(stateDir));
+      } catch (error) {
+        // a failed write or rename leaves no `.<pid>.tmp` in the project's .loopguard (doors71)
+        rmSync(tmp, { force: true });
+        throw error;
+      }
     },
     release() {
       if (released) return;

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,19 @@ describe('the run lock and the runs it makes interrupted', () => {
     lock?.release();
     expect(liveRunOwner(dir)).toBeNull();
     database.close();
+  });
+
+  it('leaves no temporary owner file behind when recording the owner fails (doors71)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-lock-'));
+    // the owner's file is a folder with a file in it: the rename over it fails
+    mkdirSync(join(dir, 'run.owner.json'));
+    writeFileSync(join(dir, 'run.owner.json', 'x'), '');
+    const lock = acquireRunLock(dir);
+    expect(() =>
+      lock?.setOwner({ runId: 'run-1', pid: process.pid, agentToken: 't', agentPgid: null }),
+    ).toThrow();
+    lock?.release();
+    expect(readdirSync(dir).sort()).toEqual(['run.lock', 'run.owner.json']);
   });
 
   it('an in-memory store has no lock to check', () => {

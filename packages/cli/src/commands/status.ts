@@ -147,8 +147,10 @@ async function printStatus(
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${n} ${verdict.replace(/_/g, ' ')}`)
     .join(', ');
+  // their dollars as the dashboard's Spent and `--json`'s `sessions.spent` say them (sessionCountsOf)
+  const spent = sessions.spent === '' ? '' : `, ${sessions.spent} spent`;
   const counts = [
-    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}`,
+    `sessions: ${total}${total === 0 ? '' : ` (${byVerdict})`}${spent}`,
     spendLine(spend),
     runLine(snapshot.breaker),
   ].filter((part) => part !== '');

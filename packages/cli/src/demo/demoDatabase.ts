@@ -15,6 +15,26 @@ import { CliError } from '../terminal/CliError.js';
 import { EXIT_CODES } from '../terminal/exitCodes.js';
 
 /**
+ * Throws when the folder `--db` names is not there (or is a file), before anything is read or
+ * written: a typo must not make folders (`--db /x/y.db` made `/x`). The demo's own `.loopguard` is
+ * the one folder it makes, in a project folder that is there ({@link demoStateFolderCheck}).
+ * @param shown - `--db` as the user typed it, for the message.
+ * @throws CliError (usage, exit 2) naming `--db` and the missing folder.
+ * @example demoFolderExists('/x/y.db', '/x/y.db'); // --db /x/y.db: no such folder /x
+ */
+export function demoFolderExists(path: string, shown: string): void {
+  const folder = dirname(path);
+  const needed = basename(folder) === '.loopguard' ? dirname(folder) : folder;
+  let there = false;
+  try {
+    there = statSync(needed).isDirectory();
+  } catch {
+    // missing, or under a file (ENOTDIR): no such folder either way
+  }
+  if (!there) throw new CliError(`--db ${shown}: no such folder ${needed}`);
+}
+
+/**
  * Throws, before anything is deleted or written (after the checks that only read), when the
  * database's folder is a `.loopguard` that is a symbolic link or another user's (redteam68): `demo` run in `/tmp` wrote its database and its
  * `demo-files` through the `.loopguard` another user left there, into whatever folder her link

@@ -20,6 +20,7 @@ import type { DemoAutopilot, DemoContext, DemoScenario } from './DemoContext.js'
 import {
   demoDatabaseCheck,
   demoFolderCheck,
+  demoFolderExists,
   demoStateFolderCheck,
   markDemoDatabase,
   markDemoFolder,
@@ -66,6 +67,7 @@ export interface RunDemoOptions {
  */
 export async function runDemo(options: RunDemoOptions, io: CliIo): Promise<void> {
   const path = resolve(io.cwd, options.db);
+  demoFolderExists(path, options.db);
   demoDatabaseCheck(path, options.db);
   const workDir = join(dirname(path), 'demo-files');
   demoFolderCheck(workDir, options.db);

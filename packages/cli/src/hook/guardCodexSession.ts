@@ -207,7 +207,7 @@ export function countSpendDenial(
   const kept: Memory = { ...memory, codex };
   const next = session === null ? newSession(event, context, kept) : withMemory(session, kept);
   // each denial is a stop of the session's, as a loop stop's repeats are: every door says the later
-  // ones (`2 more calls denied after the stop`)
+  // ones (`2 more calls refused after the stop`)
   return { result: undefined, next: { ...next, stops: next.stops + 1 } };
 }
 

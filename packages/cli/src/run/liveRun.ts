@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireRunLock, liveRunOwner, type RunLock, type RunRecord } from '@loopguard/sqlite';
@@ -112,8 +112,14 @@ export function becomeLiveRun(lock: RunLock, run: RunRecord): LiveRun {
   // written whole or not at all: a loopguard killed mid-write must not hide its agent from `resume`
   const record = (pgid: number | null) => {
     const temporary = `${agentFile(run)}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ token, pgid } satisfies AgentRecord)}\n`);
-    renameSync(temporary, agentFile(run));
+    try {
+      writeFileSync(temporary, `${JSON.stringify({ token, pgid } satisfies AgentRecord)}\n`);
+      renameSync(temporary, agentFile(run));
+    } catch (error) {
+      // a failed write or rename leaves no `.<pid>.tmp` in the run's folder (doors71)
+      rmSync(temporary, { force: true });
+      throw error;
+    }
   };
   record(null);
   const stopWatchdog = startWatchdog(token);

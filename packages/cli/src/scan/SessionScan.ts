@@ -1,3 +1,4 @@
+import { messageWords } from '@loopguard/core/internal';
 import {
   type ActionStep,
   type ObservationStep,
@@ -7,7 +8,7 @@ import {
   type StepVerdict,
 } from '@loopguard/core/steps';
 import { quietDetectorOptions } from '../hook/quietDetectorOptions.js';
-import type { GuardVerdict } from './guardVerdicts.js';
+import { type GuardVerdict, withoutReasonHead } from './guardVerdicts.js';
 import { ScanCost, type ScanPricing } from './scanCost.js';
 import type { TranscriptRead } from './TranscriptParser.js';
 
@@ -55,7 +56,11 @@ export interface ScannedLoop {
   wastedCost?: number | null;
   /** The loop in one line: the repeating step and its result. */
   evidence: string;
-  /** The message loopguard would have given (the stop's, else the nudge's). */
+  /**
+   * The message loopguard gave or would have given (the stop's, else the nudge's), as `status
+   * --session` and the dashboard quote its entry: its kind in words (`Stopped (same error): …`),
+   * without a hook's `loopguard: ` (doors71); `kind` keeps the code.
+   */
   message: string;
 }
 
@@ -67,7 +72,7 @@ export interface SpendStop {
   message: string;
   /**
    * The calls loopguard denied before they ran after it: the agent asked again (a Codex turn, a
-   * Gemini CLI subagent), each denied; `status`'s `N more calls denied after the stop` (gemscan65).
+   * Gemini CLI subagent), each denied; `status`'s `N more calls refused after the stop` (gemscan65).
    */
   deniedAfter: number;
 }
@@ -414,7 +419,7 @@ export class SessionScan {
         evidenceLine(call(stop) ?? call(loop.nudgeEvidence) ?? stop[stop.length - 1]) ||
         messageEvidence(loop.message) ||
         evidenceLine(loop.guardCall),
-      message: loop.message,
+      message: messageWords(withoutReasonHead(loop.message)),
     };
   }
 }

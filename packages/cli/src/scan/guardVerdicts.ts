@@ -26,6 +26,15 @@ export interface GuardVerdict {
   denied?: boolean;
 }
 
+/**
+ * `message` without the `loopguard: ` a hook's stop reason starts with (what Claude Code and Codex
+ * show of it): the message as loopguard wrote it, as its entry holds it.
+ * @example withoutReasonHead('loopguard: Stopped (same_error): …'); // 'Stopped (same_error): …'
+ */
+export function withoutReasonHead(message: string): string {
+  return message.replace(/^loopguard: /, '');
+}
+
 const NUDGE = /^Loop detected \((\w+)\): /;
 const STOP = /^(?:loopguard: )?Stopped \((\w+)\): /;
 /** The spend guard's stop: `loopguard: this session reached its budget (…); loopguard stopped it.` (or its unknown price's). */

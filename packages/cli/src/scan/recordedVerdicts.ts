@@ -1,10 +1,10 @@
 import { isAbsolute } from 'node:path';
-import type { GuardVerdict } from './guardVerdicts.js';
+import { type GuardVerdict, withoutReasonHead } from './guardVerdicts.js';
 import { holdsSession, readProjectDatabase, recordingProject } from './projectDatabase.js';
 
 /** The first line of a verdict's message without the `loopguard: ` a stop's reason starts with. */
 function gist(message: string): string {
-  return (message.split('\n')[0] ?? '').replace(/^loopguard: /, '');
+  return withoutReasonHead(message.split('\n')[0] ?? '');
 }
 
 /**

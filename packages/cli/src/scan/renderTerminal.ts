@@ -15,17 +15,17 @@ const MAX_ROWS = 25;
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** `` (3 denied)`` or `''`: of the calls after a stop, those loopguard refused before they ran. */
-const deniedText = (denied: number) => (denied === 0 ? '' : ` (${count(denied)} denied)`);
+/** `` (3 refused)`` or `''`: of the calls after a stop, those loopguard refused before they ran. */
+const refusedText = (denied: number) => (denied === 0 ? '' : ` (${count(denied)} refused)`);
 
-/** Waste in words: `7 calls, 1,204 tokens, $0.02`; `3 calls (3 denied), …`. */
+/** Waste in words: `7 calls, 1,204 tokens, $0.02`; `3 calls (3 refused), …`. */
 function wasteText(
   toolCalls: number,
   denied: number,
   tokens: number | null,
   usd: number | undefined,
 ): string {
-  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}${deniedText(denied)}`];
+  const parts = [`${count(toolCalls)} call${toolCalls === 1 ? '' : 's'}${refusedText(denied)}`];
   if (tokens !== null) {
     parts.push(`${count(tokens)} tokens`);
     if (usd !== undefined) parts.push(formatMoney(usd));
@@ -87,7 +87,25 @@ function afterStopText(sessions: ScannedSession[], price: number | undefined, st
   }
   if (calls === 0 && !tokens) return `nothing spent after ${stop}`;
   const money = usd === undefined || tokens === null ? '' : ` (${formatMoney(usd)})`;
-  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${deniedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after ${stop}`;
+  return `${count(calls)} tool call${calls === 1 ? '' : 's'}${refusedText(denied)}${tokens === null ? '' : `, ${count(tokens)} tokens`}${money} spent after ${stop}`;
+}
+
+/**
+ * Each session loopguard's spend guard stopped, named as `status` names it (`claude 3f1c…`, a
+ * subagent's `(subagent of …)`) with what `status` says of it: its record's sentence where the
+ * record holds the spend stop, else the transcript's stop in `status`'s words (`stopped on spend at
+ * call 4`), so that no door leaves such a session unnamed (doors71).
+ */
+function spendStopLines(sessions: readonly ScannedSession[]): string[] {
+  return sessions.flatMap((session) => {
+    const recorded = session.record?.stop?.on === 'spend' ? session.record.summary : undefined;
+    const said =
+      recorded ??
+      (session.spendStop === undefined ? undefined : `stopped on spend at call ${session.spendStop.call}`);
+    if (said === undefined) return [];
+    const parent = session.parentSessionId === undefined ? '' : ` (subagent of ${session.parentSessionId})`;
+    return [printable(`  ${session.agent} ${session.sessionId}${parent}: ${said}`)];
+  });
 }
 
 const sessionsText = (n: number) => `${count(n)} session${n === 1 ? '' : 's'}`;
@@ -225,7 +243,7 @@ export function renderTerminal(
   out.push(
     `Scanned ${count(totals.files)} file${totals.files === 1 ? '' : 's'}: ${count(totals.sessions)} session${totals.sessions === 1 ? '' : 's'}, ` +
       `${count(totals.toolCalls)} tool call${totals.toolCalls === 1 ? '' : 's'} ran` +
-      (totals.deniedCalls > 0 ? `, ${count(totals.deniedCalls)} denied by loopguard.` : '.'),
+      (totals.deniedCalls > 0 ? `, ${count(totals.deniedCalls)} refused by loopguard.` : '.'),
   );
   const skipped = `${count(totals.problems)} file${totals.problems === 1 ? '' : 's'} skipped or read in part (see stderr).`;
   if (totals.sessions === 0) return `${[...out, ...(totals.problems > 0 ? [skipped] : [])].join('\n')}\n`;
@@ -245,9 +263,10 @@ export function renderTerminal(
     // the calls the agent asked for after the stop, each denied (status's words)
     const denied = report.sessions.reduce((sum, session) => sum + (session.spendStop?.deniedAfter ?? 0), 0);
     const after =
-      denied === 0 ? '' : `, ${count(denied)} more call${denied === 1 ? '' : 's'} denied after the stop`;
+      denied === 0 ? '' : `, ${count(denied)} more call${denied === 1 ? '' : 's'} refused after the stop`;
     out.push(
       `loopguard's spend guard stopped ${count(n)} session${n === 1 ? '' : 's'} at its budget (${where})${after}.`,
+      ...spendStopLines(report.sessions),
     );
   }
   out.push(...costLines(totals));

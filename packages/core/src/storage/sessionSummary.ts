@@ -20,10 +20,11 @@ export function sessionSummary(view: Omit<SessionView, 'summary' | 'spendSummary
   if (view.toolCalls !== null)
     parts.push(`${view.toolCalls} tool call${view.toolCalls === 1 ? '' : 's'} ran`);
   // a session that goes on after its stop (Codex: no reply ends its turn) has each repeat denied,
-  // each a stop of its own: said, as scan says the calls denied after the stop (qa60)
+  // each a stop of its own: said, as scan says the calls refused after the stop (qa60); `refused`,
+  // the word of the message the model got and of a `call refused` (doors71)
   const deniedAfter = view.deniedAfterStop;
   if (deniedAfter > 0)
-    parts.push(`${deniedAfter} more call${deniedAfter === 1 ? '' : 's'} denied after the stop`);
+    parts.push(`${deniedAfter} more call${deniedAfter === 1 ? '' : 's'} refused after the stop`);
   // a session resumed after its stop and stopped again: a stop, not a denial (sess64)
   const again = view.stoppedAgain;
   if (again !== null) {

@@ -48,7 +48,7 @@ export interface SessionView {
   refusedCalls: number;
   /**
    * Of the stops after the first, those that denied a call before it ran: a Codex session or a Gemini
-   * CLI subagent goes on after its stop, and each repeat is denied (`2 more calls denied after the stop`).
+   * CLI subagent goes on after its stop, and each repeat is denied (`2 more calls refused after the stop`).
    */
   deniedAfterStop: number;
   /**

@@ -76,7 +76,7 @@ export function sessionViewOf(row: SessionRow, subagents: SubagentVerdicts = NO_
  * a stop only for Codex); only a session whose calls are counted and that was stopped has any. A
  * reader that does not tell says none: a count of stops cannot say whether each denied a call or came
  * after one ran (pg68: PostgreSQL's reader, which did not tell, read a framework's run guarded again
- * and stopped again as `1 more call denied after the stop`).
+ * and stopped again as `1 more call refused after the stop`).
  */
 function laterStops(row: SessionRow): Pick<SessionView, 'deniedAfterStop' | 'stoppedAgain'> {
   const stopped = row.stop_topic === 'loop_stop' || row.stop_topic === 'spend_stop';

@@ -51,7 +51,7 @@ function seen(event: RecordedEvent, stdout: string): string {
   const answer = JSON.parse(stdout) as HookAnswer;
   const message = (answer.hookSpecificOutput?.additionalContext ?? answer.stopReason ?? '').split('\n')[0];
   if (answer.continue === false) {
-    const denied = answer.hookSpecificOutput?.permissionDecision === 'deny' ? 'denied, ' : '';
+    const denied = answer.hookSpecificOutput?.permissionDecision === 'deny' ? 'refused, ' : '';
     return `STOP (${denied}the session ends): "${message}"`;
   }
   return `NUDGE (in the model's next request as "${event.hook_event_name}:${event.tool_name} hook additional context"): "${message}"`;

@@ -36,7 +36,7 @@ function rolloutLine(payload: Record<string, unknown>, type = 'response_item'): 
  * that would uninstall loopguard is refused, counted as a refused call of the session.
  */
 export const codexHook: DemoScenario = {
-  title: 'Codex guarded by `loopguard hook codex`: a session nudged, then every repeat denied',
+  title: 'Codex guarded by `loopguard hook codex`: a session nudged, then every repeat refused',
   tasks: [],
   async run(ctx) {
     const project = join(ctx.workDir, 'codex-project');
@@ -102,7 +102,7 @@ export const codexHook: DemoScenario = {
       if (before?.permissionDecision === 'deny') {
         const output = `Command blocked by PreToolUse hook: ${before.permissionDecisionReason}`;
         appendFileSync(rollout, rolloutLine({ type: 'function_call_output', call_id: id, output }));
-        const what = call.command === UNINSTALL ? 'REFUSED (it would switch loopguard off)' : 'DENIED';
+        const what = call.command === UNINSTALL ? 'REFUSED (it would switch loopguard off)' : 'REFUSED';
         ctx.print(
           `   Call ${n} PreToolUse Bash: ${call.command} -> ${what}, never runs; the model reads "${output.split('\n')[0]}"`,
         );
