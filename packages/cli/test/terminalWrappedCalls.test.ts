@@ -150,3 +150,99 @@ describe('git commit that opens an editor', () => {
     expect(refusal(command)).toBeUndefined();
   });
 });
+
+// gitedit71: the other git commands that open the editor, read by the same rule (checked with git
+// 2.39, an editor that records its call): an annotated or signed tag without `-m`/`-F` (or with
+// `-e`), `rebase -i` and `--edit-todo` (the sequence editor: `GIT_SEQUENCE_EDITOR`, then
+// `sequence.editor`, which the model can write, then the editor), `cherry-pick`/`revert`/`merge`
+// with `-e`, and `notes add|append|edit` without `-m`/`-F`/`-C`. `revert` and `merge` without `-e`
+// edit only when stdin is a terminal, which the rule does not know: left alone.
+describe('the other git commands that open an editor', () => {
+  it.each([
+    'git tag -a v1',
+    'git tag -s v1',
+    'git tag -u KEY v1',
+    'git tag --annotate v1 HEAD',
+    'git tag -a --no-edit v1',
+    'git tag -e -m "v1" v1',
+    'git tag -am "v1" --edit v1',
+    'EDITOR=true git tag -a v1',
+    'GIT_EDITOR=vim git tag -a v1',
+    'git rebase -i HEAD~3',
+    'git rebase --interactive --autosquash main',
+    'git rebase -ir HEAD~2',
+    'git rebase --edit-todo',
+    'GIT_EDITOR=true git rebase -i HEAD~3',
+    'git -c core.editor=true rebase -i HEAD~3',
+    'GIT_SEQUENCE_EDITOR=vim git rebase -i HEAD~3',
+    'git -c sequence.editor=nano rebase -i HEAD~3',
+    'git cherry-pick -e abc123',
+    'git cherry-pick --edit abc123',
+    'git revert -e HEAD',
+    'git revert --no-edit --edit HEAD',
+    'git merge -e feature',
+    'git merge --no-ff -m "merge" --edit feature',
+    'git notes add',
+    'git notes add HEAD~1',
+    'git notes append',
+    'git notes edit',
+    'git notes --ref=review add',
+    'git notes add -c abc123',
+    'git notes add -m "x" -e',
+    'git -C sub notes edit HEAD',
+  ])('%s is refused', (command) => {
+    expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it('the user’s GIT_SEQUENCE_EDITOR decides for rebase -i, GIT_EDITOR for the others', () => {
+    expect(refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'true' })).toBeUndefined();
+    expect(refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'vim' })).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal('git rebase -i HEAD~2', { GIT_EDITOR: 'true' })).toBe(TERMINAL_SHELL_REFUSED);
+    expect(refusal('git tag -a v1', { GIT_EDITOR: 'true' })).toBeUndefined();
+    expect(refusal('git tag -a v1', { GIT_SEQUENCE_EDITOR: 'true' })).toBe(TERMINAL_SHELL_REFUSED);
+  });
+
+  it.each([
+    'git tag v1',
+    'git tag -a -m "v1" v1',
+    'git tag -am "v1" v1',
+    'git tag -sm"v1" v1',
+    'git tag -a -F notes.txt v1',
+    'git tag --annotate --message=v1 v1',
+    'git tag -m "v1" v1',
+    'git tag -e v1',
+    'git tag -l',
+    'git tag -d v1',
+    'git tag',
+    'GIT_EDITOR=true git tag -a v1',
+    'git -c core.editor=true tag -s v1',
+    'git rebase main',
+    'git rebase --onto main topic',
+    'git rebase --abort',
+    'git rebase -x "make -i" main',
+    'GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash HEAD~3',
+    'GIT_SEQUENCE_EDITOR="sed -i 2s/pick/fixup/" git rebase -i HEAD~2',
+    'git -c sequence.editor=true rebase -i HEAD~3',
+    'export GIT_SEQUENCE_EDITOR=true; git rebase --interactive main',
+    'git cherry-pick abc123',
+    'git cherry-pick -x abc123',
+    'git cherry-pick -e --no-edit abc123',
+    'git revert HEAD',
+    'git revert --no-edit HEAD',
+    'git merge feature',
+    'git merge --no-edit feature',
+    'git merge -m "merge" feature',
+    'GIT_EDITOR=true git merge -e feature',
+    'git notes add -m "x"',
+    'git notes add -F note.txt HEAD',
+    'git notes add -C abc123',
+    'git notes append --message=x',
+    'git notes edit -m y',
+    'git notes show',
+    'git notes list',
+    'GIT_EDITOR=true git notes add',
+    'echo git rebase -i',
+  ])('%s is left alone', (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+});

@@ -11,8 +11,9 @@ import { gitConfigMayPage } from './gitConfigPager.js';
  * 0.169.0 starts `exec_command` with `PAGER=cat` and `GIT_PAGER=cat`, its `UNIFIED_EXEC_ENV`),
  * telnet (its prompt's `!`) and mosh (a remote login, as `ssh host` is); and (trust68) gh's pager
  * (`GH_PAGER`, also `cat` under Codex), ftp's, lftp's and sftp's prompts (a local shell at `!`),
- * `docker start -i` and `docker compose exec|run` (the service's process given stdin); and (codex71)
- * the editor `git commit` opens for its message.
+ * `docker start -i` and `docker compose exec|run` (the service's process given stdin); and
+ * (codex71, gitedit71) the editor git opens (`git commit`'s message, `git tag -a`'s, `git rebase
+ * -i`'s list of commits).
  */
 
 /** Whether a command's text reads typed commands from the terminal (the terminal rule, for a container's command). */
@@ -124,18 +125,19 @@ interface GitOptions {
   at: number;
   /** `-p`/`--paginate`: the command pages whatever it is. */
   paginate: boolean;
-  /** The editor `-c core.editor=…` names, else `undefined`. */
-  editor: string | undefined;
+  /** The editors `-c core.editor=…` (`message`) and `-c sequence.editor=…` (`sequence`) name. */
+  editors: Partial<Record<GitEditor, string>>;
 }
 
 /** Reads git's own options, before its command (`git -C sub -c core.editor=true commit`). */
 function gitOptions(args: string[]): GitOptions {
-  const options: GitOptions = { at: 0, paginate: false, editor: undefined };
+  const options: GitOptions = { at: 0, paginate: false, editors: {} };
   for (; options.at < args.length && (args[options.at] as string).startsWith('-'); options.at++) {
     const word = args[options.at] as string;
     if (word === '-p' || word === '--paginate') options.paginate = true;
-    const config = args[options.at + 1] ?? '';
-    if (word === '-c' && /^core\.editor=/i.test(config)) options.editor = config.slice(12);
+    const config = /^(core|sequence)\.editor=(.*)$/is.exec(args[options.at + 1] ?? '');
+    if (word === '-c' && config !== null)
+      options.editors[config[1]?.toLowerCase() === 'core' ? 'message' : 'sequence'] = config[2] as string;
     if (GIT_VALUE.test(word)) options.at++;
   }
   return options;
@@ -202,16 +204,109 @@ function commitEdits(args: string[]): boolean {
 }
 
 /**
- * Whether git opens an editor that reads the terminal (codex71): `git commit` that edits its
- * message ({@link commitEdits}), with no editor that reads no keys ({@link QUIET_EDITOR}) in
- * `GIT_EDITOR`, else in `-c core.editor=…`. git reads the repository's `core.editor` before
- * `EDITOR` (the model can write it: `git config core.editor vim`), and under Codex's `TERM=dumb`
- * takes neither `VISUAL` nor its default `vi`: no other variable tells that no editor opens.
+ * The options among a git command's arguments, up to `--`, by name (`-am x`: `-a`, `-m`; `--file=x`:
+ * `--file`); the value of those `value` matches is skipped.
+ */
+function gitFlags(args: string[], value: RegExp): string[] {
+  const flags: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    if (word === '--') break;
+    if (word.startsWith('--')) {
+      const name = word.replace(/=.*/s, '');
+      flags.push(name);
+      if (name === word && value.test(name)) index++;
+    } else if (/^-./.test(word)) {
+      // a group of short options: one that takes a value ends it, the rest is that value
+      for (const [char, letter] of [...word.slice(1)].entries()) {
+        flags.push(`-${letter}`);
+        if (!value.test(`-${letter}`)) continue;
+        if (char === word.length - 2) index++;
+        break;
+      }
+    }
+  }
+  return flags;
+}
+
+/** Whether one of `flags` is among `names`. */
+const has = (flags: string[], names: RegExp) => flags.some((flag) => names.test(flag));
+
+/** `-e`/`--edit`, unless a later `--no-edit` takes it back. */
+function editAsked(flags: string[]): boolean {
+  const at = (names: RegExp) => flags.map((flag) => names.test(flag)).lastIndexOf(true);
+  return at(/^(?:-e|--edit)$/) > at(/^--no-edit$/);
+}
+
+/** The options of `tag`, `rebase`, `cherry-pick`/`revert`/`merge` and `notes` that take a value. */
+const TAG_VALUE = /^-[umF]$|^--(?:local-user|message|file|cleanup|trailer|sort|format|points-at)$/;
+const REBASE_VALUE = /^-[xsXC]$|^--(?:onto|exec|strategy|strategy-option|whitespace|empty)$/;
+const PICK_VALUE = /^-[mFX]$|^--(?:mainline|message|file|strategy|strategy-option|cleanup|into-name)$/;
+const NOTES_VALUE = /^-[mFcC]$|^--(?:message|file|reedit-message|reuse-message)$/;
+
+/** `cherry-pick`'s, `revert`'s and `merge`'s arguments ask for the editor (`-e`). */
+const editAskedIn = (args: string[]) => editAsked(gitFlags(args, PICK_VALUE));
+
+/**
+ * `git tag` opens the editor where it makes an annotated tag (`-a`, `-s`, `-u`) without a message
+ * (`-m`, `-F`), or with one and `-e`; listing, deleting or verifying (`-l`, `-d`, `-v`) makes none.
+ */
+function tagEdits(args: string[]): boolean {
+  const flags = gitFlags(args, TAG_VALUE);
+  const given = has(flags, /^-[mF]$|^--(?:message|file)$/);
+  if (has(flags, /^-[ldv]$|^--(?:list|delete|verify)$/)) return false;
+  if (!given && !has(flags, /^-[asu]$|^--(?:annotate|sign|local-user)$/)) return false;
+  return !given || editAsked(flags);
+}
+
+/**
+ * `git notes [--ref r] add|append|edit` opens the editor unless `-m`, `-F` or `-C` gives the note;
+ * `-c` and `-e` edit it.
+ */
+function notesEdit(args: string[]): boolean {
+  let at = 0;
+  for (; at < args.length && (args[at] as string).startsWith('-'); at++) if (args[at] === '--ref') at++;
+  if (!/^(?:add|append|edit)$/.test(args[at] ?? '')) return false;
+  const flags = gitFlags(args.slice(at + 1), NOTES_VALUE);
+  const given = has(flags, /^-[mFC]$|^--(?:message|file|reuse-message)$/);
+  return !given || editAsked(flags) || has(flags, /^-c$|^--reedit-message$/);
+}
+
+/** The editor git opens: its own (`message`), or the rebase's list of commits (`sequence`). */
+type GitEditor = 'message' | 'sequence';
+
+/**
+ * git's commands that can open an editor, and whether their arguments do (gitedit71; checked with
+ * git 2.39): `revert` and `merge` without `-e` edit only when stdin is a terminal, which the rule
+ * does not know, and are left alone; `-e` with `-n`/`--no-commit`/`--squash` is read as editing.
+ */
+const GIT_EDITS = new Map<string, [GitEditor, (args: string[]) => boolean]>([
+  ['commit', ['message', commitEdits]],
+  ['tag', ['message', tagEdits]],
+  ['rebase', ['sequence', (args) => has(gitFlags(args, REBASE_VALUE), /^-i$|^--(?:interactive|edit-todo)$/)]],
+  ['cherry-pick', ['message', editAskedIn]],
+  ['revert', ['message', editAskedIn]],
+  ['merge', ['message', editAskedIn]],
+  ['notes', ['message', notesEdit]],
+]);
+
+/** The variable that names each editor, before the configuration (`core.editor`, `sequence.editor`). */
+const EDITOR_VARIABLE: Record<GitEditor, string> = { message: 'GIT_EDITOR', sequence: 'GIT_SEQUENCE_EDITOR' };
+
+/**
+ * Whether git opens an editor that reads the terminal (codex71, gitedit71): a command of
+ * {@link GIT_EDITS} whose arguments open one, with no editor that reads no keys ({@link QUIET_EDITOR})
+ * in `GIT_EDITOR` (`GIT_SEQUENCE_EDITOR` for `rebase -i`'s list), else in `-c core.editor=…`
+ * (`-c sequence.editor=…`). git reads the repository's `core.editor` before `EDITOR`, and its
+ * `sequence.editor` before `GIT_EDITOR` (the model can write both: `git config core.editor vim`),
+ * and under Codex's `TERM=dumb` takes neither `VISUAL` nor its default `vi`: no other variable
+ * tells that no editor opens.
  */
 function gitEdits(args: string[], start: StartEnv): boolean {
-  const { at, editor } = gitOptions(args);
-  if (args[at] !== 'commit' || !commitEdits(args.slice(at + 1))) return false;
-  const chosen = variable(start, 'GIT_EDITOR') ?? editor;
+  const { at, editors } = gitOptions(args);
+  const [opens, edits] = GIT_EDITS.get(args[at] ?? '') ?? [];
+  if (opens === undefined || !edits?.(args.slice(at + 1))) return false;
+  const chosen = variable(start, EDITOR_VARIABLE[opens]) ?? editors[opens];
   return chosen === undefined || !QUIET_EDITOR.test(chosen);
 }
 
