@@ -154,7 +154,8 @@ describe('git commit that opens an editor', () => {
 // gitedit71: the other git commands that open the editor, read by the same rule (checked with git
 // 2.39, an editor that records its call): an annotated or signed tag without `-m`/`-F` (or with
 // `-e`), `rebase -i` and `--edit-todo` (the sequence editor: `GIT_SEQUENCE_EDITOR`, then
-// `sequence.editor`, which the model can write, then the editor), `cherry-pick`/`revert`/`merge`
+// `sequence.editor`, which the model can write, then the editor; and the message editor, which the
+// list's `reword` and `squash` open), `cherry-pick`/`revert`/`merge`
 // with `-e`, and `notes add|append|edit` without `-m`/`-F`/`-C`. `revert` and `merge` without `-e`
 // edit only when stdin is a terminal, which the rule does not know: left alone.
 describe('the other git commands that open an editor', () => {
@@ -176,6 +177,10 @@ describe('the other git commands that open an editor', () => {
     'git -c core.editor=true rebase -i HEAD~3',
     'GIT_SEQUENCE_EDITOR=vim git rebase -i HEAD~3',
     'git -c sequence.editor=nano rebase -i HEAD~3',
+    // a quiet list editor, the message editor not: the list's `reword`/`squash` open it
+    'GIT_SEQUENCE_EDITOR="sed -i s/pick/reword/" git rebase -i HEAD~2',
+    'GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash HEAD~3',
+    'git -c sequence.editor=true rebase -i HEAD~3',
     'git cherry-pick -e abc123',
     'git cherry-pick --edit abc123',
     'git revert -e HEAD',
@@ -194,8 +199,11 @@ describe('the other git commands that open an editor', () => {
     expect(refusal(command)).toBe(TERMINAL_SHELL_REFUSED);
   });
 
-  it('the user’s GIT_SEQUENCE_EDITOR decides for rebase -i, GIT_EDITOR for the others', () => {
-    expect(refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'true' })).toBeUndefined();
+  it('the user’s GIT_SEQUENCE_EDITOR and GIT_EDITOR decide for rebase -i, GIT_EDITOR for the others', () => {
+    expect(
+      refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'true', GIT_EDITOR: 'true' }),
+    ).toBeUndefined();
+    expect(refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'true' })).toBe(TERMINAL_SHELL_REFUSED);
     expect(refusal('git rebase -i HEAD~2', { GIT_SEQUENCE_EDITOR: 'vim' })).toBe(TERMINAL_SHELL_REFUSED);
     expect(refusal('git rebase -i HEAD~2', { GIT_EDITOR: 'true' })).toBe(TERMINAL_SHELL_REFUSED);
     expect(refusal('git tag -a v1', { GIT_EDITOR: 'true' })).toBeUndefined();
@@ -220,10 +228,10 @@ describe('the other git commands that open an editor', () => {
     'git rebase --onto main topic',
     'git rebase --abort',
     'git rebase -x "make -i" main',
-    'GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash HEAD~3',
-    'GIT_SEQUENCE_EDITOR="sed -i 2s/pick/fixup/" git rebase -i HEAD~2',
-    'git -c sequence.editor=true rebase -i HEAD~3',
-    'export GIT_SEQUENCE_EDITOR=true; git rebase --interactive main',
+    'GIT_SEQUENCE_EDITOR=: GIT_EDITOR=true git rebase -i --autosquash HEAD~3',
+    'GIT_EDITOR=true GIT_SEQUENCE_EDITOR="sed -i 2s/pick/fixup/" git rebase -i HEAD~2',
+    'git -c sequence.editor=true -c core.editor=true rebase -i HEAD~3',
+    'export GIT_SEQUENCE_EDITOR=true GIT_EDITOR=:; git rebase --interactive main',
     'git cherry-pick abc123',
     'git cherry-pick -x abc123',
     'git cherry-pick -e --no-edit abc123',

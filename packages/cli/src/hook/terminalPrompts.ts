@@ -276,18 +276,27 @@ function notesEdit(args: string[]): boolean {
 type GitEditor = 'message' | 'sequence';
 
 /**
- * git's commands that can open an editor, and whether their arguments do (gitedit71; checked with
- * git 2.39): `revert` and `merge` without `-e` edit only when stdin is a terminal, which the rule
- * does not know, and are left alone; `-e` with `-n`/`--no-commit`/`--squash` is read as editing.
+ * git's commands that can open an editor, the editors they can open, and whether their arguments
+ * do (gitedit71; checked with git 2.39): `revert` and `merge` without `-e` edit only when stdin is
+ * a terminal, which the rule does not know, and are left alone; `-e` with `-n`/`--no-commit`/
+ * `--squash` is read as editing. `rebase -i` opens its list, then the message editor for each
+ * `reword` or `squash` the list holds, which a quiet list editor can write (`sed s/pick/reword/`)
+ * and `--autosquash` or the repository's `rebase.autoSquash` writes itself: both must read no keys.
  */
-const GIT_EDITS = new Map<string, [GitEditor, (args: string[]) => boolean]>([
-  ['commit', ['message', commitEdits]],
-  ['tag', ['message', tagEdits]],
-  ['rebase', ['sequence', (args) => has(gitFlags(args, REBASE_VALUE), /^-i$|^--(?:interactive|edit-todo)$/)]],
-  ['cherry-pick', ['message', editAskedIn]],
-  ['revert', ['message', editAskedIn]],
-  ['merge', ['message', editAskedIn]],
-  ['notes', ['message', notesEdit]],
+const GIT_EDITS = new Map<string, [GitEditor[], (args: string[]) => boolean]>([
+  ['commit', [['message'], commitEdits]],
+  ['tag', [['message'], tagEdits]],
+  [
+    'rebase',
+    [
+      ['sequence', 'message'],
+      (args) => has(gitFlags(args, REBASE_VALUE), /^-i$|^--(?:interactive|edit-todo)$/),
+    ],
+  ],
+  ['cherry-pick', [['message'], editAskedIn]],
+  ['revert', [['message'], editAskedIn]],
+  ['merge', [['message'], editAskedIn]],
+  ['notes', [['message'], notesEdit]],
 ]);
 
 /** The variable that names each editor, before the configuration (`core.editor`, `sequence.editor`). */
@@ -295,9 +304,9 @@ const EDITOR_VARIABLE: Record<GitEditor, string> = { message: 'GIT_EDITOR', sequ
 
 /**
  * Whether git opens an editor that reads the terminal (codex71, gitedit71): a command of
- * {@link GIT_EDITS} whose arguments open one, with no editor that reads no keys ({@link QUIET_EDITOR})
- * in `GIT_EDITOR` (`GIT_SEQUENCE_EDITOR` for `rebase -i`'s list), else in `-c core.editor=…`
- * (`-c sequence.editor=…`). git reads the repository's `core.editor` before `EDITOR`, and its
+ * {@link GIT_EDITS} whose arguments open its editors, one of which is not named, as one that reads
+ * no keys ({@link QUIET_EDITOR}), in `GIT_EDITOR` (`GIT_SEQUENCE_EDITOR` for `rebase -i`'s list),
+ * else in `-c core.editor=…` (`-c sequence.editor=…`). git reads the repository's `core.editor` before `EDITOR`, and its
  * `sequence.editor` before `GIT_EDITOR` (the model can write both: `git config core.editor vim`),
  * and under Codex's `TERM=dumb` takes neither `VISUAL` nor its default `vi`: no other variable
  * tells that no editor opens.
@@ -306,8 +315,10 @@ function gitEdits(args: string[], start: StartEnv): boolean {
   const { at, editors } = gitOptions(args);
   const [opens, edits] = GIT_EDITS.get(args[at] ?? '') ?? [];
   if (opens === undefined || !edits?.(args.slice(at + 1))) return false;
-  const chosen = variable(start, EDITOR_VARIABLE[opens]) ?? editors[opens];
-  return chosen === undefined || !QUIET_EDITOR.test(chosen);
+  return opens.some((editor) => {
+    const chosen = variable(start, EDITOR_VARIABLE[editor]) ?? editors[editor];
+    return chosen === undefined || !QUIET_EDITOR.test(chosen);
+  });
 }
 
 /** man's options that print no page (`-k`, `-f`, `-w`, a version). */
