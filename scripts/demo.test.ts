@@ -47,7 +47,7 @@ describe('the demo (the README main job: loopguard demo)', () => {
       'Stopped (near-identical calls): the loop went on after the nudge',
       'Event 2 PostToolUseFailure Bash: node test.js -> failed: AssertionError [ERR_ASSERTION]',
       'Event 8 PostToolUseFailure Bash: node test.js -> NUDGE (in the model\'s next request as "PostToolUseFailure:Bash hook additional context"): "Loop detected (same_error)',
-      'Event 9 PreToolUse Bash: node test.js -> STOP (denied, the session ends): "loopguard: Stopped (same_error)',
+      'Event 9 PreToolUse Bash: node test.js -> STOP (refused, the session ends): "loopguard: Stopped (same_error)',
       'The hook recorded 2 entries (loop_nudge, loop_stop)',
       "Call 2: readFile(deploy/config.yaml) -> Error: ENOENT: no such file or directory, open 'deploy/config.yaml'",
       '-> NUDGE (same error): Loop detected (same error)',

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +83,9 @@ describe("each CLI's home folder, one rule in every place", () => {
         }
         if (agent === 'codex') {
           if (dir === undefined) expect(() => codexHomeOf(env)).toThrow(/ is (empty|not an absolute path)/);
+          // init's Codex home is the same folder, and one that CODEX_HOME names must be there (codex71)
+          else if (env.CODEX_HOME && !existsSync(dir))
+            expect(() => codexHomeOf(env)).toThrow(`CODEX_HOME points to "${dir}", which does not exist`);
           else expect(codexHomeOf(env)).toBe(dir);
         }
       });

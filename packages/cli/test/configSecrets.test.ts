@@ -131,6 +131,7 @@ describe("init never quotes a file a repository's settings or configuration link
       mkdirSync(join(project, folder));
       symlinkSync(token, join(project, folder, name));
       const home = mkdtempSync(join(tmpdir(), 'loopguard-home-'));
+      mkdirSync(join(home, '.codex'));
       const io = bufferedIo({
         cwd: project,
         env: { NO_COLOR: '1', HOME: home, CODEX_HOME: join(home, '.codex') },

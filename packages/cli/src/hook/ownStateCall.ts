@@ -72,6 +72,7 @@ const COMMAND_FIELDS = ['command', 'cmd'] as const;
  */
 const HOOKS_OFF_KEYS =
   /\b(?:disableAllHooks|allowManagedHooksOnly|allow_managed_hooks_only|hooksConfig)(?:\.\w+)*/.source;
+/** One of the agents' switches of all their hooks ({@link HOOKS_OFF_KEYS}) set, in a file's text or a `--settings` value. */
 export const HOOKS_OFF_SET = keySet(HOOKS_OFF_KEYS);
 
 /**
